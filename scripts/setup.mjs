@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+// Installs what `npm test` and `npm run demo` need on a fresh clone, using only Node built-ins
+// (it runs before node_modules exists):
+//   1. `npm ci` when node_modules is missing or older than package-lock.json;
+//   2. the emulator's pinned Python virtual environment (.emulator/venv) unless
+//      AWS_ENDPOINT_URL names an endpoint to use instead.
+// Idempotent: a second run with nothing to do finishes in milliseconds.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function run(cmd, args, options = {}) {
+  console.log(`[setup] ${cmd} ${args.join(' ')}`);
+  const result = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.status !== 0) {
+    console.error(`[setup] failed: ${cmd} ${args.join(' ')} (exit ${result.status ?? result.signal})`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const mtime = (path) => (existsSync(path) ? statSync(path).mtimeMs : 0);
+
+// 1. Node dependencies, exactly as locked.
+const installedMarker = join(root, 'node_modules', '.package-lock.json');
+if (mtime(installedMarker) < mtime(join(root, 'package-lock.json'))) {
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+// 2. The emulator, unless the user points at their own endpoint.
+if (process.env.AWS_ENDPOINT_URL) {
+  console.log(`[setup] AWS_ENDPOINT_URL=${process.env.AWS_ENDPOINT_URL}: using that endpoint, no emulator installed`);
+} else {
+  const requirements = join(root, 'scripts', 'emulator', 'requirements.txt');
+  const venv = join(root, '.emulator', 'venv');
+  const stamp = join(root, '.emulator', 'installed-requirements.txt');
+  const wanted = readFileSync(requirements, 'utf8');
+  const python = process.env.PYTHON ?? 'python3';
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted || !existsSync(join(venv, 'bin', 'python'))) {
+    mkdirSync(join(root, '.emulator'), { recursive: true });
+    run(python, ['-m', 'venv', '--clear', venv]);
+    run(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '-r', requirements]);
+    writeFileSync(stamp, wanted);
+  }
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+
+/**
+ * Wire-level building blocks shared by every Reseal schema.
+ *
+ * Hostile-string policy (documented in docs/protocols.md):
+ * - Every string must be well-formed Unicode: a lone UTF-16 surrogate is refused, since
+ *   RFC 8785 cannot canonicalize it.
+ * - Keys of maps (environment keys, claim ids) are compared exactly, code unit for code unit;
+ *   no Unicode normalization is applied. Two keys that are equal after NFC normalization but
+ *   spelled differently (e.g. NFC `é` and NFD `e\u0301`) in one map are refused as ambiguous.
+ * - The key `__proto__` is refused in every map: JavaScript object semantics make it
+ *   impossible to carry losslessly through common libraries, and no real environment key or
+ *   claim id is spelled that way.
+ * - Identifiers (lineage, residual, session ids) are restricted to a safe printable alphabet
+ *   because they become parts of DynamoDB keys and log fields.
+ */
+
+/** Reserved map key, refused everywhere. */
+export const RESERVED_KEY = '__proto__';
+
+/** A well-formed Unicode string (no lone surrogates), optionally bounded in UTF-16 units. */
+export const wellFormedString = (maxLength = 65_536) =>
+  z
+    .string()
+    .max(maxLength)
+    .refine((s) => s.isWellFormed(), { message: 'string holds a lone UTF-16 surrogate' });
+
+/** Identifier: 1–200 characters from `A–Z a–z 0–9 . _ : @ / + = -`, starting alphanumeric. */
+export const Identifier = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/, 'identifier must be 1–200 chars of [A-Za-z0-9._:@/+=-]');
+
+/** SHA-256 digest as 64 lowercase hex characters. */
+export const HexDigest = z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters (SHA-256)');
+
+/** Non-negative safe integer (sequence numbers, epochs). */
+export const NonNegativeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** Milliseconds since the Unix epoch (UTC). */
+export const EpochMillis = NonNegativeInt;
+
+/** A map key: well-formed, 1–512 UTF-16 units, no control characters, not `__proto__`. */
+export const MapKey = wellFormedString(512)
+  .min(1)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'key holds a control character');
+
+/**
+ * A JSON object used as a map, with the hostile-key policy above enforced: `__proto__` refused,
+ * keys that collide after NFC normalization refused. Output is a plain object.
+ */
+export function safeRecord<V extends z.ZodType>(value: V) {
+  return z.preprocess(
+    (raw, ctx) => {
+      if (raw !== null && typeof raw === 'object' && Object.hasOwn(raw, RESERVED_KEY)) {
+        ctx.addIssue({ code: 'custom', message: `key "${RESERVED_KEY}" is reserved and refused`, input: raw });
+        return z.NEVER;
+      }
+      if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
+        const seen = new Map<string, string>();
+        for (const key of Object.keys(raw)) {
+          const folded = key.isWellFormed() ? key.normalize('NFC') : key;
+          const other = seen.get(folded);
+          if (other !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `keys ${JSON.stringify(other)} and ${JSON.stringify(key)} are the same text in different Unicode normal forms`,
+              input: raw,
+            });
+            return z.NEVER;
+          }
+          seen.set(folded, key);
+        }
+      }
+      return raw;
+    },
+    z.record(MapKey, value),
+  );
+}
+
+/** A flat environment snapshot: key → value string (seed 000, `current_env`). */
+export const EnvSnapshot = safeRecord(wellFormedString(65_536));
+/** Type of {@link EnvSnapshot}. */
+export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
