@@ -84,3 +84,20 @@ export function safeRecord<V extends z.ZodType>(value: V) {
 export const EnvSnapshot = safeRecord(wellFormedString(65_536));
 /** Type of {@link EnvSnapshot}. */
 export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
+
+/**
+ * Authority a record carries (seed 003 "Decision Boundary" 4; seed 004 "Decision Boundary" 4).
+ * - `OPERATIONAL`: asserts current truth; must be verified before use.
+ * - `INFORMATIONAL_ONLY`: may be read unverified, never acted on as operational truth.
+ * - `HISTORICAL_ATTRIBUTION`: documents a predecessor's state; exempt from freshness checks,
+ *   carries no operational authority.
+ */
+export const Authority = {
+  OPERATIONAL: 'OPERATIONAL',
+  INFORMATIONAL_ONLY: 'INFORMATIONAL_ONLY',
+  HISTORICAL_ATTRIBUTION: 'HISTORICAL_ATTRIBUTION',
+} as const;
+/** One of {@link Authority}. */
+export type Authority = (typeof Authority)[keyof typeof Authority];
+/** Schema of {@link Authority}. */
+export const AuthoritySchema = z.enum(Authority);
