@@ -5,7 +5,7 @@ import { parseInput } from '../schemas/parse';
 import { EnvSnapshot, HexDigest as HexDigestSchema, MapKey, safeRecord, wellFormedString } from '../schemas/primitives';
 
 /** A list of map keys that must be sorted (UTF-16 code-unit order, as RFC 8785) and unique. */
-const sortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
+export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
   for (let i = 1; i < keys.length; i++) {
     const previous = keys[i - 1] as string;
     const current = keys[i] as string;
@@ -42,8 +42,8 @@ export const SealedDependencyManifestSchema = z.strictObject({
   formatVersion: z.literal(FORMAT_VERSION),
   preconditionSeal: HexDigestSchema,
   baselineKeyHashes: safeRecord(HexDigestSchema),
-  structuralKeys: sortedUniqueKeys,
-  claimDependencyMap: safeRecord(sortedUniqueKeys.min(1, 'a claim must name at least one causal key')),
+  structuralKeys: SortedUniqueKeys,
+  claimDependencyMap: safeRecord(SortedUniqueKeys.min(1, 'a claim must name at least one causal key')),
 });
 
 /**

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { parseInput } from '../schemas/parse';
+import { EnvSnapshot, wellFormedString } from '../schemas/primitives';
+import { ManifestSealMismatchError } from './errors';
+import {
+  compositeSealUnchecked,
+  envKeyHashUnchecked,
+  SealedDependencyManifestSchema,
+  SortedUniqueKeys,
+} from './manifest';
+
+/**
+ * Outcome of differential seal triage (seed 000, "Executable Reference Pattern" `DeltaVerdict`).
+ * - `NO_DRIFT`: the composite seal is intact; every claim stands.
+ * - `AMBIENT_DRIFT_ONLY`: the seal broke, but no structural or causal key drifted.
+ * - `PARTIAL_REPROBE_REQUIRED`: some claims touch drifted keys; re-probe exactly those.
+ * - `FULL_RECONSTRUCTION_REQUIRED`: rebuild the whole record from live ground truth.
+ */
+export const DeltaVerdict = {
+  NO_DRIFT: 'NO_DRIFT',
+  AMBIENT_DRIFT_ONLY: 'AMBIENT_DRIFT_ONLY',
+  PARTIAL_REPROBE_REQUIRED: 'PARTIAL_REPROBE_REQUIRED',
+  FULL_RECONSTRUCTION_REQUIRED: 'FULL_RECONSTRUCTION_REQUIRED',
+} as const;
+/** One of {@link DeltaVerdict}. */
+export type DeltaVerdict = (typeof DeltaVerdict)[keyof typeof DeltaVerdict];
+
+/**
+ * Schema of a {@link DeltaIsolationReport} (strict). Every array is sorted in UTF-16 code-unit
+ * order and duplicate-free, so the report's canonical form (and {@link triageReportDigest}) does
+ * not depend on the order keys arrived in.
+ */
+export const DeltaIsolationReportSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  verdict: z.enum(DeltaVerdict),
+  sealIntact: z.boolean(),
+  driftedKeys: z.strictObject({ changed: SortedUniqueKeys, vanished: SortedUniqueKeys, appeared: SortedUniqueKeys }),
+  structuralDrift: SortedUniqueKeys,
+  unattributedKeys: SortedUniqueKeys,
+  retainedClaims: SortedUniqueKeys,
+  invalidatedClaims: SortedUniqueKeys,
+  reason: wellFormedString(4096).min(1),
+});
+
+/**
+ * Result of {@link isolateDelta} (seed 000 `DeltaIsolationReport`, extended).
+ * - `driftedKeys.changed` / `vanished` / `appeared`: keys whose hash differs from the baseline,
+ *   baseline keys absent now, current keys absent from the baseline.
+ * - `structuralDrift`: structural keys that changed or vanished.
+ * - `unattributedKeys`: structural or causal keys with no entry in `baselineKeyHashes`.
+ * - `invalidatedClaims`: claims to re-probe (all claims on `FULL_RECONSTRUCTION_REQUIRED`);
+ *   `retainedClaims`: claims that stand without re-probing.
+ */
+export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
+
+/**
+ * Differential seal triage of a recalled record against the current environment (seed 000,
+ * "Method: Differential Seal Triage Pipeline", with DESIGN.md "Hardening beyond the seeds'
+ * sample code", Triage).
+ *
+ * Order of the rules:
+ * 0. The manifest must be self-consistent: a non-empty `baselineKeyHashes` must seal to
+ *    `preconditionSeal`, else the manifest is corrupt and refused.
+ * 1. Composite seal over the whole current environment (every key, so an appeared key breaks
+ *    it too). Intact → `NO_DRIFT`, every claim retained.
+ * 2. Broken seal and `baselineKeyHashes` empty → `FULL_RECONSTRUCTION_REQUIRED` (Recorded
+ *    Element 4, Method 1, Decision Boundary (2)).
+ * 3. Drifted keys split into changed / vanished / appeared.
+ * 4. `claimDependencyMap` empty → `FULL_RECONSTRUCTION_REQUIRED` (Element 4, Decision Boundary (2)).
+ * 5. A structural or causal key missing from `baselineKeyHashes` is unattributed →
+ *    `FULL_RECONSTRUCTION_REQUIRED` (DESIGN.md hardening; fail closed).
+ * 6. A structural key changed or vanished → `FULL_RECONSTRUCTION_REQUIRED` (Method 2, Decision Boundary (1)).
+ * 7. Claims partitioned by overlap of their causal keys with the drifted keys (Method 3):
+ *    none invalidated → `AMBIENT_DRIFT_ONLY`; all → `FULL_RECONSTRUCTION_REQUIRED` (Decision
+ *    Boundary (3)); otherwise `PARTIAL_REPROBE_REQUIRED` (Method 4, Decision Boundary (c)).
+ *
+ * Cost: O(K + Σ|causal_keys| + C log C) for K environment keys and C claims: every current key is
+ * hashed once, an index key → claims is built once, and only the drifted keys are walked.
+ *
+ * @param manifest - a {@link SealedDependencyManifest} (validated here)
+ * @param currentEnv - current environment, key → value string (validated as `EnvSnapshot`)
+ * @throws {InvalidInputError} naming the field when `manifest` or `currentEnv` is malformed
+ *   (including `__proto__` keys, NFC/NFD-colliding keys, lone surrogates, control characters)
+ * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
+ */
+export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
+  const m = parseInput(SealedDependencyManifestSchema, manifest, 'sealed dependency manifest');
+  const env = parseInput(EnvSnapshot, currentEnv, 'current environment');
+  const baseline = m.baselineKeyHashes;
+  const baselineKeys = Object.keys(baseline);
+
+  if (baselineKeys.length > 0) {
+    const recomputed = compositeSealUnchecked(baseline);
+    if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
+  }
+
+  const currentHashes: Record<string, HexDigest> = {};
+  for (const key of Object.keys(env)) currentHashes[key] = envKeyHashUnchecked(key, env[key] as string);
+  const sealIntact = compositeSealUnchecked(currentHashes) === m.preconditionSeal;
+
+  const allClaims = Object.keys(m.claimDependencyMap).sort();
+  // Index key → claims once; it also yields the unattributed keys (Σ|causal_keys|).
+  const claimsByKey = new Map<string, string[]>();
+  const unattributed = new Set<string>();
+  for (const key of m.structuralKeys) if (!Object.hasOwn(baseline, key)) unattributed.add(key);
+  for (const claimId of allClaims) {
+    for (const key of m.claimDependencyMap[claimId] as string[]) {
+      const claims = claimsByKey.get(key);
+      if (claims === undefined) {
+        claimsByKey.set(key, [claimId]);
+        if (!Object.hasOwn(baseline, key)) unattributed.add(key);
+      } else claims.push(claimId);
+    }
+  }
+  const unattributedKeys = [...unattributed].sort();
+
+  const report = (
+    verdict: DeltaVerdict,
+    reason: string,
+    fields: Partial<Omit<DeltaIsolationReport, 'formatVersion' | 'verdict' | 'sealIntact' | 'reason'>> = {},
+  ): DeltaIsolationReport => ({
+    formatVersion: FORMAT_VERSION,
+    verdict,
+    sealIntact,
+    driftedKeys: fields.driftedKeys ?? { changed: [], vanished: [], appeared: [] },
+    structuralDrift: fields.structuralDrift ?? [],
+    unattributedKeys,
+    retainedClaims: fields.retainedClaims ?? [],
+    invalidatedClaims: fields.invalidatedClaims ?? [],
+    reason,
+  });
+
+  if (sealIntact) {
+    return report(
+      DeltaVerdict.NO_DRIFT,
+      'composite precondition seal intact: the environment is unchanged since write time; every claim stands',
+      { retainedClaims: allClaims },
+    );
+  }
+
+  // Key-level delta (Method 1), over both sides so vanished and appeared keys count as drift.
+  const changed: string[] = [];
+  const appeared: string[] = [];
+  const vanished: string[] = [];
+  for (const key of Object.keys(currentHashes)) {
+    const before = baseline[key];
+    if (before === undefined) appeared.push(key);
+    else if (before !== currentHashes[key]) changed.push(key);
+  }
+  for (const key of baselineKeys) if (!Object.hasOwn(currentHashes, key)) vanished.push(key);
+  const driftedKeys = { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+  const full = (reason: string, structuralDrift: string[] = []) =>
+    report(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED, reason, {
+      driftedKeys,
+      structuralDrift,
+      invalidatedClaims: allClaims,
+    });
+
+  if (baselineKeys.length === 0) {
+    return full(
+      'composite seal broken and the record carries no baselineKeyHashes: drift cannot be attributed to keys (seed 000 Recorded Element 4, Method 1); fail closed',
+    );
+  }
+  if (allClaims.length === 0) {
+    return full(
+      'composite seal broken and the record carries no claimDependencyMap: claims cannot be partitioned (seed 000 Recorded Element 4, Decision Boundary (2)); fail closed',
+    );
+  }
+  const lost = new Set([...changed, ...vanished]);
+  const structuralDrift = m.structuralKeys.filter((key) => lost.has(key));
+  if (unattributedKeys.length > 0) {
+    return full(
+      `composite seal broken and ${quoteList(unattributedKeys)} ${unattributedKeys.length === 1 ? 'has' : 'have'} no baseline key hash: drift on ${unattributedKeys.length === 1 ? 'it' : 'them'} cannot be attributed (unattributed drift policy); fail closed`,
+      structuralDrift,
+    );
+  }
+  if (structuralDrift.length > 0) {
+    return full(
+      `structural key${structuralDrift.length === 1 ? '' : 's'} ${quoteList(structuralDrift)} changed or vanished: the whole record is invalid (seed 000 Method 2, Decision Boundary (1))`,
+      structuralDrift,
+    );
+  }
+
+  // Claim-level partition (Method 3): walk only the drifted keys through the index.
+  const invalidated = new Set<string>();
+  for (const list of [changed, vanished, appeared]) {
+    for (const key of list) for (const claimId of claimsByKey.get(key) ?? []) invalidated.add(claimId);
+  }
+  const drifted = changed.length + vanished.length + appeared.length;
+  if (invalidated.size === 0) {
+    return report(
+      DeltaVerdict.AMBIENT_DRIFT_ONLY,
+      `${drifted} ambient key${drifted === 1 ? '' : 's'} drifted; no structural or causal key did, so every claim stands (seed 000 Method 4)`,
+      { driftedKeys, retainedClaims: allClaims },
+    );
+  }
+  if (invalidated.size === allClaims.length) {
+    return full(
+      `every claim (${allClaims.length}) depends on a drifted key: differential recovery saves nothing (seed 000 Decision Boundary (3))`,
+    );
+  }
+  const invalidatedClaims = [...invalidated].sort();
+  return report(
+    DeltaVerdict.PARTIAL_REPROBE_REQUIRED,
+    `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (seed 000 Method 4, Decision Boundary (c))`,
+    { driftedKeys, retainedClaims: allClaims.filter((c) => !invalidated.has(c)), invalidatedClaims },
+  );
+}
+
+/**
+ * Digest of a triage report: `SHA-256("reseal/v1/triage-report" || 0x00 || JCS(report))`.
+ * Stable across runs and across the order keys arrived in, since every array is sorted.
+ *
+ * @throws {InvalidInputError} when `report` does not match {@link DeltaIsolationReportSchema}
+ */
+export function triageReportDigest(report: unknown): HexDigest {
+  return hashCanonical(HashDomain.TRIAGE_REPORT, parseInput(DeltaIsolationReportSchema, report, 'triage report'));
+}
+
+function quoteList(keys: readonly string[], max = 10): string {
+  const shown = keys.slice(0, max).map((k) => JSON.stringify(k));
+  return keys.length > max ? `${shown.join(', ')} and ${keys.length - max} more` : shown.join(', ');
+}
