@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import { assertCanonicalizable, canonicalBytes, type JsonValue } from '../canonical/canonical-json';
+import { FORMAT_VERSION } from '../canonical/digest';
+import { CanonicalizationError } from '../errors';
+import {
+  AuthoritySchema,
+  EpochMillis,
+  HexDigest,
+  Identifier,
+  NonNegativeInt,
+  RESERVED_KEY,
+} from '../schemas/primitives';
+import { SealedDependencyManifestSchema } from '../triage/manifest';
+import { SessionVariableSchema, VariableName } from './session-variable';
+
+/** Most variables one write may use. */
+export const MAX_VARIABLES = 256;
+/** Most names one write may declare as immutable constants. */
+export const MAX_DECLARED_CONSTANTS = 256;
+/** Largest payload, in bytes of its RFC 8785 canonical UTF-8 form (256 KiB). */
+export const MAX_PAYLOAD_BYTES = 262_144;
+
+/**
+ * Schema of a {@link SessionSnapshotBoundary}: strict object, unknown fields refused.
+ */
+export const SessionSnapshotBoundarySchema = z.strictObject({
+  /** The session that is writing now. */
+  activeSessionId: Identifier,
+  /** The session whose context was inherited; absent on a cold start. */
+  predecessorSessionId: Identifier.optional(),
+  /** The predecessor's generation epoch; when given, the write's epoch must be greater. */
+  predecessorEpoch: NonNegativeInt.optional(),
+  /** When the active session took over, milliseconds since the Unix epoch (UTC). */
+  boundaryAtMs: EpochMillis,
+});
+
+/**
+ * Demarcation between the predecessor's terminal state and the active write context
+ * (seed 004, Recorded Elements 3 `session_snapshot_boundary`).
+ *
+ * `{ activeSessionId; predecessorSessionId?; predecessorEpoch?; boundaryAtMs }`
+ */
+export type SessionSnapshotBoundary = z.infer<typeof SessionSnapshotBoundarySchema>;
+
+/** Splits a JSON-pointer-like path (`/a/0/b`, `~1` and `~0` escaped) into zod path segments. */
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+/** Path of the first `__proto__` own key in an (acyclic, depth-bounded) JSON value, or null. */
+function findReservedKey(value: unknown, path: string[]): string[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findReservedKey(item, [...path, String(index)]);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (key === RESERVED_KEY) return [...path, key];
+    const found = findReservedKey(item, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * A residual's payload: any JSON value RFC 8785 can carry exactly (see `assertCanonicalizable`),
+ * with no `__proto__` key at any depth (the project's hostile-key policy: such a key does not
+ * survive common JSON and DynamoDB libraries, so the payload hash would not survive a round
+ * trip), at most {@link MAX_PAYLOAD_BYTES} canonical bytes.
+ */
+export const JsonPayloadSchema = z.custom<JsonValue>().superRefine((value, ctx) => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'payload is required (any JSON value, null included)' });
+    return;
+  }
+  try {
+    assertCanonicalizable(value);
+  } catch (error) {
+    if (!(error instanceof CanonicalizationError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message, path: pointerSegments(error.path) });
+    return;
+  }
+  const reserved = findReservedKey(value, []);
+  if (reserved) {
+    ctx.addIssue({ code: 'custom', message: `key "${RESERVED_KEY}" is reserved and refused`, path: reserved });
+    return;
+  }
+  const size = canonicalBytes(value).length;
+  if (size > MAX_PAYLOAD_BYTES) {
+    ctx.addIssue({ code: 'custom', message: `payload is ${size} canonical bytes; the limit is ${MAX_PAYLOAD_BYTES}` });
+  }
+});
+
+/**
+ * Adds an issue for each name that repeats an earlier one exactly, or is the same text in a
+ * different Unicode normal form (ambiguous, as in `safeRecord`).
+ */
+function refuseDuplicateNames(names: readonly unknown[], ctx: z.RefinementCtx, pathOf: (i: number) => PropertyKey[]) {
+  const seen = new Map<string, { index: number; name: string }>();
+  names.forEach((name, index) => {
+    // Refinements may run after element issues were already reported; skip what is not a name.
+    if (typeof name !== 'string' || !name.isWellFormed()) return;
+    const folded = name.normalize('NFC');
+    const earlier = seen.get(folded);
+    if (earlier === undefined) {
+      seen.set(folded, { index, name });
+      return;
+    }
+    const message =
+      earlier.name === name
+        ? `duplicate name ${JSON.stringify(name)} (first at index ${earlier.index})`
+        : `names ${JSON.stringify(earlier.name)} (index ${earlier.index}) and ${JSON.stringify(name)} are the same text in different Unicode normal forms`;
+    ctx.addIssue({ code: 'custom', message, path: pathOf(index) });
+  });
+}
+
+/**
+ * Schema of a {@link ResidualWriteRequest}, the body of an SQS `residual-writes` message:
+ * strict objects at every level (unknown fields refused), sizes bounded, variable names unique.
+ */
+export const ResidualWriteRequestSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  residualId: Identifier,
+  lineageId: Identifier,
+  sessionId: Identifier,
+  /** Seed 004 `generation_epoch_marker`: a monotonic counter, used as a fencing token. */
+  generationEpoch: NonNegativeInt,
+  authority: AuthoritySchema,
+  payload: JsonPayloadSchema,
+  variablesUsed: z
+    .array(SessionVariableSchema)
+    .max(MAX_VARIABLES)
+    .superRefine((variables, ctx) =>
+      refuseDuplicateNames(
+        variables.map((v) => (v as { name?: unknown } | undefined)?.name),
+        ctx,
+        (i) => [i, 'name'],
+      ),
+    ),
+  boundary: SessionSnapshotBoundarySchema,
+  declaredImmutableConstants: z
+    .array(VariableName)
+    .max(MAX_DECLARED_CONSTANTS)
+    .superRefine((names, ctx) => refuseDuplicateNames(names, ctx, (i) => [i])),
+  manifest: SealedDependencyManifestSchema,
+  supersedes: z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest }).optional(),
+});
+
+/**
+ * A request to write a new residual (seed 004, Recorded Elements 1–4), before the guard.
+ *
+ * `{ formatVersion: 1; residualId; lineageId; sessionId; generationEpoch; authority; payload: JsonValue;
+ *    variablesUsed: SessionVariable[]; boundary: SessionSnapshotBoundary; declaredImmutableConstants: string[];
+ *    manifest: SealedDependencyManifest; supersedes?: { seq; recordHash } }`
+ */
+export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
