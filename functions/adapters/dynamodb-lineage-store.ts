@@ -1,0 +1,324 @@
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import {
+  type ConflictRecord,
+  DuplicateResidualError,
+  type LineageStore,
+  type RejectionRecord,
+  type ResidualLocation,
+  StaleEpochError,
+  StaleHeadError,
+} from '../../shared/ports/lineage-store';
+import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
+
+/** The part of `DynamoDBClient` this adapter uses (a fake with `send` serves unit tests). */
+export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;
+
+type Item = Record<string, AttributeValue>;
+
+/** Keys of the single table (string `pk`, `sk`); the only place that knows them. */
+export const Keys = {
+  lineage: (lineageId: string) => `LINEAGE#${lineageId}`,
+  record: (seq: number) => `RECORD#${String(seq).padStart(16, '0')}`,
+  head: 'HEAD',
+  residual: (residualId: string) => `RESIDUAL#${residualId}`,
+  residualSk: 'RESIDUAL',
+  conflict: (residualId: string, atMs: number) => `CONFLICT#${residualId}#${new Date(atMs).toISOString()}`,
+  rejection: (lineageId: string | null) => `REJECTION#${lineageId ?? 'unparsed'}`,
+  rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
+  triage: (lineageId: string) => `TRIAGE#${lineageId}`,
+} as const;
+
+/** Positions of the actions in the append transaction; cancellation reasons come back in this order. */
+export const AppendAction = { RECORD: 0, HEAD: 1, RESIDUAL_MARKER: 2 } as const;
+
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: number): AttributeValue => ({ N: String(value) });
+const str = (item: Item | undefined, name: string): string | undefined => item?.[name]?.S;
+const num = (item: Item | undefined, name: string): number | undefined => {
+  const raw = item?.[name]?.N;
+  return raw === undefined ? undefined : Number(raw);
+};
+
+/**
+ * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout").
+ *
+ * `append` is one `TransactWriteItems` of three actions, in this order:
+ * 0. put the record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent;
+ * 1. put the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still at the expected
+ *    seq and record hash with an epoch not newer than the write's (fencing token);
+ * 2. put the marker `RESIDUAL#<residualId>` / `RESIDUAL` only if absent (idempotency).
+ * Each carries `ReturnValuesOnConditionCheckFailure: ALL_OLD`, and the cancellation reasons are
+ * read by position: marker failed → {@link DuplicateResidualError}; head failed with a newer
+ * epoch → {@link StaleEpochError}; head or record failed, or a `TransactionConflict` →
+ * {@link StaleHeadError}. Any other failure is rethrown as is (transient: the message is retried).
+ */
+export class DynamoDBLineageStore implements LineageStore {
+  readonly #client: DynamoDBSend;
+  readonly #tableName: string;
+
+  constructor(client: DynamoDBSend, tableName: string) {
+    this.#client = client;
+    this.#tableName = tableName;
+  }
+
+  async head(lineageId: string): Promise<LineageHead | null> {
+    const out = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#tableName,
+        Key: { pk: S(Keys.lineage(lineageId)), sk: S(Keys.head) },
+        ConsistentRead: true,
+      }),
+    );
+    return headOf(lineageId, out.Item);
+  }
+
+  async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
+    const { lineageId, monotonicSequenceNumber: seq, residualId, generationEpoch } = sealed.header;
+    const pk = S(Keys.lineage(lineageId));
+    const headCondition = expectedHead
+      ? {
+          ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch <= :epoch',
+          ExpressionAttributeNames: { '#seq': 'seq', '#recordHash': 'recordHash', '#epoch': 'generationEpoch' },
+          ExpressionAttributeValues: {
+            ':expectedSeq': N(expectedHead.seq),
+            ':expectedHash': S(expectedHead.recordHash),
+            ':epoch': N(generationEpoch),
+          },
+        }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    try {
+      await this.#client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.#tableName,
+                Item: {
+                  pk,
+                  sk: S(Keys.record(seq)),
+                  record: S(canonicalJson(sealed)),
+                  seq: N(seq),
+                  residualId: S(residualId),
+                  recordHash: S(sealed.recordHash),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: this.#tableName,
+                Item: {
+                  pk,
+                  sk: S(Keys.head),
+                  seq: N(seq),
+                  recordHash: S(sealed.recordHash),
+                  generationEpoch: N(generationEpoch),
+                  mac: S(sealed.anchor.mac),
+                  keyId: S(sealed.anchor.keyId),
+                  residualId: S(residualId),
+                },
+                ...headCondition,
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+            {
+              Put: {
+                TableName: this.#tableName,
+                Item: {
+                  pk: S(Keys.residual(residualId)),
+                  sk: S(Keys.residualSk),
+                  lineageId: S(lineageId),
+                  seq: N(seq),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      throw await this.#mapCancellation(error, sealed, expectedHead);
+    }
+  }
+
+  async #mapCancellation(error: unknown, sealed: SealedRecord, expectedHead: LineageHead | null): Promise<unknown> {
+    if ((error as Error)?.name !== 'TransactionCanceledException') return error;
+    const { lineageId, residualId, generationEpoch } = sealed.header;
+    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] }).CancellationReasons ?? [];
+    const failed = (position: number) => reasons[position]?.Code === 'ConditionalCheckFailed';
+    const expectedSeq = expectedHead?.seq ?? null;
+    if (failed(AppendAction.RESIDUAL_MARKER)) {
+      const old = reasons[AppendAction.RESIDUAL_MARKER]?.Item;
+      const existing = old ? locationOf(old) : await this.findByResidualId(residualId);
+      return new DuplicateResidualError(residualId, existing, { cause: error });
+    }
+    if (failed(AppendAction.HEAD)) {
+      const old = reasons[AppendAction.HEAD]?.Item;
+      // Emulators may omit ALL_OLD items; then read the head to tell a stale epoch from a moved head.
+      const observed = old ? headOf(lineageId, old) : await this.head(lineageId);
+      if (observed && observed.generationEpoch > generationEpoch) {
+        return new StaleEpochError(lineageId, observed.generationEpoch, generationEpoch, { cause: error });
+      }
+      return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
+    }
+    if (failed(AppendAction.RECORD) || reasons.some((r) => r.Code === 'TransactionConflict')) {
+      return new StaleHeadError(lineageId, expectedSeq, null, { cause: error });
+    }
+    return error;
+  }
+
+  async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
+    const out = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#tableName,
+        Key: { pk: S(Keys.lineage(lineageId)), sk: S(Keys.record(seq)) },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item ? recordOf(out.Item) : null;
+  }
+
+  async findByResidualId(residualId: string): Promise<ResidualLocation | null> {
+    const out = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#tableName,
+        Key: { pk: S(Keys.residual(residualId)), sk: S(Keys.residualSk) },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item ? locationOf(out.Item) : null;
+  }
+
+  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
+    const records: unknown[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': S(Keys.lineage(lineageId)),
+            ':from': S(Keys.record(fromSeq)),
+            ':to': S(Keys.record(toSeq)),
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) records.push(recordOf(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
+  async recordConflict(conflict: ConflictRecord): Promise<void> {
+    await this.#putIfAbsent({
+      pk: S(Keys.lineage(conflict.lineageId)),
+      sk: S(Keys.conflict(conflict.residualId, conflict.atMs)),
+      residualId: S(conflict.residualId),
+      reason: S(conflict.reason),
+      detail: S(conflict.detail),
+      attemptedHeader: S(JSON.stringify(conflict.attemptedHeader)),
+      expectedHead: S(JSON.stringify(conflict.expectedHead)),
+      observedHead: S(JSON.stringify(conflict.observedHead)),
+      atMs: N(conflict.atMs),
+    });
+  }
+
+  async recordRejection(rejection: RejectionRecord): Promise<void> {
+    const item: Item = {
+      pk: S(Keys.rejection(rejection.lineageId)),
+      sk: S(Keys.rejectionSk(rejection.atMs, rejection.messageId)),
+      stage: S(rejection.stage),
+      reason: S(rejection.reason),
+      messageId: S(rejection.messageId),
+      bodyDigest: S(rejection.bodyDigest),
+      bodyPreview: S(rejection.bodyPreview),
+      issues: S(JSON.stringify(rejection.issues)),
+      rejectedVariables: S(JSON.stringify(rejection.rejectedVariables)),
+      requestViolations: S(JSON.stringify(rejection.requestViolations)),
+      atMs: N(rejection.atMs),
+    };
+    if (rejection.residualId) item.residualId = S(rejection.residualId);
+    if (rejection.verdictDigest) item.verdictDigest = S(rejection.verdictDigest);
+    await this.#putIfAbsent(item);
+  }
+
+  async putTriageReport(report: TriageCompletedDetail): Promise<void> {
+    await this.#client.send(
+      new PutItemCommand({
+        TableName: this.#tableName,
+        Item: {
+          pk: S(Keys.triage(report.lineageId)),
+          sk: S(report.requestId),
+          report: S(JSON.stringify(report)),
+          outcome: S(report.outcome),
+          ...(report.verification ? { verification: S(report.verification.verdict) } : {}),
+          ...(report.report ? { verdict: S(report.report.verdict) } : {}),
+        },
+      }),
+    );
+  }
+
+  async getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null> {
+    const out = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#tableName,
+        Key: { pk: S(Keys.triage(lineageId)), sk: S(requestId) },
+        ConsistentRead: true,
+      }),
+    );
+    const text = str(out.Item, 'report');
+    return text === undefined ? null : (JSON.parse(text) as TriageCompletedDetail);
+  }
+
+  /** Put that never overwrites; an identical key already present means the same fact is recorded. */
+  async #putIfAbsent(item: Item): Promise<void> {
+    try {
+      await this.#client.send(
+        new PutItemCommand({ TableName: this.#tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+      );
+    } catch (error) {
+      if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+}
+
+function headOf(lineageId: string, item: Item | undefined): LineageHead | null {
+  if (!item) return null;
+  return {
+    lineageId,
+    seq: num(item, 'seq') ?? -1,
+    recordHash: str(item, 'recordHash') ?? '',
+    generationEpoch: num(item, 'generationEpoch') ?? 0,
+    mac: str(item, 'mac') ?? '',
+    keyId: str(item, 'keyId') ?? '',
+  };
+}
+
+function locationOf(item: Item): ResidualLocation {
+  return { lineageId: str(item, 'lineageId') ?? '', seq: num(item, 'seq') ?? -1 };
+}
+
+/** The stored record: parsed JSON, or the raw text when it no longer parses (the verifier refuses it). */
+function recordOf(item: Item): unknown {
+  const text = str(item, 'record');
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

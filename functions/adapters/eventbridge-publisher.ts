@@ -1,0 +1,60 @@
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import {
+  DetailType,
+  EVENT_SOURCE,
+  type ResidualRejectedDetail,
+  type ResidualSealedDetail,
+  type TriageCompletedDetail,
+} from '../../shared/schemas/messages';
+
+/** The part of `EventBridgeClient` this adapter uses. */
+export type EventBridgeSend = Pick<EventBridgeClient, 'send'>;
+
+/** An event the bus did not accept (`FailedEntryCount` > 0); the caller's message is retried. */
+export class EventNotAcceptedError extends Error {
+  constructor(detailType: string, code: string | undefined, message: string | undefined) {
+    super(`EventBridge refused ${detailType}: ${code ?? 'unknown'} ${message ?? ''}`.trim());
+    this.name = 'EventNotAcceptedError';
+  }
+}
+
+/** {@link EventPublisher} over EventBridge `PutEvents` (source `reseal`, one entry per call). */
+export class EventBridgePublisher implements EventPublisher {
+  readonly #client: EventBridgeSend;
+  readonly #eventBusName: string;
+
+  constructor(client: EventBridgeSend, eventBusName: string) {
+    this.#client = client;
+    this.#eventBusName = eventBusName;
+  }
+
+  residualSealed(detail: ResidualSealedDetail): Promise<void> {
+    return this.#put(DetailType.ResidualSealed, detail);
+  }
+  residualRejected(detail: ResidualRejectedDetail): Promise<void> {
+    return this.#put(DetailType.ResidualRejected, detail);
+  }
+  triageCompleted(detail: TriageCompletedDetail): Promise<void> {
+    return this.#put(DetailType.TriageCompleted, detail);
+  }
+
+  async #put(detailType: DetailType, detail: unknown): Promise<void> {
+    const out = await this.#client.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            EventBusName: this.#eventBusName,
+            Source: EVENT_SOURCE,
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
+          },
+        ],
+      }),
+    );
+    if ((out.FailedEntryCount ?? 0) > 0) {
+      const entry = out.Entries?.[0];
+      throw new EventNotAcceptedError(detailType, entry?.ErrorCode, entry?.ErrorMessage);
+    }
+  }
+}

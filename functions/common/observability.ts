@@ -1,0 +1,71 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/** Metric names (namespace `Reseal`), one count per event. See docs/pipeline.md. */
+export const MetricName = {
+  /** guard: a write passed the stale-state guard and was forwarded to seal-requests. */
+  WriteAccepted: 'WriteAccepted',
+  /** guard or sealer: a write was refused (dimension `reason`). */
+  WriteRejected: 'WriteRejected',
+  /** sealer: a record was appended. */
+  RecordSealed: 'RecordSealed',
+  /** sealer: a redelivered residual id found its record already sealed. */
+  SealDuplicate: 'SealDuplicate',
+  /** sealer: the head moved under an append; re-read and re-sealed. */
+  SealRetry: 'SealRetry',
+  /** sealer: a write could not be appended; a conflict record was written (dimension `reason`). */
+  SealConflict: 'SealConflict',
+  /** triage: a recall finished (dimensions `outcome`, `verification`, `verdict`). */
+  TriageVerdict: 'TriageVerdict',
+  /** triage: a RecallRequested event was not valid and was dropped after logging. */
+  RecallInvalid: 'RecallInvalid',
+} as const;
+/** One of {@link MetricName}. */
+export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+/** What a service needs from metrics: a count with optional per-event dimensions. */
+export interface PipelineMetrics {
+  count(name: MetricName, dimensions?: Readonly<Record<string, string>>): void;
+}
+
+/** What a service needs from the logger; Powertools `Logger` satisfies it. */
+export interface ServiceLogger {
+  appendKeys(attributes: Record<string, unknown>): void;
+  info(message: string, ...attributes: Record<string, unknown>[]): void;
+  warn(message: string, ...attributes: Record<string, unknown>[]): void;
+  error(message: string, ...attributes: Record<string, unknown>[]): void;
+}
+
+/**
+ * {@link PipelineMetrics} over Powertools Metrics. A count with dimensions goes through
+ * `singleMetric()` (flushed at once), so per-record dimensions never leak onto other metrics of
+ * the batch; plain counts are flushed by middy `logMetrics`.
+ */
+export class PowertoolsPipelineMetrics implements PipelineMetrics {
+  readonly #metrics: Metrics;
+  constructor(metrics: Metrics) {
+    this.#metrics = metrics;
+  }
+  count(name: MetricName, dimensions?: Readonly<Record<string, string>>): void {
+    if (!dimensions || Object.keys(dimensions).length === 0) {
+      this.#metrics.addMetric(name, MetricUnit.Count, 1);
+      return;
+    }
+    const single = this.#metrics.singleMetric();
+    for (const [key, value] of Object.entries(dimensions)) single.addDimension(key, value);
+    single.addMetric(name, MetricUnit.Count, 1);
+  }
+}
+
+/** Keys every log line of a record carries; reset before each record so none leak to the next. */
+export function beginRecord(logger: Logger, messageId: string): void {
+  logger.removeKeys(['residualId', 'lineageId', 'messageId', 'requestId']);
+  logger.appendKeys({ messageId });
+}
+
+/** Reads a required environment variable, or throws at cold start. */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is required`);
+  return value;
+}

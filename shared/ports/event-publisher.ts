@@ -1,0 +1,15 @@
+import type { ResidualRejectedDetail, ResidualSealedDetail, TriageCompletedDetail } from '../schemas/messages';
+
+/**
+ * Port for the pipeline's outgoing events (EventBridge source `reseal`). Adapter:
+ * `EventBridgePublisher` (functions/adapters). Each method resolves once the event is accepted
+ * and rejects otherwise, so the caller's message is retried (events are at least once).
+ */
+export interface EventPublisher {
+  /** `ResidualSealed`: a record was appended (or a redelivery found it appended); carries the new head. */
+  residualSealed(detail: ResidualSealedDetail): Promise<void>;
+  /** `ResidualRejected`: a write was refused, malformed, or could not be appended. */
+  residualRejected(detail: ResidualRejectedDetail): Promise<void>;
+  /** `TriageCompleted`: a recall was triaged or refused. */
+  triageCompleted(detail: TriageCompletedDetail): Promise<void>;
+}

@@ -1,0 +1,122 @@
+import type { InputIssue } from '../errors';
+import { ResealError } from '../errors';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../schemas/messages';
+import type { LineageHead, SealedRecord } from '../seal/sealed-record';
+
+export { StaleEpochError } from '../seal/errors';
+
+/**
+ * Port for the lineage table (STYLE.md §2). Adapters: `DynamoDBLineageStore`
+ * (functions/adapters) and `InMemoryLineageStore` (test/helpers), which share the conditional
+ * semantics below. Records are returned as stored (`unknown`): the caller verifies them with
+ * `verifyChain` and never trusts the table (seed 003, "Core Distinction").
+ */
+export interface LineageStore {
+  /** Current head of a lineage (strongly consistent read), or `null` before its first record. */
+  head(lineageId: string): Promise<LineageHead | null>;
+  /**
+   * Appends `sealed` atomically: the record is put only if its seq is new, the head moves only
+   * if it still equals `expectedHead` (`null`: no head yet), the write's generation epoch must be
+   * at least the head's, and the residual-id marker is put only if absent.
+   *
+   * @throws {DuplicateResidualError} the residual id was sealed already (idempotent redelivery)
+   * @throws {StaleEpochError} the head carries a newer generation epoch (fenced out: do not retry)
+   * @throws {StaleHeadError} the head moved since `expectedHead` was read (lost race: re-read, re-seal)
+   */
+  append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void>;
+  /** The stored record at `seq` (parsed JSON, unverified), or `null`. */
+  readRecord(lineageId: string, seq: number): Promise<unknown | null>;
+  /** Where a residual id was sealed, from its idempotency marker, or `null`. */
+  findByResidualId(residualId: string): Promise<ResidualLocation | null>;
+  /**
+   * Stored records with `fromSeq ≤ seq ≤ toSeq` in seq order (all pages), unverified. Missing
+   * seqs are simply absent, so the verifier sees the gap.
+   */
+  readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]>;
+  /** Writes a conflict record; never overwrites anything (seed 003, "Concurrent Overwrite"). */
+  recordConflict(conflict: ConflictRecord): Promise<void>;
+  /** Writes a rejection record for a refused or malformed write. */
+  recordRejection(rejection: RejectionRecord): Promise<void>;
+  /** Stores a triage report (pk `TRIAGE#<lineageId>`, sk `<requestId>`), overwriting a retry of the same request. */
+  putTriageReport(report: TriageCompletedDetail): Promise<void>;
+  /** A stored triage report, or `null`. */
+  getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null>;
+}
+
+/** Where a residual id was sealed. */
+export interface ResidualLocation {
+  readonly lineageId: string;
+  readonly seq: number;
+}
+
+/** Why an append could not happen. */
+export const ConflictReason = {
+  /** Lost the race for the head more times than the retry budget allows. */
+  LOST_RACE: 'LOST_RACE',
+  /** The write's generation epoch is older than the head's (fencing). */
+  STALE_EPOCH: 'STALE_EPOCH',
+} as const;
+/** One of {@link ConflictReason}. */
+export type ConflictReason = (typeof ConflictReason)[keyof typeof ConflictReason];
+
+/** A write that could not be appended (sk `CONFLICT#<residualId>#<isoTime>`). */
+export interface ConflictRecord {
+  readonly lineageId: string;
+  readonly residualId: string;
+  readonly reason: ConflictReason;
+  readonly detail: string;
+  /** Header the writer tried to seal, when it got that far (JSON). */
+  readonly attemptedHeader: unknown | null;
+  /** Head the writer expected. */
+  readonly expectedHead: LineageHead | null;
+  /** Head found instead, when known. */
+  readonly observedHead: LineageHead | null;
+  readonly atMs: number;
+}
+
+/** A refused or malformed write (pk `REJECTION#<lineageId|unparsed>`, sk `<isoTime>#<messageId>`). */
+export interface RejectionRecord {
+  readonly stage: RejectionStage;
+  readonly reason: RejectionReason;
+  readonly lineageId: string | null;
+  readonly residualId: string | null;
+  readonly messageId: string;
+  readonly verdictDigest: string | null;
+  /** SHA-256 hex of the raw body. */
+  readonly bodyDigest: string;
+  /** First 1 KiB of the raw body, stored as data, never interpreted. */
+  readonly bodyPreview: string;
+  readonly issues: readonly InputIssue[];
+  readonly rejectedVariables: readonly { name: string; reason: string; detail: string }[];
+  readonly requestViolations: readonly { field: string; reason: string; detail: string }[];
+  readonly atMs: number;
+}
+
+/** The lineage head moved since it was read: another writer appended first. */
+export class StaleHeadError extends ResealError {
+  readonly lineageId: string;
+  /** Seq the writer expected the head at (`null`: no head). */
+  readonly expectedSeq: number | null;
+  /** Head found instead, when the store could read it. */
+  readonly observedHead: LineageHead | null;
+  constructor(lineageId: string, expectedSeq: number | null, observedHead: LineageHead | null, options?: ErrorOptions) {
+    super(`lineage ${lineageId}: head moved past seq ${expectedSeq ?? 'none'}`, options);
+    this.name = 'StaleHeadError';
+    this.lineageId = lineageId;
+    this.expectedSeq = expectedSeq;
+    this.observedHead = observedHead;
+  }
+}
+
+/** The residual id was sealed already: a redelivery, which must not create a second record. */
+export class DuplicateResidualError extends ResealError {
+  readonly residualId: string;
+  /** Where it was sealed, when the store could tell. */
+  readonly existing: ResidualLocation | null;
+  constructor(residualId: string, existing: ResidualLocation | null, options?: ErrorOptions) {
+    super(`residual ${residualId} is already sealed`, options);
+    this.name = 'DuplicateResidualError';
+    this.residualId = residualId;
+    this.existing = existing;
+  }
+}

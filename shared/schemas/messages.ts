@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { FORMAT_VERSION } from '../canonical/digest';
+import { WriteVerdictSchema } from '../guard/verdict';
+import { ResidualWriteRequestSchema } from '../guard/write-request';
+import { SupersedesSchema } from '../seal/record-header';
+import { LineageHeadSchema } from '../seal/sealed-record';
+import { VerificationVerdict } from '../seal/verification-verdict';
+import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
+import { EnvSnapshot, EpochMillis, HexDigest, Identifier, NonNegativeInt, wellFormedString } from './primitives';
+
+/**
+ * Wire contract of the pipeline (docs/pipeline.md): the body of a `seal-requests` FIFO message
+ * and the `detail` of each EventBridge event (source {@link EVENT_SOURCE}). Every schema is
+ * strict: unknown fields are refused. camelCase JSON.
+ */
+
+/** EventBridge `source` of every Reseal event. */
+export const EVENT_SOURCE = 'reseal';
+
+/** EventBridge `detail-type` values (docs/internal/contract.md). */
+export const DetailType = {
+  ResidualSealed: 'ResidualSealed',
+  ResidualRejected: 'ResidualRejected',
+  RecallRequested: 'RecallRequested',
+  TriageCompleted: 'TriageCompleted',
+} as const;
+/** One of {@link DetailType}. */
+export type DetailType = (typeof DetailType)[keyof typeof DetailType];
+
+const ShortText = wellFormedString(4096);
+
+/**
+ * Body of a `seal-requests` FIFO message: a write the guard accepted.
+ * `MessageGroupId` = `request.lineageId`; `MessageDeduplicationId` = SHA-256 hex of `request.residualId`.
+ */
+export const SealRequestSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  request: ResidualWriteRequestSchema,
+  verdict: WriteVerdictSchema.refine((v) => v.isSafe, { message: 'only safe verdicts may be sealed' }),
+  /** When the guard accepted the write, ms since the Unix epoch. */
+  acceptedAtMs: EpochMillis,
+});
+/** Type of {@link SealRequestSchema}. */
+export type SealRequest = z.infer<typeof SealRequestSchema>;
+
+/** `detail` of a `ResidualSealed` event: the record's residual id and the new head. */
+export const ResidualSealedDetailSchema = LineageHeadSchema.extend({
+  formatVersion: z.literal(FORMAT_VERSION),
+  residualId: Identifier,
+  sealedAtMs: EpochMillis,
+});
+/** Type of {@link ResidualSealedDetailSchema}. */
+export type ResidualSealedDetail = z.infer<typeof ResidualSealedDetailSchema>;
+
+/** Why a write was not sealed. Each value is a permanent outcome: the message is not retried. */
+export const RejectionReason = {
+  /** The SQS body is not JSON. */
+  MALFORMED_JSON: 'MALFORMED_JSON',
+  /** The body is JSON but not a valid `ResidualWriteRequest` (or `SealRequest`). */
+  SCHEMA_VIOLATION: 'SCHEMA_VIOLATION',
+  /** The body is larger than the guard accepts. */
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  /** The stale-state guard refused the write (seed 004). */
+  STALE_STATE: 'STALE_STATE',
+  /** The sealer could not build a record from an accepted write (e.g. header over 4,096 bytes). */
+  SEAL_REFUSED: 'SEAL_REFUSED',
+  /** The write's generation epoch is older than the lineage head's (fencing token). */
+  STALE_EPOCH: 'STALE_EPOCH',
+  /** The write kept losing the append race; a conflict record names it. */
+  LOST_RACE: 'LOST_RACE',
+} as const;
+/** One of {@link RejectionReason}. */
+export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];
+
+/** Where a write was refused. */
+export const RejectionStage = { GUARD: 'GUARD', SEALER: 'SEALER' } as const;
+/** One of {@link RejectionStage}. */
+export type RejectionStage = (typeof RejectionStage)[keyof typeof RejectionStage];
+
+/** `detail` of a `ResidualRejected` event. Ids are `null` when the body could not be read. */
+export const ResidualRejectedDetailSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  stage: z.enum(RejectionStage),
+  reason: z.enum(RejectionReason),
+  lineageId: Identifier.nullable(),
+  residualId: Identifier.nullable(),
+  /** The guard's verdict digest, when a verdict was reached. */
+  verdictDigest: HexDigest.nullable(),
+  /** SHA-256 (plain, hex) of the raw SQS body. */
+  bodyDigest: HexDigest,
+  /** SQS message id of the refused message. */
+  messageId: wellFormedString(256),
+  rejectedVariables: z.array(z.strictObject({ name: ShortText, reason: ShortText, detail: ShortText })),
+  requestViolations: z.array(z.strictObject({ field: ShortText, reason: ShortText, detail: ShortText })),
+  /** Schema or parse problems, each naming its field. */
+  issues: z.array(z.strictObject({ path: ShortText, message: ShortText })),
+  rejectedAtMs: EpochMillis,
+});
+/** Type of {@link ResidualRejectedDetailSchema}. */
+export type ResidualRejectedDetail = z.infer<typeof ResidualRejectedDetailSchema>;
+
+/** Which record a recall asks for: a seq, a residual id, or the latest. */
+export const RecallTargetSchema = z.union([
+  z.strictObject({ seq: NonNegativeInt }),
+  z.strictObject({ residualId: Identifier }),
+  z.strictObject({ latest: z.literal(true) }),
+]);
+/** Type of {@link RecallTargetSchema}. */
+export type RecallTarget = z.infer<typeof RecallTargetSchema>;
+
+/** `detail` of a `RecallRequested` event (docs/internal/contract.md). */
+export const RecallRequestedDetailSchema = z.strictObject({
+  requestId: Identifier,
+  lineageId: Identifier,
+  target: RecallTargetSchema,
+  /** The environment now (seed 000 `current_env`). */
+  currentEnv: EnvSnapshot,
+  /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects tail truncation. */
+  checkpoint: SupersedesSchema.optional(),
+});
+/** Type of {@link RecallRequestedDetailSchema}. */
+export type RecallRequestedDetail = z.infer<typeof RecallRequestedDetailSchema>;
+
+/** Outcome of a recall: triaged, or refused before triage. */
+export const TriageOutcome = { TRIAGED: 'TRIAGED', REFUSED: 'REFUSED' } as const;
+/** One of {@link TriageOutcome}. */
+export type TriageOutcome = (typeof TriageOutcome)[keyof typeof TriageOutcome];
+
+/**
+ * `detail` of a `TriageCompleted` event, also stored as the triage report
+ * (pk `TRIAGE#<lineageId>`, sk `<requestId>`). `verification` is `null` only when no record was
+ * found; `report` is set iff `outcome` is `TRIAGED`; `refusalReason` iff `REFUSED`.
+ */
+export const TriageCompletedDetailSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  requestId: Identifier,
+  lineageId: Identifier,
+  seq: NonNegativeInt.nullable(),
+  residualId: Identifier.nullable(),
+  outcome: z.enum(TriageOutcome),
+  verification: z
+    .strictObject({
+      verdict: z.enum(VerificationVerdict),
+      firstFailure: z
+        .strictObject({ seq: NonNegativeInt, verdict: z.enum(VerificationVerdict), reason: ShortText })
+        .nullable(),
+    })
+    .nullable(),
+  report: DeltaIsolationReportSchema.nullable(),
+  refusalReason: ShortText.nullable(),
+  completedAtMs: EpochMillis,
+});
+/** Type of {@link TriageCompletedDetailSchema}. */
+export type TriageCompletedDetail = z.infer<typeof TriageCompletedDetailSchema>;
