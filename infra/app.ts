@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { ResealStack } from './reseal-stack.js';
+
+/**
+ * The CDK app: one stack, `ResealStack`. Context values (`-c name=value` or cdk.json):
+ * - `removalPolicy`: `destroy` (default, development) | `retain` | `snapshot`;
+ * - `deletionProtection`: `true` | `false` (default) — DynamoDB deletion protection;
+ * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
+ *   (only for emulators that do not set it themselves; never for real AWS);
+ * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default 3600);
+ * - `stackName`: deploy under another name (default `ResealStack`).
+ */
+const app = new App();
+
+const removalPolicies: Record<string, RemovalPolicy> = {
+  destroy: RemovalPolicy.DESTROY,
+  retain: RemovalPolicy.RETAIN,
+  snapshot: RemovalPolicy.SNAPSHOT,
+};
+const context = (name: string): string | undefined => {
+  const value = app.node.tryGetContext(name);
+  return value === undefined || value === null || value === '' ? undefined : String(value);
+};
+
+const removalPolicyName = context('removalPolicy') ?? 'destroy';
+const removalPolicy = removalPolicies[removalPolicyName];
+if (!removalPolicy) {
+  throw new Error(`context removalPolicy=${removalPolicyName}: expected destroy, retain or snapshot`);
+}
+const maxReceiptAge = context('maxReceiptAgeSeconds');
+
+new ResealStack(app, 'ResealStack', {
+  stackName: context('stackName'),
+  description: 'Reseal: tamper-evident, drift-aware memory for AI agents',
+  removalPolicy,
+  deletionProtection: context('deletionProtection') === 'true',
+  endpointOverride: context('endpointOverride'),
+  maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});

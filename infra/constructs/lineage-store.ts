@@ -1,0 +1,90 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+
+/** Partition-key prefix of triage reports, the only items the triage function may write. */
+export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
+/** Partition-key prefix of guard rejection records, the only items the guard may write. */
+export const REJECTION_KEY_PREFIX = 'REJECTION#';
+
+/** Props of {@link LineageStore}. */
+export interface LineageStoreProps {
+  /** What happens to the table and the key when the stack is deleted or the resource replaced. */
+  readonly removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection on the table. */
+  readonly deletionProtection: boolean;
+}
+
+/**
+ * Where lineages live: one DynamoDB table (string keys `pk`, `sk`; on demand; point-in-time
+ * recovery) and the KMS HMAC_256 key that anchors record headers (seed 003), with an alias.
+ *
+ * Grants are stated in domain terms so that only the sealer can sign.
+ */
+export class LineageStore extends Construct {
+  /** The lineage table. */
+  readonly table: dynamodb.Table;
+  /** The HMAC_256 key (GENERATE_VERIFY_MAC). HMAC keys have no automatic rotation: records name their key id. */
+  readonly macKey: kms.Key;
+  /** `alias/<stack name>-mac`. */
+  readonly macKeyAlias: kms.Alias;
+
+  constructor(scope: Construct, id: string, props: LineageStoreProps) {
+    super(scope, id);
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      deletionProtection: props.deletionProtection,
+      removalPolicy: props.removalPolicy,
+    });
+    this.macKey = new kms.Key(this, 'MacKey', {
+      description: 'Reseal record-header MAC anchor (HMAC_256)',
+      keySpec: kms.KeySpec.HMAC_256,
+      keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
+      removalPolicy: props.removalPolicy,
+      pendingWindow: Duration.days(7),
+    });
+    this.macKeyAlias = this.macKey.addAlias(`alias/${Stack.of(this).stackName}-mac`);
+  }
+
+  /** Sealer: append records and move heads (read/write), and sign headers (`kms:GenerateMac`). */
+  grantAppend(grantee: iam.IGrantable): void {
+    this.table.grantReadWriteData(grantee);
+    this.macKey.grantGenerateMac(grantee);
+  }
+
+  /** Readers: load records and verify MACs (`kms:VerifyMac`); never sign, never write. */
+  grantVerify(grantee: iam.IGrantable): void {
+    this.table.grantReadData(grantee);
+    this.macKey.grantVerifyMac(grantee);
+  }
+
+  /** Readers without verification: load records and heads only. */
+  grantRead(grantee: iam.IGrantable): void {
+    this.table.grantReadData(grantee);
+  }
+
+  /** Triage: put items whose partition key starts with `TRIAGE#` (dynamodb:LeadingKeys), nothing else. */
+  grantWriteTriageReports(grantee: iam.IGrantable): void {
+    this.grantPutWithLeadingKey(grantee, TRIAGE_REPORT_KEY_PREFIX);
+  }
+
+  /** Guard: put items whose partition key starts with `REJECTION#` (dynamodb:LeadingKeys), nothing else. */
+  grantRecordRejections(grantee: iam.IGrantable): void {
+    this.grantPutWithLeadingKey(grantee, REJECTION_KEY_PREFIX);
+  }
+
+  private grantPutWithLeadingKey(grantee: iam.IGrantable, prefix: string): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${prefix}*`] } },
+    });
+  }
+}

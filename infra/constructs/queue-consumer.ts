@@ -1,0 +1,95 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ResealFunction, type ResealFunctionProps } from './reseal-function.js';
+
+/** SQS's largest message, set explicitly: a queue created without it may keep a smaller limit. */
+export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
+/** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
+export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
+
+/** Props of {@link QueueConsumer}. */
+export interface QueueConsumerProps {
+  /**
+   * Base name of the queue. For a FIFO queue the physical name is `<stack name>-<name>.fifo`
+   * (some emulators treat only `.fifo` names as FIFO); a standard queue keeps a generated name.
+   */
+  readonly name: string;
+  /** FIFO queue (and FIFO dead-letter queue); deduplication by explicit id, never by content. */
+  readonly fifo: boolean;
+  /** The consuming function. */
+  readonly function: ResealFunctionProps;
+  /** Receives before a message goes to the dead-letter queue. @default 5 */
+  readonly maxReceiveCount?: number;
+  /** Records per invocation. @default 10 */
+  readonly batchSize?: number;
+}
+
+/**
+ * A queue, its dead-letter queue, the function that consumes it, the event source (partial batch
+ * responses: `ReportBatchItemFailures`) and an alarm on the dead-letter queue's depth.
+ *
+ * Both queues use SQS-managed server-side encryption and refuse non-TLS requests; the maximum
+ * message size is 1 MiB and the visibility timeout six times the function's timeout.
+ */
+export class QueueConsumer extends Construct {
+  /** The work queue. */
+  readonly queue: sqs.Queue;
+  /** Where messages go after `maxReceiveCount` failed receives. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** The consumer. */
+  readonly consumer: ResealFunction;
+  /** Fires when the dead-letter queue holds at least one message. */
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: QueueConsumerProps) {
+    super(scope, id);
+    this.consumer = new ResealFunction(this, 'Consumer', props.function);
+    const functionTimeout = props.function.timeout ?? Duration.seconds(30);
+    const stackName = Stack.of(this).stackName;
+    const fifoProps = (suffix: string): Partial<sqs.QueueProps> =>
+      props.fifo
+        ? { fifo: true, contentBasedDeduplication: false, queueName: `${stackName}-${props.name}${suffix}.fifo` }
+        : {};
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      ...fifoProps('-dlq'),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      ...fifoProps(''),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+      visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    });
+
+    this.consumer.fn.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        reportBatchItemFailures: true,
+      }),
+    );
+
+    this.deadLetterAlarm = deadLetterDepthAlarm(this, this.deadLetterQueue, `${props.name} dead-letter queue`);
+  }
+}
+
+/** An alarm that fires when `queue` holds at least one visible message (checked each minute). */
+export function deadLetterDepthAlarm(scope: Construct, queue: sqs.IQueue, what: string): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, 'DeadLetterAlarm', {
+    alarmDescription: `Messages in the ${what}: a message failed all its attempts`,
+    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}

@@ -1,0 +1,120 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import type { Construct } from 'constructs';
+import { LineageStore } from './constructs/lineage-store.js';
+import { QueueConsumer } from './constructs/queue-consumer.js';
+import { ResealFunction } from './constructs/reseal-function.js';
+import { TriageRule } from './constructs/triage-rule.js';
+
+/** Props of {@link ResealStack}. */
+export interface ResealStackProps extends StackProps {
+  /**
+   * What happens to the table, the MAC key and the log groups when the stack is deleted.
+   * @default RemovalPolicy.DESTROY (development); use RETAIN for a real deployment
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /** DynamoDB deletion protection on the lineage table. @default false */
+  readonly deletionProtection?: boolean;
+  /**
+   * Endpoint the functions' SDK clients call instead of AWS, passed as `AWS_ENDPOINT_URL`.
+   * Only for an emulator that does not set it itself; never for real AWS.
+   * @default undefined
+   */
+  readonly endpointOverride?: string;
+  /** Oldest freshness receipt the guard accepts. @default 3600 */
+  readonly maxReceiptAgeSeconds?: number;
+}
+
+/**
+ * Reseal: agents send residual writes to SQS → guard → FIFO seal requests → sealer (KMS HMAC,
+ * DynamoDB transactions) → `ResidualSealed`; `RecallRequested` on the bus → triage.
+ * See docs/infrastructure.md.
+ */
+export class ResealStack extends Stack {
+  constructor(scope: Construct, id: string, props: ResealStackProps = {}) {
+    super(scope, id, props);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
+    const common = { removalPolicy, endpointOverride: props.endpointOverride };
+
+    const store = new LineageStore(this, 'LineageStore', {
+      removalPolicy,
+      deletionProtection: props.deletionProtection ?? false,
+    });
+    const bus = new events.EventBus(this, 'EventBus', { description: 'Reseal events (source "reseal")' });
+    const shared = {
+      TABLE_NAME: store.table.tableName,
+      EVENT_BUS_NAME: bus.eventBusName,
+      MAC_KEY_ID: store.macKey.keyArn,
+    };
+
+    const sealer = new QueueConsumer(this, 'SealRequests', {
+      name: 'seal-requests',
+      fifo: true,
+      function: {
+        ...common,
+        entry: 'functions/sealer/handler.ts',
+        serviceName: 'reseal-sealer',
+        description: 'Seals accepted residuals into their lineage (KMS HMAC, DynamoDB transaction)',
+        environment: shared,
+        timeout: Duration.seconds(30),
+      },
+    });
+    store.grantAppend(sealer.consumer.fn);
+    bus.grantPutEventsTo(sealer.consumer.fn);
+
+    const guard = new QueueConsumer(this, 'ResidualWrites', {
+      name: 'residual-writes',
+      fifo: false,
+      function: {
+        ...common,
+        entry: 'functions/guard/handler.ts',
+        serviceName: 'reseal-guard',
+        description: 'Stale-state guard: accepts residual writes into seal-requests or rejects them',
+        environment: {
+          ...shared,
+          SEAL_QUEUE_URL: sealer.queue.queueUrl,
+          MAX_RECEIPT_AGE_SECONDS: String(props.maxReceiptAgeSeconds ?? 3600),
+        },
+        timeout: Duration.seconds(30),
+      },
+    });
+    store.grantRead(guard.consumer.fn);
+    store.grantRecordRejections(guard.consumer.fn);
+    sealer.queue.grantSendMessages(guard.consumer.fn);
+    bus.grantPutEventsTo(guard.consumer.fn);
+
+    const triage = new ResealFunction(this, 'Triage', {
+      ...common,
+      entry: 'functions/triage/handler.ts',
+      serviceName: 'reseal-triage',
+      description: 'Differential seal triage on RecallRequested',
+      environment: shared,
+      timeout: Duration.seconds(60),
+    });
+    store.grantVerify(triage.fn);
+    store.grantWriteTriageReports(triage.fn);
+    bus.grantPutEventsTo(triage.fn);
+    const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
+
+    const outputs: Record<string, [string, string]> = {
+      TableName: [store.table.tableName, 'Lineage table'],
+      ResidualWritesQueueUrl: [guard.queue.queueUrl, 'Agents send residual writes here'],
+      ResidualWritesQueueArn: [guard.queue.queueArn, 'residual-writes queue ARN'],
+      ResidualWritesDlqUrl: [guard.deadLetterQueue.queueUrl, 'residual-writes dead-letter queue'],
+      SealRequestsQueueUrl: [sealer.queue.queueUrl, 'FIFO seal-requests queue (group = lineage id)'],
+      SealRequestsQueueArn: [sealer.queue.queueArn, 'seal-requests queue ARN'],
+      SealRequestsDlqUrl: [sealer.deadLetterQueue.queueUrl, 'seal-requests dead-letter queue'],
+      TriageDlqUrl: [triageRule.deadLetterQueue.queueUrl, 'RecallRequested events that could not be delivered'],
+      EventBusName: [bus.eventBusName, 'Bus for RecallRequested / ResidualSealed / ResidualRejected / TriageCompleted'],
+      EventBusArn: [bus.eventBusArn, 'Event bus ARN'],
+      MacKeyArn: [store.macKey.keyArn, 'KMS HMAC_256 key (MAC_KEY_ID)'],
+      MacKeyAlias: [store.macKeyAlias.aliasName, 'Alias of the MAC key'],
+      GuardFunctionName: [guard.consumer.fn.functionName, 'Stale-state guard function'],
+      SealerFunctionName: [sealer.consumer.fn.functionName, 'Sealer function'],
+      TriageFunctionName: [triage.fn.functionName, 'Triage function'],
+    };
+    for (const [name, [value, description]] of Object.entries(outputs)) {
+      new CfnOutput(this, name, { value, description });
+    }
+  }
+}

@@ -1,0 +1,315 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResealStack } from '../../infra/reseal-stack.js';
+
+// Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
+const synthContext = { 'aws:cdk:bundling-stacks': [] };
+
+type Resource = { Type: string; Properties?: Record<string, unknown> };
+type Resources = Record<string, Resource>;
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+/** A resource's properties (empty when it has none). */
+function props(resource: Resource | undefined): Record<string, unknown> {
+  return resource?.Properties ?? {};
+}
+
+function actionsOf(statement: Statement): string[] {
+  return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+describe('ResealStack template', () => {
+  let template: Template;
+  let resources: Resources;
+
+  /** The logical id of the function whose POWERTOOLS_SERVICE_NAME is `service`. */
+  const functionId = (service: string): string => {
+    const found = Object.entries(resources).find(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        (r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables?.POWERTOOLS_SERVICE_NAME ===
+          service,
+    );
+    if (!found) throw new Error(`no function for ${service}`);
+    return found[0];
+  };
+  /** Every IAM statement attached to the role of the function `service`. */
+  const statementsOf = (service: string): Statement[] => {
+    const role = (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    return Object.values(resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .filter((r) => ((props(r).Roles ?? []) as { Ref: string }[]).some((ref) => ref.Ref === role))
+      .flatMap((r) => (props(r).PolicyDocument as { Statement: Statement[] }).Statement);
+  };
+  const queueNamed = (pattern: RegExp) =>
+    Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::SQS::Queue' && pattern.test(String(r.Properties?.QueueName ?? '')),
+    );
+
+  beforeAll(() => {
+    const stack = new ResealStack(new App({ context: synthContext }), 'ResealStack');
+    template = Template.fromStack(stack);
+    resources = template.toJSON().Resources as Resources;
+  });
+
+  it('seal-requests is FIFO with an explicit .fifo name built from the stack name, deduplicated by id', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      QueueName: 'ResealStack-seal-requests.fifo',
+      ContentBasedDeduplication: false,
+      RedrivePolicy: Match.objectLike({ deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 }),
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      QueueName: 'ResealStack-seal-requests-dlq.fifo',
+    });
+  });
+
+  it('every FIFO queue name ends in .fifo and every standard one is not FIFO', () => {
+    for (const r of Object.values(resources).filter((q) => q.Type === 'AWS::SQS::Queue')) {
+      const fifo = r.Properties?.FifoQueue === true;
+      if (fifo) expect(r.Properties?.QueueName).toMatch(/\.fifo$/);
+      else expect(r.Properties?.FifoQueue).toBeUndefined();
+    }
+  });
+
+  it('every queue sets the 1 MiB maximum message size and server-side encryption', () => {
+    const queues = Object.values(resources).filter((q) => q.Type === 'AWS::SQS::Queue');
+    expect(queues).toHaveLength(5);
+    for (const q of queues) {
+      expect(q.Properties?.MaximumMessageSize).toBe(1_048_576);
+      expect(q.Properties?.SqsManagedSseEnabled).toBe(true);
+    }
+  });
+
+  it('both work queues have a redrive policy to their dead-letter queue', () => {
+    const withRedrive = Object.values(resources).filter(
+      (q) => q.Type === 'AWS::SQS::Queue' && q.Properties?.RedrivePolicy !== undefined,
+    );
+    expect(withRedrive).toHaveLength(2);
+  });
+
+  it('each work queue visibility timeout is at least six times its consumer timeout', () => {
+    const mappings = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(2);
+    for (const m of mappings) {
+      const queueId = (props(m).EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const fnId = (props(m).FunctionName as { Ref: string }).Ref;
+      const visibility = resources[queueId]?.Properties?.VisibilityTimeout as number;
+      const timeout = resources[fnId]?.Properties?.Timeout as number;
+      expect(timeout).toBeGreaterThan(0);
+      expect(visibility).toBeGreaterThanOrEqual(6 * timeout);
+    }
+  });
+
+  it('SQS event sources report batch item failures', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::EventSourceMapping',
+      { FunctionResponseTypes: ['ReportBatchItemFailures'] },
+      2,
+    );
+    const fifoQueue = queueNamed(/seal-requests\.fifo$/);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [fifoQueue?.[0], 'Arn'] },
+      FunctionName: { Ref: functionId('reseal-sealer') },
+    });
+  });
+
+  it('the table is on demand with pk/sk string keys, point-in-time recovery and configurable protection', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([{ AttributeName: 'pk', AttributeType: 'S' }]),
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: false,
+    });
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+
+    const real = new ResealStack(new App({ context: synthContext }), 'Prod', {
+      removalPolicy: RemovalPolicy.RETAIN,
+      deletionProtection: true,
+    });
+    const prod = Template.fromStack(real);
+    prod.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+    prod.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
+    prod.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
+  });
+
+  it('the MAC key is HMAC_256 for GENERATE_VERIFY_MAC and has an alias', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
+    template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/ResealStack-mac' });
+  });
+
+  it('the rule routes RecallRequested from the custom bus to triage, with retries and a dead-letter queue', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: Match.anyValue(),
+      EventPattern: { source: ['reseal'], 'detail-type': ['RecallRequested'] },
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [functionId('reseal-triage'), 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 4, MaximumEventAgeInSeconds: 7200 },
+          DeadLetterConfig: { Arn: Match.anyValue() },
+        }),
+      ],
+    });
+  });
+
+  it('functions run on Node.js 24 with the environment the handlers read', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x' }, 3);
+    const env = (service: string) =>
+      (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const service of ['reseal-guard', 'reseal-sealer', 'reseal-triage']) {
+      expect(Object.keys(env(service))).toEqual(
+        expect.arrayContaining(['TABLE_NAME', 'EVENT_BUS_NAME', 'MAC_KEY_ID', 'POWERTOOLS_METRICS_NAMESPACE']),
+      );
+      expect(env(service).POWERTOOLS_METRICS_NAMESPACE).toBe('Reseal');
+      expect(env(service).AWS_ENDPOINT_URL).toBeUndefined();
+    }
+    expect(env('reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe('3600');
+    expect(env('reseal-guard').SEAL_QUEUE_URL).toEqual({ Ref: queueNamed(/seal-requests\.fifo$/)?.[0] });
+  });
+
+  it('an endpointOverride reaches the functions as AWS_ENDPOINT_URL (emulator deployments only)', () => {
+    const stack = new ResealStack(new App({ context: synthContext }), 'Emu', {
+      endpointOverride: 'http://127.0.0.1:4566',
+    });
+    Template.fromStack(stack).resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { Environment: { Variables: Match.objectLike({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }) } },
+      3,
+    );
+  });
+
+  it('only the sealer may kms:GenerateMac; the guard has no KMS rights at all', () => {
+    const kmsActions = (service: string) =>
+      statementsOf(service)
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('kms:'));
+    expect(kmsActions('reseal-sealer')).toContain('kms:GenerateMac');
+    expect(kmsActions('reseal-guard')).toEqual([]);
+    expect(kmsActions('reseal-triage')).toEqual(['kms:VerifyMac']);
+  });
+
+  it('triage writes nothing but LeadingKeys-conditioned TRIAGE# reports', () => {
+    const writeActions = new Set([
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:*',
+    ]);
+    const writes = statementsOf('reseal-triage').filter((s) => actionsOf(s).some((a) => writeActions.has(a)));
+    expect(writes).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:PutItem',
+        Resource: expect.anything(),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TRIAGE#*'] } },
+      },
+    ]);
+    const reads = statementsOf('reseal-triage').flatMap(actionsOf);
+    expect(reads).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+  });
+
+  it('the guard writes only REJECTION# records and may send to seal-requests', () => {
+    const statements = statementsOf('reseal-guard');
+    const puts = statements.filter((s) => actionsOf(s).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
+    expect(puts).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:PutItem',
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REJECTION#*'] } },
+      }),
+    ]);
+    expect(statements.flatMap(actionsOf)).toContain('sqs:SendMessage');
+  });
+
+  it('guard, sealer and triage may put events on the bus', () => {
+    for (const service of ['reseal-guard', 'reseal-sealer', 'reseal-triage']) {
+      expect(statementsOf(service).flatMap(actionsOf)).toContain('events:PutEvents');
+    }
+  });
+
+  it('an alarm watches each dead-letter queue', () => {
+    template.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 },
+      3,
+    );
+  });
+
+  it('outputs every name and URL a client needs', () => {
+    const outputs = Object.keys(template.toJSON().Outputs ?? {});
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'TableName',
+        'ResidualWritesQueueUrl',
+        'ResidualWritesQueueArn',
+        'ResidualWritesDlqUrl',
+        'SealRequestsQueueUrl',
+        'SealRequestsQueueArn',
+        'SealRequestsDlqUrl',
+        'TriageDlqUrl',
+        'EventBusName',
+        'MacKeyArn',
+        'MacKeyAlias',
+        'GuardFunctionName',
+        'SealerFunctionName',
+        'TriageFunctionName',
+      ]),
+    );
+  });
+});
+
+describe('cdk-nag AwsSolutions checks', () => {
+  let outdir: string;
+  beforeAll(() => {
+    outdir = mkdtempSync(join(tmpdir(), 'reseal-nag-'));
+  });
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('report no unacknowledged finding, and every acknowledgement carries a reason', () => {
+    const app = new App({ context: synthContext, outdir });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
+    const stack = new ResealStack(app, 'ResealStack');
+
+    let failure: unknown;
+    try {
+      app.synth();
+    } catch (error) {
+      failure = error;
+    }
+    let violations: unknown[] = [];
+    try {
+      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
+        pluginReports: { violations: unknown[] }[];
+      };
+      violations = report.pluginReports.flatMap((r) => r.violations);
+    } catch {
+      // no report: nothing was found
+    }
+    expect(violations).toEqual([]);
+    expect(failure).toBeUndefined();
+
+    const acknowledged = Object.values(
+      Template.fromStack(stack).toJSON().Resources as Record<string, { Metadata?: Record<string, unknown> }>,
+    ).flatMap(
+      (r) =>
+        (r.Metadata?.cdk_nag as { rules_to_suppress: { id: string; reason: string }[] } | undefined)
+          ?.rules_to_suppress ?? [],
+    );
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const { id, reason } of acknowledged) {
+      expect(id).toMatch(/^AwsSolutions-/);
+      expect(reason.length).toBeGreaterThan(20);
+    }
+  });
+});
