@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { canonicalBytes } from '../../../../shared/canonical/canonical-json';
+import {
+  FORMAT_VERSION,
+  HashDomain,
+  HEX_DIGEST_PATTERN,
+  hashBytes,
+  hashCanonical,
+} from '../../../../shared/canonical/digest';
+import { CanonicalizationError } from '../../../../shared/errors';
+
+const tags = Object.values(HashDomain);
+
+describe('domain-separated SHA-256', () => {
+  it('layout: SHA-256(ASCII(tag) || 0x00 || message), 64 lowercase hex', () => {
+    const message = new TextEncoder().encode('{"a":1}');
+    const manual = createHash('sha256')
+      .update(Buffer.concat([Buffer.from(HashDomain.PAYLOAD, 'ascii'), Buffer.from([0]), Buffer.from(message)]))
+      .digest('hex');
+    expect(hashBytes(HashDomain.PAYLOAD, message)).toBe(manual);
+    expect(manual).toMatch(HEX_DIGEST_PATTERN);
+  });
+
+  it('hashCanonical hashes the RFC 8785 bytes', () => {
+    expect(hashCanonical(HashDomain.VALUE, { b: 2, a: 1 })).toBe(
+      hashBytes(HashDomain.VALUE, canonicalBytes({ a: 1, b: 2 })),
+    );
+  });
+
+  it('DESIGN.md domain separation: the same bytes under two tags hash differently (every pair of tags)', () => {
+    const bytes = canonicalBytes({ v: 1, key: 'ARCH', value: 'arm64' });
+    const digests = tags.map((tag) => hashBytes(tag, bytes));
+    expect(new Set(digests).size).toBe(tags.length);
+  });
+
+  it('the 0x00 separator prevents tag/message boundary shifts', () => {
+    // "reseal/v1/value" + "x..." must not equal "reseal/v1/valu" + "ex..." under any framing.
+    const a = createHash('sha256')
+      .update('reseal/v1/value')
+      .update(Buffer.from([0]))
+      .update('x')
+      .digest('hex');
+    expect(hashBytes(HashDomain.VALUE, new TextEncoder().encode('x'))).toBe(a);
+    const noSeparator = createHash('sha256').update('reseal/v1/valuex').digest('hex');
+    expect(a).not.toBe(noSeparator);
+  });
+
+  it('tags are unique, ASCII, versioned, and contain no 0x00', () => {
+    expect(new Set(tags).size).toBe(tags.length);
+    for (const tag of tags) {
+      expect(tag).toMatch(/^reseal\/v1\/[a-z-]+$/);
+    }
+    expect(FORMAT_VERSION).toBe(1);
+  });
+
+  it('hashCanonical refuses what canonical JSON refuses', () => {
+    expect(() => hashCanonical(HashDomain.PAYLOAD, { n: Number.NaN })).toThrow(CanonicalizationError);
+  });
+});
