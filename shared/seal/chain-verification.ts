@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { MacAnchor } from '../ports/mac-anchor';
+import { HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { type LineageHead, LineageHeadSchema } from './sealed-record';
+import { VerificationVerdict } from './verification-verdict';
+
+/**
+ * A trusted checkpoint: a head the caller saw earlier (kept by the client, or carried by a
+ * `ResidualSealed` event). The table alone cannot prove its own tail (DESIGN.md, "Facts from the
+ * field"); a checkpoint can: a chain that ends before `seq` was truncated, and a record at `seq`
+ * with another hash means the history was rewritten (a fork).
+ */
+export const ChainCheckpointSchema = z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest });
+/** Type of {@link ChainCheckpointSchema}. */
+export type ChainCheckpoint = z.infer<typeof ChainCheckpointSchema>;
+
+/**
+ * A trusted starting point for verifying a suffix of a chain: the records passed begin at
+ * `afterSeq + 1`, and the first one must name `afterRecordHash` as its parent. `generationEpoch`,
+ * when given, is the epoch of the record at `afterSeq` (the suffix may not go below it).
+ * Trust is the caller's: it comes from an earlier full verification or a checkpoint.
+ */
+export const TrustedStartSchema = z.strictObject({
+  afterSeq: NonNegativeInt,
+  afterRecordHash: HexDigest,
+  generationEpoch: NonNegativeInt.optional(),
+});
+/** Type of {@link TrustedStartSchema}. */
+export type TrustedStart = z.infer<typeof TrustedStartSchema>;
+
+/** Options of `verifyChain`. */
+export interface VerifyChainOptions {
+  /** Lineage every record must belong to. */
+  readonly lineageId: string;
+  /** Anchor whose key sealed the records; every header must name `anchor.keyId`. */
+  readonly anchor: MacAnchor;
+  /** Trusted head seen earlier (`{ seq, recordHash }` or a whole {@link LineageHead}): detects truncation and rewrites. */
+  readonly checkpoint?: ChainCheckpoint | LineageHead;
+  /** Verify only the records after a trusted point instead of from genesis. */
+  readonly trustedStart?: TrustedStart;
+  /** MAC checks in flight at once (1–64, default 8); verdicts do not depend on it. */
+  readonly macConcurrency?: number;
+}
+
+const isAnchor = (value: unknown): value is MacAnchor =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as MacAnchor).keyId === 'string' &&
+  typeof (value as MacAnchor).verifyMac === 'function';
+
+/** Schema of {@link VerifyChainOptions}. */
+export const VerifyChainOptionsSchema = z.strictObject({
+  lineageId: Identifier,
+  anchor: z.custom<MacAnchor>(isAnchor, { message: 'expected a MacAnchor (keyId, verifyMac)' }),
+  checkpoint: z.union([ChainCheckpointSchema, LineageHeadSchema]).optional(),
+  trustedStart: TrustedStartSchema.optional(),
+  macConcurrency: z.number().int().min(1).max(64).optional(),
+});
+
+const VerdictSchema = z.enum(VerificationVerdict);
+
+/**
+ * Verdict on one record of a chain. `seq` and `residualId` are read from the record (`null`
+ * when a malformed record does not carry a usable one).
+ */
+export const RecordVerificationSchema = z.strictObject({
+  seq: NonNegativeInt.nullable(),
+  residualId: z.string().nullable(),
+  verdict: VerdictSchema,
+  reason: z.string(),
+});
+/** Type of {@link RecordVerificationSchema}. */
+export type RecordVerification = z.infer<typeof RecordVerificationSchema>;
+
+/**
+ * Result of `verifyChain`:
+ * - `verdict`: `VERIFIED_INTACT`, or the verdict of the first failure.
+ * - `records`: one entry per input record, in input order. Records before the first failure are
+ *   `VERIFIED_INTACT`; the failing one carries its verdict and reason; later ones are
+ *   `UNVERIFIED_TAMPER_RISK` ("not verified: follows the failure at …"). On
+ *   `TRUNCATION_DETECTED` every record present is itself intact: the missing ones are the failure.
+ * - `firstFailure`: `{ seq, verdict, reason }` of the first bad record (for truncation, `seq` is
+ *   the first missing seq), or `null`.
+ * - `head`: `{ seq, recordHash }` of the last record of the verified prefix (the trusted start
+ *   when none), or `null`. Only a new checkpoint when `verdict` is `VERIFIED_INTACT`.
+ */
+export const ChainVerificationSchema = z.strictObject({
+  verdict: VerdictSchema,
+  records: z.array(RecordVerificationSchema),
+  firstFailure: z
+    .strictObject({ seq: NonNegativeInt.nullable(), verdict: VerdictSchema, reason: z.string() })
+    .nullable(),
+  head: ChainCheckpointSchema.nullable(),
+});
+/** Type of {@link ChainVerificationSchema}. */
+export type ChainVerification = z.infer<typeof ChainVerificationSchema>;

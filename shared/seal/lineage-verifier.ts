@@ -1,0 +1,308 @@
+import { HashDomain, type HexDigest, hashBytes } from '../canonical/digest';
+import { HeaderTooLargeError, InvalidInputError } from '../errors';
+import type { MacAnchor } from '../ports/mac-anchor';
+import { parseInput } from '../schemas/parse';
+import { manifestDigest } from '../triage/manifest';
+import {
+  type ChainCheckpoint,
+  type ChainVerification,
+  type RecordVerification,
+  type VerifyChainOptions,
+  VerifyChainOptionsSchema,
+} from './chain-verification';
+import { encodeHeader, genesisParentHash, payloadHash } from './record-header';
+import { type SealedRecord, SealedRecordSchema } from './sealed-record';
+import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
+
+const DEFAULT_MAC_CONCURRENCY = 8;
+
+interface Failure {
+  readonly index: number;
+  readonly seq: number | null;
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+}
+interface Link {
+  readonly seq: number;
+  readonly recordHash: HexDigest;
+  readonly generationEpoch: number;
+}
+interface Candidate {
+  readonly index: number;
+  readonly record: SealedRecord;
+  readonly message: Uint8Array;
+}
+
+/**
+ * Verifies a chain of sealed records of one lineage (seed 003, `verify_lineage`, hardened as
+ * DESIGN.md "Hardening beyond the seeds' sample code" asks): walks every record in the order
+ * given (never sorted: reordering must show), checks every link, reports the first bad record
+ * and why, and detects truncation against a trusted checkpoint.
+ *
+ * Per record, in this order (first failing check wins):
+ * 1. known `formatVersion`, else `UNVERIFIED_TAMPER_RISK`; schema (`SealedRecordSchema`), else `HASH_MISMATCH`;
+ * 2. `payloadHash`, `manifestDigest` and `recordHash` recomputed from payload, manifest and header → `HASH_MISMATCH`;
+ * 3. `lineageId` equals the option → `LINEAGE_BROKEN`;
+ * 4. seq exactly previous + 1 from 0 (or `trustedStart.afterSeq + 1`): repeated or gone back →
+ *    `SEQUENCE_REPLAYED`; ahead while the expected seq comes later (reordered) → `SEQUENCE_REPLAYED`;
+ *    ahead and the expected seq absent (records deleted) → `LINEAGE_BROKEN`;
+ * 5. `parentRecordHash` = previous `recordHash` (genesis for seq 0) → `LINEAGE_BROKEN`;
+ * 6. `generationEpoch` not below the previous one (fencing), `residualId` not sealed twice → `SEQUENCE_REPLAYED`;
+ * 7. `supersedes` names an earlier seq, with the hash held there when walked → `LINEAGE_BROKEN`;
+ * 8. at `checkpoint.seq`, `recordHash` = `checkpoint.recordHash` (else a fork/rewrite) → `LINEAGE_BROKEN`;
+ * 9. `anchor.keyId` = `header.keyId` → `HASH_MISMATCH`; `header.keyId` = the verifier's key → else `UNVERIFIED_TAMPER_RISK`;
+ * 10. `anchor.verifyMac(headerBytes)`: `false` → `HASH_MISMATCH` (tampered or forged), rejected →
+ *    `UNVERIFIED_TAMPER_RISK` (seed 003 "Decision Boundary" 3: fail closed).
+ * After the walk, a chain (or an empty one) ending before `checkpoint.seq` → `TRUNCATION_DETECTED`.
+ *
+ * With `trustedStart`, the records are a suffix starting at `afterSeq + 1`. A checkpoint at or
+ * below `afterSeq` cannot be compared with the records: one at `afterSeq` must carry
+ * `afterRecordHash` (else `LINEAGE_BROKEN`), one below is taken as already covered.
+ *
+ * @param records - stored records, untrusted, in the order read (seq ascending expected)
+ * @param options - {@link VerifyChainOptions}
+ * @returns a {@link ChainVerification}; never throws for bad records, only for bad options
+ * @throws {InvalidInputError} when `records` is not an array or `options` is malformed
+ */
+export async function verifyChain(records: unknown[], options: VerifyChainOptions): Promise<ChainVerification> {
+  const { lineageId, anchor, checkpoint, trustedStart, macConcurrency } = parseInput(
+    VerifyChainOptionsSchema,
+    options,
+    'chain verification options',
+  );
+  if (!Array.isArray(records)) {
+    throw new InvalidInputError('records', [{ path: '', message: 'expected an array of sealed records' }]);
+  }
+  if (checkpoint && 'lineageId' in checkpoint && checkpoint.lineageId !== lineageId) {
+    const message = `checkpoint is a head of lineage ${checkpoint.lineageId}, not ${lineageId}`;
+    throw new InvalidInputError('chain verification options', [{ path: 'checkpoint.lineageId', message }]);
+  }
+  const start: Link | null = trustedStart
+    ? {
+        seq: trustedStart.afterSeq,
+        recordHash: trustedStart.afterRecordHash,
+        generationEpoch: trustedStart.generationEpoch ?? 0,
+      }
+    : null;
+  const walk = new Walk(records, lineageId, anchor.keyId, start, checkpoint);
+
+  let failure: Failure | null = walk.startConflict();
+  const candidates: Candidate[] = [];
+  for (let index = 0; failure === null && index < records.length; index++) {
+    const outcome = walk.check(index);
+    if ('verdict' in outcome) failure = outcome;
+    else candidates.push(outcome);
+  }
+  const macFailure = await firstMacFailure(candidates, anchor, macConcurrency ?? DEFAULT_MAC_CONCURRENCY);
+  if (macFailure) failure = macFailure;
+
+  const intact = failure ? candidates.filter((c) => c.index < (failure as Failure).index) : candidates;
+  const last = intact.at(-1)?.record;
+  const head = last
+    ? { seq: last.header.monotonicSequenceNumber, recordHash: last.recordHash }
+    : start && { seq: start.seq, recordHash: start.recordHash };
+  if (failure === null && checkpoint && (head?.seq ?? -1) < checkpoint.seq) {
+    const missingFrom = (head?.seq ?? -1) + 1;
+    const reason = `truncated: the chain ends ${head ? `at seq ${head.seq}` : 'before seq 0'} but a trusted checkpoint saw seq ${checkpoint.seq}`;
+    failure = { index: records.length, seq: missingFrom, verdict: V.TRUNCATION_DETECTED, reason };
+  }
+  return {
+    verdict: failure?.verdict ?? V.VERIFIED_INTACT,
+    records: records.map((raw, index) => describe(raw, index, failure)),
+    firstFailure: failure && { seq: failure.seq, verdict: failure.verdict, reason: failure.reason },
+    head,
+  };
+}
+
+function describe(raw: unknown, index: number, failure: Failure | null): RecordVerification {
+  const { seq, residualId } = peek(raw);
+  if (failure === null || index < failure.index) {
+    return { seq, residualId, verdict: V.VERIFIED_INTACT, reason: 'lineage and integrity verified' };
+  }
+  if (index === failure.index) return { seq, residualId, verdict: failure.verdict, reason: failure.reason };
+  const at = failure.seq === null ? `position ${failure.index}` : `seq ${failure.seq}`;
+  return {
+    seq,
+    residualId,
+    verdict: V.UNVERIFIED_TAMPER_RISK,
+    reason: `not verified: follows the failure at ${at} (${failure.verdict})`,
+  };
+}
+
+/** Seq and residual id of a raw record when it carries usable ones. */
+function peek(raw: unknown): { seq: number | null; residualId: string | null } {
+  const header = (raw as { header?: Record<string, unknown> } | null)?.header;
+  const seq = header?.monotonicSequenceNumber;
+  const residualId = header?.residualId;
+  return {
+    seq: typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0 ? seq : null,
+    residualId: typeof residualId === 'string' ? residualId : null,
+  };
+}
+
+/** State of the walk over the records: the previous link and what was seen so far. */
+class Walk {
+  readonly #genesis: HexDigest;
+  #previous: Link | null;
+  readonly #hashBySeq = new Map<number, HexDigest>();
+  readonly #seqByResidualId = new Map<string, number>();
+
+  constructor(
+    private readonly records: readonly unknown[],
+    private readonly lineageId: string,
+    private readonly keyId: string,
+    private readonly start: Link | null,
+    private readonly checkpoint: ChainCheckpoint | undefined,
+  ) {
+    this.#genesis = genesisParentHash(lineageId);
+    this.#previous = start;
+    if (start) this.#hashBySeq.set(start.seq, start.recordHash);
+  }
+
+  /** The trusted start and the checkpoint disagree about the same seq. */
+  startConflict(): Failure | null {
+    const { start, checkpoint } = this;
+    if (!start || !checkpoint || checkpoint.seq !== start.seq || checkpoint.recordHash === start.recordHash)
+      return null;
+    const reason = `fork: the trusted start and the checkpoint name different records at seq ${start.seq}`;
+    // index -1: no record is the culprit; every record is left unverified.
+    return { index: -1, seq: start.seq, verdict: V.LINEAGE_BROKEN, reason };
+  }
+
+  /** Local checks of record `index` (everything but the MAC); a candidate for the MAC check or a failure. */
+  check(index: number): Candidate | Failure {
+    const raw = this.records[index];
+    const fail = (verdict: VerificationVerdict, reason: string): Failure => ({
+      index,
+      seq: peek(raw).seq,
+      verdict,
+      reason,
+    });
+    const version = (raw as { header?: { formatVersion?: unknown } } | null)?.header?.formatVersion;
+    if (typeof version === 'number' && version !== 1) {
+      return fail(V.UNVERIFIED_TAMPER_RISK, `format version ${version} is not known to this verifier; cannot verify`);
+    }
+    const parsed = SealedRecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.map(String).join('.') || '<root>';
+      return fail(V.HASH_MISMATCH, `malformed record at ${where}: ${issue?.message}`);
+    }
+    const record = parsed.data;
+    const { header } = record;
+    const seq = header.monotonicSequenceNumber;
+
+    if (payloadHash(record.payload) !== header.payloadHash) {
+      return fail(V.HASH_MISMATCH, 'payload does not match the sealed payloadHash');
+    }
+    if (manifestDigest(record.manifest) !== header.manifestDigest) {
+      return fail(V.HASH_MISMATCH, 'manifest does not match the sealed manifestDigest');
+    }
+    let message: Uint8Array;
+    try {
+      message = encodeHeader(header);
+    } catch (error) {
+      if (!(error instanceof HeaderTooLargeError)) throw error;
+      return fail(V.HASH_MISMATCH, `${error.message}: no anchor can have signed it`);
+    }
+    const recordHash = hashBytes(HashDomain.RECORD_HEADER, message);
+    if (recordHash !== record.recordHash) return fail(V.HASH_MISMATCH, 'recordHash does not match the header');
+
+    if (header.lineageId !== this.lineageId) {
+      return fail(V.LINEAGE_BROKEN, `record belongs to lineage ${header.lineageId}, not ${this.lineageId}`);
+    }
+    const previous = this.#previous;
+    const expected = previous ? previous.seq + 1 : 0;
+    if (seq < expected) {
+      return fail(V.SEQUENCE_REPLAYED, `seq ${seq} repeated or rolled back: expected seq ${expected}`);
+    }
+    if (seq > expected) {
+      const later = this.records.findIndex((r, i) => i > index && peek(r).seq === expected);
+      return later >= 0
+        ? fail(
+            V.SEQUENCE_REPLAYED,
+            `out of order: seq ${seq} where seq ${expected} was expected (found at position ${later})`,
+          )
+        : fail(V.LINEAGE_BROKEN, `records missing: seq ${seq} where seq ${expected} was expected`);
+    }
+    const parent = previous ? previous.recordHash : this.#genesis;
+    if (header.parentRecordHash !== parent) {
+      const what = previous ? `the recordHash of seq ${previous.seq}` : 'the genesis value of the lineage';
+      return fail(V.LINEAGE_BROKEN, `parentRecordHash is not ${what}`);
+    }
+    if (previous && header.generationEpoch < previous.generationEpoch) {
+      return fail(
+        V.SEQUENCE_REPLAYED,
+        `generation epoch went back from ${previous.generationEpoch} to ${header.generationEpoch} (fenced-out writer)`,
+      );
+    }
+    const earlier = this.#seqByResidualId.get(header.residualId);
+    if (earlier !== undefined) {
+      return fail(V.SEQUENCE_REPLAYED, `residualId ${header.residualId} was already sealed at seq ${earlier}`);
+    }
+    const { supersedes } = header;
+    if (supersedes && supersedes.seq >= seq) {
+      return fail(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq}, which is not earlier than ${seq}`);
+    }
+    const held = supersedes ? this.#hashBySeq.get(supersedes.seq) : undefined;
+    if (supersedes && held !== undefined && held !== supersedes.recordHash) {
+      return fail(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq} with a hash that is not that record's`);
+    }
+    if (this.checkpoint?.seq === seq && this.checkpoint.recordHash !== recordHash) {
+      return fail(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`);
+    }
+    if (record.anchor.keyId !== header.keyId) {
+      return fail(V.HASH_MISMATCH, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
+    }
+    if (header.keyId !== this.keyId) {
+      return fail(
+        V.UNVERIFIED_TAMPER_RISK,
+        `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`,
+      );
+    }
+    this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
+    this.#hashBySeq.set(seq, recordHash);
+    this.#seqByResidualId.set(header.residualId, seq);
+    return { index, record, message };
+  }
+}
+
+/** Checks the MACs of `candidates` (in input order, `concurrency` at once); the first failure by index. */
+async function firstMacFailure(
+  candidates: readonly Candidate[],
+  anchor: MacAnchor,
+  concurrency: number,
+): Promise<Failure | null> {
+  let next = 0;
+  let first: Failure | null = null;
+  const worker = async (): Promise<void> => {
+    while (next < candidates.length) {
+      const candidate = candidates[next++] as Candidate;
+      // Indices are handed out in order: once a failure is known, later ones cannot matter.
+      if (first && first.index < candidate.index) return;
+      const failure = await checkMac(candidate, anchor);
+      if (failure && (!first || failure.index < first.index)) first = failure;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, worker));
+  return first;
+}
+
+async function checkMac({ index, record, message }: Candidate, anchor: MacAnchor): Promise<Failure | null> {
+  const seq = record.header.monotonicSequenceNumber;
+  let valid: unknown;
+  try {
+    valid = await anchor.verifyMac(message, record.anchor);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      index,
+      seq,
+      verdict: V.UNVERIFIED_TAMPER_RISK,
+      reason: `anchor could not be verified (${why}); fail closed`,
+    };
+  }
+  if (valid === true) return null;
+  if (valid === false) return { index, seq, verdict: V.HASH_MISMATCH, reason: 'anchor invalid: tampered or forged' };
+  return { index, seq, verdict: V.UNVERIFIED_TAMPER_RISK, reason: 'anchor gave no boolean answer; fail closed' };
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { canonicalBytes } from '../canonical/canonical-json';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
+import { HeaderTooLargeError } from '../errors';
+import { parseInput } from '../schemas/parse';
+import {
+  AuthoritySchema,
+  HexDigest as HexDigestSchema,
+  Identifier,
+  NonNegativeInt,
+  wellFormedString,
+} from '../schemas/primitives';
+
+/** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
+export const MAX_HEADER_BYTES = 4096;
+
+/**
+ * A MAC key id: a KMS key ARN, key id or alias, or a label for a local key. 1–2,048
+ * characters, well-formed, no control characters.
+ */
+export const KeyIdSchema = wellFormedString(2048)
+  .min(1)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'key id holds a control character');
+
+/** Reference to an earlier record of the same lineage that a re-seal supersedes (seed 000 re-seal). */
+export const SupersedesSchema = z.strictObject({
+  /** Sequence number of the superseded record. */
+  seq: NonNegativeInt,
+  /** Its record hash. */
+  recordHash: HexDigestSchema,
+});
+/** Type of {@link SupersedesSchema}. */
+export type Supersedes = z.infer<typeof SupersedesSchema>;
+
+/**
+ * The record header: the small canonical structure the anchor MACs and whose hash the next
+ * record names as `parentRecordHash` (seed 003, "Recorded Elements" 1–3; DESIGN.md, "Hashing and
+ * canonical form"). It covers the payload and the manifest through their digests, never the
+ * payload itself, so it stays under the 4,096-byte KMS MAC limit. Strict: unknown fields refused.
+ */
+export const RecordHeaderSchema = z.strictObject({
+  formatVersion: z.literal(FORMAT_VERSION),
+  lineageId: Identifier,
+  /** 0 for the first record of a lineage, then exactly previous + 1. */
+  monotonicSequenceNumber: NonNegativeInt,
+  residualId: Identifier,
+  sessionId: Identifier,
+  /** {@link payloadHash} of the record's payload. */
+  payloadHash: HexDigestSchema,
+  /** `recordHash` of the previous record, or {@link genesisParentHash} for seq 0. */
+  parentRecordHash: HexDigestSchema,
+  /** Fencing token: never smaller than the previous record's. */
+  generationEpoch: NonNegativeInt,
+  authority: AuthoritySchema,
+  /** `manifestDigest(manifest)` of the record's sealed dependency manifest (seed 000). */
+  manifestDigest: HexDigestSchema,
+  /** The guard's `verdictDigest` (seed 004) that admitted the write. */
+  verdictDigest: HexDigestSchema,
+  /** Key whose MAC anchors this header (HMAC keys do not rotate, so records name theirs). */
+  keyId: KeyIdSchema,
+  /** The record this one supersedes (a re-seal after re-probes), or `null`. */
+  supersedes: SupersedesSchema.nullable(),
+});
+/** Type of {@link RecordHeaderSchema}. */
+export type RecordHeader = z.infer<typeof RecordHeaderSchema>;
+
+/**
+ * Parent hash of seq 0 of a lineage: `hashCanonical(HashDomain.GENESIS, { v: 1, lineageId })`.
+ * A defined value derived from the lineage id, never `""` (DESIGN.md, "Hashing and canonical
+ * form"), so a record cannot be moved to the start of another lineage.
+ *
+ * @param lineageId - an {@link Identifier}
+ * @returns 64 lowercase hex characters
+ * @throws {InvalidInputError} when `lineageId` is not an identifier
+ */
+export function genesisParentHash(lineageId: string): HexDigest {
+  const id = parseInput(Identifier, lineageId, 'lineage id');
+  return hashCanonical(HashDomain.GENESIS, { v: FORMAT_VERSION, lineageId: id });
+}
+
+/**
+ * Seed 003 `payload_hash`: domain-separated SHA-256 (`HashDomain.PAYLOAD`) of the RFC 8785
+ * canonical UTF-8 form of the payload.
+ *
+ * @param payload - any JSON value
+ * @returns 64 lowercase hex characters, independent of key order
+ * @throws {CanonicalizationError} when `payload` is not exactly representable as JSON
+ */
+export function payloadHash(payload: unknown): HexDigest {
+  return hashCanonical(HashDomain.PAYLOAD, payload);
+}
+
+/**
+ * Canonical bytes of an already validated header; the MAC message.
+ * @throws {HeaderTooLargeError} above {@link MAX_HEADER_BYTES}
+ */
+export function encodeHeader(header: RecordHeader): Uint8Array {
+  const bytes = canonicalBytes(header);
+  if (bytes.byteLength > MAX_HEADER_BYTES) throw new HeaderTooLargeError(bytes.byteLength);
+  return bytes;
+}
+
+/**
+ * Canonical bytes of a record header: the exact message the MAC anchor signs and verifies.
+ *
+ * RFC 8785 (JCS), UTF-8, at most 4,096 bytes (the KMS `GenerateMac` message limit).
+ *
+ * @throws {InvalidInputError} when `header` is not a valid {@link RecordHeader}
+ * @throws {HeaderTooLargeError} when the canonical form exceeds 4,096 bytes
+ */
+export function headerBytes(header: RecordHeader): Uint8Array {
+  return encodeHeader(parseInput(RecordHeaderSchema, header, 'record header'));
+}
+
+/**
+ * Record hash of a header: `SHA-256("reseal/v1/record-header" || 0x00 || headerBytes(header))`
+ * as lowercase hex. The next record names it as `parentRecordHash` (seed 003 `parent_record_hash`).
+ *
+ * @throws {InvalidInputError} when `header` is not a valid {@link RecordHeader}
+ * @throws {HeaderTooLargeError} when the canonical form exceeds 4,096 bytes
+ */
+export function recordHashOf(header: RecordHeader): HexDigest {
+  return hashBytes(HashDomain.RECORD_HEADER, headerBytes(header));
+}

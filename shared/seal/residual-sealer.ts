@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
+import { InvalidInputError } from '../errors';
+import { SessionVariableSchema } from '../guard/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
+import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
+import { parseInput } from '../schemas/parse';
+import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
+import { AnchorKeyMismatchError, StaleEpochError } from './errors';
+import { encodeHeader, genesisParentHash, payloadHash, type RecordHeader, SupersedesSchema } from './record-header';
+import { type LineageHead, LineageHeadSchema, type SealedRecord } from './sealed-record';
+
+/**
+ * What to seal: an accepted residual write, with the guard's verdict digest.
+ *
+ * `{ lineageId; residualId; sessionId; payload: JsonValue; generationEpoch; authority;
+ *    manifest: SealedDependencyManifest; verdictDigest; variablesUsed: SessionVariable[];
+ *    supersedes?: { seq; recordHash } }` (strict).
+ */
+export const SealInputSchema = z.strictObject({
+  lineageId: Identifier,
+  residualId: Identifier,
+  sessionId: Identifier,
+  payload: JsonPayloadSchema,
+  generationEpoch: NonNegativeInt,
+  authority: AuthoritySchema,
+  manifest: SealedDependencyManifestSchema,
+  verdictDigest: HexDigest,
+  variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
+  supersedes: SupersedesSchema.optional(),
+});
+/** Type of {@link SealInputSchema}. */
+export type SealInput = z.input<typeof SealInputSchema>;
+
+/**
+ * Seals a residual as the next record of its lineage (seed 003, "Recorded Elements" 1–4).
+ *
+ * - `monotonicSequenceNumber` = `head.seq + 1`, or 0 without a head;
+ * - `parentRecordHash` = `head.recordHash`, or {@link genesisParentHash} without a head;
+ * - `payloadHash` and `manifestDigest` computed here from the bodies;
+ * - `keyId` = `anchor.keyId`; the MAC is `anchor.generateMac(headerBytes(header))`.
+ *
+ * Pure apart from the anchor call: the caller persists the record with a conditional write on
+ * the head (two seals from the same head yield two records with the same seq; the store must
+ * let only one win and the chain verifier rejects a chain holding both).
+ *
+ * @param input - a {@link SealInput}
+ * @param head - the lineage head the caller read, or `null` for a new lineage
+ * @param anchor - the MAC anchor (KMS in production, {@link LocalHmacAnchor} in tests)
+ * @param nowMs - clock, ms since the Unix epoch, stored as `sealedAtMs`
+ * @throws {InvalidInputError} for a malformed input or head, a head of another lineage, a
+ *   `supersedes` that names a record the head cannot have, or a sequence past 2^53 − 1
+ * @throws {StaleEpochError} when `input.generationEpoch` is older than `head.generationEpoch` (fencing token)
+ * @throws {HeaderTooLargeError} when the canonical header exceeds 4,096 bytes
+ * @throws {AnchorKeyMismatchError} when the anchor signs under a key other than `anchor.keyId`
+ * @throws whatever `anchor.generateMac` throws (key disabled, unreachable)
+ */
+export async function sealRecord(
+  input: SealInput,
+  head: LineageHead | null,
+  anchor: MacAnchor,
+  nowMs: number,
+): Promise<SealedRecord> {
+  const request = parseInput(SealInputSchema, input, 'seal input');
+  const current = parseInput(LineageHeadSchema.nullable(), head, 'lineage head');
+  const sealedAtMs = parseInput(EpochMillis, nowMs, 'seal time');
+  checkAgainstHead(request, current);
+
+  const seq = current ? current.seq + 1 : 0;
+  const header: RecordHeader = {
+    formatVersion: FORMAT_VERSION,
+    lineageId: request.lineageId,
+    monotonicSequenceNumber: seq,
+    residualId: request.residualId,
+    sessionId: request.sessionId,
+    payloadHash: payloadHash(request.payload),
+    parentRecordHash: current ? current.recordHash : genesisParentHash(request.lineageId),
+    generationEpoch: request.generationEpoch,
+    authority: request.authority,
+    manifestDigest: manifestDigest(request.manifest),
+    verdictDigest: request.verdictDigest,
+    keyId: anchor.keyId,
+    supersedes: request.supersedes ?? null,
+  };
+  const message = encodeHeader(header);
+  const signature = await anchor.generateMac(message);
+  if (signature.keyId !== anchor.keyId) throw new AnchorKeyMismatchError(anchor.keyId, signature.keyId);
+  if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) {
+    throw new InvalidInputError('anchor signature', [
+      { path: 'algorithm', message: `expected HMAC_SHA_256, got ${signature.algorithm}` },
+    ]);
+  }
+  return {
+    header,
+    recordHash: hashBytes(HashDomain.RECORD_HEADER, message),
+    anchor: { keyId: signature.keyId, algorithm: signature.algorithm, mac: signature.mac },
+    payload: request.payload,
+    manifest: request.manifest,
+    variablesUsed: request.variablesUsed,
+    sealedAtMs,
+  };
+}
+
+function checkAgainstHead(request: z.output<typeof SealInputSchema>, head: LineageHead | null): void {
+  const problem = (path: string, message: string) => new InvalidInputError('seal input', [{ path, message }]);
+  if (head === null) {
+    if (request.supersedes) throw problem('supersedes', 'a new lineage has no record to supersede');
+    return;
+  }
+  if (head.lineageId !== request.lineageId) {
+    throw problem('lineageId', `head belongs to lineage ${head.lineageId}, not ${request.lineageId}`);
+  }
+  if (request.generationEpoch < head.generationEpoch) {
+    throw new StaleEpochError(request.lineageId, head.generationEpoch, request.generationEpoch);
+  }
+  if (head.seq >= Number.MAX_SAFE_INTEGER) throw problem('', 'lineage sequence is exhausted (2^53 − 1)');
+  const { supersedes } = request;
+  if (supersedes && supersedes.seq > head.seq) {
+    throw problem('supersedes.seq', `seq ${supersedes.seq} is past the head (seq ${head.seq})`);
+  }
+  if (supersedes && supersedes.seq === head.seq && supersedes.recordHash !== head.recordHash) {
+    throw problem('supersedes.recordHash', `does not match the head's record hash at seq ${head.seq}`);
+  }
+}

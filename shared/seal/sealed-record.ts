@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { SessionVariableSchema } from '../guard/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
+import { MacAlgorithm } from '../ports/mac-anchor';
+import { EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { SealedDependencyManifestSchema } from '../triage/manifest';
+import { KeyIdSchema, RecordHeaderSchema } from './record-header';
+
+/**
+ * Schema of an `AnchorSignature` (shared/ports/mac-anchor.ts) as stored with a record: key id,
+ * `HMAC_SHA_256`, and the MAC as canonical standard base64 of 32 bytes (44 characters).
+ */
+export const AnchorSignatureSchema = z.strictObject({
+  keyId: KeyIdSchema,
+  algorithm: z.enum(MacAlgorithm),
+  mac: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected the base64 of a 32-byte MAC'),
+});
+
+/**
+ * A sealed residual as stored (seed 003, "Recorded Elements" 1–4): the MAC'd header, its record
+ * hash, the anchor signature, and the bodies the header names by digest (payload, manifest).
+ *
+ * `{ header: RecordHeader; recordHash: HexDigest; anchor: AnchorSignature; payload: JsonValue;
+ *    manifest: SealedDependencyManifest; variablesUsed: SessionVariable[]; sealedAtMs: EpochMillis }`
+ *
+ * Covered by the anchor: the header, hence `payload` (via `payloadHash`) and `manifest` (via
+ * `manifestDigest`). Not covered: `variablesUsed` and `sealedAtMs` (kept for audit; the header
+ * holds the guard's `verdictDigest` instead). Strict at every level.
+ */
+export const SealedRecordSchema = z.strictObject({
+  header: RecordHeaderSchema,
+  /** `recordHashOf(header)`. */
+  recordHash: HexDigest,
+  anchor: AnchorSignatureSchema,
+  payload: JsonPayloadSchema,
+  manifest: SealedDependencyManifestSchema,
+  variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
+  /** When the sealer made the record, ms since the Unix epoch (UTC); not MAC'd. */
+  sealedAtMs: EpochMillis,
+});
+/** Type of {@link SealedRecordSchema}. */
+export type SealedRecord = z.infer<typeof SealedRecordSchema>;
+
+/**
+ * The head of a lineage: what the head item holds, what a `ResidualSealed` event carries, and
+ * what a client keeps as a trusted checkpoint (DESIGN.md, "Facts from the field": the head must
+ * also live outside the table).
+ *
+ * `{ lineageId; seq; recordHash; generationEpoch; mac (base64); keyId }`
+ */
+export const LineageHeadSchema = z.strictObject({
+  lineageId: Identifier,
+  /** Sequence number of the latest record. */
+  seq: NonNegativeInt,
+  /** Its record hash. */
+  recordHash: HexDigest,
+  /** Its generation epoch (the fencing token a new write must not go below). */
+  generationEpoch: NonNegativeInt,
+  /** Its anchor MAC, base64. */
+  mac: AnchorSignatureSchema.shape.mac,
+  /** Key of that MAC. */
+  keyId: KeyIdSchema,
+});
+/** Type of {@link LineageHeadSchema}. */
+export type LineageHead = z.infer<typeof LineageHeadSchema>;
+
+/**
+ * The lineage head a sealed record makes: `{ lineageId, seq, recordHash, generationEpoch, mac, keyId }`.
+ * No validation: pass a record {@link sealRecord} returned or {@link verifyChain} verified.
+ */
+export function lineageHeadOf(record: SealedRecord): LineageHead {
+  return {
+    lineageId: record.header.lineageId,
+    seq: record.header.monotonicSequenceNumber,
+    recordHash: record.recordHash,
+    generationEpoch: record.header.generationEpoch,
+    mac: record.anchor.mac,
+    keyId: record.header.keyId,
+  };
+}

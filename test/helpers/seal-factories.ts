@@ -1,0 +1,100 @@
+import type { JsonValue } from '../../shared/canonical/canonical-json';
+import { FORMAT_VERSION, HashDomain, hashCanonical } from '../../shared/canonical/digest';
+import type { SessionVariable } from '../../shared/guard/session-variable';
+import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
+import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
+import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+
+/**
+ * In-memory helpers for tests that need sealed records (seed 003), for reuse by any part.
+ * Everything is deterministic: fixed key, fixed clock, ids derived from the index.
+ */
+
+/** The fixed test key: the 32 bytes 0x00, 0x01, …, 0x1f. */
+export const TEST_KEY_BYTES: Uint8Array = Uint8Array.from({ length: 32 }, (_, i) => i);
+/** Key id of {@link TEST_KEY_BYTES}. */
+export const TEST_KEY_ID = 'test-key-1';
+/** Default lineage id. */
+export const TEST_LINEAGE_ID = 'lineage-test-1';
+/** Default clock: 2026-10-26T00:00:00Z in ms. */
+export const TEST_NOW_MS = Date.UTC(2026, 9, 26);
+
+/** A {@link LocalHmacAnchor} over the fixed test key (a fresh instance each call, so disabling one is local). */
+export function testAnchor(options: { keyId?: string; key?: Uint8Array; disabled?: boolean } = {}): LocalHmacAnchor {
+  return new LocalHmacAnchor({
+    keyId: options.keyId ?? TEST_KEY_ID,
+    key: options.key ?? TEST_KEY_BYTES,
+    disabled: options.disabled ?? false,
+  });
+}
+
+/** A small valid manifest (seed 000): one structural key, one claim; hashes are placeholders of the right shape. */
+export function testManifest(): SealedDependencyManifest {
+  const keyHash = (key: string) => hashCanonical(HashDomain.ENV_KEY, { v: 1, key, value: `${key}-value` });
+  const baselineKeyHashes = { ARCH: keyHash('ARCH'), REGION: keyHash('REGION') };
+  return {
+    formatVersion: FORMAT_VERSION,
+    preconditionSeal: hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes }),
+    baselineKeyHashes,
+    structuralKeys: ['ARCH'],
+    claimDependencyMap: { 'claim-1': ['REGION'] },
+  };
+}
+
+/** A fresh session variable. */
+export function testVariable(name = 'TASK_ID', value = 'task-42'): SessionVariable {
+  return { name, value, freshness: 'FRESH_GENERATED', sourceEpoch: 1 };
+}
+
+/** A valid {@link SealInput} for record `index` of `lineageId`; `overrides` replace fields. */
+export function sealInput(index = 0, overrides: Partial<SealInput> = {}): SealInput {
+  return {
+    lineageId: TEST_LINEAGE_ID,
+    residualId: `residual-${index}`,
+    sessionId: `session-${index}`,
+    payload: { conclusion: `finding ${index}`, index } as JsonValue,
+    generationEpoch: 1,
+    authority: AuthorityValues.OPERATIONAL as Authority,
+    manifest: testManifest(),
+    verdictDigest: hashCanonical(HashDomain.VERDICT, { v: 1, index }),
+    variablesUsed: [testVariable()],
+    ...overrides,
+  };
+}
+
+/** Options of {@link buildChain}. */
+export interface BuildChainOptions {
+  readonly lineageId?: string;
+  readonly anchor?: LocalHmacAnchor;
+  /** Per-record input overrides (e.g. payloads, authorities, epochs). */
+  readonly inputs?: (index: number) => Partial<SealInput>;
+  readonly nowMs?: number;
+}
+
+/**
+ * Seals `length` records into one valid chain (seq 0 … length − 1) with {@link sealRecord}.
+ * Returns the records, the final head (null when empty) and the anchor used.
+ */
+export async function buildChain(
+  length: number,
+  options: BuildChainOptions = {},
+): Promise<{ records: SealedRecord[]; head: LineageHead | null; anchor: LocalHmacAnchor }> {
+  const anchor = options.anchor ?? testAnchor();
+  const lineageId = options.lineageId ?? TEST_LINEAGE_ID;
+  const records: SealedRecord[] = [];
+  let head: LineageHead | null = null;
+  for (let index = 0; index < length; index++) {
+    const input = sealInput(index, { lineageId, ...options.inputs?.(index) });
+    const record = await sealRecord(input, head, anchor, (options.nowMs ?? TEST_NOW_MS) + index);
+    records.push(record);
+    head = lineageHeadOf(record);
+  }
+  return { records, head, anchor };
+}
+
+/** Deep copy through JSON, as a store round trip would give (so a test can tamper without touching the original). */
+export function cloneRecord<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
