@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
+import {
+  type BuildManifestInput,
+  buildManifest,
+  compositeSeal,
+  envKeyHash,
+  manifestDigest,
+  type SealedDependencyManifest,
+} from '../../../../shared/triage/manifest';
+
+interface TriageCase {
+  name: string;
+  record: BuildManifestInput;
+  currentEnv: Record<string, string>;
+  expected: {
+    manifest: SealedDependencyManifest;
+    manifestDigest: string;
+    currentKeyHashes: Record<string, string>;
+    currentSeal: string;
+    report: ReturnType<typeof isolateDelta>;
+    reportDigest: string;
+  };
+}
+const file = JSON.parse(readFileSync(new URL('../../../vectors/triage.json', import.meta.url), 'utf8')) as {
+  formatVersion: number;
+  cases: TriageCase[];
+};
+
+describe('test/vectors/triage.json', () => {
+  it('exercises every verdict', () => {
+    expect(new Set(file.cases.map((c) => c.expected.report.verdict))).toEqual(new Set(Object.values(DeltaVerdict)));
+  });
+
+  it.each(file.cases.map((c) => [c.name, c] as const))('case "%s": key hashes, seals, verdict and digests', (_, c) => {
+    const manifest = buildManifest(c.record);
+    expect(manifest).toEqual(c.expected.manifest);
+    for (const [key, value] of Object.entries(c.record.env)) {
+      expect(envKeyHash(key, value)).toBe(c.expected.manifest.baselineKeyHashes[key]);
+    }
+    expect(compositeSeal(manifest.baselineKeyHashes)).toBe(c.expected.manifest.preconditionSeal);
+    expect(manifestDigest(manifest)).toBe(c.expected.manifestDigest);
+    for (const [key, value] of Object.entries(c.currentEnv)) {
+      expect(envKeyHash(key, value)).toBe(c.expected.currentKeyHashes[key]);
+    }
+    expect(compositeSeal(c.expected.currentKeyHashes)).toBe(c.expected.currentSeal);
+    const report = isolateDelta(c.expected.manifest, c.currentEnv);
+    expect(report).toEqual(c.expected.report);
+    expect(report.sealIntact).toBe(c.expected.currentSeal === manifest.preconditionSeal);
+    expect(triageReportDigest(report)).toBe(c.expected.reportDigest);
+  });
+});
