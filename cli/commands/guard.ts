@@ -1,0 +1,70 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { MAX_RECEIPT_AGE_LIMIT_SECONDS } from '../../shared/guard/policy';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import type { CommandContext } from '../context';
+import { ExitCode } from '../exit-codes';
+import { jsonText } from '../format/output';
+import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
+import { readSchemaFile } from '../read-input';
+
+/** Receipt age the CLI accepts when `--max-receipt-age-seconds` is not given (15 minutes). */
+export const DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS = 900;
+
+interface GuardOptions {
+  readonly request: string;
+  readonly json?: boolean;
+  readonly nowMs?: number;
+  readonly maxReceiptAgeSeconds: number;
+  readonly maxClockSkewSeconds?: number;
+}
+
+/** Parses a non-negative integer option value, or refuses it as bad input. */
+export function integerOption(value: string): number {
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError('expected a non-negative integer');
+  }
+  return Number(value);
+}
+
+/**
+ * `reseal guard`: runs the stale-state guard (seed 004) on a residual write request and prints
+ * the verdict.
+ */
+export function registerGuard(program: Command, ctx: CommandContext): void {
+  program
+    .command('guard')
+    .summary('run the stale-state guard on a write request (offline)')
+    .description(
+      'Runs the stale-state guard (seed 004) on a residual write request (the body an agent sends to SQS) and prints the verdict.',
+    )
+    .requiredOption('--request <REQUEST.json>', 'residual write request (camelCase JSON, formatVersion 1)')
+    .option('--json', 'print the verdict as JSON (snake_case)')
+    .option('--now-ms <ms>', 'the guard\'s "now", ms since the Unix epoch (default: the clock)', integerOption)
+    .option(
+      '--max-receipt-age-seconds <s>',
+      `oldest probe receipt accepted (1 to ${MAX_RECEIPT_AGE_LIMIT_SECONDS})`,
+      integerOption,
+      DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS,
+    )
+    .option(
+      '--max-clock-skew-seconds <s>',
+      'clock skew tolerated for receipts and the boundary (0 to 300, default 5)',
+      integerOption,
+    )
+    .action(async (options: GuardOptions) => {
+      const request = await readSchemaFile(
+        ctx.io,
+        options.request,
+        ResidualWriteRequestSchema,
+        'residual write request',
+      );
+      const verdict = evaluateWrite(request, {
+        nowMs: options.nowMs ?? ctx.io.nowMs(),
+        maxReceiptAgeSeconds: options.maxReceiptAgeSeconds,
+        ...(options.maxClockSkewSeconds === undefined ? {} : { maxClockSkewSeconds: options.maxClockSkewSeconds }),
+      });
+      ctx.io.stdout(options.json ? jsonText(writeVerdictJson(verdict)) : writeVerdictText(verdict));
+      ctx.exit(verdict.isSafe ? ExitCode.OK : ExitCode.ACTION_NEEDED);
+    });
+}

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { InvalidInputError } from '../../shared/errors';
+import { EnvSnapshot, MapKey, safeRecord } from '../../shared/schemas/primitives';
+import { buildManifest } from '../../shared/triage/manifest';
+import { type CommandContext, commaList } from '../context';
+import { BadInputError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { jsonText } from '../format/output';
+import { readSchemaFile } from '../read-input';
+
+/** CLAIMS.json: claim id → its causal keys (seed 000 `claim_dependency_map`). */
+const ClaimsFile = safeRecord(z.array(MapKey).min(1, 'a claim must name at least one causal key'));
+
+interface ManifestOptions {
+  readonly env: string;
+  readonly structural: string;
+  readonly claims: string;
+}
+
+/**
+ * `reseal manifest`: builds the sealed dependency manifest (seed 000, "Recorded Elements") from
+ * a baseline environment, the structural keys and each claim's causal keys, and prints it as
+ * camelCase JSON (the wire format `triage --manifest` and a write request take).
+ */
+export function registerManifest(program: Command, ctx: CommandContext): void {
+  program
+    .command('manifest')
+    .summary('build the sealed dependency manifest (offline)')
+    .description(
+      'Builds the sealed dependency manifest of seed 000 from the environment at write time and prints it as JSON.\n' +
+        'BASELINE.json is a flat object of key to string value; CLAIMS.json maps each claim id to its list of causal keys.',
+    )
+    .requiredOption('--env <BASELINE.json>', 'environment at write time: { "KEY": "value", ... }')
+    .option('--structural <KEY1,KEY2>', 'comma-separated structural keys (drift invalidates the whole record)', '')
+    .requiredOption('--claims <CLAIMS.json>', 'claim id to causal keys: { "claim-id": ["KEY", ...], ... }')
+    .action(async (options: ManifestOptions) => {
+      const env = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      const claims = await readSchemaFile(ctx.io, options.claims, ClaimsFile, 'claim dependency map');
+      const structuralKeys = commaList(options.structural);
+      let manifest: ReturnType<typeof buildManifest>;
+      try {
+        manifest = buildManifest({ env, structuralKeys, claimDependencyMap: claims });
+      } catch (error) {
+        if (error instanceof InvalidInputError) throw manifestInputError(error, options);
+        throw error;
+      }
+      ctx.io.stdout(jsonText(manifest));
+      ctx.exit(ExitCode.OK);
+    });
+}
+
+/** Names the file or option each problem comes from: `structuralKeys.*` → --structural, claims → CLAIMS.json. */
+function manifestInputError(error: InvalidInputError, options: ManifestOptions): BadInputError {
+  const lines = error.issues.map((issue) => {
+    const [head, ...rest] = issue.path.split('.');
+    if (head === 'structuralKeys') return `  --structural: ${issue.message} (${options.env})`;
+    if (head === 'claimDependencyMap')
+      return `  ${options.claims} at ${rest.join('.')}: ${issue.message} (${options.env})`;
+    if (head === 'env') return `  ${options.env} at ${rest.join('.') || '<root>'}: ${issue.message}`;
+    return `  at ${issue.path || '<root>'}: ${issue.message}`;
+  });
+  return new BadInputError(`cannot build the manifest\n${lines.join('\n')}`, { cause: error });
+}

@@ -1,0 +1,79 @@
+import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import type { MacCheck } from '../mac-anchor-choice';
+import { fieldLines } from './output';
+
+/** What was verified, besides the core's result. */
+export interface VerificationContext {
+  readonly lineageId: string;
+  readonly macCheck: MacCheck;
+  readonly keyId: string;
+  readonly checkpoint: (ChainCheckpoint & { readonly source: string }) | null;
+  readonly note: string | null;
+}
+
+/**
+ * A chain verification for `--json`: snake_case, stable (fields are only ever added).
+ * `records` lists every record in input order with its verdict.
+ */
+export function verificationJson(result: ChainVerification, context: VerificationContext) {
+  return {
+    verdict: result.verdict,
+    lineage_id: context.lineageId,
+    records_checked: result.records.length,
+    mac_check: context.macCheck,
+    key_id: context.keyId,
+    checkpoint: context.checkpoint && {
+      seq: context.checkpoint.seq,
+      record_hash: context.checkpoint.recordHash,
+      source: context.checkpoint.source,
+    },
+    first_failure: result.firstFailure && {
+      seq: result.firstFailure.seq,
+      verdict: result.firstFailure.verdict,
+      reason: result.firstFailure.reason,
+    },
+    verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
+    note: context.note,
+    records: result.records.map((r) => ({
+      seq: r.seq,
+      residual_id: r.residualId,
+      verdict: r.verdict,
+      reason: r.reason,
+    })),
+  };
+}
+
+const MAC_CHECK_TEXT: Record<MacCheck, string> = {
+  kms: 'KMS VerifyMac',
+  'local-key': 'local HMAC key',
+  unavailable: 'not checked (no key reachable)',
+};
+
+/** A chain verification as readable text. */
+export function verificationText(result: ChainVerification, context: VerificationContext): string {
+  const failure = result.firstFailure;
+  const rows: [string, string][] = [
+    ['verdict', result.verdict],
+    ['lineage', context.lineageId],
+    ['records checked', String(result.records.length)],
+    ['MACs', `${MAC_CHECK_TEXT[context.macCheck]}, key ${context.keyId}`],
+    [
+      'checkpoint',
+      context.checkpoint
+        ? `seq ${context.checkpoint.seq} ${context.checkpoint.recordHash} (${context.checkpoint.source})`
+        : '(none: tail truncation cannot be detected)',
+    ],
+    ['first failure', failure ? `seq ${failure.seq ?? '?'}: ${failure.verdict}: ${failure.reason}` : '(none)'],
+    [
+      'verified head',
+      result.head && result.verdict === VerificationVerdict.VERIFIED_INTACT
+        ? `seq ${result.head.seq} ${result.head.recordHash}`
+        : result.head
+          ? `(intact prefix ends at seq ${result.head.seq})`
+          : '(none)',
+    ],
+  ];
+  if (context.note) rows.push(['note', context.note]);
+  return fieldLines(rows);
+}

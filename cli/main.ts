@@ -1,0 +1,93 @@
+import { pathToFileURL } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { InvalidInputError } from '../shared/errors';
+import { registerManifest } from './commands/manifest';
+import { registerTriage } from './commands/triage';
+import type { CommandContext } from './context';
+import { CliError } from './errors';
+import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
+import { type CliIo, processIo } from './io';
+
+/**
+ * Builds the `reseal` program. Commands register themselves; each action records its exit code
+ * through the context instead of calling `process.exit`, so the CLI runs in-process in tests.
+ */
+function buildProgram(ctx: CommandContext): Command {
+  const program = new Command('reseal')
+    .description(
+      'Reseal: tamper-evident, drift-aware memory for AI agents.\n' +
+        'Offline commands (manifest, triage, guard, verify --export) need no AWS. Online commands use the\n' +
+        'deployed stack (endpoint from AWS_ENDPOINT_URL, or real AWS).',
+    )
+    .version('0.1.0', '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `\n${EXIT_CODE_HELP}\n\nSee docs/cli.md for examples.`)
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr });
+  registerManifest(program, ctx);
+  registerTriage(program, ctx);
+  for (const command of program.commands) {
+    command.exitOverride().configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr });
+  }
+  return program;
+}
+
+/**
+ * Runs the `reseal` CLI on `argv` (the arguments after the program name) and resolves its exit
+ * code (see {@link ExitCode}). Never throws and never calls `process.exit`: output goes to
+ * `io.stdout` / `io.stderr`.
+ *
+ * @example
+ * const code = await run(['triage', '--manifest', 'm.json', '--env', 'now.json', '--json'], processIo());
+ */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = ExitCode.OK;
+  const ctx: CommandContext = {
+    io,
+    exit: (code) => {
+      exitCode = code;
+    },
+  };
+  const program = buildProgram(ctx);
+  try {
+    if (argv.length === 0) {
+      io.stderr(program.helpInformation());
+      return ExitCode.BAD_INPUT;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof CommanderError) {
+    // Help and version are displayed by commander itself and are a success.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.OK;
+    if (error.code === 'commander.help') return ExitCode.OK;
+    return ExitCode.BAD_INPUT; // commander already printed the message
+  }
+  if (error instanceof CliError) {
+    io.stderr(`error: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof InvalidInputError) {
+    const lines = error.issues.map((issue) => `  at ${issue.path || '<root>'}: ${issue.message}`);
+    io.stderr(`error: ${error.message.split(' at ')[0]}\n${lines.join('\n')}\n`);
+    return ExitCode.BAD_INPUT;
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  io.stderr(`error: unexpected failure: ${message}\n`);
+  if (io.env.RESEAL_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  return ExitCode.UNEXPECTED;
+}
+
+/** Entry point when run as a script (`bin/reseal.mjs` imports this module and calls it). */
+export async function main(): Promise<void> {
+  process.exitCode = await run(process.argv.slice(2), processIo());
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main();
+}

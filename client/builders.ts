@@ -1,0 +1,138 @@
+import type { JsonValue } from '../shared/canonical/canonical-json';
+import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { type FreshnessProbeReceipt, valueDigest } from '../shared/guard/receipts';
+import { type SessionVariable, VariableFreshness } from '../shared/guard/session-variable';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
+import { parseInput } from '../shared/schemas/parse';
+import { Authority } from '../shared/schemas/primitives';
+import { type BuildManifestInput, buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
+
+/**
+ * Small helpers that build the pieces of a {@link ResidualWriteRequest} (seed 004, Recorded
+ * Elements 1–4; seed 000, Recorded Elements 1–3) without spelling every field by hand.
+ */
+
+/**
+ * A variable the active session generated itself in its own epoch (`FRESH_GENERATED`).
+ * @param generationEpoch - the write's generation epoch (the guard refuses any other source epoch)
+ */
+export function freshVariable(name: string, value: string, generationEpoch: number): SessionVariable {
+  return { name, value, freshness: VariableFreshness.FRESH_GENERATED, sourceEpoch: generationEpoch };
+}
+
+/**
+ * A variable inherited from a predecessor and not re-verified (`UNVERIFIED_INHERITED`): the guard
+ * refuses a write that uses one. Declare it honestly, then re-probe it with {@link reprobedVariable}.
+ */
+export function inheritedVariable(name: string, value: string, sourceEpoch: number): SessionVariable {
+  return { name, value, freshness: VariableFreshness.UNVERIFIED_INHERITED, sourceEpoch };
+}
+
+/** What a freshness probe did, for {@link reprobedVariable}. */
+export interface ProbeInfo {
+  /** What was probed and how (e.g. `"GET /instances/i-0abc → 200"`). */
+  readonly probe: string;
+  /** The session that ran the probe (the active session). */
+  readonly sessionId: string;
+  /** When the probe ran, ms since the Unix epoch (after the session boundary). */
+  readonly probedAtMs: number;
+}
+
+/**
+ * An inherited variable re-verified in this session (`VERIFIED_INHERITED`) with a
+ * {@link FreshnessProbeReceipt} whose `observedValueDigest` is `valueDigest(value)`: the value
+ * the probe observed must be the value written.
+ */
+export function reprobedVariable(name: string, value: string, sourceEpoch: number, probe: ProbeInfo): SessionVariable {
+  const receipt: FreshnessProbeReceipt = {
+    probe: probe.probe,
+    observedValueDigest: valueDigest(value),
+    sessionId: probe.sessionId,
+    probedAtMs: probe.probedAtMs,
+  };
+  return { name, value, freshness: VariableFreshness.VERIFIED_INHERITED, sourceEpoch, receipt };
+}
+
+/**
+ * A provably immutable value (`IMMUTABLE_CONSTANT`, e.g. a static schema version). It counts only
+ * when its name is in the request's `declaredImmutableConstants` ({@link writeRequest} declares it).
+ */
+export function constantVariable(name: string, value: string, sourceEpoch = 0): SessionVariable {
+  return { name, value, freshness: VariableFreshness.IMMUTABLE_CONSTANT, sourceEpoch };
+}
+
+/**
+ * The sealed dependency manifest of a write, from the environment snapshot at write time
+ * (seed 000, "Recorded Elements"); the core's `buildManifest`.
+ * @throws {InvalidInputError} for a structural or causal key absent from `env`, or a malformed key
+ */
+export function manifestFor(input: BuildManifestInput): SealedDependencyManifest {
+  return buildManifest(input);
+}
+
+/** Input of {@link writeRequest}: the fields an agent must choose; the rest get defaults. */
+export interface WriteRequestInput {
+  readonly residualId: string;
+  readonly lineageId: string;
+  /** The active session (also `boundary.activeSessionId`). */
+  readonly sessionId: string;
+  readonly generationEpoch: number;
+  readonly payload: JsonValue;
+  /** Default `[]`. */
+  readonly variables?: readonly SessionVariable[];
+  /** Default `OPERATIONAL`. */
+  readonly authority?: Authority;
+  /** When the session took over, ms since the Unix epoch. */
+  readonly boundaryAtMs: number;
+  /** The predecessor session, if this session inherited context. */
+  readonly predecessor?: { readonly sessionId: string; readonly epoch?: number };
+  /**
+   * Names declared immutable. Default: the names of the `IMMUTABLE_CONSTANT` variables passed.
+   */
+  readonly declaredImmutableConstants?: readonly string[];
+  /** The manifest, ready-made or as the environment snapshot to build it from. */
+  readonly manifest: SealedDependencyManifest | BuildManifestInput;
+  /** The record this write re-seals after targeted re-probes (seed 000). */
+  readonly supersedes?: { readonly seq: number; readonly recordHash: string };
+}
+
+/**
+ * A {@link ResidualWriteRequest} with sane defaults (`formatVersion` 1, authority `OPERATIONAL`,
+ * the boundary's active session = `sessionId`, immutable constants declared from the variables),
+ * validated with the core schema.
+ *
+ * @throws {InvalidInputError} naming each bad field
+ * @example
+ * writeRequest({ residualId: 'r-1', lineageId: 'lin-1', sessionId: 's-2', generationEpoch: 2,
+ *   payload: { note: 'db is postgres 16' }, boundaryAtMs: Date.now() - 1000,
+ *   predecessor: { sessionId: 's-1', epoch: 1 },
+ *   variables: [reprobedVariable('DB_HOST', 'db-1', 1, { probe: 'pg_isready', sessionId: 's-2', probedAtMs: Date.now() })],
+ *   manifest: { env: { DB_HOST: 'db-1', ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: { db: ['DB_HOST'] } } })
+ */
+export function writeRequest(input: WriteRequestInput): ResidualWriteRequest {
+  const variables = [...(input.variables ?? [])];
+  const declared =
+    input.declaredImmutableConstants ??
+    variables.filter((v) => v.freshness === VariableFreshness.IMMUTABLE_CONSTANT).map((v) => v.name);
+  const manifest = 'env' in input.manifest ? buildManifest(input.manifest) : input.manifest;
+  const request = {
+    formatVersion: FORMAT_VERSION,
+    residualId: input.residualId,
+    lineageId: input.lineageId,
+    sessionId: input.sessionId,
+    generationEpoch: input.generationEpoch,
+    authority: input.authority ?? Authority.OPERATIONAL,
+    payload: input.payload,
+    variablesUsed: variables,
+    boundary: {
+      activeSessionId: input.sessionId,
+      ...(input.predecessor ? { predecessorSessionId: input.predecessor.sessionId } : {}),
+      ...(input.predecessor?.epoch === undefined ? {} : { predecessorEpoch: input.predecessor.epoch }),
+      boundaryAtMs: input.boundaryAtMs,
+    },
+    declaredImmutableConstants: [...new Set(declared)],
+    manifest,
+    ...(input.supersedes ? { supersedes: { seq: input.supersedes.seq, recordHash: input.supersedes.recordHash } } : {}),
+  };
+  return parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+}

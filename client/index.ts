@@ -1,0 +1,32 @@
+/**
+ * Public surface of the Reseal agent client (named exports only; files inside `client/` import
+ * each other directly, never through this barrel).
+ */
+export {
+  constantVariable,
+  freshVariable,
+  inheritedVariable,
+  manifestFor,
+  type ProbeInfo,
+  reprobedVariable,
+  type WriteRequestInput,
+  writeRequest,
+} from './builders';
+export { PublishError, StackOutputsError, TimeoutError } from './errors';
+export {
+  type LineageExport,
+  type LineageExportEnvelope,
+  LineageExportEnvelopeSchema,
+  LineageExportSchema,
+} from './lineage-export';
+export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
+export {
+  type LineageReader,
+  type RecallRequest,
+  ResealClient,
+  type ResealClientDeps,
+  type VerifyLineageOptions,
+  type WaitOptions,
+} from './reseal-client';
+export { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
+export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBLineageStore } from '../functions/adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../functions/adapters/kms-mac-anchor';
+import { canonicalJson } from '../shared/canonical/canonical-json';
+import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
+import type { LineageStore } from '../shared/ports/lineage-store';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
+import {
+  DetailType,
+  EVENT_SOURCE,
+  type RecallRequestedDetail,
+  RecallRequestedDetailSchema,
+  type TriageCompletedDetail,
+} from '../shared/schemas/messages';
+import { parseInput } from '../shared/schemas/parse';
+import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
+import { PublishError, TimeoutError } from './errors';
+import type { LineageExport } from './lineage-export';
+import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
+import type { ResealStackOutputs } from './stack-outputs';
+
+/** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
+export type LineageReader = Pick<LineageStore, 'head' | 'readChain' | 'getTriageReport'>;
+
+/** Optional collaborators of {@link ResealClient}; each defaults to an AWS SDK client from the environment. */
+export interface ResealClientDeps {
+  readonly sqs?: Pick<SQSClient, 'send'>;
+  readonly eventBridge?: Pick<EventBridgeClient, 'send'>;
+  /** Reads of the lineage table; default `DynamoDBLineageStore` over `dynamodb`. */
+  readonly store?: LineageReader;
+  readonly dynamodb?: Pick<DynamoDBClient, 'send'>;
+  /** Anchor that checks MACs; default `KMSMacAnchor` over `kms` with the stack's key ARN. */
+  readonly anchor?: MacAnchor;
+  readonly kms?: Pick<KMSClient, 'send'>;
+  /** Clock, ms since the Unix epoch (default `Date.now`). */
+  readonly nowMs?: () => number;
+  /** Waits `ms` milliseconds (default `setTimeout`). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
+export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
+
+/** Options of {@link ResealClient.waitForTriageReport}. */
+export interface WaitOptions {
+  /** Give up after this many milliseconds (default 60,000). */
+  readonly timeoutMs?: number;
+  /** Poll the table this often, in milliseconds (default 500). */
+  readonly pollIntervalMs?: number;
+}
+
+/** Options of {@link ResealClient.verifyLineage}. */
+export interface VerifyLineageOptions {
+  /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects truncation and rewrites. */
+  readonly checkpoint?: ChainCheckpoint;
+  /** Called after each page of records is verified. */
+  readonly onProgress?: (progress: LineageProgress) => void;
+  /** Records per page (default 500). */
+  readonly pageSize?: number;
+}
+
+/**
+ * The agent-side client of a deployed Reseal stack: publishes residual writes to SQS, requests
+ * recalls on EventBridge, waits for triage reports, and reads, exports and verifies lineages.
+ *
+ * @example
+ * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
+ * const client = new ResealClient(outputs);
+ * await client.publishWrite(writeRequest({ ... }));
+ * const requestId = await client.requestRecall({ lineageId, target: { latest: true }, currentEnv });
+ * const report = await client.waitForTriageReport(lineageId, requestId, { timeoutMs: 30_000 });
+ */
+export class ResealClient {
+  readonly outputs: ResealStackOutputs;
+  readonly #sqs: Pick<SQSClient, 'send'>;
+  readonly #eventBridge: Pick<EventBridgeClient, 'send'>;
+  readonly #store: LineageReader;
+  readonly #anchor: MacAnchor;
+  readonly #nowMs: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
+    this.outputs = outputs;
+    this.#sqs = deps.sqs ?? new SQSClient({});
+    this.#eventBridge = deps.eventBridge ?? new EventBridgeClient({});
+    this.#store = deps.store ?? new DynamoDBLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName);
+    this.#anchor = deps.anchor ?? new KMSMacAnchor(deps.kms ?? new KMSClient({}), outputs.macKeyArn);
+    this.#nowMs = deps.nowMs ?? Date.now;
+    this.#sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it).
+   * The request is validated with the core schema first, so a malformed write never leaves the
+   * agent; the body is its RFC 8785 canonical JSON.
+   *
+   * @returns the SQS `MessageId`
+   * @throws {InvalidInputError} naming each bad field
+   * @throws {PublishError} when SQS returns no message id
+   */
+  async publishWrite(request: ResidualWriteRequest): Promise<{ messageId: string }> {
+    const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+    const out = await this.#sqs.send(
+      new SendMessageCommand({ QueueUrl: this.outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
+    );
+    if (!out.MessageId) throw new PublishError('SQS SendMessage returned no MessageId', null);
+    return { messageId: out.MessageId };
+  }
+
+  /**
+   * Puts a `RecallRequested` event (source `reseal`) on the stack's bus; the triage Lambda
+   * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
+   *
+   * @returns the request id (the one given, or a generated `recall-<uuid>`)
+   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {PublishError} when EventBridge refuses the entry
+   */
+  async requestRecall(detail: RecallRequest): Promise<string> {
+    const parsed = parseInput(
+      RecallRequestedDetailSchema,
+      { ...detail, requestId: detail.requestId ?? `recall-${randomUUID()}` },
+      'recall request',
+    );
+    const out = await this.#eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: EVENT_SOURCE,
+            DetailType: DetailType.RecallRequested,
+            EventBusName: this.outputs.eventBusName,
+            Detail: canonicalJson(parsed),
+          },
+        ],
+      }),
+    );
+    const entry = out.Entries?.[0];
+    if ((out.FailedEntryCount ?? 0) > 0 || !entry?.EventId) {
+      throw new PublishError(
+        `EventBridge refused RecallRequested ${parsed.requestId}: ${entry?.ErrorMessage ?? 'no event id'}`,
+        entry?.ErrorCode ?? null,
+      );
+    }
+    return parsed.requestId;
+  }
+
+  /**
+   * Polls the table until the triage report of a recall appears.
+   *
+   * @throws {TimeoutError} naming the report when it does not appear within `timeoutMs`
+   */
+  async waitForTriageReport(
+    lineageId: string,
+    requestId: string,
+    options: WaitOptions = {},
+  ): Promise<TriageCompletedDetail> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollIntervalMs = options.pollIntervalMs ?? 500;
+    const deadline = this.#nowMs() + timeoutMs;
+    for (;;) {
+      const report = await this.#store.getTriageReport(lineageId, requestId);
+      if (report) return report;
+      const left = deadline - this.#nowMs();
+      if (left <= 0) throw new TimeoutError(`triage report of recall ${requestId} (lineage ${lineageId})`, timeoutMs);
+      await this.#sleep(Math.min(pollIntervalMs, left));
+    }
+  }
+
+  /** The lineage's head item as stored (not a trusted checkpoint), or `null` before its first record. */
+  async readHead(lineageId: string): Promise<LineageHead | null> {
+    return this.#store.head(lineageId);
+  }
+
+  /**
+   * Reads a whole lineage, page by page, into a {@link LineageExport}. Records are exported as
+   * stored, unverified (a tampered table exports tampered records): verify the export with
+   * `reseal verify --export`.
+   */
+  async exportLineage(
+    lineageId: string,
+    options: { pageSize?: number; onProgress?: (progress: LineageProgress) => void } = {},
+  ): Promise<LineageExport> {
+    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    const exportedAtMs = this.#nowMs();
+    const head = await this.#store.head(lineageId);
+    const records: unknown[] = [];
+    const total = head ? head.seq + 1 : 0;
+    for (let from = 0; head && from <= head.seq; from += pageSize) {
+      records.push(...(await this.#store.readChain(lineageId, from, Math.min(from + pageSize - 1, head.seq))));
+      options.onProgress?.({ done: Math.min(records.length, total), total });
+    }
+    return { formatVersion: FORMAT_VERSION, lineageId, exportedAtMs, head, records: records as SealedRecord[] };
+  }
+
+  /**
+   * Verifies a stored lineage (seed 003): every hash and link offline, every MAC through the
+   * anchor (KMS `VerifyMac`), and the tail against `checkpoint`. A MAC that cannot be checked
+   * gives `UNVERIFIED_TAMPER_RISK` (fail closed); a broken hash or link wins over it.
+   */
+  async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
+    return verifyLineagePages(this.#store, {
+      lineageId,
+      anchor: this.#anchor,
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  }
+}

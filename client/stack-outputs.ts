@@ -1,0 +1,62 @@
+import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { StackOutputsError } from './errors';
+
+/** Default CloudFormation stack name of a Reseal deployment (`cdk deploy ResealStack`). */
+export const DEFAULT_STACK_NAME = 'ResealStack';
+
+/**
+ * The resources of a deployed Reseal stack a client needs, from its CloudFormation outputs
+ * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`).
+ */
+export interface ResealStackOutputs {
+  /** DynamoDB lineage table name. */
+  readonly tableName: string;
+  /** URL of the standard SQS `residual-writes` queue agents send to. */
+  readonly residualWritesQueueUrl: string;
+  /** Name of the EventBridge bus carrying `RecallRequested` and the other Reseal events. */
+  readonly eventBusName: string;
+  /** ARN of the KMS `HMAC_256` key records are sealed with (the `keyId` in their headers). */
+  readonly macKeyArn: string;
+}
+
+const OUTPUT_KEYS: Record<keyof ResealStackOutputs, string> = {
+  tableName: 'TableName',
+  residualWritesQueueUrl: 'ResidualWritesQueueUrl',
+  eventBusName: 'EventBusName',
+  macKeyArn: 'MacKeyArn',
+};
+
+/**
+ * Reads a deployed stack's outputs with `DescribeStacks`.
+ *
+ * @param stackName - CloudFormation stack name, default {@link DEFAULT_STACK_NAME}
+ * @param cfn - a CloudFormation client (or anything with its `send`)
+ * @throws {StackOutputsError} when the stack is missing or an output is absent (naming it)
+ * @example
+ * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
+ */
+export async function resolveStackOutputs(
+  stackName: string,
+  cfn: Pick<CloudFormationClient, 'send'>,
+): Promise<ResealStackOutputs> {
+  let outputs: { OutputKey?: string; OutputValue?: string }[] | undefined;
+  try {
+    const out = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
+    outputs = out.Stacks?.[0]?.Outputs;
+    if (!out.Stacks?.[0]) throw new StackOutputsError(stackName, 'stack not found');
+  } catch (error) {
+    if (error instanceof StackOutputsError) throw error;
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new StackOutputsError(stackName, `cannot describe the stack (${reason})`, { cause: error });
+  }
+  const byKey = new Map((outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const resolved: Partial<Record<keyof ResealStackOutputs, string>> = {};
+  const missing: string[] = [];
+  for (const [field, key] of Object.entries(OUTPUT_KEYS) as [keyof ResealStackOutputs, string][]) {
+    const value = byKey.get(key);
+    if (value) resolved[field] = value;
+    else missing.push(key);
+  }
+  if (missing.length > 0) throw new StackOutputsError(stackName, `missing outputs ${missing.join(', ')}`);
+  return resolved as ResealStackOutputs;
+}
