@@ -1,0 +1,114 @@
+import type { DemoSummary, RecallResult } from './summary';
+
+/** Longest "keys that mattered" cell before it is cut with "+n more". */
+const MATTERED_WIDTH = 58;
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}
+
+function padStart(text: string, width: number): string {
+  return text.length >= width ? text : ' '.repeat(width - text.length) + text;
+}
+
+/** A list cut to `width` characters, ending in `+n more` when cut. */
+export function fitList(items: readonly string[], width: number): string {
+  if (items.length === 0) return '-';
+  let out = '';
+  for (let i = 0; i < items.length; i++) {
+    const next = out === '' ? (items[i] as string) : `${out}, ${items[i]}`;
+    const rest = items.length - i - 1;
+    const suffix = rest > 0 ? ` +${rest} more` : '';
+    if (next.length + suffix.length > width && out !== '') return `${out} +${items.length - i} more`;
+    out = next;
+  }
+  return out;
+}
+
+function recallRow(r: RecallResult): string[] {
+  return [
+    r.lineage,
+    `#${r.snapshotIndex}`,
+    r.imageVersion,
+    r.recalledSeq === null ? '-' : `seq ${r.recalledSeq}`,
+    r.verdict ?? `REFUSED (${r.verification ?? 'no record'})`,
+    String(r.driftedKeyCount),
+    fitList(r.mattered, MATTERED_WIDTH),
+    String(r.kept.length),
+    r.reprobed.length === 0
+      ? '-'
+      : `${r.reprobed.length}${r.resealedSeq === null ? '' : ` → seq ${r.resealedSeq}`}${r.dropped.length > 0 ? ` (dropped ${r.dropped.join(', ')})` : ''}`,
+  ];
+}
+
+function table(header: readonly string[], rows: readonly string[][], numeric: ReadonlySet<number>): string[] {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => (numeric.has(c) ? padStart(cell, widths[c] ?? 0) : pad(cell, widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/**
+ * The demo's summary as text: one line per recall (verdict, drifted keys that mattered, claims
+ * kept and re-probed), the guard refusal, the tamper check, and totals against a monolithic seal.
+ */
+export function formatSummary(s: DemoSummary): string {
+  const t = s.totals;
+  const out: string[] = [];
+  out.push(
+    `Reseal demo — ${s.series}: ${s.snapshots.count} snapshots, #${s.snapshots.firstIndex} (${s.snapshots.firstDate.slice(0, 10)}) → #${s.snapshots.lastIndex} (${s.snapshots.lastDate.slice(0, 10)}), endpoint ${s.endpoint}`,
+  );
+  out.push('');
+  out.push('Lineages (written at the first snapshot, recalled through EventBridge at every snapshot):');
+  for (const l of s.lineages)
+    out.push(`  ${pad(l.lineage, 18)} ${l.lineageId}: ${l.claims} claims, ${l.records} records sealed`);
+  out.push('');
+  out.push('Recalls:');
+  const header = [
+    'lineage',
+    'snap',
+    'image',
+    'record',
+    'verdict',
+    'drifted',
+    'keys that mattered',
+    'kept',
+    're-probed',
+  ];
+  for (const line of table(header, s.recalls.map(recallRow), new Set([5, 7]))) out.push(`  ${line}`);
+  out.push('');
+  const rw = s.refusedWrite;
+  out.push(
+    `Guard: write ${rw.residualId} with inherited ${rw.variableName} (not re-probed) → ${rw.stage} ${rw.reason}` +
+      ` [${rw.rejectedVariables.map((v) => `${v.name}: ${v.reason}`).join('; ')}]; head ${rw.headUnchanged ? 'unchanged' : 'MOVED'}`,
+  );
+  const tp = s.tamper;
+  out.push(
+    `Tamper: ${tp.edited} of ${tp.lineageId} seq ${tp.seq} edited in DynamoDB → recall ${tp.outcome}, verification ${tp.verification ?? '-'}` +
+      (tp.firstFailure ? ` at seq ${tp.firstFailure.seq} (${tp.firstFailure.reason})` : ''),
+  );
+  out.push('');
+  out.push('Totals:');
+  const verdicts = Object.entries(t.byVerdict)
+    .map(([verdict, n]) => `${verdict} ${n}`)
+    .join(', ');
+  out.push(`  recalls               ${t.recalls} (${verdicts}${t.refused > 0 ? `, refused ${t.refused}` : ''})`);
+  out.push(`  claims checked        ${t.claimsChecked}: kept ${t.claimsKept}, re-probed ${t.claimsReprobed}`);
+  out.push(`  re-seals              ${t.reseals} superseding records`);
+  out.push(
+    `  monolithic seal       would have invalidated ${t.monolithic.invalidatedRecalls} of ${t.recalls} recalls and re-derived ${t.monolithic.claimsRederived} claims`,
+  );
+  out.push(
+    `  differential triage   re-derived ${t.claimsReprobed} claims; saved ${t.claimsSaved} re-derivations (${percent(t.claimsSaved, t.monolithic.claimsRederived)} of the monolithic cost)`,
+  );
+  out.push('');
+  out.push(`Done in ${(s.durationMs / 1000).toFixed(1)} s.`);
+  return out.join('\n');
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '0%' : `${Math.round((100 * part) / whole)}%`;
+}

@@ -1,0 +1,153 @@
+import { DeltaVerdict } from '../../shared/triage/delta-isolator';
+
+/** One recall of one lineage at one snapshot, as the triage Lambda answered it. */
+export interface RecallResult {
+  readonly lineageId: string;
+  /** The lineage's short name (`node-build`, …). */
+  readonly lineage: string;
+  readonly snapshotIndex: number;
+  readonly imageVersion: string;
+  /** Seq of the record recalled (the lineage's latest), `null` when none was found. */
+  readonly recalledSeq: number | null;
+  /** `TRIAGED`, or `REFUSED` when verification failed before triage. */
+  readonly outcome: 'TRIAGED' | 'REFUSED';
+  /** Chain verification verdict (seed 003), `null` when no record was found. */
+  readonly verification: string | null;
+  /** Delta verdict (seed 000), `null` when refused. */
+  readonly verdict: DeltaVerdict | null;
+  /** Keys changed, vanished or appeared since the record's baseline (all of them). */
+  readonly driftedKeyCount: number;
+  /** The drifted keys that mattered: structural keys that drifted and causal keys of invalidated claims. */
+  readonly mattered: readonly string[];
+  /** Claims triage retained. */
+  readonly kept: readonly string[];
+  /** Claims triage quarantined, re-probed and re-sealed. */
+  readonly reprobed: readonly string[];
+  /** Re-probed claims that could no longer be stated (every key of a choice gone). */
+  readonly dropped: readonly string[];
+  /** Seq of the superseding record sealed after the re-probe, `null` when none was needed. */
+  readonly resealedSeq: number | null;
+  /** Whether the whole-environment (composite) seal broke: a monolithic hash would have invalidated the record. */
+  readonly environmentChanged: boolean;
+}
+
+/** The write with an unverified inherited variable, and what the guard did with it. */
+export interface RefusedWriteResult {
+  readonly lineageId: string;
+  readonly residualId: string;
+  readonly variableName: string;
+  /** `GUARD` when the guard refused it. */
+  readonly stage: string;
+  /** `STALE_STATE` when the guard refused it for stale state. */
+  readonly reason: string;
+  readonly rejectedVariables: readonly { readonly name: string; readonly reason: string }[];
+  /** The lineage head did not move. */
+  readonly headUnchanged: boolean;
+}
+
+/** The record edited behind the sealer's back, and what the recall after it said. */
+export interface TamperResult {
+  readonly lineageId: string;
+  readonly seq: number;
+  /** What was edited, e.g. `record.payload.claims.<id>.statement`. */
+  readonly edited: string;
+  readonly outcome: 'TRIAGED' | 'REFUSED';
+  readonly verification: string | null;
+  readonly firstFailure: { readonly seq: number; readonly verdict: string; readonly reason: string } | null;
+}
+
+/** Totals over the drift recalls (the tamper recall is reported apart). */
+export interface DemoTotals {
+  readonly recalls: number;
+  readonly byVerdict: Record<DeltaVerdict, number>;
+  /** Drift recalls refused before triage (0 when nothing was tampered with). */
+  readonly refused: number;
+  /** Σ claims in the recalled records. */
+  readonly claimsChecked: number;
+  readonly claimsKept: number;
+  readonly claimsReprobed: number;
+  /** Superseding records sealed after PARTIAL / FULL verdicts. */
+  readonly reseals: number;
+  /** What a single whole-environment hash would have done. */
+  readonly monolithic: {
+    /** Recalls whose environment differed from the record's in any key. */
+    readonly invalidatedRecalls: number;
+    /** Every claim of every such recall. */
+    readonly claimsRederived: number;
+  };
+  /** Re-derivations triage saved: claims kept at the recalls the monolithic hash invalidated. */
+  readonly claimsSaved: number;
+}
+
+/** Everything `runDemo` did, structured so a test can check the counts. */
+export interface DemoSummary {
+  readonly runId: string;
+  readonly endpoint: string;
+  readonly series: string;
+  readonly snapshots: {
+    readonly count: number;
+    readonly firstIndex: number;
+    readonly lastIndex: number;
+    readonly firstDate: string;
+    readonly lastDate: string;
+  };
+  readonly lineages: readonly {
+    readonly lineageId: string;
+    readonly lineage: string;
+    readonly claims: number;
+    readonly records: number;
+  }[];
+  readonly recalls: readonly RecallResult[];
+  readonly refusedWrite: RefusedWriteResult;
+  readonly tamper: TamperResult;
+  readonly totals: DemoTotals;
+  readonly durationMs: number;
+}
+
+/** Zero for every verdict, in the seed's order. */
+export function emptyVerdictCounts(): Record<DeltaVerdict, number> {
+  return {
+    [DeltaVerdict.NO_DRIFT]: 0,
+    [DeltaVerdict.AMBIENT_DRIFT_ONLY]: 0,
+    [DeltaVerdict.PARTIAL_REPROBE_REQUIRED]: 0,
+    [DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED]: 0,
+  };
+}
+
+/** Adds up the drift recalls: verdicts, claims kept and re-probed, and the monolithic comparison. */
+export function totalsOf(recalls: readonly RecallResult[]): DemoTotals {
+  const byVerdict = emptyVerdictCounts();
+  let refused = 0;
+  let claimsChecked = 0;
+  let claimsKept = 0;
+  let claimsReprobed = 0;
+  let reseals = 0;
+  let invalidatedRecalls = 0;
+  let claimsRederived = 0;
+  let claimsSaved = 0;
+  for (const r of recalls) {
+    if (r.verdict === null) refused += 1;
+    else byVerdict[r.verdict] += 1;
+    const claims = r.kept.length + r.reprobed.length;
+    claimsChecked += claims;
+    claimsKept += r.kept.length;
+    claimsReprobed += r.reprobed.length;
+    if (r.resealedSeq !== null) reseals += 1;
+    if (r.environmentChanged) {
+      invalidatedRecalls += 1;
+      claimsRederived += claims;
+      claimsSaved += r.kept.length;
+    }
+  }
+  return {
+    recalls: recalls.length,
+    byVerdict,
+    refused,
+    claimsChecked,
+    claimsKept,
+    claimsReprobed,
+    reseals,
+    monolithic: { invalidatedRecalls, claimsRederived },
+    claimsSaved,
+  };
+}

@@ -1,0 +1,149 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decideAfterTriage } from '../../../scripts/demo/agent';
+import {
+  buildScenario,
+  LINEAGE_TEMPLATES,
+  type LineageTemplate,
+  nextClaimMap,
+  presentStructuralKeys,
+  type ResidualBody,
+  residualBody,
+  resolveClaims,
+} from '../../../scripts/demo/scenario';
+import { parseSnapshots, type RunnerSnapshot, sliceSnapshots } from '../../../scripts/demo/snapshots';
+import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { buildManifest } from '../../../shared/triage/manifest';
+import { type ExpectedRecall, expectedRecalls, expectedTotals } from './expected-counts';
+
+const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));
+const template = (name: string) => LINEAGE_TEMPLATES.find((t) => t.name === name) as LineageTemplate;
+
+/** The demo's agent loop in process: the core's buildManifest + isolateDelta, the demo's decisions. */
+function replayInProcess(lineage: LineageTemplate, slice: readonly RunnerSnapshot[]): ExpectedRecall[] {
+  const first = slice[0] as RunnerSnapshot;
+  let claims = resolveClaims(lineage, first.env).claimDependencyMap;
+  let structuralKeys = presentStructuralKeys(lineage, first.env);
+  let manifest = buildManifest({ env: first.env, structuralKeys, claimDependencyMap: claims });
+  let seq = 0;
+  return slice.map((snapshot) => {
+    const report = isolateDelta(manifest, snapshot.env);
+    const decision = decideAfterTriage(lineage, claims, structuralKeys, report, snapshot.env);
+    const recall: ExpectedRecall = {
+      lineage: lineage.name,
+      snapshotIndex: snapshot.index,
+      verdict: report.verdict,
+      kept: decision.kept,
+      reprobed: decision.reprobe,
+      mattered: decision.mattered,
+      environmentChanged: !report.sealIntact,
+      recalledSeq: seq,
+    };
+    if (decision.next) {
+      claims = decision.next.claimDependencyMap;
+      structuralKeys = presentStructuralKeys(lineage, snapshot.env);
+      manifest = buildManifest({ env: snapshot.env, structuralKeys, claimDependencyMap: claims });
+      seq += 1;
+    }
+    return recall;
+  });
+}
+
+describe('demo scenario on the real runner-image series', () => {
+  it('every causal and structural key of every claim exists in the first snapshot (compose via v2)', () => {
+    const first = snapshots[0] as RunnerSnapshot;
+    for (const lineage of LINEAGE_TEMPLATES) {
+      expect(resolveClaims(lineage, first.env).unavailable).toEqual([]);
+      expect(presentStructuralKeys(lineage, first.env)).toEqual(['os:version']);
+    }
+    expect(
+      resolveClaims(template('container-deploy'), first.env).claimDependencyMap['compose-integration-stack'],
+    ).toEqual(['tool:docker compose v2']);
+  });
+
+  it('a claim whose key was renamed resolves to the successor key; one with no key left is unavailable', () => {
+    const last = snapshots[39] as RunnerSnapshot;
+    const container = template('container-deploy');
+    expect(resolveClaims(container, last.env).claimDependencyMap['compose-integration-stack']).toEqual([
+      'tool:docker compose',
+    ]);
+    const { 'tool:kubectl': _, ...withoutKubectl } = last.env;
+    expect(resolveClaims(container, withoutKubectl).unavailable).toEqual(['kubectl-rollout']);
+  });
+
+  it('seed 000 Method 4: the demo agent, run on the core triage in process, matches the independent key/value model at every recall', () => {
+    for (const every of [1, 3, 7]) {
+      const slice = sliceSnapshots(snapshots, { every });
+      for (const lineage of LINEAGE_TEMPLATES) {
+        expect(replayInProcess(lineage, slice)).toEqual(expectedRecalls(lineage, slice));
+      }
+    }
+  });
+
+  it('the default slice shows all four delta verdicts, re-seals, and savings over a monolithic seal', () => {
+    const totals = expectedTotals(LINEAGE_TEMPLATES, sliceSnapshots(snapshots, { every: 3 }));
+    expect(totals.recalls).toBe(3 * 14);
+    for (const n of Object.values(totals.byVerdict)) expect(n).toBeGreaterThan(0);
+    expect(totals.byVerdict.NO_DRIFT).toBe(3);
+    expect(totals.monolithicInvalidatedRecalls).toBe(3 * 13);
+    expect(totals.claimsSaved).toBeGreaterThan(0);
+    expect(totals.claimsSaved + totals.claimsReprobed).toBe(totals.monolithicClaimsRederived);
+  });
+
+  it('the structural key os:version forces FULL_RECONSTRUCTION_REQUIRED when the point release changes (seed 000 Decision Boundary (1))', () => {
+    const recalls = expectedRecalls(template('python-ci'), sliceSnapshots(snapshots, { from: 6, to: 7 }));
+    expect(recalls[1]?.verdict).toBe('FULL_RECONSTRUCTION_REQUIRED');
+    expect(recalls[1]?.mattered).toContain('os:version');
+    const inProcess = replayInProcess(template('python-ci'), sliceSnapshots(snapshots, { from: 6, to: 7 }));
+    expect(inProcess[1]?.verdict).toBe('FULL_RECONSTRUCTION_REQUIRED');
+  });
+});
+
+describe('scenario plan and payloads', () => {
+  const slice = sliceSnapshots(snapshots, { from: 0, to: 9, every: 3 });
+
+  it('plans each lineage written at the first snapshot and recalled at every snapshot, ids unique per run', () => {
+    const scenario = buildScenario(slice, 'run-1');
+    expect(scenario.lineages.map((l) => l.lineageId)).toEqual([
+      'demo-run-1-node-build',
+      'demo-run-1-python-ci',
+      'demo-run-1-container-deploy',
+    ]);
+    for (const l of scenario.lineages) {
+      expect(l.writeAt).toBe(0);
+      expect(l.recallAt).toEqual([0, 1, 2, 3]);
+    }
+    expect(scenario.refusedWrite.lineageId).toBe('demo-run-1-node-build');
+    expect(scenario.tamperLineageId).toBe('demo-run-1-python-ci');
+    expect(() => buildScenario(slice, 'Bad Id')).toThrow(RangeError);
+    expect(() => buildScenario(slice.slice(0, 1), 'x')).toThrow(RangeError);
+  });
+
+  it('a superseding payload carries retained claims unchanged and re-observes re-probed ones', () => {
+    const node = template('node-build');
+    const [s0, s1] = slice as [RunnerSnapshot, RunnerSnapshot];
+    const map0 = resolveClaims(node, s0.env).claimDependencyMap;
+    const body0: ResidualBody = residualBody(node, s0, map0, Object.keys(map0), null);
+    expect(body0.claims['node-runtime-in-engines-range']?.observed).toEqual({ 'language:node.js': '20.12.2' });
+    const next = nextClaimMap(
+      node,
+      map0,
+      ['yarn-classic-workspaces', 'native-addons-compile'],
+      ['node-runtime-in-engines-range', 'npm-ci-lockfile-v3'],
+      s1.env,
+    );
+    const body1 = residualBody(
+      node,
+      s1,
+      next.claimDependencyMap,
+      ['node-runtime-in-engines-range', 'npm-ci-lockfile-v3'],
+      body0,
+    );
+    expect(body1.claims['yarn-classic-workspaces']).toEqual(body0.claims['yarn-classic-workspaces']);
+    expect(body1.claims['node-runtime-in-engines-range']?.observed['language:node.js']).toBe(
+      s1.env['language:node.js'],
+    );
+    expect(body1.claims['node-runtime-in-engines-range']?.probedAtSnapshot).toBe(s1.index);
+    expect(() => residualBody(node, s1, next.claimDependencyMap, [], null)).toThrow(/neither re-probed/);
+  });
+});
