@@ -42,7 +42,8 @@ export const VariableName = wellFormedString(MAX_VARIABLE_NAME_LENGTH)
  * allowed (values are tokens, ids, JSON fragments, multi-line text).
  */
 export const VariableValue = wellFormedString(MAX_VARIABLE_VALUE_BYTES).refine(
-  (s) => encoder.encode(s).length <= MAX_VARIABLE_VALUE_BYTES,
+  // A string over the unit bound is already reported; UTF-8 never has fewer bytes than UTF-16 units.
+  (s) => s.length > MAX_VARIABLE_VALUE_BYTES || encoder.encode(s).length <= MAX_VARIABLE_VALUE_BYTES,
   { message: `value is longer than ${MAX_VARIABLE_VALUE_BYTES} UTF-8 bytes` },
 );
 
