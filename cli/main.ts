@@ -1,33 +1,51 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InvalidInputError } from '../shared/errors';
+import { registerGuard } from './commands/guard';
 import { registerManifest } from './commands/manifest';
+import { registerExport, registerInspect, registerPublish, registerRecall } from './commands/online';
 import { registerTriage } from './commands/triage';
+import { registerVerify } from './commands/verify';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { type CliIo, processIo } from './io';
+
+const HELP_WIDTH = 100;
 
 /**
  * Builds the `reseal` program. Commands register themselves; each action records its exit code
  * through the context instead of calling `process.exit`, so the CLI runs in-process in tests.
  */
 function buildProgram(ctx: CommandContext): Command {
+  const output = {
+    writeOut: ctx.io.stdout,
+    writeErr: ctx.io.stderr,
+    // A fixed width keeps help identical in every terminal (and in golden files).
+    getOutHelpWidth: () => HELP_WIDTH,
+    getErrHelpWidth: () => HELP_WIDTH,
+  };
   const program = new Command('reseal')
     .description(
-      'Reseal: tamper-evident, drift-aware memory for AI agents.\n' +
-        'Offline commands (manifest, triage, guard, verify --export) need no AWS. Online commands use the\n' +
-        'deployed stack (endpoint from AWS_ENDPOINT_URL, or real AWS).',
+      'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
+        'verify --export, inspect --export) need no AWS. Online commands (publish, recall, export, verify --lineage, ' +
+        'inspect --lineage) use the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', `\n${EXIT_CODE_HELP}\n\nSee docs/cli.md for examples.`)
     .exitOverride()
-    .configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr });
+    .configureOutput(output);
   registerManifest(program, ctx);
   registerTriage(program, ctx);
+  registerGuard(program, ctx);
+  registerVerify(program, ctx);
+  registerPublish(program, ctx);
+  registerRecall(program, ctx);
+  registerExport(program, ctx);
+  registerInspect(program, ctx);
   for (const command of program.commands) {
-    command.exitOverride().configureOutput({ writeOut: ctx.io.stdout, writeErr: ctx.io.stderr });
+    command.exitOverride().configureOutput(output);
   }
   return program;
 }

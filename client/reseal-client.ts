@@ -24,6 +24,7 @@ import { PublishError, TimeoutError } from './errors';
 import type { LineageExport } from './lineage-export';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { ResealStackOutputs } from './stack-outputs';
+import { verifyRecords } from './verify-records';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
 export type LineageReader = Pick<LineageStore, 'head' | 'readChain' | 'getTriageReport'>;
@@ -209,6 +210,22 @@ export class ResealClient {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       ...(options.pageSize ? { pageSize: options.pageSize } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+  }
+
+  /**
+   * Verifies records already read (e.g. a {@link LineageExport}) with this client's anchor, as
+   * {@link ResealClient.verifyLineage} does for the table.
+   */
+  async verifyRecords(
+    lineageId: string,
+    records: unknown[],
+    options: { checkpoint?: ChainCheckpoint } = {},
+  ): Promise<ChainVerification> {
+    return verifyRecords(records, {
+      lineageId,
+      anchor: this.#anchor,
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     });
   }
 }

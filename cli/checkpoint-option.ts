@@ -1,0 +1,15 @@
+import { InvalidArgumentError } from 'commander';
+import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+
+/**
+ * Parses `--checkpoint SEQ:RECORD_HASH` (a head kept from a `ResidualSealed` event), e.g.
+ * `4:3f…` with 64 lowercase hex characters.
+ */
+export function checkpointOption(value: string): ChainCheckpoint {
+  const match = /^(\d{1,16}):([0-9a-f]{64})$/.exec(value.trim());
+  const seq = match ? Number(match[1]) : Number.NaN;
+  if (!match || !Number.isSafeInteger(seq)) {
+    throw new InvalidArgumentError('expected SEQ:RECORD_HASH, e.g. 4:<64 lowercase hex characters>');
+  }
+  return { seq, recordHash: match[2] as string };
+}

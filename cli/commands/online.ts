@@ -1,0 +1,230 @@
+import { writeFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import { verifyRecords } from '../../client/verify-records';
+import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { type TriageCompletedDetail, TriageOutcome } from '../../shared/schemas/messages';
+import { parseInput } from '../../shared/schemas/parse';
+import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
+import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { checkpointOption } from '../checkpoint-option';
+import type { CommandContext } from '../context';
+import { BadInputError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { fieldLines, jsonText } from '../format/output';
+import { timelineJson, timelineRows, timelineText } from '../format/timeline';
+import { triageReportJson, triageReportText } from '../format/triage-report';
+import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
+import { connect, STACK_OPTION } from '../online';
+import { progressBar } from '../progress';
+import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input';
+import { integerOption } from './guard';
+import { deltaExitCode } from './triage';
+
+/** `reseal publish`: sends a residual write request to the stack's `residual-writes` queue. */
+export function registerPublish(program: Command, ctx: CommandContext): void {
+  program
+    .command('publish')
+    .summary('send a residual write request to the residual-writes queue (online)')
+    .requiredOption('--request <REQUEST.json>', 'residual write request (validated before sending)')
+    .option('--json', 'print the result as JSON')
+    .option(...STACK_OPTION)
+    .action(async (options: { request: string; json?: boolean; stack: string }) => {
+      const request = await readSchemaFile(
+        ctx.io,
+        options.request,
+        ResidualWriteRequestSchema,
+        'residual write request',
+      );
+      const client = await connect(ctx.io, options.stack);
+      const { messageId } = await client.publishWrite(request);
+      const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
+      ctx.io.stdout(
+        options.json
+          ? jsonText(out)
+          : fieldLines([
+              ['published', request.residualId],
+              ['lineage', request.lineageId],
+              ['message id', messageId],
+            ]),
+      );
+      ctx.exit(ExitCode.OK);
+    });
+}
+
+interface RecallOptions {
+  readonly lineage: string;
+  readonly env: string;
+  readonly seq?: number;
+  readonly residualId?: string;
+  readonly checkpoint?: ChainCheckpoint;
+  readonly requestId?: string;
+  readonly wait: boolean;
+  readonly timeoutMs: number;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/** Exit code of a triage outcome: 20 when refused or not intact, else by the delta verdict. */
+export function triageCompletedExitCode(detail: TriageCompletedDetail): ExitCode {
+  if (
+    detail.outcome !== TriageOutcome.TRIAGED ||
+    detail.verification?.verdict !== VerificationVerdict.VERIFIED_INTACT
+  ) {
+    return ExitCode.TAMPER;
+  }
+  return detail.report ? deltaExitCode(detail.report.verdict) : ExitCode.TAMPER;
+}
+
+/** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
+export function registerRecall(program: Command, ctx: CommandContext): void {
+  program
+    .command('recall')
+    .summary('request a recall (triage) of a stored record and wait for the report (online)')
+    .requiredOption('--lineage <id>', 'lineage to recall from')
+    .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
+    .option('--seq <n>', 'recall the record at this seq (default: the latest)', integerOption)
+    .option('--residual-id <id>', 'recall the record of this residual id')
+    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
+    .option('--request-id <id>', 'request id (default: generated)')
+    .option('--no-wait', 'print the request id and return without waiting')
+    .option('--timeout-ms <ms>', 'how long to wait for the report', integerOption, 60_000)
+    .option('--json', 'print the result as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: RecallOptions) => {
+      if (options.seq !== undefined && options.residualId !== undefined) {
+        throw new BadInputError('recall: give at most one of --seq and --residual-id');
+      }
+      const currentEnv = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      const target =
+        options.seq !== undefined
+          ? { seq: options.seq }
+          : options.residualId !== undefined
+            ? { residualId: parseInput(Identifier, options.residualId, '--residual-id') }
+            : { latest: true as const };
+      const client = await connect(ctx.io, options.stack);
+      const requestId = await client.requestRecall({
+        lineageId: options.lineage,
+        target,
+        currentEnv,
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        ...(options.requestId ? { requestId: options.requestId } : {}),
+      });
+      if (!options.wait) {
+        ctx.io.stdout(options.json ? jsonText({ request_id: requestId }) : `requested recall ${requestId}\n`);
+        ctx.exit(ExitCode.OK);
+        return;
+      }
+      const detail = await client.waitForTriageReport(options.lineage, requestId, { timeoutMs: options.timeoutMs });
+      ctx.io.stdout(options.json ? jsonText(triageCompletedJson(detail)) : triageCompletedText(detail));
+      ctx.exit(triageCompletedExitCode(detail));
+    });
+}
+
+function triageCompletedJson(detail: TriageCompletedDetail) {
+  return {
+    request_id: detail.requestId,
+    lineage_id: detail.lineageId,
+    seq: detail.seq,
+    residual_id: detail.residualId,
+    outcome: detail.outcome,
+    verification: detail.verification && {
+      verdict: detail.verification.verdict,
+      first_failure: detail.verification.firstFailure,
+    },
+    report: detail.report && triageReportJson(detail.report),
+    refusal_reason: detail.refusalReason,
+    completed_at: new Date(detail.completedAtMs).toISOString(),
+  };
+}
+
+function triageCompletedText(detail: TriageCompletedDetail): string {
+  const head = fieldLines([
+    ['recall', detail.requestId],
+    ['record', `lineage ${detail.lineageId} seq ${detail.seq ?? '?'} residual ${detail.residualId ?? '?'}`],
+    ['outcome', detail.outcome],
+    ['chain', detail.verification?.verdict ?? '(no record found)'],
+    ...(detail.refusalReason ? ([['refused', detail.refusalReason]] as [string, string][]) : []),
+  ]);
+  return detail.report ? `${head}\n${triageReportText(detail.report)}` : head;
+}
+
+/** `reseal export`: writes a whole lineage as a LineageExport JSON file (or to stdout). */
+export function registerExport(program: Command, ctx: CommandContext): void {
+  program
+    .command('export')
+    .summary('export a stored lineage to a JSON file (online)')
+    .requiredOption('--lineage <id>', 'lineage to export')
+    .option('--out <LINEAGE.json>', 'file to write (default: stdout)')
+    .option(...STACK_OPTION)
+    .action(async (options: { lineage: string; out?: string; stack: string }) => {
+      const client = await connect(ctx.io, options.stack);
+      const bar = progressBar(ctx.io, `exporting ${options.lineage}`);
+      const exported = await client.exportLineage(options.lineage, { onProgress: bar.update }).finally(bar.finish);
+      const text = jsonText(exported);
+      if (options.out) {
+        await writeFile(isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out), text);
+        ctx.io.stderr(`wrote ${exported.records.length} records of ${options.lineage} to ${options.out}\n`);
+      } else {
+        ctx.io.stdout(text);
+      }
+      ctx.exit(ExitCode.OK);
+    });
+}
+
+interface InspectOptions extends AnchorOptions {
+  readonly lineage?: string;
+  readonly export?: string;
+  readonly checkpoint?: ChainCheckpoint;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/** `reseal inspect`: a readable timeline of a lineage (stored, or from an export file). */
+export function registerInspect(program: Command, ctx: CommandContext): void {
+  program
+    .command('inspect')
+    .summary('show a lineage as a timeline: seqs, epochs, authority, verdicts')
+    .option('--lineage <id>', 'stored lineage of the deployed stack (online)')
+    .option('--export <LINEAGE.json>', 'or a lineage export file (offline)')
+    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
+    .option('--local-key-hex <hex>', 'with --export: check MACs with this local HMAC key')
+    .option('--offline', 'with --export: never call KMS')
+    .option('--json', 'print the timeline as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: InspectOptions) => {
+      if ((options.export === undefined) === (options.lineage === undefined)) {
+        throw new BadInputError('inspect: give exactly one of --lineage <id> or --export <LINEAGE.json>');
+      }
+      const checkpoint = options.checkpoint ? { checkpoint: options.checkpoint } : {};
+      let lineageId: string;
+      let records: unknown[];
+      let verification: Awaited<ReturnType<typeof verifyRecords>>;
+      if (options.export) {
+        const raw = await readJsonFile(ctx.io, options.export);
+        const envelope = validateFileContent(options.export, 'lineage export', () =>
+          parseInput(LineageExportEnvelopeSchema, raw, 'lineage export'),
+        );
+        lineageId = envelope.lineageId;
+        records = envelope.records;
+        const keyId = (records[0] as { header?: { keyId?: unknown } } | undefined)?.header?.keyId;
+        const choice = chooseAnchor(ctx.io, options, typeof keyId === 'string' ? keyId : null);
+        verification = await verifyRecords(records, { lineageId, anchor: choice.anchor, ...checkpoint });
+      } else {
+        lineageId = options.lineage as string;
+        const client = await connect(ctx.io, options.stack);
+        const bar = progressBar(ctx.io, `reading ${lineageId}`);
+        records = (await client.exportLineage(lineageId, { onProgress: bar.update }).finally(bar.finish)).records;
+        verification = await client.verifyRecords(lineageId, records, checkpoint);
+      }
+      const rows = timelineRows(records, verification);
+      ctx.io.stdout(
+        options.json
+          ? jsonText(timelineJson(lineageId, rows, verification))
+          : timelineText(lineageId, rows, verification),
+      );
+      ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
+    });
+}

@@ -1,0 +1,133 @@
+import type { Command } from 'commander';
+import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import { verifyRecords } from '../../client/verify-records';
+import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
+import { LineageHeadSchema } from '../../shared/seal/sealed-record';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { checkpointOption } from '../checkpoint-option';
+import type { CommandContext } from '../context';
+import { BadInputError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { jsonText } from '../format/output';
+import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
+import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
+import { connect, STACK_OPTION } from '../online';
+import { progressBar } from '../progress';
+import { readSchemaFile } from '../read-input';
+
+interface VerifyOptions extends AnchorOptions {
+  readonly export?: string;
+  readonly lineage?: string;
+  readonly checkpoint?: ChainCheckpoint;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/** Exit code of a verification verdict: 0 only for `VERIFIED_INTACT`, else 20 (tamper or unverifiable). */
+export function verificationExitCode(verdict: VerificationVerdict): ExitCode {
+  return verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER;
+}
+
+/**
+ * `reseal verify`: verifies a sealed chain (seed 003), from an export file (offline: hashes and
+ * links always, MACs when a key is reachable) or from the deployed table (`--lineage`).
+ */
+export function registerVerify(program: Command, ctx: CommandContext): void {
+  program
+    .command('verify')
+    .summary('verify a sealed chain: an export file (offline) or a stored lineage (online)')
+    .description(
+      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. When no MAC can be checked the verdict is UNVERIFIED_TAMPER_RISK (fail closed), but a broken hash or link is still reported as such.',
+    )
+    .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
+    .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
+    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
+    .option('--json', 'print the result as JSON (snake_case)')
+    .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
+    .option('--key-id <id>', 'key the records must be sealed with (default: the key the export names)')
+    .option('--offline', 'never call KMS (MACs unverifiable: UNVERIFIED_TAMPER_RISK)')
+    .option('--kms', 'call KMS even when no endpoint or credentials variable is set (instance roles, profiles)')
+    .option(...STACK_OPTION)
+    .action(async (options: VerifyOptions) => {
+      if ((options.export === undefined) === (options.lineage === undefined)) {
+        throw new BadInputError('verify: give exactly one of --export <LINEAGE.json> or --lineage <id>');
+      }
+      const { result, context } = options.export
+        ? await verifyExportFile(ctx, options.export, options)
+        : await verifyStoredLineage(ctx, options.lineage as string, options);
+      ctx.io.stdout(options.json ? jsonText(verificationJson(result, context)) : verificationText(result, context));
+      ctx.exit(verificationExitCode(result.verdict));
+    });
+}
+
+async function verifyExportFile(
+  ctx: CommandContext,
+  path: string,
+  options: VerifyOptions,
+): Promise<{ result: ChainVerification; context: VerificationContext }> {
+  const envelope: LineageExportEnvelope = await readSchemaFile(
+    ctx.io,
+    path,
+    LineageExportEnvelopeSchema,
+    'lineage export',
+  );
+  const head = envelope.head === null ? null : LineageHeadSchema.safeParse(envelope.head);
+  if (head && !head.success) {
+    const issue = head.error.issues[0];
+    throw new BadInputError(
+      `${path}: invalid lineage export\n  at head.${issue?.path.join('.') ?? ''}: ${issue?.message}`,
+    );
+  }
+  const choice = chooseAnchor(ctx.io, options, keyIdNamedBy(envelope.records) ?? head?.data?.keyId ?? null);
+  // Without --checkpoint, the export's own head serves: it catches records cut from the file,
+  // though not from the table (the head came from the same table).
+  const checkpoint = options.checkpoint
+    ? { ...options.checkpoint, source: '--checkpoint' }
+    : head?.data
+      ? { seq: head.data.seq, recordHash: head.data.recordHash, source: 'export head, not independent' }
+      : null;
+  const result = await verifyRecords(envelope.records, {
+    lineageId: envelope.lineageId,
+    anchor: choice.anchor,
+    ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
+  });
+  const note =
+    choice.macCheck === MacCheck.KMS && options.keyId === undefined
+      ? 'key id taken from the export; pass --key-id to pin the key you trust'
+      : choice.note;
+  return {
+    result,
+    context: { lineageId: envelope.lineageId, macCheck: choice.macCheck, keyId: choice.keyId, checkpoint, note },
+  };
+}
+
+async function verifyStoredLineage(
+  ctx: CommandContext,
+  lineageId: string,
+  options: VerifyOptions,
+): Promise<{ result: ChainVerification; context: VerificationContext }> {
+  const client = await connect(ctx.io, options.stack);
+  const bar = progressBar(ctx.io, `verifying ${lineageId}`);
+  try {
+    const result = await client.verifyLineage(lineageId, {
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+      onProgress: bar.update,
+    });
+    const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
+    return {
+      result,
+      context: { lineageId, macCheck: MacCheck.KMS, keyId: client.outputs.macKeyArn, checkpoint, note: null },
+    };
+  } finally {
+    bar.finish();
+  }
+}
+
+/** Key id named by the first record that names one (the records are untrusted; only a hint). */
+function keyIdNamedBy(records: readonly unknown[]): string | null {
+  for (const record of records) {
+    const keyId = (record as { header?: { keyId?: unknown } } | null)?.header?.keyId;
+    if (typeof keyId === 'string' && keyId.length > 0) return keyId;
+  }
+  return null;
+}

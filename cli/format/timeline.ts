@@ -1,0 +1,101 @@
+import type { ChainVerification } from '../../shared/seal/chain-verification';
+import { fieldLines } from './output';
+
+/** One row of a lineage timeline, read from a stored record (untrusted until verified). */
+export interface TimelineRow {
+  readonly seq: number | null;
+  readonly generationEpoch: number | null;
+  readonly authority: string | null;
+  readonly sessionId: string | null;
+  readonly residualId: string | null;
+  readonly sealedAtMs: number | null;
+  readonly supersedes: { seq: number; recordHash: string } | null;
+  readonly guardVerdictDigest: string | null;
+  readonly verification: string;
+}
+
+/** Timeline rows of raw records, with each record's verification verdict (same order). */
+export function timelineRows(records: readonly unknown[], verification: ChainVerification): TimelineRow[] {
+  return records.map((raw, index) => {
+    const record = (raw ?? {}) as { header?: Record<string, unknown>; sealedAtMs?: unknown };
+    const header = record.header ?? {};
+    const num = (v: unknown) => (typeof v === 'number' ? v : null);
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const sup = header.supersedes as { seq?: unknown; recordHash?: unknown } | null | undefined;
+    return {
+      seq: num(header.monotonicSequenceNumber),
+      generationEpoch: num(header.generationEpoch),
+      authority: str(header.authority),
+      sessionId: str(header.sessionId),
+      residualId: str(header.residualId),
+      sealedAtMs: num(record.sealedAtMs),
+      supersedes:
+        sup && typeof sup.seq === 'number' && typeof sup.recordHash === 'string'
+          ? { seq: sup.seq, recordHash: sup.recordHash }
+          : null,
+      guardVerdictDigest: str(header.verdictDigest),
+      verification: verification.records[index]?.verdict ?? 'UNVERIFIED_TAMPER_RISK',
+    };
+  });
+}
+
+/** Timeline for `--json`: snake_case, stable. */
+export function timelineJson(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification) {
+  return {
+    lineage_id: lineageId,
+    verdict: verification.verdict,
+    first_failure: verification.firstFailure,
+    records: rows.map((r) => ({
+      seq: r.seq,
+      generation_epoch: r.generationEpoch,
+      authority: r.authority,
+      session_id: r.sessionId,
+      residual_id: r.residualId,
+      sealed_at: r.sealedAtMs === null ? null : new Date(r.sealedAtMs).toISOString(),
+      supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
+      guard_verdict_digest: r.guardVerdictDigest,
+      verification: r.verification,
+    })),
+  };
+}
+
+/** A readable timeline: one line per record (seq, epoch, authority, session, residual, time, verdicts). */
+export function timelineText(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification): string {
+  const table: string[][] = [
+    ['SEQ', 'EPOCH', 'AUTHORITY', 'SESSION', 'RESIDUAL', 'SEALED AT (UTC)', 'SUPERSEDES', 'GUARD', 'VERIFICATION'],
+  ];
+  for (const r of rows) {
+    table.push([
+      r.seq === null ? '?' : String(r.seq),
+      r.generationEpoch === null ? '?' : String(r.generationEpoch),
+      r.authority ?? '?',
+      r.sessionId ?? '?',
+      r.residualId ?? '?',
+      r.sealedAtMs === null ? '?' : new Date(r.sealedAtMs).toISOString(),
+      r.supersedes ? `seq ${r.supersedes.seq}` : '-',
+      r.guardVerdictDigest ? `${r.guardVerdictDigest.slice(0, 12)}…` : '?',
+      r.verification,
+    ]);
+  }
+  const widths = table[0]?.map((_, col) => Math.max(...table.map((row) => (row[col] ?? '').length))) ?? [];
+  const lines = table.map((row) =>
+    row
+      .map((cell, col) => cell.padEnd(widths[col] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  const epochs = rows.map((r) => r.generationEpoch).filter((e): e is number => e !== null);
+  const summary = fieldLines([
+    ['lineage', lineageId],
+    ['records', String(rows.length)],
+    ['epochs', epochs.length === 0 ? '(none)' : `${Math.min(...epochs)} to ${Math.max(...epochs)}`],
+    ['chain', verification.verdict],
+    [
+      'first failure',
+      verification.firstFailure
+        ? `seq ${verification.firstFailure.seq ?? '?'}: ${verification.firstFailure.verdict}: ${verification.firstFailure.reason}`
+        : '(none)',
+    ],
+  ]);
+  return `${summary}\n${lines.join('\n')}\n`;
+}

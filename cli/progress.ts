@@ -1,0 +1,32 @@
+import type { LineageProgress } from '../client/paged-verification';
+import type { CliIo } from './io';
+
+const BAR_WIDTH = 30;
+
+/** A progress bar on stderr, drawn only when stderr is a terminal (never in pipes, logs or tests). */
+export interface ProgressBar {
+  readonly update: (progress: LineageProgress) => void;
+  /** Ends the bar's line (when one was drawn). */
+  readonly finish: () => void;
+}
+
+/**
+ * A text progress bar (`label [#####-----] done/total`) redrawn in place with `\r`. No dependency:
+ * the bar is one line of ASCII, which every terminal shows.
+ */
+export function progressBar(io: CliIo, label: string): ProgressBar {
+  let drawn = false;
+  return {
+    update: ({ done, total }) => {
+      if (!io.stderrIsTty) return;
+      const ratio = total > 0 ? Math.min(1, done / total) : 1;
+      const filled = Math.round(ratio * BAR_WIDTH);
+      io.stderr(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${done}/${total}`);
+      drawn = true;
+    },
+    finish: () => {
+      if (drawn) io.stderr('\n');
+      drawn = false;
+    },
+  };
+}
