@@ -142,7 +142,7 @@ export const TriageCompletedDetailSchema = z.strictObject({
     .strictObject({
       verdict: z.enum(VerificationVerdict),
       firstFailure: z
-        .strictObject({ seq: NonNegativeInt, verdict: z.enum(VerificationVerdict), reason: ShortText })
+        .strictObject({ seq: NonNegativeInt.nullable(), verdict: z.enum(VerificationVerdict), reason: z.string() })
         .nullable(),
     })
     .nullable(),

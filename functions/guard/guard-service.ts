@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { z } from 'zod';
+import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { ResealError } from '../../shared/errors';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import type { WriteVerdict } from '../../shared/guard/verdict';
+import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
+import type { SealQueue } from '../../shared/ports/seal-queue';
+import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
+import { Identifier } from '../../shared/schemas/primitives';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { rejectedDetailOf } from '../common/rejection';
+
+/**
+ * Largest `residual-writes` body the guard accepts, in UTF-8 bytes. A sealed record is stored as
+ * one DynamoDB item (at most 400 KB) holding the request's payload, manifest and variables, so
+ * a larger body could never be sealed: it is refused up front as `PAYLOAD_TOO_LARGE`.
+ */
+export const MAX_BODY_BYTES = 350_000;
+/** Bytes of the raw body kept in a rejection record, as data. */
+export const BODY_PREVIEW_BYTES = 1024;
+
+/** One `residual-writes` message, as the guard needs it. */
+export interface GuardMessage {
+  readonly messageId: string;
+  readonly body: string;
+  /** SQS `SentTimestamp`, ms: stable across redeliveries, so the rejection record key is too. */
+  readonly sentAtMs: number;
+}
+
+/** What happened to a message; every message ends in one of these (nothing dropped silently). */
+export type GuardOutcome =
+  | { readonly kind: 'ACCEPTED'; readonly verdict: WriteVerdict }
+  | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
+
+/** Dependencies of {@link GuardService}, injected (ports, clock, policy). */
+export interface GuardDeps {
+  readonly store: LineageStore;
+  readonly publisher: EventPublisher;
+  readonly queue: SealQueue;
+  readonly metrics: PipelineMetrics;
+  readonly logger: ServiceLogger;
+  readonly clock: () => number;
+  /** Oldest freshness receipt accepted, seconds (seed 004 receipts). */
+  readonly maxReceiptAgeSeconds: number;
+  /** Override of {@link MAX_BODY_BYTES} (tests). */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * Per-message logic of the guard Lambda (seed 004): parse, `evaluateWrite`, then forward an
+ * accepted write to `seal-requests` or record the refusal.
+ *
+ * Permanent failures never throw (the message then counts as processed): malformed JSON, schema
+ * violation (unknown fields, lone surrogates, …), oversized body and stale-state verdicts each
+ * become a rejection record plus a `ResidualRejected` event. Only infrastructure failures
+ * (store, bus, queue) reject, so SQS retries the message and finally dead-letters it.
+ */
+export class GuardService {
+  readonly #deps: GuardDeps;
+  constructor(deps: GuardDeps) {
+    this.#deps = deps;
+  }
+
+  async handle(message: GuardMessage): Promise<GuardOutcome> {
+    const { logger, metrics, clock, maxReceiptAgeSeconds } = this.#deps;
+    const raw = Buffer.from(message.body, 'utf8');
+    const base = { message, bodyDigest: createHash('sha256').update(raw).digest('hex') };
+    if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
+      return this.#reject(base, RejectionReason.PAYLOAD_TOO_LARGE, {
+        issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
+      });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(message.body);
+    } catch (error) {
+      return this.#reject(base, RejectionReason.MALFORMED_JSON, {
+        issues: [{ path: '', message: (error as Error).message.slice(0, 512) }],
+      });
+    }
+    const ids = looseIds(json);
+    logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
+    const parsed = ResidualWriteRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: issuesOf(parsed.error) });
+    }
+    const request = parsed.data;
+    const nowMs = clock();
+    let verdict: WriteVerdict;
+    try {
+      verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds });
+    } catch (error) {
+      // The schema passed, so only an input the core still refuses (e.g. not canonicalizable) lands here.
+      if (!(error instanceof ResealError)) throw error;
+      const issues = 'issues' in error ? (error.issues as RejectionRecord['issues']) : [];
+      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, {
+        issues: issues.length > 0 ? issues : [{ path: '', message: error.message }],
+      });
+    }
+    if (!verdict.isSafe) {
+      return this.#reject({ ...base, ...ids }, RejectionReason.STALE_STATE, {
+        verdictDigest: verdict.verdictDigest,
+        rejectedVariables: verdict.rejectedVariables,
+        requestViolations: verdict.requestViolations,
+      });
+    }
+    await this.#deps.queue.enqueue({ formatVersion: FORMAT_VERSION, request, verdict, acceptedAtMs: nowMs });
+    metrics.count(MetricName.WriteAccepted);
+    logger.info('write accepted, forwarded to seal-requests', { verdictDigest: verdict.verdictDigest });
+    return { kind: 'ACCEPTED', verdict };
+  }
+
+  async #reject(
+    context: { message: GuardMessage; bodyDigest: string; lineageId?: string | null; residualId?: string | null },
+    reason: RejectionReason,
+    details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
+  ): Promise<GuardOutcome> {
+    const { store, publisher, metrics, logger, clock } = this.#deps;
+    const rejection: RejectionRecord = {
+      stage: RejectionStage.GUARD,
+      reason,
+      lineageId: context.lineageId ?? null,
+      residualId: context.residualId ?? null,
+      messageId: context.message.messageId,
+      verdictDigest: details.verdictDigest ?? null,
+      bodyDigest: context.bodyDigest,
+      bodyPreview: previewOf(context.message.body),
+      issues: (details.issues ?? []).slice(0, 50),
+      rejectedVariables: details.rejectedVariables ?? [],
+      requestViolations: details.requestViolations ?? [],
+      atMs: context.message.sentAtMs,
+    };
+    await store.recordRejection(rejection);
+    await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
+    metrics.count(MetricName.WriteRejected, { reason });
+    logger.warn('write rejected', { reason, verdictDigest: rejection.verdictDigest, bodyDigest: rejection.bodyDigest });
+    return { kind: 'REJECTED', reason };
+  }
+}
+
+/** Ids read from an unvalidated body, only when they are valid identifiers (they become keys). */
+function looseIds(json: unknown): { lineageId: string | null; residualId: string | null } {
+  const pick = (key: string) => {
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) return null;
+    const value = (json as Record<string, unknown>)[key];
+    return Identifier.safeParse(value).success ? (value as string) : null;
+  };
+  return { lineageId: pick('lineageId'), residualId: pick('residualId') };
+}
+
+function issuesOf(error: z.ZodError): RejectionRecord['issues'] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+/** First {@link BODY_PREVIEW_BYTES} bytes, cut on a character boundary; lone surrogates made visible. */
+function previewOf(body: string): string {
+  const bytes = Buffer.from(body, 'utf8').subarray(0, BODY_PREVIEW_BYTES);
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, '');
+}

@@ -1,0 +1,28 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../adapters/eventbridge-publisher';
+import { SQSSealQueue } from '../adapters/sqs-seal-queue';
+import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
+import { createGuardHandler } from './create-handler';
+import { GuardService } from './guard-service';
+
+// Built once per cold start, reused by warm invocations.
+const logger = new Logger({ serviceName: 'reseal-guard' });
+const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-guard' });
+
+const service = new GuardService({
+  store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
+  publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
+  queue: new SQSSealQueue(new SQSClient({}), requireEnv('SEAL_QUEUE_URL')),
+  metrics: new PowertoolsPipelineMetrics(metrics),
+  logger,
+  clock: Date.now,
+  maxReceiptAgeSeconds: Number(process.env.MAX_RECEIPT_AGE_SECONDS ?? 900),
+});
+
+/** Lambda entry point: SQS `residual-writes` → stale-state guard (seed 004). */
+export const handler = createGuardHandler(service, logger, metrics);

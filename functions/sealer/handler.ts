@@ -1,0 +1,27 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../adapters/eventbridge-publisher';
+import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
+import { createSealerHandler } from './create-handler';
+import { SealerService } from './sealer-service';
+
+// Built once per cold start, reused by warm invocations.
+const logger = new Logger({ serviceName: 'reseal-sealer' });
+const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer' });
+
+const service = new SealerService({
+  store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
+  publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
+  anchor: new KMSMacAnchor(new KMSClient({}), requireEnv('MAC_KEY_ID')),
+  metrics: new PowertoolsPipelineMetrics(metrics),
+  logger,
+  clock: Date.now,
+});
+
+/** Lambda entry point: SQS FIFO `seal-requests` → seal and append (seed 003). */
+export const handler = createSealerHandler(service, logger, metrics);

@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { ResealError } from '../../shared/errors';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import {
+  ConflictReason,
+  DuplicateResidualError,
+  type LineageStore,
+  type RejectionRecord,
+  StaleEpochError,
+  StaleHeadError,
+} from '../../shared/ports/lineage-store';
+import type { MacAnchor } from '../../shared/ports/mac-anchor';
+import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
+import { AnchorUnavailableError } from '../../shared/seal/errors';
+import { sealRecord } from '../../shared/seal/residual-sealer';
+import { type LineageHead, lineageHeadOf, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { rejectedDetailOf } from '../common/rejection';
+
+/** Appends tried per message when the head keeps moving (lost races), before a conflict is recorded. */
+export const MAX_APPEND_ATTEMPTS = 5;
+
+/** One `seal-requests` message, as the sealer needs it. */
+export interface SealMessage {
+  readonly messageId: string;
+  readonly body: string;
+  /** SQS `SentTimestamp`, ms. */
+  readonly sentAtMs: number;
+}
+
+/** What happened to a seal request. Every one ends in exactly one of these. */
+export type SealOutcome =
+  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number }
+  | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
+  | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
+  | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
+
+/** Dependencies of {@link SealerService}, injected. */
+export interface SealerDeps {
+  readonly store: LineageStore;
+  readonly publisher: EventPublisher;
+  readonly anchor: MacAnchor;
+  readonly metrics: PipelineMetrics;
+  readonly logger: ServiceLogger;
+  readonly clock: () => number;
+  /** Override of {@link MAX_APPEND_ATTEMPTS}. */
+  readonly maxAppendAttempts?: number;
+}
+
+/**
+ * Per-message logic of the sealer Lambda (seed 003): idempotent by residual id; reads the head,
+ * seals (header MAC'd by the anchor), appends with one conditional transaction, and emits
+ * `ResidualSealed` with the new head.
+ *
+ * - Redelivery (marker present, or the append reports a duplicate): no second record; the
+ *   stored record's head is re-emitted (events are at least once).
+ * - Lost race (`StaleHeadError`): re-read the head, re-seal, retry up to
+ *   {@link MAX_APPEND_ATTEMPTS}; then a `LOST_RACE` conflict record + `ResidualRejected`.
+ * - Fenced out (`StaleEpochError`, from the core or the store): a `STALE_EPOCH` conflict
+ *   record + `ResidualRejected`, never retried.
+ * - A body that is not a valid `SealRequest`, or a write the core cannot seal (e.g. header over
+ *   4,096 bytes): rejection record + `ResidualRejected`.
+ * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge) so the FIFO message is
+ * retried in order, and finally dead-lettered.
+ */
+export class SealerService {
+  readonly #deps: SealerDeps;
+  constructor(deps: SealerDeps) {
+    this.#deps = deps;
+  }
+
+  async handle(message: SealMessage): Promise<SealOutcome> {
+    const { store, logger } = this.#deps;
+    let json: unknown;
+    try {
+      json = JSON.parse(message.body);
+    } catch (error) {
+      return this.#reject(message, null, RejectionReason.MALFORMED_JSON, (error as Error).message);
+    }
+    const parsed = SealRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      return this.#reject(message, null, RejectionReason.SCHEMA_VIOLATION, detail);
+    }
+    const sealRequest = parsed.data;
+    const { lineageId, residualId } = sealRequest.request;
+    logger.appendKeys({ lineageId, residualId });
+
+    const existing = await store.findByResidualId(residualId);
+    if (existing) return this.#duplicate(existing.lineageId, existing.seq, residualId);
+
+    const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
+    let lastRace: StaleHeadError | null = null;
+    let expectedHead: LineageHead | null = null;
+    let attemptedHeader: unknown = null;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      expectedHead = await store.head(lineageId);
+      try {
+        const sealed = await sealRecord(inputOf(sealRequest), expectedHead, this.#deps.anchor, this.#deps.clock());
+        attemptedHeader = sealed.header;
+        await store.append(sealed, expectedHead);
+        return this.#sealed(lineageHeadOf(sealed), residualId, sealed.sealedAtMs, attempt);
+      } catch (error) {
+        if (error instanceof DuplicateResidualError) {
+          return this.#duplicate(error.existing?.lineageId ?? lineageId, error.existing?.seq ?? null, residualId);
+        }
+        if (error instanceof StaleEpochError) {
+          return this.#conflict(message, sealRequest, ConflictReason.STALE_EPOCH, error.message, {
+            attemptedHeader,
+            expectedHead,
+            observedHead: null,
+          });
+        }
+        if (error instanceof StaleHeadError) {
+          lastRace = error;
+          this.#deps.metrics.count(MetricName.SealRetry);
+          logger.warn('lost the append race; re-reading the head', { attempt, expectedSeq: error.expectedSeq });
+          continue;
+        }
+        if (error instanceof ResealError && !(error instanceof AnchorUnavailableError)) {
+          // The core refused the input (header too large, malformed head or supersedes): permanent.
+          return this.#reject(message, sealRequest, RejectionReason.SEAL_REFUSED, error.message);
+        }
+        throw error;
+      }
+    }
+    return this.#conflict(
+      message,
+      sealRequest,
+      ConflictReason.LOST_RACE,
+      `head moved on each of ${attempts} attempts`,
+      { attemptedHeader, expectedHead, observedHead: lastRace?.observedHead ?? null },
+    );
+  }
+
+  async #sealed(head: LineageHead, residualId: string, sealedAtMs: number, attempts: number): Promise<SealOutcome> {
+    await this.#deps.publisher.residualSealed({ formatVersion: FORMAT_VERSION, residualId, sealedAtMs, ...head });
+    this.#deps.metrics.count(MetricName.RecordSealed);
+    this.#deps.logger.info('record sealed', { seq: head.seq, recordHash: head.recordHash, attempts });
+    return { kind: 'SEALED', head, attempts };
+  }
+
+  /** A redelivery: re-emit the stored record's head so a lost event is not lost for good. */
+  async #duplicate(lineageId: string, seq: number | null, residualId: string): Promise<SealOutcome> {
+    const { store, publisher, metrics, logger } = this.#deps;
+    const stored = seq === null ? null : SealedRecordSchema.safeParse(await store.readRecord(lineageId, seq));
+    metrics.count(MetricName.SealDuplicate);
+    if (!stored?.success) {
+      logger.warn('residual already sealed; stored record not readable, event not re-emitted', { seq });
+      return { kind: 'DUPLICATE', head: null };
+    }
+    const head = lineageHeadOf(stored.data);
+    await publisher.residualSealed({
+      formatVersion: FORMAT_VERSION,
+      residualId,
+      sealedAtMs: stored.data.sealedAtMs,
+      ...head,
+    });
+    logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
+    return { kind: 'DUPLICATE', head };
+  }
+
+  async #conflict(
+    message: SealMessage,
+    request: SealRequest,
+    reason: ConflictReason,
+    detail: string,
+    heads: { attemptedHeader: unknown; expectedHead: LineageHead | null; observedHead: LineageHead | null },
+  ): Promise<SealOutcome> {
+    const { lineageId, residualId } = request.request;
+    await this.#deps.store.recordConflict({ lineageId, residualId, reason, detail, atMs: message.sentAtMs, ...heads });
+    this.#deps.metrics.count(MetricName.SealConflict, { reason });
+    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
+    await this.#deps.publisher.residualRejected(
+      rejectedDetailOf(this.#rejectionOf(message, request, reason, detail), this.#deps.clock()),
+    );
+    return { kind: 'CONFLICT', reason };
+  }
+
+  async #reject(
+    message: SealMessage,
+    request: SealRequest | null,
+    reason: RejectionReason,
+    detail: string,
+  ): Promise<SealOutcome> {
+    const rejection = this.#rejectionOf(message, request, reason, detail);
+    await this.#deps.store.recordRejection(rejection);
+    await this.#deps.publisher.residualRejected(rejectedDetailOf(rejection, this.#deps.clock()));
+    this.#deps.metrics.count(MetricName.WriteRejected, { reason });
+    this.#deps.logger.error('seal request refused', { reason, detail });
+    return { kind: 'REJECTED', reason };
+  }
+
+  #rejectionOf(message: SealMessage, request: SealRequest | null, reason: RejectionReason, detail: string) {
+    return {
+      stage: RejectionStage.SEALER,
+      reason,
+      lineageId: request?.request.lineageId ?? null,
+      residualId: request?.request.residualId ?? null,
+      messageId: message.messageId,
+      verdictDigest: request?.verdict.verdictDigest ?? null,
+      bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
+      bodyPreview: message.body.slice(0, 1024).toWellFormed(),
+      issues: [{ path: '', message: detail.slice(0, 4096) }],
+      rejectedVariables: [],
+      requestViolations: [],
+      atMs: message.sentAtMs,
+    } satisfies RejectionRecord;
+  }
+}
+
+function inputOf(request: SealRequest) {
+  const { request: write, verdict } = request;
+  return {
+    lineageId: write.lineageId,
+    residualId: write.residualId,
+    sessionId: write.sessionId,
+    payload: write.payload,
+    generationEpoch: write.generationEpoch,
+    authority: write.authority,
+    manifest: write.manifest,
+    verdictDigest: verdict.verdictDigest,
+    variablesUsed: write.variablesUsed,
+    ...(write.supersedes ? { supersedes: write.supersedes } : {}),
+  };
+}

@@ -1,0 +1,27 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../adapters/eventbridge-publisher';
+import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
+import { createTriageHandler } from './create-handler';
+import { TriageService } from './triage-service';
+
+// Built once per cold start, reused by warm invocations.
+const logger = new Logger({ serviceName: 'reseal-triage' });
+const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-triage' });
+
+const service = new TriageService({
+  store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
+  publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
+  anchor: new KMSMacAnchor(new KMSClient({}), requireEnv('MAC_KEY_ID')),
+  metrics: new PowertoolsPipelineMetrics(metrics),
+  logger,
+  clock: Date.now,
+});
+
+/** Lambda entry point: EventBridge `RecallRequested` → verify, then delta triage (seeds 003, 000). */
+export const handler = createTriageHandler(service, logger, metrics);

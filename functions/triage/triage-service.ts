@@ -1,0 +1,176 @@
+import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { ResealError } from '../../shared/errors';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { LineageStore } from '../../shared/ports/lineage-store';
+import type { MacAnchor } from '../../shared/ports/mac-anchor';
+import {
+  type RecallRequestedDetail,
+  RecallRequestedDetailSchema,
+  type TriageCompletedDetail,
+  TriageOutcome,
+} from '../../shared/schemas/messages';
+import type { ChainVerification } from '../../shared/seal/chain-verification';
+import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { SealedRecordSchema } from '../../shared/seal/sealed-record';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+
+/** Dependencies of {@link TriageService}, injected. */
+export interface TriageDeps {
+  readonly store: LineageStore;
+  readonly publisher: EventPublisher;
+  /** Verifies MACs (KMS `VerifyMac`); the triage role cannot generate them. */
+  readonly anchor: MacAnchor;
+  readonly metrics: PipelineMetrics;
+  readonly logger: ServiceLogger;
+  readonly clock: () => number;
+}
+
+/** Outcome of one `RecallRequested` event. */
+export type TriageResult =
+  | { readonly kind: 'COMPLETED'; readonly detail: TriageCompletedDetail }
+  | { readonly kind: 'INVALID'; readonly issues: string };
+
+/**
+ * Per-event logic of the triage Lambda (seed 000 on a record verified per seed 003).
+ *
+ * 1. Parse the `RecallRequested` detail (invalid → logged and counted, `INVALID`; a retry could
+ *    not fix it, and without a valid lineage id there is nowhere the triage role may write).
+ * 2. A report already stored for this request id is re-emitted, not recomputed (retries are safe).
+ * 3. Resolve the target (`seq`, `residualId` through its marker, or `latest` through the head).
+ * 4. Load records 0 … max(target, checkpoint.seq) and `verifyChain` them with the anchor and the
+ *    caller's checkpoint. A MAC that cannot be checked (KMS key disabled, missing, unreachable)
+ *    yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused, no triage.
+ * 5. `isolateDelta(record.manifest, currentEnv)`; store the report (pk `TRIAGE#<lineageId>`);
+ *    emit `TriageCompleted`.
+ * Rejects only on infrastructure failures (store, bus), so EventBridge retries the invocation.
+ */
+export class TriageService {
+  readonly #deps: TriageDeps;
+  constructor(deps: TriageDeps) {
+    this.#deps = deps;
+  }
+
+  async handle(detail: unknown): Promise<TriageResult> {
+    const { store, publisher, metrics, logger } = this.#deps;
+    const parsed = RecallRequestedDetailSchema.safeParse(detail);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      metrics.count(MetricName.RecallInvalid);
+      logger.error('RecallRequested detail is invalid; nothing triaged', { issues });
+      return { kind: 'INVALID', issues };
+    }
+    const recall = parsed.data;
+    logger.appendKeys({ lineageId: recall.lineageId, requestId: recall.requestId });
+
+    const previous = await store.getTriageReport(recall.lineageId, recall.requestId);
+    if (previous) {
+      await publisher.triageCompleted(previous);
+      logger.info('triage report already stored for this request; re-emitted');
+      return { kind: 'COMPLETED', detail: previous };
+    }
+    const result = await this.#triage(recall);
+    await store.putTriageReport(result);
+    await publisher.triageCompleted(result);
+    metrics.count(MetricName.TriageVerdict, {
+      outcome: result.outcome,
+      verification: result.verification?.verdict ?? 'NONE',
+      verdict: result.report?.verdict ?? 'NONE',
+    });
+    logger.info('triage completed', {
+      outcome: result.outcome,
+      verification: result.verification?.verdict ?? null,
+      verdict: result.report?.verdict ?? null,
+      refusalReason: result.refusalReason,
+    });
+    return { kind: 'COMPLETED', detail: result };
+  }
+
+  async #triage(recall: RecallRequestedDetail): Promise<TriageCompletedDetail> {
+    const { store, anchor } = this.#deps;
+    const base = {
+      formatVersion: FORMAT_VERSION,
+      requestId: recall.requestId,
+      lineageId: recall.lineageId,
+    } as const;
+    const refuse = (
+      seq: number | null,
+      residualId: string | null,
+      verification: ChainVerification | null,
+      reason: string,
+    ): TriageCompletedDetail => ({
+      ...base,
+      seq,
+      residualId,
+      outcome: TriageOutcome.REFUSED,
+      verification: verification && { verdict: verification.verdict, firstFailure: verification.firstFailure },
+      report: null,
+      refusalReason: reason,
+      completedAtMs: this.#deps.clock(),
+    });
+
+    const seq = await this.#resolveTarget(recall);
+    if (seq === null)
+      return refuse(
+        null,
+        'residualId' in recall.target ? recall.target.residualId : null,
+        null,
+        'no such record in this lineage',
+      );
+    this.#deps.logger.appendKeys({ seq });
+
+    const toSeq = Math.max(seq, recall.checkpoint?.seq ?? 0);
+    const records = await store.readChain(recall.lineageId, 0, toSeq);
+    const verification = await verifyChain(records, {
+      lineageId: recall.lineageId,
+      anchor,
+      ...(recall.checkpoint ? { checkpoint: recall.checkpoint } : {}),
+    });
+    const entry = verification.records.find((r) => r.seq === seq);
+    const residualId = entry?.residualId ?? null;
+    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+      const failure = verification.firstFailure;
+      return refuse(
+        seq,
+        residualId,
+        verification,
+        `record not verified (${verification.verdict}${failure ? ` at seq ${failure.seq}: ${failure.reason}` : ''}); triage refused`,
+      );
+    }
+    const target = SealedRecordSchema.safeParse(records[seq]);
+    if (!target.success || target.data.header.monotonicSequenceNumber !== seq) {
+      return refuse(seq, residualId, verification, `record ${seq} is missing from the verified chain`);
+    }
+    this.#deps.logger.appendKeys({ residualId: target.data.header.residualId });
+    let report: DeltaIsolationReport;
+    try {
+      report = isolateDelta(target.data.manifest, recall.currentEnv);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      return refuse(seq, target.data.header.residualId, verification, `delta isolation refused: ${error.message}`);
+    }
+    return {
+      ...base,
+      seq,
+      residualId: target.data.header.residualId,
+      outcome: TriageOutcome.TRIAGED,
+      verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
+      report,
+      refusalReason: null,
+      completedAtMs: this.#deps.clock(),
+    };
+  }
+
+  async #resolveTarget(recall: RecallRequestedDetail): Promise<number | null> {
+    const { store } = this.#deps;
+    const { target } = recall;
+    if ('seq' in target) return target.seq;
+    if ('residualId' in target) {
+      const location = await store.findByResidualId(target.residualId);
+      return location && location.lineageId === recall.lineageId ? location.seq : null;
+    }
+    const head = await store.head(recall.lineageId);
+    return head?.seq ?? null;
+  }
+}
