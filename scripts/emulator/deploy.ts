@@ -1,0 +1,248 @@
+/**
+ * Deploys the real stack with the real CDK CLI (from node_modules) to an emulator endpoint, then
+ * checks — and on the embedded emulator repairs — the queue attributes emulators have dropped
+ * (DESIGN.md, "Local emulator": after every deploy, assert FifoQueue, redrive and size limits).
+ *
+ * CLI: `npx tsx scripts/emulator/deploy.ts` deploys to `AWS_ENDPOINT_URL`.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { parseStackOutputs, type StackOutputs } from '../../test/helpers/stack-outputs.js';
+import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator.js';
+
+export const STACK_NAME = 'ResealStack';
+/** The emulators' default account and our region. */
+export const EMULATOR_ACCOUNT = '000000000000';
+export const EMULATOR_REGION = 'us-east-1';
+
+/** Options of {@link deployStack}. */
+export interface DeployOptions {
+  /** True when the endpoint is the embedded MiniStack: only then are dropped attributes re-applied. */
+  readonly embedded?: boolean;
+  /** Progress lines. @default console.log with a `[deploy]` prefix */
+  readonly log?: (line: string) => void;
+}
+
+/** Credentials and settings every emulator call uses (never a real account's). */
+export function emulatorEnv(endpoint: string): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: EMULATOR_REGION,
+    AWS_DEFAULT_REGION: EMULATOR_REGION,
+  };
+}
+
+/** SDK client settings for the emulator. */
+export function clientConfig(endpoint: string) {
+  return {
+    endpoint,
+    region: EMULATOR_REGION,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  };
+}
+
+/**
+ * `cdk bootstrap` then `cdk deploy ResealStack` against `endpoint`, then {@link verifyQueues}.
+ *
+ * The cloud assembly goes to `.emulator/cdk.out-<port>` so that runs in the same tree do not share
+ * one; outputs go to `.emulator/outputs.json`. `RESEAL_ENDPOINT_OVERRIDE`, when set, is passed as
+ * the `endpointOverride` context (functions get it as `AWS_ENDPOINT_URL`) for emulators that do not
+ * set that variable in function processes themselves; MiniStack does.
+ *
+ * @throws {Error} when a CDK command fails or a queue's attributes are wrong after the repair
+ */
+export async function deployStack(endpoint: string, options: DeployOptions = {}): Promise<StackOutputs> {
+  const log = options.log ?? ((line: string) => console.log(`[deploy] ${line}`));
+  checkEndpoint(endpoint);
+  const port = new URL(endpoint).port || 'default';
+  const output = join(EMULATOR_DIR, `cdk.out-${port}`);
+  const outputsFile = join(EMULATOR_DIR, 'outputs.json');
+  const {
+    AWS_PROFILE: _profile,
+    AWS_SESSION_TOKEN: _token,
+    AWS_DEFAULT_PROFILE: _defaultProfile,
+    ...hostEnv
+  } = process.env;
+  const env = { ...hostEnv, ...emulatorEnv(endpoint), CDK_DISABLE_VERSION_CHECK: '1' };
+  const context = process.env.RESEAL_ENDPOINT_OVERRIDE
+    ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`]
+    : [];
+
+  const started = Date.now();
+  // Run from .emulator/ (no cdk.json there): with an explicit environment, bootstrap then needs no
+  // synthesis of the app, which would bundle every function once more (about 20 s).
+  await cdk(['bootstrap', `aws://${EMULATOR_ACCOUNT}/${EMULATOR_REGION}`, '--no-notices'], env, log, EMULATOR_DIR);
+  log(`bootstrap done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const deployStarted = Date.now();
+  await cdk(
+    [
+      'deploy',
+      STACK_NAME,
+      '--require-approval',
+      'never',
+      '--no-notices',
+      '--progress',
+      'events',
+      '--output',
+      output,
+      '--outputs-file',
+      outputsFile,
+      ...context,
+    ],
+    env,
+    log,
+    ROOT,
+  );
+  log(`deploy done in ${((Date.now() - deployStarted) / 1000).toFixed(1)} s`);
+  const outputs = parseStackOutputs(JSON.parse(readFileSync(outputsFile, 'utf8')), STACK_NAME);
+  const template = JSON.parse(readFileSync(join(output, `${STACK_NAME}.template.json`), 'utf8')) as Template;
+  rmSync(output, { recursive: true, force: true });
+
+  await verifyQueues(endpoint, template, { repair: options.embedded === true, log });
+  return outputs;
+}
+
+type Template = { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+
+/** Runs the CDK CLI from node_modules; rejects with the output's tail when it fails. */
+function cdk(args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void, cwd: string): Promise<void> {
+  const bin = join(ROOT, 'node_modules', '.bin', 'cdk');
+  log(`cdk ${args.join(' ')}`);
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    const keep = (chunk: Buffer) => {
+      text = (text + chunk.toString()).slice(-20_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0
+        ? resolveRun()
+        : reject(new Error(`cdk ${args[0]} failed (exit ${code}):\n${text.split('\n').slice(-40).join('\n')}`)),
+    );
+  });
+}
+
+/** The attributes a queue must have, from its template properties (SQS attribute names and string values). */
+function expectedAttributes(
+  props: Record<string, unknown>,
+  arnOf: (logicalId: string) => string,
+): Record<string, string> {
+  const expected: Record<string, string> = {
+    FifoQueue: String(props.FifoQueue === true),
+    MaximumMessageSize: String(props.MaximumMessageSize ?? 262_144),
+    VisibilityTimeout: String(props.VisibilityTimeout ?? 30),
+  };
+  if (props.MessageRetentionPeriod !== undefined)
+    expected.MessageRetentionPeriod = String(props.MessageRetentionPeriod);
+  if (props.SqsManagedSseEnabled !== undefined) expected.SqsManagedSseEnabled = String(props.SqsManagedSseEnabled);
+  const redrive = props.RedrivePolicy as
+    | { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] }; maxReceiveCount: number }
+    | undefined;
+  if (redrive) {
+    expected.RedrivePolicy = JSON.stringify({
+      deadLetterTargetArn: arnOf(redrive.deadLetterTargetArn['Fn::GetAtt'][0]),
+      maxReceiveCount: redrive.maxReceiveCount,
+    });
+  }
+  return expected;
+}
+
+/** Compares attribute values; RedrivePolicy as parsed JSON with a numeric maxReceiveCount. */
+function sameAttribute(name: string, actual: string | undefined, expected: string): boolean {
+  if (actual === undefined) return name === 'FifoQueue' && expected === 'false';
+  if (name !== 'RedrivePolicy') return actual === expected;
+  try {
+    const a = JSON.parse(actual) as { deadLetterTargetArn: string; maxReceiveCount: number | string };
+    const e = JSON.parse(expected) as { deadLetterTargetArn: string; maxReceiveCount: number };
+    return a.deadLetterTargetArn === e.deadLetterTargetArn && Number(a.maxReceiveCount) === e.maxReceiveCount;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asserts with GetQueueAttributes that every queue of the template has its FifoQueue,
+ * RedrivePolicy, MaximumMessageSize, VisibilityTimeout (and retention, SSE) as declared. With
+ * `repair`, first re-applies the stack's own values of any dropped mutable attribute through
+ * SetQueueAttributes, and logs each one it re-applied.
+ *
+ * @throws {Error} listing every queue attribute that is still wrong
+ */
+export async function verifyQueues(
+  endpoint: string,
+  template: Template,
+  options: { repair: boolean; log: (line: string) => void },
+): Promise<void> {
+  const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
+  const cfn = new CloudFormationClient(clientConfig(endpoint));
+  const { StackResources = [] } = await cfn.send(new DescribeStackResourcesCommand({ StackName: STACK_NAME }));
+  const urlOf = (logicalId: string): string => {
+    const url = StackResources.find((r) => r.LogicalResourceId === logicalId)?.PhysicalResourceId;
+    if (!url) throw new Error(`stack ${STACK_NAME} has no deployed resource ${logicalId}`);
+    return url;
+  };
+  const queues = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::SQS::Queue');
+  const attributes = new Map<string, Record<string, string>>();
+  for (const [id] of queues) {
+    const { Attributes = {} } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: urlOf(id), AttributeNames: ['All'] }),
+    );
+    attributes.set(id, Attributes);
+  }
+  const arnOf = (logicalId: string): string => {
+    const arn = attributes.get(logicalId)?.QueueArn;
+    if (!arn) throw new Error(`no QueueArn for ${logicalId}`);
+    return arn;
+  };
+
+  const problems: string[] = [];
+  for (const [id, resource] of queues) {
+    const expected = expectedAttributes(resource.Properties ?? {}, arnOf);
+    let actual = attributes.get(id) ?? {};
+    const wrong = Object.keys(expected).filter((name) => !sameAttribute(name, actual[name], expected[name] as string));
+    const fixable = wrong.filter((name) => name !== 'FifoQueue');
+    if (options.repair && fixable.length > 0) {
+      const patch = Object.fromEntries(fixable.map((name) => [name, expected[name] as string]));
+      await sqs.send(new SetQueueAttributesCommand({ QueueUrl: urlOf(id), Attributes: patch }));
+      options.log(
+        `EMULATOR GAP: queue ${id} was deployed without the stack's ${fixable.join(', ')}; ` +
+          `re-applied the stack's own values with SetQueueAttributes: ${JSON.stringify(patch)}`,
+      );
+      ({ Attributes: actual = {} } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: urlOf(id), AttributeNames: ['All'] }),
+      ));
+    }
+    for (const name of Object.keys(expected)) {
+      if (!sameAttribute(name, actual[name], expected[name] as string)) {
+        problems.push(`${id}.${name}: expected ${expected[name]}, got ${actual[name] ?? '(absent)'}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`deployed queues differ from the stack:\n  ${problems.join('\n  ')}`);
+  options.log(
+    `checked ${queues.length} queues: FifoQueue, RedrivePolicy, MaximumMessageSize, VisibilityTimeout as declared`,
+  );
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const endpoint = process.env.AWS_ENDPOINT_URL;
+  if (!endpoint) {
+    console.error('set AWS_ENDPOINT_URL (e.g. from `npx tsx scripts/emulator/emulator.ts start`)');
+    process.exit(2);
+  }
+  deployStack(checkEndpoint(endpoint), { embedded: process.env.RESEAL_EMBEDDED_EMULATOR === '1' })
+    .then((outputs) => console.log(JSON.stringify(outputs, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
