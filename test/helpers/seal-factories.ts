@@ -1,11 +1,13 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import { FORMAT_VERSION, HashDomain, hashCanonical } from '../../shared/canonical/digest';
+import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
 import type { SessionVariable } from '../../shared/guard/session-variable';
+import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
+import { headerBytes, payloadHash, type RecordHeader, recordHashOf } from '../../shared/seal/record-header';
 import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
-import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import { buildManifest, manifestDigest, type SealedDependencyManifest } from '../../shared/triage/manifest';
 
 /**
  * In-memory helpers for tests that need sealed records (seed 003), for reuse by any part.
@@ -30,17 +32,13 @@ export function testAnchor(options: { keyId?: string; key?: Uint8Array; disabled
   });
 }
 
-/** A small valid manifest (seed 000): one structural key, one claim; hashes are placeholders of the right shape. */
+/** A small valid manifest (seed 000) built by `buildManifest`: two keys, one structural, one claim. */
 export function testManifest(): SealedDependencyManifest {
-  const keyHash = (key: string) => hashCanonical(HashDomain.ENV_KEY, { v: 1, key, value: `${key}-value` });
-  const baselineKeyHashes = { ARCH: keyHash('ARCH'), REGION: keyHash('REGION') };
-  return {
-    formatVersion: FORMAT_VERSION,
-    preconditionSeal: hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes }),
-    baselineKeyHashes,
+  return buildManifest({
+    env: { ARCH: 'arm64', REGION: 'eu-west-1' },
     structuralKeys: ['ARCH'],
     claimDependencyMap: { 'claim-1': ['REGION'] },
-  };
+  });
 }
 
 /** A fresh session variable. */
@@ -97,4 +95,32 @@ export async function buildChain(
 /** Deep copy through JSON, as a store round trip would give (so a test can tamper without touching the original). */
 export function cloneRecord<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * Re-signs `record` after patching its header and/or bodies, recomputing `payloadHash`,
+ * `manifestDigest`, `recordHash` and the MAC with `signer`. With the test key this is what a
+ * holder of `kms:GenerateMac` could do; with {@link forgerAnchor} it is a Hash-With-Payload
+ * forgery by someone without the key (seed 003, "What Was Observed" 1).
+ */
+export async function resealRecord(
+  record: SealedRecord,
+  patch: { header?: Partial<RecordHeader>; payload?: JsonValue; manifest?: SealedDependencyManifest },
+  signer: MacAnchor,
+): Promise<SealedRecord> {
+  const payload = patch.payload === undefined ? record.payload : patch.payload;
+  const manifest = patch.manifest ?? record.manifest;
+  const header: RecordHeader = {
+    ...record.header,
+    payloadHash: payloadHash(payload),
+    manifestDigest: manifestDigest(manifest),
+    ...patch.header,
+  };
+  const signature = await signer.generateMac(headerBytes(header));
+  return { ...record, header, payload, manifest, recordHash: recordHashOf(header), anchor: signature };
+}
+
+/** An anchor with the test key id but another secret: what an attacker without the key can sign with. */
+export function forgerAnchor(): LocalHmacAnchor {
+  return testAnchor({ key: new Uint8Array(32).fill(0xa5) });
 }
