@@ -1,0 +1,204 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../../shared/errors';
+import type { SessionVariable } from '../../../../shared/guard/session-variable';
+import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
+import { Authority } from '../../../../shared/schemas/primitives';
+import {
+  BOUNDARY_AGE_MS,
+  FACTORY_NOW_MS,
+  freshVariable,
+  guardPolicy,
+  immutableConstant,
+  unverifiedInheritedVariable,
+  validBoundary,
+  validWriteRequest,
+  verifiedInheritedVariable,
+} from '../../../helpers/guard-factories';
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: names must not hold control characters
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const nameArb = fc
+  .string({ unit: 'grapheme', minLength: 1, maxLength: 24 })
+  .filter((s) => s.isWellFormed() && !CONTROL.test(s) && s.length <= 256);
+const valueArb = fc.string({ unit: 'grapheme', maxLength: 64 }).filter((s) => s.isWellFormed());
+const epochArb = fc.integer({ min: 0, max: 1_000_000 });
+const idArb = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,30}$/);
+
+/** JSON that RFC 8785 carries exactly: safe integers, finite doubles, no "__proto__" key. */
+const payloadArb = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Number.isInteger(d) || Number.isSafeInteger(d)),
+    valueArb,
+    fc.array(tie('json'), { maxLength: 4 }),
+    fc.dictionary(
+      valueArb.filter((k) => k !== '__proto__'),
+      tie('json'),
+      { maxKeys: 4 },
+    ),
+  ),
+})).json;
+
+type Kind = 'fresh' | 'verified' | 'constant';
+/** A request whose variables are all fresh, validly re-verified or declared constants. */
+const safeRequestArb = fc
+  .record({
+    names: fc.uniqueArray(nameArb, { maxLength: 12, selector: (n) => n.normalize('NFC') }),
+    kinds: fc.array(fc.constantFrom<Kind>('fresh', 'verified', 'constant'), { minLength: 12, maxLength: 12 }),
+    values: fc.array(valueArb, { minLength: 12, maxLength: 12 }),
+    receiptAgeMs: fc.array(fc.integer({ min: 0, max: BOUNDARY_AGE_MS - 1 }), { minLength: 12, maxLength: 12 }),
+    generationEpoch: epochArb,
+    hasPredecessor: fc.boolean(),
+    sessionId: idArb,
+    residualId: idArb,
+    lineageId: idArb,
+    authority: fc.constantFrom(...Object.values(Authority)),
+    payload: payloadArb,
+  })
+  .map((r): ResidualWriteRequest => {
+    const options = { sessionId: r.sessionId };
+    const variablesUsed = r.names.map((name, i): SessionVariable => {
+      const value = r.values[i] ?? '';
+      switch (r.kinds[i]) {
+        case 'verified':
+          return verifiedInheritedVariable(
+            name,
+            value,
+            { probedAtMs: FACTORY_NOW_MS - (r.receiptAgeMs[i] ?? 0) },
+            options,
+          );
+        case 'constant':
+          return immutableConstant(name, value);
+        default:
+          return freshVariable(name, value, { sourceEpoch: r.generationEpoch });
+      }
+    });
+    const boundary = validBoundary({}, options);
+    if (!r.hasPredecessor || r.generationEpoch === 0 || r.sessionId === boundary.predecessorSessionId) {
+      delete boundary.predecessorSessionId;
+      delete boundary.predecessorEpoch;
+    } else {
+      boundary.predecessorEpoch = r.generationEpoch - 1;
+    }
+    return validWriteRequest(
+      {
+        residualId: r.residualId,
+        lineageId: r.lineageId,
+        generationEpoch: r.generationEpoch,
+        authority: r.authority,
+        payload: r.payload as ResidualWriteRequest['payload'],
+        variablesUsed,
+        boundary,
+        declaredImmutableConstants: variablesUsed
+          .filter((v) => v.freshness === 'IMMUTABLE_CONSTANT')
+          .map((v) => v.name),
+      },
+      options,
+    );
+  });
+
+/** Rebuilds every object of `value` with its keys in a seed-dependent order. */
+function permuteKeys(value: unknown, seed: number): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => permuteKeys(item, seed + i));
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value);
+  let state = seed >>> 0;
+  for (let i = keys.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    const j = state % (i + 1);
+    [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = permuteKeys((value as Record<string, unknown>)[key], seed + key.length);
+  return out;
+}
+
+describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)', () => {
+  it('seed 004 Decision Boundary (1, 2, 4): any request whose variables are all fresh, re-verified or declared constants is safe', () => {
+    fc.assert(
+      fc.property(safeRequestArb, (request) => {
+        const verdict = evaluateWrite(request, guardPolicy());
+        expect(verdict).toMatchObject({ isSafe: true, rejectedVariables: [], requestViolations: [] });
+      }),
+    );
+  });
+
+  it('seed 004 Decision Boundary (3): adding one UNVERIFIED_INHERITED variable makes any non-historical request unsafe, naming exactly it', () => {
+    fc.assert(
+      fc.property(safeRequestArb, nameArb, valueArb, fc.nat(), (request, name, value, at) => {
+        fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
+        const variablesUsed = [...request.variablesUsed];
+        variablesUsed.splice(at % (variablesUsed.length + 1), 0, unverifiedInheritedVariable(name, value));
+        const authority =
+          request.authority === Authority.HISTORICAL_ATTRIBUTION ? Authority.OPERATIONAL : request.authority;
+        const verdict = evaluateWrite({ ...request, authority, variablesUsed }, guardPolicy());
+        expect(verdict.isSafe).toBe(false);
+        expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([[name, 'UNVERIFIED_INHERITED']]);
+        expect(verdict.requestViolations).toEqual([]);
+      }),
+    );
+  });
+
+  it('seed 004 Decision Boundary (4): the same addition leaves a HISTORICAL_ATTRIBUTION request safe', () => {
+    fc.assert(
+      fc.property(safeRequestArb, nameArb, (request, name) => {
+        fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
+        const variablesUsed = [...request.variablesUsed, unverifiedInheritedVariable(name, 'v')];
+        const historical = { ...request, authority: Authority.HISTORICAL_ATTRIBUTION, variablesUsed };
+        expect(evaluateWrite(historical, guardPolicy()).isSafe).toBe(true);
+      }),
+    );
+  });
+
+  it('seed 004 Method: verdictDigest is independent of object key order and variable order', () => {
+    const mixedArb = fc.tuple(safeRequestArb, fc.array(nameArb, { maxLength: 3 }), fc.integer(), fc.boolean());
+    fc.assert(
+      fc.property(mixedArb, ([request, staleNames, seed, reverse]) => {
+        const taken = new Set(request.variablesUsed.map((v) => v.name.normalize('NFC')));
+        const stale = [
+          ...new Set(staleNames.filter((n) => !taken.has(n.normalize('NFC'))).map((n) => n.normalize('NFC'))),
+        ];
+        const withStale = {
+          ...request,
+          variablesUsed: [...request.variablesUsed, ...stale.map((n) => unverifiedInheritedVariable(n, 'x'))],
+        };
+        const reordered = permuteKeys(withStale, seed) as ResidualWriteRequest;
+        if (reverse) reordered.variablesUsed.reverse();
+        const a = evaluateWrite(withStale, guardPolicy());
+        const b = evaluateWrite(reordered, guardPolicy());
+        expect(b.verdictDigest).toBe(a.verdictDigest);
+        expect(b).toEqual(a);
+      }),
+    );
+  });
+
+  it('malformed input never yields a verdict: any mutation either still parses or throws InvalidInputError', () => {
+    const base = validWriteRequest() as unknown as Record<string, unknown>;
+    const keys = Object.keys(base);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...keys),
+        fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+        (key, replacement) => {
+          const mutated = { ...base, [key]: replacement };
+          try {
+            const verdict = evaluateWrite(mutated, guardPolicy());
+            expect(typeof verdict.isSafe).toBe('boolean');
+          } catch (error) {
+            expect(error).toBeInstanceOf(InvalidInputError);
+          }
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(fc.anything(), (input) => {
+        expect(() => evaluateWrite(input, guardPolicy())).toThrow(InvalidInputError);
+      }),
+    );
+  });
+});
