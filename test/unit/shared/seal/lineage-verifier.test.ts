@@ -244,8 +244,9 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
   it('seed 003 Decision Boundary (3): an anchor that throws or gives no boolean → UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(1);
     const local = testAnchor();
-    const throwing: MacAnchor = { ...local, keyId: local.keyId, verifyMac: () => Promise.reject('KMS unreachable') };
-    const vague: MacAnchor = { ...local, keyId: local.keyId, verifyMac: async () => 'yes' as unknown as boolean };
+    const generateMac = (m: Uint8Array) => local.generateMac(m);
+    const throwing: MacAnchor = { keyId: local.keyId, generateMac, verifyMac: () => Promise.reject('KMS unreachable') };
+    const vague: MacAnchor = { keyId: local.keyId, generateMac, verifyMac: async () => 'yes' as unknown as boolean };
     expect((await verify(records, { anchor: throwing })).firstFailure?.reason).toMatch(/KMS unreachable/);
     expect((await verify(records, { anchor: vague })).firstFailure).toMatchObject({
       verdict: V.UNVERIFIED_TAMPER_RISK,
