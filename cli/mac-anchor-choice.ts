@@ -80,5 +80,6 @@ export function chooseAnchor(io: CliIo, options: AnchorOptions, keyIdFromData: s
   const note = options.offline
     ? 'MACs not checked (--offline)'
     : 'MACs not checked: no KMS endpoint (AWS_ENDPOINT_URL) or AWS credentials, and no --local-key-hex';
-  return { anchor: new UnavailableMacAnchor(keyId, note), macCheck: MacCheck.UNAVAILABLE, keyId, note };
+  const reason = options.offline ? 'not checked (--offline)' : 'no KMS endpoint or AWS credentials, and no local key';
+  return { anchor: new UnavailableMacAnchor(keyId, reason), macCheck: MacCheck.UNAVAILABLE, keyId, note };
 }

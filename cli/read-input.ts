@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { InvalidInputError } from '../shared/errors';
-import { parseInput } from '../shared/schemas/parse';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
 
@@ -31,9 +30,21 @@ export async function readJsonFile(io: CliIo, path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new BadInputError(`${path}: not valid JSON (${reason})`, { cause: error });
+    throw new BadInputError(`${path}: not valid JSON (${describeJsonError(error, text)})`, { cause: error });
   }
+}
+
+/** A one-line JSON parse error, with line and column when the engine reports a position. */
+function describeJsonError(error: unknown, text: string): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const token = /^Unexpected (token '.+?'|end of JSON input|non-whitespace character after JSON)/.exec(message)?.[0];
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const summary = (token ?? message.split(', "')[0] ?? message).replace(/ (in JSON )?at position \d+$/, '');
+  if (position === undefined) return summary.length > 120 ? `${summary.slice(0, 117)}...` : summary;
+  const before = text.slice(0, Number(position));
+  const line = before.split('\n').length;
+  const column = Number(position) - before.lastIndexOf('\n');
+  return `${summary} at line ${line} column ${column}`;
 }
 
 /**
@@ -49,7 +60,16 @@ export async function readSchemaFile<S extends z.ZodType>(
   what: string,
 ): Promise<z.output<S>> {
   const raw = await readJsonFile(io, path);
-  return validateFileContent(path, what, () => parseInput(schema, raw, what));
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const lines = result.error.issues.flatMap((issue) => {
+    const at = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => `  at ${at ? `${at}.` : ''}${key}: unknown field (not part of the ${what})`);
+    }
+    return [`  at ${at || '<root>'}: ${issue.message}`];
+  });
+  throw new BadInputError(`${path}: invalid ${what}\n${lines.join('\n')}`, { cause: result.error });
 }
 
 /**

@@ -1,0 +1,53 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LineageExport } from '../../../client/lineage-export';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import {
+  buildChain,
+  cloneRecord,
+  forgerAnchor,
+  resealRecord,
+  TEST_KEY_BYTES,
+  TEST_LINEAGE_ID,
+  TEST_NOW_MS,
+} from '../../helpers/seal-factories';
+
+/** The test key as `--local-key-hex` takes it. */
+export const TEST_KEY_HEX = Buffer.from(TEST_KEY_BYTES).toString('hex');
+
+function exportOf(records: SealedRecord[], head: LineageExport['head']): LineageExport {
+  return { formatVersion: 1, lineageId: TEST_LINEAGE_ID, exportedAtMs: TEST_NOW_MS, head, records };
+}
+
+/**
+ * Writes the lineage exports the verify/inspect golden tests read into `dir`: an intact chain of
+ * four records sealed with the test key, and tampered copies of it. Deterministic (fixed key and clock).
+ * Returns the intact chain's head for `--checkpoint`.
+ */
+export async function writeExportFixtures(dir: string): Promise<{ checkpoint: string }> {
+  const { records, head } = await buildChain(4, {
+    inputs: (i) => ({
+      generationEpoch: 1 + Math.floor(i / 2),
+      ...(i === 3 ? { authority: 'INFORMATIONAL_ONLY' } : {}),
+    }),
+  });
+  if (!head) throw new Error('empty chain');
+  const write = (name: string, value: unknown) => writeFile(join(dir, name), `${JSON.stringify(value, null, 2)}\n`);
+
+  await write('intact.json', exportOf(records, head));
+  // Payload edited after sealing, without re-sealing: the payload hash no longer matches.
+  const edited = records.map((r) => cloneRecord(r));
+  (edited[2] as { payload: unknown }).payload = { note: 'edited after sealing' };
+  await write('payload-edited.json', exportOf(edited, head));
+  // A record deleted from the middle: the next record's parent is missing.
+  await write('record-deleted.json', exportOf([records[0], records[1], records[3]] as SealedRecord[], head));
+  // The last record cut from the file and the head with it: only a kept checkpoint shows it.
+  const cut = records.slice(0, 3);
+  await write('tail-cut.json', exportOf(cut, null));
+  // The last record re-signed by someone without the key (Hash-With-Payload forgery).
+  const forged = await resealRecord(records[3] as SealedRecord, { payload: { note: 'forged' } }, forgerAnchor());
+  await write('forged.json', exportOf([...records.slice(0, 3), forged], null));
+  // Not an export at all: an unknown top-level field.
+  await write('unknown-field.json', { ...exportOf(records, head), signedBy: 'me' });
+  return { checkpoint: `${head.seq}:${head.recordHash}` };
+}

@@ -1,0 +1,266 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_KEY_HEX, writeExportFixtures } from './exports';
+import { goldenText, runCli } from './run-cli';
+
+/**
+ * Golden tests of the offline commands: each case runs the CLI in-process and compares the
+ * command, exit code, stdout and stderr with `golden/<name>.txt`. Set `UPDATE_GOLDEN=1` to
+ * rewrite the golden files after an intended change (then review the diff).
+ */
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const GOLDEN = join(import.meta.dirname, 'golden');
+const NOW = ['--now-ms', '1800000000000'];
+
+interface Case {
+  readonly name: string;
+  readonly rule: string;
+  readonly argv: readonly string[];
+  readonly exitCode: number;
+  /** `fixtures` (committed files) or `exports` (chains sealed at test time). */
+  readonly cwd?: 'fixtures' | 'exports';
+}
+
+let exportsDir = '';
+let checkpoint = '';
+
+const offlineCases = (): Case[] => [
+  // manifest (seed 000, Recorded Elements)
+  {
+    name: 'manifest',
+    rule: 'prints the sealed dependency manifest as camelCase JSON',
+    argv: ['manifest', '--env', 'baseline-env.json', '--structural', 'ARCH', '--claims', 'claims.json'],
+    exitCode: 0,
+  },
+  {
+    name: 'manifest-structural-key-absent',
+    rule: 'a structural key absent from the baseline is bad input naming the option',
+    argv: ['manifest', '--env', 'baseline-env.json', '--structural', 'ARCH,KERNEL', '--claims', 'claims.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'manifest-causal-key-absent',
+    rule: 'a causal key absent from the baseline is bad input naming the claims file and claim',
+    argv: ['manifest', '--env', 'baseline-env.json', '--claims', 'claims-unknown-key.json'],
+    exitCode: 2,
+  },
+  // triage (seed 000)
+  {
+    name: 'triage-no-drift',
+    rule: 'seed 000: an unchanged environment is NO_DRIFT, exit 0',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'baseline-env.json'],
+    exitCode: 0,
+  },
+  {
+    name: 'triage-ambient',
+    rule: 'seed 000 Method 4: only ambient keys drifted is AMBIENT_DRIFT_ONLY, exit 0',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-ambient.json'],
+    exitCode: 0,
+  },
+  {
+    name: 'triage-partial',
+    rule: 'seed 000 Decision Boundary (c): a drifted causal key quarantines its claim, exit 10',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-partial.json'],
+    exitCode: 10,
+  },
+  {
+    name: 'triage-partial-json',
+    rule: 'seed 000: --json prints verdict, drifted_keys, retained_claims, invalidated_claims in snake_case',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-partial.json', '--json'],
+    exitCode: 10,
+  },
+  {
+    name: 'triage-structural-json',
+    rule: 'seed 000 Decision Boundary (1): a drifted structural key forces FULL_RECONSTRUCTION_REQUIRED, exit 10',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-structural.json', '--json'],
+    exitCode: 10,
+  },
+  {
+    name: 'triage-missing-file',
+    rule: 'bad input: a missing file is named, exit 2',
+    argv: ['triage', '--manifest', 'no-such-manifest.json', '--env', 'baseline-env.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-invalid-json',
+    rule: 'bad input: invalid JSON names the file and the parse error, exit 2',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'invalid-json.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-proto-key',
+    rule: 'bad input: a __proto__ key is refused, naming the file, exit 2',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-proto.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-non-string-value',
+    rule: 'bad input: a non-string env value names the file and the key, exit 2',
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-number.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-unknown-field',
+    rule: 'bad input: an unknown manifest field names the file and the field, exit 2',
+    argv: ['triage', '--manifest', 'manifest-unknown-field.json', '--env', 'baseline-env.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-corrupt-seal',
+    rule: 'bad input: a manifest whose seal does not match its key hashes is refused, exit 2',
+    argv: ['triage', '--manifest', 'manifest-bad-seal.json', '--env', 'baseline-env.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'triage-missing-option',
+    rule: 'bad input: a missing required option, exit 2',
+    argv: ['triage', '--manifest', 'manifest.json'],
+    exitCode: 2,
+  },
+  // guard (seed 004)
+  {
+    name: 'guard-safe',
+    rule: 'seed 004: fresh, re-verified and declared constant variables pass, exit 0',
+    argv: ['guard', '--request', 'request-safe.json', ...NOW],
+    exitCode: 0,
+  },
+  {
+    name: 'guard-stale',
+    rule: 'seed 004 Decision Boundary 3: an unverified inherited variable refuses the write, exit 10',
+    argv: ['guard', '--request', 'request-stale.json', ...NOW],
+    exitCode: 10,
+  },
+  {
+    name: 'guard-stale-json',
+    rule: 'seed 004: --json prints is_safe, rejected_variables with reasons, verdict_digest',
+    argv: ['guard', '--request', 'request-stale.json', '--json', ...NOW],
+    exitCode: 10,
+  },
+  {
+    name: 'guard-expired-receipts',
+    rule: 'seed 004 hardening: receipts older than --max-receipt-age-seconds are refused, exit 10',
+    argv: ['guard', '--request', 'request-safe.json', '--now-ms', '1800003600000', '--json'],
+    exitCode: 10,
+  },
+  {
+    name: 'guard-unknown-field',
+    rule: 'bad input: an unknown request field names the file and the field, exit 2',
+    argv: ['guard', '--request', 'request-unknown-field.json', ...NOW],
+    exitCode: 2,
+  },
+  {
+    name: 'guard-bad-option',
+    rule: 'bad input: a non-integer option value, exit 2',
+    argv: ['guard', '--request', 'request-safe.json', '--now-ms', 'yesterday'],
+    exitCode: 2,
+  },
+];
+
+const exportCases = (): Case[] => [
+  {
+    name: 'verify-intact-local-key',
+    rule: 'seed 003: an intact chain with its key reachable is VERIFIED_INTACT, exit 0',
+    argv: ['verify', '--export', 'intact.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 0,
+  },
+  {
+    name: 'verify-intact-json',
+    rule: 'seed 003: --json lists every record with its verdict',
+    argv: ['verify', '--export', 'intact.json', '--local-key-hex', TEST_KEY_HEX, '--checkpoint', checkpoint, '--json'],
+    exitCode: 0,
+  },
+  {
+    name: 'verify-intact-no-key',
+    rule: 'seed 003 Decision Boundary 3: no endpoint, credentials or key gives UNVERIFIED_TAMPER_RISK (fail closed), exit 20',
+    argv: ['verify', '--export', 'intact.json'],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-payload-edited-no-key',
+    rule: 'seed 003: a broken payload hash is HASH_MISMATCH even when MACs cannot be checked, exit 20',
+    argv: ['verify', '--export', 'payload-edited.json'],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-record-deleted-no-key',
+    rule: 'seed 003: a record deleted from the middle is LINEAGE_BROKEN even offline, exit 20',
+    argv: ['verify', '--export', 'record-deleted.json', '--json'],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-tail-cut-checkpoint',
+    rule: 'seed 003 What Was Observed 2: a chain ending before a kept checkpoint is TRUNCATION_DETECTED, exit 20',
+    argv: ['verify', '--export', 'tail-cut.json', '--local-key-hex', TEST_KEY_HEX, '--checkpoint', checkpoint],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-forged-local-key',
+    rule: 'seed 003 What Was Observed 1: a record re-signed without the key is HASH_MISMATCH, exit 20',
+    argv: ['verify', '--export', 'forged.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-unknown-field',
+    rule: 'bad input: an export with an unknown field names the file and the field, exit 2',
+    argv: ['verify', '--export', 'unknown-field.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'verify-bad-checkpoint',
+    rule: 'bad input: a malformed --checkpoint, exit 2',
+    argv: ['verify', '--export', 'intact.json', '--checkpoint', '3:nothex'],
+    exitCode: 2,
+  },
+  {
+    name: 'verify-bad-key-hex',
+    rule: 'bad input: a local key shorter than 32 bytes, exit 2',
+    argv: ['verify', '--export', 'intact.json', '--local-key-hex', 'abcd'],
+    exitCode: 2,
+  },
+  {
+    name: 'inspect-intact',
+    rule: 'inspect prints a timeline with seqs, epochs, authority and verdicts',
+    argv: ['inspect', '--export', 'intact.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 0,
+  },
+  {
+    name: 'inspect-payload-edited',
+    rule: 'inspect marks the first bad record and every later one, exit 20',
+    argv: ['inspect', '--export', 'payload-edited.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
+];
+
+beforeAll(async () => {
+  exportsDir = await mkdtemp(join(tmpdir(), 'reseal-cli-'));
+  ({ checkpoint } = await writeExportFixtures(exportsDir));
+});
+
+afterAll(async () => {
+  if (exportsDir) await rm(exportsDir, { recursive: true, force: true });
+});
+
+async function checkGolden(testCase: Case): Promise<void> {
+  const cwd = testCase.cwd === 'exports' ? exportsDir : FIXTURES;
+  const result = await runCli(testCase.argv, { cwd });
+  const text = goldenText(testCase.argv, result);
+  const file = join(GOLDEN, `${testCase.name}.txt`);
+  if (process.env.UPDATE_GOLDEN === '1') await writeFile(file, text);
+  expect(result.exitCode).toBe(testCase.exitCode);
+  expect(text).toBe(await readFile(file, 'utf8'));
+}
+
+describe('reseal offline commands (golden files)', () => {
+  for (const testCase of offlineCases()) {
+    it(`${testCase.name}: ${testCase.rule}`, () => checkGolden(testCase));
+  }
+  // Export cases need the checkpoint computed in beforeAll, so they are built lazily.
+  for (const template of exportCases()) {
+    it(`${template.name}: ${template.rule}`, async () => {
+      const testCase = exportCases().find((c) => c.name === template.name) as Case;
+      await checkGolden({ ...testCase, cwd: 'exports' });
+    });
+  }
+});

@@ -1,0 +1,43 @@
+import type { CliIo } from '../../../cli/io';
+import { run } from '../../../cli/main';
+
+/** What one in-process CLI run produced. */
+export interface CliRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Fixed "now" of CLI test runs (the guard factories' clock). */
+export const CLI_TEST_NOW_MS = 1_800_000_000_000;
+
+/**
+ * Runs the `reseal` CLI in-process with captured output, an empty environment (no endpoint, no
+ * credentials: offline) unless `env` is given, a fixed clock, and `cwd` for relative paths.
+ */
+export async function runCli(
+  argv: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: options.env ?? {},
+    nowMs: () => CLI_TEST_NOW_MS,
+    cwd: options.cwd,
+    stderrIsTty: false,
+  };
+  const exitCode = await run(argv, io);
+  return { exitCode, stdout, stderr };
+}
+
+/** The golden-file form of a run: the command, its exit code, then stdout and stderr. */
+export function goldenText(argv: readonly string[], result: CliRun): string {
+  return `$ reseal ${argv.join(' ')}\nexit: ${result.exitCode}\n--- stdout\n${result.stdout}--- stderr\n${result.stderr}`;
+}
