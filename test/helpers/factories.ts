@@ -1,0 +1,167 @@
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { vi } from 'vitest';
+import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions/common/observability';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import type { ResidualWriteRequest } from '../../shared/guard/write-request';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { SealQueue } from '../../shared/ports/seal-queue';
+import type {
+  ResidualRejectedDetail,
+  ResidualSealedDetail,
+  SealRequest,
+  TriageCompletedDetail,
+} from '../../shared/schemas/messages';
+
+import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
+
+let sequence = 0;
+
+/**
+ * The `seal-requests` body the guard would forward for `validWriteRequest(overrides)`, with the
+ * real guard's verdict (unsafe verdicts make a body the sealer refuses).
+ */
+export function sealRequestBody(overrides: Partial<ResidualWriteRequest> = {}): string {
+  const request = validWriteRequest(overrides);
+  const body: SealRequest = {
+    formatVersion: 1,
+    request,
+    verdict: evaluateWrite(request, guardPolicy()),
+    acceptedAtMs: FACTORY_NOW_MS,
+  };
+  return JSON.stringify(body);
+}
+
+/**
+ * A realistic SQS record (STYLE.md §8, after Powertools' `sqsRecordFactory`). With
+ * `messageGroupId` it is a FIFO record (group id, dedup id, sequence number attributes).
+ */
+export function sqsRecord(body: string, messageGroupId?: string, overrides: Partial<SQSRecord> = {}): SQSRecord {
+  sequence++;
+  const messageId = `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
+  const fifo = messageGroupId !== undefined;
+  return {
+    messageId,
+    receiptHandle: `receipt-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(1_800_000_000_000 + sequence),
+      SenderId: 'AIDAEXAMPLE',
+      ApproximateFirstReceiveTimestamp: String(1_800_000_000_100 + sequence),
+      ...(fifo
+        ? {
+            MessageGroupId: messageGroupId,
+            MessageDeduplicationId: `dedup-${messageId}`,
+            SequenceNumber: String(18_800_000_000_000_000_000 + sequence),
+          }
+        : {}),
+    },
+    messageAttributes: {},
+    md5OfBody: 'd41d8cd98f00b204e9800998ecf8427e',
+    eventSource: 'aws:sqs',
+    eventSourceARN: fifo
+      ? 'arn:aws:sqs:eu-west-1:000000000000:ResealStack-seal-requests.fifo'
+      : 'arn:aws:sqs:eu-west-1:000000000000:residual-writes',
+    awsRegion: 'eu-west-1',
+    ...overrides,
+  };
+}
+
+/** An SQS event of `records`. */
+export function sqsEvent(records: SQSRecord[]): SQSEvent {
+  return { Records: records };
+}
+
+/** An EventBridge event as Lambda receives it (source `reseal`). */
+export function eventBridgeEvent(detailType: string, detail: unknown) {
+  sequence++;
+  return {
+    version: '0',
+    id: `6a7e8feb-b491-4cf7-a9f1-${String(sequence).padStart(12, '0')}`,
+    'detail-type': detailType,
+    source: 'reseal',
+    account: '000000000000',
+    time: '2027-01-15T08:00:00Z',
+    region: 'eu-west-1',
+    resources: [],
+    detail,
+  };
+}
+
+/** A Lambda context good enough for Powertools' logger and batch processor. */
+export function lambdaContext(functionName = 'reseal-test'): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: '2027/01/15/[$LATEST]abcdef',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** An {@link EventPublisher} that keeps what it was asked to publish; `failNext` makes calls reject. */
+export class FakePublisher implements EventPublisher {
+  readonly sealed: ResidualSealedDetail[] = [];
+  readonly rejected: ResidualRejectedDetail[] = [];
+  readonly triaged: TriageCompletedDetail[] = [];
+  failWith: Error | null = null;
+  async residualSealed(detail: ResidualSealedDetail): Promise<void> {
+    this.#maybeFail();
+    this.sealed.push(structuredClone(detail));
+  }
+  async residualRejected(detail: ResidualRejectedDetail): Promise<void> {
+    this.#maybeFail();
+    this.rejected.push(structuredClone(detail));
+  }
+  async triageCompleted(detail: TriageCompletedDetail): Promise<void> {
+    this.#maybeFail();
+    this.triaged.push(structuredClone(detail));
+  }
+  #maybeFail(): void {
+    if (this.failWith) throw this.failWith;
+  }
+}
+
+/** A {@link SealQueue} that keeps what was enqueued, by lineage (message group). */
+export class FakeSealQueue implements SealQueue {
+  readonly sent: SealRequest[] = [];
+  async enqueue(request: SealRequest): Promise<void> {
+    this.sent.push(structuredClone(request));
+  }
+}
+
+/** {@link PipelineMetrics} that counts by name (and by `name:dim=value` for each dimension). */
+export class FakeMetrics implements PipelineMetrics {
+  readonly counts = new Map<string, number>();
+  count(name: MetricName, dimensions?: Readonly<Record<string, string>>): void {
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+    for (const [key, value] of Object.entries(dimensions ?? {})) {
+      const id = `${name}:${key}=${value}`;
+      this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+    }
+  }
+  get(name: string): number {
+    return this.counts.get(name) ?? 0;
+  }
+}
+
+/** A {@link ServiceLogger} whose methods are spies; `keys` holds the appended keys. */
+export function fakeLogger(): ServiceLogger & { keys: Record<string, unknown> } {
+  const keys: Record<string, unknown> = {};
+  return {
+    keys,
+    appendKeys: vi.fn((attributes: Record<string, unknown>) => {
+      Object.assign(keys, attributes);
+    }),
+    info: vi.fn(),
+    warn: vi.fn(),
+    error: vi.fn(),
+  };
+}

@@ -1,0 +1,139 @@
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import {
+  type ConflictRecord,
+  DuplicateResidualError,
+  type LineageStore,
+  type RejectionRecord,
+  type ResidualLocation,
+  StaleEpochError,
+  StaleHeadError,
+} from '../../shared/ports/lineage-store';
+import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+
+/**
+ * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `append` is
+ * all-or-nothing and checks, like the transaction's positions, the residual marker first
+ * (duplicate), then the head (newer epoch → stale epoch; moved → stale head), then the record
+ * seq. Records are kept as canonical JSON text, so tests can tamper with them as an attacker
+ * with table access would ({@link tamperRecord}, {@link deleteRecord}, {@link setHead}).
+ */
+export class InMemoryLineageStore implements LineageStore {
+  readonly records = new Map<string, Map<number, string>>();
+  readonly heads = new Map<string, LineageHead>();
+  readonly markers = new Map<string, ResidualLocation>();
+  readonly conflicts: ConflictRecord[] = [];
+  readonly rejections: RejectionRecord[] = [];
+  readonly triageReports = new Map<string, TriageCompletedDetail>();
+  /** Called inside `append` just before the conditions are checked (simulate a racing writer). */
+  beforeAppend: ((sealed: SealedRecord) => Promise<void> | void) | null = null;
+  /** Number of `append` calls. */
+  appendCalls = 0;
+
+  async head(lineageId: string): Promise<LineageHead | null> {
+    const head = this.heads.get(lineageId);
+    return head ? { ...head } : null;
+  }
+
+  async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
+    this.appendCalls++;
+    await this.beforeAppend?.(sealed);
+    const { lineageId, monotonicSequenceNumber: seq, residualId, generationEpoch } = sealed.header;
+    const marker = this.markers.get(residualId);
+    if (marker) throw new DuplicateResidualError(residualId, { ...marker });
+    const head = this.heads.get(lineageId) ?? null;
+    const headMatches = expectedHead
+      ? head !== null &&
+        head.seq === expectedHead.seq &&
+        head.recordHash === expectedHead.recordHash &&
+        head.generationEpoch <= generationEpoch
+      : head === null;
+    if (!headMatches) {
+      if (head && head.generationEpoch > generationEpoch) {
+        throw new StaleEpochError(lineageId, head.generationEpoch, generationEpoch);
+      }
+      throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
+    }
+    const chain = this.#chain(lineageId);
+    if (chain.has(seq)) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
+    chain.set(seq, canonicalJson(sealed));
+    this.heads.set(lineageId, lineageHeadOf(sealed));
+    this.markers.set(residualId, { lineageId, seq });
+  }
+
+  async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
+    const text = this.records.get(lineageId)?.get(seq);
+    return text === undefined ? null : parse(text);
+  }
+
+  async findByResidualId(residualId: string): Promise<ResidualLocation | null> {
+    const marker = this.markers.get(residualId);
+    return marker ? { ...marker } : null;
+  }
+
+  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
+    const chain = this.records.get(lineageId) ?? new Map<number, string>();
+    return [...chain.entries()]
+      .filter(([seq]) => seq >= fromSeq && seq <= toSeq)
+      .sort(([a], [b]) => a - b)
+      .map(([, text]) => parse(text));
+  }
+
+  async recordConflict(conflict: ConflictRecord): Promise<void> {
+    const same = this.conflicts.some((c) => c.residualId === conflict.residualId && c.atMs === conflict.atMs);
+    if (!same) this.conflicts.push(structuredClone(conflict));
+  }
+
+  async recordRejection(rejection: RejectionRecord): Promise<void> {
+    const same = this.rejections.some(
+      (r) => r.lineageId === rejection.lineageId && r.atMs === rejection.atMs && r.messageId === rejection.messageId,
+    );
+    if (!same) this.rejections.push(structuredClone(rejection));
+  }
+
+  async putTriageReport(report: TriageCompletedDetail): Promise<void> {
+    this.triageReports.set(`${report.lineageId}#${report.requestId}`, structuredClone(report));
+  }
+
+  async getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null> {
+    const report = this.triageReports.get(`${lineageId}#${requestId}`);
+    return report ? structuredClone(report) : null;
+  }
+
+  /** Rewrites a stored record in place, as someone with table write access could. */
+  tamperRecord(lineageId: string, seq: number, edit: (record: Record<string, unknown>) => void): void {
+    const chain = this.#chain(lineageId);
+    const text = chain.get(seq);
+    if (text === undefined) throw new Error(`no record ${seq} in ${lineageId}`);
+    const record = JSON.parse(text) as Record<string, unknown>;
+    edit(record);
+    chain.set(seq, JSON.stringify(record));
+  }
+
+  /** Deletes a stored record (and nothing else). */
+  deleteRecord(lineageId: string, seq: number): void {
+    this.#chain(lineageId).delete(seq);
+  }
+
+  /** Overwrites the head item directly. */
+  setHead(head: LineageHead): void {
+    this.heads.set(head.lineageId, { ...head });
+  }
+
+  #chain(lineageId: string): Map<number, string> {
+    let chain = this.records.get(lineageId);
+    if (!chain) {
+      chain = new Map();
+      this.records.set(lineageId, chain);
+    }
+    return chain;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

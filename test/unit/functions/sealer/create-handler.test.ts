@@ -1,0 +1,66 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { describe, expect, it, vi } from 'vitest';
+import { createSealerHandler } from '../../../../functions/sealer/create-handler';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import {
+  FakeMetrics,
+  FakePublisher,
+  lambdaContext,
+  sealRequestBody,
+  sqsEvent,
+  sqsRecord,
+} from '../../../helpers/factories';
+import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testAnchor } from '../../../helpers/seal-factories';
+
+function setup() {
+  const store = new InMemoryLineageStore();
+  const anchor = testAnchor();
+  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
+  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
+  vi.spyOn(metrics, 'publishStoredMetrics').mockImplementation(() => undefined);
+  const service = new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor,
+    metrics: new FakeMetrics(),
+    logger,
+    clock: () => FACTORY_NOW_MS,
+  });
+  return { store, anchor, service, handler: createSealerHandler(service, logger, metrics) };
+}
+
+const LINEAGE = 'lineage-agent-42';
+
+describe('sealer handler (SqsFifoPartialProcessorAsync)', () => {
+  it('FIFO: at the first failed record, it and every later record of the batch are reported, none sealed out of order', async () => {
+    const { handler, store, anchor } = setup();
+    const records = ['r-0', 'r-1', 'r-2', 'r-3'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
+    let calls = 0;
+    const original = anchor.generateMac.bind(anchor);
+    vi.spyOn(anchor, 'generateMac').mockImplementation(async (message) => {
+      calls++;
+      if (calls === 2) throw new Error('KMS throttled');
+      return original(message);
+    });
+    const response = await handler(sqsEvent(records), lambdaContext());
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(1).map((r) => r.messageId));
+    const chain = (await store.readChain(LINEAGE, 0, 10)) as { header: { residualId: string } }[];
+    expect(chain.map((r) => r.header.residualId)).toEqual(['r-0']);
+  });
+
+  it('a batch that succeeds reports no failures, and permanent refusals count as processed', async () => {
+    const { handler, store } = setup();
+    const records = [
+      sqsRecord(sealRequestBody({ residualId: 'r-0' }), LINEAGE),
+      sqsRecord('not json', LINEAGE),
+      sqsRecord(sealRequestBody({ residualId: 'r-1' }), LINEAGE),
+    ];
+    const response = await handler(sqsEvent(records), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
+    expect(store.rejections).toHaveLength(1);
+  });
+});
