@@ -1,7 +1,7 @@
 import type { DemoSummary, RecallResult } from './summary';
 
 /** Longest "keys that mattered" cell before it is cut with "+n more". */
-const MATTERED_WIDTH = 58;
+const MATTERED_WIDTH = 72;
 
 function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
@@ -87,7 +87,7 @@ export function formatSummary(s: DemoSummary): string {
   );
   const tp = s.tamper;
   out.push(
-    `Tamper: ${tp.edited} of ${tp.lineageId} seq ${tp.seq} edited in DynamoDB → recall ${tp.outcome}, verification ${tp.verification ?? '-'}` +
+    `Tamper: ${tp.edited} of ${tp.lineageId} seq ${tp.seq} edited in the table → recall ${tp.outcome}, verification ${tp.verification ?? '-'}` +
       (tp.firstFailure ? ` at seq ${tp.firstFailure.seq} (${tp.firstFailure.reason})` : ''),
   );
   out.push('');
@@ -105,6 +105,11 @@ export function formatSummary(s: DemoSummary): string {
     `  differential triage   re-derived ${t.claimsReprobed} claims; saved ${t.claimsSaved} re-derivations (${percent(t.claimsSaved, t.monolithic.claimsRederived)} of the monolithic cost)`,
   );
   out.push('');
+  if (s.problems.length > 0) {
+    out.push('PROBLEMS:');
+    for (const p of s.problems) out.push(`  - ${p}`);
+    out.push('');
+  }
   out.push(`Done in ${(s.durationMs / 1000).toFixed(1)} s.`);
   return out.join('\n');
 }

@@ -53,7 +53,7 @@ export interface TamperResult {
   readonly edited: string;
   readonly outcome: 'TRIAGED' | 'REFUSED';
   readonly verification: string | null;
-  readonly firstFailure: { readonly seq: number; readonly verdict: string; readonly reason: string } | null;
+  readonly firstFailure: { readonly seq: number | null; readonly verdict: string; readonly reason: string } | null;
 }
 
 /** Totals over the drift recalls (the tamper recall is reported apart). */
@@ -101,6 +101,8 @@ export interface DemoSummary {
   readonly refusedWrite: RefusedWriteResult;
   readonly tamper: TamperResult;
   readonly totals: DemoTotals;
+  /** Expectations that did not hold (the guard let the write through, the tamper went unnoticed, …); empty on success. */
+  readonly problems: readonly string[];
   readonly durationMs: number;
 }
 

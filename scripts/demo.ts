@@ -1,0 +1,150 @@
+/**
+ * `npm run demo`: the whole Reseal pipeline on real environment drift (docs/demo.md).
+ *
+ * Starts the embedded emulator (or uses `AWS_ENDPOINT_URL`), deploys the stack with the CDK CLI,
+ * replays a runner-image snapshot series through it (`runDemo`), prints the summary, and always
+ * stops what it started: on success, on failure, on Ctrl-C and on SIGTERM.
+ */
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { awsBackend } from './demo/aws-backend';
+import { formatSummary } from './demo/format';
+import { runDemo } from './demo/run-demo';
+import { loadSnapshots, SnapshotFileError, sliceSnapshots } from './demo/snapshots';
+import { clientConfig, deployStack } from './emulator/deploy';
+import { type Emulator, ROOT, startEmulator } from './emulator/emulator';
+
+/** The series replayed when `--snapshots` is not given. */
+export const DEFAULT_SNAPSHOTS = join(ROOT, 'examples', 'runner-images', 'ubuntu-24.04.jsonl');
+/** Default step through the series (see docs/demo.md, "Timing"). */
+export const DEFAULT_EVERY = 2;
+
+const int = (name: string, min: number) => (raw: string) => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+  return value;
+};
+
+interface Flags {
+  snapshots: string;
+  from?: number;
+  to?: number;
+  every: number;
+  concurrency?: number;
+  runId?: string;
+  json?: boolean;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name('npm run demo --')
+    .description('Replay real runner-image drift through a deployed Reseal stack on the embedded emulator')
+    .option(
+      '--snapshots <file>',
+      'JSON Lines snapshot series (examples/runner-images/README.md format)',
+      DEFAULT_SNAPSHOTS,
+    )
+    .option('--from <index>', 'first snapshot index to replay', int('--from', 0))
+    .option('--to <index>', 'last snapshot index to replay', int('--to', 0))
+    .option(
+      '--every <n>',
+      'replay every n-th snapshot of the range (the last is always kept)',
+      int('--every', 1),
+      DEFAULT_EVERY,
+    )
+    .option('--concurrency <n>', 'lineages replayed at the same time (default: all)', int('--concurrency', 1))
+    .option('--run-id <id>', 'suffix of the lineage ids ([a-z0-9-]; default random)')
+    .option('--json', 'print the summary as JSON on stdout (progress goes to stderr)')
+    .showHelpAfterError();
+  program.parse(argv);
+  const flags = program.opts<Flags>();
+  const say = (line: string) => (flags.json ? console.error(line) : console.log(line));
+
+  // Validate the input before anything is started.
+  let slice: Awaited<ReturnType<typeof loadSnapshots>>;
+  try {
+    slice = sliceSnapshots(await loadSnapshots(flags.snapshots), {
+      ...(flags.from === undefined ? {} : { from: flags.from }),
+      ...(flags.to === undefined ? {} : { to: flags.to }),
+      every: flags.every,
+    });
+  } catch (error) {
+    if (error instanceof SnapshotFileError) {
+      console.error(`demo: ${flags.snapshots} is not a valid snapshot file:`);
+      for (const issue of error.issues.slice(0, 20)) console.error(`  ${issue.path}: ${issue.message}`);
+      if (error.issues.length > 20) console.error(`  … ${error.issues.length - 20} more`);
+      return 2;
+    }
+    console.error(`demo: ${(error as Error).message}`);
+    return 2;
+  }
+
+  const started = Date.now();
+  const aborter = new AbortController();
+  let emulator: Emulator | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopAll = () => {
+    stopping ??= emulator ? emulator.stop() : Promise.resolve();
+    return stopping;
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    say(`[demo] ${signal}: stopping everything this run started…`);
+    aborter.abort(new Error(`interrupted by ${signal}`));
+    void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    emulator = await startEmulator({ log: (line) => say(`[emulator] ${line}`) });
+    aborter.signal.throwIfAborted();
+    const outputs = await deployStack(emulator.endpoint, {
+      embedded: emulator.embedded,
+      log: (line) => say(`[deploy] ${line}`),
+    });
+    aborter.signal.throwIfAborted();
+    say(
+      `[demo] stack deployed in ${((Date.now() - started) / 1000).toFixed(1)} s; replaying ${slice.length} snapshots of ${slice[0]?.series}`,
+    );
+    const backend = awsBackend({
+      outputs: {
+        tableName: outputs.TableName,
+        residualWritesQueueUrl: outputs.ResidualWritesQueueUrl,
+        eventBusName: outputs.EventBusName,
+        macKeyArn: outputs.MacKeyArn,
+      },
+      clientConfig: clientConfig(emulator.endpoint),
+    });
+    const summary = await runDemo({
+      backend,
+      slice,
+      ...(flags.runId ? { runId: flags.runId } : {}),
+      ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+      log: (line) => say(`[demo] ${line}`),
+      signal: aborter.signal,
+    });
+    if (flags.json) console.log(JSON.stringify({ ...summary, totalMs: Date.now() - started }, null, 2));
+    else {
+      console.log('');
+      console.log(formatSummary(summary));
+      console.log(`Total with emulator start and deploy: ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+    }
+    return summary.problems.length === 0 ? 0 : 1;
+  } catch (error) {
+    if (aborter.signal.aborted) return 130;
+    console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  } finally {
+    await stopAll();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+main(process.argv).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,122 @@
+import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { ResealClient } from '../../client/reseal-client';
+import type { ResealStackOutputs } from '../../client/stack-outputs';
+import { Keys } from '../../functions/adapters/dynamodb-lineage-store';
+import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
+
+/** SDK client settings shared by every client the demo makes. */
+export interface AwsClientConfig {
+  /** Endpoint of the emulator; absent for real AWS. */
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}
+
+/** Options of {@link awsBackend}. */
+export interface AwsBackendOptions {
+  readonly outputs: ResealStackOutputs;
+  readonly clientConfig?: AwsClientConfig;
+  /** How long to wait for a triage report, in milliseconds. @default 60_000 */
+  readonly recallTimeoutMs?: number;
+  /** How often to poll for it, in milliseconds. @default 200 */
+  readonly pollIntervalMs?: number;
+}
+
+/**
+ * {@link DemoBackend} over a deployed stack: writes through `ResealClient.publishWrite` (SQS),
+ * recalls through `requestRecall` (EventBridge) + `waitForTriageReport`, rejection records and
+ * the tamper edit straight on the DynamoDB table.
+ */
+export function awsBackend(options: AwsBackendOptions): DemoBackend {
+  const config = { ...options.clientConfig, maxAttempts: 5 };
+  const dynamodb = new DynamoDBClient(config);
+  const client = new ResealClient(options.outputs, {
+    sqs: new SQSClient(config),
+    eventBridge: new EventBridgeClient(config),
+    dynamodb,
+    kms: new KMSClient(config),
+  });
+  const tableName = options.outputs.tableName;
+  const wait = { timeoutMs: options.recallTimeoutMs ?? 60_000, pollIntervalMs: options.pollIntervalMs ?? 200 };
+
+  return {
+    endpoint: options.clientConfig?.endpoint ?? 'aws',
+
+    async publishWrite(request) {
+      await client.publishWrite(request);
+    },
+
+    readHead: (lineageId) => client.readHead(lineageId),
+
+    async findRejection(lineageId, residualId): Promise<RejectionFound | null> {
+      const out = await dynamodb.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+          ConsistentRead: true,
+        }),
+      );
+      const item = (out.Items ?? []).find((i) => i.residualId?.S === residualId);
+      if (!item) return null;
+      return {
+        stage: item.stage?.S ?? '?',
+        reason: item.reason?.S ?? '?',
+        residualId: item.residualId?.S ?? null,
+        rejectedVariables: JSON.parse(item.rejectedVariables?.S ?? '[]'),
+      };
+    },
+
+    async recall(lineageId, currentEnv, checkpoint) {
+      const requestId = await client.requestRecall({
+        lineageId,
+        target: { latest: true },
+        currentEnv,
+        ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
+      });
+      return client.waitForTriageReport(lineageId, requestId, wait);
+    },
+
+    async tamperWithPayload(lineageId, seq): Promise<TamperEdit> {
+      const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } };
+      const out = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+      const text = out.Item?.record?.S;
+      if (text === undefined) throw new Error(`no record ${lineageId} seq ${seq} in ${tableName}`);
+      const record = JSON.parse(text);
+      const edit = forgeClaim(record);
+      await dynamodb.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET #record = :record',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#record': 'record' },
+          ExpressionAttributeValues: { ':record': { S: JSON.stringify(record) } },
+        }),
+      );
+      return edit;
+    },
+  };
+}
+
+/**
+ * Rewrites one observed value of the first claim in a stored record's payload, in place, the
+ * way someone hiding drift would (the header, its hashes and the MAC are left as they were).
+ *
+ * @throws {Error} when the record has no claim with an observed value
+ */
+export function forgeClaim(record: {
+  payload?: { claims?: Record<string, { observed?: Record<string, string> }> };
+}): TamperEdit {
+  for (const [claimId, claim] of Object.entries(record.payload?.claims ?? {})) {
+    for (const [key, before] of Object.entries(claim.observed ?? {})) {
+      const after = `${before}+patched`;
+      (claim.observed as Record<string, string>)[key] = after;
+      return { path: `record.payload.claims.${claimId}.observed.${key}`, before, after };
+    }
+  }
+  throw new Error('the record has no claim with an observed value to edit');
+}

@@ -1,0 +1,50 @@
+import type { ResidualWriteRequest } from '../../shared/guard/write-request';
+import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import type { EnvSnapshot } from '../../shared/schemas/primitives';
+import type { LineageHead } from '../../shared/seal/sealed-record';
+
+/** A rejection record the guard (or sealer) left for a write. */
+export interface RejectionFound {
+  readonly stage: string;
+  readonly reason: string;
+  readonly residualId: string | null;
+  readonly rejectedVariables: readonly { readonly name: string; readonly reason: string; readonly detail: string }[];
+}
+
+/** What the tamper step changed. */
+export interface TamperEdit {
+  /** Path of the edited value, e.g. `record.payload.claims.pip-resolver-backtracks.observed.package-manager:pip`. */
+  readonly path: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+/**
+ * What the demo needs from a deployed Reseal stack. `scripts/demo/aws-backend.ts` implements it
+ * over the real pipeline (SQS → guard → sealer, EventBridge → triage, DynamoDB); unit tests use an
+ * in-process stand-in built from the core.
+ */
+export interface DemoBackend {
+  /** Where the stack runs, for the summary (an endpoint URL, or `aws`). */
+  readonly endpoint: string;
+  /** Sends a residual write to `residual-writes`. */
+  publishWrite(request: ResidualWriteRequest): Promise<void>;
+  /** The lineage head as stored, or `null`. */
+  readHead(lineageId: string): Promise<LineageHead | null>;
+  /** The rejection record of a residual id, or `null` when there is none (yet). */
+  findRejection(lineageId: string, residualId: string): Promise<RejectionFound | null>;
+  /**
+   * Puts `RecallRequested` for the latest record (with the checkpoint the agent trusts) and waits
+   * for the triage report.
+   */
+  recall(
+    lineageId: string,
+    currentEnv: EnvSnapshot,
+    checkpoint: { seq: number; recordHash: string } | undefined,
+  ): Promise<TriageCompletedDetail>;
+  /**
+   * Edits the payload of a stored record directly in the table, as someone with table write
+   * access and no MAC key would (seed 003, "Hash-With-Payload Forgery").
+   */
+  tamperWithPayload(lineageId: string, seq: number): Promise<TamperEdit>;
+}

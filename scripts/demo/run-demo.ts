@@ -1,0 +1,377 @@
+import { randomBytes } from 'node:crypto';
+import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
+import type { JsonValue } from '../../shared/canonical/canonical-json';
+import type { SessionVariable } from '../../shared/guard/session-variable';
+import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import { type AgentDecision, decideAfterTriage } from './agent';
+import type { DemoBackend } from './backend';
+import {
+  asPayload,
+  buildScenario,
+  LINEAGE_TEMPLATES,
+  type LineagePlan,
+  type LineageTemplate,
+  presentStructuralKeys,
+  type ResidualBody,
+  residualBody,
+  resolveClaims,
+} from './scenario';
+import type { RunnerSnapshot } from './snapshots';
+import { type DemoSummary, type RecallResult, type RefusedWriteResult, type TamperResult, totalsOf } from './summary';
+
+/** Options of {@link runDemo}. */
+export interface RunDemoOptions {
+  /** The deployed stack (or an in-process stand-in). */
+  readonly backend: DemoBackend;
+  /** The snapshots to replay, oldest first (at least two; see `sliceSnapshots`). */
+  readonly slice: readonly RunnerSnapshot[];
+  /** Unique per run, `[a-z0-9-]`; lineage ids are `demo-<runId>-<name>`. @default random */
+  readonly runId?: string;
+  /** @default LINEAGE_TEMPLATES */
+  readonly templates?: readonly LineageTemplate[];
+  /** Lineages replayed at the same time. @default all of them */
+  readonly concurrency?: number;
+  /** How long to wait for a write to be sealed or refused, in milliseconds. @default 60_000 */
+  readonly writeTimeoutMs?: number;
+  /** How often to poll the head / rejection records, in milliseconds. @default 250 */
+  readonly pollIntervalMs?: number;
+  /** Progress lines. @default none */
+  readonly log?: (line: string) => void;
+  /** Aborts between steps (Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** Clock, ms since the Unix epoch. @default Date.now */
+  readonly nowMs?: () => number;
+  /** @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A step of the demo could not complete (a write refused that should pass, a wait that ran out). */
+export class DemoStepError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DemoStepError';
+  }
+}
+
+/** Where one lineage stands while the demo replays it. */
+interface LineageState {
+  readonly plan: LineagePlan;
+  epoch: number;
+  sessionId: string;
+  head: { seq: number; recordHash: string };
+  claims: Record<string, string[]>;
+  structuralKeys: string[];
+  body: ResidualBody;
+}
+
+/**
+ * Runs the whole demo against a deployed stack and returns what happened, structured.
+ *
+ * 1. Every lineage writes its first record at the slice's first snapshot (SQS → guard → sealer)
+ *    and the demo waits until each head shows it.
+ * 2. A resumed session of the node-build lineage writes with an `UNVERIFIED_INHERITED` variable;
+ *    the demo waits for the guard's rejection record and checks the head did not move.
+ * 3. Each lineage is recalled through EventBridge at every snapshot of the slice (the first
+ *    included) with `currentEnv` = that snapshot; after PARTIAL_REPROBE_REQUIRED it re-probes the
+ *    invalidated claims, after FULL_RECONSTRUCTION_REQUIRED all of them, and re-seals a record
+ *    that supersedes the recalled one. Lineages run concurrently (bounded).
+ * 4. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ *    refused (HASH_MISMATCH).
+ *
+ * `problems` in the summary lists every expectation that did not hold (empty on success).
+ *
+ * @throws {DemoStepError} when a step cannot complete (a write refused or not sealed in time)
+ * @throws {Error} (`AbortError`) when `signal` aborts
+ */
+export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
+  const nowMs = options.nowMs ?? Date.now;
+  const started = nowMs();
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const log = options.log ?? (() => undefined);
+  const { backend, slice } = options;
+  const runId = options.runId ?? randomBytes(4).toString('hex');
+  const scenario = buildScenario(slice, runId, options.templates ?? LINEAGE_TEMPLATES);
+  const writeTimeoutMs = options.writeTimeoutMs ?? 60_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const first = slice[0] as RunnerSnapshot;
+  const last = slice[slice.length - 1] as RunnerSnapshot;
+  const problems: string[] = [];
+  const checkAbort = () => options.signal?.throwIfAborted();
+
+  const waitSealed = async (lineageId: string, residualId: string, seq: number) => {
+    const deadline = nowMs() + writeTimeoutMs;
+    for (;;) {
+      checkAbort();
+      const head = await backend.readHead(lineageId);
+      if (head && head.seq >= seq) return { seq: head.seq, recordHash: head.recordHash };
+      const rejection = await backend.findRejection(lineageId, residualId);
+      if (rejection) {
+        throw new DemoStepError(
+          `write ${residualId} was refused by the ${rejection.stage.toLowerCase()}: ${rejection.reason} ${JSON.stringify(rejection.rejectedVariables)}`,
+        );
+      }
+      if (nowMs() > deadline) throw new DemoStepError(`write ${residualId} not sealed within ${writeTimeoutMs} ms`);
+      await sleep(pollIntervalMs);
+    }
+  };
+
+  const newSession = (state: { plan: LineagePlan; epoch: number; sessionId: string }) => {
+    const previous = { sessionId: state.sessionId, epoch: state.epoch };
+    const epoch = state.epoch + 1;
+    return { previous, epoch, sessionId: `${state.plan.template.name}-s${epoch}`, boundaryAtMs: nowMs() - 1 };
+  };
+
+  // 1. First records.
+  const states = await Promise.all(
+    scenario.lineages.map(async (plan): Promise<LineageState> => {
+      const snapshot = slice[plan.writeAt] as RunnerSnapshot;
+      const { claimDependencyMap } = resolveClaims(plan.template, snapshot.env);
+      const structuralKeys = presentStructuralKeys(plan.template, snapshot.env);
+      const body = residualBody(plan.template, snapshot, claimDependencyMap, Object.keys(claimDependencyMap), null);
+      const epoch = 1;
+      const sessionId = `${plan.template.name}-s${epoch}`;
+      const residualId = `${plan.lineageId}.e${epoch}`;
+      const variables = keysOf(claimDependencyMap).map((key) => freshVariable(key, snapshot.env[key] as string, epoch));
+      await backend.publishWrite(
+        writeRequest({
+          residualId,
+          lineageId: plan.lineageId,
+          sessionId,
+          generationEpoch: epoch,
+          payload: asPayload(body),
+          variables,
+          boundaryAtMs: nowMs() - 1,
+          manifest: { env: snapshot.env, structuralKeys, claimDependencyMap },
+        }),
+      );
+      const head = await waitSealed(plan.lineageId, residualId, 0);
+      log(
+        `${plan.template.name}: record 0 sealed at snapshot #${snapshot.index} (${Object.keys(claimDependencyMap).length} claims)`,
+      );
+      return { plan, epoch, sessionId, head, claims: claimDependencyMap, structuralKeys, body };
+    }),
+  );
+  const stateOf = (lineageId: string) => states.find((s) => s.plan.lineageId === lineageId) as LineageState;
+
+  // 2. A resumed session writes an inherited variable it never re-probed: the guard must refuse it.
+  const refusedWrite = await (async (): Promise<RefusedWriteResult> => {
+    checkAbort();
+    const state = stateOf(scenario.refusedWrite.lineageId);
+    const session = newSession(state);
+    state.epoch = session.epoch;
+    state.sessionId = session.sessionId;
+    const residualId = `${state.plan.lineageId}.e${session.epoch}-inherited`;
+    const { variableName, variableValue } = scenario.refusedWrite;
+    await backend.publishWrite(
+      writeRequest({
+        residualId,
+        lineageId: state.plan.lineageId,
+        sessionId: session.sessionId,
+        generationEpoch: session.epoch,
+        payload: { ...(asPayload(state.body) as Record<string, JsonValue>), runnerInstanceId: variableValue },
+        variables: [inheritedVariable(variableName, variableValue, session.previous.epoch)],
+        boundaryAtMs: session.boundaryAtMs,
+        predecessor: session.previous,
+        manifest: { env: first.env, structuralKeys: state.structuralKeys, claimDependencyMap: state.claims },
+      }),
+    );
+    const deadline = nowMs() + writeTimeoutMs;
+    let rejection = await backend.findRejection(state.plan.lineageId, residualId);
+    while (!rejection) {
+      checkAbort();
+      if (nowMs() > deadline)
+        throw new DemoStepError(`no rejection record for ${residualId} within ${writeTimeoutMs} ms`);
+      await sleep(pollIntervalMs);
+      rejection = await backend.findRejection(state.plan.lineageId, residualId);
+    }
+    const head = await backend.readHead(state.plan.lineageId);
+    const headUnchanged = head?.seq === state.head.seq && head.recordHash === state.head.recordHash;
+    const result = {
+      lineageId: state.plan.lineageId,
+      residualId,
+      variableName,
+      stage: rejection.stage,
+      reason: rejection.reason,
+      rejectedVariables: rejection.rejectedVariables.map((v) => ({ name: v.name, reason: v.reason })),
+      headUnchanged,
+    };
+    if (!result.rejectedVariables.some((v) => v.name === variableName && v.reason === 'UNVERIFIED_INHERITED')) {
+      problems.push(`the guard's rejection of ${residualId} does not name ${variableName} as UNVERIFIED_INHERITED`);
+    }
+    if (!headUnchanged) problems.push(`the head of ${state.plan.lineageId} moved after a refused write`);
+    log(
+      `${state.plan.template.name}: write with unverified inherited ${variableName} refused (${rejection.stage} ${rejection.reason})`,
+    );
+    return result;
+  })();
+
+  // 3. Recalls at every snapshot, with targeted re-probes and re-seals.
+  const recallsByLineage = await mapBounded(states, options.concurrency ?? states.length, async (state) => {
+    const results: RecallResult[] = [];
+    for (const position of state.plan.recallAt) {
+      checkAbort();
+      const snapshot = slice[position] as RunnerSnapshot;
+      const recalledSeq = state.head.seq;
+      const answer = await backend.recall(state.plan.lineageId, snapshot.env, state.head);
+      const report = answer.report;
+      if (answer.outcome !== 'TRIAGED' || report === null) {
+        problems.push(
+          `recall of ${state.plan.lineageId} at snapshot #${snapshot.index} was refused: ${answer.verification?.verdict ?? 'no record'} ${answer.refusalReason ?? ''}`,
+        );
+        results.push(refusedRecall(state, snapshot, answer));
+        break;
+      }
+      const decision = decideAfterTriage(state.plan.template, state.claims, state.structuralKeys, report, snapshot.env);
+      const resealedSeq = decision.next ? await reseal(state, snapshot, decision) : null;
+      const driftedKeyCount =
+        report.driftedKeys.changed.length + report.driftedKeys.vanished.length + report.driftedKeys.appeared.length;
+      results.push({
+        lineageId: state.plan.lineageId,
+        lineage: state.plan.template.name,
+        snapshotIndex: snapshot.index,
+        imageVersion: snapshot.image_version,
+        recalledSeq,
+        outcome: 'TRIAGED',
+        verification: answer.verification?.verdict ?? null,
+        verdict: report.verdict,
+        driftedKeyCount,
+        mattered: decision.mattered,
+        kept: decision.kept,
+        reprobed: decision.reprobe,
+        dropped: decision.next?.dropped ?? [],
+        resealedSeq,
+        environmentChanged: !report.sealIntact,
+      });
+      log(
+        `${state.plan.template.name} #${snapshot.index}: ${report.verdict} (${driftedKeyCount} keys drifted, ` +
+          `${decision.mattered.length} mattered; kept ${decision.kept.length}, re-probed ${decision.reprobe.length})` +
+          (resealedSeq === null ? '' : ` → re-sealed as seq ${resealedSeq}`),
+      );
+    }
+    return results;
+  });
+
+  async function reseal(state: LineageState, snapshot: RunnerSnapshot, decision: AgentDecision): Promise<number> {
+    const next = decision.next as NonNullable<AgentDecision['next']>;
+    const session = newSession(state);
+    const probedAtMs = nowMs();
+    const reprobedClaims = Object.keys(next.claimDependencyMap).filter((c) => !decision.kept.includes(c));
+    const body = residualBody(state.plan.template, snapshot, next.claimDependencyMap, reprobedClaims, state.body);
+    const structuralKeys = presentStructuralKeys(state.plan.template, snapshot.env);
+    const reprobedKeys = keysOf(Object.fromEntries(reprobedClaims.map((c) => [c, next.claimDependencyMap[c] ?? []])));
+    const variables: SessionVariable[] = reprobedKeys.map((key) =>
+      reprobedVariable(key, snapshot.env[key] as string, session.previous.epoch, {
+        probe: `read ${key} from the ${snapshot.series} software report of image ${snapshot.image_version}`,
+        sessionId: session.sessionId,
+        probedAtMs,
+      }),
+    );
+    const residualId = `${state.plan.lineageId}.e${session.epoch}`;
+    await backend.publishWrite(
+      writeRequest({
+        residualId,
+        lineageId: state.plan.lineageId,
+        sessionId: session.sessionId,
+        generationEpoch: session.epoch,
+        payload: asPayload(body),
+        variables,
+        boundaryAtMs: Math.min(session.boundaryAtMs, probedAtMs - 1),
+        predecessor: session.previous,
+        manifest: { env: snapshot.env, structuralKeys, claimDependencyMap: next.claimDependencyMap },
+        supersedes: state.head,
+      }),
+    );
+    state.head = await waitSealed(state.plan.lineageId, residualId, state.head.seq + 1);
+    state.epoch = session.epoch;
+    state.sessionId = session.sessionId;
+    state.claims = next.claimDependencyMap;
+    state.structuralKeys = structuralKeys;
+    state.body = body;
+    return state.head.seq;
+  }
+
+  // 4. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  checkAbort();
+  const target = stateOf(scenario.tamperLineageId);
+  const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
+  const tamperAnswer = await backend.recall(target.plan.lineageId, last.env, target.head);
+  const tamper: TamperResult = {
+    lineageId: target.plan.lineageId,
+    seq: target.head.seq,
+    edited: edit.path,
+    outcome: tamperAnswer.outcome,
+    verification: tamperAnswer.verification?.verdict ?? null,
+    firstFailure: tamperAnswer.verification?.firstFailure ?? null,
+  };
+  if (tamper.outcome !== 'REFUSED' || tamper.verification !== 'HASH_MISMATCH') {
+    problems.push(`the tampered record was not refused as HASH_MISMATCH (${tamper.outcome}, ${tamper.verification})`);
+  }
+  log(
+    `tamper: ${edit.path} ${JSON.stringify(edit.before)} → ${JSON.stringify(edit.after)}; recall ${tamper.outcome} ${tamper.verification}`,
+  );
+
+  const recalls = recallsByLineage.flat();
+  return {
+    runId,
+    endpoint: backend.endpoint,
+    series: first.series,
+    snapshots: {
+      count: slice.length,
+      firstIndex: first.index,
+      lastIndex: last.index,
+      firstDate: first.source.date,
+      lastDate: last.source.date,
+    },
+    lineages: states.map((s) => ({
+      lineageId: s.plan.lineageId,
+      lineage: s.plan.template.name,
+      claims: Object.keys(s.claims).length,
+      records: s.head.seq + 1,
+    })),
+    recalls,
+    refusedWrite,
+    tamper,
+    totals: totalsOf(recalls),
+    durationMs: nowMs() - started,
+    problems,
+  };
+}
+
+function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: TriageCompletedDetail): RecallResult {
+  return {
+    lineageId: state.plan.lineageId,
+    lineage: state.plan.template.name,
+    snapshotIndex: snapshot.index,
+    imageVersion: snapshot.image_version,
+    recalledSeq: answer.seq,
+    outcome: 'REFUSED',
+    verification: answer.verification?.verdict ?? null,
+    verdict: null,
+    driftedKeyCount: 0,
+    mattered: [],
+    kept: [],
+    reprobed: [],
+    dropped: [],
+    resealedSeq: null,
+    environmentChanged: false,
+  };
+}
+
+/** Every causal key of a claim map, sorted, unique. */
+function keysOf(claims: Readonly<Record<string, readonly string[]>>): string[] {
+  return [...new Set(Object.values(claims).flat())].sort();
+}
+
+/** `Promise.all(items.map(fn))` with at most `limit` calls in flight; results in input order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

@@ -1,0 +1,112 @@
+import { forgeClaim } from '../../../scripts/demo/aws-backend';
+import type { DemoBackend, RejectionFound } from '../../../scripts/demo/backend';
+import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
+import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import { verifyChain } from '../../../shared/seal/lineage-verifier';
+import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
+import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { isolateDelta } from '../../../shared/triage/delta-isolator';
+
+/**
+ * The pipeline in one process, from the core alone (guard → seal → verify + triage), with records
+ * stored as JSON text like the table keeps them. Lets `runDemo`'s orchestration be unit-tested
+ * without an emulator; the integration test runs it against the deployed stack.
+ */
+export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & { writes: number; recalls: number } {
+  const anchor = new LocalHmacAnchor({ keyId: 'demo-test-key', key: new Uint8Array(32).map((_, i) => i + 1) });
+  const chains = new Map<string, string[]>();
+  const rejections = new Map<string, RejectionFound>();
+  const chain = (lineageId: string) => chains.get(lineageId) ?? [];
+  const latest = (lineageId: string) => {
+    const texts = chain(lineageId);
+    const last = texts[texts.length - 1];
+    return last === undefined ? null : (JSON.parse(last) as SealedRecord);
+  };
+  const backend = {
+    endpoint: 'in-process',
+    writes: 0,
+    recalls: 0,
+    async publishWrite(request: ResidualWriteRequest) {
+      backend.writes += 1;
+      const verdict = evaluateWrite(request, { nowMs: nowMs(), maxReceiptAgeSeconds: 3600 });
+      if (!verdict.isSafe) {
+        rejections.set(request.residualId, {
+          stage: 'GUARD',
+          reason: 'STALE_STATE',
+          residualId: request.residualId,
+          rejectedVariables: verdict.rejectedVariables,
+        });
+        return;
+      }
+      const last = latest(request.lineageId);
+      const sealed = await sealRecord(
+        {
+          lineageId: request.lineageId,
+          residualId: request.residualId,
+          sessionId: request.sessionId,
+          payload: request.payload,
+          generationEpoch: request.generationEpoch,
+          authority: request.authority,
+          manifest: request.manifest,
+          verdictDigest: verdict.verdictDigest,
+          variablesUsed: request.variablesUsed,
+          ...(request.supersedes ? { supersedes: request.supersedes } : {}),
+        },
+        last ? lineageHeadOf(last) : null,
+        anchor,
+        nowMs(),
+      );
+      chains.set(request.lineageId, [...chain(request.lineageId), JSON.stringify(sealed)]);
+    },
+    async readHead(lineageId: string) {
+      const last = latest(lineageId);
+      return last ? lineageHeadOf(last) : null;
+    },
+    async findRejection(_lineageId: string, residualId: string) {
+      return rejections.get(residualId) ?? null;
+    },
+    async recall(
+      lineageId: string,
+      currentEnv: Record<string, string>,
+      checkpoint?: { seq: number; recordHash: string },
+    ) {
+      backend.recalls += 1;
+      const records = chain(lineageId).map((t) => JSON.parse(t) as unknown);
+      const verification = await verifyChain(records, { lineageId, anchor, ...(checkpoint ? { checkpoint } : {}) });
+      const target = records[records.length - 1] as SealedRecord;
+      const base = {
+        formatVersion: 1 as const,
+        requestId: `recall-${backend.recalls}`,
+        lineageId,
+        seq: target.header.monotonicSequenceNumber,
+        residualId: target.header.residualId,
+        verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
+        completedAtMs: nowMs(),
+      };
+      if (verification.verdict !== 'VERIFIED_INTACT') {
+        return {
+          ...base,
+          outcome: 'REFUSED',
+          report: null,
+          refusalReason: verification.firstFailure?.reason ?? '',
+        } satisfies TriageCompletedDetail;
+      }
+      return {
+        ...base,
+        outcome: 'TRIAGED',
+        report: isolateDelta(target.manifest, currentEnv),
+        refusalReason: null,
+      } satisfies TriageCompletedDetail;
+    },
+    async tamperWithPayload(lineageId: string, seq: number) {
+      const texts = chain(lineageId);
+      const record = JSON.parse(texts[seq] as string);
+      const edit = forgeClaim(record);
+      texts[seq] = JSON.stringify(record);
+      return edit;
+    },
+  };
+  return backend;
+}

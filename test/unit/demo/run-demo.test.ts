@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { formatSummary } from '../../../scripts/demo/format';
+import { mapBounded, runDemo } from '../../../scripts/demo/run-demo';
+import { LINEAGE_TEMPLATES } from '../../../scripts/demo/scenario';
+import { parseSnapshots, sliceSnapshots } from '../../../scripts/demo/snapshots';
+import { expectedRecalls, expectedTotals } from './expected-counts';
+import { inProcessBackend } from './in-process-backend';
+
+const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));
+const noSleep = async () => undefined;
+
+describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage from the core)', () => {
+  it('reports the verdicts, kept and re-probed claims and monolithic totals the independent model computes', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 16, every: 4 });
+    const backend = inProcessBackend();
+    const summary = await runDemo({ backend, slice, runId: 'unit', sleep: noSleep });
+    expect(summary.problems).toEqual([]);
+    const expected = expectedTotals(LINEAGE_TEMPLATES, slice);
+    expect(summary.totals).toEqual({
+      recalls: expected.recalls,
+      byVerdict: expected.byVerdict,
+      refused: 0,
+      claimsChecked: expected.claimsKept + expected.claimsReprobed,
+      claimsKept: expected.claimsKept,
+      claimsReprobed: expected.claimsReprobed,
+      reseals: expected.reseals,
+      monolithic: {
+        invalidatedRecalls: expected.monolithicInvalidatedRecalls,
+        claimsRederived: expected.monolithicClaimsRederived,
+      },
+      claimsSaved: expected.claimsSaved,
+    });
+    for (const lineage of LINEAGE_TEMPLATES) {
+      const got = summary.recalls.filter((r) => r.lineage === lineage.name);
+      const want = expectedRecalls(lineage, slice);
+      expect(got.map((r) => [r.snapshotIndex, r.verdict, r.kept, r.reprobed, r.mattered, r.recalledSeq])).toEqual(
+        want.map((r) => [r.snapshotIndex, r.verdict, r.kept, r.reprobed, r.mattered, r.recalledSeq]),
+      );
+    }
+  });
+
+  it('seed 004 Decision Boundary 3: the write with an unverified inherited variable is refused and the head stays', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
+    const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'guard', sleep: noSleep });
+    expect(summary.refusedWrite).toMatchObject({
+      lineageId: 'demo-guard-node-build',
+      variableName: 'runner-instance-id',
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      headUnchanged: true,
+    });
+    expect(summary.refusedWrite.rejectedVariables).toContainEqual({
+      name: 'runner-instance-id',
+      reason: 'UNVERIFIED_INHERITED',
+    });
+  });
+
+  it('seed 003 Hash-With-Payload Forgery: a payload edited in the store is refused at recall as HASH_MISMATCH', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
+    const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'tamper', sleep: noSleep });
+    expect(summary.tamper.lineageId).toBe('demo-tamper-python-ci');
+    expect(summary.tamper.edited).toMatch(/^record\.payload\.claims\./);
+    expect(summary.tamper.outcome).toBe('REFUSED');
+    expect(summary.tamper.verification).toBe('HASH_MISMATCH');
+    expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);
+  });
+
+  it('lists a problem, instead of passing, when the store does not catch the tamper', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 2 });
+    const backend = inProcessBackend();
+    backend.tamperWithPayload = async () => ({ path: 'nothing', before: '', after: '' });
+    const summary = await runDemo({ backend, slice, runId: 'blind', sleep: noSleep });
+    expect(summary.problems).toEqual([expect.stringMatching(/not refused as HASH_MISMATCH/)]);
+    expect(formatSummary(summary)).toContain('PROBLEMS:');
+  });
+
+  it('stops between steps when aborted', async () => {
+    const aborter = new AbortController();
+    aborter.abort(new Error('Ctrl-C'));
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 2 });
+    await expect(
+      runDemo({ backend: inProcessBackend(), slice, runId: 'abort', signal: aborter.signal }),
+    ).rejects.toThrow('Ctrl-C');
+  });
+
+  it('the printed summary names every verdict, the keys that mattered and the monolithic comparison', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 4, to: 8, every: 2 });
+    const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'print', sleep: noSleep });
+    const text = formatSummary(summary);
+    expect(text).toContain('FULL_RECONSTRUCTION_REQUIRED');
+    expect(text).toContain('os:version');
+    expect(text).toContain(
+      `monolithic seal       would have invalidated ${summary.totals.monolithic.invalidatedRecalls} of ${summary.totals.recalls} recalls`,
+    );
+    expect(text).toContain(`saved ${summary.totals.claimsSaved} re-derivations`);
+    expect(text).toContain('Guard: write demo-print-node-build.e2-inherited');
+  });
+});
+
+describe('mapBounded', () => {
+  it('keeps at most `limit` calls in flight and returns results in input order', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const out = await mapBounded([5, 1, 4, 2, 3], 2, async (n) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, n));
+      inFlight -= 1;
+      return n * 10;
+    });
+    expect(out).toEqual([50, 10, 40, 20, 30]);
+    expect(peak).toBe(2);
+  });
+});
