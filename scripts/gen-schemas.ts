@@ -1,0 +1,123 @@
+/**
+ * Writes one JSON Schema (draft 2020-12) per Reseal wire shape into `schemas/`, generated from the
+ * zod schemas with `z.toJSONSchema` (input side), so agents in other languages can build and
+ * check messages. Run `npm run gen:schemas` after changing a schema; a unit test
+ * (test/unit/client/schemas.test.ts) fails when the committed files are stale.
+ *
+ * Refinements zod cannot express in JSON Schema (sorted key lists, NFC collisions, `__proto__`,
+ * payload size and depth, `isSafe` consistency) are not in the files: the zod schemas stay the
+ * authority, and the pipeline refuses what they refuse.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { LineageExportSchema } from '../client/lineage-export';
+import { WriteVerdictSchema } from '../shared/guard/verdict';
+import { ResidualWriteRequestSchema } from '../shared/guard/write-request';
+import {
+  RecallRequestedDetailSchema,
+  ResidualRejectedDetailSchema,
+  ResidualSealedDetailSchema,
+  SealRequestSchema,
+  TriageCompletedDetailSchema,
+} from '../shared/schemas/messages';
+import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
+import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
+import { SealedDependencyManifestSchema } from '../shared/triage/manifest';
+
+/** Where the schemas are committed, relative to the repository root. */
+export const SCHEMAS_DIR = 'schemas';
+
+/** Each shape with what it is; the file is `<name>.schema.json`. */
+const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[] = [
+  {
+    name: 'ResidualWriteRequest',
+    schema: ResidualWriteRequestSchema,
+    description: 'Body of an SQS residual-writes message (seed 004).',
+  },
+  {
+    name: 'SealRequest',
+    schema: SealRequestSchema,
+    description: 'Body of a FIFO seal-requests message: a write the guard accepted.',
+  },
+  { name: 'SealedRecord', schema: SealedRecordSchema, description: 'A sealed residual as stored (seed 003).' },
+  { name: 'LineageHead', schema: LineageHeadSchema, description: 'Head of a lineage: the checkpoint a client keeps.' },
+  {
+    name: 'SealedDependencyManifest',
+    schema: SealedDependencyManifestSchema,
+    description: 'Precondition manifest of a record (seed 000).',
+  },
+  {
+    name: 'DeltaIsolationReport',
+    schema: DeltaIsolationReportSchema,
+    description: 'Result of differential seal triage (seed 000).',
+  },
+  {
+    name: 'WriteVerdict',
+    schema: WriteVerdictSchema,
+    description: "The stale-state guard's verdict on a write (seed 004).",
+  },
+  {
+    name: 'RecallRequested',
+    schema: RecallRequestedDetailSchema,
+    description: 'detail of a RecallRequested event (source reseal).',
+  },
+  {
+    name: 'ResidualSealed',
+    schema: ResidualSealedDetailSchema,
+    description: 'detail of a ResidualSealed event (source reseal).',
+  },
+  {
+    name: 'ResidualRejected',
+    schema: ResidualRejectedDetailSchema,
+    description: 'detail of a ResidualRejected event (source reseal).',
+  },
+  {
+    name: 'TriageCompleted',
+    schema: TriageCompletedDetailSchema,
+    description: 'detail of a TriageCompleted event, also the stored triage report.',
+  },
+  {
+    name: 'LineageExport',
+    schema: LineageExportSchema,
+    description: 'A whole lineage exported to a file (reseal export).',
+  },
+];
+
+/**
+ * The JSON Schema files, file name → text (2-space JSON with a trailing newline), in memory.
+ * Deterministic: the same zod schemas give the same bytes.
+ */
+export function generateSchemas(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const { name, schema, description } of SHAPES) {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    const document = {
+      $schema: json.$schema,
+      $id: `urn:reseal:schemas:${name}:v1`,
+      title: name,
+      description,
+      ...Object.fromEntries(Object.entries(json).filter(([key]) => key !== '$schema')),
+    };
+    files.set(`${name}.schema.json`, `${JSON.stringify(document, null, 2)}\n`);
+  }
+  return files;
+}
+
+/** Writes {@link generateSchemas} into `<root>/schemas/`. */
+export async function writeSchemas(root: string): Promise<string[]> {
+  const dir = join(root, SCHEMAS_DIR);
+  await mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const [file, text] of generateSchemas()) {
+    await writeFile(join(dir, file), text);
+    written.push(join(SCHEMAS_DIR, file));
+  }
+  return written;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const written = await writeSchemas(process.cwd());
+  process.stdout.write(`wrote ${written.length} schemas:\n${written.map((f) => `  ${f}`).join('\n')}\n`);
+}

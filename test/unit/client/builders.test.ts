@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  constantVariable,
+  freshVariable,
+  inheritedVariable,
+  reprobedVariable,
+  writeRequest,
+} from '../../../client/builders';
+import { InvalidInputError } from '../../../shared/errors';
+import { valueDigest } from '../../../shared/guard/receipts';
+import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+
+const NOW = 1_800_000_000_000;
+const policy = { nowMs: NOW, maxReceiptAgeSeconds: 900 };
+
+function request(variables: Parameters<typeof writeRequest>[0]['variables']) {
+  return writeRequest({
+    residualId: 'residual-1',
+    lineageId: 'lineage-1',
+    sessionId: 'session-2',
+    generationEpoch: 2,
+    payload: { conclusion: 'node build works' },
+    boundaryAtMs: NOW - 60_000,
+    predecessor: { sessionId: 'session-1', epoch: 1 },
+    variables,
+    manifest: {
+      env: { ARCH: 'x86_64', NODE_VERSION: '20.19.6', HOSTNAME: 'runner-1' },
+      structuralKeys: ['ARCH'],
+      claimDependencyMap: { 'node-build-works': ['NODE_VERSION'] },
+    },
+  });
+}
+
+describe('client builders', () => {
+  it('seed 004 Decision Boundary 2: a re-probed variable carries a receipt naming the digest of its value', () => {
+    const v = reprobedVariable('INSTANCE', 'i-0abc', 1, {
+      probe: 'ec2:DescribeInstances',
+      sessionId: 's',
+      probedAtMs: NOW,
+    });
+    expect(v.freshness).toBe('VERIFIED_INHERITED');
+    expect(v.receipt?.observedValueDigest).toBe(valueDigest('i-0abc'));
+  });
+
+  it('seed 004: a request built from fresh, re-probed and constant variables passes the guard', () => {
+    const built = request([
+      freshVariable('ATTEMPT', 'a-1', 2),
+      reprobedVariable('INSTANCE', 'i-0abc', 1, {
+        probe: 'ec2:DescribeInstances',
+        sessionId: 'session-2',
+        probedAtMs: NOW - 1000,
+      }),
+      constantVariable('API_SCHEMA', '2024-01-01'),
+    ]);
+    expect(built.declaredImmutableConstants).toEqual(['API_SCHEMA']);
+    expect(built.boundary).toEqual({
+      activeSessionId: 'session-2',
+      predecessorSessionId: 'session-1',
+      predecessorEpoch: 1,
+      boundaryAtMs: NOW - 60_000,
+    });
+    expect(built.manifest.structuralKeys).toEqual(['ARCH']);
+    expect(evaluateWrite(built, policy).isSafe).toBe(true);
+  });
+
+  it('seed 004 Decision Boundary 3: an inherited variable that was not re-probed makes the guard refuse', () => {
+    const verdict = evaluateWrite(request([inheritedVariable('TOKEN', 'tok', 1)]), policy);
+    expect(verdict.isSafe).toBe(false);
+    expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([['TOKEN', 'UNVERIFIED_INHERITED']]);
+  });
+
+  it('refuses a malformed request before it leaves the agent, naming the field', () => {
+    expect(() =>
+      writeRequest({
+        residualId: 'bad id with spaces',
+        lineageId: 'lineage-1',
+        sessionId: 'session-2',
+        generationEpoch: 2,
+        payload: null,
+        boundaryAtMs: NOW,
+        manifest: { env: { A: '1' }, structuralKeys: [], claimDependencyMap: { c: ['A'] } },
+      }),
+    ).toThrow(
+      expect.objectContaining({ name: 'InvalidInputError', issues: [expect.objectContaining({ path: 'residualId' })] }),
+    );
+  });
+
+  it('seed 000: a causal key absent from the environment snapshot is refused while building the manifest', () => {
+    expect(() =>
+      writeRequest({
+        residualId: 'r',
+        lineageId: 'l',
+        sessionId: 's',
+        generationEpoch: 0,
+        payload: 1,
+        boundaryAtMs: NOW,
+        manifest: { env: { A: '1' }, structuralKeys: [], claimDependencyMap: { c: ['B'] } },
+      }),
+    ).toThrow(InvalidInputError);
+  });
+});

@@ -1,0 +1,45 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+describe('committed JSON Schemas (schemas/)', () => {
+  it('every committed schema equals what the zod schemas generate now (run npm run gen:schemas)', async () => {
+    const generated = generateSchemas();
+    const committed = (await readdir(join(ROOT, SCHEMAS_DIR))).filter((f) => f.endsWith('.schema.json')).sort();
+    expect(committed).toEqual([...generated.keys()].sort());
+    for (const [file, text] of generated) {
+      expect(await readFile(join(ROOT, SCHEMAS_DIR, file), 'utf8'), file).toBe(text);
+    }
+  });
+
+  it('covers every event and record shape of the wire contract', () => {
+    expect([...generateSchemas().keys()].sort()).toEqual(
+      [
+        'DeltaIsolationReport',
+        'LineageExport',
+        'LineageHead',
+        'RecallRequested',
+        'ResidualRejected',
+        'ResidualSealed',
+        'ResidualWriteRequest',
+        'SealRequest',
+        'SealedDependencyManifest',
+        'SealedRecord',
+        'TriageCompleted',
+        'WriteVerdict',
+      ].map((name) => `${name}.schema.json`),
+    );
+  });
+
+  it('ResidualWriteRequest refuses unknown fields and requires the seed 004 elements, as the zod schema does', () => {
+    const schema = JSON.parse(generateSchemas().get('ResidualWriteRequest.schema.json') as string);
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['formatVersion', 'residualId', 'lineageId', 'variablesUsed', 'boundary', 'manifest']),
+    );
+    expect(schema.required).not.toContain('supersedes');
+  });
+});
