@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { assertCanonicalizable, type JsonValue } from '../../../../shared/canonical/canonical-json';
+import { Authority } from '../../../../shared/schemas/primitives';
+import { verifyChain } from '../../../../shared/seal/lineage-verifier';
+import { payloadHash, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
+import type { SealedRecord } from '../../../../shared/seal/sealed-record';
+import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
+import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../../helpers/seal-factories';
+
+/** JSON payloads the seal accepts: canonicalizable, no `__proto__` key. */
+const payloadArb: fc.Arbitrary<JsonValue> = fc.jsonValue({ maxDepth: 3 }).filter((value) => {
+  try {
+    assertCanonicalizable(value);
+  } catch {
+    return false;
+  }
+  return !JSON.stringify(value).includes('"__proto__"');
+}) as fc.Arbitrary<JsonValue>;
+
+const recordSpecArb = fc.record({
+  payload: payloadArb,
+  authority: fc.constantFrom(...Object.values(Authority)),
+  epochBump: fc.nat(2),
+});
+const chainSpecArb = (minLength: number) => fc.array(recordSpecArb, { minLength, maxLength: 5 });
+
+interface Spec {
+  payload: JsonValue;
+  authority: Authority;
+  epochBump: number;
+}
+
+async function chainFrom(specs: readonly Spec[]) {
+  const epochs = specs.map((_, i) => specs.slice(0, i + 1).reduce((sum, s) => sum + s.epochBump, 0));
+  return buildChain(specs.length, {
+    inputs: (i) => ({
+      payload: (specs[i] as Spec).payload,
+      authority: (specs[i] as Spec).authority,
+      generationEpoch: epochs[i] as number,
+    }),
+  });
+}
+
+const verify = (records: unknown[], checkpoint?: { seq: number; recordHash: string }) =>
+  verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor(), ...(checkpoint ? { checkpoint } : {}) });
+
+type Path = readonly (string | number)[];
+
+/** Paths of every primitive leaf of `value`. */
+function leaves(value: unknown, path: Path = []): Path[] {
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, child]) =>
+      leaves(child, [...path, Array.isArray(value) ? Number(key) : key]),
+    );
+  }
+  return [path];
+}
+
+/** The fields the seal covers: everything but `variablesUsed` and `sealedAtMs` (not MAC'd, see docs/sealing.md). */
+const hashedLeaves = (record: SealedRecord): Path[] =>
+  leaves(record).filter(([top]) => top !== 'variablesUsed' && top !== 'sealedAtMs');
+
+/** One-character (or one-unit) change of the leaf at `path`, in place. */
+function mutate(root: unknown, path: Path, position: number): void {
+  const parent = path
+    .slice(0, -1)
+    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], root) as Record<string | number, unknown>;
+  const key = path.at(-1) as string | number;
+  const value = parent[key];
+  if (typeof value === 'string') {
+    if (value.length === 0) parent[key] = 'x';
+    else {
+      const p = position % value.length;
+      parent[key] = `${value.slice(0, p)}${value[p] === 'a' ? 'b' : 'a'}${value.slice(p + 1)}`;
+    }
+  } else if (typeof value === 'number') {
+    parent[key] = value + 1 !== value ? value + 1 : -value - 1;
+  } else if (typeof value === 'boolean') parent[key] = !value;
+  else parent[key] = 0; // null
+}
+
+describe('seal properties (fast-check)', () => {
+  it('seed 003 Operational Effect (2): any chain sealed in order verifies VERIFIED_INTACT, also after a JSON round trip', async () => {
+    await fc.assert(
+      fc.asyncProperty(chainSpecArb(0), async (specs) => {
+        const { records, head } = await chainFrom(specs);
+        const result = await verify(cloneRecord(records), head ?? undefined);
+        expect(result.verdict).toBe(V.VERIFIED_INTACT);
+        expect(result.head).toEqual(head && { seq: head.seq, recordHash: head.recordHash });
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('seed 003 Operational Effect (1): any one-character change to any hashed field of any record is detected at that record', async () => {
+    await fc.assert(
+      fc.asyncProperty(chainSpecArb(1), fc.nat(), fc.nat(), fc.nat(), async (specs, pickRecord, pickLeaf, position) => {
+        const { records } = await chainFrom(specs);
+        const target = pickRecord % records.length;
+        const tampered = cloneRecord(records);
+        const paths = hashedLeaves(tampered[target] as SealedRecord);
+        const path = paths[pickLeaf % paths.length] as Path;
+        mutate(tampered[target], path, position);
+        const result = await verify(tampered);
+        expect(result.verdict, `changed ${path.join('.')}`).not.toBe(V.VERIFIED_INTACT);
+        result.records.slice(0, target).forEach((r) => {
+          expect(r.verdict).toBe(V.VERIFIED_INTACT);
+        });
+        expect(result.records[target]?.verdict).not.toBe(V.VERIFIED_INTACT);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('seed 003 What Was Observed (2, 3) and Decision Boundary (2): deleting, swapping or duplicating any record is detected', async () => {
+    const editArb = fc.oneof(
+      fc.record({ kind: fc.constant('delete' as const), a: fc.nat(), b: fc.nat() }),
+      fc.record({ kind: fc.constant('swap' as const), a: fc.nat(), b: fc.nat() }),
+      fc.record({ kind: fc.constant('duplicate' as const), a: fc.nat(), b: fc.nat() }),
+    );
+    await fc.assert(
+      fc.asyncProperty(chainSpecArb(2), editArb, async (specs, edit) => {
+        const { records, head } = await chainFrom(specs);
+        const n = records.length;
+        const a = edit.a % n;
+        const edited = [...records];
+        if (edit.kind === 'delete') edited.splice(a, 1);
+        else if (edit.kind === 'swap') {
+          const b = (a + 1 + (edit.b % (n - 1))) % n; // any other position
+          [edited[a], edited[b]] = [edited[b] as SealedRecord, edited[a] as SealedRecord];
+        } else edited.splice(edit.b % (n + 1), 0, records[a] as SealedRecord);
+        const withCheckpoint = await verify(edited, head ?? undefined);
+        expect(withCheckpoint.verdict).not.toBe(V.VERIFIED_INTACT);
+        // Swaps and duplicates show even without a checkpoint; only a cut tail needs one.
+        if (edit.kind !== 'delete') expect((await verify(edited)).verdict).not.toBe(V.VERIFIED_INTACT);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('DESIGN Hashing and canonical form: payload and record hashes do not depend on key order', async () => {
+    const reorder = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reorder);
+      if (value !== null && typeof value === 'object') {
+        return Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([k, v]) => [k, reorder(v)]),
+        );
+      }
+      return value;
+    };
+    const { records } = await buildChain(1);
+    const header = (records[0] as SealedRecord).header;
+    expect(recordHashOf(reorder(header) as RecordHeader)).toBe(recordHashOf(header));
+    fc.assert(
+      fc.property(payloadArb, (payload) => {
+        expect(payloadHash(reorder(payload))).toBe(payloadHash(payload));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
