@@ -86,7 +86,7 @@ const offlineCases = (): Case[] => [
   {
     name: 'triage-invalid-json',
     rule: 'bad input: invalid JSON names the file and the parse error, exit 2',
-    argv: ['triage', '--manifest', 'manifest.json', '--env', 'invalid-json.json'],
+    argv: ['triage', '--manifest', 'manifest.json', '--env', 'invalid-json.txt'],
     exitCode: 2,
   },
   {

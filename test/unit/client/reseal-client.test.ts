@@ -1,0 +1,227 @@
+import type { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it, vi } from 'vitest';
+import { PublishError, StackOutputsError, TimeoutError } from '../../../client/errors';
+import { ResealClient } from '../../../client/reseal-client';
+import { resolveStackOutputs } from '../../../client/stack-outputs';
+import { UnavailableMacAnchor } from '../../../client/verify-records';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import { validWriteRequest } from '../../helpers/guard-factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+
+const OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+};
+
+/** A fake SDK client: records commands, answers with `reply(command)`. */
+function fakeClient(reply: (command: unknown) => unknown) {
+  const sent: unknown[] = [];
+  return {
+    sent,
+    send: vi.fn(async (command: unknown) => {
+      sent.push(command);
+      return reply(command);
+    }),
+  };
+}
+
+async function storeWithChain(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
+  const store = new InMemoryLineageStore();
+  const { records } = await buildChain(length);
+  for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+  return { store, records };
+}
+
+function client(deps: ConstructorParameters<typeof ResealClient>[1] = {}) {
+  return new ResealClient(OUTPUTS, { store: new InMemoryLineageStore(), anchor: testAnchor(), ...deps });
+}
+
+describe('ResealClient.publishWrite', () => {
+  it('sends the validated request to the residual-writes queue as canonical JSON', async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const request = validWriteRequest();
+    await expect(client({ sqs }).publishWrite(request)).resolves.toEqual({ messageId: 'm-1' });
+    const command = sqs.sent[0] as SendMessageCommand;
+    expect(command).toBeInstanceOf(SendMessageCommand);
+    expect(command.input).toEqual({ QueueUrl: OUTPUTS.residualWritesQueueUrl, MessageBody: canonicalJson(request) });
+  });
+
+  it('seed 004: refuses a malformed request before sending anything', async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const bad = { ...validWriteRequest(), priority: 'high' } as never;
+    await expect(client({ sqs }).publishWrite(bad)).rejects.toThrow(/invalid residual write request/);
+    expect(sqs.send).not.toHaveBeenCalled();
+  });
+});
+
+describe('ResealClient.requestRecall', () => {
+  it('puts RecallRequested (source reseal) on the stack bus and returns a generated request id', async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    const requestId = await client({ eventBridge }).requestRecall({
+      lineageId: 'lineage-1',
+      target: { latest: true },
+      currentEnv: { ARCH: 'x86_64' },
+    });
+    expect(requestId).toMatch(/^recall-[0-9a-f-]{36}$/);
+    const entry = (eventBridge.sent[0] as PutEventsCommand).input.Entries?.[0];
+    expect(eventBridge.sent[0]).toBeInstanceOf(PutEventsCommand);
+    expect(entry).toMatchObject({ Source: 'reseal', DetailType: 'RecallRequested', EventBusName: 'reseal-bus' });
+    expect(JSON.parse(entry?.Detail as string)).toEqual({
+      requestId,
+      lineageId: 'lineage-1',
+      target: { latest: true },
+      currentEnv: { ARCH: 'x86_64' },
+    });
+  });
+
+  it('throws PublishError with the AWS error code when EventBridge refuses the entry', async () => {
+    const eventBridge = fakeClient(() => ({
+      FailedEntryCount: 1,
+      Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try later' }],
+    }));
+    const recall = client({ eventBridge }).requestRecall({
+      requestId: 'req-1',
+      lineageId: 'lineage-1',
+      target: { seq: 0 },
+      currentEnv: {},
+    });
+    await expect(recall).rejects.toBeInstanceOf(PublishError);
+    await expect(recall).rejects.toMatchObject({ errorCode: 'InternalFailure' });
+  });
+});
+
+describe('ResealClient.waitForTriageReport', () => {
+  it('polls until the report is stored, then returns it', async () => {
+    const store = new InMemoryLineageStore();
+    const report = { requestId: 'req-1', lineageId: 'lineage-1' } as TriageCompletedDetail;
+    let polls = 0;
+    const sleep = vi.fn(async () => {
+      polls++;
+      if (polls === 3) await store.putTriageReport(report);
+    });
+    const found = await client({ store, sleep }).waitForTriageReport('lineage-1', 'req-1', { pollIntervalMs: 10 });
+    expect(found).toEqual(report);
+    expect(sleep).toHaveBeenCalledTimes(3);
+  });
+
+  it('throws a TimeoutError naming the recall it waited for', async () => {
+    let now = 0;
+    const sleep = async (ms: number) => {
+      now += ms;
+    };
+    const wait = client({ nowMs: () => now, sleep }).waitForTriageReport('lineage-1', 'req-9', {
+      timeoutMs: 1000,
+      pollIntervalMs: 300,
+    });
+    await expect(wait).rejects.toBeInstanceOf(TimeoutError);
+    await expect(wait).rejects.toMatchObject({ timeoutMs: 1000, waitedFor: expect.stringContaining('req-9') });
+  });
+});
+
+describe('ResealClient.exportLineage and verifyLineage', () => {
+  it('exports every record page by page with the head', async () => {
+    const { store, records } = await storeWithChain(5);
+    const progress: number[] = [];
+    const exported = await client({ store, nowMs: () => 42 }).exportLineage(TEST_LINEAGE_ID, {
+      pageSize: 2,
+      onProgress: (p) => progress.push(p.done),
+    });
+    expect(exported).toMatchObject({ formatVersion: 1, lineageId: TEST_LINEAGE_ID, exportedAtMs: 42 });
+    expect(exported.head?.seq).toBe(4);
+    expect(exported.records).toEqual(records.map((r) => cloneRecord(r)));
+    expect(progress).toEqual([2, 4, 5]);
+  });
+
+  it('seed 003: a stored chain verified in pages is VERIFIED_INTACT, with progress after each page', async () => {
+    const { store, records } = await storeWithChain(5);
+    const progress: [number, number][] = [];
+    const result = await client({ store }).verifyLineage(TEST_LINEAGE_ID, {
+      pageSize: 2,
+      checkpoint: { seq: 4, recordHash: (records[4] as SealedRecord).recordHash },
+      onProgress: (p) => progress.push([p.done, p.total]),
+    });
+    expect(result.verdict).toBe('VERIFIED_INTACT');
+    expect(result.records).toHaveLength(5);
+    expect(result.head).toEqual({ seq: 4, recordHash: (records[4] as SealedRecord).recordHash });
+    expect(progress).toEqual([
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
+  });
+
+  it('seed 003: a checkpoint inside an earlier page is still compared (rewrite → LINEAGE_BROKEN)', async () => {
+    const { store } = await storeWithChain(5);
+    const result = await client({ store }).verifyLineage(TEST_LINEAGE_ID, {
+      pageSize: 2,
+      checkpoint: { seq: 1, recordHash: 'f'.repeat(64) },
+    });
+    expect(result.verdict).toBe('LINEAGE_BROKEN');
+    expect(result.firstFailure?.seq).toBe(1);
+  });
+
+  it('seed 003 What Was Observed 2: a tail cut from the table, head included, is TRUNCATION_DETECTED against a kept checkpoint', async () => {
+    const { store, records } = await storeWithChain(5);
+    store.records.get(TEST_LINEAGE_ID)?.delete(4);
+    const head = await store.head(TEST_LINEAGE_ID);
+    if (!head) throw new Error('no head');
+    store.heads.set(TEST_LINEAGE_ID, { ...head, seq: 3, recordHash: (records[3] as SealedRecord).recordHash });
+    const result = await client({ store }).verifyLineage(TEST_LINEAGE_ID, {
+      pageSize: 2,
+      checkpoint: { seq: 4, recordHash: (records[4] as SealedRecord).recordHash },
+    });
+    expect(result.verdict).toBe('TRUNCATION_DETECTED');
+  });
+
+  it('seed 003 Decision Boundary 3: with the key unreachable an intact chain is UNVERIFIED_TAMPER_RISK, but a broken hash is still HASH_MISMATCH', async () => {
+    const { store } = await storeWithChain(3);
+    const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
+    expect((await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID)).verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    const chain = store.records.get(TEST_LINEAGE_ID) as Map<number, string>;
+    const tampered = JSON.parse(chain.get(2) as string);
+    tampered.payload = { edited: true };
+    chain.set(2, JSON.stringify(tampered));
+    const result = await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID);
+    expect(result.verdict).toBe('HASH_MISMATCH');
+    expect(result.firstFailure?.seq).toBe(2);
+  });
+});
+
+describe('resolveStackOutputs', () => {
+  it('maps the stack outputs the client needs', async () => {
+    const cfn = fakeClient(() => ({
+      Stacks: [
+        {
+          Outputs: [
+            { OutputKey: 'TableName', OutputValue: 't' },
+            { OutputKey: 'ResidualWritesQueueUrl', OutputValue: 'q' },
+            { OutputKey: 'EventBusName', OutputValue: 'b' },
+            { OutputKey: 'MacKeyArn', OutputValue: 'k' },
+            { OutputKey: 'Other', OutputValue: 'x' },
+          ],
+        },
+      ],
+    }));
+    await expect(resolveStackOutputs('ResealStack', cfn)).resolves.toEqual({
+      tableName: 't',
+      residualWritesQueueUrl: 'q',
+      eventBusName: 'b',
+      macKeyArn: 'k',
+    });
+    expect((cfn.sent[0] as DescribeStacksCommand).input).toEqual({ StackName: 'ResealStack' });
+  });
+
+  it('names the missing outputs', async () => {
+    const cfn = fakeClient(() => ({ Stacks: [{ Outputs: [{ OutputKey: 'TableName', OutputValue: 't' }] }] }));
+    const resolved = resolveStackOutputs('ResealStack', cfn);
+    await expect(resolved).rejects.toBeInstanceOf(StackOutputsError);
+    await expect(resolved).rejects.toThrow('missing outputs ResidualWritesQueueUrl, EventBusName, MacKeyArn');
+  });
+});
