@@ -20,7 +20,7 @@ function setup() {
   const anchor = testAnchor();
   const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
-  vi.spyOn(metrics, 'publishStoredMetrics').mockImplementation(() => undefined);
+  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
   const service = new SealerService({
     store,
     publisher: new FakePublisher(),

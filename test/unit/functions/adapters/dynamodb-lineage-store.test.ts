@@ -1,0 +1,224 @@
+import {
+  GetItemCommand,
+  ProvisionedThroughputExceededException,
+  type PutItemCommand,
+  type QueryCommand,
+  TransactionCanceledException,
+  type TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../../functions/adapters/dynamodb-lineage-store';
+import { canonicalJson } from '../../../../shared/canonical/canonical-json';
+import { DuplicateResidualError, StaleEpochError, StaleHeadError } from '../../../../shared/ports/lineage-store';
+import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { lineageHeadOf, type SealedRecord } from '../../../../shared/seal/sealed-record';
+import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../../helpers/seal-factories';
+
+const TABLE = 'reseal-table';
+
+function fakeDynamo(respond: (command: unknown) => unknown) {
+  const commands: unknown[] = [];
+  const client = {
+    send: async (command: unknown) => {
+      commands.push(command);
+      return respond(command);
+    },
+  } as unknown as DynamoDBSend;
+  return { client, commands };
+}
+
+type Reason = { Code: string; Item?: Record<string, unknown> };
+const cancelled = (reasons: Reason[]) =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: reasons as never,
+  });
+const none: Reason = { Code: 'None' };
+
+async function twoRecords(): Promise<[SealedRecord, SealedRecord]> {
+  const anchor = testAnchor();
+  const first = await sealRecord(sealInput(0), null, anchor, TEST_NOW_MS);
+  const second = await sealRecord(sealInput(1), lineageHeadOf(first), anchor, TEST_NOW_MS);
+  return [first, second];
+}
+
+const headItem = (seq: number, epoch: number) => ({
+  pk: { S: Keys.lineage(TEST_LINEAGE_ID) },
+  sk: { S: 'HEAD' },
+  seq: { N: String(seq) },
+  recordHash: { S: 'a'.repeat(64) },
+  generationEpoch: { N: String(epoch) },
+  mac: { S: 'bWFj' },
+  keyId: { S: 'test-key-1' },
+});
+
+describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by position)', () => {
+  it('writes record put, head move and residual marker, in that order, each conditional with ALL_OLD', async () => {
+    const [first, second] = await twoRecords();
+    const { client, commands } = fakeDynamo(() => ({}));
+    await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first));
+    const input = (commands[0] as TransactWriteItemsCommand).input;
+    const [record, head, marker] = (input.TransactItems ?? []).map((i) => i.Put);
+    expect(record?.Item?.sk).toEqual({ S: 'RECORD#0000000000000001' });
+    expect(record?.Item?.record).toEqual({ S: canonicalJson(second) });
+    expect(record?.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(head?.Item?.sk).toEqual({ S: 'HEAD' });
+    expect(head?.ConditionExpression).toContain('#epoch <= :epoch');
+    expect(head?.ExpressionAttributeValues?.[':expectedSeq']).toEqual({ N: '0' });
+    expect(marker?.Item?.pk).toEqual({ S: `RESIDUAL#${second.header.residualId}` });
+    for (const put of [record, head, marker]) expect(put?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('the first record of a lineage requires that no head exists', async () => {
+    const [first] = await twoRecords();
+    const { client, commands } = fakeDynamo(() => ({}));
+    await new DynamoDBLineageStore(client, TABLE).append(first, null);
+    const head = (commands[0] as TransactWriteItemsCommand).input.TransactItems?.[1]?.Put;
+    expect(head?.ConditionExpression).toBe('attribute_not_exists(pk)');
+  });
+
+  it('marker condition failed (position 2) → DuplicateResidualError with the existing location', async () => {
+    const [first, second] = await twoRecords();
+    const { client } = fakeDynamo(() => {
+      throw cancelled([
+        { Code: 'ConditionalCheckFailed' },
+        { Code: 'ConditionalCheckFailed' },
+        { Code: 'ConditionalCheckFailed', Item: { lineageId: { S: TEST_LINEAGE_ID }, seq: { N: '1' } } },
+      ]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    expect(error).toBeInstanceOf(DuplicateResidualError);
+    expect(error.existing).toEqual({ lineageId: TEST_LINEAGE_ID, seq: 1 });
+  });
+
+  it('head condition failed (position 1) with a newer epoch in ALL_OLD → StaleEpochError (fencing)', async () => {
+    const [first, second] = await twoRecords();
+    const { client } = fakeDynamo(() => {
+      throw cancelled([
+        none,
+        { Code: 'ConditionalCheckFailed', Item: headItem(0, second.header.generationEpoch + 1) },
+        none,
+      ]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    expect(error).toBeInstanceOf(StaleEpochError);
+    expect(error.headEpoch).toBe(second.header.generationEpoch + 1);
+  });
+
+  it('head condition failed with the same epoch → StaleHeadError carrying the observed head', async () => {
+    const [first, second] = await twoRecords();
+    const { client } = fakeDynamo(() => {
+      throw cancelled([
+        none,
+        { Code: 'ConditionalCheckFailed', Item: headItem(5, second.header.generationEpoch) },
+        none,
+      ]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    expect(error).toBeInstanceOf(StaleHeadError);
+    expect(error.expectedSeq).toBe(0);
+    expect(error.observedHead.seq).toBe(5);
+  });
+
+  it('without ALL_OLD items (some emulators), the head is read back to tell stale epoch from stale head', async () => {
+    const [first, second] = await twoRecords();
+    const { client, commands } = fakeDynamo((command) => {
+      if (command instanceof GetItemCommand) return { Item: headItem(3, second.header.generationEpoch + 2) };
+      throw cancelled([none, { Code: 'ConditionalCheckFailed' }, none]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    expect(error).toBeInstanceOf(StaleEpochError);
+    expect(commands[1]).toBeInstanceOf(GetItemCommand);
+  });
+
+  it('record condition failed (position 0) or a TransactionConflict → StaleHeadError (re-read and retry)', async () => {
+    const [first, second] = await twoRecords();
+    for (const reasons of [
+      [{ Code: 'ConditionalCheckFailed' }, none, none],
+      [none, { Code: 'TransactionConflict' }, none],
+    ]) {
+      const { client } = fakeDynamo(() => {
+        throw cancelled(reasons);
+      });
+      await expect(new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first))).rejects.toBeInstanceOf(
+        StaleHeadError,
+      );
+    }
+  });
+
+  it('any other failure is rethrown as is (transient: the message is retried)', async () => {
+    const [first, second] = await twoRecords();
+    const throttled = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const { client } = fakeDynamo(() => {
+      throw throttled;
+    });
+    await expect(new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first))).rejects.toBe(throttled);
+  });
+});
+
+describe('DynamoDBLineageStore reads and side records', () => {
+  it('readChain follows LastEvaluatedKey across pages, in seq order', async () => {
+    const [first, second] = await twoRecords();
+    const page = (record: SealedRecord) => ({ record: { S: canonicalJson(record) } });
+    const { client, commands } = fakeDynamo((command) => {
+      const input = (command as QueryCommand).input;
+      return input.ExclusiveStartKey
+        ? { Items: [page(second)] }
+        : { Items: [page(first)], LastEvaluatedKey: { pk: { S: 'x' }, sk: { S: 'y' } } };
+    });
+    const chain = await new DynamoDBLineageStore(client, TABLE).readChain(TEST_LINEAGE_ID, 0, 1);
+    expect(chain).toEqual([JSON.parse(canonicalJson(first)), JSON.parse(canonicalJson(second))]);
+    expect(commands).toHaveLength(2);
+    expect((commands[0] as QueryCommand).input.ExpressionAttributeValues?.[':to']).toEqual({
+      S: 'RECORD#0000000000000001',
+    });
+  });
+
+  it('a stored record that no longer parses is returned as its raw text (the verifier refuses it)', async () => {
+    const { client } = fakeDynamo(() => ({ Item: { record: { S: '{"header": tampered' } } }));
+    expect(await new DynamoDBLineageStore(client, TABLE).readRecord(TEST_LINEAGE_ID, 0)).toBe('{"header": tampered');
+  });
+
+  it('conflict and rejection records never overwrite: conditional put, an existing identical key is accepted', async () => {
+    const conditionFailed = Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' });
+    const { client, commands } = fakeDynamo(() => {
+      throw conditionFailed;
+    });
+    const store = new DynamoDBLineageStore(client, TABLE);
+    await store.recordConflict({
+      lineageId: TEST_LINEAGE_ID,
+      residualId: 'r-1',
+      reason: 'LOST_RACE',
+      detail: 'lost',
+      attemptedHeader: null,
+      expectedHead: null,
+      observedHead: null,
+      atMs: 0,
+    });
+    const put = (commands[0] as PutItemCommand).input;
+    expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(put.Item?.sk).toEqual({ S: 'CONFLICT#r-1#1970-01-01T00:00:00.000Z' });
+  });
+
+  it('rejections of unreadable bodies go under REJECTION#unparsed with <isoTime>#<messageId>', async () => {
+    const { client, commands } = fakeDynamo(() => ({}));
+    await new DynamoDBLineageStore(client, TABLE).recordRejection({
+      stage: 'GUARD',
+      reason: 'MALFORMED_JSON',
+      lineageId: null,
+      residualId: null,
+      messageId: 'm-1',
+      verdictDigest: null,
+      bodyDigest: 'b'.repeat(64),
+      bodyPreview: '{',
+      issues: [],
+      rejectedVariables: [],
+      requestViolations: [],
+      atMs: 1000,
+    });
+    const item = (commands[0] as PutItemCommand).input.Item;
+    expect(item?.pk).toEqual({ S: 'REJECTION#unparsed' });
+    expect(item?.sk).toEqual({ S: '1970-01-01T00:00:01.000Z#m-1' });
+  });
+});

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { TriageService } from '../../../../functions/triage/triage-service';
+import { TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
+import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
+import { buildManifest } from '../../../../shared/triage/manifest';
+import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testAnchor } from '../../../helpers/seal-factories';
+
+const LINEAGE = 'lineage-agent-42';
+/** The environment records are sealed against: ARCH structural, one claim on REGION, one on TOOL_VERSION. */
+const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
+const manifest = buildManifest({
+  env: SEALED_ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'], 'claim-tooling': ['TOOL_VERSION'] },
+});
+
+async function setup(count = 3) {
+  const store = new InMemoryLineageStore();
+  const anchor = testAnchor();
+  const sealer = new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => FACTORY_NOW_MS,
+  });
+  for (let i = 0; i < count; i++) {
+    await sealer.handle({
+      messageId: `m-${i}`,
+      body: sealRequestBody({ residualId: `r-${i}`, manifest }),
+      sentAtMs: i,
+    });
+  }
+  const publisher = new FakePublisher();
+  const metrics = new FakeMetrics();
+  const triage = (verifier: LocalHmacAnchor = anchor) =>
+    new TriageService({
+      store,
+      publisher,
+      anchor: verifier,
+      metrics,
+      logger: fakeLogger(),
+      clock: () => FACTORY_NOW_MS,
+    });
+  return { store, anchor, publisher, metrics, triage };
+}
+
+let n = 0;
+const recall = (overrides: Record<string, unknown> = {}) => ({
+  requestId: `req-${++n}`,
+  lineageId: LINEAGE,
+  target: { latest: true },
+  currentEnv: SEALED_ENV,
+  ...overrides,
+});
+
+describe('triage service (seed 000 on a verified record, seed 003)', () => {
+  it.each([
+    ['NO_DRIFT', SEALED_ENV],
+    ['AMBIENT_DRIFT_ONLY', { ...SEALED_ENV, HOSTNAME: 'runner-99' }],
+    ['PARTIAL_REPROBE_REQUIRED', { ...SEALED_ENV, REGION: 'us-east-1' }],
+    ['FULL_RECONSTRUCTION_REQUIRED', { ...SEALED_ENV, ARCH: 'x86_64' }],
+  ])('seed 000 Decision Boundary: %s for its environment delta; report stored and emitted', async (verdict, env) => {
+    const { triage, store, publisher, metrics } = await setup();
+    const result = await triage().handle(recall({ currentEnv: env, target: { seq: 1 } }));
+    expect(result.kind).toBe('COMPLETED');
+    if (result.kind !== 'COMPLETED') return;
+    const detail = TriageCompletedDetailSchema.parse(result.detail);
+    expect(detail).toMatchObject({ outcome: 'TRIAGED', seq: 1, residualId: 'r-1', refusalReason: null });
+    expect(detail.verification?.verdict).toBe('VERIFIED_INTACT');
+    expect(detail.report?.verdict).toBe(verdict);
+    expect(await store.getTriageReport(LINEAGE, detail.requestId)).toEqual(detail);
+    expect(publisher.triaged).toEqual([detail]);
+    expect(metrics.get(`TriageVerdict:verdict=${verdict}`)).toBe(1);
+    if (verdict === 'PARTIAL_REPROBE_REQUIRED') {
+      expect(detail.report).toMatchObject({ invalidatedClaims: ['claim-region'], retainedClaims: ['claim-tooling'] });
+    }
+  });
+
+  it('targets resolve by residual id and by latest (the head)', async () => {
+    const { triage } = await setup();
+    const byId = await triage().handle(recall({ target: { residualId: 'r-0' } }));
+    const latest = await triage().handle(recall());
+    expect(byId.kind === 'COMPLETED' && byId.detail.seq).toBe(0);
+    expect(latest.kind === 'COMPLETED' && latest.detail.seq).toBe(2);
+  });
+
+  it('seed 003 Hash-With-Payload Forgery: a record edited in the table is refused with HASH_MISMATCH, no triage', async () => {
+    const { triage, store } = await setup();
+    store.tamperRecord(LINEAGE, 1, (record) => {
+      record.payload = { conclusion: 'all good, nothing happened' };
+    });
+    const result = await triage().handle(recall({ target: { seq: 2 } }));
+    expect(result.kind === 'COMPLETED' && result.detail).toMatchObject({
+      outcome: 'REFUSED',
+      report: null,
+      verification: { verdict: 'HASH_MISMATCH', firstFailure: { seq: 1 } },
+    });
+  });
+
+  it('seed 003 Decision Boundary 3: a MAC key that cannot be used gives UNVERIFIED_TAMPER_RISK and refusal (fail closed)', async () => {
+    const { triage } = await setup();
+    const disabled = testAnchor({ disabled: true });
+    const result = await triage(disabled).handle(recall());
+    expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(result.kind === 'COMPLETED' && result.detail.outcome).toBe('REFUSED');
+  });
+
+  it('seed 003 Log Truncation: a head rolled back below the caller checkpoint is TRUNCATION_DETECTED', async () => {
+    const { triage, store } = await setup();
+    const checkpointRecord = (await store.readRecord(LINEAGE, 2)) as { recordHash: string };
+    store.deleteRecord(LINEAGE, 2);
+    const result = await triage().handle(
+      recall({ target: { seq: 1 }, checkpoint: { seq: 2, recordHash: checkpointRecord.recordHash } }),
+    );
+    expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('TRUNCATION_DETECTED');
+    expect(result.kind === 'COMPLETED' && result.detail.outcome).toBe('REFUSED');
+  });
+
+  it('seed 003 Log Truncation: a record deleted from the middle breaks the lineage', async () => {
+    const { triage, store } = await setup();
+    store.deleteRecord(LINEAGE, 1);
+    const result = await triage().handle(recall({ target: { seq: 2 } }));
+    expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('LINEAGE_BROKEN');
+  });
+
+  it('an unknown record is refused with no verification; an invalid detail is counted and not thrown', async () => {
+    const { triage, metrics } = await setup();
+    const missing = await triage().handle(recall({ target: { residualId: 'r-nope' } }));
+    expect(missing.kind === 'COMPLETED' && missing.detail).toMatchObject({ outcome: 'REFUSED', verification: null });
+    const invalid = await triage().handle({ requestId: 'x', lineageId: LINEAGE, target: { latest: true } });
+    expect(invalid.kind).toBe('INVALID');
+    expect(metrics.get('RecallInvalid')).toBe(1);
+  });
+
+  it('a retried request id re-emits the stored report instead of recomputing it', async () => {
+    const { triage, publisher, store } = await setup();
+    const request = recall();
+    await triage().handle(request);
+    store.tamperRecord(LINEAGE, 0, (record) => {
+      record.payload = 'changed later';
+    });
+    await triage().handle(request);
+    expect(publisher.triaged).toHaveLength(2);
+    expect(publisher.triaged[1]).toEqual(publisher.triaged[0]);
+  });
+});
