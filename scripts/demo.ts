@@ -17,7 +17,7 @@ import { type Emulator, ROOT, startEmulator } from './emulator/emulator';
 /** The series replayed when `--snapshots` is not given. */
 export const DEFAULT_SNAPSHOTS = join(ROOT, 'examples', 'runner-images', 'ubuntu-24.04.jsonl');
 /** Default step through the series (see docs/demo.md, "Timing"). */
-export const DEFAULT_EVERY = 2;
+export const DEFAULT_EVERY = 1;
 
 const int = (name: string, min: number) => (raw: string) => {
   const value = Number(raw);
@@ -58,7 +58,12 @@ async function main(argv: string[]): Promise<number> {
     .showHelpAfterError();
   program.parse(argv);
   const flags = program.opts<Flags>();
-  const say = (line: string) => (flags.json ? console.error(line) : console.log(line));
+  const t0 = Date.now();
+  const say = (line: string) => {
+    const stamped = `${`+${((Date.now() - t0) / 1000).toFixed(1)}s`.padStart(7)} ${line}`;
+    if (flags.json) console.error(stamped);
+    else console.log(stamped);
+  };
 
   // Validate the input before anything is started.
   let slice: Awaited<ReturnType<typeof loadSnapshots>>;
