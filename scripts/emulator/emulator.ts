@@ -42,6 +42,8 @@ export interface Emulator {
   readonly endpoint: string;
   /** True when this process started MiniStack (and so may reset or patch it). */
   readonly embedded: boolean;
+  /** Pid (and process group) of the MiniStack this process started. */
+  readonly pid?: number;
   /** Stops what this process started; a no-op for a borrowed endpoint. Idempotent. */
   stop(): Promise<void>;
 }
@@ -155,7 +157,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     throw new Error(`${(error as Error).message}\n--- ${logFile} (tail) ---\n${tail(logFile, 40)}`, { cause: error });
   }
   log(`MiniStack healthy on ${endpoint}`);
-  return { endpoint, embedded: true, stop };
+  return { endpoint, embedded: true, pid, stop };
 }
 
 /** A port the kernel just handed out on 127.0.0.1 (free at the time of asking). */
@@ -267,7 +269,17 @@ async function cli(command: string | undefined): Promise<void> {
       const emulator = await startEmulator();
       console.log(`export AWS_ENDPOINT_URL=${emulator.endpoint}`);
       console.log('MiniStack keeps running until Ctrl-C (or `emulator.ts stop` from another shell).');
-      await new Promise(() => undefined); // the exit hooks stop it
+      // The exit hooks stop it on Ctrl-C; if it is stopped from elsewhere, leave too.
+      const pid = emulator.pid as number;
+      await new Promise<void>((done) => {
+        const timer = setInterval(() => {
+          if (!isAlive(pid)) {
+            clearInterval(timer);
+            done();
+          }
+        }, 1_000);
+      });
+      console.log('MiniStack is gone; exiting');
       return;
     }
     case 'stop': {
