@@ -15,6 +15,11 @@ export class ResealError extends Error {
   }
 }
 
+/** Shows a path as is when it is printable ASCII, else JSON-escaped (hostile keys stay visible). */
+function printable(path: string): string {
+  return /^[\x20-\x7e]*$/.test(path) ? path : JSON.stringify(path);
+}
+
 /** One problem found in an input, located by its path (e.g. `variablesUsed.2.receipt.probedAt`). */
 export interface InputIssue {
   /** Dotted path of the offending field; `""` for the input as a whole. */
@@ -33,7 +38,7 @@ export class InvalidInputError extends ResealError {
   readonly issues: readonly InputIssue[];
   constructor(what: string, issues: readonly InputIssue[], options?: ErrorOptions) {
     const first = issues[0];
-    const where = first ? ` at ${first.path || '<root>'}: ${first.message}` : '';
+    const where = first ? ` at ${printable(first.path || '<root>')}: ${first.message}` : '';
     const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
     super(`invalid ${what}${where}${more}`, options);
     this.name = 'InvalidInputError';
