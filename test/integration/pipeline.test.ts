@@ -1,0 +1,320 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DynamoDBLineageStore, Keys } from '../../functions/adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../../functions/adapters/eventbridge-publisher';
+import { KMSMacAnchor } from '../../functions/adapters/kms-mac-anchor';
+import { deduplicationIdOf } from '../../functions/adapters/sqs-seal-queue';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { clientConfig } from '../../scripts/emulator/deploy.js';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import type { ResidualWriteRequest } from '../../shared/guard/write-request';
+import type { SealRequest } from '../../shared/schemas/messages';
+import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { buildManifest } from '../../shared/triage/manifest';
+import { FakeMetrics, fakeLogger } from '../helpers/factories';
+import { unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
+
+// The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
+// DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
+// stack outputs; every wait polls until a deadline.
+const stack = inject('stack');
+const endpoint = inject('endpoint');
+const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
+const dynamodb = new DynamoDBClient(clientConfig(endpoint));
+const kms = new KMSClient(clientConfig(endpoint));
+const events = new EventBridgeClient(clientConfig(endpoint));
+const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
+const anchor = new KMSMacAnchor(kms, stack.MacKeyArn);
+
+const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
+const manifest = buildManifest({
+  env: SEALED_ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'], 'claim-tooling': ['TOOL_VERSION'] },
+});
+
+interface CapturedEvent {
+  'detail-type': string;
+  detail: Record<string, unknown>;
+}
+const captured: CapturedEvent[] = [];
+let captureQueueUrl = '';
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 200;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 2000);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+async function drainCapture(): Promise<void> {
+  const out = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: captureQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+  );
+  const messages = out.Messages ?? [];
+  for (const m of messages) captured.push(JSON.parse(m.Body ?? '{}') as CapturedEvent);
+  if (messages.length > 0) {
+    await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: captureQueueUrl,
+        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+      }),
+    );
+  }
+}
+
+/** Waits until `count` captured events match. */
+async function eventsMatching(what: string, match: (e: CapturedEvent) => boolean, count = 1): Promise<CapturedEvent[]> {
+  return until(what, async () => {
+    await drainCapture();
+    const found = captured.filter(match);
+    return found.length >= count ? found : undefined;
+  });
+}
+
+const write = (lineageId: string, residualId: string, overrides: Partial<ResidualWriteRequest> = {}) =>
+  validWriteRequest({ lineageId, residualId, manifest, ...overrides }, { nowMs: Date.now() });
+
+async function sendWrite(request: ResidualWriteRequest): Promise<void> {
+  await sqs.send(
+    new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: JSON.stringify(request) }),
+  );
+}
+
+async function conflictsOf(lineageId: string) {
+  const out = await dynamodb.send(
+    new QueryCommand({
+      TableName: stack.TableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+      ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) }, ':c': { S: 'CONFLICT#' } },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+beforeAll(async () => {
+  const name = `pipeline-capture-${randomUUID().slice(0, 8)}`;
+  captureQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl ?? '';
+  const arn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: captureQueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes?.QueueArn;
+  await events.send(
+    new PutRuleCommand({
+      Name: name,
+      EventBusName: stack.EventBusName,
+      EventPattern: JSON.stringify({
+        source: ['reseal'],
+        'detail-type': ['ResidualSealed', 'ResidualRejected', 'TriageCompleted'],
+      }),
+    }),
+  );
+  await events.send(
+    new PutTargetsCommand({ Rule: name, EventBusName: stack.EventBusName, Targets: [{ Id: 'capture', Arn: arn }] }),
+  );
+});
+
+afterAll(() => {
+  sqs.destroy();
+  dynamodb.destroy();
+  kms.destroy();
+  events.destroy();
+});
+
+describe('pipeline on the deployed stack', () => {
+  it('an accepted write is sealed as seq 0; its MAC verifies through KMS; ResidualSealed carries the head', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    await sendWrite(write(lineageId, 'r-accepted'));
+    const record = await until('record 0', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
+    const verification = await verifyChain([record], { lineageId, anchor });
+    expect(verification.verdict).toBe('VERIFIED_INTACT');
+    const [event] = await eventsMatching('ResidualSealed', (e) => e.detail.lineageId === lineageId);
+    const head = await store.head(lineageId);
+    expect(event?.['detail-type']).toBe('ResidualSealed');
+    expect(event?.detail).toMatchObject({ ...head, residualId: 'r-accepted', seq: 0 });
+  });
+
+  it('seed 004: a stale write leaves a rejection record and a ResidualRejected event; nothing is sealed', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    await sendWrite(
+      write(lineageId, 'r-stale', { variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')] }),
+    );
+    const [event] = await eventsMatching('ResidualRejected', (e) => e.detail.lineageId === lineageId);
+    expect(event?.detail).toMatchObject({ stage: 'GUARD', reason: 'STALE_STATE', residualId: 'r-stale' });
+    const rejections = await dynamodb.send(
+      new QueryCommand({
+        TableName: stack.TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(rejections.Items).toHaveLength(1);
+    expect(rejections.Items?.[0]?.verdictDigest?.S).toBe(event?.detail.verdictDigest);
+    expect(await store.head(lineageId)).toBeNull();
+    expect(await store.findByResidualId('r-stale')).toBeNull();
+  });
+
+  it('malformed JSON is recorded and announced (bodyDigest), not retried', async () => {
+    const body = `{"garbage-${randomUUID()}":`;
+    const bodyDigest = createHash('sha256').update(body).digest('hex');
+    await sqs.send(new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: body }));
+    const [event] = await eventsMatching('ResidualRejected (malformed)', (e) => e.detail.bodyDigest === bodyDigest);
+    expect(event?.detail).toMatchObject({ reason: 'MALFORMED_JSON', lineageId: null, residualId: null });
+  });
+
+  it('seed 003 idempotency: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    const residualId = `r-redelivered-${randomUUID()}`;
+    const request = write(lineageId, residualId);
+    await sendWrite(request);
+    await sendWrite(request);
+    await eventsMatching('first ResidualSealed', (e) => e.detail.residualId === residualId);
+    // A redelivery after the FIFO deduplication window: another dedup id, same residual id.
+    const body: SealRequest = {
+      formatVersion: 1,
+      request,
+      verdict: evaluateWrite(request, { nowMs: Date.now(), maxReceiptAgeSeconds: 3600 }),
+      acceptedAtMs: Date.now(),
+    };
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: stack.SealRequestsQueueUrl,
+        MessageBody: JSON.stringify(body),
+        MessageGroupId: lineageId,
+        MessageDeduplicationId: deduplicationIdOf(`${residualId}#late`),
+      }),
+    );
+    const sealedEvents = await eventsMatching(
+      're-emitted ResidualSealed',
+      (e) => e.detail.residualId === residualId,
+      2,
+    );
+    expect(new Set(sealedEvents.map((e) => e.detail.seq))).toEqual(new Set([0]));
+    expect(await store.readChain(lineageId, 0, 10)).toHaveLength(1);
+    expect(await store.findByResidualId(residualId)).toEqual({ lineageId, seq: 0 });
+  });
+
+  it('seed 003 Concurrent Overwrite: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    const publisher = new EventBridgePublisher(events, stack.EventBusName);
+    const writers = Array.from({ length: 8 }, (_, i) => {
+      const request = write(lineageId, `r-race-${i}`);
+      const body: SealRequest = {
+        formatVersion: 1,
+        request,
+        verdict: evaluateWrite(request, { nowMs: Date.now(), maxReceiptAgeSeconds: 3600 }),
+        acceptedAtMs: Date.now(),
+      };
+      // Eight independent sealers (as if eight Lambda instances) against the real table and key.
+      const sealer = new SealerService({
+        store: new DynamoDBLineageStore(dynamodb, stack.TableName),
+        publisher,
+        anchor,
+        metrics: new FakeMetrics(),
+        logger: fakeLogger(),
+        clock: Date.now,
+      });
+      return sealer.handle({ messageId: `race-${i}`, body: JSON.stringify(body), sentAtMs: Date.now() + i });
+    });
+    const outcomes = await Promise.all(writers);
+    const sealed = outcomes.filter((o) => o.kind === 'SEALED').length;
+    const conflicts = outcomes.filter((o) => o.kind === 'CONFLICT').length;
+    expect(sealed + conflicts).toBe(8);
+    expect(sealed).toBeGreaterThanOrEqual(1);
+    const chain = await store.readChain(lineageId, 0, 100);
+    expect(chain).toHaveLength(sealed);
+    const verification = await verifyChain(chain, { lineageId, anchor });
+    expect(verification.verdict).toBe('VERIFIED_INTACT');
+    expect(verification.head?.seq).toBe(sealed - 1);
+    expect(await conflictsOf(lineageId)).toHaveLength(conflicts);
+  });
+
+  it('eight writes on one lineage through the queues are sealed in one linear chain (FIFO group = lineage)', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    await Promise.all(Array.from({ length: 8 }, (_, i) => sendWrite(write(lineageId, `r-q-${lineageId}-${i}`))));
+    const chain = await until('eight records', async () => {
+      const records = await store.readChain(lineageId, 0, 100);
+      return records.length + (await conflictsOf(lineageId)).length >= 8 ? records : undefined;
+    });
+    expect((await verifyChain(chain, { lineageId, anchor })).verdict).toBe('VERIFIED_INTACT');
+  });
+
+  describe('recall and triage', () => {
+    const lineageId = `lin-${randomUUID()}`;
+    const recall = async (currentEnv: Record<string, string>, target: Record<string, unknown> = { latest: true }) => {
+      const requestId = `req-${randomUUID()}`;
+      await events.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              EventBusName: stack.EventBusName,
+              Source: 'reseal',
+              DetailType: 'RecallRequested',
+              Detail: JSON.stringify({ requestId, lineageId, target, currentEnv }),
+            },
+          ],
+        }),
+      );
+      const [event] = await eventsMatching(`TriageCompleted ${requestId}`, (e) => e.detail.requestId === requestId);
+      return event?.detail ?? {};
+    };
+
+    beforeAll(async () => {
+      await sendWrite(write(lineageId, `r-t0-${lineageId}`));
+      await sendWrite(write(lineageId, `r-t1-${lineageId}`));
+      await until('two records', async () =>
+        (await store.readChain(lineageId, 0, 5)).length === 2 ? true : undefined,
+      );
+    });
+
+    it.each([
+      ['NO_DRIFT', SEALED_ENV],
+      ['AMBIENT_DRIFT_ONLY', { ...SEALED_ENV, HOSTNAME: 'runner-99' }],
+      ['PARTIAL_REPROBE_REQUIRED', { ...SEALED_ENV, REGION: 'us-east-1' }],
+      ['FULL_RECONSTRUCTION_REQUIRED', { ...SEALED_ENV, ARCH: 'x86_64' }],
+    ])('seed 000: a recall against a drifted environment returns %s, stored under TRIAGE#', async (verdict, env) => {
+      const detail = await recall(env, { seq: 1 });
+      expect(detail).toMatchObject({ outcome: 'TRIAGED', seq: 1, verification: { verdict: 'VERIFIED_INTACT' } });
+      expect((detail.report as { verdict: string }).verdict).toBe(verdict);
+      const stored = await store.getTriageReport(lineageId, detail.requestId as string);
+      expect(stored?.report?.verdict).toBe(verdict);
+    });
+
+    it('seed 003 Hash-With-Payload Forgery: a record edited directly in DynamoDB makes triage refuse (tamper verdict)', async () => {
+      const original = (await store.readRecord(lineageId, 0)) as Record<string, unknown>;
+      const forged = { ...original, payload: { conclusion: 'nothing went wrong' } };
+      await dynamodb.send(
+        new UpdateItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(0) } },
+          UpdateExpression: 'SET #r = :r',
+          ExpressionAttributeNames: { '#r': 'record' },
+          ExpressionAttributeValues: { ':r': { S: JSON.stringify(forged) } },
+        }),
+      );
+      const detail = await recall(SEALED_ENV);
+      expect(detail).toMatchObject({
+        outcome: 'REFUSED',
+        report: null,
+        verification: { verdict: 'HASH_MISMATCH', firstFailure: { seq: 0 } },
+      });
+    });
+  });
+});
