@@ -34,7 +34,8 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
   const config = { ...options.clientConfig, maxAttempts: 5 };
   const dynamodb = new DynamoDBClient(config);
   const client = new ResealClient(options.outputs, {
-    sqs: new SQSClient(config),
+    // On an emulator, send to the configured endpoint, not to the host named in the queue URL.
+    sqs: new SQSClient({ ...config, ...(options.clientConfig?.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
     eventBridge: new EventBridgeClient(config),
     dynamodb,
     kms: new KMSClient(config),

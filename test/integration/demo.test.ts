@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import { awsBackend } from '../../scripts/demo/aws-backend';
+import { formatSummary } from '../../scripts/demo/format';
+import { runDemo } from '../../scripts/demo/run-demo';
+import { LINEAGE_TEMPLATES } from '../../scripts/demo/scenario';
+import { loadSnapshots, sliceSnapshots } from '../../scripts/demo/snapshots';
+import { clientConfig } from '../../scripts/emulator/deploy.js';
+import { expectedRecalls, expectedTotals, type ModelSnapshot } from '../unit/demo/expected-counts';
+
+// `npm run demo` smoke run on a small slice of the real series, against the stack global-setup
+// deployed (no second emulator). The expected counts are computed here from the snapshot file
+// with plain key/value comparisons (test/unit/demo/expected-counts.ts), never through triage.
+const stack = inject('stack');
+const endpoint = inject('endpoint');
+const FILE = 'examples/runner-images/ubuntu-24.04.jsonl';
+const FROM = 4;
+const TO = 8;
+
+/** The slice, read straight from the file: JSON.parse per line, filtered by index. */
+const independentSlice: ModelSnapshot[] = readFileSync(FILE, 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '')
+  .map((line) => JSON.parse(line) as ModelSnapshot)
+  .filter((s) => s.index >= FROM && s.index <= TO);
+
+describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
+  it('seed 000/003/004 end to end: verdicts, kept and re-probed claims and monolithic totals match counts computed from the file', async () => {
+    const slice = sliceSnapshots(await loadSnapshots(FILE), { from: FROM, to: TO });
+    expect(slice.map((s) => s.index)).toEqual(independentSlice.map((s) => s.index));
+    const backend = awsBackend({
+      outputs: {
+        tableName: stack.TableName,
+        residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
+        eventBusName: stack.EventBusName,
+        macKeyArn: stack.MacKeyArn,
+      },
+      clientConfig: clientConfig(endpoint),
+    });
+    const summary = await runDemo({ backend, slice, runId: `it-${Date.now().toString(36)}` });
+    const expected = expectedTotals(LINEAGE_TEMPLATES, independentSlice);
+
+    // The slice is worth running: every delta verdict shows up in it.
+    for (const n of Object.values(expected.byVerdict)) expect(n).toBeGreaterThan(0);
+
+    expect(summary.problems, formatSummary(summary)).toEqual([]);
+    expect(summary.totals.recalls).toBe(expected.recalls);
+    expect(summary.totals.byVerdict).toEqual(expected.byVerdict);
+    expect(summary.totals.refused).toBe(0);
+    expect(summary.totals.claimsKept).toBe(expected.claimsKept);
+    expect(summary.totals.claimsReprobed).toBe(expected.claimsReprobed);
+    expect(summary.totals.reseals).toBe(expected.reseals);
+    expect(summary.totals.monolithic.invalidatedRecalls).toBe(expected.monolithicInvalidatedRecalls);
+    expect(summary.totals.monolithic.claimsRederived).toBe(expected.monolithicClaimsRederived);
+    expect(summary.totals.claimsSaved).toBe(expected.claimsSaved);
+    for (const lineage of LINEAGE_TEMPLATES) {
+      const got = summary.recalls.filter((r) => r.lineage === lineage.name);
+      const want = expectedRecalls(lineage, independentSlice);
+      expect(got.map((r) => [r.snapshotIndex, r.recalledSeq, r.verdict, r.mattered, r.kept, r.reprobed])).toEqual(
+        want.map((r) => [r.snapshotIndex, r.recalledSeq, r.verdict, r.mattered, r.kept, r.reprobed]),
+      );
+      expect(got.every((r) => r.verification === 'VERIFIED_INTACT')).toBe(true);
+    }
+
+    // Seed 004: the resumed session's write with an unverified inherited variable was refused by the guard.
+    expect(summary.refusedWrite).toMatchObject({ stage: 'GUARD', reason: 'STALE_STATE', headUnchanged: true });
+    expect(summary.refusedWrite.rejectedVariables).toContainEqual({
+      name: 'runner-instance-id',
+      reason: 'UNVERIFIED_INHERITED',
+    });
+    // Seed 003: the record edited in DynamoDB was refused at recall.
+    expect(summary.tamper).toMatchObject({ outcome: 'REFUSED', verification: 'HASH_MISMATCH' });
+    expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);
+  });
+});
