@@ -70,6 +70,8 @@ export class ResealFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: 'Reseal',
+        // Stack traces point into functions/ and shared/, not into the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
         ...(props.endpointOverride ? { AWS_ENDPOINT_URL: props.endpointOverride } : {}),
       },

@@ -172,6 +172,7 @@ describe('ResealStack template', () => {
         expect.arrayContaining(['TABLE_NAME', 'EVENT_BUS_NAME', 'MAC_KEY_ID', 'POWERTOOLS_METRICS_NAMESPACE']),
       );
       expect(env(service).POWERTOOLS_METRICS_NAMESPACE).toBe('Reseal');
+      expect(env(service).NODE_OPTIONS).toBe('--enable-source-maps');
       expect(env(service).AWS_ENDPOINT_URL).toBeUndefined();
     }
     expect(env('reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe('3600');
