@@ -1,6 +1,5 @@
 import { HashDomain, type HexDigest, hashBytes } from '../canonical/digest';
 import { HeaderTooLargeError, InvalidInputError } from '../errors';
-import type { MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
 import { manifestDigest } from '../triage/manifest';
 import {
@@ -10,27 +9,17 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
+import { type Candidate, type Failure, firstMacFailure } from './mac-check';
 import { encodeHeader, genesisParentHash, payloadHash } from './record-header';
-import { type SealedRecord, SealedRecordSchema } from './sealed-record';
+import { SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 const DEFAULT_MAC_CONCURRENCY = 8;
 
-interface Failure {
-  readonly index: number;
-  readonly seq: number | null;
-  readonly verdict: VerificationVerdict;
-  readonly reason: string;
-}
 interface Link {
   readonly seq: number;
   readonly recordHash: HexDigest;
   readonly generationEpoch: number;
-}
-interface Candidate {
-  readonly index: number;
-  readonly record: SealedRecord;
-  readonly message: Uint8Array;
 }
 
 /**
@@ -265,44 +254,4 @@ class Walk {
     this.#seqByResidualId.set(header.residualId, seq);
     return { index, record, message };
   }
-}
-
-/** Checks the MACs of `candidates` (in input order, `concurrency` at once); the first failure by index. */
-async function firstMacFailure(
-  candidates: readonly Candidate[],
-  anchor: MacAnchor,
-  concurrency: number,
-): Promise<Failure | null> {
-  let next = 0;
-  let first: Failure | null = null;
-  const worker = async (): Promise<void> => {
-    while (next < candidates.length) {
-      const candidate = candidates[next++] as Candidate;
-      // Indices are handed out in order: once a failure is known, later ones cannot matter.
-      if (first && first.index < candidate.index) return;
-      const failure = await checkMac(candidate, anchor);
-      if (failure && (!first || failure.index < first.index)) first = failure;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, worker));
-  return first;
-}
-
-async function checkMac({ index, record, message }: Candidate, anchor: MacAnchor): Promise<Failure | null> {
-  const seq = record.header.monotonicSequenceNumber;
-  let valid: unknown;
-  try {
-    valid = await anchor.verifyMac(message, record.anchor);
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return {
-      index,
-      seq,
-      verdict: V.UNVERIFIED_TAMPER_RISK,
-      reason: `anchor could not be verified (${why}); fail closed`,
-    };
-  }
-  if (valid === true) return null;
-  if (valid === false) return { index, seq, verdict: V.HASH_MISMATCH, reason: 'anchor invalid: tampered or forged' };
-  return { index, seq, verdict: V.UNVERIFIED_TAMPER_RISK, reason: 'anchor gave no boolean answer; fail closed' };
 }
