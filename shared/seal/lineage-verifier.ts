@@ -97,7 +97,7 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
   }
   return {
     verdict: failure?.verdict ?? V.VERIFIED_INTACT,
-    records: records.map((raw, index) => describe(raw, index, failure)),
+    records: Array.from(records, (raw, index) => describe(raw, index, failure)),
     firstFailure: failure && { seq: failure.seq, verdict: failure.verdict, reason: failure.reason },
     head,
   };
