@@ -53,7 +53,10 @@ async function main(argv: string[]): Promise<number> {
       DEFAULT_EVERY,
     )
     .option('--concurrency <n>', 'lineages replayed at the same time (default: all)', int('--concurrency', 1))
-    .option('--run-id <id>', 'suffix of the lineage ids ([a-z0-9-]; default random)')
+    .option('--run-id <id>', 'suffix of the lineage ids ([a-z0-9-]; default random)', (raw: string) => {
+      if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(raw)) throw new InvalidArgumentError('1–40 chars of [a-z0-9-]');
+      return raw;
+    })
     .option('--json', 'print the summary as JSON on stdout (progress goes to stderr)')
     .showHelpAfterError();
   program.parse(argv);
