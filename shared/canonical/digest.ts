@@ -29,6 +29,8 @@ export const HashDomain = {
   COMPOSITE_SEAL: 'reseal/v1/precondition-seal',
   /** A whole sealed dependency manifest, named by the record header. */
   MANIFEST: 'reseal/v1/manifest',
+  /** A record's `variablesUsed` (the guard's variables and freshness receipts), named by the record header. */
+  VARIABLES: 'reseal/v1/variables',
   /** A guard verdict (seed 004 `verdict_digest`). */
   VERDICT: 'reseal/v1/verdict-digest',
   /** A value a freshness probe observed (seed 004 `freshness_probe_receipt`). */

@@ -10,7 +10,7 @@ import {
   VerifyChainOptionsSchema,
 } from './chain-verification';
 import { type Candidate, type Failure, firstMacFailure } from './mac-check';
-import { encodeHeader, genesisParentHash, payloadHash } from './record-header';
+import { encodeHeader, genesisParentHash, payloadHash, variablesDigest } from './record-header';
 import { SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
@@ -30,7 +30,8 @@ interface Link {
  *
  * Per record, in this order (first failing check wins):
  * 1. known `formatVersion`, else `UNVERIFIED_TAMPER_RISK`; schema (`SealedRecordSchema`), else `HASH_MISMATCH`;
- * 2. `payloadHash`, `manifestDigest` and `recordHash` recomputed from payload, manifest and header → `HASH_MISMATCH`;
+ * 2. `payloadHash`, `manifestDigest`, `variablesDigest` recomputed from payload, manifest and
+ *    variablesUsed, `sealedAtMs` equal to the header's, `recordHash` recomputed from the header → `HASH_MISMATCH`;
  * 3. `lineageId` equals the option → `LINEAGE_BROKEN`;
  * 4. seq exactly previous + 1 from 0 (or `trustedStart.afterSeq + 1`): repeated or gone back →
  *    `SEQUENCE_REPLAYED`; ahead while the expected seq comes later (reordered) → `SEQUENCE_REPLAYED`;
@@ -186,6 +187,12 @@ class Walk {
     }
     if (manifestDigest(record.manifest) !== header.manifestDigest) {
       return fail(V.HASH_MISMATCH, 'manifest does not match the sealed manifestDigest');
+    }
+    if (variablesDigest(record.variablesUsed) !== header.variablesDigest) {
+      return fail(V.HASH_MISMATCH, 'variablesUsed does not match the sealed variablesDigest');
+    }
+    if (record.sealedAtMs !== header.sealedAtMs) {
+      return fail(V.HASH_MISMATCH, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
     }
     let message: Uint8Array;
     try {

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { canonicalBytes } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
+import type { SessionVariable } from '../guard/session-variable';
 import { parseInput } from '../schemas/parse';
 import {
   AuthoritySchema,
+  EpochMillis,
   HexDigest as HexDigestSchema,
   Identifier,
   NonNegativeInt,
@@ -36,8 +38,11 @@ export type Supersedes = z.infer<typeof SupersedesSchema>;
 /**
  * The record header: the small canonical structure the anchor MACs and whose hash the next
  * record names as `parentRecordHash` (seed 003, "Recorded Elements" 1–3; DESIGN.md, "Hashing and
- * canonical form"). It covers the payload and the manifest through their digests, never the
- * payload itself, so it stays under the 4,096-byte KMS MAC limit. Strict: unknown fields refused.
+ * canonical form"). It binds every stored field of a record: the payload, the manifest and the
+ * guard's variables (with their freshness receipts) through their digests, everything else
+ * directly, so an edit to any field of a stored record changes the record hash or breaks the MAC.
+ * Bodies are named by digest, never inlined, so the header stays under the 4,096-byte KMS MAC
+ * limit. Strict: unknown fields refused.
  */
 export const RecordHeaderSchema = z.strictObject({
   formatVersion: z.literal(FORMAT_VERSION),
@@ -57,6 +62,10 @@ export const RecordHeaderSchema = z.strictObject({
   manifestDigest: HexDigestSchema,
   /** The guard's `verdictDigest` (seed 004) that admitted the write. */
   verdictDigest: HexDigestSchema,
+  /** {@link variablesDigest} of the record's `variablesUsed` (the guard's variables and receipts, seed 004). */
+  variablesDigest: HexDigestSchema,
+  /** When the sealer made the record, ms since the Unix epoch (UTC); equal to the record's `sealedAtMs`. */
+  sealedAtMs: EpochMillis,
   /** Key whose MAC anchors this header (HMAC keys do not rotate, so records name theirs). */
   keyId: KeyIdSchema,
   /** The record this one supersedes (a re-seal after re-probes), or `null`. */
@@ -89,6 +98,19 @@ export function genesisParentHash(lineageId: string): HexDigest {
  */
 export function payloadHash(payload: unknown): HexDigest {
   return hashCanonical(HashDomain.PAYLOAD, payload);
+}
+
+/**
+ * Digest of a record's `variablesUsed` (the guard's session variables with their freshness
+ * receipts, seed 004): `hashCanonical(HashDomain.VARIABLES, { v: 1, variablesUsed })`, i.e.
+ * SHA-256 over `"reseal/v1/variables" || 0x00 || RFC 8785 bytes`. Order of the array counts.
+ *
+ * @param variablesUsed - the variables as stored with the record (not validated here)
+ * @returns 64 lowercase hex characters
+ * @throws {CanonicalizationError} when the variables are not exactly representable as JSON
+ */
+export function variablesDigest(variablesUsed: readonly SessionVariable[]): HexDigest {
+  return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
 }
 
 /**

@@ -8,7 +8,14 @@ import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
 import { AnchorKeyMismatchError, StaleEpochError } from './errors';
-import { encodeHeader, genesisParentHash, payloadHash, type RecordHeader, SupersedesSchema } from './record-header';
+import {
+  encodeHeader,
+  genesisParentHash,
+  payloadHash,
+  type RecordHeader,
+  SupersedesSchema,
+  variablesDigest,
+} from './record-header';
 import { type LineageHead, LineageHeadSchema, type SealedRecord } from './sealed-record';
 
 /**
@@ -38,7 +45,8 @@ export type SealInput = z.input<typeof SealInputSchema>;
  *
  * - `monotonicSequenceNumber` = `head.seq + 1`, or 0 without a head;
  * - `parentRecordHash` = `head.recordHash`, or {@link genesisParentHash} without a head;
- * - `payloadHash` and `manifestDigest` computed here from the bodies;
+ * - `payloadHash`, `manifestDigest` and `variablesDigest` computed here from the bodies;
+ * - `sealedAtMs` = `nowMs`, in the header and on the record;
  * - `keyId` = `anchor.keyId`; the MAC is `anchor.generateMac(headerBytes(header))`.
  *
  * Pure apart from the anchor call: the caller persists the record with a conditional write on
@@ -80,6 +88,8 @@ export async function sealRecord(
     authority: request.authority,
     manifestDigest: manifestDigest(request.manifest),
     verdictDigest: request.verdictDigest,
+    variablesDigest: variablesDigest(request.variablesUsed),
+    sealedAtMs,
     keyId: anchor.keyId,
     supersedes: request.supersedes ?? null,
   };

@@ -23,9 +23,10 @@ export const AnchorSignatureSchema = z.strictObject({
  * `{ header: RecordHeader; recordHash: HexDigest; anchor: AnchorSignature; payload: JsonValue;
  *    manifest: SealedDependencyManifest; variablesUsed: SessionVariable[]; sealedAtMs: EpochMillis }`
  *
- * Covered by the anchor: the header, hence `payload` (via `payloadHash`) and `manifest` (via
- * `manifestDigest`). Not covered: `variablesUsed` and `sealedAtMs` (kept for audit; the header
- * holds the guard's `verdictDigest` instead). Strict at every level.
+ * Every field is covered by the anchor: the header directly, `payload` via `payloadHash`,
+ * `manifest` via `manifestDigest`, `variablesUsed` via `variablesDigest`, `sealedAtMs` by its
+ * copy in the header, `recordHash` as the hash of the header, and `anchor` as the MAC itself
+ * (its `keyId` must equal the header's). Strict at every level.
  */
 export const SealedRecordSchema = z.strictObject({
   header: RecordHeaderSchema,
@@ -35,7 +36,7 @@ export const SealedRecordSchema = z.strictObject({
   payload: JsonPayloadSchema,
   manifest: SealedDependencyManifestSchema,
   variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
-  /** When the sealer made the record, ms since the Unix epoch (UTC); not MAC'd. */
+  /** When the sealer made the record, ms since the Unix epoch (UTC); must equal `header.sealedAtMs`. */
   sealedAtMs: EpochMillis,
 });
 /** Type of {@link SealedRecordSchema}. */

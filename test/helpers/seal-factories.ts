@@ -1,10 +1,17 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
+import { valueDigest } from '../../shared/guard/receipts';
 import type { SessionVariable } from '../../shared/guard/session-variable';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
-import { headerBytes, payloadHash, type RecordHeader, recordHashOf } from '../../shared/seal/record-header';
+import {
+  headerBytes,
+  payloadHash,
+  type RecordHeader,
+  recordHashOf,
+  variablesDigest,
+} from '../../shared/seal/record-header';
 import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest, type SealedDependencyManifest } from '../../shared/triage/manifest';
@@ -44,6 +51,22 @@ export function testManifest(): SealedDependencyManifest {
 /** A fresh session variable. */
 export function testVariable(name = 'TASK_ID', value = 'task-42'): SessionVariable {
   return { name, value, freshness: 'FRESH_GENERATED', sourceEpoch: 1 };
+}
+
+/** A verified-inherited session variable carrying a freshness probe receipt (seed 004). */
+export function testReceiptVariable(
+  name = 'TARGET_RESOURCE_ID',
+  value = 'i-0abc',
+  sessionId = 'session-0',
+  probedAtMs = TEST_NOW_MS - 1000,
+): SessionVariable {
+  return {
+    name,
+    value,
+    freshness: 'VERIFIED_INHERITED',
+    sourceEpoch: 1,
+    receipt: { probe: 'ec2:DescribeInstances', observedValueDigest: valueDigest(value), sessionId, probedAtMs },
+  };
 }
 
 /** A valid {@link SealInput} for record `index` of `lineageId`; `overrides` replace fields. */
@@ -99,25 +122,42 @@ export function cloneRecord<T>(value: T): T {
 
 /**
  * Re-signs `record` after patching its header and/or bodies, recomputing `payloadHash`,
- * `manifestDigest`, `recordHash` and the MAC with `signer`. With the test key this is what a
+ * `manifestDigest`, `variablesDigest`, `recordHash` and the MAC with `signer` (`sealedAtMs`
+ * stays as sealed unless the patch sets it). With the test key this is what a
  * holder of `kms:GenerateMac` could do; with {@link forgerAnchor} it is a Hash-With-Payload
  * forgery by someone without the key (seed 003, "What Was Observed" 1).
  */
 export async function resealRecord(
   record: SealedRecord,
-  patch: { header?: Partial<RecordHeader>; payload?: JsonValue; manifest?: SealedDependencyManifest },
+  patch: {
+    header?: Partial<RecordHeader>;
+    payload?: JsonValue;
+    manifest?: SealedDependencyManifest;
+    variablesUsed?: SessionVariable[];
+  },
   signer: MacAnchor,
 ): Promise<SealedRecord> {
   const payload = patch.payload === undefined ? record.payload : patch.payload;
   const manifest = patch.manifest ?? record.manifest;
+  const variablesUsed = patch.variablesUsed ?? record.variablesUsed;
   const header: RecordHeader = {
     ...record.header,
     payloadHash: payloadHash(payload),
     manifestDigest: manifestDigest(manifest),
+    variablesDigest: variablesDigest(variablesUsed),
     ...patch.header,
   };
   const signature = await signer.generateMac(headerBytes(header));
-  return { ...record, header, payload, manifest, recordHash: recordHashOf(header), anchor: signature };
+  return {
+    ...record,
+    header,
+    payload,
+    manifest,
+    variablesUsed,
+    sealedAtMs: header.sealedAtMs,
+    recordHash: recordHashOf(header),
+    anchor: signature,
+  };
 }
 
 /** An anchor with the test key id but another secret: what an attacker without the key can sign with. */

@@ -16,6 +16,8 @@ import {
   TEST_LINEAGE_ID,
   TEST_NOW_MS,
   testAnchor,
+  testReceiptVariable,
+  testVariable,
 } from '../../../helpers/seal-factories';
 
 const verify = (records: unknown[], options: Partial<VerifyChainOptions> = {}) =>
@@ -360,6 +362,39 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     const hash = cloneRecord(records);
     at(hash, 1).recordHash = 'f'.repeat(64);
     expect((await verify(hash)).firstFailure).toMatchObject({ seq: 1, reason: expect.stringMatching(/recordHash/) });
+  });
+
+  it('DESIGN Data (guard receipts are record fields): edited variablesUsed or sealedAtMs → HASH_MISMATCH naming what differs', async () => {
+    const { records } = await buildChain(3, {
+      inputs: (i) => ({ variablesUsed: [testVariable(), testReceiptVariable('TARGET', `i-${i}`, `session-${i}`)] }),
+    });
+    const receipt = cloneRecord(records);
+    const variable = at(at(receipt, 1).variablesUsed, 1);
+    if (!variable.receipt) throw new Error('no receipt');
+    variable.receipt.probedAtMs += 60_000;
+    expect((await verify(receipt)).firstFailure).toEqual({
+      seq: 1,
+      verdict: V.HASH_MISMATCH,
+      reason: 'variablesUsed does not match the sealed variablesDigest',
+    });
+    const dropped = cloneRecord(records);
+    at(dropped, 2).variablesUsed = [];
+    expect((await verify(dropped)).firstFailure).toMatchObject({
+      seq: 2,
+      reason: expect.stringMatching(/variablesDigest/),
+    });
+    const backdated = cloneRecord(records);
+    at(backdated, 1).sealedAtMs -= 86_400_000;
+    expect((await verify(backdated)).firstFailure).toMatchObject({
+      seq: 1,
+      verdict: V.HASH_MISMATCH,
+      reason: expect.stringMatching(/sealedAtMs/),
+    });
+    // Both edited consistently: the header no longer hashes to recordHash.
+    const both = cloneRecord(records);
+    at(both, 1).sealedAtMs -= 1;
+    at(both, 1).header.sealedAtMs -= 1;
+    expect((await verify(both)).firstFailure).toMatchObject({ seq: 1, reason: expect.stringMatching(/recordHash/) });
   });
 
   it('DESIGN Facts from the field (records name their key): anchor key id differing from the header → HASH_MISMATCH', async () => {

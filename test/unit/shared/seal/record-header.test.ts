@@ -9,8 +9,10 @@ import {
   payloadHash,
   type RecordHeader,
   recordHashOf,
+  variablesDigest,
 } from '../../../../shared/seal/record-header';
-import { buildChain } from '../../../helpers/seal-factories';
+import type { SealedRecord } from '../../../../shared/seal/sealed-record';
+import { buildChain, testReceiptVariable, testVariable } from '../../../helpers/seal-factories';
 
 const sha256 = (tag: string, text: string) =>
   createHash('sha256')
@@ -56,7 +58,59 @@ describe('payloadHash', () => {
   });
 });
 
+describe('variablesDigest', () => {
+  it('DESIGN Data / seed 004: variablesDigest is SHA-256 over the VARIABLES domain of the RFC 8785 bytes of { v: 1, variablesUsed }', () => {
+    const variables = [testVariable(), testReceiptVariable()];
+    const text = canonicalJson({ v: 1, variablesUsed: variables });
+    expect(variablesDigest(variables)).toBe(sha256('reseal/v1/variables', text));
+    expect(variablesDigest([])).toBe(sha256('reseal/v1/variables', '{"v":1,"variablesUsed":[]}'));
+  });
+
+  it('changes with any receipt field and with the order of the variables; is not the payload hash of the same array', () => {
+    const variables = [testVariable(), testReceiptVariable()];
+    const base = variablesDigest(variables);
+    const receipt = variables[1]?.receipt;
+    if (!receipt) throw new Error('no receipt');
+    expect(
+      variablesDigest([variables[0] as never, { ...variables[1], receipt: { ...receipt, probedAtMs: 1 } } as never]),
+    ).not.toBe(base);
+    expect(variablesDigest([...variables].reverse())).not.toBe(base);
+    expect(payloadHash({ v: 1, variablesUsed: variables })).not.toBe(base);
+  });
+});
+
 describe('headerBytes and recordHashOf', () => {
+  it('DESIGN Data: the header binds variablesUsed (variablesDigest) and sealedAtMs of its record', async () => {
+    const { records } = await buildChain(1);
+    const record = records[0] as SealedRecord;
+    expect(record.header.variablesDigest).toBe(variablesDigest(record.variablesUsed));
+    expect(record.header.sealedAtMs).toBe(record.sealedAtMs);
+    expect(recordHashOf({ ...record.header, sealedAtMs: record.sealedAtMs + 1 })).not.toBe(recordHashOf(record.header));
+  });
+
+  it('DESIGN "Hashing and canonical form": a header with every field at its maximum fits the 4,096-byte KMS MAC limit', async () => {
+    const header = await sampleHeader();
+    const id = (c: string) => c + 'x'.repeat(199); // Identifier: at most 200 characters
+    const maximal: RecordHeader = {
+      ...header,
+      lineageId: id('L'),
+      residualId: id('R'),
+      sessionId: id('S'),
+      monotonicSequenceNumber: Number.MAX_SAFE_INTEGER,
+      generationEpoch: Number.MAX_SAFE_INTEGER,
+      sealedAtMs: Number.MAX_SAFE_INTEGER,
+      authority: 'HISTORICAL_ATTRIBUTION',
+      // KMS KeyId (key id, ARN, alias name or alias ARN) is at most 2,048 characters, all ASCII.
+      keyId: `arn:aws:kms:eu-west-1:123456789012:alias/${'a'.repeat(2048 - 41)}`,
+      supersedes: { seq: Number.MAX_SAFE_INTEGER - 1, recordHash: 'f'.repeat(64) },
+    };
+    expect(maximal.keyId).toHaveLength(2048);
+    const bytes = headerBytes(maximal).byteLength;
+    expect(bytes).toBeLessThanOrEqual(MAX_HEADER_BYTES);
+    // Room left for a future field or two; a failing bound here means the layout grew too much.
+    expect(MAX_HEADER_BYTES - bytes).toBeGreaterThan(256);
+  });
+
   it('DESIGN "Hashing and canonical form": the MAC message is the RFC 8785 text of the header', async () => {
     const header = await sampleHeader();
     expect(new TextDecoder().decode(headerBytes(header))).toBe(canonicalJson(header));

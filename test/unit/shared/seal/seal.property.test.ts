@@ -6,7 +6,15 @@ import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { payloadHash, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
-import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../../helpers/seal-factories';
+import {
+  buildChain,
+  cloneRecord,
+  TEST_LINEAGE_ID,
+  TEST_NOW_MS,
+  testAnchor,
+  testReceiptVariable,
+  testVariable,
+} from '../../../helpers/seal-factories';
 
 /** JSON payloads the seal accepts: canonicalizable, no `__proto__` key. */
 const payloadArb: fc.Arbitrary<JsonValue> = fc.jsonValue({ maxDepth: 3 }).filter((value) => {
@@ -22,6 +30,8 @@ const recordSpecArb = fc.record({
   payload: payloadArb,
   authority: fc.constantFrom(...Object.values(Authority)),
   epochBump: fc.nat(2),
+  /** 0: no variables, 1: one fresh variable, 2: that plus one carrying a freshness receipt. */
+  variables: fc.nat(2),
 });
 const chainSpecArb = (minLength: number) => fc.array(recordSpecArb, { minLength, maxLength: 5 });
 
@@ -29,7 +39,14 @@ interface Spec {
   payload: JsonValue;
   authority: Authority;
   epochBump: number;
+  variables: number;
 }
+
+const variablesOf = (spec: Spec, index: number) =>
+  [testVariable(), testReceiptVariable('TARGET_RESOURCE_ID', `i-${index}`, `session-${index}`)].slice(
+    0,
+    spec.variables,
+  );
 
 async function chainFrom(specs: readonly Spec[]) {
   const epochs = specs.map((_, i) => specs.slice(0, i + 1).reduce((sum, s) => sum + s.epochBump, 0));
@@ -38,6 +55,7 @@ async function chainFrom(specs: readonly Spec[]) {
       payload: (specs[i] as Spec).payload,
       authority: (specs[i] as Spec).authority,
       generationEpoch: epochs[i] as number,
+      variablesUsed: variablesOf(specs[i] as Spec, i),
     }),
   });
 }
@@ -57,9 +75,27 @@ function leaves(value: unknown, path: Path = []): Path[] {
   return [path];
 }
 
-/** The fields the seal covers: everything but `variablesUsed` and `sealedAtMs` (not MAC'd, see docs/sealing.md). */
-const hashedLeaves = (record: SealedRecord): Path[] =>
-  leaves(record).filter(([top]) => top !== 'variablesUsed' && top !== 'sealedAtMs');
+/** A definite tamper verdict (anything but "intact" or "could not check"). */
+const DEFINITE: readonly string[] = [V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.SEQUENCE_REPLAYED];
+
+/**
+ * Asserts that a chain with record `target` edited is detected exactly there: every earlier
+ * record intact, the target itself failing, and the chain's first failure at the target. Only an
+ * edited `formatVersion` gives `UNVERIFIED_TAMPER_RISK` (a version this verifier cannot read);
+ * every other edit is a definite `HASH_MISMATCH`/`LINEAGE_BROKEN`/`SEQUENCE_REPLAYED`.
+ */
+async function expectDetectedAt(tampered: unknown[], target: number, path: Path): Promise<void> {
+  const result = await verify(tampered);
+  const what = `changed ${path.join('.')}`;
+  expect(result.verdict, what).not.toBe(V.VERIFIED_INTACT);
+  result.records.slice(0, target).forEach((r) => {
+    expect(r.verdict, what).toBe(V.VERIFIED_INTACT);
+  });
+  const expected = path.join('.') === 'header.formatVersion' ? [V.UNVERIFIED_TAMPER_RISK] : DEFINITE;
+  expect(expected, what).toContain(result.records[target]?.verdict);
+  expect(result.firstFailure?.verdict, what).toBe(result.records[target]?.verdict);
+  expect(result.firstFailure?.reason, what).toBe(result.records[target]?.reason);
+}
 
 /** One-character (or one-unit) change of the leaf at `path`, in place. */
 function mutate(root: unknown, path: Path, position: number): void {
@@ -93,24 +129,39 @@ describe('seal properties (fast-check)', () => {
     );
   });
 
-  it('seed 003 Operational Effect (1): any one-character change to any hashed field of any record is detected at that record', async () => {
+  it('seed 003 Operational Effect (1): any one-character change to any field of any record (variablesUsed and sealedAtMs included) is detected at that record', async () => {
     await fc.assert(
       fc.asyncProperty(chainSpecArb(1), fc.nat(), fc.nat(), fc.nat(), async (specs, pickRecord, pickLeaf, position) => {
         const { records } = await chainFrom(specs);
         const target = pickRecord % records.length;
         const tampered = cloneRecord(records);
-        const paths = hashedLeaves(tampered[target] as SealedRecord);
+        const paths = leaves(tampered[target]);
         const path = paths[pickLeaf % paths.length] as Path;
         mutate(tampered[target], path, position);
-        const result = await verify(tampered);
-        expect(result.verdict, `changed ${path.join('.')}`).not.toBe(V.VERIFIED_INTACT);
-        result.records.slice(0, target).forEach((r) => {
-          expect(r.verdict).toBe(V.VERIFIED_INTACT);
-        });
-        expect(result.records[target]?.verdict).not.toBe(V.VERIFIED_INTACT);
+        await expectDetectedAt(tampered, target, path);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('seed 003 Operational Effect (1), DESIGN Data: every string and number leaf of a stored record is bound (exhaustive over one record with a receipt)', async () => {
+    const { records } = await buildChain(3, {
+      inputs: (i) => ({ variablesUsed: [testVariable(), testReceiptVariable('TARGET', `i-${i}`, `session-${i}`)] }),
+    });
+    const target = 1;
+    const paths = leaves(records[target]);
+    const covered = paths.map((p) => p.join('.'));
+    for (const field of ['sealedAtMs', 'variablesUsed.1.receipt.probedAtMs', 'variablesUsed.1.receipt.probe']) {
+      expect(covered).toContain(field);
+    }
+    expect((records[target] as SealedRecord).sealedAtMs).toBe(TEST_NOW_MS + target);
+    for (const path of paths) {
+      for (const position of [0, 7]) {
+        const tampered = cloneRecord(records);
+        mutate(tampered[target], path, position);
+        await expectDetectedAt(tampered, target, path);
+      }
+    }
   });
 
   it('seed 003 What Was Observed (2, 3) and Decision Boundary (2): deleting, swapping or duplicating any record is detected', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
-import { genesisParentHash, payloadHash, recordHashOf } from '../../../../shared/seal/record-header';
+import { genesisParentHash, payloadHash, recordHashOf, variablesDigest } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import {
   type LineageHead,
@@ -48,6 +48,18 @@ describe('seal test vectors (test/vectors/seal.json, key 0x00..0x1f, keyId "test
       expect(record.header.payloadHash).toBe(vector.payloadHash);
       expect(recordHashOf(record.header)).toBe(vector.recordHash);
       expect(domainHash('reseal/v1/record-header', vector.canonicalHeader)).toBe(vector.recordHash);
+    });
+  });
+
+  it('variablesDigest matches the vector and an independent SHA-256 over the canonical variables; the header names it', () => {
+    expect(vectors.records.some((v) => v.canonicalVariables.includes('"receipt"'))).toBe(true);
+    vectors.records.forEach((vector, i) => {
+      const record = at(i);
+      expect(canonicalJson({ v: 1, variablesUsed: record.variablesUsed })).toBe(vector.canonicalVariables);
+      expect(variablesDigest(record.variablesUsed)).toBe(vector.variablesDigest);
+      expect(domainHash('reseal/v1/variables', vector.canonicalVariables)).toBe(vector.variablesDigest);
+      expect(record.header.variablesDigest).toBe(vector.variablesDigest);
+      expect(JSON.parse(vector.canonicalHeader).sealedAtMs).toBe(record.sealedAtMs);
     });
   });
 
