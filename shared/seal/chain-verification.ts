@@ -74,15 +74,19 @@ export type RecordVerification = z.infer<typeof RecordVerificationSchema>;
 
 /**
  * Result of `verifyChain`:
- * - `verdict`: `VERIFIED_INTACT`, or the verdict of the first failure.
- * - `records`: one entry per input record, in input order. Records before the first failure are
- *   `VERIFIED_INTACT`; the failing one carries its verdict and reason; later ones are
+ * - `verdict`: `VERIFIED_INTACT`; else the verdict of `firstFailure`. A definite tamper finding
+ *   (`HASH_MISMATCH`, `LINEAGE_BROKEN`, `SEQUENCE_REPLAYED`, `TRUNCATION_DETECTED`) anywhere in the
+ *   chain takes precedence over `UNVERIFIED_TAMPER_RISK` (a MAC or key that could not be checked).
+ * - `records`: one entry per input record, in input order. Before the first definite failure each
+ *   record carries its own outcome: `VERIFIED_INTACT`, or `UNVERIFIED_TAMPER_RISK` when its own
+ *   MAC could not be checked; the failing record carries its verdict and reason; later ones are
  *   `UNVERIFIED_TAMPER_RISK` ("not verified: follows the failure at …"). On
- *   `TRUNCATION_DETECTED` every record present is itself intact: the missing ones are the failure.
- * - `firstFailure`: `{ seq, verdict, reason }` of the first bad record (for truncation, `seq` is
- *   the first missing seq), or `null`.
- * - `head`: `{ seq, recordHash }` of the last record of the verified prefix (the trusted start
- *   when none), or `null`. Only a new checkpoint when `verdict` is `VERIFIED_INTACT`.
+ *   `TRUNCATION_DETECTED` every record present keeps its own outcome: the missing ones are the failure.
+ * - `firstFailure`: `{ seq, verdict, reason }` of the earliest definite failure, else of the
+ *   earliest `UNVERIFIED_TAMPER_RISK` (for truncation, `seq` is the first missing seq), or `null`.
+ * - `head`: `{ seq, recordHash }` of the last record of the leading run of `VERIFIED_INTACT`
+ *   records (the trusted start when none), or `null`. Only a new checkpoint when `verdict` is
+ *   `VERIFIED_INTACT`.
  */
 export const ChainVerificationSchema = z.strictObject({
   verdict: VerdictSchema,

@@ -9,7 +9,7 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
-import { type Candidate, type Failure, firstMacFailure } from './mac-check';
+import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
 import { encodeHeader, genesisParentHash, payloadHash, variablesDigest } from './record-header';
 import { SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
@@ -28,7 +28,7 @@ interface Link {
  * given (never sorted: reordering must show), checks every link, reports the first bad record
  * and why, and detects truncation against a trusted checkpoint.
  *
- * Per record, in this order (first failing check wins):
+ * Phase 1, key-free, over the whole chain. Per record, in this order (first failing check wins):
  * 1. known `formatVersion`, else `UNVERIFIED_TAMPER_RISK`; schema (`SealedRecordSchema`), else `HASH_MISMATCH`;
  * 2. `payloadHash`, `manifestDigest`, `variablesDigest` recomputed from payload, manifest and
  *    variablesUsed, `sealedAtMs` equal to the header's, `recordHash` recomputed from the header → `HASH_MISMATCH`;
@@ -40,10 +40,23 @@ interface Link {
  * 6. `generationEpoch` not below the previous one (fencing), `residualId` not sealed twice → `SEQUENCE_REPLAYED`;
  * 7. `supersedes` names an earlier seq, with the hash held there when walked → `LINEAGE_BROKEN`;
  * 8. at `checkpoint.seq`, `recordHash` = `checkpoint.recordHash` (else a fork/rewrite) → `LINEAGE_BROKEN`;
- * 9. `anchor.keyId` = `header.keyId` → `HASH_MISMATCH`; `header.keyId` = the verifier's key → else `UNVERIFIED_TAMPER_RISK`;
- * 10. `anchor.verifyMac(headerBytes)`: `false` → `HASH_MISMATCH` (tampered or forged), rejected →
- *    `UNVERIFIED_TAMPER_RISK` (seed 003 "Decision Boundary" 3: fail closed).
- * After the walk, a chain (or an empty one) ending before `checkpoint.seq` → `TRUNCATION_DETECTED`.
+ * 9. `anchor.keyId` = `header.keyId` → `HASH_MISMATCH`; `header.keyId` = the verifier's key → else
+ *    `UNVERIFIED_TAMPER_RISK` (the walk goes on: the record's links are sound, only its MAC cannot be checked).
+ * The walk stops at a definite failure or an unknown format version. When it reaches the end, a
+ * chain (or an empty one) ending before `checkpoint.seq` → `TRUNCATION_DETECTED`.
+ *
+ * Phase 2: `anchor.verifyMac(headerBytes)` for every record that passed phase 1: `false` →
+ * `HASH_MISMATCH` (tampered or forged), rejected or no boolean → `UNVERIFIED_TAMPER_RISK`
+ * (seed 003 "Decision Boundary" 3: fail closed).
+ *
+ * Precedence: a definite tamper finding (`HASH_MISMATCH`, `LINEAGE_BROKEN`, `SEQUENCE_REPLAYED`,
+ * `TRUNCATION_DETECTED`) anywhere wins over `UNVERIFIED_TAMPER_RISK` in `verdict` and
+ * `firstFailure` (the earliest definite one by position); without one, the earliest
+ * `UNVERIFIED_TAMPER_RISK` is reported. So a MAC that cannot be checked never hides a break.
+ * Per record: before the first definite failure each record carries its own finding
+ * (`UNVERIFIED_TAMPER_RISK` when its MAC could not be checked) or `VERIFIED_INTACT`; the failing
+ * record carries its verdict; records after it, or after a record the walk could not read, are
+ * `UNVERIFIED_TAMPER_RISK` ("not verified: follows the failure at …").
  *
  * With `trustedStart`, the records are a suffix starting at `afterSeq + 1`. A checkpoint at or
  * below `afterSeq` cannot be compared with the records: one at `afterSeq` must carry
@@ -76,47 +89,61 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
     : null;
   const walk = new Walk(records, lineageId, anchor.keyId, start, checkpoint);
 
-  let failure: Failure | null = walk.startConflict();
+  // Phase 1: every key-free check over the whole chain.
+  let stop: Failure | null = walk.startConflict();
+  const findings: Failure[] = [];
   const candidates: Candidate[] = [];
-  for (let index = 0; failure === null && index < records.length; index++) {
+  for (let index = 0; stop === null && index < records.length; index++) {
     const outcome = walk.check(index);
-    if ('verdict' in outcome) failure = outcome;
+    if ('unverifiable' in outcome) findings.push(outcome.unverifiable);
+    else if ('verdict' in outcome) stop = outcome;
     else candidates.push(outcome);
   }
-  const macFailure = await firstMacFailure(candidates, anchor, macConcurrency ?? DEFAULT_MAC_CONCURRENCY);
-  if (macFailure) failure = macFailure;
-
-  const intact = failure ? candidates.filter((c) => c.index < (failure as Failure).index) : candidates;
-  const last = intact.at(-1)?.record;
-  const head = last
-    ? { seq: last.header.monotonicSequenceNumber, recordHash: last.recordHash }
-    : start && { seq: start.seq, recordHash: start.recordHash };
-  if (failure === null && checkpoint && (head?.seq ?? -1) < checkpoint.seq) {
-    const missingFrom = (head?.seq ?? -1) + 1;
-    const reason = `truncated: the chain ends ${head ? `at seq ${head.seq}` : 'before seq 0'} but a trusted checkpoint saw seq ${checkpoint.seq}`;
-    failure = { index: records.length, seq: missingFrom, verdict: V.TRUNCATION_DETECTED, reason };
+  const last = walk.last;
+  if (stop === null && checkpoint && (last?.seq ?? -1) < checkpoint.seq) {
+    const reason = `truncated: the chain ends ${last ? `at seq ${last.seq}` : 'before seq 0'} but a trusted checkpoint saw seq ${checkpoint.seq}`;
+    stop = { index: records.length, seq: (last?.seq ?? -1) + 1, verdict: V.TRUNCATION_DETECTED, reason };
   }
+  // Phase 2: the MACs of the records that passed phase 1.
+  findings.push(...(await macFailures(candidates, anchor, macConcurrency ?? DEFAULT_MAC_CONCURRENCY)));
+  if (stop) findings.push(stop);
+
+  const earliest = (list: Failure[]): Failure | null =>
+    list.reduce<Failure | null>((first, f) => (first === null || f.index < first.index ? f : first), null);
+  const firstDefinite = earliest(findings.filter(isDefinite));
+  const failure = firstDefinite ?? earliest(findings);
+  // Records past the horizon were not (fully) checked: they follow the failure there.
+  const horizon = earliest([firstDefinite, stop].filter((f): f is Failure => f !== null));
+  const own = new Map(findings.map((f) => [f.index, f]));
+  const described = Array.from(records, (raw, index) => describe(raw, index, own.get(index), horizon));
+
+  const intactPrefix = described.findIndex((r) => r.verdict !== V.VERIFIED_INTACT);
+  const lastIntact = intactPrefix === -1 ? records.length - 1 : intactPrefix - 1;
+  const headRecord = candidates.find((c) => c.index === lastIntact)?.record;
+  const head = headRecord
+    ? { seq: headRecord.header.monotonicSequenceNumber, recordHash: headRecord.recordHash }
+    : start && { seq: start.seq, recordHash: start.recordHash };
   return {
     verdict: failure?.verdict ?? V.VERIFIED_INTACT,
-    records: Array.from(records, (raw, index) => describe(raw, index, failure)),
+    records: described,
     firstFailure: failure && { seq: failure.seq, verdict: failure.verdict, reason: failure.reason },
     head,
   };
 }
 
-function describe(raw: unknown, index: number, failure: Failure | null): RecordVerification {
+function describe(raw: unknown, index: number, own: Failure | undefined, horizon: Failure | null): RecordVerification {
   const { seq, residualId } = peek(raw);
-  if (failure === null || index < failure.index) {
-    return { seq, residualId, verdict: V.VERIFIED_INTACT, reason: 'lineage and integrity verified' };
+  if (horizon && index > horizon.index) {
+    const at = horizon.seq === null ? `position ${horizon.index}` : `seq ${horizon.seq}`;
+    return {
+      seq,
+      residualId,
+      verdict: V.UNVERIFIED_TAMPER_RISK,
+      reason: `not verified: follows the failure at ${at} (${horizon.verdict})`,
+    };
   }
-  if (index === failure.index) return { seq, residualId, verdict: failure.verdict, reason: failure.reason };
-  const at = failure.seq === null ? `position ${failure.index}` : `seq ${failure.seq}`;
-  return {
-    seq,
-    residualId,
-    verdict: V.UNVERIFIED_TAMPER_RISK,
-    reason: `not verified: follows the failure at ${at} (${failure.verdict})`,
-  };
+  if (own) return { seq, residualId, verdict: own.verdict, reason: own.reason };
+  return { seq, residualId, verdict: V.VERIFIED_INTACT, reason: 'lineage and integrity verified' };
 }
 
 /** Seq and residual id of a raw record when it carries usable ones. */
@@ -159,8 +186,16 @@ class Walk {
     return { index: -1, seq: start.seq, verdict: V.LINEAGE_BROKEN, reason };
   }
 
-  /** Local checks of record `index` (everything but the MAC); a candidate for the MAC check or a failure. */
-  check(index: number): Candidate | Failure {
+  /** The last record that passed the key-free checks (or the trusted start), or `null`. */
+  get last(): Link | null {
+    return this.#previous;
+  }
+
+  /**
+   * Key-free checks of record `index` (everything but the MAC): a candidate for the MAC check, a
+   * record sealed under another key (`unverifiable`; the walk goes on), or a failure that stops the walk.
+   */
+  check(index: number): Candidate | Failure | { unverifiable: Failure } {
     const raw = this.records[index];
     const fail = (verdict: VerificationVerdict, reason: string): Failure => ({
       index,
@@ -250,15 +285,13 @@ class Walk {
     if (record.anchor.keyId !== header.keyId) {
       return fail(V.HASH_MISMATCH, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
     }
-    if (header.keyId !== this.keyId) {
-      return fail(
-        V.UNVERIFIED_TAMPER_RISK,
-        `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`,
-      );
-    }
     this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
     this.#hashBySeq.set(seq, recordHash);
     this.#seqByResidualId.set(header.residualId, seq);
+    if (header.keyId !== this.keyId) {
+      const reason = `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`;
+      return { unverifiable: fail(V.UNVERIFIED_TAMPER_RISK, reason) };
+    }
     return { index, record, message };
   }
 }

@@ -2,7 +2,7 @@ import type { MacAnchor } from '../ports/mac-anchor';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
-/** The first failing record of a walk: its position, seq (when readable), verdict and why. */
+/** A finding on one record of a walk: its position, seq (when readable), verdict and why. */
 export interface Failure {
   readonly index: number;
   readonly seq: number | null;
@@ -10,32 +10,43 @@ export interface Failure {
   readonly reason: string;
 }
 
-/** A record that passed the local checks, with its header bytes, waiting for its MAC check. */
+/** A record that passed the key-free checks, with its header bytes, waiting for its MAC check. */
 export interface Candidate {
   readonly index: number;
   readonly record: SealedRecord;
   readonly message: Uint8Array;
 }
 
-/** Checks the MACs of `candidates` (in input order, `concurrency` at once); the first failure by index. */
-export async function firstMacFailure(
+/** A finding that proves tampering (anything but `UNVERIFIED_TAMPER_RISK`, which only means "could not check"). */
+export const isDefinite = (failure: Failure): boolean => failure.verdict !== V.UNVERIFIED_TAMPER_RISK;
+
+/**
+ * Checks the MACs of `candidates` (handed out in input order, `concurrency` at once) and returns
+ * their failures sorted by index: every failure below the earliest definite one (a MAC that is
+ * wrong, `HASH_MISMATCH`), and that one. Candidates after a known definite failure may be skipped,
+ * so the result does not depend on `concurrency` or on the order the answers arrive in.
+ */
+export async function macFailures(
   candidates: readonly Candidate[],
   anchor: MacAnchor,
   concurrency: number,
-): Promise<Failure | null> {
+): Promise<Failure[]> {
   let next = 0;
-  let first: Failure | null = null;
+  let firstDefinite = Number.POSITIVE_INFINITY;
+  const failures: Failure[] = [];
   const worker = async (): Promise<void> => {
     while (next < candidates.length) {
       const candidate = candidates[next++] as Candidate;
-      // Indices are handed out in order: once a failure is known, later ones cannot matter.
-      if (first && first.index < candidate.index) return;
+      // firstDefinite only decreases: a candidate skipped here lies after the final one too.
+      if (candidate.index > firstDefinite) return;
       const failure = await checkMac(candidate, anchor);
-      if (failure && (!first || failure.index < first.index)) first = failure;
+      if (!failure) continue;
+      failures.push(failure);
+      if (isDefinite(failure)) firstDefinite = Math.min(firstDefinite, failure.index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, worker));
-  return first;
+  return failures.filter((f) => f.index <= firstDefinite).sort((a, b) => a.index - b.index);
 }
 
 async function checkMac({ index, record, message }: Candidate, anchor: MacAnchor): Promise<Failure | null> {
