@@ -43,6 +43,10 @@ export async function verifyLineagePages(
   const records: ChainVerification['records'] = [];
   let trustedStart: TrustedStart | undefined;
   let result: ChainVerification | null = null;
+  // First page whose MACs could not all be checked; later pages still run their key-free checks,
+  // so an unverifiable MAC early in a long chain never hides a definite break further on.
+  let firstUnverified: ChainVerification | null = null;
+  let intactHead: ChainVerification['head'] = null;
   for (let from = 0; from <= lastSeq || result === null; from += pageSize) {
     const to = Math.min(from + pageSize - 1, lastSeq);
     const page = to >= from ? await store.readChain(options.lineageId, from, to) : [];
@@ -56,18 +60,22 @@ export async function verifyLineagePages(
     });
     records.push(...result.records);
     options.onProgress?.({ done: Math.min(records.length, total), total });
-    if (result.verdict !== VerificationVerdict.VERIFIED_INTACT || isLast) break;
-    const lastRecord = page.at(-1) as { header?: { generationEpoch?: number } } | undefined;
-    if (result.head) {
-      trustedStart = {
-        afterSeq: result.head.seq,
-        afterRecordHash: result.head.recordHash,
-        ...(typeof lastRecord?.header?.generationEpoch === 'number'
-          ? { generationEpoch: lastRecord.header.generationEpoch }
-          : {}),
-      };
-    }
+    if (firstUnverified === null) intactHead = result.head;
+    const onlyUnverifiable = result.verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK && result.linkedThrough;
+    if (onlyUnverifiable) firstUnverified ??= result;
+    if (isLast || !(result.verdict === VerificationVerdict.VERIFIED_INTACT || onlyUnverifiable)) break;
+    trustedStart = result.linkedThrough ?? undefined;
   }
   const final = result as ChainVerification;
-  return { verdict: final.verdict, records, firstFailure: final.firstFailure, head: final.head };
+  const definite =
+    final.verdict !== VerificationVerdict.VERIFIED_INTACT &&
+    final.verdict !== VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+  const reported = definite ? final : (firstUnverified ?? final);
+  return {
+    verdict: reported.verdict,
+    records,
+    firstFailure: reported.firstFailure,
+    head: intactHead,
+    linkedThrough: final.linkedThrough,
+  };
 }

@@ -95,6 +95,12 @@ export const ChainVerificationSchema = z.strictObject({
     .strictObject({ seq: NonNegativeInt.nullable(), verdict: VerdictSchema, reason: z.string() })
     .nullable(),
   head: ChainCheckpointSchema.nullable(),
+  /**
+   * When the key-free walk (hashes, links, seq, epochs) reached the end of the records without a
+   * definite failure: the last record it linked, as a `trustedStart` for verifying the next page
+   * of the same lineage (its MAC may still be unverified). `null` when the walk stopped early.
+   */
+  linkedThrough: TrustedStartSchema.nullable(),
 });
 /** Type of {@link ChainVerificationSchema}. */
 export type ChainVerification = z.infer<typeof ChainVerificationSchema>;

@@ -100,6 +100,10 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
     else candidates.push(outcome);
   }
   const last = walk.last;
+  const linkedThrough =
+    stop === null && last
+      ? { afterSeq: last.seq, afterRecordHash: last.recordHash, generationEpoch: last.generationEpoch }
+      : null;
   if (stop === null && checkpoint && (last?.seq ?? -1) < checkpoint.seq) {
     const reason = `truncated: the chain ends ${last ? `at seq ${last.seq}` : 'before seq 0'} but a trusted checkpoint saw seq ${checkpoint.seq}`;
     stop = { index: records.length, seq: (last?.seq ?? -1) + 1, verdict: V.TRUNCATION_DETECTED, reason };
@@ -128,6 +132,7 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
     records: described,
     firstFailure: failure && { seq: failure.seq, verdict: failure.verdict, reason: failure.reason },
     head,
+    linkedThrough,
   };
 }
 

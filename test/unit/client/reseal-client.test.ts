@@ -192,6 +192,30 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     expect(result.verdict).toBe('HASH_MISMATCH');
     expect(result.firstFailure?.seq).toBe(2);
   });
+  it('seed 003 Decision Boundary 3: paged, an unverifiable MAC on an early page never hides a break on a later page', async () => {
+    const { store } = await storeWithChain(6);
+    const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
+    const chain = store.records.get(TEST_LINEAGE_ID) as Map<number, string>;
+    const tampered = JSON.parse(chain.get(4) as string);
+    tampered.payload = { edited: true };
+    chain.set(4, JSON.stringify(tampered));
+    for (const pageSize of [1, 2, 500]) {
+      const result = await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID, { pageSize });
+      expect(result.verdict, `pageSize ${pageSize}`).toBe('HASH_MISMATCH');
+      expect(result.firstFailure?.seq, `pageSize ${pageSize}`).toBe(4);
+      expect(result.records.slice(0, 4).map((r) => r.verdict)).toEqual(Array(4).fill('UNVERIFIED_TAMPER_RISK'));
+    }
+  });
+
+  it('seed 003: paged with the key unreachable, an intact chain is UNVERIFIED_TAMPER_RISK from its first record and has no verified head', async () => {
+    const { store } = await storeWithChain(5);
+    const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
+    const result = await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID, { pageSize: 2 });
+    expect(result.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(result.firstFailure?.seq).toBe(0);
+    expect(result.records).toHaveLength(5);
+    expect(result.head).toBeNull();
+  });
 });
 
 describe('resolveStackOutputs', () => {

@@ -41,7 +41,13 @@ describe('verifyChain: intact chains', () => {
   });
 
   it('an empty chain without a checkpoint is intact with no head', async () => {
-    expect(await verify([])).toEqual({ verdict: V.VERIFIED_INTACT, records: [], firstFailure: null, head: null });
+    expect(await verify([])).toEqual({
+      verdict: V.VERIFIED_INTACT,
+      records: [],
+      firstFailure: null,
+      head: null,
+      linkedThrough: null,
+    });
   });
 
   it('survives a store round trip (JSON) and records with supersedes and mixed authorities', async () => {
@@ -491,5 +497,30 @@ describe('verifyChain: suffix from a trusted start', () => {
     expect((await verify(records.slice(2), { trustedStart, checkpoint: older })).verdict).toBe(V.VERIFIED_INTACT);
     const cut = await verify(records.slice(2, 3), { trustedStart, checkpoint: head as NonNullable<typeof head> });
     expect(cut.firstFailure).toMatchObject({ seq: 3, verdict: V.TRUNCATION_DETECTED });
+  });
+});
+
+describe('verifyChain linkedThrough (paging)', () => {
+  it('names the last linked record when the key-free walk reached the end, even with no usable key', async () => {
+    const { records } = await buildChain(3);
+    const anchor = testAnchor();
+    anchor.disable();
+    const result = await verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor });
+    expect(result.verdict).toBe(V.UNVERIFIED_TAMPER_RISK);
+    const last = records[2] as SealedRecord;
+    expect(result.linkedThrough).toEqual({
+      afterSeq: 2,
+      afterRecordHash: last.recordHash,
+      generationEpoch: last.header.generationEpoch,
+    });
+  });
+
+  it('is null when the walk stopped at a definite failure', async () => {
+    const { records } = await buildChain(3);
+    const broken = records.map((r) => cloneRecord(r));
+    (broken[1] as SealedRecord).payload = { edited: true };
+    const result = await verifyChain(broken, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
+    expect(result.verdict).toBe(V.HASH_MISMATCH);
+    expect(result.linkedThrough).toBeNull();
   });
 });
