@@ -6,7 +6,7 @@
  * stops what it started: on success, on failure, on Ctrl-C and on SIGTERM.
  */
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { awsBackend } from './demo/aws-backend';
 import { formatSummary } from './demo/format';
 import { runDemo } from './demo/run-demo';
@@ -58,8 +58,15 @@ async function main(argv: string[]): Promise<number> {
       return raw;
     })
     .option('--json', 'print the summary as JSON on stdout (progress goes to stderr)')
-    .showHelpAfterError();
-  program.parse(argv);
+    .showHelpAfterError()
+    .exitOverride();
+  try {
+    program.parse(argv);
+  } catch (error) {
+    // --help exits 0; a bad flag is bad input (2), like a bad snapshot file.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
   const flags = program.opts<Flags>();
   const t0 = Date.now();
   const say = (line: string) => {

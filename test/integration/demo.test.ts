@@ -6,11 +6,11 @@ import { runDemo } from '../../scripts/demo/run-demo';
 import { LINEAGE_TEMPLATES } from '../../scripts/demo/scenario';
 import { loadSnapshots, sliceSnapshots } from '../../scripts/demo/snapshots';
 import { clientConfig } from '../../scripts/emulator/deploy.js';
-import { expectedRecalls, expectedTotals, type ModelSnapshot } from '../unit/demo/expected-counts';
+import { expectedRecalls, expectedTotals, type ModelSnapshot } from '../helpers/demo-expected-counts';
 
 // `npm run demo` smoke run on a small slice of the real series, against the stack global-setup
 // deployed (no second emulator). The expected counts are computed here from the snapshot file
-// with plain key/value comparisons (test/unit/demo/expected-counts.ts), never through triage.
+// with plain key/value comparisons (test/helpers/demo-expected-counts.ts), never through triage.
 const stack = inject('stack');
 const endpoint = inject('endpoint');
 const FILE = 'examples/runner-images/ubuntu-24.04.jsonl';

@@ -4,7 +4,7 @@ import { formatSummary } from '../../../scripts/demo/format';
 import { mapBounded, runDemo } from '../../../scripts/demo/run-demo';
 import { LINEAGE_TEMPLATES } from '../../../scripts/demo/scenario';
 import { parseSnapshots, sliceSnapshots } from '../../../scripts/demo/snapshots';
-import { expectedRecalls, expectedTotals } from './expected-counts';
+import { expectedRecalls, expectedTotals } from '../../helpers/demo-expected-counts';
 import { inProcessBackend } from './in-process-backend';
 
 const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));

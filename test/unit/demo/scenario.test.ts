@@ -14,7 +14,7 @@ import {
 import { parseSnapshots, type RunnerSnapshot, sliceSnapshots } from '../../../scripts/demo/snapshots';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
 import { buildManifest } from '../../../shared/triage/manifest';
-import { type ExpectedRecall, expectedRecalls, expectedTotals } from './expected-counts';
+import { type ExpectedRecall, expectedRecalls, expectedTotals } from '../../helpers/demo-expected-counts';
 
 const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));
 const template = (name: string) => LINEAGE_TEMPLATES.find((t) => t.name === name) as LineageTemplate;
