@@ -9,6 +9,7 @@ import {
   type TriageCompletedDetail,
   TriageOutcome,
 } from '../../shared/schemas/messages';
+import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { SealedRecordSchema } from '../../shared/seal/sealed-record';
@@ -30,13 +31,15 @@ export interface TriageDeps {
 /** Outcome of one `RecallRequested` event. */
 export type TriageResult =
   | { readonly kind: 'COMPLETED'; readonly detail: TriageCompletedDetail }
-  | { readonly kind: 'INVALID'; readonly issues: string };
+  | { readonly kind: 'INVALID'; readonly issues: string; readonly detail: TriageCompletedDetail | null };
 
 /**
  * Per-event logic of the triage Lambda (seed 000 on a record verified per seed 003).
  *
- * 1. Parse the `RecallRequested` detail (invalid → logged and counted, `INVALID`; a retry could
- *    not fix it, and without a valid lineage id there is nowhere the triage role may write).
+ * 1. Parse the `RecallRequested` detail. Invalid → logged and counted (`INVALID`, never retried:
+ *    a retry could not fix it). When its `requestId` and `lineageId` are still usable, a `REFUSED`
+ *    report naming every bad field is stored and announced, so the requester gets an answer
+ *    instead of a time-out; without them there is nowhere the triage role may write.
  * 2. A report already stored for this request id is re-emitted, not recomputed (retries are safe).
  * 3. Resolve the target (`seq`, `residualId` through its marker, or `latest` through the head).
  * 4. Load records 0 … max(target, checkpoint.seq) and `verifyChain` them with the anchor and the
@@ -59,7 +62,12 @@ export class TriageService {
       const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
       metrics.count(MetricName.RecallInvalid);
       logger.error('RecallRequested detail is invalid; nothing triaged', { issues });
-      return { kind: 'INVALID', issues };
+      const refusal = this.#invalidRecallReport(detail, issues);
+      if (refusal && !(await store.getTriageReport(refusal.lineageId, refusal.requestId))) {
+        await store.putTriageReport(refusal);
+        await publisher.triageCompleted(refusal);
+      }
+      return { kind: 'INVALID', issues, detail: refusal };
     }
     const recall = parsed.data;
     logger.appendKeys({ lineageId: recall.lineageId, requestId: recall.requestId });
@@ -85,6 +93,27 @@ export class TriageService {
       refusalReason: result.refusalReason,
     });
     return { kind: 'COMPLETED', detail: result };
+  }
+
+  /** A `REFUSED` report for an invalid detail whose request and lineage ids are still usable. */
+  #invalidRecallReport(detail: unknown, issues: string): TriageCompletedDetail | null {
+    const raw = (typeof detail === 'object' && detail !== null ? detail : {}) as Record<string, unknown>;
+    const requestId = Identifier.safeParse(raw.requestId);
+    const lineageId = Identifier.safeParse(raw.lineageId);
+    if (!requestId.success || !lineageId.success) return null;
+    const reason = `invalid RecallRequested detail: ${issues}`;
+    return {
+      formatVersion: FORMAT_VERSION,
+      requestId: requestId.data,
+      lineageId: lineageId.data,
+      seq: null,
+      residualId: null,
+      outcome: TriageOutcome.REFUSED,
+      verification: null,
+      report: null,
+      refusalReason: reason.length > 4096 ? `${reason.slice(0, 4095)}…` : reason,
+      completedAtMs: this.#deps.clock(),
+    };
   }
 
   async #triage(recall: RecallRequestedDetail): Promise<TriageCompletedDetail> {

@@ -89,7 +89,10 @@ describe('triage handler (Powertools parser, EventBridge envelope)', () => {
   it.each([
     ['a detail without lineageId', { requestId: 'req-2', target: { latest: true }, currentEnv: SEALED_ENV }],
     ['a detail that is a string', 'not a recall'],
-    ['a detail with an unknown target', recall({ target: { newest: true } })],
+    [
+      'a detail with an unusable requestId',
+      { ...recall({ target: { newest: true } }), requestId: 'bad id with spaces' },
+    ],
   ])(
     'pipeline.md outcomes: %s is not retried; it is logged at error and the RecallInvalid metric is flushed',
     async (_what, detail) => {

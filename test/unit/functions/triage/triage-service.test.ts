@@ -138,6 +138,16 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     expect(metrics.get('RecallInvalid')).toBe(1);
   });
 
+  it('an invalid detail with usable ids gets a stored and announced REFUSED report naming the bad field', async () => {
+    const { triage, store, publisher } = await setup();
+    const result = await triage().handle({ requestId: 'req-bad', lineageId: LINEAGE, target: { latest: true } });
+    expect(result.kind).toBe('INVALID');
+    const stored = await store.getTriageReport(LINEAGE, 'req-bad');
+    expect(stored).toMatchObject({ outcome: 'REFUSED', verification: null, report: null, seq: null });
+    expect(stored?.refusalReason).toMatch(/^invalid RecallRequested detail: .*currentEnv/);
+    expect(publisher.triaged).toEqual([stored]);
+  });
+
   it('a retried request id re-emits the stored report instead of recomputing it', async () => {
     const { triage, publisher, store } = await setup();
     const request = recall();
