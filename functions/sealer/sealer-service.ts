@@ -17,9 +17,12 @@ import { sealRecord } from '../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, SealedRecordSchema } from '../../shared/seal/sealed-record';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
+import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
 
 /** Appends tried per message when the head keeps moving (lost races), before a conflict is recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
+/** Receipt age limit when none is injected, seconds: the guard handler's own fallback. */
+export const DEFAULT_MAX_RECEIPT_AGE_SECONDS = 900;
 
 /** One `seal-requests` message, as the sealer needs it. */
 export interface SealMessage {
@@ -46,6 +49,13 @@ export interface SealerDeps {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /**
+   * The guard's receipt age limit, seconds (`MAX_RECEIPT_AGE_SECONDS`, the guard's value): the
+   * sealer re-runs the guard with it. @default {@link DEFAULT_MAX_RECEIPT_AGE_SECONDS}
+   */
+  readonly maxReceiptAgeSeconds?: number;
+  /** Oldest `acceptedAtMs` accepted, seconds: the `seal-requests` retention. @default 4 days */
+  readonly maxRequestAgeSeconds?: number;
 }
 
 /**
@@ -61,13 +71,28 @@ export interface SealerDeps {
  *   record + `ResidualRejected`, never retried.
  * - A body that is not a valid `SealRequest`, or a write the core cannot seal (e.g. header over
  *   4,096 bytes): rejection record + `ResidualRejected`.
+ * - A verdict the sealer cannot reproduce (`checkSealRequest`: the guard re-run at `acceptedAtMs`
+ *   is unsafe or gives another `verdictDigest`; `acceptedAtMs` in the future or older than the
+ *   queue's retention): `VERDICT_MISMATCH` / `ACCEPTANCE_TIME_INVALID` rejection record +
+ *   `ResidualRejected`, before anything is read or sealed. The carried verdict is never trusted.
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge) so the FIFO message is
  * retried in order, and finally dead-lettered.
  */
 export class SealerService {
   readonly #deps: SealerDeps;
+  /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
   constructor(deps: SealerDeps) {
     this.#deps = deps;
+    resolveSealRequestPolicy(this.#policyAt(0));
+  }
+
+  #policyAt(nowMs: number) {
+    const { maxReceiptAgeSeconds, maxRequestAgeSeconds } = this.#deps;
+    return {
+      nowMs,
+      maxReceiptAgeSeconds: maxReceiptAgeSeconds ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS,
+      ...(maxRequestAgeSeconds === undefined ? {} : { maxRequestAgeSeconds }),
+    };
   }
 
   async handle(message: SealMessage): Promise<SealOutcome> {
@@ -86,6 +111,12 @@ export class SealerService {
     const sealRequest = parsed.data;
     const { lineageId, residualId } = sealRequest.request;
     logger.appendKeys({ lineageId, residualId });
+
+    const refusal = checkSealRequest(sealRequest, this.#policyAt(this.#deps.clock()));
+    if (refusal) {
+      const { reason, detail, rejectedVariables, requestViolations } = refusal;
+      return this.#reject(message, sealRequest, reason, detail, { rejectedVariables, requestViolations });
+    }
 
     const existing = await store.findByResidualId(residualId);
     if (existing) return this.#duplicate(existing.lineageId, existing.seq, residualId);
@@ -183,8 +214,9 @@ export class SealerService {
     request: SealRequest | null,
     reason: RejectionReason,
     detail: string,
+    lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
   ): Promise<SealOutcome> {
-    const rejection = this.#rejectionOf(message, request, reason, detail);
+    const rejection = { ...this.#rejectionOf(message, request, reason, detail), ...lists };
     await this.#deps.store.recordRejection(rejection);
     await this.#deps.publisher.residualRejected(rejectedDetailOf(rejection, this.#deps.clock()));
     this.#deps.metrics.count(MetricName.WriteRejected, { reason });

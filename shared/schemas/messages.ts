@@ -32,6 +32,8 @@ const ShortText = wellFormedString(4096);
 /**
  * Body of a `seal-requests` FIFO message: a write the guard accepted.
  * `MessageGroupId` = `request.lineageId`; `MessageDeduplicationId` = SHA-256 hex of `request.residualId`.
+ * The schema checks shape only: the sealer does not trust `verdict` and re-runs the guard
+ * (functions/sealer/seal-request-check.ts) before sealing.
  */
 export const SealRequestSchema = z.strictObject({
   formatVersion: z.literal(FORMAT_VERSION),
@@ -68,6 +70,14 @@ export const RejectionReason = {
   STALE_EPOCH: 'STALE_EPOCH',
   /** The write kept losing the append race; a conflict record names it. */
   LOST_RACE: 'LOST_RACE',
+  /**
+   * The sealer re-ran the guard (`evaluateWrite` at `acceptedAtMs`) and the carried verdict is not
+   * what it gives: the write is unsafe, or the `verdictDigest` differs (a forged or altered
+   * seal request, e.g. one sent to `seal-requests` without passing the guard).
+   */
+  VERDICT_MISMATCH: 'VERDICT_MISMATCH',
+  /** The seal request's `acceptedAtMs` lies in the future or before the `seal-requests` retention. */
+  ACCEPTANCE_TIME_INVALID: 'ACCEPTANCE_TIME_INVALID',
 } as const;
 /** One of {@link RejectionReason}. */
 export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];

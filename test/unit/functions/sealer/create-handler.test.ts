@@ -11,7 +11,7 @@ import {
   sqsEvent,
   sqsRecord,
 } from '../../../helpers/factories';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testAnchor } from '../../../helpers/seal-factories';
 
@@ -62,5 +62,23 @@ describe('sealer handler (SqsFifoPartialProcessorAsync)', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
     expect(store.rejections).toHaveLength(1);
+  });
+
+  it('a forged seal request (guard skipped) is a permanent refusal: not reported as failed, so never retried, never sealed', async () => {
+    const { handler, store } = setup();
+    const request = validWriteRequest({
+      lineageId: LINEAGE,
+      residualId: 'r-forged',
+      variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
+    });
+    const verdict = { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) };
+    const forged = sqsRecord(
+      JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: FACTORY_NOW_MS }),
+      LINEAGE,
+    );
+    const response = await handler(sqsEvent([forged]), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
+    expect(store.rejections).toEqual([expect.objectContaining({ reason: 'VERDICT_MISMATCH', residualId: 'r-forged' })]);
   });
 });

@@ -1,28 +1,40 @@
 import { describe, expect, it } from 'vitest';
+import { SEAL_QUEUE_RETENTION_SECONDS } from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import type { WriteVerdict } from '../../../../shared/guard/verdict';
+import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
 import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage-store';
+import type { SealRequest } from '../../../../shared/schemas/messages';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
+import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import {
+  FACTORY_NOW_MS,
+  guardPolicy,
+  unverifiedInheritedVariable,
+  validWriteRequest,
+} from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
 
-function setup() {
-  const store = new InMemoryLineageStore();
-  const publisher = new FakePublisher();
-  const metrics = new FakeMetrics();
-  const anchor = testAnchor();
-  const service = new SealerService({
-    store,
-    publisher,
-    anchor,
-    metrics,
+/** Fresh in-memory dependencies; the clock reads 1 s after the factories' "now". */
+function deps() {
+  return {
+    store: new InMemoryLineageStore(),
+    publisher: new FakePublisher(),
+    metrics: new FakeMetrics(),
+    anchor: testAnchor(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS + 1000,
-  });
-  return { store, publisher, metrics, anchor, service };
+  };
+}
+
+function setup() {
+  const d = deps();
+  return { ...d, service: new SealerService(d) };
 }
 
 let n = 0;
@@ -156,5 +168,132 @@ describe('sealer service (seed 003 at the store)', () => {
     await expect(service.handle(message(sealRequestBody({ residualId: 'r-k' })))).rejects.toThrow(/disabled/);
     expect(store.appendCalls).toBe(0);
     expect(store.conflicts).toHaveLength(0);
+  });
+});
+
+/** A `seal-requests` body with whatever verdict and acceptance time the sender chooses. */
+function forgedBody(request: ResidualWriteRequest, verdict: WriteVerdict, acceptedAtMs = FACTORY_NOW_MS): string {
+  const body: SealRequest = { formatVersion: 1, request, verdict, acceptedAtMs };
+  return JSON.stringify(body);
+}
+
+/** The verdict the reviewer's forged message carried: safe, empty lists, digest `aaaa…`. */
+const FORGED_SAFE: WriteVerdict = {
+  isSafe: true,
+  rejectedVariables: [],
+  requestViolations: [],
+  verdictDigest: 'a'.repeat(64),
+};
+
+/** A request the guard refuses (seed 004 Decision Boundary 3: an unverified inherited variable). */
+const staleRequest = (residualId: string) =>
+  validWriteRequest({
+    lineageId: LINEAGE,
+    residualId,
+    variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
+  });
+
+describe('sealer re-runs the guard: a carried verdict is never trusted (guard bypass via seal-requests)', () => {
+  it('seed 004 Decision Boundary 3 fail-closed: a forged safe verdict on a stale request is refused, recorded, announced, nothing appended', async () => {
+    const { service, store, publisher, metrics } = setup();
+    const outcome = await service.handle(message(forgedBody(staleRequest('r-forged'), FORGED_SAFE)));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'VERDICT_MISMATCH' });
+    expect(store.appendCalls).toBe(0);
+    expect(await store.head(LINEAGE)).toBeNull();
+    expect(await store.findByResidualId('r-forged')).toBeNull();
+    expect(store.rejections).toHaveLength(1);
+    expect(store.rejections[0]).toMatchObject({
+      stage: 'SEALER',
+      reason: 'VERDICT_MISMATCH',
+      lineageId: LINEAGE,
+      residualId: 'r-forged',
+      verdictDigest: 'a'.repeat(64),
+      rejectedVariables: [expect.objectContaining({ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' })],
+    });
+    expect(publisher.rejected).toHaveLength(1);
+    expect(publisher.rejected[0]).toMatchObject({
+      stage: 'SEALER',
+      reason: 'VERDICT_MISMATCH',
+      residualId: 'r-forged',
+    });
+    expect(publisher.sealed).toEqual([]);
+    expect(metrics.get('WriteRejected:reason=VERDICT_MISMATCH')).toBe(1);
+  });
+
+  it('seed 004 verdict digest: a genuine safe verdict copied from a clean write with the same ids does not unlock a stale one', async () => {
+    const { service, store } = setup();
+    const genuine = evaluateWrite(validWriteRequest({ lineageId: LINEAGE, residualId: 'r-copied' }), guardPolicy());
+    expect(genuine.isSafe).toBe(true);
+    const outcome = await service.handle(message(forgedBody(staleRequest('r-copied'), genuine)));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'VERDICT_MISMATCH' });
+    expect(store.appendCalls).toBe(0);
+  });
+
+  it('seed 003 header verdictDigest: a forged digest on a safe request is refused, nothing appended', async () => {
+    const { service, store, publisher } = setup();
+    const outcome = await service.handle(
+      message(forgedBody(validWriteRequest({ lineageId: LINEAGE, residualId: 'r-digest' }), FORGED_SAFE)),
+    );
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'VERDICT_MISMATCH' });
+    expect(store.appendCalls).toBe(0);
+    expect(store.rejections[0]?.issues[0]?.message).toMatch(/verdictDigest a{64} is not the guard's [0-9a-f]{64}/);
+    expect(publisher.rejected[0]?.reason).toBe('VERDICT_MISMATCH');
+  });
+
+  it("seed 003 Recorded Elements: genuine guard output is sealed, carrying the guard's verdict digest", async () => {
+    const { service, store, anchor } = setup();
+    const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-genuine' });
+    const verdict = evaluateWrite(request, guardPolicy());
+    const outcome = await service.handle(message(forgedBody(request, verdict)));
+    expect(outcome.kind).toBe('SEALED');
+    const record = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 0));
+    expect(record.header.verdictDigest).toBe(verdict.verdictDigest);
+    expect((await verifyChain([record], { lineageId: LINEAGE, anchor })).verdict).toBe('VERIFIED_INTACT');
+    expect(store.rejections).toEqual([]);
+  });
+
+  it('the guard is re-run at acceptedAtMs with the configured receipt age: a receipt expired then is refused', async () => {
+    const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-late' });
+    // Accepted 15 min after "now": the 30 s old receipt is then older than 900 s.
+    const acceptedAtMs = FACTORY_NOW_MS + 900_000;
+    const verdict = evaluateWrite(request, guardPolicy({ nowMs: acceptedAtMs, maxReceiptAgeSeconds: 3600 }));
+    expect(verdict.isSafe).toBe(true);
+    const strict = new SealerService({ ...deps(), clock: () => acceptedAtMs, maxReceiptAgeSeconds: 900 });
+    expect(await strict.handle(message(forgedBody(request, verdict, acceptedAtMs)))).toEqual({
+      kind: 'REJECTED',
+      reason: 'VERDICT_MISMATCH',
+    });
+    const lenient = new SealerService({ ...deps(), clock: () => acceptedAtMs, maxReceiptAgeSeconds: 3600 });
+    expect((await lenient.handle(message(forgedBody(request, verdict, acceptedAtMs)))).kind).toBe('SEALED');
+  });
+
+  it("DESIGN Hardening (clock skew): acceptedAtMs more than 5 s after the sealer's now is refused; 5 s is tolerated", async () => {
+    const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-future' });
+    const future = (acceptedAtMs: number) =>
+      forgedBody(request, evaluateWrite(request, guardPolicy({ nowMs: acceptedAtMs })), acceptedAtMs);
+    const { service, store, publisher } = setup(); // clock: FACTORY_NOW_MS + 1000
+    const outcome = await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5001)));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'ACCEPTANCE_TIME_INVALID' });
+    expect(store.appendCalls).toBe(0);
+    expect(store.rejections[0]).toMatchObject({ stage: 'SEALER', reason: 'ACCEPTANCE_TIME_INVALID' });
+    expect(publisher.rejected[0]?.reason).toBe('ACCEPTANCE_TIME_INVALID');
+    expect((await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5000)))).kind).toBe('SEALED');
+  });
+
+  it('an acceptedAtMs older than the seal-requests retention (4 days) is refused, nothing appended', async () => {
+    const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-ancient' });
+    const body = forgedBody(request, evaluateWrite(request, guardPolicy()));
+    const d = deps();
+    const later = (offsetMs: number) =>
+      new SealerService({ ...d, clock: () => FACTORY_NOW_MS + SEAL_QUEUE_RETENTION_SECONDS * 1000 + offsetMs });
+    expect(await later(1).handle(message(body))).toEqual({ kind: 'REJECTED', reason: 'ACCEPTANCE_TIME_INVALID' });
+    expect(d.store.appendCalls).toBe(0);
+    expect(d.store.rejections[0]).toMatchObject({ reason: 'ACCEPTANCE_TIME_INVALID' });
+    expect((await later(0).handle(message(body))).kind).toBe('SEALED');
+  });
+
+  it('a malformed receipt-age policy fails at construction, not per message', () => {
+    expect(() => new SealerService({ ...deps(), maxReceiptAgeSeconds: Number.NaN })).toThrow(/maxReceiptAgeSeconds/);
+    expect(() => new SealerService({ ...deps(), maxRequestAgeSeconds: 0 })).toThrow(/maxRequestAgeSeconds/);
   });
 });

@@ -1,0 +1,138 @@
+import { InvalidInputError, ResealError } from '../../shared/errors';
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, GuardPolicySchema } from '../../shared/guard/policy';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import type { RejectedVariable, RequestViolation } from '../../shared/guard/verdict';
+import { RejectionReason, type SealRequest } from '../../shared/schemas/messages';
+import { parseInput } from '../../shared/schemas/parse';
+
+/**
+ * How long a `seal-requests` message can exist, in seconds: the queue's retention period
+ * (4 days, infra/constructs/queue-consumer.ts `QUEUE_RETENTION`). A genuine `acceptedAtMs` is
+ * never older than this; the sealer handler reads the deployed value from
+ * `SEAL_QUEUE_RETENTION_SECONDS`.
+ */
+export const SEAL_QUEUE_RETENTION_SECONDS = 345_600;
+
+/** The time window and receipt-age policy the sealer re-checks a seal request under. */
+export interface SealRequestPolicy {
+  /** The sealer's "now", ms since the Unix epoch. */
+  readonly nowMs: number;
+  /** The guard's receipt age limit, seconds (the same `MAX_RECEIPT_AGE_SECONDS` the guard runs with). */
+  readonly maxReceiptAgeSeconds: number;
+  /** How far `acceptedAtMs` may lie after `nowMs`, seconds. @default the guard's 5 s skew */
+  readonly maxClockSkewSeconds?: number;
+  /** Oldest `acceptedAtMs` accepted, seconds before `nowMs`. @default {@link SEAL_QUEUE_RETENTION_SECONDS} */
+  readonly maxRequestAgeSeconds?: number;
+}
+
+/**
+ * Validates a {@link SealRequestPolicy} and applies its defaults (the handler calls it at cold
+ * start, so a bad `MAX_RECEIPT_AGE_SECONDS` or `SEAL_QUEUE_RETENTION_SECONDS` fails there).
+ *
+ * @throws {InvalidInputError} naming the malformed field (receipt age 1 s to one year, skew 0 to
+ *   300 s, request age a positive integer)
+ */
+export function resolveSealRequestPolicy(policy: SealRequestPolicy) {
+  const guardPolicy = parseInput(
+    GuardPolicySchema,
+    {
+      nowMs: policy.nowMs,
+      maxReceiptAgeSeconds: policy.maxReceiptAgeSeconds,
+      maxClockSkewSeconds: policy.maxClockSkewSeconds ?? DEFAULT_MAX_CLOCK_SKEW_SECONDS,
+    },
+    'sealer guard policy',
+  );
+  const maxRequestAgeSeconds = policy.maxRequestAgeSeconds ?? SEAL_QUEUE_RETENTION_SECONDS;
+  if (!Number.isSafeInteger(maxRequestAgeSeconds) || maxRequestAgeSeconds < 1) {
+    throw new InvalidInputError('sealer guard policy', [
+      { path: 'maxRequestAgeSeconds', message: `must be a positive integer, got ${maxRequestAgeSeconds}` },
+    ]);
+  }
+  return { ...guardPolicy, maxRequestAgeSeconds };
+}
+
+/** Why {@link checkSealRequest} refused a seal request (both are `RejectionReason`s). */
+export type SealRequestRefusalReason =
+  | typeof RejectionReason.VERDICT_MISMATCH
+  | typeof RejectionReason.ACCEPTANCE_TIME_INVALID;
+
+/** A refused seal request: reason, human detail, and the recomputed verdict's lists when there is one. */
+export interface SealRequestRefusal {
+  readonly reason: SealRequestRefusalReason;
+  readonly detail: string;
+  readonly rejectedVariables: readonly RejectedVariable[];
+  readonly requestViolations: readonly RequestViolation[];
+}
+
+/**
+ * The sealer's own check that a `seal-requests` message is genuine guard output, so that
+ * skipping the guard (sending straight to the FIFO queue) seals nothing (seed 004: the guard
+ * must be fail-closed; seed 003: the header's `verdictDigest` binds the record to the guard's
+ * decision, which is only meaningful if the sealer does not take the digest on trust).
+ *
+ * A seal request passes only when all hold:
+ * 1. `acceptedAtMs` is at most `maxClockSkewSeconds` after `nowMs` (the guard's clock-skew
+ *    tolerance) and at most `maxRequestAgeSeconds` (the queue's retention) before it;
+ * 2. `evaluateWrite(request, { nowMs: acceptedAtMs, maxReceiptAgeSeconds, maxClockSkewSeconds })`
+ *    — the guard's own rules, at the moment the guard accepted the write — is safe;
+ * 3. that recomputed verdict's `verdictDigest` equals the carried `verdict.verdictDigest`.
+ * `evaluateWrite` reads no clock and its digest is deterministic, so genuine guard output always
+ * passes when the sealer runs with the guard's policy.
+ *
+ * Residual risk: a sender with rights on the queue can still choose `acceptedAtMs` inside the
+ * window of rule 1; the queue policy (only the guard's role may send) closes that.
+ *
+ * @param sealRequest - a parsed {@link SealRequest} (untrusted content, valid shape)
+ * @param policy - see {@link SealRequestPolicy}
+ * @returns `null` when the request may be sealed, else the refusal (permanent: never retried)
+ * @throws {InvalidInputError} when the policy itself is malformed (a configuration error: the
+ *   message is retried, never sealed)
+ */
+export function checkSealRequest(sealRequest: SealRequest, policy: SealRequestPolicy): SealRequestRefusal | null {
+  const { maxRequestAgeSeconds, ...guardPolicy } = resolveSealRequestPolicy(policy);
+  const { maxClockSkewSeconds } = guardPolicy;
+  const { acceptedAtMs, request, verdict } = sealRequest;
+  const refuse = (reason: SealRequestRefusalReason, detail: string, lists?: Partial<SealRequestRefusal>) => ({
+    reason,
+    detail,
+    rejectedVariables: lists?.rejectedVariables ?? [],
+    requestViolations: lists?.requestViolations ?? [],
+  });
+
+  const aheadMs = acceptedAtMs - policy.nowMs;
+  if (aheadMs > maxClockSkewSeconds * 1000) {
+    return refuse(
+      RejectionReason.ACCEPTANCE_TIME_INVALID,
+      `acceptedAtMs lies ${aheadMs} ms after now; at most ${maxClockSkewSeconds} s of clock skew is tolerated`,
+    );
+  }
+  if (-aheadMs > maxRequestAgeSeconds * 1000) {
+    return refuse(
+      RejectionReason.ACCEPTANCE_TIME_INVALID,
+      `acceptedAtMs lies ${-aheadMs} ms before now, longer than the seal-requests retention of ${maxRequestAgeSeconds} s`,
+    );
+  }
+
+  let recomputed: ReturnType<typeof evaluateWrite>;
+  try {
+    recomputed = evaluateWrite(request, { ...guardPolicy, nowMs: acceptedAtMs });
+  } catch (error) {
+    // The schema passed, so only a request the guard would refuse as malformed lands here.
+    if (!(error instanceof ResealError)) throw error;
+    return refuse(RejectionReason.VERDICT_MISMATCH, `the guard would not judge this request: ${error.message}`);
+  }
+  if (!recomputed.isSafe) {
+    return refuse(
+      RejectionReason.VERDICT_MISMATCH,
+      `the carried verdict says safe, but the guard's rules at acceptedAtMs ${acceptedAtMs} refuse the write (verdict ${recomputed.verdictDigest})`,
+      recomputed,
+    );
+  }
+  if (recomputed.verdictDigest !== verdict.verdictDigest) {
+    return refuse(
+      RejectionReason.VERDICT_MISMATCH,
+      `the carried verdictDigest ${verdict.verdictDigest} is not the guard's ${recomputed.verdictDigest} for this request`,
+    );
+  }
+  return null;
+}
