@@ -1,8 +1,9 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { LineageStore } from './constructs/lineage-store.js';
-import { QueueConsumer } from './constructs/queue-consumer.js';
+import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer.js';
 import { ResealFunction } from './constructs/reseal-function.js';
 import { TriageRule } from './constructs/triage-rule.js';
 
@@ -21,7 +22,7 @@ export interface ResealStackProps extends StackProps {
    * @default undefined
    */
   readonly endpointOverride?: string;
-  /** Oldest freshness receipt the guard accepts. @default 3600 */
+  /** Oldest freshness receipt the guard accepts (the sealer re-checks with the same value). @default 3600 */
   readonly maxReceiptAgeSeconds?: number;
 }
 
@@ -55,7 +56,7 @@ export class ResealStack extends Stack {
         entry: 'functions/sealer/handler.ts',
         serviceName: 'reseal-sealer',
         description: 'Seals accepted residuals into their lineage (KMS HMAC, DynamoDB transaction)',
-        environment: shared,
+        environment: { ...shared, SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()) },
         timeout: Duration.seconds(30),
       },
     });
@@ -82,6 +83,24 @@ export class ResealStack extends Stack {
     store.grantRecordRejections(guard.consumer.fn);
     sealer.queue.grantSendMessages(guard.consumer.fn);
     bus.grantPutEventsTo(guard.consumer.fn);
+
+    // The sealer re-runs the guard before sealing (functions/sealer/seal-request-check.ts) with the
+    // guard's receipt-age limit, read from the guard's environment so the two cannot drift apart.
+    const maxReceiptAge = guard.consumer.environment.MAX_RECEIPT_AGE_SECONDS;
+    if (maxReceiptAge === undefined) throw new Error('the guard has no MAX_RECEIPT_AGE_SECONDS');
+    sealer.consumer.fn.addEnvironment('MAX_RECEIPT_AGE_SECONDS', maxReceiptAge);
+    // Only the guard may put work on seal-requests: an explicit deny for every other principal,
+    // which no identity policy elsewhere in the account can override (docs/infrastructure.md).
+    sealer.queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyTheGuardMaySendSealRequests',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [sealer.queue.queueArn],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': guard.consumer.role.roleArn } },
+      }),
+    );
 
     const triage = new ResealFunction(this, 'Triage', {
       ...common,

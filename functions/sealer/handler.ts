@@ -21,6 +21,9 @@ const service = new SealerService({
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
+  // The sealer re-runs the guard before sealing, with the guard's receipt-age policy.
+  maxReceiptAgeSeconds: Number(requireEnv('MAX_RECEIPT_AGE_SECONDS')),
+  maxRequestAgeSeconds: Number(requireEnv('SEAL_QUEUE_RETENTION_SECONDS')),
 });
 
 /** Lambda entry point: SQS FIFO `seal-requests` → seal and append (seed 003). */

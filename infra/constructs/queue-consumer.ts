@@ -9,6 +9,8 @@ import { ResealFunction, type ResealFunctionProps } from './reseal-function.js';
 export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
 /** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
 export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
+/** How long a work queue keeps a message (the sealer refuses a seal request accepted longer ago). */
+export const QUEUE_RETENTION = Duration.days(4);
 
 /** Props of {@link QueueConsumer}. */
 export interface QueueConsumerProps {
@@ -67,7 +69,7 @@ export class QueueConsumer extends Construct {
       enforceSSL: true,
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
       visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
-      retentionPeriod: Duration.days(4),
+      retentionPeriod: QUEUE_RETENTION,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
     });
 

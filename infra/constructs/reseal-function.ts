@@ -44,9 +44,12 @@ export class ResealFunction extends Construct {
   readonly role: iam.Role;
   /** Its log group. */
   readonly logGroup: logs.LogGroup;
+  /** The function-specific environment it was given (`props.environment`). */
+  readonly environment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: ResealFunctionProps) {
     super(scope, id);
+    this.environment = { ...props.environment };
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: props.removalPolicy,

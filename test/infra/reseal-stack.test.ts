@@ -5,6 +5,7 @@ import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check.js';
 import { ResealStack } from '../../infra/reseal-stack.js';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
@@ -231,6 +232,59 @@ describe('ResealStack template', () => {
       }),
     ]);
     expect(statements.flatMap(actionsOf)).toContain('sqs:SendMessage');
+  });
+
+  it('seal-requests has a resource policy denying sqs:SendMessage to every principal but the guard role', () => {
+    const queueId = queueNamed(/seal-requests\.fifo$/)?.[0];
+    const guardRole = (props(resources[functionId('reseal-guard')]).Role as { 'Fn::GetAtt': [string, string] })[
+      'Fn::GetAtt'
+    ][0];
+    const policies = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::SQS::QueuePolicy' &&
+        ((props(r).Queues ?? []) as { Ref: string }[]).some((ref) => ref.Ref === queueId),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = (props(policies[0]).PolicyDocument as { Statement: (Statement & { Principal: unknown })[] })
+      .Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [guardRole, 'Arn'] } } },
+      }),
+    );
+    // The policy only denies: no principal is granted anything through it.
+    expect(statements.filter((st) => st.Effect !== 'Deny')).toEqual([]);
+    // Neither the sealer nor triage holds send rights on it through its role.
+    for (const service of ['reseal-sealer', 'reseal-triage']) {
+      expect(statementsOf(service).flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    }
+  });
+
+  it("the sealer re-runs the guard with the guard's receipt age and the seal-requests retention", () => {
+    const env = (stack: ResealStack, service: string) => {
+      const json = Template.fromStack(stack).toJSON().Resources as Resources;
+      const fn = Object.values(json).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          (props(r).Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME ===
+            service,
+      );
+      return (props(fn).Environment as { Variables: Record<string, unknown> }).Variables;
+    };
+    const stack = new ResealStack(new App({ context: synthContext }), 'Default');
+    expect(env(stack, 'reseal-sealer').MAX_RECEIPT_AGE_SECONDS).toBe(
+      env(stack, 'reseal-guard').MAX_RECEIPT_AGE_SECONDS,
+    );
+    const tuned = new ResealStack(new App({ context: synthContext }), 'Tuned', { maxReceiptAgeSeconds: 120 });
+    expect(env(tuned, 'reseal-sealer').MAX_RECEIPT_AGE_SECONDS).toBe('120');
+    expect(env(tuned, 'reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe('120');
+    const retention = props(resources[queueNamed(/seal-requests\.fifo$/)?.[0] ?? '']).MessageRetentionPeriod;
+    expect(env(stack, 'reseal-sealer').SEAL_QUEUE_RETENTION_SECONDS).toBe(String(retention));
+    expect(retention).toBe(SEAL_QUEUE_RETENTION_SECONDS);
   });
 
   it('guard, sealer and triage may put events on the bus', () => {
