@@ -15,9 +15,14 @@ export class ResealError extends Error {
   }
 }
 
-/** Shows a path as is when it is printable ASCII, else JSON-escaped (hostile keys stay visible). */
-function printable(path: string): string {
-  return /^[\x20-\x7e]*$/.test(path) ? path : JSON.stringify(path);
+/**
+ * Shows a path as is when it is printable ASCII, else as a JSON string literal with every
+ * character outside printable ASCII `\u`-escaped, so hostile keys (lone surrogates, control or
+ * bidi characters) stay visible and cannot rewrite a terminal line.
+ */
+export function printable(path: string): string {
+  if (/^[\x20-\x7e]*$/.test(path)) return path;
+  return JSON.stringify(path).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** One problem found in an input, located by its path (e.g. `variablesUsed.2.receipt.probedAt`). */

@@ -1,0 +1,230 @@
+import { type MemberNode, parse as parseAst, type ValueNode } from '@humanwhocodes/momoa';
+import { type InputIssue, InvalidInputError } from '../errors';
+
+/**
+ * Strict JSON text parsing for every untrusted input (queue bodies, CLI files, snapshot lines).
+ *
+ * Policy: a JSON object whose member names are not unique is refused, never resolved.
+ * RFC 8259 §4 only says names SHOULD be unique and leaves the behaviour on duplicates to the
+ * parser; `JSON.parse` keeps the last value, other parsers keep the first or fail. The same text
+ * would then be read differently by two parties (an auditor's `jq` and the guard, say), and a
+ * verdict would come out of ambiguous input. RFC 7493 (I-JSON) §2.3 says names MUST be unique,
+ * and RFC 8785 (the canonical form Reseal hashes) is defined over I-JSON, so Reseal refuses
+ * exact duplicates here, as it refuses NFC-colliding map keys in the schemas. Names are compared
+ * after JSON unescaping, so `"a"` and `"\u0061"` are the same name.
+ */
+
+/** Deepest array/object nesting parsed; deeper text is refused before the (recursive) AST parser runs. */
+export const MAX_PARSE_DEPTH = 512;
+
+/** Duplicate names reported per document at most. */
+const MAX_DUPLICATES_REPORTED = 20;
+
+/** Why {@link parseStrictJson} refused a text. */
+export const StrictJsonFailure = {
+  /** Not JSON at all (RFC 8259 grammar), incl. a raw control character in a string. */
+  SYNTAX: 'SYNTAX',
+  /** Valid JSON, but an object repeats a member name (I-JSON RFC 7493 §2.3). */
+  DUPLICATE_KEY: 'DUPLICATE_KEY',
+  /** Valid JSON nested deeper than {@link MAX_PARSE_DEPTH} (or than the AST parser's stack allows). */
+  TOO_DEEP: 'TOO_DEEP',
+} as const;
+/** One of {@link StrictJsonFailure}. */
+export type StrictJsonFailure = (typeof StrictJsonFailure)[keyof typeof StrictJsonFailure];
+
+/**
+ * A JSON text refused by {@link parseStrictJson}. An {@link InvalidInputError}, so callers that
+ * only know "invalid input" need no new branch; `failure` tells syntax errors apart from
+ * duplicate names and excessive nesting.
+ */
+export class StrictJsonError extends InvalidInputError {
+  readonly failure: StrictJsonFailure;
+  constructor(what: string, failure: StrictJsonFailure, issues: readonly InputIssue[], options?: ErrorOptions) {
+    super(what, issues, options);
+    this.name = 'StrictJsonError';
+    this.failure = failure;
+  }
+}
+
+/**
+ * Parses untrusted JSON text, refusing duplicate member names anywhere in the document.
+ *
+ * The text is first parsed to an AST with `@humanwhocodes/momoa` (mode `json`) to find repeated
+ * names, then the value is taken from `JSON.parse(text)`, so numbers, strings (incl. escapes and
+ * lone surrogates) and `__proto__` keys come out exactly as `JSON.parse` gives them.
+ *
+ * @param text - the JSON text (a leading BOM is a syntax error, as for `JSON.parse`)
+ * @param what - what the text holds, for messages (e.g. `"residual write request"`)
+ * @param options.maxDepth - nesting limit, default {@link MAX_PARSE_DEPTH} (tests only)
+ * @returns exactly what `JSON.parse(text)` returns
+ * @throws {StrictJsonError} `SYNTAX` (issue message ends with `at line L column C`),
+ *   `DUPLICATE_KEY` (one issue per repeated name, at its dotted path such as
+ *   `variablesUsed.1.name`, message naming the key escaped and both positions), or `TOO_DEEP`
+ */
+export function parseStrictJson(text: string, what: string, options: { maxDepth?: number } = {}): unknown {
+  checkDepth(text, what, options.maxDepth ?? MAX_PARSE_DEPTH);
+  let body: ValueNode;
+  try {
+    body = parseAst(text, { mode: 'json' }).body;
+  } catch (error) {
+    throw astError(error, what);
+  }
+  const duplicates = findDuplicates(body);
+  if (duplicates.length > 0) throw new StrictJsonError(what, StrictJsonFailure.DUPLICATE_KEY, duplicates);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // momoa accepts a few texts JSON.parse refuses (e.g. a raw control character in a string).
+    throw syntaxError(what, describeNativeError(error, text), { cause: error });
+  }
+}
+
+function syntaxError(what: string, message: string, options?: ErrorOptions): StrictJsonError {
+  return new StrictJsonError(what, StrictJsonFailure.SYNTAX, [{ path: '', message }], options);
+}
+
+/** Refuses nesting beyond `maxDepth` with one linear scan (brackets inside strings ignored). */
+function checkDepth(text: string, what: string, maxDepth: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) {
+        const message = `nested deeper than ${maxDepth} arrays/objects at ${lineColumn(text, i)}`;
+        throw new StrictJsonError(what, StrictJsonFailure.TOO_DEEP, [{ path: '', message }]);
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+const TOKEN_TEXT: Readonly<Record<string, string>> = {
+  LBrace: "'{'",
+  RBrace: "'}'",
+  LBracket: "'['",
+  RBracket: "']'",
+  Colon: "':'",
+  Comma: "','",
+};
+
+/** Turns a momoa error into a {@link StrictJsonError}; other errors are bugs and propagate. */
+function astError(error: unknown, what: string): unknown {
+  if (error instanceof RangeError) {
+    const message = 'nested too deeply to parse (call stack exhausted)';
+    return new StrictJsonError(what, StrictJsonFailure.TOO_DEEP, [{ path: '', message }], { cause: error });
+  }
+  const located = error as { message?: unknown; line?: unknown; column?: unknown };
+  if (!(error instanceof Error) || typeof located.line !== 'number' || typeof located.column !== 'number') {
+    return error;
+  }
+  const reason = error.message
+    .replace(/ \(\d+:\d+\)$/, '')
+    .replace(/\.$/, '')
+    .replace(/^Unexpected token (\w+) found$/, (_, type: string) => `Unexpected ${TOKEN_TEXT[type] ?? type}`)
+    .replace(/ found$/, '');
+  return syntaxError(what, `${escapeText(reason)} at line ${located.line} column ${located.column}`, {
+    cause: error,
+  });
+}
+
+/** A `JSON.parse` error as one line, with line and column when the engine gives a position. */
+function describeNativeError(error: unknown, text: string): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const summary = escapeText(message.replace(/ (in JSON )?at position \d+.*$/, '').split(', "')[0] ?? message);
+  return position === undefined ? summary.slice(0, 200) : `${summary} at ${lineColumn(text, Number(position))}`;
+}
+
+/** `line L column C` (1-based) of a UTF-16 offset; a CR LF or lone CR or LF ends a line. */
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return `line ${line} column ${offset - start + 1}`;
+}
+
+/** A node to visit, with its path as a parent-linked list (built into text only on a duplicate). */
+interface Pending {
+  readonly node: ValueNode;
+  readonly parent: Pending | null;
+  readonly segment: string;
+}
+
+/** Every repeated member name, in document order, at its dotted path (iterative: no recursion). */
+function findDuplicates(root: ValueNode): InputIssue[] {
+  const issues: InputIssue[] = [];
+  const stack: Pending[] = [{ node: root, parent: null, segment: '' }];
+  while (stack.length > 0 && issues.length < MAX_DUPLICATES_REPORTED) {
+    const pending = stack.pop() as Pending;
+    const { node } = pending;
+    if (node.type === 'Object') {
+      const { members } = node;
+      const seen = new Set<string>();
+      for (const member of members) {
+        const name = nameOf(member);
+        if (!seen.has(name)) seen.add(name);
+        else if (issues.length < MAX_DUPLICATES_REPORTED) {
+          const first = members.find((m) => nameOf(m) === name) as MemberNode;
+          issues.push(duplicateIssue([...pathOf(pending), name].join('.'), name, first, member));
+        }
+      }
+      for (let i = members.length - 1; i >= 0; i--) {
+        const member = members[i] as MemberNode;
+        if (isContainer(member.value)) stack.push({ node: member.value, parent: pending, segment: nameOf(member) });
+      }
+    } else if (node.type === 'Array') {
+      const { elements } = node;
+      for (let i = elements.length - 1; i >= 0; i--) {
+        const value = (elements[i] as (typeof elements)[number]).value;
+        if (isContainer(value)) stack.push({ node: value, parent: pending, segment: String(i) });
+      }
+    }
+  }
+  return issues;
+}
+
+function isContainer(node: ValueNode): boolean {
+  return node.type === 'Object' || node.type === 'Array';
+}
+
+function nameOf(member: MemberNode): string {
+  return member.name.type === 'String' ? member.name.value : member.name.name;
+}
+
+/** Path segments from the root (exclusive) down to `pending`. */
+function pathOf(pending: Pending): string[] {
+  const segments: string[] = [];
+  for (let at: Pending | null = pending; at?.parent; at = at.parent) segments.push(at.segment);
+  return segments.reverse();
+}
+
+function duplicateIssue(path: string, name: string, first: MemberNode, again: MemberNode): InputIssue {
+  const was = first.loc.start;
+  const now = again.loc.start;
+  return {
+    path,
+    message:
+      `duplicate key ${quoteKey(name)} (line ${was.line} column ${was.column}, again at line ` +
+      `${now.line} column ${now.column}); member names must be unique (RFC 7493 §2.3)`,
+  };
+}
+
+/** A key as a JSON string literal, with everything outside printable ASCII `\u`-escaped. */
+function quoteKey(key: string): string {
+  return escapeText(JSON.stringify(key));
+}
+
+/** Replaces every character outside printable ASCII by its `\uXXXX` escape. */
+function escapeText(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
