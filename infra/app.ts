@@ -8,7 +8,7 @@ import { ResealStack } from './reseal-stack.js';
  * - `deletionProtection`: `true` | `false` (default) — DynamoDB deletion protection;
  * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
  *   (only for emulators that do not set it themselves; never for real AWS);
- * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default 3600);
+ * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
  * - `stackName`: deploy under another name (default `ResealStack`).
  */
 const app = new App();

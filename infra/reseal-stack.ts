@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy.js';
 import { LineageStore } from './constructs/lineage-store.js';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer.js';
 import { ResealFunction } from './constructs/reseal-function.js';
@@ -22,7 +23,7 @@ export interface ResealStackProps extends StackProps {
    * @default undefined
    */
   readonly endpointOverride?: string;
-  /** Oldest freshness receipt the guard accepts (the sealer re-checks with the same value). @default 3600 */
+  /** Oldest freshness receipt the guard accepts (the sealer re-checks with the same value). @default DEFAULT_MAX_RECEIPT_AGE_SECONDS (900 s, shared/guard/policy.ts) */
   readonly maxReceiptAgeSeconds?: number;
 }
 
@@ -74,7 +75,7 @@ export class ResealStack extends Stack {
         environment: {
           ...shared,
           SEAL_QUEUE_URL: sealer.queue.queueUrl,
-          MAX_RECEIPT_AGE_SECONDS: String(props.maxReceiptAgeSeconds ?? 3600),
+          MAX_RECEIPT_AGE_SECONDS: String(props.maxReceiptAgeSeconds ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS),
         },
         timeout: Duration.seconds(30),
       },

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { MAX_RECEIPT_AGE_LIMIT_SECONDS } from '../../shared/guard/policy';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS, MAX_RECEIPT_AGE_LIMIT_SECONDS } from '../../shared/guard/policy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import type { CommandContext } from '../context';
@@ -8,8 +8,12 @@ import { jsonText } from '../format/output';
 import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
 import { readSchemaFile } from '../read-input';
 
-/** Receipt age the CLI accepts when `--max-receipt-age-seconds` is not given (15 minutes). */
-export const DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS = 900;
+/**
+ * Receipt age the CLI accepts when `--max-receipt-age-seconds` is not given: the core's
+ * {@link DEFAULT_MAX_RECEIPT_AGE_SECONDS} (900 s), the deployed guard's default too, so an offline
+ * check predicts what the pipeline decides.
+ */
+export const DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS = DEFAULT_MAX_RECEIPT_AGE_SECONDS;
 
 interface GuardOptions {
   readonly request: string;

@@ -3,6 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../adapters/eventbridge-publisher';
 import { SQSSealQueue } from '../adapters/sqs-seal-queue';
@@ -21,7 +22,7 @@ const service = new GuardService({
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
-  maxReceiptAgeSeconds: Number(process.env.MAX_RECEIPT_AGE_SECONDS ?? 900),
+  maxReceiptAgeSeconds: Number(process.env.MAX_RECEIPT_AGE_SECONDS ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS),
 });
 
 /** Lambda entry point: SQS `residual-writes` → stale-state guard (seed 004). */

@@ -1,6 +1,20 @@
 import { z } from 'zod';
 import { EpochMillis } from '../schemas/primitives';
 
+/**
+ * The receipt age every Reseal entry point uses when none is configured, in seconds (15 minutes):
+ * the deployed guard (`functions/guard/handler.ts`, `MAX_RECEIPT_AGE_SECONDS` set by
+ * `infra/reseal-stack.ts`) and `reseal guard` on the command line, so the offline check predicts
+ * the pipeline.
+ *
+ * Why 900 s: a receipt proves a value was current when probed (seed 004, Recorded Elements 2),
+ * and every second of age is time for a resource to vanish or a token to be revoked (failure
+ * modes 1 and 2). 900 s is the shortest session AWS STS issues, so a receipt this old can
+ * still describe a credential that is alive; it leaves ample room for the SQS hop (an agent
+ * probes, then sends at once), and a write whose retries outlast it is refused with
+ * `RECEIPT_EXPIRED` (fail closed: re-probe and resend), never accepted stale.
+ */
+export const DEFAULT_MAX_RECEIPT_AGE_SECONDS = 900;
 /** Clock skew tolerated when no `maxClockSkewSeconds` is given, in seconds. */
 export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 5;
 /** Longest receipt age a policy may allow, in seconds (one year). */
@@ -15,7 +29,7 @@ export const MAX_CLOCK_SKEW_LIMIT_SECONDS = 300;
 export const GuardPolicySchema = z.strictObject({
   /** The guard's "now", milliseconds since the Unix epoch (UTC); the guard reads no clock itself. */
   nowMs: EpochMillis,
-  /** Oldest receipt accepted, in whole seconds: 1 to one year. */
+  /** Oldest receipt accepted, in whole seconds: 1 to one year (entry points default to {@link DEFAULT_MAX_RECEIPT_AGE_SECONDS}). */
   maxReceiptAgeSeconds: z.number().int().min(1).max(MAX_RECEIPT_AGE_LIMIT_SECONDS),
   /** How far in the future a receipt's or boundary's time may lie, in whole seconds: 0 to 300. */
   maxClockSkewSeconds: z

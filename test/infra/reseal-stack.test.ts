@@ -5,8 +5,10 @@ import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS } from '../../cli/commands/guard.js';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check.js';
 import { ResealStack } from '../../infra/reseal-stack.js';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy.js';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -176,8 +178,23 @@ describe('ResealStack template', () => {
       expect(env(service).NODE_OPTIONS).toBe('--enable-source-maps');
       expect(env(service).AWS_ENDPOINT_URL).toBeUndefined();
     }
-    expect(env('reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe('3600');
+    expect(env('reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe(String(DEFAULT_MAX_RECEIPT_AGE_SECONDS));
     expect(env('reseal-guard').SEAL_QUEUE_URL).toEqual({ Ref: queueNamed(/seal-requests\.fifo$/)?.[0] });
+  });
+
+  it('seed 004 receipt age: the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS, the constant `reseal guard` uses, and honours maxReceiptAgeSeconds', () => {
+    const guardEnv = (stack: ResealStack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+        .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
+        .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-guard');
+    const byDefault = new ResealStack(new App({ context: synthContext }), 'DefaultAge', {});
+    expect(DEFAULT_MAX_RECEIPT_AGE_SECONDS).toBe(900);
+    expect(DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS).toBe(DEFAULT_MAX_RECEIPT_AGE_SECONDS);
+    expect(guardEnv(byDefault)?.MAX_RECEIPT_AGE_SECONDS).toBe(String(DEFAULT_MAX_RECEIPT_AGE_SECONDS));
+    const configured = new ResealStack(new App({ context: synthContext }), 'ConfiguredAge', {
+      maxReceiptAgeSeconds: 120,
+    });
+    expect(guardEnv(configured)?.MAX_RECEIPT_AGE_SECONDS).toBe('120');
   });
 
   it('an endpointOverride reaches the functions as AWS_ENDPOINT_URL (emulator deployments only)', () => {

@@ -1,5 +1,6 @@
 import { forgeClaim } from '../../../scripts/demo/aws-backend';
 import type { DemoBackend, RejectionFound } from '../../../scripts/demo/backend';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
@@ -30,7 +31,7 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
     recalls: 0,
     async publishWrite(request: ResidualWriteRequest) {
       backend.writes += 1;
-      const verdict = evaluateWrite(request, { nowMs: nowMs(), maxReceiptAgeSeconds: 3600 });
+      const verdict = evaluateWrite(request, { nowMs: nowMs(), maxReceiptAgeSeconds: DEFAULT_MAX_RECEIPT_AGE_SECONDS });
       if (!verdict.isSafe) {
         rejections.set(request.residualId, {
           stage: 'GUARD',
