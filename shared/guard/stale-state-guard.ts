@@ -64,6 +64,51 @@ function judgeVariable(
   }
 }
 
+/**
+ * Epoch sanity of one inherited variable (`VERIFIED_INHERITED` or `UNVERIFIED_INHERITED`), rules
+ * E1–E3 in docs/guard.md. Applies to every write, `HISTORICAL_ATTRIBUTION` included: that
+ * exemption is from re-verification ("documenting the predecessor's state rather than asserting
+ * current truth", Decision Boundary 4), and a record documenting a predecessor's state needs a
+ * named predecessor and values from its epoch or before. `IMMUTABLE_CONSTANT` and
+ * `FRESH_GENERATED` variables are not inherited context, so these rules do not look at them.
+ */
+function judgeInheritedEpoch(variable: SessionVariable, request: ResidualWriteRequest): RejectedVariable[] {
+  if (
+    variable.freshness !== VariableFreshness.VERIFIED_INHERITED &&
+    variable.freshness !== VariableFreshness.UNVERIFIED_INHERITED
+  ) {
+    return [];
+  }
+  const { name, sourceEpoch } = variable;
+  const { predecessorEpoch, predecessorSessionId } = request.boundary;
+  const rejections: RejectedVariable[] = [];
+  // E1, Core Distinction: an inherited value is a historical pointer from a past epoch.
+  if (sourceEpoch >= request.generationEpoch) {
+    rejections.push({
+      name,
+      reason: 'INHERITED_EPOCH_NOT_PAST',
+      detail: `inherited from epoch ${sourceEpoch}, which is not before the write's generation epoch ${request.generationEpoch}; a value from this epoch is FRESH_GENERATED, and none can come from a later one`,
+    });
+  }
+  if (predecessorEpoch === undefined || predecessorSessionId === undefined) {
+    // E3, Condition of Validity: a cold start has zero inherited context.
+    rejections.push({
+      name,
+      reason: 'INHERITED_WITHOUT_PREDECESSOR',
+      detail:
+        'marked as inherited, but the boundary names no predecessor (a cold start has no inherited context); name the predecessor session and epoch, or regenerate the value',
+    });
+  } else if (sourceEpoch > predecessorEpoch) {
+    // E2, Core Distinction: valid only at the predecessor's termination epoch, so no later.
+    rejections.push({
+      name,
+      reason: 'INHERITED_EPOCH_AFTER_PREDECESSOR',
+      detail: `inherited from epoch ${sourceEpoch}, later than the predecessor ${predecessorSessionId}'s epoch ${predecessorEpoch}; the predecessor cannot hand over a value from after its own epoch`,
+    });
+  }
+  return rejections;
+}
+
 /** Request-level checks: session attribution, boundary, and the epoch as a fencing token. */
 function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy): RequestViolation[] {
   const { boundary } = request;
@@ -104,11 +149,15 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
  * The stale-state guard: decides whether a residual write may proceed (seed 004, Decision
  * Boundary 1–4 and the `evaluate_write` method, hardened per DESIGN.md "Hardening", Guard).
  *
- * Per variable (skipped entirely for `HISTORICAL_ATTRIBUTION` writes, which document a
- * predecessor's state and carry no operational authority; the authority is bound into the
- * verdict digest): `FRESH_GENERATED` passes when its `sourceEpoch` is the write's
+ * Per variable (freshness rules V1–V5, skipped for `HISTORICAL_ATTRIBUTION` writes, which
+ * document a predecessor's state and carry no operational authority; the authority is bound into
+ * the verdict digest): `FRESH_GENERATED` passes when its `sourceEpoch` is the write's
  * `generationEpoch`; `UNVERIFIED_INHERITED` is rejected; `VERIFIED_INHERITED` needs a valid
  * receipt (see `checkReceipt`); `IMMUTABLE_CONSTANT` passes only when declared.
+ * Per inherited variable (epoch rules E1–E3, every authority): `sourceEpoch` is before
+ * `generationEpoch`, at most `boundary.predecessorEpoch`, and the boundary names a predecessor
+ * (a cold start has no inherited context). Constants are exempt: provably immutable, their
+ * epoch does not matter (seed 004, Condition of Validity).
  * Per request (always): `sessionId` is the active session, the boundary names a distinct
  * predecessor, `generationEpoch` exceeds `boundary.predecessorEpoch` when given, and the
  * boundary is not in the future. Rules and reasons: docs/guard.md.
@@ -118,23 +167,30 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
  *
  * @example
  * ```ts
- * const verdict = evaluateWrite(JSON.parse(body), { nowMs: Date.now(), maxReceiptAgeSeconds: 900 });
+ * const verdict = evaluateWrite(JSON.parse(body), {
+ *   nowMs: Date.now(),
+ *   maxReceiptAgeSeconds: DEFAULT_MAX_RECEIPT_AGE_SECONDS,
+ * });
  * if (!verdict.isSafe) await publishRejection(verdict);
  * ```
  * @param request - a {@link ResidualWriteRequest} as untrusted JSON
  * @param policy - time window; `maxClockSkewSeconds` defaults to 5
  * @returns the verdict; lists sorted by (name or field, reason)
- * @throws {InvalidInputError} when the policy or the request is malformed (naming each field);
+ * @throws {InvalidInputError} when the policy or the request is malformed (naming each field;
+ *   a boundary giving only one of `predecessorSessionId` and `predecessorEpoch` is malformed);
  *   malformed input never yields a verdict
  */
 export function evaluateWrite(request: unknown, policy: GuardPolicy): WriteVerdict {
   const resolved = parseInput(GuardPolicySchema, policy, 'guard policy');
   const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
   const declared = new Set(parsed.declaredImmutableConstants);
-  const rejectedVariables =
-    parsed.authority === Authority.HISTORICAL_ATTRIBUTION
-      ? []
-      : sortRejections(parsed.variablesUsed.flatMap((v) => judgeVariable(v, parsed, declared, resolved)));
+  const historical = parsed.authority === Authority.HISTORICAL_ATTRIBUTION;
+  const rejectedVariables = sortRejections(
+    parsed.variablesUsed.flatMap((v) => [
+      ...(historical ? [] : judgeVariable(v, parsed, declared, resolved)),
+      ...judgeInheritedEpoch(v, parsed),
+    ]),
+  );
   const requestViolations = sortViolations(judgeRequest(parsed, resolved));
   return {
     isSafe: rejectedVariables.length === 0 && requestViolations.length === 0,

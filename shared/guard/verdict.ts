@@ -3,7 +3,8 @@ import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../ca
 import { type Authority, HexDigest as HexDigestSchema } from '../schemas/primitives';
 
 /**
- * Why the guard rejected one variable of a write (seed 004, Decision Boundary 1–4;
+ * Why the guard rejected one variable of a write (seed 004, Decision Boundary 1–4, Core
+ * Distinction, Condition of Validity;
  * DESIGN.md "Hardening", Guard). Each value is documented in docs/guard.md.
  */
 export const VariableRejectionReason = {
@@ -27,6 +28,18 @@ export const VariableRejectionReason = {
   UNDECLARED_IMMUTABLE_CONSTANT: 'UNDECLARED_IMMUTABLE_CONSTANT',
   /** Claimed `FRESH_GENERATED` with a source epoch other than the write's (temporal epoch collapse). */
   EPOCH_COLLAPSE: 'EPOCH_COLLAPSE',
+  /**
+   * Inherited (`VERIFIED_INHERITED` or `UNVERIFIED_INHERITED`) with a `sourceEpoch` at or after the
+   * write's `generationEpoch`: an inherited value is a pointer from a past epoch (Core Distinction).
+   */
+  INHERITED_EPOCH_NOT_PAST: 'INHERITED_EPOCH_NOT_PAST',
+  /**
+   * Inherited with a `sourceEpoch` later than `boundary.predecessorEpoch`: the predecessor cannot
+   * hand over a value from after its own termination epoch (Core Distinction, Recorded Elements 1).
+   */
+  INHERITED_EPOCH_AFTER_PREDECESSOR: 'INHERITED_EPOCH_AFTER_PREDECESSOR',
+  /** Inherited in a write whose boundary names no predecessor: a cold start has no inherited context (Condition of Validity). */
+  INHERITED_WITHOUT_PREDECESSOR: 'INHERITED_WITHOUT_PREDECESSOR',
 } as const;
 /** One of {@link VariableRejectionReason}. */
 export type VariableRejectionReason = (typeof VariableRejectionReason)[keyof typeof VariableRejectionReason];

@@ -210,7 +210,7 @@ describe('stale-state guard: hostile strings (policy documented in docs/guard.md
 
   it('accepts "__proto__" as a variable name (a list element, never an object key) and reports it like any name', () => {
     const request = validWriteRequest({
-      variablesUsed: [{ ...freshVariable('__proto__', 'x'), freshness: 'UNVERIFIED_INHERITED' }],
+      variablesUsed: [{ ...freshVariable('__proto__', 'x'), freshness: 'UNVERIFIED_INHERITED', sourceEpoch: 0 }],
     });
     const verdict = evaluateWrite(request, guardPolicy());
     expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([['__proto__', 'UNVERIFIED_INHERITED']]);

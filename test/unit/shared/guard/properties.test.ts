@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import type { SessionVariable } from '../../../../shared/guard/session-variable';
+import { type SessionVariable, VariableFreshness } from '../../../../shared/guard/session-variable';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
 import { Authority } from '../../../../shared/schemas/primitives';
@@ -45,13 +45,18 @@ const payloadArb = fc.letrec<{ json: unknown }>((tie) => ({
 })).json;
 
 type Kind = 'fresh' | 'verified' | 'constant';
-/** A request whose variables are all fresh, validly re-verified or declared constants. */
+/**
+ * A request whose variables are all fresh, validly re-verified or declared constants. Re-verified
+ * variables appear only when the boundary names a predecessor (a cold start has no inherited
+ * context), with a source epoch at most the predecessor's; in a cold start they become fresh.
+ */
 const safeRequestArb = fc
   .record({
     names: fc.uniqueArray(nameArb, { maxLength: 12, selector: (n) => n.normalize('NFC') }),
     kinds: fc.array(fc.constantFrom<Kind>('fresh', 'verified', 'constant'), { minLength: 12, maxLength: 12 }),
     values: fc.array(valueArb, { minLength: 12, maxLength: 12 }),
     receiptAgeMs: fc.array(fc.integer({ min: 0, max: BOUNDARY_AGE_MS - 1 }), { minLength: 12, maxLength: 12 }),
+    epochsBack: fc.array(fc.nat({ max: 1_000_000 }), { minLength: 12, maxLength: 12 }),
     generationEpoch: epochArb,
     hasPredecessor: fc.boolean(),
     sessionId: idArb,
@@ -62,29 +67,33 @@ const safeRequestArb = fc
   })
   .map((r): ResidualWriteRequest => {
     const options = { sessionId: r.sessionId };
+    const boundary = validBoundary({}, options);
+    const cold = !r.hasPredecessor || r.generationEpoch === 0 || r.sessionId === boundary.predecessorSessionId;
+    if (cold) {
+      delete boundary.predecessorSessionId;
+      delete boundary.predecessorEpoch;
+    } else {
+      boundary.predecessorEpoch = r.generationEpoch - 1;
+    }
     const variablesUsed = r.names.map((name, i): SessionVariable => {
       const value = r.values[i] ?? '';
-      switch (r.kinds[i]) {
+      switch (cold && r.kinds[i] === 'verified' ? 'fresh' : r.kinds[i]) {
         case 'verified':
-          return verifiedInheritedVariable(
-            name,
-            value,
-            { probedAtMs: FACTORY_NOW_MS - (r.receiptAgeMs[i] ?? 0) },
-            options,
-          );
+          return {
+            ...verifiedInheritedVariable(
+              name,
+              value,
+              { probedAtMs: FACTORY_NOW_MS - (r.receiptAgeMs[i] ?? 0) },
+              options,
+            ),
+            sourceEpoch: Math.max(0, r.generationEpoch - 1 - (r.epochsBack[i] ?? 0)),
+          };
         case 'constant':
           return immutableConstant(name, value);
         default:
           return freshVariable(name, value, { sourceEpoch: r.generationEpoch });
       }
     });
-    const boundary = validBoundary({}, options);
-    if (!r.hasPredecessor || r.generationEpoch === 0 || r.sessionId === boundary.predecessorSessionId) {
-      delete boundary.predecessorSessionId;
-      delete boundary.predecessorEpoch;
-    } else {
-      boundary.predecessorEpoch = r.generationEpoch - 1;
-    }
     return validWriteRequest(
       {
         residualId: r.residualId,
@@ -132,8 +141,14 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     fc.assert(
       fc.property(safeRequestArb, nameArb, valueArb, fc.nat(), (request, name, value, at) => {
         fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
+        const sourceEpoch = request.boundary.predecessorEpoch;
+        fc.pre(sourceEpoch !== undefined);
         const variablesUsed = [...request.variablesUsed];
-        variablesUsed.splice(at % (variablesUsed.length + 1), 0, unverifiedInheritedVariable(name, value));
+        variablesUsed.splice(
+          at % (variablesUsed.length + 1),
+          0,
+          unverifiedInheritedVariable(name, value, { sourceEpoch }),
+        );
         const authority =
           request.authority === Authority.HISTORICAL_ATTRIBUTION ? Authority.OPERATIONAL : request.authority;
         const verdict = evaluateWrite({ ...request, authority, variablesUsed }, guardPolicy());
@@ -148,10 +163,55 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     fc.assert(
       fc.property(safeRequestArb, nameArb, (request, name) => {
         fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
-        const variablesUsed = [...request.variablesUsed, unverifiedInheritedVariable(name, 'v')];
+        const sourceEpoch = request.boundary.predecessorEpoch;
+        fc.pre(sourceEpoch !== undefined);
+        const variablesUsed = [...request.variablesUsed, unverifiedInheritedVariable(name, 'v', { sourceEpoch })];
         const historical = { ...request, authority: Authority.HISTORICAL_ATTRIBUTION, variablesUsed };
         expect(evaluateWrite(historical, guardPolicy()).isSafe).toBe(true);
       }),
+    );
+  });
+
+  it('seed 004 Core Distinction + Condition of Validity (E1-E3): an inherited variable passes the epoch rules exactly when a predecessor is named and sourceEpoch <= predecessorEpoch < generationEpoch, for every authority', () => {
+    const freshnessArb = fc.constantFrom(VariableFreshness.VERIFIED_INHERITED, VariableFreshness.UNVERIFIED_INHERITED);
+    fc.assert(
+      fc.property(
+        safeRequestArb,
+        nameArb,
+        epochArb,
+        fc.integer({ min: -2, max: 2 }),
+        freshnessArb,
+        (request, name, anyEpoch, offset, freshness) => {
+          fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
+          // Half the time an arbitrary epoch, half the time one next to the bounds.
+          const near = (request.boundary.predecessorEpoch ?? request.generationEpoch) + offset;
+          const sourceEpoch = anyEpoch % 2 === 0 ? anyEpoch : Math.max(0, near);
+          const added = {
+            ...verifiedInheritedVariable(name, 'v', {}, { sessionId: request.sessionId }),
+            sourceEpoch,
+            freshness,
+          };
+          const verdict = evaluateWrite(
+            { ...request, variablesUsed: [...request.variablesUsed, added] },
+            guardPolicy(),
+          );
+          const { predecessorEpoch } = request.boundary;
+          const expected = [
+            ...(predecessorEpoch !== undefined && sourceEpoch > predecessorEpoch
+              ? ['INHERITED_EPOCH_AFTER_PREDECESSOR']
+              : []),
+            ...(sourceEpoch >= request.generationEpoch ? ['INHERITED_EPOCH_NOT_PAST'] : []),
+            ...(predecessorEpoch === undefined ? ['INHERITED_WITHOUT_PREDECESSOR'] : []),
+            ...(freshness === VariableFreshness.UNVERIFIED_INHERITED &&
+            request.authority !== Authority.HISTORICAL_ATTRIBUTION
+              ? ['UNVERIFIED_INHERITED']
+              : []),
+          ];
+          expect(verdict.rejectedVariables.map((r) => r.name)).toEqual(expected.map(() => name));
+          expect(verdict.rejectedVariables.map((r) => r.reason)).toEqual(expected);
+          expect(verdict.requestViolations).toEqual([]);
+        },
+      ),
     );
   });
 

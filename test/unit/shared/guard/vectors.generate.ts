@@ -128,6 +128,29 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
     policy,
   },
   {
+    name: 'inherited-epoch-out-of-range',
+    description:
+      'seed 004 Core Distinction: inherited variables from epoch 99 (after the generation epoch 7) and from epoch 7 itself',
+    request: {
+      ...base,
+      variablesUsed: [
+        { ...verifiedInheritedVariable('targetResourceId', 'i-0abc123'), sourceEpoch: 99 },
+        unverifiedInheritedVariable('writeTimestamp', '2027', { sourceEpoch: GENERATION_EPOCH }),
+      ],
+    },
+    policy,
+  },
+  {
+    name: 'inherited-cold-start',
+    description: 'seed 004 Condition of Validity: a re-verified inherited variable in a write naming no predecessor',
+    request: {
+      ...base,
+      variablesUsed: [verifiedInheritedVariable('targetResourceId', 'i-0abc123')],
+      boundary: { activeSessionId: ACTIVE_SESSION_ID, boundaryAtMs: boundaryAt },
+    },
+    policy,
+  },
+  {
     name: 'unicode-name-order',
     description: 'rejections sorted by UTF-16 code units: U+1F600 (D83D DE00) sorts before U+FF5A',
     request: {
@@ -161,6 +184,11 @@ const invalid: { name: string; path: string; request: unknown }[] = [
     request: { ...base, variablesUsed: [freshVariable('a\nb', '1')] },
   },
   { name: 'missing-epoch', path: 'generationEpoch', request: { ...base, generationEpoch: undefined } },
+  {
+    name: 'predecessor-without-epoch',
+    path: 'boundary.predecessorEpoch',
+    request: { ...base, boundary: { ...validBoundary(), predecessorEpoch: undefined } },
+  },
 ];
 
 const out = {
