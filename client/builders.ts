@@ -23,6 +23,8 @@ export function freshVariable(name: string, value: string, generationEpoch: numb
 /**
  * A variable inherited from a predecessor and not re-verified (`UNVERIFIED_INHERITED`): the guard
  * refuses a write that uses one. Declare it honestly, then re-probe it with {@link reprobedVariable}.
+ * @param sourceEpoch - the epoch the value comes from: at most the predecessor's epoch (the guard
+ *   refuses a later one, and any inherited variable in a write that names no predecessor)
  */
 export function inheritedVariable(name: string, value: string, sourceEpoch: number): SessionVariable {
   return { name, value, freshness: VariableFreshness.UNVERIFIED_INHERITED, sourceEpoch };
@@ -42,6 +44,8 @@ export interface ProbeInfo {
  * An inherited variable re-verified in this session (`VERIFIED_INHERITED`) with a
  * {@link FreshnessProbeReceipt} whose `observedValueDigest` is `valueDigest(value)`: the value
  * the probe observed must be the value written.
+ * @param sourceEpoch - the epoch the value was inherited from: at most the predecessor's epoch;
+ *   the write must name its predecessor (a cold start has no inherited context)
  */
 export function reprobedVariable(name: string, value: string, sourceEpoch: number, probe: ProbeInfo): SessionVariable {
   const receipt: FreshnessProbeReceipt = {
@@ -84,8 +88,12 @@ export interface WriteRequestInput {
   readonly authority?: Authority;
   /** When the session took over, ms since the Unix epoch. */
   readonly boundaryAtMs: number;
-  /** The predecessor session, if this session inherited context. */
-  readonly predecessor?: { readonly sessionId: string; readonly epoch?: number };
+  /**
+   * The predecessor session and its generation epoch, if this session inherited context; absent on
+   * a cold start, which may use no inherited variable. The guard needs both: the epoch is the
+   * fencing token and bounds the inherited variables' `sourceEpoch`.
+   */
+  readonly predecessor?: { readonly sessionId: string; readonly epoch: number };
   /**
    * Names declared immutable. Default: the names of the `IMMUTABLE_CONSTANT` variables passed.
    */
@@ -126,8 +134,9 @@ export function writeRequest(input: WriteRequestInput): ResidualWriteRequest {
     variablesUsed: variables,
     boundary: {
       activeSessionId: input.sessionId,
-      ...(input.predecessor ? { predecessorSessionId: input.predecessor.sessionId } : {}),
-      ...(input.predecessor?.epoch === undefined ? {} : { predecessorEpoch: input.predecessor.epoch }),
+      ...(input.predecessor
+        ? { predecessorSessionId: input.predecessor.sessionId, predecessorEpoch: input.predecessor.epoch }
+        : {}),
       boundaryAtMs: input.boundaryAtMs,
     },
     declaredImmutableConstants: [...new Set(declared)],

@@ -69,6 +69,30 @@ describe('client builders', () => {
     expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([['TOKEN', 'UNVERIFIED_INHERITED']]);
   });
 
+  it('seed 004 Condition of Validity: a cold-start request (no predecessor) with a re-probed inherited variable is refused INHERITED_WITHOUT_PREDECESSOR', () => {
+    const coldStart = writeRequest({
+      residualId: 'residual-1',
+      lineageId: 'lineage-1',
+      sessionId: 'session-2',
+      generationEpoch: 2,
+      payload: null,
+      boundaryAtMs: NOW - 60_000,
+      variables: [
+        reprobedVariable('INSTANCE', 'i-0abc', 1, {
+          probe: 'ec2:DescribeInstances',
+          sessionId: 'session-2',
+          probedAtMs: NOW,
+        }),
+      ],
+      manifest: { env: { ARCH: 'x86_64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} },
+    });
+    expect(coldStart.boundary).toEqual({ activeSessionId: 'session-2', boundaryAtMs: NOW - 60_000 });
+    const verdict = evaluateWrite(coldStart, policy);
+    expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([
+      ['INSTANCE', 'INHERITED_WITHOUT_PREDECESSOR'],
+    ]);
+  });
+
   it('refuses a malformed request before it leaves the agent, naming the field', () => {
     expect(() =>
       writeRequest({
