@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { ResealError } from '../../shared/errors';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason,
@@ -21,8 +22,6 @@ import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } f
 
 /** Appends tried per message when the head keeps moving (lost races), before a conflict is recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
-/** Receipt age limit when none is injected, seconds: the guard handler's own fallback. */
-export const DEFAULT_MAX_RECEIPT_AGE_SECONDS = 900;
 
 /** One `seal-requests` message, as the sealer needs it. */
 export interface SealMessage {
