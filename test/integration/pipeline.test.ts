@@ -171,6 +171,62 @@ describe('pipeline on the deployed stack', () => {
     expect(await store.findByResidualId('r-stale')).toBeNull();
   });
 
+  it('guard bypass: a forged seal request sent straight to seal-requests is refused by the sealer, recorded, never sealed', async () => {
+    // The reviewer's reproduction: skip the guard and put a "safe" verdict with a made-up digest
+    // on a stale write (UNVERIFIED_INHERITED), straight onto the FIFO queue. A second message
+    // carries a made-up digest on a write the guard would accept. The emulator enforces neither
+    // IAM nor queue policies, so the send succeeds here (on AWS the queue policy denies it to
+    // anyone but the guard's role): this test proves the sealer's own check (re-running the guard).
+    const forged = (lineageId: string, residualId: string, overrides: Partial<ResidualWriteRequest>) => {
+      const body = {
+        formatVersion: 1,
+        request: write(lineageId, residualId, overrides),
+        verdict: { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) },
+        acceptedAtMs: Date.now(),
+      };
+      return sqs.send(
+        new SendMessageCommand({
+          QueueUrl: stack.SealRequestsQueueUrl,
+          MessageBody: JSON.stringify(body),
+          MessageGroupId: lineageId,
+          MessageDeduplicationId: residualId,
+        }),
+      );
+    };
+    const stale = { lineageId: `lin-${randomUUID()}`, residualId: `r-forged-stale-${randomUUID()}` };
+    const digest = { lineageId: `lin-${randomUUID()}`, residualId: `r-forged-digest-${randomUUID()}` };
+    await forged(stale.lineageId, stale.residualId, {
+      variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')],
+    });
+    await forged(digest.lineageId, digest.residualId, {});
+
+    for (const { lineageId, residualId } of [stale, digest]) {
+      const [event] = await eventsMatching(
+        `ResidualRejected for ${residualId}`,
+        (e) => e.detail.residualId === residualId,
+      );
+      expect(event?.detail).toMatchObject({ stage: 'SEALER', reason: 'VERDICT_MISMATCH', lineageId });
+      const rejections = await until(`rejection record for ${residualId}`, async () => {
+        const out = await dynamodb.send(
+          new QueryCommand({
+            TableName: stack.TableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+            ConsistentRead: true,
+          }),
+        );
+        return (out.Items ?? []).length > 0 ? out.Items : undefined;
+      });
+      expect(rejections?.map((item) => [item.stage?.S, item.reason?.S])).toEqual([['SEALER', 'VERDICT_MISMATCH']]);
+      expect(await store.head(lineageId)).toBeNull();
+      expect(await store.readRecord(lineageId, 0)).toBeNull();
+      expect(await store.findByResidualId(residualId)).toBeNull();
+      expect(captured.some((e) => e['detail-type'] === 'ResidualSealed' && e.detail.residualId === residualId)).toBe(
+        false,
+      );
+    }
+  });
+
   it('malformed JSON is recorded and announced (bodyDigest), not retried', async () => {
     const body = `{"garbage-${randomUUID()}":`;
     const bodyDigest = createHash('sha256').update(body).digest('hex');
