@@ -5,12 +5,21 @@ import { type InputIssue, InvalidInputError } from '../errors';
  * Parses `input` with `schema`, or throws an {@link InvalidInputError} naming every bad field.
  *
  * @param what - what the input is, for the message (e.g. `"write request"`)
+ * @param options.unknownFieldPerKey - report each unknown field of a strict object as its own
+ *   issue at the field's path, `unknown field (not part of the <what>)` (default: zod's one
+ *   `Unrecognized keys: …` issue at the object's path, as the core's vectors record it)
  * @throws {InvalidInputError} listing each zod issue as `{ path, message }`
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+  options: { unknownFieldPerKey?: boolean } = {},
+): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new InvalidInputError(what, flattenIssues(result.error.issues, []), { cause: result.error });
+  const unknownField = options.unknownFieldPerKey ? `unknown field (not part of the ${what})` : null;
+  throw new InvalidInputError(what, flattenIssues(result.error.issues, [], unknownField), { cause: result.error });
 }
 
 /** Minimal view of a zod issue: nested `issues` appear on `invalid_key` / `invalid_element`. */
@@ -19,17 +28,26 @@ interface IssueLike {
   readonly message: string;
   readonly code?: string;
   readonly issues?: readonly IssueLike[];
+  readonly keys?: readonly string[];
 }
 
 /**
  * Flattens zod issues into `{ path, message }`, replacing zod's generic "Invalid key in record"
- * by the reason the key failed (e.g. "key holds a control character"), with the key as path.
+ * by the reason the key failed (e.g. "key holds a control character"), with the key as path, and
+ * when `unknownField` is given, zod's `Unrecognized keys: "a", "b"` by one issue per key at its path.
  */
-function flattenIssues(issues: readonly IssueLike[], prefix: readonly PropertyKey[]): InputIssue[] {
+function flattenIssues(
+  issues: readonly IssueLike[],
+  prefix: readonly PropertyKey[],
+  unknownField: string | null,
+): InputIssue[] {
   return issues.flatMap((issue) => {
     const path = [...prefix, ...issue.path];
     if ((issue.code === 'invalid_key' || issue.code === 'invalid_element') && issue.issues?.length) {
-      return flattenIssues(issue.issues, path);
+      return flattenIssues(issue.issues, path, unknownField);
+    }
+    if (unknownField !== null && issue.code === 'unrecognized_keys' && issue.keys?.length) {
+      return issue.keys.map((key) => ({ path: [...path, key].map(String).join('.'), message: unknownField }));
     }
     return [{ path: path.map(String).join('.'), message: issue.message }];
   });
