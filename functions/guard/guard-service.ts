@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { ResealError } from '../../shared/errors';
+import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
+import { InvalidInputError, ResealError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
-import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
+import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
@@ -54,8 +55,10 @@ export interface GuardDeps {
  * accepted write to `seal-requests` or record the refusal.
  *
  * Permanent failures never throw (the message then counts as processed): malformed JSON, schema
- * violation (unknown fields, lone surrogates, …), oversized body and stale-state verdicts each
- * become a rejection record plus a `ResidualRejected` event. Only infrastructure failures
+ * violation (unknown fields, lone surrogates, a repeated member name, …), oversized body and
+ * stale-state verdicts each become a rejection record plus a `ResidualRejected` event. The body
+ * is read with `parseStrictJson`, so a repeated name (`"generationEpoch": 7, "generationEpoch": 8`)
+ * is a `SCHEMA_VIOLATION` naming the key, never a verdict on whichever value a parser kept. Only infrastructure failures
  * (store, bus, queue) reject, so SQS retries the message and finally dead-letters it.
  */
 export class GuardService {
@@ -75,19 +78,26 @@ export class GuardService {
     }
     let json: unknown;
     try {
-      json = JSON.parse(message.body);
+      json = parseStrictJson(message.body, 'residual write request');
     } catch (error) {
-      return this.#reject(base, RejectionReason.MALFORMED_JSON, {
-        issues: [{ path: '', message: (error as Error).message.slice(0, 512) }],
-      });
+      if (!(error instanceof StrictJsonError)) throw error;
+      const issues = error.issues.map((issue) => ({ path: issue.path, message: issue.message.slice(0, 512) }));
+      if (error.failure === StrictJsonFailure.SYNTAX)
+        return this.#reject(base, RejectionReason.MALFORMED_JSON, { issues });
+      // Valid JSON that the wire format refuses (a repeated name, excessive nesting).
+      const ids = idsOutside(message.body, error);
+      logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
+      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues });
     }
     const ids = looseIds(json);
     logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
-    const parsed = ResidualWriteRequestSchema.safeParse(json);
-    if (!parsed.success) {
-      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: issuesOf(parsed.error) });
+    let request: ResidualWriteRequest;
+    try {
+      request = parseInput(ResidualWriteRequestSchema, json, 'residual write request');
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
     }
-    const request = parsed.data;
     const nowMs = clock();
     let verdict: WriteVerdict;
     try {
@@ -151,8 +161,23 @@ function looseIds(json: unknown): { lineageId: string | null; residualId: string
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
 }
 
-function issuesOf(error: z.ZodError): RejectionRecord['issues'] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+/**
+ * Ids of a body refused by the strict parser for being ambiguous, read with `JSON.parse` only to
+ * file the rejection under its lineage; an id that is itself a repeated name stays `null`.
+ */
+function idsOutside(body: string, error: StrictJsonError): { lineageId: string | null; residualId: string | null } {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return { lineageId: null, residualId: null };
+  }
+  const ids = looseIds(json);
+  const repeated = new Set(error.issues.map((issue) => issue.path));
+  return {
+    lineageId: repeated.has('lineageId') ? null : ids.lineageId,
+    residualId: repeated.has('residualId') ? null : ids.residualId,
+  };
 }
 
 /** First {@link BODY_PREVIEW_BYTES} bytes, cut on a character boundary; lone surrogates made visible. */

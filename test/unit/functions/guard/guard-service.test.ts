@@ -118,6 +118,70 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(store.rejections).toHaveLength(1);
   });
 
+  it('a repeated member name is a SCHEMA_VIOLATION naming the key; no verdict is reached, nothing forwarded (I-JSON RFC 7493 §2.3)', async () => {
+    const { service, store, publisher, queue, metrics } = setup();
+    const request = validWriteRequest();
+    // JSON.parse would keep the last value and evaluate a verdict on it.
+    const body = `{"generationEpoch":${request.generationEpoch + 1},${JSON.stringify(request).slice(1)}`;
+    expect(JSON.parse(body).generationEpoch).toBe(request.generationEpoch);
+    const outcome = await service.handle(message(body));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+    expect(queue.sent).toHaveLength(0);
+    expect(store.rejections).toHaveLength(1);
+    const rejection = store.rejections[0];
+    expect(rejection).toMatchObject({
+      reason: RejectionReason.SCHEMA_VIOLATION,
+      verdictDigest: null,
+      rejectedVariables: [],
+      requestViolations: [],
+      lineageId: request.lineageId,
+      residualId: request.residualId,
+    });
+    expect(rejection?.issues).toHaveLength(1);
+    expect(rejection?.issues[0]?.path).toBe('generationEpoch');
+    expect(rejection?.issues[0]?.message).toMatch(
+      /^duplicate key "generationEpoch" \(line 1 column 2, again at line 1 column \d+\)/,
+    );
+    expect(publisher.rejected[0]).toMatchObject({ reason: 'SCHEMA_VIOLATION', verdictDigest: null });
+    expect(publisher.rejected[0]?.issues[0]?.path).toBe('generationEpoch');
+    expect(metrics.get('WriteRejected:reason=SCHEMA_VIOLATION')).toBe(1);
+  });
+
+  it('a repeated name inside a variable is refused at its path (variablesUsed.<i>.<name>)', async () => {
+    const { service, store, queue } = setup();
+    const body = JSON.stringify(validWriteRequest()).replace('"variablesUsed":[{', '"variablesUsed":[{"value":"x",');
+    const outcome = await service.handle(message(body));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+    expect(store.rejections[0]?.issues.map((i) => i.path)).toEqual(['variablesUsed.0.value']);
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('a repeated residualId is not used to file the rejection (its id stays null)', async () => {
+    const { service, store } = setup();
+    const request = validWriteRequest();
+    const body = `{"residualId":"other-residual",${JSON.stringify(request).slice(1)}`;
+    await service.handle(message(body));
+    expect(store.rejections[0]).toMatchObject({ residualId: null, lineageId: request.lineageId });
+    expect(store.rejections[0]?.issues[0]?.path).toBe('residualId');
+  });
+
+  it('malformed JSON stays MALFORMED_JSON, its issue giving line and column', async () => {
+    const { service, store } = setup();
+    await service.handle(message('{"residualId": "r1",\n  "lineageId": }'));
+    expect(store.rejections[0]).toMatchObject({ reason: RejectionReason.MALFORMED_JSON, residualId: null });
+    expect(store.rejections[0]?.issues).toEqual([{ path: '', message: "Unexpected '}' at line 2 column 16" }]);
+  });
+
+  it('a bad map key in the manifest names the key and the real reason, not "Invalid key in record"', async () => {
+    const { service, store } = setup();
+    const request = validWriteRequest();
+    const body = JSON.stringify(request).replace('"baselineKeyHashes":{', '"baselineKeyHashes":{"\\udc00":"x",');
+    expect(body).toContain('\\udc00');
+    await service.handle(message(body));
+    const issue = store.rejections[0]?.issues.find((i) => i.path === 'manifest.baselineKeyHashes.\udc00');
+    expect(issue?.message).toBe('string holds a lone UTF-16 surrogate');
+  });
+
   it('a transient failure (bus down) rejects so SQS retries the message', async () => {
     const { service, publisher } = setup();
     publisher.failWith = new Error('ServiceUnavailable');
