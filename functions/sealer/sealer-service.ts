@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -98,9 +99,18 @@ export class SealerService {
     const { store, logger } = this.#deps;
     let json: unknown;
     try {
-      json = JSON.parse(message.body);
+      json = parseStrictJson(message.body, 'seal request');
     } catch (error) {
-      return this.#reject(message, null, RejectionReason.MALFORMED_JSON, (error as Error).message);
+      if (!(error instanceof StrictJsonError)) throw error;
+      // A repeated member name (or excessive nesting) is valid JSON the wire format refuses.
+      const reason =
+        error.failure === StrictJsonFailure.SYNTAX ? RejectionReason.MALFORMED_JSON : RejectionReason.SCHEMA_VIOLATION;
+      return this.#reject(
+        message,
+        null,
+        reason,
+        error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '),
+      );
     }
     const parsed = SealRequestSchema.safeParse(json);
     if (!parsed.success) {
