@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
-import { InvalidInputError } from '../shared/errors';
+import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../shared/canonical/strict-json';
+import { InvalidInputError, printable } from '../shared/errors';
+import { parseInput } from '../shared/schemas/parse';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
 
@@ -9,11 +11,14 @@ import type { CliIo } from './io';
 export const MAX_INPUT_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
- * Reads and parses a JSON file. The path is reported as the user typed it.
+ * Reads and parses a JSON file with `parseStrictJson` (a repeated member name is refused, never
+ * resolved to its last value). The path is reported as the user typed it.
  *
- * @throws {BadInputError} when the file is missing, unreadable, too large or not valid JSON
+ * @param what - what the file holds, for messages (e.g. `"environment snapshot"`)
+ * @throws {BadInputError} when the file is missing, unreadable, too large, not valid JSON (with
+ *   line and column), nested too deeply, or repeats a member name (naming its path and key)
  */
-export async function readJsonFile(io: CliIo, path: string): Promise<unknown> {
+export async function readJsonFile(io: CliIo, path: string, what = 'JSON file'): Promise<unknown> {
   const full = isAbsolute(path) ? path : resolve(io.cwd, path);
   let text: string;
   try {
@@ -28,27 +33,22 @@ export async function readJsonFile(io: CliIo, path: string): Promise<unknown> {
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
-    return JSON.parse(text);
+    return parseStrictJson(text, what);
   } catch (error) {
-    throw new BadInputError(`${path}: not valid JSON (${describeJsonError(error, text)})`, { cause: error });
+    if (!(error instanceof StrictJsonError)) throw error;
+    if (error.failure === StrictJsonFailure.SYNTAX) {
+      throw new BadInputError(`${path}: not valid JSON (${error.issues[0]?.message ?? error.message})`, {
+        cause: error,
+      });
+    }
+    throw fileInputError(path, what, error);
   }
 }
 
-/** A one-line JSON parse error, with line and column when the engine reports a position. */
-function describeJsonError(error: unknown, text: string): string {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
-  const token = /^Unexpected (token '.+?'|end of JSON input|non-whitespace character after JSON)/.exec(message)?.[0];
-  const position = /at position (\d+)/.exec(message)?.[1];
-  const summary = (token ?? message.split(', "')[0] ?? message).replace(/ (in JSON )?at position \d+$/, '');
-  if (position === undefined) return summary.length > 120 ? `${summary.slice(0, 117)}...` : summary;
-  const before = text.slice(0, Number(position));
-  const line = before.split('\n').length;
-  const column = Number(position) - before.lastIndexOf('\n');
-  return `${summary} at line ${line} column ${column}`;
-}
-
 /**
- * Reads a JSON file and validates it with `schema`.
+ * Reads a JSON file and validates it with `schema` through `parseInput`, so each issue names its
+ * field (escaped when not printable ASCII) and the real reason (e.g. a map key holding a lone
+ * UTF-16 surrogate, not zod's generic "Invalid key in record").
  *
  * @param what - what the file holds, for messages (e.g. `"environment snapshot"`)
  * @throws {BadInputError} naming the file and every bad field
@@ -59,17 +59,8 @@ export async function readSchemaFile<S extends z.ZodType>(
   schema: S,
   what: string,
 ): Promise<z.output<S>> {
-  const raw = await readJsonFile(io, path);
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  const lines = result.error.issues.flatMap((issue) => {
-    const at = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => `  at ${at ? `${at}.` : ''}${key}: unknown field (not part of the ${what})`);
-    }
-    return [`  at ${at || '<root>'}: ${issue.message}`];
-  });
-  throw new BadInputError(`${path}: invalid ${what}\n${lines.join('\n')}`, { cause: result.error });
+  const raw = await readJsonFile(io, path, what);
+  return validateFileContent(path, what, () => parseInput(schema, raw, what, { unknownFieldPerKey: true }));
 }
 
 /**
@@ -85,9 +76,12 @@ export function validateFileContent<T>(path: string, what: string, evaluate: () 
   }
 }
 
-/** Turns a core {@link InvalidInputError} into a {@link BadInputError} naming `path` and each field. */
+/**
+ * Turns a core {@link InvalidInputError} into a {@link BadInputError} naming `path` and each field
+ * (a field that is not printable ASCII is shown as an escaped JSON string, e.g. `"\udc00"`).
+ */
 export function fileInputError(path: string, what: string, error: InvalidInputError): BadInputError {
-  const lines = error.issues.map((issue) => `  at ${issue.path || '<root>'}: ${issue.message}`);
+  const lines = error.issues.map((issue) => `  at ${printable(issue.path || '<root>')}: ${issue.message}`);
   return new BadInputError(`${path}: invalid ${what}\n${lines.join('\n')}`, { cause: error });
 }
 

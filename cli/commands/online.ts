@@ -203,9 +203,9 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let records: unknown[];
       let verification: Awaited<ReturnType<typeof verifyRecords>>;
       if (options.export) {
-        const raw = await readJsonFile(ctx.io, options.export);
+        const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
         const envelope = validateFileContent(options.export, 'lineage export', () =>
-          parseInput(LineageExportEnvelopeSchema, raw, 'lineage export'),
+          parseInput(LineageExportEnvelopeSchema, raw, 'lineage export', { unknownFieldPerKey: true }),
         );
         lineageId = envelope.lineageId;
         records = envelope.records;

@@ -41,6 +41,24 @@ const offlineCases = (): Case[] => [
     exitCode: 2,
   },
   {
+    name: 'manifest-lone-surrogate-key',
+    rule: 'bad input: an env key holding a lone UTF-16 surrogate is named escaped, with the real reason, exit 2',
+    argv: ['manifest', '--env', 'env-lone-surrogate-key.json', '--structural', 'ARCH', '--claims', 'claims.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'manifest-duplicate-env-key',
+    rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated env key is refused naming it, never last-wins, exit 2',
+    argv: ['manifest', '--env', 'env-duplicate-key.txt', '--structural', 'ARCH', '--claims', 'claims.json'],
+    exitCode: 2,
+  },
+  {
+    name: 'manifest-duplicate-claim',
+    rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated claim id in the claims file is refused naming it, exit 2',
+    argv: ['manifest', '--env', 'baseline-env.json', '--claims', 'claims-duplicate-key.txt'],
+    exitCode: 2,
+  },
+  {
     name: 'manifest-causal-key-absent',
     rule: 'a causal key absent from the baseline is bad input naming the claims file and claim',
     argv: ['manifest', '--env', 'baseline-env.json', '--claims', 'claims-unknown-key.json'],
@@ -96,6 +114,12 @@ const offlineCases = (): Case[] => [
     exitCode: 2,
   },
   {
+    name: 'triage-duplicate-manifest-key',
+    rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated key inside the manifest is refused at its path, exit 2',
+    argv: ['triage', '--manifest', 'manifest-duplicate-key.txt', '--env', 'baseline-env.json'],
+    exitCode: 2,
+  },
+  {
     name: 'triage-non-string-value',
     rule: 'bad input: a non-string env value names the file and the key, exit 2',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-number.json'],
@@ -148,6 +172,18 @@ const offlineCases = (): Case[] => [
     name: 'guard-unknown-field',
     rule: 'bad input: an unknown request field names the file and the field, exit 2',
     argv: ['guard', '--request', 'request-unknown-field.json', ...NOW],
+    exitCode: 2,
+  },
+  {
+    name: 'guard-duplicate-epoch',
+    rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated generationEpoch is refused naming it, no verdict, exit 2',
+    argv: ['guard', '--request', 'request-duplicate-epoch.txt', ...NOW],
+    exitCode: 2,
+  },
+  {
+    name: 'verify-duplicate-key',
+    rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated key inside an export record is refused at its path, exit 2',
+    argv: ['verify', '--export', 'export-duplicate-key.txt'],
     exitCode: 2,
   },
   {
