@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { type InputIssue, InvalidInputError } from '../../shared/errors';
 import { EnvSnapshot } from '../../shared/schemas/primitives';
 
@@ -35,7 +36,9 @@ export class SnapshotFileError extends InvalidInputError {
 }
 
 /**
- * Parses JSON Lines text of snapshots (one object a line, blank lines ignored).
+ * Parses JSON Lines text of snapshots (one object a line, blank lines ignored). Each line is read
+ * with `parseStrictJson`, so a repeated key (e.g. one env entry given twice) is refused, not
+ * resolved to its last value.
  *
  * Checks each line against {@link RunnerSnapshotSchema}, and the file as a whole: one series,
  * indexes strictly increasing (oldest first), at least one snapshot.
@@ -53,9 +56,18 @@ export function parseSnapshots(text: string, file = '<input>'): RunnerSnapshot[]
     if (raw.trim() === '') return;
     let json: unknown;
     try {
-      json = JSON.parse(raw);
+      json = parseStrictJson(raw, 'snapshot');
     } catch (error) {
-      issues.push({ path: `line ${line}`, message: `not JSON: ${(error as Error).message}` });
+      if (!(error instanceof StrictJsonError)) throw error;
+      // Positions are within the one line: "line 1 column 17" reads as "column 17".
+      const inLine = (message: string) => message.replace(/line 1 column /g, 'column ');
+      for (const issue of error.issues) {
+        issues.push(
+          error.failure === StrictJsonFailure.SYNTAX
+            ? { path: `line ${line}`, message: `not JSON: ${inLine(issue.message)}` }
+            : { path: `line ${line}: ${issue.path || '<line>'}`, message: inLine(issue.message) },
+        );
+      }
       return;
     }
     const parsed = RunnerSnapshotSchema.safeParse(json);

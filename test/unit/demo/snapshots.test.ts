@@ -44,6 +44,20 @@ describe('snapshot file loading', () => {
     expect(error.issues[0]?.message).toMatch(/^not JSON/);
   });
 
+  it('refuses a line repeating an env key (I-JSON RFC 7493 §2.3), naming line, path and column, never last-wins', () => {
+    const line = JSON.stringify(JSON.parse(firstLine));
+    const doubled = line.replace('"env":{', '"env":{"image:version":"forged",');
+    expect(doubled).not.toBe(line);
+    const error = errorOf(() => parseSnapshots(`${line}\n${doubled}`));
+    expect(error.issues.map((i) => i.path)).toEqual(['line 2: env.image:version']);
+    expect(error.issues[0]?.message).toMatch(/^duplicate key "image:version" \(column \d+, again at column \d+\)/);
+  });
+
+  it('gives the column of a syntax error within its line', () => {
+    const error = errorOf(() => parseSnapshots(`${firstLine}\n{"series": }`));
+    expect(error.issues).toEqual([{ path: 'line 2', message: "not JSON: Unexpected '}' at column 12" }]);
+  });
+
   it('refuses unknown fields, a bad commit, a __proto__ env key and an empty file', () => {
     const extra = { ...JSON.parse(firstLine), extra: 1 };
     expect(errorOf(() => parseSnapshots(JSON.stringify(extra))).issues[0]?.path).toBe('line 1: <line>');
