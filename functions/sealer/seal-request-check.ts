@@ -23,7 +23,19 @@ export interface SealRequestPolicy {
   readonly maxClockSkewSeconds?: number;
   /** Oldest `acceptedAtMs` accepted, seconds before `nowMs`. @default {@link SEAL_QUEUE_RETENTION_SECONDS} */
   readonly maxRequestAgeSeconds?: number;
+  /**
+   * SQS `SentTimestamp` of the message, ms: set by SQS, not by the sender. When given,
+   * `acceptedAtMs` must lie at most {@link MAX_GUARD_SEND_DELAY_SECONDS} before it and at most the
+   * clock skew after it, so a sender cannot pick an acceptance time that makes old receipts fresh.
+   */
+  readonly sentAtMs?: number;
 }
+
+/**
+ * Longest time, in seconds, between the guard's evaluation (`acceptedAtMs`) and SQS accepting its
+ * `SendMessage` (`SentTimestamp`): the guard function's timeout (30 s) twice over.
+ */
+export const MAX_GUARD_SEND_DELAY_SECONDS = 60;
 
 /**
  * Validates a {@link SealRequestPolicy} and applies its defaults (the handler calls it at cold
@@ -72,7 +84,8 @@ export interface SealRequestRefusal {
  *
  * A seal request passes only when all hold:
  * 1. `acceptedAtMs` is at most `maxClockSkewSeconds` after `nowMs` (the guard's clock-skew
- *    tolerance) and at most `maxRequestAgeSeconds` (the queue's retention) before it;
+ *    tolerance) and at most `maxRequestAgeSeconds` (the queue's retention) before it, and, when
+ *    the SQS `SentTimestamp` is given, within {@link MAX_GUARD_SEND_DELAY_SECONDS} before it;
  * 2. `evaluateWrite(request, { nowMs: acceptedAtMs, maxReceiptAgeSeconds, maxClockSkewSeconds })`
  *    — the guard's own rules, at the moment the guard accepted the write — is safe;
  * 3. that recomputed verdict's `verdictDigest` equals the carried `verdict.verdictDigest`.
@@ -80,7 +93,7 @@ export interface SealRequestRefusal {
  * passes when the sealer runs with the guard's policy.
  *
  * Residual risk: a sender with rights on the queue can still choose `acceptedAtMs` inside the
- * window of rule 1; the queue policy (only the guard's role may send) closes that.
+ * minute before its own send; the queue policy (only the guard's role may send) closes that.
  *
  * @param sealRequest - a parsed {@link SealRequest} (untrusted content, valid shape)
  * @param policy - see {@link SealRequestPolicy}
@@ -111,6 +124,16 @@ export function checkSealRequest(sealRequest: SealRequest, policy: SealRequestPo
       RejectionReason.ACCEPTANCE_TIME_INVALID,
       `acceptedAtMs lies ${-aheadMs} ms before now, longer than the seal-requests retention of ${maxRequestAgeSeconds} s`,
     );
+  }
+
+  if (policy.sentAtMs !== undefined) {
+    const lagMs = policy.sentAtMs - acceptedAtMs;
+    if (lagMs > MAX_GUARD_SEND_DELAY_SECONDS * 1000 || -lagMs > maxClockSkewSeconds * 1000) {
+      return refuse(
+        RejectionReason.ACCEPTANCE_TIME_INVALID,
+        `acceptedAtMs lies ${lagMs} ms before the message's SQS SentTimestamp; the guard sends within ${MAX_GUARD_SEND_DELAY_SECONDS} s of accepting (−${maxClockSkewSeconds} s skew)`,
+      );
+    }
   }
 
   let recomputed: ReturnType<typeof evaluateWrite>;

@@ -121,7 +121,10 @@ export class SealerService {
     const { lineageId, residualId } = sealRequest.request;
     logger.appendKeys({ lineageId, residualId });
 
-    const refusal = checkSealRequest(sealRequest, this.#policyAt(this.#deps.clock()));
+    const refusal = checkSealRequest(sealRequest, {
+      ...this.#policyAt(this.#deps.clock()),
+      sentAtMs: message.sentAtMs,
+    });
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
       return this.#reject(message, sealRequest, reason, detail, { rejectedVariables, requestViolations });

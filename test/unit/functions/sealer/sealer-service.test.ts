@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SEAL_QUEUE_RETENTION_SECONDS } from '../../../../functions/sealer/seal-request-check';
+import {
+  MAX_GUARD_SEND_DELAY_SECONDS,
+  SEAL_QUEUE_RETENTION_SECONDS,
+} from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
@@ -38,7 +41,7 @@ function setup() {
 }
 
 let n = 0;
-const message = (body: string) => ({ messageId: `m-${++n}`, body, sentAtMs: FACTORY_NOW_MS + n });
+const message = (body: string, sentAtMs = FACTORY_NOW_MS + n + 1) => ({ messageId: `m-${++n}`, body, sentAtMs });
 
 describe('sealer service (seed 003 at the store)', () => {
   it('seed 003 Recorded Elements: seals seq 0, 1, 2 into a chain verifyChain accepts; emits each new head', async () => {
@@ -259,12 +262,14 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     const verdict = evaluateWrite(request, guardPolicy({ nowMs: acceptedAtMs, maxReceiptAgeSeconds: 3600 }));
     expect(verdict.isSafe).toBe(true);
     const strict = new SealerService({ ...deps(), clock: () => acceptedAtMs, maxReceiptAgeSeconds: 900 });
-    expect(await strict.handle(message(forgedBody(request, verdict, acceptedAtMs)))).toEqual({
+    expect(await strict.handle(message(forgedBody(request, verdict, acceptedAtMs), acceptedAtMs))).toEqual({
       kind: 'REJECTED',
       reason: 'VERDICT_MISMATCH',
     });
     const lenient = new SealerService({ ...deps(), clock: () => acceptedAtMs, maxReceiptAgeSeconds: 3600 });
-    expect((await lenient.handle(message(forgedBody(request, verdict, acceptedAtMs)))).kind).toBe('SEALED');
+    expect((await lenient.handle(message(forgedBody(request, verdict, acceptedAtMs), acceptedAtMs))).kind).toBe(
+      'SEALED',
+    );
   });
 
   it("DESIGN Hardening (clock skew): acceptedAtMs more than 5 s after the sealer's now is refused; 5 s is tolerated", async () => {
@@ -272,12 +277,14 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     const future = (acceptedAtMs: number) =>
       forgedBody(request, evaluateWrite(request, guardPolicy({ nowMs: acceptedAtMs })), acceptedAtMs);
     const { service, store, publisher } = setup(); // clock: FACTORY_NOW_MS + 1000
-    const outcome = await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5001)));
+    const outcome = await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5001), FACTORY_NOW_MS + 1000 + 5001));
     expect(outcome).toEqual({ kind: 'REJECTED', reason: 'ACCEPTANCE_TIME_INVALID' });
     expect(store.appendCalls).toBe(0);
     expect(store.rejections[0]).toMatchObject({ stage: 'SEALER', reason: 'ACCEPTANCE_TIME_INVALID' });
     expect(publisher.rejected[0]?.reason).toBe('ACCEPTANCE_TIME_INVALID');
-    expect((await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5000)))).kind).toBe('SEALED');
+    expect(
+      (await service.handle(message(future(FACTORY_NOW_MS + 1000 + 5000), FACTORY_NOW_MS + 1000 + 5000))).kind,
+    ).toBe('SEALED');
   });
 
   it('an acceptedAtMs older than the seal-requests retention (4 days) is refused, nothing appended', async () => {
@@ -290,6 +297,25 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect(d.store.appendCalls).toBe(0);
     expect(d.store.rejections[0]).toMatchObject({ reason: 'ACCEPTANCE_TIME_INVALID' });
     expect((await later(0).handle(message(body))).kind).toBe('SEALED');
+  });
+
+  it('an acceptedAtMs outside the minute before the SQS SentTimestamp is refused: a direct sender cannot pick it', async () => {
+    const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-backdated' });
+    const body = forgedBody(request, evaluateWrite(request, guardPolicy()));
+    const { service, store } = setup();
+    const sentLate = FACTORY_NOW_MS + MAX_GUARD_SEND_DELAY_SECONDS * 1000 + 1;
+    expect(await service.handle(message(body, sentLate))).toEqual({
+      kind: 'REJECTED',
+      reason: 'ACCEPTANCE_TIME_INVALID',
+    });
+    expect(await service.handle(message(body, FACTORY_NOW_MS - 5001))).toEqual({
+      kind: 'REJECTED',
+      reason: 'ACCEPTANCE_TIME_INVALID',
+    });
+    expect(store.appendCalls).toBe(0);
+    expect((await service.handle(message(body, FACTORY_NOW_MS + MAX_GUARD_SEND_DELAY_SECONDS * 1000))).kind).toBe(
+      'SEALED',
+    );
   });
 
   it('a malformed receipt-age policy fails at construction, not per message', () => {

@@ -38,7 +38,11 @@ async function setup() {
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS,
   });
-  await sealer.handle({ messageId: 'm-0', body: sealRequestBody({ residualId: 'r-0', manifest }), sentAtMs: 0 });
+  await sealer.handle({
+    messageId: 'm-0',
+    body: sealRequestBody({ residualId: 'r-0', manifest }),
+    sentAtMs: FACTORY_NOW_MS,
+  });
 
   const publisher = new FakePublisher();
   const logger = new Logger({ serviceName: 'reseal-triage-test', logLevel: 'SILENT' });

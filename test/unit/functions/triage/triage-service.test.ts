@@ -33,7 +33,7 @@ async function setup(count = 3) {
     await sealer.handle({
       messageId: `m-${i}`,
       body: sealRequestBody({ residualId: `r-${i}`, manifest }),
-      sentAtMs: i,
+      sentAtMs: FACTORY_NOW_MS + i,
     });
   }
   const publisher = new FakePublisher();
