@@ -17,7 +17,7 @@ import { EnvSnapshot, EpochMillis, HexDigest, Identifier, NonNegativeInt, wellFo
 /** EventBridge `source` of every Reseal event. */
 export const EVENT_SOURCE = 'reseal';
 
-/** EventBridge `detail-type` values (docs/internal/contract.md). */
+/** EventBridge `detail-type` values (docs/pipeline.md). */
 export const DetailType = {
   ResidualSealed: 'ResidualSealed',
   ResidualRejected: 'ResidualRejected',
@@ -118,7 +118,7 @@ export const RecallTargetSchema = z.union([
 /** Type of {@link RecallTargetSchema}. */
 export type RecallTarget = z.infer<typeof RecallTargetSchema>;
 
-/** `detail` of a `RecallRequested` event (docs/internal/contract.md). */
+/** `detail` of a `RecallRequested` event (docs/pipeline.md). */
 export const RecallRequestedDetailSchema = z.strictObject({
   requestId: Identifier,
   lineageId: Identifier,
