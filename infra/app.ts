@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { App, RemovalPolicy } from 'aws-cdk-lib';
-import { ResealStack } from './reseal-stack.js';
+import { ResealStack } from './reseal-stack';
 
 /**
  * The CDK app: one stack, `ResealStack`. Context values (`-c name=value` or cdk.json):

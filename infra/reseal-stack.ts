@@ -2,11 +2,11 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy.js';
-import { LineageStore } from './constructs/lineage-store.js';
-import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer.js';
-import { ResealFunction } from './constructs/reseal-function.js';
-import { TriageRule } from './constructs/triage-rule.js';
+import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
+import { LineageStore } from './constructs/lineage-store';
+import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
+import { ResealFunction } from './constructs/reseal-function';
+import { TriageRule } from './constructs/triage-rule';
 
 /** Props of {@link ResealStack}. */
 export interface ResealStackProps extends StackProps {

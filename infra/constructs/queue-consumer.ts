@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ResealFunction, type ResealFunctionProps } from './reseal-function.js';
+import { ResealFunction, type ResealFunctionProps } from './reseal-function';
 
 /** SQS's largest message, set explicitly: a queue created without it may keep a smaller limit. */
 export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;

@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { parseStackOutputs, type StackOutputs } from '../../test/helpers/stack-outputs.js';
-import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator.js';
+import { parseStackOutputs, type StackOutputs } from '../../test/helpers/stack-outputs';
+import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator';
 
 export const STACK_NAME = 'ResealStack';
 /** The emulators' default account and our region. */

@@ -5,7 +5,7 @@ import { formatSummary } from '../../scripts/demo/format';
 import { runDemo } from '../../scripts/demo/run-demo';
 import { LINEAGE_TEMPLATES } from '../../scripts/demo/scenario';
 import { loadSnapshots, sliceSnapshots } from '../../scripts/demo/snapshots';
-import { clientConfig } from '../../scripts/emulator/deploy.js';
+import { clientConfig } from '../../scripts/emulator/deploy';
 import { expectedRecalls, expectedTotals, type ModelSnapshot } from '../helpers/demo-expected-counts';
 
 // `npm run demo` smoke run on a small slice of the real series, against the stack global-setup

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-kms';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { clientConfig } from '../../scripts/emulator/deploy.js';
+import { clientConfig } from '../../scripts/emulator/deploy';
 
 // What emulators have got wrong (DESIGN.md, "Local emulator" and "Facts from the field"), asserted
 // against the deployed stack instead of assumed.

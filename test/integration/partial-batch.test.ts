@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy.js';
+import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy';
 
 // DESIGN.md, "Facts from the field": emulators have differed from AWS on partial batch failures,
 // so this file asserts them on the emulator of this run instead of assuming them. It owns every

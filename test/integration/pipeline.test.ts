@@ -16,7 +16,7 @@ import { EventBridgePublisher } from '../../functions/adapters/eventbridge-publi
 import { KMSMacAnchor } from '../../functions/adapters/kms-mac-anchor';
 import { deduplicationIdOf } from '../../functions/adapters/sqs-seal-queue';
 import { SealerService } from '../../functions/sealer/sealer-service';
-import { clientConfig } from '../../scripts/emulator/deploy.js';
+import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { SealRequest } from '../../shared/schemas/messages';
