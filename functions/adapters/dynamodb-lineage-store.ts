@@ -4,19 +4,22 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  type QueryCommandInput,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import {
+  type ConflictReason,
   type ConflictRecord,
   DuplicateResidualError,
   type LineageStore,
+  type OutcomeFilter,
   type RejectionRecord,
   type ResidualLocation,
   StaleEpochError,
   StaleHeadError,
 } from '../../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../../shared/schemas/messages';
 import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
 
 /** The part of `DynamoDBClient` this adapter uses (a fake with `send` serves unit tests). */
@@ -284,6 +287,47 @@ export class DynamoDBLineageStore implements LineageStore {
     return text === undefined ? null : (JSON.parse(text) as TriageCompletedDetail);
   }
 
+  // --- Outcome reads (listConflicts, listRejections): Query, all pages, sorted as the port says ---
+  async listConflicts(lineageId: string, options: OutcomeFilter = {}): Promise<ConflictRecord[]> {
+    const prefix =
+      options.residualId === undefined ? CONFLICT_SK_PREFIX : `${CONFLICT_SK_PREFIX}${options.residualId}#`;
+    const items = await this.#queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': S(Keys.lineage(lineageId)), ':prefix': S(prefix) },
+    });
+    return items.map((item) => conflictOf(lineageId, item)).sort(byTimeThen((c) => c.residualId));
+  }
+
+  async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
+    const pk = S(Keys.rejection(lineageId));
+    const items = await this.#queryAll(
+      options.residualId === undefined
+        ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }
+        : {
+            KeyConditionExpression: 'pk = :pk',
+            FilterExpression: 'residualId = :residualId',
+            ExpressionAttributeValues: { ':pk': pk, ':residualId': S(options.residualId) },
+          },
+    );
+    return items.map((item) => rejectionOf(lineageId, item)).sort(byTimeThen((r) => r.messageId));
+  }
+
+  async #queryAll(
+    query: Pick<QueryCommandInput, 'KeyConditionExpression' | 'FilterExpression' | 'ExpressionAttributeValues'>,
+  ): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.#client.send(
+        new QueryCommand({ TableName: this.#tableName, ...query, ConsistentRead: true, ExclusiveStartKey: startKey }),
+      );
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return items;
+  }
+  // --- end outcome reads ---
+
   /** Put that never overwrites; an identical key already present means the same fact is recorded. */
   async #putIfAbsent(item: Item): Promise<void> {
     try {
@@ -311,6 +355,55 @@ function headOf(lineageId: string, item: Item | undefined): LineageHead | null {
 function locationOf(item: Item): ResidualLocation {
   return { lineageId: str(item, 'lineageId') ?? '', seq: num(item, 'seq') ?? -1 };
 }
+
+// --- Outcome item readers (the table is not trusted: unreadable JSON attributes read as null / empty) ---
+const CONFLICT_SK_PREFIX = 'CONFLICT#';
+
+function json<T>(item: Item, name: string, fallback: T): T {
+  const text = str(item, name);
+  if (text === undefined) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+function conflictOf(lineageId: string, item: Item): ConflictRecord {
+  return {
+    lineageId,
+    residualId: str(item, 'residualId') ?? '',
+    reason: (str(item, 'reason') ?? '') as ConflictReason,
+    detail: str(item, 'detail') ?? '',
+    attemptedHeader: json<unknown>(item, 'attemptedHeader', null),
+    expectedHead: json<LineageHead | null>(item, 'expectedHead', null),
+    observedHead: json<LineageHead | null>(item, 'observedHead', null),
+    atMs: num(item, 'atMs') ?? 0,
+  };
+}
+
+function rejectionOf(lineageId: string, item: Item): RejectionRecord {
+  return {
+    stage: (str(item, 'stage') ?? '') as RejectionStage,
+    reason: (str(item, 'reason') ?? '') as RejectionReason,
+    lineageId,
+    residualId: str(item, 'residualId') ?? null,
+    messageId: str(item, 'messageId') ?? '',
+    verdictDigest: str(item, 'verdictDigest') ?? null,
+    bodyDigest: str(item, 'bodyDigest') ?? '',
+    bodyPreview: str(item, 'bodyPreview') ?? '',
+    issues: json<RejectionRecord['issues']>(item, 'issues', []),
+    rejectedVariables: json<RejectionRecord['rejectedVariables']>(item, 'rejectedVariables', []),
+    requestViolations: json<RejectionRecord['requestViolations']>(item, 'requestViolations', []),
+    atMs: num(item, 'atMs') ?? 0,
+  };
+}
+
+/** Oldest first by `atMs`, ties by `key` in code-unit order (the in-memory store sorts the same way). */
+function byTimeThen<T extends { atMs: number }>(key: (item: T) => string): (a: T, b: T) => number {
+  return (a, b) => a.atMs - b.atMs || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}
+// --- end outcome item readers ---
 
 /** The stored record: parsed JSON, or the raw text when it no longer parses (the verifier refuses it). */
 function recordOf(item: Item): unknown {

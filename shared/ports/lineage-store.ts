@@ -41,6 +41,24 @@ export interface LineageStore {
   putTriageReport(report: TriageCompletedDetail): Promise<void>;
   /** A stored triage report, or `null`. */
   getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null>;
+
+  // --- Outcome reads (client `waitForOutcome`, `reseal publish --wait`, `reseal inspect`) ---
+  /**
+   * Conflict records of a lineage (sk `CONFLICT#…`, all pages), oldest first (`atMs`, then
+   * residual id); with `residualId`, only that write's (sk prefix `CONFLICT#<residualId>#`).
+   */
+  listConflicts(lineageId: string, options?: OutcomeFilter): Promise<ConflictRecord[]>;
+  /**
+   * Rejection records filed under a lineage (pk `REJECTION#<lineageId>`, all pages), oldest first
+   * (`atMs`, then message id); with `residualId`, only that write's. A body too broken to name its
+   * lineage is filed under `REJECTION#unparsed` and is not listed here.
+   */
+  listRejections(lineageId: string, options?: OutcomeFilter): Promise<RejectionRecord[]>;
+}
+
+/** Narrows {@link LineageStore.listConflicts} and {@link LineageStore.listRejections} to one write. */
+export interface OutcomeFilter {
+  readonly residualId?: string;
 }
 
 /** Where a residual id was sealed. */

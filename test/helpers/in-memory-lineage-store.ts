@@ -3,6 +3,7 @@ import {
   type ConflictRecord,
   DuplicateResidualError,
   type LineageStore,
+  type OutcomeFilter,
   type RejectionRecord,
   type ResidualLocation,
   StaleEpochError,
@@ -100,6 +101,26 @@ export class InMemoryLineageStore implements LineageStore {
     return report ? structuredClone(report) : null;
   }
 
+  // --- Outcome reads (same order and filters as DynamoDBLineageStore) ---
+  async listConflicts(lineageId: string, options: OutcomeFilter = {}): Promise<ConflictRecord[]> {
+    return this.conflicts
+      .filter(
+        (c) => c.lineageId === lineageId && (options.residualId === undefined || c.residualId === options.residualId),
+      )
+      .sort(byTimeThen((c) => c.residualId))
+      .map((c) => structuredClone(c));
+  }
+
+  async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
+    return this.rejections
+      .filter(
+        (r) => r.lineageId === lineageId && (options.residualId === undefined || r.residualId === options.residualId),
+      )
+      .sort(byTimeThen((r) => r.messageId))
+      .map((r) => structuredClone(r));
+  }
+  // --- end outcome reads ---
+
   /** Rewrites a stored record in place, as someone with table write access could. */
   tamperRecord(lineageId: string, seq: number, edit: (record: Record<string, unknown>) => void): void {
     const chain = this.#chain(lineageId);
@@ -128,6 +149,11 @@ export class InMemoryLineageStore implements LineageStore {
     }
     return chain;
   }
+}
+
+/** Oldest first by `atMs`, ties by `key` in code-unit order (the DynamoDB adapter sorts the same way). */
+function byTimeThen<T extends { atMs: number }>(key: (item: T) => string): (a: T, b: T) => number {
+  return (a, b) => a.atMs - b.atMs || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 }
 
 function parse(text: string): unknown {
