@@ -1,16 +1,23 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { StackOutputsError } from '../client/errors';
+import { resolveStackOutputs } from '../client/stack-outputs';
 import { UnavailableMacAnchor } from '../client/verify-records';
 import { KMSMacAnchor } from '../functions/adapters/kms-mac-anchor';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
-import { BadInputError } from './errors';
+import { BadInputError, CliError } from './errors';
+import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
+import { sdkConfig } from './online';
 
 /** How MACs are checked, as reported in the verification output. */
 export const MacCheck = {
   KMS: 'kms',
   LOCAL_KEY: 'local-key',
   UNAVAILABLE: 'unavailable',
+  /** A key is reachable but only the data names the key id: MACs not checked (fail closed). */
+  UNPINNED: 'unpinned',
 } as const;
 /** One of {@link MacCheck}. */
 export type MacCheck = (typeof MacCheck)[keyof typeof MacCheck];
@@ -22,6 +29,19 @@ export interface AnchorOptions {
   readonly offline?: boolean;
   readonly kms?: boolean;
 }
+
+/**
+ * A MAC key id the verifier pinned itself (never one read from the data being verified):
+ * `--key-id`, or the `MacKeyArn` output of the stack (`--stack`).
+ */
+export interface KeyPin {
+  readonly keyId: string;
+  /** Where the key id came from, e.g. `--key-id` or `stack ResealStack output MacKeyArn`. */
+  readonly source: string;
+}
+
+/** Note (and failure reason) of a verification whose only key id came from the data. */
+export const UNPINNED_NOTE = 'MAC key not pinned: pass --key-id or --stack';
 
 /** The anchor chosen and how it was chosen. */
 export interface AnchorChoice {
@@ -61,11 +81,24 @@ export function kmsClientFor(env: CliIo['env']): KMSClient {
  * endpoint and no credentials): then every MAC is unverifiable and the verdict fails closed
  * with `UNVERIFIED_TAMPER_RISK`, while hashes and links are still checked.
  *
- * @param keyIdFromData - key id named by the records, used when `--key-id` is not given
+ * Fail closed on the key too: KMS checks MACs only under a key id the verifier pinned
+ * (`--key-id`, or `pin` from the stack). A key id named only by the records proves nothing (whoever
+ * can create a KMS key can re-MAC a rewritten export under it), so without a pin the MACs are not
+ * checked ({@link MacCheck.UNPINNED}, `UNVERIFIED_TAMPER_RISK`). A local key pins itself: its bytes
+ * come from the verifier, so the key id is only a label.
+ *
+ * @param keyIdFromData - key id named by the records (untrusted: a label only, never a pin)
+ * @param pin - key id the verifier resolved itself (the stack's `MacKeyArn`), used when `--key-id` is not given
  * @throws {BadInputError} for a malformed `--local-key-hex`
  */
-export function chooseAnchor(io: CliIo, options: AnchorOptions, keyIdFromData: string | null): AnchorChoice {
-  const keyId = options.keyId ?? keyIdFromData ?? 'unknown-key';
+export function chooseAnchor(
+  io: CliIo,
+  options: AnchorOptions,
+  keyIdFromData: string | null,
+  pin: KeyPin | null = null,
+): AnchorChoice {
+  const pinned: KeyPin | null = options.keyId !== undefined ? { keyId: options.keyId, source: '--key-id' } : pin;
+  const keyId = pinned?.keyId ?? keyIdFromData ?? 'unknown-key';
   if (options.localKeyHex !== undefined) {
     const hex = options.localKeyHex.trim();
     if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex) || hex.length < MIN_LOCAL_KEY_BYTES * 2) {
@@ -75,11 +108,60 @@ export function chooseAnchor(io: CliIo, options: AnchorOptions, keyIdFromData: s
     return { anchor, macCheck: MacCheck.LOCAL_KEY, keyId, note: null };
   }
   if (!options.offline && (options.kms || kmsReachable(io.env))) {
-    return { anchor: new KMSMacAnchor(kmsClientFor(io.env), keyId), macCheck: MacCheck.KMS, keyId, note: null };
+    if (pinned) {
+      const note = pinned.source === '--key-id' ? null : `key pinned from ${pinned.source}`;
+      return { anchor: new KMSMacAnchor(kmsClientFor(io.env), keyId), macCheck: MacCheck.KMS, keyId, note };
+    }
+    const reason = 'not pinned by the verifier (named only by the data): pass --key-id or --stack';
+    return {
+      anchor: new UnavailableMacAnchor(keyId, reason),
+      macCheck: MacCheck.UNPINNED,
+      keyId,
+      note: UNPINNED_NOTE,
+    };
   }
   const note = options.offline
     ? 'MACs not checked (--offline)'
     : 'MACs not checked: no KMS endpoint (AWS_ENDPOINT_URL) or AWS credentials, and no --local-key-hex';
   const reason = options.offline ? 'not checked (--offline)' : 'no KMS endpoint or AWS credentials, and no local key';
   return { anchor: new UnavailableMacAnchor(keyId, reason), macCheck: MacCheck.UNAVAILABLE, keyId, note };
+}
+
+/** Reads a stack's `MacKeyArn` output (injectable for tests). */
+export type StackKeyResolver = (io: CliIo, stackName: string) => Promise<string>;
+
+/** The default {@link StackKeyResolver}: `DescribeStacks` through the run's endpoint and region. */
+export const resolveStackMacKey: StackKeyResolver = async (io, stackName) =>
+  (await resolveStackOutputs(stackName, new CloudFormationClient(sdkConfig(io.env)))).macKeyArn;
+
+/**
+ * The key pin of `reseal verify --export` when neither `--key-id` nor `--local-key-hex` is given
+ * and KMS is reachable: the stack's `MacKeyArn` output. When the stack cannot be read, an explicit
+ * `--stack` is an error (exit 1); the default stack leaves the key unpinned (`null`, so the
+ * verdict fails closed) and says why in `unpinnedWhy`.
+ *
+ * @throws {CliError} (exit 1) when an explicitly named stack cannot be read
+ */
+export async function stackKeyPin(
+  io: CliIo,
+  options: AnchorOptions,
+  stack: { readonly name: string; readonly explicit: boolean },
+  resolve: StackKeyResolver = resolveStackMacKey,
+): Promise<{ pin: KeyPin | null; unpinnedWhy: string | null }> {
+  const needed =
+    options.keyId === undefined &&
+    options.localKeyHex === undefined &&
+    !options.offline &&
+    (options.kms || kmsReachable(io.env));
+  if (!needed) return { pin: null, unpinnedWhy: null };
+  try {
+    const keyId = await resolve(io, stack.name);
+    return { pin: { keyId, source: `stack ${stack.name} output MacKeyArn` }, unpinnedWhy: null };
+  } catch (error) {
+    if (!(error instanceof StackOutputsError)) throw error;
+    if (stack.explicit) {
+      throw new CliError(`cannot pin the MAC key: ${error.message}`, ExitCode.UNEXPECTED, { cause: error });
+    }
+    return { pin: null, unpinnedWhy: error.message };
+  }
 }

@@ -10,7 +10,7 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/output';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
-import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
+import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
@@ -37,23 +37,26 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .command('verify')
     .summary('verify a sealed chain: an export file (offline) or a stored lineage (online)')
     .description(
-      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. When no MAC can be checked the verdict is UNVERIFIED_TAMPER_RISK (fail closed), but a broken hash or link is still reported as such.',
+      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such.',
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
     .option('--json', 'print the result as JSON (snake_case)')
     .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
-    .option('--key-id <id>', 'key the records must be sealed with (default: the key the export names)')
+    .option('--key-id <id>', 'pin the KMS key the records must be sealed with (default: MacKeyArn of --stack)')
     .option('--offline', 'never call KMS (MACs unverifiable: UNVERIFIED_TAMPER_RISK)')
     .option('--kms', 'call KMS even when no endpoint or credentials variable is set (instance roles, profiles)')
     .option(...STACK_OPTION)
-    .action(async (options: VerifyOptions) => {
+    .action(async (options: VerifyOptions, command: Command) => {
       if ((options.export === undefined) === (options.lineage === undefined)) {
         throw new BadInputError('verify: give exactly one of --export <LINEAGE.json> or --lineage <id>');
       }
       const { result, context } = options.export
-        ? await verifyExportFile(ctx, options.export, options)
+        ? await verifyExportFile(ctx, options.export, options, {
+            name: options.stack,
+            explicit: command.getOptionValueSource('stack') === 'cli',
+          })
         : await verifyStoredLineage(ctx, options.lineage as string, options);
       ctx.io.stdout(options.json ? jsonText(verificationJson(result, context)) : verificationText(result, context));
       ctx.exit(verificationExitCode(result.verdict));
@@ -64,6 +67,7 @@ async function verifyExportFile(
   ctx: CommandContext,
   path: string,
   options: VerifyOptions,
+  stack: { readonly name: string; readonly explicit: boolean },
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const envelope: LineageExportEnvelope = await readSchemaFile(
     ctx.io,
@@ -78,7 +82,10 @@ async function verifyExportFile(
       `${path}: invalid lineage export\n  at head.${issue?.path.join('.') ?? ''}: ${issue?.message}`,
     );
   }
-  const choice = chooseAnchor(ctx.io, options, keyIdNamedBy(envelope.records) ?? head?.data?.keyId ?? null);
+  // The key id the export names is a label only: the key that checks the MACs is pinned by the
+  // verifier (--key-id, --stack, --local-key-hex), else the verdict fails closed.
+  const { pin, unpinnedWhy } = await stackKeyPin(ctx.io, options, stack);
+  const choice = chooseAnchor(ctx.io, options, keyIdNamedBy(envelope.records) ?? head?.data?.keyId ?? null, pin);
   // Without --checkpoint, the export's own head serves: it catches records cut from the file,
   // though not from the table (the head came from the same table).
   const checkpoint = options.checkpoint
@@ -91,10 +98,7 @@ async function verifyExportFile(
     anchor: choice.anchor,
     ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
   });
-  const note =
-    choice.macCheck === MacCheck.KMS && options.keyId === undefined
-      ? 'key id taken from the export; pass --key-id to pin the key you trust'
-      : choice.note;
+  const note = choice.macCheck === MacCheck.UNPINNED && unpinnedWhy ? `${choice.note} (${unpinnedWhy})` : choice.note;
   return {
     result,
     context: { lineageId: envelope.lineageId, macCheck: choice.macCheck, keyId: choice.keyId, checkpoint, note },

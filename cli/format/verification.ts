@@ -48,6 +48,7 @@ const MAC_CHECK_TEXT: Record<MacCheck, string> = {
   kms: 'KMS VerifyMac',
   'local-key': 'local HMAC key',
   unavailable: 'not checked (no key reachable)',
+  unpinned: 'not checked (key not pinned: named only by the data)',
 };
 
 /** A chain verification as readable text. */

@@ -10,7 +10,12 @@ import {
   TEST_KEY_BYTES,
   TEST_LINEAGE_ID,
   TEST_NOW_MS,
+  testAnchor,
 } from '../../helpers/seal-factories';
+
+/** Key id and bytes of the forger's own key (a new key in the same account, as `rekeyed.json` uses). */
+export const FORGER_KEY_ID = 'arn:aws:kms:us-east-1:111122223333:key/forger-key';
+export const FORGER_KEY_BYTES: Uint8Array = new Uint8Array(32).fill(0xa5);
 
 /** The test key as `--local-key-hex` takes it. */
 export const TEST_KEY_HEX = Buffer.from(TEST_KEY_BYTES).toString('hex');
@@ -47,6 +52,13 @@ export async function writeExportFixtures(dir: string): Promise<{ checkpoint: st
   // The last record re-signed by someone without the key (Hash-With-Payload forgery).
   const forged = await resealRecord(records[3] as SealedRecord, { payload: { note: 'forged' } }, forgerAnchor());
   await write('forged.json', exportOf([...records.slice(0, 3), forged], null));
+  // The whole lineage rewritten, re-chained and re-MACed under a key the forger created: sound
+  // under its own key id, so only a key pinned by the verifier catches it.
+  const rekeyed = await buildChain(4, {
+    anchor: testAnchor({ keyId: FORGER_KEY_ID, key: FORGER_KEY_BYTES }),
+    inputs: (i) => ({ generationEpoch: 1 + Math.floor(i / 2), payload: { conclusion: `forged ${i}`, index: i } }),
+  });
+  await write('rekeyed.json', exportOf(rekeyed.records, rekeyed.head));
   // Not an export at all: an unknown top-level field.
   await write('unknown-field.json', { ...exportOf(records, head), signedBy: 'me' });
   return { checkpoint: `${head.seq}:${head.recordHash}` };

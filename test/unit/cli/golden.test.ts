@@ -1,8 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_KEY_HEX, writeExportFixtures } from './exports';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { TEST_KEY_BYTES, TEST_KEY_ID } from '../../helpers/seal-factories';
+import { FORGER_KEY_BYTES, FORGER_KEY_ID, TEST_KEY_HEX, writeExportFixtures } from './exports';
+import { type FakeAws, startFakeAws } from './fake-aws';
 import { goldenText, runCli } from './run-cli';
 
 /**
@@ -21,7 +23,17 @@ interface Case {
   readonly exitCode: number;
   /** `fixtures` (committed files) or `exports` (chains sealed at test time). */
   readonly cwd?: 'fixtures' | 'exports';
+  /**
+   * `aws`: a KMS endpoint is reachable (`AWS_ENDPOINT_URL` names a local fake of CloudFormation and
+   * KMS holding the test key and the forger's key, with stack `reseal-test` whose MacKeyArn is the
+   * test key; the default stack `ResealStack` does not exist). Default: an empty environment.
+   */
+  readonly env?: 'aws';
 }
+
+/** Stack of the fake endpoint whose `MacKeyArn` output is the test key. */
+const FAKE_STACK = 'reseal-test';
+let fakeAws: FakeAws | null = null;
 
 let exportsDir = '';
 let checkpoint = '';
@@ -237,6 +249,55 @@ const exportCases = (): Case[] => [
     argv: ['verify', '--export', 'forged.json', '--local-key-hex', TEST_KEY_HEX],
     exitCode: 20,
   },
+  // Key pinning (fail closed): the key that checks the MACs comes from the verifier, never the export.
+  {
+    name: 'verify-intact-unpinned',
+    rule: 'fail closed: KMS reachable but the key id only named by the export (no --key-id, stack unreadable) is UNVERIFIED_TAMPER_RISK, exit 20',
+    argv: ['verify', '--export', 'intact.json'],
+    exitCode: 20,
+    env: 'aws',
+  },
+  {
+    name: 'verify-rekeyed-unpinned',
+    rule: 'fail closed: an export re-chained and re-MACed under a new key is never VERIFIED_INTACT without a pinned key, exit 20',
+    argv: ['verify', '--export', 'rekeyed.json', '--json'],
+    exitCode: 20,
+    env: 'aws',
+  },
+  {
+    name: 'verify-intact-stack-pinned',
+    rule: 'the key pinned from the MacKeyArn output of --stack verifies an intact chain through KMS, exit 0',
+    argv: ['verify', '--export', 'intact.json', '--stack', FAKE_STACK],
+    exitCode: 0,
+    env: 'aws',
+  },
+  {
+    name: 'verify-rekeyed-stack-pinned',
+    rule: "an export re-MACed under another key, with the stack's key pinned, is not intact, exit 20",
+    argv: ['verify', '--export', 'rekeyed.json', '--stack', FAKE_STACK],
+    exitCode: 20,
+    env: 'aws',
+  },
+  {
+    name: 'verify-rekeyed-key-id-pinned',
+    rule: 'an export re-MACed under another key, with --key-id pinning the right key, is not intact, exit 20',
+    argv: ['verify', '--export', 'rekeyed.json', '--key-id', TEST_KEY_ID],
+    exitCode: 20,
+    env: 'aws',
+  },
+  {
+    name: 'verify-rekeyed-local-key',
+    rule: 'an export re-MACed under another key, checked with the right local key, is HASH_MISMATCH, exit 20',
+    argv: ['verify', '--export', 'rekeyed.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-stack-missing',
+    rule: 'an explicit --stack that cannot be read is an error (the key cannot be pinned), exit 1',
+    argv: ['verify', '--export', 'intact.json', '--stack', 'no-such-stack'],
+    exitCode: 1,
+    env: 'aws',
+  },
   {
     name: 'verify-unknown-field',
     rule: 'bad input: an export with an unknown field names the file and the field, exit 2',
@@ -272,15 +333,27 @@ const exportCases = (): Case[] => [
 beforeAll(async () => {
   exportsDir = await mkdtemp(join(tmpdir(), 'reseal-cli-'));
   ({ checkpoint } = await writeExportFixtures(exportsDir));
+  fakeAws = await startFakeAws({
+    stacks: { [FAKE_STACK]: TEST_KEY_ID },
+    keys: { [TEST_KEY_ID]: TEST_KEY_BYTES, [FORGER_KEY_ID]: FORGER_KEY_BYTES },
+  });
+  // The SDK reads credentials from the process environment: static ones, never a real account.
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  vi.stubEnv('AWS_PROFILE', undefined);
 });
 
 afterAll(async () => {
+  vi.unstubAllEnvs();
+  await fakeAws?.close();
   if (exportsDir) await rm(exportsDir, { recursive: true, force: true });
 });
 
 async function checkGolden(testCase: Case): Promise<void> {
   const cwd = testCase.cwd === 'exports' ? exportsDir : FIXTURES;
-  const result = await runCli(testCase.argv, { cwd });
+  const env =
+    testCase.env === 'aws' && fakeAws ? { AWS_ENDPOINT_URL: fakeAws.url, AWS_REGION: 'us-east-1' } : undefined;
+  const result = await runCli(testCase.argv, { cwd, ...(env ? { env } : {}) });
   const text = goldenText(testCase.argv, result);
   const file = join(GOLDEN, `${testCase.name}.txt`);
   if (process.env.UPDATE_GOLDEN === '1') await writeFile(file, text);
