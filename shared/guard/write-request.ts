@@ -10,7 +10,7 @@ import {
   NonNegativeInt,
   RESERVED_KEY,
 } from '../schemas/primitives';
-import { SealedDependencyManifestSchema } from '../triage/manifest';
+import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionVariableSchema, VariableName } from './session-variable';
 
 /** Most variables one write may use. */
@@ -146,6 +146,25 @@ function refuseDuplicateNames(names: readonly unknown[], ctx: z.RefinementCtx, p
 }
 
 /**
+ * The manifest of a write: {@link SealedDependencyManifestSchema}, and (for a non-empty
+ * `baselineKeyHashes`) a `preconditionSeal` equal to `compositeSeal(baselineKeyHashes)`. A
+ * manifest whose seal does not match its own key hashes could be sealed but never triaged (every
+ * recall would be refused as corrupt), so the guard refuses it at write time as invalid input at
+ * `manifest.preconditionSeal`. Triage keeps its own check (`ManifestSealMismatchError`). An empty
+ * `baselineKeyHashes` keeps an opaque seal, as the manifest schema allows.
+ */
+export const WriteManifestSchema = SealedDependencyManifestSchema.superRefine((manifest, ctx) => {
+  if (Object.keys(manifest.baselineKeyHashes).length === 0) return;
+  const recomputed = compositeSealUnchecked(manifest.baselineKeyHashes);
+  if (recomputed === manifest.preconditionSeal) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['preconditionSeal'],
+    message: `preconditionSeal does not match compositeSeal(baselineKeyHashes) (expected ${recomputed}): the manifest is corrupt and could never be triaged`,
+  });
+});
+
+/**
  * Schema of a {@link ResidualWriteRequest}, the body of an SQS `residual-writes` message:
  * strict objects at every level (unknown fields refused), sizes bounded, variable names unique.
  */
@@ -173,7 +192,7 @@ export const ResidualWriteRequestSchema = z.strictObject({
     .array(VariableName)
     .max(MAX_DECLARED_CONSTANTS)
     .superRefine((names, ctx) => refuseDuplicateNames(names, ctx, (i) => [i])),
-  manifest: SealedDependencyManifestSchema,
+  manifest: WriteManifestSchema,
   supersedes: z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest }).optional(),
 });
 

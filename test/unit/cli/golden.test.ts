@@ -187,6 +187,12 @@ const offlineCases = (): Case[] => [
     exitCode: 2,
   },
   {
+    name: 'guard-bad-manifest-seal',
+    rule: 'bad input: a manifest whose preconditionSeal is not the seal of its key hashes is refused at manifest.preconditionSeal, no verdict, exit 2',
+    argv: ['guard', '--request', 'request-bad-seal.json', ...NOW],
+    exitCode: 2,
+  },
+  {
     name: 'guard-duplicate-epoch',
     rule: 'bad input (I-JSON RFC 7493 §2.3): a repeated generationEpoch is refused naming it, no verdict, exit 2',
     argv: ['guard', '--request', 'request-duplicate-epoch.txt', ...NOW],

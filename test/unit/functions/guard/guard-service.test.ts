@@ -91,6 +91,17 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(queue.sent).toHaveLength(0);
   });
 
+  it('a manifest whose preconditionSeal is not the seal of its key hashes is a SCHEMA_VIOLATION naming manifest.preconditionSeal; nothing forwarded', async () => {
+    const { service, store, publisher, queue } = setup();
+    const request = validWriteRequest();
+    const body = JSON.stringify({ ...request, manifest: { ...request.manifest, preconditionSeal: 'b'.repeat(64) } });
+    const outcome = await service.handle(message(body));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+    expect(store.rejections[0]?.issues.map((i) => i.path)).toEqual(['manifest.preconditionSeal']);
+    expect(publisher.rejected[0]?.reason).toBe('SCHEMA_VIOLATION');
+    expect(queue.sent).toHaveLength(0);
+  });
+
   it('a lone surrogate in the payload is a SCHEMA_VIOLATION (RFC 8785 cannot carry it), not thrown', async () => {
     const { service, store, publisher } = setup();
     const body = JSON.stringify(validWriteRequest()).replace('instance healthy', 'instance \\ud800 healthy');
