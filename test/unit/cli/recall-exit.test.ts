@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../../cli/errors';
+import { ExitCode } from '../../../cli/exit-codes';
+import { awaitRecallReport, RecallEnd, recallEnd, recallExitCode, recallRefusalHint } from '../../../cli/recall-exit';
+import { TimeoutError } from '../../../client/errors';
+import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import { VerificationVerdict as V, type VerificationVerdict } from '../../../shared/seal/verification-verdict';
+import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { testManifest } from '../../helpers/seal-factories';
+
+const intact = { verdict: V.VERIFIED_INTACT, firstFailure: null };
+const notIntact = (verdict: VerificationVerdict) => ({
+  verdict,
+  firstFailure: { seq: 1, verdict, reason: 'broken' },
+});
+
+function detail(overrides: Partial<TriageCompletedDetail>): TriageCompletedDetail {
+  return {
+    formatVersion: 1,
+    requestId: 'recall-1',
+    lineageId: 'agent-7',
+    seq: 2,
+    residualId: 'r-2',
+    outcome: 'REFUSED',
+    verification: intact,
+    report: null,
+    refusalReason: null,
+    completedAtMs: 1_800_000_000_000,
+    ...overrides,
+  };
+}
+
+const triaged = (env: Record<string, string>) =>
+  detail({ outcome: 'TRIAGED', report: isolateDelta(testManifest(), env), refusalReason: null });
+
+describe('reseal recall exit codes', () => {
+  it('TRIAGED: 0 without drift, 10 when the agent must act', () => {
+    expect(recallExitCode(triaged({ ARCH: 'arm64', REGION: 'eu-west-1' }))).toBe(ExitCode.OK);
+    expect(recallExitCode(triaged({ ARCH: 'arm64', REGION: 'us-east-1' }))).toBe(ExitCode.ACTION_NEEDED);
+    expect(recallExitCode(triaged({ ARCH: 'x86_64', REGION: 'eu-west-1' }))).toBe(ExitCode.ACTION_NEEDED);
+  });
+
+  it('REFUSED on a chain not VERIFIED_INTACT: 20, whatever the reason says', () => {
+    for (const verdict of [V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.TRUNCATION_DETECTED, V.UNVERIFIED_TAMPER_RISK]) {
+      const refused = detail({
+        verification: notIntact(verdict),
+        refusalReason: 'record not verified; triage refused',
+      });
+      expect(recallEnd(refused)).toBe(RecallEnd.NOT_INTACT);
+      expect(recallExitCode(refused)).toBe(ExitCode.TAMPER);
+    }
+    // Even a "not found" wording cannot turn a broken chain into bad input.
+    const masked = detail({
+      verification: notIntact(V.LINEAGE_BROKEN),
+      refusalReason: 'no such record in this lineage',
+    });
+    expect(recallExitCode(masked)).toBe(ExitCode.TAMPER);
+  });
+
+  it('a TRIAGED detail without an intact verification or a report is not trusted: 20', () => {
+    expect(recallExitCode(detail({ outcome: 'TRIAGED', verification: null, report: null }))).toBe(ExitCode.TAMPER);
+    expect(recallExitCode(detail({ outcome: 'TRIAGED', verification: intact, report: null }))).toBe(ExitCode.TAMPER);
+  });
+
+  it('REFUSED because the lineage or record does not exist: 2 (unknown target), with a clear hint', () => {
+    const noLineage = detail({
+      seq: null,
+      residualId: null,
+      verification: null,
+      refusalReason: 'no such record in this lineage',
+    });
+    expect(recallEnd(noLineage)).toBe(RecallEnd.NOT_FOUND);
+    expect(recallExitCode(noLineage)).toBe(ExitCode.BAD_INPUT);
+    expect(recallRefusalHint(noLineage)).toBe(
+      'no such record: lineage agent-7 has no sealed record (check --lineage, --seq, --residual-id)',
+    );
+    const noResidual = detail({ seq: null, residualId: 'r-9', refusalReason: 'no such record in this lineage' });
+    expect(recallExitCode(noResidual)).toBe(ExitCode.BAD_INPUT);
+    expect(recallRefusalHint(noResidual)).toContain('has no residual r-9');
+    const pastHead = detail({ seq: 9, residualId: null, refusalReason: 'record 9 is missing from the verified chain' });
+    expect(recallExitCode(pastHead)).toBe(ExitCode.BAD_INPUT);
+    expect(recallRefusalHint(pastHead)).toContain('has no seq 9');
+  });
+
+  it('REFUSED because the request was invalid: 2', () => {
+    const invalid = detail({
+      seq: null,
+      residualId: null,
+      verification: null,
+      refusalReason: 'invalid RecallRequested detail: currentEnv: expected record',
+    });
+    expect(recallEnd(invalid)).toBe(RecallEnd.INVALID_REQUEST);
+    expect(recallExitCode(invalid)).toBe(ExitCode.BAD_INPUT);
+  });
+
+  it('REFUSED on an intact record whose manifest cannot be triaged: 10, not tamper', () => {
+    const corrupt = detail({ refusalReason: 'delta isolation refused: manifest is corrupt: preconditionSeal …' });
+    expect(recallEnd(corrupt)).toBe(RecallEnd.UNTRIAGEABLE);
+    expect(recallExitCode(corrupt)).toBe(ExitCode.ACTION_NEEDED);
+    expect(recallRefusalHint(corrupt)).toContain('rebuild this memory');
+  });
+
+  it('a recall timeout is exit 1 with a message naming the request and the wait', async () => {
+    const wait = Promise.reject(new TimeoutError('triage report TRIAGE#agent-7 / recall-1', 30_000));
+    const error = await awaitRecallReport('recall-1', 30_000, wait).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(ExitCode.UNEXPECTED);
+    expect((error as CliError).message).toBe(
+      'no triage report for recall-1 within 30 s: is the stack deployed and the triage function healthy?',
+    );
+    const other = new Error('boom');
+    await expect(awaitRecallReport('recall-1', 1000, Promise.reject(other))).rejects.toBe(other);
+    await expect(awaitRecallReport('recall-1', 1000, Promise.resolve(7))).resolves.toBe(7);
+  });
+});
