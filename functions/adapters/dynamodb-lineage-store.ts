@@ -12,6 +12,7 @@ import {
   type ConflictReason,
   type ConflictRecord,
   DuplicateResidualError,
+  LineageInconsistentError,
   type LineageStore,
   type OutcomeFilter,
   type RejectionRecord,
@@ -31,9 +32,11 @@ type Item = Record<string, AttributeValue>;
 export const Keys = {
   lineage: (lineageId: string) => `LINEAGE#${lineageId}`,
   record: (seq: number) => `RECORD#${String(seq).padStart(16, '0')}`,
+  /** Prefix of every record sk (`begins_with` for the last record). */
+  recordPrefix: 'RECORD#',
   head: 'HEAD',
-  residual: (residualId: string) => `RESIDUAL#${residualId}`,
-  residualSk: 'RESIDUAL',
+  /** The residual-id marker lives in its lineage's partition: ids are scoped to the lineage. */
+  residualSk: (residualId: string) => `RESIDUAL#${residualId}`,
   conflict: (residualId: string, atMs: number) => `CONFLICT#${residualId}#${new Date(atMs).toISOString()}`,
   rejection: (lineageId: string | null) => `REJECTION#${lineageId ?? 'unparsed'}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
@@ -58,11 +61,13 @@ const num = (item: Item | undefined, name: string): number | undefined => {
  * 0. put the record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent;
  * 1. put the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still at the expected
  *    seq and record hash with an epoch not newer than the write's (fencing token);
- * 2. put the marker `RESIDUAL#<residualId>` / `RESIDUAL` only if absent (idempotency).
+ * 2. put the marker `LINEAGE#<id>` / `RESIDUAL#<residualId>` only if absent (idempotency, per lineage).
  * Each carries `ReturnValuesOnConditionCheckFailure: ALL_OLD`, and the cancellation reasons are
  * read by position: marker failed → {@link DuplicateResidualError}; head failed with a newer
- * epoch → {@link StaleEpochError}; head or record failed, or a `TransactionConflict` →
- * {@link StaleHeadError}. Any other failure is rethrown as is (transient: the message is retried).
+ * epoch → {@link StaleEpochError}; head failed otherwise, or a `TransactionConflict` →
+ * {@link StaleHeadError}; only the record failed (the head held, so the head is behind the
+ * records) → {@link LineageInconsistentError}. Any other failure is rethrown as is (transient:
+ * the message is retried).
  */
 export class DynamoDBLineageStore implements LineageStore {
   readonly #client: DynamoDBSend;
@@ -82,6 +87,23 @@ export class DynamoDBLineageStore implements LineageStore {
       }),
     );
     return headOf(lineageId, out.Item);
+  }
+
+  async lastRecordSeq(lineageId: string): Promise<number | null> {
+    const out = await this.#client.send(
+      new QueryCommand({
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': S(Keys.lineage(lineageId)), ':prefix': S(Keys.recordPrefix) },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    const sk = str(out.Items?.[0], 'sk');
+    if (sk === undefined) return null;
+    const seq = Number(sk.slice(Keys.recordPrefix.length));
+    return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
   }
 
   async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
@@ -138,8 +160,8 @@ export class DynamoDBLineageStore implements LineageStore {
               Put: {
                 TableName: this.#tableName,
                 Item: {
-                  pk: S(Keys.residual(residualId)),
-                  sk: S(Keys.residualSk),
+                  pk,
+                  sk: S(Keys.residualSk(residualId)),
                   lineageId: S(lineageId),
                   seq: N(seq),
                 },
@@ -163,7 +185,7 @@ export class DynamoDBLineageStore implements LineageStore {
     const expectedSeq = expectedHead?.seq ?? null;
     if (failed(AppendAction.RESIDUAL_MARKER)) {
       const old = reasons[AppendAction.RESIDUAL_MARKER]?.Item;
-      const existing = old ? locationOf(old) : await this.findByResidualId(residualId);
+      const existing = old ? locationOf(old) : await this.findByResidualId(lineageId, residualId);
       return new DuplicateResidualError(residualId, existing, { cause: error });
     }
     if (failed(AppendAction.HEAD)) {
@@ -175,8 +197,15 @@ export class DynamoDBLineageStore implements LineageStore {
       }
       return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
     }
-    if (failed(AppendAction.RECORD) || reasons.some((r) => r.Code === 'TransactionConflict')) {
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) {
       return new StaleHeadError(lineageId, expectedSeq, null, { cause: error });
+    }
+    if (failed(AppendAction.RECORD)) {
+      // The head condition held (it did not fail), yet the seq after it is taken: the head is
+      // behind the records. Not a race: a racing writer would have moved the head too.
+      return new LineageInconsistentError(lineageId, sealed.header.monotonicSequenceNumber, expectedHead, {
+        cause: error,
+      });
     }
     return error;
   }
@@ -192,11 +221,11 @@ export class DynamoDBLineageStore implements LineageStore {
     return out.Item ? recordOf(out.Item) : null;
   }
 
-  async findByResidualId(residualId: string): Promise<ResidualLocation | null> {
+  async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
     const out = await this.#client.send(
       new GetItemCommand({
         TableName: this.#tableName,
-        Key: { pk: S(Keys.residual(residualId)), sk: S(Keys.residualSk) },
+        Key: { pk: S(Keys.lineage(lineageId)), sk: S(Keys.residualSk(residualId)) },
         ConsistentRead: true,
       }),
     );

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import type { SealRequest } from '../../shared/schemas/messages';
 
@@ -7,11 +9,17 @@ import type { SealRequest } from '../../shared/schemas/messages';
 export type SQSSend = Pick<SQSClient, 'send'>;
 
 /**
- * `MessageDeduplicationId` for a residual id: SHA-256 hex (64 chars; SQS allows at most 128
- * characters of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_\`{|}~]`, which a raw id may exceed).
+ * `MessageDeduplicationId` of a write: SHA-256 hex of the RFC 8785 canonical write request, so
+ * it covers the lineage id, the residual id and the whole content. SQS drops only a true
+ * duplicate of the same write; a residual id reused in another lineage, or with other content,
+ * reaches the sealer (which seals the former and rejects the latter as `RESIDUAL_ID_REUSED`).
+ * 64 characters: SQS allows at most 128 of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_\`{|}~]`.
  */
-export function deduplicationIdOf(residualId: string): string {
-  return createHash('sha256').update(residualId, 'utf8').digest('hex');
+export function deduplicationIdOf(request: ResidualWriteRequest): string {
+  return createHash('sha256')
+    .update('reseal/v1/seal-dedup\n', 'utf8')
+    .update(canonicalJson(request), 'utf8')
+    .digest('hex');
 }
 
 /**
@@ -33,7 +41,7 @@ export class SQSSealQueue implements SealQueue {
         QueueUrl: this.#queueUrl,
         MessageBody: JSON.stringify(request),
         MessageGroupId: request.request.lineageId,
-        MessageDeduplicationId: deduplicationIdOf(request.request.residualId),
+        MessageDeduplicationId: deduplicationIdOf(request.request),
       }),
     );
   }

@@ -7,6 +7,7 @@ import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason,
   DuplicateResidualError,
+  LineageInconsistentError,
   type LineageStore,
   type RejectionRecord,
   StaleEpochError,
@@ -15,8 +16,15 @@ import {
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
+import { payloadHash, variablesDigest } from '../../shared/seal/record-header';
 import { sealRecord } from '../../shared/seal/residual-sealer';
-import { type LineageHead, lineageHeadOf, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import {
+  type LineageHead,
+  lineageHeadOf,
+  type SealedRecord,
+  SealedRecordSchema,
+} from '../../shared/seal/sealed-record';
+import { manifestDigest } from '../../shared/triage/manifest';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
@@ -59,12 +67,20 @@ export interface SealerDeps {
 }
 
 /**
- * Per-message logic of the sealer Lambda (seed 003): idempotent by residual id; reads the head,
- * seals (header MAC'd by the anchor), appends with one conditional transaction, and emits
- * `ResidualSealed` with the new head.
+ * Per-message logic of the sealer Lambda (seed 003): idempotent by residual id within the
+ * lineage (the same id in another lineage is another residual); reads the head, seals (header
+ * MAC'd by the anchor), appends with one conditional transaction, and emits `ResidualSealed` with
+ * the new head.
  *
- * - Redelivery (marker present, or the append reports a duplicate): no second record; the
- *   stored record's head is re-emitted (events are at least once).
+ * - Redelivery (marker present in this lineage, or the append reports a duplicate) with the same
+ *   content (`payloadHash`, `manifestDigest`, `variablesDigest`, `generationEpoch`, `sessionId`,
+ *   `authority` equal to the stored header's): no second record; the stored record's head is
+ *   re-emitted (events are at least once).
+ * - The residual id sealed in this lineage with other content: a `RESIDUAL_ID_REUSED`
+ *   rejection record + `ResidualRejected`, never retried.
+ * - Head behind the records (`LineageInconsistentError`: the head held but the next seq is taken,
+ *   i.e. the head was rewound or deleted): a `LINEAGE_INCONSISTENT` conflict record +
+ *   `ResidualRejected`, never retried (it is not a race).
  * - Lost race (`StaleHeadError`): re-read the head, re-seal, retry up to
  *   {@link MAX_APPEND_ATTEMPTS}; then a `LOST_RACE` conflict record + `ResidualRejected`.
  * - Fenced out (`StaleEpochError`, from the core or the store): a `STALE_EPOCH` conflict
@@ -130,8 +146,8 @@ export class SealerService {
       return this.#reject(message, sealRequest, reason, detail, { rejectedVariables, requestViolations });
     }
 
-    const existing = await store.findByResidualId(residualId);
-    if (existing) return this.#duplicate(existing.lineageId, existing.seq, residualId);
+    const existing = await store.findByResidualId(lineageId, residualId);
+    if (existing) return this.#duplicate(message, sealRequest, existing.seq);
 
     const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
     let lastRace: StaleHeadError | null = null;
@@ -146,7 +162,14 @@ export class SealerService {
         return this.#sealed(lineageHeadOf(sealed), residualId, sealed.sealedAtMs, attempt);
       } catch (error) {
         if (error instanceof DuplicateResidualError) {
-          return this.#duplicate(error.existing?.lineageId ?? lineageId, error.existing?.seq ?? null, residualId);
+          return this.#duplicate(message, sealRequest, error.existing?.seq ?? null);
+        }
+        if (error instanceof LineageInconsistentError) {
+          return this.#conflict(message, sealRequest, ConflictReason.LINEAGE_INCONSISTENT, error.message, {
+            attemptedHeader,
+            expectedHead,
+            observedHead: expectedHead,
+          });
         }
         if (error instanceof StaleEpochError) {
           return this.#conflict(message, sealRequest, ConflictReason.STALE_EPOCH, error.message, {
@@ -184,15 +207,30 @@ export class SealerService {
     return { kind: 'SEALED', head, attempts };
   }
 
-  /** A redelivery: re-emit the stored record's head so a lost event is not lost for good. */
-  async #duplicate(lineageId: string, seq: number | null, residualId: string): Promise<SealOutcome> {
+  /**
+   * The residual id is sealed in this lineage already. Same content: a redelivery; re-emit the
+   * stored record's head so a lost event is not lost for good. Other content: the id was reused
+   * for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing.
+   */
+  async #duplicate(message: SealMessage, request: SealRequest, seq: number | null): Promise<SealOutcome> {
     const { store, publisher, metrics, logger } = this.#deps;
+    const { lineageId, residualId } = request.request;
     const stored = seq === null ? null : SealedRecordSchema.safeParse(await store.readRecord(lineageId, seq));
-    metrics.count(MetricName.SealDuplicate);
     if (!stored?.success) {
+      metrics.count(MetricName.SealDuplicate);
       logger.warn('residual already sealed; stored record not readable, event not re-emitted', { seq });
       return { kind: 'DUPLICATE', head: null };
     }
+    const differing = differingContent(request, stored.data);
+    if (differing.length > 0) {
+      return this.#reject(
+        message,
+        request,
+        RejectionReason.RESIDUAL_ID_REUSED,
+        `residual id ${residualId} is already sealed in lineage ${lineageId} at seq ${stored.data.header.monotonicSequenceNumber} with other content (${differing.join(', ')} differ)`,
+      );
+    }
+    metrics.count(MetricName.SealDuplicate);
     const head = lineageHeadOf(stored.data);
     await publisher.residualSealed({
       formatVersion: FORMAT_VERSION,
@@ -252,6 +290,35 @@ export class SealerService {
       atMs: message.sentAtMs,
     } satisfies RejectionRecord;
   }
+}
+
+/**
+ * Header fields, derived from the request, that differ from a stored record's header: the
+ * content of a write (its residual id, lineage, seq, times and verdict aside).
+ */
+function differingContent(request: SealRequest, stored: SealedRecord): string[] {
+  const write = request.request;
+  const header = stored.header;
+  const derived = {
+    payloadHash: () => payloadHash(write.payload),
+    manifestDigest: () => manifestDigest(write.manifest),
+    variablesDigest: () => variablesDigest(write.variablesUsed),
+    generationEpoch: () => write.generationEpoch,
+    sessionId: () => write.sessionId,
+    authority: () => write.authority,
+  } as const;
+  const differing: string[] = [];
+  for (const [field, value] of Object.entries(derived)) {
+    let same: boolean;
+    try {
+      same = value() === header[field as keyof typeof derived];
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      same = false; // a digest the core refuses to compute cannot be the sealed one
+    }
+    if (!same) differing.push(field);
+  }
+  return differing;
 }
 
 function inputOf(request: SealRequest) {

@@ -12,22 +12,37 @@ export { StaleEpochError } from '../seal/errors';
  * `verifyChain` and never trusts the table (seed 003, "Core Distinction").
  */
 export interface LineageStore {
-  /** Current head of a lineage (strongly consistent read), or `null` before its first record. */
+  /**
+   * Current head item of a lineage (strongly consistent read), or `null` before its first record.
+   * It lives in the same table as the records, so it is a claim, not a checkpoint: readers check it
+   * against the records (`checkStoredHead`, shared/seal/stored-head.ts).
+   */
   head(lineageId: string): Promise<LineageHead | null>;
+  /**
+   * Seq of the last stored record of a lineage (highest record key, strongly consistent), or
+   * `null` when it has none. Independent of the head item, so a reader can see records past a
+   * rewound head, or records whose head was deleted.
+   */
+  lastRecordSeq(lineageId: string): Promise<number | null>;
   /**
    * Appends `sealed` atomically: the record is put only if its seq is new, the head moves only
    * if it still equals `expectedHead` (`null`: no head yet), the write's generation epoch must be
-   * at least the head's, and the residual-id marker is put only if absent.
+   * at least the head's, and the residual-id marker (per lineage) is put only if absent.
    *
-   * @throws {DuplicateResidualError} the residual id was sealed already (idempotent redelivery)
+   * @throws {DuplicateResidualError} the residual id was sealed already in this lineage
    * @throws {StaleEpochError} the head carries a newer generation epoch (fenced out: do not retry)
    * @throws {StaleHeadError} the head moved since `expectedHead` was read (lost race: re-read, re-seal)
+   * @throws {LineageInconsistentError} the head still equals `expectedHead` but a record already
+   *   exists at the new seq: the head is behind the records (rewound or deleted; do not retry)
    */
   append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void>;
   /** The stored record at `seq` (parsed JSON, unverified), or `null`. */
   readRecord(lineageId: string, seq: number): Promise<unknown | null>;
-  /** Where a residual id was sealed, from its idempotency marker, or `null`. */
-  findByResidualId(residualId: string): Promise<ResidualLocation | null>;
+  /**
+   * Where a residual id was sealed in this lineage, from its idempotency marker, or `null`.
+   * Residual ids are scoped to their lineage: the same id in another lineage is another residual.
+   */
+  findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null>;
   /**
    * Stored records with `fromSeq ≤ seq ≤ toSeq` in seq order (all pages), unverified. Missing
    * seqs are simply absent, so the verifier sees the gap.
@@ -73,6 +88,11 @@ export const ConflictReason = {
   LOST_RACE: 'LOST_RACE',
   /** The write's generation epoch is older than the head's (fencing). */
   STALE_EPOCH: 'STALE_EPOCH',
+  /**
+   * The head held its expected value but a record already exists at the next seq: the stored head
+   * is behind the records (rewound or deleted). Not a race; retrying cannot help.
+   */
+  LINEAGE_INCONSISTENT: 'LINEAGE_INCONSISTENT',
 } as const;
 /** One of {@link ConflictReason}. */
 export type ConflictReason = (typeof ConflictReason)[keyof typeof ConflictReason];
@@ -126,7 +146,39 @@ export class StaleHeadError extends ResealError {
   }
 }
 
-/** The residual id was sealed already: a redelivery, which must not create a second record. */
+/**
+ * The head item equals the expected head, yet a record already exists at `seq` (= expected + 1,
+ * or 0 without a head): the head is behind the records. Someone rewound or deleted the head.
+ */
+export class LineageInconsistentError extends ResealError {
+  readonly lineageId: string;
+  /** Seq the write tried to put, which is already taken. */
+  readonly seq: number;
+  /** Head the writer read (and which still held). */
+  readonly expectedHead: LineageHead | null;
+  constructor(lineageId: string, seq: number, expectedHead: LineageHead | null, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId}: the head item (${expectedHead ? `seq ${expectedHead.seq}` : 'absent'}) is behind the records: a record already exists at seq ${seq}`,
+      options,
+    );
+    this.name = 'LineageInconsistentError';
+    this.lineageId = lineageId;
+    this.seq = seq;
+    this.expectedHead = expectedHead;
+  }
+}
+
+/** A lineage has neither records nor a head item: it does not exist (an unknown lineage id). */
+export class LineageNotFoundError extends ResealError {
+  readonly lineageId: string;
+  constructor(lineageId: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId} not found: no records and no head`, options);
+    this.name = 'LineageNotFoundError';
+    this.lineageId = lineageId;
+  }
+}
+
+/** The residual id was sealed already in this lineage: a redelivery, which must not create a second record. */
 export class DuplicateResidualError extends ResealError {
   readonly residualId: string;
   /** Where it was sealed, when the store could tell. */

@@ -78,6 +78,13 @@ export const RejectionReason = {
   VERDICT_MISMATCH: 'VERDICT_MISMATCH',
   /** The seal request's `acceptedAtMs` lies in the future or before the `seal-requests` retention. */
   ACCEPTANCE_TIME_INVALID: 'ACCEPTANCE_TIME_INVALID',
+  /**
+   * The lineage's head item is behind its records (rewound or deleted): the next seq is taken
+   * although the head held. A conflict record names it; retrying cannot help.
+   */
+  LINEAGE_INCONSISTENT: 'LINEAGE_INCONSISTENT',
+  /** The residual id is already sealed in this lineage with other content (payload, manifest, …). */
+  RESIDUAL_ID_REUSED: 'RESIDUAL_ID_REUSED',
 } as const;
 /** One of {@link RejectionReason}. */
 export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];

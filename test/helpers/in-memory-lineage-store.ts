@@ -2,6 +2,7 @@ import { canonicalJson } from '../../shared/canonical/canonical-json';
 import {
   type ConflictRecord,
   DuplicateResidualError,
+  LineageInconsistentError,
   type LineageStore,
   type OutcomeFilter,
   type RejectionRecord,
@@ -15,13 +16,14 @@ import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared
 /**
  * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `append` is
  * all-or-nothing and checks, like the transaction's positions, the residual marker first
- * (duplicate), then the head (newer epoch → stale epoch; moved → stale head), then the record
- * seq. Records are kept as canonical JSON text, so tests can tamper with them as an attacker
+ * (duplicate, per lineage), then the head (newer epoch → stale epoch; moved → stale head), then
+ * the record seq (taken while the head held → lineage inconsistent). Records are kept as canonical JSON text, so tests can tamper with them as an attacker
  * with table access would ({@link tamperRecord}, {@link deleteRecord}, {@link setHead}).
  */
 export class InMemoryLineageStore implements LineageStore {
   readonly records = new Map<string, Map<number, string>>();
   readonly heads = new Map<string, LineageHead>();
+  /** Residual-id markers, keyed by {@link markerKey} (lineage id and residual id). */
   readonly markers = new Map<string, ResidualLocation>();
   readonly conflicts: ConflictRecord[] = [];
   readonly rejections: RejectionRecord[] = [];
@@ -36,11 +38,16 @@ export class InMemoryLineageStore implements LineageStore {
     return head ? { ...head } : null;
   }
 
+  async lastRecordSeq(lineageId: string): Promise<number | null> {
+    const seqs = [...(this.records.get(lineageId)?.keys() ?? [])];
+    return seqs.length === 0 ? null : Math.max(...seqs);
+  }
+
   async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
     this.appendCalls++;
     await this.beforeAppend?.(sealed);
     const { lineageId, monotonicSequenceNumber: seq, residualId, generationEpoch } = sealed.header;
-    const marker = this.markers.get(residualId);
+    const marker = this.markers.get(markerKey(lineageId, residualId));
     if (marker) throw new DuplicateResidualError(residualId, { ...marker });
     const head = this.heads.get(lineageId) ?? null;
     const headMatches = expectedHead
@@ -56,10 +63,10 @@ export class InMemoryLineageStore implements LineageStore {
       throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
     }
     const chain = this.#chain(lineageId);
-    if (chain.has(seq)) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
+    if (chain.has(seq)) throw new LineageInconsistentError(lineageId, seq, expectedHead);
     chain.set(seq, canonicalJson(sealed));
     this.heads.set(lineageId, lineageHeadOf(sealed));
-    this.markers.set(residualId, { lineageId, seq });
+    this.markers.set(markerKey(lineageId, residualId), { lineageId, seq });
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
@@ -67,8 +74,8 @@ export class InMemoryLineageStore implements LineageStore {
     return text === undefined ? null : parse(text);
   }
 
-  async findByResidualId(residualId: string): Promise<ResidualLocation | null> {
-    const marker = this.markers.get(residualId);
+  async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
+    const marker = this.markers.get(markerKey(lineageId, residualId));
     return marker ? { ...marker } : null;
   }
 
@@ -141,6 +148,11 @@ export class InMemoryLineageStore implements LineageStore {
     this.heads.set(head.lineageId, { ...head });
   }
 
+  /** Deletes the head item (and nothing else). */
+  deleteHead(lineageId: string): void {
+    this.heads.delete(lineageId);
+  }
+
   #chain(lineageId: string): Map<number, string> {
     let chain = this.records.get(lineageId);
     if (!chain) {
@@ -154,6 +166,11 @@ export class InMemoryLineageStore implements LineageStore {
 /** Oldest first by `atMs`, ties by `key` in code-unit order (the DynamoDB adapter sorts the same way). */
 function byTimeThen<T extends { atMs: number }>(key: (item: T) => string): (a: T, b: T) => number {
   return (a, b) => a.atMs - b.atMs || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}
+
+/** Key of a residual-id marker: ids are scoped to their lineage (JSON, so no separator can collide). */
+export function markerKey(lineageId: string, residualId: string): string {
+  return JSON.stringify([lineageId, residualId]);
 }
 
 function parse(text: string): unknown {

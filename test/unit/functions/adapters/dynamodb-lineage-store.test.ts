@@ -9,7 +9,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../../functions/adapters/dynamodb-lineage-store';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
-import { DuplicateResidualError, StaleEpochError, StaleHeadError } from '../../../../shared/ports/lineage-store';
+import {
+  DuplicateResidualError,
+  LineageInconsistentError,
+  StaleEpochError,
+  StaleHeadError,
+} from '../../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../../../../shared/seal/sealed-record';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../../helpers/seal-factories';
@@ -66,7 +71,10 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
     expect(head?.Item?.sk).toEqual({ S: 'HEAD' });
     expect(head?.ConditionExpression).toContain('#epoch <= :epoch');
     expect(head?.ExpressionAttributeValues?.[':expectedSeq']).toEqual({ N: '0' });
-    expect(marker?.Item?.pk).toEqual({ S: `RESIDUAL#${second.header.residualId}` });
+    // The residual marker lives in the lineage's partition: residual ids are scoped to their lineage.
+    expect(marker?.Item?.pk).toEqual({ S: Keys.lineage(TEST_LINEAGE_ID) });
+    expect(marker?.Item?.sk).toEqual({ S: `RESIDUAL#${second.header.residualId}` });
+    expect(marker?.ConditionExpression).toBe('attribute_not_exists(pk)');
     for (const put of [record, head, marker]) expect(put?.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 
@@ -132,10 +140,34 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
     expect(commands[1]).toBeInstanceOf(GetItemCommand);
   });
 
-  it('record condition failed (position 0) or a TransactionConflict → StaleHeadError (re-read and retry)', async () => {
+  it('only the record condition failed (position 0) while the head held → LineageInconsistentError, not a race', async () => {
+    const [first, second] = await twoRecords();
+    const { client } = fakeDynamo(() => {
+      throw cancelled([{ Code: 'ConditionalCheckFailed' }, none, none]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    expect(error).toBeInstanceOf(LineageInconsistentError);
+    expect(error).not.toBeInstanceOf(StaleHeadError);
+    expect(error.seq).toBe(1);
+    expect(error.expectedHead).toEqual(lineageHeadOf(first));
+    expect(error.message).toContain('head item (seq 0) is behind the records');
+  });
+
+  it('a first record whose seq 0 exists although no head does (head deleted) → LineageInconsistentError', async () => {
+    const [first] = await twoRecords();
+    const { client } = fakeDynamo(() => {
+      throw cancelled([{ Code: 'ConditionalCheckFailed' }, none, none]);
+    });
+    const error = await new DynamoDBLineageStore(client, TABLE).append(first, null).catch((e) => e);
+    expect(error).toBeInstanceOf(LineageInconsistentError);
+    expect(error.message).toContain('head item (absent)');
+  });
+
+  it('record and head conditions both failed, or a TransactionConflict → StaleHeadError (re-read and retry)', async () => {
     const [first, second] = await twoRecords();
     for (const reasons of [
-      [{ Code: 'ConditionalCheckFailed' }, none, none],
+      [{ Code: 'ConditionalCheckFailed' }, { Code: 'ConditionalCheckFailed', Item: headItem(1, 0) }, none],
+      [{ Code: 'ConditionalCheckFailed' }, { Code: 'TransactionConflict' }, none],
       [none, { Code: 'TransactionConflict' }, none],
     ]) {
       const { client } = fakeDynamo(() => {
@@ -158,6 +190,35 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
 });
 
 describe('DynamoDBLineageStore reads and side records', () => {
+  it('lastRecordSeq queries the last RECORD# key of the lineage (descending, limit 1, consistent)', async () => {
+    const { client, commands } = fakeDynamo(() => ({
+      Items: [{ pk: { S: Keys.lineage(TEST_LINEAGE_ID) }, sk: { S: 'RECORD#0000000000000042' } }],
+    }));
+    const store = new DynamoDBLineageStore(client, TABLE);
+    expect(await store.lastRecordSeq(TEST_LINEAGE_ID)).toBe(42);
+    const input = (commands[0] as QueryCommand).input;
+    expect(input.KeyConditionExpression).toBe('pk = :pk AND begins_with(sk, :prefix)');
+    expect(input.ExpressionAttributeValues).toEqual({
+      ':pk': { S: Keys.lineage(TEST_LINEAGE_ID) },
+      ':prefix': { S: 'RECORD#' },
+    });
+    expect(input).toMatchObject({ ScanIndexForward: false, Limit: 1, ConsistentRead: true });
+    const empty = fakeDynamo(() => ({ Items: [] }));
+    expect(await new DynamoDBLineageStore(empty.client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBeNull();
+  });
+
+  it('findByResidualId reads the marker in the lineage partition', async () => {
+    const { client, commands } = fakeDynamo(() => ({ Item: { lineageId: { S: 'lin-A' }, seq: { N: '3' } } }));
+    expect(await new DynamoDBLineageStore(client, TABLE).findByResidualId('lin-A', 'r-1')).toEqual({
+      lineageId: 'lin-A',
+      seq: 3,
+    });
+    expect((commands[0] as GetItemCommand).input.Key).toEqual({
+      pk: { S: 'LINEAGE#lin-A' },
+      sk: { S: 'RESIDUAL#r-1' },
+    });
+  });
+
   it('readChain follows LastEvaluatedKey across pages, in seq order', async () => {
     const [first, second] = await twoRecords();
     const page = (record: SealedRecord) => ({ record: { S: canonicalJson(record) } });

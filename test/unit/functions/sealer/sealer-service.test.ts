@@ -11,6 +11,7 @@ import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage
 import type { SealRequest } from '../../../../shared/schemas/messages';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import {
   FACTORY_NOW_MS,
@@ -86,6 +87,99 @@ describe('sealer service (seed 003 at the store)', () => {
     const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
     expect(outcome.kind).toBe('DUPLICATE');
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
+  });
+
+  it('residual ids are scoped to the lineage: r-1 sealed on lin-A does not swallow r-1 on lin-Z', async () => {
+    const { service, store, publisher } = setup();
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: 'lin-A' })))).kind).toBe(
+      'SEALED',
+    );
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: 'lin-Z' })));
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: { lineageId: 'lin-Z', seq: 0 } });
+    expect(await store.readChain('lin-A', 0, 10)).toHaveLength(1);
+    expect(await store.readChain('lin-Z', 0, 10)).toHaveLength(1);
+    expect(await store.findByResidualId('lin-Z', 'r-1')).toEqual({ lineageId: 'lin-Z', seq: 0 });
+    expect(publisher.sealed.map((e) => [e.lineageId, e.residualId])).toEqual([
+      ['lin-A', 'r-1'],
+      ['lin-Z', 'r-1'],
+    ]);
+    expect(store.rejections).toEqual([]);
+  });
+
+  it('a residual id reused in the same lineage with another payload → RESIDUAL_ID_REUSED rejection + event, no second record', async () => {
+    const { service, store, publisher, metrics } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+    const outcome = await service.handle(
+      message(sealRequestBody({ residualId: 'r-1', payload: { conclusion: 'something else entirely' } })),
+    );
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
+    expect(store.rejections).toHaveLength(1);
+    expect(store.rejections[0]).toMatchObject({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' });
+    expect(store.rejections[0]?.issues[0]?.message).toContain('payloadHash');
+    expect(publisher.sealed).toHaveLength(1);
+    expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' })]);
+    expect(metrics.get('SealDuplicate')).toBe(0);
+  });
+
+  it.each([
+    [
+      'manifestDigest',
+      {
+        manifest: buildManifest({
+          env: { ARCH: 'x86_64', REGION: 'eu-west-1' },
+          structuralKeys: ['ARCH'],
+          claimDependencyMap: { 'claim-instance-healthy': ['REGION'] },
+        }),
+      },
+    ],
+    ['authority', { authority: 'INFORMATIONAL_ONLY' as const }],
+  ])('a reused residual id whose %s differs is RESIDUAL_ID_REUSED too', async (field, override) => {
+    const { service, store } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1', ...override })));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    expect(store.rejections[0]?.issues[0]?.message).toContain(field);
+  });
+
+  it('a reuse found only by the transaction (marker written between check and append) is rejected as well', async () => {
+    const { service, store } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
+    const markers = new Map(store.markers);
+    store.markers.clear();
+    store.beforeAppend = () => {
+      for (const [k, v] of markers) store.markers.set(k, v);
+    };
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-a', payload: { other: true } })));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
+  });
+
+  it('a rewound head (records past it) → one LINEAGE_INCONSISTENT conflict, not retried, not a LOST_RACE', async () => {
+    const { service, store, publisher, metrics } = setup();
+    for (const id of ['r-0', 'r-1', 'r-2', 'r-3']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const record1 = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 1));
+    const head = await store.head(LINEAGE);
+    store.setHead({ ...(head as NonNullable<typeof head>), seq: 1, recordHash: record1.recordHash });
+    const appendsBefore = store.appendCalls;
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.appendCalls - appendsBefore).toBe(1);
+    expect(metrics.get('SealRetry')).toBe(0);
+    expect(store.conflicts).toHaveLength(1);
+    expect(store.conflicts[0]).toMatchObject({ residualId: 'r-next', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.conflicts[0]?.detail).toContain('a record already exists at seq 2');
+    expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT' })]);
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
+  });
+
+  it('a deleted head (records without it) → LINEAGE_INCONSISTENT conflict instead of a second seq 0', async () => {
+    const { service, store } = setup();
+    for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
+    store.deleteHead(LINEAGE);
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.conflicts[0]?.detail).toContain('head item (absent)');
   });
 
   it('seed 003 Concurrent Overwrite: a lost race is retried from the new head and sealed after the winner', async () => {
@@ -203,7 +297,7 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect(outcome).toEqual({ kind: 'REJECTED', reason: 'VERDICT_MISMATCH' });
     expect(store.appendCalls).toBe(0);
     expect(await store.head(LINEAGE)).toBeNull();
-    expect(await store.findByResidualId('r-forged')).toBeNull();
+    expect(await store.findByResidualId(LINEAGE, 'r-forged')).toBeNull();
     expect(store.rejections).toHaveLength(1);
     expect(store.rejections[0]).toMatchObject({
       stage: 'SEALER',
