@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InvalidInputError } from '../shared/errors';
+import { LineageNotFoundError } from '../shared/ports/lineage-store';
 import { registerGuard } from './commands/guard';
 import { registerManifest } from './commands/manifest';
 import { registerExport, registerInspect, registerPublish, registerRecall } from './commands/online';
@@ -89,6 +90,11 @@ function reportError(error: unknown, io: CliIo): number {
   if (error instanceof CliError) {
     io.stderr(`error: ${error.message}\n`);
     return error.exitCode;
+  }
+  if (error instanceof LineageNotFoundError) {
+    // An unknown lineage id is bad input (exit 2), never an intact empty chain.
+    io.stderr(`error: ${error.message}\n`);
+    return ExitCode.BAD_INPUT;
   }
   if (error instanceof InvalidInputError) {
     const lines = error.issues.map((issue) => `  at ${issue.path || '<root>'}: ${issue.message}`);

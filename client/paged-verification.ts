@@ -1,6 +1,7 @@
-import type { LineageStore } from '../shared/ports/lineage-store';
+import { LineageNotFoundError, type LineageStore } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
+import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { verifyRecords } from './verify-records';
 
@@ -11,7 +12,7 @@ export const DEFAULT_PAGE_SIZE = 500;
 export interface LineageProgress {
   /** Records read (and, for verification, verified) so far. */
   readonly done: number;
-  /** Records expected in all: up to the head's seq, or the checkpoint's when later. */
+  /** Records expected in all: up to the last stored record, the head's seq or the checkpoint's, whichever is latest. */
   readonly total: number;
 }
 
@@ -26,19 +27,34 @@ export interface PagedVerificationOptions {
 
 /**
  * Reads a lineage from the store page by page and verifies each page as a suffix of the verified
- * prefix (`trustedStart`), so memory stays bounded on long chains. Reads up to the later of the
- * table's head and the checkpoint: the head lives in the same table and is not trusted.
+ * prefix (`trustedStart`), so memory stays bounded on long chains. Reads until the records end
+ * (the last record key, read before the head), or up to the head's or the checkpoint's seq when
+ * later, then checks the stored head against the records (`checkStoredHead`): the head lives in
+ * the same table, so it is a claim, never a checkpoint. A head past the records gives
+ * `TRUNCATION_DETECTED`; records past the head, a head whose hash is not the record's, or records
+ * without a head give `LINEAGE_BROKEN`. A definite finding in the records themselves wins.
  *
  * The checkpoint is handed to the page that holds its seq (and to the last page, which detects a
  * chain ending before it). Verification stops at the first failing page.
+ *
+ * @throws {LineageNotFoundError} when the lineage has neither records nor a head and no
+ *   checkpoint is given (with a checkpoint, an empty lineage is `TRUNCATION_DETECTED`)
  */
 export async function verifyLineagePages(
-  store: Pick<LineageStore, 'head' | 'readChain'>,
+  store: Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain'>,
   options: PagedVerificationOptions,
 ): Promise<ChainVerification> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The last record key first, then the head: an append moves both at once, so a concurrent
+  // append can never make the records look past the head.
+  const lastStoredSeq = await store.lastRecordSeq(options.lineageId);
   const head = await store.head(options.lineageId);
-  const lastSeq = Math.max(head?.seq ?? -1, options.checkpoint?.seq ?? -1);
+  if (head === null && lastStoredSeq === null && !options.checkpoint) {
+    throw new LineageNotFoundError(options.lineageId);
+  }
+  const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1, options.checkpoint?.seq ?? -1);
+  let lastSeen = lastStoredSeq;
+  let recordHashAtHeadSeq: string | null = null;
   const total = lastSeq + 1;
   const records: ChainVerification['records'] = [];
   let trustedStart: TrustedStart | undefined;
@@ -50,6 +66,9 @@ export async function verifyLineagePages(
   for (let from = 0; from <= lastSeq || result === null; from += pageSize) {
     const to = Math.min(from + pageSize - 1, lastSeq);
     const page = to >= from ? await store.readChain(options.lineageId, from, to) : [];
+    const seen = recordsSeen(page, head, lastSeen);
+    lastSeen = seen.lastSeq;
+    recordHashAtHeadSeq ??= seen.recordHashAtHeadSeq;
     const isLast = to >= lastSeq;
     const checkpoint = options.checkpoint && (options.checkpoint.seq <= to || isLast) ? options.checkpoint : undefined;
     result = await verifyRecords(page, {
@@ -71,11 +90,12 @@ export async function verifyLineagePages(
     final.verdict !== VerificationVerdict.VERIFIED_INTACT &&
     final.verdict !== VerificationVerdict.UNVERIFIED_TAMPER_RISK;
   const reported = definite ? final : (firstUnverified ?? final);
-  return {
+  const verification: ChainVerification = {
     verdict: reported.verdict,
     records,
     firstFailure: reported.firstFailure,
     head: intactHead,
     linkedThrough: final.linkedThrough,
   };
+  return withStoredHeadFinding(verification, checkStoredHead(head, { lastSeq: lastSeen, recordHashAtHeadSeq }));
 }

@@ -8,7 +8,7 @@ import { KMSMacAnchor } from '../functions/adapters/kms-mac-anchor';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
-import type { LineageStore } from '../shared/ports/lineage-store';
+import { LineageNotFoundError, type LineageStore } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import {
   DetailType,
@@ -27,7 +27,7 @@ import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
-export type LineageReader = Pick<LineageStore, 'head' | 'readChain' | 'getTriageReport'>;
+export type LineageReader = Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain' | 'getTriageReport'>;
 
 /** Optional collaborators of {@link ResealClient}; each defaults to an AWS SDK client from the environment. */
 export interface ResealClientDeps {
@@ -178,9 +178,12 @@ export class ResealClient {
   }
 
   /**
-   * Reads a whole lineage, page by page, into a {@link LineageExport}. Records are exported as
-   * stored, unverified (a tampered table exports tampered records): verify the export with
-   * `reseal verify --export`.
+   * Reads a whole lineage, page by page, into a {@link LineageExport}: every stored record up to
+   * the last one (or up to the head's seq when that is later), whatever the head claims. Records
+   * are exported as stored, unverified (a tampered table exports tampered records): verify the
+   * export with `reseal verify --export`, or {@link ResealClient.verifyExport}.
+   *
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
    */
   async exportLineage(
     lineageId: string,
@@ -188,11 +191,15 @@ export class ResealClient {
   ): Promise<LineageExport> {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     const exportedAtMs = this.#nowMs();
+    // The last record key before the head (see verifyLineagePages): the head is only a claim.
+    const lastStoredSeq = await this.#store.lastRecordSeq(lineageId);
     const head = await this.#store.head(lineageId);
+    if (head === null && lastStoredSeq === null) throw new LineageNotFoundError(lineageId);
+    const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
     const records: unknown[] = [];
-    const total = head ? head.seq + 1 : 0;
-    for (let from = 0; head && from <= head.seq; from += pageSize) {
-      records.push(...(await this.#store.readChain(lineageId, from, Math.min(from + pageSize - 1, head.seq))));
+    const total = lastSeq + 1;
+    for (let from = 0; from <= lastSeq; from += pageSize) {
+      records.push(...(await this.#store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq))));
       options.onProgress?.({ done: Math.min(records.length, total), total });
     }
     return { formatVersion: FORMAT_VERSION, lineageId, exportedAtMs, head, records: records as SealedRecord[] };
@@ -200,8 +207,12 @@ export class ResealClient {
 
   /**
    * Verifies a stored lineage (seed 003): every hash and link offline, every MAC through the
-   * anchor (KMS `VerifyMac`), and the tail against `checkpoint`. A MAC that cannot be checked
-   * gives `UNVERIFIED_TAMPER_RISK` (fail closed); a broken hash or link wins over it.
+   * anchor (KMS `VerifyMac`), the tail against `checkpoint`, and the stored head item against the
+   * records (it is a claim: records past it, another hash at its seq or no head at all →
+   * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`). A MAC that cannot be
+   * checked gives `UNVERIFIED_TAMPER_RISK` (fail closed); a definite finding wins over it.
+   *
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given)
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
     return verifyLineagePages(this.#store, {
@@ -214,8 +225,25 @@ export class ResealClient {
   }
 
   /**
-   * Verifies records already read (e.g. a {@link LineageExport}) with this client's anchor, as
-   * {@link ResealClient.verifyLineage} does for the table.
+   * Verifies a {@link LineageExport} read by {@link ResealClient.exportLineage} with this client's
+   * anchor: its records, and its `head` (read from the same table) checked against them as
+   * {@link ResealClient.verifyLineage} does.
+   */
+  async verifyExport(
+    exported: Pick<LineageExport, 'lineageId' | 'head' | 'records'>,
+    options: { checkpoint?: ChainCheckpoint } = {},
+  ): Promise<ChainVerification> {
+    return verifyRecords(exported.records, {
+      lineageId: exported.lineageId,
+      anchor: this.#anchor,
+      storedHead: exported.head,
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+    });
+  }
+
+  /**
+   * Verifies records already read with this client's anchor (no head check: see
+   * {@link ResealClient.verifyExport} for a whole exported lineage).
    */
   async verifyRecords(
     lineageId: string,

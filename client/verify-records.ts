@@ -2,6 +2,7 @@ import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
 import { AnchorUnavailableError } from '../shared/seal/errors';
 import { verifyChain } from '../shared/seal/lineage-verifier';
+import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
 
 /** Options of {@link verifyRecords}. */
 export interface VerifyRecordsOptions {
@@ -13,6 +14,13 @@ export interface VerifyRecordsOptions {
   readonly checkpoint?: ChainCheckpoint;
   /** Verify only the records after this trusted point (a page of a longer chain). */
   readonly trustedStart?: TrustedStart;
+  /**
+   * The head item read from the table with these records (e.g. a `LineageExport`'s `head`; `null`:
+   * none was stored). When given, it is checked against the records as a claim
+   * (`checkStoredHead`): records past it, another hash at its seq, or records without it →
+   * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`. Only for whole lineages.
+   */
+  readonly storedHead?: Pick<ChainCheckpoint, 'seq' | 'recordHash'> | null;
 }
 
 /**
@@ -27,12 +35,15 @@ export interface VerifyRecordsOptions {
  * @throws {InvalidInputError} when the options are malformed (never for bad records)
  */
 export async function verifyRecords(records: unknown[], options: VerifyRecordsOptions): Promise<ChainVerification> {
-  return verifyChain(records, {
+  const verification = await verifyChain(records, {
     lineageId: options.lineageId,
     anchor: options.anchor,
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     ...(options.trustedStart ? { trustedStart: options.trustedStart } : {}),
   });
+  if (options.storedHead === undefined || !Array.isArray(records)) return verification;
+  const head = options.storedHead;
+  return withStoredHeadFinding(verification, checkStoredHead(head, recordsSeen(records, head)));
 }
 
 /**

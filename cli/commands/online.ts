@@ -216,8 +216,10 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack);
         const bar = progressBar(ctx.io, `reading ${lineageId}`);
-        records = (await client.exportLineage(lineageId, { onProgress: bar.update }).finally(bar.finish)).records;
-        verification = await client.verifyRecords(lineageId, records, checkpoint);
+        const exported = await client.exportLineage(lineageId, { onProgress: bar.update }).finally(bar.finish);
+        records = exported.records;
+        // The stored head is checked against the records (a claim, not a checkpoint).
+        verification = await client.verifyExport(exported, checkpoint);
       }
       const rows = timelineRows(records, verification);
       ctx.io.stdout(

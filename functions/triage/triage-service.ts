@@ -12,7 +12,8 @@ import {
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
-import { SealedRecordSchema } from '../../shared/seal/sealed-record';
+import { type LineageHead, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../../shared/seal/stored-head';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
@@ -41,10 +42,14 @@ export type TriageResult =
  *    report naming every bad field is stored and announced, so the requester gets an answer
  *    instead of a time-out; without them there is nowhere the triage role may write.
  * 2. A report already stored for this request id is re-emitted, not recomputed (retries are safe).
- * 3. Resolve the target (`seq`, `residualId` through its marker, or `latest` through the head).
- * 4. Load records 0 … max(target, checkpoint.seq) and `verifyChain` them with the anchor and the
- *    caller's checkpoint. A MAC that cannot be checked (KMS key disabled, missing, unreachable)
- *    yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused, no triage.
+ * 3. Resolve the target (`seq`, `residualId` through its marker in this lineage, or `latest`
+ *    through the head item, which is only a claim until step 4 has checked it).
+ * 4. Load records 0 … max(target, checkpoint.seq, head.seq, last stored seq) and `verifyChain`
+ *    them with the anchor and the caller's checkpoint, then check the stored head against them
+ *    (`checkStoredHead`: records past it, another hash at its seq, records without it →
+ *    `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`), so a `latest` recall
+ *    never silently uses a rewound head. A MAC that cannot be checked (KMS key disabled, missing,
+ *    unreachable) yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused, no triage.
  * 5. `isolateDelta(record.manifest, currentEnv)`; store the report (pk `TRIAGE#<lineageId>`);
  *    emit `TriageCompleted`.
  * Rejects only on infrastructure failures (store, bus), so EventBridge retries the invocation.
@@ -139,25 +144,28 @@ export class TriageService {
       completedAtMs: this.#deps.clock(),
     });
 
-    const seq = await this.#resolveTarget(recall);
-    if (seq === null)
-      return refuse(
-        null,
-        'residualId' in recall.target ? recall.target.residualId : null,
-        null,
-        'no such record in this lineage',
-      );
-    this.#deps.logger.appendKeys({ seq });
+    // The last record key before the head: an append moves both at once, so a concurrent append
+    // never makes the records look past the head.
+    const lastStoredSeq = await store.lastRecordSeq(recall.lineageId);
+    const head = await store.head(recall.lineageId);
+    const seq = await this.#resolveTarget(recall, head);
+    const targetResidualId = 'residualId' in recall.target ? recall.target.residualId : null;
+    const notFound = () => refuse(null, targetResidualId, null, 'no such record in this lineage');
+    if (seq === null && head === null && lastStoredSeq === null && !recall.checkpoint) return notFound();
+    if (seq !== null) this.#deps.logger.appendKeys({ seq });
 
-    const toSeq = Math.max(seq, recall.checkpoint?.seq ?? 0);
+    const toSeq = Math.max(seq ?? 0, recall.checkpoint?.seq ?? 0, head?.seq ?? 0, lastStoredSeq ?? 0);
     const records = await store.readChain(recall.lineageId, 0, toSeq);
-    const verification = await verifyChain(records, {
-      lineageId: recall.lineageId,
-      anchor,
-      ...(recall.checkpoint ? { checkpoint: recall.checkpoint } : {}),
-    });
-    const entry = verification.records.find((r) => r.seq === seq);
-    const residualId = entry?.residualId ?? null;
+    const verification = withStoredHeadFinding(
+      await verifyChain(records, {
+        lineageId: recall.lineageId,
+        anchor,
+        ...(recall.checkpoint ? { checkpoint: recall.checkpoint } : {}),
+      }),
+      checkStoredHead(head, recordsSeen(records, head, lastStoredSeq)),
+    );
+    const entry = seq === null ? undefined : verification.records.find((r) => r.seq === seq);
+    const residualId = entry?.residualId ?? targetResidualId;
     if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
       const failure = verification.firstFailure;
       return refuse(
@@ -167,6 +175,7 @@ export class TriageService {
         `record not verified (${verification.verdict}${failure ? ` at seq ${failure.seq}: ${failure.reason}` : ''}); triage refused`,
       );
     }
+    if (seq === null) return notFound();
     const target = SealedRecordSchema.safeParse(records[seq]);
     if (!target.success || target.data.header.monotonicSequenceNumber !== seq) {
       return refuse(seq, residualId, verification, `record ${seq} is missing from the verified chain`);
@@ -191,15 +200,15 @@ export class TriageService {
     };
   }
 
-  async #resolveTarget(recall: RecallRequestedDetail): Promise<number | null> {
+  /** The target's seq; `latest` is the head item's claim, checked against the records later. */
+  async #resolveTarget(recall: RecallRequestedDetail, head: LineageHead | null): Promise<number | null> {
     const { store } = this.#deps;
     const { target } = recall;
     if ('seq' in target) return target.seq;
     if ('residualId' in target) {
-      const location = await store.findByResidualId(target.residualId);
+      const location = await store.findByResidualId(recall.lineageId, target.residualId);
       return location && location.lineageId === recall.lineageId ? location.seq : null;
     }
-    const head = await store.head(recall.lineageId);
     return head?.seq ?? null;
   }
 }

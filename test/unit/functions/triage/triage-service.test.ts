@@ -122,6 +122,46 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     expect(result.kind === 'COMPLETED' && result.detail.outcome).toBe('REFUSED');
   });
 
+  it('a latest recall on a rewound HEAD (records past it) is refused LINEAGE_BROKEN, never triaged on the old record', async () => {
+    const { triage, store } = await setup();
+    const record1 = (await store.readRecord(LINEAGE, 1)) as { recordHash: string };
+    const head = await store.head(LINEAGE);
+    store.setHead({ ...(head as NonNullable<typeof head>), seq: 1, recordHash: record1.recordHash });
+    const result = await triage().handle(recall());
+    expect(result.kind === 'COMPLETED' && result.detail).toMatchObject({
+      outcome: 'REFUSED',
+      report: null,
+      verification: { verdict: 'LINEAGE_BROKEN', firstFailure: { seq: 2 } },
+    });
+    expect(result.kind === 'COMPLETED' && result.detail.refusalReason).toContain('records past the HEAD');
+  });
+
+  it('a recall on a lineage whose HEAD was deleted is refused LINEAGE_BROKEN, not "no such record"', async () => {
+    const { triage, store } = await setup();
+    store.deleteHead(LINEAGE);
+    for (const target of [{ latest: true }, { seq: 0 }]) {
+      const result = await triage().handle(recall({ target }));
+      expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('LINEAGE_BROKEN');
+      expect(result.kind === 'COMPLETED' && result.detail.refusalReason).toContain('no HEAD');
+    }
+  });
+
+  it('the last record deleted with the HEAD left in place: a seq recall is refused TRUNCATION_DETECTED', async () => {
+    const { triage, store } = await setup();
+    store.deleteRecord(LINEAGE, 2);
+    const result = await triage().handle(recall({ target: { seq: 0 } }));
+    expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('TRUNCATION_DETECTED');
+  });
+
+  it('residual ids resolve within the recalled lineage only', async () => {
+    const { triage } = await setup();
+    const other = await triage().handle(recall({ lineageId: 'lineage-other', target: { residualId: 'r-0' } }));
+    expect(other.kind === 'COMPLETED' && other.detail).toMatchObject({
+      outcome: 'REFUSED',
+      refusalReason: 'no such record in this lineage',
+    });
+  });
+
   it('seed 003 Log Truncation: a record deleted from the middle breaks the lineage', async () => {
     const { triage, store } = await setup();
     store.deleteRecord(LINEAGE, 1);
