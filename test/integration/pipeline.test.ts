@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import {
@@ -11,6 +11,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ResealClient } from '../../client/reseal-client';
 import { DynamoDBLineageStore, Keys } from '../../functions/adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../functions/adapters/kms-mac-anchor';
@@ -168,7 +169,7 @@ describe('pipeline on the deployed stack', () => {
     expect(rejections.Items).toHaveLength(1);
     expect(rejections.Items?.[0]?.verdictDigest?.S).toBe(event?.detail.verdictDigest);
     expect(await store.head(lineageId)).toBeNull();
-    expect(await store.findByResidualId('r-stale')).toBeNull();
+    expect(await store.findByResidualId(lineageId, 'r-stale')).toBeNull();
   });
 
   it('guard bypass: a forged seal request sent straight to seal-requests is refused by the sealer, recorded, never sealed', async () => {
@@ -220,7 +221,7 @@ describe('pipeline on the deployed stack', () => {
       expect(rejections?.map((item) => [item.stage?.S, item.reason?.S])).toEqual([['SEALER', 'VERDICT_MISMATCH']]);
       expect(await store.head(lineageId)).toBeNull();
       expect(await store.readRecord(lineageId, 0)).toBeNull();
-      expect(await store.findByResidualId(residualId)).toBeNull();
+      expect(await store.findByResidualId(lineageId, residualId)).toBeNull();
       expect(captured.some((e) => e['detail-type'] === 'ResidualSealed' && e.detail.residualId === residualId)).toBe(
         false,
       );
@@ -254,7 +255,7 @@ describe('pipeline on the deployed stack', () => {
         QueueUrl: stack.SealRequestsQueueUrl,
         MessageBody: JSON.stringify(body),
         MessageGroupId: lineageId,
-        MessageDeduplicationId: deduplicationIdOf(`${residualId}#late`),
+        MessageDeduplicationId: `${deduplicationIdOf(request)}-late`,
       }),
     );
     const sealedEvents = await eventsMatching(
@@ -264,7 +265,7 @@ describe('pipeline on the deployed stack', () => {
     );
     expect(new Set(sealedEvents.map((e) => e.detail.seq))).toEqual(new Set([0]));
     expect(await store.readChain(lineageId, 0, 10)).toHaveLength(1);
-    expect(await store.findByResidualId(residualId)).toEqual({ lineageId, seq: 0 });
+    expect(await store.findByResidualId(lineageId, residualId)).toEqual({ lineageId, seq: 0 });
   });
 
   it('seed 003 Concurrent Overwrite: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async () => {
@@ -310,6 +311,120 @@ describe('pipeline on the deployed stack', () => {
       return records.length + (await conflictsOf(lineageId)).length >= 8 ? records : undefined;
     });
     expect((await verifyChain(chain, { lineageId, anchor })).verdict).toBe('VERIFIED_INTACT');
+  });
+
+  describe('lineage integrity: the stored HEAD is a claim; residual ids are scoped to the lineage', () => {
+    const client = new ResealClient(
+      {
+        tableName: stack.TableName,
+        residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
+        eventBusName: stack.EventBusName,
+        macKeyArn: stack.MacKeyArn,
+      },
+      { store, anchor },
+    );
+
+    /** Four writes through the queues, sealed as seq 0–3 of a fresh lineage. */
+    async function fourRecords(): Promise<string> {
+      const lineageId = `lin-${randomUUID()}`;
+      for (let i = 0; i < 4; i++) await sendWrite(write(lineageId, `r-${i}`));
+      await until('four records', async () =>
+        (await store.readChain(lineageId, 0, 10)).length === 4 ? true : undefined,
+      );
+      await until('head at seq 3', async () => ((await store.head(lineageId))?.seq === 3 ? true : undefined));
+      return lineageId;
+    }
+
+    async function rejectionsOf(lineageId: string) {
+      const out = await dynamodb.send(
+        new QueryCommand({
+          TableName: stack.TableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+          ConsistentRead: true,
+        }),
+      );
+      return out.Items ?? [];
+    }
+
+    it('the last record deleted directly in DynamoDB (HEAD left at seq 3) → verifyLineage TRUNCATION_DETECTED', async () => {
+      const lineageId = await fourRecords();
+      expect((await client.verifyLineage(lineageId)).verdict).toBe('VERIFIED_INTACT');
+      await dynamodb.send(
+        new DeleteItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(3) } },
+        }),
+      );
+      const result = await client.verifyLineage(lineageId);
+      expect(result.verdict).toBe('TRUNCATION_DETECTED');
+      expect(result.firstFailure?.reason).toContain('stored HEAD claims seq 3');
+      await expect(client.verifyLineage(`never-existed-${randomUUID()}`)).rejects.toThrow(/not found/);
+    });
+
+    it('HEAD rewound to seq 1 → LINEAGE_BROKEN, and the next write is a LINEAGE_INCONSISTENT conflict (not LOST_RACE)', async () => {
+      const lineageId = await fourRecords();
+      const record1 = (await store.readRecord(lineageId, 1)) as { recordHash: string };
+      await dynamodb.send(
+        new UpdateItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.head } },
+          UpdateExpression: 'SET #seq = :seq, #hash = :hash',
+          ExpressionAttributeNames: { '#seq': 'seq', '#hash': 'recordHash' },
+          ExpressionAttributeValues: { ':seq': { N: '1' }, ':hash': { S: record1.recordHash } },
+        }),
+      );
+      const result = await client.verifyLineage(lineageId);
+      expect(result.verdict).toBe('LINEAGE_BROKEN');
+      expect(result.records).toHaveLength(4);
+      expect(result.firstFailure?.reason).toContain('records past the HEAD');
+
+      await sendWrite(write(lineageId, 'r-after-rewind'));
+      const conflicts = await until('a conflict record', async () => {
+        const items = await conflictsOf(lineageId);
+        return items.length > 0 ? items : undefined;
+      });
+      expect(conflicts.map((c) => c.reason?.S)).toEqual(['LINEAGE_INCONSISTENT']);
+      const [event] = await eventsMatching(
+        'ResidualRejected r-after-rewind',
+        (e) => e['detail-type'] === 'ResidualRejected' && e.detail.lineageId === lineageId,
+      );
+      expect(event?.detail).toMatchObject({ reason: 'LINEAGE_INCONSISTENT', residualId: 'r-after-rewind' });
+      expect(await store.readChain(lineageId, 0, 10)).toHaveLength(4);
+    });
+
+    it('the same residual id on two lineages is two residuals: both sealed', async () => {
+      const lineageA = `lin-${randomUUID()}`;
+      const lineageZ = `lin-${randomUUID()}`;
+      await sendWrite(write(lineageA, 'r-1'));
+      await until('r-1 on lineage A', async () => (await store.readRecord(lineageA, 0)) ?? undefined);
+      await sendWrite(write(lineageZ, 'r-1'));
+      await until('r-1 on lineage Z', async () => (await store.readRecord(lineageZ, 0)) ?? undefined);
+      expect(await store.findByResidualId(lineageA, 'r-1')).toEqual({ lineageId: lineageA, seq: 0 });
+      expect(await store.findByResidualId(lineageZ, 'r-1')).toEqual({ lineageId: lineageZ, seq: 0 });
+      expect((await client.verifyLineage(lineageZ)).verdict).toBe('VERIFIED_INTACT');
+      expect(await rejectionsOf(lineageZ)).toEqual([]);
+    });
+
+    it('a residual id reused on one lineage with another payload → RESIDUAL_ID_REUSED rejection, one record', async () => {
+      const lineageId = `lin-${randomUUID()}`;
+      await sendWrite(write(lineageId, 'r-1'));
+      await until('r-1 sealed', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
+      await sendWrite(write(lineageId, 'r-1', { payload: { conclusion: 'a different conclusion' } }));
+      const rejections = await until('a rejection record', async () => {
+        const items = await rejectionsOf(lineageId);
+        return items.length > 0 ? items : undefined;
+      });
+      expect(rejections.map((r) => [r.stage?.S, r.reason?.S, r.residualId?.S])).toEqual([
+        ['SEALER', 'RESIDUAL_ID_REUSED', 'r-1'],
+      ]);
+      const [event] = await eventsMatching(
+        'ResidualRejected r-1',
+        (e) => e['detail-type'] === 'ResidualRejected' && e.detail.lineageId === lineageId,
+      );
+      expect(event?.detail).toMatchObject({ reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' });
+      expect(await store.readChain(lineageId, 0, 10)).toHaveLength(1);
+    });
   });
 
   describe('recall and triage', () => {
