@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import { verifyRecords } from '../../client/verify-records';
 import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
-import { type TriageCompletedDetail, TriageOutcome } from '../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
@@ -20,8 +20,8 @@ import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input';
+import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
 import { integerOption } from './guard';
-import { deltaExitCode } from './triage';
 
 /** `reseal publish`: sends a residual write request to the stack's `residual-writes` queue. */
 export function registerPublish(program: Command, ctx: CommandContext): void {
@@ -67,15 +67,12 @@ interface RecallOptions {
   readonly stack: string;
 }
 
-/** Exit code of a triage outcome: 20 when refused or not intact, else by the delta verdict. */
+/**
+ * Exit code of a recall's outcome (see `recallExitCode`): triaged → 0 / 10 by the delta verdict;
+ * refused on a chain not `VERIFIED_INTACT` → 20; unknown record or invalid request → 2.
+ */
 export function triageCompletedExitCode(detail: TriageCompletedDetail): ExitCode {
-  if (
-    detail.outcome !== TriageOutcome.TRIAGED ||
-    detail.verification?.verdict !== VerificationVerdict.VERIFIED_INTACT
-  ) {
-    return ExitCode.TAMPER;
-  }
-  return detail.report ? deltaExitCode(detail.report.verdict) : ExitCode.TAMPER;
+  return recallExitCode(detail);
 }
 
 /** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
@@ -83,6 +80,9 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
   program
     .command('recall')
     .summary('request a recall (triage) of a stored record and wait for the report (online)')
+    .description(
+      'Puts a RecallRequested event and waits for the triage report. Exit 0 or 10 when triaged (by the delta verdict); 20 when refused because the chain is not VERIFIED_INTACT; 2 when the lineage or record does not exist or the request is invalid; 10 when the record verified but its manifest cannot be triaged; 1 when no report arrives within --timeout-ms.',
+    )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
     .option('--seq <n>', 'recall the record at this seq (default: the latest)', integerOption)
@@ -117,8 +117,14 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
         ctx.exit(ExitCode.OK);
         return;
       }
-      const detail = await client.waitForTriageReport(options.lineage, requestId, { timeoutMs: options.timeoutMs });
+      const detail = await awaitRecallReport(
+        requestId,
+        options.timeoutMs,
+        client.waitForTriageReport(options.lineage, requestId, { timeoutMs: options.timeoutMs }),
+      );
       ctx.io.stdout(options.json ? jsonText(triageCompletedJson(detail)) : triageCompletedText(detail));
+      const hint = recallRefusalHint(detail);
+      if (hint) ctx.io.stderr(`${hint}\n`);
       ctx.exit(triageCompletedExitCode(detail));
     });
 }
