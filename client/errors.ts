@@ -37,3 +37,27 @@ export class StackOutputsError extends ResealError {
     this.stackName = stackName;
   }
 }
+
+/**
+ * A write's residual-id marker names a record that does not verify as that write's seal (missing,
+ * edited, MAC not checkable, or another residual's record): the table cannot be trusted for this
+ * outcome, and nothing from it may be kept as a checkpoint.
+ */
+export class UnverifiedOutcomeError extends ResealError {
+  readonly lineageId: string;
+  readonly residualId: string;
+  /** Seq the marker names. */
+  readonly seq: number;
+  /** Verification verdict of the record (`UNVERIFIED_TAMPER_RISK` when the MAC could not be checked). */
+  readonly verdict: string;
+  readonly reason: string;
+  constructor(lineageId: string, residualId: string, seq: number, verdict: string, reason: string) {
+    super(`residual ${residualId} (lineage ${lineageId}) is marked sealed at seq ${seq}, but ${verdict}: ${reason}`);
+    this.name = 'UnverifiedOutcomeError';
+    this.lineageId = lineageId;
+    this.residualId = residualId;
+    this.seq = seq;
+    this.verdict = verdict;
+    this.reason = reason;
+  }
+}

@@ -12,7 +12,7 @@ export {
   type WriteRequestInput,
   writeRequest,
 } from './builders';
-export { PublishError, StackOutputsError, TimeoutError } from './errors';
+export { PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
 export {
   type LineageExport,
   type LineageExportEnvelope,
@@ -27,6 +27,7 @@ export {
   type ResealClientDeps,
   type VerifyLineageOptions,
   type WaitOptions,
+  type WriteOutcome,
 } from './reseal-client';
 export { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
 export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';

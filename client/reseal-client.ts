@@ -8,7 +8,12 @@ import { KMSMacAnchor } from '../functions/adapters/kms-mac-anchor';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
-import { LineageNotFoundError, type LineageStore } from '../shared/ports/lineage-store';
+import {
+  type ConflictRecord,
+  LineageNotFoundError,
+  type LineageStore,
+  type RejectionRecord,
+} from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import {
   DetailType,
@@ -19,15 +24,26 @@ import {
 } from '../shared/schemas/messages';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
-import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
-import { PublishError, TimeoutError } from './errors';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { PublishError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LineageExport } from './lineage-export';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
-export type LineageReader = Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain' | 'getTriageReport'>;
+export type LineageReader = Pick<
+  LineageStore,
+  | 'head'
+  | 'lastRecordSeq'
+  | 'readChain'
+  | 'getTriageReport'
+  | 'readRecord'
+  | 'findByResidualId'
+  | 'listConflicts'
+  | 'listRejections'
+>;
 
 /** Optional collaborators of {@link ResealClient}; each defaults to an AWS SDK client from the environment. */
 export interface ResealClientDeps {
@@ -48,7 +64,19 @@ export interface ResealClientDeps {
 /** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
 export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
 
-/** Options of {@link ResealClient.waitForTriageReport}. */
+/**
+ * What became of a published write ({@link ResealClient.waitForOutcome}):
+ * - `SEALED`: its record is in the lineage and verified; `head` is that record's head
+ *   (`seq`, `recordHash`, …), the checkpoint to keep, as a `ResidualSealed` event carries it;
+ * - `REJECTED`: the guard or the sealer refused it (`rejection.reason`, rejected variables, …);
+ * - `CONFLICT`: it could not be appended (`STALE_EPOCH` fencing, or `LOST_RACE`).
+ */
+export type WriteOutcome =
+  | { readonly kind: 'SEALED'; readonly head: LineageHead }
+  | { readonly kind: 'REJECTED'; readonly rejection: RejectionRecord }
+  | { readonly kind: 'CONFLICT'; readonly conflict: ConflictRecord };
+
+/** Options of {@link ResealClient.waitForTriageReport} and {@link ResealClient.waitForOutcome}. */
 export interface WaitOptions {
   /** Give up after this many milliseconds (default 60,000). */
   readonly timeoutMs?: number;
@@ -171,6 +199,96 @@ export class ResealClient {
       await this.#sleep(Math.min(pollIntervalMs, left));
     }
   }
+
+  // --- waitForOutcome: what became of a published write, read from the table ---
+  /**
+   * Polls the table until the write `residualId` on `lineageId` has an outcome: its record sealed
+   * in this lineage (found through its residual-id marker, then read and verified: hashes and the
+   * MAC through the anchor, and that it is this write's record), or a rejection or conflict record
+   * of it (the latest, when there are several). Sealed wins over an earlier refusal of the same id.
+   * The same outcomes are announced as `ResidualSealed` / `ResidualRejected` events on the bus.
+   *
+   * @throws {TimeoutError} naming the write when nothing appears within `timeoutMs` (default 60,000)
+   * @throws {UnverifiedOutcomeError} when the marker names a record that does not verify
+   * @example
+   * await client.publishWrite(request);
+   * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, { timeoutMs: 30_000 });
+   * if (outcome.kind === 'SEALED') keep({ seq: outcome.head.seq, recordHash: outcome.head.recordHash });
+   */
+  async waitForOutcome(lineageId: string, residualId: string, options: WaitOptions = {}): Promise<WriteOutcome> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollIntervalMs = options.pollIntervalMs ?? 500;
+    const deadline = this.#nowMs() + timeoutMs;
+    for (;;) {
+      const outcome = await this.#outcomeOf(lineageId, residualId);
+      if (outcome) return outcome;
+      const left = deadline - this.#nowMs();
+      if (left <= 0) {
+        throw new TimeoutError(
+          `the outcome of residual ${residualId} in lineage ${lineageId} (sealed record, rejection or conflict)`,
+          timeoutMs,
+        );
+      }
+      await this.#sleep(Math.min(pollIntervalMs, left));
+    }
+  }
+
+  async #outcomeOf(lineageId: string, residualId: string): Promise<WriteOutcome | null> {
+    const location = await this.#store.findByResidualId(lineageId, residualId);
+    if (location && location.lineageId === lineageId) {
+      return { kind: 'SEALED', head: await this.#verifiedHeadOf(lineageId, residualId, location.seq) };
+    }
+    const [rejections, conflicts] = await Promise.all([
+      this.#store.listRejections(lineageId, { residualId }),
+      this.#store.listConflicts(lineageId, { residualId }),
+    ]);
+    const rejection = rejections.at(-1);
+    const conflict = conflicts.at(-1);
+    if (conflict && (!rejection || conflict.atMs >= rejection.atMs)) return { kind: 'CONFLICT', conflict };
+    return rejection ? { kind: 'REJECTED', rejection } : null;
+  }
+
+  /** The head the record at `seq` makes, once it verifies on its own as `residualId`'s seal. */
+  async #verifiedHeadOf(lineageId: string, residualId: string, seq: number): Promise<LineageHead> {
+    const raw = await this.#store.readRecord(lineageId, seq);
+    const fail = (verdict: string, reason: string) =>
+      new UnverifiedOutcomeError(lineageId, residualId, seq, verdict, reason);
+    if (raw === null) throw fail(VerificationVerdict.TRUNCATION_DETECTED, `no record at seq ${seq}`);
+    const header = (raw as { header?: { parentRecordHash?: unknown; residualId?: unknown } }).header;
+    const parent = header?.parentRecordHash;
+    // The record alone: its own hash, MAC and lineage; the link to its parent is taken as given.
+    const trustedStart =
+      seq > 0 && typeof parent === 'string' && /^[0-9a-f]{64}$/.test(parent)
+        ? { afterSeq: seq - 1, afterRecordHash: parent }
+        : undefined;
+    const verification = await verifyRecords([raw], {
+      lineageId,
+      anchor: this.#anchor,
+      ...(trustedStart ? { trustedStart } : {}),
+    });
+    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+      throw fail(verification.verdict, verification.firstFailure?.reason ?? 'not verified');
+    }
+    const record = raw as SealedRecord;
+    if (record.header.residualId !== residualId || record.header.monotonicSequenceNumber !== seq) {
+      const found = `seq ${record.header.monotonicSequenceNumber} of residual ${record.header.residualId}`;
+      throw fail(VerificationVerdict.LINEAGE_BROKEN, `the marker points at ${found}`);
+    }
+    return lineageHeadOf(record);
+  }
+  /**
+   * The rejection and conflict records filed under a lineage, oldest first (from the table,
+   * diagnostic: they are not part of the sealed chain). Rejections of bodies too broken to name
+   * their lineage are not among them.
+   */
+  async readRefusals(lineageId: string): Promise<{ rejections: RejectionRecord[]; conflicts: ConflictRecord[] }> {
+    const [rejections, conflicts] = await Promise.all([
+      this.#store.listRejections(lineageId),
+      this.#store.listConflicts(lineageId),
+    ]);
+    return { rejections, conflicts };
+  }
+  // --- end waitForOutcome ---
 
   /** The lineage's head item as stored (not a trusted checkpoint), or `null` before its first record. */
   async readHead(lineageId: string): Promise<LineageHead | null> {

@@ -1,0 +1,170 @@
+import { describe, expect, it, vi } from 'vitest';
+import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
+import { ResealClient } from '../../../client/reseal-client';
+import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import {
+  buildChain,
+  forgerAnchor,
+  resealRecord,
+  TEST_LINEAGE_ID,
+  TEST_NOW_MS,
+  testAnchor,
+} from '../../helpers/seal-factories';
+
+const OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+};
+
+async function sealedStore(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
+  const store = new InMemoryLineageStore();
+  const { records } = await buildChain(length);
+  for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+  return { store, records };
+}
+
+function client(store: InMemoryLineageStore, deps: ConstructorParameters<typeof ResealClient>[1] = {}) {
+  // A fake clock the sleeps advance, so a wait that never ends times out at once.
+  let now = 0;
+  return new ResealClient(OUTPUTS, {
+    store,
+    anchor: testAnchor(),
+    nowMs: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+    ...deps,
+  });
+}
+
+describe('ResealClient.waitForOutcome', () => {
+  it('SEALED: returns the head of the write’s own record (not the moved lineage head), which verifyLineage accepts as a checkpoint', async () => {
+    const { store, records } = await sealedStore(3);
+    const reseal = client(store);
+    const outcome = await reseal.waitForOutcome(TEST_LINEAGE_ID, 'residual-1');
+    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(records[1] as SealedRecord) });
+    if (outcome.kind !== 'SEALED') throw new Error('unreachable');
+    const checkpoint = { seq: outcome.head.seq, recordHash: outcome.head.recordHash };
+    expect((await reseal.verifyLineage(TEST_LINEAGE_ID, { checkpoint })).verdict).toBe('VERIFIED_INTACT');
+    // seq 0 has no parent to take as given: verified from genesis.
+    expect(await reseal.waitForOutcome(TEST_LINEAGE_ID, 'residual-0')).toMatchObject({ head: { seq: 0 } });
+  });
+
+  it('polls until the record is sealed, sleeping the poll interval between reads', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1);
+    let polls = 0;
+    const sleep = vi.fn(async () => {
+      if (++polls === 2) await store.append(records[0] as SealedRecord, null);
+    });
+    const outcome = await client(store, { sleep }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', {
+      pollIntervalMs: 25,
+    });
+    expect(outcome.kind).toBe('SEALED');
+    expect(sleep).toHaveBeenCalledTimes(2);
+    expect(sleep).toHaveBeenCalledWith(25);
+  });
+
+  it('seed 004 REJECTED: the guard’s rejection record of this write, with reason and rejected variables', async () => {
+    const { store } = await sealedStore(1);
+    const rejection = staleRejection('r-stale');
+    await store.recordRejection(staleRejection('r-other'));
+    await store.recordRejection(rejection);
+    const outcome = await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-stale');
+    expect(outcome).toEqual({ kind: 'REJECTED', rejection });
+  });
+
+  it('seed 003 fencing CONFLICT: the STALE_EPOCH conflict record of this write', async () => {
+    const { store } = await sealedStore(1);
+    const conflict = staleEpochConflict('r-fenced');
+    await store.recordConflict(conflict);
+    expect(await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-fenced')).toEqual({ kind: 'CONFLICT', conflict });
+  });
+
+  it('the latest refusal wins between a rejection and a conflict; a seal of the same id wins over both', async () => {
+    const { store } = await sealedStore(2);
+    await store.recordConflict(staleEpochConflict('residual-1', { atMs: TEST_NOW_MS }));
+    await store.recordRejection(staleRejection('residual-1', { atMs: TEST_NOW_MS + 1 }));
+    await store.recordRejection(staleRejection('r-x', { atMs: TEST_NOW_MS }));
+    await store.recordConflict(staleEpochConflict('r-x', { atMs: TEST_NOW_MS + 1 }));
+    expect((await client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).kind).toBe('SEALED');
+    expect((await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-x')).kind).toBe('CONFLICT');
+  });
+
+  it('a rejection filed under another lineage is not this write’s outcome', async () => {
+    const store = new InMemoryLineageStore();
+    await store.recordRejection(staleRejection('r-1', { lineageId: 'other-lineage' }));
+    let now = 0;
+    const wait = client(store, {
+      nowMs: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    }).waitForOutcome(TEST_LINEAGE_ID, 'r-1', { timeoutMs: 100, pollIntervalMs: 50 });
+    await expect(wait).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('throws a TimeoutError naming the residual and lineage it waited for, after timeoutMs', async () => {
+    let now = 0;
+    const sleep = vi.fn(async (ms: number) => {
+      now += ms;
+    });
+    const wait = client(new InMemoryLineageStore(), { nowMs: () => now, sleep }).waitForOutcome(
+      TEST_LINEAGE_ID,
+      'r-never',
+      { timeoutMs: 1000, pollIntervalMs: 300 },
+    );
+    await expect(wait).rejects.toBeInstanceOf(TimeoutError);
+    await expect(wait).rejects.toMatchObject({
+      timeoutMs: 1000,
+      waitedFor: expect.stringMatching(new RegExp(`r-never.*${TEST_LINEAGE_ID}`)),
+    });
+    expect(now).toBe(1000);
+  });
+
+  it('seed 003 Hash-With-Payload Forgery: a marked record edited or re-signed without the key is never returned as a checkpoint', async () => {
+    const { store, records } = await sealedStore(2);
+    store.tamperRecord(TEST_LINEAGE_ID, 1, (record) => {
+      record.payload = { conclusion: 'edited' };
+    });
+    await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).rejects.toMatchObject({
+      name: 'UnverifiedOutcomeError',
+      verdict: 'HASH_MISMATCH',
+      seq: 1,
+    });
+    const forged = await resealRecord(records[1] as SealedRecord, { payload: { forged: true } }, forgerAnchor());
+    store.records.get(TEST_LINEAGE_ID)?.set(1, JSON.stringify(forged));
+    await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).rejects.toBeInstanceOf(
+      UnverifiedOutcomeError,
+    );
+  });
+
+  it('a marker pointing at another write’s (genuine) record, or at nothing, is refused', async () => {
+    const { store } = await sealedStore(2);
+    // A marker edited in the table: r-liar claims residual-0's record.
+    const find = store.findByResidualId.bind(store);
+    store.findByResidualId = async (lineageId, residualId) =>
+      residualId === 'r-liar' ? { lineageId, seq: 0 } : find(lineageId, residualId);
+    await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-liar')).rejects.toMatchObject({
+      verdict: 'LINEAGE_BROKEN',
+      reason: expect.stringContaining('residual residual-0'),
+    });
+    store.deleteRecord(TEST_LINEAGE_ID, 1);
+    await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).rejects.toMatchObject({
+      verdict: 'TRUNCATION_DETECTED',
+    });
+  });
+
+  it('with the key unreachable the seal cannot be confirmed (fail closed: UNVERIFIED_TAMPER_RISK)', async () => {
+    const { store } = await sealedStore(1);
+    const wait = client(store, { anchor: testAnchor({ disabled: true }) }).waitForOutcome(
+      TEST_LINEAGE_ID,
+      'residual-0',
+    );
+    await expect(wait).rejects.toMatchObject({ verdict: 'UNVERIFIED_TAMPER_RISK' });
+  });
+});
