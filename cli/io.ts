@@ -1,3 +1,5 @@
+import type { ResealClient } from '../client/reseal-client';
+
 /**
  * What a CLI run may touch, injected so tests run the CLI in-process: output streams, the
  * environment (for `AWS_ENDPOINT_URL` and credentials), the clock and the working directory.
@@ -15,6 +17,12 @@ export interface CliIo {
   readonly cwd: string;
   /** True when stderr is an interactive terminal (progress bars are drawn only then). */
   readonly stderrIsTty: boolean;
+  /**
+   * Makes the online commands' client for a stack. Absent (the real CLI): SDK clients from the
+   * environment, resources from the stack's outputs (`connect` in cli/online.ts). Tests inject a
+   * client over an in-memory store.
+   */
+  readonly connect?: (stackName: string) => Promise<ResealClient>;
 }
 
 /** The real process's streams, environment and clock. */

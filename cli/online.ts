@@ -26,6 +26,7 @@ export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: strin
  * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
  */
 export async function connect(io: CliIo, stackName: string): Promise<ResealClient> {
+  if (io.connect) return io.connect(stackName);
   const config = sdkConfig(io.env);
   try {
     const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));

@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import type { ResealClient, WriteOutcome } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
@@ -11,11 +13,12 @@ import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
-import { BadInputError } from '../errors';
+import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines, jsonText } from '../format/output';
-import { timelineJson, timelineRows, timelineText } from '../format/timeline';
+import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } from '../format/timeline';
 import { triageReportJson, triageReportText } from '../format/triage-report';
+import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
@@ -23,15 +26,30 @@ import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
 import { integerOption } from './guard';
 
-/** `reseal publish`: sends a residual write request to the stack's `residual-writes` queue. */
+/** Options of `reseal publish`. */
+interface PublishOptions {
+  readonly request: string;
+  readonly wait?: boolean;
+  /** Seconds to wait for the outcome with `--wait`. */
+  readonly timeout: number;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/**
+ * `reseal publish`: sends a residual write request to the stack's `residual-writes` queue; with
+ * `--wait`, polls the table for the write's outcome (sealed, rejected or in conflict).
+ */
 export function registerPublish(program: Command, ctx: CommandContext): void {
   program
     .command('publish')
-    .summary('send a residual write request to the residual-writes queue (online)')
+    .summary('send a residual write request to the residual-writes queue; --wait for its outcome (online)')
     .requiredOption('--request <REQUEST.json>', 'residual write request (validated before sending)')
-    .option('--json', 'print the result as JSON')
+    .option('--wait', 'wait until the write is sealed, rejected or in conflict (exit 0, 10, 10; 1 on timeout)')
+    .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
+    .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
-    .action(async (options: { request: string; json?: boolean; stack: string }) => {
+    .action(async (options: PublishOptions) => {
       const request = await readSchemaFile(
         ctx.io,
         options.request,
@@ -41,18 +59,55 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
       const client = await connect(ctx.io, options.stack);
       const { messageId } = await client.publishWrite(request);
       const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
-      ctx.io.stdout(
-        options.json
-          ? jsonText(out)
-          : fieldLines([
-              ['published', request.residualId],
-              ['lineage', request.lineageId],
-              ['message id', messageId],
-            ]),
-      );
-      ctx.exit(ExitCode.OK);
+      const published = fieldLines([
+        ['published', request.residualId],
+        ['lineage', request.lineageId],
+        ['message id', messageId],
+      ]);
+      if (!options.wait) {
+        ctx.io.stdout(options.json ? jsonText(out) : published);
+        ctx.exit(ExitCode.OK);
+        return;
+      }
+      if (!options.json) ctx.io.stdout(published);
+      await waitAndReport(ctx, client, request, out, options);
     });
 }
+
+// --- publish --wait: the outcome of the write, read from the table ---
+async function waitAndReport(
+  ctx: CommandContext,
+  client: ResealClient,
+  request: { lineageId: string; residualId: string },
+  publishedJson: Record<string, string>,
+  options: PublishOptions,
+): Promise<void> {
+  let outcome: WriteOutcome;
+  try {
+    outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+      timeoutMs: options.timeout * 1000,
+    });
+  } catch (error) {
+    if (error instanceof TimeoutError) {
+      if (options.json) ctx.io.stdout(jsonText({ ...publishedJson, outcome: 'TIMEOUT', waited_s: options.timeout }));
+      throw new CliError(
+        `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight ` +
+          `(see reseal inspect --lineage ${request.lineageId})`,
+        ExitCode.UNEXPECTED,
+        { cause: error },
+      );
+    }
+    if (error instanceof UnverifiedOutcomeError) {
+      throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
+    }
+    throw error;
+  }
+  ctx.io.stdout(
+    options.json ? jsonText({ ...publishedJson, ...writeOutcomeJson(outcome) }) : writeOutcomeText(outcome),
+  );
+  ctx.exit(writeOutcomeExitCode(outcome));
+}
+// --- end publish --wait ---
 
 interface RecallOptions {
   readonly lineage: string;
@@ -208,6 +263,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let lineageId: string;
       let records: unknown[];
       let verification: Awaited<ReturnType<typeof verifyRecords>>;
+      let refusals: Awaited<ReturnType<ResealClient['readRefusals']>> | null = null;
       if (options.export) {
         const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
         const envelope = validateFileContent(options.export, 'lineage export', () =>
@@ -226,13 +282,20 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         records = exported.records;
         // The stored head is checked against the records (a claim, not a checkpoint).
         verification = await client.verifyExport(exported, checkpoint);
+        refusals = await client.readRefusals(lineageId); // listed after the timeline
       }
       const rows = timelineRows(records, verification);
+      // --- inspect --lineage: the lineage's rejections and conflicts after the timeline ---
       ctx.io.stdout(
         options.json
-          ? jsonText(timelineJson(lineageId, rows, verification))
-          : timelineText(lineageId, rows, verification),
+          ? jsonText({
+              ...timelineJson(lineageId, rows, verification),
+              ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
+            })
+          : timelineText(lineageId, rows, verification) +
+              (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : ''),
       );
+      // --- end inspect refusals ---
       ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
     });
 }

@@ -1,5 +1,7 @@
+import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { fieldLines } from './output';
+import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
 
 /** One row of a lineage timeline, read from a stored record (untrusted until verified). */
 export interface TimelineRow {
@@ -98,4 +100,25 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
     ],
   ]);
   return `${summary}\n${lines.join('\n')}\n`;
+}
+
+/**
+ * The rejections and conflicts of a lineage as text, for `reseal inspect --lineage` after the
+ * timeline: one line per record, oldest first, then its details.
+ */
+export function refusalsText(rejections: readonly RejectionRecord[], conflicts: readonly ConflictRecord[]): string {
+  let text = `\nrejections (${rejections.length})${rejections.length === 0 ? ': none' : ':'}\n`;
+  for (const r of rejections) {
+    text += `  ${new Date(r.atMs).toISOString()}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}\n`;
+    text += rejectionDetailLines(r, '    ');
+  }
+  text += `\nconflicts (${conflicts.length})${conflicts.length === 0 ? ': none' : ':'}\n`;
+  for (const c of conflicts)
+    text += `  ${new Date(c.atMs).toISOString()}  ${c.reason}  residual ${c.residualId}: ${c.detail}\n`;
+  return text;
+}
+
+/** The rejections and conflicts of a lineage for `reseal inspect --lineage --json`. */
+export function refusalsJson(rejections: readonly RejectionRecord[], conflicts: readonly ConflictRecord[]) {
+  return { rejections: rejections.map(rejectionJson), conflicts: conflicts.map(conflictJson) };
 }

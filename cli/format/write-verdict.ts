@@ -59,7 +59,12 @@ const HINTS: ReadonlyArray<readonly [ReadonlySet<string>, string]> = [
   ],
 ];
 
-function hintsFor(verdict: WriteVerdict): string[] {
+/** The hints for a refusal: also used for a stored `STALE_STATE` rejection (`reseal publish --wait`). */
+export function hintsFor(verdict: {
+  readonly isSafe: boolean;
+  readonly rejectedVariables: readonly { readonly reason: string }[];
+  readonly requestViolations: readonly unknown[];
+}): string[] {
   if (verdict.isSafe) return [];
   const reasons = new Set(verdict.rejectedVariables.map((r) => r.reason as string));
   const hints = HINTS.filter(([set]) => [...set].some((reason) => reasons.has(reason))).map(([, hint]) => hint);

@@ -17,7 +17,7 @@ export const CLI_TEST_NOW_MS = 1_800_000_000_000;
  */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string> },
+  options: { cwd: string; env?: Record<string, string>; connect?: CliIo['connect'] },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -32,6 +32,7 @@ export async function runCli(
     nowMs: () => CLI_TEST_NOW_MS,
     cwd: options.cwd,
     stderrIsTty: false,
+    ...(options.connect ? { connect: options.connect } : {}),
   };
   const exitCode = await run(argv, io);
   return { exitCode, stdout, stderr };

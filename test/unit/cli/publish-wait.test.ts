@@ -1,0 +1,233 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ResealClient } from '../../../client/reseal-client';
+import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
+import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { lineageHeadOf } from '../../../shared/seal/sealed-record';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { buildChain, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+import { runCli } from './run-cli';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+// The write in fixtures/request-safe.json.
+const LINEAGE = 'lineage-agent-42';
+const RESIDUAL = 'residual-0001';
+const OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+};
+
+/**
+ * A client over an in-memory store whose queue "runs the pipeline": each SendMessage calls
+ * `pipeline(store)` (seal, reject, record a conflict, or nothing). Sleeps advance a fake clock.
+ */
+function fakeConnect(store: InMemoryLineageStore, pipeline: (store: InMemoryLineageStore) => Promise<void>) {
+  let now = TEST_NOW_MS;
+  const sqs = {
+    send: async () => {
+      await pipeline(store);
+      return { MessageId: 'msg-1' };
+    },
+  };
+  const client = new ResealClient(OUTPUTS, {
+    store,
+    anchor: testAnchor(),
+    sqs: sqs as never,
+    nowMs: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  });
+  return async () => client;
+}
+
+const seal = async (store: InMemoryLineageStore) => {
+  const record = await sealRecord(sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL }), null, testAnchor(), 1);
+  await store.append(record, null);
+  return record;
+};
+
+async function publishWait(pipeline: (store: InMemoryLineageStore) => Promise<void>, extra: string[] = []) {
+  const store = new InMemoryLineageStore();
+  const result = await runCli(['publish', '--request', 'request-safe.json', '--wait', ...extra], {
+    cwd: FIXTURES,
+    connect: fakeConnect(store, pipeline),
+  });
+  return { store, result };
+}
+
+const rejection = (overrides: Partial<RejectionRecord> = {}) =>
+  staleRejection(RESIDUAL, { lineageId: LINEAGE, ...overrides });
+const conflict = (overrides: Partial<ConflictRecord> = {}) =>
+  staleEpochConflict(RESIDUAL, { lineageId: LINEAGE, ...overrides });
+
+describe('reseal publish --wait', () => {
+  it('SEALED: prints seq and the record hash to keep as --checkpoint SEQ:HASH, exit 0', async () => {
+    let sealedHead = '';
+    const { result } = await publishWait(async (store) => {
+      const head = lineageHeadOf(await seal(store));
+      sealedHead = `${head.seq}:${head.recordHash}`;
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^published: +residual-0001$/m);
+    expect(result.stdout).toMatch(/^outcome: +SEALED$/m);
+    expect(result.stdout).toMatch(/^seq: +0$/m);
+    expect(result.stdout).toContain(`--checkpoint ${sealedHead}`);
+  });
+
+  it('SEALED --json: snake_case head and checkpoint, with the message id', async () => {
+    const { store, result } = await publishWait(async (s) => void (await seal(s)), ['--json']);
+    const head = await store.head(LINEAGE);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      message_id: 'msg-1',
+      residual_id: RESIDUAL,
+      lineage_id: LINEAGE,
+      outcome: 'SEALED',
+      head: {
+        lineage_id: LINEAGE,
+        seq: 0,
+        record_hash: head?.recordHash,
+        generation_epoch: head?.generationEpoch,
+        mac: head?.mac,
+        key_id: head?.keyId,
+      },
+      checkpoint: `0:${head?.recordHash}`,
+    });
+  });
+
+  it('seed 004 REJECTED by the guard: reason, each rejected variable and the re-probe hint, exit 10', async () => {
+    const { result } = await publishWait(async (store) => store.recordRejection(rejection()));
+    expect(result.exitCode).toBe(10);
+    expect(result.stdout).toMatch(/^outcome: +REJECTED by the guard$/m);
+    expect(result.stdout).toMatch(/^reason: +STALE_STATE$/m);
+    expect(result.stdout).toContain('variable "targetResourceId": UNVERIFIED_INHERITED: inherited from session-a');
+    expect(result.stdout).toContain('re-probe the rejected variables');
+  });
+
+  it('REJECTED --json: the rejection in snake_case', async () => {
+    const { result } = await publishWait(async (store) => store.recordRejection(rejection()), ['--json']);
+    expect(result.exitCode).toBe(10);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      outcome: 'REJECTED',
+      rejection: {
+        stage: 'GUARD',
+        reason: 'STALE_STATE',
+        residual_id: RESIDUAL,
+        rejected_variables: [{ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' }],
+        request_violations: [],
+        rejected_at: new Date(TEST_NOW_MS).toISOString(),
+      },
+    });
+  });
+
+  it('seed 003 fencing CONFLICT: reason and detail, exit 10; --json gives the conflict', async () => {
+    const text = await publishWait(async (store) => store.recordConflict(conflict()));
+    expect(text.result.exitCode).toBe(10);
+    expect(text.result.stdout).toMatch(/^outcome: +CONFLICT: not appended$/m);
+    expect(text.result.stdout).toMatch(/^reason: +STALE_EPOCH$/m);
+    const json = await publishWait(async (store) => store.recordConflict(conflict()), ['--json']);
+    expect(JSON.parse(json.result.stdout)).toMatchObject({
+      outcome: 'CONFLICT',
+      conflict: { reason: 'STALE_EPOCH', residual_id: RESIDUAL, observed_head: null },
+    });
+  });
+
+  it.each([
+    ['LOST_RACE', 'publish the write again'],
+    ['LINEAGE_INCONSISTENT', 'run reseal verify --lineage'],
+  ])('CONFLICT %s: the hint says what to do', async (reason, hint) => {
+    const { result } = await publishWait(async (store) =>
+      store.recordConflict(conflict({ reason: reason as ConflictRecord['reason'] })),
+    );
+    expect(result.exitCode).toBe(10);
+    expect(result.stdout).toContain(hint);
+  });
+
+  it('timeout: no outcome within --timeout seconds is exit 1 naming the write; --json still prints the message id', async () => {
+    const { result } = await publishWait(async () => {}, ['--timeout', '3']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/^message id: +msg-1$/m);
+    expect(result.stderr).toContain('no outcome for residual-0001 after 3 s');
+    const json = await publishWait(async () => {}, ['--timeout', '3', '--json']);
+    expect(json.result.exitCode).toBe(1);
+    expect(JSON.parse(json.result.stdout)).toMatchObject({ message_id: 'msg-1', outcome: 'TIMEOUT', waited_s: 3 });
+  });
+
+  it('a marked record that does not verify is tamper risk, exit 20, with no checkpoint printed', async () => {
+    const { result } = await publishWait(async (store) => {
+      await seal(store);
+      store.tamperRecord(LINEAGE, 0, (record) => {
+        record.payload = { edited: true };
+      });
+    });
+    expect(result.exitCode).toBe(20);
+    expect(result.stderr).toContain('tamper risk');
+    expect(result.stdout).not.toContain('--checkpoint');
+  });
+
+  it('without --wait: prints the message id and returns, exit 0, as before', async () => {
+    const store = new InMemoryLineageStore();
+    const result = await runCli(['publish', '--request', 'request-safe.json', '--json'], {
+      cwd: FIXTURES,
+      connect: fakeConnect(store, async () => {}),
+    });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ message_id: 'msg-1', residual_id: RESIDUAL, lineage_id: LINEAGE });
+  });
+});
+
+describe('reseal inspect --lineage: rejections and conflicts after the timeline', () => {
+  async function inspect(json: boolean) {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2);
+    for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+    await store.recordRejection(staleRejection('r-stale'));
+    await store.recordRejection(
+      staleRejection('r-schema', {
+        reason: 'SCHEMA_VIOLATION',
+        rejectedVariables: [],
+        issues: [{ path: 'priority', message: 'unknown field' }],
+        atMs: TEST_NOW_MS + 1,
+      }),
+    );
+    await store.recordConflict(staleEpochConflict('r-fenced'));
+    await store.recordRejection(staleRejection('r-elsewhere', { lineageId: 'another-lineage' }));
+    return runCli(['inspect', '--lineage', TEST_LINEAGE_ID, ...(json ? ['--json'] : [])], {
+      cwd: FIXTURES,
+      connect: fakeConnect(store, async () => {}),
+    });
+  }
+
+  it('text: the timeline, then a rejections section and a conflicts section, oldest first; exit by the chain', async () => {
+    const result = await inspect(false);
+    expect(result.exitCode).toBe(0);
+    const timeline = result.stdout.indexOf('residual-1');
+    const rejections = result.stdout.indexOf('\nrejections (2):\n');
+    const conflicts = result.stdout.indexOf('\nconflicts (1):\n');
+    expect(timeline).toBeGreaterThan(0);
+    expect(rejections).toBeGreaterThan(timeline);
+    expect(conflicts).toBeGreaterThan(rejections);
+    const section = result.stdout.slice(rejections);
+    expect(section).toMatch(
+      /GUARD {2}STALE_STATE {2}residual r-stale {2}message m-r-stale\n {4}variable "targetResourceId"/,
+    );
+    expect(section.indexOf('r-stale')).toBeLessThan(section.indexOf('r-schema'));
+    expect(section).toContain('    at priority: unknown field');
+    expect(section).toContain('STALE_EPOCH  residual r-fenced: write epoch 2 is older than the head epoch 3');
+    expect(result.stdout).not.toContain('r-elsewhere');
+  });
+
+  it('--json: rejections and conflicts next to the records, snake_case', async () => {
+    const result = await inspect(true);
+    const out = JSON.parse(result.stdout);
+    expect(out.records).toHaveLength(2);
+    expect(out.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual(['r-stale', 'r-schema']);
+    expect(out.conflicts).toEqual([
+      expect.objectContaining({ reason: 'STALE_EPOCH', residual_id: 'r-fenced', conflicted_at: expect.any(String) }),
+    ]);
+  });
+});
