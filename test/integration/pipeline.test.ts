@@ -489,3 +489,49 @@ describe('pipeline on the deployed stack', () => {
     });
   });
 });
+
+// --- waitForOutcome / publish --wait: the writer learns the outcome from the table ---
+describe('ResealClient.waitForOutcome on the deployed stack', () => {
+  const client = new ResealClient(
+    {
+      tableName: stack.TableName,
+      residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
+      eventBusName: stack.EventBusName,
+      macKeyArn: stack.MacKeyArn,
+    },
+    { sqs, dynamodb, kms, eventBridge: events },
+  );
+
+  it('seed 004: a stale write published through the real queue is REJECTED by the guard with UNVERIFIED_INHERITED', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    const residualId = `r-wait-stale-${randomUUID()}`;
+    await client.publishWrite(
+      write(lineageId, residualId, { variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')] }),
+    );
+    const outcome = await client.waitForOutcome(lineageId, residualId, { timeoutMs: 90_000 });
+    expect(outcome).toMatchObject({
+      kind: 'REJECTED',
+      rejection: {
+        stage: 'GUARD',
+        reason: 'STALE_STATE',
+        lineageId,
+        residualId,
+        rejectedVariables: [{ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' }],
+      },
+    });
+  });
+
+  it('a good write is SEALED with the head the ResidualSealed event carries, which verifyLineage accepts as a checkpoint', async () => {
+    const lineageId = `lin-${randomUUID()}`;
+    const residualId = `r-wait-good-${randomUUID()}`;
+    await client.publishWrite(write(lineageId, residualId));
+    const outcome = await client.waitForOutcome(lineageId, residualId, { timeoutMs: 90_000 });
+    if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${JSON.stringify(outcome)}`);
+    expect(outcome.head).toMatchObject({ lineageId, seq: 0 });
+    const [event] = await eventsMatching('ResidualSealed', (e) => e.detail.residualId === residualId);
+    expect(event?.detail).toMatchObject(outcome.head);
+    const checkpoint = { seq: outcome.head.seq, recordHash: outcome.head.recordHash };
+    expect((await client.verifyLineage(lineageId, { checkpoint })).verdict).toBe('VERIFIED_INTACT');
+  });
+});
+// --- end waitForOutcome ---
