@@ -1,0 +1,43 @@
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../cli/exit-codes';
+import { ResealClient } from '../../../client/reseal-client';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { runCli } from './run-cli';
+
+const OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+};
+
+function withStore(store: InMemoryLineageStore) {
+  return {
+    cwd: tmpdir(),
+    connect: async () => new ResealClient(OUTPUTS, { store, anchor: testAnchor() }),
+  };
+}
+
+describe('online commands on a lineage with neither records nor head', () => {
+  it.each([['verify'], ['inspect'], ['export']])(
+    '%s --lineage never-existed: "not found", exit 2 (not VERIFIED_INTACT)',
+    async (command) => {
+      const result = await runCli([command, '--lineage', 'never-existed'], withStore(new InMemoryLineageStore()));
+      expect(result.exitCode).toBe(ExitCode.BAD_INPUT);
+      expect(result.stderr).toContain('error: lineage never-existed not found: no records and no head');
+      expect(result.stdout).not.toContain('VERIFIED_INTACT');
+    },
+  );
+
+  it('verify --lineage with the HEAD deleted: records without a head are tamper (exit 20)', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(3);
+    for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+    store.deleteHead(TEST_LINEAGE_ID);
+    const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], withStore(store));
+    expect(result.exitCode).toBe(ExitCode.TAMPER);
+    expect(result.stdout).toContain('LINEAGE_BROKEN');
+  });
+});
