@@ -96,6 +96,9 @@ async function verifyExportFile(
   const result = await verifyRecords(envelope.records, {
     lineageId: envelope.lineageId,
     anchor: choice.anchor,
+    // The export's head is the table's claim at export time: checked against the records, so a
+    // head rewound below them, missing, or naming another record is LINEAGE_BROKEN.
+    storedHead: head?.data ?? null,
     ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
   });
   const note = choice.macCheck === MacCheck.UNPINNED && unpinnedWhy ? `${choice.note} (${unpinnedWhy})` : choice.note;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LineageExport } from '../../../client/lineage-export';
-import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import {
   buildChain,
   cloneRecord,
@@ -59,6 +59,10 @@ export async function writeExportFixtures(dir: string): Promise<{ checkpoint: st
     inputs: (i) => ({ generationEpoch: 1 + Math.floor(i / 2), payload: { conclusion: `forged ${i}`, index: i } }),
   });
   await write('rekeyed.json', exportOf(rekeyed.records, rekeyed.head));
+  // The table's head rewound to seq 1 while records 2 and 3 remain (a rollback of the head only).
+  await write('head-rewound.json', exportOf(records, lineageHeadOf(records[1] as SealedRecord)));
+  // Records exported without the head that should name the last of them.
+  await write('head-missing.json', exportOf(records, null));
   // Not an export at all: an unknown top-level field.
   await write('unknown-field.json', { ...exportOf(records, head), signedBy: 'me' });
   return { checkpoint: `${head.seq}:${head.recordHash}` };

@@ -255,6 +255,18 @@ const exportCases = (): Case[] => [
     argv: ['verify', '--export', 'forged.json', '--local-key-hex', TEST_KEY_HEX],
     exitCode: 20,
   },
+  {
+    name: 'verify-head-rewound',
+    rule: "the export's stored head is a claim checked against the records: a head rewound below them is LINEAGE_BROKEN, exit 20",
+    argv: ['verify', '--export', 'head-rewound.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
+  {
+    name: 'verify-head-missing',
+    rule: 'records exported without a head are LINEAGE_BROKEN, exit 20',
+    argv: ['verify', '--export', 'head-missing.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
   // Key pinning (fail closed): the key that checks the MACs comes from the verifier, never the export.
   {
     name: 'verify-intact-unpinned',
