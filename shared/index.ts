@@ -55,6 +55,7 @@ export {
   EVENT_SOURCE,
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
+  RefusalCode,
   RejectionReason,
   type ResidualRejectedDetail,
   ResidualRejectedDetailSchema,

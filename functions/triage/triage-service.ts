@@ -6,6 +6,7 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import {
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
+  RefusalCode,
   type TriageCompletedDetail,
   TriageOutcome,
 } from '../../shared/schemas/messages';
@@ -39,7 +40,7 @@ export type TriageResult =
  *
  * 1. Parse the `RecallRequested` detail. Invalid → logged and counted (`INVALID`, never retried:
  *    a retry could not fix it). When its `requestId` and `lineageId` are still usable, a `REFUSED`
- *    report naming every bad field is stored and announced, so the requester gets an answer
+ *    report (`INVALID_REQUEST`) naming every bad field is stored and announced, so the requester gets an answer
  *    instead of a time-out; without them there is nowhere the triage role may write.
  * 2. A report already stored for this request id is re-emitted, not recomputed (retries are safe).
  * 3. Resolve the target (`seq`, `residualId` through its marker in this lineage, or `latest`
@@ -49,8 +50,10 @@ export type TriageResult =
  *    (`checkStoredHead`: records past it, another hash at its seq, records without it →
  *    `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`), so a `latest` recall
  *    never silently uses a rewound head. A MAC that cannot be checked (KMS key disabled, missing,
- *    unreachable) yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused, no triage.
- * 5. `isolateDelta(record.manifest, currentEnv)`; store the report (pk `TRIAGE#<lineageId>`);
+ *    unreachable) yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused
+ *    (`VERIFICATION_FAILED`), no triage; an empty lineage or a target not in the verified chain →
+ *    refused (`NOT_FOUND`).
+ * 5. `isolateDelta(record.manifest, currentEnv)` (a manifest it refuses → `MANIFEST_UNTRIAGEABLE`); store the report (pk `TRIAGE#<lineageId>`);
  *    emit `TriageCompleted`.
  * Rejects only on infrastructure failures (store, bus), so EventBridge retries the invocation.
  */
@@ -95,6 +98,7 @@ export class TriageService {
       outcome: result.outcome,
       verification: result.verification?.verdict ?? null,
       verdict: result.report?.verdict ?? null,
+      refusalCode: result.refusalCode,
       refusalReason: result.refusalReason,
     });
     return { kind: 'COMPLETED', detail: result };
@@ -117,6 +121,7 @@ export class TriageService {
       verification: null,
       report: null,
       refusalReason: reason.length > 4096 ? `${reason.slice(0, 4095)}…` : reason,
+      refusalCode: RefusalCode.INVALID_REQUEST,
       completedAtMs: this.#deps.clock(),
     };
   }
@@ -132,6 +137,7 @@ export class TriageService {
       seq: number | null,
       residualId: string | null,
       verification: ChainVerification | null,
+      code: RefusalCode,
       reason: string,
     ): TriageCompletedDetail => ({
       ...base,
@@ -141,6 +147,7 @@ export class TriageService {
       verification: verification && { verdict: verification.verdict, firstFailure: verification.firstFailure },
       report: null,
       refusalReason: reason,
+      refusalCode: code,
       completedAtMs: this.#deps.clock(),
     });
 
@@ -150,7 +157,8 @@ export class TriageService {
     const head = await store.head(recall.lineageId);
     const seq = await this.#resolveTarget(recall, head);
     const targetResidualId = 'residualId' in recall.target ? recall.target.residualId : null;
-    const notFound = () => refuse(null, targetResidualId, null, 'no such record in this lineage');
+    const notFound = () =>
+      refuse(null, targetResidualId, null, RefusalCode.NOT_FOUND, 'no such record in this lineage');
     if (seq === null && head === null && lastStoredSeq === null && !recall.checkpoint) return notFound();
     if (seq !== null) this.#deps.logger.appendKeys({ seq });
 
@@ -172,13 +180,21 @@ export class TriageService {
         seq,
         residualId,
         verification,
+        // Also the stored head's inconsistency with the records (folded into the verdict above).
+        RefusalCode.VERIFICATION_FAILED,
         `record not verified (${verification.verdict}${failure ? ` at seq ${failure.seq}: ${failure.reason}` : ''}); triage refused`,
       );
     }
     if (seq === null) return notFound();
     const target = SealedRecordSchema.safeParse(records[seq]);
     if (!target.success || target.data.header.monotonicSequenceNumber !== seq) {
-      return refuse(seq, residualId, verification, `record ${seq} is missing from the verified chain`);
+      return refuse(
+        seq,
+        residualId,
+        verification,
+        RefusalCode.NOT_FOUND,
+        `record ${seq} is missing from the verified chain`,
+      );
     }
     this.#deps.logger.appendKeys({ residualId: target.data.header.residualId });
     let report: DeltaIsolationReport;
@@ -186,7 +202,13 @@ export class TriageService {
       report = isolateDelta(target.data.manifest, recall.currentEnv);
     } catch (error) {
       if (!(error instanceof ResealError)) throw error;
-      return refuse(seq, target.data.header.residualId, verification, `delta isolation refused: ${error.message}`);
+      return refuse(
+        seq,
+        target.data.header.residualId,
+        verification,
+        RefusalCode.MANIFEST_UNTRIAGEABLE,
+        `delta isolation refused: ${error.message}`,
+      );
     }
     return {
       ...base,
@@ -196,6 +218,7 @@ export class TriageService {
       verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
       report,
       refusalReason: null,
+      refusalCode: null,
       completedAtMs: this.#deps.clock(),
     };
   }

@@ -144,9 +144,30 @@ export const TriageOutcome = { TRIAGED: 'TRIAGED', REFUSED: 'REFUSED' } as const
 export type TriageOutcome = (typeof TriageOutcome)[keyof typeof TriageOutcome];
 
 /**
+ * Machine-readable kind of a `REFUSED` triage (`refusalCode`); `refusalReason` is for humans
+ * and may change wording, the code does not.
+ */
+export const RefusalCode = {
+  /** No record of the lineage has the requested seq / residual id, or the lineage is empty. */
+  NOT_FOUND: 'NOT_FOUND',
+  /**
+   * The chain is not `VERIFIED_INTACT` (hash, MAC, truncation, or a stored head inconsistent
+   * with the records); `verification.verdict` says which. No triage.
+   */
+  VERIFICATION_FAILED: 'VERIFICATION_FAILED',
+  /** The `RecallRequested` detail was invalid; `refusalReason` names every bad field. */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** The record verified but its manifest cannot be triaged (delta isolation refused it). */
+  MANIFEST_UNTRIAGEABLE: 'MANIFEST_UNTRIAGEABLE',
+} as const;
+/** One of {@link RefusalCode}. */
+export type RefusalCode = (typeof RefusalCode)[keyof typeof RefusalCode];
+
+/**
  * `detail` of a `TriageCompleted` event, also stored as the triage report
  * (pk `TRIAGE#<lineageId>`, sk `<requestId>`). `verification` is `null` only when no record was
- * found; `report` is set iff `outcome` is `TRIAGED`; `refusalReason` iff `REFUSED`.
+ * found; `report` is set iff `outcome` is `TRIAGED`; `refusalReason` and `refusalCode` iff
+ * `REFUSED` (both `null` iff `TRIAGED`).
  */
 export const TriageCompletedDetailSchema = z.strictObject({
   formatVersion: z.literal(FORMAT_VERSION),
@@ -165,6 +186,8 @@ export const TriageCompletedDetailSchema = z.strictObject({
     .nullable(),
   report: DeltaIsolationReportSchema.nullable(),
   refusalReason: ShortText.nullable(),
+  /** Why the triage was refused, machine-readable; `null` iff `outcome` is `TRIAGED`. */
+  refusalCode: z.enum(RefusalCode).nullable(),
   completedAtMs: EpochMillis,
 });
 /** Type of {@link TriageCompletedDetailSchema}. */

@@ -462,7 +462,12 @@ describe('pipeline on the deployed stack', () => {
       ['FULL_RECONSTRUCTION_REQUIRED', { ...SEALED_ENV, ARCH: 'x86_64' }],
     ])('seed 000: a recall against a drifted environment returns %s, stored under TRIAGE#', async (verdict, env) => {
       const detail = await recall(env, { seq: 1 });
-      expect(detail).toMatchObject({ outcome: 'TRIAGED', seq: 1, verification: { verdict: 'VERIFIED_INTACT' } });
+      expect(detail).toMatchObject({
+        outcome: 'TRIAGED',
+        seq: 1,
+        verification: { verdict: 'VERIFIED_INTACT' },
+        refusalCode: null,
+      });
       expect((detail.report as { verdict: string }).verdict).toBe(verdict);
       const stored = await store.getTriageReport(lineageId, detail.requestId as string);
       expect(stored?.report?.verdict).toBe(verdict);
@@ -485,6 +490,7 @@ describe('pipeline on the deployed stack', () => {
         outcome: 'REFUSED',
         report: null,
         verification: { verdict: 'HASH_MISMATCH', firstFailure: { seq: 0 } },
+        refusalCode: 'VERIFICATION_FAILED',
       });
     });
   });

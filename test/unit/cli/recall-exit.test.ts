@@ -25,6 +25,7 @@ function detail(overrides: Partial<TriageCompletedDetail>): TriageCompletedDetai
     verification: intact,
     report: null,
     refusalReason: null,
+    refusalCode: null,
     completedAtMs: 1_800_000_000_000,
     ...overrides,
   };

@@ -92,6 +92,7 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
           outcome: 'REFUSED',
           report: null,
           refusalReason: verification.firstFailure?.reason ?? '',
+          refusalCode: 'VERIFICATION_FAILED',
         } satisfies TriageCompletedDetail;
       }
       return {
@@ -99,6 +100,7 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
         outcome: 'TRIAGED',
         report: isolateDelta(target.manifest, currentEnv),
         refusalReason: null,
+        refusalCode: null,
       } satisfies TriageCompletedDetail;
     },
     async tamperWithPayload(lineageId: string, seq: number) {

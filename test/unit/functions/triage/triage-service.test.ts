@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { TriageService } from '../../../../functions/triage/triage-service';
-import { TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
+import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
 import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testAnchor } from '../../../helpers/seal-factories';
+import { buildChain, testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
 /** The environment records are sealed against: ARCH structural, one claim on REGION, one on TOOL_VERSION. */
@@ -198,5 +198,102 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     await triage().handle(request);
     expect(publisher.triaged).toHaveLength(2);
     expect(publisher.triaged[1]).toEqual(publisher.triaged[0]);
+  });
+});
+
+/** The `TriageCompleted` detail of a handled recall, checked against the wire schema. */
+function completed(result: Awaited<ReturnType<TriageService['handle']>>) {
+  if (result.kind !== 'COMPLETED') throw new Error(`expected COMPLETED, got ${result.kind}`);
+  return TriageCompletedDetailSchema.parse(result.detail);
+}
+
+describe('triage refusal codes (machine-readable; refusalReason is for humans)', () => {
+  it('TRIAGED carries refusalCode null', async () => {
+    const { triage } = await setup();
+    expect(completed(await triage().handle(recall()))).toMatchObject({ outcome: 'TRIAGED', refusalCode: null });
+  });
+
+  it('NOT_FOUND: an empty lineage, an unknown residual id, a residual id of another lineage, a seq past the head', async () => {
+    const { triage } = await setup();
+    const empty = completed(await triage().handle(recall({ lineageId: 'lineage-empty' })));
+    expect(empty).toMatchObject({ outcome: 'REFUSED', verification: null, refusalCode: RefusalCode.NOT_FOUND });
+    const unknown = completed(await triage().handle(recall({ target: { residualId: 'r-nope' } })));
+    expect(unknown).toMatchObject({ outcome: 'REFUSED', residualId: 'r-nope', refusalCode: RefusalCode.NOT_FOUND });
+    const elsewhere = completed(
+      await triage().handle(recall({ lineageId: 'lineage-other', target: { residualId: 'r-0' } })),
+    );
+    expect(elsewhere.refusalCode).toBe(RefusalCode.NOT_FOUND);
+    const pastHead = completed(await triage().handle(recall({ target: { seq: 9 } })));
+    expect(pastHead).toMatchObject({
+      outcome: 'REFUSED',
+      seq: 9,
+      verification: { verdict: 'VERIFIED_INTACT' },
+      refusalCode: RefusalCode.NOT_FOUND,
+    });
+  });
+
+  it('VERIFICATION_FAILED: a tampered record, an unusable MAC key, a truncation below the checkpoint', async () => {
+    const { triage, store } = await setup();
+    const unusableKey = completed(await triage(testAnchor({ disabled: true })).handle(recall()));
+    expect(unusableKey).toMatchObject({
+      verification: { verdict: 'UNVERIFIED_TAMPER_RISK' },
+      refusalCode: RefusalCode.VERIFICATION_FAILED,
+    });
+    const checkpoint = (await store.readRecord(LINEAGE, 2)) as { recordHash: string };
+    store.tamperRecord(LINEAGE, 1, (record) => {
+      record.payload = 'edited';
+    });
+    const tampered = completed(await triage().handle(recall({ target: { seq: 2 } })));
+    expect(tampered).toMatchObject({
+      verification: { verdict: 'HASH_MISMATCH' },
+      refusalCode: RefusalCode.VERIFICATION_FAILED,
+    });
+    store.deleteRecord(LINEAGE, 2);
+    const truncated = completed(
+      await triage().handle(recall({ target: { seq: 0 }, checkpoint: { seq: 2, recordHash: checkpoint.recordHash } })),
+    );
+    expect(truncated.refusalCode).toBe(RefusalCode.VERIFICATION_FAILED);
+  });
+
+  it('VERIFICATION_FAILED: a stored head inconsistent with the records (rewound, or deleted)', async () => {
+    const { triage, store } = await setup();
+    const record1 = (await store.readRecord(LINEAGE, 1)) as { recordHash: string };
+    const head = await store.head(LINEAGE);
+    store.setHead({ ...(head as NonNullable<typeof head>), seq: 1, recordHash: record1.recordHash });
+    const rewound = completed(await triage().handle(recall()));
+    expect(rewound).toMatchObject({
+      verification: { verdict: 'LINEAGE_BROKEN' },
+      refusalCode: RefusalCode.VERIFICATION_FAILED,
+    });
+    store.deleteHead(LINEAGE);
+    const headless = completed(await triage().handle(recall({ target: { seq: 0 } })));
+    expect(headless).toMatchObject({
+      verification: { verdict: 'LINEAGE_BROKEN' },
+      refusalCode: RefusalCode.VERIFICATION_FAILED,
+    });
+  });
+
+  it('INVALID_REQUEST: an invalid detail with usable ids', async () => {
+    const { triage, store, publisher } = await setup();
+    await triage().handle({ requestId: 'req-invalid', lineageId: LINEAGE, target: { latest: true } });
+    const stored = TriageCompletedDetailSchema.parse(await store.getTriageReport(LINEAGE, 'req-invalid'));
+    expect(stored).toMatchObject({ outcome: 'REFUSED', refusalCode: RefusalCode.INVALID_REQUEST });
+    expect(publisher.triaged).toEqual([stored]);
+  });
+
+  it('MANIFEST_UNTRIAGEABLE: a verified record whose manifest seal does not match its baseline', async () => {
+    const corrupt = { ...manifest, preconditionSeal: 'f'.repeat(64) };
+    const { records, anchor } = await buildChain(1, { lineageId: LINEAGE, inputs: () => ({ manifest: corrupt }) });
+    const { triage, store } = await setup(0);
+    const [record] = records;
+    if (!record) throw new Error('no record built');
+    await store.append(record, null);
+    const detail = completed(await triage(anchor).handle(recall({ target: { seq: 0 } })));
+    expect(detail).toMatchObject({
+      outcome: 'REFUSED',
+      verification: { verdict: 'VERIFIED_INTACT' },
+      report: null,
+      refusalCode: RefusalCode.MANIFEST_UNTRIAGEABLE,
+    });
   });
 });
