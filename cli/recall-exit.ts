@@ -1,5 +1,5 @@
 import { TimeoutError } from '../client/errors';
-import { type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
+import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { deltaExitCode } from './commands/triage';
 import { CliError } from './errors';
@@ -9,28 +9,29 @@ import { ExitCode } from './exit-codes';
 export const RecallEnd = {
   /** Triaged: exit by the delta verdict (0 or 10). */
   TRIAGED: 'TRIAGED',
-  /** Refused: the chain is not `VERIFIED_INTACT` (tamper or unverifiable): exit 20. */
+  /**
+   * Refused: the chain is not `VERIFIED_INTACT` (tamper or unverifiable; code `VERIFICATION_FAILED`),
+   * or the refusal carries no known code: exit 20.
+   */
   NOT_INTACT: 'NOT_INTACT',
-  /** Refused: no record of the lineage has this seq / residual id, or the lineage is empty: exit 2. */
+  /** Refused (`NOT_FOUND`): no record of the lineage has this seq / residual id, or the lineage is empty: exit 2. */
   NOT_FOUND: 'NOT_FOUND',
-  /** Refused: the triage function found the request invalid: exit 2. */
+  /** Refused (`INVALID_REQUEST`): the triage function found the request invalid: exit 2. */
   INVALID_REQUEST: 'INVALID_REQUEST',
-  /** Refused although the record verified: its manifest cannot be triaged (corrupt): exit 10. */
+  /** Refused (`MANIFEST_UNTRIAGEABLE`) although the record verified: its manifest cannot be triaged (corrupt): exit 10. */
   UNTRIAGEABLE: 'UNTRIAGEABLE',
 } as const;
 /** One of {@link RecallEnd}. */
 export type RecallEnd = (typeof RecallEnd)[keyof typeof RecallEnd];
 
-/** Refusal reasons of the triage function (functions/triage/triage-service.ts) for an unknown target. */
-const NOT_FOUND_REASON = /^no such record in this lineage|^record \d+ is missing from the verified chain/;
-/** Refusal reason prefix of the triage function for a `RecallRequested` detail it could not parse. */
-const INVALID_REASON = /^invalid RecallRequested detail/;
-
 /**
- * Classifies a `TriageCompleted` detail: triaged; refused on a chain that is not intact (a
- * verification verdict other than `VERIFIED_INTACT` always wins); refused because the request was
- * invalid; refused because the target does not exist (no record was verified, or the verified
- * chain does not hold it); or refused on an intact record whose manifest cannot be triaged.
+ * Classifies a `TriageCompleted` detail by its outcome, verification verdict and machine-readable
+ * `refusalCode` (never by the human `refusalReason`): triaged; refused on a chain that is not
+ * intact (a verification verdict other than `VERIFIED_INTACT` always wins, whatever the code);
+ * refused because the request was invalid (`INVALID_REQUEST`); refused because the target does
+ * not exist (`NOT_FOUND`); or refused on an intact record whose manifest cannot be triaged
+ * (`MANIFEST_UNTRIAGEABLE`). A refusal without a known code (`VERIFICATION_FAILED`, a report
+ * stored before codes existed, or a code this CLI does not know) is not trusted: `NOT_INTACT`.
  */
 export function recallEnd(detail: TriageCompletedDetail): RecallEnd {
   const verdict = detail.verification?.verdict;
@@ -39,19 +40,27 @@ export function recallEnd(detail: TriageCompletedDetail): RecallEnd {
     // A triaged report always carries an intact verification and a report; anything else is not trusted.
     return verdict === VerificationVerdict.VERIFIED_INTACT && detail.report ? RecallEnd.TRIAGED : RecallEnd.NOT_INTACT;
   }
-  const reason = detail.refusalReason ?? '';
-  if (INVALID_REASON.test(reason)) return RecallEnd.INVALID_REQUEST;
-  if (verdict === undefined || NOT_FOUND_REASON.test(reason)) return RecallEnd.NOT_FOUND;
-  return RecallEnd.UNTRIAGEABLE;
+  switch (detail.refusalCode) {
+    case RefusalCode.INVALID_REQUEST:
+      return RecallEnd.INVALID_REQUEST;
+    case RefusalCode.NOT_FOUND:
+      return RecallEnd.NOT_FOUND;
+    case RefusalCode.MANIFEST_UNTRIAGEABLE:
+      // Only an intact record can be called untriageable; without a verification it is not trusted.
+      return verdict === VerificationVerdict.VERIFIED_INTACT ? RecallEnd.UNTRIAGEABLE : RecallEnd.NOT_INTACT;
+    default:
+      return RecallEnd.NOT_INTACT;
+  }
 }
 
 /**
  * Exit code of a recall (`reseal recall`, documented in docs/cli.md):
  * - `TRIAGED` → 0 (`NO_DRIFT`, `AMBIENT_DRIFT_ONLY`) or 10 (re-probe or reconstruct);
- * - `REFUSED` with a verification verdict other than `VERIFIED_INTACT` → 20 (tamper or unverifiable);
- * - `REFUSED` because the record or lineage does not exist → 2 (bad input: unknown target);
- * - `REFUSED` because the request was invalid → 2;
- * - `REFUSED` on an intact record whose manifest cannot be triaged → 10 (rebuild that memory).
+ * - `REFUSED`, `VERIFICATION_FAILED` (or any verdict other than `VERIFIED_INTACT`) → 20 (tamper or unverifiable);
+ * - `REFUSED`, `NOT_FOUND`: the record or lineage does not exist → 2 (bad input: unknown target);
+ * - `REFUSED`, `INVALID_REQUEST` → 2;
+ * - `REFUSED`, `MANIFEST_UNTRIAGEABLE` on an intact record → 10 (rebuild that memory);
+ * - `REFUSED` without a known code → 20 (not trusted).
  */
 export function recallExitCode(detail: TriageCompletedDetail): ExitCode {
   switch (recallEnd(detail)) {
@@ -78,12 +87,24 @@ export function recallRefusalHint(detail: TriageCompletedDetail): string | null 
     case RecallEnd.INVALID_REQUEST:
       return `the triage function refused the request as invalid: ${detail.refusalReason}`;
     case RecallEnd.NOT_INTACT:
+      if (detail.outcome === TriageOutcome.REFUSED && !isVerificationRefusal(detail)) {
+        return `the triage function refused the recall with ${detail.refusalCode ? `refusal code ${detail.refusalCode}` : 'no refusal code'} (${detail.refusalReason ?? 'no reason'}): treat this memory as untrusted`;
+      }
       return `the chain is not intact (${detail.verification?.verdict ?? 'no verification'}): no triage; treat this memory as untrusted`;
     case RecallEnd.UNTRIAGEABLE:
       return `the record verified but cannot be triaged (${detail.refusalReason}): rebuild this memory`;
     default:
       return null;
   }
+}
+
+/** Whether a refusal is explained by its verification: code `VERIFICATION_FAILED` or a verdict other than intact. */
+function isVerificationRefusal(detail: TriageCompletedDetail): boolean {
+  const verdict = detail.verification?.verdict;
+  return (
+    detail.refusalCode === RefusalCode.VERIFICATION_FAILED ||
+    (verdict !== undefined && verdict !== VerificationVerdict.VERIFIED_INTACT)
+  );
 }
 
 /**

@@ -124,7 +124,8 @@ interface RecallOptions {
 
 /**
  * Exit code of a recall's outcome (see `recallExitCode`): triaged → 0 / 10 by the delta verdict;
- * refused on a chain not `VERIFIED_INTACT` → 20; unknown record or invalid request → 2.
+ * refused by `refusalCode`: `VERIFICATION_FAILED` → 20; `NOT_FOUND` or `INVALID_REQUEST` → 2;
+ * `MANIFEST_UNTRIAGEABLE` → 10.
  */
 export function triageCompletedExitCode(detail: TriageCompletedDetail): ExitCode {
   return recallExitCode(detail);
@@ -136,7 +137,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .command('recall')
     .summary('request a recall (triage) of a stored record and wait for the report (online)')
     .description(
-      'Puts a RecallRequested event and waits for the triage report. Exit 0 or 10 when triaged (by the delta verdict); 20 when refused because the chain is not VERIFIED_INTACT; 2 when the lineage or record does not exist or the request is invalid; 10 when the record verified but its manifest cannot be triaged; 1 when no report arrives within --timeout-ms.',
+      'Puts a RecallRequested event and waits for the triage report. Exit 0 or 10 when triaged (by the delta verdict); when refused, by the refusal code: 20 VERIFICATION_FAILED (the chain is not VERIFIED_INTACT); 2 NOT_FOUND (the lineage or record does not exist) or INVALID_REQUEST; 10 MANIFEST_UNTRIAGEABLE (the record verified but its manifest cannot be triaged); 1 when no report arrives within --timeout-ms.',
     )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
@@ -196,6 +197,7 @@ function triageCompletedJson(detail: TriageCompletedDetail) {
       first_failure: detail.verification.firstFailure,
     },
     report: detail.report && triageReportJson(detail.report),
+    refusal_code: detail.refusalCode ?? null,
     refusal_reason: detail.refusalReason,
     completed_at: new Date(detail.completedAtMs).toISOString(),
   };
@@ -207,6 +209,7 @@ function triageCompletedText(detail: TriageCompletedDetail): string {
     ['record', `lineage ${detail.lineageId} seq ${detail.seq ?? '?'} residual ${detail.residualId ?? '?'}`],
     ['outcome', detail.outcome],
     ['chain', detail.verification?.verdict ?? '(no record found)'],
+    ...(detail.outcome === 'REFUSED' ? ([['refusal code', detail.refusalCode ?? '(none)']] as [string, string][]) : []),
     ...(detail.refusalReason ? ([['refused', detail.refusalReason]] as [string, string][]) : []),
   ]);
   return detail.report ? `${head}\n${triageReportText(detail.report)}` : head;

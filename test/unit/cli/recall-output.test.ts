@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ResealClient } from '../../../client/reseal-client';
+import { TriageService } from '../../../functions/triage/triage-service';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+import { runCli } from './run-cli';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const LINEAGE = 'lineage-recall-1';
+const OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+};
+
+/** A client whose bus runs the triage function on the in-memory store for each RecallRequested. */
+function recallConnect(store: InMemoryLineageStore) {
+  const triage = new TriageService({
+    store,
+    publisher: new FakePublisher(),
+    anchor: testAnchor(),
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => TEST_NOW_MS,
+  });
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  const client = new ResealClient(OUTPUTS, {
+    store,
+    anchor: testAnchor(),
+    eventBridge: eventBridge as never,
+    nowMs: () => TEST_NOW_MS,
+    sleep: async () => {},
+  });
+  return async () => client;
+}
+
+async function recall(store: InMemoryLineageStore, extra: string[]) {
+  return runCli(['recall', '--lineage', LINEAGE, '--env', 'baseline-env.json', '--request-id', 'req-1', ...extra], {
+    cwd: FIXTURES,
+    connect: recallConnect(store),
+  });
+}
+
+describe('reseal recall prints the refusal code', () => {
+  it('--json: refusal_code NOT_FOUND on an empty lineage, exit 2', async () => {
+    const result = await recall(new InMemoryLineageStore(), ['--json']);
+    expect(result.exitCode).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      outcome: 'REFUSED',
+      refusal_code: 'NOT_FOUND',
+      refusal_reason: 'no such record in this lineage',
+    });
+  });
+
+  it('text: a "refusal code" line; VERIFICATION_FAILED on a headless lineage, exit 20', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2, { lineageId: LINEAGE });
+    for (const record of records) await store.append(record, await store.head(LINEAGE));
+    store.deleteHead(LINEAGE);
+    const result = await recall(store, ['--seq', '0']);
+    expect(result.exitCode).toBe(20);
+    expect(result.stdout).toMatch(/^refusal code: +VERIFICATION_FAILED$/m);
+  });
+
+  it('triaged: refusal_code null in --json, no refusal code line in text', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId: LINEAGE });
+    await store.append(records[0] as (typeof records)[number], null);
+    const result = await recall(store, ['--json']);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'TRIAGED', refusal_code: null });
+    const text = await recall(store, ['--request-id', 'req-2']);
+    expect(text.stdout).toMatch(/^outcome: +TRIAGED$/m);
+    expect(text.stdout).not.toContain('refusal code');
+  });
+});
