@@ -4,6 +4,8 @@ import { valueDigest } from '../../shared/guard/receipts';
 import type { SessionVariable } from '../../shared/guard/session-variable';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
+import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
+import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import {
   headerBytes,
@@ -164,3 +166,13 @@ export async function resealRecord(
 export function forgerAnchor(): LocalHmacAnchor {
   return testAnchor({ key: new Uint8Array(32).fill(0xa5) });
 }
+
+/** `verifyChain` on the test lineage with the test key, options overridable. */
+export const verifyTestChain = (records: unknown[], options: Partial<VerifyChainOptions> = {}) =>
+  verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor(), ...options });
+
+/** Element `i` of a list, typed as present (tests index fixtures they built). */
+export const at = <T>(list: readonly T[], i: number): T => list[i] as T;
+
+/** Verdict of each record of a verification, in input order. */
+export const verdictsOf = (result: Pick<ChainVerification, 'records'>) => result.records.map((r) => r.verdict);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
-import type { VerifyChainOptions } from '../../../../shared/seal/chain-verification';
 import { ChainVerificationSchema } from '../../../../shared/seal/chain-verification';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import {
+  at,
   buildChain,
   cloneRecord,
   forgerAnchor,
@@ -18,15 +18,13 @@ import {
   testAnchor,
   testReceiptVariable,
   testVariable,
+  verdictsOf,
+  verifyTestChain,
 } from '../../../helpers/seal-factories';
 
-const verify = (records: unknown[], options: Partial<VerifyChainOptions> = {}) =>
-  verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor(), ...options });
+const verify = verifyTestChain;
 
-const at = <T>(list: readonly T[], i: number): T => list[i] as T;
-
-/** Verdicts of each record, in input order. */
-const verdicts = (result: { records: { verdict: string }[] }) => result.records.map((r) => r.verdict);
+const verdicts = verdictsOf;
 
 describe('verifyChain: intact chains', () => {
   it('seed 003 Operational Effect (2): a chain sealed in order verifies VERIFIED_INTACT record by record', async () => {

@@ -1,23 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
-import type { VerifyChainOptions } from '../../../../shared/seal/chain-verification';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import {
+  at,
   buildChain,
   cloneRecord,
   forgerAnchor,
   resealRecord,
-  TEST_LINEAGE_ID,
   testAnchor,
+  verdictsOf,
+  verifyTestChain,
 } from '../../../helpers/seal-factories';
 
-const verify = (records: unknown[], options: Partial<VerifyChainOptions> = {}) =>
-  verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor(), ...options });
+const verify = verifyTestChain;
 
-const at = <T>(list: readonly T[], i: number): T => list[i] as T;
-const verdicts = (result: { records: { verdict: string }[] }) => result.records.map((r) => r.verdict);
+const verdicts = verdictsOf;
 
 /** An anchor whose MAC checks reject (KMS unreachable) for the MACs in `unreachableFor`, else answer truly. */
 function flakyAnchor(unreachableFor: (mac: string) => boolean): MacAnchor {
