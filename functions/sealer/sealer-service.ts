@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { ResealError } from '../../shared/errors';
@@ -74,8 +75,9 @@ export interface SealerDeps {
  *
  * - Redelivery (marker present in this lineage, or the append reports a duplicate) with the same
  *   content (`payloadHash`, `manifestDigest`, `variablesDigest`, `generationEpoch`, `sessionId`,
- *   `authority` equal to the stored header's): no second record; the stored record's head is
- *   re-emitted (events are at least once).
+ *   `authority`, `supersedes` equal to the stored header's): no second record; the stored
+ *   record's head is re-emitted (events are at least once). A marker whose record is missing or
+ *   unreadable: a `LINEAGE_INCONSISTENT` conflict record + `ResidualRejected`.
  * - The residual id sealed in this lineage with other content: a `RESIDUAL_ID_REUSED`
  *   rejection record + `ResidualRejected`, never retried.
  * - Head behind the records (`LineageInconsistentError`: the head held but the next seq is taken,
@@ -210,16 +212,24 @@ export class SealerService {
   /**
    * The residual id is sealed in this lineage already. Same content: a redelivery; re-emit the
    * stored record's head so a lost event is not lost for good. Other content: the id was reused
-   * for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing.
+   * for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing. A marker
+   * whose record is missing or unreadable: a `LINEAGE_INCONSISTENT` conflict record.
    */
   async #duplicate(message: SealMessage, request: SealRequest, seq: number | null): Promise<SealOutcome> {
     const { store, publisher, metrics, logger } = this.#deps;
     const { lineageId, residualId } = request.request;
     const stored = seq === null ? null : SealedRecordSchema.safeParse(await store.readRecord(lineageId, seq));
     if (!stored?.success) {
-      metrics.count(MetricName.SealDuplicate);
-      logger.warn('residual already sealed; stored record not readable, event not re-emitted', { seq });
-      return { kind: 'DUPLICATE', head: null };
+      // The marker names a record that is missing or unreadable: the write is neither sealed
+      // (nothing to compare its content with) nor dropped silently; it is left as a conflict.
+      const where = seq === null ? 'at an unknown seq' : `at seq ${seq}`;
+      return this.#conflict(
+        message,
+        request,
+        ConflictReason.LINEAGE_INCONSISTENT,
+        `residual id ${residualId} is marked as sealed in lineage ${lineageId} ${where}, but that record is missing or unreadable`,
+        { attemptedHeader: null, expectedHead: null, observedHead: null },
+      );
     }
     const differing = differingContent(request, stored.data);
     if (differing.length > 0) {
@@ -294,7 +304,12 @@ export class SealerService {
 
 /**
  * Header fields, derived from the request, that differ from a stored record's header: the
- * content of a write (its residual id, lineage, seq, times and verdict aside).
+ * content of a write, i.e. every header field {@link inputOf} seals from the request (its
+ * residual id and lineage, equal by construction, aside). Not compared: the seq, `sealedAtMs`,
+ * `parentRecordHash` and `keyId` (the sealer's, not the request's), and `verdictDigest`, which
+ * `checkSealRequest` has already recomputed from this request (a safe verdict's digest covers only
+ * residualId, lineageId, sessionId, generationEpoch and authority, all compared here or equal),
+ * so it cannot differ when those fields agree.
  */
 function differingContent(request: SealRequest, stored: SealedRecord): string[] {
   const write = request.request;
@@ -306,12 +321,13 @@ function differingContent(request: SealRequest, stored: SealedRecord): string[] 
     generationEpoch: () => write.generationEpoch,
     sessionId: () => write.sessionId,
     authority: () => write.authority,
+    supersedes: () => write.supersedes ?? null,
   } as const;
   const differing: string[] = [];
   for (const [field, value] of Object.entries(derived)) {
     let same: boolean;
     try {
-      same = value() === header[field as keyof typeof derived];
+      same = canonicalJson(value()) === canonicalJson(header[field as keyof typeof derived]);
     } catch (error) {
       if (!(error instanceof ResealError)) throw error;
       same = false; // a digest the core refuses to compute cannot be the sealed one

@@ -142,6 +142,48 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.rejections[0]?.issues[0]?.message).toContain(field);
   });
 
+  it('a reused residual id that differs only in supersedes is RESIDUAL_ID_REUSED (supersedes is sealed into the header)', async () => {
+    const { service, store, publisher } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-0' })));
+    const record0 = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 0));
+    const supersedes = { seq: 0, recordHash: record0.recordHash };
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1', supersedes })))).kind).toBe('SEALED');
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    expect(store.rejections[0]?.issues[0]?.message).toContain('(supersedes differ)');
+    expect(publisher.sealed).toHaveLength(2);
+    // The same request again (supersedes included) is a redelivery.
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1', supersedes })))).kind).toBe('DUPLICATE');
+  });
+
+  it.each([
+    ['deleted', (store: InMemoryLineageStore) => store.deleteRecord(LINEAGE, 0)],
+    [
+      'unparseable',
+      (store: InMemoryLineageStore) =>
+        store.tamperRecord(LINEAGE, 0, (r) => {
+          r.header = 'not a header';
+        }),
+    ],
+  ])(
+    'a marker whose record is %s → a LINEAGE_INCONSISTENT conflict is recorded, not a silent DUPLICATE',
+    async (_, breakIt) => {
+      const { service, store, publisher, metrics } = setup();
+      await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+      breakIt(store);
+      const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+      expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+      expect(store.conflicts).toHaveLength(1);
+      expect(store.conflicts[0]).toMatchObject({ residualId: 'r-1', reason: 'LINEAGE_INCONSISTENT' });
+      expect(store.conflicts[0]?.detail).toContain('missing or unreadable');
+      expect(publisher.rejected).toEqual([
+        expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT', residualId: 'r-1' }),
+      ]);
+      expect(publisher.sealed).toHaveLength(1);
+      expect(metrics.get('SealDuplicate')).toBe(0);
+    },
+  );
+
   it('a reuse found only by the transaction (marker written between check and append) is rejected as well', async () => {
     const { service, store } = setup();
     await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
