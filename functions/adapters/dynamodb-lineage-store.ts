@@ -93,8 +93,14 @@ export class DynamoDBLineageStore implements LineageStore {
     const out = await this.#client.send(
       new QueryCommand({
         TableName: this.#tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': S(Keys.lineage(lineageId)), ':prefix': S(Keys.recordPrefix) },
+        // BETWEEN the first and last well-formed record keys: an item with a junk `RECORD#…` sort
+        // key (not 16 digits) can neither end the scan nor hide the real last record.
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: {
+          ':pk': S(Keys.lineage(lineageId)),
+          ':first': S(Keys.record(0)),
+          ':last': S(`${Keys.recordPrefix}${'9'.repeat(16)}`),
+        },
         ScanIndexForward: false,
         Limit: 1,
         ConsistentRead: true,

@@ -160,6 +160,19 @@ export class TriageService {
     const notFound = () =>
       refuse(null, targetResidualId, null, RefusalCode.NOT_FOUND, 'no such record in this lineage');
     if (seq === null && head === null && lastStoredSeq === null && !recall.checkpoint) return notFound();
+    // A target resolved past everything read before it (its record was appended meanwhile) is not
+    // part of this recall's view of the lineage: reading it would look like records past the head.
+    // A checkpoint at or past the target means the caller saw it: verify (truncation shows there).
+    const readThrough = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
+    if (seq !== null && seq > readThrough && (recall.checkpoint?.seq ?? -1) < seq) {
+      return refuse(
+        seq,
+        targetResidualId,
+        null,
+        RefusalCode.NOT_FOUND,
+        `record ${seq} was not yet in the lineage when the recall read it (last seq ${readThrough}); recall again`,
+      );
+    }
     if (seq !== null) this.#deps.logger.appendKeys({ seq });
 
     const toSeq = Math.max(seq ?? 0, recall.checkpoint?.seq ?? 0, head?.seq ?? 0, lastStoredSeq ?? 0);

@@ -1,5 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteItemCommand, DynamoDBClient, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import {
@@ -378,6 +384,20 @@ describe('pipeline on the deployed stack', () => {
       expect(result.verdict).toBe('LINEAGE_BROKEN');
       expect(result.records).toHaveLength(4);
       expect(result.firstFailure?.reason).toContain('records past the HEAD');
+      // A junk item under a RECORD# sort key must not hide the records past the rewound head.
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: stack.TableName,
+          Item: { pk: { S: Keys.lineage(lineageId) }, sk: { S: `${Keys.recordPrefix}~` } },
+        }),
+      );
+      expect((await client.verifyLineage(lineageId)).verdict).toBe('LINEAGE_BROKEN');
+      await dynamodb.send(
+        new DeleteItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: `${Keys.recordPrefix}~` } },
+        }),
+      );
 
       await sendWrite(write(lineageId, 'r-after-rewind'));
       const conflicts = await until('a conflict record', async () => {

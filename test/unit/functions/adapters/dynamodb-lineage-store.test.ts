@@ -190,18 +190,24 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
 });
 
 describe('DynamoDBLineageStore reads and side records', () => {
-  it('lastRecordSeq queries the last RECORD# key of the lineage (descending, limit 1, consistent)', async () => {
+  it('lastRecordSeq queries the last well-formed RECORD# key of the lineage (BETWEEN, descending, limit 1, consistent)', async () => {
     const { client, commands } = fakeDynamo(() => ({
       Items: [{ pk: { S: Keys.lineage(TEST_LINEAGE_ID) }, sk: { S: 'RECORD#0000000000000042' } }],
     }));
     const store = new DynamoDBLineageStore(client, TABLE);
     expect(await store.lastRecordSeq(TEST_LINEAGE_ID)).toBe(42);
     const input = (commands[0] as QueryCommand).input;
-    expect(input.KeyConditionExpression).toBe('pk = :pk AND begins_with(sk, :prefix)');
+    // A junk sort key such as `RECORD#~` or a 17-digit one sorts outside this range, so it can
+    // neither end the scan nor hide the real last record (a head rewound below them stays visible).
+    expect(input.KeyConditionExpression).toBe('pk = :pk AND sk BETWEEN :first AND :last');
     expect(input.ExpressionAttributeValues).toEqual({
       ':pk': { S: Keys.lineage(TEST_LINEAGE_ID) },
-      ':prefix': { S: 'RECORD#' },
+      ':first': { S: 'RECORD#0000000000000000' },
+      ':last': { S: 'RECORD#9999999999999999' },
     });
+    for (const junk of ['RECORD#~', 'RECORD#99999999999999999', 'RECORD#']) {
+      expect(junk < 'RECORD#0000000000000000' || junk > 'RECORD#9999999999999999', junk).toBe(true);
+    }
     expect(input).toMatchObject({ ScanIndexForward: false, Limit: 1, ConsistentRead: true });
     const empty = fakeDynamo(() => ({ Items: [] }));
     expect(await new DynamoDBLineageStore(empty.client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBeNull();

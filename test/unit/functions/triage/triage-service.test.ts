@@ -227,9 +227,20 @@ describe('triage refusal codes (machine-readable; refusalReason is for humans)',
     expect(pastHead).toMatchObject({
       outcome: 'REFUSED',
       seq: 9,
-      verification: { verdict: 'VERIFIED_INTACT' },
+      verification: null,
       refusalCode: RefusalCode.NOT_FOUND,
     });
+  });
+
+  it('a target past what the recall read (e.g. appended meanwhile) is NOT_FOUND with "recall again", never "records past the HEAD"', async () => {
+    const { triage, store } = await setup();
+    const head = await store.head(LINEAGE);
+    if (!head) throw new Error('no head');
+    // Not in the lineage when the recall read it (as for a record appended between its reads).
+    const next = head.seq + 1;
+    const result = completed(await triage().handle(recall({ target: { seq: next } })));
+    expect(result).toMatchObject({ outcome: 'REFUSED', seq: next, refusalCode: RefusalCode.NOT_FOUND });
+    expect(result.refusalReason).toContain('recall again');
   });
 
   it('VERIFICATION_FAILED: a tampered record, an unusable MAC key, a truncation below the checkpoint', async () => {
