@@ -25,6 +25,7 @@ import { progressBar } from '../progress';
 import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
 import { integerOption } from './guard';
+import { exportHeadOf } from './verify';
 
 /** Options of `reseal publish`. */
 interface PublishOptions {
@@ -276,7 +277,13 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         records = envelope.records;
         const keyId = (records[0] as { header?: { keyId?: unknown } } | undefined)?.header?.keyId;
         const choice = chooseAnchor(ctx.io, options, typeof keyId === 'string' ? keyId : null);
-        verification = await verifyRecords(records, { lineageId, anchor: choice.anchor, ...checkpoint });
+        // The export's head (the table's claim) is checked against its records, as verify --export does.
+        verification = await verifyRecords(records, {
+          lineageId,
+          anchor: choice.anchor,
+          storedHead: exportHeadOf(options.export, envelope),
+          ...checkpoint,
+        });
       } else {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import { verifyRecords } from '../../client/verify-records';
 import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
-import { LineageHeadSchema } from '../../shared/seal/sealed-record';
+import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
@@ -63,6 +63,24 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     });
 }
 
+/**
+ * The stored head an export carries (the table's claim at export time), or `null` when it has
+ * none; checked against the records as `storedHead` by `verify --export` and `inspect --export`.
+ *
+ * @throws {BadInputError} naming the export and the bad head field
+ */
+export function exportHeadOf(path: string, envelope: Pick<LineageExportEnvelope, 'head'>): LineageHead | null {
+  if (envelope.head === null) return null;
+  const head = LineageHeadSchema.safeParse(envelope.head);
+  if (!head.success) {
+    const issue = head.error.issues[0];
+    throw new BadInputError(
+      `${path}: invalid lineage export\n  at head.${issue?.path.join('.') ?? ''}: ${issue?.message}`,
+    );
+  }
+  return head.data;
+}
+
 async function verifyExportFile(
   ctx: CommandContext,
   path: string,
@@ -75,13 +93,7 @@ async function verifyExportFile(
     LineageExportEnvelopeSchema,
     'lineage export',
   );
-  const head = envelope.head === null ? null : LineageHeadSchema.safeParse(envelope.head);
-  if (head && !head.success) {
-    const issue = head.error.issues[0];
-    throw new BadInputError(
-      `${path}: invalid lineage export\n  at head.${issue?.path.join('.') ?? ''}: ${issue?.message}`,
-    );
-  }
+  const head = { data: exportHeadOf(path, envelope) };
   // The key id the export names is a label only: the key that checks the MACs is pinned by the
   // verifier (--key-id, --stack, --local-key-hex), else the verdict fails closed.
   const { pin, unpinnedWhy } = await stackKeyPin(ctx.io, options, stack);

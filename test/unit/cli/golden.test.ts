@@ -346,6 +346,12 @@ const exportCases = (): Case[] => [
     argv: ['inspect', '--export', 'payload-edited.json', '--local-key-hex', TEST_KEY_HEX],
     exitCode: 20,
   },
+  {
+    name: 'inspect-head-rewound',
+    rule: "inspect --export checks the export's stored head against its records as verify --export does: a rewound head is LINEAGE_BROKEN, exit 20",
+    argv: ['inspect', '--export', 'head-rewound.json', '--local-key-hex', TEST_KEY_HEX],
+    exitCode: 20,
+  },
 ];
 
 beforeAll(async () => {
