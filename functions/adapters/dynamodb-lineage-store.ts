@@ -29,6 +29,12 @@ export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;
 type Item = Record<string, AttributeValue>;
 
 /** Keys of the single table (string `pk`, `sk`); the only place that knows them. */
+/**
+ * Partition suffix of rejections whose body names no usable lineage. `~` is outside the
+ * identifier alphabet, so no real lineage (not even one named `unparsed`) can share it.
+ */
+const UNPARSED = '~unparsed';
+
 export const Keys = {
   lineage: (lineageId: string) => `LINEAGE#${lineageId}`,
   record: (seq: number) => `RECORD#${String(seq).padStart(16, '0')}`,
@@ -38,7 +44,7 @@ export const Keys = {
   /** The residual-id marker lives in its lineage's partition: ids are scoped to the lineage. */
   residualSk: (residualId: string) => `RESIDUAL#${residualId}`,
   conflict: (residualId: string, atMs: number) => `CONFLICT#${residualId}#${new Date(atMs).toISOString()}`,
-  rejection: (lineageId: string | null) => `REJECTION#${lineageId ?? 'unparsed'}`,
+  rejection: (lineageId: string | null) => `REJECTION#${lineageId ?? UNPARSED}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
   triage: (lineageId: string) => `TRIAGE#${lineageId}`,
 } as const;

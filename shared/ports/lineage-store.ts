@@ -66,7 +66,7 @@ export interface LineageStore {
   /**
    * Rejection records filed under a lineage (pk `REJECTION#<lineageId>`, all pages), oldest first
    * (`atMs`, then message id); with `residualId`, only that write's. A body too broken to name its
-   * lineage is filed under `REJECTION#unparsed` and is not listed here.
+   * lineage is filed under `REJECTION#~unparsed` and is not listed here.
    */
   listRejections(lineageId: string, options?: OutcomeFilter): Promise<RejectionRecord[]>;
 }
@@ -112,7 +112,7 @@ export interface ConflictRecord {
   readonly atMs: number;
 }
 
-/** A refused or malformed write (pk `REJECTION#<lineageId|unparsed>`, sk `<isoTime>#<messageId>`). */
+/** A refused or malformed write (pk `REJECTION#<lineageId|~unparsed>`, sk `<isoTime>#<messageId>`). */
 export interface RejectionRecord {
   readonly stage: RejectionStage;
   readonly reason: RejectionReason;

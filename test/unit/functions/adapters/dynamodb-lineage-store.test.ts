@@ -268,7 +268,7 @@ describe('DynamoDBLineageStore reads and side records', () => {
     expect(put.Item?.sk).toEqual({ S: 'CONFLICT#r-1#1970-01-01T00:00:00.000Z' });
   });
 
-  it('rejections of unreadable bodies go under REJECTION#unparsed with <isoTime>#<messageId>', async () => {
+  it('rejections of unreadable bodies go under REJECTION#~unparsed with <isoTime>#<messageId>', async () => {
     const { client, commands } = fakeDynamo(() => ({}));
     await new DynamoDBLineageStore(client, TABLE).recordRejection({
       stage: 'GUARD',
@@ -285,7 +285,7 @@ describe('DynamoDBLineageStore reads and side records', () => {
       atMs: 1000,
     });
     const item = (commands[0] as PutItemCommand).input.Item;
-    expect(item?.pk).toEqual({ S: 'REJECTION#unparsed' });
+    expect(item?.pk).toEqual({ S: 'REJECTION#~unparsed' });
     expect(item?.sk).toEqual({ S: '1970-01-01T00:00:01.000Z#m-1' });
   });
 });

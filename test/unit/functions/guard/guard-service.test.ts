@@ -68,7 +68,7 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(metrics.get('WriteRejected:reason=STALE_STATE')).toBe(1);
   });
 
-  it('malformed JSON → MALFORMED_JSON rejection under REJECTION#unparsed, not thrown', async () => {
+  it('malformed JSON → MALFORMED_JSON rejection under REJECTION#~unparsed, not thrown', async () => {
     const { service, store, publisher, queue } = setup();
     const outcome = await service.handle(message('{"residualId": "r1", '));
     expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.MALFORMED_JSON });
