@@ -7,6 +7,8 @@ import { DynamoDBLineageStore } from '../functions/adapters/dynamodb-lineage-sto
 import { KMSMacAnchor } from '../functions/adapters/kms-mac-anchor';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { InvalidInputError } from '../shared/errors';
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
 import {
   type ConflictRecord,
@@ -26,6 +28,7 @@ import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { differingWriteContent } from '../shared/seal/write-content';
 import { PublishError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LineageExport } from './lineage-export';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
@@ -84,6 +87,42 @@ export interface WaitOptions {
   readonly pollIntervalMs?: number;
 }
 
+/**
+ * The guard's clock skew allowance, ms: a refusal's `atMs` (the SQS `SentTimestamp`) may read up
+ * to this much before the client's clock at publish time. {@link publishWaitSince} subtracts it.
+ */
+export const PUBLISH_CLOCK_SKEW_MS = DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
+
+/** What ties an outcome to one publish ({@link ResealClient.publishWrite} returns what it needs). */
+export interface PublishedWrite {
+  /** The SQS `MessageId` of the publish. */
+  readonly messageId: string;
+  /** The client's clock when the write was sent, ms since the Unix epoch. */
+  readonly publishedAtMs: number;
+}
+
+/** The `sinceMs` of {@link WaitForOutcomeOptions} for a publish: its time less {@link PUBLISH_CLOCK_SKEW_MS}. */
+export function publishWaitSince(published: Pick<PublishedWrite, 'publishedAtMs'>): number {
+  return published.publishedAtMs - PUBLISH_CLOCK_SKEW_MS;
+}
+
+/** Options of {@link ResealClient.waitForOutcome}: which publish the outcome must belong to. */
+export interface WaitForOutcomeOptions extends WaitOptions {
+  /**
+   * The request that was published: a record sealed under its residual id counts only when its
+   * header binds this request's content ({@link differingWriteContent}); another write's seal
+   * under the same id is not this one's outcome (its refusal, `RESIDUAL_ID_REUSED`, is awaited).
+   * Without it, any verified record under the id counts (another write's content included).
+   */
+  readonly request?: ResidualWriteRequest;
+  /**
+   * Refusals (rejections, conflicts) recorded before this time (`atMs`, ms since the Unix epoch)
+   * belong to earlier attempts and are ignored: use {@link publishWaitSince} of the publish.
+   * Without it, every refusal of the id counts.
+   */
+  readonly sinceMs?: number;
+}
+
 /** Options of {@link ResealClient.verifyLineage}. */
 export interface VerifyLineageOptions {
   /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects truncation and rewrites. */
@@ -129,17 +168,19 @@ export class ResealClient {
    * The request is validated with the core schema first, so a malformed write never leaves the
    * agent; the body is its RFC 8785 canonical JSON.
    *
-   * @returns the SQS `MessageId`
+   * @returns the SQS `MessageId` and the client's clock before sending (`publishedAtMs`): pass
+   *   the request and {@link publishWaitSince} of it to {@link ResealClient.waitForOutcome}
    * @throws {InvalidInputError} naming each bad field
    * @throws {PublishError} when SQS returns no message id
    */
-  async publishWrite(request: ResidualWriteRequest): Promise<{ messageId: string }> {
+  async publishWrite(request: ResidualWriteRequest): Promise<PublishedWrite> {
     const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+    const publishedAtMs = this.#nowMs();
     const out = await this.#sqs.send(
       new SendMessageCommand({ QueueUrl: this.outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
     );
     if (!out.MessageId) throw new PublishError('SQS SendMessage returned no MessageId', null);
-    return { messageId: out.MessageId };
+    return { messageId: out.MessageId, publishedAtMs };
   }
 
   /**
@@ -204,23 +245,46 @@ export class ResealClient {
   /**
    * Polls the table until the write `residualId` on `lineageId` has an outcome: its record sealed
    * in this lineage (found through its residual-id marker, then read and verified: hashes and the
-   * MAC through the anchor, and that it is this write's record), or a rejection or conflict record
-   * of it (the latest, when there are several). Sealed wins over an earlier refusal of the same id.
-   * The same outcomes are announced as `ResidualSealed` / `ResidualRejected` events on the bus.
+   * MAC through the anchor, that it is `residualId`'s record, and, given `options.request`, that
+   * its header binds that request's content), or a rejection or conflict record of it recorded at
+   * or after `options.sinceMs` (the latest, when there are several). This write's seal wins over a
+   * refusal. A verified record with other content under the same id is another write's seal: the
+   * wait goes on for this write's refusal (`RESIDUAL_ID_REUSED`). The same outcomes are announced
+   * as `ResidualSealed` / `ResidualRejected` events on the bus.
    *
    * @throws {TimeoutError} naming the write when nothing appears within `timeoutMs` (default 60,000)
    * @throws {UnverifiedOutcomeError} when the marker names a record that does not verify
+   * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    * @example
-   * await client.publishWrite(request);
-   * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, { timeoutMs: 30_000 });
+   * const published = await client.publishWrite(request);
+   * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+   *   request,
+   *   sinceMs: publishWaitSince(published),
+   *   timeoutMs: 30_000,
+   * });
    * if (outcome.kind === 'SEALED') keep({ seq: outcome.head.seq, recordHash: outcome.head.recordHash });
    */
-  async waitForOutcome(lineageId: string, residualId: string, options: WaitOptions = {}): Promise<WriteOutcome> {
+  async waitForOutcome(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions = {},
+  ): Promise<WriteOutcome> {
+    const { request } = options;
+    if (request && (request.lineageId !== lineageId || request.residualId !== residualId)) {
+      throw new InvalidInputError('waitForOutcome request', [
+        {
+          path: 'request',
+          message: `names residual ${request.residualId} of lineage ${request.lineageId}, not ${residualId} of ${lineageId}`,
+        },
+      ]);
+    }
     const timeoutMs = options.timeoutMs ?? 60_000;
     const pollIntervalMs = options.pollIntervalMs ?? 500;
     const deadline = this.#nowMs() + timeoutMs;
+    // The seq of a verified record with other content under this id (read and verified once).
+    const foreign = { seq: null as number | null };
     for (;;) {
-      const outcome = await this.#outcomeOf(lineageId, residualId);
+      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
       if (outcome) return outcome;
       const left = deadline - this.#nowMs();
       if (left <= 0) {
@@ -233,23 +297,33 @@ export class ResealClient {
     }
   }
 
-  async #outcomeOf(lineageId: string, residualId: string): Promise<WriteOutcome | null> {
+  async #outcomeOf(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+    foreign: { seq: number | null },
+  ): Promise<WriteOutcome | null> {
     const location = await this.#store.findByResidualId(lineageId, residualId);
-    if (location && location.lineageId === lineageId) {
-      return { kind: 'SEALED', head: await this.#verifiedHeadOf(lineageId, residualId, location.seq) };
+    if (location && location.lineageId === lineageId && location.seq !== foreign.seq) {
+      const record = await this.#verifiedRecordAt(lineageId, residualId, location.seq);
+      if (!options.request || differingWriteContent(options.request, record.header).length === 0) {
+        return { kind: 'SEALED', head: lineageHeadOf(record) };
+      }
+      foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
     }
+    const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
     const [rejections, conflicts] = await Promise.all([
       this.#store.listRejections(lineageId, { residualId }),
       this.#store.listConflicts(lineageId, { residualId }),
     ]);
-    const rejection = rejections.at(-1);
-    const conflict = conflicts.at(-1);
+    const rejection = rejections.filter((r) => r.atMs >= since).at(-1);
+    const conflict = conflicts.filter((c) => c.atMs >= since).at(-1);
     if (conflict && (!rejection || conflict.atMs >= rejection.atMs)) return { kind: 'CONFLICT', conflict };
     return rejection ? { kind: 'REJECTED', rejection } : null;
   }
 
-  /** The head the record at `seq` makes, once it verifies on its own as `residualId`'s seal. */
-  async #verifiedHeadOf(lineageId: string, residualId: string, seq: number): Promise<LineageHead> {
+  /** The record at `seq`, once it verifies on its own as `residualId`'s seal. */
+  async #verifiedRecordAt(lineageId: string, residualId: string, seq: number): Promise<SealedRecord> {
     const raw = await this.#store.readRecord(lineageId, seq);
     const fail = (verdict: string, reason: string) =>
       new UnverifiedOutcomeError(lineageId, residualId, seq, verdict, reason);
@@ -274,7 +348,7 @@ export class ResealClient {
       const found = `seq ${record.header.monotonicSequenceNumber} of residual ${record.header.residualId}`;
       throw fail(VerificationVerdict.LINEAGE_BROKEN, `the marker points at ${found}`);
     }
-    return lineageHeadOf(record);
+    return record;
   }
   /**
    * The rejection and conflict records filed under a lineage, oldest first (from the table,

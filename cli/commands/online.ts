@@ -3,9 +3,14 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
-import type { ResealClient, WriteOutcome } from '../../client/reseal-client';
+import {
+  type PublishedWrite,
+  publishWaitSince,
+  type ResealClient,
+  type WriteOutcome,
+} from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
-import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
@@ -58,7 +63,8 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
         'residual write request',
       );
       const client = await connect(ctx.io, options.stack);
-      const { messageId } = await client.publishWrite(request);
+      const publish = await client.publishWrite(request);
+      const { messageId } = publish;
       const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
       const published = fieldLines([
         ['published', request.residualId],
@@ -71,7 +77,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
         return;
       }
       if (!options.json) ctx.io.stdout(published);
-      await waitAndReport(ctx, client, request, out, options);
+      await waitAndReport(ctx, client, request, publish, out, options);
     });
 }
 
@@ -79,13 +85,17 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
 async function waitAndReport(
   ctx: CommandContext,
   client: ResealClient,
-  request: { lineageId: string; residualId: string },
+  request: ResidualWriteRequest,
+  publish: PublishedWrite,
   publishedJson: Record<string, string>,
   options: PublishOptions,
 ): Promise<void> {
   let outcome: WriteOutcome;
   try {
+    // Only this publish's outcome: a seal of this request's content, or a refusal recorded since.
     outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+      request,
+      sinceMs: publishWaitSince(publish),
       timeoutMs: options.timeout * 1000,
     });
   } catch (error) {

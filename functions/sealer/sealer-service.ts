@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { ResealError } from '../../shared/errors';
@@ -17,15 +16,13 @@ import {
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
-import { payloadHash, variablesDigest } from '../../shared/seal/record-header';
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import {
   type LineageHead,
   lineageHeadOf,
-  type SealedRecord,
   SealedRecordSchema,
 } from '../../shared/seal/sealed-record';
-import { manifestDigest } from '../../shared/triage/manifest';
+import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
@@ -231,7 +228,7 @@ export class SealerService {
         { attemptedHeader: null, expectedHead: null, observedHead: null },
       );
     }
-    const differing = differingContent(request, stored.data);
+    const differing = differingWriteContent(request.request, stored.data.header);
     if (differing.length > 0) {
       return this.#reject(
         message,
@@ -300,41 +297,6 @@ export class SealerService {
       atMs: message.sentAtMs,
     } satisfies RejectionRecord;
   }
-}
-
-/**
- * Header fields, derived from the request, that differ from a stored record's header: the
- * content of a write, i.e. every header field {@link inputOf} seals from the request (its
- * residual id and lineage, equal by construction, aside). Not compared: the seq, `sealedAtMs`,
- * `parentRecordHash` and `keyId` (the sealer's, not the request's), and `verdictDigest`, which
- * `checkSealRequest` has already recomputed from this request (a safe verdict's digest covers only
- * residualId, lineageId, sessionId, generationEpoch and authority, all compared here or equal),
- * so it cannot differ when those fields agree.
- */
-function differingContent(request: SealRequest, stored: SealedRecord): string[] {
-  const write = request.request;
-  const header = stored.header;
-  const derived = {
-    payloadHash: () => payloadHash(write.payload),
-    manifestDigest: () => manifestDigest(write.manifest),
-    variablesDigest: () => variablesDigest(write.variablesUsed),
-    generationEpoch: () => write.generationEpoch,
-    sessionId: () => write.sessionId,
-    authority: () => write.authority,
-    supersedes: () => write.supersedes ?? null,
-  } as const;
-  const differing: string[] = [];
-  for (const [field, value] of Object.entries(derived)) {
-    let same: boolean;
-    try {
-      same = canonicalJson(value()) === canonicalJson(header[field as keyof typeof derived]);
-    } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
-      same = false; // a digest the core refuses to compute cannot be the sealed one
-    }
-    if (!same) differing.push(field);
-  }
-  return differing;
 }
 
 function inputOf(request: SealRequest) {

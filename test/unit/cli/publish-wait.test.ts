@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResealClient } from '../../../client/reseal-client';
+import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf } from '../../../shared/seal/sealed-record';
@@ -44,8 +46,14 @@ function fakeConnect(store: InMemoryLineageStore, pipeline: (store: InMemoryLine
   return async () => client;
 }
 
-const seal = async (store: InMemoryLineageStore) => {
-  const record = await sealRecord(sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL }), null, testAnchor(), 1);
+const REQUEST = JSON.parse(readFileSync(join(FIXTURES, 'request-safe.json'), 'utf8')) as ResidualWriteRequest;
+
+/** Seals the fixture request's content (or, with `payload`, another write's under the same id). */
+const seal = async (store: InMemoryLineageStore, payload: ResidualWriteRequest['payload'] = REQUEST.payload) => {
+  const { sessionId, generationEpoch, authority, manifest, variablesUsed } = REQUEST;
+  const content = { sessionId, generationEpoch, authority, manifest, variablesUsed, payload };
+  const input = sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL, ...content });
+  const record = await sealRecord(input, null, testAnchor(), 1);
   await store.append(record, null);
   return record;
 };
@@ -167,6 +175,39 @@ describe('reseal publish --wait', () => {
     expect(result.exitCode).toBe(20);
     expect(result.stderr).toContain('tamper risk');
     expect(result.stdout).not.toContain('--checkpoint');
+  });
+
+  it("reviewer P1: a record sealed under the id with other content is not this write's seal: its RESIDUAL_ID_REUSED rejection is, exit 10", async () => {
+    let polls = 0;
+    const store = new InMemoryLineageStore();
+    await seal(store, { other: 'content' });
+    const connect = fakeConnect(store, async () => {});
+    const client = await connect();
+    const realList = store.listRejections.bind(store);
+    store.listRejections = async (...args: Parameters<typeof realList>) => {
+      if (++polls === 3)
+        await store.recordRejection(
+          rejection({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED', rejectedVariables: [] }),
+        );
+      return realList(...args);
+    };
+    const result = await runCli(['publish', '--request', 'request-safe.json', '--wait'], {
+      cwd: FIXTURES,
+      connect: async () => client,
+    });
+    expect(result.exitCode).toBe(10);
+    expect(result.stdout).toMatch(/^reason: +RESIDUAL_ID_REUSED$/m);
+    expect(result.stdout).not.toMatch(/SEALED/);
+  });
+
+  it("reviewer P1: a refusal recorded before the publish (less the 5 s skew) is an earlier attempt's: the seal is returned, exit 0", async () => {
+    const { result } = await publishWait(async (store) => {
+      await store.recordRejection(rejection({ atMs: TEST_NOW_MS - 3_600_000 }));
+      await store.recordConflict(conflict({ reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 3_600_000 }));
+      await seal(store);
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^outcome: +SEALED$/m);
   });
 
   it('without --wait: prints the message id and returns, exit 0, as before', async () => {

@@ -47,7 +47,10 @@ describe('ResealClient.publishWrite', () => {
   it('sends the validated request to the residual-writes queue as canonical JSON', async () => {
     const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
     const request = validWriteRequest();
-    await expect(client({ sqs }).publishWrite(request)).resolves.toEqual({ messageId: 'm-1' });
+    await expect(client({ sqs }).publishWrite(request)).resolves.toEqual({
+      messageId: 'm-1',
+      publishedAtMs: expect.any(Number),
+    });
     const command = sqs.sent[0] as SendMessageCommand;
     expect(command).toBeInstanceOf(SendMessageCommand);
     expect(command.input).toEqual({ QueueUrl: OUTPUTS.residualWritesQueueUrl, MessageBody: canonicalJson(request) });

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import {
@@ -40,6 +41,102 @@ function client(store: InMemoryLineageStore, deps: ConstructorParameters<typeof 
     ...deps,
   });
 }
+
+/** The write request whose content `record` seals (what the writer published). */
+function requestOf(record: SealedRecord) {
+  const { lineageId, residualId, sessionId, generationEpoch, authority, supersedes } = record.header;
+  const { payload, manifest, variablesUsed } = record;
+  return validWriteRequest({
+    lineageId,
+    residualId,
+    sessionId,
+    generationEpoch,
+    authority,
+    payload,
+    manifest,
+    variablesUsed,
+    ...(supersedes ? { supersedes } : {}),
+  });
+}
+
+describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', () => {
+  it('a matching sealed record → SEALED with its head', async () => {
+    const { store, records } = await sealedStore(2);
+    const record = records[1] as SealedRecord;
+    const outcome = await client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', {
+      request: requestOf(record),
+      sinceMs: TEST_NOW_MS,
+    });
+    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(record) });
+  });
+
+  it.each([
+    ['payload', { payload: { other: 'content' } }],
+    ['supersedes', { supersedes: { seq: 0, recordHash: 'a'.repeat(64) } }],
+    ['authority', { authority: 'INFORMATIONAL_ONLY' as const }],
+  ])(
+    'reused id, other %s: the sealed record is not this write’s; its RESIDUAL_ID_REUSED rejection is returned once it appears',
+    async (_, change) => {
+      const { store, records } = await sealedStore(2);
+      const request = { ...requestOf(records[1] as SealedRecord), ...change };
+      const reuse = staleRejection('residual-1', {
+        stage: 'SEALER',
+        reason: 'RESIDUAL_ID_REUSED',
+        rejectedVariables: [],
+      });
+      let polls = 0;
+      const readRecord = vi.spyOn(store, 'readRecord');
+      const outcome = await client(store, {
+        sleep: async () => {
+          if (++polls === 3) await store.recordRejection(reuse);
+        },
+      }).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', { request, sinceMs: TEST_NOW_MS - 5_000 });
+      expect(outcome).toEqual({ kind: 'REJECTED', rejection: reuse });
+      expect(polls).toBe(3);
+      expect(readRecord).toHaveBeenCalledTimes(1); // the other write's record is read and verified once
+    },
+  );
+
+  it('reused id with other content and no refusal yet: times out rather than report SEALED', async () => {
+    const { store, records } = await sealedStore(2);
+    const request = { ...requestOf(records[1] as SealedRecord), payload: { other: 'content' } };
+    await expect(
+      client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', { request, timeoutMs: 1000 }),
+    ).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('refusals recorded before sinceMs belong to earlier attempts: ignored, and the later seal is returned', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1);
+    const record = records[0] as SealedRecord;
+    await store.recordRejection(staleRejection('residual-0', { atMs: TEST_NOW_MS - 3_600_000 }));
+    await store.recordConflict(
+      staleEpochConflict('residual-0', { reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 60_000 }),
+    );
+    let polls = 0;
+    const outcome = await client(store, {
+      sleep: async () => {
+        if (++polls === 2) await store.append(record, null);
+      },
+    }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', { request: requestOf(record), sinceMs: TEST_NOW_MS - 5_000 });
+    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(record) });
+    // A refusal at or after sinceMs is this publish's.
+    const fresh = staleRejection('r-new', { atMs: TEST_NOW_MS });
+    await store.recordRejection(staleRejection('r-new', { atMs: TEST_NOW_MS - 10_000 }));
+    await store.recordRejection(fresh);
+    expect(await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-new', { sinceMs: TEST_NOW_MS - 5_000 })).toEqual({
+      kind: 'REJECTED',
+      rejection: fresh,
+    });
+  });
+
+  it('a request naming another write is refused', async () => {
+    const { store, records } = await sealedStore(2);
+    await expect(
+      client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', { request: requestOf(records[1] as SealedRecord) }),
+    ).rejects.toThrow(/names residual residual-1/);
+  });
+});
 
 describe('ResealClient.waitForOutcome', () => {
   it('SEALED: returns the head of the write’s own record (not the moved lineage head), which verifyLineage accepts as a checkpoint', async () => {
