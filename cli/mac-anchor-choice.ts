@@ -89,7 +89,7 @@ export function kmsClientFor(env: CliIo['env']): KMSClient {
  *
  * @param keyIdFromData - key id named by the records (untrusted: a label only, never a pin)
  * @param pin - key id the verifier resolved itself (the stack's `MacKeyArn`), used when `--key-id` is not given
- * @throws {BadInputError} for a malformed `--local-key-hex`
+ * @throws {BadInputError} for a malformed `--local-key-hex`, or an empty `--key-id` (it would pin no key)
  */
 export function chooseAnchor(
   io: CliIo,
@@ -97,6 +97,9 @@ export function chooseAnchor(
   keyIdFromData: string | null,
   pin: KeyPin | null = null,
 ): AnchorChoice {
+  if (options.keyId !== undefined && options.keyId.trim() === '') {
+    throw new BadInputError('--key-id: expected a KMS key ARN, key id or alias, not an empty string');
+  }
   const pinned: KeyPin | null = options.keyId !== undefined ? { keyId: options.keyId, source: '--key-id' } : pin;
   const keyId = pinned?.keyId ?? keyIdFromData ?? 'unknown-key';
   if (options.localKeyHex !== undefined) {

@@ -14,9 +14,11 @@ import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from 
 import { parseStackOutputs, type StackOutputs } from '../../test/helpers/stack-outputs';
 import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator';
 
+/** CloudFormation stack name the emulator deploy uses (the app's default stack). */
 export const STACK_NAME = 'ResealStack';
-/** The emulators' default account and our region. */
+/** The emulators' default account. */
 export const EMULATOR_ACCOUNT = '000000000000';
+/** The region the stack is deployed to in the emulator (also set as `AWS_REGION` for its clients). */
 export const EMULATOR_REGION = 'us-east-1';
 
 /** Options of {@link deployStack}. */

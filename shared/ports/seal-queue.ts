@@ -3,7 +3,8 @@ import type { SealRequest } from '../schemas/messages';
 /**
  * Port for the FIFO `seal-requests` queue between the guard and the sealer. Adapter:
  * `SQSSealQueue` (functions/adapters): `MessageGroupId` = lineage id, so one lineage is sealed
- * in order; `MessageDeduplicationId` = SHA-256 hex of the residual id (SQS allows 128 chars).
+ * in order; `MessageDeduplicationId` = SHA-256 hex of the RFC 8785 canonical write request
+ * (`deduplicationIdOf`; SQS allows 128 chars).
  */
 export interface SealQueue {
   /** Enqueues an accepted write. Rejects when the queue did not take it (the caller retries). */

@@ -31,7 +31,7 @@ const ShortText = wellFormedString(4096);
 
 /**
  * Body of a `seal-requests` FIFO message: a write the guard accepted.
- * `MessageGroupId` = `request.lineageId`; `MessageDeduplicationId` = SHA-256 hex of `request.residualId`.
+ * `MessageGroupId` = `request.lineageId`; `MessageDeduplicationId` = SHA-256 hex of the RFC 8785 canonical write request (`deduplicationIdOf`).
  * The schema checks shape only: the sealer does not trust `verdict` and re-runs the guard
  * (functions/sealer/seal-request-check.ts) before sealing.
  */

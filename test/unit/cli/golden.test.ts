@@ -347,6 +347,12 @@ const exportCases = (): Case[] => [
     exitCode: 20,
   },
   {
+    name: 'verify-empty-key-id',
+    rule: "--key-id '' pins no key: bad input, exit 2",
+    argv: ['verify', '--export', 'intact.json', '--key-id', ''],
+    exitCode: 2,
+  },
+  {
     name: 'inspect-head-rewound',
     rule: "inspect --export checks the export's stored head against its records as verify --export does: a rewound head is LINEAGE_BROKEN, exit 20",
     argv: ['inspect', '--export', 'head-rewound.json', '--local-key-hex', TEST_KEY_HEX],
