@@ -17,11 +17,7 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealRecord } from '../../shared/seal/residual-sealer';
-import {
-  type LineageHead,
-  lineageHeadOf,
-  SealedRecordSchema,
-} from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf, SealedRecordSchema } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
