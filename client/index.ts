@@ -29,5 +29,10 @@ export {
   type WaitOptions,
   type WriteOutcome,
 } from './reseal-client';
-export { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
+export {
+  clientOutputsFrom,
+  DEFAULT_STACK_NAME,
+  type ResealStackOutputs,
+  resolveStackOutputs,
+} from './stack-outputs';
 export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';

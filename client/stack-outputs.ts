@@ -49,11 +49,26 @@ export async function resolveStackOutputs(
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     throw new StackOutputsError(stackName, `cannot describe the stack (${reason})`, { cause: error });
   }
-  const byKey = new Map((outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const byKey = Object.fromEntries((outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue]));
+  return clientOutputsFrom(byKey, stackName);
+}
+
+/**
+ * Picks what a client needs out of a stack's outputs as CloudFormation names them (the
+ * `DescribeStacks` outputs, or one stack of a `cdk deploy --outputs-file` document).
+ *
+ * @param outputs - output name → value, e.g. `{ TableName: 'reseal-…', MacKeyArn: 'arn:…', … }`
+ * @param stackName - for the error message
+ * @throws {StackOutputsError} naming every output that is absent or empty
+ */
+export function clientOutputsFrom(
+  outputs: Readonly<Record<string, string | undefined>>,
+  stackName = DEFAULT_STACK_NAME,
+): ResealStackOutputs {
   const resolved: Partial<Record<keyof ResealStackOutputs, string>> = {};
   const missing: string[] = [];
   for (const [field, key] of Object.entries(OUTPUT_KEYS) as [keyof ResealStackOutputs, string][]) {
-    const value = byKey.get(key);
+    const value = outputs[key];
     if (value) resolved[field] = value;
     else missing.push(key);
   }

@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { clientOutputsFrom } from '../client/stack-outputs';
 import { awsBackend } from './demo/aws-backend';
 import { formatSummary } from './demo/format';
 import { runDemo } from './demo/run-demo';
@@ -122,12 +123,7 @@ async function main(argv: string[]): Promise<number> {
       `[demo] stack deployed in ${((Date.now() - started) / 1000).toFixed(1)} s; replaying ${slice.length} snapshots of ${slice[0]?.series}`,
     );
     const backend = awsBackend({
-      outputs: {
-        tableName: outputs.TableName,
-        residualWritesQueueUrl: outputs.ResidualWritesQueueUrl,
-        eventBusName: outputs.EventBusName,
-        macKeyArn: outputs.MacKeyArn,
-      },
+      outputs: clientOutputsFrom({ ...outputs }),
       clientConfig: clientConfig(emulator.endpoint),
     });
     const summary = await runDemo({

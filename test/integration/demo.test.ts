@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
+import { clientOutputsFrom } from '../../client/stack-outputs';
 import { awsBackend } from '../../scripts/demo/aws-backend';
 import { formatSummary } from '../../scripts/demo/format';
 import { runDemo } from '../../scripts/demo/run-demo';
@@ -29,12 +30,7 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
     const slice = sliceSnapshots(await loadSnapshots(FILE), { from: FROM, to: TO });
     expect(slice.map((s) => s.index)).toEqual(independentSlice.map((s) => s.index));
     const backend = awsBackend({
-      outputs: {
-        tableName: stack.TableName,
-        residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
-        eventBusName: stack.EventBusName,
-        macKeyArn: stack.MacKeyArn,
-      },
+      outputs: clientOutputsFrom({ ...stack }),
       clientConfig: clientConfig(endpoint),
     });
     const summary = await runDemo({ backend, slice, runId: `it-${Date.now().toString(36)}` });

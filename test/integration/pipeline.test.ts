@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ResealClient } from '../../client/reseal-client';
+import { clientOutputsFrom } from '../../client/stack-outputs';
 import { DynamoDBLineageStore, Keys } from '../../functions/adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../functions/adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../functions/adapters/kms-mac-anchor';
@@ -320,15 +321,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   describe('lineage integrity: the stored HEAD is a claim; residual ids are scoped to the lineage', () => {
-    const client = new ResealClient(
-      {
-        tableName: stack.TableName,
-        residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
-        eventBusName: stack.EventBusName,
-        macKeyArn: stack.MacKeyArn,
-      },
-      { store, anchor },
-    );
+    const client = new ResealClient(clientOutputsFrom({ ...stack }), { store, anchor });
 
     /** Four writes through the queues, sealed as seq 0–3 of a fresh lineage. */
     async function fourRecords(): Promise<string> {
@@ -518,15 +511,7 @@ describe('pipeline on the deployed stack', () => {
 
 // --- waitForOutcome / publish --wait: the writer learns the outcome from the table ---
 describe('ResealClient.waitForOutcome on the deployed stack', () => {
-  const client = new ResealClient(
-    {
-      tableName: stack.TableName,
-      residualWritesQueueUrl: stack.ResidualWritesQueueUrl,
-      eventBusName: stack.EventBusName,
-      macKeyArn: stack.MacKeyArn,
-    },
-    { sqs, dynamodb, kms, eventBridge: events },
-  );
+  const client = new ResealClient(clientOutputsFrom({ ...stack }), { sqs, dynamodb, kms, eventBridge: events });
 
   it('seed 004: a stale write published through the real queue is REJECTED by the guard with UNVERIFIED_INHERITED', async () => {
     const lineageId = `lin-${randomUUID()}`;
