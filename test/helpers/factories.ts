@@ -1,6 +1,7 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { vi } from 'vitest';
 import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions/common/observability';
+import { SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -11,8 +12,11 @@ import type {
   SealRequest,
   TriageCompletedDetail,
 } from '../../shared/schemas/messages';
-
+import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
+import type { SealedDependencyManifest } from '../../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
+import { InMemoryLineageStore } from './in-memory-lineage-store';
+import { testAnchor } from './seal-factories';
 
 let sequence = 0;
 
@@ -164,4 +168,41 @@ export function fakeLogger(): ServiceLogger & { keys: Record<string, unknown> } 
     warn: vi.fn(),
     error: vi.fn(),
   };
+}
+
+/** Stack outputs of a pretend deployment, for client and CLI tests that inject their stores. */
+export const TEST_CLIENT_OUTPUTS = {
+  tableName: 'reseal-table',
+  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
+  eventBusName: 'reseal-bus',
+  macKeyArn: 'test-key-1',
+} as const;
+
+/**
+ * A lineage of `count` records sealed through the real {@link SealerService} into an in-memory
+ * store (residual ids `r-0` … , `validWriteRequest` defaults with `manifest`), for tests of
+ * what reads the lineage (triage, clients).
+ */
+export async function lineageSealedBySealer(
+  count: number,
+  manifest: SealedDependencyManifest,
+): Promise<{ store: InMemoryLineageStore; anchor: LocalHmacAnchor }> {
+  const store = new InMemoryLineageStore();
+  const anchor = testAnchor();
+  const sealer = new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => FACTORY_NOW_MS,
+  });
+  for (let i = 0; i < count; i++) {
+    await sealer.handle({
+      messageId: `m-${i}`,
+      body: sealRequestBody({ residualId: `r-${i}`, manifest }),
+      sentAtMs: FACTORY_NOW_MS + i,
+    });
+  }
+  return { store, anchor };
 }

@@ -2,16 +2,12 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
 import { ResealClient } from '../../../client/reseal-client';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 function withStore(store: InMemoryLineageStore) {
   return {

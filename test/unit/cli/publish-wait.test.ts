@@ -6,6 +6,7 @@ import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf } from '../../../shared/seal/sealed-record';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { buildChain, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
@@ -15,12 +16,7 @@ const FIXTURES = join(import.meta.dirname, 'fixtures');
 // The write in fixtures/request-safe.json.
 const LINEAGE = 'lineage-agent-42';
 const RESIDUAL = 'residual-0001';
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 /**
  * A client over an in-memory store whose queue "runs the pipeline": each SendMessage calls

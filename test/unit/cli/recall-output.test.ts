@@ -2,19 +2,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResealClient } from '../../../client/reseal-client';
 import { TriageService } from '../../../functions/triage/triage-service';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
+import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const LINEAGE = 'lineage-recall-1';
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 /** A client whose bus runs the triage function on the in-memory store for each RecallRequested. */
 function recallConnect(store: InMemoryLineageStore) {

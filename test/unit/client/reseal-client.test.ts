@@ -9,16 +9,12 @@ import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 /** A fake SDK client: records commands, answers with `reply(command)`. */
 function fakeClient(reply: (command: unknown) => unknown) {

@@ -5,15 +5,11 @@ import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { LineageNotFoundError } from '../../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../../shared/ports/mac-anchor';
 import type { LineageHead, SealedRecord } from '../../../shared/seal/sealed-record';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 /** A stored lineage of `length` records appended through the store (head at `length - 1`). */
 async function stored(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {

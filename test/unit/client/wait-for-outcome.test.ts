@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
@@ -14,12 +15,7 @@ import {
   testAnchor,
 } from '../../helpers/seal-factories';
 
-const OUTPUTS = {
-  tableName: 'reseal-table',
-  residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
-  eventBusName: 'reseal-bus',
-  macKeyArn: 'test-key-1',
-};
+const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 async function sealedStore(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
   const store = new InMemoryLineageStore();

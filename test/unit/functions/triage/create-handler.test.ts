@@ -2,21 +2,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
 import { PowertoolsPipelineMetrics } from '../../../../functions/common/observability';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { createTriageHandler } from '../../../../functions/triage/create-handler';
 import { TriageService } from '../../../../functions/triage/triage-service';
 import { buildManifest } from '../../../../shared/triage/manifest';
-import {
-  eventBridgeEvent,
-  FakeMetrics,
-  FakePublisher,
-  fakeLogger,
-  lambdaContext,
-  sealRequestBody,
-} from '../../../helpers/factories';
+import { eventBridgeEvent, FakePublisher, lambdaContext, lineageSealedBySealer } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
 const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
@@ -28,21 +18,7 @@ const manifest = buildManifest({
 
 /** One sealed record in the lineage, and the triage handler wired as handler.ts wires it. */
 async function setup() {
-  const store = new InMemoryLineageStore();
-  const anchor = testAnchor();
-  const sealer = new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => FACTORY_NOW_MS,
-  });
-  await sealer.handle({
-    messageId: 'm-0',
-    body: sealRequestBody({ residualId: 'r-0', manifest }),
-    sentAtMs: FACTORY_NOW_MS,
-  });
+  const { store, anchor } = await lineageSealedBySealer(1, manifest);
 
   const publisher = new FakePublisher();
   const logger = new Logger({ serviceName: 'reseal-triage-test', logLevel: 'SILENT' });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { TriageService } from '../../../../functions/triage/triage-service';
 import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
 import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { buildManifest } from '../../../../shared/triage/manifest';
-import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer,
+} from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { buildChain, testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
@@ -19,23 +18,7 @@ const manifest = buildManifest({
 });
 
 async function setup(count = 3) {
-  const store = new InMemoryLineageStore();
-  const anchor = testAnchor();
-  const sealer = new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => FACTORY_NOW_MS,
-  });
-  for (let i = 0; i < count; i++) {
-    await sealer.handle({
-      messageId: `m-${i}`,
-      body: sealRequestBody({ residualId: `r-${i}`, manifest }),
-      sentAtMs: FACTORY_NOW_MS + i,
-    });
-  }
+  const { store, anchor } = await lineageSealedBySealer(count, manifest);
   const publisher = new FakePublisher();
   const metrics = new FakeMetrics();
   const triage = (verifier: LocalHmacAnchor = anchor) =>
