@@ -3,8 +3,7 @@ import { TriageService } from '../../../../functions/triage/triage-service';
 import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
 import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { buildManifest } from '../../../../shared/triage/manifest';
-import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer,
-} from '../../../helpers/factories';
+import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { buildChain, testAnchor } from '../../../helpers/seal-factories';
 
