@@ -4,7 +4,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
-import { Keys } from '../../functions/adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-lineage-store';
 import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
 
 /** SDK client settings shared by every client the demo makes. */

@@ -19,10 +19,10 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import { DynamoDBLineageStore, Keys } from '../../functions/adapters/dynamodb-lineage-store';
-import { EventBridgePublisher } from '../../functions/adapters/eventbridge-publisher';
-import { KMSMacAnchor } from '../../functions/adapters/kms-mac-anchor';
-import { deduplicationIdOf } from '../../functions/adapters/sqs-seal-queue';
+import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';

@@ -7,7 +7,7 @@ import {
   type QueryCommandInput,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
-import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { canonicalJson } from '../shared/canonical/canonical-json';
 import {
   type ConflictReason,
   type ConflictRecord,
@@ -19,9 +19,9 @@ import {
   type ResidualLocation,
   StaleEpochError,
   StaleHeadError,
-} from '../../shared/ports/lineage-store';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../../shared/schemas/messages';
-import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
+} from '../shared/ports/lineage-store';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/schemas/messages';
+import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 
 /** The part of `DynamoDBClient` this adapter uses (a fake with `send` serves unit tests). */
 export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;

@@ -1,9 +1,9 @@
 import type { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { deduplicationIdOf, SQSSealQueue, type SQSSend } from '../../../../functions/adapters/sqs-seal-queue';
-import type { SealRequest } from '../../../../shared/schemas/messages';
-import { sealRequestBody } from '../../../helpers/factories';
-import { validWriteRequest } from '../../../helpers/guard-factories';
+import { deduplicationIdOf, SQSSealQueue, type SQSSend } from '../../../adapters/sqs-seal-queue';
+import type { SealRequest } from '../../../shared/schemas/messages';
+import { sealRequestBody } from '../../helpers/factories';
+import { validWriteRequest } from '../../helpers/guard-factories';
 
 describe('seal-requests MessageDeduplicationId: lineage, residual id and content', () => {
   const base = validWriteRequest({ residualId: 'r-1', lineageId: 'lin-A' });

@@ -1,10 +1,10 @@
 import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBLineageStore, type DynamoDBSend } from '../../../../functions/adapters/dynamodb-lineage-store';
-import type { LineageStore } from '../../../../shared/ports/lineage-store';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { staleEpochConflict, staleRejection } from '../../../helpers/outcome-factories';
-import { TEST_LINEAGE_ID, TEST_NOW_MS } from '../../../helpers/seal-factories';
+import { DynamoDBLineageStore, type DynamoDBSend } from '../../../adapters/dynamodb-lineage-store';
+import type { LineageStore } from '../../../shared/ports/lineage-store';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { TEST_LINEAGE_ID, TEST_NOW_MS } from '../../helpers/seal-factories';
 
 type Item = Record<string, AttributeValue>;
 

@@ -7,17 +7,17 @@ import {
   type TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../../functions/adapters/dynamodb-lineage-store';
-import { canonicalJson } from '../../../../shared/canonical/canonical-json';
+import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../adapters/dynamodb-lineage-store';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import {
   DuplicateResidualError,
   LineageInconsistentError,
   StaleEpochError,
   StaleHeadError,
-} from '../../../../shared/ports/lineage-store';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
-import { lineageHeadOf, type SealedRecord } from '../../../../shared/seal/sealed-record';
-import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../../helpers/seal-factories';
+} from '../../../shared/ports/lineage-store';
+import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 
 const TABLE = 'reseal-table';
 
