@@ -1,9 +1,9 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { StackOutputsError } from '../client/errors';
 import { resolveStackOutputs } from '../client/stack-outputs';
 import { UnavailableMacAnchor } from '../client/verify-records';
-import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
 import { BadInputError, CliError } from './errors';

@@ -2,9 +2,9 @@ import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from 
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { Keys } from '../../adapters/dynamodb-lineage-store';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
-import { Keys } from '../../adapters/dynamodb-lineage-store';
 import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
 
 /** SDK client settings shared by every client the demo makes. */

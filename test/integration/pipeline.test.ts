@@ -17,12 +17,12 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ResealClient } from '../../client/reseal-client';
-import { clientOutputsFrom } from '../../client/stack-outputs';
 import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
+import { ResealClient } from '../../client/reseal-client';
+import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
