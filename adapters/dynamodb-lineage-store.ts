@@ -1,5 +1,6 @@
 import {
   type AttributeValue,
+  BatchGetItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -8,7 +9,11 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { canonicalJson } from '../shared/canonical/canonical-json';
+import type { HexDigest } from '../shared/canonical/digest';
+import type { StoredLogHead } from '../shared/log/log-state';
+import type { NodeRef } from '../shared/log/merkle';
 import {
+  type AppendBatch,
   type ConflictReason,
   type ConflictRecord,
   DuplicateResidualError,
@@ -49,8 +54,24 @@ export const Keys = {
   triage: (lineageId: string) => `TRIAGE#${lineageId}`,
 } as const;
 
-/** Positions of the actions in the append transaction; cancellation reasons come back in this order. */
-export const AppendAction = { RECORD: 0, HEAD: 1, RESIDUAL_MARKER: 2 } as const;
+/**
+ * Positions of the actions in the append transaction; cancellation reasons come back in this
+ * order: the head first, then per entry its record and its residual-id marker.
+ */
+export const AppendAction = {
+  HEAD: 0,
+  recordOf: (entry: number) => 1 + 2 * entry,
+  markerOf: (entry: number) => 2 + 2 * entry,
+} as const;
+
+/** Keys per `BatchGetItem` call (the DynamoDB limit). */
+const BATCH_GET_LIMIT = 100;
+
+/** Waits before retrying unprocessed keys: exponential with full jitter, at most 1 s. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(1000, 25 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: number): AttributeValue => ({ N: String(value) });
@@ -85,6 +106,10 @@ export class DynamoDBLineageStore implements LineageStore {
   }
 
   async head(lineageId: string): Promise<LineageHead | null> {
+    return headOf(lineageId, await this.#headItem(lineageId));
+  }
+
+  async #headItem(lineageId: string): Promise<Item | undefined> {
     const out = await this.#client.send(
       new GetItemCommand({
         TableName: this.#tableName,
@@ -92,7 +117,7 @@ export class DynamoDBLineageStore implements LineageStore {
         ConsistentRead: true,
       }),
     );
-    return headOf(lineageId, out.Item);
+    return out.Item;
   }
 
   async lastRecordSeq(lineageId: string): Promise<number | null> {
@@ -118,9 +143,24 @@ export class DynamoDBLineageStore implements LineageStore {
     return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
   }
 
-  async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
-    const { lineageId, monotonicSequenceNumber: seq, residualId, generationEpoch } = sealed.header;
+  async logHead(lineageId: string): Promise<StoredLogHead | null> {
+    const item = await this.#headItem(lineageId);
+    const head = headOf(lineageId, item);
+    if (!item || !head) return null;
+    return {
+      head,
+      header: json<unknown>(item, 'header', null),
+      checkpoint: str(item, 'checkpoint') ?? null,
+      frontier: json<string[] | null>(item, 'frontier', null),
+    };
+  }
+
+  async appendEntries(batch: AppendBatch): Promise<void> {
+    const { lineageId, entries, expectedHead } = batch;
+    const last = entries.at(-1)?.record;
+    if (!last) throw new Error('appendEntries: no entries');
     const pk = S(Keys.lineage(lineageId));
+    const { generationEpoch } = last.header;
     const headCondition = expectedHead
       ? {
           ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch <= :epoch',
@@ -132,71 +172,73 @@ export class DynamoDBLineageStore implements LineageStore {
           },
         }
       : { ConditionExpression: 'attribute_not_exists(pk)' };
+    const headPut = {
+      Put: {
+        TableName: this.#tableName,
+        Item: {
+          pk,
+          sk: S(Keys.head),
+          seq: N(last.header.monotonicSequenceNumber),
+          recordHash: S(last.recordHash),
+          generationEpoch: N(generationEpoch),
+          mac: S(last.anchor.mac),
+          keyId: S(last.anchor.keyId),
+          residualId: S(last.header.residualId),
+          header: S(canonicalJson(last.header)),
+          checkpoint: S(batch.checkpoint),
+          frontier: S(JSON.stringify(batch.frontier)),
+        },
+        ...headCondition,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+    const entryPuts = entries.flatMap(({ record, nodes }) => {
+      const { monotonicSequenceNumber: seq, residualId } = record.header;
+      return [
+        {
+          Put: {
+            TableName: this.#tableName,
+            Item: {
+              pk,
+              sk: S(Keys.record(seq)),
+              record: S(canonicalJson(record)),
+              seq: N(seq),
+              residualId: S(residualId),
+              recordHash: S(record.recordHash),
+              nodes: S(JSON.stringify(nodes)),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+          },
+        },
+        {
+          Put: {
+            TableName: this.#tableName,
+            Item: { pk, sk: S(Keys.residualSk(residualId)), lineageId: S(lineageId), seq: N(seq) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+          },
+        },
+      ];
+    });
     try {
-      await this.#client.send(
-        new TransactWriteItemsCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.#tableName,
-                Item: {
-                  pk,
-                  sk: S(Keys.record(seq)),
-                  record: S(canonicalJson(sealed)),
-                  seq: N(seq),
-                  residualId: S(residualId),
-                  recordHash: S(sealed.recordHash),
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: this.#tableName,
-                Item: {
-                  pk,
-                  sk: S(Keys.head),
-                  seq: N(seq),
-                  recordHash: S(sealed.recordHash),
-                  generationEpoch: N(generationEpoch),
-                  mac: S(sealed.anchor.mac),
-                  keyId: S(sealed.anchor.keyId),
-                  residualId: S(residualId),
-                },
-                ...headCondition,
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: this.#tableName,
-                Item: {
-                  pk,
-                  sk: S(Keys.residualSk(residualId)),
-                  lineageId: S(lineageId),
-                  seq: N(seq),
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-          ],
-        }),
-      );
+      await this.#client.send(new TransactWriteItemsCommand({ TransactItems: [headPut, ...entryPuts] }));
     } catch (error) {
-      throw await this.#mapCancellation(error, sealed, expectedHead);
+      throw await this.#mapCancellation(error, batch);
     }
   }
 
-  async #mapCancellation(error: unknown, sealed: SealedRecord, expectedHead: LineageHead | null): Promise<unknown> {
+  async #mapCancellation(error: unknown, batch: AppendBatch): Promise<unknown> {
     if ((error as Error)?.name !== 'TransactionCanceledException') return error;
-    const { lineageId, residualId, generationEpoch } = sealed.header;
+    const { lineageId, entries, expectedHead } = batch;
+    const last = entries.at(-1)?.record as SealedRecord;
     const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] }).CancellationReasons ?? [];
     const failed = (position: number) => reasons[position]?.Code === 'ConditionalCheckFailed';
     const expectedSeq = expectedHead?.seq ?? null;
-    if (failed(AppendAction.RESIDUAL_MARKER)) {
-      const old = reasons[AppendAction.RESIDUAL_MARKER]?.Item;
+    for (const [i, { record }] of entries.entries()) {
+      if (!failed(AppendAction.markerOf(i))) continue;
+      const { residualId } = record.header;
+      const old = reasons[AppendAction.markerOf(i)]?.Item;
       const existing = old ? locationOf(old) : await this.findByResidualId(lineageId, residualId);
       return new DuplicateResidualError(residualId, existing, { cause: error });
     }
@@ -204,22 +246,59 @@ export class DynamoDBLineageStore implements LineageStore {
       const old = reasons[AppendAction.HEAD]?.Item;
       // Emulators may omit ALL_OLD items; then read the head to tell a stale epoch from a moved head.
       const observed = old ? headOf(lineageId, old) : await this.head(lineageId);
-      if (observed && observed.generationEpoch > generationEpoch) {
-        return new StaleEpochError(lineageId, observed.generationEpoch, generationEpoch, { cause: error });
+      if (observed && observed.generationEpoch > last.header.generationEpoch) {
+        return new StaleEpochError(lineageId, observed.generationEpoch, last.header.generationEpoch, { cause: error });
       }
       return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
     }
     if (reasons.some((r) => r.Code === 'TransactionConflict')) {
       return new StaleHeadError(lineageId, expectedSeq, null, { cause: error });
     }
-    if (failed(AppendAction.RECORD)) {
-      // The head condition held (it did not fail), yet the seq after it is taken: the head is
+    const taken = entries.find((_, i) => failed(AppendAction.recordOf(i)));
+    if (taken) {
+      // The head condition held (it did not fail), yet a seq after it is taken: the head is
       // behind the records. Not a race: a racing writer would have moved the head too.
-      return new LineageInconsistentError(lineageId, sealed.header.monotonicSequenceNumber, expectedHead, {
+      return new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead, {
         cause: error,
       });
     }
     return error;
+  }
+
+  async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
+    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
+    const nodesBySeq = new Map<number, unknown>();
+    for (let i = 0; i < seqs.length; i += BATCH_GET_LIMIT) {
+      let keys: Item[] = seqs
+        .slice(i, i + BATCH_GET_LIMIT)
+        .map((seq) => ({ pk: S(Keys.lineage(lineageId)), sk: S(Keys.record(seq)) }));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        const out = await this.#client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [this.#tableName]: {
+                Keys: keys,
+                ProjectionExpression: 'sk, #nodes',
+                ExpressionAttributeNames: { '#nodes': 'nodes' },
+                ConsistentRead: true,
+              },
+            },
+          }),
+        );
+        for (const item of out.Responses?.[this.#tableName] ?? []) {
+          const seq = Number((str(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
+          nodesBySeq.set(seq, json<unknown>(item, 'nodes', null));
+        }
+        keys = (out.UnprocessedKeys?.[this.#tableName]?.Keys as Item[] | undefined) ?? [];
+        if (keys.length > 0) await backoff(attempt);
+      }
+    }
+    return refs.map((ref) => {
+      const nodes = nodesBySeq.get(seqOf(ref));
+      const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
+      return typeof hash === 'string' ? hash : null;
+    });
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
@@ -278,6 +357,9 @@ export class DynamoDBLineageStore implements LineageStore {
       expectedHead: S(JSON.stringify(conflict.expectedHead)),
       observedHead: S(JSON.stringify(conflict.observedHead)),
       atMs: N(conflict.atMs),
+      messageId: S(conflict.messageId),
+      ...(conflict.requestDigest ? { requestDigest: S(conflict.requestDigest) } : {}),
+      ...(conflict.statement ? { statement: S(conflict.statement) } : {}),
     });
   }
 
@@ -297,6 +379,8 @@ export class DynamoDBLineageStore implements LineageStore {
     };
     if (rejection.residualId) item.residualId = S(rejection.residualId);
     if (rejection.verdictDigest) item.verdictDigest = S(rejection.verdictDigest);
+    if (rejection.requestDigest) item.requestDigest = S(rejection.requestDigest);
+    if (rejection.statement) item.statement = S(rejection.statement);
     await this.#putIfAbsent(item);
   }
 
@@ -420,6 +504,9 @@ function conflictOf(lineageId: string, item: Item): ConflictRecord {
     expectedHead: json<LineageHead | null>(item, 'expectedHead', null),
     observedHead: json<LineageHead | null>(item, 'observedHead', null),
     atMs: num(item, 'atMs') ?? 0,
+    messageId: str(item, 'messageId') ?? '',
+    requestDigest: str(item, 'requestDigest') ?? null,
+    statement: str(item, 'statement') ?? null,
   };
 }
 
@@ -437,6 +524,8 @@ function rejectionOf(lineageId: string, item: Item): RejectionRecord {
     rejectedVariables: json<RejectionRecord['rejectedVariables']>(item, 'rejectedVariables', []),
     requestViolations: json<RejectionRecord['requestViolations']>(item, 'requestViolations', []),
     atMs: num(item, 'atMs') ?? 0,
+    requestDigest: str(item, 'requestDigest') ?? null,
+    statement: str(item, 'statement') ?? null,
   };
 }
 

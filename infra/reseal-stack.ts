@@ -3,9 +3,11 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
+import { logNameOf } from '../shared/log/log-names';
 import { LineageStore } from './constructs/lineage-store';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
 import { ResealFunction } from './constructs/reseal-function';
+import { SigningKey } from './constructs/signing-key';
 import { TriageRule } from './constructs/triage-rule';
 
 /** Props of {@link ResealStack}. */
@@ -42,11 +44,26 @@ export class ResealStack extends Stack {
       removalPolicy,
       deletionProtection: props.deletionProtection ?? false,
     });
+    // Two Ed25519 keys, one signer each (docs/verifiable-log.md, "Keys"): the sealer signs
+    // checkpoints and its own refusals with the log key, the guard signs its refusals.
+    const logKey = new SigningKey(this, 'LogKey', {
+      purpose: 'lineage log: checkpoints and sealer outcomes',
+      aliasSuffix: 'log',
+      removalPolicy,
+    });
+    const guardKey = new SigningKey(this, 'GuardKey', {
+      purpose: 'stale-state guard refusals',
+      aliasSuffix: 'guard',
+      removalPolicy,
+    });
     const bus = new events.EventBus(this, 'EventBus', { description: 'Reseal events (source "reseal")' });
     const shared = {
       TABLE_NAME: store.table.tableName,
       EVENT_BUS_NAME: bus.eventBusName,
       MAC_KEY_ID: store.macKey.keyArn,
+      LOG_KEY_ID: logKey.key.keyArn,
+      GUARD_KEY_ID: guardKey.key.keyArn,
+      LOG_NAME: logNameOf(this.stackName),
     };
 
     const sealer = new QueueConsumer(this, 'SealRequests', {
@@ -62,6 +79,7 @@ export class ResealStack extends Stack {
       },
     });
     store.grantAppend(sealer.consumer.fn);
+    logKey.grantSign(sealer.consumer.fn);
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     const guard = new QueueConsumer(this, 'ResidualWrites', {
@@ -82,6 +100,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(guard.consumer.fn);
     store.grantRecordRejections(guard.consumer.fn);
+    guardKey.grantSign(guard.consumer.fn);
     sealer.queue.grantSendMessages(guard.consumer.fn);
     bus.grantPutEventsTo(guard.consumer.fn);
 
@@ -111,7 +130,9 @@ export class ResealStack extends Stack {
       environment: shared,
       timeout: Duration.seconds(60),
     });
-    store.grantVerify(triage.fn);
+    // Triage proves records against signed checkpoints: it reads and checks signatures, no MAC calls.
+    store.grantRead(triage.fn);
+    logKey.grantPublicKey(triage.fn);
     store.grantWriteTriageReports(triage.fn);
     bus.grantPutEventsTo(triage.fn);
     const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
@@ -129,6 +150,9 @@ export class ResealStack extends Stack {
       EventBusArn: [bus.eventBusArn, 'Event bus ARN'],
       MacKeyArn: [store.macKey.keyArn, 'KMS HMAC_256 key (MAC_KEY_ID)'],
       MacKeyAlias: [store.macKeyAlias.aliasName, 'Alias of the MAC key'],
+      LogKeyArn: [logKey.key.keyArn, 'KMS Ed25519 key of checkpoints and sealer outcomes (kms:GetPublicKey)'],
+      GuardKeyArn: [guardKey.key.keyArn, 'KMS Ed25519 key of guard refusals (kms:GetPublicKey)'],
+      LogName: [logNameOf(this.stackName), 'Signed-note key name of the log; checkpoint origins are <LogName>/<lineageId>'],
       GuardFunctionName: [guard.consumer.fn.functionName, 'Stale-state guard function'],
       SealerFunctionName: [sealer.consumer.fn.functionName, 'Sealer function'],
       TriageFunctionName: [triage.fn.functionName, 'Triage function'],

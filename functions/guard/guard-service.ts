@@ -5,8 +5,10 @@ import { InvalidInputError, ResealError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
+import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
@@ -41,6 +43,10 @@ export interface GuardDeps {
   readonly store: LineageStore;
   readonly publisher: EventPublisher;
   readonly queue: SealQueue;
+  /** Signs the guard's refusals (KMS Ed25519 guard key, key name `<logName>/guard`). */
+  readonly signer: NoteSigner;
+  /** The stack's log name (`reseal/<stackName>`), named by every signed refusal. */
+  readonly logName: string;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -72,7 +78,8 @@ export class GuardService {
     const raw = Buffer.from(message.body, 'utf8');
     const base = { message, bodyDigest: createHash('sha256').update(raw).digest('hex') };
     if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
-      return this.#reject(base, RejectionReason.PAYLOAD_TOO_LARGE, {
+      // Still filed under its lineage when the body names one, so a writer waiting on it sees it.
+      return this.#reject({ ...base, ...idsOf(message.body) }, RejectionReason.PAYLOAD_TOO_LARGE, {
         issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
       });
     }
@@ -111,7 +118,7 @@ export class GuardService {
       });
     }
     if (!verdict.isSafe) {
-      return this.#reject({ ...base, ...ids }, RejectionReason.STALE_STATE, {
+      return this.#reject({ ...base, ...ids, requestDigest: requestDigest(request) }, RejectionReason.STALE_STATE, {
         verdictDigest: verdict.verdictDigest,
         rejectedVariables: verdict.rejectedVariables,
         requestViolations: verdict.requestViolations,
@@ -124,12 +131,19 @@ export class GuardService {
   }
 
   async #reject(
-    context: { message: GuardMessage; bodyDigest: string; lineageId?: string | null; residualId?: string | null },
+    context: {
+      message: GuardMessage;
+      bodyDigest: string;
+      lineageId?: string | null;
+      residualId?: string | null;
+      requestDigest?: string | null;
+    },
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
   ): Promise<GuardOutcome> {
     const { store, publisher, metrics, logger, clock } = this.#deps;
-    const rejection: RejectionRecord = {
+    const clean = (text: string) => text.toWellFormed();
+    const unsigned: RejectionRecord = {
       stage: RejectionStage.GUARD,
       reason,
       lineageId: context.lineageId ?? null,
@@ -138,10 +152,21 @@ export class GuardService {
       verdictDigest: details.verdictDigest ?? null,
       bodyDigest: context.bodyDigest,
       bodyPreview: previewOf(context.message.body),
-      issues: (details.issues ?? []).slice(0, 50),
-      rejectedVariables: details.rejectedVariables ?? [],
-      requestViolations: details.requestViolations ?? [],
+      // Well-formed strings only, so the signed content digest survives storage unchanged.
+      issues: (details.issues ?? []).slice(0, 50).map((i) => ({ path: clean(i.path), message: clean(i.message) })),
+      rejectedVariables: (details.rejectedVariables ?? []).map((v) => ({ ...v, name: clean(v.name), detail: clean(v.detail) })),
+      requestViolations: (details.requestViolations ?? []).map((v) => ({
+        ...v,
+        field: clean(v.field),
+        detail: clean(v.detail),
+      })),
       atMs: context.message.sentAtMs,
+      requestDigest: context.requestDigest ?? null,
+      statement: null,
+    };
+    const rejection: RejectionRecord = {
+      ...unsigned,
+      statement: await signOutcome(rejectionStatement(this.#deps.logName, unsigned), this.#deps.signer),
     };
     await store.recordRejection(rejection);
     await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
@@ -159,6 +184,15 @@ function looseIds(json: unknown): { lineageId: string | null; residualId: string
     return Identifier.safeParse(value).success ? (value as string) : null;
   };
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
+}
+
+/** Ids of a body that was not validated (e.g. too large), when it is JSON naming valid ones. */
+function idsOf(body: string): { lineageId: string | null; residualId: string | null } {
+  try {
+    return looseIds(JSON.parse(body));
+  } catch {
+    return { lineageId: null, residualId: null };
+  }
 }
 
 /**

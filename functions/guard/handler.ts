@@ -2,11 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SQSSealQueue } from '../../adapters/sqs-seal-queue';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import { guardKeyName } from '../../shared/log/log-names';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createGuardHandler } from './create-handler';
 import { GuardService } from './guard-service';
@@ -19,6 +22,8 @@ const service = new GuardService({
   store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
   queue: new SQSSealQueue(new SQSClient({}), requireEnv('SEAL_QUEUE_URL')),
+  signer: new KMSNoteSigner(new KMSClient({}), requireEnv('GUARD_KEY_ID'), guardKeyName(requireEnv('LOG_NAME'))),
+  logName: requireEnv('LOG_NAME'),
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,

@@ -6,6 +6,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createSealerHandler } from './create-handler';
 import { SealerService } from './sealer-service';
@@ -14,10 +15,12 @@ import { SealerService } from './sealer-service';
 const logger = new Logger({ serviceName: 'reseal-sealer' });
 const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer' });
 
+const kms = new KMSClient({});
 const service = new SealerService({
   store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
-  anchor: new KMSMacAnchor(new KMSClient({}), requireEnv('MAC_KEY_ID')),
+  anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
+  signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,

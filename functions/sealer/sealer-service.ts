@@ -3,9 +3,24 @@ import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import { LogStateError } from '../../shared/log/errors';
+import { extendLog } from '../../shared/log/log-extension';
+import { authenticateLogState, type LogState } from '../../shared/log/log-state';
+import type { ChainTip } from '../../shared/seal/chain-tip';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
+import {
+  conflictStatement,
+  rejectionStatement,
+  requestDigest,
+  signOutcome,
+} from '../../shared/log/outcome-statement';
+import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
-  ConflictReason,
+  type ConflictReason,
+  ConflictReason as Conflict,
+  type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
   type LineageStore,
@@ -14,17 +29,25 @@ import {
   StaleHeadError,
 } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
+import type { NoteSigner } from '../../shared/ports/note-signer';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealRecord } from '../../shared/seal/residual-sealer';
-import { type LineageHead, lineageHeadOf, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf, type SealedRecord, SealedRecordSchema } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
 
-/** Appends tried per message when the head keeps moving (lost races), before a conflict is recorded. */
+/** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
+
+/**
+ * Most records appended in one transaction, and most body bytes: a `TransactWriteItems` holds at
+ * most 100 actions (two per record plus the head) and 4 MB.
+ */
+export const MAX_RUN_RECORDS = 40;
+export const MAX_RUN_BODY_BYTES = 3_000_000;
 
 /** One `seal-requests` message, as the sealer needs it. */
 export interface SealMessage {
@@ -36,7 +59,7 @@ export interface SealMessage {
 
 /** What happened to a seal request. Every one ends in exactly one of these. */
 export type SealOutcome =
-  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number }
+  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number; readonly checkpoint: string }
   | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
   | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
   | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
@@ -45,7 +68,10 @@ export type SealOutcome =
 export interface SealerDeps {
   readonly store: LineageStore;
   readonly publisher: EventPublisher;
+  /** MACs record headers (KMS `HMAC_256`, the records' anchor). */
   readonly anchor: MacAnchor;
+  /** Signs checkpoints and the sealer's refusals (KMS Ed25519 log key); its key name is the log name. */
+  readonly signer: NoteSigner;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -60,41 +86,104 @@ export interface SealerDeps {
   readonly maxRequestAgeSeconds?: number;
 }
 
+/** A message that passed every check and waits in a run to be sealed. */
+interface Pending {
+  readonly index: number;
+  readonly message: SealMessage;
+  readonly request: SealRequest;
+}
+
+/** Outcome of preparing one message: settled (refused), or a write to seal. */
+type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending };
+
 /**
- * Per-message logic of the sealer Lambda (seed 003): idempotent by residual id within the
- * lineage (the same id in another lineage is another residual); reads the head, seals (header
- * MAC'd by the anchor), appends with one conditional transaction, and emits `ResidualSealed` with
- * the new head.
+ * Per-batch logic of the sealer Lambda (seed 003 plus the verifiable log, docs/verifiable-log.md
+ * "Appending"). Messages of one FIFO group are handled in order; consecutive writes to one
+ * lineage form a run that is sealed and appended together:
  *
- * - Redelivery (marker present in this lineage, or the append reports a duplicate) with the same
- *   content (`payloadHash`, `manifestDigest`, `variablesDigest`, `generationEpoch`, `sessionId`,
- *   `authority`, `supersedes` equal to the stored header's): no second record; the stored
- *   record's head is re-emitted (events are at least once). A marker whose record is missing or
- *   unreadable: a `LINEAGE_INCONSISTENT` conflict record + `ResidualRejected`.
- * - The residual id sealed in this lineage with other content: a `RESIDUAL_ID_REUSED`
- *   rejection record + `ResidualRejected`, never retried.
- * - Head behind the records (`LineageInconsistentError`: the head held but the next seq is taken,
- *   i.e. the head was rewound or deleted): a `LINEAGE_INCONSISTENT` conflict record +
- *   `ResidualRejected`, never retried (it is not a race).
- * - Lost race (`StaleHeadError`): re-read the head, re-seal, retry up to
- *   {@link MAX_APPEND_ATTEMPTS}; then a `LOST_RACE` conflict record + `ResidualRejected`.
- * - Fenced out (`StaleEpochError`, from the core or the store): a `STALE_EPOCH` conflict
- *   record + `ResidualRejected`, never retried.
- * - A body that is not a valid `SealRequest`, or a write the core cannot seal (e.g. header over
- *   4,096 bytes): rejection record + `ResidualRejected`.
- * - A verdict the sealer cannot reproduce (`checkSealRequest`: the guard re-run at `acceptedAtMs`
- *   is unsafe or gives another `verdictDigest`; `acceptedAtMs` in the future or older than the
- *   queue's retention): `VERDICT_MISMATCH` / `ACCEPTANCE_TIME_INVALID` rejection record +
- *   `ResidualRejected`, before anything is read or sealed. The carried verdict is never trusted.
- * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge) so the FIFO message is
- * retried in order, and finally dead-lettered.
+ * 1. Each message is parsed and re-checked (`checkSealRequest`: the guard re-run at
+ *    `acceptedAtMs`); a refusal is a signed rejection record + `ResidualRejected`.
+ * 2. The run's lineage state (head item: signed checkpoint, frontier, head header) is
+ *    authenticated with the log's public key before anything is appended: a state that does not
+ *    verify is never extended, so a record planted in the table cannot be chained and signed by
+ *    the next honest seal. Each message then gets a `LINEAGE_INCONSISTENT` conflict.
+ * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
+ *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
+ *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
+ * 4. The new tree is computed (RFC 9162), its checkpoint signed once (one `Sign` per run), and
+ *    records, nodes, markers and head written in one conditional transaction. A lost race
+ *    re-reads and re-seals, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
+ * 5. `ResidualSealed` per record, carrying the signed checkpoint.
+ *
+ * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
+ * failure, so the group's messages are retried in order and finally dead-lettered.
  */
 export class SealerService {
   readonly #deps: SealerDeps;
+  #verifierKey: NoteVerifierKey | null = null;
+
   /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
   constructor(deps: SealerDeps) {
     this.#deps = deps;
     resolveSealRequestPolicy(this.#policyAt(0));
+  }
+
+  /** One message on its own (a group of one). */
+  async handle(message: SealMessage): Promise<SealOutcome> {
+    const [outcome] = await this.handleGroup([message]);
+    if (!outcome) throw new Error('no outcome');
+    return outcome;
+  }
+
+  /**
+   * The messages of one FIFO message group, in order.
+   * @returns one outcome per message, in the same order
+   * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
+   */
+  async handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
+    try {
+      return await this.#handleGroup(messages);
+    } catch (error) {
+      this.#deps.logger.error('sealing failed on an infrastructure error; the message group will be retried', {
+        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
+      });
+      throw error;
+    }
+  }
+
+  async #handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
+    const outcomes: SealOutcome[] = new Array(messages.length);
+    let run: Pending[] = [];
+    let runBytes = 0;
+    const flush = async () => {
+      if (run.length === 0) return;
+      const sealed = await this.#sealRun(run);
+      for (const [index, outcome] of sealed) outcomes[index] = outcome;
+      run = [];
+      runBytes = 0;
+    };
+    for (const [index, message] of messages.entries()) {
+      const prepared = await this.#prepare(index, message);
+      if ('outcome' in prepared) {
+        outcomes[index] = prepared.outcome;
+        continue;
+      }
+      const { pending } = prepared;
+      const bytes = Buffer.byteLength(message.body, 'utf8');
+      const lineageId = pending.request.request.lineageId;
+      const current = run[0]?.request.request.lineageId;
+      if (
+        current !== undefined &&
+        (current !== lineageId || run.length >= MAX_RUN_RECORDS || runBytes + bytes > MAX_RUN_BODY_BYTES)
+      ) {
+        await flush();
+      }
+      run.push(pending);
+      runBytes += bytes;
+    }
+    await flush();
+    return outcomes;
   }
 
   #policyAt(nowMs: number) {
@@ -106,8 +195,8 @@ export class SealerService {
     };
   }
 
-  async handle(message: SealMessage): Promise<SealOutcome> {
-    const { store, logger } = this.#deps;
+  /** Step 1: parse and re-check one message. */
+  async #prepare(index: number, message: SealMessage): Promise<Prepared> {
     let json: unknown;
     try {
       json = parseStrictJson(message.body, 'seal request');
@@ -116,90 +205,191 @@ export class SealerService {
       // A repeated member name (or excessive nesting) is valid JSON the wire format refuses.
       const reason =
         error.failure === StrictJsonFailure.SYNTAX ? RejectionReason.MALFORMED_JSON : RejectionReason.SCHEMA_VIOLATION;
-      return this.#reject(
-        message,
-        null,
-        reason,
-        error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '),
-      );
+      const detail = error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
+      return { outcome: await this.#reject(message, null, reason, detail) };
     }
     const parsed = SealRequestSchema.safeParse(json);
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      return this.#reject(message, null, RejectionReason.SCHEMA_VIOLATION, detail);
+      return { outcome: await this.#reject(message, null, RejectionReason.SCHEMA_VIOLATION, detail) };
     }
-    const sealRequest = parsed.data;
-    const { lineageId, residualId } = sealRequest.request;
-    logger.appendKeys({ lineageId, residualId });
-
-    const refusal = checkSealRequest(sealRequest, {
-      ...this.#policyAt(this.#deps.clock()),
-      sentAtMs: message.sentAtMs,
-    });
+    const request = parsed.data;
+    const refusal = checkSealRequest(request, { ...this.#policyAt(this.#deps.clock()), sentAtMs: message.sentAtMs });
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
-      return this.#reject(message, sealRequest, reason, detail, { rejectedVariables, requestViolations });
+      return { outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }) };
     }
+    return { pending: { index, message, request } };
+  }
 
-    const existing = await store.findByResidualId(lineageId, residualId);
-    if (existing) return this.#duplicate(message, sealRequest, existing.seq);
-
+  /** Steps 2–5 for a run of writes to one lineage; returns each message's outcome by index. */
+  async #sealRun(run: readonly Pending[]): Promise<Map<number, SealOutcome>> {
+    const lineageId = (run[0] as Pending).request.request.lineageId;
+    const outcomes = new Map<number, SealOutcome>();
+    let remaining = [...run];
     const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
-    let lastRace: StaleHeadError | null = null;
+    let lastRace: StaleHeadError | StaleEpochError | DuplicateResidualError | null = null;
     let expectedHead: LineageHead | null = null;
-    let attemptedHeader: unknown = null;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      expectedHead = await store.head(lineageId);
+    for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
+      const stored = await this.#deps.store.logHead(lineageId);
+      expectedHead = stored?.head ?? null;
+      let state: LogState;
       try {
-        const sealed = await sealRecord(inputOf(sealRequest), expectedHead, this.#deps.anchor, this.#deps.clock());
-        attemptedHeader = sealed.header;
-        await store.append(sealed, expectedHead);
-        return this.#sealed(lineageHeadOf(sealed), residualId, sealed.sealedAtMs, attempt);
+        state = authenticateLogState(stored, {
+          lineageId,
+          origin: this.#origin(lineageId),
+          key: await this.#key(),
+        });
       } catch (error) {
-        if (error instanceof DuplicateResidualError) {
-          return this.#duplicate(message, sealRequest, error.existing?.seq ?? null);
+        if (!(error instanceof LogStateError)) throw error;
+        for (const item of remaining) {
+          outcomes.set(
+            item.index,
+            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, { expectedHead, observedHead: null }),
+          );
         }
-        if (error instanceof LineageInconsistentError) {
-          return this.#conflict(message, sealRequest, ConflictReason.LINEAGE_INCONSISTENT, error.message, {
-            attemptedHeader,
-            expectedHead,
-            observedHead: expectedHead,
-          });
-        }
-        if (error instanceof StaleEpochError) {
-          return this.#conflict(message, sealRequest, ConflictReason.STALE_EPOCH, error.message, {
-            attemptedHeader,
-            expectedHead,
-            observedHead: null,
-          });
-        }
-        if (error instanceof StaleHeadError) {
+        return outcomes;
+      }
+      const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
+      for (const [index, outcome] of settled) outcomes.set(index, outcome);
+      remaining = remaining.filter((item) => !settled.has(item.index));
+      if (sealed.length === 0) return outcomes;
+
+      const extension = extendLog(
+        state,
+        sealed.map((s) => s.record),
+        this.#origin(lineageId),
+      );
+      const checkpoint = await signCheckpoint(extension.checkpoint, this.#deps.signer);
+      try {
+        await this.#deps.store.appendEntries({
+          lineageId,
+          entries: extension.entries,
+          expectedHead,
+          checkpoint,
+          frontier: extension.storedFrontier,
+        });
+      } catch (error) {
+        if (error instanceof StaleHeadError || error instanceof StaleEpochError || error instanceof DuplicateResidualError) {
+          // Another writer appended first (or sealed one of these ids): re-read, re-seal what is left.
           lastRace = error;
           this.#deps.metrics.count(MetricName.SealRetry);
-          logger.warn('lost the append race; re-reading the head', { attempt, expectedSeq: error.expectedSeq });
+          this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
+          continue;
+        }
+        if (error instanceof LineageInconsistentError) {
+          for (const item of remaining) {
+            outcomes.set(
+              item.index,
+              await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
+                expectedHead,
+                observedHead: expectedHead,
+                attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
+              }),
+            );
+          }
+          return outcomes;
+        }
+        throw error;
+      }
+      for (const { item, record } of sealed) {
+        outcomes.set(item.index, await this.#sealed(record, checkpoint, attempt));
+      }
+      remaining = remaining.filter((item) => !outcomes.has(item.index));
+      // Redeliveries of a record sealed in this same run are answered once it is stored.
+      for (const item of remaining) outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, checkpoint));
+      return outcomes;
+    }
+    for (const item of remaining) {
+      const reason = lastRace instanceof StaleEpochError ? Conflict.STALE_EPOCH : Conflict.LOST_RACE;
+      outcomes.set(
+        item.index,
+        await this.#conflict(item, reason, `head moved on each of ${attempts} attempts`, {
+          expectedHead,
+          observedHead: lastRace instanceof StaleHeadError ? lastRace.observedHead : null,
+        }),
+      );
+    }
+    return outcomes;
+  }
+
+  /**
+   * Step 3: seals each pending write on the authenticated tip, in order. Settles duplicates,
+   * reuses, fenced-out epochs and writes the core refuses; returns the records to append.
+   */
+  async #sealOnTip(
+    items: readonly Pending[],
+    state: LogState,
+    expectedHead: LineageHead | null,
+  ): Promise<{ sealed: { item: Pending; record: SealedRecord }[]; settled: Map<number, SealOutcome> }> {
+    const { store, anchor, clock, logger } = this.#deps;
+    const sealed: { item: Pending; record: SealedRecord }[] = [];
+    const settled = new Map<number, SealOutcome>();
+    let tip: ChainTip | null = state.tip;
+    for (const item of items) {
+      const { lineageId, residualId } = item.request.request;
+      logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
+      if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
+      const existing = await store.findByResidualId(lineageId, residualId);
+      if (existing) {
+        settled.set(item.index, await this.#duplicate(item, existing.seq));
+        continue;
+      }
+      try {
+        const record = await sealRecord(inputOf(item.request), tip, anchor, clock());
+        sealed.push({ item, record });
+        tip = {
+          lineageId,
+          seq: record.header.monotonicSequenceNumber,
+          recordHash: record.recordHash,
+          generationEpoch: record.header.generationEpoch,
+        };
+      } catch (error) {
+        if (error instanceof StaleEpochError) {
+          settled.set(
+            item.index,
+            await this.#conflict(item, Conflict.STALE_EPOCH, error.message, { expectedHead, observedHead: null }),
+          );
           continue;
         }
         if (error instanceof ResealError && !(error instanceof AnchorUnavailableError)) {
-          // The core refused the input (header too large, malformed head or supersedes): permanent.
-          return this.#reject(message, sealRequest, RejectionReason.SEAL_REFUSED, error.message);
+          // The core refused the input (header too large, bad supersedes): permanent.
+          settled.set(
+            item.index,
+            await this.#reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
+          );
+          continue;
         }
         throw error;
       }
     }
-    return this.#conflict(
-      message,
-      sealRequest,
-      ConflictReason.LOST_RACE,
-      `head moved on each of ${attempts} attempts`,
-      { attemptedHeader, expectedHead, observedHead: lastRace?.observedHead ?? null },
-    );
+    return { sealed, settled };
   }
 
-  async #sealed(head: LineageHead, residualId: string, sealedAtMs: number, attempts: number): Promise<SealOutcome> {
-    await this.#deps.publisher.residualSealed({ formatVersion: FORMAT_VERSION, residualId, sealedAtMs, ...head });
+  async #sealed(record: SealedRecord, checkpoint: string, attempts: number): Promise<SealOutcome> {
+    const head = lineageHeadOf(record);
+    await this.#deps.publisher.residualSealed({
+      formatVersion: FORMAT_VERSION,
+      residualId: record.header.residualId,
+      sealedAtMs: record.sealedAtMs,
+      ...head,
+      checkpoint,
+    });
     this.#deps.metrics.count(MetricName.RecordSealed);
     this.#deps.logger.info('record sealed', { seq: head.seq, recordHash: head.recordHash, attempts });
-    return { kind: 'SEALED', head, attempts };
+    return { kind: 'SEALED', head, attempts, checkpoint };
+  }
+
+  /** A message whose residual id was sealed earlier in the same run. */
+  async #duplicateOfRun(
+    item: Pending,
+    sealed: readonly { record: SealedRecord }[],
+    checkpoint: string,
+  ): Promise<SealOutcome> {
+    const { residualId } = item.request.request;
+    const record = sealed.find((s) => s.record.header.residualId === residualId)?.record;
+    if (!record) throw new Error(`residual ${residualId} is neither sealed nor settled`);
+    return this.#answerDuplicate(item, record, checkpoint);
   }
 
   /**
@@ -208,52 +398,85 @@ export class SealerService {
    * for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing. A marker
    * whose record is missing or unreadable: a `LINEAGE_INCONSISTENT` conflict record.
    */
-  async #duplicate(message: SealMessage, request: SealRequest, seq: number | null): Promise<SealOutcome> {
-    const { store, publisher, metrics, logger } = this.#deps;
-    const { lineageId, residualId } = request.request;
-    const stored = seq === null ? null : SealedRecordSchema.safeParse(await store.readRecord(lineageId, seq));
-    if (!stored?.success) {
+  async #duplicate(item: Pending, seq: number): Promise<SealOutcome> {
+    const { lineageId, residualId } = item.request.request;
+    const stored = SealedRecordSchema.safeParse(await this.#deps.store.readRecord(lineageId, seq));
+    if (!stored.success) {
       // The marker names a record that is missing or unreadable: the write is neither sealed
       // (nothing to compare its content with) nor dropped silently; it is left as a conflict.
-      const where = seq === null ? 'at an unknown seq' : `at seq ${seq}`;
       return this.#conflict(
-        message,
-        request,
-        ConflictReason.LINEAGE_INCONSISTENT,
-        `residual id ${residualId} is marked as sealed in lineage ${lineageId} ${where}, but that record is missing or unreadable`,
-        { attemptedHeader: null, expectedHead: null, observedHead: null },
+        item,
+        Conflict.LINEAGE_INCONSISTENT,
+        `residual id ${residualId} is marked as sealed in lineage ${lineageId} at seq ${seq}, but that record is missing or unreadable`,
+        { expectedHead: null, observedHead: null },
       );
     }
-    const differing = differingWriteContent(request.request, stored.data.header);
+    return this.#answerDuplicate(item, stored.data, await this.#latestCheckpoint(lineageId, seq));
+  }
+
+  async #answerDuplicate(item: Pending, record: SealedRecord, checkpoint: string | null): Promise<SealOutcome> {
+    const { lineageId, residualId } = item.request.request;
+    const differing = differingWriteContent(item.request.request, record.header);
     if (differing.length > 0) {
       return this.#reject(
-        message,
-        request,
+        item.message,
+        item.request,
         RejectionReason.RESIDUAL_ID_REUSED,
-        `residual id ${residualId} is already sealed in lineage ${lineageId} at seq ${stored.data.header.monotonicSequenceNumber} with other content (${differing.join(', ')} differ)`,
+        `residual id ${residualId} is already sealed in lineage ${lineageId} at seq ${record.header.monotonicSequenceNumber} with other content (${differing.join(', ')} differ)`,
       );
     }
-    metrics.count(MetricName.SealDuplicate);
-    const head = lineageHeadOf(stored.data);
-    await publisher.residualSealed({
+    this.#deps.metrics.count(MetricName.SealDuplicate);
+    const head = lineageHeadOf(record);
+    await this.#deps.publisher.residualSealed({
       formatVersion: FORMAT_VERSION,
       residualId,
-      sealedAtMs: stored.data.sealedAtMs,
+      sealedAtMs: record.sealedAtMs,
       ...head,
+      checkpoint,
     });
-    logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
+    this.#deps.logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
     return { kind: 'DUPLICATE', head };
   }
 
+  /** The stored checkpoint when it verifies and covers `seq`, for a redelivery's event; else `null`. */
+  async #latestCheckpoint(lineageId: string, seq: number): Promise<string | null> {
+    const stored = await this.#deps.store.logHead(lineageId);
+    if (!stored?.checkpoint) return null;
+    try {
+      const checkpoint = openCheckpoint(stored.checkpoint, await this.#key(), this.#origin(lineageId));
+      return checkpoint.size > seq ? stored.checkpoint : null;
+    } catch (error) {
+      if (error instanceof ResealError) return null;
+      throw error;
+    }
+  }
+
   async #conflict(
-    message: SealMessage,
-    request: SealRequest,
+    item: Pending,
     reason: ConflictReason,
     detail: string,
-    heads: { attemptedHeader: unknown; expectedHead: LineageHead | null; observedHead: LineageHead | null },
+    heads: { expectedHead: LineageHead | null; observedHead: LineageHead | null; attemptedHeader?: unknown },
   ): Promise<SealOutcome> {
+    const { message, request } = item;
     const { lineageId, residualId } = request.request;
-    await this.#deps.store.recordConflict({ lineageId, residualId, reason, detail, atMs: message.sentAtMs, ...heads });
+    const unsigned: ConflictRecord = {
+      lineageId,
+      residualId,
+      reason,
+      detail: detail.slice(0, 4096).toWellFormed(),
+      attemptedHeader: heads.attemptedHeader ?? null,
+      expectedHead: heads.expectedHead,
+      observedHead: heads.observedHead,
+      atMs: message.sentAtMs,
+      messageId: message.messageId,
+      requestDigest: requestDigest(request.request),
+      statement: null,
+    };
+    const conflict = {
+      ...unsigned,
+      statement: await signOutcome(conflictStatement(this.#deps.signer.keyName, unsigned), this.#deps.signer),
+    };
+    await this.#deps.store.recordConflict(conflict);
     this.#deps.metrics.count(MetricName.SealConflict, { reason });
     this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
     await this.#deps.publisher.residualRejected(
@@ -269,7 +492,11 @@ export class SealerService {
     detail: string,
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
   ): Promise<SealOutcome> {
-    const rejection = { ...this.#rejectionOf(message, request, reason, detail), ...lists };
+    const unsigned = { ...this.#rejectionOf(message, request, reason, detail), ...sanitizedLists(lists) };
+    const rejection: RejectionRecord = {
+      ...unsigned,
+      statement: await signOutcome(rejectionStatement(this.#deps.signer.keyName, unsigned), this.#deps.signer),
+    };
     await this.#deps.store.recordRejection(rejection);
     await this.#deps.publisher.residualRejected(rejectedDetailOf(rejection, this.#deps.clock()));
     this.#deps.metrics.count(MetricName.WriteRejected, { reason });
@@ -287,12 +514,41 @@ export class SealerService {
       verdictDigest: request?.verdict.verdictDigest ?? null,
       bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
       bodyPreview: message.body.slice(0, 1024).toWellFormed(),
-      issues: [{ path: '', message: detail.slice(0, 4096) }],
+      issues: [{ path: '', message: detail.slice(0, 4096).toWellFormed() }],
       rejectedVariables: [],
       requestViolations: [],
       atMs: message.sentAtMs,
+      requestDigest: request ? requestDigest(request.request) : null,
+      statement: null,
     } satisfies RejectionRecord;
   }
+
+  #origin(lineageId: string): string {
+    return checkpointOrigin(this.#deps.signer.keyName, lineageId);
+  }
+
+  /** The log's verifier key, from the signer's public key (fetched once per cold start). */
+  async #key(): Promise<NoteVerifierKey> {
+    this.#verifierKey ??= noteVerifierKey(this.#deps.signer.keyName, await this.#deps.signer.publicKey());
+    return this.#verifierKey;
+  }
+}
+
+/** The rejected-variable and violation lists as stored (well-formed strings, so digests survive storage). */
+function sanitizedLists(lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>) {
+  const clean = (s: string) => s.toWellFormed();
+  return {
+    rejectedVariables: (lists?.rejectedVariables ?? []).map((v) => ({
+      name: clean(v.name),
+      reason: v.reason,
+      detail: clean(v.detail),
+    })),
+    requestViolations: (lists?.requestViolations ?? []).map((v) => ({
+      field: clean(v.field),
+      reason: v.reason,
+      detail: clean(v.detail),
+    })),
+  };
 }
 
 function inputOf(request: SealRequest) {

@@ -5,7 +5,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createTriageHandler } from './create-handler';
 import { TriageService } from './triage-service';
@@ -17,11 +17,11 @@ const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-triage' 
 const service = new TriageService({
   store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
-  anchor: new KMSMacAnchor(new KMSClient({}), requireEnv('MAC_KEY_ID')),
+  logKey: ((key) => () => key.get())(new KMSNoteVerifierKey(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'))),
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
 });
 
-/** Lambda entry point: EventBridge `RecallRequested` → verify, then delta triage (seeds 003, 000). */
+/** Lambda entry point: EventBridge `RecallRequested` → prove the record, then delta triage (docs/verifiable-log.md, docs/triage.md). */
 export const handler = createTriageHandler(service, logger, metrics);

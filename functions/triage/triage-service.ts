@@ -1,8 +1,18 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { ResealError } from '../../shared/errors';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import type { NoteVerifierKey } from '../../shared/log/note-key';
+import type { RecallProof } from '../../shared/log/recall-proof';
+import {
+  checkConsistency,
+  nodeSourceOf,
+  proveRecord,
+  proveTreeConsistency,
+  verifyRecordProof,
+} from '../../shared/log/record-proof';
+import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
-import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import {
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
@@ -11,11 +21,8 @@ import {
   TriageOutcome,
 } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
-import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
-import { type LineageHead, SealedRecordSchema } from '../../shared/seal/sealed-record';
-import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../../shared/seal/stored-head';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 
@@ -23,8 +30,8 @@ import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/
 export interface TriageDeps {
   readonly store: LineageStore;
   readonly publisher: EventPublisher;
-  /** Verifies MACs (KMS `VerifyMac`); the triage role cannot generate them. */
-  readonly anchor: MacAnchor;
+  /** The log's verifier key (public key of the sealer's Ed25519 log key; fetched once, then cached). */
+  readonly logKey: () => Promise<NoteVerifierKey>;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -35,27 +42,44 @@ export type TriageResult =
   | { readonly kind: 'COMPLETED'; readonly detail: TriageCompletedDetail }
   | { readonly kind: 'INVALID'; readonly issues: string; readonly detail: TriageCompletedDetail | null };
 
+/** A recall refused before delta isolation: its code, verdict (when a record was examined) and reason. */
+class Refusal {
+  constructor(
+    readonly code: RefusalCode,
+    readonly reason: string,
+    readonly verdict: VerificationVerdict | null = null,
+    readonly seq: number | null = null,
+  ) {}
+}
+
+/** The record a recall proved, with the proof a client checks it by. */
+interface Proven {
+  readonly record: SealedRecord;
+  readonly proof: RecallProof;
+}
+
 /**
- * Per-event logic of the triage Lambda (seed 000 on a record verified per seed 003).
+ * Per-event logic of the triage Lambda (seed 000 on a record proven by the verifiable log,
+ * docs/verifiable-log.md "Recall"). Cost is independent of the lineage's length: no MAC call
+ * (the log's public key is fetched once per cold start), O(log n) item reads.
  *
- * 1. Parse the `RecallRequested` detail. Invalid → logged and counted (`INVALID`, never retried:
- *    a retry could not fix it). When its `requestId` and `lineageId` are still usable, a `REFUSED`
- *    report (`INVALID_REQUEST`) naming every bad field is stored and announced, so the requester gets an answer
- *    instead of a time-out; without them there is nowhere the triage role may write.
- * 2. A report already stored for this request id is re-emitted, not recomputed (retries are safe).
- * 3. Resolve the target (`seq`, `residualId` through its marker in this lineage, or `latest`
- *    through the head item, which is only a claim until step 4 has checked it).
- * 4. Load records 0 … max(target, checkpoint.seq, head.seq, last stored seq) and `verifyChain`
- *    them with the anchor and the caller's checkpoint, then check the stored head against them
- *    (`checkStoredHead`: records past it, another hash at its seq, records without it →
- *    `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`), so a `latest` recall
- *    never silently uses a rewound head. A MAC that cannot be checked (KMS key disabled, missing,
- *    unreachable) yields `UNVERIFIED_TAMPER_RISK`. Anything but `VERIFIED_INTACT` → refused
- *    (`VERIFICATION_FAILED`), no triage; an empty lineage or a target not in the verified chain →
- *    refused (`NOT_FOUND`).
- * 5. `isolateDelta(record.manifest, currentEnv)` (a manifest it refuses → `MANIFEST_UNTRIAGEABLE`); store the report (pk `TRIAGE#<lineageId>`);
- *    emit `TriageCompleted`.
- * Rejects only on infrastructure failures (store, bus), so EventBridge retries the invocation.
+ * 1. Parse the `RecallRequested` detail. Invalid → logged and counted (`INVALID`, never retried).
+ *    When its `requestId` and `lineageId` are still usable, a `REFUSED` report (`INVALID_REQUEST`)
+ *    naming every bad field is stored and announced.
+ * 2. A report already stored for this request id is re-emitted (retries are safe; a client
+ *    verifies every answer, so a report planted in the table gains nothing).
+ * 3. Open the lineage's latest signed checkpoint (head item): its signature by the log key and
+ *    its origin. Records stored past it (a rewound head) → `LINEAGE_BROKEN`; records without a
+ *    head → `LINEAGE_BROKEN`; no lineage but a trusted checkpoint → `TRUNCATION_DETECTED`.
+ * 4. With the caller's `trustedCheckpoint`: it must verify, and the latest checkpoint must extend
+ *    it (consistency proof; smaller → `TRUNCATION_DETECTED`, not a prefix → `LINEAGE_BROKEN`).
+ *    With a legacy `checkpoint` `{ seq, recordHash }`: that record must be in the tree.
+ * 5. Resolve the target (`seq`; `residualId` through its marker; `latest` = checkpoint size − 1),
+ *    read the record and prove it: its own hashes, and its inclusion at leaf = seq.
+ * 6. `isolateDelta(record.manifest, currentEnv)`; store the report with its proof; emit
+ *    `TriageCompleted`.
+ * Refusals: `NOT_FOUND`, `VERIFICATION_FAILED` (with the verdict), `MANIFEST_UNTRIAGEABLE`.
+ * Rejects only on infrastructure failures (store, bus, KMS), so EventBridge retries the invocation.
  */
 export class TriageService {
   readonly #deps: TriageDeps;
@@ -110,141 +134,216 @@ export class TriageService {
     const requestId = Identifier.safeParse(raw.requestId);
     const lineageId = Identifier.safeParse(raw.lineageId);
     if (!requestId.success || !lineageId.success) return null;
-    const reason = `invalid RecallRequested detail: ${issues}`;
-    return {
-      formatVersion: FORMAT_VERSION,
-      requestId: requestId.data,
-      lineageId: lineageId.data,
-      seq: null,
-      residualId: null,
-      outcome: TriageOutcome.REFUSED,
-      verification: null,
-      report: null,
-      refusalReason: reason.length > 4096 ? `${reason.slice(0, 4095)}…` : reason,
-      refusalCode: RefusalCode.INVALID_REQUEST,
-      completedAtMs: this.#deps.clock(),
-    };
+    return this.#refused(
+      { requestId: requestId.data, lineageId: lineageId.data, target: null },
+      new Refusal(RefusalCode.INVALID_REQUEST, `invalid RecallRequested detail: ${issues}`),
+    );
   }
 
   async #triage(recall: RecallRequestedDetail): Promise<TriageCompletedDetail> {
-    const { store, anchor } = this.#deps;
-    const base = {
-      formatVersion: FORMAT_VERSION,
-      requestId: recall.requestId,
-      lineageId: recall.lineageId,
-    } as const;
-    const refuse = (
-      seq: number | null,
-      residualId: string | null,
-      verification: ChainVerification | null,
-      code: RefusalCode,
-      reason: string,
-    ): TriageCompletedDetail => ({
-      ...base,
-      seq,
-      residualId,
-      outcome: TriageOutcome.REFUSED,
-      verification: verification && { verdict: verification.verdict, firstFailure: verification.firstFailure },
-      report: null,
-      refusalReason: reason,
-      refusalCode: code,
-      completedAtMs: this.#deps.clock(),
-    });
-
-    // The last record key before the head: an append moves both at once, so a concurrent append
-    // never makes the records look past the head.
-    const lastStoredSeq = await store.lastRecordSeq(recall.lineageId);
-    const head = await store.head(recall.lineageId);
-    const seq = await this.#resolveTarget(recall, head);
-    const targetResidualId = 'residualId' in recall.target ? recall.target.residualId : null;
-    const notFound = () =>
-      refuse(null, targetResidualId, null, RefusalCode.NOT_FOUND, 'no such record in this lineage');
-    if (seq === null && head === null && lastStoredSeq === null && !recall.checkpoint) return notFound();
-    // A target resolved past everything read before it (its record was appended meanwhile) is not
-    // part of this recall's view of the lineage: reading it would look like records past the head.
-    // A checkpoint at or past the target means the caller saw it: verify (truncation shows there).
-    const readThrough = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
-    if (seq !== null && seq > readThrough && (recall.checkpoint?.seq ?? -1) < seq) {
-      return refuse(
-        seq,
-        targetResidualId,
-        null,
-        RefusalCode.NOT_FOUND,
-        `record ${seq} was not yet in the lineage when the recall read it (last seq ${readThrough}); recall again`,
-      );
+    let proven: Proven;
+    try {
+      proven = await this.#prove(recall);
+    } catch (error) {
+      if (error instanceof Refusal) return this.#refused({ ...recall, target: recall.target }, error);
+      throw error;
     }
-    if (seq !== null) this.#deps.logger.appendKeys({ seq });
-
-    const toSeq = Math.max(seq ?? 0, recall.checkpoint?.seq ?? 0, head?.seq ?? 0, lastStoredSeq ?? 0);
-    const records = await store.readChain(recall.lineageId, 0, toSeq);
-    const verification = withStoredHeadFinding(
-      await verifyChain(records, {
-        lineageId: recall.lineageId,
-        anchor,
-        ...(recall.checkpoint ? { checkpoint: recall.checkpoint } : {}),
-      }),
-      checkStoredHead(head, recordsSeen(records, head, lastStoredSeq)),
-    );
-    const entry = seq === null ? undefined : verification.records.find((r) => r.seq === seq);
-    const residualId = entry?.residualId ?? targetResidualId;
-    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-      const failure = verification.firstFailure;
-      return refuse(
-        seq,
-        residualId,
-        verification,
-        // Also the stored head's inconsistency with the records (folded into the verdict above).
-        RefusalCode.VERIFICATION_FAILED,
-        `record not verified (${verification.verdict}${failure ? ` at seq ${failure.seq}: ${failure.reason}` : ''}); triage refused`,
-      );
-    }
-    if (seq === null) return notFound();
-    const target = SealedRecordSchema.safeParse(records[seq]);
-    if (!target.success || target.data.header.monotonicSequenceNumber !== seq) {
-      return refuse(
-        seq,
-        residualId,
-        verification,
-        RefusalCode.NOT_FOUND,
-        `record ${seq} is missing from the verified chain`,
-      );
-    }
-    this.#deps.logger.appendKeys({ residualId: target.data.header.residualId });
+    const { record, proof } = proven;
+    const seq = record.header.monotonicSequenceNumber;
+    this.#deps.logger.appendKeys({ seq, residualId: record.header.residualId });
     let report: DeltaIsolationReport;
     try {
-      report = isolateDelta(target.data.manifest, recall.currentEnv);
+      report = isolateDelta(record.manifest, recall.currentEnv);
     } catch (error) {
       if (!(error instanceof ResealError)) throw error;
-      return refuse(
-        seq,
-        target.data.header.residualId,
-        verification,
-        RefusalCode.MANIFEST_UNTRIAGEABLE,
-        `delta isolation refused: ${error.message}`,
+      return this.#refused(
+        recall,
+        new Refusal(RefusalCode.MANIFEST_UNTRIAGEABLE, `delta isolation refused: ${error.message}`, V.VERIFIED_INTACT, seq),
+        { residualId: record.header.residualId, proof },
       );
     }
     return {
-      ...base,
+      formatVersion: FORMAT_VERSION,
+      requestId: recall.requestId,
+      lineageId: recall.lineageId,
       seq,
-      residualId: target.data.header.residualId,
+      residualId: record.header.residualId,
       outcome: TriageOutcome.TRIAGED,
-      verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
+      verification: { verdict: V.VERIFIED_INTACT, firstFailure: null },
       report,
+      proof,
       refusalReason: null,
       refusalCode: null,
       completedAtMs: this.#deps.clock(),
     };
   }
 
-  /** The target's seq; `latest` is the head item's claim, checked against the records later. */
-  async #resolveTarget(recall: RecallRequestedDetail, head: LineageHead | null): Promise<number | null> {
+  /** Steps 3–5: the target record, proven against the latest signed checkpoint. @throws {Refusal} */
+  async #prove(recall: RecallRequestedDetail): Promise<Proven> {
     const { store } = this.#deps;
-    const { target } = recall;
-    if ('seq' in target) return target.seq;
-    if ('residualId' in target) {
-      const location = await store.findByResidualId(recall.lineageId, target.residualId);
-      return location && location.lineageId === recall.lineageId ? location.seq : null;
+    const { lineageId } = recall;
+    const nodes = nodeSourceOf((refs) => store.readNodes(lineageId, refs));
+    const key = await this.#deps.logKey();
+    const origin = checkpointOrigin(key.name, lineageId);
+    const latest = await this.#latestCheckpoint(recall, key, origin);
+    const trusted = recall.trustedCheckpoint ? openTrusted(recall.trustedCheckpoint, key, origin) : null;
+    let consistency: RecallProof['consistency'] = null;
+    if (trusted) {
+      consistency = await this.#guarded(() => proveTreeConsistency(trusted.size, latest.size, nodes), trusted.size);
+      const checked = checkConsistency(trusted, latest, consistency);
+      if (checked.verdict !== V.VERIFIED_INTACT) throw this.#unverified(checked.verdict, checked.reason, null);
     }
-    return head?.seq ?? null;
+    if (recall.checkpoint) {
+      const { seq, recordHash } = recall.checkpoint;
+      if (seq >= latest.size) {
+        throw this.#unverified(
+          V.TRUNCATION_DETECTED,
+          `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${seq}`,
+          seq,
+        );
+      }
+      const held = await this.#proveAt(lineageId, seq, latest, nodes);
+      if (held.recordHash !== recordHash) {
+        throw this.#unverified(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`, seq);
+      }
+    }
+    const seq = await this.#resolveTarget(recall, latest);
+    const { record, inclusion } = await this.#proveAt(lineageId, seq, latest, nodes);
+    if ('residualId' in recall.target && record.header.residualId !== recall.target.residualId) {
+      throw this.#unverified(
+        V.LINEAGE_BROKEN,
+        `the residual-id marker of ${recall.target.residualId} points at seq ${seq}, which seals ${record.header.residualId}`,
+        seq,
+      );
+    }
+    return {
+      record,
+      proof: { checkpoint: latest.note, seq, recordHash: record.recordHash, inclusion, consistency },
+    };
+  }
+
+  /** The latest signed checkpoint, checked against what else the table holds. @throws {Refusal} */
+  async #latestCheckpoint(recall: RecallRequestedDetail, key: NoteVerifierKey, origin: string): Promise<VerifiedCheckpoint> {
+    const { store } = this.#deps;
+    const { lineageId } = recall;
+    // The last record key before the head: an append moves both at once, so a concurrent append
+    // never makes the records look past the head.
+    const lastStoredSeq = await store.lastRecordSeq(lineageId);
+    const stored = await store.logHead(lineageId);
+    if (stored === null) {
+      if (lastStoredSeq !== null) {
+        throw this.#unverified(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`, null);
+      }
+      if (recall.trustedCheckpoint || recall.checkpoint) {
+        throw this.#unverified(V.TRUNCATION_DETECTED, 'truncated: the lineage is gone but a trusted checkpoint saw it', null);
+      }
+      throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
+    }
+    if (stored.checkpoint === null) {
+      throw this.#unverified(V.UNVERIFIED_TAMPER_RISK, 'the head carries no signed checkpoint', null);
+    }
+    let latest: VerifiedCheckpoint;
+    try {
+      latest = openCheckpoint(stored.checkpoint, key, origin);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      throw this.#unverified(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`, null);
+    }
+    if (lastStoredSeq !== null && lastStoredSeq >= latest.size) {
+      throw this.#unverified(
+        V.LINEAGE_BROKEN,
+        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${latest.size} records): the head was rewound`,
+        lastStoredSeq,
+      );
+    }
+    return latest;
+  }
+
+  async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number> {
+    const { target } = recall;
+    let seq: number | null;
+    if ('seq' in target) seq = target.seq;
+    else if ('residualId' in target) {
+      const location = await this.#deps.store.findByResidualId(recall.lineageId, target.residualId);
+      seq = location && location.lineageId === recall.lineageId ? location.seq : null;
+    } else seq = latest.size - 1;
+    if (seq === null) throw new Refusal(RefusalCode.NOT_FOUND, 'no such record in this lineage');
+    if (seq >= latest.size) {
+      throw new Refusal(
+        RefusalCode.NOT_FOUND,
+        `no record at seq ${seq}: the latest signed checkpoint covers ${latest.size} records`,
+        null,
+        seq,
+      );
+    }
+    return seq;
+  }
+
+  /** Reads record `seq` and proves it in `latest`. @throws {Refusal} when it does not prove */
+  async #proveAt(lineageId: string, seq: number, latest: VerifiedCheckpoint, nodes: ReturnType<typeof nodeSourceOf>) {
+    const raw = await this.#deps.store.readRecord(lineageId, seq);
+    if (raw === null) throw this.#unverified(V.LINEAGE_BROKEN, `record ${seq} is missing from the lineage`, seq);
+    const inclusion = await this.#guarded(() => proveRecord(seq, latest.size, nodes), seq);
+    const result = verifyRecordProof(raw, inclusion, latest, lineageId);
+    if (result.verdict !== V.VERIFIED_INTACT) throw this.#unverified(result.verdict, result.reason, seq);
+    return { record: result.record, recordHash: result.record.recordHash, inclusion };
+  }
+
+  /** A proof that cannot be built (a tree node missing or unreadable) is a broken lineage. */
+  async #guarded<T>(build: () => Promise<T>, seq: number | null): Promise<T> {
+    try {
+      return await build();
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      throw this.#unverified(V.LINEAGE_BROKEN, `cannot build the proof: ${error.message}`, seq);
+    }
+  }
+
+  #unverified(verdict: VerificationVerdict, reason: string, seq: number | null): Refusal {
+    return new Refusal(RefusalCode.VERIFICATION_FAILED, reason, verdict, seq);
+  }
+
+  #refused(
+    recall: { requestId: string; lineageId: string; target: RecallRequestedDetail['target'] | null },
+    refusal: Refusal,
+    extra: { residualId?: string; proof?: RecallProof } = {},
+  ): TriageCompletedDetail {
+    const target = recall.target;
+    const targetResidualId = target && 'residualId' in target ? target.residualId : null;
+    const seq = refusal.seq ?? (target && 'seq' in target ? target.seq : null);
+    const reason =
+      refusal.code === RefusalCode.VERIFICATION_FAILED
+        ? `record not verified (${refusal.verdict}${seq === null ? '' : ` at seq ${seq}`}: ${refusal.reason}); triage refused`
+        : refusal.reason;
+    return {
+      formatVersion: FORMAT_VERSION,
+      requestId: recall.requestId,
+      lineageId: recall.lineageId,
+      seq,
+      residualId: extra.residualId ?? targetResidualId,
+      outcome: TriageOutcome.REFUSED,
+      verification: refusal.verdict
+        ? {
+            verdict: refusal.verdict,
+            firstFailure:
+              refusal.verdict === V.VERIFIED_INTACT ? null : { seq, verdict: refusal.verdict, reason: refusal.reason },
+          }
+        : null,
+      report: null,
+      proof: extra.proof ?? null,
+      refusalReason: reason.length > 4096 ? `${reason.slice(0, 4095)}…` : reason,
+      refusalCode: refusal.code,
+      completedAtMs: this.#deps.clock(),
+    };
+  }
+}
+
+/** The caller's trusted checkpoint, verified; one that does not verify is a bad request. @throws {Refusal} */
+function openTrusted(note: string, key: NoteVerifierKey, origin: string): VerifiedCheckpoint {
+  try {
+    return openCheckpoint(note, key, origin);
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    throw new Refusal(RefusalCode.INVALID_REQUEST, `trustedCheckpoint does not verify: ${error.message}`);
   }
 }

@@ -37,6 +37,10 @@ export const HashDomain = {
   VALUE: 'reseal/v1/value',
   /** A triage report. */
   TRIAGE_REPORT: 'reseal/v1/triage-report',
+  /** A residual write request as the client published it (`requestDigest`), named by signed outcomes. */
+  WRITE_REQUEST: 'reseal/v1/write-request',
+  /** The stored details of a refusal (issues, variables, heads), named by its signed outcome statement. */
+  OUTCOME_CONTENT: 'reseal/v1/outcome-content',
 } as const;
 
 /** One of the {@link HashDomain} tags. */

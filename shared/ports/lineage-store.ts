@@ -1,5 +1,9 @@
+import type { HexDigest } from '../canonical/digest';
 import type { InputIssue } from '../errors';
 import { ResealError } from '../errors';
+import type { LogEntry } from '../log/log-extension';
+import type { StoredLogHead } from '../log/log-state';
+import type { NodeRef } from '../log/merkle';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../schemas/messages';
 import type { LineageHead, SealedRecord } from '../seal/sealed-record';
 
@@ -25,17 +29,30 @@ export interface LineageStore {
    */
   lastRecordSeq(lineageId: string): Promise<number | null>;
   /**
-   * Appends `sealed` atomically: the record is put only if its seq is new, the head moves only
-   * if it still equals `expectedHead` (`null`: no head yet), the write's generation epoch must be
-   * at least the head's, and the residual-id marker (per lineage) is put only if absent.
+   * The head item with the log state it carries (signed checkpoint, frontier, head header), or
+   * `null` before the first record. Every field is a claim: the sealer authenticates it
+   * (`authenticateLogState`) before extending it.
+   */
+  logHead(lineageId: string): Promise<StoredLogHead | null>;
+  /**
+   * Appends a batch of records atomically (one transaction): each record is put only if its seq is
+   * new, with the tree nodes it completes; each residual-id marker only if absent; the head moves
+   * to the last record, with the new signed checkpoint and frontier, only if it still equals
+   * `expectedHead` (`null`: no head yet) and its epoch is not newer than the last record's.
    *
-   * @throws {DuplicateResidualError} the residual id was sealed already in this lineage
+   * @throws {DuplicateResidualError} a residual id of the batch was sealed already in this lineage
    * @throws {StaleEpochError} the head carries a newer generation epoch (fenced out: do not retry)
    * @throws {StaleHeadError} the head moved since `expectedHead` was read (lost race: re-read, re-seal)
    * @throws {LineageInconsistentError} the head still equals `expectedHead` but a record already
-   *   exists at the new seq: the head is behind the records (rewound or deleted; do not retry)
+   *   exists at one of the new seqs: the head is behind the records (rewound or deleted; do not retry)
    */
-  append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void>;
+  appendEntries(batch: AppendBatch): Promise<void>;
+  /**
+   * Hashes (hex) of Merkle tree nodes, in the order of `refs`, from the record items that hold
+   * them (node (L, j) with record `(j + 1) · 2^L − 1`), `null` for each one not stored. Unverified:
+   * a proof built from them either verifies against a signed root or fails.
+   */
+  readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]>;
   /** The stored record at `seq` (parsed JSON, unverified), or `null`. */
   readRecord(lineageId: string, seq: number): Promise<unknown | null>;
   /**
@@ -69,6 +86,19 @@ export interface LineageStore {
    * lineage is filed under `REJECTION#~unparsed` and is not listed here.
    */
   listRejections(lineageId: string, options?: OutcomeFilter): Promise<RejectionRecord[]>;
+}
+
+/** One atomic append of {@link LineageStore.appendEntries}. */
+export interface AppendBatch {
+  readonly lineageId: string;
+  /** The records, in seq order, each with the tree nodes it completes. */
+  readonly entries: readonly LogEntry[];
+  /** The head read before sealing (the condition), or `null` for a new lineage. */
+  readonly expectedHead: LineageHead | null;
+  /** The signed checkpoint of the tree after the batch (C2SP signed note). */
+  readonly checkpoint: string;
+  /** Compact range of every leaf but the batch's last (hex), as the head item stores it. */
+  readonly frontier: readonly HexDigest[];
 }
 
 /** Narrows {@link LineageStore.listConflicts} and {@link LineageStore.listRejections} to one write. */
@@ -110,6 +140,12 @@ export interface ConflictRecord {
   /** Head found instead, when known. */
   readonly observedHead: LineageHead | null;
   readonly atMs: number;
+  /** SQS message id of the seal request. */
+  readonly messageId: string;
+  /** Digest of the write request that was not appended (`requestDigest`). */
+  readonly requestDigest: string | null;
+  /** The sealer's signed outcome statement of this conflict (C2SP signed note), or `null` when unsigned. */
+  readonly statement: string | null;
 }
 
 /** A refused or malformed write (pk `REJECTION#<lineageId|~unparsed>`, sk `<isoTime>#<messageId>`). */
@@ -128,6 +164,10 @@ export interface RejectionRecord {
   readonly rejectedVariables: readonly { name: string; reason: string; detail: string }[];
   readonly requestViolations: readonly { field: string; reason: string; detail: string }[];
   readonly atMs: number;
+  /** Digest of the write request it refused (`requestDigest`), or `null` when the body did not parse. */
+  readonly requestDigest: string | null;
+  /** The deciding function's signed outcome statement (C2SP signed note), or `null` when unsigned. */
+  readonly statement: string | null;
 }
 
 /** The lineage head moved since it was read: another writer appended first. */

@@ -5,6 +5,7 @@ import { ResidualWriteRequestSchema } from '../guard/write-request';
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
+import { RecallProofSchema } from '../log/recall-proof';
 import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
 import { EnvSnapshot, EpochMillis, HexDigest, Identifier, NonNegativeInt, wellFormedString } from './primitives';
 
@@ -45,11 +46,22 @@ export const SealRequestSchema = z.strictObject({
 /** Type of {@link SealRequestSchema}. */
 export type SealRequest = z.infer<typeof SealRequestSchema>;
 
-/** `detail` of a `ResidualSealed` event: the record's residual id and the new head. */
+/**
+ * A C2SP signed note as text (a signed checkpoint or outcome statement): well-formed, at most
+ * 16 KiB. Only its signature makes it worth anything: parse it with `openCheckpoint`.
+ */
+export const SignedNoteText = wellFormedString(16_384).min(1);
+
+/**
+ * `detail` of a `ResidualSealed` event: the record's residual id, the new head, and the signed
+ * checkpoint of a tree that holds the record (docs/verifiable-log.md), `null` only when a
+ * redelivery found no checkpoint it could verify.
+ */
 export const ResidualSealedDetailSchema = LineageHeadSchema.extend({
   formatVersion: z.literal(FORMAT_VERSION),
   residualId: Identifier,
   sealedAtMs: EpochMillis,
+  checkpoint: SignedNoteText.nullable(),
 });
 /** Type of {@link ResidualSealedDetailSchema}. */
 export type ResidualSealedDetail = z.infer<typeof ResidualSealedDetailSchema>;
@@ -134,6 +146,11 @@ export const RecallRequestedDetailSchema = z.strictObject({
   currentEnv: EnvSnapshot,
   /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects tail truncation. */
   checkpoint: SupersedesSchema.optional(),
+  /**
+   * A signed checkpoint the caller keeps: triage proves the latest checkpoint consistent with it
+   * (RFC 9162 §2.1.4), so a rollback or a fork shows.
+   */
+  trustedCheckpoint: SignedNoteText.optional(),
 });
 /** Type of {@link RecallRequestedDetailSchema}. */
 export type RecallRequestedDetail = z.infer<typeof RecallRequestedDetailSchema>;
@@ -185,6 +202,13 @@ export const TriageCompletedDetailSchema = z.strictObject({
     })
     .nullable(),
   report: DeltaIsolationReportSchema.nullable(),
+  /**
+   * What the client checks the answer with, set whenever a record was proven: the latest signed
+   * checkpoint, the record's leaf, its inclusion proof and, given a `trustedCheckpoint`, the
+   * consistency proof from it. A client recomputes the delta from the proven record and its own
+   * environment, so this report is never trusted as stored.
+   */
+  proof: RecallProofSchema.nullable(),
   refusalReason: ShortText.nullable(),
   /** Why the triage was refused, machine-readable; `null` iff `outcome` is `TRIAGED`. */
   refusalCode: z.enum(RefusalCode).nullable(),

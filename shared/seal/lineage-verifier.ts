@@ -1,7 +1,6 @@
-import { HashDomain, type HexDigest, hashBytes } from '../canonical/digest';
-import { HeaderTooLargeError, InvalidInputError } from '../errors';
+import type { HexDigest } from '../canonical/digest';
+import { InvalidInputError } from '../errors';
 import { parseInput } from '../schemas/parse';
-import { manifestDigest } from '../triage/manifest';
 import {
   type ChainCheckpoint,
   type ChainVerification,
@@ -10,8 +9,8 @@ import {
   VerifyChainOptionsSchema,
 } from './chain-verification';
 import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
-import { encodeHeader, genesisParentHash, payloadHash, variablesDigest } from './record-header';
-import { SealedRecordSchema } from './sealed-record';
+import { genesisParentHash } from './record-header';
+import { checkRecordIntegrity, isIntact } from './record-integrity';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 const DEFAULT_MAC_CONCURRENCY = 8;
@@ -208,41 +207,11 @@ class Walk {
       verdict,
       reason,
     });
-    const version = (raw as { header?: { formatVersion?: unknown } } | null)?.header?.formatVersion;
-    if (typeof version === 'number' && version !== 1) {
-      return fail(V.UNVERIFIED_TAMPER_RISK, `format version ${version} is not known to this verifier; cannot verify`);
-    }
-    const parsed = SealedRecordSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.map(String).join('.') || '<root>';
-      return fail(V.HASH_MISMATCH, `malformed record at ${where}: ${issue?.message}`);
-    }
-    const record = parsed.data;
+    const integrity = checkRecordIntegrity(raw);
+    if (!isIntact(integrity)) return fail(integrity.verdict, integrity.reason);
+    const { record, message, recordHash } = integrity;
     const { header } = record;
     const seq = header.monotonicSequenceNumber;
-
-    if (payloadHash(record.payload) !== header.payloadHash) {
-      return fail(V.HASH_MISMATCH, 'payload does not match the sealed payloadHash');
-    }
-    if (manifestDigest(record.manifest) !== header.manifestDigest) {
-      return fail(V.HASH_MISMATCH, 'manifest does not match the sealed manifestDigest');
-    }
-    if (variablesDigest(record.variablesUsed) !== header.variablesDigest) {
-      return fail(V.HASH_MISMATCH, 'variablesUsed does not match the sealed variablesDigest');
-    }
-    if (record.sealedAtMs !== header.sealedAtMs) {
-      return fail(V.HASH_MISMATCH, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
-    }
-    let message: Uint8Array;
-    try {
-      message = encodeHeader(header);
-    } catch (error) {
-      if (!(error instanceof HeaderTooLargeError)) throw error;
-      return fail(V.HASH_MISMATCH, `${error.message}: no anchor can have signed it`);
-    }
-    const recordHash = hashBytes(HashDomain.RECORD_HEADER, message);
-    if (recordHash !== record.recordHash) return fail(V.HASH_MISMATCH, 'recordHash does not match the header');
 
     if (header.lineageId !== this.lineageId) {
       return fail(V.LINEAGE_BROKEN, `record belongs to lineage ${header.lineageId}, not ${this.lineageId}`);
@@ -286,9 +255,6 @@ class Walk {
     }
     if (this.checkpoint?.seq === seq && this.checkpoint.recordHash !== recordHash) {
       return fail(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`);
-    }
-    if (record.anchor.keyId !== header.keyId) {
-      return fail(V.HASH_MISMATCH, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
     }
     this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
     this.#hashBySeq.set(seq, recordHash);

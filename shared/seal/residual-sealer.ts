@@ -16,7 +16,8 @@ import {
   SupersedesSchema,
   variablesDigest,
 } from './record-header';
-import { type LineageHead, LineageHeadSchema, type SealedRecord } from './sealed-record';
+import { type ChainTip, ChainTipSchema } from './chain-tip';
+import type { SealedRecord } from './sealed-record';
 
 /**
  * What to seal: an accepted residual write, with the guard's verdict digest.
@@ -54,7 +55,7 @@ export type SealInput = z.input<typeof SealInputSchema>;
  * let only one win and the chain verifier rejects a chain holding both).
  *
  * @param input - a {@link SealInput}
- * @param head - the lineage head the caller read, or `null` for a new lineage
+ * @param head - the chain tip to extend (a verified {@link LineageHead}, or an authenticated log tip), or `null` for a new lineage
  * @param anchor - the MAC anchor (KMS in production, {@link LocalHmacAnchor} in tests)
  * @param nowMs - clock, ms since the Unix epoch, stored as `sealedAtMs`
  * @throws {InvalidInputError} for a malformed input or head, a head of another lineage, a
@@ -66,12 +67,12 @@ export type SealInput = z.input<typeof SealInputSchema>;
  */
 export async function sealRecord(
   input: SealInput,
-  head: LineageHead | null,
+  head: ChainTip | null,
   anchor: MacAnchor,
   nowMs: number,
 ): Promise<SealedRecord> {
   const request = parseInput(SealInputSchema, input, 'seal input');
-  const current = parseInput(LineageHeadSchema.nullable(), head, 'lineage head');
+  const current = parseInput(ChainTipSchema.nullable(), head, 'lineage head');
   const sealedAtMs = parseInput(EpochMillis, nowMs, 'seal time');
   checkAgainstHead(request, current);
 
@@ -112,7 +113,7 @@ export async function sealRecord(
   };
 }
 
-function checkAgainstHead(request: z.output<typeof SealInputSchema>, head: LineageHead | null): void {
+function checkAgainstHead(request: z.output<typeof SealInputSchema>, head: ChainTip | null): void {
   const problem = (path: string, message: string) => new InvalidInputError('seal input', [{ path, message }]);
   if (head === null) {
     if (request.supersedes) throw problem('supersedes', 'a new lineage has no record to supersede');

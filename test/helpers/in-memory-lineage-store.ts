@@ -1,5 +1,9 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
+import type { HexDigest } from '../../shared/canonical/digest';
+import type { StoredLogHead } from '../../shared/log/log-state';
+import type { NodeRef } from '../../shared/log/merkle';
 import {
+  type AppendBatch,
   type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
@@ -14,24 +18,30 @@ import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 
 /**
- * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `append` is
- * all-or-nothing and checks, like the transaction's positions, the residual marker first
- * (duplicate, per lineage), then the head (newer epoch → stale epoch; moved → stale head), then
- * the record seq (taken while the head held → lineage inconsistent). Records are kept as canonical JSON text, so tests can tamper with them as an attacker
+ * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `appendEntries`
+ * is all-or-nothing and checks the residual markers first (duplicate, per lineage), then the head
+ * (newer epoch → stale epoch; moved → stale head), then the record seqs (taken while the head
+ * held → lineage inconsistent). Records are kept as canonical JSON text, so tests can tamper with them as an attacker
  * with table access would ({@link tamperRecord}, {@link deleteRecord}, {@link setHead}).
  */
 export class InMemoryLineageStore implements LineageStore {
   readonly records = new Map<string, Map<number, string>>();
   readonly heads = new Map<string, LineageHead>();
+  /** The log state of each head item (header, checkpoint, frontier), as the DynamoDB head item holds it. */
+  readonly logHeads = new Map<string, Omit<StoredLogHead, 'head'>>();
+  /** Tree nodes stored with each record (lineage → seq → hex hashes by level). */
+  readonly nodes = new Map<string, Map<number, unknown>>();
   /** Residual-id markers, keyed by {@link markerKey} (lineage id and residual id). */
   readonly markers = new Map<string, ResidualLocation>();
   readonly conflicts: ConflictRecord[] = [];
   readonly rejections: RejectionRecord[] = [];
   readonly triageReports = new Map<string, TriageCompletedDetail>();
-  /** Called inside `append` just before the conditions are checked (simulate a racing writer). */
-  beforeAppend: ((sealed: SealedRecord) => Promise<void> | void) | null = null;
-  /** Number of `append` calls. */
+  /** Called inside `appendEntries` just before the conditions are checked (simulate a racing writer). */
+  beforeAppend: ((batch: AppendBatch) => Promise<void> | void) | null = null;
+  /** Number of `appendEntries` calls. */
   appendCalls = 0;
+  /** Number of item reads served (GetItem, Query pages and BatchGetItem keys), for cost assertions. */
+  itemReads = 0;
 
   async head(lineageId: string): Promise<LineageHead | null> {
     const head = this.heads.get(lineageId);
@@ -43,12 +53,25 @@ export class InMemoryLineageStore implements LineageStore {
     return seqs.length === 0 ? null : Math.max(...seqs);
   }
 
-  async append(sealed: SealedRecord, expectedHead: LineageHead | null): Promise<void> {
+  async logHead(lineageId: string): Promise<StoredLogHead | null> {
+    this.itemReads++;
+    const head = this.heads.get(lineageId);
+    if (!head) return null;
+    const log = this.logHeads.get(lineageId);
+    return structuredClone({ head, header: log?.header ?? null, checkpoint: log?.checkpoint ?? null, frontier: log?.frontier ?? null });
+  }
+
+  async appendEntries(batch: AppendBatch): Promise<void> {
     this.appendCalls++;
-    await this.beforeAppend?.(sealed);
-    const { lineageId, monotonicSequenceNumber: seq, residualId, generationEpoch } = sealed.header;
-    const marker = this.markers.get(markerKey(lineageId, residualId));
-    if (marker) throw new DuplicateResidualError(residualId, { ...marker });
+    await this.beforeAppend?.(batch);
+    const { lineageId, entries, expectedHead } = batch;
+    const last = entries.at(-1)?.record;
+    if (!last) throw new Error('appendEntries: no entries');
+    for (const { record } of entries) {
+      const marker = this.markers.get(markerKey(lineageId, record.header.residualId));
+      if (marker) throw new DuplicateResidualError(record.header.residualId, { ...marker });
+    }
+    const { generationEpoch } = last.header;
     const head = this.heads.get(lineageId) ?? null;
     const headMatches = expectedHead
       ? head !== null &&
@@ -63,13 +86,55 @@ export class InMemoryLineageStore implements LineageStore {
       throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
     }
     const chain = this.#chain(lineageId);
-    if (chain.has(seq)) throw new LineageInconsistentError(lineageId, seq, expectedHead);
-    chain.set(seq, canonicalJson(sealed));
-    this.heads.set(lineageId, lineageHeadOf(sealed));
-    this.markers.set(markerKey(lineageId, residualId), { lineageId, seq });
+    const taken = entries.find(({ record }) => chain.has(record.header.monotonicSequenceNumber));
+    if (taken) throw new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead);
+    for (const { record, nodes } of entries) {
+      const { monotonicSequenceNumber: seq, residualId } = record.header;
+      chain.set(seq, canonicalJson(record));
+      this.#nodes(lineageId).set(seq, [...nodes]);
+      this.markers.set(markerKey(lineageId, residualId), { lineageId, seq });
+    }
+    this.heads.set(lineageId, lineageHeadOf(last));
+    this.logHeads.set(lineageId, {
+      header: structuredClone(last.header),
+      checkpoint: batch.checkpoint,
+      frontier: [...batch.frontier],
+    });
+  }
+
+  async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+    const stored = this.nodes.get(lineageId);
+    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
+    this.itemReads += new Set(refs.map(seqOf)).size;
+    return refs.map((ref) => {
+      const nodes = stored?.get(seqOf(ref));
+      const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
+      return typeof hash === 'string' ? hash : null;
+    });
+  }
+
+  /** Overwrites the log state of a head item (checkpoint, frontier, header), as a table writer could. */
+  setLogHead(lineageId: string, edit: (log: Omit<StoredLogHead, 'head'>) => Omit<StoredLogHead, 'head'>): void {
+    const log = this.logHeads.get(lineageId) ?? { header: null, checkpoint: null, frontier: null };
+    this.logHeads.set(lineageId, edit(structuredClone(log)));
+  }
+
+  /** Overwrites the tree nodes stored with a record, as a table writer could. */
+  setNodes(lineageId: string, seq: number, nodes: unknown): void {
+    this.#nodes(lineageId).set(seq, nodes);
+  }
+
+  #nodes(lineageId: string): Map<number, unknown> {
+    let nodes = this.nodes.get(lineageId);
+    if (!nodes) {
+      nodes = new Map();
+      this.nodes.set(lineageId, nodes);
+    }
+    return nodes;
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
+    this.itemReads++;
     const text = this.records.get(lineageId)?.get(seq);
     return text === undefined ? null : parse(text);
   }
@@ -81,6 +146,8 @@ export class InMemoryLineageStore implements LineageStore {
 
   async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
     const chain = this.records.get(lineageId) ?? new Map<number, string>();
+    const found = [...chain.keys()].filter((seq) => seq >= fromSeq && seq <= toSeq).length;
+    this.itemReads += found;
     return [...chain.entries()]
       .filter(([seq]) => seq >= fromSeq && seq <= toSeq)
       .sort(([a], [b]) => a - b)
@@ -151,6 +218,7 @@ export class InMemoryLineageStore implements LineageStore {
   /** Deletes the head item (and nothing else). */
   deleteHead(lineageId: string): void {
     this.heads.delete(lineageId);
+    this.logHeads.delete(lineageId);
   }
 
   #chain(lineageId: string): Map<number, string> {

@@ -19,6 +19,12 @@ export interface StackOutputs {
   readonly MacKeyArn: string;
   /** `alias/<stack name>-mac`. */
   readonly MacKeyAlias: string;
+  /** KMS Ed25519 key of checkpoints and sealer outcomes. */
+  readonly LogKeyArn: string;
+  /** KMS Ed25519 key of guard refusals. */
+  readonly GuardKeyArn: string;
+  /** Signed-note key name of the log, `reseal/<stack name>`. */
+  readonly LogName: string;
   readonly GuardFunctionName: string;
   readonly SealerFunctionName: string;
   readonly TriageFunctionName: string;
@@ -38,6 +44,9 @@ export const STACK_OUTPUT_KEYS = [
   'EventBusArn',
   'MacKeyArn',
   'MacKeyAlias',
+  'LogKeyArn',
+  'GuardKeyArn',
+  'LogName',
   'GuardFunctionName',
   'SealerFunctionName',
   'TriageFunctionName',

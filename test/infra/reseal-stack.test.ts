@@ -209,14 +209,30 @@ describe('ResealStack template', () => {
     );
   });
 
-  it('only the sealer may kms:GenerateMac; the guard has no KMS rights at all', () => {
-    const kmsActions = (service: string) =>
-      statementsOf(service)
-        .flatMap(actionsOf)
-        .filter((a) => a.startsWith('kms:'));
-    expect(kmsActions('reseal-sealer')).toContain('kms:GenerateMac');
-    expect(kmsActions('reseal-guard')).toEqual([]);
-    expect(kmsActions('reseal-triage')).toEqual(['kms:VerifyMac']);
+  it('each KMS key has exactly one signer: the sealer MACs and signs the log, the guard signs its refusals, triage signs nothing', () => {
+    /** `kms:<action>@<key construct>` for every KMS action of a role, resolved to the key it targets. */
+    const keyActions = (service: string) =>
+      statementsOf(service).flatMap((s) => {
+        const kms = actionsOf(s).filter((a) => a.startsWith('kms:'));
+        const target = JSON.stringify(s.Resource);
+        const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]*`).test(target)) ?? target;
+        return kms.map((a) => `${a}@${key}`);
+      });
+    expect(keyActions('reseal-sealer').sort()).toEqual(['kms:GenerateMac@MacKey', 'kms:GetPublicKey@LogKey', 'kms:Sign@LogKey']);
+    expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
+    expect(keyActions('reseal-triage').sort()).toEqual(['kms:GetPublicKey@LogKey']);
+  });
+
+  it('the log and guard keys are Ed25519 SIGN_VERIFY keys; the record key stays HMAC_256', () => {
+    const specs = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::KMS::Key')
+      .map((r) => `${r.Properties?.KeySpec}/${r.Properties?.KeyUsage}`)
+      .sort();
+    expect(specs).toEqual([
+      'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
+      'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
+      'HMAC_256/GENERATE_VERIFY_MAC',
+    ]);
   });
 
   it('triage writes nothing but LeadingKeys-conditioned TRIAGE# reports', () => {

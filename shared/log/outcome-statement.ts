@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { canonicalJson } from '../canonical/canonical-json';
+import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { InvalidInputError, ResealError } from '../errors';
+import type { ResidualWriteRequest } from '../guard/write-request';
+import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
+import type { NoteSigner } from '../ports/note-signer';
+import { RejectionStage } from '../schemas/messages';
+import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import type { NoteVerifierKey } from './note-key';
+import { signNote, verifyNote } from './signed-note';
+
+/** First line of every outcome note: tells it apart from a checkpoint body (whose second line is a size). */
+export const OUTCOME_NOTE_TAG = 'reseal/v1/outcome';
+
+/** What an outcome statement says happened to a write. */
+export const OutcomeKind = { REJECTED: 'REJECTED', CONFLICT: 'CONFLICT' } as const;
+/** One of {@link OutcomeKind}. */
+export type OutcomeKind = (typeof OutcomeKind)[keyof typeof OutcomeKind];
+
+/**
+ * A refusal, signed by the function that decided it (docs/verifiable-log.md, "Signed outcomes"):
+ * the guard's key for stage `GUARD`, the log key for stage `SEALER`. It names the write by
+ * `requestDigest` (the digest of the request the client published), so a client waiting on one
+ * write accepts only a refusal of that write, and binds the stored details by `contentDigest`.
+ */
+export const OutcomeStatementSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.enum(OutcomeKind),
+  /** The log name (`reseal/<stackName>`): a statement of one stack never passes for another's. */
+  log: wellFormedString(256).min(1),
+  stage: z.enum(RejectionStage),
+  reason: wellFormedString(64).min(1),
+  lineageId: Identifier.nullable(),
+  residualId: Identifier.nullable(),
+  messageId: wellFormedString(256),
+  /** {@link requestDigest} of the refused write, `null` when its body did not parse. */
+  requestDigest: HexDigestSchema.nullable(),
+  atMs: EpochMillis,
+  /** {@link rejectionContentDigest} / {@link conflictContentDigest} of the stored item. */
+  contentDigest: HexDigestSchema,
+});
+/** Type of {@link OutcomeStatementSchema}. */
+export type OutcomeStatement = z.infer<typeof OutcomeStatementSchema>;
+
+/**
+ * Digest of a write request as published: `SHA-256("reseal/v1/write-request" || 0x00 || JCS(request))`.
+ * The client computes it from the request it sent; the guard and the sealer from the request they parsed.
+ */
+export function requestDigest(request: ResidualWriteRequest): HexDigest {
+  return hashCanonical(HashDomain.WRITE_REQUEST, request);
+}
+
+/** Digest of a rejection's stored details (everything but the fields the statement names itself). */
+export function rejectionContentDigest(rejection: RejectionRecord): HexDigest {
+  const { issues, rejectedVariables, requestViolations, verdictDigest, bodyDigest, bodyPreview } = rejection;
+  return hashCanonical(HashDomain.OUTCOME_CONTENT, {
+    v: 1,
+    kind: OutcomeKind.REJECTED,
+    issues,
+    rejectedVariables,
+    requestViolations,
+    verdictDigest,
+    bodyDigest,
+    bodyPreview,
+  });
+}
+
+/** Digest of a conflict's stored details. */
+export function conflictContentDigest(conflict: ConflictRecord): HexDigest {
+  const { detail, attemptedHeader, expectedHead, observedHead } = conflict;
+  return hashCanonical(HashDomain.OUTCOME_CONTENT, {
+    v: 1,
+    kind: OutcomeKind.CONFLICT,
+    detail,
+    attemptedHeader,
+    expectedHead,
+    observedHead,
+  });
+}
+
+/** The statement a rejection record makes. */
+export function rejectionStatement(logName: string, rejection: RejectionRecord): OutcomeStatement {
+  return {
+    v: 1,
+    kind: OutcomeKind.REJECTED,
+    log: logName,
+    stage: rejection.stage,
+    reason: rejection.reason,
+    lineageId: rejection.lineageId,
+    residualId: rejection.residualId,
+    messageId: rejection.messageId,
+    requestDigest: rejection.requestDigest,
+    atMs: rejection.atMs,
+    contentDigest: rejectionContentDigest(rejection),
+  };
+}
+
+/** The statement a conflict record makes (always the sealer's). */
+export function conflictStatement(logName: string, conflict: ConflictRecord): OutcomeStatement {
+  return {
+    v: 1,
+    kind: OutcomeKind.CONFLICT,
+    log: logName,
+    stage: RejectionStage.SEALER,
+    reason: conflict.reason,
+    lineageId: conflict.lineageId,
+    residualId: conflict.residualId,
+    messageId: conflict.messageId,
+    requestDigest: conflict.requestDigest,
+    atMs: conflict.atMs,
+    contentDigest: conflictContentDigest(conflict),
+  };
+}
+
+/** The signed-note text of a statement: the tag line, then its RFC 8785 JSON on one line. */
+export function outcomeNoteText(statement: OutcomeStatement): string {
+  return `${OUTCOME_NOTE_TAG}\n${canonicalJson(statement)}\n`;
+}
+
+/** Signs a statement (one `Sign`); returns the signed note. */
+export async function signOutcome(statement: OutcomeStatement, signer: NoteSigner): Promise<string> {
+  return signNote(outcomeNoteText(statement), signer);
+}
+
+/** A signed outcome whose signature or content does not check. */
+export class OutcomeVerificationError extends ResealError {
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`outcome statement not verified: ${reason}`, options);
+    this.name = 'OutcomeVerificationError';
+  }
+}
+
+/**
+ * Opens a signed outcome note: the signature by `key`, the tag line, the statement schema, and
+ * `statement.log === logName`.
+ *
+ * @throws {OutcomeVerificationError} for anything that does not check
+ */
+export function openOutcome(note: string, key: NoteVerifierKey, logName: string): OutcomeStatement {
+  let text: string;
+  try {
+    text = verifyNote(note, key);
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    throw new OutcomeVerificationError(error.message, { cause: error });
+  }
+  const lines = text.split('\n');
+  if (lines.length !== 3 || lines[0] !== OUTCOME_NOTE_TAG || lines[2] !== '') {
+    throw new OutcomeVerificationError(`not a ${OUTCOME_NOTE_TAG} note`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(lines[1] as string);
+  } catch (error) {
+    throw new OutcomeVerificationError('statement is not JSON', { cause: error });
+  }
+  const parsed = OutcomeStatementSchema.safeParse(json);
+  if (!parsed.success) throw new OutcomeVerificationError(`malformed statement: ${parsed.error.issues[0]?.message}`);
+  if (parsed.data.log !== logName) throw new OutcomeVerificationError(`statement of log ${parsed.data.log}, not ${logName}`);
+  return parsed.data;
+}
+
+/**
+ * Checks a stored rejection against its signed statement: every field the statement names, and
+ * the details by digest. A table writer can delete a signed rejection but cannot edit, move or
+ * forge one.
+ * @throws {OutcomeVerificationError} naming the first field that differs
+ */
+export function checkRejection(rejection: RejectionRecord, statement: OutcomeStatement): void {
+  const expected = rejectionStatement(statement.log, rejection);
+  const differing = (Object.keys(expected) as (keyof OutcomeStatement)[]).filter((k) => expected[k] !== statement[k]);
+  if (differing.length > 0) throw new OutcomeVerificationError(`stored rejection differs in ${differing.join(', ')}`);
+}
+
+/** {@link checkRejection} for a conflict. */
+export function checkConflict(conflict: ConflictRecord, statement: OutcomeStatement): void {
+  const expected = conflictStatement(statement.log, conflict);
+  const differing = (Object.keys(expected) as (keyof OutcomeStatement)[]).filter((k) => expected[k] !== statement[k]);
+  if (differing.length > 0) throw new OutcomeVerificationError(`stored conflict differs in ${differing.join(', ')}`);
+}
+
+/** Refuses statements too large for a KMS `Sign` RAW message (4,096 bytes). */
+export function assertSignable(statement: OutcomeStatement): void {
+  const bytes = Buffer.byteLength(outcomeNoteText(statement), 'utf8');
+  if (bytes > 4096) throw new InvalidInputError('outcome statement', [{ path: '', message: `${bytes} bytes; at most 4096` }]);
+}
