@@ -1,0 +1,38 @@
+import { InvalidInputError } from '../errors';
+import { parseInput } from '../schemas/parse';
+import { Identifier } from '../schemas/primitives';
+
+/**
+ * Names of a stack's logs. One Ed25519 key per stack signs the checkpoints of every lineage, so
+ * the key name names the stack and each origin adds the lineage. (C2SP tlog-checkpoint suggests
+ * key name = origin; with one key per stack the origin line carries the lineage instead.)
+ */
+
+/** A CloudFormation stack name: a letter, then letters, digits and hyphens, at most 128 characters. */
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+function requireStackName(stackName: string): void {
+  if (typeof stackName !== 'string' || !STACK_NAME.test(stackName)) {
+    throw new InvalidInputError('stack name', [
+      { path: '', message: 'expected a CloudFormation stack name ([A-Za-z][A-Za-z0-9-]{0,127})' },
+    ]);
+  }
+}
+
+/**
+ * Note key name of a stack's checkpoint key: `reseal/<stackName>`.
+ * @throws {InvalidInputError} for an invalid stack name
+ */
+export function logKeyName(stackName: string): string {
+  requireStackName(stackName);
+  return `reseal/${stackName}`;
+}
+
+/**
+ * Checkpoint origin of one lineage's log: `reseal/<stackName>/<lineageId>`.
+ * @throws {InvalidInputError} for an invalid stack name or lineage id
+ */
+export function lineageOrigin(stackName: string, lineageId: string): string {
+  requireStackName(stackName);
+  return `reseal/${stackName}/${parseInput(Identifier, lineageId, 'lineage id')}`;
+}

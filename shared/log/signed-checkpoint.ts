@@ -1,0 +1,29 @@
+import type { NoteSigner } from '../ports/note-signer';
+import { type Checkpoint, checkpointBody, parseCheckpointBody } from './checkpoint';
+import { CheckpointOriginMismatchError } from './errors';
+import type { NoteVerifierKey } from './note-key';
+import { signNote, verifyNote } from './signed-note';
+
+/**
+ * A checkpoint as a signed note (C2SP tlog-checkpoint "Signatures"): the body of
+ * {@link checkpointBody} signed by the stack's key.
+ *
+ * @throws {CheckpointFormatError} for an invalid checkpoint; whatever {@link signNote} throws
+ */
+export async function signCheckpoint(checkpoint: Checkpoint, signer: NoteSigner): Promise<string> {
+  return signNote(checkpointBody(checkpoint), signer);
+}
+
+/**
+ * Verifies a signed checkpoint with `key` and returns it, after checking it is the log asked
+ * about: a valid checkpoint of another lineage must not pass for this one.
+ *
+ * @throws {NoteFormatError} / {@link NoteVerificationError} as {@link verifyNote} does
+ * @throws {CheckpointFormatError} when the signed text is not a checkpoint body
+ * @throws {CheckpointOriginMismatchError} when the origin is not `origin`
+ */
+export function verifyCheckpoint(note: string, key: NoteVerifierKey, origin: string): Checkpoint {
+  const checkpoint = parseCheckpointBody(verifyNote(note, key));
+  if (checkpoint.origin !== origin) throw new CheckpointOriginMismatchError(origin, checkpoint.origin);
+  return checkpoint;
+}
