@@ -1,26 +1,57 @@
-/**
- * Names of a stack's verifiable log (docs/verifiable-log.md, "Names"). One Ed25519 key signs the
- * checkpoints of every lineage of a stack; the checkpoint origin names the lineage, so a
- * checkpoint of one lineage can never pass for another's.
- */
-
-/** Prefix of every Reseal log name. */
-export const LOG_NAME_PREFIX = 'reseal';
+import { InvalidInputError } from '../errors';
+import { parseInput } from '../schemas/parse';
+import { Identifier } from '../schemas/primitives';
 
 /**
- * The log's signed-note key name for a stack: `reseal/<stackName>`. CloudFormation stack names
- * are `[A-Za-z][A-Za-z0-9-]*`, so the name holds no space or `+` (C2SP signed-note key names).
+ * Names of a stack's logs. One Ed25519 key per stack signs the checkpoints of every lineage, so
+ * the key name names the stack and each origin adds the lineage. (C2SP tlog-checkpoint suggests
+ * key name = origin; with one key per stack the origin line carries the lineage instead.)
  */
-export function logNameOf(stackName: string): string {
-  return `${LOG_NAME_PREFIX}/${stackName}`;
+
+/** A CloudFormation stack name: a letter, then letters, digits and hyphens, at most 128 characters. */
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+function requireStackName(stackName: string): void {
+  if (typeof stackName !== 'string' || !STACK_NAME.test(stackName)) {
+    throw new InvalidInputError('stack name', [
+      { path: '', message: 'expected a CloudFormation stack name ([A-Za-z][A-Za-z0-9-]{0,127})' },
+    ]);
+  }
 }
 
-/** The checkpoint origin of a lineage (C2SP tlog-checkpoint first line): `<logName>/<lineageId>`. */
+/**
+ * Note key name of a stack's checkpoint key: `reseal/<stackName>`.
+ * @throws {InvalidInputError} for an invalid stack name
+ */
+export function logKeyName(stackName: string): string {
+  requireStackName(stackName);
+  return `reseal/${stackName}`;
+}
+
+/**
+ * Checkpoint origin of one lineage's log: `reseal/<stackName>/<lineageId>`.
+ * @throws {InvalidInputError} for an invalid stack name or lineage id
+ */
+export function lineageOrigin(stackName: string, lineageId: string): string {
+  requireStackName(stackName);
+  return `reseal/${stackName}/${parseInput(Identifier, lineageId, 'lineage id')}`;
+}
+
+/**
+ * The log name of a stack (`reseal/<stackName>`): the key name of its checkpoint key, which the
+ * functions receive as `LOG_NAME` and a client reads from the stack output `LogName`.
+ */
+export const logNameOf = logKeyName;
+
+/**
+ * The checkpoint origin of a lineage in the log named `logName`: `<logName>/<lineageId>`
+ * (equal to {@link lineageOrigin} of the stack).
+ */
 export function checkpointOrigin(logName: string, lineageId: string): string {
   return `${logName}/${lineageId}`;
 }
 
-/** The guard's signed-note key name: `<logName>/guard`. */
+/** The signed-note key name of a stack's guard key: `<logName>/guard`. */
 export function guardKeyName(logName: string): string {
   return `${logName}/guard`;
 }

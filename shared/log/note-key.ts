@@ -1,0 +1,184 @@
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { InvalidInputError } from '../errors';
+import { decodeStrictBase64, encodeBase64 } from './strict-base64';
+
+/**
+ * Ed25519 keys of C2SP signed-note: key names, the 4-byte key hash that tells a verifier which
+ * key a signature line claims, and the verifier key string (`<name>+<hash>+<key>`, the
+ * golang.org/x/mod/sumdb/note "vkey" format) that operators hand to auditors.
+ */
+
+/** Signature type byte of Ed25519 in C2SP signed-note ("Signature types"). */
+export const ED25519_SIGNATURE_TYPE = 0x01;
+/** Length of a raw Ed25519 public key (RFC 8032 §5.1.5). */
+export const ED25519_PUBLIC_KEY_BYTES = 32;
+/** Length of an Ed25519 signature (RFC 8032 §5.1.6). */
+export const ED25519_SIGNATURE_BYTES = 64;
+/** Length of a note key hash (key ID). */
+export const KEY_HASH_BYTES = 4;
+
+/** An Ed25519 key that can verify notes. */
+export interface NoteVerifierKey {
+  /** Key name, as in signature lines. */
+  readonly name: string;
+  /** {@link ed25519KeyHash} of name and key: 4 bytes. */
+  readonly keyHash: Uint8Array;
+  /** Raw 32-byte Ed25519 public key. */
+  readonly publicKey: Uint8Array;
+}
+
+// Unicode white space as JavaScript's \s knows it, plus U+0085 (NEL), which Go's unicode.IsSpace
+// also counts: a name one implementation accepts must not be refused by another.
+const NAME_FORBIDDEN = /[\s\u0085+\p{Cc}]/u;
+
+/**
+ * Whether `name` is a valid note key name (C2SP signed-note "Format"): non-empty, well-formed
+ * Unicode, no white space, no `+` (the vkey separator), no control characters.
+ */
+export function isValidKeyName(name: unknown): name is string {
+  return typeof name === 'string' && name.length > 0 && name.isWellFormed() && !NAME_FORBIDDEN.test(name);
+}
+
+function requireKeyName(name: unknown): asserts name is string {
+  if (!isValidKeyName(name)) {
+    throw new InvalidInputError('note key name', [
+      { path: '', message: 'expected a non-empty name without white space, "+" or control characters' },
+    ]);
+  }
+}
+
+function requirePublicKey(publicKey: unknown): asserts publicKey is Uint8Array {
+  if (!(publicKey instanceof Uint8Array) || publicKey.byteLength !== ED25519_PUBLIC_KEY_BYTES) {
+    throw new InvalidInputError('Ed25519 public key', [
+      { path: '', message: `expected ${ED25519_PUBLIC_KEY_BYTES} raw bytes` },
+    ]);
+  }
+}
+
+/**
+ * The C2SP signed-note key hash of an Ed25519 key: the first 4 bytes of
+ * `SHA-256(UTF-8(name) || 0x0A || 0x01 || publicKey)`. It only names the key (it is not a
+ * fingerprint to trust): a verifier always holds the full public key.
+ *
+ * @throws {InvalidInputError} for an invalid name or a key that is not 32 bytes
+ */
+export function ed25519KeyHash(name: string, publicKey: Uint8Array): Uint8Array {
+  requireKeyName(name);
+  requirePublicKey(publicKey);
+  const digest = createHash('sha256')
+    .update(name, 'utf8')
+    .update(Uint8Array.of(0x0a, ED25519_SIGNATURE_TYPE))
+    .update(publicKey)
+    .digest();
+  return Uint8Array.from(digest.subarray(0, KEY_HASH_BYTES));
+}
+
+/**
+ * The verifier key of `name` and a raw Ed25519 public key (copied).
+ * @throws {InvalidInputError} for an invalid name or a key that is not 32 bytes
+ */
+export function noteVerifierKey(name: string, publicKey: Uint8Array): NoteVerifierKey {
+  return { name, keyHash: ed25519KeyHash(name, publicKey), publicKey: Uint8Array.from(publicKey) };
+}
+
+/**
+ * Checks that `key` is self-consistent (valid name, 32-byte key, key hash derived from both), so
+ * a hand-built key cannot claim another key's hash.
+ * @throws {InvalidInputError} naming the field that is wrong
+ */
+export function assertVerifierKey(key: NoteVerifierKey): void {
+  if (typeof key !== 'object' || key === null) {
+    throw new InvalidInputError('note verifier key', [{ path: '', message: 'expected an object' }]);
+  }
+  const expected = ed25519KeyHash(key.name, key.publicKey);
+  if (!(key.keyHash instanceof Uint8Array) || Buffer.compare(expected, key.keyHash) !== 0) {
+    throw new InvalidInputError('note verifier key', [
+      { path: 'keyHash', message: 'is not the key hash of this name and public key' },
+    ]);
+  }
+}
+
+/**
+ * `<name>+<8 lowercase hex of keyHash>+<base64(0x01 || publicKey)>`, the vkey format of C2SP
+ * signed-note "Verifier keys" (e.g. `PeterNeumann+c74f20a3+ARpc2QcU…`).
+ * @throws {InvalidInputError} when `key` is not self-consistent
+ */
+export function formatVerifierKey(key: NoteVerifierKey): string {
+  assertVerifierKey(key);
+  const material = new Uint8Array(1 + ED25519_PUBLIC_KEY_BYTES);
+  material[0] = ED25519_SIGNATURE_TYPE;
+  material.set(key.publicKey, 1);
+  return `${key.name}+${Buffer.from(key.keyHash).toString('hex')}+${encodeBase64(material)}`;
+}
+
+/** Longest accepted vkey text: ample for a 64-byte name, and it bounds the work on hostile input. */
+const MAX_VERIFIER_KEY_CHARS = 1024;
+
+/**
+ * Reads a vkey string ({@link formatVerifierKey}). Strict: lowercase hex, canonical base64, the
+ * Ed25519 type byte, a 32-byte key, and a key hash that matches name and key.
+ * @throws {InvalidInputError} naming the part that is wrong (`name`, `keyHash`, `key`)
+ */
+export function parseVerifierKey(text: string): NoteVerifierKey {
+  const fail = (path: string, message: string) => new InvalidInputError('note verifier key', [{ path, message }]);
+  if (typeof text !== 'string' || text.length > MAX_VERIFIER_KEY_CHARS) {
+    throw fail('', `expected a string of at most ${MAX_VERIFIER_KEY_CHARS} characters`);
+  }
+  const first = text.indexOf('+');
+  const second = first < 0 ? -1 : text.indexOf('+', first + 1);
+  if (second < 0) throw fail('', 'expected <name>+<key hash>+<key>');
+  const name = text.slice(0, first);
+  const hashHex = text.slice(first + 1, second);
+  const material = decodeStrictBase64(text.slice(second + 1));
+  if (!isValidKeyName(name)) throw fail('name', 'expected a non-empty name without white space or control characters');
+  if (!/^[0-9a-f]{8}$/.test(hashHex)) throw fail('keyHash', 'expected 8 lowercase hexadecimal characters');
+  if (material === undefined) throw fail('key', 'expected canonical standard base64');
+  if (material[0] !== ED25519_SIGNATURE_TYPE) throw fail('key', `unsupported signature type ${String(material[0])}`);
+  if (material.byteLength !== 1 + ED25519_PUBLIC_KEY_BYTES) throw fail('key', 'expected a 32-byte Ed25519 key');
+  const key = noteVerifierKey(name, material.subarray(1));
+  if (Buffer.from(key.keyHash).toString('hex') !== hashHex) {
+    throw fail(
+      'keyHash',
+      `${hashHex} is not the key hash of this name and key (expected ${Buffer.from(key.keyHash).toString('hex')})`,
+    );
+  }
+  return key;
+}
+
+/**
+ * The raw 32-byte Ed25519 public key inside an X.509 SubjectPublicKeyInfo (DER): what KMS
+ * `GetPublicKey` returns for an `ECC_NIST_EDWARDS25519` key.
+ * @throws {InvalidInputError} when `der` is not an SPKI of an Ed25519 key
+ */
+export function publicKeyFromSpki(der: Uint8Array): Uint8Array {
+  try {
+    const key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+    if (key.asymmetricKeyType === 'ed25519') {
+      const raw = Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url');
+      if (raw.byteLength === ED25519_PUBLIC_KEY_BYTES) return Uint8Array.from(raw);
+    }
+  } catch (error) {
+    throw new InvalidInputError('public key', [{ path: '', message: 'expected a DER SubjectPublicKeyInfo' }], {
+      cause: error,
+    });
+  }
+  throw new InvalidInputError('public key', [{ path: '', message: 'expected an Ed25519 key' }]);
+}
+
+/**
+ * Whether `signature` is a valid pure Ed25519 signature (RFC 8032 §5.1.7) of `message` under the
+ * raw `publicKey`. Never throws: false also for wrong lengths or a key that is not a curve point.
+ */
+export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+  if (!(publicKey instanceof Uint8Array) || publicKey.byteLength !== ED25519_PUBLIC_KEY_BYTES) return false;
+  if (!(signature instanceof Uint8Array) || signature.byteLength !== ED25519_SIGNATURE_BYTES) return false;
+  try {
+    const key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') },
+      format: 'jwk',
+    });
+    return verify(null, message, key, signature);
+  } catch {
+    return false;
+  }
+}
