@@ -6,6 +6,7 @@ import {
   PutItemCommand,
   QueryCommand,
   type QueryCommandInput,
+  type TransactWriteItem,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { canonicalJson } from '../shared/canonical/canonical-json';
@@ -192,7 +193,7 @@ export class DynamoDBLineageStore implements LineageStore {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
       },
     };
-    const entryPuts = entries.flatMap(({ record, nodes }) => {
+    const entryPuts = entries.flatMap(({ record, nodes }): TransactWriteItem[] => {
       const { monotonicSequenceNumber: seq, residualId } = record.header;
       return [
         {

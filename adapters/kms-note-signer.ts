@@ -1,7 +1,7 @@
-import { GetPublicKeyCommand, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { GetPublicKeyCommand, type GetPublicKeyCommandOutput, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { SignerUnavailableError } from '../shared/log/errors';
 import { type NoteVerifierKey, noteVerifierKey, publicKeyFromSpki } from '../shared/log/note-key';
 import type { NoteSigner } from '../shared/ports/note-signer';
-import { SignerUnavailableError } from '../shared/log/errors';
 
 /** The part of `KMSClient` this adapter uses (a fake with `send` serves unit tests). */
 export type KMSSend = Pick<KMSClient, 'send'>;
@@ -79,19 +79,17 @@ export class KMSNoteSigner implements NoteSigner {
  * @throws {SignerUnavailableError} when KMS refuses or the key is of another kind
  */
 export async function fetchPublicKey(client: KMSSend, keyId: string): Promise<Uint8Array> {
-  let out: Awaited<ReturnType<KMSSend['send']>> & {
-    PublicKey?: Uint8Array;
-    KeySpec?: string;
-    KeyUsage?: string;
-    SigningAlgorithms?: string[];
-  };
+  let out: GetPublicKeyCommandOutput;
   try {
     out = await client.send(new GetPublicKeyCommand({ KeyId: keyId }));
   } catch (error) {
     throw new SignerUnavailableError(keyId, describe(error), { cause: error });
   }
   if (out.KeySpec !== ED25519_KEY_SPEC || out.KeyUsage !== 'SIGN_VERIFY') {
-    throw new SignerUnavailableError(keyId, `key is ${out.KeySpec}/${out.KeyUsage}, not ${ED25519_KEY_SPEC}/SIGN_VERIFY`);
+    throw new SignerUnavailableError(
+      keyId,
+      `key is ${out.KeySpec}/${out.KeyUsage}, not ${ED25519_KEY_SPEC}/SIGN_VERIFY`,
+    );
   }
   if (!out.SigningAlgorithms?.includes(ED25519_SIGNING_ALGORITHM)) {
     throw new SignerUnavailableError(keyId, `key does not offer ${ED25519_SIGNING_ALGORITHM}`);

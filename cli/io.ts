@@ -22,7 +22,7 @@ export interface CliIo {
    * environment, resources from the stack's outputs (`connect` in cli/online.ts). Tests inject a
    * client over an in-memory store.
    */
-  readonly connect?: (stackName: string) => Promise<ResealClient>;
+  readonly connect?: (stackName: string, checkpointStorePath: string | null) => Promise<ResealClient>;
 }
 
 /** The real process's streams, environment and clock. */

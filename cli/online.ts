@@ -1,8 +1,10 @@
+import { isAbsolute, resolve } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { FileCheckpointStore } from '../client/checkpoint-store';
 import { StackOutputsError } from '../client/errors';
 import { ResealClient } from '../client/reseal-client';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
@@ -12,6 +14,22 @@ import type { CliIo } from './io';
 
 /** `--stack` option shared by the online commands. */
 export const STACK_OPTION = ['--stack <name>', 'CloudFormation stack of the deployment', DEFAULT_STACK_NAME] as const;
+
+/**
+ * `--checkpoint-store` option shared by the online commands: where the last verified signed
+ * checkpoint per lineage is kept (docs/verifiable-log.md, "Checkpoints the client keeps").
+ */
+export const CHECKPOINT_STORE_OPTION = [
+  '--checkpoint-store <FILE>',
+  'keep the last verified signed checkpoint per lineage in FILE and check every read against it (default: $RESEAL_CHECKPOINT_STORE; without one, truncation cannot be checked)',
+] as const;
+
+/** The checkpoint store file to use: the option, else `RESEAL_CHECKPOINT_STORE`, else none. */
+export function checkpointStorePath(io: CliIo, option: string | undefined): string | null {
+  const path = option ?? io.env.RESEAL_CHECKPOINT_STORE;
+  if (!path) return null;
+  return isAbsolute(path) ? path : resolve(io.cwd, path);
+}
 
 /** SDK client configuration from the run's environment: `AWS_ENDPOINT_URL` (an emulator) and region. */
 export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: string } {
@@ -25,8 +43,13 @@ export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: strin
  *
  * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
  */
-export async function connect(io: CliIo, stackName: string): Promise<ResealClient> {
-  if (io.connect) return io.connect(stackName);
+export async function connect(
+  io: CliIo,
+  stackName: string,
+  options: { readonly checkpointStore?: string } = {},
+): Promise<ResealClient> {
+  const storePath = checkpointStorePath(io, options.checkpointStore);
+  if (io.connect) return io.connect(stackName, storePath);
   const config = sdkConfig(io.env);
   try {
     const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));
@@ -36,6 +59,7 @@ export async function connect(io: CliIo, stackName: string): Promise<ResealClien
       dynamodb: new DynamoDBClient(config),
       kms: new KMSClient(config),
       nowMs: io.nowMs,
+      ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
     });
   } catch (error) {
     if (error instanceof StackOutputsError) throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });

@@ -12,6 +12,13 @@ export {
   type WriteRequestInput,
   writeRequest,
 } from './builders';
+export {
+  CheckpointFileError,
+  CheckpointFileSchema,
+  type CheckpointStore,
+  FileCheckpointStore,
+  MemoryCheckpointStore,
+} from './checkpoint-store';
 export { PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
 export {
   type LineageExport,
@@ -19,15 +26,16 @@ export {
   LineageExportEnvelopeSchema,
   LineageExportSchema,
 } from './lineage-export';
+export { type LatestCheckpoint, LogReader, LogVerificationError, type ProvenRecord } from './log-reader';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export {
   type LineageReader,
   type RecallRequest,
   ResealClient,
   type ResealClientDeps,
+  type VerifiedRecall,
   type VerifyLineageOptions,
   type WaitOptions,
-  type WriteOutcome,
 } from './reseal-client';
 export {
   clientOutputsFrom,
@@ -36,3 +44,10 @@ export {
   resolveStackOutputs,
 } from './stack-outputs';
 export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';
+export {
+  PUBLISH_CLOCK_SKEW_MS,
+  publishWaitSince,
+  type WaitForOutcomeOptions,
+  type WriteOutcome,
+  WriteOutcomes,
+} from './write-outcomes';

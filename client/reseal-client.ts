@@ -5,11 +5,15 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { InvalidInputError } from '../shared/errors';
-import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
+import { guardKeyName } from '../shared/log/log-names';
+import type { NoteVerifierKey } from '../shared/log/note-key';
+import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
+import type { Receipt } from '../shared/log/receipt';
 import {
   type ConflictRecord,
   LineageNotFoundError,
@@ -26,14 +30,16 @@ import {
 } from '../shared/schemas/messages';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
+import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { differingWriteContent } from '../shared/seal/write-content';
-import { PublishError, TimeoutError, UnverifiedOutcomeError } from './errors';
+import type { CheckpointStore } from './checkpoint-store';
+import { PublishError, TimeoutError } from './errors';
 import type { LineageExport } from './lineage-export';
+import { type LatestCheckpoint, LogReader } from './log-reader';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';
+import { type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
 export type LineageReader = Pick<
@@ -46,6 +52,8 @@ export type LineageReader = Pick<
   | 'findByResidualId'
   | 'listConflicts'
   | 'listRejections'
+  | 'logHead'
+  | 'readNodes'
 >;
 
 /** Optional collaborators of {@link ResealClient}; each defaults to an AWS SDK client from the environment. */
@@ -58,6 +66,18 @@ export interface ResealClientDeps {
   /** Anchor that checks MACs; default `KMSMacAnchor` over `kms` with the stack's key ARN. */
   readonly anchor?: MacAnchor;
   readonly kms?: Pick<KMSClient, 'send'>;
+  /**
+   * The log's verifier key, pinned (e.g. parsed with `parseVerifierKey` from a trusted copy);
+   * default: read once with KMS `GetPublicKey` of the stack's `LogKeyArn`.
+   */
+  readonly logKey?: NoteVerifierKey;
+  /** The guard's verifier key, pinned; default: KMS `GetPublicKey` of `GuardKeyArn`. */
+  readonly guardKey?: NoteVerifierKey;
+  /**
+   * Where the last verified checkpoint per lineage is kept (e.g. a `FileCheckpointStore`); every
+   * read is checked consistent with it. Without one, a rollback of the table cannot be seen.
+   */
+  readonly checkpointStore?: CheckpointStore;
   /** Clock, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
   /** Waits `ms` milliseconds (default `setTimeout`). */
@@ -67,19 +87,14 @@ export interface ResealClientDeps {
 /** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
 export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
 
-/**
- * What became of a published write ({@link ResealClient.waitForOutcome}):
- * - `SEALED`: its record is in the lineage and verified; `head` is that record's head
- *   (`seq`, `recordHash`, …), the checkpoint to keep, as a `ResidualSealed` event carries it;
- * - `REJECTED`: the guard or the sealer refused it (`rejection.reason`, rejected variables, …);
- * - `CONFLICT`: it could not be appended (`STALE_EPOCH` fencing, or `LOST_RACE`).
- */
-export type WriteOutcome =
-  | { readonly kind: 'SEALED'; readonly head: LineageHead }
-  | { readonly kind: 'REJECTED'; readonly rejection: RejectionRecord }
-  | { readonly kind: 'CONFLICT'; readonly conflict: ConflictRecord };
+/** A recall answered and checked by the client ({@link ResealClient.recall}): the stored report and the client's own verdict. */
+export interface VerifiedRecall extends RecallCheck {
+  readonly requestId: string;
+  /** Triage's answer as stored: diagnostic only, never acted on as is. */
+  readonly report: TriageCompletedDetail;
+}
 
-/** Options of {@link ResealClient.waitForTriageReport} and {@link ResealClient.waitForOutcome}. */
+/** Options of {@link ResealClient.waitForTriageReport}. */
 export interface WaitOptions {
   /** Give up after this many milliseconds (default 60,000). */
   readonly timeoutMs?: number;
@@ -87,40 +102,12 @@ export interface WaitOptions {
   readonly pollIntervalMs?: number;
 }
 
-/**
- * The guard's clock skew allowance, ms: a refusal's `atMs` (the SQS `SentTimestamp`) may read up
- * to this much before the client's clock at publish time. {@link publishWaitSince} subtracts it.
- */
-export const PUBLISH_CLOCK_SKEW_MS = DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
-
 /** What ties an outcome to one publish ({@link ResealClient.publishWrite} returns what it needs). */
 export interface PublishedWrite {
   /** The SQS `MessageId` of the publish. */
   readonly messageId: string;
   /** The client's clock when the write was sent, ms since the Unix epoch. */
   readonly publishedAtMs: number;
-}
-
-/** The `sinceMs` of {@link WaitForOutcomeOptions} for a publish: its time less {@link PUBLISH_CLOCK_SKEW_MS}. */
-export function publishWaitSince(published: Pick<PublishedWrite, 'publishedAtMs'>): number {
-  return published.publishedAtMs - PUBLISH_CLOCK_SKEW_MS;
-}
-
-/** Options of {@link ResealClient.waitForOutcome}: which publish the outcome must belong to. */
-export interface WaitForOutcomeOptions extends WaitOptions {
-  /**
-   * The request that was published: a record sealed under its residual id counts only when its
-   * header binds this request's content ({@link differingWriteContent}); another write's seal
-   * under the same id is not this one's outcome (its refusal, `RESIDUAL_ID_REUSED`, is awaited).
-   * Without it, any verified record under the id counts (another write's content included).
-   */
-  readonly request?: ResidualWriteRequest;
-  /**
-   * Refusals (rejections, conflicts) recorded before this time (`atMs`, ms since the Unix epoch)
-   * belong to earlier attempts and are ignored: use {@link publishWaitSince} of the publish.
-   * Without it, every refusal of the id counts.
-   */
-  readonly sinceMs?: number;
 }
 
 /** Options of {@link ResealClient.verifyLineage}. */
@@ -137,12 +124,16 @@ export interface VerifyLineageOptions {
  * The agent-side client of a deployed Reseal stack: publishes residual writes to SQS, requests
  * recalls on EventBridge, waits for triage reports, and reads, exports and verifies lineages.
  *
+ * Every answer it returns for action is checked with public keys alone (docs/verifiable-log.md):
+ * outcomes and recalls are proven against signed checkpoints kept in `checkpointStore`.
+ *
  * @example
  * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
- * const client = new ResealClient(outputs);
- * await client.publishWrite(writeRequest({ ... }));
- * const requestId = await client.requestRecall({ lineageId, target: { latest: true }, currentEnv });
- * const report = await client.waitForTriageReport(lineageId, requestId, { timeoutMs: 30_000 });
+ * const client = new ResealClient(outputs, { checkpointStore: new FileCheckpointStore('.reseal/checkpoints.json') });
+ * const published = await client.publishWrite(request);
+ * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, { request });
+ * const recall = await client.recall({ lineageId, target: { latest: true }, currentEnv });
+ * if (recall.verdict === 'VERIFIED_INTACT') keep(recall.delta?.retainedClaims);
  */
 export class ResealClient {
   readonly outputs: ResealStackOutputs;
@@ -150,6 +141,8 @@ export class ResealClient {
   readonly #eventBridge: Pick<EventBridgeClient, 'send'>;
   readonly #store: LineageReader;
   readonly #anchor: MacAnchor;
+  readonly #log: LogReader;
+  readonly #outcomes: WriteOutcomes;
   readonly #nowMs: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
 
@@ -158,9 +151,28 @@ export class ResealClient {
     this.#sqs = deps.sqs ?? new SQSClient({});
     this.#eventBridge = deps.eventBridge ?? new EventBridgeClient({});
     this.#store = deps.store ?? new DynamoDBLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName);
-    this.#anchor = deps.anchor ?? new KMSMacAnchor(deps.kms ?? new KMSClient({}), outputs.macKeyArn);
+    const kms = deps.kms ?? new KMSClient({});
+    this.#anchor = deps.anchor ?? new KMSMacAnchor(kms, outputs.macKeyArn);
     this.#nowMs = deps.nowMs ?? Date.now;
     this.#sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    const pinned = (key: NoteVerifierKey | undefined, keyId: string, name: string) => {
+      if (key) return async () => key;
+      const fromKms = new KMSNoteVerifierKey(kms, keyId, name);
+      return () => fromKms.get();
+    };
+    this.#log = new LogReader(
+      this.#store,
+      pinned(deps.logKey, outputs.logKeyArn, outputs.logName),
+      deps.checkpointStore ?? null,
+    );
+    this.#outcomes = new WriteOutcomes({
+      store: this.#store,
+      log: this.#log,
+      guardKey: pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName)),
+      logName: outputs.logName,
+      nowMs: this.#nowMs,
+      sleep: this.#sleep,
+    });
   }
 
   /**
@@ -241,19 +253,15 @@ export class ResealClient {
     }
   }
 
-  // --- waitForOutcome: what became of a published write, read from the table ---
+  // --- outcomes and recalls, proven with public keys alone (docs/verifiable-log.md) ---
   /**
-   * Polls the table until the write `residualId` on `lineageId` has an outcome: its record sealed
-   * in this lineage (found through its residual-id marker, then read and verified: hashes and the
-   * MAC through the anchor, that it is `residualId`'s record, and, given `options.request`, that
-   * its header binds that request's content), or a rejection or conflict record of it recorded at
-   * or after `options.sinceMs` (the latest, when there are several). This write's seal wins over a
-   * refusal. A verified record with other content under the same id is another write's seal: the
-   * wait goes on for this write's refusal (`RESIDUAL_ID_REUSED`). The same outcomes are announced
-   * as `ResidualSealed` / `ResidualRejected` events on the bus.
+   * Polls the table until the write `residualId` on `lineageId` has a proven outcome: its record
+   * proven by inclusion in a signed checkpoint consistent with the kept one (and binding
+   * `options.request`'s content), or a refusal signed by the function that decided it and naming
+   * this write. Unsigned or forged items are ignored. A newer verified checkpoint is kept.
    *
-   * @throws {TimeoutError} naming the write when nothing appears within `timeoutMs` (default 60,000)
-   * @throws {UnverifiedOutcomeError} when the marker names a record that does not verify
+   * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs` (default 60,000)
+   * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    * @example
    * const published = await client.publishWrite(request);
@@ -262,7 +270,7 @@ export class ResealClient {
    *   sinceMs: publishWaitSince(published),
    *   timeoutMs: 30_000,
    * });
-   * if (outcome.kind === 'SEALED') keep({ seq: outcome.head.seq, recordHash: outcome.head.recordHash });
+   * if (outcome.kind === 'SEALED') console.log(outcome.head.seq, outcome.checkpoint);
    */
   async waitForOutcome(
     lineageId: string,
@@ -278,78 +286,68 @@ export class ResealClient {
         },
       ]);
     }
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const pollIntervalMs = options.pollIntervalMs ?? 500;
-    const deadline = this.#nowMs() + timeoutMs;
-    // The seq of a verified record with other content under this id (read and verified once).
-    const foreign = { seq: null as number | null };
-    for (;;) {
-      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
-      if (outcome) return outcome;
-      const left = deadline - this.#nowMs();
-      if (left <= 0) {
-        throw new TimeoutError(
-          `the outcome of residual ${residualId} in lineage ${lineageId} (sealed record, rejection or conflict)`,
-          timeoutMs,
-        );
-      }
-      await this.#sleep(Math.min(pollIntervalMs, left));
-    }
+    return this.#outcomes.waitFor(lineageId, residualId, options);
   }
 
-  async #outcomeOf(
-    lineageId: string,
-    residualId: string,
-    options: WaitForOutcomeOptions,
-    foreign: { seq: number | null },
-  ): Promise<WriteOutcome | null> {
-    const location = await this.#store.findByResidualId(lineageId, residualId);
-    if (location && location.lineageId === lineageId && location.seq !== foreign.seq) {
-      const record = await this.#verifiedRecordAt(lineageId, residualId, location.seq);
-      if (!options.request || differingWriteContent(options.request, record.header).length === 0) {
-        return { kind: 'SEALED', head: lineageHeadOf(record) };
-      }
-      foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
-    }
-    const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
-    const [rejections, conflicts] = await Promise.all([
-      this.#store.listRejections(lineageId, { residualId }),
-      this.#store.listConflicts(lineageId, { residualId }),
-    ]);
-    const rejection = rejections.filter((r) => r.atMs >= since).at(-1);
-    const conflict = conflicts.filter((c) => c.atMs >= since).at(-1);
-    if (conflict && (!rejection || conflict.atMs >= rejection.atMs)) return { kind: 'CONFLICT', conflict };
-    return rejection ? { kind: 'REJECTED', rejection } : null;
-  }
-
-  /** The record at `seq`, once it verifies on its own as `residualId`'s seal. */
-  async #verifiedRecordAt(lineageId: string, residualId: string, seq: number): Promise<SealedRecord> {
-    const raw = await this.#store.readRecord(lineageId, seq);
-    const fail = (verdict: string, reason: string) =>
-      new UnverifiedOutcomeError(lineageId, residualId, seq, verdict, reason);
-    if (raw === null) throw fail(VerificationVerdict.TRUNCATION_DETECTED, `no record at seq ${seq}`);
-    const header = (raw as { header?: { parentRecordHash?: unknown; residualId?: unknown } }).header;
-    const parent = header?.parentRecordHash;
-    // The record alone: its own hash, MAC and lineage; the link to its parent is taken as given.
-    const trustedStart =
-      seq > 0 && typeof parent === 'string' && /^[0-9a-f]{64}$/.test(parent)
-        ? { afterSeq: seq - 1, afterRecordHash: parent }
-        : undefined;
-    const verification = await verifyRecords([raw], {
-      lineageId,
-      anchor: this.#anchor,
-      ...(trustedStart ? { trustedStart } : {}),
+  /**
+   * Requests a recall, waits for triage's answer and checks it with public keys alone
+   * (`checkRecallAnswer`): the record proven in the latest signed checkpoint, consistent with the
+   * kept one (sent as `trustedCheckpoint`), and the delta recomputed from the proven record and
+   * `currentEnv`. A proven newer checkpoint is kept. The stored answer is never acted on as is.
+   *
+   * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
+   * @throws {LogVerificationError} when the kept checkpoint does not verify
+   */
+  async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
+    const trusted = await this.#log.trusted(request.lineageId);
+    const requestId = await this.requestRecall({
+      ...request,
+      ...(trusted && !request.trustedCheckpoint ? { trustedCheckpoint: trusted.note } : {}),
     });
-    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-      throw fail(verification.verdict, verification.firstFailure?.reason ?? 'not verified');
+    const report = await this.waitForTriageReport(request.lineageId, requestId, options);
+    const seq = report.proof?.seq;
+    const record = seq === undefined ? null : await this.#store.readRecord(request.lineageId, seq);
+    const check = checkRecallAnswer({
+      report,
+      record,
+      key: await this.#log.key(),
+      lineageId: request.lineageId,
+      requestId,
+      target: request.target,
+      currentEnv: request.currentEnv,
+      trusted,
+    });
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
+      await this.#log.keep(request.lineageId, check.checkpoint, trusted);
     }
-    const record = raw as SealedRecord;
-    if (record.header.residualId !== residualId || record.header.monotonicSequenceNumber !== seq) {
-      const found = `seq ${record.header.monotonicSequenceNumber} of residual ${record.header.residualId}`;
-      throw fail(VerificationVerdict.LINEAGE_BROKEN, `the marker points at ${found}`);
-    }
-    return record;
+    return { requestId, report, ...check };
   }
+
+  /**
+   * The latest signed checkpoint of a lineage, verified and consistent with the kept one (which
+   * it then replaces), or `null` for an unknown lineage.
+   * @throws {LogVerificationError} on a rollback, a fork, or a checkpoint that does not verify
+   */
+  async latestCheckpoint(lineageId: string): Promise<LatestCheckpoint | null> {
+    const latest = await this.#log.latest(lineageId);
+    if (latest) await this.#log.keep(lineageId, latest.checkpoint, latest.trusted);
+    return latest;
+  }
+
+  /**
+   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint), which
+   * `verifyReceipt` checks offline with the log's public key.
+   * @throws {LogVerificationError} when the record cannot be proven
+   */
+  async receipt(lineageId: string, seq: number): Promise<Receipt> {
+    return this.#log.receipt(lineageId, seq);
+  }
+
+  /** The log's verifier key (pinned, or read once from KMS); print it with `formatVerifierKey` to pin it elsewhere. */
+  async logKey(): Promise<NoteVerifierKey> {
+    return this.#log.key();
+  }
+
   /**
    * The rejection and conflict records filed under a lineage, oldest first (from the table,
    * diagnostic: they are not part of the sealed chain). Rejections of bodies too broken to name

@@ -6,7 +6,7 @@ export const DEFAULT_STACK_NAME = 'ResealStack';
 
 /**
  * The resources of a deployed Reseal stack a client needs, from its CloudFormation outputs
- * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`).
+ * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`, `LogKeyArn`, `GuardKeyArn`, `LogName`).
  */
 export interface ResealStackOutputs {
   /** DynamoDB lineage table name. */
@@ -17,6 +17,12 @@ export interface ResealStackOutputs {
   readonly eventBusName: string;
   /** ARN of the KMS `HMAC_256` key records are sealed with (the `keyId` in their headers). */
   readonly macKeyArn: string;
+  /** ARN of the KMS Ed25519 log key (checkpoints and the sealer's refusals); its public key verifies them. */
+  readonly logKeyArn: string;
+  /** ARN of the KMS Ed25519 guard key (the guard's refusals). */
+  readonly guardKeyArn: string;
+  /** The log name, `reseal/<stackName>`: key name of the log key and prefix of every checkpoint origin. */
+  readonly logName: string;
 }
 
 const OUTPUT_KEYS: Record<keyof ResealStackOutputs, string> = {
@@ -24,6 +30,9 @@ const OUTPUT_KEYS: Record<keyof ResealStackOutputs, string> = {
   residualWritesQueueUrl: 'ResidualWritesQueueUrl',
   eventBusName: 'EventBusName',
   macKeyArn: 'MacKeyArn',
+  logKeyArn: 'LogKeyArn',
+  guardKeyArn: 'GuardKeyArn',
+  logName: 'LogName',
 };
 
 /**

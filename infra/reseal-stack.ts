@@ -152,7 +152,10 @@ export class ResealStack extends Stack {
       MacKeyAlias: [store.macKeyAlias.aliasName, 'Alias of the MAC key'],
       LogKeyArn: [logKey.key.keyArn, 'KMS Ed25519 key of checkpoints and sealer outcomes (kms:GetPublicKey)'],
       GuardKeyArn: [guardKey.key.keyArn, 'KMS Ed25519 key of guard refusals (kms:GetPublicKey)'],
-      LogName: [logNameOf(this.stackName), 'Signed-note key name of the log; checkpoint origins are <LogName>/<lineageId>'],
+      LogName: [
+        logNameOf(this.stackName),
+        'Signed-note key name of the log; checkpoint origins are <LogName>/<lineageId>',
+      ],
       GuardFunctionName: [guard.consumer.fn.functionName, 'Stale-state guard function'],
       SealerFunctionName: [sealer.consumer.fn.functionName, 'Sealer function'],
       TriageFunctionName: [triage.fn.functionName, 'Triage function'],

@@ -3,13 +3,9 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
-import {
-  type PublishedWrite,
-  publishWaitSince,
-  type ResealClient,
-  type WriteOutcome,
-} from '../../client/reseal-client';
+import type { PublishedWrite, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
+import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
@@ -25,15 +21,17 @@ import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } 
 import { triageReportJson, triageReportText } from '../format/triage-report';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
-import { connect, STACK_OPTION } from '../online';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
+import { proofSummary, verifiedDetail } from '../verified-recall';
 import { integerOption } from './guard';
 import { exportHeadOf } from './verify';
 
 /** Options of `reseal publish`. */
 interface PublishOptions {
+  readonly checkpointStore?: string;
   readonly request: string;
   readonly wait?: boolean;
   /** Seconds to wait for the outcome with `--wait`. */
@@ -53,6 +51,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .requiredOption('--request <REQUEST.json>', 'residual write request (validated before sending)')
     .option('--wait', 'wait until the write is sealed, rejected or in conflict (exit 0, 10, 10; 1 on timeout)')
     .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
+    .option(...CHECKPOINT_STORE_OPTION)
     .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
@@ -62,7 +61,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
         ResidualWriteRequestSchema,
         'residual write request',
       );
-      const client = await connect(ctx.io, options.stack);
+      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
       const publish = await client.publishWrite(request);
       const { messageId } = publish;
       const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
@@ -121,6 +120,7 @@ async function waitAndReport(
 // --- end publish --wait ---
 
 interface RecallOptions {
+  readonly checkpointStore?: string;
   readonly lineage: string;
   readonly env: string;
   readonly seq?: number;
@@ -158,6 +158,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .option('--request-id <id>', 'request id (default: generated)')
     .option('--no-wait', 'print the request id and return without waiting')
     .option('--timeout-ms <ms>', 'how long to wait for the report', integerOption, 60_000)
+    .option(...CHECKPOINT_STORE_OPTION)
     .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: RecallOptions) => {
@@ -171,25 +172,38 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
           : options.residualId !== undefined
             ? { residualId: parseInput(Identifier, options.residualId, '--residual-id') }
             : { latest: true as const };
-      const client = await connect(ctx.io, options.stack);
-      const requestId = await client.requestRecall({
+      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      const request = {
         lineageId: options.lineage,
         target,
         currentEnv,
         ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
         ...(options.requestId ? { requestId: options.requestId } : {}),
-      });
+      };
       if (!options.wait) {
+        const requestId = await client.requestRecall(request);
         ctx.io.stdout(options.json ? jsonText({ request_id: requestId }) : `requested recall ${requestId}\n`);
         ctx.exit(ExitCode.OK);
         return;
       }
-      const detail = await awaitRecallReport(
-        requestId,
+      // The answer is checked with the log's public key and the delta recomputed here: the stored
+      // report is never acted on as is (docs/verifiable-log.md, "Recall").
+      const recall = await awaitRecallReport(
+        request.requestId ?? 'the recall',
         options.timeoutMs,
-        client.waitForTriageReport(options.lineage, requestId, { timeoutMs: options.timeoutMs }),
+        client.recall(request, { timeoutMs: options.timeoutMs }),
       );
-      ctx.io.stdout(options.json ? jsonText(triageCompletedJson(detail)) : triageCompletedText(detail));
+      const detail = verifiedDetail(recall);
+      const proof = proofSummary(recall);
+      ctx.io.stdout(
+        options.json
+          ? jsonText({
+              ...triageCompletedJson(detail),
+              checkpoint_size: proof.checkpointSize,
+              truncation_checked: proof.truncationChecked,
+            })
+          : `${triageCompletedText(detail)}proof        ${proof.line}\n`,
+      );
       const hint = recallRefusalHint(detail);
       if (hint) ctx.io.stderr(`${hint}\n`);
       ctx.exit(triageCompletedExitCode(detail));

@@ -1,4 +1,4 @@
-import type { WriteOutcome } from '../../client/reseal-client';
+import type { WriteOutcome } from '../../client/write-outcomes';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import { ExitCode } from '../exit-codes';
@@ -64,7 +64,17 @@ export function conflictJson(c: ConflictRecord) {
 export function writeOutcomeJson(outcome: WriteOutcome) {
   switch (outcome.kind) {
     case 'SEALED':
-      return { outcome: outcome.kind, head: headJson(outcome.head), checkpoint: checkpointText(outcome.head) };
+      return {
+        outcome: outcome.kind,
+        head: headJson(outcome.head),
+        checkpoint: checkpointText(outcome.head),
+        signed_checkpoint: outcome.checkpoint,
+        inclusion_proof: {
+          leaf_index: outcome.proof.leafIndex,
+          tree_size: outcome.proof.treeSize,
+          hashes: outcome.proof.inclusionProof,
+        },
+      };
     case 'REJECTED':
       return { outcome: outcome.kind, rejection: rejectionJson(outcome.rejection) };
     case 'CONFLICT':
@@ -100,13 +110,14 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['seq', String(head.seq)],
         ['epoch', String(head.generationEpoch)],
         ['record hash', head.recordHash],
+        ['proof', `leaf ${outcome.proof.leafIndex} of the signed checkpoint of ${outcome.proof.treeSize} records`],
         ['checkpoint', `--checkpoint ${checkpointText(head)}  (keep it: detects a cut tail or a rewrite)`],
       ]);
     }
     case 'REJECTED': {
       const r = outcome.rejection;
       let text = fieldLines([
-        ['outcome', `REJECTED by the ${r.stage === 'GUARD' ? 'guard' : 'sealer'}`],
+        ['outcome', `REJECTED by the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} (signature verified)`],
         ['reason', r.reason],
         ['rejected variables', String(r.rejectedVariables.length)],
         ['request violations', String(r.requestViolations.length)],
@@ -123,7 +134,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         : '(not known)';
       const hint = CONFLICT_HINTS[c.reason] ?? 'not appended: see reseal verify --lineage before writing again';
       return `${fieldLines([
-        ['outcome', 'CONFLICT: not appended'],
+        ['outcome', 'CONFLICT: not appended (signed by the sealer)'],
         ['reason', c.reason],
         ['detail', c.detail],
         ['head found', observed],

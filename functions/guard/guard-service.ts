@@ -154,7 +154,11 @@ export class GuardService {
       bodyPreview: previewOf(context.message.body),
       // Well-formed strings only, so the signed content digest survives storage unchanged.
       issues: (details.issues ?? []).slice(0, 50).map((i) => ({ path: clean(i.path), message: clean(i.message) })),
-      rejectedVariables: (details.rejectedVariables ?? []).map((v) => ({ ...v, name: clean(v.name), detail: clean(v.detail) })),
+      rejectedVariables: (details.rejectedVariables ?? []).map((v) => ({
+        ...v,
+        name: clean(v.name),
+        detail: clean(v.detail),
+      })),
       requestViolations: (details.requestViolations ?? []).map((v) => ({
         ...v,
         field: clean(v.field),

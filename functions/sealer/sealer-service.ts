@@ -5,21 +5,15 @@ import { ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { LogStateError } from '../../shared/log/errors';
 import { extendLog } from '../../shared/log/log-extension';
-import { authenticateLogState, type LogState } from '../../shared/log/log-state';
-import type { ChainTip } from '../../shared/seal/chain-tip';
 import { checkpointOrigin } from '../../shared/log/log-names';
+import { authenticateLogState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import {
-  conflictStatement,
-  rejectionStatement,
-  requestDigest,
-  signOutcome,
-} from '../../shared/log/outcome-statement';
+import { conflictStatement, rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
-  type ConflictReason,
   ConflictReason as Conflict,
+  type ConflictReason,
   type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
@@ -31,9 +25,15 @@ import {
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
+import type { ChainTip } from '../../shared/seal/chain-tip';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealRecord } from '../../shared/seal/residual-sealer';
-import { type LineageHead, lineageHeadOf, type SealedRecord, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import {
+  type LineageHead,
+  lineageHeadOf,
+  type SealedRecord,
+  SealedRecordSchema,
+} from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { rejectedDetailOf } from '../common/rejection';
@@ -217,7 +217,9 @@ export class SealerService {
     const refusal = checkSealRequest(request, { ...this.#policyAt(this.#deps.clock()), sentAtMs: message.sentAtMs });
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
-      return { outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }) };
+      return {
+        outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }),
+      };
     }
     return { pending: { index, message, request } };
   }
@@ -245,7 +247,10 @@ export class SealerService {
         for (const item of remaining) {
           outcomes.set(
             item.index,
-            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, { expectedHead, observedHead: null }),
+            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
+              expectedHead,
+              observedHead: null,
+            }),
           );
         }
         return outcomes;
@@ -270,7 +275,11 @@ export class SealerService {
           frontier: extension.storedFrontier,
         });
       } catch (error) {
-        if (error instanceof StaleHeadError || error instanceof StaleEpochError || error instanceof DuplicateResidualError) {
+        if (
+          error instanceof StaleHeadError ||
+          error instanceof StaleEpochError ||
+          error instanceof DuplicateResidualError
+        ) {
           // Another writer appended first (or sealed one of these ids): re-read, re-seal what is left.
           lastRace = error;
           this.#deps.metrics.count(MetricName.SealRetry);

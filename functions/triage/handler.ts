@@ -17,7 +17,10 @@ const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-triage' 
 const service = new TriageService({
   store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
-  logKey: ((key) => () => key.get())(new KMSNoteVerifierKey(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'))),
+  logKey: (
+    (key) => () =>
+      key.get()
+  )(new KMSNoteVerifierKey(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'))),
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,

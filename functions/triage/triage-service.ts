@@ -158,7 +158,12 @@ export class TriageService {
       if (!(error instanceof ResealError)) throw error;
       return this.#refused(
         recall,
-        new Refusal(RefusalCode.MANIFEST_UNTRIAGEABLE, `delta isolation refused: ${error.message}`, V.VERIFIED_INTACT, seq),
+        new Refusal(
+          RefusalCode.MANIFEST_UNTRIAGEABLE,
+          `delta isolation refused: ${error.message}`,
+          V.VERIFIED_INTACT,
+          seq,
+        ),
         { residualId: record.header.residualId, proof },
       );
     }
@@ -204,7 +209,11 @@ export class TriageService {
       }
       const held = await this.#proveAt(lineageId, seq, latest, nodes);
       if (held.recordHash !== recordHash) {
-        throw this.#unverified(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`, seq);
+        throw this.#unverified(
+          V.LINEAGE_BROKEN,
+          `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`,
+          seq,
+        );
       }
     }
     const seq = await this.#resolveTarget(recall, latest);
@@ -223,7 +232,11 @@ export class TriageService {
   }
 
   /** The latest signed checkpoint, checked against what else the table holds. @throws {Refusal} */
-  async #latestCheckpoint(recall: RecallRequestedDetail, key: NoteVerifierKey, origin: string): Promise<VerifiedCheckpoint> {
+  async #latestCheckpoint(
+    recall: RecallRequestedDetail,
+    key: NoteVerifierKey,
+    origin: string,
+  ): Promise<VerifiedCheckpoint> {
     const { store } = this.#deps;
     const { lineageId } = recall;
     // The last record key before the head: an append moves both at once, so a concurrent append
@@ -235,7 +248,11 @@ export class TriageService {
         throw this.#unverified(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`, null);
       }
       if (recall.trustedCheckpoint || recall.checkpoint) {
-        throw this.#unverified(V.TRUNCATION_DETECTED, 'truncated: the lineage is gone but a trusted checkpoint saw it', null);
+        throw this.#unverified(
+          V.TRUNCATION_DETECTED,
+          'truncated: the lineage is gone but a trusted checkpoint saw it',
+          null,
+        );
       }
       throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
     }

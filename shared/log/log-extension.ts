@@ -1,8 +1,8 @@
 import type { HexDigest } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
+import type { ChainTip } from '../seal/chain-tip';
 import type { SealedRecord } from '../seal/sealed-record';
 import type { Checkpoint } from './checkpoint';
-import type { ChainTip } from '../seal/chain-tip';
 import type { LogState } from './log-state';
 import { appendLeaf, frontierRoot, leafHash } from './merkle';
 
@@ -49,7 +49,10 @@ export function extendLog(state: LogState, records: readonly SealedRecord[], ori
     const { header } = record;
     if (header.lineageId !== state.lineageId || header.monotonicSequenceNumber !== size) {
       throw new InvalidInputError('log extension', [
-        { path: `${i}`, message: `expected seq ${size} of ${state.lineageId}, got seq ${header.monotonicSequenceNumber} of ${header.lineageId}` },
+        {
+          path: `${i}`,
+          message: `expected seq ${size} of ${state.lineageId}, got seq ${header.monotonicSequenceNumber} of ${header.lineageId}`,
+        },
       ]);
     }
     if (tip && header.parentRecordHash !== tip.recordHash) {
@@ -58,7 +61,9 @@ export function extendLog(state: LogState, records: readonly SealedRecord[], ori
     storedFrontier = frontier;
     const appended = appendLeaf(frontier, size, leafHash(Buffer.from(record.recordHash, 'hex')));
     frontier = appended.frontier;
-    const nodes = [...appended.completed].sort((a, b) => a.level - b.level).map((n) => Buffer.from(n.hash).toString('hex'));
+    const nodes = [...appended.completed]
+      .sort((a, b) => a.level - b.level)
+      .map((n) => Buffer.from(n.hash).toString('hex'));
     entries.push({ record, nodes });
     size += 1;
     tip = {

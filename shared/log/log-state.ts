@@ -1,9 +1,8 @@
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { ResealError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
+import { RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
-import { RecordHeaderSchema } from '../seal/record-header';
-import { recordHashOf } from '../seal/record-header';
 import { LogStateError } from './errors';
 import { appendLeaf, EMPTY_ROOT, frontierRoot, leafHash, subtreeRefs } from './merkle';
 import type { NoteVerifierKey } from './note-key';

@@ -157,7 +157,8 @@ export function openOutcome(note: string, key: NoteVerifierKey, logName: string)
   }
   const parsed = OutcomeStatementSchema.safeParse(json);
   if (!parsed.success) throw new OutcomeVerificationError(`malformed statement: ${parsed.error.issues[0]?.message}`);
-  if (parsed.data.log !== logName) throw new OutcomeVerificationError(`statement of log ${parsed.data.log}, not ${logName}`);
+  if (parsed.data.log !== logName)
+    throw new OutcomeVerificationError(`statement of log ${parsed.data.log}, not ${logName}`);
   return parsed.data;
 }
 
@@ -183,5 +184,6 @@ export function checkConflict(conflict: ConflictRecord, statement: OutcomeStatem
 /** Refuses statements too large for a KMS `Sign` RAW message (4,096 bytes). */
 export function assertSignable(statement: OutcomeStatement): void {
   const bytes = Buffer.byteLength(outcomeNoteText(statement), 'utf8');
-  if (bytes > 4096) throw new InvalidInputError('outcome statement', [{ path: '', message: `${bytes} bytes; at most 4096` }]);
+  if (bytes > 4096)
+    throw new InvalidInputError('outcome statement', [{ path: '', message: `${bytes} bytes; at most 4096` }]);
 }

@@ -49,7 +49,8 @@ export function nodeSourceOf(read: (refs: readonly NodeRef[]) => Promise<readonl
     const hashes = await read(refs);
     return refs.map((ref, i) => {
       const hex = hashes[i];
-      if (typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex)) throw new MerkleNodeMissingError(ref.level, ref.index);
+      if (typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex))
+        throw new MerkleNodeMissingError(ref.level, ref.index);
       return Buffer.from(hex, 'hex');
     });
   };
@@ -62,7 +63,11 @@ export async function proveRecord(seq: number, treeSize: number, nodes: NodeSour
 }
 
 /** Builds the consistency proof from the tree of `fromSize` records to the tree of `toSize`. */
-export async function proveTreeConsistency(fromSize: number, toSize: number, nodes: NodeSource): Promise<ConsistencyProof> {
+export async function proveTreeConsistency(
+  fromSize: number,
+  toSize: number,
+  nodes: NodeSource,
+): Promise<ConsistencyProof> {
   const proof = fromSize === 0 || fromSize === toSize ? [] : await proveConsistency(fromSize, toSize, nodes);
   return { fromSize, toSize, proof: proof.map(hex) };
 }
@@ -95,16 +100,21 @@ export function verifyRecordProof(
   lineageId: string,
 ): RecordProofResult {
   const integrity = checkRecordIntegrity(raw);
-  if (!isIntact(integrity)) return { verdict: integrity.verdict as Exclude<VerificationVerdict, 'VERIFIED_INTACT'>, reason: integrity.reason };
+  if (!isIntact(integrity))
+    return { verdict: integrity.verdict as Exclude<VerificationVerdict, 'VERIFIED_INTACT'>, reason: integrity.reason };
   const { record, recordHash } = integrity;
   const seq = record.header.monotonicSequenceNumber;
   if (record.header.lineageId !== lineageId) {
-    return { verdict: V.LINEAGE_BROKEN, reason: `record belongs to lineage ${record.header.lineageId}, not ${lineageId}` };
+    return {
+      verdict: V.LINEAGE_BROKEN,
+      reason: `record belongs to lineage ${record.header.lineageId}, not ${lineageId}`,
+    };
   }
   const parsed = RecordProofSchema.safeParse(proof);
   if (!parsed.success) return { verdict: V.HASH_MISMATCH, reason: 'malformed inclusion proof' };
   const { leafIndex, treeSize, inclusionProof } = parsed.data;
-  if (leafIndex !== seq) return { verdict: V.LINEAGE_BROKEN, reason: `record seq ${seq} is offered as leaf ${leafIndex}` };
+  if (leafIndex !== seq)
+    return { verdict: V.LINEAGE_BROKEN, reason: `record seq ${seq} is offered as leaf ${leafIndex}` };
   if (treeSize !== checkpoint.size || seq >= checkpoint.size) {
     return {
       verdict: V.LINEAGE_BROKEN,

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { WriteVerdictSchema } from '../guard/verdict';
 import { ResidualWriteRequestSchema } from '../guard/write-request';
+import { RecallProofSchema } from '../log/recall-proof';
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { RecallProofSchema } from '../log/recall-proof';
 import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
 import { EnvSnapshot, EpochMillis, HexDigest, Identifier, NonNegativeInt, wellFormedString } from './primitives';
 

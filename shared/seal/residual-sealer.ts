@@ -7,6 +7,7 @@ import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
+import { type ChainTip, ChainTipSchema } from './chain-tip';
 import { AnchorKeyMismatchError, StaleEpochError } from './errors';
 import {
   encodeHeader,
@@ -16,7 +17,6 @@ import {
   SupersedesSchema,
   variablesDigest,
 } from './record-header';
-import { type ChainTip, ChainTipSchema } from './chain-tip';
 import type { SealedRecord } from './sealed-record';
 
 /**

@@ -16,6 +16,7 @@ import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import type { SealedDependencyManifest } from '../../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
+import { TEST_LOG_NAME, testLogSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
 
 let sequence = 0;
@@ -176,6 +177,9 @@ export const TEST_CLIENT_OUTPUTS = {
   residualWritesQueueUrl: 'http://127.0.0.1:4566/000000000000/residual-writes',
   eventBusName: 'reseal-bus',
   macKeyArn: 'test-key-1',
+  logKeyArn: 'test-log-key',
+  guardKeyArn: 'test-guard-key',
+  logName: TEST_LOG_NAME,
 } as const;
 
 /**
@@ -193,6 +197,7 @@ export async function lineageSealedBySealer(
     store,
     publisher: new FakePublisher(),
     anchor,
+    signer: testLogSigner(),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS,

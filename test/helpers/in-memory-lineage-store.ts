@@ -58,7 +58,12 @@ export class InMemoryLineageStore implements LineageStore {
     const head = this.heads.get(lineageId);
     if (!head) return null;
     const log = this.logHeads.get(lineageId);
-    return structuredClone({ head, header: log?.header ?? null, checkpoint: log?.checkpoint ?? null, frontier: log?.frontier ?? null });
+    return structuredClone({
+      head,
+      header: log?.header ?? null,
+      checkpoint: log?.checkpoint ?? null,
+      frontier: log?.frontier ?? null,
+    });
   }
 
   async appendEntries(batch: AppendBatch): Promise<void> {

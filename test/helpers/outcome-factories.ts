@@ -18,6 +18,8 @@ export function staleRejection(residualId: string, overrides: Partial<RejectionR
     ],
     requestViolations: [],
     atMs: TEST_NOW_MS,
+    requestDigest: null,
+    statement: null,
     ...overrides,
   };
 }
@@ -33,6 +35,9 @@ export function staleEpochConflict(residualId: string, overrides: Partial<Confli
     expectedHead: null,
     observedHead: null,
     atMs: TEST_NOW_MS,
+    messageId: `m-${residualId}`,
+    requestDigest: null,
+    statement: null,
     ...overrides,
   };
 }

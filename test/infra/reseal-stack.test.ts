@@ -218,7 +218,11 @@ describe('ResealStack template', () => {
         const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]*`).test(target)) ?? target;
         return kms.map((a) => `${a}@${key}`);
       });
-    expect(keyActions('reseal-sealer').sort()).toEqual(['kms:GenerateMac@MacKey', 'kms:GetPublicKey@LogKey', 'kms:Sign@LogKey']);
+    expect(keyActions('reseal-sealer').sort()).toEqual([
+      'kms:GenerateMac@MacKey',
+      'kms:GetPublicKey@LogKey',
+      'kms:Sign@LogKey',
+    ]);
     expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
     expect(keyActions('reseal-triage').sort()).toEqual(['kms:GetPublicKey@LogKey']);
   });

@@ -32,6 +32,7 @@ import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
+import { testLogSigner } from '../helpers/pipeline-keys';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
 // DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
@@ -291,6 +292,7 @@ describe('pipeline on the deployed stack', () => {
         store: new DynamoDBLineageStore(dynamodb, stack.TableName),
         publisher,
         anchor,
+        signer: testLogSigner(),
         metrics: new FakeMetrics(),
         logger: fakeLogger(),
         clock: Date.now,

@@ -10,13 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../adapters/dynamodb-lineage-store';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import {
+  type AppendBatch,
   DuplicateResidualError,
   LineageInconsistentError,
   StaleEpochError,
   StaleHeadError,
 } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
-import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 
 const TABLE = 'reseal-table';
@@ -48,6 +49,18 @@ async function twoRecords(): Promise<[SealedRecord, SealedRecord]> {
   return [first, second];
 }
 
+/** An append of `records` after `expectedHead`, with placeholder log state (the adapter stores it as given). */
+function batchOf(records: SealedRecord[], expectedHead: LineageHead | null): AppendBatch {
+  const lineageId = (records[0] as SealedRecord).header.lineageId;
+  return {
+    lineageId,
+    entries: records.map((record) => ({ record, nodes: ['c'.repeat(64)] })),
+    expectedHead,
+    checkpoint: 'signed checkpoint note',
+    frontier: ['d'.repeat(64)],
+  };
+}
+
 const headItem = (seq: number, epoch: number) => ({
   pk: { S: Keys.lineage(TEST_LINEAGE_ID) },
   sk: { S: 'HEAD' },
@@ -58,15 +71,19 @@ const headItem = (seq: number, epoch: number) => ({
   keyId: { S: 'test-key-1' },
 });
 
-describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by position)', () => {
-  it('writes record put, head move and residual marker, in that order, each conditional with ALL_OLD', async () => {
+describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons mapped by position)', () => {
+  it('writes head move, then record put and residual marker per entry, each conditional with ALL_OLD; the head carries the log state', async () => {
     const [first, second] = await twoRecords();
     const { client, commands } = fakeDynamo(() => ({}));
-    await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first));
+    await new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([second], lineageHeadOf(first)));
     const input = (commands[0] as TransactWriteItemsCommand).input;
-    const [record, head, marker] = (input.TransactItems ?? []).map((i) => i.Put);
+    const [head, record, marker] = (input.TransactItems ?? []).map((i) => i.Put);
     expect(record?.Item?.sk).toEqual({ S: 'RECORD#0000000000000001' });
     expect(record?.Item?.record).toEqual({ S: canonicalJson(second) });
+    expect(record?.Item?.nodes).toEqual({ S: JSON.stringify(['c'.repeat(64)]) });
+    expect(head?.Item?.checkpoint).toEqual({ S: 'signed checkpoint note' });
+    expect(head?.Item?.frontier).toEqual({ S: JSON.stringify(['d'.repeat(64)]) });
+    expect(head?.Item?.header).toEqual({ S: canonicalJson(second.header) });
     expect(record?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(head?.Item?.sk).toEqual({ S: 'HEAD' });
     expect(head?.ConditionExpression).toContain('#epoch <= :epoch');
@@ -81,8 +98,8 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
   it('the first record of a lineage requires that no head exists', async () => {
     const [first] = await twoRecords();
     const { client, commands } = fakeDynamo(() => ({}));
-    await new DynamoDBLineageStore(client, TABLE).append(first, null);
-    const head = (commands[0] as TransactWriteItemsCommand).input.TransactItems?.[1]?.Put;
+    await new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null));
+    const head = (commands[0] as TransactWriteItemsCommand).input.TransactItems?.[0]?.Put;
     expect(head?.ConditionExpression).toBe('attribute_not_exists(pk)');
   });
 
@@ -95,21 +112,25 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
         { Code: 'ConditionalCheckFailed', Item: { lineageId: { S: TEST_LINEAGE_ID }, seq: { N: '1' } } },
       ]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE)
+      .appendEntries(batchOf([second], lineageHeadOf(first)))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(DuplicateResidualError);
     expect(error.existing).toEqual({ lineageId: TEST_LINEAGE_ID, seq: 1 });
   });
 
-  it('head condition failed (position 1) with a newer epoch in ALL_OLD → StaleEpochError (fencing)', async () => {
+  it('head condition failed (position 0) with a newer epoch in ALL_OLD → StaleEpochError (fencing)', async () => {
     const [first, second] = await twoRecords();
     const { client } = fakeDynamo(() => {
       throw cancelled([
-        none,
         { Code: 'ConditionalCheckFailed', Item: headItem(0, second.header.generationEpoch + 1) },
+        none,
         none,
       ]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE)
+      .appendEntries(batchOf([second], lineageHeadOf(first)))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(StaleEpochError);
     expect(error.headEpoch).toBe(second.header.generationEpoch + 1);
   });
@@ -118,12 +139,14 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
     const [first, second] = await twoRecords();
     const { client } = fakeDynamo(() => {
       throw cancelled([
-        none,
         { Code: 'ConditionalCheckFailed', Item: headItem(5, second.header.generationEpoch) },
+        none,
         none,
       ]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE)
+      .appendEntries(batchOf([second], lineageHeadOf(first)))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(StaleHeadError);
     expect(error.expectedSeq).toBe(0);
     expect(error.observedHead.seq).toBe(5);
@@ -133,19 +156,23 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
     const [first, second] = await twoRecords();
     const { client, commands } = fakeDynamo((command) => {
       if (command instanceof GetItemCommand) return { Item: headItem(3, second.header.generationEpoch + 2) };
-      throw cancelled([none, { Code: 'ConditionalCheckFailed' }, none]);
+      throw cancelled([{ Code: 'ConditionalCheckFailed' }, none, none]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE)
+      .appendEntries(batchOf([second], lineageHeadOf(first)))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(StaleEpochError);
     expect(commands[1]).toBeInstanceOf(GetItemCommand);
   });
 
-  it('only the record condition failed (position 0) while the head held → LineageInconsistentError, not a race', async () => {
+  it('only the record condition failed (position 1) while the head held → LineageInconsistentError, not a race', async () => {
     const [first, second] = await twoRecords();
     const { client } = fakeDynamo(() => {
-      throw cancelled([{ Code: 'ConditionalCheckFailed' }, none, none]);
+      throw cancelled([none, { Code: 'ConditionalCheckFailed' }, none]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first)).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE)
+      .appendEntries(batchOf([second], lineageHeadOf(first)))
+      .catch((e) => e);
     expect(error).toBeInstanceOf(LineageInconsistentError);
     expect(error).not.toBeInstanceOf(StaleHeadError);
     expect(error.seq).toBe(1);
@@ -156,9 +183,9 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
   it('a first record whose seq 0 exists although no head does (head deleted) → LineageInconsistentError', async () => {
     const [first] = await twoRecords();
     const { client } = fakeDynamo(() => {
-      throw cancelled([{ Code: 'ConditionalCheckFailed' }, none, none]);
+      throw cancelled([none, { Code: 'ConditionalCheckFailed' }, none]);
     });
-    const error = await new DynamoDBLineageStore(client, TABLE).append(first, null).catch((e) => e);
+    const error = await new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null)).catch((e) => e);
     expect(error).toBeInstanceOf(LineageInconsistentError);
     expect(error.message).toContain('head item (absent)');
   });
@@ -166,16 +193,16 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
   it('record and head conditions both failed, or a TransactionConflict → StaleHeadError (re-read and retry)', async () => {
     const [first, second] = await twoRecords();
     for (const reasons of [
-      [{ Code: 'ConditionalCheckFailed' }, { Code: 'ConditionalCheckFailed', Item: headItem(1, 0) }, none],
-      [{ Code: 'ConditionalCheckFailed' }, { Code: 'TransactionConflict' }, none],
-      [none, { Code: 'TransactionConflict' }, none],
+      [{ Code: 'ConditionalCheckFailed', Item: headItem(1, 0) }, { Code: 'ConditionalCheckFailed' }, none],
+      [{ Code: 'TransactionConflict' }, { Code: 'ConditionalCheckFailed' }, none],
+      [{ Code: 'TransactionConflict' }, none, none],
     ]) {
       const { client } = fakeDynamo(() => {
         throw cancelled(reasons);
       });
-      await expect(new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first))).rejects.toBeInstanceOf(
-        StaleHeadError,
-      );
+      await expect(
+        new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([second], lineageHeadOf(first))),
+      ).rejects.toBeInstanceOf(StaleHeadError);
     }
   });
 
@@ -185,7 +212,9 @@ describe('DynamoDBLineageStore append (one TransactWriteItems, reasons mapped by
     const { client } = fakeDynamo(() => {
       throw throttled;
     });
-    await expect(new DynamoDBLineageStore(client, TABLE).append(second, lineageHeadOf(first))).rejects.toBe(throttled);
+    await expect(
+      new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([second], lineageHeadOf(first))),
+    ).rejects.toBe(throttled);
   });
 });
 
@@ -262,6 +291,9 @@ describe('DynamoDBLineageStore reads and side records', () => {
       expectedHead: null,
       observedHead: null,
       atMs: 0,
+      messageId: 'm-1',
+      requestDigest: null,
+      statement: null,
     });
     const put = (commands[0] as PutItemCommand).input;
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
@@ -283,6 +315,8 @@ describe('DynamoDBLineageStore reads and side records', () => {
       rejectedVariables: [],
       requestViolations: [],
       atMs: 1000,
+      requestDigest: null,
+      statement: null,
     });
     const item = (commands[0] as PutItemCommand).input.Item;
     expect(item?.pk).toEqual({ S: 'REJECTION#~unparsed' });

@@ -4,6 +4,7 @@ import { ExitCode } from '../../../cli/exit-codes';
 import { ResealClient } from '../../../client/reseal-client';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
@@ -12,7 +13,7 @@ const OUTPUTS = TEST_CLIENT_OUTPUTS;
 function withStore(store: InMemoryLineageStore) {
   return {
     cwd: tmpdir(),
-    connect: async () => new ResealClient(OUTPUTS, { store, anchor: testAnchor() }),
+    connect: async () => new ResealClient(OUTPUTS, { ...TEST_CLIENT_KEYS, store, anchor: testAnchor() }),
   };
 }
 
@@ -30,7 +31,7 @@ describe('online commands on a lineage with neither records nor head', () => {
   it('verify --lineage with the HEAD deleted: records without a head are tamper (exit 20)', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(3);
-    for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+    await appendSealed(store, records);
     store.deleteHead(TEST_LINEAGE_ID);
     const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], withStore(store));
     expect(result.exitCode).toBe(ExitCode.TAMPER);

@@ -9,6 +9,7 @@ import { lineageHeadOf } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
@@ -31,6 +32,7 @@ function fakeConnect(store: InMemoryLineageStore, pipeline: (store: InMemoryLine
     },
   };
   const client = new ResealClient(OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
     store,
     anchor: testAnchor(),
     sqs: sqs as never,
@@ -50,7 +52,7 @@ const seal = async (store: InMemoryLineageStore, payload: ResidualWriteRequest['
   const content = { sessionId, generationEpoch, authority, manifest, variablesUsed, payload };
   const input = sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL, ...content });
   const record = await sealRecord(input, null, testAnchor(), 1);
-  await store.append(record, null);
+  await appendSealed(store, [record]);
   return record;
 };
 
@@ -221,7 +223,7 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
   async function inspect(json: boolean) {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(2);
-    for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+    await appendSealed(store, records);
     await store.recordRejection(staleRejection('r-stale'));
     await store.recordRejection(
       staleRejection('r-schema', {

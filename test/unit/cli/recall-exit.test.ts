@@ -23,6 +23,7 @@ function detail(overrides: Partial<TriageCompletedDetail>): TriageCompletedDetai
     residualId: 'r-2',
     outcome: 'REFUSED',
     verification: intact,
+    proof: null,
     report: null,
     refusalReason: null,
     refusalCode: null,

@@ -4,6 +4,7 @@ import { ResealClient } from '../../../client/reseal-client';
 import { TriageService } from '../../../functions/triage/triage-service';
 import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
@@ -16,7 +17,7 @@ function recallConnect(store: InMemoryLineageStore) {
   const triage = new TriageService({
     store,
     publisher: new FakePublisher(),
-    anchor: testAnchor(),
+    logKey: async () => TEST_LOG_KEY,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => TEST_NOW_MS,
@@ -28,6 +29,7 @@ function recallConnect(store: InMemoryLineageStore) {
     },
   };
   const client = new ResealClient(OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
     store,
     anchor: testAnchor(),
     eventBridge: eventBridge as never,
@@ -58,7 +60,7 @@ describe('reseal recall prints the refusal code', () => {
   it('text: a "refusal code" line; VERIFICATION_FAILED on a headless lineage, exit 20', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(2, { lineageId: LINEAGE });
-    for (const record of records) await store.append(record, await store.head(LINEAGE));
+    await appendSealed(store, records);
     store.deleteHead(LINEAGE);
     const result = await recall(store, ['--seq', '0']);
     expect(result.exitCode).toBe(20);
@@ -68,7 +70,7 @@ describe('reseal recall prints the refusal code', () => {
   it('triaged: refusal_code null in --json, no refusal code line in text', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(1, { lineageId: LINEAGE });
-    await store.append(records[0] as (typeof records)[number], null);
+    await appendSealed(store, [records[0] as (typeof records)[number]]);
     const result = await recall(store, ['--json']);
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'TRIAGED', refusal_code: null });
     const text = await recall(store, ['--request-id', 'req-2']);

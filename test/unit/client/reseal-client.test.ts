@@ -12,6 +12,7 @@ import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 
 const OUTPUTS = TEST_CLIENT_OUTPUTS;
@@ -31,12 +32,17 @@ function fakeClient(reply: (command: unknown) => unknown) {
 async function storeWithChain(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
   const store = new InMemoryLineageStore();
   const { records } = await buildChain(length);
-  for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+  await appendSealed(store, records);
   return { store, records };
 }
 
 function client(deps: ConstructorParameters<typeof ResealClient>[1] = {}) {
-  return new ResealClient(OUTPUTS, { store: new InMemoryLineageStore(), anchor: testAnchor(), ...deps });
+  return new ResealClient(OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
+    store: new InMemoryLineageStore(),
+    anchor: testAnchor(),
+    ...deps,
+  });
 }
 
 describe('ResealClient.publishWrite', () => {

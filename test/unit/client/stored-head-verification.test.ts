@@ -7,6 +7,7 @@ import type { MacAnchor } from '../../../shared/ports/mac-anchor';
 import type { LineageHead, SealedRecord } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 
 const OUTPUTS = TEST_CLIENT_OUTPUTS;
@@ -15,7 +16,7 @@ const OUTPUTS = TEST_CLIENT_OUTPUTS;
 async function stored(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
   const store = new InMemoryLineageStore();
   const { records } = await buildChain(length);
-  for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+  await appendSealed(store, records);
   return { store, records };
 }
 
@@ -26,7 +27,7 @@ function headOf(store: InMemoryLineageStore): LineageHead {
 }
 
 const client = (store: InMemoryLineageStore, anchor: MacAnchor = testAnchor()) =>
-  new ResealClient(OUTPUTS, { store, anchor });
+  new ResealClient(OUTPUTS, { ...TEST_CLIENT_KEYS, store, anchor });
 const PAGE_SIZES = [1, 2, 3, 500];
 
 describe('online verification checks the stored HEAD against the records (a claim, not a checkpoint)', () => {

@@ -6,6 +6,7 @@ import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import {
   buildChain,
   forgerAnchor,
@@ -20,7 +21,7 @@ const OUTPUTS = TEST_CLIENT_OUTPUTS;
 async function sealedStore(length: number): Promise<{ store: InMemoryLineageStore; records: SealedRecord[] }> {
   const store = new InMemoryLineageStore();
   const { records } = await buildChain(length);
-  for (const record of records) await store.append(record, await store.head(TEST_LINEAGE_ID));
+  await appendSealed(store, records);
   return { store, records };
 }
 
@@ -28,6 +29,7 @@ function client(store: InMemoryLineageStore, deps: ConstructorParameters<typeof 
   // A fake clock the sleeps advance, so a wait that never ends times out at once.
   let now = 0;
   return new ResealClient(OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
     store,
     anchor: testAnchor(),
     nowMs: () => now,
@@ -112,7 +114,7 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
     let polls = 0;
     const outcome = await client(store, {
       sleep: async () => {
-        if (++polls === 2) await store.append(record, null);
+        if (++polls === 2) await appendSealed(store, [record]);
       },
     }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', { request: requestOf(record), sinceMs: TEST_NOW_MS - 5_000 });
     expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(record) });
@@ -152,7 +154,7 @@ describe('ResealClient.waitForOutcome', () => {
     const { records } = await buildChain(1);
     let polls = 0;
     const sleep = vi.fn(async () => {
-      if (++polls === 2) await store.append(records[0] as SealedRecord, null);
+      if (++polls === 2) await appendSealed(store, [records[0] as SealedRecord]);
     });
     const outcome = await client(store, { sleep }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', {
       pollIntervalMs: 25,

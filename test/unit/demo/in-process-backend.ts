@@ -84,6 +84,7 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
         seq: target.header.monotonicSequenceNumber,
         residualId: target.header.residualId,
         verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
+        proof: null,
         completedAtMs: nowMs(),
       };
       if (verification.verdict !== 'VERIFIED_INTACT') {

@@ -14,6 +14,7 @@ import {
 } from '../../../helpers/factories';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
 
 function setup() {
   const store = new InMemoryLineageStore();
@@ -24,6 +25,8 @@ function setup() {
   vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
   const service = new GuardService({
     store,
+    signer: testGuardSigner(),
+    logName: TEST_LOG_NAME,
     publisher,
     queue,
     metrics: new FakeMetrics(),

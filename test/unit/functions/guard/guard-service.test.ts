@@ -5,6 +5,7 @@ import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../../helpers/factories';
 import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
 
 function setup(options: { maxBodyBytes?: number } = {}) {
   const store = new InMemoryLineageStore();
@@ -16,6 +17,8 @@ function setup(options: { maxBodyBytes?: number } = {}) {
     store,
     publisher,
     queue,
+    signer: testGuardSigner(),
+    logName: TEST_LOG_NAME,
     metrics,
     logger,
     clock: () => FACTORY_NOW_MS,

@@ -13,6 +13,7 @@ import {
 } from '../../../helpers/factories';
 import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
 
 function setup() {
@@ -25,6 +26,7 @@ function setup() {
     store,
     publisher: new FakePublisher(),
     anchor,
+    signer: testLogSigner(),
     metrics: new FakeMetrics(),
     logger,
     clock: () => FACTORY_NOW_MS,

@@ -20,6 +20,7 @@ import {
   validWriteRequest,
 } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
@@ -31,6 +32,7 @@ function deps() {
     publisher: new FakePublisher(),
     metrics: new FakeMetrics(),
     anchor: testAnchor(),
+    signer: testLogSigner(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS + 1000,
   };
@@ -237,6 +239,7 @@ describe('sealer service (seed 003 at the store)', () => {
         store,
         publisher: rival.publisher,
         anchor,
+        signer: testLogSigner(),
         metrics: rival.metrics,
         logger: fakeLogger(),
         clock: () => FACTORY_NOW_MS,

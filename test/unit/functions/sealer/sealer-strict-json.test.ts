@@ -4,6 +4,7 @@ import { RejectionReason } from '../../../../shared/schemas/messages';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
 
 function setup() {
@@ -12,6 +13,7 @@ function setup() {
     publisher: new FakePublisher(),
     metrics: new FakeMetrics(),
     anchor: testAnchor(),
+    signer: testLogSigner(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS + 1000,
   };

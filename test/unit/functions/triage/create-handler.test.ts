@@ -7,6 +7,7 @@ import { TriageService } from '../../../../functions/triage/triage-service';
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { eventBridgeEvent, FakePublisher, lambdaContext, lineageSealedBySealer } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { TEST_LOG_KEY } from '../../../helpers/pipeline-keys';
 
 const LINEAGE = 'lineage-agent-42';
 const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
@@ -34,7 +35,7 @@ async function setup() {
   const service = new TriageService({
     store,
     publisher,
-    anchor,
+    logKey: async () => TEST_LOG_KEY,
     metrics: new PowertoolsPipelineMetrics(metrics),
     logger,
     clock: () => FACTORY_NOW_MS,

@@ -5,6 +5,7 @@ import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor'
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { appendSealed, TEST_LOG_KEY } from '../../../helpers/pipeline-keys';
 import { buildChain, testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
@@ -24,7 +25,7 @@ async function setup(count = 3) {
     new TriageService({
       store,
       publisher,
-      anchor: verifier,
+      logKey: async () => TEST_LOG_KEY,
       metrics,
       logger: fakeLogger(),
       clock: () => FACTORY_NOW_MS,
@@ -280,7 +281,7 @@ describe('triage refusal codes (machine-readable; refusalReason is for humans)',
     const { triage, store } = await setup(0);
     const [record] = records;
     if (!record) throw new Error('no record built');
-    await store.append(record, null);
+    await appendSealed(store, [record]);
     const detail = completed(await triage(anchor).handle(recall({ target: { seq: 0 } })));
     expect(detail).toMatchObject({
       outcome: 'REFUSED',

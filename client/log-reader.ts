@@ -1,0 +1,219 @@
+import { ResealError } from '../shared/errors';
+import { checkpointOrigin } from '../shared/log/log-names';
+import type { NoteVerifierKey } from '../shared/log/note-key';
+import type { Receipt } from '../shared/log/receipt';
+import {
+  checkConsistency,
+  nodeSourceOf,
+  proveRecord,
+  proveTreeConsistency,
+  type RecordProof,
+  verifyRecordProof,
+} from '../shared/log/record-proof';
+import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import type { LineageStore } from '../shared/ports/lineage-store';
+import type { SealedRecord } from '../shared/seal/sealed-record';
+import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { CheckpointStore } from './checkpoint-store';
+
+/** The reads the log reader makes (the `LineageStore` port, read side). */
+export type LogStoreReader = Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord' | 'lastRecordSeq'>;
+
+/** A lineage's log could not be verified: the client must not act on what it read. */
+export class LogVerificationError extends ResealError {
+  readonly lineageId: string;
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+  constructor(lineageId: string, verdict: VerificationVerdict, reason: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId}: ${verdict}: ${reason}`, options);
+    this.name = 'LogVerificationError';
+    this.lineageId = lineageId;
+    this.verdict = verdict;
+    this.reason = reason;
+  }
+}
+
+/** The latest checkpoint, verified and checked against the kept one. */
+export interface LatestCheckpoint {
+  readonly checkpoint: VerifiedCheckpoint;
+  /** The kept checkpoint it was checked against, or `null` (truncation could not be checked). */
+  readonly trusted: VerifiedCheckpoint | null;
+}
+
+/** A record proven in the latest checkpoint. */
+export interface ProvenRecord extends LatestCheckpoint {
+  readonly record: SealedRecord;
+  readonly inclusion: RecordProof;
+}
+
+/**
+ * The client's view of the verifiable log (docs/verifiable-log.md, "Checkpoints the client
+ * keeps"): the latest signed checkpoint of a lineage, verified with the pinned log key and shown
+ * consistent with the checkpoint the client kept (consistency proofs built from the table's
+ * nodes, which either verify against signed roots or fail); records proven by inclusion; newer
+ * checkpoints kept. Nothing read from the table is used before it is proven.
+ */
+export class LogReader {
+  readonly #store: LogStoreReader;
+  readonly #key: () => Promise<NoteVerifierKey>;
+  readonly #checkpoints: CheckpointStore | null;
+
+  /**
+   * @param store - the table's reads
+   * @param key - the log's verifier key (pinned, or read once from KMS `GetPublicKey`)
+   * @param checkpoints - where the last verified checkpoint per lineage is kept, or `null`
+   */
+  constructor(store: LogStoreReader, key: () => Promise<NoteVerifierKey>, checkpoints: CheckpointStore | null) {
+    this.#store = store;
+    this.#key = key;
+    this.#checkpoints = checkpoints;
+  }
+
+  /** The log's verifier key. */
+  key(): Promise<NoteVerifierKey> {
+    return this.#key();
+  }
+
+  /** Whether this reader keeps checkpoints. */
+  get keepsCheckpoints(): boolean {
+    return this.#checkpoints !== null;
+  }
+
+  /**
+   * The kept checkpoint of a lineage, verified again (a store file is not trusted either).
+   * @throws {LogVerificationError} when the kept note does not verify
+   */
+  async trusted(lineageId: string): Promise<VerifiedCheckpoint | null> {
+    const note = (await this.#checkpoints?.load(lineageId)) ?? null;
+    if (note === null) return null;
+    try {
+      return await this.open(lineageId, note);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      throw new LogVerificationError(
+        lineageId,
+        V.UNVERIFIED_TAMPER_RISK,
+        `the kept checkpoint does not verify: ${error.message}`,
+      );
+    }
+  }
+
+  /** Verifies a signed checkpoint of `lineageId` with the log key. @throws {ResealError} when it does not */
+  async open(lineageId: string, note: string): Promise<VerifiedCheckpoint> {
+    const key = await this.#key();
+    return openCheckpoint(note, key, checkpointOrigin(key.name, lineageId));
+  }
+
+  /**
+   * The latest signed checkpoint of a lineage (head item), verified, checked against the records
+   * stored past it and against the kept checkpoint.
+   *
+   * @returns `null` when the lineage has no head and no records and nothing was kept for it
+   * @throws {LogVerificationError} when anything does not verify (rollback, fork, forged note)
+   */
+  async latest(lineageId: string): Promise<LatestCheckpoint | null> {
+    const trusted = await this.trusted(lineageId);
+    const lastStoredSeq = await this.#store.lastRecordSeq(lineageId);
+    const stored = await this.#store.logHead(lineageId);
+    const fail = (verdict: VerificationVerdict, reason: string) => new LogVerificationError(lineageId, verdict, reason);
+    if (stored === null) {
+      if (lastStoredSeq !== null)
+        throw fail(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`);
+      if (trusted)
+        throw fail(V.TRUNCATION_DETECTED, `the lineage is gone but a kept checkpoint saw ${trusted.size} records`);
+      return null;
+    }
+    if (stored.checkpoint === null) throw fail(V.UNVERIFIED_TAMPER_RISK, 'the head carries no signed checkpoint');
+    let checkpoint: VerifiedCheckpoint;
+    try {
+      checkpoint = await this.open(lineageId, stored.checkpoint);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      throw fail(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
+    }
+    if (lastStoredSeq !== null && lastStoredSeq >= checkpoint.size) {
+      throw fail(
+        V.LINEAGE_BROKEN,
+        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${checkpoint.size} records): the head was rewound`,
+      );
+    }
+    if (trusted) {
+      const proof =
+        trusted.size > checkpoint.size
+          ? null // a rollback: no proof can exist, checkConsistency says TRUNCATION_DETECTED
+          : await this.#prove(lineageId, () =>
+              proveTreeConsistency(trusted.size, checkpoint.size, this.#nodes(lineageId)),
+            );
+      const checked = checkConsistency(trusted, checkpoint, proof);
+      if (checked.verdict !== V.VERIFIED_INTACT) throw fail(checked.verdict, checked.reason);
+    }
+    return { checkpoint, trusted };
+  }
+
+  /**
+   * Record `seq`, proven by inclusion in the latest checkpoint.
+   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the checkpoint
+   */
+  async proveRecord(lineageId: string, seq: number): Promise<ProvenRecord> {
+    const latest = await this.latest(lineageId);
+    if (latest === null) throw new LogVerificationError(lineageId, V.TRUNCATION_DETECTED, 'the lineage has no records');
+    return this.proveIn(lineageId, seq, latest);
+  }
+
+  /** Record `seq`, proven by inclusion in an already checked `latest`. @throws {LogVerificationError} */
+  async proveIn(lineageId: string, seq: number, latest: LatestCheckpoint): Promise<ProvenRecord> {
+    const { checkpoint } = latest;
+    if (seq >= checkpoint.size) {
+      throw new LogVerificationError(
+        lineageId,
+        V.TRUNCATION_DETECTED,
+        `seq ${seq} is past the signed checkpoint (${checkpoint.size} records)`,
+      );
+    }
+    const raw = await this.#store.readRecord(lineageId, seq);
+    if (raw === null) throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `record ${seq} is missing`);
+    const inclusion = await this.#prove(lineageId, () => proveRecord(seq, checkpoint.size, this.#nodes(lineageId)));
+    const proven = verifyRecordProof(raw, inclusion, checkpoint, lineageId);
+    if (proven.verdict !== V.VERIFIED_INTACT) throw new LogVerificationError(lineageId, proven.verdict, proven.reason);
+    return { ...latest, record: proven.record, inclusion };
+  }
+
+  /**
+   * Keeps `checkpoint` when it is newer than the kept one. The caller has shown it consistent
+   * with the kept one ({@link latest} does).
+   */
+  async keep(lineageId: string, checkpoint: VerifiedCheckpoint, trusted: VerifiedCheckpoint | null): Promise<void> {
+    if (!this.#checkpoints || (trusted && trusted.size >= checkpoint.size)) return;
+    await this.#checkpoints.save(lineageId, checkpoint.note);
+  }
+
+  /** A portable receipt for record `seq` (docs/verifiable-log.md, "Receipts"). @throws {LogVerificationError} */
+  async receipt(lineageId: string, seq: number): Promise<Receipt> {
+    const proven = await this.proveRecord(lineageId, seq);
+    await this.keep(lineageId, proven.checkpoint, proven.trusted);
+    return {
+      formatVersion: 1,
+      type: 'reseal-receipt',
+      lineageId,
+      record: proven.record,
+      inclusion: proven.inclusion,
+      checkpoint: proven.checkpoint.note,
+    };
+  }
+
+  #nodes(lineageId: string) {
+    return nodeSourceOf((refs) => this.#store.readNodes(lineageId, refs));
+  }
+
+  /** Builds a proof; a node the table lacks is a verification failure. */
+  async #prove<T>(lineageId: string, build: () => Promise<T>): Promise<T> {
+    try {
+      return await build();
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `cannot build the proof: ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../shared/canonical/canonical-json';
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
+import type { ResidualWriteRequest } from '../shared/guard/write-request';
+import type { NoteVerifierKey } from '../shared/log/note-key';
+import {
+  checkConflict,
+  checkRejection,
+  type OutcomeStatement,
+  OutcomeVerificationError,
+  openOutcome,
+  requestDigest,
+} from '../shared/log/outcome-statement';
+import type { RecordProof } from '../shared/log/record-proof';
+import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
+import { RejectionStage } from '../shared/schemas/messages';
+import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
+import { differingWriteContent } from '../shared/seal/write-content';
+import { TimeoutError, UnverifiedOutcomeError } from './errors';
+import { type LogReader, LogVerificationError } from './log-reader';
+
+/**
+ * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with
+ * public keys alone (docs/verifiable-log.md, "Signed outcomes"):
+ * - `SEALED`: its record is proven by inclusion (`proof`) in the signed checkpoint
+ *   `checkpoint` (C2SP signed note, consistent with the kept one); `head` is the record's head;
+ * - `REJECTED`: the guard or the sealer refused it, in a rejection signed by that function;
+ * - `CONFLICT`: it could not be appended (`STALE_EPOCH`, `LOST_RACE`, `LINEAGE_INCONSISTENT`),
+ *   in a conflict signed by the sealer.
+ */
+export type WriteOutcome =
+  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly checkpoint: string; readonly proof: RecordProof }
+  | { readonly kind: 'REJECTED'; readonly rejection: RejectionRecord; readonly statement: OutcomeStatement }
+  | { readonly kind: 'CONFLICT'; readonly conflict: ConflictRecord; readonly statement: OutcomeStatement };
+
+/** Options of {@link WriteOutcomes.waitFor}. */
+export interface WaitForOutcomeOptions {
+  /** Give up after this many milliseconds (default 60,000). */
+  readonly timeoutMs?: number;
+  /** Poll the table this often, in milliseconds (default 500). */
+  readonly pollIntervalMs?: number;
+  /**
+   * The request that was published: a record counts only when its header binds this request's
+   * content, and a refusal only when it names this request (`requestDigest`, or the digest of its
+   * canonical body). Without it, any proven record or signed refusal under the id counts.
+   */
+  readonly request?: ResidualWriteRequest;
+  /** Refusals recorded before this time (`atMs`, ms) belong to earlier attempts and are ignored. */
+  readonly sinceMs?: number;
+}
+
+/**
+ * The guard's clock skew allowance, ms: a refusal's `atMs` (the SQS `SentTimestamp`) may read up
+ * to this much before the client's clock at publish time. {@link publishWaitSince} subtracts it.
+ */
+export const PUBLISH_CLOCK_SKEW_MS = DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
+
+/** The `sinceMs` for a publish: its time less {@link PUBLISH_CLOCK_SKEW_MS}. */
+export function publishWaitSince(published: { readonly publishedAtMs: number }): number {
+  return published.publishedAtMs - PUBLISH_CLOCK_SKEW_MS;
+}
+
+/** Dependencies of {@link WriteOutcomes}. */
+export interface WriteOutcomesDeps {
+  readonly store: Pick<LineageStore, 'findByResidualId' | 'listRejections' | 'listConflicts'>;
+  readonly log: LogReader;
+  /** The guard's verifier key (its refusals are signed by it). */
+  readonly guardKey: () => Promise<NoteVerifierKey>;
+  /** The stack's log name, named by every signed outcome. */
+  readonly logName: string;
+  readonly nowMs: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * Learns what became of a write from the table without trusting it: a seal counts once its record
+ * is proven in a signed checkpoint; a refusal once its statement's signature, by the function that
+ * decided it, checks and names this write. Items that do not check are ignored, so a table writer
+ * can delay an answer (the wait times out) but never change it.
+ */
+export class WriteOutcomes {
+  readonly #deps: WriteOutcomesDeps;
+  constructor(deps: WriteOutcomesDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Polls until the write `residualId` on `lineageId` has a proven outcome. This write's seal wins
+   * over a refusal; between refusals, the latest.
+   *
+   * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
+   * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   */
+  async waitFor(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    const pollIntervalMs = options.pollIntervalMs ?? 500;
+    const deadline = this.#deps.nowMs() + timeoutMs;
+    const foreign = { seq: null as number | null };
+    for (;;) {
+      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
+      if (outcome) return outcome;
+      const left = deadline - this.#deps.nowMs();
+      if (left <= 0) {
+        throw new TimeoutError(
+          `a proven outcome of residual ${residualId} in lineage ${lineageId} (sealed record, signed rejection or conflict)`,
+          timeoutMs,
+        );
+      }
+      await this.#deps.sleep(Math.min(pollIntervalMs, left));
+    }
+  }
+
+  async #outcomeOf(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+    foreign: { seq: number | null },
+  ): Promise<WriteOutcome | null> {
+    const { store, log } = this.#deps;
+    const location = await store.findByResidualId(lineageId, residualId);
+    if (location && location.lineageId === lineageId && location.seq !== foreign.seq) {
+      let proven: Awaited<ReturnType<LogReader['proveRecord']>>;
+      try {
+        proven = await log.proveRecord(lineageId, location.seq);
+      } catch (error) {
+        if (!(error instanceof LogVerificationError)) throw error;
+        throw new UnverifiedOutcomeError(lineageId, residualId, location.seq, error.verdict, error.reason);
+      }
+      const { record } = proven;
+      if (record.header.residualId !== residualId) {
+        throw new UnverifiedOutcomeError(
+          lineageId,
+          residualId,
+          location.seq,
+          'LINEAGE_BROKEN',
+          `the marker points at seq ${location.seq}, which seals ${record.header.residualId}`,
+        );
+      }
+      if (!options.request || differingWriteContent(options.request, record.header).length === 0) {
+        await log.keep(lineageId, proven.checkpoint, proven.trusted);
+        return {
+          kind: 'SEALED',
+          head: lineageHeadOf(record),
+          checkpoint: proven.checkpoint.note,
+          proof: proven.inclusion,
+        };
+      }
+      foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
+    }
+    const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
+    const [rejections, conflicts] = await Promise.all([
+      store.listRejections(lineageId, { residualId }),
+      store.listConflicts(lineageId, { residualId }),
+    ]);
+    const rejection = (await this.#proven(rejections, (r) => this.#openRejection(r, options)))
+      .filter((r) => r.item.atMs >= since)
+      .at(-1);
+    const conflict = (await this.#proven(conflicts, (c) => this.#openConflict(c, options)))
+      .filter((c) => c.item.atMs >= since)
+      .at(-1);
+    if (conflict && (!rejection || conflict.item.atMs >= rejection.item.atMs)) {
+      return { kind: 'CONFLICT', conflict: conflict.item, statement: conflict.statement };
+    }
+    return rejection ? { kind: 'REJECTED', rejection: rejection.item, statement: rejection.statement } : null;
+  }
+
+  /** The items whose statement checks, each with it. */
+  async #proven<T>(items: readonly T[], open: (item: T) => Promise<OutcomeStatement>) {
+    const proven: { item: T; statement: OutcomeStatement }[] = [];
+    for (const item of items) {
+      try {
+        proven.push({ item, statement: await open(item) });
+      } catch (error) {
+        if (!(error instanceof OutcomeVerificationError)) throw error;
+      }
+    }
+    return proven;
+  }
+
+  async #openRejection(rejection: RejectionRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
+    if (rejection.statement === null) throw new OutcomeVerificationError('unsigned rejection');
+    const key = rejection.stage === RejectionStage.GUARD ? await this.#deps.guardKey() : await this.#deps.log.key();
+    const statement = openOutcome(rejection.statement, key, this.#deps.logName);
+    checkRejection(rejection, statement);
+    this.#checkNamesRequest(statement, rejection.bodyDigest, options);
+    return statement;
+  }
+
+  async #openConflict(conflict: ConflictRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
+    if (conflict.statement === null) throw new OutcomeVerificationError('unsigned conflict');
+    const statement = openOutcome(conflict.statement, await this.#deps.log.key(), this.#deps.logName);
+    checkConflict(conflict, statement);
+    this.#checkNamesRequest(statement, null, options);
+    return statement;
+  }
+
+  /** A refusal of another write under the same id is not this write's outcome. */
+  #checkNamesRequest(statement: OutcomeStatement, bodyDigest: string | null, options: WaitForOutcomeOptions): void {
+    const { request } = options;
+    if (!request) return;
+    if (statement.requestDigest !== null) {
+      if (statement.requestDigest !== requestDigest(request))
+        throw new OutcomeVerificationError('refusal of another write');
+      return;
+    }
+    // A body refused before it parsed names no request digest; the client sent its canonical JSON.
+    const sent = createHash('sha256').update(canonicalJson(request), 'utf8').digest('hex');
+    if (bodyDigest !== sent) throw new OutcomeVerificationError('refusal of another body');
+  }
+}

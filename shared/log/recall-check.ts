@@ -1,0 +1,198 @@
+import { ResealError } from '../errors';
+import {
+  type RecallTarget,
+  RefusalCode,
+  type TriageCompletedDetail,
+  TriageCompletedDetailSchema,
+  TriageOutcome,
+} from '../schemas/messages';
+import type { SealedRecord } from '../seal/sealed-record';
+import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
+import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/delta-isolator';
+import { checkpointOrigin } from './log-names';
+import type { NoteVerifierKey } from './note-key';
+import { checkConsistency, verifyRecordProof } from './record-proof';
+import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+
+/** What a client checks a triage answer with. Everything but `key`, `trusted` and `currentEnv` is untrusted. */
+export interface RecallCheckInput {
+  /** The stored triage report (a `TriageCompleted` detail), as read from the table. */
+  readonly report: unknown;
+  /** The stored record at the seq the answer's proof names, as read from the table (`null`: absent). */
+  readonly record: unknown | null;
+  /** The log's verifier key (pinned by the client, never read from the table). */
+  readonly key: NoteVerifierKey;
+  readonly lineageId: string;
+  readonly requestId: string;
+  /** The target the client asked for. */
+  readonly target: RecallTarget;
+  /** The environment the client sent: the delta is recomputed against it. */
+  readonly currentEnv: Readonly<Record<string, string>>;
+  /** The last checkpoint the client verified for this lineage, or `null`. */
+  readonly trusted: VerifiedCheckpoint | null;
+}
+
+/** The client's own answer to a recall (docs/verifiable-log.md, "Recall"). */
+export interface RecallCheck {
+  /**
+   * The client's verdict on the record: `VERIFIED_INTACT` only when the record is proven in a
+   * signed checkpoint (consistent with `trusted`), is the target, and the answer's delta equals
+   * the one recomputed here; `null` when no record was examined (an unproven refusal).
+   */
+  readonly verdict: VerificationVerdict | null;
+  readonly reason: string;
+  /** The proven record, when `verdict` is `VERIFIED_INTACT`. */
+  readonly record: SealedRecord | null;
+  /** The delta recomputed from the proven record and `currentEnv` (never the stored one). */
+  readonly delta: DeltaIsolationReport | null;
+  /** The latest signed checkpoint the answer proved the record against (to keep when newer). */
+  readonly checkpoint: VerifiedCheckpoint | null;
+  /** Whether a trusted checkpoint was compared (without one, a rollback cannot be seen). */
+  readonly truncationChecked: boolean;
+  /** Triage's refusal, when it refused; `proven` says whether the client could confirm it. */
+  readonly refusal: { readonly code: RefusalCode; readonly reason: string; readonly proven: boolean } | null;
+}
+
+/**
+ * Checks a triage answer with public keys alone and recomputes the delta: what a client acts on
+ * never comes from an item a table writer can forge (docs/verifiable-log.md, "Recall"). A forged,
+ * replayed or edited answer yields a tamper or unverified verdict, never another answer.
+ *
+ * Steps: the report's schema, request and lineage; the signed checkpoint (key, origin); the
+ * consistency proof from `trusted` (smaller → `TRUNCATION_DETECTED`, fork → `LINEAGE_BROKEN`);
+ * the record's integrity and inclusion at leaf = seq; the record is the target (`latest`: the
+ * last leaf); then `isolateDelta(record.manifest, currentEnv)`, whose digest must equal the
+ * report's (else `HASH_MISMATCH`). A refusal without a proof is passed on as unproven, except a
+ * `NOT_FOUND` for a seq the trusted checkpoint covers (`TRUNCATION_DETECTED`).
+ */
+export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
+  const { key, lineageId, trusted } = input;
+  const base = { record: null, delta: null, checkpoint: null, truncationChecked: trusted !== null, refusal: null };
+  const fail = (verdict: VerificationVerdict, reason: string, extra: Partial<RecallCheck> = {}): RecallCheck => ({
+    ...base,
+    verdict,
+    reason,
+    ...extra,
+  });
+  const parsed = TriageCompletedDetailSchema.safeParse(input.report);
+  if (!parsed.success) return fail(V.UNVERIFIED_TAMPER_RISK, 'the stored triage answer is malformed');
+  const report: TriageCompletedDetail = parsed.data;
+  if (report.requestId !== input.requestId || report.lineageId !== lineageId) {
+    return fail(
+      V.UNVERIFIED_TAMPER_RISK,
+      `the stored answer is for request ${report.requestId} of ${report.lineageId}`,
+    );
+  }
+  const refusal = report.refusalCode
+    ? { code: report.refusalCode, reason: report.refusalReason ?? '', proven: false }
+    : null;
+  if (report.proof === null) return unprovenRefusal(report, refusal, input);
+
+  let latest: VerifiedCheckpoint;
+  try {
+    latest = openCheckpoint(report.proof.checkpoint, key, checkpointOrigin(key.name, lineageId));
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    return fail(V.HASH_MISMATCH, `the answer's checkpoint does not verify: ${error.message}`, { refusal });
+  }
+  if (trusted) {
+    if (report.proof.consistency === null && trusted.size !== latest.size) {
+      return fail(V.UNVERIFIED_TAMPER_RISK, 'the answer carries no consistency proof from the trusted checkpoint', {
+        refusal,
+      });
+    }
+    const consistency = report.proof.consistency ?? { fromSize: trusted.size, toSize: latest.size, proof: [] };
+    const checked = checkConsistency(trusted, latest, consistency);
+    if (checked.verdict !== V.VERIFIED_INTACT) return fail(checked.verdict, checked.reason, { refusal });
+  }
+  const proven = verifyRecordProof(input.record, report.proof.inclusion, latest, lineageId);
+  if (proven.verdict !== V.VERIFIED_INTACT) return fail(proven.verdict, proven.reason, { checkpoint: latest, refusal });
+  const record = proven.record;
+  const seq = record.header.monotonicSequenceNumber;
+  if (seq !== report.proof.seq || record.recordHash !== report.proof.recordHash || report.seq !== seq) {
+    return fail(V.LINEAGE_BROKEN, `the answer names seq ${report.proof.seq} but proves seq ${seq}`, {
+      checkpoint: latest,
+    });
+  }
+  const { target } = input;
+  const wrongTarget =
+    ('seq' in target && target.seq !== seq) ||
+    ('residualId' in target && target.residualId !== record.header.residualId) ||
+    ('latest' in target && seq !== latest.size - 1);
+  if (wrongTarget) {
+    return fail(
+      V.LINEAGE_BROKEN,
+      `the answer proves seq ${seq} (${record.header.residualId}), which is not the record asked for`,
+      {
+        checkpoint: latest,
+      },
+    );
+  }
+  let delta: DeltaIsolationReport;
+  try {
+    delta = isolateDelta(record.manifest, input.currentEnv);
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    const untriageable = {
+      code: RefusalCode.MANIFEST_UNTRIAGEABLE,
+      reason: `delta isolation refused: ${error.message}`,
+      proven: true,
+    };
+    return {
+      ...base,
+      verdict: V.VERIFIED_INTACT,
+      reason: 'record proven; its manifest cannot be triaged',
+      record,
+      checkpoint: latest,
+      refusal: untriageable,
+    };
+  }
+  if (
+    report.outcome !== TriageOutcome.TRIAGED ||
+    !report.report ||
+    triageReportDigest(report.report) !== triageReportDigest(delta)
+  ) {
+    return fail(V.HASH_MISMATCH, 'the stored triage report does not match the proven record and this environment', {
+      checkpoint: latest,
+    });
+  }
+  return {
+    ...base,
+    verdict: V.VERIFIED_INTACT,
+    reason: trusted
+      ? `record proven in the signed checkpoint of ${latest.size} records, consistent with the trusted one of ${trusted.size}`
+      : `record proven in the signed checkpoint of ${latest.size} records (no trusted checkpoint: a rollback could not be checked)`,
+    record,
+    delta,
+    checkpoint: latest,
+  };
+}
+
+/** A refusal without a proof: passed on as triage's claim, or shown false by the trusted checkpoint. */
+function unprovenRefusal(
+  report: TriageCompletedDetail,
+  refusal: RecallCheck['refusal'],
+  input: RecallCheckInput,
+): RecallCheck {
+  const base = { record: null, delta: null, checkpoint: null, truncationChecked: input.trusted !== null, refusal };
+  if (report.outcome === TriageOutcome.TRIAGED) {
+    return { ...base, verdict: V.UNVERIFIED_TAMPER_RISK, reason: 'the stored answer carries no proof' };
+  }
+  const { target, trusted } = input;
+  if (report.refusalCode === RefusalCode.NOT_FOUND && trusted) {
+    const covered = ('seq' in target && target.seq < trusted.size) || ('latest' in target && trusted.size > 0);
+    if (covered) {
+      return {
+        ...base,
+        verdict: V.TRUNCATION_DETECTED,
+        reason: `the answer says the record does not exist, but a trusted checkpoint covers ${trusted.size} records`,
+      };
+    }
+  }
+  const claimed = report.verification?.verdict ?? null;
+  return {
+    ...base,
+    verdict: claimed === V.VERIFIED_INTACT ? V.UNVERIFIED_TAMPER_RISK : claimed,
+    reason: `triage refused (${report.refusalCode}): ${report.refusalReason ?? ''} (not proven to this client)`,
+  };
+}
