@@ -5,6 +5,7 @@
  * - Stale-state guard, seed 004 (docs/guard.md).
  * - Sealing and lineage verification, seed 003 (docs/sealing.md).
  * - Differential seal triage, seed 000 (docs/triage.md).
+ * - Verifiable log per lineage: RFC 9162 Merkle tree, C2SP checkpoints and signed notes (docs/verifiable-log.md).
  * - Wire schemas of the pipeline's messages and the ports its adapters implement (docs/pipeline.md).
  *
  * One barrel with named exports; files inside `shared/` import each other directly.
@@ -46,9 +47,68 @@ export {
   type SessionSnapshotBoundary,
   SessionSnapshotBoundarySchema,
 } from './guard/write-request';
+export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
+export {
+  CheckpointFormatError,
+  CheckpointOriginMismatchError,
+  MerkleNodeMissingError,
+  NoteFormatError,
+  NoteVerificationError,
+} from './log/errors';
+export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
+export { lineageOrigin, logKeyName } from './log/log-names';
+export { MemoryMerkleTree } from './log/memory-tree';
+export {
+  type AppendResult,
+  appendLeaf,
+  type ConsistencyCheck,
+  consistencyProofRefs,
+  EMPTY_ROOT,
+  frontierRoot,
+  HASH_BYTES,
+  type InclusionCheck,
+  inclusionProofRefs,
+  leafHash,
+  type NodeRef,
+  type NodeSource,
+  nodeHash,
+  proveConsistency,
+  proveInclusion,
+  rangeRoot,
+  subtreeRefs,
+  type TreeNode,
+  verifyConsistency,
+  verifyInclusion,
+} from './log/merkle';
+export {
+  assertVerifierKey,
+  ED25519_PUBLIC_KEY_BYTES,
+  ED25519_SIGNATURE_BYTES,
+  ED25519_SIGNATURE_TYPE,
+  ed25519KeyHash,
+  formatVerifierKey,
+  isValidKeyName,
+  KEY_HASH_BYTES,
+  type NoteVerifierKey,
+  noteVerifierKey,
+  parseVerifierKey,
+  publicKeyFromSpki,
+  verifyEd25519,
+} from './log/note-key';
+export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
+export {
+  formatSignedNote,
+  MAX_NOTE_BYTES,
+  MAX_NOTE_SIGNATURES,
+  type NoteSignature,
+  parseSignedNote,
+  signNote,
+  verifyNote,
+} from './log/signed-note';
 export type { EventPublisher } from './ports/event-publisher';
 export { DuplicateResidualError, type LineageStore, StaleHeadError } from './ports/lineage-store';
 export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
+export type { NoteSigner } from './ports/note-signer';
 export type { SealQueue } from './ports/seal-queue';
 export {
   DetailType,
