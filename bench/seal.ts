@@ -24,7 +24,7 @@ import type { SealedRecord } from '../shared/seal/sealed-record';
 import { buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
 import { libraryCanonical, type SealParts, sealFloor } from './floors';
-import { interleavedMedians } from './harness';
+import { interleavedSamples } from './harness';
 import { type Figure, figureRow } from './report';
 
 const NOW_MS = Date.UTC(2026, 9, 26);
@@ -107,12 +107,12 @@ async function sealFigure(): Promise<Figure> {
     variablesUsed: [{ name: 'TASK', value: 'bench', freshness: 'FRESH_GENERATED', sourceEpoch: 1 }],
   };
   const parts = partsOf(await sealRecord(input, null, anchor, NOW_MS));
-  const t = await interleavedMedians({
+  const samples = await interleavedSamples({
     measured: () => sealRecord(input, null, anchor, NOW_MS),
     floor: () => sealFloor(parts, BENCH_KEY),
     library: () => sealFloor(parts, BENCH_KEY, libraryCanonical),
   });
-  return { name: 'seal, 4 KiB payload', unit: 'µs', scale: 1e3, target: 2, ...t };
+  return { name: 'seal, 4 KiB payload', unit: 'µs', scale: 1e3, target: 2, samples };
 }
 
 /** Sealer CPU of one write carrying a 1,000-key manifest, against the same floor. */
@@ -143,12 +143,12 @@ async function sealerFigure(): Promise<Figure> {
   const outcome = await service.handle(message);
   if (outcome.kind !== 'SEALED' || sealed === null) throw new Error(`bench seal request was ${outcome.kind}`);
   const parts = partsOf(sealed);
-  const t = await interleavedMedians({
+  const samples = await interleavedSamples({
     measured: () => service.handle(message),
     floor: () => sealFloor(parts, BENCH_KEY),
     library: () => sealFloor(parts, BENCH_KEY, libraryCanonical),
   });
-  return { name: 'sealer CPU per write, 1,000-key manifest', unit: 'µs', scale: 1e3, target: 2, ...t };
+  return { name: 'sealer CPU per write, 1,000-key manifest', unit: 'µs', scale: 1e3, target: 2, samples };
 }
 
 /** Runs both seal figures; returns their table rows. */

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { isolateDelta } from '../shared/triage/delta-isolator';
 import { buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
 import { libraryCanonical, monolithicLibraryCheck, triageFloor } from './floors';
-import { interleavedMedians } from './harness';
+import { interleavedSamples, median, pairedRatio } from './harness';
 import { type Figure, figureRow } from './report';
 
 const STRUCTURAL_KEYS = 3;
@@ -74,7 +74,7 @@ async function triageFigure(keys: number, claims: number): Promise<Figure & { ve
   const baseline = new Map(Object.entries(env).map(([k, v]) => [k, hash('sha256', `${k}\0${v}`, 'hex')]));
   const monolithicSeal = hash('sha256', `reseal/v1/precondition-seal\0${libraryCanonical(env)}`, 'hex');
   const { verdict } = isolateDelta(manifest, current);
-  const t = await interleavedMedians(
+  const samples = await interleavedSamples(
     {
       measured: () => isolateDelta(manifest, current),
       floor: () => triageFloor(current, baseline),
@@ -83,7 +83,7 @@ async function triageFigure(keys: number, claims: number): Promise<Figure & { ve
     keys >= 100_000 ? { minRounds: 3, budgetMs: 1_000 } : {},
   );
   const name = `triage per key, ${keys.toLocaleString('en-US')} keys × ${claims.toLocaleString('en-US')} claims, 1% drift`;
-  return { name, unit: 'µs', scale: 1e3 / keys, target: 2, verdict, ...t };
+  return { name, unit: 'µs', scale: 1e3 / keys, target: 2, verdict, samples };
 }
 
 /**
@@ -103,9 +103,10 @@ export async function runTriageBench(): Promise<{ row: string; series: string }>
     const figure = await triageFigure(keys, keys / 10);
     if (keys === 10_000) row = figureRow(figure);
     const us = (ms: number) => (ms * 1e3) / keys;
-    perKey.push(us(figure.measured));
+    const { measured, floor } = figure.samples;
+    perKey.push(us(median(measured)));
     lines.push(
-      `| ${keys} | ${keys / 10} | ${figure.verdict} | ${us(figure.measured).toFixed(2)} | ${us(figure.floor).toFixed(2)} | ${(figure.measured / figure.floor).toFixed(2)}× |`,
+      `| ${keys} | ${keys / 10} | ${figure.verdict} | ${us(median(measured)).toFixed(2)} | ${us(median(floor)).toFixed(2)} | ${pairedRatio(measured, floor).toFixed(2)}× |`,
     );
   }
   const flatness = Math.max(...perKey) / Math.min(...perKey);

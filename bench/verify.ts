@@ -14,7 +14,7 @@ import { sealRecord } from '../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
 import { buildManifest } from '../shared/triage/manifest';
 import { type FloorRecord, libraryCanonical, verifyFloor } from './floors';
-import { interleavedMedians } from './harness';
+import { interleavedSamples } from './harness';
 import { type Figure, figureRow } from './report';
 import { BENCH_KEY, benchAnchor, payloadOf } from './seal';
 
@@ -65,7 +65,7 @@ export async function runVerifyBench(): Promise<string> {
     if (result.verdict !== 'VERIFIED_INTACT') throw new Error(`bench chain did not verify: ${result.verdict}`);
   };
   const floorRecords: readonly FloorRecord[] = records;
-  const t = await interleavedMedians({
+  const samples = await interleavedSamples({
     measured: verify,
     floor: () => verifyFloor(floorRecords, BENCH_KEY),
     library: () => verifyFloor(floorRecords, BENCH_KEY, libraryCanonical),
@@ -75,7 +75,7 @@ export async function runVerifyBench(): Promise<string> {
     unit: 'µs',
     scale: 1e3 / RECORDS,
     target: 1.5,
-    ...t,
+    samples,
   };
   return figureRow(figure);
 }
