@@ -119,7 +119,7 @@ function writeContainer(value: object, walk: Walk): string {
     }
     ancestors[depth] = value;
     walk.depth = depth + 1;
-    const keys = Object.keys(value).sort();
+    const keys = sortedKeys(value);
     text = '{';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
@@ -132,6 +132,13 @@ function writeContainer(value: object, walk: Walk): string {
   }
   walk.depth = depth;
   return text;
+}
+
+/** Own enumerable keys in UTF-16 code-unit order; already sorted ones (common) skip the sort. */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) if (!((keys[i - 1] as string) < (keys[i] as string))) return keys.sort();
+  return keys;
 }
 
 /** The error for the value at the walk's current position. */

@@ -47,7 +47,10 @@ const numberArb = fc.oneof(
   fc.constantFrom(...edgeNumbers),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
-  fc.integer({ min: -324, max: 308 }).chain((e) => fc.double({ min: 1, max: 10, noNaN: true }).map((m) => m * 10 ** e)),
+  fc
+    .tuple(fc.integer({ min: -324, max: 308 }), fc.double({ min: 1, max: 10, noNaN: true }), fc.boolean())
+    .map(([e, m, negative]) => (negative ? -m : m) * 10 ** e)
+    .filter(Number.isFinite),
 );
 
 /** Characters that exercise every escape rule, plus BMP-high, private-use and astral characters. */
