@@ -134,9 +134,25 @@ function writeContainer(value: object, walk: Walk): string {
   return text;
 }
 
-/** Own enumerable keys in UTF-16 code-unit order; already sorted ones (common) skip the sort. */
+/** Up to this many members, an insertion sort beats `Array.prototype.sort`'s set-up (measured on Node 20). */
+const INSERTION_SORT_MAX = 16;
+
+/**
+ * Own enumerable keys in UTF-16 code-unit order (`<` on strings, the order of the default
+ * `Array.prototype.sort`). Small objects are insertion-sorted; larger ones already in order
+ * (manifests, maps built sorted) skip the sort.
+ */
 function sortedKeys(value: object): string[] {
   const keys = Object.keys(value);
+  if (keys.length <= INSERTION_SORT_MAX) {
+    for (let i = 1; i < keys.length; i++) {
+      const key = keys[i] as string;
+      let j = i - 1;
+      for (; j >= 0 && (keys[j] as string) > key; j--) keys[j + 1] = keys[j] as string;
+      keys[j + 1] = key;
+    }
+    return keys;
+  }
   for (let i = 1; i < keys.length; i++) if (!((keys[i - 1] as string) < (keys[i] as string))) return keys.sort();
   return keys;
 }

@@ -148,6 +148,20 @@ describe('canonicalJson is byte-identical to the reference RFC 8785 library', ()
     );
   });
 
+  it('property: objects of every size (insertion-sorted up to 16 members, sorted natively above), in any order', () => {
+    const entries = fc.array(fc.tuple(keyArb, fc.oneof(numberArb, stringArb, fc.constant(null))), {
+      maxLength: 60,
+      size: 'max',
+    });
+    fc.assert(
+      fc.property(entries, fc.boolean(), (pairs, presorted) => {
+        const ordered = presorted ? [...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : pairs;
+        agreesWithLibrary(Object.fromEntries(ordered));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('property: hashCanonical hashes exactly the canonical bytes under the domain layout', () => {
     fc.assert(
       fc.property(jsonArb, fc.constantFrom(...Object.values(HashDomain)), (value, domain) => {
