@@ -1,4 +1,5 @@
 import { createHash, hash } from 'node:crypto';
+import { CanonicalizationError } from '../errors';
 import { canonicalJson } from './canonical-json';
 
 /**
@@ -88,4 +89,18 @@ export function hashBytes(domain: HashDomainTag, bytes: Uint8Array): HexDigest {
  */
 export function hashCanonical(domain: HashDomainTag, value: unknown): HexDigest {
   return hash('sha256', `${domain}\0${canonicalJson(value)}`, 'hex');
+}
+
+/**
+ * {@link hashCanonical} for a caller that already holds the canonical text (from
+ * `canonicalJson`, e.g. after measuring its size): the same digest without serializing again.
+ * The text is hashed as given; only its UTF-8 form must exist.
+ *
+ * @param canonicalText - RFC 8785 text as `canonicalJson` returns it
+ * @throws {CanonicalizationError} when the text holds a lone UTF-16 surrogate (it has no UTF-8
+ *   form, and hashing would silently substitute U+FFFD)
+ */
+export function hashCanonicalText(domain: HashDomainTag, canonicalText: string): HexDigest {
+  if (!canonicalText.isWellFormed()) throw new CanonicalizationError('', 'text holds a lone UTF-16 surrogate');
+  return hash('sha256', `${domain}\0${canonicalText}`, 'hex');
 }

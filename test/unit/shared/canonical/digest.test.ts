@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalBytes } from '../../../../shared/canonical/canonical-json';
+import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/canonical-json';
 import {
   FORMAT_VERSION,
   HashDomain,
   HEX_DIGEST_PATTERN,
   hashBytes,
   hashCanonical,
+  hashCanonicalText,
 } from '../../../../shared/canonical/digest';
 import { CanonicalizationError } from '../../../../shared/errors';
 
@@ -72,6 +73,12 @@ describe('domain-separated SHA-256', () => {
       expect(tag).toMatch(/^reseal\/v1\/[a-z-]+$/);
     }
     expect(FORMAT_VERSION).toBe(1);
+  });
+
+  it('hashCanonicalText gives hashCanonical of the value the text came from, and refuses a lone surrogate', () => {
+    const value = { b: ['\u00e9', 1.5], a: '\ud83d\ude00' };
+    expect(hashCanonicalText(HashDomain.PAYLOAD, canonicalJson(value))).toBe(hashCanonical(HashDomain.PAYLOAD, value));
+    expect(() => hashCanonicalText(HashDomain.PAYLOAD, '"\ud800"')).toThrow(CanonicalizationError);
   });
 
   it('hashCanonical refuses what canonical JSON refuses', () => {
