@@ -3,10 +3,10 @@
  * date, ready to paste into bench/RESULTS.md.
  *
  * Each figure is printed beside its floor (the least work the operation could do, bench/floors.ts)
- * and a library baseline (the same work through the `canonicalize` package), all three timed
- * interleaved in the same rounds and reported as medians (bench/harness.ts), with the ratio to
- * each and the target for the ratio to the floor. Nothing is asserted: machines are shared and
- * noisy, so speed targets live here, not in tests.
+ * and a library baseline (the same work through the `canonicalize` package), all three timed as
+ * CPU time, interleaved in the same rounds, and reported as medians (bench/harness.ts), with the
+ * ratio to each and the target for the ratio to the floor. Nothing is asserted: machines are
+ * shared and noisy, so speed targets live here, not in tests.
  *
  * Set RESEAL_BENCH_QUICK=1 to stop the triage series at 10^4 keys.
  */
