@@ -4,6 +4,7 @@ import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/cano
 import {
   FORMAT_VERSION,
   HashDomain,
+  type HashDomainTag,
   HEX_DIGEST_PATTERN,
   hashBytes,
   hashCanonical,
@@ -73,6 +74,12 @@ describe('domain-separated SHA-256', () => {
       expect(tag).toMatch(/^reseal\/v1\/[a-z-]+$/);
     }
     expect(FORMAT_VERSION).toBe(1);
+  });
+
+  it('a tag outside HashDomain (a later format version, say) follows the same layout', () => {
+    const tag = 'reseal/v2/payload' as HashDomainTag;
+    const manual = createHash('sha256').update('reseal/v2/payload\u0000x').digest('hex');
+    expect(hashBytes(tag, new TextEncoder().encode('x'))).toBe(manual);
   });
 
   it('hashCanonicalText gives hashCanonical of the value the text came from, and refuses a lone surrogate', () => {

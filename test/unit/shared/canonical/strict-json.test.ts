@@ -99,6 +99,13 @@ describe('parseStrictJson: syntax errors carry line and column', () => {
     expect(error.issues[0]?.message).toBe('Bad control character in string literal at line 2 column 3');
   });
 
+  it('an unterminated string or a bad escape in a name is a syntax error, as before the one-scan fast path', () => {
+    for (const text of ['{"a":1,"b', '{"a":"x', '{"\\x":1,"a":2}', '{"\\u12":1}']) {
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+      expect(refusal(text).failure).toBe(StrictJsonFailure.SYNTAX);
+    }
+  });
+
   it('a non-printable unexpected character is shown escaped', () => {
     expect(refusal('\u000b1').issues[0]?.message).toBe("Unexpected character '\\u000b' at line 1 column 1");
   });
