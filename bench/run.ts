@@ -1,22 +1,31 @@
 /**
  * `npm run bench`: every Reseal benchmark in one run, printed as markdown with the machine and
- * date, ready to paste into bench/RESULTS.md. Figures are medians of repeated timings on this
- * machine; ratios compare against baselines timed in the same process (a monolithic
- * whole-environment hash for triage, raw node:crypto SHA-256 for sealing). Nothing is asserted:
- * speed targets live here, not in tests (machines are shared and noisy).
+ * date, ready to paste into bench/RESULTS.md.
  *
- * Set RESEAL_BENCH_QUICK=1 to stop the triage grid at 10^4 keys.
+ * Each figure is printed beside its floor (the least work the operation could do, bench/floors.ts)
+ * and a library baseline (the same work through the `canonicalize` package), all three timed as
+ * CPU time, interleaved in the same rounds, and reported as medians (bench/harness.ts), with the
+ * ratio to each and the target for the ratio to the floor. Nothing is asserted: machines are
+ * shared and noisy, so speed targets live here, not in tests.
+ *
+ * Set RESEAL_BENCH_QUICK=1 to stop the triage series at 10^4 keys.
  */
 import { arch, cpus, platform, totalmem } from 'node:os';
+import { FIGURE_HEADER } from './report';
 import { runSealBench } from './seal';
 import { runTriageBench } from './triage';
+import { runVerifyBench } from './verify';
 
+const started = performance.now();
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-console.log(`# Reseal benchmarks\n`);
+console.log('# Reseal benchmarks\n');
 console.log(
   `- date: ${new Date().toISOString()}\n- machine: ${platform()} ${arch()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB\n- node: ${process.version}\n`,
 );
-console.log('## Differential seal triage (seed 000) vs a monolithic whole-environment hash\n');
-console.log(await runTriageBench());
-console.log('\n## Sealing (seed 003) vs raw SHA-256\n');
-console.log(await runSealBench());
+const seal = await runSealBench();
+const triage = await runTriageBench();
+const verify = await runVerifyBench();
+console.log([...FIGURE_HEADER, ...seal, triage.row, verify].join('\n'));
+console.log('\n## Triage flatness, 1% drift, claims = keys ÷ 10\n');
+console.log(triage.series);
+console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);

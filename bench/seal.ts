@@ -1,34 +1,44 @@
 /**
- * Benchmark: sealing (seed 003) against raw SHA-256 of the same bytes.
+ * Benchmark: sealing against its floor (see bench/floors.ts).
  *
- * For payloads of 256 B, 4 KiB and 64 KiB (RFC 8785 canonical UTF-8 size) it times
- * {@link sealRecord} with a {@link LocalHmacAnchor} (validation, canonicalization, payload and
- * manifest hashes, header hash, HMAC-SHA-256) and {@link verifyChain} on a one-record chain,
- * next to one plain node:crypto SHA-256 over the canonical payload bytes. Throughput is in
- * payload MB/s (10^6 bytes) and operations per second; the ratio says how many raw hashes one
- * seal costs. KMS round trips (milliseconds each) are not included. Timings are never asserted.
+ * - Seal at 4 KiB: {@link sealRecord} of a 4 KiB payload (RFC 8785 size) with a small manifest
+ *   and a {@link LocalHmacAnchor}: validation, canonicalization, payload / manifest / variables /
+ *   header hashes, HMAC-SHA-256.
+ * - Sealer CPU per write: {@link SealerService.handle} of one `seal-requests` body (strict JSON
+ *   parse, schema, guard re-run, seal) carrying the same payload and a 1,000-key manifest, with
+ *   ports that do nothing (no store, events or logs: only the sealer's own CPU is timed).
  *
- * Run: `npx tsx bench/seal.ts` (about 10 s).
+ * KMS round trips (milliseconds) are not included. Run: `npx tsx bench/seal.ts`.
  */
-import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { canonicalBytes, type JsonValue } from '../shared/canonical/canonical-json';
+import { SealerService } from '../functions/sealer/sealer-service';
+import type { JsonValue } from '../shared/canonical/canonical-json';
+import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import type { EventPublisher } from '../shared/ports/event-publisher';
+import type { LineageStore } from '../shared/ports/lineage-store';
+import type { SealRequest } from '../shared/schemas/messages';
 import { Authority } from '../shared/schemas/primitives';
-import { verifyChain } from '../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
 import { type SealInput, sealRecord } from '../shared/seal/residual-sealer';
-import { buildManifest } from '../shared/triage/manifest';
+import type { SealedRecord } from '../shared/seal/sealed-record';
+import { buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
+import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
+import { libraryCanonical, type SealParts, sealFloor } from './floors';
+import { interleavedSamples } from './harness';
+import { type Figure, figureRow } from './report';
 
-const SIZES = [256, 4_096, 65_536] as const;
-/** Wall-clock budget per measurement, after a warm-up of the same length / 4. */
-const BUDGET_MS = 900;
 const NOW_MS = Date.UTC(2026, 9, 26);
+/** The HMAC key of every bench anchor. */
+export const BENCH_KEY = Uint8Array.from({ length: 32 }, (_, i) => i);
+/** An anchor over {@link BENCH_KEY}. */
+export const benchAnchor = () => new LocalHmacAnchor({ keyId: 'bench-key', key: BENCH_KEY });
 
-/** A payload whose canonical form is exactly `bytes` long: findings, then padding text. */
-function payloadOf(bytes: number): JsonValue {
+/** A payload whose RFC 8785 form is exactly `bytes` long (ASCII): findings, then padding text. */
+export function payloadOf(bytes: number): JsonValue {
   const findings: JsonValue[] = [];
-  const size = (value: JsonValue) => canonicalBytes(value).byteLength;
   const build = (pad: string): JsonValue => ({ findings, pad, summary: 'sealed residual' });
+  // Keys are written in sorted order, so JSON.stringify gives the canonical length.
+  const size = (value: JsonValue) => JSON.stringify(value).length;
   while (size(build('')) + 80 < bytes) {
     findings.push({ id: `f-${findings.length}`, note: 'probe passed on arm64', ok: true, score: 0.5 });
   }
@@ -37,74 +47,117 @@ function payloadOf(bytes: number): JsonValue {
   return payload;
 }
 
-/** Runs `op` repeatedly for `budgetMs` (after a warm-up) and returns operations per second. */
-async function opsPerSecond(op: () => unknown, budgetMs = BUDGET_MS): Promise<number> {
-  const run = async (ms: number) => {
-    let count = 0;
-    const started = performance.now();
-    let elapsed = 0;
-    while (elapsed < ms) {
-      for (let i = 0; i < 8; i++) await op();
-      count += 8;
-      elapsed = performance.now() - started;
-    }
-    return (count * 1000) / elapsed;
-  };
-  await run(budgetMs / 4);
-  return run(budgetMs);
+/** A manifest over `keys` environment keys, one structural key and one claim. */
+export function manifestOf(keys: number): SealedDependencyManifest {
+  const env: Record<string, string> = {};
+  for (let i = 0; i < keys; i++) env[`KEY_${String(i).padStart(6, '0')}`] = `value-${i}`;
+  return buildManifest({ env, structuralKeys: ['KEY_000000'], claimDependencyMap: { 'claim-1': ['KEY_000001'] } });
 }
 
-const fmt = (n: number, digits = 1) =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** The bodies a sealed record hashes, for the floor. */
+export const partsOf = (record: SealedRecord): SealParts => ({
+  payload: record.payload,
+  manifest: record.manifest,
+  variablesUsed: record.variablesUsed,
+  header: record.header,
+});
 
-/**
- * Runs the seal benchmark and returns a markdown table: per payload size, seal and verify
- * throughput next to raw SHA-256 of the canonical payload, and the seal / SHA-256 time ratio.
- */
-export async function runSealBench(): Promise<string> {
-  const anchor = new LocalHmacAnchor({ keyId: 'bench-key', key: Uint8Array.from({ length: 32 }, (_, i) => i) });
-  const manifest = buildManifest({
-    env: { ARCH: 'arm64', REGION: 'eu-west-1', NODE: '20' },
-    structuralKeys: ['ARCH'],
-    claimDependencyMap: { 'claim-1': ['REGION'] },
+const unused = async (): Promise<never> => {
+  throw new Error('not used by the sealer benchmark');
+};
+
+/** A store with no lineage in it that accepts every append and keeps nothing. */
+const nullStore: LineageStore = {
+  head: async () => null,
+  lastRecordSeq: async () => null,
+  append: async () => {},
+  readRecord: unused,
+  findByResidualId: async () => null,
+  readChain: unused,
+  recordConflict: unused,
+  recordRejection: unused,
+  putTriageReport: unused,
+  getTriageReport: unused,
+  listConflicts: unused,
+  listRejections: unused,
+};
+const nullPublisher: EventPublisher = {
+  residualSealed: async () => {},
+  residualRejected: unused,
+  triageCompleted: unused,
+};
+const quiet = () => {};
+
+/** Seal at 4 KiB against its floor. */
+async function sealFigure(): Promise<Figure> {
+  const anchor = benchAnchor();
+  const input: SealInput = {
+    lineageId: 'bench-lineage',
+    residualId: 'residual-0',
+    sessionId: 'session-0',
+    payload: payloadOf(4_096),
+    generationEpoch: 1,
+    authority: Authority.OPERATIONAL,
+    manifest: buildManifest({
+      env: { ARCH: 'arm64', REGION: 'eu-west-1', NODE: '20' },
+      structuralKeys: ['ARCH'],
+      claimDependencyMap: { 'claim-1': ['REGION'] },
+    }),
+    verdictDigest: 'a'.repeat(64),
+    variablesUsed: [{ name: 'TASK', value: 'bench', freshness: 'FRESH_GENERATED', sourceEpoch: 1 }],
+  };
+  const parts = partsOf(await sealRecord(input, null, anchor, NOW_MS));
+  const samples = await interleavedSamples({
+    measured: () => sealRecord(input, null, anchor, NOW_MS),
+    floor: () => sealFloor(parts, BENCH_KEY),
+    library: () => sealFloor(parts, BENCH_KEY, libraryCanonical),
   });
-  const rows = [
-    '| payload | seal ops/s | seal MB/s | verify ops/s | SHA-256 ops/s | SHA-256 MB/s | seal ÷ SHA-256 time |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
-  ];
-  for (const bytes of SIZES) {
-    const payload = payloadOf(bytes);
-    const message = canonicalBytes(payload);
-    const input: SealInput = {
-      lineageId: 'bench-lineage',
-      residualId: 'residual-0',
-      sessionId: 'session-0',
-      payload,
-      generationEpoch: 1,
-      authority: Authority.OPERATIONAL,
-      manifest,
-      verdictDigest: 'a'.repeat(64),
-      variablesUsed: [{ name: 'TASK', value: 'bench', freshness: 'FRESH_GENERATED', sourceEpoch: 1 }],
-    };
-    const record = await sealRecord(input, null, anchor, NOW_MS);
-    const seal = await opsPerSecond(() => sealRecord(input, null, anchor, NOW_MS));
-    const verify = await opsPerSecond(async () => {
-      const result = await verifyChain([record], { lineageId: 'bench-lineage', anchor });
-      if (result.verdict !== 'VERIFIED_INTACT') throw new Error(`bench record did not verify: ${result.verdict}`);
-    });
-    const sha = await opsPerSecond(() => createHash('sha256').update(message).digest());
-    const mb = (ops: number) => (ops * bytes) / 1e6;
-    const size = bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
-    rows.push(
-      `| ${size} | ${fmt(seal, 0)} | ${fmt(mb(seal))} | ${fmt(verify, 0)} | ${fmt(sha, 0)} | ${fmt(mb(sha))} | ${fmt(sha / seal)}× |`,
-    );
-  }
-  return rows.join('\n');
+  return { name: 'seal, 4 KiB payload', unit: 'µs', scale: 1e3, target: 2, samples };
+}
+
+/** Sealer CPU of one write carrying a 1,000-key manifest, against the same floor. */
+async function sealerFigure(): Promise<Figure> {
+  const anchor = benchAnchor();
+  const request = validWriteRequest({ payload: payloadOf(4_096), manifest: manifestOf(1_000) });
+  const sealRequest: SealRequest = {
+    formatVersion: 1,
+    request,
+    verdict: evaluateWrite(request, guardPolicy()),
+    acceptedAtMs: FACTORY_NOW_MS,
+  };
+  const message = { messageId: 'bench-1', body: JSON.stringify(sealRequest), sentAtMs: FACTORY_NOW_MS + 1 };
+  let sealed: SealedRecord | null = null;
+  const service = new SealerService({
+    store: {
+      ...nullStore,
+      append: async (record) => {
+        sealed = record;
+      },
+    },
+    publisher: nullPublisher,
+    anchor,
+    metrics: { count: quiet },
+    logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
+    clock: () => FACTORY_NOW_MS + 1_000,
+  });
+  const outcome = await service.handle(message);
+  if (outcome.kind !== 'SEALED' || sealed === null) throw new Error(`bench seal request was ${outcome.kind}`);
+  const parts = partsOf(sealed);
+  const samples = await interleavedSamples({
+    measured: () => service.handle(message),
+    floor: () => sealFloor(parts, BENCH_KEY),
+    library: () => sealFloor(parts, BENCH_KEY, libraryCanonical),
+  });
+  return { name: 'sealer CPU per write, 1,000-key manifest', unit: 'µs', scale: 1e3, target: 2, samples };
+}
+
+/** Runs both seal figures; returns their table rows. */
+export async function runSealBench(): Promise<string[]> {
+  return [figureRow(await sealFigure()), figureRow(await sealerFigure())];
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (invokedDirectly) {
-  const started = performance.now();
-  console.log(await runSealBench());
-  console.log(`\nNode ${process.version}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const { FIGURE_HEADER } = await import('./report');
+  console.log([...FIGURE_HEADER, ...(await runSealBench())].join('\n'));
 }

@@ -49,9 +49,13 @@ export class StrictJsonError extends InvalidInputError {
 /**
  * Parses untrusted JSON text, refusing duplicate member names anywhere in the document.
  *
- * The text is first parsed to an AST with `@humanwhocodes/momoa` (mode `json`) to find repeated
- * names, then the value is taken from `JSON.parse(text)`, so numbers, strings (incl. escapes and
- * lone surrogates) and `__proto__` keys come out exactly as `JSON.parse` gives them.
+ * One linear scan of the text refuses excessive nesting and notes whether any object may repeat
+ * a name; when none can, the value is `JSON.parse(text)` and nothing else runs (the common case:
+ * about 1.6× `JSON.parse` alone on an 85 kB seal request, against 9× for the AST path).
+ * Otherwise, or when `JSON.parse` refuses the text, the text is parsed
+ * to an AST with `@humanwhocodes/momoa` (mode `json`), which locates every repeated name and
+ * syntax error for the message. Either way the value is `JSON.parse`'s, so numbers, strings
+ * (incl. escapes and lone surrogates) and `__proto__` keys come out exactly as it gives them.
  *
  * @param text - the JSON text (a leading BOM is a syntax error, as for `JSON.parse`)
  * @param what - what the text holds, for messages (e.g. `"residual write request"`)
@@ -62,7 +66,15 @@ export class StrictJsonError extends InvalidInputError {
  *   `variablesUsed.1.name`, message naming the key escaped and both positions), or `TOO_DEEP`
  */
 export function parseStrictJson(text: string, what: string, options: { maxDepth?: number } = {}): unknown {
-  checkDepth(text, what, options.maxDepth ?? MAX_PARSE_DEPTH);
+  const scan = scanText(text, what, options.maxDepth ?? MAX_PARSE_DEPTH);
+  // The AST parser copes with MAX_PARSE_DEPTH; deeper texts (limit lifted) keep its own outcome.
+  if (!scan.mayRepeatName && scan.deepest <= MAX_PARSE_DEPTH) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // Invalid JSON: the AST path below reports it as it always has.
+    }
+  }
   let body: ValueNode;
   try {
     body = parseAst(text, { mode: 'json' }).body;
@@ -83,22 +95,80 @@ function syntaxError(what: string, message: string, options?: ErrorOptions): Str
   return new StrictJsonError(what, StrictJsonFailure.SYNTAX, [{ path: '', message }], options);
 }
 
-/** Refuses nesting beyond `maxDepth` with one linear scan (brackets inside strings ignored). */
-function checkDepth(text: string, what: string, maxDepth: number): void {
+/** What {@link scanText} found. */
+interface Scan {
+  /** Deepest nesting of arrays/objects reached. */
+  readonly deepest: number;
+  /**
+   * Some object may repeat a member name. Exact (names compared after unescaping) for valid
+   * JSON; for other texts it means nothing, as `JSON.parse` then refuses the text anyway.
+   */
+  readonly mayRepeatName: boolean;
+}
+
+/**
+ * One linear scan (strings skipped with `indexOf`, brackets inside them ignored): refuses nesting
+ * beyond `maxDepth` at the first bracket past it, and collects each object's member names (a
+ * string right after `{` or after a `,` inside an object) to see whether one repeats.
+ */
+function scanText(text: string, what: string, maxDepth: number): Scan {
   let depth = 0;
-  let inString = false;
+  let deepest = 0;
+  let mayRepeatName = false;
+  let expectName = false;
+  /** Per open container (index depth − 1): the member names seen, or `null` for an array. */
+  const open: (Set<string> | null)[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) {
+      const end = closingQuote(text, i);
+      if (end < 0) break; // unterminated string: not JSON
+      if (expectName && !mayRepeatName) {
+        const names = open[depth - 1];
+        const raw = text.slice(i + 1, end);
+        const name = raw.includes('\\') ? unescapeName(text.slice(i, end + 1)) : raw;
+        if (!names || name === null || names.has(name)) mayRepeatName = true;
+        else names.add(name);
+      }
+      expectName = false;
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) {
         const message = `nested deeper than ${maxDepth} arrays/objects at ${lineColumn(text, i)}`;
         throw new StrictJsonError(what, StrictJsonFailure.TOO_DEEP, [{ path: '', message }]);
       }
-    } else if (c === 0x5d || c === 0x7d) depth--;
+      if (depth > deepest) deepest = depth;
+      const isObject = c === 0x7b;
+      open[depth - 1] = isObject ? new Set() : null;
+      expectName = isObject;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      expectName = false;
+    } else if (c === 0x2c) {
+      expectName = depth > 0 && open[depth - 1] !== null;
+    }
+  }
+  return { deepest, mayRepeatName };
+}
+
+/** Index of the quote closing the string opened at `start`, or −1 (a quote after an odd run of backslashes is escaped). */
+function closingQuote(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  while (end > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
+/** A quoted name with escapes, unescaped as `JSON.parse` reads it; `null` when it is not a JSON string. */
+function unescapeName(literal: string): string | null {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return null;
   }
 }
 

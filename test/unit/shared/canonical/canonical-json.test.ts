@@ -205,6 +205,55 @@ describe('Reseal refusals (values RFC 8785 cannot carry exactly)', () => {
     expect(() => canonicalJson(deep)).toThrow(/nested deeper/);
   });
 
+  it('refuses holes in arrays (which JSON.stringify would write as null and the old library as `,,`)', () => {
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+    refuses([1, , 2], '/1', /array hole is not a JSON value/);
+    refuses({ a: new Array(3) }, '/a/0', /array hole/);
+    refuses([1, undefined], '/1', /undefined is not a JSON value/);
+  });
+
+  it('refuses functions anywhere instead of writing invalid JSON', () => {
+    refuses({ a: () => 1 }, '/a', /function is not a JSON value/);
+    refuses({ toJSON: () => 'x' }, '/toJSON', /function/);
+  });
+
+  it('refuses very deep input with a CanonicalizationError, never a stack overflow', () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { d: deep };
+    let caught: unknown;
+    try {
+      canonicalJson(deep);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CanonicalizationError);
+    expect((caught as CanonicalizationError).path.split('/')).toHaveLength(MAX_JSON_DEPTH + 1);
+    expect((caught as Error).message).toMatch(/nested deeper than 64/);
+  });
+
+  it(`accepts exactly ${MAX_JSON_DEPTH} levels`, () => {
+    let deep: unknown = 0;
+    for (let i = 0; i < MAX_JSON_DEPTH; i++) deep = [deep];
+    expect(canonicalJson(deep)).toBe(`${'['.repeat(MAX_JSON_DEPTH)}0${']'.repeat(MAX_JSON_DEPTH)}`);
+  });
+
+  it('reports the first offending value in canonical member order, whatever the insertion order', () => {
+    refuses({ b: Number.NaN, a: { y: 1n, x: Symbol('s') } }, '/a/x', /symbol/);
+  });
+
+  it('reads each value once, so a getter cannot pass the check with one value and write another', () => {
+    let reads = 0;
+    const value = {
+      get n() {
+        reads++;
+        return reads === 1 ? 1 : Number.NaN;
+      },
+    };
+    expect(canonicalJson(value)).toBe('{"n":1}');
+    expect(reads).toBe(1);
+    assertCanonicalizable({ ok: [true, null, 'x'] });
+  });
+
   it('escapes ~ and / in error paths (JSON-pointer style)', () => {
     refuses({ 'a/b~c': Number.NaN }, '/a~1b~0c', /not finite/);
   });

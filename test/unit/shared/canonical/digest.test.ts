@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalBytes } from '../../../../shared/canonical/canonical-json';
+import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/canonical-json';
 import {
   FORMAT_VERSION,
   HashDomain,
+  type HashDomainTag,
   HEX_DIGEST_PATTERN,
   hashBytes,
   hashCanonical,
+  hashCanonicalText,
 } from '../../../../shared/canonical/digest';
 import { CanonicalizationError } from '../../../../shared/errors';
 
@@ -22,13 +24,33 @@ describe('domain-separated SHA-256', () => {
     expect(manual).toMatch(HEX_DIGEST_PATTERN);
   });
 
+  it('layout holds for every tag on both sides of the one-shot size limit (0 B to 70 kB messages)', () => {
+    for (const size of [0, 1, 1_023, 1_024, 1_025, 4_096, 70_000]) {
+      const message = Uint8Array.from({ length: size }, (_, i) => (i * 31) & 0xff);
+      for (const tag of tags) {
+        const manual = createHash('sha256')
+          .update(Buffer.concat([Buffer.from(tag, 'ascii'), Buffer.from([0]), message]))
+          .digest('hex');
+        expect(hashBytes(tag, message)).toBe(manual);
+      }
+    }
+  });
+
+  it('hashCanonical hashes the UTF-8 of the canonical text, also for non-ASCII and astral text', () => {
+    const value = { '\u00e9': 'caf\u00e9 \ud83d\ude00', a: ['\u20ac', '\n', -0, 0.5] };
+    const manual = createHash('sha256')
+      .update(Buffer.concat([Buffer.from(HashDomain.PAYLOAD, 'ascii'), Buffer.from([0]), canonicalBytes(value)]))
+      .digest('hex');
+    expect(hashCanonical(HashDomain.PAYLOAD, value)).toBe(manual);
+  });
+
   it('hashCanonical hashes the RFC 8785 bytes', () => {
     expect(hashCanonical(HashDomain.VALUE, { b: 2, a: 1 })).toBe(
       hashBytes(HashDomain.VALUE, canonicalBytes({ a: 1, b: 2 })),
     );
   });
 
-  it('DESIGN.md domain separation: the same bytes under two tags hash differently (every pair of tags)', () => {
+  it('domain separation: the same bytes under two tags hash differently (every pair of tags)', () => {
     const bytes = canonicalBytes({ v: 1, key: 'ARCH', value: 'arm64' });
     const digests = tags.map((tag) => hashBytes(tag, bytes));
     expect(new Set(digests).size).toBe(tags.length);
@@ -52,6 +74,18 @@ describe('domain-separated SHA-256', () => {
       expect(tag).toMatch(/^reseal\/v1\/[a-z-]+$/);
     }
     expect(FORMAT_VERSION).toBe(1);
+  });
+
+  it('a tag outside HashDomain (a later format version, say) follows the same layout', () => {
+    const tag = 'reseal/v2/payload' as HashDomainTag;
+    const manual = createHash('sha256').update('reseal/v2/payload\u0000x').digest('hex');
+    expect(hashBytes(tag, new TextEncoder().encode('x'))).toBe(manual);
+  });
+
+  it('hashCanonicalText gives hashCanonical of the value the text came from, and refuses a lone surrogate', () => {
+    const value = { b: ['\u00e9', 1.5], a: '\ud83d\ude00' };
+    expect(hashCanonicalText(HashDomain.PAYLOAD, canonicalJson(value))).toBe(hashCanonical(HashDomain.PAYLOAD, value));
+    expect(() => hashCanonicalText(HashDomain.PAYLOAD, '"\ud800"')).toThrow(CanonicalizationError);
   });
 
   it('hashCanonical refuses what canonical JSON refuses', () => {

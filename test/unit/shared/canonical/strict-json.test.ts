@@ -99,6 +99,13 @@ describe('parseStrictJson: syntax errors carry line and column', () => {
     expect(error.issues[0]?.message).toBe('Bad control character in string literal at line 2 column 3');
   });
 
+  it('an unterminated string or a bad escape in a name is a syntax error, as before the one-scan fast path', () => {
+    for (const text of ['{"a":1,"b', '{"a":"x', '{"\\x":1,"a":2}', '{"\\u12":1}']) {
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+      expect(refusal(text).failure).toBe(StrictJsonFailure.SYNTAX);
+    }
+  });
+
   it('a non-printable unexpected character is shown escaped', () => {
     expect(refusal('\u000b1').issues[0]?.message).toBe("Unexpected character '\\u000b' at line 1 column 1");
   });
@@ -170,5 +177,76 @@ describe('parseStrictJson: otherwise exactly JSON.parse', () => {
     expect(value).toStrictEqual(JSON.parse(text));
     expect(Object.is(value[1], -0)).toBe(true);
     expect(value[0]).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('parseStrictJson: the one-scan fast path misses no repeated name', () => {
+  /** A JSON text tree: objects as entry lists, so a generated object may repeat a name. */
+  type Tree =
+    | { kind: 'leaf'; text: string }
+    | { kind: 'array'; items: Tree[] }
+    | { kind: 'object'; entries: [string, Tree][] };
+
+  const names = fc.oneof(
+    fc.constantFrom(
+      'a',
+      'b',
+      '"',
+      '\\',
+      '","',
+      '\\"',
+      '{',
+      '[',
+      ']}',
+      ':',
+      ',"a":',
+      '\u00e9',
+      '\ud83d\ude00',
+      '__proto__',
+    ),
+    fc.string({ unit: 'binary', maxLength: 4 }),
+  );
+  const leaves = fc.oneof(
+    fc.jsonValue({ maxDepth: 0 }).map((v) => JSON.stringify(v)),
+    fc.constantFrom('"\\\\"', '"\\""', '"{\\"a\\":1,\\"a\\":2}"', '"[[["', '1e400', '-0'),
+  );
+  const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', maxDepth: 5 },
+      leaves.map((text): Tree => ({ kind: 'leaf', text })),
+      fc.array(tie('tree'), { maxLength: 4 }).map((items): Tree => ({ kind: 'array', items })),
+      fc.array(fc.tuple(names, tie('tree')), { maxLength: 5 }).map((entries): Tree => ({ kind: 'object', entries })),
+    ),
+  }));
+
+  /** Writes a tree with the given spacing; names are escaped as `\uXXXX` where `escaped` says so. */
+  function write(t: Tree, space: string, escaped: (i: number) => boolean): string {
+    if (t.kind === 'leaf') return t.text;
+    if (t.kind === 'array')
+      return `[${space}${t.items.map((i) => write(i, space, escaped)).join(`,${space}`)}${space}]`;
+    const members = t.entries.map(([name, value], i) => {
+      const literal = escaped(i)
+        ? `"${Array.from({ length: name.length }, (_, k) => `\\u${name.charCodeAt(k).toString(16).padStart(4, '0')}`).join('')}"`
+        : JSON.stringify(name);
+      return `${literal}${space}:${space}${write(value, space, escaped)}`;
+    });
+    return `{${space}${members.join(`,${space}`)}${space}}`;
+  }
+
+  const repeats = (t: Tree): boolean =>
+    t.kind === 'array'
+      ? t.items.some(repeats)
+      : t.kind === 'object' &&
+        (new Set(t.entries.map(([name]) => name)).size < t.entries.length || t.entries.some(([, v]) => repeats(v)));
+
+  it('property: a text is refused as DUPLICATE_KEY exactly when some object repeats a name (escaped or not)', () => {
+    fc.assert(
+      fc.property(tree, fc.constantFrom('', ' ', '\n\t'), fc.array(fc.boolean()), (t, space, escapes) => {
+        const text = write(t, space, (i) => escapes[i % Math.max(escapes.length, 1)] ?? false);
+        if (repeats(t)) expect(refusal(text).failure).toBe(StrictJsonFailure.DUPLICATE_KEY);
+        else expect(parseStrictJson(text, 'test input')).toStrictEqual(JSON.parse(text));
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });
