@@ -229,7 +229,7 @@ export function triageReportDigest(report: unknown): HexDigest {
 }
 
 /**
- * Reason of rule 6. With no declared-absent key among them it is the text format-1 manifests
+ * Reason of rules 6 and 6a. With no declared-absent key among them it is the text format-1 manifests
  * always got, so their report digests do not change.
  */
 function structuralReason(structuralDrift: readonly string[], arrived: ReadonlySet<string>): string {
@@ -240,7 +240,7 @@ function structuralReason(structuralDrift: readonly string[], arrived: ReadonlyS
     ...(lost.length > 0 ? [`${keys(lost)} changed or vanished`] : []),
     ...(came.length > 0 ? [`${keys(came)} declared absent at write time appeared`] : []),
   ];
-  const source = came.length > 0 ? 'docs/triage.md rule 6' : 'seed 000 Method 2, Decision Boundary (1)';
+  const source = came.length > 0 ? 'docs/triage.md rule 6a' : 'seed 000 Method 2, Decision Boundary (1)';
   return `${parts.join(' and ')}: the whole record is invalid (${source})`;
 }
 

@@ -300,7 +300,7 @@ describe('isolateDelta: keys declared absent (manifest format 2)', () => {
     expect(report.structuralDrift).toEqual(['LD_PRELOAD']);
     expect(report.invalidatedClaims).toEqual(v2Claims);
     expect(report.reason).toBe(
-      'structural key "LD_PRELOAD" declared absent at write time appeared: the whole record is invalid (docs/triage.md rule 6)',
+      'structural key "LD_PRELOAD" declared absent at write time appeared: the whole record is invalid (docs/triage.md rule 6a)',
     );
     const both = triage({ ...baselineEnv, ARCH: 'x86_64', LD_PRELOAD: '/tmp/hook.so' }, v2);
     expect(both.structuralDrift).toEqual(['ARCH', 'LD_PRELOAD']);
