@@ -46,7 +46,7 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
   {
     name: 'SealedDependencyManifest',
     schema: SealedDependencyManifestSchema,
-    description: 'Precondition manifest of a record (seed 000).',
+    description: 'Precondition manifest of a record (seed 000): format 1, or format 2 when it declares absentKeys.',
   },
   {
     name: 'DeltaIsolationReport',

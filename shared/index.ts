@@ -146,10 +146,20 @@ export {
 } from './triage/delta-isolator';
 export { ManifestSealMismatchError } from './triage/errors';
 export {
+  type BuildManifestInput,
   buildManifest,
+  type ClaimDependency,
+  type ClaimKeys,
   compositeSeal,
+  declaredAbsentKeys,
   envKeyHash,
+  MANIFEST_FORMAT_VERSION,
+  ManifestFormatVersion,
   manifestDigest,
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
+  type SealedDependencyManifestV1,
+  SealedDependencyManifestV1Schema,
+  type SealedDependencyManifestV2,
+  SealedDependencyManifestV2Schema,
 } from './triage/manifest';

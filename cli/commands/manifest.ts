@@ -1,27 +1,32 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { InvalidInputError } from '../../shared/errors';
-import { EnvSnapshot, MapKey, safeRecord } from '../../shared/schemas/primitives';
-import { buildManifest } from '../../shared/triage/manifest';
+import { EnvSnapshot } from '../../shared/schemas/primitives';
+import { buildManifest, ClaimKeysMapInput } from '../../shared/triage/manifest';
 import { type CommandContext, commaList } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/output';
 import { readSchemaFile } from '../read-input';
 
-/** CLAIMS.json: claim id → its causal keys (seed 000 `claim_dependency_map`). */
-const ClaimsFile = safeRecord(z.array(MapKey).min(1, 'a claim must name at least one causal key'));
+/**
+ * CLAIMS.json: claim id → its causal keys (seed 000 `claim_dependency_map`), or
+ * `{ "causalKeys": [...], "absentKeys": [...] }` for a claim that rests on keys being absent.
+ */
+const ClaimsFile = ClaimKeysMapInput;
 
 interface ManifestOptions {
   readonly env: string;
   readonly structural: string;
+  readonly structuralAbsent: string;
   readonly claims: string;
 }
 
 /**
  * `reseal manifest`: builds the sealed dependency manifest (seed 000, "Recorded Elements") from
  * a baseline environment, the structural keys and each claim's causal keys, and prints it as
- * camelCase JSON (the wire format `triage --manifest` and a write request take).
+ * camelCase JSON (the wire format `triage --manifest` and a write request take). Keys declared
+ * absent (`--structural-absent`, a claim's `absentKeys`) make it a format-2 manifest
+ * (docs/triage.md, "Keys declared absent").
  */
 export function registerManifest(program: Command, ctx: CommandContext): void {
   program
@@ -29,18 +34,29 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
     .summary('build the sealed dependency manifest (offline)')
     .description(
       'Builds the sealed dependency manifest of seed 000 from the environment at write time and prints it as JSON.\n' +
-        'BASELINE.json is a flat object of key to string value; CLAIMS.json maps each claim id to its list of causal keys.',
+        'BASELINE.json is a flat object of key to string value. CLAIMS.json maps each claim id to its list of causal keys, ' +
+        'or to { "causalKeys": [...], "absentKeys": [...] } for a claim that rests on keys being absent from BASELINE.json; ' +
+        'such a key appearing later invalidates the claim (with --structural-absent, the whole record).',
     )
     .requiredOption('--env <BASELINE.json>', 'environment at write time: { "KEY": "value", ... }')
     .option('--structural <KEY1,KEY2>', 'comma-separated structural keys (drift invalidates the whole record)', '')
-    .requiredOption('--claims <CLAIMS.json>', 'claim id to causal keys: { "claim-id": ["KEY", ...], ... }')
+    .option(
+      '--structural-absent <KEY1,KEY2>',
+      'comma-separated structural keys absent from BASELINE.json (their appearance invalidates the whole record)',
+      '',
+    )
+    .requiredOption(
+      '--claims <CLAIMS.json>',
+      'claim id to causal keys: { "claim-id": ["KEY", ...] | { "causalKeys": [...], "absentKeys": [...] }, ... }',
+    )
     .action(async (options: ManifestOptions) => {
       const env = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
       const claims = await readSchemaFile(ctx.io, options.claims, ClaimsFile, 'claim dependency map');
       const structuralKeys = commaList(options.structural);
+      const structuralAbsentKeys = commaList(options.structuralAbsent);
       let manifest: ReturnType<typeof buildManifest>;
       try {
-        manifest = buildManifest({ env, structuralKeys, claimDependencyMap: claims });
+        manifest = buildManifest({ env, structuralKeys, structuralAbsentKeys, claimDependencyMap: claims });
       } catch (error) {
         if (error instanceof InvalidInputError) throw manifestInputError(error, options);
         throw error;
@@ -50,11 +66,15 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
     });
 }
 
-/** Names the file or option each problem comes from: `structuralKeys.*` → --structural, claims → CLAIMS.json. */
+/**
+ * Names the file or option each problem comes from: `structuralKeys.*` → --structural,
+ * `structuralAbsentKeys.*` → --structural-absent, claims → CLAIMS.json.
+ */
 function manifestInputError(error: InvalidInputError, options: ManifestOptions): BadInputError {
   const lines = error.issues.map((issue) => {
     const [head, ...rest] = issue.path.split('.');
     if (head === 'structuralKeys') return `  --structural: ${issue.message} (${options.env})`;
+    if (head === 'structuralAbsentKeys') return `  --structural-absent: ${issue.message} (${options.env})`;
     if (head === 'claimDependencyMap')
       return `  ${options.claims} at ${rest.join('.')}: ${issue.message} (${options.env})`;
     if (head === 'env') return `  ${options.env} at ${rest.join('.') || '<root>'}: ${issue.message}`;

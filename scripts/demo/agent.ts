@@ -1,5 +1,5 @@
 import { DeltaVerdict } from '../../shared/triage/delta-isolator';
-import { type LineageTemplate, nextClaimMap } from './scenario';
+import { absentKeysOf, type LineageTemplate, nextClaimMap } from './scenario';
 
 /** The part of a triage report (seed 000 `DeltaIsolationReport`) an agent acts on. */
 export interface TriageFindings {
@@ -19,8 +19,15 @@ export interface AgentDecision {
   readonly kept: string[];
   /** Claims it re-probes (all of them on FULL_RECONSTRUCTION_REQUIRED). */
   readonly reprobe: string[];
-  /** Drifted keys the record depends on: changed or vanished, and structural or causal. */
+  /**
+   * Drifted keys the record depends on: structural or causal keys that changed or vanished, and
+   * keys its claims declared absent that appeared.
+   */
   readonly mattered: string[];
+  /** Keys the recalled record's claims declared absent that appeared. */
+  readonly absentAppeared: string[];
+  /** Claims triage invalidated that rest on the absence of a key that appeared. */
+  readonly quarantinedOnAbsence: string[];
   /**
    * The claim map of the superseding record to seal, or `null` when nothing needs re-sealing
    * (NO_DRIFT, AMBIENT_DRIFT_ONLY: the record stands as it is).
@@ -36,7 +43,8 @@ export interface AgentDecision {
  * - FULL_RECONSTRUCTION_REQUIRED: re-probe every claim of the template against the current
  *   environment and re-seal.
  *
- * @param sealed - claim id → causal keys of the record that was recalled
+ * @param sealed - claim id → causal keys of the record that was recalled (the keys a claim
+ *   declares absent come from its template, as they were sealed)
  * @param structuralKeys - its structural keys
  * @param env - the environment the recall was made in
  */
@@ -49,17 +57,25 @@ export function decideAfterTriage(
 ): AgentDecision {
   const lost = new Set([...findings.driftedKeys.changed, ...findings.driftedKeys.vanished]);
   const dependedOn = new Set([...structuralKeys, ...Object.values(sealed).flat()]);
-  const mattered = [...lost].filter((key) => dependedOn.has(key)).sort();
+  const declaredAbsent = absentKeysOf(lineage, Object.keys(sealed));
+  const appeared = new Set(findings.driftedKeys.appeared);
+  const absentAppeared = [...new Set(Object.values(declaredAbsent).flat())].filter((key) => appeared.has(key)).sort();
+  const quarantinedOnAbsence = findings.invalidatedClaims
+    .filter((claimId) => (declaredAbsent[claimId] ?? []).some((key) => appeared.has(key)))
+    .sort();
+  const mattered = [...[...lost].filter((key) => dependedOn.has(key)), ...absentAppeared].sort();
+  const absence = { absentAppeared, quarantinedOnAbsence };
   switch (findings.verdict) {
     case DeltaVerdict.NO_DRIFT:
     case DeltaVerdict.AMBIENT_DRIFT_ONLY:
-      return { kept: [...findings.retainedClaims], reprobe: [], mattered, next: null };
+      return { kept: [...findings.retainedClaims], reprobe: [], mattered, ...absence, next: null };
     case DeltaVerdict.PARTIAL_REPROBE_REQUIRED: {
       const next = nextClaimMap(lineage, sealed, findings.retainedClaims, findings.invalidatedClaims, env);
       return {
         kept: [...findings.retainedClaims],
         reprobe: [...findings.invalidatedClaims],
         mattered,
+        ...absence,
         next: { claimDependencyMap: next.claimDependencyMap, dropped: next.unavailable },
       };
     }
@@ -70,6 +86,7 @@ export function decideAfterTriage(
         kept: [],
         reprobe: Object.keys(sealed).sort(),
         mattered,
+        ...absence,
         next: {
           claimDependencyMap: next.claimDependencyMap,
           dropped: next.unavailable.filter((claimId) => Object.hasOwn(sealed, claimId)),

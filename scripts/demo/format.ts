@@ -104,6 +104,7 @@ export function formatSummary(s: DemoSummary): string {
   out.push(
     `  differential triage   re-derived ${t.claimsReprobed} claims; saved ${t.claimsSaved} re-derivations (${percent(t.claimsSaved, t.monolithic.claimsRederived)} of the monolithic cost)`,
   );
+  out.push(`  declared absent       ${declaredAbsentLine(s)}`);
   out.push('');
   if (s.problems.length > 0) {
     out.push('PROBLEMS:');
@@ -112,6 +113,25 @@ export function formatSummary(s: DemoSummary): string {
   }
   out.push(`Done in ${(s.durationMs / 1000).toFixed(1)} s.`);
   return out.join('\n');
+}
+
+/**
+ * The totals line about keys declared absent: the claims quarantined because a key they rest on
+ * the absence of appeared, and where. Without the declaration that drift would have been ambient
+ * and the claims kept.
+ */
+function declaredAbsentLine(s: DemoSummary): string {
+  const { recalls, claimsQuarantined } = s.totals.declaredAbsent;
+  if (recalls === 0) return 'no key a claim declared absent appeared';
+  const where = s.recalls
+    .filter((r) => r.absentAppeared.length > 0)
+    .map(
+      (r) => `${r.lineage} #${r.snapshotIndex}: ${r.quarantinedOnAbsence.join(', ')} on ${r.absentAppeared.join(', ')}`,
+    );
+  return (
+    `${claimsQuarantined} claim${claimsQuarantined === 1 ? '' : 's'} quarantined at ${recalls} recall${recalls === 1 ? '' : 's'} ` +
+    `when keys they declared absent appeared (${where.join('; ')})`
+  );
 }
 
 function percent(part: number, whole: number): string {

@@ -11,6 +11,7 @@ import {
   LINEAGE_TEMPLATES,
   type LineagePlan,
   type LineageTemplate,
+  manifestClaimMap,
   presentStructuralKeys,
   type ResidualBody,
   residualBody,
@@ -141,7 +142,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
           payload: asPayload(body),
           variables,
           boundaryAtMs: nowMs() - 1,
-          manifest: { env: snapshot.env, structuralKeys, claimDependencyMap },
+          manifest: {
+            env: snapshot.env,
+            structuralKeys,
+            claimDependencyMap: manifestClaimMap(plan.template, claimDependencyMap),
+          },
         }),
       );
       const head = await waitSealed(plan.lineageId, residualId, 0);
@@ -172,7 +177,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         variables: [inheritedVariable(variableName, variableValue, session.previous.epoch)],
         boundaryAtMs: session.boundaryAtMs,
         predecessor: session.previous,
-        manifest: { env: first.env, structuralKeys: state.structuralKeys, claimDependencyMap: state.claims },
+        manifest: {
+          env: first.env,
+          structuralKeys: state.structuralKeys,
+          claimDependencyMap: manifestClaimMap(state.plan.template, state.claims),
+        },
       }),
     );
     const deadline = nowMs() + writeTimeoutMs;
@@ -236,6 +245,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         verdict: report.verdict,
         driftedKeyCount,
         mattered: decision.mattered,
+        absentAppeared: decision.absentAppeared,
+        quarantinedOnAbsence: decision.quarantinedOnAbsence,
         kept: decision.kept,
         reprobed: decision.reprobe,
         dropped: decision.next?.dropped ?? [],
@@ -277,7 +288,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         variables,
         boundaryAtMs: Math.min(session.boundaryAtMs, probedAtMs - 1),
         predecessor: session.previous,
-        manifest: { env: snapshot.env, structuralKeys, claimDependencyMap: next.claimDependencyMap },
+        manifest: {
+          env: snapshot.env,
+          structuralKeys,
+          claimDependencyMap: manifestClaimMap(state.plan.template, next.claimDependencyMap),
+        },
         supersedes: state.head,
       }),
     );
@@ -349,6 +364,8 @@ function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: Tr
     verdict: null,
     driftedKeyCount: 0,
     mattered: [],
+    absentAppeared: [],
+    quarantinedOnAbsence: [],
     kept: [],
     reprobed: [],
     dropped: [],

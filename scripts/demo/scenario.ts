@@ -9,7 +9,10 @@ import type { RunnerSnapshot } from './snapshots';
  * causal keys (seed 000 `claim_dependency_map`); an entry that is a list names alternatives,
  * the first present in the environment being the one used (the report renamed
  * `tool:docker compose v2` to `tool:docker compose` in 2026, so the compose claim's key
- * vanishes and its re-probe finds the new name).
+ * vanishes and its re-probe finds the new name). A claim may also rest on keys being absent
+ * (`absentKeys`, declared absent in the manifest): podman, buildah and skopeo are not in the
+ * first Ubuntu 24.04 report and arrive in the second, which quarantines the claim resting on
+ * their absence.
  */
 
 /** One causal key, or alternatives of which the first present is used. */
@@ -21,6 +24,12 @@ export interface ClaimTemplate {
   /** What the agent concluded, for humans. */
   readonly statement: string;
   readonly causalKeys: readonly CausalKeyChoice[];
+  /**
+   * Keys the conclusion rests on being absent from the environment. They are declared absent in
+   * the manifest, so their appearance invalidates the claim; while one is present the claim
+   * cannot be stated.
+   */
+  readonly absentKeys?: readonly string[];
 }
 
 /** An agent's memory lineage in the demo. */
@@ -119,21 +128,35 @@ export const LINEAGE_TEMPLATES: readonly LineageTemplate[] = [
         statement: 'kubectl rollout status works against the cluster',
         causalKeys: ['tool:kubectl'],
       },
+      {
+        claimId: 'single-container-runtime',
+        statement:
+          'Docker is the only container runtime: no podman, buildah or skopeo to pick up images, sockets or registry credentials',
+        causalKeys: [],
+        absentKeys: ['tool:buildah', 'tool:podman', 'tool:skopeo'],
+      },
     ],
   },
 ];
 
 /** Claims resolved against one environment. */
 export interface ResolvedClaims {
-  /** claim id → causal keys present in the environment (sorted, unique), for `buildManifest`. */
+  /**
+   * claim id → causal keys present in the environment (sorted, unique; empty for a claim that
+   * rests only on absent keys). {@link manifestClaimMap} adds the keys declared absent.
+   */
   readonly claimDependencyMap: Record<string, string[]>;
-  /** Claims that cannot be stated here: one of their keys (and every alternative) is absent. */
+  /**
+   * Claims that cannot be stated here: one of their causal keys (and every alternative) is
+   * absent, or one of the keys they rest on being absent is present.
+   */
   readonly unavailable: string[];
 }
 
 /**
  * Resolves a lineage's claims against an environment: each causal key choice becomes the first
- * of its alternatives present in `env`; a claim with a choice that has none is unavailable.
+ * of its alternatives present in `env`; a claim with a choice that has none, or with a key of
+ * `absentKeys` present, is unavailable.
  */
 export function resolveClaims(
   lineage: LineageTemplate,
@@ -151,10 +174,41 @@ export function resolveClaims(
       if (present === undefined) break;
       keys.push(present);
     }
-    if (keys.length === claim.causalKeys.length) claimDependencyMap[claim.claimId] = [...new Set(keys)].sort();
-    else unavailable.push(claim.claimId);
+    const absentStillAbsent = (claim.absentKeys ?? []).every((key) => !Object.hasOwn(env, key));
+    if (keys.length === claim.causalKeys.length && absentStillAbsent) {
+      claimDependencyMap[claim.claimId] = [...new Set(keys)].sort();
+    } else unavailable.push(claim.claimId);
   }
   return { claimDependencyMap, unavailable: unavailable.sort() };
+}
+
+/** The keys each claim of `claimIds` declares absent (claims that declare none are left out). */
+export function absentKeysOf(lineage: LineageTemplate, claimIds: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const claim of lineage.claims) {
+    if (claimIds.includes(claim.claimId) && (claim.absentKeys ?? []).length > 0) {
+      out[claim.claimId] = [...new Set(claim.absentKeys)].sort();
+    }
+  }
+  return out;
+}
+
+/**
+ * The claim map `buildManifest` takes for a sealed claim map: each claim's causal keys, and
+ * `{ causalKeys, absentKeys }` for a claim whose template declares keys absent, so the manifest
+ * records them (format 2) and triage invalidates the claim when one of them appears.
+ */
+export function manifestClaimMap(
+  lineage: LineageTemplate,
+  claimDependencyMap: Readonly<Record<string, readonly string[]>>,
+): Record<string, string[] | { causalKeys: string[]; absentKeys: string[] }> {
+  const absent = absentKeysOf(lineage, Object.keys(claimDependencyMap));
+  const out: Record<string, string[] | { causalKeys: string[]; absentKeys: string[] }> = {};
+  for (const [claimId, keys] of Object.entries(claimDependencyMap)) {
+    const declared = absent[claimId];
+    out[claimId] = declared === undefined ? [...keys] : { causalKeys: [...keys], absentKeys: declared };
+  }
+  return out;
 }
 
 /** Structural keys of a lineage that the environment has (a key absent at write time cannot be sealed). */
@@ -230,6 +284,8 @@ export interface ClaimBody {
   readonly statement: string;
   /** The causal keys' values when the claim was last probed. */
   readonly observed: Record<string, string>;
+  /** The keys the claim rests on being absent, observed absent when it was last probed (omitted when none). */
+  readonly observedAbsent?: string[];
   /** Index of the snapshot the claim was last probed at. */
   readonly probedAtSnapshot: number;
 }
@@ -292,7 +348,13 @@ export function residualBody(
     if (reprobed.includes(claimId)) {
       const observed: Record<string, string> = {};
       for (const key of claimDependencyMap[claimId] ?? []) observed[key] = snapshot.env[key] as string;
-      claims[claimId] = { statement: template.statement, observed, probedAtSnapshot: snapshot.index };
+      const absent = (template.absentKeys ?? []).filter((key) => !Object.hasOwn(snapshot.env, key)).sort();
+      claims[claimId] = {
+        statement: template.statement,
+        observed,
+        ...(absent.length > 0 ? { observedAbsent: absent } : {}),
+        probedAtSnapshot: snapshot.index,
+      };
     } else {
       const kept = previous?.claims[claimId];
       if (kept === undefined) throw new Error(`claim ${claimId} is neither re-probed nor in the previous record`);

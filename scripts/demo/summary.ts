@@ -17,8 +17,15 @@ export interface RecallResult {
   readonly verdict: DeltaVerdict | null;
   /** Keys changed, vanished or appeared since the record's baseline (all of them). */
   readonly driftedKeyCount: number;
-  /** The drifted keys that mattered: structural keys that drifted and causal keys of invalidated claims. */
+  /**
+   * The drifted keys that mattered: structural keys that drifted, causal keys of invalidated
+   * claims, and keys the record declared absent that appeared.
+   */
   readonly mattered: readonly string[];
+  /** Keys the recalled record declared absent (in its manifest) that appeared. */
+  readonly absentAppeared: readonly string[];
+  /** Claims quarantined because a key they rest on the absence of appeared. */
+  readonly quarantinedOnAbsence: readonly string[];
   /** Claims triage retained. */
   readonly kept: readonly string[];
   /** Claims triage quarantined, re-probed and re-sealed. */
@@ -77,6 +84,11 @@ export interface DemoTotals {
   };
   /** Re-derivations triage saved: claims kept at the recalls the monolithic hash invalidated. */
   readonly claimsSaved: number;
+  /**
+   * Keys declared absent that appeared: at how many recalls, and how many claims resting on
+   * their absence were quarantined (a format-1 manifest could not name them: ambient drift).
+   */
+  readonly declaredAbsent: { readonly recalls: number; readonly claimsQuarantined: number };
 }
 
 /** Everything `runDemo` did, structured so a test can check the counts. */
@@ -127,7 +139,11 @@ export function totalsOf(recalls: readonly RecallResult[]): DemoTotals {
   let invalidatedRecalls = 0;
   let claimsRederived = 0;
   let claimsSaved = 0;
+  let absentRecalls = 0;
+  let claimsQuarantinedOnAbsence = 0;
   for (const r of recalls) {
+    if (r.absentAppeared.length > 0) absentRecalls += 1;
+    claimsQuarantinedOnAbsence += r.quarantinedOnAbsence.length;
     if (r.verdict === null) refused += 1;
     else byVerdict[r.verdict] += 1;
     const claims = r.kept.length + r.reprobed.length;
@@ -151,5 +167,6 @@ export function totalsOf(recalls: readonly RecallResult[]): DemoTotals {
     reseals,
     monolithic: { invalidatedRecalls, claimsRederived },
     claimsSaved,
+    declaredAbsent: { recalls: absentRecalls, claimsQuarantined: claimsQuarantinedOnAbsence },
   };
 }

@@ -5,6 +5,7 @@ import { EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import { ManifestSealMismatchError } from './errors';
 import {
   compositeSealUnchecked,
+  declaredAbsentKeys,
   envKeyHashUnchecked,
   SealedDependencyManifestSchema,
   SortedUniqueKeys,
@@ -47,8 +48,9 @@ export const DeltaIsolationReportSchema = z.strictObject({
  * Result of {@link isolateDelta} (seed 000 `DeltaIsolationReport`, extended).
  * - `driftedKeys.changed` / `vanished` / `appeared`: keys whose hash differs from the baseline,
  *   baseline keys absent now, current keys absent from the baseline.
- * - `structuralDrift`: structural keys that changed or vanished.
- * - `unattributedKeys`: structural or causal keys with no entry in `baselineKeyHashes`.
+ * - `structuralDrift`: structural keys that changed or vanished, or were declared absent and appeared.
+ * - `unattributedKeys`: structural or causal keys with no entry in `baselineKeyHashes` that the
+ *   manifest does not declare absent either.
  * - `invalidatedClaims`: claims to re-probe (all claims on `FULL_RECONSTRUCTION_REQUIRED`);
  *   `retainedClaims`: claims that stand without re-probing.
  */
@@ -68,12 +70,18 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  *    Element 4, Method 1, Decision Boundary (2)).
  * 3. Drifted keys split into changed / vanished / appeared.
  * 4. `claimDependencyMap` empty → `FULL_RECONSTRUCTION_REQUIRED` (Element 4, Decision Boundary (2)).
- * 5. A structural or causal key missing from `baselineKeyHashes` is unattributed →
- *    `FULL_RECONSTRUCTION_REQUIRED` (DESIGN.md hardening; fail closed).
- * 6. A structural key changed or vanished → `FULL_RECONSTRUCTION_REQUIRED` (Method 2, Decision Boundary (1)).
- * 7. Claims partitioned by overlap of their causal keys with the drifted keys (Method 3):
- *    none invalidated → `AMBIENT_DRIFT_ONLY`; all → `FULL_RECONSTRUCTION_REQUIRED` (Decision
- *    Boundary (3)); otherwise `PARTIAL_REPROBE_REQUIRED` (Method 4, Decision Boundary (c)).
+ * 5. A structural or causal key with neither an entry in `baselineKeyHashes` nor a declaration
+ *    in `absentKeys` is unattributed → `FULL_RECONSTRUCTION_REQUIRED` (fail closed).
+ * 6. A structural key changed or vanished, or was declared absent and appeared →
+ *    `FULL_RECONSTRUCTION_REQUIRED` (Method 2, Decision Boundary (1)).
+ * 7. Claims partitioned by overlap of their causal keys with the drifted keys (Method 3), an
+ *    appeared declared-absent key included: none invalidated → `AMBIENT_DRIFT_ONLY`; all →
+ *    `FULL_RECONSTRUCTION_REQUIRED` (Decision Boundary (3)); otherwise `PARTIAL_REPROBE_REQUIRED`
+ *    (Method 4, Decision Boundary (c)). An appeared key nobody declared absent invalidates no
+ *    claim (no claim can name it without rule 5 failing closed first).
+ *
+ * Format-1 manifests declare nothing absent, so every rule gives exactly what it gave before
+ * `absentKeys` existed (docs/triage.md, "Keys declared absent").
  *
  * Cost: O(K + Σ|causal_keys| + C log C) for K environment keys and C claims: every current key is
  * hashed once, an index key → claims is built once, and only the drifted keys are walked.
@@ -89,6 +97,8 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   const env = parseInput(EnvSnapshot, currentEnv, 'current environment');
   const baseline = m.baselineKeyHashes;
   const baselineKeys = Object.keys(baseline);
+  const absent = new Set(declaredAbsentKeys(m));
+  const attributed = (key: string) => Object.hasOwn(baseline, key) || absent.has(key);
 
   if (baselineKeys.length > 0) {
     const recomputed = compositeSealUnchecked(baseline);
@@ -103,13 +113,13 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   // Index key → claims once; it also yields the unattributed keys (Σ|causal_keys|).
   const claimsByKey = new Map<string, string[]>();
   const unattributed = new Set<string>();
-  for (const key of m.structuralKeys) if (!Object.hasOwn(baseline, key)) unattributed.add(key);
+  for (const key of m.structuralKeys) if (!attributed(key)) unattributed.add(key);
   for (const claimId of allClaims) {
     for (const key of m.claimDependencyMap[claimId] as string[]) {
       const claims = claimsByKey.get(key);
       if (claims === undefined) {
         claimsByKey.set(key, [claimId]);
-        if (!Object.hasOwn(baseline, key)) unattributed.add(key);
+        if (!attributed(key)) unattributed.add(key);
       } else claims.push(claimId);
     }
   }
@@ -168,7 +178,9 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
     );
   }
   const lost = new Set([...changed, ...vanished]);
-  const structuralDrift = m.structuralKeys.filter((key) => lost.has(key));
+  // Declared absent at write time, present now: drift on whoever rests on the absence.
+  const arrived = new Set(appeared.filter((key) => absent.has(key)));
+  const structuralDrift = m.structuralKeys.filter((key) => lost.has(key) || arrived.has(key));
   if (unattributedKeys.length > 0) {
     return full(
       `composite seal broken and ${quoteList(unattributedKeys)} ${unattributedKeys.length === 1 ? 'has' : 'have'} no baseline key hash: drift on ${unattributedKeys.length === 1 ? 'it' : 'them'} cannot be attributed (unattributed drift policy); fail closed`,
@@ -176,10 +188,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
     );
   }
   if (structuralDrift.length > 0) {
-    return full(
-      `structural key${structuralDrift.length === 1 ? '' : 's'} ${quoteList(structuralDrift)} changed or vanished: the whole record is invalid (seed 000 Method 2, Decision Boundary (1))`,
-      structuralDrift,
-    );
+    return full(structuralReason(structuralDrift, arrived), structuralDrift);
   }
 
   // Claim-level partition (Method 3): walk only the drifted keys through the index.
@@ -195,15 +204,16 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       { driftedKeys, retainedClaims: allClaims },
     );
   }
+  const arrivedNote = arrived.size === 0 ? '' : `; ${arrivedClause(arrived)}`;
   if (invalidated.size === allClaims.length) {
     return full(
-      `every claim (${allClaims.length}) depends on a drifted key: differential recovery saves nothing (seed 000 Decision Boundary (3))`,
+      `every claim (${allClaims.length}) depends on a drifted key: differential recovery saves nothing (seed 000 Decision Boundary (3))${arrivedNote}`,
     );
   }
   const invalidatedClaims = [...invalidated].sort();
   return report(
     DeltaVerdict.PARTIAL_REPROBE_REQUIRED,
-    `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (seed 000 Method 4, Decision Boundary (c))`,
+    `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (seed 000 Method 4, Decision Boundary (c))${arrivedNote}`,
     { driftedKeys, retainedClaims: allClaims.filter((c) => !invalidated.has(c)), invalidatedClaims },
   );
 }
@@ -216,6 +226,28 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
  */
 export function triageReportDigest(report: unknown): HexDigest {
   return hashCanonical(HashDomain.TRIAGE_REPORT, parseInput(DeltaIsolationReportSchema, report, 'triage report'));
+}
+
+/**
+ * Reason of rules 6 and 6a. With no declared-absent key among them it is the text format-1 manifests
+ * always got, so their report digests do not change.
+ */
+function structuralReason(structuralDrift: readonly string[], arrived: ReadonlySet<string>): string {
+  const lost = structuralDrift.filter((key) => !arrived.has(key));
+  const came = structuralDrift.filter((key) => arrived.has(key));
+  const keys = (list: readonly string[]) => `structural key${list.length === 1 ? '' : 's'} ${quoteList(list)}`;
+  const parts = [
+    ...(lost.length > 0 ? [`${keys(lost)} changed or vanished`] : []),
+    ...(came.length > 0 ? [`${keys(came)} declared absent at write time appeared`] : []),
+  ];
+  const source = came.length > 0 ? 'docs/triage.md rule 6a' : 'seed 000 Method 2, Decision Boundary (1)';
+  return `${parts.join(' and ')}: the whole record is invalid (${source})`;
+}
+
+/** Names the declared-absent keys that appeared, for the reason of a claim partition. */
+function arrivedClause(arrived: ReadonlySet<string>): string {
+  const keys = [...arrived].sort();
+  return `declared absent at write time and present now: ${quoteList(keys)}`;
 }
 
 function quoteList(keys: readonly string[], max = 10): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { EnvSnapshot, HexDigest as HexDigestSchema, MapKey, safeRecord, wellFormedString } from '../schemas/primitives';
@@ -24,7 +24,33 @@ export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
 });
 
 /**
- * Schema of a {@link SealedDependencyManifest} (strict: unknown fields are refused).
+ * Manifest format versions. A verifier tells them apart by `formatVersion` alone, and refuses
+ * any other value instead of guessing the layout (docs/canonical-form.md, "Manifest versions").
+ * - `V1`: every structural and causal key was present at write time (a key hash each).
+ * - `V2`: adds `absentKeys`, keys declared absent at write time that structural keys or claims
+ *   rest on. Written only when at least one key is declared absent, so a manifest without one
+ *   keeps the exact `V1` bytes and digest it always had.
+ *
+ * Only the manifest moves on: record headers, reports and every other hashed structure keep
+ * `FORMAT_VERSION` 1.
+ */
+export const ManifestFormatVersion = { V1: 1, V2: 2 } as const;
+/** One of {@link ManifestFormatVersion}. */
+export type ManifestFormatVersion = (typeof ManifestFormatVersion)[keyof typeof ManifestFormatVersion];
+/** The newest manifest format this code reads and writes. */
+export const MANIFEST_FORMAT_VERSION = ManifestFormatVersion.V2;
+
+const RESERVED_KEY = '__proto__';
+
+const manifestFields = {
+  preconditionSeal: HexDigestSchema,
+  baselineKeyHashes: safeRecord(HexDigestSchema),
+  structuralKeys: SortedUniqueKeys,
+  claimDependencyMap: safeRecord(SortedUniqueKeys.min(1, 'a claim must name at least one causal key')),
+};
+
+/**
+ * Schema of a format-1 manifest (strict: unknown fields, `absentKeys` included, are refused).
  *
  * The four recorded elements of seed 000 ("Recorded Elements" 1–4):
  * - `baselineKeyHashes` (element 1): env key → {@link envKeyHash} at write time.
@@ -38,19 +64,75 @@ export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
  * `preconditionSeal` is {@link compositeSeal} of `baselineKeyHashes`; for an empty
  * `baselineKeyHashes` it is taken as an opaque seal that cannot be self-checked.
  */
-export const SealedDependencyManifestSchema = z.strictObject({
-  formatVersion: z.literal(FORMAT_VERSION),
-  preconditionSeal: HexDigestSchema,
-  baselineKeyHashes: safeRecord(HexDigestSchema),
-  structuralKeys: SortedUniqueKeys,
-  claimDependencyMap: safeRecord(SortedUniqueKeys.min(1, 'a claim must name at least one causal key')),
+export const SealedDependencyManifestV1Schema = z.strictObject({
+  formatVersion: z.literal(ManifestFormatVersion.V1),
+  ...manifestFields,
 });
 
 /**
- * The precondition manifest stored with a sealed record (seed 000, "Recorded Elements").
- * Wire format: camelCase JSON, see {@link SealedDependencyManifestSchema}.
+ * Schema of a format-2 manifest: the format-1 fields plus `absentKeys` (sorted, unique,
+ * non-empty), the keys declared absent from the environment at write time. Structural keys and
+ * claims name them like any other key; a declared-absent key that appears later is drift on
+ * them. `absentKeys` is not part of `preconditionSeal` (an absent key has no value to hash; its
+ * appearance breaks the composite anyway) but is covered by {@link manifestDigest}, hence by the
+ * record's MAC. Refused, naming `absentKeys.<i>`: a key that also has a baseline key hash (or
+ * whose other Unicode normal form has one), `__proto__` (never part of an environment), and a key
+ * no structural key or claim names (it could invalidate nothing).
+ */
+export const SealedDependencyManifestV2Schema = z
+  .strictObject({
+    formatVersion: z.literal(ManifestFormatVersion.V2),
+    preconditionSeal: manifestFields.preconditionSeal,
+    baselineKeyHashes: manifestFields.baselineKeyHashes,
+    absentKeys: SortedUniqueKeys.min(1, 'a format-2 manifest declares at least one absent key (else it is format 1)'),
+    structuralKeys: manifestFields.structuralKeys,
+    claimDependencyMap: manifestFields.claimDependencyMap,
+  })
+  .superRefine((manifest, ctx) => {
+    // Refinements may run after element issues were reported; skip what is not well formed.
+    if (!Array.isArray(manifest.absentKeys)) return;
+    const present = presenceIndex(Object.keys(manifest.baselineKeyHashes ?? {}));
+    const named = new Set<unknown>(Array.isArray(manifest.structuralKeys) ? manifest.structuralKeys : []);
+    for (const keys of Object.values(manifest.claimDependencyMap ?? {})) {
+      if (Array.isArray(keys)) for (const key of keys) named.add(key);
+    }
+    manifest.absentKeys.forEach((key, i) => {
+      if (typeof key !== 'string' || !key.isWellFormed()) return;
+      const conflict = presenceConflict(key, present, 'baselineKeyHashes');
+      const message =
+        conflict !== null
+          ? `key ${JSON.stringify(key)} ${conflict}`
+          : named.has(key)
+            ? null
+            : `key ${JSON.stringify(key)} is declared absent but no structural key or claim names it`;
+      if (message !== null) ctx.addIssue({ code: 'custom', path: ['absentKeys', i], message });
+    });
+  });
+
+/**
+ * Schema of a {@link SealedDependencyManifest}: format 1 or 2, told apart by `formatVersion`
+ * ({@link ManifestFormatVersion}); any other version is refused at `formatVersion`.
+ */
+export const SealedDependencyManifestSchema = z.discriminatedUnion('formatVersion', [
+  SealedDependencyManifestV1Schema,
+  SealedDependencyManifestV2Schema,
+]);
+
+/** A format-1 manifest: no key declared absent. */
+export type SealedDependencyManifestV1 = z.infer<typeof SealedDependencyManifestV1Schema>;
+/** A format-2 manifest: at least one key declared absent (`absentKeys`). */
+export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifestV2Schema>;
+
+/**
+ * The precondition manifest stored with a sealed record (seed 000, "Recorded Elements"), format
+ * 1 or 2. Wire format: camelCase JSON, see {@link SealedDependencyManifestSchema}.
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
+
+/** The keys a manifest declares absent: `absentKeys` of format 2, none in format 1. */
+export function declaredAbsentKeys(manifest: SealedDependencyManifest): readonly string[] {
+  return manifest.formatVersion === ManifestFormatVersion.V2 ? manifest.absentKeys : [];
+}
 
 /**
  * Hash of one environment key with its value (seed 000 `baseline_key_hashes` entry).
@@ -110,20 +192,50 @@ export function manifestDigest(manifest: unknown): HexDigest {
   return hashCanonical(HashDomain.MANIFEST, parsed);
 }
 
-/** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair. */
+/** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
 export interface ClaimDependency {
   readonly claimId: string;
+  /** Keys the claim rests on that are in `env` (may be empty when `absentKeys` is not). */
   readonly causalKeys: readonly string[];
+  /** Keys the claim rests on being absent from `env` (default none); see {@link ClaimKeys}. */
+  readonly absentKeys?: readonly string[];
+}
+
+/**
+ * The keys one claim rests on, in the map form of {@link BuildManifestInput.claimDependencyMap}
+ * when the claim depends on a key being absent ("no proxy configured": `HTTP_PROXY`).
+ */
+export interface ClaimKeys {
+  /** Keys in `env` the claim rests on (default none). */
+  readonly causalKeys?: readonly string[];
+  /**
+   * Keys the claim rests on being absent from `env` (default none). Each must be absent from
+   * `env`; in the manifest it joins the claim's causal keys and `absentKeys`, so its appearance
+   * later invalidates the claim.
+   */
+  readonly absentKeys?: readonly string[];
 }
 
 const CausalKeyList = z.array(MapKey).min(1, 'a claim must name at least one causal key');
 
+/**
+ * Schema of a claim map as {@link buildManifest} takes it in map form: claim id → its causal
+ * keys (all in `env`), or `{ causalKeys?, absentKeys? }` when it also rests on absent keys.
+ */
+export const ClaimKeysMapInput = safeRecord(
+  z.union([
+    CausalKeyList,
+    z.strictObject({ causalKeys: z.array(MapKey).optional(), absentKeys: z.array(MapKey).optional() }),
+  ]),
+);
+
 const BuildManifestInput = z.strictObject({
   env: EnvSnapshot,
   structuralKeys: z.array(MapKey),
+  structuralAbsentKeys: z.array(MapKey).optional(),
   claimDependencyMap: z.union([
-    safeRecord(CausalKeyList),
-    z.array(z.strictObject({ claimId: MapKey, causalKeys: CausalKeyList })),
+    ClaimKeysMapInput,
+    z.array(z.strictObject({ claimId: MapKey, causalKeys: z.array(MapKey), absentKeys: z.array(MapKey).optional() })),
   ]),
 });
 
@@ -131,32 +243,50 @@ const BuildManifestInput = z.strictObject({
 export interface BuildManifestInput {
   /** The environment at write time: key → value. */
   readonly env: Readonly<Record<string, string>>;
-  /** Keys whose drift invalidates the whole record (order and repeats do not matter). */
+  /** Keys in `env` whose drift invalidates the whole record (order and repeats do not matter). */
   readonly structuralKeys: readonly string[];
   /**
-   * Claim id → causal keys, as a map or as a list of pairs (a list lets repeated claim ids be
-   * detected and refused; JSON objects silently keep the last of a repeated key).
+   * Keys the whole record rests on being absent from `env` (default none): each must be absent;
+   * its appearance later is structural drift (`FULL_RECONSTRUCTION_REQUIRED`).
    */
-  readonly claimDependencyMap: Readonly<Record<string, readonly string[]>> | readonly ClaimDependency[];
+  readonly structuralAbsentKeys?: readonly string[];
+  /**
+   * Claim id → causal keys (or {@link ClaimKeys} with absent keys), as a map, or as a list of
+   * {@link ClaimDependency} (a list lets repeated claim ids be detected and refused; JSON objects
+   * silently keep the last of a repeated key).
+   */
+  readonly claimDependencyMap: Readonly<Record<string, readonly string[] | ClaimKeys>> | readonly ClaimDependency[];
 }
 
 /**
  * Builds the sealed dependency manifest of a record at write time (seed 000, "Recorded Elements").
  *
  * Hashes every key of `env` with {@link envKeyHash}, seals them with {@link compositeSeal},
- * and stores structural keys and each claim's causal keys sorted and de-duplicated.
+ * and stores structural keys and each claim's causal keys sorted and de-duplicated. Keys
+ * declared absent (`structuralAbsentKeys`, a claim's `absentKeys`) join the structural keys or
+ * the claim's causal keys and are listed in `absentKeys`; the manifest is format 2 when there is
+ * at least one, else format 1, byte for byte what it was before absent keys existed
+ * (docs/triage.md, "Keys declared absent").
  *
  * @throws {InvalidInputError} naming each bad field: a malformed env, key or claim id
  *   (`__proto__`, NFC/NFD collision, lone surrogate, control character), a structural key
  *   absent from `env` (`structuralKeys.<i>`), a causal key absent from `env`
- *   (`claimDependencyMap.<claimId>.<i>`), a repeated claim id, a claim with no causal key.
+ *   (`claimDependencyMap.<claimId>.<i>`), a key declared absent that is in `env` (or whose other
+ *   Unicode normal form is) or is `__proto__` (`structuralAbsentKeys.<i>`,
+ *   `claimDependencyMap.<claimId>.absentKeys.<i>`), a repeated claim id, a claim with no key.
  * @example
  * buildManifest({ env: { ARCH: 'arm64', HOST: 'h1' }, structuralKeys: ['ARCH'],
- *   claimDependencyMap: { 'claim-1': ['ARCH'] } })
+ *   claimDependencyMap: { 'claim-1': ['ARCH'], 'no-proxy': { absentKeys: ['HTTP_PROXY'] } } })
  */
 export function buildManifest(input: BuildManifestInput): SealedDependencyManifest {
   const parsed = parseInput(BuildManifestInput, input, 'manifest input');
   const { env } = parsed;
+  // Built on the first absent declaration only: most manifests declare none.
+  let presentIndex: Map<string, string> | undefined;
+  const conflictOf = (key: string) => {
+    presentIndex ??= presenceIndex(Object.keys(env));
+    return presenceConflict(key, presentIndex, 'env');
+  };
   const issues: InputIssue[] = [];
 
   parsed.structuralKeys.forEach((key, i) => {
@@ -164,15 +294,40 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
       issues.push({ path: `structuralKeys.${i}`, message: `structural key ${JSON.stringify(key)} is not in env` });
     }
   });
+  const structuralAbsentKeys = parsed.structuralAbsentKeys ?? [];
+  structuralAbsentKeys.forEach((key, i) => {
+    const conflict = conflictOf(key);
+    if (conflict !== null) {
+      issues.push({ path: `structuralAbsentKeys.${i}`, message: `structural key ${JSON.stringify(key)} ${conflict}` });
+    }
+  });
 
   const listForm = Array.isArray(parsed.claimDependencyMap);
-  const entries: [string, string[]][] = Array.isArray(parsed.claimDependencyMap)
-    ? parsed.claimDependencyMap.map((c) => [c.claimId, c.causalKeys])
-    : Object.entries(parsed.claimDependencyMap);
+  const entries: ClaimEntry[] = Array.isArray(parsed.claimDependencyMap)
+    ? parsed.claimDependencyMap.map((c, index) => ({
+        claimId: c.claimId,
+        at: `claimDependencyMap.${index}`,
+        causal: c.causalKeys,
+        causalAt: 'causalKeys.',
+        absent: c.absentKeys ?? [],
+        emptyAt: 'causalKeys',
+      }))
+    : Object.entries(parsed.claimDependencyMap).map(([claimId, keys]) =>
+        Array.isArray(keys)
+          ? { claimId, at: `claimDependencyMap.${claimId}`, causal: keys, causalAt: '', absent: [], emptyAt: '' }
+          : {
+              claimId,
+              at: `claimDependencyMap.${claimId}`,
+              causal: keys.causalKeys ?? [],
+              causalAt: 'causalKeys.',
+              absent: keys.absentKeys ?? [],
+              emptyAt: '',
+            },
+      );
   const seenClaims = new Map<string, string>();
   const claimDependencyMap: Record<string, string[]> = {};
-  entries.forEach(([claimId, causalKeys], index) => {
-    const at = listForm ? `claimDependencyMap.${index}` : `claimDependencyMap.${claimId}`;
+  const absentKeys: string[] = [...structuralAbsentKeys];
+  for (const { claimId, at, causal, causalAt, absent, emptyAt } of entries) {
     const folded = claimId.normalize('NFC');
     const previous = seenClaims.get(folded);
     if (previous !== undefined) {
@@ -183,32 +338,95 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
             ? `claim id ${JSON.stringify(claimId)} is repeated`
             : `claim ids ${JSON.stringify(previous)} and ${JSON.stringify(claimId)} are the same text in different Unicode normal forms`,
       });
-      return;
+      continue;
     }
     seenClaims.set(folded, claimId);
-    causalKeys.forEach((key, i) => {
+    if (causal.length + absent.length === 0) {
+      issues.push({
+        path: emptyAt === '' ? at : `${at}.${emptyAt}`,
+        message: 'a claim must name at least one causal key',
+      });
+    }
+    causal.forEach((key, i) => {
       if (!Object.hasOwn(env, key)) {
         issues.push({
-          path: listForm ? `${at}.causalKeys.${i}` : `${at}.${i}`,
+          path: `${at}.${causalAt}${i}`,
           message: `causal key ${JSON.stringify(key)} of claim ${JSON.stringify(claimId)} is not in env`,
         });
       }
     });
-    claimDependencyMap[claimId] = sortedUnique(causalKeys);
-  });
+    absent.forEach((key, i) => {
+      const conflict = conflictOf(key);
+      if (conflict !== null) {
+        issues.push({
+          path: `${at}.absentKeys.${i}`,
+          message: `causal key ${JSON.stringify(key)} of claim ${JSON.stringify(claimId)} ${conflict}`,
+        });
+      }
+    });
+    absentKeys.push(...absent);
+    claimDependencyMap[claimId] = sortedUnique([...causal, ...absent]);
+  }
   if (issues.length > 0) throw new InvalidInputError('manifest input', issues);
 
   const baselineKeyHashes: Record<string, HexDigest> = {};
   for (const key of Object.keys(env).sort()) {
     baselineKeyHashes[key] = envKeyHashUnchecked(key, env[key] as string);
   }
+  const preconditionSeal = compositeSealUnchecked(baselineKeyHashes);
+  const structuralKeys = sortedUnique([...parsed.structuralKeys, ...structuralAbsentKeys]);
+  const claims = sortKeys(claimDependencyMap);
+  if (absentKeys.length === 0) {
+    return {
+      formatVersion: ManifestFormatVersion.V1,
+      preconditionSeal,
+      baselineKeyHashes,
+      structuralKeys,
+      claimDependencyMap: claims,
+    };
+  }
   return {
-    formatVersion: FORMAT_VERSION,
-    preconditionSeal: compositeSealUnchecked(baselineKeyHashes),
+    formatVersion: ManifestFormatVersion.V2,
+    preconditionSeal,
     baselineKeyHashes,
-    structuralKeys: sortedUnique(parsed.structuralKeys),
-    claimDependencyMap: sortKeys(claimDependencyMap),
+    absentKeys: sortedUnique(absentKeys),
+    structuralKeys,
+    claimDependencyMap: claims,
   };
+}
+
+/** One claim of the build input, with where its fields are for error paths. */
+interface ClaimEntry {
+  readonly claimId: string;
+  /** Path of the claim (`claimDependencyMap.<claimId>` or `claimDependencyMap.<n>`). */
+  readonly at: string;
+  readonly causal: readonly string[];
+  /** Prefix of a causal key's index under `at` (`causalKeys.` or `` for a bare list). */
+  readonly causalAt: string;
+  readonly absent: readonly string[];
+  /** Where an empty claim is reported under `at` (`causalKeys` in list form, `` otherwise). */
+  readonly emptyAt: string;
+}
+
+/** Present keys by their NFC form, to refuse a declared-absent key that is present in another spelling. */
+function presenceIndex(keys: readonly string[]): Map<string, string> {
+  const index = new Map<string, string>();
+  for (const key of keys) index.set(key.isWellFormed() ? key.normalize('NFC') : key, key);
+  return index;
+}
+
+/**
+ * Why `key` cannot be declared absent given the keys present in `where`, or `null`: it is
+ * present, its other Unicode normal form is (a writer and a reader could then disagree on whether
+ * it appeared), or it is `__proto__`, which no environment may hold.
+ */
+function presenceConflict(key: string, present: ReadonlyMap<string, string>, where: string): string | null {
+  if (key === RESERVED_KEY) return 'is reserved and refused (no environment may hold it)';
+  const match = present.get(key.normalize('NFC'));
+  if (match === undefined) return null;
+  return match === key
+    ? `is declared absent but is in ${where}`
+    : `is declared absent but ${where} holds ${JSON.stringify(match)}, the same text in another Unicode normal form`;
 }
 
 /** Sorted (UTF-16 code-unit order, the order RFC 8785 uses) and de-duplicated copy. */

@@ -12,13 +12,17 @@ export interface ModelSnapshot {
   readonly env: Readonly<Record<string, string>>;
 }
 
-/** Minimal view of a lineage: structural keys and claims with their causal key choices. */
+/**
+ * Minimal view of a lineage: structural keys and claims with their causal key choices and the
+ * keys they rest on being absent.
+ */
 export interface ModelLineage {
   readonly name: string;
   readonly structuralKeys: readonly string[];
   readonly claims: readonly {
     readonly claimId: string;
     readonly causalKeys: readonly (string | readonly string[])[];
+    readonly absentKeys?: readonly string[];
   }[];
 }
 
@@ -36,6 +40,10 @@ export interface ExpectedRecall {
   readonly kept: string[];
   readonly reprobed: string[];
   readonly mattered: string[];
+  /** Keys the recalled record's claims rest on the absence of that are in the environment now. */
+  readonly absentAppeared: string[];
+  /** Re-probed claims resting on the absence of such a key. */
+  readonly quarantinedOnAbsence: string[];
   readonly environmentChanged: boolean;
   /** Seq of the record recalled (0 for the first record; +1 per re-seal). */
   readonly recalledSeq: number;
@@ -51,9 +59,16 @@ export interface ExpectedTotals {
   readonly monolithicInvalidatedRecalls: number;
   readonly monolithicClaimsRederived: number;
   readonly claimsSaved: number;
+  /** Recalls at which a key some claim rests on the absence of was present. */
+  readonly declaredAbsentRecalls: number;
+  /** Claims re-probed at those recalls because of it. */
+  readonly claimsQuarantinedOnAbsence: number;
 }
 
-/** Claim id → the keys it rests on in `env` (first present alternative), claims with a missing key left out. */
+/**
+ * Claim id → the keys it rests on in `env` (first present alternative); claims with a missing
+ * key, or with a key present that they rest on the absence of, left out.
+ */
 function claimKeysIn(lineage: ModelLineage, env: Readonly<Record<string, string>>, only?: readonly string[]) {
   const out = new Map<string, string[]>();
   for (const claim of lineage.claims) {
@@ -66,9 +81,17 @@ function claimKeysIn(lineage: ModelLineage, env: Readonly<Record<string, string>
       if (hit === undefined) ok = false;
       else keys.push(hit);
     }
+    if ((claim.absentKeys ?? []).some((k) => Object.hasOwn(env, k))) ok = false;
     if (ok) out.set(claim.claimId, keys);
   }
   return out;
+}
+
+/** Claim id → the keys it rests on the absence of, for the claims of `lineage` that have some. */
+function absentKeysByClaim(lineage: ModelLineage): Map<string, readonly string[]> {
+  return new Map(
+    lineage.claims.filter((c) => (c.absentKeys ?? []).length > 0).map((c) => [c.claimId, c.absentKeys ?? []]),
+  );
 }
 
 function sameEnv(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
@@ -88,6 +111,7 @@ export function expectedRecalls(lineage: ModelLineage, snapshots: readonly Model
   let claims = claimKeysIn(lineage, baseline);
   let structural = lineage.structuralKeys.filter((k) => Object.hasOwn(baseline, k));
   let seq = 0;
+  const absentOf = absentKeysByClaim(lineage);
   const out: ExpectedRecall[] = [];
   for (const snapshot of snapshots) {
     const env = snapshot.env;
@@ -96,10 +120,16 @@ export function expectedRecalls(lineage: ModelLineage, snapshots: readonly Model
     );
     const environmentChanged = !sameEnv(baseline, env);
     const allClaims = [...claims.keys()].sort();
-    const hit = allClaims.filter((c) => (claims.get(c) ?? []).some((k) => changedOrGone.has(k)));
+    // A claim resting on the absence of a key that is present now (absent in the baseline, as it was sealed).
+    const arrivedFor = (c: string) => (absentOf.get(c) ?? []).filter((k) => Object.hasOwn(env, k));
+    const onAbsence = allClaims.filter((c) => arrivedFor(c).length > 0);
+    const hit = allClaims.filter(
+      (c) => (claims.get(c) ?? []).some((k) => changedOrGone.has(k)) || onAbsence.includes(c),
+    );
     const structuralHit = structural.filter((k) => changedOrGone.has(k));
     const dependedOn = new Set([...structural, ...[...claims.values()].flat()]);
-    const mattered = [...changedOrGone].filter((k) => dependedOn.has(k)).sort();
+    const absentAppeared = [...new Set(onAbsence.flatMap(arrivedFor))].sort();
+    const mattered = [...[...changedOrGone].filter((k) => dependedOn.has(k)), ...absentAppeared].sort();
     let verdict: ModelVerdict;
     if (!environmentChanged) verdict = 'NO_DRIFT';
     else if (structuralHit.length > 0 || (hit.length === allClaims.length && allClaims.length > 0))
@@ -116,6 +146,8 @@ export function expectedRecalls(lineage: ModelLineage, snapshots: readonly Model
       kept,
       reprobed,
       mattered,
+      absentAppeared,
+      quarantinedOnAbsence: onAbsence,
       environmentChanged,
       recalledSeq: seq,
     });
@@ -151,7 +183,11 @@ export function expectedTotals(lineages: readonly ModelLineage[], snapshots: rea
   let monolithicInvalidatedRecalls = 0;
   let monolithicClaimsRederived = 0;
   let claimsSaved = 0;
+  let declaredAbsentRecalls = 0;
+  let claimsQuarantinedOnAbsence = 0;
   for (const r of recalls) {
+    if (r.absentAppeared.length > 0) declaredAbsentRecalls += 1;
+    claimsQuarantinedOnAbsence += r.quarantinedOnAbsence.length;
     byVerdict[r.verdict] += 1;
     claimsKept += r.kept.length;
     claimsReprobed += r.reprobed.length;
@@ -171,5 +207,7 @@ export function expectedTotals(lineages: readonly ModelLineage[], snapshots: rea
     monolithicInvalidatedRecalls,
     monolithicClaimsRederived,
     claimsSaved,
+    declaredAbsentRecalls,
+    claimsQuarantinedOnAbsence,
   };
 }

@@ -105,6 +105,23 @@ export function validManifest(): SealedDependencyManifest {
   });
 }
 
+/**
+ * A format-2 manifest (seed 000 + keys declared absent) over the same environment as
+ * {@link validManifest}: `LD_PRELOAD` is a structural key declared absent, and claim
+ * `claim-no-proxy` rests on `HTTP_PROXY` and `HTTPS_PROXY` being unset.
+ */
+export function absentKeyManifest(): SealedDependencyManifest {
+  return buildManifest({
+    env: { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' },
+    structuralKeys: ['ARCH'],
+    structuralAbsentKeys: ['LD_PRELOAD'],
+    claimDependencyMap: {
+      'claim-instance-healthy': ['REGION', 'TOOL_VERSION'],
+      'claim-no-proxy': { absentKeys: ['HTTP_PROXY', 'HTTPS_PROXY'] },
+    },
+  });
+}
+
 /** A boundary 10 minutes before "now" between the predecessor and the active session. */
 export function validBoundary(
   overrides: Partial<SessionSnapshotBoundary> = {},

@@ -49,12 +49,23 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
     expect(summary.totals.monolithic.invalidatedRecalls).toBe(expected.monolithicInvalidatedRecalls);
     expect(summary.totals.monolithic.claimsRederived).toBe(expected.monolithicClaimsRederived);
     expect(summary.totals.claimsSaved).toBe(expected.claimsSaved);
+    expect(summary.totals.declaredAbsent).toEqual({
+      recalls: expected.declaredAbsentRecalls,
+      claimsQuarantined: expected.claimsQuarantinedOnAbsence,
+    });
     for (const lineage of LINEAGE_TEMPLATES) {
       const got = summary.recalls.filter((r) => r.lineage === lineage.name);
       const want = expectedRecalls(lineage, independentSlice);
-      expect(got.map((r) => [r.snapshotIndex, r.recalledSeq, r.verdict, r.mattered, r.kept, r.reprobed])).toEqual(
-        want.map((r) => [r.snapshotIndex, r.recalledSeq, r.verdict, r.mattered, r.kept, r.reprobed]),
-      );
+      const row = (r: (typeof got)[number] | (typeof want)[number]) => [
+        r.snapshotIndex,
+        r.recalledSeq,
+        r.verdict,
+        r.mattered,
+        r.kept,
+        r.reprobed,
+        r.quarantinedOnAbsence,
+      ];
+      expect(got.map(row)).toEqual(want.map(row));
       expect(got.every((r) => r.verification === 'VERIFIED_INTACT')).toBe(true);
     }
 

@@ -31,7 +31,7 @@ import type { SealRequest } from '../../shared/schemas/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
-import { unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
+import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
 import { testLogSigner } from '../helpers/pipeline-keys';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
@@ -444,7 +444,13 @@ describe('pipeline on the deployed stack', () => {
 
   describe('recall and triage', () => {
     const lineageId = `lin-${randomUUID()}`;
-    const recall = async (currentEnv: Record<string, string>, target: Record<string, unknown> = { latest: true }) => {
+    /** A lineage whose record is sealed with a format-2 manifest (keys declared absent). */
+    const absentLineageId = `lin-${randomUUID()}`;
+    const recall = async (
+      currentEnv: Record<string, string>,
+      target: Record<string, unknown> = { latest: true },
+      ofLineage = lineageId,
+    ) => {
       const requestId = `req-${randomUUID()}`;
       await events.send(
         new PutEventsCommand({
@@ -453,7 +459,7 @@ describe('pipeline on the deployed stack', () => {
               EventBusName: stack.EventBusName,
               Source: 'reseal',
               DetailType: 'RecallRequested',
-              Detail: JSON.stringify({ requestId, lineageId, target, currentEnv }),
+              Detail: JSON.stringify({ requestId, lineageId: ofLineage, target, currentEnv }),
             },
           ],
         }),
@@ -465,9 +471,23 @@ describe('pipeline on the deployed stack', () => {
     beforeAll(async () => {
       await sendWrite(write(lineageId, `r-t0-${lineageId}`));
       await sendWrite(write(lineageId, `r-t1-${lineageId}`));
+      await sendWrite(write(absentLineageId, 'r-absent', { manifest: absentKeyManifest() }));
       await until('two records', async () =>
         (await store.readChain(lineageId, 0, 5)).length === 2 ? true : undefined,
       );
+      await until('the format-2 record', async () => (await store.readRecord(absentLineageId, 0)) ?? undefined);
+    });
+
+    it('a write with a format-2 manifest is accepted, sealed as sent, and a declared-absent key appearing quarantines the claim resting on it', async () => {
+      const record = (await store.readRecord(absentLineageId, 0)) as { manifest: unknown };
+      expect(record.manifest).toEqual(absentKeyManifest());
+      const detail = await recall({ ...SEALED_ENV, HTTP_PROXY: 'http://10.0.0.1:3128' }, { seq: 0 }, absentLineageId);
+      expect(detail).toMatchObject({ outcome: 'TRIAGED', verification: { verdict: 'VERIFIED_INTACT' } });
+      expect(detail.report).toMatchObject({
+        verdict: 'PARTIAL_REPROBE_REQUIRED',
+        invalidatedClaims: ['claim-no-proxy'],
+        retainedClaims: ['claim-instance-healthy'],
+      });
     });
 
     it.each([

@@ -3,12 +3,14 @@ import {
   constantVariable,
   freshVariable,
   inheritedVariable,
+  manifestFor,
   reprobedVariable,
   writeRequest,
 } from '../../../client/builders';
 import { InvalidInputError } from '../../../shared/errors';
 import { valueDigest } from '../../../shared/guard/receipts';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { ResidualWriteRequestSchema } from '../../../shared/guard/write-request';
 
 const NOW = 1_800_000_000_000;
 const policy = { nowMs: NOW, maxReceiptAgeSeconds: 900 };
@@ -121,5 +123,29 @@ describe('client builders', () => {
         manifest: { env: { A: '1' }, structuralKeys: [], claimDependencyMap: { c: ['B'] } },
       }),
     ).toThrow(InvalidInputError);
+  });
+
+  it('a claim resting on absent keys gives a format-2 manifest the write request schema accepts', () => {
+    const input = {
+      env: { ARCH: 'x86_64', NODE_VERSION: '20.19.6' },
+      structuralKeys: ['ARCH'],
+      structuralAbsentKeys: ['LD_PRELOAD'],
+      claimDependencyMap: { 'node-build-works': ['NODE_VERSION'], 'no-proxy': { absentKeys: ['HTTP_PROXY'] } },
+    };
+    const built = writeRequest({
+      residualId: 'r',
+      lineageId: 'l',
+      sessionId: 's',
+      generationEpoch: 0,
+      payload: 1,
+      boundaryAtMs: NOW,
+      manifest: input,
+    });
+    expect(built.manifest).toEqual(manifestFor(input));
+    expect(built.manifest).toMatchObject({ formatVersion: 2, absentKeys: ['HTTP_PROXY', 'LD_PRELOAD'] });
+    expect(ResidualWriteRequestSchema.parse(built)).toEqual(built);
+    expect(() => manifestFor({ ...input, structuralAbsentKeys: ['NODE_VERSION'] })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'structuralAbsentKeys.0' })] }),
+    );
   });
 });

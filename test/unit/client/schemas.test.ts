@@ -42,4 +42,14 @@ describe('committed JSON Schemas (schemas/)', () => {
     );
     expect(schema.required).not.toContain('supersedes');
   });
+
+  it('SealedDependencyManifest is one of format 1 (no absentKeys) and format 2 (absentKeys required)', () => {
+    const schema = JSON.parse(generateSchemas().get('SealedDependencyManifest.schema.json') as string);
+    const [v1, v2] = schema.oneOf;
+    expect([v1.properties.formatVersion.const, v2.properties.formatVersion.const]).toEqual([1, 2]);
+    expect(v1.properties.absentKeys).toBeUndefined();
+    expect(v1.additionalProperties).toBe(false);
+    expect(v2.required).toContain('absentKeys');
+    expect(v2.properties.absentKeys.minItems).toBe(1);
+  });
 });

@@ -30,13 +30,27 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
         claimsRederived: expected.monolithicClaimsRederived,
       },
       claimsSaved: expected.claimsSaved,
+      declaredAbsent: {
+        recalls: expected.declaredAbsentRecalls,
+        claimsQuarantined: expected.claimsQuarantinedOnAbsence,
+      },
     });
+    // podman, buildah and skopeo arrive between #0 and #1, so by #4 the claim resting on their absence is quarantined.
+    expect(summary.totals.declaredAbsent).toEqual({ recalls: 1, claimsQuarantined: 1 });
     for (const lineage of LINEAGE_TEMPLATES) {
       const got = summary.recalls.filter((r) => r.lineage === lineage.name);
       const want = expectedRecalls(lineage, slice);
-      expect(got.map((r) => [r.snapshotIndex, r.verdict, r.kept, r.reprobed, r.mattered, r.recalledSeq])).toEqual(
-        want.map((r) => [r.snapshotIndex, r.verdict, r.kept, r.reprobed, r.mattered, r.recalledSeq]),
-      );
+      const row = (r: (typeof got)[number] | (typeof want)[number]) => [
+        r.snapshotIndex,
+        r.verdict,
+        r.kept,
+        r.reprobed,
+        r.mattered,
+        r.recalledSeq,
+        r.absentAppeared,
+        r.quarantinedOnAbsence,
+      ];
+      expect(got.map(row)).toEqual(want.map(row));
     }
   });
 
@@ -95,6 +109,22 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     );
     expect(text).toContain(`saved ${summary.totals.claimsSaved} re-derivations`);
     expect(text).toContain('Guard: write demo-print-node-build.e2-inherited');
+    // The slice starts at #4: podman & co. are there already, so no claim rests on their absence.
+    expect(text).toContain('declared absent       no key a claim declared absent appeared');
+  });
+
+  it('the printed summary names the claim quarantined when keys it declared absent appeared', async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 1 });
+    const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'absent', sleep: noSleep });
+    expect(summary.problems).toEqual([]);
+    const text = formatSummary(summary);
+    expect(text).toContain(
+      'declared absent       1 claim quarantined at 1 recall when keys they declared absent appeared ' +
+        '(container-deploy #1: single-container-runtime on tool:buildah, tool:podman, tool:skopeo)',
+    );
+    const arrival = summary.recalls.find((r) => r.lineage === 'container-deploy' && r.snapshotIndex === 1);
+    expect(arrival?.dropped).toEqual(['single-container-runtime']);
+    expect(summary.lineages.find((l) => l.lineage === 'container-deploy')?.claims).toBe(5);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   buildScenario,
   LINEAGE_TEMPLATES,
   type LineageTemplate,
+  manifestClaimMap,
   nextClaimMap,
   presentStructuralKeys,
   type ResidualBody,
@@ -24,7 +25,9 @@ function replayInProcess(lineage: LineageTemplate, slice: readonly RunnerSnapsho
   const first = slice[0] as RunnerSnapshot;
   let claims = resolveClaims(lineage, first.env).claimDependencyMap;
   let structuralKeys = presentStructuralKeys(lineage, first.env);
-  let manifest = buildManifest({ env: first.env, structuralKeys, claimDependencyMap: claims });
+  const manifestAt = (env: Readonly<Record<string, string>>) =>
+    buildManifest({ env, structuralKeys, claimDependencyMap: manifestClaimMap(lineage, claims) });
+  let manifest = manifestAt(first.env);
   let seq = 0;
   return slice.map((snapshot) => {
     const report = isolateDelta(manifest, snapshot.env);
@@ -36,13 +39,15 @@ function replayInProcess(lineage: LineageTemplate, slice: readonly RunnerSnapsho
       kept: decision.kept,
       reprobed: decision.reprobe,
       mattered: decision.mattered,
+      absentAppeared: decision.absentAppeared,
+      quarantinedOnAbsence: decision.quarantinedOnAbsence,
       environmentChanged: !report.sealIntact,
       recalledSeq: seq,
     };
     if (decision.next) {
       claims = decision.next.claimDependencyMap;
       structuralKeys = presentStructuralKeys(lineage, snapshot.env);
-      manifest = buildManifest({ env: snapshot.env, structuralKeys, claimDependencyMap: claims });
+      manifest = manifestAt(snapshot.env);
       seq += 1;
     }
     return recall;
@@ -68,7 +73,48 @@ describe('demo scenario on the real runner-image series', () => {
       'tool:docker compose',
     ]);
     const { 'tool:kubectl': _, ...withoutKubectl } = last.env;
-    expect(resolveClaims(container, withoutKubectl).unavailable).toEqual(['kubectl-rollout']);
+    // podman & co. are in the last report, so the claim resting on their absence cannot be stated either.
+    expect(resolveClaims(container, withoutKubectl).unavailable).toEqual([
+      'kubectl-rollout',
+      'single-container-runtime',
+    ]);
+  });
+
+  it('the data: six tools appear between the first two reports, podman, buildah and skopeo among them', () => {
+    const [s0, s1] = snapshots as [RunnerSnapshot, RunnerSnapshot];
+    const appeared = Object.keys(s1.env).filter((k) => !Object.hasOwn(s0.env, k));
+    expect(appeared.filter((k) => k.startsWith('tool:')).sort()).toEqual([
+      'tool:bazel',
+      'tool:bazelisk',
+      'tool:buildah',
+      'tool:fastlane',
+      'tool:podman',
+      'tool:skopeo',
+    ]);
+    expect(Object.keys(s0.env).filter((k) => !Object.hasOwn(s1.env, k))).toEqual([]);
+  });
+
+  it('keys declared absent: the second-runtime claim is sealed on the absence of podman, buildah and skopeo, quarantined when they arrive, then dropped', () => {
+    const container = template('container-deploy');
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 1 });
+    const [s0] = slice as [RunnerSnapshot];
+    const claims = resolveClaims(container, s0.env).claimDependencyMap;
+    expect(claims['single-container-runtime']).toEqual([]);
+    const manifest = buildManifest({
+      env: s0.env,
+      structuralKeys: ['os:version'],
+      claimDependencyMap: manifestClaimMap(container, claims),
+    });
+    expect(manifest.formatVersion === 2 && manifest.absentKeys).toEqual(['tool:buildah', 'tool:podman', 'tool:skopeo']);
+    const [atWrite, atArrival] = replayInProcess(container, slice);
+    expect(atWrite?.verdict).toBe('NO_DRIFT');
+    expect(atArrival?.reprobed).toContain('single-container-runtime');
+    expect(atArrival?.quarantinedOnAbsence).toEqual(['single-container-runtime']);
+    expect(atArrival?.absentAppeared).toEqual(['tool:buildah', 'tool:podman', 'tool:skopeo']);
+    expect(atArrival?.mattered).toEqual(expect.arrayContaining(['tool:buildah', 'tool:podman', 'tool:skopeo']));
+    expect(expectedRecalls(container, slice)).toEqual([atWrite, atArrival]);
+    const s1 = slice[1] as RunnerSnapshot;
+    expect(resolveClaims(container, s1.env).unavailable).toEqual(['single-container-runtime']);
   });
 
   it('seed 000 Method 4: the demo agent, run on the core triage in process, matches the independent key/value model at every recall', () => {

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { GuardService, MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
 import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/schemas/messages';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../../helpers/factories';
-import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
+import {
+  absentKeyManifest,
+  FACTORY_NOW_MS,
+  unverifiedInheritedVariable,
+  validWriteRequest,
+} from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
 
@@ -103,6 +108,26 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(store.rejections[0]?.issues.map((i) => i.path)).toEqual(['manifest.preconditionSeal']);
     expect(publisher.rejected[0]?.reason).toBe('SCHEMA_VIOLATION');
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('a format-2 manifest (keys declared absent) is accepted and forwarded unchanged; one declaring a present key absent is a SCHEMA_VIOLATION', async () => {
+    const { service, queue, store } = setup();
+    const manifest = absentKeyManifest();
+    const outcome = await service.handle(message(JSON.stringify(validWriteRequest({ manifest }))));
+    expect(outcome.kind).toBe('ACCEPTED');
+    const sent = SealRequestSchema.parse(queue.sent[0]);
+    expect(sent.request.manifest).toEqual(manifest);
+    expect(sent.request.manifest).toMatchObject({
+      formatVersion: 2,
+      absentKeys: ['HTTPS_PROXY', 'HTTP_PROXY', 'LD_PRELOAD'],
+    });
+    const contradictory = { ...manifest, absentKeys: ['HTTPS_PROXY', 'HTTP_PROXY', 'LD_PRELOAD', 'REGION'] };
+    const refused = await service.handle(
+      message(JSON.stringify({ ...validWriteRequest(), manifest: contradictory }), 'msg-2'),
+    );
+    expect(refused).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+    expect(store.rejections[0]?.issues.map((i) => i.path)).toEqual(['manifest.absentKeys.3']);
+    expect(queue.sent).toHaveLength(1);
   });
 
   it('a lone surrogate in the payload is a SCHEMA_VIOLATION (RFC 8785 cannot carry it), not thrown', async () => {

@@ -11,9 +11,10 @@ import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage
 import type { SealRequest } from '../../../../shared/schemas/messages';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
-import { buildManifest } from '../../../../shared/triage/manifest';
+import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import {
+  absentKeyManifest,
   FACTORY_NOW_MS,
   guardPolicy,
   unverifiedInheritedVariable,
@@ -122,6 +123,21 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.sealed).toHaveLength(1);
     expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' })]);
     expect(metrics.get('SealDuplicate')).toBe(0);
+  });
+
+  it('seals a format-2 manifest as it came: stored unchanged, named by manifestDigest, so the absent declarations are under the MAC', async () => {
+    const { service, store, anchor } = setup();
+    const manifest = absentKeyManifest();
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-0', manifest })))).kind).toBe('SEALED');
+    const record = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 0));
+    expect(record.manifest).toEqual(manifest);
+    expect(record.header.manifestDigest).toBe(manifestDigest(manifest));
+    expect((await verifyChain([record], { lineageId: LINEAGE, anchor })).verdict).toBe('VERIFIED_INTACT');
+    store.tamperRecord(LINEAGE, 0, (r) => {
+      (r.manifest as { absentKeys: string[] }).absentKeys = ['HTTPS_PROXY', 'HTTP_PROXY'];
+    });
+    const tampered = await store.readChain(LINEAGE, 0, 10);
+    expect((await verifyChain(tampered, { lineageId: LINEAGE, anchor })).verdict).toBe('HASH_MISMATCH');
   });
 
   it.each([

@@ -4,7 +4,7 @@ import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/sch
 import type { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { absentKeyManifest, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { appendSealed, TEST_LOG_KEY } from '../../../helpers/pipeline-keys';
 import { buildChain, testAnchor } from '../../../helpers/seal-factories';
 
@@ -64,6 +64,32 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
       expect(detail.report).toMatchObject({ invalidatedClaims: ['claim-region'], retainedClaims: ['claim-tooling'] });
     }
   });
+
+  it.each([
+    ['NO_DRIFT', {}, []],
+    ['AMBIENT_DRIFT_ONLY', { NO_PROXY: 'localhost' }, []],
+    ['PARTIAL_REPROBE_REQUIRED', { HTTP_PROXY: 'http://10.0.0.1:3128' }, ['claim-no-proxy']],
+    ['FULL_RECONSTRUCTION_REQUIRED', { LD_PRELOAD: '/tmp/hook.so' }, ['claim-instance-healthy', 'claim-no-proxy']],
+  ])(
+    'a record sealed with a format-2 manifest: %s when %j joins the environment',
+    async (verdict, added, invalidated) => {
+      const { store, anchor } = await lineageSealedBySealer(2, absentKeyManifest());
+      const service = new TriageService({
+        store,
+        publisher: new FakePublisher(),
+        anchor,
+        metrics: new FakeMetrics(),
+        logger: fakeLogger(),
+        clock: () => FACTORY_NOW_MS,
+      });
+      const result = await service.handle(recall({ currentEnv: { ...SEALED_ENV, ...added } }));
+      expect(result.kind === 'COMPLETED' && result.detail.verification?.verdict).toBe('VERIFIED_INTACT');
+      expect(result.kind === 'COMPLETED' && result.detail.report).toMatchObject({
+        verdict,
+        invalidatedClaims: invalidated,
+      });
+    },
+  );
 
   it('targets resolve by residual id and by latest (the head)', async () => {
     const { triage } = await setup();

@@ -131,3 +131,153 @@ describe('isolateDelta properties (fast-check)', () => {
     );
   });
 });
+
+// Keys declared absent come from their own alphabet, so they are never in the baseline env.
+const absentKeyArb = fc.stringMatching(/^[G-K][A-F0-9_]{0,3}$/);
+// Keys no manifest declares or holds.
+const strangerKeyArb = fc.stringMatching(/^[L-P][A-F0-9_]{0,3}$/);
+
+/**
+ * An environment, structural keys (present and declared absent) and claims resting on present
+ * and declared-absent keys, drawn from a pool of absent keys of which some are declared by no one.
+ */
+const recordWithAbsentArb = fc
+  .record({
+    env: fc.dictionary(keyArb, valueArb, { minKeys: 1, maxKeys: 12 }),
+    pool: fc.uniqueArray(absentKeyArb, { minLength: 1, maxLength: 6 }),
+  })
+  .chain(({ env, pool }) => {
+    const keys = Object.keys(env);
+    return fc.record({
+      env: fc.constant(env),
+      pool: fc.constant(pool),
+      structuralKeys: fc.subarray(keys, { maxLength: Math.min(2, keys.length) }),
+      structuralAbsentKeys: fc.subarray(pool, { maxLength: Math.min(2, pool.length) }),
+      claimDependencyMap: fc.dictionary(
+        fc.stringMatching(/^claim-[a-z0-9]{1,4}$/),
+        fc
+          .record({
+            causalKeys: fc.subarray(keys, { maxLength: Math.min(3, keys.length) }),
+            absentKeys: fc.subarray(pool, { maxLength: Math.min(3, pool.length) }),
+          })
+          .filter((c) => c.causalKeys.length + c.absentKeys.length > 0),
+        { maxKeys: 8 },
+      ),
+    });
+  });
+
+type RecordWithAbsent = typeof recordWithAbsentArb extends fc.Arbitrary<infer R> ? R : never;
+const manifestOf = ({ pool: _, ...input }: RecordWithAbsent) => buildManifest(input);
+const declaredByClaims = (record: RecordWithAbsent) =>
+  new Set(Object.values(record.claimDependencyMap).flatMap((c) => c.absentKeys));
+
+describe('isolateDelta properties with keys declared absent (fast-check)', () => {
+  it('the manifest is format 2 exactly when some key is declared absent', () => {
+    fc.assert(
+      fc.property(recordWithAbsentArb, (record) => {
+        const declared = record.structuralAbsentKeys.length > 0 || declaredByClaims(record).size > 0;
+        expect(manifestOf(record).formatVersion).toBe(declared ? 2 : 1);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keys declared absent that appear invalidate exactly the claims that name them; undeclared ones none', () => {
+    fc.assert(
+      fc.property(recordWithAbsentArb, fc.nat(), valueArb, (record, mask, value) => {
+        // Any subset of the pool except the structural declarations: declared by claims or by no one.
+        const appearing = record.pool.filter((k, i) => (mask >> i) & 1 && !record.structuralAbsentKeys.includes(k));
+        fc.pre(appearing.length > 0);
+        const current = { ...record.env, ...Object.fromEntries(appearing.map((k) => [k, value])) };
+        const report = isolateDelta(manifestOf(record), current);
+        const expected = sorted(
+          Object.entries(record.claimDependencyMap)
+            .filter(([, c]) => c.absentKeys.some((k) => appearing.includes(k)))
+            .map(([claimId]) => claimId),
+        );
+        const claimCount = Object.keys(record.claimDependencyMap).length;
+        expect(report.driftedKeys).toEqual({ changed: [], vanished: [], appeared: sorted(appearing) });
+        expect(report.structuralDrift).toEqual([]);
+        expect(report.unattributedKeys).toEqual([]);
+        if (claimCount === 0) {
+          expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+          return;
+        }
+        expect(report.invalidatedClaims).toEqual(expected);
+        expect(report.verdict).toBe(
+          expected.length === 0
+            ? DeltaVerdict.AMBIENT_DRIFT_ONLY
+            : expected.length === claimCount
+              ? DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED
+              : DeltaVerdict.PARTIAL_REPROBE_REQUIRED,
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a key nobody declared absent that appears invalidates no claim', () => {
+    fc.assert(
+      fc.property(
+        recordWithAbsentArb,
+        fc.dictionary(strangerKeyArb, valueArb, { minKeys: 1, maxKeys: 4 }),
+        (r, extra) => {
+          const report = isolateDelta(manifestOf(r), { ...r.env, ...extra });
+          const claimCount = Object.keys(r.claimDependencyMap).length;
+          expect(report.driftedKeys.appeared).toEqual(sorted(Object.keys(extra)));
+          expect(report.verdict).toBe(
+            claimCount === 0 ? DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED : DeltaVerdict.AMBIENT_DRIFT_ONLY,
+          );
+          expect(report.invalidatedClaims).toEqual([]);
+          expect(report.retainedClaims).toEqual(claimCount === 0 ? [] : sorted(Object.keys(r.claimDependencyMap)));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('NO_DRIFT if and only if nothing changed, declared-absent keys appearing included', () => {
+    const mutation = fc.oneof(
+      fc.constant({ kind: 'none' as const }),
+      fc.record({ kind: fc.constant('change' as const), pick: fc.nat(), value: valueArb }),
+      fc.record({ kind: fc.constant('drop' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('appear' as const), pick: fc.nat(), value: valueArb }),
+      fc.record({ kind: fc.constant('add' as const), key: fc.oneof(keyArb, strangerKeyArb), value: valueArb }),
+    );
+    fc.assert(
+      fc.property(recordWithAbsentArb, mutation, (record, mut) => {
+        const current: Record<string, string> = { ...record.env };
+        const keys = Object.keys(current);
+        if (mut.kind === 'change') current[keys[mut.pick % keys.length] as string] = mut.value;
+        if (mut.kind === 'drop') delete current[keys[mut.pick % keys.length] as string];
+        if (mut.kind === 'appear') current[record.pool[mut.pick % record.pool.length] as string] = mut.value;
+        if (mut.kind === 'add') current[mut.key] = mut.value;
+        const unchanged =
+          Object.keys(current).length === keys.length &&
+          keys.every((k) => Object.hasOwn(current, k) && current[k] === record.env[k]);
+        const report = isolateDelta(manifestOf(record), current);
+        expect(report.verdict === DeltaVerdict.NO_DRIFT).toBe(unchanged);
+        expect(report.sealIntact).toBe(unchanged);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a structural key declared absent that appears is FULL_RECONSTRUCTION_REQUIRED, whatever else appears', () => {
+    fc.assert(
+      fc.property(recordWithAbsentArb, fc.nat(), fc.nat(), valueArb, (record, pick, mask, value) => {
+        fc.pre(record.structuralAbsentKeys.length > 0);
+        const key = record.structuralAbsentKeys[pick % record.structuralAbsentKeys.length] as string;
+        const others = record.pool.filter((_, i) => (mask >> i) & 1);
+        const current = { ...record.env, [key]: value, ...Object.fromEntries(others.map((k) => [k, value])) };
+        const report = isolateDelta(manifestOf(record), current);
+        expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+        // Without a claim map, rule 4 fails closed before structural drift is looked at.
+        if (Object.keys(record.claimDependencyMap).length > 0) expect(report.structuralDrift).toContain(key);
+        expect(report.retainedClaims).toEqual([]);
+        expect(report.invalidatedClaims).toEqual(sorted(Object.keys(record.claimDependencyMap)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

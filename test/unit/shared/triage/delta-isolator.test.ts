@@ -248,6 +248,86 @@ describe('isolateDelta: DESIGN.md triage hardening', () => {
   });
 });
 
+describe('isolateDelta: keys declared absent (manifest format 2)', () => {
+  // "no proxy configured" rests on HTTP_PROXY / HTTPS_PROXY being unset; the record as a whole on LD_PRELOAD being unset.
+  const v2 = buildManifest({
+    env: baselineEnv,
+    structuralKeys: ['ARCH', 'MOUNT_ROOT'],
+    structuralAbsentKeys: ['LD_PRELOAD'],
+    claimDependencyMap: {
+      ...claims,
+      'claim-no-proxy': { absentKeys: ['HTTPS_PROXY', 'HTTP_PROXY'] },
+      'claim-direct-api': { causalKeys: ['API_CONTRACT'], absentKeys: ['HTTP_PROXY'] },
+    },
+  });
+  const v2Claims = ['claim-api', 'claim-db-schema', 'claim-direct-api', 'claim-no-proxy', 'claim-reader'];
+
+  it('the declarations do not enter the composite seal: an unchanged environment is NO_DRIFT', () => {
+    expect(v2.formatVersion).toBe(2);
+    expect(v2.preconditionSeal).toBe(manifest.preconditionSeal);
+    expect(triage(baselineEnv, v2)).toMatchObject({ verdict: DeltaVerdict.NO_DRIFT, retainedClaims: v2Claims });
+  });
+
+  it('a declared-absent key that appears invalidates exactly the claims that name it', () => {
+    const proxy = triage({ ...baselineEnv, HTTP_PROXY: 'http://proxy:3128' }, v2);
+    expect(proxy.verdict).toBe(DeltaVerdict.PARTIAL_REPROBE_REQUIRED);
+    expect(proxy.sealIntact).toBe(false);
+    expect(proxy.driftedKeys).toEqual({ changed: [], vanished: [], appeared: ['HTTP_PROXY'] });
+    expect(proxy.invalidatedClaims).toEqual(['claim-direct-api', 'claim-no-proxy']);
+    expect(proxy.retainedClaims).toEqual(['claim-api', 'claim-db-schema', 'claim-reader']);
+    expect(proxy.unattributedKeys).toEqual([]);
+    expect(proxy.reason).toMatch(/declared absent at write time and present now: "HTTP_PROXY"$/);
+    const secure = triage({ ...baselineEnv, HTTPS_PROXY: 'http://proxy:3128' }, v2);
+    expect(secure.invalidatedClaims).toEqual(['claim-no-proxy']);
+  });
+
+  it('the same appearance under a format-1 manifest stays ambient (what a record without the declaration gets)', () => {
+    const report = triage({ ...baselineEnv, HTTP_PROXY: 'http://proxy:3128' });
+    expect(report.verdict).toBe(DeltaVerdict.AMBIENT_DRIFT_ONLY);
+    expect(report.reason).not.toMatch(/declared absent/);
+  });
+
+  it('a key that appears without being declared absent invalidates no claim', () => {
+    const report = triage({ ...baselineEnv, NO_PROXY: 'localhost' }, v2);
+    expect(report.verdict).toBe(DeltaVerdict.AMBIENT_DRIFT_ONLY);
+    expect(report.retainedClaims).toEqual(v2Claims);
+    expect(report.driftedKeys.appeared).toEqual(['NO_PROXY']);
+  });
+
+  it('a structural key declared absent that appears is FULL_RECONSTRUCTION_REQUIRED', () => {
+    const report = triage({ ...baselineEnv, LD_PRELOAD: '/tmp/hook.so' }, v2);
+    expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+    expect(report.structuralDrift).toEqual(['LD_PRELOAD']);
+    expect(report.invalidatedClaims).toEqual(v2Claims);
+    expect(report.reason).toBe(
+      'structural key "LD_PRELOAD" declared absent at write time appeared: the whole record is invalid (docs/triage.md rule 6a)',
+    );
+    const both = triage({ ...baselineEnv, ARCH: 'x86_64', LD_PRELOAD: '/tmp/hook.so' }, v2);
+    expect(both.structuralDrift).toEqual(['ARCH', 'LD_PRELOAD']);
+    expect(both.reason).toMatch(/^structural key "ARCH" changed or vanished and structural key "LD_PRELOAD" declared/);
+  });
+
+  it('every claim invalidated by an appeared declared-absent key is FULL_RECONSTRUCTION_REQUIRED, naming the key', () => {
+    const only = buildManifest({
+      env: baselineEnv,
+      structuralKeys: [],
+      claimDependencyMap: { 'claim-no-proxy': { absentKeys: ['HTTP_PROXY'] } },
+    });
+    const report = triage({ ...baselineEnv, HTTP_PROXY: 'x' }, only);
+    expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+    expect(report.reason).toMatch(
+      /Decision Boundary \(3\)\); declared absent at write time and present now: "HTTP_PROXY"$/,
+    );
+  });
+
+  it('a causal key neither hashed nor declared absent stays unattributed and fails closed', () => {
+    const gap = { ...v2, claimDependencyMap: { ...v2.claimDependencyMap, 'claim-gpu': ['GPU'] } };
+    const report = triage({ ...baselineEnv, PID: '1' }, gap);
+    expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+    expect(report.unattributedKeys).toEqual(['GPU']);
+  });
+});
+
 describe('isolateDelta: hostile and malformed input', () => {
   const expectField = (fn: () => unknown, path: string) => {
     let caught: unknown;
@@ -284,7 +364,9 @@ describe('isolateDelta: hostile and malformed input', () => {
 
   it('refuses a manifest with an unknown field, a wrong version or a bad digest, naming the field', () => {
     expectField(() => isolateDelta({ ...manifest, extra: 1 }, baselineEnv), '');
-    expectField(() => isolateDelta({ ...manifest, formatVersion: 2 }, baselineEnv), 'formatVersion');
+    expectField(() => isolateDelta({ ...manifest, formatVersion: 3 }, baselineEnv), 'formatVersion');
+    expectField(() => isolateDelta({ ...manifest, formatVersion: 2 }, baselineEnv), 'absentKeys');
+    expectField(() => isolateDelta({ ...manifest, absentKeys: ['GPU'] }, baselineEnv), '');
     expectField(() => isolateDelta({ ...manifest, preconditionSeal: 'ABC' }, baselineEnv), 'preconditionSeal');
     expectField(
       () => isolateDelta({ ...manifest, baselineKeyHashes: { ARCH: 'nothex' } }, baselineEnv),

@@ -4,7 +4,10 @@ import { InvalidInputError } from '../../../../shared/errors';
 import {
   buildManifest,
   compositeSeal,
+  declaredAbsentKeys,
   envKeyHash,
+  MANIFEST_FORMAT_VERSION,
+  ManifestFormatVersion,
   manifestDigest,
   SealedDependencyManifestSchema,
   sortedUnique,
@@ -159,6 +162,167 @@ describe('buildManifest', () => {
     const m = buildManifest({ env: {}, structuralKeys: [], claimDependencyMap: {} });
     expect(m.baselineKeyHashes).toEqual({});
     expect(m.preconditionSeal).toBe(compositeSeal({}));
+  });
+});
+
+describe('buildManifest: keys declared absent (manifest format 2)', () => {
+  const env = { ARCH: 'arm64', HOST: 'h1', PKG: '1.2.3' };
+  const build = (extra: Partial<Parameters<typeof buildManifest>[0]> = {}) =>
+    buildManifest({ env, structuralKeys: ['ARCH'], claimDependencyMap: { c: ['PKG'] }, ...extra });
+
+  it('without an absent key the manifest is format 1, byte for byte what it always was', () => {
+    const plain = build();
+    expect(plain.formatVersion).toBe(ManifestFormatVersion.V1);
+    expect(Object.keys(plain)).toEqual([
+      'formatVersion',
+      'preconditionSeal',
+      'baselineKeyHashes',
+      'structuralKeys',
+      'claimDependencyMap',
+    ]);
+    expect(declaredAbsentKeys(plain)).toEqual([]);
+    const emptyDeclarations = build({
+      structuralAbsentKeys: [],
+      claimDependencyMap: { c: { causalKeys: ['PKG'], absentKeys: [] } },
+    });
+    expect(emptyDeclarations).toEqual(plain);
+    expect(manifestDigest(emptyDeclarations)).toBe(manifestDigest(plain));
+  });
+
+  it('declared absent keys make a format-2 manifest: absentKeys sorted, joined to structural and causal keys, seal unchanged', () => {
+    const m = build({
+      structuralAbsentKeys: ['LD_PRELOAD'],
+      claimDependencyMap: {
+        c: ['PKG'],
+        'no-proxy': { absentKeys: ['HTTPS_PROXY', 'HTTP_PROXY', 'HTTP_PROXY'] },
+        direct: { causalKeys: ['HOST'], absentKeys: ['HTTP_PROXY'] },
+      },
+    });
+    expect(MANIFEST_FORMAT_VERSION).toBe(2);
+    expect(m).toEqual({
+      formatVersion: 2,
+      preconditionSeal: build().preconditionSeal,
+      baselineKeyHashes: build().baselineKeyHashes,
+      absentKeys: ['HTTPS_PROXY', 'HTTP_PROXY', 'LD_PRELOAD'],
+      structuralKeys: ['ARCH', 'LD_PRELOAD'],
+      claimDependencyMap: { c: ['PKG'], direct: ['HOST', 'HTTP_PROXY'], 'no-proxy': ['HTTPS_PROXY', 'HTTP_PROXY'] },
+    });
+    expect(declaredAbsentKeys(m)).toEqual(['HTTPS_PROXY', 'HTTP_PROXY', 'LD_PRELOAD']);
+    expect(SealedDependencyManifestSchema.parse(m)).toEqual(m);
+    expect(manifestDigest(m)).toBe(hashCanonical(HashDomain.MANIFEST, m));
+    expect(manifestDigest(m)).not.toBe(manifestDigest({ ...m, absentKeys: ['HTTPS_PROXY', 'LD_PRELOAD'] }));
+  });
+
+  it('map and list forms declare absent keys alike; a key declared by a claim and as structural is listed once', () => {
+    const fromMap = build({
+      structuralAbsentKeys: ['HTTP_PROXY'],
+      claimDependencyMap: { c: { causalKeys: ['PKG'], absentKeys: ['HTTP_PROXY'] } },
+    });
+    const fromList = build({
+      structuralAbsentKeys: ['HTTP_PROXY'],
+      claimDependencyMap: [{ claimId: 'c', causalKeys: ['PKG'], absentKeys: ['HTTP_PROXY'] }],
+    });
+    expect(fromList).toEqual(fromMap);
+    expect(fromMap.formatVersion === 2 && fromMap.absentKeys).toEqual(['HTTP_PROXY']);
+  });
+
+  it('refuses a key declared absent that is in env, naming where it was declared (every form)', () => {
+    expect(issuesOf(() => build({ structuralAbsentKeys: ['HOST'] }))).toEqual([
+      { path: 'structuralAbsentKeys.0', message: 'structural key "HOST" is declared absent but is in env' },
+    ]);
+    expect(issuesOf(() => build({ claimDependencyMap: { c: { absentKeys: ['X', 'PKG'] } } }))).toEqual([
+      {
+        path: 'claimDependencyMap.c.absentKeys.1',
+        message: 'causal key "PKG" of claim "c" is declared absent but is in env',
+      },
+    ]);
+    expect(
+      issuesOf(() => build({ claimDependencyMap: [{ claimId: 'c', causalKeys: [], absentKeys: ['PKG'] }] }))[0]?.path,
+    ).toBe('claimDependencyMap.0.absentKeys.0');
+  });
+
+  it('refuses a declared-absent key whose other Unicode normal form is in env, and __proto__', () => {
+    const nfd = buildManifest.bind(null, {
+      env: { 'cafe\u0301': '1' },
+      structuralKeys: [],
+      claimDependencyMap: { c: { absentKeys: ['caf\u00e9'] } },
+    });
+    expect(issuesOf(nfd)[0]?.message).toMatch(/another Unicode normal form/);
+    expect(issuesOf(() => build({ structuralAbsentKeys: ['__proto__'] }))[0]).toEqual({
+      path: 'structuralAbsentKeys.0',
+      message: 'structural key "__proto__" is reserved and refused (no environment may hold it)',
+    });
+  });
+
+  it('a key one claim declares absent is still refused as a plain causal key of another claim', () => {
+    const issues = issuesOf(() => build({ claimDependencyMap: { a: { absentKeys: ['GPU'] }, b: ['GPU'] } }));
+    expect(issues).toEqual([
+      { path: 'claimDependencyMap.b.0', message: 'causal key "GPU" of claim "b" is not in env' },
+    ]);
+  });
+
+  it('refuses a claim with no key at all and a missing causal key in object and list forms', () => {
+    expect(issuesOf(() => build({ claimDependencyMap: { c: {} } }))[0]).toEqual({
+      path: 'claimDependencyMap.c',
+      message: 'a claim must name at least one causal key',
+    });
+    expect(issuesOf(() => build({ claimDependencyMap: [{ claimId: 'c', causalKeys: [] }] }))[0]?.path).toBe(
+      'claimDependencyMap.0.causalKeys',
+    );
+    expect(issuesOf(() => build({ claimDependencyMap: { c: { causalKeys: ['NOPE'] } } }))[0]?.path).toBe(
+      'claimDependencyMap.c.causalKeys.0',
+    );
+    const extra = { c: { causalKeys: ['PKG'], optional: ['X'] } } as unknown as Record<string, string[]>;
+    expect(issuesOf(() => build({ claimDependencyMap: extra }))[0]?.message).toMatch(/optional/);
+  });
+});
+
+describe('SealedDependencyManifestSchema: formats 1 and 2', () => {
+  const m = buildManifest({
+    env: { A: '1', B: '2' },
+    structuralKeys: ['A'],
+    structuralAbsentKeys: ['S'],
+    claimDependencyMap: { c: { causalKeys: ['B'], absentKeys: ['X'] } },
+  });
+  const pathsOf = (candidate: unknown) =>
+    SealedDependencyManifestSchema.safeParse(candidate).error?.issues.map((i) => [i.path.join('.'), i.message]);
+
+  it('accepts the format-2 manifest buildManifest writes', () => {
+    expect(m.formatVersion).toBe(2);
+    expect(SealedDependencyManifestSchema.parse(m)).toEqual(m);
+  });
+
+  it('refuses absentKeys in format 1, a format 2 without (or with empty) absentKeys, and unknown versions', () => {
+    const { absentKeys: _, ...rest } = m as Extract<typeof m, { formatVersion: 2 }>;
+    expect(pathsOf({ ...m, formatVersion: 1 })).toEqual([['', 'Unrecognized key: "absentKeys"']]);
+    expect(pathsOf(rest)?.[0]?.[0]).toBe('absentKeys');
+    expect(pathsOf({ ...m, absentKeys: [] })?.[0]?.[1]).toMatch(/at least one absent key/);
+    expect(pathsOf({ ...m, formatVersion: 3 })?.[0]?.[0]).toBe('formatVersion');
+  });
+
+  it('refuses an absent key that has a baseline key hash (exactly or in another normal form), __proto__, or that nothing names', () => {
+    const hashed = { ...m, absentKeys: ['B', 'S', 'X'], claimDependencyMap: { c: ['B', 'X'] } };
+    expect(pathsOf(hashed)).toEqual([['absentKeys.0', 'key "B" is declared absent but is in baselineKeyHashes']]);
+    const nfc = buildManifest({
+      env: { 'cafe\u0301': '1' },
+      structuralKeys: [],
+      claimDependencyMap: { c: ['cafe\u0301'], d: { absentKeys: ['X'] } },
+    });
+    const variant = {
+      ...nfc,
+      absentKeys: ['X', 'caf\u00e9'],
+      claimDependencyMap: { c: ['cafe\u0301', 'caf\u00e9'], d: ['X'] },
+    };
+    expect(pathsOf(variant)?.[0]?.[1]).toMatch(/another Unicode normal form/);
+    const proto = { ...m, absentKeys: ['S', 'X', '__proto__'], structuralKeys: ['A', 'S', '__proto__'] };
+    expect(pathsOf(proto)).toEqual([
+      ['absentKeys.2', 'key "__proto__" is reserved and refused (no environment may hold it)'],
+    ]);
+    const orphan = { ...m, absentKeys: ['S', 'X', 'Y'] };
+    expect(pathsOf(orphan)).toEqual([
+      ['absentKeys.2', 'key "Y" is declared absent but no structural key or claim names it'],
+    ]);
+    expect(pathsOf({ ...m, absentKeys: ['X', 'S'] })?.[0]?.[0]).toBe('absentKeys.1');
   });
 });
 

@@ -33,6 +33,15 @@ describe('test/vectors/triage.json', () => {
     expect(new Set(file.cases.map((c) => c.expected.report.verdict))).toEqual(new Set(Object.values(DeltaVerdict)));
   });
 
+  it('format-2 cases (declared absent keys) exercise every verdict too; every other case stays format 1', () => {
+    const v2 = file.cases.filter((c) => c.name.startsWith('format 2: '));
+    expect(new Set(v2.map((c) => c.expected.report.verdict))).toEqual(new Set(Object.values(DeltaVerdict)));
+    for (const c of file.cases) {
+      expect(c.expected.manifest.formatVersion, c.name).toBe(v2.includes(c) ? 2 : 1);
+      expect('absentKeys' in c.expected.manifest, c.name).toBe(v2.includes(c));
+    }
+  });
+
   it.each(file.cases.map((c) => [c.name, c] as const))('case "%s": key hashes, seals, verdict and digests', (_, c) => {
     const manifest = buildManifest(c.record);
     expect(manifest).toEqual(c.expected.manifest);
