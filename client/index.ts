@@ -12,6 +12,7 @@ export {
   type WriteRequestInput,
   writeRequest,
 } from './builders';
+export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
 export { PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
 export {
   type LineageExport,
@@ -22,13 +23,37 @@ export {
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export {
   type LineageReader,
+  type PublishedWrite,
+  publishWaitSince,
   type RecallRequest,
   ResealClient,
   type ResealClientDeps,
   type VerifyLineageOptions,
+  type WaitForOutcomeOptions,
   type WaitOptions,
   type WriteOutcome,
 } from './reseal-client';
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type LoadedResealConfig,
+  loadResealConfig,
+  RESEAL_CONFIG_FILE,
+  type ResealConfig,
+  ResealConfigSchema,
+  type SnapshotCommand,
+  type SnapshotConfig,
+  SnapshotConfigSchema,
+} from './reseal-config';
+export {
+  type CommandRun,
+  type CommandRunner,
+  execFileRunner,
+  SnapshotKeyPrefix,
+  type SnapshotProviderOptions,
+  type SnapshotSource,
+  snapshotProviders,
+  type TakenSnapshot,
+} from './snapshot-providers';
 export {
   clientOutputsFrom,
   DEFAULT_STACK_NAME,
