@@ -19,6 +19,8 @@ export interface ConnectOptions {
   readonly region?: string;
   /** Endpoint of every AWS call, e.g. an emulator's (default: the SDK's, from `AWS_ENDPOINT_URL`). */
   readonly endpoint?: string;
+  /** Static credentials (default: the SDK's chain: environment, profile, role, …). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
   /** Clock of the client, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
 }
@@ -48,6 +50,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
   const config = {
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
   };
   const outputs =
     options.outputs ??
