@@ -20,7 +20,11 @@ export interface ConnectOptions {
   /** Endpoint of every AWS call, e.g. an emulator's (default: the SDK's, from `AWS_ENDPOINT_URL`). */
   readonly endpoint?: string;
   /** Static credentials (default: the SDK's chain: environment, profile, role, …). */
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+  readonly credentials?: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
   /** Clock of the client, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
 }
