@@ -460,7 +460,7 @@ export function inspectResult(
  */
 export function errorResult(
   error: unknown,
-  context: { readonly lineageId?: string; readonly residualId?: string } = {},
+  context: { readonly lineageId?: string; readonly residualId?: string; readonly snapshotNotes?: string[] } = {},
 ): CallToolResult {
   if (error instanceof UnverifiedOutcomeError) {
     return toolError(

@@ -25,7 +25,7 @@ import {
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { MAX_TOOL_WAIT_MS, type ResealMcpDeps, snapshotFor, waitMs } from '../context';
 import { WriteSealedOutput } from '../tool-outputs';
-import { errorResult, writeOutcomeResult } from '../tool-results';
+import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';
 import { toolSchema } from '../tool-schema';
 
 /** Name of the write tool. */
@@ -122,8 +122,9 @@ function sessionVariable(variable: VariableInputValue, sessionId: string, nowMs:
 export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Promise<CallToolResult> {
   const nowMs = deps.nowMs ?? Date.now;
   const residualId = input.residualId ?? `r-${randomUUID()}`;
+  let snapshot: SnapshotUse | undefined;
   try {
-    const snapshot = await snapshotFor(input.env, deps);
+    snapshot = await snapshotFor(input.env, deps);
     const claims = input.claims ?? {};
     const payload: Record<string, JsonValue> = {
       claims: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.content])),
@@ -157,7 +158,9 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
     if (outcome.kind === 'SEALED') await deps.checkpoints.keep(request.lineageId, outcome.head);
     return writeOutcomeResult(request, outcome, snapshot);
   } catch (error) {
-    return errorResult(error, { lineageId: input.lineageId, residualId });
+    // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
+    const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};
+    return errorResult(error, { lineageId: input.lineageId, residualId, ...notes });
   }
 }
 
@@ -171,7 +174,8 @@ export function registerWriteTool(server: McpServer, deps: ResealMcpDeps): void 
         'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns the checkpoint. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
       inputSchema: toolSchema(WriteInputSchema),
       outputSchema: toolSchema(WriteSealedOutput),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      // Not idempotent: without a residualId each call is a new write.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (input) => writeResidual(deps, input),
   );
