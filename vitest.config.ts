@@ -1,4 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// In the repository the package's own names resolve to its sources (as tsconfig.json's paths);
+// the built package (dist/) is tested as installed, by test/integration/package.test.ts.
+const resolve = {
+  alias: [
+    { find: /^reseal$/, replacement: source('./client/index.ts') },
+    { find: /^reseal\/core$/, replacement: source('./shared/index.ts') },
+    { find: /^reseal\/mcp$/, replacement: source('./mcp/index.ts') },
+  ],
+};
 
 /**
  * Three speeds of tests (STYLE.md §8): `unit` never touches the network, `infra` synthesizes
@@ -15,6 +28,7 @@ export default defineConfig({
     },
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
@@ -22,6 +36,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
@@ -30,6 +45,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-// The `reseal` CLI. Registers tsx so the TypeScript sources run as they are, from a clone after
-// `npm ci`, without a build step.
-import { register } from 'tsx/esm/api';
+// The `reseal` CLI. In a clone (the TypeScript sources are beside this file) it runs them through
+// tsx, so `npx reseal` works after `npm ci` with no build step and never runs a stale build; in an
+// installed package (sources not shipped) it runs the compiled bundle, dist/cli.js, on plain node.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../cli/main.ts');
-await main();
+const source = new URL('../cli/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import(source.href);
+  await main();
+} else {
+  const { main } = await import('../dist/cli.js');
+  await main();
+}

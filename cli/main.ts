@@ -4,6 +4,7 @@ import { InvalidInputError } from '../shared/errors';
 import { LineageNotFoundError } from '../shared/ports/lineage-store';
 import { registerGuard } from './commands/guard';
 import { registerManifest } from './commands/manifest';
+import { registerMcp } from './commands/mcp';
 import { registerExport, registerInspect, registerPublish, registerRecall } from './commands/online';
 import { registerTriage } from './commands/triage';
 import { registerVerify } from './commands/verify';
@@ -30,7 +31,7 @@ function buildProgram(ctx: CommandContext): Command {
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
         'verify --export, inspect --export) need no AWS. Online commands (publish, recall, export, verify --lineage, ' +
-        'inspect --lineage) use the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS.',
+        'inspect --lineage, mcp) use the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -45,6 +46,7 @@ function buildProgram(ctx: CommandContext): Command {
   registerRecall(program, ctx);
   registerExport(program, ctx);
   registerInspect(program, ctx);
+  registerMcp(program, ctx);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
   }

@@ -19,6 +19,7 @@ export {
   FileCheckpointStore,
   MemoryCheckpointStore,
 } from './checkpoint-store';
+export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
 export { PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
 export {
   type LineageExport,
@@ -30,6 +31,8 @@ export { type LatestCheckpoint, LogReader, LogVerificationError, type ProvenReco
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export {
   type LineageReader,
+  type PublishedWrite,
+  publishWaitSince,
   type RecallRequest,
   ResealClient,
   type ResealClientDeps,
@@ -37,6 +40,27 @@ export {
   type VerifyLineageOptions,
   type WaitOptions,
 } from './reseal-client';
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type LoadedResealConfig,
+  loadResealConfig,
+  RESEAL_CONFIG_FILE,
+  type ResealConfig,
+  ResealConfigSchema,
+  type SnapshotCommand,
+  type SnapshotConfig,
+  SnapshotConfigSchema,
+} from './reseal-config';
+export {
+  type CommandRun,
+  type CommandRunner,
+  execFileRunner,
+  SnapshotKeyPrefix,
+  type SnapshotProviderOptions,
+  type SnapshotSource,
+  snapshotProviders,
+  type TakenSnapshot,
+} from './snapshot-providers';
 export {
   clientOutputsFrom,
   DEFAULT_STACK_NAME,

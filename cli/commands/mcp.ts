@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { StackOutputsError } from '../../client/errors';
+import { connectMcpDeps, mcpConfigFrom } from '../../mcp/config';
+import { serveStdio } from '../../mcp/server';
+import type { CommandContext } from '../context';
+import { CliError } from '../errors';
+import { ExitCode } from '../exit-codes';
+
+/** Options of `reseal mcp`. */
+interface McpOptions {
+  readonly stack?: string;
+  readonly outputsFile?: string;
+  readonly checkpoints?: string;
+  readonly config?: string;
+}
+
+/**
+ * `reseal mcp`: serves the Reseal MCP server (docs/mcp.md) on stdio until the host closes
+ * standard input. Standard output carries only JSON-RPC; the command prints nothing itself.
+ */
+export function registerMcp(program: Command, ctx: CommandContext): void {
+  program
+    .command('mcp')
+    .summary('serve the Reseal tools to an agent host over MCP (stdio)')
+    .description(
+      'Serves the MCP tools reseal_write, reseal_recall, reseal_verify and reseal_inspect on stdio until standard input closes. ' +
+        'Configured by the environment (RESEAL_STACK or RESEAL_STACK_OUTPUTS, AWS_REGION, AWS_ENDPOINT_URL, RESEAL_CHECKPOINTS, RESEAL_CONFIG); ' +
+        'the options below win over it. See docs/mcp.md.',
+    )
+    .option('--stack <name>', 'CloudFormation stack of the deployment (default: RESEAL_STACK, else ResealStack)')
+    .option('--outputs-file <OUTPUTS.json>', 'the stack outputs as a file instead (cdk deploy --outputs-file)')
+    .option('--checkpoints <FILE.json>', 'where to keep the last verified checkpoint of each lineage')
+    .option('--config <reseal.config.json>', 'snapshot providers (default: ./reseal.config.json when present)')
+    .action(async (options: McpOptions) => {
+      const config = mcpConfigFrom(
+        ctx.io.env,
+        {
+          ...(options.stack ? { stackName: options.stack } : {}),
+          ...(options.outputsFile ? { outputsFile: options.outputsFile } : {}),
+          ...(options.checkpoints ? { checkpointsFile: options.checkpoints } : {}),
+          ...(options.config ? { configFile: options.config } : {}),
+        },
+        ctx.io.cwd,
+      );
+      let deps: Awaited<ReturnType<typeof connectMcpDeps>>;
+      try {
+        deps = await connectMcpDeps(config, { nowMs: ctx.io.nowMs });
+      } catch (error) {
+        if (error instanceof StackOutputsError)
+          throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });
+        throw error;
+      }
+      await serveStdio(deps);
+      ctx.exit(ExitCode.OK);
+    });
+}

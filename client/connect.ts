@@ -1,0 +1,73 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
+import { type LineageReader, ResealClient } from './reseal-client';
+import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
+
+/** Options of {@link connectToStack}; each defaults to the usual AWS SDK configuration. */
+export interface ConnectOptions {
+  /** CloudFormation stack whose outputs name the resources (default `ResealStack`). */
+  readonly stackName?: string;
+  /** The outputs, when already known (a `cdk deploy --outputs-file`): no `DescribeStacks` call. */
+  readonly outputs?: ResealStackOutputs;
+  /** AWS region (default: the SDK's, from `AWS_REGION`, the profile, …). */
+  readonly region?: string;
+  /** Endpoint of every AWS call, e.g. an emulator's (default: the SDK's, from `AWS_ENDPOINT_URL`). */
+  readonly endpoint?: string;
+  /** Static credentials (default: the SDK's chain: environment, profile, role, …). */
+  readonly credentials?: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
+  /** Clock of the client, ms since the Unix epoch (default `Date.now`). */
+  readonly nowMs?: () => number;
+}
+
+/**
+ * A client connected to a deployed stack, with the record reader and MAC anchor it uses (for
+ * callers that read and check single records themselves, as the MCP server's recall does).
+ */
+export interface StackConnection {
+  readonly client: ResealClient;
+  readonly outputs: ResealStackOutputs;
+  /** Reads of the lineage table (DynamoDB). */
+  readonly store: LineageReader;
+  /** Checks record MACs with the stack's KMS key. */
+  readonly anchor: MacAnchor;
+}
+
+/**
+ * Connects to a deployed Reseal stack: resolves its outputs (unless given) and builds a
+ * {@link ResealClient} whose SDK clients share one region and endpoint.
+ *
+ * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
+ * @example
+ * const { client } = await connectToStack(); // ResealStack, region and endpoint from the environment
+ */
+export async function connectToStack(options: ConnectOptions = {}): Promise<StackConnection> {
+  const config = {
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+  };
+  const outputs =
+    options.outputs ??
+    (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
+  const store = new DynamoDBLineageStore(new DynamoDBClient(config), outputs.tableName);
+  const anchor = new KMSMacAnchor(new KMSClient(config), outputs.macKeyArn);
+  const client = new ResealClient(outputs, {
+    // With an endpoint of its own (an emulator), send to it, not to the host a queue URL names.
+    sqs: new SQSClient({ ...config, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
+    eventBridge: new EventBridgeClient(config),
+    store,
+    anchor,
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  });
+  return { client, outputs, store, anchor };
+}

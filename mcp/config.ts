@@ -1,0 +1,133 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { connectToStack } from '../client/connect';
+import { loadResealConfig, RESEAL_CONFIG_FILE } from '../client/reseal-config';
+import { snapshotProviders } from '../client/snapshot-providers';
+import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '../client/stack-outputs';
+import { parseStrictJson } from '../shared/canonical/strict-json';
+import { parseInput } from '../shared/schemas/parse';
+import { FileCheckpoints, MemoryCheckpoints } from './checkpoint-file';
+import type { ResealMcpDeps } from './context';
+
+const Path = z.string().min(1).max(4096);
+
+/**
+ * The environment variables the MCP server is configured by (docs/mcp.md, "Configuration"); an
+ * agent never passes AWS details in a tool call. Empty values count as absent.
+ */
+export const McpEnvironmentSchema = z.object({
+  /** CloudFormation stack of the deployment (default `ResealStack`), read with `DescribeStacks`. */
+  RESEAL_STACK: z.string().min(1).max(128).optional(),
+  /** Or the stack's outputs as a file (`cdk deploy --outputs-file`, or a flat `{ TableName, … }`). */
+  RESEAL_STACK_OUTPUTS: Path.optional(),
+  /** File where the last verified checkpoint of each lineage is kept (default: in memory only). */
+  RESEAL_CHECKPOINTS: Path.optional(),
+  /** The snapshot providers' config (default: `reseal.config.json` in the working directory, if any). */
+  RESEAL_CONFIG: Path.optional(),
+  AWS_REGION: z.string().min(1).optional(),
+  AWS_DEFAULT_REGION: z.string().min(1).optional(),
+  /** An emulator's endpoint (MiniStack, LocalStack); real AWS when absent. */
+  AWS_ENDPOINT_URL: z.url().optional(),
+});
+
+/** How the MCP server reaches the stack and where it keeps its state (all paths absolute). */
+export interface McpServerConfig {
+  readonly stackName: string;
+  readonly outputsFile: string | null;
+  readonly checkpointsFile: string | null;
+  readonly configFile: string | null;
+  readonly region: string | null;
+  readonly endpoint: string | null;
+}
+
+/** Settings given on the command line (`reseal mcp --stack …`), which win over the environment. */
+export interface McpConfigOverrides {
+  readonly stackName?: string;
+  readonly outputsFile?: string;
+  readonly checkpointsFile?: string;
+  readonly configFile?: string;
+}
+
+/**
+ * The server's configuration from its environment and command-line overrides. The snapshot
+ * config defaults to `reseal.config.json` in `cwd` when that file exists.
+ *
+ * @throws {InvalidInputError} naming each malformed variable
+ */
+export function mcpConfigFrom(
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: McpConfigOverrides = {},
+  cwd = process.cwd(),
+): McpServerConfig {
+  const present = Object.fromEntries(
+    Object.keys(McpEnvironmentSchema.shape)
+      .map((key) => [key, env[key]] as const)
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const vars = parseInput(McpEnvironmentSchema, present, 'MCP server environment');
+  const path = (value: string | undefined) => (value === undefined ? null : resolve(cwd, value));
+  const defaultConfig = resolve(cwd, RESEAL_CONFIG_FILE);
+  return {
+    stackName: overrides.stackName ?? vars.RESEAL_STACK ?? DEFAULT_STACK_NAME,
+    outputsFile: path(overrides.outputsFile ?? vars.RESEAL_STACK_OUTPUTS),
+    checkpointsFile: path(overrides.checkpointsFile ?? vars.RESEAL_CHECKPOINTS),
+    configFile: path(overrides.configFile ?? vars.RESEAL_CONFIG) ?? (existsSync(defaultConfig) ? defaultConfig : null),
+    region: vars.AWS_REGION ?? vars.AWS_DEFAULT_REGION ?? null,
+    endpoint: vars.AWS_ENDPOINT_URL ?? null,
+  };
+}
+
+/**
+ * Reads a stack outputs file: a `cdk deploy --outputs-file` document (`{ <stack>: { TableName, … } }`)
+ * or one stack's flat outputs.
+ *
+ * @throws {InvalidInputError} when the file is not JSON; {@link StackOutputsError} when an output is missing
+ */
+export async function readStackOutputsFile(path: string, stackName: string): Promise<ResealStackOutputs> {
+  const what = `stack outputs file ${path}`;
+  const document = parseInput(
+    z.record(z.string(), z.unknown()),
+    parseStrictJson(await readFile(path, 'utf8'), what),
+    what,
+  );
+  const nested = document[stackName];
+  const outputs = nested !== null && typeof nested === 'object' && !Array.isArray(nested) ? nested : document;
+  const strings = Object.fromEntries(
+    Object.entries(outputs as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+  return clientOutputsFrom(strings, stackName);
+}
+
+/**
+ * Everything the tools need, from a {@link McpServerConfig}: a client of the stack, the snapshot
+ * providers (when a config file is set or found) and the checkpoint keeper.
+ *
+ * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
+ * @throws {InvalidInputError} when the snapshot config, outputs or checkpoint file is malformed
+ */
+export async function connectMcpDeps(
+  config: McpServerConfig,
+  options: { nowMs?: () => number } = {},
+): Promise<ResealMcpDeps> {
+  const outputs = config.outputsFile ? await readStackOutputsFile(config.outputsFile, config.stackName) : undefined;
+  const connection = await connectToStack({
+    stackName: config.stackName,
+    ...(outputs ? { outputs } : {}),
+    ...(config.region ? { region: config.region } : {}),
+    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  });
+  const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;
+  return {
+    client: connection.client,
+    store: connection.store,
+    anchor: connection.anchor,
+    snapshots: loaded ? snapshotProviders(loaded.config.snapshot, { dir: loaded.dir }) : null,
+    checkpoints: config.checkpointsFile ? new FileCheckpoints(config.checkpointsFile) : new MemoryCheckpoints(),
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import type { LineageReader, ResealClient } from '../client/reseal-client';
+import type { SnapshotSource } from '../client/snapshot-providers';
+import { InvalidInputError } from '../shared/errors';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { EnvSnapshot } from '../shared/schemas/primitives';
+import type { CheckpointKeeper } from './checkpoint-file';
+import type { SnapshotUse } from './tool-results';
+
+/** Longest a tool waits for a write's outcome or a recall's report by default, in ms (below MCP's 60 s request timeout). */
+export const DEFAULT_TOOL_WAIT_MS = 45_000;
+/** Longest a caller may ask a tool to wait, in ms. */
+export const MAX_TOOL_WAIT_MS = 600_000;
+
+/** The client calls the tools make (a {@link ResealClient}; a fake in tests). */
+export type McpClient = Pick<
+  ResealClient,
+  | 'publishWrite'
+  | 'waitForOutcome'
+  | 'requestRecall'
+  | 'waitForTriageReport'
+  | 'verifyLineage'
+  | 'exportLineage'
+  | 'verifyExport'
+  | 'readRefusals'
+>;
+
+/**
+ * What the Reseal MCP tools work with: a client of the deployed stack (the AWS details stay
+ * here, never in a tool's arguments), the snapshot providers that complete a call without `env`,
+ * and where the last verified checkpoint of each lineage is kept.
+ */
+export interface ResealMcpDeps {
+  readonly client: McpClient;
+  /** Reads single records (the recall checks the record it is answered about). */
+  readonly store: Pick<LineageReader, 'readRecord'>;
+  /** Checks record MACs (the stack's KMS key). */
+  readonly anchor: MacAnchor;
+  /** Takes the environment snapshot when a call passes no `env`; `null`: none configured. */
+  readonly snapshots: SnapshotSource | null;
+  readonly checkpoints: CheckpointKeeper;
+  /** Clock, ms since the Unix epoch (default `Date.now`). */
+  readonly nowMs?: () => number;
+  /**
+   * When this agent session took over, ms since the Unix epoch: the default `boundaryAtMs` of a
+   * write (hosts start one server per session). Default: when the server was created.
+   */
+  readonly sessionStartMs?: number;
+}
+
+/**
+ * The snapshot a write or recall uses: the caller's `env` when given, else one taken now by the
+ * configured providers.
+ *
+ * @throws {InvalidInputError} at `env` when none is given and no providers are configured
+ */
+export async function snapshotFor(env: EnvSnapshot | undefined, deps: ResealMcpDeps): Promise<SnapshotUse> {
+  if (env !== undefined) return { source: 'caller', env, notes: [] };
+  if (!deps.snapshots) {
+    throw new InvalidInputError('tool arguments', [
+      {
+        path: 'env',
+        message:
+          'no env given and no snapshot providers configured: pass env, or configure them in reseal.config.json (RESEAL_CONFIG)',
+      },
+    ]);
+  }
+  const taken = await deps.snapshots.take();
+  return { source: 'providers', env: taken.env, notes: taken.notes };
+}
+
+/** The wait of a tool call: `timeoutMs` when given, else {@link DEFAULT_TOOL_WAIT_MS}. */
+export function waitMs(timeoutMs: number | undefined): number {
+  return timeoutMs ?? DEFAULT_TOOL_WAIT_MS;
+}

@@ -1,0 +1,28 @@
+/**
+ * Public surface of the Reseal MCP server (`reseal/mcp`; `reseal mcp` serves it on stdio).
+ * docs/mcp.md describes the tools, their arguments and answers, and the configuration.
+ */
+export { type CheckpointKeeper, FileCheckpoints, MemoryCheckpoints } from './checkpoint-file';
+export {
+  connectMcpDeps,
+  type McpConfigOverrides,
+  McpEnvironmentSchema,
+  type McpServerConfig,
+  mcpConfigFrom,
+  readStackOutputsFile,
+} from './config';
+export { DEFAULT_TOOL_WAIT_MS, type McpClient, type ResealMcpDeps } from './context';
+export { createResealMcpServer, SERVER_INFO, serveStdio } from './server';
+export {
+  InspectOutput,
+  RecallOutput,
+  type ToolError,
+  ToolErrorCode,
+  ToolErrorSchema,
+  VerifyOutput,
+  WriteSealedOutput,
+} from './tool-outputs';
+export { INSPECT_TOOL, InspectInputSchema } from './tools/inspect';
+export { RECALL_TOOL, RecallInputSchema } from './tools/recall';
+export { VERIFY_TOOL, VerifyInputSchema } from './tools/verify';
+export { WRITE_TOOL, WriteInputSchema } from './tools/write';

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { JsonPayloadSchema } from '../shared/guard/write-request';
+import { HexDigest, Identifier, NonNegativeInt } from '../shared/schemas/primitives';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { DeltaVerdict } from '../shared/triage/delta-isolator';
+
+/**
+ * The shapes of the MCP tools' `structuredContent` (docs/mcp.md, "Tools"), advertised as each
+ * tool's `outputSchema`. Successes only: a refusal or a tamper verdict is a tool error
+ * (`isError: true`) whose `structuredContent` is a {@link ToolErrorSchema}. camelCase, as the
+ * wire format; fields are only ever added.
+ */
+
+/** A `{ seq, recordHash }` head: a checkpoint to keep, or the record a re-seal supersedes. */
+export const CheckpointOutput = z.object({ seq: NonNegativeInt, recordHash: HexDigest });
+
+/** Where the environment snapshot of a write or recall came from. */
+export const SnapshotOutput = z.object({
+  /** `caller`: the tool call's `env`; `providers`: taken by the configured snapshot providers. */
+  source: z.enum(['caller', 'providers']),
+  /** Number of keys in it. */
+  keys: NonNegativeInt,
+  /** Keys the providers could not take (e.g. `tool:docker: not run (spawn docker ENOENT)`). */
+  notes: z.array(z.string()),
+});
+
+/** `reseal_write` sealed the write: keep `checkpoint`. */
+export const WriteSealedOutput = z.object({
+  outcome: z.literal('SEALED'),
+  lineageId: Identifier,
+  residualId: Identifier,
+  seq: NonNegativeInt,
+  recordHash: HexDigest,
+  generationEpoch: NonNegativeInt,
+  /** The head this seal made; the server keeps it too (its checkpoint store). */
+  checkpoint: CheckpointOutput,
+  supersedes: CheckpointOutput.nullable(),
+  /** Claim ids sealed in the manifest, sorted. */
+  claims: z.array(z.string()),
+  snapshot: SnapshotOutput,
+});
+
+/** A claim that stands: its causal keys did not drift. */
+export const KeptClaimOutput = z.object({
+  claimId: z.string(),
+  causalKeys: z.array(z.string()),
+  /** What the record holds for it (`payload.claims.<claimId>`), `null` when the payload has none. */
+  content: JsonPayloadSchema.nullable(),
+});
+
+/** A claim to re-probe before use: its content may no longer hold here. */
+export const ReprobeClaimOutput = z.object({
+  claimId: z.string(),
+  causalKeys: z.array(z.string()),
+  /** Its causal keys that changed, vanished or appeared (empty when structural drift voided every claim). */
+  driftedKeys: z.array(z.string()),
+  /** The sealed content, to re-check rather than trust. */
+  previousContent: JsonPayloadSchema.nullable(),
+});
+
+/** `reseal_recall` triaged a verified record against the environment now. */
+export const RecallOutput = z.object({
+  outcome: z.literal('TRIAGED'),
+  requestId: Identifier,
+  lineageId: Identifier,
+  seq: NonNegativeInt,
+  residualId: Identifier,
+  recordHash: HexDigest,
+  sealedAt: z.string(),
+  verification: z.object({
+    verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
+    /** The checkpoint the recall was checked against (`null`: none given or kept). */
+    checkpoint: CheckpointOutput.nullable(),
+  }),
+  delta: z.object({
+    verdict: z.enum(DeltaVerdict),
+    sealIntact: z.boolean(),
+    changed: z.array(z.string()),
+    vanished: z.array(z.string()),
+    appeared: z.array(z.string()),
+    structuralDrift: z.array(z.string()),
+    unattributedKeys: z.array(z.string()),
+    reason: z.string(),
+  }),
+  keptClaims: z.array(KeptClaimOutput),
+  reprobeClaims: z.array(ReprobeClaimOutput),
+  /** The record's payload outside its claims (`payload.data`, or the whole payload of another layout). */
+  data: JsonPayloadSchema.nullable(),
+  /** What to do next, for the agent. */
+  nextStep: z.string(),
+  /** Pass as `supersedes` to `reseal_write` when re-sealing after the re-probes. */
+  supersedes: CheckpointOutput,
+  snapshot: SnapshotOutput,
+});
+
+/** `reseal_verify`: the whole stored lineage verified. */
+export const VerifyOutput = z.object({
+  lineageId: Identifier,
+  verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
+  records: NonNegativeInt,
+  head: CheckpointOutput.nullable(),
+  checkpoint: CheckpointOutput.nullable(),
+});
+
+/** One record of a lineage's timeline (read from the table; `verification` says whether to believe it). */
+export const TimelineRecordOutput = z.object({
+  seq: NonNegativeInt.nullable(),
+  generationEpoch: NonNegativeInt.nullable(),
+  authority: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  residualId: z.string().nullable(),
+  sealedAt: z.string().nullable(),
+  supersedes: CheckpointOutput.nullable(),
+  verification: z.string(),
+});
+
+/** `reseal_inspect`: a lineage's timeline, then its rejected and conflicting writes. */
+export const InspectOutput = z.object({
+  lineageId: Identifier,
+  verdict: z.enum(VerificationVerdict),
+  firstFailure: z.object({ seq: NonNegativeInt.nullable(), verdict: z.string(), reason: z.string() }).nullable(),
+  records: z.array(TimelineRecordOutput),
+  rejections: z.array(
+    z.object({
+      stage: z.string(),
+      reason: z.string(),
+      residualId: z.string().nullable(),
+      rejectedAt: z.string(),
+      rejectedVariables: z.array(z.object({ name: z.string(), reason: z.string(), detail: z.string() })),
+      requestViolations: z.array(z.object({ field: z.string(), reason: z.string(), detail: z.string() })),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })),
+    }),
+  ),
+  conflicts: z.array(
+    z.object({ reason: z.string(), detail: z.string(), residualId: z.string(), conflictedAt: z.string() }),
+  ),
+});
+
+/** Why a tool call failed, machine-readable (`structuredContent.error` of a tool error). */
+export const ToolErrorCode = {
+  /** The guard or the sealer refused the write (`reason`; each rejected variable with its `action`). */
+  WRITE_REJECTED: 'WRITE_REJECTED',
+  /** The write could not be appended (`STALE_EPOCH`, `LOST_RACE`, `LINEAGE_INCONSISTENT`). */
+  WRITE_CONFLICT: 'WRITE_CONFLICT',
+  /** A record or the chain does not verify (tamper, truncation, or a MAC that cannot be checked). */
+  TAMPER_DETECTED: 'TAMPER_DETECTED',
+  /** No such lineage, seq or residual id (a write may not be sealed yet). */
+  NOT_FOUND: 'NOT_FOUND',
+  /** The record verified but cannot be triaged (corrupt manifest): rebuild this memory. */
+  UNTRIAGEABLE: 'UNTRIAGEABLE',
+  /** The arguments (or the snapshot they were completed with) are invalid: `issues` names each field. */
+  INVALID_INPUT: 'INVALID_INPUT',
+  /** No outcome or report in time; the write or recall may still complete. */
+  TIMEOUT: 'TIMEOUT',
+  /** The stack cannot be reached or lacks an output. */
+  UNAVAILABLE: 'UNAVAILABLE',
+  /** Anything else (a bug, an AWS error): `message` says what. */
+  UNEXPECTED: 'UNEXPECTED',
+} as const;
+/** One of {@link ToolErrorCode}. */
+export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];
+
+/**
+ * `structuredContent` of every tool error: the code, a message, what to do (`action`), and the
+ * details of the code (e.g. `rejectedVariables` of `WRITE_REJECTED`, `verdict` of `TAMPER_DETECTED`).
+ */
+export const ToolErrorSchema = z
+  .object({ error: z.enum(ToolErrorCode), message: z.string(), action: z.string() })
+  .catchall(z.unknown());
+/** Type of {@link ToolErrorSchema}. */
+export type ToolError = z.infer<typeof ToolErrorSchema>;
+
+export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;
+export type RecallOutput = z.infer<typeof RecallOutput>;
+export type VerifyOutput = z.infer<typeof VerifyOutput>;
+export type InspectOutput = z.infer<typeof InspectOutput>;
+export type SnapshotOutput = z.infer<typeof SnapshotOutput>;

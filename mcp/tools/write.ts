@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { reprobedVariable, writeRequest } from '../../client/builders';
+import { publishWaitSince } from '../../client/reseal-client';
+import type { JsonValue } from '../../shared/canonical/canonical-json';
+import { MAX_PROBE_LENGTH } from '../../shared/guard/receipts';
+import {
+  type SessionVariable,
+  SessionVariableSchema,
+  VariableFreshness,
+  VariableName,
+} from '../../shared/guard/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/guard/write-request';
+import {
+  AuthoritySchema,
+  EnvSnapshot,
+  EpochMillis,
+  Identifier,
+  MapKey,
+  NonNegativeInt,
+  safeRecord,
+  wellFormedString,
+} from '../../shared/schemas/primitives';
+import { SupersedesSchema } from '../../shared/seal/record-header';
+import { MAX_TOOL_WAIT_MS, type ResealMcpDeps, snapshotFor, waitMs } from '../context';
+import { WriteSealedOutput } from '../tool-outputs';
+import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';
+import { toolSchema } from '../tool-schema';
+
+/** Name of the write tool. */
+export const WRITE_TOOL = 'reseal_write';
+
+/** A claim of a write: what was concluded and the environment keys it rests on (seed 000 claim dependency). */
+const ClaimInput = z.strictObject({
+  content: JsonPayloadSchema.describe('what you concluded (any JSON), returned by reseal_recall while it stands'),
+  causalKeys: z
+    .array(MapKey)
+    .min(1, 'a claim must name at least one causal key')
+    .describe('environment snapshot keys the claim rests on (e.g. "tool:node"); drift in one voids the claim'),
+});
+
+/**
+ * A variable the write used (seed 004): the wire format's `SessionVariable`, plus `reprobe`, a
+ * shorthand for the receipt of a value re-verified in this session (the server computes its
+ * `observedValueDigest` and names this write's session).
+ */
+const VariableInput = SessionVariableSchema.extend({
+  reprobe: z
+    .strictObject({
+      probe: wellFormedString(MAX_PROBE_LENGTH)
+        .min(1)
+        .describe('what you checked and how, e.g. "GET /instances/i-0abc → 200"'),
+      probedAtMs: EpochMillis.optional().describe('when the probe ran, ms since the Unix epoch (default: now)'),
+    })
+    .optional()
+    .describe('for VERIFIED_INHERITED: the probe that re-verified the value in this session (instead of a receipt)'),
+}).superRefine((variable, ctx) => {
+  if (variable.reprobe === undefined) return;
+  if (variable.receipt !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['reprobe'], message: 'give reprobe or receipt, not both' });
+  }
+  if (variable.freshness !== VariableFreshness.VERIFIED_INHERITED) {
+    ctx.addIssue({ code: 'custom', path: ['reprobe'], message: 'reprobe is only for VERIFIED_INHERITED variables' });
+  }
+});
+
+/** Arguments of {@link WRITE_TOOL}. */
+export const WriteInputSchema = z.strictObject({
+  lineageId: Identifier.describe("the agent's memory lineage"),
+  residualId: Identifier.optional().describe('id of this write, unique in the lineage (default: generated)'),
+  sessionId: Identifier.describe('the active session'),
+  generationEpoch: NonNegativeInt.describe("this session's generation epoch (greater than the predecessor's)"),
+  predecessor: z
+    .strictObject({ sessionId: Identifier, epoch: NonNegativeInt })
+    .optional()
+    .describe('the session this one took over from, and its epoch (absent on a cold start)'),
+  boundaryAtMs: EpochMillis.optional().describe(
+    'when this session took over, ms since the Unix epoch (default: when the server started)',
+  ),
+  authority: AuthoritySchema.optional().describe('default OPERATIONAL'),
+  claims: safeRecord(ClaimInput).optional().describe('claim id → { content, causalKeys }'),
+  payload: JsonPayloadSchema.optional().describe('anything else to remember (any JSON), stored as payload.data'),
+  structuralKeys: z.array(MapKey).optional().describe('snapshot keys whose drift voids every claim (e.g. "tool:os")'),
+  variables: z.array(VariableInput).max(MAX_VARIABLES).optional().describe('the session variables the write used'),
+  declaredImmutableConstants: z
+    .array(VariableName)
+    .optional()
+    .describe('default: the names of the IMMUTABLE_CONSTANT variables'),
+  env: EnvSnapshot.optional().describe('the environment snapshot to seal (default: taken by the configured providers)'),
+  supersedes: SupersedesSchema.optional().describe('the record this write re-seals (from reseal_recall)'),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOOL_WAIT_MS)
+    .optional()
+    .describe('how long to wait for the outcome (default 45,000)'),
+});
+/** Type of {@link WriteInputSchema}. */
+export type WriteInput = z.infer<typeof WriteInputSchema>;
+
+type VariableInputValue = z.infer<typeof VariableInput>;
+
+function sessionVariable(variable: VariableInputValue, sessionId: string, nowMs: number): SessionVariable {
+  const { reprobe, ...wire } = variable;
+  if (!reprobe) return wire;
+  return reprobedVariable(wire.name, wire.value, wire.sourceEpoch, {
+    probe: reprobe.probe,
+    sessionId,
+    probedAtMs: reprobe.probedAtMs ?? nowMs,
+  });
+}
+
+/**
+ * `reseal_write`: seals a residual and waits for its outcome. The payload is
+ * `{ claims: { <id>: content }, data?: payload }`; the manifest seals the snapshot (the call's
+ * `env`, else the providers') with each claim's causal keys and the structural keys. Sealed → the
+ * checkpoint (kept by the server too); refused or in conflict → a tool error with each reason
+ * and what to do.
+ */
+export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Promise<CallToolResult> {
+  const nowMs = deps.nowMs ?? Date.now;
+  const residualId = input.residualId ?? `r-${randomUUID()}`;
+  let snapshot: SnapshotUse | undefined;
+  try {
+    snapshot = await snapshotFor(input.env, deps);
+    const claims = input.claims ?? {};
+    const payload: Record<string, JsonValue> = {
+      claims: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.content])),
+      ...(input.payload !== undefined ? { data: input.payload } : {}),
+    };
+    const now = nowMs();
+    const request = writeRequest({
+      residualId,
+      lineageId: input.lineageId,
+      sessionId: input.sessionId,
+      generationEpoch: input.generationEpoch,
+      payload,
+      boundaryAtMs: input.boundaryAtMs ?? deps.sessionStartMs ?? now,
+      ...(input.predecessor ? { predecessor: input.predecessor } : {}),
+      ...(input.authority ? { authority: input.authority } : {}),
+      variables: (input.variables ?? []).map((v) => sessionVariable(v, input.sessionId, now)),
+      ...(input.declaredImmutableConstants ? { declaredImmutableConstants: input.declaredImmutableConstants } : {}),
+      manifest: {
+        env: snapshot.env,
+        structuralKeys: input.structuralKeys ?? [],
+        claimDependencyMap: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.causalKeys])),
+      },
+      ...(input.supersedes ? { supersedes: input.supersedes } : {}),
+    });
+    const published = await deps.client.publishWrite(request);
+    const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
+      request,
+      sinceMs: publishWaitSince(published),
+      timeoutMs: waitMs(input.timeoutMs),
+    });
+    if (outcome.kind === 'SEALED') await deps.checkpoints.keep(request.lineageId, outcome.head);
+    return writeOutcomeResult(request, outcome, snapshot);
+  } catch (error) {
+    // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
+    const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};
+    return errorResult(error, { lineageId: input.lineageId, residualId, ...notes });
+  }
+}
+
+/** Registers {@link WRITE_TOOL} on `server`. */
+export function registerWriteTool(server: McpServer, deps: ResealMcpDeps): void {
+  server.registerTool(
+    WRITE_TOOL,
+    {
+      title: 'Remember (seal a residual)',
+      description:
+        'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns the checkpoint. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
+      inputSchema: toolSchema(WriteInputSchema),
+      outputSchema: toolSchema(WriteSealedOutput),
+      // Not idempotent: without a residualId each call is a new write.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (input) => writeResidual(deps, input),
+  );
+}

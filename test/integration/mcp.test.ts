@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Keys } from '../../adapters/dynamodb-lineage-store';
+import { connectToStack } from '../../client/connect';
+import { clientOutputsFrom } from '../../client/stack-outputs';
+import { MemoryCheckpoints } from '../../mcp/checkpoint-file';
+import type { ResealMcpDeps } from '../../mcp/context';
+import { createResealMcpServer } from '../../mcp/server';
+import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots';
+import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
+import { isolateDelta } from '../../shared/triage/delta-isolator';
+import { buildManifest } from '../../shared/triage/manifest';
+
+// The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
+// scenarios) and over stdio against `reseal mcp` (snapshot providers, checkpoint file). Each
+// scenario uses a lineage of its own.
+const stack = inject('stack');
+const endpoint = inject('endpoint');
+const ROOT = join(import.meta.dirname, '..', '..');
+const dynamodb = new DynamoDBClient(clientConfig(endpoint));
+
+type Structured = Record<string, unknown> & { error?: string };
+const WAIT_MS = 90_000;
+
+/** Two real environments: runner-image snapshots 0 and 5 (many tool versions drifted, os:version did not). */
+let before: RunnerSnapshot;
+let after: RunnerSnapshot;
+const CLAIMS = {
+  'node-runtime-in-range': {
+    content: { statement: 'the preinstalled Node.js satisfies engines' },
+    causalKeys: ['language:node.js'],
+  },
+  'system-python-3-12': {
+    content: { statement: 'the system interpreter is CPython 3.12' },
+    causalKeys: ['language:python'],
+  },
+  'native-addons-compile': { content: 'make builds native addons', causalKeys: ['apt:make'] },
+};
+
+let mcp: Client;
+let closeInProcess: () => Promise<void>;
+
+beforeAll(async () => {
+  const snapshots = await loadSnapshots(join(ROOT, 'examples', 'runner-images', 'ubuntu-24.04.jsonl'));
+  before = snapshots[0] as RunnerSnapshot;
+  after = snapshots[5] as RunnerSnapshot;
+  const connection = await connectToStack({
+    outputs: clientOutputsFrom({ ...stack }),
+    endpoint,
+    region: EMULATOR_REGION,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  const deps: ResealMcpDeps = {
+    client: connection.client,
+    store: connection.store,
+    anchor: connection.anchor,
+    snapshots: null,
+    checkpoints: new MemoryCheckpoints(),
+    sessionStartMs: Date.now() - 60_000,
+  };
+  const server = createResealMcpServer(deps);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  mcp = new Client({ name: 'reseal-integration', version: '1.0.0' });
+  await mcp.connect(clientSide);
+  closeInProcess = async () => {
+    await mcp.close();
+    await server.close();
+  };
+});
+
+afterAll(async () => {
+  await closeInProcess?.();
+  dynamodb.destroy();
+});
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args }, { timeout: WAIT_MS + 30_000 });
+  return { isError: result.isError === true, out: result.structuredContent as Structured };
+}
+
+const session = (overrides: Record<string, unknown> = {}) => ({
+  sessionId: 's-2',
+  generationEpoch: 2,
+  predecessor: { sessionId: 's-1', epoch: 1 },
+  timeoutMs: WAIT_MS,
+  ...overrides,
+});
+
+describe('MCP tools on the deployed stack (in process)', () => {
+  const lineageId = `mcp-${randomUUID()}`;
+  let sealed: Structured;
+
+  it('reseal_write: a write is sealed and its checkpoint returned', async () => {
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      lineageId,
+      ...session(),
+      claims: CLAIMS,
+      structuralKeys: ['os:version'],
+      payload: { runner: before.image_version },
+      env: before.env,
+      variables: [{ name: 'ATTEMPT', value: 'a-1', freshness: 'FRESH_GENERATED', sourceEpoch: 2 }],
+    });
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({ outcome: 'SEALED', lineageId, seq: 0, supersedes: null });
+    expect(out.claims).toEqual(Object.keys(CLAIMS).sort());
+    sealed = out;
+  });
+
+  it('reseal_write: a stale write (inherited, never re-probed) is refused with its reason and what to do', async () => {
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      lineageId: `mcp-stale-${randomUUID()}`,
+      ...session(),
+      claims: CLAIMS,
+      env: before.env,
+      variables: [{ name: 'RUNNER_ID', value: 'runner-17', freshness: 'UNVERIFIED_INHERITED', sourceEpoch: 1 }],
+    });
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({
+      error: 'WRITE_REJECTED',
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      rejectedVariables: [{ name: 'RUNNER_ID', reason: 'UNVERIFIED_INHERITED' }],
+    });
+    expect((out.rejectedVariables as { action: string }[])[0]?.action).toMatch(/reprobe/);
+  });
+
+  it('reseal_recall after real drift: the claims on drifted keys are to re-probe, the others kept with their content', async () => {
+    const { isError, out } = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
+    expect(isError).toBe(false);
+    const expected = isolateDelta(
+      buildManifest({
+        env: before.env,
+        structuralKeys: ['os:version'],
+        claimDependencyMap: Object.fromEntries(Object.entries(CLAIMS).map(([id, c]) => [id, c.causalKeys])),
+      }),
+      after.env,
+    );
+    expect(expected.invalidatedClaims).toEqual(['node-runtime-in-range']);
+    expect(out).toMatchObject({
+      outcome: 'TRIAGED',
+      seq: 0,
+      verification: { verdict: 'VERIFIED_INTACT', checkpoint: sealed.checkpoint },
+      delta: { verdict: expected.verdict },
+      keptClaims: expected.retainedClaims.map((claimId) => ({
+        claimId,
+        content: CLAIMS[claimId as keyof typeof CLAIMS].content,
+      })),
+      reprobeClaims: [
+        {
+          claimId: 'node-runtime-in-range',
+          driftedKeys: ['language:node.js'],
+          previousContent: CLAIMS['node-runtime-in-range'].content,
+        },
+      ],
+      data: { runner: before.image_version },
+      supersedes: sealed.checkpoint,
+    });
+  });
+
+  it('a re-seal after the re-probe supersedes the record; recalled again, every claim stands', async () => {
+    const { out: recalled } = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
+    const reprobed = {
+      ...CLAIMS,
+      'node-runtime-in-range': {
+        content: { statement: 'the preinstalled Node.js satisfies engines', observed: after.env['language:node.js'] },
+        causalKeys: ['language:node.js'],
+      },
+    };
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      lineageId,
+      ...session({ sessionId: 's-3', generationEpoch: 3, predecessor: { sessionId: 's-2', epoch: 2 } }),
+      claims: reprobed,
+      structuralKeys: ['os:version'],
+      env: after.env,
+      supersedes: recalled.supersedes,
+    });
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({ outcome: 'SEALED', seq: 1, supersedes: sealed.checkpoint });
+    const again = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
+    expect(again.out).toMatchObject({ seq: 1, delta: { verdict: 'NO_DRIFT' }, reprobeClaims: [] });
+    expect((again.out.keptClaims as unknown[]).length).toBe(3);
+    const timeline = await call(mcp, 'reseal_inspect', { lineageId });
+    expect(timeline.out).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      records: [
+        { seq: 0, supersedes: null, verification: 'VERIFIED_INTACT' },
+        { seq: 1, supersedes: sealed.checkpoint, verification: 'VERIFIED_INTACT' },
+      ],
+    });
+    const verified = await call(mcp, 'reseal_verify', { lineageId });
+    expect(verified.out).toMatchObject({ verdict: 'VERIFIED_INTACT', records: 2, head: { seq: 1 } });
+  });
+
+  it('a record edited directly in DynamoDB: recall and verify come back as TAMPER_DETECTED errors', async () => {
+    const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(1) } };
+    const item = await dynamodb.send(
+      new GetItemCommand({ TableName: stack.TableName, Key: key, ConsistentRead: true }),
+    );
+    const record = JSON.parse(item.Item?.record?.S ?? '{}') as { payload: { claims: Record<string, unknown> } };
+    record.payload.claims['native-addons-compile'] = 'nothing went wrong';
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: stack.TableName,
+        Key: key,
+        UpdateExpression: 'SET #r = :r',
+        ExpressionAttributeNames: { '#r': 'record' },
+        ExpressionAttributeValues: { ':r': { S: JSON.stringify(record) } },
+      }),
+    );
+    const recall = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
+    expect(recall.isError).toBe(true);
+    expect(recall.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH', firstFailure: { seq: 1 } });
+    expect(JSON.stringify(recall.out)).not.toContain('nothing went wrong');
+    const verify = await call(mcp, 'reseal_verify', { lineageId });
+    expect(verify).toMatchObject({ isError: true, out: { error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH' } });
+  });
+});
+
+describe('reseal mcp over stdio: snapshot providers from reseal.config.json, checkpoints in a file', () => {
+  let dir = '';
+  let stdio: Client;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'reseal-mcp-'));
+    await writeFile(join(dir, 'outputs.json'), JSON.stringify({ ResealStack: stack }));
+    await writeFile(join(dir, 'tool-versions.txt'), 'node 20\n');
+    await writeFile(
+      join(dir, 'reseal.config.json'),
+      JSON.stringify({
+        snapshot: {
+          env: { names: ['RESEAL_TEST_MODE'] },
+          commands: { node: { command: process.execPath, args: ['--version'] } },
+          files: ['tool-versions.txt'],
+        },
+      }),
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'bin', 'reseal.mjs'), 'mcp', '--outputs-file', join(dir, 'outputs.json')],
+      cwd: dir, // reseal.config.json is found in the working directory
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...emulatorEnv(endpoint),
+        RESEAL_CHECKPOINTS: join(dir, 'checkpoints.json'),
+        RESEAL_TEST_MODE: 'integration',
+      },
+      stderr: 'ignore',
+    });
+    stdio = new Client({ name: 'reseal-stdio-integration', version: '1.0.0' });
+    await stdio.connect(transport);
+  });
+
+  afterAll(async () => {
+    await stdio?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a write without env seals the providers’ snapshot; a recall without env finds no drift', async () => {
+    const lineageId = `mcp-stdio-${randomUUID()}`;
+    const { tools } = await stdio.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'reseal_inspect',
+      'reseal_recall',
+      'reseal_verify',
+      'reseal_write',
+    ]);
+    const written = await call(stdio, 'reseal_write', {
+      lineageId,
+      ...session(),
+      claims: {
+        'node-matches-pin': {
+          content: 'node matches tool-versions.txt',
+          causalKeys: ['tool:node', 'file:tool-versions.txt'],
+        },
+      },
+      structuralKeys: ['env:RESEAL_TEST_MODE'],
+    });
+    expect(written.isError).toBe(false);
+    expect(written.out).toMatchObject({
+      outcome: 'SEALED',
+      seq: 0,
+      snapshot: { source: 'providers', keys: 3, notes: [] },
+    });
+    const recalled = await call(stdio, 'reseal_recall', { lineageId, timeoutMs: WAIT_MS });
+    expect(recalled.out).toMatchObject({
+      delta: { verdict: 'NO_DRIFT' },
+      keptClaims: [{ claimId: 'node-matches-pin', causalKeys: ['file:tool-versions.txt', 'tool:node'] }],
+      // The server kept the write's head in its checkpoint file and recalled against it.
+      verification: { checkpoint: written.out.checkpoint },
+    });
+  });
+});
