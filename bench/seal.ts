@@ -10,10 +10,12 @@
  *
  * KMS round trips (milliseconds) are not included. Run: `npx tsx bench/seal.ts`.
  */
+
 import { pathToFileURL } from 'node:url';
 import { SealerService } from '../functions/sealer/sealer-service';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import type { EventPublisher } from '../shared/ports/event-publisher';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { SealRequest } from '../shared/schemas/messages';
@@ -70,7 +72,9 @@ const unused = async (): Promise<never> => {
 const nullStore: LineageStore = {
   head: async () => null,
   lastRecordSeq: async () => null,
-  append: async () => {},
+  logHead: async () => null,
+  appendEntries: async () => {},
+  readNodes: unused,
   readRecord: unused,
   findByResidualId: async () => null,
   readChain: unused,
@@ -130,12 +134,14 @@ async function sealerFigure(): Promise<Figure> {
   const service = new SealerService({
     store: {
       ...nullStore,
-      append: async (record) => {
-        sealed = record;
+      appendEntries: async (batch) => {
+        sealed = batch.entries[0]?.record ?? null;
       },
     },
     publisher: nullPublisher,
     anchor,
+    // The log key: one Ed25519 signature per run of writes (here, per write: a run of one).
+    signer: new LocalEd25519Signer('reseal/bench-stack', new Uint8Array(32).fill(7)),
     metrics: { count: quiet },
     logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
     clock: () => FACTORY_NOW_MS + 1_000,

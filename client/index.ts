@@ -32,7 +32,6 @@ export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export {
   type LineageReader,
   type PublishedWrite,
-  publishWaitSince,
   type RecallRequest,
   ResealClient,
   type ResealClientDeps,

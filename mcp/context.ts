@@ -1,9 +1,7 @@
-import type { LineageReader, ResealClient } from '../client/reseal-client';
+import type { ResealClient } from '../client/reseal-client';
 import type { SnapshotSource } from '../client/snapshot-providers';
 import { InvalidInputError } from '../shared/errors';
-import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
-import type { CheckpointKeeper } from './checkpoint-file';
 import type { SnapshotUse } from './tool-results';
 
 /** Longest a tool waits for a write's outcome or a recall's report by default, in ms (below MCP's 60 s request timeout). */
@@ -11,13 +9,19 @@ export const DEFAULT_TOOL_WAIT_MS = 45_000;
 /** Longest a caller may ask a tool to wait, in ms. */
 export const MAX_TOOL_WAIT_MS = 600_000;
 
-/** The client calls the tools make (a {@link ResealClient}; a fake in tests). */
+/**
+ * The client calls the tools make (a {@link ResealClient}; a fake in tests). Outcomes and recalls
+ * come back proven with the log's public key; the client keeps the last verified signed
+ * checkpoint of each lineage in its own checkpoint store (`checkpointStore` of its deps).
+ */
 export type McpClient = Pick<
   ResealClient,
   | 'publishWrite'
   | 'waitForOutcome'
-  | 'requestRecall'
-  | 'waitForTriageReport'
+  | 'recall'
+  | 'latestCheckpoint'
+  | 'receipt'
+  | 'logKey'
   | 'verifyLineage'
   | 'exportLineage'
   | 'verifyExport'
@@ -25,19 +29,14 @@ export type McpClient = Pick<
 >;
 
 /**
- * What the Reseal MCP tools work with: a client of the deployed stack (the AWS details stay
- * here, never in a tool's arguments), the snapshot providers that complete a call without `env`,
- * and where the last verified checkpoint of each lineage is kept.
+ * What the Reseal MCP tools work with: a client of the deployed stack (the AWS details and the
+ * checkpoint store stay in it, never in a tool's arguments) and the snapshot providers that
+ * complete a call without `env`.
  */
 export interface ResealMcpDeps {
   readonly client: McpClient;
-  /** Reads single records (the recall checks the record it is answered about). */
-  readonly store: Pick<LineageReader, 'readRecord'>;
-  /** Checks record MACs (the stack's KMS key). */
-  readonly anchor: MacAnchor;
   /** Takes the environment snapshot when a call passes no `env`; `null`: none configured. */
   readonly snapshots: SnapshotSource | null;
-  readonly checkpoints: CheckpointKeeper;
   /** Clock, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
   /**

@@ -11,20 +11,36 @@ import { DeltaVerdict } from '../shared/triage/delta-isolator';
  * wire format; fields are only ever added.
  */
 
-/** A `{ seq, recordHash }` head: a checkpoint to keep, or the record a re-seal supersedes. */
-export const CheckpointOutput = z.object({ seq: NonNegativeInt, recordHash: HexDigest });
+/** A `{ seq, recordHash }` head: the record a re-seal supersedes, or the head a tail was checked against. */
+export const HeadOutput = z.object({ seq: NonNegativeInt, recordHash: HexDigest });
 
-/** Where the environment snapshot of a write or recall came from. */
-export const SnapshotOutput = z.object({
-  /** `caller`: the tool call's `env`; `providers`: taken by the configured snapshot providers. */
-  source: z.enum(['caller', 'providers']),
-  /** Number of keys in it. */
-  keys: NonNegativeInt,
-  /** Keys the providers could not take (e.g. `tool:docker: not run (spawn docker ENOENT)`). */
-  notes: z.array(z.string()),
+/**
+ * A signed checkpoint of a lineage's verifiable log (docs/verifiable-log.md, "Checkpoints"), as
+ * the client verified it with the log's public key: the C2SP signed note itself (`note`, to
+ * keep or hand to an auditor), and what it signs.
+ */
+export const SignedCheckpointOutput = z.object({
+  /** The C2SP signed note (tlog-checkpoint body, blank line, signature line). */
+  note: z.string(),
+  /** `reseal/<stackName>/<lineageId>`. */
+  origin: z.string(),
+  /** Number of records the log holds at this checkpoint. */
+  size: NonNegativeInt,
+  /** RFC 9162 root hash of those records, lowercase hex. */
+  rootHash: HexDigest,
 });
 
-/** `reseal_write` sealed the write: keep `checkpoint`. */
+/** An RFC 9162 inclusion proof of one record (leaf = its seq) in a signed checkpoint, hashes in hex. */
+export const InclusionProofOutput = z.object({
+  leafIndex: NonNegativeInt,
+  treeSize: NonNegativeInt,
+  inclusionProof: z.array(HexDigest),
+});
+
+/**
+ * `reseal_write` sealed the write: its record is proven by `proof` in the signed `checkpoint`
+ * (which the server's client keeps in its checkpoint store).
+ */
 export const WriteSealedOutput = z.object({
   outcome: z.literal('SEALED'),
   lineageId: Identifier,
@@ -32,9 +48,11 @@ export const WriteSealedOutput = z.object({
   seq: NonNegativeInt,
   recordHash: HexDigest,
   generationEpoch: NonNegativeInt,
-  /** The head this seal made; the server keeps it too (its checkpoint store). */
-  checkpoint: CheckpointOutput,
-  supersedes: CheckpointOutput.nullable(),
+  /** The signed checkpoint the record is proven in. */
+  checkpoint: SignedCheckpointOutput,
+  /** The record's inclusion proof in `checkpoint` (leaf `seq`, tree of `checkpoint.size` records). */
+  proof: InclusionProofOutput,
+  supersedes: HeadOutput.nullable(),
   /** Claim ids sealed in the manifest, sorted. */
   claims: z.array(z.string()),
   snapshot: SnapshotOutput,
@@ -58,7 +76,11 @@ export const ReprobeClaimOutput = z.object({
   previousContent: JsonPayloadSchema.nullable(),
 });
 
-/** `reseal_recall` triaged a verified record against the environment now. */
+/**
+ * `reseal_recall`: a record proven by the server's client (inclusion in a signed checkpoint,
+ * consistent with the kept one), triaged against the environment now; the delta is the one the
+ * client recomputed from the proven record, never the stored report.
+ */
 export const RecallOutput = z.object({
   outcome: z.literal('TRIAGED'),
   requestId: Identifier,
@@ -68,9 +90,22 @@ export const RecallOutput = z.object({
   recordHash: HexDigest,
   sealedAt: z.string(),
   verification: z.object({
+    /** The client's own verdict on the record. */
     verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
-    /** The checkpoint the recall was checked against (`null`: none given or kept). */
-    checkpoint: CheckpointOutput.nullable(),
+    /** Records in the signed checkpoint the record is proven in. */
+    checkpointSize: NonNegativeInt,
+    /**
+     * Whether the signed checkpoint was shown consistent with one kept earlier (or the caller's
+     * `checkpoint` was checked): without either, a table rolled back to an older signed state
+     * cannot be told from the real one.
+     */
+    truncationChecked: z.boolean(),
+    /** The signed checkpoint the record is proven in. */
+    checkpoint: SignedCheckpointOutput,
+    /** The record's inclusion proof in it. */
+    proof: InclusionProofOutput,
+    /** The caller's `checkpoint`, checked against the signed log here (`null`: none given). */
+    callerCheckpoint: HeadOutput.nullable(),
   }),
   delta: z.object({
     verdict: z.enum(DeltaVerdict),
@@ -89,17 +124,37 @@ export const RecallOutput = z.object({
   /** What to do next, for the agent. */
   nextStep: z.string(),
   /** Pass as `supersedes` to `reseal_write` when re-sealing after the re-probes. */
-  supersedes: CheckpointOutput,
+  supersedes: HeadOutput,
   snapshot: SnapshotOutput,
 });
 
-/** `reseal_verify`: the whole stored lineage verified. */
+/**
+ * What the walk of `reseal_verify` and `reseal_inspect` checked the lineage's tail against, next
+ * to its verdict: the latest signed checkpoint and whether truncation could be checked.
+ */
+const LogCheckFields = {
+  /** The latest signed checkpoint, verified and consistent with the kept one (`null`: none). */
+  checkpoint: SignedCheckpointOutput.nullable(),
+  /** Size of the kept checkpoint it was shown consistent with (`null`: none was kept). */
+  trustedCheckpointSize: NonNegativeInt.nullable(),
+  /**
+   * The head the walk compared the stored tail with: the caller's `checkpoint`, else the last
+   * record of the signed checkpoint (proven by inclusion); `null`: neither.
+   */
+  tailCheckedAgainst: HeadOutput.extend({ source: z.enum(['caller', 'signed-checkpoint']) }).nullable(),
+  /** Whether a cut tail would have shown: a kept checkpoint or the caller's `checkpoint` was compared. */
+  truncationChecked: z.boolean(),
+  /** The log's verifier key (C2SP vkey), to check the checkpoint elsewhere. */
+  logKey: z.string(),
+};
+
+/** `reseal_verify`: the whole stored lineage verified (every hash, link and MAC) and tied to the signed log. */
 export const VerifyOutput = z.object({
   lineageId: Identifier,
   verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
   records: NonNegativeInt,
-  head: CheckpointOutput.nullable(),
-  checkpoint: CheckpointOutput.nullable(),
+  head: HeadOutput.nullable(),
+  ...LogCheckFields,
 });
 
 /** One record of a lineage's timeline (read from the table; `verification` says whether to believe it). */
@@ -110,7 +165,7 @@ export const TimelineRecordOutput = z.object({
   sessionId: z.string().nullable(),
   residualId: z.string().nullable(),
   sealedAt: z.string().nullable(),
-  supersedes: CheckpointOutput.nullable(),
+  supersedes: HeadOutput.nullable(),
   verification: z.string(),
 });
 
@@ -134,6 +189,7 @@ export const InspectOutput = z.object({
   conflicts: z.array(
     z.object({ reason: z.string(), detail: z.string(), residualId: z.string(), conflictedAt: z.string() }),
   ),
+  ...LogCheckFields,
 });
 
 /** Why a tool call failed, machine-readable (`structuredContent.error` of a tool error). */
@@ -152,7 +208,7 @@ export const ToolErrorCode = {
   INVALID_INPUT: 'INVALID_INPUT',
   /** No outcome or report in time; the write or recall may still complete. */
   TIMEOUT: 'TIMEOUT',
-  /** The stack cannot be reached or lacks an output. */
+  /** The stack cannot be reached or lacks an output, or the server's checkpoint store cannot be read. */
   UNAVAILABLE: 'UNAVAILABLE',
   /** Anything else (a bug, an AWS error): `message` says what. */
   UNEXPECTED: 'UNEXPECTED',
@@ -175,3 +231,5 @@ export type RecallOutput = z.infer<typeof RecallOutput>;
 export type VerifyOutput = z.infer<typeof VerifyOutput>;
 export type InspectOutput = z.infer<typeof InspectOutput>;
 export type SnapshotOutput = z.infer<typeof SnapshotOutput>;
+export type SignedCheckpointOutput = z.infer<typeof SignedCheckpointOutput>;
+export type HeadOutput = z.infer<typeof HeadOutput>;

@@ -1,12 +1,23 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
+import { requestDigest } from '../../../shared/log/outcome-statement';
+import { verifyRecordProof } from '../../../shared/log/record-proof';
+import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
-import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
+import { signedConflict, signedRejection, staleRejection } from '../../helpers/outcome-factories';
+import {
+  appendSealed,
+  forgerLogSigner,
+  TEST_CLIENT_KEYS,
+  TEST_LOG_KEY,
+  TEST_LOG_NAME,
+  testLogSigner,
+  verifierKeyOf,
+} from '../../helpers/pipeline-keys';
 import {
   buildChain,
   forgerAnchor,
@@ -26,17 +37,19 @@ async function sealedStore(length: number): Promise<{ store: InMemoryLineageStor
 }
 
 function client(store: InMemoryLineageStore, deps: ConstructorParameters<typeof ResealClient>[1] = {}) {
-  // A fake clock the sleeps advance, so a wait that never ends times out at once.
+  // A fake clock every sleep advances (also a test's own sleep), so a wait that never ends times out.
   let now = 0;
+  const { sleep, ...rest } = deps;
   return new ResealClient(OUTPUTS, {
     ...TEST_CLIENT_KEYS,
     store,
     anchor: testAnchor(),
     nowMs: () => now,
+    ...rest,
     sleep: async (ms) => {
       now += ms;
+      await sleep?.(ms);
     },
-    ...deps,
   });
 }
 
@@ -65,7 +78,7 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
       request: requestOf(record),
       sinceMs: TEST_NOW_MS,
     });
-    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(record) });
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: lineageHeadOf(record) });
   });
 
   it.each([
@@ -77,10 +90,11 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
     async (_, change) => {
       const { store, records } = await sealedStore(2);
       const request = { ...requestOf(records[1] as SealedRecord), ...change };
-      const reuse = staleRejection('residual-1', {
+      const reuse = await signedRejection('residual-1', {
         stage: 'SEALER',
         reason: 'RESIDUAL_ID_REUSED',
         rejectedVariables: [],
+        requestDigest: requestDigest(request),
       });
       let polls = 0;
       const readRecord = vi.spyOn(store, 'readRecord');
@@ -89,7 +103,7 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
           if (++polls === 3) await store.recordRejection(reuse);
         },
       }).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', { request, sinceMs: TEST_NOW_MS - 5_000 });
-      expect(outcome).toEqual({ kind: 'REJECTED', rejection: reuse });
+      expect(outcome).toMatchObject({ kind: 'REJECTED', rejection: reuse });
       expect(polls).toBe(3);
       expect(readRecord).toHaveBeenCalledTimes(1); // the other write's record is read and verified once
     },
@@ -107,9 +121,9 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(1);
     const record = records[0] as SealedRecord;
-    await store.recordRejection(staleRejection('residual-0', { atMs: TEST_NOW_MS - 3_600_000 }));
+    await store.recordRejection(await signedRejection('residual-0', { atMs: TEST_NOW_MS - 3_600_000 }));
     await store.recordConflict(
-      staleEpochConflict('residual-0', { reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 60_000 }),
+      await signedConflict('residual-0', { reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 60_000 }),
     );
     let polls = 0;
     const outcome = await client(store, {
@@ -117,12 +131,14 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
         if (++polls === 2) await appendSealed(store, [record]);
       },
     }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', { request: requestOf(record), sinceMs: TEST_NOW_MS - 5_000 });
-    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(record) });
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: lineageHeadOf(record) });
     // A refusal at or after sinceMs is this publish's.
-    const fresh = staleRejection('r-new', { atMs: TEST_NOW_MS });
-    await store.recordRejection(staleRejection('r-new', { atMs: TEST_NOW_MS - 10_000 }));
+    const fresh = await signedRejection('r-new', { atMs: TEST_NOW_MS });
+    await store.recordRejection(await signedRejection('r-new', { atMs: TEST_NOW_MS - 10_000 }));
     await store.recordRejection(fresh);
-    expect(await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-new', { sinceMs: TEST_NOW_MS - 5_000 })).toEqual({
+    expect(
+      await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-new', { sinceMs: TEST_NOW_MS - 5_000 }),
+    ).toMatchObject({
       kind: 'REJECTED',
       rejection: fresh,
     });
@@ -141,7 +157,7 @@ describe('ResealClient.waitForOutcome', () => {
     const { store, records } = await sealedStore(3);
     const reseal = client(store);
     const outcome = await reseal.waitForOutcome(TEST_LINEAGE_ID, 'residual-1');
-    expect(outcome).toEqual({ kind: 'SEALED', head: lineageHeadOf(records[1] as SealedRecord) });
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: lineageHeadOf(records[1] as SealedRecord) });
     if (outcome.kind !== 'SEALED') throw new Error('unreachable');
     const checkpoint = { seq: outcome.head.seq, recordHash: outcome.head.recordHash };
     expect((await reseal.verifyLineage(TEST_LINEAGE_ID, { checkpoint })).verdict).toBe('VERIFIED_INTACT');
@@ -166,33 +182,36 @@ describe('ResealClient.waitForOutcome', () => {
 
   it('seed 004 REJECTED: the guard’s rejection record of this write, with reason and rejected variables', async () => {
     const { store } = await sealedStore(1);
-    const rejection = staleRejection('r-stale');
-    await store.recordRejection(staleRejection('r-other'));
+    const rejection = await signedRejection('r-stale');
+    await store.recordRejection(await signedRejection('r-other'));
     await store.recordRejection(rejection);
     const outcome = await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-stale');
-    expect(outcome).toEqual({ kind: 'REJECTED', rejection });
+    expect(outcome).toMatchObject({ kind: 'REJECTED', rejection });
   });
 
   it('seed 003 fencing CONFLICT: the STALE_EPOCH conflict record of this write', async () => {
     const { store } = await sealedStore(1);
-    const conflict = staleEpochConflict('r-fenced');
+    const conflict = await signedConflict('r-fenced');
     await store.recordConflict(conflict);
-    expect(await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-fenced')).toEqual({ kind: 'CONFLICT', conflict });
+    expect(await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-fenced')).toMatchObject({
+      kind: 'CONFLICT',
+      conflict,
+    });
   });
 
   it('the latest refusal wins between a rejection and a conflict; a seal of the same id wins over both', async () => {
     const { store } = await sealedStore(2);
-    await store.recordConflict(staleEpochConflict('residual-1', { atMs: TEST_NOW_MS }));
-    await store.recordRejection(staleRejection('residual-1', { atMs: TEST_NOW_MS + 1 }));
-    await store.recordRejection(staleRejection('r-x', { atMs: TEST_NOW_MS }));
-    await store.recordConflict(staleEpochConflict('r-x', { atMs: TEST_NOW_MS + 1 }));
+    await store.recordConflict(await signedConflict('residual-1', { atMs: TEST_NOW_MS }));
+    await store.recordRejection(await signedRejection('residual-1', { atMs: TEST_NOW_MS + 1 }));
+    await store.recordRejection(await signedRejection('r-x', { atMs: TEST_NOW_MS }));
+    await store.recordConflict(await signedConflict('r-x', { atMs: TEST_NOW_MS + 1 }));
     expect((await client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).kind).toBe('SEALED');
     expect((await client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-x')).kind).toBe('CONFLICT');
   });
 
   it('a rejection filed under another lineage is not this write’s outcome', async () => {
     const store = new InMemoryLineageStore();
-    await store.recordRejection(staleRejection('r-1', { lineageId: 'other-lineage' }));
+    await store.recordRejection(await signedRejection('r-1', { lineageId: 'other-lineage' }));
     let now = 0;
     const wait = client(store, {
       nowMs: () => now,
@@ -246,20 +265,84 @@ describe('ResealClient.waitForOutcome', () => {
       residualId === 'r-liar' ? { lineageId, seq: 0 } : find(lineageId, residualId);
     await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'r-liar')).rejects.toMatchObject({
       verdict: 'LINEAGE_BROKEN',
-      reason: expect.stringContaining('residual residual-0'),
+      reason: expect.stringContaining('which seals residual-0'),
     });
     store.deleteRecord(TEST_LINEAGE_ID, 1);
     await expect(client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1')).rejects.toMatchObject({
-      verdict: 'TRUNCATION_DETECTED',
+      verdict: 'LINEAGE_BROKEN',
+      reason: 'record 1 is missing',
     });
   });
 
-  it('with the key unreachable the seal cannot be confirmed (fail closed: UNVERIFIED_TAMPER_RISK)', async () => {
+  it('a log signed by another key (a forger’s, same key name) cannot confirm the seal: the checkpoint does not verify', async () => {
     const { store } = await sealedStore(1);
-    const wait = client(store, { anchor: testAnchor({ disabled: true }) }).waitForOutcome(
+    const wait = client(store, { logKey: await verifierKeyOf(forgerLogSigner()) }).waitForOutcome(
       TEST_LINEAGE_ID,
       'residual-0',
     );
-    await expect(wait).rejects.toMatchObject({ verdict: 'UNVERIFIED_TAMPER_RISK' });
+    await expect(wait).rejects.toMatchObject({ name: 'UnverifiedOutcomeError', verdict: 'HASH_MISMATCH' });
+  });
+});
+
+describe('ResealClient.waitForOutcome: refusals count only when signed by the function that decided them', () => {
+  const timed = (store: InMemoryLineageStore, residualId: string, request?: ReturnType<typeof requestOf>) =>
+    client(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 2_000, ...(request ? { request } : {}) });
+
+  it('issue 7 measurement: a forged rejection item for a write that was sealed does not make it REJECTED', async () => {
+    const { store, records } = await sealedStore(2);
+    // Table write access, no KMS: an unsigned rejection, and one signed by a forger's key.
+    await store.recordRejection(staleRejection('residual-1', { atMs: TEST_NOW_MS + 60_000 }));
+    await store.recordRejection(
+      await signedRejection('residual-1', { atMs: TEST_NOW_MS + 60_001, messageId: 'm-forged' }, forgerLogSigner()),
+    );
+    const outcome = await timed(store, 'residual-1', requestOf(records[1] as SealedRecord));
+    expect(outcome.kind).toBe('SEALED');
+  });
+
+  it('an unsigned, forged, edited or moved rejection is ignored: the wait times out instead of reporting it', async () => {
+    const store = new InMemoryLineageStore();
+    await store.recordRejection(staleRejection('r-unsigned'));
+    await store.recordRejection(await signedRejection('r-forged', {}, forgerLogSigner()));
+    // A guard rejection signed with the log key: the right signature of the wrong function.
+    await store.recordRejection(await signedRejection('r-wrong-key', {}, testLogSigner()));
+    const genuine = await signedRejection('r-edited');
+    await store.recordRejection({ ...genuine, reason: 'PAYLOAD_TOO_LARGE' });
+    const moved = await signedRejection('r-moved-from');
+    await store.recordRejection({ ...moved, residualId: 'r-moved' });
+    const conflict = await signedConflict('r-conflict-edited');
+    await store.recordConflict({ ...conflict, detail: 'edited' });
+    for (const id of ['r-unsigned', 'r-forged', 'r-wrong-key', 'r-edited', 'r-moved', 'r-conflict-edited']) {
+      await expect(timed(store, id), id).rejects.toBeInstanceOf(TimeoutError);
+    }
+  });
+
+  it('a signed rejection of another request under the same id is not this write’s outcome', async () => {
+    const { records } = await buildChain(1);
+    const request = requestOf(records[0] as SealedRecord);
+    const store = new InMemoryLineageStore();
+    const other = { ...request, payload: { other: 'content' } };
+    await store.recordRejection(await signedRejection('residual-0', { requestDigest: requestDigest(other) }));
+    await expect(timed(store, 'residual-0', request)).rejects.toBeInstanceOf(TimeoutError);
+    await store.recordRejection(
+      await signedRejection('residual-0', {
+        requestDigest: requestDigest(request),
+        messageId: 'm-this',
+        atMs: TEST_NOW_MS + 1,
+      }),
+    );
+    expect(await timed(store, 'residual-0', request)).toMatchObject({
+      kind: 'REJECTED',
+      rejection: { messageId: 'm-this' },
+      statement: { reason: 'STALE_STATE', stage: 'GUARD' },
+    });
+  });
+
+  it('a sealed outcome carries the signed checkpoint and an inclusion proof that verify offline', async () => {
+    const { store, records } = await sealedStore(3);
+    const outcome = await timed(store, 'residual-1');
+    if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${outcome.kind}`);
+    const checkpoint = verifyCheckpoint(outcome.checkpoint, TEST_LOG_KEY, `${TEST_LOG_NAME}/${TEST_LINEAGE_ID}`);
+    expect(checkpoint.size).toBe(3);
+    expect(verifyRecordProof(records[1], outcome.proof, checkpoint, TEST_LINEAGE_ID).verdict).toBe('VERIFIED_INTACT');
   });
 });
