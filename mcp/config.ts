@@ -1,14 +1,25 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { connectToStack } from '../client/connect';
+import { type CheckpointStore, FileCheckpointStore, MemoryCheckpointStore } from '../client/checkpoint-store';
+import type { ConnectOptions } from '../client/connect';
+import { ResealClient } from '../client/reseal-client';
 import { loadResealConfig, RESEAL_CONFIG_FILE } from '../client/reseal-config';
 import { snapshotProviders } from '../client/snapshot-providers';
-import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '../client/stack-outputs';
+import {
+  clientOutputsFrom,
+  DEFAULT_STACK_NAME,
+  type ResealStackOutputs,
+  resolveStackOutputs,
+} from '../client/stack-outputs';
 import { parseStrictJson } from '../shared/canonical/strict-json';
 import { parseInput } from '../shared/schemas/parse';
-import { FileCheckpoints, MemoryCheckpoints } from './checkpoint-file';
 import type { ResealMcpDeps } from './context';
 
 const Path = z.string().min(1).max(4096);
@@ -22,7 +33,7 @@ export const McpEnvironmentSchema = z.object({
   RESEAL_STACK: z.string().min(1).max(128).optional(),
   /** Or the stack's outputs as a file (`cdk deploy --outputs-file`, or a flat `{ TableName, … }`). */
   RESEAL_STACK_OUTPUTS: Path.optional(),
-  /** File where the last verified checkpoint of each lineage is kept (default: in memory only). */
+  /** File where the client keeps the last verified signed checkpoint of each lineage (default: in memory only). */
   RESEAL_CHECKPOINTS: Path.optional(),
   /** The snapshot providers' config (default: `reseal.config.json` in the working directory, if any). */
   RESEAL_CONFIG: Path.optional(),
@@ -102,32 +113,66 @@ export async function readStackOutputsFile(path: string, stackName: string): Pro
   return clientOutputsFrom(strings, stackName);
 }
 
+/** Options of {@link connectMcpClient}: {@link ConnectOptions}, and where the client keeps its checkpoints. */
+export interface McpClientOptions extends ConnectOptions {
+  /** The client's checkpoint store (docs/verifiable-log.md, "Checkpoints the client keeps"). */
+  readonly checkpointStore: CheckpointStore;
+}
+
 /**
- * Everything the tools need, from a {@link McpServerConfig}: a client of the stack, the snapshot
- * providers (when a config file is set or found) and the checkpoint keeper.
+ * A {@link ResealClient} of a deployed stack for the MCP server, as `connectToStack` builds one
+ * (one region, endpoint and credentials for every SDK client; with an endpoint of its own, SQS
+ * sends to it rather than to the host a queue URL names) and with a checkpoint store, which
+ * `connectToStack` does not take.
  *
  * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
- * @throws {InvalidInputError} when the snapshot config, outputs or checkpoint file is malformed
+ */
+export async function connectMcpClient(options: McpClientOptions): Promise<ResealClient> {
+  const config = {
+    ...(options.region ? { region: options.region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+  };
+  const outputs =
+    options.outputs ??
+    (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
+  return new ResealClient(outputs, {
+    sqs: new SQSClient({ ...config, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
+    eventBridge: new EventBridgeClient(config),
+    dynamodb: new DynamoDBClient(config),
+    kms: new KMSClient(config),
+    checkpointStore: options.checkpointStore,
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+  });
+}
+
+/**
+ * Everything the tools need, from a {@link McpServerConfig}: a client of the stack that keeps
+ * the last verified signed checkpoint of each lineage (in `checkpointsFile`, else in memory for
+ * the server's lifetime) and the snapshot providers (when a config file is set or found).
+ *
+ * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
+ * @throws {InvalidInputError} when the snapshot config or outputs file is malformed
  */
 export async function connectMcpDeps(
   config: McpServerConfig,
   options: { nowMs?: () => number } = {},
 ): Promise<ResealMcpDeps> {
   const outputs = config.outputsFile ? await readStackOutputsFile(config.outputsFile, config.stackName) : undefined;
-  const connection = await connectToStack({
+  const client = await connectMcpClient({
     stackName: config.stackName,
     ...(outputs ? { outputs } : {}),
     ...(config.region ? { region: config.region } : {}),
     ...(config.endpoint ? { endpoint: config.endpoint } : {}),
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+    checkpointStore: config.checkpointsFile
+      ? new FileCheckpointStore(config.checkpointsFile)
+      : new MemoryCheckpointStore(),
   });
   const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;
   return {
-    client: connection.client,
-    store: connection.store,
-    anchor: connection.anchor,
+    client,
     snapshots: loaded ? snapshotProviders(loaded.config.snapshot, { dir: loaded.dir }) : null,
-    checkpoints: config.checkpointsFile ? new FileCheckpoints(config.checkpointsFile) : new MemoryCheckpoints(),
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   };
 }

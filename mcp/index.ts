@@ -2,9 +2,10 @@
  * Public surface of the Reseal MCP server (`reseal/mcp`; `reseal mcp` serves it on stdio).
  * docs/mcp.md describes the tools, their arguments and answers, and the configuration.
  */
-export { type CheckpointKeeper, FileCheckpoints, MemoryCheckpoints } from './checkpoint-file';
 export {
+  connectMcpClient,
   connectMcpDeps,
+  type McpClientOptions,
   type McpConfigOverrides,
   McpEnvironmentSchema,
   type McpServerConfig,
@@ -16,6 +17,7 @@ export { createResealMcpServer, SERVER_INFO, serveStdio } from './server';
 export {
   InspectOutput,
   RecallOutput,
+  SignedCheckpointOutput,
   type ToolError,
   ToolErrorCode,
   ToolErrorSchema,

@@ -37,6 +37,16 @@ export const InclusionProofOutput = z.object({
   inclusionProof: z.array(HexDigest),
 });
 
+/** Where the environment snapshot of a write or recall came from. */
+export const SnapshotOutput = z.object({
+  /** `caller`: the tool call's `env`; `providers`: taken by the configured snapshot providers. */
+  source: z.enum(['caller', 'providers']),
+  /** Number of keys in it. */
+  keys: NonNegativeInt,
+  /** Keys the providers could not take (e.g. `tool:docker: not run (spawn docker ENOENT)`). */
+  notes: z.array(z.string()),
+});
+
 /**
  * `reseal_write` sealed the write: its record is proven by `proof` in the signed `checkpoint`
  * (which the server's client keeps in its checkpoint store).

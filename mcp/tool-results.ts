@@ -1,22 +1,28 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type TimelineRow, timelineRows } from '../cli/format/timeline';
 import { hintsFor } from '../cli/format/write-verdict';
-import { RecallEnd, recallEnd } from '../cli/recall-exit';
+import { CheckpointFileError } from '../client/checkpoint-store';
 import { StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
-import type { WriteOutcome } from '../client/reseal-client';
+import type { LatestCheckpoint } from '../client/log-reader';
+import { LogVerificationError } from '../client/log-reader';
+import type { VerifiedRecall } from '../client/reseal-client';
+import type { WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
 import type { ResidualWriteRequest } from '../shared/guard/write-request';
+import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
+import { parseSignedNote } from '../shared/log/signed-note';
 import { type ConflictRecord, LineageNotFoundError, type RejectionRecord } from '../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../shared/schemas/messages';
+import { RefusalCode } from '../shared/schemas/messages';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeltaIsolationReport, DeltaVerdict } from '../shared/triage/delta-isolator';
+import type { DeltaVerdict } from '../shared/triage/delta-isolator';
 import {
+  type HeadOutput,
   type InspectOutput,
   type RecallOutput,
+  type SignedCheckpointOutput,
   type SnapshotOutput,
   type ToolError,
   ToolErrorCode,
@@ -39,12 +45,26 @@ export interface SnapshotUse {
   readonly notes: readonly string[];
 }
 
-/** What the recall tool read and checked itself of the record a triage report names. */
-export interface RecalledRecord {
-  /** The record as stored (untrusted), or `null` when it could not be read. */
-  readonly record: unknown;
-  /** Its own verification (hash, link to its stated parent, MAC through the stack's key). */
-  readonly verification: ChainVerification | null;
+/** A `{ seq, recordHash }` the caller trusts, and what checking it against the signed log found. */
+export interface CallerCheckpointCheck {
+  readonly head: ChainCheckpoint;
+  /** `null`: the record at `head.seq` is proven in the signed log with that hash. */
+  readonly failure: { readonly verdict: VerificationVerdict; readonly reason: string } | null;
+}
+
+/**
+ * What the server learnt of a lineage's signed log before a walk (`reseal_verify`,
+ * `reseal_inspect`): the latest signed checkpoint (verified, consistent with the kept one), the
+ * head of its last record (proven by inclusion), or why the log does not verify.
+ */
+export interface LogCheck {
+  readonly latest: LatestCheckpoint | null;
+  /** The last record of `latest`, proven by inclusion; `null` when not needed or not proven. */
+  readonly signedHead: ChainCheckpoint | null;
+  /** Why the signed log does not verify (rollback, fork, forged note, unprovable record), or `null`. */
+  readonly failure: { readonly verdict: VerificationVerdict; readonly reason: string } | null;
+  /** The log's verifier key, C2SP vkey. */
+  readonly logKey: string;
 }
 
 function result(summary: string, structured: Record<string, unknown>, isError = false): CallToolResult {
@@ -70,10 +90,25 @@ export function toolError(
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const checkpointOf = (head: { seq: number; recordHash: string }): ChainCheckpoint => ({
+const headOf = (head: { seq: number; recordHash: string }): HeadOutput => ({
   seq: head.seq,
   recordHash: head.recordHash,
 });
+
+/** A checkpoint and its signed note as a tool answers them (root hash in hex). */
+export function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {
+  return {
+    note: checkpoint.note,
+    origin: checkpoint.origin,
+    size: checkpoint.size,
+    rootHash: Buffer.from(checkpoint.rootHash).toString('hex'),
+  };
+}
+
+/** The fields of a signed checkpoint note the client already verified (its body, read again). */
+function noteCheckpointOutput(note: string): SignedCheckpointOutput {
+  return signedCheckpointOutput({ ...parseCheckpointBody(parseSignedNote(note).text), note });
+}
 const snapshotOutput = (snapshot: SnapshotUse): SnapshotOutput => ({
   source: snapshot.source,
   keys: Object.keys(snapshot.env).length,
@@ -140,9 +175,10 @@ function rejectionDetails(r: RejectionRecord) {
 }
 
 /**
- * The answer of `reseal_write` for the outcome of its write: `SEALED` → the checkpoint and the
- * record's place; `REJECTED` → a `WRITE_REJECTED` tool error with each reason and what to do;
- * `CONFLICT` → a `WRITE_CONFLICT` tool error.
+ * The answer of `reseal_write` for the proven outcome of its write: `SEALED` → the record's
+ * place, the signed checkpoint and its inclusion proof; `REJECTED` (signed by the guard or the
+ * sealer) → a `WRITE_REJECTED` tool error with each reason and what to do; `CONFLICT` (signed by
+ * the sealer) → a `WRITE_CONFLICT` tool error.
  */
 export function writeOutcomeResult(
   request: ResidualWriteRequest,
@@ -151,7 +187,8 @@ export function writeOutcomeResult(
 ): CallToolResult {
   switch (outcome.kind) {
     case 'SEALED': {
-      const { head } = outcome;
+      const { head, proof } = outcome;
+      const checkpoint = noteCheckpointOutput(outcome.checkpoint);
       const sealed: WriteSealedOutput = {
         outcome: 'SEALED',
         lineageId: request.lineageId,
@@ -159,13 +196,14 @@ export function writeOutcomeResult(
         seq: head.seq,
         recordHash: head.recordHash,
         generationEpoch: head.generationEpoch,
-        checkpoint: checkpointOf(head),
-        supersedes: request.supersedes ? checkpointOf(request.supersedes) : null,
+        checkpoint,
+        proof: { leafIndex: proof.leafIndex, treeSize: proof.treeSize, inclusionProof: [...proof.inclusionProof] },
+        supersedes: request.supersedes ? headOf(request.supersedes) : null,
         claims: Object.keys(request.manifest.claimDependencyMap).sort(),
         snapshot: snapshotOutput(snapshot),
       };
       return result(
-        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId} (checkpoint ${head.seq}:${head.recordHash})`,
+        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records`,
         sealed,
       );
     }
@@ -177,7 +215,7 @@ export function writeOutcomeResult(
         ToolErrorCode.WRITE_REJECTED,
         `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,
         action,
-        rejectionDetails(r),
+        { ...rejectionDetails(r), statement: r.statement },
       );
     }
     case 'CONFLICT': {
@@ -193,6 +231,7 @@ export function writeOutcomeResult(
           residualId: c.residualId,
           observedHead: c.observedHead && { seq: c.observedHead.seq, generationEpoch: c.observedHead.generationEpoch },
           conflictedAt: iso(c.atMs),
+          statement: c.statement,
         },
       );
     }
@@ -224,180 +263,261 @@ const NEXT_STEPS: Readonly<Record<DeltaVerdict, string>> = {
     'a structural key drifted: trust no claim of this record; rebuild them from live ground truth, then call reseal_write with supersedes',
 };
 
-function tamperFromRecall(detail: TriageCompletedDetail, checkpoint: ChainCheckpoint | null): CallToolResult {
-  const verdict = detail.verification?.verdict ?? VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+const TAMPER_ACTION =
+  'do not act on this memory: treat every claim of the lineage as unverified, rebuild them from live ground truth, and report the lineage (reseal_inspect shows which record fails)';
+
+/** A recall that the client could not prove: `TAMPER_DETECTED`, nothing of the record's content. */
+function tamperFromRecall(
+  recall: VerifiedRecall,
+  verdict: VerificationVerdict,
+  reason: string,
+  detectedBy: 'triage' | 'client',
+): CallToolResult {
+  const { report } = recall;
+  const seq =
+    recall.record?.header.monotonicSequenceNumber ?? report.verification?.firstFailure?.seq ?? report.seq ?? null;
   return toolError(
     ToolErrorCode.TAMPER_DETECTED,
-    `lineage ${detail.lineageId} does not verify (${verdict}): ${detail.verification?.firstFailure?.reason ?? detail.refusalReason ?? 'no reason given'}`,
-    'do not act on this memory: treat every claim of the lineage as unverified, rebuild them from live ground truth, and report the lineage (reseal_inspect shows which record fails)',
+    `lineage ${report.lineageId} does not verify (${verdict}): ${reason}`,
+    verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK
+      ? `${TAMPER_ACTION}; the answer could not be proven with the log's public key, which is not proof of tampering but is not to be trusted`
+      : TAMPER_ACTION,
     {
-      requestId: detail.requestId,
-      lineageId: detail.lineageId,
-      seq: detail.seq,
-      residualId: detail.residualId,
+      requestId: recall.requestId,
+      lineageId: report.lineageId,
+      seq,
+      residualId: recall.record?.header.residualId ?? report.residualId,
       verdict,
-      firstFailure: detail.verification?.firstFailure ?? null,
-      refusalCode: detail.refusalCode,
-      checkpoint,
-      detectedBy: 'triage',
+      firstFailure: { seq, verdict, reason },
+      refusalCode: report.refusalCode,
+      checkpointSize: recall.checkpoint?.size ?? null,
+      truncationChecked: recall.truncationChecked,
+      detectedBy,
     },
   );
 }
 
 /**
- * The answer of `reseal_recall`: a triaged, verified record → its delta verdict, the claims kept
- * with their content and the claims to re-probe (with the keys that drifted under them); a chain
- * that does not verify (in the triage function, or in this server's own check of the record) →
- * `TAMPER_DETECTED`; no such record → `NOT_FOUND`; an invalid request → `INVALID_INPUT`; an
- * untriageable manifest → `UNTRIAGEABLE`.
+ * The answer of `reseal_recall`, from the recall as the server's client proved it
+ * (`client.recall`: the record proven by inclusion in the latest signed checkpoint, consistent
+ * with the kept one, and the delta recomputed from it; the stored report is never used as is):
+ * - proven and triaged → the delta verdict, the claims kept with their content (from the proven
+ *   record's payload) and the claims to re-probe (with the keys that drifted under them);
+ * - any verdict other than `VERIFIED_INTACT`, or the caller's `checkpoint` not in the signed log
+ *   → `TAMPER_DETECTED`;
+ * - a refusal the client could not prove (verdict `null`): `NOT_FOUND` → `NOT_FOUND`; any other
+ *   code → `TAMPER_DETECTED` (nothing unproven is acted on);
+ * - a proven record whose manifest cannot be triaged → `UNTRIAGEABLE`.
  */
 export function recallResult(input: {
-  readonly detail: TriageCompletedDetail;
-  readonly recalled: RecalledRecord | null;
-  readonly checkpoint: ChainCheckpoint | null;
+  readonly recall: VerifiedRecall;
   readonly snapshot: SnapshotUse;
+  /** The caller's `checkpoint` and its check against the signed log, or `null` (none given). */
+  readonly caller: CallerCheckpointCheck | null;
 }): CallToolResult {
-  const { detail, recalled, checkpoint, snapshot } = input;
-  switch (recallEnd(detail)) {
-    case RecallEnd.NOT_FOUND:
+  const { recall, snapshot, caller } = input;
+  const { report } = recall;
+  const triageRefused =
+    report.outcome === 'REFUSED' && report.refusalCode === RefusalCode.VERIFICATION_FAILED && recall.record === null;
+  if (recall.verdict === null) {
+    if (recall.refusal?.code === RefusalCode.NOT_FOUND) {
       return toolError(
         ToolErrorCode.NOT_FOUND,
-        detail.refusalReason ?? `no such record in lineage ${detail.lineageId}`,
+        recall.refusal.reason || `no such record in lineage ${report.lineageId}`,
         'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
-        { requestId: detail.requestId, lineageId: detail.lineageId },
+        { requestId: recall.requestId, lineageId: report.lineageId, proven: false },
       );
-    case RecallEnd.INVALID_REQUEST:
-      return toolError(
-        ToolErrorCode.INVALID_INPUT,
-        `the triage function refused the recall as invalid: ${detail.refusalReason ?? ''}`,
-        'fix the arguments named in the message, then recall again',
-        { requestId: detail.requestId, lineageId: detail.lineageId, issues: [] },
-      );
-    case RecallEnd.UNTRIAGEABLE:
-      return toolError(
-        ToolErrorCode.UNTRIAGEABLE,
-        `record seq ${detail.seq} of ${detail.lineageId} verified but cannot be triaged: ${detail.refusalReason ?? ''}`,
-        'rebuild this memory from live ground truth and write it again (supersedes the record)',
-        { requestId: detail.requestId, lineageId: detail.lineageId, seq: detail.seq, residualId: detail.residualId },
-      );
-    case RecallEnd.NOT_INTACT:
-      return tamperFromRecall(detail, checkpoint);
-    case RecallEnd.TRIAGED:
-      break;
+    }
+    return tamperFromRecall(recall, VerificationVerdict.UNVERIFIED_TAMPER_RISK, recall.reason, 'triage');
   }
-  const report = detail.report as DeltaIsolationReport;
-  const record = recalled?.record as SealedRecord | null | undefined;
-  const own = recalled?.verification;
-  const matches =
-    record?.header?.residualId === detail.residualId && record?.header?.monotonicSequenceNumber === detail.seq;
-  if (!record || own?.verdict !== VerificationVerdict.VERIFIED_INTACT || !matches) {
-    const verdict = own && own.verdict !== VerificationVerdict.VERIFIED_INTACT ? own.verdict : 'LINEAGE_BROKEN';
-    const reason = !record
-      ? 'the record the triage report names cannot be read'
-      : (own?.firstFailure?.reason ??
-        (matches ? 'not verified' : `the table holds another record at seq ${detail.seq}`));
-    return toolError(
-      ToolErrorCode.TAMPER_DETECTED,
-      `record seq ${detail.seq} of ${detail.lineageId} does not verify here (${verdict}): ${reason}`,
-      'do not act on this memory: the triage report and the stored record disagree; rebuild the claims from live ground truth and report the lineage',
-      {
-        requestId: detail.requestId,
-        lineageId: detail.lineageId,
-        seq: detail.seq,
-        residualId: detail.residualId,
-        verdict,
-        firstFailure: own?.firstFailure ?? null,
-        checkpoint,
-        detectedBy: 'client',
-      },
+  if (recall.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return tamperFromRecall(recall, recall.verdict, recall.reason, triageRefused ? 'triage' : 'client');
+  }
+  const { record, checkpoint } = recall;
+  const proof = report.proof;
+  if (!record || !checkpoint || !proof) {
+    return tamperFromRecall(
+      recall,
+      VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+      'the recall verified but carries no proven record',
+      'client',
     );
   }
+  if (!recall.delta) {
+    if (recall.refusal?.code === RefusalCode.MANIFEST_UNTRIAGEABLE) {
+      return toolError(
+        ToolErrorCode.UNTRIAGEABLE,
+        `record seq ${record.header.monotonicSequenceNumber} of ${report.lineageId} verified but cannot be triaged: ${recall.refusal.reason}`,
+        'rebuild this memory from live ground truth and write it again (supersedes the record)',
+        {
+          requestId: recall.requestId,
+          lineageId: report.lineageId,
+          seq: record.header.monotonicSequenceNumber,
+          residualId: record.header.residualId,
+          supersedes: { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash },
+        },
+      );
+    }
+    return tamperFromRecall(
+      recall,
+      VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+      'the recall verified but no delta was computed',
+      'client',
+    );
+  }
+  if (caller?.failure) {
+    return tamperFromRecall(
+      recall,
+      caller.failure.verdict,
+      `the checkpoint you gave (seq ${caller.head.seq}) is not in the signed log: ${caller.failure.reason}`,
+      'client',
+    );
+  }
+  const delta = recall.delta;
   const claimKeys = record.manifest.claimDependencyMap;
   const contents = payloadClaims(record.payload);
   const contentOf = (claimId: string): JsonValue | null =>
     contents && Object.hasOwn(contents, claimId) ? (contents[claimId] as JsonValue) : null;
-  const drifted = new Set([
-    ...report.driftedKeys.changed,
-    ...report.driftedKeys.vanished,
-    ...report.driftedKeys.appeared,
-  ]);
-  const recall: RecallOutput = {
+  const drifted = new Set([...delta.driftedKeys.changed, ...delta.driftedKeys.vanished, ...delta.driftedKeys.appeared]);
+  const out: RecallOutput = {
     outcome: 'TRIAGED',
-    requestId: detail.requestId,
-    lineageId: detail.lineageId,
+    requestId: recall.requestId,
+    lineageId: report.lineageId,
     seq: record.header.monotonicSequenceNumber,
     residualId: record.header.residualId,
     recordHash: record.recordHash,
     sealedAt: iso(record.sealedAtMs),
-    verification: { verdict: VerificationVerdict.VERIFIED_INTACT, checkpoint },
-    delta: {
-      verdict: report.verdict,
-      sealIntact: report.sealIntact,
-      changed: report.driftedKeys.changed,
-      vanished: report.driftedKeys.vanished,
-      appeared: report.driftedKeys.appeared,
-      structuralDrift: report.structuralDrift,
-      unattributedKeys: report.unattributedKeys,
-      reason: report.reason,
+    verification: {
+      verdict: VerificationVerdict.VERIFIED_INTACT,
+      checkpointSize: checkpoint.size,
+      truncationChecked: recall.truncationChecked || caller !== null,
+      checkpoint: signedCheckpointOutput(checkpoint),
+      proof: {
+        leafIndex: proof.inclusion.leafIndex,
+        treeSize: proof.inclusion.treeSize,
+        inclusionProof: [...proof.inclusion.inclusionProof],
+      },
+      callerCheckpoint: caller ? headOf(caller.head) : null,
     },
-    keptClaims: report.retainedClaims.map((claimId) => ({
+    delta: {
+      verdict: delta.verdict,
+      sealIntact: delta.sealIntact,
+      changed: delta.driftedKeys.changed,
+      vanished: delta.driftedKeys.vanished,
+      appeared: delta.driftedKeys.appeared,
+      structuralDrift: delta.structuralDrift,
+      unattributedKeys: delta.unattributedKeys,
+      reason: delta.reason,
+    },
+    keptClaims: delta.retainedClaims.map((claimId) => ({
       claimId,
       causalKeys: claimKeys[claimId] ?? [],
       content: contentOf(claimId),
     })),
-    reprobeClaims: report.invalidatedClaims.map((claimId) => ({
+    reprobeClaims: delta.invalidatedClaims.map((claimId) => ({
       claimId,
       causalKeys: claimKeys[claimId] ?? [],
       driftedKeys: (claimKeys[claimId] ?? []).filter((key) => drifted.has(key)),
       previousContent: contentOf(claimId),
     })),
     data: payloadData(record.payload),
-    nextStep: NEXT_STEPS[report.verdict],
+    nextStep: NEXT_STEPS[delta.verdict],
     supersedes: { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash },
     snapshot: snapshotOutput(snapshot),
   };
   return result(
-    `${report.verdict}: seq ${recall.seq} of ${recall.lineageId}, ${recall.keptClaims.length} claim(s) kept, ${recall.reprobeClaims.length} to re-probe`,
-    recall,
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'})`,
+    out,
   );
 }
 
 // --- reseal_verify and reseal_inspect ---
 
+/** Where the walk's tail check came from. */
+export type TailSource = 'caller' | 'signed-checkpoint';
+
+/** The head a walk checks the stored tail against: the caller's, else the signed log's last record. */
+export function tailCheckpoint(
+  caller: ChainCheckpoint | undefined,
+  log: LogCheck,
+): { readonly head: ChainCheckpoint; readonly source: TailSource } | null {
+  if (caller) return { head: caller, source: 'caller' };
+  return log.signedHead ? { head: log.signedHead, source: 'signed-checkpoint' } : null;
+}
+
+function logFields(log: LogCheck, caller: ChainCheckpoint | undefined) {
+  const tail = tailCheckpoint(caller, log);
+  return {
+    checkpoint: log.latest ? signedCheckpointOutput(log.latest.checkpoint) : null,
+    trustedCheckpointSize: log.latest?.trusted?.size ?? null,
+    tailCheckedAgainst: tail ? { ...headOf(tail.head), source: tail.source } : null,
+    truncationChecked: caller !== undefined || (log.latest?.trusted ?? null) !== null,
+    logKey: log.logKey,
+  };
+}
+
+/**
+ * The verdict of a walk and of the signed log together: the walk's first failure wins (it names
+ * a record); else the signed log's failure; else intact.
+ */
+function overall(verification: ChainVerification, log: LogCheck) {
+  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return { verdict: verification.verdict, firstFailure: verification.firstFailure, detectedBy: 'walk' as const };
+  }
+  if (log.failure) {
+    return {
+      verdict: log.failure.verdict,
+      firstFailure: { seq: null, verdict: log.failure.verdict, reason: `signed log: ${log.failure.reason}` },
+      detectedBy: 'log' as const,
+    };
+  }
+  return { verdict: VerificationVerdict.VERIFIED_INTACT, firstFailure: null, detectedBy: null };
+}
+
 function tamperFromVerification(
   lineageId: string,
-  verification: ChainVerification,
-  checkpoint: ChainCheckpoint | null,
-  details: Record<string, unknown> = {},
+  found: ReturnType<typeof overall>,
+  details: Record<string, unknown>,
 ): CallToolResult {
   return toolError(
     ToolErrorCode.TAMPER_DETECTED,
-    `lineage ${lineageId} does not verify (${verification.verdict}): ${verification.firstFailure?.reason ?? 'no reason given'}`,
-    verification.verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK
-      ? 'the MACs could not be checked (KMS unreachable or another key): treat the lineage as unverified until it verifies'
+    `lineage ${lineageId} does not verify (${found.verdict}): ${found.firstFailure?.reason ?? 'no reason given'}`,
+    found.verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK
+      ? 'the MACs or the signed log could not be checked (KMS unreachable or another key): treat the lineage as unverified until it verifies'
       : 'do not act on this memory: treat every claim of the lineage as unverified, rebuild them from live ground truth, and report the lineage',
-    { lineageId, verdict: verification.verdict, firstFailure: verification.firstFailure, checkpoint, ...details },
+    { lineageId, verdict: found.verdict, firstFailure: found.firstFailure, detectedBy: found.detectedBy, ...details },
   );
 }
 
-/** The answer of `reseal_verify`: intact → the verified head; anything else → `TAMPER_DETECTED`. */
+/**
+ * The answer of `reseal_verify`: the walk (every hash, link and MAC, the stored head, the tail
+ * against `tailCheckedAgainst`) and the signed log (latest checkpoint consistent with the kept
+ * one) both intact → the verified head and the signed checkpoint; anything else → `TAMPER_DETECTED`.
+ */
 export function verifyResult(
   lineageId: string,
   verification: ChainVerification,
-  checkpoint: ChainCheckpoint | null,
+  log: LogCheck,
+  caller?: ChainCheckpoint,
 ): CallToolResult {
-  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-    return tamperFromVerification(lineageId, verification, checkpoint);
+  const fields = logFields(log, caller);
+  const found = overall(verification, log);
+  if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return tamperFromVerification(lineageId, found, { ...fields, logFailure: log.failure });
   }
   const verified: VerifyOutput = {
     lineageId,
     verdict: VerificationVerdict.VERIFIED_INTACT,
     records: verification.records.length,
-    head: verification.head && checkpointOf(verification.head),
-    checkpoint,
+    head: verification.head && headOf(verification.head),
+    ...fields,
   };
   const at = verification.head ? ` through seq ${verification.head.seq}` : '';
-  return result(`VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}`, verified);
+  const signed = fields.checkpoint ? `; signed checkpoint of ${fields.checkpoint.size} records` : '';
+  return result(
+    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}`,
+    verified,
+  );
 }
 
 function timelineRecord(r: TimelineRow) {
@@ -414,21 +534,23 @@ function timelineRecord(r: TimelineRow) {
 }
 
 /**
- * The answer of `reseal_inspect`: the timeline (each record with its own verdict), then the
- * lineage's rejected and conflicting writes; a chain that is not intact is a `TAMPER_DETECTED`
- * tool error carrying the same timeline.
+ * The answer of `reseal_inspect`: the timeline (each record with its own verdict), the lineage's
+ * rejected and conflicting writes (as stored: diagnostic), and the signed log's checkpoint; a
+ * chain or log that is not intact is a `TAMPER_DETECTED` tool error carrying the same timeline.
  */
 export function inspectResult(
   lineageId: string,
   records: readonly unknown[],
   verification: ChainVerification,
   refusals: { readonly rejections: readonly RejectionRecord[]; readonly conflicts: readonly ConflictRecord[] },
-  checkpoint: ChainCheckpoint | null,
+  log: LogCheck,
+  caller?: ChainCheckpoint,
 ): CallToolResult {
+  const found = overall(verification, log);
   const timeline: InspectOutput = {
     lineageId,
-    verdict: verification.verdict,
-    firstFailure: verification.firstFailure,
+    verdict: found.verdict,
+    firstFailure: found.firstFailure,
     records: timelineRows(records, verification).map(timelineRecord),
     rejections: refusals.rejections.map((r) => {
       const { lineageId: _lineage, ...details } = rejectionDetails(r);
@@ -440,9 +562,10 @@ export function inspectResult(
       residualId: c.residualId,
       conflictedAt: iso(c.atMs),
     })),
+    ...logFields(log, caller),
   };
-  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-    return tamperFromVerification(lineageId, verification, checkpoint, { ...timeline });
+  if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return tamperFromVerification(lineageId, found, { ...timeline, logFailure: log.failure });
   }
   return result(
     `${lineageId}: ${timeline.records.length} record(s), VERIFIED_INTACT; ${timeline.rejections.length} rejection(s), ${timeline.conflicts.length} conflict(s)`,
@@ -454,19 +577,41 @@ export function inspectResult(
 
 /**
  * A tool error for what a tool's operation threw: invalid arguments (`INVALID_INPUT` with each
- * issue), an unknown lineage (`NOT_FOUND`), a wait that ran out (`TIMEOUT`), a sealed record that
- * does not verify (`TAMPER_DETECTED`), an unreachable stack (`UNAVAILABLE`), anything else
- * (`UNEXPECTED`).
+ * issue), an unknown lineage (`NOT_FOUND`), a wait that ran out (`TIMEOUT`), a sealed record or
+ * a signed log that does not verify (`TAMPER_DETECTED`), an unreachable stack or an unreadable
+ * checkpoint store (`UNAVAILABLE`), anything else (`UNEXPECTED`).
  */
 export function errorResult(
   error: unknown,
   context: { readonly lineageId?: string; readonly residualId?: string; readonly snapshotNotes?: string[] } = {},
 ): CallToolResult {
+  if (error instanceof LogVerificationError) {
+    return toolError(
+      ToolErrorCode.TAMPER_DETECTED,
+      error.message,
+      "do not act on this memory: the lineage's signed log does not verify against the checkpoint this server kept (a rollback, a fork or a forged note); call reseal_inspect and report the lineage",
+      {
+        lineageId: error.lineageId,
+        verdict: error.verdict,
+        firstFailure: { seq: null, verdict: error.verdict, reason: error.reason },
+        detectedBy: 'client',
+        ...context,
+      },
+    );
+  }
+  if (error instanceof CheckpointFileError) {
+    return toolError(
+      ToolErrorCode.UNAVAILABLE,
+      error.message,
+      "the server's checkpoint store (RESEAL_CHECKPOINTS) cannot be read: repair or restore the file; never delete it to get going again (it is what catches a rolled-back lineage)",
+      { checkpointStore: error.path, ...context },
+    );
+  }
   if (error instanceof UnverifiedOutcomeError) {
     return toolError(
       ToolErrorCode.TAMPER_DETECTED,
       error.message,
-      'keep no checkpoint from this write: the record marked as its seal does not verify; call reseal_inspect and report the lineage',
+      'do not rely on this write: the record marked as its seal cannot be proven in the signed log; call reseal_inspect and report the lineage',
       {
         lineageId: error.lineageId,
         residualId: error.residualId,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { InvalidInputError, ResealError } from '../../shared/errors';
+import { escapeLoneSurrogates, InvalidInputError, ResealError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
@@ -142,7 +142,7 @@ export class GuardService {
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
   ): Promise<GuardOutcome> {
     const { store, publisher, metrics, logger, clock } = this.#deps;
-    const clean = (text: string) => text.toWellFormed();
+    const clean = escapeLoneSurrogates;
     const unsigned: RejectionRecord = {
       stage: RejectionStage.GUARD,
       reason,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { ResealError } from '../../shared/errors';
+import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { LogStateError } from '../../shared/log/errors';
 import { extendLog } from '../../shared/log/log-extension';
@@ -232,6 +232,8 @@ export class SealerService {
     const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
     let lastRace: StaleHeadError | StaleEpochError | DuplicateResidualError | null = null;
     let expectedHead: LineageHead | null = null;
+    // The header each write was last sealed with, for the conflict record of a write that never lands.
+    const attempted = new Map<number, unknown>();
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       const stored = await this.#deps.store.logHead(lineageId);
       expectedHead = stored?.head ?? null;
@@ -256,6 +258,7 @@ export class SealerService {
         return outcomes;
       }
       const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
+      for (const { item, record } of sealed) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
       remaining = remaining.filter((item) => !settled.has(item.index));
       if (sealed.length === 0) return outcomes;
@@ -316,6 +319,7 @@ export class SealerService {
         await this.#conflict(item, reason, `head moved on each of ${attempts} attempts`, {
           expectedHead,
           observedHead: lastRace instanceof StaleHeadError ? lastRace.observedHead : null,
+          attemptedHeader: attempted.get(item.index) ?? null,
         }),
       );
     }
@@ -472,7 +476,7 @@ export class SealerService {
       lineageId,
       residualId,
       reason,
-      detail: detail.slice(0, 4096).toWellFormed(),
+      detail: escapeLoneSurrogates(detail.slice(0, 4096)),
       attemptedHeader: heads.attemptedHeader ?? null,
       expectedHead: heads.expectedHead,
       observedHead: heads.observedHead,
@@ -523,7 +527,7 @@ export class SealerService {
       verdictDigest: request?.verdict.verdictDigest ?? null,
       bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
       bodyPreview: message.body.slice(0, 1024).toWellFormed(),
-      issues: [{ path: '', message: detail.slice(0, 4096).toWellFormed() }],
+      issues: [{ path: '', message: escapeLoneSurrogates(detail.slice(0, 4096)) }],
       rejectedVariables: [],
       requestViolations: [],
       atMs: message.sentAtMs,
@@ -545,7 +549,7 @@ export class SealerService {
 
 /** The rejected-variable and violation lists as stored (well-formed strings, so digests survive storage). */
 function sanitizedLists(lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>) {
-  const clean = (s: string) => s.toWellFormed();
+  const clean = escapeLoneSurrogates;
   return {
     rejectedVariables: (lists?.rejectedVariables ?? []).map((v) => ({
       name: clean(v.name),

@@ -190,11 +190,15 @@ export class TriageService {
     const nodes = nodeSourceOf((refs) => store.readNodes(lineageId, refs));
     const key = await this.#deps.logKey();
     const origin = checkpointOrigin(key.name, lineageId);
-    const latest = await this.#latestCheckpoint(recall, key, origin);
     const trusted = recall.trustedCheckpoint ? openTrusted(recall.trustedCheckpoint, key, origin) : null;
+    const latest = await this.#latestCheckpoint(recall, key, origin);
     let consistency: RecallProof['consistency'] = null;
     if (trusted) {
-      consistency = await this.#guarded(() => proveTreeConsistency(trusted.size, latest.size, nodes), trusted.size);
+      // A rollback (trusted larger) has no proof to build: checkConsistency says TRUNCATION_DETECTED.
+      consistency =
+        trusted.size > latest.size
+          ? null
+          : await this.#guarded(() => proveTreeConsistency(trusted.size, latest.size, nodes), trusted.size);
       const checked = checkConsistency(trusted, latest, consistency);
       if (checked.verdict !== V.VERIFIED_INTACT) throw this.#unverified(checked.verdict, checked.reason, null);
     }
@@ -273,6 +277,16 @@ export class TriageService {
         lastStoredSeq,
       );
     }
+    // Records end before the checkpoint: read again (an append between the two reads above moves
+    // records and head together, so a second read after the head sees every record it covers).
+    const lastAfterHead = (lastStoredSeq ?? -1) < latest.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
+    if ((lastAfterHead ?? -1) < latest.size - 1) {
+      throw this.#unverified(
+        V.TRUNCATION_DETECTED,
+        `truncated: the table ends ${lastAfterHead === null ? 'before seq 0' : `at seq ${lastAfterHead}`} but the signed checkpoint covers ${latest.size} records`,
+        (lastAfterHead ?? -1) + 1,
+      );
+    }
     return latest;
   }
 
@@ -288,7 +302,7 @@ export class TriageService {
     if (seq >= latest.size) {
       throw new Refusal(
         RefusalCode.NOT_FOUND,
-        `no record at seq ${seq}: the latest signed checkpoint covers ${latest.size} records`,
+        `no record at seq ${seq}: the latest signed checkpoint covers ${latest.size} records (if it was just appended, recall again)`,
         null,
         seq,
       );
@@ -299,7 +313,9 @@ export class TriageService {
   /** Reads record `seq` and proves it in `latest`. @throws {Refusal} when it does not prove */
   async #proveAt(lineageId: string, seq: number, latest: VerifiedCheckpoint, nodes: ReturnType<typeof nodeSourceOf>) {
     const raw = await this.#deps.store.readRecord(lineageId, seq);
-    if (raw === null) throw this.#unverified(V.LINEAGE_BROKEN, `record ${seq} is missing from the lineage`, seq);
+    if (raw === null) {
+      throw this.#unverified(V.LINEAGE_BROKEN, `record ${seq} is covered by the signed checkpoint but missing from the table`, seq);
+    }
     const inclusion = await this.#guarded(() => proveRecord(seq, latest.size, nodes), seq);
     const result = verifyRecordProof(raw, inclusion, latest, lineageId);
     if (result.verdict !== V.VERIFIED_INTACT) throw this.#unverified(result.verdict, result.reason, seq);

@@ -1,12 +1,13 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { verifyRecords } from '../../client/verify-records';
-import { RecallTargetSchema, type TriageCompletedDetail } from '../../shared/schemas/messages';
+import { RecallTargetSchema } from '../../shared/schemas/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { MAX_TOOL_WAIT_MS, type ResealMcpDeps, snapshotFor, waitMs } from '../context';
+import { checkCallerCheckpoint } from '../log-check';
 import { RecallOutput } from '../tool-outputs';
-import { errorResult, type RecalledRecord, recallResult } from '../tool-results';
+import { errorResult, recallResult } from '../tool-results';
 import { toolSchema } from '../tool-schema';
 
 /** Name of the recall tool. */
@@ -20,7 +21,7 @@ export const RecallInputSchema = z.strictObject({
   ),
   env: EnvSnapshot.optional().describe('the environment now (default: taken by the configured snapshot providers)'),
   checkpoint: SupersedesSchema.optional().describe(
-    'a head you trust, { seq, recordHash } (default: the last one this server kept for the lineage)',
+    'a record you trust, { seq, recordHash }: checked to be in the signed log (the server also checks against the signed checkpoint it kept)',
   ),
   timeoutMs: z
     .number()
@@ -34,48 +35,30 @@ export const RecallInputSchema = z.strictObject({
 export type RecallInput = z.infer<typeof RecallInputSchema>;
 
 /**
- * Reads the record a triage report names and verifies it alone (hash, link to its stated parent,
- * MAC through the stack's key): the claims' content is returned only from a record that verifies
- * here too, not on the report's word.
- */
-async function recalledRecord(deps: ResealMcpDeps, detail: TriageCompletedDetail): Promise<RecalledRecord | null> {
-  if (detail.outcome !== 'TRIAGED' || detail.seq === null) return null;
-  const record = await deps.store.readRecord(detail.lineageId, detail.seq);
-  if (record === null) return { record: null, verification: null };
-  const parent = (record as { header?: { parentRecordHash?: unknown } }).header?.parentRecordHash;
-  const trustedStart =
-    detail.seq > 0 && typeof parent === 'string' && /^[0-9a-f]{64}$/.test(parent)
-      ? { afterSeq: detail.seq - 1, afterRecordHash: parent }
-      : undefined;
-  const verification = await verifyRecords([record], {
-    lineageId: detail.lineageId,
-    anchor: deps.anchor,
-    ...(trustedStart ? { trustedStart } : {}),
-  });
-  return { record, verification };
-}
-
-/**
  * `reseal_recall`: asks the triage function whether a record still holds in the environment now
- * (a `RecallRequested` event), waits for its report, checks the record itself, and answers with
- * the delta verdict, the claims kept (with their content) and the claims to re-probe. A chain or
- * record that does not verify is a `TAMPER_DETECTED` tool error.
+ * and has the client prove its answer (`client.recall`: the record proven by inclusion in the
+ * latest signed checkpoint, consistent with the one the client kept, and the delta recomputed
+ * from the proven record), then answers with the delta verdict, the claims kept (with their
+ * content) and the claims to re-probe. A caller's `checkpoint` is checked against the signed log
+ * too. Anything not proven intact is a `TAMPER_DETECTED` tool error.
  */
 export async function recallResidual(deps: ResealMcpDeps, input: RecallInput): Promise<CallToolResult> {
   try {
     const snapshot = await snapshotFor(input.env, deps);
-    const checkpoint = input.checkpoint ?? (await deps.checkpoints.get(input.lineageId));
-    const requestId = await deps.client.requestRecall({
-      lineageId: input.lineageId,
-      target: input.target ?? { latest: true },
-      currentEnv: snapshot.env,
-      ...(checkpoint ? { checkpoint } : {}),
-    });
-    const detail = await deps.client.waitForTriageReport(input.lineageId, requestId, {
-      timeoutMs: waitMs(input.timeoutMs),
-    });
-    const recalled = await recalledRecord(deps, detail);
-    return recallResult({ detail, recalled, checkpoint, snapshot });
+    const recall = await deps.client.recall(
+      {
+        lineageId: input.lineageId,
+        target: input.target ?? { latest: true },
+        currentEnv: snapshot.env,
+        ...(input.checkpoint ? { checkpoint: input.checkpoint } : {}),
+      },
+      { timeoutMs: waitMs(input.timeoutMs) },
+    );
+    const caller =
+      input.checkpoint && recall.verdict === VerificationVerdict.VERIFIED_INTACT
+        ? await checkCallerCheckpoint(deps.client, input.lineageId, input.checkpoint)
+        : null;
+    return recallResult({ recall, snapshot, caller });
   } catch (error) {
     return errorResult(error, { lineageId: input.lineageId });
   }
@@ -88,7 +71,7 @@ export function registerRecallTool(server: McpServer, deps: ResealMcpDeps): void
     {
       title: 'Recall (triage a memory against the environment now)',
       description:
-        'Recall a sealed record (latest, by seq or by residualId) and learn whether it still holds here: the chain is verified, the environment now (env, default: the configured snapshot) is compared key by key with the one sealed, and the answer lists the claims kept with their content and the claims to re-probe with the keys that drifted under them. A tampered or unverifiable lineage is an isError result (TAMPER_DETECTED): do not act on it.',
+        'Recall a sealed record (latest, by seq or by residualId) and learn whether it still holds here: the record is proven in the signed log, the environment now (env, default: the configured snapshot) is compared key by key with the one sealed, and the answer lists the claims kept with their content and the claims to re-probe with the keys that drifted under them. A tampered or unverifiable lineage is an isError result (TAMPER_DETECTED): do not act on it.',
       inputSchema: toolSchema(RecallInputSchema),
       outputSchema: toolSchema(RecallOutput),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

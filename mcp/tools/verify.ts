@@ -2,10 +2,10 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { ResealMcpDeps } from '../context';
+import { checkLog } from '../log-check';
 import { VerifyOutput } from '../tool-outputs';
-import { errorResult, verifyResult } from '../tool-results';
+import { errorResult, tailCheckpoint, verifyResult } from '../tool-results';
 import { toolSchema } from '../tool-schema';
 
 /** Name of the verify tool. */
@@ -15,25 +15,26 @@ export const VERIFY_TOOL = 'reseal_verify';
 export const VerifyInputSchema = z.strictObject({
   lineageId: Identifier.describe('the lineage to verify'),
   checkpoint: SupersedesSchema.optional().describe(
-    'a head you trust, { seq, recordHash } (default: the last one this server kept for the lineage)',
+    'a record you trust, { seq, recordHash }, to check the tail against (default: the last record of the latest signed checkpoint)',
   ),
 });
 /** Type of {@link VerifyInputSchema}. */
 export type VerifyInput = z.infer<typeof VerifyInputSchema>;
 
 /**
- * `reseal_verify`: verifies the whole stored lineage here (every hash and link, every MAC through
- * KMS, the stored head, and the tail against the checkpoint). Intact → the verified head, which
- * the server keeps as the lineage's checkpoint; anything else → a `TAMPER_DETECTED` tool error.
+ * `reseal_verify`: the full audit of a lineage. First the signed log: the latest signed
+ * checkpoint, verified with the log's public key and shown consistent with the one the client
+ * kept (`client.latestCheckpoint`), and its last record proven by inclusion. Then the walk
+ * (`client.verifyLineage`): every hash and link, every MAC through KMS, the stored head, and the
+ * tail against the caller's `checkpoint`, else that proven last record. Both intact → the
+ * verified head and the signed checkpoint; anything else → a `TAMPER_DETECTED` tool error.
  */
 export async function verifyLineage(deps: ResealMcpDeps, input: VerifyInput): Promise<CallToolResult> {
   try {
-    const checkpoint = input.checkpoint ?? (await deps.checkpoints.get(input.lineageId));
-    const verification = await deps.client.verifyLineage(input.lineageId, checkpoint ? { checkpoint } : {});
-    if (verification.verdict === VerificationVerdict.VERIFIED_INTACT && verification.head) {
-      await deps.checkpoints.keep(input.lineageId, verification.head);
-    }
-    return verifyResult(input.lineageId, verification, checkpoint);
+    const log = await checkLog(deps.client, input.lineageId, { signedHead: input.checkpoint === undefined });
+    const tail = tailCheckpoint(input.checkpoint, log);
+    const verification = await deps.client.verifyLineage(input.lineageId, tail ? { checkpoint: tail.head } : {});
+    return verifyResult(input.lineageId, verification, log, input.checkpoint);
   } catch (error) {
     return errorResult(error, { lineageId: input.lineageId });
   }
@@ -44,9 +45,9 @@ export function registerVerifyTool(server: McpServer, deps: ResealMcpDeps): void
   server.registerTool(
     VERIFY_TOOL,
     {
-      title: 'Verify a lineage against a checkpoint',
+      title: 'Verify a lineage (full audit against the signed log)',
       description:
-        'Verify every record of a lineage (hashes, links, MACs, stored head) and its tail against a checkpoint (default: the last one kept). Intact: returns the verified head. Tampered, truncated or unverifiable: isError (TAMPER_DETECTED) with the first failure.',
+        'Verify every record of a lineage (hashes, links, MACs, stored head) and its tail against the latest signed checkpoint (consistent with the one kept) or a { seq, recordHash } you give. Intact: returns the verified head, the signed checkpoint and whether truncation was checked. Tampered, truncated or unverifiable: isError (TAMPER_DETECTED) with the first failure.',
       inputSchema: toolSchema(VerifyInputSchema),
       outputSchema: toolSchema(VerifyOutput),
       annotations: { readOnlyHint: true, openWorldHint: true },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { reprobedVariable, writeRequest } from '../../client/builders';
-import { publishWaitSince } from '../../client/reseal-client';
+import { publishWaitSince } from '../../client/write-outcomes';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { MAX_PROBE_LENGTH } from '../../shared/guard/receipts';
 import {
@@ -11,7 +11,7 @@ import {
   VariableFreshness,
   VariableName,
 } from '../../shared/guard/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/guard/write-request';
+import { JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../../shared/guard/write-request';
 import {
   AuthoritySchema,
   EnvSnapshot,
@@ -113,55 +113,76 @@ function sessionVariable(variable: VariableInputValue, sessionId: string, nowMs:
 }
 
 /**
- * `reseal_write`: seals a residual and waits for its outcome. The payload is
+ * `reseal_write`: seals a residual and waits for its proven outcome. The payload is
  * `{ claims: { <id>: content }, data?: payload }`; the manifest seals the snapshot (the call's
- * `env`, else the providers') with each claim's causal keys and the structural keys. Sealed → the
- * checkpoint (kept by the server too); refused or in conflict → a tool error with each reason
- * and what to do.
+ * `env`, else the providers') with each claim's causal keys and the structural keys. Sealed (the
+ * record proven by inclusion in a signed checkpoint, which the client keeps) → the record's
+ * place, the checkpoint and the proof; refused or in conflict (a refusal signed by the function
+ * that decided it; unsigned or forged items in the table are ignored) → a tool error with each
+ * reason and what to do.
  */
 export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Promise<CallToolResult> {
-  const nowMs = deps.nowMs ?? Date.now;
   const residualId = input.residualId ?? `r-${randomUUID()}`;
   let snapshot: SnapshotUse | undefined;
   try {
     snapshot = await snapshotFor(input.env, deps);
-    const claims = input.claims ?? {};
-    const payload: Record<string, JsonValue> = {
-      claims: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.content])),
-      ...(input.payload !== undefined ? { data: input.payload } : {}),
-    };
-    const now = nowMs();
-    const request = writeRequest({
-      residualId,
-      lineageId: input.lineageId,
-      sessionId: input.sessionId,
-      generationEpoch: input.generationEpoch,
-      payload,
-      boundaryAtMs: input.boundaryAtMs ?? deps.sessionStartMs ?? now,
-      ...(input.predecessor ? { predecessor: input.predecessor } : {}),
-      ...(input.authority ? { authority: input.authority } : {}),
-      variables: (input.variables ?? []).map((v) => sessionVariable(v, input.sessionId, now)),
-      ...(input.declaredImmutableConstants ? { declaredImmutableConstants: input.declaredImmutableConstants } : {}),
-      manifest: {
-        env: snapshot.env,
-        structuralKeys: input.structuralKeys ?? [],
-        claimDependencyMap: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.causalKeys])),
-      },
-      ...(input.supersedes ? { supersedes: input.supersedes } : {}),
-    });
+    const request = writeRequestFor(
+      { ...input, residualId },
+      snapshot.env,
+      (deps.nowMs ?? Date.now)(),
+      deps.sessionStartMs,
+    );
     const published = await deps.client.publishWrite(request);
     const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
       request,
       sinceMs: publishWaitSince(published),
       timeoutMs: waitMs(input.timeoutMs),
     });
-    if (outcome.kind === 'SEALED') await deps.checkpoints.keep(request.lineageId, outcome.head);
     return writeOutcomeResult(request, outcome, snapshot);
   } catch (error) {
     // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
     const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};
     return errorResult(error, { lineageId: input.lineageId, residualId, ...notes });
   }
+}
+
+/**
+ * The write request `reseal_write` publishes for `input` (with its `residualId` chosen) and the
+ * snapshot `env`: payload `{ claims: { <id>: content }, data? }`, the manifest of `env` with each
+ * claim's causal keys and the structural keys, `reprobe` shorthands as receipts stamped `nowMs`,
+ * and the boundary at `input.boundaryAtMs`, else `sessionStartMs`, else `nowMs`.
+ *
+ * @throws {InvalidInputError} naming each bad field (e.g. a causal key missing from `env`)
+ */
+export function writeRequestFor(
+  input: WriteInput & { readonly residualId: string },
+  env: EnvSnapshot,
+  nowMs: number,
+  sessionStartMs?: number,
+): ResidualWriteRequest {
+  const claims = input.claims ?? {};
+  const payload: Record<string, JsonValue> = {
+    claims: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.content])),
+    ...(input.payload !== undefined ? { data: input.payload } : {}),
+  };
+  return writeRequest({
+    residualId: input.residualId,
+    lineageId: input.lineageId,
+    sessionId: input.sessionId,
+    generationEpoch: input.generationEpoch,
+    payload,
+    boundaryAtMs: input.boundaryAtMs ?? sessionStartMs ?? nowMs,
+    ...(input.predecessor ? { predecessor: input.predecessor } : {}),
+    ...(input.authority ? { authority: input.authority } : {}),
+    variables: (input.variables ?? []).map((v) => sessionVariable(v, input.sessionId, nowMs)),
+    ...(input.declaredImmutableConstants ? { declaredImmutableConstants: input.declaredImmutableConstants } : {}),
+    manifest: {
+      env,
+      structuralKeys: input.structuralKeys ?? [],
+      claimDependencyMap: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.causalKeys])),
+    },
+    ...(input.supersedes ? { supersedes: input.supersedes } : {}),
+  });
 }
 
 /** Registers {@link WRITE_TOOL} on `server`. */
@@ -171,7 +192,7 @@ export function registerWriteTool(server: McpServer, deps: ResealMcpDeps): void 
     {
       title: 'Remember (seal a residual)',
       description:
-        'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns the checkpoint. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
+        'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns seq, recordHash, the signed checkpoint and the inclusion proof. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
       inputSchema: toolSchema(WriteInputSchema),
       outputSchema: toolSchema(WriteSealedOutput),
       // Not idempotent: without a residualId each call is a new write.

@@ -124,6 +124,21 @@ export class InMemoryLineageStore implements LineageStore {
     this.logHeads.set(lineageId, edit(structuredClone(log)));
   }
 
+  /** A copy of a lineage's head item (head fields and log state), as a backup of the table holds it. */
+  headSnapshot(lineageId: string): StoredLogHead | null {
+    const head = this.heads.get(lineageId);
+    if (!head) return null;
+    const log = this.logHeads.get(lineageId) ?? { header: null, checkpoint: null, frontier: null };
+    return structuredClone({ head, ...log });
+  }
+
+  /** Puts an earlier head item back (a rollback of the head, e.g. from a backup), as a table writer could. */
+  restoreHead(lineageId: string, snapshot: StoredLogHead): void {
+    const { head, ...log } = structuredClone(snapshot);
+    this.heads.set(lineageId, head);
+    this.logHeads.set(lineageId, log);
+  }
+
   /** Overwrites the tree nodes stored with a record, as a table writer could. */
   setNodes(lineageId: string, seq: number, nodes: unknown): void {
     this.#nodes(lineageId).set(seq, nodes);

@@ -22,22 +22,23 @@ function setup() {
   const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
   vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
+  const signer = testLogSigner();
   const service = new SealerService({
     store,
     publisher: new FakePublisher(),
     anchor,
-    signer: testLogSigner(),
+    signer,
     metrics: new FakeMetrics(),
     logger,
     clock: () => FACTORY_NOW_MS,
   });
-  return { store, anchor, service, handler: createSealerHandler(service, logger, metrics) };
+  return { store, anchor, signer, service, handler: createSealerHandler(service, logger, metrics) };
 }
 
 const LINEAGE = 'lineage-agent-42';
 
-describe('sealer handler (SqsFifoPartialProcessorAsync)', () => {
-  it('FIFO: at the first failed record, it and every later record of the batch are reported, none sealed out of order', async () => {
+describe('sealer handler (message groups sealed whole)', () => {
+  it('FIFO: a failure in a message group fails the whole group (nothing of it appended, so none sealed out of order)', async () => {
     const { handler, store, anchor } = setup();
     const records = ['r-0', 'r-1', 'r-2', 'r-3'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     let calls = 0;
@@ -48,9 +49,35 @@ describe('sealer handler (SqsFifoPartialProcessorAsync)', () => {
       return original(message);
     });
     const response = await handler(sqsEvent(records), lambdaContext());
-    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.slice(1).map((r) => r.messageId));
-    const chain = (await store.readChain(LINEAGE, 0, 10)) as { header: { residualId: string } }[];
-    expect(chain.map((r) => r.header.residualId)).toEqual(['r-0']);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
+    expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
+  });
+
+  it('issue 7: one signed checkpoint per FIFO group per batch; a failing group does not fail the others', async () => {
+    const { handler, store, signer } = setup();
+    const sign = vi.spyOn(signer, 'sign');
+    const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
+    const other = ['r-0', 'r-1'].map((id) =>
+      sqsRecord(sealRequestBody({ residualId: id, lineageId: 'lineage-other' }), 'lineage-other'),
+    );
+    const response = await handler(sqsEvent([good[0], other[0], good[1], other[1], good[2]] as never), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    expect(sign).toHaveBeenCalledTimes(2);
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(3);
+    expect(await store.readChain('lineage-other', 0, 10)).toHaveLength(2);
+    // The head item of each lineage carries the checkpoint of its whole run.
+    expect(store.headSnapshot(LINEAGE)?.checkpoint).toContain(`\n3\n`);
+    // A group whose append fails is reported whole; the other group is sealed.
+    store.beforeAppend = (batch) => {
+      if (batch.lineageId === 'lineage-other') throw new Error('DynamoDB unavailable');
+    };
+    const next = [
+      sqsRecord(sealRequestBody({ residualId: 'r-3' }), LINEAGE),
+      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: 'lineage-other' }), 'lineage-other'),
+    ];
+    const second = await handler(sqsEvent(next), lambdaContext());
+    expect(second.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([next[1]?.messageId]);
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
   });
 
   it('a batch that succeeds reports no failures, and permanent refusals count as processed', async () => {

@@ -10,7 +10,7 @@ import type { ResidualWriteRequest } from '../../../../shared/guard/write-reques
 import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage-store';
 import type { SealRequest } from '../../../../shared/schemas/messages';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
-import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import {
@@ -22,7 +22,7 @@ import {
 } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testLogSigner } from '../../../helpers/pipeline-keys';
-import { testAnchor } from '../../../helpers/seal-factories';
+import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-agent-42';
 
@@ -215,12 +215,13 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
   });
 
-  it('a rewound head (records past it) → one LINEAGE_INCONSISTENT conflict, not retried, not a LOST_RACE', async () => {
+  it('a rewound head (an older head item put back, records past it) → one LINEAGE_INCONSISTENT conflict, not retried, not a LOST_RACE', async () => {
     const { service, store, publisher, metrics } = setup();
-    for (const id of ['r-0', 'r-1', 'r-2', 'r-3']) await service.handle(message(sealRequestBody({ residualId: id })));
-    const record1 = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 1));
-    const head = await store.head(LINEAGE);
-    store.setHead({ ...(head as NonNullable<typeof head>), seq: 1, recordHash: record1.recordHash });
+    for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const older = store.headSnapshot(LINEAGE);
+    for (const id of ['r-2', 'r-3']) await service.handle(message(sealRequestBody({ residualId: id })));
+    if (!older) throw new Error('no head');
+    store.restoreHead(LINEAGE, older);
     const appendsBefore = store.appendCalls;
     const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
@@ -231,6 +232,49 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.conflicts[0]?.detail).toContain('a record already exists at seq 2');
     expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT' })]);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
+  });
+
+  it('head claims that do not match the signed checkpoint are never extended: conflict, no append, nothing signed over them', async () => {
+    const { service, store } = setup();
+    for (const id of ['r-0', 'r-1', 'r-2']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const record1 = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 1));
+    const head = await store.head(LINEAGE);
+    store.setHead({ ...(head as NonNullable<typeof head>), seq: 1, recordHash: record1.recordHash });
+    const appendsBefore = store.appendCalls;
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.appendCalls).toBe(appendsBefore);
+    expect(store.conflicts[0]?.detail).toContain('does not authenticate');
+  });
+
+  it('issue 7: a record planted in the table under a forged head is never chained and signed by the next honest seal', async () => {
+    const { service, store } = setup();
+    for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const before = store.headSnapshot(LINEAGE);
+    // The table writer seals a record of its own making at seq 2 (it has no MAC key: a forger's),
+    // stores it, and points the head item (seq, hash, header) at it, keeping the old checkpoint.
+    const tip = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 1));
+    const planted = await resealRecord(
+      {
+        ...tip,
+        header: {
+          ...tip.header,
+          monotonicSequenceNumber: 2,
+          parentRecordHash: tip.recordHash,
+          residualId: 'r-planted',
+        },
+      },
+      { payload: { conclusion: 'planted' } },
+      forgerAnchor(),
+    );
+    store.records.get(LINEAGE)?.set(2, JSON.stringify(planted));
+    store.setHead(lineageHeadOf(planted));
+    store.setLogHead(LINEAGE, (log) => ({ ...log, header: planted.header }));
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-honest' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    // The signed checkpoint is still the one of two records: the planted one was never signed.
+    expect(store.headSnapshot(LINEAGE)?.checkpoint).toBe(before?.checkpoint);
+    expect(await store.findByResidualId(LINEAGE, 'r-honest')).toBeNull();
   });
 
   it('a deleted head (records without it) → LINEAGE_INCONSISTENT conflict instead of a second seq 0', async () => {
@@ -300,16 +344,21 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.rejected[0]?.reason).toBe('STALE_EPOCH');
   });
 
-  it('fencing at the store: the head moving to a newer epoch between read and append is STALE_EPOCH, one append', async () => {
-    const { service, store } = setup();
+  it('fencing at the store: a newer-epoch writer appending between read and append fences this write out (STALE_EPOCH)', async () => {
+    const { service, store, anchor } = setup();
     await service.handle(message(sealRequestBody({ residualId: 'r-first' })));
-    store.beforeAppend = () => {
-      const head = store.heads.get(LINEAGE);
-      if (head) store.setHead({ ...head, generationEpoch: 99 });
+    store.beforeAppend = async () => {
+      store.beforeAppend = null;
+      await new SealerService({ ...deps(), store, anchor }).handle(
+        message(sealRequestBody({ residualId: 'r-successor', generationEpoch: 9, variablesUsed: [] })),
+      );
     };
     const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-second' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.STALE_EPOCH });
-    expect(store.appendCalls).toBe(2);
+    // Ours lost at the store, the successor landed, and the retry was fenced before any append.
+    expect(store.appendCalls).toBe(3);
+    const chain = (await store.readChain(LINEAGE, 0, 10)) as { header: { residualId: string } }[];
+    expect(chain.map((r) => r.header.residualId)).toEqual(['r-first', 'r-successor']);
   });
 
   it('a body that is not a SealRequest is a rejection record + event, not thrown', async () => {

@@ -1,0 +1,77 @@
+import { LogVerificationError } from '../client/log-reader';
+import { formatVerifierKey } from '../shared/log/note-key';
+import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { SealedRecord } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { McpClient } from './context';
+import type { CallerCheckpointCheck, LogCheck } from './tool-results';
+
+/** The head of a record the client proved (its receipt's record is the proven one). */
+async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<ChainCheckpoint> {
+  const record = (await client.receipt(lineageId, seq)).record as SealedRecord;
+  return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
+}
+
+/**
+ * What the signed log of a lineage says, read by the client with the log's public key: the
+ * latest signed checkpoint, verified and shown consistent with the kept one (which it then
+ * replaces: `client.latestCheckpoint`), and, with `signedHead`, the head of its last record
+ * proven by inclusion, for a walk to check the stored tail against. A log that does not verify
+ * is a `failure`, not an exception, so a walk can still name the record at fault.
+ *
+ * @throws what the client throws for anything but a verification failure (AWS errors)
+ */
+export async function checkLog(
+  client: McpClient,
+  lineageId: string,
+  options: { readonly signedHead: boolean },
+): Promise<LogCheck> {
+  const logKey = formatVerifierKey(await client.logKey());
+  const failed = (error: unknown, latest: LogCheck['latest']): LogCheck => {
+    if (!(error instanceof LogVerificationError)) throw error;
+    return { latest, signedHead: null, failure: { verdict: error.verdict, reason: error.reason }, logKey };
+  };
+  let latest: LogCheck['latest'];
+  try {
+    latest = await client.latestCheckpoint(lineageId);
+  } catch (error) {
+    return failed(error, null);
+  }
+  if (!latest || !options.signedHead || latest.checkpoint.size === 0) {
+    return { latest, signedHead: null, failure: null, logKey };
+  }
+  try {
+    const signedHead = await provenHead(client, lineageId, latest.checkpoint.size - 1);
+    return { latest, signedHead, failure: null, logKey };
+  } catch (error) {
+    return failed(error, latest);
+  }
+}
+
+/**
+ * Checks a `{ seq, recordHash }` the caller trusts against the signed log: the record at `seq`
+ * proven by inclusion in the latest signed checkpoint must carry that hash (another hash: the
+ * history was rewritten; `seq` past the checkpoint: the log was cut).
+ *
+ * @throws what the client throws for anything but a verification failure (AWS errors)
+ */
+export async function checkCallerCheckpoint(
+  client: McpClient,
+  lineageId: string,
+  head: ChainCheckpoint,
+): Promise<CallerCheckpointCheck> {
+  try {
+    const proven = await provenHead(client, lineageId, head.seq);
+    if (proven.recordHash === head.recordHash) return { head, failure: null };
+    return {
+      head,
+      failure: {
+        verdict: VerificationVerdict.LINEAGE_BROKEN,
+        reason: `the signed log holds another record at seq ${head.seq} (${proven.recordHash}): history rewritten`,
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof LogVerificationError)) throw error;
+    return { head, failure: { verdict: error.verdict, reason: error.reason } };
+  }
+}
