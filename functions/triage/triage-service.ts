@@ -279,7 +279,8 @@ export class TriageService {
     }
     // Records end before the checkpoint: read again (an append between the two reads above moves
     // records and head together, so a second read after the head sees every record it covers).
-    const lastAfterHead = (lastStoredSeq ?? -1) < latest.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
+    const lastAfterHead =
+      (lastStoredSeq ?? -1) < latest.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
     if ((lastAfterHead ?? -1) < latest.size - 1) {
       throw this.#unverified(
         V.TRUNCATION_DETECTED,
@@ -314,7 +315,11 @@ export class TriageService {
   async #proveAt(lineageId: string, seq: number, latest: VerifiedCheckpoint, nodes: ReturnType<typeof nodeSourceOf>) {
     const raw = await this.#deps.store.readRecord(lineageId, seq);
     if (raw === null) {
-      throw this.#unverified(V.LINEAGE_BROKEN, `record ${seq} is covered by the signed checkpoint but missing from the table`, seq);
+      throw this.#unverified(
+        V.LINEAGE_BROKEN,
+        `record ${seq} is covered by the signed checkpoint but missing from the table`,
+        seq,
+      );
     }
     const inclusion = await this.#guarded(() => proveRecord(seq, latest.size, nodes), seq);
     const result = verifyRecordProof(raw, inclusion, latest, lineageId);

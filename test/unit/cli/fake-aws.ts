@@ -59,7 +59,15 @@ export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
         );
         return;
       }
-      const outputs = { TableName: 't', ResidualWritesQueueUrl: 'http://q', EventBusName: 'b', MacKeyArn: macKeyArn };
+      const outputs = {
+        TableName: 't',
+        ResidualWritesQueueUrl: 'http://q',
+        EventBusName: 'b',
+        MacKeyArn: macKeyArn,
+        LogKeyArn: 'log-key',
+        GuardKeyArn: 'guard-key',
+        LogName: 'reseal/ResealStack',
+      };
       const members = Object.entries(outputs)
         .map(([k, v]) => `<member><OutputKey>${k}</OutputKey><OutputValue>${v}</OutputValue></member>`)
         .join('');

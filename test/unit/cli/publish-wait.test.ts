@@ -2,14 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResealClient } from '../../../client/reseal-client';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../../shared/guard/write-request';
+import { requestDigest } from '../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
-import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
+import { signedConflict, signedRejection, staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
@@ -45,6 +46,8 @@ function fakeConnect(store: InMemoryLineageStore, pipeline: (store: InMemoryLine
 }
 
 const REQUEST = JSON.parse(readFileSync(join(FIXTURES, 'request-safe.json'), 'utf8')) as ResidualWriteRequest;
+/** What signed refusals of this write name it by (the digest of the request as the guard parses it). */
+const REQUEST_DIGEST = requestDigest(ResidualWriteRequestSchema.parse(REQUEST));
 
 /** Seals the fixture request's content (or, with `payload`, another write's under the same id). */
 const seal = async (store: InMemoryLineageStore, payload: ResidualWriteRequest['payload'] = REQUEST.payload) => {
@@ -65,10 +68,11 @@ async function publishWait(pipeline: (store: InMemoryLineageStore) => Promise<vo
   return { store, result };
 }
 
+/** A refusal of the published request, signed as the deciding function signs it. */
 const rejection = (overrides: Partial<RejectionRecord> = {}) =>
-  staleRejection(RESIDUAL, { lineageId: LINEAGE, ...overrides });
+  signedRejection(RESIDUAL, { lineageId: LINEAGE, requestDigest: REQUEST_DIGEST, ...overrides });
 const conflict = (overrides: Partial<ConflictRecord> = {}) =>
-  staleEpochConflict(RESIDUAL, { lineageId: LINEAGE, ...overrides });
+  signedConflict(RESIDUAL, { lineageId: LINEAGE, requestDigest: REQUEST_DIGEST, ...overrides });
 
 describe('reseal publish --wait', () => {
   it('SEALED: prints seq and the record hash to keep as --checkpoint SEQ:HASH, exit 0', async () => {
@@ -102,20 +106,22 @@ describe('reseal publish --wait', () => {
         key_id: head?.keyId,
       },
       checkpoint: `0:${head?.recordHash}`,
+      signed_checkpoint: expect.stringContaining(`${TEST_LOG_NAME}/${LINEAGE}\n1\n`),
+      inclusion_proof: { leaf_index: 0, tree_size: 1, hashes: [] },
     });
   });
 
   it('seed 004 REJECTED by the guard: reason, each rejected variable and the re-probe hint, exit 10', async () => {
-    const { result } = await publishWait(async (store) => store.recordRejection(rejection()));
+    const { result } = await publishWait(async (store) => store.recordRejection(await rejection()));
     expect(result.exitCode).toBe(10);
-    expect(result.stdout).toMatch(/^outcome: +REJECTED by the guard$/m);
+    expect(result.stdout).toMatch(/^outcome: +REJECTED by the guard \(signature verified\)$/m);
     expect(result.stdout).toMatch(/^reason: +STALE_STATE$/m);
     expect(result.stdout).toContain('variable "targetResourceId": UNVERIFIED_INHERITED: inherited from session-a');
     expect(result.stdout).toContain('re-probe the rejected variables');
   });
 
   it('REJECTED --json: the rejection in snake_case', async () => {
-    const { result } = await publishWait(async (store) => store.recordRejection(rejection()), ['--json']);
+    const { result } = await publishWait(async (store) => store.recordRejection(await rejection()), ['--json']);
     expect(result.exitCode).toBe(10);
     expect(JSON.parse(result.stdout)).toMatchObject({
       outcome: 'REJECTED',
@@ -131,11 +137,11 @@ describe('reseal publish --wait', () => {
   });
 
   it('seed 003 fencing CONFLICT: reason and detail, exit 10; --json gives the conflict', async () => {
-    const text = await publishWait(async (store) => store.recordConflict(conflict()));
+    const text = await publishWait(async (store) => store.recordConflict(await conflict()));
     expect(text.result.exitCode).toBe(10);
-    expect(text.result.stdout).toMatch(/^outcome: +CONFLICT: not appended$/m);
+    expect(text.result.stdout).toMatch(/^outcome: +CONFLICT: not appended \(signed by the sealer\)$/m);
     expect(text.result.stdout).toMatch(/^reason: +STALE_EPOCH$/m);
-    const json = await publishWait(async (store) => store.recordConflict(conflict()), ['--json']);
+    const json = await publishWait(async (store) => store.recordConflict(await conflict()), ['--json']);
     expect(JSON.parse(json.result.stdout)).toMatchObject({
       outcome: 'CONFLICT',
       conflict: { reason: 'STALE_EPOCH', residual_id: RESIDUAL, observed_head: null },
@@ -147,7 +153,7 @@ describe('reseal publish --wait', () => {
     ['LINEAGE_INCONSISTENT', 'run reseal verify --lineage'],
   ])('CONFLICT %s: the hint says what to do', async (reason, hint) => {
     const { result } = await publishWait(async (store) =>
-      store.recordConflict(conflict({ reason: reason as ConflictRecord['reason'] })),
+      store.recordConflict(await conflict({ reason: reason as ConflictRecord['reason'] })),
     );
     expect(result.exitCode).toBe(10);
     expect(result.stdout).toContain(hint);
@@ -185,7 +191,7 @@ describe('reseal publish --wait', () => {
     store.listRejections = async (...args: Parameters<typeof realList>) => {
       if (++polls === 3)
         await store.recordRejection(
-          rejection({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED', rejectedVariables: [] }),
+          await rejection({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED', rejectedVariables: [] }),
         );
       return realList(...args);
     };
@@ -200,8 +206,8 @@ describe('reseal publish --wait', () => {
 
   it("reviewer P1: a refusal recorded before the publish (less the 5 s skew) is an earlier attempt's: the seal is returned, exit 0", async () => {
     const { result } = await publishWait(async (store) => {
-      await store.recordRejection(rejection({ atMs: TEST_NOW_MS - 3_600_000 }));
-      await store.recordConflict(conflict({ reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 3_600_000 }));
+      await store.recordRejection(await rejection({ atMs: TEST_NOW_MS - 3_600_000 }));
+      await store.recordConflict(await conflict({ reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 3_600_000 }));
       await seal(store);
     });
     expect(result.exitCode).toBe(0);

@@ -233,6 +233,9 @@ describe('resolveStackOutputs', () => {
             { OutputKey: 'ResidualWritesQueueUrl', OutputValue: 'q' },
             { OutputKey: 'EventBusName', OutputValue: 'b' },
             { OutputKey: 'MacKeyArn', OutputValue: 'k' },
+            { OutputKey: 'LogKeyArn', OutputValue: 'lk' },
+            { OutputKey: 'GuardKeyArn', OutputValue: 'gk' },
+            { OutputKey: 'LogName', OutputValue: 'reseal/ResealStack' },
             { OutputKey: 'Other', OutputValue: 'x' },
           ],
         },
@@ -243,6 +246,9 @@ describe('resolveStackOutputs', () => {
       residualWritesQueueUrl: 'q',
       eventBusName: 'b',
       macKeyArn: 'k',
+      logKeyArn: 'lk',
+      guardKeyArn: 'gk',
+      logName: 'reseal/ResealStack',
     });
     expect((cfn.sent[0] as DescribeStacksCommand).input).toEqual({ StackName: 'ResealStack' });
   });
@@ -251,6 +257,8 @@ describe('resolveStackOutputs', () => {
     const cfn = fakeClient(() => ({ Stacks: [{ Outputs: [{ OutputKey: 'TableName', OutputValue: 't' }] }] }));
     const resolved = resolveStackOutputs('ResealStack', cfn);
     await expect(resolved).rejects.toBeInstanceOf(StackOutputsError);
-    await expect(resolved).rejects.toThrow('missing outputs ResidualWritesQueueUrl, EventBusName, MacKeyArn');
+    await expect(resolved).rejects.toThrow(
+      'missing outputs ResidualWritesQueueUrl, EventBusName, MacKeyArn, LogKeyArn, GuardKeyArn, LogName',
+    );
   });
 });

@@ -11,7 +11,13 @@ import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
 import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testGuardSigner, testLogSigner } from '../../helpers/pipeline-keys';
+import {
+  TEST_CLIENT_KEYS,
+  TEST_LOG_KEY,
+  TEST_LOG_NAME,
+  testGuardSigner,
+  testLogSigner,
+} from '../../helpers/pipeline-keys';
 import { TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 
 /** Hooks of {@link pipeline}. */
@@ -69,6 +75,7 @@ export function pipeline(hooks: PipelineHooks = {}) {
     },
   };
   const checkpointStore = new MemoryCheckpointStore();
+  let waits = 0;
   const client = new ResealClient(TEST_CLIENT_OUTPUTS, {
     ...TEST_CLIENT_KEYS,
     store,
@@ -78,6 +85,7 @@ export function pipeline(hooks: PipelineHooks = {}) {
     checkpointStore,
     nowMs,
     sleep: async (ms) => {
+      waits++;
       for (const message of inFlight.splice(0)) await guard.handle(message);
       clock.now += ms;
     },
@@ -88,5 +96,7 @@ export function pipeline(hooks: PipelineHooks = {}) {
     nowMs,
     sessionStartMs: TEST_NOW_MS - 60_000,
   });
-  return { store, client, checkpointStore, clock, deps };
+  /** How many times the client waited (each wait follows a look at the table that found no outcome). */
+  const waitsSoFar = () => waits;
+  return { store, client, checkpointStore, clock, deps, waits: waitsSoFar };
 }

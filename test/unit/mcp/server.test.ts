@@ -1,53 +1,20 @@
+import { createHash } from 'node:crypto';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WriteOutcome } from '../../../client/reseal-client';
-import { MemoryCheckpoints } from '../../../mcp/checkpoint-file';
-import type { McpClient, ResealMcpDeps } from '../../../mcp/context';
+import type { ResealMcpDeps } from '../../../mcp/context';
 import { createResealMcpServer } from '../../../mcp/server';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
-import type { RecallRequestedDetail, TriageCompletedDetail } from '../../../shared/schemas/messages';
-import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { buildChain, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
-
-/** A fake of the client calls the tools make: records what was published and requested. */
-function fakeClient(answers: {
-  outcome?: (request: ResidualWriteRequest) => WriteOutcome;
-  report?: TriageCompletedDetail;
-}) {
-  const published: ResidualWriteRequest[] = [];
-  const recalls: RecallRequestedDetail[] = [];
-  const client: McpClient = {
-    publishWrite: async (request) => {
-      published.push(request);
-      return { messageId: 'm-1', publishedAtMs: TEST_NOW_MS };
-    },
-    waitForOutcome: async (_lineageId, _residualId, options) => {
-      if (!answers.outcome || !options?.request) throw new Error('no outcome configured');
-      return answers.outcome(options.request);
-    },
-    requestRecall: async (detail) => {
-      recalls.push({ ...detail, requestId: 'req-1' });
-      return 'req-1';
-    },
-    waitForTriageReport: async () => {
-      if (!answers.report) throw new Error('no report configured');
-      return answers.report;
-    },
-    verifyLineage: async () => {
-      throw new Error('not used');
-    },
-    exportLineage: async () => {
-      throw new Error('not used');
-    },
-    verifyExport: async () => {
-      throw new Error('not used');
-    },
-    readRefusals: async () => ({ rejections: [], conflicts: [] }),
-  };
-  return { client, published, recalls };
-}
+import { LocalEd25519Signer } from '../../../shared/log/local-ed25519-signer';
+import { guardKeyName } from '../../../shared/log/log-names';
+import { rejectionStatement, requestDigest, signOutcome } from '../../../shared/log/outcome-statement';
+import { verifyRecordProof } from '../../../shared/log/record-proof';
+import { openCheckpoint } from '../../../shared/log/signed-checkpoint';
+import type { RejectionRecord } from '../../../shared/ports/lineage-store';
+import { staleRejection } from '../../helpers/outcome-factories';
+import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { TEST_NOW_MS } from '../../helpers/seal-factories';
+import { pipeline } from './pipeline';
 
 let close: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -68,20 +35,47 @@ async function connected(deps: ResealMcpDeps): Promise<Client> {
   return client;
 }
 
-const env = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };
-const baseDeps = (client: McpClient, store = new InMemoryLineageStore()): ResealMcpDeps => ({
-  client,
-  store,
-  anchor: testAnchor(),
-  snapshots: { take: async () => ({ env, notes: [] }) },
-  checkpoints: new MemoryCheckpoints(),
-  nowMs: () => TEST_NOW_MS,
-  sessionStartMs: TEST_NOW_MS - 60_000,
-});
+type Structured = Record<string, unknown> & { error?: string };
+async function call(mcp: Client, name: string, args: Record<string, unknown>) {
+  const result = await mcp.callTool({ name, arguments: args });
+  return { isError: result.isError === true, out: result.structuredContent as Structured };
+}
 
-describe('the Reseal MCP server in process, through the SDK client', () => {
+const LINEAGE = 'agent-7';
+const env = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };
+const drifted = { ...env, 'tool:npm': '11.0.0' };
+const CLAIMS = {
+  'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] },
+  'npm-ci-works': { content: { exit: 0 }, causalKeys: ['tool:npm'] },
+};
+const firstWrite = {
+  lineageId: LINEAGE,
+  sessionId: 's-3',
+  generationEpoch: 3,
+  predecessor: { sessionId: 's-2', epoch: 2 },
+  claims: CLAIMS,
+  structuralKeys: ['tool:os'],
+};
+
+/** A rejection of `request` as the guard would file it, but signed by a key that is not the guard's. */
+async function forgedRejection(request: ResidualWriteRequest, messageId: string): Promise<RejectionRecord> {
+  const forger = new LocalEd25519Signer(
+    guardKeyName(TEST_LOG_NAME),
+    Uint8Array.from({ length: 32 }, (_, i) => 0xc0 + i),
+  );
+  const unsigned = staleRejection(request.residualId, {
+    lineageId: request.lineageId,
+    messageId,
+    requestDigest: requestDigest(request),
+    bodyDigest: createHash('sha256').update(canonicalJson(request), 'utf8').digest('hex'),
+    atMs: TEST_NOW_MS,
+  });
+  return { ...unsigned, statement: await signOutcome(rejectionStatement(TEST_LOG_NAME, unsigned), forger) };
+}
+
+describe('the Reseal MCP server in process, over the real pipeline on an in-memory table', () => {
   it('lists the four tools with JSON Schemas from the wire-format zod schemas', async () => {
-    const mcp = await connected(baseDeps(fakeClient({}).client));
+    const mcp = await connected(pipeline().deps(env));
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'reseal_inspect',
@@ -102,50 +96,37 @@ describe('the Reseal MCP server in process, through the SDK client', () => {
     expect(write?.outputSchema).toMatchObject({ type: 'object' });
   });
 
-  it('reseal_write: builds the request (claims layout, reprobe receipts, provider snapshot), keeps the checkpoint', async () => {
-    const fake = fakeClient({
-      outcome: (request) => ({
-        kind: 'SEALED',
-        head: {
-          lineageId: request.lineageId,
-          seq: 0,
-          recordHash: 'a'.repeat(64),
-          generationEpoch: request.generationEpoch,
-          mac: 'AAAA',
-          keyId: 'k',
+  it('reseal_write: builds the request (claims layout, reprobe receipts, provider snapshot); SEALED with a signed checkpoint and an inclusion proof that verify', async () => {
+    const published: ResidualWriteRequest[] = [];
+    const p = pipeline({ onPublish: async (request) => void published.push(request) });
+    const mcp = await connected(p.deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      variables: [
+        {
+          name: 'INSTANCE',
+          value: 'i-0abc',
+          freshness: 'VERIFIED_INHERITED',
+          sourceEpoch: 2,
+          reprobe: { probe: 'ec2:DescribeInstances' },
         },
-      }),
+      ],
     });
-    const deps = baseDeps(fake.client);
-    const mcp = await connected(deps);
-    const result = await mcp.callTool({
-      name: 'reseal_write',
-      arguments: {
-        lineageId: 'agent-7',
-        sessionId: 's-3',
-        generationEpoch: 3,
-        predecessor: { sessionId: 's-2', epoch: 2 },
-        claims: { 'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] } },
-        structuralKeys: ['tool:os'],
-        variables: [
-          {
-            name: 'INSTANCE',
-            value: 'i-0abc',
-            freshness: 'VERIFIED_INHERITED',
-            sourceEpoch: 2,
-            reprobe: { probe: 'ec2:DescribeInstances' },
-          },
-        ],
-      },
-    });
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({
       outcome: 'SEALED',
+      lineageId: LINEAGE,
       seq: 0,
+      supersedes: null,
+      claims: ['node-builds', 'npm-ci-works'],
       snapshot: { source: 'providers', keys: 3 },
+      checkpoint: { origin: `${TEST_LOG_NAME}/${LINEAGE}`, size: 1 },
+      proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
     });
-    const [request] = fake.published;
-    expect(request?.payload).toEqual({ claims: { 'node-builds': 'npm run build passes' } });
+    const [request] = published;
+    expect(request?.payload).toEqual({
+      claims: { 'node-builds': 'npm run build passes', 'npm-ci-works': { exit: 0 } },
+    });
     expect(request?.residualId).toMatch(/^r-[0-9a-f-]{36}$/);
     expect(request?.boundary).toEqual({
       activeSessionId: 's-3',
@@ -158,88 +139,222 @@ describe('the Reseal MCP server in process, through the SDK client', () => {
       sessionId: 's-3',
       probedAtMs: TEST_NOW_MS,
     });
-    expect(request?.manifest.claimDependencyMap).toEqual({ 'node-builds': ['tool:node'] });
-    expect(await deps.checkpoints.get('agent-7')).toEqual({ seq: 0, recordHash: 'a'.repeat(64) });
+    // The answer holds up with the log's public key alone: the note, and the record's proof in it.
+    const checkpoint = out.checkpoint as { note: string; rootHash: string };
+    const opened = openCheckpoint(checkpoint.note, TEST_LOG_KEY, `${TEST_LOG_NAME}/${LINEAGE}`);
+    expect(Buffer.from(opened.rootHash).toString('hex')).toBe(checkpoint.rootHash);
+    const stored = await p.store.readRecord(LINEAGE, 0);
+    const proven = verifyRecordProof(stored, out.proof as never, opened, LINEAGE);
+    expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT', record: { recordHash: out.recordHash } });
+    // The client kept the note: the server has no checkpoint file of its own.
+    expect(await p.checkpointStore.load(LINEAGE)).toBe(checkpoint.note);
+  });
+
+  it('reseal_write: forged and unsigned rejections of this very write, planted before it is sealed, are ignored: SEALED', async () => {
+    let planted: RejectionRecord[] = [];
+    const p = pipeline({
+      onPublish: async (request) => {
+        planted = [
+          await forgedRejection(request, 'forged-1'),
+          { ...(await forgedRejection(request, 'unsigned-1')), statement: null },
+        ];
+        for (const rejection of planted) await p.store.recordRejection(rejection);
+      },
+    });
+    const mcp = await connected(p.deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', { ...firstWrite, residualId: 'r-forged-target' });
+    expect(planted).toHaveLength(2);
+    expect(await p.store.listRejections(LINEAGE, { residualId: 'r-forged-target' })).toHaveLength(2);
+    // The client looked at the table while only the planted refusals were there, then waited.
+    expect(p.waits()).toBeGreaterThan(0);
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({ outcome: 'SEALED', residualId: 'r-forged-target', seq: 0 });
+  });
+
+  it('reseal_write: a stale write → WRITE_REJECTED by the guard, its signed statement and what to do', async () => {
+    const mcp = await connected(pipeline().deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      variables: [{ name: 'RUNNER_ID', value: 'runner-17', freshness: 'UNVERIFIED_INHERITED', sourceEpoch: 2 }],
+    });
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({
+      error: 'WRITE_REJECTED',
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      rejectedVariables: [{ name: 'RUNNER_ID', reason: 'UNVERIFIED_INHERITED' }],
+    });
+    expect(out.statement).toMatch(/^reseal\/v1\/outcome\n/);
+    expect((out.rejectedVariables as { action: string }[])[0]?.action).toMatch(/reprobe/);
   });
 
   it('reseal_write: a causal key missing from the snapshot → INVALID_INPUT naming it; nothing published', async () => {
-    const fake = fakeClient({});
-    const mcp = await connected(baseDeps(fake.client));
-    const result = await mcp.callTool({
-      name: 'reseal_write',
-      arguments: {
-        lineageId: 'agent-7',
-        sessionId: 's-3',
-        generationEpoch: 3,
-        claims: { 'git-works': { content: 'ok', causalKeys: ['tool:git'] } },
-      },
+    const published: ResidualWriteRequest[] = [];
+    const mcp = await connected(pipeline({ onPublish: async (r) => void published.push(r) }).deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      lineageId: LINEAGE,
+      sessionId: 's-3',
+      generationEpoch: 3,
+      claims: { 'git-works': { content: 'ok', causalKeys: ['tool:git'] } },
     });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: 'INVALID_INPUT' });
-    expect(JSON.stringify(result.structuredContent)).toContain('tool:git');
-    expect(fake.published).toEqual([]);
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({ error: 'INVALID_INPUT' });
+    expect(JSON.stringify(out)).toContain('tool:git');
+    expect(published).toEqual([]);
   });
 
   it('arguments that fail the wire schema are refused before anything runs', async () => {
-    const fake = fakeClient({});
-    const mcp = await connected(baseDeps(fake.client));
+    const published: ResidualWriteRequest[] = [];
+    const mcp = await connected(pipeline({ onPublish: async (r) => void published.push(r) }).deps(env));
     const result = await mcp.callTool({
       name: 'reseal_write',
       arguments: { lineageId: 'has spaces', sessionId: 's', generationEpoch: -1 },
     });
     expect(result.isError).toBe(true);
-    expect(fake.published).toEqual([]);
+    expect(published).toEqual([]);
   });
 
-  it('reseal_recall: sends the snapshot and the kept checkpoint, checks the record itself, returns the claims', async () => {
-    const store = new InMemoryLineageStore();
-    const manifest = (await import('../../../shared/triage/manifest')).buildManifest({
-      env,
-      structuralKeys: ['tool:os'],
-      claimDependencyMap: { 'node-builds': ['tool:node'], 'npm-ci-works': ['tool:npm'] },
-    });
-    const { records } = await buildChain(1, {
-      inputs: () => ({ manifest, payload: { claims: { 'node-builds': 'passes', 'npm-ci-works': 'passes' } } }),
-    });
-    const record = records[0] as SealedRecord;
-    await store.append(record, null);
-    const drifted = { ...env, 'tool:npm': '11.0.0' };
-    const fake = fakeClient({
-      report: {
-        formatVersion: 1,
-        requestId: 'req-1',
-        lineageId: TEST_LINEAGE_ID,
-        seq: 0,
-        residualId: record.header.residualId,
-        outcome: 'TRIAGED',
-        verification: { verdict: 'VERIFIED_INTACT', firstFailure: null },
-        report: isolateDelta(manifest, drifted),
-        refusalReason: null,
-        refusalCode: null,
-        completedAtMs: TEST_NOW_MS,
+  it('recall after drift, re-seal with supersedes, recall again, verify and inspect: every answer proven by the client', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    const written = await call(mcp, 'reseal_write', { ...firstWrite, env });
+    const recalled = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env: drifted });
+    expect(recalled.isError).toBe(false);
+    expect(recalled.out).toMatchObject({
+      outcome: 'TRIAGED',
+      seq: 0,
+      recordHash: written.out.recordHash,
+      delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', changed: ['tool:npm'] },
+      keptClaims: [{ claimId: 'node-builds', causalKeys: ['tool:node'], content: 'npm run build passes' }],
+      reprobeClaims: [{ claimId: 'npm-ci-works', driftedKeys: ['tool:npm'], previousContent: { exit: 0 } }],
+      verification: {
+        verdict: 'VERIFIED_INTACT',
+        checkpointSize: 1,
+        truncationChecked: true, // against the checkpoint the client kept from the write
+        checkpoint: { note: (written.out.checkpoint as { note: string }).note },
+        proof: { leafIndex: 0, treeSize: 1 },
+        callerCheckpoint: null,
       },
+      supersedes: { seq: 0, recordHash: written.out.recordHash },
     });
-    const deps = { ...baseDeps(fake.client, store), snapshots: { take: async () => ({ env: drifted, notes: [] }) } };
-    await deps.checkpoints.keep(TEST_LINEAGE_ID, lineageHeadOf(record));
-    const mcp = await connected(deps);
-    const result = await mcp.callTool({ name: 'reseal_recall', arguments: { lineageId: TEST_LINEAGE_ID } });
-    expect(result.isError).toBeFalsy();
-    expect(fake.recalls[0]).toMatchObject({
-      target: { latest: true },
-      currentEnv: drifted,
-      checkpoint: { seq: 0, recordHash: record.recordHash },
+    const resealed = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      sessionId: 's-4',
+      generationEpoch: 4,
+      predecessor: { sessionId: 's-3', epoch: 3 },
+      claims: { ...CLAIMS, 'npm-ci-works': { content: { exit: 0, npm: '11.0.0' }, causalKeys: ['tool:npm'] } },
+      env: drifted,
+      supersedes: recalled.out.supersedes,
     });
-    expect(result.structuredContent).toMatchObject({
-      delta: { verdict: 'PARTIAL_REPROBE_REQUIRED' },
-      keptClaims: [{ claimId: 'node-builds', content: 'passes' }],
-      reprobeClaims: [{ claimId: 'npm-ci-works', driftedKeys: ['tool:npm'], previousContent: 'passes' }],
-      verification: { checkpoint: { seq: 0 } },
+    expect(resealed.out).toMatchObject({
+      outcome: 'SEALED',
+      seq: 1,
+      supersedes: recalled.out.supersedes,
+      checkpoint: { size: 2 },
+      proof: { leafIndex: 1, treeSize: 2 },
+    });
+    const again = await call(mcp, 'reseal_recall', {
+      lineageId: LINEAGE,
+      env: drifted,
+      checkpoint: { seq: 0, recordHash: written.out.recordHash },
+    });
+    expect(again.out).toMatchObject({
+      seq: 1,
+      delta: { verdict: 'NO_DRIFT' },
+      reprobeClaims: [],
+      verification: { checkpointSize: 2, callerCheckpoint: { seq: 0 } },
+    });
+    expect(again.out.keptClaims).toHaveLength(2);
+    const verified = await call(mcp, 'reseal_verify', { lineageId: LINEAGE });
+    expect(verified.out).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      records: 2,
+      head: { seq: 1, recordHash: resealed.out.recordHash },
+      checkpoint: { size: 2, note: (resealed.out.checkpoint as { note: string }).note },
+      trustedCheckpointSize: 2,
+      tailCheckedAgainst: { seq: 1, recordHash: resealed.out.recordHash, source: 'signed-checkpoint' },
+      truncationChecked: true,
+    });
+    expect(verified.out.logKey).toMatch(/^reseal\/test-stack\+[0-9a-f]{8}\+/);
+    const timeline = await call(mcp, 'reseal_inspect', { lineageId: LINEAGE });
+    expect(timeline.out).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      records: [
+        { seq: 0, supersedes: null, verification: 'VERIFIED_INTACT' },
+        { seq: 1, supersedes: { seq: 0 }, verification: 'VERIFIED_INTACT' },
+      ],
+      checkpoint: { size: 2 },
+      truncationChecked: true,
     });
   });
 
-  it('no env and no snapshot providers → INVALID_INPUT at env', async () => {
-    const mcp = await connected({ ...baseDeps(fakeClient({}).client), snapshots: null });
-    const result = await mcp.callTool({ name: 'reseal_recall', arguments: { lineageId: 'agent-7' } });
-    expect(result.structuredContent).toMatchObject({ error: 'INVALID_INPUT', issues: [{ path: 'env' }] });
+  it('a record edited in the table: recall and verify are TAMPER_DETECTED, and no claim content comes back', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    await call(mcp, 'reseal_write', { ...firstWrite, env });
+    p.store.tamperRecord(LINEAGE, 0, (record) => {
+      (record.payload as { claims: Record<string, unknown> }).claims['node-builds'] = 'nothing went wrong';
+    });
+    const recall = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env });
+    expect(recall.isError).toBe(true);
+    expect(recall.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH', firstFailure: { seq: 0 } });
+    expect(JSON.stringify(recall.out)).not.toContain('nothing went wrong');
+    const verify = await call(mcp, 'reseal_verify', { lineageId: LINEAGE });
+    expect(verify).toMatchObject({ isError: true, out: { error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH' } });
+    const inspect = await call(mcp, 'reseal_inspect', { lineageId: LINEAGE });
+    expect(inspect.out).toMatchObject({
+      error: 'TAMPER_DETECTED',
+      records: [{ seq: 0, verification: 'HASH_MISMATCH' }],
+    });
+  });
+
+  it('a lineage rolled back to an earlier signed state (head restored, tail deleted): the kept checkpoint catches it', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    await call(mcp, 'reseal_write', { ...firstWrite, env });
+    const head = structuredClone(p.store.heads.get(LINEAGE));
+    const log = structuredClone(p.store.logHeads.get(LINEAGE));
+    await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      sessionId: 's-4',
+      generationEpoch: 4,
+      predecessor: { sessionId: 's-3', epoch: 3 },
+      env,
+    });
+    if (!head || !log) throw new Error('no head');
+    p.store.heads.set(LINEAGE, head);
+    p.store.logHeads.set(LINEAGE, log);
+    p.store.deleteRecord(LINEAGE, 1);
+    // Every item left is genuine and signed: only the checkpoint the client kept (size 2) shows the cut.
+    const recall = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env });
+    expect(recall.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'TRUNCATION_DETECTED' });
+    const verify = await call(mcp, 'reseal_verify', { lineageId: LINEAGE });
+    expect(verify.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'TRUNCATION_DETECTED', detectedBy: 'log' });
+  });
+
+  it('a triage report planted in the table (no drift claimed) is not believed: TAMPER_DETECTED', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    await call(mcp, 'reseal_write', { ...firstWrite, env });
+    // An honest report for the sealed env, replayed under the next request id as the answer for a drifted env.
+    const honest = await p.client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: env });
+    // Every report read that finds none gets the planted one (triage re-emits it; the client reads it).
+    const stored = p.store.getTriageReport.bind(p.store);
+    p.store.getTriageReport = async (lineageId, requestId) =>
+      (await stored(lineageId, requestId)) ?? { ...honest.report, requestId };
+    const recall = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env: drifted });
+    expect(recall.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH', detectedBy: 'client' });
+    expect(JSON.stringify(recall.out)).not.toContain('keptClaims');
+  });
+
+  it('recall of an unknown lineage → NOT_FOUND; no env and no providers → INVALID_INPUT at env', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    const missing = await call(mcp, 'reseal_recall', { lineageId: 'nobody-wrote-here', env });
+    expect(missing.out).toMatchObject({ error: 'NOT_FOUND' });
+    await close?.();
+    const bare = await connected({ ...p.deps(env), snapshots: null });
+    const noEnv = await call(bare, 'reseal_recall', { lineageId: LINEAGE });
+    expect(noEnv.out).toMatchObject({ error: 'INVALID_INPUT', issues: [{ path: 'env' }] });
   });
 });
