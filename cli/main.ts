@@ -6,6 +6,7 @@ import { registerGuard } from './commands/guard';
 import { registerManifest } from './commands/manifest';
 import { registerMcp } from './commands/mcp';
 import { registerExport, registerInspect, registerPublish, registerRecall } from './commands/online';
+import { registerLogKey } from './commands/receipt';
 import { registerTriage } from './commands/triage';
 import { registerVerify } from './commands/verify';
 import type { CommandContext } from './context';
@@ -46,6 +47,7 @@ function buildProgram(ctx: CommandContext): Command {
   registerRecall(program, ctx);
   registerExport(program, ctx);
   registerInspect(program, ctx);
+  registerLogKey(program, ctx);
   registerMcp(program, ctx);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);

@@ -3,9 +3,7 @@
  * docs/mcp.md describes the tools, their arguments and answers, and the configuration.
  */
 export {
-  connectMcpClient,
   connectMcpDeps,
-  type McpClientOptions,
   type McpConfigOverrides,
   McpEnvironmentSchema,
   type McpServerConfig,

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import { LogVerificationError } from '../../client/log-reader';
 import type { PublishedWrite, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
@@ -240,22 +241,58 @@ function triageCompletedText(detail: TriageCompletedDetail): string {
   return detail.report ? `${head}\n${triageReportText(detail.report)}` : head;
 }
 
-/** `reseal export`: writes a whole lineage as a LineageExport JSON file (or to stdout). */
+/** Options of `reseal export`. */
+interface ExportOptions {
+  readonly lineage: string;
+  readonly out?: string;
+  readonly receipt?: boolean;
+  readonly seq?: number;
+  readonly checkpointStore?: string;
+  readonly stack: string;
+}
+
+/**
+ * `reseal export`: writes a whole lineage as a LineageExport JSON file (or to stdout); with
+ * `--receipt --seq N`, a portable receipt for one record instead (record, inclusion proof,
+ * signed checkpoint: docs/verifiable-log.md, "Receipts"), proven before it is written.
+ */
 export function registerExport(program: Command, ctx: CommandContext): void {
   program
     .command('export')
-    .summary('export a stored lineage to a JSON file (online)')
+    .summary('export a stored lineage to a JSON file, or a receipt for one record (online)')
     .requiredOption('--lineage <id>', 'lineage to export')
-    .option('--out <LINEAGE.json>', 'file to write (default: stdout)')
+    .option('--receipt', 'write a receipt for the record at --seq (checkable offline with reseal verify --receipt)')
+    .option('--seq <n>', 'with --receipt: the record', integerOption)
+    .option('--out <FILE.json>', 'file to write (default: stdout)')
+    .option(...CHECKPOINT_STORE_OPTION)
     .option(...STACK_OPTION)
-    .action(async (options: { lineage: string; out?: string; stack: string }) => {
-      const client = await connect(ctx.io, options.stack);
-      const bar = progressBar(ctx.io, `exporting ${options.lineage}`);
-      const exported = await client.exportLineage(options.lineage, { onProgress: bar.update }).finally(bar.finish);
-      const text = jsonText(exported);
+    .action(async (options: ExportOptions) => {
+      if (options.receipt && options.seq === undefined) throw new BadInputError('export --receipt: give --seq <n>');
+      if (!options.receipt && options.seq !== undefined) throw new BadInputError('export: --seq goes with --receipt');
+      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      let text: string;
+      let what: string;
+      if (options.receipt) {
+        const seq = options.seq as number;
+        try {
+          const receipt = await client.receipt(options.lineage, seq);
+          text = jsonText(receipt);
+          what = `a receipt for seq ${seq} of ${options.lineage}`;
+        } catch (error) {
+          if (error instanceof LogVerificationError) {
+            throw new CliError(`no receipt: ${error.message}`, ExitCode.TAMPER, { cause: error });
+          }
+          throw error;
+        }
+      } else {
+        const bar = progressBar(ctx.io, `exporting ${options.lineage}`);
+        const exported = await client.exportLineage(options.lineage, { onProgress: bar.update }).finally(bar.finish);
+        text = jsonText(exported);
+        what = `${exported.records.length} records of ${options.lineage}`;
+      }
       if (options.out) {
         await writeFile(isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out), text);
-        ctx.io.stderr(`wrote ${exported.records.length} records of ${options.lineage} to ${options.out}\n`);
+        ctx.io.stderr(`wrote ${what} to ${options.out}\n`);
       } else {
         ctx.io.stdout(text);
       }

@@ -14,9 +14,12 @@ import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-
 import { connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
+import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
   readonly export?: string;
+  readonly receipt?: string;
+  readonly logKey?: string;
   readonly lineage?: string;
   readonly checkpoint?: ChainCheckpoint;
   readonly json?: boolean;
@@ -41,6 +44,11 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
+    .option('--receipt <RECEIPT.json>', 'or a receipt for one record (reseal export --receipt), offline with --log-key')
+    .option(
+      '--log-key <KEY>',
+      'with --receipt: the log verifier key (reseal log-key prints it; default $RESEAL_LOG_KEY)',
+    )
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
     .option('--json', 'print the result as JSON (snake_case)')
     .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
@@ -49,8 +57,15 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .option('--kms', 'call KMS even when no endpoint or credentials variable is set (instance roles, profiles)')
     .option(...STACK_OPTION)
     .action(async (options: VerifyOptions, command: Command) => {
-      if ((options.export === undefined) === (options.lineage === undefined)) {
-        throw new BadInputError('verify: give exactly one of --export <LINEAGE.json> or --lineage <id>');
+      const sources = [options.export, options.lineage, options.receipt].filter((o) => o !== undefined);
+      if (sources.length !== 1) {
+        throw new BadInputError(
+          'verify: give exactly one of --export <LINEAGE.json>, --lineage <id> or --receipt <RECEIPT.json>',
+        );
+      }
+      if (options.receipt !== undefined) {
+        await verifyReceiptFile(ctx, options.receipt, options);
+        return;
       }
       const { result, context } = options.export
         ? await verifyExportFile(ctx, options.export, options, {

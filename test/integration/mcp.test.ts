@@ -1,29 +1,42 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-lineage-store';
-import { connectToStack } from '../../client/connect';
+import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import type { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import { MemoryCheckpoints } from '../../mcp/checkpoint-file';
+import { connectMcpClient } from '../../mcp/config';
 import type { ResealMcpDeps } from '../../mcp/context';
 import { createResealMcpServer } from '../../mcp/server';
+import { writeRequestFor } from '../../mcp/tools/write';
 import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots';
 import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
+import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
+import { rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
+import { verifyRecordProof } from '../../shared/log/record-proof';
+import { openCheckpoint } from '../../shared/log/signed-checkpoint';
+import type { RejectionRecord } from '../../shared/ports/lineage-store';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { differingWriteContent } from '../../shared/seal/write-content';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { buildManifest } from '../../shared/triage/manifest';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
-// scenarios) and over stdio against `reseal mcp` (snapshot providers, checkpoint file). Each
-// scenario uses a lineage of its own.
+// scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
+// (snapshot providers, checkpoint file). Each scenario uses a lineage of its own.
 const stack = inject('stack');
 const endpoint = inject('endpoint');
 const ROOT = join(import.meta.dirname, '..', '..');
 const dynamodb = new DynamoDBClient(clientConfig(endpoint));
+const table = new DynamoDBLineageStore(dynamodb, stack.TableName);
+const SESSION_START_MS = Date.now() - 60_000;
 
 type Structured = Record<string, unknown> & { error?: string };
 const WAIT_MS = 90_000;
@@ -44,26 +57,21 @@ const CLAIMS = {
 };
 
 let mcp: Client;
+let resealClient: ResealClient;
 let closeInProcess: () => Promise<void>;
 
 beforeAll(async () => {
   const snapshots = await loadSnapshots(join(ROOT, 'examples', 'runner-images', 'ubuntu-24.04.jsonl'));
   before = snapshots[0] as RunnerSnapshot;
   after = snapshots[5] as RunnerSnapshot;
-  const connection = await connectToStack({
+  resealClient = await connectMcpClient({
     outputs: clientOutputsFrom({ ...stack }),
     endpoint,
     region: EMULATOR_REGION,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    checkpointStore: new MemoryCheckpointStore(),
   });
-  const deps: ResealMcpDeps = {
-    client: connection.client,
-    store: connection.store,
-    anchor: connection.anchor,
-    snapshots: null,
-    checkpoints: new MemoryCheckpoints(),
-    sessionStartMs: Date.now() - 60_000,
-  };
+  const deps: ResealMcpDeps = { client: resealClient, snapshots: null, sessionStartMs: SESSION_START_MS };
   const server = createResealMcpServer(deps);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -97,7 +105,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
   const lineageId = `mcp-${randomUUID()}`;
   let sealed: Structured;
 
-  it('reseal_write: a write is sealed and its checkpoint returned', async () => {
+  it('reseal_write: a write is sealed, with a signed checkpoint and an inclusion proof that verify with the log key', async () => {
     const { isError, out } = await call(mcp, 'reseal_write', {
       lineageId,
       ...session(),
@@ -108,8 +116,22 @@ describe('MCP tools on the deployed stack (in process)', () => {
       variables: [{ name: 'ATTEMPT', value: 'a-1', freshness: 'FRESH_GENERATED', sourceEpoch: 2 }],
     });
     expect(isError).toBe(false);
-    expect(out).toMatchObject({ outcome: 'SEALED', lineageId, seq: 0, supersedes: null });
+    const origin = checkpointOrigin(stack.LogName, lineageId);
+    expect(out).toMatchObject({
+      outcome: 'SEALED',
+      lineageId,
+      seq: 0,
+      supersedes: null,
+      checkpoint: { origin, size: 1 },
+      proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
+    });
     expect(out.claims).toEqual(Object.keys(CLAIMS).sort());
+    // The KMS log key's public half checks the note; the stored record is the leaf the proof names.
+    const note = (out.checkpoint as { note: string }).note;
+    const opened = openCheckpoint(note, await resealClient.logKey(), origin);
+    expect(Buffer.from(opened.rootHash).toString('hex')).toBe((out.checkpoint as { rootHash: string }).rootHash);
+    const proven = verifyRecordProof(await table.readRecord(lineageId, 0), out.proof as never, opened, lineageId);
+    expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT', record: { recordHash: out.recordHash } });
     sealed = out;
   });
 
@@ -129,6 +151,55 @@ describe('MCP tools on the deployed stack (in process)', () => {
       rejectedVariables: [{ name: 'RUNNER_ID', reason: 'UNVERIFIED_INHERITED' }],
     });
     expect((out.rejectedVariables as { action: string }[])[0]?.action).toMatch(/reprobe/);
+    // Signed by the guard's KMS key (the client only reports refusals it can check).
+    expect(out.statement).toMatch(/^reseal\/v1\/outcome\n/);
+  });
+
+  it('reseal_write: rejections of this very write planted in the table before it is sealed (forged, unsigned) do not make it a refusal', async () => {
+    const forgedLineage = `mcp-forged-${randomUUID()}`;
+    const args = {
+      lineageId: forgedLineage,
+      residualId: `r-${randomUUID()}`,
+      ...session(),
+      claims: CLAIMS,
+      structuralKeys: ['os:version'],
+      env: before.env,
+      variables: [{ name: 'ATTEMPT', value: 'a-1', freshness: 'FRESH_GENERATED' as const, sourceEpoch: 2 }],
+    };
+    // The request the server will publish (same builder, same session start): the forgeries name it.
+    const request = writeRequestFor(args, before.env, Date.now(), SESSION_START_MS);
+    const forger = new LocalEd25519Signer(
+      guardKeyName(stack.LogName),
+      Uint8Array.from({ length: 32 }, (_, i) => 0xc0 + i),
+    );
+    const forged: RejectionRecord = {
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      lineageId: forgedLineage,
+      residualId: args.residualId,
+      messageId: 'forged-1',
+      verdictDigest: 'd'.repeat(64),
+      bodyDigest: createHash('sha256').update(canonicalJson(request), 'utf8').digest('hex'),
+      bodyPreview: canonicalJson(request).slice(0, 200),
+      issues: [],
+      rejectedVariables: [{ name: 'ATTEMPT', reason: 'UNVERIFIED_INHERITED', detail: 'planted' }],
+      requestViolations: [],
+      atMs: Date.now(),
+      requestDigest: requestDigest(request),
+      statement: null,
+    };
+    await table.recordRejection({
+      ...forged,
+      statement: await signOutcome(rejectionStatement(stack.LogName, forged), forger),
+    });
+    await table.recordRejection({ ...forged, messageId: 'unsigned-1', statement: null });
+    expect(await table.listRejections(forgedLineage, { residualId: args.residualId })).toHaveLength(2);
+    const { isError, out } = await call(mcp, 'reseal_write', args);
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({ outcome: 'SEALED', lineageId: forgedLineage, residualId: args.residualId, seq: 0 });
+    // The seal is of the very write the forgeries named.
+    const record = (await table.readRecord(forgedLineage, 0)) as SealedRecord;
+    expect(differingWriteContent(request, record.header)).toEqual([]);
   });
 
   it('reseal_recall after real drift: the claims on drifted keys are to re-probe, the others kept with their content', async () => {
@@ -146,7 +217,14 @@ describe('MCP tools on the deployed stack (in process)', () => {
     expect(out).toMatchObject({
       outcome: 'TRIAGED',
       seq: 0,
-      verification: { verdict: 'VERIFIED_INTACT', checkpoint: sealed.checkpoint },
+      recordHash: sealed.recordHash,
+      verification: {
+        verdict: 'VERIFIED_INTACT',
+        checkpointSize: 1,
+        truncationChecked: true, // against the checkpoint the client kept from the write
+        checkpoint: sealed.checkpoint,
+        proof: sealed.proof,
+      },
       delta: { verdict: expected.verdict },
       keptClaims: expected.retainedClaims.map((claimId) => ({
         claimId,
@@ -160,7 +238,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
         },
       ],
       data: { runner: before.image_version },
-      supersedes: sealed.checkpoint,
+      supersedes: { seq: 0, recordHash: sealed.recordHash },
     });
   });
 
@@ -182,20 +260,46 @@ describe('MCP tools on the deployed stack (in process)', () => {
       supersedes: recalled.supersedes,
     });
     expect(isError).toBe(false);
-    expect(out).toMatchObject({ outcome: 'SEALED', seq: 1, supersedes: sealed.checkpoint });
-    const again = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
-    expect(again.out).toMatchObject({ seq: 1, delta: { verdict: 'NO_DRIFT' }, reprobeClaims: [] });
+    const first = { seq: 0, recordHash: sealed.recordHash };
+    expect(out).toMatchObject({
+      outcome: 'SEALED',
+      seq: 1,
+      supersedes: first,
+      checkpoint: { size: 2 },
+      proof: { leafIndex: 1, treeSize: 2 },
+    });
+    const again = await call(mcp, 'reseal_recall', {
+      lineageId,
+      env: after.env,
+      timeoutMs: WAIT_MS,
+      checkpoint: first,
+    });
+    expect(again.out).toMatchObject({
+      seq: 1,
+      delta: { verdict: 'NO_DRIFT' },
+      reprobeClaims: [],
+      verification: { checkpointSize: 2, truncationChecked: true, callerCheckpoint: first },
+    });
     expect((again.out.keptClaims as unknown[]).length).toBe(3);
     const timeline = await call(mcp, 'reseal_inspect', { lineageId });
     expect(timeline.out).toMatchObject({
       verdict: 'VERIFIED_INTACT',
       records: [
         { seq: 0, supersedes: null, verification: 'VERIFIED_INTACT' },
-        { seq: 1, supersedes: sealed.checkpoint, verification: 'VERIFIED_INTACT' },
+        { seq: 1, supersedes: first, verification: 'VERIFIED_INTACT' },
       ],
+      checkpoint: { size: 2 },
     });
     const verified = await call(mcp, 'reseal_verify', { lineageId });
-    expect(verified.out).toMatchObject({ verdict: 'VERIFIED_INTACT', records: 2, head: { seq: 1 } });
+    expect(verified.out).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      records: 2,
+      head: { seq: 1, recordHash: out.recordHash },
+      checkpoint: { size: 2, note: (out.checkpoint as { note: string }).note },
+      trustedCheckpointSize: 2,
+      tailCheckedAgainst: { seq: 1, recordHash: out.recordHash, source: 'signed-checkpoint' },
+      truncationChecked: true,
+    });
   });
 
   it('a record edited directly in DynamoDB: recall and verify come back as TAMPER_DETECTED errors', async () => {
@@ -288,12 +392,18 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
       seq: 0,
       snapshot: { source: 'providers', keys: 3, notes: [] },
     });
+    // The server's client kept the write's signed checkpoint in the RESEAL_CHECKPOINTS file ...
+    const note = (written.out.checkpoint as { note: string }).note;
+    expect(JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8'))).toEqual({
+      formatVersion: 1,
+      checkpoints: { [lineageId]: note },
+    });
     const recalled = await call(stdio, 'reseal_recall', { lineageId, timeoutMs: WAIT_MS });
     expect(recalled.out).toMatchObject({
       delta: { verdict: 'NO_DRIFT' },
       keptClaims: [{ claimId: 'node-matches-pin', causalKeys: ['file:tool-versions.txt', 'tool:node'] }],
-      // The server kept the write's head in its checkpoint file and recalled against it.
-      verification: { checkpoint: written.out.checkpoint },
+      // ... and proved the recall consistent with it.
+      verification: { verdict: 'VERIFIED_INTACT', checkpointSize: 1, truncationChecked: true, checkpoint: { note } },
     });
   });
 });

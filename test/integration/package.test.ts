@@ -121,8 +121,10 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       [
         "import { type WriteOutcome, writeRequest } from 'reseal';",
         "import { type DeltaIsolationReport, isolateDelta } from 'reseal/core';",
-        "import { ToolErrorCode } from 'reseal/mcp';",
+        "import { ToolErrorCode, type WriteSealedOutput } from 'reseal/mcp';",
         "export const code: 'TAMPER_DETECTED' = ToolErrorCode.TAMPER_DETECTED;",
+        "// @ts-expect-error a sealed write's checkpoint is the signed checkpoint (note, origin, size, root), not a string",
+        "export const sealed: WriteSealedOutput['checkpoint'] = 'note';",
         'export const isolate: typeof isolateDelta = isolateDelta;',
         '// @ts-expect-error a verdict is a string union, not a number (fails if the types resolved to any)',
         'export const verdict: number = ({} as DeltaIsolationReport).verdict;',
@@ -182,7 +184,13 @@ describe('the installed package (npm pack → npm install → plain node)', () =
         },
         { timeout: 120_000 },
       );
-      expect(written.structuredContent).toMatchObject({ outcome: 'SEALED', seq: 0 });
+      expect(written.structuredContent).toMatchObject({
+        outcome: 'SEALED',
+        seq: 0,
+        checkpoint: { origin: `${stack.LogName}/${lineageId}`, size: 1 },
+        proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
+      });
+      const { note } = (written.structuredContent as { checkpoint: { note: string } }).checkpoint;
       const recalled = await client.callTool(
         { name: 'reseal_recall', arguments: { lineageId, env, timeoutMs: 90_000 } },
         { timeout: 120_000 },
@@ -190,6 +198,8 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       expect(recalled.structuredContent).toMatchObject({
         delta: { verdict: 'NO_DRIFT' },
         keptClaims: [{ claimId: 'node-ok', content: 'node runs the agent' }],
+        // No RESEAL_CHECKPOINTS: the server's client kept the write's checkpoint in memory.
+        verification: { verdict: 'VERIFIED_INTACT', checkpointSize: 1, truncationChecked: true, checkpoint: { note } },
       });
     } finally {
       await client.close();

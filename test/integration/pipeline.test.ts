@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
@@ -32,7 +33,6 @@ import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
-import { testLogSigner } from '../helpers/pipeline-keys';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
 // DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
@@ -292,7 +292,7 @@ describe('pipeline on the deployed stack', () => {
         store: new DynamoDBLineageStore(dynamodb, stack.TableName),
         publisher,
         anchor,
-        signer: testLogSigner(),
+        signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
         metrics: new FakeMetrics(),
         logger: fakeLogger(),
         clock: Date.now,
@@ -520,7 +520,7 @@ describe('pipeline on the deployed stack', () => {
           ExpressionAttributeValues: { ':r': { S: JSON.stringify(forged) } },
         }),
       );
-      const detail = await recall(SEALED_ENV);
+      const detail = await recall(SEALED_ENV, { seq: 0 });
       expect(detail).toMatchObject({
         outcome: 'REFUSED',
         report: null,

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StackOutputsError } from '../../../client/errors';
-import { FileCheckpoints, MemoryCheckpoints } from '../../../mcp/checkpoint-file';
-import { mcpConfigFrom, readStackOutputsFile } from '../../../mcp/config';
+import { ResealClient } from '../../../client/reseal-client';
+import { connectMcpDeps, mcpConfigFrom, readStackOutputsFile } from '../../../mcp/config';
 import { InvalidInputError } from '../../../shared/errors';
 
 let dir = '';
@@ -13,9 +13,24 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const hash = (c: string) => c.repeat(64);
-const OUTPUTS = { TableName: 't', ResidualWritesQueueUrl: 'http://q', EventBusName: 'b', MacKeyArn: 'arn:k' };
-const CLIENT_OUTPUTS = { tableName: 't', residualWritesQueueUrl: 'http://q', eventBusName: 'b', macKeyArn: 'arn:k' };
+const OUTPUTS = {
+  TableName: 't',
+  ResidualWritesQueueUrl: 'http://q',
+  EventBusName: 'b',
+  MacKeyArn: 'arn:k',
+  LogKeyArn: 'arn:log',
+  GuardKeyArn: 'arn:guard',
+  LogName: 'reseal/Stack',
+};
+const CLIENT_OUTPUTS = {
+  tableName: 't',
+  residualWritesQueueUrl: 'http://q',
+  eventBusName: 'b',
+  macKeyArn: 'arn:k',
+  logKeyArn: 'arn:log',
+  guardKeyArn: 'arn:guard',
+  logName: 'reseal/Stack',
+};
 
 describe('MCP server configuration from the environment', () => {
   it('defaults: ResealStack, checkpoints in memory, no snapshot config unless reseal.config.json is there', () => {
@@ -68,34 +83,18 @@ describe('MCP server configuration from the environment', () => {
   });
 });
 
-describe('checkpoint keepers: the latest verified head per lineage', () => {
-  it.each([
-    ['in memory', () => new MemoryCheckpoints()],
-    ['in a file', () => new FileCheckpoints(join(dir, `cp-${Math.random()}.json`), () => 42)],
-  ])('%s: a later seq replaces, an earlier one does not', async (_name, make) => {
-    const keeper = make();
-    expect(await keeper.get('lin-1')).toBeNull();
-    await keeper.keep('lin-1', { seq: 2, recordHash: hash('b') });
-    await keeper.keep('lin-1', { seq: 1, recordHash: hash('a') });
-    await keeper.keep('lin-2', { seq: 0, recordHash: hash('c') });
-    expect(await keeper.get('lin-1')).toEqual({ seq: 2, recordHash: hash('b') });
-    await keeper.keep('lin-1', { seq: 3, recordHash: hash('d') });
-    expect(await keeper.get('lin-1')).toEqual({ seq: 3, recordHash: hash('d') });
-    expect(await keeper.get('lin-2')).toEqual({ seq: 0, recordHash: hash('c') });
-  });
-
-  it('a file outlives the keeper; a corrupt file is an error, never reset', async () => {
-    const path = join(dir, 'kept.json');
-    await new FileCheckpoints(path, () => 42).keep('lin-1', { seq: 5, recordHash: hash('e') });
-    expect(await new FileCheckpoints(path).get('lin-1')).toEqual({ seq: 5, recordHash: hash('e') });
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
-      formatVersion: 1,
-      lineages: { 'lin-1': { seq: 5, recordHash: hash('e'), keptAtMs: 42 } },
-    });
-    await writeFile(path, '{"formatVersion":1,"lineages":{"lin-1":{"seq":"five"}}}');
-    await expect(new FileCheckpoints(path).get('lin-1')).rejects.toThrow(InvalidInputError);
-    await expect(new FileCheckpoints(path).keep('lin-1', { seq: 6, recordHash: hash('f') })).rejects.toThrow(
-      InvalidInputError,
-    );
+describe('connectMcpDeps', () => {
+  it('builds a client of the stack from an outputs file, without calling AWS, and no snapshot providers by default', async () => {
+    const outputsFile = join(dir, 'outputs-connect.json');
+    await writeFile(outputsFile, JSON.stringify({ ResealStack: OUTPUTS }));
+    const config = {
+      ...mcpConfigFrom({}, { outputsFile, checkpointsFile: join(dir, 'kept', 'checkpoints.json') }, dir),
+      region: 'eu-west-1',
+    };
+    const deps = await connectMcpDeps(config, { nowMs: () => 42 });
+    expect(deps.client).toBeInstanceOf(ResealClient);
+    expect((deps.client as ResealClient).outputs).toEqual(CLIENT_OUTPUTS);
+    expect(deps.snapshots).toBeNull();
+    expect(deps.nowMs?.()).toBe(42);
   });
 });

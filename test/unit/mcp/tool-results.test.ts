@@ -1,24 +1,32 @@
 import { describe, expect, it } from 'vitest';
+import { CheckpointFileError } from '../../../client/checkpoint-store';
 import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
+import { LogVerificationError } from '../../../client/log-reader';
+import type { VerifiedRecall } from '../../../client/reseal-client';
+import type { WriteOutcome } from '../../../client/write-outcomes';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
 import {
   errorResult,
+  inspectResult,
+  type LogCheck,
   recallResult,
   type SnapshotUse,
   verifyResult,
   writeOutcomeResult,
 } from '../../../mcp/tool-results';
 import { InvalidInputError } from '../../../shared/errors';
+import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import { LineageNotFoundError } from '../../../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
 import { buildManifest } from '../../../shared/triage/manifest';
 import { validWriteRequest } from '../../helpers/guard-factories';
-import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
-import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { signedConflict, signedRejection } from '../../helpers/outcome-factories';
+import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { pipeline } from './pipeline';
 
 const SNAPSHOT: SnapshotUse = { source: 'providers', env: { 'tool:node': 'v20.0.0' }, notes: ['tool:git: not run'] };
 const SEALED_ENV = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04', 'env:HOSTNAME': 'a' };
@@ -29,85 +37,119 @@ const manifest = buildManifest({
 });
 const payload = { claims: { 'node-builds': 'npm run build passes', 'npm-ci-works': { exit: 0 } }, data: { note: 'x' } };
 
-/** One sealed record (seq 0) with the claims layout reseal_write writes, and its own verification. */
-async function sealedRecord(): Promise<{ record: SealedRecord; verification: ChainVerification }> {
-  const { records } = await buildChain(1, { inputs: () => ({ payload, manifest }) });
-  const record = records[0] as SealedRecord;
-  return { record, verification: await verifyChain([record], { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() }) };
+/** A lineage of `length` records (the claims layout reseal_write writes) in a pipeline's table, appended and signed. */
+async function sealedLineage(length = 1, recordPayload: unknown = payload) {
+  const p = pipeline();
+  const { records } = await buildChain(length, { inputs: () => ({ payload: recordPayload as never, manifest }) });
+  await appendSealed(p.store, records);
+  return { ...p, records: records as SealedRecord[] };
 }
 
-function triaged(record: SealedRecord, currentEnv: Record<string, string>): TriageCompletedDetail {
-  return {
-    formatVersion: 1,
-    requestId: 'req-1',
-    lineageId: TEST_LINEAGE_ID,
-    seq: record.header.monotonicSequenceNumber,
-    residualId: record.header.residualId,
-    outcome: 'TRIAGED',
-    verification: { verdict: 'VERIFIED_INTACT', firstFailure: null },
-    report: isolateDelta(record.manifest, currentEnv),
-    refusalReason: null,
-    refusalCode: null,
-    completedAtMs: 1,
-  };
+/** A recall of the latest record against `currentEnv`, proven by the real client. */
+async function provenRecall(currentEnv: Record<string, string>, recordPayload: unknown = payload) {
+  const p = await sealedLineage(1, recordPayload);
+  const recall = await p.client.recall({ lineageId: TEST_LINEAGE_ID, target: { latest: true }, currentEnv });
+  expect(recall.verdict).toBe('VERIFIED_INTACT');
+  return { ...p, recall };
 }
 
 const structured = (result: { structuredContent?: unknown }) => result.structuredContent as Record<string, unknown>;
 
-describe('reseal_write answers: sealed, or a tool error with each reason and what to do', () => {
+describe('reseal_write answers: sealed with its proof, or a tool error with each reason and what to do', () => {
   const request = validWriteRequest({ lineageId: TEST_LINEAGE_ID, residualId: 'r-1' });
 
-  it('SEALED → the checkpoint, the record place and where the snapshot came from (not an error)', async () => {
-    const { record } = await sealedRecord();
-    const result = writeOutcomeResult(request, { kind: 'SEALED', head: lineageHeadOf(record) }, SNAPSHOT);
+  it('SEALED → the record place, the signed checkpoint (note, size, root) and the inclusion proof (not an error)', async () => {
+    const p = await sealedLineage(3);
+    const record = p.records[2] as SealedRecord;
+    const receipt = await p.client.receipt(TEST_LINEAGE_ID, 2);
+    const outcome: WriteOutcome = {
+      kind: 'SEALED',
+      head: lineageHeadOf(record),
+      checkpoint: receipt.checkpoint,
+      proof: receipt.inclusion,
+    };
+    const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(result.isError).toBeUndefined();
+    const latest = await p.client.latestCheckpoint(TEST_LINEAGE_ID);
     expect(structured(result)).toMatchObject({
       outcome: 'SEALED',
-      seq: 0,
-      checkpoint: { seq: 0, recordHash: record.recordHash },
+      seq: 2,
+      recordHash: record.recordHash,
+      checkpoint: {
+        note: receipt.checkpoint,
+        origin: `${TEST_LOG_NAME}/${TEST_LINEAGE_ID}`,
+        size: 3,
+        rootHash: Buffer.from(latest?.checkpoint.rootHash ?? []).toString('hex'),
+      },
+      proof: { leafIndex: 2, treeSize: 3, inclusionProof: receipt.inclusion.inclusionProof },
       snapshot: { source: 'providers', keys: 1, notes: ['tool:git: not run'] },
     });
+    expect(receipt.inclusion.inclusionProof).toHaveLength(1);
     expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(structured(result));
   });
 
-  it('REJECTED STALE_STATE → WRITE_REJECTED with each rejected variable and its action', () => {
-    const result = writeOutcomeResult(request, { kind: 'REJECTED', rejection: staleRejection('r-1') }, SNAPSHOT);
+  it('REJECTED STALE_STATE → WRITE_REJECTED with each rejected variable, its action, and the signed statement', async () => {
+    const rejection = await signedRejection('r-1');
+    const outcome: WriteOutcome = {
+      kind: 'REJECTED',
+      rejection,
+      statement: rejectionStatement(TEST_LOG_NAME, rejection),
+    };
+    const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(result.isError).toBe(true);
     expect(structured(result)).toMatchObject({
       error: ToolErrorCode.WRITE_REJECTED,
       stage: 'GUARD',
       reason: 'STALE_STATE',
       rejectedVariables: [{ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' }],
+      statement: rejection.statement,
     });
     const [variable] = structured(result).rejectedVariables as { action: string }[];
     expect(variable?.action).toMatch(/VERIFIED_INHERITED and reprobe/);
     expect(structured(result).action).toMatch(/re-probe/);
   });
 
-  it('REJECTED RESIDUAL_ID_REUSED → WRITE_REJECTED telling to write under a new id', () => {
-    const rejection = staleRejection('r-1', { stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED', rejectedVariables: [] });
-    const result = writeOutcomeResult(request, { kind: 'REJECTED', rejection }, SNAPSHOT);
+  it('REJECTED RESIDUAL_ID_REUSED → WRITE_REJECTED telling to write under a new id', async () => {
+    const rejection = await signedRejection('r-1', {
+      stage: 'SEALER',
+      reason: 'RESIDUAL_ID_REUSED',
+      rejectedVariables: [],
+    });
+    const outcome: WriteOutcome = {
+      kind: 'REJECTED',
+      rejection,
+      statement: rejectionStatement(TEST_LOG_NAME, rejection),
+    };
+    const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(structured(result)).toMatchObject({ error: 'WRITE_REJECTED', reason: 'RESIDUAL_ID_REUSED' });
     expect(structured(result).action).toMatch(/new residualId/);
   });
 
-  it('CONFLICT STALE_EPOCH → WRITE_CONFLICT: fenced out, do not retry', () => {
-    const result = writeOutcomeResult(request, { kind: 'CONFLICT', conflict: staleEpochConflict('r-1') }, SNAPSHOT);
+  it('CONFLICT STALE_EPOCH → WRITE_CONFLICT: fenced out, do not retry', async () => {
+    const conflict = await signedConflict('r-1');
+    const outcome: WriteOutcome = { kind: 'CONFLICT', conflict, statement: conflictStatement(TEST_LOG_NAME, conflict) };
+    const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(structured(result)).toMatchObject({ error: 'WRITE_CONFLICT', reason: 'STALE_EPOCH' });
     expect(structured(result).action).toMatch(/do not retry/);
   });
 });
 
-describe('reseal_recall answers: claims kept with their content, claims to re-probe, or a tamper error', () => {
-  it('PARTIAL_REPROBE_REQUIRED: the claim on the drifted key is to re-probe, the other kept with its content', async () => {
-    const recalled = await sealedRecord();
-    const detail = triaged(recalled.record, { ...SEALED_ENV, 'tool:node': 'v22.0.0', 'env:HOSTNAME': 'b' });
-    const result = recallResult({ detail, recalled, checkpoint: null, snapshot: SNAPSHOT });
+describe('reseal_recall answers: from the recall the client proved', () => {
+  it('PARTIAL_REPROBE_REQUIRED: the claim on the drifted key is to re-probe, the other kept with its content from the proven record', async () => {
+    const { recall } = await provenRecall({ ...SEALED_ENV, 'tool:node': 'v22.0.0', 'env:HOSTNAME': 'b' });
+    const result = recallResult({ recall, snapshot: SNAPSHOT, caller: null });
     expect(result.isError).toBeUndefined();
     expect(structured(result)).toMatchObject({
       outcome: 'TRIAGED',
       seq: 0,
-      verification: { verdict: 'VERIFIED_INTACT', checkpoint: null },
+      verification: {
+        verdict: 'VERIFIED_INTACT',
+        checkpointSize: 1,
+        truncationChecked: false, // nothing was kept before this first recall
+        checkpoint: { size: 1, note: recall.checkpoint?.note },
+        proof: { leafIndex: 0, treeSize: 1 },
+        callerCheckpoint: null,
+      },
       delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', changed: ['env:HOSTNAME', 'tool:node'] },
       keptClaims: [{ claimId: 'npm-ci-works', causalKeys: ['tool:npm'], content: { exit: 0 } }],
       reprobeClaims: [
@@ -119,106 +161,213 @@ describe('reseal_recall answers: claims kept with their content, claims to re-pr
         },
       ],
       data: { note: 'x' },
-      supersedes: { seq: 0, recordHash: recalled.record.recordHash },
+      supersedes: { seq: 0, recordHash: recall.record?.recordHash },
+    });
+  });
+
+  it('the delta is the client’s recomputation, not the stored report’s', async () => {
+    const { recall } = await provenRecall({ ...SEALED_ENV, 'tool:npm': '11.0.0' });
+    // The stored report (untrusted) claims no drift; the answer follows the client's own delta.
+    const claimed = isolateDelta(manifest, SEALED_ENV);
+    expect(claimed.verdict).toBe('NO_DRIFT');
+    const stale: VerifiedRecall = { ...recall, report: { ...recall.report, report: claimed } };
+    expect(structured(recallResult({ recall: stale, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+      delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', changed: ['tool:npm'] },
+      reprobeClaims: [{ claimId: 'npm-ci-works' }],
     });
   });
 
   it('a structural key drifted: FULL_RECONSTRUCTION_REQUIRED, every claim to re-probe', async () => {
-    const recalled = await sealedRecord();
-    const detail = triaged(recalled.record, { ...SEALED_ENV, 'tool:os': 'ubuntu-26.04' });
-    const out = structured(recallResult({ detail, recalled, checkpoint: null, snapshot: SNAPSHOT }));
+    const { recall } = await provenRecall({ ...SEALED_ENV, 'tool:os': 'ubuntu-26.04' });
+    const out = structured(recallResult({ recall, snapshot: SNAPSHOT, caller: null }));
     expect(out.keptClaims).toEqual([]);
     expect((out.reprobeClaims as { claimId: string }[]).map((c) => c.claimId)).toEqual(['node-builds', 'npm-ci-works']);
     expect(out.nextStep).toMatch(/trust no claim/);
   });
 
-  it('refused by triage with a broken chain → TAMPER_DETECTED (detected by triage)', async () => {
-    const recalled = await sealedRecord();
-    const detail: TriageCompletedDetail = {
-      ...triaged(recalled.record, SEALED_ENV),
-      outcome: 'REFUSED',
-      report: null,
-      verification: { verdict: 'HASH_MISMATCH', firstFailure: { seq: 0, verdict: 'HASH_MISMATCH', reason: 'edited' } },
-      refusalReason: 'chain verification failed',
-      refusalCode: 'VERIFICATION_FAILED',
+  it('a payload in another layout: claims without content, the whole payload as data', async () => {
+    const { recall } = await provenRecall(SEALED_ENV, { free: 'form' });
+    expect(structured(recallResult({ recall, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+      keptClaims: [
+        { claimId: 'node-builds', content: null },
+        { claimId: 'npm-ci-works', content: null },
+      ],
+      data: { free: 'form' },
+    });
+  });
+
+  it('the caller’s checkpoint not in the signed log → TAMPER_DETECTED with its verdict, no content', async () => {
+    const { recall } = await provenRecall(SEALED_ENV);
+    const caller = {
+      head: { seq: 0, recordHash: 'f'.repeat(64) },
+      failure: { verdict: 'LINEAGE_BROKEN' as const, reason: 'the signed log holds another record at seq 0' },
     };
-    const result = recallResult({ detail, recalled: null, checkpoint: null, snapshot: SNAPSHOT });
+    const out = structured(recallResult({ recall, snapshot: SNAPSHOT, caller }));
+    expect(out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'LINEAGE_BROKEN', detectedBy: 'client' });
+    expect(JSON.stringify(out)).not.toContain('npm run build passes');
+    const checked = structured(recallResult({ recall, snapshot: SNAPSHOT, caller: { ...caller, failure: null } }));
+    expect(checked).toMatchObject({
+      verification: { truncationChecked: true, callerCheckpoint: { seq: 0, recordHash: 'f'.repeat(64) } },
+    });
+  });
+
+  /** A recall the client could not prove: no record, no delta. */
+  function unproven(recall: VerifiedRecall, overrides: Partial<VerifiedRecall>): VerifiedRecall {
+    return { ...recall, record: null, delta: null, checkpoint: null, ...overrides };
+  }
+
+  it('a record that does not verify (client verdict HASH_MISMATCH) → TAMPER_DETECTED, never the claims', async () => {
+    const { recall } = await provenRecall(SEALED_ENV);
+    const broken = unproven(recall, { verdict: 'HASH_MISMATCH', reason: 'payload hash mismatch' });
+    const result = recallResult({ recall: broken, snapshot: SNAPSHOT, caller: null });
     expect(result.isError).toBe(true);
     expect(structured(result)).toMatchObject({
       error: 'TAMPER_DETECTED',
       verdict: 'HASH_MISMATCH',
-      firstFailure: { seq: 0 },
-      detectedBy: 'triage',
+      firstFailure: { seq: 0, verdict: 'HASH_MISMATCH', reason: 'payload hash mismatch' },
     });
     expect(structured(result).action).toMatch(/do not act on this memory/);
+    expect(JSON.stringify(structured(result))).not.toContain('npm run build passes');
   });
 
-  it('a triaged report whose record does not verify here → TAMPER_DETECTED (detected by the client), no content', async () => {
-    const { record } = await sealedRecord();
-    const edited = cloneRecord(record);
-    (edited.payload as { claims: Record<string, unknown> }).claims['node-builds'] = 'nothing went wrong';
-    const verification = await verifyChain([edited], { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
-    const result = recallResult({
-      detail: triaged(record, SEALED_ENV),
-      recalled: { record: edited, verification },
-      checkpoint: null,
-      snapshot: SNAPSHOT,
+  it('an unproven refusal: NOT_FOUND → NOT_FOUND; any other code → TAMPER_DETECTED', async () => {
+    const { recall } = await provenRecall(SEALED_ENV);
+    const notFound = unproven(recall, {
+      verdict: null,
+      reason: 'triage refused (NOT_FOUND)',
+      refusal: { code: 'NOT_FOUND', reason: 'no such record in this lineage', proven: false },
     });
-    expect(structured(result)).toMatchObject({ error: 'TAMPER_DETECTED', detectedBy: 'client' });
-    expect(JSON.stringify(structured(result))).not.toContain('nothing went wrong');
+    expect(structured(recallResult({ recall: notFound, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+      error: 'NOT_FOUND',
+      message: 'no such record in this lineage',
+    });
+    const invalid = unproven(recall, {
+      verdict: null,
+      reason: 'triage refused (INVALID_REQUEST)',
+      refusal: { code: 'INVALID_REQUEST', reason: 'bad', proven: false },
+    });
+    expect(structured(recallResult({ recall: invalid, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+      error: 'TAMPER_DETECTED',
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+    });
   });
 
-  it('NOT_FOUND → a NOT_FOUND tool error', async () => {
-    const recalled = await sealedRecord();
-    const detail: TriageCompletedDetail = {
-      ...triaged(recalled.record, SEALED_ENV),
-      outcome: 'REFUSED',
-      seq: null,
-      residualId: null,
-      report: null,
-      verification: null,
-      refusalReason: 'no such record',
-      refusalCode: 'NOT_FOUND',
+  it('a proven record whose manifest cannot be triaged → UNTRIAGEABLE', async () => {
+    const { recall } = await provenRecall(SEALED_ENV);
+    const untriageable = {
+      ...recall,
+      delta: null,
+      refusal: { code: 'MANIFEST_UNTRIAGEABLE' as const, reason: 'delta isolation refused: x', proven: true },
     };
-    expect(structured(recallResult({ detail, recalled: null, checkpoint: null, snapshot: SNAPSHOT }))).toMatchObject({
-      error: 'NOT_FOUND',
+    expect(structured(recallResult({ recall: untriageable, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+      error: 'UNTRIAGEABLE',
+      seq: 0,
+      supersedes: { seq: 0 },
     });
   });
 });
 
-describe('reseal_verify answers and thrown errors', () => {
-  it('intact → the verified head; not intact → TAMPER_DETECTED with the first failure', async () => {
-    const { records } = await buildChain(2);
-    const intact = await verifyChain(records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
-    expect(structured(verifyResult(TEST_LINEAGE_ID, intact, null))).toMatchObject({
+describe('reseal_verify and reseal_inspect answers: the walk and the signed log together', () => {
+  async function walked(length = 2) {
+    const p = await sealedLineage(length);
+    const verification = await verifyChain(p.records, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
+    const latest = await p.client.latestCheckpoint(TEST_LINEAGE_ID);
+    const last = p.records.at(-1) as SealedRecord;
+    const log: LogCheck = {
+      latest,
+      signedHead: { seq: last.header.monotonicSequenceNumber, recordHash: last.recordHash },
+      failure: null,
+      logKey: 'reseal/test-stack+00000000+AQ==',
+    };
+    return { ...p, verification, log, last };
+  }
+
+  it('intact → the verified head, the signed checkpoint, what the tail was checked against', async () => {
+    const { verification, log, last } = await walked();
+    const out = structured(verifyResult(TEST_LINEAGE_ID, verification, log));
+    expect(out).toMatchObject({
       verdict: 'VERIFIED_INTACT',
       records: 2,
-      head: { seq: 1 },
+      head: { seq: 1, recordHash: last.recordHash },
+      checkpoint: { size: 2, note: log.latest?.checkpoint.note },
+      trustedCheckpointSize: null,
+      tailCheckedAgainst: { seq: 1, recordHash: last.recordHash, source: 'signed-checkpoint' },
+      truncationChecked: false, // no checkpoint was kept before, and the caller gave none
+      logKey: log.logKey,
     });
-    const truncated = await verifyChain(records.slice(0, 1), {
-      lineageId: TEST_LINEAGE_ID,
-      anchor: testAnchor(),
-      checkpoint: { seq: 1, recordHash: (records[1] as SealedRecord).recordHash },
-    });
-    const result = verifyResult(TEST_LINEAGE_ID, truncated, {
-      seq: 1,
-      recordHash: (records[1] as SealedRecord).recordHash,
-    });
-    expect(result.isError).toBe(true);
-    expect(structured(result)).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'TRUNCATION_DETECTED' });
+    const withCaller = structured(
+      verifyResult(TEST_LINEAGE_ID, verification, log, { seq: 0, recordHash: 'a'.repeat(64) }),
+    );
+    expect(withCaller).toMatchObject({ tailCheckedAgainst: { seq: 0, source: 'caller' }, truncationChecked: true });
   });
 
+  it('the signed log does not verify though the walk does → TAMPER_DETECTED with the log’s verdict', async () => {
+    const { verification, log } = await walked();
+    const failing: LogCheck = { ...log, failure: { verdict: 'TRUNCATION_DETECTED', reason: 'rolled back' } };
+    const result = verifyResult(TEST_LINEAGE_ID, verification, failing);
+    expect(result.isError).toBe(true);
+    expect(structured(result)).toMatchObject({
+      error: 'TAMPER_DETECTED',
+      verdict: 'TRUNCATION_DETECTED',
+      detectedBy: 'log',
+      logFailure: { verdict: 'TRUNCATION_DETECTED' },
+    });
+  });
+
+  it('a walk failure wins (it names the record); inspect carries the timeline in its error', async () => {
+    const { records, log } = await walked();
+    const edited = structuredClone(records);
+    (edited[1] as unknown as { payload: unknown }).payload = { edited: true };
+    const verification = await verifyChain(edited, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
+    const failing: LogCheck = { ...log, failure: { verdict: 'HASH_MISMATCH', reason: 'record 1' } };
+    expect(structured(verifyResult(TEST_LINEAGE_ID, verification, failing))).toMatchObject({
+      verdict: 'HASH_MISMATCH',
+      firstFailure: { seq: 1 },
+      detectedBy: 'walk',
+    });
+    const inspect = structured(
+      inspectResult(TEST_LINEAGE_ID, edited, verification, { rejections: [], conflicts: [] }, log),
+    );
+    expect(inspect).toMatchObject({
+      error: 'TAMPER_DETECTED',
+      verdict: 'HASH_MISMATCH',
+      records: [{ seq: 0, verification: 'VERIFIED_INTACT' }, { seq: 1 }],
+      checkpoint: { size: 2 },
+    });
+  });
+
+  it('truncated against a caller checkpoint → TAMPER_DETECTED TRUNCATION_DETECTED', async () => {
+    const { records, log } = await walked();
+    const checkpoint = { seq: 1, recordHash: (records[1] as SealedRecord).recordHash };
+    const truncated: ChainVerification = await verifyChain(records.slice(0, 1), {
+      lineageId: TEST_LINEAGE_ID,
+      anchor: testAnchor(),
+      checkpoint,
+    });
+    const result = verifyResult(TEST_LINEAGE_ID, truncated, log, checkpoint);
+    expect(structured(result)).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'TRUNCATION_DETECTED' });
+  });
+});
+
+describe('thrown errors', () => {
   it.each([
     [new TimeoutError('the outcome of residual r-1', 500), 'TIMEOUT'],
     [new InvalidInputError('tool arguments', [{ path: 'env', message: 'no env' }]), 'INVALID_INPUT'],
     [new LineageNotFoundError('lin-x'), 'NOT_FOUND'],
     [new UnverifiedOutcomeError('lin-1', 'r-1', 3, 'HASH_MISMATCH', 'edited'), 'TAMPER_DETECTED'],
+    [new LogVerificationError('lin-1', 'TRUNCATION_DETECTED', 'rolled back'), 'TAMPER_DETECTED'],
+    [new CheckpointFileError('/x/checkpoints.json', 'not JSON'), 'UNAVAILABLE'],
     [new Error('boom'), 'UNEXPECTED'],
   ])('%s → %s', (error, code) => {
     const result = errorResult(error, { lineageId: 'lin-1' });
     expect(result.isError).toBe(true);
     expect(structured(result).error).toBe(code);
     expect(typeof structured(result).action).toBe('string');
+  });
+
+  it('a signed log that does not verify names its verdict', () => {
+    const out = structured(errorResult(new LogVerificationError('lin-1', 'LINEAGE_BROKEN', 'fork')));
+    expect(out).toMatchObject({ verdict: 'LINEAGE_BROKEN', firstFailure: { reason: 'fork' }, detectedBy: 'client' });
   });
 
   it('INVALID_INPUT lists every issue', () => {

@@ -1,0 +1,301 @@
+import { createPublicKey, randomUUID, verify } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GetPublicKeyCommand, KMSClient, SignCommand, VerifyCommand } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, inject, it } from 'vitest';
+import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { ResealClient } from '../../client/reseal-client';
+import { clientOutputsFrom } from '../../client/stack-outputs';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { TriageService } from '../../functions/triage/triage-service';
+import { clientConfig } from '../../scripts/emulator/deploy';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import { formatVerifierKey, publicKeyFromSpki } from '../../shared/log/note-key';
+import { verifyCheckpoint } from '../../shared/log/signed-checkpoint';
+import { verifyNote } from '../../shared/log/signed-note';
+import { buildManifest } from '../../shared/triage/manifest';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { validWriteRequest } from '../helpers/guard-factories';
+import { runCli } from '../unit/cli/run-cli';
+
+// The verifiable log on the deployed stack (docs/verifiable-log.md): the emulator's Ed25519 keys
+// checked with node:crypto, and the three measurements of issue 7 as tests.
+const stack = inject('stack');
+const endpoint = inject('endpoint');
+const config = clientConfig(endpoint);
+const dynamodb = new DynamoDBClient(config);
+const kms = new KMSClient(config);
+const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: false });
+const eventBridge = new EventBridgeClient(config);
+const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
+const outputs = clientOutputsFrom({ ...stack });
+const ENV = { ARCH: 'arm64', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
+const manifest = buildManifest({
+  env: ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'] },
+});
+/** The CLI's environment for the emulator (no checkpoint store unless a test adds one). */
+const cliEnv = {
+  AWS_ENDPOINT_URL: endpoint,
+  AWS_REGION: config.region,
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+};
+
+/** Counts the commands an SDK client sends, by name, through its middleware stack. */
+function counted<T extends { middlewareStack: { add: (...args: never[]) => void } }>(client: T) {
+  const calls: string[] = [];
+  (client.middlewareStack.add as (m: unknown, o: unknown) => void)(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      calls.push(context.commandName ?? '?');
+      return next(args);
+    },
+    { step: 'initialize', name: `count-${randomUUID()}` },
+  );
+  return { client, calls };
+}
+
+/** Seals `count` records into a fresh lineage with the deployed keys and table (in process, as the sealer Lambda does). */
+async function sealLineage(count: number): Promise<string> {
+  const lineageId = `lin-log-${randomUUID()}`;
+  const sealer = new SealerService({
+    store,
+    publisher: new EventBridgePublisher(eventBridge, stack.EventBusName),
+    anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
+    signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+  });
+  // Ten writes per message group, as one FIFO batch of the sealer Lambda holds.
+  for (let from = 0; from < count; from += 10) {
+    const group = [];
+    for (let i = from; i < Math.min(count, from + 10); i++) {
+      const nowMs = Date.now();
+      const request = validWriteRequest({ lineageId, residualId: `r-${i}`, manifest }, { nowMs });
+      const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
+      group.push({
+        messageId: `m-${i}`,
+        body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs }),
+        sentAtMs: nowMs,
+      });
+    }
+    const outcomes = await sealer.handleGroup(group);
+    expect(outcomes.map((o) => o.kind)).toEqual(group.map(() => 'SEALED'));
+  }
+  return lineageId;
+}
+
+describe('the emulator signs with Ed25519 as KMS does (checked with node:crypto)', () => {
+  it('GetPublicKey is SPKI DER of an Ed25519 key; Sign RAW/ED25519_SHA_512 verifies with node:crypto and KMS Verify, a changed message does not', async () => {
+    const { PublicKey, KeySpec, SigningAlgorithms } = await kms.send(
+      new GetPublicKeyCommand({ KeyId: stack.LogKeyArn }),
+    );
+    expect(KeySpec).toBe('ECC_NIST_EDWARDS25519');
+    expect(SigningAlgorithms).toContain('ED25519_SHA_512');
+    const spki = createPublicKey({ key: Buffer.from(PublicKey as Uint8Array), format: 'der', type: 'spki' });
+    expect(spki.asymmetricKeyType).toBe('ed25519');
+    expect(publicKeyFromSpki(PublicKey as Uint8Array)).toHaveLength(32);
+    const message = Buffer.from('reseal emulator check\n');
+    const { Signature } = await kms.send(
+      new SignCommand({
+        KeyId: stack.LogKeyArn,
+        Message: message,
+        MessageType: 'RAW',
+        SigningAlgorithm: 'ED25519_SHA_512',
+      }),
+    );
+    expect(Signature).toHaveLength(64);
+    expect(verify(null, message, spki, Signature as Uint8Array)).toBe(true);
+    expect(verify(null, Buffer.from('reseal emulator check!\n'), spki, Signature as Uint8Array)).toBe(false);
+    const kmsSays = await kms.send(
+      new VerifyCommand({
+        KeyId: stack.LogKeyArn,
+        Message: message,
+        MessageType: 'RAW',
+        Signature,
+        SigningAlgorithm: 'ED25519_SHA_512',
+      }),
+    );
+    expect(kmsSays.SignatureValid).toBe(true);
+  });
+
+  it('a checkpoint the deployed sealer stored verifies with the public key alone (C2SP signed note)', async () => {
+    const lineageId = await sealLineage(3);
+    const head = await store.logHead(lineageId);
+    const key = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
+    expect(verifyNote(head?.checkpoint as string, key)).toContain(`${checkpointOrigin(stack.LogName, lineageId)}\n3\n`);
+    const checkpoint = verifyCheckpoint(head?.checkpoint as string, key, checkpointOrigin(stack.LogName, lineageId));
+    expect(checkpoint.size).toBe(3);
+  });
+});
+
+describe('issue 7 measurements on the deployed stack', () => {
+  it('1. recall cost is independent of lineage length: at most one KMS call per recall (none warm), item reads grow no faster than log n', async () => {
+    const results: { n: number; kms: string[]; reads: number }[] = [];
+    for (const n of [10, 50]) {
+      const lineageId = await sealLineage(n);
+      const kmsCount = counted(new KMSClient(config));
+      const dynamoCount = counted(new DynamoDBClient(config));
+      const verifierKey = new KMSNoteVerifierKey(kmsCount.client, stack.LogKeyArn, stack.LogName);
+      const triage = new TriageService({
+        store: new DynamoDBLineageStore(dynamoCount.client, stack.TableName),
+        publisher: new FakePublisher(),
+        logKey: () => verifierKey.get(),
+        metrics: new FakeMetrics(),
+        logger: fakeLogger(),
+        clock: Date.now,
+      });
+      for (const target of [{ seq: 0 }, { latest: true }]) {
+        const result = await triage.handle({ requestId: `req-${randomUUID()}`, lineageId, target, currentEnv: ENV });
+        expect(result.kind === 'COMPLETED' && result.detail.outcome).toBe('TRIAGED');
+      }
+      results.push({ n, kms: kmsCount.calls, reads: dynamoCount.calls.length / 2 });
+    }
+    for (const { kms: calls } of results) expect(calls).toEqual(['GetPublicKeyCommand']); // once, then cached; no VerifyMac
+    // Requests per recall: head, last record key, record, nodes (one batch), report lookup and put.
+    const [small, large] = results as [(typeof results)[number], (typeof results)[number]];
+    expect(large.reads).toBeLessThanOrEqual(small.reads + 1);
+  });
+
+  it('2. a third party checks a record offline: export --receipt, then verify --receipt with only the log key (no AWS)', async () => {
+    const lineageId = await sealLineage(5);
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-receipt-'));
+    const exported = await runCli(['export', '--lineage', lineageId, '--receipt', '--seq', '2', '--out', 'r.json'], {
+      cwd: dir,
+      env: cliEnv,
+    });
+    expect(exported.exitCode).toBe(0);
+    const logKey = (await runCli(['log-key'], { cwd: dir, env: cliEnv })).stdout.trim();
+    expect(logKey).toBe(formatVerifierKey(await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get()));
+    // Offline: an empty environment, no endpoint, no credentials.
+    const checked = await runCli(['verify', '--receipt', 'r.json', '--log-key', logKey], { cwd: dir, env: {} });
+    expect(checked.exitCode).toBe(0);
+    expect(checked.stdout).toMatch(/verdict: +VERIFIED_INTACT/);
+    const receipt = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+    receipt.record.payload = { edited: true };
+    writeFileSync(join(dir, 'edited.json'), JSON.stringify(receipt));
+    const edited = await runCli(['verify', '--receipt', 'edited.json', '--log-key', logKey], { cwd: dir, env: {} });
+    expect(edited.exitCode).toBe(20);
+  });
+
+  it('3a. a triage report forged in the table (pre-written under the caller’s request id) never reaches the client as an answer', async () => {
+    const lineageId = await sealLineage(2);
+    // The table writer edits record 1 and pre-writes a TRIAGED / VERIFIED_INTACT report for it.
+    const original = (await store.readRecord(lineageId, 1)) as Record<string, unknown>;
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: stack.TableName,
+        Item: {
+          pk: { S: Keys.lineage(lineageId) },
+          sk: { S: Keys.record(1) },
+          record: { S: JSON.stringify({ ...original, payload: { conclusion: 'forged' } }) },
+        },
+      }),
+    );
+    const requestId = `req-forged-${randomUUID()}`;
+    const forged = {
+      formatVersion: 1,
+      requestId,
+      lineageId,
+      seq: 1,
+      residualId: 'r-1',
+      outcome: 'TRIAGED',
+      verification: { verdict: 'VERIFIED_INTACT', firstFailure: null },
+      report: {
+        formatVersion: 1,
+        verdict: 'NO_DRIFT',
+        sealIntact: true,
+        driftedKeys: { changed: [], vanished: [], appeared: [] },
+        structuralDrift: [],
+        unattributedKeys: [],
+        retainedClaims: ['claim-region'],
+        invalidatedClaims: [],
+        reason: 'forged',
+      },
+      proof: null,
+      refusalReason: null,
+      refusalCode: null,
+      completedAtMs: Date.now(),
+    };
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: stack.TableName,
+        Item: { pk: { S: Keys.triage(lineageId) }, sk: { S: requestId }, report: { S: JSON.stringify(forged) } },
+      }),
+    );
+    const client = new ResealClient(outputs, { sqs, dynamodb, kms, eventBridge });
+    const recall = await client.recall(
+      { lineageId, requestId, target: { seq: 1 }, currentEnv: ENV },
+      { timeoutMs: 30_000 },
+    );
+    expect(recall.report.outcome).toBe('TRIAGED'); // the stored answer is the forgery …
+    expect(recall.verdict).not.toBe('VERIFIED_INTACT'); // … and the client does not act on it
+    expect(recall.delta).toBeNull();
+    const cli = await runCli(
+      [
+        'recall',
+        '--lineage',
+        lineageId,
+        '--seq',
+        '1',
+        '--env',
+        'env.json',
+        '--request-id',
+        requestId,
+        '--timeout-ms',
+        '30000',
+      ],
+      { cwd: writeEnv(), env: cliEnv },
+    );
+    expect(cli.exitCode).toBe(20);
+    // Without the forgery the deployed triage proves the edited record against the signed tree: HASH_MISMATCH.
+    const honest = await client.recall({ lineageId, target: { seq: 1 }, currentEnv: ENV }, { timeoutMs: 30_000 });
+    expect(honest.verdict).toBe('HASH_MISMATCH');
+  });
+
+  it('3b. a rejection forged in the table for a write that was sealed does not make publish --wait report REJECTED', async () => {
+    const lineageId = await sealLineage(1);
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: stack.TableName,
+        Item: {
+          pk: { S: Keys.rejection(lineageId) },
+          sk: { S: Keys.rejectionSk(Date.now() + 60_000, 'm-forged') },
+          stage: { S: 'GUARD' },
+          reason: { S: 'STALE_STATE' },
+          residualId: { S: 'r-0' },
+          messageId: { S: 'm-forged' },
+          bodyDigest: { S: 'b'.repeat(64) },
+          bodyPreview: { S: '{}' },
+          issues: { S: '[]' },
+          rejectedVariables: { S: '[]' },
+          requestViolations: { S: '[]' },
+          atMs: { N: String(Date.now() + 60_000) },
+        },
+      }),
+    );
+    const checkpoints = new MemoryCheckpointStore();
+    const client = new ResealClient(outputs, { sqs, dynamodb, kms, eventBridge, checkpointStore: checkpoints });
+    const outcome = await client.waitForOutcome(lineageId, 'r-0', { timeoutMs: 10_000 });
+    expect(outcome.kind).toBe('SEALED');
+    expect(await checkpoints.load(lineageId)).toContain(`${checkpointOrigin(stack.LogName, lineageId)}\n1\n`);
+  });
+});
+
+/** A directory holding `env.json` = {@link ENV}, for the CLI's `--env`. */
+function writeEnv(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-env-'));
+  writeFileSync(join(dir, 'env.json'), JSON.stringify(ENV));
+  return dir;
+}
