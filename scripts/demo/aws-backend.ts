@@ -3,8 +3,11 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Keys } from '../../adapters/dynamodb-lineage-store';
+import { verifiedDetail } from '../../cli/verified-recall';
+import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
+import { formatVerifierKey } from '../../shared/log/note-key';
 import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
 
 /** SDK client settings shared by every client the demo makes. */
@@ -27,13 +30,16 @@ export interface AwsBackendOptions {
 
 /**
  * {@link DemoBackend} over a deployed stack: writes through `ResealClient.publishWrite` (SQS),
- * recalls through `requestRecall` (EventBridge) + `waitForTriageReport`, rejection records and
+ * recalls through `ResealClient.recall` (EventBridge, then the answer proven by the client against
+ * the signed checkpoint it keeps), receipts through `ResealClient.receipt`, rejection records and
  * the tamper edit straight on the DynamoDB table.
  */
 export function awsBackend(options: AwsBackendOptions): DemoBackend {
   const config = { ...options.clientConfig, maxAttempts: 5 };
   const dynamodb = new DynamoDBClient(config);
+  // The agent keeps the checkpoints it verified, so every recall is also checked for a rollback.
   const client = new ResealClient(options.outputs, {
+    checkpointStore: new MemoryCheckpointStore(),
     // On an emulator, send to the configured endpoint, not to the host named in the queue URL.
     sqs: new SQSClient({ ...config, ...(options.clientConfig?.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
     eventBridge: new EventBridgeClient(config),
@@ -72,13 +78,20 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
     },
 
     async recall(lineageId, currentEnv, checkpoint) {
-      const requestId = await client.requestRecall({
-        lineageId,
-        target: { latest: true },
-        currentEnv,
-        ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
-      });
-      return client.waitForTriageReport(lineageId, requestId, wait);
+      const recall = await client.recall(
+        {
+          lineageId,
+          target: { latest: true },
+          currentEnv,
+          ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
+        },
+        wait,
+      );
+      return verifiedDetail(recall);
+    },
+
+    async receipt(lineageId, seq) {
+      return { receipt: await client.receipt(lineageId, seq), logKey: formatVerifierKey(await client.logKey()) };
     },
 
     async tamperWithPayload(lineageId, seq): Promise<TamperEdit> {

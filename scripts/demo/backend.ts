@@ -1,4 +1,5 @@
 import type { ResidualWriteRequest } from '../../shared/guard/write-request';
+import type { Receipt } from '../../shared/log/receipt';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
 import type { LineageHead } from '../../shared/seal/sealed-record';
@@ -34,14 +35,20 @@ export interface DemoBackend {
   /** The rejection record of a residual id, or `null` when there is none (yet). */
   findRejection(lineageId: string, residualId: string): Promise<RejectionFound | null>;
   /**
-   * Puts `RecallRequested` for the latest record (with the checkpoint the agent trusts) and waits
-   * for the triage report.
+   * Puts `RecallRequested` for the latest record (with the checkpoint the agent trusts), waits
+   * for the triage report and returns it as the client proved it (docs/verifiable-log.md,
+   * "Recall"): `proof` is set when the record was proven against a signed checkpoint.
    */
   recall(
     lineageId: string,
     currentEnv: EnvSnapshot,
     checkpoint: { seq: number; recordHash: string } | undefined,
   ): Promise<TriageCompletedDetail>;
+  /**
+   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint) and the log's
+   * verifier key as `reseal log-key` prints it, so the demo can check the receipt offline.
+   */
+  receipt(lineageId: string, seq: number): Promise<{ readonly receipt: Receipt; readonly logKey: string }>;
   /**
    * Edits the payload of a stored record directly in the table, as someone with table write
    * access and no MAC key would (seed 003, "Hash-With-Payload Forgery").

@@ -90,6 +90,16 @@ export function formatSummary(s: DemoSummary): string {
     `Tamper: ${tp.edited} of ${tp.lineageId} seq ${tp.seq} edited in the table → recall ${tp.outcome}, verification ${tp.verification ?? '-'}` +
       (tp.firstFailure ? ` at seq ${tp.firstFailure.seq} (${tp.firstFailure.reason})` : ''),
   );
+  out.push(
+    `Proofs: ${s.provenRecalls} of ${s.recalls.length} recalls proven by the client against a signed checkpoint (Ed25519, RFC 9162 inclusion), consistent with the checkpoint it kept`,
+  );
+  const rc = s.receipt;
+  out.push(
+    `Receipt: seq ${rc.seq} of ${rc.lineageId} checked offline with the log's public key alone → ${rc.verdict}` +
+      (rc.checkpointSize === null
+        ? ` (${rc.reason})`
+        : ` (leaf ${rc.seq} of a signed checkpoint of ${rc.checkpointSize} records)`),
+  );
   out.push('');
   out.push('Totals:');
   const verdicts = Object.entries(t.byVerdict)

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import type { SessionVariable } from '../../shared/guard/session-variable';
+import { parseVerifierKey } from '../../shared/log/note-key';
+import { verifyReceipt } from '../../shared/log/receipt';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { type AgentDecision, decideAfterTriage } from './agent';
 import type { DemoBackend } from './backend';
@@ -18,7 +20,14 @@ import {
   resolveClaims,
 } from './scenario';
 import type { RunnerSnapshot } from './snapshots';
-import { type DemoSummary, type RecallResult, type RefusedWriteResult, type TamperResult, totalsOf } from './summary';
+import {
+  type DemoSummary,
+  type RecallResult,
+  type ReceiptResult,
+  type RefusedWriteResult,
+  type TamperResult,
+  totalsOf,
+} from './summary';
 
 /** Options of {@link runDemo}. */
 export interface RunDemoOptions {
@@ -76,7 +85,8 @@ interface LineageState {
  *    included) with `currentEnv` = that snapshot; after PARTIAL_REPROBE_REQUIRED it re-probes the
  *    invalidated claims, after FULL_RECONSTRUCTION_REQUIRED all of them, and re-seals a record
  *    that supersedes the recalled one. Lineages run concurrently (bounded).
- * 4. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ * 4. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
+ * 5. The python-ci lineage's latest record is edited in the table; the recall after it must be
  *    refused (HASH_MISMATCH).
  *
  * `problems` in the summary lists every expectation that did not hold (empty on success).
@@ -242,6 +252,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         recalledSeq,
         outcome: 'TRIAGED',
         verification: answer.verification?.verdict ?? null,
+        proven: answer.proof !== null,
         verdict: report.verdict,
         driftedKeyCount,
         mattered: decision.mattered,
@@ -305,7 +316,22 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return state.head.seq;
   }
 
-  // 4. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  const receiptLineage = stateOf(scenario.tamperLineageId);
+  // 4. A receipt for one record, checked offline with the log's public key only (no AWS).
+  checkAbort();
+  const { receipt: issued, logKey } = await backend.receipt(receiptLineage.plan.lineageId, 0);
+  const checked = verifyReceipt(issued, parseVerifierKey(logKey));
+  const receipt: ReceiptResult = {
+    lineageId: receiptLineage.plan.lineageId,
+    seq: 0,
+    verdict: checked.verdict,
+    checkpointSize: checked.checkpoint?.size ?? null,
+    reason: checked.reason,
+  };
+  if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
+  log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
+
+  // 5. Edit a sealed record behind the sealer's back; the next recall must refuse it.
   checkAbort();
   const target = stateOf(scenario.tamperLineageId);
   const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
@@ -326,6 +352,10 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   );
 
   const recalls = recallsByLineage.flat();
+  const provenRecalls = recalls.filter((r) => r.proven).length;
+  if (provenRecalls !== recalls.length) {
+    problems.push(`${recalls.length - provenRecalls} recalls were not proven against a signed checkpoint`);
+  }
   return {
     runId,
     endpoint: backend.endpoint,
@@ -346,6 +376,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     recalls,
     refusedWrite,
     tamper,
+    receipt,
+    provenRecalls,
     totals: totalsOf(recalls),
     durationMs: nowMs() - started,
     problems,
@@ -361,6 +393,7 @@ function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: Tr
     recalledSeq: answer.seq,
     outcome: 'REFUSED',
     verification: answer.verification?.verdict ?? null,
+    proven: false,
     verdict: null,
     driftedKeyCount: 0,
     mattered: [],

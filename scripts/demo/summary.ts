@@ -13,6 +13,8 @@ export interface RecallResult {
   readonly outcome: 'TRIAGED' | 'REFUSED';
   /** Chain verification verdict (seed 003), `null` when no record was found. */
   readonly verification: string | null;
+  /** Whether the client proved the record against a signed checkpoint (inclusion proof). */
+  readonly proven: boolean;
   /** Delta verdict (seed 000), `null` when refused. */
   readonly verdict: DeltaVerdict | null;
   /** Keys changed, vanished or appeared since the record's baseline (all of them). */
@@ -61,6 +63,16 @@ export interface TamperResult {
   readonly outcome: 'TRIAGED' | 'REFUSED';
   readonly verification: string | null;
   readonly firstFailure: { readonly seq: number | null; readonly verdict: string; readonly reason: string } | null;
+}
+
+/** The receipt step: one record's receipt checked offline with the log's public key alone. */
+export interface ReceiptResult {
+  readonly lineageId: string;
+  readonly seq: number;
+  readonly verdict: string;
+  /** Size of the signed checkpoint the receipt proves the record in, or `null` when it did not verify. */
+  readonly checkpointSize: number | null;
+  readonly reason: string;
 }
 
 /** Totals over the drift recalls (the tamper recall is reported apart). */
@@ -112,6 +124,9 @@ export interface DemoSummary {
   readonly recalls: readonly RecallResult[];
   readonly refusedWrite: RefusedWriteResult;
   readonly tamper: TamperResult;
+  readonly receipt: ReceiptResult;
+  /** Recalls whose record the client proved against a signed checkpoint, of all drift recalls. */
+  readonly provenRecalls: number;
   readonly totals: DemoTotals;
   /** Expectations that did not hold (the guard let the write through, the tamper went unnoticed, …); empty on success. */
   readonly problems: readonly string[];

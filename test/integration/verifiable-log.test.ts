@@ -44,6 +44,11 @@ const manifest = buildManifest({
   structuralKeys: ['ARCH'],
   claimDependencyMap: { 'claim-region': ['REGION'] },
 });
+// The in-process CLI resolves credentials through the SDK's default chain (this process's
+// environment), as the real CLI does; the emulator accepts any.
+process.env.AWS_ACCESS_KEY_ID ??= 'test';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
+
 /** The CLI's environment for the emulator (no checkpoint store unless a test adds one). */
 const cliEnv = {
   AWS_ENDPOINT_URL: endpoint,
@@ -175,12 +180,12 @@ describe('issue 7 measurements on the deployed stack', () => {
       cwd: dir,
       env: cliEnv,
     });
-    expect(exported.exitCode).toBe(0);
+    expect(exported.exitCode, exported.stderr).toBe(0);
     const logKey = (await runCli(['log-key'], { cwd: dir, env: cliEnv })).stdout.trim();
     expect(logKey).toBe(formatVerifierKey(await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get()));
     // Offline: an empty environment, no endpoint, no credentials.
     const checked = await runCli(['verify', '--receipt', 'r.json', '--log-key', logKey], { cwd: dir, env: {} });
-    expect(checked.exitCode).toBe(0);
+    expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/verdict: +VERIFIED_INTACT/);
     const receipt = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     receipt.record.payload = { edited: true };
@@ -258,7 +263,7 @@ describe('issue 7 measurements on the deployed stack', () => {
       ],
       { cwd: writeEnv(), env: cliEnv },
     );
-    expect(cli.exitCode).toBe(20);
+    expect(cli.exitCode, cli.stderr).toBe(20);
     // Without the forgery the deployed triage proves the edited record against the signed tree: HASH_MISMATCH.
     const honest = await client.recall({ lineageId, target: { seq: 1 }, currentEnv: ENV }, { timeoutMs: 30_000 });
     expect(honest.verdict).toBe('HASH_MISMATCH');

@@ -3,12 +3,31 @@ import type { DemoBackend, RejectionFound } from '../../../scripts/demo/backend'
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
+import { checkpointOrigin } from '../../../shared/log/log-names';
+import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
+import { formatVerifierKey } from '../../../shared/log/note-key';
+import { proveRecord } from '../../../shared/log/record-proof';
+import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
+
+/** The signed checkpoint of a chain and the inclusion proof of record `seq` (default: the last), built in memory. */
+async function proofOf(lineageId: string, records: readonly SealedRecord[], seq = records.length - 1) {
+  const tree = new MemoryMerkleTree();
+  for (const record of records) tree.append(Buffer.from(record.recordHash, 'hex'));
+  const checkpoint = await signCheckpoint(
+    { origin: checkpointOrigin(TEST_LOG_NAME, lineageId), size: tree.size, rootHash: tree.root() },
+    testLogSigner(),
+  );
+  const inclusion = await proveRecord(seq, tree.size, tree.nodes);
+  const target = records[seq] as SealedRecord;
+  return { checkpoint, seq, recordHash: target.recordHash, inclusion, consistency: null };
+}
 
 /**
  * The pipeline in one process, from the core alone (guard → seal → verify + triage), with records
@@ -84,7 +103,7 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
         seq: target.header.monotonicSequenceNumber,
         residualId: target.header.residualId,
         verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
-        proof: null,
+        proof: verification.verdict === 'VERIFIED_INTACT' ? await proofOf(lineageId, records as SealedRecord[]) : null,
         completedAtMs: nowMs(),
       };
       if (verification.verdict !== 'VERIFIED_INTACT') {
@@ -103,6 +122,21 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
         refusalReason: null,
         refusalCode: null,
       } satisfies TriageCompletedDetail;
+    },
+    async receipt(lineageId: string, seq: number) {
+      const records = chain(lineageId).map((t) => JSON.parse(t) as SealedRecord);
+      const proof = await proofOf(lineageId, records, seq);
+      return {
+        receipt: {
+          formatVersion: 1 as const,
+          type: 'reseal-receipt' as const,
+          lineageId,
+          record: records[seq],
+          inclusion: proof.inclusion,
+          checkpoint: proof.checkpoint,
+        },
+        logKey: formatVerifierKey(TEST_LOG_KEY),
+      };
     },
     async tamperWithPayload(lineageId: string, seq: number) {
       const texts = chain(lineageId);
