@@ -35,7 +35,7 @@ import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
 import { PublishError, TimeoutError } from './errors';
 import type { LineageExport } from './lineage-export';
-import { type LatestCheckpoint, LogReader } from './log-reader';
+import { type LatestCheckpoint, LogReader, LogVerificationError } from './log-reader';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';
@@ -299,28 +299,67 @@ export class ResealClient {
    * @throws {LogVerificationError} when the kept checkpoint does not verify
    */
   async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
-    const trusted = await this.#log.trusted(request.lineageId);
+    const { lineageId } = request;
+    // The caller's own signed checkpoint wins over the kept one; either must verify first.
+    const trusted = request.trustedCheckpoint
+      ? await this.#log.open(lineageId, request.trustedCheckpoint)
+      : await this.#log.trusted(lineageId);
     const requestId = await this.requestRecall({
       ...request,
       ...(trusted && !request.trustedCheckpoint ? { trustedCheckpoint: trusted.note } : {}),
     });
-    const report = await this.waitForTriageReport(request.lineageId, requestId, options);
+    const report = await this.waitForTriageReport(lineageId, requestId, options);
     const seq = report.proof?.seq;
-    const record = seq === undefined ? null : await this.#store.readRecord(request.lineageId, seq);
-    const check = checkRecallAnswer({
+    const record = seq === undefined ? null : await this.#store.readRecord(lineageId, seq);
+    let check = checkRecallAnswer({
       report,
       record,
       key: await this.#log.key(),
-      lineageId: request.lineageId,
+      lineageId,
       requestId,
       target: request.target,
       currentEnv: request.currentEnv,
       trusted,
     });
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
+      check = await this.#checkLegacyCheckpoint(lineageId, request.checkpoint, check);
+    }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
-      await this.#log.keep(request.lineageId, check.checkpoint, trusted);
+      await this.#log.keep(lineageId, check.checkpoint, trusted);
     }
     return { requestId, report, ...check };
+  }
+
+  /**
+   * A `{ seq, recordHash }` checkpoint the caller trusts (from a `ResidualSealed` event): the
+   * record at `seq` must be in the proven checkpoint with that hash, checked here, not taken from
+   * triage's word.
+   */
+  async #checkLegacyCheckpoint(lineageId: string, legacy: ChainCheckpoint, check: RecallCheck): Promise<RecallCheck> {
+    const latest = check.checkpoint as NonNullable<RecallCheck['checkpoint']>;
+    const fail = (verdict: VerificationVerdict, reason: string): RecallCheck => ({
+      ...check,
+      verdict,
+      reason,
+      record: null,
+      delta: null,
+    });
+    if (legacy.seq >= latest.size) {
+      return fail(
+        VerificationVerdict.TRUNCATION_DETECTED,
+        `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${legacy.seq}`,
+      );
+    }
+    try {
+      const proven = await this.#log.proveIn(lineageId, legacy.seq, { checkpoint: latest, trusted: null });
+      if (proven.record.recordHash !== legacy.recordHash) {
+        return fail(VerificationVerdict.LINEAGE_BROKEN, `fork: seq ${legacy.seq} differs from the trusted checkpoint`);
+      }
+      return check;
+    } catch (error) {
+      if (error instanceof LogVerificationError) return fail(error.verdict, error.reason);
+      throw error;
+    }
   }
 
   /**

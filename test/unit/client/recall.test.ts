@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
+import { ResealClient } from '../../../client/reseal-client';
+import { TriageService } from '../../../functions/triage/triage-service';
+import { triageReportDigest } from '../../../shared/triage/delta-isolator';
+import { buildManifest } from '../../../shared/triage/manifest';
+import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+
+const LINEAGE = 'lineage-client-recall';
+const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
+const manifest = buildManifest({
+  env: ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'] },
+});
+
+/** A lineage of `count` records, a client whose bus runs triage in process, and its checkpoint store. */
+async function setup(count = 3) {
+  const store = new InMemoryLineageStore();
+  const { records } = await buildChain(count, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
+  await appendSealed(store, records.slice(0, count - 1));
+  const older = store.headSnapshot(LINEAGE);
+  await appendSealed(store, records.slice(count - 1));
+  const triage = new TriageService({
+    store,
+    publisher: new FakePublisher(),
+    logKey: async () => TEST_LOG_KEY,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => TEST_NOW_MS,
+  });
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  const checkpoints = new MemoryCheckpointStore();
+  const client = new ResealClient(TEST_CLIENT_OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
+    store,
+    anchor: testAnchor(),
+    eventBridge: eventBridge as never,
+    checkpointStore: checkpoints,
+    nowMs: () => TEST_NOW_MS,
+    sleep: async () => {},
+  });
+  if (!older) throw new Error('no head');
+  return { store, client, checkpoints, records, older };
+}
+
+describe('ResealClient.recall: the client proves the answer and recomputes the delta', () => {
+  it('an intact recall is VERIFIED_INTACT with the delta recomputed here, and the checkpoint is kept', async () => {
+    const { client, checkpoints } = await setup();
+    const drifted = { ...ENV, REGION: 'us-east-1' };
+    const recall = await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: drifted });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(recall.delta?.verdict).toBe('FULL_RECONSTRUCTION_REQUIRED'); // its only claim rests on REGION
+    expect(triageReportDigest(recall.delta)).toBe(triageReportDigest(recall.report.report));
+    expect(recall.truncationChecked).toBe(false);
+    expect(await checkpoints.load(LINEAGE)).toBe(recall.checkpoint?.note);
+    // The next recall is checked against the checkpoint kept.
+    expect((await client.recall({ lineageId: LINEAGE, target: { seq: 0 }, currentEnv: ENV })).truncationChecked).toBe(
+      true,
+    );
+  });
+
+  it('a report planted in the table under the request id is not acted on', async () => {
+    const { client, store } = await setup();
+    const honest = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-honest',
+      target: { seq: 1 },
+      currentEnv: ENV,
+    });
+    // The table writer copies a genuine answer (proof and all) under the next request id, for another target.
+    await store.putTriageReport({ ...honest.report, requestId: 'req-planted' });
+    const planted = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-planted',
+      target: { seq: 2 },
+      currentEnv: { ...ENV, REGION: 'us-east-1' },
+    });
+    expect(planted.verdict).not.toBe('VERIFIED_INTACT');
+    expect(planted.delta).toBeNull();
+  });
+
+  it('a stored report whose delta was edited is HASH_MISMATCH: the recomputation disagrees', async () => {
+    const { client, store } = await setup();
+    const honest = await client.recall({ lineageId: LINEAGE, requestId: 'req-a', target: { seq: 1 }, currentEnv: ENV });
+    const report = honest.report.report;
+    if (!report) throw new Error('no report');
+    await store.putTriageReport({
+      ...honest.report,
+      requestId: 'req-b',
+      report: { ...report, verdict: 'NO_DRIFT', reason: 'edited' },
+    });
+    const edited = await client.recall({ lineageId: LINEAGE, requestId: 'req-b', target: { seq: 1 }, currentEnv: ENV });
+    expect(edited.verdict).toBe('HASH_MISMATCH');
+  });
+
+  it('a rollback to an older signed state is TRUNCATION_DETECTED against the kept checkpoint', async () => {
+    const { client, store, older } = await setup();
+    await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    store.restoreHead(LINEAGE, older);
+    store.deleteRecord(LINEAGE, 2);
+    const rolledBack = await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(rolledBack.verdict).toBe('TRUNCATION_DETECTED');
+  });
+
+  it('a { seq, recordHash } checkpoint the caller trusts is checked by the client: another hash is a fork', async () => {
+    const { client, records } = await setup();
+    const ok = await client.recall({
+      lineageId: LINEAGE,
+      target: { latest: true },
+      currentEnv: ENV,
+      checkpoint: { seq: 1, recordHash: records[1]?.recordHash as string },
+    });
+    expect(ok.verdict).toBe('VERIFIED_INTACT');
+    const fork = await client.recall({
+      lineageId: LINEAGE,
+      target: { latest: true },
+      currentEnv: ENV,
+      checkpoint: { seq: 1, recordHash: 'a'.repeat(64) },
+    });
+    expect(fork.verdict).toBe('LINEAGE_BROKEN');
+  });
+});
