@@ -61,7 +61,7 @@ export class KMSNoteSigner implements NoteSigner {
           SigningAlgorithm: ED25519_SIGNING_ALGORITHM,
         }),
       );
-      if (!out.Signature || out.Signature.byteLength !== 64) {
+      if (out.Signature?.byteLength !== 64) {
         throw new SignerUnavailableError(this.#keyId, `Sign returned ${out.Signature?.byteLength ?? 0} bytes, not 64`);
       }
       return out.Signature;

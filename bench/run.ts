@@ -11,6 +11,7 @@
  * Set RESEAL_BENCH_QUICK=1 to stop the triage series at 10^4 keys.
  */
 import { arch, cpus, platform, totalmem } from 'node:os';
+import { runLogBench } from './log';
 import { FIGURE_HEADER } from './report';
 import { runSealBench } from './seal';
 import { runTriageBench } from './triage';
@@ -28,4 +29,6 @@ const verify = await runVerifyBench();
 console.log([...FIGURE_HEADER, ...seal, triage.row, verify].join('\n'));
 console.log('\n## Triage flatness, 1% drift, claims = keys ÷ 10\n');
 console.log(triage.series);
+console.log('\n## Verifiable log: cost per recall by lineage length, proofs per second\n');
+console.log(await runLogBench());
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -5,7 +5,7 @@ import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/merkle';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../schemas/messages';
-import type { LineageHead, SealedRecord } from '../seal/sealed-record';
+import type { LineageHead } from '../seal/sealed-record';
 
 export { StaleEpochError } from '../seal/errors';
 

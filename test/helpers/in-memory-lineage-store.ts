@@ -15,7 +15,7 @@ import {
   StaleHeadError,
 } from '../../shared/ports/lineage-store';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
 
 /**
  * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `appendEntries`

@@ -19,7 +19,7 @@ const manifest = buildManifest({
 
 /** One sealed record in the lineage, and the triage handler wired as handler.ts wires it. */
 async function setup() {
-  const { store, anchor } = await lineageSealedBySealer(1, manifest);
+  const { store } = await lineageSealedBySealer(1, manifest);
 
   const publisher = new FakePublisher();
   const logger = new Logger({ serviceName: 'reseal-triage-test', logLevel: 'SILENT' });
