@@ -8,6 +8,7 @@ import type { PublishedWrite, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { LineageNotFoundError } from '../../shared/ports/lineage-store';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
@@ -349,7 +350,20 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack);
         const bar = progressBar(ctx.io, `reading ${lineageId}`);
-        const exported = await client.exportLineage(lineageId, { onProgress: bar.update }).finally(bar.finish);
+        const exported = await client
+          .exportLineage(lineageId, { onProgress: bar.update })
+          .catch((error: unknown) => {
+            // A lineage that is gone although a checkpoint saw it was cut, not unknown (as verify and recall say).
+            if (error instanceof LineageNotFoundError && options.checkpoint) {
+              throw new CliError(
+                `TRUNCATION_DETECTED: lineage ${lineageId} has no records, but the trusted checkpoint saw seq ${options.checkpoint.seq}`,
+                ExitCode.TAMPER,
+                { cause: error },
+              );
+            }
+            throw error;
+          })
+          .finally(bar.finish);
         records = exported.records;
         // The stored head is checked against the records (a claim, not a checkpoint).
         verification = await client.verifyExport(exported, checkpoint);

@@ -37,4 +37,13 @@ describe('online commands on a lineage with neither records nor head', () => {
     expect(result.exitCode).toBe(ExitCode.TAMPER);
     expect(result.stdout).toContain('LINEAGE_BROKEN');
   });
+
+  it('inspect --lineage --checkpoint on a wiped lineage is TRUNCATION_DETECTED (exit 20), as verify and recall say', async () => {
+    const result = await runCli(
+      ['inspect', '--lineage', 'wiped', '--checkpoint', `3:${'a'.repeat(64)}`],
+      withStore(new InMemoryLineageStore()),
+    );
+    expect(result.exitCode).toBe(ExitCode.TAMPER);
+    expect(result.stderr).toContain('TRUNCATION_DETECTED');
+  });
 });

@@ -148,6 +148,10 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(Buffer.byteLength(store.rejections[0]?.bodyPreview ?? '')).toBeLessThanOrEqual(1024);
     expect(queue.sent).toHaveLength(0);
     expect(MAX_BODY_BYTES).toBeLessThan(400_000);
+    // Filed under the lineage it names, so a writer waiting on it finds it (issue 8).
+    const request = validWriteRequest({ payload: { blob: 'x'.repeat(4000) } });
+    expect(store.rejections[0]).toMatchObject({ lineageId: request.lineageId, residualId: request.residualId });
+    expect(store.rejections[0]?.statement).toContain('reseal/v1/outcome');
   });
 
   it('a redelivered rejected message leaves one rejection record (key from SentTimestamp + message id)', async () => {

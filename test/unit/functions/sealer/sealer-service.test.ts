@@ -369,12 +369,33 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.rejected).toHaveLength(1);
   });
 
-  it('seed 003 Decision Boundary 3: a disabled MAC key throws (message retried), nothing appended', async () => {
-    const { service, store, anchor } = setup();
-    anchor.disable();
+  it('seed 003 Decision Boundary 3: a disabled MAC key throws (message retried), nothing appended; a log line names the failure', async () => {
+    const d = deps();
+    const service = new SealerService(d);
+    d.anchor.disable();
     await expect(service.handle(message(sealRequestBody({ residualId: 'r-k' })))).rejects.toThrow(/disabled/);
-    expect(store.appendCalls).toBe(0);
-    expect(store.conflicts).toHaveLength(0);
+    expect(d.store.appendCalls).toBe(0);
+    expect(d.store.conflicts).toHaveLength(0);
+    expect(d.logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('infrastructure error'),
+      expect.objectContaining({ error: expect.objectContaining({ message: expect.stringMatching(/disabled/) }) }),
+    );
+  });
+
+  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async () => {
+    const d = deps();
+    const service = new SealerService({
+      ...d,
+      signer: {
+        keyName: d.signer.keyName,
+        publicKey: () => d.signer.publicKey(),
+        sign: async () => {
+          throw new Error('KMS DisabledException');
+        },
+      },
+    });
+    await expect(service.handle(message(sealRequestBody({ residualId: 'r-s' })))).rejects.toThrow(/DisabledException/);
+    expect(await d.store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 });
 
