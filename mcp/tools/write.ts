@@ -32,13 +32,23 @@ import { toolSchema } from '../tool-schema';
 export const WRITE_TOOL = 'reseal_write';
 
 /** A claim of a write: what was concluded and the environment keys it rests on (seed 000 claim dependency). */
-const ClaimInput = z.strictObject({
-  content: JsonPayloadSchema.describe('what you concluded (any JSON), returned by reseal_recall while it stands'),
-  causalKeys: z
-    .array(MapKey)
-    .min(1, 'a claim must name at least one causal key')
-    .describe('environment snapshot keys the claim rests on (e.g. "tool:node"); drift in one voids the claim'),
-});
+const ClaimInput = z
+  .strictObject({
+    content: JsonPayloadSchema.describe('what you concluded (any JSON), returned by reseal_recall while it stands'),
+    causalKeys: z
+      .array(MapKey)
+      .optional()
+      .describe('environment snapshot keys the claim rests on (e.g. "tool:node"); drift in one voids the claim'),
+    absentKeys: z
+      .array(MapKey)
+      .optional()
+      .describe(
+        'keys the claim rests on being absent from the snapshot (e.g. "env:HTTP_PROXY" for "no proxy configured"); if one appears the claim is voided',
+      ),
+  })
+  .refine((claim) => (claim.causalKeys?.length ?? 0) + (claim.absentKeys?.length ?? 0) > 0, {
+    message: 'a claim must name at least one causal or absent key',
+  });
 
 /**
  * A variable the write used (seed 004): the wire format's `SessionVariable`, plus `reprobe`, a
@@ -79,9 +89,13 @@ export const WriteInputSchema = z.strictObject({
     'when this session took over, ms since the Unix epoch (default: when the server started)',
   ),
   authority: AuthoritySchema.optional().describe('default OPERATIONAL'),
-  claims: safeRecord(ClaimInput).optional().describe('claim id → { content, causalKeys }'),
+  claims: safeRecord(ClaimInput).optional().describe('claim id → { content, causalKeys, absentKeys? }'),
   payload: JsonPayloadSchema.optional().describe('anything else to remember (any JSON), stored as payload.data'),
   structuralKeys: z.array(MapKey).optional().describe('snapshot keys whose drift voids every claim (e.g. "tool:os")'),
+  structuralAbsentKeys: z
+    .array(MapKey)
+    .optional()
+    .describe('keys whose appearance voids every claim (e.g. "env:LD_PRELOAD"); each must be absent from the snapshot'),
   variables: z.array(VariableInput).max(MAX_VARIABLES).optional().describe('the session variables the write used'),
   declaredImmutableConstants: z
     .array(VariableName)
@@ -179,7 +193,15 @@ export function writeRequestFor(
     manifest: {
       env,
       structuralKeys: input.structuralKeys ?? [],
-      claimDependencyMap: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.causalKeys])),
+      ...(input.structuralAbsentKeys ? { structuralAbsentKeys: input.structuralAbsentKeys } : {}),
+      claimDependencyMap: Object.fromEntries(
+        Object.entries(claims).map(([id, claim]) => [
+          id,
+          claim.absentKeys?.length
+            ? { causalKeys: claim.causalKeys ?? [], absentKeys: claim.absentKeys }
+            : (claim.causalKeys ?? []),
+        ]),
+      ),
     },
     ...(input.supersedes ? { supersedes: input.supersedes } : {}),
   });

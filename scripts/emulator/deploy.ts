@@ -1,7 +1,8 @@
 /**
  * Deploys the real stack with the real CDK CLI (from node_modules) to an emulator endpoint, then
  * checks — and on the embedded emulator repairs — the queue attributes emulators have dropped
- * (DESIGN.md, "Local emulator": after every deploy, assert FifoQueue, redrive and size limits).
+ * (docs/infrastructure.md, "Emulator notes": after every deploy, assert FifoQueue, redrive and
+ * size limits).
  *
  * CLI: `npx tsx scripts/emulator/deploy.ts` deploys to `AWS_ENDPOINT_URL`.
  */

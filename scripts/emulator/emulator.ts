@@ -1,6 +1,6 @@
 /**
  * The embedded LocalStack-compatible emulator (MiniStack, pinned in requirements.txt), or the
- * endpoint the user chose with `AWS_ENDPOINT_URL` (DESIGN.md, "Local emulator").
+ * endpoint the user chose with `AWS_ENDPOINT_URL` (docs/infrastructure.md, "Tests against an emulator").
  *
  * Library: `startEmulator()`. CLI: `npx tsx scripts/emulator/emulator.ts start|stop|status`.
  */

@@ -42,7 +42,7 @@ export const GuardPolicySchema = z.strictObject({
 });
 
 /**
- * How strict the stale-state guard is about time (DESIGN.md "Hardening", Guard).
+ * How strict the stale-state guard is about time (docs/guard.md, "Time" and "Default receipt age").
  *
  * `{ nowMs: number; maxReceiptAgeSeconds: number; maxClockSkewSeconds?: number }`
  */

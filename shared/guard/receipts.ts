@@ -10,7 +10,7 @@ export const MAX_PROBE_LENGTH = 1024;
 
 /**
  * Digest of a session variable's value, the one a freshness probe receipt must name
- * (seed 004, Recorded Elements 2 `freshness_probe_receipt`; DESIGN.md "Hardening", Guard).
+ * (seed 004, Recorded Elements 2 `freshness_probe_receipt`; docs/guard.md, "valueDigest").
  *
  * Layout: `SHA-256( "reseal/v1/value" || 0x00 || JCS({ "v": 1, "value": value }) )`, 64
  * lowercase hex characters, where JCS is the RFC 8785 canonical UTF-8 form.
@@ -60,7 +60,7 @@ export interface ReceiptFailure {
 
 /**
  * Checks that `receipt` re-verifies `value` for the active session, inside the time window
- * (seed 004, Decision Boundary 2; DESIGN.md "Hardening", Guard). Returns every failed check,
+ * (seed 004, Decision Boundary 2; docs/guard.md, rules R1–R6). Returns every failed check,
  * or `[]` when the receipt is valid. Inputs are trusted (already parsed by `evaluateWrite`).
  *
  * A receipt is valid when all hold: `probe` is not blank; `observedValueDigest` equals

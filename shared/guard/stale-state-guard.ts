@@ -147,7 +147,7 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
 
 /**
  * The stale-state guard: decides whether a residual write may proceed (seed 004, Decision
- * Boundary 1–4 and the `evaluate_write` method, hardened per DESIGN.md "Hardening", Guard).
+ * Boundary 1–4 and the `evaluate_write` method, hardened per docs/guard.md, "Rules").
  *
  * Per variable (freshness rules V1–V5, skipped for `HISTORICAL_ATTRIBUTION` writes, which
  * document a predecessor's state and carry no operational authority; the authority is bound into

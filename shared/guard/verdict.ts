@@ -5,7 +5,7 @@ import { type Authority, HexDigest as HexDigestSchema } from '../schemas/primiti
 /**
  * Why the guard rejected one variable of a write (seed 004, Decision Boundary 1–4, Core
  * Distinction, Condition of Validity;
- * DESIGN.md "Hardening", Guard). Each value is documented in docs/guard.md.
+ * hardened as docs/guard.md specifies). Each value is documented in docs/guard.md, "Reasons".
  */
 export const VariableRejectionReason = {
   /** Inherited and never re-verified (Decision Boundary 3). */

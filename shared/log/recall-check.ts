@@ -193,6 +193,6 @@ function unprovenRefusal(
   return {
     ...base,
     verdict: claimed === V.VERIFIED_INTACT ? V.UNVERIFIED_TAMPER_RISK : claimed,
-    reason: `triage refused (${report.refusalCode}): ${report.refusalReason ?? ''} (not proven to this client)`,
+    reason: `${report.refusalReason ?? `triage refused (${report.refusalCode})`} [triage's finding, not proven to this client]`,
   };
 }

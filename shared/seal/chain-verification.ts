@@ -6,8 +6,8 @@ import { VerificationVerdict } from './verification-verdict';
 
 /**
  * A trusted checkpoint: a head the caller saw earlier (kept by the client, or carried by a
- * `ResidualSealed` event). The table alone cannot prove its own tail (DESIGN.md, "Facts from the
- * field"); a checkpoint can: a chain that ends before `seq` was truncated, and a record at `seq`
+ * `ResidualSealed` event). The table alone cannot prove its own tail (docs/sealing.md,
+ * "Checkpoints and trusted starts"); a checkpoint can: a chain that ends before `seq` was truncated, and a record at `seq`
  * with another hash means the history was rewritten (a fork).
  */
 export const ChainCheckpointSchema = z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest });

@@ -9,7 +9,7 @@ import { ResealError } from '../errors';
 /**
  * A seal was asked for with a `generationEpoch` older than the lineage head's: the generation
  * epoch is a fencing token, so a zombie predecessor cannot append after its successor has
- * (DESIGN.md, "Hardening beyond the seeds' sample code", Guard bullet).
+ * (docs/guard.md, "The fencing token beyond the guard").
  */
 export class StaleEpochError extends ResealError {
   readonly lineageId: string;

@@ -23,7 +23,7 @@ interface Link {
 
 /**
  * Verifies a chain of sealed records of one lineage (seed 003, `verify_lineage`, hardened as
- * DESIGN.md "Hardening beyond the seeds' sample code" asks): walks every record in the order
+ * docs/sealing.md, "Verification", specifies): walks every record in the order
  * given (never sorted: reordering must show), checks every link, reports the first bad record
  * and why, and detects truncation against a trusted checkpoint.
  *

@@ -28,7 +28,8 @@ const BASE64_MAC = /^[A-Za-z0-9+/]{43}=$/;
  * be disabled (then `generateMac` and `verifyMac` reject, as KMS does with `DisabledException`).
  * MACs are compared in constant time.
  *
- * It proves only that a holder of the key produced the MAC (DESIGN.md, "Facts from the field").
+ * It proves only that a holder of the key produced the MAC (docs/sealing.md, "What an HMAC
+ * anchor can and cannot prove").
  *
  * @example
  * const anchor = new LocalHmacAnchor({ keyId: 'test-key-1', key: new Uint8Array(32).map((_, i) => i) });

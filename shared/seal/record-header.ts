@@ -37,8 +37,8 @@ export type Supersedes = z.infer<typeof SupersedesSchema>;
 
 /**
  * The record header: the small canonical structure the anchor MACs and whose hash the next
- * record names as `parentRecordHash` (seed 003, "Recorded Elements" 1–3; DESIGN.md, "Hashing and
- * canonical form"). It binds every stored field of a record: the payload, the manifest and the
+ * record names as `parentRecordHash` (seed 003, "Recorded Elements" 1–3; byte layouts in
+ * docs/canonical-form.md). It binds every stored field of a record: the payload, the manifest and the
  * guard's variables (with their freshness receipts) through their digests, everything else
  * directly, so an edit to any field of a stored record changes the record hash or breaks the MAC.
  * Bodies are named by digest, never inlined, so the header stays under the 4,096-byte KMS MAC
@@ -76,8 +76,8 @@ export type RecordHeader = z.infer<typeof RecordHeaderSchema>;
 
 /**
  * Parent hash of seq 0 of a lineage: `hashCanonical(HashDomain.GENESIS, { v: 1, lineageId })`.
- * A defined value derived from the lineage id, never `""` (DESIGN.md, "Hashing and canonical
- * form"), so a record cannot be moved to the start of another lineage.
+ * A defined value derived from the lineage id, never `""` (docs/sealing.md, "Byte
+ * layouts"), so a record cannot be moved to the start of another lineage.
  *
  * @param lineageId - an {@link Identifier}
  * @returns 64 lowercase hex characters

@@ -44,8 +44,8 @@ export type SealedRecord = z.infer<typeof SealedRecordSchema>;
 
 /**
  * The head of a lineage: what the head item holds, what a `ResidualSealed` event carries, and
- * what a client keeps as a trusted checkpoint (DESIGN.md, "Facts from the field": the head must
- * also live outside the table).
+ * what a client keeps as a trusted checkpoint (docs/sealing.md, "Checkpoints and trusted
+ * starts": the head must also live outside the table).
  *
  * `{ lineageId; seq; recordHash; generationEpoch; mac (base64); keyId }`
  */

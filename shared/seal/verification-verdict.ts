@@ -1,6 +1,6 @@
 /**
  * Outcome of verifying a sealed record or a chain of them (seed 003, the sample's
- * `VerificationVerdict`, extended by "Decision Boundary" 3 and DESIGN.md's checkpoint rule).
+ * `VerificationVerdict`, extended by "Decision Boundary" 3 and the checkpoint rule of docs/sealing.md).
  *
  * - `VERIFIED_INTACT`: every check passed.
  * - `HASH_MISMATCH`: content does not match what was sealed: a recomputed payload, manifest or

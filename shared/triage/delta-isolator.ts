@@ -58,8 +58,8 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
 
 /**
  * Differential seal triage of a recalled record against the current environment (seed 000,
- * "Method: Differential Seal Triage Pipeline", with DESIGN.md "Hardening beyond the seeds'
- * sample code", Triage).
+ * "Method: Differential Seal Triage Pipeline", hardened as docs/triage.md specifies
+ * ("Differences from the seed's sample code").
  *
  * Order of the rules:
  * 0. The manifest must be self-consistent: a non-empty `baselineKeyHashes` must seal to

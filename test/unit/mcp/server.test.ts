@@ -288,6 +288,30 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
     });
   });
 
+  it('issue 11 through MCP: a claim on an absent key is sealed, and re-probed when the key appears', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    const written = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      claims: {
+        ...CLAIMS,
+        'no-proxy': { content: 'downloads go direct', absentKeys: ['env:HTTP_PROXY'] },
+      },
+      env,
+    });
+    expect(written.out).toMatchObject({ outcome: 'SEALED' });
+    const withProxy = { ...env, 'env:HTTP_PROXY': 'http://10.0.0.1:3128' };
+    const recalled = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env: withProxy });
+    expect(recalled.out).toMatchObject({
+      outcome: 'TRIAGED',
+      delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', appeared: ['env:HTTP_PROXY'] },
+      reprobeClaims: [{ claimId: 'no-proxy', previousContent: 'downloads go direct' }],
+    });
+    // An undeclared key appearing is ambient: every claim kept.
+    const ambient = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env: { ...env, 'env:UNRELATED': '1' } });
+    expect(ambient.out).toMatchObject({ delta: { verdict: 'AMBIENT_DRIFT_ONLY' } });
+  });
+
   it('a record edited in the table: recall and verify are TAMPER_DETECTED, and no claim content comes back', async () => {
     const p = pipeline();
     const mcp = await connected(p.deps(env));
