@@ -14,7 +14,7 @@ const resolve = {
 };
 
 /**
- * Three speeds of tests (STYLE.md §8): `unit` never touches the network, `infra` synthesizes
+ * Three speeds of tests (README.md, "Tests"): `unit` never touches the network, `infra` synthesizes
  * the CDK stack, `integration` drives the deployed stack on the emulator that its global setup
  * starts (or on `AWS_ENDPOINT_URL`).
  */

@@ -1,5 +1,6 @@
 /**
- * The Reseal domain core: pure functions and schemas, no AWS, no network (STYLE.md §1).
+ * The Reseal domain core: pure functions and schemas, no AWS, no network (checked by
+ * test/unit/shared/architecture.test.ts).
  *
  * - Canonical form and hashing: RFC 8785 bytes, domain-separated SHA-256 (docs/canonical-form.md).
  * - Stale-state guard, seed 004 (docs/guard.md).

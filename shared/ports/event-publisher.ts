@@ -2,7 +2,7 @@ import type { ResidualRejectedDetail, ResidualSealedDetail, TriageCompletedDetai
 
 /**
  * Port for the pipeline's outgoing events (EventBridge source `reseal`). Adapter:
- * `EventBridgePublisher` (functions/adapters). Each method resolves once the event is accepted
+ * `EventBridgePublisher` (adapters/). Each method resolves once the event is accepted
  * and rejects otherwise, so the caller's message is retried (events are at least once).
  */
 export interface EventPublisher {

@@ -10,8 +10,8 @@ import type { LineageHead } from '../seal/sealed-record';
 export { StaleEpochError } from '../seal/errors';
 
 /**
- * Port for the lineage table (STYLE.md §2). Adapters: `DynamoDBLineageStore`
- * (functions/adapters) and `InMemoryLineageStore` (test/helpers), which share the conditional
+ * Port for the lineage table. Adapters: `DynamoDBLineageStore`
+ * (adapters/) and `InMemoryLineageStore` (test/helpers), which share the conditional
  * semantics below. Records are returned as stored (`unknown`): the caller verifies them with
  * `verifyChain` and never trusts the table (seed 003, "Core Distinction").
  */

@@ -19,8 +19,8 @@ export interface AnchorSignature {
 }
 
 /**
- * Port for the MAC anchor (STYLE.md §2). Adapters: `LocalHmacAnchor` (shared/seal) and
- * `KMSMacAnchor` (functions/adapters).
+ * Port for the MAC anchor. Adapters: `LocalHmacAnchor` (shared/seal) and
+ * `KMSMacAnchor` (adapters/).
  */
 export interface MacAnchor {
   /** Key id this anchor signs with; written into every record header before signing. */

@@ -2,7 +2,7 @@ import type { SealRequest } from '../schemas/messages';
 
 /**
  * Port for the FIFO `seal-requests` queue between the guard and the sealer. Adapter:
- * `SQSSealQueue` (functions/adapters): `MessageGroupId` = lineage id, so one lineage is sealed
+ * `SQSSealQueue` (adapters/): `MessageGroupId` = lineage id, so one lineage is sealed
  * in order; `MessageDeduplicationId` = SHA-256 hex of the RFC 8785 canonical write request
  * (`deduplicationIdOf`; SQS allows 128 chars).
  */

@@ -37,7 +37,7 @@ export function sealRequestBody(overrides: Partial<ResidualWriteRequest> = {}): 
 }
 
 /**
- * A realistic SQS record (STYLE.md §8, after Powertools' `sqsRecordFactory`). With
+ * A realistic SQS record (after Powertools' `sqsRecordFactory`). With
  * `messageGroupId` it is a FIFO record (group id, dedup id, sequence number attributes).
  */
 export function sqsRecord(body: string, messageGroupId?: string, overrides: Partial<SQSRecord> = {}): SQSRecord {

@@ -17,8 +17,8 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientConfig } from '../../scripts/emulator/deploy';
 
-// What emulators have got wrong (DESIGN.md, "Local emulator" and "Facts from the field"), asserted
-// against the deployed stack instead of assumed.
+// What emulators have got wrong (docs/infrastructure.md, "Emulator notes"), asserted against the
+// deployed stack instead of assumed.
 const stack = inject('stack');
 const endpoint = inject('endpoint');
 const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });

@@ -16,8 +16,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy';
 
-// DESIGN.md, "Facts from the field": emulators have differed from AWS on partial batch failures,
-// so this file asserts them on the emulator of this run instead of assuming them. It owns every
+// Emulators have differed from AWS on partial batch failures, so this file asserts them on the emulator of this run instead of assuming them. It owns every
 // resource it uses (its own queues, a tiny function, event source mappings) and never touches
 // the deployed stack's. Each function also reports every invocation (records, what it processed,
 // what it reported failed) to an observation queue, so a failure shows what the emulator did.
@@ -230,7 +229,7 @@ async function consumerFixture(kind: 'standard' | 'fifo', code: string, messages
   });
   const observationsUrl = await createQueue(`${base}-observations`);
 
-  // The queue as the emulator keeps it (DESIGN.md: emulators have dropped redrive policies).
+  // The queue as the emulator keeps it (emulators have dropped redrive policies: docs/infrastructure.md, "Emulator notes").
   const kept = await attributesOf(queueUrl);
   expect(kept.FifoQueue ?? 'false', 'FifoQueue of the test queue').toBe(String(fifo));
   expect(Number(JSON.parse(kept.RedrivePolicy ?? '{}').maxReceiveCount), 'maxReceiveCount the emulator kept').toBe(
@@ -307,7 +306,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-describe('SQS → Lambda with ReportBatchItemFailures on the emulator (DESIGN.md, facts from the field)', () => {
+describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators have differed from AWS here)', () => {
   it('standard queue: successful records of a batch are deleted, only the reported one is redelivered and dead-lettered after maxReceiveCount', async () => {
     const { queueUrl, dlqUrl, observe, state } = await consumerFixture('standard', STANDARD_HANDLER, [
       { id: 'ok-1', body: 'ok-1' },

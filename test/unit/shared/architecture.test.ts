@@ -15,7 +15,7 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-describe('architecture: shared/ is the pure domain core (STYLE.md §1)', () => {
+describe('architecture: shared/ is the pure domain core', () => {
   const files = sourceFiles(SHARED);
 
   it('has source files to check', () => {

@@ -497,7 +497,7 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     );
   });
 
-  it("DESIGN Hardening (clock skew): acceptedAtMs more than 5 s after the sealer's now is refused; 5 s is tolerated", async () => {
+  it("pipeline hardening (clock skew): acceptedAtMs more than 5 s after the sealer's now is refused; 5 s is tolerated", async () => {
     const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-future' });
     const future = (acceptedAtMs: number) =>
       forgedBody(request, evaluateWrite(request, guardPolicy({ nowMs: acceptedAtMs })), acceptedAtMs);

@@ -23,7 +23,7 @@ function receiptReasons(
   return evaluateWrite(request, policy).rejectedVariables.map((r) => r.reason);
 }
 
-describe('valueDigest (seed 004 freshness_probe_receipt; DESIGN.md Hardening, Guard)', () => {
+describe('valueDigest (seed 004 freshness_probe_receipt; docs/guard.md)', () => {
   it('is SHA-256("reseal/v1/value" || 0x00 || JCS({"v":1,"value":value})), recomputed independently', () => {
     for (const value of ['i-0abc123', '', 'caf\u00e9 \u{1F600} "quoted"\n']) {
       const jcs = `{"v":1,"value":${JSON.stringify(value)}}`;
@@ -40,32 +40,32 @@ describe('valueDigest (seed 004 freshness_probe_receipt; DESIGN.md Hardening, Gu
   });
 });
 
-describe('stale-state guard: receipt validity (DESIGN.md Hardening, Guard; seed 004 Decision Boundary 2)', () => {
-  it('DESIGN Guard hardening: a valid receipt (named probe, matching digest, active session, in window) passes', () => {
+describe('stale-state guard: receipt validity (docs/guard.md R1–R6; seed 004 Decision Boundary 2)', () => {
+  it('guard hardening: a valid receipt (named probe, matching digest, active session, in window) passes', () => {
     expect(receiptReasons({})).toEqual([]);
   });
 
-  it('DESIGN Guard hardening: a receipt must name its probe (blank probe is RECEIPT_PROBE_UNNAMED)', () => {
+  it('guard hardening: a receipt must name its probe (blank probe is RECEIPT_PROBE_UNNAMED)', () => {
     expect(receiptReasons({ probe: '' })).toEqual(['RECEIPT_PROBE_UNNAMED']);
     expect(receiptReasons({ probe: ' \t\n ' })).toEqual(['RECEIPT_PROBE_UNNAMED']);
   });
 
-  it('DESIGN Guard hardening: the observed value digest must equal the variable value digest (RECEIPT_VALUE_MISMATCH)', () => {
+  it('guard hardening: the observed value digest must equal the variable value digest (RECEIPT_VALUE_MISMATCH)', () => {
     expect(receiptReasons({ observedValueDigest: valueDigest('i-destroyed') })).toEqual(['RECEIPT_VALUE_MISMATCH']);
     expect(receiptReasons({ observedValueDigest: '0'.repeat(64) })).toEqual(['RECEIPT_VALUE_MISMATCH']);
   });
 
-  it('DESIGN Guard hardening: the receipt must come from the active session (RECEIPT_WRONG_SESSION)', () => {
+  it('guard hardening: the receipt must come from the active session (RECEIPT_WRONG_SESSION)', () => {
     expect(receiptReasons({ sessionId: PREDECESSOR_SESSION_ID })).toEqual(['RECEIPT_WRONG_SESSION']);
   });
 
-  it('DESIGN Guard hardening: the probe must run strictly after the session boundary (RECEIPT_BEFORE_BOUNDARY)', () => {
+  it('guard hardening: the probe must run strictly after the session boundary (RECEIPT_BEFORE_BOUNDARY)', () => {
     expect(receiptReasons({ probedAtMs: BOUNDARY_AT_MS })).toEqual(['RECEIPT_BEFORE_BOUNDARY']);
     expect(receiptReasons({ probedAtMs: BOUNDARY_AT_MS - 1 })).toEqual(['RECEIPT_BEFORE_BOUNDARY']);
     expect(receiptReasons({ probedAtMs: BOUNDARY_AT_MS + 1 })).toEqual([]);
   });
 
-  it('DESIGN Guard hardening: a receipt from the future beyond the clock skew is RECEIPT_FROM_FUTURE', () => {
+  it('guard hardening: a receipt from the future beyond the clock skew is RECEIPT_FROM_FUTURE', () => {
     expect(receiptReasons({ probedAtMs: FACTORY_NOW_MS + 5_000 })).toEqual([]); // default skew 5 s
     expect(receiptReasons({ probedAtMs: FACTORY_NOW_MS + 5_001 })).toEqual(['RECEIPT_FROM_FUTURE']);
     expect(receiptReasons({ probedAtMs: FACTORY_NOW_MS + 1 }, guardPolicy({ maxClockSkewSeconds: 0 }))).toEqual([
@@ -73,13 +73,13 @@ describe('stale-state guard: receipt validity (DESIGN.md Hardening, Guard; seed 
     ]);
   });
 
-  it('DESIGN Guard hardening: a receipt older than maxReceiptAgeSeconds is RECEIPT_EXPIRED', () => {
+  it('guard hardening: a receipt older than maxReceiptAgeSeconds is RECEIPT_EXPIRED', () => {
     const policy = guardPolicy({ maxReceiptAgeSeconds: 60 });
     expect(receiptReasons({ probedAtMs: FACTORY_NOW_MS - 60_000 }, policy)).toEqual([]);
     expect(receiptReasons({ probedAtMs: FACTORY_NOW_MS - 60_001 }, policy)).toEqual(['RECEIPT_EXPIRED']);
   });
 
-  it('DESIGN Guard hardening: every failed check of one receipt is reported, sorted by reason', () => {
+  it('guard hardening: every failed check of one receipt is reported, sorted by reason', () => {
     const receipt = {
       probe: '',
       observedValueDigest: 'f'.repeat(64),
@@ -95,7 +95,7 @@ describe('stale-state guard: receipt validity (DESIGN.md Hardening, Guard; seed 
     ]);
   });
 
-  it('DESIGN Guard hardening: receipt details explain the failure without echoing the secret value', () => {
+  it('guard hardening: receipt details explain the failure without echoing the secret value', () => {
     const secret = 'Bearer eyJhbGciOi-secret';
     const request = validWriteRequest({
       variablesUsed: [

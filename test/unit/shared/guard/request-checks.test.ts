@@ -14,7 +14,7 @@ import {
 const violationsOf = (request: unknown, policy = guardPolicy()) =>
   evaluateWrite(request, policy).requestViolations.map(({ field, reason }) => [field, reason]);
 
-describe('stale-state guard: request-level checks (seed 004 failure mode 3 and Recorded Elements 3-4; DESIGN.md Hardening, Guard)', () => {
+describe('stale-state guard: request-level checks (seed 004 failure mode 3 and Recorded Elements 3-4; docs/guard.md)', () => {
   it('seed 004 failure mode 3: a write attributed to the predecessor session is SESSION_MISMATCH', () => {
     const request = validWriteRequest({ sessionId: PREDECESSOR_SESSION_ID });
     const verdict = evaluateWrite(request, guardPolicy());
@@ -24,12 +24,12 @@ describe('stale-state guard: request-level checks (seed 004 failure mode 3 and R
     ]);
   });
 
-  it('DESIGN Guard hardening (fencing token): an epoch equal to the predecessor epoch is EPOCH_COLLAPSE', () => {
+  it('guard hardening (fencing token): an epoch equal to the predecessor epoch is EPOCH_COLLAPSE', () => {
     const request = validWriteRequest({ boundary: validBoundary({ predecessorEpoch: GENERATION_EPOCH }) });
     expect(violationsOf(request)).toEqual([['generationEpoch', 'EPOCH_COLLAPSE']]);
   });
 
-  it('DESIGN Guard hardening (fencing token): an epoch older than the predecessor epoch is EPOCH_COLLAPSE', () => {
+  it('guard hardening (fencing token): an epoch older than the predecessor epoch is EPOCH_COLLAPSE', () => {
     const request = validWriteRequest({
       generationEpoch: 3,
       variablesUsed: [freshVariable('a', 'b', { sourceEpoch: 3 })],

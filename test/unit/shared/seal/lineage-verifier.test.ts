@@ -144,7 +144,7 @@ describe('verifyChain: seed 003 What Was Observed', () => {
     expect(result.head).toEqual({ seq: 2, recordHash: at(records, 2).recordHash });
   });
 
-  it('DESIGN Facts from the field: without a checkpoint the table alone cannot prove its tail (a cut tail still verifies)', async () => {
+  it('sealing.md checkpoints: without a checkpoint the table alone cannot prove its tail (a cut tail still verifies)', async () => {
     const { records } = await buildChain(6);
     expect((await verify(records.slice(0, 3))).verdict).toBe(V.VERIFIED_INTACT);
   });
@@ -267,8 +267,8 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
   });
 });
 
-describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the field', () => {
-  it('DESIGN Facts from the field: every link is checked, not only the ends: a forked middle record → LINEAGE_BROKEN at its successor', async () => {
+describe('verifyChain: sealing hardening (docs/sealing.md)', () => {
+  it('sealing hardening: every link is checked, not only the ends: a forked middle record → LINEAGE_BROKEN at its successor', async () => {
     const { records, anchor } = await buildChain(5);
     // A genuine seal from the head at seq 1: valid on its own, but seq 3 does not name it.
     const fork = await sealRecord(sealInput(9), lineageHeadOf(at(records, 1)), anchor, TEST_NOW_MS);
@@ -287,7 +287,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     ]);
   });
 
-  it('DESIGN Hardening: a rewritten history that is consistent in itself differs from the trusted checkpoint → LINEAGE_BROKEN (fork)', async () => {
+  it('sealing hardening: a rewritten history that is consistent in itself differs from the trusted checkpoint → LINEAGE_BROKEN (fork)', async () => {
     const { records, head, anchor } = await buildChain(4);
     let rewritten: SealedRecord[] = records.slice(0, 2);
     for (let i = 2; i < 4; i++) {
@@ -301,7 +301,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     expect(midway.firstFailure).toMatchObject({ seq: 2, verdict: V.LINEAGE_BROKEN });
   });
 
-  it('DESIGN Hardening: the head carried by a ResidualSealed event works as a checkpoint; another lineage head is refused', async () => {
+  it('sealing hardening: the head carried by a ResidualSealed event works as a checkpoint; another lineage head is refused', async () => {
     const { records, head } = await buildChain(3);
     const result = await verify(records.slice(0, 2), { checkpoint: head as NonNullable<typeof head> });
     expect(result.verdict).toBe(V.TRUNCATION_DETECTED);
@@ -309,7 +309,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     await expect(verify(records, { checkpoint: other })).rejects.toThrow(/checkpoint\.lineageId|lineage-other/);
   });
 
-  it('DESIGN Hardening (fencing token): a generation epoch that goes back → SEQUENCE_REPLAYED', async () => {
+  it('sealing hardening (fencing token): a generation epoch that goes back → SEQUENCE_REPLAYED', async () => {
     const { records, anchor } = await buildChain(2, { inputs: () => ({ generationEpoch: 4 }) });
     const zombie = await resealRecord(at(records, 1), { header: { generationEpoch: 3 } }, anchor);
     const result = await verify([at(records, 0), zombie]);
@@ -320,7 +320,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     });
   });
 
-  it('DESIGN Data (idempotent by residual id): a residual id sealed twice → SEQUENCE_REPLAYED', async () => {
+  it('record layout (idempotent by residual id): a residual id sealed twice → SEQUENCE_REPLAYED', async () => {
     const { records, anchor } = await buildChain(2);
     const again = await resealRecord(at(records, 1), { header: { residualId: 'residual-0' } }, anchor);
     const result = await verify([at(records, 0), again]);
@@ -331,7 +331,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     });
   });
 
-  it('DESIGN Hardening (re-seal): supersedes must name an earlier record by its real hash → else LINEAGE_BROKEN', async () => {
+  it('sealing hardening (re-seal): supersedes must name an earlier record by its real hash → else LINEAGE_BROKEN', async () => {
     const { records, anchor } = await buildChain(3);
     const forward = await resealRecord(
       at(records, 2),
@@ -355,7 +355,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     });
   });
 
-  it('DESIGN Data: a changed manifest or stored recordHash → HASH_MISMATCH naming what differs', async () => {
+  it('record layout: a changed manifest or stored recordHash → HASH_MISMATCH naming what differs', async () => {
     const { records } = await buildChain(2);
     const manifest = cloneRecord(records);
     at(manifest, 1).manifest.structuralKeys = [];
@@ -368,7 +368,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     expect((await verify(hash)).firstFailure).toMatchObject({ seq: 1, reason: expect.stringMatching(/recordHash/) });
   });
 
-  it('DESIGN Data (guard receipts are record fields): edited variablesUsed or sealedAtMs → HASH_MISMATCH naming what differs', async () => {
+  it('record layout (guard receipts are record fields): edited variablesUsed or sealedAtMs → HASH_MISMATCH naming what differs', async () => {
     const { records } = await buildChain(3, {
       inputs: (i) => ({ variablesUsed: [testVariable(), testReceiptVariable('TARGET', `i-${i}`, `session-${i}`)] }),
     });
@@ -401,7 +401,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     expect((await verify(both)).firstFailure).toMatchObject({ seq: 1, reason: expect.stringMatching(/recordHash/) });
   });
 
-  it('DESIGN Facts from the field (records name their key): anchor key id differing from the header → HASH_MISMATCH', async () => {
+  it('sealing hardening (records name their key): anchor key id differing from the header → HASH_MISMATCH', async () => {
     const { records } = await buildChain(1);
     const renamed = cloneRecord(records);
     at(renamed, 0).anchor.keyId = 'another-key';
@@ -411,7 +411,7 @@ describe('verifyChain: DESIGN Hardening (Sealing bullet) and Facts from the fiel
     });
   });
 
-  it('DESIGN Facts from the field: a stored header above 4096 bytes cannot have been signed → HASH_MISMATCH', async () => {
+  it('KMS MAC limit: a stored header above 4096 bytes cannot have been signed → HASH_MISMATCH', async () => {
     const { records } = await buildChain(1);
     const big = cloneRecord(records);
     at(big, 0).header.keyId = 'é'.repeat(2000);
@@ -469,7 +469,7 @@ describe('verifyChain: suffix from a trusted start', () => {
     expect((await verify(records.slice(4), { trustedStart: start })).firstFailure).toMatchObject({ seq: 4 });
   });
 
-  it('DESIGN Hardening (fencing): a suffix below the trusted start epoch → SEQUENCE_REPLAYED', async () => {
+  it('sealing hardening (fencing): a suffix below the trusted start epoch → SEQUENCE_REPLAYED', async () => {
     const { records } = await buildChain(3, { inputs: () => ({ generationEpoch: 1 }) });
     const trustedStart = { afterSeq: 1, afterRecordHash: at(records, 1).recordHash, generationEpoch: 2 };
     expect((await verify(records.slice(2), { trustedStart })).firstFailure).toMatchObject({

@@ -58,7 +58,7 @@ describe('LocalHmacAnchor', () => {
     );
   });
 
-  it('DESIGN "Facts from the field": refuses messages above 4096 bytes and empty ones, like KMS', async () => {
+  it('KMS MAC limit: refuses messages above 4096 bytes and empty ones, like KMS', async () => {
     const anchor = testAnchor();
     await expect(anchor.generateMac(new Uint8Array(4096))).resolves.toBeDefined();
     await expect(anchor.generateMac(new Uint8Array(4097))).rejects.toBeInstanceOf(HeaderTooLargeError);

@@ -27,13 +27,13 @@ async function sampleHeader(): Promise<RecordHeader> {
 }
 
 describe('genesisParentHash', () => {
-  it('DESIGN "Hashing and canonical form": genesis is SHA-256 over the GENESIS domain of { v: 1, lineageId }, never ""', () => {
+  it('byte layouts (docs/sealing.md): genesis is SHA-256 over the GENESIS domain of { v: 1, lineageId }, never ""', () => {
     const expected = sha256('reseal/v1/genesis', '{"lineageId":"lin-1","v":1}');
     expect(genesisParentHash('lin-1')).toBe(expected);
     expect(genesisParentHash('lin-1')).not.toBe('');
   });
 
-  it('DESIGN "Hashing and canonical form": each lineage has its own genesis, so a first record cannot move lineage', () => {
+  it('byte layouts (docs/sealing.md): each lineage has its own genesis, so a first record cannot move lineage', () => {
     expect(genesisParentHash('lin-1')).not.toBe(genesisParentHash('lin-2'));
   });
 
@@ -59,7 +59,7 @@ describe('payloadHash', () => {
 });
 
 describe('variablesDigest', () => {
-  it('DESIGN Data / seed 004: variablesDigest is SHA-256 over the VARIABLES domain of the RFC 8785 bytes of { v: 1, variablesUsed }', () => {
+  it('record layout / seed 004: variablesDigest is SHA-256 over the VARIABLES domain of the RFC 8785 bytes of { v: 1, variablesUsed }', () => {
     const variables = [testVariable(), testReceiptVariable()];
     const text = canonicalJson({ v: 1, variablesUsed: variables });
     expect(variablesDigest(variables)).toBe(sha256('reseal/v1/variables', text));
@@ -80,7 +80,7 @@ describe('variablesDigest', () => {
 });
 
 describe('headerBytes and recordHashOf', () => {
-  it('DESIGN Data: the header binds variablesUsed (variablesDigest) and sealedAtMs of its record', async () => {
+  it('record layout: the header binds variablesUsed (variablesDigest) and sealedAtMs of its record', async () => {
     const { records } = await buildChain(1);
     const record = records[0] as SealedRecord;
     expect(record.header.variablesDigest).toBe(variablesDigest(record.variablesUsed));
@@ -88,7 +88,7 @@ describe('headerBytes and recordHashOf', () => {
     expect(recordHashOf({ ...record.header, sealedAtMs: record.sealedAtMs + 1 })).not.toBe(recordHashOf(record.header));
   });
 
-  it('DESIGN "Hashing and canonical form": a header with every field at its maximum fits the 4,096-byte KMS MAC limit', async () => {
+  it('byte layouts (docs/sealing.md): a header with every field at its maximum fits the 4,096-byte KMS MAC limit', async () => {
     const header = await sampleHeader();
     const id = (c: string) => c + 'x'.repeat(199); // Identifier: at most 200 characters
     const maximal: RecordHeader = {
@@ -111,7 +111,7 @@ describe('headerBytes and recordHashOf', () => {
     expect(MAX_HEADER_BYTES - bytes).toBeGreaterThan(256);
   });
 
-  it('DESIGN "Hashing and canonical form": the MAC message is the RFC 8785 text of the header', async () => {
+  it('byte layouts (docs/sealing.md): the MAC message is the RFC 8785 text of the header', async () => {
     const header = await sampleHeader();
     expect(new TextDecoder().decode(headerBytes(header))).toBe(canonicalJson(header));
   });
@@ -127,7 +127,7 @@ describe('headerBytes and recordHashOf', () => {
     expect(recordHashOf(reversed)).toBe(recordHashOf(header));
   });
 
-  it('DESIGN "Facts from the field": a header above 4096 canonical bytes (KMS GenerateMac limit) throws HeaderTooLargeError', async () => {
+  it('KMS MAC limit: a header above 4096 canonical bytes (KMS GenerateMac limit) throws HeaderTooLargeError', async () => {
     const header = await sampleHeader();
     const base = headerBytes(header).byteLength;
     // 'é' is two UTF-8 bytes: a key id of ≤ 2048 characters can fill the header to the limit.

@@ -56,7 +56,7 @@ describe('sealRecord', () => {
     });
   });
 
-  it('DESIGN Hardening (fencing token): an epoch older than the head is refused with StaleEpochError', async () => {
+  it('sealing hardening (fencing token): an epoch older than the head is refused with StaleEpochError', async () => {
     const { head, anchor } = await buildChain(2, { inputs: () => ({ generationEpoch: 5 }) });
     const stale = sealRecord(sealInput(2, { generationEpoch: 4 }), head, anchor, TEST_NOW_MS);
     await expect(stale).rejects.toBeInstanceOf(StaleEpochError);
@@ -115,7 +115,7 @@ describe('sealRecord', () => {
     );
   });
 
-  it('DESIGN Facts from the field (records name their key): refuses an anchor that signs under another key or algorithm', async () => {
+  it('sealing hardening (records name their key): refuses an anchor that signs under another key or algorithm', async () => {
     const local = testAnchor();
     const renamed: MacAnchor = {
       keyId: TEST_KEY_ID,
@@ -130,7 +130,7 @@ describe('sealRecord', () => {
     await expect(sealRecord(sealInput(0), null, otherAlgorithm, TEST_NOW_MS)).rejects.toThrow(/algorithm/);
   });
 
-  it('DESIGN Hashing (MAC message ≤ 4096 bytes): a header too large for KMS throws HeaderTooLargeError before signing', async () => {
+  it('byte layouts (MAC message ≤ 4096 bytes): a header too large for KMS throws HeaderTooLargeError before signing', async () => {
     const anchor = testAnchor({ keyId: 'é'.repeat(2000) });
     await expect(sealRecord(sealInput(0), null, anchor, TEST_NOW_MS)).rejects.toBeInstanceOf(HeaderTooLargeError);
   });

@@ -144,7 +144,7 @@ describe('seal properties (fast-check)', () => {
     );
   });
 
-  it('seed 003 Operational Effect (1), DESIGN Data: every string and number leaf of a stored record is bound (exhaustive over one record with a receipt)', async () => {
+  it('seed 003 Operational Effect (1), record layout: every string and number leaf of a stored record is bound (exhaustive over one record with a receipt)', async () => {
     const { records } = await buildChain(3, {
       inputs: (i) => ({ variablesUsed: [testVariable(), testReceiptVariable('TARGET', `i-${i}`, `session-${i}`)] }),
     });
@@ -190,7 +190,7 @@ describe('seal properties (fast-check)', () => {
     );
   });
 
-  it('DESIGN Hashing and canonical form: payload and record hashes do not depend on key order', async () => {
+  it('canonical form: payload and record hashes do not depend on key order', async () => {
     const reorder = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(reorder);
       if (value !== null && typeof value === 'object') {

@@ -136,7 +136,7 @@ describe('isolateDelta: seed 000 Method', () => {
   });
 });
 
-describe('isolateDelta: DESIGN.md triage hardening', () => {
+describe('isolateDelta: triage hardening (docs/triage.md)', () => {
   it('hardening: the composite seal is checked first; intact means NO_DRIFT with every claim retained', () => {
     const report = triage({ ...baselineEnv });
     expect(report).toMatchObject({
