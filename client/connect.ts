@@ -5,7 +5,9 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { CheckpointStore } from './checkpoint-store';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
 
@@ -27,11 +29,16 @@ export interface ConnectOptions {
   };
   /** Clock of the client, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
+  /** Where the client keeps the last verified checkpoint per lineage (docs/verifiable-log.md). */
+  readonly checkpointStore?: CheckpointStore;
+  /** The log's and the guard's verifier keys, pinned (default: read once with KMS `GetPublicKey`). */
+  readonly logKey?: NoteVerifierKey;
+  readonly guardKey?: NoteVerifierKey;
 }
 
 /**
  * A client connected to a deployed stack, with the record reader and MAC anchor it uses (for
- * callers that read and check single records themselves, as the MCP server's recall does).
+ * callers that read records or run the MAC audit themselves).
  */
 export interface StackConnection {
   readonly client: ResealClient;
@@ -60,14 +67,20 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     options.outputs ??
     (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
   const store = new DynamoDBLineageStore(new DynamoDBClient(config), outputs.tableName);
-  const anchor = new KMSMacAnchor(new KMSClient(config), outputs.macKeyArn);
+  const kms = new KMSClient(config);
+  const anchor = new KMSMacAnchor(kms, outputs.macKeyArn);
   const client = new ResealClient(outputs, {
     // With an endpoint of its own (an emulator), send to it, not to the host a queue URL names.
     sqs: new SQSClient({ ...config, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
     eventBridge: new EventBridgeClient(config),
     store,
     anchor,
+    // The log and guard public keys are read with the same configuration.
+    kms,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+    ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
+    ...(options.logKey ? { logKey: options.logKey } : {}),
+    ...(options.guardKey ? { guardKey: options.guardKey } : {}),
   });
   return { client, outputs, store, anchor };
 }

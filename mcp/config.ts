@@ -1,23 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { type CheckpointStore, FileCheckpointStore, MemoryCheckpointStore } from '../client/checkpoint-store';
-import type { ConnectOptions } from '../client/connect';
-import { ResealClient } from '../client/reseal-client';
+import { type ConnectOptions, connectToStack } from '../client/connect';
+import type { ResealClient } from '../client/reseal-client';
 import { loadResealConfig, RESEAL_CONFIG_FILE } from '../client/reseal-config';
 import { snapshotProviders } from '../client/snapshot-providers';
-import {
-  clientOutputsFrom,
-  DEFAULT_STACK_NAME,
-  type ResealStackOutputs,
-  resolveStackOutputs,
-} from '../client/stack-outputs';
+import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '../client/stack-outputs';
 import { parseStrictJson } from '../shared/canonical/strict-json';
 import { parseInput } from '../shared/schemas/parse';
 import type { ResealMcpDeps } from './context';
@@ -113,37 +103,16 @@ export async function readStackOutputsFile(path: string, stackName: string): Pro
   return clientOutputsFrom(strings, stackName);
 }
 
-/** Options of {@link connectMcpClient}: {@link ConnectOptions}, and where the client keeps its checkpoints. */
-export interface McpClientOptions extends ConnectOptions {
-  /** The client's checkpoint store (docs/verifiable-log.md, "Checkpoints the client keeps"). */
-  readonly checkpointStore: CheckpointStore;
-}
-
 /**
- * A {@link ResealClient} of a deployed stack for the MCP server, as `connectToStack` builds one
- * (one region, endpoint and credentials for every SDK client; with an endpoint of its own, SQS
- * sends to it rather than to the host a queue URL names) and with a checkpoint store, which
- * `connectToStack` does not take.
+ * A {@link ResealClient} of a deployed stack for the MCP server: `connectToStack` (one region,
+ * endpoint and credentials for every SDK client) with the server's checkpoint store.
  *
  * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
  */
-export async function connectMcpClient(options: McpClientOptions): Promise<ResealClient> {
-  const config = {
-    ...(options.region ? { region: options.region } : {}),
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
-  };
-  const outputs =
-    options.outputs ??
-    (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
-  return new ResealClient(outputs, {
-    sqs: new SQSClient({ ...config, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
-    eventBridge: new EventBridgeClient(config),
-    dynamodb: new DynamoDBClient(config),
-    kms: new KMSClient(config),
-    checkpointStore: options.checkpointStore,
-    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
-  });
+export async function connectMcpClient(
+  options: ConnectOptions & { readonly checkpointStore: CheckpointStore },
+): Promise<ResealClient> {
+  return (await connectToStack(options)).client;
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { vi } from 'vitest';
+import { ResealClient } from '../../client/reseal-client';
 import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions/common/observability';
 import { SealerService } from '../../functions/sealer/sealer-service';
+import { TriageService } from '../../functions/triage/triage-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -16,8 +18,8 @@ import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import type { SealedDependencyManifest } from '../../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
-import { TEST_LOG_NAME, testLogSigner } from './pipeline-keys';
-import { testAnchor } from './seal-factories';
+import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from './pipeline-keys';
+import { TEST_NOW_MS, testAnchor } from './seal-factories';
 
 let sequence = 0;
 
@@ -210,4 +212,38 @@ export async function lineageSealedBySealer(
     });
   }
   return { store, anchor };
+}
+
+/**
+ * A client over `store` whose EventBridge runs the real triage function in process for each
+ * `RecallRequested` (so `recall` goes through triage and back), with the pinned test keys, a fixed
+ * clock and instant sleeps. `deps` adds or overrides client collaborators (e.g. a checkpoint store).
+ */
+export function inProcessRecallClient(
+  store: InMemoryLineageStore,
+  deps: ConstructorParameters<typeof ResealClient>[1] = {},
+): ResealClient {
+  const triage = new TriageService({
+    store,
+    publisher: new FakePublisher(),
+    logKey: async () => TEST_LOG_KEY,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => TEST_NOW_MS,
+  });
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  return new ResealClient(TEST_CLIENT_OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
+    store,
+    anchor: testAnchor(),
+    eventBridge: eventBridge as never,
+    nowMs: () => TEST_NOW_MS,
+    sleep: async () => {},
+    ...deps,
+  });
 }

@@ -1,41 +1,17 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ResealClient } from '../../../client/reseal-client';
-import { TriageService } from '../../../functions/triage/triage-service';
-import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
-import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+import { appendSealed } from '../../helpers/pipeline-keys';
+import { buildChain } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const LINEAGE = 'lineage-recall-1';
-const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
 /** A client whose bus runs the triage function on the in-memory store for each RecallRequested. */
 function recallConnect(store: InMemoryLineageStore) {
-  const triage = new TriageService({
-    store,
-    publisher: new FakePublisher(),
-    logKey: async () => TEST_LOG_KEY,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => TEST_NOW_MS,
-  });
-  const eventBridge = {
-    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
-      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
-  const client = new ResealClient(OUTPUTS, {
-    ...TEST_CLIENT_KEYS,
-    store,
-    anchor: testAnchor(),
-    eventBridge: eventBridge as never,
-    nowMs: () => TEST_NOW_MS,
-    sleep: async () => {},
-  });
+  const client = inProcessRecallClient(store);
   return async () => client;
 }
 

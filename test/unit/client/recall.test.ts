@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
-import { ResealClient } from '../../../client/reseal-client';
-import { TriageService } from '../../../functions/triage/triage-service';
 import { triageReportDigest } from '../../../shared/triage/delta-isolator';
 import { buildManifest } from '../../../shared/triage/manifest';
-import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
-import { buildChain, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+import { appendSealed } from '../../helpers/pipeline-keys';
+import { buildChain } from '../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-client-recall';
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
@@ -24,30 +22,8 @@ async function setup(count = 3) {
   await appendSealed(store, records.slice(0, count - 1));
   const older = store.headSnapshot(LINEAGE);
   await appendSealed(store, records.slice(count - 1));
-  const triage = new TriageService({
-    store,
-    publisher: new FakePublisher(),
-    logKey: async () => TEST_LOG_KEY,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => TEST_NOW_MS,
-  });
-  const eventBridge = {
-    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
-      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
   const checkpoints = new MemoryCheckpointStore();
-  const client = new ResealClient(TEST_CLIENT_OUTPUTS, {
-    ...TEST_CLIENT_KEYS,
-    store,
-    anchor: testAnchor(),
-    eventBridge: eventBridge as never,
-    checkpointStore: checkpoints,
-    nowMs: () => TEST_NOW_MS,
-    sleep: async () => {},
-  });
+  const client = inProcessRecallClient(store, { checkpointStore: checkpoints });
   if (!older) throw new Error('no head');
   return { store, client, checkpoints, records, older };
 }
