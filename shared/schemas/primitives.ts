@@ -4,7 +4,7 @@ import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 /**
  * Wire-level building blocks shared by every Reseal schema.
  *
- * Hostile-string policy (documented in docs/protocols.md):
+ * Hostile-string policy (documented in docs/canonical-form.md, "Hostile-string policy"):
  * - Every string must be well-formed Unicode: a lone UTF-16 surrogate is refused, since
  *   RFC 8785 cannot canonicalize it.
  * - Keys of maps (environment keys, claim ids) are compared exactly, code unit for code unit;
