@@ -131,7 +131,8 @@ export class DynamoDBLineageStore implements LineageStore {
         ExpressionAttributeValues: {
           ':pk': S(Keys.lineage(lineageId)),
           ':first': S(Keys.record(0)),
-          ':last': S(`${Keys.recordPrefix}${'9'.repeat(16)}`),
+          // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
+          ':last': S(Keys.record(Number.MAX_SAFE_INTEGER)),
         },
         ScanIndexForward: false,
         Limit: 1,
@@ -410,7 +411,13 @@ export class DynamoDBLineageStore implements LineageStore {
       }),
     );
     const text = str(out.Item, 'report');
-    return text === undefined ? null : (JSON.parse(text) as TriageCompletedDetail);
+    if (text === undefined) return null;
+    // As stored, unverified: readers parse it with TriageCompletedDetailSchema (unreadable text stays text).
+    try {
+      return JSON.parse(text) as TriageCompletedDetail;
+    } catch {
+      return text as unknown as TriageCompletedDetail;
+    }
   }
 
   // --- Outcome reads (listConflicts, listRejections): Query, all pages, sorted as the port says ---

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { Identifier, wellFormedString } from '../shared/schemas/primitives';
+import { wellFormedString } from '../shared/schemas/primitives';
 
 /**
  * Where a client keeps the last signed checkpoint it verified, per lineage (docs/verifiable-log.md,
@@ -11,27 +11,30 @@ import { Identifier, wellFormedString } from '../shared/schemas/primitives';
  * client refuse, never accept.
  */
 export interface CheckpointStore {
-  /** The kept signed checkpoint (C2SP signed note) of a lineage, or `null`. */
-  load(lineageId: string): Promise<string | null>;
-  /** Keeps `note` as the lineage's checkpoint (the caller has verified it and its consistency). */
-  save(lineageId: string, note: string): Promise<void>;
+  /**
+   * The kept signed checkpoint (C2SP signed note) under `key`, or `null`. The client keys by
+   * checkpoint origin (`reseal/<stack>/<lineageId>`), so one store serves several stacks.
+   */
+  load(key: string): Promise<string | null>;
+  /** Keeps `note` under `key` (the caller has verified it and its consistency). */
+  save(key: string, note: string): Promise<void>;
 }
 
 /** A {@link CheckpointStore} in memory (one process). */
 export class MemoryCheckpointStore implements CheckpointStore {
   readonly #notes = new Map<string, string>();
-  async load(lineageId: string): Promise<string | null> {
-    return this.#notes.get(lineageId) ?? null;
+  async load(key: string): Promise<string | null> {
+    return this.#notes.get(key) ?? null;
   }
-  async save(lineageId: string, note: string): Promise<void> {
-    this.#notes.set(lineageId, note);
+  async save(key: string, note: string): Promise<void> {
+    this.#notes.set(key, note);
   }
 }
 
-/** The file a {@link FileCheckpointStore} writes: `{ formatVersion: 1, checkpoints: { <lineageId>: <note> } }`. */
+/** The file a {@link FileCheckpointStore} writes: `{ formatVersion: 1, checkpoints: { <origin>: <note> } }`. */
 export const CheckpointFileSchema = z.strictObject({
   formatVersion: z.literal(1),
-  checkpoints: z.record(Identifier, wellFormedString(16_384)),
+  checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
 });
 
 /** The checkpoint file is not a checkpoint file. */
@@ -56,13 +59,13 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
-  async load(lineageId: string): Promise<string | null> {
-    return (await this.#read())[lineageId] ?? null;
+  async load(key: string): Promise<string | null> {
+    return (await this.#read())[key] ?? null;
   }
 
   /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
-  async save(lineageId: string, note: string): Promise<void> {
-    const checkpoints = { ...(await this.#read()), [lineageId]: note };
+  async save(key: string, note: string): Promise<void> {
+    const checkpoints = { ...(await this.#read()), [key]: note };
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify({ formatVersion: 1, checkpoints }, null, 2)}\n`, { mode: 0o600 });

@@ -1,4 +1,5 @@
 import { ResealError } from '../shared/errors';
+import { SignerUnavailableError } from '../shared/log/errors';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -84,12 +85,13 @@ export class LogReader {
    * @throws {LogVerificationError} when the kept note does not verify
    */
   async trusted(lineageId: string): Promise<VerifiedCheckpoint | null> {
-    const note = (await this.#checkpoints?.load(lineageId)) ?? null;
+    const note = (await this.#checkpoints?.load(await this.#storeKey(lineageId))) ?? null;
     if (note === null) return null;
     try {
       return await this.open(lineageId, note);
     } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
+      // A key that cannot be read is an outage, not a forged note: it propagates as is.
+      if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
       throw new LogVerificationError(
         lineageId,
         V.UNVERIFIED_TAMPER_RISK,
@@ -134,7 +136,7 @@ export class LogReader {
     if (lastStoredSeq !== null && lastStoredSeq >= checkpoint.size) {
       throw fail(
         V.LINEAGE_BROKEN,
-        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${checkpoint.size} records): the head was rewound`,
+        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${checkpoint.size} records): the head is behind the records (rewound, or records planted past it)`,
       );
     }
     if (trusted) {
@@ -184,7 +186,16 @@ export class LogReader {
    */
   async keep(lineageId: string, checkpoint: VerifiedCheckpoint, trusted: VerifiedCheckpoint | null): Promise<void> {
     if (!this.#checkpoints || (trusted && trusted.size >= checkpoint.size)) return;
-    await this.#checkpoints.save(lineageId, checkpoint.note);
+    // Read again just before saving: the store never moves back, even if another reader (another
+    // process sharing the file) kept a larger checkpoint meanwhile.
+    const current = await this.trusted(lineageId);
+    if (current && current.size >= checkpoint.size) return;
+    await this.#checkpoints.save(await this.#storeKey(lineageId), checkpoint.note);
+  }
+
+  /** The store key of a lineage: its checkpoint origin, so one file can serve several stacks. */
+  async #storeKey(lineageId: string): Promise<string> {
+    return checkpointOrigin((await this.#key()).name, lineageId);
   }
 
   /** A portable receipt for record `seq` (docs/verifiable-log.md, "Receipts"). @throws {LogVerificationError} */

@@ -8,9 +8,11 @@ import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
-import { InvalidInputError } from '../shared/errors';
+import { InvalidInputError, ResealError } from '../shared/errors';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
-import { guardKeyName } from '../shared/log/log-names';
+import { LogStateError, SignerUnavailableError } from '../shared/log/errors';
+import { checkpointOrigin, guardKeyName } from '../shared/log/log-names';
+import { authenticateLogState } from '../shared/log/log-state';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
 import type { Receipt } from '../shared/log/receipt';
@@ -26,7 +28,9 @@ import {
   EVENT_SOURCE,
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
+  RefusalCode,
   type TriageCompletedDetail,
+  TriageCompletedDetailSchema,
 } from '../shared/schemas/messages';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
@@ -245,8 +249,11 @@ export class ResealClient {
     const pollIntervalMs = options.pollIntervalMs ?? 500;
     const deadline = this.#nowMs() + timeoutMs;
     for (;;) {
-      const report = await this.#store.getTriageReport(lineageId, requestId);
-      if (report) return report;
+      // Only a well-formed answer for this very request is returned; anything else stored under the
+      // id (a forgery, garbage) is waited past: triage overwrites it when it answers.
+      const stored = TriageCompletedDetailSchema.safeParse(await this.#store.getTriageReport(lineageId, requestId));
+      if (stored.success && stored.data.requestId === requestId && stored.data.lineageId === lineageId)
+        return stored.data;
       const left = deadline - this.#nowMs();
       if (left <= 0) throw new TimeoutError(`triage report of recall ${requestId} (lineage ${lineageId})`, timeoutMs);
       await this.#sleep(Math.min(pollIntervalMs, left));
@@ -300,13 +307,14 @@ export class ResealClient {
    */
   async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
     const { lineageId } = request;
-    // The caller's own signed checkpoint wins over the kept one; either must verify first.
-    const trusted = request.trustedCheckpoint
-      ? await this.#log.open(lineageId, request.trustedCheckpoint)
-      : await this.#log.trusted(lineageId);
+    // The larger of the kept checkpoint and the caller's own binds the answer (each must verify):
+    // a caller's older checkpoint can never stand in for a newer one this client kept.
+    const kept = await this.#log.trusted(lineageId);
+    const given = request.trustedCheckpoint ? await this.#openGiven(lineageId, request.trustedCheckpoint) : null;
+    const trusted = kept && (!given || kept.size >= given.size) ? kept : given;
     const requestId = await this.requestRecall({
       ...request,
-      ...(trusted && !request.trustedCheckpoint ? { trustedCheckpoint: trusted.note } : {}),
+      ...(trusted ? { trustedCheckpoint: trusted.note } : {}),
     });
     const report = await this.waitForTriageReport(lineageId, requestId, options);
     const seq = report.proof?.seq;
@@ -324,10 +332,69 @@ export class ResealClient {
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
       check = await this.#checkLegacyCheckpoint(lineageId, request.checkpoint, check);
     }
+    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check);
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#log.keep(lineageId, check.checkpoint, trusted);
     }
     return { requestId, report, ...check };
+  }
+
+  /** The caller's `trustedCheckpoint`, verified; one that does not verify is bad input. */
+  async #openGiven(lineageId: string, note: string) {
+    try {
+      return await this.#log.open(lineageId, note);
+    } catch (error) {
+      if (error instanceof SignerUnavailableError || !(error instanceof ResealError)) throw error;
+      throw new InvalidInputError('recall request', [
+        { path: 'trustedCheckpoint', message: `does not verify with the log key: ${error.message}` },
+      ]);
+    }
+  }
+
+  /**
+   * A refusal triage could not prove, checked where the client can (docs/verifiable-log.md,
+   * "Recall"): the request was validated here, so `INVALID_REQUEST` is not triage's answer; a
+   * `NOT_FOUND` for a record the signed checkpoint covers (or whose marker leads to a proven record)
+   * is not either. Both become `UNVERIFIED_TAMPER_RISK`. A `NOT_FOUND` the log cannot contradict
+   * stands, as triage's claim.
+   */
+  async #checkRefusal(request: RecallRequest, check: RecallCheck): Promise<RecallCheck> {
+    const forged = (reason: string): RecallCheck => ({
+      ...check,
+      verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+      reason,
+    });
+    if (check.refusal?.code === RefusalCode.INVALID_REQUEST) {
+      return forged("the stored answer calls the request invalid, but it validates: not triage's answer");
+    }
+    if (check.refusal?.code !== RefusalCode.NOT_FOUND) return check;
+    const { lineageId, target } = request;
+    let latest: LatestCheckpoint | null;
+    try {
+      latest = await this.#log.latest(lineageId);
+    } catch (error) {
+      if (error instanceof LogVerificationError) return { ...check, verdict: error.verdict, reason: error.reason };
+      throw error;
+    }
+    if (latest === null) return check;
+    const size = latest.checkpoint.size;
+    if (('seq' in target && target.seq < size) || ('latest' in target && size > 0)) {
+      return forged(
+        `the stored answer says the record does not exist, but the signed checkpoint covers ${size} records`,
+      );
+    }
+    if ('residualId' in target) {
+      const location = await this.#store.findByResidualId(lineageId, target.residualId);
+      if (location && location.seq < size) {
+        const proven = await this.#log.proveIn(lineageId, location.seq, latest).catch(() => null);
+        if (proven?.record.header.residualId === target.residualId) {
+          return forged(
+            `the stored answer says residual ${target.residualId} does not exist, but it is proven at seq ${location.seq}`,
+          );
+        }
+      }
+    }
+    return check;
   }
 
   /**
@@ -371,6 +438,70 @@ export class ResealClient {
     const latest = await this.#log.latest(lineageId);
     if (latest) await this.#log.keep(lineageId, latest.checkpoint, latest.trusted);
     return latest;
+  }
+
+  /**
+   * Ties a walked lineage (`verifyLineage`) to the signed log: the latest checkpoint verified and
+   * consistent with the kept one (then kept), covering exactly the walked records, with the walk's
+   * last record proven as its last leaf. Since every record hash commits to its parent, that binds
+   * the whole walked chain to the signed tree. An intact walk over a log that does not verify, or
+   * that covers more or fewer records, is not intact.
+   *
+   * @returns the verification (its verdict and first failure updated when the log disagrees) and
+   *   what the log showed, or `log: null` for a lineage without a signed checkpoint to compare
+   */
+  async checkWalkAgainstLog(
+    lineageId: string,
+    verification: ChainVerification,
+  ): Promise<{ verification: ChainVerification; log: { size: number; truncationChecked: boolean } | null }> {
+    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return { verification, log: null };
+    const failed = (verdict: VerificationVerdict, reason: string, seq: number | null = null) => ({
+      verification: { ...verification, verdict, firstFailure: { seq, verdict, reason: `log: ${reason}` } },
+      log: null,
+    });
+    let latest: LatestCheckpoint | null;
+    try {
+      latest = await this.latestCheckpoint(lineageId);
+    } catch (error) {
+      if (error instanceof LogVerificationError) return failed(error.verdict, error.reason);
+      throw error;
+    }
+    if (latest === null) return { verification, log: null };
+    const head = verification.head;
+    const size = latest.checkpoint.size;
+    if (!head || head.seq + 1 !== size) {
+      return failed(
+        VerificationVerdict.LINEAGE_BROKEN,
+        `the walk ends ${head ? `at seq ${head.seq}` : 'before seq 0'} but the signed checkpoint covers ${size} records`,
+      );
+    }
+    try {
+      const proven = await this.#log.proveIn(lineageId, head.seq, latest);
+      if (proven.record.recordHash !== head.recordHash) {
+        return failed(
+          VerificationVerdict.HASH_MISMATCH,
+          `seq ${head.seq} is not the signed tree's last leaf`,
+          head.seq,
+        );
+      }
+    } catch (error) {
+      if (error instanceof LogVerificationError) return failed(error.verdict, error.reason, head.seq);
+      throw error;
+    }
+    // The head item's log state (frontier, header) as the sealer will authenticate it before the
+    // next append: a state that does not authenticate refuses every write until it is repaired.
+    try {
+      const key = await this.#log.key();
+      authenticateLogState(await this.#store.logHead(lineageId), {
+        lineageId,
+        origin: checkpointOrigin(key.name, lineageId),
+        key,
+      });
+    } catch (error) {
+      if (error instanceof LogStateError) return failed(VerificationVerdict.LINEAGE_BROKEN, error.message, head.seq);
+      throw error;
+    }
+    return { verification, log: { size, truncationChecked: latest.trusted !== null } };
   }
 
   /**

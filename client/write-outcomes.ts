@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical/canonical-json';
+import { ResealError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import type { ResidualWriteRequest } from '../shared/guard/write-request';
+import { SignerUnavailableError } from '../shared/log/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
@@ -171,7 +173,9 @@ export class WriteOutcomes {
       try {
         proven.push({ item, statement: await open(item) });
       } catch (error) {
-        if (!(error instanceof OutcomeVerificationError)) throw error;
+        // Anything that does not check (a bad signature, an edited field, a string that cannot be
+        // canonicalized) makes the item not an outcome; only infrastructure errors propagate.
+        if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
       }
     }
     return proven;

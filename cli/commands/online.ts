@@ -302,6 +302,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
 }
 
 interface InspectOptions extends AnchorOptions {
+  readonly checkpointStore?: string;
   readonly lineage?: string;
   readonly export?: string;
   readonly checkpoint?: ChainCheckpoint;
@@ -319,6 +320,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
     .option('--local-key-hex <hex>', 'with --export: check MACs with this local HMAC key')
     .option('--offline', 'with --export: never call KMS')
+    .option(...CHECKPOINT_STORE_OPTION)
     .option('--json', 'print the timeline as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: InspectOptions) => {
@@ -348,7 +350,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         });
       } else {
         lineageId = options.lineage as string;
-        const client = await connect(ctx.io, options.stack);
+        const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
         const bar = progressBar(ctx.io, `reading ${lineageId}`);
         const exported = await client
           .exportLineage(lineageId, { onProgress: bar.update })
@@ -365,8 +367,10 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
           })
           .finally(bar.finish);
         records = exported.records;
-        // The stored head is checked against the records (a claim, not a checkpoint).
-        verification = await client.verifyExport(exported, checkpoint);
+        // The stored head is checked against the records (a claim, not a checkpoint), and the walk
+        // against the signed log.
+        verification = (await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint)))
+          .verification;
         refusals = await client.readRefusals(lineageId); // listed after the timeline
       }
       const rows = timelineRows(records, verification);

@@ -11,12 +11,13 @@ import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/output';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
-import { connect, STACK_OPTION } from '../online';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
+  readonly checkpointStore?: string;
   readonly export?: string;
   readonly receipt?: string;
   readonly logKey?: string;
@@ -51,6 +52,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     )
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
     .option('--json', 'print the result as JSON (snake_case)')
+    .option(...CHECKPOINT_STORE_OPTION)
     .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
     .option('--key-id <id>', 'pin the KMS key the records must be sealed with (default: MacKeyArn of --stack)')
     .option('--offline', 'never call KMS (MACs unverifiable: UNVERIFIED_TAMPER_RISK)')
@@ -140,21 +142,31 @@ async function verifyStoredLineage(
   lineageId: string,
   options: VerifyOptions,
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
-  const client = await connect(ctx.io, options.stack);
+  const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
   const bar = progressBar(ctx.io, `verifying ${lineageId}`);
+  let walked: ChainVerification;
   try {
-    const result = await client.verifyLineage(lineageId, {
+    walked = await client.verifyLineage(lineageId, {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       onProgress: bar.update,
     });
-    const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
-    return {
-      result,
-      context: { lineageId, macCheck: MacCheck.KMS, keyId: client.outputs.macKeyArn, checkpoint, note: null },
-    };
   } finally {
     bar.finish();
   }
+  // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
+  // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
+  const { verification: result, log } = await client.checkWalkAgainstLog(lineageId, walked);
+  const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
+  return {
+    result,
+    context: { lineageId, macCheck: MacCheck.KMS, keyId: client.outputs.macKeyArn, checkpoint, note: logNote(log) },
+  };
+}
+
+/** The `note` line of a walk checked against the log. */
+export function logNote(log: { size: number; truncationChecked: boolean } | null): string | null {
+  if (!log) return null;
+  return `the walk is the signed log's ${log.size} records; truncation ${log.truncationChecked ? 'checked against the kept checkpoint' : 'NOT checked: no kept checkpoint (--checkpoint-store)'}`;
 }
 
 /** Key id named by the first record that names one (the records are untrusted; only a hint). */

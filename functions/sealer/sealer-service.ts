@@ -49,6 +49,9 @@ export const MAX_APPEND_ATTEMPTS = 5;
 export const MAX_RUN_RECORDS = 40;
 export const MAX_RUN_BODY_BYTES = 3_000_000;
 
+/** Lineages whose last signed checkpoint a warm sealer remembers (oldest forgotten first). */
+const MAX_REMEMBERED_LINEAGES = 10_000;
+
 /** One `seal-requests` message, as the sealer needs it. */
 export interface SealMessage {
   readonly messageId: string;
@@ -121,6 +124,12 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
 export class SealerService {
   readonly #deps: SealerDeps;
   #verifierKey: NoteVerifierKey | null = null;
+  /**
+   * The largest checkpoint this instance signed per lineage (size and root), while it is warm:
+   * a table put back to an earlier signed state is then refused instead of signed a second time
+   * (a fork). Across cold starts only clients' kept checkpoints and witnesses catch that.
+   */
+  readonly #signed = new Map<string, { readonly size: number; readonly rootHash: Uint8Array }>();
 
   /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
   constructor(deps: SealerDeps) {
@@ -257,6 +266,16 @@ export class SealerService {
         }
         return outcomes;
       }
+      const rolledBack = this.#rolledBack(lineageId, state);
+      if (rolledBack) {
+        for (const item of remaining) {
+          outcomes.set(
+            item.index,
+            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, rolledBack, { expectedHead, observedHead: null }),
+          );
+        }
+        return outcomes;
+      }
       const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
       for (const { item, record } of sealed) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
@@ -304,6 +323,7 @@ export class SealerService {
         }
         throw error;
       }
+      this.#remember(lineageId, extension.state);
       for (const { item, record } of sealed) {
         outcomes.set(item.index, await this.#sealed(record, checkpoint, attempt));
       }
@@ -534,6 +554,23 @@ export class SealerService {
       requestDigest: request ? requestDigest(request.request) : null,
       statement: null,
     } satisfies RejectionRecord;
+  }
+
+  /** Why `state` is behind what this instance signed for the lineage, or `null`. */
+  #rolledBack(lineageId: string, state: LogState): string | null {
+    const signed = this.#signed.get(lineageId);
+    if (!signed) return null;
+    const behind = state.size < signed.size;
+    const forked = state.size === signed.size && !Buffer.from(state.rootHash).equals(Buffer.from(signed.rootHash));
+    return behind || forked
+      ? `rolled back: this sealer signed a checkpoint of ${signed.size} records, the table holds a signed state of ${state.size}; extending it would sign a second history`
+      : null;
+  }
+
+  #remember(lineageId: string, state: LogState): void {
+    if (this.#signed.size >= MAX_REMEMBERED_LINEAGES) this.#signed.delete(this.#signed.keys().next().value as string);
+    this.#signed.delete(lineageId);
+    this.#signed.set(lineageId, { size: state.size, rootHash: state.rootHash });
   }
 
   #origin(lineageId: string): string {

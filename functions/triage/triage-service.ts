@@ -18,6 +18,7 @@ import {
   RecallRequestedDetailSchema,
   RefusalCode,
   type TriageCompletedDetail,
+  TriageCompletedDetailSchema,
   TriageOutcome,
 } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
@@ -104,11 +105,19 @@ export class TriageService {
     const recall = parsed.data;
     logger.appendKeys({ lineageId: recall.lineageId, requestId: recall.requestId });
 
-    const previous = await store.getTriageReport(recall.lineageId, recall.requestId);
-    if (previous) {
-      await publisher.triageCompleted(previous);
+    // A well-formed report stored for this request is re-emitted (retries are safe); anything else
+    // under the id (garbage, another request's) is recomputed and overwritten.
+    const previous = TriageCompletedDetailSchema.safeParse(
+      await store.getTriageReport(recall.lineageId, recall.requestId),
+    );
+    if (
+      previous.success &&
+      previous.data.requestId === recall.requestId &&
+      previous.data.lineageId === recall.lineageId
+    ) {
+      await publisher.triageCompleted(previous.data);
       logger.info('triage report already stored for this request; re-emitted');
-      return { kind: 'COMPLETED', detail: previous };
+      return { kind: 'COMPLETED', detail: previous.data };
     }
     const result = await this.#triage(recall);
     await store.putTriageReport(result);
@@ -273,7 +282,7 @@ export class TriageService {
     if (lastStoredSeq !== null && lastStoredSeq >= latest.size) {
       throw this.#unverified(
         V.LINEAGE_BROKEN,
-        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${latest.size} records): the head was rewound`,
+        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${latest.size} records): the head is behind the records (rewound, or records planted past it)`,
         lastStoredSeq,
       );
     }

@@ -71,7 +71,7 @@ export interface LineageStore {
   recordRejection(rejection: RejectionRecord): Promise<void>;
   /** Stores a triage report (pk `TRIAGE#<lineageId>`, sk `<requestId>`), overwriting a retry of the same request. */
   putTriageReport(report: TriageCompletedDetail): Promise<void>;
-  /** A stored triage report, or `null`. */
+  /** A stored triage report as stored (unverified: parse it with `TriageCompletedDetailSchema`), or `null`. */
   getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null>;
 
   // --- Outcome reads (client `waitForOutcome`, `reseal publish --wait`, `reseal inspect`) ---

@@ -294,7 +294,8 @@ describe('issue 7 measurements on the deployed stack', () => {
     const client = new ResealClient(outputs, { sqs, dynamodb, kms, eventBridge, checkpointStore: checkpoints });
     const outcome = await client.waitForOutcome(lineageId, 'r-0', { timeoutMs: 10_000 });
     expect(outcome.kind).toBe('SEALED');
-    expect(await checkpoints.load(lineageId)).toContain(`${checkpointOrigin(stack.LogName, lineageId)}\n1\n`);
+    const origin = checkpointOrigin(stack.LogName, lineageId);
+    expect(await checkpoints.load(origin)).toContain(`${origin}\n1\n`);
   });
 });
 

@@ -232,10 +232,11 @@ describe('DynamoDBLineageStore reads and side records', () => {
     expect(input.ExpressionAttributeValues).toEqual({
       ':pk': { S: Keys.lineage(TEST_LINEAGE_ID) },
       ':first': { S: 'RECORD#0000000000000000' },
-      ':last': { S: 'RECORD#9999999999999999' },
+      ':last': { S: 'RECORD#9007199254740991' },
     });
-    for (const junk of ['RECORD#~', 'RECORD#99999999999999999', 'RECORD#']) {
-      expect(junk < 'RECORD#0000000000000000' || junk > 'RECORD#9999999999999999', junk).toBe(true);
+    // Junk keys, also a 16-digit one above the largest seq (2^53 − 1), sort outside the range.
+    for (const junk of ['RECORD#~', 'RECORD#99999999999999999', 'RECORD#', 'RECORD#9999999999999999']) {
+      expect(junk < 'RECORD#0000000000000000' || junk > 'RECORD#9007199254740991', junk).toBe(true);
     }
     expect(input).toMatchObject({ ScanIndexForward: false, Limit: 1, ConsistentRead: true });
     const empty = fakeDynamo(() => ({ Items: [] }));

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
+import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { ResealClient } from '../../../client/reseal-client';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
@@ -45,5 +46,55 @@ describe('online commands on a lineage with neither records nor head', () => {
     );
     expect(result.exitCode).toBe(ExitCode.TAMPER);
     expect(result.stderr).toContain('TRUNCATION_DETECTED');
+  });
+});
+
+describe('verify --lineage ties the MAC walk to the signed log (review)', () => {
+  async function sealed() {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(3);
+    await appendSealed(store, records.slice(0, 2));
+    const older = store.headSnapshot(TEST_LINEAGE_ID);
+    await appendSealed(store, records.slice(2));
+    return { store, older };
+  }
+
+  it('an intact lineage: exit 0, and the note says the walk is the signed log', async () => {
+    const { store } = await sealed();
+    const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], withStore(store));
+    expect(result.exitCode).toBe(ExitCode.OK);
+    expect(result.stdout).toContain("the walk is the signed log's 3 records");
+  });
+
+  it('an edited frontier (every later append would be refused) is exit 20, not intact', async () => {
+    const { store } = await sealed();
+    store.setLogHead(TEST_LINEAGE_ID, (log) => ({ ...log, frontier: ['0'.repeat(64)] }));
+    const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], withStore(store));
+    expect(result.exitCode).toBe(ExitCode.TAMPER);
+    expect(result.stdout).toContain('does not authenticate');
+  });
+
+  it('another lineage’s checkpoint swapped into the head item is exit 20', async () => {
+    const { store } = await sealed();
+    const other = new InMemoryLineageStore();
+    const { records } = await buildChain(3, { lineageId: 'lineage-other' });
+    const note = await appendSealed(other, records);
+    store.setLogHead(TEST_LINEAGE_ID, (log) => ({ ...log, checkpoint: note }));
+    const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], withStore(store));
+    expect(result.exitCode).toBe(ExitCode.TAMPER);
+  });
+
+  it('a rolled-back head item with its records (a consistent older state) is exit 20 against a kept checkpoint', async () => {
+    const { store, older } = await sealed();
+    const kept = new MemoryCheckpointStore();
+    const connect = async () =>
+      new ResealClient(OUTPUTS, { ...TEST_CLIENT_KEYS, store, anchor: testAnchor(), checkpointStore: kept });
+    expect((await runCli(['verify', '--lineage', TEST_LINEAGE_ID], { cwd: tmpdir(), connect })).exitCode).toBe(0);
+    if (!older) throw new Error('no head');
+    store.restoreHead(TEST_LINEAGE_ID, older);
+    store.deleteRecord(TEST_LINEAGE_ID, 2);
+    const result = await runCli(['verify', '--lineage', TEST_LINEAGE_ID], { cwd: tmpdir(), connect });
+    expect(result.exitCode).toBe(ExitCode.TAMPER);
+    expect(result.stdout).toContain('TRUNCATION_DETECTED');
   });
 });

@@ -4,8 +4,8 @@ import { triageReportDigest } from '../../../shared/triage/delta-isolator';
 import { buildManifest } from '../../../shared/triage/manifest';
 import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { appendSealed } from '../../helpers/pipeline-keys';
-import { buildChain } from '../../helpers/seal-factories';
+import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { buildChain, TEST_NOW_MS } from '../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-client-recall';
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
@@ -37,7 +37,7 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     expect(recall.delta?.verdict).toBe('FULL_RECONSTRUCTION_REQUIRED'); // its only claim rests on REGION
     expect(triageReportDigest(recall.delta)).toBe(triageReportDigest(recall.report.report));
     expect(recall.truncationChecked).toBe(false);
-    expect(await checkpoints.load(LINEAGE)).toBe(recall.checkpoint?.note);
+    expect(await checkpoints.load(`${TEST_LOG_NAME}/${LINEAGE}`)).toBe(recall.checkpoint?.note);
     // The next recall is checked against the checkpoint kept.
     expect((await client.recall({ lineageId: LINEAGE, target: { seq: 0 }, currentEnv: ENV })).truncationChecked).toBe(
       true,
@@ -103,5 +103,63 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
       checkpoint: { seq: 1, recordHash: 'a'.repeat(64) },
     });
     expect(fork.verdict).toBe('LINEAGE_BROKEN');
+  });
+
+  it('review: a caller’s older trustedCheckpoint neither hides a rollback nor moves the kept checkpoint back', async () => {
+    const { client, store, older, checkpoints } = await setup();
+    await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    const keptBefore = await checkpoints.load(`${TEST_LOG_NAME}/${LINEAGE}`);
+    store.restoreHead(LINEAGE, older);
+    store.deleteRecord(LINEAGE, 2);
+    const rolledBack = await client.recall({
+      lineageId: LINEAGE,
+      target: { latest: true },
+      currentEnv: ENV,
+      trustedCheckpoint: older.checkpoint as string,
+    });
+    expect(rolledBack.verdict).toBe('TRUNCATION_DETECTED');
+    expect(await checkpoints.load(`${TEST_LOG_NAME}/${LINEAGE}`)).toBe(keptBefore);
+  });
+
+  it('review: a planted NOT_FOUND or INVALID_REQUEST for a record the signed log covers is not believed', async () => {
+    const { client, store } = await setup();
+    for (const [requestId, refusalCode, target] of [
+      ['req-nf-seq', 'NOT_FOUND', { seq: 1 }],
+      ['req-nf-latest', 'NOT_FOUND', { latest: true }],
+      ['req-nf-id', 'NOT_FOUND', { residualId: 'residual-1' }],
+      ['req-invalid', 'INVALID_REQUEST', { seq: 0 }],
+    ] as const) {
+      await store.putTriageReport({
+        formatVersion: 1,
+        requestId,
+        lineageId: LINEAGE,
+        seq: null,
+        residualId: null,
+        outcome: 'REFUSED',
+        verification: null,
+        report: null,
+        proof: null,
+        refusalReason: 'no such record in this lineage',
+        refusalCode,
+        completedAtMs: TEST_NOW_MS,
+      });
+      const recall = await client.recall({ lineageId: LINEAGE, requestId, target, currentEnv: ENV });
+      expect(recall.verdict, requestId).toBe('UNVERIFIED_TAMPER_RISK');
+    }
+    // A NOT_FOUND the log cannot contradict (an id that was never sealed) stands as triage's claim.
+    const unknown = await client.recall({ lineageId: LINEAGE, target: { residualId: 'never' }, currentEnv: ENV });
+    expect(unknown).toMatchObject({ verdict: null, refusal: { code: 'NOT_FOUND' } });
+  });
+
+  it('review: garbage stored under the request id is waited past; triage overwrites it with its answer', async () => {
+    const { client, store } = await setup();
+    store.triageReports.set(`${LINEAGE}#req-garbage`, 'not json' as never);
+    const recall = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-garbage',
+      target: { seq: 0 },
+      currentEnv: ENV,
+    });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
   });
 });

@@ -105,10 +105,25 @@ describe('ResealClient.requestRecall', () => {
 describe('ResealClient.waitForTriageReport', () => {
   it('polls until the report is stored, then returns it', async () => {
     const store = new InMemoryLineageStore();
-    const report = { requestId: 'req-1', lineageId: 'lineage-1' } as TriageCompletedDetail;
+    const report: TriageCompletedDetail = {
+      formatVersion: 1,
+      requestId: 'req-1',
+      lineageId: 'lineage-1',
+      seq: null,
+      residualId: null,
+      outcome: 'REFUSED',
+      verification: null,
+      report: null,
+      proof: null,
+      refusalReason: 'no such lineage',
+      refusalCode: 'NOT_FOUND',
+      completedAtMs: 1,
+    };
     let polls = 0;
     const sleep = vi.fn(async () => {
       polls++;
+      // First something that is not a report (garbage under the id): waited past, not returned.
+      if (polls === 2) store.triageReports.set('lineage-1#req-1', 'garbage' as never);
       if (polls === 3) await store.putTriageReport(report);
     });
     const found = await client({ store, sleep }).waitForTriageReport('lineage-1', 'req-1', { pollIntervalMs: 10 });

@@ -311,7 +311,18 @@ describe('ResealClient.waitForOutcome: refusals count only when signed by the fu
     await store.recordRejection({ ...moved, residualId: 'r-moved' });
     const conflict = await signedConflict('r-conflict-edited');
     await store.recordConflict({ ...conflict, detail: 'edited' });
-    for (const id of ['r-unsigned', 'r-forged', 'r-wrong-key', 'r-edited', 'r-moved', 'r-conflict-edited']) {
+    // A field edited to a string that cannot even be canonicalized: ignored, not a crash.
+    const hostile = await signedRejection('r-hostile');
+    await store.recordRejection({ ...hostile, issues: [{ path: '\ud800', message: 'x' }] });
+    for (const id of [
+      'r-unsigned',
+      'r-forged',
+      'r-wrong-key',
+      'r-edited',
+      'r-moved',
+      'r-conflict-edited',
+      'r-hostile',
+    ]) {
       await expect(timed(store, id), id).rejects.toBeInstanceOf(TimeoutError);
     }
   });

@@ -147,7 +147,7 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
     const proven = verifyRecordProof(stored, out.proof as never, opened, LINEAGE);
     expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT', record: { recordHash: out.recordHash } });
     // The client kept the note: the server has no checkpoint file of its own.
-    expect(await p.checkpointStore.load(LINEAGE)).toBe(checkpoint.note);
+    expect(await p.checkpointStore.load(`${TEST_LOG_NAME}/${LINEAGE}`)).toBe(checkpoint.note);
   });
 
   it('reseal_write: forged and unsigned rejections of this very write, planted before it is sealed, are ignored: SEALED', async () => {

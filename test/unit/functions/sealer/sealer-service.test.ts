@@ -223,7 +223,9 @@ describe('sealer service (seed 003 at the store)', () => {
     if (!older) throw new Error('no head');
     store.restoreHead(LINEAGE, older);
     const appendsBefore = store.appendCalls;
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    // A sealer instance that did not sign the later state (a cold start): the store's conditions catch it.
+    const cold = new SealerService({ ...deps(), store, publisher, metrics });
+    const outcome = await cold.handle(message(sealRequestBody({ residualId: 'r-next' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
     expect(store.appendCalls - appendsBefore).toBe(1);
     expect(metrics.get('SealRetry')).toBe(0);
@@ -232,6 +234,22 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.conflicts[0]?.detail).toContain('a record already exists at seq 2');
     expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT' })]);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
+  });
+
+  it('review: a warm sealer refuses to extend a table put back to an earlier signed state (it would sign a fork)', async () => {
+    const { service, store } = setup();
+    for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const older = store.headSnapshot(LINEAGE);
+    for (const id of ['r-2', 'r-3']) await service.handle(message(sealRequestBody({ residualId: id })));
+    if (!older) throw new Error('no head');
+    // The whole rollback: the older head item back, the later records and their markers gone.
+    store.restoreHead(LINEAGE, older);
+    for (const seq of [2, 3]) store.deleteRecord(LINEAGE, seq);
+    for (const id of ['r-2', 'r-3']) store.markers.delete(JSON.stringify([LINEAGE, id]));
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-after' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.conflicts.at(-1)?.detail).toContain('rolled back');
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
   });
 
   it('head claims that do not match the signed checkpoint are never extended: conflict, no append, nothing signed over them', async () => {
@@ -281,9 +299,14 @@ describe('sealer service (seed 003 at the store)', () => {
     const { service, store } = setup();
     for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
     store.deleteHead(LINEAGE);
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    // Cold: the store's record condition catches it. Warm: the sealer remembers what it signed.
+    const cold = new SealerService({ ...deps(), store });
+    const outcome = await cold.handle(message(sealRequestBody({ residualId: 'r-next' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
     expect(store.conflicts[0]?.detail).toContain('head item (absent)');
+    const warm = await service.handle(message(sealRequestBody({ residualId: 'r-next-2' })));
+    expect(warm).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
+    expect(store.conflicts.at(-1)?.detail).toContain('rolled back');
   });
 
   it('seed 003 Concurrent Overwrite: a lost race is retried from the new head and sealed after the winner', async () => {
