@@ -49,7 +49,9 @@ export function emptyLogState(lineageId: string): LogState {
  * header hashing to the head's record hash, and the stored frontier of the first `head.seq`
  * leaves extended by that record's leaf hashing to the signed root. Only then are the tip's seq,
  * record hash and epoch (from the authenticated header) taken as true, so a table writer cannot
- * plant a record under the next honest seal, rewind the head, or lower the fencing epoch.
+ * plant a record under the next honest seal or edit the head's claims. It shows the state is one
+ * the log signed, not the latest: a whole rollback to an earlier signed state authenticates
+ * (docs/verifiable-log.md, "Appending", the limits).
  *
  * @param stored - the head item's log state, or `null` when there is no head item
  * @param context - the lineage, its checkpoint origin and the log's verifier key
