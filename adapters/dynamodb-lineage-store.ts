@@ -49,7 +49,9 @@ export const Keys = {
   head: 'HEAD',
   /** The residual-id marker lives in its lineage's partition: ids are scoped to the lineage. */
   residualSk: (residualId: string) => `RESIDUAL#${residualId}`,
-  conflict: (residualId: string, atMs: number) => `CONFLICT#${residualId}#${new Date(atMs).toISOString()}`,
+  /** One item per refused message: two writes of one residual id refused at the same time stay two. */
+  conflict: (residualId: string, atMs: number, messageId: string) =>
+    `CONFLICT#${residualId}#${new Date(atMs).toISOString()}#${messageId}`,
   rejection: (lineageId: string | null) => `REJECTION#${lineageId ?? UNPARSED}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
   triage: (lineageId: string) => `TRIAGE#${lineageId}`,
@@ -351,7 +353,7 @@ export class DynamoDBLineageStore implements LineageStore {
   async recordConflict(conflict: ConflictRecord): Promise<void> {
     await this.#putIfAbsent({
       pk: S(Keys.lineage(conflict.lineageId)),
-      sk: S(Keys.conflict(conflict.residualId, conflict.atMs)),
+      sk: S(Keys.conflict(conflict.residualId, conflict.atMs, conflict.messageId)),
       residualId: S(conflict.residualId),
       reason: S(conflict.reason),
       detail: S(conflict.detail),

@@ -91,6 +91,11 @@ export interface ResealClientDeps {
 /** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
 export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
 
+/** A stored refusal with whether its statement, signed by the function that decided it, checks. */
+export interface Signed {
+  readonly signatureVerified: boolean;
+}
+
 /** A recall answered and checked by the client ({@link ResealClient.recall}): the stored report and the client's own verdict. */
 export interface VerifiedRecall extends RecallCheck {
   readonly requestId: string;
@@ -520,15 +525,31 @@ export class ResealClient {
 
   /**
    * The rejection and conflict records filed under a lineage, oldest first (from the table,
-   * diagnostic: they are not part of the sealed chain). Rejections of bodies too broken to name
-   * their lineage are not among them.
+   * diagnostic: they are not part of the sealed chain), each marked `signatureVerified` when its
+   * signed statement checks; an unmarked one may be a forgery. Rejections of bodies too broken to
+   * name their lineage are not among them.
    */
-  async readRefusals(lineageId: string): Promise<{ rejections: RejectionRecord[]; conflicts: ConflictRecord[] }> {
+  async readRefusals(
+    lineageId: string,
+  ): Promise<{ rejections: (RejectionRecord & Signed)[]; conflicts: (ConflictRecord & Signed)[] }> {
     const [rejections, conflicts] = await Promise.all([
       this.#store.listRejections(lineageId),
       this.#store.listConflicts(lineageId),
     ]);
-    return { rejections, conflicts };
+    return {
+      rejections: await Promise.all(
+        rejections.map(async (record) => ({
+          ...record,
+          signatureVerified: await this.#outcomes.isSigned({ kind: 'rejection', record }),
+        })),
+      ),
+      conflicts: await Promise.all(
+        conflicts.map(async (record) => ({
+          ...record,
+          signatureVerified: await this.#outcomes.isSigned({ kind: 'conflict', record }),
+        })),
+      ),
+    };
   }
   // --- end waitForOutcome ---
 

@@ -166,6 +166,25 @@ export class WriteOutcomes {
     return rejection ? { kind: 'REJECTED', rejection: rejection.item, statement: rejection.statement } : null;
   }
 
+  /**
+   * Whether a stored refusal carries a valid statement signed by the function that decided it
+   * (for listings such as `reseal inspect`; no request to match, so any write's refusal counts).
+   */
+  async isSigned(
+    item:
+      | { readonly kind: 'rejection'; readonly record: RejectionRecord }
+      | { readonly kind: 'conflict'; readonly record: ConflictRecord },
+  ): Promise<boolean> {
+    try {
+      if (item.kind === 'rejection') await this.#openRejection(item.record, {});
+      else await this.#openConflict(item.record, {});
+      return true;
+    } catch (error) {
+      if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
+      return false;
+    }
+  }
+
   /** The items whose statement checks, each with it. */
   async #proven<T>(items: readonly T[], open: (item: T) => Promise<OutcomeStatement>) {
     const proven: { item: T; statement: OutcomeStatement }[] = [];

@@ -153,7 +153,7 @@ export class GuardService {
       bodyDigest: context.bodyDigest,
       bodyPreview: previewOf(context.message.body),
       // Well-formed strings only, so the signed content digest survives storage unchanged.
-      issues: (details.issues ?? []).slice(0, 50).map((i) => ({ path: clean(i.path), message: clean(i.message) })),
+      issues: boundedIssues((details.issues ?? []).map((i) => ({ path: clean(i.path), message: clean(i.message) }))),
       rejectedVariables: (details.rejectedVariables ?? []).map((v) => ({
         ...v,
         name: clean(v.name),
@@ -188,6 +188,17 @@ function looseIds(json: unknown): { lineageId: string | null; residualId: string
     return Identifier.safeParse(value).success ? (value as string) : null;
   };
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
+}
+
+/** Stored issue text at most, in JSON characters: a rejection must fit one DynamoDB item (400 KB). */
+const MAX_ISSUES_JSON = 64 * 1024;
+
+/** At most 50 issues, each path and message cut to 1,024 characters, and the whole within {@link MAX_ISSUES_JSON}. */
+function boundedIssues(issues: readonly { path: string; message: string }[]): { path: string; message: string }[] {
+  const cut = (text: string) => (text.length > 1024 ? `${text.slice(0, 1023)}…` : text).toWellFormed();
+  const kept = issues.slice(0, 50).map((i) => ({ path: cut(i.path), message: cut(i.message) }));
+  while (kept.length > 1 && JSON.stringify(kept).length > MAX_ISSUES_JSON) kept.pop();
+  return kept;
 }
 
 /** Ids of a body that was not validated (e.g. too large), when it is JSON naming valid ones. */

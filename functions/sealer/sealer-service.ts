@@ -3,12 +3,13 @@ import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
 import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import { LogStateError } from '../../shared/log/errors';
+import { LogStateError, SignerUnavailableError } from '../../shared/log/errors';
 import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { conflictStatement, rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
+import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
@@ -25,6 +26,7 @@ import {
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
+import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealRecord } from '../../shared/seal/residual-sealer';
@@ -220,7 +222,17 @@ export class SealerService {
     const parsed = SealRequestSchema.safeParse(json);
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      return { outcome: await this.#reject(message, null, RejectionReason.SCHEMA_VIOLATION, detail) };
+      // Filed under the lineage the body names, when it names a valid one, so its writer finds it.
+      return {
+        outcome: await this.#reject(
+          message,
+          null,
+          RejectionReason.SCHEMA_VIOLATION,
+          detail,
+          undefined,
+          idsNamedBy(json),
+        ),
+      };
     }
     const request = parsed.data;
     const refusal = checkSealRequest(request, { ...this.#policyAt(this.#deps.clock()), sentAtMs: message.sentAtMs });
@@ -368,6 +380,24 @@ export class SealerService {
         settled.set(item.index, await this.#duplicate(item, existing.seq));
         continue;
       }
+      const supersedes = item.request.request.supersedes;
+      if (supersedes && tip && supersedes.seq < tip.seq) {
+        // An earlier record than the tip (sealRecord checks the tip itself): the hash must be the one
+        // the signed tree holds at that seq, or the record would break the chain for good.
+        const held = await this.#recordHashAt(lineageId, supersedes.seq, state, sealed);
+        if (held !== supersedes.recordHash) {
+          settled.set(
+            item.index,
+            await this.#reject(
+              item.message,
+              item.request,
+              RejectionReason.SEAL_REFUSED,
+              `supersedes seq ${supersedes.seq} with a record hash that is not ${held === null ? 'a record the log can prove' : "that record's"}`,
+            ),
+          );
+          continue;
+        }
+      }
       try {
         const record = await sealRecord(inputOf(item.request), tip, anchor, clock());
         sealed.push({ item, record });
@@ -397,6 +427,32 @@ export class SealerService {
       }
     }
     return { sealed, settled };
+  }
+
+  /** The record hash at `seq`: from this run, or proven by inclusion in the authenticated state; `null` if unprovable. */
+  async #recordHashAt(
+    lineageId: string,
+    seq: number,
+    state: LogState,
+    sealed: readonly { record: SealedRecord }[],
+  ): Promise<string | null> {
+    if (seq >= state.size) {
+      return sealed.find((s) => s.record.header.monotonicSequenceNumber === seq)?.record.recordHash ?? null;
+    }
+    const { store } = this.#deps;
+    try {
+      const proof = await proveRecord(
+        seq,
+        state.size,
+        nodeSourceOf((refs) => store.readNodes(lineageId, refs)),
+      );
+      const checkpoint = { origin: this.#origin(lineageId), size: state.size, rootHash: state.rootHash };
+      const proven = verifyRecordProof(await store.readRecord(lineageId, seq), proof, checkpoint, lineageId);
+      return proven.verdict === 'VERIFIED_INTACT' ? proven.record.recordHash : null;
+    } catch (error) {
+      if (error instanceof ResealError && !(error instanceof SignerUnavailableError)) return null;
+      throw error;
+    }
   }
 
   async #sealed(record: SealedRecord, checkpoint: string, attempts: number): Promise<SealOutcome> {
@@ -524,8 +580,13 @@ export class SealerService {
     reason: RejectionReason,
     detail: string,
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
+    ids: { lineageId: string | null; residualId: string | null } = { lineageId: null, residualId: null },
   ): Promise<SealOutcome> {
-    const unsigned = { ...this.#rejectionOf(message, request, reason, detail), ...sanitizedLists(lists) };
+    const unsigned = {
+      ...this.#rejectionOf(message, request, reason, detail),
+      ...(request ? {} : ids),
+      ...sanitizedLists(lists),
+    };
     const rejection: RejectionRecord = {
       ...unsigned,
       statement: await signOutcome(rejectionStatement(this.#deps.signer.keyName, unsigned), this.#deps.signer),
@@ -582,6 +643,13 @@ export class SealerService {
     this.#verifierKey ??= noteVerifierKey(this.#deps.signer.keyName, await this.#deps.signer.publicKey());
     return this.#verifierKey;
   }
+}
+
+/** The lineage and residual ids a body that is not a valid SealRequest names, when they are valid identifiers. */
+function idsNamedBy(json: unknown): { lineageId: string | null; residualId: string | null } {
+  const request = (json as { request?: Record<string, unknown> } | null)?.request;
+  const pick = (value: unknown) => (Identifier.safeParse(value).success ? (value as string) : null);
+  return { lineageId: pick(request?.lineageId), residualId: pick(request?.residualId) };
 }
 
 /** The rejected-variable and violation lists as stored (well-formed strings, so digests survive storage). */

@@ -1,5 +1,5 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { ResealError } from '../../shared/errors';
+import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { RecallProof } from '../../shared/log/recall-proof';
@@ -378,7 +378,9 @@ export class TriageService {
         : null,
       report: null,
       proof: extra.proof ?? null,
-      refusalReason: reason.length > 4096 ? `${reason.slice(0, 4095)}…` : reason,
+      // Well-formed and within the schema's bound: a lone surrogate from a hostile key, or one split
+      // by the cut, would make the answer fail its own schema.
+      refusalReason: clip(escapeLoneSurrogates(reason)),
       refusalCode: refusal.code,
       completedAtMs: this.#deps.clock(),
     };
@@ -393,4 +395,9 @@ function openTrusted(note: string, key: NoteVerifierKey, origin: string): Verifi
     if (!(error instanceof ResealError)) throw error;
     throw new Refusal(RefusalCode.INVALID_REQUEST, `trustedCheckpoint does not verify: ${error.message}`);
   }
+}
+
+/** At most 4,000 UTF-16 units and well-formed (a cut through a surrogate pair leaves U+FFFD). */
+function clip(text: string): string {
+  return (text.length > 4000 ? `${text.slice(0, 3999)}…` : text).toWellFormed();
 }

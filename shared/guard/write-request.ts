@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assertCanonicalizable, canonicalBytes, type JsonValue } from '../canonical/canonical-json';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
 import {
   AuthoritySchema,
@@ -155,6 +155,15 @@ function refuseDuplicateNames(names: readonly unknown[], ctx: z.RefinementCtx, p
  */
 export const WriteManifestSchema = SealedDependencyManifestSchema.superRefine((manifest, ctx) => {
   if (Object.keys(manifest.baselineKeyHashes).length === 0) return;
+  // The refinement runs even when the fields already failed (zod reports those); with a value
+  // that is not a digest there is no seal to recompute, and a hostile one must not throw here.
+  if (
+    !Object.values(manifest.baselineKeyHashes).every(
+      (hash) => typeof hash === 'string' && HEX_DIGEST_PATTERN.test(hash),
+    )
+  ) {
+    return;
+  }
   const recomputed = compositeSealUnchecked(manifest.baselineKeyHashes);
   if (recomputed === manifest.preconditionSeal) return;
   ctx.addIssue({

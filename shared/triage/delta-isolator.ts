@@ -154,7 +154,8 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   const appeared: string[] = [];
   const vanished: string[] = [];
   for (const key of Object.keys(currentHashes)) {
-    const before = baseline[key];
+    // Own keys only: an env key named after an Object.prototype member (toString) is no baseline key.
+    const before = Object.hasOwn(baseline, key) ? baseline[key] : undefined;
     if (before === undefined) appeared.push(key);
     else if (before !== currentHashes[key]) changed.push(key);
   }

@@ -175,7 +175,9 @@ export class InMemoryLineageStore implements LineageStore {
   }
 
   async recordConflict(conflict: ConflictRecord): Promise<void> {
-    const same = this.conflicts.some((c) => c.residualId === conflict.residualId && c.atMs === conflict.atMs);
+    const same = this.conflicts.some(
+      (c) => c.residualId === conflict.residualId && c.atMs === conflict.atMs && c.messageId === conflict.messageId,
+    );
     if (!same) this.conflicts.push(structuredClone(conflict));
   }
 

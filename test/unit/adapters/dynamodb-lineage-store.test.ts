@@ -298,7 +298,7 @@ describe('DynamoDBLineageStore reads and side records', () => {
     });
     const put = (commands[0] as PutItemCommand).input;
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
-    expect(put.Item?.sk).toEqual({ S: 'CONFLICT#r-1#1970-01-01T00:00:00.000Z' });
+    expect(put.Item?.sk).toEqual({ S: 'CONFLICT#r-1#1970-01-01T00:00:00.000Z#m-1' });
   });
 
   it('rejections of unreadable bodies go under REJECTION#~unparsed with <isoTime>#<messageId>', async () => {

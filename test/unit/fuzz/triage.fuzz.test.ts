@@ -180,21 +180,6 @@ const detailArb: fc.Arbitrary<unknown> = fc.oneof(
   },
 );
 
-/** Whether some object key in `value` holds a lone surrogate. */
-function hasIllFormedKey(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => !k.isWellFormed() || hasIllFormedKey(v));
-}
-
-/**
- * Details known to get an answer that fails TriageCompletedDetailSchema (reported with issue 8,
- * not fixed here, so they are kept out of the run): an invalid detail with a lone surrogate in a
- * key, which the refusal reason repeats unescaped.
- */
-function knownToBreakSchema(detail: unknown): boolean {
-  return hasIllFormedKey(detail) && !RecallRequestedDetailSchema.safeParse(detail).success;
-}
-
 /** Which valid details must be triaged: the lineage, an existing target, and honest checkpoints. */
 function mustTriage(detail: {
   lineageId: string;
@@ -312,17 +297,14 @@ describe('triage fuzz (issue 8): TriageService.handle on generated RecallRequest
     async () => {
       const kinds = new Map<string, number>();
       await fc.assert(
-        fc.asyncProperty(
-          detailArb.filter((d) => !knownToBreakSchema(d)),
-          async (detail) => {
-            const result = await judge(detail);
-            const kind =
-              result.kind === 'INVALID'
-                ? `INVALID:${result.detail ? 'answered' : 'unanswered'}`
-                : `${result.detail.outcome}:${result.detail.refusalCode ?? result.detail.report?.verdict}`;
-            kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-          },
-        ),
+        fc.asyncProperty(detailArb, async (detail) => {
+          const result = await judge(detail);
+          const kind =
+            result.kind === 'INVALID'
+              ? `INVALID:${result.detail ? 'answered' : 'unanswered'}`
+              : `${result.detail.outcome}:${result.detail.refusalCode ?? result.detail.report?.verdict}`;
+          kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+        }),
         { numRuns: FUZZ_RUNS },
       );
       for (const kind of [
