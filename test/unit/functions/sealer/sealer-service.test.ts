@@ -252,6 +252,22 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
   });
 
+  it('fuzz finding: a supersedes of an earlier record must name the hash the signed tree holds there, else SEAL_REFUSED', async () => {
+    const { service, store } = setup();
+    for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const wrong = await service.handle(
+      message(sealRequestBody({ residualId: 'r-bad', supersedes: { seq: 0, recordHash: 'a'.repeat(64) } })),
+    );
+    expect(wrong).toEqual({ kind: 'REJECTED', reason: 'SEAL_REFUSED' });
+    const record0 = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 0));
+    const right = await service.handle(
+      message(sealRequestBody({ residualId: 'r-good', supersedes: { seq: 0, recordHash: record0.recordHash } })),
+    );
+    expect(right.kind).toBe('SEALED');
+    const chain = await store.readChain(LINEAGE, 0, 10);
+    expect((await verifyChain(chain, { lineageId: LINEAGE, anchor: testAnchor() })).verdict).toBe('VERIFIED_INTACT');
+  });
+
   it('head claims that do not match the signed checkpoint are never extended: conflict, no append, nothing signed over them', async () => {
     const { service, store } = setup();
     for (const id of ['r-0', 'r-1', 'r-2']) await service.handle(message(sealRequestBody({ residualId: id })));
