@@ -1,5 +1,5 @@
 import { TimeoutError } from '../client/errors';
-import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
+import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { deltaExitCode } from './commands/triage';
 import { CliError } from './errors';
@@ -76,13 +76,32 @@ export function recallExitCode(detail: TriageCompletedDetail): ExitCode {
   }
 }
 
-/** A one-line explanation of a refused recall for stderr, or `null` when it was triaged. */
-export function recallRefusalHint(detail: TriageCompletedDetail): string | null {
+/**
+ * What a `NOT_FOUND` recall did not find, as the hint names it: the target asked for when it is
+ * given (`--residual-id R` → `residual R`, `--seq N` → `seq N`, latest → none), else what the answer names (a
+ * residual id before a seq: a residual id's marker may lead to a seq past the checkpoint, and the
+ * caller asked for the residual), else `null` (the lineage has no record at all).
+ */
+function missingTarget(detail: TriageCompletedDetail, target: RecallTarget | undefined): string | null {
+  if (target && 'latest' in target) return null;
+  if (target && 'residualId' in target) return `residual ${target.residualId}`;
+  if (target && 'seq' in target) return `seq ${target.seq}`;
+  if (detail.residualId !== null && detail.residualId !== undefined) return `residual ${detail.residualId}`;
+  if (detail.seq !== null && detail.seq !== undefined) return `seq ${detail.seq}`;
+  return null;
+}
+
+/**
+ * A one-line explanation of a refused recall for stderr, or `null` when it was triaged.
+ *
+ * @param target - the target the caller asked for (`reseal recall --seq / --residual-id`, or
+ *   latest): a `NOT_FOUND` hint names it rather than what the stored answer says
+ */
+export function recallRefusalHint(detail: TriageCompletedDetail, target?: RecallTarget): string | null {
   switch (recallEnd(detail)) {
     case RecallEnd.NOT_FOUND: {
-      const target =
-        detail.seq !== null ? `seq ${detail.seq}` : detail.residualId !== null ? `residual ${detail.residualId}` : null;
-      return `no such record: lineage ${detail.lineageId}${target ? ` has no ${target}` : ' has no sealed record'} (check --lineage, --seq, --residual-id)`;
+      const missing = missingTarget(detail, target);
+      return `no such record: lineage ${detail.lineageId}${missing ? ` has no ${missing}` : ' has no sealed record'} (check --lineage, --seq, --residual-id)`;
     }
     case RecallEnd.INVALID_REQUEST:
       return `the triage function refused the request as invalid: ${detail.refusalReason}`;

@@ -1,6 +1,6 @@
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { fieldLines } from './output';
+import { fieldLines, isoTime } from './output';
 import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
 
 /** One row of a lineage timeline, read from a stored record (untrusted until verified). */
@@ -53,7 +53,7 @@ export function timelineJson(lineageId: string, rows: readonly TimelineRow[], ve
       authority: r.authority,
       session_id: r.sessionId,
       residual_id: r.residualId,
-      sealed_at: r.sealedAtMs === null ? null : new Date(r.sealedAtMs).toISOString(),
+      sealed_at: r.sealedAtMs === null ? null : isoTime(r.sealedAtMs),
       supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
       guard_verdict_digest: r.guardVerdictDigest,
       verification: r.verification,
@@ -73,7 +73,7 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
       r.authority ?? '?',
       r.sessionId ?? '?',
       r.residualId ?? '?',
-      r.sealedAtMs === null ? '?' : new Date(r.sealedAtMs).toISOString(),
+      r.sealedAtMs === null ? '?' : isoTime(r.sealedAtMs),
       r.supersedes ? `seq ${r.supersedes.seq}` : '-',
       r.guardVerdictDigest ? `${r.guardVerdictDigest.slice(0, 12)}…` : '?',
       r.verification,
@@ -109,12 +109,11 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
 export function refusalsText(rejections: readonly RejectionRecord[], conflicts: readonly ConflictRecord[]): string {
   let text = `\nrejections (${rejections.length})${rejections.length === 0 ? ': none' : ':'}\n`;
   for (const r of rejections) {
-    text += `  ${new Date(r.atMs).toISOString()}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}\n`;
+    text += `  ${isoTime(r.atMs)}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}\n`;
     text += rejectionDetailLines(r, '    ');
   }
   text += `\nconflicts (${conflicts.length})${conflicts.length === 0 ? ': none' : ':'}\n`;
-  for (const c of conflicts)
-    text += `  ${new Date(c.atMs).toISOString()}  ${c.reason}  residual ${c.residualId}: ${c.detail}\n`;
+  for (const c of conflicts) text += `  ${isoTime(c.atMs)}  ${c.reason}  residual ${c.residualId}: ${c.detail}\n`;
   return text;
 }
 

@@ -2,7 +2,7 @@ import type { WriteOutcome } from '../../client/write-outcomes';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import { ExitCode } from '../exit-codes';
-import { fieldLines } from './output';
+import { fieldLines, isoTime } from './output';
 import { hintsFor } from './write-verdict';
 
 /** Exit code of a write's outcome: 0 sealed; 10 (action needed) rejected or in conflict. */
@@ -14,8 +14,6 @@ export function writeOutcomeExitCode(outcome: WriteOutcome): ExitCode {
 export function checkpointText(head: Pick<LineageHead, 'seq' | 'recordHash'>): string {
   return `${head.seq}:${head.recordHash}`;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function headJson(head: LineageHead | null) {
   return (
@@ -43,7 +41,7 @@ export function rejectionJson(r: RejectionRecord) {
     issues: r.issues.map((i) => ({ path: i.path, message: i.message })),
     rejected_variables: r.rejectedVariables.map((v) => ({ name: v.name, reason: v.reason, detail: v.detail })),
     request_violations: r.requestViolations.map((v) => ({ field: v.field, reason: v.reason, detail: v.detail })),
-    rejected_at: iso(r.atMs),
+    rejected_at: isoTime(r.atMs),
   };
 }
 
@@ -56,7 +54,7 @@ export function conflictJson(c: ConflictRecord) {
     residual_id: c.residualId,
     expected_head: headJson(c.expectedHead),
     observed_head: headJson(c.observedHead),
-    conflicted_at: iso(c.atMs),
+    conflicted_at: isoTime(c.atMs),
   };
 }
 
@@ -121,7 +119,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['reason', r.reason],
         ['rejected variables', String(r.rejectedVariables.length)],
         ['request violations', String(r.requestViolations.length)],
-        ['at', iso(r.atMs)],
+        ['at', isoTime(r.atMs)],
       ]);
       text += rejectionDetailLines(r, '  ');
       for (const hint of hintsFor({ isSafe: false, ...r })) text += `${hint}\n`;
@@ -138,7 +136,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['reason', c.reason],
         ['detail', c.detail],
         ['head found', observed],
-        ['at', iso(c.atMs)],
+        ['at', isoTime(c.atMs)],
       ])}${hint}\n`;
     }
   }

@@ -150,8 +150,15 @@ describe('the installed package (npm pack → npm install → plain node)', () =
     for (let run = 0; run < 2; run++) {
       const { stdout } = await inProject('node', ['agent.mjs'], 180_000);
       expect(stdout).toMatch(/^sealed r-[0-9a-f-]{36} at seq \d+$/m);
-      expect(stdout).toContain('recall TRIAGED VERIFIED_INTACT NO_DRIFT');
+      // The client's own answer: the record proven and the delta recomputed, not triage's report.
+      expect(stdout).toContain('recall VERIFIED_INTACT NO_DRIFT keep node-build-works');
+      // The write's proven checkpoint was kept (in the file) before the recall: truncation checked.
+      expect(stdout).toMatch(/^proof \d+ records, truncation checked true$/m);
       expect(stdout).toContain('lineage VERIFIED_INTACT');
+      const kept = JSON.parse(await readFile(join(project, '.reseal', 'checkpoints.json'), 'utf8')) as {
+        checkpoints: Record<string, string>;
+      };
+      expect(Object.values(kept.checkpoints).some((note) => note.includes('/agent-7\n'))).toBe(true);
     }
   });
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,60 @@ describe('reseal entry point', () => {
     }
     expect(result.stdout).toContain('10  action needed');
     expect(result.stdout).toContain('20  tamper detected or unverifiable');
+  });
+
+  it('--help: the description names every command, offline and online, receipts and log-key among them', async () => {
+    const { stdout } = await runCli(['--help'], { cwd: ROOT });
+    const text = stdout.replace(/\s+/g, ' ');
+    const offline = /Offline commands \(([^)]*)\) need no AWS/.exec(text)?.[1]?.split(', ') ?? [];
+    const online = /Online commands \(([^)]*)\) use the deployed stack/.exec(text)?.[1]?.split(', ') ?? [];
+    expect(offline).toEqual(['manifest', 'triage', 'guard', 'verify --export', 'verify --receipt', 'inspect --export']);
+    expect(online).toEqual([
+      'publish',
+      'recall',
+      'export',
+      'export --receipt',
+      'log-key',
+      'verify --lineage',
+      'inspect --lineage',
+      'mcp',
+    ]);
+    // Every command the program registers is in one of the lists.
+    const commands = [...stdout.slice(stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
+      .map((m) => m[1])
+      .filter((name) => name !== 'help');
+    expect(commands.length).toBeGreaterThan(8);
+    const named = new Set([...offline, ...online].map((entry) => entry.split(' ')[0]));
+    for (const command of commands) expect(named, command).toContain(command);
+  });
+
+  it('docs/cli.md documents every command and the options review found missing', async () => {
+    const doc = await readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
+    const { stdout } = await runCli(['--help'], { cwd: ROOT });
+    const commands = [...stdout.slice(stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
+      .map((m) => m[1])
+      .filter((name) => name !== 'help');
+    for (const command of commands) expect(doc, command).toContain(`\`reseal ${command}`);
+    const online = doc.slice(doc.indexOf('## Online commands'), doc.indexOf('### `reseal publish --wait'));
+    for (const row of ['`reseal export --lineage ID --receipt --seq N', '`reseal log-key`', '`reseal mcp']) {
+      expect(online, row).toContain(row);
+    }
+    expect(online).toContain('take `--checkpoint-store FILE`');
+    const offline = doc.slice(doc.indexOf('## Offline commands'), doc.indexOf('## Online commands'));
+    expect(offline).toContain('### `reseal verify --receipt RECEIPT.json --log-key KEY');
+    // Each heading once: nothing documented twice.
+    for (const heading of doc.match(/^#+ .*$/gm) ?? []) {
+      expect(
+        doc.split('\n').filter((line) => line === heading),
+        heading,
+      ).toHaveLength(1);
+    }
+    // recall's exit codes say the client checks the answer, and an unproven refusal is not trusted.
+    const exits = doc
+      .slice(doc.indexOf('Exit codes of `reseal recall`'), doc.indexOf('### `reseal publish --wait'))
+      .replace(/\s+/g, ' ');
+    expect(exits).toContain('as the client checked it');
+    expect(exits).toContain('A refusal triage could not prove is not trusted');
   });
 
   it('no arguments prints usage to stderr, exit 2', async () => {

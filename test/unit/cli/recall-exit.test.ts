@@ -79,6 +79,26 @@ describe('reseal recall exit codes', () => {
     expect(recallRefusalHint(pastHead)).toContain('has no seq 9');
   });
 
+  it('REFUSED NOT_FOUND for --residual-id names the residual, never "has no sealed record" or the seq it led to', () => {
+    // The residual's marker led past the signed checkpoint: triage names the seq it found.
+    const markerAhead = detail({ seq: 9, residualId: 'r-9', verification: null, refusalCode: 'NOT_FOUND' });
+    expect(recallRefusalHint(markerAhead)).toBe(
+      'no such record: lineage agent-7 has no residual r-9 (check --lineage, --seq, --residual-id)',
+    );
+    // An answer that names neither (stored by another version, or forged): the target asked for is named.
+    const bare = detail({ seq: null, residualId: null, verification: null, refusalCode: 'NOT_FOUND' });
+    expect(recallRefusalHint(bare, { residualId: 'r-9' })).toBe(
+      'no such record: lineage agent-7 has no residual r-9 (check --lineage, --seq, --residual-id)',
+    );
+    expect(recallRefusalHint(markerAhead, { residualId: 'r-9' })).toContain('has no residual r-9');
+    expect(recallRefusalHint(bare, { seq: 4 })).toContain('has no seq 4');
+    // The target asked for wins over what the (untrusted) answer names.
+    expect(recallRefusalHint(detail({ seq: 9, residualId: 'r-x', refusalCode: 'NOT_FOUND' }), { seq: 9 })).toContain(
+      'has no seq 9',
+    );
+    expect(recallRefusalHint(bare, { latest: true })).toContain('has no sealed record');
+  });
+
   it('REFUSED INVALID_REQUEST: 2', () => {
     const invalid = detail({
       seq: null,

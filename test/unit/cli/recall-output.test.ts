@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inProcessRecallClient } from '../../helpers/factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { appendSealed } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
@@ -54,5 +54,47 @@ describe('reseal recall prints the refusal code', () => {
     const text = await recall(store, ['--request-id', 'req-2']);
     expect(text.stdout).toMatch(/^outcome: +TRIAGED$/m);
     expect(text.stdout).not.toContain('refusal code');
+  });
+
+  it('NOT_FOUND for --residual-id: the hint names the residual, not the seq its marker led to', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2, { lineageId: LINEAGE });
+    await appendSealed(store, records);
+    // A marker past the signed checkpoint (2 records): triage answers NOT_FOUND at seq 9.
+    store.markers.set(markerKey(LINEAGE, 'r-ahead'), { lineageId: LINEAGE, seq: 9 });
+    const result = await recall(store, ['--residual-id', 'r-ahead']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `no such record: lineage ${LINEAGE} has no residual r-ahead (check --lineage, --seq, --residual-id)\n`,
+    );
+  });
+
+  it('an answer the client cannot prove is not trusted: a planted INVALID_REQUEST or an unproven TRIAGED exits 20', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId: LINEAGE });
+    await appendSealed(store, [records[0] as (typeof records)[number]]);
+    const triaged = await recall(store, ['--json']);
+    expect(JSON.parse(triaged.stdout)).toMatchObject({ outcome: 'TRIAGED' });
+    const answer = await store.getTriageReport(LINEAGE, 'req-1');
+    if (!answer) throw new Error('no answer stored');
+    await store.putTriageReport({ ...answer, requestId: 'req-unproven', proof: null });
+    await store.putTriageReport({
+      ...answer,
+      requestId: 'req-invalid',
+      outcome: 'REFUSED',
+      verification: null,
+      report: null,
+      proof: null,
+      refusalCode: 'INVALID_REQUEST',
+      refusalReason: 'invalid RecallRequested detail: currentEnv: expected record',
+    });
+    for (const requestId of ['req-unproven', 'req-invalid']) {
+      const result = await recall(store, ['--request-id', requestId, '--json']);
+      expect(result.exitCode, requestId).toBe(20);
+      expect(JSON.parse(result.stdout), requestId).toMatchObject({
+        outcome: 'REFUSED',
+        verification: { verdict: 'UNVERIFIED_TAMPER_RISK' },
+      });
+    }
   });
 });
