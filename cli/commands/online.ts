@@ -18,7 +18,7 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, jsonText } from '../format/output';
+import { fieldLines, isoTime, jsonText } from '../format/output';
 import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } from '../format/timeline';
 import { triageReportJson, triageReportText } from '../format/triage-report';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
@@ -150,7 +150,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .command('recall')
     .summary('request a recall (triage) of a stored record and wait for the report (online)')
     .description(
-      'Puts a RecallRequested event and waits for the triage report. Exit 0 or 10 when triaged (by the delta verdict); when refused, by the refusal code: 20 VERIFICATION_FAILED (the chain is not VERIFIED_INTACT); 2 NOT_FOUND (the lineage or record does not exist) or INVALID_REQUEST; 10 MANIFEST_UNTRIAGEABLE (the record verified but its manifest cannot be triaged); 1 when no report arrives within --timeout-ms.',
+      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-ms.',
     )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
@@ -206,7 +206,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
             })
           : `${triageCompletedText(detail)}proof        ${proof.line}\n`,
       );
-      const hint = recallRefusalHint(detail);
+      const hint = recallRefusalHint(detail, target);
       if (hint) ctx.io.stderr(`${hint}\n`);
       ctx.exit(triageCompletedExitCode(detail));
     });
@@ -226,7 +226,7 @@ function triageCompletedJson(detail: TriageCompletedDetail) {
     report: detail.report && triageReportJson(detail.report),
     refusal_code: detail.refusalCode ?? null,
     refusal_reason: detail.refusalReason,
-    completed_at: new Date(detail.completedAtMs).toISOString(),
+    completed_at: isoTime(detail.completedAtMs),
   };
 }
 

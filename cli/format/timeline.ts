@@ -102,22 +102,42 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
   return `${summary}\n${lines.join('\n')}\n`;
 }
 
+/** Whether a listed refusal's signed statement checked (`ResealClient.readRefusals`); absent: not checked. */
+type MaybeSigned = { readonly signatureVerified?: boolean };
+
+/** The signature status of a refusal as printed: a refusal whose statement does not check may be a forgery. */
+function signedText(item: MaybeSigned): string {
+  if (item.signatureVerified === undefined) return '';
+  return item.signatureVerified ? '  (signature verified)' : '  (NOT signed by the deciding function: do not trust)';
+}
+
 /**
  * The rejections and conflicts of a lineage as text, for `reseal inspect --lineage` after the
- * timeline: one line per record, oldest first, then its details.
+ * timeline: one line per record, oldest first, with whether its signed statement checks, then
+ * its details.
  */
-export function refusalsText(rejections: readonly RejectionRecord[], conflicts: readonly ConflictRecord[]): string {
+export function refusalsText(
+  rejections: readonly (RejectionRecord & MaybeSigned)[],
+  conflicts: readonly (ConflictRecord & MaybeSigned)[],
+): string {
   let text = `\nrejections (${rejections.length})${rejections.length === 0 ? ': none' : ':'}\n`;
   for (const r of rejections) {
-    text += `  ${isoTime(r.atMs)}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}\n`;
+    text += `  ${isoTime(r.atMs)}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}${signedText(r)}\n`;
     text += rejectionDetailLines(r, '    ');
   }
   text += `\nconflicts (${conflicts.length})${conflicts.length === 0 ? ': none' : ':'}\n`;
-  for (const c of conflicts) text += `  ${isoTime(c.atMs)}  ${c.reason}  residual ${c.residualId}: ${c.detail}\n`;
+  for (const c of conflicts)
+    text += `  ${isoTime(c.atMs)}  ${c.reason}  residual ${c.residualId}: ${c.detail}${signedText(c)}\n`;
   return text;
 }
 
 /** The rejections and conflicts of a lineage for `reseal inspect --lineage --json`. */
-export function refusalsJson(rejections: readonly RejectionRecord[], conflicts: readonly ConflictRecord[]) {
-  return { rejections: rejections.map(rejectionJson), conflicts: conflicts.map(conflictJson) };
+export function refusalsJson(
+  rejections: readonly (RejectionRecord & MaybeSigned)[],
+  conflicts: readonly (ConflictRecord & MaybeSigned)[],
+) {
+  return {
+    rejections: rejections.map((r) => ({ ...rejectionJson(r), signature_verified: r.signatureVerified ?? null })),
+    conflicts: conflicts.map((c) => ({ ...conflictJson(c), signature_verified: c.signatureVerified ?? null })),
+  };
 }

@@ -49,7 +49,9 @@ describe('times read from stored items are printed safely', () => {
       const result = await inspect(false);
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
-      expect(result.stdout).toContain(`  ${INVALID}  GUARD  STALE_STATE  residual r-forged  message m-r-forged\n`);
+      expect(result.stdout).toContain(
+        `  ${INVALID}  GUARD  STALE_STATE  residual r-forged  message m-r-forged  (NOT signed`,
+      );
       expect(result.stdout).toContain(`  ${INVALID}  STALE_EPOCH  residual r-fenced: `);
     });
 

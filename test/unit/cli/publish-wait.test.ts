@@ -258,12 +258,38 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
     expect(conflicts).toBeGreaterThan(rejections);
     const section = result.stdout.slice(rejections);
     expect(section).toMatch(
-      /GUARD {2}STALE_STATE {2}residual r-stale {2}message m-r-stale\n {4}variable "targetResourceId"/,
+      // The fixtures are unsigned (as a table writer could plant them): marked not to be trusted.
+      /GUARD {2}STALE_STATE {2}residual r-stale {2}message m-r-stale {2}\(NOT signed by the deciding function: do not trust\)\n {4}variable "targetResourceId"/,
     );
     expect(section.indexOf('r-stale')).toBeLessThan(section.indexOf('r-schema'));
     expect(section).toContain('    at priority: unknown field');
     expect(section).toContain('STALE_EPOCH  residual r-fenced: write epoch 2 is older than the head epoch 3');
+    expect(result.stdout).not.toContain('(signature verified)');
     expect(result.stdout).not.toContain('r-elsewhere');
+  });
+
+  it('review: inspect marks which refusals are signed by the deciding function (a copy or an unsigned item is not)', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1);
+    await appendSealed(store, records);
+    const genuine = await signedRejection('r-genuine');
+    await store.recordRejection(genuine);
+    // A genuine statement copied onto another residual id: the fields no longer match it.
+    await store.recordRejection({ ...genuine, residualId: 'r-copied', messageId: 'm-copy' });
+    const result = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--json'], {
+      cwd: FIXTURES,
+      connect: fakeConnect(store, async () => {}),
+    });
+    const out = JSON.parse(result.stdout);
+    expect(
+      out.rejections.map((r: { residual_id: string; signature_verified: boolean }) => [
+        r.residual_id,
+        r.signature_verified,
+      ]),
+    ).toEqual([
+      ['r-genuine', true],
+      ['r-copied', false],
+    ]);
   });
 
   it('--json: rejections and conflicts next to the records, snake_case', async () => {
