@@ -396,7 +396,7 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
     const note = (written.out.checkpoint as { note: string }).note;
     expect(JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8'))).toEqual({
       formatVersion: 1,
-      checkpoints: { [lineageId]: note },
+      checkpoints: { [`${stack.LogName}/${lineageId}`]: note }, // keyed by checkpoint origin
     });
     const recalled = await call(stdio, 'reseal_recall', { lineageId, timeoutMs: WAIT_MS });
     expect(recalled.out).toMatchObject({
