@@ -6,26 +6,12 @@
  * resolved against the directory the test chose, as the example's are against its project.
  */
 import { isAbsolute, join } from 'node:path';
-import type { PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/checkpoint-store';
 import type { ConnectOptions, StackConnection } from '../../../client/connect';
-import { ResealClient } from '../../../client/reseal-client';
-import { GuardService } from '../../../functions/guard/guard-service';
-import { SealerService } from '../../../functions/sealer/sealer-service';
-import { TriageService } from '../../../functions/triage/triage-service';
-import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
-import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import {
-  TEST_CLIENT_KEYS,
-  TEST_LOG_KEY,
-  TEST_LOG_NAME,
-  testGuardSigner,
-  testLogSigner,
-} from '../../helpers/pipeline-keys';
-import { testAnchor } from '../../helpers/seal-factories';
+import { inProcessStack } from '../../helpers/in-process-stack';
 
 export * from '../../../client/index';
 
@@ -59,54 +45,10 @@ export class FileCheckpointStore extends PackageFileCheckpointStore {
 export async function connectToStack(options: ConnectOptions = {}): Promise<StackConnection> {
   if (!stack) throw new Error('startInProcessStack first');
   const { store, clock, forgeAnswer } = stack;
-  const nowMs = () => clock.now;
-  const common = { store, publisher: new FakePublisher(), metrics: new FakeMetrics(), logger: fakeLogger() };
-  const anchor = testAnchor();
-  const sealer = new SealerService({ ...common, anchor, signer: testLogSigner(), clock: nowMs });
-  let delivered = 0;
-  const guard = new GuardService({
-    ...common,
-    queue: {
-      enqueue: async (request) => {
-        await sealer.handle({ messageId: `seal-${++delivered}`, body: canonicalJson(request), sentAtMs: nowMs() });
-      },
-    },
-    signer: testGuardSigner(),
-    logName: TEST_LOG_NAME,
-    clock: nowMs,
-    maxReceiptAgeSeconds: 900,
-  });
-  const triage = new TriageService({ ...common, logKey: async () => TEST_LOG_KEY, clock: nowMs });
-  const inFlight: { messageId: string; body: string; sentAtMs: number }[] = [];
-  let sent = 0;
-  const sqs = {
-    send: async (command: SendMessageCommand) => {
-      const messageId = `m-${Date.now()}-${++sent}`;
-      inFlight.push({ messageId, body: command.input.MessageBody as string, sentAtMs: nowMs() });
-      return { MessageId: messageId };
-    },
-  };
-  const eventBridge = {
-    send: async (command: PutEventsCommand) => {
-      for (const entry of command.input.Entries ?? []) {
-        const result = await triage.handle(JSON.parse(entry.Detail as string));
-        if (forgeAnswer && result.detail) await store.putTriageReport(forgeAnswer(result.detail));
-      }
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
-  const client = new ResealClient(TEST_CLIENT_OUTPUTS, {
-    ...TEST_CLIENT_KEYS,
+  const { client, anchor } = inProcessStack({
     store,
-    anchor,
-    sqs: sqs as never,
-    eventBridge: eventBridge as never,
-    nowMs,
-    // The queue delivers while the client waits, as a real one would.
-    sleep: async (ms) => {
-      for (const message of inFlight.splice(0)) await guard.handle(message);
-      clock.now += ms;
-    },
+    clock,
+    ...(forgeAnswer ? { forgeAnswer } : {}),
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
   });
   return { client, outputs: TEST_CLIENT_OUTPUTS, store, anchor };
