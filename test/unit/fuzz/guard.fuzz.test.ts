@@ -311,7 +311,8 @@ describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes
       for (const kind of ['ACCEPTED', 'MALFORMED_JSON', 'SCHEMA_VIOLATION', 'STALE_STATE']) {
         expect(kinds.get(kind) ?? 0).toBeGreaterThan(0);
       }
-      expect(requestDigests.size).toBeGreaterThan(500);
+      // Enough parseable requests for the collision check to mean something (about half the runs are).
+      expect(requestDigests.size).toBeGreaterThan(FUZZ_RUNS / 4);
     },
     FUZZ_TIMEOUT_MS,
   );
