@@ -19,50 +19,21 @@ import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../shared/log/memory-tree';
 import { leafHash, proveInclusion, verifyInclusion } from '../shared/log/merkle';
 import { noteVerifierKey } from '../shared/log/note-key';
-import { Authority } from '../shared/schemas/primitives';
-import { sealRecord } from '../shared/seal/residual-sealer';
-import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
 import { buildManifest } from '../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
 import { InMemoryLineageStore } from '../test/helpers/in-memory-lineage-store';
 import { appendSealed } from '../test/helpers/pipeline-keys';
 import { interleavedSamples, median, pairedRatio } from './harness';
 import { benchAnchor } from './seal';
+import { chainOf } from './verify';
 
-const LINEAGE = 'bench-log';
+// The lineage of bench/verify.ts's chainOf.
+const LINEAGE = 'bench-lineage';
 const NOW_MS = Date.UTC(2026, 11, 1);
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1', NODE: '20' };
-const manifest = buildManifest({ env: ENV, structuralKeys: ['ARCH'], claimDependencyMap: { 'claim-1': ['REGION'] } });
+const _manifest = buildManifest({ env: ENV, structuralKeys: ['ARCH'], claimDependencyMap: { 'claim-1': ['REGION'] } });
 const signer = new LocalEd25519Signer('reseal/bench-stack', new Uint8Array(32).fill(9));
 const quiet = () => {};
-
-/** `count` sealed records of one lineage (small payloads: the log's costs do not depend on them). */
-async function recordsOf(count: number): Promise<SealedRecord[]> {
-  const anchor = benchAnchor();
-  const records: SealedRecord[] = [];
-  let head = null;
-  for (let i = 0; i < count; i++) {
-    const record = await sealRecord(
-      {
-        lineageId: LINEAGE,
-        residualId: `r-${i}`,
-        sessionId: 's-0',
-        payload: { i },
-        generationEpoch: 1,
-        authority: Authority.OPERATIONAL,
-        manifest,
-        verdictDigest: 'a'.repeat(64),
-        variablesUsed: [],
-      },
-      head,
-      anchor,
-      NOW_MS + i,
-    );
-    records.push(record);
-    head = lineageHeadOf(record);
-  }
-  return records;
-}
 
 /** One row per n: public-key reads, item reads and latency per recall (seq 0 and latest). */
 async function recallRows(sizes: readonly number[]): Promise<string[]> {
@@ -70,7 +41,7 @@ async function recallRows(sizes: readonly number[]): Promise<string[]> {
   const rows: string[] = [];
   for (const n of sizes) {
     const store = new InMemoryLineageStore();
-    const records = await recordsOf(n);
+    const records = await chainOf(n);
     // Appended in FIFO-sized runs of 10, each under one signed checkpoint, as the sealer does.
     for (let i = 0; i < n; i += 10) await appendSealed(store, records.slice(i, i + 10), signer);
     let keyReads = 0;

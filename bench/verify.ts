@@ -22,8 +22,8 @@ const RECORDS = 10_000;
 const LINEAGE = 'bench-lineage';
 const NOW_MS = Date.UTC(2026, 9, 26);
 
-/** Seals `count` records of one lineage, each on the previous one's head. */
-async function chainOf(count: number): Promise<SealedRecord[]> {
+/** Seals `count` records of one lineage (1 KiB payloads), each on the previous one's head; also the log bench's lineage. */
+export async function chainOf(count: number): Promise<SealedRecord[]> {
   const anchor = benchAnchor();
   const manifest = buildManifest({
     env: { ARCH: 'arm64', REGION: 'eu-west-1', NODE: '20' },
