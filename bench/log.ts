@@ -19,7 +19,6 @@ import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../shared/log/memory-tree';
 import { leafHash, proveInclusion, verifyInclusion } from '../shared/log/merkle';
 import { noteVerifierKey } from '../shared/log/note-key';
-import { buildManifest } from '../shared/triage/manifest';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
 import { InMemoryLineageStore } from '../test/helpers/in-memory-lineage-store';
 import { appendSealed } from '../test/helpers/pipeline-keys';
@@ -31,7 +30,6 @@ import { chainOf } from './verify';
 const LINEAGE = 'bench-lineage';
 const NOW_MS = Date.UTC(2026, 11, 1);
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1', NODE: '20' };
-const _manifest = buildManifest({ env: ENV, structuralKeys: ['ARCH'], claimDependencyMap: { 'claim-1': ['REGION'] } });
 const signer = new LocalEd25519Signer('reseal/bench-stack', new Uint8Array(32).fill(9));
 const quiet = () => {};
 
