@@ -34,13 +34,13 @@ export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;
 
 type Item = Record<string, AttributeValue>;
 
-/** Keys of the single table (string `pk`, `sk`); the only place that knows them. */
 /**
  * Partition suffix of rejections whose body names no usable lineage. `~` is outside the
  * identifier alphabet, so no real lineage (not even one named `unparsed`) can share it.
  */
 const UNPARSED = '~unparsed';
 
+/** Keys of the single table (string `pk`, `sk`; docs/pipeline.md, "Data layout"); the only place that knows them. */
 export const Keys = {
   lineage: (lineageId: string) => `LINEAGE#${lineageId}`,
   record: (seq: number) => `RECORD#${String(seq).padStart(16, '0')}`,

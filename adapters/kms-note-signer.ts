@@ -6,8 +6,9 @@ import type { NoteSigner } from '../shared/ports/note-signer';
 /** The part of `KMSClient` this adapter uses (a fake with `send` serves unit tests). */
 export type KMSSend = Pick<KMSClient, 'send'>;
 
-/** KMS names of the Ed25519 key spec and the pure-Ed25519 signing algorithm. */
+/** KMS name of the Ed25519 key spec (the log and guard keys). */
 export const ED25519_KEY_SPEC = 'ECC_NIST_EDWARDS25519';
+/** KMS name of pure Ed25519 (RFC 8032), what C2SP signed notes use; not `ED25519_PH_SHA_512`. */
 export const ED25519_SIGNING_ALGORITHM = 'ED25519_SHA_512';
 
 /**

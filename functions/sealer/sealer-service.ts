@@ -44,11 +44,9 @@ import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } f
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
 
-/**
- * Most records appended in one transaction, and most body bytes: a `TransactWriteItems` holds at
- * most 100 actions (two per record plus the head) and 4 MB.
- */
+/** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
 export const MAX_RUN_RECORDS = 40;
+/** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
 
 /** Lineages whose last signed checkpoint a warm sealer remembers (oldest forgotten first). */
