@@ -1,5 +1,6 @@
 import { ResealError } from '../shared/errors';
 import { SignerUnavailableError } from '../shared/log/errors';
+import { readLatestCheckpoint } from '../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -115,30 +116,18 @@ export class LogReader {
    */
   async latest(lineageId: string): Promise<LatestCheckpoint | null> {
     const trusted = await this.trusted(lineageId);
-    const lastStoredSeq = await this.#store.lastRecordSeq(lineageId);
-    const stored = await this.#store.logHead(lineageId);
-    const fail = (verdict: VerificationVerdict, reason: string) => new LogVerificationError(lineageId, verdict, reason);
-    if (stored === null) {
-      if (lastStoredSeq !== null)
-        throw fail(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`);
-      if (trusted)
-        throw fail(V.TRUNCATION_DETECTED, `the lineage is gone but a kept checkpoint saw ${trusted.size} records`);
-      return null;
-    }
-    if (stored.checkpoint === null) throw fail(V.UNVERIFIED_TAMPER_RISK, 'the head carries no signed checkpoint');
-    let checkpoint: VerifiedCheckpoint;
-    try {
-      checkpoint = await this.open(lineageId, stored.checkpoint);
-    } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
-      throw fail(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
-    }
-    if (lastStoredSeq !== null && lastStoredSeq >= checkpoint.size) {
-      throw fail(
-        V.LINEAGE_BROKEN,
-        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${checkpoint.size} records): the head is behind the records (rewound, or records planted past it)`,
-      );
-    }
+    const key = await this.#key();
+    const read = await readLatestCheckpoint(
+      this.#store,
+      lineageId,
+      key,
+      checkpointOrigin(key.name, lineageId),
+      trusted !== null,
+      false, // each record read is proven by inclusion: a missing one shows when it is read
+    );
+    if (read.kind === 'NONE') return null;
+    if (read.kind === 'FINDING') throw new LogVerificationError(lineageId, read.verdict, read.reason);
+    const { checkpoint } = read;
     if (trusted) {
       const proof =
         trusted.size > checkpoint.size
@@ -147,7 +136,8 @@ export class LogReader {
               proveTreeConsistency(trusted.size, checkpoint.size, this.#nodes(lineageId)),
             );
       const checked = checkConsistency(trusted, checkpoint, proof);
-      if (checked.verdict !== V.VERIFIED_INTACT) throw fail(checked.verdict, checked.reason);
+      if (checked.verdict !== V.VERIFIED_INTACT)
+        throw new LogVerificationError(lineageId, checked.verdict, checked.reason);
     }
     return { checkpoint, trusted };
   }

@@ -1,5 +1,6 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import { readLatestCheckpoint } from '../../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { RecallProof } from '../../shared/log/recall-proof';
@@ -250,54 +251,16 @@ export class TriageService {
     key: NoteVerifierKey,
     origin: string,
   ): Promise<VerifiedCheckpoint> {
-    const { store } = this.#deps;
-    const { lineageId } = recall;
-    // The last record key before the head: an append moves both at once, so a concurrent append
-    // never makes the records look past the head.
-    const lastStoredSeq = await store.lastRecordSeq(lineageId);
-    const stored = await store.logHead(lineageId);
-    if (stored === null) {
-      if (lastStoredSeq !== null) {
-        throw this.#unverified(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`, null);
-      }
-      if (recall.trustedCheckpoint || recall.checkpoint) {
-        throw this.#unverified(
-          V.TRUNCATION_DETECTED,
-          'truncated: the lineage is gone but a trusted checkpoint saw it',
-          null,
-        );
-      }
-      throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
-    }
-    if (stored.checkpoint === null) {
-      throw this.#unverified(V.UNVERIFIED_TAMPER_RISK, 'the head carries no signed checkpoint', null);
-    }
-    let latest: VerifiedCheckpoint;
-    try {
-      latest = openCheckpoint(stored.checkpoint, key, origin);
-    } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
-      throw this.#unverified(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`, null);
-    }
-    if (lastStoredSeq !== null && lastStoredSeq >= latest.size) {
-      throw this.#unverified(
-        V.LINEAGE_BROKEN,
-        `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${latest.size} records): the head is behind the records (rewound, or records planted past it)`,
-        lastStoredSeq,
-      );
-    }
-    // Records end before the checkpoint: read again (an append between the two reads above moves
-    // records and head together, so a second read after the head sees every record it covers).
-    const lastAfterHead =
-      (lastStoredSeq ?? -1) < latest.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
-    if ((lastAfterHead ?? -1) < latest.size - 1) {
-      throw this.#unverified(
-        V.TRUNCATION_DETECTED,
-        `truncated: the table ends ${lastAfterHead === null ? 'before seq 0' : `at seq ${lastAfterHead}`} but the signed checkpoint covers ${latest.size} records`,
-        (lastAfterHead ?? -1) + 1,
-      );
-    }
-    return latest;
+    const read = await readLatestCheckpoint(
+      this.#deps.store,
+      recall.lineageId,
+      key,
+      origin,
+      Boolean(recall.trustedCheckpoint || recall.checkpoint),
+    );
+    if (read.kind === 'NONE') throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
+    if (read.kind === 'FINDING') throw this.#unverified(read.verdict, read.reason, read.seq);
+    return read.checkpoint;
   }
 
   async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number> {
