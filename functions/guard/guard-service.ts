@@ -5,7 +5,7 @@ import { escapeLoneSurrogates, InvalidInputError, ResealError } from '../../shar
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
-import { rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
+import { requestDigest } from '../../shared/log/outcome-statement';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
@@ -14,7 +14,7 @@ import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
-import { rejectedDetailOf } from '../common/rejection';
+import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 
 /**
  * Largest `residual-writes` body the guard accepts, in UTF-8 bytes. A sealed record is stored as
@@ -69,8 +69,10 @@ export interface GuardDeps {
  */
 export class GuardService {
   readonly #deps: GuardDeps;
+  readonly #refusals: RefusalRecorder;
   constructor(deps: GuardDeps) {
     this.#deps = deps;
+    this.#refusals = new RefusalRecorder(deps);
   }
 
   async handle(message: GuardMessage): Promise<GuardOutcome> {
@@ -141,9 +143,8 @@ export class GuardService {
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
   ): Promise<GuardOutcome> {
-    const { store, publisher, metrics, logger, clock } = this.#deps;
     const clean = escapeLoneSurrogates;
-    const unsigned: RejectionRecord = {
+    const rejection = await this.#refusals.reject({
       stage: RejectionStage.GUARD,
       reason,
       lineageId: context.lineageId ?? null,
@@ -154,28 +155,16 @@ export class GuardService {
       bodyPreview: previewOf(context.message.body),
       // Well-formed strings only, so the signed content digest survives storage unchanged.
       issues: boundedIssues((details.issues ?? []).map((i) => ({ path: clean(i.path), message: clean(i.message) }))),
-      rejectedVariables: (details.rejectedVariables ?? []).map((v) => ({
-        ...v,
-        name: clean(v.name),
-        detail: clean(v.detail),
-      })),
-      requestViolations: (details.requestViolations ?? []).map((v) => ({
-        ...v,
-        field: clean(v.field),
-        detail: clean(v.detail),
-      })),
+      ...storableLists(details),
       atMs: context.message.sentAtMs,
       requestDigest: context.requestDigest ?? null,
       statement: null,
-    };
-    const rejection: RejectionRecord = {
-      ...unsigned,
-      statement: await signOutcome(rejectionStatement(this.#deps.logName, unsigned), this.#deps.signer),
-    };
-    await store.recordRejection(rejection);
-    await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
-    metrics.count(MetricName.WriteRejected, { reason });
-    logger.warn('write rejected', { reason, verdictDigest: rejection.verdictDigest, bodyDigest: rejection.bodyDigest });
+    });
+    this.#deps.logger.warn('write rejected', {
+      reason,
+      verdictDigest: rejection.verdictDigest,
+      bodyDigest: rejection.bodyDigest,
+    });
     return { kind: 'REJECTED', reason };
   }
 }

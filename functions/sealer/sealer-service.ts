@@ -8,14 +8,13 @@ import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { conflictStatement, rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
+import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason as Conflict,
   type ConflictReason,
-  type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
   type LineageStore,
@@ -38,7 +37,7 @@ import {
 } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
-import { rejectedDetailOf } from '../common/rejection';
+import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
 
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
@@ -131,9 +130,12 @@ export class SealerService {
    */
   readonly #signed = new Map<string, { readonly size: number; readonly rootHash: Uint8Array }>();
 
+  readonly #refusals: RefusalRecorder;
+
   /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
   constructor(deps: SealerDeps) {
     this.#deps = deps;
+    this.#refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 
@@ -546,29 +548,23 @@ export class SealerService {
   ): Promise<SealOutcome> {
     const { message, request } = item;
     const { lineageId, residualId } = request.request;
-    const unsigned: ConflictRecord = {
-      lineageId,
-      residualId,
-      reason,
-      detail: escapeLoneSurrogates(detail.slice(0, 4096)),
-      attemptedHeader: heads.attemptedHeader ?? null,
-      expectedHead: heads.expectedHead,
-      observedHead: heads.observedHead,
-      atMs: message.sentAtMs,
-      messageId: message.messageId,
-      requestDigest: requestDigest(request.request),
-      statement: null,
-    };
-    const conflict = {
-      ...unsigned,
-      statement: await signOutcome(conflictStatement(this.#deps.signer.keyName, unsigned), this.#deps.signer),
-    };
-    await this.#deps.store.recordConflict(conflict);
-    this.#deps.metrics.count(MetricName.SealConflict, { reason });
-    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
-    await this.#deps.publisher.residualRejected(
-      rejectedDetailOf(this.#rejectionOf(message, request, reason, detail), this.#deps.clock()),
+    await this.#refusals.conflict(
+      {
+        lineageId,
+        residualId,
+        reason,
+        detail: escapeLoneSurrogates(detail.slice(0, 4096)),
+        attemptedHeader: heads.attemptedHeader ?? null,
+        expectedHead: heads.expectedHead,
+        observedHead: heads.observedHead,
+        atMs: message.sentAtMs,
+        messageId: message.messageId,
+        requestDigest: requestDigest(request.request),
+        statement: null,
+      },
+      this.#rejectionOf(message, request, reason, detail),
     );
+    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
     return { kind: 'CONFLICT', reason };
   }
 
@@ -580,18 +576,11 @@ export class SealerService {
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
     ids: { lineageId: string | null; residualId: string | null } = { lineageId: null, residualId: null },
   ): Promise<SealOutcome> {
-    const unsigned = {
+    await this.#refusals.reject({
       ...this.#rejectionOf(message, request, reason, detail),
       ...(request ? {} : ids),
-      ...sanitizedLists(lists),
-    };
-    const rejection: RejectionRecord = {
-      ...unsigned,
-      statement: await signOutcome(rejectionStatement(this.#deps.signer.keyName, unsigned), this.#deps.signer),
-    };
-    await this.#deps.store.recordRejection(rejection);
-    await this.#deps.publisher.residualRejected(rejectedDetailOf(rejection, this.#deps.clock()));
-    this.#deps.metrics.count(MetricName.WriteRejected, { reason });
+      ...storableLists(lists ?? {}),
+    });
     this.#deps.logger.error('seal request refused', { reason, detail });
     return { kind: 'REJECTED', reason };
   }
@@ -648,23 +637,6 @@ function idsNamedBy(json: unknown): { lineageId: string | null; residualId: stri
   const request = (json as { request?: Record<string, unknown> } | null)?.request;
   const pick = (value: unknown) => (Identifier.safeParse(value).success ? (value as string) : null);
   return { lineageId: pick(request?.lineageId), residualId: pick(request?.residualId) };
-}
-
-/** The rejected-variable and violation lists as stored (well-formed strings, so digests survive storage). */
-function sanitizedLists(lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>) {
-  const clean = escapeLoneSurrogates;
-  return {
-    rejectedVariables: (lists?.rejectedVariables ?? []).map((v) => ({
-      name: clean(v.name),
-      reason: v.reason,
-      detail: clean(v.detail),
-    })),
-    requestViolations: (lists?.requestViolations ?? []).map((v) => ({
-      field: clean(v.field),
-      reason: v.reason,
-      detail: clean(v.detail),
-    })),
-  };
 }
 
 function inputOf(request: SealRequest) {

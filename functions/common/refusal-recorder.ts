@@ -1,0 +1,83 @@
+import { escapeLoneSurrogates } from '../../shared/errors';
+import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { ConflictRecord, LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
+import type { NoteSigner } from '../../shared/ports/note-signer';
+import { MetricName, type PipelineMetrics } from './observability';
+import { rejectedDetailOf } from './rejection';
+
+/** Dependencies of {@link RefusalRecorder}. */
+export interface RefusalRecorderDeps {
+  readonly store: Pick<LineageStore, 'recordRejection' | 'recordConflict'>;
+  readonly publisher: Pick<EventPublisher, 'residualRejected'>;
+  /** The deciding function's key (guard key, or the sealer's log key). */
+  readonly signer: NoteSigner;
+  /** The stack's log name, named by every statement. */
+  readonly logName: string;
+  readonly metrics: PipelineMetrics;
+  readonly clock: () => number;
+}
+
+/**
+ * Records a refusal where its writer looks for it, signed by the function that decided it
+ * (docs/verifiable-log.md, "Signed outcomes"): the outcome statement signed (one `Sign`), the
+ * record stored with it, `ResidualRejected` announced, the metric counted. Shared by the guard
+ * and the sealer, so both file refusals the same way.
+ */
+export class RefusalRecorder {
+  readonly #deps: RefusalRecorderDeps;
+  constructor(deps: RefusalRecorderDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * A rejection (`statement` is computed here; whatever the argument holds is replaced).
+   * @throws what the signer, the store or the bus throws (the message is then retried)
+   */
+  async reject(unsigned: RejectionRecord): Promise<RejectionRecord> {
+    const { store, publisher, signer, logName, metrics, clock } = this.#deps;
+    const bare = { ...unsigned, statement: null };
+    const rejection = { ...bare, statement: await signOutcome(rejectionStatement(logName, bare), signer) };
+    await store.recordRejection(rejection);
+    await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
+    metrics.count(MetricName.WriteRejected, { reason: rejection.reason });
+    return rejection;
+  }
+
+  /**
+   * A conflict (always the sealer's), announced as `ResidualRejected` with `announcement`'s fields.
+   * @throws what the signer, the store or the bus throws (the message is then retried)
+   */
+  async conflict(unsigned: ConflictRecord, announcement: RejectionRecord): Promise<ConflictRecord> {
+    const { store, publisher, signer, logName, metrics, clock } = this.#deps;
+    const bare = { ...unsigned, statement: null };
+    const conflict = { ...bare, statement: await signOutcome(conflictStatement(logName, bare), signer) };
+    await store.recordConflict(conflict);
+    metrics.count(MetricName.SealConflict, { reason: conflict.reason });
+    await publisher.residualRejected(rejectedDetailOf(announcement, clock()));
+    return conflict;
+  }
+}
+
+/**
+ * Rejected variables and request violations as stored: lone surrogates escaped, so the signed
+ * content digest survives storage (UTF-8) unchanged.
+ */
+export function storableLists(lists: {
+  readonly rejectedVariables?: readonly RejectionRecord['rejectedVariables'][number][];
+  readonly requestViolations?: readonly RejectionRecord['requestViolations'][number][];
+}): Pick<RejectionRecord, 'rejectedVariables' | 'requestViolations'> {
+  const clean = escapeLoneSurrogates;
+  return {
+    rejectedVariables: (lists.rejectedVariables ?? []).map((v) => ({
+      name: clean(v.name),
+      reason: v.reason,
+      detail: clean(v.detail),
+    })),
+    requestViolations: (lists.requestViolations ?? []).map((v) => ({
+      field: clean(v.field),
+      reason: v.reason,
+      detail: clean(v.detail),
+    })),
+  };
+}
