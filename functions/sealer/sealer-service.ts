@@ -39,6 +39,7 @@ import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
+import { SignedHeads } from './signed-heads';
 
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
@@ -47,9 +48,6 @@ export const MAX_APPEND_ATTEMPTS = 5;
 export const MAX_RUN_RECORDS = 40;
 /** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
-
-/** Lineages whose last signed checkpoint a warm sealer remembers (oldest forgotten first). */
-const MAX_REMEMBERED_LINEAGES = 10_000;
 
 /** One `seal-requests` message, as the sealer needs it. */
 export interface SealMessage {
@@ -123,12 +121,7 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
 export class SealerService {
   readonly #deps: SealerDeps;
   #verifierKey: NoteVerifierKey | null = null;
-  /**
-   * The largest checkpoint this instance signed per lineage (size and root), while it is warm:
-   * a table put back to an earlier signed state is then refused instead of signed a second time
-   * (a fork). Across cold starts only clients' kept checkpoints and witnesses catch that.
-   */
-  readonly #signed = new Map<string, { readonly size: number; readonly rootHash: Uint8Array }>();
+  readonly #signed = new SignedHeads();
 
   readonly #refusals: RefusalRecorder;
 
@@ -278,7 +271,7 @@ export class SealerService {
         }
         return outcomes;
       }
-      const rolledBack = this.#rolledBack(lineageId, state);
+      const rolledBack = this.#signed.rolledBack(state);
       if (rolledBack) {
         for (const item of remaining) {
           outcomes.set(
@@ -335,7 +328,7 @@ export class SealerService {
         }
         throw error;
       }
-      this.#remember(lineageId, extension.state);
+      this.#signed.remember(extension.state);
       for (const { item, record } of sealed) {
         outcomes.set(item.index, await this.#sealed(record, checkpoint, attempt));
       }
@@ -602,23 +595,6 @@ export class SealerService {
       requestDigest: request ? requestDigest(request.request) : null,
       statement: null,
     } satisfies RejectionRecord;
-  }
-
-  /** Why `state` is behind what this instance signed for the lineage, or `null`. */
-  #rolledBack(lineageId: string, state: LogState): string | null {
-    const signed = this.#signed.get(lineageId);
-    if (!signed) return null;
-    const behind = state.size < signed.size;
-    const forked = state.size === signed.size && !Buffer.from(state.rootHash).equals(Buffer.from(signed.rootHash));
-    return behind || forked
-      ? `rolled back: this sealer signed a checkpoint of ${signed.size} records, the table holds a signed state of ${state.size}; extending it would sign a second history`
-      : null;
-  }
-
-  #remember(lineageId: string, state: LogState): void {
-    if (this.#signed.size >= MAX_REMEMBERED_LINEAGES) this.#signed.delete(this.#signed.keys().next().value as string);
-    this.#signed.delete(lineageId);
-    this.#signed.set(lineageId, { size: state.size, rootHash: state.rootHash });
   }
 
   #origin(lineageId: string): string {
