@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ResealClient } from '../client/reseal-client';
 import type { SnapshotSource } from '../client/snapshot-providers';
 import { InvalidInputError } from '../shared/errors';
@@ -65,6 +66,20 @@ export async function snapshotFor(env: EnvSnapshot | undefined, deps: ResealMcpD
   }
   const taken = await deps.snapshots.take();
   return { source: 'providers', env: taken.env, notes: taken.notes };
+}
+
+/**
+ * The `timeoutMs` argument of a tool that waits for `what`: ms, 1 to {@link MAX_TOOL_WAIT_MS},
+ * absent for {@link DEFAULT_TOOL_WAIT_MS} ({@link waitMs}).
+ */
+export function timeoutArg(what: string) {
+  return z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TOOL_WAIT_MS)
+    .optional()
+    .describe(`how long to wait for ${what} (default ${DEFAULT_TOOL_WAIT_MS.toLocaleString('en-US')})`);
 }
 
 /** The wait of a tool call: `timeoutMs` when given, else {@link DEFAULT_TOOL_WAIT_MS}. */

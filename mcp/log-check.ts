@@ -4,12 +4,18 @@ import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
-import type { CallerCheckpointCheck, LogCheck } from './tool-results';
+import { type CallerCheckpointCheck, type LogCheck, type LogFailure, tailCheckpoint } from './tool-results';
 
 /** The head of a record the client proved (its receipt's record is the proven one). */
 async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<ChainCheckpoint> {
   const record = (await client.receipt(lineageId, seq)).record as SealedRecord;
   return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
+}
+
+/** A signed log that does not verify, as data; anything else the client threw is thrown again. */
+function logFailure(error: unknown): LogFailure {
+  if (!(error instanceof LogVerificationError)) throw error;
+  return { verdict: error.verdict, reason: error.reason };
 }
 
 /**
@@ -21,21 +27,17 @@ async function provenHead(client: McpClient, lineageId: string, seq: number): Pr
  *
  * @throws what the client throws for anything but a verification failure (AWS errors)
  */
-export async function checkLog(
+async function checkLog(
   client: McpClient,
   lineageId: string,
   options: { readonly signedHead: boolean },
 ): Promise<LogCheck> {
   const logKey = formatVerifierKey(await client.logKey());
-  const failed = (error: unknown, latest: LogCheck['latest']): LogCheck => {
-    if (!(error instanceof LogVerificationError)) throw error;
-    return { latest, signedHead: null, failure: { verdict: error.verdict, reason: error.reason }, logKey };
-  };
   let latest: LogCheck['latest'];
   try {
     latest = await client.latestCheckpoint(lineageId);
   } catch (error) {
-    return failed(error, null);
+    return { latest: null, signedHead: null, failure: logFailure(error), logKey };
   }
   if (!latest || !options.signedHead || latest.checkpoint.size === 0) {
     return { latest, signedHead: null, failure: null, logKey };
@@ -44,8 +46,26 @@ export async function checkLog(
     const signedHead = await provenHead(client, lineageId, latest.checkpoint.size - 1);
     return { latest, signedHead, failure: null, logKey };
   } catch (error) {
-    return failed(error, latest);
+    return { latest, signedHead: null, failure: logFailure(error), logKey };
   }
+}
+
+/**
+ * The step `reseal_verify` and `reseal_inspect` take before walking a lineage: its signed log
+ * checked ({@link checkLog}; the last record proven only when the caller gives no `checkpoint`),
+ * and the walk's options: the stored tail checked against the caller's `checkpoint`, else that
+ * proven last record, else nothing (`{}`).
+ *
+ * @throws what the client throws for anything but a verification failure (AWS errors)
+ */
+export async function checkLogForWalk(
+  client: McpClient,
+  lineageId: string,
+  caller: ChainCheckpoint | undefined,
+): Promise<{ readonly log: LogCheck; readonly walk: { readonly checkpoint?: ChainCheckpoint } }> {
+  const log = await checkLog(client, lineageId, { signedHead: caller === undefined });
+  const tail = tailCheckpoint(caller, log);
+  return { log, walk: tail ? { checkpoint: tail.head } : {} };
 }
 
 /**
@@ -71,7 +91,6 @@ export async function checkCallerCheckpoint(
       },
     };
   } catch (error) {
-    if (!(error instanceof LogVerificationError)) throw error;
-    return { head, failure: { verdict: error.verdict, reason: error.reason } };
+    return { head, failure: logFailure(error) };
   }
 }

@@ -236,10 +236,17 @@ export const ToolErrorSchema = z
 /** Type of {@link ToolErrorSchema}. */
 export type ToolError = z.infer<typeof ToolErrorSchema>;
 
+/** Type of {@link WriteSealedOutput}. */
 export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;
+/** Type of {@link RecallOutput}. */
 export type RecallOutput = z.infer<typeof RecallOutput>;
+/** Type of {@link VerifyOutput}. */
 export type VerifyOutput = z.infer<typeof VerifyOutput>;
+/** Type of {@link InspectOutput}. */
 export type InspectOutput = z.infer<typeof InspectOutput>;
+/** Type of {@link SnapshotOutput}. */
 export type SnapshotOutput = z.infer<typeof SnapshotOutput>;
+/** Type of {@link SignedCheckpointOutput}. */
 export type SignedCheckpointOutput = z.infer<typeof SignedCheckpointOutput>;
+/** Type of {@link HeadOutput}. */
 export type HeadOutput = z.infer<typeof HeadOutput>;

@@ -45,24 +45,31 @@ export interface SnapshotUse {
   readonly notes: readonly string[];
 }
 
+/** Why the signed log does not verify: the client's verdict and its reason (e.g. a rollback, a fork). */
+export interface LogFailure {
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+}
+
 /** A `{ seq, recordHash }` the caller trusts, and what checking it against the signed log found. */
 export interface CallerCheckpointCheck {
   readonly head: ChainCheckpoint;
   /** `null`: the record at `head.seq` is proven in the signed log with that hash. */
-  readonly failure: { readonly verdict: VerificationVerdict; readonly reason: string } | null;
+  readonly failure: LogFailure | null;
 }
 
 /**
  * What the server learnt of a lineage's signed log before a walk (`reseal_verify`,
- * `reseal_inspect`): the latest signed checkpoint (verified, consistent with the kept one), the
- * head of its last record (proven by inclusion), or why the log does not verify.
+ * `reseal_inspect`): the latest signed checkpoint (verified, consistent with the kept one:
+ * docs/verifiable-log.md, "Checkpoints the client keeps"), the head of its last record (proven
+ * by inclusion), or why the log does not verify.
  */
 export interface LogCheck {
   readonly latest: LatestCheckpoint | null;
   /** The last record of `latest`, proven by inclusion; `null` when not needed or not proven. */
   readonly signedHead: ChainCheckpoint | null;
   /** Why the signed log does not verify (rollback, fork, forged note, unprovable record), or `null`. */
-  readonly failure: { readonly verdict: VerificationVerdict; readonly reason: string } | null;
+  readonly failure: LogFailure | null;
   /** The log's verifier key, C2SP vkey. */
   readonly logKey: string;
 }
@@ -79,7 +86,7 @@ function result(summary: string, structured: Record<string, unknown>, isError = 
 }
 
 /** A tool error: `{ error, message, action, …details }` as `structuredContent`, `isError: true`. */
-export function toolError(
+function toolError(
   error: ToolErrorCode,
   message: string,
   action: string,
@@ -96,7 +103,7 @@ const headOf = (head: { seq: number; recordHash: string }): HeadOutput => ({
 });
 
 /** A checkpoint and its signed note as a tool answers them (root hash in hex). */
-export function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {
+function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {
   return {
     note: checkpoint.note,
     origin: checkpoint.origin,
@@ -317,8 +324,6 @@ export function recallResult(input: {
 }): CallToolResult {
   const { recall, snapshot, caller } = input;
   const { report } = recall;
-  const triageRefused =
-    report.outcome === 'REFUSED' && report.refusalCode === RefusalCode.VERIFICATION_FAILED && recall.record === null;
   if (recall.verdict === null) {
     if (recall.refusal?.code === RefusalCode.NOT_FOUND) {
       return toolError(
@@ -331,6 +336,9 @@ export function recallResult(input: {
     return tamperFromRecall(recall, VerificationVerdict.UNVERIFIED_TAMPER_RISK, recall.reason, 'triage');
   }
   if (recall.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    // The triage function refused it as unverifiable and sent no record: its finding, not the client's.
+    const triageRefused =
+      report.outcome === 'REFUSED' && report.refusalCode === RefusalCode.VERIFICATION_FAILED && recall.record === null;
     return tamperFromRecall(recall, recall.verdict, recall.reason, triageRefused ? 'triage' : 'client');
   }
   const { record, checkpoint } = recall;
@@ -343,18 +351,19 @@ export function recallResult(input: {
       'client',
     );
   }
+  const recordHead: HeadOutput = { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
   if (!recall.delta) {
     if (recall.refusal?.code === RefusalCode.MANIFEST_UNTRIAGEABLE) {
       return toolError(
         ToolErrorCode.UNTRIAGEABLE,
-        `record seq ${record.header.monotonicSequenceNumber} of ${report.lineageId} verified but cannot be triaged: ${recall.refusal.reason}`,
+        `record seq ${recordHead.seq} of ${report.lineageId} verified but cannot be triaged: ${recall.refusal.reason}`,
         'rebuild this memory from live ground truth and write it again (supersedes the record)',
         {
           requestId: recall.requestId,
           lineageId: report.lineageId,
-          seq: record.header.monotonicSequenceNumber,
+          seq: recordHead.seq,
           residualId: record.header.residualId,
-          supersedes: { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash },
+          supersedes: recordHead,
         },
       );
     }
@@ -383,9 +392,9 @@ export function recallResult(input: {
     outcome: 'TRIAGED',
     requestId: recall.requestId,
     lineageId: report.lineageId,
-    seq: record.header.monotonicSequenceNumber,
+    seq: recordHead.seq,
     residualId: record.header.residualId,
-    recordHash: record.recordHash,
+    recordHash: recordHead.recordHash,
     sealedAt: iso(record.sealedAtMs),
     verification: {
       verdict: VerificationVerdict.VERIFIED_INTACT,
@@ -422,7 +431,7 @@ export function recallResult(input: {
     })),
     data: payloadData(record.payload),
     nextStep: NEXT_STEPS[delta.verdict],
-    supersedes: { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash },
+    supersedes: recordHead,
     snapshot: snapshotOutput(snapshot),
   };
   return result(
@@ -433,8 +442,8 @@ export function recallResult(input: {
 
 // --- reseal_verify and reseal_inspect ---
 
-/** Where the walk's tail check came from. */
-export type TailSource = 'caller' | 'signed-checkpoint';
+/** Where the walk's tail check came from (`tailCheckedAgainst.source` of the answer). */
+export type TailSource = NonNullable<VerifyOutput['tailCheckedAgainst']>['source'];
 
 /** The head a walk checks the stored tail against: the caller's, else the signed log's last record. */
 export function tailCheckpoint(
@@ -447,11 +456,12 @@ export function tailCheckpoint(
 
 function logFields(log: LogCheck, caller: ChainCheckpoint | undefined) {
   const tail = tailCheckpoint(caller, log);
+  const trustedCheckpointSize = log.latest?.trusted?.size ?? null;
   return {
     checkpoint: log.latest ? signedCheckpointOutput(log.latest.checkpoint) : null,
-    trustedCheckpointSize: log.latest?.trusted?.size ?? null,
+    trustedCheckpointSize,
     tailCheckedAgainst: tail ? { ...headOf(tail.head), source: tail.source } : null,
-    truncationChecked: caller !== undefined || (log.latest?.trusted ?? null) !== null,
+    truncationChecked: caller !== undefined || trustedCheckpointSize !== null,
     logKey: log.logKey,
   };
 }
@@ -575,36 +585,44 @@ export function inspectResult(
 
 // --- errors thrown by the client ---
 
+/** What a tool error for a thrown error also says of the call: its lineage, write and snapshot notes. */
+export interface ErrorContext {
+  readonly lineageId?: string;
+  readonly residualId?: string;
+  /** The snapshot providers' notes (a causal key missing from the snapshot: a tool that did not run). */
+  readonly snapshotNotes?: string[];
+}
+
 /**
- * A tool error for what a tool's operation threw: invalid arguments (`INVALID_INPUT` with each
- * issue), an unknown lineage (`NOT_FOUND`), a wait that ran out (`TIMEOUT`), a sealed record or
- * a signed log that does not verify (`TAMPER_DETECTED`), an unreachable stack or an unreadable
- * checkpoint store (`UNAVAILABLE`), anything else (`UNEXPECTED`).
+ * A tool error for what a tool's operation threw (docs/mcp.md, "Errors"): invalid arguments
+ * (`INVALID_INPUT` with each issue), an unknown lineage (`NOT_FOUND`), a wait that ran out
+ * (`TIMEOUT`), a sealed record or a signed log that does not verify (`TAMPER_DETECTED`), an
+ * unreachable stack or an unreadable checkpoint store (`UNAVAILABLE`), anything else
+ * (`UNEXPECTED`). `context` follows the error's own details, and wins over them; an outcome
+ * that cannot be proven (`UnverifiedOutcomeError`) carries only its own.
  */
-export function errorResult(
-  error: unknown,
-  context: { readonly lineageId?: string; readonly residualId?: string; readonly snapshotNotes?: string[] } = {},
-): CallToolResult {
+export function errorResult(error: unknown, context: ErrorContext = {}): CallToolResult {
+  const known = (code: ToolErrorCode, thrown: Error, action: string, details: Record<string, unknown> = {}) =>
+    toolError(code, thrown.message, action, { ...details, ...context });
   if (error instanceof LogVerificationError) {
-    return toolError(
+    return known(
       ToolErrorCode.TAMPER_DETECTED,
-      error.message,
+      error,
       "do not act on this memory: the lineage's signed log does not verify against the checkpoint this server kept (a rollback, a fork or a forged note); call reseal_inspect and report the lineage",
       {
         lineageId: error.lineageId,
         verdict: error.verdict,
         firstFailure: { seq: null, verdict: error.verdict, reason: error.reason },
         detectedBy: 'client',
-        ...context,
       },
     );
   }
   if (error instanceof CheckpointFileError) {
-    return toolError(
+    return known(
       ToolErrorCode.UNAVAILABLE,
-      error.message,
+      error,
       "the server's checkpoint store (RESEAL_CHECKPOINTS) cannot be read: repair or restore the file; never delete it to get going again (it is what catches a rolled-back lineage)",
-      { checkpointStore: error.path, ...context },
+      { checkpointStore: error.path },
     );
   }
   if (error instanceof UnverifiedOutcomeError) {
@@ -623,37 +641,45 @@ export function errorResult(
     );
   }
   if (error instanceof TimeoutError) {
-    return toolError(
+    return known(
       ToolErrorCode.TIMEOUT,
-      error.message,
+      error,
       'the pipeline may still complete: call reseal_inspect on the lineage, or repeat the call with a longer timeoutMs (the same write is idempotent under its residualId)',
-      { waitedFor: error.waitedFor, timeoutMs: error.timeoutMs, ...context },
+      { waitedFor: error.waitedFor, timeoutMs: error.timeoutMs },
     );
   }
   if (error instanceof LineageNotFoundError) {
-    return toolError(
-      ToolErrorCode.NOT_FOUND,
-      error.message,
-      'check lineageId; a lineage exists once its first write is sealed',
-      { ...context },
-    );
+    return known(ToolErrorCode.NOT_FOUND, error, 'check lineageId; a lineage exists once its first write is sealed');
   }
   if (error instanceof InvalidInputError) {
-    return toolError(ToolErrorCode.INVALID_INPUT, error.message, 'fix the fields named in issues, then call again', {
+    return known(ToolErrorCode.INVALID_INPUT, error, 'fix the fields named in issues, then call again', {
       issues: error.issues.map((i) => ({ path: i.path, message: i.message })),
-      ...context,
     });
   }
   if (error instanceof StackOutputsError) {
-    return toolError(
+    return known(
       ToolErrorCode.UNAVAILABLE,
-      error.message,
+      error,
       'the Reseal stack cannot be found: check the server configuration (RESEAL_STACK, RESEAL_STACK_OUTPUTS, region, endpoint)',
-      { ...context },
     );
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return toolError(ToolErrorCode.UNEXPECTED, message, 'retry later; if it persists, report it with the message', {
     ...context,
   });
+}
+
+/**
+ * What `run` answers, or {@link errorResult} with `context` for what it throws: a tool answers
+ * every failure as a tool error (`isError: true`), never as a JSON-RPC error.
+ */
+export async function withErrorResult(
+  context: ErrorContext,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    return errorResult(error, context);
+  }
 }

@@ -4,11 +4,11 @@ import { RecallTargetSchema } from '../../shared/schemas/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { MAX_TOOL_WAIT_MS, type ResealMcpDeps, snapshotFor, waitMs } from '../context';
+import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { checkCallerCheckpoint } from '../log-check';
 import { RecallOutput } from '../tool-outputs';
-import { errorResult, recallResult } from '../tool-results';
-import { toolSchema } from '../tool-schema';
+import { recallResult, withErrorResult } from '../tool-results';
+import { registerResealTool } from '../tool-schema';
 
 /** Name of the recall tool. */
 export const RECALL_TOOL = 'reseal_recall';
@@ -23,13 +23,7 @@ export const RecallInputSchema = z.strictObject({
   checkpoint: SupersedesSchema.optional().describe(
     'a record you trust, { seq, recordHash }: checked to be in the signed log (the server also checks against the signed checkpoint it kept)',
   ),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TOOL_WAIT_MS)
-    .optional()
-    .describe('how long to wait for the triage report (default 45,000)'),
+  timeoutMs: timeoutArg('the triage report'),
 });
 /** Type of {@link RecallInputSchema}. */
 export type RecallInput = z.infer<typeof RecallInputSchema>;
@@ -40,10 +34,11 @@ export type RecallInput = z.infer<typeof RecallInputSchema>;
  * latest signed checkpoint, consistent with the one the client kept, and the delta recomputed
  * from the proven record), then answers with the delta verdict, the claims kept (with their
  * content) and the claims to re-probe. A caller's `checkpoint` is checked against the signed log
- * too. Anything not proven intact is a `TAMPER_DETECTED` tool error.
+ * too. Anything not proven intact is a `TAMPER_DETECTED` tool error (docs/mcp.md,
+ * `reseal_recall`).
  */
-export async function recallResidual(deps: ResealMcpDeps, input: RecallInput): Promise<CallToolResult> {
-  try {
+export function recallResidual(deps: ResealMcpDeps, input: RecallInput): Promise<CallToolResult> {
+  return withErrorResult({ lineageId: input.lineageId }, async () => {
     const snapshot = await snapshotFor(input.env, deps);
     const recall = await deps.client.recall(
       {
@@ -59,21 +54,20 @@ export async function recallResidual(deps: ResealMcpDeps, input: RecallInput): P
         ? await checkCallerCheckpoint(deps.client, input.lineageId, input.checkpoint)
         : null;
     return recallResult({ recall, snapshot, caller });
-  } catch (error) {
-    return errorResult(error, { lineageId: input.lineageId });
-  }
+  });
 }
 
 /** Registers {@link RECALL_TOOL} on `server`. */
 export function registerRecallTool(server: McpServer, deps: ResealMcpDeps): void {
-  server.registerTool(
+  registerResealTool(
+    server,
     RECALL_TOOL,
     {
       title: 'Recall (triage a memory against the environment now)',
       description:
         'Recall a sealed record (latest, by seq or by residualId) and learn whether it still holds here: the record is proven in the signed log, the environment now (env, default: the configured snapshot) is compared key by key with the one sealed, and the answer lists the claims kept with their content and the claims to re-probe with the keys that drifted under them. A tampered or unverifiable lineage is an isError result (TAMPER_DETECTED): do not act on it.',
-      inputSchema: toolSchema(RecallInputSchema),
-      outputSchema: toolSchema(RecallOutput),
+      input: RecallInputSchema,
+      output: RecallOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     (input) => recallResidual(deps, input),

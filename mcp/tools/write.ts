@@ -23,10 +23,10 @@ import {
   wellFormedString,
 } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
-import { MAX_TOOL_WAIT_MS, type ResealMcpDeps, snapshotFor, waitMs } from '../context';
+import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { WriteSealedOutput } from '../tool-outputs';
 import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';
-import { toolSchema } from '../tool-schema';
+import { registerResealTool } from '../tool-schema';
 
 /** Name of the write tool. */
 export const WRITE_TOOL = 'reseal_write';
@@ -103,13 +103,7 @@ export const WriteInputSchema = z.strictObject({
     .describe('default: the names of the IMMUTABLE_CONSTANT variables'),
   env: EnvSnapshot.optional().describe('the environment snapshot to seal (default: taken by the configured providers)'),
   supersedes: SupersedesSchema.optional().describe('the record this write re-seals (from reseal_recall)'),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TOOL_WAIT_MS)
-    .optional()
-    .describe('how long to wait for the outcome (default 45,000)'),
+  timeoutMs: timeoutArg('the outcome'),
 });
 /** Type of {@link WriteInputSchema}. */
 export type WriteInput = z.infer<typeof WriteInputSchema>;
@@ -133,7 +127,7 @@ function sessionVariable(variable: VariableInputValue, sessionId: string, nowMs:
  * record proven by inclusion in a signed checkpoint, which the client keeps) → the record's
  * place, the checkpoint and the proof; refused or in conflict (a refusal signed by the function
  * that decided it; unsigned or forged items in the table are ignored) → a tool error with each
- * reason and what to do.
+ * reason and what to do (docs/mcp.md, `reseal_write`).
  */
 export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Promise<CallToolResult> {
   const residualId = input.residualId ?? `r-${randomUUID()}`;
@@ -209,14 +203,15 @@ export function writeRequestFor(
 
 /** Registers {@link WRITE_TOOL} on `server`. */
 export function registerWriteTool(server: McpServer, deps: ResealMcpDeps): void {
-  server.registerTool(
+  registerResealTool(
+    server,
     WRITE_TOOL,
     {
       title: 'Remember (seal a residual)',
       description:
         'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns seq, recordHash, the signed checkpoint and the inclusion proof. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
-      inputSchema: toolSchema(WriteInputSchema),
-      outputSchema: toolSchema(WriteSealedOutput),
+      input: WriteInputSchema,
+      output: WriteSealedOutput,
       // Not idempotent: without a residualId each call is a new write.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
