@@ -84,6 +84,13 @@ const num = (item: Item | undefined, name: string): number | undefined => {
   return raw === undefined ? undefined : Number(raw);
 };
 
+/** The seq a record sort key names, or `null` for a key that is not `RECORD#` and 16 digits (junk). */
+function recordSeqOf(sk: string | undefined): number | null {
+  const match = sk === undefined ? null : /^RECORD#(\d{16})$/.exec(sk);
+  const seq = match ? Number(match[1]) : Number.NaN;
+  return Number.isSafeInteger(seq) ? seq : null;
+}
+
 /**
  * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout").
  *
@@ -124,27 +131,38 @@ export class DynamoDBLineageStore implements LineageStore {
   }
 
   async lastRecordSeq(lineageId: string): Promise<number | null> {
-    const out = await this.#client.send(
-      new QueryCommand({
-        TableName: this.#tableName,
-        // BETWEEN the first and last well-formed record keys: an item with a junk `RECORD#…` sort
-        // key (not 16 digits) can neither end the scan nor hide the real last record.
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: {
-          ':pk': S(Keys.lineage(lineageId)),
-          ':first': S(Keys.record(0)),
-          // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
-          ':last': S(Keys.record(Number.MAX_SAFE_INTEGER)),
-        },
-        ScanIndexForward: false,
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    const sk = str(out.Items?.[0], 'sk');
-    if (sk === undefined) return null;
-    const seq = Number(sk.slice(Keys.recordPrefix.length));
-    return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
+    // BETWEEN the first and last well-formed record keys: a junk `RECORD#…` key outside the seq
+    // range (`RECORD#~`, 17 digits) is never read. One inside it that is not 16 digits
+    // (`RECORD#5x`, `RECORD#2`) sorts among or after the real keys: it is skipped, so it can
+    // neither end the scan nor hide the real last record (a head rewound below it stays visible).
+    let start: Item | undefined;
+    let limit = 1; // the common case: the last key is a real record's, one read of one key
+    do {
+      const out = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+          ExpressionAttributeValues: {
+            ':pk': S(Keys.lineage(lineageId)),
+            ':first': S(Keys.record(0)),
+            // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
+            ':last': S(Keys.record(Number.MAX_SAFE_INTEGER)),
+          },
+          ProjectionExpression: 'pk, sk',
+          ScanIndexForward: false,
+          Limit: limit,
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const seq = recordSeqOf(str(item, 'sk'));
+        if (seq !== null) return seq;
+      }
+      start = out.LastEvaluatedKey;
+      limit = 100;
+    } while (start);
+    return null;
   }
 
   async logHead(lineageId: string): Promise<StoredLogHead | null> {
