@@ -565,6 +565,7 @@ export class ResealClient {
    * export with `reseal verify --export`, or {@link ResealClient.verifyExport}.
    *
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head
+   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
    */
   async exportLineage(
     lineageId: string,
@@ -575,13 +576,33 @@ export class ResealClient {
     // The last record key before the head (see verifyLineagePages): the head is only a claim.
     const lastStoredSeq = await this.#store.lastRecordSeq(lineageId);
     const head = await this.#store.head(lineageId);
-    if (head === null && lastStoredSeq === null) throw new LineageNotFoundError(lineageId);
+    if (head === null && lastStoredSeq === null) {
+      // Nothing stored, yet this client kept a checkpoint of it: the table was wiped (docs/sealing.md).
+      const kept = await this.#log.trusted(lineageId);
+      if (kept) {
+        throw new LogVerificationError(
+          lineageId,
+          VerificationVerdict.TRUNCATION_DETECTED,
+          `the lineage has no records, but the kept checkpoint covers ${kept.size}`,
+        );
+      }
+      throw new LineageNotFoundError(lineageId);
+    }
     const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
     const records: unknown[] = [];
     const total = lastSeq + 1;
     for (let from = 0; from <= lastSeq; from += pageSize) {
-      records.push(...(await this.#store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq))));
+      const page = await this.#store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq));
+      records.push(...page);
       options.onProgress?.({ done: Math.min(records.length, total), total });
+      if (page.length === 0 && from > (head?.seq ?? -1)) {
+        // Cut off from the chain past the head (a far-out key, up to 2^53 − 1): reading on would
+        // never end. The last stored record is exported, so verifying the export still shows it.
+        if (lastStoredSeq !== null && lastStoredSeq > from) {
+          records.push(...(await this.#store.readChain(lineageId, lastStoredSeq, lastStoredSeq)));
+        }
+        break;
+      }
     }
     return { formatVersion: FORMAT_VERSION, lineageId, exportedAtMs, head, records: records as SealedRecord[] };
   }
