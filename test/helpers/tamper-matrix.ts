@@ -42,7 +42,7 @@ function withinBound(read: Promise<string>): Promise<string> {
 export const both = (outcome: string): Expected => [outcome, outcome];
 
 /**
- * Runs `cell`: applies the attack to `target.lineageId`, reads with every reader it names (in
+ * Runs `cell`: applies the attack (to `attackContext.lineageId`, or from or into the other lineage), reads with every reader it names (in
  * parallel, with and without the trusted checkpoint), restores the partitions, then records and
  * asserts one row per reader and mode.
  */
@@ -69,7 +69,11 @@ export async function runCell(
       { reader, checkpoint: true, expected: expected[1] },
     ];
   });
-  const snapshot = await table.snapshot(partitionsOf(attackContext.lineageId));
+  // Both lineages: a transplant may write into the other one.
+  const snapshot = await table.snapshot([
+    ...partitionsOf(attackContext.lineageId),
+    ...partitionsOf(attackContext.otherLineageId),
+  ]);
   let observed: string[];
   try {
     await cell.attack.apply(attackContext);

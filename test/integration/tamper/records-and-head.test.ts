@@ -1,5 +1,6 @@
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-lineage-store';
+import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
@@ -14,7 +15,7 @@ import {
   verifyLineageCli,
 } from '../../helpers/tamper-readers';
 import { type Attack, type AttackContext, type Item, movedTo, textOf, withJson } from '../../helpers/tamper-table';
-import { emulatorSetup, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
 
 // Issue 8, part 1: the table writer (write access to the table, no KMS rights) attacks the records
 // (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
@@ -193,6 +194,16 @@ const attacks = {
     attack: 'roll the whole partition back to its signed state of 3 records',
     apply: (c) => replayPartition(c, '3 records'),
   },
+  fork: {
+    target: 'lineage',
+    attack: 'fork: roll back to 3 records, then a cold sealer appends two other writes (a second signed history)',
+    apply: async (c) => {
+      await replayPartition(c, '3 records');
+      const nowMs = Date.now();
+      const writes = [3, 4].map((seq) => acceptedWrite(c.lineageId, `r-fork-${seq}`, MANIFEST, nowMs));
+      expect(await sealGroup(coldSealer(setup), writes, nowMs)).toEqual(['SEALED', 'SEALED']);
+    },
+  },
   wipe: {
     target: 'lineage',
     attack: 'delete every record and the head (issue 8, third bullet)',
@@ -340,6 +351,24 @@ const cells: readonly Cell[] = [
       [CR]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
       // seq 4 is past the signed checkpoint the table now holds.
       [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+      [P]: both('exit 1 TIMEOUT'),
+      [CW]: both('TimeoutError'),
+    },
+  },
+  {
+    // docs/verifiable-log.md, "The limits": after a rollback a cold sealer signs a second history
+    // for the same sizes; without a kept checkpoint the client sees it as the log. A kept
+    // checkpoint (or the head of a ResidualSealed event) catches the fork: LINEAGE_BROKEN.
+    attack: attacks.fork,
+    expect: {
+      [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CR]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [RC]: ['exit 0 VERIFIED_INTACT', 'export exit 20 LINEAGE_BROKEN'],
+      // The write of r-4 is gone from the forked history: a wait times out.
       [P]: both('exit 1 TIMEOUT'),
       [CW]: both('TimeoutError'),
     },

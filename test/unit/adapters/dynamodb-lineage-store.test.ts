@@ -247,7 +247,12 @@ describe('DynamoDBLineageStore reads and side records', () => {
     const pk = { S: Keys.lineage(TEST_LINEAGE_ID) };
     const pages = [
       { Items: [{ pk, sk: { S: 'RECORD#5x' } }], LastEvaluatedKey: { pk, sk: { S: 'RECORD#5x' } } },
-      { Items: [{ pk, sk: { S: 'RECORD#2' } }, { pk, sk: { S: 'RECORD#0000000000000004' } }] },
+      {
+        Items: [
+          { pk, sk: { S: 'RECORD#2' } },
+          { pk, sk: { S: 'RECORD#0000000000000004' } },
+        ],
+      },
     ];
     const { client, commands } = fakeDynamo(() => pages.shift());
     expect(await new DynamoDBLineageStore(client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBe(4);
