@@ -209,6 +209,16 @@ export const verifyLineageCli: Reader = {
   },
 };
 
+/** `reseal verify --lineage L --json` with only the kept checkpoint (`--checkpoint-store`), no `--checkpoint`. */
+export const verifyLineageKeptCli: Reader = {
+  name: 'verify --lineage --checkpoint-store',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = ['verify', '--lineage', target.lineageId, '--json', ...storeArgs(withCheckpoint)];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
 /** `reseal inspect --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
 export const inspectLineageCli: Reader = {
   name: 'inspect --lineage',

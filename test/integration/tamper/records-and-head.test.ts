@@ -13,6 +13,7 @@ import {
   recallCli,
   receiptCli,
   verifyLineageCli,
+  verifyLineageKeptCli,
 } from '../../helpers/tamper-readers';
 import { type Attack, type AttackContext, type Item, movedTo, textOf, withJson } from '../../helpers/tamper-table';
 import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
@@ -214,6 +215,7 @@ const attacks = {
 } satisfies Record<string, Attack>;
 
 const V = verifyLineageCli.name;
+const VK = verifyLineageKeptCli.name;
 const I = inspectLineageCli.name;
 const R = recallCli.name;
 const P = publishWaitCli.name;
@@ -344,6 +346,7 @@ const cells: readonly Cell[] = [
     attack: attacks.rollback,
     expect: {
       [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [CV]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
@@ -362,6 +365,7 @@ const cells: readonly Cell[] = [
     attack: attacks.fork,
     expect: {
       [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
@@ -379,6 +383,7 @@ const cells: readonly Cell[] = [
     attack: attacks.wipe,
     expect: {
       [V]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
+      [VK]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['export exit 2 not found', 'export exit 20 TRUNCATION_DETECTED'],
       [CV]: ['LineageNotFoundError', 'TRUNCATION_DETECTED'],
@@ -393,6 +398,7 @@ const cells: readonly Cell[] = [
 
 const readers = [
   verifyLineageCli,
+  verifyLineageKeptCli,
   inspectLineageCli,
   recallCli,
   publishWaitCli,
