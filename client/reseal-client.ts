@@ -614,16 +614,26 @@ export class ResealClient {
    * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`). A MAC that cannot be
    * checked gives `UNVERIFIED_TAMPER_RISK` (fail closed); a definite finding wins over it.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given)
+   * A lineage with neither that this client kept a checkpoint of was wiped: `TRUNCATION_DETECTED`.
+   *
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
-    return verifyLineagePages(this.#store, {
-      lineageId,
-      anchor: this.#anchor,
-      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
-      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    try {
+      return await verifyLineagePages(this.#store, {
+        lineageId,
+        anchor: this.#anchor,
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      const kept = error instanceof LineageNotFoundError ? await this.#log.trusted(lineageId) : null;
+      if (!kept) throw error;
+      const verdict = VerificationVerdict.TRUNCATION_DETECTED;
+      const reason = `the lineage has no records, but the kept checkpoint covers ${kept.size}`;
+      return { verdict, records: [], firstFailure: { seq: 0, verdict, reason }, head: null, linkedThrough: null };
+    }
   }
 
   /**
