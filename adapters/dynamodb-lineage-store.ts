@@ -11,20 +11,22 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { HexDigest } from '../shared/canonical/digest';
-import type { StoredLogHead } from '../shared/log/log-state';
-import type { NodeRef } from '../shared/log/merkle';
 import {
-  type AppendBatch,
-  type ConflictReason,
-  type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
-  type LineageStore,
-  type OutcomeFilter,
-  type RejectionRecord,
   type ResidualLocation,
   StaleEpochError,
   StaleHeadError,
+} from '../shared/errors';
+import type { StoredLogHead } from '../shared/log/log-state';
+import type { NodeRef } from '../shared/log/merkle';
+import type {
+  AppendBatch,
+  ConflictReason,
+  ConflictRecord,
+  LineageStore,
+  OutcomeFilter,
+  RejectionRecord,
 } from '../shared/ports/lineage-store';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/schemas/messages';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';

@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import { ResealError } from '../shared/errors';
+import { OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import type { ResidualWriteRequest } from '../shared/guard/write-request';
-import { SignerUnavailableError } from '../shared/log/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
   checkRejection,
   type OutcomeStatement,
-  OutcomeVerificationError,
   openOutcome,
   requestDigest,
 } from '../shared/log/outcome-statement';
@@ -18,8 +16,8 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import { RejectionStage } from '../shared/schemas/messages';
 import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
 import { differingWriteContent } from '../shared/seal/write-content';
-import { TimeoutError, UnverifiedOutcomeError } from './errors';
-import { type LogReader, LogVerificationError } from './log-reader';
+import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
+import type { LogReader } from './log-reader';
 
 /**
  * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with

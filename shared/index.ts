@@ -28,8 +28,35 @@ export {
   hashBytes,
   hashCanonical,
 } from './canonical/digest';
-export { CanonicalizationError, HeaderTooLargeError, type InputIssue, InvalidInputError, ResealError } from './errors';
-export { StaleWriteError } from './guard/errors';
+export {
+  AnchorKeyMismatchError,
+  AnchorUnavailableError,
+  CanonicalizationError,
+  CheckpointFormatError,
+  CheckpointOriginMismatchError,
+  DuplicateResidualError,
+  HeaderTooLargeError,
+  type InputIssue,
+  InvalidInputError,
+  isRetryable,
+  LineageInconsistentError,
+  LineageNotFoundError,
+  LogStateError,
+  ManifestSealMismatchError,
+  MerkleNodeMissingError,
+  NoteFormatError,
+  NoteVerificationError,
+  OutcomeVerificationError,
+  type ReportedHead,
+  ResealError,
+  type ResidualLocation,
+  SignerUnavailableError,
+  StaleEpochError,
+  StaleHeadError,
+  StaleWriteError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './guard/receipts';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './guard/session-variable';
@@ -49,13 +76,6 @@ export {
   SessionSnapshotBoundarySchema,
 } from './guard/write-request';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
-export {
-  CheckpointFormatError,
-  CheckpointOriginMismatchError,
-  MerkleNodeMissingError,
-  NoteFormatError,
-  NoteVerificationError,
-} from './log/errors';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
@@ -107,7 +127,7 @@ export {
   verifyNote,
 } from './log/signed-note';
 export type { EventPublisher } from './ports/event-publisher';
-export { DuplicateResidualError, type LineageStore, StaleHeadError } from './ports/lineage-store';
+export type { LineageStore } from './ports/lineage-store';
 export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
 export type { NoteSigner } from './ports/note-signer';
 export type { SealQueue } from './ports/seal-queue';
@@ -131,7 +151,6 @@ export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { assessAuthority } from './seal/authority';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
-export { AnchorKeyMismatchError, AnchorUnavailableError, StaleEpochError } from './seal/errors';
 export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
@@ -145,7 +164,6 @@ export {
   isolateDelta,
   triageReportDigest,
 } from './triage/delta-isolator';
-export { ManifestSealMismatchError } from './triage/errors';
 export {
   type BuildManifestInput,
   buildManifest,

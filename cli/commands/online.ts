@@ -1,14 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
-import { LogVerificationError } from '../../client/log-reader';
 import type { PublishedWrite, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
+import { LineageNotFoundError } from '../../shared/errors';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
-import { LineageNotFoundError } from '../../shared/ports/lineage-store';
 import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { escapeLoneSurrogates, InvalidInputError, ResealError } from '../../shared/errors';
+import { parseStrictJson } from '../../shared/canonical/strict-json';
+import {
+  escapeLoneSurrogates,
+  InvalidInputError,
+  ResealError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';

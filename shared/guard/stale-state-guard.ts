@@ -1,6 +1,6 @@
+import { StaleWriteError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { Authority } from '../schemas/primitives';
-import { StaleWriteError } from './errors';
 import { type GuardPolicy, GuardPolicySchema, type ResolvedGuardPolicy } from './policy';
 import { checkReceipt } from './receipts';
 import { type SessionVariable, VariableFreshness } from './session-variable';

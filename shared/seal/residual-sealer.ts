@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
-import { InvalidInputError } from '../errors';
+import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { SessionVariableSchema } from '../guard/session-variable';
 import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
@@ -8,7 +8,6 @@ import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import { AnchorKeyMismatchError, StaleEpochError } from './errors';
 import {
   encodeHeader,
   genesisParentHash,

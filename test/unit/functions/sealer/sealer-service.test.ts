@@ -4,10 +4,11 @@ import {
   SEAL_QUEUE_RETENTION_SECONDS,
 } from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { StaleHeadError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
-import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage-store';
+import { ConflictReason } from '../../../../shared/ports/lineage-store';
 import type { SealRequest } from '../../../../shared/schemas/messages';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';

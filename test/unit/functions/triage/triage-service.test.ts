@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TriageService } from '../../../../functions/triage/triage-service';
-import { SignerUnavailableError } from '../../../../shared/log/errors';
+import { SignerUnavailableError } from '../../../../shared/errors';
 import { checkpointOrigin } from '../../../../shared/log/log-names';
 import { checkConsistency, verifyRecordProof } from '../../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
