@@ -20,6 +20,7 @@ import {
 } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/merkle';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
 import type {
   AppendBatch,
   ConflictReason,
@@ -28,7 +29,6 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../shared/ports/lineage-store';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/schemas/messages';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 
 /** The part of `DynamoDBClient` this adapter uses (a fake with `send` serves unit tests). */

@@ -15,14 +15,11 @@ import {
   ResealError,
   SignerUnavailableError,
 } from '../shared/errors';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
 import { checkpointOrigin, guardKeyName } from '../shared/log/log-names';
 import { authenticateLogState } from '../shared/log/log-state';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
 import type { Receipt } from '../shared/log/receipt';
-import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
-import type { MacAnchor } from '../shared/ports/mac-anchor';
 import {
   DetailType,
   EVENT_SOURCE,
@@ -31,11 +28,14 @@ import {
   RefusalCode,
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
-} from '../shared/schemas/messages';
+} from '../shared/pipeline/messages';
+import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import type { CheckpointStore } from './checkpoint-store';
 import { LogVerificationError, PublishError, TimeoutError } from './errors';
 import type { LineageExport } from './lineage-export';

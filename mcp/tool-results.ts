@@ -8,15 +8,15 @@ import type { VerifiedRecall } from '../client/reseal-client';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
-import type { ResidualWriteRequest } from '../shared/guard/write-request';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
+import { RefusalCode } from '../shared/pipeline/messages';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
-import { RefusalCode } from '../shared/schemas/messages';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
+import type { ResidualWriteRequest } from '../shared/write/write-request';
 import {
   type HeadOutput,
   type InspectOutput,

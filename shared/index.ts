@@ -58,8 +58,6 @@ export {
   StrictJsonFailure,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
-export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './guard/receipts';
-export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './guard/session-variable';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
 export {
   type RejectedVariable,
@@ -68,13 +66,6 @@ export {
   type WriteVerdict,
   WriteVerdictSchema,
 } from './guard/verdict';
-export {
-  MAX_PAYLOAD_BYTES,
-  type ResidualWriteRequest,
-  ResidualWriteRequestSchema,
-  type SessionSnapshotBoundary,
-  SessionSnapshotBoundarySchema,
-} from './guard/write-request';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
@@ -126,11 +117,6 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
-export type { EventPublisher } from './ports/event-publisher';
-export type { LineageStore } from './ports/lineage-store';
-export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
-export type { NoteSigner } from './ports/note-signer';
-export type { SealQueue } from './ports/seal-queue';
 export {
   DetailType,
   EVENT_SOURCE,
@@ -146,7 +132,12 @@ export {
   SealRequestSchema,
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
-} from './schemas/messages';
+} from './pipeline/messages';
+export type { EventPublisher } from './ports/event-publisher';
+export type { LineageStore } from './ports/lineage-store';
+export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
+export type { NoteSigner } from './ports/note-signer';
+export type { SealQueue } from './ports/seal-queue';
 export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { assessAuthority } from './seal/authority';
@@ -182,3 +173,7 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/manifest';
+export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
+export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
+export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
+export { MAX_PAYLOAD_BYTES, type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';

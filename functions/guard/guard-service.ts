@@ -10,15 +10,15 @@ import {
 } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import { requestDigest } from '../../shared/log/outcome-statement';
+import { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
-import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 

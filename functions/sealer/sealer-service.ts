@@ -22,6 +22,7 @@ import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason as Conflict,
@@ -31,7 +32,6 @@ import {
 } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import { sealRecord } from '../../shared/seal/residual-sealer';

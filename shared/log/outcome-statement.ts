@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { InvalidInputError, OutcomeVerificationError, ResealError } from '../errors';
-import type { ResidualWriteRequest } from '../guard/write-request';
+import { RejectionStage } from '../pipeline/messages';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
-import { RejectionStage } from '../schemas/messages';
 import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import type { ResidualWriteRequest } from '../write/write-request';
 import type { NoteVerifierKey } from './note-key';
 import { signNote, verifyNote } from './signed-note';
 

@@ -3,7 +3,7 @@ import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/merkle';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../schemas/messages';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
 import type { LineageHead } from '../seal/sealed-record';
 
 /**

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
-import { SessionVariableSchema } from '../guard/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
+import { SessionVariableSchema } from '../write/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
 import {
   encodeHeader,

@@ -9,6 +9,7 @@ import {
 } from '../../shared/errors';
 import type { StoredLogHead } from '../../shared/log/log-state';
 import type { NodeRef } from '../../shared/log/merkle';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type {
   AppendBatch,
   ConflictRecord,
@@ -16,7 +17,6 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
 
 /**

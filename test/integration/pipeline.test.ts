@@ -27,10 +27,10 @@ import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
-import type { SealRequest } from '../../shared/schemas/messages';
+import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
 

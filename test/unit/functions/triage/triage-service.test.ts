@@ -5,7 +5,7 @@ import { checkpointOrigin } from '../../../../shared/log/log-names';
 import { checkConsistency, verifyRecordProof } from '../../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
-import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
+import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/pipeline/messages';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
