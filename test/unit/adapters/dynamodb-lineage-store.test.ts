@@ -7,7 +7,9 @@ import {
   type TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import {
   DuplicateResidualError,
