@@ -8,13 +8,13 @@ import { expect } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import type { StackOutputs } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
 import { validWriteRequest } from './guard-factories';
-import type { StackOutputs } from './stack-outputs';
 
 /** The deployed stack and SDK clients on its endpoint. */
 export interface SealingSetup {

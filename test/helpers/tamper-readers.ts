@@ -15,14 +15,14 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { FileCheckpointStore, MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
+import type { StackOutputs } from '../../client/stack-outputs';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { TriageService } from '../../functions/triage/triage-service';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import type { RecallRequestedDetail } from '../../shared/schemas/messages';
+import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { runCli } from '../unit/cli/run-cli';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
-import type { StackOutputs } from './stack-outputs';
 
 /** What the readers read against: the deployed stack and the honest state of the attacked lineage. */
 export interface ReaderSetup {

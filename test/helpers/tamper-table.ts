@@ -14,7 +14,7 @@ import {
   QueryCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { Keys } from '../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 
 /** One stored item as DynamoDB returns it. */
 export type Item = Record<string, AttributeValue>;

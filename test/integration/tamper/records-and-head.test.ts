@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-lineage-store';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import {
