@@ -10,7 +10,7 @@ const row = (over: Partial<GuaranteeRow>): GuaranteeRow => ({
   expected: 'exit 20 HASH_MISMATCH',
   observed: 'exit 20 HASH_MISMATCH',
   test: 'records > edit payload',
-  file: 'test/integration/tamper/records.test.ts',
+  file: 'test/integration/tamper/records-and-head.test.ts',
   state: 'pass',
   ...over,
 });
@@ -27,7 +27,7 @@ describe('renderGuarantees (docs/guarantees.md)', () => {
         expected: 'absent',
         observed: 'absent',
         test: 'posture',
-        file: 'test/infra/a.test.ts',
+        file: 'test/infra/reseal-stack.test.ts',
       }),
       row({ state: 'fail', observed: 'exit 0 VERIFIED_INTACT' }),
       row({
@@ -39,7 +39,7 @@ describe('renderGuarantees (docs/guarantees.md)', () => {
         expected: 'sealed once',
         observed: 'sealed once',
         test: 'faults',
-        file: 'test/unit/b.test.ts',
+        file: 'test/unit/fuzz/sealer.fuzz.test.ts',
       }),
     ]);
     expect(text).toMatch(/^# Guarantees\n/);
@@ -54,7 +54,7 @@ describe('renderGuarantees (docs/guarantees.md)', () => {
       'Posture of the synthesized template (1)',
     ]);
     expect(text).toContain(
-      '| record | edit payload | verify --lineage | without | `exit 20 HASH_MISMATCH` | `exit 0 VERIFIED_INTACT` | **FAIL** | records > edit payload (`test/integration/tamper/records.test.ts`) |',
+      '| record | edit payload | verify --lineage | without | `exit 20 HASH_MISMATCH` | `exit 0 VERIFIED_INTACT` | **FAIL** | records > edit payload (`test/integration/tamper/records-and-head.test.ts`) |',
     );
     expect(text).toContain('| guard role | no kms:* | the template | — | `absent` | `absent` | pass |');
     expect(text.endsWith('\n')).toBe(true);
@@ -64,7 +64,7 @@ describe('renderGuarantees (docs/guarantees.md)', () => {
     const rows = [
       row({ test: 'b', reader: 'inspect --lineage' }),
       row({ test: 'b', reader: 'verify --lineage', checkpoint: true }),
-      row({ test: 'a', file: 'test/integration/tamper/head.test.ts' }),
+      row({ test: 'a', file: 'test/integration/tamper/refusals-markers-reports.test.ts' }),
     ];
     const text = renderGuarantees(rows);
     expect(renderGuarantees([...rows].reverse().reverse())).toBe(text);
