@@ -370,6 +370,24 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.rejected[0]).toMatchObject({ stage: 'SEALER', reason: 'LOST_RACE', residualId: 'r-unlucky' });
   });
 
+  it('lost races back off with full jitter: four waits below 20, 40, 80, 160 ms between the five attempts', async () => {
+    const d = deps();
+    const waits: number[] = [];
+    const service = new SealerService({
+      ...d,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+      random: () => 0.999,
+    });
+    d.store.beforeAppend = () => {
+      throw new StaleHeadError(LINEAGE, null, null);
+    };
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-backoff' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
+    expect(waits).toEqual([19, 39, 79, 159]);
+  });
+
   it('fencing: an epoch older than the head is a STALE_EPOCH conflict, never retried, nothing overwritten', async () => {
     const { service, store, publisher } = setup();
     const successor = sealRequestBody({ residualId: 'r-new', generationEpoch: 9, variablesUsed: [] });
