@@ -13,6 +13,7 @@ import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
 import {
   absentKeyManifest,
   FACTORY_NOW_MS,
@@ -439,7 +440,7 @@ describe('sealer service (seed 003 at the store)', () => {
     );
   });
 
-  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async () => {
+  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async (context) => {
     const d = deps();
     const service = new SealerService({
       ...d,
@@ -451,8 +452,20 @@ describe('sealer service (seed 003 at the store)', () => {
         },
       },
     });
-    await expect(service.handle(message(sealRequestBody({ residualId: 'r-s' })))).rejects.toThrow(/DisabledException/);
-    expect(await d.store.readChain(LINEAGE, 0, 10)).toEqual([]);
+    const thrown = await service.handle(message(sealRequestBody({ residualId: 'r-s' }))).catch((error: Error) => error);
+    const stored =
+      (await d.store.readChain(LINEAGE, 0, 10)).length + d.store.rejections.length + d.store.conflicts.length;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'KMS (log key)',
+        attack: 'Sign fails (key disabled) after the MAC',
+        reader: 'SealerService.handle, the table',
+        expected: 'throws DisabledException (the message is retried); nothing stored',
+      },
+      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+    );
   });
 });
 
