@@ -1,9 +1,20 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import { parseStrictJson } from '../../shared/canonical/strict-json';
+import {
+  AnchorUnavailableError,
+  DuplicateResidualError,
+  escapeLoneSurrogates,
+  LineageInconsistentError,
+  LogStateError,
+  ResealError,
+  SignerUnavailableError,
+  StaleEpochError,
+  StaleHeadError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import { LogStateError, SignerUnavailableError } from '../../shared/log/errors';
 import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState } from '../../shared/log/log-state';
@@ -11,23 +22,18 @@ import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason as Conflict,
   type ConflictReason,
-  DuplicateResidualError,
-  LineageInconsistentError,
   type LineageStore,
   type RejectionRecord,
-  StaleEpochError,
-  StaleHeadError,
 } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
-import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import {
   type LineageHead,

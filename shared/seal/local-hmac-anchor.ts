@@ -1,8 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HeaderTooLargeError, InvalidInputError } from '../errors';
+import { AnchorKeyMismatchError, AnchorUnavailableError, HeaderTooLargeError, InvalidInputError } from '../errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
-import { AnchorKeyMismatchError, AnchorUnavailableError } from './errors';
 import { KeyIdSchema, MAX_HEADER_BYTES } from './record-header';
 
 /** Options of {@link LocalHmacAnchor}. */

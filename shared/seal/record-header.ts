@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { canonicalBytes } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
-import type { SessionVariable } from '../guard/session-variable';
 import { parseInput } from '../schemas/parse';
 import {
   AuthoritySchema,
@@ -12,6 +11,7 @@ import {
   NonNegativeInt,
   wellFormedString,
 } from '../schemas/primitives';
+import type { SessionVariable } from '../write/session-variable';
 
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
 export const MAX_HEADER_BYTES = 4096;

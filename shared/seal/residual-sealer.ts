@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
-import { InvalidInputError } from '../errors';
-import { SessionVariableSchema } from '../guard/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
+import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
+import { SessionVariableSchema } from '../write/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import { AnchorKeyMismatchError, StaleEpochError } from './errors';
 import {
   encodeHeader,
   genesisParentHash,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { ManifestSealMismatchError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { EnvSnapshot, wellFormedString } from '../schemas/primitives';
-import { ManifestSealMismatchError } from './errors';
 import {
   compositeSealUnchecked,
   declaredAbsentKeys,
