@@ -18,7 +18,7 @@ import { TimeoutError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { clientConfig } from '../../scripts/emulator/deploy';
-import type { SealRequest } from '../../shared/schemas/messages';
+import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import { expectGuarantee } from '../helpers/guarantees';

@@ -5,15 +5,16 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { LineageStore } from '../../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../helpers/factories';
 import {

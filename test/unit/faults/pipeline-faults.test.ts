@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
-import type { SealRequest } from '../../../shared/schemas/messages';
+import type { SealRequest } from '../../../shared/pipeline/messages';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { faultyPipeline } from '../../helpers/faulty-pipeline';
 import { expectGuarantee, type Guarantee } from '../../helpers/guarantees';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../helpers/guard-factories';
