@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { expectGuarantee } from './guarantees';
 
-/** Where a fuzzed input class was run, and through what: one row per invariant in docs/guarantees.md. */
+/** Where a fuzzed input class was run, and through what: one row per invariant of the guarantees table (expectGuarantee). */
 export interface FuzzRow {
   /** The handler: `guard (GuardService.handle)`, `sealer (SealerService.handleGroup)`, … */
   readonly target: string;

@@ -111,7 +111,7 @@ function ledger(value: unknown): void {
 
 let counter = 0;
 
-/** The invariants every body keeps (issue 8 part 3), one row each in docs/guarantees.md. */
+/** The invariants every body keeps (issue 8 part 3), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws',
   NO_COLLISION: 'no two different requests or payloads share a digest',

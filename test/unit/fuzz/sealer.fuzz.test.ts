@@ -214,7 +214,7 @@ function ledger(request: unknown): void {
 
 let counter = 0;
 
-/** The invariants every group keeps (issue 8 part 3), one row each in docs/guarantees.md. */
+/** The invariants every group keeps (issue 8 part 3), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws; one outcome per message',
   NO_COLLISION: 'no two different requests or payloads share a digest',

@@ -208,7 +208,7 @@ function mustTriage(detail: {
 
 const isId = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/.test(value);
 
-/** The invariants every detail keeps (issue 8 part 3), one row each in docs/guarantees.md. */
+/** The invariants every detail keeps (issue 8 part 3), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws',
   REFUSAL_RECORDED: 'an invalid detail with usable ids gets a stored and announced INVALID_REQUEST answer, else none',
