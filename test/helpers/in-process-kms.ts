@@ -57,7 +57,9 @@ export class InProcessKms {
       case KmsFault.UNREACHABLE:
         throw Object.assign(new Error('connect EHOSTUNREACH 10.0.0.1:443'), { code: 'EHOSTUNREACH' });
       default: {
-        const input = JSON.parse(String(request.body)) as { KeyId: string; Message: string };
+        const text =
+          typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body as Uint8Array);
+        const input = JSON.parse(text) as { KeyId: string; Message: string };
         const mac = createHmac('sha256', TEST_KEY_BYTES).update(Buffer.from(input.Message, 'base64')).digest();
         return answer(200, { KeyId: input.KeyId, MacAlgorithm: 'HMAC_SHA_256', Mac: mac.toString('base64') });
       }
