@@ -21,10 +21,12 @@ import { TEST_CLIENT_KEYS, TEST_LOG_NAME, testGuardSigner, testLogSigner } from 
 import { TEST_KEY_ID, testAnchor } from './seal-factories';
 import { SimulatedQueue } from './simulated-queue';
 
-/** A `send` of `SendMessageCommand`s into a {@link SimulatedQueue}. */
-function sqsInto(queue: SimulatedQueue) {
+/** A `send` of `SendMessageCommand`s into a {@link SimulatedQueue}; `down()` makes it fail as an unreachable SQS would. */
+function sqsInto(queue: SimulatedQueue, down: () => boolean = () => false) {
   return {
     send: async (command: SendMessageCommand) => {
+      if (down())
+        throw Object.assign(new Error('connect ETIMEDOUT sqs.us-east-1.amazonaws.com:443'), { code: 'ETIMEDOUT' });
       const { MessageBody, MessageGroupId, MessageDeduplicationId } = command.input;
       const id = queue.send(MessageBody ?? '', {
         ...(MessageGroupId ? { groupId: MessageGroupId } : {}),
@@ -63,12 +65,25 @@ export function faultyPipeline() {
   const residualWrites = new SimulatedQueue('residual-writes', { nowMs });
   const sealRequests = new SimulatedQueue('seal-requests.fifo', { fifo: true, nowMs });
   const guardLog = fakeLogger();
+  /** Faults of the guard's own dependencies: the seal-requests queue, and its KMS signing key. */
+  const guardFaults = { sealQueueDown: false, signerDisabled: false };
+  const guardSigner = testGuardSigner();
   const sealerLog = fakeLogger();
   const guard = new GuardService({
     store,
     publisher,
-    queue: new SQSSealQueue(sqsInto(sealRequests), 'http://sqs.invalid/seal-requests.fifo'),
-    signer: testGuardSigner(),
+    queue: new SQSSealQueue(
+      sqsInto(sealRequests, () => guardFaults.sealQueueDown),
+      'http://sqs.invalid/seal-requests.fifo',
+    ),
+    signer: {
+      keyName: guardSigner.keyName,
+      publicKey: () => guardSigner.publicKey(),
+      sign: async (message: Uint8Array) => {
+        if (guardFaults.signerDisabled) throw new Error('KMS Sign: DisabledException: the guard key is disabled');
+        return guardSigner.sign(message);
+      },
+    },
     logName: TEST_LOG_NAME,
     metrics: new FakeMetrics(),
     logger: guardLog,
@@ -165,6 +180,7 @@ export function faultyPipeline() {
     residualWrites,
     sealRequests,
     guardLog,
+    guardFaults,
     sealerLog,
     guard,
     sealer,

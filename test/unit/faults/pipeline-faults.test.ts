@@ -4,7 +4,12 @@ import type { SealRequest } from '../../../shared/pipeline/messages';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { faultyPipeline } from '../../helpers/faulty-pipeline';
 import { expectGuarantee, type Guarantee } from '../../helpers/guarantees';
-import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../helpers/guard-factories';
+import {
+  FACTORY_NOW_MS,
+  guardPolicy,
+  unverifiedInheritedVariable,
+  validWriteRequest,
+} from '../../helpers/guard-factories';
 import { KmsFault } from '../../helpers/in-process-kms';
 
 /**
@@ -247,6 +252,56 @@ describe('faults on the write path, in process (issue 8 part 2)', () => {
         `${redriven}; ${records(copies)}; chain ${verdict}`,
       );
     }, 60_000);
+  });
+
+  describe.each([
+    ['seal-requests unreachable (the guard cannot forward)', 'sealQueueDown', 'ETIMEDOUT', write('r-guard-queue')],
+    [
+      'guard key disabled (the guard cannot sign its refusal)',
+      'signerDisabled',
+      'DisabledException',
+      validWriteRequest({
+        lineageId: LINEAGE,
+        residualId: 'r-guard-key',
+        variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')],
+      }),
+    ],
+  ] as const)('guard: %s', (what, flag, reason, request) => {
+    it(`5 receives, then the residual-writes DLQ with ${reason} logged, nothing stored; a redrive answers it once`, async (context) => {
+      const p = faultyPipeline();
+      p.guardFaults[flag] = true;
+      const published = await p.client.publishWrite(request);
+      const view = await p.waitAs(request, published.publishedAtMs - 5000, 8000);
+      const dead = p.residualWrites.deadLetters;
+      const logged = vi
+        .mocked(p.guardLog.error)
+        .mock.calls.filter(([, fields]) => JSON.stringify(fields).includes(reason)).length;
+      const stored = (await p.store.readChain(LINEAGE, 0, 10)).length + p.store.rejections.length;
+      expectGuarantee(
+        context,
+        fault(
+          'guard',
+          what,
+          'publish --wait, residual-writes DLQ, guard log',
+          `TIMEOUT; dead-lettered after 5 receives; ${reason} logged on each receive; nothing stored`,
+        ),
+        `${view}; ${dead.length === 1 ? `dead-lettered after ${dead[0]?.receiveCount} receives` : `${dead.length} dead letters`}; ${reason} logged ${logged === 5 ? 'on each receive' : `${logged} times`}; ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+      );
+      p.guardFaults[flag] = false;
+      p.residualWrites.redrive();
+      const after = await p.waitAs(request, published.publishedAtMs - 5000);
+      const expected = flag === 'sealQueueDown' ? 'SEALED' : 'REJECTED';
+      expectGuarantee(
+        context,
+        fault(
+          'residual-writes DLQ',
+          `redrive once the fault is gone (${what})`,
+          'publish --wait (client.waitForOutcome)',
+          `${expected}; ${flag === 'sealQueueDown' ? '1 record' : '0 records, 1 rejection'}`,
+        ),
+        `${after}; ${records((await p.store.readChain(LINEAGE, 0, 10)).length)}${flag === 'sealQueueDown' ? '' : `, ${p.store.rejections.length} rejection${p.store.rejections.length === 1 ? '' : 's'}`}`,
+      );
+    });
   });
 
   it('poison messages at the head of a FIFO group are refused and recorded on their first receive; the group behind them is sealed', async (context) => {
