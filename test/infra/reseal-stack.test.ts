@@ -6,11 +6,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS } from '../../cli/commands/guard';
+import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
 import { ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { expectGuarantee } from '../helpers/guarantees';
-import { STACK_OUTPUT_KEYS } from '../helpers/stack-outputs';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
