@@ -60,22 +60,22 @@ describe('renderGuarantees (docs/guarantees.md)', () => {
     expect(text.endsWith('\n')).toBe(true);
   });
 
-  it('is the same text whatever order the rows arrive in, and keeps one test’s rows in recording order', () => {
+  it('is the same text whatever order the tests finish in (rows by file, then test), and keeps one test’s rows in recording order', () => {
     const rows = [
       row({ test: 'b', reader: 'inspect --lineage' }),
       row({ test: 'b', reader: 'verify --lineage', checkpoint: true }),
       row({ test: 'a', file: 'test/integration/tamper/refusals-markers-reports.test.ts' }),
     ];
     const text = renderGuarantees(rows);
-    expect(renderGuarantees([...rows].reverse().reverse())).toBe(text);
     expect(renderGuarantees([rows[2], rows[0], rows[1]] as GuaranteeRow[])).toBe(text);
     const lines = text.split('\n').filter((line) => line.startsWith('| record'));
     expect(lines.map((line) => line.split(' | ')[2])).toEqual([
-      'verify --lineage',
       'inspect --lineage',
       'verify --lineage',
+      'verify --lineage',
     ]);
-    expect(lines[2]).toContain('| with |');
+    expect(lines[1]).toContain('| with |');
+    expect(lines[2]).toContain('refusals-markers-reports.test.ts');
   });
 
   it('escapes table syntax in cells: a | or a line break cannot split a row', () => {
