@@ -19,6 +19,7 @@ import { buildManifest } from '../../shared/triage/manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee } from '../helpers/guarantees';
 import { validWriteRequest } from '../helpers/guard-factories';
+import { until } from '../helpers/until';
 
 // Faults whose outcome is AWS behaviour (issue 8 part 2), on the deployed stack: a disabled KMS
 // key meeting the sealer Lambda, SQS's redrive to the dead-letter queue, a redrive back, and what
@@ -32,18 +33,6 @@ afterAll(() => {
   kms.destroy();
   events.destroy();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 200;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 2000);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 /**
  * Log lines of the function whose log group's name holds `construct` (CloudWatch Logs
@@ -138,7 +127,7 @@ describe('faults on the deployed stack (issue 8 part 2)', () => {
           (await peek(stack.SealRequestsDlqUrl)).find(
             (m) => (JSON.parse(m.Body ?? '{}') as SealRequest).request?.residualId === request.residualId,
           ),
-        120_000,
+        { timeoutMs: 120_000 },
       );
       logged = (await logLines('SealRequestsConsumer', startedAtMs)).filter(
         (line) => line.includes('DisabledException') && line.includes(request.residualId),

@@ -26,6 +26,7 @@ import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { expectGuarantee } from '../helpers/guarantees';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
+import { until } from '../helpers/until';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
 // DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
@@ -45,18 +46,6 @@ interface CapturedEvent {
 }
 const captured: CapturedEvent[] = [];
 let captureQueueUrl = '';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 200;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 2000);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 async function drainCapture(): Promise<void> {
   const out = await sqs.send(
