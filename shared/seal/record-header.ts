@@ -9,6 +9,7 @@ import {
   EpochMillis,
   HexDigest as HexDigestSchema,
   Identifier,
+  NO_CONTROL_CHARACTERS,
   NonNegativeInt,
   wellFormedString,
 } from '../schemas/primitives';
@@ -22,8 +23,7 @@ export const MAX_HEADER_BYTES = 4096;
  */
 export const KeyIdSchema = wellFormedString(2048)
   .min(1)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'key id holds a control character');
+  .regex(NO_CONTROL_CHARACTERS, 'key id holds a control character');
 
 /** Reference to an earlier record of the same lineage that a re-seal supersedes (seed 000 re-seal). */
 export const SupersedesSchema = z.strictObject({

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { parseEnvSnapshot } from '../schemas/env-snapshot';
 import { parseInput } from '../schemas/parse';
-import { EnvSnapshot, wellFormedString } from '../schemas/primitives';
+import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
+import type { Validated } from '../schemas/validated';
 import { ManifestSealMismatchError } from './errors';
 import {
   compositeSealUnchecked,
   declaredAbsentKeys,
   envKeyHashUnchecked,
-  SealedDependencyManifestSchema,
+  parseManifest,
+  type SealedDependencyManifest,
   SortedUniqueKeys,
 } from './manifest';
 
@@ -93,24 +96,98 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  const m = parseInput(SealedDependencyManifestSchema, manifest, 'sealed dependency manifest');
-  const env = parseInput(EnvSnapshot, currentEnv, 'current environment');
+  return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
+}
+
+/**
+ * {@link isolateDelta} of a manifest and an environment already validated (by
+ * {@link parseManifest} and {@link parseEnvSnapshot}): the same rules and report, without
+ * validating either again. The steps, each a function below: {@link checkManifestSeal} (rule 0),
+ * {@link diffKeys} (rules 1 and 3: one hash per current key, compared with the baseline),
+ * {@link indexClaims} (the key → claims index and rule 5's unattributed keys), then the verdict
+ * rules 2 and 4–7 ({@link judge}).
+ *
+ * The composite seal is computed once: with a non-empty baseline, rule 0 has proven
+ * `preconditionSeal` = `compositeSeal(baselineKeyHashes)`, so the current environment's
+ * composite equals it exactly when no key drifted (SHA-256 is collision resistant and the
+ * canonical form is injective), and `sealIntact` is read off the key diff; with an empty
+ * baseline the opaque seal is compared with the current environment's composite.
+ *
+ * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
+ */
+export function isolateValidatedDelta(
+  m: Validated<SealedDependencyManifest>,
+  env: Validated<EnvSnapshot>,
+): DeltaIsolationReport {
+  const baselineKeys = Object.keys(m.baselineKeyHashes);
+  checkManifestSeal(m, baselineKeys);
+  const drift = diffKeys(m.baselineKeyHashes, baselineKeys, env);
+  const sealIntact =
+    baselineKeys.length > 0
+      ? drift.changed.length + drift.vanished.length + drift.appeared.length === 0
+      : compositeSealUnchecked(currentKeyHashes(env)) === m.preconditionSeal;
+  return judge(m, baselineKeys.length, indexClaims(m), drift, sealIntact);
+}
+
+/** Rule 0: a non-empty `baselineKeyHashes` must seal to `preconditionSeal`. */
+function checkManifestSeal(m: SealedDependencyManifest, baselineKeys: readonly string[]): void {
+  if (baselineKeys.length === 0) return;
+  const recomputed = compositeSealUnchecked(m.baselineKeyHashes);
+  if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
+}
+
+/** Drifted keys (Method 1), each list sorted: changed, vanished from the baseline, appeared in it. */
+interface KeyDrift {
+  readonly changed: string[];
+  readonly vanished: string[];
+  readonly appeared: string[];
+}
+
+/**
+ * Method 1 over both sides: one {@link envKeyHashUnchecked} per current key, compared with its
+ * baseline hash, so vanished and appeared keys count as drift. Own keys only: an env key named
+ * after an `Object.prototype` member (`toString`) is no baseline key.
+ */
+function diffKeys(
+  baseline: Readonly<Record<string, HexDigest>>,
+  baselineKeys: readonly string[],
+  env: Readonly<Record<string, string>>,
+): KeyDrift {
+  const changed: string[] = [];
+  const appeared: string[] = [];
+  let matched = 0;
+  for (const key of Object.keys(env)) {
+    if (!Object.hasOwn(baseline, key)) {
+      appeared.push(key);
+      continue;
+    }
+    matched++;
+    if (baseline[key] !== envKeyHashUnchecked(key, env[key] as string)) changed.push(key);
+  }
+  const vanished = matched === baselineKeys.length ? [] : baselineKeys.filter((key) => !Object.hasOwn(env, key));
+  return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+}
+
+/** The current environment's key hashes (only needed for a manifest with an opaque seal). */
+function currentKeyHashes(env: Readonly<Record<string, string>>): Record<string, HexDigest> {
+  const hashes: Record<string, HexDigest> = {};
+  for (const key of Object.keys(env)) hashes[key] = envKeyHashUnchecked(key, env[key] as string);
+  return hashes;
+}
+
+/** The claims, sorted; the index key → claims (built once, Σ|causal_keys|); rule 5's unattributed keys, sorted. */
+interface ClaimIndex {
+  readonly allClaims: string[];
+  readonly claimsByKey: Map<string, string[]>;
+  readonly unattributedKeys: string[];
+  readonly absent: ReadonlySet<string>;
+}
+
+function indexClaims(m: SealedDependencyManifest): ClaimIndex {
   const baseline = m.baselineKeyHashes;
-  const baselineKeys = Object.keys(baseline);
   const absent = new Set(declaredAbsentKeys(m));
   const attributed = (key: string) => Object.hasOwn(baseline, key) || absent.has(key);
-
-  if (baselineKeys.length > 0) {
-    const recomputed = compositeSealUnchecked(baseline);
-    if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
-  }
-
-  const currentHashes: Record<string, HexDigest> = {};
-  for (const key of Object.keys(env)) currentHashes[key] = envKeyHashUnchecked(key, env[key] as string);
-  const sealIntact = compositeSealUnchecked(currentHashes) === m.preconditionSeal;
-
   const allClaims = Object.keys(m.claimDependencyMap).sort();
-  // Index key → claims once; it also yields the unattributed keys (Σ|causal_keys|).
   const claimsByKey = new Map<string, string[]>();
   const unattributed = new Set<string>();
   for (const key of m.structuralKeys) if (!attributed(key)) unattributed.add(key);
@@ -123,8 +200,18 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       } else claims.push(claimId);
     }
   }
-  const unattributedKeys = [...unattributed].sort();
+  return { allClaims, claimsByKey, unattributedKeys: [...unattributed].sort(), absent };
+}
 
+/** Rules 1, 2 and 4–7 on the diffed keys and the claim index: the report. */
+function judge(
+  m: SealedDependencyManifest,
+  baselineSize: number,
+  index: ClaimIndex,
+  drift: KeyDrift,
+  sealIntact: boolean,
+): DeltaIsolationReport {
+  const { allClaims, claimsByKey, unattributedKeys, absent } = index;
   const report = (
     verdict: DeltaVerdict,
     reason: string,
@@ -148,19 +235,8 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       { retainedClaims: allClaims },
     );
   }
-
-  // Key-level delta (Method 1), over both sides so vanished and appeared keys count as drift.
-  const changed: string[] = [];
-  const appeared: string[] = [];
-  const vanished: string[] = [];
-  for (const key of Object.keys(currentHashes)) {
-    // Own keys only: an env key named after an Object.prototype member (toString) is no baseline key.
-    const before = Object.hasOwn(baseline, key) ? baseline[key] : undefined;
-    if (before === undefined) appeared.push(key);
-    else if (before !== currentHashes[key]) changed.push(key);
-  }
-  for (const key of baselineKeys) if (!Object.hasOwn(currentHashes, key)) vanished.push(key);
-  const driftedKeys = { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+  const { changed, vanished, appeared } = drift;
+  const driftedKeys = { changed, vanished, appeared };
   const full = (reason: string, structuralDrift: string[] = []) =>
     report(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED, reason, {
       driftedKeys,
@@ -168,7 +244,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       invalidatedClaims: allClaims,
     });
 
-  if (baselineKeys.length === 0) {
+  if (baselineSize === 0) {
     return full(
       'composite seal broken and the record carries no baselineKeyHashes: drift cannot be attributed to keys (seed 000 Recorded Element 4, Method 1); fail closed',
     );
