@@ -6,8 +6,13 @@ import { markValidated, type Validated } from './validated';
 const MAX_ENV_VALUE_LENGTH = 65_536;
 
 /** An `EnvSnapshot` value: a well-formed string of at most 65,536 UTF-16 units. */
-const isEnvValue = (value: unknown): boolean =>
+export const isEnvValue = (value: unknown): boolean =>
   typeof value === 'string' && value.length <= MAX_ENV_VALUE_LENGTH && value.isWellFormed();
+
+/** Whether the hand-written checks accept `raw` as an {@link EnvSnapshot} (`false`: ask the schema). */
+export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
+  return acceptsAsciiMap(raw, isEnvValue);
+}
 
 /**
  * Validates an untrusted environment snapshot once (key → value string, the hostile-key policy
@@ -19,6 +24,6 @@ const isEnvValue = (value: unknown): boolean =>
  * @throws {InvalidInputError} naming each bad key or value
  */
 export function parseEnvSnapshot(raw: unknown, what: string): Validated<EnvSnapshot> {
-  if (acceptsAsciiMap(raw, isEnvValue)) return markValidated(raw as EnvSnapshot);
+  if (acceptsEnvSnapshot(raw)) return markValidated(raw as EnvSnapshot);
   return markValidated(parseInput(EnvSnapshot, raw, what));
 }

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { parseEnvSnapshot } from '../schemas/env-snapshot';
+import { isEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
+import { isAsciiMapKey, isHexDigest, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
 import { ManifestSealMismatchError } from './errors';
 import {
+  baselineTextAwaitingDigests,
+  compositeSealOfText,
   compositeSealUnchecked,
   declaredAbsentKeys,
   envKeyHashUnchecked,
@@ -96,7 +99,34 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
+  const pending = baselineTextAwaitingDigests(manifest);
+  if (pending === null) {
+    return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
+  }
+  // Every check of parseManifest has run but the baseline digests' hex pattern, which triage
+  // finishes on the drifted keys (a digest equal to one computed here is hex). Before any other
+  // error is reported the manifest is checked in full, so its error still comes first; the
+  // environment is checked while it is hashed, and its error comes before rule 0's.
+  const { manifest: m, text, size } = pending;
+  const confirm = () => parseManifest(manifest);
+  let drift = diffKeys(m.baselineKeyHashes, size, currentEnv, true);
+  let env = currentEnv as Readonly<Record<string, string>>;
+  if (drift === null) {
+    confirm();
+    env = parseEnvSnapshot(currentEnv, 'current environment');
+    drift = diffKeys(m.baselineKeyHashes, size, env, false) as KeyDrift;
+  }
+  if (size > 0) {
+    const recomputed = compositeSealOfText(text);
+    if (recomputed !== m.preconditionSeal) {
+      confirm();
+      throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
+    }
+  }
+  const baseline = m.baselineKeyHashes;
+  for (const key of drift.changed) if (!isHexDigest(baseline[key])) confirm();
+  for (const key of drift.vanished) if (!isHexDigest(baseline[key])) confirm();
+  return judge(m, size, indexClaims(m), drift, sealIntact(m, size, drift, env));
 }
 
 /**
@@ -104,14 +134,8 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
  * {@link parseManifest} and {@link parseEnvSnapshot}): the same rules and report, without
  * validating either again. The steps, each a function below: {@link checkManifestSeal} (rule 0),
  * {@link diffKeys} (rules 1 and 3: one hash per current key, compared with the baseline),
- * {@link indexClaims} (the key → claims index and rule 5's unattributed keys), then the verdict
- * rules 2 and 4–7 ({@link judge}).
- *
- * The composite seal is computed once: with a non-empty baseline, rule 0 has proven
- * `preconditionSeal` = `compositeSeal(baselineKeyHashes)`, so the current environment's
- * composite equals it exactly when no key drifted (SHA-256 is collision resistant and the
- * canonical form is injective), and `sealIntact` is read off the key diff; with an empty
- * baseline the opaque seal is compared with the current environment's composite.
+ * {@link sealIntact}, {@link indexClaims} (the key → claims index and rule 5's unattributed
+ * keys), then the verdict rules 2 and 4–7 ({@link judge}).
  *
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
@@ -121,12 +145,25 @@ export function isolateValidatedDelta(
 ): DeltaIsolationReport {
   const baselineKeys = Object.keys(m.baselineKeyHashes);
   checkManifestSeal(m, baselineKeys);
-  const drift = diffKeys(m.baselineKeyHashes, baselineKeys, env);
-  const sealIntact =
-    baselineKeys.length > 0
-      ? drift.changed.length + drift.vanished.length + drift.appeared.length === 0
-      : compositeSealUnchecked(currentKeyHashes(env)) === m.preconditionSeal;
-  return judge(m, baselineKeys.length, indexClaims(m), drift, sealIntact);
+  const drift = diffKeys(m.baselineKeyHashes, baselineKeys.length, env, false) as KeyDrift;
+  return judge(m, baselineKeys.length, indexClaims(m), drift, sealIntact(m, baselineKeys.length, drift, env));
+}
+
+/**
+ * Rule 1, with the composite seal computed once: with a non-empty baseline, rule 0 has proven
+ * `preconditionSeal` = `compositeSeal(baselineKeyHashes)`, so the current environment's
+ * composite equals it exactly when no key drifted (SHA-256 is collision resistant and the
+ * canonical form is injective); with an empty baseline the opaque seal is compared with the
+ * current environment's composite.
+ */
+function sealIntact(
+  m: SealedDependencyManifest,
+  baselineSize: number,
+  drift: KeyDrift,
+  env: Readonly<Record<string, string>>,
+): boolean {
+  if (baselineSize > 0) return drift.changed.length + drift.vanished.length + drift.appeared.length === 0;
+  return compositeSealUnchecked(currentKeyHashes(env)) === m.preconditionSeal;
 }
 
 /** Rule 0: a non-empty `baselineKeyHashes` must seal to `preconditionSeal`. */
@@ -146,25 +183,33 @@ interface KeyDrift {
 /**
  * Method 1 over both sides: one {@link envKeyHashUnchecked} per current key, compared with its
  * baseline hash, so vanished and appeared keys count as drift. Own keys only: an env key named
- * after an `Object.prototype` member (`toString`) is no baseline key.
+ * after an `Object.prototype` member (`toString`) is no baseline key. With `check`, `env` is
+ * untrusted and checked in the same pass (printable-ASCII keys, `EnvSnapshot` values); `null`
+ * when those checks do not accept it (the caller then asks the schema).
  */
 function diffKeys(
   baseline: Readonly<Record<string, HexDigest>>,
-  baselineKeys: readonly string[],
-  env: Readonly<Record<string, string>>,
-): KeyDrift {
+  baselineSize: number,
+  env: unknown,
+  check: boolean,
+): KeyDrift | null {
+  if (check && !isPlainRecord(env)) return null;
+  const current = env as Readonly<Record<string, unknown>>;
   const changed: string[] = [];
   const appeared: string[] = [];
   let matched = 0;
-  for (const key of Object.keys(env)) {
+  for (const key of Object.keys(current)) {
+    const value = current[key] as string;
+    if (check && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
     if (!Object.hasOwn(baseline, key)) {
       appeared.push(key);
       continue;
     }
     matched++;
-    if (baseline[key] !== envKeyHashUnchecked(key, env[key] as string)) changed.push(key);
+    if (baseline[key] !== envKeyHashUnchecked(key, value)) changed.push(key);
   }
-  const vanished = matched === baselineKeys.length ? [] : baselineKeys.filter((key) => !Object.hasOwn(env, key));
+  const vanished =
+    matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
   return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
 }
 

@@ -1,12 +1,13 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalString, canonicalStringMap } from '../canonical/canonical-json';
+import { canonicalString } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
 import {
   acceptsAsciiMap,
   acceptsSortedAsciiKeys,
   hasExactKeys,
+  isAsciiMapKey,
   isHexDigest,
   isPlainRecord,
 } from '../schemas/hot-checks';
@@ -153,13 +154,13 @@ const isClaimKeys = (keys: unknown) => acceptsSortedAsciiKeys(keys, 1);
  * zod costs about 0.9 µs per key on a 10,000-key manifest). `false` means "ask the schema": it
  * is also the answer for a valid manifest with a non-ASCII key, and for every format-2 manifest.
  */
-function acceptsManifestV1(raw: unknown): boolean {
+function acceptsManifestV1(raw: unknown, isDigest: (value: unknown) => boolean = isHexDigest): boolean {
   return (
     isPlainRecord(raw) &&
     hasExactKeys(raw, V1_FIELDS) &&
     raw.formatVersion === ManifestFormatVersion.V1 &&
     isHexDigest(raw.preconditionSeal) &&
-    acceptsAsciiMap(raw.baselineKeyHashes, isHexDigest) &&
+    acceptsAsciiMap(raw.baselineKeyHashes, isDigest) &&
     acceptsSortedAsciiKeys(raw.structuralKeys) &&
     acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys)
   );
@@ -176,6 +177,34 @@ function acceptsManifestV1(raw: unknown): boolean {
 export function parseManifest(raw: unknown, what = 'sealed dependency manifest'): Validated<SealedDependencyManifest> {
   if (acceptsManifestV1(raw)) return markValidated(raw as SealedDependencyManifest);
   return markValidated(parseInput(SealedDependencyManifestSchema, raw, what));
+}
+
+/**
+ * For triage alone (`isolateDelta`): when `raw` passes every check of {@link acceptsManifestV1}
+ * except that its `baselineKeyHashes` values are only known to be 64-character strings (not yet
+ * lowercase hex), the canonical text of `baselineKeyHashes` written in the same pass (the
+ * composite seal's input); else `null`. Triage finishes the check where it is cheap: a baseline
+ * value equal to a key hash it computed is hex, so only the values of drifted keys need the
+ * pattern test; on any failure it calls {@link parseManifest}, which words the error.
+ */
+export function baselineTextAwaitingDigests(
+  raw: unknown,
+): { manifest: SealedDependencyManifest; text: string; size: number } | null {
+  const shape =
+    isPlainRecord(raw) &&
+    hasExactKeys(raw, V1_FIELDS) &&
+    raw.formatVersion === ManifestFormatVersion.V1 &&
+    isHexDigest(raw.preconditionSeal) &&
+    acceptsSortedAsciiKeys(raw.structuralKeys) &&
+    acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys);
+  if (!shape) return null;
+  const written = digestMapText(raw.baselineKeyHashes, true);
+  return written === null ? null : { manifest: raw as SealedDependencyManifest, ...written };
+}
+
+/** The composite seal of a key-hash map whose canonical text is `text` (from {@link baselineTextAwaitingDigests}). */
+export function compositeSealOfText(text: string): HexDigest {
+  return hash('sha256', `${HashDomain.COMPOSITE_SEAL}\0{"baselineKeyHashes":${text},"v":1}`, 'hex');
 }
 
 /** Whether {@link SealedDependencyManifestSchema} accepts `raw` (the fast checks first, the schema when they cannot tell). */
@@ -243,11 +272,30 @@ const BaselineKeyHashesSchema = safeRecord(HexDigestSchema);
  * `{ v: 1, baselineKeyHashes }` written directly (`baselineKeyHashes` < `v`).
  */
 export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string, HexDigest>>): HexDigest {
-  return hash(
-    'sha256',
-    `${HashDomain.COMPOSITE_SEAL}\0{"baselineKeyHashes":${canonicalStringMap(baselineKeyHashes)},"v":1}`,
-    'hex',
-  );
+  return compositeSealOfText((digestMapText(baselineKeyHashes, false) as { text: string }).text);
+}
+
+/**
+ * RFC 8785 text of a key → hex digest map: `canonicalStringMap` with the digests written as they
+ * are (lowercase hex needs no escaping, RFC 8785 §3.2.2.2). With `check`, the map is first taken
+ * for untrusted: `null` unless it is a plain object whose keys are printable-ASCII map keys and
+ * whose values are 64-character strings (the hex pattern is left to the caller).
+ */
+function digestMapText(map: unknown, check: boolean): { text: string; size: number } | null {
+  if (check && !isPlainRecord(map)) return null;
+  const record = map as Readonly<Record<string, unknown>>;
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = (keys[i - 1] as string) < (keys[i] as string);
+  if (!sorted) keys.sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const value = record[key];
+    if (check && (!isAsciiMapKey(key) || typeof value !== 'string' || value.length !== 64)) return null;
+    text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+  }
+  return { text: `${text}}`, size: keys.length };
 }
 
 /**
