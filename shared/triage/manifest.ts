@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalString } from '../canonical/canonical-json';
-import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { canonicalJson, canonicalString } from '../canonical/canonical-json';
+import { HashDomain, type HexDigest, hashCanonicalText } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
 import {
   acceptsAsciiMap,
@@ -312,7 +312,24 @@ export function manifestDigest(manifest: unknown): HexDigest {
 
 /** {@link manifestDigest} of a manifest already validated (no second validation). */
 export function manifestDigestOf(manifest: Validated<SealedDependencyManifest>): HexDigest {
-  return hashCanonical(HashDomain.MANIFEST, manifest);
+  return manifestDigests(manifest).manifestDigest;
+}
+
+/**
+ * The two digests a manifest's `baselineKeyHashes` goes into, from one canonical text of it:
+ * {@link compositeSeal} of `baselineKeyHashes` (to compare with `preconditionSeal`) and
+ * {@link manifestDigest}. The manifest's canonical text is written member by member in RFC 8785
+ * order (`absentKeys` < `baselineKeyHashes` < `claimDependencyMap` < `formatVersion` <
+ * `preconditionSeal` < `structuralKeys`), the same bytes `canonicalJson(manifest)` gives.
+ */
+export function manifestDigests(manifest: Validated<SealedDependencyManifest>): {
+  compositeSeal: HexDigest;
+  manifestDigest: HexDigest;
+} {
+  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
+  const absent = manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
+  const text = `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
+  return { compositeSeal: compositeSealOfText(baseline), manifestDigest: hashCanonicalText(HashDomain.MANIFEST, text) };
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
