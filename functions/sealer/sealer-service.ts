@@ -24,11 +24,12 @@ import {
 } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
+import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import { AnchorUnavailableError } from '../../shared/seal/errors';
-import { sealRecord } from '../../shared/seal/residual-sealer';
+import { sealValidated } from '../../shared/seal/residual-sealer';
+import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
   type LineageHead,
   lineageHeadOf,
@@ -39,6 +40,7 @@ import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
+import { parseSealRequest } from './seal-request-parse';
 import { SignedHeads } from './signed-heads';
 
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
@@ -91,6 +93,8 @@ interface Pending {
   readonly index: number;
   readonly message: SealMessage;
   readonly request: SealRequest;
+  /** The write's seal input, validated and digested with the request. */
+  readonly seal: ValidatedSealInput;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -212,22 +216,21 @@ export class SealerService {
       const detail = error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
       return { outcome: await this.#reject(message, null, reason, detail) };
     }
-    const parsed = SealRequestSchema.safeParse(json);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const parsed = parseSealRequest(json);
+    if ('detail' in parsed) {
       // Filed under the lineage the body names, when it names a valid one, so its writer finds it.
       return {
         outcome: await this.#reject(
           message,
           null,
           RejectionReason.SCHEMA_VIOLATION,
-          detail,
+          parsed.detail,
           undefined,
           idsNamedBy(json),
         ),
       };
     }
-    const request = parsed.data;
+    const { request, seal } = parsed;
     const refusal = checkSealRequest(request, { ...this.#policyAt(this.#deps.clock()), sentAtMs: message.sentAtMs });
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
@@ -235,7 +238,7 @@ export class SealerService {
         outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }),
       };
     }
-    return { pending: { index, message, request } };
+    return { pending: { index, message, request, seal } };
   }
 
   /** Steps 2–5 for a run of writes to one lineage; returns each message's outcome by index. */
@@ -392,7 +395,7 @@ export class SealerService {
         }
       }
       try {
-        const record = await sealRecord(inputOf(item.request), tip, anchor, clock());
+        const record = await sealValidated(item.seal, tip, anchor, clock());
         sealed.push({ item, record });
         tip = {
           lineageId,
@@ -613,20 +616,4 @@ function idsNamedBy(json: unknown): { lineageId: string | null; residualId: stri
   const request = (json as { request?: Record<string, unknown> } | null)?.request;
   const pick = (value: unknown) => (Identifier.safeParse(value).success ? (value as string) : null);
   return { lineageId: pick(request?.lineageId), residualId: pick(request?.residualId) };
-}
-
-function inputOf(request: SealRequest) {
-  const { request: write, verdict } = request;
-  return {
-    lineageId: write.lineageId,
-    residualId: write.residualId,
-    sessionId: write.sessionId,
-    payload: write.payload,
-    generationEpoch: write.generationEpoch,
-    authority: write.authority,
-    manifest: write.manifest,
-    verdictDigest: verdict.verdictDigest,
-    variablesUsed: write.variablesUsed,
-    ...(write.supersedes ? { supersedes: write.supersedes } : {}),
-  };
 }

@@ -120,7 +120,8 @@ export interface CheckedPayload {
  * @returns the payload with its canonical text, or the issue the schema reports (message and path)
  */
 export function checkPayload(value: unknown): CheckedPayload | { issue: { message: string; path: string[] } } {
-  if (value === undefined) return { issue: { message: 'payload is required (any JSON value, null included)', path: [] } };
+  if (value === undefined)
+    return { issue: { message: 'payload is required (any JSON value, null included)', path: [] } };
   let written: { text: string; reservedKey: boolean };
   try {
     written = canonicalJsonNotingReservedKey(value);

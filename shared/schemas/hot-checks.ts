@@ -66,7 +66,11 @@ export function acceptsSortedAsciiKeys(list: unknown, min = 0): boolean {
 }
 
 /** Exactly these own keys (and no others) on a {@link isPlainRecord}: a strict object's key set. */
-export function hasExactKeys(record: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): boolean {
+export function hasExactKeys(
+  record: Record<string, unknown>,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): boolean {
   let count = 0;
   for (const key of required) {
     if (!Object.hasOwn(record, key)) return false;

@@ -41,9 +41,7 @@ export const wellFormedString = (maxLength = 65_536) =>
     .refine((s) => s.isWellFormed(), { message: 'string holds a lone UTF-16 surrogate' });
 
 /** Identifier: 1–200 characters from `A–Z a–z 0–9 . _ : @ / + = -`, starting alphanumeric. */
-export const Identifier = z
-  .string()
-  .regex(IDENTIFIER_PATTERN, 'identifier must be 1–200 chars of [A-Za-z0-9._:@/+=-]');
+export const Identifier = z.string().regex(IDENTIFIER_PATTERN, 'identifier must be 1–200 chars of [A-Za-z0-9._:@/+=-]');
 
 /** SHA-256 digest as 64 lowercase hex characters. */
 export const HexDigest = z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters (SHA-256)');
@@ -55,9 +53,7 @@ export const NonNegativeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGE
 export const EpochMillis = NonNegativeInt;
 
 /** A map key: well-formed, 1–512 UTF-16 units, no control characters, not `__proto__`. */
-export const MapKey = wellFormedString(512)
-  .min(1)
-  .regex(NO_CONTROL_CHARACTERS, 'key holds a control character');
+export const MapKey = wellFormedString(512).min(1).regex(NO_CONTROL_CHARACTERS, 'key holds a control character');
 
 /**
  * A JSON object used as a map, with the hostile-key policy above enforced: `__proto__` refused,

@@ -59,7 +59,8 @@ export async function sealValidated(
   nowMs: number,
 ): Promise<SealedRecord> {
   const request = validated.input;
-  const current = head === null || isChainTip(head) ? head : parseInput(ChainTipSchema.nullable(), head, 'lineage head');
+  const current =
+    head === null || isChainTip(head) ? head : parseInput(ChainTipSchema.nullable(), head, 'lineage head');
   const sealedAtMs = isNonNegativeInt(nowMs) ? nowMs : parseInput(EpochMillis, nowMs, 'seal time');
   checkAgainstHead(request, current);
 

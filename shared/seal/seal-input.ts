@@ -86,7 +86,8 @@ const isIdentifier = (value: unknown): boolean => typeof value === 'string' && I
  * receipt (shared/schemas/hot-checks.ts explains why), by the schema otherwise.
  */
 export function isSessionVariable(value: unknown): value is SessionVariable {
-  if (!isPlainRecord(value) || !hasExactKeys(value, VARIABLE_FIELDS)) return SessionVariableSchema.safeParse(value).success;
+  if (!isPlainRecord(value) || !hasExactKeys(value, VARIABLE_FIELDS))
+    return SessionVariableSchema.safeParse(value).success;
   const { name, value: text, freshness, sourceEpoch } = value;
   return (
     typeof name === 'string' &&

@@ -208,8 +208,7 @@ function diffKeys(
     matched++;
     if (baseline[key] !== envKeyHashUnchecked(key, value)) changed.push(key);
   }
-  const vanished =
-    matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
+  const vanished = matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
   return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
 }
 

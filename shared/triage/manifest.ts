@@ -327,7 +327,8 @@ export function manifestDigests(manifest: Validated<SealedDependencyManifest>): 
   manifestDigest: HexDigest;
 } {
   const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
-  const absent = manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
+  const absent =
+    manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
   const text = `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
   return { compositeSeal: compositeSealOfText(baseline), manifestDigest: hashCanonicalText(HashDomain.MANIFEST, text) };
 }
