@@ -5,6 +5,7 @@ import { HashDomain, type HexDigest, hashCanonicalText } from '../canonical/dige
 import { type InputIssue, InvalidInputError } from '../errors';
 import {
   acceptsAsciiMap,
+  acceptsDigestMap,
   acceptsSortedAsciiKeys,
   hasExactKeys,
   isAsciiMapKey,
@@ -154,13 +155,13 @@ const isClaimKeys = (keys: unknown) => acceptsSortedAsciiKeys(keys, 1);
  * zod costs about 0.9 µs per key on a 10,000-key manifest). `false` means "ask the schema": it
  * is also the answer for a valid manifest with a non-ASCII key, and for every format-2 manifest.
  */
-function acceptsManifestV1(raw: unknown, isDigest: (value: unknown) => boolean = isHexDigest): boolean {
+function acceptsManifestV1(raw: unknown): boolean {
   return (
     isPlainRecord(raw) &&
     hasExactKeys(raw, V1_FIELDS) &&
     raw.formatVersion === ManifestFormatVersion.V1 &&
     isHexDigest(raw.preconditionSeal) &&
-    acceptsAsciiMap(raw.baselineKeyHashes, isDigest) &&
+    acceptsDigestMap(raw.baselineKeyHashes) &&
     acceptsSortedAsciiKeys(raw.structuralKeys) &&
     acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys)
   );
