@@ -1,4 +1,4 @@
-import { FORMAT_VERSION, HashDomain, hashCanonicalText } from '../../shared/canonical/digest';
+import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
 import { checkPayload, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
 import { type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
@@ -47,7 +47,7 @@ export function parseSealRequest(json: unknown): ParsedSealRequest | { readonly 
   const write = request.request;
   const { canonicalText } = checkPayload(write.payload) as { canonicalText: string };
   const { manifestDigest } = manifestDigests(parseManifest(write.manifest));
-  const payloadHash = hashCanonicalText(HashDomain.PAYLOAD, canonicalText);
+  const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, canonicalText);
   return {
     request,
     seal: sealInputOfWrite(markValidated(write), request.verdict.verdictDigest, { payloadHash, manifestDigest }),
@@ -68,7 +68,7 @@ function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   const digests = manifestDigests(m);
   if (Object.keys(m.baselineKeyHashes).length > 0 && digests.compositeSeal !== m.preconditionSeal) return null;
   const request = markValidated(json as unknown as SealRequest);
-  const payloadHash = hashCanonicalText(HashDomain.PAYLOAD, checked.canonicalText);
+  const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, checked.canonicalText);
   return {
     request,
     seal: sealInputOfWrite(markValidated(request.request), request.verdict.verdictDigest, {

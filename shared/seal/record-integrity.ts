@@ -1,4 +1,4 @@
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonicalText } from '../canonical/digest';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { type CheckedPayload, checkPayload } from '../guard/write-request';
 import { MacAlgorithm } from '../ports/mac-anchor';
@@ -84,7 +84,7 @@ function checkDigests(
   const fail = (verdict: VerificationVerdict, reason: string): IntegrityFailure =>
     schemaFailure() ?? { verdict, reason };
   const { header } = record;
-  if (hashCanonicalText(HashDomain.PAYLOAD, bodies.payloadText) !== header.payloadHash) {
+  if (hashWrittenCanonical(HashDomain.PAYLOAD, bodies.payloadText) !== header.payloadHash) {
     return fail(V.HASH_MISMATCH, 'payload does not match the sealed payloadHash');
   }
   if (manifestDigestOf(bodies.manifest) !== header.manifestDigest) {

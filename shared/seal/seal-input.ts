@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HashDomain, type HexDigest, hashCanonicalText } from '../canonical/digest';
+import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import {
   MAX_VARIABLE_NAME_LENGTH,
   MAX_VARIABLE_VALUE_BYTES,
@@ -147,7 +147,7 @@ export function parseSealInput(raw: unknown): ValidatedSealInput {
       const input = markValidated(raw as z.output<typeof SealInputSchema>);
       return {
         input,
-        payloadHash: hashCanonicalText(HashDomain.PAYLOAD, payload.canonicalText),
+        payloadHash: hashWrittenCanonical(HashDomain.PAYLOAD, payload.canonicalText),
         manifestDigest: manifestDigestOf(markValidated(input.manifest)),
       };
     }
@@ -156,7 +156,7 @@ export function parseSealInput(raw: unknown): ValidatedSealInput {
   const payload = checkPayload(input.payload) as { canonicalText: string };
   return {
     input,
-    payloadHash: hashCanonicalText(HashDomain.PAYLOAD, payload.canonicalText),
+    payloadHash: hashWrittenCanonical(HashDomain.PAYLOAD, payload.canonicalText),
     manifestDigest: manifestDigestOf(parseManifest(input.manifest)),
   };
 }

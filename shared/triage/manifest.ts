@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson, canonicalString } from '../canonical/canonical-json';
-import { HashDomain, type HexDigest, hashCanonicalText } from '../canonical/digest';
+import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
 import {
   acceptsAsciiMap,
@@ -331,7 +331,7 @@ export function manifestDigests(manifest: Validated<SealedDependencyManifest>): 
   const absent =
     manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
   const text = `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
-  return { compositeSeal: compositeSealOfText(baseline), manifestDigest: hashCanonicalText(HashDomain.MANIFEST, text) };
+  return { compositeSeal: compositeSealOfText(baseline), manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, text) };
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
