@@ -331,7 +331,10 @@ export function manifestDigests(manifest: Validated<SealedDependencyManifest>): 
   const absent =
     manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
   const text = `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
-  return { compositeSeal: compositeSealOfText(baseline), manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, text) };
+  return {
+    compositeSeal: compositeSealOfText(baseline),
+    manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, text),
+  };
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
