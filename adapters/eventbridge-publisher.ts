@@ -1,12 +1,12 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { EventPublisher } from '../shared/ports/event-publisher';
 import {
   DetailType,
   EVENT_SOURCE,
   type ResidualRejectedDetail,
   type ResidualSealedDetail,
   type TriageCompletedDetail,
-} from '../shared/schemas/messages';
+} from '../shared/pipeline/messages';
+import type { EventPublisher } from '../shared/ports/event-publisher';
 
 /** The part of `EventBridgeClient` this adapter uses. */
 export type EventBridgeSend = Pick<EventBridgeClient, 'send'>;

@@ -1,6 +1,6 @@
 import { GenerateMacCommand, type KMSClient, KMSInvalidMacException, VerifyMacCommand } from '@aws-sdk/client-kms';
+import { AnchorKeyMismatchError, AnchorUnavailableError } from '../shared/errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../shared/ports/mac-anchor';
-import { AnchorKeyMismatchError, AnchorUnavailableError } from '../shared/seal/errors';
 
 /** The part of `KMSClient` this adapter uses (a fake with `send` serves unit tests). */
 export type KMSSend = Pick<KMSClient, 'send'>;

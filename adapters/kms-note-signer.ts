@@ -1,5 +1,5 @@
 import { GetPublicKeyCommand, type GetPublicKeyCommandOutput, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import { SignerUnavailableError } from '../shared/log/errors';
+import { SignerUnavailableError } from '../shared/errors';
 import { type NoteVerifierKey, noteVerifierKey, publicKeyFromSpki } from '../shared/log/note-key';
 import type { NoteSigner } from '../shared/ports/note-signer';
 

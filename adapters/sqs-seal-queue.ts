@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import type { ResidualWriteRequest } from '../shared/guard/write-request';
+import type { SealRequest } from '../shared/pipeline/messages';
 import type { SealQueue } from '../shared/ports/seal-queue';
-import type { SealRequest } from '../shared/schemas/messages';
+import type { ResidualWriteRequest } from '../shared/write/write-request';
 
 /** The part of `SQSClient` this adapter uses. */
 export type SQSSend = Pick<SQSClient, 'send'>;

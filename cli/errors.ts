@@ -3,9 +3,10 @@ import { ExitCode } from './exit-codes';
 
 /**
  * An error the CLI reports as a one-line message with a chosen exit code, without a stack
- * trace: a bad file, a bad option, a missing stack output.
+ * trace: a bad file, a bad option, a missing stack output. Not retryable.
  */
 export class CliError extends ResealError {
+  readonly retryable = false;
   readonly exitCode: ExitCode;
   constructor(message: string, exitCode: ExitCode, options?: ErrorOptions) {
     super(message, options);

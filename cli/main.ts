@@ -1,7 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { InvalidInputError } from '../shared/errors';
-import { LineageNotFoundError } from '../shared/ports/lineage-store';
+import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { registerGuard } from './commands/guard';
 import { registerManifest } from './commands/manifest';
 import { registerMcp } from './commands/mcp';
@@ -13,6 +12,7 @@ import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { type CliIo, processIo } from './io';
+import { issueLines } from './read-input';
 
 const HELP_WIDTH = 100;
 
@@ -102,8 +102,8 @@ function reportError(error: unknown, io: CliIo): number {
     return ExitCode.BAD_INPUT;
   }
   if (error instanceof InvalidInputError) {
-    const lines = error.issues.map((issue) => `  at ${issue.path || '<root>'}: ${issue.message}`);
-    io.stderr(`error: ${error.message.split(' at ')[0]}\n${lines.join('\n')}\n`);
+    // From the error's fields, never its message: `what` may itself contain " at ".
+    io.stderr(`error: invalid ${error.what}\n${issueLines(error)}\n`);
     return ExitCode.BAD_INPUT;
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../shared/canonical/strict-json';
-import { InvalidInputError, printable } from '../shared/errors';
+import { parseStrictJson } from '../shared/canonical/strict-json';
+import { InvalidInputError, printable, StrictJsonError, StrictJsonFailure } from '../shared/errors';
 import { parseInput } from '../shared/schemas/parse';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
@@ -81,8 +81,15 @@ export function validateFileContent<T>(path: string, what: string, evaluate: () 
  * (a field that is not printable ASCII is shown as an escaped JSON string, e.g. `"\udc00"`).
  */
 export function fileInputError(path: string, what: string, error: InvalidInputError): BadInputError {
-  const lines = error.issues.map((issue) => `  at ${printable(issue.path || '<root>')}: ${issue.message}`);
-  return new BadInputError(`${path}: invalid ${what}\n${lines.join('\n')}`, { cause: error });
+  return new BadInputError(`${path}: invalid ${what}\n${issueLines(error)}`, { cause: error });
+}
+
+/**
+ * The issues of an {@link InvalidInputError}, one `  at <field>: <message>` line each (joined by
+ * newlines, no trailing one), the field escaped by `printable` when it is not printable ASCII.
+ */
+export function issueLines(error: InvalidInputError): string {
+  return error.issues.map((issue) => `  at ${printable(issue.path || '<root>')}: ${issue.message}`).join('\n');
 }
 
 function describeReadError(error: unknown): string {

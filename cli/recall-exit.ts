@@ -1,5 +1,5 @@
 import { TimeoutError } from '../client/errors';
-import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
+import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { deltaExitCode } from './commands/triage';
 import { CliError } from './errors';

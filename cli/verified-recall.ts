@@ -1,5 +1,5 @@
 import type { VerifiedRecall } from '../client/reseal-client';
-import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/schemas/messages';
+import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 
 /**

@@ -1,11 +1,11 @@
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
-import { type FreshnessProbeReceipt, valueDigest } from '../shared/guard/receipts';
-import { type SessionVariable, VariableFreshness } from '../shared/guard/session-variable';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
 import { parseInput } from '../shared/schemas/parse';
 import { Authority } from '../shared/schemas/primitives';
 import { type BuildManifestInput, buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
+import { type FreshnessProbeReceipt, valueDigest } from '../shared/write/receipts';
+import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /**
  * Small helpers that build the pieces of a {@link ResidualWriteRequest} (seed 004, Recorded

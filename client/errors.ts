@@ -1,10 +1,17 @@
 import { ResealError } from '../shared/errors';
+import type { VerificationVerdict } from '../shared/seal/verification-verdict';
+
+/**
+ * Errors of the client (`reseal`), each with `retryable` (see `ResealError`, shared/errors.ts).
+ */
 
 /**
  * A wait ran out of time: the awaited item (e.g. the triage report of a recall) did not appear.
- * Callers branch on `instanceof` and read {@link waitedFor} and {@link timeoutMs}.
+ * Callers branch on `instanceof` and read {@link waitedFor} and {@link timeoutMs}. Retryable:
+ * the item may still appear, so waiting again can find it.
  */
 export class TimeoutError extends ResealError {
+  readonly retryable = true;
   /** What was awaited, e.g. `triage report TRIAGE#lin-1 / req-7`. */
   readonly waitedFor: string;
   /** How long was waited, in milliseconds. */
@@ -17,19 +24,30 @@ export class TimeoutError extends ResealError {
   }
 }
 
-/** EventBridge or SQS refused a message the client sent (e.g. `FailedEntryCount` > 0). */
+/** Per-entry error codes of EventBridge `PutEvents` that AWS documents as worth retrying. */
+const RETRYABLE_ENTRY_CODES: ReadonlySet<string> = new Set(['InternalFailure', 'ThrottlingException']);
+
+/**
+ * EventBridge or SQS refused a message the client sent (e.g. `FailedEntryCount` > 0).
+ * Retryable when AWS named no error code (nothing was refused, only no id came back) or a
+ * transient one (`InternalFailure`, `ThrottlingException`); not for any other code (a malformed
+ * entry, a denied access).
+ */
 export class PublishError extends ResealError {
+  readonly retryable: boolean;
   /** AWS error code reported for the entry, when any. */
   readonly errorCode: string | null;
   constructor(message: string, errorCode: string | null, options?: ErrorOptions) {
     super(message, options);
     this.name = 'PublishError';
     this.errorCode = errorCode;
+    this.retryable = errorCode === null || RETRYABLE_ENTRY_CODES.has(errorCode);
   }
 }
 
-/** A CloudFormation stack does not exist or lacks an output the client needs. */
+/** A CloudFormation stack does not exist or lacks an output the client needs. Not retryable. */
 export class StackOutputsError extends ResealError {
+  readonly retryable = false;
   readonly stackName: string;
   constructor(stackName: string, reason: string, options?: ErrorOptions) {
     super(`stack ${stackName}: ${reason}`, options);
@@ -41,9 +59,10 @@ export class StackOutputsError extends ResealError {
 /**
  * A write's residual-id marker names a record that does not verify as that write's seal (missing,
  * edited, MAC not checkable, or another residual's record): the table cannot be trusted for this
- * outcome, and nothing from it may be kept as a checkpoint.
+ * outcome, and nothing from it may be kept as a checkpoint. Not retryable.
  */
 export class UnverifiedOutcomeError extends ResealError {
+  readonly retryable = false;
   readonly lineageId: string;
   readonly residualId: string;
   /** Seq the marker names. */
@@ -57,6 +76,21 @@ export class UnverifiedOutcomeError extends ResealError {
     this.lineageId = lineageId;
     this.residualId = residualId;
     this.seq = seq;
+    this.verdict = verdict;
+    this.reason = reason;
+  }
+}
+
+/** A lineage's log could not be verified: the client must not act on what it read. Not retryable. */
+export class LogVerificationError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+  constructor(lineageId: string, verdict: VerificationVerdict, reason: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId}: ${verdict}: ${reason}`, options);
+    this.name = 'LogVerificationError';
+    this.lineageId = lineageId;
     this.verdict = verdict;
     this.reason = reason;
   }

@@ -20,14 +20,14 @@ export {
   MemoryCheckpointStore,
 } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
-export { PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
+export { LogVerificationError, PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
 export {
   type LineageExport,
   type LineageExportEnvelope,
   LineageExportEnvelopeSchema,
   LineageExportSchema,
 } from './lineage-export';
-export { type LatestCheckpoint, LogReader, LogVerificationError, type ProvenRecord } from './log-reader';
+export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export {
   type LineageReader,

@@ -1,5 +1,4 @@
-import { ResealError } from '../shared/errors';
-import { SignerUnavailableError } from '../shared/log/errors';
+import { ResealError, SignerUnavailableError } from '../shared/errors';
 import { readLatestCheckpoint } from '../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
@@ -15,25 +14,12 @@ import {
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
+import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
+import { LogVerificationError } from './errors';
 
 /** The reads the log reader makes (the `LineageStore` port, read side). */
 export type LogStoreReader = Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord' | 'lastRecordSeq'>;
-
-/** A lineage's log could not be verified: the client must not act on what it read. */
-export class LogVerificationError extends ResealError {
-  readonly lineageId: string;
-  readonly verdict: VerificationVerdict;
-  readonly reason: string;
-  constructor(lineageId: string, verdict: VerificationVerdict, reason: string, options?: ErrorOptions) {
-    super(`lineage ${lineageId}: ${verdict}: ${reason}`, options);
-    this.name = 'LogVerificationError';
-    this.lineageId = lineageId;
-    this.verdict = verdict;
-    this.reason = reason;
-  }
-}
 
 /** The latest checkpoint, verified and checked against the kept one. */
 export interface LatestCheckpoint {

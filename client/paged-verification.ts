@@ -1,4 +1,5 @@
-import { LineageNotFoundError, type LineageStore } from '../shared/ports/lineage-store';
+import { LineageNotFoundError } from '../shared/errors';
+import type { LineageStore } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';

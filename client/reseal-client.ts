@@ -8,21 +8,18 @@ import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
-import { InvalidInputError, ResealError } from '../shared/errors';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/guard/write-request';
-import { LogStateError, SignerUnavailableError } from '../shared/log/errors';
+import {
+  InvalidInputError,
+  LineageNotFoundError,
+  LogStateError,
+  ResealError,
+  SignerUnavailableError,
+} from '../shared/errors';
 import { checkpointOrigin, guardKeyName } from '../shared/log/log-names';
 import { authenticateLogState } from '../shared/log/log-state';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
 import type { Receipt } from '../shared/log/receipt';
-import {
-  type ConflictRecord,
-  LineageNotFoundError,
-  type LineageStore,
-  type RejectionRecord,
-} from '../shared/ports/lineage-store';
-import type { MacAnchor } from '../shared/ports/mac-anchor';
 import {
   DetailType,
   EVENT_SOURCE,
@@ -31,15 +28,18 @@ import {
   RefusalCode,
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
-} from '../shared/schemas/messages';
+} from '../shared/pipeline/messages';
+import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import type { CheckpointStore } from './checkpoint-store';
-import { PublishError, TimeoutError } from './errors';
+import { LogVerificationError, PublishError, TimeoutError } from './errors';
 import type { LineageExport } from './lineage-export';
-import { type LatestCheckpoint, LogReader, LogVerificationError } from './log-reader';
+import { type LatestCheckpoint, LogReader } from './log-reader';
 import { DEFAULT_PAGE_SIZE, type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';

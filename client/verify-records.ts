@@ -1,6 +1,6 @@
+import { AnchorUnavailableError } from '../shared/errors';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
-import { AnchorUnavailableError } from '../shared/seal/errors';
 import { verifyChain } from '../shared/seal/lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
 

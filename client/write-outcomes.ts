@@ -1,25 +1,23 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import { ResealError } from '../shared/errors';
+import { OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
-import type { ResidualWriteRequest } from '../shared/guard/write-request';
-import { SignerUnavailableError } from '../shared/log/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
   checkRejection,
   type OutcomeStatement,
-  OutcomeVerificationError,
   openOutcome,
   requestDigest,
 } from '../shared/log/outcome-statement';
 import type { RecordProof } from '../shared/log/record-proof';
+import { RejectionStage } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
-import { RejectionStage } from '../shared/schemas/messages';
 import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
 import { differingWriteContent } from '../shared/seal/write-content';
-import { TimeoutError, UnverifiedOutcomeError } from './errors';
-import { type LogReader, LogVerificationError } from './log-reader';
+import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
+import type { LogReader } from './log-reader';
 
 /**
  * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with

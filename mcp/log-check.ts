@@ -1,4 +1,4 @@
-import { LogVerificationError } from '../client/log-reader';
+import { LogVerificationError } from '../client/errors';
 import { formatVerifierKey } from '../shared/log/note-key';
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';

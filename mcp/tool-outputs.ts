@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { JsonPayloadSchema } from '../shared/guard/write-request';
 import { HexDigest, Identifier, NonNegativeInt } from '../shared/schemas/primitives';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../shared/triage/delta-isolator';
+import { JsonPayloadSchema } from '../shared/write/write-request';
 
 /**
  * The shapes of the MCP tools' `structuredContent` (docs/mcp.md, "Tools"), advertised as each

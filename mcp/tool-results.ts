@@ -2,22 +2,21 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type TimelineRow, timelineRows } from '../cli/format/timeline';
 import { hintsFor } from '../cli/format/write-verdict';
 import { CheckpointFileError } from '../client/checkpoint-store';
-import { StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
+import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
-import { LogVerificationError } from '../client/log-reader';
 import type { VerifiedRecall } from '../client/reseal-client';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
-import { InvalidInputError } from '../shared/errors';
-import type { ResidualWriteRequest } from '../shared/guard/write-request';
+import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
-import { type ConflictRecord, LineageNotFoundError, type RejectionRecord } from '../shared/ports/lineage-store';
-import { RefusalCode } from '../shared/schemas/messages';
+import { RefusalCode } from '../shared/pipeline/messages';
+import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
+import type { ResidualWriteRequest } from '../shared/write/write-request';
 import {
   type HeadOutput,
   type InspectOutput,

@@ -14,17 +14,17 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
-import { ResidualWriteRequestSchema } from '../shared/guard/write-request';
 import {
   RecallRequestedDetailSchema,
   ResidualRejectedDetailSchema,
   ResidualSealedDetailSchema,
   SealRequestSchema,
   TriageCompletedDetailSchema,
-} from '../shared/schemas/messages';
+} from '../shared/pipeline/messages';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
 import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
 import { SealedDependencyManifestSchema } from '../shared/triage/manifest';
+import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /** Where the schemas are committed, relative to the repository root. */
 export const SCHEMAS_DIR = 'schemas';

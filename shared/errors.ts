@@ -1,18 +1,58 @@
 /**
- * Domain errors of the Reseal core.
+ * The errors of the Reseal core, all in this one module (it imports nothing, so every other
+ * module of the core may import it).
  *
- * Every error sets `name` to a string literal (so it survives minified bundles) and accepts
- * `ErrorOptions` so an underlying `cause` is kept. Outcomes the seeds name (verdicts such as
- * `UNVERIFIED_INHERITED`, `HASH_MISMATCH`, `PARTIAL_REPROBE_REQUIRED`) are return values, never
- * errors: an error means the input could not be evaluated at all.
+ * Every error sets `name` to a string literal (so it survives minified bundles), accepts
+ * `ErrorOptions` so an underlying `cause` is kept, and says in {@link ResealError.retryable}
+ * whether trying the same operation again can succeed. Callers branch on the class and on the
+ * structured fields each error carries, never on its message, which is for people.
+ *
+ * Outcomes the specification names (verdicts such as `UNVERIFIED_INHERITED`, `HASH_MISMATCH`,
+ * `PARTIAL_REPROBE_REQUIRED`) are return values, never errors: an error means the input could not
+ * be evaluated at all, or an operation could not be carried out.
+ *
+ * | error                          | retryable | why                                                        |
+ * | ------------------------------ | --------- | ---------------------------------------------------------- |
+ * | {@link InvalidInputError} + subclasses | no | the input itself is refused                            |
+ * | {@link CanonicalizationError}  | no        | the value has no RFC 8785 form                             |
+ * | {@link HeaderTooLargeError}    | no        | the header stays too large                                 |
+ * | {@link StaleWriteError}        | no        | the guard refuses the same request again; re-probe first   |
+ * | {@link NoteVerificationError}  | no        | the note's signatures do not change                        |
+ * | {@link CheckpointOriginMismatchError} | no | the checkpoint names another log                          |
+ * | {@link MerkleNodeMissingError} | no        | the node is lost, not late (nodes are written with records) |
+ * | {@link LogStateError}          | no        | the stored log state does not authenticate                 |
+ * | {@link OutcomeVerificationError} | no      | the statement does not check                               |
+ * | {@link AnchorKeyMismatchError} | no        | the anchor holds another key                               |
+ * | {@link StaleEpochError}        | no        | the write is fenced out by a newer generation epoch        |
+ * | {@link LineageInconsistentError} | no      | the head is behind the records until someone repairs it    |
+ * | {@link LineageNotFoundError}   | no        | the lineage does not exist                                 |
+ * | {@link AnchorUnavailableError} | yes       | the MAC key may be usable later (throttled, unreachable)   |
+ * | {@link SignerUnavailableError} | yes       | the signing key may be usable later                        |
+ * | {@link StaleHeadError}         | yes       | lost a race: re-read the head and try again                |
+ * | {@link DuplicateResidualError} | yes       | lost a race to the same id: re-reading finds it sealed     |
  */
 
-/** Base class of every error the Reseal core throws. */
-export class ResealError extends Error {
+/**
+ * Base class of every error Reseal throws (the core, the client, the CLI). Abstract: each
+ * subclass decides {@link retryable}.
+ */
+export abstract class ResealError extends Error {
+  /**
+   * Whether trying the same operation again (after re-reading what it depends on) can succeed:
+   * `true` for a lost race or an unavailable dependency, `false` when the input or the stored
+   * state itself is the reason, so a retry gets the same answer. A queue consumer rethrows a
+   * retryable error (the message is delivered again) and records a non-retryable one as final.
+   */
+  abstract readonly retryable: boolean;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'ResealError';
   }
+}
+
+/** Whether `error` is a {@link ResealError} that says a retry can help (see {@link ResealError.retryable}). */
+export function isRetryable(error: unknown): boolean {
+  return error instanceof ResealError && error.retryable;
 }
 
 /**
@@ -25,6 +65,20 @@ export function printable(path: string): string {
   return JSON.stringify(path).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * `text` with every lone UTF-16 surrogate written as the six characters `\uXXXX`: well-formed, so
+ * it survives UTF-8 storage (DynamoDB) and a digest over it stays the same after a round trip,
+ * while a hostile key stays recognisable in a refusal.
+ */
+export function escapeLoneSurrogates(text: string): string {
+  return text.replace(
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+// --- Input -------------------------------------------------------------------------------------
+
 /** One problem found in an input, located by its path (e.g. `variablesUsed.2.receipt.probedAt`). */
 export interface InputIssue {
   /** Dotted path of the offending field; `""` for the input as a whole. */
@@ -36,10 +90,14 @@ export interface InputIssue {
 /**
  * An input failed validation: a malformed request, manifest, record or environment.
  *
- * `issues` lists every problem found (at least one), each naming its field. Thrown by every
- * public core function before it evaluates anything, so malformed input never yields a verdict.
+ * `what` names the input (`residual write request`); `issues` lists every problem found (at
+ * least one), each naming its field. Thrown by every public core function before it evaluates
+ * anything, so malformed input never yields a verdict. Not retryable.
  */
 export class InvalidInputError extends ResealError {
+  readonly retryable: boolean = false;
+  /** What the input is, e.g. `residual write request`; the message reads `invalid <what>…`. */
+  readonly what: string;
   readonly issues: readonly InputIssue[];
   constructor(what: string, issues: readonly InputIssue[], options?: ErrorOptions) {
     const first = issues[0];
@@ -47,16 +105,44 @@ export class InvalidInputError extends ResealError {
     const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
     super(`invalid ${what}${where}${more}`, options);
     this.name = 'InvalidInputError';
+    this.what = what;
     this.issues = issues;
+  }
+}
+
+/** Why `parseStrictJson` (shared/canonical/strict-json.ts) refused a text. */
+export const StrictJsonFailure = {
+  /** Not JSON at all (RFC 8259 grammar), incl. a raw control character in a string. */
+  SYNTAX: 'SYNTAX',
+  /** Valid JSON, but an object repeats a member name (I-JSON RFC 7493 §2.3). */
+  DUPLICATE_KEY: 'DUPLICATE_KEY',
+  /** Valid JSON nested deeper than `MAX_PARSE_DEPTH` (or than the AST parser's stack allows). */
+  TOO_DEEP: 'TOO_DEEP',
+} as const;
+/** One of {@link StrictJsonFailure}. */
+export type StrictJsonFailure = (typeof StrictJsonFailure)[keyof typeof StrictJsonFailure];
+
+/**
+ * A JSON text refused by `parseStrictJson`. An {@link InvalidInputError}, so callers that
+ * only know "invalid input" need no new branch; `failure` tells syntax errors apart from
+ * duplicate names and excessive nesting.
+ */
+export class StrictJsonError extends InvalidInputError {
+  readonly failure: StrictJsonFailure;
+  constructor(what: string, failure: StrictJsonFailure, issues: readonly InputIssue[], options?: ErrorOptions) {
+    super(what, issues, options);
+    this.name = 'StrictJsonError';
+    this.failure = failure;
   }
 }
 
 /**
  * A value cannot be put in RFC 8785 canonical form without losing information: `NaN`,
  * `±Infinity`, an integer beyond ±(2^53 − 1), a lone UTF-16 surrogate, `undefined`, a function,
- * a `bigint`, a symbol, or an object that is not a plain JSON object or array.
+ * a `bigint`, a symbol, or an object that is not a plain JSON object or array. Not retryable.
  */
 export class CanonicalizationError extends ResealError {
+  readonly retryable = false;
   /** JSON-pointer-like path of the offending value (`/a/0/b`); `""` for the root. */
   readonly path: string;
   constructor(path: string, reason: string, options?: ErrorOptions) {
@@ -66,8 +152,78 @@ export class CanonicalizationError extends ResealError {
   }
 }
 
-/** A canonical MAC message (record header) exceeds the 4,096-byte KMS GenerateMac limit. */
+// --- Stale-state guard (docs/guard.md) -----------------------------------------------------------
+
+/**
+ * A write the stale-state guard judged unsafe was about to proceed (fail-closed
+ * `assertWriteSafe`, docs/guard.md). Carries the rejected variable names and violated request
+ * fields, sorted and unique, and the verdict digest, so callers branch on fields, not on the
+ * message. Not retryable: the same request gets the same verdict; re-probe the variables first.
+ */
+export class StaleWriteError extends ResealError {
+  readonly retryable = false;
+  /** Names of the rejected variables, sorted, unique. */
+  readonly rejectedVariables: readonly string[];
+  /** Dotted fields of the request-level violations, sorted, unique. */
+  readonly violatedFields: readonly string[];
+  /** Digest of the verdict that refused the write. */
+  readonly verdictDigest: string;
+  constructor(
+    rejectedVariables: readonly string[],
+    violatedFields: readonly string[],
+    verdictDigest: string,
+    options?: ErrorOptions,
+  ) {
+    const parts: string[] = [];
+    if (rejectedVariables.length > 0) {
+      parts.push(`stale variables ${JSON.stringify(rejectedVariables)} lack fresh verification`);
+    }
+    if (violatedFields.length > 0) parts.push(`request fields ${JSON.stringify(violatedFields)} are violated`);
+    super(`residual write rejected: ${parts.join('; ')} (verdict ${verdictDigest})`, options);
+    this.name = 'StaleWriteError';
+    this.rejectedVariables = rejectedVariables;
+    this.violatedFields = violatedFields;
+    this.verdictDigest = verdictDigest;
+  }
+}
+
+// --- Triage (docs/triage.md) ---------------------------------------------------------------------
+
+/**
+ * A manifest whose `preconditionSeal` is not the composite seal of its own `baselineKeyHashes`:
+ * the manifest is corrupt (or was edited after sealing), so no key-level diff against it can be
+ * trusted and triage refuses it instead of returning a verdict.
+ *
+ * Extends {@link InvalidInputError} (one issue at path `preconditionSeal`), so callers that
+ * already treat malformed input as "cannot evaluate" handle it without a new branch.
+ */
+export class ManifestSealMismatchError extends InvalidInputError {
+  /** The seal the manifest carries. */
+  readonly recordedSeal: string;
+  /** The composite seal recomputed from the manifest's `baselineKeyHashes`. */
+  readonly recomputedSeal: string;
+  constructor(recordedSeal: string, recomputedSeal: string, options?: ErrorOptions) {
+    super(
+      'sealed dependency manifest',
+      [
+        {
+          path: 'preconditionSeal',
+          message: `preconditionSeal ${recordedSeal} is not the composite seal of baselineKeyHashes (${recomputedSeal}); the manifest is corrupt`,
+        },
+      ],
+      options,
+    );
+    this.name = 'ManifestSealMismatchError';
+    this.recordedSeal = recordedSeal;
+    this.recomputedSeal = recomputedSeal;
+  }
+}
+
+// --- Sealing (docs/sealing.md) -------------------------------------------------------------------
+
+/** A canonical MAC message (record header) exceeds the 4,096-byte KMS GenerateMac limit. Not retryable. */
 export class HeaderTooLargeError extends ResealError {
+  readonly retryable = false;
   readonly headerBytes: number;
   constructor(headerBytes: number, options?: ErrorOptions) {
     super(`canonical record header is ${headerBytes} bytes; the MAC limit is 4096`, options);
@@ -77,13 +233,272 @@ export class HeaderTooLargeError extends ResealError {
 }
 
 /**
- * `text` with every lone UTF-16 surrogate written as the six characters `\uXXXX`: well-formed, so
- * it survives UTF-8 storage (DynamoDB) and a digest over it stays the same after a round trip,
- * while a hostile key stays recognisable in a refusal.
+ * A seal was asked for with a `generationEpoch` older than the lineage head's: the generation
+ * epoch is a fencing token, so a zombie predecessor cannot append after its successor has
+ * (docs/guard.md, "The fencing token beyond the guard"). Not retryable: the head's epoch only
+ * grows, so the write stays fenced out (it is recorded as a `STALE_EPOCH` conflict).
  */
-export function escapeLoneSurrogates(text: string): string {
-  return text.replace(
-    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+export class StaleEpochError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  /** Epoch of the current head. */
+  readonly headEpoch: number;
+  /** Epoch the refused write carried (smaller than {@link headEpoch}). */
+  readonly requestEpoch: number;
+  constructor(lineageId: string, headEpoch: number, requestEpoch: number, options?: ErrorOptions) {
+    super(`lineage ${lineageId}: generation epoch ${requestEpoch} is older than the head's ${headEpoch}`, options);
+    this.name = 'StaleEpochError';
+    this.lineageId = lineageId;
+    this.headEpoch = headEpoch;
+    this.requestEpoch = requestEpoch;
+  }
+}
+
+/**
+ * The MAC key cannot be used (disabled, missing, throttled, unreachable): the local counterpart
+ * of KMS `DisabledException` / `NotFoundException`. A verifier that meets it must fail closed with
+ * `UNVERIFIED_TAMPER_RISK` (docs/sealing.md). Retryable: the key may be usable later, so a
+ * sealer lets the message be delivered again rather than refusing the write for good.
+ */
+export class AnchorUnavailableError extends ResealError {
+  readonly retryable = true;
+  readonly keyId: string;
+  constructor(keyId: string, reason: string, options?: ErrorOptions) {
+    super(`MAC key ${keyId} cannot be used: ${reason}`, options);
+    this.name = 'AnchorUnavailableError';
+    this.keyId = keyId;
+  }
+}
+
+/**
+ * An anchor was asked about, or answered for, a key other than its own: a signature naming
+ * another key id, or a MAC check under a key this anchor does not hold. Not retryable.
+ */
+export class AnchorKeyMismatchError extends ResealError {
+  readonly retryable = false;
+  /** Key id the anchor holds. */
+  readonly expectedKeyId: string;
+  /** Key id that was named instead. */
+  readonly actualKeyId: string;
+  constructor(expectedKeyId: string, actualKeyId: string, options?: ErrorOptions) {
+    super(`anchor holds key ${expectedKeyId} but ${actualKeyId} was named`, options);
+    this.name = 'AnchorKeyMismatchError';
+    this.expectedKeyId = expectedKeyId;
+    this.actualKeyId = actualKeyId;
+  }
+}
+
+// --- Verifiable log (docs/verifiable-log.md) -----------------------------------------------------
+// Proof verification outcomes are booleans, never errors: these errors mean a text could not be
+// read, a node could not be found, or a note carries no valid signature by the key asked for.
+
+/**
+ * A checkpoint body (C2SP tlog-checkpoint) is malformed, or a `Checkpoint` cannot be
+ * written as one. Extends {@link InvalidInputError} with one issue at path `origin`, `size`,
+ * `rootHash` or `""` (the text as a whole), so callers that treat malformed input as "cannot
+ * evaluate" handle it without a new branch.
+ */
+export class CheckpointFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('checkpoint', [{ path, message }], options);
+    this.name = 'CheckpointFormatError';
+  }
+}
+
+/**
+ * A signed note (C2SP signed-note) is malformed, or a text and signatures cannot be written as
+ * one. Extends {@link InvalidInputError} with one issue at path `text`, `signatures.<i>` or `""`.
+ */
+export class NoteFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('signed note', [{ path, message }], options);
+    this.name = 'NoteFormatError';
+  }
+}
+
+/**
+ * A well-formed note carries no valid signature by the expected key, or a signature by that key
+ * fails (C2SP signed-note: a failing signature from a known key rejects the whole note, so a
+ * forged line next to a genuine one is never overlooked). Not retryable.
+ */
+export class NoteVerificationError extends ResealError {
+  readonly retryable = false;
+  /** Key name that was expected. */
+  readonly keyName: string;
+  constructor(keyName: string, reason: string, options?: ErrorOptions) {
+    super(`note not verified for key ${keyName}: ${reason}`, options);
+    this.name = 'NoteVerificationError';
+    this.keyName = keyName;
+  }
+}
+
+/** A verified checkpoint names another log than the one the caller asked about. Not retryable. */
+export class CheckpointOriginMismatchError extends ResealError {
+  readonly retryable = false;
+  readonly expectedOrigin: string;
+  readonly actualOrigin: string;
+  constructor(expectedOrigin: string, actualOrigin: string, options?: ErrorOptions) {
+    super(`checkpoint origin is ${JSON.stringify(actualOrigin)}, expected ${JSON.stringify(expectedOrigin)}`, options);
+    this.name = 'CheckpointOriginMismatchError';
+    this.expectedOrigin = expectedOrigin;
+    this.actualOrigin = actualOrigin;
+  }
+}
+
+/**
+ * A node hash a proof needs is not stored (a `NodeSource` rejects with it). For a store that
+ * persists every `completed` node of `appendLeaf`, this means lost or never-written data, so a
+ * retry reads the same absence: not retryable.
+ */
+export class MerkleNodeMissingError extends ResealError {
+  readonly retryable = false;
+  /** Height of the missing perfect subtree (0 = a leaf). */
+  readonly level: number;
+  /** Its position among the subtrees of that height. */
+  readonly index: number;
+  constructor(level: number, index: number, options?: ErrorOptions) {
+    super(`Merkle node (level ${level}, index ${index}) is not stored`, options);
+    this.name = 'MerkleNodeMissingError';
+    this.level = level;
+    this.index = index;
+  }
+}
+
+/**
+ * The signing key cannot be used (disabled, missing, throttled, unreachable, or not Ed25519).
+ * Retryable: the key may be usable later.
+ */
+export class SignerUnavailableError extends ResealError {
+  readonly retryable = true;
+  readonly keyId: string;
+  constructor(keyId: string, reason: string, options?: ErrorOptions) {
+    super(`signing key ${keyId} unavailable: ${reason}`, options);
+    this.name = 'SignerUnavailableError';
+    this.keyId = keyId;
+  }
+}
+
+/**
+ * The log state stored for a lineage (head item: checkpoint, frontier, head header) does not
+ * authenticate: a missing or forged checkpoint, a frontier or head that does not hash to its
+ * signed root. The sealer never extends such a state (docs/verifiable-log.md, "Appending").
+ * Not retryable.
+ */
+export class LogStateError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  constructor(lineageId: string, reason: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId}: stored log state does not authenticate: ${reason}`, options);
+    this.name = 'LogStateError';
+    this.lineageId = lineageId;
+  }
+}
+
+/** A signed outcome statement whose signature or content does not check. Not retryable. */
+export class OutcomeVerificationError extends ResealError {
+  readonly retryable = false;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`outcome statement not verified: ${reason}`, options);
+    this.name = 'OutcomeVerificationError';
+  }
+}
+
+// --- The lineage store (shared/ports/lineage-store.ts) -------------------------------------------
+
+/**
+ * A lineage head as a store error reports it: the fields of a `LineageHead`
+ * (shared/seal/sealed-record.ts), which is one. Declared here by shape because this module is
+ * the leaf every other module of the core imports.
+ */
+export interface ReportedHead {
+  readonly lineageId: string;
+  readonly seq: number;
+  readonly recordHash: string;
+  readonly generationEpoch: number;
+  readonly mac: string;
+  readonly keyId: string;
+}
+
+/** Where a residual id was sealed. */
+export interface ResidualLocation {
+  readonly lineageId: string;
+  readonly seq: number;
+}
+
+/**
+ * The lineage head moved since it was read: another writer appended first. Retryable: re-read
+ * the head, re-seal on it, append again.
+ */
+export class StaleHeadError extends ResealError {
+  readonly retryable = true;
+  readonly lineageId: string;
+  /** Seq the writer expected the head at (`null`: no head). */
+  readonly expectedSeq: number | null;
+  /** Head found instead, when the store could read it. */
+  readonly observedHead: ReportedHead | null;
+  constructor(
+    lineageId: string,
+    expectedSeq: number | null,
+    observedHead: ReportedHead | null,
+    options?: ErrorOptions,
+  ) {
+    super(`lineage ${lineageId}: head moved past seq ${expectedSeq ?? 'none'}`, options);
+    this.name = 'StaleHeadError';
+    this.lineageId = lineageId;
+    this.expectedSeq = expectedSeq;
+    this.observedHead = observedHead;
+  }
+}
+
+/**
+ * The head item equals the expected head, yet a record already exists at `seq` (= expected + 1,
+ * or 0 without a head): the head is behind the records. Someone rewound or deleted the head.
+ * Not retryable: every retry reads the same head and meets the same record.
+ */
+export class LineageInconsistentError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  /** Seq the write tried to put, which is already taken. */
+  readonly seq: number;
+  /** Head the writer read (and which still held). */
+  readonly expectedHead: ReportedHead | null;
+  constructor(lineageId: string, seq: number, expectedHead: ReportedHead | null, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId}: the head item (${expectedHead ? `seq ${expectedHead.seq}` : 'absent'}) is behind the records: a record already exists at seq ${seq}`,
+      options,
+    );
+    this.name = 'LineageInconsistentError';
+    this.lineageId = lineageId;
+    this.seq = seq;
+    this.expectedHead = expectedHead;
+  }
+}
+
+/** A lineage has neither records nor a head item: it does not exist (an unknown lineage id). Not retryable. */
+export class LineageNotFoundError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  constructor(lineageId: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId} not found: no records and no head`, options);
+    this.name = 'LineageNotFoundError';
+    this.lineageId = lineageId;
+  }
+}
+
+/**
+ * The residual id was sealed already in this lineage: a redelivery, which must not create a
+ * second record. Retryable: it means another writer won the race for this id, and re-reading the
+ * lineage finds the id sealed (answered as a duplicate) while the rest of a batch can go.
+ */
+export class DuplicateResidualError extends ResealError {
+  readonly retryable = true;
+  readonly residualId: string;
+  /** Where it was sealed, when the store could tell. */
+  readonly existing: ResidualLocation | null;
+  constructor(residualId: string, existing: ResidualLocation | null, options?: ErrorOptions) {
+    super(`residual ${residualId} is already sealed`, options);
+    this.name = 'DuplicateResidualError';
+    this.residualId = residualId;
+    this.existing = existing;
+  }
 }

@@ -28,11 +28,36 @@ export {
   hashBytes,
   hashCanonical,
 } from './canonical/digest';
-export { CanonicalizationError, HeaderTooLargeError, type InputIssue, InvalidInputError, ResealError } from './errors';
-export { StaleWriteError } from './guard/errors';
+export {
+  AnchorKeyMismatchError,
+  AnchorUnavailableError,
+  CanonicalizationError,
+  CheckpointFormatError,
+  CheckpointOriginMismatchError,
+  DuplicateResidualError,
+  HeaderTooLargeError,
+  type InputIssue,
+  InvalidInputError,
+  isRetryable,
+  LineageInconsistentError,
+  LineageNotFoundError,
+  LogStateError,
+  ManifestSealMismatchError,
+  MerkleNodeMissingError,
+  NoteFormatError,
+  NoteVerificationError,
+  OutcomeVerificationError,
+  type ReportedHead,
+  ResealError,
+  type ResidualLocation,
+  SignerUnavailableError,
+  StaleEpochError,
+  StaleHeadError,
+  StaleWriteError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
-export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './guard/receipts';
-export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './guard/session-variable';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
 export {
   type RejectedVariable,
@@ -41,21 +66,7 @@ export {
   type WriteVerdict,
   WriteVerdictSchema,
 } from './guard/verdict';
-export {
-  MAX_PAYLOAD_BYTES,
-  type ResidualWriteRequest,
-  ResidualWriteRequestSchema,
-  type SessionSnapshotBoundary,
-  SessionSnapshotBoundarySchema,
-} from './guard/write-request';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
-export {
-  CheckpointFormatError,
-  CheckpointOriginMismatchError,
-  MerkleNodeMissingError,
-  NoteFormatError,
-  NoteVerificationError,
-} from './log/errors';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
@@ -106,11 +117,6 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
-export type { EventPublisher } from './ports/event-publisher';
-export { DuplicateResidualError, type LineageStore, StaleHeadError } from './ports/lineage-store';
-export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
-export type { NoteSigner } from './ports/note-signer';
-export type { SealQueue } from './ports/seal-queue';
 export {
   DetailType,
   EVENT_SOURCE,
@@ -126,12 +132,16 @@ export {
   SealRequestSchema,
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
-} from './schemas/messages';
+} from './pipeline/messages';
+export type { EventPublisher } from './ports/event-publisher';
+export type { LineageStore } from './ports/lineage-store';
+export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
+export type { NoteSigner } from './ports/note-signer';
+export type { SealQueue } from './ports/seal-queue';
 export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { assessAuthority } from './seal/authority';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
-export { AnchorKeyMismatchError, AnchorUnavailableError, StaleEpochError } from './seal/errors';
 export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
@@ -145,7 +155,6 @@ export {
   isolateDelta,
   triageReportDigest,
 } from './triage/delta-isolator';
-export { ManifestSealMismatchError } from './triage/errors';
 export {
   type BuildManifestInput,
   buildManifest,
@@ -164,3 +173,7 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/manifest';
+export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
+export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
+export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
+export { MAX_PAYLOAD_BYTES, type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS, MAX_RECEIPT_AGE_LIMIT_SECONDS } from '../../shared/guard/policy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import { ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/output';

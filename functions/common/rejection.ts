@@ -1,6 +1,6 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import type { ResidualRejectedDetail } from '../../shared/pipeline/messages';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
-import type { ResidualRejectedDetail } from '../../shared/schemas/messages';
 
 /** The `ResidualRejected` detail for a rejection record (strings clipped to the schema's bounds). */
 export function rejectedDetailOf(rejection: RejectionRecord, rejectedAtMs: number): ResidualRejectedDetail {

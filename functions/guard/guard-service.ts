@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { escapeLoneSurrogates, InvalidInputError, ResealError } from '../../shared/errors';
+import { parseStrictJson } from '../../shared/canonical/strict-json';
+import {
+  escapeLoneSurrogates,
+  InvalidInputError,
+  ResealError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
 import { requestDigest } from '../../shared/log/outcome-statement';
+import { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
-import { RejectionReason, RejectionStage } from '../../shared/schemas/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 

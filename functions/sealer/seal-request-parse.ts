@@ -1,7 +1,6 @@
 import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
-import { checkPayload, ResidualWriteRequestSchema } from '../../shared/guard/write-request';
+import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
 import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
-import { type SealRequest, SealRequestSchema } from '../../shared/schemas/messages';
 import { markValidated, type Validated } from '../../shared/schemas/validated';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
@@ -10,6 +9,7 @@ import {
   parseManifest,
   type SealedDependencyManifest,
 } from '../../shared/triage/manifest';
+import { checkPayload, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 
 /** A `seal-requests` body validated once, with what sealing it needs computed in the same pass. */
 export interface ParsedSealRequest {

@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import { parseStrictJson } from '../../shared/canonical/strict-json';
+import {
+  DuplicateResidualError,
+  escapeLoneSurrogates,
+  LineageInconsistentError,
+  LogStateError,
+  ResealError,
+  StaleEpochError,
+  StaleHeadError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import { LogStateError, SignerUnavailableError } from '../../shared/log/errors';
 import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState } from '../../shared/log/log-state';
@@ -11,23 +20,18 @@ import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason as Conflict,
   type ConflictReason,
-  DuplicateResidualError,
-  LineageInconsistentError,
   type LineageStore,
   type RejectionRecord,
-  StaleEpochError,
-  StaleHeadError,
 } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/schemas/messages';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
-import { AnchorUnavailableError } from '../../shared/seal/errors';
 import { sealValidated } from '../../shared/seal/residual-sealer';
 import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
@@ -411,8 +415,9 @@ export class SealerService {
           );
           continue;
         }
-        if (error instanceof ResealError && !(error instanceof AnchorUnavailableError)) {
-          // The core refused the input (header too large, bad supersedes): permanent.
+        if (error instanceof ResealError && !error.retryable) {
+          // The core refused the input (header too large, bad supersedes): permanent. A retryable
+          // error (the MAC key unavailable) is rethrown, so the group is delivered again.
           settled.set(
             item.index,
             await this.#reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
@@ -446,7 +451,8 @@ export class SealerService {
       const proven = verifyRecordProof(await store.readRecord(lineageId, seq), proof, checkpoint, lineageId);
       return proven.verdict === 'VERIFIED_INTACT' ? proven.record.recordHash : null;
     } catch (error) {
-      if (error instanceof ResealError && !(error instanceof SignerUnavailableError)) return null;
+      // Unprovable for good (a node or record missing or forged); a retryable error is rethrown.
+      if (error instanceof ResealError && !error.retryable) return null;
       throw error;
     }
   }

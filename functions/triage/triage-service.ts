@@ -12,8 +12,6 @@ import {
   verifyRecordProof,
 } from '../../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
-import type { EventPublisher } from '../../shared/ports/event-publisher';
-import type { LineageStore } from '../../shared/ports/lineage-store';
 import {
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
@@ -21,7 +19,9 @@ import {
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
   TriageOutcome,
-} from '../../shared/schemas/messages';
+} from '../../shared/pipeline/messages';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { LineageStore } from '../../shared/ports/lineage-store';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';

@@ -3,11 +3,9 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-
-/** Partition-key prefix of triage reports, the only items the triage function may write. */
-export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
-/** Partition-key prefix of guard rejection records, the only items the guard may write. */
-export const REJECTION_KEY_PREFIX = 'REJECTION#';
+// The partition prefixes of triage reports (the only items the triage function may write) and of
+// rejection records (the only items the guard may write), from the code that writes the items.
+import { REJECTION_KEY_PREFIX, TRIAGE_REPORT_KEY_PREFIX } from '../../adapters/dynamodb-table-keys';
 
 /** Props of {@link LineageStore}. */
 export interface LineageStoreProps {

@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { RecallTargetSchema } from '../../shared/schemas/messages';
+import { RecallTargetSchema } from '../../shared/pipeline/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';

@@ -4,14 +4,6 @@ import { z } from 'zod';
 import { reprobedVariable, writeRequest } from '../../client/builders';
 import { publishWaitSince } from '../../client/write-outcomes';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import { MAX_PROBE_LENGTH } from '../../shared/guard/receipts';
-import {
-  type SessionVariable,
-  SessionVariableSchema,
-  VariableFreshness,
-  VariableName,
-} from '../../shared/guard/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../../shared/guard/write-request';
 import {
   AuthoritySchema,
   EnvSnapshot,
@@ -23,6 +15,14 @@ import {
   wellFormedString,
 } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
+import { MAX_PROBE_LENGTH } from '../../shared/write/receipts';
+import {
+  type SessionVariable,
+  SessionVariableSchema,
+  VariableFreshness,
+  VariableName,
+} from '../../shared/write/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../../shared/write/write-request';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { WriteSealedOutput } from '../tool-outputs';
 import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';

@@ -2,7 +2,7 @@ import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from 
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { Keys } from '../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { verifiedDetail } from '../../cli/verified-recall';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';

@@ -1,8 +1,8 @@
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import type { Receipt } from '../../shared/log/receipt';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
 import type { LineageHead } from '../../shared/seal/sealed-record';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 
 /** A rejection record the guard (or sealer) left for a write. */
 export interface RejectionFound {

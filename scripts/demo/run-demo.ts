@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import type { SessionVariable } from '../../shared/guard/session-variable';
 import { parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { SessionVariable } from '../../shared/write/session-variable';
 import { type AgentDecision, decideAfterTriage } from './agent';
 import type { DemoBackend } from './backend';
 import {

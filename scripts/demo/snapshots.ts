@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { parseStrictJson, StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json';
-import { type InputIssue, InvalidInputError } from '../../shared/errors';
+import { parseStrictJson } from '../../shared/canonical/strict-json';
+import { type InputIssue, InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { EnvSnapshot } from '../../shared/schemas/primitives';
 
 /**

@@ -1,10 +1,11 @@
+import { StaleWriteError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { Authority } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
-import { StaleWriteError } from './errors';
+import { type SessionVariable, VariableFreshness } from '../write/session-variable';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../write/write-request';
 import { type GuardPolicy, GuardPolicySchema, type ResolvedGuardPolicy } from './policy';
-import { checkReceipt } from './receipts';
-import { type SessionVariable, VariableFreshness } from './session-variable';
+import { checkReceipt } from './receipt-check';
 import {
   type RejectedVariable,
   type RequestViolation,
@@ -14,7 +15,6 @@ import {
   type WriteVerdict,
   WriteVerdictSchema,
 } from './verdict';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from './write-request';
 
 /** Seed 004 Decision Boundary 1–4 for one variable of a write that is not historical attribution. */
 function judgeVariable(

@@ -1,4 +1,4 @@
-import { CheckpointFormatError } from './errors';
+import { CheckpointFormatError } from '../errors';
 import { HASH_BYTES } from './merkle';
 import { decodeStrictBase64, encodeBase64 } from './strict-base64';
 

@@ -1,7 +1,6 @@
-import { ResealError } from '../errors';
+import { ResealError, SignerUnavailableError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
-import { SignerUnavailableError } from './errors';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
 

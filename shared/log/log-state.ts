@@ -1,9 +1,8 @@
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
-import { ResealError } from '../errors';
+import { LogStateError, ResealError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
 import { RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
-import { LogStateError } from './errors';
 import { appendLeaf, EMPTY_ROOT, frontierRoot, leafHash, subtreeRefs } from './merkle';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint } from './signed-checkpoint';

@@ -1,5 +1,4 @@
-import { InvalidInputError } from '../errors';
-import { MerkleNodeMissingError } from './errors';
+import { InvalidInputError, MerkleNodeMissingError } from '../errors';
 import { appendLeaf, leafHash, type NodeRef, type NodeSource, rangeRoot, subtreeRefs } from './merkle';
 
 /**

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { InvalidInputError, ResealError } from '../errors';
-import type { ResidualWriteRequest } from '../guard/write-request';
+import { InvalidInputError, OutcomeVerificationError, ResealError } from '../errors';
+import { RejectionStage } from '../pipeline/messages';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
-import { RejectionStage } from '../schemas/messages';
 import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import type { ResidualWriteRequest } from '../write/write-request';
 import type { NoteVerifierKey } from './note-key';
 import { signNote, verifyNote } from './signed-note';
 
@@ -121,14 +121,6 @@ export function outcomeNoteText(statement: OutcomeStatement): string {
 /** Signs a statement (one `Sign`); returns the signed note. */
 export async function signOutcome(statement: OutcomeStatement, signer: NoteSigner): Promise<string> {
   return signNote(outcomeNoteText(statement), signer);
-}
-
-/** A signed outcome whose signature or content does not check. */
-export class OutcomeVerificationError extends ResealError {
-  constructor(reason: string, options?: ErrorOptions) {
-    super(`outcome statement not verified: ${reason}`, options);
-    this.name = 'OutcomeVerificationError';
-  }
 }
 
 /**

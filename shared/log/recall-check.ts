@@ -5,7 +5,7 @@ import {
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
   TriageOutcome,
-} from '../schemas/messages';
+} from '../pipeline/messages';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/delta-isolator';

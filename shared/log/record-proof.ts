@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { HexDigest } from '../canonical/digest';
+import { MerkleNodeMissingError } from '../errors';
 import { HexDigest as HexDigestSchema, NonNegativeInt } from '../schemas/primitives';
 import { checkRecordIntegrity, isIntact } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
-import { MerkleNodeMissingError } from './errors';
 import {
   leafHash,
   type NodeRef,

@@ -1,6 +1,6 @@
+import { CheckpointOriginMismatchError } from '../errors';
 import type { NoteSigner } from '../ports/note-signer';
 import { type Checkpoint, checkpointBody, parseCheckpointBody } from './checkpoint';
-import { CheckpointOriginMismatchError } from './errors';
 import type { NoteVerifierKey } from './note-key';
 import { signNote, verifyNote } from './signed-note';
 

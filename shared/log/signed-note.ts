@@ -1,6 +1,5 @@
-import { InvalidInputError } from '../errors';
+import { InvalidInputError, NoteFormatError, NoteVerificationError } from '../errors';
 import type { NoteSigner } from '../ports/note-signer';
-import { NoteFormatError, NoteVerificationError } from './errors';
 import {
   assertVerifierKey,
   ED25519_PUBLIC_KEY_BYTES,

@@ -1,4 +1,4 @@
-import type { ResidualRejectedDetail, ResidualSealedDetail, TriageCompletedDetail } from '../schemas/messages';
+import type { ResidualRejectedDetail, ResidualSealedDetail, TriageCompletedDetail } from '../pipeline/messages';
 
 /**
  * Port for the pipeline's outgoing events (EventBridge source `reseal`). Adapter:

@@ -1,13 +1,10 @@
 import type { HexDigest } from '../canonical/digest';
-import type { InputIssue } from '../errors';
-import { ResealError } from '../errors';
+import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/merkle';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../schemas/messages';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
 import type { LineageHead } from '../seal/sealed-record';
-
-export { StaleEpochError } from '../seal/errors';
 
 /**
  * Port for the lineage table. Adapters: `DynamoDBLineageStore`
@@ -39,6 +36,8 @@ export interface LineageStore {
    * new, with the tree nodes it completes; each residual-id marker only if absent; the head moves
    * to the last record, with the new signed checkpoint and frontier, only if it still equals
    * `expectedHead` (`null`: no head yet) and its epoch is not newer than the last record's.
+   *
+   * The errors are in shared/errors.ts; `retryable` says which a re-read and retry can get past.
    *
    * @throws {DuplicateResidualError} a residual id of the batch was sealed already in this lineage
    * @throws {StaleEpochError} the head carries a newer generation epoch (fenced out: do not retry)
@@ -106,12 +105,6 @@ export interface OutcomeFilter {
   readonly residualId?: string;
 }
 
-/** Where a residual id was sealed. */
-export interface ResidualLocation {
-  readonly lineageId: string;
-  readonly seq: number;
-}
-
 /** Why an append could not happen. */
 export const ConflictReason = {
   /** Lost the race for the head more times than the retry budget allows. */
@@ -168,65 +161,4 @@ export interface RejectionRecord {
   readonly requestDigest: string | null;
   /** The deciding function's signed outcome statement (C2SP signed note), or `null` when unsigned. */
   readonly statement: string | null;
-}
-
-/** The lineage head moved since it was read: another writer appended first. */
-export class StaleHeadError extends ResealError {
-  readonly lineageId: string;
-  /** Seq the writer expected the head at (`null`: no head). */
-  readonly expectedSeq: number | null;
-  /** Head found instead, when the store could read it. */
-  readonly observedHead: LineageHead | null;
-  constructor(lineageId: string, expectedSeq: number | null, observedHead: LineageHead | null, options?: ErrorOptions) {
-    super(`lineage ${lineageId}: head moved past seq ${expectedSeq ?? 'none'}`, options);
-    this.name = 'StaleHeadError';
-    this.lineageId = lineageId;
-    this.expectedSeq = expectedSeq;
-    this.observedHead = observedHead;
-  }
-}
-
-/**
- * The head item equals the expected head, yet a record already exists at `seq` (= expected + 1,
- * or 0 without a head): the head is behind the records. Someone rewound or deleted the head.
- */
-export class LineageInconsistentError extends ResealError {
-  readonly lineageId: string;
-  /** Seq the write tried to put, which is already taken. */
-  readonly seq: number;
-  /** Head the writer read (and which still held). */
-  readonly expectedHead: LineageHead | null;
-  constructor(lineageId: string, seq: number, expectedHead: LineageHead | null, options?: ErrorOptions) {
-    super(
-      `lineage ${lineageId}: the head item (${expectedHead ? `seq ${expectedHead.seq}` : 'absent'}) is behind the records: a record already exists at seq ${seq}`,
-      options,
-    );
-    this.name = 'LineageInconsistentError';
-    this.lineageId = lineageId;
-    this.seq = seq;
-    this.expectedHead = expectedHead;
-  }
-}
-
-/** A lineage has neither records nor a head item: it does not exist (an unknown lineage id). */
-export class LineageNotFoundError extends ResealError {
-  readonly lineageId: string;
-  constructor(lineageId: string, options?: ErrorOptions) {
-    super(`lineage ${lineageId} not found: no records and no head`, options);
-    this.name = 'LineageNotFoundError';
-    this.lineageId = lineageId;
-  }
-}
-
-/** The residual id was sealed already in this lineage: a redelivery, which must not create a second record. */
-export class DuplicateResidualError extends ResealError {
-  readonly residualId: string;
-  /** Where it was sealed, when the store could tell. */
-  readonly existing: ResidualLocation | null;
-  constructor(residualId: string, existing: ResidualLocation | null, options?: ErrorOptions) {
-    super(`residual ${residualId} is already sealed`, options);
-    this.name = 'DuplicateResidualError';
-    this.residualId = residualId;
-    this.existing = existing;
-  }
 }

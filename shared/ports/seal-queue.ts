@@ -1,4 +1,4 @@
-import type { SealRequest } from '../schemas/messages';
+import type { SealRequest } from '../pipeline/messages';
 
 /**
  * Port for the FIFO `seal-requests` queue between the guard and the sealer. Adapter:

@@ -1,9 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HeaderTooLargeError, InvalidInputError } from '../errors';
+import { AnchorKeyMismatchError, AnchorUnavailableError, HeaderTooLargeError, InvalidInputError } from '../errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
 import { BASE64_MAC_PATTERN } from '../schemas/primitives';
-import { AnchorKeyMismatchError, AnchorUnavailableError } from './errors';
 import { KeyIdSchema, MAX_HEADER_BYTES } from './record-header';
 
 /** Options of {@link LocalHmacAnchor}. */

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
-import type { SessionVariable } from '../guard/session-variable';
 import { parseInput } from '../schemas/parse';
 import {
   AuthoritySchema,
@@ -13,6 +12,7 @@ import {
   NonNegativeInt,
   wellFormedString,
 } from '../schemas/primitives';
+import type { SessionVariable } from '../write/session-variable';
 
 const encoder = new TextEncoder();
 

@@ -1,11 +1,11 @@
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
-import { type CheckedPayload, checkPayload } from '../guard/write-request';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
 import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
+import { type CheckedPayload, checkPayload } from '../write/write-request';
 import { encodeHeader, variablesDigest } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';

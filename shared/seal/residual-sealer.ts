@@ -1,11 +1,10 @@
 import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
-import { InvalidInputError } from '../errors';
+import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { EpochMillis, IDENTIFIER_PATTERN } from '../schemas/primitives';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import { AnchorKeyMismatchError, StaleEpochError } from './errors';
 import { encodeHeader, genesisParentHash, type RecordHeader, variablesDigest } from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';

@@ -1,13 +1,5 @@
 import { z } from 'zod';
 import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
-import {
-  MAX_VARIABLE_NAME_LENGTH,
-  MAX_VARIABLE_VALUE_BYTES,
-  type SessionVariable,
-  SessionVariableSchema,
-  VariableFreshness,
-} from '../guard/session-variable';
-import { checkPayload, JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../guard/write-request';
 import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import {
@@ -27,6 +19,14 @@ import {
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
 } from '../triage/manifest';
+import {
+  MAX_VARIABLE_NAME_LENGTH,
+  MAX_VARIABLE_VALUE_BYTES,
+  type SessionVariable,
+  SessionVariableSchema,
+  VariableFreshness,
+} from '../write/session-variable';
+import { checkPayload, JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../write/write-request';
 import { SupersedesSchema } from './record-header';
 
 /**

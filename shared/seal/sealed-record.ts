@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { SessionVariableSchema } from '../guard/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../guard/write-request';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { BASE64_MAC_PATTERN, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { SealedDependencyManifestSchema } from '../triage/manifest';
+import { SessionVariableSchema } from '../write/session-variable';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
 import { KeyIdSchema, RecordHeaderSchema } from './record-header';
 
 /**

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../canonical/canonical-json';
 import { ResealError } from '../errors';
-import type { ResidualWriteRequest } from '../guard/write-request';
 import { manifestDigest } from '../triage/manifest';
+import type { ResidualWriteRequest } from '../write/write-request';
 import { payloadHash, type RecordHeader, variablesDigest } from './record-header';
 
 /** The fields of a residual write that its sealed record's header binds (see {@link differingWriteContent}). */

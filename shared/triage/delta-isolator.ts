@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { ManifestSealMismatchError } from '../errors';
 import { isEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
 import { isAsciiMapKey, isHexDigest, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
-import { ManifestSealMismatchError } from './errors';
 import {
   baselineTextAwaitingDigests,
   compositeSealOfText,

@@ -5,17 +5,17 @@ import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
-import type { EventPublisher } from '../../shared/ports/event-publisher';
-import type { SealQueue } from '../../shared/ports/seal-queue';
 import type {
   ResidualRejectedDetail,
   ResidualSealedDetail,
   SealRequest,
   TriageCompletedDetail,
-} from '../../shared/schemas/messages';
+} from '../../shared/pipeline/messages';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { SealQueue } from '../../shared/ports/seal-queue';
 import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from './pipeline-keys';

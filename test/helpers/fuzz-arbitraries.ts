@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
 import { Authority } from '../../shared/schemas/primitives';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   absentKeyManifest,
   freshVariable,

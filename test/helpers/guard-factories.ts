@@ -4,11 +4,12 @@
  * `guardPolicy()` (both use {@link FACTORY_NOW_MS} as "now" unless told otherwise).
  */
 import type { GuardPolicy } from '../../shared/guard/policy';
-import { type FreshnessProbeReceipt, valueDigest } from '../../shared/guard/receipts';
-import { type SessionVariable, VariableFreshness } from '../../shared/guard/session-variable';
-import type { ResidualWriteRequest, SessionSnapshotBoundary } from '../../shared/guard/write-request';
 import { Authority } from '../../shared/schemas/primitives';
 import { buildManifest, type SealedDependencyManifest } from '../../shared/triage/manifest';
+import { type FreshnessProbeReceipt, valueDigest } from '../../shared/write/receipts';
+import type { SessionSnapshotBoundary } from '../../shared/write/session-boundary';
+import { type SessionVariable, VariableFreshness } from '../../shared/write/session-variable';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 
 /** The factories' "now": 2027-01-15T08:00:00Z, in ms since the Unix epoch. */
 export const FACTORY_NOW_MS = 1_800_000_000_000;

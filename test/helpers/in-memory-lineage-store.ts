@@ -1,20 +1,22 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { HexDigest } from '../../shared/canonical/digest';
-import type { StoredLogHead } from '../../shared/log/log-state';
-import type { NodeRef } from '../../shared/log/merkle';
 import {
-  type AppendBatch,
-  type ConflictRecord,
   DuplicateResidualError,
   LineageInconsistentError,
-  type LineageStore,
-  type OutcomeFilter,
-  type RejectionRecord,
   type ResidualLocation,
   StaleEpochError,
   StaleHeadError,
+} from '../../shared/errors';
+import type { StoredLogHead } from '../../shared/log/log-state';
+import type { NodeRef } from '../../shared/log/merkle';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type {
+  AppendBatch,
+  ConflictRecord,
+  LineageStore,
+  OutcomeFilter,
+  RejectionRecord,
 } from '../../shared/ports/lineage-store';
-import type { TriageCompletedDetail } from '../../shared/schemas/messages';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
 
 /**

@@ -1,7 +1,5 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
-import { valueDigest } from '../../shared/guard/receipts';
-import type { SessionVariable } from '../../shared/guard/session-variable';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
@@ -17,6 +15,8 @@ import {
 import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest, type SealedDependencyManifest } from '../../shared/triage/manifest';
+import { valueDigest } from '../../shared/write/receipts';
+import type { SessionVariable } from '../../shared/write/session-variable';
 
 /**
  * In-memory helpers for tests that need sealed records (seed 003), for reuse by any part.

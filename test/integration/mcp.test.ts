@@ -6,7 +6,8 @@ import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/clie
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import type { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';

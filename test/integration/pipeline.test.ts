@@ -17,7 +17,8 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore, Keys } from '../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
@@ -27,10 +28,10 @@ import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../shared/guard/write-request';
-import type { SealRequest } from '../../shared/schemas/messages';
+import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
 

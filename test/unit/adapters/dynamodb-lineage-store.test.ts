@@ -7,15 +7,17 @@ import {
   type TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBLineageStore, type DynamoDBSend, Keys } from '../../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import {
-  type AppendBatch,
   DuplicateResidualError,
   LineageInconsistentError,
   StaleEpochError,
   StaleHeadError,
-} from '../../../shared/ports/lineage-store';
+} from '../../../shared/errors';
+import type { AppendBatch } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
 import { KMSMacAnchor, type KMSSend } from '../../../adapters/kms-mac-anchor';
-import { AnchorKeyMismatchError, AnchorUnavailableError } from '../../../shared/seal/errors';
+import { AnchorKeyMismatchError, AnchorUnavailableError } from '../../../shared/errors';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS } from '../../helpers/seal-factories';

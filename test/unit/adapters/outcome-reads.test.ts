@@ -1,6 +1,7 @@
 import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDBLineageStore, type DynamoDBSend } from '../../../adapters/dynamodb-lineage-store';
+import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import type { LineageStore } from '../../../shared/ports/lineage-store';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';

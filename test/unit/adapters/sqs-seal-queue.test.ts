@@ -1,7 +1,7 @@
 import type { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { deduplicationIdOf, SQSSealQueue, type SQSSend } from '../../../adapters/sqs-seal-queue';
-import type { SealRequest } from '../../../shared/schemas/messages';
+import type { SealRequest } from '../../../shared/pipeline/messages';
 import { sealRequestBody } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 

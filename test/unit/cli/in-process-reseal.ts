@@ -8,7 +8,7 @@
 import { isAbsolute, join } from 'node:path';
 import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/checkpoint-store';
 import type { ConnectOptions, StackConnection } from '../../../client/connect';
-import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { inProcessStack } from '../../helpers/in-process-stack';

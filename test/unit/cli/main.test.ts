@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../shared/errors';
 import { runCli } from './run-cli';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -70,6 +71,25 @@ describe('reseal entry point', () => {
       .replace(/\s+/g, ' ');
     expect(exits).toContain('as the client checked it');
     expect(exits).toContain('A refusal triage could not prove is not trusted');
+  });
+
+  it('an InvalidInputError is reported from its fields: its name kept whole, each field escaped, exit 2', async () => {
+    // The name holds " at " (once cut there, from the message) and the field a terminal escape.
+    const refusal = new InvalidInputError('stack outputs at us-east-1', [
+      { path: 'Outputs.\u001b[2KQueue', message: 'expected a URL' },
+      { path: '', message: 'two problems' },
+    ]);
+    const result = await runCli(['inspect', '--lineage', 'lin-1'], {
+      cwd: ROOT,
+      connect: async () => {
+        throw refusal;
+      },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'error: invalid stack outputs at us-east-1\n  at "Outputs.\\u001b[2KQueue": expected a URL\n  at <root>: two problems\n',
+    );
   });
 
   it('no arguments prints usage to stderr, exit 2', async () => {

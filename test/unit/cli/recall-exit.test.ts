@@ -3,7 +3,7 @@ import { CliError } from '../../../cli/errors';
 import { ExitCode } from '../../../cli/exit-codes';
 import { awaitRecallReport, RecallEnd, recallEnd, recallExitCode, recallRefusalHint } from '../../../cli/recall-exit';
 import { TimeoutError } from '../../../client/errors';
-import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
 import { testManifest } from '../../helpers/seal-factories';

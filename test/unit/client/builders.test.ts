@@ -8,9 +8,9 @@ import {
   writeRequest,
 } from '../../../client/builders';
 import { InvalidInputError } from '../../../shared/errors';
-import { valueDigest } from '../../../shared/guard/receipts';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import { ResidualWriteRequestSchema } from '../../../shared/guard/write-request';
+import { valueDigest } from '../../../shared/write/receipts';
+import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 
 const NOW = 1_800_000_000_000;
 const policy = { nowMs: NOW, maxReceiptAgeSeconds: 900 };

@@ -7,7 +7,7 @@ import { ResealClient } from '../../../client/reseal-client';
 import { resolveStackOutputs } from '../../../client/stack-outputs';
 import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';

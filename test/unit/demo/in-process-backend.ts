@@ -2,18 +2,18 @@ import { forgeClaim } from '../../../scripts/demo/aws-backend';
 import type { DemoBackend, RejectionFound } from '../../../scripts/demo/backend';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
-import type { TriageCompletedDetail } from '../../../shared/schemas/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
 
 /** The signed checkpoint of a chain and the inclusion proof of record `seq` (default: the last), built in memory. */

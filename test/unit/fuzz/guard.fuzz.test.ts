@@ -5,15 +5,15 @@ import { GuardService, MAX_BODY_BYTES } from '../../../functions/guard/guard-ser
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
+import { RejectionReason, ResidualRejectedDetailSchema } from '../../../shared/pipeline/messages';
+import { Identifier } from '../../../shared/schemas/primitives';
+import { payloadHash } from '../../../shared/seal/record-header';
 import {
   MAX_PAYLOAD_BYTES,
   type ResidualWriteRequest,
   ResidualWriteRequestSchema,
-} from '../../../shared/guard/write-request';
-import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
-import { RejectionReason, ResidualRejectedDetailSchema } from '../../../shared/schemas/messages';
-import { Identifier } from '../../../shared/schemas/primitives';
-import { payloadHash } from '../../../shared/seal/record-header';
+} from '../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
 import {
   DigestLedger,

@@ -5,7 +5,6 @@ import { SealerService, type SealOutcome } from '../../../functions/sealer/seale
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { checkConflict, checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
 import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
@@ -15,11 +14,12 @@ import {
   ResidualSealedDetailSchema,
   type SealRequest,
   SealRequestSchema,
-} from '../../../shared/schemas/messages';
+} from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { payloadHash } from '../../../shared/seal/record-header';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../../shared/seal/write-content';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
 import {
   DigestLedger,

@@ -10,7 +10,7 @@ import {
   RefusalCode,
   TriageCompletedDetailSchema,
   TriageOutcome,
-} from '../../../shared/schemas/messages';
+} from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';

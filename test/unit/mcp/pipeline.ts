@@ -1,8 +1,8 @@
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import type { ResealClient } from '../../../client/reseal-client';
 import type { ResealMcpDeps } from '../../../mcp/context';
-import type { ResidualWriteRequest } from '../../../shared/guard/write-request';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { inProcessStack } from '../../helpers/in-process-stack';
 import { TEST_NOW_MS } from '../../helpers/seal-factories';

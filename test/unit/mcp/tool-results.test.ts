@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointFileError } from '../../../client/checkpoint-store';
-import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
-import { LogVerificationError } from '../../../client/log-reader';
+import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import type { VerifiedRecall } from '../../../client/reseal-client';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
@@ -14,9 +13,8 @@ import {
   verifyResult,
   writeOutcomeResult,
 } from '../../../mcp/tool-results';
-import { InvalidInputError } from '../../../shared/errors';
+import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors';
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
-import { LineageNotFoundError } from '../../../shared/ports/lineage-store';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';

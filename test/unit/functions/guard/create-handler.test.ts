@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
 import { createGuardHandler } from '../../../../functions/guard/create-handler';
 import { GuardService } from '../../../../functions/guard/guard-service';
-import { RejectionReason } from '../../../../shared/schemas/messages';
+import { RejectionReason } from '../../../../shared/pipeline/messages';
 import {
   FakeMetrics,
   FakePublisher,

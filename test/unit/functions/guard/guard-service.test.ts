@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { GuardService, MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
-import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/schemas/messages';
+import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/pipeline/messages';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../../helpers/factories';
 import {
   absentKeyManifest,

@@ -4,14 +4,15 @@ import {
   SEAL_QUEUE_RETENTION_SECONDS,
 } from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { StaleHeadError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
-import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
-import { ConflictReason, StaleHeadError } from '../../../../shared/ports/lineage-store';
-import type { SealRequest } from '../../../../shared/schemas/messages';
+import type { SealRequest } from '../../../../shared/pipeline/messages';
+import { ConflictReason } from '../../../../shared/ports/lineage-store';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import {
   absentKeyManifest,

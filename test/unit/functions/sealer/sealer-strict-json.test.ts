@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { RejectionReason } from '../../../../shared/schemas/messages';
+import { RejectionReason } from '../../../../shared/pipeline/messages';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { TriageService } from '../../../../functions/triage/triage-service';
-import { SignerUnavailableError } from '../../../../shared/log/errors';
+import { SignerUnavailableError } from '../../../../shared/errors';
 import { checkpointOrigin } from '../../../../shared/log/log-names';
 import { checkConsistency, verifyRecordProof } from '../../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
-import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/schemas/messages';
+import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/pipeline/messages';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';

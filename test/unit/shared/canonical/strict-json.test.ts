@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_PARSE_DEPTH,
-  parseStrictJson,
-  StrictJsonError,
-  StrictJsonFailure,
-} from '../../../../shared/canonical/strict-json';
-import { InvalidInputError } from '../../../../shared/errors';
+import { MAX_PARSE_DEPTH, parseStrictJson } from '../../../../shared/canonical/strict-json';
+import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../../../shared/errors';
 
 /** The error `parseStrictJson` throws for `text`, or fails the test when it returns. */
 function refusal(text: string, options?: { maxDepth?: number }): StrictJsonError {

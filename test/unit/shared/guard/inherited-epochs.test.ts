@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import type { SessionVariable } from '../../../../shared/guard/session-variable';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { Authority } from '../../../../shared/schemas/primitives';
+import type { SessionVariable } from '../../../../shared/write/session-variable';
 import {
   FACTORY_NOW_MS,
   freshVariable,

@@ -6,7 +6,7 @@ import {
   MAX_PAYLOAD_BYTES,
   MAX_VARIABLES,
   ResidualWriteRequestSchema,
-} from '../../../../shared/guard/write-request';
+} from '../../../../shared/write/write-request';
 import {
   freshVariable,
   guardPolicy,

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../../shared/errors';
+import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { ResidualWriteRequestSchema } from '../../../../shared/guard/write-request';
 import { isolateDelta } from '../../../../shared/triage/delta-isolator';
-import { ManifestSealMismatchError } from '../../../../shared/triage/errors';
 import { compositeSeal } from '../../../../shared/triage/manifest';
+import { ResidualWriteRequestSchema } from '../../../../shared/write/write-request';
 import { guardPolicy, validWriteRequest } from '../../../helpers/guard-factories';
 
 const OTHER_SEAL = 'b'.repeat(64);

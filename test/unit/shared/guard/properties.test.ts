@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { type SessionVariable, VariableFreshness } from '../../../../shared/guard/session-variable';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import type { ResidualWriteRequest } from '../../../../shared/guard/write-request';
 import { Authority } from '../../../../shared/schemas/primitives';
+import { type SessionVariable, VariableFreshness } from '../../../../shared/write/session-variable';
+import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import {
   BOUNDARY_AGE_MS,
   FACTORY_NOW_MS,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../../shared/errors';
-import { StaleWriteError } from '../../../../shared/guard/errors';
+import { InvalidInputError, StaleWriteError } from '../../../../shared/errors';
 import { assertWriteSafe, evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { Authority } from '../../../../shared/schemas/primitives';
 import {

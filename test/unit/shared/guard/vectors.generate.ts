@@ -6,9 +6,9 @@
  */
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { InvalidInputError } from '../../../../shared/errors';
-import { valueDigest } from '../../../../shared/guard/receipts';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { Authority } from '../../../../shared/schemas/primitives';
+import { valueDigest } from '../../../../shared/write/receipts';
 import {
   ACTIVE_SESSION_ID,
   BOUNDARY_AGE_MS,

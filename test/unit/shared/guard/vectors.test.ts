@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { valueDigest } from '../../../../shared/guard/receipts';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { RequestViolationReason, VariableRejectionReason } from '../../../../shared/guard/verdict';
+import { valueDigest } from '../../../../shared/write/receipts';
 
 interface Expected {
   isSafe: boolean;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, ResealError } from '../../../../shared/errors';
+import { CheckpointFormatError, InvalidInputError, ResealError } from '../../../../shared/errors';
 import { type Checkpoint, checkpointBody, parseCheckpointBody } from '../../../../shared/log/checkpoint';
-import { CheckpointFormatError } from '../../../../shared/log/errors';
 import { TEST_LOG_ORIGIN, testTree } from '../../../helpers/log-factories';
 
 const checkpoint: Checkpoint = { origin: TEST_LOG_ORIGIN, size: 7, rootHash: testTree(7).root() };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../../shared/errors';
-import { MerkleNodeMissingError } from '../../../../shared/log/errors';
+import { InvalidInputError, MerkleNodeMissingError } from '../../../../shared/errors';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { EMPTY_ROOT, leafHash, proveInclusion, verifyInclusion } from '../../../../shared/log/merkle';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';

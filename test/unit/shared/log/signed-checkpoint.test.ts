@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../../shared/errors';
-import { checkpointBody } from '../../../../shared/log/checkpoint';
 import {
   CheckpointFormatError,
   CheckpointOriginMismatchError,
+  InvalidInputError,
   NoteVerificationError,
-} from '../../../../shared/log/errors';
+} from '../../../../shared/errors';
+import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
 import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, ResealError } from '../../../../shared/errors';
-import { NoteFormatError, NoteVerificationError } from '../../../../shared/log/errors';
+import { InvalidInputError, NoteFormatError, NoteVerificationError, ResealError } from '../../../../shared/errors';
 import { noteVerifierKey } from '../../../../shared/log/note-key';
 import {
   formatSignedNote,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { NoteFormatError, NoteVerificationError } from '../../../../shared/errors';
 import { checkpointBody, parseCheckpointBody } from '../../../../shared/log/checkpoint';
-import { NoteFormatError, NoteVerificationError } from '../../../../shared/log/errors';
 import { LocalEd25519Signer } from '../../../../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import {

@@ -5,10 +5,9 @@ import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/cano
 import { HashDomain, HEX_DIGEST_PATTERN, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { checkPayload } from '../../../../shared/guard/write-request';
+import { SealRequestSchema } from '../../../../shared/pipeline/messages';
 import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
 import { areHexDigests } from '../../../../shared/schemas/hot-checks';
-import { SealRequestSchema } from '../../../../shared/schemas/messages';
 import { parseInput } from '../../../../shared/schemas/parse';
 import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
 import { markValidated } from '../../../../shared/schemas/validated';
@@ -27,6 +26,7 @@ import {
   parseManifest,
   SealedDependencyManifestSchema,
 } from '../../../../shared/triage/manifest';
+import { checkPayload } from '../../../../shared/write/write-request';
 import {
   HOSTILE_STRINGS,
   type Mutation,

@@ -1,7 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HeaderTooLargeError, InvalidInputError } from '../../../../shared/errors';
-import { AnchorKeyMismatchError, AnchorUnavailableError } from '../../../../shared/seal/errors';
+import {
+  AnchorKeyMismatchError,
+  AnchorUnavailableError,
+  HeaderTooLargeError,
+  InvalidInputError,
+} from '../../../../shared/errors';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { TEST_KEY_BYTES, TEST_KEY_ID, testAnchor } from '../../../helpers/seal-factories';
 

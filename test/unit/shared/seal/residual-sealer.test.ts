@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { HeaderTooLargeError, InvalidInputError } from '../../../../shared/errors';
+import {
+  AnchorKeyMismatchError,
+  AnchorUnavailableError,
+  HeaderTooLargeError,
+  InvalidInputError,
+  StaleEpochError,
+} from '../../../../shared/errors';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
-import { AnchorKeyMismatchError, AnchorUnavailableError, StaleEpochError } from '../../../../shared/seal/errors';
 import { genesisParentHash, headerBytes, payloadHash, recordHashOf } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';

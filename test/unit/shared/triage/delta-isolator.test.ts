@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../../shared/errors';
+import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
 import { DeltaIsolationReportSchema, DeltaVerdict, isolateDelta } from '../../../../shared/triage/delta-isolator';
-import { ManifestSealMismatchError } from '../../../../shared/triage/errors';
 import { buildManifest, compositeSeal, envKeyHash } from '../../../../shared/triage/manifest';
 
 // A realistic record: architecture and mount root are structural; two claims depend on

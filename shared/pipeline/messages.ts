@@ -1,13 +1,20 @@
 import { z } from 'zod';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { WriteVerdictSchema } from '../guard/verdict';
-import { ResidualWriteRequestSchema } from '../guard/write-request';
 import { RecallProofSchema } from '../log/recall-proof';
+import {
+  EnvSnapshot,
+  EpochMillis,
+  HexDigest,
+  Identifier,
+  NonNegativeInt,
+  wellFormedString,
+} from '../schemas/primitives';
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
-import { EnvSnapshot, EpochMillis, HexDigest, Identifier, NonNegativeInt, wellFormedString } from './primitives';
+import { ResidualWriteRequestSchema } from '../write/write-request';
 
 /**
  * Wire contract of the pipeline (docs/pipeline.md): the body of a `seal-requests` FIFO message

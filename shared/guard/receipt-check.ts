@@ -1,56 +1,7 @@
-import { z } from 'zod';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import { type FreshnessProbeReceipt, valueDigest } from '../write/receipts';
+import type { SessionSnapshotBoundary } from '../write/session-boundary';
 import type { ResolvedGuardPolicy } from './policy';
 import type { VariableRejectionReason } from './verdict';
-import type { SessionSnapshotBoundary } from './write-request';
-
-/** Longest probe description accepted, in UTF-16 code units. */
-export const MAX_PROBE_LENGTH = 1024;
-
-/**
- * Digest of a session variable's value, the one a freshness probe receipt must name
- * (seed 004, Recorded Elements 2 `freshness_probe_receipt`; docs/guard.md, "valueDigest").
- *
- * Layout: `SHA-256( "reseal/v1/value" || 0x00 || JCS({ "v": 1, "value": value }) )`, 64
- * lowercase hex characters, where JCS is the RFC 8785 canonical UTF-8 form.
- *
- * @example
- * ```ts
- * valueDigest('i-0abc'); // 64 hex chars, the same in every run and every language
- * ```
- * @param value - the variable's value, exactly as written (no trimming, no normalization)
- * @throws {CanonicalizationError} when `value` holds a lone UTF-16 surrogate
- */
-export function valueDigest(value: string): HexDigest {
-  return hashCanonical(HashDomain.VALUE, { v: FORMAT_VERSION, value });
-}
-
-/**
- * Schema of a {@link FreshnessProbeReceipt}: strict object, unknown fields refused.
- *
- * The schema checks shapes only. Whether the receipt actually re-verifies its variable
- * (probe named, digest matches, right session, inside the time window) is the guard's
- * decision and yields a rejection reason, not an input error (see `evaluateWrite`).
- */
-export const FreshnessProbeReceiptSchema = z.strictObject({
-  /** What was probed and how (API lookup, existence check, token introspection). */
-  probe: wellFormedString(MAX_PROBE_LENGTH),
-  /** {@link valueDigest} of the value the probe observed. */
-  observedValueDigest: HexDigestSchema,
-  /** Session that ran the probe. */
-  sessionId: Identifier,
-  /** When the probe ran, milliseconds since the Unix epoch (UTC). */
-  probedAtMs: EpochMillis,
-});
-
-/**
- * Proof that an inherited variable was re-verified against current ground truth
- * (seed 004, Recorded Elements 2 and Decision Boundary 2).
- *
- * `{ probe: string; observedValueDigest: HexDigest; sessionId: Identifier; probedAtMs: EpochMillis }`
- */
-export type FreshnessProbeReceipt = z.infer<typeof FreshnessProbeReceiptSchema>;
 
 /** One failed receipt check: a machine reason and a human detail (never the value itself). */
 export interface ReceiptFailure {

@@ -2,15 +2,9 @@ import { z } from 'zod';
 import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
-import {
-  AuthoritySchema,
-  EpochMillis,
-  HexDigest,
-  Identifier,
-  NonNegativeInt,
-  RESERVED_KEY,
-} from '../schemas/primitives';
+import { AuthoritySchema, HexDigest, Identifier, NonNegativeInt, RESERVED_KEY } from '../schemas/primitives';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
+import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
 
 /** Most variables one write may use. */
@@ -19,52 +13,6 @@ export const MAX_VARIABLES = 256;
 export const MAX_DECLARED_CONSTANTS = 256;
 /** Largest payload, in bytes of its RFC 8785 canonical UTF-8 form (256 KiB). */
 export const MAX_PAYLOAD_BYTES = 262_144;
-
-/**
- * Schema of a {@link SessionSnapshotBoundary}: strict object, unknown fields refused.
- *
- * A boundary names its predecessor completely or not at all (seed 004, Recorded Elements 3 and
- * Condition of Validity): `predecessorSessionId` and `predecessorEpoch` are both present (the
- * active session inherited context) or both absent (a cold start). A half-named predecessor is
- * invalid input, with the issue at the missing field, like the seed's `ValueError` for a missing
- * epoch marker: without the predecessor's epoch the fencing check (rule Q3) and the inherited
- * variables' epoch checks would silently switch off. The JSON Schema says the same with
- * `dependentRequired`.
- */
-export const SessionSnapshotBoundarySchema = z
-  .strictObject({
-    /** The session that is writing now. */
-    activeSessionId: Identifier,
-    /** The session whose context was inherited; absent on a cold start (then so is `predecessorEpoch`). */
-    predecessorSessionId: Identifier.optional(),
-    /** The predecessor's generation epoch; present exactly when `predecessorSessionId` is; the write's epoch must be greater. */
-    predecessorEpoch: NonNegativeInt.optional(),
-    /** When the active session took over, milliseconds since the Unix epoch (UTC). */
-    boundaryAtMs: EpochMillis,
-  })
-  .superRefine((boundary, ctx) => {
-    const namesSession = boundary.predecessorSessionId !== undefined;
-    const namesEpoch = boundary.predecessorEpoch !== undefined;
-    if (namesSession === namesEpoch) return;
-    ctx.addIssue({
-      code: 'custom',
-      message: namesSession
-        ? 'a boundary that names a predecessor session must also give its predecessorEpoch (or name neither, for a cold start)'
-        : 'a boundary that gives a predecessorEpoch must also name the predecessorSessionId (or give neither, for a cold start)',
-      path: [namesSession ? 'predecessorEpoch' : 'predecessorSessionId'],
-    });
-  })
-  .meta({
-    dependentRequired: { predecessorSessionId: ['predecessorEpoch'], predecessorEpoch: ['predecessorSessionId'] },
-  });
-
-/**
- * Demarcation between the predecessor's terminal state and the active write context
- * (seed 004, Recorded Elements 3 `session_snapshot_boundary`).
- *
- * `{ activeSessionId; predecessorSessionId?; predecessorEpoch?; boundaryAtMs }`
- */
-export type SessionSnapshotBoundary = z.infer<typeof SessionSnapshotBoundarySchema>;
 
 /** Splits a JSON-pointer-like path (`/a/0/b`, `~1` and `~0` escaped) into zod path segments. */
 function pointerSegments(pointer: string): string[] {

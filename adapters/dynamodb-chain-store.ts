@@ -1,0 +1,252 @@
+import { BatchGetItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import type { HexDigest } from '../shared/canonical/digest';
+import {
+  DuplicateResidualError,
+  LineageInconsistentError,
+  type ResidualLocation,
+  StaleEpochError,
+  StaleHeadError,
+} from '../shared/errors';
+import type { StoredLogHead } from '../shared/log/log-state';
+import type { NodeRef } from '../shared/log/merkle';
+import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
+import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
+import {
+  headItem,
+  headOf,
+  type Item,
+  itemOf,
+  locationOf,
+  markerItem,
+  readJson,
+  readString,
+  recordItem,
+  recordOf,
+} from './dynamodb-item-codec';
+import type { LineageTable } from './dynamodb-table';
+import { Keys } from './dynamodb-table-keys';
+
+/** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
+export type ChainStore = Pick<
+  LineageStore,
+  'head' | 'lastRecordSeq' | 'logHead' | 'appendEntries' | 'readNodes' | 'readRecord' | 'findByResidualId' | 'readChain'
+>;
+
+/**
+ * Positions of the actions in the append transaction; cancellation reasons come back in this
+ * order: the head first, then per entry its record and its residual-id marker.
+ */
+export const AppendAction = {
+  HEAD: 0,
+  recordOf: (entry: number) => 1 + 2 * entry,
+  markerOf: (entry: number) => 2 + 2 * entry,
+} as const;
+
+/** Keys per `BatchGetItem` call (the DynamoDB limit). */
+const BATCH_GET_LIMIT = 100;
+
+/** Waits before retrying unprocessed keys: exponential with full jitter, at most 1 s. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(1000, 25 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The chain of each lineage in the table (docs/pipeline.md, "Data layout", "Append").
+ *
+ * `appendEntries` is one `TransactWriteItems`: the head first, then per record its item and its
+ * residual-id marker ({@link AppendAction}):
+ * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still at the expected seq
+ *   and record hash with an epoch not newer than the last record's (fencing token);
+ * - each record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent, with the tree nodes it completes;
+ * - each marker `LINEAGE#<id>` / `RESIDUAL#<residualId>` only if absent (idempotency, per lineage).
+ * Each carries `ReturnValuesOnConditionCheckFailure: ALL_OLD`, and the cancellation reasons are
+ * read by position: a marker failed → {@link DuplicateResidualError}; the head failed with a newer
+ * epoch → {@link StaleEpochError}; the head failed otherwise, or a `TransactionConflict` →
+ * {@link StaleHeadError}; only a record failed (the head held, so the head is behind the
+ * records) → {@link LineageInconsistentError}. Any other failure is rethrown as is (transient:
+ * the message is retried).
+ */
+export class DynamoDBChainStore implements ChainStore {
+  readonly #table: LineageTable;
+
+  constructor(table: LineageTable) {
+    this.#table = table;
+  }
+
+  async head(lineageId: string): Promise<LineageHead | null> {
+    return headOf(lineageId, await this.#table.get(Keys.lineage(lineageId), Keys.head));
+  }
+
+  async lastRecordSeq(lineageId: string): Promise<number | null> {
+    const { client, tableName } = this.#table;
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        // BETWEEN the first and last well-formed record keys: an item with a junk `RECORD#…` sort
+        // key (not 16 digits) can neither end the scan nor hide the real last record.
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: itemOf({
+          ':pk': Keys.lineage(lineageId),
+          ':first': Keys.record(0),
+          // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
+          ':last': Keys.record(Number.MAX_SAFE_INTEGER),
+        }),
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    const sk = readString(out.Items?.[0], 'sk');
+    if (sk === undefined) return null;
+    const seq = Number(sk.slice(Keys.recordPrefix.length));
+    return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
+  }
+
+  async logHead(lineageId: string): Promise<StoredLogHead | null> {
+    const item = await this.#table.get(Keys.lineage(lineageId), Keys.head);
+    const head = headOf(lineageId, item);
+    if (!item || !head) return null;
+    return {
+      head,
+      header: readJson<unknown>(item, 'header', null),
+      checkpoint: readString(item, 'checkpoint') ?? null,
+      frontier: readJson<string[] | null>(item, 'frontier', null),
+    };
+  }
+
+  async appendEntries(batch: AppendBatch): Promise<void> {
+    const { lineageId, entries, expectedHead } = batch;
+    const last = entries.at(-1)?.record;
+    if (!last) throw new Error('appendEntries: no entries');
+    const { tableName } = this.#table;
+    const headCondition = expectedHead
+      ? {
+          ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch <= :epoch',
+          ExpressionAttributeNames: { '#seq': 'seq', '#recordHash': 'recordHash', '#epoch': 'generationEpoch' },
+          ExpressionAttributeValues: itemOf({
+            ':expectedSeq': expectedHead.seq,
+            ':expectedHash': expectedHead.recordHash,
+            ':epoch': last.header.generationEpoch,
+          }),
+        }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    const ifAbsent = {
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+    const headPut = {
+      Put: {
+        TableName: tableName,
+        Item: headItem(batch, last),
+        ...headCondition,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      },
+    };
+    const entryPuts = entries.flatMap((entry) => [
+      { Put: { TableName: tableName, Item: recordItem(lineageId, entry), ...ifAbsent } },
+      { Put: { TableName: tableName, Item: markerItem(lineageId, entry), ...ifAbsent } },
+    ]);
+    try {
+      await this.#table.client.send(new TransactWriteItemsCommand({ TransactItems: [headPut, ...entryPuts] }));
+    } catch (error) {
+      throw await this.#mapCancellation(error, batch);
+    }
+  }
+
+  async #mapCancellation(error: unknown, batch: AppendBatch): Promise<unknown> {
+    if ((error as Error)?.name !== 'TransactionCanceledException') return error;
+    const { lineageId, entries, expectedHead } = batch;
+    const last = entries.at(-1)?.record as SealedRecord;
+    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] }).CancellationReasons ?? [];
+    const failed = (position: number) => reasons[position]?.Code === 'ConditionalCheckFailed';
+    const expectedSeq = expectedHead?.seq ?? null;
+    for (const [i, { record }] of entries.entries()) {
+      if (!failed(AppendAction.markerOf(i))) continue;
+      const { residualId } = record.header;
+      const old = reasons[AppendAction.markerOf(i)]?.Item;
+      const existing = old ? locationOf(old) : await this.findByResidualId(lineageId, residualId);
+      return new DuplicateResidualError(residualId, existing, { cause: error });
+    }
+    if (failed(AppendAction.HEAD)) {
+      const old = reasons[AppendAction.HEAD]?.Item;
+      // Emulators may omit ALL_OLD items; then read the head to tell a stale epoch from a moved head.
+      const observed = old ? headOf(lineageId, old) : await this.head(lineageId);
+      if (observed && observed.generationEpoch > last.header.generationEpoch) {
+        return new StaleEpochError(lineageId, observed.generationEpoch, last.header.generationEpoch, { cause: error });
+      }
+      return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
+    }
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) {
+      return new StaleHeadError(lineageId, expectedSeq, null, { cause: error });
+    }
+    const taken = entries.find((_, i) => failed(AppendAction.recordOf(i)));
+    if (taken) {
+      // The head condition held (it did not fail), yet a seq after it is taken: the head is
+      // behind the records. Not a race: a racing writer would have moved the head too.
+      return new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead, {
+        cause: error,
+      });
+    }
+    return error;
+  }
+
+  async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+    const { client, tableName } = this.#table;
+    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
+    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
+    const nodesBySeq = new Map<number, unknown>();
+    for (let i = 0; i < seqs.length; i += BATCH_GET_LIMIT) {
+      let keys: Item[] = seqs
+        .slice(i, i + BATCH_GET_LIMIT)
+        .map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) }));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        const out = await client.send(
+          new BatchGetItemCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: keys,
+                ProjectionExpression: 'sk, #nodes',
+                ExpressionAttributeNames: { '#nodes': 'nodes' },
+                ConsistentRead: true,
+              },
+            },
+          }),
+        );
+        for (const item of out.Responses?.[tableName] ?? []) {
+          const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
+          nodesBySeq.set(seq, readJson<unknown>(item, 'nodes', null));
+        }
+        keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
+        if (keys.length > 0) await backoff(attempt);
+      }
+    }
+    return refs.map((ref) => {
+      const nodes = nodesBySeq.get(seqOf(ref));
+      const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
+      return typeof hash === 'string' ? hash : null;
+    });
+  }
+
+  async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
+    const item = await this.#table.get(Keys.lineage(lineageId), Keys.record(seq));
+    return item ? recordOf(item) : null;
+  }
+
+  async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
+    const item = await this.#table.get(Keys.lineage(lineageId), Keys.residualSk(residualId));
+    return item ? locationOf(item) : null;
+  }
+
+  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
+    const items = await this.#table.queryAll({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: itemOf({
+        ':pk': Keys.lineage(lineageId),
+        ':from': Keys.record(fromSeq),
+        ':to': Keys.record(toSeq),
+      }),
+    });
+    return items.map(recordOf);
+  }
+}

@@ -1,0 +1,245 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { convertToNative, marshall } from '@aws-sdk/util-dynamodb';
+import { canonicalJson } from '../shared/canonical/canonical-json';
+import type { ResidualLocation } from '../shared/errors';
+import type { LogEntry } from '../shared/log/log-extension';
+import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
+import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
+import { Keys } from './dynamodb-table-keys';
+
+/**
+ * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
+ * own `marshall` / `convertToNative` (`@aws-sdk/util-dynamodb`).
+ *
+ * Writing: plain objects of strings and numbers, marshalled in their key order, so the bytes on
+ * the wire are the ones hand-built `{ S }` / `{ N }` values gave. JSON-valued attributes are
+ * stored as strings (canonical JSON for records and headers), never as maps.
+ *
+ * Reading: the table is not trusted (the table writer of the threat model can put any attribute
+ * of any type). Each attribute is read as an own property of the item and converted by the SDK,
+ * then kept only when it has the type the field needs: a string field holding a number, a set,
+ * a map or a binary reads as absent, and a number field holding a string reads as absent: junk
+ * is refused, never coerced. Numbers convert with `Number`, as DynamoDB numbers always did here
+ * (no BigInt, no throw on an imprecise number: the verifier judges the value). Unreadable JSON
+ * reads as the field's fallback.
+ */
+
+/** One DynamoDB item. */
+export type Item = Record<string, AttributeValue>;
+
+/** Native attribute values the table's items are built of (optional ones may be `undefined`: left out). */
+type Attributes = Record<string, string | number | undefined>;
+
+/** `attributes` as a DynamoDB item; `undefined` values are left out. */
+export function itemOf(attributes: Attributes): Item {
+  return marshall(attributes, { removeUndefinedValues: true });
+}
+
+/** The native value of attribute `name`, as the SDK converts it; `undefined` when the item lacks it. */
+function attribute(item: Item | undefined, name: string): unknown {
+  if (!item || !Object.hasOwn(item, name)) return undefined;
+  const value = item[name];
+  if (value === null || typeof value !== 'object') return undefined;
+  try {
+    return convertToNative(value, { wrapNumbers: Number });
+  } catch {
+    return undefined; // an AttributeValue of no type the SDK knows
+  }
+}
+
+/** String attribute `name`, or `undefined` when absent or of another type. */
+export function readString(item: Item | undefined, name: string): string | undefined {
+  const value = attribute(item, name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Number attribute `name` (`Number` of its text), or `undefined` when absent or of another type. */
+export function readNumber(item: Item | undefined, name: string): number | undefined {
+  const value = attribute(item, name);
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The JSON held by string attribute `name`, or `fallback` when absent, of another type or unreadable. */
+export function readJson<T>(item: Item, name: string, fallback: T): T {
+  const text = readString(item, name);
+  if (text === undefined) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+// --- The chain: records, head, residual-id markers ---------------------------------------------
+
+/** The head item of an append: the batch's last record, the signed checkpoint and the frontier. */
+export function headItem(batch: AppendBatch, last: SealedRecord): Item {
+  return itemOf({
+    pk: Keys.lineage(batch.lineageId),
+    sk: Keys.head,
+    seq: last.header.monotonicSequenceNumber,
+    recordHash: last.recordHash,
+    generationEpoch: last.header.generationEpoch,
+    mac: last.anchor.mac,
+    keyId: last.anchor.keyId,
+    residualId: last.header.residualId,
+    header: canonicalJson(last.header),
+    checkpoint: batch.checkpoint,
+    frontier: JSON.stringify(batch.frontier),
+  });
+}
+
+/** The record item of a log entry: the record as canonical JSON, with the tree nodes it completes. */
+export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item {
+  const seq = record.header.monotonicSequenceNumber;
+  return itemOf({
+    pk: Keys.lineage(lineageId),
+    sk: Keys.record(seq),
+    record: canonicalJson(record),
+    seq,
+    residualId: record.header.residualId,
+    recordHash: record.recordHash,
+    nodes: JSON.stringify(nodes),
+  });
+}
+
+/** The residual-id marker of a log entry (idempotency, per lineage). */
+export function markerItem(lineageId: string, { record }: LogEntry): Item {
+  return itemOf({
+    pk: Keys.lineage(lineageId),
+    sk: Keys.residualSk(record.header.residualId),
+    lineageId,
+    seq: record.header.monotonicSequenceNumber,
+  });
+}
+
+/** A head item as a {@link LineageHead} claim (unverified; missing fields read as `-1` / `''` / `0`). */
+export function headOf(lineageId: string, item: Item | undefined): LineageHead | null {
+  if (!item) return null;
+  return {
+    lineageId,
+    seq: readNumber(item, 'seq') ?? -1,
+    recordHash: readString(item, 'recordHash') ?? '',
+    generationEpoch: readNumber(item, 'generationEpoch') ?? 0,
+    mac: readString(item, 'mac') ?? '',
+    keyId: readString(item, 'keyId') ?? '',
+  };
+}
+
+/** A residual-id marker as a location (unverified). */
+export function locationOf(item: Item): ResidualLocation {
+  return { lineageId: readString(item, 'lineageId') ?? '', seq: readNumber(item, 'seq') ?? -1 };
+}
+
+/** The stored record: parsed JSON, or the raw text when it no longer parses (the verifier refuses it). */
+export function recordOf(item: Item): unknown {
+  const text = readString(item, 'record');
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+// --- Outcomes: conflicts, rejections, triage reports --------------------------------------------
+
+/** The item of a conflict record (JSON fields as JSON text). */
+export function conflictItem(conflict: ConflictRecord): Item {
+  return itemOf({
+    pk: Keys.lineage(conflict.lineageId),
+    sk: Keys.conflict(conflict.residualId, conflict.atMs, conflict.messageId),
+    residualId: conflict.residualId,
+    reason: conflict.reason,
+    detail: conflict.detail,
+    attemptedHeader: JSON.stringify(conflict.attemptedHeader),
+    expectedHead: JSON.stringify(conflict.expectedHead),
+    observedHead: JSON.stringify(conflict.observedHead),
+    atMs: conflict.atMs,
+    messageId: conflict.messageId,
+    requestDigest: conflict.requestDigest || undefined,
+    statement: conflict.statement || undefined,
+  });
+}
+
+/** The item of a rejection record (JSON fields as JSON text; empty optional fields left out). */
+export function rejectionItem(rejection: RejectionRecord): Item {
+  return itemOf({
+    pk: Keys.rejection(rejection.lineageId),
+    sk: Keys.rejectionSk(rejection.atMs, rejection.messageId),
+    stage: rejection.stage,
+    reason: rejection.reason,
+    messageId: rejection.messageId,
+    bodyDigest: rejection.bodyDigest,
+    bodyPreview: rejection.bodyPreview,
+    issues: JSON.stringify(rejection.issues),
+    rejectedVariables: JSON.stringify(rejection.rejectedVariables),
+    requestViolations: JSON.stringify(rejection.requestViolations),
+    atMs: rejection.atMs,
+    residualId: rejection.residualId || undefined,
+    verdictDigest: rejection.verdictDigest || undefined,
+    requestDigest: rejection.requestDigest || undefined,
+    statement: rejection.statement || undefined,
+  });
+}
+
+/** The item of a triage report: the report as JSON text, with its outcome and verdicts beside it. */
+export function triageReportItem(report: TriageCompletedDetail): Item {
+  return itemOf({
+    pk: Keys.triage(report.lineageId),
+    sk: report.requestId,
+    report: JSON.stringify(report),
+    outcome: report.outcome,
+    verification: report.verification?.verdict,
+    verdict: report.report?.verdict,
+  });
+}
+
+/** A conflict item as a {@link ConflictRecord} (unverified; unreadable fields read as empty / null). */
+export function conflictOf(lineageId: string, item: Item): ConflictRecord {
+  return {
+    lineageId,
+    residualId: readString(item, 'residualId') ?? '',
+    reason: (readString(item, 'reason') ?? '') as ConflictReason,
+    detail: readString(item, 'detail') ?? '',
+    attemptedHeader: readJson<unknown>(item, 'attemptedHeader', null),
+    expectedHead: readJson<LineageHead | null>(item, 'expectedHead', null),
+    observedHead: readJson<LineageHead | null>(item, 'observedHead', null),
+    atMs: readNumber(item, 'atMs') ?? 0,
+    messageId: readString(item, 'messageId') ?? '',
+    requestDigest: readString(item, 'requestDigest') ?? null,
+    statement: readString(item, 'statement') ?? null,
+  };
+}
+
+/** A rejection item as a {@link RejectionRecord} (unverified; unreadable fields read as empty / null). */
+export function rejectionOf(lineageId: string, item: Item): RejectionRecord {
+  return {
+    stage: (readString(item, 'stage') ?? '') as RejectionStage,
+    reason: (readString(item, 'reason') ?? '') as RejectionReason,
+    lineageId,
+    residualId: readString(item, 'residualId') ?? null,
+    messageId: readString(item, 'messageId') ?? '',
+    verdictDigest: readString(item, 'verdictDigest') ?? null,
+    bodyDigest: readString(item, 'bodyDigest') ?? '',
+    bodyPreview: readString(item, 'bodyPreview') ?? '',
+    issues: readJson<RejectionRecord['issues']>(item, 'issues', []),
+    rejectedVariables: readJson<RejectionRecord['rejectedVariables']>(item, 'rejectedVariables', []),
+    requestViolations: readJson<RejectionRecord['requestViolations']>(item, 'requestViolations', []),
+    atMs: readNumber(item, 'atMs') ?? 0,
+    requestDigest: readString(item, 'requestDigest') ?? null,
+    statement: readString(item, 'statement') ?? null,
+  };
+}
+
+/** A stored triage report as stored (unverified: parse it with `TriageCompletedDetailSchema`); text that does not parse stays text. */
+export function triageReportOf(item: Item | undefined): TriageCompletedDetail | null {
+  const text = readString(item, 'report');
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text) as TriageCompletedDetail;
+  } catch {
+    return text as unknown as TriageCompletedDetail;
+  }
+}

@@ -1,0 +1,80 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { ConflictRecord, LineageStore, OutcomeFilter, RejectionRecord } from '../shared/ports/lineage-store';
+import {
+  conflictItem,
+  conflictOf,
+  itemOf,
+  rejectionItem,
+  rejectionOf,
+  triageReportItem,
+  triageReportOf,
+} from './dynamodb-item-codec';
+import type { LineageTable } from './dynamodb-table';
+import { CONFLICT_SK_PREFIX, Keys } from './dynamodb-table-keys';
+
+/** The outcome half of the {@link LineageStore} port: conflicts, rejections and triage reports. */
+export type OutcomeStore = Pick<
+  LineageStore,
+  'recordConflict' | 'recordRejection' | 'putTriageReport' | 'getTriageReport' | 'listConflicts' | 'listRejections'
+>;
+
+/**
+ * The outcomes of writes and recalls in the table (docs/pipeline.md, "Data layout"): conflict
+ * records in the lineage's partition (`CONFLICT#…`), rejection records under
+ * `REJECTION#<lineageId|~unparsed>`, triage reports under `TRIAGE#<lineageId>`. Conflicts and
+ * rejections are never overwritten; a triage report is, by the retry of its own request. Lists are
+ * every page of a strongly consistent `Query`, sorted as the port says.
+ */
+export class DynamoDBOutcomeStore implements OutcomeStore {
+  readonly #table: LineageTable;
+
+  constructor(table: LineageTable) {
+    this.#table = table;
+  }
+
+  async recordConflict(conflict: ConflictRecord): Promise<void> {
+    await this.#table.putIfAbsent(conflictItem(conflict));
+  }
+
+  async recordRejection(rejection: RejectionRecord): Promise<void> {
+    await this.#table.putIfAbsent(rejectionItem(rejection));
+  }
+
+  async putTriageReport(report: TriageCompletedDetail): Promise<void> {
+    const { client, tableName } = this.#table;
+    await client.send(new PutItemCommand({ TableName: tableName, Item: triageReportItem(report) }));
+  }
+
+  async getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null> {
+    return triageReportOf(await this.#table.get(Keys.triage(lineageId), requestId));
+  }
+
+  async listConflicts(lineageId: string, options: OutcomeFilter = {}): Promise<ConflictRecord[]> {
+    const prefix = options.residualId === undefined ? CONFLICT_SK_PREFIX : Keys.conflictsOf(options.residualId);
+    const items = await this.#table.queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: itemOf({ ':pk': Keys.lineage(lineageId), ':prefix': prefix }),
+    });
+    return items.map((item) => conflictOf(lineageId, item)).sort(byTimeThen((c) => c.residualId));
+  }
+
+  async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
+    const pk = Keys.rejection(lineageId);
+    const items = await this.#table.queryAll(
+      options.residualId === undefined
+        ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: itemOf({ ':pk': pk }) }
+        : {
+            KeyConditionExpression: 'pk = :pk',
+            FilterExpression: 'residualId = :residualId',
+            ExpressionAttributeValues: itemOf({ ':pk': pk, ':residualId': options.residualId }),
+          },
+    );
+    return items.map((item) => rejectionOf(lineageId, item)).sort(byTimeThen((r) => r.messageId));
+  }
+}
+
+/** Oldest first by `atMs`, ties by `key` in code-unit order (the in-memory store sorts the same way). */
+function byTimeThen<T extends { atMs: number }>(key: (item: T) => string): (a: T, b: T) => number {
+  return (a, b) => a.atMs - b.atMs || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+}

@@ -1,0 +1,44 @@
+/**
+ * The keys of the single lineage table (string `pk`, `sk`; docs/pipeline.md, "Data layout"):
+ * the only place that knows them. The IAM grants of infra/constructs/lineage-store.ts import
+ * the partition prefixes from here, so a grant and the items it covers cannot drift apart.
+ */
+
+/** Partition prefix of a lineage's records, head, residual-id markers and conflicts. */
+export const LINEAGE_KEY_PREFIX = 'LINEAGE#';
+/** Partition prefix of the stored triage reports (`TRIAGE#<lineageId>`). */
+export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
+/** Partition prefix of the rejection records (`REJECTION#<lineageId>`). */
+export const REJECTION_KEY_PREFIX = 'REJECTION#';
+/** Sort-key prefix of every record (`begins_with` for the last record). */
+export const RECORD_SK_PREFIX = 'RECORD#';
+/** Sort-key prefix of the conflict records in a lineage's partition. */
+export const CONFLICT_SK_PREFIX = 'CONFLICT#';
+/** Sort-key prefix of the residual-id markers in a lineage's partition. */
+export const RESIDUAL_SK_PREFIX = 'RESIDUAL#';
+
+/**
+ * Partition suffix of rejections whose body names no usable lineage. `~` is outside the
+ * identifier alphabet, so no real lineage (not even one named `unparsed`) can share it.
+ */
+export const UNPARSED_LINEAGE = '~unparsed';
+
+/** The key of every item of the table. */
+export const Keys = {
+  lineage: (lineageId: string) => `${LINEAGE_KEY_PREFIX}${lineageId}`,
+  /** `RECORD#` and the seq in 16 digits, so the sort order of keys is the order of seqs. */
+  record: (seq: number) => `${RECORD_SK_PREFIX}${String(seq).padStart(16, '0')}`,
+  /** Prefix of every record sk (`begins_with` for the last record). */
+  recordPrefix: RECORD_SK_PREFIX,
+  head: 'HEAD',
+  /** The residual-id marker lives in its lineage's partition: ids are scoped to the lineage. */
+  residualSk: (residualId: string) => `${RESIDUAL_SK_PREFIX}${residualId}`,
+  /** One item per refused message: two writes of one residual id refused at the same time stay two. */
+  conflict: (residualId: string, atMs: number, messageId: string) =>
+    `${CONFLICT_SK_PREFIX}${residualId}#${new Date(atMs).toISOString()}#${messageId}`,
+  /** Sort-key prefix of one write's conflicts. */
+  conflictsOf: (residualId: string) => `${CONFLICT_SK_PREFIX}${residualId}#`,
+  rejection: (lineageId: string | null) => `${REJECTION_KEY_PREFIX}${lineageId ?? UNPARSED_LINEAGE}`,
+  rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
+  triage: (lineageId: string) => `${TRIAGE_REPORT_KEY_PREFIX}${lineageId}`,
+} as const;

@@ -1,0 +1,183 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import {
+  conflictItem,
+  conflictOf,
+  headItem,
+  headOf,
+  locationOf,
+  markerItem,
+  readJson,
+  readNumber,
+  readString,
+  recordItem,
+  recordOf,
+  rejectionItem,
+  rejectionOf,
+  triageReportItem,
+} from '../../../adapters/dynamodb-item-codec';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { buildChain, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
+
+type Item = Record<string, AttributeValue>;
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: number): AttributeValue => ({ N: String(value) });
+/** The wire bytes of an item: its JSON, attribute order included. */
+const bytes = (item: Item) => JSON.stringify(item);
+
+describe('dynamodb item codec: the items written through marshall are the bytes hand-built items were', () => {
+  it('record, marker and head items of an append', async () => {
+    const { records } = await buildChain(2);
+    const [, record] = records as [unknown, (typeof records)[number]];
+    const entry = { record, nodes: ['a'.repeat(64), 'b'.repeat(64)] };
+    const pk = S(`LINEAGE#${TEST_LINEAGE_ID}`);
+    const seq = record.header.monotonicSequenceNumber;
+    expect(bytes(recordItem(TEST_LINEAGE_ID, entry))).toBe(
+      bytes({
+        pk,
+        sk: S(`RECORD#${String(seq).padStart(16, '0')}`),
+        record: S(canonicalJson(record)),
+        seq: N(seq),
+        residualId: S(record.header.residualId),
+        recordHash: S(record.recordHash),
+        nodes: S(JSON.stringify(entry.nodes)),
+      }),
+    );
+    expect(bytes(markerItem(TEST_LINEAGE_ID, entry))).toBe(
+      bytes({ pk, sk: S(`RESIDUAL#${record.header.residualId}`), lineageId: S(TEST_LINEAGE_ID), seq: N(seq) }),
+    );
+    const batch = {
+      lineageId: TEST_LINEAGE_ID,
+      entries: [entry],
+      expectedHead: null,
+      checkpoint: 'checkpoint note',
+      frontier: ['c'.repeat(64)],
+    };
+    expect(bytes(headItem(batch, record))).toBe(
+      bytes({
+        pk,
+        sk: S('HEAD'),
+        seq: N(seq),
+        recordHash: S(record.recordHash),
+        generationEpoch: N(record.header.generationEpoch),
+        mac: S(record.anchor.mac),
+        keyId: S(record.anchor.keyId),
+        residualId: S(record.header.residualId),
+        header: S(canonicalJson(record.header)),
+        checkpoint: S('checkpoint note'),
+        frontier: S(JSON.stringify(batch.frontier)),
+      }),
+    );
+  });
+
+  it('conflict and rejection items, optional fields left out when empty', () => {
+    const conflict = staleEpochConflict('r-1', { requestDigest: null, statement: 'note' });
+    expect(bytes(conflictItem(conflict))).toBe(
+      bytes({
+        pk: S(`LINEAGE#${conflict.lineageId}`),
+        sk: S(`CONFLICT#r-1#${new Date(conflict.atMs).toISOString()}#${conflict.messageId}`),
+        residualId: S('r-1'),
+        reason: S(conflict.reason),
+        detail: S(conflict.detail),
+        attemptedHeader: S(JSON.stringify(conflict.attemptedHeader)),
+        expectedHead: S(JSON.stringify(conflict.expectedHead)),
+        observedHead: S(JSON.stringify(conflict.observedHead)),
+        atMs: N(conflict.atMs),
+        messageId: S(conflict.messageId),
+        statement: S('note'),
+      }),
+    );
+    const rejection = staleRejection('r-2', { verdictDigest: 'd'.repeat(64), requestDigest: '', statement: null });
+    expect(bytes(rejectionItem(rejection))).toBe(
+      bytes({
+        pk: S(`REJECTION#${rejection.lineageId}`),
+        sk: S(`${new Date(rejection.atMs).toISOString()}#${rejection.messageId}`),
+        stage: S(rejection.stage),
+        reason: S(rejection.reason),
+        messageId: S(rejection.messageId),
+        bodyDigest: S(rejection.bodyDigest),
+        bodyPreview: S(rejection.bodyPreview),
+        issues: S(JSON.stringify(rejection.issues)),
+        rejectedVariables: S(JSON.stringify(rejection.rejectedVariables)),
+        requestViolations: S(JSON.stringify(rejection.requestViolations)),
+        atMs: N(rejection.atMs),
+        residualId: S('r-2'),
+        verdictDigest: S('d'.repeat(64)),
+      }),
+    );
+    expect(rejectionItem({ ...rejection, lineageId: null }).pk).toEqual(S('REJECTION#~unparsed'));
+  });
+
+  it('a triage report item: the report as JSON text, outcome and verdicts beside it', () => {
+    const report = {
+      lineageId: 'lin-1',
+      requestId: 'req-1',
+      outcome: 'REFUSED',
+    } as unknown as TriageCompletedDetail;
+    expect(bytes(triageReportItem(report))).toBe(
+      bytes({ pk: S('TRIAGE#lin-1'), sk: S('req-1'), report: S(JSON.stringify(report)), outcome: S('REFUSED') }),
+    );
+  });
+});
+
+describe('dynamodb item codec: junk attribute types from a table writer are refused, never coerced', () => {
+  const JUNK: readonly AttributeValue[] = [
+    { N: '7' },
+    { S: '7' },
+    { SS: ['a'] },
+    { NS: ['1'] },
+    { BS: [new Uint8Array([1])] },
+    { B: new Uint8Array([55]) },
+    { BOOL: true },
+    { NULL: true },
+    { L: [{ S: 'a' }] },
+    { M: { S: { S: 'a' } } },
+    {} as AttributeValue,
+    { $unknown: ['X', 1] } as unknown as AttributeValue,
+  ];
+
+  it('readString keeps only S, readNumber only N; everything else reads as absent', () => {
+    for (const value of JUNK) {
+      const item = { a: value };
+      expect(readString(item, 'a'), JSON.stringify(value)).toBe('S' in value ? '7' : undefined);
+      expect(readNumber(item, 'a'), JSON.stringify(value)).toBe('N' in value ? 7 : undefined);
+    }
+  });
+
+  it('numbers convert with Number, as before: no BigInt, no throw on an imprecise or huge number', () => {
+    expect(readNumber({ a: { N: '123456789012345678901234567890' } }, 'a')).toBe(1.2345678901234568e29);
+    expect(readNumber({ a: { N: '1e400' } }, 'a')).toBe(Number.POSITIVE_INFINITY);
+    expect(readNumber({ a: { N: '0.5' } }, 'a')).toBe(0.5);
+  });
+
+  it('reads own attributes only: an attribute named __proto__ or an inherited name is not a field', () => {
+    const item = JSON.parse('{"__proto__": {"M": {"seq": {"N": "5"}}}}') as Item;
+    expect(readNumber(item, 'seq')).toBeUndefined();
+    expect(readString({}, 'toString')).toBeUndefined();
+    expect(headOf('lin-1', item)?.seq).toBe(-1);
+  });
+
+  it('a head item of junk types reads as the claim with every field unusable (the reader refuses it)', () => {
+    const head = headOf('lin-1', {
+      seq: { S: '3' },
+      recordHash: { N: '1' },
+      generationEpoch: { S: '9' },
+      mac: { SS: ['m'] },
+      keyId: { B: new Uint8Array([1]) },
+    });
+    expect(head).toEqual({ lineageId: 'lin-1', seq: -1, recordHash: '', generationEpoch: 0, mac: '', keyId: '' });
+    expect(locationOf({ lineageId: { N: '1' }, seq: { S: '2' } })).toEqual({ lineageId: '', seq: -1 });
+  });
+
+  it('a record, conflict or rejection with junk types or broken JSON reads as null / empty, never throws', () => {
+    expect(recordOf({ record: { M: { header: { S: 'x' } } } })).toBeNull();
+    expect(recordOf({ record: { S: '{broken' } })).toBe('{broken');
+    expect(readJson({ a: { L: [] } }, 'a', 'fallback')).toBe('fallback');
+    const conflict = conflictOf('lin-1', { residualId: { N: '1' }, atMs: { S: '5' }, observedHead: { S: '{' } });
+    expect(conflict).toMatchObject({ residualId: '', atMs: 0, observedHead: null, statement: null });
+    const rejection = rejectionOf('lin-1', { issues: { SS: ['x'] }, residualId: { BOOL: true } });
+    expect(rejection).toMatchObject({ issues: [], residualId: null, messageId: '' });
+  });
+});

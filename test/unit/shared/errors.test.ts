@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import * as errors from '../../../shared/errors';
+
+const HEAD = { lineageId: 'lin-1', seq: 3, recordHash: 'a'.repeat(64), generationEpoch: 2, mac: 'm', keyId: 'k' };
+
+/** One instance of every error class of shared/errors.ts, with whether a retry can help. */
+const CASES: readonly [errors.ResealError, boolean][] = [
+  [new errors.InvalidInputError('request', [{ path: 'a', message: 'bad' }]), false],
+  [new errors.StrictJsonError('request', errors.StrictJsonFailure.SYNTAX, [{ path: '', message: 'bad' }]), false],
+  [new errors.CanonicalizationError('/a', 'NaN'), false],
+  [new errors.StaleWriteError(['token'], [], 'd'), false],
+  [new errors.ManifestSealMismatchError('a', 'b'), false],
+  [new errors.HeaderTooLargeError(5000), false],
+  [new errors.StaleEpochError('lin-1', 3, 2), false],
+  [new errors.AnchorUnavailableError('k', 'disabled'), true],
+  [new errors.AnchorKeyMismatchError('k', 'j'), false],
+  [new errors.CheckpointFormatError('size', 'bad'), false],
+  [new errors.NoteFormatError('text', 'bad'), false],
+  [new errors.NoteVerificationError('k', 'bad'), false],
+  [new errors.CheckpointOriginMismatchError('a', 'b'), false],
+  [new errors.MerkleNodeMissingError(0, 1), false],
+  [new errors.SignerUnavailableError('k', 'throttled'), true],
+  [new errors.LogStateError('lin-1', 'forged'), false],
+  [new errors.OutcomeVerificationError('bad'), false],
+  [new errors.StaleHeadError('lin-1', 2, HEAD), true],
+  [new errors.LineageInconsistentError('lin-1', 4, HEAD), false],
+  [new errors.LineageNotFoundError('lin-1'), false],
+  [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
+];
+
+describe('shared/errors: one module, each error saying whether a retry can help', () => {
+  it('covers every error class the module exports', () => {
+    const classes = Object.values(errors).filter(
+      (value: unknown) => typeof value === 'function' && value.prototype instanceof errors.ResealError,
+    );
+    expect(new Set(CASES.map(([error]) => error.constructor))).toEqual(new Set(classes));
+  });
+
+  it.each(CASES.map(([error, retryable]) => [error.name, error, retryable] as const))(
+    '%s: retryable is %s, and isRetryable agrees; its name survives minification',
+    (name, error, retryable) => {
+      expect(error.retryable).toBe(retryable);
+      expect(errors.isRetryable(error)).toBe(retryable);
+      expect(error.constructor.name).toBe(name);
+      expect(error).toBeInstanceOf(errors.ResealError);
+    },
+  );
+
+  it('isRetryable is false for anything that is not a Reseal error', () => {
+    expect(errors.isRetryable(new Error('retry me'))).toBe(false);
+    expect(errors.isRetryable({ retryable: true })).toBe(false);
+    expect(errors.isRetryable(undefined)).toBe(false);
+  });
+
+  it('InvalidInputError carries what was invalid as a field, not only in its message', () => {
+    const error = new errors.InvalidInputError('file at /tmp/a b', [{ path: 'x', message: 'bad' }]);
+    expect(error.what).toBe('file at /tmp/a b');
+    expect(error.message).toBe('invalid file at /tmp/a b at x: bad');
+  });
+});
