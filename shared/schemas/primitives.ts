@@ -52,6 +52,20 @@ export const NonNegativeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGE
 /** Milliseconds since the Unix epoch (UTC). */
 export const EpochMillis = NonNegativeInt;
 
+/**
+ * A reference to one record of a lineage: its sequence number and record hash (strict). The one
+ * definition of the `{ seq, recordHash }` shape: what a re-seal supersedes, a trusted checkpoint
+ * of a chain, the record a recall proof names.
+ */
+export const RecordRefSchema = z.strictObject({
+  /** Sequence number of the record. */
+  seq: NonNegativeInt,
+  /** Its record hash. */
+  recordHash: HexDigest,
+});
+/** Type of {@link RecordRefSchema}. */
+export type RecordRef = z.infer<typeof RecordRefSchema>;
+
 /** A map key: well-formed, 1–512 UTF-16 units, no control characters, not `__proto__`. */
 export const MapKey = wellFormedString(512).min(1).regex(NO_CONTROL_CHARACTERS, 'key holds a control character');
 

@@ -10,6 +10,7 @@ import {
   Identifier,
   NO_CONTROL_CHARACTERS,
   NonNegativeInt,
+  RecordRefSchema,
   wellFormedString,
 } from '../schemas/primitives';
 import type { SessionVariable } from '../write/session-variable';
@@ -28,12 +29,7 @@ export const KeyIdSchema = wellFormedString(2048)
   .regex(NO_CONTROL_CHARACTERS, 'key id holds a control character');
 
 /** Reference to an earlier record of the same lineage that a re-seal supersedes (seed 000 re-seal). */
-export const SupersedesSchema = z.strictObject({
-  /** Sequence number of the superseded record. */
-  seq: NonNegativeInt,
-  /** Its record hash. */
-  recordHash: HexDigestSchema,
-});
+export const SupersedesSchema = RecordRefSchema;
 /** Type of {@link SupersedesSchema}. */
 export type Supersedes = z.infer<typeof SupersedesSchema>;
 

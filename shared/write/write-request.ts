@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
-import { AuthoritySchema, HexDigest, Identifier, NonNegativeInt, RESERVED_KEY } from '../schemas/primitives';
+import {
+  AuthoritySchema,
+  HexDigest,
+  Identifier,
+  NonNegativeInt,
+  RESERVED_KEY,
+  RecordRefSchema,
+} from '../schemas/primitives';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
@@ -168,7 +175,7 @@ export const ResidualWriteRequestSchema = z.strictObject({
     .max(MAX_DECLARED_CONSTANTS)
     .superRefine((names, ctx) => refuseDuplicateNames(names, ctx, (i) => [i])),
   manifest: WriteManifestSchema,
-  supersedes: z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest }).optional(),
+  supersedes: RecordRefSchema.optional(),
 });
 
 /**
