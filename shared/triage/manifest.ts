@@ -313,7 +313,8 @@ export function manifestDigest(manifest: unknown): HexDigest {
 
 /** {@link manifestDigest} of a manifest already validated (no second validation). */
 export function manifestDigestOf(manifest: Validated<SealedDependencyManifest>): HexDigest {
-  return manifestDigests(manifest).manifestDigest;
+  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
+  return hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline));
 }
 
 /**
@@ -328,13 +329,17 @@ export function manifestDigests(manifest: Validated<SealedDependencyManifest>): 
   manifestDigest: HexDigest;
 } {
   const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
-  const absent =
-    manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
-  const text = `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
   return {
     compositeSeal: compositeSealOfText(baseline),
-    manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, text),
+    manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline)),
   };
+}
+
+/** The canonical text of a validated manifest around the canonical text of its `baselineKeyHashes`. */
+function manifestText(manifest: SealedDependencyManifest, baseline: string): string {
+  const absent =
+    manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
+  return `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
