@@ -2,14 +2,7 @@ import { z } from 'zod';
 import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
-import {
-  AuthoritySchema,
-  HexDigest,
-  Identifier,
-  NonNegativeInt,
-  RESERVED_KEY,
-  RecordRefSchema,
-} from '../schemas/primitives';
+import { AuthoritySchema, Identifier, NonNegativeInt, RESERVED_KEY, RecordRefSchema } from '../schemas/primitives';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
