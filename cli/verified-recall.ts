@@ -1,4 +1,4 @@
-import type { VerifiedRecall } from '../client/reseal-client';
+import type { VerifiedRecall } from '../client/recalls';
 import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 

@@ -29,15 +29,14 @@ export {
 } from './lineage-export';
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
+export type { WaitOptions } from './poll';
+export type { PublishedWrite, RecallRequest } from './publisher';
+export type { VerifiedRecall } from './recalls';
 export {
   type LineageReader,
-  type PublishedWrite,
-  type RecallRequest,
   ResealClient,
   type ResealClientDeps,
-  type VerifiedRecall,
   type VerifyLineageOptions,
-  type WaitOptions,
 } from './reseal-client';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,

@@ -129,6 +129,17 @@ export class LogReader {
   }
 
   /**
+   * {@link latest}, then kept ({@link keep}): the latest signed checkpoint, verified and consistent
+   * with the kept one, which it then replaces; `null` for an unknown lineage.
+   * @throws {LogVerificationError} on a rollback, a fork, or a checkpoint that does not verify
+   */
+  async latestKept(lineageId: string): Promise<LatestCheckpoint | null> {
+    const latest = await this.latest(lineageId);
+    if (latest) await this.keep(lineageId, latest.checkpoint, latest.trusted);
+    return latest;
+  }
+
+  /**
    * Record `seq`, proven by inclusion in the latest checkpoint.
    * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the checkpoint
    */

@@ -5,6 +5,62 @@ import { StackOutputsError } from './errors';
 export const DEFAULT_STACK_NAME = 'ResealStack';
 
 /**
+ * Every CloudFormation output of a deployed Reseal stack, by its output name: the names are
+ * defined here, and infra/reseal-stack.ts creates exactly these (its output table is typed by
+ * this interface). Tests and the emulator deploy find every resource through them, never by
+ * guessing names; a client needs the few in {@link ResealStackOutputs}.
+ */
+export interface StackOutputs {
+  readonly TableName: string;
+  readonly ResidualWritesQueueUrl: string;
+  readonly ResidualWritesQueueArn: string;
+  readonly ResidualWritesDlqUrl: string;
+  /** FIFO; `MessageGroupId` = lineage id, `MessageDeduplicationId` = residual id. */
+  readonly SealRequestsQueueUrl: string;
+  readonly SealRequestsQueueArn: string;
+  readonly SealRequestsDlqUrl: string;
+  /** RecallRequested events EventBridge could not deliver to triage. */
+  readonly TriageDlqUrl: string;
+  readonly EventBusName: string;
+  readonly EventBusArn: string;
+  /** KMS HMAC_256 key ARN (the functions' `MAC_KEY_ID`). */
+  readonly MacKeyArn: string;
+  /** `alias/<stack name>-mac`. */
+  readonly MacKeyAlias: string;
+  /** KMS Ed25519 key of checkpoints and sealer outcomes. */
+  readonly LogKeyArn: string;
+  /** KMS Ed25519 key of guard refusals. */
+  readonly GuardKeyArn: string;
+  /** Signed-note key name of the log, `reseal/<stack name>`. */
+  readonly LogName: string;
+  readonly GuardFunctionName: string;
+  readonly SealerFunctionName: string;
+  readonly TriageFunctionName: string;
+}
+
+/** Every key of {@link StackOutputs}. */
+export const STACK_OUTPUT_KEYS = [
+  'TableName',
+  'ResidualWritesQueueUrl',
+  'ResidualWritesQueueArn',
+  'ResidualWritesDlqUrl',
+  'SealRequestsQueueUrl',
+  'SealRequestsQueueArn',
+  'SealRequestsDlqUrl',
+  'TriageDlqUrl',
+  'EventBusName',
+  'EventBusArn',
+  'MacKeyArn',
+  'MacKeyAlias',
+  'LogKeyArn',
+  'GuardKeyArn',
+  'LogName',
+  'GuardFunctionName',
+  'SealerFunctionName',
+  'TriageFunctionName',
+] as const satisfies readonly (keyof StackOutputs)[];
+
+/**
  * The resources of a deployed Reseal stack a client needs, from its CloudFormation outputs
  * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`, `LogKeyArn`, `GuardKeyArn`, `LogName`).
  */
@@ -25,7 +81,7 @@ export interface ResealStackOutputs {
   readonly logName: string;
 }
 
-const OUTPUT_KEYS: Record<keyof ResealStackOutputs, string> = {
+const OUTPUT_KEYS: Record<keyof ResealStackOutputs, keyof StackOutputs> = {
   tableName: 'TableName',
   residualWritesQueueUrl: 'ResidualWritesQueueUrl',
   eventBusName: 'EventBusName',
@@ -83,4 +139,17 @@ export function clientOutputsFrom(
   }
   if (missing.length > 0) throw new StackOutputsError(stackName, `missing outputs ${missing.join(', ')}`);
   return resolved as ResealStackOutputs;
+}
+
+/**
+ * Picks one stack's outputs, every one of {@link STACK_OUTPUT_KEYS}, out of a
+ * `cdk deploy --outputs-file` document.
+ * @throws {StackOutputsError} when the stack or any expected output is missing or empty (naming them)
+ */
+export function parseStackOutputs(document: unknown, stackName = DEFAULT_STACK_NAME): StackOutputs {
+  const stack = (document as Record<string, Record<string, unknown> | undefined> | null)?.[stackName];
+  if (!stack) throw new StackOutputsError(stackName, 'not in the outputs file');
+  const missing = STACK_OUTPUT_KEYS.filter((key) => typeof stack[key] !== 'string' || stack[key] === '');
+  if (missing.length > 0) throw new StackOutputsError(stackName, `missing outputs ${missing.join(', ')}`);
+  return Object.fromEntries(STACK_OUTPUT_KEYS.map((key) => [key, stack[key]])) as unknown as StackOutputs;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import { OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
+import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
@@ -18,6 +18,7 @@ import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LogReader } from './log-reader';
+import { type PollClock, pollUntil, type WaitOptions } from './poll';
 
 /**
  * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with
@@ -33,12 +34,8 @@ export type WriteOutcome =
   | { readonly kind: 'REJECTED'; readonly rejection: RejectionRecord; readonly statement: OutcomeStatement }
   | { readonly kind: 'CONFLICT'; readonly conflict: ConflictRecord; readonly statement: OutcomeStatement };
 
-/** Options of {@link WriteOutcomes.waitFor}. */
-export interface WaitForOutcomeOptions {
-  /** Give up after this many milliseconds (default 60,000). */
-  readonly timeoutMs?: number;
-  /** Poll the table this often, in milliseconds (default 500). */
-  readonly pollIntervalMs?: number;
+/** Options of {@link WriteOutcomes.waitFor}: the wait ({@link WaitOptions}) and what ties an outcome to this write. */
+export interface WaitForOutcomeOptions extends WaitOptions {
   /**
    * The request that was published: a record counts only when its header binds this request's
    * content, and a refusal only when it names this request (`requestDigest`, or the digest of its
@@ -60,16 +57,19 @@ export function publishWaitSince(published: { readonly publishedAtMs: number }):
   return published.publishedAtMs - PUBLISH_CLOCK_SKEW_MS;
 }
 
+/** A stored refusal with whether its statement, signed by the function that decided it, checks. */
+export interface Signed {
+  readonly signatureVerified: boolean;
+}
+
 /** Dependencies of {@link WriteOutcomes}. */
-export interface WriteOutcomesDeps {
+export interface WriteOutcomesDeps extends PollClock {
   readonly store: Pick<LineageStore, 'findByResidualId' | 'listRejections' | 'listConflicts'>;
   readonly log: LogReader;
   /** The guard's verifier key (its refusals are signed by it). */
   readonly guardKey: () => Promise<NoteVerifierKey>;
   /** The stack's log name, named by every signed outcome. */
   readonly logName: string;
-  readonly nowMs: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
 }
 
 /**
@@ -90,24 +90,57 @@ export class WriteOutcomes {
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    */
   async waitFor(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
-    const timeoutMs = options.timeoutMs ?? 60_000;
-    const pollIntervalMs = options.pollIntervalMs ?? 500;
-    const deadline = this.#deps.nowMs() + timeoutMs;
+    const { request } = options;
+    if (request && (request.lineageId !== lineageId || request.residualId !== residualId)) {
+      throw new InvalidInputError('waitForOutcome request', [
+        {
+          path: 'request',
+          message: `names residual ${request.residualId} of lineage ${request.lineageId}, not ${residualId} of ${lineageId}`,
+        },
+      ]);
+    }
     const foreign = { seq: null as number | null };
-    for (;;) {
-      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
-      if (outcome) return outcome;
-      const left = deadline - this.#deps.nowMs();
-      if (left <= 0) {
-        throw new TimeoutError(
+    return pollUntil(() => this.#outcomeOf(lineageId, residualId, options, foreign), this.#deps, {
+      ...options,
+      timedOut: (timeoutMs) =>
+        new TimeoutError(
           `a proven outcome of residual ${residualId} in lineage ${lineageId} (sealed record, signed rejection or conflict)`,
           timeoutMs,
-        );
-      }
-      await this.#deps.sleep(Math.min(pollIntervalMs, left));
-    }
+        ),
+    });
+  }
+
+  /**
+   * The rejection and conflict records filed under a lineage, oldest first (from the table,
+   * diagnostic: they are not part of the sealed chain), each marked `signatureVerified` when its
+   * signed statement checks; an unmarked one may be a forgery. Rejections of bodies too broken to
+   * name their lineage are not among them.
+   */
+  async readRefusals(
+    lineageId: string,
+  ): Promise<{ rejections: (RejectionRecord & Signed)[]; conflicts: (ConflictRecord & Signed)[] }> {
+    const { store } = this.#deps;
+    const [rejections, conflicts] = await Promise.all([
+      store.listRejections(lineageId),
+      store.listConflicts(lineageId),
+    ]);
+    return {
+      rejections: await Promise.all(
+        rejections.map(async (record) => ({
+          ...record,
+          signatureVerified: await this.isSigned({ kind: 'rejection', record }),
+        })),
+      ),
+      conflicts: await Promise.all(
+        conflicts.map(async (record) => ({
+          ...record,
+          signatureVerified: await this.isSigned({ kind: 'conflict', record }),
+        })),
+      ),
+    };
   }
 
   async #outcomeOf(

@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
 import { LineageStore } from './constructs/lineage-store';
@@ -137,7 +138,9 @@ export class ResealStack extends Stack {
     bus.grantPutEventsTo(triage.fn);
     const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
 
-    const outputs: Record<string, [string, string]> = {
+    // Output names from client/stack-outputs.ts, where the code that reads them defines them: the
+    // type makes this table name every output, and no other.
+    const outputs: Record<keyof StackOutputs, [string, string]> = {
       TableName: [store.table.tableName, 'Lineage table'],
       ResidualWritesQueueUrl: [guard.queue.queueUrl, 'Agents send residual writes here'],
       ResidualWritesQueueArn: [guard.queue.queueArn, 'residual-writes queue ARN'],

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ResealMcpDeps } from './context';
+import { strictJsonLines } from './strict-lines';
 import { registerInspectTool } from './tools/inspect';
 import { registerRecallTool } from './tools/recall';
 import { registerVerifyTool } from './tools/verify';
@@ -32,13 +33,15 @@ export function createResealMcpServer(deps: ResealMcpDeps): McpServer {
 
 /**
  * Serves {@link createResealMcpServer} on stdio until the host closes standard input. Nothing else
- * may write to standard output meanwhile (it carries the JSON-RPC messages).
+ * may write to standard output meanwhile (it carries the JSON-RPC messages). A message that
+ * repeats a member name is answered with a JSON-RPC error and never reaches a tool
+ * ({@link strictJsonLines}).
  *
  * @returns when the transport has closed
  */
 export async function serveStdio(deps: ResealMcpDeps): Promise<void> {
   const server = createResealMcpServer(deps);
-  const transport = new StdioServerTransport();
+  const transport = new StdioServerTransport(strictJsonLines(process.stdin, process.stdout), process.stdout);
   // Set before connect(), which chains it: resolves when the host closes standard input.
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;

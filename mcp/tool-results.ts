@@ -4,7 +4,7 @@ import { hintsFor } from '../cli/format/write-verdict';
 import { CheckpointFileError } from '../client/checkpoint-store';
 import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
-import type { VerifiedRecall } from '../client/reseal-client';
+import type { VerifiedRecall } from '../client/recalls';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';

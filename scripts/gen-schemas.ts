@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
 import {
+  DetailType,
   RecallRequestedDetailSchema,
   ResidualRejectedDetailSchema,
   ResidualSealedDetailSchema,
@@ -59,22 +60,22 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
     description: "The stale-state guard's verdict on a write (seed 004).",
   },
   {
-    name: 'RecallRequested',
+    name: DetailType.RecallRequested,
     schema: RecallRequestedDetailSchema,
     description: 'detail of a RecallRequested event (source reseal).',
   },
   {
-    name: 'ResidualSealed',
+    name: DetailType.ResidualSealed,
     schema: ResidualSealedDetailSchema,
     description: 'detail of a ResidualSealed event (source reseal).',
   },
   {
-    name: 'ResidualRejected',
+    name: DetailType.ResidualRejected,
     schema: ResidualRejectedDetailSchema,
     description: 'detail of a ResidualRejected event (source reseal).',
   },
   {
-    name: 'TriageCompleted',
+    name: DetailType.TriageCompleted,
     schema: TriageCompletedDetailSchema,
     description: 'detail of a TriageCompleted event, also the stored triage report.',
   },

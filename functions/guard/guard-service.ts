@@ -71,7 +71,8 @@ export interface GuardDeps {
  * stale-state verdicts each become a rejection record plus a `ResidualRejected` event. The body
  * is read with `parseStrictJson`, so a repeated name (`"generationEpoch": 7, "generationEpoch": 8`)
  * is a `SCHEMA_VIOLATION` naming the key, never a verdict on whichever value a parser kept. Only infrastructure failures
- * (store, bus, queue) reject, so SQS retries the message and finally dead-letters it.
+ * (store, bus, queue, KMS) reject, after an error log line naming the failure, so SQS retries the
+ * message and finally dead-letters it.
  */
 export class GuardService {
   readonly #deps: GuardDeps;
@@ -81,7 +82,22 @@ export class GuardService {
     this.#refusals = new RefusalRecorder(deps);
   }
 
+  /**
+   * @throws on an infrastructure failure (logged first, with the error and its cause): the message is retried
+   */
   async handle(message: GuardMessage): Promise<GuardOutcome> {
+    try {
+      return await this.#handle(message);
+    } catch (error) {
+      this.#deps.logger.error('guarding failed on an infrastructure error; the message will be retried', {
+        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
+      });
+      throw error;
+    }
+  }
+
+  async #handle(message: GuardMessage): Promise<GuardOutcome> {
     const { logger, metrics, clock, maxReceiptAgeSeconds } = this.#deps;
     const raw = Buffer.from(message.body, 'utf8');
     const base = { message, bodyDigest: createHash('sha256').update(raw).digest('hex') };

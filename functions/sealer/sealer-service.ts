@@ -50,6 +50,11 @@ import { SignedHeads } from './signed-heads';
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
 export const MAX_APPEND_ATTEMPTS = 5;
 
+/** First lost-race backoff ceiling, ms: retry `n` waits a random time in [0, min(cap, base × 2^(n−1))) ("full jitter"). */
+export const APPEND_RETRY_BASE_MS = 20;
+/** Largest lost-race backoff ceiling, ms (five attempts wait at most 20 + 40 + 80 + 160 ms). */
+export const APPEND_RETRY_CAP_MS = 500;
+
 /** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
 export const MAX_RUN_RECORDS = 40;
 /** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
@@ -83,6 +88,13 @@ export interface SealerDeps {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /**
+   * Waits between lost-race attempts (backoff with full jitter, {@link APPEND_RETRY_BASE_MS}), so
+   * concurrent writers to one lineage spread out instead of colliding again. @default `setTimeout`
+   */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Uniform in [0, 1), for the jitter. @default `Math.random` */
+  readonly random?: () => number;
   /**
    * The guard's receipt age limit, seconds (`MAX_RECEIPT_AGE_SECONDS`, the guard's value): the
    * sealer re-runs the guard with it. @default {@link DEFAULT_MAX_RECEIPT_AGE_SECONDS}
@@ -120,7 +132,8 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
  * 4. The new tree is computed (RFC 9162), its checkpoint signed once (one `Sign` per run), and
  *    records, nodes, markers and head written in one conditional transaction. A lost race
- *    re-reads and re-seals, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
+ *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
+ *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
  * 5. `ResidualSealed` per record, carrying the signed checkpoint.
  *
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
@@ -318,6 +331,7 @@ export class SealerService {
           lastRace = error;
           this.#deps.metrics.count(MetricName.SealRetry);
           this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
+          if (attempt < attempts) await this.#backoff(attempt);
           continue;
         }
         if (error instanceof LineageInconsistentError) {
@@ -356,6 +370,13 @@ export class SealerService {
       );
     }
     return outcomes;
+  }
+
+  /** Waits before lost-race attempt `attempt + 1`: full jitter on an exponential ceiling. */
+  async #backoff(attempt: number): Promise<void> {
+    const ceiling = Math.min(APPEND_RETRY_CAP_MS, APPEND_RETRY_BASE_MS * 2 ** (attempt - 1));
+    const ms = Math.floor((this.#deps.random ?? Math.random)() * ceiling);
+    await (this.#deps.sleep ?? ((delay) => new Promise<void>((resolve) => setTimeout(resolve, delay))))(ms);
   }
 
   /**

@@ -5,12 +5,8 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
 import { deadLetterDepthAlarm, MAX_MESSAGE_SIZE_BYTES } from './queue-consumer';
-
-/** EventBridge `source` of every Reseal event. */
-export const EVENT_SOURCE = 'reseal';
-/** The detail-type that starts triage. */
-export const RECALL_REQUESTED = 'RecallRequested';
 
 /** Props of {@link TriageRule}. */
 export interface TriageRuleProps {
@@ -53,7 +49,7 @@ export class TriageRule extends Construct {
     this.rule = new events.Rule(this, 'Rule', {
       eventBus: props.bus,
       description: 'RecallRequested → triage',
-      eventPattern: { source: [EVENT_SOURCE], detailType: [RECALL_REQUESTED] },
+      eventPattern: { source: [EVENT_SOURCE], detailType: [DetailType.RecallRequested] },
     });
     this.rule.addTarget(
       new targets.LambdaFunction(props.target, {

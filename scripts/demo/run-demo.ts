@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
+import { pollUntil } from '../../client/poll';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
@@ -109,22 +110,25 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   const problems: string[] = [];
   const checkAbort = () => options.signal?.throwIfAborted();
 
-  const waitSealed = async (lineageId: string, residualId: string, seq: number) => {
-    const deadline = nowMs() + writeTimeoutMs;
-    for (;;) {
-      checkAbort();
-      const head = await backend.readHead(lineageId);
-      if (head && head.seq >= seq) return { seq: head.seq, recordHash: head.recordHash };
-      const rejection = await backend.findRejection(lineageId, residualId);
-      if (rejection) {
-        throw new DemoStepError(
-          `write ${residualId} was refused by the ${rejection.stage.toLowerCase()}: ${rejection.reason} ${JSON.stringify(rejection.rejectedVariables)}`,
-        );
-      }
-      if (nowMs() > deadline) throw new DemoStepError(`write ${residualId} not sealed within ${writeTimeoutMs} ms`);
-      await sleep(pollIntervalMs);
-    }
-  };
+  const clock = { nowMs, sleep };
+  const wait = { timeoutMs: writeTimeoutMs, pollIntervalMs };
+  const waitSealed = (lineageId: string, residualId: string, seq: number) =>
+    pollUntil(
+      async () => {
+        checkAbort();
+        const head = await backend.readHead(lineageId);
+        if (head && head.seq >= seq) return { seq: head.seq, recordHash: head.recordHash };
+        const rejection = await backend.findRejection(lineageId, residualId);
+        if (rejection) {
+          throw new DemoStepError(
+            `write ${residualId} was refused by the ${rejection.stage.toLowerCase()}: ${rejection.reason} ${JSON.stringify(rejection.rejectedVariables)}`,
+          );
+        }
+        return null;
+      },
+      clock,
+      { ...wait, timedOut: (ms) => new DemoStepError(`write ${residualId} not sealed within ${ms} ms`) },
+    );
 
   const newSession = (state: { plan: LineagePlan; epoch: number; sessionId: string }) => {
     const previous = { sessionId: state.sessionId, epoch: state.epoch };
@@ -194,15 +198,14 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         },
       }),
     );
-    const deadline = nowMs() + writeTimeoutMs;
-    let rejection = await backend.findRejection(state.plan.lineageId, residualId);
-    while (!rejection) {
-      checkAbort();
-      if (nowMs() > deadline)
-        throw new DemoStepError(`no rejection record for ${residualId} within ${writeTimeoutMs} ms`);
-      await sleep(pollIntervalMs);
-      rejection = await backend.findRejection(state.plan.lineageId, residualId);
-    }
+    const rejection = await pollUntil(
+      async () => {
+        checkAbort();
+        return (await backend.findRejection(state.plan.lineageId, residualId)) ?? null;
+      },
+      clock,
+      { ...wait, timedOut: (ms) => new DemoStepError(`no rejection record for ${residualId} within ${ms} ms`) },
+    );
     const head = await backend.readHead(state.plan.lineageId);
     const headUnchanged = head?.seq === state.head.seq && head.recordHash === state.head.recordHash;
     const result = {

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { parseStackOutputs, type StackOutputs } from '../../test/helpers/stack-outputs';
+import { parseStackOutputs, type StackOutputs } from '../../client/stack-outputs';
 import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator';
 
 /** CloudFormation stack name the emulator deploy uses (the app's default stack). */

@@ -11,6 +11,7 @@ import { Authority } from '../../shared/schemas/primitives';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   absentKeyManifest,
+  FACTORY_NOW_MS,
   freshVariable,
   GENERATION_EPOCH,
   immutableConstant,
@@ -508,17 +509,21 @@ export function mutateText(text: string, mutation: TextMutation): string {
  * `validWriteRequest()` in generation epoch `epoch` (its fresh variable from `epoch`, the
  * predecessor's epoch `epoch − 1`): valid, and accepted by the guard, for any `epoch ≥ 1`.
  */
-export function requestInEpoch(epoch: number, overrides: Partial<ResidualWriteRequest> = {}): ResidualWriteRequest {
-  const base = validWriteRequest();
+export function requestInEpoch(
+  epoch: number,
+  overrides: Partial<ResidualWriteRequest> = {},
+  nowMs = FACTORY_NOW_MS,
+): ResidualWriteRequest {
+  const base = validWriteRequest({}, { nowMs });
   return {
     ...base,
     generationEpoch: epoch,
     variablesUsed: [
       freshVariable('attemptId', 'attempt-7f3a', { sourceEpoch: epoch }),
-      { ...verifiedInheritedVariable('targetResourceId', 'i-0abc123'), sourceEpoch: epoch - 1 },
+      { ...verifiedInheritedVariable('targetResourceId', 'i-0abc123', {}, { nowMs }), sourceEpoch: epoch - 1 },
       immutableConstant('apiSchemaVersion', '2024-01-01'),
     ],
-    boundary: validBoundary({ predecessorEpoch: epoch - 1 }),
+    boundary: validBoundary({ predecessorEpoch: epoch - 1 }, { nowMs }),
     ...overrides,
   };
 }
@@ -531,6 +536,8 @@ export interface WriteRequestArbOptions {
   readonly residualIds?: readonly string[];
   /** Generation epochs to pick from (default: {@link GENERATION_EPOCH}). */
   readonly epochs?: readonly number[];
+  /** "Now" the receipts and boundary are fresh at, ms (default: the factories' now). */
+  readonly nowMs?: number;
 }
 
 /**
@@ -558,13 +565,17 @@ export function writeRequestArb(options: WriteRequestArbOptions = {}): fc.Arbitr
       ),
     })
     .map((r) => {
-      const request = requestInEpoch(r.epoch, {
-        lineageId: r.lineageId,
-        residualId: r.residualId,
-        authority: r.authority,
-        manifest: r.manifest === 'v1' ? validManifest() : absentKeyManifest(),
-        ...(r.supersedes ? { supersedes: r.supersedes } : {}),
-      });
+      const request = requestInEpoch(
+        r.epoch,
+        {
+          lineageId: r.lineageId,
+          residualId: r.residualId,
+          authority: r.authority,
+          manifest: r.manifest === 'v1' ? validManifest() : absentKeyManifest(),
+          ...(r.supersedes ? { supersedes: r.supersedes } : {}),
+        },
+        options.nowMs,
+      );
       if (r.unverified) {
         request.variablesUsed = [
           ...request.variablesUsed,

@@ -6,10 +6,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS } from '../../cli/commands/guard';
+import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
 import { ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import { STACK_OUTPUT_KEYS } from '../helpers/stack-outputs';
+import { expectGuarantee } from '../helpers/guarantees';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -339,6 +340,112 @@ describe('ResealStack template', () => {
     );
   });
 
+  describe('posture (issue 8 part 4): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
+    const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage'] as const;
+    const KEYS = ['MacKey', 'LogKey', 'GuardKey'] as const;
+    /** `kms:<action>@<key construct>` for every KMS action of a role (`@*` when not one of the stack's keys). */
+    const kmsGrants = (service: string) =>
+      statementsOf(service).flatMap((s) => {
+        const target = JSON.stringify(s.Resource);
+        const key = KEYS.find((k) => new RegExp(`${k}[0-9A-F]{8}"`).test(target)) ?? '*';
+        return actionsOf(s)
+          .filter((a) => a.startsWith('kms:'))
+          .map((a) => `${a}@${key}`);
+      });
+    /** The roles granted `action` (exact, or by a wildcard) on `key`, comma-separated, or `none`. */
+    const holders = (action: string, key: string) =>
+      SERVICES.filter((service) =>
+        kmsGrants(service).some((grant) => grant === `${action}@${key}` || /^kms:\*@|@\*$/.test(grant)),
+      ).join(', ') || 'none';
+    /** A role's table writes as `<action> on <LeadingKeys>` (`on any key` when unconditioned). */
+    const tableWrites = (service: string) =>
+      statementsOf(service)
+        .flatMap((s) => {
+          const leading = (s.Condition as { 'ForAllValues:StringLike'?: { 'dynamodb:LeadingKeys'?: string[] } })?.[
+            'ForAllValues:StringLike'
+          ]?.['dynamodb:LeadingKeys'];
+          return actionsOf(s)
+            .filter((a) => /^dynamodb:(Put|Update|Delete|BatchWrite|PartiQL(Insert|Update|Delete)|\*)/.test(a))
+            .map((a) => `${a} on ${leading ? leading.join('|') : 'any key'}`);
+        })
+        .join(', ') || 'none';
+
+    it('the guard holds no MAC right and no log-key right: its only KMS rights are on its own refusal key', (context) => {
+      const row = { section: 'posture', target: 'guard role', reader: 'synthesized template' } as const;
+      expectGuarantee(
+        context,
+        { ...row, attack: 'KMS rights', expected: 'kms:GetPublicKey@GuardKey, kms:Sign@GuardKey' },
+        kmsGrants('reseal-guard').sort().join(', '),
+      );
+    });
+
+    it('only the sealer may MAC or sign the log; only the guard signs its refusals; triage signs nothing', (context) => {
+      const row = { section: 'posture', target: 'every function role', reader: 'synthesized template' } as const;
+      for (const [action, key, expected] of [
+        ['kms:GenerateMac', 'MacKey', 'reseal-sealer'],
+        ['kms:VerifyMac', 'MacKey', 'none'],
+        ['kms:Sign', 'LogKey', 'reseal-sealer'],
+        ['kms:Sign', 'GuardKey', 'reseal-guard'],
+      ] as const) {
+        expectGuarantee(context, { ...row, attack: `who holds ${action} on ${key}`, expected }, holders(action, key));
+      }
+      expectGuarantee(
+        context,
+        { ...row, target: 'triage role', attack: 'KMS rights', expected: 'kms:GetPublicKey@LogKey' },
+        kmsGrants('reseal-triage').sort().join(', '),
+      );
+    });
+
+    it('triage writes no records and the guard none but rejections; no role holds a wildcard action', (context) => {
+      const row = { section: 'posture', reader: 'synthesized template' } as const;
+      expectGuarantee(
+        context,
+        { ...row, target: 'triage role', attack: 'table writes', expected: 'dynamodb:PutItem on TRIAGE#*' },
+        tableWrites('reseal-triage'),
+      );
+      expectGuarantee(
+        context,
+        { ...row, target: 'guard role', attack: 'table writes', expected: 'dynamodb:PutItem on REJECTION#*' },
+        tableWrites('reseal-guard'),
+      );
+      const wildcards = SERVICES.flatMap((service) =>
+        statementsOf(service)
+          .filter((s) => actionsOf(s).some((a) => a.endsWith('*')) || s.Resource === '*')
+          .map((s) => `${service}: ${actionsOf(s).join('|')} on ${JSON.stringify(s.Resource)}`),
+      );
+      expectGuarantee(
+        context,
+        { ...row, target: 'every function role', attack: 'wildcard action or resource', expected: 'none' },
+        wildcards.join('; ') || 'none',
+      );
+      const senders = SERVICES.filter((service) =>
+        statementsOf(service).flatMap(actionsOf).includes('sqs:SendMessage'),
+      );
+      expectGuarantee(
+        context,
+        { ...row, target: 'seal-requests queue', attack: 'roles granted sqs:SendMessage', expected: 'reseal-guard' },
+        senders.join(', ') || 'none',
+      );
+    });
+
+    it('encryption at rest: the table and every queue', (context) => {
+      const row = { section: 'posture', reader: 'synthesized template', attack: 'encryption at rest' } as const;
+      const tables = Object.values(resources).filter((r) => r.Type === 'AWS::DynamoDB::Table');
+      expectGuarantee(
+        context,
+        { ...row, target: 'lineage table', expected: '1 table, SSE enabled' },
+        `${tables.length} table, ${tables.every((t) => (props(t).SSESpecification as { SSEEnabled?: boolean })?.SSEEnabled === true) ? 'SSE enabled' : 'SSE not enabled'}`,
+      );
+      const queues = Object.values(resources).filter((r) => r.Type === 'AWS::SQS::Queue');
+      const encrypted = queues.filter((q) => props(q).SqsManagedSseEnabled === true || props(q).KmsMasterKeyId);
+      expectGuarantee(
+        context,
+        { ...row, target: 'SQS queues', expected: '5 of 5 encrypted' },
+        `${encrypted.length} of ${queues.length} encrypted`,
+      );
+    });
+  });
+
   it('outputs every name and URL a client needs (the keys the test harness and client read)', () => {
     const outputs = Object.keys(template.toJSON().Outputs ?? {});
     expect(outputs.sort()).toEqual([...STACK_OUTPUT_KEYS].sort());
@@ -352,7 +459,7 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('report no unacknowledged finding, and every acknowledgement carries a reason', () => {
+  it('report no unacknowledged finding, and every acknowledgement carries a reason', (context) => {
     const app = new App({ context: synthContext, outdir });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
     const stack = new ResealStack(app, 'ResealStack');
@@ -372,6 +479,17 @@ describe('cdk-nag AwsSolutions checks', () => {
     } catch {
       // no report: nothing was found
     }
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'ResealStack',
+        attack: 'cdk-nag AwsSolutions checks',
+        reader: 'synthesized template',
+        expected: '0 unacknowledged findings',
+      },
+      `${violations.length} unacknowledged finding${violations.length === 1 ? '' : 's'}${failure ? ', synth failed' : ''}`,
+    );
     expect(violations).toEqual([]);
     expect(failure).toBeUndefined();
 

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
+import type { StackOutputs } from '../../client/stack-outputs';
 import { deployStack } from '../../scripts/emulator/deploy';
 import { startEmulator } from '../../scripts/emulator/emulator';
-import type { StackOutputs } from '../helpers/stack-outputs';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -15,6 +15,7 @@ import {
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy';
+import { expectGuarantee } from '../helpers/guarantees';
 
 // Emulators have differed from AWS on partial batch failures, so this file asserts them on the emulator of this run instead of assuming them. It owns every
 // resource it uses (its own queues, a tiny function, event source mappings) and never touches
@@ -307,7 +308,7 @@ afterAll(async () => {
 });
 
 describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators have differed from AWS here)', () => {
-  it('standard queue: successful records of a batch are deleted, only the reported one is redelivered and dead-lettered after maxReceiveCount', async () => {
+  it('standard queue: successful records of a batch are deleted, only the reported one is redelivered and dead-lettered after maxReceiveCount', async (context) => {
     const { queueUrl, dlqUrl, observe, state } = await consumerFixture('standard', STANDARD_HANDLER, [
       { id: 'ok-1', body: 'ok-1' },
       { id: 'fail-1', body: 'fail-1' },
@@ -319,6 +320,19 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     const invocations = await observe();
     const dlq = await drain(dlqUrl);
     const what = `emulator did: invocations ${JSON.stringify(invocations)}; DLQ ${JSON.stringify(dlq)}`;
+    const once = (body: string) =>
+      invocations.flatMap((i) => i.records.filter((r) => r.body === body)).length === 1 ? 'once' : 'not once';
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'SQS standard queue → Lambda (ReportBatchItemFailures)',
+        attack: 'one record of a batch fails on every receive',
+        reader: 'the queue and its DLQ (emulator)',
+        expected: 'the others delivered once; the failing one redelivered, then only it in the DLQ',
+      },
+      `the others delivered ${once('ok-1') === 'once' && once('ok-2') === 'once' ? 'once' : 'more than once'}; the failing one ${dlq.map((m) => m.body).join() === 'fail-1' ? 'redelivered, then only it in the DLQ' : `DLQ ${JSON.stringify(dlq.map((m) => m.body))}`}`,
+    );
 
     // The partial failure was exercised: fail-1 shared a batch with a successful record.
     expect(
@@ -346,7 +360,7 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     );
   });
 
-  it('FIFO queue with SqsFifoPartialProcessorAsync: a later record of the group is never processed ahead of a failed earlier one', async () => {
+  it('FIFO queue with SqsFifoPartialProcessorAsync: a later record of the group is never processed ahead of a failed earlier one', async (context) => {
     const { queueUrl, dlqUrl, observe, state } = await consumerFixture('fifo', await bundle(FIFO_HANDLER), [
       { id: 'first', body: 'ok-first' },
       { id: 'middle', body: 'fail-once-middle' },
@@ -364,6 +378,30 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     const invocations = await observe();
     const dlq = await drain(dlqUrl);
     const what = `emulator did: invocations ${JSON.stringify(invocations)}; DLQ ${JSON.stringify(dlq)}`;
+
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'SQS FIFO queue → Lambda (SqsFifoPartialProcessorAsync)',
+        attack: 'the middle record of a group fails once',
+        reader: 'the queue and its DLQ (emulator)',
+        expected: 'ok-first, fail-once-middle, ok-last processed once each, in send order; DLQ empty',
+      },
+      `${invocations
+        .flatMap((i) => i.processed)
+        .map((p) => p.body)
+        .join(
+          ', ',
+        )} processed${new Set(invocations.flatMap((i) => i.processed).map((p) => p.body)).size === invocations.flatMap((i) => i.processed).length ? ' once each' : ' more than once'}, in ${
+        invocations
+          .flatMap((i) => i.processed)
+          .map((p) => p.body)
+          .join() === 'ok-first,fail-once-middle,ok-last'
+          ? 'send order'
+          : 'another order'
+      }; DLQ ${dlq.length === 0 ? 'empty' : 'not empty'}`,
+    );
 
     // Every batch hands the group's records over in send order.
     const order = ['ok-first', 'fail-once-middle', 'ok-last'];

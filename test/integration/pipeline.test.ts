@@ -33,6 +33,7 @@ import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
+import { expectGuarantee } from '../helpers/guarantees';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
@@ -237,15 +238,26 @@ describe('pipeline on the deployed stack', () => {
     }
   });
 
-  it('malformed JSON is recorded and announced (bodyDigest), not retried', async () => {
+  it('malformed JSON is recorded and announced (bodyDigest), not retried', async (context) => {
     const body = `{"garbage-${randomUUID()}":`;
     const bodyDigest = createHash('sha256').update(body).digest('hex');
     await sqs.send(new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: body }));
     const [event] = await eventsMatching('ResidualRejected (malformed)', (e) => e.detail.bodyDigest === bodyDigest);
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'residual-writes',
+        attack: 'poison message: a body that is not JSON',
+        reader: 'ResidualRejected (deployed)',
+        expected: 'ResidualRejected MALFORMED_JSON, unattributed (lineage null)',
+      },
+      `ResidualRejected ${event?.detail.reason}, ${event?.detail.lineageId === null ? 'unattributed (lineage null)' : 'attributed'}`,
+    );
     expect(event?.detail).toMatchObject({ reason: 'MALFORMED_JSON', lineageId: null, residualId: null });
   });
 
-  it('seed 003 idempotency: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async () => {
+  it('seed 003 idempotency: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async (context) => {
     const lineageId = `lin-${randomUUID()}`;
     const residualId = `r-redelivered-${randomUUID()}`;
     const request = write(lineageId, residualId);
@@ -272,12 +284,24 @@ describe('pipeline on the deployed stack', () => {
       (e) => e.detail.residualId === residualId,
       2,
     );
+    const chain = await store.readChain(lineageId, 0, 10);
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'residual write',
+        attack: 'the same message twice (guard twice; seal request again past the dedup window)',
+        reader: 'ResidualSealed and the table (deployed)',
+        expected: 'every ResidualSealed names seq 0; 1 record',
+      },
+      `every ResidualSealed names seq ${[...new Set(sealedEvents.map((e) => e.detail.seq))].join(' or ')}; ${chain.length} record${chain.length === 1 ? '' : 's'}`,
+    );
     expect(new Set(sealedEvents.map((e) => e.detail.seq))).toEqual(new Set([0]));
-    expect(await store.readChain(lineageId, 0, 10)).toHaveLength(1);
+    expect(chain).toHaveLength(1);
     expect(await store.findByResidualId(lineageId, residualId)).toEqual({ lineageId, seq: 0 });
   });
 
-  it('seed 003 Concurrent Overwrite: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async () => {
+  it('seed 003 Concurrent Overwrite: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async (context) => {
     const lineageId = `lin-${randomUUID()}`;
     const publisher = new EventBridgePublisher(events, stack.EventBusName);
     const writers = Array.from({ length: 8 }, (_, i) => {
@@ -303,9 +327,21 @@ describe('pipeline on the deployed stack', () => {
     const outcomes = await Promise.all(writers);
     const sealed = outcomes.filter((o) => o.kind === 'SEALED').length;
     const conflicts = outcomes.filter((o) => o.kind === 'CONFLICT').length;
+    const chain = await store.readChain(lineageId, 0, 100);
+    const recorded = (await conflictsOf(lineageId)).length;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'lineage',
+        attack: 'eight concurrent sealers outside the FIFO queue (real table and KMS)',
+        reader: 'the table (deployed)',
+        expected: '8 of 8 sealed or a recorded conflict; one record per seal; chain VERIFIED_INTACT',
+      },
+      `${sealed + conflicts} of 8 sealed or a ${recorded === conflicts ? 'recorded ' : 'missing '}conflict; ${chain.length === sealed ? 'one record per seal' : `${chain.length} records for ${sealed} seals`}; chain ${(await verifyChain(chain, { lineageId, anchor })).verdict}`,
+    );
     expect(sealed + conflicts).toBe(8);
     expect(sealed).toBeGreaterThanOrEqual(1);
-    const chain = await store.readChain(lineageId, 0, 100);
     expect(chain).toHaveLength(sealed);
     const verification = await verifyChain(chain, { lineageId, anchor });
     expect(verification.verdict).toBe('VERIFIED_INTACT');
@@ -313,14 +349,26 @@ describe('pipeline on the deployed stack', () => {
     expect(await conflictsOf(lineageId)).toHaveLength(conflicts);
   });
 
-  it('eight writes on one lineage through the queues are sealed in one linear chain (FIFO group = lineage)', async () => {
+  it('eight writes on one lineage through the queues are sealed in one linear chain (FIFO group = lineage)', async (context) => {
     const lineageId = `lin-${randomUUID()}`;
     await Promise.all(Array.from({ length: 8 }, (_, i) => sendWrite(write(lineageId, `r-q-${lineageId}-${i}`))));
     const chain = await until('eight records', async () => {
       const records = await store.readChain(lineageId, 0, 100);
       return records.length + (await conflictsOf(lineageId)).length >= 8 ? records : undefined;
     });
-    expect((await verifyChain(chain, { lineageId, anchor })).verdict).toBe('VERIFIED_INTACT');
+    const verdict = (await verifyChain(chain, { lineageId, anchor })).verdict;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'lineage',
+        attack: 'eight concurrent writers through the queues (FIFO group = lineage)',
+        reader: 'the table (deployed)',
+        expected: '8 records; chain VERIFIED_INTACT',
+      },
+      `${chain.length} records; chain ${verdict}`,
+    );
+    expect(verdict).toBe('VERIFIED_INTACT');
   });
 
   describe('lineage integrity: the stored HEAD is a claim; residual ids are scoped to the lineage', () => {
@@ -422,7 +470,7 @@ describe('pipeline on the deployed stack', () => {
       expect(await rejectionsOf(lineageZ)).toEqual([]);
     });
 
-    it('a residual id reused on one lineage with another payload → RESIDUAL_ID_REUSED rejection, one record', async () => {
+    it('a residual id reused on one lineage with another payload → RESIDUAL_ID_REUSED rejection, one record', async (context) => {
       const lineageId = `lin-${randomUUID()}`;
       await sendWrite(write(lineageId, 'r-1'));
       await until('r-1 sealed', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
@@ -438,8 +486,20 @@ describe('pipeline on the deployed stack', () => {
         'ResidualRejected r-1',
         (e) => e['detail-type'] === 'ResidualRejected' && e.detail.lineageId === lineageId,
       );
+      const chain = await store.readChain(lineageId, 0, 10);
+      expectGuarantee(
+        context,
+        {
+          section: 'faults',
+          target: 'residual write',
+          attack: 'one residual id in two messages with different content',
+          reader: 'rejection record and ResidualRejected (deployed)',
+          expected: 'rejection SEALER RESIDUAL_ID_REUSED; ResidualRejected RESIDUAL_ID_REUSED; 1 record',
+        },
+        `rejection ${rejections.map((r) => `${r.stage?.S} ${r.reason?.S}`).join(', ')}; ResidualRejected ${event?.detail.reason}; ${chain.length} record${chain.length === 1 ? '' : 's'}`,
+      );
       expect(event?.detail).toMatchObject({ reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' });
-      expect(await store.readChain(lineageId, 0, 10)).toHaveLength(1);
+      expect(chain).toHaveLength(1);
     });
   });
 

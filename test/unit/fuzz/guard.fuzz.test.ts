@@ -33,6 +33,7 @@ import {
   valueIdentity,
   writeRequestArb,
 } from '../../helpers/fuzz-arbitraries';
+import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { TEST_GUARD_KEY, TEST_LOG_NAME, testGuardSigner } from '../../helpers/pipeline-keys';
@@ -110,16 +111,38 @@ function ledger(value: unknown): void {
 
 let counter = 0;
 
+/** The invariants every body keeps (issue 8 part 3), one row each in the guarantees table. */
+const Invariant = {
+  NO_CRASH: 'never throws',
+  NO_COLLISION: 'no two different requests or payloads share a digest',
+  FORWARDED_ONLY_VALID: 'only a valid, safe, unambiguous request is forwarded, as sent',
+  REFUSAL_RECORDED: 'every refusal is one signed rejection, filed under the named lineage and announced',
+} as const;
+type Invariant = (typeof Invariant)[keyof typeof Invariant];
+/** The invariant of an input class at a size limit. */
+const AT_LIMIT = 'accepted up to the byte, refused past it';
+/** A fresh tracker of the invariants (plus {@link AT_LIMIT} for the limit classes). */
+const trackerOf = (atLimit = false) =>
+  new InvariantTracker<Invariant | typeof AT_LIMIT>([...Object.values(Invariant), ...(atLimit ? [AT_LIMIT] : [])] as [
+    Invariant,
+    ...Invariant[],
+  ]);
+let invariants = trackerOf();
+const GUARD = 'guard (GuardService.handle)';
+
 /** Runs one body through a fresh guard and checks every invariant; returns the outcome. */
 async function judge(body: string) {
   const { store, publisher, queue, service } = setup();
   const messageId = `fuzz-${++counter}`;
   // Never throws: with in-memory ports there is no infrastructure failure to throw for.
+  invariants.at(Invariant.NO_CRASH);
   const outcome = await service.handle({ messageId, body, sentAtMs: SENT_AT_MS });
   const bytes = Buffer.byteLength(body, 'utf8');
   const parsed = tryParse(body);
+  invariants.at(Invariant.NO_COLLISION);
   if (parsed.ok) ledger(parsed.value);
 
+  invariants.at(Invariant.FORWARDED_ONLY_VALID);
   if (outcome.kind === 'ACCEPTED') {
     // Only a valid, unambiguous write request the guard's own rules accept is forwarded, as sent.
     expect(bytes).toBeLessThanOrEqual(MAX_BODY_BYTES);
@@ -141,6 +164,7 @@ async function judge(body: string) {
 
   // A refusal: nothing forwarded, one signed rejection record, one ResidualRejected event.
   expect(queue.sent).toHaveLength(0);
+  invariants.at(Invariant.REFUSAL_RECORDED);
   expect(store.rejections).toHaveLength(1);
   expect(publisher.rejected).toHaveLength(1);
   const rejection = store.rejections[0];
@@ -297,11 +321,18 @@ const bodyArb = rawBodyArb;
 describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes bodies', () => {
   it(
     '1,000 bodies: never throws; refusals are signed, filed under the named lineage and announced; only valid safe writes are forwarded; no digest collides',
-    async () => {
+    async (context) => {
       const kinds = new Map<string, number>();
-      await fc.assert(
+      await invariants.check(
+        context,
+        {
+          target: GUARD,
+          attack:
+            'residual-writes bodies: valid, mutated (wrong types, missing, unknown and repeated fields; NFC/NFD, lone surrogates, __proto__, constructor; RFC 8785 special numbers), text-damaged, not JSON, nested past 64 and 512',
+          reader: 'in process',
+        },
         fc.asyncProperty(bodyArb, async (body) => {
-          const outcome = await judge(body);
+          const outcome = await invariants.run(() => judge(body));
           const kind = outcome.kind === 'ACCEPTED' ? 'ACCEPTED' : outcome.reason;
           kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
         }),
@@ -325,27 +356,45 @@ describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes
     return { blob: unit.repeat(units) + 'x'.repeat(room - units * width) };
   }
 
-  it('payloads at and past the 256 KiB canonical limit, in 1- to 4-byte characters: accepted up to the byte, refused past it', async () => {
-    await fc.assert(
+  it('payloads at and past the 256 KiB canonical limit, in 1- to 4-byte characters: accepted up to the byte, refused past it', async (context) => {
+    invariants = trackerOf(true);
+    await invariants.check(
+      context,
+      {
+        target: GUARD,
+        attack: `payload at and past ${MAX_PAYLOAD_BYTES} canonical bytes, in 1- to 4-byte characters`,
+        reader: 'in process',
+      },
       fc.asyncProperty(
         fc.integer({ min: -2, max: 2 }),
         fc.constantFrom('x', '\u00e9', '\u20ac', '\ud83d\ude00', '\u0001'),
         async (delta, unit) => {
           const payload = payloadOfBytes(MAX_PAYLOAD_BYTES + delta, unit);
           expect(Buffer.byteLength(canonicalJson(payload))).toBe(MAX_PAYLOAD_BYTES + delta);
-          const outcome = await judge(JSON.stringify(validWriteRequest({ payload })));
-          if (delta <= 0) expect(outcome.kind).toBe('ACCEPTED');
-          else expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+          await invariants.run(async () => {
+            const outcome = await judge(JSON.stringify(validWriteRequest({ payload })));
+            invariants.at(AT_LIMIT);
+            if (delta <= 0) expect(outcome.kind).toBe('ACCEPTED');
+            else expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
+          });
         },
       ),
       { numRuns: 25 },
     );
   });
 
-  it(`bodies at and past MAX_BODY_BYTES (${MAX_BODY_BYTES} UTF-8 bytes): accepted up to the byte, then PAYLOAD_TOO_LARGE filed under the lineage`, async () => {
-    await fc.assert(
+  it(`bodies at and past MAX_BODY_BYTES (${MAX_BODY_BYTES} UTF-8 bytes): accepted up to the byte, then PAYLOAD_TOO_LARGE filed under the lineage`, async (context) => {
+    invariants = trackerOf(true);
+    await invariants.check(
+      context,
+      {
+        target: GUARD,
+        attack: `body at and past ${MAX_BODY_BYTES} UTF-8 bytes (a record must fit DynamoDB's 400 KB item), up to SQS's 1 MiB`,
+        reader: 'in process',
+      },
       fc.asyncProperty(
-        fc.integer({ min: -2, max: 2 }),
+        // ±2 bytes around the limit, and SQS's own maximum (1 MiB), the largest body the queue delivers.
+        fc.oneof(fc.integer({ min: -2, max: 2 }), fc.constant(1_048_576 - MAX_BODY_BYTES)),
         fc.constantFrom(' ', '\n', '\t'),
         fc.constantFrom('x', '\u20ac', '\ud83d\ude00'),
         fc.boolean(),
@@ -354,9 +403,12 @@ describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes
           const text = broken ? JSON.stringify(request).slice(0, -1) : JSON.stringify(request);
           const body = pad.repeat(MAX_BODY_BYTES + delta - Buffer.byteLength(text)) + text;
           expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES + delta);
-          const outcome = await judge(body);
-          if (delta > 0) expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.PAYLOAD_TOO_LARGE });
-          else expect(outcome.kind).toBe(broken ? 'REJECTED' : 'ACCEPTED');
+          await invariants.run(async () => {
+            const outcome = await judge(body);
+            invariants.at(AT_LIMIT);
+            if (delta > 0) expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.PAYLOAD_TOO_LARGE });
+            else expect(outcome.kind).toBe(broken ? 'REJECTED' : 'ACCEPTED');
+          });
         },
       ),
       { numRuns: 25 },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SealerService, type SealOutcome } from '../../../functions/sealer/sealer-service';
-import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import { canonicalBytes, canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
@@ -16,7 +16,7 @@ import {
   SealRequestSchema,
 } from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
-import { payloadHash } from '../../../shared/seal/record-header';
+import { MAX_HEADER_BYTES, payloadHash } from '../../../shared/seal/record-header';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
@@ -39,6 +39,7 @@ import {
   withMember,
   writeRequestArb,
 } from '../../helpers/fuzz-arbitraries';
+import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { refRoot } from '../../helpers/merkle-reference';
@@ -213,6 +214,17 @@ function ledger(request: unknown): void {
 
 let counter = 0;
 
+/** The invariants every group keeps (issue 8 part 3), one row each in the guarantees table. */
+const Invariant = {
+  NO_CRASH: 'never throws; one outcome per message',
+  NO_COLLISION: 'no two different requests or payloads share a digest',
+  SEALED_ONLY_GENUINE: 'only a genuine guard verdict is sealed, once per residual id, as sent',
+  REFUSAL_RECORDED: 'every refusal is one signed rejection or conflict, filed under the write and announced',
+  CHAINS_VERIFY: 'every chain verifies and its signed checkpoint is the tree of its records',
+} as const;
+type Invariant = (typeof Invariant)[keyof typeof Invariant];
+const invariants = new InvariantTracker<Invariant>(Object.values(Invariant) as [Invariant, ...Invariant[]]);
+
 /** Runs one group through a fresh sealer and checks every invariant; returns the outcomes. */
 async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
   const store = new InMemoryLineageStore();
@@ -234,6 +246,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
     sentAtMs: FACTORY_NOW_MS + 1000 * i + m.sentOffsetMs,
   }));
   // Never throws: with in-memory ports there is no infrastructure failure to throw for.
+  invariants.at(Invariant.NO_CRASH);
   const outcomes = await service.handleGroup(messages);
   expect(outcomes).toHaveLength(messages.length);
 
@@ -245,10 +258,16 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
     const message = messages[i] as (typeof messages)[number];
     const request = sealRequestOf(message.body);
     const parsed = tryParse(message.body);
+    invariants.at(Invariant.NO_COLLISION);
     if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') {
       const inner = (parsed.value as { request?: unknown }).request;
       if (inner !== undefined) ledger(inner);
     }
+    invariants.at(
+      outcome.kind === 'SEALED' || outcome.kind === 'DUPLICATE'
+        ? Invariant.SEALED_ONLY_GENUINE
+        : Invariant.REFUSAL_RECORDED,
+    );
     const rejections = store.rejections.filter((r) => r.messageId === message.messageId);
     const conflicts = store.conflicts.filter((c) => c.messageId === message.messageId);
     const events = publisher.rejected.filter((e) => e.messageId === message.messageId);
@@ -399,6 +418,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
   }
 
   // Counts: one record per SEALED, one event per outcome, nothing recorded twice or dropped.
+  invariants.at(Invariant.SEALED_ONLY_GENUINE);
   const count = (kind: SealOutcome['kind']) => outcomes.filter((o) => o.kind === kind).length;
   const stored = [...store.records.values()].reduce((n, chain) => n + chain.size, 0);
   expect(stored).toBe(count('SEALED'));
@@ -409,6 +429,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
   for (const event of publisher.sealed) ResidualSealedDetailSchema.parse(event);
 
   // Every chain verifies, and the stored checkpoint signs exactly its records' tree.
+  invariants.at(Invariant.CHAINS_VERIFY);
   for (const lineageId of store.records.keys()) {
     const chain = await store.readChain(lineageId, 0, Number.MAX_SAFE_INTEGER);
     const verification = await verifyChain(chain, { lineageId, anchor: testAnchor() });
@@ -426,11 +447,18 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
 describe('sealer fuzz (issue 8): SealerService.handleGroup on generated FIFO groups', () => {
   it(
     '1,000 groups of 1–10 bodies: never throws; only genuine requests are sealed; every chain and checkpoint verifies; every refusal is signed and announced; no digest collides',
-    async () => {
+    async (context) => {
       const kinds = new Map<string, number>();
-      await fc.assert(
+      await invariants.check(
+        context,
+        {
+          target: 'sealer (SealerService.handleGroup)',
+          attack:
+            'FIFO groups of 1–10 seal-requests bodies: genuine guard output, redeliveries, reused ids, fenced epochs, forged verdicts and times, mutated (wrong types, missing, unknown and repeated fields; hostile unicode; RFC 8785 numbers), text-damaged, not JSON',
+          reader: 'in process',
+        },
         fc.asyncProperty(groupArb, async (group) => {
-          for (const outcome of await judge(group)) {
+          for (const outcome of await invariants.run(() => judge(group))) {
             const kind = outcome.kind === 'SEALED' || outcome.kind === 'DUPLICATE' ? outcome.kind : outcome.reason;
             kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
           }
@@ -450,4 +478,82 @@ describe('sealer fuzz (issue 8): SealerService.handleGroup on generated FIFO gro
     },
     FUZZ_TIMEOUT_MS,
   );
+
+  it(`record headers at and past the KMS MAC input limit (${MAX_HEADER_BYTES} bytes): sealed up to the byte, SEAL_REFUSED and recorded past it`, async (context) => {
+    const AT_LIMIT = 'sealed up to the byte, refused past it, nothing stored';
+    const limits = new InvariantTracker([Invariant.NO_CRASH, Invariant.REFUSAL_RECORDED, AT_LIMIT]);
+    // The writer's ids (up to 200 ASCII characters each) cannot reach the limit on their own; the
+    // anchor's key id (up to 2,048 characters) is stretched so the header is 4,096 + delta bytes.
+    const id = (n: number, c: string) => `${c}${'x'.repeat(n - 1)}`;
+    await limits.check(
+      context,
+      {
+        target: 'sealer (SealerService.handleGroup)',
+        attack: `genuine seal request whose record header is ${MAX_HEADER_BYTES} ± 2 canonical bytes (KMS GenerateMac takes 4,096)`,
+        reader: 'in process',
+      },
+      fc.asyncProperty(
+        fc.integer({ min: -2, max: 2 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (delta, lineageLength, residualLength) => {
+          await limits.run(async () => {
+            const request = validWriteRequest({
+              lineageId: id(lineageLength, 'L'),
+              residualId: id(residualLength, 'R'),
+            });
+            const body = JSON.stringify({
+              formatVersion: 1,
+              request,
+              verdict: guardVerdict(request, FACTORY_NOW_MS),
+              acceptedAtMs: FACTORY_NOW_MS,
+            });
+            const sealWith = async (keyId: string) => {
+              const store = new InMemoryLineageStore();
+              const publisher = new FakePublisher();
+              const service = new SealerService({
+                store,
+                publisher,
+                anchor: testAnchor({ keyId }),
+                signer: testLogSigner(),
+                metrics: new FakeMetrics(),
+                logger: fakeLogger(),
+                clock: () => NOW_MS,
+              });
+              const outcome = await service.handle({ messageId: `mac-${++counter}`, body, sentAtMs: FACTORY_NOW_MS });
+              return { store, publisher, outcome };
+            };
+            const probe = await sealWith('k');
+            if (probe.outcome.kind !== 'SEALED') throw new Error(`probe not sealed: ${JSON.stringify(probe.outcome)}`);
+            const base = canonicalBytes(
+              SealedRecordSchema.parse(await probe.store.readRecord(request.lineageId, 0)).header,
+            ).byteLength;
+            // Within the key id's 2,048 characters: three-byte characters, then one-byte ones.
+            const room = 1 + MAX_HEADER_BYTES + delta - base;
+            const keyId = '\u20ac'.repeat(Math.floor(room / 3)) + 'k'.repeat(room % 3);
+            limits.at(Invariant.NO_CRASH);
+            const { store, publisher, outcome } = await sealWith(keyId);
+            limits.at(AT_LIMIT);
+            if (delta <= 0) {
+              expect(outcome.kind).toBe('SEALED');
+              const record = SealedRecordSchema.parse(await store.readRecord(request.lineageId, 0));
+              expect(canonicalBytes(record.header).byteLength).toBe(MAX_HEADER_BYTES + delta);
+              return;
+            }
+            expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SEAL_REFUSED });
+            expect(await store.readRecord(request.lineageId, 0)).toBeNull();
+            limits.at(Invariant.REFUSAL_RECORDED);
+            const [rejection] = await store.listRejections(request.lineageId, { residualId: request.residualId });
+            expect(rejection).toMatchObject({ stage: 'SEALER', reason: RejectionReason.SEAL_REFUSED });
+            checkRejection(
+              rejection as never,
+              openOutcome(rejection?.statement as string, TEST_LOG_KEY, TEST_LOG_NAME),
+            );
+            expect(publisher.rejected).toHaveLength(1);
+          });
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
 });

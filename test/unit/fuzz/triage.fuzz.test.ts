@@ -30,6 +30,7 @@ import {
   toAst,
   tryParse,
 } from '../../helpers/fuzz-arbitraries';
+import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS } from '../../helpers/guard-factories';
 import { forgerLogSigner, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { testAnchor } from '../../helpers/seal-factories';
@@ -207,15 +208,28 @@ function mustTriage(detail: {
 
 const isId = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/.test(value);
 
+/** The invariants every detail keeps (issue 8 part 3), one row each in the guarantees table. */
+const Invariant = {
+  NO_CRASH: 'never throws',
+  REFUSAL_RECORDED: 'an invalid detail with usable ids gets a stored and announced INVALID_REQUEST answer, else none',
+  TRIAGED_ONLY_PROVEN: 'TRIAGED only for a valid detail naming a record proven in the signed tree',
+  ANSWER_VERIFIES:
+    "every answer is stored and announced; a TRIAGED one's proofs verify and its report is the isolator's",
+} as const;
+type Invariant = (typeof Invariant)[keyof typeof Invariant];
+const invariants = new InvariantTracker<Invariant>(Object.values(Invariant) as [Invariant, ...Invariant[]]);
+
 async function judge(detail: unknown) {
   store.triageReports.clear();
   const publisher = new FakePublisher();
   // Never throws: with in-memory ports there is no infrastructure failure to throw for.
+  invariants.at(Invariant.NO_CRASH);
   const result = await service(publisher).handle(detail);
   const parsed = RecallRequestedDetailSchema.safeParse(detail);
   for (const emitted of publisher.triaged) TriageCompletedDetailSchema.parse(emitted);
 
   if (!parsed.success) {
+    invariants.at(Invariant.REFUSAL_RECORDED);
     // Never triaged; answered with INVALID_REQUEST when the ids are usable, else nowhere.
     expect(result.kind).toBe('INVALID');
     const raw = (detail !== null && typeof detail === 'object' ? detail : {}) as Record<string, unknown>;
@@ -232,12 +246,14 @@ async function judge(detail: unknown) {
     return result;
   }
 
+  invariants.at(Invariant.ANSWER_VERIFIES);
   expect(result.kind).toBe('COMPLETED');
   if (result.kind !== 'COMPLETED') return result;
   const report = TriageCompletedDetailSchema.parse(result.detail);
   expect(publisher.triaged).toEqual([result.detail]);
   expect(await store.getTriageReport(parsed.data.lineageId, parsed.data.requestId)).toEqual(result.detail);
   expect(report).toMatchObject({ requestId: parsed.data.requestId, lineageId: parsed.data.lineageId });
+  invariants.at(Invariant.TRIAGED_ONLY_PROVEN);
   const expected = mustTriage(parsed.data);
   expect(report.outcome).toBe(expected ? TriageOutcome.TRIAGED : TriageOutcome.REFUSED);
 
@@ -251,6 +267,7 @@ async function judge(detail: unknown) {
   }
 
   // TRIAGED: the target record, proven in the signed tree, triaged against the detail's environment.
+  invariants.at(Invariant.ANSWER_VERIFIES);
   const { target, currentEnv } = parsed.data;
   // (`+ 0`: a target seq of -0 names record 0)
   const seq =
@@ -294,11 +311,18 @@ async function judge(detail: unknown) {
 describe('triage fuzz (issue 8): TriageService.handle on generated RecallRequested details', () => {
   it(
     '1,000 details against a lineage sealed by the sealer: never throws; never TRIAGED unless the detail is valid and names a proven record; every answer verifies',
-    async () => {
+    async (context) => {
       const kinds = new Map<string, number>();
-      await fc.assert(
+      await invariants.check(
+        context,
+        {
+          target: 'triage (TriageService.handle)',
+          attack:
+            'RecallRequested details: valid recalls of every target, mutated (wrong types, missing, unknown fields; hostile unicode, __proto__ and constructor env keys; RFC 8785 numbers as seqs), forged and foreign checkpoints, non-objects',
+          reader: 'in process',
+        },
         fc.asyncProperty(detailArb, async (detail) => {
-          const result = await judge(detail);
+          const result = await invariants.run(() => judge(detail));
           const kind =
             result.kind === 'INVALID'
               ? `INVALID:${result.detail ? 'answered' : 'unanswered'}`

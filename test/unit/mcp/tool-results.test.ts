@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CheckpointFileError } from '../../../client/checkpoint-store';
 import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
-import type { VerifiedRecall } from '../../../client/reseal-client';
+import type { VerifiedRecall } from '../../../client/recalls';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
 import {

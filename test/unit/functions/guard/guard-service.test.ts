@@ -226,9 +226,13 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(issue?.message).toBe('string holds a lone UTF-16 surrogate');
   });
 
-  it('a transient failure (bus down) rejects so SQS retries the message', async () => {
-    const { service, publisher } = setup();
+  it('a transient failure (bus down) rejects so SQS retries the message, after a log line naming it', async () => {
+    const { service, publisher, logger } = setup();
     publisher.failWith = new Error('ServiceUnavailable');
     await expect(service.handle(message('not json'))).rejects.toThrow('ServiceUnavailable');
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('infrastructure error'),
+      expect.objectContaining({ error: { name: 'Error', message: 'ServiceUnavailable' } }),
+    );
   });
 });

@@ -14,6 +14,7 @@ import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/seale
 import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
 import {
   absentKeyManifest,
   FACTORY_NOW_MS,
@@ -371,6 +372,24 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.rejected[0]).toMatchObject({ stage: 'SEALER', reason: 'LOST_RACE', residualId: 'r-unlucky' });
   });
 
+  it('lost races back off with full jitter: four waits below 20, 40, 80, 160 ms between the five attempts', async () => {
+    const d = deps();
+    const waits: number[] = [];
+    const service = new SealerService({
+      ...d,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+      random: () => 0.999,
+    });
+    d.store.beforeAppend = () => {
+      throw new StaleHeadError(LINEAGE, null, null);
+    };
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-backoff' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
+    expect(waits).toEqual([19, 39, 79, 159]);
+  });
+
   it('fencing: an epoch older than the head is a STALE_EPOCH conflict, never retried, nothing overwritten', async () => {
     const { service, store, publisher } = setup();
     const successor = sealRequestBody({ residualId: 'r-new', generationEpoch: 9, variablesUsed: [] });
@@ -422,7 +441,7 @@ describe('sealer service (seed 003 at the store)', () => {
     );
   });
 
-  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async () => {
+  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async (context) => {
     const d = deps();
     const service = new SealerService({
       ...d,
@@ -434,8 +453,20 @@ describe('sealer service (seed 003 at the store)', () => {
         },
       },
     });
-    await expect(service.handle(message(sealRequestBody({ residualId: 'r-s' })))).rejects.toThrow(/DisabledException/);
-    expect(await d.store.readChain(LINEAGE, 0, 10)).toEqual([]);
+    const thrown = await service.handle(message(sealRequestBody({ residualId: 'r-s' }))).catch((error: Error) => error);
+    const stored =
+      (await d.store.readChain(LINEAGE, 0, 10)).length + d.store.rejections.length + d.store.conflicts.length;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'KMS (log key)',
+        attack: 'Sign fails (key disabled) after the MAC',
+        reader: 'SealerService.handle, the table',
+        expected: 'throws DisabledException (the message is retried); nothing stored',
+      },
+      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+    );
   });
 });
 

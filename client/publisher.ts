@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { canonicalJson } from '../shared/canonical/canonical-json';
+import {
+  DetailType,
+  EVENT_SOURCE,
+  type RecallRequestedDetail,
+  RecallRequestedDetailSchema,
+} from '../shared/pipeline/messages';
+import { parseInput } from '../shared/schemas/parse';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
+import { PublishError } from './errors';
+import type { ResealStackOutputs } from './stack-outputs';
+
+/** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
+export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
+
+/** What ties an outcome to one publish ({@link StackPublisher.publishWrite} returns what it needs). */
+export interface PublishedWrite {
+  /** The SQS `MessageId` of the publish. */
+  readonly messageId: string;
+  /** The client's clock when the write was sent, ms since the Unix epoch. */
+  readonly publishedAtMs: number;
+}
+
+/** Dependencies of {@link StackPublisher}. */
+export interface StackPublisherDeps {
+  readonly outputs: Pick<ResealStackOutputs, 'residualWritesQueueUrl' | 'eventBusName'>;
+  readonly sqs: Pick<SQSClient, 'send'>;
+  readonly eventBridge: Pick<EventBridgeClient, 'send'>;
+  readonly nowMs: () => number;
+}
+
+/**
+ * What the client sends into a deployed stack (docs/pipeline.md): residual writes to the
+ * `residual-writes` queue, recall requests to the event bus. Each is validated with the core
+ * schema first, so a malformed message never leaves the agent, and sent as RFC 8785 canonical JSON.
+ */
+export class StackPublisher {
+  readonly #deps: StackPublisherDeps;
+  constructor(deps: StackPublisherDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it).
+   *
+   * @returns the SQS `MessageId` and the client's clock before sending (`publishedAtMs`)
+   * @throws {InvalidInputError} naming each bad field
+   * @throws {PublishError} when SQS returns no message id
+   */
+  async publishWrite(request: ResidualWriteRequest): Promise<PublishedWrite> {
+    const { outputs, sqs, nowMs } = this.#deps;
+    const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+    const publishedAtMs = nowMs();
+    const out = await sqs.send(
+      new SendMessageCommand({ QueueUrl: outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
+    );
+    if (!out.MessageId) throw new PublishError('SQS SendMessage returned no MessageId', null);
+    return { messageId: out.MessageId, publishedAtMs };
+  }
+
+  /**
+   * Puts a `RecallRequested` event (source `reseal`) on the stack's bus; the triage Lambda
+   * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
+   *
+   * @returns the request id (the one given, or a generated `recall-<uuid>`)
+   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {PublishError} when EventBridge refuses the entry
+   */
+  async requestRecall(detail: RecallRequest): Promise<string> {
+    const parsed = parseInput(
+      RecallRequestedDetailSchema,
+      { ...detail, requestId: detail.requestId ?? `recall-${randomUUID()}` },
+      'recall request',
+    );
+    const out = await this.#deps.eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: EVENT_SOURCE,
+            DetailType: DetailType.RecallRequested,
+            EventBusName: this.#deps.outputs.eventBusName,
+            Detail: canonicalJson(parsed),
+          },
+        ],
+      }),
+    );
+    const entry = out.Entries?.[0];
+    if ((out.FailedEntryCount ?? 0) > 0 || !entry?.EventId) {
+      throw new PublishError(
+        `EventBridge refused RecallRequested ${parsed.requestId}: ${entry?.ErrorMessage ?? 'no event id'}`,
+        entry?.ErrorCode ?? null,
+      );
+    }
+    return parsed.requestId;
+  }
+}

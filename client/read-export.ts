@@ -1,0 +1,44 @@
+import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { LineageNotFoundError } from '../shared/errors';
+import type { LineageStore } from '../shared/ports/lineage-store';
+import type { SealedRecord } from '../shared/seal/sealed-record';
+import type { LineageExport } from './lineage-export';
+import { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
+
+/** Options of {@link readLineageExport}. */
+export interface ReadExportOptions {
+  /** Records per page (default 500). */
+  readonly pageSize?: number;
+  /** Called after each page of records is read. */
+  readonly onProgress?: (progress: LineageProgress) => void;
+}
+
+/**
+ * Reads a whole lineage, page by page, into a {@link LineageExport}: every stored record up to
+ * the last one (or up to the head's seq when that is later), whatever the head claims. Records
+ * are exported as stored, unverified (a tampered table exports tampered records): verify the
+ * export with `reseal verify --export`, or `ResealClient.verifyExport`.
+ *
+ * @param exportedAtMs - when the export is read (the client's clock), ms since the Unix epoch
+ * @throws {LineageNotFoundError} when the lineage has neither records nor a head
+ */
+export async function readLineageExport(
+  store: Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain'>,
+  lineageId: string,
+  exportedAtMs: number,
+  options: ReadExportOptions = {},
+): Promise<LineageExport> {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  // The last record key before the head (see verifyLineagePages): the head is only a claim.
+  const lastStoredSeq = await store.lastRecordSeq(lineageId);
+  const head = await store.head(lineageId);
+  if (head === null && lastStoredSeq === null) throw new LineageNotFoundError(lineageId);
+  const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
+  const records: unknown[] = [];
+  const total = lastSeq + 1;
+  for (let from = 0; from <= lastSeq; from += pageSize) {
+    records.push(...(await store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq))));
+    options.onProgress?.({ done: Math.min(records.length, total), total });
+  }
+  return { formatVersion: FORMAT_VERSION, lineageId, exportedAtMs, head, records: records as SealedRecord[] };
+}

@@ -1,0 +1,87 @@
+import { PassThrough } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createResealMcpServer } from '../../../mcp/server';
+import { INVALID_REQUEST_CODE, strictJsonLines } from '../../../mcp/strict-lines';
+import { expectGuarantee } from '../../helpers/guarantees';
+import { pipeline } from './pipeline';
+
+let close: (() => Promise<void>) | null = null;
+afterEach(async () => {
+  await close?.();
+  close = null;
+});
+
+/** The server on stdio-like streams behind {@link strictJsonLines}; `send` writes raw lines, `answer` awaits a response by id. */
+async function stdioServer() {
+  const p = pipeline();
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const server = createResealMcpServer(p.deps({ 'tool:node': 'v20.0.0' }));
+  await server.connect(new StdioServerTransport(strictJsonLines(input, output), output));
+  close = () => server.close();
+  const answers = new Map<unknown, Record<string, unknown>>();
+  let buffered = '';
+  output.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let end = buffered.indexOf('\n');
+    while (end !== -1) {
+      const message = JSON.parse(buffered.slice(0, end)) as Record<string, unknown>;
+      answers.set(message.id, message);
+      buffered = buffered.slice(end + 1);
+      end = buffered.indexOf('\n');
+    }
+  });
+  const answer = async (id: number) => {
+    for (let i = 0; i < 200 && !answers.has(id); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    return answers.get(id);
+  };
+  const send = (line: string) => input.write(`${line}\n`);
+  const sendRaw = (text: string) => input.write(text);
+  send(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } },
+    }),
+  );
+  await answer(1);
+  send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return { p, send, sendRaw, answer };
+}
+
+describe('MCP stdio: a message that repeats a member name never reaches a tool (RFC 7493 §2.3)', () => {
+  it('a reseal_recall whose env repeats a key is answered Invalid Request naming the key; other messages pass', async (context) => {
+    const { p, send, answer } = await stdioServer();
+    // Only text can repeat a name: the host's JSON-RPC line as written.
+    send(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"reseal_recall","arguments":{"lineageId":"agent-7","env":{"tool:node":"v20.0.0","tool:node":"v22.0.0"}}}}',
+    );
+    send('{"jsonrpc":"2.0","id":3,"method":"tools/list"}');
+    const refused = await answer(2);
+    const listed = await answer(3);
+    const error = refused?.error as { code: number; message: string } | undefined;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'reseal_recall env',
+        attack: 'currentEnv repeats a key (JSON-RPC text on the MCP stdio transport)',
+        reader: 'MCP tool call',
+        expected: `JSON-RPC error ${INVALID_REQUEST_CODE} naming params.arguments.env "tool:node"; no recall requested`,
+      },
+      `${error ? `JSON-RPC error ${error.code}` : 'answered by the tool'}${error?.message.includes('params.arguments.env') && error.message.includes('"tool:node"') ? ' naming params.arguments.env "tool:node"' : ''}; ${p.store.triageReports.size === 0 ? 'no recall requested' : 'recalled'}`,
+    );
+    expect(error?.message).toMatch(/duplicate key "tool:node"/);
+    expect((listed?.result as { tools: unknown[] } | undefined)?.tools).toHaveLength(4);
+  });
+
+  it('a notification that repeats a name is dropped without an answer; a line split across chunks is reassembled', async () => {
+    const { send, sendRaw, answer } = await stdioServer();
+    send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"requestId":10}}');
+    sendRaw('{"jsonrpc":"2.0","id":4,"method":"pi');
+    sendRaw('ng"}\n');
+    expect(await answer(4)).toMatchObject({ id: 4, result: {} });
+  });
+});
