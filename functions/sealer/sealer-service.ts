@@ -15,7 +15,7 @@ import {
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState, type LogState } from '../../shared/log/log-state';
+import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
@@ -111,6 +111,13 @@ interface Pending {
   readonly request: SealRequest;
   /** The write's seal input, validated and digested with the request. */
   readonly seal: ValidatedSealInput;
+}
+
+/** The heads a conflict record names: read before sealing, seen by the failed append, and the header tried. */
+interface ConflictHeads {
+  readonly expectedHead: LineageHead | null;
+  readonly observedHead: LineageHead | null;
+  readonly attemptedHeader?: unknown;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -271,34 +278,10 @@ export class SealerService {
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       const stored = await this.#deps.store.logHead(lineageId);
       expectedHead = stored?.head ?? null;
-      let state: LogState;
-      try {
-        state = authenticateLogState(stored, {
-          lineageId,
-          origin: this.#origin(lineageId),
-          key: await this.#key(),
-        });
-      } catch (error) {
-        if (!(error instanceof LogStateError)) throw error;
-        for (const item of remaining) {
-          outcomes.set(
-            item.index,
-            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
-              expectedHead,
-              observedHead: null,
-            }),
-          );
-        }
-        return outcomes;
-      }
-      const rolledBack = this.#signed.rolledBack(state);
-      if (rolledBack) {
-        for (const item of remaining) {
-          outcomes.set(
-            item.index,
-            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, rolledBack, { expectedHead, observedHead: null }),
-          );
-        }
+      const state = await this.#authenticatedState(lineageId, stored);
+      if (typeof state === 'string') {
+        const heads = { expectedHead, observedHead: null };
+        await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
         return outcomes;
       }
       const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
@@ -335,16 +318,11 @@ export class SealerService {
           continue;
         }
         if (error instanceof LineageInconsistentError) {
-          for (const item of remaining) {
-            outcomes.set(
-              item.index,
-              await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
-                expectedHead,
-                observedHead: expectedHead,
-                attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
-              }),
-            );
-          }
+          await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, error.message, (item) => ({
+            expectedHead,
+            observedHead: expectedHead,
+            attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
+          }));
           return outcomes;
         }
         throw error;
@@ -377,6 +355,33 @@ export class SealerService {
     const ceiling = Math.min(APPEND_RETRY_CAP_MS, APPEND_RETRY_BASE_MS * 2 ** (attempt - 1));
     const ms = Math.floor((this.#deps.random ?? Math.random)() * ceiling);
     await (this.#deps.sleep ?? ((delay) => new Promise<void>((resolve) => setTimeout(resolve, delay))))(ms);
+  }
+
+  /**
+   * Step 2: the run's lineage state authenticated with the log's public key, and not behind what
+   * this sealer signed while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT`
+   * conflict: a state that does not authenticate is never extended).
+   */
+  async #authenticatedState(lineageId: string, stored: StoredLogHead | null): Promise<LogState | string> {
+    let state: LogState;
+    try {
+      state = authenticateLogState(stored, { lineageId, origin: this.#origin(lineageId), key: await this.#key() });
+    } catch (error) {
+      if (!(error instanceof LogStateError)) throw error;
+      return error.message;
+    }
+    return this.#signed.rolledBack(state) ?? state;
+  }
+
+  /** Records the same conflict for each of `items` (heads per item), into `outcomes`. */
+  async #conflictAll(
+    items: readonly Pending[],
+    outcomes: Map<number, SealOutcome>,
+    reason: ConflictReason,
+    detail: string,
+    headsOf: (item: Pending) => ConflictHeads,
+  ): Promise<void> {
+    for (const item of items) outcomes.set(item.index, await this.#conflict(item, reason, detail, headsOf(item)));
   }
 
   /**
@@ -563,12 +568,7 @@ export class SealerService {
     }
   }
 
-  async #conflict(
-    item: Pending,
-    reason: ConflictReason,
-    detail: string,
-    heads: { expectedHead: LineageHead | null; observedHead: LineageHead | null; attemptedHeader?: unknown },
-  ): Promise<SealOutcome> {
+  async #conflict(item: Pending, reason: ConflictReason, detail: string, heads: ConflictHeads): Promise<SealOutcome> {
     const { message, request } = item;
     const { lineageId, residualId } = request.request;
     await this.#refusals.conflict(
