@@ -1,4 +1,9 @@
-import { BatchGetItemCommand, QueryCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  QueryCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import {
   DuplicateResidualError,
@@ -51,6 +56,13 @@ function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The seq a record sort key names, or `null` for a key that is not `RECORD#` and 16 digits (junk). */
+function recordSeqOf(sk: string | undefined): number | null {
+  const match = sk === undefined ? null : /^RECORD#(\d{16})$/.exec(sk);
+  const seq = match ? Number(match[1]) : Number.NaN;
+  return Number.isSafeInteger(seq) ? seq : null;
+}
+
 /**
  * The chain of each lineage in the table (docs/pipeline.md, "Data layout", "Append").
  *
@@ -80,27 +92,38 @@ export class DynamoDBChainStore implements ChainStore {
 
   async lastRecordSeq(lineageId: string): Promise<number | null> {
     const { client, tableName } = this.#table;
-    const out = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        // BETWEEN the first and last well-formed record keys: an item with a junk `RECORD#…` sort
-        // key (not 16 digits) can neither end the scan nor hide the real last record.
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: itemOf({
-          ':pk': Keys.lineage(lineageId),
-          ':first': Keys.record(0),
-          // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
-          ':last': Keys.record(Number.MAX_SAFE_INTEGER),
+    // BETWEEN the first and last well-formed record keys: a junk `RECORD#…` key outside the seq
+    // range (`RECORD#~`, 17 digits) is never read. One inside it that is not 16 digits
+    // (`RECORD#5x`, `RECORD#2`) sorts among or after the real keys: it is skipped, so it can
+    // neither end the scan nor hide the real last record (a head rewound below it stays visible).
+    let start: Record<string, AttributeValue> | undefined;
+    let limit = 1; // the common case: the last key is a real record's, one read of one key
+    do {
+      const out = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+          ExpressionAttributeValues: itemOf({
+            ':pk': Keys.lineage(lineageId),
+            ':first': Keys.record(0),
+            // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
+            ':last': Keys.record(Number.MAX_SAFE_INTEGER),
+          }),
+          ProjectionExpression: 'pk, sk',
+          ScanIndexForward: false,
+          Limit: limit,
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
         }),
-        ScanIndexForward: false,
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    const sk = readString(out.Items?.[0], 'sk');
-    if (sk === undefined) return null;
-    const seq = Number(sk.slice(Keys.recordPrefix.length));
-    return Number.isSafeInteger(seq) && seq >= 0 ? seq : null;
+      );
+      for (const item of out.Items ?? []) {
+        const seq = recordSeqOf(readString(item, 'sk'));
+        if (seq !== null) return seq;
+      }
+      start = out.LastEvaluatedKey;
+      limit = 100;
+    } while (start);
+    return null;
   }
 
   async logHead(lineageId: string): Promise<StoredLogHead | null> {

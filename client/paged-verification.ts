@@ -53,7 +53,8 @@ export async function verifyLineagePages(
   if (head === null && lastStoredSeq === null && !options.checkpoint) {
     throw new LineageNotFoundError(options.lineageId);
   }
-  const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1, options.checkpoint?.seq ?? -1);
+  const claimedSeq = Math.max(head?.seq ?? -1, options.checkpoint?.seq ?? -1);
+  const lastSeq = Math.max(claimedSeq, lastStoredSeq ?? -1);
   let lastSeen = lastStoredSeq;
   let recordHashAtHeadSeq: string | null = null;
   const total = lastSeq + 1;
@@ -80,6 +81,10 @@ export async function verifyLineagePages(
     });
     records.push(...result.records);
     options.onProgress?.({ done: Math.min(records.length, total), total });
+    // Past every seq the head and the checkpoint claim, an empty page means the records stored
+    // further on are cut off from the chain: the stored-head check reports them (`LINEAGE_BROKEN`),
+    // and reading on towards a far-out key (up to 2^53 − 1) would never end.
+    if (page.length === 0 && from > claimedSeq) break;
     if (firstUnverified === null) intactHead = result.head;
     const onlyUnverifiable = result.verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK && result.linkedThrough;
     if (onlyUnverifiable) firstUnverified ??= result;

@@ -15,7 +15,8 @@ export interface ReadExportOptions {
 
 /**
  * Reads a whole lineage, page by page, into a {@link LineageExport}: every stored record up to
- * the last one (or up to the head's seq when that is later), whatever the head claims. Records
+ * the last one (or up to the head's seq when that is later), whatever the head claims; past the
+ * head, reading stops at an empty page (the last stored record is still exported). Records
  * are exported as stored, unverified (a tampered table exports tampered records): verify the
  * export with `reseal verify --export`, or `ResealClient.verifyExport`.
  *
@@ -37,8 +38,17 @@ export async function readLineageExport(
   const records: unknown[] = [];
   const total = lastSeq + 1;
   for (let from = 0; from <= lastSeq; from += pageSize) {
-    records.push(...(await store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq))));
+    const page = await store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq));
+    records.push(...page);
     options.onProgress?.({ done: Math.min(records.length, total), total });
+    if (page.length === 0 && from > (head?.seq ?? -1)) {
+      // Cut off from the chain past the head (a far-out key, up to 2^53 − 1): reading on would
+      // never end. The last stored record is exported, so verifying the export still shows it.
+      if (lastStoredSeq !== null && lastStoredSeq > from) {
+        records.push(...(await store.readChain(lineageId, lastStoredSeq, lastStoredSeq)));
+      }
+      break;
+    }
   }
   return { formatVersion: FORMAT_VERSION, lineageId, exportedAtMs, head, records: records as SealedRecord[] };
 }

@@ -5,6 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import { LineageNotFoundError } from '../shared/errors';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -13,8 +14,10 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { CheckpointStore } from './checkpoint-store';
+import { LogVerificationError } from './errors';
 import type { LineageExport } from './lineage-export';
 import { type LatestCheckpoint, LogReader } from './log-reader';
 import { type LineageProgress, verifyLineagePages } from './paged-verification';
@@ -283,9 +286,23 @@ export class ResealClient {
    * {@link ResealClient.verifyExport}.
    *
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head
+   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
    */
-  exportLineage(lineageId: string, options: ReadExportOptions = {}): Promise<LineageExport> {
-    return readLineageExport(this.#store, lineageId, this.#nowMs(), options);
+  async exportLineage(lineageId: string, options: ReadExportOptions = {}): Promise<LineageExport> {
+    try {
+      return await readLineageExport(this.#store, lineageId, this.#nowMs(), options);
+    } catch (error) {
+      // Nothing stored, yet this client kept a checkpoint of it: the table was wiped (docs/sealing.md).
+      const reason = error instanceof LineageNotFoundError ? await this.#wipedReason(lineageId) : null;
+      if (reason) throw new LogVerificationError(lineageId, VerificationVerdict.TRUNCATION_DETECTED, reason);
+      throw error;
+    }
+  }
+
+  /** Why a lineage with neither records nor a head was wiped: this client kept a checkpoint of it; else `null`. */
+  async #wipedReason(lineageId: string): Promise<string | null> {
+    const kept = await this.#log.trusted(lineageId);
+    return kept ? `the lineage has no records, but the kept checkpoint covers ${kept.size}` : null;
   }
 
   /**
@@ -295,16 +312,25 @@ export class ResealClient {
    * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`). A MAC that cannot be
    * checked gives `UNVERIFIED_TAMPER_RISK` (fail closed); a definite finding wins over it.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given)
+   * A lineage with neither that this client kept a checkpoint of was wiped: `TRUNCATION_DETECTED`.
+   *
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
-    return verifyLineagePages(this.#store, {
-      lineageId,
-      anchor: this.#anchor,
-      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
-      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    try {
+      return await verifyLineagePages(this.#store, {
+        lineageId,
+        anchor: this.#anchor,
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      const reason = error instanceof LineageNotFoundError ? await this.#wipedReason(lineageId) : null;
+      if (!reason) throw error;
+      const verdict = VerificationVerdict.TRUNCATION_DETECTED;
+      return { verdict, records: [], firstFailure: { seq: 0, verdict, reason }, head: null, linkedThrough: null };
+    }
   }
 
   /**

@@ -287,7 +287,15 @@ export function registerExport(program: Command, ctx: CommandContext): void {
         }
       } else {
         const bar = progressBar(ctx.io, `exporting ${options.lineage}`);
-        const exported = await client.exportLineage(options.lineage, { onProgress: bar.update }).finally(bar.finish);
+        const exported = await client
+          .exportLineage(options.lineage, { onProgress: bar.update })
+          .catch((error: unknown) => {
+            if (error instanceof LogVerificationError) {
+              throw new CliError(`no export: ${error.message}`, ExitCode.TAMPER, { cause: error });
+            }
+            throw error;
+          })
+          .finally(bar.finish);
         text = jsonText(exported);
         what = `${exported.records.length} records of ${options.lineage}`;
       }
@@ -356,6 +364,9 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
           .exportLineage(lineageId, { onProgress: bar.update })
           .catch((error: unknown) => {
             // A lineage that is gone although a checkpoint saw it was cut, not unknown (as verify and recall say).
+            if (error instanceof LogVerificationError) {
+              throw new CliError(error.message, ExitCode.TAMPER, { cause: error });
+            }
             if (error instanceof LineageNotFoundError && options.checkpoint) {
               throw new CliError(
                 `TRUNCATION_DETECTED: lineage ${lineageId} has no records, but the trusted checkpoint saw seq ${options.checkpoint.seq}`,

@@ -53,3 +53,28 @@ export function expectGuarantee(context: TestContext, guarantee: Guarantee, obse
     guarantee.expected,
   );
 }
+
+/**
+ * Records every row first, then asserts each one softly (`expect.soft`): a test that observes one
+ * attack through many readers shows every reader's outcome in the table, and every mismatch in
+ * its failure, not only the first.
+ */
+export function expectGuarantees(
+  context: TestContext,
+  rows: readonly { readonly guarantee: Guarantee; readonly observed: string }[],
+): void {
+  context.task.meta.guarantees = [
+    ...(context.task.meta.guarantees ?? []),
+    ...rows.map(({ guarantee, observed }) => ({ ...guarantee, observed })),
+  ];
+  for (const { guarantee, observed } of rows) {
+    const mode =
+      guarantee.checkpoint === undefined ? '' : guarantee.checkpoint ? ' with checkpoint' : ' without checkpoint';
+    expect
+      .soft(
+        observed,
+        `${guarantee.section}: ${guarantee.attack} on ${guarantee.target} through ${guarantee.reader}${mode}`,
+      )
+      .toBe(guarantee.expected);
+  }
+}

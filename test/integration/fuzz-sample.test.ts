@@ -1,21 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
-import { clientConfig } from '../../scripts/emulator/deploy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import { Identifier } from '../../shared/schemas/primitives';
+import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../helpers/factories';
 import {
   HOSTILE_STRINGS,
@@ -38,13 +36,7 @@ import { testAnchor } from '../helpers/seal-factories';
 // bodies and RecallRequested details sent through the real queues and bus on the emulator, each
 // checked against what the same handlers decide in process (the oracle) and found where its
 // writer looks. The volume (1,000 per handler) runs in process: test/unit/fuzz/.
-const stack = inject('stack');
-const endpoint = inject('endpoint');
-const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
-const dynamodb = new DynamoDBClient(clientConfig(endpoint));
-const kms = new KMSClient(clientConfig(endpoint));
-const events = new EventBridgeClient(clientConfig(endpoint));
-const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
+const { stack, sqs, dynamodb, kms, events, store } = deployedStack();
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
 afterAll(() => {

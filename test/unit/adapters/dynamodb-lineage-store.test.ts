@@ -245,6 +245,26 @@ describe('DynamoDBLineageStore reads and side records', () => {
     expect(await new DynamoDBLineageStore(empty.client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBeNull();
   });
 
+  it('lastRecordSeq skips junk keys inside the seq range (RECORD#5x, RECORD#2) and pages on to the real last record', async () => {
+    const pk = { S: Keys.lineage(TEST_LINEAGE_ID) };
+    const pages = [
+      { Items: [{ pk, sk: { S: 'RECORD#5x' } }], LastEvaluatedKey: { pk, sk: { S: 'RECORD#5x' } } },
+      {
+        Items: [
+          { pk, sk: { S: 'RECORD#2' } },
+          { pk, sk: { S: 'RECORD#0000000000000004' } },
+        ],
+      },
+    ];
+    const { client, commands } = fakeDynamo(() => pages.shift());
+    expect(await new DynamoDBLineageStore(client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBe(4);
+    const [first, second] = commands.map((c) => (c as QueryCommand).input);
+    expect(first).toMatchObject({ Limit: 1, ProjectionExpression: 'pk, sk' });
+    expect(second).toMatchObject({ Limit: 100, ExclusiveStartKey: { pk, sk: { S: 'RECORD#5x' } } });
+    const onlyJunk = fakeDynamo(() => ({ Items: [{ pk, sk: { S: 'RECORD#1e3' } }] }));
+    expect(await new DynamoDBLineageStore(onlyJunk.client, TABLE).lastRecordSeq(TEST_LINEAGE_ID)).toBeNull();
+  });
+
   it('findByResidualId reads the marker in the lineage partition', async () => {
     const { client, commands } = fakeDynamo(() => ({ Item: { lineageId: { S: 'lin-A' }, seq: { N: '3' } } }));
     expect(await new DynamoDBLineageStore(client, TABLE).findByResidualId('lin-A', 'r-1')).toEqual({

@@ -1,0 +1,77 @@
+/**
+ * Lineages sealed on the deployed stack's table with its KMS keys, by the real sealer service in
+ * process (as the sealer Lambda runs it), so integration tests need not wait for the queues.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { expect } from 'vitest';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import type { StackOutputs } from '../../client/stack-outputs';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
+import { validWriteRequest } from './guard-factories';
+
+/** The deployed stack and SDK clients on its endpoint. */
+export interface SealingSetup {
+  readonly stack: StackOutputs;
+  readonly dynamodb: Pick<DynamoDBClient, 'send'>;
+  readonly kms: Pick<KMSClient, 'send'>;
+}
+
+/**
+ * A sealer service on the deployed table and keys. Each call makes a new one: a sealer after a
+ * cold start, with no memory of the checkpoints it signed.
+ *
+ * @param clock - the sealer's clock (ms); refusals are timed by the messages' `sentAtMs`
+ */
+export function coldSealer(setup: SealingSetup, clock: () => number = Date.now): SealerService {
+  return new SealerService({
+    store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
+    publisher: new FakePublisher(),
+    anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
+    signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock,
+  });
+}
+
+/** A write the guard accepts at `nowMs` (`validWriteRequest` with `manifest`, `overrides` applied). */
+export function acceptedWrite(
+  lineageId: string,
+  residualId: string,
+  manifest: SealedDependencyManifest,
+  nowMs: number,
+  overrides: Partial<ResidualWriteRequest> = {},
+): ResidualWriteRequest {
+  return { ...validWriteRequest({ lineageId, residualId, manifest }, { nowMs }), ...overrides };
+}
+
+/**
+ * Hands `writes` to `sealer` as one FIFO group (as the guard would send them, accepted at
+ * `nowMs`), and returns each write's outcome: its kind, and the reason of a refusal
+ * (`SEALED`, `REJECTED RESIDUAL_ID_REUSED`, `CONFLICT LINEAGE_INCONSISTENT`, …).
+ */
+export async function sealGroup(
+  sealer: SealerService,
+  writes: readonly ResidualWriteRequest[],
+  nowMs: number = Date.now(),
+): Promise<string[]> {
+  const group = writes.map((request, i) => {
+    const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
+    expect(verdict.isSafe, `the guard accepts ${request.residualId}`).toBe(true);
+    return {
+      messageId: `m-${request.residualId}-${nowMs}-${i}`,
+      body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs }),
+      sentAtMs: nowMs,
+    };
+  });
+  return (await sealer.handleGroup(group)).map((outcome) =>
+    'reason' in outcome ? `${outcome.kind} ${outcome.reason}` : outcome.kind,
+  );
+}

@@ -1,0 +1,382 @@
+/**
+ * The readers of a tampering matrix (issue 8): the `reseal` CLI's online commands run in process
+ * (captured io, as test/unit/cli/run-cli.ts) and the client API, over the deployed stack's table
+ * and KMS keys. Recalls go through the real triage function in process on the same table (its
+ * `RecallRequested` is handed to `TriageService.handle` instead of EventBridge); writes are never
+ * sent (a `publish --wait` is a redelivered write whose outcome is read from the table).
+ * Each reader reports one short outcome, `exit <code> <verdict or outcome>` for the CLI.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { FileCheckpointStore, MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { ResealClient } from '../../client/reseal-client';
+import type { StackOutputs } from '../../client/stack-outputs';
+import { clientOutputsFrom } from '../../client/stack-outputs';
+import { TriageService } from '../../functions/triage/triage-service';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { runCli } from '../unit/cli/run-cli';
+import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
+
+/** What the readers read against: the deployed stack and the honest state of the attacked lineage. */
+export interface ReaderSetup {
+  readonly stack: StackOutputs;
+  readonly endpoint: string;
+  readonly region: string;
+  readonly dynamodb: Pick<DynamoDBClient, 'send'>;
+  readonly kms: Pick<KMSClient, 'send'>;
+  /** The environment recalls are made in. */
+  readonly currentEnv: Readonly<Record<string, string>>;
+}
+
+/** The honest lineage as a reader with a checkpoint trusts it (kept before the attack). */
+export interface TrustedState {
+  /** The latest signed checkpoint (a C2SP signed note), as a checkpoint store keeps it. */
+  readonly note: string;
+  /** The head as a `ResidualSealed` event carries it (`--checkpoint SEQ:HASH`). */
+  readonly seq: number;
+  readonly recordHash: string;
+}
+
+/** What one cell's readers look at. */
+export interface ReadTarget {
+  readonly lineageId: string;
+  readonly trusted: TrustedState;
+  /** The recall target (`latest` for head attacks, the attacked seq or residual id otherwise). */
+  readonly recall: RecallRequestedDetail['target'];
+  /** The record receipts are asked for. */
+  readonly receiptSeq: number;
+  /** A write already sealed (or refused) in the lineage, as published: what `publish --wait` waits for. */
+  readonly write: ResidualWriteRequest;
+  /** Runs between the recall request and triage's answer being read: a table writer's move on the report. */
+  readonly onRecall?: (detail: RecallRequestedDetail, triage: () => Promise<void>) => Promise<void>;
+}
+
+/** A reader of the matrix: its name as docs/guarantees.md shows it, and how it reads. */
+export interface Reader {
+  readonly name: string;
+  /** False for a reader that takes no trusted checkpoint (it is read once, without). Default true. */
+  readonly takesCheckpoint?: boolean;
+  /** True for a reader that writes (the sealer's next append): it runs alone, after the others. */
+  readonly exclusive?: boolean;
+  readonly read: (setup: ReaderSetup, target: ReadTarget, withCheckpoint: boolean) => Promise<string>;
+}
+
+const CLI_TIMEOUT_S = 2;
+
+/** A fresh working directory with `env.json`, `write.json` and, with a checkpoint, a seeded `checkpoints.json`. */
+async function workDir(setup: ReaderSetup, target: ReadTarget, withCheckpoint: boolean): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-tamper-'));
+  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
+  writeFileSync(join(dir, 'write.json'), JSON.stringify(target.write));
+  if (withCheckpoint) {
+    await new FileCheckpointStore(join(dir, 'checkpoints.json')).save(
+      checkpointOrigin(setup.stack.LogName, target.lineageId),
+      target.trusted.note,
+    );
+  }
+  return dir;
+}
+
+/** The in-process triage function over the deployed table and log key. */
+function triageOf(setup: ReaderSetup): TriageService {
+  const key = new KMSNoteVerifierKey(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName);
+  return new TriageService({
+    store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
+    publisher: new FakePublisher(),
+    logKey: () => key.get(),
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+  });
+}
+
+/** A client over the deployed table and keys; recalls answered by {@link triageOf}, writes dropped. */
+function clientOf(
+  setup: ReaderSetup,
+  target: ReadTarget,
+  checkpointStore: FileCheckpointStore | MemoryCheckpointStore | null,
+): ResealClient {
+  const triage = triageOf(setup);
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) {
+        const detail = JSON.parse(entry.Detail) as RecallRequestedDetail;
+        const answer = async () => {
+          await triage.handle(detail);
+        };
+        await (target.onRecall ? target.onRecall(detail, answer) : answer());
+      }
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  const sqs = { send: async () => ({ MessageId: `m-redelivered-${Date.now()}` }) };
+  return new ResealClient(clientOutputsFrom({ ...setup.stack }), {
+    dynamodb: setup.dynamodb,
+    kms: setup.kms,
+    eventBridge: eventBridge as never,
+    sqs: sqs as never,
+    ...(checkpointStore ? { checkpointStore } : {}),
+  });
+}
+
+/** Runs the CLI in `dir` against the stack, its client from {@link clientOf}. */
+function cli(setup: ReaderSetup, target: ReadTarget, dir: string, argv: readonly string[]) {
+  return runCli(argv, {
+    cwd: dir,
+    env: {
+      AWS_ENDPOINT_URL: setup.endpoint,
+      AWS_REGION: setup.region,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    },
+    connect: async (_stack, storePath) =>
+      clientOf(setup, target, storePath ? new FileCheckpointStore(storePath) : null),
+  });
+}
+
+/** The verdicts a reader may name (shared/seal/verification-verdict.ts), first one named wins. */
+const VERDICT =
+  /\b(VERIFIED_INTACT|HASH_MISMATCH|LINEAGE_BROKEN|SEQUENCE_REPLAYED|TRUNCATION_DETECTED|UNVERIFIED_TAMPER_RISK)\b/;
+
+/**
+ * `exit <code> <what>`: `what` from the `--json` output (`pick`), else from stderr: the verdict
+ * it names, `not found`, `TIMEOUT` for a wait with no answer, or nothing.
+ */
+function outcome(
+  run: { exitCode: number; stdout: string; stderr: string },
+  pick: (json: Record<string, unknown>) => unknown,
+): string {
+  let what: unknown;
+  try {
+    what = pick(JSON.parse(run.stdout) as Record<string, unknown>);
+  } catch {
+    what = undefined;
+  }
+  if (typeof what !== 'string') {
+    const verdict = VERDICT.exec(run.stderr)?.[1];
+    if (verdict) what = verdict;
+    else if (/not found/.test(run.stderr)) what = 'not found';
+    else if (/no outcome|no triage report|timed out/i.test(run.stderr)) what = 'TIMEOUT';
+    else what = '';
+  }
+  return `exit ${run.exitCode} ${what}`.trim();
+}
+
+const storeArgs = (withCheckpoint: boolean) => (withCheckpoint ? ['--checkpoint-store', 'checkpoints.json'] : []);
+const headArgs = (target: ReadTarget, withCheckpoint: boolean) =>
+  withCheckpoint ? ['--checkpoint', `${target.trusted.seq}:${target.trusted.recordHash}`] : [];
+const recallArgs = (recall: ReadTarget['recall']) =>
+  'seq' in recall ? ['--seq', String(recall.seq)] : 'residualId' in recall ? ['--residual-id', recall.residualId] : [];
+
+/** A client error's class name, else its result. */
+async function settled(work: () => Promise<string>): Promise<string> {
+  try {
+    return await work();
+  } catch (error) {
+    return error instanceof Error ? error.name : String(error);
+  }
+}
+
+/** A memory checkpoint store seeded with the trusted checkpoint, or none. */
+async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCheckpoint: boolean) {
+  if (!withCheckpoint) return null;
+  const store = new MemoryCheckpointStore();
+  await store.save(checkpointOrigin(setup.stack.LogName, target.lineageId), target.trusted.note);
+  return store;
+}
+
+/** `reseal verify --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
+export const verifyLineageCli: Reader = {
+  name: 'verify --lineage',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'verify',
+      '--lineage',
+      target.lineageId,
+      '--json',
+      ...storeArgs(withCheckpoint),
+      ...headArgs(target, withCheckpoint),
+    ];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
+/** `reseal verify --lineage L --json` with only the kept checkpoint (`--checkpoint-store`), no `--checkpoint`. */
+export const verifyLineageKeptCli: Reader = {
+  name: 'verify --lineage --checkpoint-store',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = ['verify', '--lineage', target.lineageId, '--json', ...storeArgs(withCheckpoint)];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
+/** `reseal inspect --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
+export const inspectLineageCli: Reader = {
+  name: 'inspect --lineage',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'inspect',
+      '--lineage',
+      target.lineageId,
+      '--json',
+      ...storeArgs(withCheckpoint),
+      ...headArgs(target, withCheckpoint),
+    ];
+    return outcome(
+      await cli(setup, target, dir, argv),
+      (json) => json.verdict ?? (json.chain as { verdict?: unknown } | undefined)?.verdict,
+    );
+  },
+};
+
+/** `reseal recall --lineage L --env env.json --json` on the target (with a checkpoint: `--checkpoint-store`). */
+export const recallCli: Reader = {
+  name: 'recall',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'recall',
+      '--lineage',
+      target.lineageId,
+      ...recallArgs(target.recall),
+      '--env',
+      'env.json',
+      '--json',
+      '--timeout-ms',
+      String(CLI_TIMEOUT_S * 1000),
+      ...storeArgs(withCheckpoint),
+    ];
+    return outcome(
+      await cli(setup, target, dir, argv),
+      (json) => (json.verification as { verdict?: unknown } | null)?.verdict ?? json.refusal_code,
+    );
+  },
+};
+
+/** `reseal publish --request write.json --wait --json` of a write already in the table (with a checkpoint: `--checkpoint-store`). */
+export const publishWaitCli: Reader = {
+  name: 'publish --wait',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'publish',
+      '--request',
+      'write.json',
+      '--wait',
+      '--timeout',
+      String(CLI_TIMEOUT_S),
+      '--json',
+      ...storeArgs(withCheckpoint),
+    ];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.outcome);
+  },
+};
+
+/** `reseal export --lineage L`, then `reseal verify --export` of it with the stack's MAC key pinned. */
+export const exportThenVerifyCli: Reader = {
+  name: 'export + verify --export',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const exported = await cli(setup, target, dir, [
+      'export',
+      '--lineage',
+      target.lineageId,
+      '--out',
+      'lineage.json',
+      ...storeArgs(withCheckpoint),
+    ]);
+    if (exported.exitCode !== 0) return `export ${outcome(exported, () => undefined)}`;
+    const argv = [
+      'verify',
+      '--export',
+      'lineage.json',
+      '--key-id',
+      setup.stack.MacKeyArn,
+      '--json',
+      ...headArgs(target, withCheckpoint),
+    ];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
+/** `reseal export --lineage L --receipt --seq N`, then `reseal verify --receipt` offline with the log key. */
+export const receiptCli: Reader = {
+  name: 'export --receipt + verify --receipt',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'export',
+      '--lineage',
+      target.lineageId,
+      '--receipt',
+      '--seq',
+      String(target.receiptSeq),
+      '--out',
+      'r.json',
+      ...storeArgs(withCheckpoint),
+    ];
+    const exported = await cli(setup, target, dir, argv);
+    if (exported.exitCode !== 0) return `export ${outcome(exported, () => undefined)}`;
+    const logKey = (await cli(setup, target, dir, ['log-key'])).stdout.trim();
+    const checked = await runCli(['verify', '--receipt', 'r.json', '--log-key', logKey, '--json'], {
+      cwd: dir,
+      env: {},
+    });
+    return outcome(checked, (json) => json.verdict);
+  },
+};
+
+/** `ResealClient.recall` of the target (with a checkpoint: a seeded checkpoint store). */
+export const clientRecall: Reader = {
+  name: 'client.recall',
+  read: (setup, target, withCheckpoint) =>
+    settled(async () => {
+      const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+      const recall = await client.recall(
+        { lineageId: target.lineageId, target: target.recall, currentEnv: setup.currentEnv },
+        { timeoutMs: CLI_TIMEOUT_S * 1000 },
+      );
+      return recall.verdict ?? `refused ${recall.refusal?.code ?? '?'} (unproven)`;
+    }),
+};
+
+/**
+ * `ResealClient.verifyLineage` tied to the signed log by `checkWalkAgainstLog`, the client's
+ * lineage verification as `reseal verify --lineage` composes it (with a checkpoint: a seeded
+ * checkpoint store and the head as `checkpoint`).
+ */
+export const clientVerifyLineage: Reader = {
+  name: 'client.verifyLineage + checkWalkAgainstLog',
+  read: (setup, target, withCheckpoint) =>
+    settled(async () => {
+      const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+      const checkpoint = { seq: target.trusted.seq, recordHash: target.trusted.recordHash };
+      const walked = await client.verifyLineage(target.lineageId, withCheckpoint ? { checkpoint } : {});
+      return (await client.checkWalkAgainstLog(target.lineageId, walked)).verification.verdict;
+    }),
+};
+
+/** `ResealClient.waitForOutcome` of the write (with a checkpoint: a seeded checkpoint store). */
+export const clientWaitForOutcome: Reader = {
+  name: 'client.waitForOutcome',
+  read: (setup, target, withCheckpoint) =>
+    settled(async () => {
+      const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+      const { lineageId, residualId } = target.write;
+      const outcome = await client.waitForOutcome(lineageId, residualId, {
+        request: target.write,
+        timeoutMs: CLI_TIMEOUT_S * 1000,
+      });
+      return outcome.kind === 'SEALED' ? `SEALED seq ${outcome.head.seq}` : `${outcome.kind}`;
+    }),
+};

@@ -1,0 +1,103 @@
+/**
+ * The lineages a tampering matrix attacks, sealed once per file on the deployed stack (in process,
+ * with its table and KMS keys), and the readers' setup. Shared by test/integration/tamper/*.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { expect, inject } from 'vitest';
+import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import { clientConfig } from '../../../scripts/emulator/deploy';
+import { buildManifest } from '../../../shared/triage/manifest';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
+import { acceptedWrite, coldSealer, type SealingSetup, sealGroup } from '../../helpers/emulator-lineages';
+import type { Reader, ReaderSetup, TrustedState } from '../../helpers/tamper-readers';
+import type { Snapshot } from '../../helpers/tamper-table';
+import { partitionsOf, TableWriter } from '../../helpers/tamper-table';
+
+// The in-process CLI's KMS and DynamoDB clients resolve credentials through the SDK's default chain
+// (this process's environment), as the real CLI does; the emulator accepts any.
+process.env.AWS_ACCESS_KEY_ID ??= 'test';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
+
+/** The environment the records are sealed in and recalled in (no drift: an intact recall exits 0). */
+export const ENV = { ARCH: 'arm64', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
+export const MANIFEST = buildManifest({
+  env: ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'] },
+});
+
+/** The deployed stack, SDK clients on it, the table writer and the readers' setup. */
+export function emulatorSetup(): SealingSetup &
+  ReaderSetup & { readonly table: TableWriter; readonly store: DynamoDBLineageStore } {
+  const stack = inject('stack');
+  const endpoint = inject('endpoint');
+  const config = clientConfig(endpoint);
+  const dynamodb = new DynamoDBClient(config);
+  const kms = new KMSClient(config);
+  return {
+    stack,
+    endpoint,
+    region: config.region,
+    dynamodb,
+    kms,
+    currentEnv: ENV,
+    table: new TableWriter(dynamodb, stack.TableName),
+    store: new DynamoDBLineageStore(dynamodb, stack.TableName),
+  };
+}
+
+/** A lineage sealed write by write in groups, with snapshots after each group and its writes. */
+export interface SealedLineage {
+  readonly lineageId: string;
+  /** Every write sealed, in seq order. */
+  readonly writes: readonly ResidualWriteRequest[];
+  /** Snapshots of its partitions after `n` records, by `"<n> records"`. */
+  readonly earlier: ReadonlyMap<string, Snapshot>;
+  /** Its final head as a reader trusts it. */
+  readonly trusted: TrustedState;
+}
+
+/**
+ * Seals one lineage of `groups` (record counts per FIFO group, e.g. `[2, 1, 2]`) with one sealer,
+ * snapshotting it after each group.
+ */
+export async function sealLineage(
+  setup: ReturnType<typeof emulatorSetup>,
+  prefix: string,
+  groups: readonly number[],
+): Promise<SealedLineage> {
+  const lineageId = `${prefix}-${randomUUID()}`;
+  const sealer = coldSealer(setup);
+  const writes: ResidualWriteRequest[] = [];
+  const earlier = new Map<string, Snapshot>();
+  for (const size of groups) {
+    const nowMs = Date.now();
+    const group = Array.from({ length: size }, (_, i) =>
+      acceptedWrite(lineageId, `r-${writes.length + i}`, MANIFEST, nowMs),
+    );
+    expect(await sealGroup(sealer, group, nowMs)).toEqual(group.map(() => 'SEALED'));
+    writes.push(...group);
+    earlier.set(`${writes.length} records`, await setup.table.snapshot(partitionsOf(lineageId)));
+  }
+  const head = await setup.store.head(lineageId);
+  const log = await setup.store.logHead(lineageId);
+  if (!head || !log?.checkpoint) throw new Error(`lineage ${lineageId} has no signed head`);
+  return { lineageId, writes, earlier, trusted: { note: log.checkpoint, seq: head.seq, recordHash: head.recordHash } };
+}
+
+/** The sealer's next append to the attacked lineage (a cold sealer, one new write): what the sealer makes of the state. */
+export function nextAppend(setup: SealingSetup, lineageId: () => string): Reader {
+  return {
+    name: 'sealer (next append)',
+    takesCheckpoint: false,
+    exclusive: true,
+    read: async () => {
+      const nowMs = Date.now();
+      const write = acceptedWrite(lineageId(), `r-next-${randomUUID()}`, MANIFEST, nowMs);
+      const [outcome] = await sealGroup(coldSealer(setup), [write], nowMs);
+      return outcome as string;
+    },
+  };
+}

@@ -1,0 +1,433 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import {
+  clientRecall,
+  clientVerifyLineage,
+  clientWaitForOutcome,
+  exportThenVerifyCli,
+  inspectLineageCli,
+  publishWaitCli,
+  type ReadTarget,
+  recallCli,
+  receiptCli,
+  verifyLineageCli,
+  verifyLineageKeptCli,
+} from '../../helpers/tamper-readers';
+import { type Attack, type AttackContext, type Item, movedTo, textOf, withJson } from '../../helpers/tamper-table';
+import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+
+// Issue 8, part 1: the table writer (write access to the table, no KMS rights) attacks the records
+// (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
+// five-record lineage; every reader of those items reads the result, with and without a trusted
+// checkpoint. Expected outcomes are the docs' promises (docs/verifiable-log.md "The limits" and
+// "Recall", docs/sealing.md "Threat model", docs/pipeline.md "Data layout", docs/cli.md exit codes).
+
+const setup = emulatorSetup();
+let lineage: SealedLineage;
+let other: SealedLineage;
+const attackContext = (): AttackContext => ({
+  table: setup.table,
+  lineageId: lineage.lineageId,
+  otherLineageId: other.lineageId,
+  earlier: lineage.earlier,
+});
+
+const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+const record = (seq: number) => Keys.record(seq);
+/** Replaces the lineage's partition with an earlier snapshot of it (records, head, markers). */
+const replayPartition = (context: AttackContext, name: string) => {
+  const earlier = context.earlier.get(name);
+  if (!earlier) throw new Error(`no snapshot ${name}`);
+  return context.table.restore(new Map([[pk(context), earlier.get(pk(context)) ?? []]]));
+};
+/** The head item of an earlier snapshot. */
+const earlierHead = (context: AttackContext, name: string): Item => {
+  const item = context.earlier
+    .get(name)
+    ?.get(pk(context))
+    ?.find((i) => i.sk?.S === Keys.head);
+  if (!item) throw new Error(`no head in ${name}`);
+  return item;
+};
+const junk = (sk: string) => async (context: AttackContext) => {
+  await context.table.put({ pk: { S: pk(context) }, sk: { S: sk }, record: { S: '{"junk":true}' } });
+};
+
+// --- attacks, as data ---
+const attacks = {
+  none: { target: 'lineage', attack: 'none (control)', apply: async () => {} },
+  editPayload: {
+    target: 'record',
+    attack: 'edit the payload of the last record',
+    apply: (c) =>
+      c.table.update(pk(c), record(4), (item) =>
+        withJson(item, 'record', (r) => ({ ...r, payload: { conclusion: 'forged' } })),
+      ),
+  },
+  deleteMiddle: {
+    target: 'record',
+    attack: 'delete a middle record (seq 2)',
+    apply: (c) => c.table.delete(pk(c), record(2)),
+  },
+  deleteLast: {
+    target: 'record',
+    attack: 'delete the last record (head left at seq 4)',
+    apply: (c) => c.table.delete(pk(c), record(4)),
+  },
+  swap: {
+    target: 'record',
+    attack: 'swap the items of seq 1 and seq 2',
+    apply: async (c) => {
+      const [one, two] = [await c.table.get(pk(c), record(1)), await c.table.get(pk(c), record(2))];
+      await c.table.put({ ...two, sk: { S: record(1) } });
+      await c.table.put({ ...one, sk: { S: record(2) } });
+    },
+  },
+  replayRecord: {
+    target: 'record',
+    attack: 'replay record 3 as seq 4',
+    apply: async (c) => c.table.put({ ...(await c.table.get(pk(c), record(3))), sk: { S: record(4) } }),
+  },
+  transplantRecord: {
+    target: 'record',
+    attack: "transplant another lineage's record 4 over seq 4",
+    apply: async (c) => c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), record(4)), pk(c))),
+  },
+  editNodes: {
+    target: 'tree nodes',
+    attack: 'edit the tree nodes stored on records 0 to 3 (the proof of the last record reads them)',
+    apply: async (c) => {
+      for (const seq of [0, 1, 2, 3]) {
+        await c.table.update(pk(c), record(seq), (item) => ({
+          ...item,
+          nodes: { S: textOf(item, 'nodes').replace(/[0-9a-f]{64}/g, 'f'.repeat(64)) },
+        }));
+      }
+    },
+  },
+  junkAfterOutOfRange: {
+    target: 'record',
+    attack: 'insert sk RECORD#~ (sorts after every record, outside the seq range)',
+    apply: junk(`${Keys.recordPrefix}~`),
+  },
+  junkAfterInRange: {
+    target: 'record',
+    attack: 'insert sk RECORD#5x (malformed, sorts after every record, inside the seq range)',
+    apply: junk(`${Keys.recordPrefix}5x`),
+  },
+  farOutOfRange: {
+    target: 'record',
+    attack: 'insert sk RECORD#9007199254740991 (the largest seq; a copy of record 4)',
+    apply: async (c) =>
+      c.table.put({ ...(await c.table.get(pk(c), record(4))), sk: { S: record(Number.MAX_SAFE_INTEGER) } }),
+  },
+  plantNext: {
+    target: 'record',
+    attack: 'insert a record at seq 5, past the head (a copy of record 4)',
+    apply: async (c) => c.table.put({ ...(await c.table.get(pk(c), record(4))), sk: { S: record(5) } }),
+  },
+  rewindHeadJunk: {
+    target: 'head',
+    attack: 'rewind the head to seq 1 and insert sk RECORD#5x (issue 8, first bullet)',
+    apply: async (c) => {
+      await c.table.put(earlierHead(c, '2 records'));
+      await junk(`${Keys.recordPrefix}5x`)(c);
+    },
+  },
+  rewindHeadJunkOutOfRange: {
+    target: 'head',
+    attack: 'rewind the head to seq 1 and insert sk RECORD#~',
+    apply: async (c) => {
+      await c.table.put(earlierHead(c, '2 records'));
+      await junk(`${Keys.recordPrefix}~`)(c);
+    },
+  },
+  deleteHeadJunk: {
+    target: 'head',
+    attack: 'delete the head and insert sk RECORD#5x (issue 8, second bullet)',
+    apply: async (c) => {
+      await c.table.delete(pk(c), Keys.head);
+      await junk(`${Keys.recordPrefix}5x`)(c);
+    },
+  },
+  replayHead: {
+    target: 'head',
+    attack: 'replay the signed head of seq 2 (records 3 and 4 left)',
+    apply: (c) => c.table.put(earlierHead(c, '3 records')),
+  },
+  deleteHead: { target: 'head', attack: 'delete the head', apply: (c) => c.table.delete(pk(c), Keys.head) },
+  editCheckpoint: {
+    target: 'head',
+    attack: 'edit the signed checkpoint (its root hash)',
+    apply: (c) =>
+      c.table.update(pk(c), Keys.head, (item) => {
+        const [origin, size, root, ...rest] = textOf(item, 'checkpoint').split('\n');
+        const edited = `${(root as string).slice(0, -4)}AAA=`;
+        return { ...item, checkpoint: { S: [origin, size, edited, ...rest].join('\n') } };
+      }),
+  },
+  editHeader: {
+    target: 'head',
+    attack: 'edit the stored header (its payload hash)',
+    apply: (c) =>
+      c.table.update(pk(c), Keys.head, (item) =>
+        withJson(item, 'header', (h) => ({ ...h, payloadHash: 'a'.repeat(64) })),
+      ),
+  },
+  editFrontier: {
+    target: 'head',
+    attack: 'edit the stored frontier',
+    apply: (c) =>
+      c.table.update(pk(c), Keys.head, (item) => ({
+        ...item,
+        frontier: { S: textOf(item, 'frontier').replace(/[0-9a-f]{64}/, 'e'.repeat(64)) },
+      })),
+  },
+  transplantHead: {
+    target: 'head',
+    attack: "transplant another lineage's head (its signed checkpoint names that lineage)",
+    apply: async (c) => c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), Keys.head), pk(c))),
+  },
+  rollback: {
+    target: 'lineage',
+    attack: 'roll the whole partition back to its signed state of 3 records',
+    apply: (c) => replayPartition(c, '3 records'),
+  },
+  fork: {
+    target: 'lineage',
+    attack: 'fork: roll back to 3 records, then a cold sealer appends two other writes (a second signed history)',
+    apply: async (c) => {
+      await replayPartition(c, '3 records');
+      const nowMs = Date.now();
+      const writes = [3, 4].map((seq) => acceptedWrite(c.lineageId, `r-fork-${seq}`, MANIFEST, nowMs));
+      expect(await sealGroup(coldSealer(setup), writes, nowMs)).toEqual(['SEALED', 'SEALED']);
+    },
+  },
+  wipe: {
+    target: 'lineage',
+    attack: 'delete every record and the head (issue 8, third bullet)',
+    apply: async (c) => {
+      for (const item of await c.table.query(pk(c))) await c.table.delete(pk(c), item.sk?.S as string);
+    },
+  },
+} satisfies Record<string, Attack>;
+
+const V = verifyLineageCli.name;
+const VK = verifyLineageKeptCli.name;
+const I = inspectLineageCli.name;
+const R = recallCli.name;
+const P = publishWaitCli.name;
+const E = exportThenVerifyCli.name;
+const RC = receiptCli.name;
+const CR = clientRecall.name;
+const CV = clientVerifyLineage.name;
+const CW = clientWaitForOutcome.name;
+const S = 'sealer (next append)';
+
+/**
+ * The readers' expected outcomes when the tamper is caught everywhere the item is read: `verdict`
+ * by the walks (verify, inspect, export, the client's verification), `proofVerdict` by the readers
+ * that prove one record in the signed log (recall, receipts, a write's outcome).
+ */
+const caught = (verdict: string, proofVerdict = verdict) => ({
+  [V]: both(`exit 20 ${verdict}`),
+  [I]: both(`exit 20 ${verdict}`),
+  [E]: both(`exit 20 ${verdict}`),
+  [CV]: both(verdict),
+  [R]: both(`exit 20 ${proofVerdict}`),
+  [CR]: both(proofVerdict),
+  [RC]: both(`export exit 20 ${proofVerdict}`),
+  [P]: both(`exit 20 ${proofVerdict}`),
+  [CW]: both('UnverifiedOutcomeError'),
+});
+const intact = (readers: readonly string[]) =>
+  Object.fromEntries(
+    readers.map((name) => [name, both(name === CV || name === CR ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT')]),
+  );
+
+// --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
+const at =
+  (seq: number): Cell['target'] =>
+  () => ({ recall: { seq }, receiptSeq: seq, write: lineage.writes[seq] as ReadTarget['write'] });
+const cells: readonly Cell[] = [
+  {
+    attack: attacks.none,
+    expect: {
+      ...intact([V, I, E, CV, R, CR, RC]),
+      [P]: both('exit 0 SEALED'),
+      [CW]: both('SEALED seq 4'),
+      [S]: 'SEALED',
+    },
+  },
+  { attack: attacks.editPayload, expect: caught('HASH_MISMATCH') },
+  { attack: attacks.deleteMiddle, target: at(2), expect: caught('LINEAGE_BROKEN') },
+  {
+    // The sealer extends the signed state it authenticated (the head carries the header it needs).
+    attack: attacks.deleteLast,
+    expect: {
+      ...caught('TRUNCATION_DETECTED'),
+      [RC]: both('export exit 20 LINEAGE_BROKEN'),
+      [P]: both('exit 20 LINEAGE_BROKEN'),
+      [S]: 'SEALED',
+    },
+  },
+  { attack: attacks.swap, target: at(2), expect: caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN') },
+  { attack: attacks.replayRecord, expect: caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN') },
+  { attack: attacks.transplantRecord, expect: caught('LINEAGE_BROKEN') },
+  {
+    // Only the readers that prove a record by inclusion read the nodes; the walks recompute the tree.
+    attack: attacks.editNodes,
+    expect: {
+      [R]: both('exit 20 HASH_MISMATCH'),
+      [CR]: both('HASH_MISMATCH'),
+      [RC]: both('export exit 20 HASH_MISMATCH'),
+      [P]: both('exit 20 HASH_MISMATCH'),
+      [CW]: both('UnverifiedOutcomeError'),
+    },
+  },
+  // A junk key is not a record: it hides nothing, so the intact lineage reads intact (and the
+  // sealer goes on), wherever the key sorts.
+  { attack: attacks.junkAfterOutOfRange, expect: { ...intact([V, I, E, CV, R, CR]), [S]: 'SEALED' } },
+  { attack: attacks.junkAfterInRange, expect: { ...intact([V, I, E, CV, R, CR]), [S]: 'SEALED' } },
+  {
+    // Records stored past the signed checkpoint: LINEAGE_BROKEN (docs/verifiable-log.md, "Recall");
+    // the export carries the far record, a replay of seq 4. The sealer extends its signed state.
+    // (Before the fix the walks read on towards seq 2^53 − 1 and never answered.)
+    attack: attacks.farOutOfRange,
+    // inspect --lineage reads the lineage as an export does.
+    expect: {
+      ...caught('LINEAGE_BROKEN'),
+      [E]: both('exit 20 SEQUENCE_REPLAYED'),
+      [I]: both('exit 20 SEQUENCE_REPLAYED'),
+      [S]: 'SEALED',
+    },
+  },
+  {
+    // The planted record is a copy of record 4: the walks see a replayed seq first.
+    attack: attacks.plantNext,
+    expect: { ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+  },
+  { attack: attacks.rewindHeadJunk, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  {
+    attack: attacks.rewindHeadJunkOutOfRange,
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+  },
+  { attack: attacks.deleteHeadJunk, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.replayHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.deleteHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  {
+    // An export carries the records and the head's claims, not the signed checkpoint: not its reader.
+    attack: attacks.editCheckpoint,
+    expect: (({ [E]: _export, ...rest }) => ({ ...rest, [S]: 'CONFLICT LINEAGE_INCONSISTENT' }))(
+      caught('HASH_MISMATCH'),
+    ),
+  },
+  {
+    attack: attacks.editHeader,
+    expect: {
+      [V]: both('exit 20 LINEAGE_BROKEN'),
+      [I]: both('exit 20 LINEAGE_BROKEN'),
+      [CV]: both('LINEAGE_BROKEN'),
+      [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+    },
+  },
+  // Only the sealer reads the frontier (to extend the tree).
+  { attack: attacks.editFrontier, expect: { [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  {
+    attack: attacks.transplantHead,
+    expect: { ...caught('LINEAGE_BROKEN', 'HASH_MISMATCH'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+  },
+  {
+    // docs/verifiable-log.md, "The limits": a whole, consistent rollback leaves a signed state
+    // behind; without a kept checkpoint it is all there is (the write of seq 4 is then not found:
+    // a wait times out). With one: TRUNCATION_DETECTED.
+    attack: attacks.rollback,
+    expect: {
+      [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [CV]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
+      [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [CR]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
+      // seq 4 is past the signed checkpoint the table now holds.
+      [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+      [P]: both('exit 1 TIMEOUT'),
+      [CW]: both('TimeoutError'),
+    },
+  },
+  {
+    // docs/verifiable-log.md, "The limits": after a rollback a cold sealer signs a second history
+    // for the same sizes; without a kept checkpoint the client sees it as the log. A kept
+    // checkpoint (or the head of a ResidualSealed event) catches the fork: LINEAGE_BROKEN.
+    attack: attacks.fork,
+    expect: {
+      [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CR]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [RC]: ['exit 0 VERIFIED_INTACT', 'export exit 20 LINEAGE_BROKEN'],
+      // The write of r-4 is gone from the forked history: a wait times out.
+      [P]: both('exit 1 TIMEOUT'),
+      [CW]: both('TimeoutError'),
+    },
+  },
+  {
+    // docs/sealing.md, "Threat model": deletes everything → with a kept checkpoint
+    // TRUNCATION_DETECTED; without one "not found" (exit 2).
+    attack: attacks.wipe,
+    expect: {
+      [V]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
+      [VK]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
+      [I]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
+      [E]: ['export exit 2 not found', 'export exit 20 TRUNCATION_DETECTED'],
+      [CV]: ['LineageNotFoundError', 'TRUNCATION_DETECTED'],
+      [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
+      [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
+      [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+      [P]: both('exit 1 TIMEOUT'),
+      [CW]: both('TimeoutError'),
+    },
+  },
+];
+
+const readers = [
+  verifyLineageCli,
+  verifyLineageKeptCli,
+  inspectLineageCli,
+  recallCli,
+  publishWaitCli,
+  exportThenVerifyCli,
+  receiptCli,
+  clientRecall,
+  clientVerifyLineage,
+  clientWaitForOutcome,
+  nextAppend(setup, () => lineage.lineageId),
+];
+
+describe('tampering with records and heads, through every reader (issue 8)', () => {
+  beforeAll(async () => {
+    [lineage, other] = await Promise.all([
+      sealLineage(setup, 'tamper-rh', [2, 1, 2]),
+      sealLineage(setup, 'tamper-rh-other', [5]),
+    ]);
+  });
+
+  for (const cell of cells) {
+    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
+      const base: ReadTarget = {
+        lineageId: lineage.lineageId,
+        trusted: lineage.trusted,
+        recall: { latest: true },
+        receiptSeq: 4,
+        write: lineage.writes[4] as ReadTarget['write'],
+      };
+      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
+    });
+  }
+});

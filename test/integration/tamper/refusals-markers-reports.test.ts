@@ -1,0 +1,483 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
+import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import {
+  clientRecall,
+  clientWaitForOutcome,
+  publishWaitCli,
+  type ReadTarget,
+  recallCli,
+} from '../../helpers/tamper-readers';
+import { type Attack, type AttackContext, type Item, movedTo, withJson } from '../../helpers/tamper-table';
+import { emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
+
+// Issue 8, part 1: the table writer attacks the items around the records: residual markers,
+// triage reports, rejections and conflicts. Their readers are the write's outcome (`publish
+// --wait`, `waitForOutcome`) and the recall (`recall`, `client.recall`). docs/verifiable-log.md,
+// "Signed outcomes" and "Recall", and docs/sealing.md, "Threat model": a forged or edited item is
+// ignored (a refusal counts only when signed by the deciding function for that very request; a
+// triage answer only when the client proves it), and a deleted one is a delay, never another answer.
+
+const setup = emulatorSetup();
+let lineage: SealedLineage;
+let other: SealedLineage;
+/** A write refused by the sealer (`RESIDUAL_ID_REUSED`: r-1 again with another payload), signed. */
+let reused: ResidualWriteRequest;
+/** A write in conflict (`LINEAGE_INCONSISTENT`: sealed on a rewound head), signed. */
+let conflicted: ResidualWriteRequest;
+/** A write never published. */
+let neverWritten: ResidualWriteRequest;
+/** A genuine triage report of an earlier recall of this lineage, and one of the other lineage. */
+let earlierReport: Item;
+let otherReport: Item;
+
+/** Refusals are timed ahead of the readers' publishes, so `publish --wait` counts them as this publish's. */
+const AHEAD_MS = 10 * 60_000;
+
+const attackContext = (): AttackContext => ({
+  table: setup.table,
+  lineageId: lineage.lineageId,
+  otherLineageId: other.lineageId,
+  earlier: lineage.earlier,
+});
+const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+const itemsWith = async (context: AttackContext, partition: string, prefix: string) =>
+  (await context.table.query(partition)).filter((item) => item.sk?.S?.startsWith(prefix));
+/** The one item under `prefix` in `partition`. */
+const onlyItem = async (context: AttackContext, partition: string, prefix = '') => {
+  const items = await itemsWith(context, partition, prefix);
+  expect(items, `one item ${partition} ${prefix}`).toHaveLength(1);
+  return items[0] as Item;
+};
+const rejectionOf = (c: AttackContext) => onlyItem(c, Keys.rejection(c.lineageId));
+const conflictOf = (c: AttackContext) => onlyItem(c, pk(c), 'CONFLICT#');
+
+/** A triage answer the table writer writes under the recall's request id before triage answers. */
+function forgedAnswer(
+  detail: { requestId: string; lineageId: string },
+  outcome: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    formatVersion: 1,
+    requestId: detail.requestId,
+    lineageId: detail.lineageId,
+    seq: null,
+    residualId: null,
+    verification: null,
+    report: null,
+    proof: null,
+    completedAtMs: Date.now(),
+    ...outcome,
+  };
+}
+const putAnswer = (c: AttackContext, answer: Record<string, unknown>) =>
+  c.table.put({
+    pk: { S: Keys.triage(c.lineageId) },
+    sk: { S: answer.requestId as string },
+    report: { S: JSON.stringify(answer) },
+  });
+
+// --- attacks, as data (the recall attacks act on the answer through the recall's hook) ---
+const noop = async () => {};
+const attacks = {
+  none: { target: 'refusals, markers and reports', attack: 'none (control)', apply: noop },
+  deleteMarker: {
+    target: 'residual marker',
+    attack: 'delete the marker of r-2',
+    apply: (c) => c.table.delete(pk(c), Keys.residualSk('r-2')),
+  },
+  editMarker: {
+    target: 'residual marker',
+    attack: 'edit the marker of r-2 to point at seq 1',
+    apply: (c) => c.table.update(pk(c), Keys.residualSk('r-2'), (item) => ({ ...item, seq: { N: '1' } })),
+  },
+  insertMarker: {
+    target: 'residual marker',
+    attack: 'insert a marker for a residual never written (r-9), pointing at seq 2',
+    apply: async (c) =>
+      c.table.put({ ...(await c.table.get(pk(c), Keys.residualSk('r-2'))), sk: { S: Keys.residualSk('r-9') } }),
+  },
+  transplantMarker: {
+    target: 'residual marker',
+    attack: "transplant the other lineage's marker of r-2 (seq 2) over this one's",
+    apply: async (c) =>
+      c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), Keys.residualSk('r-2')), pk(c))),
+  },
+  editReport: {
+    target: 'triage report',
+    attack: 'edit the stored answer after triage wrote it (verdict FULL_RECONSTRUCTION_REQUIRED)',
+    apply: noop,
+  },
+  forgeNotFound: {
+    target: 'triage report',
+    attack: 'insert a NOT_FOUND refusal under the request id before triage answers',
+    apply: noop,
+  },
+  forgeInvalid: {
+    target: 'triage report',
+    attack: 'insert an INVALID_REQUEST refusal under the request id before triage answers',
+    apply: noop,
+  },
+  replayReport: {
+    target: 'triage report',
+    attack: "replay an earlier recall's genuine answer under the request id",
+    apply: noop,
+  },
+  transplantReport: {
+    target: 'triage report',
+    attack: "transplant the other lineage's genuine answer under the request id",
+    apply: noop,
+  },
+  deleteReport: { target: 'triage report', attack: 'delete the answer after triage wrote it', apply: noop },
+  editRejection: {
+    target: 'rejection',
+    attack: 'edit the signed rejection (reason STALE_STATE)',
+    apply: async (c) => c.table.put({ ...(await rejectionOf(c)), reason: { S: 'STALE_STATE' } }),
+  },
+  deleteRejection: {
+    target: 'rejection',
+    attack: 'delete the signed rejection',
+    apply: async (c) => {
+      const item = await rejectionOf(c);
+      await c.table.delete(item.pk?.S as string, item.sk?.S as string);
+    },
+  },
+  forgeRejection: {
+    target: 'rejection',
+    attack: 'insert an unsigned rejection (STALE_STATE) for a write that was sealed',
+    apply: async (c) => {
+      const atMs = Date.now() + AHEAD_MS;
+      await c.table.put({
+        pk: { S: Keys.rejection(c.lineageId) },
+        sk: { S: Keys.rejectionSk(atMs, 'm-forged') },
+        stage: { S: 'GUARD' },
+        reason: { S: 'STALE_STATE' },
+        residualId: { S: 'r-2' },
+        messageId: { S: 'm-forged' },
+        bodyDigest: { S: 'b'.repeat(64) },
+        bodyPreview: { S: '{}' },
+        issues: { S: '[]' },
+        rejectedVariables: { S: '[]' },
+        requestViolations: { S: '[]' },
+        atMs: { N: String(atMs) },
+      });
+    },
+  },
+  replayRejection: {
+    target: 'rejection',
+    attack: 'replay the signed rejection of r-1 (reused) under the sealed r-1 write',
+    apply: noop,
+  },
+  transplantRejection: {
+    target: 'rejection',
+    attack: "transplant the signed rejection into the other lineage's partition (its r-1 is sealed)",
+    apply: async (c) => c.table.put(movedTo(await rejectionOf(c), Keys.rejection(c.otherLineageId))),
+  },
+  editConflict: {
+    target: 'conflict',
+    attack: 'edit the signed conflict (reason LOST_RACE)',
+    apply: async (c) => c.table.put({ ...(await conflictOf(c)), reason: { S: 'LOST_RACE' } }),
+  },
+  deleteConflict: {
+    target: 'conflict',
+    attack: 'delete the signed conflict',
+    apply: async (c) => {
+      const item = await conflictOf(c);
+      await c.table.delete(item.pk?.S as string, item.sk?.S as string);
+    },
+  },
+  forgeConflict: {
+    target: 'conflict',
+    attack: 'insert an unsigned conflict (STALE_EPOCH) for a write that was sealed',
+    apply: async (c) => {
+      const conflict = await conflictOf(c);
+      const atMs = Date.now() + AHEAD_MS;
+      await c.table.put({
+        ...conflict,
+        sk: { S: Keys.conflict('r-2', atMs, 'm-forged') },
+        residualId: { S: 'r-2' },
+        reason: { S: 'STALE_EPOCH' },
+        messageId: { S: 'm-forged' },
+        atMs: { N: String(atMs) },
+        statement: { S: 'forged' },
+      });
+    },
+  },
+  transplantConflict: {
+    target: 'conflict',
+    attack: "transplant the signed conflict into the other lineage's partition",
+    apply: async (c) => c.table.put(movedTo(await conflictOf(c), Keys.lineage(c.otherLineageId))),
+  },
+} satisfies Record<string, Attack>;
+
+const R = recallCli.name;
+const CR = clientRecall.name;
+const P = publishWaitCli.name;
+const CW = clientWaitForOutcome.name;
+
+/** The write's outcome readers both report `cli` / `client`. */
+const outcome = (cli: string, client: string) => ({ [P]: both(cli), [CW]: both(client) });
+const recalled = (cli: Cell['expect'][string], client: Cell['expect'][string]) => ({ [R]: cli, [CR]: client });
+const forWrite =
+  (write: () => ResidualWriteRequest): Cell['target'] =>
+  () => ({ write: write() });
+const byResidual =
+  (residualId: string, write?: () => ResidualWriteRequest): Cell['target'] =>
+  () => ({ recall: { residualId }, ...(write ? { write: write() } : {}) });
+/** A recall whose answer the table writer changes: `before` triage answers, or `after`. */
+const onAnswer =
+  (
+    move: (
+      c: AttackContext,
+      detail: { requestId: string; lineageId: string },
+      when: 'before' | 'after',
+    ) => Promise<void>,
+  ) =>
+  (): ReturnType<NonNullable<Cell['target']>> => ({
+    onRecall: async (detail, triage) => {
+      await move(attackContext(), detail, 'before');
+      await triage();
+      await move(attackContext(), detail, 'after');
+    },
+  });
+
+// --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
+const cells: readonly Cell[] = [
+  {
+    attack: attacks.none,
+    target: () => ({ recall: { residualId: 'r-2' } }),
+    expect: {
+      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...recalled(both('exit 0 VERIFIED_INTACT'), both('VERIFIED_INTACT')),
+    },
+  },
+  {
+    attack: { ...attacks.none, target: 'rejection' },
+    target: forWrite(() => reused),
+    expect: outcome('exit 10 REJECTED', 'REJECTED'),
+  },
+  {
+    attack: { ...attacks.none, target: 'conflict' },
+    target: forWrite(() => conflicted),
+    expect: outcome('exit 10 CONFLICT', 'CONFLICT'),
+  },
+  // Residual markers. A deleted marker makes the record unfindable by residual id: the wait
+  // times out and triage's NOT_FOUND stands, as triage's unproven claim (docs/verifiable-log.md,
+  // "Recall": a NOT_FOUND the log cannot contradict stands; the documented limit).
+  {
+    attack: attacks.deleteMarker,
+    target: byResidual('r-2'),
+    expect: {
+      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...recalled(both('exit 2 NOT_FOUND'), both('refused NOT_FOUND (unproven)')),
+    },
+  },
+  {
+    attack: attacks.editMarker,
+    target: byResidual('r-2'),
+    expect: {
+      ...outcome('exit 20 LINEAGE_BROKEN', 'UnverifiedOutcomeError'),
+      ...recalled(both('exit 20 LINEAGE_BROKEN'), both('LINEAGE_BROKEN')),
+    },
+  },
+  {
+    attack: attacks.insertMarker,
+    target: byResidual('r-9', () => neverWritten),
+    expect: {
+      ...outcome('exit 20 LINEAGE_BROKEN', 'UnverifiedOutcomeError'),
+      ...recalled(both('exit 20 LINEAGE_BROKEN'), both('LINEAGE_BROKEN')),
+    },
+  },
+  {
+    attack: attacks.transplantMarker,
+    target: byResidual('r-2'),
+    // The marker names the lineage it belongs to: another lineage's is not this one's. The wait
+    // goes on (a delay), the recall by residual id is refused as unproven.
+    expect: {
+      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...recalled(both('exit 20 UNVERIFIED_TAMPER_RISK'), both('UNVERIFIED_TAMPER_RISK')),
+    },
+  },
+  // Triage reports: the client proves the record and recomputes the delta itself.
+  {
+    attack: attacks.editReport,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'before') return;
+      await c.table.update(Keys.triage(c.lineageId), detail.requestId, (item) =>
+        withJson(item, 'report', (answer) => ({
+          ...answer,
+          report: {
+            ...(answer.report as Record<string, unknown>),
+            verdict: 'FULL_RECONSTRUCTION_REQUIRED',
+            retainedClaims: [],
+            invalidatedClaims: ['claim-region'],
+          },
+        })),
+      );
+    }),
+    expect: recalled(both('exit 20 HASH_MISMATCH'), both('HASH_MISMATCH')),
+  },
+  {
+    attack: attacks.forgeNotFound,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'after') return;
+      await putAnswer(
+        c,
+        forgedAnswer(detail, { outcome: 'REFUSED', refusalCode: 'NOT_FOUND', refusalReason: 'no such record' }),
+      );
+    }),
+    expect: recalled(
+      ['exit 20 UNVERIFIED_TAMPER_RISK', 'exit 20 TRUNCATION_DETECTED'],
+      ['UNVERIFIED_TAMPER_RISK', 'TRUNCATION_DETECTED'],
+    ),
+  },
+  {
+    attack: attacks.forgeInvalid,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'after') return;
+      await putAnswer(
+        c,
+        forgedAnswer(detail, { outcome: 'REFUSED', refusalCode: 'INVALID_REQUEST', refusalReason: 'invalid' }),
+      );
+    }),
+    expect: recalled(both('exit 20 UNVERIFIED_TAMPER_RISK'), both('UNVERIFIED_TAMPER_RISK')),
+  },
+  {
+    // An answer to another request is not this one's: triage answers, the replay is overwritten.
+    attack: attacks.replayReport,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'before') await c.table.put({ ...earlierReport, sk: { S: detail.requestId } });
+    }),
+    expect: recalled(both('exit 0 VERIFIED_INTACT'), both('VERIFIED_INTACT')),
+  },
+  {
+    attack: attacks.transplantReport,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'before') {
+        await c.table.put({ ...movedTo(otherReport, Keys.triage(c.lineageId)), sk: { S: detail.requestId } });
+      }
+    }),
+    expect: recalled(both('exit 0 VERIFIED_INTACT'), both('VERIFIED_INTACT')),
+  },
+  {
+    attack: attacks.deleteReport,
+    target: onAnswer(async (c, detail, when) => {
+      if (when === 'after') await c.table.delete(Keys.triage(c.lineageId), detail.requestId);
+    }),
+    expect: recalled(both('exit 1 TIMEOUT'), both('TimeoutError')),
+  },
+  // Rejections: only a refusal signed by the deciding function for this very request counts.
+  { attack: attacks.editRejection, target: forWrite(() => reused), expect: outcome('exit 1 TIMEOUT', 'TimeoutError') },
+  {
+    attack: attacks.deleteRejection,
+    target: forWrite(() => reused),
+    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+  },
+  {
+    attack: attacks.forgeRejection,
+    target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
+    expect: outcome('exit 0 SEALED', 'SEALED seq 2'),
+  },
+  {
+    // The signed refusal names the reused request, not the sealed one with the same residual id.
+    attack: attacks.replayRejection,
+    target: forWrite(() => lineage.writes[1] as ResidualWriteRequest),
+    expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
+  },
+  {
+    attack: attacks.transplantRejection,
+    target: forWrite(() => other.writes[1] as ResidualWriteRequest),
+    expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
+  },
+  // Conflicts: the same rule as rejections.
+  {
+    attack: attacks.editConflict,
+    target: forWrite(() => conflicted),
+    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+  },
+  {
+    attack: attacks.deleteConflict,
+    target: forWrite(() => conflicted),
+    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+  },
+  {
+    attack: attacks.forgeConflict,
+    target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
+    expect: outcome('exit 0 SEALED', 'SEALED seq 2'),
+  },
+  {
+    attack: attacks.transplantConflict,
+    target: forWrite(() => ({ ...conflicted, lineageId: other.lineageId })),
+    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+  },
+];
+
+const readers = [recallCli, clientRecall, publishWaitCli, clientWaitForOutcome];
+
+describe('tampering with residual markers, triage reports, rejections and conflicts (issue 8)', () => {
+  beforeAll(async () => {
+    [lineage, other] = await Promise.all([
+      sealLineage(setup, 'tamper-side', [3]),
+      sealLineage(setup, 'tamper-side-other', [3]),
+    ]);
+    const { lineageId } = lineage;
+    const ahead = Date.now() + AHEAD_MS;
+    // A signed rejection: r-1 again, with another payload.
+    reused = acceptedWrite(lineageId, 'r-1', MANIFEST, ahead, { payload: { conclusion: 'another conclusion' } });
+    expect(
+      await sealGroup(
+        coldSealer(setup, () => ahead),
+        [reused],
+        ahead,
+      ),
+    ).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
+    // A signed conflict: a write sealed on a head rewound to seq 1 (then the head is put back).
+    const head = await setup.table.get(Keys.lineage(lineageId), Keys.head);
+    const record1 = await setup.table.get(Keys.lineage(lineageId), Keys.record(1));
+    await setup.table.put({ ...head, seq: { N: '1' }, recordHash: record1.recordHash as Item[string] });
+    conflicted = acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead);
+    expect(
+      await sealGroup(
+        coldSealer(setup, () => ahead),
+        [conflicted],
+        ahead,
+      ),
+    ).toEqual(['CONFLICT LINEAGE_INCONSISTENT']);
+    await setup.table.put(head);
+    neverWritten = acceptedWrite(lineageId, 'r-9', MANIFEST, Date.now());
+    // Genuine answers of earlier recalls, to replay and transplant.
+    for (const [of, keep] of [
+      [lineage, (item: Item) => (earlierReport = item)],
+      [other, (item: Item) => (otherReport = item)],
+    ] as const) {
+      expect(await recallCli.read(setup, { ...baseOf(of), recall: { seq: 0 } }, false)).toBe('exit 0 VERIFIED_INTACT');
+      const reports = await setup.table.query(Keys.triage(of.lineageId));
+      expect(reports).toHaveLength(1);
+      keep(reports[0] as Item);
+    }
+    // Every cell starts from this state: the lineage with its refusals, no reports.
+    for (const of of [lineage, other]) {
+      for (const item of await setup.table.query(Keys.triage(of.lineageId))) {
+        await setup.table.delete(item.pk?.S as string, item.sk?.S as string);
+      }
+    }
+  });
+
+  for (const cell of cells) {
+    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
+      await runCell(context, setup, setup.table, attackContext(), baseOf(lineage), readers, cell);
+    });
+  }
+});
+
+function baseOf(of: SealedLineage): ReadTarget {
+  return {
+    lineageId: of.lineageId,
+    trusted: of.trusted,
+    recall: { seq: 2 },
+    receiptSeq: 2,
+    write: of.writes[2] as ResidualWriteRequest,
+  };
+}
