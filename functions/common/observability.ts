@@ -57,6 +57,18 @@ export class PowertoolsPipelineMetrics implements PipelineMetrics {
   }
 }
 
+/**
+ * Logs an infrastructure failure (KMS, a table, queue or bus error) at error, with the error's
+ * name, message and cause, before the caller rethrows it for a retry (docs/pipeline.md, "Logs and
+ * metrics"): a message or event waiting for its retry, or in a dead-letter queue, has a line naming why.
+ */
+export function logInfrastructureFailure(logger: ServiceLogger, message: string, error: unknown): void {
+  logger.error(message, {
+    error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+    cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
+  });
+}
+
 /** Keys every log line of a record carries; reset before each record so none leak to the next. */
 export function beginRecord(logger: Logger, messageId: string): void {
   logger.removeKeys(['residualId', 'lineageId', 'messageId', 'requestId']);

@@ -19,7 +19,12 @@ import type { SealQueue } from '../../shared/ports/seal-queue';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import {
+  logInfrastructureFailure,
+  MetricName,
+  type PipelineMetrics,
+  type ServiceLogger,
+} from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 
 /**
@@ -89,10 +94,11 @@ export class GuardService {
     try {
       return await this.#handle(message);
     } catch (error) {
-      this.#deps.logger.error('guarding failed on an infrastructure error; the message will be retried', {
-        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
-      });
+      logInfrastructureFailure(
+        this.#deps.logger,
+        'guarding failed on an infrastructure error; the message will be retried',
+        error,
+      );
       throw error;
     }
   }

@@ -41,7 +41,12 @@ import {
   SealedRecordSchema,
 } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import {
+  logInfrastructureFailure,
+  MetricName,
+  type PipelineMetrics,
+  type ServiceLogger,
+} from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
@@ -176,10 +181,11 @@ export class SealerService {
     try {
       return await this.#handleGroup(messages);
     } catch (error) {
-      this.#deps.logger.error('sealing failed on an infrastructure error; the message group will be retried', {
-        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
-      });
+      logInfrastructureFailure(
+        this.#deps.logger,
+        'sealing failed on an infrastructure error; the message group will be retried',
+        error,
+      );
       throw error;
     }
   }
