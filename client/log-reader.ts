@@ -4,6 +4,7 @@ import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { RecordProof } from '../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import type { SignedLogView } from '../shared/log/stored-lineage';
 import {
   type LogFinding,
   proveLatestCheckpoint,
@@ -118,6 +119,24 @@ export class LogReader {
     const latest = await this.latest(lineageId);
     if (latest) await this.keep(lineageId, latest.checkpoint, latest.trusted);
     return latest;
+  }
+
+  /** This reader as the core's {@link SignedLogView} (`verifyStoredLineage`, `checkWalkAgainstLog`). */
+  view(): SignedLogView {
+    return {
+      key: () => this.key(),
+      latestKept: async (lineageId) => {
+        try {
+          const latest = await this.latestKept(lineageId);
+          if (latest === null) return { kind: 'NONE' };
+          return { kind: 'PROVEN', checkpoint: latest.checkpoint, truncationChecked: latest.trusted !== null };
+        } catch (error) {
+          if (error instanceof LogVerificationError)
+            return { kind: 'FINDING', verdict: error.verdict, reason: error.reason };
+          throw error;
+        }
+      },
+    };
   }
 
   /**
