@@ -9,16 +9,12 @@ import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import type { QueueMessage } from '../common/queue-message';
 import { type RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import type { SealRequestRefusal } from './seal-request-check';
 
 /** One `seal-requests` message, as the sealer needs it. */
-export interface SealMessage {
-  readonly messageId: string;
-  readonly body: string;
-  /** SQS `SentTimestamp`, ms. */
-  readonly sentAtMs: number;
-}
+export type SealMessage = QueueMessage;
 
 /** What happened to a seal request. Every one ends in exactly one of these. */
 export type SealOutcome =

@@ -107,16 +107,11 @@ export class SealerService {
    * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
    */
   async handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
-    try {
-      return await this.#handleGroup(messages);
-    } catch (error) {
-      logInfrastructureFailure(
-        this.#deps.logger,
-        'sealing failed on an infrastructure error; the message group will be retried',
-        error,
-      );
-      throw error;
-    }
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'sealing failed on an infrastructure error; the message group will be retried',
+      () => this.#handleGroup(messages),
+    );
   }
 
   /** Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. */

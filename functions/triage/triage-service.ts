@@ -94,16 +94,11 @@ export class TriageService {
    *   with the error and its cause: EventBridge retries the invocation
    */
   async handle(detail: unknown): Promise<TriageResult> {
-    try {
-      return await this.#handle(detail);
-    } catch (error) {
-      logInfrastructureFailure(
-        this.#deps.logger,
-        'triage failed on an infrastructure error; the event will be retried',
-        error,
-      );
-      throw error;
-    }
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'triage failed on an infrastructure error; the event will be retried',
+      () => this.#handle(detail),
+    );
   }
 
   async #handle(detail: unknown): Promise<TriageResult> {
