@@ -193,6 +193,15 @@ const attacks = {
     attack: 'replay the signed rejection of r-1 (reused) under the sealed r-1 write',
     apply: noop,
   },
+  replayRejectionKey: {
+    target: 'rejection',
+    attack: 'replay the signed rejection under a later sort key (a copy, every attribute kept)',
+    apply: async (c) => {
+      const item = await rejectionOf(c);
+      const sk = Keys.rejectionSk(Date.now() + 2 * AHEAD_MS, item.messageId?.S as string);
+      await c.table.put({ ...item, sk: { S: sk } });
+    },
+  },
   transplantRejection: {
     target: 'rejection',
     attack: "transplant the signed rejection into the other lineage's partition (its r-1 is sealed)",
@@ -488,6 +497,16 @@ const cells: readonly Cell[] = [
     attack: attacks.replayRejection,
     target: forWrite(() => lineage.writes[1] as ResidualWriteRequest),
     expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
+  },
+  {
+    // A copy of a signed refusal is that same refusal (its statement names the write it refused,
+    // and when): listed twice, both signed, it refuses nothing else, and that write is still refused.
+    attack: attacks.replayRejectionKey,
+    target: forWrite(() => reused),
+    expect: {
+      ...outcome('exit 10 REJECTED', 'REJECTED'),
+      ...listed(['RESIDUAL_ID_REUSED signed', 'RESIDUAL_ID_REUSED signed'], ['LINEAGE_INCONSISTENT signed']),
+    },
   },
   {
     // The listing is the other lineage's: a signed refusal of this lineage is not signed there.
