@@ -131,26 +131,31 @@ async function sealerFigure(): Promise<Figure> {
   };
   const message = { messageId: 'bench-1', body: JSON.stringify(sealRequest), sentAtMs: FACTORY_NOW_MS + 1 };
   let sealed: SealedRecord | null = null;
-  const service = new SealerService({
-    store: {
-      ...nullStore,
-      appendEntries: async (batch) => {
-        sealed = batch.entries[0]?.record ?? null;
+  const signer = new LocalEd25519Signer('reseal/bench-stack', new Uint8Array(32).fill(7));
+  // A new service per write: the store keeps nothing, so a warm sealer would take the second
+  // write for a rollback of the first (SignedHeads). Each write is the first of its lineage.
+  const newService = () =>
+    new SealerService({
+      store: {
+        ...nullStore,
+        appendEntries: async (batch) => {
+          sealed = batch.entries[0]?.record ?? null;
+        },
       },
-    },
-    publisher: nullPublisher,
-    anchor,
-    // The log key: one Ed25519 signature per run of writes (here, per write: a run of one).
-    signer: new LocalEd25519Signer('reseal/bench-stack', new Uint8Array(32).fill(7)),
-    metrics: { count: quiet },
-    logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
-    clock: () => FACTORY_NOW_MS + 1_000,
-  });
+      publisher: nullPublisher,
+      anchor,
+      // The log key: one Ed25519 signature per run of writes (here, per write: a run of one).
+      signer,
+      metrics: { count: quiet },
+      logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
+      clock: () => FACTORY_NOW_MS + 1_000,
+    });
+  const service = newService();
   const outcome = await service.handle(message);
   if (outcome.kind !== 'SEALED' || sealed === null) throw new Error(`bench seal request was ${outcome.kind}`);
   const parts = partsOf(sealed);
   const samples = await interleavedSamples({
-    measured: () => service.handle(message),
+    measured: () => newService().handle(message),
     floor: () => sealFloor(parts, BENCH_KEY),
     library: () => sealFloor(parts, BENCH_KEY, libraryCanonical),
   });

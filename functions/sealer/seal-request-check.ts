@@ -1,9 +1,10 @@
 import { InvalidInputError, ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, GuardPolicySchema } from '../../shared/guard/policy';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { RejectedVariable, RequestViolation } from '../../shared/guard/verdict';
 import { RejectionReason, type SealRequest } from '../../shared/pipeline/messages';
 import { parseInput } from '../../shared/schemas/parse';
+import type { Validated } from '../../shared/schemas/validated';
 
 /**
  * How long a `seal-requests` message can exist, in seconds: the queue's retention period
@@ -95,13 +96,16 @@ export interface SealRequestRefusal {
  * Residual risk: a sender with rights on the queue can still choose `acceptedAtMs` inside the
  * minute before its own send; the queue policy (only the guard's role may send) closes that.
  *
- * @param sealRequest - a parsed {@link SealRequest} (untrusted content, valid shape)
+ * @param sealRequest - a {@link SealRequest} validated at the sealer's boundary (untrusted content, valid shape)
  * @param policy - see {@link SealRequestPolicy}
  * @returns `null` when the request may be sealed, else the refusal (permanent: never retried)
  * @throws {InvalidInputError} when the policy itself is malformed (a configuration error: the
  *   message is retried, never sealed)
  */
-export function checkSealRequest(sealRequest: SealRequest, policy: SealRequestPolicy): SealRequestRefusal | null {
+export function checkSealRequest(
+  sealRequest: Validated<SealRequest>,
+  policy: SealRequestPolicy,
+): SealRequestRefusal | null {
   const { maxRequestAgeSeconds, ...guardPolicy } = resolveSealRequestPolicy(policy);
   const { maxClockSkewSeconds } = guardPolicy;
   const { acceptedAtMs, request, verdict } = sealRequest;
@@ -136,9 +140,10 @@ export function checkSealRequest(sealRequest: SealRequest, policy: SealRequestPo
     }
   }
 
-  let recomputed: ReturnType<typeof evaluateWrite>;
+  let recomputed: ReturnType<typeof evaluateValidatedWrite>;
   try {
-    recomputed = evaluateWrite(request, { ...guardPolicy, nowMs: acceptedAtMs });
+    // The request was validated with the seal request: the guard's rules run without a second parse.
+    recomputed = evaluateValidatedWrite(request as Validated<typeof request>, { ...guardPolicy, nowMs: acceptedAtMs });
   } catch (error) {
     // The schema passed, so only a request the guard would refuse as malformed lands here.
     if (!(error instanceof ResealError)) throw error;

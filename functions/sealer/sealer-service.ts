@@ -2,13 +2,11 @@ import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import {
-  AnchorUnavailableError,
   DuplicateResidualError,
   escapeLoneSurrogates,
   LineageInconsistentError,
   LogStateError,
   ResealError,
-  SignerUnavailableError,
   StaleEpochError,
   StaleHeadError,
   StrictJsonError,
@@ -17,12 +15,12 @@ import {
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState, type LogState } from '../../shared/log/log-state';
+import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
-import { RejectionReason, RejectionStage, type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
+import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import {
   ConflictReason as Conflict,
@@ -34,7 +32,8 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ChainTip } from '../../shared/seal/chain-tip';
-import { sealRecord } from '../../shared/seal/residual-sealer';
+import { sealValidated } from '../../shared/seal/residual-sealer';
+import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
   type LineageHead,
   lineageHeadOf,
@@ -45,6 +44,7 @@ import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
+import { parseSealRequest } from './seal-request-parse';
 import { SignedHeads } from './signed-heads';
 
 /** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
@@ -109,6 +109,15 @@ interface Pending {
   readonly index: number;
   readonly message: SealMessage;
   readonly request: SealRequest;
+  /** The write's seal input, validated and digested with the request. */
+  readonly seal: ValidatedSealInput;
+}
+
+/** The heads a conflict record names: read before sealing, seen by the failed append, and the header tried. */
+interface ConflictHeads {
+  readonly expectedHead: LineageHead | null;
+  readonly observedHead: LineageHead | null;
+  readonly attemptedHeader?: unknown;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -231,22 +240,21 @@ export class SealerService {
       const detail = error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
       return { outcome: await this.#reject(message, null, reason, detail) };
     }
-    const parsed = SealRequestSchema.safeParse(json);
-    if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const parsed = parseSealRequest(json);
+    if ('detail' in parsed) {
       // Filed under the lineage the body names, when it names a valid one, so its writer finds it.
       return {
         outcome: await this.#reject(
           message,
           null,
           RejectionReason.SCHEMA_VIOLATION,
-          detail,
+          parsed.detail,
           undefined,
           idsNamedBy(json),
         ),
       };
     }
-    const request = parsed.data;
+    const { request, seal } = parsed;
     const refusal = checkSealRequest(request, { ...this.#policyAt(this.#deps.clock()), sentAtMs: message.sentAtMs });
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
@@ -254,7 +262,7 @@ export class SealerService {
         outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }),
       };
     }
-    return { pending: { index, message, request } };
+    return { pending: { index, message, request, seal } };
   }
 
   /** Steps 2–5 for a run of writes to one lineage; returns each message's outcome by index. */
@@ -270,34 +278,10 @@ export class SealerService {
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       const stored = await this.#deps.store.logHead(lineageId);
       expectedHead = stored?.head ?? null;
-      let state: LogState;
-      try {
-        state = authenticateLogState(stored, {
-          lineageId,
-          origin: this.#origin(lineageId),
-          key: await this.#key(),
-        });
-      } catch (error) {
-        if (!(error instanceof LogStateError)) throw error;
-        for (const item of remaining) {
-          outcomes.set(
-            item.index,
-            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
-              expectedHead,
-              observedHead: null,
-            }),
-          );
-        }
-        return outcomes;
-      }
-      const rolledBack = this.#signed.rolledBack(state);
-      if (rolledBack) {
-        for (const item of remaining) {
-          outcomes.set(
-            item.index,
-            await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, rolledBack, { expectedHead, observedHead: null }),
-          );
-        }
+      const state = await this.#authenticatedState(lineageId, stored);
+      if (typeof state === 'string') {
+        const heads = { expectedHead, observedHead: null };
+        await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
         return outcomes;
       }
       const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
@@ -334,16 +318,11 @@ export class SealerService {
           continue;
         }
         if (error instanceof LineageInconsistentError) {
-          for (const item of remaining) {
-            outcomes.set(
-              item.index,
-              await this.#conflict(item, Conflict.LINEAGE_INCONSISTENT, error.message, {
-                expectedHead,
-                observedHead: expectedHead,
-                attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
-              }),
-            );
-          }
+          await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, error.message, (item) => ({
+            expectedHead,
+            observedHead: expectedHead,
+            attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
+          }));
           return outcomes;
         }
         throw error;
@@ -376,6 +355,33 @@ export class SealerService {
     const ceiling = Math.min(APPEND_RETRY_CAP_MS, APPEND_RETRY_BASE_MS * 2 ** (attempt - 1));
     const ms = Math.floor((this.#deps.random ?? Math.random)() * ceiling);
     await (this.#deps.sleep ?? ((delay) => new Promise<void>((resolve) => setTimeout(resolve, delay))))(ms);
+  }
+
+  /**
+   * Step 2: the run's lineage state authenticated with the log's public key, and not behind what
+   * this sealer signed while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT`
+   * conflict: a state that does not authenticate is never extended).
+   */
+  async #authenticatedState(lineageId: string, stored: StoredLogHead | null): Promise<LogState | string> {
+    let state: LogState;
+    try {
+      state = authenticateLogState(stored, { lineageId, origin: this.#origin(lineageId), key: await this.#key() });
+    } catch (error) {
+      if (!(error instanceof LogStateError)) throw error;
+      return error.message;
+    }
+    return this.#signed.rolledBack(state) ?? state;
+  }
+
+  /** Records the same conflict for each of `items` (heads per item), into `outcomes`. */
+  async #conflictAll(
+    items: readonly Pending[],
+    outcomes: Map<number, SealOutcome>,
+    reason: ConflictReason,
+    detail: string,
+    headsOf: (item: Pending) => ConflictHeads,
+  ): Promise<void> {
+    for (const item of items) outcomes.set(item.index, await this.#conflict(item, reason, detail, headsOf(item)));
   }
 
   /**
@@ -419,7 +425,7 @@ export class SealerService {
         }
       }
       try {
-        const record = await sealRecord(inputOf(item.request), tip, anchor, clock());
+        const record = await sealValidated(item.seal, tip, anchor, clock());
         sealed.push({ item, record });
         tip = {
           lineageId,
@@ -435,8 +441,9 @@ export class SealerService {
           );
           continue;
         }
-        if (error instanceof ResealError && !(error instanceof AnchorUnavailableError)) {
-          // The core refused the input (header too large, bad supersedes): permanent.
+        if (error instanceof ResealError && !error.retryable) {
+          // The core refused the input (header too large, bad supersedes): permanent. A retryable
+          // error (the MAC key unavailable) is rethrown, so the group is delivered again.
           settled.set(
             item.index,
             await this.#reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
@@ -470,7 +477,8 @@ export class SealerService {
       const proven = verifyRecordProof(await store.readRecord(lineageId, seq), proof, checkpoint, lineageId);
       return proven.verdict === 'VERIFIED_INTACT' ? proven.record.recordHash : null;
     } catch (error) {
-      if (error instanceof ResealError && !(error instanceof SignerUnavailableError)) return null;
+      // Unprovable for good (a node or record missing or forged); a retryable error is rethrown.
+      if (error instanceof ResealError && !error.retryable) return null;
       throw error;
     }
   }
@@ -560,12 +568,7 @@ export class SealerService {
     }
   }
 
-  async #conflict(
-    item: Pending,
-    reason: ConflictReason,
-    detail: string,
-    heads: { expectedHead: LineageHead | null; observedHead: LineageHead | null; attemptedHeader?: unknown },
-  ): Promise<SealOutcome> {
+  async #conflict(item: Pending, reason: ConflictReason, detail: string, heads: ConflictHeads): Promise<SealOutcome> {
     const { message, request } = item;
     const { lineageId, residualId } = request.request;
     await this.#refusals.conflict(
@@ -640,20 +643,4 @@ function idsNamedBy(json: unknown): { lineageId: string | null; residualId: stri
   const request = (json as { request?: Record<string, unknown> } | null)?.request;
   const pick = (value: unknown) => (Identifier.safeParse(value).success ? (value as string) : null);
   return { lineageId: pick(request?.lineageId), residualId: pick(request?.residualId) };
-}
-
-function inputOf(request: SealRequest) {
-  const { request: write, verdict } = request;
-  return {
-    lineageId: write.lineageId,
-    residualId: write.residualId,
-    sessionId: write.sessionId,
-    payload: write.payload,
-    generationEpoch: write.generationEpoch,
-    authority: write.authority,
-    manifest: write.manifest,
-    verdictDigest: verdict.verdictDigest,
-    variablesUsed: write.variablesUsed,
-    ...(write.supersedes ? { supersedes: write.supersedes } : {}),
-  };
 }

@@ -33,7 +33,44 @@ const encoder = new TextEncoder();
  *   canonical (sorted) order
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, { ancestors: [], trail: [], depth: 0 });
+  return write(value, { ancestors: [], trail: [], depth: 0, reservedKey: false });
+}
+
+/**
+ * {@link canonicalJson}, also telling whether any object in `value` has an own key spelled
+ * `__proto__` (which the text then carries as an ordinary key): the one pass a payload check
+ * needs to refuse such keys (the hostile-key policy) without walking the value a second time.
+ *
+ * @throws {CanonicalizationError} as {@link canonicalJson}
+ */
+export function canonicalJsonNotingReservedKey(value: unknown): { text: string; reservedKey: boolean } {
+  const walk: Walk = { ancestors: [], trail: [], depth: 0, reservedKey: false };
+  const text = write(value, walk);
+  return { text, reservedKey: walk.reservedKey };
+}
+
+/**
+ * RFC 8785 text of a JSON string (§3.2.2.2) for a string known to be well-formed (validated):
+ * `JSON.stringify`'s bytes, which are exactly the RFC's for such strings.
+ */
+export function canonicalString(text: string): string {
+  return quote(text);
+}
+
+/**
+ * RFC 8785 text of a map of strings whose keys and values are known to be well-formed (a
+ * validated environment, key-hash map or claim list): members in UTF-16 code-unit order, no
+ * white space. The same bytes as {@link canonicalJson} of the map, without its generic walk
+ * (the hot path of triage's composite seal and of a large manifest's digest).
+ */
+export function canonicalStringMap(map: Readonly<Record<string, string>>): string {
+  const keys = sortedKeys(map);
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    text += `${i === 0 ? '' : ','}${quote(key)}:${quote(map[key] as string)}`;
+  }
+  return `${text}}`;
 }
 
 /**
@@ -64,6 +101,8 @@ interface Walk {
   readonly trail: (string | number)[];
   /** Number of containers open. */
   depth: number;
+  /** Set once an object with an own `__proto__` key was written. */
+  reservedKey: boolean;
 }
 
 /** Characters `JSON.stringify` escapes in a well-formed string. */
@@ -125,6 +164,7 @@ function writeContainer(value: object, walk: Walk): string {
       const key = keys[i] as string;
       trail[depth] = key;
       if (!key.isWellFormed()) throw refusal(walk, 'key holds a lone UTF-16 surrogate');
+      if (key === '__proto__') walk.reservedKey = true;
       const member = `${quote(key)}:${write((value as Record<string, unknown>)[key], walk)}`;
       text += i === 0 ? member : `,${member}`;
     }

@@ -108,3 +108,12 @@ export function hashCanonicalText(domain: HashDomainTag, canonicalText: string):
   if (!canonicalText.isWellFormed()) throw new CanonicalizationError('', 'text holds a lone UTF-16 surrogate');
   return hash('sha256', `${domain}\0${canonicalText}`, 'hex');
 }
+
+/**
+ * {@link hashCanonicalText} of a text `canonicalJson` has just returned (or a writer of the same
+ * bytes over validated strings): well-formed by construction, since the writer refuses lone
+ * surrogates, so it is hashed without scanning it again.
+ */
+export function hashWrittenCanonical(domain: HashDomainTag, canonicalText: string): HexDigest {
+  return hash('sha256', `${domain}\0${canonicalText}`, 'hex');
+}

@@ -1,6 +1,7 @@
 import { StaleWriteError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { Authority } from '../schemas/primitives';
+import { markValidated, type Validated } from '../schemas/validated';
 import { type SessionVariable, VariableFreshness } from '../write/session-variable';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../write/write-request';
 import { type GuardPolicy, GuardPolicySchema, type ResolvedGuardPolicy } from './policy';
@@ -183,6 +184,17 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
 export function evaluateWrite(request: unknown, policy: GuardPolicy): WriteVerdict {
   const resolved = parseInput(GuardPolicySchema, policy, 'guard policy');
   const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+  return evaluateValidatedWrite(markValidated(parsed), resolved);
+}
+
+/**
+ * {@link evaluateWrite} of a request and a policy already validated (the sealer's re-run of the
+ * guard on a seal request it has just parsed): the same rules and verdict, no second parse.
+ */
+export function evaluateValidatedWrite(
+  parsed: Validated<ResidualWriteRequest>,
+  resolved: ResolvedGuardPolicy,
+): WriteVerdict {
   const declared = new Set(parsed.declaredImmutableConstants);
   const historical = parsed.authority === Authority.HISTORICAL_ATTRIBUTION;
   const rejectedVariables = sortRejections(

@@ -20,6 +20,19 @@ import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 /** Reserved map key, refused everywhere. */
 export const RESERVED_KEY = '__proto__';
 
+/**
+ * A non-empty text with no control character (U+0000–U+001F, U+007F): map keys, variable
+ * names, key ids. The one definition of that rule; each schema adds its own message.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+export const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]+$/;
+
+/** Canonical standard base64 (RFC 4648 §4, padded) of 32 bytes: an HMAC-SHA-256 MAC, 44 characters. */
+export const BASE64_MAC_PATTERN = /^[A-Za-z0-9+/]{43}=$/;
+
+/** Identifier pattern: 1–200 characters from `A–Z a–z 0–9 . _ : @ / + = -`, starting alphanumeric. */
+export const IDENTIFIER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/;
+
 /** A well-formed Unicode string (no lone surrogates), optionally bounded in UTF-16 units. */
 export const wellFormedString = (maxLength = 65_536) =>
   z
@@ -28,9 +41,7 @@ export const wellFormedString = (maxLength = 65_536) =>
     .refine((s) => s.isWellFormed(), { message: 'string holds a lone UTF-16 surrogate' });
 
 /** Identifier: 1–200 characters from `A–Z a–z 0–9 . _ : @ / + = -`, starting alphanumeric. */
-export const Identifier = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/, 'identifier must be 1–200 chars of [A-Za-z0-9._:@/+=-]');
+export const Identifier = z.string().regex(IDENTIFIER_PATTERN, 'identifier must be 1–200 chars of [A-Za-z0-9._:@/+=-]');
 
 /** SHA-256 digest as 64 lowercase hex characters. */
 export const HexDigest = z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters (SHA-256)');
@@ -41,11 +52,22 @@ export const NonNegativeInt = z.number().int().min(0).max(Number.MAX_SAFE_INTEGE
 /** Milliseconds since the Unix epoch (UTC). */
 export const EpochMillis = NonNegativeInt;
 
+/**
+ * A reference to one record of a lineage: its sequence number and record hash (strict). The one
+ * definition of the `{ seq, recordHash }` shape: what a re-seal supersedes, a trusted checkpoint
+ * of a chain, the record a recall proof names.
+ */
+export const RecordRefSchema = z.strictObject({
+  /** Sequence number of the record. */
+  seq: NonNegativeInt,
+  /** Its record hash. */
+  recordHash: HexDigest,
+});
+/** Type of {@link RecordRefSchema}. */
+export type RecordRef = z.infer<typeof RecordRefSchema>;
+
 /** A map key: well-formed, 1–512 UTF-16 units, no control characters, not `__proto__`. */
-export const MapKey = wellFormedString(512)
-  .min(1)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'key holds a control character');
+export const MapKey = wellFormedString(512).min(1).regex(NO_CONTROL_CHARACTERS, 'key holds a control character');
 
 /**
  * A JSON object used as a map, with the hostile-key policy above enforced: `__proto__` refused,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MacAnchor } from '../ports/mac-anchor';
-import { HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { HexDigest, Identifier, NonNegativeInt, RecordRefSchema } from '../schemas/primitives';
 import { type LineageHead, LineageHeadSchema } from './sealed-record';
 import { VerificationVerdict } from './verification-verdict';
 
@@ -10,7 +10,7 @@ import { VerificationVerdict } from './verification-verdict';
  * "Checkpoints and trusted starts"); a checkpoint can: a chain that ends before `seq` was truncated, and a record at `seq`
  * with another hash means the history was rewritten (a fork).
  */
-export const ChainCheckpointSchema = z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest });
+export const ChainCheckpointSchema = RecordRefSchema;
 /** Type of {@link ChainCheckpointSchema}. */
 export type ChainCheckpoint = z.infer<typeof ChainCheckpointSchema>;
 

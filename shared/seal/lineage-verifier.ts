@@ -9,7 +9,7 @@ import {
   VerifyChainOptionsSchema,
 } from './chain-verification';
 import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
-import { genesisParentHash } from './record-header';
+import { genesisParentHash, type RecordHeader } from './record-header';
 import { checkRecordIntegrity, isIntact } from './record-integrity';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
@@ -211,58 +211,97 @@ class Walk {
     if (!isIntact(integrity)) return fail(integrity.verdict, integrity.reason);
     const { record, message, recordHash } = integrity;
     const { header } = record;
-    const seq = header.monotonicSequenceNumber;
-
-    if (header.lineageId !== this.lineageId) {
-      return fail(V.LINEAGE_BROKEN, `record belongs to lineage ${header.lineageId}, not ${this.lineageId}`);
-    }
-    const previous = this.#previous;
-    const expected = previous ? previous.seq + 1 : 0;
-    if (seq < expected) {
-      return fail(V.SEQUENCE_REPLAYED, `seq ${seq} repeated or rolled back: expected seq ${expected}`);
-    }
-    if (seq > expected) {
-      const later = this.records.findIndex((r, i) => i > index && peek(r).seq === expected);
-      return later >= 0
-        ? fail(
-            V.SEQUENCE_REPLAYED,
-            `out of order: seq ${seq} where seq ${expected} was expected (found at position ${later})`,
-          )
-        : fail(V.LINEAGE_BROKEN, `records missing: seq ${seq} where seq ${expected} was expected`);
-    }
-    const parent = previous ? previous.recordHash : this.#genesis;
-    if (header.parentRecordHash !== parent) {
-      const what = previous ? `the recordHash of seq ${previous.seq}` : 'the genesis value of the lineage';
-      return fail(V.LINEAGE_BROKEN, `parentRecordHash is not ${what}`);
-    }
-    if (previous && header.generationEpoch < previous.generationEpoch) {
-      return fail(
-        V.SEQUENCE_REPLAYED,
-        `generation epoch went back from ${previous.generationEpoch} to ${header.generationEpoch} (fenced-out writer)`,
-      );
-    }
-    const earlier = this.#seqByResidualId.get(header.residualId);
-    if (earlier !== undefined) {
-      return fail(V.SEQUENCE_REPLAYED, `residualId ${header.residualId} was already sealed at seq ${earlier}`);
-    }
-    const { supersedes } = header;
-    if (supersedes && supersedes.seq >= seq) {
-      return fail(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq}, which is not earlier than ${seq}`);
-    }
-    const held = supersedes ? this.#hashBySeq.get(supersedes.seq) : undefined;
-    if (supersedes && held !== undefined && held !== supersedes.recordHash) {
-      return fail(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq} with a hash that is not that record's`);
-    }
-    if (this.checkpoint?.seq === seq && this.checkpoint.recordHash !== recordHash) {
-      return fail(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`);
-    }
-    this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
-    this.#hashBySeq.set(seq, recordHash);
-    this.#seqByResidualId.set(header.residualId, seq);
+    const finding =
+      this.#checkSequence(header, index) ??
+      this.#checkLinks(header) ??
+      this.#checkSupersedes(header) ??
+      this.#checkCheckpoint(header.monotonicSequenceNumber, recordHash);
+    if (finding) return fail(finding.verdict, finding.reason);
+    this.#link(header, recordHash);
     if (header.keyId !== this.keyId) {
       const reason = `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`;
       return { unverifiable: fail(V.UNVERIFIED_TAMPER_RISK, reason) };
     }
     return { index, record, message };
   }
+
+  /** Checks 3–4: the lineage, and the seq exactly the previous one + 1 (replayed, reordered or missing). */
+  #checkSequence(header: RecordHeader, index: number): Finding | null {
+    if (header.lineageId !== this.lineageId) {
+      return finding(V.LINEAGE_BROKEN, `record belongs to lineage ${header.lineageId}, not ${this.lineageId}`);
+    }
+    const seq = header.monotonicSequenceNumber;
+    const expected = this.#previous ? this.#previous.seq + 1 : 0;
+    if (seq < expected) {
+      return finding(V.SEQUENCE_REPLAYED, `seq ${seq} repeated or rolled back: expected seq ${expected}`);
+    }
+    if (seq > expected) {
+      const later = this.records.findIndex((r, i) => i > index && peek(r).seq === expected);
+      return later >= 0
+        ? finding(
+            V.SEQUENCE_REPLAYED,
+            `out of order: seq ${seq} where seq ${expected} was expected (found at position ${later})`,
+          )
+        : finding(V.LINEAGE_BROKEN, `records missing: seq ${seq} where seq ${expected} was expected`);
+    }
+    return null;
+  }
+
+  /** Checks 5–6: the parent link, the fencing epoch, and a residual id sealed only once. */
+  #checkLinks(header: RecordHeader): Finding | null {
+    const previous = this.#previous;
+    const parent = previous ? previous.recordHash : this.#genesis;
+    if (header.parentRecordHash !== parent) {
+      const what = previous ? `the recordHash of seq ${previous.seq}` : 'the genesis value of the lineage';
+      return finding(V.LINEAGE_BROKEN, `parentRecordHash is not ${what}`);
+    }
+    if (previous && header.generationEpoch < previous.generationEpoch) {
+      return finding(
+        V.SEQUENCE_REPLAYED,
+        `generation epoch went back from ${previous.generationEpoch} to ${header.generationEpoch} (fenced-out writer)`,
+      );
+    }
+    const earlier = this.#seqByResidualId.get(header.residualId);
+    if (earlier !== undefined) {
+      return finding(V.SEQUENCE_REPLAYED, `residualId ${header.residualId} was already sealed at seq ${earlier}`);
+    }
+    return null;
+  }
+
+  /** Check 7: `supersedes` names an earlier seq, with the hash held there when walked. */
+  #checkSupersedes(header: RecordHeader): Finding | null {
+    const { supersedes } = header;
+    if (!supersedes) return null;
+    const seq = header.monotonicSequenceNumber;
+    if (supersedes.seq >= seq) {
+      return finding(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq}, which is not earlier than ${seq}`);
+    }
+    const held = this.#hashBySeq.get(supersedes.seq);
+    if (held !== undefined && held !== supersedes.recordHash) {
+      return finding(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq} with a hash that is not that record's`);
+    }
+    return null;
+  }
+
+  /** Check 8: at the checkpoint's seq, the checkpoint's record hash (else a fork). */
+  #checkCheckpoint(seq: number, recordHash: HexDigest): Finding | null {
+    if (this.checkpoint?.seq !== seq || this.checkpoint.recordHash === recordHash) return null;
+    return finding(V.LINEAGE_BROKEN, `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`);
+  }
+
+  /** The record passed the key-free checks: it is the link the next record must continue. */
+  #link(header: RecordHeader, recordHash: HexDigest): void {
+    const seq = header.monotonicSequenceNumber;
+    this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
+    this.#hashBySeq.set(seq, recordHash);
+    this.#seqByResidualId.set(header.residualId, seq);
+  }
 }
+
+/** A verdict with its reason, before it is placed at a record. */
+interface Finding {
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+}
+
+const finding = (verdict: VerificationVerdict, reason: string): Finding => ({ verdict, reason });

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AnchorKeyMismatchError, AnchorUnavailableError, HeaderTooLargeError, InvalidInputError } from '../errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
+import { BASE64_MAC_PATTERN } from '../schemas/primitives';
 import { KeyIdSchema, MAX_HEADER_BYTES } from './record-header';
 
 /** Options of {@link LocalHmacAnchor}. */
@@ -18,7 +19,6 @@ export interface LocalHmacAnchorOptions {
 export const MIN_LOCAL_KEY_BYTES = 32;
 
 const MAC_BYTES = 32;
-const BASE64_MAC = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
  * {@link MacAnchor} over HMAC-SHA-256 with node:crypto: the seed 003
@@ -92,7 +92,7 @@ export class LocalHmacAnchor implements MacAnchor {
     this.#usable(message);
     if (signature.keyId !== this.keyId) throw new AnchorKeyMismatchError(this.keyId, signature.keyId);
     if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) return false;
-    if (typeof signature.mac !== 'string' || !BASE64_MAC.test(signature.mac)) return false;
+    if (typeof signature.mac !== 'string' || !BASE64_MAC_PATTERN.test(signature.mac)) return false;
     const given = Buffer.from(signature.mac, 'base64');
     // Non-canonical padding bits decode to the same bytes; accept only the canonical spelling.
     if (given.byteLength !== MAC_BYTES || given.toString('base64') !== signature.mac) return false;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { canonicalBytes } from '../canonical/canonical-json';
+import { canonicalString } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { parseInput } from '../schemas/parse';
@@ -8,10 +8,14 @@ import {
   EpochMillis,
   HexDigest as HexDigestSchema,
   Identifier,
+  NO_CONTROL_CHARACTERS,
   NonNegativeInt,
+  RecordRefSchema,
   wellFormedString,
 } from '../schemas/primitives';
 import type { SessionVariable } from '../write/session-variable';
+
+const encoder = new TextEncoder();
 
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
 export const MAX_HEADER_BYTES = 4096;
@@ -22,16 +26,10 @@ export const MAX_HEADER_BYTES = 4096;
  */
 export const KeyIdSchema = wellFormedString(2048)
   .min(1)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'key id holds a control character');
+  .regex(NO_CONTROL_CHARACTERS, 'key id holds a control character');
 
 /** Reference to an earlier record of the same lineage that a re-seal supersedes (seed 000 re-seal). */
-export const SupersedesSchema = z.strictObject({
-  /** Sequence number of the superseded record. */
-  seq: NonNegativeInt,
-  /** Its record hash. */
-  recordHash: HexDigestSchema,
-});
+export const SupersedesSchema = RecordRefSchema;
 /** Type of {@link SupersedesSchema}. */
 export type Supersedes = z.infer<typeof SupersedesSchema>;
 
@@ -115,10 +113,24 @@ export function variablesDigest(variablesUsed: readonly SessionVariable[]): HexD
 
 /**
  * Canonical bytes of an already validated header; the MAC message.
+ *
+ * Written member by member in RFC 8785 order (the sorted field names below), which for a header
+ * that passed {@link RecordHeaderSchema} is `canonicalBytes(header)` exactly (a property test
+ * compares them): identifiers, digests and the authority need no escaping, numbers are safe
+ * integers, and the key id, the one free-form text, goes through the RFC 8785 string writer.
+ *
  * @throws {HeaderTooLargeError} above {@link MAX_HEADER_BYTES}
  */
 export function encodeHeader(header: RecordHeader): Uint8Array {
-  const bytes = canonicalBytes(header);
+  const s = header.supersedes;
+  const text =
+    `{"authority":"${header.authority}","formatVersion":${header.formatVersion},"generationEpoch":${header.generationEpoch}` +
+    `,"keyId":${canonicalString(header.keyId)},"lineageId":"${header.lineageId}","manifestDigest":"${header.manifestDigest}"` +
+    `,"monotonicSequenceNumber":${header.monotonicSequenceNumber},"parentRecordHash":"${header.parentRecordHash}"` +
+    `,"payloadHash":"${header.payloadHash}","residualId":"${header.residualId}","sealedAtMs":${header.sealedAtMs}` +
+    `,"sessionId":"${header.sessionId}","supersedes":${s === null ? 'null' : `{"recordHash":"${s.recordHash}","seq":${s.seq}}`}` +
+    `,"variablesDigest":"${header.variablesDigest}","verdictDigest":"${header.verdictDigest}"}`;
+  const bytes = encoder.encode(text);
   if (bytes.byteLength > MAX_HEADER_BYTES) throw new HeaderTooLargeError(bytes.byteLength);
   return bytes;
 }

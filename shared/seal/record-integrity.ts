@@ -1,7 +1,13 @@
-import { HashDomain, type HexDigest, hashBytes } from '../canonical/digest';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
-import { manifestDigest } from '../triage/manifest';
-import { encodeHeader, payloadHash, variablesDigest } from './record-header';
+import { MacAlgorithm } from '../ports/mac-anchor';
+import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
+import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
+import { markValidated, type Validated } from '../schemas/validated';
+import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
+import { type CheckedPayload, checkPayload } from '../write/write-request';
+import { encodeHeader, variablesDigest } from './record-header';
+import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
@@ -36,18 +42,52 @@ export function checkRecordIntegrity(raw: unknown): IntactRecord | IntegrityFail
   if (typeof version === 'number' && version !== 1) {
     return fail(V.UNVERIFIED_TAMPER_RISK, `format version ${version} is not known to this verifier; cannot verify`);
   }
+  const shaped = acceptRecordAwaitingDigests(raw);
+  if (shaped) return checkDigests(shaped.record, shaped, () => malformed(raw));
   const parsed = SealedRecordSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.map(String).join('.') || '<root>';
-    return fail(V.HASH_MISMATCH, `malformed record at ${where}: ${issue?.message}`);
-  }
+  if (!parsed.success) return malformedOf(parsed.error.issues[0]);
   const record = parsed.data;
+  const payload = checkPayload(record.payload) as CheckedPayload;
+  return checkDigests(
+    record,
+    { payloadText: payload.canonicalText, manifest: markValidated(record.manifest) },
+    () => null,
+  );
+}
+
+/** The schema's first issue as the failure of check 1 (`HASH_MISMATCH`, "malformed record at …"). */
+function malformedOf(issue: { path: readonly PropertyKey[]; message: string } | undefined): IntegrityFailure {
+  const where = issue?.path.map(String).join('.') || '<root>';
+  return { verdict: V.HASH_MISMATCH, reason: `malformed record at ${where}: ${issue?.message}` };
+}
+
+/** The schema's failure for `raw`, or `null` when the schema accepts it. */
+function malformed(raw: unknown): IntegrityFailure | null {
+  const parsed = SealedRecordSchema.safeParse(raw);
+  return parsed.success ? null : malformedOf(parsed.error.issues[0]);
+}
+
+/**
+ * Checks 2–5 on a record whose shape is valid: each digest recomputed from its body (the
+ * payload from the canonical text the shape check wrote), `sealedAtMs`, the header's size and
+ * the record hash. `schemaFailure` finishes the shape check where it was deferred: the four
+ * digests compared here (`payloadHash`, `manifestDigest`, `variablesDigest`, `recordHash`) were
+ * only known to be 64-character strings, and one equal to a digest computed here is hex; before
+ * a mismatch is reported the schema is asked, so a malformed digest is reported as malformed, as
+ * it always was.
+ */
+function checkDigests(
+  record: SealedRecord,
+  bodies: { readonly payloadText: string; readonly manifest: Validated<SealedDependencyManifest> },
+  schemaFailure: () => IntegrityFailure | null,
+): IntactRecord | IntegrityFailure {
+  const fail = (verdict: VerificationVerdict, reason: string): IntegrityFailure =>
+    schemaFailure() ?? { verdict, reason };
   const { header } = record;
-  if (payloadHash(record.payload) !== header.payloadHash) {
+  if (hashWrittenCanonical(HashDomain.PAYLOAD, bodies.payloadText) !== header.payloadHash) {
     return fail(V.HASH_MISMATCH, 'payload does not match the sealed payloadHash');
   }
-  if (manifestDigest(record.manifest) !== header.manifestDigest) {
+  if (manifestDigestOf(bodies.manifest) !== header.manifestDigest) {
     return fail(V.HASH_MISMATCH, 'manifest does not match the sealed manifestDigest');
   }
   if (variablesDigest(record.variablesUsed) !== header.variablesDigest) {
@@ -69,6 +109,82 @@ export function checkRecordIntegrity(raw: unknown): IntactRecord | IntegrityFail
     return fail(V.HASH_MISMATCH, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
   }
   return { record, message, recordHash };
+}
+
+const RECORD_FIELDS = ['header', 'recordHash', 'anchor', 'payload', 'manifest', 'variablesUsed', 'sealedAtMs'];
+const HEADER_FIELDS = [
+  'formatVersion',
+  'lineageId',
+  'monotonicSequenceNumber',
+  'residualId',
+  'sessionId',
+  'payloadHash',
+  'parentRecordHash',
+  'generationEpoch',
+  'authority',
+  'manifestDigest',
+  'verdictDigest',
+  'variablesDigest',
+  'sealedAtMs',
+  'keyId',
+  'supersedes',
+];
+const AUTHORITIES = new Set<unknown>(Object.values(Authority));
+const MAC_ALGORITHMS = new Set<unknown>(Object.values(MacAlgorithm));
+const MAX_KEY_ID_LENGTH = 2048;
+
+const isIdentifier = (value: unknown): boolean => typeof value === 'string' && IDENTIFIER_PATTERN.test(value);
+const isKeyId = (value: unknown): boolean =>
+  typeof value === 'string' &&
+  value.length <= MAX_KEY_ID_LENGTH &&
+  NO_CONTROL_CHARACTERS.test(value) &&
+  value.isWellFormed();
+const isDigestLength = (value: unknown): boolean => typeof value === 'string' && value.length === 64;
+
+/**
+ * The shape check of {@link SealedRecordSchema} by hand (shared/schemas/hot-checks.ts says why),
+ * the payload canonicalized once on the way; `null` to ask the schema. Only the four digests
+ * {@link checkDigests} recomputes are left at "a 64-character string".
+ */
+function acceptRecordAwaitingDigests(
+  raw: unknown,
+): { record: SealedRecord; payloadText: string; manifest: Validated<SealedDependencyManifest> } | null {
+  if (!isPlainRecord(raw) || !hasExactKeys(raw, RECORD_FIELDS)) return null;
+  const { header, anchor } = raw;
+  if (!isPlainRecord(header) || !hasExactKeys(header, HEADER_FIELDS) || !isPlainRecord(anchor)) return null;
+  const { supersedes } = header;
+  const shaped =
+    header.formatVersion === FORMAT_VERSION &&
+    isIdentifier(header.lineageId) &&
+    isNonNegativeInt(header.monotonicSequenceNumber) &&
+    isIdentifier(header.residualId) &&
+    isIdentifier(header.sessionId) &&
+    isDigestLength(header.payloadHash) &&
+    isNonNegativeInt(header.generationEpoch) &&
+    AUTHORITIES.has(header.authority) &&
+    isDigestLength(header.manifestDigest) &&
+    isDigestLength(header.variablesDigest) &&
+    isNonNegativeInt(header.sealedAtMs) &&
+    isKeyId(header.keyId) &&
+    (supersedes === null || (isOptionalSupersedes(supersedes) && supersedes !== undefined)) &&
+    isDigestLength(raw.recordHash) &&
+    hasExactKeys(anchor, ['keyId', 'algorithm', 'mac']) &&
+    isKeyId(anchor.keyId) &&
+    MAC_ALGORITHMS.has(anchor.algorithm) &&
+    typeof anchor.mac === 'string' &&
+    BASE64_MAC_PATTERN.test(anchor.mac) &&
+    isNonNegativeInt(raw.sealedAtMs) &&
+    areHexDigests([header.parentRecordHash, header.verdictDigest]) &&
+    isVariableList(raw.variablesUsed) &&
+    isManifest(raw.manifest);
+  if (!shaped) return null;
+  const payload = checkPayload(raw.payload);
+  if (!('canonicalText' in payload)) return null;
+  return {
+    record: raw as SealedRecord,
+    payloadText: payload.canonicalText,
+    manifest: markValidated(raw.manifest as SealedDependencyManifest),
+  };
 }
 
 /** Narrows a {@link checkRecordIntegrity} result. */

@@ -1,44 +1,15 @@
-import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
+import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
-import { AuthoritySchema, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
-import { manifestDigest, SealedDependencyManifestSchema } from '../triage/manifest';
-import { SessionVariableSchema } from '../write/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
+import { EpochMillis, IDENTIFIER_PATTERN } from '../schemas/primitives';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import {
-  encodeHeader,
-  genesisParentHash,
-  payloadHash,
-  type RecordHeader,
-  SupersedesSchema,
-  variablesDigest,
-} from './record-header';
+import { encodeHeader, genesisParentHash, type RecordHeader, variablesDigest } from './record-header';
+import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
 
-/**
- * What to seal: an accepted residual write, with the guard's verdict digest.
- *
- * `{ lineageId; residualId; sessionId; payload: JsonValue; generationEpoch; authority;
- *    manifest: SealedDependencyManifest; verdictDigest; variablesUsed: SessionVariable[];
- *    supersedes?: { seq; recordHash } }` (strict).
- */
-export const SealInputSchema = z.strictObject({
-  lineageId: Identifier,
-  residualId: Identifier,
-  sessionId: Identifier,
-  payload: JsonPayloadSchema,
-  generationEpoch: NonNegativeInt,
-  authority: AuthoritySchema,
-  manifest: SealedDependencyManifestSchema,
-  verdictDigest: HexDigest,
-  variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
-  supersedes: SupersedesSchema.optional(),
-});
-/** Type of {@link SealInputSchema}. */
-export type SealInput = z.input<typeof SealInputSchema>;
+export { type SealInput, SealInputSchema } from './seal-input';
 
 /**
  * Seals a residual as the next record of its lineage (seed 003, "Recorded Elements" 1–4).
@@ -70,9 +41,26 @@ export async function sealRecord(
   anchor: MacAnchor,
   nowMs: number,
 ): Promise<SealedRecord> {
-  const request = parseInput(SealInputSchema, input, 'seal input');
-  const current = parseInput(ChainTipSchema.nullable(), head, 'lineage head');
-  const sealedAtMs = parseInput(EpochMillis, nowMs, 'seal time');
+  return sealValidated(parseSealInput(input), head, anchor, nowMs);
+}
+
+/**
+ * {@link sealRecord} of an input already validated and digested ({@link parseSealInput} or
+ * `sealInputOfWrite`): the head, the time and the header are checked; the bodies are neither
+ * validated nor serialized again (their digests come with the input).
+ *
+ * @throws as {@link sealRecord}, except for a malformed input (it cannot be one)
+ */
+export async function sealValidated(
+  validated: ValidatedSealInput,
+  head: ChainTip | null,
+  anchor: MacAnchor,
+  nowMs: number,
+): Promise<SealedRecord> {
+  const request = validated.input;
+  const current =
+    head === null || isChainTip(head) ? head : parseInput(ChainTipSchema.nullable(), head, 'lineage head');
+  const sealedAtMs = isNonNegativeInt(nowMs) ? nowMs : parseInput(EpochMillis, nowMs, 'seal time');
   checkAgainstHead(request, current);
 
   const seq = current ? current.seq + 1 : 0;
@@ -82,11 +70,11 @@ export async function sealRecord(
     monotonicSequenceNumber: seq,
     residualId: request.residualId,
     sessionId: request.sessionId,
-    payloadHash: payloadHash(request.payload),
+    payloadHash: validated.payloadHash,
     parentRecordHash: current ? current.recordHash : genesisParentHash(request.lineageId),
     generationEpoch: request.generationEpoch,
     authority: request.authority,
-    manifestDigest: manifestDigest(request.manifest),
+    manifestDigest: validated.manifestDigest,
     verdictDigest: request.verdictDigest,
     variablesDigest: variablesDigest(request.variablesUsed),
     sealedAtMs,
@@ -112,7 +100,19 @@ export async function sealRecord(
   };
 }
 
-function checkAgainstHead(request: z.output<typeof SealInputSchema>, head: ChainTip | null): void {
+/** Whether `ChainTipSchema` (not strict: other fields ignored) accepts `head`; checked by hand, it is on every seal. */
+function isChainTip(head: unknown): head is ChainTip {
+  return (
+    isPlainRecord(head) &&
+    typeof head.lineageId === 'string' &&
+    IDENTIFIER_PATTERN.test(head.lineageId) &&
+    isNonNegativeInt(head.seq) &&
+    isHexDigest(head.recordHash) &&
+    isNonNegativeInt(head.generationEpoch)
+  );
+}
+
+function checkAgainstHead(request: ValidatedSealInput['input'], head: ChainTip | null): void {
   const problem = (path: string, message: string) => new InvalidInputError('seal input', [{ path, message }]);
   if (head === null) {
     if (request.supersedes) throw problem('supersedes', 'a new lineage has no record to supersede');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MacAlgorithm } from '../ports/mac-anchor';
-import { EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { BASE64_MAC_PATTERN, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 import { SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionVariableSchema } from '../write/session-variable';
 import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
@@ -13,7 +13,7 @@ import { KeyIdSchema, RecordHeaderSchema } from './record-header';
 export const AnchorSignatureSchema = z.strictObject({
   keyId: KeyIdSchema,
   algorithm: z.enum(MacAlgorithm),
-  mac: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected the base64 of a 32-byte MAC'),
+  mac: z.string().regex(BASE64_MAC_PATTERN, 'expected the base64 of a 32-byte MAC'),
 });
 
 /**

@@ -1,13 +1,19 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
+import { isEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
+import { isAsciiMapKey, isHexDigest, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
-import { EnvSnapshot, wellFormedString } from '../schemas/primitives';
+import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
+import type { Validated } from '../schemas/validated';
 import {
+  baselineTextAwaitingDigests,
+  compositeSealOfText,
   compositeSealUnchecked,
   declaredAbsentKeys,
   envKeyHashUnchecked,
-  SealedDependencyManifestSchema,
+  parseManifest,
+  type SealedDependencyManifest,
   SortedUniqueKeys,
 } from './manifest';
 
@@ -93,24 +99,139 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  const m = parseInput(SealedDependencyManifestSchema, manifest, 'sealed dependency manifest');
-  const env = parseInput(EnvSnapshot, currentEnv, 'current environment');
+  const pending = baselineTextAwaitingDigests(manifest);
+  if (pending === null) {
+    return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
+  }
+  // Every check of parseManifest has run but the baseline digests' hex pattern, which triage
+  // finishes on the drifted keys (a digest equal to one computed here is hex). Before any other
+  // error is reported the manifest is checked in full, so its error still comes first; the
+  // environment is checked while it is hashed, and its error comes before rule 0's.
+  const { manifest: m, text, size } = pending;
+  const confirm = () => parseManifest(manifest);
+  let drift = diffKeys(m.baselineKeyHashes, size, currentEnv, true);
+  let env = currentEnv as Readonly<Record<string, string>>;
+  if (drift === null) {
+    confirm();
+    env = parseEnvSnapshot(currentEnv, 'current environment');
+    drift = diffKeys(m.baselineKeyHashes, size, env, false) as KeyDrift;
+  }
+  if (size > 0) {
+    const recomputed = compositeSealOfText(text);
+    if (recomputed !== m.preconditionSeal) {
+      confirm();
+      throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
+    }
+  }
   const baseline = m.baselineKeyHashes;
-  const baselineKeys = Object.keys(baseline);
+  for (const key of drift.changed) if (!isHexDigest(baseline[key])) confirm();
+  for (const key of drift.vanished) if (!isHexDigest(baseline[key])) confirm();
+  return judge(m, size, indexClaims(m), drift, sealIntact(m, size, drift, env));
+}
+
+/**
+ * {@link isolateDelta} of a manifest and an environment already validated (by
+ * {@link parseManifest} and {@link parseEnvSnapshot}): the same rules and report, without
+ * validating either again. The steps, each a function below: {@link checkManifestSeal} (rule 0),
+ * {@link diffKeys} (rules 1 and 3: one hash per current key, compared with the baseline),
+ * {@link sealIntact}, {@link indexClaims} (the key → claims index and rule 5's unattributed
+ * keys), then the verdict rules 2 and 4–7 ({@link judge}).
+ *
+ * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
+ */
+export function isolateValidatedDelta(
+  m: Validated<SealedDependencyManifest>,
+  env: Validated<EnvSnapshot>,
+): DeltaIsolationReport {
+  const baselineKeys = Object.keys(m.baselineKeyHashes);
+  checkManifestSeal(m, baselineKeys);
+  const drift = diffKeys(m.baselineKeyHashes, baselineKeys.length, env, false) as KeyDrift;
+  return judge(m, baselineKeys.length, indexClaims(m), drift, sealIntact(m, baselineKeys.length, drift, env));
+}
+
+/**
+ * Rule 1, with the composite seal computed once: with a non-empty baseline, rule 0 has proven
+ * `preconditionSeal` = `compositeSeal(baselineKeyHashes)`, so the current environment's
+ * composite equals it exactly when no key drifted (SHA-256 is collision resistant and the
+ * canonical form is injective); with an empty baseline the opaque seal is compared with the
+ * current environment's composite.
+ */
+function sealIntact(
+  m: SealedDependencyManifest,
+  baselineSize: number,
+  drift: KeyDrift,
+  env: Readonly<Record<string, string>>,
+): boolean {
+  if (baselineSize > 0) return drift.changed.length + drift.vanished.length + drift.appeared.length === 0;
+  return compositeSealUnchecked(currentKeyHashes(env)) === m.preconditionSeal;
+}
+
+/** Rule 0: a non-empty `baselineKeyHashes` must seal to `preconditionSeal`. */
+function checkManifestSeal(m: SealedDependencyManifest, baselineKeys: readonly string[]): void {
+  if (baselineKeys.length === 0) return;
+  const recomputed = compositeSealUnchecked(m.baselineKeyHashes);
+  if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
+}
+
+/** Drifted keys (Method 1), each list sorted: changed, vanished from the baseline, appeared in it. */
+interface KeyDrift {
+  readonly changed: string[];
+  readonly vanished: string[];
+  readonly appeared: string[];
+}
+
+/**
+ * Method 1 over both sides: one {@link envKeyHashUnchecked} per current key, compared with its
+ * baseline hash, so vanished and appeared keys count as drift. Own keys only: an env key named
+ * after an `Object.prototype` member (`toString`) is no baseline key. With `check`, `env` is
+ * untrusted and checked in the same pass (printable-ASCII keys, `EnvSnapshot` values); `null`
+ * when those checks do not accept it (the caller then asks the schema).
+ */
+function diffKeys(
+  baseline: Readonly<Record<string, HexDigest>>,
+  baselineSize: number,
+  env: unknown,
+  check: boolean,
+): KeyDrift | null {
+  if (check && !isPlainRecord(env)) return null;
+  const current = env as Readonly<Record<string, unknown>>;
+  const changed: string[] = [];
+  const appeared: string[] = [];
+  let matched = 0;
+  for (const key of Object.keys(current)) {
+    const value = current[key] as string;
+    if (check && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
+    if (!Object.hasOwn(baseline, key)) {
+      appeared.push(key);
+      continue;
+    }
+    matched++;
+    if (baseline[key] !== envKeyHashUnchecked(key, value)) changed.push(key);
+  }
+  const vanished = matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
+  return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+}
+
+/** The current environment's key hashes (only needed for a manifest with an opaque seal). */
+function currentKeyHashes(env: Readonly<Record<string, string>>): Record<string, HexDigest> {
+  const hashes: Record<string, HexDigest> = {};
+  for (const key of Object.keys(env)) hashes[key] = envKeyHashUnchecked(key, env[key] as string);
+  return hashes;
+}
+
+/** The claims, sorted; the index key → claims (built once, Σ|causal_keys|); rule 5's unattributed keys, sorted. */
+interface ClaimIndex {
+  readonly allClaims: string[];
+  readonly claimsByKey: Map<string, string[]>;
+  readonly unattributedKeys: string[];
+  readonly absent: ReadonlySet<string>;
+}
+
+function indexClaims(m: SealedDependencyManifest): ClaimIndex {
+  const baseline = m.baselineKeyHashes;
   const absent = new Set(declaredAbsentKeys(m));
   const attributed = (key: string) => Object.hasOwn(baseline, key) || absent.has(key);
-
-  if (baselineKeys.length > 0) {
-    const recomputed = compositeSealUnchecked(baseline);
-    if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
-  }
-
-  const currentHashes: Record<string, HexDigest> = {};
-  for (const key of Object.keys(env)) currentHashes[key] = envKeyHashUnchecked(key, env[key] as string);
-  const sealIntact = compositeSealUnchecked(currentHashes) === m.preconditionSeal;
-
   const allClaims = Object.keys(m.claimDependencyMap).sort();
-  // Index key → claims once; it also yields the unattributed keys (Σ|causal_keys|).
   const claimsByKey = new Map<string, string[]>();
   const unattributed = new Set<string>();
   for (const key of m.structuralKeys) if (!attributed(key)) unattributed.add(key);
@@ -123,8 +244,18 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       } else claims.push(claimId);
     }
   }
-  const unattributedKeys = [...unattributed].sort();
+  return { allClaims, claimsByKey, unattributedKeys: [...unattributed].sort(), absent };
+}
 
+/** Rules 1, 2 and 4–7 on the diffed keys and the claim index: the report. */
+function judge(
+  m: SealedDependencyManifest,
+  baselineSize: number,
+  index: ClaimIndex,
+  drift: KeyDrift,
+  sealIntact: boolean,
+): DeltaIsolationReport {
+  const { allClaims, claimsByKey, unattributedKeys, absent } = index;
   const report = (
     verdict: DeltaVerdict,
     reason: string,
@@ -148,19 +279,8 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       { retainedClaims: allClaims },
     );
   }
-
-  // Key-level delta (Method 1), over both sides so vanished and appeared keys count as drift.
-  const changed: string[] = [];
-  const appeared: string[] = [];
-  const vanished: string[] = [];
-  for (const key of Object.keys(currentHashes)) {
-    // Own keys only: an env key named after an Object.prototype member (toString) is no baseline key.
-    const before = Object.hasOwn(baseline, key) ? baseline[key] : undefined;
-    if (before === undefined) appeared.push(key);
-    else if (before !== currentHashes[key]) changed.push(key);
-  }
-  for (const key of baselineKeys) if (!Object.hasOwn(currentHashes, key)) vanished.push(key);
-  const driftedKeys = { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+  const { changed, vanished, appeared } = drift;
+  const driftedKeys = { changed, vanished, appeared };
   const full = (reason: string, structuralDrift: string[] = []) =>
     report(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED, reason, {
       driftedKeys,
@@ -168,7 +288,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
       invalidatedClaims: allClaims,
     });
 
-  if (baselineKeys.length === 0) {
+  if (baselineSize === 0) {
     return full(
       'composite seal broken and the record carries no baselineKeyHashes: drift cannot be attributed to keys (seed 000 Recorded Element 4, Method 1); fail closed',
     );

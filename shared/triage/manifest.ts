@@ -1,8 +1,27 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { canonicalJson, canonicalString } from '../canonical/canonical-json';
+import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
+import {
+  acceptsAsciiMap,
+  acceptsDigestMap,
+  acceptsSortedAsciiKeys,
+  hasExactKeys,
+  isAsciiMapKey,
+  isHexDigest,
+  isPlainRecord,
+} from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
-import { EnvSnapshot, HexDigest as HexDigestSchema, MapKey, safeRecord, wellFormedString } from '../schemas/primitives';
+import {
+  EnvSnapshot,
+  HexDigest as HexDigestSchema,
+  MapKey,
+  RESERVED_KEY,
+  safeRecord,
+  wellFormedString,
+} from '../schemas/primitives';
+import { markValidated, type Validated } from '../schemas/validated';
 
 /** A list of map keys that must be sorted (UTF-16 code-unit order, as RFC 8785) and unique. */
 export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
@@ -39,8 +58,6 @@ export const ManifestFormatVersion = { V1: 1, V2: 2 } as const;
 export type ManifestFormatVersion = (typeof ManifestFormatVersion)[keyof typeof ManifestFormatVersion];
 /** The newest manifest format this code reads and writes. */
 export const MANIFEST_FORMAT_VERSION = ManifestFormatVersion.V2;
-
-const RESERVED_KEY = '__proto__';
 
 const manifestFields = {
   preconditionSeal: HexDigestSchema,
@@ -129,6 +146,73 @@ export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifest
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
 
+const V1_FIELDS = ['formatVersion', 'preconditionSeal', 'baselineKeyHashes', 'structuralKeys', 'claimDependencyMap'];
+const isClaimKeys = (keys: unknown) => acceptsSortedAsciiKeys(keys, 1);
+
+/**
+ * Whether `raw` is a format-1 manifest {@link SealedDependencyManifestSchema} accepts, by the
+ * hand-written checks of shared/schemas/hot-checks.ts (one regular-expression test per key;
+ * zod costs about 0.9 µs per key on a 10,000-key manifest). `false` means "ask the schema": it
+ * is also the answer for a valid manifest with a non-ASCII key, and for every format-2 manifest.
+ */
+function acceptsManifestV1(raw: unknown): boolean {
+  return (
+    isPlainRecord(raw) &&
+    hasExactKeys(raw, V1_FIELDS) &&
+    raw.formatVersion === ManifestFormatVersion.V1 &&
+    isHexDigest(raw.preconditionSeal) &&
+    acceptsDigestMap(raw.baselineKeyHashes) &&
+    acceptsSortedAsciiKeys(raw.structuralKeys) &&
+    acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys)
+  );
+}
+
+/**
+ * Validates an untrusted manifest once: the checked entry point every consumer of a manifest
+ * goes through (triage, sealing, verification), after which it passes the
+ * {@link Validated} value inward.
+ *
+ * @param what - what the manifest is, for the error message
+ * @throws {InvalidInputError} naming each bad field, as {@link SealedDependencyManifestSchema} words it
+ */
+export function parseManifest(raw: unknown, what = 'sealed dependency manifest'): Validated<SealedDependencyManifest> {
+  if (acceptsManifestV1(raw)) return markValidated(raw as SealedDependencyManifest);
+  return markValidated(parseInput(SealedDependencyManifestSchema, raw, what));
+}
+
+/**
+ * For triage alone (`isolateDelta`): when `raw` passes every check of {@link acceptsManifestV1}
+ * except that its `baselineKeyHashes` values are only known to be 64-character strings (not yet
+ * lowercase hex), the canonical text of `baselineKeyHashes` written in the same pass (the
+ * composite seal's input); else `null`. Triage finishes the check where it is cheap: a baseline
+ * value equal to a key hash it computed is hex, so only the values of drifted keys need the
+ * pattern test; on any failure it calls {@link parseManifest}, which words the error.
+ */
+export function baselineTextAwaitingDigests(
+  raw: unknown,
+): { manifest: SealedDependencyManifest; text: string; size: number } | null {
+  const shape =
+    isPlainRecord(raw) &&
+    hasExactKeys(raw, V1_FIELDS) &&
+    raw.formatVersion === ManifestFormatVersion.V1 &&
+    isHexDigest(raw.preconditionSeal) &&
+    acceptsSortedAsciiKeys(raw.structuralKeys) &&
+    acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys);
+  if (!shape) return null;
+  const written = digestMapText(raw.baselineKeyHashes, true);
+  return written === null ? null : { manifest: raw as SealedDependencyManifest, ...written };
+}
+
+/** The composite seal of a key-hash map whose canonical text is `text` (from {@link baselineTextAwaitingDigests}). */
+export function compositeSealOfText(text: string): HexDigest {
+  return hash('sha256', `${HashDomain.COMPOSITE_SEAL}\0{"baselineKeyHashes":${text},"v":1}`, 'hex');
+}
+
+/** Whether {@link SealedDependencyManifestSchema} accepts `raw` (the fast checks first, the schema when they cannot tell). */
+export function isManifest(raw: unknown): raw is SealedDependencyManifest {
+  return acceptsManifestV1(raw) || SealedDependencyManifestSchema.safeParse(raw).success;
+}
+
 /** The keys a manifest declares absent: `absentKeys` of format 2, none in format 1. */
 export function declaredAbsentKeys(manifest: SealedDependencyManifest): readonly string[] {
   return manifest.formatVersion === ManifestFormatVersion.V2 ? manifest.absentKeys : [];
@@ -155,9 +239,15 @@ const EnvKeyInput = z.strictObject({
   value: wellFormedString(65_536),
 });
 
-/** {@link envKeyHash} for a key and value already validated (hot path of triage). */
+const ENV_KEY_PREFIX = `${HashDomain.ENV_KEY}\0{"key":`;
+
+/**
+ * {@link envKeyHash} for a key and value already validated (hot path of triage). The canonical
+ * text of `{ v: 1, key, value }` is written directly (members sorted: `key` < `v` < `value`),
+ * the bytes `canonicalJson` would give, so a key costs one SHA-256 and two string checks.
+ */
 export function envKeyHashUnchecked(key: string, value: string): HexDigest {
-  return hashCanonical(HashDomain.ENV_KEY, { v: 1, key, value });
+  return hash('sha256', `${ENV_KEY_PREFIX}${canonicalString(key)},"v":1,"value":${canonicalString(value)}}`, 'hex');
 }
 
 /**
@@ -170,13 +260,43 @@ export function envKeyHashUnchecked(key: string, value: string): HexDigest {
  * @throws {InvalidInputError} naming the field when a key or digest is malformed
  */
 export function compositeSeal(baselineKeyHashes: Readonly<Record<string, HexDigest>>): HexDigest {
-  const parsed = parseInput(safeRecord(HexDigestSchema), baselineKeyHashes, 'baseline key hashes');
+  const parsed = acceptsAsciiMap(baselineKeyHashes, isHexDigest)
+    ? baselineKeyHashes
+    : parseInput(BaselineKeyHashesSchema, baselineKeyHashes, 'baseline key hashes');
   return compositeSealUnchecked(parsed);
 }
 
-/** {@link compositeSeal} for an already validated map. */
+const BaselineKeyHashesSchema = safeRecord(HexDigestSchema);
+
+/**
+ * {@link compositeSeal} for an already validated map: the canonical text of
+ * `{ v: 1, baselineKeyHashes }` written directly (`baselineKeyHashes` < `v`).
+ */
 export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string, HexDigest>>): HexDigest {
-  return hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes });
+  return compositeSealOfText((digestMapText(baselineKeyHashes, false) as { text: string }).text);
+}
+
+/**
+ * RFC 8785 text of a key → hex digest map: `canonicalStringMap` with the digests written as they
+ * are (lowercase hex needs no escaping, RFC 8785 §3.2.2.2). With `check`, the map is first taken
+ * for untrusted: `null` unless it is a plain object whose keys are printable-ASCII map keys and
+ * whose values are 64-character strings (the hex pattern is left to the caller).
+ */
+function digestMapText(map: unknown, check: boolean): { text: string; size: number } | null {
+  if (check && !isPlainRecord(map)) return null;
+  const record = map as Readonly<Record<string, unknown>>;
+  const keys = Object.keys(record);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = (keys[i - 1] as string) < (keys[i] as string);
+  if (!sorted) keys.sort();
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const value = record[key];
+    if (check && (!isAsciiMapKey(key) || typeof value !== 'string' || value.length !== 64)) return null;
+    text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+  }
+  return { text: `${text}}`, size: keys.length };
 }
 
 /**
@@ -188,8 +308,38 @@ export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string
  * @throws {InvalidInputError} when `manifest` does not match the schema
  */
 export function manifestDigest(manifest: unknown): HexDigest {
-  const parsed = parseInput(SealedDependencyManifestSchema, manifest, 'sealed dependency manifest');
-  return hashCanonical(HashDomain.MANIFEST, parsed);
+  return manifestDigestOf(parseManifest(manifest));
+}
+
+/** {@link manifestDigest} of a manifest already validated (no second validation). */
+export function manifestDigestOf(manifest: Validated<SealedDependencyManifest>): HexDigest {
+  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
+  return hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline));
+}
+
+/**
+ * The two digests a manifest's `baselineKeyHashes` goes into, from one canonical text of it:
+ * {@link compositeSeal} of `baselineKeyHashes` (to compare with `preconditionSeal`) and
+ * {@link manifestDigest}. The manifest's canonical text is written member by member in RFC 8785
+ * order (`absentKeys` < `baselineKeyHashes` < `claimDependencyMap` < `formatVersion` <
+ * `preconditionSeal` < `structuralKeys`), the same bytes `canonicalJson(manifest)` gives.
+ */
+export function manifestDigests(manifest: Validated<SealedDependencyManifest>): {
+  compositeSeal: HexDigest;
+  manifestDigest: HexDigest;
+} {
+  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
+  return {
+    compositeSeal: compositeSealOfText(baseline),
+    manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline)),
+  };
+}
+
+/** The canonical text of a validated manifest around the canonical text of its `baselineKeyHashes`. */
+function manifestText(manifest: SealedDependencyManifest, baseline: string): string {
+  const absent =
+    manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
+  return `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */

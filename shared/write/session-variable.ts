@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt, wellFormedString } from '../schemas/primitives';
+import { NO_CONTROL_CHARACTERS, NonNegativeInt, wellFormedString } from '../schemas/primitives';
 import { FreshnessProbeReceiptSchema } from './receipts';
 
 /**
@@ -34,8 +34,7 @@ const encoder = new TextEncoder();
  */
 export const VariableName = wellFormedString(MAX_VARIABLE_NAME_LENGTH)
   .min(1, 'name must not be empty')
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'name holds a control character');
+  .regex(NO_CONTROL_CHARACTERS, 'name holds a control character');
 
 /**
  * A variable value: well-formed Unicode, at most 16 KiB of UTF-8. Any other character is

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { assertCanonicalizable, canonicalBytes, type JsonValue } from '../canonical/canonical-json';
+import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
-import { AuthoritySchema, HexDigest, Identifier, NonNegativeInt, RESERVED_KEY } from '../schemas/primitives';
+import { AuthoritySchema, Identifier, NonNegativeInt, RESERVED_KEY, RecordRefSchema } from '../schemas/primitives';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
@@ -48,27 +48,45 @@ function findReservedKey(value: unknown, path: string[]): string[] | null {
  * trip), at most {@link MAX_PAYLOAD_BYTES} canonical bytes.
  */
 export const JsonPayloadSchema = z.custom<JsonValue>().superRefine((value, ctx) => {
-  if (value === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'payload is required (any JSON value, null included)' });
-    return;
-  }
+  const checked = checkPayload(value);
+  if ('issue' in checked) ctx.addIssue({ code: 'custom', ...checked.issue });
+});
+
+/** A payload {@link checkPayload} accepted, with its RFC 8785 text (what `payloadHash` hashes). */
+export interface CheckedPayload {
+  readonly value: JsonValue;
+  readonly canonicalText: string;
+}
+
+/**
+ * The checks of {@link JsonPayloadSchema} in one canonicalization pass: the value is
+ * canonicalized once, which checks it, measures it and yields the text the payload hash is
+ * taken of, so a caller that seals or verifies it never serializes it again. A `__proto__` key
+ * is noted during the pass and located afterwards (rare), so the issue and its path are the
+ * ones the schema always reported.
+ *
+ * @returns the payload with its canonical text, or the issue the schema reports (message and path)
+ */
+export function checkPayload(value: unknown): CheckedPayload | { issue: { message: string; path: string[] } } {
+  if (value === undefined)
+    return { issue: { message: 'payload is required (any JSON value, null included)', path: [] } };
+  let written: { text: string; reservedKey: boolean };
   try {
-    assertCanonicalizable(value);
+    written = canonicalJsonNotingReservedKey(value);
   } catch (error) {
     if (!(error instanceof CanonicalizationError)) throw error;
-    ctx.addIssue({ code: 'custom', message: error.message, path: pointerSegments(error.path) });
-    return;
+    return { issue: { message: error.message, path: pointerSegments(error.path) } };
   }
-  const reserved = findReservedKey(value, []);
-  if (reserved) {
-    ctx.addIssue({ code: 'custom', message: `key "${RESERVED_KEY}" is reserved and refused`, path: reserved });
-    return;
-  }
-  const size = canonicalBytes(value).length;
+  const reserved = written.reservedKey ? findReservedKey(value, []) : null;
+  if (reserved) return { issue: { message: `key "${RESERVED_KEY}" is reserved and refused`, path: reserved } };
+  // UTF-8 is at most 3 bytes per UTF-16 unit (a surrogate pair is 4 bytes for 2 units).
+  const { text } = written;
+  const size = text.length * 3 <= MAX_PAYLOAD_BYTES ? 0 : Buffer.byteLength(text, 'utf8');
   if (size > MAX_PAYLOAD_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `payload is ${size} canonical bytes; the limit is ${MAX_PAYLOAD_BYTES}` });
+    return { issue: { message: `payload is ${size} canonical bytes; the limit is ${MAX_PAYLOAD_BYTES}`, path: [] } };
   }
-});
+  return { value: value as JsonValue, canonicalText: text };
+}
 
 /**
  * Adds an issue for each name that repeats an earlier one exactly, or is the same text in a
@@ -150,7 +168,7 @@ export const ResidualWriteRequestSchema = z.strictObject({
     .max(MAX_DECLARED_CONSTANTS)
     .superRefine((names, ctx) => refuseDuplicateNames(names, ctx, (i) => [i])),
   manifest: WriteManifestSchema,
-  supersedes: z.strictObject({ seq: NonNegativeInt, recordHash: HexDigest }).optional(),
+  supersedes: RecordRefSchema.optional(),
 });
 
 /**

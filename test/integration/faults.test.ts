@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { DisableKeyCommand, EnableKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { DisableKeyCommand, EnableKeyCommand } from '@aws-sdk/client-kms';
 import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
@@ -9,32 +8,23 @@ import {
   ReceiveMessageCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { afterAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import { clientConfig } from '../../scripts/emulator/deploy';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
+import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee } from '../helpers/guarantees';
 import { validWriteRequest } from '../helpers/guard-factories';
+import { until } from '../helpers/until';
 
 // Faults whose outcome is AWS behaviour (issue 8 part 2), on the deployed stack: a disabled KMS
 // key meeting the sealer Lambda, SQS's redrive to the dead-letter queue, a redrive back, and what
 // EventBridge and the Lambda runtime hand triage for a detail that repeats a member name.
-const stack = inject('stack');
-const endpoint = inject('endpoint');
-const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
-const dynamodb = new DynamoDBClient(clientConfig(endpoint));
-const kms = new KMSClient(clientConfig(endpoint));
-const events = new EventBridgeClient(clientConfig(endpoint));
-const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
-const anchor = new KMSMacAnchor(kms, stack.MacKeyArn);
+const { stack, endpoint, sqs, dynamodb, kms, events, store, anchor } = deployedStack();
 const client = new ResealClient(clientOutputsFrom({ ...stack }), { sqs, dynamodb, kms, eventBridge: events });
 
 afterAll(() => {
@@ -43,18 +33,6 @@ afterAll(() => {
   kms.destroy();
   events.destroy();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 200;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 2000);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 /**
  * Log lines of the function whose log group's name holds `construct` (CloudWatch Logs
@@ -149,7 +127,7 @@ describe('faults on the deployed stack (issue 8 part 2)', () => {
           (await peek(stack.SealRequestsDlqUrl)).find(
             (m) => (JSON.parse(m.Body ?? '{}') as SealRequest).request?.residualId === request.residualId,
           ),
-        120_000,
+        { timeoutMs: 120_000 },
       );
       logged = (await logLines('SealRequestsConsumer', startedAtMs)).filter(
         (line) => line.includes('DisabledException') && line.includes(request.residualId),

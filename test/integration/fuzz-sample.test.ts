@@ -1,21 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
-import { clientConfig } from '../../scripts/emulator/deploy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import { Identifier } from '../../shared/schemas/primitives';
+import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../helpers/factories';
 import {
   HOSTILE_STRINGS,
@@ -33,19 +31,16 @@ import { expectGuarantee } from '../helpers/guarantees';
 import { InMemoryLineageStore } from '../helpers/in-memory-lineage-store';
 import { testGuardSigner, testLogSigner } from '../helpers/pipeline-keys';
 import { testAnchor } from '../helpers/seal-factories';
+import { until } from '../helpers/until';
 
 // Issue 8 part 3, "a sample through the deployed stack": a few dozen generated residual-writes
 // bodies and RecallRequested details sent through the real queues and bus on the emulator, each
 // checked against what the same handlers decide in process (the oracle) and found where its
 // writer looks. The volume (1,000 per handler) runs in process: test/unit/fuzz/.
-const stack = inject('stack');
-const endpoint = inject('endpoint');
-const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
-const dynamodb = new DynamoDBClient(clientConfig(endpoint));
-const kms = new KMSClient(clientConfig(endpoint));
-const events = new EventBridgeClient(clientConfig(endpoint));
-const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
+const { stack, sqs, dynamodb, kms, events, store } = deployedStack();
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+/** Every wait here names the seed, so a time-out can be replayed. */
+const fuzzWait = { timeoutMs: 60_000, state: () => `FUZZ_SEED=${SEED}` };
 
 afterAll(() => {
   sqs.destroy();
@@ -53,16 +48,6 @@ afterAll(() => {
   kms.destroy();
   events.destroy();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (FUZZ_SEED=${SEED})`);
-}
 
 const digestOf = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -189,7 +174,8 @@ describe(`fuzz sample through the deployed stack (issue 8 part 3; FUZZ_SEED=${SE
       await sqs.send(new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: body }));
     }
     const observed: string[] = [];
-    for (const body of bodies) observed.push(await until('the outcome of a fuzzed body', () => observeWrite(body)));
+    for (const body of bodies)
+      observed.push(await until('the outcome of a fuzzed body', () => observeWrite(body), fuzzWait));
 
     const row = {
       section: 'fuzzing',
@@ -241,7 +227,11 @@ describe(`fuzz sample through the deployed stack (issue 8 part 3; FUZZ_SEED=${SE
       if (!residualId || residualIds.includes(residualId)) continue;
       residualIds.push(residualId);
       await sqs.send(new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: body }));
-      await until('the record', async () => ((await store.findByResidualId(lineageId, residualId)) ? true : undefined));
+      await until(
+        'the record',
+        async () => ((await store.findByResidualId(lineageId, residualId)) ? true : undefined),
+        fuzzWait,
+      );
       if (residualIds.length === 2) break;
     }
     expect(residualIds.length).toBeGreaterThan(0);
@@ -327,8 +317,10 @@ describe(`fuzz sample through the deployed stack (issue 8 part 3; FUZZ_SEED=${SE
         observed.push('no answer');
         continue;
       }
-      const report = await until('the triage answer', () =>
-        store.getTriageReport(named as string, requestId as string).then((r) => r ?? undefined),
+      const report = await until(
+        'the triage answer',
+        () => store.getTriageReport(named as string, requestId as string).then((r) => r ?? undefined),
+        fuzzWait,
       );
       observed.push(answerOf(report));
     }

@@ -16,6 +16,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy';
 import { expectGuarantee } from '../helpers/guarantees';
+import { until } from '../helpers/until';
 
 // Emulators have differed from AWS on partial batch failures, so this file asserts them on the emulator of this run instead of assuming them. It owns every
 // resource it uses (its own queues, a tiny function, event source mappings) and never touches
@@ -146,18 +147,6 @@ async function lambdaApi(method: string, path: string, body?: unknown): Promise<
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, describeState: () => string): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  let delay = 200;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 1000);
-  }
-  throw new Error(`timed out after ${DEADLINE_MS} ms waiting for ${what}; ${describeState()}`);
-}
-
 const cleanups: (() => Promise<unknown>)[] = [];
 
 /** A queue this file owns, deleted in afterAll. */
@@ -272,7 +261,7 @@ async function consumerFixture(kind: 'standard' | 'fifo', code: string, messages
       const { State } = await lambdaApi('GET', `/functions/${functionName}/configuration`);
       return State === undefined || State === 'Active' ? true : undefined;
     },
-    () => 'function never became Active',
+    { timeoutMs: DEADLINE_MS, state: () => 'function never became Active' },
   );
 
   const mapping = await lambdaApi('POST', '/event-source-mappings/', {
@@ -316,7 +305,10 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     ]);
 
     // Done when nothing is left in the work queue (deleted or moved to the DLQ).
-    await until('the work queue to empty', async () => ((await depthOf(queueUrl)) === 0 ? true : undefined), state);
+    await until('the work queue to empty', async () => ((await depthOf(queueUrl)) === 0 ? true : undefined), {
+      timeoutMs: DEADLINE_MS,
+      state,
+    });
     const invocations = await observe();
     const dlq = await drain(dlqUrl);
     const what = `emulator did: invocations ${JSON.stringify(invocations)}; DLQ ${JSON.stringify(dlq)}`;
@@ -373,7 +365,7 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
         const processed = (await observe()).flatMap((i) => i.processed);
         return processed.some((p) => p.body === 'ok-last') && (await depthOf(queueUrl)) === 0 ? true : undefined;
       },
-      state,
+      { timeoutMs: DEADLINE_MS, state },
     );
     const invocations = await observe();
     const dlq = await drain(dlqUrl);

@@ -1,52 +1,37 @@
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  DeleteItemCommand,
-  DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
+import { DeleteItemCommand, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutEventsCommand, PutRuleCommand, PutTargetsCommand } from '@aws-sdk/client-eventbridge';
 import {
   CreateQueueCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
-import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { expectGuarantee } from '../helpers/guarantees';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
+import { until } from '../helpers/until';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
 // DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
 // stack outputs; every wait polls until a deadline.
-const stack = inject('stack');
-const endpoint = inject('endpoint');
-const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
-const dynamodb = new DynamoDBClient(clientConfig(endpoint));
-const kms = new KMSClient(clientConfig(endpoint));
-const events = new EventBridgeClient(clientConfig(endpoint));
-const store = new DynamoDBLineageStore(dynamodb, stack.TableName);
-const anchor = new KMSMacAnchor(kms, stack.MacKeyArn);
+const { stack, sqs, dynamodb, kms, events, store, anchor } = deployedStack();
 
 const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
 const manifest = buildManifest({
@@ -61,18 +46,6 @@ interface CapturedEvent {
 }
 const captured: CapturedEvent[] = [];
 let captureQueueUrl = '';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 200;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 2000);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
 
 async function drainCapture(): Promise<void> {
   const out = await sqs.send(

@@ -1,0 +1,79 @@
+import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
+import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
+import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
+import { markValidated, type Validated } from '../../shared/schemas/validated';
+import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
+import {
+  isManifest,
+  manifestDigests,
+  parseManifest,
+  type SealedDependencyManifest,
+} from '../../shared/triage/manifest';
+import { checkPayload, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+
+/** A `seal-requests` body validated once, with what sealing it needs computed in the same pass. */
+export interface ParsedSealRequest {
+  readonly request: Validated<SealRequest>;
+  /** The seal input of the write, its payload hash and manifest digest computed here. */
+  readonly seal: ValidatedSealInput;
+}
+
+const SEAL_REQUEST_FIELDS = ['formatVersion', 'request', 'verdict', 'acceptedAtMs'];
+/** The write request's fields but the two large ones, which are checked by hand. */
+const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
+const SafeVerdict = SealRequestSchema.shape.verdict;
+
+/**
+ * Validates the JSON of a `seal-requests` body once, at the sealer's trust boundary, and
+ * computes there what the seal needs: the payload's canonical text (one pass: check, size,
+ * hash), the manifest's composite seal (the write manifest's self-check) and digest (one text of
+ * `baselineKeyHashes` for both).
+ *
+ * The large parts (payload, manifest) are checked by hand (shared/schemas/hot-checks.ts: zod
+ * costs about 0.7 µs per manifest key, more than the whole seal of a small write), the small
+ * ones by their zod schemas. A body that is not accepted that way goes to
+ * {@link SealRequestSchema}, which decides and words the issues, so the refusal is the one it
+ * always was.
+ *
+ * @returns the validated request and its seal input, or the schema's issues as one detail text
+ */
+export function parseSealRequest(json: unknown): ParsedSealRequest | { readonly detail: string } {
+  const fast = acceptSealRequest(json);
+  if (fast) return fast;
+  const parsed = SealRequestSchema.safeParse(json);
+  if (!parsed.success)
+    return { detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+  const request = markValidated(parsed.data);
+  const write = request.request;
+  const { canonicalText } = checkPayload(write.payload) as { canonicalText: string };
+  const { manifestDigest } = manifestDigests(parseManifest(write.manifest));
+  const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, canonicalText);
+  return {
+    request,
+    seal: sealInputOfWrite(markValidated(write), request.verdict.verdictDigest, { payloadHash, manifestDigest }),
+  };
+}
+
+/** The hand-written path of {@link parseSealRequest}: the parsed request, or `null` to ask the schema. */
+function acceptSealRequest(json: unknown): ParsedSealRequest | null {
+  if (!isPlainRecord(json) || !hasExactKeys(json, SEAL_REQUEST_FIELDS)) return null;
+  if (json.formatVersion !== FORMAT_VERSION || !isNonNegativeInt(json.acceptedAtMs)) return null;
+  const write = json.request;
+  if (!isPlainRecord(write) || !SafeVerdict.safeParse(json.verdict).success) return null;
+  const { payload, manifest, ...rest } = write;
+  const checked = checkPayload(payload);
+  if (!('canonicalText' in checked) || !isManifest(manifest) || !WriteRequestRest.safeParse(rest).success) return null;
+  // The write manifest's own check (WriteManifestSchema): a non-empty baseline seals to preconditionSeal.
+  const m = markValidated(manifest as SealedDependencyManifest);
+  const digests = manifestDigests(m);
+  if (Object.keys(m.baselineKeyHashes).length > 0 && digests.compositeSeal !== m.preconditionSeal) return null;
+  const request = markValidated(json as unknown as SealRequest);
+  const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, checked.canonicalText);
+  return {
+    request,
+    seal: sealInputOfWrite(markValidated(request.request), request.verdict.verdictDigest, {
+      payloadHash,
+      manifestDigest: digests.manifestDigest,
+    }),
+  };
+}

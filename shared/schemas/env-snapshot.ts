@@ -1,0 +1,29 @@
+import { acceptsAsciiMap } from './hot-checks';
+import { parseInput } from './parse';
+import { EnvSnapshot } from './primitives';
+import { markValidated, type Validated } from './validated';
+
+const MAX_ENV_VALUE_LENGTH = 65_536;
+
+/** An `EnvSnapshot` value: a well-formed string of at most 65,536 UTF-16 units. */
+export const isEnvValue = (value: unknown): boolean =>
+  typeof value === 'string' && value.length <= MAX_ENV_VALUE_LENGTH && value.isWellFormed();
+
+/** Whether the hand-written checks accept `raw` as an {@link EnvSnapshot} (`false`: ask the schema). */
+export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
+  return acceptsAsciiMap(raw, isEnvValue);
+}
+
+/**
+ * Validates an untrusted environment snapshot once (key → value string, the hostile-key policy
+ * of primitives.ts): the checked entry point of triage and of the clients that triage locally.
+ * Printable-ASCII keys are checked by hand (shared/schemas/hot-checks.ts, one test per key);
+ * any other snapshot goes to the {@link EnvSnapshot} schema, which decides and words the error.
+ *
+ * @param what - what the snapshot is, for the error message (e.g. `"current environment"`)
+ * @throws {InvalidInputError} naming each bad key or value
+ */
+export function parseEnvSnapshot(raw: unknown, what: string): Validated<EnvSnapshot> {
+  if (acceptsEnvSnapshot(raw)) return markValidated(raw as EnvSnapshot);
+  return markValidated(parseInput(EnvSnapshot, raw, what));
+}

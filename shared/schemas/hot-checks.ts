@@ -1,0 +1,118 @@
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { RESERVED_KEY } from './primitives';
+
+/**
+ * Hand-written acceptance checks for the hot paths (large manifests and environments, long
+ * chains), each the fast half of a zod schema in primitives.ts or beside it.
+ *
+ * Why not zod here: zod stays at every boundary for its error messages, but a zod parse of a
+ * `Record<string, string>` runs several closures per key, builds a copy and an issue list, about
+ * 0.7 µs per key on the project's machine: more than the SHA-256 that triage spends on the key.
+ * These checks cost one regular-expression test per key. Each accepts only values its schema
+ * accepts (test/unit/shared/schemas/hot-checks.property.test.ts proves it on generated and
+ * mutated values); a value they do not accept, valid or not, goes to the schema, which decides
+ * and words the error. So a message or verdict never depends on which path ran.
+ *
+ * What they leave to the schema on purpose: map keys outside printable ASCII (an ASCII key is
+ * its own NFC form, so ASCII keys cannot collide in the NFC-collision check, and only they skip
+ * it), own `constructor` or symbol keys, objects with an unusual prototype.
+ */
+
+/** A printable-ASCII map key of 1–512 characters: a `MapKey` that is its own NFC form. */
+const ASCII_MAP_KEY = /^[\x20-\x7e]{1,512}$/;
+
+/** An object zod's record and object schemas read as plain, with no key they treat specially. */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return (
+    (proto === Object.prototype || proto === null) &&
+    !Object.hasOwn(value, 'constructor') &&
+    !Object.hasOwn(value, RESERVED_KEY) &&
+    Object.getOwnPropertySymbols(value).length === 0
+  );
+}
+
+/** A `MapKey` in printable ASCII, not `__proto__` (so no NFC collision is possible among such keys). */
+export function isAsciiMapKey(key: unknown): key is string {
+  return typeof key === 'string' && ASCII_MAP_KEY.test(key) && key !== RESERVED_KEY;
+}
+
+/** A SHA-256 hex digest (`HexDigest`). */
+export function isHexDigest(value: unknown): value is string {
+  return typeof value === 'string' && HEX_DIGEST_PATTERN.test(value);
+}
+
+const UPPERCASE_HEX = /[A-F]/;
+
+/**
+ * Whether every value is a `HexDigest` (64 lowercase hex characters), checked together: the
+ * values are joined once and the text must be ASCII (its UTF-8 length is its length), decode as
+ * hex to 32 bytes per value (Node's decoder stops at the first character that is not hex) and
+ * hold no uppercase digit. The same answer as {@link isHexDigest} on each (a property test
+ * compares them on mutated digests), at about 0.4× its cost per digest on the project's machine.
+ */
+export function areHexDigests(values: readonly unknown[]): boolean {
+  for (const value of values) if (typeof value !== 'string' || value.length !== 64) return false;
+  const text = values.join('');
+  return (
+    Buffer.byteLength(text, 'utf8') === text.length &&
+    Buffer.from(text, 'hex').byteLength === 32 * values.length &&
+    !UPPERCASE_HEX.test(text)
+  );
+}
+
+/** A `safeRecord(HexDigest)` map whose keys are all {@link isAsciiMapKey} (a manifest's `baselineKeyHashes`). */
+export function acceptsDigestMap(map: unknown): boolean {
+  if (!isPlainRecord(map)) return false;
+  const keys = Object.keys(map);
+  const values: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (!isAsciiMapKey(key)) return false;
+    values[i] = map[key];
+  }
+  return areHexDigests(values);
+}
+
+/**
+ * A `safeRecord(value)` map whose keys are all {@link isAsciiMapKey}: plain, no `__proto__`, each
+ * value accepted by `acceptsValue`.
+ */
+export function acceptsAsciiMap(map: unknown, acceptsValue: (value: unknown) => boolean): boolean {
+  if (!isPlainRecord(map)) return false;
+  for (const key of Object.keys(map)) if (!isAsciiMapKey(key) || !acceptsValue(map[key])) return false;
+  return true;
+}
+
+/** A `SortedUniqueKeys` list (with at least `min` keys) of {@link isAsciiMapKey} keys. */
+export function acceptsSortedAsciiKeys(list: unknown, min = 0): boolean {
+  if (!Array.isArray(list) || list.length < min) return false;
+  let previous = '';
+  for (let i = 0; i < list.length; i++) {
+    const key: unknown = list[i];
+    if (!isAsciiMapKey(key) || (i > 0 && !(previous < key))) return false;
+    previous = key;
+  }
+  return true;
+}
+
+/** Exactly these own keys (and no others) on a {@link isPlainRecord}: a strict object's key set. */
+export function hasExactKeys(
+  record: Record<string, unknown>,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): boolean {
+  let count = 0;
+  for (const key of required) {
+    if (!Object.hasOwn(record, key)) return false;
+    count++;
+  }
+  for (const key of optional) if (Object.hasOwn(record, key)) count++;
+  return Object.keys(record).length === count;
+}
+
+/** A `NonNegativeInt`: a safe integer ≥ 0. */
+export function isNonNegativeInt(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
+import { parseInput } from '../schemas/parse';
+import {
+  Authority,
+  AuthoritySchema,
+  HexDigest as HexDigestSchema,
+  IDENTIFIER_PATTERN,
+  Identifier,
+  NO_CONTROL_CHARACTERS,
+  NonNegativeInt,
+} from '../schemas/primitives';
+import { markValidated, type Validated } from '../schemas/validated';
+import {
+  isManifest,
+  manifestDigestOf,
+  parseManifest,
+  type SealedDependencyManifest,
+  SealedDependencyManifestSchema,
+} from '../triage/manifest';
+import {
+  MAX_VARIABLE_NAME_LENGTH,
+  MAX_VARIABLE_VALUE_BYTES,
+  type SessionVariable,
+  SessionVariableSchema,
+  VariableFreshness,
+} from '../write/session-variable';
+import { checkPayload, JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../write/write-request';
+import { SupersedesSchema } from './record-header';
+
+/**
+ * What to seal: an accepted residual write, with the guard's verdict digest.
+ *
+ * `{ lineageId; residualId; sessionId; payload: JsonValue; generationEpoch; authority;
+ *    manifest: SealedDependencyManifest; verdictDigest; variablesUsed: SessionVariable[];
+ *    supersedes?: { seq; recordHash } }` (strict).
+ */
+export const SealInputSchema = z.strictObject({
+  lineageId: Identifier,
+  residualId: Identifier,
+  sessionId: Identifier,
+  payload: JsonPayloadSchema,
+  generationEpoch: NonNegativeInt,
+  authority: AuthoritySchema,
+  manifest: SealedDependencyManifestSchema,
+  verdictDigest: HexDigestSchema,
+  variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
+  supersedes: SupersedesSchema.optional(),
+});
+/** Type of {@link SealInputSchema}. */
+export type SealInput = z.input<typeof SealInputSchema>;
+
+/**
+ * A seal input validated once, with the digests of its bodies computed in the same pass: the
+ * payload canonicalized once (check, size and hash), the manifest digested once. What
+ * `sealValidated` seals without validating or serializing again.
+ */
+export interface ValidatedSealInput {
+  readonly input: Validated<z.output<typeof SealInputSchema>>;
+  /** `payloadHash(input.payload)`. */
+  readonly payloadHash: HexDigest;
+  /** `manifestDigest(input.manifest)`. */
+  readonly manifestDigest: HexDigest;
+}
+
+const SEAL_INPUT_FIELDS = [
+  'lineageId',
+  'residualId',
+  'sessionId',
+  'payload',
+  'generationEpoch',
+  'authority',
+  'manifest',
+  'verdictDigest',
+  'variablesUsed',
+] as const;
+const AUTHORITIES = new Set<unknown>(Object.values(Authority));
+const FRESHNESS = new Set<unknown>(Object.values(VariableFreshness));
+const VARIABLE_FIELDS = ['name', 'value', 'freshness', 'sourceEpoch'];
+
+const isIdentifier = (value: unknown): boolean => typeof value === 'string' && IDENTIFIER_PATTERN.test(value);
+
+/**
+ * Whether {@link SessionVariableSchema} accepts `value`: by hand for a variable without a
+ * receipt (shared/schemas/hot-checks.ts explains why), by the schema otherwise.
+ */
+export function isSessionVariable(value: unknown): value is SessionVariable {
+  if (!isPlainRecord(value) || !hasExactKeys(value, VARIABLE_FIELDS))
+    return SessionVariableSchema.safeParse(value).success;
+  const { name, value: text, freshness, sourceEpoch } = value;
+  return (
+    typeof name === 'string' &&
+    name.length <= MAX_VARIABLE_NAME_LENGTH &&
+    NO_CONTROL_CHARACTERS.test(name) &&
+    name.isWellFormed() &&
+    typeof text === 'string' &&
+    text.length <= MAX_VARIABLE_VALUE_BYTES &&
+    text.isWellFormed() &&
+    (text.length * 3 <= MAX_VARIABLE_VALUE_BYTES || Buffer.byteLength(text, 'utf8') <= MAX_VARIABLE_VALUE_BYTES) &&
+    FRESHNESS.has(freshness) &&
+    isNonNegativeInt(sourceEpoch)
+  );
+}
+
+/** Whether `z.array(SessionVariableSchema).max(MAX_VARIABLES)` accepts `list`. */
+export function isVariableList(list: unknown): list is SessionVariable[] {
+  if (!Array.isArray(list) || list.length > MAX_VARIABLES) return false;
+  for (let i = 0; i < list.length; i++) if (!isSessionVariable(list[i])) return false;
+  return true;
+}
+
+/** Whether `SupersedesSchema.optional()` accepts `value` (absent, `undefined`, or `{ seq, recordHash }`). */
+export function isOptionalSupersedes(value: unknown): boolean {
+  if (value === undefined) return true;
+  return (
+    isPlainRecord(value) &&
+    hasExactKeys(value, ['seq', 'recordHash']) &&
+    isNonNegativeInt(value.seq) &&
+    isHexDigest(value.recordHash)
+  );
+}
+
+/**
+ * Validates an untrusted seal input once and digests its bodies (the checked entry point of
+ * `sealRecord`). A well-formed input is checked by hand in one pass (shared/schemas/hot-checks.ts):
+ * the payload is canonicalized once and hashed from that text; anything the hand-written checks
+ * do not accept goes to {@link SealInputSchema}, which decides and words the error.
+ *
+ * @throws {InvalidInputError} naming each bad field of the `seal input`
+ */
+export function parseSealInput(raw: unknown): ValidatedSealInput {
+  if (isPlainRecord(raw) && hasExactKeys(raw, SEAL_INPUT_FIELDS, ['supersedes'])) {
+    const payload = checkPayload(raw.payload);
+    if (
+      'canonicalText' in payload &&
+      isIdentifier(raw.lineageId) &&
+      isIdentifier(raw.residualId) &&
+      isIdentifier(raw.sessionId) &&
+      isNonNegativeInt(raw.generationEpoch) &&
+      AUTHORITIES.has(raw.authority) &&
+      isManifest(raw.manifest) &&
+      isHexDigest(raw.verdictDigest) &&
+      isVariableList(raw.variablesUsed) &&
+      isOptionalSupersedes(raw.supersedes)
+    ) {
+      const input = markValidated(raw as z.output<typeof SealInputSchema>);
+      return {
+        input,
+        payloadHash: hashWrittenCanonical(HashDomain.PAYLOAD, payload.canonicalText),
+        manifestDigest: manifestDigestOf(markValidated(input.manifest)),
+      };
+    }
+  }
+  const input = markValidated(parseInput(SealInputSchema, raw, 'seal input'));
+  const payload = checkPayload(input.payload) as { canonicalText: string };
+  return {
+    input,
+    payloadHash: hashWrittenCanonical(HashDomain.PAYLOAD, payload.canonicalText),
+    manifestDigest: manifestDigestOf(parseManifest(input.manifest)),
+  };
+}
+
+/**
+ * The seal input of a write request validated at the sealer's boundary, with the payload hash
+ * and manifest digest computed there: every field is the request's own, already validated by
+ * stricter schemas (`ResidualWriteRequestSchema`, `WriteVerdictSchema`), so nothing is checked
+ * or digested again.
+ */
+export function sealInputOfWrite(
+  write: Validated<ResidualWriteRequest>,
+  verdictDigest: HexDigest,
+  digests: { readonly payloadHash: HexDigest; readonly manifestDigest: HexDigest },
+): ValidatedSealInput {
+  const input = {
+    lineageId: write.lineageId,
+    residualId: write.residualId,
+    sessionId: write.sessionId,
+    payload: write.payload,
+    generationEpoch: write.generationEpoch,
+    authority: write.authority,
+    manifest: write.manifest as SealedDependencyManifest,
+    verdictDigest,
+    variablesUsed: write.variablesUsed,
+    ...(write.supersedes ? { supersedes: write.supersedes } : {}),
+  };
+  return { input: markValidated(input), ...digests };
+}

@@ -1,0 +1,287 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseSealRequest } from '../../../../functions/sealer/seal-request-parse';
+import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/canonical-json';
+import { HashDomain, HEX_DIGEST_PATTERN, hashCanonical } from '../../../../shared/canonical/digest';
+import { ResealError } from '../../../../shared/errors';
+import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { SealRequestSchema } from '../../../../shared/pipeline/messages';
+import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
+import { areHexDigests } from '../../../../shared/schemas/hot-checks';
+import { parseInput } from '../../../../shared/schemas/parse';
+import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
+import { markValidated } from '../../../../shared/schemas/validated';
+import { encodeHeader, payloadHash, variablesDigest } from '../../../../shared/seal/record-header';
+import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
+import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { parseSealInput, SealInputSchema } from '../../../../shared/seal/seal-input';
+import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
+import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/delta-isolator';
+import {
+  buildManifest,
+  compositeSealUnchecked,
+  envKeyHashUnchecked,
+  manifestDigestOf,
+  parseManifest,
+  SealedDependencyManifestSchema,
+} from '../../../../shared/triage/manifest';
+import { checkPayload } from '../../../../shared/write/write-request';
+import {
+  HOSTILE_STRINGS,
+  type Mutation,
+  mutate,
+  mutationArb,
+  render,
+  toAst,
+  tryParse,
+} from '../../../helpers/fuzz-arbitraries';
+import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../../helpers/guard-factories';
+import { sealInput, testAnchor } from '../../../helpers/seal-factories';
+
+/**
+ * The hand-written hot-path checks (shared/schemas/hot-checks.ts and their users) against the
+ * zod schemas they stand in for: on valid values and on mutants of them (hostile strings,
+ * numbers, repeated, renamed, added and deleted members), each checked entry point accepts
+ * exactly what its schema accepts, refuses with the schema's error, and the hand-written
+ * canonical writers give `canonicalJson`'s bytes.
+ */
+
+const RUNS = 300;
+
+/** The outcome of `run` as comparable data: the value's JSON, or the error's class and message. */
+function outcome(run: () => unknown): unknown {
+  try {
+    return { ok: canonicalJson(run()) };
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    return { error: error.name, message: error.message };
+  }
+}
+
+/** Mutants of `value` (JSON in, JSON out), and the value itself. */
+const mutantsOf = (value: unknown): fc.Arbitrary<unknown> =>
+  fc.oneof(
+    fc.constant(structuredClone(value)),
+    fc.array(mutationArb, { minLength: 1, maxLength: 3 }).map((mutations: Mutation[]) => {
+      let node = toAst(value);
+      for (const m of mutations) node = mutate(node, m);
+      const parsed = tryParse(render(node));
+      return parsed.ok ? parsed.value : null;
+    }),
+  );
+
+const env = { ARCH: 'arm64', REGION: 'eu-west-1', 'caf\u00e9': 'x', HOST: 'h1', EMPTY: '' };
+const manifest = buildManifest({
+  env,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-1': ['REGION'], 'claim-2': ['HOST', 'REGION'], 'no-proxy': { absentKeys: ['PROXY'] } },
+});
+const asciiManifest = buildManifest({
+  env: { ARCH: 'arm64', REGION: 'eu-west-1', HOST: 'h1' },
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-1': ['REGION'], 'claim-2': ['HOST'] },
+});
+
+describe('hand-written checks agree with the schemas', () => {
+  it('areHexDigests is the HexDigest pattern on each value', () => {
+    const digest = 'a'.repeat(32) + '0123456789abcdef'.repeat(2);
+    const edited = fc
+      .tuple(fc.nat(63), fc.constantFrom('A', 'F', 'g', 'š', 'Ł', '\u0130', '\ud800', '0', ' ', '\u0661', 'ａ'))
+      .map(([at, c]) => (digest.slice(0, at) + c + digest.slice(at + 1)).slice(0, 64));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constant(digest), edited, fc.string()), { maxLength: 4 }), (values) => {
+        expect(areHexDigests(values)).toBe(values.every((v) => HEX_DIGEST_PATTERN.test(v)));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('parseManifest accepts and refuses exactly as the schema, with its message', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutantsOf(manifest), mutantsOf(asciiManifest)), (raw) => {
+        expect(outcome(() => parseManifest(raw))).toEqual(
+          outcome(() => parseInput(SealedDependencyManifestSchema, raw, 'sealed dependency manifest')),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('parseEnvSnapshot accepts and refuses exactly as the EnvSnapshot schema', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          mutantsOf(env),
+          fc.dictionary(fc.constantFrom(...HOSTILE_STRINGS), fc.constantFrom(...HOSTILE_STRINGS)),
+        ),
+        (raw) => {
+          expect(outcome(() => parseEnvSnapshot(raw, 'current environment'))).toEqual(
+            outcome(() => parseInput(EnvSnapshot, raw, 'current environment')),
+          );
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('isolateDelta (deferred digest checks) gives the report or error of the schemas then the core', () => {
+    const current = { ...env, HOST: 'h2', NEW: 'n' };
+    fc.assert(
+      fc.property(fc.oneof(mutantsOf(manifest), mutantsOf(asciiManifest)), mutantsOf(current), (m, e) => {
+        expect(outcome(() => isolateDelta(m, e))).toEqual(
+          outcome(() =>
+            isolateValidatedDelta(
+              markValidated(parseInput(SealedDependencyManifestSchema, m, 'sealed dependency manifest')),
+              markValidated(parseInput(EnvSnapshot, e, 'current environment')),
+            ),
+          ),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('parseSealInput accepts and refuses as SealInputSchema, with the digests of the bodies', () => {
+    fc.assert(
+      fc.property(mutantsOf(sealInput(0, { manifest: asciiManifest })), (raw) => {
+        const fast = outcome(() => {
+          const { input, payloadHash: p, manifestDigest: d } = parseSealInput(raw);
+          return { input, p, d };
+        });
+        const reference = outcome(() => {
+          const input = parseInput(SealInputSchema, raw, 'seal input');
+          return { input, p: payloadHash(input.payload), d: hashCanonical(HashDomain.MANIFEST, input.manifest) };
+        });
+        expect(fast).toEqual(reference);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('parseSealRequest accepts and refuses as SealRequestSchema, with its issues', () => {
+    const request = validWriteRequest({ manifest: asciiManifest });
+    const body = {
+      formatVersion: 1,
+      request,
+      verdict: evaluateWrite(request, guardPolicy()),
+      acceptedAtMs: FACTORY_NOW_MS,
+    };
+    fc.assert(
+      fc.property(mutantsOf(body), (raw) => {
+        const parsed = parseSealRequest(raw);
+        const reference = SealRequestSchema.safeParse(raw);
+        if (!reference.success) {
+          expect(parsed).toEqual({
+            detail: reference.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+          });
+          return;
+        }
+        if ('detail' in parsed) throw new Error(`refused a valid seal request: ${parsed.detail}`);
+        expect(canonicalJson(parsed.request)).toBe(canonicalJson(reference.data));
+        expect(parsed.seal.payloadHash).toBe(payloadHash(reference.data.request.payload));
+        expect(parsed.seal.manifestDigest).toBe(hashCanonical(HashDomain.MANIFEST, reference.data.request.manifest));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('checkRecordIntegrity gives the verdict and reason of the schema-first checks', async () => {
+    const record = await sealRecord(
+      sealInput(0, { manifest: asciiManifest, supersedes: undefined }),
+      null,
+      testAnchor(),
+      FACTORY_NOW_MS,
+    );
+    // The checks as they were written before the hand-written shape check: schema first, then digests.
+    const reference = (raw: unknown) => {
+      const version = (raw as { header?: { formatVersion?: unknown } } | null)?.header?.formatVersion;
+      if (typeof version === 'number' && version !== 1) return { verdict: V.UNVERIFIED_TAMPER_RISK };
+      const parsed = SealedRecordSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return {
+          verdict: V.HASH_MISMATCH,
+          reason: `malformed record at ${issue?.path.join('.') || '<root>'}: ${issue?.message}`,
+        };
+      }
+      const r = parsed.data;
+      if (payloadHash(r.payload) !== r.header.payloadHash) return { verdict: V.HASH_MISMATCH, reason: 'payload' };
+      if (hashCanonical(HashDomain.MANIFEST, r.manifest) !== r.header.manifestDigest)
+        return { verdict: V.HASH_MISMATCH, reason: 'manifest' };
+      if (variablesDigest(r.variablesUsed) !== r.header.variablesDigest)
+        return { verdict: V.HASH_MISMATCH, reason: 'variables' };
+      return { verdict: 'REST' };
+    };
+    fc.assert(
+      fc.property(mutantsOf(record), (raw) => {
+        const expected = reference(raw);
+        const actual = checkRecordIntegrity(raw);
+        if ('record' in actual) {
+          expect(expected.verdict).toBe('REST');
+          return;
+        }
+        if (expected.verdict === 'REST') return; // a later check (sealedAtMs, size, record hash, key id) refused it
+        expect(actual.verdict).toBe(expected.verdict);
+        if (expected.reason?.startsWith('malformed')) expect(actual.reason).toBe(expected.reason);
+        else if (expected.reason) expect(actual.reason).toContain(expected.reason);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('hand-written canonical writers give canonicalJson bytes', () => {
+  const text = fc.oneof(
+    fc.constantFrom(...HOSTILE_STRINGS.filter((s) => s.isWellFormed())),
+    fc.string({ unit: 'grapheme' }),
+  );
+
+  it('envKeyHashUnchecked and compositeSealUnchecked', () => {
+    fc.assert(
+      fc.property(text, text, fc.dictionary(text, fc.stringMatching(/^[0-9a-f]{64}$/)), (key, value, hashes) => {
+        expect(envKeyHashUnchecked(key, value)).toBe(hashCanonical(HashDomain.ENV_KEY, { v: 1, key, value }));
+        expect(compositeSealUnchecked(hashes)).toBe(
+          hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes: hashes }),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('manifestDigestOf, for format 1 and 2', () => {
+    for (const m of [manifest, asciiManifest]) {
+      expect(manifestDigestOf(parseManifest(m))).toBe(hashCanonical(HashDomain.MANIFEST, m));
+    }
+  });
+
+  it('encodeHeader', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((k) => NO_CONTROL_CHARACTERS.test(k)),
+        fc.option(fc.record({ seq: fc.nat(), recordHash: fc.stringMatching(/^[0-9a-f]{64}$/) }), { nil: undefined }),
+        async (keyId, supersedes) => {
+          const head = supersedes
+            ? {
+                lineageId: sealInput(0).lineageId,
+                seq: supersedes.seq,
+                recordHash: supersedes.recordHash,
+                generationEpoch: 0,
+              }
+            : null;
+          const record = await sealRecord(sealInput(0, { supersedes }), head, testAnchor({ keyId }), FACTORY_NOW_MS);
+          expect(encodeHeader(record.header)).toEqual(canonicalBytes(record.header));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('checkPayload canonicalizes once: the text is canonicalJson of the payload', () => {
+    const payload = { b: [1, 'x', { d: null, c: true }], a: 'caf\u00e9' };
+    expect(checkPayload(payload)).toEqual({
+      value: payload,
+      canonicalText: '{"a":"café","b":[1,"x",{"c":true,"d":null}]}',
+    });
+  });
+});
