@@ -17,6 +17,7 @@ import type { NodeRef } from '../shared/log/merkle';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import {
+  frontierOf,
   headItem,
   headOf,
   type Item,
@@ -134,7 +135,7 @@ export class DynamoDBChainStore implements ChainStore {
       head,
       header: readJson<unknown>(item, 'header', null),
       checkpoint: readString(item, 'checkpoint') ?? null,
-      frontier: readJson<string[] | null>(item, 'frontier', null),
+      frontier: frontierOf(item),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative, marshall } from '@aws-sdk/util-dynamodb';
+import { z } from 'zod';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { ResidualLocation } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
@@ -60,6 +61,15 @@ export function readNumber(item: Item | undefined, name: string): number | undef
   return typeof value === 'number' ? value : undefined;
 }
 
+/**
+ * Number attribute `name` when it is a sequence number (a safe integer ≥ 0), else `undefined`: a
+ * seq such as `1e100` or `-3` is malformed, never a bound a reader walks towards.
+ */
+export function readSeq(item: Item | undefined, name: string): number | undefined {
+  const value = readNumber(item, name);
+  return value !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 /** The JSON held by string attribute `name`, or `fallback` when absent, of another type or unreadable. */
 export function readJson<T>(item: Item, name: string, fallback: T): T {
   const text = readString(item, name);
@@ -114,17 +124,26 @@ export function markerItem(lineageId: string, { record }: LogEntry): Item {
   });
 }
 
-/** A head item as a {@link LineageHead} claim (unverified; missing fields read as `-1` / `''` / `0`). */
+/**
+ * A head item as a {@link LineageHead} claim (unverified; missing fields read as `-1` / `''` /
+ * `0`, and so does a seq that is not a sequence number: {@link readSeq}).
+ */
 export function headOf(lineageId: string, item: Item | undefined): LineageHead | null {
   if (!item) return null;
   return {
     lineageId,
-    seq: readNumber(item, 'seq') ?? -1,
+    seq: readSeq(item, 'seq') ?? -1,
     recordHash: readString(item, 'recordHash') ?? '',
     generationEpoch: readNumber(item, 'generationEpoch') ?? 0,
     mac: readString(item, 'mac') ?? '',
     keyId: readString(item, 'keyId') ?? '',
   };
+}
+
+/** The stored frontier of a head item: an array of strings (each checked by the log state), else `null` (malformed). */
+export function frontierOf(item: Item): string[] | null {
+  const frontier = readJson<unknown>(item, 'frontier', null);
+  return Array.isArray(frontier) && frontier.every((h) => typeof h === 'string') ? frontier : null;
 }
 
 /** A residual-id marker as a location (unverified). */
@@ -196,26 +215,73 @@ export function triageReportItem(report: TriageCompletedDetail): Item {
   });
 }
 
-/** A conflict item as a {@link ConflictRecord} (unverified; unreadable fields read as empty / null). */
+const IssueListSchema = z.array(z.looseObject({ path: z.string(), message: z.string() }));
+const VariableListSchema = z.array(z.looseObject({ name: z.string(), reason: z.string(), detail: z.string() }));
+const ViolationListSchema = z.array(z.looseObject({ field: z.string(), reason: z.string(), detail: z.string() }));
+const StoredHeadSchema = z
+  .looseObject({
+    lineageId: z.string(),
+    seq: z.number().int().min(0),
+    recordHash: z.string(),
+    generationEpoch: z.number().int().min(0),
+    mac: z.string(),
+    keyId: z.string(),
+  })
+  .nullable();
+
+/**
+ * The JSON list or object of attribute `name` read with `schema`: its value, or `fallback` with
+ * the reason pushed onto `unreadable` when the attribute is there but does not parse or fit. Junk
+ * in a refusal item is named once here, so no formatter ever walks it.
+ */
+function readJsonAs<T>(item: Item, name: string, schema: z.ZodType<T>, fallback: T, unreadable: string[]): T {
+  if (attribute(item, name) === undefined) return fallback;
+  const text = readString(item, name);
+  let value: unknown;
+  try {
+    value = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  unreadable.push(name);
+  return fallback;
+}
+
+/** `{ unreadable }` naming the attributes that could not be read, or nothing when all could. */
+const unreadableOf = (names: readonly string[]) =>
+  names.length === 0 ? {} : { unreadable: `unreadable ${names.join(', ')}` };
+
+/**
+ * A conflict item as a {@link ConflictRecord} (unverified; absent fields read as empty / null).
+ * A JSON field that is present but malformed reads as `null` and is named in `unreadable`.
+ */
 export function conflictOf(lineageId: string, item: Item): ConflictRecord {
-  return {
+  const unreadable: string[] = [];
+  const record: ConflictRecord = {
     lineageId,
     residualId: readString(item, 'residualId') ?? '',
     reason: (readString(item, 'reason') ?? '') as ConflictReason,
     detail: readString(item, 'detail') ?? '',
     attemptedHeader: readJson<unknown>(item, 'attemptedHeader', null),
-    expectedHead: readJson<LineageHead | null>(item, 'expectedHead', null),
-    observedHead: readJson<LineageHead | null>(item, 'observedHead', null),
+    expectedHead: readJsonAs<LineageHead | null>(item, 'expectedHead', StoredHeadSchema, null, unreadable),
+    observedHead: readJsonAs<LineageHead | null>(item, 'observedHead', StoredHeadSchema, null, unreadable),
     atMs: readNumber(item, 'atMs') ?? 0,
     messageId: readString(item, 'messageId') ?? '',
     requestDigest: readString(item, 'requestDigest') ?? null,
     statement: readString(item, 'statement') ?? null,
   };
+  return { ...record, ...unreadableOf(unreadable) };
 }
 
-/** A rejection item as a {@link RejectionRecord} (unverified; unreadable fields read as empty / null). */
+/**
+ * A rejection item as a {@link RejectionRecord} (unverified; absent fields read as empty / null).
+ * A list field that is present but not a list of the right shape reads as `[]` and is named in `unreadable`.
+ */
 export function rejectionOf(lineageId: string, item: Item): RejectionRecord {
-  return {
+  const unreadable: string[] = [];
+  const record: RejectionRecord = {
     stage: (readString(item, 'stage') ?? '') as RejectionStage,
     reason: (readString(item, 'reason') ?? '') as RejectionReason,
     lineageId,
@@ -224,13 +290,14 @@ export function rejectionOf(lineageId: string, item: Item): RejectionRecord {
     verdictDigest: readString(item, 'verdictDigest') ?? null,
     bodyDigest: readString(item, 'bodyDigest') ?? '',
     bodyPreview: readString(item, 'bodyPreview') ?? '',
-    issues: readJson<RejectionRecord['issues']>(item, 'issues', []),
-    rejectedVariables: readJson<RejectionRecord['rejectedVariables']>(item, 'rejectedVariables', []),
-    requestViolations: readJson<RejectionRecord['requestViolations']>(item, 'requestViolations', []),
+    issues: readJsonAs<RejectionRecord['issues']>(item, 'issues', IssueListSchema, [], unreadable),
+    rejectedVariables: readJsonAs(item, 'rejectedVariables', VariableListSchema, [], unreadable),
+    requestViolations: readJsonAs(item, 'requestViolations', ViolationListSchema, [], unreadable),
     atMs: readNumber(item, 'atMs') ?? 0,
     requestDigest: readString(item, 'requestDigest') ?? null,
     statement: readString(item, 'statement') ?? null,
   };
+  return { ...record, ...unreadableOf(unreadable) };
 }
 
 /** A stored triage report as stored (unverified: parse it with `TriageCompletedDetailSchema`); text that does not parse stays text. */

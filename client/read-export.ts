@@ -2,7 +2,9 @@ import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { LineageNotFoundError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
+import { LineageHeadSchema, type SealedRecord } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { LogVerificationError } from './errors';
 import type { LineageExport } from './lineage-export';
 
 /** Options of {@link readLineageExport}. */
@@ -22,6 +24,8 @@ export interface ReadExportOptions {
  *
  * @param exportedAtMs - when the export is read (the client's clock), ms since the Unix epoch
  * @throws {LineageNotFoundError} when the lineage has neither records nor a head
+ * @throws {LogVerificationError} `LINEAGE_BROKEN` when the head item is malformed (it could not be
+ *   written as the export's `head`, and `reseal verify --export` would refuse the file as bad input)
  */
 export async function readLineageExport(
   store: Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain'>,
@@ -34,6 +38,17 @@ export async function readLineageExport(
   const lastStoredSeq = await store.lastRecordSeq(lineageId);
   const head = await store.head(lineageId);
   if (head === null && lastStoredSeq === null) throw new LineageNotFoundError(lineageId);
+  // An export its own verifier would call bad input is never written: a head item that does not
+  // read as a head (a seq stored as text, or not a safe integer) is a finding, as the walk says.
+  const malformed = head === null ? null : LineageHeadSchema.safeParse(head);
+  if (malformed && !malformed.success) {
+    const issue = malformed.error.issues[0];
+    throw new LogVerificationError(
+      lineageId,
+      VerificationVerdict.LINEAGE_BROKEN,
+      `malformed HEAD: the stored head item does not read as a head (at head.${issue?.path.join('.') ?? ''}: ${issue?.message})`,
+    );
+  }
   const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
   const records: unknown[] = [];
   const total = lastSeq + 1;
@@ -41,6 +56,9 @@ export async function readLineageExport(
     const page = await store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq));
     records.push(...page);
     options.onProgress?.({ done: Math.min(records.length, total), total });
+    // An empty page past the last stored record ends the read too, whatever seq the head claims
+    // (a head at seq 1e15 would otherwise be read towards page by page).
+    if (page.length === 0 && from > (lastStoredSeq ?? -1)) break;
     if (page.length === 0 && from > (head?.seq ?? -1)) {
       // Cut off from the chain past the head (a far-out key, up to 2^53 − 1): reading on would
       // never end. The last stored record is exported, so verifying the export still shows it.

@@ -233,6 +233,7 @@ export class WriteOutcomes {
 
   async #openRejection(rejection: RejectionRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
     if (rejection.statement === null) throw new OutcomeVerificationError('unsigned rejection');
+    if (rejection.unreadable) throw new OutcomeVerificationError(`rejection item ${rejection.unreadable}`);
     const key = rejection.stage === RejectionStage.GUARD ? await this.#deps.guardKey() : await this.#deps.log.key();
     const statement = openOutcome(rejection.statement, key, this.#deps.logName);
     checkRejection(rejection, statement);
@@ -242,6 +243,7 @@ export class WriteOutcomes {
 
   async #openConflict(conflict: ConflictRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
     if (conflict.statement === null) throw new OutcomeVerificationError('unsigned conflict');
+    if (conflict.unreadable) throw new OutcomeVerificationError(`conflict item ${conflict.unreadable}`);
     const statement = openOutcome(conflict.statement, await this.#deps.log.key(), this.#deps.logName);
     checkConflict(conflict, statement);
     this.#checkNamesRequest(statement, null, options);

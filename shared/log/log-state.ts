@@ -84,7 +84,7 @@ export function authenticateLogState(
     throw fail(`the head record header is seq ${header.data.monotonicSequenceNumber} of ${header.data.lineageId}`);
   }
   const frontierHex = stored.frontier ?? [];
-  if (stored.frontier === null || !frontierHex.every((h) => HEX_DIGEST_PATTERN.test(h))) {
+  if (!Array.isArray(stored.frontier) || !frontierHex.every((h) => HEX_DIGEST_PATTERN.test(h))) {
     throw fail('the frontier is missing or malformed');
   }
   if (frontierHex.length !== subtreeRefs(0, seq).length) {

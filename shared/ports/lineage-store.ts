@@ -139,6 +139,11 @@ export interface ConflictRecord {
   readonly requestDigest: string | null;
   /** The sealer's signed outcome statement of this conflict (C2SP signed note), or `null` when unsigned. */
   readonly statement: string | null;
+  /**
+   * Set when the stored item could not be read whole (e.g. `unreadable observedHead`): its
+   * malformed fields read as `null`, and it never counts as signed.
+   */
+  readonly unreadable?: string;
 }
 
 /** A refused or malformed write (pk `REJECTION#<lineageId|~unparsed>`, sk `<isoTime>#<messageId>`). */
@@ -161,4 +166,9 @@ export interface RejectionRecord {
   readonly requestDigest: string | null;
   /** The deciding function's signed outcome statement (C2SP signed note), or `null` when unsigned. */
   readonly statement: string | null;
+  /**
+   * Set when the stored item could not be read whole (e.g. `unreadable rejectedVariables`): its
+   * malformed lists read as `[]`, and it never counts as signed.
+   */
+  readonly unreadable?: string;
 }

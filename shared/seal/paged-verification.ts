@@ -31,7 +31,8 @@ export interface PagedVerificationOptions {
  * key-free check before the MACs) as a suffix of the verified prefix (`trustedStart`), so memory
  * stays bounded on long chains. Reads until the records end
  * (the last record key, read before the head), or up to the head's or the checkpoint's seq when
- * later, then checks the stored head against the records (`checkStoredHead`): the head lives in
+ * later, stopping at the first empty page past the last stored record (so the pages read are
+ * bounded by what is stored, whatever seq the head claims), then checks the stored head against the records (`checkStoredHead`): the head lives in
  * the same table, so it is a claim, never a checkpoint. A head past the records gives
  * `TRUNCATION_DETECTED`; records past the head, a head whose hash is not the record's, or records
  * without a head give `LINEAGE_BROKEN`. A definite finding in the records themselves wins.
@@ -72,7 +73,12 @@ export async function verifyLineagePages(
     const seen = recordsSeen(page, head, lastSeen);
     lastSeen = seen.lastSeq;
     recordHashAtHeadSeq ??= seen.recordHashAtHeadSeq;
-    const isLast = to >= lastSeq;
+    // Past the last stored record, an empty page ends the walk: the head or the checkpoint may
+    // claim any seq (a table writer can store 2^53 − 1), but only stored records can be read, and
+    // one appended concurrently (after the last record key was read) sits right after it, in a
+    // page already read. The checkpoint goes to this page, which then finds the chain cut short.
+    const pastStored = page.length === 0 && from > (lastSeen ?? -1);
+    const isLast = to >= lastSeq || pastStored;
     const checkpoint = options.checkpoint && (options.checkpoint.seq <= to || isLast) ? options.checkpoint : undefined;
     result = await verifyChain(page, {
       lineageId: options.lineageId,

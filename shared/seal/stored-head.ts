@@ -28,6 +28,7 @@ export interface StoredHeadFinding {
  * `head.seq`. Records without a head, or a head without its records, are inconsistent.
  *
  * - records but no head → `LINEAGE_BROKEN` (head deleted);
+ * - a head whose seq is not a sequence number (a safe integer ≥ 0) → `LINEAGE_BROKEN` (malformed);
  * - records past `head.seq` → `LINEAGE_BROKEN` (head rewound);
  * - no record at `head.seq` (records end before it) → `TRUNCATION_DETECTED`;
  * - the record at `head.seq` has another hash → `LINEAGE_BROKEN` (head rewritten).
@@ -47,6 +48,14 @@ export function checkStoredHead(
       seq: lastSeq,
       verdict: V.LINEAGE_BROKEN,
       reason: `no HEAD: records are stored up to seq ${lastSeq} but the lineage has no head item (head deleted)`,
+    };
+  }
+  if (!Number.isSafeInteger(head.seq) || head.seq < 0) {
+    return {
+      seq: null,
+      verdict: V.LINEAGE_BROKEN,
+      reason:
+        'malformed HEAD: the stored head item has no sequence number (its seq is missing or not a safe integer ≥ 0)',
     };
   }
   if (lastSeq !== null && lastSeq > head.seq) {

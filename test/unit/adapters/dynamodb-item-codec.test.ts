@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   conflictItem,
   conflictOf,
+  frontierOf,
   headItem,
   headOf,
   locationOf,
@@ -179,5 +180,40 @@ describe('dynamodb item codec: junk attribute types from a table writer are refu
     expect(conflict).toMatchObject({ residualId: '', atMs: 0, observedHead: null, statement: null });
     const rejection = rejectionOf('lin-1', { issues: { SS: ['x'] }, residualId: { BOOL: true } });
     expect(rejection).toMatchObject({ issues: [], residualId: null, messageId: '' });
+  });
+});
+
+describe('dynamodb item codec: hostile head and refusal items read as malformed, never as junk values', () => {
+  it('a head seq that is not a sequence number (1e100, -3, text) reads as -1', () => {
+    for (const seq of [{ N: '1e100' }, { N: '-3' }, { N: '1.5' }, { S: '3' }]) {
+      expect(headOf(TEST_LINEAGE_ID, { seq } as Item)?.seq, JSON.stringify(seq)).toBe(-1);
+    }
+    expect(headOf(TEST_LINEAGE_ID, { seq: N(7) })?.seq).toBe(7);
+  });
+
+  it('a frontier that is not a list of strings reads as null', () => {
+    for (const frontier of ['"x"', '5', '[null]', '{"length":1}', 'not json']) {
+      expect(frontierOf({ frontier: S(frontier) }), frontier).toBeNull();
+    }
+    expect(frontierOf({ frontier: S('["ab"]') })).toEqual(['ab']);
+  });
+
+  it('a rejection whose lists are junk reads with empty lists and names them unreadable', () => {
+    const item = rejectionItem(staleRejection('r-1'));
+    for (const junk of ['5', '[null]', '{"x":1}', '[{"name":1}]']) {
+      const read = rejectionOf(TEST_LINEAGE_ID, { ...item, rejectedVariables: S(junk), issues: S(junk) });
+      expect(read.rejectedVariables, junk).toEqual([]);
+      expect(read.issues).toEqual([]);
+      expect(read.unreadable).toBe('unreadable issues, rejectedVariables');
+    }
+    expect(rejectionOf(TEST_LINEAGE_ID, item).unreadable).toBeUndefined();
+  });
+
+  it('a conflict whose heads are junk reads them as null and names them unreadable', () => {
+    const item = conflictItem(staleEpochConflict('r-1'));
+    const read = conflictOf(TEST_LINEAGE_ID, { ...item, observedHead: S('5'), expectedHead: S('[null]') });
+    expect([read.expectedHead, read.observedHead]).toEqual([null, null]);
+    expect(read.unreadable).toBe('unreadable expectedHead, observedHead');
+    expect(conflictOf(TEST_LINEAGE_ID, item).unreadable).toBeUndefined();
   });
 });
