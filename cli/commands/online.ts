@@ -235,7 +235,13 @@ function triageCompletedText(detail: TriageCompletedDetail): string {
     ['recall', detail.requestId],
     ['record', `lineage ${detail.lineageId} seq ${detail.seq ?? '?'} residual ${detail.residualId ?? '?'}`],
     ['outcome', detail.outcome],
-    ['chain', detail.verification?.verdict ?? '(no record found)'],
+    // A recall proves the target record alone (docs/verifiable-log.md, "Recall"), never the whole chain.
+    [
+      'record proof',
+      detail.verification
+        ? `${detail.verification.verdict}${detail.verification.verdict === 'VERIFIED_INTACT' ? ' (this record, proven against the signed checkpoint; the rest of the chain is not checked: reseal verify --lineage)' : ''}`
+        : '(no record found)',
+    ],
     ...(detail.outcome === 'REFUSED' ? ([['refusal code', detail.refusalCode ?? '(none)']] as [string, string][]) : []),
     ...(detail.refusalReason ? ([['refused', detail.refusalReason]] as [string, string][]) : []),
   ]);

@@ -1,6 +1,6 @@
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { fieldLines, isoTime } from './output';
+import { fieldLines, isoTime, terminalText as t } from './output';
 import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
 
 /** One row of a lineage timeline, read from a stored record (untrusted until verified). */
@@ -67,12 +67,13 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
     ['SEQ', 'EPOCH', 'AUTHORITY', 'SESSION', 'RESIDUAL', 'SEALED AT (UTC)', 'SUPERSEDES', 'GUARD', 'VERIFICATION'],
   ];
   for (const r of rows) {
+    // Ids come from records as stored (a forged record's too): shown escaped.
     table.push([
       r.seq === null ? '?' : String(r.seq),
       r.generationEpoch === null ? '?' : String(r.generationEpoch),
-      r.authority ?? '?',
-      r.sessionId ?? '?',
-      r.residualId ?? '?',
+      t(r.authority ?? '?'),
+      t(r.sessionId ?? '?'),
+      t(r.residualId ?? '?'),
       r.sealedAtMs === null ? '?' : isoTime(r.sealedAtMs),
       r.supersedes ? `seq ${r.supersedes.seq}` : '-',
       r.guardVerdictDigest ? `${r.guardVerdictDigest.slice(0, 12)}…` : '?',
@@ -106,7 +107,8 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
 type MaybeSigned = { readonly signatureVerified?: boolean };
 
 /** The signature status of a refusal as printed: a refusal whose statement does not check may be a forgery. */
-function signedText(item: MaybeSigned): string {
+function signedText(item: MaybeSigned & { readonly unreadable?: string }): string {
+  if (item.unreadable) return '  (NOT signed: the stored item is unreadable: do not trust)';
   if (item.signatureVerified === undefined) return '';
   return item.signatureVerified ? '  (signature verified)' : '  (NOT signed by the deciding function: do not trust)';
 }
@@ -122,12 +124,12 @@ export function refusalsText(
 ): string {
   let text = `\nrejections (${rejections.length})${rejections.length === 0 ? ': none' : ':'}\n`;
   for (const r of rejections) {
-    text += `  ${isoTime(r.atMs)}  ${r.stage}  ${r.reason}  residual ${r.residualId ?? '?'}  message ${r.messageId}${signedText(r)}\n`;
+    text += `  ${isoTime(r.atMs)}  ${t(r.stage)}  ${t(r.reason)}  residual ${t(r.residualId ?? '?')}  message ${t(r.messageId)}${signedText(r)}\n`;
     text += rejectionDetailLines(r, '    ');
   }
   text += `\nconflicts (${conflicts.length})${conflicts.length === 0 ? ': none' : ':'}\n`;
   for (const c of conflicts)
-    text += `  ${isoTime(c.atMs)}  ${c.reason}  residual ${c.residualId}: ${c.detail}${signedText(c)}\n`;
+    text += `  ${isoTime(c.atMs)}  ${t(c.reason)}  residual ${t(c.residualId)}: ${t(c.detail)}${signedText(c)}${c.unreadable ? `  [${t(c.unreadable)}]` : ''}\n`;
   return text;
 }
 
@@ -137,7 +139,15 @@ export function refusalsJson(
   conflicts: readonly (ConflictRecord & MaybeSigned)[],
 ) {
   return {
-    rejections: rejections.map((r) => ({ ...rejectionJson(r), signature_verified: r.signatureVerified ?? null })),
-    conflicts: conflicts.map((c) => ({ ...conflictJson(c), signature_verified: c.signatureVerified ?? null })),
+    rejections: rejections.map((r) => ({
+      ...rejectionJson(r),
+      signature_verified: r.unreadable ? false : (r.signatureVerified ?? null),
+      unreadable: r.unreadable ?? null,
+    })),
+    conflicts: conflicts.map((c) => ({
+      ...conflictJson(c),
+      signature_verified: c.unreadable ? false : (c.signatureVerified ?? null),
+      unreadable: c.unreadable ?? null,
+    })),
   };
 }

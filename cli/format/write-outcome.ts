@@ -1,8 +1,9 @@
 import type { WriteOutcome } from '../../client/write-outcomes';
+import { printable } from '../../shared/errors';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, isoTime } from './output';
+import { fieldLines, isoTime, terminalText as t } from './output';
 import { hintsFor } from './write-verdict';
 
 /** Exit code of a write's outcome: 0 sealed; 10 (action needed) rejected or in conflict. */
@@ -80,13 +81,17 @@ export function writeOutcomeJson(outcome: WriteOutcome) {
   }
 }
 
-/** The detail lines of a rejection: each rejected variable, request violation and schema issue. */
+/**
+ * The detail lines of a rejection: each rejected variable, request violation and schema issue,
+ * every stored string escaped ({@link t terminalText}, `printable` for paths and names): a
+ * forged item cannot add a line or rewrite one on a terminal.
+ */
 export function rejectionDetailLines(r: RejectionRecord, indent: string): string {
-  let text = '';
+  let text = r.unreadable ? `${indent}${t(r.unreadable)}: the stored item is malformed\n` : '';
   for (const v of r.rejectedVariables)
-    text += `${indent}variable ${JSON.stringify(v.name)}: ${v.reason}: ${v.detail}\n`;
-  for (const v of r.requestViolations) text += `${indent}field ${v.field}: ${v.reason}: ${v.detail}\n`;
-  for (const i of r.issues) text += `${indent}at ${i.path || '<root>'}: ${i.message}\n`;
+    text += `${indent}variable ${t(JSON.stringify(v.name))}: ${t(v.reason)}: ${t(v.detail)}\n`;
+  for (const v of r.requestViolations) text += `${indent}field ${printable(v.field)}: ${t(v.reason)}: ${t(v.detail)}\n`;
+  for (const i of r.issues) text += `${indent}at ${printable(i.path || '<root>')}: ${t(i.message)}\n`;
   return text;
 }
 
@@ -97,6 +102,16 @@ const CONFLICT_HINTS: Readonly<Record<string, string>> = {
   LINEAGE_INCONSISTENT:
     "the lineage's stored head disagrees with its records: run reseal verify --lineage; retrying cannot help",
 };
+
+/**
+ * The head a conflict found, as `seq N, epoch E`, when it carries one (`observedHead`); `null`
+ * otherwise (a `STALE_EPOCH` conflict names the newer epoch in its detail only), and the line
+ * is then left out rather than printed as `(not known)`.
+ */
+export function conflictHeadFound(c: Pick<ConflictRecord, 'observedHead'>): string | null {
+  if (c.observedHead) return `seq ${c.observedHead.seq}, epoch ${c.observedHead.generationEpoch}`;
+  return null;
+}
 
 /** The outcome of `reseal publish --wait` as readable text. */
 export function writeOutcomeText(outcome: WriteOutcome): string {
@@ -127,15 +142,13 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
     }
     case 'CONFLICT': {
       const c = outcome.conflict;
-      const observed = c.observedHead
-        ? `seq ${c.observedHead.seq}, epoch ${c.observedHead.generationEpoch}`
-        : '(not known)';
+      const found = conflictHeadFound(c);
       const hint = CONFLICT_HINTS[c.reason] ?? 'not appended: see reseal verify --lineage before writing again';
       return `${fieldLines([
         ['outcome', 'CONFLICT: not appended (signed by the sealer)'],
         ['reason', c.reason],
         ['detail', c.detail],
-        ['head found', observed],
+        ...(found ? ([['head found', found]] as const) : []),
         ['at', isoTime(c.atMs)],
       ])}${hint}\n`;
     }

@@ -300,3 +300,56 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
     ]);
   });
 });
+
+describe('hostile refusal items: shown escaped and marked, never crashing the listing', () => {
+  /** A lineage of 2 records with `rejections` stored as a table writer planted them. */
+  async function inspectWith(rejections: RejectionRecord[], json: boolean) {
+    const store = new InMemoryLineageStore();
+    await appendSealed(store, (await buildChain(2)).records);
+    for (const r of rejections) await store.recordRejection(r);
+    return runCli(['inspect', '--lineage', TEST_LINEAGE_ID, ...(json ? ['--json'] : [])], {
+      cwd: FIXTURES,
+      connect: fakeConnect(store, async () => {}),
+    });
+  }
+  /** A forged message: a newline, ANSI "cursor up, erase line" and a fake signed row. */
+  const FORGED = 'x\n\x1b[1A\x1b[2K  2026-01-01T00:00:00.000Z  GUARD  STALE_STATE  residual r-1  (signature verified)';
+
+  it('a forged issue message cannot add a line, move the cursor or show "(signature verified)"', async () => {
+    const forged = staleRejection('r-forged', { issues: [{ path: 'a\u202eb', message: FORGED }] });
+    const result = await inspectWith([forged], false);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).not.toContain('\x1b');
+    // The only "(signature verified)" is inside the escaped message line.
+    expect(result.stdout.split('\n').filter((l) => l.includes('(signature verified)'))).toHaveLength(1);
+    expect(result.stdout).toContain('(NOT signed by the deciding function: do not trust)');
+    const line = result.stdout.split('\n').find((l) => l.includes('x\\u000a'));
+    expect(line).toBe(
+      '    at "a\\u202eb": x\\u000a\\u001b[1A\\u001b[2K  2026-01-01T00:00:00.000Z  GUARD  STALE_STATE  residual r-1  (signature verified)',
+    );
+  });
+
+  it('an item the codec read as unreadable is listed as not signed, with the timeline and the verdict', async () => {
+    const junk = staleRejection('r-junk', { rejectedVariables: [], unreadable: 'unreadable rejectedVariables' });
+    const text = await inspectWith([junk], false);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toMatch(/^chain: +VERIFIED_INTACT$/m);
+    expect(text.stdout).toMatch(/residual r-junk .*\(NOT signed: the stored item is unreadable: do not trust\)/);
+    expect(text.stdout).toContain('    unreadable rejectedVariables: the stored item is malformed');
+    const json = JSON.parse((await inspectWith([junk], true)).stdout);
+    expect(json.rejections).toEqual([
+      expect.objectContaining({
+        residual_id: 'r-junk',
+        signature_verified: false,
+        unreadable: 'unreadable rejectedVariables',
+      }),
+    ]);
+  });
+
+  it('publish --wait: a genuine STALE_EPOCH conflict carrying no head prints no "head found" line', async () => {
+    const { result } = await publishWait(async (store) => store.recordConflict(await conflict()));
+    expect(result.exitCode).toBe(10);
+    expect(result.stdout).not.toContain('head found');
+    expect(result.stdout).not.toContain('(not known)');
+  });
+});

@@ -98,3 +98,17 @@ describe('reseal recall prints the refusal code', () => {
     }
   });
 });
+
+describe('reseal recall says what it proved: the target record, not the chain', () => {
+  it('text: a "record proof" line naming the record proven against the signed checkpoint, no "chain" line', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(3, { lineageId: LINEAGE });
+    await appendSealed(store, records);
+    const result = await recall(store, ['--seq', '2']);
+    expect(result.stdout).toMatch(/^outcome: +TRIAGED$/m);
+    expect(result.stdout).toMatch(
+      /^record proof: +VERIFIED_INTACT \(this record, proven against the signed checkpoint; the rest of the chain is not checked: reseal verify --lineage\)$/m,
+    );
+    expect(result.stdout).not.toMatch(/^chain:/m);
+  });
+});
