@@ -196,6 +196,8 @@ export const InspectOutput = z.object({
       issues: z.array(z.object({ path: z.string(), message: z.string() })),
       /** Whether its statement, signed by the function that decided it, checks: `false` may be a forgery. */
       signatureVerified: z.boolean(),
+      /** The fields of the stored item that could not be read (then read as empty, and never signed), or `null`. */
+      unreadable: z.string().nullable(),
     }),
   ),
   conflicts: z.array(
@@ -206,6 +208,8 @@ export const InspectOutput = z.object({
       conflictedAt: z.string(),
       /** Whether its statement, signed by the sealer, checks: `false` may be a forgery. */
       signatureVerified: z.boolean(),
+      /** The fields of the stored item that could not be read (then read as null, and never signed), or `null`. */
+      unreadable: z.string().nullable(),
     }),
   ),
   ...LogCheckFields,

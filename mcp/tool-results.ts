@@ -567,14 +567,15 @@ export function inspectResult(
     records: timelineRows(records, verification).map(timelineRecord),
     rejections: refusals.rejections.map((r) => {
       const { lineageId: _lineage, ...details } = rejectionDetails(r);
-      return { ...details, signatureVerified: r.signatureVerified };
+      return { ...details, signatureVerified: r.signatureVerified && !r.unreadable, unreadable: r.unreadable ?? null };
     }),
     conflicts: refusals.conflicts.map((c) => ({
       reason: c.reason,
       detail: c.detail,
       residualId: c.residualId,
       conflictedAt: iso(c.atMs),
-      signatureVerified: c.signatureVerified,
+      signatureVerified: c.signatureVerified && !c.unreadable,
+      unreadable: c.unreadable ?? null,
     })),
     ...logFields(log, caller),
   };

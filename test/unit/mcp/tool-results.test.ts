@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
 import { CheckpointFileError } from '../../../client/checkpoint-store';
 import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import type { VerifiedRecall } from '../../../client/recalls';
@@ -331,6 +332,42 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
       verdict: 'HASH_MISMATCH',
       records: [{ seq: 0, verification: 'VERIFIED_INTACT' }, { seq: 1 }],
       checkpoint: { size: 2 },
+    });
+  });
+
+  it('refusal items the table writer filled with junk are listed as unreadable and not signed, beside the timeline', async () => {
+    const { records, verification, log } = await walked();
+    const genuineRejection = await signedRejection('r-1');
+    const genuineConflict = await signedConflict('r-2');
+    const rejections = ['5', '[null]'].map((junk) => ({
+      ...rejectionOf(TEST_LINEAGE_ID, { ...rejectionItem(genuineRejection), rejectedVariables: { S: junk } }),
+      signatureVerified: true, // even a caller that claims it: an unreadable item is never signed
+    }));
+    const conflicts = [
+      {
+        ...conflictOf(TEST_LINEAGE_ID, { ...conflictItem(genuineConflict), observedHead: { S: '"x"' } }),
+        signatureVerified: true,
+      },
+    ];
+    const out = structured(inspectResult(TEST_LINEAGE_ID, records, verification, { rejections, conflicts }, log));
+    expect(out).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      records: [{ seq: 0 }, { seq: 1 }],
+      rejections: [
+        {
+          residualId: 'r-1',
+          rejectedVariables: [],
+          signatureVerified: false,
+          unreadable: 'unreadable rejectedVariables',
+        },
+        {
+          residualId: 'r-1',
+          rejectedVariables: [],
+          signatureVerified: false,
+          unreadable: 'unreadable rejectedVariables',
+        },
+      ],
+      conflicts: [{ residualId: 'r-2', signatureVerified: false, unreadable: 'unreadable observedHead' }],
     });
   });
 
