@@ -431,3 +431,26 @@ export const clientVerifyExport: Reader = {
       }
     }),
 };
+
+/**
+ * `reseal inspect --lineage L` in text, as a terminal shows it: `exit <code> <chain verdict>;
+ * <n> row(s) marked signed, <m> marked NOT signed; no raw control characters` (or `raw control
+ * characters`). A row is a listing line (`  <time>  …`) ending in its signature marker: a forged
+ * message that adds a line, or an ANSI sequence that erases one, changes the counts or the tail.
+ */
+export const inspectTextCli: Reader = {
+  name: 'inspect --lineage (text, as a terminal shows it)',
+  takesCheckpoint: false,
+  read: async (setup, target) => {
+    const dir = await workDir(setup, target, false);
+    const run = await cli(setup, target, dir, ['inspect', '--lineage', target.write.lineageId]);
+    const verdict = /^chain: +(\S+)$/m.exec(run.stdout)?.[1] ?? VERDICT.exec(run.stderr)?.[1] ?? '';
+    const rows = (marker: string) =>
+      run.stdout.split('\n').filter((line) => /^ {2}\S/.test(line) && line.endsWith(marker)).length;
+    const signed = rows('(signature verified)');
+    const unsigned = rows('do not trust)');
+    // Any control character but the line feed that ends each line (ESC, CR, a lone bidi override).
+    const raw = /[\p{Cc}\p{Cf}]/u.test(run.stdout.replaceAll('\n', ''));
+    return `exit ${run.exitCode} ${verdict}; ${signed} row(s) marked signed, ${unsigned} marked NOT signed; ${raw ? 'raw control characters' : 'no raw control characters'}`;
+  },
+};
