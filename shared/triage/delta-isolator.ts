@@ -7,8 +7,7 @@ import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
 import {
-  baselineTextAwaitingDigests,
-  compositeSealOfText,
+  baselineAwaitingDigests,
   compositeSealUnchecked,
   declaredAbsentKeys,
   envKeyHashUnchecked,
@@ -99,7 +98,7 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  const pending = baselineTextAwaitingDigests(manifest);
+  const pending = baselineAwaitingDigests(manifest);
   if (pending === null) {
     return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
   }
@@ -107,7 +106,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   // finishes on the drifted keys (a digest equal to one computed here is hex). Before any other
   // error is reported the manifest is checked in full, so its error still comes first; the
   // environment is checked while it is hashed, and its error comes before rule 0's.
-  const { manifest: m, text, size } = pending;
+  const { manifest: m, compositeSeal: recomputed, size } = pending;
   const confirm = () => parseManifest(manifest);
   let drift = diffKeys(m.baselineKeyHashes, size, currentEnv, true);
   let env = currentEnv as Readonly<Record<string, string>>;
@@ -116,12 +115,9 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
     env = parseEnvSnapshot(currentEnv, 'current environment');
     drift = diffKeys(m.baselineKeyHashes, size, env, false) as KeyDrift;
   }
-  if (size > 0) {
-    const recomputed = compositeSealOfText(text);
-    if (recomputed !== m.preconditionSeal) {
-      confirm();
-      throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
-    }
+  if (size > 0 && recomputed !== m.preconditionSeal) {
+    confirm();
+    throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
   }
   const baseline = m.baselineKeyHashes;
   for (const key of drift.changed) if (!isHexDigest(baseline[key])) confirm();
