@@ -21,6 +21,13 @@ import { RESERVED_KEY } from './primitives';
 /** A printable-ASCII map key of 1–512 characters: a `MapKey` that is its own NFC form. */
 const ASCII_MAP_KEY = /^[\x20-\x7e]{1,512}$/;
 
+/**
+ * Printable ASCII but `"` and `\`: the characters JSON (and so RFC 8785, §3.2.2.2) writes
+ * between the quotes of a string as they are, so the string's JSON text is `"` + itself + `"`.
+ */
+const PLAIN_ASCII_MAP_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,512}$/;
+const PLAIN_ASCII_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** An object zod's record and object schemas read as plain, with no key they treat specially. */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -36,6 +43,19 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
 /** A `MapKey` in printable ASCII, not `__proto__` (so no NFC collision is possible among such keys). */
 export function isAsciiMapKey(key: unknown): key is string {
   return typeof key === 'string' && ASCII_MAP_KEY.test(key) && key !== RESERVED_KEY;
+}
+
+/**
+ * An {@link isAsciiMapKey} key that needs no escape in JSON: its RFC 8785 text is `"${key}"`.
+ * One test for both, where the hot paths would otherwise test the key and then its escapes.
+ */
+export function isPlainAsciiMapKey(key: string): boolean {
+  return PLAIN_ASCII_MAP_KEY.test(key) && key !== RESERVED_KEY;
+}
+
+/** A text in printable ASCII with no `"` or `\` (possibly empty): its RFC 8785 text is `"${text}"`. */
+export function isPlainAsciiText(text: string): boolean {
+  return PLAIN_ASCII_TEXT.test(text);
 }
 
 /** A SHA-256 hex digest (`HexDigest`). */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
-import { isEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
-import { isAsciiMapKey, isHexDigest, isPlainRecord } from '../schemas/hot-checks';
+import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
+import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
@@ -10,6 +10,7 @@ import {
   baselineAwaitingDigests,
   compositeSealUnchecked,
   declaredAbsentKeys,
+  envKeyHashOfPlainText,
   envKeyHashUnchecked,
   parseManifest,
   type SealedDependencyManifest,
@@ -196,13 +197,17 @@ function diffKeys(
   let matched = 0;
   for (const key of Object.keys(current)) {
     const value = current[key] as string;
-    if (check && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
+    // With `check`, one test of the key and one of the value in the common case (no escape
+    // needed, which also proves them an ASCII map key and an environment value).
+    const plain = check && isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value);
+    if (check && !plain && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
     if (!Object.hasOwn(baseline, key)) {
       appeared.push(key);
       continue;
     }
     matched++;
-    if (baseline[key] !== envKeyHashUnchecked(key, value)) changed.push(key);
+    const digest = plain ? envKeyHashOfPlainText(key, value) : envKeyHashUnchecked(key, value);
+    if (baseline[key] !== digest) changed.push(key);
   }
   const vanished = matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
   return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };

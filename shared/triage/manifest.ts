@@ -9,6 +9,7 @@ import {
   acceptsSortedAsciiKeys,
   hasExactKeys,
   isAsciiMapKey,
+  isPlainAsciiMapKey,
   isHexDigest,
   isPlainRecord,
 } from '../schemas/hot-checks';
@@ -253,6 +254,15 @@ export function envKeyHashUnchecked(key: string, value: string): HexDigest {
 }
 
 /**
+ * {@link envKeyHashUnchecked} of a key and value that need no escape in JSON
+ * ({@link isPlainAsciiMapKey}, `isPlainAsciiEnvValue`): written as they are, with no test for
+ * escapes (the caller's check of each was that test).
+ */
+export function envKeyHashOfPlainText(key: string, value: string): HexDigest {
+  return hash('sha256', `${ENV_KEY_PREFIX}"${key}","v":1,"value":"${value}"}`, 'hex');
+}
+
+/**
  * The composite `precondition_seal` over every key hash (seed 000, "Recorded Elements" 1).
  *
  * `SHA-256("reseal/v1/precondition-seal" || 0x00 || JCS({ v: 1, baselineKeyHashes }))`. Every key
@@ -322,8 +332,10 @@ function hashDigestMap(map: unknown, check: boolean, frames: readonly HashFrame[
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const value = record[key];
-    if (check && (!isAsciiMapKey(key) || typeof value !== 'string' || value.length !== 64)) return null;
-    text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+    if (check && (typeof value !== 'string' || value.length !== 64)) return null;
+    if (isPlainAsciiMapKey(key)) text += `${i === 0 ? '' : ','}"${key}":"${value}"`;
+    else if (check && !isAsciiMapKey(key)) return null;
+    else text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
     if (i % MEMBERS_PER_UPDATE === MEMBERS_PER_UPDATE - 1) {
       hashes ??= frames.map(([before]) => createHash('sha256').update(before));
       for (const sha of hashes) sha.update(text);
