@@ -99,7 +99,11 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  const pending = baselineAwaitingDigests(manifest);
+  // The baseline's pass (checks, composite seal) compares the current environment as it goes.
+  const walk = isPlainRecord(currentEnv) ? new BaselineWalk(currentEnv) : null;
+  let pending = baselineAwaitingDigests(manifest, walk?.visit);
+  // The environment stopped the pass: the baseline's pass alone, the environment below.
+  if (pending === null && walk?.refused) pending = baselineAwaitingDigests(manifest);
   if (pending === null) {
     return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
   }
@@ -109,7 +113,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   // environment is checked while it is hashed, and its error comes before rule 0's.
   const { manifest: m, compositeSeal: recomputed, size } = pending;
   const confirm = () => parseManifest(manifest);
-  let drift = diffKeys(m.baselineKeyHashes, size, currentEnv, true);
+  let drift = walk === null || walk.refused ? null : walk.drift(m.baselineKeyHashes);
   let env = currentEnv as Readonly<Record<string, string>>;
   if (drift === null) {
     confirm();
@@ -211,6 +215,62 @@ function diffKeys(
   }
   const vanished = matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
   return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+}
+
+/**
+ * {@link diffKeys} of an untrusted environment fused with the baseline's pass of
+ * {@link baselineAwaitingDigests}: {@link BaselineWalk.visit} takes each baseline key (checked,
+ * in sorted order) and compares the environment's value there, checking it as
+ * {@link diffKeys} does; {@link BaselineWalk.drift} then finds the appeared keys (checking them
+ * too) only when the environment has keys the walk did not meet. A key or value the checks do
+ * not accept sets `refused` (the caller then asks the schema, as for {@link diffKeys}'s `null`).
+ * One lookup in each map per key where {@link diffKeys} after the pass makes four.
+ */
+class BaselineWalk {
+  refused = false;
+  readonly #env: Readonly<Record<string, unknown>>;
+  readonly #changed: string[] = [];
+  readonly #vanished: string[] = [];
+  #matched = 0;
+
+  constructor(env: Readonly<Record<string, unknown>>) {
+    this.#env = env;
+  }
+
+  /** The {@link BaselineVisitor}: one baseline key and its digest. */
+  readonly visit = (key: string, digest: string): boolean => {
+    const value = this.#env[key];
+    if (!Object.hasOwn(this.#env, key)) {
+      this.#vanished.push(key);
+      return true;
+    }
+    this.#matched++;
+    const plain = isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value);
+    if (!plain && (!isAsciiMapKey(key) || !isEnvValue(value))) {
+      this.refused = true;
+      return false;
+    }
+    const computed = plain ? envKeyHashOfPlainText(key, value) : envKeyHashUnchecked(key, value as string);
+    if (computed !== digest) this.#changed.push(key);
+    return true;
+  };
+
+  /** After a complete walk: the drift, or `null` when an appeared key or its value is not accepted. */
+  drift(baseline: Readonly<Record<string, HexDigest>>): KeyDrift | null {
+    const keys = Object.keys(this.#env);
+    const appeared: string[] = [];
+    if (keys.length !== this.#matched) {
+      for (const key of keys) {
+        if (Object.hasOwn(baseline, key)) continue;
+        const value = this.#env[key];
+        if (!(isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value)) && (!isAsciiMapKey(key) || !isEnvValue(value))) {
+          return null;
+        }
+        appeared.push(key);
+      }
+    }
+    return { changed: this.#changed.sort(), vanished: this.#vanished.sort(), appeared: appeared.sort() };
+  }
 }
 
 /** The current environment's key hashes (only needed for a manifest with an opaque seal). */

@@ -9,8 +9,8 @@ import {
   acceptsSortedAsciiKeys,
   hasExactKeys,
   isAsciiMapKey,
-  isPlainAsciiMapKey,
   isHexDigest,
+  isPlainAsciiMapKey,
   isPlainRecord,
 } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
@@ -193,6 +193,7 @@ export function parseManifest(raw: unknown, what = 'sealed dependency manifest')
  */
 export function baselineAwaitingDigests(
   raw: unknown,
+  visit?: BaselineVisitor,
 ): { manifest: SealedDependencyManifest; compositeSeal: HexDigest; size: number } | null {
   const shape =
     isPlainRecord(raw) &&
@@ -202,7 +203,7 @@ export function baselineAwaitingDigests(
     acceptsSortedAsciiKeys(raw.structuralKeys) &&
     acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys);
   if (!shape) return null;
-  const hashed = hashDigestMap(raw.baselineKeyHashes, true, [COMPOSITE_FRAME]);
+  const hashed = hashDigestMap(raw.baselineKeyHashes, true, [COMPOSITE_FRAME], visit);
   if (hashed === null) return null;
   return {
     manifest: raw as SealedDependencyManifest,
@@ -289,6 +290,13 @@ export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string
 }
 
 /**
+ * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is
+ * checked (keys in sorted order, each value a 64-character string), so that triage compares the
+ * current environment in the same pass; `false` stops the pass (the result is then `null`).
+ */
+export type BaselineVisitor = (key: string, digest: string) => boolean;
+
+/**
  * What a SHA-256 hashes around the canonical text of a key → digest map: the text before it
  * (domain tag, NUL, the enclosing members up to the map) and after it.
  */
@@ -316,11 +324,17 @@ const MEMBERS_PER_UPDATE = 256;
  * map: `canonicalStringMap` with the digests written as they are (lowercase hex needs no
  * escaping, RFC 8785 §3.2.2.2), hashed as it is written. With `check`, the map is first taken
  * for untrusted: `null` unless it is a plain object whose keys are printable-ASCII map keys and
- * whose values are 64-character strings (the hex pattern is left to the caller). Pieces end at a
+ * whose values are 64-character strings (the hex pattern is left to the caller); `visit` sees each
+ * member written, and stops the pass with `false` (then `null`). Pieces end at a
  * member boundary, so their UTF-8 bytes (a key may be any well-formed text) are those of the
  * whole text.
  */
-function hashDigestMap(map: unknown, check: boolean, frames: readonly HashFrame[]): HashedDigestMap | null {
+function hashDigestMap(
+  map: unknown,
+  check: boolean,
+  frames: readonly HashFrame[],
+  visit?: BaselineVisitor,
+): HashedDigestMap | null {
   if (check && !isPlainRecord(map)) return null;
   const record = map as Readonly<Record<string, unknown>>;
   const keys = Object.keys(record);
@@ -336,6 +350,7 @@ function hashDigestMap(map: unknown, check: boolean, frames: readonly HashFrame[
     if (isPlainAsciiMapKey(key)) text += `${i === 0 ? '' : ','}"${key}":"${value}"`;
     else if (check && !isAsciiMapKey(key)) return null;
     else text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+    if (visit !== undefined && !visit(key, value as string)) return null;
     if (i % MEMBERS_PER_UPDATE === MEMBERS_PER_UPDATE - 1) {
       hashes ??= frames.map(([before]) => createHash('sha256').update(before));
       for (const sha of hashes) sha.update(text);
