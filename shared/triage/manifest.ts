@@ -13,6 +13,7 @@ import {
   isPlainAsciiMapKey,
   isPlainRecord,
 } from '../schemas/hot-checks';
+import { NormalFormIndex } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
 import {
   EnvSnapshot,
@@ -509,7 +510,7 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
   const parsed = parseInput(BuildManifestInput, input, 'manifest input');
   const { env } = parsed;
   // Built on the first absent declaration only: most manifests declare none.
-  let presentIndex: Map<string, string> | undefined;
+  let presentIndex: NormalFormIndex<string> | undefined;
   const conflictOf = (key: string) => {
     presentIndex ??= presenceIndex(Object.keys(env));
     return presenceConflict(key, presentIndex, 'env');
@@ -551,12 +552,11 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
               emptyAt: '',
             },
       );
-  const seenClaims = new Map<string, string>();
+  const seenClaims = new NormalFormIndex<string>();
   const claimDependencyMap: Record<string, string[]> = {};
   const absentKeys: string[] = [...structuralAbsentKeys];
   for (const { claimId, at, causal, causalAt, absent, emptyAt } of entries) {
-    const folded = claimId.normalize('NFC');
-    const previous = seenClaims.get(folded);
+    const previous = seenClaims.claim(claimId, claimId);
     if (previous !== undefined) {
       issues.push({
         path: listForm ? `${at}.claimId` : at,
@@ -567,7 +567,6 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
       });
       continue;
     }
-    seenClaims.set(folded, claimId);
     if (causal.length + absent.length === 0) {
       issues.push({
         path: emptyAt === '' ? at : `${at}.${emptyAt}`,
@@ -636,9 +635,9 @@ interface ClaimEntry {
 }
 
 /** Present keys by their NFC form, to refuse a declared-absent key that is present in another spelling. */
-function presenceIndex(keys: readonly string[]): Map<string, string> {
-  const index = new Map<string, string>();
-  for (const key of keys) index.set(key.isWellFormed() ? key.normalize('NFC') : key, key);
+function presenceIndex(keys: readonly string[]): NormalFormIndex<string> {
+  const index = new NormalFormIndex<string>();
+  for (const key of keys) index.set(key, key);
   return index;
 }
 
@@ -647,9 +646,9 @@ function presenceIndex(keys: readonly string[]): Map<string, string> {
  * present, its other Unicode normal form is (a writer and a reader could then disagree on whether
  * it appeared), or it is `__proto__`, which no environment may hold.
  */
-function presenceConflict(key: string, present: ReadonlyMap<string, string>, where: string): string | null {
+function presenceConflict(key: string, present: NormalFormIndex<string>, where: string): string | null {
   if (key === RESERVED_KEY) return 'is reserved and refused (no environment may hold it)';
-  const match = present.get(key.normalize('NFC'));
+  const match = present.find(key);
   if (match === undefined) return null;
   return match === key
     ? `is declared absent but is in ${where}`
