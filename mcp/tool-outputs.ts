@@ -194,10 +194,19 @@ export const InspectOutput = z.object({
       rejectedVariables: z.array(z.object({ name: z.string(), reason: z.string(), detail: z.string() })),
       requestViolations: z.array(z.object({ field: z.string(), reason: z.string(), detail: z.string() })),
       issues: z.array(z.object({ path: z.string(), message: z.string() })),
+      /** Whether its statement, signed by the function that decided it, checks: `false` may be a forgery. */
+      signatureVerified: z.boolean(),
     }),
   ),
   conflicts: z.array(
-    z.object({ reason: z.string(), detail: z.string(), residualId: z.string(), conflictedAt: z.string() }),
+    z.object({
+      reason: z.string(),
+      detail: z.string(),
+      residualId: z.string(),
+      conflictedAt: z.string(),
+      /** Whether its statement, signed by the sealer, checks: `false` may be a forgery. */
+      signatureVerified: z.boolean(),
+    }),
   ),
   ...LogCheckFields,
 });

@@ -5,7 +5,7 @@ import { CheckpointFileError } from '../client/checkpoint-store';
 import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
 import type { VerifiedRecall } from '../client/recalls';
-import type { WriteOutcome } from '../client/write-outcomes';
+import type { Signed, WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
@@ -544,14 +544,18 @@ function timelineRecord(r: TimelineRow) {
 
 /**
  * The answer of `reseal_inspect`: the timeline (each record with its own verdict), the lineage's
- * rejected and conflicting writes (as stored: diagnostic), and the signed log's checkpoint; a
+ * rejected and conflicting writes (as stored: diagnostic), each with whether its signed statement
+ * checks (`signatureVerified`: an unsigned or edited item may be a forgery), and the signed log's checkpoint; a
  * chain or log that is not intact is a `TAMPER_DETECTED` tool error carrying the same timeline.
  */
 export function inspectResult(
   lineageId: string,
   records: readonly unknown[],
   verification: ChainVerification,
-  refusals: { readonly rejections: readonly RejectionRecord[]; readonly conflicts: readonly ConflictRecord[] },
+  refusals: {
+    readonly rejections: readonly (RejectionRecord & Signed)[];
+    readonly conflicts: readonly (ConflictRecord & Signed)[];
+  },
   log: LogCheck,
   caller?: ChainCheckpoint,
 ): CallToolResult {
@@ -563,13 +567,14 @@ export function inspectResult(
     records: timelineRows(records, verification).map(timelineRecord),
     rejections: refusals.rejections.map((r) => {
       const { lineageId: _lineage, ...details } = rejectionDetails(r);
-      return details;
+      return { ...details, signatureVerified: r.signatureVerified };
     }),
     conflicts: refusals.conflicts.map((c) => ({
       reason: c.reason,
       detail: c.detail,
       residualId: c.residualId,
       conflictedAt: iso(c.atMs),
+      signatureVerified: c.signatureVerified,
     })),
     ...logFields(log, caller),
   };

@@ -88,6 +88,7 @@ export async function runCell(
     observed = runs.map((run) => byRun.get(run) as string);
   } finally {
     await table.restore(snapshot);
+    await cell.attack.undo?.(attackContext);
   }
   expectGuarantees(
     context,

@@ -14,6 +14,7 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { FileCheckpointStore, MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { LogVerificationError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { clientOutputsFrom } from '../../client/stack-outputs';
@@ -98,7 +99,7 @@ function triageOf(setup: ReaderSetup): TriageService {
 }
 
 /** A client over the deployed table and keys; recalls answered by {@link triageOf}, writes dropped. */
-function clientOf(
+export function clientOf(
   setup: ReaderSetup,
   target: ReadTarget,
   checkpointStore: FileCheckpointStore | MemoryCheckpointStore | null,
@@ -185,7 +186,7 @@ async function settled(work: () => Promise<string>): Promise<string> {
 }
 
 /** A memory checkpoint store seeded with the trusted checkpoint, or none. */
-async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCheckpoint: boolean) {
+export async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCheckpoint: boolean) {
   if (!withCheckpoint) return null;
   const store = new MemoryCheckpointStore();
   await store.save(checkpointOrigin(setup.stack.LogName, target.lineageId), target.trusted.note);
@@ -378,5 +379,55 @@ export const clientWaitForOutcome: Reader = {
         timeoutMs: CLI_TIMEOUT_S * 1000,
       });
       return outcome.kind === 'SEALED' ? `SEALED seq ${outcome.head.seq}` : `${outcome.kind}`;
+    }),
+};
+
+/** One listed refusal as `<reason> signed|unsigned` (`?` when the listing does not say). */
+export function listedRefusal(reason: unknown, signed: unknown): string {
+  return `${String(reason)} ${signed === true ? 'signed' : signed === false ? 'unsigned' : '?'}`;
+}
+
+/**
+ * `reseal inspect --lineage L --json` of the awaited write's lineage, read for its listing of
+ * rejections and conflicts (docs/cli.md, `inspect --lineage`): `exit <code> rejections [<reason>
+ * signed|unsigned, …] conflicts […]`, oldest first. It takes no checkpoint (the listing does not
+ * depend on one).
+ */
+export const inspectRefusalsCli: Reader = {
+  name: 'inspect --lineage (refusals listed)',
+  takesCheckpoint: false,
+  read: async (setup, target) => {
+    const dir = await workDir(setup, target, false);
+    const run = await cli(setup, target, dir, ['inspect', '--lineage', target.write.lineageId, '--json']);
+    let json: { rejections?: Record<string, unknown>[]; conflicts?: Record<string, unknown>[] };
+    try {
+      json = JSON.parse(run.stdout);
+    } catch {
+      return outcome(run, () => undefined);
+    }
+    const list = (items: Record<string, unknown>[] | undefined) =>
+      `[${(items ?? []).map((item) => listedRefusal(item.reason, item.signature_verified)).join(', ')}]`;
+    return `exit ${run.exitCode} rejections ${list(json.rejections)} conflicts ${list(json.conflicts)}`;
+  },
+};
+
+/**
+ * `ResealClient.exportLineage`, then `ResealClient.verifyExport` of it: the client's own check of
+ * an export (records and the head read with them), with a checkpoint the trusted head as
+ * `checkpoint` and a seeded checkpoint store. A `LogVerificationError` reads `<name> <verdict>`.
+ */
+export const clientVerifyExport: Reader = {
+  name: 'client.exportLineage + verifyExport',
+  read: (setup, target, withCheckpoint) =>
+    settled(async () => {
+      const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+      const checkpoint = { seq: target.trusted.seq, recordHash: target.trusted.recordHash };
+      try {
+        const exported = await client.exportLineage(target.lineageId);
+        return (await client.verifyExport(exported, withCheckpoint ? { checkpoint } : {})).verdict;
+      } catch (error) {
+        if (error instanceof LogVerificationError) return `${error.name} ${error.verdict}`;
+        throw error;
+      }
     }),
 };

@@ -122,6 +122,12 @@ export interface Attack {
   /** The attack, as docs/guarantees.md names it. */
   readonly attack: string;
   readonly apply: (context: AttackContext) => Promise<void>;
+  /**
+   * Undoes what `apply` did outside the lineages' own partitions (the shared `REJECTION#~unparsed`
+   * partition, which other tests write to at the same time, so it is never snapshotted and
+   * restored whole): run after the restore.
+   */
+  readonly undo?: (context: AttackContext) => Promise<void>;
 }
 
 /** `item` with its partition key moved to `pk` (a transplant across lineages). */

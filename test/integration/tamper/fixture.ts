@@ -61,12 +61,14 @@ export interface SealedLineage {
 
 /**
  * Seals one lineage of `groups` (record counts per FIFO group, e.g. `[2, 1, 2]`) with one sealer,
- * snapshotting it after each group.
+ * snapshotting it after each group. `writeOf` makes each write (default {@link acceptedWrite} with {@link MANIFEST}).
  */
 export async function sealLineage(
   setup: ReturnType<typeof emulatorSetup>,
   prefix: string,
   groups: readonly number[],
+  writeOf: (lineageId: string, residualId: string, nowMs: number) => ResidualWriteRequest = (l, r, nowMs) =>
+    acceptedWrite(l, r, MANIFEST, nowMs),
 ): Promise<SealedLineage> {
   const lineageId = `${prefix}-${randomUUID()}`;
   const sealer = coldSealer(setup);
@@ -74,9 +76,7 @@ export async function sealLineage(
   const earlier = new Map<string, Snapshot>();
   for (const size of groups) {
     const nowMs = Date.now();
-    const group = Array.from({ length: size }, (_, i) =>
-      acceptedWrite(lineageId, `r-${writes.length + i}`, MANIFEST, nowMs),
-    );
+    const group = Array.from({ length: size }, (_, i) => writeOf(lineageId, `r-${writes.length + i}`, nowMs));
     expect(await sealGroup(sealer, group, nowMs)).toEqual(group.map(() => 'SEALED'));
     writes.push(...group);
     earlier.set(`${writes.length} records`, await setup.table.snapshot(partitionsOf(lineageId)));

@@ -4,6 +4,7 @@ import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lin
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
+  clientVerifyExport,
   clientVerifyLineage,
   clientWaitForOutcome,
   exportThenVerifyCli,
@@ -224,6 +225,7 @@ const RC = receiptCli.name;
 const CR = clientRecall.name;
 const CV = clientVerifyLineage.name;
 const CW = clientWaitForOutcome.name;
+const XV = clientVerifyExport.name;
 const S = 'sealer (next append)';
 
 /**
@@ -235,6 +237,7 @@ const caught = (verdict: string, proofVerdict = verdict) => ({
   [V]: both(`exit 20 ${verdict}`),
   [I]: both(`exit 20 ${verdict}`),
   [E]: both(`exit 20 ${verdict}`),
+  [XV]: both(verdict),
   [CV]: both(verdict),
   [R]: both(`exit 20 ${proofVerdict}`),
   [CR]: both(proofVerdict),
@@ -244,7 +247,10 @@ const caught = (verdict: string, proofVerdict = verdict) => ({
 });
 const intact = (readers: readonly string[]) =>
   Object.fromEntries(
-    readers.map((name) => [name, both(name === CV || name === CR ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT')]),
+    readers.map((name) => [
+      name,
+      both(name === CV || name === CR || name === XV ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT'),
+    ]),
   );
 
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
@@ -255,7 +261,7 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.none,
     expect: {
-      ...intact([V, I, E, CV, R, CR, RC]),
+      ...intact([V, I, E, XV, CV, R, CR, RC]),
       [P]: both('exit 0 SEALED'),
       [CW]: both('SEALED seq 4'),
       [S]: 'SEALED',
@@ -277,9 +283,11 @@ const cells: readonly Cell[] = [
   { attack: attacks.replayRecord, expect: caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN') },
   { attack: attacks.transplantRecord, expect: caught('LINEAGE_BROKEN') },
   {
-    // Only the readers that prove a record by inclusion read the nodes; the walks recompute the tree.
+    // Only the readers that prove a record by inclusion read the nodes; the walks recompute the
+    // tree, and an export carries no nodes (its records are intact: so is its verification).
     attack: attacks.editNodes,
     expect: {
+      [XV]: both('VERIFIED_INTACT'),
       [R]: both('exit 20 HASH_MISMATCH'),
       [CR]: both('HASH_MISMATCH'),
       [RC]: both('export exit 20 HASH_MISMATCH'),
@@ -289,8 +297,8 @@ const cells: readonly Cell[] = [
   },
   // A junk key is not a record: it hides nothing, so the intact lineage reads intact (and the
   // sealer goes on), wherever the key sorts.
-  { attack: attacks.junkAfterOutOfRange, expect: { ...intact([V, I, E, CV, R, CR]), [S]: 'SEALED' } },
-  { attack: attacks.junkAfterInRange, expect: { ...intact([V, I, E, CV, R, CR]), [S]: 'SEALED' } },
+  { attack: attacks.junkAfterOutOfRange, expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED' } },
+  { attack: attacks.junkAfterInRange, expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED' } },
   {
     // Records stored past the signed checkpoint: LINEAGE_BROKEN (docs/verifiable-log.md, "Recall");
     // the export carries the far record, a replay of seq 4. The sealer extends its signed state.
@@ -300,6 +308,7 @@ const cells: readonly Cell[] = [
     expect: {
       ...caught('LINEAGE_BROKEN'),
       [E]: both('exit 20 SEQUENCE_REPLAYED'),
+      [XV]: both('SEQUENCE_REPLAYED'),
       [I]: both('exit 20 SEQUENCE_REPLAYED'),
       [S]: 'SEALED',
     },
@@ -318,23 +327,30 @@ const cells: readonly Cell[] = [
   { attack: attacks.replayHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   { attack: attacks.deleteHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   {
-    // An export carries the records and the head's claims, not the signed checkpoint: not its reader.
+    // An export carries the records and the head's claims, not the signed checkpoint: not its
+    // reader. Its verification alone (docs/cli.md, `reseal verify --export`: hashes, links,
+    // sequence, epochs, MACs, the head and the tail) finds the records intact; the readers tied
+    // to the signed log catch it.
     attack: attacks.editCheckpoint,
-    expect: (({ [E]: _export, ...rest }) => ({ ...rest, [S]: 'CONFLICT LINEAGE_INCONSISTENT' }))(
-      caught('HASH_MISMATCH'),
-    ),
+    expect: (({ [E]: _export, [XV]: _exportVerified, ...rest }) => ({
+      ...rest,
+      [XV]: both('VERIFIED_INTACT'),
+      [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+    }))(caught('HASH_MISMATCH')),
   },
   {
+    // Nor does it carry the head's header (the sealer's and the signed log's): the same limit.
     attack: attacks.editHeader,
     expect: {
+      [XV]: both('VERIFIED_INTACT'),
       [V]: both('exit 20 LINEAGE_BROKEN'),
       [I]: both('exit 20 LINEAGE_BROKEN'),
       [CV]: both('LINEAGE_BROKEN'),
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
     },
   },
-  // Only the sealer reads the frontier (to extend the tree).
-  { attack: attacks.editFrontier, expect: { [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  // Only the sealer reads the frontier (to extend the tree); an export carries none.
+  { attack: attacks.editFrontier, expect: { [XV]: both('VERIFIED_INTACT'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   {
     attack: attacks.transplantHead,
     expect: { ...caught('LINEAGE_BROKEN', 'HASH_MISMATCH'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
@@ -349,6 +365,7 @@ const cells: readonly Cell[] = [
       [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [XV]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
       [CV]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
       [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [CR]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
@@ -368,6 +385,7 @@ const cells: readonly Cell[] = [
       [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [XV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
       [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
       [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [CR]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
@@ -386,6 +404,7 @@ const cells: readonly Cell[] = [
       [VK]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['export exit 2 not found', 'export exit 20 TRUNCATION_DETECTED'],
+      [XV]: ['LineageNotFoundError', 'LogVerificationError TRUNCATION_DETECTED'],
       [CV]: ['LineageNotFoundError', 'TRUNCATION_DETECTED'],
       [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
       [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
@@ -405,6 +424,7 @@ const readers = [
   exportThenVerifyCli,
   receiptCli,
   clientRecall,
+  clientVerifyExport,
   clientVerifyLineage,
   clientWaitForOutcome,
   nextAppend(setup, () => lineage.lineageId),

@@ -1,11 +1,20 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { KMSNoteSigner } from '../../../adapters/kms-note-signer';
+import { GuardService } from '../../../functions/guard/guard-service';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import { guardKeyName } from '../../../shared/log/log-names';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { mcpInspect } from '../../helpers/tamper-mcp-readers';
 import {
   clientRecall,
   clientWaitForOutcome,
+  inspectRefusalsCli,
   publishWaitCli,
   type ReadTarget,
   recallCli,
@@ -32,6 +41,20 @@ let neverWritten: ResidualWriteRequest;
 /** A genuine triage report of an earlier recall of this lineage, and one of the other lineage. */
 let earlierReport: Item;
 let otherReport: Item;
+
+/** A genuine rejection the guard signed for a body that is not JSON, under `REJECTION#~unparsed` (its item as stored). */
+let unparsed: Item;
+/** The unparsed partition (shared with every other test: attacks on it undo only what they wrote). */
+const UNPARSED_PK = Keys.rejection(null);
+/** The digest the client compares a refusal without a request digest with: SHA-256 of the write's canonical body. */
+const bodyDigestOf = (write: ResidualWriteRequest) =>
+  createHash('sha256').update(canonicalJson(write), 'utf8').digest('hex');
+/** `unparsed` made to name the never-written write r-9 (its residual id and its body's digest). */
+const unparsedNamingR9 = (): Item => ({
+  ...unparsed,
+  residualId: { S: 'r-9' },
+  bodyDigest: { S: bodyDigestOf(neverWritten) },
+});
 
 /** Refusals are timed ahead of the readers' publishes, so `publish --wait` counts them as this publish's. */
 const AHEAD_MS = 10 * 60_000;
@@ -170,6 +193,15 @@ const attacks = {
     attack: 'replay the signed rejection of r-1 (reused) under the sealed r-1 write',
     apply: noop,
   },
+  replayRejectionKey: {
+    target: 'rejection',
+    attack: 'replay the signed rejection under a later sort key (a copy, every attribute kept)',
+    apply: async (c) => {
+      const item = await rejectionOf(c);
+      const sk = Keys.rejectionSk(Date.now() + 2 * AHEAD_MS, item.messageId?.S as string);
+      await c.table.put({ ...item, sk: { S: sk } });
+    },
+  },
   transplantRejection: {
     target: 'rejection',
     attack: "transplant the signed rejection into the other lineage's partition (its r-1 is sealed)",
@@ -210,16 +242,86 @@ const attacks = {
     attack: "transplant the signed conflict into the other lineage's partition",
     apply: async (c) => c.table.put(movedTo(await conflictOf(c), Keys.lineage(c.otherLineageId))),
   },
+  forgeUnparsed: {
+    target: 'unparsed rejection',
+    attack: 'insert an unsigned MALFORMED_JSON rejection under REJECTION#~unparsed naming r-9 and its body digest',
+    apply: async () => {
+      const atMs = Date.now() + AHEAD_MS;
+      await setup.table.put({
+        pk: { S: UNPARSED_PK },
+        sk: { S: Keys.rejectionSk(atMs, 'm-forged-unparsed') },
+        stage: { S: 'GUARD' },
+        reason: { S: 'MALFORMED_JSON' },
+        residualId: { S: 'r-9' },
+        messageId: { S: 'm-forged-unparsed' },
+        bodyDigest: { S: bodyDigestOf(neverWritten) },
+        bodyPreview: { S: '{' },
+        issues: { S: '[]' },
+        rejectedVariables: { S: '[]' },
+        requestViolations: { S: '[]' },
+        atMs: { N: String(atMs) },
+      });
+    },
+    undo: async () => {
+      for (const item of await setup.table.query(UNPARSED_PK)) {
+        if (item.messageId?.S === 'm-forged-unparsed') await setup.table.delete(UNPARSED_PK, item.sk?.S as string);
+      }
+    },
+  },
+  editUnparsed: {
+    target: 'unparsed rejection',
+    attack: 'edit the signed unparsed rejection to name r-9 and its body digest',
+    apply: async () => setup.table.put(unparsedNamingR9()),
+    undo: async () => setup.table.put(unparsed),
+  },
+  replayUnparsed: {
+    target: 'unparsed rejection',
+    attack: 'replay the signed unparsed rejection later (new sort key), naming r-9 and its body digest',
+    apply: async () => {
+      const atMs = Date.now() + AHEAD_MS;
+      await setup.table.put({
+        ...unparsedNamingR9(),
+        sk: { S: Keys.rejectionSk(atMs, unparsed.messageId?.S as string) },
+        atMs: { N: String(atMs) },
+      });
+    },
+    undo: async () => {
+      for (const item of await setup.table.query(UNPARSED_PK)) {
+        if (item.messageId?.S === unparsed.messageId?.S && item.sk?.S !== unparsed.sk?.S) {
+          await setup.table.delete(UNPARSED_PK, item.sk?.S as string);
+        }
+      }
+    },
+  },
+  transplantUnparsed: {
+    target: 'unparsed rejection',
+    attack: "transplant the signed unparsed rejection into the lineage's partition, naming r-9 and its body digest",
+    apply: async (c) => c.table.put(movedTo(unparsedNamingR9(), Keys.rejection(c.lineageId))),
+  },
 } satisfies Record<string, Attack>;
 
 const R = recallCli.name;
 const CR = clientRecall.name;
 const P = publishWaitCli.name;
 const CW = clientWaitForOutcome.name;
+const IL = inspectRefusalsCli.name;
+const MI = mcpInspect.name;
 
 /** The write's outcome readers both report `cli` / `client`. */
 const outcome = (cli: string, client: string) => ({ [P]: both(cli), [CW]: both(client) });
 const recalled = (cli: Cell['expect'][string], client: Cell['expect'][string]) => ({ [R]: cli, [CR]: client });
+/**
+ * The refusals `reseal inspect --lineage` and `reseal_inspect` list for the awaited write's
+ * lineage (each `<reason> signed|unsigned`, oldest first) on an intact chain: a forged, edited or
+ * moved refusal is listed, never as signed (docs/cli.md, `inspect --lineage`; docs/mcp.md,
+ * `reseal_inspect`).
+ */
+const listed = (rejections: readonly string[], conflicts: readonly string[]) => {
+  const listing = `rejections [${rejections.join(', ')}] conflicts [${conflicts.join(', ')}]`;
+  return { [IL]: `exit 0 ${listing}`, [MI]: both(`VERIFIED_INTACT ${listing}`) };
+};
+/** What the listing of the attacked lineage shows with nothing changed: its signed refusals. */
+const genuine = () => listed(['RESIDUAL_ID_REUSED signed'], ['LINEAGE_INCONSISTENT signed']);
 const forWrite =
   (write: () => ResidualWriteRequest): Cell['target'] =>
   () => ({ write: write() });
@@ -256,7 +358,7 @@ const cells: readonly Cell[] = [
   {
     attack: { ...attacks.none, target: 'rejection' },
     target: forWrite(() => reused),
-    expect: outcome('exit 10 REJECTED', 'REJECTED'),
+    expect: { ...outcome('exit 10 REJECTED', 'REJECTED'), ...genuine() },
   },
   {
     attack: { ...attacks.none, target: 'conflict' },
@@ -369,16 +471,26 @@ const cells: readonly Cell[] = [
     expect: recalled(both('exit 1 TIMEOUT'), both('TimeoutError')),
   },
   // Rejections: only a refusal signed by the deciding function for this very request counts.
-  { attack: attacks.editRejection, target: forWrite(() => reused), expect: outcome('exit 1 TIMEOUT', 'TimeoutError') },
+  {
+    attack: attacks.editRejection,
+    target: forWrite(() => reused),
+    expect: {
+      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...listed(['STALE_STATE unsigned'], ['LINEAGE_INCONSISTENT signed']),
+    },
+  },
   {
     attack: attacks.deleteRejection,
     target: forWrite(() => reused),
-    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...listed([], ['LINEAGE_INCONSISTENT signed']) },
   },
   {
     attack: attacks.forgeRejection,
     target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
-    expect: outcome('exit 0 SEALED', 'SEALED seq 2'),
+    expect: {
+      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...listed(['RESIDUAL_ID_REUSED signed', 'STALE_STATE unsigned'], ['LINEAGE_INCONSISTENT signed']),
+    },
   },
   {
     // The signed refusal names the reused request, not the sealed one with the same residual id.
@@ -387,34 +499,79 @@ const cells: readonly Cell[] = [
     expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
   },
   {
+    // A copy of a signed refusal is that same refusal (its statement names the write it refused,
+    // and when): listed twice, both signed, it refuses nothing else, and that write is still refused.
+    attack: attacks.replayRejectionKey,
+    target: forWrite(() => reused),
+    expect: {
+      ...outcome('exit 10 REJECTED', 'REJECTED'),
+      ...listed(['RESIDUAL_ID_REUSED signed', 'RESIDUAL_ID_REUSED signed'], ['LINEAGE_INCONSISTENT signed']),
+    },
+  },
+  {
+    // The listing is the other lineage's: a signed refusal of this lineage is not signed there.
     attack: attacks.transplantRejection,
     target: forWrite(() => other.writes[1] as ResidualWriteRequest),
-    expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
+    expect: { ...outcome('exit 0 SEALED', 'SEALED seq 1'), ...listed(['RESIDUAL_ID_REUSED unsigned'], []) },
   },
   // Conflicts: the same rule as rejections.
   {
     attack: attacks.editConflict,
     target: forWrite(() => conflicted),
-    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+    expect: {
+      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...listed(['RESIDUAL_ID_REUSED signed'], ['LOST_RACE unsigned']),
+    },
   },
   {
     attack: attacks.deleteConflict,
     target: forWrite(() => conflicted),
-    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...listed(['RESIDUAL_ID_REUSED signed'], []) },
   },
   {
     attack: attacks.forgeConflict,
     target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
-    expect: outcome('exit 0 SEALED', 'SEALED seq 2'),
+    expect: {
+      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...listed(['RESIDUAL_ID_REUSED signed'], ['LINEAGE_INCONSISTENT signed', 'STALE_EPOCH unsigned']),
+    },
   },
   {
     attack: attacks.transplantConflict,
     target: forWrite(() => ({ ...conflicted, lineageId: other.lineageId })),
-    expect: outcome('exit 1 TIMEOUT', 'TimeoutError'),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...listed([], ['LINEAGE_INCONSISTENT unsigned']) },
+  },
+  // The unparsed partition (docs/pipeline.md, "Learning the outcome of a write"): rejections of
+  // bodies too broken to name a lineage. No reader of a write looks there, and a genuine one names
+  // no lineage, no residual and no request (its statement says so), so nothing filed or moved
+  // there makes a write look refused: the wait for the never-written r-9 goes on (a delay), and
+  // the lineage's listing shows a moved one as not signed.
+  {
+    attack: attacks.forgeUnparsed,
+    target: forWrite(() => neverWritten),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...genuine() },
+  },
+  {
+    attack: attacks.editUnparsed,
+    target: forWrite(() => neverWritten),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...genuine() },
+  },
+  {
+    attack: attacks.replayUnparsed,
+    target: forWrite(() => neverWritten),
+    expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...genuine() },
+  },
+  {
+    attack: attacks.transplantUnparsed,
+    target: forWrite(() => neverWritten),
+    expect: {
+      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...listed(['RESIDUAL_ID_REUSED signed', 'MALFORMED_JSON unsigned'], ['LINEAGE_INCONSISTENT signed']),
+    },
   },
 ];
 
-const readers = [recallCli, clientRecall, publishWaitCli, clientWaitForOutcome];
+const readers = [recallCli, clientRecall, publishWaitCli, clientWaitForOutcome, inspectRefusalsCli, mcpInspect];
 
 describe('tampering with residual markers, triage reports, rejections and conflicts (issue 8)', () => {
   beforeAll(async () => {
@@ -447,6 +604,25 @@ describe('tampering with residual markers, triage reports, rejections and confli
     ).toEqual(['CONFLICT LINEAGE_INCONSISTENT']);
     await setup.table.put(head);
     neverWritten = acceptedWrite(lineageId, 'r-9', MANIFEST, Date.now());
+    // A genuine unparsed rejection: the guard (in process, with the stack's guard key) refuses a body that is not JSON.
+    const guard = new GuardService({
+      store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
+      publisher: new FakePublisher(),
+      queue: new FakeSealQueue(),
+      signer: new KMSNoteSigner(setup.kms, setup.stack.GuardKeyArn, guardKeyName(setup.stack.LogName)),
+      logName: setup.stack.LogName,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: Date.now,
+      maxReceiptAgeSeconds: 900,
+    });
+    const messageId = `m-unparsed-${randomUUID()}`;
+    expect(await guard.handle({ messageId, body: '{"lineageId": ', sentAtMs: ahead })).toEqual({
+      kind: 'REJECTED',
+      reason: 'MALFORMED_JSON',
+    });
+    unparsed = await setup.table.get(UNPARSED_PK, Keys.rejectionSk(ahead, messageId));
+    expect(unparsed.statement?.S, 'the guard signed it').toMatch(/^reseal\/v1\/outcome\n/);
     // Genuine answers of earlier recalls, to replay and transplant.
     for (const [of, keep] of [
       [lineage, (item: Item) => (earlierReport = item)],
@@ -463,6 +639,10 @@ describe('tampering with residual markers, triage reports, rejections and confli
         await setup.table.delete(item.pk?.S as string, item.sk?.S as string);
       }
     }
+  });
+
+  afterAll(async () => {
+    if (unparsed) await setup.table.delete(UNPARSED_PK, unparsed.sk?.S as string);
   });
 
   for (const cell of cells) {
