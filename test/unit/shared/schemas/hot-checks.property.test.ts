@@ -156,23 +156,36 @@ describe('hand-written checks agree with the schemas', () => {
       structuralKeys: ['K000'],
       claimDependencyMap: { 'claim-1': ['K100', 'K299'], 'claim-2': ['K200'] },
     });
+    const asciiEnv = Object.fromEntries(Object.entries(largeEnv).filter(([key]) => key !== 'caf\u00e9'));
     const largeAscii = buildManifest({
-      env: Object.fromEntries(Object.entries(largeEnv).filter(([key]) => key !== 'caf\u00e9')),
+      env: asciiEnv,
       structuralKeys: ['K000'],
       claimDependencyMap: { 'claim-1': ['K100', 'K299'], 'claim-2': ['K200'] },
     });
     const current = { ...largeEnv, K100: 'changed', K250: 'also', NEW: 'n' };
-    fc.assert(
-      fc.property(fc.oneof(mutantsOf(large), mutantsOf(largeAscii)), mutantsOf(current), (m, e) => {
-        expect(outcome(() => isolateDelta(m, e))).toEqual(
-          outcome(() =>
-            isolateValidatedDelta(
-              markValidated(parseInput(SealedDependencyManifestSchema, m, 'sealed dependency manifest')),
-              markValidated(parseInput(EnvSnapshot, e, 'current environment')),
-            ),
+    const currentAscii = { ...asciiEnv, K100: 'changed', K250: 'also', NEW: 'n' };
+    // Values and keys that need an escape take the other writer in the pass.
+    const escaped = { ...currentAscii, K150: '\u00fc', 'QUOTE"D': 'changed\\', K299: 'tab\t', 'NEW"': 'n"' };
+    const agrees = (m: unknown, e: unknown): void => {
+      expect(outcome(() => isolateDelta(m, e))).toEqual(
+        outcome(() =>
+          isolateValidatedDelta(
+            markValidated(parseInput(SealedDependencyManifestSchema, m, 'sealed dependency manifest')),
+            markValidated(parseInput(EnvSnapshot, e, 'current environment')),
           ),
-        );
-      }),
+        ),
+      );
+    };
+    // The unmutated pairs first (the ASCII manifest takes the one pass; the other asks the schema).
+    for (const m of [large, largeAscii])
+      for (const e of [current, currentAscii, escaped, largeEnv, asciiEnv]) agrees(m, e);
+    expect(isolateDelta(largeAscii, escaped).driftedKeys.changed).toEqual(['K100', 'K150', 'K250', 'K299', 'QUOTE"D']);
+    fc.assert(
+      fc.property(
+        fc.oneof(mutantsOf(large), mutantsOf(largeAscii)),
+        fc.oneof(mutantsOf(current), mutantsOf(currentAscii), mutantsOf(escaped)),
+        agrees,
+      ),
       { numRuns: 60 },
     );
   });
