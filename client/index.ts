@@ -2,6 +2,8 @@
  * Public surface of the Reseal agent client (named exports only; files inside `client/` import
  * each other directly, never through this barrel).
  */
+
+export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 export {
   constantVariable,
   freshVariable,
@@ -28,7 +30,6 @@ export {
   LineageExportSchema,
 } from './lineage-export';
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
-export { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export type { VerifiedRecall } from './recalls';

@@ -1,25 +1,23 @@
 import { ResealError, SignerUnavailableError } from '../shared/errors';
-import { readLatestCheckpoint } from '../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
-import {
-  checkConsistency,
-  nodeSourceOf,
-  proveRecord,
-  proveTreeConsistency,
-  type RecordProof,
-  verifyRecordProof,
-} from '../shared/log/record-proof';
+import type { RecordProof } from '../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
-import type { LineageStore } from '../shared/ports/lineage-store';
+import type { SignedLogView } from '../shared/log/stored-lineage';
+import {
+  type LogFinding,
+  proveLatestCheckpoint,
+  proveStoredRecord,
+  type StoredLogReads,
+} from '../shared/log/stored-log';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
 import { LogVerificationError } from './errors';
 
 /** The reads the log reader makes (the `LineageStore` port, read side). */
-export type LogStoreReader = Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord' | 'lastRecordSeq'>;
+export type LogStoreReader = StoredLogReads;
 
 /** The latest checkpoint, verified and checked against the kept one. */
 export interface LatestCheckpoint {
@@ -102,30 +100,14 @@ export class LogReader {
    */
   async latest(lineageId: string): Promise<LatestCheckpoint | null> {
     const trusted = await this.trusted(lineageId);
-    const key = await this.#key();
-    const read = await readLatestCheckpoint(
-      this.#store,
-      lineageId,
-      key,
-      checkpointOrigin(key.name, lineageId),
-      trusted !== null,
-      false, // each record read is proven by inclusion: a missing one shows when it is read
-    );
-    if (read.kind === 'NONE') return null;
-    if (read.kind === 'FINDING') throw new LogVerificationError(lineageId, read.verdict, read.reason);
-    const { checkpoint } = read;
-    if (trusted) {
-      const proof =
-        trusted.size > checkpoint.size
-          ? null // a rollback: no proof can exist, checkConsistency says TRUNCATION_DETECTED
-          : await this.#prove(lineageId, () =>
-              proveTreeConsistency(trusted.size, checkpoint.size, this.#nodes(lineageId)),
-            );
-      const checked = checkConsistency(trusted, checkpoint, proof);
-      if (checked.verdict !== V.VERIFIED_INTACT)
-        throw new LogVerificationError(lineageId, checked.verdict, checked.reason);
-    }
-    return { checkpoint, trusted };
+    // Each record read is proven by inclusion: a missing one shows when it is read (checkTail false).
+    const proven = await proveLatestCheckpoint(this.#store, lineageId, await this.#key(), trusted, {
+      trustedSaw: trusted !== null,
+      checkTail: false,
+    });
+    if (proven.kind === 'NONE') return null;
+    if (proven.kind === 'FINDING') throw findingError(lineageId, proven);
+    return { checkpoint: proven.checkpoint, trusted };
   }
 
   /**
@@ -137,6 +119,24 @@ export class LogReader {
     const latest = await this.latest(lineageId);
     if (latest) await this.keep(lineageId, latest.checkpoint, latest.trusted);
     return latest;
+  }
+
+  /** This reader as the core's {@link SignedLogView} (`verifyStoredLineage`, `checkWalkAgainstLog`). */
+  view(): SignedLogView {
+    return {
+      key: () => this.key(),
+      latestKept: async (lineageId) => {
+        try {
+          const latest = await this.latestKept(lineageId);
+          if (latest === null) return { kind: 'NONE' };
+          return { kind: 'PROVEN', checkpoint: latest.checkpoint, truncationChecked: latest.trusted !== null };
+        } catch (error) {
+          if (error instanceof LogVerificationError)
+            return { kind: 'FINDING', verdict: error.verdict, reason: error.reason };
+          throw error;
+        }
+      },
+    };
   }
 
   /**
@@ -159,12 +159,11 @@ export class LogReader {
         `seq ${seq} is past the signed checkpoint (${checkpoint.size} records)`,
       );
     }
-    const raw = await this.#store.readRecord(lineageId, seq);
-    if (raw === null) throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `record ${seq} is missing`);
-    const inclusion = await this.#prove(lineageId, () => proveRecord(seq, checkpoint.size, this.#nodes(lineageId)));
-    const proven = verifyRecordProof(raw, inclusion, checkpoint, lineageId);
-    if (proven.verdict !== V.VERIFIED_INTACT) throw new LogVerificationError(lineageId, proven.verdict, proven.reason);
-    return { ...latest, record: proven.record, inclusion };
+    const proven = await proveStoredRecord(this.#store, lineageId, seq, checkpoint);
+    if (proven.kind === 'MISSING')
+      throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `record ${seq} is missing`);
+    if (proven.kind === 'FINDING') throw findingError(lineageId, proven);
+    return { ...latest, record: proven.record, inclusion: proven.inclusion };
   }
 
   /**
@@ -198,20 +197,14 @@ export class LogReader {
       checkpoint: proven.checkpoint.note,
     };
   }
+}
 
-  #nodes(lineageId: string) {
-    return nodeSourceOf((refs) => this.#store.readNodes(lineageId, refs));
-  }
-
-  /** Builds a proof; a node the table lacks is a verification failure. */
-  async #prove<T>(lineageId: string, build: () => Promise<T>): Promise<T> {
-    try {
-      return await build();
-    } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
-      throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `cannot build the proof: ${error.message}`, {
-        cause: error,
-      });
-    }
-  }
+/** The client's error for a finding of the stored log (the error behind it, if any, as its cause). */
+function findingError(lineageId: string, finding: LogFinding): LogVerificationError {
+  return new LogVerificationError(
+    lineageId,
+    finding.verdict,
+    finding.reason,
+    finding.cause ? { cause: finding.cause } : undefined,
+  );
 }

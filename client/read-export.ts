@@ -1,9 +1,9 @@
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { LineageNotFoundError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';
+import { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { LineageExport } from './lineage-export';
-import { DEFAULT_PAGE_SIZE, type LineageProgress } from './paged-verification';
 
 /** Options of {@link readLineageExport}. */
 export interface ReadExportOptions {

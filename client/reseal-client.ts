@@ -9,10 +9,12 @@ import { LineageNotFoundError } from '../shared/errors';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
+import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
@@ -20,14 +22,12 @@ import type { CheckpointStore } from './checkpoint-store';
 import { LogVerificationError } from './errors';
 import type { LineageExport } from './lineage-export';
 import { type LatestCheckpoint, LogReader } from './log-reader';
-import { type LineageProgress, verifyLineagePages } from './paged-verification';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
 import { Recalls, type VerifiedRecall } from './recalls';
 import type { ResealStackOutputs } from './stack-outputs';
 import { verifyRecords } from './verify-records';
-import { checkWalkAgainstLog, type WalkAgainstLog } from './walk-log-check';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
@@ -248,14 +248,14 @@ export class ResealClient {
 
   /**
    * Ties a walked lineage ({@link ResealClient.verifyLineage}) to the signed log
-   * (`checkWalkAgainstLog`, client/walk-log-check.ts): the latest checkpoint, kept, covering
+   * (`checkWalkAgainstLog`, shared/log/stored-lineage.ts): the latest checkpoint, kept, covering
    * exactly the walked records, with the walk's last record proven as its last leaf.
    *
    * @returns the verification (its verdict and first failure updated when the log disagrees) and
    *   what the log showed, or `log: null` for a lineage without a signed checkpoint to compare
    */
   checkWalkAgainstLog(lineageId: string, verification: ChainVerification): Promise<WalkAgainstLog> {
-    return checkWalkAgainstLog(this.#log, this.#store, lineageId, verification);
+    return checkWalkAgainstLog(this.#log.view(), this.#store, lineageId, verification);
   }
 
   /**
@@ -317,19 +317,58 @@ export class ResealClient {
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
+    return this.#unlessWiped(
+      lineageId,
+      () => verifyLineagePages(this.#store, this.#walkOptions(lineageId, options)),
+      (verification) => verification,
+    );
+  }
+
+  /**
+   * Verifies a stored lineage and ties it to the signed log (`verifyStoredLineage`,
+   * shared/log/stored-lineage.ts; `reseal verify --lineage`): {@link ResealClient.verifyLineage},
+   * then {@link ResealClient.checkWalkAgainstLog}.
+   *
+   * @returns the verification and what the log showed (`log: null`: nothing to compare)
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
+   */
+  async verifyStoredLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<WalkAgainstLog> {
+    return this.#unlessWiped(
+      lineageId,
+      () => verifyStoredLineage(this.#store, this.#log.view(), this.#walkOptions(lineageId, options)),
+      (verification) => ({ verification, log: null }),
+    );
+  }
+
+  #walkOptions(lineageId: string, options: VerifyLineageOptions) {
+    return {
+      lineageId,
+      anchor: this.#anchor,
+      ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    };
+  }
+
+  /** Runs a walk; a lineage with neither records nor a head that this client kept a checkpoint of was wiped: `TRUNCATION_DETECTED`. */
+  async #unlessWiped<T>(
+    lineageId: string,
+    walk: () => Promise<T>,
+    wiped: (verification: ChainVerification) => T,
+  ): Promise<T> {
     try {
-      return await verifyLineagePages(this.#store, {
-        lineageId,
-        anchor: this.#anchor,
-        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
-        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
+      return await walk();
     } catch (error) {
       const reason = error instanceof LineageNotFoundError ? await this.#wipedReason(lineageId) : null;
       if (!reason) throw error;
       const verdict = VerificationVerdict.TRUNCATION_DETECTED;
-      return { verdict, records: [], firstFailure: { seq: 0, verdict, reason }, head: null, linkedThrough: null };
+      return wiped({
+        verdict,
+        records: [],
+        firstFailure: { seq: 0, verdict, reason },
+        head: null,
+        linkedThrough: null,
+      });
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import { verifyRecords } from '../../client/verify-records';
+import type { WalkAgainstLog } from '../../shared/log/stored-lineage';
 import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
@@ -144,18 +145,18 @@ async function verifyStoredLineage(
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
   const bar = progressBar(ctx.io, `verifying ${lineageId}`);
-  let walked: ChainVerification;
+  // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
+  // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
+  let walked: WalkAgainstLog;
   try {
-    walked = await client.verifyLineage(lineageId, {
+    walked = await client.verifyStoredLineage(lineageId, {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       onProgress: bar.update,
     });
   } finally {
     bar.finish();
   }
-  // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
-  // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
-  const { verification: result, log } = await client.checkWalkAgainstLog(lineageId, walked);
+  const { verification: result, log } = walked;
   const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
   return {
     result,

@@ -19,7 +19,13 @@ import type { SealQueue } from '../../shared/ports/seal-queue';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import {
+  logInfrastructureFailure,
+  MetricName,
+  type PipelineMetrics,
+  type ServiceLogger,
+} from '../common/observability';
+import type { QueueMessage } from '../common/queue-message';
 import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
 
 /**
@@ -32,12 +38,7 @@ export const MAX_BODY_BYTES = 350_000;
 export const BODY_PREVIEW_BYTES = 1024;
 
 /** One `residual-writes` message, as the guard needs it. */
-export interface GuardMessage {
-  readonly messageId: string;
-  readonly body: string;
-  /** SQS `SentTimestamp`, ms: stable across redeliveries, so the rejection record key is too. */
-  readonly sentAtMs: number;
-}
+export type GuardMessage = QueueMessage;
 
 /** What happened to a message; every message ends in one of these (nothing dropped silently). */
 export type GuardOutcome =
@@ -86,15 +87,11 @@ export class GuardService {
    * @throws on an infrastructure failure (logged first, with the error and its cause): the message is retried
    */
   async handle(message: GuardMessage): Promise<GuardOutcome> {
-    try {
-      return await this.#handle(message);
-    } catch (error) {
-      this.#deps.logger.error('guarding failed on an infrastructure error; the message will be retried', {
-        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
-      });
-      throw error;
-    }
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'guarding failed on an infrastructure error; the message will be retried',
+      () => this.#handle(message),
+    );
   }
 
   async #handle(message: GuardMessage): Promise<GuardOutcome> {

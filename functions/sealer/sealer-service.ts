@@ -1,79 +1,24 @@
-import { createHash } from 'node:crypto';
-import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import {
-  DuplicateResidualError,
-  escapeLoneSurrogates,
-  LineageInconsistentError,
-  LogStateError,
-  ResealError,
-  StaleEpochError,
-  StaleHeadError,
-  StrictJsonError,
-  StrictJsonFailure,
-} from '../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import { extendLog } from '../../shared/log/log-extension';
-import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
-import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { requestDigest } from '../../shared/log/outcome-statement';
-import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
-import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
-import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
+import { RejectionReason } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
-import {
-  ConflictReason as Conflict,
-  type ConflictReason,
-  type LineageStore,
-  type RejectionRecord,
-} from '../../shared/ports/lineage-store';
+import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { Identifier } from '../../shared/schemas/primitives';
-import type { ChainTip } from '../../shared/seal/chain-tip';
-import { sealValidated } from '../../shared/seal/residual-sealer';
-import type { ValidatedSealInput } from '../../shared/seal/seal-input';
-import {
-  type LineageHead,
-  lineageHeadOf,
-  type SealedRecord,
-  SealedRecordSchema,
-} from '../../shared/seal/sealed-record';
-import { differingWriteContent } from '../../shared/seal/write-content';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
-import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
-import { checkSealRequest, resolveSealRequestPolicy, type SealRequestRefusal } from './seal-request-check';
+import { logInfrastructureFailure, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { RefusalRecorder } from '../common/refusal-recorder';
+import { APPEND_RETRY_BASE_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
+import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOutcomes } from './seal-outcomes';
+import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
-import { SignedHeads } from './signed-heads';
+import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
+import { SealerLog } from './sealer-log';
 
-/** Appends tried per run of messages when the head keeps moving (lost races), before conflicts are recorded. */
-export const MAX_APPEND_ATTEMPTS = 5;
-
-/** First lost-race backoff ceiling, ms: retry `n` waits a random time in [0, min(cap, base × 2^(n−1))) ("full jitter"). */
-export const APPEND_RETRY_BASE_MS = 20;
-/** Largest lost-race backoff ceiling, ms (five attempts wait at most 20 + 40 + 80 + 160 ms). */
-export const APPEND_RETRY_CAP_MS = 500;
-
-/** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
-export const MAX_RUN_RECORDS = 40;
-/** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
-export const MAX_RUN_BODY_BYTES = 3_000_000;
-
-/** One `seal-requests` message, as the sealer needs it. */
-export interface SealMessage {
-  readonly messageId: string;
-  readonly body: string;
-  /** SQS `SentTimestamp`, ms. */
-  readonly sentAtMs: number;
-}
-
-/** What happened to a seal request. Every one ends in exactly one of these. */
-export type SealOutcome =
-  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number; readonly checkpoint: string }
-  | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
-  | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
-  | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
+export { APPEND_RETRY_BASE_MS, APPEND_RETRY_CAP_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
+export type { SealMessage, SealOutcome } from './seal-outcomes';
+export { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS } from './seal-run';
 
 /** Dependencies of {@link SealerService}, injected. */
 export interface SealerDeps {
@@ -104,22 +49,6 @@ export interface SealerDeps {
   readonly maxRequestAgeSeconds?: number;
 }
 
-/** A message that passed every check and waits in a run to be sealed. */
-interface Pending {
-  readonly index: number;
-  readonly message: SealMessage;
-  readonly request: SealRequest;
-  /** The write's seal input, validated and digested with the request. */
-  readonly seal: ValidatedSealInput;
-}
-
-/** The heads a conflict record names: read before sealing, seen by the failed append, and the header tried. */
-interface ConflictHeads {
-  readonly expectedHead: LineageHead | null;
-  readonly observedHead: LineageHead | null;
-  readonly attemptedHeader?: unknown;
-}
-
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
 type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending };
 
@@ -145,18 +74,23 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
  * failure, so the group's messages are retried in order and finally dead-lettered.
+ *
+ * One concept per file: step 1 here (seal-request-parse.ts, seal-request-check.ts); steps 2–5
+ * per run in `RunSealer` (seal-run.ts, lost-race waits in append-backoff.ts) over the log's
+ * authentication, extension and proofs in `SealerLog` (sealer-log.ts); every outcome recorded
+ * and announced by `SealOutcomes` (seal-outcomes.ts).
  */
 export class SealerService {
   readonly #deps: SealerDeps;
-  #verifierKey: NoteVerifierKey | null = null;
-  readonly #signed = new SignedHeads();
-
-  readonly #refusals: RefusalRecorder;
+  readonly #outcomes: SealOutcomes;
+  readonly #runs: RunSealer;
 
   /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
   constructor(deps: SealerDeps) {
     this.#deps = deps;
-    this.#refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
+    const refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
+    this.#outcomes = new SealOutcomes({ ...deps, refusals });
+    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes);
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 
@@ -173,27 +107,19 @@ export class SealerService {
    * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
    */
   async handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
-    try {
-      return await this.#handleGroup(messages);
-    } catch (error) {
-      this.#deps.logger.error('sealing failed on an infrastructure error; the message group will be retried', {
-        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        cause: error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined,
-      });
-      throw error;
-    }
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'sealing failed on an infrastructure error; the message group will be retried',
+      () => this.#handleGroup(messages),
+    );
   }
 
+  /** Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. */
   async #handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
     const outcomes: SealOutcome[] = new Array(messages.length);
-    let run: Pending[] = [];
-    let runBytes = 0;
-    const flush = async () => {
-      if (run.length === 0) return;
-      const sealed = await this.#sealRun(run);
-      for (const [index, outcome] of sealed) outcomes[index] = outcome;
-      run = [];
-      runBytes = 0;
+    const run = new Run();
+    const sealRun = async () => {
+      for (const [index, outcome] of await this.#runs.seal(run.take())) outcomes[index] = outcome;
     };
     for (const [index, message] of messages.entries()) {
       const prepared = await this.#prepare(index, message);
@@ -201,20 +127,10 @@ export class SealerService {
         outcomes[index] = prepared.outcome;
         continue;
       }
-      const { pending } = prepared;
-      const bytes = Buffer.byteLength(message.body, 'utf8');
-      const lineageId = pending.request.request.lineageId;
-      const current = run[0]?.request.request.lineageId;
-      if (
-        current !== undefined &&
-        (current !== lineageId || run.length >= MAX_RUN_RECORDS || runBytes + bytes > MAX_RUN_BODY_BYTES)
-      ) {
-        await flush();
-      }
-      run.push(pending);
-      runBytes += bytes;
+      if (!run.admits(prepared.pending)) await sealRun();
+      run.add(prepared.pending);
     }
-    await flush();
+    if (!run.empty) await sealRun();
     return outcomes;
   }
 
@@ -238,13 +154,13 @@ export class SealerService {
       const reason =
         error.failure === StrictJsonFailure.SYNTAX ? RejectionReason.MALFORMED_JSON : RejectionReason.SCHEMA_VIOLATION;
       const detail = error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-      return { outcome: await this.#reject(message, null, reason, detail) };
+      return { outcome: await this.#outcomes.reject(message, null, reason, detail) };
     }
     const parsed = parseSealRequest(json);
     if ('detail' in parsed) {
       // Filed under the lineage the body names, when it names a valid one, so its writer finds it.
       return {
-        outcome: await this.#reject(
+        outcome: await this.#outcomes.reject(
           message,
           null,
           RejectionReason.SCHEMA_VIOLATION,
@@ -259,387 +175,55 @@ export class SealerService {
     if (refusal) {
       const { reason, detail, rejectedVariables, requestViolations } = refusal;
       return {
-        outcome: await this.#reject(message, request, reason, detail, { rejectedVariables, requestViolations }),
+        outcome: await this.#outcomes.reject(message, request, reason, detail, {
+          rejectedVariables,
+          requestViolations,
+        }),
       };
     }
     return { pending: { index, message, request, seal } };
   }
+}
 
-  /** Steps 2–5 for a run of writes to one lineage; returns each message's outcome by index. */
-  async #sealRun(run: readonly Pending[]): Promise<Map<number, SealOutcome>> {
-    const lineageId = (run[0] as Pending).request.request.lineageId;
-    const outcomes = new Map<number, SealOutcome>();
-    let remaining = [...run];
-    const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
-    let lastRace: StaleHeadError | StaleEpochError | DuplicateResidualError | null = null;
-    let expectedHead: LineageHead | null = null;
-    // The header each write was last sealed with, for the conflict record of a write that never lands.
-    const attempted = new Map<number, unknown>();
-    for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
-      const stored = await this.#deps.store.logHead(lineageId);
-      expectedHead = stored?.head ?? null;
-      const state = await this.#authenticatedState(lineageId, stored);
-      if (typeof state === 'string') {
-        const heads = { expectedHead, observedHead: null };
-        await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
-        return outcomes;
-      }
-      const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
-      for (const { item, record } of sealed) attempted.set(item.index, record.header);
-      for (const [index, outcome] of settled) outcomes.set(index, outcome);
-      remaining = remaining.filter((item) => !settled.has(item.index));
-      if (sealed.length === 0) return outcomes;
+/**
+ * Consecutive writes to one lineage, sealed and appended together: at most {@link MAX_RUN_RECORDS}
+ * records and {@link MAX_RUN_BODY_BYTES} of bodies (one `TransactWriteItems`).
+ */
+class Run {
+  #items: Pending[] = [];
+  #bytes = 0;
 
-      const extension = extendLog(
-        state,
-        sealed.map((s) => s.record),
-        this.#origin(lineageId),
-      );
-      const checkpoint = await signCheckpoint(extension.checkpoint, this.#deps.signer);
-      try {
-        await this.#deps.store.appendEntries({
-          lineageId,
-          entries: extension.entries,
-          expectedHead,
-          checkpoint,
-          frontier: extension.storedFrontier,
-        });
-      } catch (error) {
-        if (
-          error instanceof StaleHeadError ||
-          error instanceof StaleEpochError ||
-          error instanceof DuplicateResidualError
-        ) {
-          // Another writer appended first (or sealed one of these ids): re-read, re-seal what is left.
-          lastRace = error;
-          this.#deps.metrics.count(MetricName.SealRetry);
-          this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
-          if (attempt < attempts) await this.#backoff(attempt);
-          continue;
-        }
-        if (error instanceof LineageInconsistentError) {
-          await this.#conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, error.message, (item) => ({
-            expectedHead,
-            observedHead: expectedHead,
-            attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
-          }));
-          return outcomes;
-        }
-        throw error;
-      }
-      this.#signed.remember(extension.state);
-      for (const { item, record } of sealed) {
-        outcomes.set(item.index, await this.#sealed(record, checkpoint, attempt));
-      }
-      remaining = remaining.filter((item) => !outcomes.has(item.index));
-      // Redeliveries of a record sealed in this same run are answered once it is stored.
-      for (const item of remaining) outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, checkpoint));
-      return outcomes;
-    }
-    for (const item of remaining) {
-      const reason = lastRace instanceof StaleEpochError ? Conflict.STALE_EPOCH : Conflict.LOST_RACE;
-      outcomes.set(
-        item.index,
-        await this.#conflict(item, reason, `head moved on each of ${attempts} attempts`, {
-          expectedHead,
-          observedHead: lastRace instanceof StaleHeadError ? lastRace.observedHead : null,
-          attemptedHeader: attempted.get(item.index) ?? null,
-        }),
-      );
-    }
-    return outcomes;
+  get empty(): boolean {
+    return this.#items.length === 0;
   }
 
-  /** Waits before lost-race attempt `attempt + 1`: full jitter on an exponential ceiling. */
-  async #backoff(attempt: number): Promise<void> {
-    const ceiling = Math.min(APPEND_RETRY_CAP_MS, APPEND_RETRY_BASE_MS * 2 ** (attempt - 1));
-    const ms = Math.floor((this.#deps.random ?? Math.random)() * ceiling);
-    await (this.#deps.sleep ?? ((delay) => new Promise<void>((resolve) => setTimeout(resolve, delay))))(ms);
-  }
-
-  /**
-   * Step 2: the run's lineage state authenticated with the log's public key, and not behind what
-   * this sealer signed while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT`
-   * conflict: a state that does not authenticate is never extended).
-   */
-  async #authenticatedState(lineageId: string, stored: StoredLogHead | null): Promise<LogState | string> {
-    let state: LogState;
-    try {
-      state = authenticateLogState(stored, { lineageId, origin: this.#origin(lineageId), key: await this.#key() });
-    } catch (error) {
-      if (!(error instanceof LogStateError)) throw error;
-      return error.message;
-    }
-    return this.#signed.rolledBack(state) ?? state;
-  }
-
-  /** Records the same conflict for each of `items` (heads per item), into `outcomes`. */
-  async #conflictAll(
-    items: readonly Pending[],
-    outcomes: Map<number, SealOutcome>,
-    reason: ConflictReason,
-    detail: string,
-    headsOf: (item: Pending) => ConflictHeads,
-  ): Promise<void> {
-    for (const item of items) outcomes.set(item.index, await this.#conflict(item, reason, detail, headsOf(item)));
-  }
-
-  /**
-   * Step 3: seals each pending write on the authenticated tip, in order. Settles duplicates,
-   * reuses, fenced-out epochs and writes the core refuses; returns the records to append.
-   */
-  async #sealOnTip(
-    items: readonly Pending[],
-    state: LogState,
-    expectedHead: LineageHead | null,
-  ): Promise<{ sealed: { item: Pending; record: SealedRecord }[]; settled: Map<number, SealOutcome> }> {
-    const { store, anchor, clock, logger } = this.#deps;
-    const sealed: { item: Pending; record: SealedRecord }[] = [];
-    const settled = new Map<number, SealOutcome>();
-    let tip: ChainTip | null = state.tip;
-    for (const item of items) {
-      const { lineageId, residualId } = item.request.request;
-      logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
-      if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
-      const existing = await store.findByResidualId(lineageId, residualId);
-      if (existing) {
-        settled.set(item.index, await this.#duplicate(item, existing.seq));
-        continue;
-      }
-      const supersedes = item.request.request.supersedes;
-      if (supersedes && tip && supersedes.seq < tip.seq) {
-        // An earlier record than the tip (sealRecord checks the tip itself): the hash must be the one
-        // the signed tree holds at that seq, or the record would break the chain for good.
-        const held = await this.#recordHashAt(lineageId, supersedes.seq, state, sealed);
-        if (held !== supersedes.recordHash) {
-          settled.set(
-            item.index,
-            await this.#reject(
-              item.message,
-              item.request,
-              RejectionReason.SEAL_REFUSED,
-              `supersedes seq ${supersedes.seq} with a record hash that is not ${held === null ? 'a record the log can prove' : "that record's"}`,
-            ),
-          );
-          continue;
-        }
-      }
-      try {
-        const record = await sealValidated(item.seal, tip, anchor, clock());
-        sealed.push({ item, record });
-        tip = {
-          lineageId,
-          seq: record.header.monotonicSequenceNumber,
-          recordHash: record.recordHash,
-          generationEpoch: record.header.generationEpoch,
-        };
-      } catch (error) {
-        if (error instanceof StaleEpochError) {
-          settled.set(
-            item.index,
-            await this.#conflict(item, Conflict.STALE_EPOCH, error.message, { expectedHead, observedHead: null }),
-          );
-          continue;
-        }
-        if (error instanceof ResealError && !error.retryable) {
-          // The core refused the input (header too large, bad supersedes): permanent. A retryable
-          // error (the MAC key unavailable) is rethrown, so the group is delivered again.
-          settled.set(
-            item.index,
-            await this.#reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
-          );
-          continue;
-        }
-        throw error;
-      }
-    }
-    return { sealed, settled };
-  }
-
-  /** The record hash at `seq`: from this run, or proven by inclusion in the authenticated state; `null` if unprovable. */
-  async #recordHashAt(
-    lineageId: string,
-    seq: number,
-    state: LogState,
-    sealed: readonly { record: SealedRecord }[],
-  ): Promise<string | null> {
-    if (seq >= state.size) {
-      return sealed.find((s) => s.record.header.monotonicSequenceNumber === seq)?.record.recordHash ?? null;
-    }
-    const { store } = this.#deps;
-    try {
-      const proof = await proveRecord(
-        seq,
-        state.size,
-        nodeSourceOf((refs) => store.readNodes(lineageId, refs)),
-      );
-      const checkpoint = { origin: this.#origin(lineageId), size: state.size, rootHash: state.rootHash };
-      const proven = verifyRecordProof(await store.readRecord(lineageId, seq), proof, checkpoint, lineageId);
-      return proven.verdict === 'VERIFIED_INTACT' ? proven.record.recordHash : null;
-    } catch (error) {
-      // Unprovable for good (a node or record missing or forged); a retryable error is rethrown.
-      if (error instanceof ResealError && !error.retryable) return null;
-      throw error;
-    }
-  }
-
-  async #sealed(record: SealedRecord, checkpoint: string, attempts: number): Promise<SealOutcome> {
-    const head = lineageHeadOf(record);
-    await this.#deps.publisher.residualSealed({
-      formatVersion: FORMAT_VERSION,
-      residualId: record.header.residualId,
-      sealedAtMs: record.sealedAtMs,
-      ...head,
-      checkpoint,
-    });
-    this.#deps.metrics.count(MetricName.RecordSealed);
-    this.#deps.logger.info('record sealed', { seq: head.seq, recordHash: head.recordHash, attempts });
-    return { kind: 'SEALED', head, attempts, checkpoint };
-  }
-
-  /** A message whose residual id was sealed earlier in the same run. */
-  async #duplicateOfRun(
-    item: Pending,
-    sealed: readonly { record: SealedRecord }[],
-    checkpoint: string,
-  ): Promise<SealOutcome> {
-    const { residualId } = item.request.request;
-    const record = sealed.find((s) => s.record.header.residualId === residualId)?.record;
-    if (!record) throw new Error(`residual ${residualId} is neither sealed nor settled`);
-    return this.#answerDuplicate(item, record, checkpoint);
-  }
-
-  /**
-   * The residual id is sealed in this lineage already. Same content: a redelivery; re-emit the
-   * stored record's head so a lost event is not lost for good. Other content: the id was reused
-   * for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing. A marker
-   * whose record is missing or unreadable: a `LINEAGE_INCONSISTENT` conflict record.
-   */
-  async #duplicate(item: Pending, seq: number): Promise<SealOutcome> {
-    const { lineageId, residualId } = item.request.request;
-    const stored = SealedRecordSchema.safeParse(await this.#deps.store.readRecord(lineageId, seq));
-    if (!stored.success) {
-      // The marker names a record that is missing or unreadable: the write is neither sealed
-      // (nothing to compare its content with) nor dropped silently; it is left as a conflict.
-      return this.#conflict(
-        item,
-        Conflict.LINEAGE_INCONSISTENT,
-        `residual id ${residualId} is marked as sealed in lineage ${lineageId} at seq ${seq}, but that record is missing or unreadable`,
-        { expectedHead: null, observedHead: null },
-      );
-    }
-    return this.#answerDuplicate(item, stored.data, await this.#latestCheckpoint(lineageId, seq));
-  }
-
-  async #answerDuplicate(item: Pending, record: SealedRecord, checkpoint: string | null): Promise<SealOutcome> {
-    const { lineageId, residualId } = item.request.request;
-    const differing = differingWriteContent(item.request.request, record.header);
-    if (differing.length > 0) {
-      return this.#reject(
-        item.message,
-        item.request,
-        RejectionReason.RESIDUAL_ID_REUSED,
-        `residual id ${residualId} is already sealed in lineage ${lineageId} at seq ${record.header.monotonicSequenceNumber} with other content (${differing.join(', ')} differ)`,
-      );
-    }
-    this.#deps.metrics.count(MetricName.SealDuplicate);
-    const head = lineageHeadOf(record);
-    await this.#deps.publisher.residualSealed({
-      formatVersion: FORMAT_VERSION,
-      residualId,
-      sealedAtMs: record.sealedAtMs,
-      ...head,
-      checkpoint,
-    });
-    this.#deps.logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
-    return { kind: 'DUPLICATE', head };
-  }
-
-  /** The stored checkpoint when it verifies and covers `seq`, for a redelivery's event; else `null`. */
-  async #latestCheckpoint(lineageId: string, seq: number): Promise<string | null> {
-    const stored = await this.#deps.store.logHead(lineageId);
-    if (!stored?.checkpoint) return null;
-    try {
-      const checkpoint = openCheckpoint(stored.checkpoint, await this.#key(), this.#origin(lineageId));
-      return checkpoint.size > seq ? stored.checkpoint : null;
-    } catch (error) {
-      if (error instanceof ResealError) return null;
-      throw error;
-    }
-  }
-
-  async #conflict(item: Pending, reason: ConflictReason, detail: string, heads: ConflictHeads): Promise<SealOutcome> {
-    const { message, request } = item;
-    const { lineageId, residualId } = request.request;
-    await this.#refusals.conflict(
-      {
-        lineageId,
-        residualId,
-        reason,
-        detail: escapeLoneSurrogates(detail.slice(0, 4096)),
-        attemptedHeader: heads.attemptedHeader ?? null,
-        expectedHead: heads.expectedHead,
-        observedHead: heads.observedHead,
-        atMs: message.sentAtMs,
-        messageId: message.messageId,
-        requestDigest: requestDigest(request.request),
-        statement: null,
-      },
-      this.#rejectionOf(message, request, reason, detail),
+  /** Whether `pending` may join this run (an empty run admits anything). */
+  admits(pending: Pending): boolean {
+    const current = this.#items[0]?.request.request.lineageId;
+    return (
+      current === undefined ||
+      (current === pending.request.request.lineageId &&
+        this.#items.length < MAX_RUN_RECORDS &&
+        this.#bytes + Buffer.byteLength(pending.message.body, 'utf8') <= MAX_RUN_BODY_BYTES)
     );
-    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
-    return { kind: 'CONFLICT', reason };
   }
 
-  async #reject(
-    message: SealMessage,
-    request: SealRequest | null,
-    reason: RejectionReason,
-    detail: string,
-    lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
-    ids: { lineageId: string | null; residualId: string | null } = { lineageId: null, residualId: null },
-  ): Promise<SealOutcome> {
-    await this.#refusals.reject({
-      ...this.#rejectionOf(message, request, reason, detail),
-      ...(request ? {} : ids),
-      ...storableLists(lists ?? {}),
-    });
-    this.#deps.logger.error('seal request refused', { reason, detail });
-    return { kind: 'REJECTED', reason };
+  add(pending: Pending): void {
+    this.#items.push(pending);
+    this.#bytes += Buffer.byteLength(pending.message.body, 'utf8');
   }
 
-  #rejectionOf(message: SealMessage, request: SealRequest | null, reason: RejectionReason, detail: string) {
-    return {
-      stage: RejectionStage.SEALER,
-      reason,
-      lineageId: request?.request.lineageId ?? null,
-      residualId: request?.request.residualId ?? null,
-      messageId: message.messageId,
-      verdictDigest: request?.verdict.verdictDigest ?? null,
-      bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
-      bodyPreview: message.body.slice(0, 1024).toWellFormed(),
-      issues: [{ path: '', message: escapeLoneSurrogates(detail.slice(0, 4096)) }],
-      rejectedVariables: [],
-      requestViolations: [],
-      atMs: message.sentAtMs,
-      requestDigest: request ? requestDigest(request.request) : null,
-      statement: null,
-    } satisfies RejectionRecord;
-  }
-
-  #origin(lineageId: string): string {
-    return checkpointOrigin(this.#deps.signer.keyName, lineageId);
-  }
-
-  /** The log's verifier key, from the signer's public key (fetched once per cold start). */
-  async #key(): Promise<NoteVerifierKey> {
-    this.#verifierKey ??= noteVerifierKey(this.#deps.signer.keyName, await this.#deps.signer.publicKey());
-    return this.#verifierKey;
+  /** The run's writes, leaving it empty. */
+  take(): Pending[] {
+    const items = this.#items;
+    this.#items = [];
+    this.#bytes = 0;
+    return items;
   }
 }
 
 /** The lineage and residual ids a body that is not a valid SealRequest names, when they are valid identifiers. */
-function idsNamedBy(json: unknown): { lineageId: string | null; residualId: string | null } {
+function idsNamedBy(json: unknown): NamedIds {
   const request = (json as { request?: Record<string, unknown> } | null)?.request;
   const pick = (value: unknown) => (Identifier.safeParse(value).success ? (value as string) : null);
   return { lineageId: pick(request?.lineageId), residualId: pick(request?.residualId) };

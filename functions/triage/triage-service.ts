@@ -1,17 +1,11 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
-import { readLatestCheckpoint } from '../../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { RecallProof } from '../../shared/log/recall-proof';
-import {
-  checkConsistency,
-  nodeSourceOf,
-  proveRecord,
-  proveTreeConsistency,
-  verifyRecordProof,
-} from '../../shared/log/record-proof';
+import type { RecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
+import { proveLatestCheckpoint, proveStoredRecord } from '../../shared/log/stored-log';
 import {
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
@@ -26,7 +20,12 @@ import { Identifier } from '../../shared/schemas/primitives';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import {
+  logInfrastructureFailure,
+  MetricName,
+  type PipelineMetrics,
+  type ServiceLogger,
+} from '../common/observability';
 
 /** Dependencies of {@link TriageService}, injected. */
 export interface TriageDeps {
@@ -81,7 +80,8 @@ interface Proven {
  * 6. `isolateDelta(record.manifest, currentEnv)`; store the report with its proof; emit
  *    `TriageCompleted`.
  * Refusals: `NOT_FOUND`, `VERIFICATION_FAILED` (with the verdict), `MANIFEST_UNTRIAGEABLE`.
- * Rejects only on infrastructure failures (store, bus, KMS), so EventBridge retries the invocation.
+ * Rejects only on infrastructure failures (store, bus, KMS), after logging the failure, so
+ * EventBridge retries the invocation.
  */
 export class TriageService {
   readonly #deps: TriageDeps;
@@ -89,53 +89,82 @@ export class TriageService {
     this.#deps = deps;
   }
 
+  /**
+   * @throws on an infrastructure failure (store, bus, the log key's `GetPublicKey`), logged first
+   *   with the error and its cause: EventBridge retries the invocation
+   */
   async handle(detail: unknown): Promise<TriageResult> {
-    const { store, publisher, metrics, logger } = this.#deps;
-    const parsed = RecallRequestedDetailSchema.safeParse(detail);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      metrics.count(MetricName.RecallInvalid);
-      logger.error('RecallRequested detail is invalid; nothing triaged', { issues });
-      const refusal = this.#invalidRecallReport(detail, issues);
-      if (refusal && !(await store.getTriageReport(refusal.lineageId, refusal.requestId))) {
-        await store.putTriageReport(refusal);
-        await publisher.triageCompleted(refusal);
-      }
-      return { kind: 'INVALID', issues, detail: refusal };
-    }
-    const recall = parsed.data;
-    logger.appendKeys({ lineageId: recall.lineageId, requestId: recall.requestId });
-
-    // A well-formed report stored for this request is re-emitted (retries are safe); anything else
-    // under the id (garbage, another request's) is recomputed and overwritten.
-    const previous = TriageCompletedDetailSchema.safeParse(
-      await store.getTriageReport(recall.lineageId, recall.requestId),
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'triage failed on an infrastructure error; the event will be retried',
+      () => this.#handle(detail),
     );
-    if (
-      previous.success &&
-      previous.data.requestId === recall.requestId &&
-      previous.data.lineageId === recall.lineageId
-    ) {
-      await publisher.triageCompleted(previous.data);
-      logger.info('triage report already stored for this request; re-emitted');
-      return { kind: 'COMPLETED', detail: previous.data };
+  }
+
+  async #handle(detail: unknown): Promise<TriageResult> {
+    const parsed = RecallRequestedDetailSchema.safeParse(detail);
+    if (!parsed.success) return this.#invalid(detail, parsed.error.issues);
+    const recall = parsed.data;
+    this.#deps.logger.appendKeys({ lineageId: recall.lineageId, requestId: recall.requestId });
+    const previous = await this.#storedReport(recall);
+    if (previous) {
+      await this.#deps.publisher.triageCompleted(previous);
+      this.#deps.logger.info('triage report already stored for this request; re-emitted');
+      return { kind: 'COMPLETED', detail: previous };
     }
     const result = await this.#triage(recall);
-    await store.putTriageReport(result);
-    await publisher.triageCompleted(result);
-    metrics.count(MetricName.TriageVerdict, {
+    await this.#deps.store.putTriageReport(result);
+    await this.#deps.publisher.triageCompleted(result);
+    this.#observe(result);
+    return { kind: 'COMPLETED', detail: result };
+  }
+
+  /** Step 1, an invalid detail: logged and counted; a `REFUSED` report when its ids are usable. */
+  async #invalid(
+    detail: unknown,
+    zodIssues: readonly { path: PropertyKey[]; message: string }[],
+  ): Promise<TriageResult> {
+    const { store, publisher, metrics, logger } = this.#deps;
+    const issues = zodIssues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    metrics.count(MetricName.RecallInvalid);
+    logger.error('RecallRequested detail is invalid; nothing triaged', { issues });
+    const refusal = this.#invalidRecallReport(detail, issues);
+    if (refusal && !(await store.getTriageReport(refusal.lineageId, refusal.requestId))) {
+      await store.putTriageReport(refusal);
+      await publisher.triageCompleted(refusal);
+    }
+    return { kind: 'INVALID', issues, detail: refusal };
+  }
+
+  /**
+   * Step 2: a well-formed report stored for this request, to re-emit (retries are safe), or
+   * `null`; anything else under the id (garbage, another request's) is recomputed and overwritten.
+   */
+  async #storedReport(recall: RecallRequestedDetail): Promise<TriageCompletedDetail | null> {
+    const previous = TriageCompletedDetailSchema.safeParse(
+      await this.#deps.store.getTriageReport(recall.lineageId, recall.requestId),
+    );
+    return previous.success &&
+      previous.data.requestId === recall.requestId &&
+      previous.data.lineageId === recall.lineageId
+      ? previous.data
+      : null;
+  }
+
+  /** The verdict metric and log line of a completed triage. */
+  #observe(result: TriageCompletedDetail): void {
+    this.#deps.metrics.count(MetricName.TriageVerdict, {
       outcome: result.outcome,
       verification: result.verification?.verdict ?? 'NONE',
       verdict: result.report?.verdict ?? 'NONE',
     });
-    logger.info('triage completed', {
+    this.#deps.logger.info('triage completed', {
       outcome: result.outcome,
       verification: result.verification?.verdict ?? null,
       verdict: result.report?.verdict ?? null,
       refusalCode: result.refusalCode,
       refusalReason: result.refusalReason,
     });
-    return { kind: 'COMPLETED', detail: result };
   }
 
   /** A `REFUSED` report for an invalid detail whose request and lineage ids are still usable. */
@@ -150,38 +179,49 @@ export class TriageService {
     );
   }
 
+  /** Steps 3–6: the target proven, then its delta isolated; a refusal at any step is the report. */
   async #triage(recall: RecallRequestedDetail): Promise<TriageCompletedDetail> {
     let proven: Proven;
     try {
       proven = await this.#prove(recall);
     } catch (error) {
-      if (error instanceof Refusal) return this.#refused({ ...recall, target: recall.target }, error);
+      if (error instanceof Refusal) return this.#refused(recall, error);
       throw error;
     }
     const { record, proof } = proven;
-    const seq = record.header.monotonicSequenceNumber;
-    this.#deps.logger.appendKeys({ seq, residualId: record.header.residualId });
-    let report: DeltaIsolationReport;
+    this.#deps.logger.appendKeys({ seq: record.header.monotonicSequenceNumber, residualId: record.header.residualId });
+    const isolated = this.#isolate(record, recall);
+    if (isolated instanceof Refusal)
+      return this.#refused(recall, isolated, { residualId: record.header.residualId, proof });
+    return this.#triaged(recall, proven, isolated);
+  }
+
+  /** Step 6: `isolateDelta` on the proven record, or the refusal of a manifest it cannot triage. */
+  #isolate(record: SealedRecord, recall: RecallRequestedDetail): DeltaIsolationReport | Refusal {
     try {
-      report = isolateDelta(record.manifest, recall.currentEnv);
+      return isolateDelta(record.manifest, recall.currentEnv);
     } catch (error) {
       if (!(error instanceof ResealError)) throw error;
-      return this.#refused(
-        recall,
-        new Refusal(
-          RefusalCode.MANIFEST_UNTRIAGEABLE,
-          `delta isolation refused: ${error.message}`,
-          V.VERIFIED_INTACT,
-          seq,
-        ),
-        { residualId: record.header.residualId, proof },
+      return new Refusal(
+        RefusalCode.MANIFEST_UNTRIAGEABLE,
+        `delta isolation refused: ${error.message}`,
+        V.VERIFIED_INTACT,
+        record.header.monotonicSequenceNumber,
       );
     }
+  }
+
+  /** The `TRIAGED` report of a proven record. */
+  #triaged(
+    recall: RecallRequestedDetail,
+    { record, proof }: Proven,
+    report: DeltaIsolationReport,
+  ): TriageCompletedDetail {
     return {
       formatVersion: FORMAT_VERSION,
       requestId: recall.requestId,
       lineageId: recall.lineageId,
-      seq,
+      seq: record.header.monotonicSequenceNumber,
       residualId: record.header.residualId,
       outcome: TriageOutcome.TRIAGED,
       verification: { verdict: V.VERIFIED_INTACT, firstFailure: null },
@@ -193,45 +233,26 @@ export class TriageService {
     };
   }
 
-  /** Steps 3–5: the target record, proven against the latest signed checkpoint. @throws {Refusal} */
+  /**
+   * Steps 3–5: the target record, proven against the latest signed checkpoint (the core's
+   * composition, shared/log/stored-log.ts). @throws {Refusal}
+   */
   async #prove(recall: RecallRequestedDetail): Promise<Proven> {
-    const { store } = this.#deps;
     const { lineageId } = recall;
-    const nodes = nodeSourceOf((refs) => store.readNodes(lineageId, refs));
     const key = await this.#deps.logKey();
-    const origin = checkpointOrigin(key.name, lineageId);
-    const trusted = recall.trustedCheckpoint ? openTrusted(recall.trustedCheckpoint, key, origin) : null;
-    const latest = await this.#latestCheckpoint(recall, key, origin);
-    let consistency: RecallProof['consistency'] = null;
-    if (trusted) {
-      // A rollback (trusted larger) has no proof to build: checkConsistency says TRUNCATION_DETECTED.
-      consistency =
-        trusted.size > latest.size
-          ? null
-          : await this.#guarded(() => proveTreeConsistency(trusted.size, latest.size, nodes), trusted.size);
-      const checked = checkConsistency(trusted, latest, consistency);
-      if (checked.verdict !== V.VERIFIED_INTACT) throw this.#unverified(checked.verdict, checked.reason, null);
-    }
-    if (recall.checkpoint) {
-      const { seq, recordHash } = recall.checkpoint;
-      if (seq >= latest.size) {
-        throw this.#unverified(
-          V.TRUNCATION_DETECTED,
-          `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${seq}`,
-          seq,
-        );
-      }
-      const held = await this.#proveAt(lineageId, seq, latest, nodes);
-      if (held.recordHash !== recordHash) {
-        throw this.#unverified(
-          V.LINEAGE_BROKEN,
-          `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`,
-          seq,
-        );
-      }
-    }
-    const seq = await this.#resolveTarget(recall, latest);
-    const { record, inclusion } = await this.#proveAt(lineageId, seq, latest, nodes);
+    const trusted = recall.trustedCheckpoint
+      ? openTrusted(recall.trustedCheckpoint, key, checkpointOrigin(key.name, lineageId))
+      : null;
+    const latest = await proveLatestCheckpoint(this.#deps.store, lineageId, key, trusted, {
+      trustedSaw: Boolean(recall.trustedCheckpoint || recall.checkpoint),
+      checkTail: true,
+    });
+    if (latest.kind === 'NONE') throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
+    if (latest.kind === 'FINDING') throw this.#unverified(latest.verdict, latest.reason, latest.seq);
+    const { checkpoint, consistency } = latest;
+    if (recall.checkpoint) await this.#checkLegacyCheckpoint(lineageId, recall.checkpoint, checkpoint);
+    const seq = await this.#resolveTarget(recall, checkpoint);
+    const { record, inclusion } = await this.#proveAt(lineageId, seq, checkpoint);
     if ('residualId' in recall.target && record.header.residualId !== recall.target.residualId) {
       throw this.#unverified(
         V.LINEAGE_BROKEN,
@@ -241,26 +262,31 @@ export class TriageService {
     }
     return {
       record,
-      proof: { checkpoint: latest.note, seq, recordHash: record.recordHash, inclusion, consistency },
+      proof: { checkpoint: checkpoint.note, seq, recordHash: record.recordHash, inclusion, consistency },
     };
   }
 
-  /** The latest signed checkpoint, checked against what else the table holds. @throws {Refusal} */
-  async #latestCheckpoint(
-    recall: RecallRequestedDetail,
-    key: NoteVerifierKey,
-    origin: string,
-  ): Promise<VerifiedCheckpoint> {
-    const read = await readLatestCheckpoint(
-      this.#deps.store,
-      recall.lineageId,
-      key,
-      origin,
-      Boolean(recall.trustedCheckpoint || recall.checkpoint),
-    );
-    if (read.kind === 'NONE') throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
-    if (read.kind === 'FINDING') throw this.#unverified(read.verdict, read.reason, read.seq);
-    return read.checkpoint;
+  /** Step 4, a legacy `checkpoint` `{ seq, recordHash }`: that record must be in the tree. @throws {Refusal} */
+  async #checkLegacyCheckpoint(
+    lineageId: string,
+    { seq, recordHash }: NonNullable<RecallRequestedDetail['checkpoint']>,
+    latest: VerifiedCheckpoint,
+  ): Promise<void> {
+    if (seq >= latest.size) {
+      throw this.#unverified(
+        V.TRUNCATION_DETECTED,
+        `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${seq}`,
+        seq,
+      );
+    }
+    const held = await this.#proveAt(lineageId, seq, latest);
+    if (held.record.recordHash !== recordHash) {
+      throw this.#unverified(
+        V.LINEAGE_BROKEN,
+        `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`,
+        seq,
+      );
+    }
   }
 
   async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number> {
@@ -283,30 +309,22 @@ export class TriageService {
     return seq;
   }
 
-  /** Reads record `seq` and proves it in `latest`. @throws {Refusal} when it does not prove */
-  async #proveAt(lineageId: string, seq: number, latest: VerifiedCheckpoint, nodes: ReturnType<typeof nodeSourceOf>) {
-    const raw = await this.#deps.store.readRecord(lineageId, seq);
-    if (raw === null) {
+  /** Record `seq`, proven in `latest`. @throws {Refusal} when it is missing or does not prove */
+  async #proveAt(
+    lineageId: string,
+    seq: number,
+    latest: VerifiedCheckpoint,
+  ): Promise<{ readonly record: SealedRecord; readonly inclusion: RecordProof }> {
+    const proven = await proveStoredRecord(this.#deps.store, lineageId, seq, latest);
+    if (proven.kind === 'MISSING') {
       throw this.#unverified(
         V.LINEAGE_BROKEN,
         `record ${seq} is covered by the signed checkpoint but missing from the table`,
         seq,
       );
     }
-    const inclusion = await this.#guarded(() => proveRecord(seq, latest.size, nodes), seq);
-    const result = verifyRecordProof(raw, inclusion, latest, lineageId);
-    if (result.verdict !== V.VERIFIED_INTACT) throw this.#unverified(result.verdict, result.reason, seq);
-    return { record: result.record, recordHash: result.record.recordHash, inclusion };
-  }
-
-  /** A proof that cannot be built (a tree node missing or unreadable) is a broken lineage. */
-  async #guarded<T>(build: () => Promise<T>, seq: number | null): Promise<T> {
-    try {
-      return await build();
-    } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
-      throw this.#unverified(V.LINEAGE_BROKEN, `cannot build the proof: ${error.message}`, seq);
-    }
+    if (proven.kind === 'FINDING') throw this.#unverified(proven.verdict, proven.reason, seq);
+    return proven;
   }
 
   #unverified(verdict: VerificationVerdict, reason: string, seq: number | null): Refusal {

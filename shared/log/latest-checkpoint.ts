@@ -28,7 +28,8 @@ export type LatestCheckpointRead =
  *
  * The last record key is read before the head, and again after it when the records seem to end
  * early: an append moves records and head together, so a concurrent append never looks like
- * tampering. Triage and the client both read the log through this.
+ * tampering. Triage and the client both read the log through this, by `proveLatestCheckpoint`
+ * (shared/log/stored-log.ts).
  *
  * @param trustedSaw - whether the caller holds a checkpoint of this lineage (an empty table is then a cut)
  * @param checkTail - whether records ending before the checkpoint are a finding here (triage); a

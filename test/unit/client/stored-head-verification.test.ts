@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { verifyLineagePages } from '../../../client/paged-verification';
 import { ResealClient } from '../../../client/reseal-client';
 import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { LineageNotFoundError } from '../../../shared/errors';
 import type { MacAnchor } from '../../../shared/ports/mac-anchor';
+import { verifyLineagePages } from '../../../shared/seal/paged-verification';
 import type { LineageHead, SealedRecord } from '../../../shared/seal/sealed-record';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';

@@ -168,6 +168,50 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     await expect(service.handle(recall())).rejects.toBeInstanceOf(SignerUnavailableError);
   });
 
+  it.each([
+    ['the log key (GetPublicKey disabled)', 'SignerUnavailableError', 'signing key log-key unavailable'],
+    ['the bus (PutEvents)', 'Error', 'ServiceUnavailable'],
+    ['the table (a read)', 'Error', 'ProvisionedThroughputExceededException'],
+  ])(
+    'pipeline.md "Logs and metrics": an infrastructure failure of %s is logged at error, with its cause, before it propagates',
+    async (_what, name, message) => {
+      const { store } = await setup();
+      const publisher = new FakePublisher();
+      const logger = fakeLogger();
+      const cause = new Error('underlying');
+      let logKey = async () => TEST_LOG_KEY;
+      if (name === 'SignerUnavailableError') {
+        logKey = async () => {
+          throw new SignerUnavailableError('log-key', 'DisabledException', { cause });
+        };
+      } else if (message === 'ServiceUnavailable') publisher.failWith = new Error(message, { cause });
+      else {
+        store.getTriageReport = async () => {
+          throw new Error(message, { cause });
+        };
+      }
+      const service = new TriageService({
+        store,
+        publisher,
+        logKey,
+        metrics: new FakeMetrics(),
+        logger,
+        clock: () => FACTORY_NOW_MS,
+      });
+      const failure = await service.handle(recall()).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(Error);
+      expect(logger.error).toHaveBeenCalledTimes(1);
+      expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('infrastructure error'), {
+        error: { name, message: (failure as Error).message },
+        cause: 'underlying',
+      });
+      expect((failure as Error).message).toContain(message);
+    },
+  );
+
   it('a checkpoint in the head item signed by another key (a forger with table access) is refused HASH_MISMATCH', async () => {
     const { triage, store } = await setup();
     const snapshot = store.headSnapshot(LINEAGE);

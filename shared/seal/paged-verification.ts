@@ -1,10 +1,10 @@
-import { LineageNotFoundError } from '../shared/errors';
-import type { LineageStore } from '../shared/ports/lineage-store';
-import type { MacAnchor } from '../shared/ports/mac-anchor';
-import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
-import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
-import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { verifyRecords } from './verify-records';
+import { LineageNotFoundError } from '../errors';
+import type { LineageStore } from '../ports/lineage-store';
+import type { MacAnchor } from '../ports/mac-anchor';
+import type { ChainCheckpoint, ChainVerification, TrustedStart } from './chain-verification';
+import { verifyChain } from './lineage-verifier';
+import { checkStoredHead, recordsSeen, withStoredHeadFinding } from './stored-head';
+import { VerificationVerdict } from './verification-verdict';
 
 /** Records read and verified per page. */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -27,8 +27,9 @@ export interface PagedVerificationOptions {
 }
 
 /**
- * Reads a lineage from the store page by page and verifies each page as a suffix of the verified
- * prefix (`trustedStart`), so memory stays bounded on long chains. Reads until the records end
+ * Reads a lineage from the store page by page and verifies each page (`verifyChain`: every
+ * key-free check before the MACs) as a suffix of the verified prefix (`trustedStart`), so memory
+ * stays bounded on long chains. Reads until the records end
  * (the last record key, read before the head), or up to the head's or the checkpoint's seq when
  * later, then checks the stored head against the records (`checkStoredHead`): the head lives in
  * the same table, so it is a claim, never a checkpoint. A head past the records gives
@@ -73,7 +74,7 @@ export async function verifyLineagePages(
     recordHashAtHeadSeq ??= seen.recordHashAtHeadSeq;
     const isLast = to >= lastSeq;
     const checkpoint = options.checkpoint && (options.checkpoint.seq <= to || isLast) ? options.checkpoint : undefined;
-    result = await verifyRecords(page, {
+    result = await verifyChain(page, {
       lineageId: options.lineageId,
       anchor: options.anchor,
       ...(checkpoint ? { checkpoint } : {}),

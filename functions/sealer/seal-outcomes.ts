@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { escapeLoneSurrogates } from '../../shared/errors';
+import { requestDigest } from '../../shared/log/outcome-statement';
+import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
+import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { ConflictReason, RejectionRecord } from '../../shared/ports/lineage-store';
+import type { ValidatedSealInput } from '../../shared/seal/seal-input';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import { differingWriteContent } from '../../shared/seal/write-content';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import type { QueueMessage } from '../common/queue-message';
+import { type RefusalRecorder, storableLists } from '../common/refusal-recorder';
+import type { SealRequestRefusal } from './seal-request-check';
+
+/** One `seal-requests` message, as the sealer needs it. */
+export type SealMessage = QueueMessage;
+
+/** What happened to a seal request. Every one ends in exactly one of these. */
+export type SealOutcome =
+  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number; readonly checkpoint: string }
+  | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
+  | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
+  | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
+
+/** A message that passed every check and waits in a run to be sealed. */
+export interface Pending {
+  /** Its place in the message group. */
+  readonly index: number;
+  readonly message: SealMessage;
+  readonly request: SealRequest;
+  /** The write's seal input, validated and digested with the request. */
+  readonly seal: ValidatedSealInput;
+}
+
+/** The heads a conflict record names: read before sealing, seen by the failed append, and the header tried. */
+export interface ConflictHeads {
+  readonly expectedHead: LineageHead | null;
+  readonly observedHead: LineageHead | null;
+  readonly attemptedHeader?: unknown;
+}
+
+/** The lineage and residual ids a rejection is filed under when the body is not a valid request. */
+export interface NamedIds {
+  readonly lineageId: string | null;
+  readonly residualId: string | null;
+}
+
+/** What {@link SealOutcomes} needs: the bus, metrics, logger, and where refusals are recorded (signed). */
+export interface SealOutcomesDeps {
+  readonly publisher: EventPublisher;
+  readonly metrics: PipelineMetrics;
+  readonly logger: ServiceLogger;
+  readonly refusals: RefusalRecorder;
+}
+
+/**
+ * How the sealer settles and announces each write (docs/pipeline.md, the outcome table):
+ * `ResidualSealed` for a sealed record or a redelivery, a signed rejection record plus
+ * `ResidualRejected` for a refusal, a signed conflict record for a write that could not be
+ * appended. Each returns the write's {@link SealOutcome}.
+ */
+export class SealOutcomes {
+  readonly #deps: SealOutcomesDeps;
+  constructor(deps: SealOutcomesDeps) {
+    this.#deps = deps;
+  }
+
+  /** A record appended: `ResidualSealed` with the signed checkpoint. */
+  async sealed(record: SealedRecord, checkpoint: string, attempts: number): Promise<SealOutcome> {
+    const head = lineageHeadOf(record);
+    await this.#deps.publisher.residualSealed({
+      formatVersion: FORMAT_VERSION,
+      residualId: record.header.residualId,
+      sealedAtMs: record.sealedAtMs,
+      ...head,
+      checkpoint,
+    });
+    this.#deps.metrics.count(MetricName.RecordSealed);
+    this.#deps.logger.info('record sealed', { seq: head.seq, recordHash: head.recordHash, attempts });
+    return { kind: 'SEALED', head, attempts, checkpoint };
+  }
+
+  /**
+   * The residual id is sealed in this lineage already, as `record`. Same content: a redelivery;
+   * re-emit the stored record's head so a lost event is not lost for good. Other content: the id
+   * was reused for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing.
+   */
+  async duplicate(item: Pending, record: SealedRecord, checkpoint: string | null): Promise<SealOutcome> {
+    const { lineageId, residualId } = item.request.request;
+    const differing = differingWriteContent(item.request.request, record.header);
+    if (differing.length > 0) {
+      return this.reject(
+        item.message,
+        item.request,
+        RejectionReason.RESIDUAL_ID_REUSED,
+        `residual id ${residualId} is already sealed in lineage ${lineageId} at seq ${record.header.monotonicSequenceNumber} with other content (${differing.join(', ')} differ)`,
+      );
+    }
+    this.#deps.metrics.count(MetricName.SealDuplicate);
+    const head = lineageHeadOf(record);
+    await this.#deps.publisher.residualSealed({
+      formatVersion: FORMAT_VERSION,
+      residualId,
+      sealedAtMs: record.sealedAtMs,
+      ...head,
+      checkpoint,
+    });
+    this.#deps.logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
+    return { kind: 'DUPLICATE', head };
+  }
+
+  /** A write not appended: a signed conflict record (and the rejection its writer reads). */
+  async conflict(item: Pending, reason: ConflictReason, detail: string, heads: ConflictHeads): Promise<SealOutcome> {
+    const { message, request } = item;
+    const { lineageId, residualId } = request.request;
+    await this.#deps.refusals.conflict(
+      {
+        lineageId,
+        residualId,
+        reason,
+        detail: escapeLoneSurrogates(detail.slice(0, 4096)),
+        attemptedHeader: heads.attemptedHeader ?? null,
+        expectedHead: heads.expectedHead,
+        observedHead: heads.observedHead,
+        atMs: message.sentAtMs,
+        messageId: message.messageId,
+        requestDigest: requestDigest(request.request),
+        statement: null,
+      },
+      rejectionOf(message, request, reason, detail),
+    );
+    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
+    return { kind: 'CONFLICT', reason };
+  }
+
+  /** Records the same conflict for each of `items` (heads per item), into `outcomes`. */
+  async conflictAll(
+    items: readonly Pending[],
+    outcomes: Map<number, SealOutcome>,
+    reason: ConflictReason,
+    detail: string,
+    headsOf: (item: Pending) => ConflictHeads,
+  ): Promise<void> {
+    for (const item of items) outcomes.set(item.index, await this.conflict(item, reason, detail, headsOf(item)));
+  }
+
+  /**
+   * A refused write: a signed rejection record plus `ResidualRejected`. Without a parsed request,
+   * it is filed under the `ids` the body names (when valid), so its writer finds it.
+   */
+  async reject(
+    message: SealMessage,
+    request: SealRequest | null,
+    reason: RejectionReason,
+    detail: string,
+    lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
+    ids: NamedIds = { lineageId: null, residualId: null },
+  ): Promise<SealOutcome> {
+    await this.#deps.refusals.reject({
+      ...rejectionOf(message, request, reason, detail),
+      ...(request ? {} : ids),
+      ...storableLists(lists ?? {}),
+    });
+    this.#deps.logger.error('seal request refused', { reason, detail });
+    return { kind: 'REJECTED', reason };
+  }
+}
+
+/** The rejection record of a message at the sealer stage. */
+function rejectionOf(
+  message: SealMessage,
+  request: SealRequest | null,
+  reason: RejectionReason,
+  detail: string,
+): RejectionRecord {
+  return {
+    stage: RejectionStage.SEALER,
+    reason,
+    lineageId: request?.request.lineageId ?? null,
+    residualId: request?.request.residualId ?? null,
+    messageId: message.messageId,
+    verdictDigest: request?.verdict.verdictDigest ?? null,
+    bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
+    bodyPreview: message.body.slice(0, 1024).toWellFormed(),
+    issues: [{ path: '', message: escapeLoneSurrogates(detail.slice(0, 4096)) }],
+    rejectedVariables: [],
+    requestViolations: [],
+    atMs: message.sentAtMs,
+    requestDigest: request ? requestDigest(request.request) : null,
+    statement: null,
+  };
+}
