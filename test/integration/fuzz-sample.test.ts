@@ -38,7 +38,9 @@ import { until } from '../helpers/until';
 // checked against what the same handlers decide in process (the oracle) and found where its
 // writer looks. The volume (1,000 per handler) runs in process: test/unit/fuzz/.
 const { stack, sqs, dynamodb, kms, events, store } = deployedStack();
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+// A fixed seed by default, so each run sends the same sample and docs/guarantees.md is reproducible;
+// FUZZ_SEED=<n> explores another.
+const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 /** Every wait here names the seed, so a time-out can be replayed. */
 const fuzzWait = { timeoutMs: 60_000, state: () => `FUZZ_SEED=${SEED}` };
 
@@ -152,8 +154,7 @@ const sqsAccepts = (body: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters SQS refuses are the point
   body.length > 0 && body.isWellFormed() && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(body);
 
-// The seed goes to the log, not the test's name, so docs/guarantees.md does not change from run to run.
-console.info(`fuzz sample through the deployed stack: FUZZ_SEED=${SEED} (set it to replay this run)`);
+console.info(`fuzz sample through the deployed stack: FUZZ_SEED=${SEED}`);
 
 describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
   it('40 generated residual-writes bodies: each outcome where its writer looks is the one the handlers give in process; nothing sealed from invalid input; no dead letter', async (context) => {
