@@ -9,13 +9,12 @@ import {
   DuplicateResidualError,
   LineageInconsistentError,
   type ResidualLocation,
-  StaleEpochError,
   StaleHeadError,
 } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/merkle';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
-import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
+import type { LineageHead } from '../shared/seal/sealed-record';
 import {
   frontierOf,
   headItem,
@@ -69,14 +68,14 @@ function recordSeqOf(sk: string | undefined): number | null {
  *
  * `appendEntries` is one `TransactWriteItems`: the head first, then per record its item and its
  * residual-id marker ({@link AppendAction}):
- * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still at the expected seq
- *   and record hash with an epoch not newer than the last record's (fencing token);
+ * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still the expected one (seq,
+ *   record hash and epoch as read; the sealer fenced the epoch against its authenticated tip);
  * - each record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent, with the tree nodes it completes;
  * - each marker `LINEAGE#<id>` / `RESIDUAL#<residualId>` only if absent (idempotency, per lineage).
  * Each carries `ReturnValuesOnConditionCheckFailure: ALL_OLD`, and the cancellation reasons are
- * read by position: a marker failed → {@link DuplicateResidualError}; the head failed with a newer
- * epoch → {@link StaleEpochError}; the head failed otherwise, or a `TransactionConflict` →
- * {@link StaleHeadError}; only a record failed (the head held, so the head is behind the
+ * read by position: a marker failed → {@link DuplicateResidualError}; the head failed, or a
+ * `TransactionConflict` → {@link StaleHeadError} (a newer epoch seen there included: the table's
+ * word, not a fencing decision); only a record failed (the head held, so the head is behind the
  * records) → {@link LineageInconsistentError}. Any other failure is rethrown as is (transient:
  * the message is retried).
  */
@@ -144,14 +143,17 @@ export class DynamoDBChainStore implements ChainStore {
     const last = entries.at(-1)?.record;
     if (!last) throw new Error('appendEntries: no entries');
     const { tableName } = this.#table;
+    // The head as read, unchanged (seq, record hash and epoch): any change since is a race. The
+    // epoch is not fenced here: the sealer fences against its authenticated tip (the signed head
+    // record's epoch), never against this attribute, which the table writer can edit.
     const headCondition = expectedHead
       ? {
-          ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch <= :epoch',
+          ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch = :expectedEpoch',
           ExpressionAttributeNames: { '#seq': 'seq', '#recordHash': 'recordHash', '#epoch': 'generationEpoch' },
           ExpressionAttributeValues: itemOf({
             ':expectedSeq': expectedHead.seq,
             ':expectedHash': expectedHead.recordHash,
-            ':epoch': last.header.generationEpoch,
+            ':expectedEpoch': expectedHead.generationEpoch,
           }),
         }
       : { ConditionExpression: 'attribute_not_exists(pk)' };
@@ -181,7 +183,6 @@ export class DynamoDBChainStore implements ChainStore {
   async #mapCancellation(error: unknown, batch: AppendBatch): Promise<unknown> {
     if ((error as Error)?.name !== 'TransactionCanceledException') return error;
     const { lineageId, entries, expectedHead } = batch;
-    const last = entries.at(-1)?.record as SealedRecord;
     const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] }).CancellationReasons ?? [];
     const failed = (position: number) => reasons[position]?.Code === 'ConditionalCheckFailed';
     const expectedSeq = expectedHead?.seq ?? null;
@@ -194,11 +195,9 @@ export class DynamoDBChainStore implements ChainStore {
     }
     if (failed(AppendAction.HEAD)) {
       const old = reasons[AppendAction.HEAD]?.Item;
-      // Emulators may omit ALL_OLD items; then read the head to tell a stale epoch from a moved head.
+      // Emulators may omit ALL_OLD items; then read the head. Whatever it says (a newer epoch
+      // included) is the table's claim: the sealer re-reads and re-authenticates.
       const observed = old ? headOf(lineageId, old) : await this.head(lineageId);
-      if (observed && observed.generationEpoch > last.header.generationEpoch) {
-        return new StaleEpochError(lineageId, observed.generationEpoch, last.header.generationEpoch, { cause: error });
-      }
       return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
     }
     if (reasons.some((r) => r.Code === 'TransactionConflict')) {

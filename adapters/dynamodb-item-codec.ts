@@ -146,9 +146,13 @@ export function frontierOf(item: Item): string[] | null {
   return Array.isArray(frontier) && frontier.every((h) => typeof h === 'string') ? frontier : null;
 }
 
-/** A residual-id marker as a location (unverified). */
+/**
+ * A residual-id marker as a location (unverified). A `seq` that is not a safe integer ≥ 0 (above
+ * 2^53, negative, fractional) is not a seq: it reads as `-1`, like a missing one, so no reader
+ * mistakes its rounded value for a record's.
+ */
 export function locationOf(item: Item): ResidualLocation {
-  return { lineageId: readString(item, 'lineageId') ?? '', seq: readNumber(item, 'seq') ?? -1 };
+  return { lineageId: readString(item, 'lineageId') ?? '', seq: readSeq(item, 'seq') ?? -1 };
 }
 
 /** The stored record: parsed JSON, or the raw text when it no longer parses (the verifier refuses it). */

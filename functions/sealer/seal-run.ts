@@ -2,6 +2,7 @@ import {
   DuplicateResidualError,
   LineageInconsistentError,
   ResealError,
+  type ResidualLocation,
   StaleEpochError,
   StaleHeadError,
 } from '../../shared/errors';
@@ -11,7 +12,7 @@ import { ConflictReason as Conflict, type LineageStore } from '../../shared/port
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import { sealValidated } from '../../shared/seal/residual-sealer';
-import { type LineageHead, type SealedRecord, SealedRecordSchema } from '../../shared/seal/sealed-record';
+import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { type BackoffClock, backoff, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
@@ -45,7 +46,9 @@ interface Sealed {
  * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree
  * signed once, everything appended in one conditional transaction, each write's outcome
  * announced. A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is
- * left, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` (or `STALE_EPOCH`) conflicts.
+ * left, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts. `STALE_EPOCH` is decided
+ * on the authenticated tip only (its epoch is the signed head record's), never on a head item's
+ * attribute or on what a failed append saw: a table writer can delay a write, not fence it out.
  */
 export class RunSealer {
   readonly #deps: RunSealerDeps;
@@ -64,7 +67,7 @@ export class RunSealer {
     const outcomes = new Map<number, SealOutcome>();
     let remaining = [...run];
     const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
-    let lastRace: StaleHeadError | StaleEpochError | DuplicateResidualError | null = null;
+    let lastRace: StaleHeadError | DuplicateResidualError | null = null;
     let expectedHead: LineageHead | null = null;
     // The header each write was last sealed with, for the conflict record of a write that never lands.
     const attempted = new Map<number, unknown>();
@@ -97,12 +100,10 @@ export class RunSealer {
           frontier: extension.storedFrontier,
         });
       } catch (error) {
-        if (
-          error instanceof StaleHeadError ||
-          error instanceof StaleEpochError ||
-          error instanceof DuplicateResidualError
-        ) {
-          // Another writer appended first (or sealed one of these ids): re-read, re-seal what is left.
+        if (error instanceof StaleHeadError || error instanceof DuplicateResidualError) {
+          // Another writer appended first (or sealed one of these ids), or the head item was changed:
+          // re-read, re-authenticate, re-seal what is left. What the failed append saw is the table's
+          // word: a newer epoch there fences nothing until the re-read state authenticates with it.
           lastRace = error;
           this.#deps.metrics.count(MetricName.SealRetry);
           this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
@@ -135,10 +136,10 @@ export class RunSealer {
       return outcomes;
     }
     for (const item of remaining) {
-      const reason = lastRace instanceof StaleEpochError ? Conflict.STALE_EPOCH : Conflict.LOST_RACE;
+      // Never STALE_EPOCH here: that is signed only from an authenticated tip (#sealOnTip).
       outcomes.set(
         item.index,
-        await this.#outcomes.conflict(item, reason, `head moved on each of ${attempts} attempts`, {
+        await this.#outcomes.conflict(item, Conflict.LOST_RACE, `head moved on each of ${attempts} attempts`, {
           expectedHead,
           observedHead: lastRace instanceof StaleHeadError ? lastRace.observedHead : null,
           attemptedHeader: attempted.get(item.index) ?? null,
@@ -167,7 +168,7 @@ export class RunSealer {
       if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
       const existing = await store.findByResidualId(lineageId, residualId);
       if (existing) {
-        settled.set(item.index, await this.#duplicate(item, existing.seq));
+        settled.set(item.index, await this.#duplicate(item, existing, state));
         continue;
       }
       const supersedes = item.request.request.supersedes;
@@ -232,23 +233,34 @@ export class RunSealer {
   }
 
   /**
-   * The residual id is sealed in this lineage already (its marker names `seq`): a redelivery or a
-   * reuse ({@link SealOutcomes.duplicate}). A marker whose record is missing or unreadable: a
-   * `LINEAGE_INCONSISTENT` conflict record.
+   * The residual id's marker names `location`: a redelivery or a reuse ({@link SealOutcomes.duplicate})
+   * only when the marker names this lineage and the record at its seq is proven in the
+   * authenticated state and seals this very residual id. A marker is the table's word, not the
+   * log's: one that names another lineage, a seq the signed log does not hold, a record that does
+   * not prove or one of another residual id is a `LINEAGE_INCONSISTENT` conflict, never a signed
+   * `RESIDUAL_ID_REUSED` (docs/pipeline.md, the outcome table).
    */
-  async #duplicate(item: Pending, seq: number): Promise<SealOutcome> {
+  async #duplicate(item: Pending, location: ResidualLocation, state: LogState): Promise<SealOutcome> {
     const { lineageId, residualId } = item.request.request;
-    const stored = SealedRecordSchema.safeParse(await this.#deps.store.readRecord(lineageId, seq));
-    if (!stored.success) {
-      // The marker names a record that is missing or unreadable: the write is neither sealed
-      // (nothing to compare its content with) nor dropped silently; it is left as a conflict.
-      return this.#outcomes.conflict(
+    const { seq } = location;
+    const inconsistent = (why: string) =>
+      this.#outcomes.conflict(
         item,
         Conflict.LINEAGE_INCONSISTENT,
-        `residual id ${residualId} is marked as sealed in lineage ${lineageId} at seq ${seq}, but that record is missing or unreadable`,
+        `residual id ${residualId} is marked as sealed in lineage ${location.lineageId} at seq ${seq}, but ${why}`,
         { expectedHead: null, observedHead: null },
       );
+    if (location.lineageId !== lineageId) return inconsistent(`the marker is stored under lineage ${lineageId}`);
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= state.size) {
+      return inconsistent(`the signed log of ${state.size} records holds no such seq`);
     }
-    return this.#outcomes.duplicate(item, stored.data, await this.#log.checkpointCovering(lineageId, seq));
+    const record = await this.#log.provenRecordAt(lineageId, seq, state);
+    // The record is missing, edited or unprovable: the write is neither sealed (nothing proven to
+    // compare its content with) nor dropped silently; it is left as a conflict.
+    if (!record) return inconsistent('that record is missing or does not prove in the signed log');
+    if (record.header.residualId !== residualId) {
+      return inconsistent(`the record proven there seals residual id ${record.header.residualId}`);
+    }
+    return this.#outcomes.duplicate(item, record, state.checkpoint);
   }
 }

@@ -4,7 +4,7 @@ import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
-import { openCheckpoint, signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
@@ -68,6 +68,19 @@ export class SealerLog {
     if (seq >= state.size) {
       return sealed.find((s) => s.record.header.monotonicSequenceNumber === seq)?.record.recordHash ?? null;
     }
+    return (await this.provenRecordAt(lineageId, seq, state))?.recordHash ?? null;
+  }
+
+  /**
+   * The stored record at `seq`, proven by inclusion in the authenticated state (its own hashes,
+   * its lineage and seq, its leaf under the signed root); `null` when `seq` is not a seq of that
+   * state or the record does not prove (missing, edited, forged, a node missing). What the table
+   * says is at `seq` counts only then: a residual-id marker names a record, it proves none.
+   *
+   * @throws a retryable error (the store unavailable): the message is retried
+   */
+  async provenRecordAt(lineageId: string, seq: number, state: LogState): Promise<SealedRecord | null> {
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq >= state.size) return null;
     const store = this.#store;
     try {
       const proof = await proveRecord(
@@ -77,23 +90,10 @@ export class SealerLog {
       );
       const checkpoint = { origin: this.origin(lineageId), size: state.size, rootHash: state.rootHash };
       const proven = verifyRecordProof(await store.readRecord(lineageId, seq), proof, checkpoint, lineageId);
-      return proven.verdict === 'VERIFIED_INTACT' ? proven.record.recordHash : null;
+      return proven.verdict === 'VERIFIED_INTACT' ? proven.record : null;
     } catch (error) {
       // Unprovable for good (a node or record missing or forged); a retryable error is rethrown.
       if (error instanceof ResealError && !error.retryable) return null;
-      throw error;
-    }
-  }
-
-  /** The stored checkpoint when it verifies and covers `seq`, for a redelivery's event; else `null`. */
-  async checkpointCovering(lineageId: string, seq: number): Promise<string | null> {
-    const stored = await this.#store.logHead(lineageId);
-    if (!stored?.checkpoint) return null;
-    try {
-      const checkpoint = openCheckpoint(stored.checkpoint, await this.#key(), this.origin(lineageId));
-      return checkpoint.size > seq ? stored.checkpoint : null;
-    } catch (error) {
-      if (error instanceof ResealError) return null;
       throw error;
     }
   }

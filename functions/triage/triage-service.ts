@@ -76,7 +76,8 @@ interface Proven {
  *    it (consistency proof; smaller → `TRUNCATION_DETECTED`, not a prefix → `LINEAGE_BROKEN`).
  *    With a legacy `checkpoint` `{ seq, recordHash }`: that record must be in the tree.
  * 5. Resolve the target (`seq`; `residualId` through its marker; `latest` = checkpoint size − 1),
- *    read the record and prove it: its own hashes, and its inclusion at leaf = seq.
+ *    read the record and prove it: its own hashes, and its inclusion at leaf = seq. A marker that
+ *    names no valid seq (not a safe integer ≥ 0) or another record → `LINEAGE_BROKEN`.
  * 6. `isolateDelta(record.manifest, currentEnv)`; store the report with its proof; emit
  *    `TriageCompleted`.
  * Refusals: `NOT_FOUND`, `VERIFICATION_FAILED` (with the verdict), `MANIFEST_UNTRIAGEABLE`.
@@ -296,6 +297,15 @@ export class TriageService {
     else if ('residualId' in target) {
       const location = await this.#deps.store.findByResidualId(recall.lineageId, target.residualId);
       seq = location && location.lineageId === recall.lineageId ? location.seq : null;
+      if (seq !== null && !isSeq(seq)) {
+        // No record can sit there (a seq is a safe integer ≥ 0): the marker is edited, and the
+        // answer says so rather than carrying a seq no answer may hold (it would never be read).
+        throw this.#unverified(
+          V.LINEAGE_BROKEN,
+          `the residual-id marker of ${target.residualId} names no valid seq (${String(seq).slice(0, 40)})`,
+          null,
+        );
+      }
     } else seq = latest.size - 1;
     if (seq === null) throw new Refusal(RefusalCode.NOT_FOUND, 'no such record in this lineage');
     if (seq >= latest.size) {
@@ -338,7 +348,9 @@ export class TriageService {
   ): TriageCompletedDetail {
     const target = recall.target;
     const targetResidualId = target && 'residualId' in target ? target.residualId : null;
-    const seq = refusal.seq ?? (target && 'seq' in target ? target.seq : null);
+    const named = refusal.seq ?? (target && 'seq' in target ? target.seq : null);
+    // Only a seq an answer may carry: anything else would make the answer fail its own schema.
+    const seq = named !== null && isSeq(named) ? named : null;
     const reason =
       refusal.code === RefusalCode.VERIFICATION_FAILED
         ? `record not verified (${refusal.verdict}${seq === null ? '' : ` at seq ${seq}`}: ${refusal.reason}); triage refused`
@@ -376,6 +388,11 @@ function openTrusted(note: string, key: NoteVerifierKey, origin: string): Verifi
     if (!(error instanceof ResealError)) throw error;
     throw new Refusal(RefusalCode.INVALID_REQUEST, `trustedCheckpoint does not verify: ${error.message}`);
   }
+}
+
+/** Whether `value` can be a record's seq: a safe integer ≥ 0 (the tree's leaf indices). */
+function isSeq(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
 }
 
 /** At most 4,000 UTF-16 units and well-formed (a cut through a surrogate pair leaves U+FFFD). */

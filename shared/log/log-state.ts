@@ -45,10 +45,11 @@ export function emptyLogState(lineageId: string): LogState {
 /**
  * Authenticates the stored log state before anything is appended to it (docs/verifiable-log.md,
  * "Appending"): the checkpoint's signature and origin, its size = `head.seq + 1`, the stored
- * header hashing to the head's record hash, and the stored frontier of the first `head.seq`
- * leaves extended by that record's leaf hashing to the signed root. Only then are the tip's seq,
- * record hash and epoch (from the authenticated header) taken as true, so a table writer cannot
- * plant a record under the next honest seal or edit the head's claims. It shows the state is one
+ * header hashing to the head's record hash and carrying the head's epoch, and the stored frontier
+ * of the first `head.seq` leaves extended by that record's leaf hashing to the signed root. Only
+ * then are the tip's seq, record hash and epoch (from the authenticated header) taken as true, so
+ * a table writer cannot plant a record under the next honest seal or edit the head's claims (an
+ * edited epoch would otherwise fence honest writers out). It shows the state is one
  * the log signed, not the latest: a whole rollback to an earlier signed state authenticates
  * (docs/verifiable-log.md, "Appending", the limits).
  *
@@ -82,6 +83,18 @@ export function authenticateLogState(
   const recordHash = recordHashOf(header.data);
   if (header.data.lineageId !== lineageId || header.data.monotonicSequenceNumber !== seq) {
     throw fail(`the head record header is seq ${header.data.monotonicSequenceNumber} of ${header.data.lineageId}`);
+  }
+  if (stored.head.recordHash !== recordHash) {
+    throw fail(
+      `the head item claims record hash ${stored.head.recordHash} but its record header hashes to ${recordHash}`,
+    );
+  }
+  if (stored.head.generationEpoch !== header.data.generationEpoch) {
+    // The epoch the sealer fences against is the authenticated header's; a head item claiming
+    // another is edited (a newer one would fence honest writers out on the table's word alone).
+    throw fail(
+      `the head item claims generation epoch ${stored.head.generationEpoch} but its record header has ${header.data.generationEpoch}`,
+    );
   }
   const frontierHex = stored.frontier ?? [];
   if (!Array.isArray(stored.frontier) || !frontierHex.every((h) => HEX_DIGEST_PATTERN.test(h))) {

@@ -35,13 +35,14 @@ export interface LineageStore {
    * Appends a batch of records atomically (one transaction): each record is put only if its seq is
    * new, with the tree nodes it completes; each residual-id marker only if absent; the head moves
    * to the last record, with the new signed checkpoint and frontier, only if it still equals
-   * `expectedHead` (`null`: no head yet) and its epoch is not newer than the last record's.
+   * `expectedHead` (seq, record hash and epoch; `null`: no head yet). The store fences no epoch:
+   * the head item's epoch is the table's claim, so the sealer fences against the epoch of its
+   * authenticated tip (`authenticateLogState`) before it appends.
    *
    * The errors are in shared/errors.ts; `retryable` says which a re-read and retry can get past.
    *
    * @throws {DuplicateResidualError} a residual id of the batch was sealed already in this lineage
-   * @throws {StaleEpochError} the head carries a newer generation epoch (fenced out: do not retry)
-   * @throws {StaleHeadError} the head moved since `expectedHead` was read (lost race: re-read, re-seal)
+   * @throws {StaleHeadError} the head changed since `expectedHead` was read (lost race: re-read, re-seal)
    * @throws {LineageInconsistentError} the head still equals `expectedHead` but a record already
    *   exists at one of the new seqs: the head is behind the records (rewound or deleted; do not retry)
    */

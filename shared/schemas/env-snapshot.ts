@@ -1,4 +1,4 @@
-import { acceptsAsciiMap } from './hot-checks';
+import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
 import { parseInput } from './parse';
 import { EnvSnapshot } from './primitives';
 import { markValidated, type Validated } from './validated';
@@ -8,6 +8,10 @@ const MAX_ENV_VALUE_LENGTH = 65_536;
 /** An `EnvSnapshot` value: a well-formed string of at most 65,536 UTF-16 units. */
 export const isEnvValue = (value: unknown): boolean =>
   typeof value === 'string' && value.length <= MAX_ENV_VALUE_LENGTH && value.isWellFormed();
+
+/** An {@link isEnvValue} value that needs no escape in JSON (printable ASCII, no `"` or `\`). */
+export const isPlainAsciiEnvValue = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= MAX_ENV_VALUE_LENGTH && isPlainAsciiText(value);
 
 /** Whether the hand-written checks accept `raw` as an {@link EnvSnapshot} (`false`: ask the schema). */
 export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {

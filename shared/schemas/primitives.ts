@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { NormalFormIndex } from './normal-form';
 
 /**
  * Wire-level building blocks shared by every Reseal schema.
@@ -71,7 +72,8 @@ export const MapKey = wellFormedString(512).min(1).regex(NO_CONTROL_CHARACTERS, 
 
 /**
  * A JSON object used as a map, with the hostile-key policy above enforced: `__proto__` refused,
- * keys that collide after NFC normalization refused. Output is a plain object.
+ * keys that collide after NFC normalization refused (shared/schemas/normal-form.ts). Output is a
+ * plain object.
  */
 export function safeRecord<V extends z.ZodType>(value: V) {
   return z.preprocess(
@@ -81,10 +83,9 @@ export function safeRecord<V extends z.ZodType>(value: V) {
         return z.NEVER;
       }
       if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-        const seen = new Map<string, string>();
+        const seen = new NormalFormIndex<string>();
         for (const key of Object.keys(raw)) {
-          const folded = key.isWellFormed() ? key.normalize('NFC') : key;
-          const other = seen.get(folded);
+          const other = seen.claim(key, key);
           if (other !== undefined) {
             ctx.addIssue({
               code: 'custom',
@@ -93,7 +94,6 @@ export function safeRecord<V extends z.ZodType>(value: V) {
             });
             return z.NEVER;
           }
-          seen.set(folded, key);
         }
       }
       return raw;

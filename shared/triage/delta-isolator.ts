@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
-import { isEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
-import { isAsciiMapKey, isHexDigest, isPlainRecord } from '../schemas/hot-checks';
+import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
+import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
 import {
-  baselineTextAwaitingDigests,
-  compositeSealOfText,
+  baselineAwaitingDigests,
   compositeSealUnchecked,
   declaredAbsentKeys,
+  envKeyHashOfPlainText,
   envKeyHashUnchecked,
   parseManifest,
   type SealedDependencyManifest,
@@ -99,7 +99,11 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
-  const pending = baselineTextAwaitingDigests(manifest);
+  // The baseline's pass (checks, composite seal) compares the current environment as it goes.
+  const walk = isPlainRecord(currentEnv) ? new BaselineWalk(currentEnv) : null;
+  let pending = baselineAwaitingDigests(manifest, walk?.visit);
+  // The environment stopped the pass: the baseline's pass alone, the environment below.
+  if (pending === null && walk?.refused) pending = baselineAwaitingDigests(manifest);
   if (pending === null) {
     return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
   }
@@ -107,21 +111,18 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   // finishes on the drifted keys (a digest equal to one computed here is hex). Before any other
   // error is reported the manifest is checked in full, so its error still comes first; the
   // environment is checked while it is hashed, and its error comes before rule 0's.
-  const { manifest: m, text, size } = pending;
+  const { manifest: m, compositeSeal: recomputed, size } = pending;
   const confirm = () => parseManifest(manifest);
-  let drift = diffKeys(m.baselineKeyHashes, size, currentEnv, true);
+  let drift = walk === null || walk.refused ? null : walk.drift(m.baselineKeyHashes);
   let env = currentEnv as Readonly<Record<string, string>>;
   if (drift === null) {
     confirm();
     env = parseEnvSnapshot(currentEnv, 'current environment');
     drift = diffKeys(m.baselineKeyHashes, size, env, false) as KeyDrift;
   }
-  if (size > 0) {
-    const recomputed = compositeSealOfText(text);
-    if (recomputed !== m.preconditionSeal) {
-      confirm();
-      throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
-    }
+  if (size > 0 && recomputed !== m.preconditionSeal) {
+    confirm();
+    throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
   }
   const baseline = m.baselineKeyHashes;
   for (const key of drift.changed) if (!isHexDigest(baseline[key])) confirm();
@@ -200,16 +201,76 @@ function diffKeys(
   let matched = 0;
   for (const key of Object.keys(current)) {
     const value = current[key] as string;
-    if (check && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
+    // With `check`, one test of the key and one of the value in the common case (no escape
+    // needed, which also proves them an ASCII map key and an environment value).
+    const plain = check && isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value);
+    if (check && !plain && (!isAsciiMapKey(key) || !isEnvValue(value))) return null;
     if (!Object.hasOwn(baseline, key)) {
       appeared.push(key);
       continue;
     }
     matched++;
-    if (baseline[key] !== envKeyHashUnchecked(key, value)) changed.push(key);
+    const digest = plain ? envKeyHashOfPlainText(key, value) : envKeyHashUnchecked(key, value);
+    if (baseline[key] !== digest) changed.push(key);
   }
   const vanished = matched === baselineSize ? [] : Object.keys(baseline).filter((key) => !Object.hasOwn(current, key));
   return { changed: changed.sort(), vanished: vanished.sort(), appeared: appeared.sort() };
+}
+
+/**
+ * {@link diffKeys} of an untrusted environment fused with the baseline's pass of
+ * {@link baselineAwaitingDigests}: {@link BaselineWalk.visit} takes each baseline key (checked,
+ * in sorted order) and compares the environment's value there, checking it as
+ * {@link diffKeys} does; {@link BaselineWalk.drift} then finds the appeared keys (checking them
+ * too) only when the environment has keys the walk did not meet. A key or value the checks do
+ * not accept sets `refused` (the caller then asks the schema, as for {@link diffKeys}'s `null`).
+ * One lookup in each map per key where {@link diffKeys} after the pass makes four.
+ */
+class BaselineWalk {
+  refused = false;
+  readonly #env: Readonly<Record<string, unknown>>;
+  readonly #changed: string[] = [];
+  readonly #vanished: string[] = [];
+  #matched = 0;
+
+  constructor(env: Readonly<Record<string, unknown>>) {
+    this.#env = env;
+  }
+
+  /** The {@link BaselineVisitor}: one baseline key and its digest. */
+  readonly visit = (key: string, digest: string): boolean => {
+    const value = this.#env[key];
+    if (!Object.hasOwn(this.#env, key)) {
+      this.#vanished.push(key);
+      return true;
+    }
+    this.#matched++;
+    const plain = isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value);
+    if (!plain && (!isAsciiMapKey(key) || !isEnvValue(value))) {
+      this.refused = true;
+      return false;
+    }
+    const computed = plain ? envKeyHashOfPlainText(key, value) : envKeyHashUnchecked(key, value as string);
+    if (computed !== digest) this.#changed.push(key);
+    return true;
+  };
+
+  /** After a complete walk: the drift, or `null` when an appeared key or its value is not accepted. */
+  drift(baseline: Readonly<Record<string, HexDigest>>): KeyDrift | null {
+    const keys = Object.keys(this.#env);
+    const appeared: string[] = [];
+    if (keys.length !== this.#matched) {
+      for (const key of keys) {
+        if (Object.hasOwn(baseline, key)) continue;
+        const value = this.#env[key];
+        if (!(isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value)) && (!isAsciiMapKey(key) || !isEnvValue(value))) {
+          return null;
+        }
+        appeared.push(key);
+      }
+    }
+    return { changed: this.#changed.sort(), vanished: this.#vanished.sort(), appeared: appeared.sort() };
+  }
 }
 
 /** The current environment's key hashes (only needed for a manifest with an opaque seal). */

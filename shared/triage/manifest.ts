@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
+import { createHash, type Hash, hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson, canonicalString } from '../canonical/canonical-json';
-import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import { HashDomain, type HexDigest } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
 import {
   acceptsAsciiMap,
@@ -10,8 +10,10 @@ import {
   hasExactKeys,
   isAsciiMapKey,
   isHexDigest,
+  isPlainAsciiMapKey,
   isPlainRecord,
 } from '../schemas/hot-checks';
+import { NormalFormIndex } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
 import {
   EnvSnapshot,
@@ -183,14 +185,17 @@ export function parseManifest(raw: unknown, what = 'sealed dependency manifest')
 /**
  * For triage alone (`isolateDelta`): when `raw` passes every check of {@link acceptsManifestV1}
  * except that its `baselineKeyHashes` values are only known to be 64-character strings (not yet
- * lowercase hex), the canonical text of `baselineKeyHashes` written in the same pass (the
- * composite seal's input); else `null`. Triage finishes the check where it is cheap: a baseline
- * value equal to a key hash it computed is hex, so only the values of drifted keys need the
- * pattern test; on any failure it calls {@link parseManifest}, which words the error.
+ * lowercase hex), the {@link compositeSeal} of `baselineKeyHashes` hashed in the same pass as
+ * those checks, and the number of its keys; else `null`. Triage finishes the check where it is
+ * cheap: a baseline value equal to a key hash it computed is hex, so only the values of drifted
+ * keys need the pattern test; on any failure it calls {@link parseManifest}, which words the
+ * error. (With a value that is not hex the seal is still that of the text written, which cannot
+ * match a manifest that is valid; triage then calls {@link parseManifest} before reporting.)
  */
-export function baselineTextAwaitingDigests(
+export function baselineAwaitingDigests(
   raw: unknown,
-): { manifest: SealedDependencyManifest; text: string; size: number } | null {
+  visit?: BaselineVisitor,
+): { manifest: SealedDependencyManifest; compositeSeal: HexDigest; size: number } | null {
   const shape =
     isPlainRecord(raw) &&
     hasExactKeys(raw, V1_FIELDS) &&
@@ -199,13 +204,13 @@ export function baselineTextAwaitingDigests(
     acceptsSortedAsciiKeys(raw.structuralKeys) &&
     acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys);
   if (!shape) return null;
-  const written = digestMapText(raw.baselineKeyHashes, true);
-  return written === null ? null : { manifest: raw as SealedDependencyManifest, ...written };
-}
-
-/** The composite seal of a key-hash map whose canonical text is `text` (from {@link baselineTextAwaitingDigests}). */
-export function compositeSealOfText(text: string): HexDigest {
-  return hash('sha256', `${HashDomain.COMPOSITE_SEAL}\0{"baselineKeyHashes":${text},"v":1}`, 'hex');
+  const hashed = hashDigestMap(raw.baselineKeyHashes, true, [COMPOSITE_FRAME], visit);
+  if (hashed === null) return null;
+  return {
+    manifest: raw as SealedDependencyManifest,
+    compositeSeal: hashed.digests[0] as HexDigest,
+    size: hashed.size,
+  };
 }
 
 /** Whether {@link SealedDependencyManifestSchema} accepts `raw` (the fast checks first, the schema when they cannot tell). */
@@ -251,6 +256,15 @@ export function envKeyHashUnchecked(key: string, value: string): HexDigest {
 }
 
 /**
+ * {@link envKeyHashUnchecked} of a key and value that need no escape in JSON
+ * ({@link isPlainAsciiMapKey}, `isPlainAsciiEnvValue`): written as they are, with no test for
+ * escapes (the caller's check of each was that test).
+ */
+export function envKeyHashOfPlainText(key: string, value: string): HexDigest {
+  return hash('sha256', `${ENV_KEY_PREFIX}"${key}","v":1,"value":"${value}"}`, 'hex');
+}
+
+/**
  * The composite `precondition_seal` over every key hash (seed 000, "Recorded Elements" 1).
  *
  * `SHA-256("reseal/v1/precondition-seal" || 0x00 || JCS({ v: 1, baselineKeyHashes }))`. Every key
@@ -273,30 +287,88 @@ const BaselineKeyHashesSchema = safeRecord(HexDigestSchema);
  * `{ v: 1, baselineKeyHashes }` written directly (`baselineKeyHashes` < `v`).
  */
 export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string, HexDigest>>): HexDigest {
-  return compositeSealOfText((digestMapText(baselineKeyHashes, false) as { text: string }).text);
+  return (hashDigestMap(baselineKeyHashes, false, [COMPOSITE_FRAME]) as HashedDigestMap).digests[0] as HexDigest;
 }
 
 /**
- * RFC 8785 text of a key → hex digest map: `canonicalStringMap` with the digests written as they
- * are (lowercase hex needs no escaping, RFC 8785 §3.2.2.2). With `check`, the map is first taken
- * for untrusted: `null` unless it is a plain object whose keys are printable-ASCII map keys and
- * whose values are 64-character strings (the hex pattern is left to the caller).
+ * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is
+ * checked (keys in sorted order, each value a 64-character string), so that triage compares the
+ * current environment in the same pass; `false` stops the pass (the result is then `null`).
  */
-function digestMapText(map: unknown, check: boolean): { text: string; size: number } | null {
+export type BaselineVisitor = (key: string, digest: string) => boolean;
+
+/**
+ * What a SHA-256 hashes around the canonical text of a key → digest map: the text before it
+ * (domain tag, NUL, the enclosing members up to the map) and after it.
+ */
+type HashFrame = readonly [before: string, after: string];
+
+/** The composite seal's frame: `"reseal/v1/precondition-seal" NUL {"baselineKeyHashes":` map `,"v":1}`. */
+const COMPOSITE_FRAME: HashFrame = [`${HashDomain.COMPOSITE_SEAL}\0{"baselineKeyHashes":`, ',"v":1}'];
+
+/** The digests {@link hashDigestMap} took, one per frame, and the map's number of keys. */
+interface HashedDigestMap {
+  readonly digests: HexDigest[];
+  readonly size: number;
+}
+
+/**
+ * Members written before the text so far is handed to the hashes: the text of a large map is
+ * never held whole (100,000 keys make 8.6 MB, whose rope of concatenations the garbage collector
+ * copied; hashing it in pieces of about 22 kB halved the cost per key at that size). A map of
+ * fewer members is hashed in one call per frame.
+ */
+const MEMBERS_PER_UPDATE = 256;
+
+/**
+ * SHA-256 of the RFC 8785 text of a key → hex digest map inside each frame, in one pass over the
+ * map: `canonicalStringMap` with the digests written as they are (lowercase hex needs no
+ * escaping, RFC 8785 §3.2.2.2), hashed as it is written. With `check`, the map is first taken
+ * for untrusted: `null` unless it is a plain object whose keys are printable-ASCII map keys and
+ * whose values are 64-character strings (the hex pattern is left to the caller); `visit` sees each
+ * member written, and stops the pass with `false` (then `null`). Pieces end at a
+ * member boundary, so their UTF-8 bytes (a key may be any well-formed text) are those of the
+ * whole text.
+ */
+function hashDigestMap(
+  map: unknown,
+  check: boolean,
+  frames: readonly HashFrame[],
+  visit?: BaselineVisitor,
+): HashedDigestMap | null {
   if (check && !isPlainRecord(map)) return null;
   const record = map as Readonly<Record<string, unknown>>;
   const keys = Object.keys(record);
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++) sorted = (keys[i - 1] as string) < (keys[i] as string);
   if (!sorted) keys.sort();
+  let hashes: Hash[] | null = null;
   let text = '{';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const value = record[key];
-    if (check && (!isAsciiMapKey(key) || typeof value !== 'string' || value.length !== 64)) return null;
-    text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+    if (check && (typeof value !== 'string' || value.length !== 64)) return null;
+    if (isPlainAsciiMapKey(key)) text += `${i === 0 ? '' : ','}"${key}":"${value}"`;
+    else if (check && !isAsciiMapKey(key)) return null;
+    else text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
+    if (visit !== undefined && !visit(key, value as string)) return null;
+    if (i % MEMBERS_PER_UPDATE === MEMBERS_PER_UPDATE - 1) {
+      hashes ??= frames.map(([before]) => createHash('sha256').update(before));
+      for (const sha of hashes) sha.update(text);
+      text = '';
+    }
   }
-  return { text: `${text}}`, size: keys.length };
+  text += '}';
+  const digests =
+    hashes === null
+      ? frames.map(([before, after]) => hash('sha256', `${before}${text}${after}`, 'hex'))
+      : hashes.map((sha, j) =>
+          sha
+            .update(text)
+            .update((frames[j] as HashFrame)[1])
+            .digest('hex'),
+        );
+  return { digests, size: keys.length };
 }
 
 /**
@@ -313,33 +385,39 @@ export function manifestDigest(manifest: unknown): HexDigest {
 
 /** {@link manifestDigest} of a manifest already validated (no second validation). */
 export function manifestDigestOf(manifest: Validated<SealedDependencyManifest>): HexDigest {
-  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
-  return hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline));
+  return (hashDigestMap(manifest.baselineKeyHashes, false, [manifestFrame(manifest)]) as HashedDigestMap)
+    .digests[0] as HexDigest;
 }
 
 /**
- * The two digests a manifest's `baselineKeyHashes` goes into, from one canonical text of it:
+ * The two digests a manifest's `baselineKeyHashes` goes into, from one pass over it:
  * {@link compositeSeal} of `baselineKeyHashes` (to compare with `preconditionSeal`) and
- * {@link manifestDigest}. The manifest's canonical text is written member by member in RFC 8785
- * order (`absentKeys` < `baselineKeyHashes` < `claimDependencyMap` < `formatVersion` <
- * `preconditionSeal` < `structuralKeys`), the same bytes `canonicalJson(manifest)` gives.
+ * {@link manifestDigest}, each piece of the map's canonical text hashed into both. The
+ * manifest's canonical text is written member by member in RFC 8785 order (`absentKeys` <
+ * `baselineKeyHashes` < `claimDependencyMap` < `formatVersion` < `preconditionSeal` <
+ * `structuralKeys`), the same bytes `canonicalJson(manifest)` gives.
  */
 export function manifestDigests(manifest: Validated<SealedDependencyManifest>): {
   compositeSeal: HexDigest;
   manifestDigest: HexDigest;
 } {
-  const baseline = (digestMapText(manifest.baselineKeyHashes, false) as { text: string }).text;
-  return {
-    compositeSeal: compositeSealOfText(baseline),
-    manifestDigest: hashWrittenCanonical(HashDomain.MANIFEST, manifestText(manifest, baseline)),
-  };
+  const [compositeSeal, manifestDigest] = (
+    hashDigestMap(manifest.baselineKeyHashes, false, [COMPOSITE_FRAME, manifestFrame(manifest)]) as HashedDigestMap
+  ).digests as [HexDigest, HexDigest];
+  return { compositeSeal, manifestDigest };
 }
 
-/** The canonical text of a validated manifest around the canonical text of its `baselineKeyHashes`. */
-function manifestText(manifest: SealedDependencyManifest, baseline: string): string {
+/**
+ * The {@link manifestDigest} frame of a validated manifest: the domain tag, NUL and the
+ * manifest's canonical text before and after the canonical text of its `baselineKeyHashes`.
+ */
+function manifestFrame(manifest: SealedDependencyManifest): HashFrame {
   const absent =
     manifest.formatVersion === ManifestFormatVersion.V2 ? `"absentKeys":${canonicalJson(manifest.absentKeys)},` : '';
-  return `{${absent}"baselineKeyHashes":${baseline},"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`;
+  return [
+    `${HashDomain.MANIFEST}\0{${absent}"baselineKeyHashes":`,
+    `,"claimDependencyMap":${canonicalJson(manifest.claimDependencyMap)},"formatVersion":${manifest.formatVersion},"preconditionSeal":"${manifest.preconditionSeal}","structuralKeys":${canonicalJson(manifest.structuralKeys)}}`,
+  ];
 }
 
 /** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
@@ -432,7 +510,7 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
   const parsed = parseInput(BuildManifestInput, input, 'manifest input');
   const { env } = parsed;
   // Built on the first absent declaration only: most manifests declare none.
-  let presentIndex: Map<string, string> | undefined;
+  let presentIndex: NormalFormIndex<string> | undefined;
   const conflictOf = (key: string) => {
     presentIndex ??= presenceIndex(Object.keys(env));
     return presenceConflict(key, presentIndex, 'env');
@@ -474,12 +552,11 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
               emptyAt: '',
             },
       );
-  const seenClaims = new Map<string, string>();
+  const seenClaims = new NormalFormIndex<string>();
   const claimDependencyMap: Record<string, string[]> = {};
   const absentKeys: string[] = [...structuralAbsentKeys];
   for (const { claimId, at, causal, causalAt, absent, emptyAt } of entries) {
-    const folded = claimId.normalize('NFC');
-    const previous = seenClaims.get(folded);
+    const previous = seenClaims.claim(claimId, claimId);
     if (previous !== undefined) {
       issues.push({
         path: listForm ? `${at}.claimId` : at,
@@ -490,7 +567,6 @@ export function buildManifest(input: BuildManifestInput): SealedDependencyManife
       });
       continue;
     }
-    seenClaims.set(folded, claimId);
     if (causal.length + absent.length === 0) {
       issues.push({
         path: emptyAt === '' ? at : `${at}.${emptyAt}`,
@@ -559,9 +635,9 @@ interface ClaimEntry {
 }
 
 /** Present keys by their NFC form, to refuse a declared-absent key that is present in another spelling. */
-function presenceIndex(keys: readonly string[]): Map<string, string> {
-  const index = new Map<string, string>();
-  for (const key of keys) index.set(key.isWellFormed() ? key.normalize('NFC') : key, key);
+function presenceIndex(keys: readonly string[]): NormalFormIndex<string> {
+  const index = new NormalFormIndex<string>();
+  for (const key of keys) index.set(key, key);
   return index;
 }
 
@@ -570,9 +646,9 @@ function presenceIndex(keys: readonly string[]): Map<string, string> {
  * present, its other Unicode normal form is (a writer and a reader could then disagree on whether
  * it appeared), or it is `__proto__`, which no environment may hold.
  */
-function presenceConflict(key: string, present: ReadonlyMap<string, string>, where: string): string | null {
+function presenceConflict(key: string, present: NormalFormIndex<string>, where: string): string | null {
   if (key === RESERVED_KEY) return 'is reserved and refused (no environment may hold it)';
-  const match = present.get(key.normalize('NFC'));
+  const match = present.find(key);
   if (match === undefined) return null;
   return match === key
     ? `is declared absent but is in ${where}`

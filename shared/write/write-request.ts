@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
+import { NormalFormIndex } from '../schemas/normal-form';
 import { AuthoritySchema, Identifier, NonNegativeInt, RESERVED_KEY, RecordRefSchema } from '../schemas/primitives';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
@@ -93,16 +94,12 @@ export function checkPayload(value: unknown): CheckedPayload | { issue: { messag
  * different Unicode normal form (ambiguous, as in `safeRecord`).
  */
 function refuseDuplicateNames(names: readonly unknown[], ctx: z.RefinementCtx, pathOf: (i: number) => PropertyKey[]) {
-  const seen = new Map<string, { index: number; name: string }>();
+  const seen = new NormalFormIndex<{ index: number; name: string }>();
   names.forEach((name, index) => {
     // Refinements may run after element issues were already reported; skip what is not a name.
     if (typeof name !== 'string' || !name.isWellFormed()) return;
-    const folded = name.normalize('NFC');
-    const earlier = seen.get(folded);
-    if (earlier === undefined) {
-      seen.set(folded, { index, name });
-      return;
-    }
+    const earlier = seen.claim(name, { index, name });
+    if (earlier === undefined) return;
     const message =
       earlier.name === name
         ? `duplicate name ${JSON.stringify(name)} (first at index ${earlier.index})`

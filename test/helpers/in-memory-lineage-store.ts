@@ -4,7 +4,6 @@ import {
   DuplicateResidualError,
   LineageInconsistentError,
   type ResidualLocation,
-  StaleEpochError,
   StaleHeadError,
 } from '../../shared/errors';
 import type { StoredLogHead } from '../../shared/log/log-state';
@@ -22,7 +21,7 @@ import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record
 /**
  * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `appendEntries`
  * is all-or-nothing and checks the residual markers first (duplicate, per lineage), then the head
- * (newer epoch → stale epoch; moved → stale head), then the record seqs (taken while the head
+ * (changed since read: seq, record hash or epoch → stale head), then the record seqs (taken while the head
  * held → lineage inconsistent). Records are kept as canonical JSON text, so tests can tamper with them as an attacker
  * with table access would ({@link tamperRecord}, {@link deleteRecord}, {@link setHead}).
  */
@@ -78,20 +77,14 @@ export class InMemoryLineageStore implements LineageStore {
       const marker = this.markers.get(markerKey(lineageId, record.header.residualId));
       if (marker) throw new DuplicateResidualError(record.header.residualId, { ...marker });
     }
-    const { generationEpoch } = last.header;
     const head = this.heads.get(lineageId) ?? null;
     const headMatches = expectedHead
       ? head !== null &&
         head.seq === expectedHead.seq &&
         head.recordHash === expectedHead.recordHash &&
-        head.generationEpoch <= generationEpoch
+        head.generationEpoch === expectedHead.generationEpoch
       : head === null;
-    if (!headMatches) {
-      if (head && head.generationEpoch > generationEpoch) {
-        throw new StaleEpochError(lineageId, head.generationEpoch, generationEpoch);
-      }
-      throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
-    }
+    if (!headMatches) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
     const chain = this.#chain(lineageId);
     const taken = entries.find(({ record }) => chain.has(record.header.monotonicSequenceNumber));
     if (taken) throw new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead);

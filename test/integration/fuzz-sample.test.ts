@@ -38,8 +38,25 @@ import { until } from '../helpers/until';
 // checked against what the same handlers decide in process (the oracle) and found where its
 // writer looks. The volume (1,000 per handler) runs in process: test/unit/fuzz/.
 const { stack, sqs, dynamodb, kms, events, store } = deployedStack();
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+// A fixed seed by default, so each run sends the same sample and docs/guarantees.md is reproducible;
+// FUZZ_SEED=<n> explores another.
+const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 /** Every wait here names the seed, so a time-out can be replayed. */
+/**
+ * The outcome of a detail holding a number beyond double range (`1e400`): the emulator's EventBridge
+ * decodes it to infinity and re-encodes it as `Infinity`, which is not JSON, so the triage function
+ * is never invoked and the requester's wait times out (docs/triage.md, "Repeated member names in a
+ * recall detail" and what follows). Not an answer Reseal gives: one the bus never delivers.
+ */
+const UNDELIVERABLE = 'not delivered by the bus (a number beyond double range)';
+
+/** Whether a parsed JSON value holds a number JSON.parse turned into ±Infinity. */
+function overflowsDouble(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some(overflowsDouble);
+}
+
 const fuzzWait = { timeoutMs: 60_000, state: () => `FUZZ_SEED=${SEED}` };
 
 afterAll(() => {
@@ -152,8 +169,7 @@ const sqsAccepts = (body: string) =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters SQS refuses are the point
   body.length > 0 && body.isWellFormed() && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/.test(body);
 
-// The seed goes to the log, not the test's name, so docs/guarantees.md does not change from run to run.
-console.info(`fuzz sample through the deployed stack: FUZZ_SEED=${SEED} (set it to replay this run)`);
+console.info(`fuzz sample through the deployed stack: FUZZ_SEED=${SEED}`);
 
 describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
   it('40 generated residual-writes bodies: each outcome where its writer looks is the one the handlers give in process; nothing sealed from invalid input; no dead letter', async (context) => {
@@ -300,7 +316,11 @@ describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
     const answerOf = (report: TriageCompletedDetail | null) =>
       report ? `${report.outcome} ${report.refusalCode ?? report.report?.verdict}` : 'no answer';
     const predicted: string[] = [];
-    for (const text of objects) predicted.push(answerOf((await oracle.handle(JSON.parse(text))).detail));
+    for (const text of objects) {
+      predicted.push(
+        overflowsDouble(JSON.parse(text)) ? UNDELIVERABLE : answerOf((await oracle.handle(JSON.parse(text))).detail),
+      );
+    }
 
     for (const text of objects) {
       const out = await events.send(
@@ -313,6 +333,7 @@ describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
       expect(out.FailedEntryCount ?? 0).toBe(0);
     }
     const observed: string[] = [];
+    const undelivered: { i: number; lineageId: string; requestId: string }[] = [];
     for (const [i, text] of objects.entries()) {
       const { requestId, lineageId: named } = JSON.parse(text) as { requestId?: unknown; lineageId?: unknown };
       const usable = Identifier.safeParse(requestId).success && Identifier.safeParse(named).success;
@@ -320,12 +341,22 @@ describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
         observed.push('no answer');
         continue;
       }
+      if (predicted[i] === UNDELIVERABLE) {
+        // Looked at once every deliverable answer is in (all were put on the bus before any wait).
+        observed.push(UNDELIVERABLE);
+        undelivered.push({ i, lineageId: named as string, requestId: requestId as string });
+        continue;
+      }
       const report = await until(
         'the triage answer',
         () => store.getTriageReport(named as string, requestId as string).then((r) => r ?? undefined),
-        fuzzWait,
+        { ...fuzzWait, state: () => `${fuzzWait.state()}; in process: ${predicted[i]}; detail ${text}` },
       );
       observed.push(answerOf(report));
+    }
+    for (const { i, lineageId: named, requestId } of undelivered) {
+      const report = await store.getTriageReport(named, requestId);
+      if (report) observed[i] = answerOf(report);
     }
     const disagreements = objects.filter((_, i) => observed[i] !== predicted[i]).length;
     expectGuarantee(

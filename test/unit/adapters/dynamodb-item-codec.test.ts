@@ -172,6 +172,16 @@ describe('dynamodb item codec: junk attribute types from a table writer are refu
     expect(locationOf({ lineageId: { N: '1' }, seq: { S: '2' } })).toEqual({ lineageId: '', seq: -1 });
   });
 
+  it.each([
+    ['above 2^53', '9007199254740993'],
+    ['2^53 (rounded to)', '9007199254740992'],
+    ['negative', '-2'],
+    ['fractional', '1.5'],
+  ])('a marker seq that is not a safe integer ≥ 0 (%s) is not a seq: it reads as -1', (_, n) => {
+    expect(locationOf({ lineageId: { S: 'lb' }, seq: { N: n } })).toEqual({ lineageId: 'lb', seq: -1 });
+    expect(locationOf({ lineageId: { S: 'lb' }, seq: { N: '2' } })).toEqual({ lineageId: 'lb', seq: 2 });
+  });
+
   it('a record, conflict or rejection with junk types or broken JSON reads as null / empty, never throws', () => {
     expect(recordOf({ record: { M: { header: { S: 'x' } } } })).toBeNull();
     expect(recordOf({ record: { S: '{broken' } })).toBe('{broken');

@@ -11,12 +11,7 @@ import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import {
-  DuplicateResidualError,
-  LineageInconsistentError,
-  StaleEpochError,
-  StaleHeadError,
-} from '../../../shared/errors';
+import { DuplicateResidualError, LineageInconsistentError, StaleHeadError } from '../../../shared/errors';
 import type { AppendBatch } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
@@ -88,8 +83,12 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     expect(head?.Item?.header).toEqual({ S: canonicalJson(second.header) });
     expect(record?.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(head?.Item?.sk).toEqual({ S: 'HEAD' });
-    expect(head?.ConditionExpression).toContain('#epoch <= :epoch');
+    // The head as read, unchanged: its epoch is matched, never compared as a fencing token.
+    expect(head?.ConditionExpression).toBe(
+      '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch = :expectedEpoch',
+    );
     expect(head?.ExpressionAttributeValues?.[':expectedSeq']).toEqual({ N: '0' });
+    expect(head?.ExpressionAttributeValues?.[':expectedEpoch']).toEqual({ N: String(first.header.generationEpoch) });
     // The residual marker lives in the lineage's partition: residual ids are scoped to their lineage.
     expect(marker?.Item?.pk).toEqual({ S: Keys.lineage(TEST_LINEAGE_ID) });
     expect(marker?.Item?.sk).toEqual({ S: `RESIDUAL#${second.header.residualId}` });
@@ -121,7 +120,7 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     expect(error.existing).toEqual({ lineageId: TEST_LINEAGE_ID, seq: 1 });
   });
 
-  it('head condition failed (position 0) with a newer epoch in ALL_OLD → StaleEpochError (fencing)', async () => {
+  it("head condition failed (position 0) with a newer epoch in ALL_OLD → StaleHeadError: the table's epoch fences nothing", async () => {
     const [first, second] = await twoRecords();
     const { client } = fakeDynamo(() => {
       throw cancelled([
@@ -133,8 +132,8 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     const error = await new DynamoDBLineageStore(client, TABLE)
       .appendEntries(batchOf([second], lineageHeadOf(first)))
       .catch((e) => e);
-    expect(error).toBeInstanceOf(StaleEpochError);
-    expect(error.headEpoch).toBe(second.header.generationEpoch + 1);
+    expect(error).toBeInstanceOf(StaleHeadError);
+    expect(error.observedHead.generationEpoch).toBe(second.header.generationEpoch + 1);
   });
 
   it('head condition failed with the same epoch → StaleHeadError carrying the observed head', async () => {
@@ -154,7 +153,7 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     expect(error.observedHead.seq).toBe(5);
   });
 
-  it('without ALL_OLD items (some emulators), the head is read back to tell stale epoch from stale head', async () => {
+  it('without ALL_OLD items (some emulators), the head is read back for the StaleHeadError', async () => {
     const [first, second] = await twoRecords();
     const { client, commands } = fakeDynamo((command) => {
       if (command instanceof GetItemCommand) return { Item: headItem(3, second.header.generationEpoch + 2) };
@@ -163,7 +162,8 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     const error = await new DynamoDBLineageStore(client, TABLE)
       .appendEntries(batchOf([second], lineageHeadOf(first)))
       .catch((e) => e);
-    expect(error).toBeInstanceOf(StaleEpochError);
+    expect(error).toBeInstanceOf(StaleHeadError);
+    expect(error.observedHead).toMatchObject({ seq: 3, generationEpoch: second.header.generationEpoch + 2 });
     expect(commands[1]).toBeInstanceOf(GetItemCommand);
   });
 

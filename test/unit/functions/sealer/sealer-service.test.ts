@@ -195,7 +195,7 @@ describe('sealer service (seed 003 at the store)', () => {
       expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
       expect(store.conflicts).toHaveLength(1);
       expect(store.conflicts[0]).toMatchObject({ residualId: 'r-1', reason: 'LINEAGE_INCONSISTENT' });
-      expect(store.conflicts[0]?.detail).toContain('missing or unreadable');
+      expect(store.conflicts[0]?.detail).toContain('missing or does not prove in the signed log');
       expect(publisher.rejected).toEqual([
         expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT', residualId: 'r-1' }),
       ]);
@@ -418,6 +418,81 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.appendCalls).toBe(3);
     const chain = (await store.readChain(LINEAGE, 0, 10)) as { header: { residualId: string } }[];
     expect(chain.map((r) => r.header.residualId)).toEqual(['r-first', 'r-successor']);
+  });
+
+  it('review: an edited head epoch (7 → 99) is LINEAGE_INCONSISTENT, never a signed STALE_EPOCH fencing an honest write out', async () => {
+    const { service, store, publisher } = setup();
+    for (const id of ['r-0', 'r-1', 'r-2']) await service.handle(message(sealRequestBody({ residualId: id })));
+    const head = (await store.head(LINEAGE)) as NonNullable<Awaited<ReturnType<typeof store.head>>>;
+    store.setHead({ ...head, generationEpoch: 99 });
+    const appendsBefore = store.appendCalls;
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-honest' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
+    expect(store.appendCalls).toBe(appendsBefore);
+    expect(store.conflicts.map((c) => c.reason)).toEqual(['LINEAGE_INCONSISTENT']);
+    expect(store.conflicts[0]?.detail).toContain('claims generation epoch 99 but its record header has 7');
+    expect(publisher.rejected.map((r) => r.reason)).toEqual(['LINEAGE_INCONSISTENT']);
+  });
+
+  it('review: a head epoch edited between each read and append is a delay (LOST_RACE after 5 attempts), never STALE_EPOCH', async () => {
+    const { service, store } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-0' })));
+    const head = (await store.head(LINEAGE)) as NonNullable<Awaited<ReturnType<typeof store.head>>>;
+    // The table writer puts the true epoch back for each read and 99 in before each append.
+    const logHead = store.logHead.bind(store);
+    store.logHead = async (lineageId) => {
+      store.setHead(head);
+      return logHead(lineageId);
+    };
+    store.beforeAppend = () => store.setHead({ ...head, generationEpoch: 99 });
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-honest' })));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
+    expect(store.conflicts.map((c) => [c.reason, c.detail])).toEqual([
+      ['LOST_RACE', 'head moved on each of 5 attempts'],
+    ]);
+  });
+
+  it.each([
+    ['names another lineage (zz)', { lineageId: 'zz', seq: 2 }],
+    ['names the record of another residual id (seq 2 seals r-2)', { lineageId: LINEAGE, seq: 2 }],
+    ['names a seq the signed log does not hold', { lineageId: LINEAGE, seq: 3 }],
+    ['names a seq that is no seq (above 2^53)', { lineageId: LINEAGE, seq: Number('9007199254740993') }],
+  ])(
+    'review: a planted residual marker that %s is LINEAGE_INCONSISTENT, never a signed RESIDUAL_ID_REUSED or a DUPLICATE',
+    async (_, location) => {
+      const { service, store, publisher } = setup();
+      for (const id of ['r-0', 'r-1', 'r-2']) await service.handle(message(sealRequestBody({ residualId: id })));
+      store.markers.set(JSON.stringify([LINEAGE, 'r-new2']), location);
+      const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-new2' })));
+      expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
+      expect(store.rejections).toEqual([]);
+      expect(store.conflicts.map((c) => [c.residualId, c.reason])).toEqual([['r-new2', 'LINEAGE_INCONSISTENT']]);
+      expect(publisher.sealed).toHaveLength(3);
+    },
+  );
+
+  it('review: a marker whose record was rewritten by a forger (hashes consistent, not in the signed tree) is LINEAGE_INCONSISTENT, not a reuse', async () => {
+    const { service, store } = setup();
+    const body = sealRequestBody({ residualId: 'r-1' });
+    for (const b of [sealRequestBody({ residualId: 'r-0' }), body]) await service.handle(message(b));
+    const genuine = SealedRecordSchema.parse(await store.readRecord(LINEAGE, 1));
+    const forged = await resealRecord(genuine, { payload: { conclusion: 'forged' } }, forgerAnchor());
+    store.records.get(LINEAGE)?.set(1, JSON.stringify(forged));
+    // The redelivered write now differs from the forged record: before, a signed RESIDUAL_ID_REUSED.
+    const outcome = await service.handle(message(body));
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
+    expect(store.rejections).toEqual([]);
+    expect(store.conflicts[0]?.detail).toContain('does not prove in the signed log');
+  });
+
+  it('a genuine redelivery is answered with the checkpoint of the authenticated state that proves it', async () => {
+    const { service, store, publisher } = setup();
+    const body = sealRequestBody({ residualId: 'r-0' });
+    await service.handle(message(body));
+    await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
+    expect((await service.handle(message(body))).kind).toBe('DUPLICATE');
+    expect(publisher.sealed[2]).toMatchObject({ residualId: 'r-0', seq: 0 });
+    expect(publisher.sealed[2]?.checkpoint).toBe(store.headSnapshot(LINEAGE)?.checkpoint);
   });
 
   it('a body that is not a SealRequest is a rejection record + event, not thrown', async () => {

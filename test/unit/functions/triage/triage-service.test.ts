@@ -419,6 +419,30 @@ describe('triage refusal codes (machine-readable; refusalReason is for humans)',
     });
   });
 
+  it.each([
+    ['above 2^53', Number('9007199254740993')],
+    ['negative (a codec -1)', -1],
+  ])(
+    'review: a residual marker whose seq is no seq (%s) gets a stored answer that parses (LINEAGE_BROKEN), never none',
+    async (_, seq) => {
+      const { triage, store } = await setup();
+      store.markers.set(JSON.stringify([LINEAGE, 'r-2']), { lineageId: LINEAGE, seq });
+      const request = recall({ target: { residualId: 'r-2' } });
+      const answer = completed(await triage().handle(request));
+      expect(answer).toMatchObject({
+        outcome: 'REFUSED',
+        seq: null,
+        residualId: 'r-2',
+        refusalCode: RefusalCode.VERIFICATION_FAILED,
+        verification: { verdict: 'LINEAGE_BROKEN' },
+      });
+      expect(answer.refusalReason).toContain('names no valid seq');
+      // What the client polls for: the stored answer of this request, valid under its schema.
+      const stored = TriageCompletedDetailSchema.safeParse(await store.getTriageReport(LINEAGE, request.requestId));
+      expect(stored.success).toBe(true);
+    },
+  );
+
   it('a target past what the recall read (e.g. appended meanwhile) is NOT_FOUND with "recall again", never "records past the HEAD"', async () => {
     const { triage, store } = await setup();
     const head = await store.head(LINEAGE);

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSealRequest } from '../../../../functions/sealer/seal-request-parse';
-import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/canonical-json';
+import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, HEX_DIGEST_PATTERN, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
-import { areHexDigests } from '../../../../shared/schemas/hot-checks';
+import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
+import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../shared/schemas/hot-checks';
 import { parseInput } from '../../../../shared/schemas/parse';
 import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
 import { markValidated } from '../../../../shared/schemas/validated';
@@ -23,6 +23,7 @@ import {
   compositeSealUnchecked,
   envKeyHashUnchecked,
   manifestDigestOf,
+  manifestDigests,
   parseManifest,
   SealedDependencyManifestSchema,
 } from '../../../../shared/triage/manifest';
@@ -142,6 +143,78 @@ describe('hand-written checks agree with the schemas', () => {
     );
   });
 
+  it('isolateDelta on a manifest of more keys than one hash update holds, the same as the schemas then the core', () => {
+    // 300 keys: the baseline is hashed in pieces (256 members each), and the environment is
+    // compared in the same pass; mutants of the environment and of the manifest stop that pass
+    // at any key (hostile keys and values, other types, deleted and added members).
+    const largeEnv: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) largeEnv[`K${String(i).padStart(3, '0')}`] = `v${i}`;
+    largeEnv['caf\u00e9'] = 'x';
+    largeEnv['QUOTE"D'] = 'back\\slash';
+    const large = buildManifest({
+      env: largeEnv,
+      structuralKeys: ['K000'],
+      claimDependencyMap: { 'claim-1': ['K100', 'K299'], 'claim-2': ['K200'] },
+    });
+    const asciiEnv = Object.fromEntries(Object.entries(largeEnv).filter(([key]) => key !== 'caf\u00e9'));
+    const largeAscii = buildManifest({
+      env: asciiEnv,
+      structuralKeys: ['K000'],
+      claimDependencyMap: { 'claim-1': ['K100', 'K299'], 'claim-2': ['K200'] },
+    });
+    const current = { ...largeEnv, K100: 'changed', K250: 'also', NEW: 'n' };
+    const currentAscii = { ...asciiEnv, K100: 'changed', K250: 'also', NEW: 'n' };
+    // Values and keys that need an escape take the other writer in the pass.
+    const escaped = { ...currentAscii, K150: '\u00fc', 'QUOTE"D': 'changed\\', K299: 'tab\t', 'NEW"': 'n"' };
+    const agrees = (m: unknown, e: unknown): void => {
+      expect(outcome(() => isolateDelta(m, e))).toEqual(
+        outcome(() =>
+          isolateValidatedDelta(
+            markValidated(parseInput(SealedDependencyManifestSchema, m, 'sealed dependency manifest')),
+            markValidated(parseInput(EnvSnapshot, e, 'current environment')),
+          ),
+        ),
+      );
+    };
+    // The unmutated pairs first (the ASCII manifest takes the one pass; the other asks the schema).
+    for (const m of [large, largeAscii])
+      for (const e of [current, currentAscii, escaped, largeEnv, asciiEnv]) agrees(m, e);
+    expect(isolateDelta(largeAscii, escaped).driftedKeys.changed).toEqual(['K100', 'K150', 'K250', 'K299', 'QUOTE"D']);
+    fc.assert(
+      fc.property(
+        fc.oneof(mutantsOf(large), mutantsOf(largeAscii)),
+        fc.oneof(mutantsOf(current), mutantsOf(currentAscii), mutantsOf(escaped)),
+        agrees,
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('isPlainAsciiMapKey and isPlainAsciiEnvValue: a key or value they accept is one the checks accept, written as is', () => {
+    const text = fc.oneof(
+      fc.constantFrom(...HOSTILE_STRINGS),
+      fc.string({ unit: 'binary-ascii', maxLength: 600 }),
+      fc.stringMatching(/^[\x20-\x7e]{0,8}$/),
+    );
+    fc.assert(
+      fc.property(text, (s) => {
+        if (isPlainAsciiMapKey(s)) {
+          expect(isAsciiMapKey(s)).toBe(true);
+          expect(canonicalString(s)).toBe(`"${s}"`);
+        }
+        if (isPlainAsciiEnvValue(s)) {
+          expect(isEnvValue(s)).toBe(true);
+          expect(canonicalString(s)).toBe(`"${s}"`);
+        }
+        // Printable ASCII with no quote or backslash is plain (the fast path is the common one).
+        const plain = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/.test(s);
+        expect(isPlainAsciiEnvValue(s)).toBe(plain);
+        expect(isPlainAsciiMapKey(s)).toBe(plain && s.length >= 1 && s.length <= 512 && s !== '__proto__');
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('parseSealInput accepts and refuses as SealInputSchema, with the digests of the bodies', () => {
     fc.assert(
       fc.property(mutantsOf(sealInput(0, { manifest: asciiManifest })), (raw) => {
@@ -246,6 +319,31 @@ describe('hand-written canonical writers give canonicalJson bytes', () => {
         );
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('compositeSealUnchecked and manifestDigests over more members than one hash update holds', () => {
+    const digest = fc.stringMatching(/^[0-9a-f]{64}$/);
+    fc.assert(
+      fc.property(fc.dictionary(text, digest, { minKeys: 257, maxKeys: 600 }), (hashes) => {
+        const composite = hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes: hashes });
+        expect(compositeSealUnchecked(hashes)).toBe(composite);
+        // The writers' bytes, not the schema, are under test: a manifest of these keys, as validated.
+        const m = markValidated({
+          formatVersion: 2 as const,
+          preconditionSeal: composite,
+          baselineKeyHashes: hashes,
+          absentKeys: ['ABSENT'],
+          structuralKeys: ['ABSENT'],
+          claimDependencyMap: { c: ['ABSENT'] },
+        });
+        expect(manifestDigests(m)).toEqual({
+          compositeSeal: composite,
+          manifestDigest: hashCanonical(HashDomain.MANIFEST, m),
+        });
+        expect(manifestDigestOf(m)).toBe(hashCanonical(HashDomain.MANIFEST, m));
+      }),
+      { numRuns: 25 },
     );
   });
 

@@ -1,0 +1,156 @@
+import { beforeAll, describe, it } from 'vitest';
+import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { clientRecall, type Reader, type ReadTarget, recallCli, verifyLineageCli } from '../../helpers/tamper-readers';
+import type { Attack, AttackContext } from '../../helpers/tamper-table';
+import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+
+// The review of the honest sealer's and triage's answers (docs/verifiable-log.md, "Signed
+// outcomes": a table writer can delay an answer, a time-out, never change it). The table writer
+// edits what the sealer and triage look up beside the signed log: the head item's epoch, and
+// residual-id markers. The sealer must never sign a refusal on the table's word (a STALE_EPOCH
+// fencing an honest write out, a RESIDUAL_ID_REUSED of a write never sealed): what disagrees with
+// the authenticated log is LINEAGE_INCONSISTENT. Triage must answer a recall whatever a marker
+// says (a marker whose seq is no seq is a tamper verdict, never no answer at all).
+
+const setup = emulatorSetup();
+let lineage: SealedLineage;
+let other: SealedLineage;
+const attackContext = (): AttackContext => ({
+  table: setup.table,
+  lineageId: lineage.lineageId,
+  otherLineageId: other.lineageId,
+  earlier: lineage.earlier,
+});
+const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+
+/** A cold sealer's outcome for one write of `residualId` (`fresh`: a new write; else the sealed one, redelivered). */
+function sealerWrite(name: string, residualId: string, fresh: boolean): Reader {
+  return {
+    name,
+    takesCheckpoint: false,
+    exclusive: true,
+    read: async () => {
+      const nowMs = Date.now();
+      const sealed = lineage.writes.find((w) => w.residualId === residualId);
+      const write = fresh || !sealed ? acceptedWrite(lineage.lineageId, residualId, MANIFEST, nowMs) : sealed;
+      const [outcome] = await sealGroup(coldSealer(setup), [write], nowMs);
+      return outcome as string;
+    },
+  };
+}
+
+const S = 'sealer (next append)';
+const SN = 'sealer (write r-new2)';
+const SR = 'sealer (redeliver r-3)';
+const V = verifyLineageCli.name;
+const R = recallCli.name;
+const CR = clientRecall.name;
+const readers = [
+  nextAppend(setup, () => lineage.lineageId),
+  sealerWrite(SN, 'r-new2', true),
+  sealerWrite(SR, 'r-3', false),
+  verifyLineageCli,
+  recallCli,
+  clientRecall,
+];
+
+// --- attacks, as data ---
+const attacks = {
+  none: { target: 'head and residual markers', attack: 'none (control)', apply: async () => {} },
+  editHeadEpoch: {
+    target: 'head',
+    attack: 'edit the head item generationEpoch attribute (7 → 99)',
+    apply: (c) => c.table.update(pk(c), Keys.head, (item) => ({ ...item, generationEpoch: { N: '99' } })),
+  },
+  plantMarkerElsewhere: {
+    target: 'residual marker',
+    attack: 'insert a copy of the marker of r-2 (seq 2) as r-new2, its lineageId changed to zz',
+    apply: async (c) =>
+      c.table.put({
+        ...(await c.table.get(pk(c), Keys.residualSk('r-2'))),
+        sk: { S: Keys.residualSk('r-new2') },
+        lineageId: { S: 'zz' },
+      }),
+  },
+  plantMarkerHere: {
+    target: 'residual marker',
+    attack: 'insert a copy of the marker of r-2 (seq 2) as r-new2, naming this lineage',
+    apply: async (c) =>
+      c.table.put({ ...(await c.table.get(pk(c), Keys.residualSk('r-2'))), sk: { S: Keys.residualSk('r-new2') } }),
+  },
+  markerSeqAbove2to53: {
+    target: 'residual marker',
+    attack: 'edit the marker of r-3 to seq 2^53 + 1 (not a safe integer)',
+    apply: (c) =>
+      c.table.update(pk(c), Keys.residualSk('r-3'), (item) => ({ ...item, seq: { N: '9007199254740993' } })),
+  },
+} satisfies Record<string, Attack>;
+
+const intact = both('exit 0 VERIFIED_INTACT');
+const cells: readonly Cell[] = [
+  {
+    attack: attacks.none,
+    expect: {
+      [S]: 'SEALED',
+      [SN]: 'SEALED',
+      [SR]: 'DUPLICATE',
+      [V]: intact,
+      [R]: intact,
+      [CR]: both('VERIFIED_INTACT'),
+    },
+  },
+  {
+    // The epoch the sealer fences against is the signed head record's (its header, which the
+    // checkpoint covers): a head item claiming another is not the signed state, so the sealer
+    // extends nothing (LINEAGE_INCONSISTENT, not a STALE_EPOCH), and the audit, which checks the
+    // head item as the sealer will authenticate it, says why writes are refused.
+    attack: attacks.editHeadEpoch,
+    expect: { [S]: 'CONFLICT LINEAGE_INCONSISTENT', [V]: both('exit 20 LINEAGE_BROKEN') },
+  },
+  {
+    // A marker stored under this lineage that names another: not a seal of r-new2 in this one.
+    attack: attacks.plantMarkerElsewhere,
+    expect: { [SN]: 'CONFLICT LINEAGE_INCONSISTENT', [V]: intact },
+  },
+  {
+    // The record at seq 2 is proven, but it seals r-2: r-new2 was never sealed, so never "reused".
+    attack: attacks.plantMarkerHere,
+    expect: { [SN]: 'CONFLICT LINEAGE_INCONSISTENT', [V]: intact },
+  },
+  {
+    // No record can sit at a seq that is not a safe integer: triage answers that the marker is
+    // broken (triage's finding: the client cannot prove a record there), the sealer refuses to
+    // take it for a seal of r-3.
+    attack: attacks.markerSeqAbove2to53,
+    expect: {
+      [SR]: 'CONFLICT LINEAGE_INCONSISTENT',
+      [R]: both('exit 20 LINEAGE_BROKEN'),
+      [CR]: both('LINEAGE_BROKEN'),
+      [V]: intact,
+    },
+  },
+];
+
+describe("tampering with what the sealer and triage look up beside the signed log (the sealer's refusals)", () => {
+  beforeAll(async () => {
+    [lineage, other] = await Promise.all([
+      sealLineage(setup, 'tamper-sr', [4]),
+      sealLineage(setup, 'tamper-sr-other', [2]),
+    ]);
+  });
+
+  for (const cell of cells) {
+    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
+      const base: ReadTarget = {
+        lineageId: lineage.lineageId,
+        trusted: lineage.trusted,
+        recall: { residualId: 'r-3' },
+        receiptSeq: 3,
+        write: lineage.writes[3] as ReadTarget['write'],
+      };
+      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
+    });
+  }
+});
