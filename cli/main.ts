@@ -11,6 +11,7 @@ import { registerVerify } from './commands/verify';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
+import { terminalLines } from './format/output';
 import { type CliIo, processIo } from './io';
 import { issueLines } from './read-input';
 
@@ -92,13 +93,14 @@ function reportError(error: unknown, io: CliIo): number {
     if (error.code === 'commander.help') return ExitCode.OK;
     return ExitCode.BAD_INPUT; // commander already printed the message
   }
+  // Messages may carry strings read from the table (a verification reason naming a stored id): escaped.
   if (error instanceof CliError) {
-    io.stderr(`error: ${error.message}\n`);
+    io.stderr(`error: ${terminalLines(error.message)}\n`);
     return error.exitCode;
   }
   if (error instanceof LineageNotFoundError) {
     // An unknown lineage id is bad input (exit 2), never an intact empty chain.
-    io.stderr(`error: ${error.message}\n`);
+    io.stderr(`error: ${terminalLines(error.message)}\n`);
     return ExitCode.BAD_INPUT;
   }
   if (error instanceof InvalidInputError) {
@@ -107,7 +109,7 @@ function reportError(error: unknown, io: CliIo): number {
     return ExitCode.BAD_INPUT;
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  io.stderr(`error: unexpected failure: ${message}\n`);
+  io.stderr(`error: unexpected failure: ${terminalLines(message)}\n`);
   if (io.env.RESEAL_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return ExitCode.UNEXPECTED;
 }

@@ -32,6 +32,11 @@ export function terminalText(text: string): string {
   return text.replace(TERMINAL_CONTROL, escaped);
 }
 
+/** Multi-line text (an error message) with each line shown with {@link terminalText}: its own line breaks kept, nothing else acted on. */
+export function terminalLines(text: string): string {
+  return text.split('\n').map(terminalText).join('\n');
+}
+
 /** `label: value` lines aligned on the colon, for human output; each value shown with {@link terminalText}. */
 export function fieldLines(rows: readonly (readonly [string, string])[]): string {
   const width = Math.max(0, ...rows.map(([label]) => label.length));
