@@ -42,6 +42,7 @@ function sealerWrite(name: string, residualId: string, fresh: boolean): Reader {
 }
 
 const S = 'sealer (next append)';
+const SD = 'sealer (write r-2 again, other content)';
 const SN = 'sealer (write r-new2)';
 const SR = 'sealer (redeliver r-3)';
 const V = verifyLineageCli.name;
@@ -51,6 +52,7 @@ const readers = [
   nextAppend(setup, () => lineage.lineageId),
   sealerWrite(SN, 'r-new2', true),
   sealerWrite(SR, 'r-3', false),
+  sealerWrite(SD, 'r-2', true),
   verifyLineageCli,
   recallCli,
   clientRecall,
@@ -86,6 +88,20 @@ const attacks = {
     apply: (c) =>
       c.table.update(pk(c), Keys.residualSk('r-3'), (item) => ({ ...item, seq: { N: '9007199254740993' } })),
   },
+  deleteMarker: {
+    target: 'residual marker',
+    attack: 'delete the marker of r-2',
+    apply: (c) => c.table.delete(pk(c), Keys.residualSk('r-2')),
+  },
+  deleteMarkerThenReseal: {
+    target: 'residual marker',
+    attack: 'delete the marker of r-2, then the honest sealer takes a new write of r-2',
+    apply: async (c) => {
+      await c.table.delete(pk(c), Keys.residualSk('r-2'));
+      const nowMs = Date.now();
+      await sealGroup(coldSealer(setup), [acceptedWrite(c.lineageId, 'r-2', MANIFEST, nowMs)], nowMs);
+    },
+  },
 } satisfies Record<string, Attack>;
 
 const intact = both('exit 0 VERIFIED_INTACT');
@@ -96,6 +112,7 @@ const cells: readonly Cell[] = [
       [S]: 'SEALED',
       [SN]: 'SEALED',
       [SR]: 'DUPLICATE',
+      [SD]: 'REJECTED RESIDUAL_ID_REUSED',
       [V]: intact,
       [R]: intact,
       [CR]: both('VERIFIED_INTACT'),
@@ -130,6 +147,19 @@ const cells: readonly Cell[] = [
       [CR]: both('LINEAGE_BROKEN'),
       [V]: intact,
     },
+  },
+  {
+    // The documented limit (docs/verifiable-log.md, "The limits"): the sealer learns that a
+    // residual id is sealed from its marker; the signed log has no index by residual id, so a
+    // deleted marker cannot be told from an id never written, and the honest sealer seals the
+    // id again. The next row shows that every audit then reports it.
+    attack: attacks.deleteMarker,
+    expect: { [SD]: 'SEALED', [V]: intact },
+  },
+  {
+    // The second record of r-2 is in the signed log, and every walk of the chain reports it.
+    attack: attacks.deleteMarkerThenReseal,
+    expect: { [V]: both('exit 20 SEQUENCE_REPLAYED') },
   },
 ];
 
