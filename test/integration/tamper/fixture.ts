@@ -3,13 +3,12 @@
  * with its table and KMS keys), and the readers' setup. Shared by test/integration/tamper/*.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { expect, inject } from 'vitest';
-import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import { expect } from 'vitest';
+import type { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { clientConfig } from '../../../scripts/emulator/deploy';
 import { buildManifest } from '../../../shared/triage/manifest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
+import { deployedStack } from '../../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, type SealingSetup, sealGroup } from '../../helpers/emulator-lineages';
 import type { Reader, ReaderSetup, TrustedState } from '../../helpers/tamper-readers';
 import type { Snapshot } from '../../helpers/tamper-table';
@@ -31,20 +30,16 @@ export const MANIFEST = buildManifest({
 /** The deployed stack, SDK clients on it, the table writer and the readers' setup. */
 export function emulatorSetup(): SealingSetup &
   ReaderSetup & { readonly table: TableWriter; readonly store: DynamoDBLineageStore } {
-  const stack = inject('stack');
-  const endpoint = inject('endpoint');
-  const config = clientConfig(endpoint);
-  const dynamodb = new DynamoDBClient(config);
-  const kms = new KMSClient(config);
+  const { stack, endpoint, dynamodb, kms, store } = deployedStack();
   return {
     stack,
     endpoint,
-    region: config.region,
+    region: clientConfig(endpoint).region,
     dynamodb,
     kms,
     currentEnv: ENV,
     table: new TableWriter(dynamodb, stack.TableName),
-    store: new DynamoDBLineageStore(dynamodb, stack.TableName),
+    store,
   };
 }
 
