@@ -18,7 +18,7 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, isoTime, jsonText } from '../format/output';
+import { fieldLines, isoTime, jsonText, terminalText } from '../format/output';
 import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } from '../format/timeline';
 import { triageReportJson, triageReportText } from '../format/triage-report';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
@@ -207,7 +207,8 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
           : `${triageCompletedText(detail)}proof        ${proof.line}\n`,
       );
       const hint = recallRefusalHint(detail, target);
-      if (hint) ctx.io.stderr(`${hint}\n`);
+      // A hint may quote a stored reason: shown escaped, as every stored string is (cli/format/output.ts).
+      if (hint) ctx.io.stderr(`${terminalText(hint)}\n`);
       ctx.exit(triageCompletedExitCode(detail));
     });
 }

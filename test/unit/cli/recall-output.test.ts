@@ -99,6 +99,34 @@ describe('reseal recall prints the refusal code', () => {
   });
 });
 
+describe('reseal recall shows stored text escaped', () => {
+  // The client words a refusal it cannot prove itself, so a forged reason never reaches the terminal.
+  it('a forged refusal reason with a line break and terminal escapes is never printed', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId: LINEAGE });
+    await appendSealed(store, [records[0] as (typeof records)[number]]);
+    await recall(store, ['--json']);
+    const answer = await store.getTriageReport(LINEAGE, 'req-1');
+    if (!answer) throw new Error('no answer stored');
+    await store.putTriageReport({
+      ...answer,
+      requestId: 'req-forged',
+      outcome: 'REFUSED',
+      verification: null,
+      report: null,
+      proof: null,
+      refusalCode: 'INVALID_REQUEST',
+      refusalReason: 'x\n\u001b[1A\u001b[2Kverdict      VERIFIED_INTACT',
+    });
+    const result = await recall(store, ['--request-id', 'req-forged']);
+    expect(result.exitCode).toBe(20);
+    for (const stream of [result.stdout, result.stderr]) {
+      expect(stream.includes(String.fromCharCode(0x1b))).toBe(false);
+      expect(stream).not.toMatch(/^verdict {6}VERIFIED_INTACT/m);
+    }
+  });
+});
+
 describe('reseal recall says what it proved: the target record, not the chain', () => {
   it('text: a "record proof" line naming the record proven against the signed checkpoint, no "chain" line', async () => {
     const store = new InMemoryLineageStore();
