@@ -7,7 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { CanonicalizationError } from '../../shared/errors';
+import { requestDigest } from '../../shared/log/outcome-statement';
 import { Authority } from '../../shared/schemas/primitives';
+import { payloadHash } from '../../shared/seal/record-header';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   absentKeyManifest,
@@ -636,6 +641,42 @@ export class DigestLedger {
       return null;
     }
     return seen.identity === identity ? null : { earlier: seen.sample };
+  }
+}
+
+/**
+ * The two digests a write is known by (its `requestDigest` and its payload's `payloadHash`), each
+ * in a {@link DigestLedger}: {@link WriteDigests.record} asserts that neither collides with an
+ * earlier, different input (issue 8 part 3, "no two different inputs with one hash"). Values the
+ * core cannot canonicalize are skipped: they never get a digest.
+ */
+export class WriteDigests {
+  readonly requests = new DigestLedger();
+  readonly payloads = new DigestLedger();
+
+  /**
+   * @param value - a parsed body or request, any JSON value
+   * @param roundTrip - also assert that the canonical text reads back as the same value (`-0` as `0`)
+   */
+  record(value: unknown, roundTrip = false): void {
+    let canonical: string;
+    try {
+      canonical = canonicalJson(value);
+    } catch (error) {
+      if (error instanceof CanonicalizationError) return;
+      throw error;
+    }
+    if (roundTrip) expect(valueIdentity(JSON.parse(canonical))).toBe(valueIdentity(value));
+    expect(this.requests.record(requestDigest(value as ResidualWriteRequest), value)).toBeNull();
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, 'payload')) return;
+    const payload = (value as { payload: unknown }).payload;
+    try {
+      canonicalJson(payload);
+    } catch (error) {
+      if (error instanceof CanonicalizationError) return;
+      throw error;
+    }
+    expect(this.payloads.record(payloadHash(payload), payload)).toBeNull();
   }
 }
 

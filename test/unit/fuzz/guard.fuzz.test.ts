@@ -3,12 +3,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GuardService, MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
 import { RejectionReason, ResidualRejectedDetailSchema } from '../../../shared/pipeline/messages';
 import { Identifier } from '../../../shared/schemas/primitives';
-import { payloadHash } from '../../../shared/seal/record-header';
 import {
   MAX_PAYLOAD_BYTES,
   type ResidualWriteRequest,
@@ -16,7 +14,6 @@ import {
 } from '../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
 import {
-  DigestLedger,
   FUZZ_RUNS,
   FUZZ_TIMEOUT_MS,
   hostileNodeArb,
@@ -30,7 +27,7 @@ import {
   textMutationArb,
   toAst,
   tryParse,
-  valueIdentity,
+  WriteDigests,
   writeRequestArb,
 } from '../../helpers/fuzz-arbitraries';
 import { InvariantTracker } from '../../helpers/fuzz-guarantees';
@@ -82,32 +79,7 @@ function namedIds(parsed: ReturnType<typeof tryParse>): { lineageId: string | nu
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
 }
 
-const requestDigests = new DigestLedger();
-const payloadHashes = new DigestLedger();
-
-/** Records the digests of a parsed body (any JSON value the core can canonicalize) and checks none collides. */
-function ledger(value: unknown): void {
-  let canonical: string;
-  try {
-    canonical = canonicalJson(value);
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return;
-    throw error;
-  }
-  // The canonical text reads back as the same value (-0 as 0): canonicalization loses nothing.
-  expect(valueIdentity(JSON.parse(canonical))).toBe(valueIdentity(value));
-  expect(requestDigests.record(requestDigest(value as ResidualWriteRequest), value)).toBeNull();
-  if (value !== null && typeof value === 'object' && Object.hasOwn(value, 'payload')) {
-    const payload = (value as { payload: unknown }).payload;
-    try {
-      canonicalJson(payload);
-    } catch (error) {
-      if (error instanceof CanonicalizationError) return;
-      throw error;
-    }
-    expect(payloadHashes.record(payloadHash(payload), payload)).toBeNull();
-  }
-}
+const digests = new WriteDigests();
 
 let counter = 0;
 
@@ -140,7 +112,7 @@ async function judge(body: string) {
   const bytes = Buffer.byteLength(body, 'utf8');
   const parsed = tryParse(body);
   invariants.at(Invariant.NO_COLLISION);
-  if (parsed.ok) ledger(parsed.value);
+  if (parsed.ok) digests.record(parsed.value, true);
 
   invariants.at(Invariant.FORWARDED_ONLY_VALID);
   if (outcome.kind === 'ACCEPTED') {
@@ -343,7 +315,7 @@ describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes
         expect(kinds.get(kind) ?? 0).toBeGreaterThan(0);
       }
       // Enough parseable requests for the collision check to mean something (about half the runs are).
-      expect(requestDigests.size).toBeGreaterThan(FUZZ_RUNS / 4);
+      expect(digests.requests.size).toBeGreaterThan(FUZZ_RUNS / 4);
     },
     FUZZ_TIMEOUT_MS,
   );

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SealerService, type SealOutcome } from '../../../functions/sealer/sealer-service';
-import { canonicalBytes, canonicalJson } from '../../../shared/canonical/canonical-json';
-import { CanonicalizationError } from '../../../shared/errors';
+import { canonicalBytes } from '../../../shared/canonical/canonical-json';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { checkConflict, checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
@@ -19,10 +18,8 @@ import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { MAX_HEADER_BYTES, payloadHash } from '../../../shared/seal/record-header';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../../shared/seal/write-content';
-import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
 import {
-  DigestLedger,
   FUZZ_RUNS,
   FUZZ_TIMEOUT_MS,
   hostileNodeArb,
@@ -36,6 +33,7 @@ import {
   toAst,
   tryParse,
   valueIdentity,
+  WriteDigests,
   withMember,
   writeRequestArb,
 } from '../../helpers/fuzz-arbitraries';
@@ -190,27 +188,7 @@ function inTimeWindow(acceptedAtMs: number, sentAtMs: number): boolean {
   );
 }
 
-const requestDigests = new DigestLedger();
-const payloadHashes = new DigestLedger();
-
-function ledger(request: unknown): void {
-  try {
-    canonicalJson(request);
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return;
-    throw error;
-  }
-  expect(requestDigests.record(requestDigest(request as ResidualWriteRequest), request)).toBeNull();
-  if (request === null || typeof request !== 'object' || !Object.hasOwn(request, 'payload')) return;
-  const payload = (request as { payload: unknown }).payload;
-  try {
-    canonicalJson(payload);
-  } catch (error) {
-    if (error instanceof CanonicalizationError) return;
-    throw error;
-  }
-  expect(payloadHashes.record(payloadHash(payload), payload)).toBeNull();
-}
+const digests = new WriteDigests();
 
 let counter = 0;
 
@@ -261,7 +239,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
     invariants.at(Invariant.NO_COLLISION);
     if (parsed.ok && parsed.value !== null && typeof parsed.value === 'object') {
       const inner = (parsed.value as { request?: unknown }).request;
-      if (inner !== undefined) ledger(inner);
+      if (inner !== undefined) digests.record(inner);
     }
     invariants.at(
       outcome.kind === 'SEALED' || outcome.kind === 'DUPLICATE'
