@@ -146,3 +146,35 @@ export function textOf(item: Item, name: string): string {
 export function withJson(item: Item, name: string, change: (value: Record<string, unknown>) => unknown): Item {
   return { ...item, [name]: { S: JSON.stringify(change(JSON.parse(textOf(item, name)))) } };
 }
+
+/** The partition key of the attacked lineage. */
+export const partitionOf = (context: AttackContext): string => Keys.lineage(context.lineageId);
+
+/** The attack that deletes every item of the lineage's partition: records, head, markers, refusals. */
+export async function wipeLineage(context: AttackContext): Promise<void> {
+  const pk = partitionOf(context);
+  for (const item of await context.table.query(pk)) await context.table.delete(pk, item.sk?.S as string);
+}
+
+/**
+ * A triage answer as the table writer writes it under a recall's request id before triage answers:
+ * the answer's shape (docs/pipeline.md, "Learning the outcome of a write") with no record, no
+ * verification and no proof, and `outcome` (e.g. `{ outcome: 'REFUSED', refusalCode, … }`) on top.
+ */
+export function forgedTriageAnswer(
+  detail: { readonly requestId: string; readonly lineageId: string },
+  outcome: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    formatVersion: 1,
+    requestId: detail.requestId,
+    lineageId: detail.lineageId,
+    seq: null,
+    residualId: null,
+    verification: null,
+    report: null,
+    proof: null,
+    completedAtMs: Date.now(),
+    ...outcome,
+  };
+}

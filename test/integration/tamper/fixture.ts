@@ -11,7 +11,7 @@ import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { deployedStack } from '../../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, type SealingSetup, sealGroup } from '../../helpers/emulator-lineages';
 import type { Reader, ReaderSetup, TrustedState } from '../../helpers/tamper-readers';
-import type { Snapshot } from '../../helpers/tamper-table';
+import type { AttackContext, Snapshot } from '../../helpers/tamper-table';
 import { partitionsOf, TableWriter } from '../../helpers/tamper-table';
 
 // The in-process CLI's KMS and DynamoDB clients resolve credentials through the SDK's default chain
@@ -94,5 +94,19 @@ export function nextAppend(setup: SealingSetup, lineageId: () => string): Reader
       const [outcome] = await sealGroup(coldSealer(setup), [write], nowMs);
       return outcome as string;
     },
+  };
+}
+
+/** What an attack on `lineage` needs; `other` is the lineage a transplant writes into. */
+export function attackContextOf(
+  setup: ReturnType<typeof emulatorSetup>,
+  lineage: SealedLineage,
+  other: SealedLineage,
+): AttackContext {
+  return {
+    table: setup.table,
+    lineageId: lineage.lineageId,
+    otherLineageId: other.lineageId,
+    earlier: lineage.earlier,
   };
 }

@@ -16,7 +16,8 @@ import {
   verifyLineageKeptCli,
 } from '../../helpers/tamper-readers';
 import type { Attack, AttackContext, Item } from '../../helpers/tamper-table';
-import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import { partitionOf } from '../../helpers/tamper-table';
+import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
 
 // A reviewer's attack as the table writer: items whose attributes are of the wrong kind or out of
 // range (a head seq of 1e100 or stored as text, a frontier that is no list, a refusal whose lists
@@ -32,13 +33,8 @@ let other: SealedLineage;
 /** A write the sealer refused (`RESIDUAL_ID_REUSED`), its rejection signed. */
 let reused: ResidualWriteRequest;
 
-const attackContext = (): AttackContext => ({
-  table: setup.table,
-  lineageId: lineage.lineageId,
-  otherLineageId: other.lineageId,
-  earlier: lineage.earlier,
-});
-const pk = (c: AttackContext) => Keys.lineage(c.lineageId);
+const attackContext = () => attackContextOf(setup, lineage, other);
+const pk = partitionOf;
 const editHead = (c: AttackContext, edit: (item: Item) => Item) => c.table.update(pk(c), Keys.head, edit);
 /** The genuine signed rejection of `reused`. */
 const genuineRejection = async (c: AttackContext): Promise<Item> => {

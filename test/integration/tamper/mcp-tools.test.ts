@@ -7,7 +7,15 @@ import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import { mcpInspect, mcpRecall, mcpVerify, mcpWrite } from '../../helpers/tamper-mcp-readers';
 import type { ReadTarget } from '../../helpers/tamper-readers';
-import { type Attack, type AttackContext, type Item, withJson } from '../../helpers/tamper-table';
+import {
+  type Attack,
+  type AttackContext,
+  forgedTriageAnswer,
+  type Item,
+  partitionOf,
+  wipeLineage,
+  withJson,
+} from '../../helpers/tamper-table';
 import { ENV, emulatorSetup, type SealedLineage, sealLineage } from './fixture';
 
 // Issue 8, part 1: the MCP tools (docs/mcp.md, "Tools" and "Errors") as readers of a tampered
@@ -59,7 +67,7 @@ const attackContext = (): AttackContext => ({
   otherLineageId: `${lineage.lineageId}-none`,
   earlier: lineage.earlier,
 });
-const pk = (c: AttackContext) => Keys.lineage(c.lineageId);
+const pk = partitionOf;
 
 /** An unsigned guard rejection (`STALE_STATE`) of `residualId`, named by the digest of its canonical body. */
 const forgedRejection =
@@ -95,20 +103,7 @@ const forgedAnswer =
         pk: { S: Keys.triage(detail.lineageId) },
         sk: { S: detail.requestId },
         report: {
-          S: JSON.stringify({
-            formatVersion: 1,
-            requestId: detail.requestId,
-            lineageId: detail.lineageId,
-            seq: null,
-            residualId: null,
-            verification: null,
-            report: null,
-            proof: null,
-            completedAtMs: Date.now(),
-            outcome: 'REFUSED',
-            refusalCode,
-            refusalReason: 'forged',
-          }),
+          S: JSON.stringify(forgedTriageAnswer(detail, { outcome: 'REFUSED', refusalCode, refusalReason: 'forged' })),
         },
       });
       await triage();
@@ -161,9 +156,7 @@ const attacks = {
   wipe: {
     target: 'lineage',
     attack: 'delete every record and the head',
-    apply: async (c) => {
-      for (const item of await c.table.query(pk(c))) await c.table.delete(pk(c), item.sk?.S as string);
-    },
+    apply: wipeLineage,
   },
 } satisfies Record<string, Attack>;
 

@@ -16,8 +16,17 @@ import {
   verifyLineageCli,
   verifyLineageKeptCli,
 } from '../../helpers/tamper-readers';
-import { type Attack, type AttackContext, type Item, movedTo, textOf, withJson } from '../../helpers/tamper-table';
-import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import {
+  type Attack,
+  type AttackContext,
+  type Item,
+  movedTo,
+  partitionOf,
+  textOf,
+  wipeLineage,
+  withJson,
+} from '../../helpers/tamper-table';
+import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
 
 // Issue 8, part 1: the table writer (write access to the table, no KMS rights) attacks the records
 // (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
@@ -28,14 +37,9 @@ import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } 
 const setup = emulatorSetup();
 let lineage: SealedLineage;
 let other: SealedLineage;
-const attackContext = (): AttackContext => ({
-  table: setup.table,
-  lineageId: lineage.lineageId,
-  otherLineageId: other.lineageId,
-  earlier: lineage.earlier,
-});
+const attackContext = () => attackContextOf(setup, lineage, other);
 
-const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+const pk = partitionOf;
 const record = (seq: number) => Keys.record(seq);
 /** Replaces the lineage's partition with an earlier snapshot of it (records, head, markers). */
 const replayPartition = (context: AttackContext, name: string) => {
@@ -209,9 +213,7 @@ const attacks = {
   wipe: {
     target: 'lineage',
     attack: 'delete every record and the head (issue 8, third bullet)',
-    apply: async (c) => {
-      for (const item of await c.table.query(pk(c))) await c.table.delete(pk(c), item.sk?.S as string);
-    },
+    apply: wipeLineage,
   },
 } satisfies Record<string, Attack>;
 

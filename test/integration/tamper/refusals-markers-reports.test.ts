@@ -19,8 +19,16 @@ import {
   type ReadTarget,
   recallCli,
 } from '../../helpers/tamper-readers';
-import { type Attack, type AttackContext, type Item, movedTo, withJson } from '../../helpers/tamper-table';
-import { emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
+import {
+  type Attack,
+  type AttackContext,
+  forgedTriageAnswer,
+  type Item,
+  movedTo,
+  partitionOf,
+  withJson,
+} from '../../helpers/tamper-table';
+import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
 
 // Issue 8, part 1: the table writer attacks the items around the records: residual markers,
 // triage reports, rejections and conflicts. Their readers are the write's outcome (`publish
@@ -59,13 +67,8 @@ const unparsedNamingR9 = (): Item => ({
 /** Refusals are timed ahead of the readers' publishes, so `publish --wait` counts them as this publish's. */
 const AHEAD_MS = 10 * 60_000;
 
-const attackContext = (): AttackContext => ({
-  table: setup.table,
-  lineageId: lineage.lineageId,
-  otherLineageId: other.lineageId,
-  earlier: lineage.earlier,
-});
-const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+const attackContext = () => attackContextOf(setup, lineage, other);
+const pk = partitionOf;
 const itemsWith = async (context: AttackContext, partition: string, prefix: string) =>
   (await context.table.query(partition)).filter((item) => item.sk?.S?.startsWith(prefix));
 /** The one item under `prefix` in `partition`. */
@@ -77,24 +80,6 @@ const onlyItem = async (context: AttackContext, partition: string, prefix = '') 
 const rejectionOf = (c: AttackContext) => onlyItem(c, Keys.rejection(c.lineageId));
 const conflictOf = (c: AttackContext) => onlyItem(c, pk(c), 'CONFLICT#');
 
-/** A triage answer the table writer writes under the recall's request id before triage answers. */
-function forgedAnswer(
-  detail: { requestId: string; lineageId: string },
-  outcome: Record<string, unknown>,
-): Record<string, unknown> {
-  return {
-    formatVersion: 1,
-    requestId: detail.requestId,
-    lineageId: detail.lineageId,
-    seq: null,
-    residualId: null,
-    verification: null,
-    report: null,
-    proof: null,
-    completedAtMs: Date.now(),
-    ...outcome,
-  };
-}
 const putAnswer = (c: AttackContext, answer: Record<string, unknown>) =>
   c.table.put({
     pk: { S: Keys.triage(c.lineageId) },
@@ -427,7 +412,7 @@ const cells: readonly Cell[] = [
       if (when === 'after') return;
       await putAnswer(
         c,
-        forgedAnswer(detail, { outcome: 'REFUSED', refusalCode: 'NOT_FOUND', refusalReason: 'no such record' }),
+        forgedTriageAnswer(detail, { outcome: 'REFUSED', refusalCode: 'NOT_FOUND', refusalReason: 'no such record' }),
       );
     }),
     expect: recalled(
@@ -441,7 +426,7 @@ const cells: readonly Cell[] = [
       if (when === 'after') return;
       await putAnswer(
         c,
-        forgedAnswer(detail, { outcome: 'REFUSED', refusalCode: 'INVALID_REQUEST', refusalReason: 'invalid' }),
+        forgedTriageAnswer(detail, { outcome: 'REFUSED', refusalCode: 'INVALID_REQUEST', refusalReason: 'invalid' }),
       );
     }),
     expect: recalled(both('exit 20 UNVERIFIED_TAMPER_RISK'), both('UNVERIFIED_TAMPER_RISK')),

@@ -3,8 +3,9 @@ import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
 import { clientRecall, type Reader, type ReadTarget, recallCli, verifyLineageCli } from '../../helpers/tamper-readers';
-import type { Attack, AttackContext } from '../../helpers/tamper-table';
-import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import type { Attack } from '../../helpers/tamper-table';
+import { partitionOf } from '../../helpers/tamper-table';
+import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
 
 // The review of the honest sealer's and triage's answers (docs/verifiable-log.md, "Signed
 // outcomes": a table writer can delay an answer, a time-out, never change it). The table writer
@@ -17,13 +18,8 @@ import { emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } 
 const setup = emulatorSetup();
 let lineage: SealedLineage;
 let other: SealedLineage;
-const attackContext = (): AttackContext => ({
-  table: setup.table,
-  lineageId: lineage.lineageId,
-  otherLineageId: other.lineageId,
-  earlier: lineage.earlier,
-});
-const pk = (context: AttackContext) => Keys.lineage(context.lineageId);
+const attackContext = () => attackContextOf(setup, lineage, other);
+const pk = partitionOf;
 
 /** A cold sealer's outcome for one write of `residualId` (`fresh`: a new write; else the sealed one, redelivered). */
 function sealerWrite(name: string, residualId: string, fresh: boolean): Reader {
