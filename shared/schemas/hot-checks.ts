@@ -72,6 +72,9 @@ export function isHexDigest(value: unknown): value is string {
 
 const UPPERCASE_HEX = /[A-F]/;
 
+/** Up to this many digests, {@link areHexDigests} tests each with the pattern (measured on Node 20). */
+const FEW_DIGESTS = 8;
+
 /**
  * Whether every value is a `HexDigest` (64 lowercase hex characters), checked together: the
  * values are joined once and the text must be ASCII (its UTF-8 length is its length), decode as
@@ -80,6 +83,8 @@ const UPPERCASE_HEX = /[A-F]/;
  * compares them on mutated digests), at about 0.4× its cost per digest on the project's machine.
  */
 export function areHexDigests(values: readonly unknown[]): boolean {
+  // A few digests (a record's own, a small manifest's) cost less tested one by one than joined.
+  if (values.length <= FEW_DIGESTS) return values.every(isHexDigest);
   for (const value of values) if (typeof value !== 'string' || value.length !== 64) return false;
   const text = values.join('');
   return (

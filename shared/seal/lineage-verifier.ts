@@ -201,14 +201,8 @@ class Walk {
    */
   check(index: number): Candidate | Failure | { unverifiable: Failure } {
     const raw = this.records[index];
-    const fail = (verdict: VerificationVerdict, reason: string): Failure => ({
-      index,
-      seq: peek(raw).seq,
-      verdict,
-      reason,
-    });
     const integrity = checkRecordIntegrity(raw);
-    if (!isIntact(integrity)) return fail(integrity.verdict, integrity.reason);
+    if (!isIntact(integrity)) return failureAt(index, raw, integrity);
     const { record, message, recordHash } = integrity;
     const { header } = record;
     const finding =
@@ -216,11 +210,11 @@ class Walk {
       this.#checkLinks(header) ??
       this.#checkSupersedes(header) ??
       this.#checkCheckpoint(header.monotonicSequenceNumber, recordHash);
-    if (finding) return fail(finding.verdict, finding.reason);
+    if (finding) return failureAt(index, raw, finding);
     this.#link(header, recordHash);
     if (header.keyId !== this.keyId) {
       const reason = `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`;
-      return { unverifiable: fail(V.UNVERIFIED_TAMPER_RISK, reason) };
+      return { unverifiable: failureAt(index, raw, { verdict: V.UNVERIFIED_TAMPER_RISK, reason }) };
     }
     return { index, record, message };
   }
@@ -305,3 +299,11 @@ interface Finding {
 }
 
 const finding = (verdict: VerificationVerdict, reason: string): Finding => ({ verdict, reason });
+
+/** A finding placed at record `index` (its seq read from the raw record when usable). */
+const failureAt = (index: number, raw: unknown, { verdict, reason }: Finding): Failure => ({
+  index,
+  seq: peek(raw).seq,
+  verdict,
+  reason,
+});

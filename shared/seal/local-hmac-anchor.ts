@@ -2,7 +2,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AnchorKeyMismatchError, AnchorUnavailableError, HeaderTooLargeError, InvalidInputError } from '../errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
-import { BASE64_MAC_PATTERN } from '../schemas/primitives';
 import { KeyIdSchema, MAX_HEADER_BYTES } from './record-header';
 
 /** Options of {@link LocalHmacAnchor}. */
@@ -15,10 +14,11 @@ export interface LocalHmacAnchorOptions {
   readonly disabled?: boolean;
 }
 
+/** Length of the standard base64 of a 32-byte MAC, `=` included. */
+const BASE64_MAC_LENGTH = 44;
+
 /** Minimum key length in bytes. */
 export const MIN_LOCAL_KEY_BYTES = 32;
-
-const MAC_BYTES = 32;
 
 /**
  * {@link MacAnchor} over HMAC-SHA-256 with node:crypto: the seed 003
@@ -77,7 +77,7 @@ export class LocalHmacAnchor implements MacAnchor {
    */
   async generateMac(message: Uint8Array): Promise<AnchorSignature> {
     this.#usable(message);
-    return { keyId: this.keyId, algorithm: MacAlgorithm.HMAC_SHA_256, mac: this.#mac(message).toString('base64') };
+    return { keyId: this.keyId, algorithm: MacAlgorithm.HMAC_SHA_256, mac: this.#mac(message) };
   }
 
   /**
@@ -92,11 +92,15 @@ export class LocalHmacAnchor implements MacAnchor {
     this.#usable(message);
     if (signature.keyId !== this.keyId) throw new AnchorKeyMismatchError(this.keyId, signature.keyId);
     if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) return false;
-    if (typeof signature.mac !== 'string' || !BASE64_MAC_PATTERN.test(signature.mac)) return false;
-    const given = Buffer.from(signature.mac, 'base64');
-    // Non-canonical padding bits decode to the same bytes; accept only the canonical spelling.
-    if (given.byteLength !== MAC_BYTES || given.toString('base64') !== signature.mac) return false;
-    return timingSafeEqual(given, this.#mac(message));
+    // The base64 texts are compared, not decoded bytes: the expected text is the one canonical
+    // spelling (`BASE64_MAC_PATTERN`), so a MAC with non-canonical padding bits, or anything but
+    // base64, fails without a pattern test. UTF-8, not latin1, so that no character is narrowed
+    // to another; a text of another byte length cannot be the expected ASCII one.
+    const { mac } = signature;
+    if (typeof mac !== 'string' || mac.length !== BASE64_MAC_LENGTH) return false;
+    const given = Buffer.from(mac, 'utf8');
+    if (given.byteLength !== BASE64_MAC_LENGTH) return false;
+    return timingSafeEqual(Buffer.from(this.#mac(message), 'utf8'), given);
   }
 
   #usable(message: Uint8Array): void {
@@ -109,7 +113,8 @@ export class LocalHmacAnchor implements MacAnchor {
     }
   }
 
-  #mac(message: Uint8Array): Buffer {
-    return createHmac('sha256', this.#key).update(message).digest();
+  /** HMAC-SHA-256 of `message`, standard base64 (canonical padding). */
+  #mac(message: Uint8Array): string {
+    return createHmac('sha256', this.#key).update(message).digest('base64');
   }
 }

@@ -1,7 +1,9 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
+import { hasExactKeys, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import {
   AuthoritySchema,
@@ -108,7 +110,41 @@ export function payloadHash(payload: unknown): HexDigest {
  * @throws {CanonicalizationError} when the variables are not exactly representable as JSON
  */
 export function variablesDigest(variablesUsed: readonly SessionVariable[]): HexDigest {
-  return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
+  if (!Array.isArray(variablesUsed)) return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
+  let text = VARIABLES_PREFIX;
+  for (let i = 0; i < variablesUsed.length; i++) {
+    const member = plainVariableText(variablesUsed[i]);
+    // Anything else (a receipt, a hole, a value to refuse) takes the generic writer, whose error names the path.
+    if (member === null) return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
+    text += i === 0 ? member : `,${member}`;
+  }
+  return hash('sha256', `${text}]}`, 'hex');
+}
+
+/** `HashDomain.VARIABLES`, NUL and the canonical text of `{ v: 1, variablesUsed }` up to the list's first member. */
+const VARIABLES_PREFIX = `${HashDomain.VARIABLES}\0{"v":${FORMAT_VERSION},"variablesUsed":[`;
+const PLAIN_VARIABLE_FIELDS = ['name', 'value', 'freshness', 'sourceEpoch'];
+
+/**
+ * RFC 8785 text of a session variable with no receipt (the common case, one per record), written
+ * in sorted member order (`freshness` < `name` < `sourceEpoch` < `value`): the bytes the generic
+ * writer gives, without its walk. `null` for anything else.
+ */
+function plainVariableText(variable: unknown): string | null {
+  if (!isPlainRecord(variable) || !hasExactKeys(variable, PLAIN_VARIABLE_FIELDS)) return null;
+  const { name, value, freshness, sourceEpoch } = variable;
+  if (
+    typeof name !== 'string' ||
+    typeof value !== 'string' ||
+    typeof freshness !== 'string' ||
+    !Number.isSafeInteger(sourceEpoch) ||
+    !name.isWellFormed() ||
+    !value.isWellFormed() ||
+    !freshness.isWellFormed()
+  ) {
+    return null;
+  }
+  return `{"freshness":${canonicalString(freshness)},"name":${canonicalString(name)},"sourceEpoch":${String(sourceEpoch)},"value":${canonicalString(value)}}`;
 }
 
 /**

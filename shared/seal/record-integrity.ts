@@ -37,22 +37,18 @@ export interface IntegrityFailure {
  * @returns the parsed record with its header bytes, or the verdict and reason of the first failing check
  */
 export function checkRecordIntegrity(raw: unknown): IntactRecord | IntegrityFailure {
-  const fail = (verdict: VerificationVerdict, reason: string): IntegrityFailure => ({ verdict, reason });
   const version = (raw as { header?: { formatVersion?: unknown } } | null)?.header?.formatVersion;
   if (typeof version === 'number' && version !== 1) {
-    return fail(V.UNVERIFIED_TAMPER_RISK, `format version ${version} is not known to this verifier; cannot verify`);
+    const reason = `format version ${version} is not known to this verifier; cannot verify`;
+    return { verdict: V.UNVERIFIED_TAMPER_RISK, reason };
   }
   const shaped = acceptRecordAwaitingDigests(raw);
-  if (shaped) return checkDigests(shaped.record, shaped, () => malformed(raw));
+  if (shaped) return checkDigests(shaped.record, shaped, raw);
   const parsed = SealedRecordSchema.safeParse(raw);
   if (!parsed.success) return malformedOf(parsed.error.issues[0]);
   const record = parsed.data;
   const payload = checkPayload(record.payload) as CheckedPayload;
-  return checkDigests(
-    record,
-    { payloadText: payload.canonicalText, manifest: markValidated(record.manifest) },
-    () => null,
-  );
+  return checkDigests(record, { payloadText: payload.canonicalText, manifest: markValidated(record.manifest) }, null);
 }
 
 /** The schema's first issue as the failure of check 1 (`HASH_MISMATCH`, "malformed record at …"). */
@@ -70,45 +66,48 @@ function malformed(raw: unknown): IntegrityFailure | null {
 /**
  * Checks 2–5 on a record whose shape is valid: each digest recomputed from its body (the
  * payload from the canonical text the shape check wrote), `sealedAtMs`, the header's size and
- * the record hash. `schemaFailure` finishes the shape check where it was deferred: the four
+ * the record hash. `deferred` is the raw record when its shape check was deferred: the four
  * digests compared here (`payloadHash`, `manifestDigest`, `variablesDigest`, `recordHash`) were
  * only known to be 64-character strings, and one equal to a digest computed here is hex; before
  * a mismatch is reported the schema is asked, so a malformed digest is reported as malformed, as
- * it always was.
+ * it always was. (Plain parameters, no closures: this runs once per record of every walk.)
  */
 function checkDigests(
   record: SealedRecord,
   bodies: { readonly payloadText: string; readonly manifest: Validated<SealedDependencyManifest> },
-  schemaFailure: () => IntegrityFailure | null,
+  deferred: unknown,
 ): IntactRecord | IntegrityFailure {
-  const fail = (verdict: VerificationVerdict, reason: string): IntegrityFailure =>
-    schemaFailure() ?? { verdict, reason };
   const { header } = record;
   if (hashWrittenCanonical(HashDomain.PAYLOAD, bodies.payloadText) !== header.payloadHash) {
-    return fail(V.HASH_MISMATCH, 'payload does not match the sealed payloadHash');
+    return mismatch(deferred, 'payload does not match the sealed payloadHash');
   }
   if (manifestDigestOf(bodies.manifest) !== header.manifestDigest) {
-    return fail(V.HASH_MISMATCH, 'manifest does not match the sealed manifestDigest');
+    return mismatch(deferred, 'manifest does not match the sealed manifestDigest');
   }
   if (variablesDigest(record.variablesUsed) !== header.variablesDigest) {
-    return fail(V.HASH_MISMATCH, 'variablesUsed does not match the sealed variablesDigest');
+    return mismatch(deferred, 'variablesUsed does not match the sealed variablesDigest');
   }
   if (record.sealedAtMs !== header.sealedAtMs) {
-    return fail(V.HASH_MISMATCH, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
+    return mismatch(deferred, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
   }
   let message: Uint8Array;
   try {
     message = encodeHeader(header);
   } catch (error) {
     if (!(error instanceof HeaderTooLargeError)) throw error;
-    return fail(V.HASH_MISMATCH, `${error.message}: no anchor can have signed it`);
+    return mismatch(deferred, `${error.message}: no anchor can have signed it`);
   }
   const recordHash = hashBytes(HashDomain.RECORD_HEADER, message);
-  if (recordHash !== record.recordHash) return fail(V.HASH_MISMATCH, 'recordHash does not match the header');
+  if (recordHash !== record.recordHash) return mismatch(deferred, 'recordHash does not match the header');
   if (record.anchor.keyId !== header.keyId) {
-    return fail(V.HASH_MISMATCH, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
+    return mismatch(deferred, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
   }
   return { record, message, recordHash };
+}
+
+/** A `HASH_MISMATCH` of check 2–5, unless the deferred shape check finds the record malformed. */
+function mismatch(deferred: unknown, reason: string): IntegrityFailure {
+  return (deferred === null ? null : malformed(deferred)) ?? { verdict: V.HASH_MISMATCH, reason };
 }
 
 const RECORD_FIELDS = ['header', 'recordHash', 'anchor', 'payload', 'manifest', 'variablesUsed', 'sealedAtMs'];

@@ -353,6 +353,32 @@ describe('hand-written canonical writers give canonicalJson bytes', () => {
     }
   });
 
+  it('variablesDigest: the plain-variable writer gives the generic bytes, or the generic error', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom(...HOSTILE_STRINGS));
+    const variable = fc.oneof(
+      fc.record({
+        name: text,
+        value: text,
+        freshness: fc.oneof(fc.constantFrom('FRESH_GENERATED', 'INHERITED', 'REPROBED'), text),
+        sourceEpoch: fc.oneof(fc.nat(), fc.constantFrom(-0, 1.5, Number.NaN, 2 ** 60)),
+      }),
+      fc.record(
+        { name: text, value: text, freshness: text, sourceEpoch: fc.nat(), receipt: fc.jsonValue() },
+        { requiredKeys: ['name'] },
+      ),
+      fc.anything(),
+    );
+    fc.assert(
+      fc.property(fc.array(variable, { maxLength: 4 }), (variablesUsed) => {
+        const list = variablesUsed as Parameters<typeof variablesDigest>[0];
+        expect(outcome(() => variablesDigest(list))).toEqual(
+          outcome(() => hashCanonical(HashDomain.VARIABLES, { v: 1, variablesUsed })),
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('encodeHeader', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -39,6 +39,12 @@ describe('LocalHmacAnchor', () => {
     const twin = `${signature.mac.slice(0, -2)}${sibling}=`;
     expect(Buffer.from(twin, 'base64').equals(Buffer.from(signature.mac, 'base64'))).toBe(true);
     expect(await anchor.verifyMac(message, { ...signature, mac: twin })).toBe(false);
+    // A character whose low byte is the right one (U+0100 + code): not narrowed into a match.
+    const widened = `${String.fromCharCode(0x100 + signature.mac.charCodeAt(0))}${signature.mac.slice(1)}`;
+    expect(widened).toHaveLength(signature.mac.length);
+    expect(Buffer.from(widened, 'latin1').toString('latin1')).toBe(signature.mac);
+    expect(await anchor.verifyMac(message, { ...signature, mac: widened })).toBe(false);
+    expect(await anchor.verifyMac(message, signature)).toBe(true);
     const other = { ...signature, algorithm: 'HMAC_SHA_512' } as unknown as typeof signature;
     expect(await anchor.verifyMac(message, other)).toBe(false);
   });
