@@ -33,7 +33,8 @@ const encoder = new TextEncoder();
  *   canonical (sorted) order
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, { ancestors: [], trail: [], depth: 0, reservedKey: false });
+  const text = writePlain(value);
+  return text ?? write(value, { ancestors: [], trail: [], depth: 0, reservedKey: false });
 }
 
 /**
@@ -44,6 +45,8 @@ export function canonicalJson(value: unknown): string {
  * @throws {CanonicalizationError} as {@link canonicalJson}
  */
 export function canonicalJsonNotingReservedKey(value: unknown): { text: string; reservedKey: boolean } {
+  const plain = writePlain(value);
+  if (plain !== null) return { text: plain, reservedKey: false };
   const walk: Walk = { ancestors: [], trail: [], depth: 0, reservedKey: false };
   const text = write(value, walk);
   return { text, reservedKey: walk.reservedKey };
@@ -91,6 +94,82 @@ export function assertCanonicalizable(value: unknown): asserts value is JsonValu
  */
 export function canonicalBytes(value: unknown): Uint8Array {
   return encoder.encode(canonicalJson(value));
+}
+
+/**
+ * The common case first: a value with nothing to refuse and no `__proto__` key is written by a
+ * lean pass ({@link writePlainValue}) that keeps no path and no ancestor list. At the first value
+ * it would have to refuse, or anything unusual, it gives up (`null`), and the careful pass
+ * ({@link write}) starts over and decides, with the error and path it always gave. Whichever
+ * pass returns the text read every value in it exactly once, so the check and the text agree.
+ */
+function writePlain(value: unknown): string | null {
+  try {
+    return writePlainValue(value, 0);
+  } catch (error) {
+    if (error === GIVE_UP) return null;
+    throw error;
+  }
+}
+
+/** Thrown inside {@link writePlainValue} to hand the value to the careful pass (never escapes). */
+const GIVE_UP: unique symbol = Symbol('canonical-json: take the careful pass');
+
+/**
+ * Characters after which a string is not written as it is: those JSON escapes, and any UTF-16
+ * surrogate (a pair is fine, a lone one is refused; the test tells them apart only when one is seen).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON escapes
+const NEEDS_ATTENTION = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as a JSON string literal, giving up on a lone surrogate. */
+function quotePlain(text: string): string {
+  if (!NEEDS_ATTENTION.test(text)) return `"${text}"`;
+  if (!text.isWellFormed()) throw GIVE_UP;
+  return JSON.stringify(text);
+}
+
+/**
+ * The lean pass: the same text as {@link write} for every value it does not give up on. It gives
+ * up on every value `write` refuses (and on a `__proto__` key), so it never refuses one itself;
+ * a cycle gives up at {@link MAX_JSON_DEPTH}.
+ */
+function writePlainValue(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return quotePlain(value);
+    case 'number':
+      if (Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value))) return String(value);
+      throw GIVE_UP;
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      throw GIVE_UP;
+  }
+  if (value === null) return 'null';
+  if (depth >= MAX_JSON_DEPTH) throw GIVE_UP;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined) throw GIVE_UP; // a hole, or undefined: the careful pass tells which
+      text += i === 0 ? writePlainValue(item, depth + 1) : `,${writePlainValue(item, depth + 1)}`;
+    }
+    return `${text}]`;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw GIVE_UP;
+  const keys = sortedKeys(value);
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key === '__proto__') throw GIVE_UP;
+    const member = `${quotePlain(key)}:${writePlainValue((value as Record<string, unknown>)[key], depth + 1)}`;
+    text += i === 0 ? member : `,${member}`;
+  }
+  return `${text}}`;
 }
 
 /** State of one serialization: the open containers and the path to them, indexed by depth. */
