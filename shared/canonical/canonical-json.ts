@@ -26,8 +26,9 @@ const encoder = new TextEncoder();
  * than {@link MAX_JSON_DEPTH}; objects whose prototype is neither `Object.prototype` nor `null`
  * (class instances, `Date`, `Map`). Nothing is coerced: no `toJSON`, no dropped members. A key
  * spelled `__proto__` is an ordinary own key (as `JSON.parse` makes it); Unicode is never
- * normalized. Each value is read once, so a getter cannot show the check one value and the
- * text another.
+ * normalized. The text and its check come from one pass that reads each value once, so a getter
+ * cannot show the check one value and the text another (a lean pass writes the common case; at
+ * the first doubt a careful pass starts over, reading again, and decides).
  *
  * @throws {CanonicalizationError} on the first offending value, depth first, members in
  *   canonical (sorted) order

@@ -254,6 +254,19 @@ describe('Reseal refusals (values RFC 8785 cannot carry exactly)', () => {
     assertCanonicalizable({ ok: [true, null, 'x'] });
   });
 
+  it('writes the text from the reads of one pass: a value the lean pass gives up on is read again by the careful one', () => {
+    let reads = 0;
+    const value = {
+      get n() {
+        reads++;
+        return reads === 1 ? Number.NaN : 1;
+      },
+    };
+    // The lean pass saw NaN and gave up; the careful pass read 1 and wrote (and checked) that.
+    expect(canonicalJson(value)).toBe('{"n":1}');
+    expect(reads).toBe(2);
+  });
+
   it('escapes ~ and / in error paths (JSON-pointer style)', () => {
     refuses({ 'a/b~c': Number.NaN }, '/a~1b~0c', /not finite/);
   });
