@@ -4,6 +4,7 @@ import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/sche
 import { markValidated, type Validated } from '../../shared/schemas/validated';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
+  acceptManifestWithDigests,
   isManifest,
   manifestDigests,
   parseManifest,
@@ -54,6 +55,20 @@ export function parseSealRequest(json: unknown): ParsedSealRequest | { readonly 
   };
 }
 
+/**
+ * A write manifest checked and digested: format 1 in one pass over its baseline, anything else
+ * (format 2, non-ASCII keys) by {@link isManifest}, then digested; `null` when it is not a manifest.
+ */
+function checkedManifestDigests(
+  manifest: unknown,
+): (ReturnType<typeof manifestDigests> & { manifest: Validated<SealedDependencyManifest>; size: number }) | null {
+  const fast = acceptManifestWithDigests(manifest);
+  if (fast) return fast;
+  if (!isManifest(manifest)) return null;
+  const m = markValidated(manifest);
+  return { manifest: m, size: Object.keys(m.baselineKeyHashes).length, ...manifestDigests(m) };
+}
+
 /** The hand-written path of {@link parseSealRequest}: the parsed request, or `null` to ask the schema. */
 function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   if (!isPlainRecord(json) || !hasExactKeys(json, SEAL_REQUEST_FIELDS)) return null;
@@ -62,11 +77,11 @@ function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   if (!isPlainRecord(write) || !SafeVerdict.safeParse(json.verdict).success) return null;
   const { payload, manifest, ...rest } = write;
   const checked = checkPayload(payload);
-  if (!('canonicalText' in checked) || !isManifest(manifest) || !WriteRequestRest.safeParse(rest).success) return null;
+  if (!('canonicalText' in checked) || !WriteRequestRest.safeParse(rest).success) return null;
+  const digests = checkedManifestDigests(manifest);
   // The write manifest's own check (WriteManifestSchema): a non-empty baseline seals to preconditionSeal.
-  const m = markValidated(manifest as SealedDependencyManifest);
-  const digests = manifestDigests(m);
-  if (Object.keys(m.baselineKeyHashes).length > 0 && digests.compositeSeal !== m.preconditionSeal) return null;
+  if (digests === null || (digests.size > 0 && digests.compositeSeal !== digests.manifest.preconditionSeal))
+    return null;
   const request = markValidated(json as unknown as SealRequest);
   const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, checked.canonicalText);
   return {

@@ -7,6 +7,7 @@ import {
   acceptsAsciiMap,
   acceptsDigestMap,
   acceptsSortedAsciiKeys,
+  areHexDigests,
   hasExactKeys,
   isAsciiMapKey,
   isHexDigest,
@@ -196,14 +197,7 @@ export function baselineAwaitingDigests(
   raw: unknown,
   visit?: BaselineVisitor,
 ): { manifest: SealedDependencyManifest; compositeSeal: HexDigest; size: number } | null {
-  const shape =
-    isPlainRecord(raw) &&
-    hasExactKeys(raw, V1_FIELDS) &&
-    raw.formatVersion === ManifestFormatVersion.V1 &&
-    isHexDigest(raw.preconditionSeal) &&
-    acceptsSortedAsciiKeys(raw.structuralKeys) &&
-    acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys);
-  if (!shape) return null;
+  if (!acceptsV1AroundBaseline(raw)) return null;
   const hashed = hashDigestMap(raw.baselineKeyHashes, true, [COMPOSITE_FRAME], visit);
   if (hashed === null) return null;
   return {
@@ -211,6 +205,41 @@ export function baselineAwaitingDigests(
     compositeSeal: hashed.digests[0] as HexDigest,
     size: hashed.size,
   };
+}
+
+/** {@link acceptsManifestV1} but for `baselineKeyHashes`, which the caller checks in its own pass. */
+function acceptsV1AroundBaseline(raw: unknown): raw is Record<string, unknown> {
+  return (
+    isPlainRecord(raw) &&
+    hasExactKeys(raw, V1_FIELDS) &&
+    raw.formatVersion === ManifestFormatVersion.V1 &&
+    isHexDigest(raw.preconditionSeal) &&
+    acceptsSortedAsciiKeys(raw.structuralKeys) &&
+    acceptsAsciiMap(raw.claimDependencyMap, isClaimKeys)
+  );
+}
+
+/**
+ * For the sealer's boundary: a format-1 manifest checked by hand and digested in the same pass
+ * over `baselineKeyHashes` (each member checked as it is written into both hashes, the digests'
+ * hex checked together after), with {@link manifestDigests}' two digests and the map's number of
+ * keys; else `null` (a format-2 manifest, a non-ASCII key, anything to refuse), and the caller
+ * asks {@link isManifest} or the schema. Accepts exactly what {@link acceptsManifestV1} accepts.
+ */
+export function acceptManifestWithDigests(raw: unknown): {
+  manifest: Validated<SealedDependencyManifest>;
+  compositeSeal: HexDigest;
+  manifestDigest: HexDigest;
+  size: number;
+} | null {
+  if (!acceptsV1AroundBaseline(raw)) return null;
+  const manifest = raw as SealedDependencyManifest;
+  const digests: string[] = [];
+  const collect = (_key: string, digest: string): boolean => digests.push(digest) > 0;
+  const hashed = hashDigestMap(raw.baselineKeyHashes, true, [COMPOSITE_FRAME, manifestFrame(manifest)], collect);
+  if (hashed === null || !areHexDigests(digests)) return null;
+  const [compositeSeal, manifestDigest] = hashed.digests as [HexDigest, HexDigest];
+  return { manifest: markValidated(manifest), compositeSeal, manifestDigest, size: hashed.size };
 }
 
 /** Whether {@link SealedDependencyManifestSchema} accepts `raw` (the fast checks first, the schema when they cannot tell). */

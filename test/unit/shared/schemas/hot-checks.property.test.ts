@@ -19,6 +19,7 @@ import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/delta-isolator';
 import {
+  acceptManifestWithDigests,
   buildManifest,
   compositeSealUnchecked,
   envKeyHashUnchecked,
@@ -104,6 +105,24 @@ describe('hand-written checks agree with the schemas', () => {
         expect(outcome(() => parseManifest(raw))).toEqual(
           outcome(() => parseInput(SealedDependencyManifestSchema, raw, 'sealed dependency manifest')),
         );
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('acceptManifestWithDigests takes only manifests the schema accepts, with their digests, and every plain format-1 one', () => {
+    expect(acceptManifestWithDigests(structuredClone(asciiManifest))).not.toBeNull();
+    fc.assert(
+      fc.property(fc.oneof(mutantsOf(manifest), mutantsOf(asciiManifest)), (raw) => {
+        const fast = acceptManifestWithDigests(raw);
+        if (fast === null) return;
+        const reference = SealedDependencyManifestSchema.safeParse(raw);
+        expect(reference.success).toBe(true);
+        expect(fast).toEqual({
+          manifest: raw,
+          ...manifestDigests(parseManifest(raw)),
+          size: Object.keys((raw as { baselineKeyHashes: object }).baselineKeyHashes).length,
+        });
       }),
       { numRuns: RUNS },
     );
