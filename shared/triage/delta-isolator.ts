@@ -238,14 +238,14 @@ class BaselineWalk {
   }
 
   /** The {@link BaselineVisitor}: one baseline key and its digest. */
-  readonly visit = (key: string, digest: string): boolean => {
+  readonly visit = (key: string, digest: string, plainKey: boolean): boolean => {
     const value = this.#env[key];
     if (!Object.hasOwn(this.#env, key)) {
       this.#vanished.push(key);
       return true;
     }
     this.#matched++;
-    const plain = isPlainAsciiMapKey(key) && isPlainAsciiEnvValue(value);
+    const plain = plainKey && isPlainAsciiEnvValue(value);
     if (!plain && (!isAsciiMapKey(key) || !isEnvValue(value))) {
       this.refused = true;
       return false;

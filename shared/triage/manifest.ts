@@ -323,8 +323,10 @@ export function compositeSealUnchecked(baselineKeyHashes: Readonly<Record<string
  * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is
  * checked (keys in sorted order, each value a 64-character string), so that triage compares the
  * current environment in the same pass; `false` stops the pass (the result is then `null`).
+ * `plainKey`: the key passed `isPlainAsciiMapKey` (its JSON text is `"${key}"`), so the visitor
+ * need not test it again.
  */
-export type BaselineVisitor = (key: string, digest: string) => boolean;
+export type BaselineVisitor = (key: string, digest: string, plainKey: boolean) => boolean;
 
 /**
  * What a SHA-256 hashes around the canonical text of a key → digest map: the text before it
@@ -377,10 +379,11 @@ function hashDigestMap(
     const key = keys[i] as string;
     const value = record[key];
     if (check && (typeof value !== 'string' || value.length !== 64)) return null;
-    if (isPlainAsciiMapKey(key)) text += `${i === 0 ? '' : ','}"${key}":"${value}"`;
+    const plainKey = isPlainAsciiMapKey(key);
+    if (plainKey) text += `${i === 0 ? '' : ','}"${key}":"${value}"`;
     else if (check && !isAsciiMapKey(key)) return null;
     else text += `${i === 0 ? '' : ','}${canonicalString(key)}:"${value}"`;
-    if (visit !== undefined && !visit(key, value as string)) return null;
+    if (visit !== undefined && !visit(key, value as string, plainKey)) return null;
     if (i % MEMBERS_PER_UPDATE === MEMBERS_PER_UPDATE - 1) {
       hashes ??= frames.map(([before]) => createHash('sha256').update(before));
       for (const sha of hashes) sha.update(text);
