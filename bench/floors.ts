@@ -15,7 +15,7 @@
  * SHA-256 over the whole environment. A ratio to them reads as "how much more than hashing
  * library-canonicalized bodies".
  */
-import { createHmac, hash } from 'node:crypto';
+import { createHmac, hash, type KeyObject, sign, verify } from 'node:crypto';
 import canonicalizeLibrary from 'canonicalize';
 
 /** Serializes one body to text: `JSON.stringify` for floors, the RFC 8785 library for baselines. */
@@ -56,6 +56,35 @@ export function sealFloor(parts: SealParts, key: Uint8Array, serialize: Serializ
   const header = serialize(parts.header);
   sha256(header);
   return createHmac('sha256', key).update(header).digest('base64');
+}
+
+/** What {@link sealerFormatFloor} works on: one `seal-requests` body and the Ed25519 key of the log. */
+export interface SealerFormatInput {
+  /** The queue message body, JSON text. */
+  readonly body: string;
+  /** The parsed body's manifest, as the floor's second manifest hash serializes it. */
+  readonly manifest: unknown;
+  /** A signed-note text of a checkpoint's size. */
+  readonly checkpointText: string;
+  readonly signingKey: KeyObject;
+  readonly verifyingKey: KeyObject;
+}
+
+/**
+ * Not the issue's floor (that is {@link sealFloor} over the write's bodies) but what this format
+ * makes any sealer do on top of it, with no validation either: `JSON.parse` of the queue body,
+ * the manifest's second SHA-256 (a write names its manifest by digest and its baseline by the
+ * composite seal, two hashes over the same 70 kB map), and the log's one Ed25519 signature per
+ * run of writes with the sealer's check of it under the public key. Printed beside the figure,
+ * to show how much of the gap to the issue's floor the format itself fixes.
+ */
+export function sealerFormatFloor(parts: SealParts, input: SealerFormatInput, key: Uint8Array): string {
+  JSON.parse(input.body);
+  sha256(stringify(input.manifest));
+  const message = Buffer.from(input.checkpointText);
+  const signature = sign(null, message, input.signingKey);
+  if (!verify(null, message, input.verifyingKey, signature)) throw new Error('floor signature does not verify');
+  return sealFloor(parts, key);
 }
 
 /**

@@ -26,7 +26,8 @@ console.log(
 const seal = await runSealBench();
 const triage = await runTriageBench();
 const verify = await runVerifyBench();
-console.log([...FIGURE_HEADER, ...seal, triage.row, verify].join('\n'));
+console.log([...FIGURE_HEADER, ...seal.rows, triage.row, verify].join('\n'));
+console.log(`\n${seal.notes.join('\n')}`);
 console.log('\n## Triage flatness, 1% drift, claims = keys ÷ 10\n');
 console.log(triage.series);
 console.log('\n## Verifiable log: cost per recall by lineage length, proofs per second\n');
