@@ -17,8 +17,6 @@ import {
 } from '../schemas/primitives';
 import type { SessionVariable } from '../write/session-variable';
 
-const encoder = new TextEncoder();
-
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
 export const MAX_HEADER_BYTES = 4096;
 
@@ -158,6 +156,17 @@ function plainVariableText(variable: unknown): string | null {
  * @throws {HeaderTooLargeError} above {@link MAX_HEADER_BYTES}
  */
 export function encodeHeader(header: RecordHeader): Uint8Array {
+  return encodeHeaderWithHash(header).message;
+}
+
+/**
+ * {@link encodeHeader} with the record hash of the same text ({@link recordHashOf}'s value),
+ * hashed as the string `tag NUL text` (well-formed, so its UTF-8 is the bytes) rather than by
+ * copying the bytes behind the tag: what a seal and a verification both need, from one text.
+ *
+ * @throws {HeaderTooLargeError} above {@link MAX_HEADER_BYTES}
+ */
+export function encodeHeaderWithHash(header: RecordHeader): { message: Uint8Array; recordHash: HexDigest } {
   const s = header.supersedes;
   const text =
     `{"authority":"${header.authority}","formatVersion":${header.formatVersion},"generationEpoch":${header.generationEpoch}` +
@@ -166,9 +175,9 @@ export function encodeHeader(header: RecordHeader): Uint8Array {
     `,"payloadHash":"${header.payloadHash}","residualId":"${header.residualId}","sealedAtMs":${header.sealedAtMs}` +
     `,"sessionId":"${header.sessionId}","supersedes":${s === null ? 'null' : `{"recordHash":"${s.recordHash}","seq":${s.seq}}`}` +
     `,"variablesDigest":"${header.variablesDigest}","verdictDigest":"${header.verdictDigest}"}`;
-  const bytes = encoder.encode(text);
-  if (bytes.byteLength > MAX_HEADER_BYTES) throw new HeaderTooLargeError(bytes.byteLength);
-  return bytes;
+  const message = Buffer.from(text, 'utf8');
+  if (message.byteLength > MAX_HEADER_BYTES) throw new HeaderTooLargeError(message.byteLength);
+  return { message, recordHash: hash('sha256', `${HashDomain.RECORD_HEADER}\0${text}`, 'hex') };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashWrittenCanonical } from '../canonical/digest';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
@@ -6,7 +6,7 @@ import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTER
 import { markValidated, type Validated } from '../schemas/validated';
 import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
-import { encodeHeader, variablesDigest } from './record-header';
+import { encodeHeaderWithHash, variablesDigest } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
@@ -90,14 +90,14 @@ function checkDigests(
   if (record.sealedAtMs !== header.sealedAtMs) {
     return mismatch(deferred, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
   }
-  let message: Uint8Array;
+  let encoded: { message: Uint8Array; recordHash: HexDigest };
   try {
-    message = encodeHeader(header);
+    encoded = encodeHeaderWithHash(header);
   } catch (error) {
     if (!(error instanceof HeaderTooLargeError)) throw error;
     return mismatch(deferred, `${error.message}: no anchor can have signed it`);
   }
-  const recordHash = hashBytes(HashDomain.RECORD_HEADER, message);
+  const { message, recordHash } = encoded;
   if (recordHash !== record.recordHash) return mismatch(deferred, 'recordHash does not match the header');
   if (record.anchor.keyId !== header.keyId) {
     return mismatch(deferred, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);

@@ -1,11 +1,11 @@
-import { FORMAT_VERSION, HashDomain, hashBytes } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import { EpochMillis, IDENTIFIER_PATTERN } from '../schemas/primitives';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import { encodeHeader, genesisParentHash, type RecordHeader, variablesDigest } from './record-header';
+import { encodeHeaderWithHash, genesisParentHash, type RecordHeader, variablesDigest } from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
 
@@ -81,7 +81,7 @@ export async function sealValidated(
     keyId: anchor.keyId,
     supersedes: request.supersedes ?? null,
   };
-  const message = encodeHeader(header);
+  const { message, recordHash } = encodeHeaderWithHash(header);
   const signature = await anchor.generateMac(message);
   if (signature.keyId !== anchor.keyId) throw new AnchorKeyMismatchError(anchor.keyId, signature.keyId);
   if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) {
@@ -91,7 +91,7 @@ export async function sealValidated(
   }
   return {
     header,
-    recordHash: hashBytes(HashDomain.RECORD_HEADER, message),
+    recordHash,
     anchor: { keyId: signature.keyId, algorithm: signature.algorithm, mac: signature.mac },
     payload: request.payload,
     manifest: request.manifest,

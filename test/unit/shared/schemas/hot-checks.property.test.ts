@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSealRequest } from '../../../../functions/sealer/seal-request-parse';
 import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, HEX_DIGEST_PATTERN, hashCanonical } from '../../../../shared/canonical/digest';
+import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { SealRequestSchema } from '../../../../shared/pipeline/messages';
@@ -11,7 +11,12 @@ import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../sh
 import { parseInput } from '../../../../shared/schemas/parse';
 import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
 import { markValidated } from '../../../../shared/schemas/validated';
-import { encodeHeader, payloadHash, variablesDigest } from '../../../../shared/seal/record-header';
+import {
+  encodeHeader,
+  encodeHeaderWithHash,
+  payloadHash,
+  variablesDigest,
+} from '../../../../shared/seal/record-header';
 import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { parseSealInput, SealInputSchema } from '../../../../shared/seal/seal-input';
@@ -413,7 +418,10 @@ describe('hand-written canonical writers give canonicalJson bytes', () => {
               }
             : null;
           const record = await sealRecord(sealInput(0, { supersedes }), head, testAnchor({ keyId }), FACTORY_NOW_MS);
-          expect(encodeHeader(record.header)).toEqual(canonicalBytes(record.header));
+          // A Buffer (a Uint8Array) from the writer, compared byte for byte.
+          expect(Uint8Array.from(encodeHeader(record.header))).toEqual(canonicalBytes(record.header));
+          expect(encodeHeaderWithHash(record.header).recordHash).toBe(record.recordHash);
+          expect(record.recordHash).toBe(hashBytes(HashDomain.RECORD_HEADER, canonicalBytes(record.header)));
         },
       ),
       { numRuns: 100 },
