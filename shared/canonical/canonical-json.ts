@@ -28,7 +28,8 @@ const encoder = new TextEncoder();
  * spelled `__proto__` is an ordinary own key (as `JSON.parse` makes it); Unicode is never
  * normalized. The text and its check come from one pass that reads each value once, so a getter
  * cannot show the check one value and the text another (a lean pass writes the common case; at
- * the first doubt a careful pass starts over, reading again, and decides).
+ * the first doubt a careful pass starts over, reading again, and decides: a getter may then be
+ * read twice, and the careful pass's reads decide).
  *
  * @throws {CanonicalizationError} on the first offending value, depth first, members in
  *   canonical (sorted) order
@@ -99,14 +100,15 @@ export function canonicalBytes(value: unknown): Uint8Array {
 
 /**
  * The common case first: a value with nothing to refuse and no `__proto__` key is written by a
- * lean pass ({@link writePlainValue}) that keeps no path and no ancestor list. At the first value
- * it would have to refuse, or anything unusual, it gives up (`null`), and the careful pass
- * ({@link write}) starts over and decides, with the error and path it always gave. Whichever
- * pass returns the text read every value in it exactly once, so the check and the text agree.
+ * lean pass ({@link writePlainValue}) that keeps no path. At the first value it would have to
+ * refuse, or anything unusual, it gives up (`null`), and the careful pass ({@link write}) starts
+ * over and decides, with the error and path it always gave. The text returned is the work of
+ * one pass, which read each value in it once; a getter is read again by the careful pass when
+ * the lean one gave up (values from `JSON.parse` or a parsed item have no getters).
  */
 function writePlain(value: unknown): string | null {
   try {
-    return writePlainValue(value, 0);
+    return writePlainValue(value, [], 0);
   } catch (error) {
     if (error === GIVE_UP) return null;
     throw error;
@@ -132,10 +134,10 @@ function quotePlain(text: string): string {
 
 /**
  * The lean pass: the same text as {@link write} for every value it does not give up on. It gives
- * up on every value `write` refuses (and on a `__proto__` key), so it never refuses one itself;
- * a cycle gives up at {@link MAX_JSON_DEPTH}.
+ * up on every value `write` refuses (a cycle included, through `ancestors`, the containers open
+ * at each depth) and on a `__proto__` key, so it never refuses one itself.
  */
-function writePlainValue(value: unknown, depth: number): string {
+function writePlainValue(value: unknown, ancestors: object[], depth: number): string {
   switch (typeof value) {
     case 'string':
       return quotePlain(value);
@@ -151,12 +153,14 @@ function writePlainValue(value: unknown, depth: number): string {
   }
   if (value === null) return 'null';
   if (depth >= MAX_JSON_DEPTH) throw GIVE_UP;
+  for (let i = 0; i < depth; i++) if (ancestors[i] === value) throw GIVE_UP;
+  ancestors[depth] = value;
   if (Array.isArray(value)) {
     let text = '[';
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
       if (item === undefined) throw GIVE_UP; // a hole, or undefined: the careful pass tells which
-      text += i === 0 ? writePlainValue(item, depth + 1) : `,${writePlainValue(item, depth + 1)}`;
+      text += i === 0 ? writePlainValue(item, ancestors, depth + 1) : `,${writePlainValue(item, ancestors, depth + 1)}`;
     }
     return `${text}]`;
   }
@@ -167,7 +171,7 @@ function writePlainValue(value: unknown, depth: number): string {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     if (key === '__proto__') throw GIVE_UP;
-    const member = `${quotePlain(key)}:${writePlainValue((value as Record<string, unknown>)[key], depth + 1)}`;
+    const member = `${quotePlain(key)}:${writePlainValue((value as Record<string, unknown>)[key], ancestors, depth + 1)}`;
     text += i === 0 ? member : `,${member}`;
   }
   return `${text}}`;

@@ -93,8 +93,8 @@ export class LocalHmacAnchor implements MacAnchor {
     if (signature.keyId !== this.keyId) throw new AnchorKeyMismatchError(this.keyId, signature.keyId);
     if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) return false;
     // The base64 texts are compared, not decoded bytes: the expected text is the one canonical
-    // spelling (`BASE64_MAC_PATTERN`), so a MAC with non-canonical padding bits, or anything but
-    // base64, fails without a pattern test. UTF-8, not latin1, so that no character is narrowed
+    // spelling (44 characters, `=`-padded), so a MAC with non-canonical padding bits, or anything
+    // but base64, fails without a pattern test. UTF-8, not latin1, so that no character is narrowed
     // to another; a text of another byte length cannot be the expected ASCII one.
     const { mac } = signature;
     if (typeof mac !== 'string' || mac.length !== BASE64_MAC_LENGTH) return false;

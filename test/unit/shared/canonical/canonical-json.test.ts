@@ -254,6 +254,20 @@ describe('Reseal refusals (values RFC 8785 cannot carry exactly)', () => {
     assertCanonicalizable({ ok: [true, null, 'x'] });
   });
 
+  it('gives up at the first repeated ancestor, not at the depth limit: a cycle costs one lean pass and one careful pass', () => {
+    let reads = 0;
+    const cyclic: Record<string, unknown> = {
+      get list() {
+        reads++;
+        return [1, 2, 3];
+      },
+    };
+    cyclic.self = cyclic;
+    refuses(cyclic, '/self', /circular reference/);
+    // Read once by the lean pass (which then met the cycle at depth 1) and once by the careful pass.
+    expect(reads).toBe(2);
+  });
+
   it('writes the text from the reads of one pass: a value the lean pass gives up on is read again by the careful one', () => {
     let reads = 0;
     const value = {

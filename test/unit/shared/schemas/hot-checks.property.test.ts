@@ -91,6 +91,20 @@ const asciiManifest = buildManifest({
 });
 
 describe('hand-written checks agree with the schemas', () => {
+  it('areHexDigests refuses holes in short and long lists', () => {
+    const digest = 'a'.repeat(64);
+    expect(areHexDigests(new Array(3))).toBe(false);
+    const holed = (length: number): string[] => {
+      const list = new Array<string>(length).fill(digest);
+      delete list[1];
+      return list;
+    };
+    expect(1 in holed(3)).toBe(false);
+    expect(areHexDigests(holed(3))).toBe(false);
+    expect(areHexDigests(holed(11))).toBe(false);
+    expect(areHexDigests([digest, digest])).toBe(true);
+  });
+
   it('areHexDigests is the HexDigest pattern on each value', () => {
     const digest = 'a'.repeat(32) + '0123456789abcdef'.repeat(2);
     const edited = fc
