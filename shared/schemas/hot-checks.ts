@@ -47,6 +47,19 @@ export function isPlainRecord(value: unknown): value is Record<string, unknown> 
   );
 }
 
+/**
+ * An object with a plain prototype, for a strict object's shape whose keys {@link hasExactKeys}
+ * then checks: {@link isPlainRecord} without its key checks, which that makes redundant there (an
+ * own `constructor` or `__proto__` key is an unknown key of the strict object, and a symbol key is
+ * ignored by zod's strict objects as by `Object.keys`). Not for maps (`safeRecord`), which refuse
+ * those keys: use {@link isPlainRecord}.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 /** A `MapKey` in printable ASCII, not `__proto__` (so no NFC collision is possible among such keys). */
 export function isAsciiMapKey(key: unknown): key is string {
   return typeof key === 'string' && ASCII_MAP_KEY.test(key) && key !== RESERVED;

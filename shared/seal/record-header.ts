@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
-import { hasExactKeys, isPlainRecord } from '../schemas/hot-checks';
+import { hasExactKeys, isPlainObject } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import {
   AuthoritySchema,
@@ -129,7 +129,7 @@ const PLAIN_VARIABLE_FIELDS = ['name', 'value', 'freshness', 'sourceEpoch'];
  * writer gives, without its walk. `null` for anything else.
  */
 function plainVariableText(variable: unknown): string | null {
-  if (!isPlainRecord(variable) || !hasExactKeys(variable, PLAIN_VARIABLE_FIELDS)) return null;
+  if (!isPlainObject(variable) || !hasExactKeys(variable, PLAIN_VARIABLE_FIELDS)) return null;
   const { name, value, freshness, sourceEpoch } = variable;
   if (
     typeof name !== 'string' ||

@@ -1,7 +1,7 @@
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
-import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
+import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainObject } from '../schemas/hot-checks';
 import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
 import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
@@ -148,9 +148,9 @@ const isDigestLength = (value: unknown): boolean => typeof value === 'string' &&
 function acceptRecordAwaitingDigests(
   raw: unknown,
 ): { record: SealedRecord; payloadText: string; manifest: Validated<SealedDependencyManifest> } | null {
-  if (!isPlainRecord(raw) || !hasExactKeys(raw, RECORD_FIELDS)) return null;
+  if (!isPlainObject(raw) || !hasExactKeys(raw, RECORD_FIELDS)) return null;
   const { header, anchor } = raw;
-  if (!isPlainRecord(header) || !hasExactKeys(header, HEADER_FIELDS) || !isPlainRecord(anchor)) return null;
+  if (!isPlainObject(header) || !hasExactKeys(header, HEADER_FIELDS) || !isPlainObject(anchor)) return null;
   const { supersedes } = header;
   const shaped =
     header.formatVersion === FORMAT_VERSION &&

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
-import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
+import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainObject, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
 import {
   Authority,
@@ -86,7 +86,7 @@ const isIdentifier = (value: unknown): boolean => typeof value === 'string' && I
  * receipt (shared/schemas/hot-checks.ts explains why), by the schema otherwise.
  */
 export function isSessionVariable(value: unknown): value is SessionVariable {
-  if (!isPlainRecord(value) || !hasExactKeys(value, VARIABLE_FIELDS))
+  if (!isPlainObject(value) || !hasExactKeys(value, VARIABLE_FIELDS))
     return SessionVariableSchema.safeParse(value).success;
   const { name, value: text, freshness, sourceEpoch } = value;
   return (
@@ -114,7 +114,7 @@ export function isVariableList(list: unknown): list is SessionVariable[] {
 export function isOptionalSupersedes(value: unknown): boolean {
   if (value === undefined) return true;
   return (
-    isPlainRecord(value) &&
+    isPlainObject(value) &&
     hasExactKeys(value, ['seq', 'recordHash']) &&
     isNonNegativeInt(value.seq) &&
     isHexDigest(value.recordHash)

@@ -342,6 +342,23 @@ describe('hand-written checks agree with the schemas', () => {
   });
 });
 
+describe('strict objects: the hand-written shape checks ignore symbol keys as zod strict objects do', () => {
+  it('checkRecordIntegrity and parseSealInput accept a record and an input whose objects carry symbol keys', async () => {
+    const tag = Symbol('in-process');
+    const input = sealInput(0, { manifest: asciiManifest, supersedes: undefined });
+    const record = await sealRecord(input, null, testAnchor(), FACTORY_NOW_MS);
+    const tagged = structuredClone(record) as typeof record & Record<symbol, unknown>;
+    for (const target of [tagged, tagged.header, tagged.anchor, tagged.variablesUsed[0] as object]) {
+      Object.assign(target, { [tag]: 1 });
+    }
+    expect(SealedRecordSchema.safeParse(tagged).success).toBe(true);
+    expect(checkRecordIntegrity(tagged)).toMatchObject({ recordHash: record.recordHash });
+    const taggedInput = { ...input, [tag]: 1, variablesUsed: input.variablesUsed.map((v) => ({ ...v, [tag]: 1 })) };
+    expect(SealInputSchema.safeParse(taggedInput).success).toBe(true);
+    expect(parseSealInput(taggedInput).payloadHash).toBe(payloadHash(input.payload));
+  });
+});
+
 describe('hand-written canonical writers give canonicalJson bytes', () => {
   const text = fc.oneof(
     fc.constantFrom(...HOSTILE_STRINGS.filter((s) => s.isWellFormed())),
