@@ -165,7 +165,12 @@ function peek(raw: unknown): { seq: number | null; residualId: string | null } {
 class Walk {
   readonly #genesis: HexDigest;
   #previous: Link | null;
-  readonly #hashBySeq = new Map<number, HexDigest>();
+  /**
+   * Record hash by seq, from `#base` (the trusted start, else 0): the walk links only seq =
+   * previous + 1, so the seqs it holds are dense and an array serves where a map would hash.
+   */
+  readonly #hashes: HexDigest[] = [];
+  readonly #base: number;
   readonly #seqByResidualId = new Map<string, number>();
 
   constructor(
@@ -177,7 +182,8 @@ class Walk {
   ) {
     this.#genesis = genesisParentHash(lineageId);
     this.#previous = start;
-    if (start) this.#hashBySeq.set(start.seq, start.recordHash);
+    this.#base = start ? start.seq : 0;
+    if (start) this.#hashes.push(start.recordHash);
   }
 
   /** The trusted start and the checkpoint disagree about the same seq. */
@@ -270,7 +276,7 @@ class Walk {
     if (supersedes.seq >= seq) {
       return finding(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq}, which is not earlier than ${seq}`);
     }
-    const held = this.#hashBySeq.get(supersedes.seq);
+    const held = supersedes.seq >= this.#base ? this.#hashes[supersedes.seq - this.#base] : undefined;
     if (held !== undefined && held !== supersedes.recordHash) {
       return finding(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq} with a hash that is not that record's`);
     }
@@ -287,7 +293,7 @@ class Walk {
   #link(header: RecordHeader, recordHash: HexDigest): void {
     const seq = header.monotonicSequenceNumber;
     this.#previous = { seq, recordHash, generationEpoch: header.generationEpoch };
-    this.#hashBySeq.set(seq, recordHash);
+    this.#hashes[seq - this.#base] = recordHash;
     this.#seqByResidualId.set(header.residualId, seq);
   }
 }
