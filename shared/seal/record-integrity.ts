@@ -168,7 +168,7 @@ function acceptRecordAwaitingDigests(
     (supersedes === null || (isOptionalSupersedes(supersedes) && supersedes !== undefined)) &&
     isDigestLength(raw.recordHash) &&
     hasExactKeys(anchor, ['keyId', 'algorithm', 'mac']) &&
-    isKeyId(anchor.keyId) &&
+    (anchor.keyId === header.keyId || isKeyId(anchor.keyId)) &&
     MAC_ALGORITHMS.has(anchor.algorithm) &&
     typeof anchor.mac === 'string' &&
     BASE64_MAC_PATTERN.test(anchor.mac) &&
