@@ -146,7 +146,8 @@ function plainVariableText(variable: unknown): string | null {
 }
 
 /**
- * Canonical bytes of an already validated header; the MAC message.
+ * Canonical bytes of an already validated header; the MAC message (a `Buffer`, possibly a view
+ * into Node's shared pool: read it through its offset and length, as every `Uint8Array`).
  *
  * Written member by member in RFC 8785 order (the sorted field names below), which for a header
  * that passed {@link RecordHeaderSchema} is `canonicalBytes(header)` exactly (a property test
@@ -189,7 +190,8 @@ export function encodeHeaderWithHash(header: RecordHeader): { message: Uint8Arra
  * @throws {HeaderTooLargeError} when the canonical form exceeds 4,096 bytes
  */
 export function headerBytes(header: RecordHeader): Uint8Array {
-  return encodeHeader(parseInput(RecordHeaderSchema, header, 'record header'));
+  // A fresh array of exactly the bytes: the writer's Buffer may be a view into Node's shared pool.
+  return new Uint8Array(encodeHeader(parseInput(RecordHeaderSchema, header, 'record header')));
 }
 
 /**

@@ -80,6 +80,14 @@ describe('variablesDigest', () => {
 });
 
 describe('headerBytes and recordHashOf', () => {
+  it('headerBytes is a fresh array of exactly the header bytes (never a view into a shared pool)', async () => {
+    const header = await sampleHeader();
+    const bytes = headerBytes(header);
+    expect(bytes.byteOffset).toBe(0);
+    expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
+    expect(new TextDecoder().decode(new Uint8Array(bytes.buffer))).toBe(canonicalJson(header));
+  });
+
   it('record layout: the header binds variablesUsed (variablesDigest) and sealedAtMs of its record', async () => {
     const { records } = await buildChain(1);
     const record = records[0] as SealedRecord;
