@@ -66,7 +66,9 @@ export interface SealerFormatInput {
   readonly manifest: unknown;
   /** A signed-note text of a checkpoint's size. */
   readonly checkpointText: string;
+  /** An Ed25519 private key, standing in for the log key in KMS. */
   readonly signingKey: KeyObject;
+  /** Its public key, for the sealer's check of the signature. */
   readonly verifyingKey: KeyObject;
 }
 
