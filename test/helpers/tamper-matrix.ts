@@ -4,7 +4,7 @@
  * table, and the lineage's partitions restored exactly afterwards. Every reader's outcome is a
  * row of docs/guarantees.md.
  */
-import type { TestContext } from 'vitest';
+import { it, type TestContext } from 'vitest';
 import { expectGuarantees } from './guarantees';
 import type { Reader, ReaderSetup, ReadTarget } from './tamper-readers';
 import { type Attack, type AttackContext, partitionsOf, type TableWriter } from './tamper-table';
@@ -104,4 +104,21 @@ export async function runCell(
       observed: observed[i] as string,
     })),
   );
+}
+
+/** What {@link itEachCell} runs every cell with; the functions are called when a cell runs (after `beforeAll`). */
+export interface CellRun {
+  readonly setup: ReaderSetup & { readonly table: TableWriter };
+  readonly attackContext: () => AttackContext;
+  /** The target the readers look at, before the cell's own `target`. */
+  readonly base: () => ReadTarget;
+  readonly readers: readonly Reader[];
+}
+
+/** One test per cell, named `<target>: <attack>`, each {@link runCell} on `setup.table`. */
+export function itEachCell(cells: readonly Cell[], run: CellRun): void {
+  for (const cell of cells) {
+    it(`${cell.attack.target}: ${cell.attack.attack}`, (context) =>
+      runCell(context, run.setup, run.setup.table, run.attackContext(), run.base(), run.readers, cell));
+  }
 }

@@ -1,8 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
-import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { mcpInspect } from '../../helpers/tamper-mcp-readers';
 import {
   clientVerifyExport,
@@ -190,16 +190,16 @@ describe('hostile items: out-of-range and ill-typed attributes get a verdict, ne
     expect(await sealGroup(coldSealer(setup), [reused], nowMs)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
   });
 
-  for (const cell of cells) {
-    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
-      const base: ReadTarget = {
-        lineageId: lineage.lineageId,
-        trusted: lineage.trusted,
-        recall: { latest: true },
-        receiptSeq: 4,
-        write: reused,
-      };
-      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
-    });
-  }
+  itEachCell(cells, {
+    setup,
+    attackContext,
+    base: (): ReadTarget => ({
+      lineageId: lineage.lineageId,
+      trusted: lineage.trusted,
+      recall: { latest: true },
+      receiptSeq: 4,
+      write: reused,
+    }),
+    readers,
+  });
 });

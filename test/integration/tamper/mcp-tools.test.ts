@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { writeRequestFor } from '../../../mcp/tools/write';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
-import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { mcpInspect, mcpRecall, mcpVerify, mcpWrite } from '../../helpers/tamper-mcp-readers';
 import type { ReadTarget } from '../../helpers/tamper-readers';
 import {
@@ -235,16 +235,16 @@ describe('tampering read through the MCP tools (issue 8)', () => {
     unsealed = mcpWriteOf(lineage.lineageId, 'r-unsealed', Date.now());
   });
 
-  for (const cell of cells) {
-    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
-      const base: ReadTarget = {
-        lineageId: lineage.lineageId,
-        trusted: lineage.trusted,
-        recall: { latest: true },
-        receiptSeq: 2,
-        write: lineage.writes[2] as ResidualWriteRequest,
-      };
-      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
-    });
-  }
+  itEachCell(cells, {
+    setup,
+    attackContext,
+    base: (): ReadTarget => ({
+      lineageId: lineage.lineageId,
+      trusted: lineage.trusted,
+      recall: { latest: true },
+      receiptSeq: 2,
+      write: lineage.writes[2] as ResidualWriteRequest,
+    }),
+    readers,
+  });
 });

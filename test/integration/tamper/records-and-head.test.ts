@@ -1,7 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
-import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
   clientVerifyExport,
@@ -440,16 +440,16 @@ describe('tampering with records and heads, through every reader (issue 8)', () 
     ]);
   });
 
-  for (const cell of cells) {
-    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
-      const base: ReadTarget = {
-        lineageId: lineage.lineageId,
-        trusted: lineage.trusted,
-        recall: { latest: true },
-        receiptSeq: 4,
-        write: lineage.writes[4] as ReadTarget['write'],
-      };
-      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
-    });
-  }
+  itEachCell(cells, {
+    setup,
+    attackContext,
+    base: (): ReadTarget => ({
+      lineageId: lineage.lineageId,
+      trusted: lineage.trusted,
+      recall: { latest: true },
+      receiptSeq: 4,
+      write: lineage.writes[4] as ReadTarget['write'],
+    }),
+    readers,
+  });
 });

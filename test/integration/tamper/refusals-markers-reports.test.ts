@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { KMSNoteSigner } from '../../../adapters/kms-note-signer';
@@ -9,7 +9,7 @@ import { guardKeyName } from '../../../shared/log/log-names';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
-import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { mcpInspect } from '../../helpers/tamper-mcp-readers';
 import {
   clientRecall,
@@ -630,11 +630,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
     if (unparsed) await setup.table.delete(UNPARSED_PK, unparsed.sk?.S as string);
   });
 
-  for (const cell of cells) {
-    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
-      await runCell(context, setup, setup.table, attackContext(), baseOf(lineage), readers, cell);
-    });
-  }
+  itEachCell(cells, { setup, attackContext, base: () => baseOf(lineage), readers });
 });
 
 function baseOf(of: SealedLineage): ReadTarget {

@@ -1,7 +1,7 @@
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
-import { both, type Cell, runCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { clientRecall, type Reader, type ReadTarget, recallCli, verifyLineageCli } from '../../helpers/tamper-readers';
 import type { Attack } from '../../helpers/tamper-table';
 import { partitionOf } from '../../helpers/tamper-table';
@@ -167,16 +167,16 @@ describe("tampering with what the sealer and triage look up beside the signed lo
     ]);
   });
 
-  for (const cell of cells) {
-    it(`${cell.attack.target}: ${cell.attack.attack}`, async (context) => {
-      const base: ReadTarget = {
-        lineageId: lineage.lineageId,
-        trusted: lineage.trusted,
-        recall: { residualId: 'r-3' },
-        receiptSeq: 3,
-        write: lineage.writes[3] as ReadTarget['write'],
-      };
-      await runCell(context, setup, setup.table, attackContext(), base, readers, cell);
-    });
-  }
+  itEachCell(cells, {
+    setup,
+    attackContext,
+    base: (): ReadTarget => ({
+      lineageId: lineage.lineageId,
+      trusted: lineage.trusted,
+      recall: { residualId: 'r-3' },
+      receiptSeq: 3,
+      write: lineage.writes[3] as ReadTarget['write'],
+    }),
+    readers,
+  });
 });
