@@ -178,3 +178,25 @@ export function forgedTriageAnswer(
     ...outcome,
   };
 }
+
+/**
+ * A rejection item as the table writer writes it (docs/pipeline.md, "Table layout"): the
+ * guard's `STALE_STATE` refusal of `residualId` at `atMs` (ms since the epoch, which also orders
+ * its sort key), with no signed statement, so no reader may take it for the guard's.
+ */
+export function forgedRejection(lineageId: string, residualId: string, atMs: number): Item {
+  return {
+    pk: { S: Keys.rejection(lineageId) },
+    sk: { S: Keys.rejectionSk(atMs, 'm-forged') },
+    stage: { S: 'GUARD' },
+    reason: { S: 'STALE_STATE' },
+    residualId: { S: residualId },
+    messageId: { S: 'm-forged' },
+    bodyDigest: { S: 'b'.repeat(64) },
+    bodyPreview: { S: '{}' },
+    issues: { S: '[]' },
+    rejectedVariables: { S: '[]' },
+    requestViolations: { S: '[]' },
+    atMs: { N: String(atMs) },
+  };
+}

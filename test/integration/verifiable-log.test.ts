@@ -26,6 +26,7 @@ import { verifyNote } from '../../shared/log/signed-note';
 import { buildManifest } from '../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
 import { validWriteRequest } from '../helpers/guard-factories';
+import { forgedRejection } from '../helpers/tamper-table';
 import { runCli } from '../unit/cli/run-cli';
 
 // The verifiable log on the deployed stack (docs/verifiable-log.md): the emulator's Ed25519 keys
@@ -275,20 +276,7 @@ describe('issue 7 measurements on the deployed stack', () => {
     await dynamodb.send(
       new PutItemCommand({
         TableName: stack.TableName,
-        Item: {
-          pk: { S: Keys.rejection(lineageId) },
-          sk: { S: Keys.rejectionSk(Date.now() + 60_000, 'm-forged') },
-          stage: { S: 'GUARD' },
-          reason: { S: 'STALE_STATE' },
-          residualId: { S: 'r-0' },
-          messageId: { S: 'm-forged' },
-          bodyDigest: { S: 'b'.repeat(64) },
-          bodyPreview: { S: '{}' },
-          issues: { S: '[]' },
-          rejectedVariables: { S: '[]' },
-          requestViolations: { S: '[]' },
-          atMs: { N: String(Date.now() + 60_000) },
-        },
+        Item: forgedRejection(lineageId, 'r-0', Date.now() + 60_000),
       }),
     );
     const checkpoints = new MemoryCheckpointStore();

@@ -22,6 +22,7 @@ import {
 import {
   type Attack,
   type AttackContext,
+  forgedRejection,
   forgedTriageAnswer,
   type Item,
   movedTo,
@@ -156,21 +157,7 @@ const attacks = {
     target: 'rejection',
     attack: 'insert an unsigned rejection (STALE_STATE) for a write that was sealed',
     apply: async (c) => {
-      const atMs = Date.now() + AHEAD_MS;
-      await c.table.put({
-        pk: { S: Keys.rejection(c.lineageId) },
-        sk: { S: Keys.rejectionSk(atMs, 'm-forged') },
-        stage: { S: 'GUARD' },
-        reason: { S: 'STALE_STATE' },
-        residualId: { S: 'r-2' },
-        messageId: { S: 'm-forged' },
-        bodyDigest: { S: 'b'.repeat(64) },
-        bodyPreview: { S: '{}' },
-        issues: { S: '[]' },
-        rejectedVariables: { S: '[]' },
-        requestViolations: { S: '[]' },
-        atMs: { N: String(atMs) },
-      });
+      await c.table.put(forgedRejection(c.lineageId, 'r-2', Date.now() + AHEAD_MS));
     },
   },
   replayRejection: {
