@@ -27,7 +27,7 @@ import {
   toAst,
   writeRequestArb,
 } from '../helpers/fuzz-arbitraries';
-import { expectGuarantee } from '../helpers/guarantees';
+import { expectGuarantee, type Guarantee } from '../helpers/guarantees';
 import { InMemoryLineageStore } from '../helpers/in-memory-lineage-store';
 import { testGuardSigner, testLogSigner } from '../helpers/pipeline-keys';
 import { testAnchor } from '../helpers/seal-factories';
@@ -361,14 +361,7 @@ describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
     const disagreements = objects.filter((_, i) => observed[i] !== predicted[i]).length;
     expectGuarantee(
       context,
-      {
-        section: 'fuzzing',
-        target: 'triage (deployed)',
-        attack:
-          'RecallRequested details on the bus: every target, hostile env keys (__proto__, constructor, NFD), mutated',
-        reader: 'deployed stack (emulator)',
-        expected: `answer stored where the requester looks, as in process: ${objects.length} details, 0 violations`,
-      },
+      triageRow(`answer stored where the requester looks, as in process: ${objects.length} details, 0 violations`),
       `answer stored where the requester looks, as in process: ${objects.length} details, ${disagreements} violations`,
     );
     const requestIds = objects.map((o) => String((JSON.parse(o) as { requestId?: unknown }).requestId));
@@ -378,15 +371,19 @@ describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
     const crashed = (triageDead.Messages ?? []).filter((m) => requestIds.some((id) => (m.Body ?? '').includes(id)));
     expectGuarantee(
       context,
-      {
-        section: 'fuzzing',
-        target: 'triage (deployed)',
-        attack:
-          'RecallRequested details on the bus: every target, hostile env keys (__proto__, constructor, NFD), mutated',
-        reader: 'deployed stack (emulator)',
-        expected: `no crash (no dead letter): ${objects.length} details, 0 violations`,
-      },
+      triageRow(`no crash (no dead letter): ${objects.length} details, 0 violations`),
       `no crash (no dead letter): ${objects.length} details, ${crashed.length} violations`,
     );
   });
 });
+
+/** A row of the deployed triage fuzz sample, expecting `expected`. */
+function triageRow(expected: string): Guarantee {
+  return {
+    section: 'fuzzing',
+    target: 'triage (deployed)',
+    attack: 'RecallRequested details on the bus: every target, hostile env keys (__proto__, constructor, NFD), mutated',
+    reader: 'deployed stack (emulator)',
+    expected,
+  };
+}
