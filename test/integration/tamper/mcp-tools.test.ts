@@ -10,6 +10,7 @@ import type { ReadTarget } from '../../helpers/tamper-readers';
 import {
   type Attack,
   type AttackContext,
+  forgedRejection,
   forgedTriageAnswer,
   type Item,
   partitionOf,
@@ -70,23 +71,13 @@ const attackContext = (): AttackContext => ({
 const pk = partitionOf;
 
 /** An unsigned guard rejection (`STALE_STATE`) of `residualId`, named by the digest of its canonical body. */
-const forgedRejection =
+const forgedRejectionOf =
   (residualId: string, body: () => ResidualWriteRequest) =>
   async (c: AttackContext): Promise<void> => {
-    const atMs = Date.now() + AHEAD_MS;
+    const bodyDigest = createHash('sha256').update(canonicalJson(body()), 'utf8').digest('hex');
     await c.table.put({
-      pk: { S: Keys.rejection(c.lineageId) },
-      sk: { S: Keys.rejectionSk(atMs, 'm-forged') },
-      stage: { S: 'GUARD' },
-      reason: { S: 'STALE_STATE' },
-      residualId: { S: residualId },
-      messageId: { S: 'm-forged' },
-      bodyDigest: { S: createHash('sha256').update(canonicalJson(body()), 'utf8').digest('hex') },
-      bodyPreview: { S: '{}' },
-      issues: { S: '[]' },
-      rejectedVariables: { S: '[]' },
-      requestViolations: { S: '[]' },
-      atMs: { N: String(atMs) },
+      ...forgedRejection(c.lineageId, residualId, Date.now() + AHEAD_MS),
+      bodyDigest: { S: bodyDigest },
     });
   };
 
@@ -146,12 +137,12 @@ const attacks = {
   forgeRejection: {
     target: 'rejection',
     attack: 'insert an unsigned rejection (STALE_STATE) for a write that was sealed',
-    apply: forgedRejection('r-2', () => lineage.writes[2] as ResidualWriteRequest),
+    apply: forgedRejectionOf('r-2', () => lineage.writes[2] as ResidualWriteRequest),
   },
   forgeRejectionUnsealed: {
     target: 'rejection',
     attack: 'insert an unsigned rejection (STALE_STATE) for a write never sealed',
-    apply: forgedRejection('r-unsealed', () => unsealed),
+    apply: forgedRejectionOf('r-unsealed', () => unsealed),
   },
   wipe: {
     target: 'lineage',
