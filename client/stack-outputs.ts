@@ -23,7 +23,7 @@ export interface StackOutputs {
   readonly TriageDlqUrl: string;
   readonly EventBusName: string;
   readonly EventBusArn: string;
-  /** KMS HMAC_256 key ARN (the functions' `MAC_KEY_ID`). */
+  /** KMS HMAC_256 key ARN (the sealer's `MAC_KEY_ID`). */
   readonly MacKeyArn: string;
   /** `alias/<stack name>-mac`. */
   readonly MacKeyAlias: string;

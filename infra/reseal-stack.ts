@@ -58,12 +58,10 @@ export class ResealStack extends Stack {
       removalPolicy,
     });
     const bus = new events.EventBus(this, 'EventBus', { description: 'Reseal events (source "reseal")' });
+    // Each function gets exactly the variables its handler.ts reads (docs/pipeline.md, "Environment").
     const shared = {
       TABLE_NAME: store.table.tableName,
       EVENT_BUS_NAME: bus.eventBusName,
-      MAC_KEY_ID: store.macKey.keyArn,
-      LOG_KEY_ID: logKey.key.keyArn,
-      GUARD_KEY_ID: guardKey.key.keyArn,
       LOG_NAME: logNameOf(this.stackName),
     };
 
@@ -75,7 +73,12 @@ export class ResealStack extends Stack {
         entry: 'functions/sealer/handler.ts',
         serviceName: 'reseal-sealer',
         description: 'Seals accepted residuals into their lineage (KMS HMAC, DynamoDB transaction)',
-        environment: { ...shared, SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()) },
+        environment: {
+          ...shared,
+          MAC_KEY_ID: store.macKey.keyArn,
+          LOG_KEY_ID: logKey.key.keyArn,
+          SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()),
+        },
         timeout: Duration.seconds(30),
       },
     });
@@ -93,6 +96,7 @@ export class ResealStack extends Stack {
         description: 'Stale-state guard: accepts residual writes into seal-requests or rejects them',
         environment: {
           ...shared,
+          GUARD_KEY_ID: guardKey.key.keyArn,
           SEAL_QUEUE_URL: sealer.queue.queueUrl,
           MAX_RECEIPT_AGE_SECONDS: String(props.maxReceiptAgeSeconds ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS),
         },
@@ -128,7 +132,7 @@ export class ResealStack extends Stack {
       entry: 'functions/triage/handler.ts',
       serviceName: 'reseal-triage',
       description: 'Differential seal triage on RecallRequested',
-      environment: shared,
+      environment: { ...shared, LOG_KEY_ID: logKey.key.keyArn },
       timeout: Duration.seconds(60),
     });
     // Triage proves records against signed checkpoints: it reads and checks signatures, no MAC calls.

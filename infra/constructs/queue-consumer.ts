@@ -11,6 +11,8 @@ export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
 export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 /** How long a work queue keeps a message (the sealer refuses a seal request accepted longer ago). */
 export const QUEUE_RETENTION = Duration.days(4);
+/** Receives before a message is dead-lettered, unless a queue sets its own. */
+export const DEFAULT_MAX_RECEIVE_COUNT = 5;
 
 /** Props of {@link QueueConsumer}. */
 export interface QueueConsumerProps {
@@ -23,7 +25,7 @@ export interface QueueConsumerProps {
   readonly fifo: boolean;
   /** The consuming function. */
   readonly function: ResealFunctionProps;
-  /** Receives before a message goes to the dead-letter queue. @default 5 */
+  /** Receives before a message goes to the dead-letter queue. @default {@link DEFAULT_MAX_RECEIVE_COUNT} (5) */
   readonly maxReceiveCount?: number;
   /** Records per invocation. @default 10 */
   readonly batchSize?: number;
@@ -70,7 +72,7 @@ export class QueueConsumer extends Construct {
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
       visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
       retentionPeriod: QUEUE_RETENTION,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT },
     });
 
     this.consumer.fn.addEventSource(

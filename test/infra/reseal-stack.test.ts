@@ -5,12 +5,19 @@ import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS } from '../../cli/commands/guard';
 import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
+import {
+  DEFAULT_MAX_RECEIVE_COUNT,
+  MAX_MESSAGE_SIZE_BYTES,
+  QUEUE_RETENTION,
+  VISIBILITY_TO_TIMEOUT_RATIO,
+} from '../../infra/constructs/queue-consumer';
+import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
 import { ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { expectGuarantee } from '../helpers/guarantees';
+import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -67,7 +74,7 @@ describe('ResealStack template', () => {
       FifoQueue: true,
       QueueName: 'ResealStack-seal-requests.fifo',
       ContentBasedDeduplication: false,
-      RedrivePolicy: Match.objectLike({ deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 }),
+      RedrivePolicy: Match.objectLike({ deadLetterTargetArn: Match.anyValue(), maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT }),
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
@@ -83,11 +90,11 @@ describe('ResealStack template', () => {
     }
   });
 
-  it('every queue sets the 1 MiB maximum message size and server-side encryption', () => {
+  it('every queue sets the maximum message size (MAX_MESSAGE_SIZE_BYTES) and server-side encryption', () => {
     const queues = Object.values(resources).filter((q) => q.Type === 'AWS::SQS::Queue');
     expect(queues).toHaveLength(5);
     for (const q of queues) {
-      expect(q.Properties?.MaximumMessageSize).toBe(1_048_576);
+      expect(q.Properties?.MaximumMessageSize).toBe(MAX_MESSAGE_SIZE_BYTES);
       expect(q.Properties?.SqsManagedSseEnabled).toBe(true);
     }
   });
@@ -99,7 +106,7 @@ describe('ResealStack template', () => {
     expect(withRedrive).toHaveLength(2);
   });
 
-  it('each work queue visibility timeout is at least six times its consumer timeout', () => {
+  it('each work queue visibility timeout is VISIBILITY_TO_TIMEOUT_RATIO times its consumer timeout', () => {
     const mappings = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(2);
     for (const m of mappings) {
@@ -108,7 +115,7 @@ describe('ResealStack template', () => {
       const visibility = resources[queueId]?.Properties?.VisibilityTimeout as number;
       const timeout = resources[fnId]?.Properties?.Timeout as number;
       expect(timeout).toBeGreaterThan(0);
-      expect(visibility).toBeGreaterThanOrEqual(6 * timeout);
+      expect(visibility).toBe(VISIBILITY_TO_TIMEOUT_RATIO * timeout);
     }
   });
 
@@ -168,15 +175,18 @@ describe('ResealStack template', () => {
     });
   });
 
-  it('functions run on Node.js 24 with the environment the handlers read', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: 'nodejs24.x' }, 3);
+  it('functions run on RESEAL_RUNTIME with exactly the environment their handler.ts reads (docs/pipeline.md, "Environment")', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: RESEAL_RUNTIME.name }, 3);
     const env = (service: string) =>
       (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
-    for (const service of ['reseal-guard', 'reseal-sealer', 'reseal-triage']) {
-      expect(Object.keys(env(service))).toEqual(
-        expect.arrayContaining(['TABLE_NAME', 'EVENT_BUS_NAME', 'MAC_KEY_ID', 'POWERTOOLS_METRICS_NAMESPACE']),
+    // Read by Powertools and Node.js, not by the handler code.
+    const runtime = ['NODE_OPTIONS', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME'];
+    for (const [service, file] of Object.entries(HANDLER_FILES) as [ServiceName, string][]) {
+      const set = Object.keys(env(service)).filter((name) => !runtime.includes(name));
+      expect(set.sort(), `the variables the stack sets for ${service} and ${file} reads`).toEqual(
+        environmentReadBy(file),
       );
-      expect(env(service).POWERTOOLS_METRICS_NAMESPACE).toBe('Reseal');
+      expect(env(service).POWERTOOLS_SERVICE_NAME).toBe(service);
       expect(env(service).NODE_OPTIONS).toBe('--enable-source-maps');
       expect(env(service).AWS_ENDPOINT_URL).toBeUndefined();
     }
@@ -184,14 +194,12 @@ describe('ResealStack template', () => {
     expect(env('reseal-guard').SEAL_QUEUE_URL).toEqual({ Ref: queueNamed(/seal-requests\.fifo$/)?.[0] });
   });
 
-  it('seed 004 receipt age: the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS, the constant `reseal guard` uses, and honours maxReceiptAgeSeconds', () => {
+  it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {
     const guardEnv = (stack: ResealStack) =>
       Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
         .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
         .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-guard');
     const byDefault = new ResealStack(new App({ context: synthContext }), 'DefaultAge', {});
-    expect(DEFAULT_MAX_RECEIPT_AGE_SECONDS).toBe(900);
-    expect(DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS).toBe(DEFAULT_MAX_RECEIPT_AGE_SECONDS);
     expect(guardEnv(byDefault)?.MAX_RECEIPT_AGE_SECONDS).toBe(String(DEFAULT_MAX_RECEIPT_AGE_SECONDS));
     const configured = new ResealStack(new App({ context: synthContext }), 'ConfiguredAge', {
       maxReceiptAgeSeconds: 120,
@@ -322,8 +330,10 @@ describe('ResealStack template', () => {
     expect(env(tuned, 'reseal-sealer').MAX_RECEIPT_AGE_SECONDS).toBe('120');
     expect(env(tuned, 'reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe('120');
     const retention = props(resources[queueNamed(/seal-requests\.fifo$/)?.[0] ?? '']).MessageRetentionPeriod;
+    expect(retention).toBe(QUEUE_RETENTION.toSeconds());
     expect(env(stack, 'reseal-sealer').SEAL_QUEUE_RETENTION_SECONDS).toBe(String(retention));
-    expect(retention).toBe(SEAL_QUEUE_RETENTION_SECONDS);
+    // The sealer's default when the variable is absent (unit tests) is the same retention.
+    expect(SEAL_QUEUE_RETENTION_SECONDS).toBe(retention);
   });
 
   it('guard, sealer and triage may put events on the bus', () => {
