@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { canonicalJson } from '../shared/canonical/canonical-json';
+import { SEAL_DEDUP_TAG } from '../shared/canonical/digest';
 import type { SealRequest } from '../shared/pipeline/messages';
 import type { SealQueue } from '../shared/ports/seal-queue';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
@@ -9,7 +10,8 @@ import type { ResidualWriteRequest } from '../shared/write/write-request';
 export type SQSSend = Pick<SQSClient, 'send'>;
 
 /**
- * `MessageDeduplicationId` of a write: SHA-256 hex of the RFC 8785 canonical write request, so
+ * `MessageDeduplicationId` of a write: SHA-256 hex of {@link SEAL_DEDUP_TAG}, a newline and the
+ * RFC 8785 canonical write request (docs/canonical-form.md, "Tags and input objects"), so
  * it covers the lineage id, the residual id and the whole content. SQS drops only a true
  * duplicate of the same write; a residual id reused in another lineage, or with other content,
  * reaches the sealer (which seals the former and rejects the latter as `RESIDUAL_ID_REUSED`).
@@ -17,7 +19,7 @@ export type SQSSend = Pick<SQSClient, 'send'>;
  */
 export function deduplicationIdOf(request: ResidualWriteRequest): string {
   return createHash('sha256')
-    .update('reseal/v1/seal-dedup\n', 'utf8')
+    .update(`${SEAL_DEDUP_TAG}\n`, 'utf8')
     .update(canonicalJson(request), 'utf8')
     .digest('hex');
 }

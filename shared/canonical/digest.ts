@@ -44,6 +44,15 @@ export const HashDomain = {
   OUTCOME_CONTENT: 'reseal/v1/outcome-content',
 } as const;
 
+/**
+ * Tag of a seal request's SQS `MessageDeduplicationId`: hex SHA-256 of `ASCII(tag) || 0x0A ||
+ * JCS(request)`. A newline, not the NUL of {@link HashDomain}, separates tag and message (the
+ * layout it has always had), so it is declared apart from them. Its bytes hold no 0x00 (canonical
+ * JSON escapes U+0000), so they never equal the bytes of a {@link HashDomain} hash
+ * (docs/canonical-form.md, "Tags and input objects").
+ */
+export const SEAL_DEDUP_TAG = 'reseal/v1/seal-dedup';
+
 /** One of the {@link HashDomain} tags. */
 export type HashDomainTag = (typeof HashDomain)[keyof typeof HashDomain];
 
