@@ -18,7 +18,9 @@ import { clientConfig, EMULATOR_REGION } from '../../scripts/emulator/deploy';
 import { expectGuarantee } from '../helpers/guarantees';
 import { until } from '../helpers/until';
 
-// Emulators have differed from AWS on partial batch failures, so this file asserts them on the emulator of this run instead of assuming them. It owns every
+// Emulators have differed from AWS on partial batch failures, so this file asserts them on the
+// emulator of this run instead of assuming them, and runs the sealer's own handler on a FIFO event
+// source there (its message-group ordering is what keeps a lineage's writes in order). It owns every
 // resource it uses (its own queues, a tiny function, event source mappings) and never touches
 // the deployed stack's. Each function also reports every invocation (records, what it processed,
 // what it reported failed) to an observation queue, so a failure shows what the emulator did.
@@ -26,7 +28,8 @@ const endpoint = inject('endpoint');
 const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
 const runId = randomUUID().slice(0, 8);
 const workDir = mkdtempSync(join(tmpdir(), 'reseal-partial-batch-'));
-const DEADLINE_MS = 25_000;
+// Generous: the emulator's event source mapping polls on a loaded machine too.
+const DEADLINE_MS = 90_000;
 const VISIBILITY_TIMEOUT_S = 2;
 const MAX_RECEIVE_COUNT = 2;
 
@@ -74,27 +77,39 @@ exports.handler = async (event) => {
 };
 `;
 
-// FIFO queue: the processor the sealer uses (Powertools SqsFifoPartialProcessorAsync), bundled
-// into one file. A body starting with "fail-once" throws on its first receive only.
-const FIFO_HANDLER = `
-import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+// FIFO queue: the sealer's own handler (functions/sealer/create-handler.ts, which splits a batch by
+// message group and reports a group that throws failed whole), bundled into one file around a
+// stand-in for SealerService: `handleGroup` is all the handler calls. The stand-in handles a
+// group's messages in order, and a body starting with "fail-once" throws on its first receive
+// only, as a KMS or DynamoDB failure would.
+const SEALER_HANDLER = `
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createSealerHandler } from './functions/sealer/create-handler';
 ${OBSERVE_SOURCE}
-const processor = new SqsFifoPartialProcessorAsync();
+let current = { byId: new Map(), processed: [] };
+const service = {
+  async handleGroup(messages) {
+    const outcomes = [];
+    for (const message of messages) {
+      const record = view(current.byId.get(message.messageId));
+      if (message.body.startsWith('fail-once') && record.receiveCount === 1) throw new Error('transient failure of ' + message.body);
+      current.processed.push(record);
+      outcomes.push({ kind: 'SEALED' });
+    }
+    return outcomes;
+  },
+};
+const logger = new Logger({ serviceName: 'reseal-partial-batch', logLevel: 'SILENT' });
+const metrics = new Metrics({ namespace: 'ResealPartialBatchTest', serviceName: 'reseal-partial-batch' });
+const sealerHandler = createSealerHandler(service, logger, metrics);
 export const handler = async (event, context) => {
-  const processed = [];
-  const response = await processPartialResponse(
-    event,
-    async (record) => {
-      if (record.body.startsWith('fail-once') && view(record).receiveCount === 1) throw new Error('transient failure of ' + record.body);
-      processed.push(view(record));
-    },
-    processor,
-    { context, throwOnFullBatchFailure: false },
-  );
+  current = { byId: new Map(event.Records.map((r) => [r.messageId, r])), processed: [] };
+  const response = await sealerHandler(event, context);
   const bodyOf = new Map(event.Records.map((r) => [r.messageId, r.body]));
   await observe({
     records: event.Records.map(view),
-    processed,
+    processed: current.processed,
     reportedFailed: response.batchItemFailures.map((f) => bodyOf.get(f.itemIdentifier)),
   });
   return response;
@@ -118,7 +133,7 @@ function zipOf(name: string, source: string): string {
 /** One CommonJS file of `source` and the packages it imports (resolved from the repository). */
 async function bundle(source: string): Promise<string> {
   const result = await build({
-    stdin: { contents: source, resolveDir: process.cwd(), loader: 'js', sourcefile: 'handler.mjs' },
+    stdin: { contents: source, resolveDir: process.cwd(), loader: 'ts', sourcefile: 'handler.ts' },
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -352,8 +367,9 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     );
   });
 
-  it('FIFO queue with SqsFifoPartialProcessorAsync: a later record of the group is never processed ahead of a failed earlier one', async (context) => {
-    const { queueUrl, dlqUrl, observe, state } = await consumerFixture('fifo', await bundle(FIFO_HANDLER), [
+  it('FIFO queue with the sealer handler: a later record of the group is never processed ahead of a failed earlier one (docs/pipeline.md, the function table)', async (context) => {
+    const order = ['ok-first', 'fail-once-middle', 'ok-last'];
+    const { queueUrl, dlqUrl, observe, state } = await consumerFixture('fifo', await bundle(SEALER_HANDLER), [
       { id: 'first', body: 'ok-first' },
       { id: 'middle', body: 'fail-once-middle' },
       { id: 'last', body: 'ok-last' },
@@ -370,54 +386,45 @@ describe('SQS → Lambda with ReportBatchItemFailures on the emulator (emulators
     const invocations = await observe();
     const dlq = await drain(dlqUrl);
     const what = `emulator did: invocations ${JSON.stringify(invocations)}; DLQ ${JSON.stringify(dlq)}`;
+    const processed = invocations.flatMap((i) => i.processed);
+    // Each body in the order it was first processed: a redelivery may process an earlier one again.
+    const firstProcessed = [...new Set(processed.map((p) => p.body))];
+    const failing = invocations.find((i) => i.reportedFailed.length > 0);
 
     expectGuarantee(
       context,
       {
         section: 'faults',
-        target: 'SQS FIFO queue → Lambda (SqsFifoPartialProcessorAsync)',
+        target: 'SQS FIFO queue → the sealer handler (message groups sealed whole)',
         attack: 'the middle record of a group fails once',
         reader: 'the queue and its DLQ (emulator)',
-        expected: 'ok-first, fail-once-middle, ok-last processed once each, in send order; DLQ empty',
+        expected:
+          'first processed in send order (ok-first, fail-once-middle, ok-last); the group reported failed whole; DLQ empty',
       },
-      `${invocations
-        .flatMap((i) => i.processed)
-        .map((p) => p.body)
-        .join(
-          ', ',
-        )} processed${new Set(invocations.flatMap((i) => i.processed).map((p) => p.body)).size === invocations.flatMap((i) => i.processed).length ? ' once each' : ' more than once'}, in ${
-        invocations
-          .flatMap((i) => i.processed)
-          .map((p) => p.body)
-          .join() === 'ok-first,fail-once-middle,ok-last'
-          ? 'send order'
-          : 'another order'
-      }; DLQ ${dlq.length === 0 ? 'empty' : 'not empty'}`,
+      `first processed in ${firstProcessed.join() === order.join() ? 'send order' : 'another order'} (${firstProcessed.join(', ')}); the group reported failed ${failing?.reportedFailed.join() === order.join() ? 'whole' : `as ${JSON.stringify(failing?.reportedFailed ?? null)}`}; DLQ ${dlq.length === 0 ? 'empty' : 'not empty'}`,
     );
 
     // Every batch hands the group's records over in send order.
-    const order = ['ok-first', 'fail-once-middle', 'ok-last'];
     for (const i of invocations) {
       const positions = i.records.map((r) => order.indexOf(r.body));
       expect(positions, `records of one group out of send order in a batch; ${what}`).toEqual(
         [...positions].sort((a, b) => a - b),
       );
     }
-    // Processed exactly once each, in send order: the middle one only on its redelivery, the
-    // last one only after it (it was reported failed with the middle one, then redelivered).
-    expect(
-      invocations.flatMap((i) => i.processed),
-      `processing order across invocations; ${what}`,
-    ).toEqual([
+    // The invocation that met the failure reported the whole group failed, so nothing after the
+    // failed record was processed ahead of it, and the group came back whole, in order.
+    expect(failing?.reportedFailed, `what the sealer handler reported failed; ${what}`).toEqual(order);
+    expect(failing?.processed, `processed before the failure; ${what}`).toEqual([
       { body: 'ok-first', receiveCount: 1 },
+    ]);
+    expect(firstProcessed, `first processing of each record; ${what}`).toEqual(order);
+    // The failed record and the one after it were processed once each, on the redelivery.
+    expect(
+      processed.filter((p) => p.body !== 'ok-first'),
+      `processing of the failed record and the one after it; ${what}`,
+    ).toEqual([
       { body: 'fail-once-middle', receiveCount: 2 },
       { body: 'ok-last', receiveCount: 2 },
-    ]);
-    // The first invocation that saw the failure reported the middle record and the one after it.
-    const failing = invocations.find((i) => i.reportedFailed.length > 0);
-    expect(failing?.reportedFailed, `what the FIFO processor reported failed; ${what}`).toEqual([
-      'fail-once-middle',
-      'ok-last',
     ]);
     expect(dlq, `nothing dead-lettered; ${what}`).toEqual([]);
   });
