@@ -13,7 +13,7 @@ import {
 import { KmsFault } from '../../helpers/in-process-kms';
 
 /**
- * Faults of the write path, in process (issue 8 part 2): the real guard and sealer handlers behind
+ * Faults of the write path, in process (docs/guarantees.md "Faults"): the real guard and sealer handlers behind
  * simulated SQS queues with the stack's redrive policy, KMS through the SDK on an in-process
  * endpoint, one in-memory table, and the writer's own view through `ResealClient.waitForOutcome`
  * (what `publish --wait` runs). The invariant in every test: each accepted residual ends sealed
@@ -37,7 +37,7 @@ const fault = (target: string, attack: string, reader: string, expected: string)
 /** `N record(s)` for the observed strings. */
 const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
 
-describe('faults on the write path, in process (issue 8 part 2)', () => {
+describe('faults on the write path, in process (docs/guarantees.md "Faults")', () => {
   it('the same message twice (residual-writes at least once, seal-requests past its deduplication window) is sealed once', async (context) => {
     const p = faultyPipeline();
     const request = write('r-twice');
@@ -251,7 +251,7 @@ describe('faults on the write path, in process (issue 8 part 2)', () => {
         ),
         `${redriven}; ${records(copies)}; chain ${verdict}`,
       );
-    }, 60_000);
+    });
   });
 
   describe.each([
