@@ -72,7 +72,10 @@ export class QueueConsumer extends Construct {
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
       visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
       retentionPeriod: QUEUE_RETENTION,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT },
+      deadLetterQueue: {
+        queue: this.deadLetterQueue,
+        maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
+      },
     });
 
     this.consumer.fn.addEventSource(
