@@ -49,7 +49,7 @@ function silentPowertools() {
 export type WriterView = WriteOutcome['kind'] | 'TIMEOUT';
 
 /**
- * The write path in process for fault injection (issue 8 faults): the real guard and sealer
+ * The write path in process for fault injection (docs/guarantees.md "Faults"): the real guard and sealer
  * handlers (middy, Powertools batch processing, partial batch responses) behind
  * {@link SimulatedQueue}s with the stack's redrive policy (5 receives, then the dead-letter
  * queue), the sealer's MACs through a real `KMSClient` on an {@link InProcessKms} (so KMS faults

@@ -13,8 +13,8 @@ export interface FuzzRow {
 }
 
 /**
- * Attributes a fuzz property's violations to the invariant being checked when it failed (issue 8
- * part 3), so each invariant is its own row of the guarantees table.
+ * Attributes a fuzz property's violations to the invariant being checked when it failed
+ * (docs/guarantees.md, "Fuzzing"), so each invariant is its own row of the guarantees table.
  *
  * The property calls {@link InvariantTracker.at} before each group of assertions and runs its
  * body through {@link InvariantTracker.run}; {@link InvariantTracker.check} then runs the property

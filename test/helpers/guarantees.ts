@@ -1,7 +1,7 @@
 import { expect, type TestContext } from 'vitest';
 
 /**
- * The sections of docs/guarantees.md (issue 8): attacks by the table writer, faults of the
+ * The sections of docs/guarantees.md: attacks by the table writer, faults of the
  * pipeline, fuzzed input per handler, and the posture of the synthesized template.
  */
 export type GuaranteeSection = 'tampering' | 'faults' | 'fuzzing' | 'posture';

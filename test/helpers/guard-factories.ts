@@ -1,5 +1,5 @@
 /**
- * Factories for the stale-state guard's inputs (seed 004). Every factory returns a value that is
+ * Factories for the stale-state guard's inputs (docs/guard.md). Every factory returns a value that is
  * valid on its own; `validWriteRequest()` with no arguments is a request the guard accepts under
  * `guardPolicy()` (both use {@link FACTORY_NOW_MS} as "now" unless told otherwise).
  */
@@ -97,7 +97,7 @@ export function immutableConstant(
   return { name, value, freshness: VariableFreshness.IMMUTABLE_CONSTANT, sourceEpoch: 0, ...overrides };
 }
 
-/** A valid manifest from `buildManifest` (seed 000): one structural key, one claim with two causal keys. */
+/** A valid manifest from `buildManifest` (docs/triage.md): one structural key, one claim with two causal keys. */
 export function validManifest(): SealedDependencyManifest {
   return buildManifest({
     env: { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' },
@@ -107,7 +107,7 @@ export function validManifest(): SealedDependencyManifest {
 }
 
 /**
- * A format-2 manifest (seed 000 + keys declared absent) over the same environment as
+ * A format-2 manifest (docs/triage.md "Keys declared absent") over the same environment as
  * {@link validManifest}: `LD_PRELOAD` is a structural key declared absent, and claim
  * `claim-no-proxy` rests on `HTTP_PROXY` and `HTTPS_PROXY` being unset.
  */

@@ -23,7 +23,7 @@ interface HttpRequestLike {
  * A real `KMSClient` (the SDK's middleware: serialization, standard retry strategy with its
  * default 3 attempts, error deserialization) over an in-process HTTP handler that computes
  * `GenerateMac` with the test key, so `KMSMacAnchor` produces the same MACs as `testAnchor()`,
- * until a {@link KmsFault} is set (issue 8 faults).
+ * until a {@link KmsFault} is set (docs/guarantees.md "Faults").
  */
 export class InProcessKms {
   /** The fault every `GenerateMac` now meets, or `null` when KMS is healthy. */

@@ -19,7 +19,7 @@ import { valueDigest } from '../../shared/write/receipts';
 import type { SessionVariable } from '../../shared/write/session-variable';
 
 /**
- * In-memory helpers for tests that need sealed records (seed 003), for reuse by any part.
+ * In-memory helpers for tests that need sealed records (docs/sealing.md), for reuse by any part.
  * Everything is deterministic: fixed key, fixed clock, ids derived from the index.
  */
 
@@ -41,7 +41,7 @@ export function testAnchor(options: { keyId?: string; key?: Uint8Array; disabled
   });
 }
 
-/** A small valid manifest (seed 000) built by `buildManifest`: two keys, one structural, one claim. */
+/** A small valid manifest (docs/triage.md) built by `buildManifest`: two keys, one structural, one claim. */
 export function testManifest(): SealedDependencyManifest {
   return buildManifest({
     env: { ARCH: 'arm64', REGION: 'eu-west-1' },
@@ -55,7 +55,7 @@ export function testVariable(name = 'TASK_ID', value = 'task-42'): SessionVariab
   return { name, value, freshness: 'FRESH_GENERATED', sourceEpoch: 1 };
 }
 
-/** A verified-inherited session variable carrying a freshness probe receipt (seed 004). */
+/** A verified-inherited session variable carrying a freshness probe receipt (docs/guard.md). */
 export function testReceiptVariable(
   name = 'TARGET_RESOURCE_ID',
   value = 'i-0abc',
@@ -127,7 +127,7 @@ export function cloneRecord<T>(value: T): T {
  * `manifestDigest`, `variablesDigest`, `recordHash` and the MAC with `signer` (`sealedAtMs`
  * stays as sealed unless the patch sets it). With the test key this is what a
  * holder of `kms:GenerateMac` could do; with {@link forgerAnchor} it is a Hash-With-Payload
- * forgery by someone without the key (seed 003, "What Was Observed" 1).
+ * forgery by someone without the key (docs/sealing.md, "What an HMAC anchor can and cannot prove").
  */
 export async function resealRecord(
   record: SealedRecord,

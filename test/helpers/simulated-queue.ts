@@ -26,8 +26,8 @@ export interface SimulatedQueueOptions {
 }
 
 /**
- * An SQS queue with a dead-letter queue, as the pipeline's event source mappings see it (issue 8
- * faults, in process): each {@link SimulatedQueue.deliver} is one receive of every visible message
+ * An SQS queue with a dead-letter queue, as the pipeline's event source mappings see it (docs/guarantees.md,
+ * "Faults", in process): each {@link SimulatedQueue.deliver} is one receive of every visible message
  * (after the visibility timeout, so failed messages come back), handed to a Lambda handler that
  * answers with `batchItemFailures`; a message received `maxReceiveCount` times without success
  * moves to the dead-letter queue. A receive holds at most `batchSize` messages in send order (so a

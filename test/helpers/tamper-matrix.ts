@@ -1,5 +1,5 @@
 /**
- * One cell of a tampering matrix (issue 8, part 1): an attack on the deployed table, the expected
+ * One cell of a tampering matrix (docs/guarantees.md "Tampering by the table writer"): an attack on the deployed table, the expected
  * outcome per reader written down as data before anything runs, the readers run on the attacked
  * table, and the lineage's partitions restored exactly afterwards. Every reader's outcome is a
  * row of docs/guarantees.md.

@@ -1,5 +1,5 @@
 /**
- * The MCP tools as readers of a tampering matrix (issue 8; docs/mcp.md, "Tools"): each read
+ * The MCP tools as readers of a tampering matrix (docs/guarantees.md; docs/mcp.md, "Tools"): each read
  * starts the server in process (`createResealMcpServer`) on a client of the deployed stack
  * ({@link clientOf}: recalls answered by the triage function in process, writes dropped), and
  * calls one tool through the SDK's own client over an in-memory transport, as an agent host

@@ -1,5 +1,5 @@
 /**
- * The readers of a tampering matrix (issue 8): the `reseal` CLI's online commands run in process
+ * The readers of a tampering matrix (docs/guarantees.md, "Tampering by the table writer"): the `reseal` CLI's online commands run in process
  * (captured io, as test/unit/cli/run-cli.ts) and the client API, over the deployed stack's table
  * and KMS keys. Recalls go through the real triage function in process on the same table (its
  * `RecallRequested` is handed to `TriageService.handle` instead of EventBridge); writes are never

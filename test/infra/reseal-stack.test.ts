@@ -74,7 +74,10 @@ describe('ResealStack template', () => {
       FifoQueue: true,
       QueueName: 'ResealStack-seal-requests.fifo',
       ContentBasedDeduplication: false,
-      RedrivePolicy: Match.objectLike({ deadLetterTargetArn: Match.anyValue(), maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT }),
+      RedrivePolicy: Match.objectLike({
+        deadLetterTargetArn: Match.anyValue(),
+        maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
+      }),
     });
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
@@ -350,7 +353,7 @@ describe('ResealStack template', () => {
     );
   });
 
-  describe('posture (issue 8 part 4): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
+  describe('posture (docs/guarantees.md "Posture of the synthesized template"): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
     const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage'] as const;
     const KEYS = ['MacKey', 'LogKey', 'GuardKey'] as const;
     /** `kms:<action>@<key construct>` for every KMS action of a role (`@*` when not one of the stack's keys). */

@@ -26,7 +26,7 @@ const independentSlice: ModelSnapshot[] = readFileSync(FILE, 'utf8')
   .filter((s) => s.index >= FROM && s.index <= TO);
 
 describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
-  it('seed 000/003/004 end to end: verdicts, kept and re-probed claims and monolithic totals match counts computed from the file', async () => {
+  it('docs/demo.md end to end: verdicts, kept and re-probed claims and monolithic totals match counts computed from the file', async () => {
     const slice = sliceSnapshots(await loadSnapshots(FILE), { from: FROM, to: TO });
     expect(slice.map((s) => s.index)).toEqual(independentSlice.map((s) => s.index));
     const backend = awsBackend({
@@ -69,13 +69,13 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
       expect(got.every((r) => r.verification === 'VERIFIED_INTACT')).toBe(true);
     }
 
-    // Seed 004: the resumed session's write with an unverified inherited variable was refused by the guard.
+    // docs/guard.md: the resumed session's write with an unverified inherited variable was refused by the guard.
     expect(summary.refusedWrite).toMatchObject({ stage: 'GUARD', reason: 'STALE_STATE', headUnchanged: true });
     expect(summary.refusedWrite.rejectedVariables).toContainEqual({
       name: 'runner-instance-id',
       reason: 'UNVERIFIED_INHERITED',
     });
-    // Seed 003: the record edited in DynamoDB was refused at recall.
+    // docs/sealing.md: the record edited in DynamoDB was refused at recall.
     expect(summary.tamper).toMatchObject({ outcome: 'REFUSED', verification: 'HASH_MISMATCH' });
     expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);
   });

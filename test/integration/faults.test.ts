@@ -21,7 +21,7 @@ import { expectGuarantee } from '../helpers/guarantees';
 import { validWriteRequest } from '../helpers/guard-factories';
 import { until } from '../helpers/until';
 
-// Faults whose outcome is AWS behaviour (issue 8 part 2), on the deployed stack: a disabled KMS
+// Faults whose outcome is AWS behaviour (docs/guarantees.md "Faults"), on the deployed stack: a disabled KMS
 // key meeting the sealer Lambda, SQS's redrive to the dead-letter queue, a redrive back, and what
 // EventBridge and the Lambda runtime hand triage for a detail that repeats a member name.
 const { stack, endpoint, sqs, dynamodb, kms, events, store, anchor } = deployedStack();
@@ -96,7 +96,7 @@ const manifest = buildManifest({
 const write = (lineageId: string, residualId: string) =>
   validWriteRequest({ lineageId, residualId, manifest }, { nowMs: Date.now() });
 
-describe('faults on the deployed stack (issue 8 part 2)', () => {
+describe('faults on the deployed stack (docs/guarantees.md "Faults")', () => {
   it('KMS DisableKey on the MAC key: bounded receives, then the seal-requests DLQ, the reason in the sealer log, nothing stored; a redrive seals it once', async (context) => {
     const lineageId = `lin-kms-${randomUUID()}`;
     const request = write(lineageId, 'r-kms-disabled');

@@ -33,7 +33,7 @@ import { testGuardSigner, testLogSigner } from '../helpers/pipeline-keys';
 import { testAnchor } from '../helpers/seal-factories';
 import { until } from '../helpers/until';
 
-// Issue 8 part 3, "a sample through the deployed stack": a few dozen generated residual-writes
+// docs/guarantees.md "Fuzzing", "a sample through the deployed stack": a few dozen generated residual-writes
 // bodies and RecallRequested details sent through the real queues and bus on the emulator, each
 // checked against what the same handlers decide in process (the oracle) and found where its
 // writer looks. The volume (1,000 per handler) runs in process: test/unit/fuzz/.
@@ -171,7 +171,7 @@ const sqsAccepts = (body: string) =>
 
 console.info(`fuzz sample through the deployed stack: FUZZ_SEED=${SEED}`);
 
-describe('fuzz sample through the deployed stack (issue 8 part 3)', () => {
+describe('fuzz sample through the deployed stack (docs/guarantees.md "Fuzzing")', () => {
   it('40 generated residual-writes bodies: each outcome where its writer looks is the one the handlers give in process; nothing sealed from invalid input; no dead letter', async (context) => {
     const nowMs = Date.now();
     const pool = Array.from({ length: 80 }, () => `lin-fz-${randomUUID()}`);

@@ -134,7 +134,7 @@ describe('pipeline on the deployed stack', () => {
     expect(event?.detail).toMatchObject({ ...head, residualId: 'r-accepted', seq: 0 });
   });
 
-  it('seed 004: a stale write leaves a rejection record and a ResidualRejected event; nothing is sealed', async () => {
+  it('docs/guard.md: a stale write leaves a rejection record and a ResidualRejected event; nothing is sealed', async () => {
     const lineageId = `lin-${randomUUID()}`;
     await sendWrite(
       write(lineageId, 'r-stale', { variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')] }),
@@ -230,7 +230,7 @@ describe('pipeline on the deployed stack', () => {
     expect(event?.detail).toMatchObject({ reason: 'MALFORMED_JSON', lineageId: null, residualId: null });
   });
 
-  it('seed 003 idempotency: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async (context) => {
+  it('docs/pipeline.md "Outcomes and retries", redelivery: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async (context) => {
     const lineageId = `lin-${randomUUID()}`;
     const residualId = `r-redelivered-${randomUUID()}`;
     const request = write(lineageId, residualId);
@@ -274,7 +274,7 @@ describe('pipeline on the deployed stack', () => {
     expect(await store.findByResidualId(lineageId, residualId)).toEqual({ lineageId, seq: 0 });
   });
 
-  it('seed 003 Concurrent Overwrite: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async (context) => {
+  it('docs/pipeline.md "Append", lost race: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async (context) => {
     const lineageId = `lin-${randomUUID()}`;
     const publisher = new EventBridgePublisher(events, stack.EventBusName);
     const writers = Array.from({ length: 8 }, (_, i) => {
@@ -529,20 +529,23 @@ describe('pipeline on the deployed stack', () => {
       ['AMBIENT_DRIFT_ONLY', { ...SEALED_ENV, HOSTNAME: 'runner-99' }],
       ['PARTIAL_REPROBE_REQUIRED', { ...SEALED_ENV, REGION: 'us-east-1' }],
       ['FULL_RECONSTRUCTION_REQUIRED', { ...SEALED_ENV, ARCH: 'x86_64' }],
-    ])('seed 000: a recall against a drifted environment returns %s, stored under TRIAGE#', async (verdict, env) => {
-      const detail = await recall(env, { seq: 1 });
-      expect(detail).toMatchObject({
-        outcome: 'TRIAGED',
-        seq: 1,
-        verification: { verdict: 'VERIFIED_INTACT' },
-        refusalCode: null,
-      });
-      expect((detail.report as { verdict: string }).verdict).toBe(verdict);
-      const stored = await store.getTriageReport(lineageId, detail.requestId as string);
-      expect(stored?.report?.verdict).toBe(verdict);
-    });
+    ])(
+      'docs/triage.md: a recall against a drifted environment returns %s, stored under TRIAGE#',
+      async (verdict, env) => {
+        const detail = await recall(env, { seq: 1 });
+        expect(detail).toMatchObject({
+          outcome: 'TRIAGED',
+          seq: 1,
+          verification: { verdict: 'VERIFIED_INTACT' },
+          refusalCode: null,
+        });
+        expect((detail.report as { verdict: string }).verdict).toBe(verdict);
+        const stored = await store.getTriageReport(lineageId, detail.requestId as string);
+        expect(stored?.report?.verdict).toBe(verdict);
+      },
+    );
 
-    it('seed 003 Hash-With-Payload Forgery: a record edited directly in DynamoDB makes triage refuse (tamper verdict)', async () => {
+    it('docs/sealing.md verification step 15 (hash-with-payload forgery): a record edited directly in DynamoDB makes triage refuse (tamper verdict)', async () => {
       const original = (await store.readRecord(lineageId, 0)) as Record<string, unknown>;
       const forged = { ...original, payload: { conclusion: 'nothing went wrong' } };
       await dynamodb.send(
@@ -569,7 +572,7 @@ describe('pipeline on the deployed stack', () => {
 describe('ResealClient.waitForOutcome on the deployed stack', () => {
   const client = new ResealClient(clientOutputsFrom({ ...stack }), { sqs, dynamodb, kms, eventBridge: events });
 
-  it('seed 004: a stale write published through the real queue is REJECTED by the guard with UNVERIFIED_INHERITED', async () => {
+  it('docs/guard.md: a stale write published through the real queue is REJECTED by the guard with UNVERIFIED_INHERITED', async () => {
     const lineageId = `lin-${randomUUID()}`;
     const residualId = `r-wait-stale-${randomUUID()}`;
     await client.publishWrite(

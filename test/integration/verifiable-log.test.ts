@@ -30,7 +30,7 @@ import { forgedRejection } from '../helpers/tamper-table';
 import { runCli } from '../unit/cli/run-cli';
 
 // The verifiable log on the deployed stack (docs/verifiable-log.md): the emulator's Ed25519 keys
-// checked with node:crypto, and the three measurements of issue 7 as tests.
+// checked with node:crypto, and the three measurements of docs/verifiable-log.md "Appending" as tests.
 const stack = inject('stack');
 const endpoint = inject('endpoint');
 const config = clientConfig(endpoint);
@@ -147,7 +147,7 @@ describe('the emulator signs with Ed25519 as KMS does (checked with node:crypto)
   });
 });
 
-describe('issue 7 measurements on the deployed stack', () => {
+describe('docs/verifiable-log.md "Recall" cost on the deployed stack', () => {
   it('1. recall cost is independent of lineage length: at most one KMS call per recall (none warm), item reads grow no faster than log n', async () => {
     const results: { n: number; kms: string[]; reads: number }[] = [];
     for (const n of [10, 50]) {

@@ -19,7 +19,7 @@ import {
 } from '../../helpers/tamper-table';
 import { ENV, emulatorSetup, type SealedLineage, sealLineage } from './fixture';
 
-// Issue 8, part 1: the MCP tools (docs/mcp.md, "Tools" and "Errors") as readers of a tampered
+// docs/guarantees.md "Tampering by the table writer": the MCP tools (docs/mcp.md, "Tools" and "Errors") as readers of a tampered
 // table, on a representative subset of the attacks: an edited record, a rewound head, forged
 // triage answers, forged rejections and a wiped lineage. Every answer must be the tool error the
 // docs promise (`TAMPER_DETECTED` with the client's verdict, `NOT_FOUND`, `TIMEOUT`), never an
@@ -220,7 +220,7 @@ const cells: readonly Cell[] = [
 
 const readers = [mcpVerify, mcpInspect, mcpRecall, mcpWrite(writeArgs)];
 
-describe('tampering read through the MCP tools (issue 8)', () => {
+describe('tampering read through the MCP tools', () => {
   beforeAll(async () => {
     lineage = await sealLineage(setup, 'tamper-mcp', [2, 1], mcpWriteOf);
     unsealed = mcpWriteOf(lineage.lineageId, 'r-unsealed', Date.now());

@@ -28,7 +28,7 @@ import {
 } from '../../helpers/tamper-table';
 import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
 
-// Issue 8, part 1: the table writer (write access to the table, no KMS rights) attacks the records
+// docs/guarantees.md "Tampering by the table writer": the table writer (write access to the table, no KMS rights) attacks the records
 // (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
 // five-record lineage; every reader of those items reads the result, with and without a trusted
 // checkpoint. Expected outcomes are the docs' promises (docs/verifiable-log.md "The limits" and
@@ -135,7 +135,7 @@ const attacks = {
   },
   rewindHeadJunk: {
     target: 'head',
-    attack: 'rewind the head to seq 1 and insert sk RECORD#5x (issue 8, first bullet)',
+    attack: 'rewind the head to seq 1 and insert sk RECORD#5x',
     apply: async (c) => {
       await c.table.put(earlierHead(c, '2 records'));
       await junk(`${Keys.recordPrefix}5x`)(c);
@@ -151,7 +151,7 @@ const attacks = {
   },
   deleteHeadJunk: {
     target: 'head',
-    attack: 'delete the head and insert sk RECORD#5x (issue 8, second bullet)',
+    attack: 'delete the head and insert sk RECORD#5x',
     apply: async (c) => {
       await c.table.delete(pk(c), Keys.head);
       await junk(`${Keys.recordPrefix}5x`)(c);
@@ -212,7 +212,7 @@ const attacks = {
   },
   wipe: {
     target: 'lineage',
-    attack: 'delete every record and the head (issue 8, third bullet)',
+    attack: 'delete every record and the head',
     apply: wipeLineage,
   },
 } satisfies Record<string, Attack>;
@@ -432,7 +432,7 @@ const readers = [
   nextAppend(setup, () => lineage.lineageId),
 ];
 
-describe('tampering with records and heads, through every reader (issue 8)', () => {
+describe('tampering with records and heads, through every reader', () => {
   beforeAll(async () => {
     [lineage, other] = await Promise.all([
       sealLineage(setup, 'tamper-rh', [2, 1, 2]),

@@ -31,7 +31,7 @@ import {
 } from '../../helpers/tamper-table';
 import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
 
-// Issue 8, part 1: the table writer attacks the items around the records: residual markers,
+// docs/guarantees.md "Tampering by the table writer": the table writer attacks the items around the records: residual markers,
 // triage reports, rejections and conflicts. Their readers are the write's outcome (`publish
 // --wait`, `waitForOutcome`) and the recall (`recall`, `client.recall`). docs/verifiable-log.md,
 // "Signed outcomes" and "Recall", and docs/sealing.md, "Threat model": a forged or edited item is
@@ -545,7 +545,7 @@ const cells: readonly Cell[] = [
 
 const readers = [recallCli, clientRecall, publishWaitCli, clientWaitForOutcome, inspectRefusalsCli, mcpInspect];
 
-describe('tampering with residual markers, triage reports, rejections and conflicts (issue 8)', () => {
+describe('tampering with residual markers, triage reports, rejections and conflicts', () => {
   beforeAll(async () => {
     [lineage, other] = await Promise.all([
       sealLineage(setup, 'tamper-side', [3]),

@@ -32,7 +32,7 @@ function fakeKms(respond: (command: unknown) => unknown) {
 const kmsError = <T>(Type: new (o: { message: string; $metadata: object }) => T) =>
   new Type({ message: 'from KMS', $metadata: {} });
 
-describe('KMSMacAnchor (seed 003 external_anchor_signature on KMS HMAC_256)', () => {
+describe('KMSMacAnchor (docs/sealing.md "Record layout" (anchor) on KMS HMAC_256)', () => {
   it('GenerateMac with HMAC_SHA_256 under its key; the MAC is the standard base64 of the raw bytes', async () => {
     const { client, commands } = fakeKms(() => ({ Mac: MAC, KeyId: KEY, MacAlgorithm: 'HMAC_SHA_256' }));
     const signature = await new KMSMacAnchor(client, KEY).generateMac(message);
@@ -57,7 +57,7 @@ describe('KMSMacAnchor (seed 003 external_anchor_signature on KMS HMAC_256)', ()
     expect(Buffer.from((commands[0] as VerifyMacCommand).input.Mac as Uint8Array)).toEqual(Buffer.from(MAC));
   });
 
-  it('seed 003 Hash-With-Payload Forgery: KMSInvalidMacException → false (a wrong MAC, not an outage)', async () => {
+  it('docs/sealing.md verification step 15 (hash-with-payload forgery): KMSInvalidMacException → false (a wrong MAC, not an outage)', async () => {
     const { client } = fakeKms(() => {
       throw kmsError(KMSInvalidMacException);
     });
@@ -74,7 +74,7 @@ describe('KMSMacAnchor (seed 003 external_anchor_signature on KMS HMAC_256)', ()
     ['NotFoundException', () => kmsError(NotFoundException)],
     ['network', () => Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' })],
   ])(
-    'seed 003 Decision Boundary 3: %s makes verifyMac reject with AnchorUnavailableError (cause kept)',
+    'docs/sealing.md verification step 15′ (fail closed): %s makes verifyMac reject with AnchorUnavailableError (cause kept)',
     async (_, make) => {
       const error = make();
       const { client } = fakeKms(() => {
@@ -98,7 +98,7 @@ describe('KMSMacAnchor (seed 003 external_anchor_signature on KMS HMAC_256)', ()
     expect(commands).toHaveLength(0);
   });
 
-  it('seed 003 Decision Boundary 3: a chain whose key is disabled in KMS verifies as UNVERIFIED_TAMPER_RISK', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): a chain whose key is disabled in KMS verifies as UNVERIFIED_TAMPER_RISK', async () => {
     let disabled = false;
     const { client } = fakeKms((command) => {
       if (disabled) throw kmsError(DisabledException);

@@ -39,7 +39,7 @@ let exportsDir = '';
 let checkpoint = '';
 
 const offlineCases = (): Case[] => [
-  // manifest (seed 000, Recorded Elements)
+  // manifest (docs/triage.md "The four recorded elements")
   {
     name: 'manifest',
     rule: 'prints the sealed dependency manifest as camelCase JSON',
@@ -106,34 +106,34 @@ const offlineCases = (): Case[] => [
     argv: ['manifest', '--env', 'baseline-env.json', '--claims', 'claims-unknown-key.json'],
     exitCode: 2,
   },
-  // triage (seed 000)
+  // triage (docs/triage.md)
   {
     name: 'triage-no-drift',
-    rule: 'seed 000: an unchanged environment is NO_DRIFT, exit 0',
+    rule: 'docs/triage.md: an unchanged environment is NO_DRIFT, exit 0',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'baseline-env.json'],
     exitCode: 0,
   },
   {
     name: 'triage-ambient',
-    rule: 'seed 000 Method 4: only ambient keys drifted is AMBIENT_DRIFT_ONLY, exit 0',
+    rule: 'docs/triage.md rules 8 and 10: only ambient keys drifted is AMBIENT_DRIFT_ONLY, exit 0',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-ambient.json'],
     exitCode: 0,
   },
   {
     name: 'triage-partial',
-    rule: 'seed 000 Decision Boundary (c): a drifted causal key quarantines its claim, exit 10',
+    rule: 'docs/triage.md rules 7 and 10: a drifted causal key quarantines its claim, exit 10',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-partial.json'],
     exitCode: 10,
   },
   {
     name: 'triage-partial-json',
-    rule: 'seed 000: --json prints verdict, drifted_keys, retained_claims, invalidated_claims in snake_case',
+    rule: 'docs/triage.md: --json prints verdict, drifted_keys, retained_claims, invalidated_claims in snake_case',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-partial.json', '--json'],
     exitCode: 10,
   },
   {
     name: 'triage-structural-json',
-    rule: 'seed 000 Decision Boundary (1): a drifted structural key forces FULL_RECONSTRUCTION_REQUIRED, exit 10',
+    rule: 'docs/triage.md rule 6: a drifted structural key forces FULL_RECONSTRUCTION_REQUIRED, exit 10',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-structural.json', '--json'],
     exitCode: 10,
   },
@@ -197,28 +197,28 @@ const offlineCases = (): Case[] => [
     argv: ['triage', '--manifest', 'manifest.json'],
     exitCode: 2,
   },
-  // guard (seed 004)
+  // guard (docs/guard.md)
   {
     name: 'guard-safe',
-    rule: 'seed 004: fresh, re-verified and declared constant variables pass, exit 0',
+    rule: 'docs/guard.md: fresh, re-verified and declared constant variables pass, exit 0',
     argv: ['guard', '--request', 'request-safe.json', ...NOW],
     exitCode: 0,
   },
   {
     name: 'guard-stale',
-    rule: 'seed 004 Decision Boundary 3: an unverified inherited variable refuses the write, exit 10',
+    rule: 'docs/guard.md V4: an unverified inherited variable refuses the write, exit 10',
     argv: ['guard', '--request', 'request-stale.json', ...NOW],
     exitCode: 10,
   },
   {
     name: 'guard-stale-json',
-    rule: 'seed 004: --json prints is_safe, rejected_variables with reasons, verdict_digest',
+    rule: 'docs/guard.md: --json prints is_safe, rejected_variables with reasons, verdict_digest',
     argv: ['guard', '--request', 'request-stale.json', '--json', ...NOW],
     exitCode: 10,
   },
   {
     name: 'guard-expired-receipts',
-    rule: 'seed 004 hardening: receipts older than --max-receipt-age-seconds are refused, exit 10',
+    rule: 'docs/guard.md R6: receipts older than --max-receipt-age-seconds are refused, exit 10',
     argv: ['guard', '--request', 'request-safe.json', '--now-ms', '1800003600000', '--json'],
     exitCode: 10,
   },
@@ -257,43 +257,43 @@ const offlineCases = (): Case[] => [
 const exportCases = (): Case[] => [
   {
     name: 'verify-intact-local-key',
-    rule: 'seed 003: an intact chain with its key reachable is VERIFIED_INTACT, exit 0',
+    rule: 'docs/sealing.md: an intact chain with its key reachable is VERIFIED_INTACT, exit 0',
     argv: ['verify', '--export', 'intact.json', '--local-key-hex', TEST_KEY_HEX],
     exitCode: 0,
   },
   {
     name: 'verify-intact-json',
-    rule: 'seed 003: --json lists every record with its verdict',
+    rule: 'docs/sealing.md: --json lists every record with its verdict',
     argv: ['verify', '--export', 'intact.json', '--local-key-hex', TEST_KEY_HEX, '--checkpoint', checkpoint, '--json'],
     exitCode: 0,
   },
   {
     name: 'verify-intact-no-key',
-    rule: 'seed 003 Decision Boundary 3: no endpoint, credentials or key gives UNVERIFIED_TAMPER_RISK (fail closed), exit 20',
+    rule: 'docs/sealing.md verification step 15′ (fail closed): no endpoint, credentials or key gives UNVERIFIED_TAMPER_RISK (fail closed), exit 20',
     argv: ['verify', '--export', 'intact.json'],
     exitCode: 20,
   },
   {
     name: 'verify-payload-edited-no-key',
-    rule: 'seed 003: a broken payload hash is HASH_MISMATCH even when MACs cannot be checked, exit 20',
+    rule: 'docs/sealing.md: a broken payload hash is HASH_MISMATCH even when MACs cannot be checked, exit 20',
     argv: ['verify', '--export', 'payload-edited.json'],
     exitCode: 20,
   },
   {
     name: 'verify-record-deleted-no-key',
-    rule: 'seed 003: a record deleted from the middle is LINEAGE_BROKEN even offline, exit 20',
+    rule: 'docs/sealing.md: a record deleted from the middle is LINEAGE_BROKEN even offline, exit 20',
     argv: ['verify', '--export', 'record-deleted.json', '--json'],
     exitCode: 20,
   },
   {
     name: 'verify-tail-cut-checkpoint',
-    rule: 'seed 003 What Was Observed 2: a chain ending before a kept checkpoint is TRUNCATION_DETECTED, exit 20',
+    rule: 'docs/sealing.md "Verification", truncation: a chain ending before a kept checkpoint is TRUNCATION_DETECTED, exit 20',
     argv: ['verify', '--export', 'tail-cut.json', '--local-key-hex', TEST_KEY_HEX, '--checkpoint', checkpoint],
     exitCode: 20,
   },
   {
     name: 'verify-forged-local-key',
-    rule: 'seed 003 What Was Observed 1: a record re-signed without the key is HASH_MISMATCH, exit 20',
+    rule: 'docs/sealing.md verification step 15: a record re-signed without the key is HASH_MISMATCH, exit 20',
     argv: ['verify', '--export', 'forged.json', '--local-key-hex', TEST_KEY_HEX],
     exitCode: 20,
   },

@@ -111,7 +111,7 @@ describe('reseal publish --wait', () => {
     });
   });
 
-  it('seed 004 REJECTED by the guard: reason, each rejected variable and the re-probe hint, exit 10', async () => {
+  it('docs/guard.md refusal REJECTED by the guard: reason, each rejected variable and the re-probe hint, exit 10', async () => {
     const { result } = await publishWait(async (store) => store.recordRejection(await rejection()));
     expect(result.exitCode).toBe(10);
     expect(result.stdout).toMatch(/^outcome: +REJECTED by the guard \(signature verified\)$/m);
@@ -136,7 +136,7 @@ describe('reseal publish --wait', () => {
     });
   });
 
-  it('seed 003 fencing CONFLICT: reason and detail, exit 10; --json gives the conflict', async () => {
+  it('docs/pipeline.md fencing CONFLICT: reason and detail, exit 10; --json gives the conflict', async () => {
     const text = await publishWait(async (store) => store.recordConflict(await conflict()));
     expect(text.result.exitCode).toBe(10);
     expect(text.result.stdout).toMatch(/^outcome: +CONFLICT: not appended \(signed by the sealer\)$/m);

@@ -8,7 +8,7 @@ import { runCli } from './run-cli';
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 
 /**
- * Issue 8: a current environment that repeats a key is refused where the CLI reads its text (the
+ * A current environment that repeats a key is refused where the CLI reads its text (the
  * `--env` file of `recall` and `triage`), before anything is asked of the stack.
  */
 describe('a current environment file that repeats a key', () => {

@@ -34,7 +34,7 @@ function request(variables: Parameters<typeof writeRequest>[0]['variables']) {
 }
 
 describe('client builders', () => {
-  it('seed 004 Decision Boundary 2: a re-probed variable carries a receipt naming the digest of its value', () => {
+  it('docs/guard.md V2–V3: a re-probed variable carries a receipt naming the digest of its value', () => {
     const v = reprobedVariable('INSTANCE', 'i-0abc', 1, {
       probe: 'ec2:DescribeInstances',
       sessionId: 's',
@@ -44,7 +44,7 @@ describe('client builders', () => {
     expect(v.receipt?.observedValueDigest).toBe(valueDigest('i-0abc'));
   });
 
-  it('seed 004: a request built from fresh, re-probed and constant variables passes the guard', () => {
+  it('docs/guard.md: a request built from fresh, re-probed and constant variables passes the guard', () => {
     const built = request([
       freshVariable('ATTEMPT', 'a-1', 2),
       reprobedVariable('INSTANCE', 'i-0abc', 1, {
@@ -65,13 +65,13 @@ describe('client builders', () => {
     expect(evaluateWrite(built, policy).isSafe).toBe(true);
   });
 
-  it('seed 004 Decision Boundary 3: an inherited variable that was not re-probed makes the guard refuse', () => {
+  it('docs/guard.md V4: an inherited variable that was not re-probed makes the guard refuse', () => {
     const verdict = evaluateWrite(request([inheritedVariable('TOKEN', 'tok', 1)]), policy);
     expect(verdict.isSafe).toBe(false);
     expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([['TOKEN', 'UNVERIFIED_INHERITED']]);
   });
 
-  it('seed 004 Condition of Validity: a cold-start request (no predecessor) with a re-probed inherited variable is refused INHERITED_WITHOUT_PREDECESSOR', () => {
+  it('docs/guard.md E3: a cold-start request (no predecessor) with a re-probed inherited variable is refused INHERITED_WITHOUT_PREDECESSOR', () => {
     const coldStart = writeRequest({
       residualId: 'residual-1',
       lineageId: 'lineage-1',
@@ -111,7 +111,7 @@ describe('client builders', () => {
     );
   });
 
-  it('seed 000: a causal key absent from the environment snapshot is refused while building the manifest', () => {
+  it('docs/triage.md: a causal key absent from the environment snapshot is refused while building the manifest', () => {
     expect(() =>
       writeRequest({
         residualId: 'r',

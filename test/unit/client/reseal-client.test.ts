@@ -58,7 +58,7 @@ describe('ResealClient.publishWrite', () => {
     expect(command.input).toEqual({ QueueUrl: OUTPUTS.residualWritesQueueUrl, MessageBody: canonicalJson(request) });
   });
 
-  it('seed 004: refuses a malformed request before sending anything', async () => {
+  it('docs/guard.md: refuses a malformed request before sending anything', async () => {
     const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
     const bad = { ...validWriteRequest(), priority: 'high' } as never;
     await expect(client({ sqs }).publishWrite(bad)).rejects.toThrow(/invalid residual write request/);
@@ -159,7 +159,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     expect(progress).toEqual([2, 4, 5]);
   });
 
-  it('seed 003: a stored chain verified in pages is VERIFIED_INTACT, with progress after each page', async () => {
+  it('docs/sealing.md: a stored chain verified in pages is VERIFIED_INTACT, with progress after each page', async () => {
     const { store, records } = await storeWithChain(5);
     const progress: [number, number][] = [];
     const result = await client({ store }).verifyLineage(TEST_LINEAGE_ID, {
@@ -177,7 +177,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     ]);
   });
 
-  it('seed 003: a checkpoint inside an earlier page is still compared (rewrite → LINEAGE_BROKEN)', async () => {
+  it('docs/sealing.md: a checkpoint inside an earlier page is still compared (rewrite → LINEAGE_BROKEN)', async () => {
     const { store } = await storeWithChain(5);
     const result = await client({ store }).verifyLineage(TEST_LINEAGE_ID, {
       pageSize: 2,
@@ -187,7 +187,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     expect(result.firstFailure?.seq).toBe(1);
   });
 
-  it('seed 003 What Was Observed 2: a tail cut from the table, head included, is TRUNCATION_DETECTED against a kept checkpoint', async () => {
+  it('docs/sealing.md "Verification", truncation: a tail cut from the table, head included, is TRUNCATION_DETECTED against a kept checkpoint', async () => {
     const { store, records } = await storeWithChain(5);
     store.records.get(TEST_LINEAGE_ID)?.delete(4);
     const head = await store.head(TEST_LINEAGE_ID);
@@ -200,7 +200,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     expect(result.verdict).toBe('TRUNCATION_DETECTED');
   });
 
-  it('seed 003 Decision Boundary 3: with the key unreachable an intact chain is UNVERIFIED_TAMPER_RISK, but a broken hash is still HASH_MISMATCH', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): with the key unreachable an intact chain is UNVERIFIED_TAMPER_RISK, but a broken hash is still HASH_MISMATCH', async () => {
     const { store } = await storeWithChain(3);
     const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
     expect((await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID)).verdict).toBe('UNVERIFIED_TAMPER_RISK');
@@ -212,7 +212,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     expect(result.verdict).toBe('HASH_MISMATCH');
     expect(result.firstFailure?.seq).toBe(2);
   });
-  it('seed 003 Decision Boundary 3: paged, an unverifiable MAC on an early page never hides a break on a later page', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): paged, an unverifiable MAC on an early page never hides a break on a later page', async () => {
     const { store } = await storeWithChain(6);
     const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
     const chain = store.records.get(TEST_LINEAGE_ID) as Map<number, string>;
@@ -227,7 +227,7 @@ describe('ResealClient.exportLineage and verifyLineage', () => {
     }
   });
 
-  it('seed 003: paged with the key unreachable, an intact chain is UNVERIFIED_TAMPER_RISK from its first record and has no verified head', async () => {
+  it('docs/sealing.md: paged with the key unreachable, an intact chain is UNVERIFIED_TAMPER_RISK from its first record and has no verified head', async () => {
     const { store } = await storeWithChain(5);
     const anchor = new UnavailableMacAnchor('test-key-1', 'KMS unreachable');
     const result = await client({ store, anchor }).verifyLineage(TEST_LINEAGE_ID, { pageSize: 2 });

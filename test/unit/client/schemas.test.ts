@@ -34,7 +34,7 @@ describe('committed JSON Schemas (schemas/)', () => {
     );
   });
 
-  it('ResidualWriteRequest refuses unknown fields and requires the seed 004 elements, as the zod schema does', () => {
+  it('ResidualWriteRequest refuses unknown fields and requires the elements docs/guard.md "Input" lists, as the zod schema does', () => {
     const schema = JSON.parse(generateSchemas().get('ResidualWriteRequest.schema.json') as string);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(

@@ -180,7 +180,7 @@ describe('ResealClient.waitForOutcome', () => {
     expect(sleep).toHaveBeenCalledWith(25);
   });
 
-  it('seed 004 REJECTED: the guard’s rejection record of this write, with reason and rejected variables', async () => {
+  it('docs/guard.md refusal REJECTED: the guard’s rejection record of this write, with reason and rejected variables', async () => {
     const { store } = await sealedStore(1);
     const rejection = await signedRejection('r-stale');
     await store.recordRejection(await signedRejection('r-other'));
@@ -189,7 +189,7 @@ describe('ResealClient.waitForOutcome', () => {
     expect(outcome).toMatchObject({ kind: 'REJECTED', rejection });
   });
 
-  it('seed 003 fencing CONFLICT: the STALE_EPOCH conflict record of this write', async () => {
+  it('docs/pipeline.md fencing CONFLICT: the STALE_EPOCH conflict record of this write', async () => {
     const { store } = await sealedStore(1);
     const conflict = await signedConflict('r-fenced');
     await store.recordConflict(conflict);
@@ -240,7 +240,7 @@ describe('ResealClient.waitForOutcome', () => {
     expect(now).toBe(1000);
   });
 
-  it('seed 003 Hash-With-Payload Forgery: a marked record edited or re-signed without the key is never returned as a checkpoint', async () => {
+  it('docs/sealing.md verification step 15 (hash-with-payload forgery): a marked record edited or re-signed without the key is never returned as a checkpoint', async () => {
     const { store, records } = await sealedStore(2);
     store.tamperRecord(TEST_LINEAGE_ID, 1, (record) => {
       record.payload = { conclusion: 'edited' };
@@ -288,7 +288,7 @@ describe('ResealClient.waitForOutcome: refusals count only when signed by the fu
   const timed = (store: InMemoryLineageStore, residualId: string, request?: ReturnType<typeof requestOf>) =>
     client(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 2_000, ...(request ? { request } : {}) });
 
-  it('issue 7 measurement: a forged rejection item for a write that was sealed does not make it REJECTED', async () => {
+  it('docs/verifiable-log.md "Recall" cost: a forged rejection item for a write that was sealed does not make it REJECTED', async () => {
     const { store, records } = await sealedStore(2);
     // Table write access, no KMS: an unsigned rejection, and one signed by a forger's key.
     await store.recordRejection(staleRejection('residual-1', { atMs: TEST_NOW_MS + 60_000 }));

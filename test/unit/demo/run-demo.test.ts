@@ -54,7 +54,7 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     }
   });
 
-  it('seed 004 Decision Boundary 3: the write with an unverified inherited variable is refused and the head stays', async () => {
+  it('docs/guard.md V4: the write with an unverified inherited variable is refused and the head stays', async () => {
     const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
     const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'guard', sleep: noSleep });
     expect(summary.refusedWrite).toMatchObject({
@@ -70,7 +70,7 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     });
   });
 
-  it('seed 003 Hash-With-Payload Forgery: a payload edited in the store is refused at recall as HASH_MISMATCH', async () => {
+  it('docs/sealing.md verification step 15 (hash-with-payload forgery): a payload edited in the store is refused at recall as HASH_MISMATCH', async () => {
     const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
     const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'tamper', sleep: noSleep });
     expect(summary.tamper.lineageId).toBe('demo-tamper-python-ci');

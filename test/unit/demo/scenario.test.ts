@@ -117,7 +117,7 @@ describe('demo scenario on the real runner-image series', () => {
     expect(resolveClaims(container, s1.env).unavailable).toEqual(['single-container-runtime']);
   });
 
-  it('seed 000 Method 4: the demo agent, run on the core triage in process, matches the independent key/value model at every recall', () => {
+  it('docs/triage.md rules 8 and 10: the demo agent, run on the core triage in process, matches the independent key/value model at every recall', () => {
     for (const every of [1, 3, 7]) {
       const slice = sliceSnapshots(snapshots, { every });
       for (const lineage of LINEAGE_TEMPLATES) {
@@ -136,7 +136,7 @@ describe('demo scenario on the real runner-image series', () => {
     expect(totals.claimsSaved + totals.claimsReprobed).toBe(totals.monolithicClaimsRederived);
   });
 
-  it('the structural key os:version forces FULL_RECONSTRUCTION_REQUIRED when the point release changes (seed 000 Decision Boundary (1))', () => {
+  it('the structural key os:version forces FULL_RECONSTRUCTION_REQUIRED when the point release changes (docs/triage.md rule 6)', () => {
     const recalls = expectedRecalls(template('python-ci'), sliceSnapshots(snapshots, { from: 6, to: 7 }));
     expect(recalls[1]?.verdict).toBe('FULL_RECONSTRUCTION_REQUIRED');
     expect(recalls[1]?.mattered).toContain('os:version');

@@ -36,7 +36,7 @@ import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { TEST_GUARD_KEY, TEST_LOG_NAME, testGuardSigner } from '../../helpers/pipeline-keys';
 
 /**
- * Fuzzing the guard (issue 8): `GuardService.handle` on generated `residual-writes` bodies, each
+ * Fuzzing the guard (docs/guarantees.md, "Fuzzing"): `GuardService.handle` on generated `residual-writes` bodies, each
  * against fresh in-memory ports, with the invariants every body must keep whatever it holds.
  */
 
@@ -83,7 +83,7 @@ const digests = new WriteDigests();
 
 let counter = 0;
 
-/** The invariants every body keeps (issue 8 part 3), one row each in the guarantees table. */
+/** The invariants every body keeps (docs/guarantees.md "Fuzzing"), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws',
   NO_COLLISION: 'no two different requests or payloads share a digest',
@@ -287,10 +287,10 @@ const rawBodyArb: fc.Arbitrary<string> = fc.oneof(
   },
 );
 
-// Lone surrogates in manifest.baselineKeyHashes values are included: refused, never thrown (fixed with issue 8).
+// Lone surrogates in manifest.baselineKeyHashes values are included: refused, never thrown.
 const bodyArb = rawBodyArb;
 
-describe('guard fuzz (issue 8): GuardService.handle on generated residual-writes bodies', () => {
+describe('guard fuzz: GuardService.handle on generated residual-writes bodies', () => {
   it(
     '1,000 bodies: never throws; refusals are signed, filed under the named lineage and announced; only valid safe writes are forwarded; no digest collides',
     async (context) => {

@@ -45,7 +45,7 @@ import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeli
 import { testAnchor } from '../../helpers/seal-factories';
 
 /**
- * Fuzzing the sealer (issue 8): `SealerService.handleGroup` on generated FIFO groups of 1–10
+ * Fuzzing the sealer (docs/guarantees.md, "Fuzzing"): `SealerService.handleGroup` on generated FIFO groups of 1–10
  * `seal-requests` bodies (genuine guard output mixed with forged, mutated and broken bodies),
  * each group against a fresh in-memory store, with the invariants every group must keep.
  */
@@ -192,7 +192,7 @@ const digests = new WriteDigests();
 
 let counter = 0;
 
-/** The invariants every group keeps (issue 8 part 3), one row each in the guarantees table. */
+/** The invariants every group keeps (docs/guarantees.md "Fuzzing"), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws; one outcome per message',
   NO_COLLISION: 'no two different requests or payloads share a digest',
@@ -422,7 +422,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
   return outcomes;
 }
 
-describe('sealer fuzz (issue 8): SealerService.handleGroup on generated FIFO groups', () => {
+describe('sealer fuzz: SealerService.handleGroup on generated FIFO groups', () => {
   it(
     '1,000 groups of 1–10 bodies: never throws; only genuine requests are sealed; every chain and checkpoint verifies; every refusal is signed and announced; no digest collides',
     async (context) => {

@@ -36,7 +36,7 @@ import { forgerLogSigner, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipe
 import { testAnchor } from '../../helpers/seal-factories';
 
 /**
- * Fuzzing triage (issue 8): `TriageService.handle` on generated `RecallRequested` details (valid
+ * Fuzzing triage (docs/guarantees.md, "Fuzzing"): `TriageService.handle` on generated `RecallRequested` details (valid
  * ones and mutants) against a lineage of three records sealed by the real sealer, with the
  * invariants every detail must keep. A precise oracle says which valid details must be triaged.
  */
@@ -208,7 +208,7 @@ function mustTriage(detail: {
 
 const isId = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$/.test(value);
 
-/** The invariants every detail keeps (issue 8 part 3), one row each in the guarantees table. */
+/** The invariants every detail keeps (docs/guarantees.md "Fuzzing"), one row each in the guarantees table. */
 const Invariant = {
   NO_CRASH: 'never throws',
   REFUSAL_RECORDED: 'an invalid detail with usable ids gets a stored and announced INVALID_REQUEST answer, else none',
@@ -299,7 +299,7 @@ async function judge(detail: unknown) {
   expect(report.report.verdict === 'NO_DRIFT').toBe(same);
   if (!same) {
     // Keys absent from the baseline are reported as appeared (Object.prototype member names are
-    // left out: isolateDelta files them under `changed`, reported with issue 8).
+    // left out: isolateDelta files them under `changed`).
     const appeared = Object.keys(currentEnv).filter((k) => !Object.hasOwn(SEALED_ENV, k) && !(k in Object.prototype));
     for (const key of appeared) expect(report.report.driftedKeys.appeared).toContain(key);
     const vanished = Object.keys(SEALED_ENV).filter((k) => !Object.hasOwn(currentEnv, k));
@@ -308,7 +308,7 @@ async function judge(detail: unknown) {
   return result;
 }
 
-describe('triage fuzz (issue 8): TriageService.handle on generated RecallRequested details', () => {
+describe('triage fuzz: TriageService.handle on generated RecallRequested details', () => {
   it(
     '1,000 details against a lineage sealed by the sealer: never throws; never TRIAGED unless the detail is valid and names a proven record; every answer verifies',
     async (context) => {

@@ -288,7 +288,7 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
     });
   });
 
-  it('issue 11 through MCP: a claim on an absent key is sealed, and re-probed when the key appears', async () => {
+  it('docs/triage.md "Keys declared absent" through MCP: a claim on an absent key is sealed, and re-probed when the key appears', async () => {
     const p = pipeline();
     const mcp = await connected(p.deps(env));
     const written = await call(mcp, 'reseal_write', {

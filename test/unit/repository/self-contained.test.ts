@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The repository is self-contained (issue 9): comments and docs point only at files it holds, and
+ * The repository is self-contained (README.md, docs/ is the specification): comments and docs point only at files it holds, and
  * docs/ is the specification. Scans every tracked `.ts`, `.mjs` and `.md` file (not `schemas/`,
  * which is generated, nor `test/vectors/`, nor this file). The names it looks for are assembled
  * from parts below, so that not even this file spells them:
@@ -183,7 +183,7 @@ function format(problems: readonly Problem[]): string {
   return problems.map((p) => `${p.file}:${p.line}: ${p.rule}: ${p.text}`).join('\n');
 }
 
-describe('repository: self-contained (issue 9)', () => {
+describe('repository: self-contained (README.md, docs/ is the specification)', () => {
   const repo = readRepository();
   // A tracked file deleted in the working tree is not read.
   const scanned = [...repo.files].filter((file) => isScanned(file) && existsSync(`${ROOT}${file}`)).sort();

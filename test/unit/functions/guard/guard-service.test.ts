@@ -35,8 +35,8 @@ function setup(options: { maxBodyBytes?: number } = {}) {
 
 const message = (body: string, messageId = 'msg-1') => ({ messageId, body, sentAtMs: FACTORY_NOW_MS - 5 });
 
-describe('guard service (seed 004 at the queue)', () => {
-  it('seed 004 Decision Boundary: an accepted write is forwarded as a SealRequest, nothing rejected', async () => {
+describe('guard service (docs/guard.md at the queue)', () => {
+  it('docs/guard.md "Rules": an accepted write is forwarded as a SealRequest, nothing rejected', async () => {
     const { service, queue, store, publisher, metrics, logger } = setup();
     const request = validWriteRequest();
     const outcome = await service.handle(message(JSON.stringify(request)));
@@ -52,7 +52,7 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(logger.keys).toMatchObject({ residualId: request.residualId, lineageId: request.lineageId });
   });
 
-  it('seed 004 Decision Boundary 1: an unverified inherited variable → rejection record + ResidualRejected, nothing forwarded', async () => {
+  it('docs/guard.md V4: an unverified inherited variable → rejection record + ResidualRejected, nothing forwarded', async () => {
     const { service, queue, store, publisher, metrics } = setup();
     const request = validWriteRequest({ variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc')] });
     const body = JSON.stringify(request);
@@ -148,7 +148,7 @@ describe('guard service (seed 004 at the queue)', () => {
     expect(Buffer.byteLength(store.rejections[0]?.bodyPreview ?? '')).toBeLessThanOrEqual(1024);
     expect(queue.sent).toHaveLength(0);
     expect(MAX_BODY_BYTES).toBeLessThan(400_000);
-    // Filed under the lineage it names, so a writer waiting on it finds it (issue 8).
+    // Filed under the lineage it names, so a writer waiting on it finds it (docs/pipeline.md, "Learning the outcome of a write").
     const request = validWriteRequest({ payload: { blob: 'x'.repeat(4000) } });
     expect(store.rejections[0]).toMatchObject({ lineageId: request.lineageId, residualId: request.residualId });
     expect(store.rejections[0]?.statement).toContain('reseal/v1/outcome');

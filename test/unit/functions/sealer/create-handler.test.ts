@@ -53,7 +53,7 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 
-  it('issue 7: one signed checkpoint per FIFO group per batch; a failing group does not fail the others', async () => {
+  it('docs/verifiable-log.md "Appending": one signed checkpoint per FIFO group per batch; a failing group does not fail the others', async () => {
     const { handler, store, signer } = setup();
     const sign = vi.spyOn(signer, 'sign');
     const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));

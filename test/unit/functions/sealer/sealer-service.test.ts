@@ -49,8 +49,8 @@ function setup() {
 let n = 0;
 const message = (body: string, sentAtMs = FACTORY_NOW_MS + n + 1) => ({ messageId: `m-${++n}`, body, sentAtMs });
 
-describe('sealer service (seed 003 at the store)', () => {
-  it('seed 003 Recorded Elements: seals seq 0, 1, 2 into a chain verifyChain accepts; emits each new head', async () => {
+describe('sealer service (docs/sealing.md at the store)', () => {
+  it('docs/sealing.md "Record layout": seals seq 0, 1, 2 into a chain verifyChain accepts; emits each new head', async () => {
     const { service, store, publisher, anchor, metrics } = setup();
     for (const id of ['r-0', 'r-1', 'r-2']) {
       const outcome = await service.handle(message(sealRequestBody({ residualId: id })));
@@ -69,7 +69,7 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(metrics.get('RecordSealed')).toBe(3);
   });
 
-  it('seed 003 idempotency: a redelivered residual id creates no second record and re-emits the same head', async () => {
+  it('docs/pipeline.md "Outcomes and retries", redelivery: a redelivered residual id creates no second record and re-emits the same head', async () => {
     const { service, store, publisher, metrics } = setup();
     const body = sealRequestBody({ residualId: 'r-dup' });
     await service.handle(message(body));
@@ -283,7 +283,7 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.conflicts[0]?.detail).toContain('does not authenticate');
   });
 
-  it('issue 7: a record planted in the table under a forged head is never chained and signed by the next honest seal', async () => {
+  it('docs/verifiable-log.md "Appending": a record planted in the table under a forged head is never chained and signed by the next honest seal', async () => {
     const { service, store } = setup();
     for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
     const before = store.headSnapshot(LINEAGE);
@@ -327,7 +327,7 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(store.conflicts.at(-1)?.detail).toContain('rolled back');
   });
 
-  it('seed 003 Concurrent Overwrite: a lost race is retried from the new head and sealed after the winner', async () => {
+  it('docs/pipeline.md "Append", lost race: a lost race is retried from the new head and sealed after the winner', async () => {
     const { service, store, anchor } = setup();
     const rival = setup();
     let raced = false;
@@ -356,7 +356,7 @@ describe('sealer service (seed 003 at the store)', () => {
     expect((await verifyChain(chain, { lineageId: LINEAGE, anchor })).verdict).toBe('VERIFIED_INTACT');
   });
 
-  it('seed 003 Concurrent Overwrite: a write that keeps losing is retried 5 times, then a visible LOST_RACE conflict', async () => {
+  it('docs/pipeline.md "Append", lost race: a write that keeps losing is retried 5 times, then a visible LOST_RACE conflict', async () => {
     const { service, store, publisher, metrics } = setup();
     store.beforeAppend = () => {
       throw new StaleHeadError(LINEAGE, null, null);
@@ -503,7 +503,7 @@ describe('sealer service (seed 003 at the store)', () => {
     expect(publisher.rejected).toHaveLength(1);
   });
 
-  it('seed 003 Decision Boundary 3: a disabled MAC key throws (message retried), nothing appended; a log line names the failure', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): a disabled MAC key throws (message retried), nothing appended; a log line names the failure', async () => {
     const d = deps();
     const service = new SealerService(d);
     d.anchor.disable();
@@ -559,7 +559,7 @@ const FORGED_SAFE: WriteVerdict = {
   verdictDigest: 'a'.repeat(64),
 };
 
-/** A request the guard refuses (seed 004 Decision Boundary 3: an unverified inherited variable). */
+/** A request the guard refuses (docs/guard.md V4: an unverified inherited variable). */
 const staleRequest = (residualId: string) =>
   validWriteRequest({
     lineageId: LINEAGE,
@@ -568,7 +568,7 @@ const staleRequest = (residualId: string) =>
   });
 
 describe('sealer re-runs the guard: a carried verdict is never trusted (guard bypass via seal-requests)', () => {
-  it('seed 004 Decision Boundary 3 fail-closed: a forged safe verdict on a stale request is refused, recorded, announced, nothing appended', async () => {
+  it('docs/guard.md V4 fail-closed: a forged safe verdict on a stale request is refused, recorded, announced, nothing appended', async () => {
     const { service, store, publisher, metrics } = setup();
     const outcome = await service.handle(message(forgedBody(staleRequest('r-forged'), FORGED_SAFE)));
     expect(outcome).toEqual({ kind: 'REJECTED', reason: 'VERDICT_MISMATCH' });
@@ -594,7 +594,7 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect(metrics.get('WriteRejected:reason=VERDICT_MISMATCH')).toBe(1);
   });
 
-  it('seed 004 verdict digest: a genuine safe verdict copied from a clean write with the same ids does not unlock a stale one', async () => {
+  it('docs/guard.md "verdictDigest": a genuine safe verdict copied from a clean write with the same ids does not unlock a stale one', async () => {
     const { service, store } = setup();
     const genuine = evaluateWrite(validWriteRequest({ lineageId: LINEAGE, residualId: 'r-copied' }), guardPolicy());
     expect(genuine.isSafe).toBe(true);
@@ -603,7 +603,7 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect(store.appendCalls).toBe(0);
   });
 
-  it('seed 003 header verdictDigest: a forged digest on a safe request is refused, nothing appended', async () => {
+  it('docs/sealing.md "Record layout" (verdictDigest): a forged digest on a safe request is refused, nothing appended', async () => {
     const { service, store, publisher } = setup();
     const outcome = await service.handle(
       message(forgedBody(validWriteRequest({ lineageId: LINEAGE, residualId: 'r-digest' }), FORGED_SAFE)),
@@ -614,7 +614,7 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect(publisher.rejected[0]?.reason).toBe('VERDICT_MISMATCH');
   });
 
-  it("seed 003 Recorded Elements: genuine guard output is sealed, carrying the guard's verdict digest", async () => {
+  it("docs/sealing.md, Record layout: genuine guard output is sealed, carrying the guard's verdict digest", async () => {
     const { service, store, anchor } = setup();
     const request = validWriteRequest({ lineageId: LINEAGE, residualId: 'r-genuine' });
     const verdict = evaluateWrite(request, guardPolicy());

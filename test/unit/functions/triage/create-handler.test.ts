@@ -53,7 +53,7 @@ const recall = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('triage handler (Powertools parser, EventBridge envelope)', () => {
-  it('seed 000 on a verified record: a RecallRequested event is parsed, triaged, stored and announced', async () => {
+  it('docs/triage.md on a proven record: a RecallRequested event is parsed, triaged, stored and announced', async () => {
     const { handler, store, publisher } = await setup();
     const result = await handler(eventBridgeEvent('RecallRequested', recall()), lambdaContext());
     expect(result).toMatchObject({ kind: 'COMPLETED', detail: { outcome: 'TRIAGED', seq: 0, residualId: 'r-0' } });

@@ -64,28 +64,31 @@ const recall = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-describe('triage service (seed 000 on a verified record, seed 003)', () => {
+describe('triage service (docs/triage.md on a proven record, docs/sealing.md)', () => {
   it.each([
     ['NO_DRIFT', SEALED_ENV],
     ['AMBIENT_DRIFT_ONLY', { ...SEALED_ENV, HOSTNAME: 'runner-99' }],
     ['PARTIAL_REPROBE_REQUIRED', { ...SEALED_ENV, REGION: 'us-east-1' }],
     ['FULL_RECONSTRUCTION_REQUIRED', { ...SEALED_ENV, ARCH: 'x86_64' }],
-  ])('seed 000 Decision Boundary: %s for its environment delta; report stored and emitted', async (verdict, env) => {
-    const { triage, store, publisher, metrics } = await setup();
-    const result = await triage().handle(recall({ currentEnv: env, target: { seq: 1 } }));
-    expect(result.kind).toBe('COMPLETED');
-    if (result.kind !== 'COMPLETED') return;
-    const detail = TriageCompletedDetailSchema.parse(result.detail);
-    expect(detail).toMatchObject({ outcome: 'TRIAGED', seq: 1, residualId: 'r-1', refusalReason: null });
-    expect(detail.verification?.verdict).toBe('VERIFIED_INTACT');
-    expect(detail.report?.verdict).toBe(verdict);
-    expect(await store.getTriageReport(LINEAGE, detail.requestId)).toEqual(detail);
-    expect(publisher.triaged).toEqual([detail]);
-    expect(metrics.get(`TriageVerdict:verdict=${verdict}`)).toBe(1);
-    if (verdict === 'PARTIAL_REPROBE_REQUIRED') {
-      expect(detail.report).toMatchObject({ invalidatedClaims: ['claim-region'], retainedClaims: ['claim-tooling'] });
-    }
-  });
+  ])(
+    'docs/triage.md "Verdicts and rules": %s for its environment delta; report stored and emitted',
+    async (verdict, env) => {
+      const { triage, store, publisher, metrics } = await setup();
+      const result = await triage().handle(recall({ currentEnv: env, target: { seq: 1 } }));
+      expect(result.kind).toBe('COMPLETED');
+      if (result.kind !== 'COMPLETED') return;
+      const detail = TriageCompletedDetailSchema.parse(result.detail);
+      expect(detail).toMatchObject({ outcome: 'TRIAGED', seq: 1, residualId: 'r-1', refusalReason: null });
+      expect(detail.verification?.verdict).toBe('VERIFIED_INTACT');
+      expect(detail.report?.verdict).toBe(verdict);
+      expect(await store.getTriageReport(LINEAGE, detail.requestId)).toEqual(detail);
+      expect(publisher.triaged).toEqual([detail]);
+      expect(metrics.get(`TriageVerdict:verdict=${verdict}`)).toBe(1);
+      if (verdict === 'PARTIAL_REPROBE_REQUIRED') {
+        expect(detail.report).toMatchObject({ invalidatedClaims: ['claim-region'], retainedClaims: ['claim-tooling'] });
+      }
+    },
+  );
 
   it.each([
     ['NO_DRIFT', {}, []],
@@ -121,7 +124,7 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     expect(latest.kind === 'COMPLETED' && latest.detail.seq).toBe(2);
   });
 
-  it('seed 003 Hash-With-Payload Forgery: a record edited in the table is refused with HASH_MISMATCH, no triage', async () => {
+  it('docs/sealing.md verification step 15 (hash-with-payload forgery): a record edited in the table is refused with HASH_MISMATCH, no triage', async () => {
     const { triage, store } = await setup();
     store.tamperRecord(LINEAGE, 1, (record) => {
       record.payload = { conclusion: 'all good, nothing happened' };
@@ -224,7 +227,7 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     expect(result.refusalReason).toContain('does not verify');
   });
 
-  it('seed 003 Log Truncation: a head rolled back below the caller checkpoint is TRUNCATION_DETECTED', async () => {
+  it('docs/verifiable-log.md "Recall": a head rolled back below the caller checkpoint is TRUNCATION_DETECTED', async () => {
     const { triage, store } = await setup();
     const checkpointRecord = (await store.readRecord(LINEAGE, 2)) as { recordHash: string };
     store.deleteRecord(LINEAGE, 2);
@@ -309,7 +312,7 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     expect(result.verification?.verdict).toBe('HASH_MISMATCH');
   });
 
-  it('issue 7 measurement: recall cost does not grow with the lineage: no MAC call, O(log n) item reads', async () => {
+  it('docs/verifiable-log.md "Recall" cost: recall cost does not grow with the lineage: no MAC call, O(log n) item reads', async () => {
     const reads: number[] = [];
     for (const count of [8, 64, 512]) {
       const { records } = await buildChain(count, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
@@ -349,7 +352,7 @@ describe('triage service (seed 000 on a verified record, seed 003)', () => {
     });
   });
 
-  it('seed 003 Log Truncation: a record deleted from the middle breaks the lineage', async () => {
+  it('docs/verifiable-log.md "Recall": a record deleted from the middle breaks the lineage', async () => {
     const { triage, store } = await setup();
     store.deleteRecord(LINEAGE, 1);
     const result = await triage().handle(recall({ target: { seq: 1 } }));

@@ -39,8 +39,8 @@ function issuesOf(request: unknown): { path: string; message: string }[] {
   throw new Error('expected InvalidInputError, got a verdict');
 }
 
-describe('stale-state guard: epochs of inherited variables (seed 004 Core Distinction, Condition of Validity)', () => {
-  it('seed 004 Core Distinction (E1, E2): an inherited variable from epoch 99 in an epoch-7 write after predecessor epoch 6 is refused (reviewer case)', () => {
+describe('stale-state guard: epochs of inherited variables (docs/guard.md E1–E3)', () => {
+  it('docs/guard.md E1, E2: an inherited variable from epoch 99 in an epoch-7 write after predecessor epoch 6 is refused (reviewer case)', () => {
     const base = validWriteRequest();
     const variablesUsed = base.variablesUsed.map((v, i) => (i === 1 ? { ...v, sourceEpoch: 99 } : v));
     const verdict = evaluateWrite({ ...base, variablesUsed }, guardPolicy());
@@ -60,7 +60,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     expect(verdict.requestViolations).toEqual([]);
   });
 
-  it('seed 004 Core Distinction (E1): an inherited sourceEpoch equal to or after the generation epoch is INHERITED_EPOCH_NOT_PAST, verified or not', () => {
+  it('docs/guard.md E1: an inherited sourceEpoch equal to or after the generation epoch is INHERITED_EPOCH_NOT_PAST, verified or not', () => {
     // A cold start isolates E1 from E2 (E3 is reported too, and checked on its own below).
     for (const sourceEpoch of [GENERATION_EPOCH, GENERATION_EPOCH + 1]) {
       const request = validWriteRequest({
@@ -77,7 +77,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     }
   });
 
-  it('seed 004 Core Distinction (E2): an inherited sourceEpoch after the predecessor epoch is INHERITED_EPOCH_AFTER_PREDECESSOR; at or before it passes', () => {
+  it('docs/guard.md E2: an inherited sourceEpoch after the predecessor epoch is INHERITED_EPOCH_AFTER_PREDECESSOR; at or before it passes', () => {
     const boundary = validBoundary({ predecessorEpoch: 4 });
     expect(reasonsOf(validWriteRequest({ boundary, variablesUsed: [verifiedFrom(5)] }))).toEqual([
       ['targetResourceId', 'INHERITED_EPOCH_AFTER_PREDECESSOR'],
@@ -86,7 +86,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     expect(reasonsOf(validWriteRequest({ boundary, variablesUsed: [verifiedFrom(0)] }))).toEqual([]);
   });
 
-  it('seed 004 Condition of Validity (E3): an inherited variable in a write whose boundary names no predecessor is INHERITED_WITHOUT_PREDECESSOR', () => {
+  it('docs/guard.md E3: an inherited variable in a write whose boundary names no predecessor is INHERITED_WITHOUT_PREDECESSOR', () => {
     const request = validWriteRequest({
       boundary: coldBoundary(),
       variablesUsed: [freshVariable('attemptId', 'a-1'), verifiedFrom(PREDECESSOR_EPOCH)],
@@ -106,7 +106,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     ).toBe(true);
   });
 
-  it('seed 004 Recorded Elements 3: a boundary naming only one of predecessorSessionId and predecessorEpoch is invalid input at the missing field', () => {
+  it('docs/guard.md M4: a boundary naming only one of predecessorSessionId and predecessorEpoch is invalid input at the missing field', () => {
     const { predecessorEpoch: _e, ...sessionOnly } = validBoundary();
     expect(issuesOf(validWriteRequest({ boundary: sessionOnly }))).toEqual([
       { path: 'boundary.predecessorEpoch', message: expect.stringContaining('predecessorEpoch') },
@@ -125,7 +125,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     expect(() => evaluateWrite(zombie, guardPolicy())).toThrow(InvalidInputError);
   });
 
-  it('seed 004 Decision Boundary (4): HISTORICAL_ATTRIBUTION is exempt from re-verification but not from inherited epoch sanity (E1-E3)', () => {
+  it('docs/guard.md V6: HISTORICAL_ATTRIBUTION is exempt from re-verification but not from inherited epoch sanity (E1-E3)', () => {
     const historical = (variablesUsed: SessionVariable[], boundary = validBoundary()) =>
       validWriteRequest({ authority: Authority.HISTORICAL_ATTRIBUTION, variablesUsed, boundary });
     // Documenting the predecessor's state: unverified values from its epoch or before pass.
@@ -141,7 +141,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     ]);
   });
 
-  it('seed 004 Condition of Validity: a declared IMMUTABLE_CONSTANT is not inherited context; its sourceEpoch is not checked, cold start included', () => {
+  it('docs/guard.md "Epochs of inherited variables": a declared IMMUTABLE_CONSTANT is not inherited context; its sourceEpoch is not checked, cold start included', () => {
     const constants = [immutableConstant('apiSchemaVersion', '2024-01-01', { sourceEpoch: 99 })];
     const declaredImmutableConstants = ['apiSchemaVersion'];
     for (const boundary of [validBoundary(), coldBoundary()]) {
@@ -150,7 +150,7 @@ describe('stale-state guard: epochs of inherited variables (seed 004 Core Distin
     }
   });
 
-  it('seed 004 Method: the verdict digest binds the epoch reasons and still reads no clock', () => {
+  it('docs/guard.md "verdictDigest": the verdict digest binds the epoch reasons and still reads no clock', () => {
     const request = validWriteRequest({ variablesUsed: [verifiedFrom(99)] });
     const first = evaluateWrite(request, guardPolicy());
     const later = evaluateWrite(request, guardPolicy({ nowMs: FACTORY_NOW_MS + 1_000 }));

@@ -127,8 +127,8 @@ function permuteKeys(value: unknown, seed: number): unknown {
   return out;
 }
 
-describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)', () => {
-  it('seed 004 Decision Boundary (1, 2, 4): any request whose variables are all fresh, re-verified or declared constants is safe', () => {
+describe('stale-state guard: properties (docs/guard.md "Rules", fast-check)', () => {
+  it('docs/guard.md V1–V3, V5: any request whose variables are all fresh, re-verified or declared constants is safe', () => {
     fc.assert(
       fc.property(safeRequestArb, (request) => {
         const verdict = evaluateWrite(request, guardPolicy());
@@ -137,7 +137,7 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     );
   });
 
-  it('seed 004 Decision Boundary (3): adding one UNVERIFIED_INHERITED variable makes any non-historical request unsafe, naming exactly it', () => {
+  it('docs/guard.md V4: adding one UNVERIFIED_INHERITED variable makes any non-historical request unsafe, naming exactly it', () => {
     fc.assert(
       fc.property(safeRequestArb, nameArb, valueArb, fc.nat(), (request, name, value, at) => {
         fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
@@ -159,7 +159,7 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     );
   });
 
-  it('seed 004 Decision Boundary (4): the same addition leaves a HISTORICAL_ATTRIBUTION request safe', () => {
+  it('docs/guard.md V6: the same addition leaves a HISTORICAL_ATTRIBUTION request safe', () => {
     fc.assert(
       fc.property(safeRequestArb, nameArb, (request, name) => {
         fc.pre(!request.variablesUsed.some((v) => v.name.normalize('NFC') === name.normalize('NFC')));
@@ -172,7 +172,7 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     );
   });
 
-  it('seed 004 Core Distinction + Condition of Validity (E1-E3): an inherited variable passes the epoch rules exactly when a predecessor is named and sourceEpoch <= predecessorEpoch < generationEpoch, for every authority', () => {
+  it('docs/guard.md E1–E3: an inherited variable passes the epoch rules exactly when a predecessor is named and sourceEpoch <= predecessorEpoch < generationEpoch, for every authority', () => {
     const freshnessArb = fc.constantFrom(VariableFreshness.VERIFIED_INHERITED, VariableFreshness.UNVERIFIED_INHERITED);
     fc.assert(
       fc.property(
@@ -215,7 +215,7 @@ describe('stale-state guard: properties (seed 004 Decision Boundary, fast-check)
     );
   });
 
-  it('seed 004 Method: verdictDigest is independent of object key order and variable order', () => {
+  it('docs/guard.md "verdictDigest": verdictDigest is independent of object key order and variable order', () => {
     const mixedArb = fc.tuple(safeRequestArb, fc.array(nameArb, { maxLength: 3 }), fc.integer(), fc.boolean());
     fc.assert(
       fc.property(mixedArb, ([request, staleNames, seed, reverse]) => {

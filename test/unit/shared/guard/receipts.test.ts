@@ -23,7 +23,7 @@ function receiptReasons(
   return evaluateWrite(request, policy).rejectedVariables.map((r) => r.reason);
 }
 
-describe('valueDigest (seed 004 freshness_probe_receipt; docs/guard.md)', () => {
+describe('valueDigest (docs/guard.md "valueDigest")', () => {
   it('is SHA-256("reseal/v1/value" || 0x00 || JCS({"v":1,"value":value})), recomputed independently', () => {
     for (const value of ['i-0abc123', '', 'caf\u00e9 \u{1F600} "quoted"\n']) {
       const jcs = `{"v":1,"value":${JSON.stringify(value)}}`;
@@ -40,7 +40,7 @@ describe('valueDigest (seed 004 freshness_probe_receipt; docs/guard.md)', () => 
   });
 });
 
-describe('stale-state guard: receipt validity (docs/guard.md R1–R6; seed 004 Decision Boundary 2)', () => {
+describe('stale-state guard: receipt validity (docs/guard.md R1–R6; docs/guard.md V2–V3', () => {
   it('guard hardening: a valid receipt (named probe, matching digest, active session, in window) passes', () => {
     expect(receiptReasons({})).toEqual([]);
   });

@@ -14,8 +14,8 @@ import {
 const violationsOf = (request: unknown, policy = guardPolicy()) =>
   evaluateWrite(request, policy).requestViolations.map(({ field, reason }) => [field, reason]);
 
-describe('stale-state guard: request-level checks (seed 004 failure mode 3 and Recorded Elements 3-4; docs/guard.md)', () => {
-  it('seed 004 failure mode 3: a write attributed to the predecessor session is SESSION_MISMATCH', () => {
+describe('stale-state guard: request-level checks (docs/guard.md Q1–Q4)', () => {
+  it('docs/guard.md Q1: a write attributed to the predecessor session is SESSION_MISMATCH', () => {
     const request = validWriteRequest({ sessionId: PREDECESSOR_SESSION_ID });
     const verdict = evaluateWrite(request, guardPolicy());
     expect(verdict.isSafe).toBe(false);
@@ -37,7 +37,7 @@ describe('stale-state guard: request-level checks (seed 004 failure mode 3 and R
     expect(violationsOf(request)).toEqual([['generationEpoch', 'EPOCH_COLLAPSE']]);
   });
 
-  it('seed 004 Recorded Elements 4: without a predecessor epoch (cold start) any generation epoch is accepted', () => {
+  it('docs/guard.md Q3: without a predecessor epoch (cold start) any generation epoch is accepted', () => {
     const { predecessorEpoch: _none, predecessorSessionId: _nobody, ...boundary } = validBoundary();
     const request = validWriteRequest({
       boundary,
@@ -47,12 +47,12 @@ describe('stale-state guard: request-level checks (seed 004 failure mode 3 and R
     expect(evaluateWrite(request, guardPolicy()).isSafe).toBe(true);
   });
 
-  it('seed 004 Recorded Elements 3: a boundary naming the active session as its own predecessor is SESSION_COLLAPSE', () => {
+  it('docs/guard.md Q2: a boundary naming the active session as its own predecessor is SESSION_COLLAPSE', () => {
     const request = validWriteRequest({ boundary: validBoundary({ predecessorSessionId: ACTIVE_SESSION_ID }) });
     expect(violationsOf(request)).toEqual([['boundary.predecessorSessionId', 'SESSION_COLLAPSE']]);
   });
 
-  it('seed 004 Recorded Elements 3: a boundary later than now plus the clock skew is BOUNDARY_FROM_FUTURE', () => {
+  it('docs/guard.md Q4: a boundary later than now plus the clock skew is BOUNDARY_FROM_FUTURE', () => {
     const request = validWriteRequest({
       variablesUsed: [],
       boundary: validBoundary({ boundaryAtMs: FACTORY_NOW_MS + 5_001 }),

@@ -21,18 +21,18 @@ const violationsOf = (request: unknown, policy = guardPolicy()) =>
   evaluateWrite(request, policy).requestViolations.map(({ field, reason }) => [field, reason]);
 const withVariables = (...variablesUsed: ReturnType<typeof freshVariable>[]) => validWriteRequest({ variablesUsed });
 
-describe('stale-state guard: seed 004 Decision Boundary', () => {
+describe('stale-state guard: docs/guard.md "Rules"', () => {
   it('the factory request is safe (fresh, re-verified and declared-constant variables together)', () => {
     const verdict = evaluateWrite(validWriteRequest(), guardPolicy());
     expect(verdict).toMatchObject({ isSafe: true, rejectedVariables: [], requestViolations: [] });
     expect(verdict.verdictDigest).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('seed 004 Decision Boundary (1): a FRESH_GENERATED variable from the write epoch is written', () => {
+  it('docs/guard.md V1: a FRESH_GENERATED variable from the write epoch is written', () => {
     expect(evaluateWrite(withVariables(freshVariable('attemptId', 'a-1')), guardPolicy()).isSafe).toBe(true);
   });
 
-  it('seed 004 Decision Boundary (1) + Operational Effect 3: a FRESH_GENERATED variable from another epoch is EPOCH_COLLAPSE', () => {
+  it('docs/guard.md V1: a FRESH_GENERATED variable from another epoch is EPOCH_COLLAPSE', () => {
     const older = freshVariable('sessionUuid', 'uuid-old', { sourceEpoch: GENERATION_EPOCH - 1 });
     const newer = freshVariable('writeTimestamp', '2027', { sourceEpoch: GENERATION_EPOCH + 1 });
     const verdict = evaluateWrite(withVariables(older, newer), guardPolicy());
@@ -44,16 +44,16 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     expect(verdict.rejectedVariables[0]?.detail).toContain(`epoch ${GENERATION_EPOCH - 1}`);
   });
 
-  it('seed 004 Decision Boundary (2): a VERIFIED_INHERITED variable with a valid receipt proceeds', () => {
+  it('docs/guard.md V2–V3: a VERIFIED_INHERITED variable with a valid receipt proceeds', () => {
     expect(reasonsOf(withVariables(verifiedInheritedVariable('targetResourceId', 'i-1')))).toEqual([]);
   });
 
-  it('seed 004 Decision Boundary (2): a VERIFIED_INHERITED variable without a receipt is MISSING_RECEIPT', () => {
+  it('docs/guard.md V2–V3: a VERIFIED_INHERITED variable without a receipt is MISSING_RECEIPT', () => {
     const { receipt: _dropped, ...bare } = verifiedInheritedVariable('bearerToken', 'tok');
     expect(reasonsOf(withVariables(bare))).toEqual([['bearerToken', 'MISSING_RECEIPT']]);
   });
 
-  it('seed 004 Decision Boundary (3): an UNVERIFIED_INHERITED variable rejects the write', () => {
+  it('docs/guard.md V4: an UNVERIFIED_INHERITED variable rejects the write', () => {
     const verdict = evaluateWrite(
       withVariables(freshVariable('ok', 'v'), unverifiedInheritedVariable('targetResourceId', 'i-gone')),
       guardPolicy(),
@@ -64,12 +64,12 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     ]);
   });
 
-  it('seed 004 Decision Boundary (3): UNVERIFIED_INHERITED is rejected even when a valid receipt is attached', () => {
+  it('docs/guard.md V4: UNVERIFIED_INHERITED is rejected even when a valid receipt is attached', () => {
     const variable = unverifiedInheritedVariable('x', 'v', { receipt: validReceipt('v') });
     expect(reasonsOf(withVariables(variable))).toEqual([['x', 'UNVERIFIED_INHERITED']]);
   });
 
-  it('seed 004 Decision Boundary (4): a declared IMMUTABLE_CONSTANT passes without a receipt', () => {
+  it('docs/guard.md V5: a declared IMMUTABLE_CONSTANT passes without a receipt', () => {
     const request = validWriteRequest({
       variablesUsed: [immutableConstant('schemaVersion', 'v3')],
       declaredImmutableConstants: ['schemaVersion'],
@@ -77,7 +77,7 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     expect(evaluateWrite(request, guardPolicy()).isSafe).toBe(true);
   });
 
-  it('seed 004 Decision Boundary (4): an IMMUTABLE_CONSTANT the request does not declare is UNDECLARED_IMMUTABLE_CONSTANT', () => {
+  it('docs/guard.md V5: an IMMUTABLE_CONSTANT the request does not declare is UNDECLARED_IMMUTABLE_CONSTANT', () => {
     const request = validWriteRequest({
       variablesUsed: [immutableConstant('schemaVersion', 'v3'), immutableConstant('caf\u00e9', 'x')],
       declaredImmutableConstants: ['other', 'cafe\u0301'], // NFD spelling does not declare the NFC name
@@ -88,7 +88,7 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     ]);
   });
 
-  it('seed 004 Decision Boundary (4): a HISTORICAL_ATTRIBUTION write may carry inherited variables unverified', () => {
+  it('docs/guard.md V6: a HISTORICAL_ATTRIBUTION write may carry inherited variables unverified', () => {
     const variablesUsed = [
       unverifiedInheritedVariable('predecessorResourceId', 'i-old'),
       { ...verifiedInheritedVariable('token', 't'), receipt: undefined },
@@ -101,7 +101,7 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     expect(evaluateWrite({ ...historical, authority: Authority.INFORMATIONAL_ONLY }, guardPolicy()).isSafe).toBe(false);
   });
 
-  it('seed 004 Decision Boundary (4): a HISTORICAL_ATTRIBUTION verdict records its lack of operational authority in the digest', () => {
+  it('docs/guard.md V6: a HISTORICAL_ATTRIBUTION verdict records its lack of operational authority in the digest', () => {
     const request = validWriteRequest();
     const operational = evaluateWrite(request, guardPolicy());
     const historical = evaluateWrite({ ...request, authority: Authority.HISTORICAL_ATTRIBUTION }, guardPolicy());
@@ -109,7 +109,7 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
     expect(historical.verdictDigest).not.toBe(operational.verdictDigest);
   });
 
-  it('seed 004 Decision Boundary (4): HISTORICAL_ATTRIBUTION is still subject to request-level checks', () => {
+  it('docs/guard.md V6: HISTORICAL_ATTRIBUTION is still subject to request-level checks', () => {
     const request = validWriteRequest({
       authority: Authority.HISTORICAL_ATTRIBUTION,
       generationEpoch: GENERATION_EPOCH - 1,
@@ -118,14 +118,14 @@ describe('stale-state guard: seed 004 Decision Boundary', () => {
   });
 });
 
-describe('stale-state guard: seed 004 Method (evaluate_write, assert_write_safe)', () => {
-  it('seed 004 Method: a write without a generation epoch marker is refused as invalid input', () => {
+describe('stale-state guard: docs/guard.md M1–M4', () => {
+  it('docs/guard.md M1: a write without a generation epoch marker is refused as invalid input', () => {
     const { generationEpoch: _missing, ...request } = validWriteRequest();
     expect(() => evaluateWrite(request, guardPolicy())).toThrow(InvalidInputError);
     expect(() => evaluateWrite({ ...request, generationEpoch: '' }, guardPolicy())).toThrow(/generationEpoch/);
   });
 
-  it('seed 004 Method: every stale variable is listed and the write is unsafe exactly when one is', () => {
+  it('docs/guard.md "Reasons": every stale variable is listed and the write is unsafe exactly when one is', () => {
     const request = withVariables(
       unverifiedInheritedVariable('b', '1'),
       freshVariable('fresh', '2'),
@@ -136,14 +136,14 @@ describe('stale-state guard: seed 004 Method (evaluate_write, assert_write_safe)
     expect(verdict.rejectedVariables.map((r) => r.name)).toEqual(['a', 'b']);
   });
 
-  it('seed 004 Method: the verdict digest does not depend on the order of variables or on the clock', () => {
+  it('docs/guard.md "verdictDigest": the verdict digest does not depend on the order of variables or on the clock', () => {
     const vars = [unverifiedInheritedVariable('b', '1'), unverifiedInheritedVariable('a', '3')];
     const first = evaluateWrite(withVariables(...vars), guardPolicy());
     const second = evaluateWrite(withVariables(...vars.toReversed()), guardPolicy({ nowMs: FACTORY_NOW_MS + 1000 }));
     expect(second.verdictDigest).toBe(first.verdictDigest);
   });
 
-  it('seed 004 Method: the verdict digest binds the residual, lineage, session, epoch and outcome', () => {
+  it('docs/guard.md "verdictDigest": the verdict digest binds the residual, lineage, session, epoch and outcome', () => {
     const base = validWriteRequest({ boundary: validBoundary({ predecessorEpoch: 0 }) });
     const digest = (r: unknown) => evaluateWrite(r, guardPolicy()).verdictDigest;
     const variants = [
@@ -158,11 +158,11 @@ describe('stale-state guard: seed 004 Method (evaluate_write, assert_write_safe)
     expect(new Set(variants.map(digest)).size).toBe(variants.length);
   });
 
-  it('seed 004 Method (assert_write_safe): a safe verdict passes', () => {
+  it('docs/guard.md M3: a safe verdict passes', () => {
     expect(() => assertWriteSafe(evaluateWrite(validWriteRequest(), guardPolicy()))).not.toThrow();
   });
 
-  it('seed 004 Method (assert_write_safe): an unsafe verdict throws StaleWriteError naming the rejected variables', () => {
+  it('docs/guard.md M3: an unsafe verdict throws StaleWriteError naming the rejected variables', () => {
     const request = validWriteRequest({
       sessionId: 'session-z',
       variablesUsed: [unverifiedInheritedVariable('zeta', '1'), unverifiedInheritedVariable('alpha', '2')],
@@ -183,12 +183,12 @@ describe('stale-state guard: seed 004 Method (evaluate_write, assert_write_safe)
     expect(error.message).toContain('["alpha","zeta"]');
   });
 
-  it('seed 004 Method (assert_write_safe): an unsafe verdict with only request violations still throws', () => {
+  it('docs/guard.md M3: an unsafe verdict with only request violations still throws', () => {
     const verdict = evaluateWrite(validWriteRequest({ sessionId: 'session-z' }), guardPolicy());
     expect(() => assertWriteSafe(verdict)).toThrow(/request fields \["sessionId"\]/);
   });
 
-  it('seed 004 Method (assert_write_safe): a forged verdict claiming safety despite rejections is refused', () => {
+  it('docs/guard.md M3: a forged verdict claiming safety despite rejections is refused', () => {
     const verdict = evaluateWrite(withVariables(unverifiedInheritedVariable('x', 'y')), guardPolicy());
     expect(() => assertWriteSafe({ ...verdict, isSafe: true })).toThrow(InvalidInputError);
     expect(() => assertWriteSafe({ isSafe: true })).toThrow(InvalidInputError);

@@ -37,7 +37,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   },
   {
     name: 'unverified-inherited',
-    description: 'seed 004 Decision Boundary 3',
+    description: 'docs/guard.md V4',
     request: {
       ...base,
       variablesUsed: [...base.variablesUsed, unverifiedInheritedVariable('targetResourceId2', 'i-gone')],
@@ -46,7 +46,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   },
   {
     name: 'missing-receipt',
-    description: 'seed 004 Decision Boundary 2: VERIFIED_INHERITED without a receipt',
+    description: 'docs/guard.md V2–V3: VERIFIED_INHERITED without a receipt',
     request: {
       ...base,
       variablesUsed: [{ name: 'bearerToken', value: 't', freshness: 'VERIFIED_INHERITED', sourceEpoch: 6 }],
@@ -77,7 +77,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   },
   {
     name: 'undeclared-constant',
-    description: 'seed 004 Decision Boundary 4: IMMUTABLE_CONSTANT must be declared',
+    description: 'docs/guard.md V5: IMMUTABLE_CONSTANT must be declared',
     request: { ...base, variablesUsed: [immutableConstant('schemaVersion', 'v3')], declaredImmutableConstants: [] },
     policy,
   },
@@ -89,7 +89,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   },
   {
     name: 'historical-attribution',
-    description: 'seed 004 Decision Boundary 4: exempt from freshness, no operational authority',
+    description: 'docs/guard.md V6: exempt from freshness, no operational authority',
     request: {
       ...base,
       authority: Authority.HISTORICAL_ATTRIBUTION,
@@ -130,7 +130,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   {
     name: 'inherited-epoch-out-of-range',
     description:
-      'seed 004 Core Distinction: inherited variables from epoch 99 (after the generation epoch 7) and from epoch 7 itself',
+      'docs/guard.md E1: inherited variables from epoch 99 (after the generation epoch 7) and from epoch 7 itself',
     request: {
       ...base,
       variablesUsed: [
@@ -142,7 +142,7 @@ const cases: { name: string; description: string; request: unknown; policy: unkn
   },
   {
     name: 'inherited-cold-start',
-    description: 'seed 004 Condition of Validity: a re-verified inherited variable in a write naming no predecessor',
+    description: 'docs/guard.md E3: a re-verified inherited variable in a write naming no predecessor',
     request: {
       ...base,
       variablesUsed: [verifiedInheritedVariable('targetResourceId', 'i-0abc123')],
@@ -193,7 +193,7 @@ const invalid: { name: string; path: string; request: unknown }[] = [
 
 const out = {
   description:
-    'Stale-state guard vectors (seed 004). verdictDigest = SHA-256(ASCII("reseal/v1/verdict-digest") || 0x00 || UTF-8(preimage)); see docs/guard.md.',
+    'Stale-state guard vectors. verdictDigest = SHA-256(ASCII("reseal/v1/verdict-digest") || 0x00 || UTF-8(preimage)); see docs/guard.md.',
   valueDigests: ['i-0abc123', '', 'caf\u00e9', '\u{1F600}\n"'].map((value) => ({ value, digest: valueDigest(value) })),
   cases: cases.map(({ name, description, request, policy: p }) => {
     const r = JSON.parse(JSON.stringify(request));

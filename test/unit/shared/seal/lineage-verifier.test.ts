@@ -27,7 +27,7 @@ const verify = verifyTestChain;
 const verdicts = verdictsOf;
 
 describe('verifyChain: intact chains', () => {
-  it('seed 003 Operational Effect (2): a chain sealed in order verifies VERIFIED_INTACT record by record', async () => {
+  it('docs/sealing.md "Verification": a chain sealed in order verifies VERIFIED_INTACT record by record', async () => {
     const { records, head } = await buildChain(5);
     const result = await verify(records, { checkpoint: head as NonNullable<typeof head> });
     expect(ChainVerificationSchema.parse(result)).toEqual(result);
@@ -97,8 +97,8 @@ describe('verifyChain: intact chains', () => {
   });
 });
 
-describe('verifyChain: seed 003 What Was Observed', () => {
-  it('seed 003 What Was Observed (1) Hash-With-Payload Forgery: payload and its hashes recomputed without the key → HASH_MISMATCH', async () => {
+describe('verifyChain: docs/sealing.md "Threat model"', () => {
+  it('docs/sealing.md verification steps 3 and 15 (hash-with-payload forgery): payload and its hashes recomputed without the key → HASH_MISMATCH', async () => {
     const { records } = await buildChain(4);
     const forged = [...records];
     forged[1] = await resealRecord(at(records, 1), { payload: { conclusion: 'nothing failed' } }, forgerAnchor());
@@ -119,7 +119,7 @@ describe('verifyChain: seed 003 What Was Observed', () => {
     expect(result.head).toEqual({ seq: 0, recordHash: at(records, 0).recordHash });
   });
 
-  it('seed 003 Core Distinction: a payload changed while the stored hashes are kept → HASH_MISMATCH on payloadHash', async () => {
+  it('docs/sealing.md verification step 3: a payload changed while the stored hashes are kept → HASH_MISMATCH on payloadHash', async () => {
     const { records } = await buildChain(2);
     const tampered = cloneRecord(records);
     (at(tampered, 1).payload as { conclusion: string }).conclusion = 'rewritten';
@@ -131,7 +131,7 @@ describe('verifyChain: seed 003 What Was Observed', () => {
     });
   });
 
-  it('seed 003 What Was Observed (2) Log Truncation: the last three records deleted → TRUNCATION_DETECTED against the checkpoint', async () => {
+  it('docs/sealing.md "Verification", truncation: the last three records deleted → TRUNCATION_DETECTED against the checkpoint', async () => {
     const { records, head } = await buildChain(6);
     const result = await verify(records.slice(0, 3), { checkpoint: head as NonNullable<typeof head> });
     expect(result.verdict).toBe(V.TRUNCATION_DETECTED);
@@ -149,12 +149,12 @@ describe('verifyChain: seed 003 What Was Observed', () => {
     expect((await verify(records.slice(0, 3))).verdict).toBe(V.VERIFIED_INTACT);
   });
 
-  it('seed 003 What Was Observed (2): an empty chain against a checkpoint (everything deleted) → TRUNCATION_DETECTED', async () => {
+  it('docs/sealing.md "Verification", truncation: an empty chain against a checkpoint (everything deleted) → TRUNCATION_DETECTED', async () => {
     const result = await verify([], { checkpoint: { seq: 0, recordHash: 'a'.repeat(64) } });
     expect(result).toMatchObject({ verdict: V.TRUNCATION_DETECTED, firstFailure: { seq: 0 }, head: null });
   });
 
-  it('seed 003 What Was Observed (3) Concurrent Overwrite: a chain holding two records sealed from the same head → SEQUENCE_REPLAYED', async () => {
+  it('docs/sealing.md verification step 7 (concurrent overwrite): a chain holding two records sealed from the same head → SEQUENCE_REPLAYED', async () => {
     const { records, head, anchor } = await buildChain(2);
     const a = await sealRecord(sealInput(2), head, anchor, TEST_NOW_MS);
     const b = await sealRecord(sealInput(3), head, anchor, TEST_NOW_MS);
@@ -168,15 +168,15 @@ describe('verifyChain: seed 003 What Was Observed', () => {
   });
 });
 
-describe('verifyChain: seed 003 Decision Boundary', () => {
-  it('seed 003 Decision Boundary (2): parent hash and seq bind position: a genuine record replayed at the end → SEQUENCE_REPLAYED', async () => {
+describe('verifyChain: docs/sealing.md "Verification"', () => {
+  it('docs/sealing.md verification steps 6–8: parent hash and seq bind position: a genuine record replayed at the end → SEQUENCE_REPLAYED', async () => {
     const { records } = await buildChain(3);
     const result = await verify([...records, at(records, 1)]);
     expect(result.firstFailure).toMatchObject({ seq: 1, verdict: V.SEQUENCE_REPLAYED });
     expect(verdicts(result).at(-1)).toBe(V.SEQUENCE_REPLAYED);
   });
 
-  it('seed 003 Decision Boundary (2): a middle record deleted → LINEAGE_BROKEN (records missing)', async () => {
+  it('docs/sealing.md verification steps 6–8: a middle record deleted → LINEAGE_BROKEN (records missing)', async () => {
     const { records } = await buildChain(4);
     const result = await verify([at(records, 0), at(records, 1), at(records, 3)]);
     expect(result.firstFailure).toEqual({
@@ -186,7 +186,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     });
   });
 
-  it('seed 003 Decision Boundary (2): records reordered (never sorted by the verifier) → SEQUENCE_REPLAYED', async () => {
+  it('docs/sealing.md verification steps 6–8: records reordered (never sorted by the verifier) → SEQUENCE_REPLAYED', async () => {
     const { records } = await buildChain(4);
     const result = await verify([at(records, 0), at(records, 2), at(records, 1), at(records, 3)]);
     expect(result.firstFailure).toEqual({
@@ -197,12 +197,12 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     expect((await verify([...records].reverse())).verdict).not.toBe(V.VERIFIED_INTACT);
   });
 
-  it('seed 003 Decision Boundary (2): a chain that does not start at seq 0 from genesis → LINEAGE_BROKEN', async () => {
+  it('docs/sealing.md verification steps 6–8: a chain that does not start at seq 0 from genesis → LINEAGE_BROKEN', async () => {
     const { records } = await buildChain(3);
     expect((await verify(records.slice(1))).firstFailure).toMatchObject({ seq: 1, verdict: V.LINEAGE_BROKEN });
   });
 
-  it('seed 003 Decision Boundary (2): a record of another lineage spliced in → LINEAGE_BROKEN', async () => {
+  it('docs/sealing.md verification steps 6–8: a record of another lineage spliced in → LINEAGE_BROKEN', async () => {
     const { records } = await buildChain(2);
     const other = await buildChain(3, { lineageId: 'lineage-other' });
     const result = await verify([...records, at(other.records, 2)]);
@@ -213,7 +213,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     });
   });
 
-  it('seed 003 Decision Boundary (2): genesis is per lineage: a validly signed seq 0 naming another genesis → LINEAGE_BROKEN', async () => {
+  it('docs/sealing.md verification steps 6–8: genesis is per lineage: a validly signed seq 0 naming another genesis → LINEAGE_BROKEN', async () => {
     const { records, anchor } = await buildChain(1);
     const other = await buildChain(1, { lineageId: 'lineage-other' });
     const moved = await resealRecord(
@@ -224,7 +224,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     expect((await verify([moved])).firstFailure).toMatchObject({ seq: 0, verdict: V.LINEAGE_BROKEN });
   });
 
-  it('seed 003 Decision Boundary (3): the key is disabled → UNVERIFIED_TAMPER_RISK for every record (fail closed)', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): the key is disabled → UNVERIFIED_TAMPER_RISK for every record (fail closed)', async () => {
     const { records } = await buildChain(3);
     const result = await verify(records, { anchor: testAnchor({ disabled: true }) });
     expect(result.verdict).toBe(V.UNVERIFIED_TAMPER_RISK);
@@ -237,7 +237,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     expect(result.head).toBeNull();
   });
 
-  it('seed 003 Decision Boundary (3): records sealed under a key the verifier does not hold → UNVERIFIED_TAMPER_RISK', async () => {
+  it('docs/sealing.md verification step 14: records sealed under a key the verifier does not hold → UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(2);
     const result = await verify(records, { anchor: testAnchor({ keyId: 'arn:aws:kms:eu-west-1:1:key/other' }) });
     expect(result.firstFailure).toEqual({
@@ -247,7 +247,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     });
   });
 
-  it('seed 003 Decision Boundary (3): an anchor that throws or gives no boolean → UNVERIFIED_TAMPER_RISK', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): an anchor that throws or gives no boolean → UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(1);
     const local = testAnchor();
     const generateMac = (m: Uint8Array) => local.generateMac(m);
@@ -259,7 +259,7 @@ describe('verifyChain: seed 003 Decision Boundary', () => {
     });
   });
 
-  it('seed 003 Decision Boundary (3): a record of an unknown format version cannot be verified → UNVERIFIED_TAMPER_RISK', async () => {
+  it('docs/sealing.md verification step 1: a record of an unknown format version cannot be verified → UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(1);
     const future = cloneRecord(records);
     (at(future, 0).header as { formatVersion: number }).formatVersion = 2;

@@ -49,7 +49,7 @@ describe('LocalHmacAnchor', () => {
     expect(await anchor.verifyMac(message, other)).toBe(false);
   });
 
-  it('seed 003 Decision Boundary (3): a disabled key makes generateMac and verifyMac reject (like KMS DisabledException)', async () => {
+  it('docs/sealing.md "Sealing" (a key that cannot be used seals nothing): a disabled key makes generateMac and verifyMac reject (like KMS DisabledException)', async () => {
     const anchor = testAnchor();
     const signature = await anchor.generateMac(message);
     anchor.disable();

@@ -44,7 +44,7 @@ describe('genesisParentHash', () => {
 });
 
 describe('payloadHash', () => {
-  it('seed 003 Recorded Elements (1): payloadHash is SHA-256 over the PAYLOAD domain of the RFC 8785 bytes', () => {
+  it('docs/sealing.md "Byte layouts" (payloadHash): payloadHash is SHA-256 over the PAYLOAD domain of the RFC 8785 bytes', () => {
     expect(payloadHash({ b: 1, a: [true, null] })).toBe(sha256('reseal/v1/payload', '{"a":[true,null],"b":1}'));
   });
 
@@ -59,7 +59,7 @@ describe('payloadHash', () => {
 });
 
 describe('variablesDigest', () => {
-  it('record layout / seed 004: variablesDigest is SHA-256 over the VARIABLES domain of the RFC 8785 bytes of { v: 1, variablesUsed }', () => {
+  it('record layout / docs/guard.md: variablesDigest is SHA-256 over the VARIABLES domain of the RFC 8785 bytes of { v: 1, variablesUsed }', () => {
     const variables = [testVariable(), testReceiptVariable()];
     const text = canonicalJson({ v: 1, variablesUsed: variables });
     expect(variablesDigest(variables)).toBe(sha256('reseal/v1/variables', text));
@@ -124,7 +124,7 @@ describe('headerBytes and recordHashOf', () => {
     expect(new TextDecoder().decode(headerBytes(header))).toBe(canonicalJson(header));
   });
 
-  it('seed 003 Recorded Elements (2): recordHash is SHA-256 over the RECORD_HEADER domain of the header bytes', async () => {
+  it('docs/sealing.md "Byte layouts" (recordHash): recordHash is SHA-256 over the RECORD_HEADER domain of the header bytes', async () => {
     const header = await sampleHeader();
     expect(recordHashOf(header)).toBe(sha256('reseal/v1/record-header', canonicalJson(header)));
   });

@@ -21,7 +21,7 @@ import {
 } from '../../../helpers/seal-factories';
 
 describe('sealRecord', () => {
-  it('seed 003 Decision Boundary (1): a residual for a mutable store gets payloadHash, parentRecordHash, seq and an external anchor', async () => {
+  it('docs/sealing.md "Record layout": a residual for a mutable store gets payloadHash, parentRecordHash, seq and an external anchor', async () => {
     const anchor = testAnchor();
     const record = await sealRecord(sealInput(0), null, anchor, TEST_NOW_MS);
     const input = sealInput(0);
@@ -45,7 +45,7 @@ describe('sealRecord', () => {
     expect(record.sealedAtMs).toBe(TEST_NOW_MS);
   });
 
-  it('seed 003 Recorded Elements (2, 3): the next record takes seq head + 1 and names the head as parent', async () => {
+  it('docs/sealing.md "Record layout" (seq, parentRecordHash): the next record takes seq head + 1 and names the head as parent', async () => {
     const { records } = await buildChain(3);
     records.forEach((record, i) => {
       expect(record.header.monotonicSequenceNumber).toBe(i);
@@ -70,7 +70,7 @@ describe('sealRecord', () => {
     await expect(sealRecord(sealInput(2, { generationEpoch: 6 }), head, anchor, TEST_NOW_MS)).resolves.toBeDefined();
   });
 
-  it('seed 003 What Was Observed (3): two seals from the same head give two records with the same seq', async () => {
+  it('docs/sealing.md "Sealing" (two seals from one head): two seals from the same head give two records with the same seq', async () => {
     const { head, anchor } = await buildChain(1);
     const first = await sealRecord(sealInput(1), head, anchor, TEST_NOW_MS);
     const second = await sealRecord(sealInput(2), head, anchor, TEST_NOW_MS);
@@ -114,7 +114,7 @@ describe('sealRecord', () => {
     await expect(sealRecord(sealInput(0), null, anchor, -1)).rejects.toThrow(/seal time/);
   });
 
-  it('seed 003 Decision Boundary (3): a disabled key cannot seal (the error propagates, nothing is sealed)', async () => {
+  it('docs/sealing.md "Sealing" (a key that cannot be used seals nothing): a disabled key cannot seal (the error propagates, nothing is sealed)', async () => {
     await expect(sealRecord(sealInput(0), null, testAnchor({ disabled: true }), TEST_NOW_MS)).rejects.toBeInstanceOf(
       AnchorUnavailableError,
     );

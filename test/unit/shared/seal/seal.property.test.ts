@@ -117,7 +117,7 @@ function mutate(root: unknown, path: Path, position: number): void {
 }
 
 describe('seal properties (fast-check)', () => {
-  it('seed 003 Operational Effect (2): any chain sealed in order verifies VERIFIED_INTACT, also after a JSON round trip', async () => {
+  it('docs/sealing.md "Verification": any chain sealed in order verifies VERIFIED_INTACT, also after a JSON round trip', async () => {
     await fc.assert(
       fc.asyncProperty(chainSpecArb(0), async (specs) => {
         const { records, head } = await chainFrom(specs);
@@ -129,7 +129,7 @@ describe('seal properties (fast-check)', () => {
     );
   });
 
-  it('seed 003 Operational Effect (1): any one-character change to any field of any record (variablesUsed and sealedAtMs included) is detected at that record', async () => {
+  it('docs/sealing.md verification steps 2–5: any one-character change to any field of any record (variablesUsed and sealedAtMs included) is detected at that record', async () => {
     await fc.assert(
       fc.asyncProperty(chainSpecArb(1), fc.nat(), fc.nat(), fc.nat(), async (specs, pickRecord, pickLeaf, position) => {
         const { records } = await chainFrom(specs);
@@ -144,7 +144,7 @@ describe('seal properties (fast-check)', () => {
     );
   });
 
-  it('seed 003 Operational Effect (1), record layout: every string and number leaf of a stored record is bound (exhaustive over one record with a receipt)', async () => {
+  it('docs/sealing.md "Record layout": every string and number leaf of a stored record is bound (exhaustive over one record with a receipt)', async () => {
     const { records } = await buildChain(3, {
       inputs: (i) => ({ variablesUsed: [testVariable(), testReceiptVariable('TARGET', `i-${i}`, `session-${i}`)] }),
     });
@@ -164,7 +164,7 @@ describe('seal properties (fast-check)', () => {
     }
   });
 
-  it('seed 003 What Was Observed (2, 3) and Decision Boundary (2): deleting, swapping or duplicating any record is detected', async () => {
+  it('docs/sealing.md verification steps 7–8 and truncation: deleting, swapping or duplicating any record is detected', async () => {
     const editArb = fc.oneof(
       fc.record({ kind: fc.constant('delete' as const), a: fc.nat(), b: fc.nat() }),
       fc.record({ kind: fc.constant('swap' as const), a: fc.nat(), b: fc.nat() }),

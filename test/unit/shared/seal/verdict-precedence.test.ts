@@ -31,7 +31,7 @@ function flakyAnchor(unreachableFor: (mac: string) => boolean): MacAnchor {
 }
 
 describe('verifyChain verdict precedence: a MAC that cannot be checked never hides a definite break', () => {
-  it('seed 003 Decision Boundary (3) + What Was Observed (1): key disabled, payload edited at seq 3 → HASH_MISMATCH at seq 3; earlier records stay UNVERIFIED_TAMPER_RISK', async () => {
+  it('docs/sealing.md "Verdict precedence": key disabled, payload edited at seq 3 → HASH_MISMATCH at seq 3; earlier records stay UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(5);
     const tampered = cloneRecord(records);
     (at(tampered, 3).payload as { conclusion: string }).conclusion = 'nothing failed';
@@ -54,7 +54,7 @@ describe('verifyChain verdict precedence: a MAC that cannot be checked never hid
     expect(result.head).toBeNull();
   });
 
-  it('seed 003 Decision Boundary (3): KMS unreachable for seq 0 only, parent hash broken at seq 3 → LINEAGE_BROKEN; seq 1–2 verified on their own MACs', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): KMS unreachable for seq 0 only, parent hash broken at seq 3 → LINEAGE_BROKEN; seq 1–2 verified on their own MACs', async () => {
     const { records } = await buildChain(5);
     const tampered = cloneRecord(records);
     at(tampered, 3).header.parentRecordHash = 'e'.repeat(64);
@@ -74,7 +74,7 @@ describe('verifyChain verdict precedence: a MAC that cannot be checked never hid
     expect(result.head).toBeNull();
   });
 
-  it('seed 003 What Was Observed (1): a forged MAC at seq 3 (definite, found in the MAC phase) wins over an unreachable MAC at seq 0', async () => {
+  it('docs/sealing.md verification step 15: a forged MAC at seq 3 (definite, found in the MAC phase) wins over an unreachable MAC at seq 0', async () => {
     const { records } = await buildChain(4);
     const forged: SealedRecord[] = [...records];
     forged[3] = await resealRecord(at(records, 3), { payload: { conclusion: 'all good' } }, forgerAnchor());
@@ -95,7 +95,7 @@ describe('verifyChain verdict precedence: a MAC that cannot be checked never hid
     }
   });
 
-  it('seed 003 What Was Observed (2, 3): with the key disabled, a reordered chain is SEQUENCE_REPLAYED and a cut tail TRUNCATION_DETECTED', async () => {
+  it('docs/sealing.md verification step 7 and truncation: with the key disabled, a reordered chain is SEQUENCE_REPLAYED and a cut tail TRUNCATION_DETECTED', async () => {
     const { records, head } = await buildChain(5);
     const disabled = testAnchor({ disabled: true });
     const swapped = [at(records, 0), at(records, 2), at(records, 1), at(records, 3)];
@@ -109,7 +109,7 @@ describe('verifyChain verdict precedence: a MAC that cannot be checked never hid
     expect(verdicts(cut)).toEqual(Array(3).fill(V.UNVERIFIED_TAMPER_RISK));
   });
 
-  it('seed 003 Decision Boundary (3): records sealed under a key the verifier does not hold still have their links checked (a deleted record → LINEAGE_BROKEN)', async () => {
+  it('docs/sealing.md verification step 14: records sealed under a key the verifier does not hold still have their links checked (a deleted record → LINEAGE_BROKEN)', async () => {
     const { records } = await buildChain(4);
     const other = testAnchor({ keyId: 'arn:aws:kms:eu-west-1:1:key/other' });
     const gap = [at(records, 0), at(records, 1), at(records, 3)];
@@ -124,7 +124,7 @@ describe('verifyChain verdict precedence: a MAC that cannot be checked never hid
     });
   });
 
-  it('seed 003 Decision Boundary (3): an intact chain with every MAC unreachable stays UNVERIFIED_TAMPER_RISK (fail closed), each record saying why', async () => {
+  it('docs/sealing.md verification step 15′ (fail closed): an intact chain with every MAC unreachable stays UNVERIFIED_TAMPER_RISK (fail closed), each record saying why', async () => {
     const { records, head } = await buildChain(3);
     const result = await verify(records, {
       anchor: testAnchor({ disabled: true }),

@@ -36,7 +36,7 @@ const shuffled = <T>(xs: readonly T[], seed: number): T[] => {
 };
 
 describe('isolateDelta properties (fast-check)', () => {
-  it('seed 000 Method 3: one changed non-structural key invalidates exactly the claims whose causal keys contain it', () => {
+  it('docs/triage.md rule 7: one changed non-structural key invalidates exactly the claims whose causal keys contain it', () => {
     fc.assert(
       fc.property(recordArb, fc.nat(), fc.string({ maxLength: 6 }), (record, pick, suffix) => {
         const candidates = Object.keys(record.env).filter((k) => !record.structuralKeys.includes(k));

@@ -4,7 +4,7 @@ import { DeltaIsolationReportSchema, DeltaVerdict, isolateDelta } from '../../..
 import { buildManifest, compositeSeal, envKeyHash } from '../../../../shared/triage/manifest';
 
 // A realistic record: architecture and mount root are structural; two claims depend on
-// interface contracts; HOSTNAME and PID are ambient telemetry (seed 000 "Core Distinction").
+// interface contracts; HOSTNAME and PID are ambient telemetry (docs/triage.md).
 const baselineEnv = {
   ARCH: 'arm64',
   MOUNT_ROOT: '/srv/agent',
@@ -33,8 +33,8 @@ const triage = (current: Record<string, string>, m: unknown = manifest) => {
   return report;
 };
 
-describe('isolateDelta: seed 000 Decision Boundary', () => {
-  it('seed 000 Decision Boundary (a)(b)(c): no structural drift, explicit map, intersecting claims quarantined → survivors retained', () => {
+describe('isolateDelta: docs/triage.md "Verdicts and rules", the verdicts', () => {
+  it('docs/triage.md rule 10: no structural drift, explicit map, intersecting claims quarantined → survivors retained', () => {
     const report = triage({ ...baselineEnv, SCHEMA_VERSION: '8' });
     expect(report.verdict).toBe(DeltaVerdict.PARTIAL_REPROBE_REQUIRED);
     expect(report.invalidatedClaims).toEqual(['claim-db-schema']);
@@ -42,7 +42,7 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
     expect(report.driftedKeys).toEqual({ changed: ['SCHEMA_VERSION'], vanished: [], appeared: [] });
   });
 
-  it('seed 000 Decision Boundary (1): a mutated structural key forces FULL_RECONSTRUCTION_REQUIRED', () => {
+  it('docs/triage.md rule 6: a mutated structural key forces FULL_RECONSTRUCTION_REQUIRED', () => {
     const report = triage({ ...baselineEnv, ARCH: 'x86_64' });
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
     expect(report.structuralDrift).toEqual(['ARCH']);
@@ -50,7 +50,7 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
     expect(report.retainedClaims).toEqual([]);
   });
 
-  it('seed 000 Decision Boundary (1): a vanished structural key forces FULL_RECONSTRUCTION_REQUIRED', () => {
+  it('docs/triage.md rule 6: a vanished structural key forces FULL_RECONSTRUCTION_REQUIRED', () => {
     const { MOUNT_ROOT: _gone, ...current } = baselineEnv;
     const report = triage(current);
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
@@ -58,7 +58,7 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
     expect(report.driftedKeys.vanished).toEqual(['MOUNT_ROOT']);
   });
 
-  it('seed 000 Decision Boundary (2): baselineKeyHashes omitted at write time fails closed on a broken seal', () => {
+  it('docs/triage.md rules 2 and 4: baselineKeyHashes omitted at write time fails closed on a broken seal', () => {
     const legacy = { ...manifest, baselineKeyHashes: {} };
     const report = triage({ ...baselineEnv, PID: '1' }, legacy);
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
@@ -67,7 +67,7 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
     expect(report.reason).toMatch(/no baselineKeyHashes/);
   });
 
-  it('seed 000 Decision Boundary (2): claimDependencyMap omitted at write time fails closed on a broken seal', () => {
+  it('docs/triage.md rules 2 and 4: claimDependencyMap omitted at write time fails closed on a broken seal', () => {
     const noClaims = buildManifest({ env: baselineEnv, structuralKeys: ['ARCH'], claimDependencyMap: {} });
     const report = triage({ ...baselineEnv, PID: '1' }, noClaims);
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
@@ -75,7 +75,7 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
     expect(report.reason).toMatch(/no claimDependencyMap/);
   });
 
-  it('seed 000 Decision Boundary (3): every claim depending on mutated keys forces FULL_RECONSTRUCTION_REQUIRED', () => {
+  it('docs/triage.md rule 9: every claim depending on mutated keys forces FULL_RECONSTRUCTION_REQUIRED', () => {
     const report = triage({ ...baselineEnv, PRIVILEGE_TIER: 'admin', SCHEMA_VERSION: '8' });
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
     expect(report.invalidatedClaims).toEqual(allClaims);
@@ -85,34 +85,34 @@ describe('isolateDelta: seed 000 Decision Boundary', () => {
   });
 });
 
-describe('isolateDelta: seed 000 Method', () => {
-  it('seed 000 Method 1: drifted keys are those whose value mutated or disappeared since write time', () => {
+describe('isolateDelta: docs/triage.md "Verdicts and rules", the steps', () => {
+  it('docs/triage.md rule 3: drifted keys are those whose value mutated or disappeared since write time', () => {
     const { PID: _gone, ...current } = baselineEnv;
     const report = triage({ ...current, HOSTNAME: 'ip-10-0-0-99' });
     expect(report.driftedKeys).toEqual({ changed: ['HOSTNAME'], vanished: ['PID'], appeared: [] });
   });
 
-  it('seed 000 Method 1: an empty baselineKeyHashes on a broken seal returns FULL_RECONSTRUCTION_REQUIRED immediately', () => {
+  it('docs/triage.md rule 2: an empty baselineKeyHashes on a broken seal returns FULL_RECONSTRUCTION_REQUIRED immediately', () => {
     const empty = buildManifest({ env: {}, structuralKeys: [], claimDependencyMap: {} });
     const report = triage({ HOSTNAME: 'h' }, empty);
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
     expect(report.driftedKeys.appeared).toEqual(['HOSTNAME']);
   });
 
-  it('seed 000 Method 2: a structural key in the delta invalidates the whole remnant even if no claim names it', () => {
+  it('docs/triage.md rule 6: a structural key in the delta invalidates the whole remnant even if no claim names it', () => {
     const report = triage({ ...baselineEnv, MOUNT_ROOT: '/mnt/other' });
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
     expect(report.reason).toMatch(/structural key "MOUNT_ROOT"/);
   });
 
-  it('seed 000 Method 3: claims partition into retained (no overlap) and invalidated (overlap) without loss', () => {
+  it('docs/triage.md rule 7: claims partition into retained (no overlap) and invalidated (overlap) without loss', () => {
     const report = triage({ ...baselineEnv, API_CONTRACT: 'v3' });
     expect(report.invalidatedClaims).toEqual(['claim-api']);
     expect(report.retainedClaims).toEqual(['claim-db-schema', 'claim-reader']);
     expect([...report.invalidatedClaims, ...report.retainedClaims].sort()).toEqual(allClaims);
   });
 
-  it('seed 000 Method 4: no invalidated claim on a broken seal is AMBIENT_DRIFT_ONLY and authorizes every claim', () => {
+  it('docs/triage.md rules 8 and 10: no invalidated claim on a broken seal is AMBIENT_DRIFT_ONLY and authorizes every claim', () => {
     const report = triage({ ...baselineEnv, HOSTNAME: 'ip-10-0-0-13', PID: '1' });
     expect(report.verdict).toBe(DeltaVerdict.AMBIENT_DRIFT_ONLY);
     expect(report.sealIntact).toBe(false);
@@ -121,14 +121,14 @@ describe('isolateDelta: seed 000 Method', () => {
     expect(report.driftedKeys.changed).toEqual(['HOSTNAME', 'PID']);
   });
 
-  it('seed 000 Method 4: a strict subset of invalidated claims is PARTIAL_REPROBE_REQUIRED', () => {
+  it('docs/triage.md rule 10: a strict subset of invalidated claims is PARTIAL_REPROBE_REQUIRED', () => {
     const report = triage({ ...baselineEnv, PRIVILEGE_TIER: 'admin' });
     expect(report.verdict).toBe(DeltaVerdict.PARTIAL_REPROBE_REQUIRED);
     expect(report.invalidatedClaims).toEqual(['claim-api', 'claim-reader']);
     expect(report.retainedClaims).toEqual(['claim-db-schema']);
   });
 
-  it('seed 000 Condition of Validity: a claim touching any drifted causal key is never retained', () => {
+  it('docs/triage.md rule 7: a claim touching any drifted causal key is never retained', () => {
     const report = triage({ ...baselineEnv, API_CONTRACT: 'v3', HOSTNAME: 'x' });
     expect(report.retainedClaims).not.toContain('claim-api');
     expect(report.invalidatedClaims).toContain('claim-api');
@@ -157,7 +157,7 @@ describe('isolateDelta: triage hardening (docs/triage.md)', () => {
     expect(triage(baselineEnv, opaque).verdict).toBe(DeltaVerdict.NO_DRIFT);
   });
 
-  it('hardening: an appeared key breaks the composite seal (the seed sample code would report NO_DRIFT)', () => {
+  it('docs/triage.md rule 1 (hardening): an appeared key breaks the composite seal (a seal over the baseline keys only would report NO_DRIFT)', () => {
     const report = triage({ ...baselineEnv, NEW_AMBIENT: 'x' });
     expect(report.sealIntact).toBe(false);
     expect(report.verdict).toBe(DeltaVerdict.AMBIENT_DRIFT_ONLY);

@@ -24,7 +24,7 @@ const issuesOf = (fn: () => unknown): { path: string; message: string }[] => {
 };
 
 describe('envKeyHash', () => {
-  it('seed 000 Recorded Element 1: hashes { v: 1, key, value } under the env-key domain', () => {
+  it('docs/canonical-form.md "Tags and input objects": hashes { v: 1, key, value } under the env-key domain', () => {
     expect(envKeyHash('ARCH', 'arm64')).toBe(hashCanonical(HashDomain.ENV_KEY, { v: 1, key: 'ARCH', value: 'arm64' }));
     expect(envKeyHash('ARCH', 'arm64')).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -45,7 +45,7 @@ describe('compositeSeal', () => {
   const a = envKeyHash('A', '1');
   const b = envKeyHash('B', '2');
 
-  it('seed 000 Recorded Element 1: covers every key hash, independent of insertion order', () => {
+  it('docs/canonical-form.md "Tags and input objects": covers every key hash, independent of insertion order', () => {
     expect(compositeSeal({ A: a, B: b })).toBe(compositeSeal({ B: b, A: a }));
     expect(compositeSeal({ A: a, B: b })).toBe(
       hashCanonical(HashDomain.COMPOSITE_SEAL, { v: 1, baselineKeyHashes: { A: a, B: b } }),
@@ -67,7 +67,7 @@ describe('compositeSeal', () => {
 describe('buildManifest', () => {
   const env = { ARCH: 'arm64', HOST: 'h1', PKG: '1.2.3', SCHEMA: '7' };
 
-  it('seed 000 Recorded Elements 1–3: records key hashes, sorted structural keys and sorted causal keys', () => {
+  it('docs/triage.md "The four recorded elements": records key hashes, sorted structural keys and sorted causal keys', () => {
     const m = buildManifest({
       env,
       structuralKeys: ['SCHEMA', 'ARCH', 'ARCH'],
@@ -158,7 +158,7 @@ describe('buildManifest', () => {
     expect(issuesOf(() => buildManifest(withExtra))[0]?.message).toMatch(/extra/);
   });
 
-  it('accepts an empty environment (the seed fail-closed case is expressible)', () => {
+  it('accepts an empty environment (the fail-closed case of docs/triage.md rule 2 is expressible)', () => {
     const m = buildManifest({ env: {}, structuralKeys: [], claimDependencyMap: {} });
     expect(m.baselineKeyHashes).toEqual({});
     expect(m.preconditionSeal).toBe(compositeSeal({}));
