@@ -18,6 +18,7 @@ import { ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { expectGuarantee } from '../helpers/guarantees';
 import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
+import { codeSpans, docPage, section, tableRows } from '../helpers/markdown';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -195,6 +196,21 @@ describe('ResealStack template', () => {
     }
     expect(env('reseal-guard').MAX_RECEIPT_AGE_SECONDS).toBe(String(DEFAULT_MAX_RECEIPT_AGE_SECONDS));
     expect(env('reseal-guard').SEAL_QUEUE_URL).toEqual({ Ref: queueNamed(/seal-requests\.fifo$/)?.[0] });
+  });
+
+  it('docs/pipeline.md "Environment" lists exactly the variables the stack sets, for exactly the functions it sets them on', () => {
+    const services = ['reseal-guard', 'reseal-sealer', 'reseal-triage'] as const;
+    const env = (service: string) =>
+      (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
+    const documented = tableRows(section(docPage('pipeline.md'), 'Environment')).map(
+      ([variable, ...marks]) =>
+        `${codeSpans(variable ?? '')[0]}: ${services.filter((_, i) => marks[i] === 'yes').join(', ')}`,
+    );
+    const handlerRead = [...new Set(Object.values(HANDLER_FILES).flatMap(environmentReadBy))].sort();
+    const synthesized = handlerRead.map(
+      (variable) => `${variable}: ${services.filter((service) => env(service)[variable] !== undefined).join(', ')}`,
+    );
+    expect(documented.sort()).toEqual(synthesized);
   });
 
   it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {
