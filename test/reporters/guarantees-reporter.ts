@@ -96,8 +96,9 @@ function readCommitted(path: string): string | null {
 function differences(committed: string, observed: string): string[] {
   const before = new Set(committed.split('\n'));
   const after = new Set(observed.split('\n'));
-  const removed = [...before].filter((line) => !after.has(line)).map((line) => `  - ${line}`);
-  const added = [...after].filter((line) => !before.has(line)).map((line) => `  + ${line}`);
+  const clip = (line: string) => (line.length > 200 ? `${line.slice(0, 199)}…` : line);
+  const removed = [...before].filter((line) => !after.has(line)).map((line) => `  - ${clip(line)}`);
+  const added = [...after].filter((line) => !before.has(line)).map((line) => `  + ${clip(line)}`);
   const shown = [...removed, ...added];
   const more = shown.length - SHOWN_DIFFERENCES;
   return [...shown.slice(0, SHOWN_DIFFERENCES), ...(more > 0 ? [`  … and ${more} more differing lines`] : [])];
