@@ -32,7 +32,6 @@ export {
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
-export type { VerifiedRecall } from './recalls';
 export {
   type LineageReader,
   ResealClient,
@@ -66,6 +65,14 @@ export {
   type ResealStackOutputs,
   resolveStackOutputs,
 } from './stack-outputs';
+export {
+  decideRecall,
+  type RecallChecks,
+  RecallEnd,
+  type RecallRefusal,
+  type TruncationReference,
+  type VerifiedRecall,
+} from './verified-recall';
 export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';
 export {
   PUBLISH_CLOCK_SKEW_MS,

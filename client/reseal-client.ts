@@ -25,8 +25,9 @@ import { type LatestCheckpoint, LogReader } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
-import { Recalls, type VerifiedRecall } from './recalls';
+import { Recalls } from './recalls';
 import type { ResealStackOutputs } from './stack-outputs';
+import type { VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 

@@ -8,7 +8,6 @@ import type { ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { LineageNotFoundError } from '../../shared/errors';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
@@ -18,16 +17,15 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, isoTime, jsonText, terminalText } from '../format/output';
+import { fieldLines, jsonText, terminalText } from '../format/output';
+import { recallJson, recallText } from '../format/recall';
 import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } from '../format/timeline';
-import { triageReportJson, triageReportText } from '../format/triage-report';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readJsonFile, readSchemaFile, validateFileContent } from '../read-input';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
-import { proofSummary, verifiedDetail } from '../verified-recall';
 import { integerOption } from './guard';
 import { exportHeadOf } from './verify';
 
@@ -135,15 +133,6 @@ interface RecallOptions {
   readonly stack: string;
 }
 
-/**
- * Exit code of a recall's outcome (see `recallExitCode`): triaged → 0 / 10 by the delta verdict;
- * refused by `refusalCode`: `VERIFICATION_FAILED` → 20; `NOT_FOUND` or `INVALID_REQUEST` → 2;
- * `MANIFEST_UNTRIAGEABLE` → 10.
- */
-export function triageCompletedExitCode(detail: TriageCompletedDetail): ExitCode {
-  return recallExitCode(detail);
-}
-
 /** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
 export function registerRecall(program: Command, ctx: CommandContext): void {
   program
@@ -195,58 +184,12 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
         options.timeoutMs,
         client.recall(request, { timeoutMs: options.timeoutMs }),
       );
-      const detail = verifiedDetail(recall);
-      const proof = proofSummary(recall);
-      ctx.io.stdout(
-        options.json
-          ? jsonText({
-              ...triageCompletedJson(detail),
-              checkpoint_size: proof.checkpointSize,
-              truncation_checked: proof.truncationChecked,
-            })
-          : `${triageCompletedText(detail)}proof        ${proof.line}\n`,
-      );
-      const hint = recallRefusalHint(detail, target);
+      ctx.io.stdout(options.json ? jsonText(recallJson(recall)) : recallText(recall));
+      const hint = recallRefusalHint(recall);
       // A hint may quote a stored reason: shown escaped, as every stored string is (cli/format/output.ts).
       if (hint) ctx.io.stderr(`${terminalText(hint)}\n`);
-      ctx.exit(triageCompletedExitCode(detail));
+      ctx.exit(recallExitCode(recall));
     });
-}
-
-function triageCompletedJson(detail: TriageCompletedDetail) {
-  return {
-    request_id: detail.requestId,
-    lineage_id: detail.lineageId,
-    seq: detail.seq,
-    residual_id: detail.residualId,
-    outcome: detail.outcome,
-    verification: detail.verification && {
-      verdict: detail.verification.verdict,
-      first_failure: detail.verification.firstFailure,
-    },
-    report: detail.report && triageReportJson(detail.report),
-    refusal_code: detail.refusalCode ?? null,
-    refusal_reason: detail.refusalReason,
-    completed_at: isoTime(detail.completedAtMs),
-  };
-}
-
-function triageCompletedText(detail: TriageCompletedDetail): string {
-  const head = fieldLines([
-    ['recall', detail.requestId],
-    ['record', `lineage ${detail.lineageId} seq ${detail.seq ?? '?'} residual ${detail.residualId ?? '?'}`],
-    ['outcome', detail.outcome],
-    // A recall proves the target record alone (docs/verifiable-log.md, "Recall"), never the whole chain.
-    [
-      'record proof',
-      detail.verification
-        ? `${detail.verification.verdict}${detail.verification.verdict === 'VERIFIED_INTACT' ? ' (this record, proven against the signed checkpoint; the rest of the chain is not checked: reseal verify --lineage)' : ''}`
-        : '(no record found)',
-    ],
-    ...(detail.outcome === 'REFUSED' ? ([['refusal code', detail.refusalCode ?? '(none)']] as [string, string][]) : []),
-    ...(detail.refusalReason ? ([['refused', detail.refusalReason]] as [string, string][]) : []),
-  ]);
-  return detail.report ? `${head}\n${triageReportText(detail.report)}` : head;
 }
 
 /** Options of `reseal export`. */
