@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { type TimelineRow, timelineRows } from '../cli/format/timeline';
-import { hintsFor } from '../cli/format/write-verdict';
 import { CheckpointFileError } from '../client/checkpoint-store';
 import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
+import { staleStateHints } from '../client/stale-state-hints';
+import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import type { Signed, WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
@@ -207,7 +207,7 @@ export function writeOutcomeResult(
     }
     case 'REJECTED': {
       const r = outcome.rejection;
-      const hints = r.reason === 'STALE_STATE' ? hintsFor({ isSafe: false, ...r }) : [];
+      const hints = r.reason === 'STALE_STATE' ? staleStateHints({ isSafe: false, ...r }) : [];
       const action = [REJECTION_ACTIONS[r.reason] ?? 'see docs/pipeline.md for this reason', ...hints].join('; ');
       return toolError(
         ToolErrorCode.WRITE_REJECTED,

@@ -5,6 +5,7 @@ import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../.
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
+import { timelineRows } from '../../client/timeline-rows';
 import { verifyRecords } from '../../client/verify-records';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { LineageNotFoundError } from '../../shared/errors';
@@ -19,7 +20,7 @@ import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines, jsonText, terminalText } from '../format/output';
 import { recallJson, recallText } from '../format/recall';
-import { refusalsJson, refusalsText, timelineJson, timelineRows, timelineText } from '../format/timeline';
+import { refusalsJson, refusalsText, timelineJson, timelineText } from '../format/timeline';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
