@@ -102,8 +102,9 @@ async function waitAndReport(
     if (error instanceof TimeoutError) {
       if (options.json) ctx.io.stdout(jsonText({ ...publishedJson, outcome: 'TIMEOUT', waited_s: options.timeout }));
       throw new CliError(
-        `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight ` +
-          `(see reseal inspect --lineage ${request.lineageId})`,
+        `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight, ` +
+          'or its outcome may have been deleted from the table (the ResidualSealed or ResidualRejected event ' +
+          `on the stack's bus carries it too; see reseal inspect --lineage ${request.lineageId})`,
         ExitCode.UNEXPECTED,
         { cause: error },
       );
@@ -291,6 +292,9 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let records: unknown[];
       let verification: Awaited<ReturnType<typeof verifyRecords>>;
       let refusals: Awaited<ReturnType<ResealClient['readRefusals']>> | null = null;
+      // Whether the tail was checked against a checkpoint (`--lineage`: kept or given), said in
+      // both outputs, so a walk that could not see a rollback never passes for one that could.
+      let truncation: { readonly checked: boolean; readonly line: string } | null = null;
       if (options.export) {
         const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
         const envelope = validateFileContent(options.export, 'lineage export', () =>
@@ -331,8 +335,9 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         records = exported.records;
         // The stored head is checked against the records (a claim, not a checkpoint), and the walk
         // against the signed log.
-        verification = (await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint)))
-          .verification;
+        const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
+        verification = walked.verification;
+        truncation = truncationLine(walked.log, options.checkpoint);
         refusals = await client.readRefusals(lineageId); // listed after the timeline
       }
       const rows = timelineRows(records, verification);
@@ -341,12 +346,33 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         options.json
           ? jsonText({
               ...timelineJson(lineageId, rows, verification),
+              ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
             })
           : timelineText(lineageId, rows, verification) +
+              (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
               (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : ''),
       );
       // --- end inspect refusals ---
       ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
     });
+}
+
+/**
+ * What `inspect --lineage` says of truncation: checked against `--checkpoint` (the walk's tail)
+ * and / or the kept signed checkpoint (`--checkpoint-store`), or NOT checked.
+ */
+export function truncationLine(
+  log: { readonly size: number; readonly truncationChecked: boolean } | null,
+  given: ChainCheckpoint | undefined,
+): { readonly checked: boolean; readonly line: string } {
+  const against = [
+    ...(given ? [`--checkpoint (seq ${given.seq})`] : []),
+    ...(log?.truncationChecked ? ['the kept signed checkpoint (--checkpoint-store)'] : []),
+  ];
+  if (against.length > 0) return { checked: true, line: `checked against ${against.join(' and ')}` };
+  return {
+    checked: false,
+    line: 'NOT checked: no kept checkpoint (--checkpoint-store) and no --checkpoint; a rollback of the whole lineage cannot be seen',
+  };
 }
