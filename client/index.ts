@@ -4,25 +4,31 @@
  */
 
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
+export { type BuildManifestInput, buildManifest } from '../shared/triage/manifest';
 export {
   constantVariable,
   freshVariable,
   inheritedVariable,
-  manifestFor,
   type ProbeInfo,
   reprobedVariable,
   type WriteRequestInput,
   writeRequest,
 } from './builders';
 export {
-  CheckpointFileError,
   CheckpointFileSchema,
   type CheckpointStore,
   FileCheckpointStore,
   MemoryCheckpointStore,
 } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
-export { LogVerificationError, PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
+export {
+  CheckpointFileError,
+  LogVerificationError,
+  PublishError,
+  StackOutputsError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from './errors';
 export {
   type LineageExport,
   type LineageExportEnvelope,

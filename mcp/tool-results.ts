@@ -1,6 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { CheckpointFileError } from '../client/checkpoint-store';
-import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
+import {
+  CheckpointFileError,
+  LogVerificationError,
+  StackOutputsError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
 import { staleStateHints } from '../client/stale-state-hints';
 import { type TimelineRow, timelineRows } from '../client/timeline-rows';

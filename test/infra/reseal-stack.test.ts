@@ -5,7 +5,6 @@ import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS } from '../../cli/commands/guard';
 import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
 import { ResealStack } from '../../infra/reseal-stack';
@@ -191,7 +190,6 @@ describe('ResealStack template', () => {
         .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-guard');
     const byDefault = new ResealStack(new App({ context: synthContext }), 'DefaultAge', {});
     expect(DEFAULT_MAX_RECEIPT_AGE_SECONDS).toBe(900);
-    expect(DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS).toBe(DEFAULT_MAX_RECEIPT_AGE_SECONDS);
     expect(guardEnv(byDefault)?.MAX_RECEIPT_AGE_SECONDS).toBe(String(DEFAULT_MAX_RECEIPT_AGE_SECONDS));
     const configured = new ResealStack(new App({ context: synthContext }), 'ConfiguredAge', {
       maxReceiptAgeSeconds: 120,

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
-import { CheckpointFileError } from '../../../client/checkpoint-store';
-import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
+import {
+  CheckpointFileError,
+  LogVerificationError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from '../../../client/errors';
 import { decideRecall, type VerifiedRecall } from '../../../client/verified-recall';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
