@@ -46,7 +46,7 @@ describe('layers: who may import whom', () => {
     const { importedFiles } = ts.preProcessFile("import { x } from '../../test/helpers/y';", true, true);
     expect(importedFiles.map((ref) => ref.fileName)).toEqual(['../../test/helpers/y']);
     expect(landsIn('mcp/tool-results.ts', '../cli/format/timeline')).toBe('cli');
-    expect(landsIn('cli/commands/online.ts', '../../client/recalls')).toBe('client');
+    expect(landsIn('cli/commands/recall.ts', '../../client/recalls')).toBe('client');
     expect(landsIn('shared/log/merkle.ts', './note-key')).toBe('shared');
     expect(landsIn('shared/log/merkle.ts', 'zod')).toBeNull();
   });
