@@ -1,10 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
+import { registerExport } from './commands/export';
 import { registerGuard } from './commands/guard';
+import { registerInspect } from './commands/inspect';
 import { registerManifest } from './commands/manifest';
 import { registerMcp } from './commands/mcp';
-import { registerExport, registerInspect, registerPublish, registerRecall } from './commands/online';
+import { registerPublish } from './commands/publish';
+import { registerRecall } from './commands/recall';
 import { registerLogKey } from './commands/receipt';
 import { registerTriage } from './commands/triage';
 import { registerVerify } from './commands/verify';

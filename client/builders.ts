@@ -65,23 +65,6 @@ export function constantVariable(name: string, value: string, sourceEpoch = 0): 
   return { name, value, freshness: VariableFreshness.IMMUTABLE_CONSTANT, sourceEpoch };
 }
 
-/**
- * The sealed dependency manifest of a write, from the environment snapshot at write time
- * (seed 000, "Recorded Elements"); the core's `buildManifest`. A conclusion that rests on a key
- * being absent ("no proxy configured") declares it: `structuralAbsentKeys` for the whole record,
- * `{ causalKeys, absentKeys }` for one claim. The manifest is then format 2 and the key's
- * appearance invalidates what rests on it (docs/triage.md, "Keys declared absent").
- * @throws {InvalidInputError} for a structural or causal key absent from `env`, a key declared
- *   absent that is in `env`, or a malformed key
- * @example
- * manifestFor({ env: { ARCH: 'arm64', NODE_VERSION: '20.19.6' }, structuralKeys: ['ARCH'],
- *   structuralAbsentKeys: ['LD_PRELOAD'],
- *   claimDependencyMap: { 'node-ok': ['NODE_VERSION'], 'no-proxy': { absentKeys: ['HTTP_PROXY', 'HTTPS_PROXY'] } } })
- */
-export function manifestFor(input: BuildManifestInput): SealedDependencyManifest {
-  return buildManifest(input);
-}
-
 /** Input of {@link writeRequest}: the fields an agent must choose; the rest get defaults. */
 export interface WriteRequestInput {
   readonly residualId: string;
@@ -108,7 +91,7 @@ export interface WriteRequestInput {
   readonly declaredImmutableConstants?: readonly string[];
   /**
    * The manifest, ready-made, or as the environment snapshot (with structural keys, claims and
-   * any keys declared absent) to build it from with {@link manifestFor}.
+   * any keys declared absent) to build it from with `buildManifest`.
    */
   readonly manifest: SealedDependencyManifest | BuildManifestInput;
   /** The record this write re-seals after targeted re-probes (seed 000). */

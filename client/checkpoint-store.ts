@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { wellFormedString } from '../shared/schemas/primitives';
+import { CheckpointFileError } from './errors';
 
 /**
  * Where a client keeps the last signed checkpoint it verified, per lineage (docs/verifiable-log.md,
@@ -36,16 +37,6 @@ export const CheckpointFileSchema = z.strictObject({
   formatVersion: z.literal(1),
   checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
 });
-
-/** The checkpoint file is not a checkpoint file. */
-export class CheckpointFileError extends Error {
-  readonly path: string;
-  constructor(path: string, reason: string, options?: ErrorOptions) {
-    super(`checkpoint store ${path}: ${reason}`, options);
-    this.name = 'CheckpointFileError';
-    this.path = path;
-  }
-}
 
 /**
  * A {@link CheckpointStore} in one JSON file ({@link CheckpointFileSchema}), written atomically

@@ -95,3 +95,19 @@ export class LogVerificationError extends ResealError {
     this.reason = reason;
   }
 }
+
+/**
+ * The checkpoint store's file is not a checkpoint file (malformed JSON, another shape), or cannot
+ * be read. Not retryable: the file must be repaired or restored, never reset (it is what catches
+ * a rolled-back lineage: docs/verifiable-log.md, "Checkpoints the client keeps").
+ */
+export class CheckpointFileError extends ResealError {
+  readonly retryable = false;
+  /** The file's path. */
+  readonly path: string;
+  constructor(path: string, reason: string, options?: ErrorOptions) {
+    super(`checkpoint store ${path}: ${reason}`, options);
+    this.name = 'CheckpointFileError';
+    this.path = path;
+  }
+}

@@ -4,25 +4,31 @@
  */
 
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
+export { type BuildManifestInput, buildManifest } from '../shared/triage/manifest';
 export {
   constantVariable,
   freshVariable,
   inheritedVariable,
-  manifestFor,
   type ProbeInfo,
   reprobedVariable,
   type WriteRequestInput,
   writeRequest,
 } from './builders';
 export {
-  CheckpointFileError,
   CheckpointFileSchema,
   type CheckpointStore,
   FileCheckpointStore,
   MemoryCheckpointStore,
 } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
-export { LogVerificationError, PublishError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from './errors';
+export {
+  CheckpointFileError,
+  LogVerificationError,
+  PublishError,
+  StackOutputsError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from './errors';
 export {
   type LineageExport,
   type LineageExportEnvelope,
@@ -32,7 +38,6 @@ export {
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
-export type { VerifiedRecall } from './recalls';
 export {
   type LineageReader,
   ResealClient,
@@ -66,6 +71,14 @@ export {
   type ResealStackOutputs,
   resolveStackOutputs,
 } from './stack-outputs';
+export {
+  decideRecall,
+  type RecallChecks,
+  RecallEnd,
+  type RecallRefusal,
+  type TruncationReference,
+  type VerifiedRecall,
+} from './verified-recall';
 export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';
 export {
   PUBLISH_CLOCK_SKEW_MS,

@@ -1,16 +1,19 @@
 import { ResealError, SignerUnavailableError } from '../shared/errors';
+import { checkHeldRecord } from '../shared/log/held-record-check';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
-import type { RecordProof } from '../shared/log/record-proof';
+import type { ConsistencyProof, RecordProof } from '../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import type { SignedLogView } from '../shared/log/stored-lineage';
 import {
   type LogFinding,
+  proveCheckpointConsistency,
   proveLatestCheckpoint,
   proveStoredRecord,
   type StoredLogReads,
 } from '../shared/log/stored-log';
+import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
@@ -164,6 +167,26 @@ export class LogReader {
       throw new LogVerificationError(lineageId, V.LINEAGE_BROKEN, `record ${seq} is missing`);
     if (proven.kind === 'FINDING') throw findingError(lineageId, proven);
     return { ...latest, record: proven.record, inclusion: proven.inclusion };
+  }
+
+  /**
+   * Checks a `{ seq, recordHash }` the caller holds against a verified checkpoint (`checkHeldRecord`).
+   * @returns `null` when the record at `seq` is proven there with that hash, else the finding
+   */
+  checkHeld(lineageId: string, held: ChainCheckpoint, checkpoint: VerifiedCheckpoint): Promise<LogFinding | null> {
+    return checkHeldRecord(this.#store, lineageId, held, checkpoint);
+  }
+
+  /**
+   * A consistency proof from `from` to `to` (verified checkpoints of `lineageId`, `from` no
+   * larger), built from the table's nodes, for the caller to check; a finding when it cannot be built.
+   */
+  consistency(
+    lineageId: string,
+    from: VerifiedCheckpoint,
+    to: VerifiedCheckpoint,
+  ): Promise<ConsistencyProof | LogFinding> {
+    return proveCheckpointConsistency(this.#store, lineageId, from, to);
   }
 
   /**

@@ -1,5 +1,8 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
+import { checkAnswerFreshness } from '../shared/log/answer-freshness';
+import type { CheckpointFinding } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
+import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/messages';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
@@ -8,13 +11,13 @@ import { LogVerificationError, TimeoutError } from './errors';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import type { RecallRequest, StackPublisher } from './publisher';
+import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
-/** A recall answered and checked by the client ({@link Recalls.recall}): the stored report and the client's own verdict. */
-export interface VerifiedRecall extends RecallCheck {
-  readonly requestId: string;
-  /** Triage's answer as stored: diagnostic only, never acted on as is. */
-  readonly report: TriageCompletedDetail;
-}
+/** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
+type Newest = LatestCheckpoint | null | { readonly finding: Finding };
+
+/** Why something does not verify: a verdict and its reason. */
+type Finding = Pick<CheckpointFinding, 'reason'> & { readonly verdict: VerificationVerdict };
 
 /** Dependencies of {@link Recalls}. */
 export interface RecallsDeps extends PollClock {
@@ -65,46 +68,104 @@ export class Recalls {
   }
 
   /**
-   * Requests a recall, waits for triage's answer and checks it with public keys alone
-   * (`checkRecallAnswer`): the record proven in the latest signed checkpoint, consistent with the
-   * kept one (sent as `trustedCheckpoint`), and the delta recomputed from the proven record and
-   * `currentEnv`. A proven newer checkpoint is kept. The stored answer is never acted on as is.
+   * Requests a recall, waits for triage's answer and decides it with public keys alone
+   * (docs/verifiable-log.md, "Recall"), as named steps:
+   * 1. the kept checkpoint and the caller's `trustedCheckpoint` (each must verify; the larger
+   *    binds the answer, sent to triage for its consistency proof);
+   * 2. the newest signed checkpoint, read by this client from the head item (not from the answer)
+   *    and shown consistent with the kept one, before the request is sent;
+   * 3. the answer (`checkRecallAnswer`): the record proven in the answer's signed checkpoint,
+   *    consistent with the trusted one, the target, and the delta recomputed from the proven
+   *    record and `currentEnv`;
+   * 4. freshness: the answer's checkpoint is no older than the newest of step 2 and extends it
+   *    (a replayed older answer is `UNVERIFIED_TAMPER_RISK`);
+   * 5. the caller's `checkpoint` `{ seq, recordHash }`: that record proven in the answer's checkpoint;
+   * 6. a refusal triage could not prove, checked where the client can;
+   * then a proven newer checkpoint is kept, and the recall decided ({@link decideRecall}).
    *
    * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
    * @throws {LogVerificationError} when the kept checkpoint does not verify
+   * @throws {InvalidInputError} when the caller's `trustedCheckpoint` does not verify
    */
   async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
-    const { lineageId } = request;
-    // The larger of the kept checkpoint and the caller's own binds the answer (each must verify):
-    // a caller's older checkpoint can never stand in for a newer one this client kept.
+    const { lineageId, target } = request;
     const kept = await this.#deps.log.trusted(lineageId);
     const given = request.trustedCheckpoint ? await this.#openGiven(lineageId, request.trustedCheckpoint) : null;
+    // A caller's older checkpoint can never stand in for a newer one this client kept.
     const trusted = kept && (!given || kept.size >= given.size) ? kept : given;
+    const newest = await this.#newest(lineageId);
     const requestId = await this.#deps.publisher.requestRecall({
       ...request,
       ...(trusted ? { trustedCheckpoint: trusted.note } : {}),
     });
-    const report = await this.waitForTriageReport(lineageId, requestId, options);
-    const seq = report.proof?.seq;
+    const answer = await this.waitForTriageReport(lineageId, requestId, options);
+    const seq = answer.proof?.seq;
     const record = seq === undefined ? null : await this.#deps.store.readRecord(lineageId, seq);
     let check = checkRecallAnswer({
-      report,
+      report: answer,
       record,
       key: await this.#deps.log.key(),
       lineageId,
       requestId,
-      target: request.target,
+      target,
       currentEnv: request.currentEnv,
       trusted,
     });
-    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
-      check = await this.#checkLegacyCheckpoint(lineageId, request.checkpoint, check);
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
+      check = await this.#checkFresh(lineageId, newest, check, check.checkpoint);
     }
-    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check);
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
+      check = await this.#checkHeld(lineageId, request.checkpoint, check, check.checkpoint);
+    }
+    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest);
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#deps.log.keep(lineageId, check.checkpoint, trusted);
     }
-    return { requestId, report, ...check };
+    const against: TruncationReference[] = [
+      ...(kept ? [{ kind: 'KEPT_CHECKPOINT' as const, size: kept.size }] : []),
+      ...(given && given === trusted ? [{ kind: 'GIVEN_CHECKPOINT' as const, size: given.size }] : []),
+      ...(request.checkpoint ? [{ kind: 'GIVEN_HEAD' as const, ...request.checkpoint }] : []),
+    ];
+    return decideRecall({
+      requestId,
+      lineageId,
+      target,
+      report: answer,
+      check,
+      newestSize: newest && 'checkpoint' in newest ? newest.checkpoint.size : null,
+      truncationCheckedAgainst: against,
+    });
+  }
+
+  /** Step 2: the newest signed checkpoint from the head item, consistent with the kept one; a finding is a value. */
+  async #newest(lineageId: string): Promise<Newest> {
+    try {
+      return await this.#deps.log.latest(lineageId);
+    } catch (error) {
+      if (!(error instanceof LogVerificationError)) throw error;
+      return { finding: { verdict: error.verdict, reason: error.reason } };
+    }
+  }
+
+  /**
+   * Step 4: an answer proven in a checkpoint older than the newest this client read itself is a
+   * replayed answer; one newer must extend it (consistency proof from the table's nodes).
+   */
+  async #checkFresh(
+    lineageId: string,
+    newest: Newest,
+    check: RecallCheck,
+    answered: VerifiedCheckpoint,
+  ): Promise<RecallCheck> {
+    if (newest === null) return check;
+    if ('finding' in newest) return refuted(check, newest.finding);
+    const consistency =
+      answered.size > newest.checkpoint.size
+        ? await this.#deps.log.consistency(lineageId, newest.checkpoint, answered)
+        : null;
+    if (consistency && 'kind' in consistency) return refuted(check, consistency);
+    const stale = checkAnswerFreshness(newest.checkpoint, answered, consistency);
+    return stale ? refuted(check, stale) : check;
   }
 
   /** The caller's `trustedCheckpoint`, verified; one that does not verify is bad input. */
@@ -126,7 +187,7 @@ export class Recalls {
    * is not either. Both become `UNVERIFIED_TAMPER_RISK`. A `NOT_FOUND` the log cannot contradict
    * stands, as triage's claim.
    */
-  async #checkRefusal(request: RecallRequest, check: RecallCheck): Promise<RecallCheck> {
+  async #checkRefusal(request: RecallRequest, check: RecallCheck, newest: Newest): Promise<RecallCheck> {
     const forged = (reason: string): RecallCheck => ({
       ...check,
       verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
@@ -137,13 +198,10 @@ export class Recalls {
     }
     if (check.refusal?.code !== RefusalCode.NOT_FOUND) return check;
     const { lineageId, target } = request;
-    let latest: LatestCheckpoint | null;
-    try {
-      latest = await this.#deps.log.latest(lineageId);
-    } catch (error) {
-      if (error instanceof LogVerificationError) return { ...check, verdict: error.verdict, reason: error.reason };
-      throw error;
+    if (newest !== null && 'finding' in newest) {
+      return { ...check, verdict: newest.finding.verdict, reason: newest.finding.reason };
     }
+    const latest = newest;
     if (latest === null) return check;
     const size = latest.checkpoint.size;
     if (('seq' in target && target.seq < size) || ('latest' in target && size > 0)) {
@@ -166,34 +224,22 @@ export class Recalls {
   }
 
   /**
-   * A `{ seq, recordHash }` checkpoint the caller trusts (from a `ResidualSealed` event): the
-   * record at `seq` must be in the proven checkpoint with that hash, checked here, not taken from
-   * triage's word.
+   * Step 5: a `{ seq, recordHash }` the caller trusts (from a `ResidualSealed` event): the record
+   * at `seq` must be in the proven checkpoint with that hash, checked here, not taken from
+   * triage's word (`checkHeldRecord`, shared with triage).
    */
-  async #checkLegacyCheckpoint(lineageId: string, legacy: ChainCheckpoint, check: RecallCheck): Promise<RecallCheck> {
-    const latest = check.checkpoint as NonNullable<RecallCheck['checkpoint']>;
-    const fail = (verdict: VerificationVerdict, reason: string): RecallCheck => ({
-      ...check,
-      verdict,
-      reason,
-      record: null,
-      delta: null,
-    });
-    if (legacy.seq >= latest.size) {
-      return fail(
-        VerificationVerdict.TRUNCATION_DETECTED,
-        `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${legacy.seq}`,
-      );
-    }
-    try {
-      const proven = await this.#deps.log.proveIn(lineageId, legacy.seq, { checkpoint: latest, trusted: null });
-      if (proven.record.recordHash !== legacy.recordHash) {
-        return fail(VerificationVerdict.LINEAGE_BROKEN, `fork: seq ${legacy.seq} differs from the trusted checkpoint`);
-      }
-      return check;
-    } catch (error) {
-      if (error instanceof LogVerificationError) return fail(error.verdict, error.reason);
-      throw error;
-    }
+  async #checkHeld(
+    lineageId: string,
+    held: ChainCheckpoint,
+    check: RecallCheck,
+    answered: VerifiedCheckpoint,
+  ): Promise<RecallCheck> {
+    const finding = await this.#deps.log.checkHeld(lineageId, held, answered);
+    return finding ? refuted(check, finding) : check;
   }
+}
+
+/** `check` refuted by a finding: nothing of the record is passed on. */
+function refuted(check: RecallCheck, finding: Finding): RecallCheck {
+  return { ...check, verdict: finding.verdict, reason: finding.reason, record: null, inclusion: null, delta: null };
 }

@@ -9,6 +9,7 @@ import { LineageNotFoundError } from '../shared/errors';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
+import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
@@ -25,8 +26,9 @@ import { type LatestCheckpoint, LogReader } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
-import { Recalls, type VerifiedRecall } from './recalls';
+import { Recalls } from './recalls';
 import type { ResealStackOutputs } from './stack-outputs';
+import type { VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
@@ -244,6 +246,15 @@ export class ResealClient {
    */
   latestCheckpoint(lineageId: string): Promise<LatestCheckpoint | null> {
     return this.#log.latestKept(lineageId);
+  }
+
+  /**
+   * The signed checkpoint kept for a lineage in the checkpoint store, verified again, or `null`
+   * (no store, or nothing kept yet): what a rollback is checked against.
+   * @throws {LogVerificationError} when the kept note does not verify
+   */
+  keptCheckpoint(lineageId: string): Promise<VerifiedCheckpoint | null> {
+    return this.#log.trusted(lineageId);
   }
 
   /**

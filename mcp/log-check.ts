@@ -2,9 +2,8 @@ import { LogVerificationError } from '../client/errors';
 import { formatVerifierKey } from '../shared/log/note-key';
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
-import { type CallerCheckpointCheck, type LogCheck, type LogFailure, tailCheckpoint } from './tool-results';
+import { type LogCheck, type LogFailure, tailCheckpoint } from './tool-results';
 
 /** The head of a record the client proved (its receipt's record is the proven one). */
 async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<ChainCheckpoint> {
@@ -66,31 +65,4 @@ export async function checkLogForWalk(
   const log = await checkLog(client, lineageId, { signedHead: caller === undefined });
   const tail = tailCheckpoint(caller, log);
   return { log, walk: tail ? { checkpoint: tail.head } : {} };
-}
-
-/**
- * Checks a `{ seq, recordHash }` the caller trusts against the signed log: the record at `seq`
- * proven by inclusion in the latest signed checkpoint must carry that hash (another hash: the
- * history was rewritten; `seq` past the checkpoint: the log was cut).
- *
- * @throws what the client throws for anything but a verification failure (AWS errors)
- */
-export async function checkCallerCheckpoint(
-  client: McpClient,
-  lineageId: string,
-  head: ChainCheckpoint,
-): Promise<CallerCheckpointCheck> {
-  try {
-    const proven = await provenHead(client, lineageId, head.seq);
-    if (proven.recordHash === head.recordHash) return { head, failure: null };
-    return {
-      head,
-      failure: {
-        verdict: VerificationVerdict.LINEAGE_BROKEN,
-        reason: `the signed log holds another record at seq ${head.seq} (${proven.recordHash}): history rewritten`,
-      },
-    };
-  } catch (error) {
-    return { head, failure: logFailure(error) };
-  }
 }

@@ -1,16 +1,20 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { type TimelineRow, timelineRows } from '../cli/format/timeline';
-import { hintsFor } from '../cli/format/write-verdict';
-import { CheckpointFileError } from '../client/checkpoint-store';
-import { LogVerificationError, StackOutputsError, TimeoutError, UnverifiedOutcomeError } from '../client/errors';
+import {
+  CheckpointFileError,
+  LogVerificationError,
+  StackOutputsError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
-import type { VerifiedRecall } from '../client/recalls';
+import { staleStateHints } from '../client/stale-state-hints';
+import { type TimelineRow, timelineRows } from '../client/timeline-rows';
+import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import type { Signed, WriteOutcome } from '../client/write-outcomes';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
-import { RefusalCode } from '../shared/pipeline/messages';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
@@ -48,13 +52,6 @@ export interface SnapshotUse {
 export interface LogFailure {
   readonly verdict: VerificationVerdict;
   readonly reason: string;
-}
-
-/** A `{ seq, recordHash }` the caller trusts, and what checking it against the signed log found. */
-export interface CallerCheckpointCheck {
-  readonly head: ChainCheckpoint;
-  /** `null`: the record at `head.seq` is proven in the signed log with that hash. */
-  readonly failure: LogFailure | null;
 }
 
 /**
@@ -215,7 +212,7 @@ export function writeOutcomeResult(
     }
     case 'REJECTED': {
       const r = outcome.rejection;
-      const hints = r.reason === 'STALE_STATE' ? hintsFor({ isSafe: false, ...r }) : [];
+      const hints = r.reason === 'STALE_STATE' ? staleStateHints({ isSafe: false, ...r }) : [];
       const action = [REJECTION_ACTIONS[r.reason] ?? 'see docs/pipeline.md for this reason', ...hints].join('; ');
       return toolError(
         ToolErrorCode.WRITE_REJECTED,
@@ -272,116 +269,99 @@ const NEXT_STEPS: Readonly<Record<DeltaVerdict, string>> = {
 const TAMPER_ACTION =
   'do not act on this memory: treat every claim of the lineage as unverified, rebuild them from live ground truth, and report the lineage (reseal_inspect shows which record fails)';
 
-/** A recall that the client could not prove: `TAMPER_DETECTED`, nothing of the record's content. */
-function tamperFromRecall(
-  recall: VerifiedRecall,
-  verdict: VerificationVerdict,
-  reason: string,
-  detectedBy: 'triage' | 'client',
-): CallToolResult {
-  const { report } = recall;
+/** A recall the client could not prove (`NOT_INTACT`): `TAMPER_DETECTED`, nothing of the record's content. */
+function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
+  const verdict = recall.verdict ?? VerificationVerdict.UNVERIFIED_TAMPER_RISK;
   const seq =
-    recall.record?.header.monotonicSequenceNumber ?? report.verification?.firstFailure?.seq ?? report.seq ?? null;
+    recall.record?.header.monotonicSequenceNumber ??
+    recall.report.verification?.firstFailure?.seq ??
+    recall.report.seq ??
+    null;
   return toolError(
     ToolErrorCode.TAMPER_DETECTED,
-    `lineage ${report.lineageId} does not verify (${verdict}): ${reason}`,
+    `lineage ${recall.lineageId} does not verify (${verdict}): ${recall.reason}`,
     verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK
       ? `${TAMPER_ACTION}; the answer could not be proven with the log's public key, which is not proof of tampering but is not to be trusted`
       : TAMPER_ACTION,
     {
       requestId: recall.requestId,
-      lineageId: report.lineageId,
+      lineageId: recall.lineageId,
       seq,
-      residualId: recall.record?.header.residualId ?? report.residualId,
+      residualId: recall.record?.header.residualId ?? recall.report.residualId,
       verdict,
-      firstFailure: { seq, verdict, reason },
-      refusalCode: report.refusalCode,
-      checkpointSize: recall.checkpoint?.size ?? null,
+      firstFailure: { seq, verdict, reason: recall.reason },
+      refusalCode: recall.report.refusalCode,
+      checkpointSize: recall.checks.checkpointSize,
+      newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
-      detectedBy,
+      detectedBy: recall.detectedBy ?? 'client',
     },
   );
 }
 
+/** The caller's `{ seq, recordHash }` the client checked the recall against, if given. */
+function callerHead(recall: VerifiedRecall): HeadOutput | null {
+  for (const reference of recall.checks.truncationCheckedAgainst) {
+    if (reference.kind === 'GIVEN_HEAD') return headOf(reference);
+  }
+  return null;
+}
+
 /**
- * The answer of `reseal_recall`, from the recall as the server's client proved it
- * (`client.recall`: the record proven by inclusion in the latest signed checkpoint, consistent
- * with the kept one, and the delta recomputed from it; the stored report is never used as is):
- * - proven and triaged → the delta verdict, the claims kept with their content (from the proven
- *   record's payload) and the claims to re-probe (with the keys that drifted under them);
- * - any verdict other than `VERIFIED_INTACT`, or the caller's `checkpoint` not in the signed log
- *   → `TAMPER_DETECTED`;
- * - a refusal the client could not prove (verdict `null`): `NOT_FOUND` → `NOT_FOUND`; any other
- *   code → `TAMPER_DETECTED` (nothing unproven is acted on);
- * - a proven record whose manifest cannot be triaged → `UNTRIAGEABLE`.
+ * The answer of `reseal_recall`, rendered from the recall as the server's client decided it
+ * (`client.recall`, client/verified-recall.ts: the record proven in a signed checkpoint no older
+ * than the newest one the client read, consistent with the kept one and with the caller's
+ * `checkpoint`, and the delta recomputed from it; the stored report is never used as is):
+ * - `TRIAGED` → the delta verdict, the claims kept with their content (from the proven record's
+ *   payload) and the claims to re-probe (with the keys that drifted under them);
+ * - `NOT_INTACT` → `TAMPER_DETECTED`;
+ * - `NOT_FOUND` → `NOT_FOUND` (unproven: the signed log does not contradict it);
+ * - `INVALID_REQUEST` → `INVALID_INPUT`;
+ * - `UNTRIAGEABLE` → `UNTRIAGEABLE`.
  */
 export function recallResult(input: {
   readonly recall: VerifiedRecall;
   readonly snapshot: SnapshotUse;
-  /** The caller's `checkpoint` and its check against the signed log, or `null` (none given). */
-  readonly caller: CallerCheckpointCheck | null;
 }): CallToolResult {
-  const { recall, snapshot, caller } = input;
-  const { report } = recall;
-  if (recall.verdict === null) {
-    if (recall.refusal?.code === RefusalCode.NOT_FOUND) {
+  const { recall, snapshot } = input;
+  const { record, checkpoint, inclusion, delta } = recall;
+  switch (recall.end) {
+    case RecallEnd.NOT_FOUND:
       return toolError(
         ToolErrorCode.NOT_FOUND,
-        recall.refusal.reason || `no such record in lineage ${report.lineageId}`,
+        recall.refusal?.reason || `no such record in lineage ${recall.lineageId}`,
         'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
-        { requestId: recall.requestId, lineageId: report.lineageId, proven: false },
+        { requestId: recall.requestId, lineageId: recall.lineageId, proven: false },
       );
-    }
-    return tamperFromRecall(recall, VerificationVerdict.UNVERIFIED_TAMPER_RISK, recall.reason, 'triage');
-  }
-  if (recall.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-    // The triage function refused it as unverifiable and sent no record: its finding, not the client's.
-    const triageRefused =
-      report.outcome === 'REFUSED' && report.refusalCode === RefusalCode.VERIFICATION_FAILED && recall.record === null;
-    return tamperFromRecall(recall, recall.verdict, recall.reason, triageRefused ? 'triage' : 'client');
-  }
-  const { record, checkpoint } = recall;
-  const proof = report.proof;
-  if (!record || !checkpoint || !proof) {
-    return tamperFromRecall(
-      recall,
-      VerificationVerdict.UNVERIFIED_TAMPER_RISK,
-      'the recall verified but carries no proven record',
-      'client',
-    );
-  }
-  const recordHead: HeadOutput = { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
-  if (!recall.delta) {
-    if (recall.refusal?.code === RefusalCode.MANIFEST_UNTRIAGEABLE) {
+    case RecallEnd.INVALID_REQUEST:
+      return toolError(
+        ToolErrorCode.INVALID_INPUT,
+        recall.refusal?.reason || recall.reason,
+        'fix the arguments, then call again',
+        { requestId: recall.requestId, lineageId: recall.lineageId, proven: false },
+      );
+    case RecallEnd.UNTRIAGEABLE: {
+      const seq = record?.header.monotonicSequenceNumber ?? null;
       return toolError(
         ToolErrorCode.UNTRIAGEABLE,
-        `record seq ${recordHead.seq} of ${report.lineageId} verified but cannot be triaged: ${recall.refusal.reason}`,
+        `record seq ${seq} of ${recall.lineageId} verified but cannot be triaged: ${recall.refusal?.reason ?? recall.reason}`,
         'rebuild this memory from live ground truth and write it again (supersedes the record)',
         {
           requestId: recall.requestId,
-          lineageId: report.lineageId,
-          seq: recordHead.seq,
-          residualId: record.header.residualId,
-          supersedes: recordHead,
+          lineageId: recall.lineageId,
+          seq,
+          residualId: record?.header.residualId ?? null,
+          supersedes: record ? { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash } : null,
         },
       );
     }
-    return tamperFromRecall(
-      recall,
-      VerificationVerdict.UNVERIFIED_TAMPER_RISK,
-      'the recall verified but no delta was computed',
-      'client',
-    );
+    case RecallEnd.NOT_INTACT:
+      return tamperFromRecall(recall);
+    case RecallEnd.TRIAGED:
+      break;
   }
-  if (caller?.failure) {
-    return tamperFromRecall(
-      recall,
-      caller.failure.verdict,
-      `the checkpoint you gave (seq ${caller.head.seq}) is not in the signed log: ${caller.failure.reason}`,
-      'client',
-    );
-  }
-  const delta = recall.delta;
+  if (!record || !checkpoint || !inclusion || !delta) return tamperFromRecall(recall);
+  const recordHead: HeadOutput = { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
   const claimKeys = record.manifest.claimDependencyMap;
   const contents = payloadClaims(record.payload);
   const contentOf = (claimId: string): JsonValue | null =>
@@ -390,7 +370,7 @@ export function recallResult(input: {
   const out: RecallOutput = {
     outcome: 'TRIAGED',
     requestId: recall.requestId,
-    lineageId: report.lineageId,
+    lineageId: recall.lineageId,
     seq: recordHead.seq,
     residualId: record.header.residualId,
     recordHash: recordHead.recordHash,
@@ -398,14 +378,14 @@ export function recallResult(input: {
     verification: {
       verdict: VerificationVerdict.VERIFIED_INTACT,
       checkpointSize: checkpoint.size,
-      truncationChecked: recall.truncationChecked || caller !== null,
+      truncationChecked: recall.truncationChecked,
       checkpoint: signedCheckpointOutput(checkpoint),
       proof: {
-        leafIndex: proof.inclusion.leafIndex,
-        treeSize: proof.inclusion.treeSize,
-        inclusionProof: [...proof.inclusion.inclusionProof],
+        leafIndex: inclusion.leafIndex,
+        treeSize: inclusion.treeSize,
+        inclusionProof: [...inclusion.inclusionProof],
       },
-      callerCheckpoint: caller ? headOf(caller.head) : null,
+      callerCheckpoint: callerHead(recall),
     },
     delta: {
       verdict: delta.verdict,

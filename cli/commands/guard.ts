@@ -8,13 +8,6 @@ import { jsonText } from '../format/output';
 import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
 import { readSchemaFile } from '../read-input';
 
-/**
- * Receipt age the CLI accepts when `--max-receipt-age-seconds` is not given: the core's
- * {@link DEFAULT_MAX_RECEIPT_AGE_SECONDS} (900 s), the deployed guard's default too, so an offline
- * check predicts what the pipeline decides.
- */
-export const DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS = DEFAULT_MAX_RECEIPT_AGE_SECONDS;
-
 interface GuardOptions {
   readonly request: string;
   readonly json?: boolean;
@@ -49,7 +42,8 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
       '--max-receipt-age-seconds <s>',
       `oldest probe receipt accepted (1 to ${MAX_RECEIPT_AGE_LIMIT_SECONDS})`,
       integerOption,
-      DEFAULT_CLI_MAX_RECEIPT_AGE_SECONDS,
+      // The deployed guard's default too, so an offline check predicts what the pipeline decides.
+      DEFAULT_MAX_RECEIPT_AGE_SECONDS,
     )
     .option(
       '--max-clock-skew-seconds <s>',

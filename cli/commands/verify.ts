@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { LogVerificationError } from '../../client/errors';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import type { ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import type { WalkAgainstLog } from '../../shared/log/stored-lineage';
 import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
@@ -144,6 +146,7 @@ async function verifyStoredLineage(
   options: VerifyOptions,
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+  const kept = await keptCheckpointOf(client, lineageId);
   const bar = progressBar(ctx.io, `verifying ${lineageId}`);
   // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
   // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
@@ -160,8 +163,32 @@ async function verifyStoredLineage(
   const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
   return {
     result,
-    context: { lineageId, macCheck: MacCheck.KMS, keyId: client.outputs.macKeyArn, checkpoint, note: logNote(log) },
+    context: {
+      lineageId,
+      macCheck: MacCheck.KMS,
+      keyId: client.outputs.macKeyArn,
+      checkpoint,
+      kept,
+      note: logNote(log),
+    },
   };
+}
+
+/**
+ * The checkpoint kept for `lineageId` (read before the walk, which may replace it): its size,
+ * `{ size: null }` when the kept note does not verify (the walk then fails citing it), or `null`.
+ */
+export async function keptCheckpointOf(
+  client: ResealClient,
+  lineageId: string,
+): Promise<{ readonly size: number | null } | null> {
+  try {
+    const kept = await client.keptCheckpoint(lineageId);
+    return kept ? { size: kept.size } : null;
+  } catch (error) {
+    if (error instanceof LogVerificationError) return { size: null };
+    throw error;
+  }
 }
 
 /** The `note` line of a walk checked against the log. */

@@ -1,45 +1,8 @@
+import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { fieldLines, isoTime, terminalText as t } from './output';
 import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
-
-/** One row of a lineage timeline, read from a stored record (untrusted until verified). */
-export interface TimelineRow {
-  readonly seq: number | null;
-  readonly generationEpoch: number | null;
-  readonly authority: string | null;
-  readonly sessionId: string | null;
-  readonly residualId: string | null;
-  readonly sealedAtMs: number | null;
-  readonly supersedes: { seq: number; recordHash: string } | null;
-  readonly guardVerdictDigest: string | null;
-  readonly verification: string;
-}
-
-/** Timeline rows of raw records, with each record's verification verdict (same order). */
-export function timelineRows(records: readonly unknown[], verification: ChainVerification): TimelineRow[] {
-  return records.map((raw, index) => {
-    const record = (raw ?? {}) as { header?: Record<string, unknown>; sealedAtMs?: unknown };
-    const header = record.header ?? {};
-    const num = (v: unknown) => (typeof v === 'number' ? v : null);
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    const sup = header.supersedes as { seq?: unknown; recordHash?: unknown } | null | undefined;
-    return {
-      seq: num(header.monotonicSequenceNumber),
-      generationEpoch: num(header.generationEpoch),
-      authority: str(header.authority),
-      sessionId: str(header.sessionId),
-      residualId: str(header.residualId),
-      sealedAtMs: num(record.sealedAtMs),
-      supersedes:
-        sup && typeof sup.seq === 'number' && typeof sup.recordHash === 'string'
-          ? { seq: sup.seq, recordHash: sup.recordHash }
-          : null,
-      guardVerdictDigest: str(header.verdictDigest),
-      verification: verification.records[index]?.verdict ?? 'UNVERIFIED_TAMPER_RISK',
-    };
-  });
-}
 
 /** Timeline for `--json`: snake_case, stable. */
 export function timelineJson(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification) {

@@ -9,7 +9,19 @@ export interface VerificationContext {
   readonly macCheck: MacCheck;
   readonly keyId: string;
   readonly checkpoint: (ChainCheckpoint & { readonly source: string }) | null;
+  /**
+   * The signed checkpoint kept in the checkpoint store (`--lineage` only): its size, `null` size
+   * when the kept note does not verify, or `null` (no store, or nothing kept yet).
+   */
+  readonly kept?: { readonly size: number | null } | null;
   readonly note: string | null;
+}
+
+/** The `checkpoint` row when no `--checkpoint` was given: what the walk's tail was checked against, if anything. */
+function noCheckpointGiven(kept: VerificationContext['kept']): string {
+  if (!kept) return '(none: tail truncation cannot be detected)';
+  if (kept.size === null) return '(none given; the kept signed checkpoint does not verify)';
+  return `(none given; checked against the kept signed checkpoint of ${kept.size} records: --checkpoint-store)`;
 }
 
 /**
@@ -33,6 +45,8 @@ export function verificationJson(result: ChainVerification, context: Verificatio
       verdict: result.firstFailure.verdict,
       reason: result.firstFailure.reason,
     },
+    // `--lineage` only: the signed checkpoint kept in the checkpoint store.
+    ...(context.kept === undefined ? {} : { kept_checkpoint: context.kept && { size: context.kept.size } }),
     verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
     note: context.note,
     records: result.records.map((r) => ({
@@ -63,7 +77,7 @@ export function verificationText(result: ChainVerification, context: Verificatio
       'checkpoint',
       context.checkpoint
         ? `seq ${context.checkpoint.seq} ${context.checkpoint.recordHash} (${context.checkpoint.source})`
-        : '(none: tail truncation cannot be detected)',
+        : noCheckpointGiven(context.kept),
     ],
     ['first failure', failure ? `seq ${failure.seq ?? '?'}: ${failure.verdict}: ${failure.reason}` : '(none)'],
     [

@@ -1,10 +1,10 @@
+import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteOutcome } from '../../client/write-outcomes';
 import { printable } from '../../shared/errors';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import { ExitCode } from '../exit-codes';
 import { fieldLines, isoTime, terminalText as t } from './output';
-import { hintsFor } from './write-verdict';
 
 /** Exit code of a write's outcome: 0 sealed; 10 (action needed) rejected or in conflict. */
 export function writeOutcomeExitCode(outcome: WriteOutcome): ExitCode {
@@ -137,7 +137,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['at', isoTime(r.atMs)],
       ]);
       text += rejectionDetailLines(r, '  ');
-      for (const hint of hintsFor({ isSafe: false, ...r })) text += `${hint}\n`;
+      for (const hint of staleStateHints({ isSafe: false, ...r })) text += `${hint}\n`;
       return text;
     }
     case 'CONFLICT': {

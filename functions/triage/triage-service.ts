@@ -1,8 +1,10 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import { checkHeldRecord } from '../../shared/log/held-record-check';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { RecallProof } from '../../shared/log/recall-proof';
+import { checkRecallTarget } from '../../shared/log/recall-target-check';
 import type { RecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
 import { proveLatestCheckpoint, proveStoredRecord } from '../../shared/log/stored-log';
@@ -43,7 +45,7 @@ export type TriageResult =
   | { readonly kind: 'COMPLETED'; readonly detail: TriageCompletedDetail }
   | { readonly kind: 'INVALID'; readonly issues: string; readonly detail: TriageCompletedDetail | null };
 
-/** A recall refused before delta isolation: its code, verdict (when a record was examined) and reason. */
+/** A recall refused before delta isolation (a value, never thrown): its code, verdict (when a record was examined) and reason. */
 class Refusal {
   constructor(
     readonly code: RefusalCode,
@@ -182,13 +184,8 @@ export class TriageService {
 
   /** Steps 3–6: the target proven, then its delta isolated; a refusal at any step is the report. */
   async #triage(recall: RecallRequestedDetail): Promise<TriageCompletedDetail> {
-    let proven: Proven;
-    try {
-      proven = await this.#prove(recall);
-    } catch (error) {
-      if (error instanceof Refusal) return this.#refused(recall, error);
-      throw error;
-    }
+    const proven = await this.#prove(recall);
+    if (proven instanceof Refusal) return this.#refused(recall, proven);
     const { record, proof } = proven;
     this.#deps.logger.appendKeys({ seq: record.header.monotonicSequenceNumber, residualId: record.header.residualId });
     const isolated = this.#isolate(record, recall);
@@ -236,61 +233,43 @@ export class TriageService {
 
   /**
    * Steps 3–5: the target record, proven against the latest signed checkpoint (the core's
-   * composition, shared/log/stored-log.ts). @throws {Refusal}
+   * composition, shared/log/stored-log.ts, and the checks shared with the client:
+   * `checkHeldRecord`, `checkRecallTarget`); a refusal is a value.
    */
-  async #prove(recall: RecallRequestedDetail): Promise<Proven> {
+  async #prove(recall: RecallRequestedDetail): Promise<Proven | Refusal> {
     const { lineageId } = recall;
     const key = await this.#deps.logKey();
     const trusted = recall.trustedCheckpoint
       ? openTrusted(recall.trustedCheckpoint, key, checkpointOrigin(key.name, lineageId))
       : null;
+    if (trusted instanceof Refusal) return trusted;
     const latest = await proveLatestCheckpoint(this.#deps.store, lineageId, key, trusted, {
       trustedSaw: Boolean(recall.trustedCheckpoint || recall.checkpoint),
       checkTail: true,
     });
-    if (latest.kind === 'NONE') throw new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
-    if (latest.kind === 'FINDING') throw this.#unverified(latest.verdict, latest.reason, latest.seq);
+    if (latest.kind === 'NONE') return new Refusal(RefusalCode.NOT_FOUND, 'no such lineage: it has no records');
+    if (latest.kind === 'FINDING') return this.#unverified(latest.verdict, latest.reason, latest.seq);
     const { checkpoint, consistency } = latest;
-    if (recall.checkpoint) await this.#checkLegacyCheckpoint(lineageId, recall.checkpoint, checkpoint);
-    const seq = await this.#resolveTarget(recall, checkpoint);
-    const { record, inclusion } = await this.#proveAt(lineageId, seq, checkpoint);
-    if ('residualId' in recall.target && record.header.residualId !== recall.target.residualId) {
-      throw this.#unverified(
-        V.LINEAGE_BROKEN,
-        `the residual-id marker of ${recall.target.residualId} points at seq ${seq}, which seals ${record.header.residualId}`,
-        seq,
-      );
+    if (recall.checkpoint) {
+      // Step 4, a legacy `checkpoint` `{ seq, recordHash }`: that record must be in the tree.
+      const held = await checkHeldRecord(this.#deps.store, lineageId, recall.checkpoint, checkpoint);
+      if (held) return this.#unverified(held.verdict, held.reason, held.seq);
     }
+    const seq = await this.#resolveTarget(recall, checkpoint);
+    if (seq instanceof Refusal) return seq;
+    const proven = await this.#proveAt(lineageId, seq, checkpoint);
+    if (proven instanceof Refusal) return proven;
+    const { record, inclusion } = proven;
+    const wrong = checkRecallTarget(recall.target, record, checkpoint.size);
+    if (wrong) return this.#unverified(wrong.verdict, wrong.reason, wrong.seq);
     return {
       record,
       proof: { checkpoint: checkpoint.note, seq, recordHash: record.recordHash, inclusion, consistency },
     };
   }
 
-  /** Step 4, a legacy `checkpoint` `{ seq, recordHash }`: that record must be in the tree. @throws {Refusal} */
-  async #checkLegacyCheckpoint(
-    lineageId: string,
-    { seq, recordHash }: NonNullable<RecallRequestedDetail['checkpoint']>,
-    latest: VerifiedCheckpoint,
-  ): Promise<void> {
-    if (seq >= latest.size) {
-      throw this.#unverified(
-        V.TRUNCATION_DETECTED,
-        `truncated: the signed checkpoint covers ${latest.size} records but a trusted checkpoint saw seq ${seq}`,
-        seq,
-      );
-    }
-    const held = await this.#proveAt(lineageId, seq, latest);
-    if (held.record.recordHash !== recordHash) {
-      throw this.#unverified(
-        V.LINEAGE_BROKEN,
-        `fork: seq ${seq} differs from the trusted checkpoint (history rewritten)`,
-        seq,
-      );
-    }
-  }
-
-  async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number> {
+  /** The target's seq in `latest`, or the refusal: `NOT_FOUND`, or an edited marker. */
+  async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number | Refusal> {
     const { target } = recall;
     let seq: number | null;
     if ('seq' in target) seq = target.seq;
@@ -300,16 +279,16 @@ export class TriageService {
       if (seq !== null && !isSeq(seq)) {
         // No record can sit there (a seq is a safe integer ≥ 0): the marker is edited, and the
         // answer says so rather than carrying a seq no answer may hold (it would never be read).
-        throw this.#unverified(
+        return this.#unverified(
           V.LINEAGE_BROKEN,
           `the residual-id marker of ${target.residualId} names no valid seq (${String(seq).slice(0, 40)})`,
           null,
         );
       }
     } else seq = latest.size - 1;
-    if (seq === null) throw new Refusal(RefusalCode.NOT_FOUND, 'no such record in this lineage');
+    if (seq === null) return new Refusal(RefusalCode.NOT_FOUND, 'no such record in this lineage');
     if (seq >= latest.size) {
-      throw new Refusal(
+      return new Refusal(
         RefusalCode.NOT_FOUND,
         `no record at seq ${seq}: the latest signed checkpoint covers ${latest.size} records (if it was just appended, recall again)`,
         null,
@@ -319,21 +298,21 @@ export class TriageService {
     return seq;
   }
 
-  /** Record `seq`, proven in `latest`. @throws {Refusal} when it is missing or does not prove */
+  /** Record `seq`, proven in `latest`, or the refusal when it is missing or does not prove. */
   async #proveAt(
     lineageId: string,
     seq: number,
     latest: VerifiedCheckpoint,
-  ): Promise<{ readonly record: SealedRecord; readonly inclusion: RecordProof }> {
+  ): Promise<{ readonly record: SealedRecord; readonly inclusion: RecordProof } | Refusal> {
     const proven = await proveStoredRecord(this.#deps.store, lineageId, seq, latest);
     if (proven.kind === 'MISSING') {
-      throw this.#unverified(
+      return this.#unverified(
         V.LINEAGE_BROKEN,
         `record ${seq} is covered by the signed checkpoint but missing from the table`,
         seq,
       );
     }
-    if (proven.kind === 'FINDING') throw this.#unverified(proven.verdict, proven.reason, seq);
+    if (proven.kind === 'FINDING') return this.#unverified(proven.verdict, proven.reason, seq);
     return proven;
   }
 
@@ -380,13 +359,13 @@ export class TriageService {
   }
 }
 
-/** The caller's trusted checkpoint, verified; one that does not verify is a bad request. @throws {Refusal} */
-function openTrusted(note: string, key: NoteVerifierKey, origin: string): VerifiedCheckpoint {
+/** The caller's trusted checkpoint, verified; one that does not verify is a bad request (the refusal). */
+function openTrusted(note: string, key: NoteVerifierKey, origin: string): VerifiedCheckpoint | Refusal {
   try {
     return openCheckpoint(note, key, origin);
   } catch (error) {
     if (!(error instanceof ResealError)) throw error;
-    throw new Refusal(RefusalCode.INVALID_REQUEST, `trustedCheckpoint does not verify: ${error.message}`);
+    return new Refusal(RefusalCode.INVALID_REQUEST, `trustedCheckpoint does not verify: ${error.message}`);
   }
 }
 

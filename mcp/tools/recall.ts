@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { RecallTargetSchema } from '../../shared/pipeline/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
-import { checkCallerCheckpoint } from '../log-check';
 import { RecallOutput } from '../tool-outputs';
 import { recallResult, withErrorResult } from '../tool-results';
 import { registerResealTool } from '../tool-schema';
@@ -33,8 +31,8 @@ export type RecallInput = z.infer<typeof RecallInputSchema>;
  * and has the client prove its answer (`client.recall`: the record proven by inclusion in the
  * latest signed checkpoint, consistent with the one the client kept, and the delta recomputed
  * from the proven record), then answers with the delta verdict, the claims kept (with their
- * content) and the claims to re-probe. A caller's `checkpoint` is checked against the signed log
- * too. Anything not proven intact is a `TAMPER_DETECTED` tool error (docs/mcp.md,
+ * content) and the claims to re-probe. A caller's `checkpoint` is checked by the client against the
+ * signed log too. Anything not proven intact is a `TAMPER_DETECTED` tool error (docs/mcp.md,
  * `reseal_recall`).
  */
 export function recallResidual(deps: ResealMcpDeps, input: RecallInput): Promise<CallToolResult> {
@@ -49,11 +47,7 @@ export function recallResidual(deps: ResealMcpDeps, input: RecallInput): Promise
       },
       { timeoutMs: waitMs(input.timeoutMs) },
     );
-    const caller =
-      input.checkpoint && recall.verdict === VerificationVerdict.VERIFIED_INTACT
-        ? await checkCallerCheckpoint(deps.client, input.lineageId, input.checkpoint)
-        : null;
-    return recallResult({ recall, snapshot, caller });
+    return recallResult({ recall, snapshot });
   });
 }
 

@@ -3,7 +3,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { verifiedDetail } from '../../cli/verified-recall';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
@@ -87,7 +86,14 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
         },
         wait,
       );
-      return verifiedDetail(recall);
+      return {
+        end: recall.end,
+        verdict: recall.verdict,
+        reason: recall.reason,
+        delta: recall.delta,
+        seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq,
+        proven: recall.record !== null && recall.checkpoint !== null,
+      };
     },
 
     async receipt(lineageId, seq) {

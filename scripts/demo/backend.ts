@@ -1,8 +1,18 @@
+import type { VerifiedRecall } from '../../client/verified-recall';
 import type { Receipt } from '../../shared/log/receipt';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
+
+/**
+ * A recall as the client decided it (client/verified-recall.ts): its end, the client's verdict and
+ * reason, the recomputed delta, the recalled seq, and whether the record was proven against a
+ * signed checkpoint.
+ */
+export type DemoRecall = Pick<VerifiedRecall, 'end' | 'verdict' | 'reason' | 'delta'> & {
+  readonly seq: number | null;
+  readonly proven: boolean;
+};
 
 /** A rejection record the guard (or sealer) left for a write. */
 export interface RejectionFound {
@@ -36,14 +46,14 @@ export interface DemoBackend {
   findRejection(lineageId: string, residualId: string): Promise<RejectionFound | null>;
   /**
    * Puts `RecallRequested` for the latest record (with the checkpoint the agent trusts), waits
-   * for the triage report and returns it as the client proved it (docs/verifiable-log.md,
-   * "Recall"): `proof` is set when the record was proven against a signed checkpoint.
+   * for the triage report and returns the recall as the client decided it (docs/verifiable-log.md,
+   * "Recall").
    */
   recall(
     lineageId: string,
     currentEnv: EnvSnapshot,
     checkpoint: { seq: number; recordHash: string } | undefined,
-  ): Promise<TriageCompletedDetail>;
+  ): Promise<DemoRecall>;
   /**
    * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint) and the log's
    * verifier key as `reseal log-key` prints it, so the demo can check the receipt offline.

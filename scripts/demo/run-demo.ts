@@ -4,10 +4,9 @@ import { pollUntil } from '../../client/poll';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { SessionVariable } from '../../shared/write/session-variable';
 import { type AgentDecision, decideAfterTriage } from './agent';
-import type { DemoBackend } from './backend';
+import type { DemoBackend, DemoRecall } from './backend';
 import {
   asPayload,
   buildScenario,
@@ -235,10 +234,10 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
       const snapshot = slice[position] as RunnerSnapshot;
       const recalledSeq = state.head.seq;
       const answer = await backend.recall(state.plan.lineageId, snapshot.env, state.head);
-      const report = answer.report;
-      if (answer.outcome !== 'TRIAGED' || report === null) {
+      const report = answer.delta;
+      if (answer.end !== 'TRIAGED' || report === null) {
         problems.push(
-          `recall of ${state.plan.lineageId} at snapshot #${snapshot.index} was refused: ${answer.verification?.verdict ?? 'no record'} ${answer.refusalReason ?? ''}`,
+          `recall of ${state.plan.lineageId} at snapshot #${snapshot.index} was refused: ${answer.verdict ?? 'no record'} ${answer.reason}`,
         );
         results.push(refusedRecall(state, snapshot, answer));
         break;
@@ -254,8 +253,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
         imageVersion: snapshot.image_version,
         recalledSeq,
         outcome: 'TRIAGED',
-        verification: answer.verification?.verdict ?? null,
-        proven: answer.proof !== null,
+        verification: answer.verdict,
+        proven: answer.proven,
         verdict: report.verdict,
         driftedKeyCount,
         mattered: decision.mattered,
@@ -343,9 +342,12 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     lineageId: target.plan.lineageId,
     seq: target.head.seq,
     edited: edit.path,
-    outcome: tamperAnswer.outcome,
-    verification: tamperAnswer.verification?.verdict ?? null,
-    firstFailure: tamperAnswer.verification?.firstFailure ?? null,
+    outcome: tamperAnswer.end === 'TRIAGED' ? 'TRIAGED' : 'REFUSED',
+    verification: tamperAnswer.verdict,
+    firstFailure:
+      tamperAnswer.verdict === null || tamperAnswer.verdict === 'VERIFIED_INTACT'
+        ? null
+        : { seq: tamperAnswer.seq, verdict: tamperAnswer.verdict, reason: tamperAnswer.reason },
   };
   if (tamper.outcome !== 'REFUSED' || tamper.verification !== 'HASH_MISMATCH') {
     problems.push(`the tampered record was not refused as HASH_MISMATCH (${tamper.outcome}, ${tamper.verification})`);
@@ -387,7 +389,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   };
 }
 
-function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: TriageCompletedDetail): RecallResult {
+function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: DemoRecall): RecallResult {
   return {
     lineageId: state.plan.lineageId,
     lineage: state.plan.template.name,
@@ -395,7 +397,7 @@ function refusedRecall(state: LineageState, snapshot: RunnerSnapshot, answer: Tr
     imageVersion: snapshot.image_version,
     recalledSeq: answer.seq,
     outcome: 'REFUSED',
-    verification: answer.verification?.verdict ?? null,
+    verification: answer.verdict,
     proven: false,
     verdict: null,
     driftedKeyCount: 0,

@@ -11,7 +11,8 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/delta-isolator';
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
-import { checkConsistency, verifyRecordProof } from './record-proof';
+import { checkRecallTarget } from './recall-target-check';
+import { checkConsistency, type RecordProof, verifyRecordProof } from './record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
 
 /** What a client checks a triage answer with. Everything but `key`, `trusted` and `currentEnv` is untrusted. */
@@ -43,6 +44,8 @@ export interface RecallCheck {
   readonly reason: string;
   /** The proven record, when `verdict` is `VERIFIED_INTACT`. */
   readonly record: SealedRecord | null;
+  /** The proven record's inclusion proof in `checkpoint`, when `verdict` is `VERIFIED_INTACT`. */
+  readonly inclusion: RecordProof | null;
   /** The delta recomputed from the proven record and `currentEnv` (never the stored one). */
   readonly delta: DeltaIsolationReport | null;
   /** The latest signed checkpoint the answer proved the record against (to keep when newer). */
@@ -67,7 +70,14 @@ export interface RecallCheck {
  */
 export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
   const { key, lineageId, trusted } = input;
-  const base = { record: null, delta: null, checkpoint: null, truncationChecked: trusted !== null, refusal: null };
+  const base = {
+    record: null,
+    inclusion: null,
+    delta: null,
+    checkpoint: null,
+    truncationChecked: trusted !== null,
+    refusal: null,
+  };
   const fail = (verdict: VerificationVerdict, reason: string, extra: Partial<RecallCheck> = {}): RecallCheck => ({
     ...base,
     verdict,
@@ -114,20 +124,8 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
       checkpoint: latest,
     });
   }
-  const { target } = input;
-  const wrongTarget =
-    ('seq' in target && target.seq !== seq) ||
-    ('residualId' in target && target.residualId !== record.header.residualId) ||
-    ('latest' in target && seq !== latest.size - 1);
-  if (wrongTarget) {
-    return fail(
-      V.LINEAGE_BROKEN,
-      `the answer proves seq ${seq} (${record.header.residualId}), which is not the record asked for`,
-      {
-        checkpoint: latest,
-      },
-    );
-  }
+  const wrongTarget = checkRecallTarget(input.target, record, latest.size);
+  if (wrongTarget) return fail(wrongTarget.verdict, wrongTarget.reason, { checkpoint: latest });
   let delta: DeltaIsolationReport;
   try {
     delta = isolateDelta(record.manifest, input.currentEnv);
@@ -143,6 +141,7 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
       verdict: V.VERIFIED_INTACT,
       reason: 'record proven; its manifest cannot be triaged',
       record,
+      inclusion: report.proof.inclusion,
       checkpoint: latest,
       refusal: untriageable,
     };
@@ -163,6 +162,7 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
       ? `record proven in the signed checkpoint of ${latest.size} records, consistent with the trusted one of ${trusted.size}`
       : `record proven in the signed checkpoint of ${latest.size} records (no trusted checkpoint: a rollback could not be checked)`,
     record,
+    inclusion: report.proof.inclusion,
     delta,
     checkpoint: latest,
   };
@@ -174,7 +174,14 @@ function unprovenRefusal(
   refusal: RecallCheck['refusal'],
   input: RecallCheckInput,
 ): RecallCheck {
-  const base = { record: null, delta: null, checkpoint: null, truncationChecked: input.trusted !== null, refusal };
+  const base = {
+    record: null,
+    inclusion: null,
+    delta: null,
+    checkpoint: null,
+    truncationChecked: input.trusted !== null,
+    refusal,
+  };
   if (report.outcome === TriageOutcome.TRIAGED) {
     return { ...base, verdict: V.UNVERIFIED_TAMPER_RISK, reason: 'the stored answer carries no proof' };
   }

@@ -119,6 +119,23 @@ export async function proveStoredRecord(
   return { kind: 'PROVEN', record: proven.record, inclusion };
 }
 
+/**
+ * A consistency proof from `from` to `to` (both verified checkpoints of `lineageId`, `from` no
+ * larger), built from the table's nodes: the proof is checked by the caller, so a node the table
+ * forged only makes it fail.
+ *
+ * @returns the proof, or a `LINEAGE_BROKEN` finding when it cannot be built (a node missing or unreadable)
+ * @throws what the store throws
+ */
+export async function proveCheckpointConsistency(
+  store: Pick<LineageStore, 'readNodes'>,
+  lineageId: string,
+  from: VerifiedCheckpoint,
+  to: VerifiedCheckpoint,
+): Promise<ConsistencyProof | LogFinding> {
+  return buildProof(null, () => proveTreeConsistency(from.size, to.size, nodesOf(store, lineageId)));
+}
+
 function nodesOf(store: Pick<LineageStore, 'readNodes'>, lineageId: string): NodeSource {
   return nodeSourceOf((refs) => store.readNodes(lineageId, refs));
 }

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../../cli/format/output';
-import { timelineJson, timelineRows, timelineText } from '../../../cli/format/timeline';
+import { timelineJson, timelineText } from '../../../cli/format/timeline';
 import { writeOutcomeJson, writeOutcomeText } from '../../../cli/format/write-outcome';
 import { ResealClient } from '../../../client/reseal-client';
+import { timelineRows } from '../../../client/timeline-rows';
 import type { OutcomeStatement } from '../../../shared/log/outcome-statement';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';

@@ -164,6 +164,9 @@ describe('reseal publish --wait', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/^message id: +msg-1$/m);
     expect(result.stderr).toContain('no outcome for residual-0001 after 3 s');
+    // A deleted outcome looks like a slow pipeline: the message says both, and where else it is.
+    expect(result.stderr).toContain('may have been deleted from the table');
+    expect(result.stderr).toContain('ResidualSealed');
     const json = await publishWait(async () => {}, ['--timeout', '3', '--json']);
     expect(json.result.exitCode).toBe(1);
     expect(JSON.parse(json.result.stdout)).toMatchObject({ message_id: 'msg-1', outcome: 'TIMEOUT', waited_s: 3 });

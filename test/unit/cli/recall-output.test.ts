@@ -139,4 +139,20 @@ describe('reseal recall says what it proved: the target record, not the chain', 
     );
     expect(result.stdout).not.toMatch(/^chain:/m);
   });
+
+  it('--checkpoint SEQ:HASH is checked by the client, and the proof line says so (not "truncation NOT checked")', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2, { lineageId: LINEAGE });
+    await appendSealed(store, records);
+    const head = `0:${(records[0] as { recordHash: string }).recordHash}`;
+    const text = await recall(store, ['--checkpoint', head]);
+    expect([0, 10], text.stderr).toContain(text.exitCode); // proven (the fixture env drifted or not)
+    expect(text.stdout).toMatch(/^proof +.*truncation checked against --checkpoint \(seq 0\)$/m);
+    expect(text.stdout).not.toContain('NOT checked');
+    const json = await recall(store, ['--checkpoint', head, '--json', '--request-id', 'req-json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      truncation_checked: true,
+      truncation_checked_against: [{ kind: 'GIVEN_HEAD', seq: 0 }],
+    });
+  });
 });

@@ -3,12 +3,12 @@ import {
   constantVariable,
   freshVariable,
   inheritedVariable,
-  manifestFor,
   reprobedVariable,
   writeRequest,
 } from '../../../client/builders';
 import { InvalidInputError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { buildManifest } from '../../../shared/triage/manifest';
 import { valueDigest } from '../../../shared/write/receipts';
 import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 
@@ -141,10 +141,10 @@ describe('client builders', () => {
       boundaryAtMs: NOW,
       manifest: input,
     });
-    expect(built.manifest).toEqual(manifestFor(input));
+    expect(built.manifest).toEqual(buildManifest(input));
     expect(built.manifest).toMatchObject({ formatVersion: 2, absentKeys: ['HTTP_PROXY', 'LD_PRELOAD'] });
     expect(ResidualWriteRequestSchema.parse(built)).toEqual(built);
-    expect(() => manifestFor({ ...input, structuralAbsentKeys: ['NODE_VERSION'] })).toThrow(
+    expect(() => buildManifest({ ...input, structuralAbsentKeys: ['NODE_VERSION'] })).toThrow(
       expect.objectContaining({ issues: [expect.objectContaining({ path: 'structuralAbsentKeys.0' })] }),
     );
   });

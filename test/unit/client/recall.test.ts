@@ -162,4 +162,82 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     });
     expect(recall.verdict).toBe('VERIFIED_INTACT');
   });
+
+  it('an older genuine answer replayed for a latest recall is refused: the client reads the newest checkpoint itself', async () => {
+    // docs/verifiable-log.md, "Recall": 6 records intact; the table writer turns each new answer into
+    // the genuine answer of a recall made at 4 records (its signed checkpoint, seq 3, honest proof).
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(6, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
+    await appendSealed(store, records.slice(0, 4));
+    const kept = new MemoryCheckpointStore();
+    const old = await inProcessRecallClient(store, { checkpointStore: kept }).recall({
+      lineageId: LINEAGE,
+      requestId: 'req-at-4',
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    expect(old).toMatchObject({ verdict: 'VERIFIED_INTACT', checks: { checkpointSize: 4 } });
+    await appendSealed(store, records.slice(4));
+    for (const [mode, checkpointStore] of [
+      ['no checkpoint store', null],
+      ['a kept store of size 4', kept],
+    ] as const) {
+      const requestId = `req-replayed-${checkpointStore ? 'kept' : 'cold'}`;
+      await store.putTriageReport({ ...old.report, requestId });
+      const client = inProcessRecallClient(store, checkpointStore ? { checkpointStore } : {});
+      const replayed = await client.recall({
+        lineageId: LINEAGE,
+        requestId,
+        target: { latest: true },
+        currentEnv: ENV,
+      });
+      expect(replayed, mode).toMatchObject({
+        end: 'NOT_INTACT',
+        verdict: 'UNVERIFIED_TAMPER_RISK',
+        detectedBy: 'client',
+        record: null,
+        delta: null,
+        checks: { checkpointSize: 4, newestSize: 6 },
+      });
+      expect(replayed.reason, mode).toMatch(/older than the newest signed checkpoint/);
+    }
+    expect(await kept.load(`${TEST_LOG_NAME}/${LINEAGE}`), 'the replay is never kept').toBe(old.checkpoint?.note);
+    // The same answer for the record it names (seq 3), with the newest checkpoint read first, is
+    // still refused: an answer older than the head item's checkpoint is never taken.
+    await store.putTriageReport({ ...old.report, requestId: 'req-seq-3' });
+    const bySeq = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      requestId: 'req-seq-3',
+      target: { seq: 3 },
+      currentEnv: ENV,
+    });
+    expect(bySeq.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    // The honest answer now is proven in the newest checkpoint, seq 5.
+    const honest = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    expect(honest).toMatchObject({ end: 'TRIAGED', checks: { checkpointSize: 6, newestSize: 6 } });
+    expect(honest.record?.header.monotonicSequenceNumber).toBe(5);
+  });
+
+  it('an answer proven in a checkpoint newer than the one read before asking (a write landed meanwhile) is taken once it extends it', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(3, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
+    await appendSealed(store, records.slice(0, 2));
+    let appended = false;
+    const client = inProcessRecallClient(store);
+    // The third record is appended after the client read the head item, before triage answers.
+    const original = store.getTriageReport.bind(store);
+    store.getTriageReport = async (lineageId, requestId) => {
+      if (!appended) {
+        appended = true;
+        await appendSealed(store, records.slice(2));
+      }
+      return original(lineageId, requestId);
+    };
+    const recall = await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(recall).toMatchObject({ end: 'TRIAGED', checks: { checkpointSize: 3, newestSize: 2 } });
+  });
 });

@@ -1,5 +1,5 @@
 import { forgeClaim } from '../../../scripts/demo/aws-backend';
-import type { DemoBackend, RejectionFound } from '../../../scripts/demo/backend';
+import type { DemoBackend, DemoRecall, RejectionFound } from '../../../scripts/demo/backend';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
@@ -7,7 +7,6 @@ import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
@@ -96,32 +95,25 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
       const records = chain(lineageId).map((t) => JSON.parse(t) as unknown);
       const verification = await verifyChain(records, { lineageId, anchor, ...(checkpoint ? { checkpoint } : {}) });
       const target = records[records.length - 1] as SealedRecord;
-      const base = {
-        formatVersion: 1 as const,
-        requestId: `recall-${backend.recalls}`,
-        lineageId,
-        seq: target.header.monotonicSequenceNumber,
-        residualId: target.header.residualId,
-        verification: { verdict: verification.verdict, firstFailure: verification.firstFailure },
-        proof: verification.verdict === 'VERIFIED_INTACT' ? await proofOf(lineageId, records as SealedRecord[]) : null,
-        completedAtMs: nowMs(),
-      };
+      const seq = target.header.monotonicSequenceNumber;
       if (verification.verdict !== 'VERIFIED_INTACT') {
         return {
-          ...base,
-          outcome: 'REFUSED',
-          report: null,
-          refusalReason: verification.firstFailure?.reason ?? '',
-          refusalCode: 'VERIFICATION_FAILED',
-        } satisfies TriageCompletedDetail;
+          end: 'NOT_INTACT',
+          verdict: verification.verdict,
+          reason: verification.firstFailure?.reason ?? '',
+          delta: null,
+          seq,
+          proven: false,
+        } satisfies DemoRecall;
       }
       return {
-        ...base,
-        outcome: 'TRIAGED',
-        report: isolateDelta(target.manifest, currentEnv),
-        refusalReason: null,
-        refusalCode: null,
-      } satisfies TriageCompletedDetail;
+        end: 'TRIAGED',
+        verdict: verification.verdict,
+        reason: 'record verified',
+        delta: isolateDelta(target.manifest, currentEnv),
+        seq,
+        proven: true,
+      } satisfies DemoRecall;
     },
     async receipt(lineageId: string, seq: number) {
       const records = chain(lineageId).map((t) => JSON.parse(t) as SealedRecord);

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
-import { CheckpointFileError } from '../../../client/checkpoint-store';
-import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
-import type { VerifiedRecall } from '../../../client/recalls';
+import {
+  CheckpointFileError,
+  LogVerificationError,
+  TimeoutError,
+  UnverifiedOutcomeError,
+} from '../../../client/errors';
+import { decideRecall, type VerifiedRecall } from '../../../client/verified-recall';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
 import {
@@ -16,6 +20,7 @@ import {
 } from '../../../mcp/tool-results';
 import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors';
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
+import type { RecallCheck } from '../../../shared/log/recall-check';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
@@ -136,7 +141,7 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
 describe('reseal_recall answers: from the recall the client proved', () => {
   it('PARTIAL_REPROBE_REQUIRED: the claim on the drifted key is to re-probe, the other kept with its content from the proven record', async () => {
     const { recall } = await provenRecall({ ...SEALED_ENV, 'tool:node': 'v22.0.0', 'env:HOSTNAME': 'b' });
-    const result = recallResult({ recall, snapshot: SNAPSHOT, caller: null });
+    const result = recallResult({ recall, snapshot: SNAPSHOT });
     expect(result.isError).toBeUndefined();
     expect(structured(result)).toMatchObject({
       outcome: 'TRIAGED',
@@ -170,7 +175,7 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     const claimed = isolateDelta(manifest, SEALED_ENV);
     expect(claimed.verdict).toBe('NO_DRIFT');
     const stale: VerifiedRecall = { ...recall, report: { ...recall.report, report: claimed } };
-    expect(structured(recallResult({ recall: stale, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+    expect(structured(recallResult({ recall: stale, snapshot: SNAPSHOT }))).toMatchObject({
       delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', changed: ['tool:npm'] },
       reprobeClaims: [{ claimId: 'npm-ci-works' }],
     });
@@ -178,7 +183,7 @@ describe('reseal_recall answers: from the recall the client proved', () => {
 
   it('a structural key drifted: FULL_RECONSTRUCTION_REQUIRED, every claim to re-probe', async () => {
     const { recall } = await provenRecall({ ...SEALED_ENV, 'tool:os': 'ubuntu-26.04' });
-    const out = structured(recallResult({ recall, snapshot: SNAPSHOT, caller: null }));
+    const out = structured(recallResult({ recall, snapshot: SNAPSHOT }));
     expect(out.keptClaims).toEqual([]);
     expect((out.reprobeClaims as { claimId: string }[]).map((c) => c.claimId)).toEqual(['node-builds', 'npm-ci-works']);
     expect(out.nextStep).toMatch(/trust no claim/);
@@ -186,7 +191,7 @@ describe('reseal_recall answers: from the recall the client proved', () => {
 
   it('a payload in another layout: claims without content, the whole payload as data', async () => {
     const { recall } = await provenRecall(SEALED_ENV, { free: 'form' });
-    expect(structured(recallResult({ recall, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+    expect(structured(recallResult({ recall, snapshot: SNAPSHOT }))).toMatchObject({
       keptClaims: [
         { claimId: 'node-builds', content: null },
         { claimId: 'npm-ci-works', content: null },
@@ -196,29 +201,52 @@ describe('reseal_recall answers: from the recall the client proved', () => {
   });
 
   it('the caller’s checkpoint not in the signed log → TAMPER_DETECTED with its verdict, no content', async () => {
-    const { recall } = await provenRecall(SEALED_ENV);
-    const caller = {
-      head: { seq: 0, recordHash: 'f'.repeat(64) },
-      failure: { verdict: 'LINEAGE_BROKEN' as const, reason: 'the signed log holds another record at seq 0' },
-    };
-    const out = structured(recallResult({ recall, snapshot: SNAPSHOT, caller }));
-    expect(out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'LINEAGE_BROKEN', detectedBy: 'client' });
+    const p = await sealedLineage(1);
+    const recallWith = (recordHash: string) =>
+      p.client.recall({
+        lineageId: TEST_LINEAGE_ID,
+        target: { latest: true },
+        currentEnv: SEALED_ENV,
+        checkpoint: { seq: 0, recordHash },
+      });
+    const out = structured(recallResult({ recall: await recallWith('f'.repeat(64)), snapshot: SNAPSHOT }));
+    // Triage checks the caller's checkpoint first and refuses: its finding, passed on as such.
+    expect(out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'LINEAGE_BROKEN', detectedBy: 'triage' });
     expect(JSON.stringify(out)).not.toContain('npm run build passes');
-    const checked = structured(recallResult({ recall, snapshot: SNAPSHOT, caller: { ...caller, failure: null } }));
+    const recordHash = (p.records[0] as SealedRecord).recordHash;
+    const checked = structured(recallResult({ recall: await recallWith(recordHash), snapshot: SNAPSHOT }));
     expect(checked).toMatchObject({
-      verification: { truncationChecked: true, callerCheckpoint: { seq: 0, recordHash: 'f'.repeat(64) } },
+      verification: { truncationChecked: true, callerCheckpoint: { seq: 0, recordHash } },
     });
   });
 
-  /** A recall the client could not prove: no record, no delta. */
-  function unproven(recall: VerifiedRecall, overrides: Partial<VerifiedRecall>): VerifiedRecall {
-    return { ...recall, record: null, delta: null, checkpoint: null, ...overrides };
+  /** The recall the client decides from `recall`'s own check, with `overrides` (what another check found). */
+  function unproven(recall: VerifiedRecall, overrides: Partial<RecallCheck>): VerifiedRecall {
+    return decideRecall({
+      requestId: recall.requestId,
+      lineageId: recall.lineageId,
+      target: recall.target,
+      report: recall.report,
+      check: {
+        verdict: recall.verdict,
+        reason: recall.reason,
+        record: null,
+        inclusion: null,
+        delta: null,
+        checkpoint: null,
+        truncationChecked: recall.truncationChecked,
+        refusal: recall.refusal,
+        ...overrides,
+      },
+      newestSize: recall.checks.newestSize,
+      truncationCheckedAgainst: recall.checks.truncationCheckedAgainst,
+    });
   }
 
   it('a record that does not verify (client verdict HASH_MISMATCH) → TAMPER_DETECTED, never the claims', async () => {
     const { recall } = await provenRecall(SEALED_ENV);
     const broken = unproven(recall, { verdict: 'HASH_MISMATCH', reason: 'payload hash mismatch' });
-    const result = recallResult({ recall: broken, snapshot: SNAPSHOT, caller: null });
+    const result = recallResult({ recall: broken, snapshot: SNAPSHOT });
     expect(result.isError).toBe(true);
     expect(structured(result)).toMatchObject({
       error: 'TAMPER_DETECTED',
@@ -229,14 +257,14 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     expect(JSON.stringify(structured(result))).not.toContain('npm run build passes');
   });
 
-  it('an unproven refusal: NOT_FOUND → NOT_FOUND; any other code → TAMPER_DETECTED', async () => {
+  it('an unproven refusal: NOT_FOUND → NOT_FOUND; INVALID_REQUEST → INVALID_INPUT; any other code → TAMPER_DETECTED', async () => {
     const { recall } = await provenRecall(SEALED_ENV);
     const notFound = unproven(recall, {
       verdict: null,
       reason: 'triage refused (NOT_FOUND)',
       refusal: { code: 'NOT_FOUND', reason: 'no such record in this lineage', proven: false },
     });
-    expect(structured(recallResult({ recall: notFound, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+    expect(structured(recallResult({ recall: notFound, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'NOT_FOUND',
       message: 'no such record in this lineage',
     });
@@ -245,20 +273,31 @@ describe('reseal_recall answers: from the recall the client proved', () => {
       reason: 'triage refused (INVALID_REQUEST)',
       refusal: { code: 'INVALID_REQUEST', reason: 'bad', proven: false },
     });
-    expect(structured(recallResult({ recall: invalid, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+    expect(structured(recallResult({ recall: invalid, snapshot: SNAPSHOT }))).toMatchObject({
+      error: 'INVALID_INPUT',
+      message: 'bad',
+    });
+    const other = unproven(recall, {
+      verdict: null,
+      reason: 'triage refused (MANIFEST_UNTRIAGEABLE)',
+      refusal: { code: 'MANIFEST_UNTRIAGEABLE', reason: 'x', proven: false },
+    });
+    expect(structured(recallResult({ recall: other, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'TAMPER_DETECTED',
       verdict: 'UNVERIFIED_TAMPER_RISK',
+      detectedBy: 'triage',
     });
   });
 
   it('a proven record whose manifest cannot be triaged → UNTRIAGEABLE', async () => {
     const { recall } = await provenRecall(SEALED_ENV);
-    const untriageable = {
-      ...recall,
-      delta: null,
+    const untriageable = unproven(recall, {
+      record: recall.record,
+      checkpoint: recall.checkpoint,
+      inclusion: recall.inclusion,
       refusal: { code: 'MANIFEST_UNTRIAGEABLE' as const, reason: 'delta isolation refused: x', proven: true },
-    };
-    expect(structured(recallResult({ recall: untriageable, snapshot: SNAPSHOT, caller: null }))).toMatchObject({
+    });
+    expect(structured(recallResult({ recall: untriageable, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'UNTRIAGEABLE',
       seq: 0,
       supersedes: { seq: 0 },

@@ -1,9 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/** The shipped code: what the package, the Lambda functions and the stack are built from. */
+const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'functions', 'infra', 'mcp', 'shared'] as const;
+
+/** The AWS SDKs and runtimes the pure core must not import (docs/pipeline.md: adapters hold them). */
+const AWS_PACKAGES = /^(@aws-sdk\/|@smithy\/|@aws-lambda-powertools\/|aws-cdk-lib|aws-lambda$|constructs$)/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -15,26 +21,54 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-/** `file → specifier` for every import of a file under `dirs` whose specifier reaches into test/. */
-function importsOfTest(dirs: readonly string[]): string[] {
+/** Every import of every file under `dirs`: the importing file and the specifier, both as written. */
+function importsUnder(dirs: readonly string[]): { readonly file: string; readonly spec: string }[] {
   return dirs
     .flatMap((dir) => sourceFiles(join(ROOT, dir)))
     .flatMap((file) =>
       ts
         .preProcessFile(readFileSync(file, 'utf8'), true, true)
-        .importedFiles.map((ref) => ref.fileName)
-        .filter((spec) => /(^|\/)test\//.test(spec))
-        .map((spec) => `${relative(ROOT, file)} → ${spec}`),
+        .importedFiles.map((ref) => ({ file: relative(ROOT, file).split(sep).join('/'), spec: ref.fileName })),
     );
 }
 
-describe('layers: production code never imports test code', () => {
-  it('finds the imports it checks (the scan sees real specifiers)', () => {
+/** The top-level directory a relative specifier of `file` lands in, or `null` for a package. */
+function landsIn(file: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null;
+  const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep);
+  return target[0] === '..' ? '..' : (target[0] ?? null);
+}
+
+const show = ({ file, spec }: { file: string; spec: string }) => `${file} → ${spec}`;
+
+describe('layers: who may import whom', () => {
+  it('finds the imports it checks (the scan sees real specifiers and resolves where they land)', () => {
     const { importedFiles } = ts.preProcessFile("import { x } from '../../test/helpers/y';", true, true);
     expect(importedFiles.map((ref) => ref.fileName)).toEqual(['../../test/helpers/y']);
+    expect(landsIn('mcp/tool-results.ts', '../cli/format/timeline')).toBe('cli');
+    expect(landsIn('cli/commands/recall.ts', '../../client/recalls')).toBe('client');
+    expect(landsIn('shared/log/merkle.ts', './note-key')).toBe('shared');
+    expect(landsIn('shared/log/merkle.ts', 'zod')).toBeNull();
   });
 
-  it('scripts/, infra/ and the shipped code import nothing from test/ (bench/ may: it measures with test fixtures)', () => {
-    expect(importsOfTest(['scripts', 'infra', 'adapters', 'cli', 'client', 'functions', 'mcp', 'shared'])).toEqual([]);
+  it('no production file imports test/ or scripts/; only cli/ and bin/ import cli/ (no cli ↔ mcp cycle)', () => {
+    const offending = importsUnder(PRODUCTION).filter(({ file, spec }) => {
+      const where = landsIn(file, spec);
+      if (where === 'test' || where === 'scripts') return true;
+      return where === 'cli' && !file.startsWith('cli/') && !file.startsWith('bin/');
+    });
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  it('scripts/ and infra/ import nothing from test/ (bench/ may: it measures with test fixtures)', () => {
+    const offending = importsUnder(['scripts', 'infra']).filter(({ file, spec }) => landsIn(file, spec) === 'test');
+    expect(offending.map(show)).toEqual([]);
+  });
+
+  it('shared/ (the pure core) imports nothing outside shared/ and no AWS SDK', () => {
+    const offending = importsUnder(['shared']).filter(
+      ({ file, spec }) => AWS_PACKAGES.test(spec) || (landsIn(file, spec) ?? 'shared') !== 'shared',
+    );
+    expect(offending.map(show)).toEqual([]);
   });
 });

@@ -1,0 +1,137 @@
+import type { Command } from 'commander';
+import { LogVerificationError } from '../../client/errors';
+import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
+import type { ResealClient } from '../../client/reseal-client';
+import { timelineRows } from '../../client/timeline-rows';
+import { verifyRecords } from '../../client/verify-records';
+import { LineageNotFoundError } from '../../shared/errors';
+import { parseInput } from '../../shared/schemas/parse';
+import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { checkpointOption } from '../checkpoint-option';
+import type { CommandContext } from '../context';
+import { BadInputError, CliError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { fieldLines, jsonText } from '../format/output';
+import { refusalsJson, refusalsText, timelineJson, timelineText } from '../format/timeline';
+import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { progressBar } from '../progress';
+import { readJsonFile, validateFileContent } from '../read-input';
+import { exportHeadOf } from './verify';
+
+interface InspectOptions extends AnchorOptions {
+  readonly checkpointStore?: string;
+  readonly lineage?: string;
+  readonly export?: string;
+  readonly checkpoint?: ChainCheckpoint;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/** `reseal inspect`: a readable timeline of a lineage (stored, or from an export file). */
+export function registerInspect(program: Command, ctx: CommandContext): void {
+  program
+    .command('inspect')
+    .summary('show a lineage as a timeline: seqs, epochs, authority, verdicts')
+    .option('--lineage <id>', 'stored lineage of the deployed stack (online)')
+    .option('--export <LINEAGE.json>', 'or a lineage export file (offline)')
+    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
+    .option('--local-key-hex <hex>', 'with --export: check MACs with this local HMAC key')
+    .option('--offline', 'with --export: never call KMS')
+    .option(...CHECKPOINT_STORE_OPTION)
+    .option('--json', 'print the timeline as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: InspectOptions) => {
+      if ((options.export === undefined) === (options.lineage === undefined)) {
+        throw new BadInputError('inspect: give exactly one of --lineage <id> or --export <LINEAGE.json>');
+      }
+      const checkpoint = options.checkpoint ? { checkpoint: options.checkpoint } : {};
+      let lineageId: string;
+      let records: unknown[];
+      let verification: Awaited<ReturnType<typeof verifyRecords>>;
+      let refusals: Awaited<ReturnType<ResealClient['readRefusals']>> | null = null;
+      // Whether the tail was checked against a checkpoint (`--lineage`: kept or given), said in
+      // both outputs, so a walk that could not see a rollback never passes for one that could.
+      let truncation: { readonly checked: boolean; readonly line: string } | null = null;
+      if (options.export) {
+        const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
+        const envelope = validateFileContent(options.export, 'lineage export', () =>
+          parseInput(LineageExportEnvelopeSchema, raw, 'lineage export', { unknownFieldPerKey: true }),
+        );
+        lineageId = envelope.lineageId;
+        records = envelope.records;
+        const keyId = (records[0] as { header?: { keyId?: unknown } } | undefined)?.header?.keyId;
+        const choice = chooseAnchor(ctx.io, options, typeof keyId === 'string' ? keyId : null);
+        // The export's head (the table's claim) is checked against its records, as verify --export does.
+        verification = await verifyRecords(records, {
+          lineageId,
+          anchor: choice.anchor,
+          storedHead: exportHeadOf(options.export, envelope),
+          ...checkpoint,
+        });
+      } else {
+        lineageId = options.lineage as string;
+        const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+        const bar = progressBar(ctx.io, `reading ${lineageId}`);
+        const exported = await client
+          .exportLineage(lineageId, { onProgress: bar.update })
+          .catch((error: unknown) => {
+            // A lineage that is gone although a checkpoint saw it was cut, not unknown (as verify and recall say).
+            if (error instanceof LogVerificationError) {
+              throw new CliError(error.message, ExitCode.TAMPER, { cause: error });
+            }
+            if (error instanceof LineageNotFoundError && options.checkpoint) {
+              throw new CliError(
+                `TRUNCATION_DETECTED: lineage ${lineageId} has no records, but the trusted checkpoint saw seq ${options.checkpoint.seq}`,
+                ExitCode.TAMPER,
+                { cause: error },
+              );
+            }
+            throw error;
+          })
+          .finally(bar.finish);
+        records = exported.records;
+        // The stored head is checked against the records (a claim, not a checkpoint), and the walk
+        // against the signed log.
+        const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
+        verification = walked.verification;
+        truncation = truncationLine(walked.log, options.checkpoint);
+        refusals = await client.readRefusals(lineageId); // listed after the timeline
+      }
+      const rows = timelineRows(records, verification);
+      // --- inspect --lineage: the lineage's rejections and conflicts after the timeline ---
+      ctx.io.stdout(
+        options.json
+          ? jsonText({
+              ...timelineJson(lineageId, rows, verification),
+              ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
+              ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
+            })
+          : timelineText(lineageId, rows, verification) +
+              (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
+              (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : ''),
+      );
+      // --- end inspect refusals ---
+      ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
+    });
+}
+
+/**
+ * What `inspect --lineage` says of truncation: checked against `--checkpoint` (the walk's tail)
+ * and / or the kept signed checkpoint (`--checkpoint-store`), or NOT checked.
+ */
+function truncationLine(
+  log: { readonly size: number; readonly truncationChecked: boolean } | null,
+  given: ChainCheckpoint | undefined,
+): { readonly checked: boolean; readonly line: string } {
+  const against = [
+    ...(given ? [`--checkpoint (seq ${given.seq})`] : []),
+    ...(log?.truncationChecked ? ['the kept signed checkpoint (--checkpoint-store)'] : []),
+  ];
+  if (against.length > 0) return { checked: true, line: `checked against ${against.join(' and ')}` };
+  return {
+    checked: false,
+    line: 'NOT checked: no kept checkpoint (--checkpoint-store) and no --checkpoint; a rollback of the whole lineage cannot be seen',
+  };
+}

@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import type { PublishedWrite } from '../../client/publisher';
+import type { ResealClient } from '../../client/reseal-client';
+import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import type { CommandContext } from '../context';
+import { CliError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { fieldLines, jsonText } from '../format/output';
+import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { readSchemaFile } from '../read-input';
+import { integerOption } from './guard';
+
+/** Options of `reseal publish`. */
+interface PublishOptions {
+  readonly checkpointStore?: string;
+  readonly request: string;
+  readonly wait?: boolean;
+  /** Seconds to wait for the outcome with `--wait`. */
+  readonly timeout: number;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/**
+ * `reseal publish`: sends a residual write request to the stack's `residual-writes` queue; with
+ * `--wait`, polls the table for the write's outcome (sealed, rejected or in conflict).
+ */
+export function registerPublish(program: Command, ctx: CommandContext): void {
+  program
+    .command('publish')
+    .summary('send a residual write request to the residual-writes queue; --wait for its outcome (online)')
+    .requiredOption('--request <REQUEST.json>', 'residual write request (validated before sending)')
+    .option('--wait', 'wait until the write is sealed, rejected or in conflict (exit 0, 10, 10; 1 on timeout)')
+    .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
+    .option(...CHECKPOINT_STORE_OPTION)
+    .option('--json', 'print the result as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: PublishOptions) => {
+      const request = await readSchemaFile(
+        ctx.io,
+        options.request,
+        ResidualWriteRequestSchema,
+        'residual write request',
+      );
+      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      const publish = await client.publishWrite(request);
+      const { messageId } = publish;
+      const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
+      const published = fieldLines([
+        ['published', request.residualId],
+        ['lineage', request.lineageId],
+        ['message id', messageId],
+      ]);
+      if (!options.wait) {
+        ctx.io.stdout(options.json ? jsonText(out) : published);
+        ctx.exit(ExitCode.OK);
+        return;
+      }
+      if (!options.json) ctx.io.stdout(published);
+      await waitAndReport(ctx, client, request, publish, out, options);
+    });
+}
+
+// --- publish --wait: the outcome of the write, read from the table ---
+async function waitAndReport(
+  ctx: CommandContext,
+  client: ResealClient,
+  request: ResidualWriteRequest,
+  publish: PublishedWrite,
+  publishedJson: Record<string, string>,
+  options: PublishOptions,
+): Promise<void> {
+  let outcome: WriteOutcome;
+  try {
+    // Only this publish's outcome: a seal of this request's content, or a refusal recorded since.
+    outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+      request,
+      sinceMs: publishWaitSince(publish),
+      timeoutMs: options.timeout * 1000,
+    });
+  } catch (error) {
+    if (error instanceof TimeoutError) {
+      if (options.json) ctx.io.stdout(jsonText({ ...publishedJson, outcome: 'TIMEOUT', waited_s: options.timeout }));
+      throw new CliError(
+        `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight, ` +
+          'or its outcome may have been deleted from the table (the ResidualSealed or ResidualRejected event ' +
+          `on the stack's bus carries it too; see reseal inspect --lineage ${request.lineageId})`,
+        ExitCode.UNEXPECTED,
+        { cause: error },
+      );
+    }
+    if (error instanceof UnverifiedOutcomeError) {
+      throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
+    }
+    throw error;
+  }
+  ctx.io.stdout(
+    options.json ? jsonText({ ...publishedJson, ...writeOutcomeJson(outcome) }) : writeOutcomeText(outcome),
+  );
+  ctx.exit(writeOutcomeExitCode(outcome));
+}
+// --- end publish --wait ---

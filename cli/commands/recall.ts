@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { parseInput } from '../../shared/schemas/parse';
+import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
+import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import { checkpointOption } from '../checkpoint-option';
+import type { CommandContext } from '../context';
+import { BadInputError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { jsonText, terminalText } from '../format/output';
+import { recallJson, recallText } from '../format/recall';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { readSchemaFile } from '../read-input';
+import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
+import { integerOption } from './guard';
+
+interface RecallOptions {
+  readonly checkpointStore?: string;
+  readonly lineage: string;
+  readonly env: string;
+  readonly seq?: number;
+  readonly residualId?: string;
+  readonly checkpoint?: ChainCheckpoint;
+  readonly requestId?: string;
+  readonly wait: boolean;
+  readonly timeoutMs: number;
+  readonly json?: boolean;
+  readonly stack: string;
+}
+
+/** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
+export function registerRecall(program: Command, ctx: CommandContext): void {
+  program
+    .command('recall')
+    .summary('request a recall (triage) of a stored record and wait for the report (online)')
+    .description(
+      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-ms.',
+    )
+    .requiredOption('--lineage <id>', 'lineage to recall from')
+    .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
+    .option('--seq <n>', 'recall the record at this seq (default: the latest)', integerOption)
+    .option('--residual-id <id>', 'recall the record of this residual id')
+    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
+    .option('--request-id <id>', 'request id (default: generated)')
+    .option('--no-wait', 'print the request id and return without waiting')
+    .option('--timeout-ms <ms>', 'how long to wait for the report', integerOption, 60_000)
+    .option(...CHECKPOINT_STORE_OPTION)
+    .option('--json', 'print the result as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: RecallOptions) => {
+      if (options.seq !== undefined && options.residualId !== undefined) {
+        throw new BadInputError('recall: give at most one of --seq and --residual-id');
+      }
+      const currentEnv = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      const target =
+        options.seq !== undefined
+          ? { seq: options.seq }
+          : options.residualId !== undefined
+            ? { residualId: parseInput(Identifier, options.residualId, '--residual-id') }
+            : { latest: true as const };
+      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      const request = {
+        lineageId: options.lineage,
+        target,
+        currentEnv,
+        ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+        ...(options.requestId ? { requestId: options.requestId } : {}),
+      };
+      if (!options.wait) {
+        const requestId = await client.requestRecall(request);
+        ctx.io.stdout(options.json ? jsonText({ request_id: requestId }) : `requested recall ${requestId}\n`);
+        ctx.exit(ExitCode.OK);
+        return;
+      }
+      // The answer is checked with the log's public key and the delta recomputed here: the stored
+      // report is never acted on as is (docs/verifiable-log.md, "Recall").
+      const recall = await awaitRecallReport(
+        request.requestId ?? 'the recall',
+        options.timeoutMs,
+        client.recall(request, { timeoutMs: options.timeoutMs }),
+      );
+      ctx.io.stdout(options.json ? jsonText(recallJson(recall)) : recallText(recall));
+      const hint = recallRefusalHint(recall);
+      // A hint may quote a stored reason: shown escaped, as every stored string is (cli/format/output.ts).
+      if (hint) ctx.io.stderr(`${terminalText(hint)}\n`);
+      ctx.exit(recallExitCode(recall));
+    });
+}

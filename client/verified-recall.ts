@@ -1,0 +1,166 @@
+import type { RecallCheck } from '../shared/log/recall-check';
+import type { RecordProof } from '../shared/log/record-proof';
+import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
+import type { SealedRecord } from '../shared/seal/sealed-record';
+import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { DeltaIsolationReport } from '../shared/triage/delta-isolator';
+
+/**
+ * How a recall ended, as the client decided it (docs/verifiable-log.md, "Recall"). Renderers (the
+ * CLI's text and `--json`, the MCP tools) and exit codes map from this alone (docs/cli.md,
+ * `reseal recall`).
+ */
+export const RecallEnd = {
+  /** The record is proven and the delta recomputed: act on the delta verdict. */
+  TRIAGED: 'TRIAGED',
+  /** Nothing proven: the record, the log or the answer does not verify (tamper or unverifiable). */
+  NOT_INTACT: 'NOT_INTACT',
+  /** Triage says the target does not exist, and the signed log this client read does not contradict it. */
+  NOT_FOUND: 'NOT_FOUND',
+  /** Triage refused the request as invalid (unproven; the client validated the request itself). */
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  /** The record is proven but its manifest cannot be triaged: rebuild that memory. */
+  UNTRIAGEABLE: 'UNTRIAGEABLE',
+} as const;
+/** One of {@link RecallEnd}. */
+export type RecallEnd = (typeof RecallEnd)[keyof typeof RecallEnd];
+
+/** A checkpoint a rollback of the lineage was checked against. */
+export type TruncationReference =
+  /** The signed checkpoint the client kept (its checkpoint store). */
+  | { readonly kind: 'KEPT_CHECKPOINT'; readonly size: number }
+  /** The signed checkpoint the caller gave (`trustedCheckpoint`). */
+  | { readonly kind: 'GIVEN_CHECKPOINT'; readonly size: number }
+  /** The `{ seq, recordHash }` the caller gave (`checkpoint`, `reseal recall --checkpoint`). */
+  | { readonly kind: 'GIVEN_HEAD'; readonly seq: number; readonly recordHash: string };
+
+/** What the client checked a recall against. */
+export interface RecallChecks {
+  /** Size of the signed checkpoint the record was proven in, or `null` (none proven). */
+  readonly checkpointSize: number | null;
+  /**
+   * Size of the newest signed checkpoint the client read itself from the head item before asking
+   * (the answer may be no older), or `null` (the lineage had none, or it did not verify).
+   */
+  readonly newestSize: number | null;
+  /**
+   * What a rollback was checked against; empty when nothing was (a restored head item, records
+   * and checkpoint together, then cannot be seen: docs/verifiable-log.md, "Recall").
+   */
+  readonly truncationCheckedAgainst: readonly TruncationReference[];
+}
+
+/** A refusal of triage, and whether the client confirmed it. */
+export type RecallRefusal = NonNullable<RecallCheck['refusal']>;
+
+/**
+ * A recall, decided once by the client ({@link decideRecall}): every renderer reads this value
+ * and decides nothing. Nothing here comes from the stored answer unless the client proved it,
+ * except `report`, which is diagnostic.
+ */
+export interface VerifiedRecall {
+  readonly requestId: string;
+  readonly lineageId: string;
+  /** The target the caller asked for. */
+  readonly target: RecallTarget;
+  readonly end: RecallEnd;
+  /**
+   * The client's verdict: `VERIFIED_INTACT` for `TRIAGED` and `UNTRIAGEABLE`; the finding for
+   * `NOT_INTACT` (never `VERIFIED_INTACT`); `null` for an unproven `NOT_FOUND` or `INVALID_REQUEST`.
+   */
+  readonly verdict: VerificationVerdict | null;
+  /** Why, in words. */
+  readonly reason: string;
+  /** Who found a `NOT_INTACT`: the client itself, or triage (its unproven claim, passed on); else `null`. */
+  readonly detectedBy: 'client' | 'triage' | null;
+  /** The proven record (`TRIAGED`, `UNTRIAGEABLE`), else `null`. */
+  readonly record: SealedRecord | null;
+  /** The record's inclusion proof in `checkpoint`, when proven. */
+  readonly inclusion: RecordProof | null;
+  /** The delta recomputed from the proven record and the caller's environment (`TRIAGED` only). */
+  readonly delta: DeltaIsolationReport | null;
+  /** The signed checkpoint the answer proved the record in (also on some findings, for the reader). */
+  readonly checkpoint: VerifiedCheckpoint | null;
+  readonly checks: RecallChecks;
+  /** Whether a rollback was checked at all (`checks.truncationCheckedAgainst` is not empty). */
+  readonly truncationChecked: boolean;
+  /** Triage's refusal, when it refused; `proven` says whether the client confirmed it. */
+  readonly refusal: RecallRefusal | null;
+  /** Triage's answer as stored: diagnostic only, never acted on or rendered as the outcome. */
+  readonly report: TriageCompletedDetail;
+}
+
+/** What {@link decideRecall} decides from. */
+export interface RecallDecisionInput {
+  readonly requestId: string;
+  readonly lineageId: string;
+  readonly target: RecallTarget;
+  /** The stored answer (validated, for this request). */
+  readonly report: TriageCompletedDetail;
+  /** The client's checks of the answer, in order, the last one standing. */
+  readonly check: RecallCheck;
+  readonly newestSize: number | null;
+  readonly truncationCheckedAgainst: readonly TruncationReference[];
+}
+
+/**
+ * Decides a recall's end from the client's own check: proven and triaged → `TRIAGED`; proven and
+ * untriageable → `UNTRIAGEABLE`; an unproven `NOT_FOUND` / `INVALID_REQUEST` the log does not
+ * contradict → those; anything else → `NOT_INTACT`, whose verdict is never `VERIFIED_INTACT` nor
+ * `null` (a proven record without a delta, or an unproven refusal of another kind, is
+ * `UNVERIFIED_TAMPER_RISK`: fail closed).
+ */
+export function decideRecall(input: RecallDecisionInput): VerifiedRecall {
+  const { check, report } = input;
+  const end = endOf(check);
+  const intact = end === RecallEnd.TRIAGED || end === RecallEnd.UNTRIAGEABLE;
+  const verdict =
+    end === RecallEnd.NOT_INTACT
+      ? check.verdict === null || check.verdict === V.VERIFIED_INTACT
+        ? V.UNVERIFIED_TAMPER_RISK
+        : check.verdict
+      : check.verdict;
+  // Triage's own finding, passed on unproven: a refusal without a record this client examined.
+  const byTriage =
+    check.verdict === null ||
+    (report.outcome === TriageOutcome.REFUSED &&
+      report.refusalCode === RefusalCode.VERIFICATION_FAILED &&
+      check.record === null);
+  return {
+    requestId: input.requestId,
+    lineageId: input.lineageId,
+    target: input.target,
+    end,
+    verdict,
+    reason: check.reason,
+    detectedBy: end === RecallEnd.NOT_INTACT ? (byTriage ? 'triage' : 'client') : null,
+    record: intact ? check.record : null,
+    inclusion: intact ? check.inclusion : null,
+    delta: end === RecallEnd.TRIAGED ? check.delta : null,
+    checkpoint: check.checkpoint,
+    checks: {
+      checkpointSize: check.checkpoint?.size ?? null,
+      newestSize: input.newestSize,
+      truncationCheckedAgainst: input.truncationCheckedAgainst,
+    },
+    truncationChecked: input.truncationCheckedAgainst.length > 0,
+    refusal: check.refusal,
+    report,
+  };
+}
+
+function endOf(check: RecallCheck): RecallEnd {
+  if (check.verdict === V.VERIFIED_INTACT && check.record) {
+    if (check.delta) return RecallEnd.TRIAGED;
+    if (check.refusal?.code === RefusalCode.MANIFEST_UNTRIAGEABLE && check.refusal.proven) {
+      return RecallEnd.UNTRIAGEABLE;
+    }
+    return RecallEnd.NOT_INTACT;
+  }
+  if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND) return RecallEnd.NOT_FOUND;
+  if (check.verdict === null && check.refusal?.code === RefusalCode.INVALID_REQUEST) {
+    return RecallEnd.INVALID_REQUEST;
+  }
+  return RecallEnd.NOT_INTACT;
+}
