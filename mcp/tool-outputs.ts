@@ -239,7 +239,10 @@ export const ToolErrorCode = {
   INVALID_INPUT: 'INVALID_INPUT',
   /** No outcome or report in time; the write or recall may still complete. */
   TIMEOUT: 'TIMEOUT',
-  /** The stack cannot be reached or lacks an output, or the server's checkpoint store cannot be read. */
+  /**
+   * The stack cannot be reached (`missing`: `outputs`, `region`, `credentials`, `stack` or `endpoint`;
+   * the next call tries again), or the server's checkpoint store cannot be read (`checkpointStore`).
+   */
   UNAVAILABLE: 'UNAVAILABLE',
   /** Anything else (a bug, an AWS error): `message` says what. */
   UNEXPECTED: 'UNEXPECTED',
