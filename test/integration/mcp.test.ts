@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
@@ -29,6 +29,7 @@ import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { buildManifest } from '../../shared/triage/manifest';
+import { expectConforming } from '../helpers/mcp-conformance';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
 // scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
@@ -90,8 +91,12 @@ afterAll(async () => {
   dynamodb.destroy();
 });
 
+/** Calls tool `name` as a host does (after `tools/list`), checking the answer is as listed (docs/mcp.md, "Conformance"). */
 async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args }, { timeout: WAIT_MS + 30_000 });
+  const tool = (await client.listTools()).tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`${name} is not listed`);
+  const result = (await client.callTool({ name, arguments: args }, { timeout: WAIT_MS + 30_000 })) as CallToolResult;
+  expectConforming(tool, result);
   return { isError: result.isError === true, out: result.structuredContent as Structured };
 }
 

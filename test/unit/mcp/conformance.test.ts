@@ -1,10 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CallToolResult, Client, InMemoryTransport, type Tool } from '@modelcontextprotocol/client';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
+import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { FileCheckpointStore } from '../../../client/checkpoint-store';
 import { TimeoutError } from '../../../client/errors';
 import { resolveMcpClient, stackPlace } from '../../../mcp/config';
@@ -12,7 +10,7 @@ import type { McpClient, ResealMcpDeps } from '../../../mcp/context';
 import { lazyMcpClient } from '../../../mcp/lazy-client';
 import { createResealMcpServer } from '../../../mcp/server';
 import { MissingPart } from '../../../mcp/stack-unavailable';
-import { ToolErrorCode, ToolErrorSchema, VerifyOutput, WriteSealedOutput } from '../../../mcp/tool-outputs';
+import { ToolErrorCode, VerifyOutput, WriteSealedOutput } from '../../../mcp/tool-outputs';
 import { INSPECT_TOOL } from '../../../mcp/tools/inspect';
 import { RECALL_TOOL } from '../../../mcp/tools/recall';
 import { VERIFY_TOOL } from '../../../mcp/tools/verify';
@@ -21,6 +19,7 @@ import { checkpointOrigin } from '../../../shared/log/log-names';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../../shared/triage/delta-isolator';
 import { inProcessStack } from '../../helpers/in-process-stack';
+import { expectConforming } from '../../helpers/mcp-conformance';
 import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { pipeline } from './pipeline';
 
@@ -78,24 +77,6 @@ function kindOf(tool: ToolName, result: CallToolResult): string {
   if (result.isError) return String(out.error);
   if (tool === RECALL_TOOL) return String((out.delta as { verdict: unknown }).verdict);
   return String(tool === WRITE_TOOL ? out.outcome : out.verdict);
-}
-
-const validator = new AjvJsonSchemaValidator();
-const errorShape = validator.getValidator(z.toJSONSchema(ToolErrorSchema, { io: 'output' }) as never);
-
-/**
- * Checks an answer against what `tools/list` declared for `tool`: structured content always (a
- * success against the declared outputSchema, a tool error against the documented error shape), and
- * the same JSON as the text after the summary line.
- */
-function expectConforming(tool: Tool, result: CallToolResult): void {
-  const structured = result.structuredContent;
-  expect(structured, `${tool.name}: structuredContent`).toBeTypeOf('object');
-  expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(structured);
-  const check = result.isError ? errorShape : validator.getValidator(tool.outputSchema as never);
-  const verdict = check(structured);
-  expect(verdict.errorMessage ?? null, `${tool.name} ${result.isError ? 'error' : 'output'} schema`).toBeNull();
-  expect(verdict.valid).toBe(true);
 }
 
 // --- the scenarios ---

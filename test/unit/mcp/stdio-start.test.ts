@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ToolErrorSchema } from '../../../mcp/tool-outputs';
+import { expectConforming } from '../../helpers/mcp-conformance';
 
 // `reseal mcp` as a host starts it, on a machine with no AWS set up: no region, no credentials,
 // nothing deployed. It must still start and list its tools; each call answers UNAVAILABLE naming
@@ -46,9 +46,11 @@ async function serve(env: Record<string, string>): Promise<Client> {
 }
 
 async function unavailable(mcp: Client, name: string, args: Record<string, unknown>) {
+  const tool = (await mcp.listTools()).tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`${name} is not listed`);
   const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
   expect(result.isError).toBe(true);
-  expect(ToolErrorSchema.safeParse(result.structuredContent).success).toBe(true);
+  expectConforming(tool, result);
   return result.structuredContent as Record<string, unknown>;
 }
 
