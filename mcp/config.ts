@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { z } from 'zod';
 import { type CheckpointStore, FileCheckpointStore, MemoryCheckpointStore } from '../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../client/connect';
@@ -11,6 +12,8 @@ import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '
 import { parseStrictJson } from '../shared/canonical/strict-json';
 import { parseInput } from '../shared/schemas/parse';
 import type { ResealMcpDeps } from './context';
+import { lazyMcpClient } from './lazy-client';
+import { MissingPart, type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
 
 const Path = z.string().min(1).max(4096);
 
@@ -116,28 +119,88 @@ export async function connectMcpClient(
 }
 
 /**
- * Everything the tools need, from a {@link McpServerConfig}: a client of the stack that keeps
- * the last verified signed checkpoint of each lineage (in `checkpointsFile`, else in memory for
- * the server's lifetime) and the snapshot providers (when a config file is set or found).
+ * Resolves the stack of `config` and connects a client to it, checking on the way, in order,
+ * each part the server needs (docs/mcp.md, "Start-up and an unreachable stack"): the outputs
+ * file when one is set, a region, credentials (the SDK's chain, resolved here rather than at the
+ * first AWS call), then the stack's outputs (`DescribeStacks`) unless the file gave them.
  *
- * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
- * @throws {InvalidInputError} when the snapshot config or outputs file is malformed
+ * @throws {StackUnavailableError} naming the first part missing
+ * @throws the error of `DescribeStacks` when it shows nothing missing (e.g. access denied)
+ */
+export async function resolveMcpClient(
+  config: McpServerConfig,
+  options: { readonly checkpointStore: CheckpointStore; readonly nowMs?: () => number },
+): Promise<ResealClient> {
+  const place = stackPlace(config);
+  const unavailable = (error: unknown) => stackUnavailableFrom(error, place) ?? error;
+  let outputs: ResealStackOutputs | undefined;
+  if (config.outputsFile) {
+    try {
+      outputs = await readStackOutputsFile(config.outputsFile, config.stackName);
+    } catch (error) {
+      throw new StackUnavailableError(MissingPart.OUTPUTS, place, describeError(error), { cause: error });
+    }
+  }
+  const sdkConfig = {
+    ...(config.region ? { region: config.region } : {}),
+    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+  };
+  const probe = new CloudFormationClient(sdkConfig);
+  try {
+    await probe.config.region();
+    await probe.config.credentials();
+  } catch (error) {
+    throw unavailable(error);
+  } finally {
+    probe.destroy();
+  }
+  try {
+    return await connectMcpClient({
+      stackName: config.stackName,
+      ...(outputs ? { outputs } : {}),
+      ...sdkConfig,
+      ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+      checkpointStore: options.checkpointStore,
+    });
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Where `config` looks for its stack, as an `UNAVAILABLE` answer reports it. */
+export function stackPlace(config: McpServerConfig): StackPlace {
+  return {
+    stackName: config.stackName,
+    outputsFile: config.outputsFile,
+    region: config.region,
+    endpoint: config.endpoint,
+  };
+}
+
+/**
+ * Everything the tools need, from a {@link McpServerConfig}, without reaching the stack: a client
+ * that resolves the stack on its first call and again after each call that finds a part missing
+ * ({@link lazyMcpClient}, {@link resolveMcpClient}), so the server starts and lists its tools
+ * with no stack reachable and each tool call answers `UNAVAILABLE` naming what is missing until
+ * it is there. The client keeps the last verified signed checkpoint of each lineage (in
+ * `checkpointsFile`, else in memory for the server's lifetime). The snapshot providers are
+ * loaded now (when a config file is set or found).
+ *
+ * @throws {InvalidInputError} when the snapshot config is malformed
  */
 export async function connectMcpDeps(
   config: McpServerConfig,
   options: { nowMs?: () => number } = {},
 ): Promise<ResealMcpDeps> {
-  const outputs = config.outputsFile ? await readStackOutputsFile(config.outputsFile, config.stackName) : undefined;
-  const client = await connectMcpClient({
-    stackName: config.stackName,
-    ...(outputs ? { outputs } : {}),
-    ...(config.region ? { region: config.region } : {}),
-    ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
-    checkpointStore: config.checkpointsFile
-      ? new FileCheckpointStore(config.checkpointsFile)
-      : new MemoryCheckpointStore(),
-  });
+  const checkpointStore = config.checkpointsFile
+    ? new FileCheckpointStore(config.checkpointsFile)
+    : new MemoryCheckpointStore();
+  const client = lazyMcpClient(
+    () => resolveMcpClient(config, { checkpointStore, ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
+    stackPlace(config),
+  );
   const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;
   return {
     client,

@@ -9,9 +9,11 @@ export {
   type McpServerConfig,
   mcpConfigFrom,
   readStackOutputsFile,
+  resolveMcpClient,
 } from './config';
 export { DEFAULT_TOOL_WAIT_MS, type McpClient, type ResealMcpDeps } from './context';
 export { createResealMcpServer, SERVER_INFO, serveStdio } from './server';
+export { MissingPart, type StackPlace, StackUnavailableError } from './stack-unavailable';
 export {
   InspectOutput,
   RecallOutput,

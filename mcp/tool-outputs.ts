@@ -191,7 +191,15 @@ export const InspectOutput = z.object({
       reason: z.string(),
       residualId: z.string().nullable(),
       rejectedAt: z.string(),
-      rejectedVariables: z.array(z.object({ name: z.string(), reason: z.string(), detail: z.string() })),
+      rejectedVariables: z.array(
+        z.object({
+          name: z.string(),
+          reason: z.string(),
+          detail: z.string(),
+          /** What the agent can do about it (as in a `WRITE_REJECTED` error). */
+          action: z.string(),
+        }),
+      ),
       requestViolations: z.array(z.object({ field: z.string(), reason: z.string(), detail: z.string() })),
       issues: z.array(z.object({ path: z.string(), message: z.string() })),
       /** Whether its statement, signed by the function that decided it, checks: `false` may be a forgery. */
@@ -231,7 +239,10 @@ export const ToolErrorCode = {
   INVALID_INPUT: 'INVALID_INPUT',
   /** No outcome or report in time; the write or recall may still complete. */
   TIMEOUT: 'TIMEOUT',
-  /** The stack cannot be reached or lacks an output, or the server's checkpoint store cannot be read. */
+  /**
+   * The stack cannot be reached (`missing`: `outputs`, `region`, `credentials`, `stack` or `endpoint`;
+   * the next call tries again), or the server's checkpoint store cannot be read (`checkpointStore`).
+   */
   UNAVAILABLE: 'UNAVAILABLE',
   /** Anything else (a bug, an AWS error): `message` says what. */
   UNEXPECTED: 'UNEXPECTED',

@@ -21,6 +21,7 @@ import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-ve
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { StackUnavailableError } from './stack-unavailable';
 import {
   type HeadOutput,
   type InspectOutput,
@@ -582,7 +583,8 @@ export interface ErrorContext {
  * A tool error for what a tool's operation threw (docs/mcp.md, "Errors"): invalid arguments
  * (`INVALID_INPUT` with each issue), an unknown lineage (`NOT_FOUND`), a wait that ran out
  * (`TIMEOUT`), a sealed record or a signed log that does not verify (`TAMPER_DETECTED`), an
- * unreachable stack or an unreadable checkpoint store (`UNAVAILABLE`), anything else
+ * unreachable stack (`UNAVAILABLE` with `missing`, `stackName`, `outputsFile`, `region`,
+ * `endpoint`) or an unreadable checkpoint store (`UNAVAILABLE`), anything else
  * (`UNEXPECTED`). `context` follows the error's own details, and wins over them; an outcome
  * that cannot be proven (`UnverifiedOutcomeError`) carries only its own.
  */
@@ -640,6 +642,9 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
     return known(ToolErrorCode.INVALID_INPUT, error, 'fix the fields named in issues, then call again', {
       issues: error.issues.map((i) => ({ path: i.path, message: i.message })),
     });
+  }
+  if (error instanceof StackUnavailableError) {
+    return known(ToolErrorCode.UNAVAILABLE, error, error.fix, { missing: error.missing, ...error.place });
   }
   if (error instanceof StackOutputsError) {
     return known(

@@ -1,30 +1,63 @@
 import type { CallToolResult, McpServer, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { InvalidInputError } from '../shared/errors';
+import { parseInput } from '../shared/schemas/parse';
+import { errorResult } from './tool-results';
 
 type JsonSchemaTarget = NonNullable<Parameters<typeof z.toJSONSchema>[1]>['target'];
 
-/**
- * A zod schema as the MCP SDK takes tool schemas (Standard Schema with JSON Schema): arguments
- * are validated by the zod schema itself, and `tools/list` advertises its JSON Schema as
- * `npm run gen:schemas` writes it (`unrepresentable: 'any'`), so the wire-format schemas can be
- * used as they are: a free-form payload (`z.custom`) is advertised as `{}` (any JSON), and the
- * refinements JSON Schema cannot state are still enforced when a call arrives.
- */
-function toolSchema<S extends z.ZodType>(schema: S): StandardSchemaWithJSON<z.input<S>, z.output<S>> {
-  const standard = schema['~standard'];
+/** `schema`'s JSON Schemas as `npm run gen:schemas` writes them (`unrepresentable: 'any'`). */
+function jsonSchemas(schema: z.ZodType) {
   const convert = (io: 'input' | 'output') => (options: { readonly target: string }) =>
     z.toJSONSchema(schema, { io, unrepresentable: 'any', target: options.target as JsonSchemaTarget }) as Record<
       string,
       unknown
     >;
+  return { input: convert('input'), output: convert('output') };
+}
+
+/**
+ * A zod schema as the MCP SDK takes tool schemas (Standard Schema with JSON Schema): validated
+ * by the zod schema itself, and advertised in `tools/list` as its JSON Schema, so the wire-format
+ * schemas can be used as they are: a free-form payload (`z.custom`) is advertised as `{}` (any
+ * JSON), and the refinements JSON Schema cannot state are still enforced.
+ */
+function toolSchema<S extends z.ZodType>(schema: S): StandardSchemaWithJSON<z.input<S>, z.output<S>> {
+  const standard = schema['~standard'];
   return {
-    '~standard': {
-      version: 1,
-      vendor: standard.vendor,
-      validate: standard.validate,
-      jsonSchema: { input: convert('input'), output: convert('output') },
-    },
+    '~standard': { version: 1, vendor: standard.vendor, validate: standard.validate, jsonSchema: jsonSchemas(schema) },
   } as StandardSchemaWithJSON<z.input<S>, z.output<S>>;
+}
+
+/** A tool's arguments as its handler gets them: parsed, or why they are not. */
+type CheckedArguments<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: InvalidInputError };
+
+/**
+ * The input schema of a tool: advertised as {@link toolSchema} advertises it, but arguments that
+ * fail it reach the handler as an {@link InvalidInputError} naming each field (unknown fields each
+ * at their path), rather than being refused by the SDK with a text-only error, so that the caller
+ * gets the structured `INVALID_INPUT` every other refusal of its arguments gets (docs/mcp.md,
+ * "Errors").
+ */
+function checkedInputSchema<S extends z.ZodType>(
+  schema: S,
+  toolName: string,
+): StandardSchemaWithJSON<z.input<S>, CheckedArguments<z.output<S>>> {
+  const validate = (value: unknown): { value: CheckedArguments<z.output<S>> } => {
+    try {
+      return {
+        value: { ok: true, value: parseInput(schema, value, `${toolName} arguments`, { unknownFieldPerKey: true }) },
+      };
+    } catch (error) {
+      if (error instanceof InvalidInputError) return { value: { ok: false, error } };
+      throw error;
+    }
+  };
+  return {
+    '~standard': { version: 1, vendor: schema['~standard'].vendor, validate, jsonSchema: jsonSchemas(schema) },
+  } as StandardSchemaWithJSON<z.input<S>, CheckedArguments<z.output<S>>>;
 }
 
 /** How a Reseal tool is listed to MCP hosts (`tools/list`; docs/mcp.md, "Tools"), with zod schemas. */
@@ -39,8 +72,9 @@ export interface ResealToolSpec<I extends z.ZodType, O extends z.ZodType> {
 }
 
 /**
- * Registers the tool `name` on `server`: `spec` with both schemas made {@link toolSchema}s, each
- * call answered by `run` with the validated arguments (`run` answers failures as tool errors).
+ * Registers the tool `name` on `server`: `spec` with both schemas advertised as JSON Schema, each
+ * call answered by `run` with the validated arguments (`run` answers failures as tool errors), or
+ * by an `INVALID_INPUT` tool error naming each field when they fail `spec.input`.
  */
 export function registerResealTool<I extends z.ZodType, O extends z.ZodType>(
   server: McpServer,
@@ -53,10 +87,10 @@ export function registerResealTool<I extends z.ZodType, O extends z.ZodType>(
     {
       title: spec.title,
       description: spec.description,
-      inputSchema: toolSchema(spec.input),
+      inputSchema: checkedInputSchema(spec.input, name),
       outputSchema: toolSchema(spec.output),
       annotations: spec.annotations,
     },
-    run,
+    (input) => (input.ok ? run(input.value) : Promise.resolve(errorResult(input.error))),
   );
 }

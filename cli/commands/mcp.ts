@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { StackOutputsError } from '../../client/errors';
 import { connectMcpDeps, mcpConfigFrom } from '../../mcp/config';
 import { serveStdio } from '../../mcp/server';
 import type { CommandContext } from '../context';
-import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 
 /** Options of `reseal mcp`. */
@@ -42,14 +40,8 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
         },
         ctx.io.cwd,
       );
-      let deps: Awaited<ReturnType<typeof connectMcpDeps>>;
-      try {
-        deps = await connectMcpDeps(config, { nowMs: ctx.io.nowMs });
-      } catch (error) {
-        if (error instanceof StackOutputsError)
-          throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });
-        throw error;
-      }
+      // Reaches no AWS: the stack is resolved at the first tool call (docs/mcp.md, "Start-up and an unreachable stack").
+      const deps = await connectMcpDeps(config, { nowMs: ctx.io.nowMs });
       await serveStdio(deps);
       ctx.exit(ExitCode.OK);
     });

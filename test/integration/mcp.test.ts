@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
@@ -28,6 +29,7 @@ import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { buildManifest } from '../../shared/triage/manifest';
+import { expectConforming } from '../helpers/mcp-conformance';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
 // scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
@@ -89,8 +91,12 @@ afterAll(async () => {
   dynamodb.destroy();
 });
 
+/** Calls tool `name` as a host does (after `tools/list`), checking the answer is as listed (docs/mcp.md, "Conformance"). */
 async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args }, { timeout: WAIT_MS + 30_000 });
+  const tool = (await client.listTools()).tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`${name} is not listed`);
+  const result = (await client.callTool({ name, arguments: args }, { timeout: WAIT_MS + 30_000 })) as CallToolResult;
+  expectConforming(tool, result);
   return { isError: result.isError === true, out: result.structuredContent as Structured };
 }
 
@@ -303,6 +309,31 @@ describe('MCP tools on the deployed stack (in process)', () => {
     });
   });
 
+  it('reseal_inspect of a lineage with a guard rejection: the SDK client accepts it (its outputSchema declares each field)', async () => {
+    const refused = await call(mcp, 'reseal_write', {
+      lineageId,
+      ...session({ sessionId: 's-4', generationEpoch: 4, predecessor: { sessionId: 's-3', epoch: 3 } }),
+      claims: CLAIMS,
+      env: after.env,
+      variables: [{ name: 'RUNNER_ID', value: 'runner-17', freshness: 'UNVERIFIED_INHERITED', sourceEpoch: 3 }],
+    });
+    expect(refused.out).toMatchObject({ error: 'WRITE_REJECTED', reason: 'STALE_STATE' });
+    const timeline = await call(mcp, 'reseal_inspect', { lineageId });
+    expect(timeline).toMatchObject({
+      isError: false,
+      out: {
+        verdict: 'VERIFIED_INTACT',
+        rejections: [
+          {
+            stage: 'GUARD',
+            rejectedVariables: [{ name: 'RUNNER_ID', action: expect.stringContaining('reprobe') }],
+            signatureVerified: true,
+          },
+        ],
+      },
+    });
+  });
+
   it('a record edited directly in DynamoDB: recall and verify come back as TAMPER_DETECTED errors', async () => {
     const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(1) } };
     const item = await dynamodb.send(
@@ -406,5 +437,72 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
       // ... and proved the recall consistent with it.
       verification: { verdict: 'VERIFIED_INTACT', checkpointSize: 1, truncationChecked: true, checkpoint: { note } },
     });
+  });
+});
+
+describe('reseal mcp over stdio before the stack is reachable: UNAVAILABLE naming what is missing, until it is', () => {
+  let dir = '';
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'reseal-mcp-unreachable-'));
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function serve(args: string[], env: Record<string, string>): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'bin', 'reseal.mjs'), 'mcp', ...args],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'reseal-unreachable', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  /** A local port nothing listens on. */
+  async function closedPort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
+
+  it('an endpoint that does not answer (the emulator not started): endpoint missing', async () => {
+    const mcp = await serve([], emulatorEnv(`http://127.0.0.1:${await closedPort()}`));
+    expect((await mcp.listTools()).tools).toHaveLength(4);
+    const { isError, out } = await call(mcp, 'reseal_verify', { lineageId: 'agent-7' });
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({ error: 'UNAVAILABLE', missing: 'endpoint', stackName: 'ResealStack' });
+  });
+
+  it('a stack that is not deployed: stack missing', async () => {
+    const mcp = await serve(['--stack', `NotDeployed${randomUUID().slice(0, 8)}`], emulatorEnv(endpoint));
+    const { isError, out } = await call(mcp, 'reseal_inspect', { lineageId: 'agent-7' });
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({ error: 'UNAVAILABLE', missing: 'stack' });
+  });
+
+  it('no outputs file yet: outputs missing; once it is written, the next call resolves the stack and seals', async () => {
+    const outputsFile = join(dir, 'outputs.json');
+    const mcp = await serve(['--outputs-file', outputsFile], emulatorEnv(endpoint));
+    const lineageId = `mcp-late-${randomUUID()}`;
+    const before = await call(mcp, 'reseal_verify', { lineageId });
+    expect(before).toMatchObject({ isError: true, out: { error: 'UNAVAILABLE', missing: 'outputs', outputsFile } });
+    await writeFile(outputsFile, JSON.stringify({ ResealStack: stack }));
+    const written = await call(mcp, 'reseal_write', {
+      lineageId,
+      ...session(),
+      claims: { 'make-works': { content: 'make builds', causalKeys: ['apt:make'] } },
+      env: { 'apt:make': '4.3' },
+    });
+    expect(written).toMatchObject({ isError: false, out: { outcome: 'SEALED', seq: 0 } });
   });
 });

@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { StackOutputsError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
-import { connectMcpDeps, mcpConfigFrom, readStackOutputsFile } from '../../../mcp/config';
+import { connectMcpDeps, mcpConfigFrom, readStackOutputsFile, resolveMcpClient } from '../../../mcp/config';
+import { MissingPart, StackUnavailableError } from '../../../mcp/stack-unavailable';
 import { InvalidInputError } from '../../../shared/errors';
 
 let dir = '';
@@ -83,18 +85,76 @@ describe('MCP server configuration from the environment', () => {
   });
 });
 
-describe('connectMcpDeps', () => {
-  it('builds a client of the stack from an outputs file, without calling AWS, and no snapshot providers by default', async () => {
-    const outputsFile = join(dir, 'outputs-connect.json');
-    await writeFile(outputsFile, JSON.stringify({ ResealStack: OUTPUTS }));
-    const config = {
-      ...mcpConfigFrom({}, { outputsFile, checkpointsFile: join(dir, 'kept', 'checkpoints.json') }, dir),
-      region: 'eu-west-1',
-    };
-    const deps = await connectMcpDeps(config, { nowMs: () => 42 });
-    expect(deps.client).toBeInstanceOf(ResealClient);
-    expect((deps.client as ResealClient).outputs).toEqual(CLIENT_OUTPUTS);
+/** An environment where the SDK finds credentials and the region only where a test puts them. */
+function isolateAwsEnvironment(): void {
+  for (const name of [
+    'AWS_PROFILE',
+    'AWS_REGION',
+    'AWS_DEFAULT_REGION',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+  ]) {
+    vi.stubEnv(name, undefined);
+  }
+  vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+  vi.stubEnv('AWS_CONFIG_FILE', join(dir, 'no-aws-config'));
+  vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', join(dir, 'no-aws-credentials'));
+  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+  vi.stubEnv('AWS_CONTAINER_CREDENTIALS_RELATIVE_URI', undefined);
+  vi.stubEnv('AWS_CONTAINER_CREDENTIALS_FULL_URI', undefined);
+  vi.stubEnv('AWS_WEB_IDENTITY_TOKEN_FILE', undefined);
+}
+
+describe('connectMcpDeps and resolveMcpClient: the server starts with no stack reachable', () => {
+  beforeEach(isolateAwsEnvironment);
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  const configOf = (outputsFile: string, region: string | null = 'eu-west-1') => ({
+    ...mcpConfigFrom({}, { outputsFile, checkpointsFile: join(dir, 'kept', 'checkpoints.json') }, dir),
+    region,
+  });
+
+  it('connectMcpDeps reaches nothing: its client resolves the stack at its first call, naming what is missing', async () => {
+    const outputsFile = join(dir, 'outputs-later.json');
+    const deps = await connectMcpDeps(configOf(outputsFile), { nowMs: () => 42 });
+    expect(deps.client).not.toBeInstanceOf(ResealClient);
     expect(deps.snapshots).toBeNull();
     expect(deps.nowMs?.()).toBe(42);
+    const first = deps.client.latestCheckpoint('agent-7');
+    await expect(first).rejects.toThrow(StackUnavailableError);
+    await expect(first).rejects.toMatchObject({
+      missing: MissingPart.OUTPUTS,
+      place: { stackName: 'ResealStack', outputsFile, region: 'eu-west-1', endpoint: null },
+    });
+    // Deployed meanwhile: the next call resolves again and gets further (no credentials yet).
+    await writeFile(outputsFile, JSON.stringify({ ResealStack: OUTPUTS }));
+    await expect(deps.client.latestCheckpoint('agent-7')).rejects.toMatchObject({ missing: MissingPart.CREDENTIALS });
+  });
+
+  it('resolveMcpClient: a client of the outputs file, without calling AWS, once region and credentials are there', async () => {
+    const outputsFile = join(dir, 'outputs-connect.json');
+    await writeFile(outputsFile, JSON.stringify({ ResealStack: OUTPUTS }));
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'example');
+    const client = await resolveMcpClient(configOf(outputsFile), { checkpointStore: new MemoryCheckpointStore() });
+    expect(client).toBeInstanceOf(ResealClient);
+    expect(client.outputs).toEqual(CLIENT_OUTPUTS);
+  });
+
+  it.each([
+    ['outputs', 'an outputs file that does not exist', 'missing.json', 'eu-west-1', MissingPart.OUTPUTS, /ENOENT/],
+    ['outputs', 'an outputs file that lacks an output', 'partial.json', 'eu-west-1', MissingPart.OUTPUTS, /MacKeyArn/],
+    ['region', 'no region anywhere', 'full.json', null, MissingPart.REGION, /Region is missing/],
+    ['credentials', 'no credentials in the chain', 'full.json', 'eu-west-1', MissingPart.CREDENTIALS, /credentials/],
+  ])('resolveMcpClient: %s missing (%s)', async (_part, _why, file, region, missing, reason) => {
+    await writeFile(join(dir, 'partial.json'), JSON.stringify({ TableName: 't' }));
+    await writeFile(join(dir, 'full.json'), JSON.stringify(OUTPUTS));
+    const resolving = resolveMcpClient(configOf(join(dir, file), region), {
+      checkpointStore: new MemoryCheckpointStore(),
+    });
+    await expect(resolving).rejects.toThrow(StackUnavailableError);
+    await expect(resolving).rejects.toMatchObject({ missing, message: expect.stringMatching(reason) });
   });
 });

@@ -1,0 +1,610 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FileCheckpointStore } from '../../../client/checkpoint-store';
+import { TimeoutError } from '../../../client/errors';
+import { resolveMcpClient, stackPlace } from '../../../mcp/config';
+import type { McpClient, ResealMcpDeps } from '../../../mcp/context';
+import { lazyMcpClient } from '../../../mcp/lazy-client';
+import { createResealMcpServer } from '../../../mcp/server';
+import { MissingPart } from '../../../mcp/stack-unavailable';
+import { ToolErrorCode, VerifyOutput, WriteSealedOutput } from '../../../mcp/tool-outputs';
+import { INSPECT_TOOL } from '../../../mcp/tools/inspect';
+import { RECALL_TOOL } from '../../../mcp/tools/recall';
+import { VERIFY_TOOL } from '../../../mcp/tools/verify';
+import { WRITE_TOOL } from '../../../mcp/tools/write';
+import { checkpointOrigin } from '../../../shared/log/log-names';
+import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
+import { DeltaVerdict } from '../../../shared/triage/delta-isolator';
+import { inProcessStack } from '../../helpers/in-process-stack';
+import { expectConforming } from '../../helpers/mcp-conformance';
+import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { pipeline } from './pipeline';
+
+// The MCP conformance test (docs/mcp.md, "Conformance"): the SDK's own client lists the tools,
+// then every tool is driven to every outcome it can answer, over the real pipeline in process.
+// Each answer must validate against what `tools/list` declared (the tool's outputSchema for a
+// success, the documented error shape for an isError result), checked explicitly with the SDK's
+// JSON Schema validator besides the client's own check. The outcome kinds are data derived from
+// the code's enums: a new kind without a scenario fails the coverage test.
+
+const TOOLS = [WRITE_TOOL, RECALL_TOOL, VERIFY_TOOL, INSPECT_TOOL] as const;
+type ToolName = (typeof TOOLS)[number];
+
+/** What a tool answers when it succeeds: one kind per value the success's `structuredContent` can name. */
+const SUCCESS_KINDS: Readonly<Record<ToolName, readonly string[]>> = {
+  [WRITE_TOOL]: [WriteSealedOutput.shape.outcome.value],
+  [RECALL_TOOL]: Object.values(DeltaVerdict),
+  [VERIFY_TOOL]: [VerifyOutput.shape.verdict.value],
+  [INSPECT_TOOL]: [VerificationVerdict.VERIFIED_INTACT],
+};
+
+/** The tool errors a tool cannot answer, and why; every other {@link ToolErrorCode} needs a scenario. */
+const NOT_ANSWERED: Readonly<Record<ToolName, Partial<Record<ToolErrorCode, string>>>> = {
+  [WRITE_TOOL]: {
+    NOT_FOUND: 'a write creates its lineage',
+    UNTRIAGEABLE: 'only a recall triages',
+  },
+  [RECALL_TOOL]: {
+    WRITE_REJECTED: 'a recall writes nothing',
+    WRITE_CONFLICT: 'a recall writes nothing',
+  },
+  [VERIFY_TOOL]: {
+    WRITE_REJECTED: 'reads only',
+    WRITE_CONFLICT: 'reads only',
+    UNTRIAGEABLE: 'only a recall triages',
+    TIMEOUT: 'waits for no pipeline answer',
+  },
+  [INSPECT_TOOL]: {
+    WRITE_REJECTED: 'reads only',
+    WRITE_CONFLICT: 'reads only',
+    UNTRIAGEABLE: 'only a recall triages',
+    TIMEOUT: 'waits for no pipeline answer',
+  },
+};
+
+/** Every outcome kind `tool` can answer: its success kinds, then its tool error codes. */
+function expectedKinds(tool: ToolName): string[] {
+  const errors = Object.values(ToolErrorCode).filter((code) => !(code in NOT_ANSWERED[tool]));
+  return [...SUCCESS_KINDS[tool], ...errors];
+}
+
+/** The outcome kind of an answer: the error code of a tool error, else what the success names. */
+function kindOf(tool: ToolName, result: CallToolResult): string {
+  const out = result.structuredContent as Record<string, unknown>;
+  if (result.isError) return String(out.error);
+  if (tool === RECALL_TOOL) return String((out.delta as { verdict: unknown }).verdict);
+  return String(tool === WRITE_TOOL ? out.outcome : out.verdict);
+}
+
+// --- the scenarios ---
+
+const LINEAGE = 'agent-7';
+const ENV = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };
+const CLAIMS = {
+  'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] },
+  'npm-ci-works': { content: { exit: 0 }, causalKeys: ['tool:npm'] },
+};
+const FIRST_WRITE = {
+  lineageId: LINEAGE,
+  sessionId: 's-3',
+  generationEpoch: 3,
+  predecessor: { sessionId: 's-2', epoch: 2 },
+  claims: CLAIMS,
+  structuralKeys: ['tool:os'],
+};
+const NEXT_WRITE = {
+  ...FIRST_WRITE,
+  sessionId: 's-4',
+  generationEpoch: 4,
+  predecessor: { sessionId: 's-3', epoch: 3 },
+};
+const STALE_VARIABLE = { name: 'RUNNER_ID', value: 'runner-17', freshness: 'UNVERIFIED_INHERITED', sourceEpoch: 2 };
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reseal-mcp-conformance-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+type Pipeline = ReturnType<typeof pipeline>;
+type Call = (tool: ToolName, args: Record<string, unknown>) => Promise<CallToolResult>;
+
+/** A scenario's world: the pipeline, and MCP sessions on it that check every answer they get. */
+interface Harness {
+  readonly p: Pipeline;
+  /** A host connected to a server over `deps` (default: the pipeline's, snapshots of {@link ENV}), after `tools/list`. */
+  connect(deps?: ResealMcpDeps): Promise<Call>;
+  /** A host on the pipeline's client with some of its methods replaced. */
+  connectOverriding(overrides: Partial<McpClient>): Promise<Call>;
+}
+
+function harness(): Harness {
+  const p = pipeline();
+  const connect = async (deps: ResealMcpDeps = p.deps(ENV)): Promise<Call> => {
+    const server = createResealMcpServer(deps);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcp = new Client({ name: 'reseal-conformance', version: '1.0.0' });
+    await mcp.connect(clientSide);
+    closers.push(async () => {
+      await mcp.close();
+      await server.close();
+    });
+    const { tools } = await mcp.listTools();
+    return async (name, args) => {
+      const tool = tools.find((t) => t.name === name);
+      if (!tool) throw new Error(`${name} not listed`);
+      // The client validates a success's structuredContent against the listed outputSchema itself.
+      const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+      expectConforming(tool, result);
+      return result;
+    };
+  };
+  const connectOverriding = (overrides: Partial<McpClient>) => {
+    const real = p.client;
+    const client = new Proxy(real, {
+      get: (target, key) => {
+        if (Object.hasOwn(overrides, key)) return overrides[key as keyof McpClient];
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return connect({ ...p.deps(ENV), client });
+  };
+  return { p, connect, connectOverriding };
+}
+
+/** Seals {@link FIRST_WRITE} and returns a session on the same server. */
+async function sealedFirst(h: Harness): Promise<Call> {
+  const call = await h.connect();
+  expect(kindOf(WRITE_TOOL, await call(WRITE_TOOL, FIRST_WRITE))).toBe('SEALED');
+  return call;
+}
+
+/** Two records sealed, then the table rolled back to the first (head and log state restored, the tail deleted). */
+async function rolledBack(h: Harness): Promise<Call> {
+  const call = await sealedFirst(h);
+  const head = structuredClone(h.p.store.heads.get(LINEAGE));
+  const log = structuredClone(h.p.store.logHeads.get(LINEAGE));
+  await call(WRITE_TOOL, NEXT_WRITE);
+  if (!head || !log) throw new Error('no head');
+  h.p.store.heads.set(LINEAGE, head);
+  h.p.store.logHeads.set(LINEAGE, log);
+  h.p.store.deleteRecord(LINEAGE, 1);
+  return call;
+}
+
+/** A session whose record seq 0 was edited in the table after it was sealed. */
+async function edited(h: Harness): Promise<Call> {
+  const call = await sealedFirst(h);
+  h.p.store.tamperRecord(LINEAGE, 0, (record) => {
+    (record.payload as { claims: Record<string, unknown> }).claims['node-builds'] = 'nothing went wrong';
+  });
+  return call;
+}
+
+/** A server whose stack cannot be resolved: its outputs file does not exist. */
+function unresolvable(h: Harness): Promise<Call> {
+  const config = {
+    stackName: 'ResealStack',
+    outputsFile: join(dir, 'not-deployed-yet.json'),
+    checkpointsFile: null,
+    configFile: null,
+    region: 'eu-west-1',
+    endpoint: null,
+  };
+  const client = lazyMcpClient(
+    () => resolveMcpClient(config, { checkpointStore: h.p.checkpointStore }),
+    stackPlace(config),
+  );
+  return h.connect({ ...h.p.deps(ENV), client });
+}
+
+/** A server whose client keeps its checkpoints in a file that is not a checkpoint file. */
+async function corruptCheckpoints(h: Harness): Promise<Call> {
+  const path = join(dir, `corrupt-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(path, '{"formatVersion": 1, "checkpoints": [');
+  const { client } = inProcessStack({
+    store: h.p.store,
+    clock: h.p.clock,
+    checkpointStore: new FileCheckpointStore(path),
+  });
+  return h.connect({ ...h.p.deps(ENV), client });
+}
+
+const awsDenied = () =>
+  Object.assign(new Error('User is not authorized to perform this action'), { name: 'AccessDeniedException' });
+
+interface Scenario {
+  readonly name: string;
+  readonly run: (h: Harness) => Promise<CallToolResult>;
+  /** What else the answer must say (beyond its kind and its schema). */
+  readonly expect?: (out: Record<string, unknown>) => void;
+}
+
+const toolLevelIssue = (out: Record<string, unknown>) =>
+  expect(out).toMatchObject({ issues: expect.arrayContaining([expect.objectContaining({ path: 'lineageId' })]) });
+const unavailableOutputs = (out: Record<string, unknown>) =>
+  expect(out).toMatchObject({ missing: MissingPart.OUTPUTS, stackName: 'ResealStack', region: 'eu-west-1' });
+const unreadableStore = (out: Record<string, unknown>) =>
+  expect(out).toMatchObject({ checkpointStore: expect.stringContaining('corrupt-') });
+
+/** Every scenario, by tool and outcome kind. */
+const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scenario[]>>>> = {
+  [WRITE_TOOL]: {
+    SEALED: [{ name: 'a first write', run: async (h) => (await h.connect())(WRITE_TOOL, FIRST_WRITE) }],
+    WRITE_REJECTED: [
+      {
+        name: 'by the guard: an inherited value never re-probed',
+        run: async (h) => (await h.connect())(WRITE_TOOL, { ...FIRST_WRITE, variables: [STALE_VARIABLE] }),
+        expect: (out) => expect(out).toMatchObject({ stage: 'GUARD', reason: 'STALE_STATE' }),
+      },
+      {
+        name: 'by the sealer: a residual id reused with other content',
+        run: async (h) => {
+          const call = await h.connect();
+          await call(WRITE_TOOL, { ...FIRST_WRITE, residualId: 'r-once' });
+          return call(WRITE_TOOL, { ...NEXT_WRITE, residualId: 'r-once', claims: { other: CLAIMS['node-builds'] } });
+        },
+        expect: (out) => expect(out).toMatchObject({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED' }),
+      },
+    ],
+    WRITE_CONFLICT: [
+      {
+        name: 'a generation fenced out by a newer one',
+        run: async (h) =>
+          (await sealedFirst(h))(WRITE_TOOL, {
+            ...FIRST_WRITE,
+            sessionId: 's-2',
+            generationEpoch: 2,
+            predecessor: { sessionId: 's-1', epoch: 1 },
+          }),
+        expect: (out) => expect(out).toMatchObject({ reason: 'STALE_EPOCH' }),
+      },
+    ],
+    TAMPER_DETECTED: [
+      {
+        name: 'a seal in another history than the checkpoint the server kept (a forked table)',
+        run: async (h) => {
+          // The same lineage sealed elsewhere first: the server keeps that history's checkpoint.
+          const other = harness();
+          await (await other.connect())(WRITE_TOOL, { ...FIRST_WRITE, residualId: 'r-other-history' });
+          const origin = checkpointOrigin(TEST_LOG_NAME, LINEAGE);
+          await h.p.checkpointStore.save(origin, (await other.p.checkpointStore.load(origin)) ?? '');
+          return (await h.connect())(WRITE_TOOL, { ...FIRST_WRITE, residualId: 'r-this-history' });
+        },
+      },
+    ],
+    INVALID_INPUT: [
+      {
+        name: 'a causal key missing from the snapshot',
+        run: async (h) =>
+          (await h.connect())(WRITE_TOOL, {
+            ...FIRST_WRITE,
+            claims: { 'git-works': { content: 'ok', causalKeys: ['tool:git'] } },
+          }),
+        expect: (out) => expect(JSON.stringify(out.issues)).toContain('tool:git'),
+      },
+      {
+        name: 'arguments that fail the input schema',
+        run: async (h) => (await h.connect())(WRITE_TOOL, { ...FIRST_WRITE, lineageId: 'has spaces' }),
+        expect: toolLevelIssue,
+      },
+    ],
+    TIMEOUT: [
+      {
+        name: 'the message never reaches the guard',
+        run: async (h) =>
+          (
+            await h.connectOverriding({
+              publishWrite: async () => ({ messageId: 'lost', publishedAtMs: h.p.clock.now }),
+            })
+          )(WRITE_TOOL, { ...FIRST_WRITE, timeoutMs: 2_000 }),
+        expect: (out) => expect(out).toMatchObject({ timeoutMs: 2_000 }),
+      },
+    ],
+    UNAVAILABLE: [
+      {
+        name: 'the stack cannot be resolved',
+        run: async (h) => (await unresolvable(h))(WRITE_TOOL, FIRST_WRITE),
+        expect: unavailableOutputs,
+      },
+      {
+        name: 'the checkpoint file is corrupt',
+        run: async (h) => (await corruptCheckpoints(h))(WRITE_TOOL, FIRST_WRITE),
+        expect: unreadableStore,
+      },
+    ],
+    UNEXPECTED: [
+      {
+        name: 'AWS refuses the publish',
+        run: async (h) =>
+          (await h.connectOverriding({ publishWrite: async () => Promise.reject(awsDenied()) }))(
+            WRITE_TOOL,
+            FIRST_WRITE,
+          ),
+      },
+    ],
+  },
+  [RECALL_TOOL]: {
+    NO_DRIFT: [
+      { name: 'the same environment', run: async (h) => (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE }) },
+    ],
+    AMBIENT_DRIFT_ONLY: [
+      {
+        name: 'a key no claim rests on appeared',
+        run: async (h) =>
+          (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE, env: { ...ENV, 'env:UNRELATED': '1' } }),
+      },
+    ],
+    PARTIAL_REPROBE_REQUIRED: [
+      {
+        name: "one claim's key drifted",
+        run: async (h) =>
+          (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE, env: { ...ENV, 'tool:npm': '11.0.0' } }),
+        expect: (out) => expect(out).toMatchObject({ reprobeClaims: [{ claimId: 'npm-ci-works' }] }),
+      },
+    ],
+    FULL_RECONSTRUCTION_REQUIRED: [
+      {
+        name: 'a structural key drifted',
+        run: async (h) =>
+          (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE, env: { ...ENV, 'tool:os': 'ubuntu-26.04' } }),
+      },
+    ],
+    TAMPER_DETECTED: [
+      {
+        name: 'a record edited in the table',
+        run: async (h) => (await edited(h))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'HASH_MISMATCH' }),
+      },
+      {
+        name: 'a table rolled back to an earlier signed state',
+        run: async (h) => (await rolledBack(h))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'TRUNCATION_DETECTED' }),
+      },
+    ],
+    NOT_FOUND: [
+      { name: 'an unknown lineage', run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    INVALID_INPUT: [
+      {
+        name: 'no env and no snapshot providers',
+        run: async (h) => (await h.connect({ ...h.p.deps(ENV), snapshots: null }))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ issues: [{ path: 'env' }] }),
+      },
+      {
+        name: 'arguments that fail the input schema',
+        run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'has spaces' }),
+        expect: toolLevelIssue,
+      },
+    ],
+    TIMEOUT: [
+      {
+        name: 'no triage report in time',
+        run: async (h) =>
+          (
+            await h.connectOverriding({
+              recall: async () => Promise.reject(new TimeoutError(`triage report TRIAGE#${LINEAGE} / req-1`, 2_000)),
+            })
+          )(RECALL_TOOL, { lineageId: LINEAGE, timeoutMs: 2_000 }),
+      },
+    ],
+    UNAVAILABLE: [
+      {
+        name: 'the stack cannot be resolved',
+        run: async (h) => (await unresolvable(h))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: unavailableOutputs,
+      },
+    ],
+    UNEXPECTED: [
+      {
+        name: 'AWS refuses the recall event',
+        run: async (h) =>
+          (await h.connectOverriding({ recall: async () => Promise.reject(awsDenied()) }))(RECALL_TOOL, {
+            lineageId: LINEAGE,
+          }),
+      },
+    ],
+    UNTRIAGEABLE: [
+      {
+        name: 'a proven record whose manifest cannot be triaged',
+        run: async (h) => {
+          await (await h.connect())(WRITE_TOOL, FIRST_WRITE);
+          const real = h.p.client;
+          const call = await h.connectOverriding({
+            recall: async (request, options) => ({
+              ...(await real.recall(request, options)),
+              delta: null,
+              refusal: { code: 'MANIFEST_UNTRIAGEABLE', reason: 'delta isolation refused', proven: true },
+            }),
+          });
+          return call(RECALL_TOOL, { lineageId: LINEAGE });
+        },
+      },
+    ],
+  },
+  [VERIFY_TOOL]: {
+    VERIFIED_INTACT: [
+      { name: 'a sealed lineage', run: async (h) => (await sealedFirst(h))(VERIFY_TOOL, { lineageId: LINEAGE }) },
+    ],
+    TAMPER_DETECTED: [
+      {
+        name: 'a record edited in the table',
+        run: async (h) => (await edited(h))(VERIFY_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'HASH_MISMATCH', detectedBy: 'walk' }),
+      },
+      {
+        name: 'a table rolled back to an earlier signed state',
+        run: async (h) => (await rolledBack(h))(VERIFY_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'TRUNCATION_DETECTED', detectedBy: 'log' }),
+      },
+    ],
+    NOT_FOUND: [
+      { name: 'an unknown lineage', run: async (h) => (await h.connect())(VERIFY_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    INVALID_INPUT: [
+      {
+        name: 'arguments that fail the input schema',
+        run: async (h) => (await h.connect())(VERIFY_TOOL, { lineageId: 'has spaces' }),
+        expect: toolLevelIssue,
+      },
+    ],
+    UNAVAILABLE: [
+      {
+        name: 'the stack cannot be resolved',
+        run: async (h) => (await unresolvable(h))(VERIFY_TOOL, { lineageId: LINEAGE }),
+        expect: unavailableOutputs,
+      },
+      {
+        name: 'the checkpoint file is corrupt',
+        run: async (h) => {
+          await sealedFirst(h);
+          return (await corruptCheckpoints(h))(VERIFY_TOOL, { lineageId: LINEAGE });
+        },
+        expect: unreadableStore,
+      },
+    ],
+    UNEXPECTED: [
+      {
+        name: 'AWS refuses a read',
+        run: async (h) => {
+          await sealedFirst(h);
+          const call = await h.connectOverriding({ latestCheckpoint: async () => Promise.reject(awsDenied()) });
+          return call(VERIFY_TOOL, { lineageId: LINEAGE });
+        },
+      },
+    ],
+  },
+  [INSPECT_TOOL]: {
+    VERIFIED_INTACT: [
+      {
+        name: 'a sealed lineage with a guard rejection and a conflict',
+        run: async (h) => {
+          const call = await sealedFirst(h);
+          await call(WRITE_TOOL, { ...NEXT_WRITE, variables: [STALE_VARIABLE] });
+          await call(WRITE_TOOL, {
+            ...FIRST_WRITE,
+            sessionId: 's-2',
+            generationEpoch: 2,
+            predecessor: { sessionId: 's-1', epoch: 1 },
+          });
+          return call(INSPECT_TOOL, { lineageId: LINEAGE });
+        },
+        expect: (out) =>
+          expect(out).toMatchObject({
+            rejections: [
+              {
+                stage: 'GUARD',
+                reason: 'STALE_STATE',
+                rejectedVariables: [{ name: 'RUNNER_ID', action: expect.stringContaining('reprobe') }],
+                signatureVerified: true,
+              },
+            ],
+            conflicts: [{ reason: 'STALE_EPOCH', signatureVerified: true }],
+          }),
+      },
+    ],
+    TAMPER_DETECTED: [
+      {
+        name: 'a record edited in the table, with a rejection on record',
+        run: async (h) => {
+          const call = await edited(h);
+          await call(WRITE_TOOL, { ...NEXT_WRITE, variables: [STALE_VARIABLE] });
+          return call(INSPECT_TOOL, { lineageId: LINEAGE });
+        },
+        expect: (out) =>
+          expect(out).toMatchObject({
+            verdict: 'HASH_MISMATCH',
+            records: [{ seq: 0, verification: 'HASH_MISMATCH' }],
+            rejections: [{ reason: 'STALE_STATE' }],
+          }),
+      },
+      {
+        name: 'a table rolled back to an earlier signed state',
+        run: async (h) => (await rolledBack(h))(INSPECT_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'TRUNCATION_DETECTED' }),
+      },
+    ],
+    NOT_FOUND: [
+      { name: 'an unknown lineage', run: async (h) => (await h.connect())(INSPECT_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    INVALID_INPUT: [
+      {
+        name: 'arguments that fail the input schema',
+        run: async (h) => (await h.connect())(INSPECT_TOOL, { lineageId: 'has spaces' }),
+        expect: toolLevelIssue,
+      },
+    ],
+    UNAVAILABLE: [
+      {
+        name: 'the stack cannot be resolved',
+        run: async (h) => (await unresolvable(h))(INSPECT_TOOL, { lineageId: LINEAGE }),
+        expect: unavailableOutputs,
+      },
+      {
+        name: 'the checkpoint file is corrupt',
+        run: async (h) => {
+          await sealedFirst(h);
+          return (await corruptCheckpoints(h))(INSPECT_TOOL, { lineageId: LINEAGE });
+        },
+        expect: unreadableStore,
+      },
+    ],
+    UNEXPECTED: [
+      {
+        name: 'AWS refuses a read',
+        run: async (h) => {
+          await sealedFirst(h);
+          const call = await h.connectOverriding({ readRefusals: async () => Promise.reject(awsDenied()) });
+          return call(INSPECT_TOOL, { lineageId: LINEAGE });
+        },
+      },
+    ],
+  },
+};
+
+describe('MCP conformance: every tool, every outcome kind, each answer as tools/list declared it', () => {
+  it('tools/list declares exactly the four tools, each with an object outputSchema', async () => {
+    const h = harness();
+    const mcp = new Client({ name: 'reseal-conformance', version: '1.0.0' });
+    const server = createResealMcpServer(h.p.deps(ENV));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await mcp.connect(clientSide);
+    closers.push(async () => {
+      await mcp.close();
+      await server.close();
+    });
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: 'object' });
+  });
+
+  it.each(TOOLS)('%s: the scenarios cover every outcome kind it can answer (from the code’s enums)', (tool) => {
+    expect(Object.keys(SCENARIOS[tool]).sort()).toEqual(expectedKinds(tool).sort());
+    for (const scenarios of Object.values(SCENARIOS[tool])) expect(scenarios.length).toBeGreaterThan(0);
+  });
+
+  const cases = TOOLS.flatMap((tool) =>
+    Object.entries(SCENARIOS[tool]).flatMap(([kind, scenarios]) =>
+      scenarios.map((scenario) => ({ tool, kind, scenario, title: `${tool} ${kind}: ${scenario.name}` })),
+    ),
+  );
+  it.each(cases)('$title', async ({ tool, kind, scenario }) => {
+    const result = await scenario.run(harness());
+    expect(kindOf(tool, result)).toBe(kind);
+    expect(result.isError === true).toBe(!SUCCESS_KINDS[tool].includes(kind));
+    scenario.expect?.(result.structuredContent as Record<string, unknown>);
+  });
+});
