@@ -59,10 +59,16 @@ async function logsCall<T>(endpoint: string, operation: string, body: Record<str
   return JSON.parse(text) as T;
 }
 
-/** Which function a log group's logical id belongs to. */
-function functionLabel(logicalId: string): string {
-  for (const name of ['guard', 'sealer', 'triage']) if (logicalId.toLowerCase().startsWith(name)) return name;
-  return logicalId;
+/** The construct of each function's log group (infra/reseal-stack.ts) → the function's name. */
+const LOG_GROUP_OWNERS: readonly [RegExp, string][] = [
+  [/^(ResidualWritesConsumer|Guard)/i, 'guard'],
+  [/^(SealRequestsConsumer|Sealer)/i, 'sealer'],
+  [/^Triage/i, 'triage'],
+];
+
+/** Which function a log group's logical id belongs to (the logical id itself when none). */
+export function functionLabel(logicalId: string): string {
+  return LOG_GROUP_OWNERS.find(([pattern]) => pattern.test(logicalId))?.[1] ?? logicalId;
 }
 
 /**

@@ -211,7 +211,6 @@ async function main(argv: readonly string[]): Promise<void> {
         lineages: sparseLineages,
         perLineage: options.sparseSeconds,
         intervalMs: 1_000,
-        waiters: 32,
       }),
     );
 
@@ -227,7 +226,7 @@ async function main(argv: readonly string[]): Promise<void> {
       const seq = Math.floor((await headSeq(stack, id)) / 2);
       recalls.push(await measureRecalls(stack, bench, `recall by seq, ${n} records`, id, { seq }, options.recalls));
       log(`audit of a ${n}-record lineage (reseal verify --lineage)`);
-      audits.push(await measureAudit(stack, bench, `verify --lineage, ${n} records`, id, n));
+      audits.push(await measureAudit(stack, `verify --lineage, ${n} records`, id, n));
       auditFloors.push(await measureAuditFloor(stack, id));
     }
 

@@ -172,9 +172,9 @@ export interface WritePlan {
   readonly lineages: readonly string[];
   readonly perLineage: number;
   readonly intervalMs: number;
-  /** Outcome waits at a time. @default 16 */
+  /** Outcome waits at a time. @default 8 */
   readonly waiters?: number;
-  /** Per write. @default 300_000 */
+  /** Per write. @default 600_000 */
   readonly timeoutMs?: number;
 }
 
@@ -190,7 +190,7 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
   const latencies: number[] = [];
   const waits: Promise<void>[] = [];
   let waiting = 0;
-  const maxWaiters = plan.waiters ?? 16;
+  const maxWaiters = plan.waiters ?? 8;
   const schedule = plan.lineages.flatMap((lineageId, i) =>
     Array.from({ length: plan.perLineage }, (_, k) => ({
       lineageId,
@@ -206,8 +206,8 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
       const outcome = await bench.client.waitForOutcome(request.lineageId, request.residualId, {
         request,
         sinceMs: publishWaitSince(published),
-        timeoutMs: plan.timeoutMs ?? 300_000,
-        pollIntervalMs: 200,
+        // The client's own poll interval (500 ms): what an agent waiting for its outcome costs.
+        timeoutMs: plan.timeoutMs ?? 600_000,
       });
       if (outcome.kind !== 'SEALED') {
         throw new Error(`bench write ${request.residualId} was not sealed: ${outcome.kind}`);
@@ -271,12 +271,16 @@ export async function measureRecalls(
  */
 export async function measureAudit(
   stack: BenchStack,
-  bench: BenchClient,
   name: string,
   lineageId: string,
   records: number,
 ): Promise<Measured> {
   const before = stack.cli.calls.snapshot();
+  // The CLI's SDK clients take credentials from the process environment (the SDK's chain), not
+  // from `io.env`: the emulator's test credentials are set for the run, then put back.
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+  process.env.AWS_ACCESS_KEY_ID = 'test';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test';
   const started = Date.now();
   let stderr = '';
   const code = await runCli(['verify', '--lineage', lineageId, '--json'], {
@@ -294,11 +298,13 @@ export async function measureAudit(
     nowMs: () => Date.now(),
     cwd: process.cwd(),
     stderrIsTty: false,
+  }).finally(() => {
+    restoreEnv('AWS_ACCESS_KEY_ID', saved.id);
+    restoreEnv('AWS_SECRET_ACCESS_KEY', saved.secret);
   });
   const elapsed = Date.now() - started;
   if (code !== 0) throw new Error(`reseal verify --lineage ${lineageId} exited ${code}: ${stderr.slice(-500)}`);
   const client = countsSince(stack.cli.calls.snapshot(), before);
-  void bench;
   return {
     name,
     operations: 1,
@@ -309,6 +315,11 @@ export async function measureAudit(
     functions: null,
     lambda: null,
   };
+}
+
+function restoreEnv(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
 }
 
 /** Plain (uncounted) SDK clients on the emulator, for the floors. */

@@ -30,10 +30,14 @@ const ratio = (a: number, b: number): string => (b > 0 && Number.isFinite(a / b)
 function callRows(party: string, counts: CallCounts, operations: number): string[] {
   return Object.entries(counts)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(
-      ([name, s]) =>
-        `| ${party} | ${name} | ${fmt(s.calls / operations, 3)} | ${fmt(s.requestBytes / s.calls, 0)} | ${fmt(s.responseBytes / s.calls, 0)} | ${fmt(s.readUnits / operations, 2)} | ${fmt(s.writeUnits / operations, 2)} |`,
-    );
+    .map(([name, s]) => {
+      // The emulator reports no capacity for some reads (BatchGetItem): say so rather than print 0.
+      const unreported = name.startsWith('DynamoDB.') && s.readUnits === 0 && s.writeUnits === 0;
+      const units = unreported
+        ? 'not reported | not reported'
+        : `${fmt(s.readUnits / operations, 2)} | ${fmt(s.writeUnits / operations, 2)}`;
+      return `| ${party} | ${name} | ${fmt(s.calls / operations, 3)} | ${fmt(s.requestBytes / s.calls, 0)} | ${fmt(s.responseBytes / s.calls, 0)} | ${units} |`;
+    });
 }
 
 /** Per-operation table of a scenario's calls, and its Lambda activity. */

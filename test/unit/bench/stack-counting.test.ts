@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounts, CallTally, capacityOf, countsSince, serviceOf } from '../../../bench/stack/call-tally';
 import { countCalls } from '../../../bench/stack/counting-middleware';
 import { type CountingProxy, callName, startCountingProxy } from '../../../bench/stack/counting-proxy';
-import { activityOf } from '../../../bench/stack/function-logs';
+import { activityOf, functionLabel } from '../../../bench/stack/function-logs';
 import { quantile } from '../../../bench/stack/stack-report';
 
 describe('call tally', () => {
@@ -75,6 +75,15 @@ describe('activityOf: invocations, GB-s and log bytes from Lambda log lines', ()
     expect(activity.invocations).toBe(2);
     expect(activity.gbSeconds).toBeCloseTo(0.2 * 0.5 + 1, 9);
     expect(activity.logBytes).toBe(lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0));
+  });
+});
+
+describe('functionLabel', () => {
+  it("names each function's log group by the construct that owns it", () => {
+    expect(functionLabel('ResidualWritesConsumerLogGroup252CA9A1')).toBe('guard');
+    expect(functionLabel('SealRequestsConsumerLogGroup9A41737F')).toBe('sealer');
+    expect(functionLabel('TriageLogGroup0D2E4C1A')).toBe('triage');
+    expect(functionLabel('SomethingElse')).toBe('SomethingElse');
   });
 });
 
