@@ -18,13 +18,18 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { run as runCli } from '../../cli/main';
 import { writeRequest } from '../../client/builders';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
 import { publishWaitSince } from '../../client/write-outcomes';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { RecallTarget } from '../../shared/pipeline/messages';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { type CallCounts, CallTally, countsSince } from './call-tally';
@@ -486,4 +491,50 @@ export async function headSeq(stack: Pick<BenchStack, 'endpoint' | 'outputs'>, l
   const seq = Number(out.Item?.seq?.N);
   if (!Number.isInteger(seq)) throw new Error(`lineage ${lineageId} has no head`);
   return seq;
+}
+
+/**
+ * Seals `records` bench writes on `lineageId` with the real sealer service in this process, on
+ * the deployed table and keys, in groups of 10 (as the FIFO queue hands them to the sealer), its
+ * events dropped: a long lineage for recalls and audits in seconds rather than the emulator's
+ * minutes. Its calls are not counted (the pipeline's are, by {@link measureWrites}).
+ *
+ * @throws {Error} when a write is not sealed
+ */
+export async function sealInProcess(
+  stack: Pick<BenchStack, 'endpoint' | 'outputs'>,
+  lineageId: string,
+  records: number,
+): Promise<void> {
+  const { dynamodb, kms } = plainClients(stack.endpoint);
+  const quiet = () => undefined;
+  const sealer = new SealerService({
+    store: new DynamoDBLineageStore(dynamodb, stack.outputs.TableName),
+    publisher: {
+      residualSealed: async () => undefined,
+      residualRejected: async () => undefined,
+      triageCompleted: async () => undefined,
+    },
+    anchor: new KMSMacAnchor(kms, stack.outputs.MacKeyArn),
+    signer: new KMSNoteSigner(kms, stack.outputs.LogKeyArn, stack.outputs.LogName),
+    metrics: { count: quiet },
+    logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
+    clock: Date.now,
+  });
+  for (let first = 0; first < records; first += 10) {
+    const nowMs = Date.now();
+    const group = Array.from({ length: Math.min(10, records - first) }, (_, i) => {
+      const request = benchWrite(lineageId, `${lineageId}-w${first + i}`, nowMs);
+      const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
+      return {
+        messageId: `${lineageId}-m${first + i}`,
+        body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs }),
+        sentAtMs: nowMs,
+      };
+    });
+    const outcomes = await sealer.handleGroup(group);
+    const unsealed = outcomes.findIndex((outcome) => outcome.kind !== 'SEALED');
+    if (unsealed >= 0)
+      throw new Error(`in-process seal of ${lineageId} #${first + unsealed}: ${outcomes[unsealed]?.kind}`);
+  }
 }
