@@ -162,8 +162,10 @@ async function since(
   bench: BenchClient,
   before: ReturnType<typeof mark>,
 ): Promise<Pick<Measured, 'client' | 'functions' | 'lambda'>> {
-  const after = mark(stack, bench);
+  // Functions may still finish what the client already saw (triage publishes TriageCompleted
+  // after storing its report): wait before reading their counts, so the next scenario gets none.
   await sleep(LOG_SETTLE_MS);
+  const after = mark(stack, bench);
   return {
     client: countsSince(after.client, before.client),
     functions: after.functions && before.functions ? countsSince(after.functions, before.functions) : null,

@@ -75,7 +75,7 @@ export function speedRow(measured: Measured, floor: Floor): string {
   const floorRate = floor.operations / floor.seconds;
   const [p50, p99] = [quantile(measured.latenciesMs, 0.5), quantile(measured.latenciesMs, 0.99)];
   const [f50, f99] = [quantile(floor.latenciesMs, 0.5), quantile(floor.latenciesMs, 0.99)];
-  return `| ${measured.name} | ${measured.operations} | ${fmt(rate)} | ${fmt(floorRate)} | ${ratio(floorRate, rate)} slower | ${fmt(p50, 0)} | ${fmt(f50, 0)} | ${ratio(p50, f50)} | ${fmt(p99, 0)} | ${fmt(f99, 0)} | ${ratio(p99, f99)} |`;
+  return `| ${measured.name} | ${measured.operations} | ${fmt(rate)} | ${fmt(floorRate)} | ${ratio(rate, floorRate)} | ${fmt(p50, 0)} | ${fmt(f50, 0)} | ${ratio(p50, f50)} | ${fmt(p99, 0)} | ${fmt(f99, 0)} | ${ratio(p99, f99)} |`;
 }
 
 /** Header of {@link costRow}'s table. */
