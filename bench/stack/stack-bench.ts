@@ -92,7 +92,7 @@ async function pool<T>(limit: number, tasks: readonly (() => Promise<T>)[]): Pro
   return results;
 }
 
-/** The environment every bench write is sealed against: 100 keys (the issue's manifest size). */
+/** The environment every bench write is sealed against: 100 keys, a 100-key manifest. */
 export const BENCH_ENV: Readonly<Record<string, string>> = Object.fromEntries([
   ['ARCH', 'arm64'],
   ...Array.from({ length: 99 }, (_, i) => [`TOOL_${String(i).padStart(2, '0')}_VERSION`, `${i}.${i % 7}.${i % 3}`]),
