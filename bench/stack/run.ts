@@ -260,6 +260,8 @@ async function main(argv: readonly string[]): Promise<void> {
       '',
       `Write floor: the design card's calls (two SQS hops, GenerateMac, PutEvents) made directly: p50 ${quantile(writeFloor.latenciesMs, 0.5)} ms one at a time, ${(writeFloorParallel.operations / writeFloorParallel.seconds).toFixed(1)}/s four at a time. Recall floor: two PutEvents. Audit floor: the lineage's records read with consistent Query pages, nothing checked.`,
       '',
+      'What the emulator bounds: it runs one sealer invocation at a time per FIFO queue, runs the functions as workers on this machine\'s node beside itself, the bench and its proxies, and answers every call from one process; rates and latencies here are the emulator\'s, and the ceiling on AWS follows from the counts and the quotas (docs/infrastructure.md, "Cost and quotas").',
+      '',
       '## Cost per million operations (cost model, bench/prices.json)',
       '',
       ...COST_HEADER,
