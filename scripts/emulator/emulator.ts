@@ -54,6 +54,13 @@ export interface StartEmulatorOptions {
   readonly healthTimeoutMs?: number;
   /** Progress lines. @default console.log with an `[emulator]` prefix */
   readonly log?: (line: string) => void;
+  /**
+   * The loopback address MiniStack names in the URLs it hands out (queue URLs), on its own port.
+   * The emulator bench (bench/stack/) listens there with a counting proxy, so that SDK clients
+   * that follow a queue URL (the guard's `SendMessage`) pass through it too.
+   * @default '127.0.0.1' (where MiniStack itself listens)
+   */
+  readonly advertisedHost?: string;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -127,7 +134,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       SERVICES: EMULATOR_SERVICES.join(','),
       MINISTACK_REGION: 'us-east-1',
       // Queue URLs name this host; the default "localhost" may resolve to ::1, where nothing listens.
-      MINISTACK_HOST: '127.0.0.1',
+      MINISTACK_HOST: options.advertisedHost ?? '127.0.0.1',
     },
   });
   closeSync(logFd);

@@ -1,0 +1,160 @@
+/**
+ * Counts of AWS calls by operation (`Service.Operation`, e.g. `KMS.GenerateMac`), with the bytes
+ * each call carried and the DynamoDB capacity the service reported for it. Filled by the SDK
+ * middleware (bench/stack/counting-middleware.ts) and the counting proxy
+ * (bench/stack/counting-proxy.ts); read as differences between two snapshots.
+ */
+
+/** What one operation added up to. */
+export interface CallStats {
+  readonly calls: number;
+  /** Request body bytes (what SQS and EventBridge bill by the 64 KiB chunk). */
+  readonly requestBytes: number;
+  /** Response body bytes. */
+  readonly responseBytes: number;
+  /** Read capacity units DynamoDB reported (`ConsumedCapacity`). */
+  readonly readUnits: number;
+  /** Write capacity units DynamoDB reported (`ConsumedCapacity`). */
+  readonly writeUnits: number;
+  /** The largest request body, bytes. */
+  readonly maxRequestBytes: number;
+  /**
+   * Billing units of the requests (SQS and EventBridge bill each 64 KiB chunk, and each entry of
+   * a batch): per call, the larger of its entries and its body's 64 KiB chunks.
+   */
+  readonly billedUnits: number;
+}
+
+/** Counts by operation name. */
+export type CallCounts = Readonly<Record<string, CallStats>>;
+
+/** One observed call. */
+export interface CallSample {
+  readonly service: string;
+  readonly operation: string;
+  readonly requestBytes: number;
+  readonly responseBytes: number;
+  /** The response's `ConsumedCapacity` (DynamoDB), as returned: one object or a list. */
+  readonly consumedCapacity?: unknown;
+  /** Entries of a batch call (`PutEvents`, `SendMessageBatch`, …); 1 otherwise. */
+  readonly entries?: number;
+}
+
+/** The 64 KiB chunk SQS and EventBridge bill by. */
+export const BILLING_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Service name of a call: `SQS-FIFO` for an SQS call on a FIFO queue (its URL ends in `.fifo`),
+ * priced apart from the standard queue's.
+ */
+export function serviceOf(service: string, queueUrl: unknown): string {
+  return service === 'SQS' && typeof queueUrl === 'string' && queueUrl.endsWith('.fifo') ? 'SQS-FIFO' : service;
+}
+
+const EMPTY: CallStats = {
+  calls: 0,
+  requestBytes: 0,
+  responseBytes: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  maxRequestBytes: 0,
+  billedUnits: 0,
+};
+
+// DynamoDB operations whose `CapacityUnits` are write units when the response does not split them.
+const DYNAMODB_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+/**
+ * Read and write units of a DynamoDB `ConsumedCapacity` (one entry or a list, as the operation
+ * returns it): `ReadCapacityUnits` / `WriteCapacityUnits` when the service splits them, else
+ * `CapacityUnits` attributed by the operation's kind.
+ */
+export function capacityOf(operation: string, consumed: unknown): { readUnits: number; writeUnits: number } {
+  const entries = Array.isArray(consumed) ? consumed : consumed === undefined || consumed === null ? [] : [consumed];
+  let readUnits = 0;
+  let writeUnits = 0;
+  for (const entry of entries) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const { CapacityUnits, ReadCapacityUnits, WriteCapacityUnits } = entry as Record<string, unknown>;
+    const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+    const read = num(ReadCapacityUnits);
+    const write = num(WriteCapacityUnits);
+    if (read !== undefined || write !== undefined) {
+      readUnits += read ?? 0;
+      writeUnits += write ?? 0;
+    } else if (DYNAMODB_WRITES.has(operation)) {
+      writeUnits += num(CapacityUnits) ?? 0;
+    } else {
+      readUnits += num(CapacityUnits) ?? 0;
+    }
+  }
+  return { readUnits, writeUnits };
+}
+
+/** A running count of AWS calls by operation. */
+export class CallTally {
+  readonly #by = new Map<string, CallStats>();
+
+  /** Adds one call. */
+  record(sample: CallSample): void {
+    const key = `${sample.service}.${sample.operation}`;
+    const before = this.#by.get(key) ?? EMPTY;
+    const { readUnits, writeUnits } = capacityOf(sample.operation, sample.consumedCapacity);
+    this.#by.set(key, {
+      calls: before.calls + 1,
+      requestBytes: before.requestBytes + sample.requestBytes,
+      responseBytes: before.responseBytes + sample.responseBytes,
+      readUnits: before.readUnits + readUnits,
+      writeUnits: before.writeUnits + writeUnits,
+      maxRequestBytes: Math.max(before.maxRequestBytes, sample.requestBytes),
+      billedUnits:
+        before.billedUnits + Math.max(sample.entries ?? 1, Math.ceil(sample.requestBytes / BILLING_CHUNK_BYTES)),
+    });
+  }
+
+  /** The counts so far (a copy). */
+  snapshot(): CallCounts {
+    return Object.fromEntries(this.#by);
+  }
+}
+
+/**
+ * What happened between two snapshots of one tally: `after` minus `before`, by operation
+ * (operations with no call in between are left out; `maxRequestBytes` is `after`'s).
+ */
+export function countsSince(after: CallCounts, before: CallCounts): CallCounts {
+  const out: Record<string, CallStats> = {};
+  for (const [key, stats] of Object.entries(after)) {
+    const base = before[key] ?? EMPTY;
+    const calls = stats.calls - base.calls;
+    if (calls === 0) continue;
+    out[key] = {
+      calls,
+      requestBytes: stats.requestBytes - base.requestBytes,
+      responseBytes: stats.responseBytes - base.responseBytes,
+      readUnits: stats.readUnits - base.readUnits,
+      writeUnits: stats.writeUnits - base.writeUnits,
+      maxRequestBytes: stats.maxRequestBytes,
+      billedUnits: stats.billedUnits - base.billedUnits,
+    };
+  }
+  return out;
+}
+
+/** Two sets of counts added up, by operation. */
+export function addCounts(a: CallCounts, b: CallCounts): CallCounts {
+  const out: Record<string, CallStats> = { ...a };
+  for (const [key, stats] of Object.entries(b)) {
+    const base = out[key] ?? EMPTY;
+    out[key] = {
+      calls: base.calls + stats.calls,
+      requestBytes: base.requestBytes + stats.requestBytes,
+      responseBytes: base.responseBytes + stats.responseBytes,
+      readUnits: base.readUnits + stats.readUnits,
+      writeUnits: base.writeUnits + stats.writeUnits,
+      maxRequestBytes: Math.max(base.maxRequestBytes, stats.maxRequestBytes),
+      billedUnits: base.billedUnits + stats.billedUnits,
+    };
+  }
+  return out;
+}

@@ -1,0 +1,291 @@
+/**
+ * `npm run bench:stack`: the emulator bench (docs/infrastructure.md, "Cost and quotas"). Starts
+ * MiniStack (or uses `AWS_ENDPOINT_URL`), deploys the stack as the integration tests do, with the
+ * functions' endpoint set to a counting proxy, then measures writes (one busy lineage; sparse
+ * lineages at one write per second each), recalls (latest and by seq) and audits
+ * (`reseal verify --lineage`) at each lineage size, and prints the figures as markdown with the
+ * floors measured in the same run and the cost model's dollars per million. Everything it
+ * started is stopped on the way out, also on failure or Ctrl-C.
+ *
+ * `npm run bench:stack -- --help` lists the counts it takes.
+ */
+import { readFileSync } from 'node:fs';
+import { arch, cpus, platform, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import type { StackOutputs } from '../../client/stack-outputs';
+import { clientConfig, deployStack, STACK_NAME } from '../../scripts/emulator/deploy';
+import { checkEndpoint, type Emulator, ROOT, startEmulator } from '../../scripts/emulator/emulator';
+import { monthlyCost } from '../../shared/cost/cost-model';
+import { type PriceTable, PriceTableSchema } from '../../shared/cost/price-table';
+import { parseInput } from '../../shared/schemas/parse';
+import { type CountingProxy, startCountingProxy } from './counting-proxy';
+import { functionLogs } from './function-logs';
+import {
+  type BenchStack,
+  benchClient,
+  type Floor,
+  headSeq,
+  type Measured,
+  measureAudit,
+  measureAuditFloor,
+  measureRecallFloor,
+  measureRecalls,
+  measureWriteFloor,
+  measureWrites,
+  sealInProcess,
+} from './stack-bench';
+import {
+  COST_HEADER,
+  callsTable,
+  costRow,
+  floorCosts,
+  monthlyLine,
+  quantile,
+  SPEED_HEADER,
+  speedRow,
+} from './stack-report';
+
+const USAGE = `usage: npm run bench:stack -- [options]
+
+  --records N,N,...      lineage sizes for the recalls and audits (default 10,100; add 1000 for the full run)
+  --pipeline-max N       the largest size written through the pipeline as a measured busy lineage;
+                         longer lineages are sealed in-process by the sealer service (default 100)
+  --sparse-lineages N    lineages of the sparse scenario, one write per second each (default 50)
+  --sparse-seconds N     seconds of sparse traffic (default 4)
+  --recalls N            recalls per target (latest, by seq) and size (default 3)
+  --floor-writes N       design-floor writes timed (default 20)
+  --help                 this text
+
+AWS_ENDPOINT_URL=<loopback URL> uses that emulator instead of starting one (then the guard's
+sends to the FIFO queue follow the queue URL past the proxy and are not counted).`;
+
+/** The bench's options, checked. */
+export interface StackBenchOptions {
+  readonly records: readonly number[];
+  readonly pipelineMax: number;
+  readonly sparseLineages: number;
+  readonly sparseSeconds: number;
+  readonly recalls: number;
+  readonly floorWrites: number;
+}
+
+function positiveInt(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer, got "${text}"`);
+  return value;
+}
+
+/**
+ * Options from the command line.
+ * @throws {Error} naming the bad option
+ */
+export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      records: { type: 'string', default: '10,100' },
+      'pipeline-max': { type: 'string', default: '100' },
+      'sparse-lineages': { type: 'string', default: '50' },
+      'sparse-seconds': { type: 'string', default: '4' },
+      recalls: { type: 'string', default: '3' },
+      'floor-writes': { type: 'string', default: '20' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  return {
+    records: values.records.split(',').map((n) => positiveInt('records', n.trim())),
+    pipelineMax: positiveInt('pipeline-max', values['pipeline-max']),
+    sparseLineages: positiveInt('sparse-lineages', values['sparse-lineages']),
+    sparseSeconds: positiveInt('sparse-seconds', values['sparse-seconds']),
+    recalls: positiveInt('recalls', values.recalls),
+    floorWrites: positiveInt('floor-writes', values['floor-writes']),
+  };
+}
+
+/** The loopback address the functions' proxy listens on, on the emulator's own port. */
+const PROXY_HOST = '127.0.0.2';
+
+/** Everything the bench started, to stop. */
+interface Started {
+  emulator?: Emulator;
+  proxies: CountingProxy[];
+}
+
+async function setUp(started: Started, log: (line: string) => void): Promise<BenchStack> {
+  const borrowed = process.env.AWS_ENDPOINT_URL;
+  // The emulator accepts any credentials; the in-process CLI's SDK clients read them from the environment.
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  started.emulator = await startEmulator({ advertisedHost: borrowed ? undefined : PROXY_HOST, log });
+  const endpoint = started.emulator.endpoint;
+  const port = Number(new URL(endpoint).port);
+  // On the embedded emulator the proxy sits where queue URLs point, so the guard's SendMessage
+  // (which follows the queue URL) passes through it too.
+  const functionsProxy = await startCountingProxy({
+    target: endpoint,
+    ...(borrowed ? {} : { host: PROXY_HOST, port }),
+  });
+  started.proxies.push(functionsProxy);
+  const cliProxy = await startCountingProxy({ target: endpoint });
+  started.proxies.push(cliProxy);
+  log(`functions' calls through ${functionsProxy.endpoint}, the CLI's through ${cliProxy.endpoint}`);
+
+  const previous = process.env.RESEAL_ENDPOINT_OVERRIDE;
+  process.env.RESEAL_ENDPOINT_OVERRIDE = functionsProxy.endpoint;
+  let outputs: StackOutputs;
+  try {
+    outputs = (await deployStack(endpoint, {
+      embedded: started.emulator.embedded,
+      log,
+    })) as StackOutputs;
+  } finally {
+    if (previous === undefined) delete process.env.RESEAL_ENDPOINT_OVERRIDE;
+    else process.env.RESEAL_ENDPOINT_OVERRIDE = previous;
+  }
+  const cloudFormation = new CloudFormationClient(clientConfig(endpoint));
+  return {
+    outputs,
+    endpoint,
+    functionCalls: functionsProxy.tally,
+    cli: { endpoint: cliProxy.endpoint, calls: cliProxy.tally },
+    logs: await functionLogs(endpoint, cloudFormation, STACK_NAME),
+  };
+}
+
+/** Keys and alarms the deployed stack pays for each month. */
+async function fixedResources(endpoint: string) {
+  const cloudFormation = new CloudFormationClient(clientConfig(endpoint));
+  const { StackResources = [] } = await cloudFormation.send(
+    new DescribeStackResourcesCommand({ StackName: STACK_NAME }),
+  );
+  const count = (type: string) => StackResources.filter((r) => r.ResourceType === type).length;
+  return { kmsKeyMonth: count('AWS::KMS::Key'), cloudWatchAlarmMonth: count('AWS::CloudWatch::Alarm') };
+}
+
+/** Loads and checks bench/prices.json. */
+export function loadPrices(path = join(ROOT, 'bench', 'prices.json')): PriceTable {
+  return parseInput(PriceTableSchema, JSON.parse(readFileSync(path, 'utf8')), `price table ${path}`);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const options = parseBenchArgs(argv);
+  if (options === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  if (process.env.AWS_ENDPOINT_URL) checkEndpoint(process.env.AWS_ENDPOINT_URL);
+  const prices = loadPrices();
+  const log = (line: string) => console.error(`[bench:stack] ${line}`);
+  const started: Started = { proxies: [] };
+  const runStarted = performance.now();
+  try {
+    const stack = await setUp(started, log);
+    const bench = benchClient(stack);
+    const run = Date.now().toString(36);
+    const lineage = (name: string) => `bench-${run}-${name}`;
+
+    log('warm-up: one write and one recall (cold starts, not measured)');
+    await measureWrites(stack, bench, { name: 'warm-up', lineages: [lineage('warm')], perLineage: 1, intervalMs: 0 });
+    await measureRecalls(stack, bench, 'warm-up', lineage('warm'), { latest: true }, 1);
+
+    log(`design floor: ${options.floorWrites} writes one at a time, then ${options.floorWrites * 2} four at a time`);
+    const writeFloor = await measureWriteFloor(stack, options.floorWrites, 1);
+    const writeFloorParallel = await measureWriteFloor(stack, options.floorWrites * 2, 4);
+    const writeFloorSpeed: Floor = { ...writeFloorParallel, latenciesMs: writeFloor.latenciesMs };
+    const recallFloor = await measureRecallFloor(stack, Math.max(options.recalls, 5));
+
+    const writes: Measured[] = [];
+    for (const n of options.records.filter((size) => size > options.pipelineMax)) {
+      log(`a ${n}-record lineage sealed in-process (not measured), for recalls and audits`);
+      await sealInProcess(stack, lineage(`busy-${n}`), n);
+    }
+    for (const n of options.records.filter((size) => size <= options.pipelineMax)) {
+      log(`busy lineage: ${n} writes at once`);
+      writes.push(
+        await measureWrites(stack, bench, {
+          name: `busy lineage, ${n} writes`,
+          lineages: [lineage(`busy-${n}`)],
+          perLineage: n,
+          intervalMs: 0,
+        }),
+      );
+    }
+    const sparseLineages = Array.from({ length: options.sparseLineages }, (_, i) => lineage(`sparse-${i}`));
+    log(`sparse: ${options.sparseLineages} lineages × 1 write/s × ${options.sparseSeconds} s`);
+    writes.push(
+      await measureWrites(stack, bench, {
+        name: `sparse, ${options.sparseLineages} lineages × 1 write/s`,
+        lineages: sparseLineages,
+        perLineage: options.sparseSeconds,
+        intervalMs: 1_000,
+      }),
+    );
+
+    const recalls: Measured[] = [];
+    const audits: Measured[] = [];
+    const auditFloors: Floor[] = [];
+    for (const n of options.records) {
+      const id = lineage(`busy-${n}`);
+      log(`recalls of a ${n}-record lineage`);
+      recalls.push(
+        await measureRecalls(stack, bench, `recall latest, ${n} records`, id, { latest: true }, options.recalls),
+      );
+      const seq = Math.floor((await headSeq(stack, id)) / 2);
+      recalls.push(await measureRecalls(stack, bench, `recall by seq, ${n} records`, id, { seq }, options.recalls));
+      log(`audit of a ${n}-record lineage (reseal verify --lineage)`);
+      audits.push(await measureAudit(stack, `verify --lineage, ${n} records`, id, n));
+      auditFloors.push(await measureAuditFloor(stack, id));
+    }
+
+    const monthly = monthlyCost(await fixedResources(stack.endpoint), prices);
+    const floors = floorCosts(prices);
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    const out: string[] = [
+      '# Reseal emulator bench',
+      '',
+      `- date: ${new Date().toISOString()}`,
+      `- machine: ${platform()} ${arch()}, ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}`,
+      `- endpoint: ${started.emulator?.embedded ? 'embedded MiniStack' : `AWS_ENDPOINT_URL (${stack.endpoint})`}; prices: bench/prices.json (${prices.region})`,
+      `- options: ${JSON.stringify(options)}`,
+      '',
+      '## Throughput and latency (publish to proven outcome; request to proven answer)',
+      '',
+      ...SPEED_HEADER,
+      ...writes.map((m) => speedRow(m, writeFloorSpeed)),
+      ...recalls.map((m) => speedRow(m, recallFloor)),
+      ...audits.map((m, i) => speedRow(m, auditFloors[i] as Floor)),
+      '',
+      `Write floor: the design card's calls (two SQS hops, GenerateMac, PutEvents) made directly: p50 ${quantile(writeFloor.latenciesMs, 0.5)} ms one at a time, ${(writeFloorParallel.operations / writeFloorParallel.seconds).toFixed(1)}/s four at a time. Recall floor: two PutEvents. Audit floor: the lineage's records read with consistent Query pages, nothing checked.`,
+      '',
+      'What the emulator bounds: it runs one sealer invocation at a time per FIFO queue, runs the functions as workers on this machine\'s node beside itself, the bench and its proxies, and answers every call from one process; rates and latencies here are the emulator\'s, and the ceiling on AWS follows from the counts and the quotas (docs/infrastructure.md, "Cost and quotas").',
+      '',
+      '## Cost per million operations (cost model, bench/prices.json)',
+      '',
+      ...COST_HEADER,
+      ...writes.map((m) => costRow(m, prices, 'write')),
+      ...recalls.map((m) => costRow(m, prices, 'recall')),
+      ...audits.map((m) => costRow(m, prices, 'audit')),
+      '',
+      `Design card's floor: $${floors.write.usdPerMillion.toFixed(2)} per million writes (${floors.write.lines.map((l) => `${l.units} ${l.dimension}`).join(', ')}), $${floors.recall.usdPerMillion.toFixed(2)} per million recalls (two events). Audits: per audit of the whole lineage.`,
+      '',
+      monthlyLine(monthly),
+      '',
+      '## Calls per operation',
+      '',
+      ...[...writes, ...recalls, ...audits].flatMap((m) => [callsTable(m), '']),
+      `(${((performance.now() - runStarted) / 1000).toFixed(0)} s)`,
+    ];
+    console.log(out.join('\n'));
+  } finally {
+    for (const proxy of started.proxies) await proxy.close();
+    await started.emulator?.stop();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,111 @@
+/**
+ * The emulator bench's figures as markdown (bench/RESULTS.md keeps a run): calls, bytes and
+ * capacity per operation, throughput and latency beside the floor timed in the same run, and the
+ * cost model's dollars per million beside the design card's floor.
+ */
+import {
+  addUsage,
+  type CostBreakdown,
+  costPerMillion,
+  DESIGN_FLOOR,
+  type MonthlyCost,
+} from '../../shared/cost/cost-model';
+import type { PriceTable } from '../../shared/cost/price-table';
+import type { CallCounts } from './call-tally';
+import type { Floor, Measured } from './stack-bench';
+import { scenarioUsage } from './stack-usage';
+
+/** The `q`-quantile (0–1) of `values`, nearest rank; NaN for none. */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}
+
+const fmt = (value: number, digits = 2): string =>
+  Number.isNaN(value) ? '–' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(digits);
+const ratio = (a: number, b: number): string => (b > 0 && Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '–');
+
+/** Calls of one party, per operation: one row per AWS operation. */
+function callRows(party: string, counts: CallCounts, operations: number): string[] {
+  return Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, s]) => {
+      // The emulator reports no capacity for some reads (BatchGetItem): say so rather than print 0.
+      const unreported = name.startsWith('DynamoDB.') && s.readUnits === 0 && s.writeUnits === 0;
+      const units = unreported
+        ? 'not reported | not reported'
+        : `${fmt(s.readUnits / operations, 2)} | ${fmt(s.writeUnits / operations, 2)}`;
+      return `| ${party} | ${name} | ${fmt(s.calls / operations, 3)} | ${fmt(s.requestBytes / s.calls, 0)} | ${fmt(s.responseBytes / s.calls, 0)} | ${units} |`;
+    });
+}
+
+/** Per-operation table of a scenario's calls, and its Lambda activity. */
+export function callsTable(measured: Measured): string {
+  const per = measured.records ? `audit of ${measured.records} records` : 'operation';
+  const lines = [
+    `#### ${measured.name} (${measured.operations} operations; figures per ${per})`,
+    '',
+    '| party | AWS operation | calls | request bytes / call | response bytes / call | RCU | WCU |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...callRows(measured.records ? 'CLI' : 'client', measured.client, measured.operations),
+    ...(measured.functions ? callRows('functions', measured.functions, measured.operations) : []),
+  ];
+  if (measured.lambda) {
+    lines.push('', '| function | invocations | GB-s | log bytes |', '|---|---:|---:|---:|');
+    for (const [name, a] of Object.entries(measured.lambda)) {
+      if (a.invocations === 0 && a.logBytes === 0) continue;
+      lines.push(
+        `| ${name} | ${fmt(a.invocations / measured.operations, 3)} | ${fmt(a.gbSeconds / measured.operations, 4)} | ${fmt(a.logBytes / measured.operations, 0)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Header of {@link speedRow}'s table. */
+export const SPEED_HEADER = [
+  '| scenario | operations | per second | floor per second | ÷ floor | p50 ms | floor p50 | ÷ floor | p99 ms | floor p99 | ÷ floor |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+] as const;
+
+/** Throughput and latency of a scenario beside its floor. */
+export function speedRow(measured: Measured, floor: Floor): string {
+  const rate = measured.operations / measured.seconds;
+  const floorRate = floor.operations / floor.seconds;
+  const [p50, p99] = [quantile(measured.latenciesMs, 0.5), quantile(measured.latenciesMs, 0.99)];
+  const [f50, f99] = [quantile(floor.latenciesMs, 0.5), quantile(floor.latenciesMs, 0.99)];
+  return `| ${measured.name} | ${measured.operations} | ${fmt(rate)} | ${fmt(floorRate)} | ${ratio(rate, floorRate)} | ${fmt(p50, 0)} | ${fmt(f50, 0)} | ${ratio(p50, f50)} | ${fmt(p99, 0)} | ${fmt(f99, 0)} | ${ratio(p99, f99)} |`;
+}
+
+/** Header of {@link costRow}'s table. */
+export const COST_HEADER = [
+  '| scenario | stack $/M | client $/M | total $/M | design floor $/M | ÷ floor | largest lines (total) |',
+  '|---|---:|---:|---:|---:|---:|---|',
+] as const;
+
+/** The cost model's output for a scenario: dollars per million operations, beside the design card's floor. */
+export function costRow(measured: Measured, prices: PriceTable, kind: 'write' | 'recall' | 'audit'): string {
+  const usage = scenarioUsage(measured);
+  const stack = costPerMillion(usage.stack, prices);
+  const client = costPerMillion(usage.client, prices);
+  const total = costPerMillion(addUsage(usage.stack, usage.client), prices);
+  const floor = kind === 'audit' ? null : costPerMillion(DESIGN_FLOOR[kind], prices);
+  const largest = [...total.lines]
+    .sort((a, b) => b.usd - a.usd)
+    .slice(0, 4)
+    .map((line) => `${line.dimension} $${fmt(line.usd)}`)
+    .join(', ');
+  const unpriced = usage.unpriced.length > 0 ? `; not priced: ${usage.unpriced.join(', ')}` : '';
+  return `| ${measured.name} | ${fmt(stack.usdPerMillion)} | ${fmt(client.usdPerMillion)} | ${fmt(total.usdPerMillion)} | ${floor ? fmt(floor.usdPerMillion) : '–'} | ${floor ? ratio(total.usdPerMillion, floor.usdPerMillion) : '–'} | ${largest}${unpriced} |`;
+}
+
+/** The cost breakdown of the design card's floors. */
+export function floorCosts(prices: PriceTable): { write: CostBreakdown; recall: CostBreakdown } {
+  return { write: costPerMillion(DESIGN_FLOOR.write, prices), recall: costPerMillion(DESIGN_FLOOR.recall, prices) };
+}
+
+/** Fixed monthly costs as a line. */
+export function monthlyLine(monthly: MonthlyCost): string {
+  return `Fixed monthly costs, apart: ${monthly.lines.map((l) => `${l.units} × ${l.dimension} = $${l.usd.toFixed(2)}`).join(', ')}; total $${monthly.usdPerMonth.toFixed(2)} a month.`;
+}

@@ -1,0 +1,61 @@
+/**
+ * From a measured scenario (bench/stack/stack-bench.ts) to billable usage per operation, for the
+ * cost model (shared/cost/cost-model.ts).
+ */
+import { addUsage, perOperation, type Usage, usageOfCalls } from '../../shared/cost/cost-model';
+import { addCounts, type CallCounts } from './call-tally';
+import type { FunctionsActivity } from './function-logs';
+import type { Measured } from './stack-bench';
+
+/** Which functions consume which queue (their pollers' requests are not HTTP calls in the emulator). */
+const POLLED: Readonly<Record<string, 'sqsStandardRequest' | 'sqsFifoRequest'>> = {
+  guard: 'sqsStandardRequest',
+  sealer: 'sqsFifoRequest',
+};
+
+/**
+ * The Lambda side of a scenario: invocations, GB-s and log bytes, and the SQS requests Lambda's
+ * queue pollers make for the guard and the sealer, which the emulator does in-process: modelled
+ * as one `ReceiveMessage` and one `DeleteMessageBatch` per invocation (a poller that never comes
+ * back empty; AWS pollers also long-poll idle queues, a fixed cost left out here).
+ */
+export function lambdaUsage(activity: FunctionsActivity): Usage {
+  let usage: Usage = {};
+  for (const [name, { invocations, gbSeconds, logBytes }] of Object.entries(activity)) {
+    const poller = POLLED[name];
+    usage = addUsage(usage, {
+      lambdaRequest: invocations,
+      lambdaArmGbSecond: gbSeconds,
+      logsIngestedGb: logBytes / 1e9,
+      ...(poller ? { [poller]: 2 * invocations } : {}),
+    });
+  }
+  return usage;
+}
+
+/** Usage per operation of a scenario, by part: the agent's client, the stack (functions, Lambda). */
+export interface ScenarioUsage {
+  /** The client's calls (publish, outcome or answer proof, CLI audit). */
+  readonly client: Usage;
+  /** The functions' calls and Lambda's own usage. */
+  readonly stack: Usage;
+  /** Operations with no per-request price (e.g. CloudFormation `DescribeStacks`). */
+  readonly unpriced: readonly string[];
+}
+
+/** {@link ScenarioUsage} of `measured`, per operation. */
+export function scenarioUsage(measured: Measured): ScenarioUsage {
+  const client = usageOfCalls(measured.client);
+  const functions = usageOfCalls(measured.functions ?? {});
+  const stack = addUsage(functions.usage, measured.lambda ? lambdaUsage(measured.lambda) : {});
+  return {
+    client: perOperation(client.usage, measured.operations),
+    stack: perOperation(stack, measured.operations),
+    unpriced: [...new Set([...client.unpriced, ...functions.unpriced])],
+  };
+}
+
+/** Every call of a scenario, client and functions together. */
+export function allCalls(measured: Measured): CallCounts {
+  return addCounts(measured.client, measured.functions ?? {});
+}

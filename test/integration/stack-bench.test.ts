@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallTally } from '../../bench/stack/call-tally';
+import { countCalls } from '../../bench/stack/counting-middleware';
+import { type CountingProxy, startCountingProxy } from '../../bench/stack/counting-proxy';
+import { functionLogs } from '../../bench/stack/function-logs';
+import { BENCH_ENV, type BenchStack, benchClient, measureAudit, measureWrites } from '../../bench/stack/stack-bench';
+import { scenarioUsage } from '../../bench/stack/stack-usage';
+import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
+import { buildManifest } from '../../shared/triage/manifest';
+import { deployedStack } from '../helpers/deployed-stack';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+
+// The emulator bench's harness (bench/stack/, `npm run bench:stack`) at tiny counts on the stack
+// the integration run deployed, so the counting cannot rot silently: the SDK middleware, the
+// counting proxy and the functions' logs each count what the stack really did.
+const { stack, endpoint } = deployedStack();
+const lineageId = `bench-it-${randomUUID().slice(0, 8)}`;
+let cliProxy: CountingProxy;
+let bench: BenchStack;
+
+beforeAll(async () => {
+  cliProxy = await startCountingProxy({ target: endpoint });
+  bench = {
+    outputs: stack,
+    endpoint,
+    // The integration stack's functions call the emulator directly: only their logs are read here.
+    functionCalls: null,
+    cli: { endpoint: cliProxy.endpoint, calls: cliProxy.tally },
+    logs: await functionLogs(endpoint, new CloudFormationClient(clientConfig(endpoint)), STACK_NAME),
+  };
+});
+
+afterAll(async () => {
+  await cliProxy.close();
+});
+
+describe('emulator bench: the counts are real', () => {
+  it('two writes through the pipeline: two SendMessage by the client, the guard and the sealer invoked as their logs show', async () => {
+    const measured = await measureWrites(bench, benchClient(bench), {
+      name: 'integration',
+      lineages: [lineageId],
+      perLineage: 2,
+      intervalMs: 0,
+      timeoutMs: 120_000,
+    });
+    expect(measured.operations).toBe(2);
+    expect(measured.latenciesMs).toHaveLength(2);
+    expect(measured.client['SQS.SendMessage']?.calls).toBe(2);
+    // The client proves each outcome with consistent reads, whose capacity the emulator reports.
+    expect(measured.client['DynamoDB.GetItem']?.readUnits).toBeGreaterThan(0);
+    const { guard, sealer } = measured.lambda ?? {};
+    expect(guard?.invocations).toBeGreaterThanOrEqual(1);
+    expect(sealer?.invocations).toBeGreaterThanOrEqual(1);
+    expect(guard?.invocations).toBeLessThanOrEqual(2);
+    expect(sealer?.gbSeconds).toBeGreaterThan(0);
+    expect(sealer?.logBytes).toBeGreaterThan(0);
+    // The cost model sees the publish and the Lambda side.
+    const usage = scenarioUsage(measured);
+    expect(usage.client.sqsStandardRequest).toBe(1);
+    expect(usage.stack.lambdaRequest).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a sealed write makes exactly one GenerateMac and one TransactWriteItems, whose capacity the emulator reports', async () => {
+    const tally = new CallTally();
+    const config = clientConfig(endpoint);
+    const sealer = coldSealer({
+      stack,
+      dynamodb: countCalls(new DynamoDBClient(config), tally),
+      kms: countCalls(new KMSClient(config), tally),
+    });
+    const manifest = buildManifest({ env: { ...BENCH_ENV }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
+    const own = `${lineageId}-sealer`;
+    expect(await sealGroup(sealer, [acceptedWrite(own, `${own}-r0`, manifest, Date.now())])).toEqual(['SEALED']);
+    const counts = tally.snapshot();
+    expect(counts['KMS.GenerateMac']?.calls).toBe(1);
+    expect(counts['KMS.Sign']?.calls).toBe(1);
+    expect(counts['DynamoDB.TransactWriteItems']?.calls).toBe(1);
+    // A transactional write is billed twice per KB: at least the record and the head, two units each.
+    expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeGreaterThanOrEqual(4);
+    expect(counts['DynamoDB.TransactWriteItems']?.requestBytes).toBeGreaterThan(1024);
+  });
+
+  it('an audit of the two-record lineage through the CLI: one VerifyMac per record, counted by the proxy', async () => {
+    const measured = await measureAudit(bench, 'integration audit', lineageId, 2);
+    expect(measured.client['KMS.VerifyMac']?.calls).toBe(2);
+    expect(measured.client['CloudFormation.DescribeStacks']?.calls).toBe(1);
+    expect(measured.client['DynamoDB.Query']?.readUnits).toBeGreaterThan(0);
+    expect(scenarioUsage(measured).unpriced).toEqual(['CloudFormation.DescribeStacks']);
+  });
+});

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCounts, CallTally, capacityOf, countsSince, serviceOf } from '../../../bench/stack/call-tally';
+import { countCalls } from '../../../bench/stack/counting-middleware';
+import { type CountingProxy, callName, startCountingProxy } from '../../../bench/stack/counting-proxy';
+import { activityOf, functionLabel } from '../../../bench/stack/function-logs';
+import { quantile } from '../../../bench/stack/stack-report';
+
+describe('call tally', () => {
+  it('reads DynamoDB capacity as the service reports it: split units, else by the kind of operation', () => {
+    expect(capacityOf('TransactWriteItems', [{ TableName: 't', CapacityUnits: 10, WriteCapacityUnits: 10 }])).toEqual({
+      readUnits: 0,
+      writeUnits: 10,
+    });
+    expect(capacityOf('PutItem', { TableName: 't', CapacityUnits: 2 })).toEqual({ readUnits: 0, writeUnits: 2 });
+    expect(capacityOf('Query', { TableName: 't', CapacityUnits: 0.5 })).toEqual({ readUnits: 0.5, writeUnits: 0 });
+    expect(capacityOf('GetItem', undefined)).toEqual({ readUnits: 0, writeUnits: 0 });
+  });
+
+  it('counts calls, bytes, billed 64 KiB chunks and batch entries by operation, and differences of snapshots', () => {
+    const tally = new CallTally();
+    tally.record({ service: 'SQS', operation: 'SendMessage', requestBytes: 100, responseBytes: 50 });
+    const before = tally.snapshot();
+    tally.record({ service: 'SQS', operation: 'SendMessage', requestBytes: 70_000, responseBytes: 50 });
+    tally.record({ service: 'EventBridge', operation: 'PutEvents', requestBytes: 10, responseBytes: 5, entries: 3 });
+    const since = countsSince(tally.snapshot(), before);
+    expect(since['SQS.SendMessage']).toMatchObject({ calls: 1, requestBytes: 70_000, billedUnits: 2 });
+    expect(since['EventBridge.PutEvents']).toMatchObject({ calls: 1, billedUnits: 3 });
+    expect(addCounts(since, before)['SQS.SendMessage']).toMatchObject({ calls: 2, billedUnits: 3 });
+  });
+
+  it('tells a FIFO queue from a standard one by its URL', () => {
+    expect(serviceOf('SQS', 'http://127.0.0.1:1/000000000000/q.fifo')).toBe('SQS-FIFO');
+    expect(serviceOf('SQS', 'http://127.0.0.1:1/000000000000/q')).toBe('SQS');
+    expect(serviceOf('KMS', undefined)).toBe('KMS');
+  });
+});
+
+describe('callName: the proxy names calls as their protocol does', () => {
+  const auth = (service: string) => ({
+    authorization: `AWS4-HMAC-SHA256 Credential=test/20261205/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
+  });
+  it('JSON protocols by X-Amz-Target, the service by the credential scope', () => {
+    expect(callName({ ...auth('kms'), 'x-amz-target': 'TrentService.GenerateMac' }, '{}', '/')).toEqual({
+      service: 'KMS',
+      operation: 'GenerateMac',
+    });
+    expect(callName({ 'x-amz-target': 'DynamoDB_20120810.TransactWriteItems' }, '{}', '/')).toEqual({
+      service: 'DynamoDB',
+      operation: 'TransactWriteItems',
+    });
+  });
+  it('query protocols by Action', () => {
+    expect(callName(auth('cloudformation'), 'Action=DescribeStacks&Version=2010-05-15', '/')).toEqual({
+      service: 'CloudFormation',
+      operation: 'DescribeStacks',
+    });
+  });
+});
+
+describe('activityOf: invocations, GB-s and log bytes from Lambda log lines', () => {
+  it('counts REPORT lines and their billed duration × memory', () => {
+    const lines = [
+      'START RequestId: a Version: $LATEST',
+      '{"level":"INFO","message":"sealed"}',
+      'END RequestId: a',
+      'REPORT RequestId: a\tDuration: 200 ms\tBilled Duration: 200 ms\tMemory Size: 512 MB\tMax Memory Used: 90 MB',
+      'REPORT RequestId: b\tDuration: 1000 ms\tBilled Duration: 1000 ms\tMemory Size: 1024 MB\tMax Memory Used: 90 MB',
+    ];
+    const activity = activityOf(lines);
+    expect(activity.invocations).toBe(2);
+    expect(activity.gbSeconds).toBeCloseTo(0.2 * 0.5 + 1, 9);
+    expect(activity.logBytes).toBe(lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0));
+  });
+});
+
+describe('functionLabel', () => {
+  it("names each function's log group by the construct that owns it", () => {
+    expect(functionLabel('ResidualWritesConsumerLogGroup252CA9A1')).toBe('guard');
+    expect(functionLabel('SealRequestsConsumerLogGroup9A41737F')).toBe('sealer');
+    expect(functionLabel('TriageLogGroup0D2E4C1A')).toBe('triage');
+    expect(functionLabel('SomethingElse')).toBe('SomethingElse');
+  });
+});
+
+describe('quantile', () => {
+  it('takes the nearest rank', () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(quantile(values, 0.5)).toBe(50);
+    expect(quantile(values, 0.99)).toBe(99);
+    expect(quantile([], 0.5)).toBeNaN();
+  });
+});
+
+describe('the SDK middleware and the proxy count the same calls', () => {
+  // A stand-in service: answers DynamoDB with the capacity it was asked to report, and SQS with an id.
+  let upstream: Server;
+  let proxy: CountingProxy;
+  const seen: unknown[] = [];
+  beforeAll(async () => {
+    upstream = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const parsed = JSON.parse(body || '{}') as { ReturnConsumedCapacity?: string };
+        seen.push(parsed);
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(
+          String(req.headers['x-amz-target']).startsWith('DynamoDB')
+            ? JSON.stringify(
+                parsed.ReturnConsumedCapacity === 'TOTAL'
+                  ? { ConsumedCapacity: { TableName: 't', CapacityUnits: 1 } }
+                  : {},
+              )
+            : JSON.stringify({
+                MessageId: 'm-1',
+                MD5OfMessageBody: createHash('md5')
+                  .update(JSON.parse(body).MessageBody ?? '')
+                  .digest('hex'),
+              }),
+        );
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+    proxy = await startCountingProxy({ target: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await new Promise((r) => upstream.close(r));
+  });
+
+  it('asks DynamoDB for consumed capacity and records it, once per call, on both sides', async () => {
+    const tally = new CallTally();
+    const config = {
+      endpoint: proxy.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 't', secretAccessKey: 't' },
+    };
+    const dynamodb = countCalls(new DynamoDBClient(config), tally);
+    const sqs = countCalls(new SQSClient({ ...config, useQueueUrlAsEndpoint: false }), tally);
+    await dynamodb.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }));
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: `${proxy.endpoint}/000000000000/q.fifo`,
+        MessageBody: 'hello',
+        MessageGroupId: 'g',
+      }),
+    );
+    const viaMiddleware = tally.snapshot();
+    const viaProxy = proxy.tally.snapshot();
+    expect(Object.keys(viaMiddleware).sort()).toEqual(['DynamoDB.GetItem', 'SQS-FIFO.SendMessage']);
+    expect(Object.keys(viaProxy).sort()).toEqual(['DynamoDB.GetItem', 'SQS-FIFO.SendMessage']);
+    expect(viaMiddleware['DynamoDB.GetItem']).toMatchObject({ calls: 1, readUnits: 1 });
+    expect(viaProxy['DynamoDB.GetItem']).toMatchObject({ calls: 1, readUnits: 1 });
+    expect(viaMiddleware['SQS-FIFO.SendMessage']?.requestBytes).toBe(viaProxy['SQS-FIFO.SendMessage']?.requestBytes);
+    expect(seen[0]).toMatchObject({ ReturnConsumedCapacity: 'TOTAL' });
+  });
+});
