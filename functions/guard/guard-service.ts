@@ -8,7 +8,8 @@ import {
   StrictJsonError,
   StrictJsonFailure,
 } from '../../shared/errors';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { resolveGuardPolicy } from '../../shared/guard/policy';
+import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
@@ -16,9 +17,9 @@ import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
-import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import type { Validated } from '../../shared/schemas/validated';
+import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   logInfrastructureFailure,
   MetricName,
@@ -119,9 +120,9 @@ export class GuardService {
     }
     const ids = looseIds(json);
     logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
-    let request: ResidualWriteRequest;
+    let request: Validated<ResidualWriteRequest>;
     try {
-      request = parseInput(ResidualWriteRequestSchema, json, 'residual write request');
+      request = parseWriteRequest(json);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
@@ -129,7 +130,8 @@ export class GuardService {
     const nowMs = clock();
     let verdict: WriteVerdict;
     try {
-      verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds });
+      // Validated once above: the guard's rules run on it without a second parse.
+      verdict = evaluateValidatedWrite(request, resolveGuardPolicy({ nowMs, maxReceiptAgeSeconds }));
     } catch (error) {
       // The schema passed, so only an input the core still refuses (e.g. not canonicalizable) lands here.
       if (!(error instanceof ResealError)) throw error;
