@@ -2,6 +2,7 @@ import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/c
 import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
 import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
 import { markValidated, type Validated } from '../../shared/schemas/validated';
+import { WireFields } from '../../shared/schemas/wire-fields';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
   acceptManifestWithDigests,
@@ -32,7 +33,7 @@ export interface ParsedSealRequest {
   readonly seal: ValidatedSealInput;
 }
 
-const SEAL_REQUEST_FIELDS = ['formatVersion', 'request', 'verdict', 'acceptedAtMs'];
+const SEAL_REQUEST_FIELDS = WireFields.sealRequest.required;
 /** The write request's fields but the two large ones, which are checked by hand. */
 const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
 const SafeVerdict = SealRequestSchema.shape.verdict;
