@@ -1,5 +1,6 @@
 import type { VerifiedRecall } from '../client/recalls';
 import { RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
+import { clipText } from '../shared/schemas/clip-text';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 
 /**
@@ -62,7 +63,7 @@ export function verifiedDetail(recall: VerifiedRecall): TriageCompletedDetail {
     outcome: TriageOutcome.REFUSED,
     verification: { verdict, firstFailure: { seq: base.seq, verdict, reason: recall.reason } },
     report: null,
-    refusalReason: recall.reason.length > 4096 ? `${recall.reason.slice(0, 4095)}…` : recall.reason,
+    refusalReason: clipText(recall.reason, 4096),
     refusalCode: RefusalCode.VERIFICATION_FAILED,
   };
 }
