@@ -1,15 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GuardService } from '../../../functions/guard/guard-service';
 import { parseSealRequest } from '../../../functions/sealer/seal-request-parse';
-import { SealerService } from '../../../functions/sealer/sealer-service';
 import * as canonical from '../../../shared/canonical/canonical-json';
 import type { Validated } from '../../../shared/schemas/validated';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../../shared/write/write-request';
-import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger, sealRequestBody } from '../../helpers/factories';
+import { sealRequestBody } from '../../helpers/factories';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { TEST_LOG_NAME, testGuardSigner, testLogSigner } from '../../helpers/pipeline-keys';
-import { testAnchor } from '../../helpers/seal-factories';
+import { testGuardService, testSealerService } from '../../helpers/service-factories';
 
 // Every canonicalization of a payload goes through this module; the spies pass each call through.
 vi.mock('../../../shared/canonical/canonical-json', async (original) => {
@@ -50,18 +46,7 @@ afterEach(() => vi.restoreAllMocks());
 // Each Lambda validates a write once at its boundary and passes the branded value inward (shared/schemas/validated.ts).
 describe('a write is validated once per boundary', () => {
   it('the guard parses an accepted write once and canonicalizes its payload once', async () => {
-    const queue = new FakeSealQueue();
-    const service = new GuardService({
-      store: new InMemoryLineageStore(),
-      publisher: new FakePublisher(),
-      queue,
-      signer: testGuardSigner(),
-      logName: TEST_LOG_NAME,
-      metrics: new FakeMetrics(),
-      logger: fakeLogger(),
-      clock: () => FACTORY_NOW_MS,
-      maxReceiptAgeSeconds: 900,
-    });
+    const { service, queue } = testGuardService();
     const body = JSON.stringify(validWriteRequest({ payload: PAYLOAD }));
     const parses = counting();
     const outcome = await service.handle({ messageId: 'm-1', body, sentAtMs: FACTORY_NOW_MS - 5 });
@@ -72,16 +57,7 @@ describe('a write is validated once per boundary', () => {
   });
 
   it('the sealer parses a seal request once (no schema parse of the write) and canonicalizes its payload once', async () => {
-    const store = new InMemoryLineageStore();
-    const service = new SealerService({
-      store,
-      publisher: new FakePublisher(),
-      metrics: new FakeMetrics(),
-      anchor: testAnchor(),
-      signer: testLogSigner(),
-      logger: fakeLogger(),
-      clock: () => FACTORY_NOW_MS + 1000,
-    });
+    const { service } = testSealerService();
     const body = sealRequestBody({ payload: PAYLOAD });
     const parses = counting();
     const outcome = await service.handle({ messageId: 'm-1', body, sentAtMs: FACTORY_NOW_MS + 1 });

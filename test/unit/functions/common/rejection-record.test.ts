@@ -1,14 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BODY_PREVIEW_BYTES, rejectionRecord } from '../../../../functions/common/rejection-record';
-import { GuardService } from '../../../../functions/guard/guard-service';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { RejectionReason, RejectionStage } from '../../../../shared/pipeline/messages';
-import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { TEST_LOG_NAME, testGuardSigner, testLogSigner } from '../../../helpers/pipeline-keys';
-import { testAnchor } from '../../../helpers/seal-factories';
+import { testGuardService, testSealerService } from '../../../helpers/service-factories';
 
 /** Not JSON, and 2,000 UTF-16 units of two UTF-8 bytes each: a preview cut by characters would hold 2,000+ bytes. */
 const BODY = `{${'é'.repeat(2000)}`;
@@ -16,38 +11,20 @@ const message = { messageId: 'm-1', body: BODY, sentAtMs: FACTORY_NOW_MS };
 
 describe('rejection records are built one way (docs/pipeline.md, the rejection item)', () => {
   it('the guard and the sealer file the same body with the same digest and a preview of at most 1 KiB', async () => {
-    const guardStore = new InMemoryLineageStore();
-    await new GuardService({
-      store: guardStore,
-      publisher: new FakePublisher(),
-      queue: new FakeSealQueue(),
-      signer: testGuardSigner(),
-      logName: TEST_LOG_NAME,
-      metrics: new FakeMetrics(),
-      logger: fakeLogger(),
-      clock: () => FACTORY_NOW_MS,
-      maxReceiptAgeSeconds: 900,
-    }).handle(message);
-    const sealerStore = new InMemoryLineageStore();
-    await new SealerService({
-      store: sealerStore,
-      publisher: new FakePublisher(),
-      metrics: new FakeMetrics(),
-      anchor: testAnchor(),
-      signer: testLogSigner(),
-      logger: fakeLogger(),
-      clock: () => FACTORY_NOW_MS + 1000,
-    }).handle(message);
-    const [guard] = guardStore.rejections;
-    const [sealer] = sealerStore.rejections;
-    expect(guard?.reason).toBe(RejectionReason.MALFORMED_JSON);
-    expect(sealer?.reason).toBe(RejectionReason.MALFORMED_JSON);
-    for (const rejection of [guard, sealer]) {
+    const guard = testGuardService();
+    await guard.service.handle(message);
+    const sealer = testSealerService();
+    await sealer.service.handle(message);
+    const [byGuard] = guard.store.rejections;
+    const [bySealer] = sealer.store.rejections;
+    expect(byGuard?.reason).toBe(RejectionReason.MALFORMED_JSON);
+    expect(bySealer?.reason).toBe(RejectionReason.MALFORMED_JSON);
+    for (const rejection of [byGuard, bySealer]) {
       expect(rejection?.bodyDigest).toBe(createHash('sha256').update(BODY, 'utf8').digest('hex'));
       expect(Buffer.byteLength(rejection?.bodyPreview ?? '', 'utf8')).toBeLessThanOrEqual(BODY_PREVIEW_BYTES);
       expect(BODY.startsWith(rejection?.bodyPreview ?? '')).toBe(true);
     }
-    expect(sealer?.bodyPreview).toBe(guard?.bodyPreview);
+    expect(bySealer?.bodyPreview).toBe(byGuard?.bodyPreview);
   });
 
   it('bounds and escapes what it stores: lone surrogates escaped, texts clipped, at most 50 issues', () => {
