@@ -1,4 +1,5 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { EventNotAcceptedError } from '../shared/errors';
 import {
   DetailType,
   EVENT_SOURCE,
@@ -11,15 +12,10 @@ import type { EventPublisher } from '../shared/ports/event-publisher';
 /** The part of `EventBridgeClient` this adapter uses. */
 export type EventBridgeSend = Pick<EventBridgeClient, 'send'>;
 
-/** An event the bus did not accept (`FailedEntryCount` > 0); the caller's message is retried. */
-export class EventNotAcceptedError extends Error {
-  constructor(detailType: string, code: string | undefined, message: string | undefined) {
-    super(`EventBridge refused ${detailType}: ${code ?? 'unknown'} ${message ?? ''}`.trim());
-    this.name = 'EventNotAcceptedError';
-  }
-}
-
-/** {@link EventPublisher} over EventBridge `PutEvents` (source `reseal`, one entry per call). */
+/**
+ * {@link EventPublisher} over EventBridge `PutEvents` (source `reseal`, one entry per call).
+ * An entry the bus refuses throws {@link EventNotAcceptedError} (retryable).
+ */
 export class EventBridgePublisher implements EventPublisher {
   readonly #client: EventBridgeSend;
   readonly #eventBusName: string;

@@ -1,6 +1,7 @@
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { LineageNotFoundError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';
+import { lineagePages } from '../shared/seal/lineage-pages';
 import { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 import { LineageHeadSchema, type SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -52,8 +53,7 @@ export async function readLineageExport(
   const lastSeq = Math.max(head?.seq ?? -1, lastStoredSeq ?? -1);
   const records: unknown[] = [];
   const total = lastSeq + 1;
-  for (let from = 0; from <= lastSeq; from += pageSize) {
-    const page = await store.readChain(lineageId, from, Math.min(from + pageSize - 1, lastSeq));
+  for await (const { from, records: page } of lineagePages(store, lineageId, lastSeq, pageSize)) {
     records.push(...page);
     options.onProgress?.({ done: Math.min(records.length, total), total });
     // An empty page past the last stored record ends the read too, whatever seq the head claims

@@ -28,6 +28,7 @@
  * | {@link LineageNotFoundError}   | no        | the lineage does not exist                                 |
  * | {@link AnchorUnavailableError} | yes       | the MAC key may be usable later (throttled, unreachable)   |
  * | {@link SignerUnavailableError} | yes       | the signing key may be usable later                        |
+ * | {@link EventNotAcceptedError}  | yes       | the event bus may accept the event later                   |
  * | {@link StaleHeadError}         | yes       | lost a race: re-read the head and try again                |
  * | {@link DuplicateResidualError} | yes       | lost a race to the same id: re-reading finds it sealed     |
  */
@@ -375,6 +376,24 @@ export class SignerUnavailableError extends ResealError {
     super(`signing key ${keyId} unavailable: ${reason}`, options);
     this.name = 'SignerUnavailableError';
     this.keyId = keyId;
+  }
+}
+
+/**
+ * The event bus did not accept an event (EventBridge `PutEvents` answered `FailedEntryCount` > 0).
+ * Retryable: the bus may accept it later, so the queue message that caused it is delivered again.
+ */
+export class EventNotAcceptedError extends ResealError {
+  readonly retryable = true;
+  /** The event's `DetailType`. */
+  readonly detailType: string;
+  /** The bus's error code for the entry, when it gave one. */
+  readonly code: string | null;
+  constructor(detailType: string, code: string | undefined, reason: string | undefined, options?: ErrorOptions) {
+    super(`EventBridge refused ${detailType}: ${code ?? 'unknown'} ${reason ?? ''}`.trim(), options);
+    this.name = 'EventNotAcceptedError';
+    this.detailType = detailType;
+    this.code = code ?? null;
   }
 }
 

@@ -140,7 +140,6 @@ export type { NoteSigner } from './ports/note-signer';
 export type { SealQueue } from './ports/seal-queue';
 export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
-export { assessAuthority } from './seal/authority';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
 export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';

@@ -62,7 +62,10 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
         maxReceiptAgeSeconds: options.maxReceiptAgeSeconds,
         ...(options.maxClockSkewSeconds === undefined ? {} : { maxClockSkewSeconds: options.maxClockSkewSeconds }),
       });
-      ctx.io.stdout(options.json ? jsonText(writeVerdictJson(verdict)) : writeVerdictText(verdict));
+      const { authority } = request;
+      ctx.io.stdout(
+        options.json ? jsonText(writeVerdictJson(verdict, authority)) : writeVerdictText(verdict, authority),
+      );
       ctx.exit(verdict.isSafe ? ExitCode.OK : ExitCode.ACTION_NEEDED);
     });
 }

@@ -1,25 +1,48 @@
 import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteVerdict } from '../../shared/guard/verdict';
+import { Authority } from '../../shared/schemas/primitives';
 import { fieldLines } from './output';
 
 /**
  * The guard's write verdict for `--json`: snake_case keys as seed 004 spells them (`is_safe`,
- * `rejected_variables`, `verdict_digest`), plus `request_violations`. Stable: fields are only
- * ever added.
+ * `rejected_variables`, `verdict_digest`), plus `request_violations`, the write's `authority` and
+ * `operational_authority` (`false` for `INFORMATIONAL_ONLY` and `HISTORICAL_ATTRIBUTION`: a safe
+ * verdict lets such a record be written, never acted on as current truth; docs/guard.md,
+ * "HISTORICAL_ATTRIBUTION and operational authority"). Stable: fields are only ever added.
  */
-export function writeVerdictJson(verdict: WriteVerdict) {
+export function writeVerdictJson(verdict: WriteVerdict, authority: Authority) {
   return {
     is_safe: verdict.isSafe,
+    authority,
+    operational_authority: authority === Authority.OPERATIONAL,
     rejected_variables: verdict.rejectedVariables.map((r) => ({ name: r.name, reason: r.reason, detail: r.detail })),
     request_violations: verdict.requestViolations.map((v) => ({ field: v.field, reason: v.reason, detail: v.detail })),
     verdict_digest: verdict.verdictDigest,
   };
 }
 
-/** The write verdict as readable text. */
-export function writeVerdictText(verdict: WriteVerdict): string {
+/** What a write of each authority other than `OPERATIONAL` is, for the `authority:` line. */
+const NO_OPERATIONAL_AUTHORITY: Readonly<Record<Exclude<Authority, 'OPERATIONAL'>, string>> = {
+  HISTORICAL_ATTRIBUTION:
+    "HISTORICAL_ATTRIBUTION: documents a predecessor's state, exempt from the freshness rules V1-V5; it carries no operational authority and must never be acted on as current truth",
+  INFORMATIONAL_ONLY:
+    'INFORMATIONAL_ONLY: it carries no operational authority and must never be acted on as current truth',
+};
+
+/**
+ * The write verdict as readable text. A write of an authority other than `OPERATIONAL` gets an
+ * `authority:` line saying it carries no operational authority, and a safe `HISTORICAL_ATTRIBUTION`
+ * write says so in the verdict line itself, since the guard skipped the freshness rules for it
+ * (docs/guard.md, "HISTORICAL_ATTRIBUTION and operational authority").
+ */
+export function writeVerdictText(verdict: WriteVerdict, authority: Authority): string {
+  const historical = authority === Authority.HISTORICAL_ATTRIBUTION;
+  const safe = historical
+    ? 'SAFE: the write may proceed as a historical record, with no operational authority'
+    : 'SAFE: the write may proceed';
   let text = fieldLines([
-    ['verdict', verdict.isSafe ? 'SAFE: the write may proceed' : 'REFUSED: the write must not proceed'],
+    ['verdict', verdict.isSafe ? safe : 'REFUSED: the write must not proceed'],
+    ...(authority === Authority.OPERATIONAL ? [] : [['authority', NO_OPERATIONAL_AUTHORITY[authority]] as const]),
     ['rejected variables', String(verdict.rejectedVariables.length)],
     ['request violations', String(verdict.requestViolations.length)],
     ['verdict digest', verdict.verdictDigest],

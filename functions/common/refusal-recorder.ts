@@ -1,4 +1,3 @@
-import { escapeLoneSurrogates } from '../../shared/errors';
 import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
@@ -57,27 +56,4 @@ export class RefusalRecorder {
     await publisher.residualRejected(rejectedDetailOf(announcement, clock()));
     return conflict;
   }
-}
-
-/**
- * Rejected variables and request violations as stored: lone surrogates escaped, so the signed
- * content digest survives storage (UTF-8) unchanged.
- */
-export function storableLists(lists: {
-  readonly rejectedVariables?: readonly RejectionRecord['rejectedVariables'][number][];
-  readonly requestViolations?: readonly RejectionRecord['requestViolations'][number][];
-}): Pick<RejectionRecord, 'rejectedVariables' | 'requestViolations'> {
-  const clean = escapeLoneSurrogates;
-  return {
-    rejectedVariables: (lists.rejectedVariables ?? []).map((v) => ({
-      name: clean(v.name),
-      reason: v.reason,
-      detail: clean(v.detail),
-    })),
-    requestViolations: (lists.requestViolations ?? []).map((v) => ({
-      field: clean(v.field),
-      reason: v.reason,
-      detail: clean(v.detail),
-    })),
-  };
 }

@@ -1,10 +1,11 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import type { ResidualRejectedDetail } from '../../shared/pipeline/messages';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
+import { clipText } from '../../shared/schemas/clip-text';
 
 /** The `ResidualRejected` detail for a rejection record (strings clipped to the schema's bounds). */
 export function rejectedDetailOf(rejection: RejectionRecord, rejectedAtMs: number): ResidualRejectedDetail {
-  const clip = (s: string) => (s.length > 4096 ? s.slice(0, 4096) : s).toWellFormed();
+  const clip = (s: string) => clipText(s, 4096);
   return {
     formatVersion: FORMAT_VERSION,
     stage: rejection.stage,

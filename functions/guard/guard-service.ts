@@ -1,14 +1,8 @@
-import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import {
-  escapeLoneSurrogates,
-  InvalidInputError,
-  ResealError,
-  StrictJsonError,
-  StrictJsonFailure,
-} from '../../shared/errors';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { InvalidInputError, ResealError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
+import { resolveGuardPolicy } from '../../shared/guard/policy';
+import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
@@ -16,9 +10,9 @@ import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
-import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import type { Validated } from '../../shared/schemas/validated';
+import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   logInfrastructureFailure,
   MetricName,
@@ -26,7 +20,8 @@ import {
   type ServiceLogger,
 } from '../common/observability';
 import type { QueueMessage } from '../common/queue-message';
-import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
+import { RefusalRecorder } from '../common/refusal-recorder';
+import { rejectionRecord } from '../common/rejection-record';
 
 /**
  * Largest `residual-writes` body the guard accepts, in UTF-8 bytes. A sealed record is stored as
@@ -34,8 +29,6 @@ import { RefusalRecorder, storableLists } from '../common/refusal-recorder';
  * a larger body could never be sealed: it is refused up front as `PAYLOAD_TOO_LARGE`.
  */
 export const MAX_BODY_BYTES = 350_000;
-/** Bytes of the raw body kept in a rejection record, as data. */
-export const BODY_PREVIEW_BYTES = 1024;
 
 /** One `residual-writes` message, as the guard needs it. */
 export type GuardMessage = QueueMessage;
@@ -97,7 +90,7 @@ export class GuardService {
   async #handle(message: GuardMessage): Promise<GuardOutcome> {
     const { logger, metrics, clock, maxReceiptAgeSeconds } = this.#deps;
     const raw = Buffer.from(message.body, 'utf8');
-    const base = { message, bodyDigest: createHash('sha256').update(raw).digest('hex') };
+    const base = { message };
     if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
       // Still filed under its lineage when the body names one, so a writer waiting on it sees it.
       return this.#reject({ ...base, ...idsOf(message.body) }, RejectionReason.PAYLOAD_TOO_LARGE, {
@@ -119,9 +112,9 @@ export class GuardService {
     }
     const ids = looseIds(json);
     logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
-    let request: ResidualWriteRequest;
+    let request: Validated<ResidualWriteRequest>;
     try {
-      request = parseInput(ResidualWriteRequestSchema, json, 'residual write request');
+      request = parseWriteRequest(json);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
@@ -129,7 +122,8 @@ export class GuardService {
     const nowMs = clock();
     let verdict: WriteVerdict;
     try {
-      verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds });
+      // Validated once above: the guard's rules run on it without a second parse.
+      verdict = evaluateValidatedWrite(request, resolveGuardPolicy({ nowMs, maxReceiptAgeSeconds }));
     } catch (error) {
       // The schema passed, so only an input the core still refuses (e.g. not canonicalizable) lands here.
       if (!(error instanceof ResealError)) throw error;
@@ -154,7 +148,6 @@ export class GuardService {
   async #reject(
     context: {
       message: GuardMessage;
-      bodyDigest: string;
       lineageId?: string | null;
       residualId?: string | null;
       requestDigest?: string | null;
@@ -162,23 +155,20 @@ export class GuardService {
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
   ): Promise<GuardOutcome> {
-    const clean = escapeLoneSurrogates;
-    const rejection = await this.#refusals.reject({
-      stage: RejectionStage.GUARD,
-      reason,
-      lineageId: context.lineageId ?? null,
-      residualId: context.residualId ?? null,
-      messageId: context.message.messageId,
-      verdictDigest: details.verdictDigest ?? null,
-      bodyDigest: context.bodyDigest,
-      bodyPreview: previewOf(context.message.body),
-      // Well-formed strings only, so the signed content digest survives storage unchanged.
-      issues: boundedIssues((details.issues ?? []).map((i) => ({ path: clean(i.path), message: clean(i.message) }))),
-      ...storableLists(details),
-      atMs: context.message.sentAtMs,
-      requestDigest: context.requestDigest ?? null,
-      statement: null,
-    });
+    const rejection = await this.#refusals.reject(
+      rejectionRecord({
+        stage: RejectionStage.GUARD,
+        reason,
+        message: context.message,
+        lineageId: context.lineageId ?? null,
+        residualId: context.residualId ?? null,
+        verdictDigest: details.verdictDigest ?? null,
+        requestDigest: context.requestDigest ?? null,
+        ...(details.issues ? { issues: details.issues } : {}),
+        ...(details.rejectedVariables ? { rejectedVariables: details.rejectedVariables } : {}),
+        ...(details.requestViolations ? { requestViolations: details.requestViolations } : {}),
+      }),
+    );
     this.#deps.logger.warn('write rejected', {
       reason,
       verdictDigest: rejection.verdictDigest,
@@ -196,17 +186,6 @@ function looseIds(json: unknown): { lineageId: string | null; residualId: string
     return Identifier.safeParse(value).success ? (value as string) : null;
   };
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
-}
-
-/** Stored issue text at most, in JSON characters: a rejection must fit one DynamoDB item (400 KB). */
-const MAX_ISSUES_JSON = 64 * 1024;
-
-/** At most 50 issues, each path and message cut to 1,024 characters, and the whole within {@link MAX_ISSUES_JSON}. */
-function boundedIssues(issues: readonly { path: string; message: string }[]): { path: string; message: string }[] {
-  const cut = (text: string) => (text.length > 1024 ? `${text.slice(0, 1023)}…` : text).toWellFormed();
-  const kept = issues.slice(0, 50).map((i) => ({ path: cut(i.path), message: cut(i.message) }));
-  while (kept.length > 1 && JSON.stringify(kept).length > MAX_ISSUES_JSON) kept.pop();
-  return kept;
 }
 
 /** Ids of a body that was not validated (e.g. too large), when it is JSON naming valid ones. */
@@ -235,10 +214,4 @@ function idsOutside(body: string, error: StrictJsonError): { lineageId: string |
     lineageId: repeated.has('lineageId') ? null : ids.lineageId,
     residualId: repeated.has('residualId') ? null : ids.residualId,
   };
-}
-
-/** First {@link BODY_PREVIEW_BYTES} bytes, cut on a character boundary; lone surrogates made visible. */
-function previewOf(body: string): string {
-  const bytes = Buffer.from(body, 'utf8').subarray(0, BODY_PREVIEW_BYTES);
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\uFFFD$/, '');
 }

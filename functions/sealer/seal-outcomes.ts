@@ -1,16 +1,17 @@
-import { createHash } from 'node:crypto';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates } from '../../shared/errors';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictReason, RejectionRecord } from '../../shared/ports/lineage-store';
+import { clipText } from '../../shared/schemas/clip-text';
 import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import type { QueueMessage } from '../common/queue-message';
-import { type RefusalRecorder, storableLists } from '../common/refusal-recorder';
+import type { RefusalRecorder } from '../common/refusal-recorder';
+import { rejectionRecord } from '../common/rejection-record';
 import type { SealRequestRefusal } from './seal-request-check';
 
 /** One `seal-requests` message, as the sealer needs it. */
@@ -119,7 +120,7 @@ export class SealOutcomes {
         lineageId,
         residualId,
         reason,
-        detail: escapeLoneSurrogates(detail.slice(0, 4096)),
+        detail: clipText(escapeLoneSurrogates(detail), 4096),
         attemptedHeader: heads.attemptedHeader ?? null,
         expectedHead: heads.expectedHead,
         observedHead: heads.observedHead,
@@ -157,37 +158,33 @@ export class SealOutcomes {
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
     ids: NamedIds = { lineageId: null, residualId: null },
   ): Promise<SealOutcome> {
-    await this.#deps.refusals.reject({
-      ...rejectionOf(message, request, reason, detail),
-      ...(request ? {} : ids),
-      ...storableLists(lists ?? {}),
-    });
+    await this.#deps.refusals.reject(rejectionOf(message, request, reason, detail, lists, request ? undefined : ids));
     this.#deps.logger.error('seal request refused', { reason, detail });
     return { kind: 'REJECTED', reason };
   }
 }
 
-/** The rejection record of a message at the sealer stage. */
+/** The rejection record of a message at the sealer stage: its `detail` as the one issue; filed under `ids` without a parsed request. */
 function rejectionOf(
   message: SealMessage,
   request: SealRequest | null,
   reason: RejectionReason,
   detail: string,
-): RejectionRecord {
-  return {
-    stage: RejectionStage.SEALER,
-    reason,
-    lineageId: request?.request.lineageId ?? null,
-    residualId: request?.request.residualId ?? null,
-    messageId: message.messageId,
-    verdictDigest: request?.verdict.verdictDigest ?? null,
-    bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
-    bodyPreview: message.body.slice(0, 1024).toWellFormed(),
-    issues: [{ path: '', message: escapeLoneSurrogates(detail.slice(0, 4096)) }],
+  lists: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'> = {
     rejectedVariables: [],
     requestViolations: [],
-    atMs: message.sentAtMs,
+  },
+  ids: NamedIds = { lineageId: null, residualId: null },
+): RejectionRecord {
+  return rejectionRecord({
+    stage: RejectionStage.SEALER,
+    reason,
+    message,
+    lineageId: request?.request.lineageId ?? ids.lineageId,
+    residualId: request?.request.residualId ?? ids.residualId,
+    verdictDigest: request?.verdict.verdictDigest ?? null,
     requestDigest: request ? requestDigest(request.request) : null,
-    statement: null,
-  };
+    issues: [{ path: '', message: detail }],
+    ...lists,
+  });
 }

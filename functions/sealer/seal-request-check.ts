@@ -2,9 +2,9 @@ import { InvalidInputError, ResealError } from '../../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, GuardPolicySchema } from '../../shared/guard/policy';
 import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { RejectedVariable, RequestViolation } from '../../shared/guard/verdict';
-import { RejectionReason, type SealRequest } from '../../shared/pipeline/messages';
+import { RejectionReason } from '../../shared/pipeline/messages';
 import { parseInput } from '../../shared/schemas/parse';
-import type { Validated } from '../../shared/schemas/validated';
+import type { ValidatedSealRequest } from './seal-request-parse';
 
 /**
  * How long a `seal-requests` message can exist, in seconds: the queue's retention period
@@ -103,7 +103,7 @@ export interface SealRequestRefusal {
  *   message is retried, never sealed)
  */
 export function checkSealRequest(
-  sealRequest: Validated<SealRequest>,
+  sealRequest: ValidatedSealRequest,
   policy: SealRequestPolicy,
 ): SealRequestRefusal | null {
   const { maxRequestAgeSeconds, ...guardPolicy } = resolveSealRequestPolicy(policy);
@@ -142,8 +142,8 @@ export function checkSealRequest(
 
   let recomputed: ReturnType<typeof evaluateValidatedWrite>;
   try {
-    // The request was validated with the seal request: the guard's rules run without a second parse.
-    recomputed = evaluateValidatedWrite(request as Validated<typeof request>, { ...guardPolicy, nowMs: acceptedAtMs });
+    // The write was validated with the seal request: the guard's rules run without a second parse.
+    recomputed = evaluateValidatedWrite(request, { ...guardPolicy, nowMs: acceptedAtMs });
   } catch (error) {
     // The schema passed, so only a request the guard would refuse as malformed lands here.
     if (!(error instanceof ResealError)) throw error;

@@ -2,6 +2,7 @@ import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/c
 import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
 import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
 import { markValidated, type Validated } from '../../shared/schemas/validated';
+import { WireFields } from '../../shared/schemas/wire-fields';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
 import {
   acceptManifestWithDigests,
@@ -10,16 +11,29 @@ import {
   parseManifest,
   type SealedDependencyManifest,
 } from '../../shared/triage/manifest';
-import { checkPayload, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import { checkPayload, type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+
+/**
+ * A {@link SealRequest} validated at the sealer's boundary, branded down to its write request, so
+ * the guard's rules run on that write (`evaluateValidatedWrite`) with no second parse and no cast.
+ */
+export type ValidatedSealRequest = Validated<
+  Omit<SealRequest, 'request'> & { readonly request: Validated<ResidualWriteRequest> }
+>;
+
+/** Brands a seal request that has just passed {@link SealRequestSchema} (or the checks proven to accept no more). */
+function validatedSealRequest(request: SealRequest): ValidatedSealRequest {
+  return markValidated({ ...request, request: markValidated(request.request) });
+}
 
 /** A `seal-requests` body validated once, with what sealing it needs computed in the same pass. */
 export interface ParsedSealRequest {
-  readonly request: Validated<SealRequest>;
+  readonly request: ValidatedSealRequest;
   /** The seal input of the write, its payload hash and manifest digest computed here. */
   readonly seal: ValidatedSealInput;
 }
 
-const SEAL_REQUEST_FIELDS = ['formatVersion', 'request', 'verdict', 'acceptedAtMs'];
+const SEAL_REQUEST_FIELDS = WireFields.sealRequest.required;
 /** The write request's fields but the two large ones, which are checked by hand. */
 const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
 const SafeVerdict = SealRequestSchema.shape.verdict;
@@ -44,14 +58,14 @@ export function parseSealRequest(json: unknown): ParsedSealRequest | { readonly 
   const parsed = SealRequestSchema.safeParse(json);
   if (!parsed.success)
     return { detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
-  const request = markValidated(parsed.data);
+  const request = validatedSealRequest(parsed.data);
   const write = request.request;
   const { canonicalText } = checkPayload(write.payload) as { canonicalText: string };
   const { manifestDigest } = manifestDigests(parseManifest(write.manifest));
   const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, canonicalText);
   return {
     request,
-    seal: sealInputOfWrite(markValidated(write), request.verdict.verdictDigest, { payloadHash, manifestDigest }),
+    seal: sealInputOfWrite(write, request.verdict.verdictDigest, { payloadHash, manifestDigest }),
   };
 }
 
@@ -82,11 +96,12 @@ function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   // The write manifest's own check (WriteManifestSchema): a non-empty baseline seals to preconditionSeal.
   if (digests === null || (digests.size > 0 && digests.compositeSeal !== digests.manifest.preconditionSeal))
     return null;
-  const request = markValidated(json as unknown as SealRequest);
+  // Every field passed a check proven to accept nothing the schema refuses.
+  const request = validatedSealRequest(json as unknown as SealRequest);
   const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, checked.canonicalText);
   return {
     request,
-    seal: sealInputOfWrite(markValidated(request.request), request.verdict.verdictDigest, {
+    seal: sealInputOfWrite(request.request, request.verdict.verdictDigest, {
       payloadHash,
       manifestDigest: digests.manifestDigest,
     }),

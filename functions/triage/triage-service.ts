@@ -18,6 +18,7 @@ import {
 } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
+import { clipText } from '../../shared/schemas/clip-text';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
@@ -352,7 +353,7 @@ export class TriageService {
       proof: extra.proof ?? null,
       // Well-formed and within the schema's bound: a lone surrogate from a hostile key, or one split
       // by the cut, would make the answer fail its own schema.
-      refusalReason: clip(escapeLoneSurrogates(reason)),
+      refusalReason: clipText(escapeLoneSurrogates(reason), 4000),
       refusalCode: refusal.code,
       completedAtMs: this.#deps.clock(),
     };
@@ -372,9 +373,4 @@ function openTrusted(note: string, key: NoteVerifierKey, origin: string): Verifi
 /** Whether `value` can be a record's seq: a safe integer ≥ 0 (the tree's leaf indices). */
 function isSeq(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
-}
-
-/** At most 4,000 UTF-16 units and well-formed (a cut through a surrogate pair leaves U+FFFD). */
-function clip(text: string): string {
-  return (text.length > 4000 ? `${text.slice(0, 3999)}…` : text).toWellFormed();
 }

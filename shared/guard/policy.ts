@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseInput } from '../schemas/parse';
 import { EpochMillis } from '../schemas/primitives';
 
 /**
@@ -49,3 +50,12 @@ export const GuardPolicySchema = z.strictObject({
 export type GuardPolicy = z.input<typeof GuardPolicySchema>;
 /** A {@link GuardPolicy} after validation, with defaults applied. */
 export type ResolvedGuardPolicy = z.output<typeof GuardPolicySchema>;
+
+/**
+ * Validates a {@link GuardPolicy} and applies its defaults.
+ *
+ * @throws {InvalidInputError} naming the malformed field
+ */
+export function resolveGuardPolicy(policy: GuardPolicy): ResolvedGuardPolicy {
+  return parseInput(GuardPolicySchema, policy, 'guard policy');
+}

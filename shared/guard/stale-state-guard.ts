@@ -1,10 +1,10 @@
 import { StaleWriteError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import { Authority } from '../schemas/primitives';
-import { markValidated, type Validated } from '../schemas/validated';
+import type { Validated } from '../schemas/validated';
 import { type SessionVariable, VariableFreshness } from '../write/session-variable';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../write/write-request';
-import { type GuardPolicy, GuardPolicySchema, type ResolvedGuardPolicy } from './policy';
+import { parseWriteRequest, type ResidualWriteRequest } from '../write/write-request';
+import { type GuardPolicy, type ResolvedGuardPolicy, resolveGuardPolicy } from './policy';
 import { checkReceipt } from './receipt-check';
 import {
   type RejectedVariable,
@@ -182,9 +182,8 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
  *   malformed input never yields a verdict
  */
 export function evaluateWrite(request: unknown, policy: GuardPolicy): WriteVerdict {
-  const resolved = parseInput(GuardPolicySchema, policy, 'guard policy');
-  const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
-  return evaluateValidatedWrite(markValidated(parsed), resolved);
+  const resolved = resolveGuardPolicy(policy);
+  return evaluateValidatedWrite(parseWriteRequest(request), resolved);
 }
 
 /**

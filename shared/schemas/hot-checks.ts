@@ -11,7 +11,9 @@ import { RESERVED_KEY } from './primitives';
  * These checks cost one regular-expression test per key. Each accepts only values its schema
  * accepts (test/unit/shared/schemas/hot-checks.property.test.ts proves it on generated and
  * mutated values); a value they do not accept, valid or not, goes to the schema, which decides
- * and words the error. So a message or verdict never depends on which path ran.
+ * and words the error. So a message or verdict never depends on which path ran. The key sets of
+ * the object checks come from shared/schemas/wire-fields.ts, one list per wire type, tested
+ * against each schema's shape.
  *
  * What they leave to the schema on purpose: map keys outside printable ASCII (an ASCII key is
  * its own NFC form, so ASCII keys cannot collide in the NFC-collision check, and only they skip

@@ -2,6 +2,7 @@ import { LineageNotFoundError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainCheckpoint, ChainVerification, TrustedStart } from './chain-verification';
+import { lineagePages } from './lineage-pages';
 import { verifyChain } from './lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from './stored-head';
 import { VerificationVerdict } from './verification-verdict';
@@ -67,9 +68,7 @@ export async function verifyLineagePages(
   // so an unverifiable MAC early in a long chain never hides a definite break further on.
   let firstUnverified: ChainVerification | null = null;
   let intactHead: ChainVerification['head'] = null;
-  for (let from = 0; from <= lastSeq || result === null; from += pageSize) {
-    const to = Math.min(from + pageSize - 1, lastSeq);
-    const page = to >= from ? await store.readChain(options.lineageId, from, to) : [];
+  for await (const { from, to, records: page } of lineagePages(store, options.lineageId, lastSeq, pageSize)) {
     const seen = recordsSeen(page, head, lastSeen);
     lastSeen = seen.lastSeq;
     recordHashAtHeadSeq ??= seen.recordHashAtHeadSeq;

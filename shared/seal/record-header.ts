@@ -15,6 +15,7 @@ import {
   RecordRefSchema,
   wellFormedString,
 } from '../schemas/primitives';
+import { WireFields } from '../schemas/wire-fields';
 import type { SessionVariable } from '../write/session-variable';
 
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
@@ -121,7 +122,7 @@ export function variablesDigest(variablesUsed: readonly SessionVariable[]): HexD
 
 /** `HashDomain.VARIABLES`, NUL and the canonical text of `{ v: 1, variablesUsed }` up to the list's first member. */
 const VARIABLES_PREFIX = `${HashDomain.VARIABLES}\0{"v":${FORMAT_VERSION},"variablesUsed":[`;
-const PLAIN_VARIABLE_FIELDS = ['name', 'value', 'freshness', 'sourceEpoch'];
+const PLAIN_VARIABLE_FIELDS = WireFields.sessionVariable.required;
 
 /**
  * RFC 8785 text of a session variable with no receipt (the common case, one per record), written

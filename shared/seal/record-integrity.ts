@@ -4,6 +4,7 @@ import { MacAlgorithm } from '../ports/mac-anchor';
 import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainObject } from '../schemas/hot-checks';
 import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
+import { WireFields } from '../schemas/wire-fields';
 import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
 import { encodeHeaderWithHash, variablesDigest } from './record-header';
@@ -110,24 +111,8 @@ function mismatch(deferred: unknown, reason: string): IntegrityFailure {
   return (deferred === null ? null : malformed(deferred)) ?? { verdict: V.HASH_MISMATCH, reason };
 }
 
-const RECORD_FIELDS = ['header', 'recordHash', 'anchor', 'payload', 'manifest', 'variablesUsed', 'sealedAtMs'];
-const HEADER_FIELDS = [
-  'formatVersion',
-  'lineageId',
-  'monotonicSequenceNumber',
-  'residualId',
-  'sessionId',
-  'payloadHash',
-  'parentRecordHash',
-  'generationEpoch',
-  'authority',
-  'manifestDigest',
-  'verdictDigest',
-  'variablesDigest',
-  'sealedAtMs',
-  'keyId',
-  'supersedes',
-];
+const RECORD_FIELDS = WireFields.sealedRecord.required;
+const HEADER_FIELDS = WireFields.recordHeader.required;
 const AUTHORITIES = new Set<unknown>(Object.values(Authority));
 const MAC_ALGORITHMS = new Set<unknown>(Object.values(MacAlgorithm));
 const MAX_KEY_ID_LENGTH = 2048;
@@ -167,7 +152,7 @@ function acceptRecordAwaitingDigests(
     isKeyId(header.keyId) &&
     (supersedes === null || (isOptionalSupersedes(supersedes) && supersedes !== undefined)) &&
     isDigestLength(raw.recordHash) &&
-    hasExactKeys(anchor, ['keyId', 'algorithm', 'mac']) &&
+    hasExactKeys(anchor, WireFields.anchorSignature.required) &&
     (anchor.keyId === header.keyId || isKeyId(anchor.keyId)) &&
     MAC_ALGORITHMS.has(anchor.algorithm) &&
     typeof anchor.mac === 'string' &&

@@ -12,6 +12,7 @@ import {
   NonNegativeInt,
 } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
+import { WireFields } from '../schemas/wire-fields';
 import {
   isManifest,
   manifestDigestOf,
@@ -64,20 +65,9 @@ export interface ValidatedSealInput {
   readonly manifestDigest: HexDigest;
 }
 
-const SEAL_INPUT_FIELDS = [
-  'lineageId',
-  'residualId',
-  'sessionId',
-  'payload',
-  'generationEpoch',
-  'authority',
-  'manifest',
-  'verdictDigest',
-  'variablesUsed',
-] as const;
 const AUTHORITIES = new Set<unknown>(Object.values(Authority));
 const FRESHNESS = new Set<unknown>(Object.values(VariableFreshness));
-const VARIABLE_FIELDS = ['name', 'value', 'freshness', 'sourceEpoch'];
+const VARIABLE_FIELDS = WireFields.sessionVariable.required;
 
 const isIdentifier = (value: unknown): boolean => typeof value === 'string' && IDENTIFIER_PATTERN.test(value);
 
@@ -115,7 +105,7 @@ export function isOptionalSupersedes(value: unknown): boolean {
   if (value === undefined) return true;
   return (
     isPlainObject(value) &&
-    hasExactKeys(value, ['seq', 'recordHash']) &&
+    hasExactKeys(value, WireFields.recordRef.required) &&
     isNonNegativeInt(value.seq) &&
     isHexDigest(value.recordHash)
   );
@@ -130,7 +120,7 @@ export function isOptionalSupersedes(value: unknown): boolean {
  * @throws {InvalidInputError} naming each bad field of the `seal input`
  */
 export function parseSealInput(raw: unknown): ValidatedSealInput {
-  if (isPlainRecord(raw) && hasExactKeys(raw, SEAL_INPUT_FIELDS, ['supersedes'])) {
+  if (isPlainRecord(raw) && hasExactKeys(raw, WireFields.sealInput.required, WireFields.sealInput.optional)) {
     const payload = checkPayload(raw.payload);
     if (
       'canonicalText' in payload &&

@@ -3,6 +3,7 @@ import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../ca
 import { ManifestSealMismatchError } from '../errors';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
 import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
+import { normalFormOf } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
@@ -78,10 +79,11 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * 4. `claimDependencyMap` empty → `FULL_RECONSTRUCTION_REQUIRED` (Element 4, Decision Boundary (2)).
  * 5. A structural or causal key with neither an entry in `baselineKeyHashes` nor a declaration
  *    in `absentKeys` is unattributed → `FULL_RECONSTRUCTION_REQUIRED` (fail closed).
- * 6. A structural key changed or vanished, or was declared absent and appeared →
+ * 6. A structural key changed or vanished, or was declared absent and appeared (in either
+ *    Unicode normal form: NFC `é` and NFD `e\u0301` are the same key here) →
  *    `FULL_RECONSTRUCTION_REQUIRED` (Method 2, Decision Boundary (1)).
  * 7. Claims partitioned by overlap of their causal keys with the drifted keys (Method 3), an
- *    appeared declared-absent key included: none invalidated → `AMBIENT_DRIFT_ONLY`; all →
+ *    appeared declared-absent key (either normal form) included: none invalidated → `AMBIENT_DRIFT_ONLY`; all →
  *    `FULL_RECONSTRUCTION_REQUIRED` (Decision Boundary (3)); otherwise `PARTIAL_REPROBE_REQUIRED`
  *    (Method 4, Decision Boundary (c)). An appeared key nobody declared absent invalidates no
  *    claim (no claim can name it without rule 5 failing closed first).
@@ -285,12 +287,20 @@ interface ClaimIndex {
   readonly allClaims: string[];
   readonly claimsByKey: Map<string, string[]>;
   readonly unattributedKeys: string[];
-  readonly absent: ReadonlySet<string>;
+  /** Declared-absent keys by their {@link normalFormOf} (several when a manifest declares both forms). */
+  readonly absentByForm: ReadonlyMap<string, readonly string[]>;
 }
 
 function indexClaims(m: SealedDependencyManifest): ClaimIndex {
   const baseline = m.baselineKeyHashes;
   const absent = new Set(declaredAbsentKeys(m));
+  const absentByForm = new Map<string, string[]>();
+  for (const key of absent) {
+    const form = normalFormOf(key);
+    const keys = absentByForm.get(form);
+    if (keys === undefined) absentByForm.set(form, [key]);
+    else keys.push(key);
+  }
   const attributed = (key: string) => Object.hasOwn(baseline, key) || absent.has(key);
   const allClaims = Object.keys(m.claimDependencyMap).sort();
   const claimsByKey = new Map<string, string[]>();
@@ -305,7 +315,7 @@ function indexClaims(m: SealedDependencyManifest): ClaimIndex {
       } else claims.push(claimId);
     }
   }
-  return { allClaims, claimsByKey, unattributedKeys: [...unattributed].sort(), absent };
+  return { allClaims, claimsByKey, unattributedKeys: [...unattributed].sort(), absentByForm };
 }
 
 /** Rules 1, 2 and 4–7 on the diffed keys and the claim index: the report. */
@@ -316,7 +326,7 @@ function judge(
   drift: KeyDrift,
   sealIntact: boolean,
 ): DeltaIsolationReport {
-  const { allClaims, claimsByKey, unattributedKeys, absent } = index;
+  const { allClaims, claimsByKey, unattributedKeys, absentByForm } = index;
   const report = (
     verdict: DeltaVerdict,
     reason: string,
@@ -360,8 +370,13 @@ function judge(
     );
   }
   const lost = new Set([...changed, ...vanished]);
-  // Declared absent at write time, present now: drift on whoever rests on the absence.
-  const arrived = new Set(appeared.filter((key) => absent.has(key)));
+  // Declared absent at write time, present now under any normal form: drift on whoever rests on
+  // the absence (docs/triage.md, "Keys declared absent"), since a reader cannot tell which form
+  // the writer meant.
+  const arrived = new Set<string>();
+  if (absentByForm.size > 0) {
+    for (const key of appeared) for (const declared of absentByForm.get(normalFormOf(key)) ?? []) arrived.add(declared);
+  }
   const structuralDrift = m.structuralKeys.filter((key) => lost.has(key) || arrived.has(key));
   if (unattributedKeys.length > 0) {
     return full(
@@ -375,7 +390,7 @@ function judge(
 
   // Claim-level partition (Method 3): walk only the drifted keys through the index.
   const invalidated = new Set<string>();
-  for (const list of [changed, vanished, appeared]) {
+  for (const list of [changed, vanished, appeared, arrived]) {
     for (const key of list) for (const claimId of claimsByKey.get(key) ?? []) invalidated.add(claimId);
   }
   const drifted = changed.length + vanished.length + appeared.length;

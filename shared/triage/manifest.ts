@@ -25,6 +25,7 @@ import {
   wellFormedString,
 } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
+import { WireFields } from '../schemas/wire-fields';
 
 /** A list of map keys that must be sorted (UTF-16 code-unit order, as RFC 8785) and unique. */
 export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {
@@ -149,7 +150,7 @@ export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifest
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
 
-const V1_FIELDS = ['formatVersion', 'preconditionSeal', 'baselineKeyHashes', 'structuralKeys', 'claimDependencyMap'];
+const V1_FIELDS = WireFields.manifestV1.required;
 const isClaimKeys = (keys: unknown) => acceptsSortedAsciiKeys(keys, 1);
 
 /**

@@ -3,7 +3,9 @@ import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/can
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
 import { NormalFormIndex } from '../schemas/normal-form';
+import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, Identifier, NonNegativeInt, RESERVED_KEY, RecordRefSchema } from '../schemas/primitives';
+import { markValidated, type Validated } from '../schemas/validated';
 import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
@@ -176,3 +178,15 @@ export const ResidualWriteRequestSchema = z.strictObject({
  *    manifest: SealedDependencyManifest; supersedes?: { seq; recordHash } }`
  */
 export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
+
+/**
+ * Validates an untrusted write request once, at a trust boundary (the guard's queue, the CLI's
+ * file), against {@link ResidualWriteRequestSchema} (its payload canonicalized once there), and
+ * brands it so that the guard's unchecked entry point (`evaluateValidatedWrite`) takes it
+ * without a second parse.
+ *
+ * @throws {InvalidInputError} naming each bad field
+ */
+export function parseWriteRequest(raw: unknown): Validated<ResidualWriteRequest> {
+  return markValidated(parseInput(ResidualWriteRequestSchema, raw, 'residual write request'));
+}

@@ -223,6 +223,18 @@ const offlineCases = (): Case[] => [
     exitCode: 10,
   },
   {
+    name: 'guard-historical',
+    rule: 'docs/guard.md "HISTORICAL_ATTRIBUTION and operational authority": a safe historical write is said to carry no operational authority, exit 0',
+    argv: ['guard', '--request', 'request-historical.json', ...NOW],
+    exitCode: 0,
+  },
+  {
+    name: 'guard-historical-json',
+    rule: 'docs/guard.md "HISTORICAL_ATTRIBUTION and operational authority": --json names the authority and that it is not operational',
+    argv: ['guard', '--request', 'request-historical.json', '--json', ...NOW],
+    exitCode: 0,
+  },
+  {
     name: 'guard-unknown-field',
     rule: 'bad input: an unknown request field names the file and the field, exit 2',
     argv: ['guard', '--request', 'request-unknown-field.json', ...NOW],

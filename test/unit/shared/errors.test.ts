@@ -20,6 +20,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.CheckpointOriginMismatchError('a', 'b'), false],
   [new errors.MerkleNodeMissingError(0, 1), false],
   [new errors.SignerUnavailableError('k', 'throttled'), true],
+  [new errors.EventNotAcceptedError('ResidualSealed', 'ThrottlingException', 'slow down'), true],
   [new errors.LogStateError('lin-1', 'forged'), false],
   [new errors.OutcomeVerificationError('bad'), false],
   [new errors.StaleHeadError('lin-1', 2, HEAD), true],

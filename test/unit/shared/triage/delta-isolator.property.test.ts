@@ -281,3 +281,55 @@ describe('isolateDelta properties with keys declared absent (fast-check)', () =>
     );
   });
 });
+
+// Keys with a letter that has two Unicode normal forms (NFC `é`, NFD `e\u0301`), outside every other alphabet.
+const composedKeyArb = fc
+  .tuple(fc.constantFrom('é', 'ñ', 'Å', 'ö', 'ǘ'), fc.stringMatching(/^[A-F0-9_]{0,3}$/))
+  .map(([letter, rest]) => `Q${letter}${rest}`.normalize('NFC'));
+
+describe('isolateDelta: a declared-absent key that appears in its other Unicode normal form (fast-check)', () => {
+  it('is drift on whoever rests on the absence, exactly as the declared form would be', () => {
+    fc.assert(
+      fc.property(
+        recordArb,
+        fc.uniqueArray(composedKeyArb, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.boolean(),
+        valueArb,
+        (record, nfcKeys, declareNfd, structural, value) => {
+          const declared = nfcKeys.map((k) => (declareNfd ? k.normalize('NFD') : k));
+          const appearing = nfcKeys.map((k) => (declareNfd ? k : k.normalize('NFD')));
+          const claimIds = Object.keys(record.claimDependencyMap);
+          fc.pre(claimIds.length > 1 || structural);
+          // The first claim rests on every declared-absent key; the others on none of them.
+          const [first] = claimIds;
+          const claimDependencyMap = Object.fromEntries(
+            Object.entries(record.claimDependencyMap).map(([id, causalKeys]) => [
+              id,
+              id === first ? { causalKeys, absentKeys: declared } : causalKeys,
+            ]),
+          );
+          const manifest = buildManifest({
+            env: record.env,
+            structuralKeys: record.structuralKeys,
+            ...(structural ? { structuralAbsentKeys: declared } : {}),
+            claimDependencyMap,
+          });
+          const current = { ...record.env, ...Object.fromEntries(appearing.map((k) => [k, value])) };
+          const report = isolateDelta(manifest, current);
+          expect(report.driftedKeys.appeared).toEqual(sorted(appearing));
+          expect(report.verdict).not.toBe(DeltaVerdict.AMBIENT_DRIFT_ONLY);
+          expect(report.verdict).not.toBe(DeltaVerdict.NO_DRIFT);
+          if (claimIds.length === 0) return;
+          if (structural) {
+            expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
+            expect(report.structuralDrift).toEqual(sorted(declared));
+          }
+          if (first !== undefined) expect(report.invalidatedClaims).toContain(first);
+          expect(report.retainedClaims).not.toContain(first);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
