@@ -425,6 +425,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
           const call = await h.connectOverriding({
             recall: async (request, options) => ({
               ...(await real.recall(request, options)),
+              end: 'UNTRIAGEABLE',
               delta: null,
               refusal: { code: 'MANIFEST_UNTRIAGEABLE', reason: 'delta isolation refused', proven: true },
             }),
