@@ -5,6 +5,20 @@
  * (bench/stack/counting-proxy.ts); read as differences between two snapshots.
  */
 
+/** DynamoDB operations that take `ReturnConsumedCapacity` (and so report what they consumed). */
+export const CAPACITY_OPERATIONS: ReadonlySet<string> = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactGetItems',
+  'TransactWriteItems',
+]);
+
 /** What one operation added up to. */
 export interface CallStats {
   readonly calls: number;

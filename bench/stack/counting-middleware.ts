@@ -3,21 +3,7 @@
  * documented extension point: `client.middlewareStack.add(middleware, { step, name })`, AWS SDK
  * for JavaScript v3 Developer Guide, "Logging AWS SDK for JavaScript calls", "Using middleware").
  */
-import { type CallTally, serviceOf } from './call-tally';
-
-// DynamoDB operations that take `ReturnConsumedCapacity`.
-const CAPACITY_OPERATIONS = new Set([
-  'GetItem',
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'Query',
-  'Scan',
-  'BatchGetItem',
-  'BatchWriteItem',
-  'TransactGetItems',
-  'TransactWriteItems',
-]);
+import { CAPACITY_OPERATIONS, type CallTally, serviceOf } from './call-tally';
 
 /** The part of an SDK client this module uses (every `@aws-sdk/client-*` client has it). */
 export interface MiddlewareClient {

@@ -18,7 +18,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallTally, serviceOf } from './call-tally';
+import { CAPACITY_OPERATIONS, CallTally, serviceOf } from './call-tally';
 
 /** SigV4 signing names → the names the SDK middleware uses (its clients' names). */
 const SERVICE_NAMES: Readonly<Record<string, string>> = {
@@ -41,19 +41,6 @@ const TARGET_PREFIXES: Readonly<Record<string, string>> = {
   AWSEvents: 'EventBridge',
   Logs_20140328: 'CloudWatchLogs',
 };
-
-const CAPACITY_OPERATIONS = new Set([
-  'GetItem',
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'Query',
-  'Scan',
-  'BatchGetItem',
-  'BatchWriteItem',
-  'TransactGetItems',
-  'TransactWriteItems',
-]);
 
 /** Service and operation of a request, as its protocol names them. */
 export function callName(

@@ -9,10 +9,11 @@ import { testAnchor } from './seal-factories';
 /** A guard service on in-memory fakes, its clock at the factories' "now", receipts up to 900 s old. */
 export function testGuardService() {
   const store = new InMemoryLineageStore();
+  const publisher = new FakePublisher();
   const queue = new FakeSealQueue();
   const service = new GuardService({
     store,
-    publisher: new FakePublisher(),
+    publisher,
     queue,
     signer: testGuardSigner(),
     logName: TEST_LOG_NAME,
@@ -21,20 +22,24 @@ export function testGuardService() {
     clock: () => FACTORY_NOW_MS,
     maxReceiptAgeSeconds: 900,
   });
-  return { service, store, queue };
+  return { service, store, publisher, queue };
 }
 
-/** A sealer service on in-memory fakes and the test keys, its clock 1 s after the factories' "now". */
-export function testSealerService() {
-  const store = new InMemoryLineageStore();
-  const service = new SealerService({
-    store,
+/** A sealer's dependencies on in-memory fakes and the test keys, its clock 1 s after the factories' "now". */
+export function testSealerDeps() {
+  return {
+    store: new InMemoryLineageStore(),
     publisher: new FakePublisher(),
     metrics: new FakeMetrics(),
     anchor: testAnchor(),
     signer: testLogSigner(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS + 1000,
-  });
-  return { service, store };
+  };
+}
+
+/** A sealer service on {@link testSealerDeps}, with those dependencies beside it. */
+export function testSealerService() {
+  const deps = testSealerDeps();
+  return { ...deps, service: new SealerService(deps) };
 }

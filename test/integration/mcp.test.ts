@@ -30,6 +30,7 @@ import { differingWriteContent } from '../../shared/seal/write-content';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { buildManifest } from '../../shared/triage/manifest';
 import { expectConforming } from '../helpers/mcp-conformance';
+import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
 // scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
@@ -401,12 +402,7 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
   it('a write without env seals the providers’ snapshot; a recall without env finds no drift', async () => {
     const lineageId = `mcp-stdio-${randomUUID()}`;
     const { tools } = await stdio.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      'reseal_inspect',
-      'reseal_recall',
-      'reseal_verify',
-      'reseal_write',
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES]);
     const written = await call(stdio, 'reseal_write', {
       lineageId,
       ...session(),

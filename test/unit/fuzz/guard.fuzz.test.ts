@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GuardService, MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
+import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
@@ -12,7 +12,6 @@ import {
   type ResidualWriteRequest,
   ResidualWriteRequestSchema,
 } from '../../../shared/write/write-request';
-import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
 import {
   FUZZ_RUNS,
   FUZZ_TIMEOUT_MS,
@@ -32,8 +31,8 @@ import {
 } from '../../helpers/fuzz-arbitraries';
 import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
-import { TEST_GUARD_KEY, TEST_LOG_NAME, testGuardSigner } from '../../helpers/pipeline-keys';
+import { TEST_GUARD_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { testGuardService } from '../../helpers/service-factories';
 
 /**
  * Fuzzing the guard (docs/guarantees.md, "Fuzzing"): `GuardService.handle` on generated `residual-writes` bodies, each
@@ -43,23 +42,7 @@ import { TEST_GUARD_KEY, TEST_LOG_NAME, testGuardSigner } from '../../helpers/pi
 const POLICY = { nowMs: FACTORY_NOW_MS, maxReceiptAgeSeconds: 900 };
 const SENT_AT_MS = FACTORY_NOW_MS - 5;
 
-function setup() {
-  const store = new InMemoryLineageStore();
-  const publisher = new FakePublisher();
-  const queue = new FakeSealQueue();
-  const service = new GuardService({
-    store,
-    publisher,
-    queue,
-    signer: testGuardSigner(),
-    logName: TEST_LOG_NAME,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => FACTORY_NOW_MS,
-    maxReceiptAgeSeconds: POLICY.maxReceiptAgeSeconds,
-  });
-  return { store, publisher, queue, service };
-}
+const setup = testGuardService;
 
 /** Every string in `value` is well-formed (so a digest over it survives UTF-8 storage). */
 function allWellFormed(value: unknown): boolean {

@@ -20,6 +20,12 @@ import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../../shared/triage/delta-isolator';
 import { inProcessStack } from '../../helpers/in-process-stack';
 import { expectConforming } from '../../helpers/mcp-conformance';
+import {
+  MCP_CLAIMS as CLAIMS,
+  MCP_ENV as ENV,
+  MCP_FIRST_WRITE as FIRST_WRITE,
+  MCP_LINEAGE as LINEAGE,
+} from '../../helpers/mcp-fixtures';
 import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { pipeline } from './pipeline';
 
@@ -81,20 +87,6 @@ function kindOf(tool: ToolName, result: CallToolResult): string {
 
 // --- the scenarios ---
 
-const LINEAGE = 'agent-7';
-const ENV = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };
-const CLAIMS = {
-  'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] },
-  'npm-ci-works': { content: { exit: 0 }, causalKeys: ['tool:npm'] },
-};
-const FIRST_WRITE = {
-  lineageId: LINEAGE,
-  sessionId: 's-3',
-  generationEpoch: 3,
-  predecessor: { sessionId: 's-2', epoch: 2 },
-  claims: CLAIMS,
-  structuralKeys: ['tool:os'],
-};
 const NEXT_WRITE = {
   ...FIRST_WRITE,
   sessionId: 's-4',

@@ -11,6 +11,13 @@ import { verifyRecordProof } from '../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { RejectionRecord } from '../../../shared/ports/lineage-store';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
+import {
+  MCP_CLAIMS as CLAIMS,
+  MCP_ENV as env,
+  MCP_FIRST_WRITE as firstWrite,
+  MCP_LINEAGE as LINEAGE,
+  MCP_TOOL_NAMES,
+} from '../../helpers/mcp-fixtures';
 import { staleRejection } from '../../helpers/outcome-factories';
 import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { TEST_NOW_MS } from '../../helpers/seal-factories';
@@ -41,21 +48,7 @@ async function call(mcp: Client, name: string, args: Record<string, unknown>) {
   return { isError: result.isError === true, out: result.structuredContent as Structured };
 }
 
-const LINEAGE = 'agent-7';
-const env = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };
 const drifted = { ...env, 'tool:npm': '11.0.0' };
-const CLAIMS = {
-  'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] },
-  'npm-ci-works': { content: { exit: 0 }, causalKeys: ['tool:npm'] },
-};
-const firstWrite = {
-  lineageId: LINEAGE,
-  sessionId: 's-3',
-  generationEpoch: 3,
-  predecessor: { sessionId: 's-2', epoch: 2 },
-  claims: CLAIMS,
-  structuralKeys: ['tool:os'],
-};
 
 /** A rejection of `request` as the guard would file it, but signed by a key that is not the guard's. */
 async function forgedRejection(request: ResidualWriteRequest, messageId: string): Promise<RejectionRecord> {
@@ -77,12 +70,7 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
   it('lists the four tools with JSON Schemas from the wire-format zod schemas', async () => {
     const mcp = await connected(pipeline().deps(env));
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      'reseal_inspect',
-      'reseal_recall',
-      'reseal_verify',
-      'reseal_write',
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES]);
     const write = tools.find((t) => t.name === 'reseal_write');
     expect(write?.inputSchema).toMatchObject({
       type: 'object',

@@ -5,6 +5,7 @@ import { type CallToolResult, Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectConforming } from '../../helpers/mcp-conformance';
+import { MCP_TOOL_NAMES } from '../../helpers/mcp-fixtures';
 
 // `reseal mcp` as a host starts it, on a machine with no AWS set up: no region, no credentials,
 // nothing deployed. It must still start and list its tools; each call answers UNAVAILABLE naming
@@ -58,12 +59,7 @@ describe('reseal mcp starts and lists its tools with no stack reachable', () => 
   it('no region and no credentials: tools/list answers; every tool answers UNAVAILABLE, region missing', async () => {
     const mcp = await serve({});
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
-      'reseal_inspect',
-      'reseal_recall',
-      'reseal_verify',
-      'reseal_write',
-    ]);
+    expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES]);
     const args: Record<string, Record<string, unknown>> = {
       reseal_write: { lineageId: 'agent-7', sessionId: 's-1', generationEpoch: 1, env: { 'tool:node': 'v20' } },
       reseal_recall: { lineageId: 'agent-7', env: { 'tool:node': 'v20' } },

@@ -13,7 +13,7 @@ import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest, manifestDigest } from '../../../../shared/triage/manifest';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
-import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import {
   absentKeyManifest,
@@ -22,29 +22,15 @@ import {
   unverifiedInheritedVariable,
   validWriteRequest,
 } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
+import { testSealerDeps, testSealerService } from '../../../helpers/service-factories';
 
 const LINEAGE = 'lineage-agent-42';
 
-/** Fresh in-memory dependencies; the clock reads 1 s after the factories' "now". */
-function deps() {
-  return {
-    store: new InMemoryLineageStore(),
-    publisher: new FakePublisher(),
-    metrics: new FakeMetrics(),
-    anchor: testAnchor(),
-    signer: testLogSigner(),
-    logger: fakeLogger(),
-    clock: () => FACTORY_NOW_MS + 1000,
-  };
-}
-
-function setup() {
-  const d = deps();
-  return { ...d, service: new SealerService(d) };
-}
+const deps = testSealerDeps;
+const setup = testSealerService;
 
 let n = 0;
 const message = (body: string, sentAtMs = FACTORY_NOW_MS + n + 1) => ({ messageId: `m-${++n}`, body, sentAtMs });

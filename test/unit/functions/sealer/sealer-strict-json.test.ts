@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { RejectionReason } from '../../../../shared/pipeline/messages';
-import { FakeMetrics, FakePublisher, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner } from '../../../helpers/pipeline-keys';
-import { testAnchor } from '../../../helpers/seal-factories';
+import { testSealerService } from '../../../helpers/service-factories';
 
-function setup() {
-  const deps = {
-    store: new InMemoryLineageStore(),
-    publisher: new FakePublisher(),
-    metrics: new FakeMetrics(),
-    anchor: testAnchor(),
-    signer: testLogSigner(),
-    logger: fakeLogger(),
-    clock: () => FACTORY_NOW_MS + 1000,
-  };
-  return { ...deps, service: new SealerService(deps) };
-}
+const setup = testSealerService;
 
 const message = (body: string) => ({ messageId: 'm-1', body, sentAtMs: FACTORY_NOW_MS });
 
