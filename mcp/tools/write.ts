@@ -31,7 +31,10 @@ import { registerResealTool } from '../tool-schema';
 /** Name of the write tool. */
 export const WRITE_TOOL = 'reseal_write';
 
-/** A claim of a write: what was concluded and the environment keys it rests on (docs/triage.md, "The four recorded elements"). */
+/**
+ * A claim of a write: what was concluded and the environment keys it rests on (docs/triage.md,
+ * "The four recorded elements").
+ */
 const ClaimInput = z
   .strictObject({
     content: JsonPayloadSchema.describe('what you concluded (any JSON), returned by reseal_recall while it stands'),
