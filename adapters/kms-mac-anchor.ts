@@ -6,7 +6,7 @@ import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../shared/po
 export type KMSSend = Pick<KMSClient, 'send'>;
 
 /**
- * {@link MacAnchor} over a KMS `HMAC_256` key (seed 003 `external_anchor_signature`):
+ * {@link MacAnchor} over a KMS `HMAC_256` key (the record anchor of docs/sealing.md, "Record layout"):
  * `GenerateMac` / `VerifyMac` with `HMAC_SHA_256`; MACs travel as standard base64 of the raw bytes.
  *
  * - `verifyMac` resolves `false` on `KMSInvalidMacException` (a wrong MAC: tampered or forged)

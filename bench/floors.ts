@@ -73,12 +73,12 @@ export interface SealerFormatInput {
 }
 
 /**
- * Not the issue's floor (that is {@link sealFloor} over the write's bodies) but what this format
+ * Not the seal floor (that is {@link sealFloor} over the write's bodies) but what this format
  * makes any sealer do on top of it, with no validation either: `JSON.parse` of the queue body,
  * the manifest's second SHA-256 (a write names its manifest by digest and its baseline by the
  * composite seal, two hashes over the same 70 kB map), and the log's one Ed25519 signature per
  * run of writes with the sealer's check of it under the public key. Printed beside the figure,
- * to show how much of the gap to the issue's floor the format itself fixes.
+ * to show how much of the gap to the seal floor the format itself fixes.
  */
 export function sealerFormatFloor(parts: SealParts, input: SealerFormatInput, key: Uint8Array): string {
   JSON.parse(input.body);

@@ -5,7 +5,7 @@
  * DynamoDB), recall latency, and the signatures and MACs per sealed record;
  * then inclusion-proof verifications per second against raw SHA-256 in the same run.
  *
- * Targets (issue 7): at most one KMS call per recall at every n (the public key, once; none
+ * Targets (docs/verifiable-log.md, "Recall"): at most one KMS call per recall at every n (the public key, once; none
  * warm), item reads growing no faster than log n, at most one `Sign` per FIFO group. The same
  * counts on the deployed emulator stack are asserted by test/integration/verifiable-log.test.ts.
  *

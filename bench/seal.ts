@@ -180,9 +180,9 @@ async function sealerFigure(): Promise<{ figure: Figure; note: string }> {
   };
   const formatFloor = median(formatSamples) * 1e3;
   const note =
-    `Additional line, not the target's measure: the sealer's format floor (bench/floors.ts: the issue's floor plus ` +
+    `Additional line, not the target's measure: the sealer's format floor (bench/floors.ts: the seal floor plus ` +
     `\`JSON.parse\` of the ${(message.body.length / 1024).toFixed(0)} KiB body, the manifest's second SHA-256 and one ` +
-    `Ed25519 signature with its check) is ${formatFloor.toFixed(0)} µs, ${pairedRatio(formatSamples, samples.floor).toFixed(2)}× the issue's floor; ` +
+    `Ed25519 signature with its check) is ${formatFloor.toFixed(0)} µs, ${pairedRatio(formatSamples, samples.floor).toFixed(2)}× the seal floor; ` +
     `the sealer is ${pairedRatio(samples.measured, formatSamples).toFixed(2)}× that.`;
   return { figure, note };
 }

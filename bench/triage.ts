@@ -119,7 +119,7 @@ export async function runTriageBench(): Promise<{ row: string; series: string }>
     '',
     `Flatness (largest ÷ smallest triage µs/key over the series): ${flatness.toFixed(2)}× (target ≤ 1.5× ${flatness <= 1.5 ? '✓' : '✗'}).`,
     '',
-    // Not the issue's measure, beside it: the floor is not flat either, so this says how much of
+    // Not the target's measure, beside it: the floor is not flat either, so this says how much of
     // the spread above is triage's own.
     `Additional line, not the target's measure: the floor's own spread (largest ÷ smallest floor µs/key) is ${spread(floorPerKey).toFixed(2)}×; the ratio to the floor over the series is ${ratios.map((r) => `${r.toFixed(2)}×`).join(', ')} (largest ÷ smallest ${spread(ratios).toFixed(2)}×).`,
   );

@@ -8,8 +8,8 @@ import { type SessionVariable, VariableFreshness } from '../shared/write/session
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /**
- * Small helpers that build the pieces of a {@link ResidualWriteRequest} (seed 004, Recorded
- * Elements 1–4; seed 000, Recorded Elements 1–3) without spelling every field by hand.
+ * Small helpers that build the pieces of a {@link ResidualWriteRequest} (docs/guard.md,
+ * "Input"; docs/triage.md, "The four recorded elements") without spelling every field by hand.
  */
 
 /**
@@ -94,7 +94,7 @@ export interface WriteRequestInput {
    * any keys declared absent) to build it from with `buildManifest`.
    */
   readonly manifest: SealedDependencyManifest | BuildManifestInput;
-  /** The record this write re-seals after targeted re-probes (seed 000). */
+  /** The record this write re-seals after targeted re-probes (docs/triage.md, "The report"). */
   readonly supersedes?: { readonly seq: number; readonly recordHash: string };
 }
 

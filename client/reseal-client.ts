@@ -317,7 +317,7 @@ export class ResealClient {
   }
 
   /**
-   * Verifies a stored lineage (seed 003): every hash and link offline, every MAC through the
+   * Verifies a stored lineage (docs/sealing.md, "Verification"): every hash and link offline, every MAC through the
    * anchor (KMS `VerifyMac`), the tail against `checkpoint`, and the stored head item against the
    * records (it is a claim: records past it, another hash at its seq or no head at all →
    * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`). A MAC that cannot be

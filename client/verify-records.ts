@@ -24,7 +24,7 @@ export interface VerifyRecordsOptions {
 }
 
 /**
- * Verifies a chain of stored records (seed 003, with the checkpoint rule of docs/sealing.md): one call of
+ * Verifies a chain of stored records (docs/sealing.md, "Verification" and its checkpoint rule): one call of
  * the core's `verifyChain`, which runs every key-free check (hashes, lineage, sequence, epochs,
  * checkpoint) before the MACs and lets a definite break (`HASH_MISMATCH`, `LINEAGE_BROKEN`,
  * `SEQUENCE_REPLAYED`, `TRUNCATION_DETECTED`) win over `UNVERIFIED_TAMPER_RISK`. So a broken hash

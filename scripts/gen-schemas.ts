@@ -35,29 +35,34 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
   {
     name: 'ResidualWriteRequest',
     schema: ResidualWriteRequestSchema,
-    description: 'Body of an SQS residual-writes message (seed 004).',
+    description: 'Body of an SQS residual-writes message (docs/guard.md, "Input").',
   },
   {
     name: 'SealRequest',
     schema: SealRequestSchema,
     description: 'Body of a FIFO seal-requests message: a write the guard accepted.',
   },
-  { name: 'SealedRecord', schema: SealedRecordSchema, description: 'A sealed residual as stored (seed 003).' },
+  {
+    name: 'SealedRecord',
+    schema: SealedRecordSchema,
+    description: 'A sealed residual as stored (docs/sealing.md, "Record layout").',
+  },
   { name: 'LineageHead', schema: LineageHeadSchema, description: 'Head of a lineage: the checkpoint a client keeps.' },
   {
     name: 'SealedDependencyManifest',
     schema: SealedDependencyManifestSchema,
-    description: 'Precondition manifest of a record (seed 000): format 1, or format 2 when it declares absentKeys.',
+    description:
+      'Precondition manifest of a record (docs/triage.md): format 1, or format 2 when it declares absentKeys.',
   },
   {
     name: 'DeltaIsolationReport',
     schema: DeltaIsolationReportSchema,
-    description: 'Result of differential seal triage (seed 000).',
+    description: 'Result of differential seal triage (docs/triage.md, "The report").',
   },
   {
     name: 'WriteVerdict',
     schema: WriteVerdictSchema,
-    description: "The stale-state guard's verdict on a write (seed 004).",
+    description: "The stale-state guard's verdict on a write (docs/guard.md).",
   },
   {
     name: DetailType.RecallRequested,

@@ -3,9 +3,9 @@
  * test/unit/shared/architecture.test.ts).
  *
  * - Canonical form and hashing: RFC 8785 bytes, domain-separated SHA-256 (docs/canonical-form.md).
- * - Stale-state guard, seed 004 (docs/guard.md).
- * - Sealing and lineage verification, seed 003 (docs/sealing.md).
- * - Differential seal triage, seed 000 (docs/triage.md).
+ * - Stale-state guard (docs/guard.md).
+ * - Sealing and lineage verification (docs/sealing.md).
+ * - Differential seal triage (docs/triage.md).
  * - Verifiable log per lineage: RFC 9162 Merkle tree, C2SP checkpoints and signed notes (docs/verifiable-log.md).
  * - Wire schemas of the pipeline's messages and the ports its adapters implement (docs/pipeline.md).
  *

@@ -25,7 +25,7 @@ export function integerOption(value: string): number {
 }
 
 /**
- * `reseal guard`: runs the stale-state guard (seed 004) on a residual write request and prints
+ * `reseal guard`: runs the stale-state guard (docs/guard.md) on a residual write request and prints
  * the verdict.
  */
 export function registerGuard(program: Command, ctx: CommandContext): void {
@@ -33,7 +33,7 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
     .command('guard')
     .summary('run the stale-state guard on a write request (offline)')
     .description(
-      'Runs the stale-state guard (seed 004) on a residual write request (the body an agent sends to SQS) and prints the verdict.',
+      'Runs the stale-state guard on a residual write request (the body an agent sends to SQS) and prints the verdict.',
     )
     .requiredOption('--request <REQUEST.json>', 'residual write request (camelCase JSON, formatVersion 1)')
     .option('--json', 'print the verdict as JSON (snake_case)')

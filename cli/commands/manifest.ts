@@ -9,7 +9,7 @@ import { jsonText } from '../format/output';
 import { readSchemaFile } from '../read-input';
 
 /**
- * CLAIMS.json: claim id → its causal keys (seed 000 `claim_dependency_map`), or
+ * CLAIMS.json: claim id → its causal keys (the manifest's `claimDependencyMap`), or
  * `{ "causalKeys": [...], "absentKeys": [...] }` for a claim that rests on keys being absent.
  */
 const ClaimsFile = ClaimKeysMapInput;
@@ -22,7 +22,7 @@ interface ManifestOptions {
 }
 
 /**
- * `reseal manifest`: builds the sealed dependency manifest (seed 000, "Recorded Elements") from
+ * `reseal manifest`: builds the sealed dependency manifest (docs/triage.md, "The four recorded elements") from
  * a baseline environment, the structural keys and each claim's causal keys, and prints it as
  * camelCase JSON (the wire format `triage --manifest` and a write request take). Keys declared
  * absent (`--structural-absent`, a claim's `absentKeys`) make it a format-2 manifest
@@ -33,7 +33,7 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
     .command('manifest')
     .summary('build the sealed dependency manifest (offline)')
     .description(
-      'Builds the sealed dependency manifest of seed 000 from the environment at write time and prints it as JSON.\n' +
+      'Builds the sealed dependency manifest of differential seal triage from the environment at write time and prints it as JSON.\n' +
         'BASELINE.json is a flat object of key to string value. CLAIMS.json maps each claim id to its list of causal keys, ' +
         'or to { "causalKeys": [...], "absentKeys": [...] } for a claim that rests on keys being absent from BASELINE.json; ' +
         'such a key appearing later invalidates the claim (with --structural-absent, the whole record).',

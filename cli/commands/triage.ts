@@ -22,7 +22,7 @@ export function deltaExitCode(verdict: DeltaVerdict): ExitCode {
 }
 
 /**
- * `reseal triage`: differential seal triage (seed 000) of a manifest against the current
+ * `reseal triage`: differential seal triage (docs/triage.md) of a manifest against the current
  * environment; prints the delta isolation report.
  */
 export function registerTriage(program: Command, ctx: CommandContext): void {
@@ -30,7 +30,7 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
     .command('triage')
     .summary('isolate the environment delta against a manifest (offline)')
     .description(
-      'Runs differential seal triage (seed 000): compares the current environment with a sealed dependency\n' +
+      'Runs differential seal triage: compares the current environment with a sealed dependency\n' +
         'manifest and prints which keys drifted and which claims stand or must be re-probed.',
     )
     .requiredOption('--manifest <MANIFEST.json>', 'sealed dependency manifest (as `reseal manifest` prints it)')

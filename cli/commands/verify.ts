@@ -36,7 +36,7 @@ export function verificationExitCode(verdict: VerificationVerdict): ExitCode {
 }
 
 /**
- * `reseal verify`: verifies a sealed chain (seed 003), from an export file (offline: hashes and
+ * `reseal verify`: verifies a sealed chain (docs/sealing.md, "Verification"), from an export file (offline: hashes and
  * links always, MACs when a key is reachable) or from the deployed table (`--lineage`).
  */
 export function registerVerify(program: Command, ctx: CommandContext): void {

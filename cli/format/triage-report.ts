@@ -2,8 +2,8 @@ import type { DeltaIsolationReport } from '../../shared/triage/delta-isolator';
 import { fieldLines, nameList } from './output';
 
 /**
- * The delta isolation report for `--json`: snake_case keys, as the seeds spell them
- * (seed 000 `verdict`, `drifted_keys`, `retained_claims`, `invalidated_claims`). Every array
+ * The delta isolation report for `--json`: snake_case keys (`verdict`,
+ * `drifted_keys`, `retained_claims`, `invalidated_claims`; docs/cli.md, "`reseal triage`"). Every array
  * is sorted, as in the core's report. Stable: fields are only ever added.
  */
 export function triageReportJson(report: DeltaIsolationReport) {

@@ -4,7 +4,7 @@ import { Authority } from '../../shared/schemas/primitives';
 import { fieldLines } from './output';
 
 /**
- * The guard's write verdict for `--json`: snake_case keys as seed 004 spells them (`is_safe`,
+ * The guard's write verdict for `--json`: snake_case keys (`is_safe`,
  * `rejected_variables`, `verdict_digest`), plus `request_violations`, the write's `authority` and
  * `operational_authority` (`false` for `INFORMATIONAL_ONLY` and `HISTORICAL_ATTRIBUTION`: a safe
  * verdict lets such a record be written, never acted on as current truth; docs/guard.md,

@@ -50,14 +50,14 @@ export interface GuardDeps {
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
-  /** Oldest freshness receipt accepted, seconds (seed 004 receipts). */
+  /** Oldest freshness receipt accepted, seconds (docs/guard.md, "Default receipt age"). */
   readonly maxReceiptAgeSeconds: number;
   /** Override of {@link MAX_BODY_BYTES} (tests). */
   readonly maxBodyBytes?: number;
 }
 
 /**
- * Per-message logic of the guard Lambda (seed 004): parse, `evaluateWrite`, then forward an
+ * Per-message logic of the guard Lambda (docs/guard.md): parse, `evaluateWrite`, then forward an
  * accepted write to `seal-requests` or record the refusal.
  *
  * Permanent failures never throw (the message then counts as processed): malformed JSON, schema

@@ -30,5 +30,5 @@ const service = new GuardService({
   maxReceiptAgeSeconds: Number(process.env.MAX_RECEIPT_AGE_SECONDS ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS),
 });
 
-/** Lambda entry point: SQS `residual-writes` → stale-state guard (seed 004). */
+/** Lambda entry point: SQS `residual-writes` → stale-state guard (docs/guard.md). */
 export const handler = createGuardHandler(service, logger, metrics);

@@ -29,5 +29,5 @@ const service = new SealerService({
   maxRequestAgeSeconds: Number(requireEnv('SEAL_QUEUE_RETENTION_SECONDS')),
 });
 
-/** Lambda entry point: SQS FIFO `seal-requests` → seal and append (seed 003). */
+/** Lambda entry point: SQS FIFO `seal-requests` → seal and append (docs/sealing.md, docs/verifiable-log.md). */
 export const handler = createSealerHandler(service, logger, metrics);

@@ -79,8 +79,8 @@ export interface SealRequestRefusal {
 
 /**
  * The sealer's own check that a `seal-requests` message is genuine guard output, so that
- * skipping the guard (sending straight to the FIFO queue) seals nothing (seed 004: the guard
- * must be fail-closed; seed 003: the header's `verdictDigest` binds the record to the guard's
+ * skipping the guard (sending straight to the FIFO queue) seals nothing (the guard
+ * must be fail-closed; the header's `verdictDigest` binds the record to the guard's
  * decision, which is only meaningful if the sealer does not take the digest on trust).
  *
  * A seal request passes only when all hold:

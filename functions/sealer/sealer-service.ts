@@ -53,7 +53,7 @@ export interface SealerDeps {
 type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending };
 
 /**
- * Per-batch logic of the sealer Lambda (seed 003 plus the verifiable log, docs/verifiable-log.md
+ * Per-batch logic of the sealer Lambda (docs/sealing.md plus the verifiable log, docs/verifiable-log.md
  * "Appending"). Messages of one FIFO group are handled in order; consecutive writes to one
  * lineage form a run that is sealed and appended together:
  *

@@ -63,7 +63,7 @@ interface Proven {
 }
 
 /**
- * Per-event logic of the triage Lambda (seed 000 on a record proven by the verifiable log,
+ * Per-event logic of the triage Lambda (docs/triage.md on a record proven by the verifiable log,
  * docs/verifiable-log.md "Recall"). Cost is independent of the lineage's length: no MAC call
  * (the log's public key is fetched once per cold start), O(log n) item reads.
  *

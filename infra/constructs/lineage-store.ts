@@ -17,7 +17,7 @@ export interface LineageStoreProps {
 
 /**
  * Where lineages live: one DynamoDB table (string keys `pk`, `sk`; on demand; point-in-time
- * recovery) and the KMS HMAC_256 key that anchors record headers (seed 003), with an alias.
+ * recovery) and the KMS HMAC_256 key that anchors record headers (docs/sealing.md), with an alias.
  *
  * Grants are stated in domain terms so that only the sealer can sign.
  */

@@ -31,7 +31,10 @@ import { registerResealTool } from '../tool-schema';
 /** Name of the write tool. */
 export const WRITE_TOOL = 'reseal_write';
 
-/** A claim of a write: what was concluded and the environment keys it rests on (seed 000 claim dependency). */
+/**
+ * A claim of a write: what was concluded and the environment keys it rests on (docs/triage.md,
+ * "The four recorded elements").
+ */
 const ClaimInput = z
   .strictObject({
     content: JsonPayloadSchema.describe('what you concluded (any JSON), returned by reseal_recall while it stands'),
@@ -51,7 +54,7 @@ const ClaimInput = z
   });
 
 /**
- * A variable the write used (seed 004): the wire format's `SessionVariable`, plus `reprobe`, a
+ * A variable the write used (docs/guard.md, "Input"): the wire format's `SessionVariable`, plus `reprobe`, a
  * shorthand for the receipt of a value re-verified in this session (the server computes its
  * `observedValueDigest` and names this write's session).
  */

@@ -1,7 +1,7 @@
 import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 import { absentKeysOf, type LineageTemplate, nextClaimMap } from './scenario';
 
-/** The part of a triage report (seed 000 `DeltaIsolationReport`) an agent acts on. */
+/** The part of a triage report (`DeltaIsolationReport`, docs/triage.md) an agent acts on. */
 export interface TriageFindings {
   readonly verdict: DeltaVerdict;
   readonly driftedKeys: {
@@ -36,7 +36,7 @@ export interface AgentDecision {
 }
 
 /**
- * The agent's response to a triage report (seed 000, Method 4 and Decision Boundary):
+ * The agent's response to a triage report (docs/triage.md, rules 8–10):
  * - NO_DRIFT / AMBIENT_DRIFT_ONLY: keep every claim; no re-seal.
  * - PARTIAL_REPROBE_REQUIRED: keep the retained claims, re-probe exactly the invalidated ones,
  *   and re-seal a superseding record whose manifest is built from the current environment.

@@ -61,7 +61,7 @@ export interface DemoBackend {
   receipt(lineageId: string, seq: number): Promise<{ readonly receipt: Receipt; readonly logKey: string }>;
   /**
    * Edits the payload of a stored record directly in the table, as someone with table write
-   * access and no MAC key would (seed 003, "Hash-With-Payload Forgery").
+   * access and no MAC key would (docs/sealing.md, "What an HMAC anchor can and cannot prove").
    */
   tamperWithPayload(lineageId: string, seq: number): Promise<TamperEdit>;
 }

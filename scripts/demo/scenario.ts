@@ -6,7 +6,7 @@ import type { RunnerSnapshot } from './snapshots';
  * depend on real keys of the runner-image snapshots, when each writes and when it is recalled.
  *
  * Key names are those of examples/runner-images/README.md ("Record format"). A claim names its
- * causal keys (seed 000 `claim_dependency_map`); an entry that is a list names alternatives,
+ * causal keys (the manifest's `claimDependencyMap`); an entry that is a list names alternatives,
  * the first present in the environment being the one used (the report renamed
  * `tool:docker compose v2` to `tool:docker compose` in 2026, so the compose claim's key
  * vanishes and its re-probe finds the new name). A claim may also rest on keys being absent
@@ -37,7 +37,7 @@ export interface LineageTemplate {
   /** Short name, unique in the scenario (the lineage id adds the run id). */
   readonly name: string;
   readonly description: string;
-  /** Keys whose drift invalidates the whole record (seed 000 `structural_keys`). */
+  /** Keys whose drift invalidates the whole record (the manifest's `structuralKeys`). */
   readonly structuralKeys: readonly string[];
   readonly claims: readonly ClaimTemplate[];
 }

@@ -11,11 +11,11 @@ export interface RecallResult {
   readonly recalledSeq: number | null;
   /** `TRIAGED`, or `REFUSED` when verification failed before triage. */
   readonly outcome: 'TRIAGED' | 'REFUSED';
-  /** Chain verification verdict (seed 003), `null` when no record was found. */
+  /** Chain verification verdict (docs/sealing.md), `null` when no record was found. */
   readonly verification: string | null;
   /** Whether the client proved the record against a signed checkpoint (inclusion proof). */
   readonly proven: boolean;
-  /** Delta verdict (seed 000), `null` when refused. */
+  /** Delta verdict (docs/triage.md), `null` when refused. */
   readonly verdict: DeltaVerdict | null;
   /** Keys changed, vanished or appeared since the record's baseline (all of them). */
   readonly driftedKeyCount: number;
@@ -133,7 +133,7 @@ export interface DemoSummary {
   readonly durationMs: number;
 }
 
-/** Zero for every verdict, in the seed's order. */
+/** Zero for every verdict, in `DeltaVerdict`'s order. */
 export function emptyVerdictCounts(): Record<DeltaVerdict, number> {
   return {
     [DeltaVerdict.NO_DRIFT]: 0,

@@ -8,9 +8,8 @@ import { EpochMillis } from '../schemas/primitives';
  * `infra/reseal-stack.ts`) and `reseal guard` on the command line, so the offline check predicts
  * the pipeline.
  *
- * Why 900 s: a receipt proves a value was current when probed (seed 004, Recorded Elements 2),
- * and every second of age is time for a resource to vanish or a token to be revoked (failure
- * modes 1 and 2). 900 s is the shortest session AWS STS issues, so a receipt this old can
+ * Why 900 s: a receipt proves a value was current when probed (docs/guard.md, rules V3 and R6),
+ * and every second of age is time for a resource to vanish or a token to be revoked. 900 s is the shortest session AWS STS issues, so a receipt this old can
  * still describe a credential that is alive; it leaves ample room for the SQS hop (an agent
  * probes, then sends at once), and a write whose retries outlast it is refused with
  * `RECEIPT_EXPIRED` (fail closed: re-probe and resend), never accepted stale.

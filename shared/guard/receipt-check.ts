@@ -11,7 +11,7 @@ export interface ReceiptFailure {
 
 /**
  * Checks that `receipt` re-verifies `value` for the active session, inside the time window
- * (seed 004, Decision Boundary 2; docs/guard.md, rules R1–R6). Returns every failed check,
+ * (docs/guard.md, rules V3 and R1–R6). Returns every failed check,
  * or `[]` when the receipt is valid. Inputs are trusted (already parsed by `evaluateWrite`).
  *
  * A receipt is valid when all hold: `probe` is not blank; `observedValueDigest` equals

@@ -16,7 +16,7 @@ import {
   WriteVerdictSchema,
 } from './verdict';
 
-/** Seed 004 Decision Boundary 1–4 for one variable of a write that is not historical attribution. */
+/** Freshness rules V1–V5 of docs/guard.md for one variable of a write that is not historical attribution. */
 function judgeVariable(
   variable: SessionVariable,
   request: ResidualWriteRequest,
@@ -26,7 +26,7 @@ function judgeVariable(
   const { name } = variable;
   switch (variable.freshness) {
     case VariableFreshness.FRESH_GENERATED:
-      // Decision Boundary 1, with Operational Effect 3: "fresh" means generated in this write's epoch.
+      // V1: "fresh" means generated in this write's epoch.
       if (variable.sourceEpoch === request.generationEpoch) return [];
       return [
         {
@@ -36,7 +36,7 @@ function judgeVariable(
         },
       ];
     case VariableFreshness.IMMUTABLE_CONSTANT:
-      // Decision Boundary 4: only constants the record's scope declares count.
+      // V5: only constants the record's scope declares count.
       if (declared.has(name)) return [];
       return [
         {
@@ -46,7 +46,7 @@ function judgeVariable(
         },
       ];
     case VariableFreshness.VERIFIED_INHERITED:
-      // Decision Boundary 2: a verified inherited variable must carry a valid receipt.
+      // V2, V3: a verified inherited variable must carry a valid receipt.
       if (variable.receipt === undefined) {
         return [
           { name, reason: 'MISSING_RECEIPT', detail: 'claimed as re-verified but carries no freshness probe receipt' },
@@ -54,7 +54,7 @@ function judgeVariable(
       }
       return checkReceipt(variable.receipt, variable.value, request.boundary, policy).map((f) => ({ name, ...f }));
     case VariableFreshness.UNVERIFIED_INHERITED:
-      // Decision Boundary 3: reject; the instance must re-verify or strip the inherited component.
+      // V4: reject; the instance must re-verify or strip the inherited component.
       return [
         {
           name,
@@ -69,7 +69,7 @@ function judgeVariable(
  * Epoch sanity of one inherited variable (`VERIFIED_INHERITED` or `UNVERIFIED_INHERITED`), rules
  * E1–E3 in docs/guard.md. Applies to every write, `HISTORICAL_ATTRIBUTION` included: that
  * exemption is from re-verification ("documenting the predecessor's state rather than asserting
- * current truth", Decision Boundary 4), and a record documenting a predecessor's state needs a
+ * current truth", rule V6), and a record documenting a predecessor's state needs a
  * named predecessor and values from its epoch or before. `IMMUTABLE_CONSTANT` and
  * `FRESH_GENERATED` variables are not inherited context, so these rules do not look at them.
  */
@@ -83,7 +83,7 @@ function judgeInheritedEpoch(variable: SessionVariable, request: ResidualWriteRe
   const { name, sourceEpoch } = variable;
   const { predecessorEpoch, predecessorSessionId } = request.boundary;
   const rejections: RejectedVariable[] = [];
-  // E1, Core Distinction: an inherited value is a historical pointer from a past epoch.
+  // E1: an inherited value is a historical pointer from a past epoch.
   if (sourceEpoch >= request.generationEpoch) {
     rejections.push({
       name,
@@ -92,7 +92,7 @@ function judgeInheritedEpoch(variable: SessionVariable, request: ResidualWriteRe
     });
   }
   if (predecessorEpoch === undefined || predecessorSessionId === undefined) {
-    // E3, Condition of Validity: a cold start has zero inherited context.
+    // E3: a cold start has zero inherited context.
     rejections.push({
       name,
       reason: 'INHERITED_WITHOUT_PREDECESSOR',
@@ -100,7 +100,7 @@ function judgeInheritedEpoch(variable: SessionVariable, request: ResidualWriteRe
         'marked as inherited, but the boundary names no predecessor (a cold start has no inherited context); name the predecessor session and epoch, or regenerate the value',
     });
   } else if (sourceEpoch > predecessorEpoch) {
-    // E2, Core Distinction: valid only at the predecessor's termination epoch, so no later.
+    // E2: valid only at the predecessor's termination epoch, so no later.
     rejections.push({
       name,
       reason: 'INHERITED_EPOCH_AFTER_PREDECESSOR',
@@ -147,8 +147,8 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
 }
 
 /**
- * The stale-state guard: decides whether a residual write may proceed (seed 004, Decision
- * Boundary 1–4 and the `evaluate_write` method, hardened per docs/guard.md, "Rules").
+ * The stale-state guard: decides whether a residual write may proceed (docs/guard.md,
+ * "Rules").
  *
  * Per variable (freshness rules V1–V5, skipped for `HISTORICAL_ATTRIBUTION` writes, which
  * document a predecessor's state and carry no operational authority; the authority is bound into
@@ -158,7 +158,7 @@ function judgeRequest(request: ResidualWriteRequest, policy: ResolvedGuardPolicy
  * Per inherited variable (epoch rules E1–E3, every authority): `sourceEpoch` is before
  * `generationEpoch`, at most `boundary.predecessorEpoch`, and the boundary names a predecessor
  * (a cold start has no inherited context). Constants are exempt: provably immutable, their
- * epoch does not matter (seed 004, Condition of Validity).
+ * epoch does not matter (docs/guard.md, "Epochs of inherited variables").
  * Per request (always): `sessionId` is the active session, the boundary names a distinct
  * predecessor, `generationEpoch` exceeds `boundary.predecessorEpoch` when given, and the
  * boundary is not in the future. Rules and reasons: docs/guard.md.
@@ -212,7 +212,7 @@ export function evaluateValidatedWrite(
 }
 
 /**
- * Fail-closed enforcement (seed 004 `assert_write_safe`): returns when the verdict is safe,
+ * Fail-closed enforcement (docs/guard.md, rule M3): returns when the verdict is safe,
  * throws otherwise.
  *
  * @param verdict - a {@link WriteVerdict}, validated again (a verdict whose `isSafe`

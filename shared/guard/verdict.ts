@@ -3,14 +3,13 @@ import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../ca
 import { type Authority, HexDigest as HexDigestSchema } from '../schemas/primitives';
 
 /**
- * Why the guard rejected one variable of a write (seed 004, Decision Boundary 1–4, Core
- * Distinction, Condition of Validity;
- * hardened as docs/guard.md specifies). Each value is documented in docs/guard.md, "Reasons".
+ * Why the guard rejected one variable of a write (docs/guard.md, rules V1–V6,
+ * E1–E3 and R1–R6). Each value is documented in docs/guard.md, "Reasons".
  */
 export const VariableRejectionReason = {
-  /** Inherited and never re-verified (Decision Boundary 3). */
+  /** Inherited and never re-verified (rule V4). */
   UNVERIFIED_INHERITED: 'UNVERIFIED_INHERITED',
-  /** Claimed `VERIFIED_INHERITED` without a receipt (Decision Boundary 2). */
+  /** Claimed `VERIFIED_INHERITED` without a receipt (rule V2). */
   MISSING_RECEIPT: 'MISSING_RECEIPT',
   /** The receipt does not name its probe (blank `probe`). */
   RECEIPT_PROBE_UNNAMED: 'RECEIPT_PROBE_UNNAMED',
@@ -24,21 +23,21 @@ export const VariableRejectionReason = {
   RECEIPT_FROM_FUTURE: 'RECEIPT_FROM_FUTURE',
   /** The probe is older than the policy's `maxReceiptAgeSeconds`. */
   RECEIPT_EXPIRED: 'RECEIPT_EXPIRED',
-  /** Claimed `IMMUTABLE_CONSTANT` for a name the request does not declare (Decision Boundary 4). */
+  /** Claimed `IMMUTABLE_CONSTANT` for a name the request does not declare (rule V5). */
   UNDECLARED_IMMUTABLE_CONSTANT: 'UNDECLARED_IMMUTABLE_CONSTANT',
   /** Claimed `FRESH_GENERATED` with a source epoch other than the write's (temporal epoch collapse). */
   EPOCH_COLLAPSE: 'EPOCH_COLLAPSE',
   /**
    * Inherited (`VERIFIED_INHERITED` or `UNVERIFIED_INHERITED`) with a `sourceEpoch` at or after the
-   * write's `generationEpoch`: an inherited value is a pointer from a past epoch (Core Distinction).
+   * write's `generationEpoch`: an inherited value is a pointer from a past epoch (rule E1).
    */
   INHERITED_EPOCH_NOT_PAST: 'INHERITED_EPOCH_NOT_PAST',
   /**
    * Inherited with a `sourceEpoch` later than `boundary.predecessorEpoch`: the predecessor cannot
-   * hand over a value from after its own termination epoch (Core Distinction, Recorded Elements 1).
+   * hand over a value from after its own termination epoch (rule E2).
    */
   INHERITED_EPOCH_AFTER_PREDECESSOR: 'INHERITED_EPOCH_AFTER_PREDECESSOR',
-  /** Inherited in a write whose boundary names no predecessor: a cold start has no inherited context (Condition of Validity). */
+  /** Inherited in a write whose boundary names no predecessor: a cold start has no inherited context (rule E3). */
   INHERITED_WITHOUT_PREDECESSOR: 'INHERITED_WITHOUT_PREDECESSOR',
 } as const;
 /** One of {@link VariableRejectionReason}. */
@@ -93,7 +92,7 @@ export const WriteVerdictSchema = z
   });
 
 /**
- * The stale-state guard's decision on one write (seed 004 `WriteVerdict`, hardened).
+ * The stale-state guard's decision on one write (docs/guard.md, "Rules" and "Reasons").
  *
  * `{ isSafe; rejectedVariables: { name; reason; detail }[]; requestViolations: { field; reason; detail }[]; verdictDigest }`
  * Both lists are sorted by (name or field, then reason), UTF-16 code unit order.
@@ -128,7 +127,7 @@ export function sortViolations<T extends { field: string; reason: string }>(item
 /**
  * The verdict digest: binds the decision to the write it judged, with no clock inside, so the
  * same request and outcome give the same digest in every run and every language
- * (seed 004 `verdict_digest`, hardened).
+ * (docs/guard.md, "verdictDigest").
  *
  * `SHA-256( "reseal/v1/verdict-digest" || 0x00 || JCS(preimage) )` where `preimage` is
  * `{ formatVersion: 1, residualId, lineageId, sessionId, generationEpoch, authority, isSafe,

@@ -81,7 +81,7 @@ export const RejectionReason = {
   SCHEMA_VIOLATION: 'SCHEMA_VIOLATION',
   /** The body is larger than the guard accepts. */
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  /** The stale-state guard refused the write (seed 004). */
+  /** The stale-state guard refused the write (docs/guard.md). */
   STALE_STATE: 'STALE_STATE',
   /** The sealer could not build a record from an accepted write (e.g. header over 4,096 bytes). */
   SEAL_REFUSED: 'SEAL_REFUSED',
@@ -149,7 +149,7 @@ export const RecallRequestedDetailSchema = z.strictObject({
   requestId: Identifier,
   lineageId: Identifier,
   target: RecallTargetSchema,
-  /** The environment now (seed 000 `current_env`). */
+  /** The environment now (an `EnvSnapshot`). */
   currentEnv: EnvSnapshot,
   /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects tail truncation. */
   checkpoint: SupersedesSchema.optional(),

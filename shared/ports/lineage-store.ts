@@ -10,7 +10,7 @@ import type { LineageHead } from '../seal/sealed-record';
  * Port for the lineage table. Adapters: `DynamoDBLineageStore`
  * (adapters/) and `InMemoryLineageStore` (test/helpers), which share the conditional
  * semantics below. Records are returned as stored (`unknown`): the caller verifies them with
- * `verifyChain` and never trusts the table (seed 003, "Core Distinction").
+ * `verifyChain` and never trusts the table (docs/sealing.md, "Authority: why no record is read unverified").
  */
 export interface LineageStore {
   /**
@@ -65,7 +65,7 @@ export interface LineageStore {
    * seqs are simply absent, so the verifier sees the gap.
    */
   readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]>;
-  /** Writes a conflict record; never overwrites anything (seed 003, "Concurrent Overwrite"). */
+  /** Writes a conflict record; never overwrites anything (docs/sealing.md, "Sealing"). */
   recordConflict(conflict: ConflictRecord): Promise<void>;
   /** Writes a rejection record for a refused or malformed write. */
   recordRejection(rejection: RejectionRecord): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * The external anchor of seed 003 (`external_anchor_signature`): a MAC over a record header,
+ * The external anchor of a sealed record (docs/sealing.md, "Record layout"): a MAC over a record header,
  * issued by a key the writer cannot read (KMS `HMAC_256` in production, node:crypto in tests).
  */
 

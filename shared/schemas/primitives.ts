@@ -102,13 +102,13 @@ export function safeRecord<V extends z.ZodType>(value: V) {
   );
 }
 
-/** A flat environment snapshot: key → value string (seed 000, `current_env`). */
+/** A flat environment snapshot: key → value string (docs/triage.md). */
 export const EnvSnapshot = safeRecord(wellFormedString(65_536));
 /** Type of {@link EnvSnapshot}. */
 export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
 
 /**
- * Authority a record carries (seed 003 "Decision Boundary" 4; seed 004 "Decision Boundary" 4).
+ * Authority a record carries (docs/guard.md, rule V6; docs/sealing.md, "Authority: why no record is read unverified").
  * - `OPERATIONAL`: asserts current truth; must be verified before use.
  * - `INFORMATIONAL_ONLY`: may be read unverified, never acted on as operational truth.
  * - `HISTORICAL_ATTRIBUTION`: documents a predecessor's state; exempt from freshness checks,

@@ -22,8 +22,8 @@ interface Link {
 }
 
 /**
- * Verifies a chain of sealed records of one lineage (seed 003, `verify_lineage`, hardened as
- * docs/sealing.md, "Verification", specifies): walks every record in the order
+ * Verifies a chain of sealed records of one lineage (docs/sealing.md,
+ * "Verification"): walks every record in the order
  * given (never sorted: reordering must show), checks every link, reports the first bad record
  * and why, and detects truncation against a trusted checkpoint.
  *
@@ -46,7 +46,7 @@ interface Link {
  *
  * Phase 2: `anchor.verifyMac(headerBytes)` for every record that passed phase 1: `false` →
  * `HASH_MISMATCH` (tampered or forged), rejected or no boolean → `UNVERIFIED_TAMPER_RISK`
- * (seed 003 "Decision Boundary" 3: fail closed).
+ * (docs/sealing.md check 15′: fail closed).
  *
  * Precedence: a definite tamper finding (`HASH_MISMATCH`, `LINEAGE_BROKEN`, `SEQUENCE_REPLAYED`,
  * `TRUNCATION_DETECTED`) anywhere wins over `UNVERIFIED_TAMPER_RISK` in `verdict` and

@@ -21,8 +21,8 @@ const BASE64_MAC_LENGTH = 44;
 export const MIN_LOCAL_KEY_BYTES = 32;
 
 /**
- * {@link MacAnchor} over HMAC-SHA-256 with node:crypto: the seed 003
- * `external_anchor_signature` for tests, the demo and the benchmark. It behaves like a KMS
+ * {@link MacAnchor} over HMAC-SHA-256 with node:crypto: the record
+ * anchor of docs/sealing.md for tests, the demo and the benchmark. It behaves like a KMS
  * `HMAC_256` key: messages of 1–4,096 bytes, MACs as standard base64 of 32 bytes, a key that can
  * be disabled (then `generateMac` and `verifyMac` reject, as KMS does with `DisabledException`).
  * MACs are compared in constant time.

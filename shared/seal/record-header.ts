@@ -29,14 +29,14 @@ export const KeyIdSchema = wellFormedString(2048)
   .min(1)
   .regex(NO_CONTROL_CHARACTERS, 'key id holds a control character');
 
-/** Reference to an earlier record of the same lineage that a re-seal supersedes (seed 000 re-seal). */
+/** Reference to an earlier record of the same lineage that a re-seal supersedes (docs/triage.md, "The report": the re-seal). */
 export const SupersedesSchema = RecordRefSchema;
 /** Type of {@link SupersedesSchema}. */
 export type Supersedes = z.infer<typeof SupersedesSchema>;
 
 /**
  * The record header: the small canonical structure the anchor MACs and whose hash the next
- * record names as `parentRecordHash` (seed 003, "Recorded Elements" 1–3; byte layouts in
+ * record names as `parentRecordHash` (docs/sealing.md, "Record layout"; byte layouts in
  * docs/canonical-form.md). It binds every stored field of a record: the payload, the manifest and the
  * guard's variables (with their freshness receipts) through their digests, everything else
  * directly, so an edit to any field of a stored record changes the record hash or breaks the MAC.
@@ -57,11 +57,11 @@ export const RecordHeaderSchema = z.strictObject({
   /** Fencing token: never smaller than the previous record's. */
   generationEpoch: NonNegativeInt,
   authority: AuthoritySchema,
-  /** `manifestDigest(manifest)` of the record's sealed dependency manifest (seed 000). */
+  /** `manifestDigest(manifest)` of the record's sealed dependency manifest (docs/triage.md). */
   manifestDigest: HexDigestSchema,
-  /** The guard's `verdictDigest` (seed 004) that admitted the write. */
+  /** The guard's `verdictDigest` (docs/guard.md) that admitted the write. */
   verdictDigest: HexDigestSchema,
-  /** {@link variablesDigest} of the record's `variablesUsed` (the guard's variables and receipts, seed 004). */
+  /** {@link variablesDigest} of the record's `variablesUsed` (the guard's variables and receipts, docs/guard.md). */
   variablesDigest: HexDigestSchema,
   /** When the sealer made the record, ms since the Unix epoch (UTC); equal to the record's `sealedAtMs`. */
   sealedAtMs: EpochMillis,
@@ -88,7 +88,7 @@ export function genesisParentHash(lineageId: string): HexDigest {
 }
 
 /**
- * Seed 003 `payload_hash`: domain-separated SHA-256 (`HashDomain.PAYLOAD`) of the RFC 8785
+ * The record's payload hash (docs/sealing.md, "Byte layouts"): domain-separated SHA-256 (`HashDomain.PAYLOAD`) of the RFC 8785
  * canonical UTF-8 form of the payload.
  *
  * @param payload - any JSON value
@@ -101,7 +101,7 @@ export function payloadHash(payload: unknown): HexDigest {
 
 /**
  * Digest of a record's `variablesUsed` (the guard's session variables with their freshness
- * receipts, seed 004): `hashCanonical(HashDomain.VARIABLES, { v: 1, variablesUsed })`, i.e.
+ * receipts, docs/guard.md): `hashCanonical(HashDomain.VARIABLES, { v: 1, variablesUsed })`, i.e.
  * SHA-256 over `"reseal/v1/variables" || 0x00 || RFC 8785 bytes`. Order of the array counts.
  *
  * @param variablesUsed - the variables as stored with the record (not validated here)
@@ -197,7 +197,7 @@ export function headerBytes(header: RecordHeader): Uint8Array {
 
 /**
  * Record hash of a header: `SHA-256("reseal/v1/record-header" || 0x00 || headerBytes(header))`
- * as lowercase hex. The next record names it as `parentRecordHash` (seed 003 `parent_record_hash`).
+ * as lowercase hex. The next record names it as `parentRecordHash` (docs/sealing.md, check 8).
  *
  * @throws {InvalidInputError} when `header` is not a valid {@link RecordHeader}
  * @throws {HeaderTooLargeError} when the canonical form exceeds 4,096 bytes

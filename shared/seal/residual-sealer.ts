@@ -12,7 +12,7 @@ import type { SealedRecord } from './sealed-record';
 export { type SealInput, SealInputSchema } from './seal-input';
 
 /**
- * Seals a residual as the next record of its lineage (seed 003, "Recorded Elements" 1–4).
+ * Seals a residual as the next record of its lineage (docs/sealing.md, "Sealing").
  *
  * - `monotonicSequenceNumber` = `head.seq + 1`, or 0 without a head;
  * - `parentRecordHash` = `head.recordHash`, or {@link genesisParentHash} without a head;

@@ -17,7 +17,7 @@ export const AnchorSignatureSchema = z.strictObject({
 });
 
 /**
- * A sealed residual as stored (seed 003, "Recorded Elements" 1–4): the MAC'd header, its record
+ * A sealed residual as stored (docs/sealing.md, "Record layout"): the MAC'd header, its record
  * hash, the anchor signature, and the bodies the header names by digest (payload, manifest).
  *
  * `{ header: RecordHeader; recordHash: HexDigest; anchor: AnchorSignature; payload: JsonValue;

@@ -19,7 +19,7 @@ import {
 } from './manifest';
 
 /**
- * Outcome of differential seal triage (seed 000, "Executable Reference Pattern" `DeltaVerdict`).
+ * Outcome of differential seal triage (docs/triage.md, "Verdicts and rules, in the order `isolateDelta` applies them").
  * - `NO_DRIFT`: the composite seal is intact; every claim stands.
  * - `AMBIENT_DRIFT_ONLY`: the seal broke, but no structural or causal key drifted.
  * - `PARTIAL_REPROBE_REQUIRED`: some claims touch drifted keys; re-probe exactly those.
@@ -52,7 +52,7 @@ export const DeltaIsolationReportSchema = z.strictObject({
 });
 
 /**
- * Result of {@link isolateDelta} (seed 000 `DeltaIsolationReport`, extended).
+ * Result of {@link isolateDelta} (docs/triage.md, "The report").
  * - `driftedKeys.changed` / `vanished` / `appeared`: keys whose hash differs from the baseline,
  *   baseline keys absent now, current keys absent from the baseline.
  * - `structuralDrift`: structural keys that changed or vanished, or were declared absent and appeared.
@@ -64,28 +64,25 @@ export const DeltaIsolationReportSchema = z.strictObject({
 export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
 
 /**
- * Differential seal triage of a recalled record against the current environment (seed 000,
- * "Method: Differential Seal Triage Pipeline", hardened as docs/triage.md specifies
- * ("Differences from the seed's sample code").
+ * Differential seal triage of a recalled record against the current environment, as
+ * docs/triage.md, "Verdicts and rules, in the order `isolateDelta` applies them" specifies.
  *
  * Order of the rules:
  * 0. The manifest must be self-consistent: a non-empty `baselineKeyHashes` must seal to
  *    `preconditionSeal`, else the manifest is corrupt and refused.
  * 1. Composite seal over the whole current environment (every key, so an appeared key breaks
  *    it too). Intact → `NO_DRIFT`, every claim retained.
- * 2. Broken seal and `baselineKeyHashes` empty → `FULL_RECONSTRUCTION_REQUIRED` (Recorded
- *    Element 4, Method 1, Decision Boundary (2)).
+ * 2. Broken seal and `baselineKeyHashes` empty → `FULL_RECONSTRUCTION_REQUIRED`.
  * 3. Drifted keys split into changed / vanished / appeared.
- * 4. `claimDependencyMap` empty → `FULL_RECONSTRUCTION_REQUIRED` (Element 4, Decision Boundary (2)).
+ * 4. `claimDependencyMap` empty → `FULL_RECONSTRUCTION_REQUIRED`.
  * 5. A structural or causal key with neither an entry in `baselineKeyHashes` nor a declaration
  *    in `absentKeys` is unattributed → `FULL_RECONSTRUCTION_REQUIRED` (fail closed).
  * 6. A structural key changed or vanished, or was declared absent and appeared (in either
  *    Unicode normal form: NFC `é` and NFD `e\u0301` are the same key here) →
- *    `FULL_RECONSTRUCTION_REQUIRED` (Method 2, Decision Boundary (1)).
- * 7. Claims partitioned by overlap of their causal keys with the drifted keys (Method 3), an
+ *    `FULL_RECONSTRUCTION_REQUIRED`.
+ * 7. Claims partitioned by overlap of their causal keys with the drifted keys, an
  *    appeared declared-absent key (either normal form) included: none invalidated → `AMBIENT_DRIFT_ONLY`; all →
- *    `FULL_RECONSTRUCTION_REQUIRED` (Decision Boundary (3)); otherwise `PARTIAL_REPROBE_REQUIRED`
- *    (Method 4, Decision Boundary (c)). An appeared key nobody declared absent invalidates no
+ *    `FULL_RECONSTRUCTION_REQUIRED`; otherwise `PARTIAL_REPROBE_REQUIRED`. An appeared key nobody declared absent invalidates no
  *    claim (no claim can name it without rule 5 failing closed first).
  *
  * Format-1 manifests declare nothing absent, so every rule gives exactly what it gave before
@@ -176,7 +173,7 @@ function checkManifestSeal(m: SealedDependencyManifest, baselineKeys: readonly s
   if (recomputed !== m.preconditionSeal) throw new ManifestSealMismatchError(m.preconditionSeal, recomputed);
 }
 
-/** Drifted keys (Method 1), each list sorted: changed, vanished from the baseline, appeared in it. */
+/** Drifted keys (rule 3), each list sorted: changed, vanished from the baseline, appeared in it. */
 interface KeyDrift {
   readonly changed: string[];
   readonly vanished: string[];
@@ -184,7 +181,7 @@ interface KeyDrift {
 }
 
 /**
- * Method 1 over both sides: one {@link envKeyHashUnchecked} per current key, compared with its
+ * Rule 3 over both sides: one {@link envKeyHashUnchecked} per current key, compared with its
  * baseline hash, so vanished and appeared keys count as drift. Own keys only: an env key named
  * after an `Object.prototype` member (`toString`) is no baseline key. With `check`, `env` is
  * untrusted and checked in the same pass (printable-ASCII keys, `EnvSnapshot` values); `null`
@@ -361,12 +358,12 @@ function judge(
 
   if (baselineSize === 0) {
     return full(
-      'composite seal broken and the record carries no baselineKeyHashes: drift cannot be attributed to keys (seed 000 Recorded Element 4, Method 1); fail closed',
+      'composite seal broken and the record carries no baselineKeyHashes: drift cannot be attributed to keys (docs/triage.md rule 2); fail closed',
     );
   }
   if (allClaims.length === 0) {
     return full(
-      'composite seal broken and the record carries no claimDependencyMap: claims cannot be partitioned (seed 000 Recorded Element 4, Decision Boundary (2)); fail closed',
+      'composite seal broken and the record carries no claimDependencyMap: claims cannot be partitioned (docs/triage.md rule 4); fail closed',
     );
   }
   const lost = new Set([...changed, ...vanished]);
@@ -388,7 +385,7 @@ function judge(
     return full(structuralReason(structuralDrift, arrived), structuralDrift);
   }
 
-  // Claim-level partition (Method 3): walk only the drifted keys through the index.
+  // Claim-level partition (rule 7): walk only the drifted keys through the index.
   const invalidated = new Set<string>();
   for (const list of [changed, vanished, appeared, arrived]) {
     for (const key of list) for (const claimId of claimsByKey.get(key) ?? []) invalidated.add(claimId);
@@ -397,20 +394,20 @@ function judge(
   if (invalidated.size === 0) {
     return report(
       DeltaVerdict.AMBIENT_DRIFT_ONLY,
-      `${drifted} ambient key${drifted === 1 ? '' : 's'} drifted; no structural or causal key did, so every claim stands (seed 000 Method 4)`,
+      `${drifted} ambient key${drifted === 1 ? '' : 's'} drifted; no structural or causal key did, so every claim stands (docs/triage.md rule 8)`,
       { driftedKeys, retainedClaims: allClaims },
     );
   }
   const arrivedNote = arrived.size === 0 ? '' : `; ${arrivedClause(arrived)}`;
   if (invalidated.size === allClaims.length) {
     return full(
-      `every claim (${allClaims.length}) depends on a drifted key: differential recovery saves nothing (seed 000 Decision Boundary (3))${arrivedNote}`,
+      `every claim (${allClaims.length}) depends on a drifted key: differential recovery saves nothing (docs/triage.md rule 9)${arrivedNote}`,
     );
   }
   const invalidatedClaims = [...invalidated].sort();
   return report(
     DeltaVerdict.PARTIAL_REPROBE_REQUIRED,
-    `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (seed 000 Method 4, Decision Boundary (c))${arrivedNote}`,
+    `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (docs/triage.md rule 10)${arrivedNote}`,
     { driftedKeys, retainedClaims: allClaims.filter((c) => !invalidated.has(c)), invalidatedClaims },
   );
 }
@@ -437,7 +434,7 @@ function structuralReason(structuralDrift: readonly string[], arrived: ReadonlyS
     ...(lost.length > 0 ? [`${keys(lost)} changed or vanished`] : []),
     ...(came.length > 0 ? [`${keys(came)} declared absent at write time appeared`] : []),
   ];
-  const source = came.length > 0 ? 'docs/triage.md rule 6a' : 'seed 000 Method 2, Decision Boundary (1)';
+  const source = came.length > 0 ? 'docs/triage.md rule 6a' : 'docs/triage.md rule 6';
   return `${parts.join(' and ')}: the whole record is invalid (${source})`;
 }
 

@@ -73,7 +73,7 @@ const manifestFields = {
 /**
  * Schema of a format-1 manifest (strict: unknown fields, `absentKeys` included, are refused).
  *
- * The four recorded elements of seed 000 ("Recorded Elements" 1–4):
+ * The four recorded elements (docs/triage.md, "The four recorded elements"):
  * - `baselineKeyHashes` (element 1): env key → {@link envKeyHash} at write time.
  * - `structuralKeys` (element 2): keys whose drift invalidates the whole record; sorted, unique.
  * - `claimDependencyMap` (element 3): claim id → its `causal_keys`; each list sorted, unique,
@@ -145,7 +145,7 @@ export type SealedDependencyManifestV1 = z.infer<typeof SealedDependencyManifest
 export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifestV2Schema>;
 
 /**
- * The precondition manifest stored with a sealed record (seed 000, "Recorded Elements"), format
+ * The precondition manifest stored with a sealed record (docs/triage.md, "The four recorded elements"), format
  * 1 or 2. Wire format: camelCase JSON, see {@link SealedDependencyManifestSchema}.
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
@@ -246,7 +246,7 @@ export function declaredAbsentKeys(manifest: SealedDependencyManifest): readonly
 }
 
 /**
- * Hash of one environment key with its value (seed 000 `baseline_key_hashes` entry).
+ * Hash of one environment key with its value (one `baselineKeyHashes` entry).
  *
  * `SHA-256("reseal/v1/env-key" || 0x00 || JCS({ v: 1, key, value }))`, 64 lowercase hex. The key
  * is bound into the hash, so two keys' hashes cannot be swapped to pass off one value as another.
@@ -287,7 +287,7 @@ export function envKeyHashOfPlainText(key: string, value: string): HexDigest {
 }
 
 /**
- * The composite `precondition_seal` over every key hash (seed 000, "Recorded Elements" 1).
+ * The composite `precondition_seal` over every key hash (docs/triage.md, rule 1).
  *
  * `SHA-256("reseal/v1/precondition-seal" || 0x00 || JCS({ v: 1, baselineKeyHashes }))`. Every key
  * counts, so a key that changed, vanished or appeared changes the seal.
@@ -445,7 +445,7 @@ function manifestFrame(manifest: SealedDependencyManifest): HashFrame {
   ];
 }
 
-/** One claim and its causal keys, the seed's `(claim_id, causal_keys)` pair, with the keys it expects absent. */
+/** One claim and its causal keys, a `(claimId, causalKeys)` pair, with the keys it expects absent. */
 export interface ClaimDependency {
   readonly claimId: string;
   /** Keys the claim rests on that are in `env` (may be empty when `absentKeys` is not). */
@@ -512,7 +512,7 @@ export interface BuildManifestInput {
 }
 
 /**
- * Builds the sealed dependency manifest of a record at write time (seed 000, "Recorded Elements").
+ * Builds the sealed dependency manifest of a record at write time (docs/triage.md, "The four recorded elements").
  *
  * Hashes every key of `env` with {@link envKeyHash}, seals them with {@link compositeSeal},
  * and stores structural keys and each claim's causal keys sorted and de-duplicated. Keys

@@ -7,7 +7,7 @@ export const MAX_PROBE_LENGTH = 1024;
 
 /**
  * Digest of a session variable's value, the one a freshness probe receipt must name
- * (seed 004, Recorded Elements 2 `freshness_probe_receipt`; docs/guard.md, "valueDigest").
+ * (docs/guard.md, "valueDigest" and rule R2).
  *
  * Layout: `SHA-256( "reseal/v1/value" || 0x00 || JCS({ "v": 1, "value": value }) )`, 64
  * lowercase hex characters, where JCS is the RFC 8785 canonical UTF-8 form.
@@ -43,7 +43,7 @@ export const FreshnessProbeReceiptSchema = z.strictObject({
 
 /**
  * Proof that an inherited variable was re-verified against current ground truth
- * (seed 004, Recorded Elements 2 and Decision Boundary 2).
+ * (docs/guard.md, rules V2, V3 and R1–R6).
  *
  * `{ probe: string; observedValueDigest: HexDigest; sessionId: Identifier; probedAtMs: EpochMillis }`
  */

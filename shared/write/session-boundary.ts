@@ -4,11 +4,11 @@ import { EpochMillis, Identifier, NonNegativeInt } from '../schemas/primitives';
 /**
  * Schema of a {@link SessionSnapshotBoundary}: strict object, unknown fields refused.
  *
- * A boundary names its predecessor completely or not at all (seed 004, Recorded Elements 3 and
- * Condition of Validity): `predecessorSessionId` and `predecessorEpoch` are both present (the
+ * A boundary names its predecessor completely or not at all (docs/guard.md,
+ * rule M4): `predecessorSessionId` and `predecessorEpoch` are both present (the
  * active session inherited context) or both absent (a cold start). A half-named predecessor is
- * invalid input, with the issue at the missing field, like the seed's `ValueError` for a missing
- * epoch marker: without the predecessor's epoch the fencing check (rule Q3) and the inherited
+ * invalid input, with the issue at the missing field, like a missing
+ * generation epoch (rule M1): without the predecessor's epoch the fencing check (rule Q3) and the inherited
  * variables' epoch checks would silently switch off. The JSON Schema says the same with
  * `dependentRequired`.
  */
@@ -41,7 +41,7 @@ export const SessionSnapshotBoundarySchema = z
 
 /**
  * Demarcation between the predecessor's terminal state and the active write context
- * (seed 004, Recorded Elements 3 `session_snapshot_boundary`).
+ * (docs/guard.md, rules Q1–Q4 and M4).
  *
  * `{ activeSessionId; predecessorSessionId?; predecessorEpoch?; boundaryAtMs }`
  */

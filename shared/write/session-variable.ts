@@ -3,7 +3,7 @@ import { NO_CONTROL_CHARACTERS, NonNegativeInt, wellFormedString } from '../sche
 import { FreshnessProbeReceiptSchema } from './receipts';
 
 /**
- * Where a session variable came from (seed 004, Core Distinction and Recorded Elements 1).
+ * Where a session variable came from (docs/guard.md, "Rules").
  * - `FRESH_GENERATED`: produced by the active session in its own generation epoch.
  * - `VERIFIED_INHERITED`: pulled from a predecessor, then re-verified (carries a receipt).
  * - `UNVERIFIED_INHERITED`: pulled from a predecessor and not re-verified; never written.
@@ -63,7 +63,7 @@ export const SessionVariableSchema = z.strictObject({
 
 /**
  * A variable a residual write uses, tagged with its freshness and source epoch
- * (seed 004, Recorded Elements 1 `inherited_variable_manifest`).
+ * (docs/guard.md, "Input").
  *
  * `{ name: string; value: string; freshness: VariableFreshness; sourceEpoch: number; receipt?: FreshnessProbeReceipt }`
  */

