@@ -12,7 +12,7 @@ import {
   StaleHeadError,
 } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
-import type { NodeRef } from '../shared/log/merkle';
+import type { NodeRef } from '../shared/log/node-ref';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import {

@@ -1,7 +1,7 @@
 import type { HexDigest } from '../shared/canonical/digest';
 import type { ResidualLocation } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
-import type { NodeRef } from '../shared/log/merkle';
+import type { NodeRef } from '../shared/log/node-ref';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type {
   AppendBatch,

@@ -17,9 +17,11 @@ import { ED25519_KEY_SPEC, ED25519_SIGNING_ALGORITHM, KMSNoteVerifierKey } from 
 import { SealerService } from '../functions/sealer/sealer-service';
 import { TriageService } from '../functions/triage/triage-service';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { proveInclusion } from '../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../shared/log/memory-tree';
-import { leafHash, proveInclusion, verifyInclusion } from '../shared/log/merkle';
+import { leafHash } from '../shared/log/merkle-hashing';
+import { verifyInclusion } from '../shared/log/proof-verification';
 import type { AnchorSignature } from '../shared/ports/mac-anchor';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
 import { InMemoryLineageStore } from '../test/helpers/in-memory-lineage-store';

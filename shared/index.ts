@@ -67,31 +67,14 @@ export {
   WriteVerdictSchema,
 } from './guard/verdict';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
+export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
+export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
+export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
-export {
-  type AppendResult,
-  appendLeaf,
-  type ConsistencyCheck,
-  consistencyProofRefs,
-  EMPTY_ROOT,
-  frontierRoot,
-  HASH_BYTES,
-  type InclusionCheck,
-  inclusionProofRefs,
-  leafHash,
-  type NodeRef,
-  type NodeSource,
-  nodeHash,
-  proveConsistency,
-  proveInclusion,
-  rangeRoot,
-  subtreeRefs,
-  type TreeNode,
-  verifyConsistency,
-  verifyInclusion,
-} from './log/merkle';
+export { EMPTY_ROOT, HASH_BYTES, leafHash, nodeHash } from './log/merkle-hashing';
+export type { NodeRef, NodeSource, TreeNode } from './log/node-ref';
 export {
   assertVerifierKey,
   ED25519_PUBLIC_KEY_BYTES,
@@ -107,6 +90,12 @@ export {
   publicKeyFromSpki,
   verifyEd25519,
 } from './log/note-key';
+export {
+  type ConsistencyCheck,
+  type InclusionCheck,
+  verifyConsistency,
+  verifyInclusion,
+} from './log/proof-verification';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,

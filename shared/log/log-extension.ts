@@ -3,8 +3,9 @@ import { InvalidInputError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
 import type { SealedRecord } from '../seal/sealed-record';
 import type { Checkpoint } from './checkpoint';
+import { appendLeaf, frontierRoot } from './compact-range';
 import type { LogState } from './log-state';
-import { appendLeaf, frontierRoot, leafHash } from './merkle';
+import { leafHash } from './merkle-hashing';
 
 /** One record to store with the tree nodes it completes. */
 export interface LogEntry {

@@ -3,7 +3,8 @@ import { LogStateError, ResealError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
 import { RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
-import { appendLeaf, EMPTY_ROOT, frontierRoot, leafHash, subtreeRefs } from './merkle';
+import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
+import { EMPTY_ROOT, leafHash } from './merkle-hashing';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint } from './signed-checkpoint';
 

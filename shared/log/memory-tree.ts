@@ -1,5 +1,7 @@
 import { InvalidInputError, MerkleNodeMissingError } from '../errors';
-import { appendLeaf, leafHash, type NodeRef, type NodeSource, rangeRoot, subtreeRefs } from './merkle';
+import { appendLeaf, rangeRoot, subtreeRefs } from './compact-range';
+import { leafHash } from './merkle-hashing';
+import type { NodeRef, NodeSource } from './node-ref';
 
 /**
  * An RFC 9162 Merkle tree held in memory, for tests, the demo and benchmarks: it keeps every

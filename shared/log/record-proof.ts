@@ -6,15 +6,11 @@ import { checkRecordIntegrity, isIntact } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
-import {
-  leafHash,
-  type NodeRef,
-  type NodeSource,
-  proveConsistency,
-  proveInclusion,
-  verifyConsistency,
-  verifyInclusion,
-} from './merkle';
+import { proveConsistency } from './consistency-proof';
+import { proveInclusion } from './inclusion-proof';
+import { leafHash } from './merkle-hashing';
+import type { NodeRef, NodeSource } from './node-ref';
+import { verifyConsistency, verifyInclusion } from './proof-verification';
 
 /** Longest proof accepted: a tree of 2^53 leaves needs at most 53 hashes (consistency: about twice). */
 const MAX_PROOF_HASHES = 128;

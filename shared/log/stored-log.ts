@@ -4,7 +4,7 @@ import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import { type CheckpointFinding, readLatestCheckpoint } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
-import type { NodeSource } from './merkle';
+import type { NodeSource } from './node-ref';
 import type { NoteVerifierKey } from './note-key';
 import {
   type ConsistencyProof,

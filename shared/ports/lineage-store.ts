@@ -2,7 +2,7 @@ import type { HexDigest } from '../canonical/digest';
 import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
-import type { NodeRef } from '../log/merkle';
+import type { NodeRef } from '../log/node-ref';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
 import type { LineageHead } from '../seal/sealed-record';
 

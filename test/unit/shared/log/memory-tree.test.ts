@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, MerkleNodeMissingError } from '../../../../shared/errors';
+import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { EMPTY_ROOT, leafHash, proveInclusion, verifyInclusion } from '../../../../shared/log/merkle';
+import { EMPTY_ROOT, leafHash } from '../../../../shared/log/merkle-hashing';
+import { verifyInclusion } from '../../../../shared/log/proof-verification';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';
 import { refRoot } from '../../../helpers/merkle-reference';
 

@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  appendLeaf,
-  consistencyProofRefs,
-  frontierRoot,
-  inclusionProofRefs,
-  leafHash,
-  type NodeRef,
-  type NodeSource,
-  proveConsistency,
-  proveInclusion,
-  subtreeRefs,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../../../shared/log/merkle';
+import { appendLeaf, frontierRoot, subtreeRefs } from '../../../../shared/log/compact-range';
+import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
+import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
+import { leafHash } from '../../../../shared/log/merkle-hashing';
+import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
+import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
 import { toHex } from '../../../helpers/log-factories';
 import {
   refPath,

@@ -1,24 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import {
-  appendLeaf,
-  consistencyProofRefs,
-  EMPTY_ROOT,
-  frontierRoot,
-  HASH_BYTES,
-  inclusionProofRefs,
-  leafHash,
-  type NodeRef,
-  type NodeSource,
-  nodeHash,
-  proveConsistency,
-  proveInclusion,
-  rangeRoot,
-  subtreeRefs,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../../../shared/log/merkle';
+import { appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from '../../../../shared/log/compact-range';
+import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
+import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
+import { EMPTY_ROOT, HASH_BYTES, leafHash, nodeHash } from '../../../../shared/log/merkle-hashing';
+import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
+import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';
 
 const MAX = Number.MAX_SAFE_INTEGER;

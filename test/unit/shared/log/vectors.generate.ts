@@ -10,14 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
+import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
+import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
-import {
-  consistencyProofRefs,
-  inclusionProofRefs,
-  leafHash,
-  proveConsistency,
-  proveInclusion,
-} from '../../../../shared/log/merkle';
+import { leafHash } from '../../../../shared/log/merkle-hashing';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import {

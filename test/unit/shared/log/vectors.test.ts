@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NoteFormatError, NoteVerificationError } from '../../../../shared/errors';
 import { checkpointBody, parseCheckpointBody } from '../../../../shared/log/checkpoint';
+import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
+import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../../../../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import {
-  consistencyProofRefs,
-  inclusionProofRefs,
-  leafHash,
-  proveConsistency,
-  proveInclusion,
-  verifyConsistency,
-  verifyInclusion,
-} from '../../../../shared/log/merkle';
+import { leafHash } from '../../../../shared/log/merkle-hashing';
 import { formatVerifierKey, noteVerifierKey, parseVerifierKey } from '../../../../shared/log/note-key';
+import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
 import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote, verifyNote } from '../../../../shared/log/signed-note';
 import { fromBase64, fromHex, TEST_NOTE_SEED, testLeaf, toHex } from '../../../helpers/log-factories';
