@@ -12,8 +12,9 @@
  */
 import { hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { buildManifest } from '../shared/triage/build-manifest';
 import { isolateDelta } from '../shared/triage/delta-isolator';
-import { buildManifest, type SealedDependencyManifest } from '../shared/triage/manifest';
+import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
 import { libraryCanonical, monolithicLibraryCheck, triageFloor } from './floors';
 import { interleavedSamples, median, pairedRatio } from './harness';
 import { type Figure, figureRow } from './report';

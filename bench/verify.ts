@@ -12,7 +12,7 @@ import { Authority } from '../shared/schemas/primitives';
 import { verifyChain } from '../shared/seal/lineage-verifier';
 import { sealRecord } from '../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
-import { buildManifest } from '../shared/triage/manifest';
+import { buildManifest } from '../shared/triage/build-manifest';
 import { type FloorRecord, libraryCanonical, verifyFloor } from './floors';
 import { interleavedSamples } from './harness';
 import { type Figure, figureRow } from './report';

@@ -4,7 +4,8 @@
  */
 
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
-export { type BuildManifestInput, buildManifest } from '../shared/triage/manifest';
+export { buildManifest } from '../shared/triage/build-manifest';
+export type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 export {
   constantVariable,
   freshVariable,

@@ -24,7 +24,7 @@ import {
 } from '../shared/pipeline/messages';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
 import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
-import { SealedDependencyManifestSchema } from '../shared/triage/manifest';
+import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /** Where the schemas are committed, relative to the repository root. */

@@ -136,6 +136,9 @@ export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordH
 export { type SealInput, sealRecord } from './seal/residual-sealer';
 export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
+export { buildManifest } from './triage/build-manifest';
+export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
+export { compositeSeal } from './triage/composite-seal';
 export {
   type DeltaIsolationReport,
   DeltaIsolationReportSchema,
@@ -143,24 +146,18 @@ export {
   isolateDelta,
   triageReportDigest,
 } from './triage/delta-isolator';
+export { envKeyHash } from './triage/env-key-hash';
+export { manifestDigest } from './triage/manifest-digest';
+export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {
-  type BuildManifestInput,
-  buildManifest,
-  type ClaimDependency,
-  type ClaimKeys,
-  compositeSeal,
   declaredAbsentKeys,
-  envKeyHash,
-  MANIFEST_FORMAT_VERSION,
-  ManifestFormatVersion,
-  manifestDigest,
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
   type SealedDependencyManifestV1,
   SealedDependencyManifestV1Schema,
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
-} from './triage/manifest';
+} from './triage/sealed-dependency-manifest';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../shared/errors';
 import { EnvSnapshot } from '../../shared/schemas/primitives';
-import { buildManifest, ClaimKeysMapInput } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
+import { ClaimKeysMapInput } from '../../shared/triage/build-manifest-input';
 import { type CommandContext, commaList } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EnvSnapshot } from '../../shared/schemas/primitives';
 import { DeltaVerdict, isolateDelta } from '../../shared/triage/delta-isolator';
-import { SealedDependencyManifestSchema } from '../../shared/triage/manifest';
+import { SealedDependencyManifestSchema } from '../../shared/triage/sealed-dependency-manifest';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/output';

@@ -4,13 +4,10 @@ import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/sche
 import { markValidated, type Validated } from '../../shared/schemas/validated';
 import { WireFields } from '../../shared/schemas/wire-fields';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
-import {
-  acceptManifestWithDigests,
-  isManifest,
-  manifestDigests,
-  parseManifest,
-  type SealedDependencyManifest,
-} from '../../shared/triage/manifest';
+import { acceptManifestWithDigests } from '../../shared/triage/accepts-manifest-v1';
+import { manifestDigests } from '../../shared/triage/manifest-digest';
+import { isManifest, parseManifest } from '../../shared/triage/parse-manifest';
+import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import { checkPayload, type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 
 /**

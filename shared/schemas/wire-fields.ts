@@ -68,7 +68,10 @@ export const WireFields = {
     optional: ['supersedes'],
     leftToSchema: [],
   },
-  /** `SealedDependencyManifestV1Schema` (shared/triage/manifest.ts); format 2 always goes to the schema. */
+  /**
+   * `SealedDependencyManifestV1Schema` (shared/triage/sealed-dependency-manifest.ts); format 2
+   * always goes to the schema.
+   */
   manifestV1: {
     required: ['formatVersion', 'preconditionSeal', 'baselineKeyHashes', 'structuralKeys', 'claimDependencyMap'],
     optional: [],

@@ -5,7 +5,9 @@ import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainObject } from '..
 import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
-import { isManifest, manifestDigestOf, type SealedDependencyManifest } from '../triage/manifest';
+import { manifestDigestOf } from '../triage/manifest-digest';
+import { isManifest } from '../triage/parse-manifest';
+import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
 import { encodeHeaderWithHash, variablesDigest } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';

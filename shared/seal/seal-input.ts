@@ -13,13 +13,9 @@ import {
 } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
-import {
-  isManifest,
-  manifestDigestOf,
-  parseManifest,
-  type SealedDependencyManifest,
-  SealedDependencyManifestSchema,
-} from '../triage/manifest';
+import { manifestDigestOf } from '../triage/manifest-digest';
+import { isManifest, parseManifest } from '../triage/parse-manifest';
+import { type SealedDependencyManifest, SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import {
   MAX_VARIABLE_NAME_LENGTH,
   MAX_VARIABLE_VALUE_BYTES,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { BASE64_MAC_PATTERN, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
-import { SealedDependencyManifestSchema } from '../triage/manifest';
+import { SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import { SessionVariableSchema } from '../write/session-variable';
 import { JsonPayloadSchema, MAX_VARIABLES } from '../write/write-request';
 import { KeyIdSchema, RecordHeaderSchema } from './record-header';

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../canonical/canonical-json';
 import { ResealError } from '../errors';
-import { manifestDigest } from '../triage/manifest';
+import { manifestDigest } from '../triage/manifest-digest';
 import type { ResidualWriteRequest } from '../write/write-request';
 import { payloadHash, type RecordHeader, variablesDigest } from './record-header';
 

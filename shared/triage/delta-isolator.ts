@@ -7,16 +7,12 @@ import { normalFormOf } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
 import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
-import {
-  baselineAwaitingDigests,
-  compositeSealUnchecked,
-  declaredAbsentKeys,
-  envKeyHashOfPlainText,
-  envKeyHashUnchecked,
-  parseManifest,
-  type SealedDependencyManifest,
-  SortedUniqueKeys,
-} from './manifest';
+import { baselineAwaitingDigests } from './accepts-manifest-v1';
+import { compositeSealUnchecked } from './composite-seal';
+import { envKeyHashOfPlainText, envKeyHashUnchecked } from './env-key-hash';
+import { parseManifest } from './parse-manifest';
+import { declaredAbsentKeys, type SealedDependencyManifest } from './sealed-dependency-manifest';
+import { SortedUniqueKeys } from './sorted-unique-keys';
 
 /**
  * Outcome of differential seal triage (docs/triage.md, "Verdicts and rules, in the order `isolateDelta` applies them").

@@ -6,7 +6,8 @@ import { NormalFormIndex } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
 import { AuthoritySchema, Identifier, NonNegativeInt, RESERVED_KEY, RecordRefSchema } from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
-import { compositeSealUnchecked, SealedDependencyManifestSchema } from '../triage/manifest';
+import { compositeSealUnchecked } from '../triage/composite-seal';
+import { SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import { SessionSnapshotBoundarySchema } from './session-boundary';
 import { SessionVariableSchema, VariableName } from './session-variable';
 

@@ -11,7 +11,7 @@ import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
 import { validWriteRequest } from './guard-factories';

@@ -14,7 +14,7 @@ import type {
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
-import type { SealedDependencyManifest } from '../../shared/triage/manifest';
+import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';

@@ -5,7 +5,8 @@
  */
 import type { GuardPolicy } from '../../shared/guard/policy';
 import { Authority } from '../../shared/schemas/primitives';
-import { buildManifest, type SealedDependencyManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
+import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import { type FreshnessProbeReceipt, valueDigest } from '../../shared/write/receipts';
 import type { SessionSnapshotBoundary } from '../../shared/write/session-boundary';
 import { type SessionVariable, VariableFreshness } from '../../shared/write/session-variable';

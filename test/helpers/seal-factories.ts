@@ -14,7 +14,9 @@ import {
 } from '../../shared/seal/record-header';
 import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
-import { buildManifest, manifestDigest, type SealedDependencyManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
+import { manifestDigest } from '../../shared/triage/manifest-digest';
+import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import { valueDigest } from '../../shared/write/receipts';
 import type { SessionVariable } from '../../shared/write/session-variable';
 

@@ -15,7 +15,7 @@ import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
-import { buildManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee } from '../helpers/guarantees';
 import { validWriteRequest } from '../helpers/guard-factories';

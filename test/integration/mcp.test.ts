@@ -27,8 +27,8 @@ import { openCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
+import { buildManifest } from '../../shared/triage/build-manifest';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
-import { buildManifest } from '../../shared/triage/manifest';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
 

@@ -20,7 +20,7 @@ import { SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
-import { buildManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';

@@ -10,7 +10,7 @@ import { functionLogs } from '../../bench/stack/function-logs';
 import { BENCH_ENV, type BenchStack, benchClient, measureAudit, measureWrites } from '../../bench/stack/stack-bench';
 import { scenarioUsage } from '../../bench/stack/stack-usage';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
-import { buildManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 

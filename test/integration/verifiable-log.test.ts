@@ -23,7 +23,7 @@ import { checkpointOrigin } from '../../shared/log/log-names';
 import { formatVerifierKey, publicKeyFromSpki } from '../../shared/log/note-key';
 import { verifyCheckpoint } from '../../shared/log/signed-checkpoint';
 import { verifyNote } from '../../shared/log/signed-note';
-import { buildManifest } from '../../shared/triage/manifest';
+import { buildManifest } from '../../shared/triage/build-manifest';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
 import { validWriteRequest } from '../helpers/guard-factories';
 import { forgedRejection } from '../helpers/tamper-table';

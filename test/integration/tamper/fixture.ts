@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { clientConfig } from '../../../scripts/emulator/deploy';
-import { buildManifest } from '../../../shared/triage/manifest';
+import { buildManifest } from '../../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { deployedStack } from '../../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, type SealingSetup, sealGroup } from '../../helpers/emulator-lineages';

@@ -8,7 +8,7 @@ import {
 } from '../../../client/builders';
 import { InvalidInputError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import { buildManifest } from '../../../shared/triage/manifest';
+import { buildManifest } from '../../../shared/triage/build-manifest';
 import { valueDigest } from '../../../shared/write/receipts';
 import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 

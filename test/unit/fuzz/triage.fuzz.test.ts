@@ -13,8 +13,8 @@ import {
 } from '../../../shared/pipeline/messages';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
+import { buildManifest } from '../../../shared/triage/build-manifest';
 import { isolateDelta } from '../../../shared/triage/delta-isolator';
-import { buildManifest } from '../../../shared/triage/manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../helpers/factories';
 import {
   FUZZ_RUNS,

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PowertoolsPipelineMetrics } from '../../../../functions/common/observability';
 import { createTriageHandler } from '../../../../functions/triage/create-handler';
 import { TriageService } from '../../../../functions/triage/triage-service';
-import { buildManifest } from '../../../../shared/triage/manifest';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { eventBridgeEvent, FakePublisher, lambdaContext, lineageSealedBySealer } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { TEST_LOG_KEY } from '../../../helpers/pipeline-keys';

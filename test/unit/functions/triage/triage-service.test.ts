@@ -7,7 +7,7 @@ import { verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
 import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/pipeline/messages';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
-import { buildManifest } from '../../../../shared/triage/manifest';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
 import { absentKeyManifest, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';

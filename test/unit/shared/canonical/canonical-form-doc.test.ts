@@ -13,7 +13,9 @@ import {
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
 import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-header';
-import { compositeSeal, envKeyHash, manifestDigest } from '../../../../shared/triage/manifest';
+import { compositeSeal } from '../../../../shared/triage/composite-seal';
+import { envKeyHash } from '../../../../shared/triage/env-key-hash';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import { valueDigest } from '../../../../shared/write/receipts';
 import { validWriteRequest } from '../../../helpers/guard-factories';
 import { codeSpans, docPage, section, tableRows } from '../../../helpers/markdown';

@@ -22,17 +22,14 @@ import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { parseSealInput, SealInputSchema } from '../../../../shared/seal/seal-input';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
+import { acceptManifestWithDigests } from '../../../../shared/triage/accepts-manifest-v1';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
+import { compositeSealUnchecked } from '../../../../shared/triage/composite-seal';
 import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/delta-isolator';
-import {
-  acceptManifestWithDigests,
-  buildManifest,
-  compositeSealUnchecked,
-  envKeyHashUnchecked,
-  manifestDigestOf,
-  manifestDigests,
-  parseManifest,
-  SealedDependencyManifestSchema,
-} from '../../../../shared/triage/manifest';
+import { envKeyHashUnchecked } from '../../../../shared/triage/env-key-hash';
+import { manifestDigestOf, manifestDigests } from '../../../../shared/triage/manifest-digest';
+import { parseManifest } from '../../../../shared/triage/parse-manifest';
+import { SealedDependencyManifestSchema } from '../../../../shared/triage/sealed-dependency-manifest';
 import { checkPayload } from '../../../../shared/write/write-request';
 import {
   HOSTILE_STRINGS,

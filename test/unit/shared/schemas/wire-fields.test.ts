@@ -6,7 +6,7 @@ import { WireFields } from '../../../../shared/schemas/wire-fields';
 import { encodeHeader, RecordHeaderSchema } from '../../../../shared/seal/record-header';
 import { SealInputSchema } from '../../../../shared/seal/seal-input';
 import { AnchorSignatureSchema, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
-import { SealedDependencyManifestV1Schema } from '../../../../shared/triage/manifest';
+import { SealedDependencyManifestV1Schema } from '../../../../shared/triage/sealed-dependency-manifest';
 import { SessionVariableSchema } from '../../../../shared/write/session-variable';
 import { buildChain } from '../../../helpers/seal-factories';
 

@@ -10,7 +10,7 @@ import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
 import { genesisParentHash, headerBytes, payloadHash, recordHashOf } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
-import { manifestDigest } from '../../../../shared/triage/manifest';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import {
   buildChain,
   sealInput,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
+import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { DeltaIsolationReportSchema, DeltaVerdict, isolateDelta } from '../../../../shared/triage/delta-isolator';
-import { buildManifest, compositeSeal, envKeyHash } from '../../../../shared/triage/manifest';
+import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 
 // A realistic record: architecture and mount root are structural; two claims depend on
 // interface contracts; HOSTNAME and PID are ambient telemetry (docs/triage.md).

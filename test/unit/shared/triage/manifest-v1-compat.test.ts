@@ -4,7 +4,7 @@ import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
 import { isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
-import { manifestDigest } from '../../../../shared/triage/manifest';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import vectors from '../../../vectors/seal.json';
 
 /**

@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { HashDomain, hashCanonical } from '../../../../shared/canonical/digest';
 import { InvalidInputError } from '../../../../shared/errors';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
+import { compositeSeal } from '../../../../shared/triage/composite-seal';
+import { envKeyHash } from '../../../../shared/triage/env-key-hash';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
+import { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from '../../../../shared/triage/manifest-format-version';
 import {
-  buildManifest,
-  compositeSeal,
   declaredAbsentKeys,
-  envKeyHash,
-  MANIFEST_FORMAT_VERSION,
-  ManifestFormatVersion,
-  manifestDigest,
   SealedDependencyManifestSchema,
-  sortedUnique,
-} from '../../../../shared/triage/manifest';
+} from '../../../../shared/triage/sealed-dependency-manifest';
+import { sortedUnique } from '../../../../shared/triage/sorted-unique-keys';
 
 const issuesOf = (fn: () => unknown): { path: string; message: string }[] => {
   try {

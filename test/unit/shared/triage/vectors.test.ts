@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { buildManifest } from '../../../../shared/triage/build-manifest';
+import type { BuildManifestInput } from '../../../../shared/triage/build-manifest-input';
+import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
-import {
-  type BuildManifestInput,
-  buildManifest,
-  compositeSeal,
-  envKeyHash,
-  manifestDigest,
-  type SealedDependencyManifest,
-} from '../../../../shared/triage/manifest';
+import { envKeyHash } from '../../../../shared/triage/env-key-hash';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
+import type { SealedDependencyManifest } from '../../../../shared/triage/sealed-dependency-manifest';
 
 interface TriageCase {
   name: string;
