@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { triageReportDigest } from '../../../shared/triage/delta-isolator';
 import { buildManifest } from '../../../shared/triage/manifest';
-import { inProcessRecallClient } from '../../helpers/factories';
+import { inProcessRecallClient, refusedTriageAnswer } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
-import { buildChain, TEST_NOW_MS } from '../../helpers/seal-factories';
+import { buildChain } from '../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-client-recall';
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
@@ -129,20 +129,7 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
       ['req-nf-id', 'NOT_FOUND', { residualId: 'residual-1' }],
       ['req-invalid', 'INVALID_REQUEST', { seq: 0 }],
     ] as const) {
-      await store.putTriageReport({
-        formatVersion: 1,
-        requestId,
-        lineageId: LINEAGE,
-        seq: null,
-        residualId: null,
-        outcome: 'REFUSED',
-        verification: null,
-        report: null,
-        proof: null,
-        refusalReason: 'no such record in this lineage',
-        refusalCode,
-        completedAtMs: TEST_NOW_MS,
-      });
+      await store.putTriageReport(refusedTriageAnswer({ requestId, lineageId: LINEAGE, refusalCode }));
       const recall = await client.recall({ lineageId: LINEAGE, requestId, target, currentEnv: ENV });
       expect(recall.verdict, requestId).toBe('UNVERIFIED_TAMPER_RISK');
     }
@@ -310,20 +297,9 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     const held = { seq: 1, recordHash: records[1]?.recordHash as string };
     for (const seq of [0, 1, 2]) store.deleteRecord(LINEAGE, seq);
     store.deleteHead(LINEAGE);
-    await store.putTriageReport({
-      formatVersion: 1,
-      requestId: 'req-lost',
-      lineageId: LINEAGE,
-      seq: null,
-      residualId: null,
-      outcome: 'REFUSED',
-      verification: null,
-      report: null,
-      proof: null,
-      refusalReason: 'no such record in this lineage',
-      refusalCode: 'NOT_FOUND',
-      completedAtMs: TEST_NOW_MS,
-    });
+    await store.putTriageReport(
+      refusedTriageAnswer({ requestId: 'req-lost', lineageId: LINEAGE, refusalCode: 'NOT_FOUND' }),
+    );
     const recall = await client.recall({
       lineageId: LINEAGE,
       requestId: 'req-lost',
