@@ -117,7 +117,7 @@ export class Recalls {
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
       check = await this.#checkHeld(lineageId, request.checkpoint, check, check.checkpoint);
     }
-    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest);
+    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#deps.log.keep(lineageId, check.checkpoint, trusted);
     }
@@ -157,7 +157,19 @@ export class Recalls {
     check: RecallCheck,
     answered: VerifiedCheckpoint,
   ): Promise<RecallCheck> {
-    if (newest === null) return check;
+    if (newest === null) {
+      // No head was readable before the request, yet the answer proves a record: read the head
+      // again, so a head hidden during step 2 and restored after cannot pass an older answer.
+      // A lineage whose first records landed during the recall passes when the answer is its newest.
+      const again = await this.#newest(lineageId);
+      if (again === null) {
+        return refuted(check, {
+          verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+          reason: `the answer proves a record of lineage ${lineageId}, but the table shows no signed checkpoint of it`,
+        });
+      }
+      return this.#checkFresh(lineageId, again, check, answered);
+    }
     if ('finding' in newest) return refuted(check, newest.finding);
     const consistency =
       answered.size > newest.checkpoint.size
@@ -184,10 +196,16 @@ export class Recalls {
    * A refusal triage could not prove, checked where the client can (docs/verifiable-log.md,
    * "Recall"): the request was validated here, so `INVALID_REQUEST` is not triage's answer; a
    * `NOT_FOUND` for a record the signed checkpoint covers (or whose marker leads to a proven record)
-   * is not either. Both become `UNVERIFIED_TAMPER_RISK`. A `NOT_FOUND` the log cannot contradict
-   * stands, as triage's claim.
+   * is not either. Both become `UNVERIFIED_TAMPER_RISK`. A `NOT_FOUND` for a record a trusted
+   * checkpoint (kept, given, or the caller's `{ seq, recordHash }`) saw, which the table no longer
+   * covers, is `TRUNCATION_DETECTED`. A `NOT_FOUND` the log cannot contradict stands, as triage's claim.
    */
-  async #checkRefusal(request: RecallRequest, check: RecallCheck, newest: Newest): Promise<RecallCheck> {
+  async #checkRefusal(
+    request: RecallRequest,
+    check: RecallCheck,
+    newest: Newest,
+    trusted: VerifiedCheckpoint | null,
+  ): Promise<RecallCheck> {
     const forged = (reason: string): RecallCheck => ({
       ...check,
       verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
@@ -202,6 +220,16 @@ export class Recalls {
       return { ...check, verdict: newest.finding.verdict, reason: newest.finding.reason };
     }
     const latest = newest;
+    // What a trusted source saw of this lineage: a record the table no longer has was cut.
+    const sawSize = Math.max(trusted?.size ?? 0, request.checkpoint ? request.checkpoint.seq + 1 : 0);
+    const tableSize = latest?.checkpoint.size ?? 0;
+    if (sawSize > tableSize) {
+      return {
+        ...check,
+        verdict: VerificationVerdict.TRUNCATION_DETECTED,
+        reason: `truncated: the stored answer says the record does not exist and the table's signed checkpoint covers ${tableSize} records, but a trusted checkpoint saw ${sawSize}`,
+      };
+    }
     if (latest === null) return check;
     const size = latest.checkpoint.size;
     if (('seq' in target && target.seq < size) || ('latest' in target && size > 0)) {

@@ -98,8 +98,8 @@ function missingPartOf(error: unknown, depth = 0): MissingPart | null {
   // CloudFormation answers a stack it does not know with a ValidationError "Stack with id … does not exist".
   if (error.name === 'ValidationError' && /does not exist/.test(error.message)) return MissingPart.STACK;
   if (error instanceof StackOutputsError) {
-    const inner = missingPartOf(error.cause, depth + 1);
-    if (inner) return inner;
+    // A wrapped AWS error (access denied, throttling) shows nothing missing: it passes through.
+    if (error.cause !== undefined) return missingPartOf(error.cause, depth + 1);
     return /missing outputs|not in the outputs file/.test(error.message) ? MissingPart.OUTPUTS : MissingPart.STACK;
   }
   return missingPartOf(error.cause, depth + 1);

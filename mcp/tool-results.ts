@@ -16,6 +16,7 @@ import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
+import { normalFormOf } from '../shared/schemas/normal-form';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -367,7 +368,11 @@ export function recallResult(input: {
   const contents = payloadClaims(record.payload);
   const contentOf = (claimId: string): JsonValue | null =>
     contents && Object.hasOwn(contents, claimId) ? (contents[claimId] as JsonValue) : null;
-  const drifted = new Set([...delta.driftedKeys.changed, ...delta.driftedKeys.vanished, ...delta.driftedKeys.appeared]);
+  // By normal form: a key declared absent that appeared in its other Unicode form drifts the claims
+  // resting on the absence (docs/triage.md, "Keys declared absent"), so they name it too.
+  const drifted = new Set(
+    [...delta.driftedKeys.changed, ...delta.driftedKeys.vanished, ...delta.driftedKeys.appeared].map(normalFormOf),
+  );
   const out: RecallOutput = {
     outcome: 'TRIAGED',
     requestId: recall.requestId,
@@ -406,7 +411,7 @@ export function recallResult(input: {
     reprobeClaims: delta.invalidatedClaims.map((claimId) => ({
       claimId,
       causalKeys: claimKeys[claimId] ?? [],
-      driftedKeys: (claimKeys[claimId] ?? []).filter((key) => drifted.has(key)),
+      driftedKeys: (claimKeys[claimId] ?? []).filter((key) => drifted.has(normalFormOf(key))),
       previousContent: contentOf(claimId),
     })),
     data: payloadData(record.payload),

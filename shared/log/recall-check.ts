@@ -119,11 +119,15 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
   if (proven.verdict !== V.VERIFIED_INTACT) return fail(proven.verdict, proven.reason, { checkpoint: latest, refusal });
   const record = proven.record;
   const seq = record.header.monotonicSequenceNumber;
-  if (seq !== report.proof.seq || record.recordHash !== report.proof.recordHash || report.seq !== seq) {
-    return fail(V.LINEAGE_BROKEN, `the answer names seq ${report.proof.seq} but proves seq ${seq}`, {
-      checkpoint: latest,
-    });
-  }
+  const misnamed =
+    seq !== report.proof.seq
+      ? `the answer's proof names seq ${report.proof.seq} but proves seq ${seq}`
+      : record.recordHash !== report.proof.recordHash
+        ? `the answer's proof names record hash ${report.proof.recordHash} but proves ${record.recordHash} at seq ${seq}`
+        : report.seq !== seq
+          ? `the answer names seq ${report.seq} but its proof proves seq ${seq}`
+          : null;
+  if (misnamed) return fail(V.LINEAGE_BROKEN, misnamed, { checkpoint: latest });
   const wrongTarget = checkRecallTarget(input.target, record, latest.size);
   if (wrongTarget) return fail(wrongTarget.verdict, wrongTarget.reason, { checkpoint: latest });
   let delta: DeltaIsolationReport;

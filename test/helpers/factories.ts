@@ -247,3 +247,25 @@ export function inProcessRecallClient(
     ...deps,
   });
 }
+
+/**
+ * A triage answer that refuses a recall with `refusalCode` and no proof, as triage stores it or a
+ * table writer plants it (docs/pipeline.md, "Table layout").
+ */
+export function refusedTriageAnswer(
+  fields: Pick<TriageCompletedDetail, 'requestId' | 'lineageId' | 'refusalCode'> &
+    Partial<Pick<TriageCompletedDetail, 'refusalReason' | 'completedAtMs'>>,
+): TriageCompletedDetail {
+  return {
+    formatVersion: 1,
+    seq: null,
+    residualId: null,
+    outcome: 'REFUSED',
+    verification: null,
+    report: null,
+    proof: null,
+    refusalReason: 'no such record in this lineage',
+    completedAtMs: TEST_NOW_MS,
+    ...fields,
+  };
+}

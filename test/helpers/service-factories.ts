@@ -6,23 +6,29 @@ import { InMemoryLineageStore } from './in-memory-lineage-store';
 import { TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
 
-/** A guard service on in-memory fakes, its clock at the factories' "now", receipts up to 900 s old. */
-export function testGuardService() {
+/**
+ * A guard service on in-memory fakes, its clock at the factories' "now", receipts up to 900 s old
+ * unless `options` say otherwise; its fakes beside it.
+ */
+export function testGuardService(options: { readonly maxBodyBytes?: number } = {}) {
   const store = new InMemoryLineageStore();
   const publisher = new FakePublisher();
   const queue = new FakeSealQueue();
+  const metrics = new FakeMetrics();
+  const logger = fakeLogger();
   const service = new GuardService({
     store,
     publisher,
     queue,
     signer: testGuardSigner(),
     logName: TEST_LOG_NAME,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
+    metrics,
+    logger,
     clock: () => FACTORY_NOW_MS,
     maxReceiptAgeSeconds: 900,
+    ...options,
   });
-  return { service, store, publisher, queue };
+  return { service, store, publisher, queue, metrics, logger };
 }
 
 /** A sealer's dependencies on in-memory fakes and the test keys, its clock 1 s after the factories' "now". */

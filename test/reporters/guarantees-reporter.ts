@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node';
 import { DEFAULT_FUZZ_RUNS, fuzzRuns } from '../helpers/fuzz-runs';
-import { COMMITTED_GUARANTEES, GENERATED_GUARANTEES, UPDATE_COMMAND } from './guarantees-paths';
+import { COMMITTED_GUARANTEES, FAILED_RUN_MARKER, GENERATED_GUARANTEES, UPDATE_COMMAND } from './guarantees-paths';
 import { type GuaranteeRow, renderGuarantees } from './render-guarantees';
 
 /** The projects a complete run has (vitest.config.ts). */
@@ -25,9 +25,14 @@ export default class GuaranteesReporter implements Reporter {
   onInit(vitest: Vitest): void {
     this.#vitest = vitest;
     rmSync(join(vitest.config.root, GENERATED_GUARANTEES), { force: true });
+    rmSync(join(vitest.config.root, FAILED_RUN_MARKER), { force: true });
   }
 
-  async onTestRunEnd(modules: ReadonlyArray<TestModule>, _errors: unknown, reason: TestRunEndReason): Promise<void> {
+  async onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    errors: ReadonlyArray<unknown>,
+    reason: TestRunEndReason,
+  ): Promise<void> {
     const vitest = this.#vitest;
     if (!vitest || reason === 'interrupted') return;
     const why = await this.#incomplete(vitest, modules);
@@ -52,6 +57,13 @@ export default class GuaranteesReporter implements Reporter {
     mkdirSync(dirname(generated), { recursive: true });
     writeFileSync(generated, table);
     vitest.logger.log(`guarantees: ${rows.length} rows written to ${GENERATED_GUARANTEES}`);
+    const failedFiles = modules.filter((module) => module.state() === 'failed').length;
+    if (failedFiles > 0 || errors.length > 0 || reason === 'failed') {
+      writeFileSync(
+        join(root, FAILED_RUN_MARKER),
+        `${failedFiles} test file(s) failed, ${errors.length} run error(s)\n`,
+      );
+    }
 
     const committed = readCommitted(join(root, COMMITTED_GUARANTEES));
     if (committed === table) {

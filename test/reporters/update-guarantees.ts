@@ -1,11 +1,13 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMITTED_GUARANTEES, GENERATED_GUARANTEES } from './guarantees-paths';
+import { COMMITTED_GUARANTEES, FAILED_RUN_MARKER, GENERATED_GUARANTEES } from './guarantees-paths';
 
 /**
  * `npm run guarantees:update`: copies the table the last complete `npm test` run wrote
  * ({@link GENERATED_GUARANTEES}) onto {@link COMMITTED_GUARANTEES}. Refuses when there is none (a
- * partial run writes none) or when a row failed, so the committed table only ever shows passes.
+ * partial run writes none), when the run that wrote it failed (a file whose setup threw recorded no
+ * rows: {@link FAILED_RUN_MARKER}) or when a row failed, so the committed table only ever shows
+ * the passes of a passing run.
  *
  * @returns the process exit code: 0 copied, 1 refused
  */
@@ -13,6 +15,12 @@ export function updateGuarantees(root: string, log: (line: string) => void = con
   const generated = join(root, GENERATED_GUARANTEES);
   if (!existsSync(generated)) {
     log(`guarantees:update: no ${GENERATED_GUARANTEES}; run \`npm test\` first (only a complete run writes it)`);
+    return 1;
+  }
+  if (existsSync(join(root, FAILED_RUN_MARKER))) {
+    log(
+      `guarantees:update: the run that wrote ${GENERATED_GUARANTEES} failed (${readFileSync(join(root, FAILED_RUN_MARKER), 'utf8').trim()}); its table may miss rows: fix the run first`,
+    );
     return 1;
   }
   const table = readFileSync(generated, 'utf8');

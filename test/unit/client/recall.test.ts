@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { triageReportDigest } from '../../../shared/triage/delta-isolator';
-import { inProcessRecallClient } from '../../helpers/factories';
+import { inProcessRecallClient, refusedTriageAnswer } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
-import { buildChain, TEST_NOW_MS } from '../../helpers/seal-factories';
+import { buildChain } from '../../helpers/seal-factories';
 
 const LINEAGE = 'lineage-client-recall';
 const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
@@ -129,20 +129,7 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
       ['req-nf-id', 'NOT_FOUND', { residualId: 'residual-1' }],
       ['req-invalid', 'INVALID_REQUEST', { seq: 0 }],
     ] as const) {
-      await store.putTriageReport({
-        formatVersion: 1,
-        requestId,
-        lineageId: LINEAGE,
-        seq: null,
-        residualId: null,
-        outcome: 'REFUSED',
-        verification: null,
-        report: null,
-        proof: null,
-        refusalReason: 'no such record in this lineage',
-        refusalCode,
-        completedAtMs: TEST_NOW_MS,
-      });
+      await store.putTriageReport(refusedTriageAnswer({ requestId, lineageId: LINEAGE, refusalCode }));
       const recall = await client.recall({ lineageId: LINEAGE, requestId, target, currentEnv: ENV });
       expect(recall.verdict, requestId).toBe('UNVERIFIED_TAMPER_RISK');
     }
@@ -239,5 +226,111 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     };
     const recall = await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
     expect(recall).toMatchObject({ end: 'TRIAGED', checks: { checkpointSize: 3, newestSize: 2 } });
+  });
+  it('a head item hidden while the client reads it, then restored, does not let an older answer pass', async () => {
+    // docs/verifiable-log.md, "Recall": the client read no head before asking, yet the answer proves
+    // a record; it reads the head again and holds the answer to that.
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(6, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
+    await appendSealed(store, records.slice(0, 4));
+    const old = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      requestId: 'req-at-4',
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    await appendSealed(store, records.slice(4));
+    await store.putTriageReport({ ...old.report, requestId: 'req-hidden' });
+    // The table writer hides the head item and the records while the client reads, then restores them.
+    const [realHead, realLast] = [store.logHead.bind(store), store.lastRecordSeq.bind(store)];
+    let hidden = true;
+    store.logHead = async (lineageId) => (hidden ? null : realHead(lineageId));
+    store.lastRecordSeq = async (lineageId) => {
+      const last = hidden ? null : await realLast(lineageId);
+      hidden = false;
+      return last;
+    };
+    const replayed = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      requestId: 'req-hidden',
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    expect(replayed).toMatchObject({ end: 'NOT_INTACT', verdict: 'UNVERIFIED_TAMPER_RISK', detectedBy: 'client' });
+    expect(replayed.reason).toMatch(/older than the newest signed checkpoint/);
+    // Hidden for good: an answer proving a record of a lineage whose head the table does not show.
+    store.logHead = async () => null;
+    store.lastRecordSeq = async () => null;
+    await store.putTriageReport({ ...old.report, requestId: 'req-gone' });
+    const headless = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      requestId: 'req-gone',
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    expect(headless).toMatchObject({ end: 'NOT_INTACT', verdict: 'UNVERIFIED_TAMPER_RISK' });
+    expect(headless.reason).toMatch(/shows no signed checkpoint/);
+  });
+
+  it('a lineage whose first records land during the recall is triaged: the head read again extends to the answer', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2, { lineageId: LINEAGE, inputs: () => ({ manifest }) });
+    const original = store.getTriageReport.bind(store);
+    let appended = false;
+    store.getTriageReport = async (lineageId, requestId) => {
+      if (!appended) {
+        appended = true;
+        await appendSealed(store, records);
+      }
+      return original(lineageId, requestId);
+    };
+    const recall = await inProcessRecallClient(store).recall({
+      lineageId: LINEAGE,
+      target: { latest: true },
+      currentEnv: ENV,
+    });
+    expect(recall).toMatchObject({ end: 'TRIAGED', verdict: 'VERIFIED_INTACT' });
+  });
+
+  it('a NOT_FOUND for a lineage the table lost, after a caller saw { seq, recordHash }, is TRUNCATION_DETECTED', async () => {
+    const { client, store, records } = await setup();
+    const held = { seq: 1, recordHash: records[1]?.recordHash as string };
+    for (const seq of [0, 1, 2]) store.deleteRecord(LINEAGE, seq);
+    store.deleteHead(LINEAGE);
+    await store.putTriageReport(
+      refusedTriageAnswer({ requestId: 'req-lost', lineageId: LINEAGE, refusalCode: 'NOT_FOUND' }),
+    );
+    const recall = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-lost',
+      target: { latest: true },
+      currentEnv: ENV,
+      checkpoint: held,
+    });
+    expect(recall).toMatchObject({ end: 'NOT_INTACT', verdict: 'TRUNCATION_DETECTED', truncationChecked: true });
+    expect(recall.reason).toMatch(/a trusted checkpoint saw 2/);
+  });
+  it('an answer whose proof or seq was edited says which one disagrees with the proven record', async () => {
+    const { client, store } = await setup();
+    const honest = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-honest',
+      target: { seq: 1 },
+      currentEnv: ENV,
+    });
+    const proof = honest.report.proof as NonNullable<typeof honest.report.proof>;
+    for (const [requestId, report, said] of [
+      [
+        'req-hash',
+        { ...honest.report, proof: { ...proof, recordHash: 'b'.repeat(64) } },
+        /proof names record hash b{64} but proves/,
+      ],
+      ['req-seq', { ...honest.report, seq: 0 }, /the answer names seq 0 but its proof proves seq 1/],
+    ] as const) {
+      await store.putTriageReport({ ...report, requestId });
+      const recall = await client.recall({ lineageId: LINEAGE, requestId, target: { seq: 1 }, currentEnv: ENV });
+      expect(recall.verdict, requestId).toBe('LINEAGE_BROKEN');
+      expect(recall.reason, requestId).toMatch(said);
+    }
   });
 });

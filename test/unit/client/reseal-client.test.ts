@@ -7,9 +7,8 @@ import { ResealClient } from '../../../client/reseal-client';
 import { resolveStackOutputs } from '../../../client/stack-outputs';
 import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
-import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
@@ -105,20 +104,13 @@ describe('ResealClient.requestRecall', () => {
 describe('ResealClient.waitForTriageReport', () => {
   it('polls until the report is stored, then returns it', async () => {
     const store = new InMemoryLineageStore();
-    const report: TriageCompletedDetail = {
-      formatVersion: 1,
+    const report = refusedTriageAnswer({
       requestId: 'req-1',
       lineageId: 'lineage-1',
-      seq: null,
-      residualId: null,
-      outcome: 'REFUSED',
-      verification: null,
-      report: null,
-      proof: null,
-      refusalReason: 'no such lineage',
       refusalCode: 'NOT_FOUND',
+      refusalReason: 'no such lineage',
       completedAtMs: 1,
-    };
+    });
     let polls = 0;
     const sleep = vi.fn(async () => {
       polls++;

@@ -300,6 +300,25 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
     expect(ambient.out).toMatchObject({ delta: { verdict: 'AMBIENT_DRIFT_ONLY' } });
   });
 
+  it('a key declared absent (NFC) that appears in NFD: the re-probed claim names it among its drifted keys', async () => {
+    const p = pipeline();
+    const mcp = await connected(p.deps(env));
+    const nfc = 'env:caf\u00e9';
+    const nfd = 'env:cafe\u0301';
+    const written = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      claims: { ...CLAIMS, 'no-cafe': { content: 'no café configured', absentKeys: [nfc] } },
+      env,
+    });
+    expect(written.out).toMatchObject({ outcome: 'SEALED' });
+    const recalled = await call(mcp, 'reseal_recall', { lineageId: LINEAGE, env: { ...env, [nfd]: '1' } });
+    expect(recalled.out).toMatchObject({
+      outcome: 'TRIAGED',
+      delta: { verdict: 'PARTIAL_REPROBE_REQUIRED', appeared: [nfd] },
+      reprobeClaims: [{ claimId: 'no-cafe', causalKeys: [nfc], driftedKeys: [nfc] }],
+    });
+  });
+
   it('a record edited in the table: recall and verify are TAMPER_DETECTED, and no claim content comes back', async () => {
     const p = pipeline();
     const mcp = await connected(p.deps(env));

@@ -66,6 +66,13 @@ describe('stackUnavailableFrom: what an AWS SDK error shows missing', () => {
 
   it('shows nothing missing for other errors: access denied, a wait that ran out, a bug', () => {
     expect(stackUnavailableFrom(named('AccessDeniedException', 'not authorized'), PLACE)).toBeNull();
+    // As resolveStackOutputs wraps it: DescribeStacks denied or throttled is no missing stack.
+    for (const name of ['AccessDenied', 'ThrottlingException']) {
+      const wrapped = new StackOutputsError('ResealStack', `cannot describe the stack (${name})`, {
+        cause: named(name, 'not now'),
+      });
+      expect(stackUnavailableFrom(wrapped, PLACE), name).toBeNull();
+    }
     expect(stackUnavailableFrom(new TimeoutError('triage report', 1_000), PLACE)).toBeNull();
     expect(stackUnavailableFrom(new TypeError('x is undefined'), PLACE)).toBeNull();
     expect(stackUnavailableFrom('a string', PLACE)).toBeNull();

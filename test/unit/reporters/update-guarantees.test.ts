@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMMITTED_GUARANTEES, GENERATED_GUARANTEES } from '../../reporters/guarantees-paths';
+import { COMMITTED_GUARANTEES, FAILED_RUN_MARKER, GENERATED_GUARANTEES } from '../../reporters/guarantees-paths';
 import { updateGuarantees } from '../../reporters/update-guarantees';
 
 const roots: string[] = [];
@@ -41,5 +41,13 @@ describe('npm run guarantees:update (test/reporters/update-guarantees.ts)', () =
     expect(updateGuarantees(root, (line) => lines.push(line))).toBe(1);
     expect(lines.join('\n')).toContain(message);
     expect(readFileSync(join(root, COMMITTED_GUARANTEES), 'utf8')).toBe('# Guarantees\n\n1 rows, 0 failing.\n');
+  });
+
+  it('refuses the table of a failed run (a file whose setup threw recorded no rows), though every row it has passes', () => {
+    const root = repo('# Guarantees\n\n1 rows, 0 failing.\n');
+    writeFileSync(join(root, FAILED_RUN_MARKER), '1 test file(s) failed, 0 run error(s)\n');
+    const lines: string[] = [];
+    expect(updateGuarantees(root, (line) => lines.push(line))).toBe(1);
+    expect(lines.join('\n')).toContain('failed (1 test file(s) failed');
   });
 });

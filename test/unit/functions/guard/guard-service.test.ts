@@ -1,37 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { GuardService, MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
+import { MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
 import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../../helpers/factories';
 import {
   absentKeyManifest,
   FACTORY_NOW_MS,
   unverifiedInheritedVariable,
   validWriteRequest,
 } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
+import { testGuardService } from '../../../helpers/service-factories';
 
-function setup(options: { maxBodyBytes?: number } = {}) {
-  const store = new InMemoryLineageStore();
-  const publisher = new FakePublisher();
-  const queue = new FakeSealQueue();
-  const metrics = new FakeMetrics();
-  const logger = fakeLogger();
-  const service = new GuardService({
-    store,
-    publisher,
-    queue,
-    signer: testGuardSigner(),
-    logName: TEST_LOG_NAME,
-    metrics,
-    logger,
-    clock: () => FACTORY_NOW_MS,
-    maxReceiptAgeSeconds: 900,
-    ...options,
-  });
-  return { store, publisher, queue, metrics, logger, service };
-}
+const setup = testGuardService;
 
 const message = (body: string, messageId = 'msg-1') => ({ messageId, body, sentAtMs: FACTORY_NOW_MS - 5 });
 
