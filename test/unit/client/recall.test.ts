@@ -15,6 +15,11 @@ const manifest = buildManifest({
   claimDependencyMap: { 'claim-region': ['REGION'] },
 });
 
+/** The honest recall of seq 1 (request `req-honest`), whose stored answer the tests edit and plant again. */
+function honestRecallOfSeq1(client: ReturnType<typeof inProcessRecallClient>) {
+  return client.recall({ lineageId: LINEAGE, requestId: 'req-honest', target: { seq: 1 }, currentEnv: ENV });
+}
+
 /** A lineage of `count` records, a client whose bus runs triage in process, and its checkpoint store. */
 async function setup(count = 3) {
   const store = new InMemoryLineageStore();
@@ -46,12 +51,7 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
 
   it('a report planted in the table under the request id is not acted on', async () => {
     const { client, store } = await setup();
-    const honest = await client.recall({
-      lineageId: LINEAGE,
-      requestId: 'req-honest',
-      target: { seq: 1 },
-      currentEnv: ENV,
-    });
+    const honest = await honestRecallOfSeq1(client);
     // The table writer copies a genuine answer (proof and all) under the next request id, for another target.
     await store.putTriageReport({ ...honest.report, requestId: 'req-planted' });
     const planted = await client.recall({
@@ -310,14 +310,10 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     expect(recall).toMatchObject({ end: 'NOT_INTACT', verdict: 'TRUNCATION_DETECTED', truncationChecked: true });
     expect(recall.reason).toMatch(/a trusted checkpoint saw 2/);
   });
+
   it('an answer whose proof or seq was edited says which one disagrees with the proven record', async () => {
     const { client, store } = await setup();
-    const honest = await client.recall({
-      lineageId: LINEAGE,
-      requestId: 'req-honest',
-      target: { seq: 1 },
-      currentEnv: ENV,
-    });
+    const honest = await honestRecallOfSeq1(client);
     const proof = honest.report.proof as NonNullable<typeof honest.report.proof>;
     for (const [requestId, report, said] of [
       [
