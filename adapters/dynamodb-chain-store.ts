@@ -135,6 +135,7 @@ export class DynamoDBChainStore implements ChainStore {
       header: readJson<unknown>(item, 'header', null),
       checkpoint: readString(item, 'checkpoint') ?? null,
       frontier: frontierOf(item),
+      policy: readJson<unknown>(item, 'policy', null),
     };
   }
 

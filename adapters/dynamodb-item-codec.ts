@@ -97,6 +97,7 @@ export function headItem(batch: AppendBatch, last: SealedRecord): Item {
     header: canonicalJson(last.header),
     checkpoint: batch.checkpoint,
     frontier: JSON.stringify(batch.frontier),
+    ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
   });
 }
 

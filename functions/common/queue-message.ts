@@ -8,4 +8,10 @@ export interface QueueMessage {
   readonly body: string;
   /** SQS `SentTimestamp`, ms. */
   readonly sentAtMs: number;
+  /**
+   * SQS `SenderId` of the message: the sending principal's id on AWS (the account id on the
+   * embedded emulator); absent or `null` when the queue gave none. A format-2 record stores the
+   * one of its original `residual-writes` message (docs/authorship.md, "AWS identity").
+   */
+  readonly senderId?: string | null;
 }

@@ -30,13 +30,17 @@ export class RefusalRecorder {
   }
 
   /**
-   * A rejection (`statement` is computed here; whatever the argument holds is replaced).
+   * A rejection (`statement` is computed here; whatever the argument holds is replaced). With
+   * `sign: false` it is stored without a statement and costs no `Sign`: the writer-key refusals
+   * (`WRITER_SIGNATURE_INVALID`, `WRITER_NOT_ADMITTED`), which anyone can provoke.
    * @throws what the signer, the store or the bus throws (the message is then retried)
    */
-  async reject(unsigned: RejectionRecord): Promise<RejectionRecord> {
+  async reject(unsigned: RejectionRecord, options: { readonly sign?: boolean } = {}): Promise<RejectionRecord> {
     const { store, publisher, signer, logName, metrics, clock } = this.#deps;
     const bare = { ...unsigned, statement: null };
-    const rejection = { ...bare, statement: await signOutcome(rejectionStatement(logName, bare), signer) };
+    // Unauthenticated refusals are stored unsigned (docs/authorship.md, "Refusals without a Sign").
+    const statement = options.sign === false ? null : await signOutcome(rejectionStatement(logName, bare), signer);
+    const rejection = { ...bare, statement };
     await store.recordRejection(rejection);
     await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
     metrics.count(MetricName.WriteRejected, { reason: rejection.reason });

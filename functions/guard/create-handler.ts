@@ -21,6 +21,7 @@ export function createGuardHandler(service: GuardService, logger: Logger, metric
       messageId: record.messageId,
       body: record.body,
       sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
+      senderId: record.attributes.SenderId || null,
     });
   };
   return middy(

@@ -1,3 +1,4 @@
+import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { InvalidInputError, ResealError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
@@ -57,8 +58,10 @@ export interface GuardDeps {
 }
 
 /**
- * Per-message logic of the guard Lambda (docs/guard.md): parse, `evaluateWrite`, then forward an
- * accepted write to `seal-requests` or record the refusal.
+ * Per-message logic of the guard Lambda (docs/guard.md): parse, check the writer's signature and
+ * its age against the SQS `SentTimestamp` (docs/authorship.md: `WRITER_SIGNATURE_INVALID`,
+ * recorded unsigned), `evaluateWrite`, then forward an accepted write to `seal-requests` (with the
+ * message's SQS `SenderId`) or record the refusal.
  *
  * Permanent failures never throw (the message then counts as processed): malformed JSON, schema
  * violation (unknown fields, lone surrogates, a repeated member name, …), oversized body and
@@ -119,6 +122,16 @@ export class GuardService {
       if (!(error instanceof InvalidInputError)) throw error;
       return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
     }
+    // Signature and age first, before any rule reads the request (docs/authorship.md, "Two refusals").
+    const signatureProblem = writeSignatureProblem(request, message.sentAtMs);
+    if (signatureProblem) {
+      return this.#reject(
+        { ...base, ...ids, requestDigest: requestDigest(request) },
+        RejectionReason.WRITER_SIGNATURE_INVALID,
+        { issues: [{ path: 'writer', message: signatureProblem }] },
+        { sign: false },
+      );
+    }
     const nowMs = clock();
     let verdict: WriteVerdict;
     try {
@@ -139,7 +152,13 @@ export class GuardService {
         requestViolations: verdict.requestViolations,
       });
     }
-    await this.#deps.queue.enqueue({ formatVersion: FORMAT_VERSION, request, verdict, acceptedAtMs: nowMs });
+    await this.#deps.queue.enqueue({
+      formatVersion: FORMAT_VERSION,
+      request,
+      verdict,
+      acceptedAtMs: nowMs,
+      senderId: message.senderId ?? null,
+    });
     metrics.count(MetricName.WriteAccepted);
     logger.info('write accepted, forwarded to seal-requests', { verdictDigest: verdict.verdictDigest });
     return { kind: 'ACCEPTED', verdict };
@@ -154,6 +173,7 @@ export class GuardService {
     },
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
+    options: { readonly sign?: boolean } = {},
   ): Promise<GuardOutcome> {
     const rejection = await this.#refusals.reject(
       rejectionRecord({
@@ -168,6 +188,7 @@ export class GuardService {
         ...(details.rejectedVariables ? { rejectedVariables: details.rejectedVariables } : {}),
         ...(details.requestViolations ? { requestViolations: details.requestViolations } : {}),
       }),
+      options,
     );
     this.#deps.logger.warn('write rejected', {
       reason,

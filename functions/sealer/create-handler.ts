@@ -54,5 +54,6 @@ function sealMessageOf(record: SQSRecord): SealMessage {
     messageId: record.messageId,
     body: record.body,
     sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
+    senderId: record.attributes.SenderId || null,
   };
 }

@@ -147,7 +147,8 @@ export class SealOutcomes {
   }
 
   /**
-   * A refused write: a signed rejection record plus `ResidualRejected`. Without a parsed request,
+   * A refused write: a signed rejection record plus `ResidualRejected` (unsigned for
+   * `WRITER_NOT_ADMITTED` and `WRITER_SIGNATURE_INVALID`, docs/authorship.md). Without a parsed request,
    * it is filed under the `ids` the body names (when valid), so its writer finds it.
    */
   async reject(
@@ -158,7 +159,11 @@ export class SealOutcomes {
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
     ids: NamedIds = { lineageId: null, residualId: null },
   ): Promise<SealOutcome> {
-    await this.#deps.refusals.reject(rejectionOf(message, request, reason, detail, lists, request ? undefined : ids));
+    // The writer-key refusals are unauthenticated, so they cost no Sign (docs/authorship.md).
+    const sign = reason !== RejectionReason.WRITER_NOT_ADMITTED && reason !== RejectionReason.WRITER_SIGNATURE_INVALID;
+    await this.#deps.refusals.reject(rejectionOf(message, request, reason, detail, lists, request ? undefined : ids), {
+      sign,
+    });
     this.#deps.logger.error('seal request refused', { reason, detail });
     return { kind: 'REJECTED', reason };
   }

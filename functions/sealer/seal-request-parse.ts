@@ -34,6 +34,7 @@ const SEAL_REQUEST_FIELDS = WireFields.sealRequest.required;
 /** The write request's fields but the two large ones, which are checked by hand. */
 const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
 const SafeVerdict = SealRequestSchema.shape.verdict;
+const SenderId = SealRequestSchema.shape.senderId;
 
 /**
  * Validates the JSON of a `seal-requests` body once, at the sealer's trust boundary, and
@@ -62,7 +63,12 @@ export function parseSealRequest(json: unknown): ParsedSealRequest | { readonly 
   const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, canonicalText);
   return {
     request,
-    seal: sealInputOfWrite(write, request.verdict.verdictDigest, { payloadHash, manifestDigest }),
+    seal: sealInputOfWrite(
+      write,
+      request.verdict.verdictDigest,
+      { payloadHash, manifestDigest },
+      request.senderId ?? null,
+    ),
   };
 }
 
@@ -82,8 +88,9 @@ function checkedManifestDigests(
 
 /** The hand-written path of {@link parseSealRequest}: the parsed request, or `null` to ask the schema. */
 function acceptSealRequest(json: unknown): ParsedSealRequest | null {
-  if (!isPlainRecord(json) || !hasExactKeys(json, SEAL_REQUEST_FIELDS)) return null;
+  if (!isPlainRecord(json) || !hasExactKeys(json, SEAL_REQUEST_FIELDS, WireFields.sealRequest.optional)) return null;
   if (json.formatVersion !== FORMAT_VERSION || !isNonNegativeInt(json.acceptedAtMs)) return null;
+  if (json.senderId !== undefined && !SenderId.safeParse(json.senderId).success) return null;
   const write = json.request;
   if (!isPlainRecord(write) || !SafeVerdict.safeParse(json.verdict).success) return null;
   const { payload, manifest, ...rest } = write;
@@ -98,9 +105,11 @@ function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   const payloadHash = hashWrittenCanonical(HashDomain.PAYLOAD, checked.canonicalText);
   return {
     request,
-    seal: sealInputOfWrite(request.request, request.verdict.verdictDigest, {
-      payloadHash,
-      manifestDigest: digests.manifestDigest,
-    }),
+    seal: sealInputOfWrite(
+      request.request,
+      request.verdict.verdictDigest,
+      { payloadHash, manifestDigest: digests.manifestDigest },
+      request.senderId ?? null,
+    ),
   };
 }

@@ -1,3 +1,5 @@
+import { admitWrite } from '../../shared/authorship/admission';
+import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import {
   DuplicateResidualError,
   LineageInconsistentError,
@@ -98,6 +100,7 @@ export class RunSealer {
           expectedHead,
           checkpoint,
           frontier: extension.storedFrontier,
+          policy: extension.state.policy,
         });
       } catch (error) {
         if (error instanceof StaleHeadError || error instanceof DuplicateResidualError) {
@@ -162,9 +165,29 @@ export class RunSealer {
     const sealed: Sealed[] = [];
     const settled = new Map<number, SealOutcome>();
     let tip: ChainTip | null = state.tip;
+    let policy: LineagePolicy | null = state.policy;
     for (const item of items) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
+      // Admission first, on the authenticated state (docs/authorship.md, "Two refusals"): before any
+      // lookup or epoch check, so a stranger neither fences the owner out nor learns the tip.
+      const request = item.request.request;
+      const admission = admitWrite(
+        { lineageId, seq: tip ? tip.seq + 1 : 0, inForce: policy, legacyTip: state.legacyTip },
+        { publicKey: request.writer.publicKey, policy: request.policy ?? null },
+      );
+      if ('refused' in admission) {
+        settled.set(
+          item.index,
+          await this.#outcomes.reject(
+            item.message,
+            item.request,
+            RejectionReason.WRITER_NOT_ADMITTED,
+            admission.refused,
+          ),
+        );
+        continue;
+      }
       if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
       const existing = await store.findByResidualId(lineageId, residualId);
       if (existing) {
@@ -197,7 +220,9 @@ export class RunSealer {
           seq: record.header.monotonicSequenceNumber,
           recordHash: record.recordHash,
           generationEpoch: record.header.generationEpoch,
+          policyDigest: record.header.policyDigest ?? null,
         };
+        if (record.policy) policy = record.policy;
       } catch (error) {
         if (error instanceof StaleEpochError) {
           settled.set(

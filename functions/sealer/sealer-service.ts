@@ -1,3 +1,4 @@
+import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
@@ -58,7 +59,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  * lineage form a run that is sealed and appended together:
  *
  * 1. Each message is parsed and re-checked (`checkSealRequest`: the guard re-run at
- *    `acceptedAtMs`); a refusal is a signed rejection record + `ResidualRejected`.
+ *    `acceptedAtMs`; the writer's signature, docs/authorship.md); a refusal is a signed rejection
+ *    record + `ResidualRejected` (unsigned for the writer-key refusals).
+ * 1′. Admission (docs/authorship.md, `WRITER_NOT_ADMITTED`, unsigned): each write's key against the
+ *    lineage write policy of the authenticated tip, before any epoch check (in `RunSealer`).
  * 2. The run's lineage state (head item: signed checkpoint, frontier, head header) is
  *    authenticated with the log's public key before anything is appended: a state that does not
  *    verify is never extended, so a record planted in the table cannot be chained and signed by
@@ -179,6 +183,18 @@ export class SealerService {
           rejectedVariables,
           requestViolations,
         }),
+      };
+    }
+    // The writer's signature, checked again here: a seal request is the guard's word, not the writer's.
+    const signatureProblem = writeSignatureProblem(request.request, request.acceptedAtMs, seal);
+    if (signatureProblem) {
+      return {
+        outcome: await this.#outcomes.reject(
+          message,
+          request,
+          RejectionReason.WRITER_SIGNATURE_INVALID,
+          signatureProblem,
+        ),
       };
     }
     return { pending: { index, message, request, seal } };

@@ -42,6 +42,14 @@ export const HashDomain = {
   WRITE_REQUEST: 'reseal/v1/write-request',
   /** The stored details of a refusal (issues, variables, heads), named by its signed outcome statement. */
   OUTCOME_CONTENT: 'reseal/v1/outcome-content',
+  /** The 32-byte message a writer signs: a write request without its signature block, by digests (docs/authorship.md). */
+  SIGNED_WRITE: 'reseal/v1/signed-write',
+  /** A record's writer block with the SQS `SenderId` (`writerDigest`, docs/authorship.md). */
+  WRITER: 'reseal/v1/writer',
+  /** A write's session boundary and declared immutable constants (`boundaryDigest`, docs/authorship.md). */
+  BOUNDARY: 'reseal/v1/boundary',
+  /** A lineage write policy (`policyDigest`); its first 32 hex characters end a self-certifying lineage id. */
+  LINEAGE_POLICY: 'reseal/v1/lineage-policy',
 } as const;
 
 /**

@@ -1,6 +1,7 @@
 import type { HexDigest } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
+import { RECORD_FORMAT_WRITER_BOUND } from '../seal/record-header';
 import type { SealedRecord } from '../seal/sealed-record';
 import type { Checkpoint } from './checkpoint';
 import { appendLeaf, frontierRoot } from './compact-range';
@@ -45,6 +46,7 @@ export function extendLog(state: LogState, records: readonly SealedRecord[], ori
   let storedFrontier = frontier;
   let size = state.size;
   let tip: ChainTip | null = state.tip;
+  let { policy, legacyTip } = state;
   const entries: LogEntry[] = [];
   for (const [i, record] of records.entries()) {
     const { header } = record;
@@ -72,12 +74,25 @@ export function extendLog(state: LogState, records: readonly SealedRecord[], ori
       seq: header.monotonicSequenceNumber,
       recordHash: record.recordHash,
       generationEpoch: header.generationEpoch,
+      policyDigest: header.policyDigest ?? null,
     };
+    if (record.policy) policy = record.policy;
+    legacyTip = header.formatVersion !== RECORD_FORMAT_WRITER_BOUND;
+    if (legacyTip) policy = null;
   }
   const rootHash = frontierRoot(frontier);
   return {
     entries,
-    state: { lineageId: state.lineageId, size, frontier, rootHash, tip, checkpoint: state.checkpoint },
+    state: {
+      lineageId: state.lineageId,
+      size,
+      frontier,
+      rootHash,
+      tip,
+      checkpoint: state.checkpoint,
+      policy,
+      legacyTip,
+    },
     checkpoint: { origin, size, rootHash },
     storedFrontier: storedFrontier.map((h) => Buffer.from(h).toString('hex')),
   };

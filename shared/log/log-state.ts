@@ -1,7 +1,8 @@
+import { type LineagePolicy, LineagePolicySchema, policyDigest } from '../authorship/lineage-policy';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { LogStateError, ResealError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
-import { RecordHeaderSchema, recordHashOf } from '../seal/record-header';
+import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
 import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
 import { EMPTY_ROOT, leafHash } from './merkle-hashing';
@@ -21,6 +22,11 @@ export interface StoredLogHead {
   readonly checkpoint: string | null;
   /** Compact range of the first `head.seq` leaves (hex, left to right), or `null`. */
   readonly frontier: readonly string[] | null;
+  /**
+   * The body of the lineage write policy in force at the head (JSON), or `null`/absent: for a
+   * format-2 head it must hash to the head header's `policyDigest` (docs/authorship.md).
+   */
+  readonly policy?: unknown | null;
 }
 
 /** A lineage's log, authenticated: what the sealer may extend. */
@@ -36,11 +42,27 @@ export interface LogState {
   readonly tip: ChainTip | null;
   /** The signed checkpoint of this state, or `null` for an empty lineage. */
   readonly checkpoint: string | null;
+  /**
+   * The lineage write policy in force at the tip (its body hashes to the authenticated head
+   * header's `policyDigest`), or `null`: an empty lineage, or a legacy one (docs/authorship.md).
+   */
+  readonly policy: LineagePolicy | null;
+  /** Whether the tip is a format-1 record: a legacy lineage, read-only. */
+  readonly legacyTip: boolean;
 }
 
 /** The state of a lineage with no records. */
 export function emptyLogState(lineageId: string): LogState {
-  return { lineageId, size: 0, frontier: [], rootHash: EMPTY_ROOT, tip: null, checkpoint: null };
+  return {
+    lineageId,
+    size: 0,
+    frontier: [],
+    rootHash: EMPTY_ROOT,
+    tip: null,
+    checkpoint: null,
+    policy: null,
+    legacyTip: false,
+  };
 }
 
 /**
@@ -50,7 +72,8 @@ export function emptyLogState(lineageId: string): LogState {
  * of the first `head.seq` leaves extended by that record's leaf hashing to the signed root. Only
  * then are the tip's seq, record hash and epoch (from the authenticated header) taken as true, so
  * a table writer cannot plant a record under the next honest seal or edit the head's claims (an
- * edited epoch would otherwise fence honest writers out). It shows the state is one
+ * edited epoch would otherwise fence honest writers out), and for a format-2 head the stored
+ * policy body hashing to the header's `policyDigest` (docs/authorship.md). It shows the state is one
  * the log signed, not the latest: a whole rollback to an earlier signed state authenticates
  * (docs/verifiable-log.md, "Appending", the limits).
  *
@@ -118,12 +141,30 @@ export function authenticateLogState(
   if (!Buffer.from(frontierRoot(extended.frontier)).equals(Buffer.from(checkpoint.rootHash))) {
     throw fail('the frontier and head record do not hash to the signed root');
   }
+  // The policy in force is the body the authenticated header names by digest: no table item decides.
+  const legacyTip = header.data.formatVersion !== RECORD_FORMAT_WRITER_BOUND;
+  let policy: LineagePolicy | null = null;
+  if (!legacyTip) {
+    const parsed = LineagePolicySchema.safeParse(stored.policy);
+    if (!parsed.success || policyDigest(parsed.data) !== header.data.policyDigest) {
+      throw fail("the head item's lineage write policy is missing or is not the one its record header names");
+    }
+    policy = parsed.data;
+  }
   return {
     lineageId,
     size: checkpoint.size,
     frontier: extended.frontier,
     rootHash: checkpoint.rootHash,
-    tip: { lineageId, seq, recordHash, generationEpoch: header.data.generationEpoch },
+    tip: {
+      lineageId,
+      seq,
+      recordHash,
+      generationEpoch: header.data.generationEpoch,
+      policyDigest: header.data.policyDigest ?? null,
+    },
     checkpoint: stored.checkpoint,
+    policy,
+    legacyTip,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordWriterSchema } from '../authorship/writer-block';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { WriteVerdictSchema } from '../guard/verdict';
 import { RecallProofSchema } from '../log/recall-proof';
@@ -49,6 +50,11 @@ export const SealRequestSchema = z.strictObject({
   verdict: WriteVerdictSchema.refine((v) => v.isSafe, { message: 'only safe verdicts may be sealed' }),
   /** When the guard accepted the write, ms since the Unix epoch. */
   acceptedAtMs: EpochMillis,
+  /**
+   * SQS `SenderId` of the original `residual-writes` message; `null` or absent when the queue gave
+   * none (docs/authorship.md, "AWS identity").
+   */
+  senderId: RecordWriterSchema.shape.senderId.optional(),
 });
 /** Type of {@link SealRequestSchema}. */
 export type SealRequest = z.infer<typeof SealRequestSchema>;
@@ -104,6 +110,17 @@ export const RejectionReason = {
   LINEAGE_INCONSISTENT: 'LINEAGE_INCONSISTENT',
   /** The residual id is already sealed in this lineage with other content (payload, manifest, …). */
   RESIDUAL_ID_REUSED: 'RESIDUAL_ID_REUSED',
+  /**
+   * The writer's signature does not verify over the request, or `signedAtMs` is too old or too far
+   * ahead (docs/authorship.md). Recorded without a KMS signature: an honest writer checks its own.
+   */
+  WRITER_SIGNATURE_INVALID: 'WRITER_SIGNATURE_INVALID',
+  /**
+   * The writer's key may not extend this lineage under its authenticated write policy, or the
+   * lineage is a read-only legacy one (docs/authorship.md). Decided before any epoch check;
+   * recorded without a KMS signature, naming neither the tip's epoch nor its head.
+   */
+  WRITER_NOT_ADMITTED: 'WRITER_NOT_ADMITTED',
 } as const;
 /** One of {@link RejectionReason}. */
 export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];

@@ -1,3 +1,4 @@
+import type { LineagePolicy } from '../authorship/lineage-policy';
 import type { HexDigest } from '../canonical/digest';
 import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
@@ -99,6 +100,11 @@ export interface AppendBatch {
   readonly checkpoint: string;
   /** Compact range of every leaf but the batch's last (hex), as the head item stores it. */
   readonly frontier: readonly HexDigest[];
+  /**
+   * The lineage write policy in force after the batch (the body its last header names by
+   * `policyDigest`), stored on the head item; `null` for a legacy (format-1) lineage.
+   */
+  readonly policy?: LineagePolicy | null;
 }
 
 /** Narrows {@link LineageStore.listConflicts} and {@link LineageStore.listRejections} to one write. */

@@ -15,7 +15,8 @@ export const WireFields = {
   sealedRecord: {
     required: ['header', 'recordHash', 'anchor', 'payload', 'manifest', 'variablesUsed', 'sealedAtMs'],
     optional: [],
-    leftToSchema: [],
+    /** Format 2's fields (docs/authorship.md): a format-2 record goes to the schema. */
+    leftToSchema: ['writer', 'boundary', 'declaredImmutableConstants', 'policy'],
   },
   /** `RecordHeaderSchema` (shared/seal/record-header.ts), also the members of its byte template `encodeHeaderWithHash`. */
   recordHeader: {
@@ -37,7 +38,8 @@ export const WireFields = {
       'supersedes',
     ],
     optional: [],
-    leftToSchema: [],
+    /** Format 2's fields (docs/authorship.md): a format-2 header goes to the schema. */
+    leftToSchema: ['writerDigest', 'boundaryDigest', 'policyDigest'],
   },
   /** `AnchorSignatureSchema` (shared/seal/sealed-record.ts). */
   anchorSignature: { required: ['keyId', 'algorithm', 'mac'], optional: [], leftToSchema: [] },
@@ -66,7 +68,8 @@ export const WireFields = {
       'variablesUsed',
     ],
     optional: ['supersedes'],
-    leftToSchema: [],
+    /** Format 2's fields (docs/authorship.md): such an input goes to the schema. */
+    leftToSchema: ['writer', 'boundary', 'declaredImmutableConstants', 'policy'],
   },
   /**
    * `SealedDependencyManifestV1Schema` (shared/triage/sealed-dependency-manifest.ts); format 2
@@ -78,7 +81,11 @@ export const WireFields = {
     leftToSchema: [],
   },
   /** `SealRequestSchema` (shared/pipeline/messages.ts), the sealer's boundary. */
-  sealRequest: { required: ['formatVersion', 'request', 'verdict', 'acceptedAtMs'], optional: [], leftToSchema: [] },
+  sealRequest: {
+    required: ['formatVersion', 'request', 'verdict', 'acceptedAtMs'],
+    optional: ['senderId'],
+    leftToSchema: [],
+  },
 } as const satisfies Record<
   string,
   {

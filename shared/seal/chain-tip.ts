@@ -6,7 +6,7 @@ import { HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
  * (`generationEpoch`). A {@link LineageHead} is one, with its MAC fields besides; the sealer
  * extends only a tip it has authenticated (docs/verifiable-log.md, "Appending").
  *
- * `{ lineageId; seq; recordHash; generationEpoch }`; extra fields are ignored.
+ * `{ lineageId; seq; recordHash; generationEpoch; policyDigest? }`; extra fields are ignored.
  */
 export const ChainTipSchema = z.object({
   lineageId: Identifier,
@@ -16,6 +16,12 @@ export const ChainTipSchema = z.object({
   recordHash: HexDigest,
   /** Its generation epoch: the next record's lower bound. */
   generationEpoch: NonNegativeInt,
+  /**
+   * The lineage write policy in force at the tip (`policyDigest` of its format-2 header), `null`
+   * or absent for a format-1 tip (docs/authorship.md). Format-2 records sealed on the tip name it
+   * unless they set a policy of their own.
+   */
+  policyDigest: HexDigest.nullable().optional(),
 });
 /** Type of {@link ChainTipSchema}. */
 export type ChainTip = z.infer<typeof ChainTipSchema>;

@@ -1,3 +1,5 @@
+import { admitWrite } from '../authorship/admission';
+import { type LineagePolicy, policyDigest } from '../authorship/lineage-policy';
 import type { HexDigest } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import { parseInput } from '../schemas/parse';
@@ -9,8 +11,9 @@ import {
   VerifyChainOptionsSchema,
 } from './chain-verification';
 import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
-import { genesisParentHash, type RecordHeader } from './record-header';
+import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { checkRecordIntegrity, isIntact } from './record-integrity';
+import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 const DEFAULT_MAC_CONCURRENCY = 8;
@@ -38,6 +41,10 @@ interface Link {
  * 5. `parentRecordHash` = previous `recordHash` (genesis for seq 0) → `LINEAGE_BROKEN`;
  * 6. `generationEpoch` not below the previous one (fencing), `residualId` not sealed twice → `SEQUENCE_REPLAYED`;
  * 7. `supersedes` names an earlier seq, with the hash held there when walked → `LINEAGE_BROKEN`;
+ * 7′. writers (docs/authorship.md, "Offline checks"): no format change inside a lineage, and each
+ *    format-2 record admitted by the policy in force before it (inception matching the lineage id),
+ *    its `policyDigest` that policy unless it sets one → `LINEAGE_BROKEN` ("writer not admitted");
+ *    a suffix walk (`trustedStart`) checks admission from the first policy it walks;
  * 8. at `checkpoint.seq`, `recordHash` = `checkpoint.recordHash` (else a fork/rewrite) → `LINEAGE_BROKEN`;
  * 9. `anchor.keyId` = `header.keyId` → `HASH_MISMATCH`; `header.keyId` = the verifier's key → else
  *    `UNVERIFIED_TAMPER_RISK` (the walk goes on: the record's links are sound, only its MAC cannot be checked).
@@ -172,6 +179,12 @@ class Walk {
   readonly #hashes: HexDigest[] = [];
   readonly #base: number;
   readonly #seqByResidualId = new Map<string, number>();
+  /** Format of the previous record walked, `null` before one (or at a trusted start). */
+  #format: number | null = null;
+  /** The lineage write policy in force after the previous record, when the walk knows it. */
+  #policy: LineagePolicy | null = null;
+  /** Whether {@link #policy} is known: from seq 0, or once a suffix walk meets a record that sets one. */
+  #policyKnown: boolean;
 
   constructor(
     private readonly records: readonly unknown[],
@@ -183,6 +196,7 @@ class Walk {
     this.#genesis = genesisParentHash(lineageId);
     this.#previous = start;
     this.#base = start ? start.seq : 0;
+    this.#policyKnown = start === null;
     if (start) this.#hashes.push(start.recordHash);
   }
 
@@ -215,9 +229,15 @@ class Walk {
       this.#checkSequence(header, index) ??
       this.#checkLinks(header) ??
       this.#checkSupersedes(header) ??
+      this.#checkWriter(record) ??
       this.#checkCheckpoint(header.monotonicSequenceNumber, recordHash);
     if (finding) return failureAt(index, raw, finding);
     this.#link(header, recordHash);
+    this.#format = header.formatVersion;
+    if (record.policy) {
+      this.#policy = record.policy;
+      this.#policyKnown = true;
+    }
     if (header.keyId !== this.keyId) {
       const reason = `sealed under key ${header.keyId}; this verifier holds ${this.keyId}, so the anchor cannot be checked`;
       return { unverifiable: failureAt(index, raw, { verdict: V.UNVERIFIED_TAMPER_RISK, reason }) };
@@ -279,6 +299,35 @@ class Walk {
     const held = supersedes.seq >= this.#base ? this.#hashes[supersedes.seq - this.#base] : undefined;
     if (held !== undefined && held !== supersedes.recordHash) {
       return finding(V.LINEAGE_BROKEN, `supersedes seq ${supersedes.seq} with a hash that is not that record's`);
+    }
+    return null;
+  }
+
+  /**
+   * Check 7′ (docs/authorship.md, "Offline checks"): one format per lineage, and a format-2
+   * record admitted by the policy in force before it, naming the policy in force after it.
+   */
+  #checkWriter(record: SealedRecord): Finding | null {
+    const { header } = record;
+    const bound = header.formatVersion === RECORD_FORMAT_WRITER_BOUND;
+    if (this.#format !== null && this.#format !== header.formatVersion) {
+      return finding(
+        V.LINEAGE_BROKEN,
+        bound
+          ? 'writer not admitted: a legacy (format-1) lineage is never extended'
+          : 'a format-1 record after a format-2 record (a writer-bound lineage stays writer-bound)',
+      );
+    }
+    if (!bound || !record.writer || !this.#policyKnown) return null;
+    const seq = header.monotonicSequenceNumber;
+    const policy = record.policy ?? null;
+    const admission = admitWrite(
+      { lineageId: this.lineageId, seq, inForce: this.#policy, legacyTip: false },
+      { publicKey: record.writer.publicKey, policy },
+    );
+    if ('refused' in admission) return finding(V.LINEAGE_BROKEN, `writer not admitted: ${admission.refused}`);
+    if (policy === null && this.#policy && header.policyDigest !== policyDigest(this.#policy)) {
+      return finding(V.LINEAGE_BROKEN, 'policyDigest is not the digest of the lineage write policy in force');
     }
     return null;
   }

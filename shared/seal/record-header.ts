@@ -18,6 +18,12 @@ import {
 import { WireFields } from '../schemas/wire-fields';
 import type { SessionVariable } from '../write/session-variable';
 
+/** Format version of a writer-bound record header (docs/authorship.md, "Record format 2"). */
+export const RECORD_FORMAT_WRITER_BOUND = 2 as const;
+
+/** The header fields format 2 adds, in RFC 8785 order of the others they sit among. */
+export const WRITER_BOUND_HEADER_FIELDS = ['writerDigest', 'boundaryDigest', 'policyDigest'] as const;
+
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
 export const MAX_HEADER_BYTES = 4096;
 
@@ -41,35 +47,53 @@ export type Supersedes = z.infer<typeof SupersedesSchema>;
  * guard's variables (with their freshness receipts) through their digests, everything else
  * directly, so an edit to any field of a stored record changes the record hash or breaks the MAC.
  * Bodies are named by digest, never inlined, so the header stays under the 4,096-byte KMS MAC
- * limit. Strict: unknown fields refused.
+ * limit. Strict: unknown fields refused. Format 2 (docs/authorship.md, "Record format 2") adds
+ * `writerDigest`, `boundaryDigest` and `policyDigest`, required there and refused in format 1.
  */
-export const RecordHeaderSchema = z.strictObject({
-  formatVersion: z.literal(FORMAT_VERSION),
-  lineageId: Identifier,
-  /** 0 for the first record of a lineage, then exactly previous + 1. */
-  monotonicSequenceNumber: NonNegativeInt,
-  residualId: Identifier,
-  sessionId: Identifier,
-  /** {@link payloadHash} of the record's payload. */
-  payloadHash: HexDigestSchema,
-  /** `recordHash` of the previous record, or {@link genesisParentHash} for seq 0. */
-  parentRecordHash: HexDigestSchema,
-  /** Fencing token: never smaller than the previous record's. */
-  generationEpoch: NonNegativeInt,
-  authority: AuthoritySchema,
-  /** `manifestDigest(manifest)` of the record's sealed dependency manifest (docs/triage.md). */
-  manifestDigest: HexDigestSchema,
-  /** The guard's `verdictDigest` (docs/guard.md) that admitted the write. */
-  verdictDigest: HexDigestSchema,
-  /** {@link variablesDigest} of the record's `variablesUsed` (the guard's variables and receipts, docs/guard.md). */
-  variablesDigest: HexDigestSchema,
-  /** When the sealer made the record, ms since the Unix epoch (UTC); equal to the record's `sealedAtMs`. */
-  sealedAtMs: EpochMillis,
-  /** Key whose MAC anchors this header (HMAC keys do not rotate, so records name theirs). */
-  keyId: KeyIdSchema,
-  /** The record this one supersedes (a re-seal after re-probes), or `null`. */
-  supersedes: SupersedesSchema.nullable(),
-});
+export const RecordHeaderSchema = z
+  .strictObject({
+    /** `1` (legacy, no writer) or `2` (writer-bound, docs/authorship.md, "Record format 2"). */
+    formatVersion: z.union([z.literal(FORMAT_VERSION), z.literal(RECORD_FORMAT_WRITER_BOUND)]),
+    lineageId: Identifier,
+    /** 0 for the first record of a lineage, then exactly previous + 1. */
+    monotonicSequenceNumber: NonNegativeInt,
+    residualId: Identifier,
+    sessionId: Identifier,
+    /** {@link payloadHash} of the record's payload. */
+    payloadHash: HexDigestSchema,
+    /** `recordHash` of the previous record, or {@link genesisParentHash} for seq 0. */
+    parentRecordHash: HexDigestSchema,
+    /** Fencing token: never smaller than the previous record's. */
+    generationEpoch: NonNegativeInt,
+    authority: AuthoritySchema,
+    /** `manifestDigest(manifest)` of the record's sealed dependency manifest (docs/triage.md). */
+    manifestDigest: HexDigestSchema,
+    /** The guard's `verdictDigest` (docs/guard.md) that admitted the write. */
+    verdictDigest: HexDigestSchema,
+    /** {@link variablesDigest} of the record's `variablesUsed` (the guard's variables and receipts, docs/guard.md). */
+    variablesDigest: HexDigestSchema,
+    /** When the sealer made the record, ms since the Unix epoch (UTC); equal to the record's `sealedAtMs`. */
+    sealedAtMs: EpochMillis,
+    /** Key whose MAC anchors this header (HMAC keys do not rotate, so records name theirs). */
+    keyId: KeyIdSchema,
+    /** The record this one supersedes (a re-seal after re-probes), or `null`. */
+    supersedes: SupersedesSchema.nullable(),
+    /** Format 2: `writerDigest(record.writer)` (docs/authorship.md). */
+    writerDigest: HexDigestSchema.optional(),
+    /** Format 2: `boundaryDigest(record.boundary, record.declaredImmutableConstants)`. */
+    boundaryDigest: HexDigestSchema.optional(),
+    /** Format 2: `policyDigest` of the lineage write policy in force after this record. */
+    policyDigest: HexDigestSchema.optional(),
+  })
+  .superRefine((header, ctx) => {
+    const bound = header.formatVersion === RECORD_FORMAT_WRITER_BOUND;
+    for (const field of WRITER_BOUND_HEADER_FIELDS) {
+      if (bound && header[field] === undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `required in a format-2 header` });
+      if (!bound && header[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: `not a field of a format-1 header` });
+    }
+  });
 /** Type of {@link RecordHeaderSchema}. */
 export type RecordHeader = z.infer<typeof RecordHeaderSchema>;
 
@@ -170,13 +194,19 @@ export function encodeHeader(header: RecordHeader): Uint8Array {
  */
 export function encodeHeaderWithHash(header: RecordHeader): { message: Uint8Array; recordHash: HexDigest } {
   const s = header.supersedes;
+  const bound = header.formatVersion === RECORD_FORMAT_WRITER_BOUND;
   const text =
-    `{"authority":"${header.authority}","formatVersion":${header.formatVersion},"generationEpoch":${header.generationEpoch}` +
+    `{"authority":"${header.authority}"` +
+    (bound ? `,"boundaryDigest":"${header.boundaryDigest}"` : '') +
+    `,"formatVersion":${header.formatVersion},"generationEpoch":${header.generationEpoch}` +
     `,"keyId":${canonicalString(header.keyId)},"lineageId":"${header.lineageId}","manifestDigest":"${header.manifestDigest}"` +
     `,"monotonicSequenceNumber":${header.monotonicSequenceNumber},"parentRecordHash":"${header.parentRecordHash}"` +
-    `,"payloadHash":"${header.payloadHash}","residualId":"${header.residualId}","sealedAtMs":${header.sealedAtMs}` +
+    `,"payloadHash":"${header.payloadHash}"` +
+    (bound ? `,"policyDigest":"${header.policyDigest}"` : '') +
+    `,"residualId":"${header.residualId}","sealedAtMs":${header.sealedAtMs}` +
     `,"sessionId":"${header.sessionId}","supersedes":${s === null ? 'null' : `{"recordHash":"${s.recordHash}","seq":${s.seq}}`}` +
-    `,"variablesDigest":"${header.variablesDigest}","verdictDigest":"${header.verdictDigest}"}`;
+    `,"variablesDigest":"${header.variablesDigest}","verdictDigest":"${header.verdictDigest}"` +
+    (bound ? `,"writerDigest":"${header.writerDigest}"}` : '}');
   const message = Buffer.from(text, 'utf8');
   if (message.byteLength > MAX_HEADER_BYTES) throw new HeaderTooLargeError(message.byteLength);
   return { message, recordHash: hash('sha256', `${HashDomain.RECORD_HEADER}\0${text}`, 'hex') };

@@ -1,3 +1,7 @@
+import { boundaryDigest } from '../authorship/boundary-digest';
+import { policyDigest } from '../authorship/lineage-policy';
+import { policyDigestOrNull, signedWriteDigest, verifyWriterSignature } from '../authorship/signed-write';
+import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
@@ -9,7 +13,7 @@ import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
-import { encodeHeaderWithHash, variablesDigest } from './record-header';
+import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, variablesDigest } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
@@ -41,7 +45,7 @@ export interface IntegrityFailure {
  */
 export function checkRecordIntegrity(raw: unknown): IntactRecord | IntegrityFailure {
   const version = (raw as { header?: { formatVersion?: unknown } } | null)?.header?.formatVersion;
-  if (typeof version === 'number' && version !== 1) {
+  if (typeof version === 'number' && version !== FORMAT_VERSION && version !== RECORD_FORMAT_WRITER_BOUND) {
     const reason = `format version ${version} is not known to this verifier; cannot verify`;
     return { verdict: V.UNVERIFIED_TAMPER_RISK, reason };
   }
@@ -93,6 +97,10 @@ function checkDigests(
   if (record.sealedAtMs !== header.sealedAtMs) {
     return mismatch(deferred, `sealedAtMs ${record.sealedAtMs} is not the sealed ${header.sealedAtMs}`);
   }
+  if (header.formatVersion === RECORD_FORMAT_WRITER_BOUND) {
+    const problem = writerBindingProblem(record);
+    if (problem) return mismatch(deferred, problem);
+  }
   let encoded: { message: Uint8Array; recordHash: HexDigest };
   try {
     encoded = encodeHeaderWithHash(header);
@@ -106,6 +114,47 @@ function checkDigests(
     return mismatch(deferred, `anchor names key ${record.anchor.keyId} but the header names ${header.keyId}`);
   }
   return { record, message, recordHash };
+}
+
+/**
+ * Why a format-2 record's writer binding does not hold (docs/authorship.md, "Offline checks"), or
+ * `null`: `writerDigest`, `boundaryDigest` and (for a record that sets one) `policyDigest`
+ * recomputed from the stored bodies, and the writer's signature over the signed-write digest
+ * rebuilt from the header. Run on a record the schema accepted (format-2 fields present).
+ */
+export function writerBindingProblem(record: SealedRecord): string | null {
+  const { header, writer, boundary, declaredImmutableConstants, policy } = record;
+  if (!writer || !boundary || !declaredImmutableConstants || policy === undefined) {
+    return 'a format-2 record without its writer, boundary or policy';
+  }
+  if (writerDigest(writer) !== header.writerDigest) return 'writer does not match the sealed writerDigest';
+  const boundaryHash = boundaryDigest(boundary, declaredImmutableConstants);
+  if (boundaryHash !== header.boundaryDigest) {
+    return 'boundary or declaredImmutableConstants do not match the sealed boundaryDigest';
+  }
+  if (policy !== null && policyDigest(policy) !== header.policyDigest) {
+    return 'policy does not match the sealed policyDigest';
+  }
+  const digest = signedWriteDigest({
+    lineageId: header.lineageId,
+    residualId: header.residualId,
+    sessionId: header.sessionId,
+    generationEpoch: header.generationEpoch,
+    authority: header.authority,
+    payloadHash: header.payloadHash,
+    manifestDigest: header.manifestDigest,
+    variablesDigest: header.variablesDigest,
+    boundaryDigest: boundaryHash,
+    supersedes: header.supersedes,
+    policyDigest: policyDigestOrNull(policy),
+    keyId: writer.keyId,
+    publicKey: writer.publicKey,
+    signedAtMs: writer.signedAtMs,
+  });
+  if (!verifyWriterSignature(digest, writer.publicKey, writer.signature)) {
+    return 'the writer signature does not verify over the sealed write';
+  }
+  return null;
 }
 
 /** A `HASH_MISMATCH` of check 2–5, unless the deferred shape check finds the record malformed. */

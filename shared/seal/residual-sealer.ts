@@ -1,3 +1,6 @@
+import { boundaryDigest } from '../authorship/boundary-digest';
+import { policyDigest } from '../authorship/lineage-policy';
+import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
@@ -5,7 +8,13 @@ import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-che
 import { parseInput } from '../schemas/parse';
 import { EpochMillis, IDENTIFIER_PATTERN } from '../schemas/primitives';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import { encodeHeaderWithHash, genesisParentHash, type RecordHeader, variablesDigest } from './record-header';
+import {
+  encodeHeaderWithHash,
+  genesisParentHash,
+  RECORD_FORMAT_WRITER_BOUND,
+  type RecordHeader,
+  variablesDigest,
+} from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
 
@@ -64,8 +73,9 @@ export async function sealValidated(
   checkAgainstHead(request, current);
 
   const seq = current ? current.seq + 1 : 0;
+  const bound = writerBoundFields(request, current);
   const header: RecordHeader = {
-    formatVersion: FORMAT_VERSION,
+    formatVersion: bound ? RECORD_FORMAT_WRITER_BOUND : FORMAT_VERSION,
     lineageId: request.lineageId,
     monotonicSequenceNumber: seq,
     residualId: request.residualId,
@@ -80,6 +90,7 @@ export async function sealValidated(
     sealedAtMs,
     keyId: anchor.keyId,
     supersedes: request.supersedes ?? null,
+    ...(bound ?? {}),
   };
   const { message, recordHash } = encodeHeaderWithHash(header);
   const signature = await anchor.generateMac(message);
@@ -97,6 +108,41 @@ export async function sealValidated(
     manifest: request.manifest,
     variablesUsed: request.variablesUsed,
     sealedAtMs,
+    ...(request.writer
+      ? {
+          writer: request.writer,
+          boundary: request.boundary,
+          declaredImmutableConstants: request.declaredImmutableConstants,
+          policy: request.policy ?? null,
+        }
+      : {}),
+  } as SealedRecord;
+}
+
+/**
+ * The format-2 header fields of a writer-bound input (docs/authorship.md, "Record format 2"), or
+ * `null` for a format-1 input. The policy in force after the record is the one it sets, else the
+ * tip's.
+ *
+ * @throws {InvalidInputError} for a writer-bound input with no policy in force (a new lineage
+ *   must set one; a format-1 tip has none)
+ */
+function writerBoundFields(
+  request: ValidatedSealInput['input'],
+  tip: ChainTip | null,
+): Pick<RecordHeader, 'writerDigest' | 'boundaryDigest' | 'policyDigest'> | null {
+  const { writer, boundary, declaredImmutableConstants } = request;
+  if (!writer || !boundary || !declaredImmutableConstants) return null;
+  const inForce = request.policy ? policyDigest(request.policy) : (tip?.policyDigest ?? null);
+  if (inForce === null) {
+    throw new InvalidInputError('seal input', [
+      { path: 'policy', message: 'a writer-bound record needs a lineage write policy in force (set one at inception)' },
+    ]);
+  }
+  return {
+    writerDigest: writerDigest(writer),
+    boundaryDigest: boundaryDigest(boundary, declaredImmutableConstants),
+    policyDigest: inForce,
   };
 }
 
@@ -108,7 +154,8 @@ function isChainTip(head: unknown): head is ChainTip {
     IDENTIFIER_PATTERN.test(head.lineageId) &&
     isNonNegativeInt(head.seq) &&
     isHexDigest(head.recordHash) &&
-    isNonNegativeInt(head.generationEpoch)
+    isNonNegativeInt(head.generationEpoch) &&
+    (head.policyDigest === undefined || head.policyDigest === null || isHexDigest(head.policyDigest))
   );
 }
 

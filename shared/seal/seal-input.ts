@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { LineagePolicySchema } from '../authorship/lineage-policy';
+import { RecordWriterSchema } from '../authorship/writer-block';
 import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainObject, isPlainRecord } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
@@ -16,14 +18,22 @@ import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest, parseManifest } from '../triage/parse-manifest';
 import { type SealedDependencyManifest, SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
+import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import {
   MAX_VARIABLE_NAME_LENGTH,
   MAX_VARIABLE_VALUE_BYTES,
   type SessionVariable,
   SessionVariableSchema,
   VariableFreshness,
+  VariableName,
 } from '../write/session-variable';
-import { checkPayload, JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../write/write-request';
+import {
+  checkPayload,
+  JsonPayloadSchema,
+  MAX_DECLARED_CONSTANTS,
+  MAX_VARIABLES,
+  type ResidualWriteRequest,
+} from '../write/write-request';
 import { SupersedesSchema } from './record-header';
 
 /**
@@ -31,20 +41,44 @@ import { SupersedesSchema } from './record-header';
  *
  * `{ lineageId; residualId; sessionId; payload: JsonValue; generationEpoch; authority;
  *    manifest: SealedDependencyManifest; verdictDigest; variablesUsed: SessionVariable[];
- *    supersedes?: { seq; recordHash } }` (strict).
+ *    supersedes?: { seq; recordHash }; writer?; boundary?; declaredImmutableConstants?; policy? }` (strict).
+ *
+ * With `writer` (and then `boundary`, `declaredImmutableConstants` and `policy`, which may be
+ * `null`) the record is sealed in format 2 (docs/authorship.md, "Record format 2"); without, in
+ * format 1 (legacy: tests and vectors of the old format).
  */
-export const SealInputSchema = z.strictObject({
-  lineageId: Identifier,
-  residualId: Identifier,
-  sessionId: Identifier,
-  payload: JsonPayloadSchema,
-  generationEpoch: NonNegativeInt,
-  authority: AuthoritySchema,
-  manifest: SealedDependencyManifestSchema,
-  verdictDigest: HexDigestSchema,
-  variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
-  supersedes: SupersedesSchema.optional(),
-});
+export const SealInputSchema = z
+  .strictObject({
+    lineageId: Identifier,
+    residualId: Identifier,
+    sessionId: Identifier,
+    payload: JsonPayloadSchema,
+    generationEpoch: NonNegativeInt,
+    authority: AuthoritySchema,
+    manifest: SealedDependencyManifestSchema,
+    verdictDigest: HexDigestSchema,
+    variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),
+    supersedes: SupersedesSchema.optional(),
+    /** Format 2: the signed writer block with the SQS `SenderId`. */
+    writer: RecordWriterSchema.optional(),
+    /** Format 2: the write's session snapshot boundary. */
+    boundary: SessionSnapshotBoundarySchema.optional(),
+    /** Format 2: the names the write declared immutable. */
+    declaredImmutableConstants: z.array(VariableName).max(MAX_DECLARED_CONSTANTS).optional(),
+    /** Format 2: the lineage write policy the write sets, or `null`. */
+    policy: LineagePolicySchema.nullable().optional(),
+  })
+  .superRefine((input, ctx) => {
+    const bound = input.writer !== undefined;
+    for (const field of ['boundary', 'declaredImmutableConstants', 'policy'] as const) {
+      if (bound !== (input[field] !== undefined))
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: bound ? 'required with a writer (format 2)' : 'only with a writer (format 2)',
+        });
+    }
+  });
 /** Type of {@link SealInputSchema}. */
 export type SealInput = z.input<typeof SealInputSchema>;
 
@@ -151,12 +185,14 @@ export function parseSealInput(raw: unknown): ValidatedSealInput {
  * The seal input of a write request validated at the sealer's boundary, with the payload hash
  * and manifest digest computed there: every field is the request's own, already validated by
  * stricter schemas (`ResidualWriteRequestSchema`, `WriteVerdictSchema`), so nothing is checked
- * or digested again.
+ * or digested again. The record is sealed in format 2, its writer the request's signed block with
+ * `senderId` (the SQS `SenderId` of the original `residual-writes` message).
  */
 export function sealInputOfWrite(
   write: Validated<ResidualWriteRequest>,
   verdictDigest: HexDigest,
   digests: { readonly payloadHash: HexDigest; readonly manifestDigest: HexDigest },
+  senderId: string | null,
 ): ValidatedSealInput {
   const input = {
     lineageId: write.lineageId,
@@ -169,6 +205,10 @@ export function sealInputOfWrite(
     verdictDigest,
     variablesUsed: write.variablesUsed,
     ...(write.supersedes ? { supersedes: write.supersedes } : {}),
+    writer: { ...write.writer, senderId },
+    boundary: write.boundary,
+    declaredImmutableConstants: write.declaredImmutableConstants,
+    policy: write.policy ?? null,
   };
   return { input: markValidated(input), ...digests };
 }

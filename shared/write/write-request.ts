@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { LineagePolicySchema } from '../authorship/lineage-policy';
+import { WriterBlockSchema } from '../authorship/writer-block';
 import { canonicalJsonNotingReservedKey, type JsonValue } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { CanonicalizationError } from '../errors';
@@ -169,6 +171,13 @@ export const ResidualWriteRequestSchema = z.strictObject({
     .superRefine((names, ctx) => refuseDuplicateNames(names, ctx, (i) => [i])),
   manifest: WriteManifestSchema,
   supersedes: RecordRefSchema.optional(),
+  /**
+   * The lineage write policy this write sets: required on a new lineage's first write
+   * (inception), else only to rotate, revoke or recover keys (docs/authorship.md).
+   */
+  policy: LineagePolicySchema.optional(),
+  /** Who signed the request, when, and the signature (docs/authorship.md, "Signed writes"). */
+  writer: WriterBlockSchema,
 });
 
 /**
@@ -176,7 +185,8 @@ export const ResidualWriteRequestSchema = z.strictObject({
  *
  * `{ formatVersion: 1; residualId; lineageId; sessionId; generationEpoch; authority; payload: JsonValue;
  *    variablesUsed: SessionVariable[]; boundary: SessionSnapshotBoundary; declaredImmutableConstants: string[];
- *    manifest: SealedDependencyManifest; supersedes?: { seq; recordHash } }`
+ *    manifest: SealedDependencyManifest; supersedes?: { seq; recordHash }; policy?: LineagePolicy;
+ *    writer: { keyId; publicKey; signedAtMs; signature } }`
  */
 export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
 

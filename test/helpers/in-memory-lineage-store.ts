@@ -64,6 +64,7 @@ export class InMemoryLineageStore implements LineageStore {
       header: log?.header ?? null,
       checkpoint: log?.checkpoint ?? null,
       frontier: log?.frontier ?? null,
+      policy: log?.policy ?? null,
     });
   }
 
@@ -99,6 +100,7 @@ export class InMemoryLineageStore implements LineageStore {
       header: structuredClone(last.header),
       checkpoint: batch.checkpoint,
       frontier: [...batch.frontier],
+      policy: batch.policy ? structuredClone(batch.policy) : null,
     });
   }
 

@@ -1,0 +1,100 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { RecordRef } from '../schemas/primitives';
+import { type LineagePolicy, policyDigest } from './lineage-policy';
+import type { WriterBlock } from './writer-block';
+
+/** Oldest `signedAtMs` the guard accepts, in ms before the message's SQS `SentTimestamp` (15 minutes). */
+export const MAX_SIGNATURE_AGE_MS = 15 * 60 * 1000;
+/** Furthest `signedAtMs` may lie after the message's SQS `SentTimestamp`, in ms (5 minutes of clock skew). */
+export const MAX_SIGNATURE_FUTURE_MS = 5 * 60 * 1000;
+
+/**
+ * What a writer signs (docs/authorship.md, "Signed writes"): the write without its signature,
+ * named by the digests a format-2 record header holds, so a verifier re-checks the signature
+ * offline from a stored record without serializing the payload again.
+ */
+export interface SignedWriteFields {
+  readonly lineageId: string;
+  readonly residualId: string;
+  readonly sessionId: string;
+  readonly generationEpoch: number;
+  readonly authority: string;
+  readonly payloadHash: HexDigest;
+  readonly manifestDigest: HexDigest;
+  readonly variablesDigest: HexDigest;
+  readonly boundaryDigest: HexDigest;
+  readonly supersedes: RecordRef | null;
+  /** `policyDigest` of the policy the write sets (inception, rotation, recovery), or `null`. */
+  readonly policyDigest: HexDigest | null;
+  readonly keyId: string;
+  /** Base64 of the writer's raw 32-byte Ed25519 public key. */
+  readonly publicKey: string;
+  readonly signedAtMs: number;
+}
+
+/**
+ * The 32-byte message a writer signs: `SHA-256("reseal/v1/signed-write" || 0x00 || JCS({ v: 1,
+ * lineageId, residualId, sessionId, generationEpoch, authority, payloadHash, manifestDigest,
+ * variablesDigest, boundaryDigest, supersedes, policyDigest, keyId, publicKey, signedAtMs }))`.
+ *
+ * @throws {CanonicalizationError} when a field is not exactly representable as JSON
+ */
+export function signedWriteDigest(fields: SignedWriteFields): Uint8Array {
+  const message = {
+    v: FORMAT_VERSION,
+    lineageId: fields.lineageId,
+    residualId: fields.residualId,
+    sessionId: fields.sessionId,
+    generationEpoch: fields.generationEpoch,
+    authority: fields.authority,
+    payloadHash: fields.payloadHash,
+    manifestDigest: fields.manifestDigest,
+    variablesDigest: fields.variablesDigest,
+    boundaryDigest: fields.boundaryDigest,
+    supersedes:
+      fields.supersedes === null ? null : { seq: fields.supersedes.seq, recordHash: fields.supersedes.recordHash },
+    policyDigest: fields.policyDigest,
+    keyId: fields.keyId,
+    publicKey: fields.publicKey,
+    signedAtMs: fields.signedAtMs,
+  };
+  return Uint8Array.from(Buffer.from(hashCanonical(HashDomain.SIGNED_WRITE, message), 'hex'));
+}
+
+/** `policyDigest(policy)`, or `null` for a write that sets no policy. */
+export function policyDigestOrNull(policy: LineagePolicy | null | undefined): HexDigest | null {
+  return policy ? policyDigest(policy) : null;
+}
+
+/**
+ * Whether `signature` (base64, 64 bytes) is a valid pure Ed25519 (RFC 8032) signature of
+ * `digest` under `publicKey` (base64 of the raw 32-byte key). Never throws: a key that is not
+ * a point, or text that is not base64 of the right length, is `false`.
+ */
+export function verifyWriterSignature(digest: Uint8Array, publicKey: string, signature: string): boolean {
+  try {
+    const raw = Buffer.from(publicKey, 'base64');
+    const sig = Buffer.from(signature, 'base64');
+    if (raw.byteLength !== 32 || sig.byteLength !== 64) return false;
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
+    return verify(null, digest, key, sig);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a signature's time is refused against the time SQS received the message, or `null`:
+ * older than {@link MAX_SIGNATURE_AGE_MS}, or more than {@link MAX_SIGNATURE_FUTURE_MS} ahead.
+ */
+export function signatureAgeProblem(writer: Pick<WriterBlock, 'signedAtMs'>, receivedAtMs: number): string | null {
+  const ageMs = receivedAtMs - writer.signedAtMs;
+  if (ageMs > MAX_SIGNATURE_AGE_MS) {
+    return `the writer signed ${ageMs} ms before the queue received the message; at most ${MAX_SIGNATURE_AGE_MS} ms (a replayed write)`;
+  }
+  if (-ageMs > MAX_SIGNATURE_FUTURE_MS) {
+    return `signedAtMs lies ${-ageMs} ms after the queue received the message; at most ${MAX_SIGNATURE_FUTURE_MS} ms of clock skew`;
+  }
+  return null;
+}
