@@ -11,9 +11,12 @@ import { type FreshnessProbeReceipt, valueDigest } from '../../shared/write/rece
 import type { SessionSnapshotBoundary } from '../../shared/write/session-boundary';
 import { type SessionVariable, VariableFreshness } from '../../shared/write/session-variable';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { signWriteSync, TEST_POLICY, testLineageId } from './writer-factories';
 
 /** The factories' "now": 2027-01-15T08:00:00Z, in ms since the Unix epoch. */
 export const FACTORY_NOW_MS = 1_800_000_000_000;
+/** The lineage of factory requests: self-certifying under the test writer policy (docs/authorship.md). */
+export const FACTORY_LINEAGE_ID = testLineageId('lineage-agent-42');
 /** The active session of factory requests. */
 export const ACTIVE_SESSION_ID = 'session-b';
 /** The predecessor session of factory requests. */
@@ -152,10 +155,11 @@ export function validWriteRequest(
   options: FactoryOptions = {},
 ): ResidualWriteRequest {
   const sessionId = options.sessionId ?? ACTIVE_SESSION_ID;
-  return {
-    formatVersion: 1,
+  const { writer, ...fields } = overrides;
+  const request = {
+    formatVersion: 1 as const,
     residualId: 'residual-0001',
-    lineageId: 'lineage-agent-42',
+    lineageId: FACTORY_LINEAGE_ID,
     sessionId,
     generationEpoch: GENERATION_EPOCH,
     authority: Authority.OPERATIONAL,
@@ -168,6 +172,9 @@ export function validWriteRequest(
     boundary: validBoundary({}, options),
     declaredImmutableConstants: ['apiSchemaVersion'],
     manifest: validManifest(),
-    ...overrides,
+    policy: TEST_POLICY,
+    ...fields,
   };
+  // Signed last, over the overrides, by the test writer key at "now"; a given writer block is kept.
+  return writer ? { ...request, writer } : signWriteSync(request, undefined, options.nowMs ?? FACTORY_NOW_MS);
 }
