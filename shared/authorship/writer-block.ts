@@ -9,7 +9,7 @@ export const WRITER_SIGNATURE_BYTES = 64;
 /** Canonical padded standard base64 of 32 bytes (44 characters, zero padding bits). */
 export const BASE64_32_PATTERN = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 /** Canonical padded standard base64 of 64 bytes (88 characters, zero padding bits). */
-export const BASE64_64_PATTERN = /^[A-Za-z0-9+/]{84}[AQgw]==$/;
+export const BASE64_64_PATTERN = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
 
 /**
  * A writer's key id: a label of the writer's choosing or a KMS key ARN (1–2,048 characters,
