@@ -18,6 +18,7 @@ import { fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import {
   absentKeyManifest,
+  FACTORY_LINEAGE_ID,
   FACTORY_NOW_MS,
   guardPolicy,
   unverifiedInheritedVariable,
@@ -28,7 +29,7 @@ import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps, testSealerService } from '../../../helpers/service-factories';
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 
 const deps = testSealerDeps;
 const setup = testSealerService;
