@@ -1,3 +1,5 @@
+import type { LineagePolicy } from '../shared/authorship/lineage-policy';
+import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { parseInput } from '../shared/schemas/parse';
@@ -7,7 +9,7 @@ import type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
 import { type FreshnessProbeReceipt, valueDigest } from '../shared/write/receipts';
 import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
+import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /**
  * Small helpers that build the pieces of a {@link ResidualWriteRequest} (docs/guard.md,
@@ -98,12 +100,22 @@ export interface WriteRequestInput {
   readonly manifest: SealedDependencyManifest | BuildManifestInput;
   /** The record this write re-seals after targeted re-probes (docs/triage.md, "The report"). */
   readonly supersedes?: { readonly seq: number; readonly recordHash: string };
+  /**
+   * The lineage write policy this write sets: required on a lineage's first write (inception,
+   * the policy whose digest ends the lineage id), else only to rotate, revoke or recover keys
+   * (docs/authorship.md, "Lineage write policy").
+   */
+  readonly policy?: LineagePolicy;
 }
 
+/** The write request schema without the writer block: what {@link writeRequest} checks before signing. */
+const UnsignedWriteRequestSchema = ResidualWriteRequestSchema.omit({ writer: true });
+
 /**
- * A {@link ResidualWriteRequest} with sane defaults (`formatVersion` 1, authority `OPERATIONAL`,
+ * An unsigned residual write request (docs/guard.md, "Input") with sane defaults (`formatVersion` 1, authority `OPERATIONAL`,
  * the boundary's active session = `sessionId`, immutable constants declared from the variables),
- * validated with the core schema.
+ * validated with the core schema. The client signs it when publishing (`ResealClient` option
+ * `writer`, docs/authorship.md, "Signed writes").
  *
  * @throws {InvalidInputError} naming each bad field
  * @example
@@ -113,7 +125,7 @@ export interface WriteRequestInput {
  *   variables: [reprobedVariable('DB_HOST', 'db-1', 1, { probe: 'pg_isready', sessionId: 's-2', probedAtMs: Date.now() })],
  *   manifest: { env: { DB_HOST: 'db-1', ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: { db: ['DB_HOST'] } } })
  */
-export function writeRequest(input: WriteRequestInput): ResidualWriteRequest {
+export function writeRequest(input: WriteRequestInput): UnsignedWriteRequest {
   const variables = [...(input.variables ?? [])];
   const declared =
     input.declaredImmutableConstants ??
@@ -138,6 +150,7 @@ export function writeRequest(input: WriteRequestInput): ResidualWriteRequest {
     declaredImmutableConstants: [...new Set(declared)],
     manifest,
     ...(input.supersedes ? { supersedes: { seq: input.supersedes.seq, recordHash: input.supersedes.recordHash } } : {}),
+    ...(input.policy ? { policy: input.policy } : {}),
   };
-  return parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+  return parseInput(UnsignedWriteRequestSchema, request, 'residual write request');
 }

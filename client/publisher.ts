@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  signWriteRequest,
+  type UnsignedWriteRequest,
+  writeSignatureProblem,
+} from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
+import { InvalidInputError } from '../shared/errors';
 import {
   DetailType,
   EVENT_SOURCE,
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
 } from '../shared/pipeline/messages';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
@@ -22,6 +29,8 @@ export interface PublishedWrite {
   readonly messageId: string;
   /** The client's clock when the write was sent, ms since the Unix epoch. */
   readonly publishedAtMs: number;
+  /** The request as sent, signed: pass it to `waitForOutcome` (its outcome names this request). */
+  readonly request: ResidualWriteRequest;
 }
 
 /** Dependencies of {@link StackPublisher}. */
@@ -30,6 +39,8 @@ export interface StackPublisherDeps {
   readonly sqs: Pick<SQSClient, 'send'>;
   readonly eventBridge: Pick<EventBridgeClient, 'send'>;
   readonly nowMs: () => number;
+  /** Signs every write (docs/authorship.md, "Signed writes"); without one, only signed requests are sent. */
+  readonly writer?: WriterSigner;
 }
 
 /**
@@ -44,13 +55,24 @@ export class StackPublisher {
   }
 
   /**
-   * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it).
+   * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it), signed
+   * by the writer key first ({@link signedRequest}).
    *
-   * @returns the SQS `MessageId` and the client's clock before sending (`publishedAtMs`)
+   * @returns the SQS `MessageId`, the client's clock before sending (`publishedAtMs`) and the
+   *   signed request sent
+   * @throws {InvalidInputError} naming each bad field, or a signature the guard would refuse
+   * @throws {PublishError} when SQS returns no message id
+   */
+  async publishWrite(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<PublishedWrite> {
+    return this.publishSigned(await this.signedRequest(request));
+  }
+
+  /**
+   * Sends a request {@link signedRequest} returned, as is (no second signature).
    * @throws {InvalidInputError} naming each bad field
    * @throws {PublishError} when SQS returns no message id
    */
-  async publishWrite(request: ResidualWriteRequest): Promise<PublishedWrite> {
+  async publishSigned(request: ResidualWriteRequest): Promise<PublishedWrite> {
     const { outputs, sqs, nowMs } = this.#deps;
     const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
     const publishedAtMs = nowMs();
@@ -58,7 +80,29 @@ export class StackPublisher {
       new SendMessageCommand({ QueueUrl: outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
     );
     if (!out.MessageId) throw new PublishError('SQS SendMessage returned no MessageId', null);
-    return { messageId: out.MessageId, publishedAtMs };
+    return { messageId: out.MessageId, publishedAtMs, request: parsed };
+  }
+
+  /**
+   * The request as it will be sent: signed now by the writer key (any writer block it had is
+   * replaced), or, without a writer key, its own signature checked as the guard will check it
+   * (signature and age), so an honest client never publishes a write the guard must refuse.
+   *
+   * @throws {InvalidInputError} naming each bad field, an unsigned request with no writer key, or
+   *   a signature that does not verify or is too old
+   */
+  async signedRequest(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<ResidualWriteRequest> {
+    const { writer, nowMs } = this.#deps;
+    if (writer) return signWriteRequest(request, writer, nowMs());
+    if (!('writer' in request) || request.writer === undefined) {
+      throw new InvalidInputError('residual write request', [
+        { path: 'writer', message: 'the request is unsigned and the client has no writer key to sign it' },
+      ]);
+    }
+    const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+    const problem = writeSignatureProblem(parsed, nowMs());
+    if (problem !== null) throw new InvalidInputError('residual write request', [{ path: 'writer', message: problem }]);
+    return parsed;
   }
 
   /**

@@ -5,6 +5,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import type { LineagePolicy } from '../shared/authorship/lineage-policy';
+import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import { LineageNotFoundError } from '../shared/errors';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
@@ -14,6 +16,7 @@ import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '.
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
@@ -22,11 +25,13 @@ import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { CheckpointStore } from './checkpoint-store';
 import { LogVerificationError } from './errors';
 import type { LineageExport } from './lineage-export';
+import { checkLocalAdmission } from './local-admission';
 import { type LatestCheckpoint, LogReader } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
 import { Recalls } from './recalls';
+import { soleWriterPolicy, withInceptionPolicy } from './sole-writer-policy';
 import type { ResealStackOutputs } from './stack-outputs';
 import type { VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
@@ -69,6 +74,18 @@ export interface ResealClientDeps {
    * read is checked consistent with it. Without one, a rollback of the table cannot be seen.
    */
   readonly checkpointStore?: CheckpointStore;
+  /**
+   * The writer key that signs every published write (docs/authorship.md, "Signed writes"): a
+   * `LocalWriterSigner` (PKCS #8 PEM) or a `KmsWriterSigner`. Without one, only requests already
+   * signed are published.
+   */
+  readonly writer?: WriterSigner;
+  /**
+   * The policy a lineage's first write sets when the request names none (docs/authorship.md,
+   * "Self-certifying lineage ids"); default `soleWriterPolicy(writer)`. It is added only when the
+   * lineage id certifies it and the lineage has no head yet.
+   */
+  readonly inceptionPolicy?: LineagePolicy;
   /** Clock, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
   /** Waits `ms` milliseconds (default `setTimeout`). */
@@ -112,6 +129,7 @@ export class ResealClient {
   readonly #recalls: Recalls;
   readonly #outcomes: WriteOutcomes;
   readonly #nowMs: () => number;
+  readonly #inceptionPolicy: LineagePolicy | null;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
@@ -119,6 +137,7 @@ export class ResealClient {
     const kms = deps.kms ?? new KMSClient({});
     this.#anchor = deps.anchor ?? new KMSMacAnchor(kms, outputs.macKeyArn);
     this.#nowMs = deps.nowMs ?? Date.now;
+    this.#inceptionPolicy = deps.inceptionPolicy ?? (deps.writer ? soleWriterPolicy(deps.writer) : null);
     const clock = {
       nowMs: this.#nowMs,
       sleep: deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
@@ -138,6 +157,7 @@ export class ResealClient {
       sqs: deps.sqs ?? new SQSClient({}),
       eventBridge: deps.eventBridge ?? new EventBridgeClient({}),
       nowMs: this.#nowMs,
+      ...(deps.writer ? { writer: deps.writer } : {}),
     });
     this.#recalls = new Recalls({ store: this.#store, log: this.#log, publisher: this.#publisher, ...clock });
     this.#outcomes = new WriteOutcomes({
@@ -152,17 +172,26 @@ export class ResealClient {
   // --- publish (StackPublisher) ---
 
   /**
-   * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it).
-   * The request is validated with the core schema first, so a malformed write never leaves the
-   * agent; the body is its RFC 8785 canonical JSON.
+   * Signs a residual write with the client's writer key and sends it to the `residual-writes`
+   * queue (the guard Lambda consumes it). The request is validated with the core schema first,
+   * so a malformed write never leaves the agent; the body is its RFC 8785 canonical JSON. An
+   * honest client checks its own signature and admission first (docs/authorship.md, "Two
+   * refusals, in order"): those refusals are recorded unsigned, so they could never be proven.
    *
-   * @returns the SQS `MessageId` and the client's clock before sending (`publishedAtMs`): pass
-   *   the request and {@link publishWaitSince} of it to {@link ResealClient.waitForOutcome}
-   * @throws {InvalidInputError} naming each bad field
+   * @returns the SQS `MessageId`, the client's clock before sending (`publishedAtMs`) and the
+   *   signed request: pass that request and {@link publishWaitSince} of it to
+   *   {@link ResealClient.waitForOutcome}
+   * @throws {InvalidInputError} naming each bad field, an unsigned request without a writer key,
+   *   a bad signature, or a writer the lineage's policy visibly does not admit
    * @throws {PublishError} when SQS returns no message id
    */
-  publishWrite(request: ResidualWriteRequest): Promise<PublishedWrite> {
-    return this.#publisher.publishWrite(request);
+  async publishWrite(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<PublishedWrite> {
+    const prepared = this.#inceptionPolicy
+      ? await withInceptionPolicy(this.#store, request, this.#inceptionPolicy)
+      : request;
+    const signed = await this.#publisher.signedRequest(prepared);
+    await checkLocalAdmission(this.#store, signed);
+    return this.#publisher.publishSigned(signed);
   }
 
   /**

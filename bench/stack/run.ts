@@ -25,6 +25,7 @@ import { functionLogs } from './function-logs';
 import {
   type BenchStack,
   benchClient,
+  benchLineageId,
   type Floor,
   headSeq,
   type Measured,
@@ -185,7 +186,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const stack = await setUp(started, log);
     const bench = benchClient(stack);
     const run = Date.now().toString(36);
-    const lineage = (name: string) => `bench-${run}-${name}`;
+    const lineage = (name: string) => benchLineageId(`bench-${run}-${name}`);
 
     log('warm-up: one write and one recall (cold starts, not measured)');
     await measureWrites(stack, bench, { name: 'warm-up', lineages: [lineage('warm')], perLineage: 1, intervalMs: 0 });

@@ -26,9 +26,12 @@ import { run as runCli } from '../../cli/main';
 import { writeRequest } from '../../client/builders';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
+import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
 import { publishWaitSince } from '../../client/write-outcomes';
 import { SealerService } from '../../functions/sealer/sealer-service';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
+import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { RecallTarget } from '../../shared/pipeline/messages';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
@@ -101,8 +104,16 @@ export const BENCH_ENV: Readonly<Record<string, string>> = Object.fromEntries([
 /** Bytes of the payload's text: 1 KiB. */
 export const BENCH_PAYLOAD_BYTES = 1024;
 
-/** A write of the bench: 1 KiB payload, a 100-key manifest with ten claims on ten keys each. */
-export function benchWrite(lineageId: string, residualId: string, nowMs: number): ResidualWriteRequest {
+/** The bench's writer key: a fresh Ed25519 key per run, signing every bench write (docs/authorship.md). */
+export const BENCH_WRITER = LocalWriterSigner.generate('bench-writer').signer;
+
+/** The self-certifying id of bench lineage `label`, under {@link BENCH_WRITER} alone (`soleWriterLineageId`). */
+export function benchLineageId(label: string): string {
+  return soleWriterLineageId(label, BENCH_WRITER);
+}
+
+/** A write of the bench (unsigned; the bench client signs it): 1 KiB payload, a 100-key manifest with ten claims on ten keys each. */
+export function benchWrite(lineageId: string, residualId: string, nowMs: number): UnsignedWriteRequest {
   const keys = Object.keys(BENCH_ENV).filter((k) => k !== 'ARCH');
   return writeRequest({
     residualId,
@@ -141,6 +152,7 @@ export function benchClient(stack: Pick<BenchStack, 'endpoint' | 'outputs'>): Be
     dynamodb: countCalls(new DynamoDBClient(config), calls),
     kms: countCalls(new KMSClient(config), calls),
     checkpointStore: new MemoryCheckpointStore(),
+    writer: BENCH_WRITER,
   });
   return { client, calls };
 }
@@ -227,9 +239,8 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
   for (const { lineageId, k, atMs } of schedule) {
     const delay = started + atMs - Date.now();
     if (delay > 0) await sleep(delay);
-    const request = benchWrite(lineageId, `${lineageId}-w${k}`, Date.now());
-    const published = await bench.client.publishWrite(request);
-    waits.push(waitFor(request, published));
+    const published = await bench.client.publishWrite(benchWrite(lineageId, `${lineageId}-w${k}`, Date.now()));
+    waits.push(waitFor(published.request, published));
   }
   await Promise.all(waits);
   const seconds = (Date.now() - started) / 1000;
@@ -525,15 +536,19 @@ export async function sealInProcess(
   });
   for (let first = 0; first < records; first += 10) {
     const nowMs = Date.now();
-    const group = Array.from({ length: Math.min(10, records - first) }, (_, i) => {
-      const request = benchWrite(lineageId, `${lineageId}-w${first + i}`, nowMs);
-      const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
-      return {
-        messageId: `${lineageId}-m${first + i}`,
-        body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs }),
-        sentAtMs: nowMs,
-      };
-    });
+    const group = await Promise.all(
+      Array.from({ length: Math.min(10, records - first) }, async (_, i) => {
+        const unsigned = benchWrite(lineageId, `${lineageId}-w${first + i}`, nowMs);
+        const inception = first + i === 0 ? { policy: soleWriterPolicy(BENCH_WRITER) } : {};
+        const request = await signWriteRequest({ ...unsigned, ...inception }, BENCH_WRITER, nowMs);
+        const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
+        return {
+          messageId: `${lineageId}-m${first + i}`,
+          body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs }),
+          sentAtMs: nowMs,
+        };
+      }),
+    );
     const outcomes = await sealer.handleGroup(group);
     const unsealed = outcomes.findIndex((outcome) => outcome.kind !== 'SEALED');
     if (unsealed >= 0)

@@ -3,6 +3,7 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { reprobedVariable, writeRequest } from '../../client/builders';
 import { publishWaitSince } from '../../client/write-outcomes';
+import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import {
   AuthoritySchema,
@@ -22,7 +23,7 @@ import {
   VariableFreshness,
   VariableName,
 } from '../../shared/write/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES, type ResidualWriteRequest } from '../../shared/write/write-request';
+import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { WriteSealedOutput } from '../tool-outputs';
 import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';
@@ -143,13 +144,14 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
       (deps.nowMs ?? Date.now)(),
       deps.sessionStartMs,
     );
+    // The client signs with the server's writer key (docs/mcp.md, "Configuration").
     const published = await deps.client.publishWrite(request);
     const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
-      request,
+      request: published.request,
       sinceMs: publishWaitSince(published),
       timeoutMs: waitMs(input.timeoutMs),
     });
-    return writeOutcomeResult(request, outcome, snapshot);
+    return writeOutcomeResult(published.request, outcome, snapshot);
   } catch (error) {
     // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
     const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};
@@ -170,7 +172,7 @@ export function writeRequestFor(
   env: EnvSnapshot,
   nowMs: number,
   sessionStartMs?: number,
-): ResidualWriteRequest {
+): UnsignedWriteRequest {
   const claims = input.claims ?? {};
   const payload: Record<string, JsonValue> = {
     claims: Object.fromEntries(Object.entries(claims).map(([id, claim]) => [id, claim.content])),

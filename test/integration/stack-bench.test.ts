@@ -7,7 +7,14 @@ import { CallTally } from '../../bench/stack/call-tally';
 import { countCalls } from '../../bench/stack/counting-middleware';
 import { type CountingProxy, startCountingProxy } from '../../bench/stack/counting-proxy';
 import { functionLogs } from '../../bench/stack/function-logs';
-import { BENCH_ENV, type BenchStack, benchClient, measureAudit, measureWrites } from '../../bench/stack/stack-bench';
+import {
+  BENCH_ENV,
+  type BenchStack,
+  benchClient,
+  benchLineageId,
+  measureAudit,
+  measureWrites,
+} from '../../bench/stack/stack-bench';
 import { scenarioUsage } from '../../bench/stack/stack-usage';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
 import { buildManifest } from '../../shared/triage/build-manifest';
@@ -18,7 +25,7 @@ import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineag
 // the integration run deployed, so the counting cannot rot silently: the SDK middleware, the
 // counting proxy and the functions' logs each count what the stack really did.
 const { stack, endpoint } = deployedStack();
-const lineageId = `bench-it-${randomUUID().slice(0, 8)}`;
+const lineageId = benchLineageId(`bench-it-${randomUUID().slice(0, 8)}`);
 let cliProxy: CountingProxy;
 let bench: BenchStack;
 
