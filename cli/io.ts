@@ -1,4 +1,5 @@
 import type { ResealClient } from '../client/reseal-client';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 
 /**
  * What a CLI run may touch, injected so tests run the CLI in-process: output streams, the
@@ -22,7 +23,11 @@ export interface CliIo {
    * environment, resources from the stack's outputs (`connect` in cli/online.ts). Tests inject a
    * client over an in-memory store.
    */
-  readonly connect?: (stackName: string, checkpointStorePath: string | null) => Promise<ResealClient>;
+  readonly connect?: (
+    stackName: string,
+    checkpointStorePath: string | null,
+    writer?: WriterSigner,
+  ) => Promise<ResealClient>;
 }
 
 /** The real process's streams, environment and clock. */

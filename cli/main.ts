@@ -4,6 +4,7 @@ import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import { registerExport } from './commands/export';
 import { registerGuard } from './commands/guard';
 import { registerInspect } from './commands/inspect';
+import { registerLineageId } from './commands/lineage-id';
 import { registerManifest } from './commands/manifest';
 import { registerMcp } from './commands/mcp';
 import { registerPublish } from './commands/publish';
@@ -11,6 +12,7 @@ import { registerRecall } from './commands/recall';
 import { registerLogKey } from './commands/receipt';
 import { registerTriage } from './commands/triage';
 import { registerVerify } from './commands/verify';
+import { registerWriterKey } from './commands/writer-key';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
@@ -54,6 +56,8 @@ function buildProgram(ctx: CommandContext): Command {
   registerInspect(program, ctx);
   registerLogKey(program, ctx);
   registerMcp(program, ctx);
+  registerWriterKey(program, ctx);
+  registerLineageId(program, ctx);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
   }

@@ -8,6 +8,7 @@ import { FileCheckpointStore } from '../client/checkpoint-store';
 import { StackOutputsError } from '../client/errors';
 import { ResealClient } from '../client/reseal-client';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
@@ -46,10 +47,10 @@ export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: strin
 export async function connect(
   io: CliIo,
   stackName: string,
-  options: { readonly checkpointStore?: string } = {},
+  options: { readonly checkpointStore?: string; readonly writer?: WriterSigner } = {},
 ): Promise<ResealClient> {
   const storePath = checkpointStorePath(io, options.checkpointStore);
-  if (io.connect) return io.connect(stackName, storePath);
+  if (io.connect) return io.connect(stackName, storePath, options.writer);
   const config = sdkConfig(io.env);
   try {
     const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));
@@ -59,6 +60,7 @@ export async function connect(
       dynamodb: new DynamoDBClient(config),
       kms: new KMSClient(config),
       nowMs: io.nowMs,
+      ...(options.writer ? { writer: options.writer } : {}),
       ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
     });
   } catch (error) {

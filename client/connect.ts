@@ -7,6 +7,7 @@ import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
@@ -34,6 +35,8 @@ export interface ConnectOptions {
   /** The log's and the guard's verifier keys, pinned (default: read once with KMS `GetPublicKey`). */
   readonly logKey?: NoteVerifierKey;
   readonly guardKey?: NoteVerifierKey;
+  /** The writer key that signs every published write (docs/authorship.md, "Signed writes"). */
+  readonly writer?: WriterSigner;
 }
 
 /**
@@ -81,6 +84,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
     ...(options.logKey ? { logKey: options.logKey } : {}),
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
+    ...(options.writer ? { writer: options.writer } : {}),
   });
   return { client, outputs, store, anchor };
 }

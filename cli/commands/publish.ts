@@ -11,10 +11,19 @@ import { fieldLines, jsonText } from '../format/output';
 import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { readSchemaFile } from '../read-input';
+import {
+  WRITER_KEY_OPTION,
+  WRITER_KMS_KEY_OPTION,
+  type WriterKeyOptions,
+  writerSignerFrom,
+} from '../writer-key-option';
 import { integerOption } from './guard';
 
+/** A request file: signed, or unsigned for the client to sign with the writer key given. */
+const PublishRequestSchema = ResidualWriteRequestSchema.partial({ writer: true });
+
 /** Options of `reseal publish`. */
-interface PublishOptions {
+interface PublishOptions extends WriterKeyOptions {
   readonly checkpointStore?: string;
   readonly request: string;
   readonly wait?: boolean;
@@ -25,29 +34,32 @@ interface PublishOptions {
 }
 
 /**
- * `reseal publish`: sends a residual write request to the stack's `residual-writes` queue; with
- * `--wait`, polls the table for the write's outcome (sealed, rejected or in conflict).
+ * `reseal publish`: signs a residual write request with the writer key (`--writer-key`,
+ * `--writer-kms-key` or `$RESEAL_WRITER_KEY`; without one the request must be signed already) and
+ * sends it to the stack's `residual-writes` queue; with `--wait`, polls the table for the write's
+ * outcome (sealed, rejected or in conflict). docs/cli.md, `publish`.
  */
 export function registerPublish(program: Command, ctx: CommandContext): void {
   program
     .command('publish')
     .summary('send a residual write request to the residual-writes queue; --wait for its outcome (online)')
-    .requiredOption('--request <REQUEST.json>', 'residual write request (validated before sending)')
+    .requiredOption('--request <REQUEST.json>', 'residual write request (validated and signed before sending)')
+    .option(...WRITER_KEY_OPTION)
+    .option(...WRITER_KMS_KEY_OPTION)
     .option('--wait', 'wait until the write is sealed, rejected or in conflict (exit 0, 10, 10; 1 on timeout)')
     .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
     .option(...CHECKPOINT_STORE_OPTION)
     .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
-      const request = await readSchemaFile(
-        ctx.io,
-        options.request,
-        ResidualWriteRequestSchema,
-        'residual write request',
-      );
-      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
-      const publish = await client.publishWrite(request);
-      const { messageId } = publish;
+      const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
+      const writer = await writerSignerFrom(ctx.io, options);
+      const client = await connect(ctx.io, options.stack, {
+        checkpointStore: options.checkpointStore,
+        ...(writer ? { writer } : {}),
+      });
+      const publish = await client.publishWrite(unsigned as ResidualWriteRequest);
+      const { messageId, request } = publish;
       const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
       const published = fieldLines([
         ['published', request.residualId],

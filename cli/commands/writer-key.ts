@@ -1,0 +1,44 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
+import type { CommandContext } from '../context';
+import { BadInputError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { fieldLines, jsonText } from '../format/output';
+import { keyIdOfFile } from '../writer-key-option';
+
+/**
+ * `reseal writer-key new --out FILE`: makes a fresh Ed25519 writer key, written as PKCS #8 PEM
+ * (mode 0600, never over an existing file), and prints its key id and public key
+ * (docs/cli.md, `writer-key new`; docs/authorship.md).
+ */
+export function registerWriterKey(program: Command, ctx: CommandContext): void {
+  program
+    .command('writer-key')
+    .summary('manage writer keys (offline)')
+    .command('new')
+    .summary('make a fresh Ed25519 writer key (PKCS #8 PEM, mode 0600)')
+    .requiredOption('--out <FILE>', 'where to write the private key (refused when the file exists)')
+    .option('--json', 'print the result as JSON (snake_case)')
+    .action(async (options: { readonly out: string; readonly json?: boolean }) => {
+      const full = resolve(ctx.io.cwd, options.out);
+      const { signer, pem } = LocalWriterSigner.generate(keyIdOfFile(full));
+      try {
+        await writeFile(full, pem, { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        throw new BadInputError(`cannot write writer key ${options.out}: ${(error as Error).message}`);
+      }
+      const out = { key_file: options.out, key_id: signer.keyId, public_key: signer.publicKey };
+      ctx.io.stdout(
+        options.json
+          ? jsonText(out)
+          : fieldLines([
+              ['writer key', options.out],
+              ['key id', signer.keyId],
+              ['public key', signer.publicKey],
+            ]),
+      );
+      ctx.exit(ExitCode.OK);
+    });
+}
