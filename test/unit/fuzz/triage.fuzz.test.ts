@@ -31,7 +31,7 @@ import {
   tryParse,
 } from '../../helpers/fuzz-arbitraries';
 import { InvariantTracker } from '../../helpers/fuzz-guarantees';
-import { FACTORY_NOW_MS } from '../../helpers/guard-factories';
+import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../helpers/guard-factories';
 import { forgerLogSigner, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { testAnchor } from '../../helpers/seal-factories';
 
@@ -41,7 +41,7 @@ import { testAnchor } from '../../helpers/seal-factories';
  * invariants every detail must keep. A precise oracle says which valid details must be triaged.
  */
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 const COUNT = 3;
 /** The environment the records are sealed against: hostile names included (`constructor`, NFC `é`). */
 const SEALED_ENV: Readonly<Record<string, string>> = {

@@ -4,6 +4,7 @@ import { MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
 import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/pipeline/messages';
 import {
   absentKeyManifest,
+  FACTORY_LINEAGE_ID,
   FACTORY_NOW_MS,
   unverifiedInheritedVariable,
   validWriteRequest,
@@ -73,7 +74,7 @@ describe('guard service (docs/guard.md at the queue)', () => {
     const body = JSON.stringify({ ...validWriteRequest(), isAdmin: true });
     const outcome = await service.handle(message(body));
     expect(outcome).toEqual({ kind: 'REJECTED', reason: RejectionReason.SCHEMA_VIOLATION });
-    expect(store.rejections[0]?.lineageId).toBe('lineage-agent-42');
+    expect(store.rejections[0]?.lineageId).toBe(FACTORY_LINEAGE_ID);
     expect(JSON.stringify(store.rejections[0]?.issues)).toContain('isAdmin');
     expect(queue.sent).toHaveLength(0);
   });

@@ -11,7 +11,12 @@ import {
   sqsEvent,
   sqsRecord,
 } from '../../../helpers/factories';
-import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
+import {
+  FACTORY_LINEAGE_ID,
+  FACTORY_NOW_MS,
+  unverifiedInheritedVariable,
+  validWriteRequest,
+} from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
@@ -35,7 +40,7 @@ function setup() {
   return { store, anchor, signer, service, handler: createSealerHandler(service, logger, metrics) };
 }
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 
 describe('sealer handler (message groups sealed whole)', () => {
   it('FIFO: a failure in a message group fails the whole group (nothing of it appended, so none sealed out of order)', async () => {

@@ -28,6 +28,7 @@ import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-st
 import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps, testSealerService } from '../../../helpers/service-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
 
 const LINEAGE = FACTORY_LINEAGE_ID;
 
@@ -84,17 +85,19 @@ describe('sealer service (docs/sealing.md at the store)', () => {
 
   it('residual ids are scoped to the lineage: r-1 sealed on lin-A does not swallow r-1 on lin-Z', async () => {
     const { service, store, publisher } = setup();
-    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: 'lin-A' })))).kind).toBe(
+    const LIN_A = testLineageId('lin-A');
+    const LIN_Z = testLineageId('lin-Z');
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: LIN_A })))).kind).toBe(
       'SEALED',
     );
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: 'lin-Z' })));
-    expect(outcome).toMatchObject({ kind: 'SEALED', head: { lineageId: 'lin-Z', seq: 0 } });
-    expect(await store.readChain('lin-A', 0, 10)).toHaveLength(1);
-    expect(await store.readChain('lin-Z', 0, 10)).toHaveLength(1);
-    expect(await store.findByResidualId('lin-Z', 'r-1')).toEqual({ lineageId: 'lin-Z', seq: 0 });
+    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-1', lineageId: LIN_Z })));
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: { lineageId: LIN_Z, seq: 0 } });
+    expect(await store.readChain(LIN_A, 0, 10)).toHaveLength(1);
+    expect(await store.readChain(LIN_Z, 0, 10)).toHaveLength(1);
+    expect(await store.findByResidualId(LIN_Z, 'r-1')).toEqual({ lineageId: LIN_Z, seq: 0 });
     expect(publisher.sealed.map((e) => [e.lineageId, e.residualId])).toEqual([
-      ['lin-A', 'r-1'],
-      ['lin-Z', 'r-1'],
+      [LIN_A, 'r-1'],
+      [LIN_Z, 'r-1'],
     ]);
     expect(store.rejections).toEqual([]);
   });

@@ -6,10 +6,10 @@ import { createTriageHandler } from '../../../../functions/triage/create-handler
 import { TriageService } from '../../../../functions/triage/triage-service';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { eventBridgeEvent, FakePublisher, lambdaContext, lineageSealedBySealer } from '../../../helpers/factories';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { TEST_LOG_KEY } from '../../../helpers/pipeline-keys';
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
 const manifest = buildManifest({
   env: SEALED_ENV,

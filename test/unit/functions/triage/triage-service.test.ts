@@ -9,12 +9,12 @@ import { RefusalCode, TriageCompletedDetailSchema } from '../../../../shared/pip
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../../helpers/factories';
-import { absentKeyManifest, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { absentKeyManifest, FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { appendSealed, forgerLogSigner, TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, resealRecord } from '../../../helpers/seal-factories';
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 /** The environment records are sealed against: ARCH structural, one claim on REGION, one on TOOL_VERSION. */
 const SEALED_ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
 const manifest = buildManifest({
