@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
 import { pollUntil } from '../../client/poll';
+import { soleWriterPolicy } from '../../client/sole-writer-policy';
+import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
@@ -129,6 +131,9 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
       { ...wait, timedOut: (ms) => new DemoStepError(`write ${residualId} not sealed within ${ms} ms`) },
     );
 
+  const publishAs = async (plan: LineagePlan, request: UnsignedWriteRequest) =>
+    backend.publishWrite(await signWriteRequest(request, plan.writer, nowMs()));
+
   const newSession = (state: { plan: LineagePlan; epoch: number; sessionId: string }) => {
     const previous = { sessionId: state.sessionId, epoch: state.epoch };
     const epoch = state.epoch + 1;
@@ -146,10 +151,13 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
       const sessionId = `${plan.template.name}-s${epoch}`;
       const residualId = `${plan.lineageId}.e${epoch}`;
       const variables = keysOf(claimDependencyMap).map((key) => freshVariable(key, snapshot.env[key] as string, epoch));
-      await backend.publishWrite(
+      // Each agent signs with its own key; the first write sets the lineage's policy (inception).
+      await publishAs(
+        plan,
         writeRequest({
           residualId,
           lineageId: plan.lineageId,
+          policy: soleWriterPolicy(plan.writer),
           sessionId,
           generationEpoch: epoch,
           payload: asPayload(body),
@@ -180,7 +188,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     state.sessionId = session.sessionId;
     const residualId = `${state.plan.lineageId}.e${session.epoch}-inherited`;
     const { variableName, variableValue } = scenario.refusedWrite;
-    await backend.publishWrite(
+    await publishAs(
+      state.plan,
       writeRequest({
         residualId,
         lineageId: state.plan.lineageId,
@@ -291,7 +300,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
       }),
     );
     const residualId = `${state.plan.lineageId}.e${session.epoch}`;
-    await backend.publishWrite(
+    await publishAs(
+      state.plan,
       writeRequest({
         residualId,
         lineageId: state.plan.lineageId,

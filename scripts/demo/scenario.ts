@@ -1,3 +1,5 @@
+import { soleWriterLineageId } from '../../client/sole-writer-policy';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import type { RunnerSnapshot } from './snapshots';
 
@@ -219,8 +221,13 @@ export function presentStructuralKeys(lineage: LineageTemplate, env: Readonly<Re
 /** A lineage as the demo runs it. */
 export interface LineagePlan {
   readonly template: LineageTemplate;
-  /** `demo-<runId>-<name>`: unique per run, so runs never share a lineage. */
+  /**
+   * `demo-<runId>-<name>.<digest>`: the self-certifying id under {@link LineagePlan.writer}'s
+   * policy (docs/authorship.md), unique per run, so runs never share a lineage.
+   */
   readonly lineageId: string;
+  /** The agent's own writer key (fresh per run): it alone may write this lineage. */
+  readonly writer: LocalWriterSigner;
   /** Position in the slice of the snapshot the lineage's first record is written at. */
   readonly writeAt: number;
   /**
@@ -259,12 +266,16 @@ export function buildScenario(
   const first = slice[0] as RunnerSnapshot;
   const lineages = templates
     .filter((t) => Object.keys(resolveClaims(t, first.env).claimDependencyMap).length > 0)
-    .map((template) => ({
-      template,
-      lineageId: `demo-${runId}-${template.name}`,
-      writeAt: 0,
-      recallAt: slice.map((_, i) => i),
-    }));
+    .map((template) => {
+      const writer = LocalWriterSigner.generate(`${template.name}-agent`).signer;
+      return {
+        template,
+        writer,
+        lineageId: soleWriterLineageId(`demo-${runId}-${template.name}`, writer),
+        writeAt: 0,
+        recallAt: slice.map((_, i) => i),
+      };
+    });
   if (lineages.length === 0) throw new RangeError(`no demo claim can be stated at snapshot ${first.index}`);
   const byName = (name: string) => (lineages.find((l) => l.template.name === name) ?? lineages[0]) as LineagePlan;
   return {
