@@ -20,6 +20,7 @@ import {
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
 
 function setup() {
   const store = new InMemoryLineageStore();
@@ -41,6 +42,7 @@ function setup() {
 }
 
 const LINEAGE = FACTORY_LINEAGE_ID;
+const OTHER = testLineageId('lineage-other');
 
 describe('sealer handler (message groups sealed whole)', () => {
   it('FIFO: a failure in a message group fails the whole group (nothing of it appended, so none sealed out of order)', async () => {
@@ -62,23 +64,21 @@ describe('sealer handler (message groups sealed whole)', () => {
     const { handler, store, signer } = setup();
     const sign = vi.spyOn(signer, 'sign');
     const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
-    const other = ['r-0', 'r-1'].map((id) =>
-      sqsRecord(sealRequestBody({ residualId: id, lineageId: 'lineage-other' }), 'lineage-other'),
-    );
+    const other = ['r-0', 'r-1'].map((id) => sqsRecord(sealRequestBody({ residualId: id, lineageId: OTHER }), OTHER));
     const response = await handler(sqsEvent([good[0], other[0], good[1], other[1], good[2]] as never), lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
     expect(sign).toHaveBeenCalledTimes(2);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(3);
-    expect(await store.readChain('lineage-other', 0, 10)).toHaveLength(2);
+    expect(await store.readChain(OTHER, 0, 10)).toHaveLength(2);
     // The head item of each lineage carries the checkpoint of its whole run.
     expect(store.headSnapshot(LINEAGE)?.checkpoint).toContain(`\n3\n`);
     // A group whose append fails is reported whole; the other group is sealed.
     store.beforeAppend = (batch) => {
-      if (batch.lineageId === 'lineage-other') throw new Error('DynamoDB unavailable');
+      if (batch.lineageId === OTHER) throw new Error('DynamoDB unavailable');
     };
     const next = [
       sqsRecord(sealRequestBody({ residualId: 'r-3' }), LINEAGE),
-      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: 'lineage-other' }), 'lineage-other'),
+      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: OTHER }), OTHER),
     ];
     const second = await handler(sqsEvent(next), lambdaContext());
     expect(second.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([next[1]?.messageId]);

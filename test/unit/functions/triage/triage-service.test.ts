@@ -141,7 +141,8 @@ describe('triage service (docs/triage.md on a proven record, docs/sealing.md)', 
   it('a record rewritten and re-MACed by a forger (hashes consistent) is not the record the signed tree holds: HASH_MISMATCH', async () => {
     const { triage, store } = await setup();
     const stored = (await store.readRecord(LINEAGE, 1)) as SealedRecord;
-    const forged = await resealRecord(stored, { payload: { conclusion: 'forged' } }, forgerAnchor());
+    // A field outside the writer's signature (docs/authorship.md), so only the signed tree can tell.
+    const forged = await resealRecord(stored, { header: { sealedAtMs: stored.header.sealedAtMs + 1 } }, forgerAnchor());
     store.records.get(LINEAGE)?.set(1, JSON.stringify(forged));
     const result = completed(await triage().handle(recall({ target: { seq: 1 } })));
     expect(result.verification).toMatchObject({ verdict: 'HASH_MISMATCH' });
