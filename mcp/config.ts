@@ -1,15 +1,19 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { z } from 'zod';
+import { KmsWriterSigner } from '../adapters/kms-writer-signer';
 import { type CheckpointStore, FileCheckpointStore, MemoryCheckpointStore } from '../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../client/connect';
 import type { ResealClient } from '../client/reseal-client';
 import { loadResealConfig, RESEAL_CONFIG_FILE } from '../client/reseal-config';
 import { snapshotProviders } from '../client/snapshot-providers';
 import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '../client/stack-outputs';
+import { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 import { parseStrictJson } from '../shared/canonical/strict-json';
+import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import type { ResealMcpDeps } from './context';
 import { lazyMcpClient } from './lazy-client';
@@ -30,6 +34,10 @@ export const McpEnvironmentSchema = z.object({
   RESEAL_CHECKPOINTS: Path.optional(),
   /** The snapshot providers' config (default: `reseal.config.json` in the working directory, if any). */
   RESEAL_CONFIG: Path.optional(),
+  /** The writer key every `reseal_write` is signed with: a PKCS #8 PEM Ed25519 key file (docs/authorship.md). */
+  RESEAL_WRITER_KEY: Path.optional(),
+  /** Or a KMS `ECC_NIST_EDWARDS25519` key ARN (`kms:Sign`, `kms:GetPublicKey`). */
+  RESEAL_WRITER_KMS_KEY: z.string().min(1).max(2048).optional(),
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   /** An emulator's endpoint (MiniStack, LocalStack); real AWS when absent. */
@@ -44,6 +52,10 @@ export interface McpServerConfig {
   readonly configFile: string | null;
   readonly region: string | null;
   readonly endpoint: string | null;
+  /** The writer key file (absolute), or `null`: then `reseal_write` has no key and is refused. */
+  readonly writerKeyFile?: string | null;
+  /** The writer's KMS key ARN, or `null`. */
+  readonly writerKmsKey?: string | null;
 }
 
 /** Settings given on the command line (`reseal mcp --stack …`), which win over the environment. */
@@ -80,6 +92,8 @@ export function mcpConfigFrom(
     configFile: path(overrides.configFile ?? vars.RESEAL_CONFIG) ?? (existsSync(defaultConfig) ? defaultConfig : null),
     region: vars.AWS_REGION ?? vars.AWS_DEFAULT_REGION ?? null,
     endpoint: vars.AWS_ENDPOINT_URL ?? null,
+    writerKeyFile: path(vars.RESEAL_WRITER_KEY),
+    writerKmsKey: vars.RESEAL_WRITER_KMS_KEY ?? null,
   };
 }
 
@@ -154,8 +168,10 @@ export async function resolveMcpClient(
   } finally {
     probe.destroy();
   }
+  const writer = await writerSignerOf(config, sdkConfig);
   try {
     return await connectMcpClient({
+      ...(writer ? { writer } : {}),
       stackName: config.stackName,
       ...(outputs ? { outputs } : {}),
       ...sdkConfig,
@@ -165,6 +181,20 @@ export async function resolveMcpClient(
   } catch (error) {
     throw unavailable(error);
   }
+}
+
+/**
+ * The server's writer key (`RESEAL_WRITER_KMS_KEY`, else `RESEAL_WRITER_KEY`), or none.
+ * @throws {InvalidInputError} when the key file is not a PKCS #8 PEM Ed25519 private key
+ */
+async function writerSignerOf(
+  config: McpServerConfig,
+  sdkConfig: { region?: string; endpoint?: string },
+): Promise<WriterSigner | undefined> {
+  if (config.writerKmsKey) return KmsWriterSigner.create(new KMSClient(sdkConfig), config.writerKmsKey);
+  if (!config.writerKeyFile) return undefined;
+  const keyId = basename(config.writerKeyFile).replace(/\.pem$/i, '') || 'writer';
+  return LocalWriterSigner.fromPem(keyId, await readFile(config.writerKeyFile, 'utf8'));
 }
 
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
