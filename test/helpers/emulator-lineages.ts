@@ -15,6 +15,7 @@ import type { SealedDependencyManifest } from '../../shared/triage/sealed-depend
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
 import { validWriteRequest } from './guard-factories';
+import { signWriteSync, TEST_WRITER } from './writer-factories';
 
 /** The deployed stack and SDK clients on its endpoint. */
 export interface SealingSetup {
@@ -41,7 +42,10 @@ export function coldSealer(setup: SealingSetup, clock: () => number = Date.now):
   });
 }
 
-/** A write the guard accepts at `nowMs` (`validWriteRequest` with `manifest`, `overrides` applied). */
+/**
+ * A write the guard accepts at `nowMs` (`validWriteRequest` with `manifest`, `overrides` applied),
+ * signed by the test writer key after the overrides (a `writer` override is kept as given).
+ */
 export function acceptedWrite(
   lineageId: string,
   residualId: string,
@@ -49,7 +53,9 @@ export function acceptedWrite(
   nowMs: number,
   overrides: Partial<ResidualWriteRequest> = {},
 ): ResidualWriteRequest {
-  return { ...validWriteRequest({ lineageId, residualId, manifest }, { nowMs }), ...overrides };
+  const { writer, ...fields } = overrides;
+  const request = { ...validWriteRequest({ lineageId, residualId, manifest }, { nowMs }), ...fields };
+  return writer ? { ...request, writer } : signWriteSync(request, TEST_WRITER, nowMs);
 }
 
 /**

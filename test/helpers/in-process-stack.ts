@@ -7,6 +7,7 @@ import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from './factories';
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
@@ -24,6 +25,8 @@ export interface InProcessStackOptions {
   readonly forgeAnswer?: (answer: TriageCompletedDetail) => TriageCompletedDetail;
   /** The client's checkpoint store. */
   readonly checkpointStore?: CheckpointStore;
+  /** The client's writer key; default none (requests must come signed, e.g. by `validWriteRequest`). */
+  readonly writer?: WriterSigner;
 }
 
 /**
@@ -87,6 +90,7 @@ export function inProcessStack(options: InProcessStackOptions) {
       clock.now += ms;
     },
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
+    ...(options.writer ? { writer: options.writer } : {}),
   });
   /** How many times the client waited (each wait follows a look at the table that found no outcome). */
   return { client, anchor, waits: () => waits };

@@ -20,6 +20,7 @@ import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee } from '../helpers/guarantees';
 import { validWriteRequest } from '../helpers/guard-factories';
 import { until } from '../helpers/until';
+import { testLineageId } from '../helpers/writer-factories';
 
 // Faults whose outcome is AWS behaviour (docs/guarantees.md "Faults"), on the deployed stack: a disabled KMS
 // key meeting the sealer Lambda, SQS's redrive to the dead-letter queue, a redrive back, and what
@@ -98,7 +99,7 @@ const write = (lineageId: string, residualId: string) =>
 
 describe('faults on the deployed stack (docs/guarantees.md "Faults")', () => {
   it('KMS DisableKey on the MAC key: bounded receives, then the seal-requests DLQ, the reason in the sealer log, nothing stored; a redrive seals it once', async (context) => {
-    const lineageId = `lin-kms-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-kms-${randomUUID()}`);
     const request = write(lineageId, 'r-kms-disabled');
     const queueUrl = stack.SealRequestsQueueUrl;
     const attributes = (
@@ -206,7 +207,7 @@ describe('faults on the deployed stack (docs/guarantees.md "Faults")', () => {
   });
 
   it('a RecallRequested detail put straight on the bus with a repeated currentEnv key reaches triage with the last value only (the limit docs/triage.md states)', async (context) => {
-    const lineageId = `lin-dup-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-dup-${randomUUID()}`);
     const request = write(lineageId, 'r-dup');
     await client.publishWrite(request);
     await client.waitForOutcome(lineageId, request.residualId, { request, timeoutMs: 90_000 });

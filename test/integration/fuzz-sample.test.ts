@@ -32,6 +32,7 @@ import { InMemoryLineageStore } from '../helpers/in-memory-lineage-store';
 import { testGuardSigner, testLogSigner } from '../helpers/pipeline-keys';
 import { testAnchor } from '../helpers/seal-factories';
 import { until } from '../helpers/until';
+import { testLineageId } from '../helpers/writer-factories';
 
 // docs/guarantees.md "Fuzzing", "a sample through the deployed stack": a few dozen generated residual-writes
 // bodies and RecallRequested details sent through the real queues and bus on the emulator, each
@@ -233,7 +234,7 @@ describe('fuzz sample through the deployed stack (docs/guarantees.md "Fuzzing")'
 
   it('16 generated RecallRequested details on the bus: each answer stored for the requester is the one triage gives in process; no dead letter', async (context) => {
     // A lineage of two records, sealed through the queues.
-    const lineageId = `lin-fz-triage-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-fz-triage-${randomUUID()}`);
     const writes = fc.sample(writeRequestArb({ lineageIds: [lineageId], nowMs: Date.now() }), {
       numRuns: 6,
       seed: SEED,

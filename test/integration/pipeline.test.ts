@@ -27,6 +27,7 @@ import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { expectGuarantee } from '../helpers/guarantees';
 import { absentKeyManifest, unverifiedInheritedVariable, validWriteRequest } from '../helpers/guard-factories';
 import { until } from '../helpers/until';
+import { testLineageId } from '../helpers/writer-factories';
 
 // The whole pipeline on the deployed stack: real SQS → guard Lambda → FIFO → sealer Lambda →
 // DynamoDB + KMS → EventBridge, and RecallRequested → triage Lambda. Resources come from the
@@ -123,7 +124,7 @@ afterAll(() => {
 
 describe('pipeline on the deployed stack', () => {
   it('an accepted write is sealed as seq 0; its MAC verifies through KMS; ResidualSealed carries the head', async () => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     await sendWrite(write(lineageId, 'r-accepted'));
     const record = await until('record 0', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
     const verification = await verifyChain([record], { lineageId, anchor });
@@ -135,7 +136,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   it('docs/guard.md: a stale write leaves a rejection record and a ResidualRejected event; nothing is sealed', async () => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     await sendWrite(
       write(lineageId, 'r-stale', { variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')] }),
     );
@@ -177,8 +178,8 @@ describe('pipeline on the deployed stack', () => {
         }),
       );
     };
-    const stale = { lineageId: `lin-${randomUUID()}`, residualId: `r-forged-stale-${randomUUID()}` };
-    const digest = { lineageId: `lin-${randomUUID()}`, residualId: `r-forged-digest-${randomUUID()}` };
+    const stale = { lineageId: testLineageId(`lin-${randomUUID()}`), residualId: `r-forged-stale-${randomUUID()}` };
+    const digest = { lineageId: testLineageId(`lin-${randomUUID()}`), residualId: `r-forged-digest-${randomUUID()}` };
     await forged(stale.lineageId, stale.residualId, {
       variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')],
     });
@@ -231,7 +232,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   it('docs/pipeline.md "Outcomes and retries", redelivery: a redelivered residual id (guard twice, then straight to FIFO) yields exactly one record', async (context) => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     const residualId = `r-redelivered-${randomUUID()}`;
     const request = write(lineageId, residualId);
     await sendWrite(request);
@@ -275,7 +276,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   it('docs/pipeline.md "Append", lost race: eight concurrent writers on one lineage leave a linear chain; each write sealed or in conflict', async (context) => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     const publisher = new EventBridgePublisher(events, stack.EventBusName);
     const writers = Array.from({ length: 8 }, (_, i) => {
       const request = write(lineageId, `r-race-${i}`);
@@ -323,7 +324,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   it('eight writes on one lineage through the queues are sealed in one linear chain (FIFO group = lineage)', async (context) => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     await Promise.all(Array.from({ length: 8 }, (_, i) => sendWrite(write(lineageId, `r-q-${lineageId}-${i}`))));
     const chain = await until('eight records', async () => {
       const records = await store.readChain(lineageId, 0, 100);
@@ -349,7 +350,7 @@ describe('pipeline on the deployed stack', () => {
 
     /** Four writes through the queues, sealed as seq 0–3 of a fresh lineage. */
     async function fourRecords(): Promise<string> {
-      const lineageId = `lin-${randomUUID()}`;
+      const lineageId = testLineageId(`lin-${randomUUID()}`);
       for (let i = 0; i < 4; i++) await sendWrite(write(lineageId, `r-${i}`));
       await until('four records', async () =>
         (await store.readChain(lineageId, 0, 10)).length === 4 ? true : undefined,
@@ -444,7 +445,7 @@ describe('pipeline on the deployed stack', () => {
     });
 
     it('a residual id reused on one lineage with another payload → RESIDUAL_ID_REUSED rejection, one record', async (context) => {
-      const lineageId = `lin-${randomUUID()}`;
+      const lineageId = testLineageId(`lin-${randomUUID()}`);
       await sendWrite(write(lineageId, 'r-1'));
       await until('r-1 sealed', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
       await sendWrite(write(lineageId, 'r-1', { payload: { conclusion: 'a different conclusion' } }));
@@ -477,7 +478,7 @@ describe('pipeline on the deployed stack', () => {
   });
 
   describe('recall and triage', () => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     /** A lineage whose record is sealed with a format-2 manifest (keys declared absent). */
     const absentLineageId = `lin-${randomUUID()}`;
     const recall = async (
@@ -573,7 +574,7 @@ describe('ResealClient.waitForOutcome on the deployed stack', () => {
   const client = new ResealClient(clientOutputsFrom({ ...stack }), { sqs, dynamodb, kms, eventBridge: events });
 
   it('docs/guard.md: a stale write published through the real queue is REJECTED by the guard with UNVERIFIED_INHERITED', async () => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     const residualId = `r-wait-stale-${randomUUID()}`;
     await client.publishWrite(
       write(lineageId, residualId, { variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-1')] }),
@@ -592,7 +593,7 @@ describe('ResealClient.waitForOutcome on the deployed stack', () => {
   });
 
   it('a good write is SEALED with the head the ResidualSealed event carries, which verifyLineage accepts as a checkpoint', async () => {
-    const lineageId = `lin-${randomUUID()}`;
+    const lineageId = testLineageId(`lin-${randomUUID()}`);
     const residualId = `r-wait-good-${randomUUID()}`;
     await client.publishWrite(write(lineageId, residualId));
     const outcome = await client.waitForOutcome(lineageId, residualId, { timeoutMs: 90_000 });

@@ -27,6 +27,7 @@ import { buildManifest } from '../../shared/triage/build-manifest';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
 import { validWriteRequest } from '../helpers/guard-factories';
 import { forgedRejection } from '../helpers/tamper-table';
+import { testLineageId } from '../helpers/writer-factories';
 import { runCli } from '../unit/cli/run-cli';
 
 // The verifiable log on the deployed stack (docs/verifiable-log.md): the emulator's Ed25519 keys
@@ -74,7 +75,7 @@ function counted<T extends { middlewareStack: { add: (...args: never[]) => void 
 
 /** Seals `count` records into a fresh lineage with the deployed keys and table (in process, as the sealer Lambda does). */
 async function sealLineage(count: number): Promise<string> {
-  const lineageId = `lin-log-${randomUUID()}`;
+  const lineageId = testLineageId(`lin-log-${randomUUID()}`);
   const sealer = new SealerService({
     store,
     publisher: new EventBridgePublisher(eventBridge, stack.EventBusName),

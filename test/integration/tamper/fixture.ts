@@ -13,6 +13,7 @@ import { acceptedWrite, coldSealer, type SealingSetup, sealGroup } from '../../h
 import type { Reader, ReaderSetup, TrustedState } from '../../helpers/tamper-readers';
 import type { AttackContext, Snapshot } from '../../helpers/tamper-table';
 import { partitionsOf, TableWriter } from '../../helpers/tamper-table';
+import { testLineageId } from '../../helpers/writer-factories';
 
 // The in-process CLI's KMS and DynamoDB clients resolve credentials through the SDK's default chain
 // (this process's environment), as the real CLI does; the emulator accepts any.
@@ -65,7 +66,7 @@ export async function sealLineage(
   writeOf: (lineageId: string, residualId: string, nowMs: number) => ResidualWriteRequest = (l, r, nowMs) =>
     acceptedWrite(l, r, MANIFEST, nowMs),
 ): Promise<SealedLineage> {
-  const lineageId = `${prefix}-${randomUUID()}`;
+  const lineageId = testLineageId(`${prefix}-${randomUUID()}`);
   const sealer = coldSealer(setup);
   const writes: ResidualWriteRequest[] = [];
   const earlier = new Map<string, Snapshot>();
