@@ -11,6 +11,7 @@ import {
   validWriteRequest,
 } from '../../helpers/guard-factories';
 import { KmsFault } from '../../helpers/in-process-kms';
+import { signWriteSync, testLineageId } from '../../helpers/writer-factories';
 
 /**
  * Faults of the write path, in process (docs/guarantees.md "Faults"): the real guard and sealer handlers behind
@@ -21,7 +22,7 @@ import { KmsFault } from '../../helpers/in-process-kms';
  * fault waits in the dead-letter queue, with the reason logged and nothing stored, until a redrive.
  */
 
-const LINEAGE = 'lineage-faults';
+const LINEAGE = testLineageId('lineage-faults');
 const write = (residualId: string, overrides: Partial<ResidualWriteRequest> = {}) =>
   validWriteRequest({ lineageId: LINEAGE, residualId, ...overrides });
 
@@ -345,7 +346,7 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
     const p = faultyPipeline();
     const poisoned = write('r-poisoned');
     const behind = write('r-behind');
-    const other = write('r-other', { lineageId: 'lineage-other' });
+    const other = write('r-other', { lineageId: testLineageId('lineage-other') });
     // An infrastructure fault only this write meets (say, an item the table refuses to store).
     p.store.beforeAppend = (batch) => {
       if (batch.entries.some((e) => e.record.header.residualId === 'r-poisoned')) {
@@ -423,10 +424,13 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
     const first = await p.waitAs(request, published.publishedAtMs - 5000, 10_000);
     const [dead] = p.sealRequests.deadLetters.splice(0);
     p.kms.fault = null;
-    // The operator resends the request an hour later: the guard judges it again, at now.
+    // The request is resent an hour later: the guard judges it again, at now. Its writer signs it
+    // again first, since a signature that old is refused as a replay (docs/authorship.md).
     p.clock.now += 3_600_000;
-    const resent = await p.client.publishWrite((JSON.parse(dead?.body ?? '{}') as SealRequest).request);
-    const view = await p.waitAs(request, resent.publishedAtMs - 5000);
+    const deadRequest = (JSON.parse(dead?.body ?? '{}') as SealRequest).request;
+    const resigned = signWriteSync(deadRequest, undefined, p.clock.now);
+    const resent = await p.client.publishWrite(resigned);
+    const view = await p.waitAs(resigned, resent.publishedAtMs - 5000);
     const { copies } = await p.sealedCopies(LINEAGE, request.residualId);
     expectGuarantee(
       context,
