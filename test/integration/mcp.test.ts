@@ -31,6 +31,7 @@ import { buildManifest } from '../../shared/triage/build-manifest';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
+import { signWriteSync } from '../helpers/writer-factories';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
 // scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
@@ -175,7 +176,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
       variables: [{ name: 'ATTEMPT', value: 'a-1', freshness: 'FRESH_GENERATED' as const, sourceEpoch: 2 }],
     };
     // The request the server will publish (same builder, same session start): the forgeries name it.
-    const request = writeRequestFor(args, before.env, Date.now(), SESSION_START_MS);
+    const request = signWriteSync(writeRequestFor(args, before.env, Date.now(), SESSION_START_MS));
     const forger = new LocalEd25519Signer(
       guardKeyName(stack.LogName),
       Uint8Array.from({ length: 32 }, (_, i) => 0xc0 + i),

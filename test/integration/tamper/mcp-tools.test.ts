@@ -17,6 +17,7 @@ import {
   wipeLineage,
   withJson,
 } from '../../helpers/tamper-table';
+import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
 import { ENV, emulatorSetup, type SealedLineage, sealLineage } from './fixture';
 
 // docs/guarantees.md "Tampering by the table writer": the MCP tools (docs/mcp.md, "Tools" and "Errors") as readers of a tampered
@@ -53,7 +54,7 @@ function argsOf(lineageId: string, residualId: string): Record<string, unknown> 
 function mcpWriteOf(lineageId: string, residualId: string, nowMs: number): ResidualWriteRequest {
   const args = argsOf(lineageId, residualId);
   argsByResidual.set(residualId, args);
-  return writeRequestFor(args as Parameters<typeof writeRequestFor>[0], ENV, nowMs);
+  return signWriteSync(writeRequestFor(args as Parameters<typeof writeRequestFor>[0], ENV, nowMs), TEST_WRITER, nowMs);
 }
 const writeArgs = (write: ResidualWriteRequest) => {
   const args = argsByResidual.get(write.residualId);
