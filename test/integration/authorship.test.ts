@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, inject, it } from 'vitest';
+import { writeRequest } from '../../client/builders';
+import { connectToStack } from '../../client/connect';
+import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
+import { clientOutputsFrom } from '../../client/stack-outputs';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
+import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signed-write';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
+import { InvalidInputError } from '../../shared/errors';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { deployedStack } from '../helpers/deployed-stack';
+import { expectGuarantee, type Guarantee } from '../helpers/guarantees';
+import { until } from '../helpers/until';
+
+// Who wrote it (docs/authorship.md), through the real client on the deployed stack: each agent
+// signs with its own key; a second principal that may send to the queue is refused.
+const { stack, sqs, store } = deployedStack();
+const endpoint = inject('endpoint');
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+const agentOf = async (name: string) => {
+  const writer = LocalWriterSigner.generate(name).signer;
+  const { client } = await connectToStack({
+    outputs: clientOutputsFrom({ ...stack }),
+    endpoint,
+    region: 'us-east-1',
+    credentials,
+    writer,
+  });
+  return { writer, client };
+};
+
+const MANIFEST = {
+  env: { ARCH: 'arm64', REGION: 'eu-west-1' },
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { region: ['REGION'] },
+};
+const unsigned = (lineageId: string, residualId: string, sessionId: string, generationEpoch: number) =>
+  writeRequest({
+    residualId,
+    lineageId,
+    sessionId,
+    generationEpoch,
+    payload: { note: residualId },
+    boundaryAtMs: Date.now() - 1_000,
+    manifest: MANIFEST,
+  });
+
+/** Sends a request as is, past the client's own checks: what a second principal on the queue can do. */
+const sendRaw = (request: ResidualWriteRequest) =>
+  sqs.send(new SendMessageCommand({ QueueUrl: stack.ResidualWritesQueueUrl, MessageBody: JSON.stringify(request) }));
+
+const rejectionOf = (lineageId: string, residualId: string) =>
+  until(`the rejection of ${residualId}`, async () => (await store.listRejections(lineageId, { residualId })).at(-1));
+
+const row = (attack: string, reader: string, expected: string): Guarantee => ({
+  section: 'tampering',
+  target: 'write (second principal on the queue)',
+  attack,
+  reader,
+  expected,
+});
+
+describe('authorship on the deployed stack', () => {
+  it("a second principal is refused in an owner's lineage, even with the owner's sessionId and a high epoch; the owner's next write is sealed", async (context) => {
+    const owner = await agentOf('owner');
+    const stranger = await agentOf('stranger');
+    const lineageId = soleWriterLineageId(`auth-${randomUUID().slice(0, 8)}`, owner.writer);
+
+    const first = await owner.client.publishWrite(unsigned(lineageId, 'r-0', 'owner-s1', 1));
+    const sealed = await owner.client.waitForOutcome(lineageId, 'r-0', { request: first.request, timeoutMs: 90_000 });
+    expect(sealed.kind).toBe('SEALED');
+    expect(first.request.policy).toEqual(soleWriterPolicy(owner.writer));
+
+    // The stranger's honest client will not send a write its key is not admitted to.
+    await expect(stranger.client.publishWrite(unsigned(lineageId, 'r-x', 'owner-s1', 99))).rejects.toThrow(
+      InvalidInputError,
+    );
+    // Sent raw, with the owner's sessionId and epoch 99: refused by the sealer, unsigned, epoch unnamed.
+    const squat = await signWriteRequest(unsigned(lineageId, 'r-squat', 'owner-s1', 99), stranger.writer, Date.now());
+    await sendRaw(squat);
+    const refused = await rejectionOf(lineageId, 'r-squat');
+    expectGuarantee(
+      context,
+      row(
+        "write into another agent's lineage, with its sessionId and epoch 99",
+        'the sealer (rejection item)',
+        'refused WRITER_NOT_ADMITTED, unsigned',
+      ),
+      `refused ${refused.reason}, ${refused.statement === null ? 'unsigned' : 'signed'}`,
+    );
+    expect(refused).toMatchObject({ stage: 'SEALER', reason: 'WRITER_NOT_ADMITTED', statement: null });
+    expect(JSON.stringify(refused)).not.toContain('"generationEpoch":1');
+
+    // Not fenced out: the owner's next write (epoch 2 < 99) is sealed.
+    const next = await owner.client.publishWrite(unsigned(lineageId, 'r-1', 'owner-s2', 2));
+    const outcome = await owner.client.waitForOutcome(lineageId, 'r-1', { request: next.request, timeoutMs: 90_000 });
+    expectGuarantee(
+      context,
+      row("a stranger's high epoch, then the owner's next write", 'client.waitForOutcome', 'SEALED'),
+      outcome.kind,
+    );
+    expect((await store.head(lineageId))?.seq).toBe(1);
+  });
+
+  it('a forged and a replayed (too old) signature are refused by the guard, unsigned; nothing is sealed', async (context) => {
+    const owner = await agentOf('owner');
+    const lineageId = soleWriterLineageId(`auth-${randomUUID().slice(0, 8)}`, owner.writer);
+    const withPolicy = (residualId: string) => ({
+      ...unsigned(lineageId, residualId, 's-1', 1),
+      policy: soleWriterPolicy(owner.writer),
+    });
+    const signed = await signWriteRequest(withPolicy('r-forged'), owner.writer, Date.now());
+    const signature = Buffer.from(signed.writer.signature, 'base64');
+    signature[0] = (signature[0] ?? 0) ^ 0x01;
+    await sendRaw({ ...signed, writer: { ...signed.writer, signature: signature.toString('base64') } });
+    const old = Date.now() - MAX_SIGNATURE_AGE_MS - 60_000;
+    await sendRaw(await signWriteRequest(withPolicy('r-replayed'), owner.writer, old));
+
+    for (const [residualId, attack] of [
+      ['r-forged', 'forged writer signature'],
+      ['r-replayed', 'replayed signature (older than 15 min)'],
+    ] as const) {
+      const rejection = await rejectionOf(lineageId, residualId);
+      expectGuarantee(
+        context,
+        row(attack, 'the guard (rejection item)', 'refused GUARD WRITER_SIGNATURE_INVALID, unsigned'),
+        `refused ${rejection.stage} ${rejection.reason}, ${rejection.statement === null ? 'unsigned' : 'signed'}`,
+      );
+    }
+    expect(await store.head(lineageId)).toBeNull();
+  });
+});
