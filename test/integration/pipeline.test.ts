@@ -432,8 +432,8 @@ describe('pipeline on the deployed stack', () => {
     });
 
     it('the same residual id on two lineages is two residuals: both sealed', async () => {
-      const lineageA = `lin-${randomUUID()}`;
-      const lineageZ = `lin-${randomUUID()}`;
+      const lineageA = testLineageId(`lin-${randomUUID()}`);
+      const lineageZ = testLineageId(`lin-${randomUUID()}`);
       await sendWrite(write(lineageA, 'r-1'));
       await until('r-1 on lineage A', async () => (await store.readRecord(lineageA, 0)) ?? undefined);
       await sendWrite(write(lineageZ, 'r-1'));
@@ -480,7 +480,7 @@ describe('pipeline on the deployed stack', () => {
   describe('recall and triage', () => {
     const lineageId = testLineageId(`lin-${randomUUID()}`);
     /** A lineage whose record is sealed with a format-2 manifest (keys declared absent). */
-    const absentLineageId = `lin-${randomUUID()}`;
+    const absentLineageId = testLineageId(`lin-${randomUUID()}`);
     const recall = async (
       currentEnv: Record<string, string>,
       target: Record<string, unknown> = { latest: true },
