@@ -262,7 +262,7 @@ describe('verifyChain: docs/sealing.md "Verification"', () => {
   it('docs/sealing.md verification step 1: a record of an unknown format version cannot be verified → UNVERIFIED_TAMPER_RISK', async () => {
     const { records } = await buildChain(1);
     const future = cloneRecord(records);
-    (at(future, 0).header as { formatVersion: number }).formatVersion = 2;
+    (at(future, 0).header as { formatVersion: number }).formatVersion = 3;
     expect((await verify(future)).firstFailure).toMatchObject({ seq: 0, verdict: V.UNVERIFIED_TAMPER_RISK });
   });
 });

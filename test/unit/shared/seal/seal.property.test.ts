@@ -1,9 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertCanonicalizable, type JsonValue } from '../../../../shared/canonical/canonical-json';
+import { FORMAT_VERSION } from '../../../../shared/canonical/digest';
 import { Authority } from '../../../../shared/schemas/primitives';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
-import { payloadHash, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
+import {
+  payloadHash,
+  RECORD_FORMAT_WRITER_BOUND,
+  type RecordHeader,
+  recordHashOf,
+} from '../../../../shared/seal/record-header';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import {
@@ -91,7 +97,11 @@ async function expectDetectedAt(tampered: unknown[], target: number, path: Path)
   result.records.slice(0, target).forEach((r) => {
     expect(r.verdict, what).toBe(V.VERIFIED_INTACT);
   });
-  const expected = path.join('.') === 'header.formatVersion' ? [V.UNVERIFIED_TAMPER_RISK] : DEFINITE;
+  // A format version no verifier knows cannot be judged; a change to the other known format is a definite mismatch.
+  const version = (tampered[target] as { header?: { formatVersion?: unknown } } | undefined)?.header?.formatVersion;
+  const unknownFormat =
+    path.join('.') === 'header.formatVersion' && version !== FORMAT_VERSION && version !== RECORD_FORMAT_WRITER_BOUND;
+  const expected = unknownFormat ? [V.UNVERIFIED_TAMPER_RISK] : DEFINITE;
   expect(expected, what).toContain(result.records[target]?.verdict);
   expect(result.firstFailure?.verdict, what).toBe(result.records[target]?.verdict);
   expect(result.firstFailure?.reason, what).toBe(result.records[target]?.reason);
