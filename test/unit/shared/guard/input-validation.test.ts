@@ -28,6 +28,13 @@ function issuesOf(request: unknown, policy: unknown = guardPolicy()): { path: st
 /** Distinct paths of the issues (one field may fail more than one check). */
 const pathsOf = (request: unknown, policy?: unknown) => [...new Set(issuesOf(request, policy).map((i) => i.path))];
 
+/**
+ * A request whose payload cannot be canonicalized, so it cannot be signed: it carries the writer block
+ * of a valid request, and the schema must refuse it before any signature is checked.
+ */
+const unsignable = (overrides: Parameters<typeof validWriteRequest>[0]) =>
+  validWriteRequest({ ...overrides, writer: validWriteRequest().writer });
+
 describe('stale-state guard: malformed input throws InvalidInputError naming the field, never a verdict', () => {
   it('refuses input that is not a request object', () => {
     for (const input of [null, undefined, 'request', 42, [], [validWriteRequest()]]) {
@@ -133,9 +140,9 @@ describe('stale-state guard: malformed input throws InvalidInputError naming the
   });
 
   it('refuses payload values RFC 8785 cannot carry exactly, naming their path', () => {
-    expect(pathsOf(validWriteRequest({ payload: { a: [1, Number.NaN] } }))).toEqual(['payload.a.1']);
-    expect(pathsOf(validWriteRequest({ payload: { big: 2 ** 60 } }))).toEqual(['payload.big']);
-    expect(pathsOf(validWriteRequest({ payload: { 'a/b': { '~': undefined as never } } }))).toEqual(['payload.a/b.~']);
+    expect(pathsOf(unsignable({ payload: { a: [1, Number.NaN] } }))).toEqual(['payload.a.1']);
+    expect(pathsOf(unsignable({ payload: { big: 2 ** 60 } }))).toEqual(['payload.big']);
+    expect(pathsOf(unsignable({ payload: { 'a/b': { '~': undefined as never } } }))).toEqual(['payload.a/b.~']);
   });
 
   it('validates the policy too: nowMs, maxReceiptAgeSeconds and maxClockSkewSeconds, strictly', () => {
@@ -178,8 +185,8 @@ describe('stale-state guard: hostile strings (policy documented in docs/guard.md
   });
 
   it('refuses a lone surrogate in a payload string or key, naming its path', () => {
-    expect(pathsOf(validWriteRequest({ payload: { note: 'a\uD800b' } }))).toEqual(['payload.note']);
-    expect(pathsOf(validWriteRequest({ payload: { 'k\uDC00': 1 } }))).toEqual(['payload.k\uDC00']);
+    expect(pathsOf(unsignable({ payload: { note: 'a\uD800b' } }))).toEqual(['payload.note']);
+    expect(pathsOf(unsignable({ payload: { 'k\uDC00': 1 } }))).toEqual(['payload.k\uDC00']);
   });
 
   it('refuses control characters in variable and declared names, but keeps them in values and payload', () => {

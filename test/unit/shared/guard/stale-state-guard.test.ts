@@ -91,7 +91,7 @@ describe('stale-state guard: docs/guard.md "Rules"', () => {
   it('docs/guard.md V6: a HISTORICAL_ATTRIBUTION write may carry inherited variables unverified', () => {
     const variablesUsed = [
       unverifiedInheritedVariable('predecessorResourceId', 'i-old'),
-      { ...verifiedInheritedVariable('token', 't'), receipt: undefined },
+      (({ receipt: _none, ...inherited }) => inherited)(verifiedInheritedVariable('token', 't')),
       immutableConstant('undeclared', 'x'),
       freshVariable('stamp', 's', { sourceEpoch: 0 }),
     ];
