@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { CreateKeyCommand } from '@aws-sdk/client-kms';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, inject, it } from 'vitest';
+import { KmsWriterSigner } from '../../adapters/kms-writer-signer';
 import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
@@ -9,6 +11,7 @@ import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signed-write';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { InvalidInputError } from '../../shared/errors';
+import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee, type Guarantee } from '../helpers/guarantees';
@@ -16,12 +19,12 @@ import { until } from '../helpers/until';
 
 // Who wrote it (docs/authorship.md), through the real client on the deployed stack: each agent
 // signs with its own key; a second principal that may send to the queue is refused.
-const { stack, sqs, store } = deployedStack();
+const { stack, sqs, store, kms } = deployedStack();
 const endpoint = inject('endpoint');
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-const agentOf = async (name: string) => {
-  const writer = LocalWriterSigner.generate(name).signer;
+const agentOf = async (name: string, signer?: WriterSigner) => {
+  const writer = signer ?? LocalWriterSigner.generate(name).signer;
   const { client } = await connectToStack({
     outputs: clientOutputsFrom({ ...stack }),
     endpoint,
@@ -131,5 +134,23 @@ describe('authorship on the deployed stack', () => {
       );
     }
     expect(await store.head(lineageId)).toBeNull();
+  });
+
+  it('a KMS writer key (Sign RAW, ED25519_SHA_512) starts and extends its lineage', async () => {
+    const created = await kms.send(
+      new CreateKeyCommand({ KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY', Description: 'writer' }),
+    );
+    const signer = await KmsWriterSigner.create(kms, created.KeyMetadata?.Arn ?? '');
+    const agent = await agentOf('kms-agent', signer);
+    const lineageId = soleWriterLineageId(`auth-kms-${randomUUID().slice(0, 8)}`, signer);
+    for (const [seq, residualId] of ['r-0', 'r-1'].entries()) {
+      const published = await agent.client.publishWrite(unsigned(lineageId, residualId, 's-1', 1));
+      expect(published.request.writer.keyId).toBe(signer.keyId);
+      const outcome = await agent.client.waitForOutcome(lineageId, residualId, {
+        request: published.request,
+        timeoutMs: 90_000,
+      });
+      expect(outcome.kind === 'SEALED' ? outcome.head.seq : outcome.kind).toBe(seq);
+    }
   });
 });
