@@ -27,6 +27,7 @@ import {
   validWriteRequest,
   verifiedInheritedVariable,
 } from './guard-factories';
+import { signWriteSync } from './writer-factories';
 
 /** Generated inputs per handler ({@link fuzzRuns}): the fuzz tests are bounded by this count, not by time. */
 export const FUZZ_RUNS = fuzzRuns();
@@ -593,7 +594,19 @@ export function writeRequestArb(options: WriteRequestArbOptions = {}): fc.Arbitr
           unverifiedInheritedVariable('staleToken', 'tok-1', { sourceEpoch: r.epoch - 1 }),
         ];
       }
-      return withMember(toAst(request), 'payload', r.payload);
+      // Signed last, over the payload the tree renders, as a writer signs what it sends; a payload
+      // that cannot be canonicalized cannot be signed and keeps the earlier block (refused anyway).
+      let signed: ResidualWriteRequest = request;
+      try {
+        const payload = JSON.parse(render(r.payload)) as ResidualWriteRequest['payload'];
+        signed = {
+          ...signWriteSync({ ...request, payload }, undefined, options.nowMs ?? FACTORY_NOW_MS),
+          payload: request.payload,
+        };
+      } catch (error) {
+        if (!(error instanceof CanonicalizationError) && !(error instanceof SyntaxError)) throw error;
+      }
+      return withMember(toAst(signed), 'payload', r.payload);
     });
 }
 

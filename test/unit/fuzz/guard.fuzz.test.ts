@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
+import { writeSignatureProblem } from '../../../shared/authorship/write-signature';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
@@ -173,6 +174,16 @@ async function judge(body: string) {
       expect(rejection.rejectedVariables.length + rejection.requestViolations.length).toBeGreaterThan(0);
       break;
     }
+    case RejectionReason.WRITER_SIGNATURE_INVALID: {
+      // A write request the core takes whose writer signature does not verify (docs/authorship.md).
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) break;
+      expect(repeatsName(body)).toBe(false);
+      const request = parsed.value as ResidualWriteRequest;
+      expect(() => evaluateWrite(request, POLICY)).not.toThrow();
+      expect(writeSignatureProblem(request, SENT_AT_MS)).not.toBeNull();
+      break;
+    }
     default:
       throw new Error(`the guard has no business refusing with ${outcome.reason}`);
   }
@@ -192,11 +203,16 @@ async function judge(body: string) {
     expect(listed).toContainEqual(rejection);
   }
 
-  // The statement is a note signed by the guard key that names this rejection and binds its details.
-  expect(typeof rejection.statement).toBe('string');
-  const statement = openOutcome(rejection.statement as string, TEST_GUARD_KEY, TEST_LOG_NAME);
-  checkRejection(rejection, statement);
-  expect(statement).toMatchObject({ kind: 'REJECTED', stage: 'GUARD', reason: outcome.reason, messageId });
+  if (outcome.reason === RejectionReason.WRITER_SIGNATURE_INVALID) {
+    // Recorded without a KMS signature, so a flood of forged writes costs no Sign (docs/authorship.md).
+    expect(rejection.statement).toBeNull();
+  } else {
+    // The statement is a note signed by the guard key that names this rejection and binds its details.
+    expect(typeof rejection.statement).toBe('string');
+    const statement = openOutcome(rejection.statement as string, TEST_GUARD_KEY, TEST_LOG_NAME);
+    checkRejection(rejection, statement);
+    expect(statement).toMatchObject({ kind: 'REJECTED', stage: 'GUARD', reason: outcome.reason, messageId });
+  }
 
   const event = ResidualRejectedDetailSchema.parse(publisher.rejected[0]);
   expect(event).toMatchObject({
