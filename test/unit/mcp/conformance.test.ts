@@ -27,6 +27,7 @@ import {
   MCP_LINEAGE as LINEAGE,
 } from '../../helpers/mcp-fixtures';
 import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { signWriteSync } from '../../helpers/writer-factories';
 import { pipeline } from './pipeline';
 
 // The MCP conformance test (docs/mcp.md, "Conformance"): the SDK's own client lists the tools,
@@ -299,7 +300,11 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         run: async (h) =>
           (
             await h.connectOverriding({
-              publishWrite: async () => ({ messageId: 'lost', publishedAtMs: h.p.clock.now }),
+              publishWrite: async (request) => ({
+                messageId: 'lost',
+                publishedAtMs: h.p.clock.now,
+                request: signWriteSync(request, undefined, h.p.clock.now),
+              }),
             })
           )(WRITE_TOOL, { ...FIRST_WRITE, timeoutMs: 2_000 }),
         expect: (out) => expect(out).toMatchObject({ timeoutMs: 2_000 }),
