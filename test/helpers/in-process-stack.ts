@@ -13,6 +13,7 @@ import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from './f
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
+import { TEST_POLICY, TEST_WRITER } from './writer-factories';
 
 /** Options of {@link inProcessStack}. */
 export interface InProcessStackOptions {
@@ -25,8 +26,11 @@ export interface InProcessStackOptions {
   readonly forgeAnswer?: (answer: TriageCompletedDetail) => TriageCompletedDetail;
   /** The client's checkpoint store. */
   readonly checkpointStore?: CheckpointStore;
-  /** The client's writer key; default none (requests must come signed, e.g. by `validWriteRequest`). */
-  readonly writer?: WriterSigner;
+  /**
+   * The client's writer key; default the test writer key, whose first write of a lineage sets
+   * `TEST_POLICY` (so `testLineageId` lineages start). `null`: none (requests must come signed).
+   */
+  readonly writer?: WriterSigner | null;
 }
 
 /**
@@ -90,7 +94,7 @@ export function inProcessStack(options: InProcessStackOptions) {
       clock.now += ms;
     },
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
-    ...(options.writer ? { writer: options.writer } : {}),
+    ...(options.writer === null ? {} : { writer: options.writer ?? TEST_WRITER, inceptionPolicy: TEST_POLICY }),
   });
   /** How many times the client waited (each wait follows a look at the table that found no outcome). */
   return { client, anchor, waits: () => waits };
