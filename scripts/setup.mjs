@@ -3,12 +3,14 @@
 // (it runs before node_modules exists):
 //   1. `npm ci` when node_modules is missing or older than package-lock.json;
 //   2. the emulator's pinned Python virtual environment (.emulator/venv) unless
-//      AWS_ENDPOINT_URL names an endpoint to use instead.
+//      AWS_ENDPOINT_URL names an endpoint to use instead;
+//   3. the Python package's development environment (.python-venv/, scripts/python-setup.mjs).
 // Idempotent: a second run with nothing to do finishes in milliseconds.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setupPython } from './python-setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,3 +47,6 @@ if (process.env.AWS_ENDPOINT_URL) {
     writeFileSync(stamp, wanted);
   }
 }
+
+// 3. The Python package (python/), tested by `npm test` (docs/python.md).
+setupPython();
