@@ -127,11 +127,31 @@ def test_the_tag_table_of_the_docs_lists_exactly_the_python_tags() -> None:
 @pytest.mark.parametrize(
     ("tag", "value", "digest"),
     [
-        ("reseal/v1/env-key", {"v": 1, "key": "ARCH", "value": "arm64"}, "e4c4d3f93f2b17ff3e279a888392e6588bf7a1c4b137c363c74cd4b55529c044"),
-        ("reseal/v1/precondition-seal", {"v": 1, "baselineKeyHashes": {}}, "3a032cb1535531bdf205b722a338086b97cfb3973de0e2b80a4fb5ccc27e1a05"),
-        ("reseal/v1/genesis", {"v": 1, "lineageId": "lineage-1"}, "0306fe01ad87a486d959c0eb0f870d4d91b786eb7e67da7dfc477699d3b9953a"),
-        ("reseal/v1/value", {"v": 1, "value": "arm64"}, "c580990b7aed47ac96c7ec6029c4136345eae0d0339e523b54bacbac69928ca1"),
-        ("reseal/v1/payload", {"b": [1, 2], "a": "x"}, "14608af550a46e704557a8a39fb02a15fdaa730b33b45f7001e18b1574916864"),
+        (
+            "reseal/v1/env-key",
+            {"v": 1, "key": "ARCH", "value": "arm64"},
+            "e4c4d3f93f2b17ff3e279a888392e6588bf7a1c4b137c363c74cd4b55529c044",
+        ),
+        (
+            "reseal/v1/precondition-seal",
+            {"v": 1, "baselineKeyHashes": {}},
+            "3a032cb1535531bdf205b722a338086b97cfb3973de0e2b80a4fb5ccc27e1a05",
+        ),
+        (
+            "reseal/v1/genesis",
+            {"v": 1, "lineageId": "lineage-1"},
+            "0306fe01ad87a486d959c0eb0f870d4d91b786eb7e67da7dfc477699d3b9953a",
+        ),
+        (
+            "reseal/v1/value",
+            {"v": 1, "value": "arm64"},
+            "c580990b7aed47ac96c7ec6029c4136345eae0d0339e523b54bacbac69928ca1",
+        ),
+        (
+            "reseal/v1/payload",
+            {"b": [1, 2], "a": "x"},
+            "14608af550a46e704557a8a39fb02a15fdaa730b33b45f7001e18b1574916864",
+        ),
     ],
 )
 def test_worked_examples_of_the_docs(tag: str, value: Any, digest: str) -> None:

@@ -12,7 +12,9 @@ import pytest
 from reseal import CheckpointFileError, FileCheckpointStore, MemoryCheckpointStore, open_checkpoint, parse_verifier_key
 
 
-def test_reads_the_file_the_typescript_client_wrote_and_writes_the_same_bytes(ts_artifacts: dict[str, Any], tmp_path: Path) -> None:
+def test_reads_the_file_the_typescript_client_wrote_and_writes_the_same_bytes(
+    ts_artifacts: dict[str, Any], tmp_path: Path
+) -> None:
     written_by_ts: Path = ts_artifacts["storePath"]
     origin = ts_artifacts["origin"]
     note = FileCheckpointStore(written_by_ts).load(origin)

@@ -18,8 +18,12 @@ def test_case(case: dict) -> None:
     verdict = evaluate_write(case["request"], case["policy"])
     expected = case["expected"]
     assert verdict["isSafe"] == expected["isSafe"]
-    assert [{"name": r["name"], "reason": r["reason"]} for r in verdict["rejectedVariables"]] == expected["rejectedVariables"]
-    assert [{"field": v["field"], "reason": v["reason"]} for v in verdict["requestViolations"]] == expected["requestViolations"]
+    assert [{"name": r["name"], "reason": r["reason"]} for r in verdict["rejectedVariables"]] == expected[
+        "rejectedVariables"
+    ]
+    assert [{"field": v["field"], "reason": v["reason"]} for v in verdict["requestViolations"]] == expected[
+        "requestViolations"
+    ]
     assert verdict["verdictDigest"] == expected["verdictDigest"]
     plain = hashlib.sha256(b"reseal/v1/verdict-digest\x00" + expected["verdictPreimage"].encode()).hexdigest()
     assert plain == expected["verdictDigest"]

@@ -62,7 +62,11 @@ def test_probes_differ_from_upstream_only_where_a_deviation_says_why() -> None:
 @pytest.mark.parametrize("probe", PROBES["inclusion"], ids=[p["file"] for p in PROBES["inclusion"]])
 def test_inclusion_probe(probe: dict) -> None:
     verdict = verify_inclusion(
-        int(probe["leafIdx"]), int(probe["treeSize"]), b64(probe["leafHash"]), [b64(p) for p in probe["proof"]], b64(probe["root"])
+        int(probe["leafIdx"]),
+        int(probe["treeSize"]),
+        b64(probe["leafHash"]),
+        [b64(p) for p in probe["proof"]],
+        b64(probe["root"]),
     )
     assert verdict == probe["resealVerifies"]
 
@@ -70,7 +74,11 @@ def test_inclusion_probe(probe: dict) -> None:
 @pytest.mark.parametrize("probe", PROBES["consistency"], ids=[p["file"] for p in PROBES["consistency"]])
 def test_consistency_probe(probe: dict) -> None:
     verdict = verify_consistency(
-        int(probe["size1"]), int(probe["size2"]), b64(probe["root1"]), b64(probe["root2"]), [b64(p) for p in probe["proof"]]
+        int(probe["size1"]),
+        int(probe["size2"]),
+        b64(probe["root1"]),
+        b64(probe["root2"]),
+        [b64(p) for p in probe["proof"]],
     )
     assert verdict == probe["resealVerifies"]
 

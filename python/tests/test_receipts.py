@@ -14,7 +14,6 @@ from reseal import (
     Checkpoint,
     Ed25519NoteSigner,
     OutcomeVerificationError,
-    VerificationVerdict as V,
     check_consistency,
     check_rejection,
     checkpoint_origin,
@@ -26,6 +25,9 @@ from reseal import (
     request_digest,
     sign_checkpoint,
     verify_receipt,
+)
+from reseal import (
+    VerificationVerdict as V,
 )
 
 
@@ -101,7 +103,7 @@ def test_consistency_between_checkpoints() -> None:
     proof = [merkle_tree_hash(leaves[4:7]).hex()]
     assert check_consistency(older, newer, proof).verdict == V.VERIFIED_INTACT
     assert check_consistency(newer, older, proof).verdict == V.TRUNCATION_DETECTED
-    fork = Checkpoint("o", 7, merkle_tree_hash(leaves[:6] + [b"x" * 32]))
+    fork = Checkpoint("o", 7, merkle_tree_hash([*leaves[:6], b"x" * 32]))
     assert check_consistency(older, fork, proof).verdict == V.LINEAGE_BROKEN
 
 

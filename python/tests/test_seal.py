@@ -16,7 +16,6 @@ from reseal import (
     AnchorKeyMismatchError,
     InvalidInputError,
     LocalHmacAnchor,
-    VerificationVerdict as V,
     canonical_json,
     check_record_integrity,
     genesis_parent_hash,
@@ -25,6 +24,9 @@ from reseal import (
     record_hash_of,
     variables_digest,
     verify_chain,
+)
+from reseal import (
+    VerificationVerdict as V,
 )
 
 FILE = vectors("seal.json")
@@ -41,7 +43,7 @@ def anchor() -> LocalHmacAnchor:
 
 
 def test_vector_hashes_and_macs() -> None:
-    assert KEY == bytes(range(32))
+    assert bytes(range(32)) == KEY
     assert genesis_parent_hash(LINEAGE) == FILE["genesisParentHash"]
     for vector in FILE["records"]:
         record = vector["record"]
@@ -49,7 +51,11 @@ def test_vector_hashes_and_macs() -> None:
         assert canonical_json(record["payload"]) == vector["canonicalPayload"]
         assert payload_hash(record["payload"]) == vector["payloadHash"] == record["header"]["payloadHash"]
         assert canonical_json({"v": 1, "variablesUsed": record["variablesUsed"]}) == vector["canonicalVariables"]
-        assert variables_digest(record["variablesUsed"]) == vector["variablesDigest"] == record["header"]["variablesDigest"]
+        assert (
+            variables_digest(record["variablesUsed"])
+            == vector["variablesDigest"]
+            == record["header"]["variablesDigest"]
+        )
         assert record_hash_of(record["header"]) == vector["recordHash"]
         independent = hmac.new(KEY, vector["canonicalHeader"].encode(), hashlib.sha256).digest()
         assert base64.b64encode(independent).decode() == vector["mac"]
@@ -89,7 +95,15 @@ def edit(record: dict[str, Any], path: tuple[Any, ...]) -> None:
         target = target[step]
     old = target[path[-1]]
     target[path[-1]] = (
-        not old if isinstance(old, bool) else old + 1 if isinstance(old, int) else "0" * 64 if isinstance(old, str) and len(old) == 64 else f"{old}x" if isinstance(old, str) else "x"
+        not old
+        if isinstance(old, bool)
+        else old + 1
+        if isinstance(old, int)
+        else "0" * 64
+        if isinstance(old, str) and len(old) == 64
+        else f"{old}x"
+        if isinstance(old, str)
+        else "x"
     )
 
 

@@ -26,7 +26,12 @@ CASES = vectors("triage.json")["cases"]
 
 def test_every_verdict_and_both_manifest_formats_are_exercised() -> None:
     verdicts = {c["expected"]["report"]["verdict"] for c in CASES}
-    assert verdicts == {DeltaVerdict.NO_DRIFT, DeltaVerdict.AMBIENT_DRIFT_ONLY, DeltaVerdict.PARTIAL_REPROBE_REQUIRED, DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED}
+    assert verdicts == {
+        DeltaVerdict.NO_DRIFT,
+        DeltaVerdict.AMBIENT_DRIFT_ONLY,
+        DeltaVerdict.PARTIAL_REPROBE_REQUIRED,
+        DeltaVerdict.FULL_RECONSTRUCTION_REQUIRED,
+    }
     assert {c["expected"]["manifest"]["formatVersion"] for c in CASES} == set(MANIFEST_FORMATS)
 
 
@@ -49,7 +54,9 @@ def test_case(case: dict) -> None:
 
 
 def format2() -> dict:
-    return copy.deepcopy(next(c for c in CASES if c["expected"]["manifest"]["formatVersion"] == 2)["expected"]["manifest"])
+    return copy.deepcopy(
+        next(c for c in CASES if c["expected"]["manifest"]["formatVersion"] == 2)["expected"]["manifest"]
+    )
 
 
 def test_unknown_format_versions_are_refused_never_guessed() -> None:
@@ -89,4 +96,10 @@ def test_map_inputs_refuse_proto_nfc_collisions_and_control_characters() -> None
     with pytest.raises(InvalidInputError, match="is not in env"):
         build_manifest({"env": {}, "structuralKeys": ["ARCH"], "claimDependencyMap": {}})
     with pytest.raises(InvalidInputError, match="repeated"):
-        build_manifest({"env": {"A": "1"}, "structuralKeys": [], "claimDependencyMap": [{"claimId": "c", "causalKeys": ["A"]}, {"claimId": "c", "causalKeys": ["A"]}]})
+        build_manifest(
+            {
+                "env": {"A": "1"},
+                "structuralKeys": [],
+                "claimDependencyMap": [{"claimId": "c", "causalKeys": ["A"]}, {"claimId": "c", "causalKeys": ["A"]}],
+            }
+        )

@@ -28,9 +28,14 @@ def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
-def test_wheel_installs_in_a_fresh_venv_and_verifies_an_exported_receipt(ts_artifacts: dict[str, Any], tmp_path: Path) -> None:
+def test_wheel_installs_in_a_fresh_venv_and_verifies_an_exported_receipt(
+    ts_artifacts: dict[str, Any], tmp_path: Path
+) -> None:
     dist = tmp_path / "dist"
-    run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO / "python")], tmp_path)
+    run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(REPO / "python")],
+        tmp_path,
+    )
     wheels = list(dist.glob("reseal-*.whl"))
     assert len(wheels) == 1, wheels
     fresh = tmp_path / "fresh"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from .canonical import MAX_SAFE_INTEGER, is_well_formed
 from .errors import InputIssue, InvalidInputError
@@ -62,7 +62,9 @@ class Checker:
         if self.issues:
             raise InvalidInputError(what, self.issues)
 
-    def obj(self, value: Any, path: str, required: Iterable[str], optional: Iterable[str] = ()) -> bool:
+    def obj(
+        self, value: Any, path: str, required: Iterable[str], optional: Iterable[str] = ()
+    ) -> TypeGuard[dict[str, Any]]:
         """A ``dict`` with every required member and no other than ``optional``."""
         if type(value) is not dict:
             self.add(path, "expected an object")
@@ -85,7 +87,7 @@ class Checker:
         min_units: int = 0,
         pattern: re.Pattern[str] | None = None,
         message: str = "does not match the expected pattern",
-    ) -> bool:
+    ) -> TypeGuard[str]:
         if type(value) is not str:
             self.add(path, "expected a string")
             return False
@@ -139,7 +141,7 @@ class Checker:
         """An environment key or claim id: 1–512 units, no control characters."""
         return self.string(value, path, 512, 1, NO_CONTROL, "key holds a control character")
 
-    def safe_map(self, value: Any, path: str) -> bool:
+    def safe_map(self, value: Any, path: str) -> TypeGuard[dict[str, Any]]:
         """A ``dict`` used as a map: no ``__proto__``, no two keys equal after NFC, valid keys."""
         if type(value) is not dict:
             self.add(path, "expected an object")
@@ -155,7 +157,9 @@ class Checker:
                 continue
             earlier = forms.setdefault(normal_form(key), key)
             if earlier != key:
-                self.add(join(path, key), f"keys {earlier!r} and {key!r} are the same text in different Unicode normal forms")
+                self.add(
+                    join(path, key), f"keys {earlier!r} and {key!r} are the same text in different Unicode normal forms"
+                )
                 ok = False
         return ok
 

@@ -121,7 +121,9 @@ def _check(value: Any, path: str, depth: int) -> None:
         for key in sorted(value, key=utf16_key):
             _check(value[key], f"{path}/{_escape(key)}", depth + 1)
         return
-    raise CanonicalizationError(path, f"{kind.__name__} is not a JSON value (only dict, list, str, int, float, bool, None)")
+    raise CanonicalizationError(
+        path, f"{kind.__name__} is not a JSON value (only dict, list, str, int, float, bool, None)"
+    )
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -7,7 +7,7 @@ the verdict digest binds the request's identity to the sorted (name, reason) pai
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ._checks import AUTHORITIES, NO_CONTROL, RESERVED_KEY, Checker, join
@@ -88,7 +88,10 @@ def check_variable(check: Checker, variable: Any, path: str) -> None:
         return
     check.string(variable.get("name"), join(path, "name"), 256, 1, NO_CONTROL, "name holds a control character")
     value = variable.get("value")
-    if check.string(value, join(path, "value"), MAX_VARIABLE_VALUE_BYTES) and len(value.encode()) > MAX_VARIABLE_VALUE_BYTES:
+    if (
+        check.string(value, join(path, "value"), MAX_VARIABLE_VALUE_BYTES)
+        and len(value.encode()) > MAX_VARIABLE_VALUE_BYTES
+    ):
         check.add(join(path, "value"), f"at most {MAX_VARIABLE_VALUE_BYTES} bytes of UTF-8")
     check.enum(variable.get("freshness"), join(path, "freshness"), FRESHNESS)
     check.safe_int(variable.get("sourceEpoch"), join(path, "sourceEpoch"))
@@ -111,9 +114,8 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
     check = Checker()
     if not check.obj(raw, "", REQUEST_FIELDS, ("supersedes",)):
         check.raise_if_any("residual write request")
-    if raw.get("formatVersion") != 1 or type(raw.get("formatVersion")) is not int:
-        if "formatVersion" in raw:
-            check.add("formatVersion", "expected 1")
+    if "formatVersion" in raw and (raw["formatVersion"] != 1 or type(raw["formatVersion"]) is not int):
+        check.add("formatVersion", "expected 1")
     for name in ("residualId", "lineageId", "sessionId"):
         if name in raw:
             check.identifier(raw[name], name)
@@ -143,7 +145,10 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
             check.identifier(boundary["predecessorSessionId"], "boundary.predecessorSessionId")
         if "predecessorEpoch" in boundary:
             check.safe_int(boundary["predecessorEpoch"], "boundary.predecessorEpoch")
-        for given, missing in (("predecessorSessionId", "predecessorEpoch"), ("predecessorEpoch", "predecessorSessionId")):
+        for given, missing in (
+            ("predecessorSessionId", "predecessorEpoch"),
+            ("predecessorEpoch", "predecessorSessionId"),
+        ):
             if given in boundary and missing not in boundary:
                 check.add(f"boundary.{missing}", f"required when {given} is given (a predecessor is named by both)")
     constants = raw.get("declaredImmutableConstants")
@@ -152,14 +157,18 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
             check.add("declaredImmutableConstants", f"expected an array of at most {MAX_DECLARED_CONSTANTS} names")
         else:
             for i, name in enumerate(constants):
-                check.string(name, f"declaredImmutableConstants.{i}", 256, 1, NO_CONTROL, "name holds a control character")
+                check.string(
+                    name, f"declaredImmutableConstants.{i}", 256, 1, NO_CONTROL, "name holds a control character"
+                )
             check.unique_names(constants, lambda i: f"declaredImmutableConstants.{i}")
     if "manifest" in raw:
         before = len(check.issues)
         _check_manifest(check, raw["manifest"], "manifest")
         manifest = raw["manifest"]
         if len(check.issues) == before and manifest["baselineKeyHashes"]:
-            recomputed = hash_canonical(HashDomain.COMPOSITE_SEAL, {"v": 1, "baselineKeyHashes": manifest["baselineKeyHashes"]})
+            recomputed = hash_canonical(
+                HashDomain.COMPOSITE_SEAL, {"v": 1, "baselineKeyHashes": manifest["baselineKeyHashes"]}
+            )
             if recomputed != manifest["preconditionSeal"]:
                 check.add(
                     "manifest.preconditionSeal",
@@ -195,40 +204,87 @@ def _reject(name: str, reason: str, detail: str) -> dict[str, str]:
     return {"name": name, "reason": reason, "detail": detail}
 
 
-def _check_receipt(receipt: dict[str, Any], value: str, boundary: dict[str, Any], policy: dict[str, int]) -> list[tuple[str, str]]:
+def _check_receipt(
+    receipt: dict[str, Any], value: str, boundary: dict[str, Any], policy: dict[str, int]
+) -> list[tuple[str, str]]:
     failures: list[tuple[str, str]] = []
     if receipt["probe"].strip() == "":
         failures.append(("RECEIPT_PROBE_UNNAMED", "the receipt does not name the probe that re-verified the value"))
     if receipt["observedValueDigest"] != value_digest(value):
-        failures.append(("RECEIPT_VALUE_MISMATCH", "the probe observed a different value than the one being written; re-probe or write the observed value"))
+        failures.append(
+            (
+                "RECEIPT_VALUE_MISMATCH",
+                "the probe observed a different value than the one being written; re-probe or write the observed value",
+            )
+        )
     if receipt["sessionId"] != boundary["activeSessionId"]:
-        failures.append(("RECEIPT_WRONG_SESSION", f"the probe ran in session {receipt['sessionId']}, not in the active session {boundary['activeSessionId']}"))
+        failures.append(
+            (
+                "RECEIPT_WRONG_SESSION",
+                f"the probe ran in session {receipt['sessionId']}, not in the active session {boundary['activeSessionId']}",
+            )
+        )
     if receipt["probedAtMs"] <= boundary["boundaryAtMs"]:
-        failures.append(("RECEIPT_BEFORE_BOUNDARY", f"the probe ran at {receipt['probedAtMs']} ms, not after the session boundary at {boundary['boundaryAtMs']} ms"))
+        failures.append(
+            (
+                "RECEIPT_BEFORE_BOUNDARY",
+                f"the probe ran at {receipt['probedAtMs']} ms, not after the session boundary at {boundary['boundaryAtMs']} ms",
+            )
+        )
     ahead = receipt["probedAtMs"] - policy["nowMs"]
     if ahead > policy["maxClockSkewSeconds"] * 1000:
-        failures.append(("RECEIPT_FROM_FUTURE", f"the probe claims {ahead} ms after now; at most {policy['maxClockSkewSeconds']} s of clock skew is tolerated"))
+        failures.append(
+            (
+                "RECEIPT_FROM_FUTURE",
+                f"the probe claims {ahead} ms after now; at most {policy['maxClockSkewSeconds']} s of clock skew is tolerated",
+            )
+        )
     age = policy["nowMs"] - receipt["probedAtMs"]
     if age > policy["maxReceiptAgeSeconds"] * 1000:
-        failures.append(("RECEIPT_EXPIRED", f"the probe is {age} ms old; receipts older than {policy['maxReceiptAgeSeconds']} s are refused"))
+        failures.append(
+            (
+                "RECEIPT_EXPIRED",
+                f"the probe is {age} ms old; receipts older than {policy['maxReceiptAgeSeconds']} s are refused",
+            )
+        )
     return failures
 
 
-def _judge_variable(v: dict[str, Any], request: dict[str, Any], declared: set[str], policy: dict[str, int]) -> list[dict[str, str]]:
+def _judge_variable(
+    v: dict[str, Any], request: dict[str, Any], declared: set[str], policy: dict[str, int]
+) -> list[dict[str, str]]:
     name, freshness, epoch = v["name"], v["freshness"], request["generationEpoch"]
     if freshness == "FRESH_GENERATED":
         if v["sourceEpoch"] == epoch:
             return []
-        return [_reject(name, "EPOCH_COLLAPSE", f"a freshly generated variable must come from the write's generation epoch {epoch}, not epoch {v['sourceEpoch']}")]
+        return [
+            _reject(
+                name,
+                "EPOCH_COLLAPSE",
+                f"a freshly generated variable must come from the write's generation epoch {epoch}, not epoch {v['sourceEpoch']}",
+            )
+        ]
     if freshness == "IMMUTABLE_CONSTANT":
         if name in declared:
             return []
-        return [_reject(name, "UNDECLARED_IMMUTABLE_CONSTANT", "claimed as an immutable constant but not listed in declaredImmutableConstants")]
+        return [
+            _reject(
+                name,
+                "UNDECLARED_IMMUTABLE_CONSTANT",
+                "claimed as an immutable constant but not listed in declaredImmutableConstants",
+            )
+        ]
     if freshness == "VERIFIED_INHERITED":
         if "receipt" not in v:
             return [_reject(name, "MISSING_RECEIPT", "claimed as re-verified but carries no freshness probe receipt")]
         return [_reject(name, r, d) for r, d in _check_receipt(v["receipt"], v["value"], request["boundary"], policy)]
-    return [_reject(name, "UNVERIFIED_INHERITED", f"inherited from epoch {v['sourceEpoch']} and not re-verified; re-probe it or strip it from the write")]
+    return [
+        _reject(
+            name,
+            "UNVERIFIED_INHERITED",
+            f"inherited from epoch {v['sourceEpoch']} and not re-verified; re-probe it or strip it from the write",
+        )
+    ]
 
 
 def _judge_inherited_epoch(v: dict[str, Any], request: dict[str, Any]) -> list[dict[str, str]]:
@@ -238,11 +294,29 @@ def _judge_inherited_epoch(v: dict[str, Any], request: dict[str, Any]) -> list[d
     boundary = request["boundary"]
     out: list[dict[str, str]] = []
     if source >= epoch:
-        out.append(_reject(name, "INHERITED_EPOCH_NOT_PAST", f"inherited from epoch {source}, which is not before the write's generation epoch {epoch}; a value from this epoch is FRESH_GENERATED, and none can come from a later one"))
+        out.append(
+            _reject(
+                name,
+                "INHERITED_EPOCH_NOT_PAST",
+                f"inherited from epoch {source}, which is not before the write's generation epoch {epoch}; a value from this epoch is FRESH_GENERATED, and none can come from a later one",
+            )
+        )
     if "predecessorEpoch" not in boundary or "predecessorSessionId" not in boundary:
-        out.append(_reject(name, "INHERITED_WITHOUT_PREDECESSOR", "marked as inherited, but the boundary names no predecessor (a cold start has no inherited context); name the predecessor session and epoch, or regenerate the value"))
+        out.append(
+            _reject(
+                name,
+                "INHERITED_WITHOUT_PREDECESSOR",
+                "marked as inherited, but the boundary names no predecessor (a cold start has no inherited context); name the predecessor session and epoch, or regenerate the value",
+            )
+        )
     elif source > boundary["predecessorEpoch"]:
-        out.append(_reject(name, "INHERITED_EPOCH_AFTER_PREDECESSOR", f"inherited from epoch {source}, later than the predecessor {boundary['predecessorSessionId']}'s epoch {boundary['predecessorEpoch']}; the predecessor cannot hand over a value from after its own epoch"))
+        out.append(
+            _reject(
+                name,
+                "INHERITED_EPOCH_AFTER_PREDECESSOR",
+                f"inherited from epoch {source}, later than the predecessor {boundary['predecessorSessionId']}'s epoch {boundary['predecessorEpoch']}; the predecessor cannot hand over a value from after its own epoch",
+            )
+        )
     return out
 
 
@@ -250,21 +324,53 @@ def _judge_request(request: dict[str, Any], policy: dict[str, int]) -> list[dict
     boundary = request["boundary"]
     out: list[dict[str, str]] = []
     if request["sessionId"] != boundary["activeSessionId"]:
-        out.append({"field": "sessionId", "reason": "SESSION_MISMATCH", "detail": f"the write is attributed to session {request['sessionId']}, but the active session is {boundary['activeSessionId']}"})
+        out.append(
+            {
+                "field": "sessionId",
+                "reason": "SESSION_MISMATCH",
+                "detail": f"the write is attributed to session {request['sessionId']}, but the active session is {boundary['activeSessionId']}",
+            }
+        )
     if boundary.get("predecessorSessionId") == boundary["activeSessionId"]:
-        out.append({"field": "boundary.predecessorSessionId", "reason": "SESSION_COLLAPSE", "detail": f"the active session {boundary['activeSessionId']} is named as its own predecessor"})
+        out.append(
+            {
+                "field": "boundary.predecessorSessionId",
+                "reason": "SESSION_COLLAPSE",
+                "detail": f"the active session {boundary['activeSessionId']} is named as its own predecessor",
+            }
+        )
     if "predecessorEpoch" in boundary and request["generationEpoch"] <= boundary["predecessorEpoch"]:
-        out.append({"field": "generationEpoch", "reason": "EPOCH_COLLAPSE", "detail": f"generation epoch {request['generationEpoch']} is not greater than the predecessor's epoch {boundary['predecessorEpoch']}"})
+        out.append(
+            {
+                "field": "generationEpoch",
+                "reason": "EPOCH_COLLAPSE",
+                "detail": f"generation epoch {request['generationEpoch']} is not greater than the predecessor's epoch {boundary['predecessorEpoch']}",
+            }
+        )
     ahead = boundary["boundaryAtMs"] - policy["nowMs"]
     if ahead > policy["maxClockSkewSeconds"] * 1000:
-        out.append({"field": "boundary.boundaryAtMs", "reason": "BOUNDARY_FROM_FUTURE", "detail": f"the session boundary lies {ahead} ms after now; at most {policy['maxClockSkewSeconds']} s of clock skew is tolerated"})
+        out.append(
+            {
+                "field": "boundary.boundaryAtMs",
+                "reason": "BOUNDARY_FROM_FUTURE",
+                "detail": f"the session boundary lies {ahead} ms after now; at most {policy['maxClockSkewSeconds']} s of clock skew is tolerated",
+            }
+        )
     return out
 
 
-def verdict_digest(request: Mapping[str, Any], rejected: list[Mapping[str, str]], violations: list[Mapping[str, str]]) -> str:
+def verdict_digest(
+    request: Mapping[str, Any], rejected: Sequence[Mapping[str, str]], violations: Sequence[Mapping[str, str]]
+) -> str:
     """``reseal/v1/verdict-digest`` of a verdict (docs/guard.md, "Verdict digest"); lists sorted here."""
-    pairs = sorted(({"name": r["name"], "reason": r["reason"]} for r in rejected), key=lambda r: (utf16_key(r["name"]), utf16_key(r["reason"])))
-    fields = sorted(({"field": v["field"], "reason": v["reason"]} for v in violations), key=lambda v: (utf16_key(v["field"]), utf16_key(v["reason"])))
+    pairs = sorted(
+        ({"name": r["name"], "reason": r["reason"]} for r in rejected),
+        key=lambda r: (utf16_key(r["name"]), utf16_key(r["reason"])),
+    )
+    fields = sorted(
+        ({"field": v["field"], "reason": v["reason"]} for v in violations),
+        key=lambda v: (utf16_key(v["field"]), utf16_key(v["reason"])),
+    )
     return hash_canonical(
         HashDomain.VERDICT,
         {
@@ -308,5 +414,3 @@ def evaluate_write(request: Any, policy: Mapping[str, Any]) -> dict[str, Any]:
         "requestViolations": violations,
         "verdictDigest": verdict_digest(parsed, rejected, violations),
     }
-
-

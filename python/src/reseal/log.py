@@ -28,8 +28,8 @@ from .errors import (
     OutcomeVerificationError,
     ResealError,
 )
+from .records import IntegrityFailure, check_record_integrity
 from .records import VerificationVerdict as V
-from .records import check_record_integrity
 from .strict_json import parse_strict_json
 
 __all__ = [
@@ -113,7 +113,9 @@ def _size_ok(*sizes: Any) -> bool:
     return all(is_safe_int(s) for s in sizes)
 
 
-def verify_inclusion(leaf_index: int, tree_size: int, leaf_hash: bytes, proof: Sequence[bytes], root_hash: bytes) -> bool:
+def verify_inclusion(
+    leaf_index: int, tree_size: int, leaf_hash: bytes, proof: Sequence[bytes], root_hash: bytes
+) -> bool:
     """RFC 9162 §2.1.3.2. Never raises: malformed input (an index not below the size, a size past
     2^53 − 1, a hash not of 32 bytes, a proof too long or too short) answers ``False``."""
     if not _size_ok(leaf_index, tree_size) or leaf_index >= tree_size:
@@ -208,7 +210,10 @@ class NoteVerifierKey:
 def ed25519_key_hash(name: str, public_key: bytes) -> bytes:
     """First 4 bytes of ``SHA-256(UTF-8(name) || 0x0A || 0x01 || public key)``."""
     if not _valid_key_name(name):
-        raise InvalidInputError("note key name", [InputIssue("", 'expected a non-empty name without white space, "+" or control characters')])
+        raise InvalidInputError(
+            "note key name",
+            [InputIssue("", 'expected a non-empty name without white space, "+" or control characters')],
+        )
     if not isinstance(public_key, (bytes, bytearray)) or len(public_key) != 32:
         raise InvalidInputError("Ed25519 public key", [InputIssue("", "expected 32 raw bytes")])
     return hashlib.sha256(name.encode() + b"\n\x01" + bytes(public_key)).digest()[:4]
@@ -222,7 +227,9 @@ def note_verifier_key(name: str, public_key: bytes) -> NoteVerifierKey:
 def format_verifier_key(key: NoteVerifierKey) -> str:
     """``<name>+<8 hex of key hash>+<base64(0x01 || public key)>`` (the vkey operators hand to auditors)."""
     if ed25519_key_hash(key.name, key.public_key) != key.key_hash:
-        raise InvalidInputError("note verifier key", [InputIssue("keyHash", "is not the key hash of this name and public key")])
+        raise InvalidInputError(
+            "note verifier key", [InputIssue("keyHash", "is not the key hash of this name and public key")]
+        )
     return f"{key.name}+{key.key_hash.hex()}+{_b64(bytes([_SIGNATURE_TYPE]) + key.public_key)}"
 
 
@@ -374,7 +381,9 @@ def verify_note(note: str, key: NoteVerifierKey) -> str:
     """
     text, signatures = parse_signed_note(note)
     if ed25519_key_hash(key.name, key.public_key) != key.key_hash:
-        raise InvalidInputError("note verifier key", [InputIssue("keyHash", "is not the key hash of this name and public key")])
+        raise InvalidInputError(
+            "note verifier key", [InputIssue("keyHash", "is not the key hash of this name and public key")]
+        )
     mine = [s for s in signatures if s.name == key.name and s.key_hash == key.key_hash]
     if not mine:
         raise NoteVerificationError(key.name, "no signature line by this key (name and key hash)")
@@ -514,9 +523,9 @@ def verify_record_proof(record: Any, inclusion: Any, checkpoint: Checkpoint, lin
     (docs/verifiable-log.md, "Proving a record"): its own hashes, its lineage, and leaf = seq.
     No MAC: the signed root authenticates the record."""
     integrity = check_record_integrity(record)
-    if not hasattr(integrity, "record"):
-        return RecordProofResult(integrity.verdict, integrity.reason)  # type: ignore[union-attr]
-    header = integrity.record["header"]  # type: ignore[union-attr]
+    if isinstance(integrity, IntegrityFailure):
+        return RecordProofResult(integrity.verdict, integrity.reason)
+    header = integrity.record["header"]
     seq = header["monotonicSequenceNumber"]
     if header["lineageId"] != lineage_id:
         return RecordProofResult(V.LINEAGE_BROKEN, f"record belongs to lineage {header['lineageId']}, not {lineage_id}")
@@ -528,12 +537,13 @@ def verify_record_proof(record: Any, inclusion: Any, checkpoint: Checkpoint, lin
         return RecordProofResult(V.LINEAGE_BROKEN, f"record seq {seq} is offered as leaf {inclusion['leafIndex']}")
     if inclusion["treeSize"] != checkpoint.size or seq >= checkpoint.size:
         return RecordProofResult(
-            V.LINEAGE_BROKEN, f"proof is for a tree of {inclusion['treeSize']} records; the checkpoint covers {checkpoint.size}"
+            V.LINEAGE_BROKEN,
+            f"proof is for a tree of {inclusion['treeSize']} records; the checkpoint covers {checkpoint.size}",
         )
     included = verify_inclusion(
         seq,
         inclusion["treeSize"],
-        leaf_hash(bytes.fromhex(integrity.record_hash)),  # type: ignore[union-attr]
+        leaf_hash(bytes.fromhex(integrity.record_hash)),
         [bytes.fromhex(h) for h in inclusion["inclusionProof"]],
         checkpoint.root_hash,
     )
@@ -542,7 +552,9 @@ def verify_record_proof(record: Any, inclusion: Any, checkpoint: Checkpoint, lin
             V.HASH_MISMATCH,
             f"record seq {seq} is not the record the signed checkpoint (size {checkpoint.size}) holds at leaf {seq}",
         )
-    return RecordProofResult(V.VERIFIED_INTACT, f"record seq {seq} is leaf {seq} of the signed checkpoint", integrity.record)  # type: ignore[union-attr]
+    return RecordProofResult(
+        V.VERIFIED_INTACT, f"record seq {seq} is leaf {seq} of the signed checkpoint", integrity.record
+    )
 
 
 def check_consistency(older: Checkpoint, newer: Checkpoint, proof: Sequence[str]) -> RecordProofResult:
@@ -550,12 +562,20 @@ def check_consistency(older: Checkpoint, newer: Checkpoint, proof: Sequence[str]
     ``TRUNCATION_DETECTED`` when ``newer`` is smaller (a rollback); ``LINEAGE_BROKEN`` when the
     hex ``proof`` fails (a fork)."""
     if newer.size < older.size:
-        return RecordProofResult(V.TRUNCATION_DETECTED, f"the log shrank from {older.size} to {newer.size} records (rolled back)")
+        return RecordProofResult(
+            V.TRUNCATION_DETECTED, f"the log shrank from {older.size} to {newer.size} records (rolled back)"
+        )
     if not all(is_hex_digest(h) for h in proof):
         return RecordProofResult(V.LINEAGE_BROKEN, "malformed consistency proof")
-    if not verify_consistency(older.size, newer.size, older.root_hash, newer.root_hash, [bytes.fromhex(h) for h in proof]):
-        return RecordProofResult(V.LINEAGE_BROKEN, f"the checkpoint of {newer.size} records does not extend the one of {older.size} (a fork)")
-    return RecordProofResult(V.VERIFIED_INTACT, f"the checkpoint of {newer.size} records extends the one of {older.size}")
+    if not verify_consistency(
+        older.size, newer.size, older.root_hash, newer.root_hash, [bytes.fromhex(h) for h in proof]
+    ):
+        return RecordProofResult(
+            V.LINEAGE_BROKEN, f"the checkpoint of {newer.size} records does not extend the one of {older.size} (a fork)"
+        )
+    return RecordProofResult(
+        V.VERIFIED_INTACT, f"the checkpoint of {newer.size} records extends the one of {older.size}"
+    )
 
 
 @dataclass(frozen=True)
@@ -596,7 +616,9 @@ def verify_receipt(receipt: Any, log_key: NoteVerifierKey | str) -> ReceiptVerif
         check.string(receipt.get("checkpoint"), "checkpoint", MAX_NOTE_BYTES, 1)
     if check.issues:
         issue = check.issues[0]
-        return ReceiptVerification(V.HASH_MISMATCH, f"malformed receipt at {issue.path or '<root>'}: {issue.message}", None, None)
+        return ReceiptVerification(
+            V.HASH_MISMATCH, f"malformed receipt at {issue.path or '<root>'}: {issue.message}", None, None
+        )
     lineage_id = receipt["lineageId"]
     try:
         checkpoint = open_checkpoint(receipt["checkpoint"], key, checkpoint_origin(key.name, lineage_id))
@@ -631,13 +653,17 @@ def request_digest(request: Any) -> str:
 def rejection_content_digest(rejection: Mapping[str, Any]) -> str:
     """``reseal/v1/outcome-content`` of a stored rejection's details."""
     fields = ("issues", "rejectedVariables", "requestViolations", "verdictDigest", "bodyDigest", "bodyPreview")
-    return hash_canonical(HashDomain.OUTCOME_CONTENT, {"v": 1, "kind": "REJECTED", **{f: rejection.get(f) for f in fields}})
+    return hash_canonical(
+        HashDomain.OUTCOME_CONTENT, {"v": 1, "kind": "REJECTED", **{f: rejection.get(f) for f in fields}}
+    )
 
 
 def conflict_content_digest(conflict: Mapping[str, Any]) -> str:
     """``reseal/v1/outcome-content`` of a stored conflict's details."""
     fields = ("detail", "attemptedHeader", "expectedHead", "observedHead")
-    return hash_canonical(HashDomain.OUTCOME_CONTENT, {"v": 1, "kind": "CONFLICT", **{f: conflict.get(f) for f in fields}})
+    return hash_canonical(
+        HashDomain.OUTCOME_CONTENT, {"v": 1, "kind": "CONFLICT", **{f: conflict.get(f) for f in fields}}
+    )
 
 
 def open_outcome(note: str, key: NoteVerifierKey, log_name: str) -> dict[str, Any]:
@@ -675,7 +701,9 @@ def open_outcome(note: str, key: NoteVerifierKey, log_name: str) -> dict[str, An
         check.safe_int(statement.get("atMs"), "atMs")
         check.hex_digest(statement.get("contentDigest"), "contentDigest")
     if check.issues:
-        raise OutcomeVerificationError(f"malformed statement at {check.issues[0].path or '<root>'}: {check.issues[0].message}")
+        raise OutcomeVerificationError(
+            f"malformed statement at {check.issues[0].path or '<root>'}: {check.issues[0].message}"
+        )
     if statement["log"] != log_name:
         raise OutcomeVerificationError(f"statement of log {statement['log']}, not {log_name}")
     if canonical_json(statement) != lines[1]:

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from ._checks import AUTHORITIES, BASE64_MAC, NO_CONTROL, Checker, is_safe_int
 from .canonical import HashDomain, canonical_bytes, hash_bytes, hash_canonical
-from .errors import AnchorKeyMismatchError, HeaderTooLargeError, InvalidInputError, InputIssue
+from .errors import AnchorKeyMismatchError, HeaderTooLargeError, InputIssue, InvalidInputError
 from .guard import check_payload, check_variable
 from .triage import _check_manifest
 
@@ -167,7 +167,9 @@ def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
     version = header.get("formatVersion") if isinstance(header, dict) else None
     fields = HEADER_FORMATS.get(version) if type(version) is int else None
     if fields is None and isinstance(version, (int, float)) and not isinstance(version, bool):
-        return IntegrityFailure(V.UNVERIFIED_TAMPER_RISK, f"format version {version} is not known to this verifier; cannot verify")
+        return IntegrityFailure(
+            V.UNVERIFIED_TAMPER_RISK, f"format version {version} is not known to this verifier; cannot verify"
+        )
     check = Checker()
     if fields is None:
         check.add("header.formatVersion", f"expected one of {', '.join(map(str, HEADER_FORMATS))}")
@@ -184,7 +186,9 @@ def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
     if variables_digest(raw["variablesUsed"]) != header["variablesDigest"]:
         return IntegrityFailure(V.HASH_MISMATCH, "variablesUsed does not match the sealed variablesDigest")
     if raw["sealedAtMs"] != header["sealedAtMs"]:
-        return IntegrityFailure(V.HASH_MISMATCH, f"sealedAtMs {raw['sealedAtMs']} is not the sealed {header['sealedAtMs']}")
+        return IntegrityFailure(
+            V.HASH_MISMATCH, f"sealedAtMs {raw['sealedAtMs']} is not the sealed {header['sealedAtMs']}"
+        )
     try:
         message = header_bytes(header)
     except HeaderTooLargeError as error:
@@ -213,7 +217,9 @@ class LocalHmacAnchor:
         if not isinstance(key_id, str) or not key_id:
             raise InvalidInputError("local HMAC anchor", [InputIssue("keyId", "expected a non-empty key id")])
         if not isinstance(key, (bytes, bytearray)) or len(key) < self.MIN_KEY_BYTES:
-            raise InvalidInputError("local HMAC anchor", [InputIssue("key", f"expected at least {self.MIN_KEY_BYTES} bytes")])
+            raise InvalidInputError(
+                "local HMAC anchor", [InputIssue("key", f"expected at least {self.MIN_KEY_BYTES} bytes")]
+            )
         self.key_id = key_id
         self._key = bytes(key)
 
@@ -323,7 +329,11 @@ def verify_chain(
     base = 0
     min_epoch = 0
     if trusted_start is not None:
-        previous = (trusted_start["afterSeq"], trusted_start["afterRecordHash"], trusted_start.get("generationEpoch", 0))
+        previous = (
+            trusted_start["afterSeq"],
+            trusted_start["afterRecordHash"],
+            trusted_start.get("generationEpoch", 0),
+        )
         base = trusted_start["afterSeq"] + 1
     hashes: dict[int, str] = {}
     residuals: dict[str, int] = {}
@@ -336,7 +346,12 @@ def verify_chain(
         and checkpoint["seq"] == trusted_start["afterSeq"]
         and checkpoint.get("recordHash") != trusted_start["afterRecordHash"]
     ):
-        stop = _Failure(-1, checkpoint["seq"], V.LINEAGE_BROKEN, f"fork: the trusted start and the checkpoint name different records at seq {checkpoint['seq']}")
+        stop = _Failure(
+            -1,
+            checkpoint["seq"],
+            V.LINEAGE_BROKEN,
+            f"fork: the trusted start and the checkpoint name different records at seq {checkpoint['seq']}",
+        )
 
     for index, raw in enumerate(records):
         if stop is not None:
@@ -357,7 +372,10 @@ def verify_chain(
         elif seq > expected:
             later = next((i for i in range(index + 1, len(records)) if _peek(records[i])[0] == expected), None)
             reason = (
-                (V.SEQUENCE_REPLAYED, f"out of order: seq {seq} where seq {expected} was expected (found at position {later})")
+                (
+                    V.SEQUENCE_REPLAYED,
+                    f"out of order: seq {seq} where seq {expected} was expected (found at position {later})",
+                )
                 if later is not None
                 else (V.LINEAGE_BROKEN, f"records missing: seq {seq} where seq {expected} was expected")
             )
@@ -365,14 +383,34 @@ def verify_chain(
             what = f"the recordHash of seq {previous[0]}" if previous else "the genesis value of the lineage"
             reason = (V.LINEAGE_BROKEN, f"parentRecordHash is not {what}")
         elif header["generationEpoch"] < (previous[2] if previous else min_epoch):
-            reason = (V.SEQUENCE_REPLAYED, f"generation epoch went back from {previous[2] if previous else min_epoch} to {header['generationEpoch']} (fenced-out writer)")
+            reason = (
+                V.SEQUENCE_REPLAYED,
+                f"generation epoch went back from {previous[2] if previous else min_epoch} to {header['generationEpoch']} (fenced-out writer)",
+            )
         elif header["residualId"] in residuals:
-            reason = (V.SEQUENCE_REPLAYED, f"residualId {header['residualId']} was already sealed at seq {residuals[header['residualId']]}")
+            reason = (
+                V.SEQUENCE_REPLAYED,
+                f"residualId {header['residualId']} was already sealed at seq {residuals[header['residualId']]}",
+            )
         elif header["supersedes"] is not None and header["supersedes"]["seq"] >= seq:
-            reason = (V.LINEAGE_BROKEN, f"supersedes seq {header['supersedes']['seq']}, which is not earlier than {seq}")
-        elif header["supersedes"] is not None and hashes.get(header["supersedes"]["seq"], header["supersedes"]["recordHash"]) != header["supersedes"]["recordHash"]:
-            reason = (V.LINEAGE_BROKEN, f"supersedes seq {header['supersedes']['seq']} with a hash that is not that record's")
-        elif checkpoint is not None and checkpoint["seq"] == seq and checkpoint.get("recordHash", integrity.record_hash) != integrity.record_hash:
+            reason = (
+                V.LINEAGE_BROKEN,
+                f"supersedes seq {header['supersedes']['seq']}, which is not earlier than {seq}",
+            )
+        elif (
+            header["supersedes"] is not None
+            and hashes.get(header["supersedes"]["seq"], header["supersedes"]["recordHash"])
+            != header["supersedes"]["recordHash"]
+        ):
+            reason = (
+                V.LINEAGE_BROKEN,
+                f"supersedes seq {header['supersedes']['seq']} with a hash that is not that record's",
+            )
+        elif (
+            checkpoint is not None
+            and checkpoint["seq"] == seq
+            and checkpoint.get("recordHash", integrity.record_hash) != integrity.record_hash
+        ):
             reason = (V.LINEAGE_BROKEN, f"fork: seq {seq} differs from the trusted checkpoint (history rewritten)")
         if reason is not None:
             stop = _Failure(index, seq, *reason)
@@ -381,7 +419,14 @@ def verify_chain(
         hashes[seq] = integrity.record_hash
         residuals[header["residualId"]] = seq
         if anchor is not None and header["keyId"] != anchor.key_id:
-            findings.append(_Failure(index, seq, V.UNVERIFIED_TAMPER_RISK, f"sealed under key {header['keyId']}; this verifier holds {anchor.key_id}, so the anchor cannot be checked"))
+            findings.append(
+                _Failure(
+                    index,
+                    seq,
+                    V.UNVERIFIED_TAMPER_RISK,
+                    f"sealed under key {header['keyId']}; this verifier holds {anchor.key_id}, so the anchor cannot be checked",
+                )
+            )
         else:
             candidates.append((index, integrity))
 
@@ -389,12 +434,19 @@ def verify_chain(
         last = previous[0] if previous and previous[0] >= base else (base - 1 if trusted_start else -1)
         if last < checkpoint["seq"]:
             ends = f"at seq {last}" if last >= 0 else "before seq 0"
-            stop = _Failure(len(records), last + 1, V.TRUNCATION_DETECTED, f"truncated: the chain ends {ends} but a trusted checkpoint saw seq {checkpoint['seq']}")
+            stop = _Failure(
+                len(records),
+                last + 1,
+                V.TRUNCATION_DETECTED,
+                f"truncated: the chain ends {ends} but a trusted checkpoint saw seq {checkpoint['seq']}",
+            )
 
     for index, intact in candidates:
         seq = intact.record["header"]["monotonicSequenceNumber"]
         if anchor is None:
-            findings.append(_Failure(index, seq, V.UNVERIFIED_TAMPER_RISK, "key-free checks pass; MAC not checked (no key given)"))
+            findings.append(
+                _Failure(index, seq, V.UNVERIFIED_TAMPER_RISK, "key-free checks pass; MAC not checked (no key given)")
+            )
         elif not anchor.verify_mac(intact.message, intact.record["anchor"]):
             findings.append(_Failure(index, seq, V.HASH_MISMATCH, "anchor invalid: tampered or forged"))
     if stop is not None:
@@ -412,14 +464,20 @@ def verify_chain(
         seq, rid = _peek(raw)
         if horizon is not None and index > horizon.index:
             at = f"seq {horizon.seq}" if horizon.seq is not None else f"position {horizon.index}"
-            described.append(RecordVerification(seq, rid, V.UNVERIFIED_TAMPER_RISK, f"not verified: follows the failure at {at} ({horizon.verdict})"))
+            described.append(
+                RecordVerification(
+                    seq, rid, V.UNVERIFIED_TAMPER_RISK, f"not verified: follows the failure at {at} ({horizon.verdict})"
+                )
+            )
         elif index in own:
             described.append(RecordVerification(seq, rid, own[index].verdict, own[index].reason))
         else:
             described.append(RecordVerification(seq, rid, V.VERIFIED_INTACT, "lineage and integrity verified"))
     head: dict[str, Any] | None = None
     for index, intact in candidates:
-        if described[index].verdict != V.VERIFIED_INTACT or any(d.verdict != V.VERIFIED_INTACT for d in described[:index]):
+        if described[index].verdict != V.VERIFIED_INTACT or any(
+            d.verdict != V.VERIFIED_INTACT for d in described[:index]
+        ):
             break
         head = {"seq": intact.record["header"]["monotonicSequenceNumber"], "recordHash": intact.record_hash}
     return ChainVerification(
@@ -429,5 +487,3 @@ def verify_chain(
         head=head,
         mac_checked=anchor is not None,
     )
-
-

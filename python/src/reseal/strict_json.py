@@ -110,9 +110,7 @@ def parse_strict_json(text: str | bytes, what: str = "JSON text") -> Any:
         elif char in "]}":
             depth -= 1
     try:
-        value = json.loads(
-            text, object_pairs_hook=_pairs, parse_float=_number, parse_constant=_refuse_constant
-        )
+        value = json.loads(text, object_pairs_hook=_pairs, parse_float=_number, parse_constant=_refuse_constant)
     except json.JSONDecodeError as error:
         raise StrictJsonError(
             what, [InputIssue("", f"malformed JSON at line {error.lineno} column {error.colno}: {error.msg}")]

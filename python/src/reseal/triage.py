@@ -117,7 +117,8 @@ def _check_manifest(check: Checker, raw: Any, path: str) -> None:
     version = raw.get("formatVersion")
     fields = MANIFEST_FORMATS.get(version) if type(version) is int else None
     if fields is None:
-        check.add(join(path, "formatVersion"), f"unknown manifest formatVersion {version!r} (known: 1, 2)")
+        known = ", ".join(map(str, MANIFEST_FORMATS))
+        check.add(join(path, "formatVersion"), f"unknown manifest formatVersion {version!r} (known: {known})")
         return
     check.obj(raw, path, fields)
     check.hex_digest(raw.get("preconditionSeal"), join(path, "preconditionSeal"))
@@ -132,7 +133,8 @@ def _check_manifest(check: Checker, raw: Any, path: str) -> None:
             _sorted_unique(check, keys, join(join(path, "claimDependencyMap"), claim), 1)
     if version == 2 and _sorted_unique(check, raw.get("absentKeys"), join(path, "absentKeys"), 1):
         present = {normal_form(k): k for k in baseline} if type(baseline) is dict else {}
-        named = set(raw.get("structuralKeys") or [])
+        structural = raw.get("structuralKeys")
+        named = {k for k in structural if type(k) is str} if type(structural) is list else set()
         if type(claims) is dict:
             for keys in claims.values():
                 if type(keys) is list:
@@ -236,20 +238,26 @@ def build_manifest(record: Mapping[str, Any]) -> dict[str, Any]:
         for i, key in enumerate(causal):
             if key not in env:
                 issues.append(
-                    InputIssue(f"{at}.{causal_at}{i}", f"causal key {_quote(key)} of claim {_quote(claim_id)} is not in env")
+                    InputIssue(
+                        f"{at}.{causal_at}{i}", f"causal key {_quote(key)} of claim {_quote(claim_id)} is not in env"
+                    )
                 )
         for i, key in enumerate(absent):
             conflict = _presence_conflict(key, present, "env")
             if conflict:
                 issues.append(
-                    InputIssue(f"{at}.absentKeys.{i}", f"causal key {_quote(key)} of claim {_quote(claim_id)} {conflict}")
+                    InputIssue(
+                        f"{at}.absentKeys.{i}", f"causal key {_quote(key)} of claim {_quote(claim_id)} {conflict}"
+                    )
                 )
         absent_keys.extend(absent)
         claims[claim_id] = _sorted([*causal, *absent])
     if issues:
         raise InvalidInputError("manifest input", issues)
 
-    baseline = {key: hash_canonical(HashDomain.ENV_KEY, {"v": 1, "key": key, "value": env[key]}) for key in _sorted(env)}
+    baseline = {
+        key: hash_canonical(HashDomain.ENV_KEY, {"v": 1, "key": key, "value": env[key]}) for key in _sorted(env)
+    }
     manifest: dict[str, Any] = {
         "formatVersion": 2 if absent_keys else 1,
         "preconditionSeal": hash_canonical(HashDomain.COMPOSITE_SEAL, {"v": 1, "baselineKeyHashes": baseline}),
@@ -331,11 +339,15 @@ def isolate_delta(manifest: Any, current_env: Any) -> dict[str, Any]:
     if baseline:
         intact = not (changed or vanished or appeared)
     else:
-        intact = hash_canonical(HashDomain.COMPOSITE_SEAL, {"v": 1, "baselineKeyHashes": current}) == m["preconditionSeal"]
+        intact = (
+            hash_canonical(HashDomain.COMPOSITE_SEAL, {"v": 1, "baselineKeyHashes": current}) == m["preconditionSeal"]
+        )
     return _judge(m, changed, vanished, appeared, intact)
 
 
-def _judge(m: dict[str, Any], changed: list[str], vanished: list[str], appeared: list[str], intact: bool) -> dict[str, Any]:
+def _judge(
+    m: dict[str, Any], changed: list[str], vanished: list[str], appeared: list[str], intact: bool
+) -> dict[str, Any]:
     baseline = m["baselineKeyHashes"]
     absent = set(m.get("absentKeys", []) if m["formatVersion"] == 2 else [])
     absent_by_form: dict[str, list[str]] = {}
@@ -420,7 +432,9 @@ def _judge(m: dict[str, Any], changed: list[str], vanished: list[str], appeared:
             driftedKeys=drifted_keys,
             retainedClaims=all_claims,
         )
-    arrived_note = f"; declared absent at write time and present now: {_quote_list(_sorted(arrived))}" if arrived else ""
+    arrived_note = (
+        f"; declared absent at write time and present now: {_quote_list(_sorted(arrived))}" if arrived else ""
+    )
     if len(invalidated) == len(all_claims):
         return full(
             f"every claim ({len(all_claims)}) depends on a drifted key: differential recovery saves nothing (docs/triage.md rule 9){arrived_note}"
@@ -481,4 +495,3 @@ def triage_report_digest(report: Any) -> str:
         check.string(report.get("reason"), "reason", 4096, 1)
     check.raise_if_any("triage report")
     return hash_canonical(HashDomain.TRIAGE_REPORT, report)
-
