@@ -7,12 +7,13 @@ import { proveInclusion } from '../../shared/log/inclusion-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
+import { conflictStatement, rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
 import { verifyReceipt } from '../../shared/log/receipt';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
-import type { RejectionRecord } from '../../shared/ports/lineage-store';
+import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
+import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { TEST_LOG_KEY_NAME, testNoteSigner, toHex } from '../../test/helpers/log-factories';
-import { buildChain, TEST_LINEAGE_ID } from '../../test/helpers/seal-factories';
+import { at, buildChain, TEST_LINEAGE_ID } from '../../test/helpers/seal-factories';
 
 const storePath = process.argv[2];
 if (!storePath) throw new Error('usage: export-artifacts.ts <checkpoint store file>');
@@ -65,7 +66,31 @@ const rejectionNote = await signOutcome(
   signer,
 );
 
+const conflict: Omit<ConflictRecord, 'statement'> = {
+  lineageId: TEST_LINEAGE_ID,
+  residualId: 'residual-10',
+  reason: 'STALE_EPOCH',
+  detail: "generation epoch 0 is older than the head's 1",
+  attemptedHeader: { ...at(records, 2).header, generationEpoch: 0 },
+  expectedHead: null,
+  observedHead: lineageHeadOf(at(records, 2)),
+  atMs: 1_800_000_000_001,
+  messageId: 'message-10',
+  requestDigest: requestDigest(request as never),
+};
+const conflictNote = await signOutcome(conflictStatement(TEST_LOG_KEY_NAME, { ...conflict, statement: null }), signer);
+
 await new FileCheckpointStore(storePath).save(origin, note);
 console.log(
-  JSON.stringify({ verifierKey: formatVerifierKey(key), origin, records, receipts, request, rejection, rejectionNote }),
+  JSON.stringify({
+    verifierKey: formatVerifierKey(key),
+    origin,
+    records,
+    receipts,
+    request,
+    rejection,
+    rejectionNote,
+    conflict,
+    conflictNote,
+  }),
 );

@@ -14,6 +14,7 @@ from reseal import (
     Checkpoint,
     Ed25519NoteSigner,
     OutcomeVerificationError,
+    check_conflict,
     check_consistency,
     check_rejection,
     checkpoint_origin,
@@ -124,3 +125,19 @@ def test_a_rejection_signed_by_the_typescript_core_verifies_and_matches(ts_artif
     other = Ed25519NoteSigner(key.name, bytes(32)).verifier_key
     with pytest.raises(OutcomeVerificationError, match="no signature line"):
         open_outcome(ts_artifacts["rejectionNote"], other, key.name)
+
+
+def test_a_conflict_signed_by_the_typescript_core_verifies_and_matches(ts_artifacts: dict[str, Any]) -> None:
+    key = parse_verifier_key(ts_artifacts["verifierKey"])
+    statement = open_outcome(ts_artifacts["conflictNote"], key, key.name)
+    conflict = ts_artifacts["conflict"]
+    assert (statement["kind"], statement["stage"], statement["reason"]) == ("CONFLICT", "SEALER", "STALE_EPOCH")
+    check_conflict(conflict, statement)
+    edited = copy.deepcopy(conflict)
+    edited["observedHead"]["seq"] = 1
+    with pytest.raises(OutcomeVerificationError, match="contentDigest"):
+        check_conflict(edited, statement)
+    with pytest.raises(OutcomeVerificationError, match="kind"):
+        check_rejection(
+            {**ts_artifacts["rejection"], **{k: conflict[k] for k in ("reason", "lineageId", "residualId")}}, statement
+        )
