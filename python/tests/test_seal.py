@@ -176,3 +176,40 @@ def test_local_hmac_anchor_rules() -> None:
     assert not anchor().verify_mac(b"other message", signature)
     with pytest.raises(InvalidInputError):
         verify_chain("not a list", LINEAGE)  # type: ignore[arg-type]
+
+
+def sealed_chain(length: int) -> list[dict[str, Any]]:
+    """``length`` records sealed here with the vector key, from the first vector record's bodies."""
+    template = records()[0]
+    chain: list[dict[str, Any]] = []
+    for seq in range(length):
+        record = copy.deepcopy(template)
+        header = record["header"]
+        header.update(
+            monotonicSequenceNumber=seq,
+            residualId=f"residual-{seq}",
+            parentRecordHash=chain[-1]["recordHash"] if chain else genesis_parent_hash(LINEAGE),
+        )
+        record["recordHash"] = record_hash_of(header)
+        record["anchor"] = anchor().generate_mac(header_bytes(header))
+        chain.append(record)
+    return chain
+
+
+def test_a_longer_chain_its_head_and_the_first_failure() -> None:
+    chain = sealed_chain(40)
+    intact = verify_chain(chain, LINEAGE, anchor=anchor(), checkpoint={"seq": 39})
+    assert intact.verdict == V.VERIFIED_INTACT
+    assert intact.head == {"seq": 39, "recordHash": chain[39]["recordHash"]}
+    del chain[17]
+    broken = verify_chain(chain, LINEAGE, anchor=anchor())
+    assert broken.verdict == V.LINEAGE_BROKEN
+    assert broken.first_failure is not None and broken.first_failure.seq == 18
+    assert broken.head == {"seq": 16, "recordHash": chain[16]["recordHash"]}
+    assert [r.verdict for r in broken.records[:17]] == [V.VERIFIED_INTACT] * 17
+    assert all(r.reason.startswith("not verified: follows the failure at seq 18") for r in broken.records[18:])
+    start = {"afterSeq": 39, "afterRecordHash": intact.head["recordHash"]}
+    assert verify_chain([], LINEAGE, anchor=anchor(), trusted_start=start).head == {
+        "seq": 39,
+        "recordHash": start["afterRecordHash"],
+    }

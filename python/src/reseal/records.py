@@ -473,13 +473,14 @@ def verify_chain(
             described.append(RecordVerification(seq, rid, own[index].verdict, own[index].reason))
         else:
             described.append(RecordVerification(seq, rid, V.VERIFIED_INTACT, "lineage and integrity verified"))
-    head: dict[str, Any] | None = None
+    # The head is the last record of the intact prefix (else the trusted start, if any).
+    intact_prefix = next((i for i, d in enumerate(described) if d.verdict != V.VERIFIED_INTACT), len(described))
+    head: dict[str, Any] | None = (
+        {"seq": trusted_start["afterSeq"], "recordHash": trusted_start["afterRecordHash"]} if trusted_start else None
+    )
     for index, intact in candidates:
-        if described[index].verdict != V.VERIFIED_INTACT or any(
-            d.verdict != V.VERIFIED_INTACT for d in described[:index]
-        ):
-            break
-        head = {"seq": intact.record["header"]["monotonicSequenceNumber"], "recordHash": intact.record_hash}
+        if index == intact_prefix - 1:
+            head = {"seq": intact.record["header"]["monotonicSequenceNumber"], "recordHash": intact.record_hash}
     return ChainVerification(
         verdict=failure.verdict if failure else V.VERIFIED_INTACT,
         records=described,
