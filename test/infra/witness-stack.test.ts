@@ -15,6 +15,8 @@ const synthContext = { 'aws:cdk:bundling-stacks': [] };
 type Resource = { Type: string; Properties?: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown };
 
+/** A resource's properties (empty when it has none). */
+const propsOf = (resource: Resource | undefined): Record<string, unknown> => resource?.Properties ?? {};
 const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value ?? null).includes(`"${logicalId}"`);
 
@@ -31,7 +33,7 @@ describe('ResealWitnessStack template', () => {
     Object.values(resources)
       .filter((r) => r.Type === 'AWS::IAM::Policy')
       .flatMap((r) =>
-        (((r.Properties ?? {}).PolicyDocument as { Statement: Statement[] }).Statement ?? []).map((s) => ({
+        ((propsOf(r).PolicyDocument as { Statement: Statement[] }).Statement ?? []).map((s) => ({
           roles: JSON.stringify(r.Properties?.Roles),
           statement: s,
         })),
@@ -53,8 +55,7 @@ describe('ResealWitnessStack template', () => {
 
   it('the witness function gets every variable its handler reads, and a public function URL', async () => {
     const witness = idOf('AWS::Lambda::Function', /^Witness/);
-    const env = ((resources[witness]?.Properties ?? {}).Environment as { Variables: Record<string, unknown> })
-      .Variables;
+    const env = (propsOf(resources[witness]).Environment as { Variables: Record<string, unknown> }).Variables;
     for (const name of environmentReadBy('functions/witness/handler.ts')) expect(env).toHaveProperty(name);
     expect(env.WITNESS_NAME).toBe(witnessNameOf('ResealWitnessStack'));
     expect(env.LOG_KEYS).toBe(formatVerifierKey(await testNoteVerifierKey()));
@@ -97,7 +98,7 @@ describe('ResealWitnessStack template', () => {
           refersTo(statement.Resource, key) && actionsOf(statement).some((a) => a === 'kms:Sign' || a === 'kms:*'),
       )
       .map(({ roles }) => (roles.includes(witnessRole) ? 'witness' : roles));
-    const keyPolicy = ((resources[key]?.Properties ?? {}).KeyPolicy as { Statement: Statement[] }).Statement;
+    const keyPolicy = (propsOf(resources[key]).KeyPolicy as { Statement: Statement[] }).Statement;
     const policySigners = keyPolicy
       .filter((s) => actionsOf(s).some((a) => a === 'kms:Sign' || a === 'kms:*' || a === 'kms:Sign*'))
       .map((s) => (refersTo(s.Principal, witnessRole) ? 'witness' : JSON.stringify(s.Principal)));
@@ -135,7 +136,7 @@ describe('ResealStack: nothing in it reaches the witness', () => {
       (r) => r.Type === 'AWS::IAM::Policy',
     );
     const wide = policies
-      .flatMap((r) => ((r.Properties ?? {}).PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap((r) => (propsOf(r).PolicyDocument as { Statement: Statement[] }).Statement)
       .filter((s) => s.Resource === '*' && actionsOf(s).some((a) => /^(dynamodb|kms):/.test(a)));
     expect(wide).toEqual([]);
   });
