@@ -19,6 +19,8 @@
  * | {@link StaleWriteError}        | no        | the guard refuses the same request again; re-probe first   |
  * | {@link NoteVerificationError}  | no        | the note's signatures do not change                        |
  * | {@link CheckpointOriginMismatchError} | no | the checkpoint names another log                          |
+ * | {@link WitnessRequestFormatError} | no     | the add-checkpoint request itself is refused (HTTP 400)    |
+ * | {@link PolicyFormatError}      | no        | the tlog policy text is refused                            |
  * | {@link MerkleNodeMissingError} | no        | the node is lost, not late (nodes are written with records) |
  * | {@link LogStateError}          | no        | the stored log state does not authenticate                 |
  * | {@link OutcomeVerificationError} | no      | the statement does not check                               |
@@ -419,6 +421,33 @@ export class OutcomeVerificationError extends ResealError {
   constructor(reason: string, options?: ErrorOptions) {
     super(`outcome statement not verified: ${reason}`, options);
     this.name = 'OutcomeVerificationError';
+  }
+}
+
+// --- Witness and client policy (docs/witness.md) ------------------------------------------------
+
+/**
+ * An `add-checkpoint` request body (C2SP tlog-witness) is malformed: the old size line, a
+ * consistency proof line, the blank line or the size relation. The witness answers it with
+ * "400 Bad Request". One issue at path `old`, `proof.<i>`, `checkpoint` or `""`.
+ */
+export class WitnessRequestFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('add-checkpoint request', [{ path, message }], options);
+    this.name = 'WitnessRequestFormatError';
+  }
+}
+
+/**
+ * A C2SP tlog-policy text (or the maximum age that goes with it) is malformed: an unknown
+ * keyword, a vkey of the wrong type, a duplicate key or name, a group threshold out of range,
+ * a name used before its definition, no or several quorum lines. One issue at path
+ * `line <n>` (1-based) or `""`.
+ */
+export class PolicyFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('tlog policy', [{ path, message }], options);
+    this.name = 'PolicyFormatError';
   }
 }
 

@@ -18,6 +18,8 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.NoteFormatError('text', 'bad'), false],
   [new errors.NoteVerificationError('k', 'bad'), false],
   [new errors.CheckpointOriginMismatchError('a', 'b'), false],
+  [new errors.WitnessRequestFormatError('old', 'bad'), false],
+  [new errors.PolicyFormatError('line 1', 'bad'), false],
   [new errors.MerkleNodeMissingError(0, 1), false],
   [new errors.SignerUnavailableError('k', 'throttled'), true],
   [new errors.EventNotAcceptedError('ResidualSealed', 'ThrottlingException', 'slow down'), true],
