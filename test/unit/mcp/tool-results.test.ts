@@ -8,16 +8,14 @@ import {
 } from '../../../client/errors';
 import { decideRecall, type VerifiedRecall } from '../../../client/verified-recall';
 import type { WriteOutcome } from '../../../client/write-outcomes';
+import { errorResult } from '../../../mcp/error-result';
+import { inspectResult } from '../../../mcp/inspect-result';
+import type { LogCheck } from '../../../mcp/log-check';
+import { recallResult } from '../../../mcp/recall-result';
+import type { SnapshotUse } from '../../../mcp/snapshot-use';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
-import {
-  errorResult,
-  inspectResult,
-  type LogCheck,
-  recallResult,
-  type SnapshotUse,
-  verifyResult,
-  writeOutcomeResult,
-} from '../../../mcp/tool-results';
+import { verifyResult } from '../../../mcp/verify-result';
+import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
 import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors';
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import type { RecallCheck } from '../../../shared/log/recall-check';
