@@ -1,7 +1,8 @@
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
+import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { fieldLines, isoTime, terminalText as t } from './output';
+import { fieldLines, isoTime } from './output';
 import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
 
 /** Timeline for `--json`: snake_case, stable. */
