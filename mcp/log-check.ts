@@ -1,6 +1,7 @@
 import { LogVerificationError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
 import { formatVerifierKey } from '../shared/log/note-key';
+import { escapedText } from '../shared/schemas/escaped-text';
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -35,10 +36,10 @@ async function provenHead(client: McpClient, lineageId: string, seq: number): Pr
   return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
 }
 
-/** A signed log that does not verify, as data; anything else the client threw is thrown again. */
+/** A signed log that does not verify, as data (its reason escaped: it may quote a stored field); anything else the client threw is thrown again. */
 function logFailure(error: unknown): LogFailure {
   if (!(error instanceof LogVerificationError)) throw error;
-  return { verdict: error.verdict, reason: error.reason };
+  return { verdict: error.verdict, reason: escapedText(error.reason) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { escapedText } from '../shared/schemas/escaped-text';
 import type { ChainVerification } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { LogCheck } from './log-check';
@@ -7,16 +8,26 @@ import { ToolErrorCode } from './tool-outputs';
 
 /**
  * The verdict of a walk and of the signed log together: the walk's first failure wins (it names
- * a record); else the signed log's failure; else intact.
+ * a record); else the signed log's failure; else intact. The reason is the verifier's, with
+ * control characters escaped (`escapedText`): it may quote a field of the record at fault.
  */
 export function walkVerdict(verification: ChainVerification, log: LogCheck) {
   if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-    return { verdict: verification.verdict, firstFailure: verification.firstFailure, detectedBy: 'walk' as const };
+    const failure = verification.firstFailure;
+    return {
+      verdict: verification.verdict,
+      firstFailure: failure && { ...failure, reason: escapedText(failure.reason) },
+      detectedBy: 'walk' as const,
+    };
   }
   if (log.failure) {
     return {
       verdict: log.failure.verdict,
-      firstFailure: { seq: null, verdict: log.failure.verdict, reason: `signed log: ${log.failure.reason}` },
+      firstFailure: {
+        seq: null,
+        verdict: log.failure.verdict,
+        reason: escapedText(`signed log: ${log.failure.reason}`),
+      },
       detectedBy: 'log' as const,
     };
   }

@@ -264,7 +264,8 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     });
     expect(structured(recallResult({ recall: notFound, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'NOT_FOUND',
-      message: 'no such record in this lineage',
+      message: expect.stringContaining('no such record in lineage'),
+      proven: false,
     });
     const invalid = unproven(recall, {
       verdict: null,
@@ -273,7 +274,7 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     });
     expect(structured(recallResult({ recall: invalid, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'INVALID_INPUT',
-      message: 'bad',
+      message: expect.stringContaining('triage refused the request as invalid (unproven)'),
     });
     const other = unproven(recall, {
       verdict: null,
@@ -372,7 +373,7 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
     });
   });
 
-  it('refusal items the table writer filled with junk are listed as unreadable and not signed, beside the timeline', async () => {
+  it('refusal items the table writer filled with junk are listed only as untrusted, unreadable, beside the timeline', async () => {
     const { records, verification, log } = await walked();
     const genuineRejection = await signedRejection('r-1');
     const genuineConflict = await signedConflict('r-2');
@@ -390,21 +391,16 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
     expect(out).toMatchObject({
       verdict: 'VERIFIED_INTACT',
       records: [{ seq: 0 }, { seq: 1 }],
-      rejections: [
-        {
-          residualId: 'r-1',
-          rejectedVariables: [],
-          signatureVerified: false,
-          unreadable: 'unreadable rejectedVariables',
-        },
-        {
-          residualId: 'r-1',
-          rejectedVariables: [],
-          signatureVerified: false,
-          unreadable: 'unreadable rejectedVariables',
-        },
-      ],
-      conflicts: [{ residualId: 'r-2', signatureVerified: false, unreadable: 'unreadable observedHead' }],
+      rejections: [],
+      conflicts: [],
+      untrusted: {
+        records: [],
+        rejections: [
+          { residualId: 'r-1', rejectedVariables: [], unreadable: 'unreadable rejectedVariables' },
+          { residualId: 'r-1', rejectedVariables: [], unreadable: 'unreadable rejectedVariables' },
+        ],
+        conflicts: [{ residualId: 'r-2', unreadable: 'unreadable observedHead' }],
+      },
     });
   });
 
