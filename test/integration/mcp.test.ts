@@ -273,10 +273,14 @@ describe('MCP tools on the deployed stack (in process)', () => {
         AWS_ACCESS_KEY_ID: 'test',
         AWS_SECRET_ACCESS_KEY: 'test',
       };
+      // The in-process CLI resolves credentials through the SDK's default chain (this process's
+      // environment), as the real CLI does; the emulator accepts any.
+      process.env.AWS_ACCESS_KEY_ID ??= 'test';
+      process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
       const text = await runCli(['inspect', '--lineage', hostileLineage], { cwd: dir, env });
       const json = await runCli(['inspect', '--lineage', hostileLineage, '--json'], { cwd: dir, env });
-      expect(text.exitCode).toBe(0);
-      expect(json.exitCode).toBe(0);
+      expect(text.exitCode, text.stderr).toBe(0);
+      expect(json.exitCode, json.stderr).toBe(0);
       expectGuarantees(context, [
         {
           guarantee: row('mcp reseal_inspect', 'only in untrusted, escaped'),
