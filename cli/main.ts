@@ -9,6 +9,7 @@ import { registerMcp } from './commands/mcp';
 import { registerPublish } from './commands/publish';
 import { registerRecall } from './commands/recall';
 import { registerLogKey } from './commands/receipt';
+import { registerReport } from './commands/report';
 import { registerTriage } from './commands/triage';
 import { registerVerify } from './commands/verify';
 import type { CommandContext } from './context';
@@ -52,6 +53,7 @@ function buildProgram(ctx: CommandContext): Command {
   registerRecall(program, ctx);
   registerExport(program, ctx);
   registerInspect(program, ctx);
+  registerReport(program, ctx);
   registerLogKey(program, ctx);
   registerMcp(program, ctx);
   for (const command of program.commands) {
