@@ -36,8 +36,9 @@ function buildProgram(ctx: CommandContext): Command {
   const program = new Command('reseal')
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
-        'verify --export, verify --receipt, inspect --export) need no AWS. Online commands (publish, recall, ' +
-        'export, export --receipt, log-key, verify --lineage, inspect --lineage, mcp) use the deployed stack: the ' +
+        'verify --export, verify --receipt, inspect --export, report --export) need no AWS. Online commands (publish, ' +
+        'recall, export, export --receipt, log-key, verify --lineage, inspect --lineage, report --lineage, mcp) use ' +
+        'the deployed stack: the ' +
         'endpoint from AWS_ENDPOINT_URL, or real AWS.',
     )
     .version('0.1.0', '-V, --version')

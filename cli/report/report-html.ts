@@ -51,7 +51,8 @@ let vegaSource: string | undefined;
 /** The pinned Vega runtime (vega/build/vega.min.js), read once. */
 function vegaRuntime(): string {
   if (vegaSource === undefined) {
-    const entry = createRequire(import.meta.url).resolve('vega');
+    const require = createRequire(import.meta.url);
+    const entry = require.resolve('vega');
     vegaSource = readFileSync(join(dirname(entry), 'vega.min.js'), 'utf8');
   }
   return vegaSource;

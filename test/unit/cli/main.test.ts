@@ -24,7 +24,15 @@ describe('reseal entry point', () => {
     const text = stdout.replace(/\s+/g, ' ');
     const offline = /Offline commands \(([^)]*)\) need no AWS/.exec(text)?.[1]?.split(', ') ?? [];
     const online = /Online commands \(([^)]*)\) use the deployed stack/.exec(text)?.[1]?.split(', ') ?? [];
-    expect(offline).toEqual(['manifest', 'triage', 'guard', 'verify --export', 'verify --receipt', 'inspect --export']);
+    expect(offline).toEqual([
+      'manifest',
+      'triage',
+      'guard',
+      'verify --export',
+      'verify --receipt',
+      'inspect --export',
+      'report --export',
+    ]);
     expect(online).toEqual([
       'publish',
       'recall',
@@ -33,6 +41,7 @@ describe('reseal entry point', () => {
       'log-key',
       'verify --lineage',
       'inspect --lineage',
+      'report --lineage',
       'mcp',
     ]);
     // Every command the program registers is in one of the lists.
