@@ -109,10 +109,10 @@ async function exportReport(
 
 async function storedReport(ctx: CommandContext, lineageId: string, options: ReportOptions): Promise<LineageReport> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
-  const bar = progressBar(ctx.io, `reading ${lineageId}`);
+  const bar = progressBar(ctx.io, `reading ${lineageId}`, { quiet: options.json === true });
   return readLineageReport(client, lineageId, {
     ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
-    ...(options.json ? {} : { onProgress: bar.update }),
+    onProgress: bar.update,
   })
     .catch((error: unknown) => {
       if (error instanceof LogVerificationError) throw new CliError(error.message, ExitCode.TAMPER, { cause: error });

@@ -147,7 +147,7 @@ async function verifyStoredLineage(
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
   const kept = await keptCheckpointOf(client, lineageId);
-  const bar = progressBar(ctx.io, `verifying ${lineageId}`);
+  const bar = progressBar(ctx.io, `verifying ${lineageId}`, { quiet: options.json === true });
   // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
   // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
   let walked: WalkAgainstLog;

@@ -118,7 +118,7 @@ describe('reseal entry point', () => {
     expect(result.stderr).toContain('exactly one of --export');
   });
 
-  it('bin/reseal.mjs runs the TypeScript CLI through tsx without a build step', async () => {
+  it('bin/reseal.mjs runs in a clone with no build step of yours (it compiles the CLI itself when stale)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', 'reseal.mjs'), '--help'], {
       cwd: ROOT,
     });
