@@ -30,6 +30,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   report: async () => (await import('./commands/report')).registerReport,
   'log-key': async () => (await import('./commands/receipt')).registerLogKey,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
+  deploy: async () => (await import('./commands/deploy')).registerDeploy,
+  destroy: async () => (await import('./commands/destroy')).registerDestroy,
 };
 
 /** The commands a run needs: the one named first (or after `help`), none for `--version`, else all. */
@@ -56,8 +58,8 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
   const program = new Command('reseal')
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
-        'verify --export, verify --receipt, inspect --export, report --export) need no AWS. Online commands (publish, ' +
-        'recall, export, export --receipt, log-key, verify --lineage, inspect --lineage, report --lineage, mcp) use ' +
+        'verify --export, verify --receipt, inspect --export, report --export, deploy --dry-run) need no AWS. Online commands (publish, ' +
+        'recall, export, export --receipt, log-key, verify --lineage, inspect --lineage, report --lineage, mcp, deploy, destroy) use ' +
         'the deployed stack: the ' +
         'endpoint from AWS_ENDPOINT_URL, or real AWS.',
     )

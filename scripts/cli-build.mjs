@@ -8,8 +8,8 @@ import { join } from 'node:path';
 /** Where the compiled CLI lives, relative to the repository root (inside node_modules: never committed). */
 export const CLI_CACHE = join('node_modules', '.cache', 'reseal-cli');
 const STAMP = 'stamp.json';
-/** Builds older than this, other than the current one, are removed by the next build. */
-const KEEP_OLD_BUILDS_MS = 10 * 60 * 1000;
+/** Builds older than this (a day: a long-running `reseal mcp` may still load chunks of its own), other than the new one, are removed by the next build. */
+const KEEP_OLD_BUILDS_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The compiled CLI when it is fresh: every source file it was bundled from has the size and

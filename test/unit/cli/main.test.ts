@@ -43,6 +43,8 @@ describe('reseal entry point', () => {
       'inspect --lineage',
       'report --lineage',
       'mcp',
+      'deploy',
+      'destroy',
     ]);
     // Every command the program registers is in one of the lists.
     const commands = [...stdout.slice(stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
