@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { deployEstimate } from '../../shared/cost/deploy-estimate';
 import { PriceTableSchema } from '../../shared/cost/price-table';
@@ -13,6 +13,7 @@ import { jsonText } from '../format/output';
 import { connect, sdkConfig } from '../online';
 
 interface DeployOptions {
+  readonly context: string[];
   readonly dryRun?: boolean;
   readonly json?: boolean;
   readonly stack: string;
@@ -21,6 +22,13 @@ interface DeployOptions {
 /** The CDK's `-c` arguments of a stack name (the app's construct id stays `ResealStack`). */
 export function stackContext(stack: string): string[] {
   return stack === DEFAULT_STACK_NAME ? [] : ['-c', `stackName=${stack}`];
+}
+
+/** Collects `-c KEY=VALUE` values. @throws {InvalidArgumentError} for one without `KEY=` */
+function contextOption(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z][\w.:-]*=/.test(value))
+    throw new InvalidArgumentError('expected KEY=VALUE, e.g. removalPolicy=retain');
+  return [...previous, value];
 }
 
 /**
@@ -39,6 +47,12 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
     .option('--dry-run', 'synthesize the stack and print the estimate; deploy nothing (no AWS account needed)')
     .option('--json', 'print the result as JSON (snake_case); the CDK output is not shown')
     .option('--stack <name>', 'CloudFormation stack name', DEFAULT_STACK_NAME)
+    .option(
+      '-c, --context <KEY=VALUE>',
+      'a context value of the CDK app, repeatable (docs/infrastructure.md, "Configuration"), e.g. removalPolicy=retain',
+      contextOption,
+      [],
+    )
     .action(async (options: DeployOptions) => {
       const root = repositoryRoot();
       const quiet = options.json === true;
@@ -49,7 +63,7 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
       const out = await mkdtemp(join(tmpdir(), 'reseal-deploy-'));
       try {
         const cdkOptions = { quiet, env };
-        const context = stackContext(options.stack);
+        const context = [...stackContext(options.stack), ...options.context.flatMap((c) => ['-c', c])];
         let outputs: Record<string, string> | null = null;
         let logKey: string | null = null;
         if (options.dryRun) {
