@@ -1,15 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { FileCheckpointStore } from '../client/checkpoint-store';
-import { StackOutputsError } from '../client/errors';
-import { ResealClient } from '../client/reseal-client';
-import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
-import { CliError } from './errors';
-import { ExitCode } from './exit-codes';
+import type { ResealClient } from '../client/reseal-client';
+import { DEFAULT_STACK_NAME } from '../client/stack-name';
 import type { CliIo } from './io';
 
 /** `--stack` option shared by the online commands. */
@@ -39,7 +30,7 @@ export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: strin
 
 /**
  * A {@link ResealClient} for a deployed stack, its resources resolved from the stack's
- * CloudFormation outputs.
+ * CloudFormation outputs. The AWS SDK is loaded here, on the first online call, never at start.
  *
  * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
  */
@@ -50,19 +41,6 @@ export async function connect(
 ): Promise<ResealClient> {
   const storePath = checkpointStorePath(io, options.checkpointStore);
   if (io.connect) return io.connect(stackName, storePath);
-  const config = sdkConfig(io.env);
-  try {
-    const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));
-    return new ResealClient(outputs, {
-      sqs: new SQSClient(config),
-      eventBridge: new EventBridgeClient(config),
-      dynamodb: new DynamoDBClient(config),
-      kms: new KMSClient(config),
-      nowMs: io.nowMs,
-      ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
-    });
-  } catch (error) {
-    if (error instanceof StackOutputsError) throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });
-    throw error;
-  }
+  const { connectStack } = await import('./online-client');
+  return connectStack(io, stackName, storePath);
 }

@@ -74,7 +74,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       } else {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
-        const bar = progressBar(ctx.io, `reading ${lineageId}`);
+        const bar = progressBar(ctx.io, `reading ${lineageId}`, { quiet: options.json === true });
         const exported = await client
           .exportLineage(lineageId, { onProgress: bar.update })
           .catch((error: unknown) => {

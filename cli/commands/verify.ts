@@ -147,7 +147,7 @@ async function verifyStoredLineage(
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
   const kept = await keptCheckpointOf(client, lineageId);
-  const bar = progressBar(ctx.io, `verifying ${lineageId}`);
+  const bar = progressBar(ctx.io, `verifying ${lineageId}`, { quiet: options.json === true });
   // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
   // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
   let walked: WalkAgainstLog;
@@ -198,7 +198,7 @@ export function logNote(log: { size: number; truncationChecked: boolean } | null
 }
 
 /** Key id named by the first record that names one (the records are untrusted; only a hint). */
-function keyIdNamedBy(records: readonly unknown[]): string | null {
+export function keyIdNamedBy(records: readonly unknown[]): string | null {
   for (const record of records) {
     const keyId = (record as { header?: { keyId?: unknown } } | null)?.header?.keyId;
     if (typeof keyId === 'string' && keyId.length > 0) return keyId;
