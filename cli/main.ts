@@ -6,6 +6,7 @@ import { registerGuard } from './commands/guard';
 import { registerInspect } from './commands/inspect';
 import { registerManifest } from './commands/manifest';
 import { registerMcp } from './commands/mcp';
+import { registerPin } from './commands/pin';
 import { registerPublish } from './commands/publish';
 import { registerRecall } from './commands/recall';
 import { registerLogKey } from './commands/receipt';
@@ -16,6 +17,7 @@ import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { terminalLines } from './format/output';
 import { type CliIo, processIo } from './io';
+import { pinNote } from './online';
 import { issueLines } from './read-input';
 
 const HELP_WIDTH = 100;
@@ -36,8 +38,8 @@ function buildProgram(ctx: CommandContext): Command {
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
         'verify --export, verify --receipt, inspect --export) need no AWS. Online commands (publish, recall, ' +
-        'export, export --receipt, log-key, verify --lineage, inspect --lineage, mcp) use the deployed stack: the ' +
-        'endpoint from AWS_ENDPOINT_URL, or real AWS.',
+        'export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, mcp) use the deployed stack: the ' +
+        'endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -53,6 +55,7 @@ function buildProgram(ctx: CommandContext): Command {
   registerExport(program, ctx);
   registerInspect(program, ctx);
   registerLogKey(program, ctx);
+  registerPin(program, ctx);
   registerMcp(program, ctx);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
@@ -83,6 +86,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.BAD_INPUT;
     }
     await program.parseAsync([...argv], { from: 'user' });
+    const note = exitCode === ExitCode.TAMPER ? pinNote(io) : null;
+    if (note) io.stderr(`${note}\n`);
     return exitCode;
   } catch (error) {
     return reportError(error, io);

@@ -112,6 +112,7 @@ export class ResealClient {
   readonly #recalls: Recalls;
   readonly #outcomes: WriteOutcomes;
   readonly #nowMs: () => number;
+  readonly #guardKey: () => Promise<NoteVerifierKey>;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
@@ -140,10 +141,11 @@ export class ResealClient {
       nowMs: this.#nowMs,
     });
     this.#recalls = new Recalls({ store: this.#store, log: this.#log, publisher: this.#publisher, ...clock });
+    this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
     this.#outcomes = new WriteOutcomes({
       store: this.#store,
       log: this.#log,
-      guardKey: pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName)),
+      guardKey: this.#guardKey,
       logName: outputs.logName,
       ...clock,
     });
@@ -281,6 +283,11 @@ export class ResealClient {
   /** The log's verifier key (pinned, or read once from KMS); print it with `formatVerifierKey` to pin it elsewhere. */
   logKey(): Promise<NoteVerifierKey> {
     return this.#log.key();
+  }
+
+  /** The guard's verifier key (pinned, or read once from KMS), which checks the guard's signed refusals. */
+  guardKey(): Promise<NoteVerifierKey> {
+    return this.#guardKey();
   }
 
   // --- reads, export and verification ---

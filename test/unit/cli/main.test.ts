@@ -31,6 +31,7 @@ describe('reseal entry point', () => {
       'export',
       'export --receipt',
       'log-key',
+      'pin',
       'verify --lineage',
       'inspect --lineage',
       'mcp',
