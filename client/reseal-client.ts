@@ -10,6 +10,7 @@ import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
@@ -83,6 +84,18 @@ export interface VerifyLineageOptions {
   readonly onProgress?: (progress: LineageProgress) => void;
   /** Records per page (default 500). */
   readonly pageSize?: number;
+}
+
+/** How {@link ResealClient.verifyStoredLineage} authenticates the records (docs/verifiable-log.md, "Verifying a whole lineage"). */
+export type LineageAuthentication = 'signed-tree' | 'macs';
+
+/** Options of {@link ResealClient.verifyStoredLineage}. */
+export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
+  /**
+   * `macs`: one KMS `VerifyMac` per record (the audit); `signed-tree`: no MAC call, every record
+   * proven a leaf of the newest signed checkpoint (`verifyLineageBySignedTree`). @default 'macs'
+   */
+  readonly authentication?: LineageAuthentication;
 }
 
 /**
@@ -347,13 +360,19 @@ export class ResealClient {
    * shared/log/stored-lineage.ts; `reseal verify --lineage`): {@link ResealClient.verifyLineage},
    * then {@link ResealClient.checkWalkAgainstLog}.
    *
+   * With `authentication: 'signed-tree'`, no MAC call: `verifyLineageBySignedTree`.
+   *
    * @returns the verification and what the log showed (`log: null`: nothing to compare)
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
-  async verifyStoredLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<WalkAgainstLog> {
+  async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<WalkAgainstLog> {
+    const walk = this.#walkOptions(lineageId, options);
     return this.#unlessWiped(
       lineageId,
-      () => verifyStoredLineage(this.#store, this.#log.view(), this.#walkOptions(lineageId, options)),
+      () =>
+        options.authentication === 'signed-tree'
+          ? verifyLineageBySignedTree(this.#store, this.#log.view(), { ...walk, macKeyId: this.outputs.macKeyArn })
+          : verifyStoredLineage(this.#store, this.#log.view(), walk),
       (verification) => ({ verification, log: null }),
     );
   }
