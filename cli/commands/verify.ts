@@ -45,7 +45,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .command('verify')
     .summary('verify a sealed chain: an export file (offline) or a stored lineage (online)')
     .description(
-      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such.',
+      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such. --lineage authenticates the stored records by the signed tree (every record proven a leaf of the newest signed checkpoint, no MAC call) unless --audit-macs asks for one KMS VerifyMac per record.',
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
