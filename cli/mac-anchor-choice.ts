@@ -15,6 +15,8 @@ export const MacCheck = {
   UNAVAILABLE: 'unavailable',
   /** A key is reachable but only the data names the key id: MACs not checked (fail closed). */
   UNPINNED: 'unpinned',
+  /** `verify --lineage` without `--audit-macs`: no MAC call; every record proven a leaf of the signed tree instead. */
+  SIGNED_TREE: 'signed-tree',
 } as const;
 /** One of {@link MacCheck}. */
 export type MacCheck = (typeof MacCheck)[keyof typeof MacCheck];

@@ -6,6 +6,7 @@ import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { terminalLines } from './format/output';
 import { type CliIo, processIo } from './io';
+import { pinNote } from './online';
 import { issueLines } from './read-input';
 
 const HELP_WIDTH = 100;
@@ -29,6 +30,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   inspect: async () => (await import('./commands/inspect')).registerInspect,
   report: async () => (await import('./commands/report')).registerReport,
   'log-key': async () => (await import('./commands/receipt')).registerLogKey,
+  pin: async () => (await import('./commands/pin')).registerPin,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
   deploy: async () => (await import('./commands/deploy')).registerDeploy,
   destroy: async () => (await import('./commands/destroy')).registerDestroy,
@@ -59,9 +61,8 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
         'verify --export, verify --receipt, inspect --export, report --export, deploy --dry-run) need no AWS. Online commands (publish, ' +
-        'recall, export, export --receipt, log-key, verify --lineage, inspect --lineage, report --lineage, mcp, deploy, destroy) use ' +
-        'the deployed stack: the ' +
-        'endpoint from AWS_ENDPOINT_URL, or real AWS.',
+        'recall, export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, report --lineage, mcp, deploy, destroy) use ' +
+        'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
@@ -99,6 +100,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return ExitCode.BAD_INPUT;
     }
     await program.parseAsync([...argv], { from: 'user' });
+    const note = exitCode === ExitCode.TAMPER ? pinNote(io) : null;
+    if (note) io.stderr(`${note}\n`);
     return exitCode;
   } catch (error) {
     return reportError(error, io);

@@ -7,6 +7,7 @@ import { FileCheckpointStore } from '../client/checkpoint-store';
 import { StackOutputsError } from '../client/errors';
 import { ResealClient } from '../client/reseal-client';
 import { resolveStackOutputs } from '../client/stack-outputs';
+import type { PinnedStack } from '../client/stack-pin';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
@@ -14,15 +15,22 @@ import { sdkConfig } from './online';
 
 /**
  * The SDK half of `connect` (cli/online.ts), loaded only by online commands: SDK clients from
- * the run's environment, resources from the stack's outputs.
+ * the run's environment; resources and the log and guard keys from the stack pin when there is one
+ * (no `DescribeStacks`, no `GetPublicKey`), else from the stack's outputs and KMS.
  *
  * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
  */
-export async function connectStack(io: CliIo, stackName: string, storePath: string | null): Promise<ResealClient> {
+export async function connectStack(
+  io: CliIo,
+  stackName: string,
+  storePath: string | null,
+  pin: PinnedStack | null,
+): Promise<ResealClient> {
   const config = sdkConfig(io.env);
   try {
-    const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));
+    const outputs = pin?.outputs ?? (await resolveStackOutputs(stackName, new CloudFormationClient(config)));
     return new ResealClient(outputs, {
+      ...(pin ? { logKey: pin.logKey, guardKey: pin.guardKey } : {}),
       sqs: new SQSClient(config),
       eventBridge: new EventBridgeClient(config),
       dynamodb: new DynamoDBClient(config),

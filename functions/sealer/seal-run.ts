@@ -72,7 +72,8 @@ export class RunSealer {
     // The header each write was last sealed with, for the conflict record of a write that never lands.
     const attempted = new Map<number, unknown>();
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
-      const stored = await this.#deps.store.logHead(lineageId);
+      // Independent reads, overlapped: the head item, and the log's public key (a KMS call on a cold start only).
+      const [stored] = await Promise.all([this.#deps.store.logHead(lineageId), this.#log.verifierKey()]);
       expectedHead = stored?.head ?? null;
       const state = await this.#log.authenticatedState(lineageId, stored);
       if (typeof state === 'string') {
@@ -127,9 +128,11 @@ export class RunSealer {
         throw error;
       }
       this.#log.remember(extension.state);
-      for (const { item, record } of sealed) {
-        outcomes.set(item.index, await this.#outcomes.sealed(record, checkpoint, attempt));
-      }
+      // The records are stored: their `ResidualSealed` events are independent, so they are sent together.
+      const announced = await Promise.all(
+        sealed.map(({ record }) => this.#outcomes.sealed(record, checkpoint, attempt)),
+      );
+      for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.
       for (const item of remaining) outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, checkpoint));
@@ -162,11 +165,15 @@ export class RunSealer {
     const sealed: Sealed[] = [];
     const settled = new Map<number, SealOutcome>();
     let tip: ChainTip | null = state.tip;
-    for (const item of items) {
+    // Each write's residual-id marker, read together: the reads do not depend on one another.
+    const markers = await Promise.all(
+      items.map(({ request }) => store.findByResidualId(request.request.lineageId, request.request.residualId)),
+    );
+    for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
       if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
-      const existing = await store.findByResidualId(lineageId, residualId);
+      const existing = markers[position];
       if (existing) {
         settled.set(item.index, await this.#duplicate(item, existing, state));
         continue;

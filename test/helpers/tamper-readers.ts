@@ -193,7 +193,7 @@ export async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCh
   return store;
 }
 
-/** `reseal verify --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
+/** `reseal verify --lineage L --json`, by the signed tree (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
 export const verifyLineageCli: Reader = {
   name: 'verify --lineage',
   read: async (setup, target, withCheckpoint) => {
@@ -202,6 +202,24 @@ export const verifyLineageCli: Reader = {
       'verify',
       '--lineage',
       target.lineageId,
+      '--json',
+      ...storeArgs(withCheckpoint),
+      ...headArgs(target, withCheckpoint),
+    ];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
+/** `reseal verify --lineage L --audit-macs --json`: the MAC audit, one KMS `VerifyMac` per record (with a checkpoint: as {@link verifyLineageCli}). */
+export const verifyLineageAuditCli: Reader = {
+  name: 'verify --lineage --audit-macs',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'verify',
+      '--lineage',
+      target.lineageId,
+      '--audit-macs',
       '--json',
       ...storeArgs(withCheckpoint),
       ...headArgs(target, withCheckpoint),

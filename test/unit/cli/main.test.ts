@@ -39,6 +39,7 @@ describe('reseal entry point', () => {
       'export',
       'export --receipt',
       'log-key',
+      'pin',
       'verify --lineage',
       'inspect --lineage',
       'report --lineage',
