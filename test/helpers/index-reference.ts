@@ -12,7 +12,7 @@ export type ReferenceEntry = {
   kind: 'lineage' | 'residual';
   lineageId: string;
   residualId?: string;
-  value: Record<string, string | number | null>;
+  value: object;
 };
 
 /** RFC 8785 text of an object of strings, safe integers, `null` and such objects (ASCII keys sorted). */
