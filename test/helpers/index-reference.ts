@@ -70,3 +70,54 @@ export function referenceRoot(entries: readonly ReferenceEntry[]): Buffer {
   };
   return subtree(leaves, 0);
 }
+
+/**
+ * Checks a binary proof (docs/verifiable-index.md, "Binary layout") as another language would:
+ * decode, hash the node the path ends at (the key's leaf for presence, the empty hash or the other
+ * leaf for absence), fold the siblings up along the key's path, compare with the root.
+ *
+ * @param entry - the entry for a proof of presence, `null` for absence
+ * @returns whether the proof holds (`false` for any malformed input)
+ */
+export function referenceCheck(
+  root: Buffer,
+  key: { kind: string; lineageId: string; residualId?: string },
+  entry: ReferenceEntry | null,
+  proof: Buffer,
+): boolean {
+  if (proof.length < 4 || proof[0] !== 1) return false;
+  const kind = proof[1] as number;
+  const depth = proof.readUInt16BE(2);
+  if (kind > 2 || depth > 256 || (kind === 0) !== (entry !== null)) return false;
+  const bitmap = proof.subarray(4, 4 + Math.ceil(depth / 8));
+  let at = 4 + bitmap.length;
+  const siblings: Buffer[] = [];
+  for (let i = 0; i < bitmap.length * 8; i += 1) {
+    const set = bit(bitmap, i) === 1;
+    if (i >= depth) {
+      if (set) return false;
+      continue;
+    }
+    if (set) {
+      siblings.push(proof.subarray(at, at + 32));
+      at += 32;
+    } else siblings.push(REFERENCE_EMPTY);
+  }
+  const path = referenceKeyPath(key);
+  let h: Buffer = REFERENCE_EMPTY;
+  if (kind === 0) h = referenceLeafHash(entry as ReferenceEntry);
+  if (kind === 2) {
+    const other = proof.subarray(at, at + 32);
+    const digest = proof.subarray(at + 32, at + 64);
+    at += 64;
+    if (other.equals(path)) return false;
+    for (let i = 0; i < depth; i += 1) if (bit(other, i) !== bit(path, i)) return false;
+    h = tagged('reseal/v1/index-leaf', other, digest);
+  }
+  if (at !== proof.length) return false;
+  for (let i = depth - 1; i >= 0; i -= 1) {
+    const s = siblings[i] as Buffer;
+    h = bit(path, i) === 0 ? tagged('reseal/v1/index-node', h, s) : tagged('reseal/v1/index-node', s, h);
+  }
+  return h.equals(root);
+}
