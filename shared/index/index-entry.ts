@@ -1,5 +1,7 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
-import { HashDomain, HEX_DIGEST_PATTERN, hashCanonical } from '../canonical/digest';
+import { canonicalJson } from '../canonical/canonical-json';
+import { HashDomain, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { parseInput } from '../schemas/parse';
 import { Identifier, NonNegativeInt } from '../schemas/primitives';
 import { type IndexKey, keyObject } from './index-key';
@@ -55,11 +57,10 @@ export function entryKey(entry: IndexEntry): IndexKey {
  * @param entry - an entry already validated ({@link parseIndexEntry})
  */
 export function entryDigest(entry: IndexEntry): Uint8Array {
-  return Buffer.from(
-    hashCanonical(HashDomain.INDEX_ENTRY, { ...keyObject(entryKey(entry)), value: entry.value }),
-    'hex',
-  );
+  return hash('sha256', ENTRY_PREFIX + canonicalJson({ ...keyObject(entryKey(entry)), value: entry.value }), 'buffer');
 }
+
+const ENTRY_PREFIX = `${HashDomain.INDEX_ENTRY}\0`;
 
 /**
  * Validates an index entry from outside (strict at every level).
