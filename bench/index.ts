@@ -92,7 +92,12 @@ export async function runIndexBench(): Promise<string> {
   const heads: LineageIndexValue[] = [];
   for (let l = 0; l < lineages; l += 1) {
     heads.push(lineageValue(RESIDUALS_PER_LINEAGE, l));
-    updates.push({ kind: 'lineage', lineageId: `lineage-${l}`, value: heads[l] as LineageIndexValue, consistentFrom: null });
+    updates.push({
+      kind: 'lineage',
+      lineageId: `lineage-${l}`,
+      value: heads[l] as LineageIndexValue,
+      consistentFrom: null,
+    });
     for (let r = 0; r < RESIDUALS_PER_LINEAGE; r += 1) {
       updates.push({
         kind: 'residual',
@@ -184,7 +189,8 @@ export async function runIndexBench(): Promise<string> {
           keysChanged += result.changedKeys;
         },
         floor: () => {
-          for (let k = 0; k < changed; k += 1) for (let i = 0; i < levels; i += 1) hash('sha256', floorMessage, 'buffer');
+          for (let k = 0; k < changed; k += 1)
+            for (let i = 0; i < levels; i += 1) hash('sha256', floorMessage, 'buffer');
         },
       },
       { batchMs: 20, budgetMs: 3_000, minRounds: 5, maxRounds: 30 },
