@@ -1,19 +1,18 @@
-import { canonicalJson } from '../canonical/canonical-json';
 import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
 import type { IndexEntry } from './index-entry';
 
 const INTERIOR = 'I';
 const LEAF = 'L';
 
-/** A node as one string: `I` and 64 raw bytes (latin1), or `L` and the entry's canonical JSON. */
+/** A node as one string: `I` and 64 raw bytes (latin1), or `L` and the entry's JSON. */
 const encode = (node: IndexNode): string =>
   node.kind === 'leaf'
-    ? LEAF + canonicalJson(node.entry)
+    ? LEAF + JSON.stringify(node.entry)
     : INTERIOR + Buffer.concat([node.left, node.right]).toString('latin1');
 
 /**
  * The {@link IndexNodeStore} in memory, for tests, the demo and the bench. Nodes are kept as
- * compact strings (an interior node as its 64 raw bytes, a leaf as its entry's canonical JSON), so
+ * compact strings (an interior node as its 64 raw bytes, a leaf as its entry's JSON), so
  * 10^6 keys fit in a few hundred MB (bench/RESULTS.md). Counts the nodes read and written.
  */
 export class MemoryIndexNodeStore implements IndexNodeStore {
