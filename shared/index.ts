@@ -7,6 +7,7 @@
  * - Sealing and lineage verification (docs/sealing.md).
  * - Differential seal triage (docs/triage.md).
  * - Verifiable log per lineage: RFC 9162 Merkle tree, C2SP checkpoints and signed notes (docs/verifiable-log.md).
+ * - Witness and client policy: C2SP tlog-witness, cosignature/v1, tlog-policy with a maximum age (docs/witness.md).
  * - Wire schemas of the pipeline's messages and the ports its adapters implement (docs/pipeline.md).
  *
  * One barrel with named exports; files inside `shared/` import each other directly.
@@ -47,6 +48,7 @@ export {
   NoteFormatError,
   NoteVerificationError,
   OutcomeVerificationError,
+  PolicyFormatError,
   type ReportedHead,
   ResealError,
   type ResidualLocation,
@@ -56,6 +58,7 @@ export {
   StaleWriteError,
   StrictJsonError,
   StrictJsonFailure,
+  WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
@@ -158,6 +161,57 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/sealed-dependency-manifest';
+export {
+  type AddCheckpointRequest,
+  formatAddCheckpointRequest,
+  MAX_PROOF_LINES,
+  MAX_REQUEST_BYTES,
+  parseAddCheckpointRequest,
+} from './witness/add-checkpoint-request';
+export {
+  attachCosignatures,
+  conflictResponse,
+  cosignedResponse,
+  parseConflictSize,
+  refusalResponse,
+  TLOG_SIZE_CONTENT_TYPE,
+  type WitnessResponse,
+  WitnessStatus,
+} from './witness/add-checkpoint-response';
+export {
+  COSIGNATURE_V1_BYTES,
+  claimsCosigner,
+  cosign,
+  cosignatureMessage,
+  formatSignatureLine,
+  verifyCosignature,
+} from './witness/cosignature';
+export {
+  COSIGNATURE_V1_TYPE,
+  type CosignerKey,
+  cosignerKey,
+  cosignerKeyHash,
+  formatCosignerKey,
+  parseCosignerKey,
+} from './witness/cosigner-key';
+export {
+  checkPolicy,
+  type PolicyAccepted,
+  type PolicyCheckInput,
+  PolicyRefusal,
+  type PolicyRefused,
+  quorumMet,
+} from './witness/policy-check';
+export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } from './witness/tlog-policy';
+export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
+export {
+  type AdmittedCheckpoint,
+  admitCheckpoint,
+  type CosignDecision,
+  decideAddCheckpoint,
+  type WitnessRefusal,
+} from './witness/witness-decision';
+export type { WitnessState } from './witness/witness-state';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
