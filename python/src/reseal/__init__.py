@@ -3,7 +3,8 @@
 Everything a verifier needs with no AWS: strict JSON reading, the RFC 8785 canonical form and
 every hash tag of docs/canonical-form.md, record hashes and chain verification
 (docs/sealing.md), the verifiable log with receipts and signed outcomes
-(docs/verifiable-log.md), the stale-state guard (docs/guard.md), triage (docs/triage.md), and a
+(docs/verifiable-log.md), the verifiable index (docs/verifiable-index.md), witness cosignatures
+and the client's tlog-policy (docs/witness.md), the stale-state guard (docs/guard.md), triage (docs/triage.md), and a
 checkpoint store shared with the TypeScript client. ``reseal.__all__`` is the public API.
 """
 
@@ -27,16 +28,39 @@ from .errors import (
     CheckpointFormatError,
     CheckpointOriginMismatchError,
     HeaderTooLargeError,
+    IndexProofFormatError,
     InputIssue,
     InvalidInputError,
     ManifestSealMismatchError,
     NoteFormatError,
     NoteVerificationError,
     OutcomeVerificationError,
+    PolicyFormatError,
     ResealError,
     StrictJsonError,
 )
 from .guard import DEFAULT_MAX_RECEIPT_AGE_SECONDS, evaluate_write, parse_write_request, value_digest, verdict_digest
+from .index import (
+    INDEX_EMPTY_HASH,
+    INDEX_PROOF_VERSION,
+    INDEX_TAGS,
+    IndexProof,
+    IndexProofFinding,
+    check_index_absence,
+    check_index_presence,
+    decode_index_proof,
+    encode_index_proof,
+    index_entry_digest,
+    index_entry_key,
+    index_key_path,
+    index_leaf_hash,
+    index_node_hash,
+    index_proof_from_json,
+    index_proof_to_json,
+    index_root,
+    parse_index_entry,
+    parse_index_key,
+)
 from .log import (
     EMPTY_ROOT,
     Checkpoint,
@@ -96,6 +120,25 @@ from .triage import (
     manifest_digest,
     parse_manifest,
     triage_report_digest,
+)
+from .witness import (
+    COSIGNATURE_V1_BYTES,
+    COSIGNATURE_V1_TYPE,
+    CosignerKey,
+    Ed25519Cosigner,
+    PolicyCheck,
+    PolicyWitness,
+    QuorumRule,
+    TlogPolicy,
+    check_policy,
+    cosignature_message,
+    cosigner_key,
+    cosigner_key_id,
+    format_cosigner_key,
+    parse_cosigner_key,
+    parse_policy,
+    quorum_met,
+    verify_cosignature,
 )
 
 __version__ = "0.1.0"
@@ -157,6 +200,44 @@ __all__ = [
     "open_outcome",
     "check_rejection",
     "check_conflict",
+    # the verifiable index (docs/verifiable-index.md)
+    "INDEX_TAGS",
+    "INDEX_EMPTY_HASH",
+    "INDEX_PROOF_VERSION",
+    "index_leaf_hash",
+    "index_node_hash",
+    "parse_index_key",
+    "parse_index_entry",
+    "index_entry_key",
+    "index_key_path",
+    "index_entry_digest",
+    "index_root",
+    "IndexProof",
+    "decode_index_proof",
+    "encode_index_proof",
+    "index_proof_from_json",
+    "index_proof_to_json",
+    "IndexProofFinding",
+    "check_index_presence",
+    "check_index_absence",
+    # witness cosignatures and tlog-policy (docs/witness.md)
+    "COSIGNATURE_V1_TYPE",
+    "COSIGNATURE_V1_BYTES",
+    "CosignerKey",
+    "cosigner_key",
+    "cosigner_key_id",
+    "parse_cosigner_key",
+    "format_cosigner_key",
+    "cosignature_message",
+    "Ed25519Cosigner",
+    "verify_cosignature",
+    "PolicyWitness",
+    "QuorumRule",
+    "TlogPolicy",
+    "parse_policy",
+    "quorum_met",
+    "PolicyCheck",
+    "check_policy",
     # the stale-state guard (docs/guard.md)
     "evaluate_write",
     "parse_write_request",
@@ -192,4 +273,6 @@ __all__ = [
     "ManifestSealMismatchError",
     "HeaderTooLargeError",
     "AnchorKeyMismatchError",
+    "IndexProofFormatError",
+    "PolicyFormatError",
 ]

@@ -19,6 +19,8 @@ __all__ = [
     "HeaderTooLargeError",
     "AnchorKeyMismatchError",
     "CheckpointFileError",
+    "IndexProofFormatError",
+    "PolicyFormatError",
 ]
 
 
@@ -119,3 +121,17 @@ class CheckpointFileError(ResealError):
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         super().__init__(f"checkpoint store {path}: {reason}")
+
+
+class IndexProofFormatError(InvalidInputError):
+    """A verifiable-index proof is malformed, in either form (docs/verifiable-index.md, "Proofs")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("index proof", [InputIssue(path, message)])
+
+
+class PolicyFormatError(InvalidInputError):
+    """A C2SP tlog-policy text is malformed; ``path`` names the line (docs/witness.md, "Policy")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("tlog policy", [InputIssue(path, message)])
