@@ -59,6 +59,11 @@ class HashDomain:
     TRIAGE_REPORT: Final = "reseal/v1/triage-report"
     WRITE_REQUEST: Final = "reseal/v1/write-request"
     OUTCOME_CONTENT: Final = "reseal/v1/outcome-content"
+    INDEX_KEY: Final = "reseal/v1/index-key"
+    INDEX_ENTRY: Final = "reseal/v1/index-entry"
+    INDEX_LEAF: Final = "reseal/v1/index-leaf"
+    INDEX_NODE: Final = "reseal/v1/index-node"
+    INDEX_EMPTY: Final = "reseal/v1/index-empty"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())

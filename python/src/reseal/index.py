@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from ._checks import is_hex_digest, is_identifier, is_safe_int
-from .canonical import MAX_SAFE_INTEGER, canonical_json
+from .canonical import MAX_SAFE_INTEGER, HashDomain, canonical_json
 from .errors import IndexProofFormatError, InputIssue, InvalidInputError
 
 __all__ = [
@@ -49,11 +49,11 @@ __all__ = [
 ]
 
 INDEX_TAGS: Final = {
-    "key": "reseal/v1/index-key",
-    "entry": "reseal/v1/index-entry",
-    "leaf": "reseal/v1/index-leaf",
-    "node": "reseal/v1/index-node",
-    "empty": "reseal/v1/index-empty",
+    "key": HashDomain.INDEX_KEY,
+    "entry": HashDomain.INDEX_ENTRY,
+    "leaf": HashDomain.INDEX_LEAF,
+    "node": HashDomain.INDEX_NODE,
+    "empty": HashDomain.INDEX_EMPTY,
 }
 """The five domain tags of the index, each followed by a 0x00 byte in the hashed message."""
 
