@@ -32,6 +32,7 @@ describe('reseal entry point', () => {
       'verify --receipt',
       'inspect --export',
       'report --export',
+      'deploy --dry-run',
     ]);
     expect(online).toEqual([
       'publish',
