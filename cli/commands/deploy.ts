@@ -101,7 +101,9 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
           const { parseStackOutputs } = await import('../../client/stack-outputs');
           const { formatVerifierKey } = await import('../../shared/log/note-key');
           outputs = { ...parseStackOutputs(JSON.parse(await readFile(outputsFile, 'utf8')), options.stack) };
-          logKey = formatVerifierKey(await (await connect(ctx.io, options.stack)).logKey());
+          // From KMS, never from a stack pin: a pin kept from an earlier deployment (or planted in
+          // the working directory) would print a key this deployment does not hold.
+          logKey = formatVerifierKey(await (await connect(ctx.io, options.stack, { pin: false })).logKey());
         }
         const prices = parseInput(
           PriceTableSchema,

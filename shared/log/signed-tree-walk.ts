@@ -59,11 +59,12 @@ export async function verifyLineageBySignedTree(
     await verifyLineagePages(reads, { ...walkOptions, anchor: unmacedAnchor(macKeyId) }),
   );
   const { verification } = walked;
-  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return walked;
-  const failed = (verdict: VerificationVerdict, reason: string): WalkAgainstLog => ({
-    verification: { ...verification, verdict, firstFailure: { seq: null, verdict, reason: `log: ${reason}` } },
-    log: null,
-  });
+  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return unauthenticated(walked);
+  const failed = (verdict: VerificationVerdict, reason: string): WalkAgainstLog =>
+    unauthenticated({
+      verification: { ...verification, verdict, firstFailure: { seq: null, verdict, reason: `log: ${reason}` } },
+      log: null,
+    });
   if (walked.log === null) {
     return failed(
       VerificationVerdict.UNVERIFIED_TAMPER_RISK,
@@ -78,6 +79,29 @@ export async function verifyLineageBySignedTree(
     );
   }
   return walked;
+}
+
+/**
+ * A failed signed-tree walk with no record called intact and no verified head. Its key-free walk
+ * called records `VERIFIED_INTACT` without any MAC: only the signed tree (step 3) authenticates
+ * them, so when that step failed or was never reached, no record may keep that verdict (a record
+ * the table writer forged would pass as intact), and the head is `null`.
+ */
+function unauthenticated(walked: WalkAgainstLog): WalkAgainstLog {
+  const { verification } = walked;
+  const reason = `not authenticated: the signed tree did not prove the lineage (${verification.firstFailure?.reason ?? verification.verdict})`;
+  return {
+    ...walked,
+    verification: {
+      ...verification,
+      records: verification.records.map((record) =>
+        record.verdict === VerificationVerdict.VERIFIED_INTACT
+          ? { ...record, verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason }
+          : record,
+      ),
+      head: null,
+    },
+  };
 }
 
 /**

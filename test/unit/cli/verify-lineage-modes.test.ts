@@ -58,7 +58,12 @@ describe('docs/verifiable-log.md "Verifying a whole lineage": verify --lineage b
     await forgeLast(store);
     const run = await runCli(['verify', '--lineage', LINEAGE, '--json'], options);
     expect(run.exitCode).toBe(ExitCode.TAMPER);
-    expect(JSON.parse(run.stdout)).toMatchObject({ verdict: 'HASH_MISMATCH', authenticated_by: 'signed-tree' });
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ verdict: 'HASH_MISMATCH', authenticated_by: 'signed-tree' });
+    // No record is called intact and no head verified: nothing authenticated them (the forged one least of all).
+    expect(report.records.length).toBeGreaterThan(0);
+    for (const record of report.records) expect(record.verdict).not.toBe('VERIFIED_INTACT');
+    expect(report.verified_head).toBeNull();
     expect(verifyMac).not.toHaveBeenCalled();
     // The MAC audit catches it too, by its MAC.
     const audit = await runCli(['verify', '--lineage', LINEAGE, '--audit-macs', '--json'], options);
