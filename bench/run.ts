@@ -8,9 +8,11 @@
  * ratio to each and the target for the ratio to the floor. Nothing is asserted: machines are
  * shared and noisy, so speed targets live here, not in tests.
  *
- * Set RESEAL_BENCH_QUICK=1 to stop the triage series at 10^4 keys.
+ * Set RESEAL_BENCH_QUICK=1 to stop the triage series at 10^4 keys and build the index of 10^5 keys
+ * instead of 10^6.
  */
 import { arch, cpus, platform, totalmem } from 'node:os';
+import { runIndexBench } from './index';
 import { runLogBench } from './log';
 import { FIGURE_HEADER } from './report';
 import { runSealBench } from './seal';
@@ -32,4 +34,6 @@ console.log('\n## Triage flatness, 1% drift, claims = keys ÷ 10\n');
 console.log(triage.series);
 console.log('\n## Verifiable log: cost per recall by lineage length, proofs per second\n');
 console.log(await runLogBench());
+console.log('\n## Verifiable index at 10^6 keys: proof sizes, node writes per changed key, update time\n');
+console.log(await runIndexBench());
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -1,10 +1,7 @@
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { StackOutputsError } from '../client/errors';
-import { resolveStackOutputs } from '../client/stack-outputs';
 import { UnavailableMacAnchor } from '../client/verify-records';
-import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
 import { BadInputError, CliError } from './errors';
 import { ExitCode } from './exit-codes';
@@ -18,6 +15,8 @@ export const MacCheck = {
   UNAVAILABLE: 'unavailable',
   /** A key is reachable but only the data names the key id: MACs not checked (fail closed). */
   UNPINNED: 'unpinned',
+  /** `verify --lineage` without `--audit-macs`: no MAC call; every record proven a leaf of the signed tree instead. */
+  SIGNED_TREE: 'signed-tree',
 } as const;
 /** One of {@link MacCheck}. */
 export type MacCheck = (typeof MacCheck)[keyof typeof MacCheck];
@@ -66,13 +65,38 @@ export function kmsReachable(env: CliIo['env']): boolean {
   return CREDENTIAL_VARIABLES.some((name) => Boolean(env[name]));
 }
 
-/** A KMS client configured from the run's environment (endpoint from `AWS_ENDPOINT_URL`). */
-export function kmsClientFor(env: CliIo['env']): KMSClient {
+/** A KMS client configured from the run's environment (endpoint from `AWS_ENDPOINT_URL`); loads the SDK. */
+export async function kmsClientFor(env: CliIo['env']): Promise<KMSClient> {
+  const { KMSClient } = await import('@aws-sdk/client-kms');
   const endpoint = env.AWS_ENDPOINT_URL_KMS ?? env.AWS_ENDPOINT_URL;
   return new KMSClient({
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(endpoint ? { endpoint } : {}),
   });
+}
+
+/**
+ * A `KMSMacAnchor` (adapters/kms-mac-anchor.ts) made on its first MAC check, so choosing KMS
+ * loads the AWS SDK only when a MAC is checked (never for `--help` or an offline command).
+ */
+class DeferredKmsMacAnchor implements MacAnchor {
+  #anchor: Promise<MacAnchor> | undefined;
+  constructor(
+    private readonly env: CliIo['env'],
+    readonly keyId: string,
+  ) {}
+  #load(): Promise<MacAnchor> {
+    this.#anchor ??= Promise.all([kmsClientFor(this.env), import('../adapters/kms-mac-anchor')]).then(
+      ([client, { KMSMacAnchor }]) => new KMSMacAnchor(client, this.keyId),
+    );
+    return this.#anchor;
+  }
+  async generateMac(message: Uint8Array): Promise<AnchorSignature> {
+    return (await this.#load()).generateMac(message);
+  }
+  async verifyMac(message: Uint8Array, anchor: AnchorSignature): Promise<boolean> {
+    return (await this.#load()).verifyMac(message, anchor);
+  }
 }
 
 /**
@@ -113,7 +137,7 @@ export function chooseAnchor(
   if (!options.offline && (options.kms || kmsReachable(io.env))) {
     if (pinned) {
       const note = pinned.source === '--key-id' ? null : `key pinned from ${pinned.source}`;
-      return { anchor: new KMSMacAnchor(kmsClientFor(io.env), keyId), macCheck: MacCheck.KMS, keyId, note };
+      return { anchor: new DeferredKmsMacAnchor(io.env, keyId), macCheck: MacCheck.KMS, keyId, note };
     }
     const reason = 'not pinned by the verifier (named only by the data): pass --key-id or --stack';
     return {
@@ -134,8 +158,13 @@ export function chooseAnchor(
 export type StackKeyResolver = (io: CliIo, stackName: string) => Promise<string>;
 
 /** The default {@link StackKeyResolver}: `DescribeStacks` through the run's endpoint and region. */
-export const resolveStackMacKey: StackKeyResolver = async (io, stackName) =>
-  (await resolveStackOutputs(stackName, new CloudFormationClient(sdkConfig(io.env)))).macKeyArn;
+export const resolveStackMacKey: StackKeyResolver = async (io, stackName) => {
+  const [{ CloudFormationClient }, { resolveStackOutputs }] = await Promise.all([
+    import('@aws-sdk/client-cloudformation'),
+    import('../client/stack-outputs'),
+  ]);
+  return (await resolveStackOutputs(stackName, new CloudFormationClient(sdkConfig(io.env)))).macKeyArn;
+};
 
 /**
  * The key pin of `reseal verify --export` when neither `--key-id` nor `--local-key-hex` is given

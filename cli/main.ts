@@ -1,32 +1,57 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
-import { registerExport } from './commands/export';
-import { registerGuard } from './commands/guard';
-import { registerInspect } from './commands/inspect';
-import { registerLineageId } from './commands/lineage-id';
-import { registerManifest } from './commands/manifest';
-import { registerMcp } from './commands/mcp';
-import { registerPublish } from './commands/publish';
-import { registerRecall } from './commands/recall';
-import { registerLogKey } from './commands/receipt';
-import { registerTriage } from './commands/triage';
-import { registerVerify } from './commands/verify';
-import { registerWriterKey } from './commands/writer-key';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { terminalLines } from './format/output';
 import { type CliIo, processIo } from './io';
+import { pinNote } from './online';
 import { issueLines } from './read-input';
 
 const HELP_WIDTH = 100;
 
+/** How a command adds itself to the program (each `register*` of cli/commands/). */
+type Register = (program: Command, ctx: CommandContext) => void;
+
 /**
- * Builds the `reseal` program. Commands register themselves; each action records its exit code
- * through the context instead of calling `process.exit`, so the CLI runs in-process in tests.
+ * Every command, in `--help` order, by the module that registers it. A run imports only the
+ * module of the command it runs (all of them for the program's own help), so `--version`, an
+ * offline command and any command's `--help` load neither the AWS SDK nor the MCP SDK.
  */
-function buildProgram(ctx: CommandContext): Command {
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  manifest: async () => (await import('./commands/manifest')).registerManifest,
+  triage: async () => (await import('./commands/triage')).registerTriage,
+  guard: async () => (await import('./commands/guard')).registerGuard,
+  verify: async () => (await import('./commands/verify')).registerVerify,
+  publish: async () => (await import('./commands/publish')).registerPublish,
+  recall: async () => (await import('./commands/recall')).registerRecall,
+  export: async () => (await import('./commands/export')).registerExport,
+  inspect: async () => (await import('./commands/inspect')).registerInspect,
+  report: async () => (await import('./commands/report')).registerReport,
+  'log-key': async () => (await import('./commands/receipt')).registerLogKey,
+  pin: async () => (await import('./commands/pin')).registerPin,
+  mcp: async () => (await import('./commands/mcp')).registerMcp,
+  'writer-key': async () => (await import('./commands/writer-key')).registerWriterKey,
+  'lineage-id': async () => (await import('./commands/lineage-id')).registerLineageId,
+  deploy: async () => (await import('./commands/deploy')).registerDeploy,
+  destroy: async () => (await import('./commands/destroy')).registerDestroy,
+};
+
+/** The commands a run needs: the one named first (or after `help`), none for `--version`, else all. */
+function commandsFor(argv: readonly string[]): string[] {
+  const first = argv[0] === 'help' ? argv[1] : argv[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (argv.length === 1 && (argv[0] === '-V' || argv[0] === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
+
+/**
+ * Builds the `reseal` program with the commands `argv` needs. Commands register themselves; each
+ * action records its exit code through the context instead of calling `process.exit`, so the CLI
+ * runs in-process in tests.
+ */
+async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promise<Command> {
   const output = {
     writeOut: ctx.io.stdout,
     writeErr: ctx.io.stderr,
@@ -37,27 +62,17 @@ function buildProgram(ctx: CommandContext): Command {
   const program = new Command('reseal')
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
-        'verify --export, verify --receipt, inspect --export) need no AWS. Online commands (publish, recall, ' +
-        'export, export --receipt, log-key, verify --lineage, inspect --lineage, mcp) use the deployed stack: the ' +
-        'endpoint from AWS_ENDPOINT_URL, or real AWS.',
+        'verify --export, verify --receipt, inspect --export, report --export, deploy --dry-run) need no AWS. Online commands (publish, ' +
+        'recall, export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, report --lineage, mcp, deploy, destroy) use ' +
+        'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', `\n${EXIT_CODE_HELP}\n\nSee docs/cli.md for examples.`)
     .exitOverride()
     .configureOutput(output);
-  registerManifest(program, ctx);
-  registerTriage(program, ctx);
-  registerGuard(program, ctx);
-  registerVerify(program, ctx);
-  registerPublish(program, ctx);
-  registerRecall(program, ctx);
-  registerExport(program, ctx);
-  registerInspect(program, ctx);
-  registerLogKey(program, ctx);
-  registerMcp(program, ctx);
-  registerWriterKey(program, ctx);
-  registerLineageId(program, ctx);
+  const registers = await Promise.all(commandsFor(argv).map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+  for (const register of registers) register(program, ctx);
   for (const command of program.commands) {
     command.exitOverride().configureOutput(output);
   }
@@ -80,13 +95,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       exitCode = code;
     },
   };
-  const program = buildProgram(ctx);
   try {
+    const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
       io.stderr(program.helpInformation());
       return ExitCode.BAD_INPUT;
     }
     await program.parseAsync([...argv], { from: 'user' });
+    const note = exitCode === ExitCode.TAMPER ? pinNote(io) : null;
+    if (note) io.stderr(`${note}\n`);
     return exitCode;
   } catch (error) {
     return reportError(error, io);

@@ -1,17 +1,18 @@
+import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { FileCheckpointStore } from '../client/checkpoint-store';
-import { StackOutputsError } from '../client/errors';
-import { ResealClient } from '../client/reseal-client';
-import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
+import type { ResealClient } from '../client/reseal-client';
+import { DEFAULT_STACK_NAME } from '../client/stack-name';
+import {
+  DEFAULT_STACK_PIN_PATH,
+  type PinnedStack,
+  pinnedStackOf,
+  STACK_PIN_ENV,
+  StackPinSchema,
+} from '../client/stack-pin';
 import type { WriterSigner } from '../shared/ports/writer-signer';
-import { CliError } from './errors';
-import { ExitCode } from './exit-codes';
+import { BadInputError } from './errors';
 import type { CliIo } from './io';
+import { readSchemaFile } from './read-input';
 
 /** `--stack` option shared by the online commands. */
 export const STACK_OPTION = ['--stack <name>', 'CloudFormation stack of the deployment', DEFAULT_STACK_NAME] as const;
@@ -38,33 +39,72 @@ export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: strin
   return env.AWS_ENDPOINT_URL ? { region, endpoint: env.AWS_ENDPOINT_URL } : { region };
 }
 
+/** The stack pin file of this run: `RESEAL_STACK_FILE` when set, else `.reseal/stack.json` (docs/cli.md, "Pinning the stack"). */
+export function stackPinPath(io: CliIo): { readonly path: string; readonly explicit: boolean } {
+  const named = io.env[STACK_PIN_ENV];
+  const path = named || DEFAULT_STACK_PIN_PATH;
+  return { path: isAbsolute(path) ? path : resolve(io.cwd, path), explicit: Boolean(named) };
+}
+
 /**
- * A {@link ResealClient} for a deployed stack, its resources resolved from the stack's
- * CloudFormation outputs.
+ * The pinned stack of this run, or `null` when there is no pin file (at the default path; a file
+ * `RESEAL_STACK_FILE` names must exist).
  *
+ * @throws {BadInputError} (exit 2) when the file is missing although named, is not a valid pin
+ *   (naming the field), or pins another stack than `stackName`
+ */
+export async function readStackPin(io: CliIo, stackName: string): Promise<(PinnedStack & { path: string }) | null> {
+  const { path, explicit } = stackPinPath(io);
+  if (
+    !explicit &&
+    !(await access(path).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    return null;
+  }
+  const pin = pinnedStackOf(await readSchemaFile(io, path, StackPinSchema, 'stack pin'));
+  if (pin.stackName !== stackName) {
+    throw new BadInputError(
+      `${path}: pins stack ${pin.stackName}, not ${stackName}; run \`reseal pin --stack ${stackName}\` or set ${STACK_PIN_ENV} to its pin`,
+    );
+  }
+  return { ...pin, path };
+}
+
+/** The pin file each run's client was built from, for the note on a failed verification ({@link pinNote}). */
+const pinsUsed = new WeakMap<CliIo, string>();
+
+/**
+ * What to tell the user when a verification failed under pinned keys: they were not re-read, and
+ * how to re-pin after a redeploy. `null` when the run used no pin.
+ */
+export function pinNote(io: CliIo): string | null {
+  const path = pinsUsed.get(io);
+  if (path === undefined) return null;
+  return `note: the log and guard keys came from the stack pin ${path}, not from KMS: a checkpoint or refusal that does not verify under them is reported as such and never checked again with a fresh key. If the stack was redeployed with new keys, find out why, then run \`reseal pin\` again.`;
+}
+
+/**
+ * A {@link ResealClient} for a deployed stack: its resources and the log and guard keys from the
+ * stack pin when there is one ({@link readStackPin}: no `DescribeStacks`, no `GetPublicKey`),
+ * else from the stack's CloudFormation outputs and KMS.
+ *
+ * @param options.pin - `false` to ignore any pin (`reseal pin` itself)
  * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
+ * @throws {BadInputError} (exit 2) when the pin file is not valid or pins another stack
  */
 export async function connect(
   io: CliIo,
   stackName: string,
-  options: { readonly checkpointStore?: string; readonly writer?: WriterSigner } = {},
+  options: { readonly checkpointStore?: string; readonly pin?: boolean; readonly writer?: WriterSigner } = {},
 ): Promise<ResealClient> {
   const storePath = checkpointStorePath(io, options.checkpointStore);
   if (io.connect) return io.connect(stackName, storePath, options.writer);
-  const config = sdkConfig(io.env);
-  try {
-    const outputs = await resolveStackOutputs(stackName, new CloudFormationClient(config));
-    return new ResealClient(outputs, {
-      sqs: new SQSClient(config),
-      eventBridge: new EventBridgeClient(config),
-      dynamodb: new DynamoDBClient(config),
-      kms: new KMSClient(config),
-      nowMs: io.nowMs,
-      ...(options.writer ? { writer: options.writer } : {}),
-      ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
-    });
-  } catch (error) {
-    if (error instanceof StackOutputsError) throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });
-    throw error;
-  }
+  const pin = options.pin === false ? null : await readStackPin(io, stackName);
+  if (pin) pinsUsed.set(io, pin.path);
+  // The AWS SDK is loaded here, on the first online call, never at start.
+  const { connectStack } = await import('./online-client');
+  return connectStack(io, stackName, storePath, pin, options.writer);
 }

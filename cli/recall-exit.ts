@@ -1,4 +1,5 @@
 import { TimeoutError } from '../client/errors';
+import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { RefusalCode } from '../shared/pipeline/messages';
 import { deltaExitCode } from './commands/triage';
@@ -42,10 +43,10 @@ export function recallRefusalHint(recall: VerifiedRecall): string | null {
       return `no such record: lineage ${recall.lineageId}${missing ? ` has no ${missing}` : ' has no sealed record'} (check --lineage, --seq, --residual-id)`;
     }
     case RecallEnd.INVALID_REQUEST:
-      return `the triage function refused the request as invalid: ${recall.refusal?.reason ?? recall.reason}`;
+      return `the triage function refused the request as invalid (unproven): ${untrustedRecallText(recall).reason}`;
     case RecallEnd.NOT_INTACT:
       if (recall.detectedBy === 'triage' && recall.refusal?.code !== RefusalCode.VERIFICATION_FAILED) {
-        return `the triage function refused the recall with ${recall.refusal ? `refusal code ${recall.refusal.code}` : 'no refusal code'} (${recall.refusal?.reason || 'no reason'}): treat this memory as untrusted`;
+        return `the triage function refused the recall with ${recall.refusal ? `refusal code ${recall.refusal.code}` : 'no refusal code'} (its reason, unproven, is in the untrusted section): treat this memory as untrusted`;
       }
       return `the record or its answer is not proven (${recall.verdict}): no triage; treat this memory as untrusted`;
     case RecallEnd.UNTRIAGEABLE:

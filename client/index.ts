@@ -40,10 +40,12 @@ export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reade
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export {
+  type LineageAuthentication,
   type LineageReader,
   ResealClient,
   type ResealClientDeps,
   type VerifyLineageOptions,
+  type VerifyStoredLineageOptions,
 } from './reseal-client';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,

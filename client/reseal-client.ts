@@ -12,6 +12,7 @@ import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
@@ -102,6 +103,18 @@ export interface VerifyLineageOptions {
   readonly pageSize?: number;
 }
 
+/** How {@link ResealClient.verifyStoredLineage} authenticates the records (docs/verifiable-log.md, "Verifying a whole lineage"). */
+export type LineageAuthentication = 'signed-tree' | 'macs';
+
+/** Options of {@link ResealClient.verifyStoredLineage}. */
+export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
+  /**
+   * `macs`: one KMS `VerifyMac` per record (the audit); `signed-tree`: no MAC call, every record
+   * proven a leaf of the newest signed checkpoint (`verifyLineageBySignedTree`). @default 'macs'
+   */
+  readonly authentication?: LineageAuthentication;
+}
+
 /**
  * The agent-side client of a deployed Reseal stack: publishes residual writes to SQS, requests
  * recalls on EventBridge, waits for triage reports, and reads, exports and verifies lineages.
@@ -130,6 +143,7 @@ export class ResealClient {
   readonly #outcomes: WriteOutcomes;
   readonly #nowMs: () => number;
   readonly #inceptionPolicy: LineagePolicy | null;
+  readonly #guardKey: () => Promise<NoteVerifierKey>;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
@@ -160,10 +174,11 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
     });
     this.#recalls = new Recalls({ store: this.#store, log: this.#log, publisher: this.#publisher, ...clock });
+    this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
     this.#outcomes = new WriteOutcomes({
       store: this.#store,
       log: this.#log,
-      guardKey: pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName)),
+      guardKey: this.#guardKey,
       logName: outputs.logName,
       ...clock,
     });
@@ -312,6 +327,11 @@ export class ResealClient {
     return this.#log.key();
   }
 
+  /** The guard's verifier key (pinned, or read once from KMS), which checks the guard's signed refusals. */
+  guardKey(): Promise<NoteVerifierKey> {
+    return this.#guardKey();
+  }
+
   // --- reads, export and verification ---
 
   /** The lineage's head item as stored (not a trusted checkpoint), or `null` before its first record. */
@@ -369,13 +389,19 @@ export class ResealClient {
    * shared/log/stored-lineage.ts; `reseal verify --lineage`): {@link ResealClient.verifyLineage},
    * then {@link ResealClient.checkWalkAgainstLog}.
    *
+   * With `authentication: 'signed-tree'`, no MAC call: `verifyLineageBySignedTree`.
+   *
    * @returns the verification and what the log showed (`log: null`: nothing to compare)
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
-  async verifyStoredLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<WalkAgainstLog> {
+  async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<WalkAgainstLog> {
+    const walk = this.#walkOptions(lineageId, options);
     return this.#unlessWiped(
       lineageId,
-      () => verifyStoredLineage(this.#store, this.#log.view(), this.#walkOptions(lineageId, options)),
+      () =>
+        options.authentication === 'signed-tree'
+          ? verifyLineageBySignedTree(this.#store, this.#log.view(), { ...walk, macKeyId: this.outputs.macKeyArn })
+          : verifyStoredLineage(this.#store, this.#log.view(), walk),
       (verification) => ({ verification, log: null }),
     );
   }

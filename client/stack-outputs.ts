@@ -1,8 +1,9 @@
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { StackOutputsError } from './errors';
 
-/** Default CloudFormation stack name of a Reseal deployment (`cdk deploy ResealStack`). */
-export const DEFAULT_STACK_NAME = 'ResealStack';
+import { DEFAULT_STACK_NAME } from './stack-name';
+
+export { DEFAULT_STACK_NAME };
 
 /**
  * Every CloudFormation output of a deployed Reseal stack, by its output name: the names are

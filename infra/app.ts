@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { App, RemovalPolicy } from 'aws-cdk-lib';
 import { ResealStack } from './reseal-stack';
+import { WitnessStack } from './witness-stack';
 
 /**
  * The CDK app: one stack, `ResealStack`. Context values (`-c name=value` or cdk.json):
@@ -9,7 +10,10 @@ import { ResealStack } from './reseal-stack';
  * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
  *   (only for emulators that do not set it themselves; never for real AWS);
  * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
- * - `stackName`: deploy under another name (default `ResealStack`).
+ * - `stackName`: deploy under another name (default `ResealStack`);
+ * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
+ *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
+ *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before.
  */
 const app = new App();
 
@@ -39,3 +43,16 @@ new ResealStack(app, 'ResealStack', {
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
+
+const witnessLogKeys = context('witnessLogKeys');
+if (witnessLogKeys !== undefined) {
+  new WitnessStack(app, 'ResealWitnessStack', {
+    stackName: context('witnessStackName'),
+    description: 'Reseal witness: C2SP tlog-witness cosigning the deployment log',
+    logKeys: witnessLogKeys,
+    witnessName: context('witnessName'),
+    removalPolicy,
+    endpointOverride: context('endpointOverride'),
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  });
+}

@@ -3,7 +3,7 @@ import type { ResealClient } from '../client/reseal-client';
 import type { SnapshotSource } from '../client/snapshot-providers';
 import { InvalidInputError } from '../shared/errors';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
-import type { SnapshotUse } from './tool-results';
+import type { SnapshotUse } from './snapshot-use';
 
 /** Longest a tool waits for a write's outcome or a recall's report by default, in ms (below MCP's 60 s request timeout). */
 export const DEFAULT_TOOL_WAIT_MS = 45_000;

@@ -1,9 +1,34 @@
 import { LogVerificationError } from '../client/errors';
+import type { LatestCheckpoint } from '../client/log-reader';
 import { formatVerifierKey } from '../shared/log/note-key';
+import { escapedText } from '../shared/schemas/escaped-text';
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
+import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
-import { type LogCheck, type LogFailure, tailCheckpoint } from './tool-results';
+import { tailCheckpoint } from './tail-checkpoint';
+
+/** Why the signed log does not verify: the client's verdict and its reason (e.g. a rollback, a fork). */
+export interface LogFailure {
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+}
+
+/**
+ * What the server learnt of a lineage's signed log before a walk (`reseal_verify`,
+ * `reseal_inspect`): the latest signed checkpoint (verified, consistent with the kept one:
+ * docs/verifiable-log.md, "Checkpoints the client keeps"), the head of its last record (proven
+ * by inclusion), or why the log does not verify.
+ */
+export interface LogCheck {
+  readonly latest: LatestCheckpoint | null;
+  /** The last record of `latest`, proven by inclusion; `null` when not needed or not proven. */
+  readonly signedHead: ChainCheckpoint | null;
+  /** Why the signed log does not verify (rollback, fork, forged note, unprovable record), or `null`. */
+  readonly failure: LogFailure | null;
+  /** The log's verifier key, C2SP vkey. */
+  readonly logKey: string;
+}
 
 /** The head of a record the client proved (its receipt's record is the proven one). */
 async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<ChainCheckpoint> {
@@ -11,10 +36,10 @@ async function provenHead(client: McpClient, lineageId: string, seq: number): Pr
   return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
 }
 
-/** A signed log that does not verify, as data; anything else the client threw is thrown again. */
+/** A signed log that does not verify, as data (its reason escaped: it may quote a stored field); anything else the client threw is thrown again. */
 function logFailure(error: unknown): LogFailure {
   if (!(error instanceof LogVerificationError)) throw error;
-  return { verdict: error.verdict, reason: error.reason };
+  return { verdict: error.verdict, reason: escapedText(error.reason) };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { CallToolResult, McpServer, StandardSchemaWithJSON, ToolAnnotations
 import { z } from 'zod';
 import { InvalidInputError } from '../shared/errors';
 import { parseInput } from '../shared/schemas/parse';
-import { errorResult } from './tool-results';
+import { errorResult } from './error-result';
 
 type JsonSchemaTarget = NonNullable<Parameters<typeof z.toJSONSchema>[1]>['target'];
 

@@ -5,10 +5,12 @@
  * replays a runner-image snapshot series through it (`runDemo`), prints the summary, and always
  * stops what it started: on success, on failure, on Ctrl-C and on SIGTERM.
  */
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { clientOutputsFrom } from '../client/stack-outputs';
-import { awsBackend } from './demo/aws-backend';
+import { awsBackend, awsReportReader } from './demo/aws-backend';
+import { demoReportPage } from './demo/demo-report';
 import { formatSummary } from './demo/format';
 import { runDemo } from './demo/run-demo';
 import { loadSnapshots, SnapshotFileError, sliceSnapshots } from './demo/snapshots';
@@ -17,6 +19,8 @@ import { type Emulator, ROOT, startEmulator } from './emulator/emulator';
 
 /** The series replayed when `--snapshots` is not given. */
 export const DEFAULT_SNAPSHOTS = join(ROOT, 'examples', 'runner-images', 'ubuntu-24.04.jsonl');
+/** Where the run's report page goes (docs/demo.md, "The report"); `.demo-output/` is gitignored. */
+export const DEFAULT_REPORT = join(ROOT, '.demo-output', 'report.html');
 /** Default step through the series (see docs/demo.md, "Timing"). */
 export const DEFAULT_EVERY = 1;
 
@@ -34,6 +38,7 @@ interface Flags {
   concurrency?: number;
   runId?: string;
   json?: boolean;
+  report: string | false;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -59,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       return raw;
     })
     .option('--json', 'print the summary as JSON on stdout (progress goes to stderr)')
+    .option('--report <file>', 'write the report page (HTML) here', DEFAULT_REPORT)
+    .option('--no-report', 'write no report page')
     .showHelpAfterError()
     .exitOverride();
   try {
@@ -134,6 +141,19 @@ async function main(argv: string[]): Promise<number> {
       log: (line) => say(`[demo] ${line}`),
       signal: aborter.signal,
     });
+    if (flags.report !== false) {
+      // Read back and verified by a client of its own after the run, so the edited record shows.
+      const reader = awsReportReader({
+        outputs: clientOutputsFrom({ ...outputs }),
+        clientConfig: clientConfig(emulator.endpoint),
+      });
+      const page = await demoReportPage(summary, reader, Date.now());
+      const { reportHtml } = await import('../cli/report/report-html');
+      const path = resolve(flags.report);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, reportHtml(page));
+      say(`[demo] report: ${relative(process.cwd(), path) || path} (open it in a browser; docs/demo.md, "The report")`);
+    }
     if (flags.json) console.log(JSON.stringify({ ...summary, totalMs: Date.now() - started }, null, 2));
     else {
       console.log('');

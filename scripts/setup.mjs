@@ -3,12 +3,16 @@
 // (it runs before node_modules exists):
 //   1. `npm ci` when node_modules is missing or older than package-lock.json;
 //   2. the emulator's pinned Python virtual environment (.emulator/venv) unless
-//      AWS_ENDPOINT_URL names an endpoint to use instead.
+//      AWS_ENDPOINT_URL names an endpoint to use instead;
+//   3. the Python package's development environment (.python-venv/, scripts/python-setup.mjs).
+//   4. for `npm test` (and `npm run setup`), Debian's `chromium` package for the report's browser
+//      test, with apt-get when run as root; otherwise it says how to install it.
 // Idempotent: a second run with nothing to do finishes in milliseconds.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setupPython } from './python-setup.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -43,5 +47,25 @@ if (process.env.AWS_ENDPOINT_URL) {
     run(python, ['-m', 'venv', '--clear', venv]);
     run(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '-r', requirements]);
     writeFileSync(stamp, wanted);
+  }
+}
+
+// 3. The Python package (python/), tested by `npm test` (docs/python.md).
+setupPython();
+
+// 4. Chromium for the browser test of `reseal report` (test/unit/cli/report-page.test.ts).
+const chromiumPaths = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+const forTests = ['pretest', 'setup'].includes(process.env.npm_lifecycle_event ?? '');
+if (forTests && !process.env.RESEAL_CHROMIUM && !chromiumPaths.some((path) => existsSync(path))) {
+  if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    console.log("[setup] installing Debian's chromium package for the report's browser test");
+    run('apt-get', ['update', '-qq'], { env });
+    run('apt-get', ['install', '-y', '-qq', 'chromium'], { env });
+  } else {
+    console.warn(
+      "[setup] no Chromium found: the report's browser test will fail. Install Debian's package " +
+        '(`sudo apt-get install chromium`), or set RESEAL_CHROMIUM to a Chromium or Chrome binary.',
+    );
   }
 }

@@ -19,7 +19,10 @@
  * | {@link StaleWriteError}        | no        | the guard refuses the same request again; re-probe first   |
  * | {@link NoteVerificationError}  | no        | the note's signatures do not change                        |
  * | {@link CheckpointOriginMismatchError} | no | the checkpoint names another log                          |
+ * | {@link WitnessRequestFormatError} | no     | the add-checkpoint request itself is refused (HTTP 400)    |
+ * | {@link PolicyFormatError}      | no        | the tlog policy text is refused                            |
  * | {@link MerkleNodeMissingError} | no        | the node is lost, not late (nodes are written with records) |
+ * | {@link IndexNodeMissingError}  | no        | the index node is lost or was edited (nodes are content-addressed) |
  * | {@link LogStateError}          | no        | the stored log state does not authenticate                 |
  * | {@link OutcomeVerificationError} | no      | the statement does not check                               |
  * | {@link AnchorKeyMismatchError} | no        | the anchor holds another key                               |
@@ -422,6 +425,33 @@ export class OutcomeVerificationError extends ResealError {
   }
 }
 
+// --- Witness and client policy (docs/witness.md) ------------------------------------------------
+
+/**
+ * An `add-checkpoint` request body (C2SP tlog-witness) is malformed: the old size line, a
+ * consistency proof line, the blank line or the size relation. The witness answers it with
+ * "400 Bad Request". One issue at path `old`, `proof.<i>`, `checkpoint` or `""`.
+ */
+export class WitnessRequestFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('add-checkpoint request', [{ path, message }], options);
+    this.name = 'WitnessRequestFormatError';
+  }
+}
+
+/**
+ * A C2SP tlog-policy text (or the maximum age that goes with it) is malformed: an unknown
+ * keyword, a vkey of the wrong type, a duplicate key or name, a group threshold out of range,
+ * a name used before its definition, no or several quorum lines. One issue at path
+ * `line <n>` (1-based) or `""`.
+ */
+export class PolicyFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('tlog policy', [{ path, message }], options);
+    this.name = 'PolicyFormatError';
+  }
+}
+
 // --- The lineage store (shared/ports/lineage-store.ts) -------------------------------------------
 
 /**
@@ -519,5 +549,41 @@ export class DuplicateResidualError extends ResealError {
     this.name = 'DuplicateResidualError';
     this.residualId = residualId;
     this.existing = existing;
+  }
+}
+
+/**
+ * A verifiable-index proof is malformed: not the binary layout or JSON form of
+ * docs/verifiable-index.md, "Proofs" (bad version or kind, a depth beyond 256, bitmap padding
+ * set, too few or too many bytes). Extends {@link InvalidInputError} with one issue at `path`.
+ */
+export class IndexProofFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('index proof', [{ path, message }], options);
+    this.name = 'IndexProofFormatError';
+  }
+}
+
+/**
+ * A node of the verifiable index is not in its store, or the stored content does not hash to the
+ * address it is stored under (edited behind the index: docs/verifiable-index.md, "Node store").
+ * Not retryable: nodes are written before the root that names them is returned.
+ */
+export class IndexNodeMissingError extends ResealError {
+  readonly retryable = false;
+  /** The node's hash (its address), 64 lowercase hex characters. */
+  readonly nodeHash: string;
+  /** `true` when a node was stored under the address but its content hashes to another. */
+  readonly corrupt: boolean;
+  constructor(nodeHash: string, corrupt: boolean, options?: ErrorOptions) {
+    super(
+      corrupt
+        ? `index node ${nodeHash} is stored with content that hashes to another node`
+        : `index node ${nodeHash} is not stored`,
+      options,
+    );
+    this.name = 'IndexNodeMissingError';
+    this.nodeHash = nodeHash;
+    this.corrupt = corrupt;
   }
 }

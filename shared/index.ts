@@ -7,6 +7,8 @@
  * - Sealing and lineage verification (docs/sealing.md).
  * - Differential seal triage (docs/triage.md).
  * - Verifiable log per lineage: RFC 9162 Merkle tree, C2SP checkpoints and signed notes (docs/verifiable-log.md).
+ * - Witness and client policy: C2SP tlog-witness, cosignature/v1, tlog-policy with a maximum age (docs/witness.md).
+ * - Verifiable index: the sparse Merkle map of lineage heads and residual ids, its proofs and batched updates (docs/verifiable-index.md).
  * - Wire schemas of the pipeline's messages and the ports its adapters implement (docs/pipeline.md).
  *
  * One barrel with named exports; files inside `shared/` import each other directly.
@@ -36,6 +38,8 @@ export {
   CheckpointOriginMismatchError,
   DuplicateResidualError,
   HeaderTooLargeError,
+  IndexNodeMissingError,
+  IndexProofFormatError,
   type InputIssue,
   InvalidInputError,
   isRetryable,
@@ -47,6 +51,7 @@ export {
   NoteFormatError,
   NoteVerificationError,
   OutcomeVerificationError,
+  PolicyFormatError,
   type ReportedHead,
   ResealError,
   type ResidualLocation,
@@ -56,6 +61,7 @@ export {
   StaleWriteError,
   StrictJsonError,
   StrictJsonFailure,
+  WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
@@ -66,6 +72,58 @@ export {
   type WriteVerdict,
   WriteVerdictSchema,
 } from './guard/verdict';
+export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
+export {
+  entryDigest,
+  entryKey,
+  type IndexEntry,
+  IndexEntrySchema,
+  type LineageIndexValue,
+  LineageIndexValueSchema,
+  parseIndexEntry,
+  type ResidualIndexValue,
+  ResidualIndexValueSchema,
+} from './index/index-entry';
+export {
+  emptyIndexHash,
+  INDEX_HASH_BYTES,
+  indexLeafHash,
+  indexNodeHash,
+  isEmptyIndexHash,
+} from './index/index-hashing';
+export {
+  type IndexKey,
+  IndexKeySchema,
+  indexKeyPath,
+  KEY_PATH_BITS,
+  type LineageIndexKey,
+  parseIndexKey,
+  type ResidualIndexKey,
+} from './index/index-key';
+export {
+  decodeIndexProof,
+  encodeIndexProof,
+  type IndexProof,
+  type IndexProofJson,
+  IndexProofJsonSchema,
+  indexProofFromJson,
+  indexProofToJson,
+} from './index/index-proof';
+export {
+  checkIndexAbsence,
+  checkIndexPresence,
+  type IndexProofFinding,
+  IndexProofFindingCode,
+} from './index/index-proof-check';
+export {
+  admitUpdate,
+  type IndexUpdate,
+  type IndexUpdateFinding,
+  IndexUpdateSchema,
+  parseIndexUpdates,
+} from './index/index-update';
+export { MemoryIndexNodeStore } from './index/memory-index-node-store';
+export { type IndexKeyProof, proveIndexKey } from './index/prove-index-key';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
@@ -123,6 +181,7 @@ export {
   TriageCompletedDetailSchema,
 } from './pipeline/messages';
 export type { EventPublisher } from './ports/event-publisher';
+export type { IndexNode, IndexNodeStore } from './ports/index-node-store';
 export type { LineageStore } from './ports/lineage-store';
 export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
 export type { NoteSigner } from './ports/note-signer';
@@ -158,6 +217,57 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/sealed-dependency-manifest';
+export {
+  type AddCheckpointRequest,
+  formatAddCheckpointRequest,
+  MAX_PROOF_LINES,
+  MAX_REQUEST_BYTES,
+  parseAddCheckpointRequest,
+} from './witness/add-checkpoint-request';
+export {
+  attachCosignatures,
+  conflictResponse,
+  cosignedResponse,
+  parseConflictSize,
+  refusalResponse,
+  TLOG_SIZE_CONTENT_TYPE,
+  type WitnessResponse,
+  WitnessStatus,
+} from './witness/add-checkpoint-response';
+export {
+  COSIGNATURE_V1_BYTES,
+  claimsCosigner,
+  cosign,
+  cosignatureMessage,
+  formatSignatureLine,
+  verifyCosignature,
+} from './witness/cosignature';
+export {
+  COSIGNATURE_V1_TYPE,
+  type CosignerKey,
+  cosignerKey,
+  cosignerKeyHash,
+  formatCosignerKey,
+  parseCosignerKey,
+} from './witness/cosigner-key';
+export {
+  checkPolicy,
+  type PolicyAccepted,
+  type PolicyCheckInput,
+  PolicyRefusal,
+  type PolicyRefused,
+  quorumMet,
+} from './witness/policy-check';
+export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } from './witness/tlog-policy';
+export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
+export {
+  type AdmittedCheckpoint,
+  admitCheckpoint,
+  type CosignDecision,
+  decideAddCheckpoint,
+  type WitnessRefusal,
+} from './witness/witness-decision';
+export type { WitnessState } from './witness/witness-state';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';

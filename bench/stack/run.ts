@@ -9,8 +9,8 @@
  *
  * `npm run bench:stack -- --help` lists the counts it takes.
  */
-import { readFileSync } from 'node:fs';
-import { arch, cpus, platform, totalmem } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { arch, cpus, platform, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
@@ -35,6 +35,7 @@ import {
   measureRecalls,
   measureWriteFloor,
   measureWrites,
+  pinBenchStack,
   sealInProcess,
 } from './stack-bench';
 import {
@@ -114,6 +115,8 @@ const PROXY_HOST = '127.0.0.2';
 interface Started {
   emulator?: Emulator;
   proxies: CountingProxy[];
+  /** Temporary directories to remove at the end. */
+  dirs: string[];
 }
 
 async function setUp(started: Started, log: (line: string) => void): Promise<BenchStack> {
@@ -180,7 +183,7 @@ async function main(argv: readonly string[]): Promise<void> {
   if (process.env.AWS_ENDPOINT_URL) checkEndpoint(process.env.AWS_ENDPOINT_URL);
   const prices = loadPrices();
   const log = (line: string) => console.error(`[bench:stack] ${line}`);
-  const started: Started = { proxies: [] };
+  const started: Started = { proxies: [], dirs: [] };
   const runStarted = performance.now();
   try {
     const stack = await setUp(started, log);
@@ -225,6 +228,11 @@ async function main(argv: readonly string[]): Promise<void> {
       }),
     );
 
+    // The CLI's stack pin (docs/cli.md, "Pinning the stack"), written once through the counting proxy.
+    const pinDir = mkdtempSync(join(tmpdir(), 'reseal-bench-pin-'));
+    started.dirs.push(pinDir);
+    const pinFile = join(pinDir, 'stack.json');
+    await pinBenchStack(stack, pinFile);
     const recalls: Measured[] = [];
     const audits: Measured[] = [];
     const auditFloors: Floor[] = [];
@@ -236,9 +244,14 @@ async function main(argv: readonly string[]): Promise<void> {
       );
       const seq = Math.floor((await headSeq(stack, id)) / 2);
       recalls.push(await measureRecalls(stack, bench, `recall by seq, ${n} records`, id, { seq }, options.recalls));
-      log(`audit of a ${n}-record lineage (reseal verify --lineage)`);
-      audits.push(await measureAudit(stack, `verify --lineage, ${n} records`, id, n));
-      auditFloors.push(await measureAuditFloor(stack, id));
+      log(`audits of a ${n}-record lineage (reseal verify --lineage: signed tree, pinned; then --audit-macs)`);
+      const floor = await measureAuditFloor(stack, id);
+      audits.push(await measureAudit(stack, `verify --lineage, ${n} records`, id, n, { pinFile }));
+      auditFloors.push(floor);
+      audits.push(
+        await measureAudit(stack, `verify --lineage --audit-macs, ${n} records`, id, n, { auditMacs: true, pinFile }),
+      );
+      auditFloors.push(floor);
     }
 
     const monthly = monthlyCost(await fixedResources(stack.endpoint), prices);
@@ -283,6 +296,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } finally {
     for (const proxy of started.proxies) await proxy.close();
     await started.emulator?.stop();
+    for (const dir of started.dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -282,27 +282,28 @@ export async function measureRecalls(
 }
 
 /**
- * `reseal verify --lineage <lineageId>` run in-process, its AWS calls through the CLI's counting
- * proxy (the CLI makes its own SDK clients from `AWS_ENDPOINT_URL`).
+ * Runs the `reseal` CLI in-process, its AWS calls through the CLI's counting proxy (the CLI makes
+ * its own SDK clients from `AWS_ENDPOINT_URL`), with `env` added to the process environment.
  *
- * @throws {Error} when the CLI does not exit 0 (an intact lineage)
+ * @returns the exit code, standard output and error, and the wall time
  */
-export async function measureAudit(
+export async function runBenchCli(
   stack: BenchStack,
-  name: string,
-  lineageId: string,
-  records: number,
-): Promise<Measured> {
-  const before = stack.cli.calls.snapshot();
+  argv: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ code: number; stdout: string; stderr: string; elapsedMs: number }> {
   // The CLI's SDK clients take credentials from the process environment (the SDK's chain), not
   // from `io.env`: the emulator's test credentials are set for the run, then put back.
   const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
   process.env.AWS_ACCESS_KEY_ID = 'test';
   process.env.AWS_SECRET_ACCESS_KEY = 'test';
   const started = Date.now();
+  let stdout = '';
   let stderr = '';
-  const code = await runCli(['verify', '--lineage', lineageId, '--json'], {
-    stdout: () => undefined,
+  const code = await runCli(argv, {
+    stdout: (text) => {
+      stdout += text;
+    },
     stderr: (text) => {
       stderr += text;
     },
@@ -312,6 +313,7 @@ export async function measureAudit(
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
+      ...env,
     },
     nowMs: () => Date.now(),
     cwd: process.cwd(),
@@ -320,15 +322,52 @@ export async function measureAudit(
     restoreEnv('AWS_ACCESS_KEY_ID', saved.id);
     restoreEnv('AWS_SECRET_ACCESS_KEY', saved.secret);
   });
-  const elapsed = Date.now() - started;
-  if (code !== 0) throw new Error(`reseal verify --lineage ${lineageId} exited ${code}: ${stderr.slice(-500)}`);
+  return { code, stdout, stderr, elapsedMs: Date.now() - started };
+}
+
+/**
+ * `reseal pin` through the CLI's counting proxy, into `path` (docs/cli.md, "Pinning the stack"):
+ * later CLI runs given `RESEAL_STACK_FILE=path` make no `DescribeStacks` and no `GetPublicKey`.
+ * @throws {Error} when the CLI does not exit 0
+ */
+export async function pinBenchStack(stack: BenchStack, path: string): Promise<void> {
+  const run = await runBenchCli(stack, ['pin', '--json'], { RESEAL_STACK_FILE: path });
+  if (run.code !== 0) throw new Error(`reseal pin exited ${run.code}: ${run.stderr.slice(-500)}`);
+}
+
+/** How {@link measureAudit} runs `reseal verify --lineage`. */
+export interface AuditMode {
+  /** `--audit-macs`: one KMS `VerifyMac` per record instead of the signed tree. */
+  readonly auditMacs?: boolean;
+  /** A stack pin file (`reseal pin`) the CLI reads, so it makes no `DescribeStacks` or `GetPublicKey`. */
+  readonly pinFile?: string;
+}
+
+/**
+ * `reseal verify --lineage <lineageId>` run in-process, its AWS calls through the CLI's counting
+ * proxy: by default the signed-tree verification, with `auditMacs` the MAC audit.
+ *
+ * @throws {Error} when the CLI does not exit 0 (an intact lineage)
+ */
+export async function measureAudit(
+  stack: BenchStack,
+  name: string,
+  lineageId: string,
+  records: number,
+  mode: AuditMode = {},
+): Promise<Measured> {
+  const before = stack.cli.calls.snapshot();
+  const argv = ['verify', '--lineage', lineageId, '--json', ...(mode.auditMacs ? ['--audit-macs'] : [])];
+  const run = await runBenchCli(stack, argv, mode.pinFile ? { RESEAL_STACK_FILE: mode.pinFile } : {});
+  if (run.code !== 0)
+    throw new Error(`reseal verify --lineage ${lineageId} exited ${run.code}: ${run.stderr.slice(-500)}`);
   const client = countsSince(stack.cli.calls.snapshot(), before);
   return {
     name,
     operations: 1,
     records,
-    seconds: elapsed / 1000,
-    latenciesMs: [elapsed],
+    seconds: run.elapsedMs / 1000,
+    latenciesMs: [run.elapsedMs],
     client,
     functions: null,
     lambda: null,

@@ -14,6 +14,7 @@ import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines, jsonText } from '../format/output';
 import { refusalsJson, refusalsText, timelineJson, timelineText } from '../format/timeline';
+import { untrustedJson, untrustedText } from '../format/untrusted-section';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
@@ -73,7 +74,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       } else {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
-        const bar = progressBar(ctx.io, `reading ${lineageId}`);
+        const bar = progressBar(ctx.io, `reading ${lineageId}`, { quiet: options.json === true });
         const exported = await client
           .exportLineage(lineageId, { onProgress: bar.update })
           .catch((error: unknown) => {
@@ -101,16 +102,20 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       }
       const rows = timelineRows(records, verification);
       // --- inspect --lineage: the lineage's rejections and conflicts after the timeline ---
+      // What it cannot vouch for is shown once, last, escaped (docs/cli.md, "Untrusted data").
+      const untrusted = { rows, rejections: refusals?.rejections ?? [], conflicts: refusals?.conflicts ?? [] };
       ctx.io.stdout(
         options.json
           ? jsonText({
               ...timelineJson(lineageId, rows, verification),
               ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
+              untrusted: untrustedJson(untrusted),
             })
           : timelineText(lineageId, rows, verification) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
-              (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : ''),
+              (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : '') +
+              untrustedText(untrusted),
       );
       // --- end inspect refusals ---
       ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);

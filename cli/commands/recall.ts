@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { escapedText } from '../../shared/schemas/escaped-text';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
@@ -6,7 +7,7 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText, terminalText } from '../format/output';
+import { jsonText } from '../format/output';
 import { recallJson, recallText } from '../format/recall';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { readSchemaFile } from '../read-input';
@@ -80,8 +81,8 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       );
       ctx.io.stdout(options.json ? jsonText(recallJson(recall)) : recallText(recall));
       const hint = recallRefusalHint(recall);
-      // A hint may quote a stored reason: shown escaped, as every stored string is (cli/format/output.ts).
-      if (hint) ctx.io.stderr(`${terminalText(hint)}\n`);
+      // A hint may quote a stored reason: shown escaped, as every stored string is (shared/schemas/escaped-text.ts).
+      if (hint) ctx.io.stderr(`${escapedText(hint)}\n`);
       ctx.exit(recallExitCode(recall));
     });
 }

@@ -20,6 +20,7 @@ import { readSchemaFile } from '../read-input';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
+  readonly auditMacs?: boolean;
   readonly checkpointStore?: string;
   readonly export?: string;
   readonly receipt?: string;
@@ -44,7 +45,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .command('verify')
     .summary('verify a sealed chain: an export file (offline) or a stored lineage (online)')
     .description(
-      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such.',
+      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such. --lineage authenticates the stored records by the signed tree (every record proven a leaf of the newest signed checkpoint, no MAC call) unless --audit-macs asks for one KMS VerifyMac per record.',
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
@@ -52,6 +53,10 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .option(
       '--log-key <KEY>',
       'with --receipt: the log verifier key (reseal log-key prints it; default $RESEAL_LOG_KEY)',
+    )
+    .option(
+      '--audit-macs',
+      'with --lineage: check every record MAC with KMS VerifyMac (one call per record) instead of proving each record in the signed tree',
     )
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
     .option('--json', 'print the result as JSON (snake_case)')
@@ -66,6 +71,11 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
       if (sources.length !== 1) {
         throw new BadInputError(
           'verify: give exactly one of --export <LINEAGE.json>, --lineage <id> or --receipt <RECEIPT.json>',
+        );
+      }
+      if (options.auditMacs && options.lineage === undefined) {
+        throw new BadInputError(
+          'verify: --audit-macs applies to --lineage only (--export checks MACs whenever a key is pinned)',
         );
       }
       if (options.receipt !== undefined) {
@@ -147,14 +157,17 @@ async function verifyStoredLineage(
 ): Promise<{ result: ChainVerification; context: VerificationContext }> {
   const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
   const kept = await keptCheckpointOf(client, lineageId);
-  const bar = progressBar(ctx.io, `verifying ${lineageId}`);
-  // The walk (a MAC per record) tied to the signed log: its last record must be the last leaf of
-  // the latest signed checkpoint, consistent with the one kept (docs/verifiable-log.md).
+  const bar = progressBar(ctx.io, `verifying ${lineageId}`, { quiet: options.json === true });
+  // The walk tied to the signed log: its last record must be the last leaf of the latest signed
+  // checkpoint, consistent with the one kept; by default every record is proven a leaf of that
+  // tree and no MAC is called, --audit-macs checks each MAC with KMS (docs/verifiable-log.md).
+  const authentication = options.auditMacs ? 'macs' : 'signed-tree';
   let walked: WalkAgainstLog;
   try {
     walked = await client.verifyStoredLineage(lineageId, {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
       onProgress: bar.update,
+      authentication,
     });
   } finally {
     bar.finish();
@@ -165,11 +178,12 @@ async function verifyStoredLineage(
     result,
     context: {
       lineageId,
-      macCheck: MacCheck.KMS,
+      macCheck: options.auditMacs ? MacCheck.KMS : MacCheck.SIGNED_TREE,
       keyId: client.outputs.macKeyArn,
       checkpoint,
       kept,
       note: logNote(log),
+      authenticatedBy: authentication,
     },
   };
 }
@@ -198,7 +212,7 @@ export function logNote(log: { size: number; truncationChecked: boolean } | null
 }
 
 /** Key id named by the first record that names one (the records are untrusted; only a hint). */
-function keyIdNamedBy(records: readonly unknown[]): string | null {
+export function keyIdNamedBy(records: readonly unknown[]): string | null {
   for (const record of records) {
     const keyId = (record as { header?: { keyId?: unknown } } | null)?.header?.keyId;
     if (typeof keyId === 'string' && keyId.length > 0) return keyId;

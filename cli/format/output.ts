@@ -1,3 +1,5 @@
+import { escapedText } from '../../shared/schemas/escaped-text';
+
 /** Pretty JSON (2 spaces) with a trailing newline: the CLI's `--json` output. */
 export function jsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -9,38 +11,20 @@ export function nameList(names: readonly string[]): string {
 }
 
 /**
- * Characters a terminal acts on rather than shows: controls (`Cc`: newline, carriage return, the
- * ESC of an ANSI sequence, DEL, C1), format characters (`Cf`: bidi overrides, zero-width ones),
- * line and paragraph separators, and lone surrogates (`Cs`).
+ * Multi-line text (an error message) with each line shown with `escapedText`
+ * (shared/schemas/escaped-text.ts): its own line breaks kept, nothing else acted on.
  */
-const TERMINAL_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-
-/** `\uXXXX` (or `\u{XXXXX}` past the BMP) of one code point. */
-const escaped = (c: string) => {
-  const code = c.codePointAt(0) ?? 0;
-  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
-};
+export function terminalLines(text: string): string {
+  return text.split('\n').map(escapedText).join('\n');
+}
 
 /**
- * `text` with every character a terminal would act on written as the six characters `\uXXXX`,
- * everything else as is: for one line of human output built from strings a table writer can
- * forge (a stored refusal's message, a record's ids, a verification reason naming them), so that
- * none of them can end a line, move the cursor or erase what the CLI printed (a
- * "(NOT signed …)" marker). Field values that are paths use `printable` (shared/errors.ts).
+ * `label: value` lines aligned on the colon, for human output; each value shown with `escapedText`
+ * (a value may quote a string a table writer can forge: a stored refusal's message, a record's ids).
  */
-export function terminalText(text: string): string {
-  return text.replace(TERMINAL_CONTROL, escaped);
-}
-
-/** Multi-line text (an error message) with each line shown with {@link terminalText}: its own line breaks kept, nothing else acted on. */
-export function terminalLines(text: string): string {
-  return text.split('\n').map(terminalText).join('\n');
-}
-
-/** `label: value` lines aligned on the colon, for human output; each value shown with {@link terminalText}. */
 export function fieldLines(rows: readonly (readonly [string, string])[]): string {
   const width = Math.max(0, ...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 1)} ${terminalText(value)}\n`).join('');
+  return rows.map(([label, value]) => `${`${label}:`.padEnd(width + 1)} ${escapedText(value)}\n`).join('');
 }
 
 /**

@@ -1,8 +1,10 @@
+import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines, isoTime } from './output';
 import { triageReportJson, triageReportText } from './triage-report';
+import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
 
 /** The refusal code a recall shows, by its end (`null` when triaged). */
 function refusalCode(recall: VerifiedRecall): RefusalCode | null {
@@ -20,18 +22,20 @@ function refusalCode(recall: VerifiedRecall): RefusalCode | null {
   }
 }
 
-/** The reason a refused recall shows (`null` when triaged). */
+/**
+ * The reason a refused recall shows (`null` when triaged): the client's, with the stored answer's
+ * words it quotes redacted when unproven (they are in the untrusted section).
+ */
 function refusalReason(recall: VerifiedRecall): string | null {
   if (recall.end === RecallEnd.TRIAGED) return null;
-  if (recall.end === RecallEnd.UNTRIAGEABLE) return recall.refusal?.reason ?? recall.reason;
-  return recall.reason;
+  return untrustedRecallText(recall).reason;
 }
 
-/** The seq and residual id shown: the proven record's, else what the answer names (diagnostic). */
+/** The seq and residual id shown: the proven record's, else the seq the answer names (diagnostic; its residual id is untrusted). */
 function shownRecord(recall: VerifiedRecall) {
   return {
     seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq ?? null,
-    residualId: recall.record?.header.residualId ?? recall.report.residualId ?? null,
+    residualId: recall.record?.header.residualId ?? null,
   };
 }
 
@@ -41,7 +45,7 @@ function verification(recall: VerifiedRecall) {
   if (recall.verdict === VerificationVerdict.VERIFIED_INTACT) return { verdict: recall.verdict, firstFailure: null };
   return {
     verdict: recall.verdict,
-    firstFailure: { seq: shownRecord(recall).seq, verdict: recall.verdict, reason: recall.reason },
+    firstFailure: { seq: shownRecord(recall).seq, verdict: recall.verdict, reason: untrustedRecallText(recall).reason },
   };
 }
 
@@ -100,7 +104,32 @@ export function recallJson(recall: VerifiedRecall) {
         ? { kind: r.kind, seq: r.seq, record_hash: r.recordHash }
         : { kind: r.kind, size: r.size },
     ),
+    untrusted: untrustedJson(recall),
   };
+}
+
+/** The stored answer's own words, escaped, for `--json` (`null` when the recall is proven). */
+function untrustedJson(recall: VerifiedRecall) {
+  const { untrusted } = untrustedRecallText(recall);
+  return (
+    untrusted && {
+      note: UNTRUSTED_CLI_NOTE,
+      refusal_reason: untrusted.refusalReason,
+      residual_id: untrusted.residualId,
+      reason: untrusted.reason,
+    }
+  );
+}
+
+/** The untrusted section that ends `reseal recall` text when the answer is unproven (docs/cli.md, "Untrusted data"). */
+function untrustedLines(recall: VerifiedRecall): string {
+  const { untrusted } = untrustedRecallText(recall);
+  if (!untrusted) return '';
+  return `\nuntrusted: ${UNTRUSTED_CLI_NOTE}\n${fieldLines([
+    ['  refusal reason', untrusted.refusalReason ?? '(none)'],
+    ['  residual', untrusted.residualId ?? '(none)'],
+    ['  reason', untrusted.reason],
+  ])}`;
 }
 
 /** `reseal recall` as text: the record, the outcome, the client's proof, the delta report when triaged. */
@@ -124,5 +153,5 @@ export function recallText(recall: VerifiedRecall): string {
     ...(reason ? ([['refused', reason]] as [string, string][]) : []),
   ]);
   const body = recall.delta ? `${head}\n${triageReportText(recall.delta)}` : head;
-  return `${body}proof        ${recallProofLine(recall)}\n`;
+  return `${body}proof        ${recallProofLine(recall)}\n${untrustedLines(recall)}`;
 }

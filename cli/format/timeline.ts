@@ -1,16 +1,41 @@
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
+import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { fieldLines, isoTime, terminalText as t } from './output';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { fieldLines, isoTime } from './output';
 import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
 
-/** Timeline for `--json`: snake_case, stable. */
+/** Whether a timeline row's record verified: only then are its stored strings shown outside `untrusted`. */
+export const rowVerified = (r: TimelineRow): boolean => r.verification === VerificationVerdict.VERIFIED_INTACT;
+
+/**
+ * A row as shown outside `untrusted`: a record that does not verify keeps its seq, epoch and
+ * verdict, its stored strings and times read as unknown (docs/cli.md, "Untrusted data").
+ */
+const shownRow = (r: TimelineRow): TimelineRow =>
+  rowVerified(r)
+    ? r
+    : {
+        ...r,
+        authority: null,
+        sessionId: null,
+        residualId: null,
+        sealedAtMs: null,
+        supersedes: null,
+        guardVerdictDigest: null,
+      };
+
+/** Timeline for `--json`: snake_case, stable; a record that does not verify shows no stored string (see `untrusted`). */
 export function timelineJson(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification) {
   return {
     lineage_id: lineageId,
     verdict: verification.verdict,
-    first_failure: verification.firstFailure,
-    records: rows.map((r) => ({
+    first_failure: verification.firstFailure && {
+      ...verification.firstFailure,
+      reason: t(verification.firstFailure.reason),
+    },
+    records: rows.map(shownRow).map((r) => ({
       seq: r.seq,
       generation_epoch: r.generationEpoch,
       authority: r.authority,
@@ -29,8 +54,8 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
   const table: string[][] = [
     ['SEQ', 'EPOCH', 'AUTHORITY', 'SESSION', 'RESIDUAL', 'SEALED AT (UTC)', 'SUPERSEDES', 'GUARD', 'VERIFICATION'],
   ];
-  for (const r of rows) {
-    // Ids come from records as stored (a forged record's too): shown escaped.
+  for (const r of rows.map(shownRow)) {
+    // A record that does not verify shows no stored string here: its text is in the untrusted section.
     table.push([
       r.seq === null ? '?' : String(r.seq),
       r.generationEpoch === null ? '?' : String(r.generationEpoch),
@@ -67,50 +92,54 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
 }
 
 /** Whether a listed refusal's signed statement checked (`ResealClient.readRefusals`); absent: not checked. */
-type MaybeSigned = { readonly signatureVerified?: boolean };
-
-/** The signature status of a refusal as printed: a refusal whose statement does not check may be a forgery. */
-function signedText(item: MaybeSigned & { readonly unreadable?: string }): string {
-  if (item.unreadable) return '  (NOT signed: the stored item is unreadable: do not trust)';
-  if (item.signatureVerified === undefined) return '';
-  return item.signatureVerified ? '  (signature verified)' : '  (NOT signed by the deciding function: do not trust)';
-}
+export type MaybeSigned = { readonly signatureVerified?: boolean; readonly unreadable?: string };
 
 /**
- * The rejections and conflicts of a lineage as text, for `reseal inspect --lineage` after the
- * timeline: one line per record, oldest first, with whether its signed statement checks, then
- * its details.
+ * Whether a listed refusal is shown as the deciding function's: its signed statement checks on
+ * an item read whole. Any other is shown only in the untrusted section (cli/format/untrusted-section.ts).
+ */
+export const refusalSigned = (item: MaybeSigned): boolean => item.signatureVerified === true && !item.unreadable;
+
+/** A rejection's listing line (without its marker). */
+export const rejectionLine = (r: RejectionRecord): string =>
+  `${isoTime(r.atMs)}  ${t(r.stage)}  ${t(r.reason)}  residual ${t(r.residualId ?? '?')}  message ${t(r.messageId)}`;
+
+/** A conflict's listing line (without its marker). */
+export const conflictLine = (c: ConflictRecord): string =>
+  `${isoTime(c.atMs)}  ${t(c.reason)}  residual ${t(c.residualId)}: ${t(c.detail)}`;
+
+/**
+ * The signed rejections and conflicts of a lineage as text, for `reseal inspect --lineage` after
+ * the timeline: one line per record, oldest first, then its details. Unsigned or unreadable ones
+ * are left to the untrusted section.
  */
 export function refusalsText(
   rejections: readonly (RejectionRecord & MaybeSigned)[],
   conflicts: readonly (ConflictRecord & MaybeSigned)[],
 ): string {
-  let text = `\nrejections (${rejections.length})${rejections.length === 0 ? ': none' : ':'}\n`;
-  for (const r of rejections) {
-    text += `  ${isoTime(r.atMs)}  ${t(r.stage)}  ${t(r.reason)}  residual ${t(r.residualId ?? '?')}  message ${t(r.messageId)}${signedText(r)}\n`;
+  const signedRejections = rejections.filter(refusalSigned);
+  const signedConflicts = conflicts.filter(refusalSigned);
+  let text = `\nrejections (${signedRejections.length})${signedRejections.length === 0 ? ': none signed' : ':'}\n`;
+  for (const r of signedRejections) {
+    text += `  ${rejectionLine(r)}  (signature verified)\n`;
     text += rejectionDetailLines(r, '    ');
   }
-  text += `\nconflicts (${conflicts.length})${conflicts.length === 0 ? ': none' : ':'}\n`;
-  for (const c of conflicts)
-    text += `  ${isoTime(c.atMs)}  ${t(c.reason)}  residual ${t(c.residualId)}: ${t(c.detail)}${signedText(c)}${c.unreadable ? `  [${t(c.unreadable)}]` : ''}\n`;
+  text += `\nconflicts (${signedConflicts.length})${signedConflicts.length === 0 ? ': none signed' : ':'}\n`;
+  for (const c of signedConflicts) text += `  ${conflictLine(c)}  (signature verified)\n`;
   return text;
 }
 
-/** The rejections and conflicts of a lineage for `reseal inspect --lineage --json`. */
+/** The signed rejections and conflicts of a lineage for `reseal inspect --lineage --json` (unsigned ones: `untrusted`). */
 export function refusalsJson(
   rejections: readonly (RejectionRecord & MaybeSigned)[],
   conflicts: readonly (ConflictRecord & MaybeSigned)[],
 ) {
   return {
-    rejections: rejections.map((r) => ({
-      ...rejectionJson(r),
-      signature_verified: r.unreadable ? false : (r.signatureVerified ?? null),
-      unreadable: r.unreadable ?? null,
-    })),
-    conflicts: conflicts.map((c) => ({
-      ...conflictJson(c),
-      signature_verified: c.unreadable ? false : (c.signatureVerified ?? null),
-      unreadable: c.unreadable ?? null,
-    })),
+    rejections: rejections
+      .filter(refusalSigned)
+      .map((r) => ({ ...rejectionJson(r), signature_verified: true, unreadable: null })),
+    conflicts: conflicts
+      .filter(refusalSigned)
+      .map((c) => ({ ...conflictJson(c), signature_verified: true, unreadable: null })),
   };
 }

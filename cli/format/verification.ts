@@ -15,6 +15,12 @@ export interface VerificationContext {
    */
   readonly kept?: { readonly size: number | null } | null;
   readonly note: string | null;
+  /**
+   * `--lineage` only: how the records were authenticated: `signed-tree` (the default: the walk
+   * without MACs plus every record proven in the signed tree) or `macs` (`--audit-macs`: KMS
+   * `VerifyMac` per record).
+   */
+  readonly authenticatedBy?: 'signed-tree' | 'macs';
 }
 
 /** The `checkpoint` row when no `--checkpoint` was given: what the walk's tail was checked against, if anything. */
@@ -34,6 +40,7 @@ export function verificationJson(result: ChainVerification, context: Verificatio
     lineage_id: context.lineageId,
     records_checked: result.records.length,
     mac_check: context.macCheck,
+    ...(context.authenticatedBy === undefined ? {} : { authenticated_by: context.authenticatedBy }),
     key_id: context.keyId,
     checkpoint: context.checkpoint && {
       seq: context.checkpoint.seq,
@@ -63,6 +70,8 @@ const MAC_CHECK_TEXT: Record<MacCheck, string> = {
   'local-key': 'local HMAC key',
   unavailable: 'not checked (no key reachable)',
   unpinned: 'not checked (key not pinned: named only by the data)',
+  'signed-tree':
+    'not called: each record proven a leaf of the newest signed checkpoint instead (--audit-macs checks every MAC with KMS)',
 };
 
 /** A chain verification as readable text. */
@@ -72,6 +81,16 @@ export function verificationText(result: ChainVerification, context: Verificatio
     ['verdict', result.verdict],
     ['lineage', context.lineageId],
     ['records checked', String(result.records.length)],
+    ...(context.authenticatedBy === undefined
+      ? []
+      : [
+          [
+            'authenticated by',
+            context.authenticatedBy === 'signed-tree'
+              ? 'the signed tree (every record a leaf of the newest signed checkpoint; chain walked without MACs)'
+              : 'MAC audit (KMS VerifyMac per record), tied to the signed log',
+          ] as [string, string],
+        ]),
     ['MACs', `${MAC_CHECK_TEXT[context.macCheck]}, key ${context.keyId}`],
     [
       'checkpoint',

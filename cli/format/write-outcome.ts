@@ -2,9 +2,10 @@ import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteOutcome } from '../../client/write-outcomes';
 import { printable } from '../../shared/errors';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
+import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { LineageHead } from '../../shared/seal/sealed-record';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, isoTime, terminalText as t } from './output';
+import { fieldLines, isoTime } from './output';
 
 /** Exit code of a write's outcome: 0 sealed; 10 (action needed) rejected or in conflict. */
 export function writeOutcomeExitCode(outcome: WriteOutcome): ExitCode {
@@ -83,7 +84,7 @@ export function writeOutcomeJson(outcome: WriteOutcome) {
 
 /**
  * The detail lines of a rejection: each rejected variable, request violation and schema issue,
- * every stored string escaped ({@link t terminalText}, `printable` for paths and names): a
+ * every stored string escaped ({@link t escapedText}, `printable` for paths and names): a
  * forged item cannot add a line or rewrite one on a terminal.
  */
 export function rejectionDetailLines(r: RejectionRecord, indent: string): string {

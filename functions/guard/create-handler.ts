@@ -1,37 +1,52 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { beginRecord } from '../common/observability';
-import type { GuardService } from './guard-service';
+import type { GuardAccepted, GuardService } from './guard-service';
 
 /**
  * The guard Lambda handler around a {@link GuardService}: `residual-writes` (standard queue) →
- * one record at a time (so log keys never mix) → partial batch response. A record fails only
- * when the service throws (infrastructure); permanent refusals resolve and are deleted.
+ * each record screened one at a time (so log keys never mix; a refusal is recorded and announced
+ * at once) → the batch's accepted writes forwarded to `seal-requests` together
+ * (`SendMessageBatch`, docs/pipeline.md "Concurrency") → partial batch response. A record fails
+ * only on an infrastructure failure: its screening threw, or the queue did not take its write
+ * (a per-entry failure of the batch send is mapped back to that record). Permanent refusals
+ * resolve and are deleted.
  */
 export function createGuardHandler(service: GuardService, logger: Logger, metrics: Metrics) {
-  const processor = new BatchProcessor(EventType.SQS);
-  const guardOne = async (record: SQSRecord): Promise<void> => {
-    beginRecord(logger, record.messageId);
-    await service.handle({
-      messageId: record.messageId,
-      body: record.body,
-      sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
-      senderId: record.attributes.SenderId || null,
-    });
-  };
-  return middy(
-    async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-      processPartialResponse(event, guardOne, processor, {
-        context,
-        processInParallel: false,
-        throwOnFullBatchFailure: false,
-      }),
-  )
+  return middy(async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
+    const failures: { itemIdentifier: string }[] = [];
+    const accepted: GuardAccepted[] = [];
+    for (const record of event.Records) {
+      beginRecord(logger, record.messageId);
+      try {
+        const screening = await service.screen({
+          messageId: record.messageId,
+          body: record.body,
+          sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
+          senderId: record.attributes.SenderId || null,
+        });
+        if ('accepted' in screening) accepted.push(screening.accepted);
+      } catch {
+        // Logged by the service; this record alone is retried.
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    // The forward's lines name their own message, lineage and residual.
+    logger.removeKeys(['residualId', 'lineageId', 'messageId']);
+    const forwarded = await service.forward(accepted);
+    for (const [i, result] of forwarded.entries()) {
+      if (result.status === 'rejected')
+        failures.push({ itemIdentifier: (accepted[i] as GuardAccepted).message.messageId });
+    }
+    // In the batch's order, as Powertools' processor reported them.
+    const order = new Map(event.Records.map((record, i) => [record.messageId, i]));
+    failures.sort((a, b) => (order.get(a.itemIdentifier) ?? 0) - (order.get(b.itemIdentifier) ?? 0));
+    return { batchItemFailures: failures };
+  })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }));
 }

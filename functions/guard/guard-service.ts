@@ -6,7 +6,7 @@ import { resolveGuardPolicy } from '../../shared/guard/policy';
 import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { requestDigest } from '../../shared/log/outcome-statement';
-import { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
+import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
@@ -38,6 +38,15 @@ export type GuardMessage = QueueMessage;
 export type GuardOutcome =
   | { readonly kind: 'ACCEPTED'; readonly verdict: WriteVerdict }
   | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
+
+/** A message the guard accepted, screened and waiting to be forwarded to `seal-requests`. */
+export interface GuardAccepted {
+  readonly message: GuardMessage;
+  readonly sealRequest: SealRequest;
+}
+
+/** What screening a message decided: settled (refused), or accepted and waiting to be forwarded. */
+export type GuardScreening = { readonly outcome: GuardOutcome } | { readonly accepted: GuardAccepted };
 
 /** Dependencies of {@link GuardService}, injected (ports, clock, policy). */
 export interface GuardDeps {
@@ -80,18 +89,59 @@ export class GuardService {
   }
 
   /**
+   * One message, screened and (when accepted) forwarded on its own.
    * @throws on an infrastructure failure (logged first, with the error and its cause): the message is retried
    */
   async handle(message: GuardMessage): Promise<GuardOutcome> {
+    const screening = await this.screen(message);
+    if ('outcome' in screening) return screening.outcome;
+    const [forwarded] = await this.forward([screening.accepted]);
+    if (forwarded?.status !== 'fulfilled') throw forwarded?.reason;
+    return forwarded.value;
+  }
+
+  /**
+   * Parses and guards one message: a refusal is recorded and announced here; an accepted write is
+   * returned for {@link forward}, so a batch's accepted writes go to `seal-requests` together.
+   * @throws on an infrastructure failure (logged first, with the error and its cause): the message is retried
+   */
+  async screen(message: GuardMessage): Promise<GuardScreening> {
     return logInfrastructureFailure(
       this.#deps.logger,
       'guarding failed on an infrastructure error; the message will be retried',
-      () => this.#handle(message),
+      () => this.#screen(message),
     );
   }
 
-  async #handle(message: GuardMessage): Promise<GuardOutcome> {
-    const { logger, metrics, clock, maxReceiptAgeSeconds } = this.#deps;
+  /**
+   * Forwards accepted writes to `seal-requests` together (`SendMessageBatch`). Never rejects: one
+   * result per write, in order; a write the queue did not take is logged at error and `rejected`
+   * (its message is retried), the others are `ACCEPTED`.
+   */
+  async forward(accepted: readonly GuardAccepted[]): Promise<PromiseSettledResult<GuardOutcome>[]> {
+    const { logger, metrics, queue } = this.#deps;
+    if (accepted.length === 0) return [];
+    const sent = await queue.enqueueBatch(accepted.map((a) => a.sealRequest));
+    return accepted.map(({ message, sealRequest }, i): PromiseSettledResult<GuardOutcome> => {
+      const { request, verdict } = sealRequest;
+      const ids = { messageId: message.messageId, lineageId: request.lineageId, residualId: request.residualId };
+      const result = sent[i];
+      if (result?.status !== 'fulfilled') {
+        const error: unknown = result?.reason ?? new Error('the queue returned no result for the write');
+        logger.error('guarding failed on an infrastructure error; the message will be retried', {
+          ...ids,
+          error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+        });
+        return { status: 'rejected', reason: error };
+      }
+      metrics.count(MetricName.WriteAccepted);
+      logger.info('write accepted, forwarded to seal-requests', { ...ids, verdictDigest: verdict.verdictDigest });
+      return { status: 'fulfilled', value: { kind: 'ACCEPTED', verdict } };
+    });
+  }
+
+  async #screen(message: GuardMessage): Promise<GuardScreening> {
+    const { logger, clock, maxReceiptAgeSeconds } = this.#deps;
     const raw = Buffer.from(message.body, 'utf8');
     const base = { message };
     if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
@@ -152,16 +202,18 @@ export class GuardService {
         requestViolations: verdict.requestViolations,
       });
     }
-    await this.#deps.queue.enqueue({
-      formatVersion: FORMAT_VERSION,
-      request,
-      verdict,
-      acceptedAtMs: nowMs,
-      senderId: message.senderId ?? null,
-    });
-    metrics.count(MetricName.WriteAccepted);
-    logger.info('write accepted, forwarded to seal-requests', { verdictDigest: verdict.verdictDigest });
-    return { kind: 'ACCEPTED', verdict };
+    return {
+      accepted: {
+        message,
+        sealRequest: {
+          formatVersion: FORMAT_VERSION,
+          request,
+          verdict,
+          acceptedAtMs: nowMs,
+          senderId: message.senderId ?? null,
+        },
+      },
+    };
   }
 
   async #reject(
@@ -174,7 +226,7 @@ export class GuardService {
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
     options: { readonly sign?: boolean } = {},
-  ): Promise<GuardOutcome> {
+  ): Promise<GuardScreening> {
     const rejection = await this.#refusals.reject(
       rejectionRecord({
         stage: RejectionStage.GUARD,
@@ -195,7 +247,7 @@ export class GuardService {
       verdictDigest: rejection.verdictDigest,
       bodyDigest: rejection.bodyDigest,
     });
-    return { kind: 'REJECTED', reason };
+    return { outcome: { kind: 'REJECTED', reason } };
   }
 }
 

@@ -78,7 +78,9 @@ export class SealOutcomes {
       checkpoint,
     });
     this.#deps.metrics.count(MetricName.RecordSealed);
-    this.#deps.logger.info('record sealed', { seq: head.seq, recordHash: head.recordHash, attempts });
+    // Lineage and residual on the line itself: lineages of a batch are sealed concurrently (docs/pipeline.md).
+    const ids = { lineageId: head.lineageId, residualId: record.header.residualId };
+    this.#deps.logger.info('record sealed', { ...ids, seq: head.seq, recordHash: head.recordHash, attempts });
     return { kind: 'SEALED', head, attempts, checkpoint };
   }
 
@@ -107,7 +109,11 @@ export class SealOutcomes {
       ...head,
       checkpoint,
     });
-    this.#deps.logger.info('residual already sealed (redelivery); no second record', { seq: head.seq });
+    this.#deps.logger.info('residual already sealed (redelivery); no second record', {
+      lineageId,
+      residualId,
+      seq: head.seq,
+    });
     return { kind: 'DUPLICATE', head };
   }
 
@@ -131,7 +137,7 @@ export class SealOutcomes {
       },
       rejectionOf(message, request, reason, detail),
     );
-    this.#deps.logger.warn('write not appended; conflict recorded', { reason, detail });
+    this.#deps.logger.warn('write not appended; conflict recorded', { lineageId, residualId, reason, detail });
     return { kind: 'CONFLICT', reason };
   }
 
@@ -164,7 +170,14 @@ export class SealOutcomes {
     await this.#deps.refusals.reject(rejectionOf(message, request, reason, detail, lists, request ? undefined : ids), {
       sign,
     });
-    this.#deps.logger.error('seal request refused', { reason, detail });
+    const named = request ? request.request : ids;
+    this.#deps.logger.error('seal request refused', {
+      lineageId: named.lineageId,
+      residualId: named.residualId,
+      messageId: message.messageId,
+      reason,
+      detail,
+    });
     return { kind: 'REJECTED', reason };
   }
 }

@@ -74,7 +74,8 @@ export class RunSealer {
     // The header each write was last sealed with, for the conflict record of a write that never lands.
     const attempted = new Map<number, unknown>();
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
-      const stored = await this.#deps.store.logHead(lineageId);
+      // Independent reads, overlapped: the head item, and the log's public key (a KMS call on a cold start only).
+      const [stored] = await Promise.all([this.#deps.store.logHead(lineageId), this.#log.verifierKey()]);
       expectedHead = stored?.head ?? null;
       const state = await this.#log.authenticatedState(lineageId, stored);
       if (typeof state === 'string') {
@@ -130,9 +131,11 @@ export class RunSealer {
         throw error;
       }
       this.#log.remember(extension.state);
-      for (const { item, record } of sealed) {
-        outcomes.set(item.index, await this.#outcomes.sealed(record, checkpoint, attempt));
-      }
+      // The records are stored: their `ResidualSealed` events are independent, so they are sent together.
+      const announced = await Promise.all(
+        sealed.map(({ record }) => this.#outcomes.sealed(record, checkpoint, attempt)),
+      );
+      for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.
       for (const item of remaining) outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, checkpoint));
@@ -166,11 +169,16 @@ export class RunSealer {
     const settled = new Map<number, SealOutcome>();
     let tip: ChainTip | null = state.tip;
     let policy: LineagePolicy | null = state.policy;
-    for (const item of items) {
+    // Each write's residual-id marker, read together: the reads do not depend on one another.
+    // A write refused admission below never sees its marker's answer.
+    const markers = await Promise.all(
+      items.map(({ request }) => store.findByResidualId(request.request.lineageId, request.request.residualId)),
+    );
+    for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
-      // Admission first, on the authenticated state (docs/authorship.md, "Two refusals"): before any
-      // lookup or epoch check, so a stranger neither fences the owner out nor learns the tip.
+      // Admission first, on the authenticated state (docs/authorship.md, "Two refusals"): before the
+      // duplicate answer or epoch check, so a stranger neither fences the owner out nor learns the tip.
       const request = item.request.request;
       const admission = admitWrite(
         { lineageId, seq: tip ? tip.seq + 1 : 0, inForce: policy, legacyTip: state.legacyTip },
@@ -189,7 +197,7 @@ export class RunSealer {
         continue;
       }
       if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
-      const existing = await store.findByResidualId(lineageId, residualId);
+      const existing = markers[position];
       if (existing) {
         settled.set(item.index, await this.#duplicate(item, existing, state));
         continue;

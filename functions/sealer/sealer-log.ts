@@ -35,7 +35,11 @@ export class SealerLog {
   async authenticatedState(lineageId: string, stored: StoredLogHead | null): Promise<LogState | string> {
     let state: LogState;
     try {
-      state = authenticateLogState(stored, { lineageId, origin: this.origin(lineageId), key: await this.#key() });
+      state = authenticateLogState(stored, {
+        lineageId,
+        origin: this.origin(lineageId),
+        key: await this.verifierKey(),
+      });
     } catch (error) {
       if (!(error instanceof LogStateError)) throw error;
       return error.message;
@@ -103,8 +107,12 @@ export class SealerLog {
     return checkpointOrigin(this.#signer.keyName, lineageId);
   }
 
-  /** The log's verifier key, from the signer's public key (fetched once per cold start). */
-  async #key(): Promise<NoteVerifierKey> {
+  /**
+   * The log's verifier key, from the signer's public key (fetched once per cold start; a run
+   * starts the fetch beside its head read).
+   * @throws {SignerUnavailableError} when KMS refuses (the message group is retried)
+   */
+  async verifierKey(): Promise<NoteVerifierKey> {
     this.#verifierKey ??= noteVerifierKey(this.#signer.keyName, await this.#signer.publicKey());
     return this.#verifierKey;
   }

@@ -21,7 +21,10 @@ export interface QueueConsumerProps {
    * (some emulators treat only `.fifo` names as FIFO); a standard queue keeps a generated name.
    */
   readonly name: string;
-  /** FIFO queue (and FIFO dead-letter queue); deduplication by explicit id, never by content. */
+  /**
+   * FIFO queue (and FIFO dead-letter queue); deduplication by explicit id, never by content; the
+   * work queue in high-throughput mode (deduplication scope and throughput limit per message group).
+   */
   readonly fifo: boolean;
   /** The consuming function. */
   readonly function: ResealFunctionProps;
@@ -67,6 +70,14 @@ export class QueueConsumer extends Construct {
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       ...fifoProps(''),
+      // FIFO high-throughput mode: deduplication and the 300 sends/s quota per message group (a
+      // lineage), not per queue, so a stack's FIFO throughput grows with its lineages.
+      ...(props.fifo
+        ? {
+            deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {}),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,

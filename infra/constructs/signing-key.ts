@@ -11,6 +11,11 @@ export interface SigningKeyProps {
   readonly aliasSuffix: string;
   /** What happens to the key when the stack is deleted or the resource replaced. */
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * The key policy. @default the CDK default (the account may grant any use through IAM); the
+   * witness passes one that keeps `kms:Sign` for its own role only.
+   */
+  readonly policy?: iam.PolicyDocument;
 }
 
 /**
@@ -33,6 +38,7 @@ export class SigningKey extends Construct {
       keyUsage: kms.KeyUsage.SIGN_VERIFY,
       removalPolicy: props.removalPolicy,
       pendingWindow: Duration.days(7),
+      ...(props.policy ? { policy: props.policy } : {}),
     });
     this.alias = this.key.addAlias(`alias/${Stack.of(this).stackName}-${props.aliasSuffix}`);
   }

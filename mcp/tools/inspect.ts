@@ -2,9 +2,10 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { ResealMcpDeps } from '../context';
+import { withErrorResult } from '../error-result';
+import { inspectResult } from '../inspect-result';
 import { checkLogForWalk } from '../log-check';
 import { InspectOutput } from '../tool-outputs';
-import { inspectResult, withErrorResult } from '../tool-results';
 import { registerResealTool } from '../tool-schema';
 import { WalkCheckpointArg } from './verify';
 

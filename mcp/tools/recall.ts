@@ -4,8 +4,9 @@ import { RecallTargetSchema } from '../../shared/pipeline/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
+import { withErrorResult } from '../error-result';
+import { recallResult } from '../recall-result';
 import { RecallOutput } from '../tool-outputs';
-import { recallResult, withErrorResult } from '../tool-results';
 import { registerResealTool } from '../tool-schema';
 
 /** Name of the recall tool. */

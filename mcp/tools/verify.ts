@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import type { ResealMcpDeps } from '../context';
+import { withErrorResult } from '../error-result';
 import { checkLogForWalk } from '../log-check';
 import { VerifyOutput } from '../tool-outputs';
-import { verifyResult, withErrorResult } from '../tool-results';
 import { registerResealTool } from '../tool-schema';
+import { verifyResult } from '../verify-result';
 
 /** Name of the verify tool. */
 export const VERIFY_TOOL = 'reseal_verify';

@@ -25,9 +25,11 @@ import {
 } from '../../shared/write/session-variable';
 import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
+import { errorResult } from '../error-result';
+import type { SnapshotUse } from '../snapshot-use';
 import { WriteSealedOutput } from '../tool-outputs';
-import { errorResult, type SnapshotUse, writeOutcomeResult } from '../tool-results';
 import { registerResealTool } from '../tool-schema';
+import { writeOutcomeResult } from '../write-outcome-result';
 
 /** Name of the write tool. */
 export const WRITE_TOOL = 'reseal_write';

@@ -4,10 +4,12 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { readLineageReport } from '../../client/read-lineage-report';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
+import type { LineageReportReader } from './demo-report';
 
 /** SDK client settings shared by every client the demo makes. */
 export interface AwsClientConfig {
@@ -139,4 +141,17 @@ export function forgeClaim(record: {
     }
   }
   throw new Error('the record has no claim with an observed value to edit');
+}
+
+/**
+ * Reads a lineage's report from the deployed stack with a client of its own (docs/demo.md, "The
+ * report"): records walked and tied to the signed log, refusals with their statements checked.
+ */
+export function awsReportReader(options: AwsBackendOptions): LineageReportReader {
+  const config = { ...options.clientConfig, maxAttempts: 5 };
+  const client = new ResealClient(options.outputs, {
+    dynamodb: new DynamoDBClient(config),
+    kms: new KMSClient(config),
+  });
+  return (lineageId, readOptions) => readLineageReport(client, lineageId, readOptions);
 }

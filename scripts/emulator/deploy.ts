@@ -111,6 +111,99 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
   return outputs;
 }
 
+/** CloudFormation stack name of the witness on the emulator (infra/app.ts, `ResealWitnessStack`). */
+export const WITNESS_STACK_NAME = 'ResealWitnessStack';
+
+/** The outputs of a deployed witness stack (infra/witness-stack.ts). */
+export interface WitnessStackOutputs {
+  /** Submission prefix, `https://<id>.lambda-url.<region>.on.aws/`. */
+  readonly WitnessUrl: string;
+  readonly WitnessName: string;
+  /** Cosigner vkey (`cosignature/v1`). */
+  readonly WitnessVkey: string;
+  readonly WitnessKeyArn: string;
+  readonly WitnessTableName: string;
+  readonly WitnessFunctionName: string;
+}
+
+const WITNESS_OUTPUT_KEYS = [
+  'WitnessUrl',
+  'WitnessName',
+  'WitnessVkey',
+  'WitnessKeyArn',
+  'WitnessTableName',
+  'WitnessFunctionName',
+] as const;
+
+/**
+ * The second phase of docs/witness.md, "Deployment": `cdk deploy ResealWitnessStack` with the
+ * log's vkey(s) as `witnessLogKeys`, against an endpoint where {@link deployStack} already
+ * bootstrapped the environment. The app holds the witness stack only with that context, so the
+ * ResealStack deploy is unchanged.
+ *
+ * @throws {Error} when the deploy fails or an output is missing
+ */
+export async function deployWitnessStack(
+  endpoint: string,
+  logKeys: string,
+  options: Pick<DeployOptions, 'log'> = {},
+): Promise<WitnessStackOutputs> {
+  const log = options.log ?? ((line: string) => console.log(`[deploy] ${line}`));
+  checkEndpoint(endpoint);
+  const port = new URL(endpoint).port || 'default';
+  const output = join(EMULATOR_DIR, `cdk.out-witness-${port}`);
+  const outputsFile = join(EMULATOR_DIR, `witness-outputs-${port}.json`);
+  const {
+    AWS_PROFILE: _profile,
+    AWS_SESSION_TOKEN: _token,
+    AWS_DEFAULT_PROFILE: _defaultProfile,
+    ...hostEnv
+  } = process.env;
+  const env = { ...hostEnv, ...emulatorEnv(endpoint), CDK_DISABLE_VERSION_CHECK: '1' };
+  const context = process.env.RESEAL_ENDPOINT_OVERRIDE
+    ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`]
+    : [];
+  const started = Date.now();
+  await cdk(
+    [
+      'deploy',
+      WITNESS_STACK_NAME,
+      '--require-approval',
+      'never',
+      '--no-notices',
+      '--progress',
+      'events',
+      '--output',
+      output,
+      '--outputs-file',
+      outputsFile,
+      '-c',
+      `witnessLogKeys=${logKeys}`,
+      ...context,
+    ],
+    env,
+    log,
+    ROOT,
+  );
+  log(`witness deploy done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const document = JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, unknown>>;
+  rmSync(output, { recursive: true, force: true });
+  rmSync(outputsFile, { force: true });
+  const stack = document[WITNESS_STACK_NAME] ?? {};
+  const missing = WITNESS_OUTPUT_KEYS.filter((key) => typeof stack[key] !== 'string' || stack[key] === '');
+  if (missing.length > 0) throw new Error(`${WITNESS_STACK_NAME}: missing outputs ${missing.join(', ')}`);
+  return Object.fromEntries(WITNESS_OUTPUT_KEYS.map((key) => [key, stack[key]])) as unknown as WitnessStackOutputs;
+}
+
+/**
+ * The URL at which the emulator serves a function URL's `path` (MiniStack's path-based form
+ * `<endpoint>/_aws/lambda-url/<url id>/<path>`); on real AWS the function URL itself.
+ */
+export function emulatorFunctionUrl(endpoint: string, functionUrl: string, path: string): string {
+  const id = new URL(functionUrl).hostname.split('.')[0] ?? '';
+  return `${endpoint.replace(/\/$/, '')}/_aws/lambda-url/${id}${path}`;
+}
+
 type Template = { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
 
 /** Runs the CDK CLI from node_modules; rejects with the output's tail when it fails. */

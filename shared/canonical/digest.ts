@@ -42,6 +42,16 @@ export const HashDomain = {
   WRITE_REQUEST: 'reseal/v1/write-request',
   /** The stored details of a refusal (issues, variables, heads), named by its signed outcome statement. */
   OUTCOME_CONTENT: 'reseal/v1/outcome-content',
+  /** The path of a verifiable-index key: which of the 2^256 leaves it names (docs/verifiable-index.md, "Keys"). */
+  INDEX_KEY: 'reseal/v1/index-key',
+  /** A verifiable-index entry, key and value (`valueDigest`, docs/verifiable-index.md, "Entries"). */
+  INDEX_ENTRY: 'reseal/v1/index-entry',
+  /** A verifiable-index leaf: key path and entry digest, 64 raw bytes (docs/verifiable-index.md, "Hashing"). */
+  INDEX_LEAF: 'reseal/v1/index-leaf',
+  /** A verifiable-index interior node: two child hashes, 64 raw bytes (docs/verifiable-index.md, "Hashing"). */
+  INDEX_NODE: 'reseal/v1/index-node',
+  /** Every empty subtree of the verifiable index, at any depth: an empty message (docs/verifiable-index.md, "Hashing"). */
+  INDEX_EMPTY: 'reseal/v1/index-empty',
   /** The 32-byte message a writer signs: a write request without its signature block, by digests (docs/authorship.md). */
   SIGNED_WRITE: 'reseal/v1/signed-write',
   /** A record's writer block with the SQS `SenderId` (`writerDigest`, docs/authorship.md). */

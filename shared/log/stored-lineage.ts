@@ -40,7 +40,8 @@ export type StoredLineageReads = Pick<
 /** What {@link checkWalkAgainstLog} found: the verification, and what the log showed (`null`: nothing to compare). */
 export interface WalkAgainstLog {
   readonly verification: ChainVerification;
-  readonly log: { readonly size: number; readonly truncationChecked: boolean } | null;
+  /** The signed checkpoint the walk was tied to: its size and root, and whether it was checked against a kept one. */
+  readonly log: { readonly size: number; readonly rootHash: Uint8Array; readonly truncationChecked: boolean } | null;
 }
 
 /**
@@ -112,5 +113,8 @@ export async function checkWalkAgainstLog(
     if (error instanceof LogStateError) return failed(VerificationVerdict.LINEAGE_BROKEN, error.message, head.seq);
     throw error;
   }
-  return { verification, log: { size, truncationChecked: latest.truncationChecked } };
+  return {
+    verification,
+    log: { size, rootHash: latest.checkpoint.rootHash, truncationChecked: latest.truncationChecked },
+  };
 }

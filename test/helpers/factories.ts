@@ -142,6 +142,18 @@ export class FakeSealQueue implements SealQueue {
   async enqueue(request: SealRequest): Promise<void> {
     this.sent.push(structuredClone(request));
   }
+  /** Each request through {@link enqueue}, in order, so a test that makes `enqueue` fail fails that entry only. */
+  async enqueueBatch(requests: readonly SealRequest[]): Promise<PromiseSettledResult<void>[]> {
+    const results: PromiseSettledResult<void>[] = [];
+    for (const request of requests) {
+      try {
+        results.push({ status: 'fulfilled', value: await this.enqueue(request) });
+      } catch (reason) {
+        results.push({ status: 'rejected', reason });
+      }
+    }
+    return results;
+  }
 }
 
 /** {@link PipelineMetrics} that counts by name (and by `name:dim=value` for each dimension). */

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { vi } from 'vitest';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { deduplicationIdOf, SQSSealQueue } from '../../adapters/sqs-seal-queue';
@@ -21,18 +21,28 @@ import { TEST_CLIENT_KEYS, TEST_LOG_NAME, testGuardSigner, testLogSigner } from 
 import { TEST_KEY_ID, testAnchor } from './seal-factories';
 import { SimulatedQueue } from './simulated-queue';
 
-/** A `send` of `SendMessageCommand`s into a {@link SimulatedQueue}; `down()` makes it fail as an unreachable SQS would. */
+/**
+ * A `send` of `SendMessageCommand`s and `SendMessageBatchCommand`s (the guard forwards in batches)
+ * into a {@link SimulatedQueue}; `down()` makes it fail as an unreachable SQS would.
+ */
 function sqsInto(queue: SimulatedQueue, down: () => boolean = () => false) {
+  const put = (entry: { MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string }) => {
+    const { MessageBody, MessageGroupId, MessageDeduplicationId } = entry;
+    const id = queue.send(MessageBody ?? '', {
+      ...(MessageGroupId ? { groupId: MessageGroupId } : {}),
+      ...(MessageDeduplicationId ? { deduplicationId: MessageDeduplicationId } : {}),
+    });
+    return id ?? `dropped-as-duplicate-${MessageDeduplicationId}`;
+  };
   return {
-    send: async (command: SendMessageCommand) => {
+    send: async (command: SendMessageCommand | SendMessageBatchCommand) => {
       if (down())
         throw Object.assign(new Error('connect ETIMEDOUT sqs.us-east-1.amazonaws.com:443'), { code: 'ETIMEDOUT' });
-      const { MessageBody, MessageGroupId, MessageDeduplicationId } = command.input;
-      const id = queue.send(MessageBody ?? '', {
-        ...(MessageGroupId ? { groupId: MessageGroupId } : {}),
-        ...(MessageDeduplicationId ? { deduplicationId: MessageDeduplicationId } : {}),
-      });
-      return { MessageId: id ?? `dropped-as-duplicate-${MessageDeduplicationId}` };
+      if ('Entries' in command.input) {
+        const entries = command.input.Entries ?? [];
+        return { Successful: entries.map((entry) => ({ Id: entry.Id, MessageId: put(entry) })), Failed: [] };
+      }
+      return { MessageId: put(command.input) };
     },
   };
 }

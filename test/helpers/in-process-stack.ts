@@ -6,10 +6,10 @@ import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { SealRequest, TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
-import { FakeMetrics, FakePublisher, fakeLogger, TEST_CLIENT_OUTPUTS } from './factories';
+import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger, TEST_CLIENT_OUTPUTS } from './factories';
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
@@ -49,11 +49,12 @@ export function inProcessStack(options: InProcessStackOptions) {
   let delivered = 0;
   const guard = new GuardService({
     ...common,
-    queue: {
-      enqueue: async (request) => {
+    // Each accepted write is sealed at once, as it is enqueued (a batch's one after another).
+    queue: new (class extends FakeSealQueue {
+      override async enqueue(request: SealRequest): Promise<void> {
         await sealer.handle({ messageId: `seal-${++delivered}`, body: canonicalJson(request), sentAtMs: nowMs() });
-      },
-    },
+      }
+    })(),
     signer: testGuardSigner(),
     logName: TEST_LOG_NAME,
     clock: nowMs,

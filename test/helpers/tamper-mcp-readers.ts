@@ -57,7 +57,8 @@ export const mcpVerify: Reader = {
 /**
  * `reseal_inspect { lineageId }` of the awaited write's lineage: its verdict (or the tool error),
  * then, when the answer carries the timeline, its rejections and conflicts as
- * `<reason> signed|unsigned` (`?`: the answer does not say).
+ * `<reason> signed|unsigned`, oldest first: the signed ones from `rejections` and `conflicts`,
+ * the unsigned ones from `untrusted` (docs/mcp.md, "Untrusted data").
  */
 export const mcpInspect: Reader = {
   name: 'mcp reseal_inspect',
@@ -67,9 +68,16 @@ export const mcpInspect: Reader = {
     });
     const head = isError ? errorOutcome(out) : String(out.verdict);
     if (!Array.isArray(out.rejections) || !Array.isArray(out.conflicts)) return head;
-    const list = (items: Structured[]) =>
-      `[${items.map((item) => listedRefusal(item.reason, item.signatureVerified)).join(', ')}]`;
-    return `${head} rejections ${list(out.rejections)} conflicts ${list(out.conflicts)}`;
+    // Signed items are listed with their time; unsigned ones only under `untrusted`, with `atMs`.
+    const untrusted = (out.untrusted ?? {}) as { rejections?: Structured[]; conflicts?: Structured[] };
+    const merged = (signed: Structured[], at: string, unsigned: Structured[] = []) =>
+      [
+        ...signed.map((item) => ({ ms: Date.parse(String(item[at])), reason: item.reason, signed: true })),
+        ...unsigned.map((item) => ({ ms: Number(item.atMs), reason: item.reason, signed: false })),
+      ].sort((a, b) => a.ms - b.ms);
+    const list = (items: { reason: unknown; signed: boolean }[]) =>
+      `[${items.map((item) => listedRefusal(item.reason, item.signed)).join(', ')}]`;
+    return `${head} rejections ${list(merged(out.rejections, 'rejectedAt', untrusted.rejections))} conflicts ${list(merged(out.conflicts, 'conflictedAt', untrusted.conflicts))}`;
   },
 };
 

@@ -193,7 +193,7 @@ export async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCh
   return store;
 }
 
-/** `reseal verify --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
+/** `reseal verify --lineage L --json`, by the signed tree (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
 export const verifyLineageCli: Reader = {
   name: 'verify --lineage',
   read: async (setup, target, withCheckpoint) => {
@@ -202,6 +202,24 @@ export const verifyLineageCli: Reader = {
       'verify',
       '--lineage',
       target.lineageId,
+      '--json',
+      ...storeArgs(withCheckpoint),
+      ...headArgs(target, withCheckpoint),
+    ];
+    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
+  },
+};
+
+/** `reseal verify --lineage L --audit-macs --json`: the MAC audit, one KMS `VerifyMac` per record (with a checkpoint: as {@link verifyLineageCli}). */
+export const verifyLineageAuditCli: Reader = {
+  name: 'verify --lineage --audit-macs',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    const argv = [
+      'verify',
+      '--lineage',
+      target.lineageId,
+      '--audit-macs',
       '--json',
       ...storeArgs(withCheckpoint),
       ...headArgs(target, withCheckpoint),
@@ -399,15 +417,24 @@ export const inspectRefusalsCli: Reader = {
   read: async (setup, target) => {
     const dir = await workDir(setup, target, false);
     const run = await cli(setup, target, dir, ['inspect', '--lineage', target.write.lineageId, '--json']);
-    let json: { rejections?: Record<string, unknown>[]; conflicts?: Record<string, unknown>[] };
+    type Items = Record<string, unknown>[] | undefined;
+    let json: { rejections?: Items; conflicts?: Items; untrusted?: { rejections?: Items; conflicts?: Items } };
     try {
       json = JSON.parse(run.stdout);
     } catch {
       return outcome(run, () => undefined);
     }
-    const list = (items: Record<string, unknown>[] | undefined) =>
-      `[${(items ?? []).map((item) => listedRefusal(item.reason, item.signature_verified)).join(', ')}]`;
-    return `exit ${run.exitCode} rejections ${list(json.rejections)} conflicts ${list(json.conflicts)}`;
+    // Signed items are listed as such; unsigned ones only under `untrusted` (docs/cli.md, "Untrusted data").
+    const merged = (signed: Items, unsigned: Items, at: string) =>
+      [...(signed ?? []), ...(unsigned ?? [])]
+        .map((item) => ({ item, ms: Date.parse(String(item[at])) }))
+        .sort((a, b) => a.ms - b.ms)
+        .map(({ item }) => item);
+    const list = (items: Record<string, unknown>[]) =>
+      `[${items.map((item) => listedRefusal(item.reason, item.signature_verified)).join(', ')}]`;
+    const rejections = merged(json.rejections, json.untrusted?.rejections, 'rejected_at');
+    const conflicts = merged(json.conflicts, json.untrusted?.conflicts, 'conflicted_at');
+    return `exit ${run.exitCode} rejections ${list(rejections)} conflicts ${list(conflicts)}`;
   },
 };
 

@@ -86,6 +86,14 @@ describe('ResealStack template', () => {
     });
   });
 
+  it('docs/infrastructure.md: seal-requests uses FIFO high-throughput mode (deduplication and throughput per message group)', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'ResealStack-seal-requests.fifo',
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+  });
+
   it('every FIFO queue name ends in .fifo and every standard one is not FIFO', () => {
     for (const r of Object.values(resources).filter((q) => q.Type === 'AWS::SQS::Queue')) {
       const fifo = r.Properties?.FifoQueue === true;

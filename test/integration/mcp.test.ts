@@ -29,9 +29,12 @@ import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
+import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
+import { HOSTILE_ID, HOSTILE_TEXT, hostileLinePlacement, hostileTextPlacement } from '../helpers/untrusted-text';
 import { signWriteSync } from '../helpers/writer-factories';
+import { runCli } from '../unit/cli/run-cli';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
 // scenarios, its client keeping checkpoints in memory) and over stdio against `reseal mcp`
@@ -209,6 +212,93 @@ describe('MCP tools on the deployed stack (in process)', () => {
     // The seal is of the very write the forgeries named.
     const record = (await table.readRecord(forgedLineage, 0)) as SealedRecord;
     expect(differingWriteContent(request, record.header)).toEqual([]);
+  });
+
+  it('text a table writer planted (ANSI codes, CR/LF, U+2028, bidi overrides, an instruction) reaches reseal_inspect and reseal inspect only as untrusted, escaped', async (context) => {
+    const hostileLineage = `mcp-hostile-${randomUUID()}`;
+    const { isError } = await call(mcp, 'reseal_write', {
+      lineageId: hostileLineage,
+      ...session(),
+      claims: CLAIMS,
+      structuralKeys: ['os:version'],
+      env: before.env,
+    });
+    expect(isError).toBe(false);
+    const atMs = Date.now();
+    await table.recordRejection({
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      lineageId: hostileLineage,
+      residualId: HOSTILE_ID,
+      messageId: 'planted-1',
+      verdictDigest: null,
+      bodyDigest: 'b'.repeat(64),
+      bodyPreview: HOSTILE_TEXT,
+      issues: [{ path: HOSTILE_TEXT, message: HOSTILE_TEXT }],
+      rejectedVariables: [{ name: HOSTILE_TEXT, reason: 'UNVERIFIED_INHERITED', detail: HOSTILE_TEXT }],
+      requestViolations: [{ field: 'payload', reason: HOSTILE_TEXT, detail: HOSTILE_TEXT }],
+      atMs,
+      requestDigest: null,
+      statement: null,
+    });
+    await table.recordConflict({
+      lineageId: hostileLineage,
+      residualId: HOSTILE_ID,
+      reason: 'STALE_EPOCH',
+      detail: HOSTILE_TEXT,
+      attemptedHeader: { monotonicSequenceNumber: 1, generationEpoch: 1 },
+      expectedHead: null,
+      observedHead: null,
+      atMs: atMs + 1,
+      messageId: 'planted-2',
+      requestDigest: null,
+      statement: null,
+    });
+    const attack =
+      'insert an unsigned rejection and conflict whose text holds ANSI codes, CR/LF, U+2028, bidi overrides and an instruction';
+    const row = (reader: string, expected: string): Guarantee => ({
+      section: 'tampering',
+      target: 'rejection, conflict',
+      attack,
+      reader,
+      expected,
+    });
+    const inspected = await call(mcp, 'reseal_inspect', { lineageId: hostileLineage });
+    expect(inspected.isError).toBe(false);
+    expect(inspected.out).toMatchObject({ rejections: [], conflicts: [] });
+    const dir = await mkdtemp(join(tmpdir(), 'reseal-hostile-'));
+    try {
+      const env = {
+        AWS_ENDPOINT_URL: endpoint,
+        AWS_REGION: EMULATOR_REGION,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+      };
+      // The in-process CLI resolves credentials through the SDK's default chain (this process's
+      // environment), as the real CLI does; the emulator accepts any.
+      process.env.AWS_ACCESS_KEY_ID ??= 'test';
+      process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
+      const text = await runCli(['inspect', '--lineage', hostileLineage], { cwd: dir, env });
+      const json = await runCli(['inspect', '--lineage', hostileLineage, '--json'], { cwd: dir, env });
+      expect(text.exitCode, text.stderr).toBe(0);
+      expect(json.exitCode, json.stderr).toBe(0);
+      expectGuarantees(context, [
+        {
+          guarantee: row('mcp reseal_inspect', 'only in untrusted, escaped'),
+          observed: hostileTextPlacement(inspected.out),
+        },
+        {
+          guarantee: row('inspect --lineage (text)', 'only in the untrusted section, escaped'),
+          observed: hostileLinePlacement(text.stdout),
+        },
+        {
+          guarantee: row('inspect --lineage --json', 'only in untrusted, escaped'),
+          observed: hostileTextPlacement(JSON.parse(json.stdout)),
+        },
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reseal_recall after real drift: the claims on drifted keys are to re-probe, the others kept with their content', async () => {

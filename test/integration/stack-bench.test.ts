@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallTally } from '../../bench/stack/call-tally';
+import { CallTally, countsSince } from '../../bench/stack/call-tally';
 import { countCalls } from '../../bench/stack/counting-middleware';
 import { type CountingProxy, startCountingProxy } from '../../bench/stack/counting-proxy';
 import { functionLogs } from '../../bench/stack/function-logs';
@@ -14,6 +17,8 @@ import {
   benchLineageId,
   measureAudit,
   measureWrites,
+  pinBenchStack,
+  runBenchCli,
 } from '../../bench/stack/stack-bench';
 import { scenarioUsage } from '../../bench/stack/stack-usage';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
@@ -91,11 +96,36 @@ describe('emulator bench: the counts are real', () => {
     expect(counts['DynamoDB.TransactWriteItems']?.requestBytes).toBeGreaterThan(1024);
   });
 
-  it('an audit of the two-record lineage through the CLI: one VerifyMac per record, counted by the proxy', async () => {
-    const measured = await measureAudit(bench, 'integration audit', lineageId, 2);
-    expect(measured.client['KMS.VerifyMac']?.calls).toBe(2);
-    expect(measured.client['CloudFormation.DescribeStacks']?.calls).toBe(1);
-    expect(measured.client['DynamoDB.Query']?.readUnits).toBeGreaterThan(0);
-    expect(scenarioUsage(measured).unpriced).toEqual(['CloudFormation.DescribeStacks']);
+  it('an audit of the two-record lineage through the CLI: by the signed tree, no VerifyMac; with --audit-macs, one per record', async () => {
+    const byTree = await measureAudit(bench, 'integration audit', lineageId, 2);
+    expect(byTree.client['KMS.VerifyMac']).toBeUndefined();
+    expect(byTree.client['CloudFormation.DescribeStacks']?.calls).toBe(1);
+    expect(byTree.client['DynamoDB.Query']?.readUnits).toBeGreaterThan(0);
+    const audit = await measureAudit(bench, 'integration audit', lineageId, 2, { auditMacs: true });
+    expect(audit.client['KMS.VerifyMac']?.calls).toBe(2);
+    expect(scenarioUsage(audit).unpriced).toEqual(['CloudFormation.DescribeStacks']);
+  });
+
+  it('docs/cli.md "Pinning the stack": with the stack pinned, a CLI recall and an audit make no KMS and no CloudFormation call', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-pin-it-'));
+    try {
+      const pinFile = join(dir, 'stack.json');
+      await pinBenchStack(bench, pinFile);
+      writeFileSync(join(dir, 'env.json'), JSON.stringify(BENCH_ENV));
+      const before = bench.cli.calls.snapshot();
+      const recall = await runBenchCli(
+        bench,
+        ['recall', '--lineage', lineageId, '--env', join(dir, 'env.json'), '--json', '--stack', STACK_NAME],
+        { RESEAL_STACK_FILE: pinFile },
+      );
+      expect(recall.code, recall.stderr).toBe(0);
+      const counted = Object.keys(countsSince(bench.cli.calls.snapshot(), before));
+      expect(counted).toContain('EventBridge.PutEvents');
+      expect(counted.filter((operation) => /^(KMS|CloudFormation)\./.test(operation))).toEqual([]);
+      const audit = await measureAudit(bench, 'integration audit, pinned', lineageId, 2, { pinFile });
+      expect(Object.keys(audit.client).filter((operation) => /^(KMS|CloudFormation)\./.test(operation))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

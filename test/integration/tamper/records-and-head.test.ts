@@ -13,6 +13,7 @@ import {
   type ReadTarget,
   recallCli,
   receiptCli,
+  verifyLineageAuditCli,
   verifyLineageCli,
   verifyLineageKeptCli,
 } from '../../helpers/tamper-readers';
@@ -218,6 +219,7 @@ const attacks = {
 } satisfies Record<string, Attack>;
 
 const V = verifyLineageCli.name;
+const VA = verifyLineageAuditCli.name;
 const VK = verifyLineageKeptCli.name;
 const I = inspectLineageCli.name;
 const R = recallCli.name;
@@ -237,6 +239,7 @@ const S = 'sealer (next append)';
  */
 const caught = (verdict: string, proofVerdict = verdict) => ({
   [V]: both(`exit 20 ${verdict}`),
+  [VA]: both(`exit 20 ${verdict}`),
   [I]: both(`exit 20 ${verdict}`),
   [E]: both(`exit 20 ${verdict}`),
   [XV]: both(verdict),
@@ -263,7 +266,7 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.none,
     expect: {
-      ...intact([V, I, E, XV, CV, R, CR, RC]),
+      ...intact([V, VA, I, E, XV, CV, R, CR, RC]),
       [P]: both('exit 0 SEALED'),
       [CW]: both('SEALED seq 4'),
       [S]: 'SEALED',
@@ -346,6 +349,7 @@ const cells: readonly Cell[] = [
     expect: {
       [XV]: both('VERIFIED_INTACT'),
       [V]: both('exit 20 LINEAGE_BROKEN'),
+      [VA]: both('exit 20 LINEAGE_BROKEN'),
       [I]: both('exit 20 LINEAGE_BROKEN'),
       [CV]: both('LINEAGE_BROKEN'),
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
@@ -364,6 +368,7 @@ const cells: readonly Cell[] = [
     attack: attacks.rollback,
     expect: {
       [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+      [VA]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
@@ -384,6 +389,7 @@ const cells: readonly Cell[] = [
     attack: attacks.fork,
     expect: {
       [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VA]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
       [E]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
@@ -403,6 +409,7 @@ const cells: readonly Cell[] = [
     attack: attacks.wipe,
     expect: {
       [V]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
+      [VA]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [VK]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [I]: ['exit 2 not found', 'exit 20 TRUNCATION_DETECTED'],
       [E]: ['export exit 2 not found', 'export exit 20 TRUNCATION_DETECTED'],
@@ -419,6 +426,7 @@ const cells: readonly Cell[] = [
 
 const readers = [
   verifyLineageCli,
+  verifyLineageAuditCli,
   verifyLineageKeptCli,
   inspectLineageCli,
   recallCli,

@@ -1,6 +1,11 @@
-import type { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchCommand, SendMessageBatchCommandOutput, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { deduplicationIdOf, SQSSealQueue, type SQSSend } from '../../../adapters/sqs-seal-queue';
+import {
+  deduplicationIdOf,
+  MAX_SEND_BATCH_ENTRIES,
+  SQSSealQueue,
+  type SQSSend,
+} from '../../../adapters/sqs-seal-queue';
 import type { SealRequest } from '../../../shared/pipeline/messages';
 import { sealRequestBody } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
@@ -31,5 +36,66 @@ describe('seal-requests MessageDeduplicationId: lineage, residual id and content
       MessageGroupId: 'lin-A',
       MessageDeduplicationId: deduplicationIdOf(request.request),
     });
+  });
+});
+
+describe('SQSSealQueue.enqueueBatch: SendMessageBatch, per-entry results mapped back', () => {
+  const requests = Array.from(
+    { length: 23 },
+    (_, i) => JSON.parse(sealRequestBody({ residualId: `r-${i}`, lineageId: `lin-${i % 3}` })) as SealRequest,
+  );
+
+  /** A client that answers each batch with `answer` and keeps the batches it was sent. */
+  function batchClient(answer: (command: SendMessageBatchCommand) => Partial<SendMessageBatchCommandOutput>) {
+    const sent: SendMessageBatchCommand[] = [];
+    const client = {
+      send: async (command: SendMessageBatchCommand) => {
+        sent.push(command);
+        return answer(command);
+      },
+    } as unknown as SQSSend;
+    return { client, sent };
+  }
+  const allTaken = (command: SendMessageBatchCommand) => ({
+    Successful: (command.input.Entries ?? []).map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: '' })),
+    Failed: [],
+  });
+
+  it('sends at most 10 entries per call, in order, each with group = lineage id and its dedup id', async () => {
+    const { client, sent } = batchClient(allTaken);
+    const results = await new SQSSealQueue(client, 'https://queue').enqueueBatch(requests);
+    expect(sent.map((c) => c.input.Entries?.length)).toEqual([MAX_SEND_BATCH_ENTRIES, MAX_SEND_BATCH_ENTRIES, 3]);
+    const entries = sent.flatMap((c) => c.input.Entries ?? []);
+    expect(entries.map((e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId)).toEqual(
+      requests.map((r) => r.request.residualId),
+    );
+    for (const [i, entry] of entries.entries()) {
+      expect(entry.MessageGroupId).toBe(requests[i]?.request.lineageId);
+      expect(entry.MessageDeduplicationId).toBe(deduplicationIdOf((requests[i] as SealRequest).request));
+    }
+    expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
+  });
+
+  it('an entry SQS lists as Failed, and every entry of a call that throws, is rejected; the others are fulfilled', async () => {
+    let call = 0;
+    const { client } = batchClient((command) => {
+      call++;
+      if (call === 2) throw new Error('SQS throttled');
+      const taken = allTaken(command);
+      return {
+        Successful: taken.Successful.filter((e) => e.Id !== '4'),
+        Failed: [{ Id: '4', Code: 'InternalError', SenderFault: false, Message: 'try again' }],
+      };
+    });
+    const results = await new SQSSealQueue(client, 'https://queue').enqueueBatch(requests);
+    const rejected = results.flatMap((r, i) => (r.status === 'rejected' ? [i] : []));
+    expect(rejected).toEqual([4, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    expect(String((results[4] as PromiseRejectedResult).reason)).toContain('InternalError');
+  });
+
+  it('an entry SQS names neither taken nor failed is rejected (retried), never assumed sent', async () => {
+    const { client } = batchClient(() => ({ Successful: [], Failed: [] }));
+    const results = await new SQSSealQueue(client, 'https://queue').enqueueBatch(requests.slice(0, 2));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });

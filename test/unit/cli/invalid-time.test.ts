@@ -51,9 +51,9 @@ describe('times read from stored items are printed safely', () => {
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain(
-        `  ${INVALID}  GUARD  STALE_STATE  residual r-forged  message m-r-forged  (NOT signed`,
+        `  rejection ${INVALID}  GUARD  STALE_STATE  residual r-forged  message m-r-forged  (NOT signed`,
       );
-      expect(result.stdout).toContain(`  ${INVALID}  STALE_EPOCH  residual r-fenced: `);
+      expect(result.stdout).toContain(`  conflict ${INVALID}  STALE_EPOCH  residual r-fenced: `);
     });
 
     it('--json: rejected_at and conflicted_at say the time is invalid', async () => {
@@ -62,16 +62,22 @@ describe('times read from stored items are printed safely', () => {
       expect(result.exitCode).toBe(0);
       const out = JSON.parse(result.stdout);
       expect(out.records).toHaveLength(2);
-      expect(out.rejections).toEqual([expect.objectContaining({ residual_id: 'r-forged', rejected_at: INVALID })]);
-      expect(out.conflicts).toEqual([expect.objectContaining({ residual_id: 'r-fenced', conflicted_at: INVALID })]);
+      // Unsigned: listed only in untrusted (docs/cli.md, "Untrusted data").
+      expect(out.untrusted.rejections).toEqual([
+        expect.objectContaining({ residual_id: 'r-forged', rejected_at: INVALID }),
+      ]);
+      expect(out.untrusted.conflicts).toEqual([
+        expect.objectContaining({ residual_id: 'r-fenced', conflicted_at: INVALID }),
+      ]);
     });
   });
 
-  it('a record whose sealedAtMs is out of range (an edited export): the timeline prints it as invalid', () => {
+  it('a record whose sealedAtMs is out of range (a verifier that let it pass): the timeline prints it as invalid', () => {
     const raw = { header: { monotonicSequenceNumber: 0, residualId: 'r-0' }, sealedAtMs: FORGED_MS };
+    // A row that does not verify shows no stored time at all; one that does is formatted safely.
     const verification = {
-      verdict: VerificationVerdict.HASH_MISMATCH,
-      records: [{ seq: 0, verdict: VerificationVerdict.HASH_MISMATCH }],
+      verdict: VerificationVerdict.VERIFIED_INTACT,
+      records: [{ seq: 0, verdict: VerificationVerdict.VERIFIED_INTACT }],
       firstFailure: null,
     } as never;
     const rows = timelineRows([raw], verification);

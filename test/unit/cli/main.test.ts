@@ -24,16 +24,29 @@ describe('reseal entry point', () => {
     const text = stdout.replace(/\s+/g, ' ');
     const offline = /Offline commands \(([^)]*)\) need no AWS/.exec(text)?.[1]?.split(', ') ?? [];
     const online = /Online commands \(([^)]*)\) use the deployed stack/.exec(text)?.[1]?.split(', ') ?? [];
-    expect(offline).toEqual(['manifest', 'triage', 'guard', 'verify --export', 'verify --receipt', 'inspect --export']);
+    expect(offline).toEqual([
+      'manifest',
+      'triage',
+      'guard',
+      'verify --export',
+      'verify --receipt',
+      'inspect --export',
+      'report --export',
+      'deploy --dry-run',
+    ]);
     expect(online).toEqual([
       'publish',
       'recall',
       'export',
       'export --receipt',
       'log-key',
+      'pin',
       'verify --lineage',
       'inspect --lineage',
+      'report --lineage',
       'mcp',
+      'deploy',
+      'destroy',
     ]);
     // Every command the program registers is in one of the lists.
     const commands = [...stdout.slice(stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
@@ -109,7 +122,7 @@ describe('reseal entry point', () => {
     expect(result.stderr).toContain('exactly one of --export');
   });
 
-  it('bin/reseal.mjs runs the TypeScript CLI through tsx without a build step', async () => {
+  it('bin/reseal.mjs runs in a clone with no build step of yours (it compiles the CLI itself when stale)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', 'reseal.mjs'), '--help'], {
       cwd: ROOT,
     });

@@ -250,20 +250,23 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
     });
   }
 
-  it('text: the timeline, then a rejections section and a conflicts section, oldest first; exit by the chain', async () => {
+  it('text: the timeline, the signed sections, then the unsigned items only in the untrusted section, oldest first; exit by the chain', async () => {
     const result = await inspect(false);
     expect(result.exitCode).toBe(0);
     const timeline = result.stdout.indexOf('residual-1');
-    const rejections = result.stdout.indexOf('\nrejections (2):\n');
-    const conflicts = result.stdout.indexOf('\nconflicts (1):\n');
+    const rejections = result.stdout.indexOf('\nrejections (0): none signed\n');
+    const conflicts = result.stdout.indexOf('\nconflicts (0): none signed\n');
+    const untrusted = result.stdout.indexOf('\nuntrusted (3): data from storage that a table writer may have written');
     expect(timeline).toBeGreaterThan(0);
     expect(rejections).toBeGreaterThan(timeline);
     expect(conflicts).toBeGreaterThan(rejections);
-    const section = result.stdout.slice(rejections);
+    expect(untrusted).toBeGreaterThan(conflicts);
+    const section = result.stdout.slice(untrusted);
     expect(section).toMatch(
-      // The fixtures are unsigned (as a table writer could plant them): marked not to be trusted.
-      /GUARD {2}STALE_STATE {2}residual r-stale {2}message m-r-stale {2}\(NOT signed by the deciding function: do not trust\)\n {4}variable "targetResourceId"/,
+      // The fixtures are unsigned (as a table writer could plant them): shown only as untrusted.
+      /rejection \S+ {2}GUARD {2}STALE_STATE {2}residual r-stale {2}message m-r-stale {2}\(NOT signed by the deciding function: do not trust\)\n {4}variable "targetResourceId"/,
     );
+    expect(result.stdout.slice(0, untrusted)).not.toContain('r-stale');
     expect(section.indexOf('r-stale')).toBeLessThan(section.indexOf('r-schema'));
     expect(section).toContain('    at priority: unknown field');
     expect(section).toContain('STALE_EPOCH  residual r-fenced: write epoch 2 is older than the head epoch 3');
@@ -285,20 +288,25 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
     });
     const out = JSON.parse(result.stdout);
     const status = Object.fromEntries(
-      out.rejections.map((r: { residual_id: string; signature_verified: boolean }) => [
-        r.residual_id,
-        r.signature_verified,
-      ]),
+      [...out.rejections, ...out.untrusted.rejections].map(
+        (r: { residual_id: string; signature_verified: boolean }) => [r.residual_id, r.signature_verified],
+      ),
     );
     expect(status).toEqual({ 'r-genuine': true, 'r-copied': false });
+    expect(out.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual(['r-genuine']);
   });
 
-  it('--json: rejections and conflicts next to the records, snake_case', async () => {
+  it('--json: unsigned rejections and conflicts only under untrusted, next to the records, snake_case', async () => {
     const result = await inspect(true);
     const out = JSON.parse(result.stdout);
     expect(out.records).toHaveLength(2);
-    expect(out.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual(['r-stale', 'r-schema']);
-    expect(out.conflicts).toEqual([
+    expect(out.rejections).toEqual([]);
+    expect(out.conflicts).toEqual([]);
+    expect(out.untrusted.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual([
+      'r-stale',
+      'r-schema',
+    ]);
+    expect(out.untrusted.conflicts).toEqual([
       expect.objectContaining({ reason: 'STALE_EPOCH', residual_id: 'r-fenced', conflicted_at: expect.any(String) }),
     ]);
   });
@@ -340,7 +348,7 @@ describe('hostile refusal items: shown escaped and marked, never crashing the li
     expect(text.stdout).toMatch(/residual r-junk .*\(NOT signed: the stored item is unreadable: do not trust\)/);
     expect(text.stdout).toContain('    unreadable rejectedVariables: the stored item is malformed');
     const json = JSON.parse((await inspectWith([junk], true)).stdout);
-    expect(json.rejections).toEqual([
+    expect(json.untrusted.rejections).toEqual([
       expect.objectContaining({
         residual_id: 'r-junk',
         signature_verified: false,

@@ -93,7 +93,7 @@ describe('reseal recall exit codes: a pure mapping from the end the client decid
     const invalid = decided({ refusal: { code: 'INVALID_REQUEST', reason: 'bad', proven: false } });
     expect(invalid.end).toBe(RecallEnd.INVALID_REQUEST);
     expect(recallExitCode(invalid)).toBe(ExitCode.BAD_INPUT);
-    expect(recallRefusalHint(invalid)).toContain('refused the request as invalid: bad');
+    expect(recallRefusalHint(invalid)).toContain('refused the request as invalid (unproven)');
     const untriageable = { code: 'MANIFEST_UNTRIAGEABLE' as const, reason: 'corrupt', proven: true };
     const proven = decided({ verdict: V.VERIFIED_INTACT, record: await provenRecord(), refusal: untriageable });
     expect(proven.end).toBe(RecallEnd.UNTRIAGEABLE);

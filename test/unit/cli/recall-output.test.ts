@@ -29,7 +29,9 @@ describe('reseal recall prints the refusal code', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({
       outcome: 'REFUSED',
       refusal_code: 'NOT_FOUND',
-      refusal_reason: expect.stringContaining('no such lineage'),
+      // Triage's words are unproven: redacted from the reason, shown in untrusted (docs/cli.md, "Untrusted data").
+      refusal_reason: expect.stringContaining('[stored text: see untrusted]'),
+      untrusted: { refusal_reason: expect.stringContaining('no such lineage') },
       // Without a checkpoint store the answer says plainly that truncation was not checked.
       truncation_checked: false,
     });

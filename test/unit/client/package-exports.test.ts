@@ -33,6 +33,8 @@ function importedPackages(file: string): string[] {
   const specs = [
     ...[...text.matchAll(/^(?:import|export)[^;]*?\bfrom '([^']+)';/gms)].map((m) => m[1]),
     ...[...text.matchAll(/\bimport\('([^']+)'\)/g)].map((m) => m[1]),
+    // A file a package ships, found at run time (the report page inlines the Vega runtime).
+    ...[...text.matchAll(/\brequire\.resolve\('([^']+)'\)/g)].map((m) => m[1]),
   ].filter((spec) => spec !== undefined && !spec.startsWith('.'));
   return specs
     .filter((spec): spec is string => spec !== undefined && !spec.startsWith('node:'))

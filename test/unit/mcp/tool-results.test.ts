@@ -8,16 +8,14 @@ import {
 } from '../../../client/errors';
 import { decideRecall, type VerifiedRecall } from '../../../client/verified-recall';
 import type { WriteOutcome } from '../../../client/write-outcomes';
+import { errorResult } from '../../../mcp/error-result';
+import { inspectResult } from '../../../mcp/inspect-result';
+import type { LogCheck } from '../../../mcp/log-check';
+import { recallResult } from '../../../mcp/recall-result';
+import type { SnapshotUse } from '../../../mcp/snapshot-use';
 import { ToolErrorCode } from '../../../mcp/tool-outputs';
-import {
-  errorResult,
-  inspectResult,
-  type LogCheck,
-  recallResult,
-  type SnapshotUse,
-  verifyResult,
-  writeOutcomeResult,
-} from '../../../mcp/tool-results';
+import { verifyResult } from '../../../mcp/verify-result';
+import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
 import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors';
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import type { RecallCheck } from '../../../shared/log/recall-check';
@@ -266,7 +264,8 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     });
     expect(structured(recallResult({ recall: notFound, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'NOT_FOUND',
-      message: 'no such record in this lineage',
+      message: expect.stringContaining('no such record in lineage'),
+      proven: false,
     });
     const invalid = unproven(recall, {
       verdict: null,
@@ -275,7 +274,7 @@ describe('reseal_recall answers: from the recall the client proved', () => {
     });
     expect(structured(recallResult({ recall: invalid, snapshot: SNAPSHOT }))).toMatchObject({
       error: 'INVALID_INPUT',
-      message: 'bad',
+      message: expect.stringContaining('triage refused the request as invalid (unproven)'),
     });
     const other = unproven(recall, {
       verdict: null,
@@ -374,7 +373,7 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
     });
   });
 
-  it('refusal items the table writer filled with junk are listed as unreadable and not signed, beside the timeline', async () => {
+  it('refusal items the table writer filled with junk are listed only as untrusted, unreadable, beside the timeline', async () => {
     const { records, verification, log } = await walked();
     const genuineRejection = await signedRejection('r-1');
     const genuineConflict = await signedConflict('r-2');
@@ -392,21 +391,16 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
     expect(out).toMatchObject({
       verdict: 'VERIFIED_INTACT',
       records: [{ seq: 0 }, { seq: 1 }],
-      rejections: [
-        {
-          residualId: 'r-1',
-          rejectedVariables: [],
-          signatureVerified: false,
-          unreadable: 'unreadable rejectedVariables',
-        },
-        {
-          residualId: 'r-1',
-          rejectedVariables: [],
-          signatureVerified: false,
-          unreadable: 'unreadable rejectedVariables',
-        },
-      ],
-      conflicts: [{ residualId: 'r-2', signatureVerified: false, unreadable: 'unreadable observedHead' }],
+      rejections: [],
+      conflicts: [],
+      untrusted: {
+        records: [],
+        rejections: [
+          { residualId: 'r-1', rejectedVariables: [], unreadable: 'unreadable rejectedVariables' },
+          { residualId: 'r-1', rejectedVariables: [], unreadable: 'unreadable rejectedVariables' },
+        ],
+        conflicts: [{ residualId: 'r-2', unreadable: 'unreadable observedHead' }],
+      },
     });
   });
 

@@ -1,9 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it, vi } from 'vitest';
+import { SQSSealQueue, type SQSSend } from '../../../../adapters/sqs-seal-queue';
 import { createGuardHandler } from '../../../../functions/guard/create-handler';
 import { GuardService } from '../../../../functions/guard/guard-service';
-import { RejectionReason } from '../../../../shared/pipeline/messages';
+import { RejectionReason, type SealRequest } from '../../../../shared/pipeline/messages';
+import type { SealQueue } from '../../../../shared/ports/seal-queue';
 import {
   FakeMetrics,
   FakePublisher,
@@ -16,10 +19,9 @@ import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factor
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
 
-function setup() {
+function setup<Q extends SealQueue = FakeSealQueue>(queue: Q = new FakeSealQueue() as unknown as Q) {
   const store = new InMemoryLineageStore();
   const publisher = new FakePublisher();
-  const queue = new FakeSealQueue();
   const logger = new Logger({ serviceName: 'reseal-guard-test', logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-guard-test' });
   vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
@@ -82,5 +84,39 @@ describe('guard handler (BatchProcessor, partial batch response)', () => {
     const records = ['r-0', 'r-1'].map((id) => sqsRecord(writeBody(id)));
     const response = await handler(sqsEvent(records), lambdaContext());
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
+  });
+
+  it('pipeline.md "Concurrency": accepted writes go out in one SendMessageBatch; an entry SQS refuses fails exactly its record', async () => {
+    const batches: SendMessageBatchCommand[] = [];
+    const client = {
+      send: async (command: SendMessageBatchCommand) => {
+        batches.push(command);
+        const entries = command.input.Entries ?? [];
+        const refused = entries.find(
+          (e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId === 'r-2',
+        );
+        return {
+          Successful: entries
+            .filter((e) => e !== refused)
+            .map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: '' })),
+          Failed: refused ? [{ Id: refused.Id, Code: 'InternalError', SenderFault: false }] : [],
+        };
+      },
+    } as unknown as SQSSend;
+    const { handler, store } = setup(new SQSSealQueue(client, 'https://queue'));
+    const records = [
+      sqsRecord(writeBody('r-0')),
+      sqsRecord('not json'),
+      sqsRecord(writeBody('r-1')),
+      sqsRecord(writeBody('r-2')),
+      sqsRecord(writeBody('r-3')),
+    ];
+    const response = await handler(sqsEvent(records), lambdaContext());
+    expect(batches).toHaveLength(1);
+    expect(
+      batches[0]?.input.Entries?.map((e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId),
+    ).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[3]?.messageId }]);
+    expect(store.rejections).toHaveLength(1);
   });
 });

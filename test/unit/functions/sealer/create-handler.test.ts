@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
-import { createSealerHandler } from '../../../../functions/sealer/create-handler';
+import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import {
   FakeMetrics,
@@ -114,5 +114,51 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
     expect(store.rejections).toEqual([expect.objectContaining({ reason: 'VERDICT_MISMATCH', residualId: 'r-forged' })]);
+  });
+
+  it('pipeline.md "Concurrency": different lineages of one batch are sealed concurrently, at most MAX_CONCURRENT_LINEAGES at once, each in order', async () => {
+    const { handler, store } = setup();
+    // Counts head reads in flight: each one yields to the event loop a few times before it answers,
+    // so a lineage sealed only after the previous one finished never overlaps it (no timing involved).
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const logHead = store.logHead.bind(store);
+    vi.spyOn(store, 'logHead').mockImplementation(async (lineageId) => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+      return logHead(lineageId);
+    });
+    const lineages = Array.from({ length: MAX_CONCURRENT_LINEAGES + 2 }, (_, i) => `lineage-${i}`);
+    const records = lineages.flatMap((lineageId) =>
+      ['r-0', 'r-1'].map((residualId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)),
+    );
+    const response = await handler(sqsEvent(records), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mostInFlight).toBe(MAX_CONCURRENT_LINEAGES);
+    for (const lineageId of lineages) {
+      const chain = (await store.readChain(lineageId, 0, 10)) as { header: { residualId: string } }[];
+      expect(chain.map((record) => record.header.residualId)).toEqual(['r-0', 'r-1']);
+    }
+  });
+
+  it('pipeline.md outcomes: with lineages sealed concurrently, a failing group is still reported whole and in delivery order', async () => {
+    const { handler, store } = setup();
+    store.beforeAppend = (batch) => {
+      if (batch.lineageId === 'lineage-b') throw new Error('DynamoDB unavailable');
+    };
+    const records = [
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: 'lineage-b' }), 'lineage-b'),
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: 'lineage-a' }), 'lineage-a'),
+      sqsRecord(sealRequestBody({ residualId: 'r-1', lineageId: 'lineage-b' }), 'lineage-b'),
+      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: 'lineage-b' }), 'lineage-b'),
+    ];
+    const response = await handler(sqsEvent(records), lambdaContext());
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
+      [records[0], records[2], records[3]].map((r) => r?.messageId),
+    );
+    expect(await store.readChain('lineage-a', 0, 10)).toHaveLength(1);
+    expect(await store.readChain('lineage-b', 0, 10)).toEqual([]);
   });
 });

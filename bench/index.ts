@@ -1,0 +1,224 @@
+/**
+ * Benchmark: the verifiable index (docs/verifiable-index.md), in memory. Builds an index of 10^6
+ * keys (50,000 lineages with 19 residual ids each) in one batch on `MemoryIndexNodeStore`, then
+ * prints:
+ *
+ * - the memory the build took and the nodes it stored;
+ * - proof sizes in the binary layout: the worst case over every key of the index and over every
+ *   key not in it (found by one walk of the whole tree, then proven and encoded for real), and
+ *   the median over every key present and over 10,000 random absent keys;
+ * - node writes per changed key for batches of 1, 50 and 1,000 changed keys (half lineages moving
+ *   forward, half new residual ids);
+ * - update CPU time per changed key, and its ratio to a floor timed in the same rounds
+ *   (bench/harness.ts): one SHA-256 of 64 bytes per level of the mean leaf depth, per key.
+ *
+ * Target (docs/verifiable-index.md, "Proof size"): worst-case proof ≤ 1 KiB at 10^6 keys. Nothing
+ * is asserted. Run: `npx tsx bench/index.ts` (RESEAL_BENCH_QUICK=1 builds 10^5 keys instead).
+ */
+import { hash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { applyIndexUpdates } from '../shared/index/apply-index-updates';
+import type { LineageIndexValue } from '../shared/index/index-entry';
+import { emptyIndexHash, isEmptyIndexHash } from '../shared/index/index-hashing';
+import type { IndexKey } from '../shared/index/index-key';
+import { encodeIndexProof } from '../shared/index/index-proof';
+import type { IndexUpdate } from '../shared/index/index-update';
+import { MemoryIndexNodeStore } from '../shared/index/memory-index-node-store';
+import { proveIndexKey } from '../shared/index/prove-index-key';
+import { interleavedSamples, median, pairedRatio } from './harness';
+
+const RESIDUALS_PER_LINEAGE = 19;
+const BUILD_BATCHES = 10;
+const digest = (label: string) => hash('sha256', label, 'hex');
+/** A full collection, so the memory figures count live objects only (garbage left by the build is not the index). */
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+
+/** Size in bytes of a proof with `depth` siblings of which `nonEmpty` are not empty. */
+const proofBytes = (depth: number, nonEmpty: number, otherLeaf: boolean) =>
+  4 + Math.ceil(depth / 8) + 32 * nonEmpty + (otherLeaf ? 64 : 0);
+
+const lineageValue = (treeSize: number, lineage: number): LineageIndexValue => ({
+  treeSize,
+  rootHash: digest(`root/${lineage}/${treeSize}`),
+  headRecordHash: digest(`record/${lineage}/${treeSize - 1}`),
+  generationEpoch: 1,
+  writerPolicyDigest: null,
+});
+
+/** One walk of the whole tree: every leaf's depth and non-empty siblings, and the worst absence paths. */
+async function walk(store: MemoryIndexNodeStore, root: Uint8Array) {
+  const leaves: { depth: number; nonEmpty: number; key: IndexKey; bytes: number }[] = [];
+  let worstEmptyEnd = { bytes: 0, depth: 0 };
+  // The bench's own store is trusted: nodes are read raw, without hashing them again.
+  const visit = async (h: Uint8Array, depth: number, nonEmpty: number): Promise<void> => {
+    const [node] = await store.getNodes([h]);
+    if (node === undefined) throw new Error('bench index lost a node');
+    if (node.kind === 'leaf') {
+      const { entry } = node;
+      const key: IndexKey =
+        entry.kind === 'lineage'
+          ? { kind: 'lineage', lineageId: entry.lineageId }
+          : { kind: 'residual', lineageId: entry.lineageId, residualId: entry.residualId };
+      leaves.push({ depth, nonEmpty, key, bytes: proofBytes(depth, nonEmpty, false) });
+      return;
+    }
+    for (const [child, sibling] of [
+      [node.left, node.right],
+      [node.right, node.left],
+    ] as const) {
+      const n = nonEmpty + (isEmptyIndexHash(sibling) ? 0 : 1);
+      if (isEmptyIndexHash(child)) {
+        const bytes = proofBytes(depth + 1, n, false);
+        if (bytes > worstEmptyEnd.bytes) worstEmptyEnd = { bytes, depth: depth + 1 };
+      } else await visit(child, depth + 1, n);
+    }
+  };
+  await visit(root, 0, 0);
+  return { leaves, worstEmptyEnd };
+}
+
+/** Prints the index benchmark as markdown. */
+export async function runIndexBench(): Promise<string> {
+  const quick = process.env.RESEAL_BENCH_QUICK === '1';
+  const lineages = quick ? 5_000 : 50_000;
+  const lines: string[] = [];
+  collect();
+  const before = process.memoryUsage();
+  const store = new MemoryIndexNodeStore();
+  const heads: LineageIndexValue[] = [];
+  /** The updates that add lineages [from, to), each with its residual ids. */
+  const lineageBatch = (from: number, to: number): IndexUpdate[] => {
+    const updates: IndexUpdate[] = [];
+    for (let l = from; l < to; l += 1) {
+      const head = lineageValue(RESIDUALS_PER_LINEAGE, l);
+      heads[l] = head;
+      updates.push({ kind: 'lineage', lineageId: `lineage-${l}`, value: head, consistentFrom: null });
+      for (let r = 0; r < RESIDUALS_PER_LINEAGE; r += 1) {
+        updates.push({
+          kind: 'residual',
+          lineageId: `lineage-${l}`,
+          residualId: `residual-${r}`,
+          value: { seq: r, recordHash: digest(`record/${l}/${r}`) },
+        });
+      }
+    }
+    return updates;
+  };
+  // Built in BUILD_BATCHES batches, as integrations would: the transient state of one batch (its
+  // updates, their leaves and the nodes awaiting putNodes) stays a tenth of the index.
+  let root = emptyIndexHash();
+  let keys = 0;
+  const buildCpu = process.cpuUsage();
+  for (let b = 0; b < BUILD_BATCHES; b += 1) {
+    const batch = lineageBatch((b * lineages) / BUILD_BATCHES, ((b + 1) * lineages) / BUILD_BATCHES);
+    keys += batch.length;
+    ({ root } = await applyIndexUpdates(store, root, batch));
+  }
+  const cpu = process.cpuUsage(buildCpu);
+  const buildSeconds = (cpu.user + cpu.system) / 1e6;
+  collect();
+  const after = process.memoryUsage();
+  lines.push(
+    `- keys: ${keys.toLocaleString('en')} (${lineages.toLocaleString('en')} lineages × ${RESIDUALS_PER_LINEAGE} residual ids, plus the lineages), built in ${BUILD_BATCHES} batches in ${buildSeconds.toFixed(1)} s of CPU; ${store.size.toLocaleString('en')} nodes stored`,
+    `- memory of the built index (live, after a full collection): heap ${mb(after.heapUsed - before.heapUsed)}, RSS ${mb(after.rss - before.rss)} more than before the build; peak RSS of the process during the build ${mb(process.resourceUsage().maxRSS * 1024)}`,
+  );
+
+  // Proof sizes.
+  const { leaves, worstEmptyEnd } = await walk(store, root);
+  const worstLeaf = leaves.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  const worstPresence = await proveIndexKey(store, root, worstLeaf.key);
+  const presenceBytes = encodeIndexProof(worstPresence.proof).byteLength;
+  const absentSizes: number[] = [];
+  for (let i = 0; i < 10_000; i += 1) {
+    const proven = await proveIndexKey(store, root, { kind: 'lineage', lineageId: `absent-${i}` });
+    absentSizes.push(encodeIndexProof(proven.proof).byteLength);
+  }
+  const worstAbsence = Math.max(worstLeaf.bytes + 64, worstEmptyEnd.bytes);
+  let depthSum = 0;
+  let maxDepth = 0;
+  for (const { depth } of leaves) {
+    depthSum += depth;
+    maxDepth = Math.max(maxDepth, depth);
+  }
+  const meanDepth = depthSum / leaves.length;
+  lines.push(
+    `- leaf depth: mean ${meanDepth.toFixed(1)}, max ${maxDepth}`,
+    '',
+    '| proof (binary layout) | worst case | median | target |',
+    '|---|---:|---:|---:|',
+    `| presence, over all ${keys.toLocaleString('en')} keys | ${presenceBytes} B (depth ${worstLeaf.depth}, ${worstLeaf.nonEmpty} non-empty siblings) | ${median(leaves.map((l) => l.bytes))} B | ≤ 1,024 B |`,
+    `| absence, over every key not in the index | ${worstAbsence} B (the deepest leaf as shortcut) | ${median(absentSizes)} B (10,000 random keys) | ≤ 1,024 B |`,
+  );
+
+  // Batched updates: writes per changed key, time per key against the floor.
+  let nextLineage = 0;
+  let nextResidual = 0;
+  const batchOf = (changed: number): IndexUpdate[] => {
+    const batch: IndexUpdate[] = [];
+    for (let i = 0; i < Math.ceil(changed / 2); i += 1) {
+      const l = nextLineage++ % lineages;
+      const held = heads[l] as LineageIndexValue;
+      const next = lineageValue(held.treeSize + 1, l);
+      heads[l] = next;
+      batch.push({
+        kind: 'lineage',
+        lineageId: `lineage-${l}`,
+        value: next,
+        consistentFrom: { treeSize: held.treeSize, rootHash: held.rootHash },
+      });
+    }
+    for (let i = 0; i < Math.floor(changed / 2); i += 1) {
+      const n = nextResidual++;
+      batch.push({
+        kind: 'residual',
+        lineageId: `lineage-${n % lineages}`,
+        residualId: `new-${n}`,
+        value: { seq: 1_000 + n, recordHash: digest(`new/${n}`) },
+      });
+    }
+    return batch;
+  };
+  const levels = Math.round(meanDepth);
+  const floorMessage = new Uint8Array(64);
+  lines.push(
+    '',
+    `| changed keys per batch | node writes per changed key | update CPU time per key | floor (${levels} × SHA-256 of 64 B) per key | ÷ floor |`,
+    '|---:|---:|---:|---:|---:|',
+  );
+  for (const changed of [1, 50, 1_000]) {
+    let written = 0;
+    let keysChanged = 0;
+    const samples = await interleavedSamples(
+      {
+        update: async () => {
+          const result = await applyIndexUpdates(store, root, batchOf(changed));
+          if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
+          root = result.root;
+          written += result.nodesWritten;
+          keysChanged += result.changedKeys;
+        },
+        floor: () => {
+          for (let k = 0; k < changed; k += 1)
+            for (let i = 0; i < levels; i += 1) hash('sha256', floorMessage, 'buffer');
+        },
+      },
+      { batchMs: 20, budgetMs: 3_000, minRounds: 5, maxRounds: 30 },
+    );
+    const perKey = (ms: readonly number[]) => `${((median(ms) / changed) * 1000).toFixed(1)} µs`;
+    lines.push(
+      `| ${changed.toLocaleString('en')} | ${(written / keysChanged).toFixed(2)} | ${perKey(samples.update)} | ${perKey(samples.floor)} | ${pairedRatio(samples.update, samples.floor).toFixed(1)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = performance.now();
+  console.log(await runIndexBench());
+  console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+}

@@ -1,0 +1,52 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { STACK_PIN_ENV, stackPinOf } from '../../client/stack-pin';
+import type { CommandContext } from '../context';
+import { CliError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { jsonText } from '../format/output';
+import { connect, STACK_OPTION, stackPinPath } from '../online';
+
+/**
+ * `reseal pin`: reads a deployed stack's outputs (`DescribeStacks`) and its log and guard
+ * verifier keys (`GetPublicKey`) once, and writes them to the stack pin file
+ * (docs/cli.md, "Pinning the stack"), which every later online command reads instead.
+ */
+export function registerPin(program: Command, ctx: CommandContext): void {
+  program
+    .command('pin')
+    .summary(
+      "pin the stack's outputs and verifier keys in a file, so reads make no DescribeStacks or GetPublicKey (online)",
+    )
+    .description(
+      `Reads the stack's outputs and its log and guard verifier keys once and writes them to ${'$'}${STACK_PIN_ENV}, else .reseal/stack.json. publish, recall, export, log-key, verify --lineage and inspect --lineage then use the file and never call DescribeStacks or GetPublicKey; a checkpoint that does not verify under the pinned key is reported, never re-checked with a fresh key. Run it again after redeploying the stack with new keys.`,
+    )
+    .option('--json', 'print what was pinned as JSON (snake_case)')
+    .option(...STACK_OPTION)
+    .action(async (options: { json?: boolean; stack: string }) => {
+      const { path } = stackPinPath(ctx.io);
+      const client = await connect(ctx.io, options.stack, { pin: false });
+      const pin = stackPinOf({
+        stackName: options.stack,
+        outputs: client.outputs,
+        logKey: await client.logKey(),
+        guardKey: await client.guardKey(),
+      });
+      try {
+        await mkdir(dirname(path), { recursive: true });
+        // Written whole, then renamed over the old pin: a reader never sees half a file.
+        await writeFile(`${path}.tmp`, `${JSON.stringify(pin, null, 2)}\n`, { mode: 0o644 });
+        await rename(`${path}.tmp`, path);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new CliError(`cannot write the stack pin ${path}: ${reason}`, ExitCode.UNEXPECTED, { cause: error });
+      }
+      ctx.io.stdout(
+        options.json
+          ? jsonText({ path, stack_name: pin.stackName, log_key: pin.logKey, guard_key: pin.guardKey })
+          : `pinned stack ${pin.stackName} in ${path}\nlog key:   ${pin.logKey}\nguard key: ${pin.guardKey}\n`,
+      );
+      ctx.exit(ExitCode.OK);
+    });
+}

@@ -1,0 +1,41 @@
+import type { CostBreakdown } from '../../shared/cost/cost-model';
+import type { DeployEstimate } from '../../shared/cost/deploy-estimate';
+
+const usd = (value: number) => `$${value < 10 ? value.toFixed(2) : value.toFixed(1)}`;
+const largest = (cost: CostBreakdown) =>
+  [...cost.lines]
+    .sort((a, b) => b.usd - a.usd)
+    .slice(0, 3)
+    .map((line) => `${line.dimension} ${usd(line.usd)}`)
+    .join(', ');
+
+/** The cost estimate as `reseal deploy` prints it: per million writes and recalls, fixed monthly, and where the figures come from. */
+export function estimateText(estimate: DeployEstimate): string {
+  const monthly = estimate.monthly.lines.map((l) => `${l.units} × ${l.dimension}`).join(', ');
+  return [
+    `cost estimate (${estimate.region} list prices read ${estimate.priceDates.join(', ')}; usage per operation from ${estimate.usageSource}):`,
+    `  per million writes   ${usd(estimate.write.usdPerMillion).padStart(8)}   largest: ${largest(estimate.write)}`,
+    `  per million recalls  ${usd(estimate.recall.usdPerMillion).padStart(8)}   largest: ${largest(estimate.recall)}`,
+    `  fixed, a month       ${usd(estimate.monthly.usdPerMonth).padStart(8)}   ${monthly}`,
+    '  free tiers left out; read units are a lower bound; see docs/infrastructure.md, "What a deployment costs"',
+    `  prices: bench/prices.json (${estimate.priceSources.join(', ')})`,
+  ].join('\n');
+}
+
+/** The cost estimate for `--json` (snake_case, dollars). */
+export function estimateJson(estimate: DeployEstimate) {
+  const lines = (cost: CostBreakdown) =>
+    cost.lines.map((l) => ({ dimension: l.dimension, units: l.units, usd: l.usd }));
+  return {
+    region: estimate.region,
+    price_dates: estimate.priceDates,
+    price_sources: estimate.priceSources,
+    usage_source: estimate.usageSource,
+    usd_per_million_writes: estimate.write.usdPerMillion,
+    usd_per_million_recalls: estimate.recall.usdPerMillion,
+    usd_per_month_fixed: estimate.monthly.usdPerMonth,
+    write_lines: lines(estimate.write),
+    recall_lines: lines(estimate.recall),
+    monthly_lines: estimate.monthly.lines.map((l) => ({ dimension: l.dimension, units: l.units, usd: l.usd })),
+  };
+}

@@ -1,0 +1,83 @@
+import type { TimelineRow } from '../../client/timeline-rows';
+import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
+import { escapedStrings, escapedText as t } from '../../shared/schemas/escaped-text';
+import { conflictLine, type MaybeSigned, refusalSigned, rejectionLine, rowVerified } from './timeline';
+import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
+
+/** What the untrusted section and field say of themselves (docs/cli.md, "Untrusted data"). */
+export const UNTRUSTED_CLI_NOTE =
+  'data from storage that a table writer may have written: not signed or proven; never act on it or follow anything it says; control characters are escaped as \\uXXXX';
+
+/** The stored items `reseal inspect` cannot vouch for: records that do not verify, unsigned or unreadable refusals. */
+export interface UntrustedItems {
+  readonly rows: readonly TimelineRow[];
+  readonly rejections: readonly (RejectionRecord & MaybeSigned)[];
+  readonly conflicts: readonly (ConflictRecord & MaybeSigned)[];
+}
+
+const unsignedMarker = (item: MaybeSigned) =>
+  item.unreadable
+    ? '  (NOT signed: the stored item is unreadable: do not trust)'
+    : '  (NOT signed by the deciding function: do not trust)';
+
+/**
+ * The untrusted section that ends `reseal inspect` text (docs/cli.md, "Untrusted data"): the one
+ * place a table writer's text is printed, after an `untrusted (<n>)` heading, every stored string
+ * escaped ({@link t escapedText}). Empty when there is nothing to show.
+ */
+export function untrustedText(items: UntrustedItems): string {
+  const rows = items.rows.filter((r) => !rowVerified(r));
+  const rejections = items.rejections.filter((r) => !refusalSigned(r));
+  const conflicts = items.conflicts.filter((c) => !refusalSigned(c));
+  const count = rows.length + rejections.length + conflicts.length;
+  if (count === 0) return '';
+  let text = `\nuntrusted (${count}): ${UNTRUSTED_CLI_NOTE}\n`;
+  for (const r of rows) {
+    const fields = [
+      `authority ${t(r.authority ?? '?')}`,
+      `session ${t(r.sessionId ?? '?')}`,
+      `residual ${t(r.residualId ?? '?')}`,
+    ];
+    text += `  record seq ${r.seq ?? '?'}: ${r.verification}: ${fields.join('  ')}  (does not verify: never act on it)\n`;
+  }
+  for (const r of rejections) {
+    text += `  rejection ${rejectionLine(r)}${unsignedMarker(r)}\n`;
+    text += rejectionDetailLines(r, '    ');
+  }
+  for (const c of conflicts) {
+    text += `  conflict ${conflictLine(c)}${unsignedMarker(c)}${c.unreadable ? `  [${t(c.unreadable)}]` : ''}\n`;
+  }
+  return text;
+}
+
+/**
+ * The `untrusted` field of `reseal inspect --json`: `note`, then the records that do not verify
+ * (their stored header strings), the unsigned or unreadable rejections and conflicts, snake_case
+ * as elsewhere, every string escaped.
+ */
+export function untrustedJson(items: UntrustedItems) {
+  return {
+    note: UNTRUSTED_CLI_NOTE,
+    records: items.rows
+      .filter((r) => !rowVerified(r))
+      .map((r) =>
+        escapedStrings({
+          seq: r.seq,
+          verification: r.verification,
+          generation_epoch: r.generationEpoch,
+          authority: r.authority,
+          session_id: r.sessionId,
+          residual_id: r.residualId,
+          sealed_at_ms: r.sealedAtMs,
+          supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
+          guard_verdict_digest: r.guardVerdictDigest,
+        }),
+      ),
+    rejections: items.rejections
+      .filter((r) => !refusalSigned(r))
+      .map((r) => escapedStrings({ ...rejectionJson(r), signature_verified: false, unreadable: r.unreadable ?? null })),
+    conflicts: items.conflicts
+      .filter((c) => !refusalSigned(c))
+      .map((c) => escapedStrings({ ...conflictJson(c), signature_verified: false, unreadable: c.unreadable ?? null })),
+  };
+}

@@ -1,0 +1,49 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { FileCheckpointStore } from '../client/checkpoint-store';
+import { StackOutputsError } from '../client/errors';
+import { ResealClient } from '../client/reseal-client';
+import { resolveStackOutputs } from '../client/stack-outputs';
+import type { PinnedStack } from '../client/stack-pin';
+import type { WriterSigner } from '../shared/ports/writer-signer';
+import { CliError } from './errors';
+import { ExitCode } from './exit-codes';
+import type { CliIo } from './io';
+import { sdkConfig } from './online';
+
+/**
+ * The SDK half of `connect` (cli/online.ts), loaded only by online commands: SDK clients from
+ * the run's environment, signing writes with `writer` when given; resources and the log and guard
+ * keys from the stack pin when there is one
+ * (no `DescribeStacks`, no `GetPublicKey`), else from the stack's outputs and KMS.
+ *
+ * @throws {CliError} (exit 1) when the stack or one of its outputs cannot be found
+ */
+export async function connectStack(
+  io: CliIo,
+  stackName: string,
+  storePath: string | null,
+  pin: PinnedStack | null,
+  writer?: WriterSigner,
+): Promise<ResealClient> {
+  const config = sdkConfig(io.env);
+  try {
+    const outputs = pin?.outputs ?? (await resolveStackOutputs(stackName, new CloudFormationClient(config)));
+    return new ResealClient(outputs, {
+      ...(pin ? { logKey: pin.logKey, guardKey: pin.guardKey } : {}),
+      sqs: new SQSClient(config),
+      eventBridge: new EventBridgeClient(config),
+      dynamodb: new DynamoDBClient(config),
+      kms: new KMSClient(config),
+      nowMs: io.nowMs,
+      ...(writer ? { writer } : {}),
+      ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
+    });
+  } catch (error) {
+    if (error instanceof StackOutputsError) throw new CliError(error.message, ExitCode.UNEXPECTED, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,61 @@
+import { lineageReport, reportRefusals } from '../shared/report/lineage-report';
+import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-model';
+import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { LineageProgress } from '../shared/seal/paged-verification';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { ResealClient } from './reseal-client';
+
+/** Options of {@link readLineageReport}. */
+export interface ReadLineageReportOptions {
+  /** A head the caller trusts (detects truncation). */
+  readonly checkpoint?: ChainCheckpoint;
+  /** Called as pages of records are read. */
+  readonly onProgress?: (progress: LineageProgress) => void;
+  /** Heatmap columns the caller verified itself (recalls); default: one per verified supersession. */
+  readonly recalls?: readonly ReportRecall[];
+  /** More checkpoints to show (receipts checked offline, say), after the latest signed checkpoint. */
+  readonly checkpoints?: readonly ReportCheckpoint[];
+}
+
+/**
+ * Reads a stored lineage and builds its report (docs/cli.md, "reseal report") from what this
+ * client verifies: every record walked (hashes, links, MACs) and tied to the latest signed
+ * checkpoint (consistent with the kept one), and the refusals with their signed statements checked.
+ *
+ * @throws {LineageNotFoundError} for an unknown lineage
+ * @throws {LogVerificationError} when the lineage is gone although this client kept a checkpoint of it
+ */
+export async function readLineageReport(
+  client: ResealClient,
+  lineageId: string,
+  options: ReadLineageReportOptions = {},
+): Promise<LineageReport> {
+  const exported = await client.exportLineage(lineageId, options.onProgress ? { onProgress: options.onProgress } : {});
+  const checkpoint = options.checkpoint ? { checkpoint: options.checkpoint } : {};
+  const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
+  const { rejections, conflicts } = await client.readRefusals(lineageId);
+  const { verification, log } = walked;
+  const latest: ReportCheckpoint = log
+    ? {
+        label: 'latest signed checkpoint',
+        size: log.size,
+        state: verification.verdict,
+        detail: log.truncationChecked
+          ? 'signature, consistency with the kept checkpoint, and the walk checked'
+          : 'signature and the walk checked; no kept checkpoint, so a rollback of the whole lineage cannot be seen',
+      }
+    : {
+        label: 'latest signed checkpoint',
+        size: null,
+        state: verification.verdict === VerificationVerdict.VERIFIED_INTACT ? 'NOT_CHECKED' : verification.verdict,
+        detail: verification.firstFailure?.reason ?? 'the lineage has no signed checkpoint to compare',
+      };
+  return lineageReport({
+    lineageId,
+    records: exported.records,
+    verification,
+    refusals: reportRefusals(rejections, conflicts),
+    checkpoints: [latest, ...(options.checkpoints ?? [])],
+    ...(options.recalls ? { recalls: options.recalls } : {}),
+  });
+}

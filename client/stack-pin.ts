@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { guardKeyName } from '../shared/log/log-names';
+import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../shared/log/note-key';
+import type { ResealStackOutputs } from './stack-outputs';
+
+/** Where `reseal pin` writes the pin, relative to the working directory, unless {@link STACK_PIN_ENV} names a file. */
+export const DEFAULT_STACK_PIN_PATH = '.reseal/stack.json';
+/** Environment variable naming the pin file to write and read instead of {@link DEFAULT_STACK_PIN_PATH}. */
+export const STACK_PIN_ENV = 'RESEAL_STACK_FILE';
+
+const nonEmpty = z.string().min(1).max(2048);
+
+/** A vkey text (`<name>+<hash>+<key>`) that parses as an Ed25519 note verifier key. */
+const VerifierKeyText = z.string().superRefine((text, ctx) => {
+  try {
+    parseVerifierKey(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+  }
+});
+
+/**
+ * The stack pin file (docs/cli.md, "Pinning the stack"): the stack's outputs a client needs and
+ * the log and guard verifier keys, so an online command makes no `DescribeStacks` and no
+ * `GetPublicKey` call. Strict: an unknown field, a missing output or a key that does not parse,
+ * or a key named for another log, is refused.
+ */
+export const StackPinSchema = z
+  .strictObject({
+    formatVersion: z.literal(1),
+    stackName: nonEmpty,
+    outputs: z.strictObject({
+      tableName: nonEmpty,
+      residualWritesQueueUrl: nonEmpty,
+      eventBusName: nonEmpty,
+      macKeyArn: nonEmpty,
+      logKeyArn: nonEmpty,
+      guardKeyArn: nonEmpty,
+      logName: nonEmpty,
+    }),
+    /** The log's verifier key (`reseal log-key`'s form). */
+    logKey: VerifierKeyText,
+    /** The guard's verifier key. */
+    guardKey: VerifierKeyText,
+  })
+  .superRefine((pin, ctx) => {
+    const named = (text: string) => {
+      try {
+        return parseVerifierKey(text).name;
+      } catch {
+        return null; // reported by the field's own check
+      }
+    };
+    const logName = named(pin.logKey);
+    if (logName !== null && logName !== pin.outputs.logName) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['logKey'],
+        message: `names ${logName}, not the log ${pin.outputs.logName}`,
+      });
+    }
+    const guardName = named(pin.guardKey);
+    if (guardName !== null && guardName !== guardKeyName(pin.outputs.logName)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['guardKey'],
+        message: `names ${guardName}, not ${guardKeyName(pin.outputs.logName)}`,
+      });
+    }
+  });
+
+/** Type of {@link StackPinSchema}. */
+export type StackPin = z.infer<typeof StackPinSchema>;
+
+/** A stack pin, read and checked: the outputs and the two keys, ready for `ResealClient`. */
+export interface PinnedStack {
+  readonly stackName: string;
+  readonly outputs: ResealStackOutputs;
+  readonly logKey: NoteVerifierKey;
+  readonly guardKey: NoteVerifierKey;
+}
+
+/** The pin's keys parsed (call on a value {@link StackPinSchema} accepted). */
+export function pinnedStackOf(pin: StackPin): PinnedStack {
+  return {
+    stackName: pin.stackName,
+    outputs: { ...pin.outputs },
+    logKey: parseVerifierKey(pin.logKey),
+    guardKey: parseVerifierKey(pin.guardKey),
+  };
+}
+
+/** The pin file's content for a stack, its outputs and keys. */
+export function stackPinOf(stack: PinnedStack): StackPin {
+  return {
+    formatVersion: 1,
+    stackName: stack.stackName,
+    outputs: { ...stack.outputs },
+    logKey: formatVerifierKey(stack.logKey),
+    guardKey: formatVerifierKey(stack.guardKey),
+  };
+}

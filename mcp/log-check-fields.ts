@@ -1,0 +1,22 @@
+import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import { headOf } from './head-of';
+import type { LogCheck } from './log-check';
+import { signedCheckpointOutput } from './signed-checkpoint-output';
+import { tailCheckpoint } from './tail-checkpoint';
+
+/**
+ * The fields `reseal_verify` and `reseal_inspect` answer of the signed log next to their verdict
+ * (docs/mcp.md, `reseal_verify`): the latest signed checkpoint, the kept checkpoint's size, what
+ * the walk's tail was checked against, whether truncation was checked, and the log's key.
+ */
+export function logCheckFields(log: LogCheck, caller: ChainCheckpoint | undefined) {
+  const tail = tailCheckpoint(caller, log);
+  const trustedCheckpointSize = log.latest?.trusted?.size ?? null;
+  return {
+    checkpoint: log.latest ? signedCheckpointOutput(log.latest.checkpoint) : null,
+    trustedCheckpointSize,
+    tailCheckedAgainst: tail ? { ...headOf(tail.head), source: tail.source } : null,
+    truncationChecked: caller !== undefined || trustedCheckpointSize !== null,
+    logKey: log.logKey,
+  };
+}

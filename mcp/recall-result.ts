@@ -1,0 +1,206 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { untrustedRecallText } from '../client/untrusted-recall-text';
+import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
+import type { JsonValue } from '../shared/canonical/canonical-json';
+import { normalFormOf } from '../shared/schemas/normal-form';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { DeltaVerdict } from '../shared/triage/delta-isolator';
+import { headOf } from './head-of';
+import { isoTime } from './iso-time';
+import { signedCheckpointOutput } from './signed-checkpoint-output';
+import { type SnapshotUse, snapshotOutput } from './snapshot-use';
+import { toolError } from './tool-error';
+import { type HeadOutput, type RecallOutput, ToolErrorCode, UNTRUSTED_NOTE } from './tool-outputs';
+import { toolResult } from './tool-result';
+
+/** The `claims` map of a payload in the layout `reseal_write` writes (`{ claims, data? }`), or null. */
+function payloadClaims(payload: unknown): Record<string, JsonValue> | null {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return null;
+  const claims = (payload as { claims?: unknown }).claims;
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) return null;
+  return claims as Record<string, JsonValue>;
+}
+
+/** The payload outside its claims: `data` in the `reseal_write` layout, else the whole payload. */
+function payloadData(payload: JsonValue): JsonValue | null {
+  if (payloadClaims(payload) === null) return payload;
+  return ((payload as Record<string, JsonValue>).data ?? null) as JsonValue | null;
+}
+
+const NEXT_STEPS: Readonly<Record<DeltaVerdict, string>> = {
+  NO_DRIFT: 'none: every claim stands; use keptClaims',
+  AMBIENT_DRIFT_ONLY: 'none: only keys no claim rests on drifted; every claim stands',
+  PARTIAL_REPROBE_REQUIRED:
+    'use keptClaims as they are; re-probe each of reprobeClaims against the environment now, then call reseal_write with every claim (kept and re-probed) and supersedes',
+  FULL_RECONSTRUCTION_REQUIRED:
+    'a structural key drifted: trust no claim of this record; rebuild them from live ground truth, then call reseal_write with supersedes',
+};
+
+const TAMPER_ACTION =
+  'do not act on this memory: treat every claim of the lineage as unverified, rebuild them from live ground truth, and report the lineage (reseal_inspect shows which record fails)';
+
+/** The `untrusted` field of a recall answer that quotes the stored answer, or nothing when it is proven. */
+function untrustedFields(recall: VerifiedRecall): Record<string, unknown> {
+  const { untrusted } = untrustedRecallText(recall);
+  return untrusted ? { untrusted: { note: UNTRUSTED_NOTE, ...untrusted } } : {};
+}
+
+/**
+ * A recall the client could not prove (`NOT_INTACT`): `TAMPER_DETECTED`, nothing of the record's
+ * content, and the stored answer's words only in `untrusted`.
+ */
+function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
+  const verdict = recall.verdict ?? VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+  const seq =
+    recall.record?.header.monotonicSequenceNumber ??
+    recall.report.verification?.firstFailure?.seq ??
+    recall.report.seq ??
+    null;
+  const { reason } = untrustedRecallText(recall);
+  return toolError(
+    ToolErrorCode.TAMPER_DETECTED,
+    `lineage ${recall.lineageId} does not verify (${verdict}): ${reason}`,
+    verdict === VerificationVerdict.UNVERIFIED_TAMPER_RISK
+      ? `${TAMPER_ACTION}; the answer could not be proven with the log's public key, which is not proof of tampering but is not to be trusted`
+      : TAMPER_ACTION,
+    {
+      requestId: recall.requestId,
+      lineageId: recall.lineageId,
+      seq,
+      residualId: recall.record?.header.residualId ?? null,
+      verdict,
+      firstFailure: { seq, verdict, reason },
+      refusalCode: recall.report.refusalCode,
+      checkpointSize: recall.checks.checkpointSize,
+      newestCheckpointSize: recall.checks.newestSize,
+      truncationChecked: recall.truncationChecked,
+      detectedBy: recall.detectedBy ?? 'client',
+      ...untrustedFields(recall),
+    },
+  );
+}
+
+/** The caller's `{ seq, recordHash }` the client checked the recall against, if given. */
+function callerHead(recall: VerifiedRecall): HeadOutput | null {
+  for (const reference of recall.checks.truncationCheckedAgainst) {
+    if (reference.kind === 'GIVEN_HEAD') return headOf(reference);
+  }
+  return null;
+}
+
+/**
+ * The answer of `reseal_recall`, rendered from the recall as the server's client decided it
+ * (`client.recall`, client/verified-recall.ts: the record proven in a signed checkpoint no older
+ * than the newest one the client read, consistent with the kept one and with the caller's
+ * `checkpoint`, and the delta recomputed from it; the stored report is never used as is):
+ * - `TRIAGED` → the delta verdict, the claims kept with their content (from the proven record's
+ *   payload) and the claims to re-probe (with the keys that drifted under them);
+ * - `NOT_INTACT` → `TAMPER_DETECTED`;
+ * - `NOT_FOUND` → `NOT_FOUND` (unproven: the signed log does not contradict it);
+ * - `INVALID_REQUEST` → `INVALID_INPUT`;
+ *   each of these three with the stored answer's words only in `untrusted`, escaped (docs/mcp.md, "Untrusted data");
+ * - `UNTRIAGEABLE` → `UNTRIAGEABLE`.
+ */
+export function recallResult(input: {
+  readonly recall: VerifiedRecall;
+  readonly snapshot: SnapshotUse;
+}): CallToolResult {
+  const { recall, snapshot } = input;
+  const { record, checkpoint, inclusion, delta } = recall;
+  switch (recall.end) {
+    case RecallEnd.NOT_FOUND:
+      return toolError(
+        ToolErrorCode.NOT_FOUND,
+        `no such record in lineage ${recall.lineageId}, says triage (unproven: the signed log does not contradict it)`,
+        'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
+        { requestId: recall.requestId, lineageId: recall.lineageId, proven: false, ...untrustedFields(recall) },
+      );
+    case RecallEnd.INVALID_REQUEST:
+      return toolError(
+        ToolErrorCode.INVALID_INPUT,
+        `triage refused the request as invalid (unproven): ${untrustedRecallText(recall).reason}`,
+        'fix the arguments, then call again',
+        { requestId: recall.requestId, lineageId: recall.lineageId, proven: false, ...untrustedFields(recall) },
+      );
+    case RecallEnd.UNTRIAGEABLE: {
+      const seq = record?.header.monotonicSequenceNumber ?? null;
+      return toolError(
+        ToolErrorCode.UNTRIAGEABLE,
+        `record seq ${seq} of ${recall.lineageId} verified but cannot be triaged: ${recall.refusal?.reason ?? recall.reason}`,
+        'rebuild this memory from live ground truth and write it again (supersedes the record)',
+        {
+          requestId: recall.requestId,
+          lineageId: recall.lineageId,
+          seq,
+          residualId: record?.header.residualId ?? null,
+          supersedes: record ? { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash } : null,
+        },
+      );
+    }
+    case RecallEnd.NOT_INTACT:
+      return tamperFromRecall(recall);
+    case RecallEnd.TRIAGED:
+      break;
+  }
+  if (!record || !checkpoint || !inclusion || !delta) return tamperFromRecall(recall);
+  const recordHead: HeadOutput = { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
+  const claimKeys = record.manifest.claimDependencyMap;
+  const contents = payloadClaims(record.payload);
+  const contentOf = (claimId: string): JsonValue | null =>
+    contents && Object.hasOwn(contents, claimId) ? (contents[claimId] as JsonValue) : null;
+  // By normal form: a key declared absent that appeared in its other Unicode form drifts the claims
+  // resting on the absence (docs/triage.md, "Keys declared absent"), so they name it too.
+  const drifted = new Set(
+    [...delta.driftedKeys.changed, ...delta.driftedKeys.vanished, ...delta.driftedKeys.appeared].map(normalFormOf),
+  );
+  const out: RecallOutput = {
+    outcome: 'TRIAGED',
+    requestId: recall.requestId,
+    lineageId: recall.lineageId,
+    seq: recordHead.seq,
+    residualId: record.header.residualId,
+    recordHash: recordHead.recordHash,
+    sealedAt: isoTime(record.sealedAtMs),
+    verification: {
+      verdict: VerificationVerdict.VERIFIED_INTACT,
+      checkpointSize: checkpoint.size,
+      truncationChecked: recall.truncationChecked,
+      checkpoint: signedCheckpointOutput(checkpoint),
+      proof: {
+        leafIndex: inclusion.leafIndex,
+        treeSize: inclusion.treeSize,
+        inclusionProof: [...inclusion.inclusionProof],
+      },
+      callerCheckpoint: callerHead(recall),
+    },
+    delta: {
+      verdict: delta.verdict,
+      sealIntact: delta.sealIntact,
+      changed: delta.driftedKeys.changed,
+      vanished: delta.driftedKeys.vanished,
+      appeared: delta.driftedKeys.appeared,
+      structuralDrift: delta.structuralDrift,
+      unattributedKeys: delta.unattributedKeys,
+      reason: delta.reason,
+    },
+    keptClaims: delta.retainedClaims.map((claimId) => ({
+      claimId,
+      causalKeys: claimKeys[claimId] ?? [],
+      content: contentOf(claimId),
+    })),
+    reprobeClaims: delta.invalidatedClaims.map((claimId) => ({
+      claimId,
+      causalKeys: claimKeys[claimId] ?? [],
+      driftedKeys: (claimKeys[claimId] ?? []).filter((key) => drifted.has(normalFormOf(key))),
+      previousContent: contentOf(claimId),
+    })),
+    data: payloadData(record.payload),
+    nextStep: NEXT_STEPS[delta.verdict],
+    supersedes: recordHead,
+    snapshot: snapshotOutput(snapshot),
+  };
+  return toolResult(
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'})`,
+    out,
+  );
+}

@@ -1,0 +1,18 @@
+import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
+import { parseSignedNote } from '../shared/log/signed-note';
+import type { SignedCheckpointOutput } from './tool-outputs';
+
+/** A checkpoint and its signed note as a tool answers them (root hash in hex). */
+export function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {
+  return {
+    note: checkpoint.note,
+    origin: checkpoint.origin,
+    size: checkpoint.size,
+    rootHash: Buffer.from(checkpoint.rootHash).toString('hex'),
+  };
+}
+
+/** The fields of a signed checkpoint note the client already verified (its body, read again). */
+export function noteCheckpointOutput(note: string): SignedCheckpointOutput {
+  return signedCheckpointOutput({ ...parseCheckpointBody(parseSignedNote(note).text), note });
+}

@@ -1,0 +1,40 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { headOf } from './head-of';
+import type { LogCheck } from './log-check';
+import { logCheckFields } from './log-check-fields';
+import type { VerifyOutput } from './tool-outputs';
+import { toolResult } from './tool-result';
+import { walkTamperResult, walkVerdict } from './walk-verdict';
+
+/**
+ * The answer of `reseal_verify`: the walk (every hash, link and MAC, the stored head, the tail
+ * against `tailCheckedAgainst`) and the signed log (latest checkpoint consistent with the kept
+ * one) both intact → the verified head and the signed checkpoint; anything else → `TAMPER_DETECTED`.
+ */
+export function verifyResult(
+  lineageId: string,
+  verification: ChainVerification,
+  log: LogCheck,
+  caller?: ChainCheckpoint,
+): CallToolResult {
+  const fields = logCheckFields(log, caller);
+  const found = walkVerdict(verification, log);
+  if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return walkTamperResult(lineageId, found, { ...fields, logFailure: log.failure });
+  }
+  const verified: VerifyOutput = {
+    lineageId,
+    verdict: VerificationVerdict.VERIFIED_INTACT,
+    records: verification.records.length,
+    head: verification.head && headOf(verification.head),
+    ...fields,
+  };
+  const at = verification.head ? ` through seq ${verification.head.seq}` : '';
+  const signed = fields.checkpoint ? `; signed checkpoint of ${fields.checkpoint.size} records` : '';
+  return toolResult(
+    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}`,
+    verified,
+  );
+}

@@ -1,0 +1,97 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { staleStateHints } from '../client/stale-state-hints';
+import type { WriteOutcome } from '../client/write-outcomes';
+import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { headOf } from './head-of';
+import { isoTime } from './iso-time';
+import { rejectionDetails } from './rejection-details';
+import { noteCheckpointOutput } from './signed-checkpoint-output';
+import { type SnapshotUse, snapshotOutput } from './snapshot-use';
+import { toolError } from './tool-error';
+import { ToolErrorCode, type WriteSealedOutput } from './tool-outputs';
+import { toolResult } from './tool-result';
+
+/** What to do about a whole rejected write, by the pipeline's reason (docs/pipeline.md). */
+const REJECTION_ACTIONS: Readonly<Record<string, string>> = {
+  STALE_STATE: 're-probe the rejected variables (see rejectedVariables[].action), then call reseal_write again',
+  RESIDUAL_ID_REUSED:
+    'this residual id is already sealed in the lineage with other content: write under a new residualId (omit it to get one generated)',
+  SCHEMA_VIOLATION: 'fix the fields named in issues, then write again',
+  PAYLOAD_TOO_LARGE: 'shrink the payload and claims (at most 256 KiB of canonical JSON), then write again',
+  SEAL_REFUSED: 'the record header could not be sealed (see issues): shorten the ids, then write again',
+  VERDICT_MISMATCH: "the sealer did not get the guard's verdict: call reseal_write again",
+  ACCEPTANCE_TIME_INVALID: 'call reseal_write again',
+};
+
+/** What to do about a conflict, by its reason. */
+const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
+  STALE_EPOCH:
+    'fenced out: a newer generation owns this lineage; do not retry with this generationEpoch (recall the lineage first)',
+  LOST_RACE: 'the head kept moving: call reseal_write again with the same arguments',
+  LINEAGE_INCONSISTENT:
+    "the lineage's stored head disagrees with its records: call reseal_verify; writing again cannot help",
+};
+
+/**
+ * The answer of `reseal_write` for the proven outcome of its write: `SEALED` → the record's
+ * place, the signed checkpoint and its inclusion proof; `REJECTED` (signed by the guard or the
+ * sealer) → a `WRITE_REJECTED` tool error with each reason and what to do; `CONFLICT` (signed by
+ * the sealer) → a `WRITE_CONFLICT` tool error.
+ */
+export function writeOutcomeResult(
+  request: ResidualWriteRequest,
+  outcome: WriteOutcome,
+  snapshot: SnapshotUse,
+): CallToolResult {
+  switch (outcome.kind) {
+    case 'SEALED': {
+      const { head, proof } = outcome;
+      const checkpoint = noteCheckpointOutput(outcome.checkpoint);
+      const sealed: WriteSealedOutput = {
+        outcome: 'SEALED',
+        lineageId: request.lineageId,
+        residualId: request.residualId,
+        seq: head.seq,
+        recordHash: head.recordHash,
+        generationEpoch: head.generationEpoch,
+        checkpoint,
+        proof: { leafIndex: proof.leafIndex, treeSize: proof.treeSize, inclusionProof: [...proof.inclusionProof] },
+        supersedes: request.supersedes ? headOf(request.supersedes) : null,
+        claims: Object.keys(request.manifest.claimDependencyMap).sort(),
+        snapshot: snapshotOutput(snapshot),
+      };
+      return toolResult(
+        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records`,
+        sealed,
+      );
+    }
+    case 'REJECTED': {
+      const r = outcome.rejection;
+      const hints = r.reason === 'STALE_STATE' ? staleStateHints({ isSafe: false, ...r }) : [];
+      const action = [REJECTION_ACTIONS[r.reason] ?? 'see docs/pipeline.md for this reason', ...hints].join('; ');
+      return toolError(
+        ToolErrorCode.WRITE_REJECTED,
+        `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,
+        action,
+        { ...rejectionDetails(r), statement: r.statement },
+      );
+    }
+    case 'CONFLICT': {
+      const c = outcome.conflict;
+      return toolError(
+        ToolErrorCode.WRITE_CONFLICT,
+        `${request.residualId} was not appended to ${request.lineageId}: ${c.reason}: ${c.detail}`,
+        CONFLICT_ACTIONS[c.reason] ?? 'call reseal_verify before writing again',
+        {
+          reason: c.reason,
+          detail: c.detail,
+          lineageId: c.lineageId,
+          residualId: c.residualId,
+          observedHead: c.observedHead && { seq: c.observedHead.seq, generationEpoch: c.observedHead.generationEpoch },
+          conflictedAt: isoTime(c.atMs),
+          statement: c.statement,
+        },
+      );
+    }
+  }
+}

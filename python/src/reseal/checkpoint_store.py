@@ -1,0 +1,106 @@
+"""Kept checkpoints (docs/verifiable-log.md, "Checkpoints the client keeps").
+
+:class:`FileCheckpointStore` reads and writes the file of the TypeScript client's
+``FileCheckpointStore``, so both clients share one file: ``{"formatVersion": 1, "checkpoints":
+{<key>: <signed note>}}``, two-space indented, a final newline, mode 0600. The concurrency rule is
+the same too: a save reads the file, sets its one key, writes a temporary file beside it
+(``<path>.<pid>.tmp``) and renames it over the file, so a reader never sees a half-written file;
+two concurrent saves do not merge (the last rename wins), and a lost newer checkpoint is kept
+again at the next read. Kept notes are verified again when loaded by whoever uses them, so an
+edited file makes a client refuse, never accept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Final, Protocol
+
+from ._checks import Checker
+from .errors import CheckpointFileError, InvalidInputError
+from .strict_json import parse_strict_json
+
+__all__ = ["CheckpointStore", "MemoryCheckpointStore", "FileCheckpointStore"]
+
+MAX_KEY_UNITS: Final = 1024
+MAX_NOTE_UNITS: Final = 16_384
+
+
+class CheckpointStore(Protocol):
+    """Where a client keeps the newest checkpoint it verified, per key (a lineage's origin)."""
+
+    def load(self, key: str) -> str | None: ...
+
+    def save(self, key: str, note: str) -> None: ...
+
+
+class MemoryCheckpointStore:
+    """Keeps checkpoints for the life of the object."""
+
+    def __init__(self) -> None:
+        self._notes: dict[str, str] = {}
+
+    def load(self, key: str) -> str | None:
+        return self._notes.get(key)
+
+    def save(self, key: str, note: str) -> None:
+        self._notes[key] = note
+
+
+class FileCheckpointStore:
+    """One JSON file shared with the TypeScript client (see the module docstring).
+
+    :raises CheckpointFileError: on load or save, when the file cannot be read or is not a
+        checkpoint file (a missing file is an empty store)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+
+    def load(self, key: str) -> str | None:
+        """The note kept under ``key``, or ``None``."""
+        return self._read().get(key)
+
+    def save(self, key: str, note: str) -> None:
+        """Keeps ``note`` under ``key``, replacing the file atomically."""
+        check = Checker()
+        check.string(key, "key", MAX_KEY_UNITS, 1)
+        check.string(note, "note", MAX_NOTE_UNITS)
+        check.raise_if_any("kept checkpoint")
+        checkpoints = {**self._read(), key: note}
+        directory = os.path.dirname(self.path)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        text = json.dumps({"formatVersion": 1, "checkpoints": checkpoints}, indent=2, ensure_ascii=False) + "\n"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, self.path)
+
+    def _read(self) -> dict[str, str]:
+        try:
+            with open(self.path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise CheckpointFileError(self.path, str(error)) from error
+        try:
+            parsed: Any = parse_strict_json(data, "checkpoint file")
+        except InvalidInputError as error:
+            raise CheckpointFileError(self.path, f"not JSON ({error})") from error
+        check = Checker()
+        if check.obj(parsed, "", ("formatVersion", "checkpoints")):
+            if parsed.get("formatVersion") != 1 or type(parsed.get("formatVersion")) is not int:
+                check.add("formatVersion", "expected 1")
+            checkpoints = parsed.get("checkpoints")
+            if type(checkpoints) is not dict:
+                check.add("checkpoints", "expected an object")
+            else:
+                for key, note in checkpoints.items():
+                    check.string(key, "checkpoints", MAX_KEY_UNITS, 1)
+                    check.string(note, f"checkpoints.{key}", MAX_NOTE_UNITS)
+        if check.issues:
+            raise CheckpointFileError(self.path, f"not a checkpoint file ({check.issues[0].message})")
+        return dict(parsed["checkpoints"])

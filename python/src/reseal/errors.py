@@ -1,0 +1,137 @@
+"""Errors raised by the ``reseal`` package (the same classes and meanings as the TypeScript core)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ResealError",
+    "InputIssue",
+    "InvalidInputError",
+    "StrictJsonError",
+    "CanonicalizationError",
+    "NoteFormatError",
+    "CheckpointFormatError",
+    "NoteVerificationError",
+    "CheckpointOriginMismatchError",
+    "OutcomeVerificationError",
+    "ManifestSealMismatchError",
+    "HeaderTooLargeError",
+    "AnchorKeyMismatchError",
+    "CheckpointFileError",
+    "IndexProofFormatError",
+    "PolicyFormatError",
+]
+
+
+class ResealError(Exception):
+    """Base class of every error the package raises on purpose."""
+
+
+@dataclass(frozen=True)
+class InputIssue:
+    """One problem of an input: ``path`` is dotted (``variablesUsed.1.name``), ``""`` for the root."""
+
+    path: str
+    message: str
+
+
+class InvalidInputError(ResealError, ValueError):
+    """An input is malformed; ``issues`` names each problem. Never retryable."""
+
+    def __init__(self, what: str, issues: list[InputIssue]) -> None:
+        self.what = what
+        self.issues = list(issues)
+        first = self.issues[0] if self.issues else None
+        where = f" at {first.path or '<root>'}: {first.message}" if first else ""
+        more = f" (+{len(self.issues) - 1} more)" if len(self.issues) > 1 else ""
+        super().__init__(f"invalid {what}{where}{more}")
+
+
+class StrictJsonError(InvalidInputError):
+    """A JSON text is refused by the strict reader (docs/canonical-form.md, "duplicate member names")."""
+
+
+class CanonicalizationError(ResealError, ValueError):
+    """A value has no RFC 8785 form under Reseal's policy; ``path`` is JSON-pointer-like (``/a/0``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot canonicalize value at {path or '<root>'}: {reason}")
+
+
+class NoteFormatError(InvalidInputError):
+    """A signed note is malformed (docs/verifiable-log.md, "Signed notes")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("signed note", [InputIssue(path, message)])
+
+
+class CheckpointFormatError(InvalidInputError):
+    """A checkpoint body is malformed (docs/verifiable-log.md, "Checkpoints")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("checkpoint", [InputIssue(path, message)])
+
+
+class NoteVerificationError(ResealError):
+    """A signed note does not verify under the key asked for."""
+
+    def __init__(self, key_name: str, reason: str) -> None:
+        self.key_name = key_name
+        super().__init__(f"note does not verify with key {key_name}: {reason}")
+
+
+class CheckpointOriginMismatchError(ResealError):
+    """A valid checkpoint of another log (lineage or stack) than the one asked for."""
+
+    def __init__(self, expected: str, actual: str) -> None:
+        self.expected = expected
+        self.actual = actual
+        super().__init__(f"checkpoint origin is {actual}, expected {expected}")
+
+
+class OutcomeVerificationError(ResealError):
+    """A signed outcome statement does not verify or does not match the stored refusal."""
+
+
+class ManifestSealMismatchError(ResealError):
+    """A manifest's ``preconditionSeal`` is not the composite seal of its own key hashes."""
+
+    def __init__(self, sealed: str, recomputed: str) -> None:
+        self.sealed = sealed
+        self.recomputed = recomputed
+        super().__init__(
+            f"manifest preconditionSeal {sealed} does not match compositeSeal(baselineKeyHashes) {recomputed}"
+        )
+
+
+class HeaderTooLargeError(ResealError):
+    """A record header's canonical bytes exceed the 4,096-byte MAC limit."""
+
+
+class AnchorKeyMismatchError(ResealError):
+    """A MAC names another key than the one this anchor holds."""
+
+
+class CheckpointFileError(ResealError):
+    """A checkpoint store file cannot be read or is not a checkpoint file."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(f"checkpoint store {path}: {reason}")
+
+
+class IndexProofFormatError(InvalidInputError):
+    """A verifiable-index proof is malformed, in either form (docs/verifiable-index.md, "Proofs")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("index proof", [InputIssue(path, message)])
+
+
+class PolicyFormatError(InvalidInputError):
+    """A C2SP tlog-policy text is malformed; ``path`` names the line (docs/witness.md, "Policy")."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("tlog policy", [InputIssue(path, message)])

@@ -1,0 +1,490 @@
+"""Sealed records: header hashes, body digests, and chain verification (docs/sealing.md).
+
+A header is read by its ``formatVersion`` first: :data:`HEADER_FORMATS` maps each known version
+to its members, and a record of any other version is ``UNVERIFIED_TAMPER_RISK`` (cannot verify),
+never guessed at. A new header format is an addition to that table (and to the digest checks of
+:func:`check_record_integrity` when it names new bodies).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._checks import AUTHORITIES, BASE64_MAC, NO_CONTROL, Checker, is_safe_int
+from .canonical import HashDomain, canonical_bytes, hash_bytes, hash_canonical
+from .errors import AnchorKeyMismatchError, HeaderTooLargeError, InputIssue, InvalidInputError
+from .guard import check_payload, check_variable
+from .triage import _check_manifest
+
+__all__ = [
+    "VerificationVerdict",
+    "HEADER_FORMATS",
+    "MAX_HEADER_BYTES",
+    "genesis_parent_hash",
+    "payload_hash",
+    "variables_digest",
+    "header_bytes",
+    "record_hash_of",
+    "IntactRecord",
+    "IntegrityFailure",
+    "check_record_integrity",
+    "LocalHmacAnchor",
+    "RecordVerification",
+    "ChainVerification",
+    "verify_chain",
+]
+
+MAX_HEADER_BYTES: Final = 4096
+"""Largest header a KMS MAC covers, in canonical UTF-8 bytes."""
+
+HEADER_FORMATS: Final[Mapping[int, tuple[str, ...]]] = {
+    1: (
+        "formatVersion", "lineageId", "monotonicSequenceNumber", "residualId", "sessionId",
+        "payloadHash", "parentRecordHash", "generationEpoch", "authority", "manifestDigest",
+        "verdictDigest", "variablesDigest", "sealedAtMs", "keyId", "supersedes",
+    ),
+}  # fmt: skip
+"""Members of each known record header format (exactly these)."""
+
+RECORD_FIELDS: Final = ("header", "recordHash", "anchor", "payload", "manifest", "variablesUsed", "sealedAtMs")
+MAC_ALGORITHMS: Final = ("HMAC_SHA_256",)
+
+
+class VerificationVerdict:
+    """The six verdicts of docs/sealing.md ("Verification")."""
+
+    VERIFIED_INTACT: Final = "VERIFIED_INTACT"
+    HASH_MISMATCH: Final = "HASH_MISMATCH"
+    LINEAGE_BROKEN: Final = "LINEAGE_BROKEN"
+    SEQUENCE_REPLAYED: Final = "SEQUENCE_REPLAYED"
+    TRUNCATION_DETECTED: Final = "TRUNCATION_DETECTED"
+    UNVERIFIED_TAMPER_RISK: Final = "UNVERIFIED_TAMPER_RISK"
+
+
+V = VerificationVerdict
+_DEFINITE: Final = frozenset({V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.SEQUENCE_REPLAYED, V.TRUNCATION_DETECTED})
+
+
+def genesis_parent_hash(lineage_id: str) -> str:
+    """Parent of seq 0: ``reseal/v1/genesis`` over ``{"v":1,"lineageId":…}``."""
+    return hash_canonical(HashDomain.GENESIS, {"v": 1, "lineageId": lineage_id})
+
+
+def payload_hash(payload: Any) -> str:
+    """``reseal/v1/payload`` over the payload's canonical form (the header's ``payloadHash``)."""
+    return hash_canonical(HashDomain.PAYLOAD, payload)
+
+
+def variables_digest(variables_used: Sequence[Any]) -> str:
+    """``reseal/v1/variables`` over ``{"v":1,"variablesUsed":[…]}`` in stored order."""
+    return hash_canonical(HashDomain.VARIABLES, {"v": 1, "variablesUsed": list(variables_used)})
+
+
+def header_bytes(header: Mapping[str, Any]) -> bytes:
+    """The header's canonical bytes: the MAC message and the record hash's message.
+
+    :raises HeaderTooLargeError: over :data:`MAX_HEADER_BYTES`
+    """
+    message = canonical_bytes(dict(header))
+    if len(message) > MAX_HEADER_BYTES:
+        raise HeaderTooLargeError(f"record header is {len(message)} bytes; a MAC covers at most {MAX_HEADER_BYTES}")
+    return message
+
+
+def record_hash_of(header: Mapping[str, Any]) -> str:
+    """``reseal/v1/record-header`` over :func:`header_bytes` (the next record's ``parentRecordHash``)."""
+    return hash_bytes(HashDomain.RECORD_HEADER, header_bytes(header))
+
+
+def _check_key_id(check: Checker, value: Any, path: str) -> None:
+    check.string(value, path, 2048, 1, NO_CONTROL, "key id holds a control character")
+
+
+def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
+    if not check.obj(raw, "", RECORD_FIELDS):
+        return
+    header = raw.get("header")
+    if check.obj(header, "header", fields):
+        for name in ("lineageId", "residualId", "sessionId"):
+            check.identifier(header.get(name), f"header.{name}")
+        for name in ("monotonicSequenceNumber", "generationEpoch", "sealedAtMs"):
+            check.safe_int(header.get(name), f"header.{name}")
+        for name in ("payloadHash", "parentRecordHash", "manifestDigest", "verdictDigest", "variablesDigest"):
+            check.hex_digest(header.get(name), f"header.{name}")
+        check.enum(header.get("authority"), "header.authority", AUTHORITIES)
+        _check_key_id(check, header.get("keyId"), "header.keyId")
+        supersedes = header.get("supersedes")
+        if supersedes is not None and check.obj(supersedes, "header.supersedes", ("seq", "recordHash")):
+            check.safe_int(supersedes.get("seq"), "header.supersedes.seq")
+            check.hex_digest(supersedes.get("recordHash"), "header.supersedes.recordHash")
+    check.hex_digest(raw.get("recordHash"), "recordHash")
+    anchor = raw.get("anchor")
+    if check.obj(anchor, "anchor", ("keyId", "algorithm", "mac")):
+        _check_key_id(check, anchor.get("keyId"), "anchor.keyId")
+        check.enum(anchor.get("algorithm"), "anchor.algorithm", MAC_ALGORITHMS)
+        check.string(anchor.get("mac"), "anchor.mac", 44, 44, BASE64_MAC, "expected base64 of 32 bytes")
+    check_payload(check, raw.get("payload"), "payload")
+    _check_manifest(check, raw.get("manifest"), "manifest")
+    variables = raw.get("variablesUsed")
+    if type(variables) is not list:
+        check.add("variablesUsed", "expected an array")
+    else:
+        for i, variable in enumerate(variables):
+            check_variable(check, variable, f"variablesUsed.{i}")
+    check.safe_int(raw.get("sealedAtMs"), "sealedAtMs")
+
+
+@dataclass(frozen=True)
+class IntactRecord:
+    """A record whose fields agree with its header: ``message`` is the MAC message."""
+
+    record: dict[str, Any]
+    message: bytes
+    record_hash: str
+
+
+@dataclass(frozen=True)
+class IntegrityFailure:
+    """Why a record's fields do not agree with its header."""
+
+    verdict: str
+    reason: str
+
+
+def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
+    """The key-free checks of one record (docs/sealing.md, checks 1–5 and 13).
+
+    An unknown header ``formatVersion`` is ``UNVERIFIED_TAMPER_RISK`` (cannot verify); a malformed
+    record, or a payload, manifest, variables, ``sealedAtMs``, record hash or anchor key that
+    disagrees with the header is ``HASH_MISMATCH``. Never raises on a bad record.
+    """
+    header = raw.get("header") if isinstance(raw, dict) else None
+    version = header.get("formatVersion") if isinstance(header, dict) else None
+    fields = HEADER_FORMATS.get(version) if type(version) is int else None
+    if fields is None and isinstance(version, (int, float)) and not isinstance(version, bool):
+        return IntegrityFailure(
+            V.UNVERIFIED_TAMPER_RISK, f"format version {version} is not known to this verifier; cannot verify"
+        )
+    check = Checker()
+    if fields is None:
+        check.add("header.formatVersion", f"expected one of {', '.join(map(str, HEADER_FORMATS))}")
+    else:
+        _check_record(check, raw, fields)
+    if check.issues:
+        issue = check.issues[0]
+        return IntegrityFailure(V.HASH_MISMATCH, f"malformed record at {issue.path or '<root>'}: {issue.message}")
+    assert isinstance(raw, dict) and isinstance(header, dict)
+    if payload_hash(raw["payload"]) != header["payloadHash"]:
+        return IntegrityFailure(V.HASH_MISMATCH, "payload does not match the sealed payloadHash")
+    if hash_canonical(HashDomain.MANIFEST, raw["manifest"]) != header["manifestDigest"]:
+        return IntegrityFailure(V.HASH_MISMATCH, "manifest does not match the sealed manifestDigest")
+    if variables_digest(raw["variablesUsed"]) != header["variablesDigest"]:
+        return IntegrityFailure(V.HASH_MISMATCH, "variablesUsed does not match the sealed variablesDigest")
+    if raw["sealedAtMs"] != header["sealedAtMs"]:
+        return IntegrityFailure(
+            V.HASH_MISMATCH, f"sealedAtMs {raw['sealedAtMs']} is not the sealed {header['sealedAtMs']}"
+        )
+    try:
+        message = header_bytes(header)
+    except HeaderTooLargeError as error:
+        return IntegrityFailure(V.HASH_MISMATCH, f"{error}: no anchor can have signed it")
+    record_hash = hash_bytes(HashDomain.RECORD_HEADER, message)
+    if record_hash != raw["recordHash"]:
+        return IntegrityFailure(V.HASH_MISMATCH, "recordHash does not match the header")
+    if raw["anchor"]["keyId"] != header["keyId"]:
+        return IntegrityFailure(
+            V.HASH_MISMATCH, f"anchor names key {raw['anchor']['keyId']} but the header names {header['keyId']}"
+        )
+    return IntactRecord(raw, message, record_hash)
+
+
+class LocalHmacAnchor:
+    """HMAC-SHA-256 record anchor with a local key (docs/sealing.md, "LocalHmacAnchor").
+
+    :param key_id: the key id records name (``header.keyId``)
+    :param key: at least 32 bytes (copied)
+    :raises InvalidInputError: a shorter key or an empty key id
+    """
+
+    MIN_KEY_BYTES: Final = 32
+
+    def __init__(self, key_id: str, key: bytes) -> None:
+        if not isinstance(key_id, str) or not key_id:
+            raise InvalidInputError("local HMAC anchor", [InputIssue("keyId", "expected a non-empty key id")])
+        if not isinstance(key, (bytes, bytearray)) or len(key) < self.MIN_KEY_BYTES:
+            raise InvalidInputError(
+                "local HMAC anchor", [InputIssue("key", f"expected at least {self.MIN_KEY_BYTES} bytes")]
+            )
+        self.key_id = key_id
+        self._key = bytes(key)
+
+    def _mac(self, message: bytes) -> bytes:
+        if not 1 <= len(message) <= MAX_HEADER_BYTES:
+            raise HeaderTooLargeError(f"MAC message of {len(message)} bytes; expected 1–{MAX_HEADER_BYTES}")
+        return hmac.new(self._key, message, hashlib.sha256).digest()
+
+    def generate_mac(self, message: bytes) -> dict[str, str]:
+        """``{ keyId, algorithm: "HMAC_SHA_256", mac: base64 }`` over ``message`` (1–4,096 bytes)."""
+        return {"keyId": self.key_id, "algorithm": "HMAC_SHA_256", "mac": base64.b64encode(self._mac(message)).decode()}
+
+    def verify_mac(self, message: bytes, signature: Mapping[str, Any]) -> bool:
+        """Whether ``signature`` is this key's MAC of ``message`` (constant-time; canonical base64 only).
+
+        :raises AnchorKeyMismatchError: the signature names another key
+        """
+        if signature.get("keyId") != self.key_id:
+            raise AnchorKeyMismatchError(f"MAC names key {signature.get('keyId')}; this anchor holds {self.key_id}")
+        mac = signature.get("mac")
+        if signature.get("algorithm") != "HMAC_SHA_256" or type(mac) is not str or BASE64_MAC.fullmatch(mac) is None:
+            return False
+        given = base64.b64decode(mac)
+        if base64.b64encode(given).decode() != mac:
+            return False
+        return hmac.compare_digest(self._mac(message), given)
+
+
+@dataclass(frozen=True)
+class RecordVerification:
+    """One record's outcome: ``seq``/``residual_id`` are ``None`` when unreadable."""
+
+    seq: int | None
+    residual_id: str | None
+    verdict: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChainVerification:
+    """``verdict`` (see docs/sealing.md, "Verdict precedence"), per-record outcomes in input order,
+    the first failure ``(seq, verdict, reason)`` or ``None``, and the last intact ``head``
+    ``{ seq, recordHash }`` or ``None``; ``mac_checked`` says whether an anchor checked every MAC."""
+
+    verdict: str
+    records: list[RecordVerification]
+    first_failure: RecordVerification | None
+    head: dict[str, Any] | None
+    mac_checked: bool
+
+
+@dataclass
+class _Failure:
+    index: int
+    seq: int | None
+    verdict: str
+    reason: str
+
+
+def _peek(raw: Any) -> tuple[int | None, str | None]:
+    header = raw.get("header") if isinstance(raw, dict) else None
+    if not isinstance(header, dict):
+        return None, None
+    seq, rid = header.get("monotonicSequenceNumber"), header.get("residualId")
+    return (seq if is_safe_int(seq) else None), (rid if type(rid) is str else None)
+
+
+def verify_chain(
+    records: Sequence[Any],
+    lineage_id: str,
+    *,
+    anchor: LocalHmacAnchor | None = None,
+    checkpoint: Mapping[str, Any] | None = None,
+    trusted_start: Mapping[str, Any] | None = None,
+) -> ChainVerification:
+    """Verifies a lineage's records in the order given (docs/sealing.md, "Verification").
+
+    Checks 1–14 need no key. With ``anchor`` each MAC is checked too (15); without one no record
+    can be ``VERIFIED_INTACT`` (fail closed): a record that passes every key-free check is
+    ``UNVERIFIED_TAMPER_RISK`` "MAC not checked", while definite failures are reported as usual.
+
+    :param checkpoint: ``{ seq, recordHash? }`` seen earlier; a chain ending before it is
+        ``TRUNCATION_DETECTED``, another hash at its seq ``LINEAGE_BROKEN``
+    :param trusted_start: ``{ afterSeq, afterRecordHash, generationEpoch? }``: the records begin
+        at ``afterSeq + 1``
+    :raises InvalidInputError: bad options or a ``records`` that is not a list (bad records never raise)
+    """
+    check = Checker()
+    check.identifier(lineage_id, "lineageId")
+    if not isinstance(records, (list, tuple)):
+        check.add("records", "expected a list of records")
+    if checkpoint is not None and check.obj(checkpoint, "checkpoint", ("seq",), ("recordHash",)):
+        check.safe_int(checkpoint.get("seq"), "checkpoint.seq")
+        if "recordHash" in checkpoint:
+            check.hex_digest(checkpoint["recordHash"], "checkpoint.recordHash")
+    if trusted_start is not None and check.obj(
+        trusted_start, "trustedStart", ("afterSeq", "afterRecordHash"), ("generationEpoch",)
+    ):
+        check.safe_int(trusted_start.get("afterSeq"), "trustedStart.afterSeq")
+        check.hex_digest(trusted_start.get("afterRecordHash"), "trustedStart.afterRecordHash")
+        if "generationEpoch" in trusted_start:
+            check.safe_int(trusted_start["generationEpoch"], "trustedStart.generationEpoch")
+    check.raise_if_any("chain verification options")
+
+    previous: tuple[int, str, int] | None = None  # seq, recordHash, epoch of the last link
+    genesis = genesis_parent_hash(lineage_id)
+    base = 0
+    min_epoch = 0
+    if trusted_start is not None:
+        previous = (
+            trusted_start["afterSeq"],
+            trusted_start["afterRecordHash"],
+            trusted_start.get("generationEpoch", 0),
+        )
+        base = trusted_start["afterSeq"] + 1
+    hashes: dict[int, str] = {}
+    residuals: dict[str, int] = {}
+    findings: list[_Failure] = []
+    candidates: list[tuple[int, IntactRecord]] = []
+    stop: _Failure | None = None
+    if (
+        trusted_start is not None
+        and checkpoint is not None
+        and checkpoint["seq"] == trusted_start["afterSeq"]
+        and checkpoint.get("recordHash") != trusted_start["afterRecordHash"]
+    ):
+        stop = _Failure(
+            -1,
+            checkpoint["seq"],
+            V.LINEAGE_BROKEN,
+            f"fork: the trusted start and the checkpoint name different records at seq {checkpoint['seq']}",
+        )
+
+    for index, raw in enumerate(records):
+        if stop is not None:
+            break
+        integrity = check_record_integrity(raw)
+        seq, _ = _peek(raw)
+        if isinstance(integrity, IntegrityFailure):
+            stop = _Failure(index, seq, integrity.verdict, integrity.reason)
+            break
+        header = integrity.record["header"]
+        seq = header["monotonicSequenceNumber"]
+        expected = previous[0] + 1 if previous else 0
+        reason: tuple[str, str] | None = None
+        if header["lineageId"] != lineage_id:
+            reason = (V.LINEAGE_BROKEN, f"record belongs to lineage {header['lineageId']}, not {lineage_id}")
+        elif seq < expected:
+            reason = (V.SEQUENCE_REPLAYED, f"seq {seq} repeated or rolled back: expected seq {expected}")
+        elif seq > expected:
+            later = next((i for i in range(index + 1, len(records)) if _peek(records[i])[0] == expected), None)
+            reason = (
+                (
+                    V.SEQUENCE_REPLAYED,
+                    f"out of order: seq {seq} where seq {expected} was expected (found at position {later})",
+                )
+                if later is not None
+                else (V.LINEAGE_BROKEN, f"records missing: seq {seq} where seq {expected} was expected")
+            )
+        elif header["parentRecordHash"] != (previous[1] if previous else genesis):
+            what = f"the recordHash of seq {previous[0]}" if previous else "the genesis value of the lineage"
+            reason = (V.LINEAGE_BROKEN, f"parentRecordHash is not {what}")
+        elif header["generationEpoch"] < (previous[2] if previous else min_epoch):
+            reason = (
+                V.SEQUENCE_REPLAYED,
+                f"generation epoch went back from {previous[2] if previous else min_epoch} to {header['generationEpoch']} (fenced-out writer)",
+            )
+        elif header["residualId"] in residuals:
+            reason = (
+                V.SEQUENCE_REPLAYED,
+                f"residualId {header['residualId']} was already sealed at seq {residuals[header['residualId']]}",
+            )
+        elif header["supersedes"] is not None and header["supersedes"]["seq"] >= seq:
+            reason = (
+                V.LINEAGE_BROKEN,
+                f"supersedes seq {header['supersedes']['seq']}, which is not earlier than {seq}",
+            )
+        elif (
+            header["supersedes"] is not None
+            and hashes.get(header["supersedes"]["seq"], header["supersedes"]["recordHash"])
+            != header["supersedes"]["recordHash"]
+        ):
+            reason = (
+                V.LINEAGE_BROKEN,
+                f"supersedes seq {header['supersedes']['seq']} with a hash that is not that record's",
+            )
+        elif (
+            checkpoint is not None
+            and checkpoint["seq"] == seq
+            and checkpoint.get("recordHash", integrity.record_hash) != integrity.record_hash
+        ):
+            reason = (V.LINEAGE_BROKEN, f"fork: seq {seq} differs from the trusted checkpoint (history rewritten)")
+        if reason is not None:
+            stop = _Failure(index, seq, *reason)
+            break
+        previous = (seq, integrity.record_hash, header["generationEpoch"])
+        hashes[seq] = integrity.record_hash
+        residuals[header["residualId"]] = seq
+        if anchor is not None and header["keyId"] != anchor.key_id:
+            findings.append(
+                _Failure(
+                    index,
+                    seq,
+                    V.UNVERIFIED_TAMPER_RISK,
+                    f"sealed under key {header['keyId']}; this verifier holds {anchor.key_id}, so the anchor cannot be checked",
+                )
+            )
+        else:
+            candidates.append((index, integrity))
+
+    if stop is None and checkpoint is not None:
+        last = previous[0] if previous and previous[0] >= base else (base - 1 if trusted_start else -1)
+        if last < checkpoint["seq"]:
+            ends = f"at seq {last}" if last >= 0 else "before seq 0"
+            stop = _Failure(
+                len(records),
+                last + 1,
+                V.TRUNCATION_DETECTED,
+                f"truncated: the chain ends {ends} but a trusted checkpoint saw seq {checkpoint['seq']}",
+            )
+
+    for index, intact in candidates:
+        seq = intact.record["header"]["monotonicSequenceNumber"]
+        if anchor is None:
+            findings.append(
+                _Failure(index, seq, V.UNVERIFIED_TAMPER_RISK, "key-free checks pass; MAC not checked (no key given)")
+            )
+        elif not anchor.verify_mac(intact.message, intact.record["anchor"]):
+            findings.append(_Failure(index, seq, V.HASH_MISMATCH, "anchor invalid: tampered or forged"))
+    if stop is not None:
+        findings.append(stop)
+
+    def earliest(items: list[_Failure]) -> _Failure | None:
+        return min(items, key=lambda f: f.index, default=None)
+
+    first_definite = earliest([f for f in findings if f.verdict in _DEFINITE])
+    failure = first_definite or earliest(findings)
+    horizon = earliest([f for f in (first_definite, stop) if f is not None])
+    own = {f.index: f for f in findings}
+    described: list[RecordVerification] = []
+    for index, raw in enumerate(records):
+        seq, rid = _peek(raw)
+        if horizon is not None and index > horizon.index:
+            at = f"seq {horizon.seq}" if horizon.seq is not None else f"position {horizon.index}"
+            described.append(
+                RecordVerification(
+                    seq, rid, V.UNVERIFIED_TAMPER_RISK, f"not verified: follows the failure at {at} ({horizon.verdict})"
+                )
+            )
+        elif index in own:
+            described.append(RecordVerification(seq, rid, own[index].verdict, own[index].reason))
+        else:
+            described.append(RecordVerification(seq, rid, V.VERIFIED_INTACT, "lineage and integrity verified"))
+    # The head is the last record of the intact prefix (else the trusted start, if any).
+    intact_prefix = next((i for i, d in enumerate(described) if d.verdict != V.VERIFIED_INTACT), len(described))
+    head: dict[str, Any] | None = (
+        {"seq": trusted_start["afterSeq"], "recordHash": trusted_start["afterRecordHash"]} if trusted_start else None
+    )
+    for index, intact in candidates:
+        if index == intact_prefix - 1:
+            head = {"seq": intact.record["header"]["monotonicSequenceNumber"], "recordHash": intact.record_hash}
+    return ChainVerification(
+        verdict=failure.verdict if failure else V.VERIFIED_INTACT,
+        records=described,
+        first_failure=RecordVerification(failure.seq, None, failure.verdict, failure.reason) if failure else None,
+        head=head,
+        mac_checked=anchor is not None,
+    )

@@ -1,0 +1,57 @@
+"""FileCheckpointStore shares the TypeScript client's file: same bytes, same atomic-rename rule."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reseal import CheckpointFileError, FileCheckpointStore, MemoryCheckpointStore, open_checkpoint, parse_verifier_key
+
+
+def test_reads_the_file_the_typescript_client_wrote_and_writes_the_same_bytes(
+    ts_artifacts: dict[str, Any], tmp_path: Path
+) -> None:
+    written_by_ts: Path = ts_artifacts["storePath"]
+    origin = ts_artifacts["origin"]
+    note = FileCheckpointStore(written_by_ts).load(origin)
+    assert note == ts_artifacts["receipts"][0]["checkpoint"]
+    assert open_checkpoint(note, parse_verifier_key(ts_artifacts["verifierKey"]), origin).size == 3
+    ours = tmp_path / "nested" / "checkpoints.json"
+    FileCheckpointStore(ours).save(origin, note)
+    assert ours.read_bytes() == written_by_ts.read_bytes()
+
+
+def test_save_replaces_one_key_atomically_with_mode_0600(tmp_path: Path) -> None:
+    path = tmp_path / "store.json"
+    store = FileCheckpointStore(path)
+    assert store.load("a") is None
+    store.save("a", "note a\n")
+    store.save("b/caf\u00e9", "note b\n")
+    store.save("a", "note a2\n")
+    assert FileCheckpointStore(path).load("a") == "note a2\n"
+    assert store.load("b/caf\u00e9") == "note b\n"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store.json"]
+    assert '"b/caf\u00e9"' in path.read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["not json", '{"formatVersion": 2, "checkpoints": {}}', '{"formatVersion": 1, "checkpoints": {"a": 1}}',
+     '{"formatVersion": 1, "checkpoints": {"a": "x", "a": "y"}}', '{"formatVersion": 1}'],
+)  # fmt: skip
+def test_a_file_that_is_not_a_checkpoint_file_is_refused(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "store.json"
+    path.write_text(text)
+    with pytest.raises(CheckpointFileError):
+        FileCheckpointStore(path).load("a")
+
+
+def test_memory_store() -> None:
+    store = MemoryCheckpointStore()
+    store.save("k", "n")
+    assert store.load("k") == "n" and store.load("other") is None

@@ -1,0 +1,45 @@
+import { type CostBreakdown, costPerMillion, type MonthlyCost, monthlyCost, type Usage } from './cost-model';
+import { MEASURED_USAGE } from './measured-usage';
+import type { MonthlyDimension, PriceTable } from './price-table';
+
+/** What `reseal deploy` prints about cost (docs/infrastructure.md, "What a deployment costs"). */
+export interface DeployEstimate {
+  /** Dollars per million writes (publish to proven outcome). */
+  readonly write: CostBreakdown;
+  /** Dollars per million recalls (request to proven answer). */
+  readonly recall: CostBreakdown;
+  /** Fixed dollars a month (KMS keys, alarms), whatever the traffic. */
+  readonly monthly: MonthlyCost;
+  /** The price table's region. */
+  readonly region: string;
+  /** The dates the prices were read (sorted, unique). */
+  readonly priceDates: readonly string[];
+  /** The pages the prices come from (sorted, unique). */
+  readonly priceSources: readonly string[];
+  /** Where the usage per operation was measured. */
+  readonly usageSource: string;
+}
+
+/**
+ * The cost estimate of a deployment: the bench's measured usage per write and per recall
+ * ({@link MEASURED_USAGE}) priced with `prices`, and the fixed monthly cost of `resources` (counted
+ * in the synthesized template).
+ *
+ * @throws {RangeError} for a negative or non-finite resource count
+ */
+export function deployEstimate(
+  prices: PriceTable,
+  resources: Readonly<Record<MonthlyDimension, number>>,
+  usage: { readonly source: string; readonly write: Usage; readonly recall: Usage } = MEASURED_USAGE,
+): DeployEstimate {
+  const listed = Object.values(prices.prices);
+  return {
+    write: costPerMillion(usage.write, prices),
+    recall: costPerMillion(usage.recall, prices),
+    monthly: monthlyCost(resources, prices),
+    region: prices.region,
+    priceDates: [...new Set(listed.map((p) => p.date))].sort(),
+    priceSources: [...new Set(listed.map((p) => p.source))].sort(),
+    usageSource: usage.source,
+  };
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from '../canonical/canonical-json';
+import { FORMAT_VERSION, HashDomain } from '../canonical/digest';
+import { parseInput } from '../schemas/parse';
+import { Identifier } from '../schemas/primitives';
+
+/** Bits in a key path: the index is a sparse Merkle tree of 2^256 leaves (docs/verifiable-index.md, "Keys"). */
+export const KEY_PATH_BITS = 256;
+
+/** The key of a lineage's entry: its latest tree head (docs/verifiable-index.md, "Entries"). */
+export const LineageIndexKeySchema = z.strictObject({ kind: z.literal('lineage'), lineageId: Identifier });
+
+/** The key of a residual id's entry: where that id was sealed in its lineage (docs/verifiable-index.md, "Entries"). */
+export const ResidualIndexKeySchema = z.strictObject({
+  kind: z.literal('residual'),
+  lineageId: Identifier,
+  residualId: Identifier,
+});
+
+/** Either kind of index key, told apart by `kind`. */
+export const IndexKeySchema = z.discriminatedUnion('kind', [LineageIndexKeySchema, ResidualIndexKeySchema]);
+
+/** A lineage's index key. */
+export type LineageIndexKey = z.infer<typeof LineageIndexKeySchema>;
+/** A residual id's index key. */
+export type ResidualIndexKey = z.infer<typeof ResidualIndexKeySchema>;
+/** One key of the verifiable index: `lineage` → a tree head, `(lineage, residual)` → `{ seq, recordHash }`. */
+export type IndexKey = z.infer<typeof IndexKeySchema>;
+
+/** The object a key path hashes: `{ v: 1, kind, lineageId[, residualId] }`, members exactly these. */
+export function keyObject(key: IndexKey): Record<string, unknown> {
+  return key.kind === 'lineage'
+    ? { v: FORMAT_VERSION, kind: key.kind, lineageId: key.lineageId }
+    : { v: FORMAT_VERSION, kind: key.kind, lineageId: key.lineageId, residualId: key.residualId };
+}
+
+const KEY_PREFIX = `${HashDomain.INDEX_KEY}\0`;
+
+/**
+ * The key's path in the tree: `SHA-256("reseal/v1/index-key" || 0x00 || JCS({ v: 1, kind,
+ * lineageId[, residualId] }))`, 32 raw bytes; bit 0 is the most significant bit of byte 0 and
+ * chooses the root's child (0 left, 1 right). docs/verifiable-index.md, "Keys".
+ *
+ * @param key - a key already validated ({@link parseIndexKey} at a trust boundary)
+ */
+export function indexKeyPath(key: IndexKey): Uint8Array {
+  return createHash('sha256')
+    .update(KEY_PREFIX + canonicalJson(keyObject(key)))
+    .digest();
+}
+
+/**
+ * Bit `depth` of a key path (0 = the most significant bit of byte 0).
+ * @returns 0 (left) or 1 (right)
+ */
+export function pathBit(path: Uint8Array, depth: number): 0 | 1 {
+  return (((path[depth >>> 3] as number) >>> (7 - (depth & 7))) & 1) as 0 | 1;
+}
+
+/**
+ * Validates an index key from outside (strict: no other member).
+ * @throws {InvalidInputError} naming the bad field
+ */
+export function parseIndexKey(input: unknown): IndexKey {
+  return parseInput(IndexKeySchema, input, 'index key');
+}

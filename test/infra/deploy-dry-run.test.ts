@@ -1,0 +1,52 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../unit/cli/run-cli';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * `reseal deploy --dry-run` (docs/infrastructure.md, "Deploying"): the real CDK synthesizes the
+ * stack and the estimate is printed with no AWS account: no credentials, no AWS configuration,
+ * and every HTTP(S) request sent to a proxy that does not exist.
+ */
+describe('reseal deploy --dry-run with no AWS account and no network', () => {
+  let home: string;
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'reseal-dry-run-'));
+  });
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('synthesizes the stack and prints the cost estimate with its price table date', async () => {
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      AWS_CONFIG_FILE: join(home, 'no-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'no-aws-credentials'),
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+    };
+    const result = await runCli(['deploy', '--dry-run', '--json'], { cwd: ROOT, env });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out).toMatchObject({ stack: 'ResealStack', dry_run: true, outputs: null, log_key: null });
+    expect(out.estimate.price_dates).toEqual(['2026-12-05']);
+    expect(out.estimate.usd_per_million_writes).toBeGreaterThan(0);
+    expect(out.estimate.usd_per_million_recalls).toBeGreaterThan(0);
+    // Counted in the synthesized template: the MAC key, the log key, the guard key; three alarms.
+    expect(out.estimate.monthly_lines).toEqual([
+      { dimension: 'kmsKeyMonth', units: 3, usd: 3 },
+      { dimension: 'cloudWatchAlarmMonth', units: 3, usd: expect.closeTo(0.3, 6) },
+    ]);
+  });
+
+  it('refuses destroy without --yes (exit 2), before anything runs', async () => {
+    const result = await runCli(['destroy'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: home } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('Run again with --yes to confirm');
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../cli/exit-codes';
+import { stackPinOf } from '../../../client/stack-pin';
+import { formatVerifierKey } from '../../../shared/log/note-key';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { TEST_GUARD_KEY, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { runCli } from './run-cli';
+
+const dir = mkdtempSync(join(tmpdir(), 'reseal-stack-pin-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pin = stackPinOf({
+  stackName: 'ResealStack',
+  outputs: TEST_CLIENT_OUTPUTS,
+  logKey: TEST_LOG_KEY,
+  guardKey: TEST_GUARD_KEY,
+});
+
+function pinFile(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+// No AWS_ENDPOINT_URL and no credentials: any AWS call the CLI made would fail the run (exit 1).
+describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
+  it('log-key with a pin prints the pinned key without reaching AWS', async () => {
+    const path = pinFile('stack.json', pin);
+    const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(ExitCode.OK);
+    expect(run.stdout).toBe(`${formatVerifierKey(TEST_LOG_KEY)}\n`);
+  });
+
+  it('is found at .reseal/stack.json under the working directory when RESEAL_STACK_FILE is not set', async () => {
+    const cwd = join(dir, 'project');
+    mkdirSync(join(cwd, '.reseal'), { recursive: true });
+    writeFileSync(join(cwd, '.reseal', 'stack.json'), JSON.stringify(pin));
+    const run = await runCli(['log-key', '--json'], { cwd, env: {} });
+    expect(run.exitCode).toBe(ExitCode.OK);
+    expect(JSON.parse(run.stdout)).toEqual({ log_name: TEST_CLIENT_OUTPUTS.logName, log_key: pin.logKey });
+  });
+
+  it.each([
+    ['an unknown field', { ...pin, extra: 1 }, 'extra'],
+    ['a missing output', { ...pin, outputs: { ...pin.outputs, tableName: undefined } }, 'outputs.tableName'],
+    ['a key that does not parse', { ...pin, logKey: 'not-a-key' }, 'logKey'],
+    ['a log key named for another log', { ...pin, logKey: pin.guardKey }, 'logKey'],
+    ['another format version', { ...pin, formatVersion: 2 }, 'formatVersion'],
+  ])('refuses %s as bad input (exit 2), naming the field', async (_what, content, field) => {
+    const path = pinFile(`bad-${field}.json`, content);
+    const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
+    expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(run.stderr).toContain(path);
+    expect(run.stderr).toContain(field);
+  });
+
+  it('refuses a pin of another stack, and a RESEAL_STACK_FILE that does not exist', async () => {
+    const path = pinFile('other.json', pin);
+    const other = await runCli(['log-key', '--stack', 'OtherStack'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
+    expect(other.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(other.stderr).toContain('pins stack ResealStack, not OtherStack');
+    const missing = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: join(dir, 'none.json') } });
+    expect(missing.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(missing.stderr).toContain('none.json');
+  });
+});

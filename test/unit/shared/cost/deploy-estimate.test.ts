@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { costPerMillion } from '../../../../shared/cost/cost-model';
+import { deployEstimate } from '../../../../shared/cost/deploy-estimate';
+import { MEASURED_USAGE } from '../../../../shared/cost/measured-usage';
+import { PriceTableSchema } from '../../../../shared/cost/price-table';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));
+
+describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', () => {
+  it("prices the bench's measured write and recall, and the template's keys and alarms a month", () => {
+    const estimate = deployEstimate(prices, { kmsKeyMonth: 3, cloudWatchAlarmMonth: 3 });
+    expect(estimate.write).toEqual(costPerMillion(MEASURED_USAGE.write, prices));
+    expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
+    // The recorded bench run's totals (bench/RESULTS.md): $46.8 per million sparse writes, $6.73 per million recalls.
+    expect(estimate.write.usdPerMillion).toBeCloseTo(46.8, 1);
+    expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
+    expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
+    expect(estimate.region).toBe('us-east-1');
+    expect(estimate.priceDates).toEqual(['2026-12-05']);
+    expect(estimate.priceSources).toContain('https://aws.amazon.com/kms/pricing/');
+    expect(estimate.usageSource).toBe(MEASURED_USAGE.source);
+  });
+
+  it('refuses a negative resource count', () => {
+    expect(() => deployEstimate(prices, { kmsKeyMonth: -1, cloudWatchAlarmMonth: 0 })).toThrow(RangeError);
+  });
+});

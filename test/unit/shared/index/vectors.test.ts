@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { HashDomain } from '../../../../shared/canonical/digest';
+import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
+import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';
+import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hashing';
+import { indexKeyPath, parseIndexKey } from '../../../../shared/index/index-key';
+import { decodeIndexProof, encodeIndexProof, indexProofFromJson } from '../../../../shared/index/index-proof';
+import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/index-proof-check';
+import { parseIndexUpdates } from '../../../../shared/index/index-update';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { hexOf, updatesFor } from '../../../helpers/index-factories';
+import {
+  REFERENCE_EMPTY,
+  referenceCheck,
+  referenceEntryDigest,
+  referenceKeyPath,
+  referenceLeafHash,
+  referenceRoot,
+} from '../../../helpers/index-reference';
+import vectors from '../../../vectors/index.json';
+
+const entries = vectors.entries.map((e) => parseIndexEntry(e.entry));
+const bytes = (hex: string) => Buffer.from(hex, 'hex');
+
+describe('test/vectors/index.json, recomputed with plain node:crypto (docs/verifiable-index.md, "Vectors")', () => {
+  it('tags, empty hash, key paths, entry digests and leaf hashes follow the byte layout', () => {
+    expect(vectors.tags).toEqual({
+      key: HashDomain.INDEX_KEY,
+      entry: HashDomain.INDEX_ENTRY,
+      leaf: HashDomain.INDEX_LEAF,
+      node: HashDomain.INDEX_NODE,
+      empty: HashDomain.INDEX_EMPTY,
+    });
+    const sha = (...parts: (string | Buffer)[]) => {
+      const h = createHash('sha256');
+      for (const p of parts) h.update(p);
+      return h.digest('hex');
+    };
+    expect(vectors.emptyHex).toBe(sha('reseal/v1/index-empty\0'));
+    expect(vectors.emptyHex).toBe(hexOf(REFERENCE_EMPTY));
+    for (const [i, v] of vectors.entries.entries()) {
+      const entry = entries[i] as IndexEntry;
+      expect(v.keyPathHex).toBe(sha('reseal/v1/index-key\0', v.keyMessage));
+      expect(v.keyPathHex).toBe(hexOf(referenceKeyPath(entry)));
+      expect(v.entryDigestHex).toBe(sha('reseal/v1/index-entry\0', v.entryMessage));
+      expect(v.entryDigestHex).toBe(hexOf(referenceEntryDigest(entry)));
+      expect(v.leafHashHex).toBe(sha('reseal/v1/index-leaf\0', bytes(v.keyPathHex), bytes(v.entryDigestHex)));
+      expect(v.leafHashHex).toBe(hexOf(referenceLeafHash(entry)));
+    }
+  });
+
+  it('the root is the recursive definition over the entries, and every proof checks against it', () => {
+    expect(vectors.rootHex).toBe(hexOf(referenceRoot(entries)));
+    const root = bytes(vectors.rootHex);
+    const kinds = new Set<number>();
+    for (const p of vectors.proofs) {
+      const proof = bytes(p.proofHex);
+      kinds.add(proof[1] as number);
+      expect(referenceCheck(root, p.key, p.entry === null ? null : parseIndexEntry(p.entry), proof), p.note).toBe(true);
+    }
+    expect([...kinds].sort()).toEqual([0, 1, 2]);
+  });
+
+  it('the update step gives the reference root of the map it leaves', () => {
+    const [forward, fresh] = parseIndexUpdates(vectors.update.updates);
+    const after = entries.map((e) =>
+      e.kind === 'lineage' && forward?.kind === 'lineage' && e.lineageId === forward.lineageId
+        ? { kind: 'lineage' as const, lineageId: e.lineageId, value: forward.value }
+        : e,
+    );
+    expect(vectors.update.rootHex).toBe(hexOf(referenceRoot([...after, fresh as IndexEntry])));
+    expect(vectors.update.findings).toEqual(['RESIDUAL_CHANGED']);
+  });
+});
+
+describe('test/vectors/index.json, reproduced by shared/index', () => {
+  it('keys, entries, leaves, the root and every proof, binary and JSON, are what the code makes', async () => {
+    for (const [i, v] of vectors.entries.entries()) {
+      const entry = entries[i] as IndexEntry;
+      const path = indexKeyPath(entryKey(entry));
+      expect(hexOf(path)).toBe(v.keyPathHex);
+      expect(hexOf(entryDigest(entry))).toBe(v.entryDigestHex);
+      expect(hexOf(indexLeafHash(path, entryDigest(entry)))).toBe(v.leafHashHex);
+    }
+    expect(hexOf(emptyIndexHash())).toBe(vectors.emptyHex);
+    const store = new MemoryIndexNodeStore();
+    const { root } = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(entries));
+    expect(hexOf(root)).toBe(vectors.rootHex);
+    for (const p of vectors.proofs) {
+      const key = parseIndexKey(p.key);
+      const proven = await proveIndexKey(store, root, key);
+      expect(hexOf(encodeIndexProof(proven.proof)), p.note).toBe(p.proofHex);
+      expect(encodeIndexProof(indexProofFromJson(p.proofJson))).toEqual(
+        encodeIndexProof(decodeIndexProof(bytes(p.proofHex))),
+      );
+      const finding =
+        p.entry === null
+          ? checkIndexAbsence(root, key, bytes(p.proofHex))
+          : checkIndexPresence(root, parseIndexEntry(p.entry), bytes(p.proofHex));
+      expect(finding, p.note).toBeNull();
+    }
+    const after = await applyIndexUpdates(store, root, parseIndexUpdates(vectors.update.updates));
+    expect(hexOf(after.root)).toBe(vectors.update.rootHex);
+    expect(after.findings.map((f) => f.kind)).toEqual(vectors.update.findings);
+    expect(after.nodesWritten).toBe(vectors.update.nodesWritten);
+  });
+});
