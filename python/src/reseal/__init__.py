@@ -2,7 +2,7 @@
 
 Everything a verifier needs with no AWS: strict JSON reading, the RFC 8785 canonical form and
 every hash tag of docs/canonical-form.md, record hashes and chain verification
-(docs/sealing.md), the verifiable log with receipts and signed outcomes
+(docs/sealing.md) with record format 2 and its writers (docs/authorship.md), the verifiable log with receipts and signed outcomes
 (docs/verifiable-log.md), the verifiable index (docs/verifiable-index.md), witness cosignatures
 and the client's tlog-policy (docs/witness.md), the stale-state guard (docs/guard.md), triage (docs/triage.md), and a
 checkpoint store shared with the TypeScript client. ``reseal.__all__`` is the public API.
@@ -10,6 +10,29 @@ checkpoint store shared with the TypeScript client. ``reseal.__all__`` is the pu
 
 from __future__ import annotations
 
+from .authorship import (
+    LINEAGE_ID_SUFFIX_HEX,
+    MAX_LINEAGE_LABEL_LENGTH,
+    MAX_POLICY_WRITERS,
+    MAX_RECOVERY_KEYS,
+    MAX_SIGNATURE_AGE_MS,
+    MAX_SIGNATURE_FUTURE_MS,
+    Admission,
+    AdmissionKind,
+    AdmissionState,
+    admit_write,
+    boundary_digest,
+    lineage_id_for,
+    lineage_id_matches_policy,
+    parse_lineage_policy,
+    policy_digest,
+    request_signing_digest,
+    signature_age_problem,
+    signed_write_digest,
+    verify_writer_signature,
+    write_signature_problem,
+    writer_digest,
+)
 from .canonical import (
     HASH_DOMAINS,
     SEAL_DEDUP_TAG,
@@ -95,6 +118,8 @@ from .log import (
 )
 from .records import (
     HEADER_FORMATS,
+    WRITER_BOUND_HEADER_FIELDS,
+    WRITER_BOUND_RECORD_FIELDS,
     ChainVerification,
     IntactRecord,
     IntegrityFailure,
@@ -108,6 +133,7 @@ from .records import (
     record_hash_of,
     variables_digest,
     verify_chain,
+    writer_binding_problem,
 )
 from .strict_json import parse_strict_json
 from .triage import (
@@ -275,4 +301,28 @@ __all__ = [
     "AnchorKeyMismatchError",
     "IndexProofFormatError",
     "PolicyFormatError",
+    "MAX_SIGNATURE_AGE_MS",
+    "MAX_SIGNATURE_FUTURE_MS",
+    "MAX_POLICY_WRITERS",
+    "MAX_RECOVERY_KEYS",
+    "MAX_LINEAGE_LABEL_LENGTH",
+    "LINEAGE_ID_SUFFIX_HEX",
+    "AdmissionKind",
+    "Admission",
+    "AdmissionState",
+    "parse_lineage_policy",
+    "policy_digest",
+    "writer_digest",
+    "boundary_digest",
+    "signed_write_digest",
+    "request_signing_digest",
+    "verify_writer_signature",
+    "signature_age_problem",
+    "write_signature_problem",
+    "lineage_id_for",
+    "lineage_id_matches_policy",
+    "admit_write",
+    "WRITER_BOUND_HEADER_FIELDS",
+    "WRITER_BOUND_RECORD_FIELDS",
+    "writer_binding_problem",
 ]

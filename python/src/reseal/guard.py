@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ._checks import AUTHORITIES, NO_CONTROL, RESERVED_KEY, Checker, join
+from .authorship import check_lineage_policy, check_writer_block
 from .canonical import HashDomain, canonical_bytes, hash_canonical, utf16_key
 from .errors import CanonicalizationError
 from .triage import _check_manifest
@@ -38,7 +39,7 @@ MAX_PROBE_LENGTH: Final = 1024
 FRESHNESS: Final = ("FRESH_GENERATED", "VERIFIED_INHERITED", "UNVERIFIED_INHERITED", "IMMUTABLE_CONSTANT")
 REQUEST_FIELDS: Final = (
     "formatVersion", "residualId", "lineageId", "sessionId", "generationEpoch", "authority",
-    "payload", "variablesUsed", "boundary", "declaredImmutableConstants", "manifest",
+    "payload", "variablesUsed", "boundary", "declaredImmutableConstants", "manifest", "writer",
 )  # fmt: skip
 
 
@@ -104,15 +105,47 @@ def check_variable(check: Checker, variable: Any, path: str) -> None:
             check.safe_int(receipt.get("probedAtMs"), join(at, "probedAtMs"))
 
 
+def check_boundary(check: Checker, boundary: Any, path: str) -> None:
+    """A session snapshot boundary (strict): a predecessor is named by both its session and epoch, or not at all."""
+    if not check.obj(boundary, path, ("activeSessionId", "boundaryAtMs"), ("predecessorSessionId", "predecessorEpoch")):
+        return
+    check.identifier(boundary.get("activeSessionId"), f"{path}.activeSessionId")
+    check.safe_int(boundary.get("boundaryAtMs"), f"{path}.boundaryAtMs")
+    if "predecessorSessionId" in boundary:
+        check.identifier(boundary["predecessorSessionId"], f"{path}.predecessorSessionId")
+    if "predecessorEpoch" in boundary:
+        check.safe_int(boundary["predecessorEpoch"], f"{path}.predecessorEpoch")
+    for given, missing in (
+        ("predecessorSessionId", "predecessorEpoch"),
+        ("predecessorEpoch", "predecessorSessionId"),
+    ):
+        if given in boundary and missing not in boundary:
+            check.add(f"{path}.{missing}", f"required when {given} is given (a predecessor is named by both)")
+
+
+def check_declared_constants(check: Checker, constants: Any, path: str) -> None:
+    """``declaredImmutableConstants``: at most 256 distinct variable names."""
+    if type(constants) is not list or len(constants) > MAX_DECLARED_CONSTANTS:
+        check.add(path, f"expected an array of at most {MAX_DECLARED_CONSTANTS} names")
+        return
+    for i, name in enumerate(constants):
+        check.string(name, f"{path}.{i}", 256, 1, NO_CONTROL, "name holds a control character")
+    check.unique_names(constants, lambda i: f"{path}.{i}")
+
+
 def parse_write_request(raw: Any) -> dict[str, Any]:
     """Validates an untrusted ``ResidualWriteRequest`` (strict objects at every level).
+
+    Its ``writer`` block (docs/authorship.md, "Signed writes") is required and checked for shape
+    here; :func:`reseal.write_signature_problem` checks the signature itself. ``policy`` (a lineage
+    write policy) is optional.
 
     :raises InvalidInputError: naming each bad field, e.g. ``variablesUsed.1.name`` for a repeated
         variable name, ``payload.__proto__``, ``boundary.predecessorEpoch`` when only the
         predecessor session is named
     """
     check = Checker()
-    if not check.obj(raw, "", REQUEST_FIELDS, ("supersedes",)):
+    if not check.obj(raw, "", REQUEST_FIELDS, ("supersedes", "policy")):
         check.raise_if_any("residual write request")
     if "formatVersion" in raw and (raw["formatVersion"] != 1 or type(raw["formatVersion"]) is not int):
         check.add("formatVersion", "expected 1")
@@ -135,32 +168,10 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
             check.unique_names(
                 [v.get("name") if type(v) is dict else None for v in variables], lambda i: f"variablesUsed.{i}.name"
             )
-    boundary = raw.get("boundary")
-    if "boundary" in raw and check.obj(
-        boundary, "boundary", ("activeSessionId", "boundaryAtMs"), ("predecessorSessionId", "predecessorEpoch")
-    ):
-        check.identifier(boundary.get("activeSessionId"), "boundary.activeSessionId")
-        check.safe_int(boundary.get("boundaryAtMs"), "boundary.boundaryAtMs")
-        if "predecessorSessionId" in boundary:
-            check.identifier(boundary["predecessorSessionId"], "boundary.predecessorSessionId")
-        if "predecessorEpoch" in boundary:
-            check.safe_int(boundary["predecessorEpoch"], "boundary.predecessorEpoch")
-        for given, missing in (
-            ("predecessorSessionId", "predecessorEpoch"),
-            ("predecessorEpoch", "predecessorSessionId"),
-        ):
-            if given in boundary and missing not in boundary:
-                check.add(f"boundary.{missing}", f"required when {given} is given (a predecessor is named by both)")
-    constants = raw.get("declaredImmutableConstants")
+    if "boundary" in raw:
+        check_boundary(check, raw["boundary"], "boundary")
     if "declaredImmutableConstants" in raw:
-        if type(constants) is not list or len(constants) > MAX_DECLARED_CONSTANTS:
-            check.add("declaredImmutableConstants", f"expected an array of at most {MAX_DECLARED_CONSTANTS} names")
-        else:
-            for i, name in enumerate(constants):
-                check.string(
-                    name, f"declaredImmutableConstants.{i}", 256, 1, NO_CONTROL, "name holds a control character"
-                )
-            check.unique_names(constants, lambda i: f"declaredImmutableConstants.{i}")
+        check_declared_constants(check, raw["declaredImmutableConstants"], "declaredImmutableConstants")
     if "manifest" in raw:
         before = len(check.issues)
         _check_manifest(check, raw["manifest"], "manifest")
@@ -178,6 +189,10 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
     if "supersedes" in raw and check.obj(raw["supersedes"], "supersedes", ("seq", "recordHash")):
         check.safe_int(raw["supersedes"].get("seq"), "supersedes.seq")
         check.hex_digest(raw["supersedes"].get("recordHash"), "supersedes.recordHash")
+    if "policy" in raw:
+        check_lineage_policy(check, raw["policy"], "policy")
+    if "writer" in raw:
+        check_writer_block(check, raw["writer"], "writer")
     check.raise_if_any("residual write request")
     return raw  # type: ignore[no-any-return]
 

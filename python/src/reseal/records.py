@@ -16,14 +16,28 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._checks import AUTHORITIES, BASE64_MAC, NO_CONTROL, Checker, is_safe_int
+from .authorship import (
+    AdmissionState,
+    admit_write,
+    boundary_digest,
+    check_lineage_policy,
+    check_writer_block,
+    policy_digest,
+    signed_write_digest,
+    verify_writer_signature,
+    writer_digest,
+)
 from .canonical import HashDomain, canonical_bytes, hash_bytes, hash_canonical
 from .errors import AnchorKeyMismatchError, HeaderTooLargeError, InputIssue, InvalidInputError
-from .guard import check_payload, check_variable
+from .guard import check_boundary, check_declared_constants, check_payload, check_variable
 from .triage import _check_manifest
 
 __all__ = [
     "VerificationVerdict",
     "HEADER_FORMATS",
+    "WRITER_BOUND_HEADER_FIELDS",
+    "WRITER_BOUND_RECORD_FIELDS",
+    "writer_binding_problem",
     "MAX_HEADER_BYTES",
     "genesis_parent_hash",
     "payload_hash",
@@ -42,16 +56,24 @@ __all__ = [
 MAX_HEADER_BYTES: Final = 4096
 """Largest header a KMS MAC covers, in canonical UTF-8 bytes."""
 
+_FORMAT_1_HEADER: Final = (
+    "formatVersion", "lineageId", "monotonicSequenceNumber", "residualId", "sessionId",
+    "payloadHash", "parentRecordHash", "generationEpoch", "authority", "manifestDigest",
+    "verdictDigest", "variablesDigest", "sealedAtMs", "keyId", "supersedes",
+)  # fmt: skip
+WRITER_BOUND_HEADER_FIELDS: Final = ("writerDigest", "boundaryDigest", "policyDigest")
+"""The header digests format 2 adds (docs/authorship.md, "Record format 2")."""
 HEADER_FORMATS: Final[Mapping[int, tuple[str, ...]]] = {
-    1: (
-        "formatVersion", "lineageId", "monotonicSequenceNumber", "residualId", "sessionId",
-        "payloadHash", "parentRecordHash", "generationEpoch", "authority", "manifestDigest",
-        "verdictDigest", "variablesDigest", "sealedAtMs", "keyId", "supersedes",
-    ),
-}  # fmt: skip
+    1: _FORMAT_1_HEADER,
+    2: _FORMAT_1_HEADER + WRITER_BOUND_HEADER_FIELDS,
+}
 """Members of each known record header format (exactly these)."""
 
 RECORD_FIELDS: Final = ("header", "recordHash", "anchor", "payload", "manifest", "variablesUsed", "sealedAtMs")
+WRITER_BOUND_RECORD_FIELDS: Final = ("writer", "boundary", "declaredImmutableConstants", "policy")
+"""The fields a format-2 record stores beside its header: the writer (with the SQS ``SenderId``),
+the session boundary and declared constants, and the policy the record sets (or ``None``)."""
+RECORD_FORMAT_WRITER_BOUND: Final = 2
 MAC_ALGORITHMS: Final = ("HMAC_SHA_256",)
 
 
@@ -106,7 +128,8 @@ def _check_key_id(check: Checker, value: Any, path: str) -> None:
 
 
 def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
-    if not check.obj(raw, "", RECORD_FIELDS):
+    bound = "writerDigest" in fields
+    if not check.obj(raw, "", RECORD_FIELDS + (WRITER_BOUND_RECORD_FIELDS if bound else ())):
         return
     header = raw.get("header")
     if check.obj(header, "header", fields):
@@ -116,6 +139,9 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
             check.safe_int(header.get(name), f"header.{name}")
         for name in ("payloadHash", "parentRecordHash", "manifestDigest", "verdictDigest", "variablesDigest"):
             check.hex_digest(header.get(name), f"header.{name}")
+        if bound:
+            for name in WRITER_BOUND_HEADER_FIELDS:
+                check.hex_digest(header.get(name), f"header.{name}")
         check.enum(header.get("authority"), "header.authority", AUTHORITIES)
         _check_key_id(check, header.get("keyId"), "header.keyId")
         supersedes = header.get("supersedes")
@@ -137,6 +163,38 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
         for i, variable in enumerate(variables):
             check_variable(check, variable, f"variablesUsed.{i}")
     check.safe_int(raw.get("sealedAtMs"), "sealedAtMs")
+    if bound:
+        check_writer_block(check, raw.get("writer"), "writer", with_sender=True)
+        check_boundary(check, raw.get("boundary"), "boundary")
+        check_declared_constants(check, raw.get("declaredImmutableConstants"), "declaredImmutableConstants")
+        if raw.get("policy") is not None:
+            check_lineage_policy(check, raw.get("policy"), "policy")
+
+
+def writer_binding_problem(record: Mapping[str, Any]) -> str | None:
+    """Why a well-formed format-2 record's writer binding does not hold (docs/authorship.md,
+    "Offline checks"), or ``None``: ``writerDigest``, ``boundaryDigest`` and (for a record that
+    sets one) ``policyDigest`` recomputed from the stored bodies, and the writer's Ed25519
+    signature over the signed-write digest rebuilt from the header."""
+    header, writer, policy = record["header"], record["writer"], record["policy"]
+    if writer_digest(writer) != header["writerDigest"]:
+        return "writer does not match the sealed writerDigest"
+    boundary_hash = boundary_digest(record["boundary"], record["declaredImmutableConstants"])
+    if boundary_hash != header["boundaryDigest"]:
+        return "boundary or declaredImmutableConstants do not match the sealed boundaryDigest"
+    set_policy = policy_digest(policy) if policy is not None else None
+    if set_policy is not None and set_policy != header["policyDigest"]:
+        return "policy does not match the sealed policyDigest"
+    digest = signed_write_digest(
+        {**header, "boundaryDigest": boundary_hash, "policyDigest": set_policy, **_signer(writer)}
+    )
+    if not verify_writer_signature(digest, writer["publicKey"], writer["signature"]):
+        return "the writer signature does not verify over the sealed write"
+    return None
+
+
+def _signer(writer: Mapping[str, Any]) -> dict[str, Any]:
+    return {"keyId": writer["keyId"], "publicKey": writer["publicKey"], "signedAtMs": writer["signedAtMs"]}
 
 
 @dataclass(frozen=True)
@@ -189,6 +247,10 @@ def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
         return IntegrityFailure(
             V.HASH_MISMATCH, f"sealedAtMs {raw['sealedAtMs']} is not the sealed {header['sealedAtMs']}"
         )
+    if header["formatVersion"] == RECORD_FORMAT_WRITER_BOUND:
+        problem = writer_binding_problem(raw)
+        if problem is not None:
+            return IntegrityFailure(V.HASH_MISMATCH, problem)
     try:
         message = header_bytes(header)
     except HeaderTooLargeError as error:
@@ -287,6 +349,49 @@ def _peek(raw: Any) -> tuple[int | None, str | None]:
     return (seq if is_safe_int(seq) else None), (rid if type(rid) is str else None)
 
 
+class _WriterWalk:
+    """Check 7′ of a walk (docs/authorship.md, "Offline checks"): one format per lineage, and each
+    format-2 record admitted by the policy in force before it, naming the policy in force after it.
+    A suffix walk (``trusted_start``) checks admission from the first record that sets a policy."""
+
+    def __init__(self, lineage_id: str, *, policy_known: bool) -> None:
+        self.lineage_id = lineage_id
+        self.format: int | None = None
+        self.policy: Mapping[str, Any] | None = None
+        self.policy_known = policy_known
+
+    def check(self, record: Mapping[str, Any]) -> str | None:
+        """Why ``record`` may not follow the records walked so far (``LINEAGE_BROKEN``), or ``None``."""
+        header = record["header"]
+        bound = header["formatVersion"] == RECORD_FORMAT_WRITER_BOUND
+        if self.format is not None and self.format != header["formatVersion"]:
+            return (
+                "writer not admitted: a legacy (format-1) lineage is never extended"
+                if bound
+                else "a format-1 record after a format-2 record (a writer-bound lineage stays writer-bound)"
+            )
+        if not bound or not self.policy_known:
+            return None
+        policy = record["policy"]
+        admission = admit_write(
+            AdmissionState(self.lineage_id, header["monotonicSequenceNumber"], self.policy),
+            record["writer"]["publicKey"],
+            policy,
+        )
+        if admission.refused is not None:
+            return f"writer not admitted: {admission.refused}"
+        if policy is None and self.policy is not None and header["policyDigest"] != policy_digest(self.policy):
+            return "policyDigest is not the digest of the lineage write policy in force"
+        return None
+
+    def link(self, record: Mapping[str, Any]) -> None:
+        """``record`` passed: it sets the format, and the policy in force when it names one."""
+        self.format = record["header"]["formatVersion"]
+        if record.get("policy") is not None:
+            self.policy = record["policy"]
+            self.policy_known = True
+
+
 def verify_chain(
     records: Sequence[Any],
     lineage_id: str,
@@ -337,6 +442,7 @@ def verify_chain(
         base = trusted_start["afterSeq"] + 1
     hashes: dict[int, str] = {}
     residuals: dict[str, int] = {}
+    walk = _WriterWalk(lineage_id, policy_known=trusted_start is None)
     findings: list[_Failure] = []
     candidates: list[tuple[int, IntactRecord]] = []
     stop: _Failure | None = None
@@ -406,6 +512,8 @@ def verify_chain(
                 V.LINEAGE_BROKEN,
                 f"supersedes seq {header['supersedes']['seq']} with a hash that is not that record's",
             )
+        elif (writer_finding := walk.check(integrity.record)) is not None:
+            reason = (V.LINEAGE_BROKEN, writer_finding)
         elif (
             checkpoint is not None
             and checkpoint["seq"] == seq
@@ -416,6 +524,7 @@ def verify_chain(
             stop = _Failure(index, seq, *reason)
             break
         previous = (seq, integrity.record_hash, header["generationEpoch"])
+        walk.link(integrity.record)
         hashes[seq] = integrity.record_hash
         residuals[header["residualId"]] = seq
         if anchor is not None and header["keyId"] != anchor.key_id:
