@@ -123,14 +123,16 @@ def check_boundary(check: Checker, boundary: Any, path: str) -> None:
             check.add(f"{path}.{missing}", f"required when {given} is given (a predecessor is named by both)")
 
 
-def check_declared_constants(check: Checker, constants: Any, path: str) -> None:
-    """``declaredImmutableConstants``: at most 256 distinct variable names."""
+def check_declared_constants(check: Checker, constants: Any, path: str, *, distinct: bool = True) -> None:
+    """``declaredImmutableConstants``: at most 256 variable names, distinct in a request (a sealed
+    record's schema, like the TypeScript core's, does not ask again: ``distinct=False``)."""
     if type(constants) is not list or len(constants) > MAX_DECLARED_CONSTANTS:
         check.add(path, f"expected an array of at most {MAX_DECLARED_CONSTANTS} names")
         return
     for i, name in enumerate(constants):
         check.string(name, f"{path}.{i}", 256, 1, NO_CONTROL, "name holds a control character")
-    check.unique_names(constants, lambda i: f"{path}.{i}")
+    if distinct:
+        check.unique_names(constants, lambda i: f"{path}.{i}")
 
 
 def parse_write_request(raw: Any) -> dict[str, Any]:

@@ -166,7 +166,9 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
     if bound:
         check_writer_block(check, raw.get("writer"), "writer", with_sender=True)
         check_boundary(check, raw.get("boundary"), "boundary")
-        check_declared_constants(check, raw.get("declaredImmutableConstants"), "declaredImmutableConstants")
+        check_declared_constants(
+            check, raw.get("declaredImmutableConstants"), "declaredImmutableConstants", distinct=False
+        )
         if raw.get("policy") is not None:
             check_lineage_policy(check, raw.get("policy"), "policy")
 
