@@ -19,11 +19,14 @@ from reseal import (
     build_manifest,
     evaluate_write,
     isolate_delta,
+    lineage_id_for,
     parse_manifest,
     parse_strict_json,
+    parse_write_request,
     triage_report_digest,
     verify_chain,
     verify_receipt,
+    write_signature_problem,
 )
 
 RUNS = 300
@@ -92,6 +95,7 @@ def fuzz(seed: int, base: Any, call: Callable[[Any], Any]) -> None:
 GUARD = vectors("guard.json")["cases"]
 TRIAGE = vectors("triage.json")["cases"]
 SEAL = vectors("seal.json")
+AUTHORSHIP = vectors("authorship.json")
 
 
 def test_guard_requests() -> None:
@@ -125,6 +129,27 @@ def never_raises(call: Callable[[Any], Any]) -> Callable[[Any], Any]:
 def test_chains_answer_a_verdict() -> None:
     records = [v["record"] for v in SEAL["records"]]
     fuzz(1, records, never_raises(lambda r: verify_chain(r if isinstance(r, list) else [r], SEAL["lineageId"])))
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_writer_bound_chains_answer_a_verdict(seed: int) -> None:
+    records = [step["record"] for step in AUTHORSHIP["chain"][:3]]
+    fuzz(
+        seed,
+        records,
+        never_raises(lambda r: verify_chain(r if isinstance(r, list) else [r], AUTHORSHIP["lineageId"])),
+    )
+
+
+def test_signed_requests_policies_and_lineage_ids() -> None:
+    signed = AUTHORSHIP["signedWrites"][0]["request"]
+
+    def signature(request: Any) -> None:
+        problem = write_signature_problem(parse_write_request(request), 0)
+        assert problem is not None
+
+    fuzz(3, signed, signature)
+    fuzz(4, AUTHORSHIP["policyDigests"][1]["policy"], lambda p: lineage_id_for("agent-7", p))
 
 
 @pytest.mark.parametrize("seed", range(2))
