@@ -64,6 +64,10 @@ class HashDomain:
     INDEX_LEAF: Final = "reseal/v1/index-leaf"
     INDEX_NODE: Final = "reseal/v1/index-node"
     INDEX_EMPTY: Final = "reseal/v1/index-empty"
+    SIGNED_WRITE: Final = "reseal/v1/signed-write"
+    WRITER: Final = "reseal/v1/writer"
+    BOUNDARY: Final = "reseal/v1/boundary"
+    LINEAGE_POLICY: Final = "reseal/v1/lineage-policy"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())
