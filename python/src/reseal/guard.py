@@ -38,8 +38,11 @@ MAX_PROBE_LENGTH: Final = 1024
 FRESHNESS: Final = ("FRESH_GENERATED", "VERIFIED_INHERITED", "UNVERIFIED_INHERITED", "IMMUTABLE_CONSTANT")
 REQUEST_FIELDS: Final = (
     "formatVersion", "residualId", "lineageId", "sessionId", "generationEpoch", "authority",
-    "payload", "variablesUsed", "boundary", "declaredImmutableConstants", "manifest",
+    "payload", "variablesUsed", "boundary", "declaredImmutableConstants", "manifest", "writer",
 )  # fmt: skip
+WRITER_FIELDS: Final = ("keyId", "publicKey", "signedAtMs", "signature")
+"""The writer block every request carries (docs/authorship.md, "Signed writes"); its signature is
+checked by the guard service and the sealer, not by :func:`evaluate_write`."""
 
 
 def value_digest(value: str) -> str:
@@ -112,7 +115,7 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
         predecessor session is named
     """
     check = Checker()
-    if not check.obj(raw, "", REQUEST_FIELDS, ("supersedes",)):
+    if not check.obj(raw, "", REQUEST_FIELDS, ("supersedes", "policy")):
         check.raise_if_any("residual write request")
     if "formatVersion" in raw and (raw["formatVersion"] != 1 or type(raw["formatVersion"]) is not int):
         check.add("formatVersion", "expected 1")
@@ -151,6 +154,14 @@ def parse_write_request(raw: Any) -> dict[str, Any]:
         ):
             if given in boundary and missing not in boundary:
                 check.add(f"boundary.{missing}", f"required when {given} is given (a predecessor is named by both)")
+    writer = raw.get("writer")
+    if "writer" in raw and check.obj(writer, "writer", WRITER_FIELDS):
+        check.string(writer.get("keyId"), "writer.keyId", 2048, 1, NO_CONTROL, "key id holds a control character")
+        check.string(writer.get("publicKey"), "writer.publicKey", 44, 44)
+        check.safe_int(writer.get("signedAtMs"), "writer.signedAtMs")
+        check.string(writer.get("signature"), "writer.signature", 88, 88)
+    if "policy" in raw:
+        check.obj(raw["policy"], "policy", ("v", "writers", "recoveryKeys"))
     constants = raw.get("declaredImmutableConstants")
     if "declaredImmutableConstants" in raw:
         if type(constants) is not list or len(constants) > MAX_DECLARED_CONSTANTS:
