@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { writerKeyIdOfFile } from '../client/writer-key-file';
 import { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
@@ -32,12 +33,7 @@ export interface WriterKeyOptions {
  * always gives the same key id (and, with `reseal lineage-id`, the same lineage id).
  */
 export function keyIdOfFile(path: string): string {
-  return (
-    resolve(path)
-      .split(/[\\/]/)
-      .at(-1)
-      ?.replace(/\.pem$/i, '') || 'writer'
-  );
+  return writerKeyIdOfFile(resolve(path));
 }
 
 /**
