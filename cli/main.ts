@@ -62,8 +62,9 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
   const program = new Command('reseal')
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
-        'verify --export, verify --receipt, inspect --export, report --export, deploy --dry-run) need no AWS. Online commands (publish, ' +
-        'recall, export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, report --lineage, mcp, deploy, destroy) use ' +
+        'verify --export, verify --receipt, inspect --export, report --export, writer-key, lineage-id --writer-key, deploy --dry-run) ' +
+        'need no AWS. Online commands (publish, recall, export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, ' +
+        'report --lineage, lineage-id --writer-kms-key, mcp, deploy, destroy) use ' +
         'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
     )
     .version('0.1.0', '-V, --version')

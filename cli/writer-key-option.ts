@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { KmsWriterSigner } from '../adapters/kms-writer-signer';
+import { writerKeyIdOfFile } from '../client/writer-key-file';
 import { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
@@ -34,12 +33,7 @@ export interface WriterKeyOptions {
  * always gives the same key id (and, with `reseal lineage-id`, the same lineage id).
  */
 export function keyIdOfFile(path: string): string {
-  return (
-    resolve(path)
-      .split(/[\\/]/)
-      .at(-1)
-      ?.replace(/\.pem$/i, '') || 'writer'
-  );
+  return writerKeyIdOfFile(resolve(path));
 }
 
 /**
@@ -73,7 +67,14 @@ export async function writerSignerFrom(io: CliIo, options: WriterKeyOptions): Pr
   if (options.writerKey && options.writerKmsKey) {
     throw new BadInputError('give --writer-key or --writer-kms-key, not both');
   }
-  if (options.writerKmsKey) return KmsWriterSigner.create(new KMSClient(sdkConfig(io.env)), options.writerKmsKey);
+  if (options.writerKmsKey) {
+    // Loaded here so a local key (and every offline command) starts without the AWS SDK (docs/cli.md, "Start-up").
+    const [{ KMSClient }, { KmsWriterSigner }] = await Promise.all([
+      import('@aws-sdk/client-kms'),
+      import('../adapters/kms-writer-signer'),
+    ]);
+    return KmsWriterSigner.create(new KMSClient(sdkConfig(io.env)), options.writerKmsKey);
+  }
   const path = options.writerKey ?? io.env[WRITER_KEY_ENV];
   return path ? localSignerOf(io, path) : undefined;
 }

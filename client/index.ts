@@ -3,6 +3,9 @@
  * each other directly, never through this barrel).
  */
 
+export { KmsWriterSigner } from '../adapters/kms-writer-signer';
+export { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
+export type { WriterSigner } from '../shared/ports/writer-signer';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 export { buildManifest } from '../shared/triage/build-manifest';
 export type { BuildManifestInput } from '../shared/triage/build-manifest-input';
@@ -68,6 +71,7 @@ export {
   snapshotProviders,
   type TakenSnapshot,
 } from './snapshot-providers';
+export { soleWriterLineageId, soleWriterPolicy } from './sole-writer-policy';
 export {
   clientOutputsFrom,
   DEFAULT_STACK_NAME,
@@ -90,3 +94,4 @@ export {
   type WriteOutcome,
   WriteOutcomes,
 } from './write-outcomes';
+export { writerKeyFile, writerKeyIdOfFile } from './writer-key-file';

@@ -13,6 +13,7 @@ import { snapshotProviders } from '../client/snapshot-providers';
 import { clientOutputsFrom, DEFAULT_STACK_NAME, type ResealStackOutputs } from '../client/stack-outputs';
 import { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 import { parseStrictJson } from '../shared/canonical/strict-json';
+import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import type { ResealMcpDeps } from './context';
@@ -143,7 +144,12 @@ export async function connectMcpClient(
  */
 export async function resolveMcpClient(
   config: McpServerConfig,
-  options: { readonly checkpointStore: CheckpointStore; readonly nowMs?: () => number },
+  options: {
+    readonly checkpointStore: CheckpointStore;
+    readonly nowMs?: () => number;
+    /** The writer key already loaded ({@link loadWriterKey}); else loaded here. */
+    readonly writer?: WriterSigner | null;
+  },
 ): Promise<ResealClient> {
   const place = stackPlace(config);
   const unavailable = (error: unknown) => stackUnavailableFrom(error, place) ?? error;
@@ -168,7 +174,8 @@ export async function resolveMcpClient(
   } finally {
     probe.destroy();
   }
-  const writer = await writerSignerOf(config, sdkConfig);
+  const writer =
+    options.writer !== undefined && !config.writerKmsKey ? options.writer : await writerSignerOf(config, sdkConfig);
   try {
     return await connectMcpClient({
       ...(writer ? { writer } : {}),
@@ -185,16 +192,42 @@ export async function resolveMcpClient(
 
 /**
  * The server's writer key (`RESEAL_WRITER_KMS_KEY`, else `RESEAL_WRITER_KEY`), or none.
- * @throws {InvalidInputError} when the key file is not a PKCS #8 PEM Ed25519 private key
+ * @throws {InvalidInputError} when the key file cannot be read or is not a PKCS #8 PEM Ed25519 private key
  */
 async function writerSignerOf(
   config: McpServerConfig,
   sdkConfig: { region?: string; endpoint?: string },
 ): Promise<WriterSigner | undefined> {
   if (config.writerKmsKey) return KmsWriterSigner.create(new KMSClient(sdkConfig), config.writerKmsKey);
-  if (!config.writerKeyFile) return undefined;
-  const keyId = basename(config.writerKeyFile).replace(/\.pem$/i, '') || 'writer';
-  return LocalWriterSigner.fromPem(keyId, await readFile(config.writerKeyFile, 'utf8'));
+  return (await loadWriterKey(config)) ?? undefined;
+}
+
+/**
+ * The local writer key of `config` (`RESEAL_WRITER_KEY`, docs/mcp.md, "Configuration"), key id
+ * its file's base name without `.pem`; `null` without one. Reaches no AWS, so the server loads it
+ * at start-up and a bad key file fails there, naming the variable.
+ *
+ * @throws {InvalidInputError} at `RESEAL_WRITER_KEY` when the file cannot be read or is not a
+ *   PKCS #8 PEM Ed25519 private key
+ */
+export async function loadWriterKey(config: McpServerConfig): Promise<LocalWriterSigner | null> {
+  const file = config.writerKeyFile;
+  if (!file) return null;
+  const refuse = (message: string, cause: unknown): never => {
+    throw new InvalidInputError('MCP server environment', [{ path: 'RESEAL_WRITER_KEY', message }], { cause });
+  };
+  let pem = '';
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (error) {
+    refuse(`cannot read writer key ${file}: ${describeError(error)}`, error);
+  }
+  try {
+    return LocalWriterSigner.fromPem(basename(file).replace(/\.pem$/i, '') || 'writer', pem);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return refuse(`writer key ${file} is not a PKCS #8 PEM Ed25519 private key (${error.message})`, error);
+  }
 }
 
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -215,20 +248,21 @@ export function stackPlace(config: McpServerConfig): StackPlace {
  * ({@link lazyMcpClient}, {@link resolveMcpClient}), so the server starts and lists its tools
  * with no stack reachable and each tool call answers `UNAVAILABLE` naming what is missing until
  * it is there. The client keeps the last verified signed checkpoint of each lineage (in
- * `checkpointsFile`, else in memory for the server's lifetime). The snapshot providers are
- * loaded now (when a config file is set or found).
+ * `checkpointsFile`, else in memory for the server's lifetime). The snapshot providers and a
+ * writer key file ({@link loadWriterKey}) are loaded now (a KMS writer key at the first call).
  *
- * @throws {InvalidInputError} when the snapshot config is malformed
+ * @throws {InvalidInputError} when the snapshot config or the writer key file is malformed
  */
 export async function connectMcpDeps(
   config: McpServerConfig,
   options: { nowMs?: () => number } = {},
 ): Promise<ResealMcpDeps> {
+  const writer = await loadWriterKey(config);
   const checkpointStore = config.checkpointsFile
     ? new FileCheckpointStore(config.checkpointsFile)
     : new MemoryCheckpointStore();
   const client = lazyMcpClient(
-    () => resolveMcpClient(config, { checkpointStore, ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
+    () => resolveMcpClient(config, { checkpointStore, writer, ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
     stackPlace(config),
   );
   const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;

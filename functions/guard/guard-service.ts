@@ -1,7 +1,13 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import { InvalidInputError, ResealError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
+import {
+  CanonicalizationError,
+  InvalidInputError,
+  ResealError,
+  StrictJsonError,
+  StrictJsonFailure,
+} from '../../shared/errors';
 import { resolveGuardPolicy } from '../../shared/guard/policy';
 import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
@@ -173,10 +179,10 @@ export class GuardService {
       return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
     }
     // Signature and age first, before any rule reads the request (docs/authorship.md, "Two refusals").
-    const signatureProblem = writeSignatureProblem(request, message.sentAtMs);
+    const signatureProblem = signatureProblemOf(request, message.sentAtMs);
     if (signatureProblem) {
       return this.#reject(
-        { ...base, ...ids, requestDigest: requestDigest(request) },
+        { ...base, ...ids, requestDigest: requestDigestOrNull(request) },
         RejectionReason.WRITER_SIGNATURE_INVALID,
         { issues: [{ path: 'writer', message: signatureProblem }] },
         { sign: false },
@@ -196,11 +202,15 @@ export class GuardService {
       });
     }
     if (!verdict.isSafe) {
-      return this.#reject({ ...base, ...ids, requestDigest: requestDigest(request) }, RejectionReason.STALE_STATE, {
-        verdictDigest: verdict.verdictDigest,
-        rejectedVariables: verdict.rejectedVariables,
-        requestViolations: verdict.requestViolations,
-      });
+      return this.#reject(
+        { ...base, ...ids, requestDigest: requestDigestOrNull(request) },
+        RejectionReason.STALE_STATE,
+        {
+          verdictDigest: verdict.verdictDigest,
+          rejectedVariables: verdict.rejectedVariables,
+          requestViolations: verdict.requestViolations,
+        },
+      );
     }
     return {
       accepted: {
@@ -287,4 +297,30 @@ function idsOutside(body: string, error: StrictJsonError): { lineageId: string |
     lineageId: repeated.has('lineageId') ? null : ids.lineageId,
     residualId: repeated.has('residualId') ? null : ids.residualId,
   };
+}
+
+/**
+ * {@link writeSignatureProblem}, with a request the canonical form refuses (a payload nested to
+ * the depth limit, so its request is one level deeper) counted as a signature that cannot verify.
+ */
+function signatureProblemOf(request: ResidualWriteRequest, receivedAtMs: number): string | null {
+  try {
+    return writeSignatureProblem(request, receivedAtMs);
+  } catch (error) {
+    if (!(error instanceof CanonicalizationError)) throw error;
+    return `the writer signature cannot verify over a request the canonical form refuses: ${error.message}`;
+  }
+}
+
+/**
+ * `requestDigest` of a refused request, or `null` when the whole request cannot be canonicalized
+ * (its payload alone was within the depth limit; the request around it is one level deeper).
+ */
+function requestDigestOrNull(request: ResidualWriteRequest): string | null {
+  try {
+    return requestDigest(request);
+  } catch (error) {
+    if (!(error instanceof CanonicalizationError)) throw error;
+    return null;
+  }
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { reprobedVariable, writeRequest } from '../../client/builders';
+import { TimeoutError } from '../../client/errors';
+import type { PublishedWrite } from '../../client/publisher';
 import { publishWaitSince } from '../../client/write-outcomes';
 import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
@@ -27,8 +29,10 @@ import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-reque
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { errorResult } from '../error-result';
 import type { SnapshotUse } from '../snapshot-use';
-import { WriteSealedOutput } from '../tool-outputs';
+import { toolError } from '../tool-error';
+import { type ToolError, ToolErrorCode, WriteSealedOutput } from '../tool-outputs';
 import { registerResealTool } from '../tool-schema';
+import { type UnprovenWriterRefusals, unprovenWriterRefusals } from '../unproven-writer-refusals';
 import { writeOutcomeResult } from '../write-outcome-result';
 
 /** Name of the write tool. */
@@ -138,6 +142,7 @@ function sessionVariable(variable: VariableInputValue, sessionId: string, nowMs:
 export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Promise<CallToolResult> {
   const residualId = input.residualId ?? `r-${randomUUID()}`;
   let snapshot: SnapshotUse | undefined;
+  let published: PublishedWrite | undefined;
   try {
     snapshot = await snapshotFor(input.env, deps);
     const request = writeRequestFor(
@@ -147,7 +152,7 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
       deps.sessionStartMs,
     );
     // The client signs with the server's writer key (docs/mcp.md, "Configuration").
-    const published = await deps.client.publishWrite(request);
+    published = await deps.client.publishWrite(request);
     const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
       request: published.request,
       sinceMs: publishWaitSince(published),
@@ -157,8 +162,26 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
   } catch (error) {
     // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
     const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};
-    return errorResult(error, { lineageId: input.lineageId, residualId, ...notes });
+    const result = errorResult(error, { lineageId: input.lineageId, residualId, ...notes });
+    if (!(error instanceof TimeoutError) || !published) return result;
+    const untrusted = await unprovenWriterRefusals(deps.client, published.request);
+    return untrusted ? unprovenRefusalTimeout(result, untrusted) : result;
   }
+}
+
+/**
+ * A `TIMEOUT` of `reseal_write` that also reports the unsigned writer refusals found of its write,
+ * in `untrusted` and as unproven (docs/mcp.md, `reseal_write`; docs/authorship.md, "Two refusals,
+ * in order"): the error stays `TIMEOUT`, never `WRITE_REJECTED`.
+ */
+function unprovenRefusalTimeout(timeout: CallToolResult, untrusted: UnprovenWriterRefusals): CallToolResult {
+  const { error: _code, message, action, ...details } = timeout.structuredContent as ToolError;
+  return toolError(
+    ToolErrorCode.TIMEOUT,
+    `${message}; the table holds a refusal of this write recorded without a signature (unproven)`,
+    `${action}. Unproven, and possibly planted: the refusal in untrusted is one the stack records unsigned (WRITER_SIGNATURE_INVALID: the signature or its age; WRITER_NOT_ADMITTED: the server's writer key is not a writer of this lineage). Check that RESEAL_WRITER_KEY (or RESEAL_WRITER_KMS_KEY) is the key the lineage id was made for (reseal lineage-id) and that the server's clock is right`,
+    { ...details, untrusted },
+  );
 }
 
 /**

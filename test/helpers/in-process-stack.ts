@@ -27,8 +27,9 @@ export interface InProcessStackOptions {
   /** The client's checkpoint store. */
   readonly checkpointStore?: CheckpointStore;
   /**
-   * The client's writer key; default the test writer key, whose first write of a lineage sets
-   * `TEST_POLICY` (so `testLineageId` lineages start). `null`: none (requests must come signed).
+   * The client's writer key (its first write of a lineage sets the key's sole-writer policy);
+   * default the test writer key, whose first write of a lineage sets `TEST_POLICY` (so
+   * `testLineageId` lineages start). `null`: none (requests must come signed).
    */
   readonly writer?: WriterSigner | null;
 }
@@ -95,7 +96,11 @@ export function inProcessStack(options: InProcessStackOptions) {
       clock.now += ms;
     },
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
-    ...(options.writer === null ? {} : { writer: options.writer ?? TEST_WRITER, inceptionPolicy: TEST_POLICY }),
+    ...(options.writer === null
+      ? {}
+      : options.writer
+        ? { writer: options.writer }
+        : { writer: TEST_WRITER, inceptionPolicy: TEST_POLICY }),
   });
   /** How many times the client waited (each wait follows a look at the table that found no outcome). */
   return { client, anchor, waits: () => waits };

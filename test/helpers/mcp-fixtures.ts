@@ -3,10 +3,13 @@
  * their causal keys, and the first write of a resumed session (docs/mcp.md, "Tools").
  */
 
+import { testLineageId } from './writer-factories';
+
 /** The four tools `tools/list` must answer with, sorted by name (docs/mcp.md, "Tools"). */
 export const MCP_TOOL_NAMES = ['reseal_inspect', 'reseal_recall', 'reseal_verify', 'reseal_write'] as const;
 
-export const MCP_LINEAGE = 'agent-7';
+/** A self-certifying lineage id under the test policy (docs/authorship.md), so the test writer key may start it. */
+export const MCP_LINEAGE = testLineageId('agent-7');
 
 /** The environment at write time: `tool:os` structural, the two others causal keys of one claim each. */
 export const MCP_ENV = { 'tool:node': 'v20.0.0', 'tool:npm': '10.0.0', 'tool:os': 'ubuntu-24.04' };

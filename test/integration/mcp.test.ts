@@ -11,6 +11,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import type { ResealClient } from '../../client/reseal-client';
+import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { connectMcpClient } from '../../mcp/config';
 import type { ResealMcpDeps } from '../../mcp/context';
@@ -18,6 +19,7 @@ import { createResealMcpServer } from '../../mcp/server';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots';
 import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
@@ -33,7 +35,7 @@ import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
 import { HOSTILE_ID, HOSTILE_TEXT, hostileLinePlacement, hostileTextPlacement } from '../helpers/untrusted-text';
-import { signWriteSync } from '../helpers/writer-factories';
+import { signWriteSync, TEST_WRITER } from '../helpers/writer-factories';
 import { runCli } from '../unit/cli/run-cli';
 
 // The MCP server on the deployed stack, driven by the SDK's own client: in process (the tool
@@ -78,6 +80,7 @@ beforeAll(async () => {
     region: EMULATOR_REGION,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     checkpointStore: new MemoryCheckpointStore(),
+    writer: TEST_WRITER,
   });
   const deps: ResealMcpDeps = { client: resealClient, snapshots: null, sessionStartMs: SESSION_START_MS };
   const server = createResealMcpServer(deps);
@@ -105,6 +108,12 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return { isError: result.isError === true, out: result.structuredContent as Structured };
 }
 
+/**
+ * A fresh lineage of the in-process server's writer key: self-certifying under that key alone
+ * (docs/authorship.md), so its first write sets the policy.
+ */
+const freshLineage = (label: string) => soleWriterLineageId(`${label}-${randomUUID()}`, TEST_WRITER);
+
 const session = (overrides: Record<string, unknown> = {}) => ({
   sessionId: 's-2',
   generationEpoch: 2,
@@ -114,7 +123,7 @@ const session = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('MCP tools on the deployed stack (in process)', () => {
-  const lineageId = `mcp-${randomUUID()}`;
+  const lineageId = freshLineage('mcp');
   let sealed: Structured;
 
   it('reseal_write: a write is sealed, with a signed checkpoint and an inclusion proof that verify with the log key', async () => {
@@ -149,7 +158,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
 
   it('reseal_write: a stale write (inherited, never re-probed) is refused with its reason and what to do', async () => {
     const { isError, out } = await call(mcp, 'reseal_write', {
-      lineageId: `mcp-stale-${randomUUID()}`,
+      lineageId: freshLineage('mcp-stale'),
       ...session(),
       claims: CLAIMS,
       env: before.env,
@@ -168,7 +177,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
   });
 
   it('reseal_write: rejections of this very write planted in the table before it is sealed (forged, unsigned) do not make it a refusal', async () => {
-    const forgedLineage = `mcp-forged-${randomUUID()}`;
+    const forgedLineage = freshLineage('mcp-forged');
     const args = {
       lineageId: forgedLineage,
       residualId: `r-${randomUUID()}`,
@@ -178,8 +187,12 @@ describe('MCP tools on the deployed stack (in process)', () => {
       env: before.env,
       variables: [{ name: 'ATTEMPT', value: 'a-1', freshness: 'FRESH_GENERATED' as const, sourceEpoch: 2 }],
     };
-    // The request the server will publish (same builder, same session start): the forgeries name it.
-    const request = signWriteSync(writeRequestFor(args, before.env, Date.now(), SESSION_START_MS));
+    // The request the server will publish (same builder, session start, inception policy and key);
+    // only its signing time differs. The unit tests plant refusals of the exact published request.
+    const request = signWriteSync({
+      ...writeRequestFor(args, before.env, Date.now(), SESSION_START_MS),
+      policy: soleWriterPolicy(TEST_WRITER),
+    });
     const forger = new LocalEd25519Signer(
       guardKeyName(stack.LogName),
       Uint8Array.from({ length: 32 }, (_, i) => 0xc0 + i),
@@ -215,7 +228,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
   });
 
   it('text a table writer planted (ANSI codes, CR/LF, U+2028, bidi overrides, an instruction) reaches reseal_inspect and reseal inspect only as untrusted, escaped', async (context) => {
-    const hostileLineage = `mcp-hostile-${randomUUID()}`;
+    const hostileLineage = freshLineage('mcp-hostile');
     const { isError } = await call(mcp, 'reseal_write', {
       lineageId: hostileLineage,
       ...session(),
@@ -454,9 +467,12 @@ describe('MCP tools on the deployed stack (in process)', () => {
 describe('reseal mcp over stdio: snapshot providers from reseal.config.json, checkpoints in a file', () => {
   let dir = '';
   let stdio: Client;
+  // The server's writer key file (RESEAL_WRITER_KEY): its key id is the file's base name.
+  const key = LocalWriterSigner.generate('mcp-stdio-writer');
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'reseal-mcp-'));
+    await writeFile(join(dir, 'mcp-stdio-writer.pem'), key.pem, { mode: 0o600 });
     await writeFile(join(dir, 'outputs.json'), JSON.stringify({ ResealStack: stack }));
     await writeFile(join(dir, 'tool-versions.txt'), 'node 20\n');
     await writeFile(
@@ -477,6 +493,7 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
         PATH: process.env.PATH ?? '',
         ...emulatorEnv(endpoint),
         RESEAL_CHECKPOINTS: join(dir, 'checkpoints.json'),
+        RESEAL_WRITER_KEY: 'mcp-stdio-writer.pem',
         RESEAL_TEST_MODE: 'integration',
       },
       stderr: 'ignore',
@@ -491,7 +508,7 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
   });
 
   it('a write without env seals the providers’ snapshot; a recall without env finds no drift', async () => {
-    const lineageId = `mcp-stdio-${randomUUID()}`;
+    const lineageId = soleWriterLineageId(`mcp-stdio-${randomUUID()}`, key.signer);
     const { tools } = await stdio.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES]);
     const written = await call(stdio, 'reseal_write', {
@@ -530,9 +547,11 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
 describe('reseal mcp over stdio before the stack is reachable: UNAVAILABLE naming what is missing, until it is', () => {
   let dir = '';
   const clients: Client[] = [];
+  const key = LocalWriterSigner.generate('late-writer');
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'reseal-mcp-unreachable-'));
+    await writeFile(join(dir, 'late-writer.pem'), key.pem, { mode: 0o600 });
   });
   afterAll(async () => {
     for (const client of clients) await client.close();
@@ -579,8 +598,11 @@ describe('reseal mcp over stdio before the stack is reachable: UNAVAILABLE namin
 
   it('no outputs file yet: outputs missing; once it is written, the next call resolves the stack and seals', async () => {
     const outputsFile = join(dir, 'outputs.json');
-    const mcp = await serve(['--outputs-file', outputsFile], emulatorEnv(endpoint));
-    const lineageId = `mcp-late-${randomUUID()}`;
+    const mcp = await serve(['--outputs-file', outputsFile], {
+      ...emulatorEnv(endpoint),
+      RESEAL_WRITER_KEY: join(dir, 'late-writer.pem'),
+    });
+    const lineageId = soleWriterLineageId(`mcp-late-${randomUUID()}`, key.signer);
     const before = await call(mcp, 'reseal_verify', { lineageId });
     expect(before).toMatchObject({ isError: true, out: { error: 'UNAVAILABLE', missing: 'outputs', outputsFile } });
     await writeFile(outputsFile, JSON.stringify({ ResealStack: stack }));

@@ -158,23 +158,30 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       const kept = JSON.parse(await readFile(join(project, '.reseal', 'checkpoints.json'), 'utf8')) as {
         checkpoints: Record<string, string>;
       };
-      expect(Object.values(kept.checkpoints).some((note) => note.includes('/agent-7\n'))).toBe(true);
+      expect(Object.values(kept.checkpoints).some((note) => /\/agent-7\.[0-9a-f]{32}\n/.test(note))).toBe(true);
     }
   });
 
   it('serves `reseal mcp` over stdio from the installed bin: a write sealed, then recalled', async () => {
     await writeFile(join(project, 'outputs.json'), JSON.stringify(stack));
+    // The server signs every write with its writer key; its lineage is the one `lineage-id` names.
+    const bin = join(project, 'node_modules', '.bin', 'reseal');
+    await inProject(bin, ['writer-key', 'new', '--out', 'mcp-writer.pem']);
+    const label = `pkg-${randomUUID()}`;
+    const lineageId = (
+      await inProject(bin, ['lineage-id', '--label', label, '--writer-key', 'mcp-writer.pem'])
+    ).stdout.trim();
+    expect(lineageId).toMatch(new RegExp(`^${label}\\.[0-9a-f]{32}$`));
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [join(project, 'node_modules', 'reseal', 'bin', 'reseal.mjs'), 'mcp', '--outputs-file', 'outputs.json'],
       cwd: project,
-      env: { PATH: process.env.PATH ?? '', ...emulatorEnv(endpoint) },
+      env: { PATH: process.env.PATH ?? '', RESEAL_WRITER_KEY: 'mcp-writer.pem', ...emulatorEnv(endpoint) },
       stderr: 'ignore',
     });
     const client = new Client({ name: 'reseal-package-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const lineageId = `pkg-${randomUUID()}`;
       const env = { 'tool:node': process.version, 'os:platform': process.platform };
       const written = await client.callTool(
         {

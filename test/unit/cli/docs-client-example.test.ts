@@ -88,7 +88,8 @@ describe("docs/cli.md's client example", () => {
       };
       const notes = Object.values(kept.checkpoints);
       expect(notes).toHaveLength(1);
-      expect(notes[0]).toContain(`/agent-7\n${run + 1}\n`);
+      // The lineage is the example key's own: `agent-7.<its policy digest>`.
+      expect(notes[0]).toMatch(new RegExp(`/agent-7\\.[0-9a-f]{32}\n${run + 1}\n`));
     }
   });
 

@@ -2,12 +2,15 @@
  * The `reseal` package as docs/cli.md's client example imports it, with `connectToStack` over the
  * whole pipeline in process (the real guard, sealer and triage functions on one in-memory table,
  * with the pinned test keys) instead of a deployed stack, so a unit test can run the example as
- * written. Everything else is the package's own export. Relative `FileCheckpointStore` paths are
- * resolved against the directory the test chose, as the example's are against its project.
+ * written. Everything else is the package's own export. Relative `FileCheckpointStore` and
+ * `writerKeyFile` paths are resolved against the directory the test chose, as the example's are
+ * against its project.
  */
 import { isAbsolute, join } from 'node:path';
 import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/checkpoint-store';
 import type { ConnectOptions, StackConnection } from '../../../client/connect';
+import { writerKeyFile as packageWriterKeyFile } from '../../../client/writer-key-file';
+import type { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
@@ -41,6 +44,12 @@ export class FileCheckpointStore extends PackageFileCheckpointStore {
   }
 }
 
+/** The package's `writerKeyFile`, a relative path resolved against the stack's directory. */
+export function writerKeyFile(path: string): Promise<LocalWriterSigner> {
+  if (!stack) throw new Error('startInProcessStack first');
+  return packageWriterKeyFile(isAbsolute(path) ? path : join(stack.dir, path));
+}
+
 /** `connectToStack` over the in-process stack: the options the example passes are honoured. */
 export async function connectToStack(options: ConnectOptions = {}): Promise<StackConnection> {
   if (!stack) throw new Error('startInProcessStack first');
@@ -50,6 +59,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     clock,
     ...(forgeAnswer ? { forgeAnswer } : {}),
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
+    ...(options.writer ? { writer: options.writer } : {}),
   });
   return { client, outputs: TEST_CLIENT_OUTPUTS, store, anchor };
 }

@@ -32,6 +32,8 @@ describe('reseal entry point', () => {
       'verify --receipt',
       'inspect --export',
       'report --export',
+      'writer-key',
+      'lineage-id --writer-key',
       'deploy --dry-run',
     ]);
     expect(online).toEqual([
@@ -44,6 +46,7 @@ describe('reseal entry point', () => {
       'verify --lineage',
       'inspect --lineage',
       'report --lineage',
+      'lineage-id --writer-kms-key',
       'mcp',
       'deploy',
       'destroy',

@@ -12,11 +12,13 @@ import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { signedConflict, signedRejection, staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { appendSealed, TEST_CLIENT_KEYS, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
+import { signWriteSync, TEST_WRITER, testLineageId } from '../../helpers/writer-factories';
 import { runCli } from './run-cli';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
-// The write in fixtures/request-safe.json.
-const LINEAGE = 'lineage-agent-42';
+// The write in fixtures/request-safe.json: the first of its self-certifying lineage, signed by the
+// test writer at TEST_NOW_MS - 10 s (the fake clock below).
+const LINEAGE = testLineageId('agent-42');
 const RESIDUAL = 'residual-0001';
 const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
@@ -49,11 +51,24 @@ const REQUEST = JSON.parse(readFileSync(join(FIXTURES, 'request-safe.json'), 'ut
 /** What signed refusals of this write name it by (the digest of the request as the guard parses it). */
 const REQUEST_DIGEST = requestDigest(ResidualWriteRequestSchema.parse(REQUEST));
 
-/** Seals the fixture request's content (or, with `payload`, another write's under the same id). */
+/**
+ * Seals the fixture request as the sealer does (format 2, its writer and policy), or, with
+ * `payload`, another write under the same id signed by the same writer.
+ */
 const seal = async (store: InMemoryLineageStore, payload: ResidualWriteRequest['payload'] = REQUEST.payload) => {
-  const { sessionId, generationEpoch, authority, manifest, variablesUsed } = REQUEST;
-  const content = { sessionId, generationEpoch, authority, manifest, variablesUsed, payload };
-  const input = sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL, ...content });
+  const write =
+    payload === REQUEST.payload
+      ? REQUEST
+      : signWriteSync({ ...REQUEST, payload }, TEST_WRITER, REQUEST.writer.signedAtMs);
+  const { sessionId, generationEpoch, authority, manifest, variablesUsed, boundary, declaredImmutableConstants } =
+    write;
+  const content = { sessionId, generationEpoch, authority, manifest, variablesUsed, payload, boundary };
+  const bound = {
+    declaredImmutableConstants,
+    writer: { ...write.writer, senderId: null },
+    policy: write.policy ?? null,
+  };
+  const input = sealInput(0, { lineageId: LINEAGE, residualId: RESIDUAL, ...content, ...bound });
   const record = await sealRecord(input, null, testAnchor(), 1);
   await appendSealed(store, [record]);
   return record;

@@ -4,12 +4,13 @@ import { ExitCode } from '../../../cli/exit-codes';
 import { ResealClient } from '../../../client/reseal-client';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
 import { lineageSealedBySealer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { FACTORY_LINEAGE_ID } from '../../helpers/guard-factories';
 import type { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testManifest } from '../../helpers/seal-factories';
 import { runCli } from './run-cli';
 
-const LINEAGE = 'lineage-agent-42';
+const LINEAGE = FACTORY_LINEAGE_ID;
 
 async function setup() {
   const { store, anchor } = await lineageSealedBySealer(3, testManifest());
@@ -21,10 +22,13 @@ async function setup() {
   return { store, verifyMac, options };
 }
 
-/** Replaces the last record with one forged without the MAC key, and moves the head item onto it. */
+/**
+ * Replaces the last record with one forged without the MAC key, and moves the head item onto it.
+ * The edit is outside the writer's signature (the seal time), so the signed tree is what refuses it.
+ */
 async function forgeLast(store: InMemoryLineageStore): Promise<void> {
   const stored = JSON.parse(store.records.get(LINEAGE)?.get(2) ?? '') as SealedRecord;
-  const forged = await resealRecord(stored, { payload: { forged: true } }, forgerAnchor());
+  const forged = await resealRecord(stored, { header: { sealedAtMs: stored.header.sealedAtMs + 1 } }, forgerAnchor());
   store.records.get(LINEAGE)?.set(2, JSON.stringify(forged));
   store.setHead(lineageHeadOf(forged));
 }

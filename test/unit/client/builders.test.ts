@@ -11,9 +11,13 @@ import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { valueDigest } from '../../../shared/write/receipts';
 import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';
+import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
 
 const NOW = 1_800_000_000_000;
 const policy = { nowMs: NOW, maxReceiptAgeSeconds: 900 };
+
+/** The guard's verdict on a built request once its writer has signed it (builders leave it unsigned). */
+const guard = (built: ReturnType<typeof writeRequest>) => evaluateWrite(signWriteSync(built, TEST_WRITER, NOW), policy);
 
 function request(variables: Parameters<typeof writeRequest>[0]['variables']) {
   return writeRequest({
@@ -62,11 +66,12 @@ describe('client builders', () => {
       boundaryAtMs: NOW - 60_000,
     });
     expect(built.manifest.structuralKeys).toEqual(['ARCH']);
-    expect(evaluateWrite(built, policy).isSafe).toBe(true);
+    expect(built).not.toHaveProperty('writer');
+    expect(guard(built).isSafe).toBe(true);
   });
 
   it('docs/guard.md V4: an inherited variable that was not re-probed makes the guard refuse', () => {
-    const verdict = evaluateWrite(request([inheritedVariable('TOKEN', 'tok', 1)]), policy);
+    const verdict = guard(request([inheritedVariable('TOKEN', 'tok', 1)]));
     expect(verdict.isSafe).toBe(false);
     expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([['TOKEN', 'UNVERIFIED_INHERITED']]);
   });
@@ -89,7 +94,7 @@ describe('client builders', () => {
       manifest: { env: { ARCH: 'x86_64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} },
     });
     expect(coldStart.boundary).toEqual({ activeSessionId: 'session-2', boundaryAtMs: NOW - 60_000 });
-    const verdict = evaluateWrite(coldStart, policy);
+    const verdict = guard(coldStart);
     expect(verdict.rejectedVariables.map((r) => [r.name, r.reason])).toEqual([
       ['INSTANCE', 'INHERITED_WITHOUT_PREDECESSOR'],
     ]);
@@ -143,7 +148,8 @@ describe('client builders', () => {
     });
     expect(built.manifest).toEqual(buildManifest(input));
     expect(built.manifest).toMatchObject({ formatVersion: 2, absentKeys: ['HTTP_PROXY', 'LD_PRELOAD'] });
-    expect(ResidualWriteRequestSchema.parse(built)).toEqual(built);
+    const signed = signWriteSync(built, TEST_WRITER, NOW);
+    expect(ResidualWriteRequestSchema.parse(signed)).toEqual(signed);
     expect(() => buildManifest({ ...input, structuralAbsentKeys: ['NODE_VERSION'] })).toThrow(
       expect.objectContaining({ issues: [expect.objectContaining({ path: 'structuralAbsentKeys.0' })] }),
     );

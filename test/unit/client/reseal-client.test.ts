@@ -9,7 +9,7 @@ import { UnavailableMacAnchor } from '../../../client/verify-records';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
-import { validWriteRequest } from '../../helpers/guard-factories';
+import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
@@ -47,10 +47,12 @@ function client(deps: ConstructorParameters<typeof ResealClient>[1] = {}) {
 describe('ResealClient.publishWrite', () => {
   it('sends the validated request to the residual-writes queue as canonical JSON', async () => {
     const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    // Signed by the test writer at FACTORY_NOW_MS: the client's clock reads the same, as SQS would.
     const request = validWriteRequest();
-    await expect(client({ sqs }).publishWrite(request)).resolves.toEqual({
+    await expect(client({ sqs, nowMs: () => FACTORY_NOW_MS }).publishWrite(request)).resolves.toEqual({
       messageId: 'm-1',
-      publishedAtMs: expect.any(Number),
+      publishedAtMs: FACTORY_NOW_MS,
+      request,
     });
     const command = sqs.sent[0] as SendMessageCommand;
     expect(command).toBeInstanceOf(SendMessageCommand);

@@ -34,7 +34,7 @@ describe('demoReportPage (docs/demo.md, "The report")', () => {
     expect(count(ClaimState.RETAINED)).toBe(summary.totals.claimsKept);
     expect(count(ClaimState.REPROBED) + count(ClaimState.INVALIDATED)).toBe(summary.totals.claimsReprobed);
     // The single-runtime claim cannot be stated once podman and friends arrive: invalidated, not re-probed.
-    const deploy = page.lineages.find((l) => l.lineageId.endsWith('container-deploy'));
+    const deploy = page.lineages.find((l) => /-container-deploy\.[0-9a-f]{32}$/.test(l.lineageId));
     const invalidated = deploy?.recalls.flatMap((r) => r.claims.filter((c) => c.state === ClaimState.INVALIDATED));
     expect(invalidated).toEqual([{ claimId: 'single-container-runtime', state: ClaimState.INVALIDATED }]);
     expect(deploy?.recalls.some((r) => r.driftedKeys.includes('tool:podman'))).toBe(true);

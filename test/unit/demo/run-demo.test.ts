@@ -58,7 +58,8 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
     const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'guard', sleep: noSleep });
     expect(summary.refusedWrite).toMatchObject({
-      lineageId: 'demo-guard-node-build',
+      // Self-certifying: the run's label, then the digest of the lineage's writer policy (docs/authorship.md).
+      lineageId: expect.stringMatching(/^demo-guard-node-build\.[0-9a-f]{32}$/),
       variableName: 'runner-instance-id',
       stage: 'GUARD',
       reason: 'STALE_STATE',
@@ -73,7 +74,7 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
   it('docs/sealing.md verification step 15 (hash-with-payload forgery): a payload edited in the store is refused at recall as HASH_MISMATCH', async () => {
     const slice = sliceSnapshots(snapshots, { from: 0, to: 3 });
     const summary = await runDemo({ backend: inProcessBackend(), slice, runId: 'tamper', sleep: noSleep });
-    expect(summary.tamper.lineageId).toBe('demo-tamper-python-ci');
+    expect(summary.tamper.lineageId).toMatch(/^demo-tamper-python-ci\.[0-9a-f]{32}$/);
     expect(summary.tamper.edited).toMatch(/^record\.payload\.claims\./);
     expect(summary.tamper.outcome).toBe('REFUSED');
     expect(summary.tamper.verification).toBe('HASH_MISMATCH');
@@ -108,7 +109,9 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
       `monolithic seal       would have invalidated ${summary.totals.monolithic.invalidatedRecalls} of ${summary.totals.recalls} recalls`,
     );
     expect(text).toContain(`saved ${summary.totals.claimsSaved} re-derivations`);
-    expect(text).toContain('Guard: write demo-print-node-build.e2-inherited');
+    expect(text).toMatch(
+      /Guard: write demo-print-node-build\.[0-9a-f]{32}\.e2-inherited with inherited runner-instance-id/,
+    );
     // The slice starts at #4: podman & co. are there already, so no claim rests on their absence.
     expect(text).toContain('declared absent       no key a claim declared absent appeared');
   });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { soleWriterLineageId } from '../../../client/sole-writer-policy';
 import { decideAfterTriage } from '../../../scripts/demo/agent';
 import {
   buildScenario,
@@ -150,17 +151,22 @@ describe('scenario plan and payloads', () => {
 
   it('plans each lineage written at the first snapshot and recalled at every snapshot, ids unique per run', () => {
     const scenario = buildScenario(slice, 'run-1');
-    expect(scenario.lineages.map((l) => l.lineageId)).toEqual([
+    // Self-certifying ids (docs/authorship.md): the run's label, then the digest of the policy of
+    // the lineage's own writer key, generated per run.
+    expect(scenario.lineages.map((l) => l.lineageId.replace(/\.[0-9a-f]{32}$/, ''))).toEqual([
       'demo-run-1-node-build',
       'demo-run-1-python-ci',
       'demo-run-1-container-deploy',
     ]);
     for (const l of scenario.lineages) {
+      expect(l.lineageId).toBe(soleWriterLineageId(`demo-run-1-${l.template.name}`, l.writer));
       expect(l.writeAt).toBe(0);
       expect(l.recallAt).toEqual([0, 1, 2, 3]);
     }
-    expect(scenario.refusedWrite.lineageId).toBe('demo-run-1-node-build');
-    expect(scenario.tamperLineageId).toBe('demo-run-1-python-ci');
+    const [node, python] = scenario.lineages;
+    expect(scenario.refusedWrite.lineageId).toBe(node?.lineageId);
+    expect(scenario.tamperLineageId).toBe(python?.lineageId);
+    expect(buildScenario(slice, 'run-1').lineages[0]?.lineageId).not.toBe(node?.lineageId);
     expect(() => buildScenario(slice, 'Bad Id')).toThrow(RangeError);
     expect(() => buildScenario(slice.slice(0, 1), 'x')).toThrow(RangeError);
   });

@@ -45,7 +45,7 @@ afterEach(() => vi.restoreAllMocks());
 
 // Each Lambda validates a write once at its boundary and passes the branded value inward (shared/schemas/validated.ts).
 describe('a write is validated once per boundary', () => {
-  it('the guard parses an accepted write once and canonicalizes its payload once', async () => {
+  it('the guard parses an accepted write once and canonicalizes its payload once to validate it, once for the signed payloadHash', async () => {
     const { service, queue } = testGuardService();
     const body = JSON.stringify(validWriteRequest({ payload: PAYLOAD }));
     const parses = counting();
@@ -53,7 +53,9 @@ describe('a write is validated once per boundary', () => {
     expect(outcome.kind).toBe('ACCEPTED');
     expect(queue.sent).toHaveLength(1);
     expect(parses).toHaveBeenCalledTimes(1);
-    expect(payloadCanonicalizations()).toBe(1);
+    // The schema's payload check, then the payloadHash the writer signed (docs/authorship.md,
+    // "Signed writes"), which the guard recomputes; the rules themselves add none.
+    expect(payloadCanonicalizations()).toBe(2);
   });
 
   it('the sealer parses a seal request once (no schema parse of the write) and canonicalizes its payload once', async () => {

@@ -5,8 +5,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { StackOutputsError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
-import { connectMcpDeps, mcpConfigFrom, readStackOutputsFile, resolveMcpClient } from '../../../mcp/config';
+import {
+  connectMcpDeps,
+  loadWriterKey,
+  mcpConfigFrom,
+  readStackOutputsFile,
+  resolveMcpClient,
+} from '../../../mcp/config';
 import { MissingPart, StackUnavailableError } from '../../../mcp/stack-unavailable';
+import { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../../../shared/errors';
 
 let dir = '';
@@ -43,6 +50,8 @@ describe('MCP server configuration from the environment', () => {
       configFile: null,
       region: null,
       endpoint: null,
+      writerKeyFile: null,
+      writerKmsKey: null,
     });
   });
 
@@ -62,8 +71,38 @@ describe('MCP server configuration from the environment', () => {
       configFile: join(dir, 'reseal.config.json'),
       region: 'eu-west-1',
       endpoint: 'http://127.0.0.1:4566',
+      writerKeyFile: null,
+      writerKmsKey: null,
     });
     await rm(join(dir, 'reseal.config.json'));
+  });
+
+  it('reads the writer key variables: the key file resolved, the KMS key ARN as given', () => {
+    const arn = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    expect(mcpConfigFrom({ RESEAL_WRITER_KEY: 'keys/agent.pem', RESEAL_WRITER_KMS_KEY: arn }, {}, dir)).toMatchObject({
+      writerKeyFile: join(dir, 'keys', 'agent.pem'),
+      writerKmsKey: arn,
+    });
+  });
+
+  it('loadWriterKey: a PEM key file signs as its base name; an unreadable or non-key file is refused, naming RESEAL_WRITER_KEY', async () => {
+    const pemFile = join(dir, 'agent-7-writer.pem');
+    const generated = LocalWriterSigner.generate('ignored');
+    await writeFile(pemFile, generated.pem);
+    const signer = await loadWriterKey(mcpConfigFrom({ RESEAL_WRITER_KEY: pemFile }, {}, dir));
+    expect(signer).toMatchObject({ keyId: 'agent-7-writer', publicKey: generated.signer.publicKey });
+    expect(await loadWriterKey(mcpConfigFrom({}, {}, dir))).toBeNull();
+    const notAKey = join(dir, 'not-a-key.pem');
+    await writeFile(notAKey, 'hello');
+    for (const file of [notAKey, join(dir, 'missing.pem')]) {
+      const loading = loadWriterKey(mcpConfigFrom({ RESEAL_WRITER_KEY: file }, {}, dir));
+      await expect(loading).rejects.toThrow(InvalidInputError);
+      await expect(loading).rejects.toMatchObject({ issues: [{ path: 'RESEAL_WRITER_KEY' }] });
+    }
+    // connectMcpDeps loads it at start-up, before any tool call.
+    await expect(connectMcpDeps(mcpConfigFrom({ RESEAL_WRITER_KEY: notAKey }, {}, dir))).rejects.toThrow(
+      /RESEAL_WRITER_KEY/,
+    );
   });
 
   it('refuses a malformed variable, naming it', () => {

@@ -1,6 +1,7 @@
 import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import type { ResealClient } from '../../../client/reseal-client';
 import type { ResealMcpDeps } from '../../../mcp/context';
+import type { WriterSigner } from '../../../shared/ports/writer-signer';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
@@ -14,6 +15,8 @@ export interface PipelineHooks {
    * to plant a forged refusal of that very write in the table.
    */
   readonly onPublish?: (request: ResidualWriteRequest) => Promise<void>;
+  /** The server's writer key (default the test writer key, `TEST_POLICY` at inception; `null` for none). */
+  readonly writer?: WriterSigner | null;
 }
 
 /**
@@ -34,6 +37,7 @@ export function pipeline(hooks: PipelineHooks = {}) {
     clock,
     checkpointStore,
     ...(hooks.onPublish ? { onPublish: hooks.onPublish } : {}),
+    ...(hooks.writer !== undefined ? { writer: hooks.writer } : {}),
   });
   const deps = (snapshot: EnvSnapshot): ResealMcpDeps => ({
     client,

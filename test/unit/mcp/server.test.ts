@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { soleWriterLineageId } from '../../../client/sole-writer-policy';
 import type { ResealMcpDeps } from '../../../mcp/context';
 import { createResealMcpServer } from '../../../mcp/server';
+import { UNTRUSTED_NOTE } from '../../../mcp/tool-outputs';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { LocalEd25519Signer } from '../../../shared/log/local-ed25519-signer';
 import { guardKeyName } from '../../../shared/log/log-names';
@@ -10,6 +12,7 @@ import { rejectionStatement, requestDigest, signOutcome } from '../../../shared/
 import { verifyRecordProof } from '../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { RejectionRecord } from '../../../shared/ports/lineage-store';
+import type { WriterSigner } from '../../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import {
   MCP_CLAIMS as CLAIMS,
@@ -21,6 +24,7 @@ import {
 import { staleRejection } from '../../helpers/outcome-factories';
 import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { TEST_NOW_MS } from '../../helpers/seal-factories';
+import { STRANGER_WRITER, TEST_WRITER, testLineageId } from '../../helpers/writer-factories';
 import { pipeline } from './pipeline';
 
 let close: (() => Promise<void>) | null = null;
@@ -157,6 +161,86 @@ describe('the Reseal MCP server in process, over the real pipeline on an in-memo
     expect(p.waits()).toBeGreaterThan(0);
     expect(isError).toBe(false);
     expect(out).toMatchObject({ outcome: 'SEALED', residualId: 'r-forged-target', seq: 0 });
+  });
+
+  it('reseal_write: a refusal the guard records unsigned (WRITER_SIGNATURE_INVALID) is never an outcome: TIMEOUT, the refusal only as unproven', async () => {
+    // The write is signed, then reaches the queue 16 minutes later: too old for the guard
+    // (docs/authorship.md, "Replay"), which refuses it without a signature.
+    const late: WriterSigner = {
+      keyId: TEST_WRITER.keyId,
+      publicKey: TEST_WRITER.publicKey,
+      sign: async (digest) => {
+        p.clock.now += 16 * 60_000;
+        return TEST_WRITER.sign(digest);
+      },
+    };
+    const p = pipeline({ writer: late });
+    // A writer given to the pipeline starts its own sole-writer lineage.
+    const lineageId = soleWriterLineageId('agent-7', late);
+    const mcp = await connected(p.deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', {
+      ...firstWrite,
+      lineageId,
+      residualId: 'r-late',
+      timeoutMs: 5_000,
+    });
+    expect(await p.store.listRejections(lineageId, { residualId: 'r-late' })).toMatchObject([
+      { stage: 'GUARD', reason: 'WRITER_SIGNATURE_INVALID', statement: null },
+    ]);
+    expect(isError).toBe(true);
+    expect(out).toMatchObject({
+      error: 'TIMEOUT',
+      lineageId,
+      residualId: 'r-late',
+      untrusted: { note: UNTRUSTED_NOTE, refusals: [{ stage: 'GUARD', reason: 'WRITER_SIGNATURE_INVALID' }] },
+    });
+    expect(out).not.toHaveProperty('statement');
+    expect(out.message).toMatch(/unproven/);
+  });
+
+  it('reseal_write: unsigned WRITER_NOT_ADMITTED and WRITER_SIGNATURE_INVALID refusals of this very write, planted, are ignored: SEALED', async () => {
+    const p = pipeline({
+      onPublish: async (request) => {
+        for (const [reason, stage] of [
+          ['WRITER_NOT_ADMITTED', 'SEALER'],
+          ['WRITER_SIGNATURE_INVALID', 'GUARD'],
+        ] as const) {
+          await p.store.recordRejection({
+            ...(await forgedRejection(request, `planted-${reason}`)),
+            stage,
+            reason,
+            rejectedVariables: [],
+            statement: null,
+          });
+        }
+      },
+    });
+    const mcp = await connected(p.deps(env));
+    const { isError, out } = await call(mcp, 'reseal_write', { ...firstWrite, residualId: 'r-planted-writer' });
+    expect(await p.store.listRejections(LINEAGE, { residualId: 'r-planted-writer' })).toHaveLength(2);
+    expect(isError).toBe(false);
+    expect(out).toMatchObject({ outcome: 'SEALED', residualId: 'r-planted-writer', seq: 0 });
+  });
+
+  it('reseal_write without a writer key, or to a lineage its key does not write: INVALID_INPUT at writer; nothing published', async () => {
+    const published: ResidualWriteRequest[] = [];
+    const onPublish = async (r: ResidualWriteRequest) => void published.push(r);
+    const unkeyed = await connected(pipeline({ onPublish, writer: null }).deps(env));
+    const noKey = await call(unkeyed, 'reseal_write', firstWrite);
+    expect(noKey).toMatchObject({ isError: true, out: { error: 'INVALID_INPUT', issues: [{ path: 'writer' }] } });
+    await close?.();
+    const keyed = await connected(pipeline({ onPublish }).deps(env));
+    const strangers = testLineageId('agent-7', {
+      v: 1,
+      writers: [{ keyId: STRANGER_WRITER.keyId, publicKey: STRANGER_WRITER.publicKey }],
+      recoveryKeys: [],
+    });
+    const notAdmitted = await call(keyed, 'reseal_write', { ...firstWrite, lineageId: strangers });
+    expect(notAdmitted).toMatchObject({
+      isError: true,
+      out: { error: 'INVALID_INPUT', lineageId: strangers, issues: [{ path: 'writer' }] },
+    });
+    expect(published).toEqual([]);
   });
 
   it('reseal_write: a stale write → WRITE_REJECTED by the guard, its signed statement and what to do', async () => {

@@ -43,6 +43,8 @@ function setup() {
 
 const LINEAGE = FACTORY_LINEAGE_ID;
 const OTHER = testLineageId('lineage-other');
+const LINEAGE_A = testLineageId('lineage-a');
+const LINEAGE_B = testLineageId('lineage-b');
 
 describe('sealer handler (message groups sealed whole)', () => {
   it('FIFO: a failure in a message group fails the whole group (nothing of it appended, so none sealed out of order)', async () => {
@@ -130,7 +132,7 @@ describe('sealer handler (message groups sealed whole)', () => {
       inFlight--;
       return logHead(lineageId);
     });
-    const lineages = Array.from({ length: MAX_CONCURRENT_LINEAGES + 2 }, (_, i) => `lineage-${i}`);
+    const lineages = Array.from({ length: MAX_CONCURRENT_LINEAGES + 2 }, (_, i) => testLineageId(`lineage-${i}`));
     const records = lineages.flatMap((lineageId) =>
       ['r-0', 'r-1'].map((residualId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)),
     );
@@ -146,19 +148,19 @@ describe('sealer handler (message groups sealed whole)', () => {
   it('pipeline.md outcomes: with lineages sealed concurrently, a failing group is still reported whole and in delivery order', async () => {
     const { handler, store } = setup();
     store.beforeAppend = (batch) => {
-      if (batch.lineageId === 'lineage-b') throw new Error('DynamoDB unavailable');
+      if (batch.lineageId === LINEAGE_B) throw new Error('DynamoDB unavailable');
     };
     const records = [
-      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: 'lineage-b' }), 'lineage-b'),
-      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: 'lineage-a' }), 'lineage-a'),
-      sqsRecord(sealRequestBody({ residualId: 'r-1', lineageId: 'lineage-b' }), 'lineage-b'),
-      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: 'lineage-b' }), 'lineage-b'),
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: LINEAGE_B }), LINEAGE_B),
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: LINEAGE_A }), LINEAGE_A),
+      sqsRecord(sealRequestBody({ residualId: 'r-1', lineageId: LINEAGE_B }), LINEAGE_B),
+      sqsRecord(sealRequestBody({ residualId: 'r-2', lineageId: LINEAGE_B }), LINEAGE_B),
     ];
     const response = await handler(sqsEvent(records), lambdaContext());
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
       [records[0], records[2], records[3]].map((r) => r?.messageId),
     );
-    expect(await store.readChain('lineage-a', 0, 10)).toHaveLength(1);
-    expect(await store.readChain('lineage-b', 0, 10)).toEqual([]);
+    expect(await store.readChain(LINEAGE_A, 0, 10)).toHaveLength(1);
+    expect(await store.readChain(LINEAGE_B, 0, 10)).toEqual([]);
   });
 });

@@ -3,6 +3,11 @@
  * `npx tsx test/unit/shared/guard/vectors.generate.ts > test/vectors/guard.json`, then review the
  * diff by hand. The vectors are committed; `vectors.test.ts` checks the code against them, so a
  * change of the digest layout shows up as a failing test, never as a silently regenerated file.
+ *
+ * Every case's request is signed last (docs/authorship.md, "Signed writes") by the test writer key
+ * (seed 0x80…0x9f) at the factories' "now", so each carries a writer block that verifies; Ed25519
+ * is deterministic, so a rerun writes the same bytes. The invalid requests keep the block of the
+ * valid request they were edited from: they fail validation before any signature check.
  */
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { InvalidInputError } from '../../../../shared/errors';
@@ -23,6 +28,7 @@ import {
   validWriteRequest,
   verifiedInheritedVariable,
 } from '../../../helpers/guard-factories';
+import { signWriteSync, TEST_WRITER } from '../../../helpers/writer-factories';
 
 const policy = guardPolicy();
 const base = validWriteRequest();
@@ -193,10 +199,10 @@ const invalid: { name: string; path: string; request: unknown }[] = [
 
 const out = {
   description:
-    'Stale-state guard vectors. verdictDigest = SHA-256(ASCII("reseal/v1/verdict-digest") || 0x00 || UTF-8(preimage)); see docs/guard.md.',
+    'Stale-state guard vectors. verdictDigest = SHA-256(ASCII("reseal/v1/verdict-digest") || 0x00 || UTF-8(preimage)); see docs/guard.md. Each case request is signed by the Ed25519 test writer key of seed 0x80..0x9f (docs/authorship.md, "Signed writes").',
   valueDigests: ['i-0abc123', '', 'caf\u00e9', '\u{1F600}\n"'].map((value) => ({ value, digest: valueDigest(value) })),
   cases: cases.map(({ name, description, request, policy: p }) => {
-    const r = JSON.parse(JSON.stringify(request));
+    const r = JSON.parse(JSON.stringify(signWriteSync(request as never, TEST_WRITER, FACTORY_NOW_MS)));
     const verdict = evaluateWrite(r, p as never);
     const preimage = canonicalJson({
       formatVersion: 1,

@@ -85,7 +85,7 @@ describe('stale-state guard: committed vectors (test/vectors/guard.json)', () =>
     const safe = byName('safe-operational');
     const safePreimage =
       '{"authority":"OPERATIONAL","formatVersion":1,"generationEpoch":7,"isSafe":true,' +
-      '"lineageId":"lineage-agent-42","rejectedVariables":[],"requestViolations":[],' +
+      '"lineageId":"lineage-agent-42.58c168c2d76a865be93ef93fd2d88df3","rejectedVariables":[],"requestViolations":[],' +
       '"residualId":"residual-0001","sessionId":"session-b"}';
     expect(safe.expected.verdictPreimage).toBe(safePreimage);
     expect(sha256Tagged('reseal/v1/verdict-digest', safePreimage)).toBe(
@@ -95,7 +95,7 @@ describe('stale-state guard: committed vectors (test/vectors/guard.json)', () =>
     const violations = byName('request-violations');
     const violationsPreimage =
       '{"authority":"OPERATIONAL","formatVersion":1,"generationEpoch":7,"isSafe":false,' +
-      '"lineageId":"lineage-agent-42","rejectedVariables":[],"requestViolations":[' +
+      '"lineageId":"lineage-agent-42.58c168c2d76a865be93ef93fd2d88df3","rejectedVariables":[],"requestViolations":[' +
       '{"field":"boundary.predecessorSessionId","reason":"SESSION_COLLAPSE"},' +
       '{"field":"generationEpoch","reason":"EPOCH_COLLAPSE"},' +
       '{"field":"sessionId","reason":"SESSION_MISMATCH"}],' +
