@@ -6,12 +6,15 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { CallTally, countsSince } from '../../bench/stack/call-tally';
 import { countCalls } from '../../bench/stack/counting-middleware';
 import { type CountingProxy, startCountingProxy } from '../../bench/stack/counting-proxy';
 import { functionLogs } from '../../bench/stack/function-logs';
 import {
   BENCH_ENV,
+  BENCH_PAYLOAD_BYTES,
   type BenchStack,
   benchClient,
   benchLineageId,
@@ -22,6 +25,7 @@ import {
 } from '../../bench/stack/stack-bench';
 import { scenarioUsage } from '../../bench/stack/stack-usage';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
+import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
@@ -94,6 +98,50 @@ describe('emulator bench: the counts are real', () => {
     // A transactional write is billed twice per KB: at least the record and the head, two units each.
     expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeGreaterThanOrEqual(4);
     expect(counts['DynamoDB.TransactWriteItems']?.requestBytes).toBeGreaterThan(1024);
+  });
+
+  it('docs/sealing.md "Stored items": a write of 1 KiB with a 100-key manifest is one transaction of at most 12 WCU; its manifest is put once, by digest', async () => {
+    const tally = new CallTally();
+    const config = clientConfig(endpoint);
+    const sealer = coldSealer({
+      stack,
+      dynamodb: countCalls(new DynamoDBClient(config), tally),
+      kms: countCalls(new KMSClient(config), tally),
+    });
+    const keys = Object.keys(BENCH_ENV).filter((k) => k !== 'ARCH');
+    // A manifest of this test's own (a claim named by the lineage), so its item is new here.
+    const manifest = buildManifest({
+      env: { ...BENCH_ENV },
+      structuralKeys: ['ARCH'],
+      claimDependencyMap: Object.fromEntries(
+        Array.from({ length: 10 }, (_, c) => [`${lineageId}-claim-${c}`, keys.slice(c * 10, c * 10 + 10)]),
+      ),
+    });
+    const own = `${lineageId}-capacity`;
+    const payload = { note: 'x'.repeat(BENCH_PAYLOAD_BYTES) };
+    const perWrite = [];
+    for (const i of [0, 1, 2]) {
+      const before = tally.snapshot();
+      const write = acceptedWrite(own, `${own}-r${i}`, manifest, Date.now(), { payload });
+      expect(await sealGroup(sealer, [write])).toEqual(['SEALED']);
+      perWrite.push(countsSince(tally.snapshot(), before));
+    }
+    // Before the manifest was content-addressed, the record item carried it: 32–34 WCU a write.
+    for (const counts of perWrite) {
+      expect(counts['DynamoDB.TransactWriteItems']?.calls).toBe(1);
+      expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeLessThanOrEqual(12);
+    }
+    // The first write puts the manifest item (binary, a few KB, once); the next ones do not.
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.calls).toBe(1);
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.writeUnits).toBeLessThanOrEqual(6);
+    expect(perWrite[1]?.['DynamoDB.PutItem']).toBeUndefined();
+    expect(perWrite[2]?.['DynamoDB.PutItem']).toBeUndefined();
+    // And the records read back whole, the manifest put back from its item: the chain verifies.
+    const records = await new DynamoDBLineageStore(new DynamoDBClient(config), stack.TableName).readChain(own, 0, 2);
+    const kms = new KMSClient(config);
+    const result = await verifyChain(records, { lineageId: own, anchor: new KMSMacAnchor(kms, stack.MacKeyArn) });
+    expect(result.verdict).toBe('VERIFIED_INTACT');
+    expect(records.map((r) => (r as { manifest?: unknown }).manifest)).toEqual([manifest, manifest, manifest]);
   });
 
   it('an audit of the two-record lineage through the CLI: by the signed tree, no VerifyMac; with --audit-macs, one per record', async () => {
