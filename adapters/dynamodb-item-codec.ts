@@ -14,9 +14,10 @@ import { Keys } from './dynamodb-table-keys';
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
  * own `marshall` / `convertToNative` (`@aws-sdk/util-dynamodb`).
  *
- * Writing: plain objects of strings and numbers, marshalled in their key order, so the bytes on
- * the wire are the ones hand-built `{ S }` / `{ N }` values gave. JSON-valued attributes are
- * stored as strings (canonical JSON for records and headers), never as maps.
+ * Writing: plain objects of strings, numbers and bytes, marshalled in their key order, so the
+ * bytes on the wire are the ones hand-built `{ S }` / `{ N }` / `{ B }` values gave. JSON-valued
+ * attributes are stored as strings (canonical JSON for records and headers), never as maps; the
+ * one binary attribute is a manifest item's gzip-compressed manifest.
  *
  * Reading: the table is not trusted (the table writer of the threat model can put any attribute
  * of any type). Each attribute is read as an own property of the item and converted by the SDK,
