@@ -74,8 +74,9 @@ function recordSeqOf(sk: string | undefined): number | null {
 /**
  * The chain of each lineage in the table (docs/pipeline.md, "Data layout", "Append").
  *
- * `appendEntries` is one `TransactWriteItems`: the head first, then per record its item and its
- * residual-id marker ({@link AppendAction}):
+ * `appendEntries` first puts each manifest of the batch it has not put since it was made, in its
+ * content-addressed item (docs/sealing.md, "Stored items"), then makes one `TransactWriteItems`:
+ * the head first, then per record its item and its residual-id marker ({@link AppendAction}):
  * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still the expected one (seq,
  *   record hash and epoch as read; the sealer fenced the epoch against its authenticated tip);
  * - each record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent, with the tree nodes it completes;
@@ -230,7 +231,7 @@ export class DynamoDBChainStore implements ChainStore {
    * Puts the manifest item of each distinct manifest of `entries` that this store has not put
    * before, outside the append's transaction: content-addressed, so an item left by an append that
    * then fails is the same bytes any later append needs. The condition writes it when absent or
-   * when its text differs (an item the table writer planted or edited is put back), and leaves an
+   * when its bytes differ (an item the table writer planted or edited is put back), and leaves an
    * identical one alone; a failed condition is that identical item, never an error.
    */
   async #storeManifests(entries: AppendBatch['entries']): Promise<void> {
