@@ -10,6 +10,11 @@ export const LINEAGE_KEY_PREFIX = 'LINEAGE#';
 export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
 /** Partition prefix of the rejection records (`REJECTION#<lineageId>`). */
 export const REJECTION_KEY_PREFIX = 'REJECTION#';
+/**
+ * Partition prefix of the content-addressed manifests (`MANIFEST#<manifestDigest>`): one item per
+ * distinct manifest, shared by every record (of any lineage) whose header names that digest.
+ */
+export const MANIFEST_KEY_PREFIX = 'MANIFEST#';
 /** Sort-key prefix of every record (`begins_with` for the last record). */
 export const RECORD_SK_PREFIX = 'RECORD#';
 /** Sort-key prefix of the conflict records in a lineage's partition. */
@@ -41,4 +46,7 @@ export const Keys = {
   rejection: (lineageId: string | null) => `${REJECTION_KEY_PREFIX}${lineageId ?? UNPARSED_LINEAGE}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
   triage: (lineageId: string) => `${TRIAGE_REPORT_KEY_PREFIX}${lineageId}`,
+  /** The item of a manifest, keyed by its digest (a record header's `manifestDigest`). */
+  manifest: (digest: string) => `${MANIFEST_KEY_PREFIX}${digest}`,
+  manifestSk: 'MANIFEST',
 } as const;
