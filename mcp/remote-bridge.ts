@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   type InitializeResult,
   isJSONRPCRequest,
@@ -59,7 +59,8 @@ export async function bridgeToRemote(options: RemoteBridgeOptions): Promise<void
   host.onmessage = (message) => {
     if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
     remote.send(message).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
+      const status = error instanceof SdkHttpError ? `HTTP ${error.status}: ` : '';
+      const reason = `${status}${error instanceof Error ? error.message : String(error)}`;
       log(`reseal mcp --remote: ${options.url.href}: ${reason}`);
       if (!isJSONRPCRequest(message)) return;
       void toHost({

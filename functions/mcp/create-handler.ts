@@ -130,11 +130,10 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
       if (!HOP_HEADERS.has(name.toLowerCase())) headers.set(name, value);
     }
     const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-    const request = new Request(`https://${event.requestContext.domainName ?? 'localhost'}${event.rawPath}${query}`, {
-      method,
-      headers,
-      body: text,
-    });
+    // The URL only names the request to the SDK's transport; an emulator's domain name may not parse.
+    const origin = `https://${event.requestContext.domainName ?? 'localhost'}`;
+    const url = `${URL.canParse(origin) ? origin : 'https://localhost'}${event.rawPath}${query}`;
+    const request = new Request(url, { method, headers, body: text });
     const server = createRemoteMcpServer(await options.deps(caller));
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
