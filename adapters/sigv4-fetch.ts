@@ -1,6 +1,8 @@
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+
+/** Credentials as the SDK's signer takes them: fixed ones, or a provider such as `defaultProvider()`. */
+export type SigV4Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
 
 /** The `fetch` shape the MCP SDK's HTTP transports take. */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -10,7 +12,7 @@ export interface SigV4FetchOptions {
   /** Region of the signature (the API's region). */
   readonly region: string;
   /** The caller's credentials: the SDK's default chain (`defaultProvider()`), or fixed ones in tests. */
-  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  readonly credentials: SigV4Credentials;
   /** Service of the signature. @default 'execute-api' (API Gateway) */
   readonly service?: string;
   /** The fetch that sends the signed request. @default globalThis.fetch */
