@@ -6,6 +6,7 @@ import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
 import { LineageStore } from './constructs/lineage-store';
+import { McpApi } from './constructs/mcp-api';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
 import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
@@ -203,6 +204,25 @@ export class ResealStack extends Stack {
     bus.grantPutEventsTo(triage.fn);
     const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
 
+    // The remote MCP server (docs/mcp.md, "Remote MCP"): it reads the table and verifies MACs and
+    // signatures, sends the writes its callers signed to residual-writes and puts RecallRequested on
+    // the bus. It writes no item and signs nothing: it holds no writer key and no signing grant.
+    const mcp = new McpApi(this, 'RemoteMcp', {
+      ...common,
+      environment: {
+        ...shared,
+        RESIDUAL_WRITES_QUEUE_URL: guard.queue.queueUrl,
+        MAC_KEY_ID: store.macKey.keyArn,
+        LOG_KEY_ID: logKey.key.keyArn,
+        GUARD_KEY_ID: guardKey.key.keyArn,
+      },
+    });
+    store.grantVerify(mcp.function.fn);
+    logKey.grantPublicKey(mcp.function.fn);
+    guardKey.grantPublicKey(mcp.function.fn);
+    guard.queue.grantSendMessages(mcp.function.fn);
+    bus.grantPutEventsTo(mcp.function.fn);
+
     // Output names from client/stack-outputs.ts, where the code that reads them defines them: the
     // type makes this table name every output, and no other.
     const outputs: Record<keyof StackOutputs, [string, string]> = {
@@ -227,6 +247,9 @@ export class ResealStack extends Stack {
       GuardFunctionName: [guard.consumer.fn.functionName, 'Stale-state guard function'],
       SealerFunctionName: [sealer.consumer.fn.functionName, 'Sealer function'],
       TriageFunctionName: [triage.fn.functionName, 'Triage function'],
+      McpUrl: [mcp.url, 'Remote MCP endpoint (POST, SigV4 for execute-api; docs/mcp.md)'],
+      McpApiId: [mcp.api.apiId, 'HTTP API of the remote MCP server'],
+      McpFunctionName: [mcp.function.fn.functionName, 'Remote MCP function'],
     };
     for (const [name, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value, description });

@@ -6,6 +6,7 @@ export const HANDLER_FILES = {
   'reseal-sealer': 'functions/sealer/handler.ts',
   'reseal-triage': 'functions/triage/handler.ts',
   'reseal-integrator': 'functions/integrator/handler.ts',
+  'reseal-mcp': 'functions/mcp/handler.ts',
 } as const;
 
 /** A Powertools service name of {@link HANDLER_FILES}. */

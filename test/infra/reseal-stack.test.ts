@@ -202,7 +202,11 @@ describe('ResealStack template', () => {
   });
 
   it('functions run on RESEAL_RUNTIME with exactly the environment their handler.ts reads (docs/pipeline.md, "Environment")', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: RESEAL_RUNTIME.name }, 4);
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { Runtime: RESEAL_RUNTIME.name },
+      Object.keys(HANDLER_FILES).length,
+    );
     const env = (service: string) =>
       (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
     // Read by Powertools and Node.js, not by the handler code.
@@ -221,7 +225,7 @@ describe('ResealStack template', () => {
   });
 
   it('docs/pipeline.md "Environment" lists exactly the variables the stack sets, for exactly the functions it sets them on', () => {
-    const services = ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator'] as const;
+    const services = Object.keys(HANDLER_FILES) as ServiceName[];
     const env = (service: string) =>
       (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
     const documented = tableRows(section(docPage('pipeline.md'), 'Environment')).map(
@@ -255,7 +259,7 @@ describe('ResealStack template', () => {
     Template.fromStack(stack).resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { Environment: { Variables: Match.objectLike({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }) } },
-      4,
+      Object.keys(HANDLER_FILES).length,
     );
   });
 
@@ -382,6 +386,77 @@ describe('ResealStack template', () => {
     for (const service of ['reseal-guard', 'reseal-sealer', 'reseal-triage']) {
       expect(statementsOf(service).flatMap(actionsOf)).toContain('events:PutEvents');
     }
+  });
+
+  describe('the remote MCP server (docs/mcp.md, "Remote MCP")', () => {
+    const routes = () => Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+
+    it('the HTTP API has exactly POST, GET and DELETE /mcp, each AWS_IAM, into the MCP function with payload format 2.0', () => {
+      expect(
+        routes()
+          .map((r) => props(r).RouteKey)
+          .sort(),
+      ).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
+      for (const route of routes()) expect(props(route).AuthorizationType).toBe('AWS_IAM');
+      template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
+      template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [functionId('reseal-mcp'), 'Arn'] },
+      });
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      });
+      // Under API Gateway's 30 s integration limit.
+      expect(props(resources[functionId('reseal-mcp')]).Timeout).toBe(29);
+    });
+
+    it('its role reads and verifies, sends to residual-writes and puts events; it writes no item and signs nothing', (context) => {
+      const row = { section: 'posture', target: 'remote MCP role', reader: 'synthesized template' } as const;
+      const statements = statementsOf('reseal-mcp');
+      const kms = statements
+        .flatMap((st) => {
+          const target = JSON.stringify(st.Resource);
+          const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]{8}"`).test(target)) ?? '*';
+          return actionsOf(st)
+            .filter((a) => a.startsWith('kms:'))
+            .map((a) => `${a}@${key}`);
+        })
+        .sort();
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          attack: 'KMS rights',
+          expected: 'kms:GetPublicKey@GuardKey, kms:GetPublicKey@LogKey, kms:VerifyMac@MacKey',
+        },
+        kms.join(', '),
+      );
+      const writes = statements
+        .flatMap(actionsOf)
+        .filter((a) =>
+          /^dynamodb:(Put|Update|Delete|BatchWrite|PartiQL(Insert|Update|Delete)|TransactWrite|\*)/.test(a),
+        );
+      expectGuarantee(context, { ...row, attack: 'table writes', expected: 'none' }, writes.join(', ') || 'none');
+      // The queue whose URL the function is given; the guard consumes it.
+      const mcpEnv = (props(resources[functionId('reseal-mcp')]).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      const residualWrites = (mcpEnv.RESIDUAL_WRITES_QUEUE_URL as { Ref: string }).Ref;
+      expect(residualWrites).toMatch(/^ResidualWrites/);
+      const sends = statements
+        .filter((st) => actionsOf(st).includes('sqs:SendMessage'))
+        .map((st) => JSON.stringify(st.Resource));
+      expectGuarantee(
+        context,
+        { ...row, attack: 'queues it may send to', expected: 'residual-writes' },
+        sends.map((r) => (r.includes(`"${residualWrites}"`) ? 'residual-writes' : r)).join(', ') || 'none',
+      );
+      expect(statements.flatMap(actionsOf)).toContain('events:PutEvents');
+      const wildcards = statements.filter((st) => actionsOf(st).some((a) => a.endsWith('*')) || st.Resource === '*');
+      expect(wildcards).toEqual([]);
+    });
   });
 
   it('an alarm watches each dead-letter queue', () => {
