@@ -8,14 +8,12 @@ import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
+import type { InspectOutput } from './outputs/inspect-output';
+import type { UntrustedConflictOutput } from './outputs/untrusted-conflict-output';
+import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
+import type { UntrustedRecordOutput } from './outputs/untrusted-record-output';
+import type { UntrustedRejectionOutput } from './outputs/untrusted-rejection-output';
 import { rejectionDetails } from './rejection-details';
-import {
-  type InspectOutput,
-  UNTRUSTED_NOTE,
-  type UntrustedConflictOutput,
-  type UntrustedRecordOutput,
-  type UntrustedRejectionOutput,
-} from './tool-outputs';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
 

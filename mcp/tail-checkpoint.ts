@@ -1,6 +1,6 @@
 import type { ChainCheckpoint } from '../shared/seal/chain-verification';
 import type { LogCheck } from './log-check';
-import type { VerifyOutput } from './tool-outputs';
+import type { VerifyOutput } from './outputs/verify-output';
 
 /** Where the walk's tail check came from (`tailCheckedAgainst.source` of the answer). */
 export type TailSource = NonNullable<VerifyOutput['tailCheckedAgainst']>['source'];

@@ -4,7 +4,7 @@ import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
-import type { VerifyOutput } from './tool-outputs';
+import type { VerifyOutput } from './outputs/verify-output';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
 
