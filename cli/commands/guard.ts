@@ -4,7 +4,7 @@ import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
 import { readSchemaFile } from '../read-input';
 

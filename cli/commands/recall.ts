@@ -7,7 +7,7 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { readSchemaFile } from '../read-input';

@@ -11,7 +11,7 @@ import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';

@@ -1,7 +1,7 @@
 import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
-import { fieldLines } from './output';
+import { fieldLines } from './field-lines';
 
 /** What was verified, besides the core's result. */
 export interface VerificationContext {

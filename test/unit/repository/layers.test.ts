@@ -45,7 +45,7 @@ describe('layers: who may import whom', () => {
   it('finds the imports it checks (the scan sees real specifiers and resolves where they land)', () => {
     const { importedFiles } = ts.preProcessFile("import { x } from '../../test/helpers/y';", true, true);
     expect(importedFiles.map((ref) => ref.fileName)).toEqual(['../../test/helpers/y']);
-    expect(landsIn('mcp/inspect-result.ts', '../cli/format/timeline')).toBe('cli');
+    expect(landsIn('mcp/inspect-result.ts', '../cli/format/timeline-text')).toBe('cli');
     expect(landsIn('cli/commands/recall.ts', '../../client/recalls')).toBe('client');
     expect(landsIn('shared/log/merkle-hashing.ts', './note-key')).toBe('shared');
     expect(landsIn('shared/log/merkle-hashing.ts', 'zod')).toBeNull();
