@@ -3,7 +3,7 @@ import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import type { Signed } from '../client/write-outcomes';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import { escapedStrings } from '../shared/schemas/escaped-text';
-import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
@@ -108,7 +108,7 @@ export function inspectResult(
     readonly conflicts: readonly (ConflictRecord & Signed)[];
   },
   log: LogCheck,
-  caller?: ChainCheckpoint,
+  caller?: TrustedHead,
 ): CallToolResult {
   const found = walkVerdict(verification, log);
   const rows = timelineRows(records, verification);

@@ -6,7 +6,7 @@ import { timelineRows } from '../../client/timeline-rows';
 import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
-import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
@@ -29,7 +29,7 @@ interface InspectOptions extends AnchorOptions {
   readonly checkpointStore?: string;
   readonly lineage?: string;
   readonly export?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
   readonly stack: string;
 }
@@ -132,7 +132,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
  */
 function truncationLine(
   log: { readonly size: number; readonly truncationChecked: boolean } | null,
-  given: ChainCheckpoint | undefined,
+  given: TrustedHead | undefined,
 ): { readonly checked: boolean; readonly line: string } {
   const against = [
     ...(given ? [`--checkpoint (seq ${given.seq})`] : []),

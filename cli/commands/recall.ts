@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { parseInput } from '../../shared/schemas/parse';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
-import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
@@ -20,7 +20,7 @@ interface RecallOptions {
   readonly env: string;
   readonly seq?: number;
   readonly residualId?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly requestId?: string;
   readonly wait: boolean;
   readonly timeoutMs: number;

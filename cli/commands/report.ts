@@ -7,7 +7,7 @@ import { readLineageReport } from '../../client/read-lineage-report';
 import { verifyRecords } from '../../client/verify-records';
 import { lineageReport } from '../../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-model';
-import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
@@ -24,7 +24,7 @@ interface ReportOptions extends AnchorOptions {
   readonly lineage?: string;
   readonly export?: string;
   readonly out?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly checkpointStore?: string;
   readonly json?: boolean;
   readonly stack: string;

@@ -4,7 +4,7 @@ import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../c
 import type { ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import type { WalkAgainstLog } from '../../shared/log/stored-lineage';
-import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
@@ -26,7 +26,7 @@ interface VerifyOptions extends AnchorOptions {
   readonly receipt?: string;
   readonly logKey?: string;
   readonly lineage?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
   readonly stack: string;
 }
