@@ -1,11 +1,11 @@
 import { InvalidArgumentError } from 'commander';
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 
 /**
  * Parses `--checkpoint SEQ:RECORD_HASH` (a head kept from a `ResidualSealed` event), e.g.
  * `4:3f…` with 64 lowercase hex characters.
  */
-export function checkpointOption(value: string): ChainCheckpoint {
+export function checkpointOption(value: string): TrustedHead {
   const match = /^(\d{1,16}):([0-9a-f]{64})$/.exec(value.trim());
   const seq = match ? Number(match[1]) : Number.NaN;
   if (!match || !Number.isSafeInteger(seq)) {

@@ -4,7 +4,7 @@ import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
-import { terminalLines } from './format/output';
+import { terminalLines } from './format/terminal-lines';
 import { type CliIo, processIo } from './io';
 import { pinNote } from './online';
 import { issueLines } from './read-input';

@@ -13,7 +13,7 @@ import {
   proveStoredRecord,
   type StoredLogReads,
 } from '../shared/log/stored-log';
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
@@ -173,7 +173,7 @@ export class LogReader {
    * Checks a `{ seq, recordHash }` the caller holds against a verified checkpoint (`checkHeldRecord`).
    * @returns `null` when the record at `seq` is proven there with that hash, else the finding
    */
-  checkHeld(lineageId: string, held: ChainCheckpoint, checkpoint: VerifiedCheckpoint): Promise<LogFinding | null> {
+  checkHeld(lineageId: string, held: TrustedHead, checkpoint: VerifiedCheckpoint): Promise<LogFinding | null> {
     return checkHeldRecord(this.#store, lineageId, held, checkpoint);
   }
 

@@ -1,6 +1,6 @@
 import { lineageReport, reportRefusals } from '../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-model';
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { LineageProgress } from '../shared/seal/paged-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResealClient } from './reseal-client';
@@ -8,7 +8,7 @@ import type { ResealClient } from './reseal-client';
 /** Options of {@link readLineageReport}. */
 export interface ReadLineageReportOptions {
   /** A head the caller trusts (detects truncation). */
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   /** Called as pages of records are read. */
   readonly onProgress?: (progress: LineageProgress) => void;
   /** Heatmap columns the caller verified itself (recalls); default: one per verified supersession. */

@@ -5,7 +5,7 @@ import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check'
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/messages';
 import type { LineageStore } from '../shared/ports/lineage-store';
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { LogVerificationError, TimeoutError } from './errors';
 import type { LatestCheckpoint, LogReader } from './log-reader';
@@ -258,7 +258,7 @@ export class Recalls {
    */
   async #checkHeld(
     lineageId: string,
-    held: ChainCheckpoint,
+    held: TrustedHead,
     check: RecallCheck,
     answered: VerifiedCheckpoint,
   ): Promise<RecallCheck> {

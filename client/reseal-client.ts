@@ -18,7 +18,7 @@ import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
-import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -96,7 +96,7 @@ export interface ResealClientDeps {
 /** Options of {@link ResealClient.verifyLineage}. */
 export interface VerifyLineageOptions {
   /** A head the caller trusts (e.g. from a `ResidualSealed` event): detects truncation and rewrites. */
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   /** Called after each page of records is verified. */
   readonly onProgress?: (progress: LineageProgress) => void;
   /** Records per page (default 500). */
@@ -445,7 +445,7 @@ export class ResealClient {
    */
   async verifyExport(
     exported: Pick<LineageExport, 'lineageId' | 'head' | 'records'>,
-    options: { checkpoint?: ChainCheckpoint } = {},
+    options: { checkpoint?: TrustedHead } = {},
   ): Promise<ChainVerification> {
     return verifyRecords(exported.records, {
       lineageId: exported.lineageId,
@@ -462,7 +462,7 @@ export class ResealClient {
   async verifyRecords(
     lineageId: string,
     records: unknown[],
-    options: { checkpoint?: ChainCheckpoint } = {},
+    options: { checkpoint?: TrustedHead } = {},
   ): Promise<ChainVerification> {
     return verifyRecords(records, {
       lineageId,

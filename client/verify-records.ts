@@ -1,6 +1,6 @@
 import { AnchorUnavailableError } from '../shared/errors';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
-import type { ChainCheckpoint, ChainVerification, TrustedStart } from '../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead, TrustedStart } from '../shared/seal/chain-verification';
 import { verifyChain } from '../shared/seal/lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
 
@@ -11,7 +11,7 @@ export interface VerifyRecordsOptions {
   /** Anchor whose key sealed the records (KMS, a local HMAC key, or {@link UnavailableMacAnchor}). */
   readonly anchor: MacAnchor;
   /** A head the caller trusts (kept from a `ResidualSealed` event): detects truncation and rewrites. */
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   /** Verify only the records after this trusted point (a page of a longer chain). */
   readonly trustedStart?: TrustedStart;
   /**
@@ -20,7 +20,7 @@ export interface VerifyRecordsOptions {
    * (`checkStoredHead`): records past it, another hash at its seq, or records without it →
    * `LINEAGE_BROKEN`; records ending before it → `TRUNCATION_DETECTED`. Only for whole lineages.
    */
-  readonly storedHead?: Pick<ChainCheckpoint, 'seq' | 'recordHash'> | null;
+  readonly storedHead?: Pick<TrustedHead, 'seq' | 'recordHash'> | null;
 }
 
 /**

@@ -7,9 +7,9 @@ import {
   UnverifiedOutcomeError,
 } from '../client/errors';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
+import { ToolErrorCode } from './outputs/tool-error-code';
 import { StackUnavailableError } from './stack-unavailable';
 import { toolError } from './tool-error';
-import { ToolErrorCode } from './tool-outputs';
 
 /** What a tool error for a thrown error also says of the call: its lineage, write and snapshot notes. */
 export interface ErrorContext {

@@ -3,19 +3,17 @@ import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import type { Signed } from '../client/write-outcomes';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import { escapedStrings } from '../shared/schemas/escaped-text';
-import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
+import type { InspectOutput } from './outputs/inspect-output';
+import type { UntrustedConflictOutput } from './outputs/untrusted-conflict-output';
+import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
+import type { UntrustedRecordOutput } from './outputs/untrusted-record-output';
+import type { UntrustedRejectionOutput } from './outputs/untrusted-rejection-output';
 import { rejectionDetails } from './rejection-details';
-import {
-  type InspectOutput,
-  UNTRUSTED_NOTE,
-  type UntrustedConflictOutput,
-  type UntrustedRecordOutput,
-  type UntrustedRejectionOutput,
-} from './tool-outputs';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
 
@@ -110,7 +108,7 @@ export function inspectResult(
     readonly conflicts: readonly (ConflictRecord & Signed)[];
   },
   log: LogCheck,
-  caller?: ChainCheckpoint,
+  caller?: TrustedHead,
 ): CallToolResult {
   const found = walkVerdict(verification, log);
   const rows = timelineRows(records, verification);

@@ -1,4 +1,4 @@
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { signedCheckpointOutput } from './signed-checkpoint-output';
@@ -9,7 +9,7 @@ import { tailCheckpoint } from './tail-checkpoint';
  * (docs/mcp.md, `reseal_verify`): the latest signed checkpoint, the kept checkpoint's size, what
  * the walk's tail was checked against, whether truncation was checked, and the log's key.
  */
-export function logCheckFields(log: LogCheck, caller: ChainCheckpoint | undefined) {
+export function logCheckFields(log: LogCheck, caller: TrustedHead | undefined) {
   const tail = tailCheckpoint(caller, log);
   const trustedCheckpointSize = log.latest?.trusted?.size ?? null;
   return {

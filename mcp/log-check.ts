@@ -2,7 +2,7 @@ import { LogVerificationError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
 import { formatVerifierKey } from '../shared/log/note-key';
 import { escapedText } from '../shared/schemas/escaped-text';
-import type { ChainCheckpoint } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
@@ -23,7 +23,7 @@ export interface LogFailure {
 export interface LogCheck {
   readonly latest: LatestCheckpoint | null;
   /** The last record of `latest`, proven by inclusion; `null` when not needed or not proven. */
-  readonly signedHead: ChainCheckpoint | null;
+  readonly signedHead: TrustedHead | null;
   /** Why the signed log does not verify (rollback, fork, forged note, unprovable record), or `null`. */
   readonly failure: LogFailure | null;
   /** The log's verifier key, C2SP vkey. */
@@ -31,7 +31,7 @@ export interface LogCheck {
 }
 
 /** The head of a record the client proved (its receipt's record is the proven one). */
-async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<ChainCheckpoint> {
+async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<TrustedHead> {
   const record = (await client.receipt(lineageId, seq)).record as SealedRecord;
   return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
 }
@@ -85,8 +85,8 @@ async function checkLog(
 export async function checkLogForWalk(
   client: McpClient,
   lineageId: string,
-  caller: ChainCheckpoint | undefined,
-): Promise<{ readonly log: LogCheck; readonly walk: { readonly checkpoint?: ChainCheckpoint } }> {
+  caller: TrustedHead | undefined,
+): Promise<{ readonly log: LogCheck; readonly walk: { readonly checkpoint?: TrustedHead } }> {
   const log = await checkLog(client, lineageId, { signedHead: caller === undefined });
   const tail = tailCheckpoint(caller, log);
   return { log, walk: tail ? { checkpoint: tail.head } : {} };

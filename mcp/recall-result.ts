@@ -7,10 +7,13 @@ import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
+import type { HeadOutput } from './outputs/head-output';
+import type { RecallOutput } from './outputs/recall-output';
+import { ToolErrorCode } from './outputs/tool-error-code';
+import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
 import { signedCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
-import { type HeadOutput, type RecallOutput, ToolErrorCode, UNTRUSTED_NOTE } from './tool-outputs';
 import { toolResult } from './tool-result';
 
 /** The `claims` map of a payload in the layout `reseal_write` writes (`{ claims, data? }`), or null. */

@@ -1,5 +1,5 @@
 import type { EnvSnapshot } from '../shared/schemas/primitives';
-import type { SnapshotOutput } from './tool-outputs';
+import type { SnapshotOutput } from './outputs/snapshot-output';
 
 /** The environment snapshot a write or recall used, and where it came from. */
 export interface SnapshotUse {

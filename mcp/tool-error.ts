@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ToolError, ToolErrorCode } from './tool-outputs';
+import type { ToolErrorCode } from './outputs/tool-error-code';
+import type { ToolError } from './outputs/tool-error-schema';
 import { toolResult } from './tool-result';
 
 /**

@@ -2,7 +2,7 @@ import type { ResealClient } from '../client/reseal-client';
 import { requestDigest } from '../shared/log/outcome-statement';
 import { RejectionReason } from '../shared/pipeline/messages';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
-import { UNTRUSTED_NOTE } from './tool-outputs';
+import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
 
 /** The two refusals the guard and the sealer record without a signature (docs/authorship.md, "Refusals without a `Sign`"). */
 const UNSIGNED_REASONS: ReadonlySet<string> = new Set([

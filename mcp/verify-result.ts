@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { ChainCheckpoint, ChainVerification } from '../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
-import type { VerifyOutput } from './tool-outputs';
+import type { VerifyOutput } from './outputs/verify-output';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
 
@@ -17,7 +17,7 @@ export function verifyResult(
   lineageId: string,
   verification: ChainVerification,
   log: LogCheck,
-  caller?: ChainCheckpoint,
+  caller?: TrustedHead,
 ): CallToolResult {
   const fields = logCheckFields(log, caller);
   const found = walkVerdict(verification, log);

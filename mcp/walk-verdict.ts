@@ -3,8 +3,8 @@ import { escapedText } from '../shared/schemas/escaped-text';
 import type { ChainVerification } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { LogCheck } from './log-check';
+import { ToolErrorCode } from './outputs/tool-error-code';
 import { toolError } from './tool-error';
-import { ToolErrorCode } from './tool-outputs';
 
 /**
  * The verdict of a walk and of the signed log together: the walk's first failure wins (it names

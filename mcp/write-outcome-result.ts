@@ -4,11 +4,12 @@ import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
+import { ToolErrorCode } from './outputs/tool-error-code';
+import type { WriteSealedOutput } from './outputs/write-sealed-output';
 import { rejectionDetails } from './rejection-details';
 import { noteCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
-import { ToolErrorCode, type WriteSealedOutput } from './tool-outputs';
 import { toolResult } from './tool-result';
 
 /** What to do about a whole rejected write, by the pipeline's reason (docs/pipeline.md). */

@@ -9,7 +9,7 @@ import { parseInput } from '../../shared/schemas/parse';
 import { monthlyResources, repositoryRoot, runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
 import { estimateJson, estimateText } from '../format/deploy-estimate';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { connect, sdkConfig } from '../online';
 
 interface DeployOptions {

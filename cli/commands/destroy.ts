@@ -3,7 +3,7 @@ import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { repositoryRoot, runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { stackContext } from './deploy';
 
 interface DestroyOptions {

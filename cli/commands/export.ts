@@ -5,7 +5,7 @@ import { LogVerificationError } from '../../client/errors';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { integerOption } from './guard';

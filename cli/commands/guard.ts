@@ -1,12 +1,16 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_MAX_RECEIPT_AGE_SECONDS, MAX_RECEIPT_AGE_LIMIT_SECONDS } from '../../shared/guard/policy';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import {
+  DEFAULT_MAX_RECEIPT_AGE_SECONDS,
+  MAX_RECEIPT_AGE_LIMIT_SECONDS,
+  resolveGuardPolicy,
+} from '../../shared/guard/policy';
+import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
+import { parseWriteRequest } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
-import { readSchemaFile } from '../read-input';
+import { readJsonFile, validateFileContent } from '../read-input';
 
 interface GuardOptions {
   readonly request: string;
@@ -51,17 +55,20 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
       integerOption,
     )
     .action(async (options: GuardOptions) => {
-      const request = await readSchemaFile(
-        ctx.io,
-        options.request,
-        ResidualWriteRequestSchema,
-        'residual write request',
+      const what = 'residual write request';
+      const raw = await readJsonFile(ctx.io, options.request, what);
+      // Parsed once, at this boundary: the guard's validated entry point takes the branded request.
+      const request = validateFileContent(options.request, what, () =>
+        parseWriteRequest(raw, { unknownFieldPerKey: true }),
       );
-      const verdict = evaluateWrite(request, {
-        nowMs: options.nowMs ?? ctx.io.nowMs(),
-        maxReceiptAgeSeconds: options.maxReceiptAgeSeconds,
-        ...(options.maxClockSkewSeconds === undefined ? {} : { maxClockSkewSeconds: options.maxClockSkewSeconds }),
-      });
+      const verdict = evaluateValidatedWrite(
+        request,
+        resolveGuardPolicy({
+          nowMs: options.nowMs ?? ctx.io.nowMs(),
+          maxReceiptAgeSeconds: options.maxReceiptAgeSeconds,
+          ...(options.maxClockSkewSeconds === undefined ? {} : { maxClockSkewSeconds: options.maxClockSkewSeconds }),
+        }),
+      );
       const { authority } = request;
       ctx.io.stdout(
         options.json ? jsonText(writeVerdictJson(verdict, authority)) : writeVerdictText(verdict, authority),

@@ -6,14 +6,18 @@ import { timelineRows } from '../../client/timeline-rows';
 import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
-import type { ChainCheckpoint } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, jsonText } from '../format/output';
-import { refusalsJson, refusalsText, timelineJson, timelineText } from '../format/timeline';
+import { fieldLines } from '../format/field-lines';
+import { jsonText } from '../format/json-text';
+import { refusalsJson } from '../format/refusals-json';
+import { refusalsText } from '../format/refusals-text';
+import { timelineJson } from '../format/timeline-json';
+import { timelineText } from '../format/timeline-text';
 import { untrustedJson, untrustedText } from '../format/untrusted-section';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
@@ -25,7 +29,7 @@ interface InspectOptions extends AnchorOptions {
   readonly checkpointStore?: string;
   readonly lineage?: string;
   readonly export?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
   readonly stack: string;
 }
@@ -128,7 +132,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
  */
 function truncationLine(
   log: { readonly size: number; readonly truncationChecked: boolean } | null,
-  given: ChainCheckpoint | undefined,
+  given: TrustedHead | undefined,
 ): { readonly checked: boolean; readonly line: string } {
   const against = [
     ...(given ? [`--checkpoint (seq ${given.seq})`] : []),

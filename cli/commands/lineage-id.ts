@@ -3,7 +3,7 @@ import { soleWriterLineageId } from '../../client/sole-writer-policy';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import {
   WRITER_KEY_OPTION,
   WRITER_KMS_KEY_OPTION,

@@ -6,7 +6,7 @@ import { ClaimKeysMapInput } from '../../shared/triage/build-manifest-input';
 import { type CommandContext, commaList } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { readSchemaFile } from '../read-input';
 
 /**

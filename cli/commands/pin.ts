@@ -5,7 +5,7 @@ import { STACK_PIN_ENV, stackPinOf } from '../../client/stack-pin';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { connect, STACK_OPTION, stackPinPath } from '../online';
 
 /**

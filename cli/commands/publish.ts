@@ -7,8 +7,11 @@ import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../sha
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, jsonText } from '../format/output';
-import { writeOutcomeExitCode, writeOutcomeJson, writeOutcomeText } from '../format/write-outcome';
+import { fieldLines } from '../format/field-lines';
+import { jsonText } from '../format/json-text';
+import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
+import { writeOutcomeJson } from '../format/write-outcome-json';
+import { writeOutcomeText } from '../format/write-outcome-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { readSchemaFile } from '../read-input';
 import {

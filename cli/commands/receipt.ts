@@ -6,7 +6,8 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, jsonText } from '../format/output';
+import { fieldLines } from '../format/field-lines';
+import { jsonText } from '../format/json-text';
 import { connect, STACK_OPTION } from '../online';
 import { readJsonFile } from '../read-input';
 

@@ -4,7 +4,7 @@ import { DeltaVerdict, isolateDelta } from '../../shared/triage/delta-isolator';
 import { SealedDependencyManifestSchema } from '../../shared/triage/sealed-dependency-manifest';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { triageReportJson, triageReportText } from '../format/triage-report';
 import { readSchemaFile, validateFileContent } from '../read-input';
 

@@ -4,14 +4,14 @@ import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../c
 import type { ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import type { WalkAgainstLog } from '../../shared/log/stored-lineage';
-import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { jsonText } from '../format/output';
+import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
@@ -26,7 +26,7 @@ interface VerifyOptions extends AnchorOptions {
   readonly receipt?: string;
   readonly logKey?: string;
   readonly lineage?: string;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
   readonly stack: string;
 }

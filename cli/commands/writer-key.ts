@@ -5,7 +5,8 @@ import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { fieldLines, jsonText } from '../format/output';
+import { fieldLines } from '../format/field-lines';
+import { jsonText } from '../format/json-text';
 import { keyIdOfFile } from '../writer-key-option';
 
 /**

@@ -2,7 +2,8 @@ import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { fieldLines, isoTime } from './output';
+import { fieldLines } from './field-lines';
+import { isoTime } from './iso-time';
 import { triageReportJson, triageReportText } from './triage-report';
 import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
 

@@ -1,5 +1,6 @@
 import type { DeltaIsolationReport } from '../../shared/triage/delta-isolator';
-import { fieldLines, nameList } from './output';
+import { fieldLines } from './field-lines';
+import { nameList } from './name-list';
 
 /**
  * The delta isolation report for `--json`: snake_case keys (`verdict`,

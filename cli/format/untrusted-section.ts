@@ -1,8 +1,13 @@
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedStrings, escapedText as t } from '../../shared/schemas/escaped-text';
-import { conflictLine, type MaybeSigned, refusalSigned, rejectionLine, rowVerified } from './timeline';
-import { conflictJson, rejectionDetailLines, rejectionJson } from './write-outcome';
+import { conflictJson } from './conflict-json';
+import { conflictLine } from './conflict-line';
+import { type MaybeSigned, refusalSigned } from './refusal-signed';
+import { rejectionDetailLines } from './rejection-detail-lines';
+import { rejectionJson } from './rejection-json';
+import { rejectionLine } from './rejection-line';
+import { rowVerified } from './row-verified';
 
 /** What the untrusted section and field say of themselves (docs/cli.md, "Untrusted data"). */
 export const UNTRUSTED_CLI_NOTE =

@@ -1,14 +1,14 @@
-import type { ChainCheckpoint, ChainVerification } from '../../shared/seal/chain-verification';
+import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
-import { fieldLines } from './output';
+import { fieldLines } from './field-lines';
 
 /** What was verified, besides the core's result. */
 export interface VerificationContext {
   readonly lineageId: string;
   readonly macCheck: MacCheck;
   readonly keyId: string;
-  readonly checkpoint: (ChainCheckpoint & { readonly source: string }) | null;
+  readonly checkpoint: (TrustedHead & { readonly source: string }) | null;
   /**
    * The signed checkpoint kept in the checkpoint store (`--lineage` only): its size, `null` size
    * when the kept note does not verify, or `null` (no store, or nothing kept yet).

@@ -1,7 +1,7 @@
 import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteVerdict } from '../../shared/guard/verdict';
 import { Authority } from '../../shared/schemas/primitives';
-import { fieldLines } from './output';
+import { fieldLines } from './field-lines';
 
 /**
  * The guard's write verdict for `--json`: snake_case keys (`is_safe`,

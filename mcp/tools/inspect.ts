@@ -5,7 +5,7 @@ import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { inspectResult } from '../inspect-result';
 import { checkLogForWalk } from '../log-check';
-import { InspectOutput } from '../tool-outputs';
+import { InspectOutput } from '../outputs/inspect-output';
 import { registerResealTool } from '../tool-schema';
 import { WalkCheckpointArg } from './verify';
 

@@ -5,8 +5,8 @@ import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { withErrorResult } from '../error-result';
+import { RecallOutput } from '../outputs/recall-output';
 import { recallResult } from '../recall-result';
-import { RecallOutput } from '../tool-outputs';
 import { registerResealTool } from '../tool-schema';
 
 /** Name of the recall tool. */

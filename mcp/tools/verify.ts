@@ -5,7 +5,7 @@ import { SupersedesSchema } from '../../shared/seal/record-header';
 import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { checkLogForWalk } from '../log-check';
-import { VerifyOutput } from '../tool-outputs';
+import { VerifyOutput } from '../outputs/verify-output';
 import { registerResealTool } from '../tool-schema';
 import { verifyResult } from '../verify-result';
 

@@ -28,9 +28,11 @@ import {
 import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
 import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { errorResult } from '../error-result';
+import { ToolErrorCode } from '../outputs/tool-error-code';
+import type { ToolError } from '../outputs/tool-error-schema';
+import { WriteSealedOutput } from '../outputs/write-sealed-output';
 import type { SnapshotUse } from '../snapshot-use';
 import { toolError } from '../tool-error';
-import { type ToolError, ToolErrorCode, WriteSealedOutput } from '../tool-outputs';
 import { registerResealTool } from '../tool-schema';
 import { type UnprovenWriterRefusals, unprovenWriterRefusals } from '../unproven-writer-refusals';
 import { writeOutcomeResult } from '../write-outcome-result';

@@ -1,5 +1,5 @@
 import type { LineageStore } from '../ports/lineage-store';
-import type { ChainCheckpoint } from '../seal/chain-verification';
+import type { TrustedHead } from '../seal/chain-verification';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { VerifiedCheckpoint } from './signed-checkpoint';
 import { type LogFinding, proveStoredRecord } from './stored-log';
@@ -18,7 +18,7 @@ import { type LogFinding, proveStoredRecord } from './stored-log';
 export async function checkHeldRecord(
   store: Pick<LineageStore, 'readNodes' | 'readRecord'>,
   lineageId: string,
-  held: ChainCheckpoint,
+  held: TrustedHead,
   checkpoint: VerifiedCheckpoint,
 ): Promise<LogFinding | null> {
   const { seq } = held;

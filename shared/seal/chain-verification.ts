@@ -5,14 +5,16 @@ import { type LineageHead, LineageHeadSchema } from './sealed-record';
 import { VerificationVerdict } from './verification-verdict';
 
 /**
- * A trusted checkpoint: a head the caller saw earlier (kept by the client, or carried by a
- * `ResidualSealed` event). The table alone cannot prove its own tail (docs/sealing.md,
- * "Checkpoints and trusted starts"); a checkpoint can: a chain that ends before `seq` was truncated, and a record at `seq`
- * with another hash means the history was rewritten (a fork).
+ * A trusted head `{ seq, recordHash }`: a head the caller saw earlier (kept by the client, or
+ * carried by a `ResidualSealed` event), passed as the `checkpoint` option or `--checkpoint`. Not
+ * the log's signed checkpoint (a C2SP note, shared/log/checkpoint.ts). The table alone cannot
+ * prove its own tail (docs/sealing.md, "Checkpoints and trusted starts"); a trusted head can: a
+ * chain that ends before `seq` was truncated, and a record at `seq` with another hash means the
+ * history was rewritten (a fork).
  */
-export const ChainCheckpointSchema = RecordRefSchema;
-/** Type of {@link ChainCheckpointSchema}. */
-export type ChainCheckpoint = z.infer<typeof ChainCheckpointSchema>;
+export const TrustedHeadSchema = RecordRefSchema;
+/** Type of {@link TrustedHeadSchema}. */
+export type TrustedHead = z.infer<typeof TrustedHeadSchema>;
 
 /**
  * A trusted starting point for verifying a suffix of a chain: the records passed begin at
@@ -35,7 +37,7 @@ export interface VerifyChainOptions {
   /** Anchor whose key sealed the records; every header must name `anchor.keyId`. */
   readonly anchor: MacAnchor;
   /** Trusted head seen earlier (`{ seq, recordHash }` or a whole {@link LineageHead}): detects truncation and rewrites. */
-  readonly checkpoint?: ChainCheckpoint | LineageHead;
+  readonly checkpoint?: TrustedHead | LineageHead;
   /** Verify only the records after a trusted point instead of from genesis. */
   readonly trustedStart?: TrustedStart;
   /** MAC checks in flight at once (1–64, default 8); verdicts do not depend on it. */
@@ -52,7 +54,7 @@ const isAnchor = (value: unknown): value is MacAnchor =>
 export const VerifyChainOptionsSchema = z.strictObject({
   lineageId: Identifier,
   anchor: z.custom<MacAnchor>(isAnchor, { message: 'expected a MacAnchor (keyId, verifyMac)' }),
-  checkpoint: z.union([ChainCheckpointSchema, LineageHeadSchema]).optional(),
+  checkpoint: z.union([TrustedHeadSchema, LineageHeadSchema]).optional(),
   trustedStart: TrustedStartSchema.optional(),
   macConcurrency: z.number().int().min(1).max(64).optional(),
 });
@@ -94,7 +96,7 @@ export const ChainVerificationSchema = z.strictObject({
   firstFailure: z
     .strictObject({ seq: NonNegativeInt.nullable(), verdict: VerdictSchema, reason: z.string() })
     .nullable(),
-  head: ChainCheckpointSchema.nullable(),
+  head: TrustedHeadSchema.nullable(),
   /**
    * When the key-free walk (hashes, links, seq, epochs) reached the end of the records without a
    * definite failure: the last record it linked, as a `trustedStart` for verifying the next page

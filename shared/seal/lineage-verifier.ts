@@ -4,9 +4,9 @@ import type { HexDigest } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import { parseInput } from '../schemas/parse';
 import {
-  type ChainCheckpoint,
   type ChainVerification,
   type RecordVerification,
+  type TrustedHead,
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
@@ -191,7 +191,7 @@ class Walk {
     private readonly lineageId: string,
     private readonly keyId: string,
     private readonly start: Link | null,
-    private readonly checkpoint: ChainCheckpoint | undefined,
+    private readonly checkpoint: TrustedHead | undefined,
   ) {
     this.#genesis = genesisParentHash(lineageId);
     this.#previous = start;

@@ -1,7 +1,7 @@
 import { LineageNotFoundError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
-import type { ChainCheckpoint, ChainVerification, TrustedStart } from './chain-verification';
+import type { ChainVerification, TrustedHead, TrustedStart } from './chain-verification';
 import { lineagePages } from './lineage-pages';
 import { verifyChain } from './lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from './stored-head';
@@ -22,7 +22,7 @@ export interface LineageProgress {
 export interface PagedVerificationOptions {
   readonly lineageId: string;
   readonly anchor: MacAnchor;
-  readonly checkpoint?: ChainCheckpoint;
+  readonly checkpoint?: TrustedHead;
   readonly pageSize?: number;
   readonly onProgress?: (progress: LineageProgress) => void;
 }

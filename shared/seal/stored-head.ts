@@ -1,4 +1,4 @@
-import type { ChainCheckpoint, ChainVerification } from './chain-verification';
+import type { ChainVerification, TrustedHead } from './chain-verification';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 /**
@@ -38,7 +38,7 @@ export interface StoredHeadFinding {
  * append puts the record and moves the head in one transaction.
  */
 export function checkStoredHead(
-  head: Pick<ChainCheckpoint, 'seq' | 'recordHash'> | null,
+  head: Pick<TrustedHead, 'seq' | 'recordHash'> | null,
   seen: StoredRecordsSeen,
 ): StoredHeadFinding | null {
   const { lastSeq, recordHashAtHeadSeq } = seen;
@@ -104,7 +104,7 @@ export function withStoredHeadFinding(
  */
 export function recordsSeen(
   records: readonly unknown[],
-  head: Pick<ChainCheckpoint, 'seq'> | null,
+  head: Pick<TrustedHead, 'seq'> | null,
   lastStoredSeq: number | null = null,
 ): StoredRecordsSeen {
   let lastSeq = lastStoredSeq;

@@ -196,8 +196,13 @@ export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
  * brands it so that the guard's unchecked entry point (`evaluateValidatedWrite`) takes it
  * without a second parse.
  *
+ * @param options.unknownFieldPerKey - name each unknown field as its own issue (`parseInput`);
+ *   the CLI's messages do, the guard's stored issues keep zod's one issue per object
  * @throws {InvalidInputError} naming each bad field
  */
-export function parseWriteRequest(raw: unknown): Validated<ResidualWriteRequest> {
-  return markValidated(parseInput(ResidualWriteRequestSchema, raw, 'residual write request'));
+export function parseWriteRequest(
+  raw: unknown,
+  options: { readonly unknownFieldPerKey?: boolean } = {},
+): Validated<ResidualWriteRequest> {
+  return markValidated(parseInput(ResidualWriteRequestSchema, raw, 'residual write request', options));
 }

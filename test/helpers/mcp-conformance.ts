@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import { ToolErrorSchema } from '../../mcp/tool-outputs';
+import { ToolErrorSchema } from '../../mcp/outputs/tool-error-schema';
 
 const validator = new AjvJsonSchemaValidator();
 const errorShape = validator.getValidator(z.toJSONSchema(ToolErrorSchema, { io: 'output' }) as never);

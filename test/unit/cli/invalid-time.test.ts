@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../../cli/format/output';
-import { timelineJson, timelineText } from '../../../cli/format/timeline';
-import { writeOutcomeJson, writeOutcomeText } from '../../../cli/format/write-outcome';
+import { isoTime } from '../../../cli/format/iso-time';
+import { timelineJson } from '../../../cli/format/timeline-json';
+import { timelineText } from '../../../cli/format/timeline-text';
+import { writeOutcomeJson } from '../../../cli/format/write-outcome-json';
+import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
 import { ResealClient } from '../../../client/reseal-client';
 import { timelineRows } from '../../../client/timeline-rows';
 import type { OutcomeStatement } from '../../../shared/log/outcome-statement';

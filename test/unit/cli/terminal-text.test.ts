@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalLines } from '../../../cli/format/output';
+import { terminalLines } from '../../../cli/format/terminal-lines';
 
 describe('terminalLines: multi-line messages on a terminal', () => {
   it('keeps the line breaks of a multi-line message and escapes the rest', () => {

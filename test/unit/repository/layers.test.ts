@@ -41,11 +41,45 @@ function landsIn(file: string, spec: string): string | null {
 
 const show = ({ file, spec }: { file: string; spec: string }) => `${file} → ${spec}`;
 
+/** The directed edges `from → to` between top-level directories that `imports` make. */
+function directoryEdges(
+  imports: readonly { readonly file: string; readonly spec: string }[],
+): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const { file, spec } of imports) {
+    const from = file.split('/')[0] ?? '';
+    const to = landsIn(file, spec);
+    if (to === null || to === from) continue;
+    edges.set(from, (edges.get(from) ?? new Set()).add(to));
+  }
+  return edges;
+}
+
+/** One cycle of `edges` as `a → b → a`, or `null` when the directories form no cycle. */
+function cycleOf(edges: ReadonlyMap<string, ReadonlySet<string>>): string | null {
+  const done = new Set<string>();
+  const visit = (node: string, path: readonly string[]): string | null => {
+    if (path.includes(node)) return [...path.slice(path.indexOf(node)), node].join(' → ');
+    if (done.has(node)) return null;
+    for (const next of edges.get(node) ?? []) {
+      const cycle = visit(next, [...path, node]);
+      if (cycle) return cycle;
+    }
+    done.add(node);
+    return null;
+  };
+  for (const node of edges.keys()) {
+    const cycle = visit(node, []);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
 describe('layers: who may import whom', () => {
   it('finds the imports it checks (the scan sees real specifiers and resolves where they land)', () => {
     const { importedFiles } = ts.preProcessFile("import { x } from '../../test/helpers/y';", true, true);
     expect(importedFiles.map((ref) => ref.fileName)).toEqual(['../../test/helpers/y']);
-    expect(landsIn('mcp/inspect-result.ts', '../cli/format/timeline')).toBe('cli');
+    expect(landsIn('mcp/inspect-result.ts', '../cli/format/timeline-text')).toBe('cli');
     expect(landsIn('cli/commands/recall.ts', '../../client/recalls')).toBe('client');
     expect(landsIn('shared/log/merkle-hashing.ts', './note-key')).toBe('shared');
     expect(landsIn('shared/log/merkle-hashing.ts', 'zod')).toBeNull();
@@ -58,6 +92,20 @@ describe('layers: who may import whom', () => {
       return where === 'cli' && !file.startsWith('cli/') && !file.startsWith('bin/');
     });
     expect(offending.map(show)).toEqual([]);
+  });
+
+  it('the production directories import each other without a cycle (cli → mcp → client, never back)', () => {
+    // The check itself: a cli ↔ mcp pair is a cycle, a one-way chain is not.
+    const pair = [
+      { file: 'cli/commands/mcp.ts', spec: '../../mcp/server' },
+      { file: 'mcp/inspect-result.ts', spec: '../cli/format/timeline-text' },
+    ];
+    expect(cycleOf(directoryEdges(pair))).toBe('cli → mcp → cli');
+    expect(cycleOf(directoryEdges(pair.slice(0, 1)))).toBeNull();
+
+    const edges = directoryEdges(importsUnder(PRODUCTION));
+    expect(edges.get('cli')).toContain('mcp');
+    expect(cycleOf(edges)).toBeNull();
   });
 
   it('scripts/ and infra/ import nothing from test/ (bench/ may: it measures with test fixtures)', () => {

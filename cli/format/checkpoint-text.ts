@@ -1,0 +1,6 @@
+import type { LineageHead } from '../../shared/seal/sealed-record';
+
+/** `SEQ:RECORD_HASH`, as `--checkpoint` takes it. */
+export function checkpointText(head: Pick<LineageHead, 'seq' | 'recordHash'>): string {
+  return `${head.seq}:${head.recordHash}`;
+}

@@ -1,0 +1,7 @@
+import type { ConflictRecord } from '../../shared/ports/lineage-store';
+import { escapedText as t } from '../../shared/schemas/escaped-text';
+import { isoTime } from './iso-time';
+
+/** A conflict's listing line (without its marker). */
+export const conflictLine = (c: ConflictRecord): string =>
+  `${isoTime(c.atMs)}  ${t(c.reason)}  residual ${t(c.residualId)}: ${t(c.detail)}`;

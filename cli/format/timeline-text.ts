@@ -1,0 +1,48 @@
+import type { TimelineRow } from '../../client/timeline-rows';
+import { escapedText as t } from '../../shared/schemas/escaped-text';
+import type { ChainVerification } from '../../shared/seal/chain-verification';
+import { fieldLines } from './field-lines';
+import { isoTime } from './iso-time';
+import { shownRow } from './shown-row';
+
+/** A readable timeline: one line per record (seq, epoch, authority, session, residual, time, verdicts). */
+export function timelineText(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification): string {
+  const table: string[][] = [
+    ['SEQ', 'EPOCH', 'AUTHORITY', 'SESSION', 'RESIDUAL', 'SEALED AT (UTC)', 'SUPERSEDES', 'GUARD', 'VERIFICATION'],
+  ];
+  for (const r of rows.map(shownRow)) {
+    // A record that does not verify shows no stored string here: its text is in the untrusted section.
+    table.push([
+      r.seq === null ? '?' : String(r.seq),
+      r.generationEpoch === null ? '?' : String(r.generationEpoch),
+      t(r.authority ?? '?'),
+      t(r.sessionId ?? '?'),
+      t(r.residualId ?? '?'),
+      r.sealedAtMs === null ? '?' : isoTime(r.sealedAtMs),
+      r.supersedes ? `seq ${r.supersedes.seq}` : '-',
+      r.guardVerdictDigest ? `${r.guardVerdictDigest.slice(0, 12)}…` : '?',
+      r.verification,
+    ]);
+  }
+  const widths = table[0]?.map((_, col) => Math.max(...table.map((row) => (row[col] ?? '').length))) ?? [];
+  const lines = table.map((row) =>
+    row
+      .map((cell, col) => cell.padEnd(widths[col] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
+  const epochs = rows.map((r) => r.generationEpoch).filter((e): e is number => e !== null);
+  const summary = fieldLines([
+    ['lineage', lineageId],
+    ['records', String(rows.length)],
+    ['epochs', epochs.length === 0 ? '(none)' : `${Math.min(...epochs)} to ${Math.max(...epochs)}`],
+    ['chain', verification.verdict],
+    [
+      'first failure',
+      verification.firstFailure
+        ? `seq ${verification.firstFailure.seq ?? '?'}: ${verification.firstFailure.verdict}: ${verification.firstFailure.reason}`
+        : '(none)',
+    ],
+  ]);
+  return `${summary}\n${lines.join('\n')}\n`;
+}

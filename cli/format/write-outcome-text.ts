@@ -1,0 +1,57 @@
+import { staleStateHints } from '../../client/stale-state-hints';
+import type { WriteOutcome } from '../../client/write-outcomes';
+import { checkpointText } from './checkpoint-text';
+import { conflictHeadFound } from './conflict-head-found';
+import { fieldLines } from './field-lines';
+import { isoTime } from './iso-time';
+import { rejectionDetailLines } from './rejection-detail-lines';
+
+/** What the writer can do about a conflict, by reason. */
+const CONFLICT_HINTS: Readonly<Record<string, string>> = {
+  STALE_EPOCH: 'fenced out: a newer generation owns this lineage; do not retry with this epoch',
+  LOST_RACE: 'the head kept moving: publish the write again (same residual id)',
+  LINEAGE_INCONSISTENT:
+    "the lineage's stored head disagrees with its records: run reseal verify --lineage; retrying cannot help",
+};
+
+/** The outcome of `reseal publish --wait` as readable text. */
+export function writeOutcomeText(outcome: WriteOutcome): string {
+  switch (outcome.kind) {
+    case 'SEALED': {
+      const { head } = outcome;
+      return fieldLines([
+        ['outcome', 'SEALED'],
+        ['seq', String(head.seq)],
+        ['epoch', String(head.generationEpoch)],
+        ['record hash', head.recordHash],
+        ['proof', `leaf ${outcome.proof.leafIndex} of the signed checkpoint of ${outcome.proof.treeSize} records`],
+        ['checkpoint', `--checkpoint ${checkpointText(head)}  (keep it: detects a cut tail or a rewrite)`],
+      ]);
+    }
+    case 'REJECTED': {
+      const r = outcome.rejection;
+      let text = fieldLines([
+        ['outcome', `REJECTED by the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} (signature verified)`],
+        ['reason', r.reason],
+        ['rejected variables', String(r.rejectedVariables.length)],
+        ['request violations', String(r.requestViolations.length)],
+        ['at', isoTime(r.atMs)],
+      ]);
+      text += rejectionDetailLines(r, '  ');
+      for (const hint of staleStateHints({ isSafe: false, ...r })) text += `${hint}\n`;
+      return text;
+    }
+    case 'CONFLICT': {
+      const c = outcome.conflict;
+      const found = conflictHeadFound(c);
+      const hint = CONFLICT_HINTS[c.reason] ?? 'not appended: see reseal verify --lineage before writing again';
+      return `${fieldLines([
+        ['outcome', 'CONFLICT: not appended (signed by the sealer)'],
+        ['reason', c.reason],
+        ['detail', c.detail],
+        ...(found ? ([['head found', found]] as const) : []),
+        ['at', isoTime(c.atMs)],
+      ])}${hint}\n`;
+    }
+  }
+}

@@ -1,0 +1,9 @@
+import { z } from 'zod';
+import { HexDigest, NonNegativeInt } from '../../shared/schemas/primitives';
+
+/** An RFC 9162 inclusion proof of one record (leaf = its seq) in a signed checkpoint, hashes in hex. */
+export const InclusionProofOutput = z.object({
+  leafIndex: NonNegativeInt,
+  treeSize: NonNegativeInt,
+  inclusionProof: z.array(HexDigest),
+});

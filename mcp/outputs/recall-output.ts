@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { DeltaVerdict } from '../../shared/triage/delta-isolator';
+import { JsonPayloadSchema } from '../../shared/write/write-request';
+import { HeadOutput } from './head-output';
+import { InclusionProofOutput } from './inclusion-proof-output';
+import { KeptClaimOutput } from './kept-claim-output';
+import { ReprobeClaimOutput } from './reprobe-claim-output';
+import { SignedCheckpointOutput } from './signed-checkpoint-output';
+import { SnapshotOutput } from './snapshot-output';
+
+/**
+ * `reseal_recall`: a record proven by the server's client (inclusion in a signed checkpoint,
+ * consistent with the kept one), triaged against the environment now; the delta is the one the
+ * client recomputed from the proven record, never the stored report.
+ */
+export const RecallOutput = z.object({
+  outcome: z.literal('TRIAGED'),
+  requestId: Identifier,
+  lineageId: Identifier,
+  seq: NonNegativeInt,
+  residualId: Identifier,
+  recordHash: HexDigest,
+  sealedAt: z.string(),
+  verification: z.object({
+    /** The client's own verdict on the record. */
+    verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
+    /** Records in the signed checkpoint the record is proven in. */
+    checkpointSize: NonNegativeInt,
+    /**
+     * Whether the signed checkpoint was shown consistent with one kept earlier (or the caller's
+     * `checkpoint` was checked): without either, a table rolled back to an older signed state
+     * cannot be told from the real one.
+     */
+    truncationChecked: z.boolean(),
+    /** The signed checkpoint the record is proven in. */
+    checkpoint: SignedCheckpointOutput,
+    /** The record's inclusion proof in it. */
+    proof: InclusionProofOutput,
+    /** The caller's `checkpoint`, checked against the signed log here (`null`: none given). */
+    callerCheckpoint: HeadOutput.nullable(),
+  }),
+  delta: z.object({
+    verdict: z.enum(DeltaVerdict),
+    sealIntact: z.boolean(),
+    changed: z.array(z.string()),
+    vanished: z.array(z.string()),
+    appeared: z.array(z.string()),
+    structuralDrift: z.array(z.string()),
+    unattributedKeys: z.array(z.string()),
+    reason: z.string(),
+  }),
+  keptClaims: z.array(KeptClaimOutput),
+  reprobeClaims: z.array(ReprobeClaimOutput),
+  /** The record's payload outside its claims (`payload.data`, or the whole payload of another layout). */
+  data: JsonPayloadSchema.nullable(),
+  /** What to do next, for the agent. */
+  nextStep: z.string(),
+  /** Pass as `supersedes` to `reseal_write` when re-sealing after the re-probes. */
+  supersedes: HeadOutput,
+  snapshot: SnapshotOutput,
+});
+/** Type of {@link RecallOutput}. */
+export type RecallOutput = z.infer<typeof RecallOutput>;

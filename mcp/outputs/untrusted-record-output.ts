@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/**
+ * A stored record that does not verify, as the table holds it: the text fields its timeline row
+ * leaves `null`. Every string is escaped (`escapedText`, shared/schemas/escaped-text.ts).
+ */
+export const UntrustedRecordOutput = z.object({
+  seq: z.number().nullable(),
+  verification: z.string(),
+  generationEpoch: z.number().nullable(),
+  authority: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  residualId: z.string().nullable(),
+  sealedAtMs: z.number().nullable(),
+  supersedes: z.object({ seq: z.number(), recordHash: z.string() }).nullable(),
+});
+/** Type of {@link UntrustedRecordOutput}. */
+export type UntrustedRecordOutput = z.infer<typeof UntrustedRecordOutput>;

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { HeadOutput } from './head-output';
+import { InclusionProofOutput } from './inclusion-proof-output';
+import { SignedCheckpointOutput } from './signed-checkpoint-output';
+import { SnapshotOutput } from './snapshot-output';
+
+/**
+ * `reseal_write` sealed the write: its record is proven by `proof` in the signed `checkpoint`
+ * (which the server's client keeps in its checkpoint store).
+ */
+export const WriteSealedOutput = z.object({
+  outcome: z.literal('SEALED'),
+  lineageId: Identifier,
+  residualId: Identifier,
+  seq: NonNegativeInt,
+  recordHash: HexDigest,
+  generationEpoch: NonNegativeInt,
+  /** The signed checkpoint the record is proven in. */
+  checkpoint: SignedCheckpointOutput,
+  /** The record's inclusion proof in `checkpoint` (leaf `seq`, tree of `checkpoint.size` records). */
+  proof: InclusionProofOutput,
+  supersedes: HeadOutput.nullable(),
+  /** Claim ids sealed in the manifest, sorted. */
+  claims: z.array(z.string()),
+  snapshot: SnapshotOutput,
+});
+/** Type of {@link WriteSealedOutput}. */
+export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;
