@@ -4,7 +4,7 @@ import { publishWaitSince } from '../../client/write-outcomes';
 import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import type { ResealMcpDeps } from '../context';
 import { errorResult } from '../error-result';
-import { WriteSealedOutput } from '../tool-outputs';
+import { WriteSealedOutput } from '../outputs/write-sealed-output';
 import { registerResealTool } from '../tool-schema';
 import { writeOutcomeResult } from '../write-outcome-result';
 import { WRITE_TOOL } from './write';
