@@ -169,7 +169,7 @@ export class WriteOutcomes {
           `the marker points at seq ${location.seq}, which seals ${record.header.residualId}`,
         );
       }
-      if (!options.request || differingWriteContent(options.request, record.header).length === 0) {
+      if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
         return {
           kind: 'SEALED',

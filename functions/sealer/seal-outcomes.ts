@@ -91,7 +91,7 @@ export class SealOutcomes {
    */
   async duplicate(item: Pending, record: SealedRecord, checkpoint: string | null): Promise<SealOutcome> {
     const { lineageId, residualId } = item.request.request;
-    const differing = differingWriteContent(item.request.request, record.header);
+    const differing = differingWriteContent(item.request.request, record);
     if (differing.length > 0) {
       return this.reject(
         item.message,

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { CreateKeyCommand } from '@aws-sdk/client-kms';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, inject, it } from 'vitest';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KmsWriterSigner } from '../../adapters/kms-writer-signer';
 import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { type LineagePolicy, lineageIdFor } from '../../shared/authorship/lineage-policy';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signed-write';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
@@ -14,12 +16,18 @@ import { InvalidInputError } from '../../shared/errors';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { deployedStack } from '../helpers/deployed-stack';
-import { expectGuarantee, type Guarantee } from '../helpers/guarantees';
+import { expectGuarantee, expectGuarantees, type Guarantee } from '../helpers/guarantees';
+import { clientRecall, type ReaderSetup, type ReadTarget, verifyLineageCli } from '../helpers/tamper-readers';
+import { partitionsOf, TableWriter, withJson } from '../helpers/tamper-table';
 import { until } from '../helpers/until';
+
+// The in-process CLI's SDK clients take credentials from this process's environment, as the real CLI does.
+process.env.AWS_ACCESS_KEY_ID ??= 'test';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
 
 // Who wrote it (docs/authorship.md), through the real client on the deployed stack: each agent
 // signs with its own key; a second principal that may send to the queue is refused.
-const { stack, sqs, store, kms } = deployedStack();
+const { stack, sqs, store, kms, dynamodb } = deployedStack();
 const endpoint = inject('endpoint');
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
@@ -134,6 +142,138 @@ describe('authorship on the deployed stack', () => {
       );
     }
     expect(await store.head(lineageId)).toBeNull();
+  });
+
+  it("a revoked key is refused WRITER_NOT_ADMITTED, unsigned, and the owner's other key still writes; a table writer's edits of the policy or writer fields are detected by verify --lineage and client.recall", async (context) => {
+    const [first, second] = [
+      LocalWriterSigner.generate('owner-1').signer,
+      LocalWriterSigner.generate('owner-2').signer,
+    ];
+    const keyOf = (signer: WriterSigner) => ({ keyId: signer.keyId, publicKey: signer.publicKey });
+    const inception: LineagePolicy = { v: 1, writers: [keyOf(first), keyOf(second)], recoveryKeys: [] };
+    const lineageId = lineageIdFor(`auth-rev-${randomUUID().slice(0, 8)}`, inception);
+    const owner = await agentOf('owner-1', first);
+    const other = await agentOf('owner-2', second);
+    const sealedBy = async (agent: typeof owner, residualId: string, epoch: number, policy?: LineagePolicy) => {
+      const published = await agent.client.publishWrite({
+        ...unsigned(lineageId, residualId, 's-1', epoch),
+        ...(policy ? { policy } : {}),
+      });
+      return agent.client.waitForOutcome(lineageId, residualId, { request: published.request, timeoutMs: 90_000 });
+    };
+    expect((await sealedBy(owner, 'r-0', 1, inception)).kind).toBe('SEALED'); // inception: both keys
+    expect((await sealedBy(other, 'r-1', 1)).kind).toBe('SEALED'); // the second key writes
+    // Revocation (docs/authorship.md, "Lineage write policy"): a sealed record, signed by the first key, drops the second.
+    const revoked: LineagePolicy = { ...inception, writers: [keyOf(first)] };
+    expect((await sealedBy(owner, 'r-2', 1, revoked)).kind).toBe('SEALED');
+
+    await expect(other.client.publishWrite(unsigned(lineageId, 'r-x', 's-1', 2))).rejects.toThrow(InvalidInputError);
+    await sendRaw(await signWriteRequest(unsigned(lineageId, 'r-revoked', 's-1', 2), second, Date.now()));
+    const refused = await rejectionOf(lineageId, 'r-revoked');
+    expectGuarantee(
+      context,
+      row(
+        'write signed by a key the lineage revoked',
+        'the sealer (rejection item)',
+        'refused WRITER_NOT_ADMITTED, unsigned',
+      ),
+      `refused ${refused.reason}, ${refused.statement === null ? 'unsigned' : 'signed'}`,
+    );
+    expectGuarantee(
+      context,
+      row("the owner's other key after the revocation", 'client.waitForOutcome', 'SEALED'),
+      (await sealedBy(owner, 'r-3', 2)).kind,
+    );
+    expect((await store.head(lineageId))?.seq).toBe(3);
+
+    // The table writer edits one stored record; each reader must detect it (docs/authorship.md, "Offline checks").
+    const table = new TableWriter(dynamodb, stack.TableName);
+    const setup: ReaderSetup = { stack, endpoint, region: 'us-east-1', dynamodb, kms, currentEnv: MANIFEST.env };
+    const stranger = LocalWriterSigner.generate('stranger').signer;
+    const flipped = (base64: string) => {
+      const bytes = Buffer.from(base64, 'base64');
+      bytes[0] = (bytes[0] ?? 0) ^ 0x01;
+      return bytes.toString('base64');
+    };
+    type Stored = { policy: LineagePolicy; writer: Record<string, unknown> };
+    const edits: { attack: string; seq: number; edit: (record: Stored) => void }[] = [
+      {
+        attack: "edit the policy of the inception record (add a stranger's key)",
+        seq: 0,
+        edit: (r) => r.policy.writers.push(keyOf(stranger)),
+      },
+      {
+        attack: 'edit the policy of the revocation record (keep the revoked key)',
+        seq: 2,
+        edit: (r) => r.policy.writers.push(keyOf(second)),
+      },
+      {
+        attack: "edit the writer's publicKey (a stranger's)",
+        seq: 1,
+        edit: (r) => {
+          r.writer.publicKey = stranger.publicKey;
+        },
+      },
+      {
+        attack: "edit the writer's keyId",
+        seq: 1,
+        edit: (r) => {
+          r.writer.keyId = 'owner-1';
+        },
+      },
+      {
+        attack: "edit the writer's signature",
+        seq: 1,
+        edit: (r) => {
+          r.writer.signature = flipped(String(r.writer.signature));
+        },
+      },
+      {
+        attack: "edit the writer's senderId",
+        seq: 1,
+        edit: (r) => {
+          r.writer.senderId = 'AIDAFORGEDSENDER';
+        },
+      },
+    ];
+    const untouched: ReadTarget = {
+      lineageId,
+      trusted: { note: '', seq: 3, recordHash: '' },
+      recall: { seq: 1 },
+      receiptSeq: 1,
+      write: unsigned(lineageId, 'r-unused', 's-1', 2) as never,
+    };
+    // The readers do tell an intact lineage: a detection below is the edit's.
+    expect(await verifyLineageCli.read(setup, untouched, false)).toBe('exit 0 VERIFIED_INTACT');
+    expect(await clientRecall.read(setup, untouched, false)).toBe('VERIFIED_INTACT');
+    const rows: { guarantee: Guarantee; observed: string }[] = [];
+    for (const { attack, seq, edit } of edits) {
+      const snapshot = await table.snapshot(partitionsOf(lineageId));
+      await table.update(Keys.lineage(lineageId), Keys.record(seq), (item) =>
+        withJson(item, 'record', (record) => {
+          edit(record as unknown as Stored);
+          return record;
+        }),
+      );
+      const target: ReadTarget = { ...untouched, recall: { seq }, receiptSeq: seq };
+      for (const reader of [verifyLineageCli, clientRecall]) {
+        const observed = await reader.read(setup, target, false);
+        const expected = reader === verifyLineageCli ? 'exit 20 HASH_MISMATCH' : 'HASH_MISMATCH';
+        rows.push({
+          guarantee: {
+            section: 'tampering',
+            target: `record (seq ${seq})`,
+            attack,
+            reader: reader.name,
+            checkpoint: false,
+            expected,
+          },
+          observed,
+        });
+      }
+      await table.restore(snapshot);
+    }
+    expectGuarantees(context, rows);
   });
 
   it('a KMS writer key (Sign RAW, ED25519_SHA_512) starts and extends its lineage', async () => {

@@ -224,7 +224,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
     expect(out).toMatchObject({ outcome: 'SEALED', lineageId: forgedLineage, residualId: args.residualId, seq: 0 });
     // The seal is of the very write the forgeries named.
     const record = (await table.readRecord(forgedLineage, 0)) as SealedRecord;
-    expect(differingWriteContent(request, record.header)).toEqual([]);
+    expect(differingWriteContent(request, record)).toEqual([]);
   });
 
   it('text a table writer planted (ANSI codes, CR/LF, U+2028, bidi overrides, an instruction) reaches reseal_inspect and reseal inspect only as untrusted, escaped', async (context) => {

@@ -4,7 +4,14 @@ import { ResealClient } from '../../../client/reseal-client';
 import { requestDigest } from '../../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { markValidated } from '../../../shared/schemas/validated';
+import type { ChainTip } from '../../../shared/seal/chain-tip';
+import { payloadHash } from '../../../shared/seal/record-header';
+import { sealValidated } from '../../../shared/seal/residual-sealer';
+import { sealInputOfWrite } from '../../../shared/seal/seal-input';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { manifestDigest } from '../../../shared/triage/manifest-digest';
+import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
@@ -26,6 +33,7 @@ import {
   TEST_NOW_MS,
   testAnchor,
 } from '../../helpers/seal-factories';
+import { STRANGER_WRITER, signWriteSync, TEST_WRITER, testLineageId } from '../../helpers/writer-factories';
 
 const OUTPUTS = TEST_CLIENT_OUTPUTS;
 
@@ -53,6 +61,32 @@ function client(store: InMemoryLineageStore, deps: ConstructorParameters<typeof 
   });
 }
 
+const SIGNED_LINEAGE_ID = testLineageId('lineage-signed-1');
+
+/**
+ * A format-2 chain of `length` signed writes (`residual-0` …, the first sets the test policy) in
+ * a self-certifying lineage, stored, with the requests that sealed them: a write's outcome is its
+ * own record only when the writer and policy match too (docs/authorship.md, "Signed writes").
+ */
+async function signedStore(length: number) {
+  const store = new InMemoryLineageStore();
+  const records: SealedRecord[] = [];
+  const requests: ResidualWriteRequest[] = [];
+  let tip: ChainTip | null = null;
+  for (let index = 0; index < length; index++) {
+    const { policy, ...fields } = validWriteRequest({ lineageId: SIGNED_LINEAGE_ID, residualId: `residual-${index}` });
+    const request = signWriteSync(index === 0 ? { ...fields, policy } : fields, TEST_WRITER, TEST_NOW_MS);
+    const digests = { payloadHash: payloadHash(request.payload), manifestDigest: manifestDigest(request.manifest) };
+    const input = sealInputOfWrite(markValidated(request), 'a'.repeat(64), digests, null);
+    const record: SealedRecord = await sealValidated(input, tip, testAnchor(), TEST_NOW_MS + index);
+    tip = { ...lineageHeadOf(record), policyDigest: record.header.policyDigest };
+    records.push(record);
+    requests.push(request);
+  }
+  await appendSealed(store, records);
+  return { store, records, requests };
+}
+
 /** The write request whose content `record` seals (what the writer published). */
 function requestOf(record: SealedRecord) {
   const { lineageId, residualId, sessionId, generationEpoch, authority, supersedes } = record.header;
@@ -72,10 +106,10 @@ function requestOf(record: SealedRecord) {
 
 describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', () => {
   it('a matching sealed record → SEALED with its head', async () => {
-    const { store, records } = await sealedStore(2);
+    const { store, records, requests } = await signedStore(2);
     const record = records[1] as SealedRecord;
-    const outcome = await client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', {
-      request: requestOf(record),
+    const outcome = await client(store).waitForOutcome(SIGNED_LINEAGE_ID, 'residual-1', {
+      request: requests[1],
       sinceMs: TEST_NOW_MS,
     });
     expect(outcome).toMatchObject({ kind: 'SEALED', head: lineageHeadOf(record) });
@@ -85,12 +119,14 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
     ['payload', { payload: { other: 'content' } }],
     ['supersedes', { supersedes: { seq: 0, recordHash: 'a'.repeat(64) } }],
     ['authority', { authority: 'INFORMATIONAL_ONLY' as const }],
+    ['writer', { writer: signWriteSync(validWriteRequest(), STRANGER_WRITER, TEST_NOW_MS).writer }],
   ])(
     'reused id, other %s: the sealed record is not this write’s; its RESIDUAL_ID_REUSED rejection is returned once it appears',
     async (_, change) => {
-      const { store, records } = await sealedStore(2);
-      const request = { ...requestOf(records[1] as SealedRecord), ...change };
+      const { store, requests } = await signedStore(2);
+      const request = { ...(requests[1] as ResidualWriteRequest), ...change };
       const reuse = await signedRejection('residual-1', {
+        lineageId: SIGNED_LINEAGE_ID,
         stage: 'SEALER',
         reason: 'RESIDUAL_ID_REUSED',
         rejectedVariables: [],
@@ -102,7 +138,7 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
         sleep: async () => {
           if (++polls === 3) await store.recordRejection(reuse);
         },
-      }).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', { request, sinceMs: TEST_NOW_MS - 5_000 });
+      }).waitForOutcome(SIGNED_LINEAGE_ID, 'residual-1', { request, sinceMs: TEST_NOW_MS - 5_000 });
       expect(outcome).toMatchObject({ kind: 'REJECTED', rejection: reuse });
       expect(polls).toBe(3);
       expect(readRecord).toHaveBeenCalledTimes(1); // the other write's record is read and verified once
@@ -110,27 +146,28 @@ describe('ResealClient.waitForOutcome tied to one publish (request, sinceMs)', (
   );
 
   it('reused id with other content and no refusal yet: times out rather than report SEALED', async () => {
-    const { store, records } = await sealedStore(2);
-    const request = { ...requestOf(records[1] as SealedRecord), payload: { other: 'content' } };
+    const { store, requests } = await signedStore(2);
+    const request = { ...(requests[1] as ResidualWriteRequest), payload: { other: 'content' } };
     await expect(
-      client(store).waitForOutcome(TEST_LINEAGE_ID, 'residual-1', { request, timeoutMs: 1000 }),
+      client(store).waitForOutcome(SIGNED_LINEAGE_ID, 'residual-1', { request, timeoutMs: 1000 }),
     ).rejects.toBeInstanceOf(TimeoutError);
   });
 
   it('refusals recorded before sinceMs belong to earlier attempts: ignored, and the later seal is returned', async () => {
     const store = new InMemoryLineageStore();
-    const { records } = await buildChain(1);
+    const { records, requests } = await signedStore(1);
     const record = records[0] as SealedRecord;
-    await store.recordRejection(await signedRejection('residual-0', { atMs: TEST_NOW_MS - 3_600_000 }));
+    const lineageId = SIGNED_LINEAGE_ID;
+    await store.recordRejection(await signedRejection('residual-0', { lineageId, atMs: TEST_NOW_MS - 3_600_000 }));
     await store.recordConflict(
-      await signedConflict('residual-0', { reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 60_000 }),
+      await signedConflict('residual-0', { lineageId, reason: 'LINEAGE_INCONSISTENT', atMs: TEST_NOW_MS - 60_000 }),
     );
     let polls = 0;
     const outcome = await client(store, {
       sleep: async () => {
         if (++polls === 2) await appendSealed(store, [record]);
       },
-    }).waitForOutcome(TEST_LINEAGE_ID, 'residual-0', { request: requestOf(record), sinceMs: TEST_NOW_MS - 5_000 });
+    }).waitForOutcome(lineageId, 'residual-0', { request: requests[0], sinceMs: TEST_NOW_MS - 5_000 });
     expect(outcome).toMatchObject({ kind: 'SEALED', head: lineageHeadOf(record) });
     // A refusal at or after sinceMs is this publish's.
     const fresh = await signedRejection('r-new', { atMs: TEST_NOW_MS });
@@ -289,13 +326,21 @@ describe('ResealClient.waitForOutcome: refusals count only when signed by the fu
     client(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 2_000, ...(request ? { request } : {}) });
 
   it('docs/verifiable-log.md "Recall" cost: a forged rejection item for a write that was sealed does not make it REJECTED', async () => {
-    const { store, records } = await sealedStore(2);
+    const { store, requests } = await signedStore(2);
+    const lineageId = SIGNED_LINEAGE_ID;
     // Table write access, no KMS: an unsigned rejection, and one signed by a forger's key.
-    await store.recordRejection(staleRejection('residual-1', { atMs: TEST_NOW_MS + 60_000 }));
+    await store.recordRejection(staleRejection('residual-1', { lineageId, atMs: TEST_NOW_MS + 60_000 }));
     await store.recordRejection(
-      await signedRejection('residual-1', { atMs: TEST_NOW_MS + 60_001, messageId: 'm-forged' }, forgerLogSigner()),
+      await signedRejection(
+        'residual-1',
+        { lineageId, atMs: TEST_NOW_MS + 60_001, messageId: 'm-forged' },
+        forgerLogSigner(),
+      ),
     );
-    const outcome = await timed(store, 'residual-1', requestOf(records[1] as SealedRecord));
+    const outcome = await client(store).waitForOutcome(lineageId, 'residual-1', {
+      timeoutMs: 2_000,
+      request: requests[1],
+    });
     expect(outcome.kind).toBe('SEALED');
   });
 

@@ -302,7 +302,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
         if (!request) break;
         const earlier = sealedBy.get(key(request.request.lineageId, request.request.residualId));
         expect(earlier).toBeDefined();
-        if (earlier) expect(differingWriteContent(request.request, earlier.header)).toEqual([]);
+        if (earlier) expect(differingWriteContent(request.request, earlier)).toEqual([]);
         expect(rejections).toHaveLength(0);
         expect(conflicts).toHaveLength(0);
         break;
@@ -365,7 +365,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
             if (!request) break;
             const earlier = sealedBy.get(key(request.request.lineageId, request.request.residualId));
             expect(earlier).toBeDefined();
-            if (earlier) expect(differingWriteContent(request.request, earlier.header).length).toBeGreaterThan(0);
+            if (earlier) expect(differingWriteContent(request.request, earlier).length).toBeGreaterThan(0);
             break;
           }
           case RejectionReason.WRITER_SIGNATURE_INVALID: {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_LINEAGE_LABEL_LENGTH } from '../../../../shared/authorship/lineage-policy';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HeaderTooLargeError, InvalidInputError } from '../../../../shared/errors';
+import { markValidated } from '../../../../shared/schemas/validated';
 import {
   genesisParentHash,
   headerBytes,
@@ -11,8 +13,13 @@ import {
   recordHashOf,
   variablesDigest,
 } from '../../../../shared/seal/record-header';
+import { sealValidated } from '../../../../shared/seal/residual-sealer';
+import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
-import { buildChain, testReceiptVariable, testVariable } from '../../../helpers/seal-factories';
+import { manifestDigest } from '../../../../shared/triage/manifest-digest';
+import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
+import { buildChain, testAnchor, testReceiptVariable, testVariable } from '../../../helpers/seal-factories';
+import { signWriteSync, testLineageId, testWriter } from '../../../helpers/writer-factories';
 
 const sha256 = (tag: string, text: string) =>
   createHash('sha256')
@@ -117,6 +124,45 @@ describe('headerBytes and recordHashOf', () => {
     expect(bytes).toBeLessThanOrEqual(MAX_HEADER_BYTES);
     // Room left for a future field or two; a failing bound here means the layout grew too much.
     expect(MAX_HEADER_BYTES - bytes).toBeGreaterThan(256);
+  });
+
+  it('docs/authorship.md "Record format 2": a maximal format-2 header, from a writer whose key id is a 2,048-character KMS ARN, is 3,654 bytes of the 4,096-byte MAC budget', async () => {
+    // Real seal of a signed write: every identifier at its longest, the writer's and the MAC's key
+    // ids 2,048-character KMS ARNs (KMS KeyId is at most 2,048 ASCII characters).
+    const kmsArn = (prefix: string) => `arn:aws:kms:eu-west-1:123456789012:key/${prefix}`.padEnd(2048, 'k');
+    const writer = testWriter(kmsArn('writer-'), 0x40);
+    const policy = { v: 1 as const, writers: [{ keyId: writer.keyId, publicKey: writer.publicKey }], recoveryKeys: [] };
+    const id = (c: string) => c + 'x'.repeat(199); // Identifier: at most 200 characters
+    const lineageId = testLineageId('L'.repeat(MAX_LINEAGE_LABEL_LENGTH), policy);
+    const request = signWriteSync(
+      {
+        ...validWriteRequest({ residualId: id('R'), lineageId, sessionId: id('S'), policy }),
+        generationEpoch: Number.MAX_SAFE_INTEGER,
+        authority: 'HISTORICAL_ATTRIBUTION',
+      },
+      writer,
+      FACTORY_NOW_MS,
+    );
+    const digests = { payloadHash: payloadHash(request.payload), manifestDigest: manifestDigest(request.manifest) };
+    const sealInput = sealInputOfWrite(markValidated(request), 'a'.repeat(64), digests, 'x'.repeat(512));
+    const record = await sealValidated(sealInput, null, testAnchor({ keyId: kmsArn('mac-') }), FACTORY_NOW_MS);
+    // Numbers at 2^53 − 1 and a supersedes: fields a later record of the same writer may hold.
+    const maximal: RecordHeader = {
+      ...record.header,
+      monotonicSequenceNumber: Number.MAX_SAFE_INTEGER,
+      sealedAtMs: Number.MAX_SAFE_INTEGER,
+      supersedes: { seq: Number.MAX_SAFE_INTEGER - 1, recordHash: 'f'.repeat(64) },
+    };
+    expect(maximal.formatVersion).toBe(2);
+    expect([maximal.lineageId, maximal.residualId, maximal.sessionId].map((s) => s.length)).toEqual([200, 200, 200]);
+    expect([record.writer?.keyId.length, maximal.keyId.length]).toEqual([2048, 2048]);
+    const text = new TextDecoder().decode(headerBytes(maximal));
+    // The writer (its 2,048-character key id, key, signature, sender id) is bound by digest, not inlined.
+    expect(text).not.toContain(writer.keyId);
+    expect(text).not.toContain(writer.publicKey);
+    const bytes = headerBytes(maximal).byteLength;
+    expect(bytes).toBe(3654); // the figure docs/authorship.md states
+    expect(MAX_HEADER_BYTES - bytes).toBeGreaterThanOrEqual(256);
   });
 
   it('byte layouts (docs/sealing.md): the MAC message is the RFC 8785 text of the header', async () => {
