@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -25,6 +25,7 @@ from .strict_json import parse_strict_json
 __all__ = [
     "Item",
     "LineageKeys",
+    "LineageTableReader",
     "StoredLogHead",
     "conflict_of",
     "location_of",
@@ -32,6 +33,7 @@ __all__ = [
     "node_seq",
     "nodes_of",
     "record_of",
+    "record_seq_of",
     "rejection_of",
     "triage_report_of",
 ]
@@ -301,3 +303,139 @@ def triage_report_of(item: Item | None) -> Any:
         return None
     value = _parse(text)
     return text if value is _ABSENT else value
+
+
+def record_seq_of(sort_key: str | None) -> int | None:
+    """The seq of a well-formed record sort key (``RECORD#`` and 16 digits), else ``None``."""
+    if sort_key is None or re.fullmatch(r"RECORD#[0-9]{16}", sort_key) is None:
+        return None
+    seq = int(sort_key[len("RECORD#") :])
+    return seq if is_safe_int(seq) else None
+
+
+def _s(text: str) -> dict[str, str]:
+    return {"S": text}
+
+
+class LineageTableReader:
+    """The client's reads of the lineage table, over a boto3 DynamoDB client (``boto3.client("dynamodb")``
+    or anything with its ``get_item``, ``query`` and ``batch_get_item``). Every read is strongly
+    consistent and returns what the table holds, unverified."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def _get(self, pk: str, sk: str) -> Item | None:
+        out = self._client.get_item(TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=True)
+        item = out.get("Item")
+        return item if isinstance(item, Mapping) else None
+
+    def _query_all(self, **query: Any) -> list[Item]:
+        items: list[Item] = []
+        start: Any = None
+        while True:
+            out = self._client.query(
+                TableName=self._table, ConsistentRead=True, **query, **({"ExclusiveStartKey": start} if start else {})
+            )
+            items.extend(out.get("Items", []))
+            start = out.get("LastEvaluatedKey")
+            if not start:
+                return items
+
+    def log_head(self, lineage_id: str) -> StoredLogHead | None:
+        """The head item: the lineage's latest signed checkpoint and its claims."""
+        return log_head_of(lineage_id, self._get(LineageKeys.lineage(lineage_id), LineageKeys.HEAD))
+
+    def last_record_seq(self, lineage_id: str) -> int | None:
+        """The seq of the last record item, skipping junk keys between the well-formed ones."""
+        start: Any = None
+        limit = 1
+        while True:
+            out = self._client.query(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": _s(LineageKeys.lineage(lineage_id)),
+                    ":first": _s(LineageKeys.record(0)),
+                    ":last": _s(LineageKeys.record(2**53 - 1)),
+                },
+                ProjectionExpression="pk, sk",
+                ScanIndexForward=False,
+                Limit=limit,
+                ConsistentRead=True,
+                **({"ExclusiveStartKey": start} if start else {}),
+            )
+            for item in out.get("Items", []):
+                seq = record_seq_of(read_string(item, "sk"))
+                if seq is not None:
+                    return seq
+            start = out.get("LastEvaluatedKey")
+            limit = 100
+            if not start:
+                return None
+
+    def read_record(self, lineage_id: str, seq: int) -> Any:
+        """The stored record at ``seq`` (see :func:`record_of`), or ``None`` when there is no item."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
+        return None if item is None else record_of(item)
+
+    def read_nodes(self, lineage_id: str, refs: Sequence[tuple[int, int]]) -> list[str | None]:
+        """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it."""
+        seqs = sorted({node_seq(level, index) for level, index in refs})
+        by_seq: dict[int, list[Any] | None] = {}
+        for i in range(0, len(seqs), 100):
+            keys: list[Any] = [
+                {"pk": _s(LineageKeys.lineage(lineage_id)), "sk": _s(LineageKeys.record(s))} for s in seqs[i : i + 100]
+            ]
+            while keys:
+                out = self._client.batch_get_item(
+                    RequestItems={
+                        self._table: {
+                            "Keys": keys,
+                            "ProjectionExpression": "sk, #nodes",
+                            "ExpressionAttributeNames": {"#nodes": "nodes"},
+                            "ConsistentRead": True,
+                        }
+                    }
+                )
+                for item in out.get("Responses", {}).get(self._table, []):
+                    seq = record_seq_of(read_string(item, "sk"))
+                    if seq is not None:
+                        by_seq[seq] = nodes_of(item)
+                keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+        hashes: list[str | None] = []
+        for level, index in refs:
+            nodes = by_seq.get(node_seq(level, index))
+            value = nodes[level] if nodes is not None and level < len(nodes) else None
+            hashes.append(value if type(value) is str else None)
+        return hashes
+
+    def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any] | None:
+        """The residual-id marker as ``{lineageId, seq}``, or ``None``."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id))
+        return None if item is None else location_of(item)
+
+    def triage_report(self, lineage_id: str, request_id: str) -> Any:
+        """The stored triage report of a recall (see :func:`triage_report_of`)."""
+        return triage_report_of(self._get(LineageKeys.triage(lineage_id), request_id))
+
+    def rejections(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+        """The rejections of one write, oldest first."""
+        items = self._query_all(
+            KeyConditionExpression="pk = :pk",
+            FilterExpression="residualId = :residualId",
+            ExpressionAttributeValues={":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)},
+        )
+        return sorted((rejection_of(lineage_id, i) for i in items), key=lambda r: (r["atMs"], r["messageId"]))
+
+    def conflicts(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+        """The conflicts of one write, oldest first."""
+        items = self._query_all(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": _s(LineageKeys.lineage(lineage_id)),
+                ":prefix": _s(LineageKeys.conflicts_of(residual_id)),
+            },
+        )
+        return sorted((conflict_of(lineage_id, i) for i in items), key=lambda c: (c["atMs"], c["messageId"]))
