@@ -172,6 +172,7 @@ from .witness import (
     quorum_met,
     verify_cosignature,
 )
+from .write_request import write_request
 from .writer_key import WriterKey
 
 __version__ = "0.1.0"
@@ -340,6 +341,7 @@ __all__ = [
     "RecallResult",
     "PUBLISH_CLOCK_SKEW_MS",
     "WriterKey",
+    "write_request",
     "PinnedStack",
     "StackOutputs",
     "read_stack_pin",

@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_private_key
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+)
 
 from .authorship import request_signing_digest
 from .errors import InputIssue, InvalidInputError
@@ -44,14 +50,27 @@ class WriterKey:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> WriterKey:
-        """The key of a PEM file, recorded under the file's base name without ``.pem`` (as the
-        TypeScript client's ``writerKeyFile`` names it).
+        """The key kept in a PEM file, recorded under the file's base name without ``.pem`` (as the
+        TypeScript client's ``writerKeyFile``): read when the file exists, else made and written
+        there (mode 0600, its directory created; a key another process wrote first is read).
 
         :raises InvalidInputError: when the file holds no PKCS #8 PEM Ed25519 private key
         :raises OSError: when the file cannot be read
         """
         file = Path(path)
-        return cls.from_pem(re.sub(r"\.pem$", "", file.name, flags=re.IGNORECASE) or "writer", file.read_bytes())
+        key_id = re.sub(r"\.pem$", "", file.name, flags=re.IGNORECASE) or "writer"
+        if not file.exists():
+            key = Ed25519PrivateKey.generate()
+            pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+            file.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                return cls.from_pem(key_id, file.read_bytes())
+            with os.fdopen(fd, "wb") as out:
+                out.write(pem)
+            return cls(key_id, key)
+        return cls.from_pem(key_id, file.read_bytes())
 
     def policy(self) -> dict[str, Any]:
         """The sole-writer lineage policy of this key (docs/authorship.md, "Self-certifying lineage ids")."""
