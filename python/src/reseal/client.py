@@ -382,6 +382,8 @@ class ResealClient:
                     V.UNVERIFIED_TAMPER_RISK,
                     "the answer carries no consistency proof from the trusted one",
                 )
+            if consistency is not None and not isinstance(consistency, dict):
+                return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the answer's consistency proof is malformed")
             hashes = [] if consistency is None else consistency.get("proof", [])
             checked = check_consistency(trusted, latest, hashes if type(hashes) is list else ["malformed"])
             if checked.verdict != V.VERIFIED_INTACT:
