@@ -1,6 +1,7 @@
 import {
   type AttributeValue,
   BatchGetItemCommand,
+  PutItemCommand,
   QueryCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -22,14 +23,18 @@ import {
   type Item,
   itemOf,
   locationOf,
+  manifestItem,
+  manifestOf,
   markerItem,
   readJson,
   readString,
   recordItem,
   recordOf,
+  sharedManifestDigestOf,
+  withSharedManifest,
 } from './dynamodb-item-codec';
 import type { LineageTable } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
 
 /** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
 export type ChainStore = Pick<
@@ -50,6 +55,9 @@ export const AppendAction = {
 /** Keys per `BatchGetItem` call (the DynamoDB limit). */
 const BATCH_GET_LIMIT = 100;
 
+/** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
+const MANIFEST_CACHE_LIMIT = 10_000;
+
 /** Waits before retrying unprocessed keys: exponential with full jitter, at most 1 s. */
 function backoff(attempt: number): Promise<void> {
   const ms = Math.random() * Math.min(1000, 25 * 2 ** attempt);
@@ -66,8 +74,9 @@ function recordSeqOf(sk: string | undefined): number | null {
 /**
  * The chain of each lineage in the table (docs/pipeline.md, "Data layout", "Append").
  *
- * `appendEntries` is one `TransactWriteItems`: the head first, then per record its item and its
- * residual-id marker ({@link AppendAction}):
+ * `appendEntries` first puts each manifest of the batch it has not put since it was made, in its
+ * content-addressed item (docs/sealing.md, "Stored items"), then makes one `TransactWriteItems`:
+ * the head first, then per record its item and its residual-id marker ({@link AppendAction}):
  * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still the expected one (seq,
  *   record hash and epoch as read; the sealer fenced the epoch against its authenticated tip);
  * - each record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent, with the tree nodes it completes;
@@ -81,6 +90,8 @@ function recordSeqOf(sk: string | undefined): number | null {
  */
 export class DynamoDBChainStore implements ChainStore {
   readonly #table: LineageTable;
+  /** Digests of the manifest items this store has put (a warm sealer writes each manifest once). */
+  readonly #manifestsPut = new Set<string>();
 
   constructor(table: LineageTable) {
     this.#table = table;
@@ -143,6 +154,7 @@ export class DynamoDBChainStore implements ChainStore {
     const { lineageId, entries, expectedHead } = batch;
     const last = entries.at(-1)?.record;
     if (!last) throw new Error('appendEntries: no entries');
+    await this.#storeManifests(entries);
     const { tableName } = this.#table;
     // The head as read, unchanged (seq, record hash and epoch): any change since is a race. The
     // epoch is not fenced here: the sealer fences against its authenticated tip (the signed head
@@ -215,35 +227,95 @@ export class DynamoDBChainStore implements ChainStore {
     return error;
   }
 
-  async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+  /**
+   * Puts the manifest item of each distinct manifest of `entries` that this store has not put
+   * before, outside the append's transaction: content-addressed, so an item left by an append that
+   * then fails is the same bytes any later append needs. The condition writes it when absent or
+   * when its bytes differ (an item the table writer planted or edited is put back), and leaves an
+   * identical one alone; a failed condition is that identical item, never an error.
+   */
+  async #storeManifests(entries: AppendBatch['entries']): Promise<void> {
     const { client, tableName } = this.#table;
-    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
-    const nodesBySeq = new Map<number, unknown>();
-    for (let i = 0; i < seqs.length; i += BATCH_GET_LIMIT) {
-      let keys: Item[] = seqs
-        .slice(i, i + BATCH_GET_LIMIT)
-        .map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) }));
+    for (const { record } of entries) {
+      const digest = record.header.manifestDigest;
+      if (this.#manifestsPut.has(digest)) continue;
+      const item = manifestItem(record);
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(pk) OR #manifest <> :manifest',
+            ExpressionAttributeNames: { '#manifest': 'manifest' },
+            ExpressionAttributeValues: { ':manifest': item.manifest as AttributeValue },
+          }),
+        );
+      } catch (error) {
+        if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+      }
+      if (this.#manifestsPut.size >= MANIFEST_CACHE_LIMIT) this.#manifestsPut.clear();
+      this.#manifestsPut.add(digest);
+    }
+  }
+
+  /**
+   * `stored` records with the manifests of their shared items put back ({@link withSharedManifest}),
+   * read with `BatchGetItem` (each distinct digest once). Unverified, like the records.
+   */
+  async #withManifests(stored: readonly unknown[]): Promise<unknown[]> {
+    const digests = [...new Set(stored.map(sharedManifestDigestOf).filter((d): d is string => d !== undefined))];
+    if (digests.length === 0) return [...stored];
+    const manifests = new Map<string, unknown>();
+    const items = await this.#batchGet(
+      digests.map((digest) => itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk })),
+    );
+    for (const item of items) {
+      const pk = readString(item, 'pk') ?? '';
+      const manifest = manifestOf(item);
+      if (manifest !== undefined) manifests.set(pk.slice(MANIFEST_KEY_PREFIX.length), manifest);
+    }
+    return stored.map((record) => withSharedManifest(record, manifests));
+  }
+
+  /** Every item of `keys` present in the table (consistent reads, all batches, unprocessed keys retried). */
+  async #batchGet(allKeys: readonly Item[], projection?: { expression: string; names: Record<string, string> }) {
+    const { client, tableName } = this.#table;
+    const found: Item[] = [];
+    for (let i = 0; i < allKeys.length; i += BATCH_GET_LIMIT) {
+      let keys: Item[] = allKeys.slice(i, i + BATCH_GET_LIMIT);
       for (let attempt = 0; keys.length > 0; attempt++) {
         const out = await client.send(
           new BatchGetItemCommand({
             RequestItems: {
               [tableName]: {
                 Keys: keys,
-                ProjectionExpression: 'sk, #nodes',
-                ExpressionAttributeNames: { '#nodes': 'nodes' },
                 ConsistentRead: true,
+                ...(projection
+                  ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+                  : {}),
               },
             },
           }),
         );
-        for (const item of out.Responses?.[tableName] ?? []) {
-          const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
-          nodesBySeq.set(seq, readJson<unknown>(item, 'nodes', null));
-        }
+        found.push(...(out.Responses?.[tableName] ?? []));
         keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
         if (keys.length > 0) await backoff(attempt);
       }
+    }
+    return found;
+  }
+
+  async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
+    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
+    const nodesBySeq = new Map<number, unknown>();
+    const items = await this.#batchGet(
+      seqs.map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) })),
+      { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
+    );
+    for (const item of items) {
+      const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
+      nodesBySeq.set(seq, readJson<unknown>(item, 'nodes', null));
     }
     return refs.map((ref) => {
       const nodes = nodesBySeq.get(seqOf(ref));
@@ -254,7 +326,9 @@ export class DynamoDBChainStore implements ChainStore {
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
     const item = await this.#table.get(Keys.lineage(lineageId), Keys.record(seq));
-    return item ? recordOf(item) : null;
+    if (!item) return null;
+    const [record] = await this.#withManifests([recordOf(item)]);
+    return record;
   }
 
   async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
@@ -271,6 +345,6 @@ export class DynamoDBChainStore implements ChainStore {
         ':to': Keys.record(toSeq),
       }),
     });
-    return items.map(recordOf);
+    return this.#withManifests(items.map(recordOf));
   }
 }

@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative, marshall } from '@aws-sdk/util-dynamodb';
 import { z } from 'zod';
@@ -13,9 +14,10 @@ import { Keys } from './dynamodb-table-keys';
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
  * own `marshall` / `convertToNative` (`@aws-sdk/util-dynamodb`).
  *
- * Writing: plain objects of strings and numbers, marshalled in their key order, so the bytes on
- * the wire are the ones hand-built `{ S }` / `{ N }` values gave. JSON-valued attributes are
- * stored as strings (canonical JSON for records and headers), never as maps.
+ * Writing: plain objects of strings, numbers and bytes, marshalled in their key order, so the
+ * bytes on the wire are the ones hand-built `{ S }` / `{ N }` / `{ B }` values gave. JSON-valued
+ * attributes are stored as strings (canonical JSON for records and headers), never as maps; the
+ * one binary attribute is a manifest item's gzip-compressed manifest.
  *
  * Reading: the table is not trusted (the table writer of the threat model can put any attribute
  * of any type). Each attribute is read as an own property of the item and converted by the SDK,
@@ -30,7 +32,7 @@ import { Keys } from './dynamodb-table-keys';
 export type Item = Record<string, AttributeValue>;
 
 /** Native attribute values the table's items are built of (optional ones may be `undefined`: left out). */
-type Attributes = Record<string, string | number | undefined>;
+type Attributes = Record<string, string | number | Uint8Array | undefined>;
 
 /** `attributes` as a DynamoDB item; `undefined` values are left out. */
 export function itemOf(attributes: Attributes): Item {
@@ -53,6 +55,12 @@ function attribute(item: Item | undefined, name: string): unknown {
 export function readString(item: Item | undefined, name: string): string | undefined {
   const value = attribute(item, name);
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Binary attribute `name`, or `undefined` when absent or of another type. */
+export function readBinary(item: Item | undefined, name: string): Uint8Array | undefined {
+  const value = attribute(item, name);
+  return value instanceof Uint8Array ? value : undefined;
 }
 
 /** Number attribute `name` (`Number` of its text), or `undefined` when absent or of another type. */
@@ -101,18 +109,89 @@ export function headItem(batch: AppendBatch, last: SealedRecord): Item {
   });
 }
 
-/** The record item of a log entry: the record as canonical JSON, with the tree nodes it completes. */
+/**
+ * The record item of a log entry: the record as canonical JSON without its manifest, which is
+ * stored once in the manifest item its header names ({@link manifestItem}), with the tree nodes it
+ * completes (docs/pipeline.md, "Data layout").
+ */
 export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item {
   const seq = record.header.monotonicSequenceNumber;
+  const { manifest: _stored, ...withoutManifest } = record;
   return itemOf({
     pk: Keys.lineage(lineageId),
     sk: Keys.record(seq),
-    record: canonicalJson(record),
-    seq,
-    residualId: record.header.residualId,
-    recordHash: record.recordHash,
+    record: canonicalJson(withoutManifest),
     nodes: JSON.stringify(nodes),
   });
+}
+
+/**
+ * The content-addressed item of a record's manifest: keyed by the digest its header names, the
+ * manifest's canonical JSON gzip-compressed in binary attribute `manifest` (its baseline hashes
+ * are hex text, about half of which gzip takes back). Every record naming that digest shares it;
+ * the reader reattaches it and the verifier recomputes the digest (docs/sealing.md, "Stored items").
+ */
+export function manifestItem(record: SealedRecord): Item {
+  return itemOf({
+    pk: Keys.manifest(record.header.manifestDigest),
+    sk: Keys.manifestSk,
+    manifest: gzipSync(canonicalJson(record.manifest)),
+  });
+}
+
+/**
+ * Most bytes a stored manifest may inflate to: a manifest item holds at most 400 KB compressed,
+ * and this bounds what a planted one (a "zip bomb") can make a reader allocate.
+ */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The stored manifest of a manifest item: the parsed JSON; the text when it does not parse, or
+ * `null` when the attribute is not binary, not gzip, or inflates past {@link MAX_MANIFEST_BYTES}
+ * (either way the verifier refuses the record); `undefined` when the item has no `manifest`.
+ */
+export function manifestOf(item: Item): unknown {
+  if (attribute(item, 'manifest') === undefined) return undefined;
+  const bytes = readBinary(item, 'manifest');
+  let text: string;
+  try {
+    if (!bytes) return null;
+    text = gunzipSync(bytes, { maxOutputLength: MAX_MANIFEST_BYTES }).toString('utf8');
+  } catch {
+    return null;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const HEX_DIGEST = /^[0-9a-f]{64}$/;
+
+/**
+ * The manifest digest a stored record names when its item carries no manifest of its own (the
+ * content-addressed layout), else `undefined`: a format-1 item, which embeds its manifest, or a
+ * record too malformed to name a well-formed digest (the verifier refuses it as it stands).
+ */
+export function sharedManifestDigestOf(stored: unknown): string | undefined {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return undefined;
+  if (Object.hasOwn(stored, 'manifest')) return undefined;
+  const header = (stored as { header?: unknown }).header;
+  if (header === null || typeof header !== 'object') return undefined;
+  const digest = (header as { manifestDigest?: unknown }).manifestDigest;
+  return typeof digest === 'string' && HEX_DIGEST.test(digest) ? digest : undefined;
+}
+
+/**
+ * `stored` with the manifest of its shared item put back, as the record was sealed; unchanged when
+ * it embeds one, names none, or its manifest item is missing (the record then fails the strict
+ * record schema: tampering, never a pass).
+ */
+export function withSharedManifest(stored: unknown, manifests: ReadonlyMap<string, unknown>): unknown {
+  const digest = sharedManifestDigestOf(stored);
+  if (digest === undefined || !manifests.has(digest)) return stored;
+  return { ...(stored as object), manifest: manifests.get(digest) };
 }
 
 /** The residual-id marker of a log entry (idempotency, per lineage). */

@@ -10,6 +10,15 @@ export const LINEAGE_KEY_PREFIX = 'LINEAGE#';
 export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
 /** Partition prefix of the rejection records (`REJECTION#<lineageId>`). */
 export const REJECTION_KEY_PREFIX = 'REJECTION#';
+/**
+ * Partition prefix of the content-addressed manifests (`MANIFEST#<manifestDigest>`): one item per
+ * distinct manifest, shared by every record (of any lineage) whose header names that digest.
+ */
+export const MANIFEST_KEY_PREFIX = 'MANIFEST#';
+/** Partition prefix of the deployment log's items (`DEPLOYMENT#log`) and evidence (`DEPLOYMENT#evidence`). */
+export const DEPLOYMENT_KEY_PREFIX = 'DEPLOYMENT#';
+/** Partition prefix of the verifiable index's nodes (`INDEX#<64 hex>`, content-addressed). */
+export const INDEX_NODE_KEY_PREFIX = 'INDEX#';
 /** Sort-key prefix of every record (`begins_with` for the last record). */
 export const RECORD_SK_PREFIX = 'RECORD#';
 /** Sort-key prefix of the conflict records in a lineage's partition. */
@@ -41,4 +50,15 @@ export const Keys = {
   rejection: (lineageId: string | null) => `${REJECTION_KEY_PREFIX}${lineageId ?? UNPARSED_LINEAGE}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
   triage: (lineageId: string) => `${TRIAGE_REPORT_KEY_PREFIX}${lineageId}`,
+  /** The item of a manifest, keyed by its digest (a record header's `manifestDigest`). */
+  manifest: (digest: string) => `${MANIFEST_KEY_PREFIX}${digest}`,
+  manifestSk: 'MANIFEST',
+  /** The deployment log's head and leaves (docs/deployment-log.md, "Storage"). */
+  deploymentLog: `${DEPLOYMENT_KEY_PREFIX}log`,
+  /** `LEAF#` and the leaf index in 16 digits. */
+  deploymentLeaf: (index: number) => `LEAF#${String(index).padStart(16, '0')}`,
+  deploymentEvidence: `${DEPLOYMENT_KEY_PREFIX}evidence`,
+  /** One index node under its hash (hex). */
+  indexNode: (hashHex: string) => `${INDEX_NODE_KEY_PREFIX}${hashHex}`,
+  indexNodeSk: 'NODE',
 } as const;

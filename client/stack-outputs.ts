@@ -37,6 +37,11 @@ export interface StackOutputs {
   readonly GuardFunctionName: string;
   readonly SealerFunctionName: string;
   readonly TriageFunctionName: string;
+  /** The remote MCP endpoint, `https://<McpApiId>.execute-api.<region>.amazonaws.com/mcp` (docs/mcp.md, "Remote MCP"). */
+  readonly McpUrl: string;
+  /** The HTTP API serving {@link StackOutputs.McpUrl}. */
+  readonly McpApiId: string;
+  readonly McpFunctionName: string;
 }
 
 /** Every key of {@link StackOutputs}. */
@@ -59,6 +64,9 @@ export const STACK_OUTPUT_KEYS = [
   'GuardFunctionName',
   'SealerFunctionName',
   'TriageFunctionName',
+  'McpUrl',
+  'McpApiId',
+  'McpFunctionName',
 ] as const satisfies readonly (keyof StackOutputs)[];
 
 /**

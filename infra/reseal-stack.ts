@@ -6,6 +6,7 @@ import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
 import { LineageStore } from './constructs/lineage-store';
+import { McpApi } from './constructs/mcp-api';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
 import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
@@ -28,7 +29,24 @@ export interface ResealStackProps extends StackProps {
   readonly endpointOverride?: string;
   /** Oldest freshness receipt the guard accepts (the sealer re-checks with the same value). @default DEFAULT_MAX_RECEIPT_AGE_SECONDS (900 s, shared/guard/policy.ts) */
   readonly maxReceiptAgeSeconds?: number;
+  /**
+   * The integration interval, whole seconds: the integration queue's batching window
+   * (docs/deployment-log.md, "Freshness window and interval"). @default DEFAULT_INTEGRATION_INTERVAL_SECONDS (2)
+   */
+  readonly integrationIntervalSeconds?: number;
+  /**
+   * The witness the integrator submits deployment checkpoints to, with the policy a checkpoint
+   * must meet to be published (docs/witness.md, "Deploy order"). @default none: published unwitnessed
+   */
+  readonly witness?: { readonly url: string; readonly policy: string; readonly maxAgeSeconds?: number };
 }
+
+/** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"). */
+export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = 2;
+/** The default maximum age of cosignatures, seconds (docs/deployment-log.md). */
+export const DEFAULT_WITNESS_MAX_AGE_SECONDS = 180;
+/** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
+export const INTEGRATION_BATCH_SIZE = 500;
 
 /**
  * Reseal: agents send residual writes to SQS → guard → FIFO seal requests → sealer (KMS HMAC,
@@ -86,6 +104,50 @@ export class ResealStack extends Stack {
     logKey.grantSign(sealer.consumer.fn);
     bus.grantPutEventsTo(sealer.consumer.fn);
 
+    // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
+    // integration per batching window, one log-key signature per integration.
+    const interval = props.integrationIntervalSeconds ?? DEFAULT_INTEGRATION_INTERVAL_SECONDS;
+    if (!Number.isSafeInteger(interval) || interval < 1 || interval > 300) {
+      throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
+    }
+    const integrator = new QueueConsumer(this, 'Integration', {
+      name: 'integration',
+      fifo: false,
+      batchSize: INTEGRATION_BATCH_SIZE,
+      maxBatchingWindow: Duration.seconds(interval),
+      function: {
+        ...common,
+        entry: 'functions/integrator/handler.ts',
+        serviceName: 'reseal-integrator',
+        description: 'Integrates sealed runs into the verifiable index and signs one deployment checkpoint',
+        environment: {
+          TABLE_NAME: store.table.tableName,
+          LOG_NAME: logNameOf(this.stackName),
+          LOG_KEY_ID: logKey.key.keyArn,
+          WITNESS_URL: props.witness?.url ?? '',
+          WITNESS_POLICY: props.witness?.policy ?? '',
+          WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
+        },
+        timeout: Duration.seconds(60),
+      },
+    });
+    store.grantRead(integrator.consumer.fn);
+    store.grantIntegrate(integrator.consumer.fn);
+    logKey.grantSign(integrator.consumer.fn);
+    sealer.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
+    integrator.queue.grantSendMessages(sealer.consumer.fn);
+    // Only the sealer may send notices: an explicit deny for every other principal.
+    integrator.queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'OnlyTheSealerMaySendNotices',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sqs:SendMessage'],
+        resources: [integrator.queue.queueArn],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': sealer.consumer.role.roleArn } },
+      }),
+    );
+
     const guard = new QueueConsumer(this, 'ResidualWrites', {
       name: 'residual-writes',
       fifo: false,
@@ -142,6 +204,25 @@ export class ResealStack extends Stack {
     bus.grantPutEventsTo(triage.fn);
     const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
 
+    // The remote MCP server (docs/mcp.md, "Remote MCP"): it reads the table and verifies MACs and
+    // signatures, sends the writes its callers signed to residual-writes and puts RecallRequested on
+    // the bus. It writes no item and signs nothing: it holds no writer key and no signing grant.
+    const mcp = new McpApi(this, 'RemoteMcp', {
+      ...common,
+      environment: {
+        ...shared,
+        RESIDUAL_WRITES_QUEUE_URL: guard.queue.queueUrl,
+        MAC_KEY_ID: store.macKey.keyArn,
+        LOG_KEY_ID: logKey.key.keyArn,
+        GUARD_KEY_ID: guardKey.key.keyArn,
+      },
+    });
+    store.grantVerify(mcp.function.fn);
+    logKey.grantPublicKey(mcp.function.fn);
+    guardKey.grantPublicKey(mcp.function.fn);
+    guard.queue.grantSendMessages(mcp.function.fn);
+    bus.grantPutEventsTo(mcp.function.fn);
+
     // Output names from client/stack-outputs.ts, where the code that reads them defines them: the
     // type makes this table name every output, and no other.
     const outputs: Record<keyof StackOutputs, [string, string]> = {
@@ -166,6 +247,9 @@ export class ResealStack extends Stack {
       GuardFunctionName: [guard.consumer.fn.functionName, 'Stale-state guard function'],
       SealerFunctionName: [sealer.consumer.fn.functionName, 'Sealer function'],
       TriageFunctionName: [triage.fn.functionName, 'Triage function'],
+      McpUrl: [mcp.url, 'Remote MCP endpoint (POST, SigV4 for execute-api; docs/mcp.md)'],
+      McpApiId: [mcp.api.apiId, 'HTTP API of the remote MCP server'],
+      McpFunctionName: [mcp.function.fn.functionName, 'Remote MCP function'],
     };
     for (const [name, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value, description });

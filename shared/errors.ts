@@ -587,3 +587,16 @@ export class IndexNodeMissingError extends ResealError {
     this.corrupt = corrupt;
   }
 }
+
+/**
+ * The deployment log's head item moved between the integrator's read and its conditional commit
+ * (another integration, or a table writer): the batch is retried on a fresh read
+ * (docs/deployment-log.md, "Integration", step 5). Retryable.
+ */
+export class DeploymentLogConflictError extends ResealError {
+  readonly retryable = true;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`deployment log: ${reason}`, options);
+    this.name = 'DeploymentLogConflictError';
+  }
+}

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { connectMcpDeps, mcpConfigFrom } from '../../mcp/config';
 import { serveStdio } from '../../mcp/server';
 import type { CommandContext } from '../context';
+import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 
 /** Options of `reseal mcp`. */
@@ -10,11 +11,14 @@ interface McpOptions {
   readonly outputsFile?: string;
   readonly checkpoints?: string;
   readonly config?: string;
+  readonly remote?: string;
 }
 
 /**
  * `reseal mcp`: serves the Reseal MCP server (docs/mcp.md) on stdio until the host closes
- * standard input. Standard output carries only JSON-RPC; the command prints nothing itself.
+ * standard input; with `--remote URL`, relays the host to the stack's remote MCP server instead
+ * (SigV4-signed Streamable HTTP; docs/mcp.md, "Remote MCP"). Standard output carries only
+ * JSON-RPC; the command prints nothing itself.
  */
 export function registerMcp(program: Command, ctx: CommandContext): void {
   program
@@ -29,7 +33,23 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .option('--outputs-file <OUTPUTS.json>', 'the stack outputs as a file instead (cdk deploy --outputs-file)')
     .option('--checkpoints <FILE.json>', 'where to keep the last verified checkpoint of each lineage')
     .option('--config <reseal.config.json>', 'snapshot providers (default: ./reseal.config.json when present)')
+    .option(
+      '--remote <URL>',
+      "relay to the stack's remote MCP server (its McpUrl output), signing each request with SigV4 (execute-api) with your AWS credentials",
+    )
     .action(async (options: McpOptions) => {
+      if (options.remote !== undefined) {
+        const local = (['stack', 'outputsFile', 'checkpoints', 'config'] as const).filter((o) => options[o]);
+        if (local.length > 0) {
+          throw new BadInputError(
+            `mcp --remote relays to the remote server, which has its own stack: drop ${local.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
+          );
+        }
+        const { remoteMcpUrl, runRemoteBridge } = await import('../remote-mcp');
+        await runRemoteBridge(remoteMcpUrl(options.remote), ctx.io.env);
+        ctx.exit(ExitCode.OK);
+        return;
+      }
       const config = mcpConfigFrom(
         ctx.io.env,
         {

@@ -19,6 +19,10 @@ export const MetricName = {
   TriageVerdict: 'TriageVerdict',
   /** triage: a RecallRequested event was not valid and was dropped after logging. */
   RecallInvalid: 'RecallInvalid',
+  /** integrator: one integration signed a new deployment checkpoint (dimension `published`). */
+  Integrated: 'Integrated',
+  /** integrator: a lineage was left out with evidence (dimension `kind`, docs/deployment-log.md "Evidence"). */
+  IntegrationEvidence: 'IntegrationEvidence',
 } as const;
 /** One of {@link MetricName}. */
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -8,8 +8,10 @@ import {
   StaleEpochError,
   StaleHeadError,
 } from '../../shared/errors';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
 import { RejectionReason } from '../../shared/pipeline/messages';
+import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import { ConflictReason as Conflict, type LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
@@ -35,6 +37,8 @@ export interface RunSealerDeps extends BackoffClock {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /** Tells the integrator of each sealed run (docs/deployment-log.md); absent: no integrator. */
+  readonly notifier?: IntegrationNotifier | null;
 }
 
 /** A write sealed on the tip, waiting for the append. */
@@ -131,6 +135,7 @@ export class RunSealer {
         throw error;
       }
       this.#log.remember(extension.state);
+      await this.#notify(extension.state, sealed);
       // The records are stored: their `ResidualSealed` events are independent, so they are sent together.
       const announced = await Promise.all(
         sealed.map(({ record }) => this.#outcomes.sealed(record, checkpoint, attempt)),
@@ -255,6 +260,42 @@ export class RunSealer {
       }
     }
     return { sealed, settled };
+  }
+
+  /**
+   * One notice per sealed run to the integrator (docs/deployment-log.md, "Sealed-run notices").
+   * The run is stored and signed whatever happens here: a notice that cannot be sent is logged,
+   * and the lineage's next notice makes the integrator read every record since its indexed head.
+   */
+  async #notify(state: LogState, sealed: readonly Sealed[]): Promise<void> {
+    const { notifier, logger, clock } = this.#deps;
+    if (!notifier || !state.tip) return;
+    const notice: SealedRunNotice = {
+      v: 1,
+      lineageId: state.lineageId,
+      head: {
+        treeSize: state.size,
+        rootHash: Buffer.from(state.rootHash).toString('hex'),
+        headRecordHash: state.tip.recordHash,
+        generationEpoch: state.tip.generationEpoch,
+        writerPolicyDigest: state.tip.policyDigest ?? null,
+      },
+      residuals: sealed.map(({ record }) => ({
+        residualId: record.header.residualId,
+        seq: record.header.monotonicSequenceNumber,
+        recordHash: record.recordHash,
+      })),
+      sealedAtMs: clock(),
+    };
+    try {
+      await notifier.notify(notice);
+    } catch (error) {
+      logger.error('the sealed-run notice could not be sent; the lineage is integrated at its next run', {
+        error,
+        lineageId: state.lineageId,
+        treeSize: state.size,
+      });
+    }
   }
 
   /** A message whose residual id was sealed earlier in the same run. */

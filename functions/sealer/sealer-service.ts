@@ -4,6 +4,7 @@ import { StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { RejectionReason } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
@@ -34,6 +35,8 @@ export interface SealerDeps {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /** Tells the integrator of each sealed run, one notice per run (docs/deployment-log.md); absent: none. */
+  readonly notifier?: IntegrationNotifier | null;
   /**
    * Waits between lost-race attempts (backoff with full jitter, {@link APPEND_RETRY_BASE_MS}), so
    * concurrent writers to one lineage spread out instead of colliding again. @default `setTimeout`
@@ -74,7 +77,8 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    records, nodes, markers and head written in one conditional transaction. A lost race
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
- * 5. `ResidualSealed` per record, carrying the signed checkpoint.
+ * 5. `ResidualSealed` per record, carrying the signed checkpoint; one notice per run to the
+ *    integrator when a notifier is configured (docs/deployment-log.md).
  *
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
  * failure, so the group's messages are retried in order and finally dead-lettered.

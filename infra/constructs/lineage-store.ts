@@ -5,7 +5,12 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 // The partition prefixes of triage reports (the only items the triage function may write) and of
 // rejection records (the only items the guard may write), from the code that writes the items.
-import { REJECTION_KEY_PREFIX, TRIAGE_REPORT_KEY_PREFIX } from '../../adapters/dynamodb-table-keys';
+import {
+  DEPLOYMENT_KEY_PREFIX,
+  INDEX_NODE_KEY_PREFIX,
+  REJECTION_KEY_PREFIX,
+  TRIAGE_REPORT_KEY_PREFIX,
+} from '../../adapters/dynamodb-table-keys';
 
 /** Props of {@link LineageStore}. */
 export interface LineageStoreProps {
@@ -75,6 +80,23 @@ export class LineageStore extends Construct {
   /** Guard: put items whose partition key starts with `REJECTION#` (dynamodb:LeadingKeys), nothing else. */
   grantRecordRejections(grantee: iam.IGrantable): void {
     this.grantPutWithLeadingKey(grantee, REJECTION_KEY_PREFIX);
+  }
+
+  /**
+   * Integrator: put and update the deployment log's items (`DEPLOYMENT#`) and put index nodes
+   * (`INDEX#`), singly, in transactions and in batches (dynamodb:LeadingKeys); no lineage item.
+   */
+  grantIntegrate(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': [`${DEPLOYMENT_KEY_PREFIX}*`, `${INDEX_NODE_KEY_PREFIX}*`],
+        },
+      },
+    });
   }
 
   private grantPutWithLeadingKey(grantee: iam.IGrantable, prefix: string): void {

@@ -32,6 +32,8 @@ export interface QueueConsumerProps {
   readonly maxReceiveCount?: number;
   /** Records per invocation. @default 10 */
   readonly batchSize?: number;
+  /** How long the event source gathers records before invoking (a standard queue only). @default none */
+  readonly maxBatchingWindow?: Duration;
 }
 
 /**
@@ -93,6 +95,7 @@ export class QueueConsumer extends Construct {
       new SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? 10,
         reportBatchItemFailures: true,
+        ...(props.maxBatchingWindow ? { maxBatchingWindow: props.maxBatchingWindow } : {}),
       }),
     );
 

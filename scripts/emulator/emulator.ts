@@ -18,7 +18,8 @@ const MINISTACK_BIN = join(EMULATOR_DIR, 'venv', 'bin', 'ministack');
 
 /**
  * Services the stack and `cdk bootstrap` / `cdk deploy` use, as MiniStack spells them
- * (`monitoring` is CloudWatch; `ecr` is in the bootstrap template).
+ * (`monitoring` is CloudWatch; `ecr` is in the bootstrap template; `apigateway` serves the HTTP
+ * API of the remote MCP server, v2 included).
  */
 export const EMULATOR_SERVICES = [
   'cloudformation',
@@ -34,6 +35,7 @@ export const EMULATOR_SERVICES = [
   'logs',
   'monitoring',
   'ecr',
+  'apigateway',
 ] as const;
 
 /** A running (or borrowed) endpoint. */

@@ -60,6 +60,8 @@ export const HashDomain = {
   BOUNDARY: 'reseal/v1/boundary',
   /** A lineage write policy (`policyDigest`); its first 32 hex characters end a self-certifying lineage id. */
   LINEAGE_POLICY: 'reseal/v1/lineage-policy',
+  /** A deployment-log leaf: one verifiable-index root, 32 raw bytes (docs/deployment-log.md, "Leaves"). */
+  DEPLOYMENT_LEAF: 'reseal/v1/deployment-leaf',
 } as const;
 
 /**

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 
-/** The three functions, by Powertools service name, and the handler file each runs (infra/reseal-stack.ts). */
+/** The functions, by Powertools service name, and the handler file each runs (infra/reseal-stack.ts). */
 export const HANDLER_FILES = {
   'reseal-guard': 'functions/guard/handler.ts',
   'reseal-sealer': 'functions/sealer/handler.ts',
   'reseal-triage': 'functions/triage/handler.ts',
+  'reseal-integrator': 'functions/integrator/handler.ts',
+  'reseal-mcp': 'functions/mcp/handler.ts',
 } as const;
 
 /** A Powertools service name of {@link HANDLER_FILES}. */

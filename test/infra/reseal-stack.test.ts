@@ -64,6 +64,15 @@ describe('ResealStack template', () => {
       ([, r]) => r.Type === 'AWS::SQS::Queue' && pattern.test(String(r.Properties?.QueueName ?? '')),
     );
 
+  /** Whether the role of `service` is granted sqs:SendMessage on the queue with logical id `queueId`. */
+  const sendsTo = (service: string, queueId: string) =>
+    statementsOf(service).some(
+      (st) => actionsOf(st).includes('sqs:SendMessage') && JSON.stringify(st.Resource).includes(`"${queueId}"`),
+    );
+  /** The logical id of the integration queue (a standard queue: a generated name). */
+  const integrationQueueId = () =>
+    Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::SQS::Queue' && /^IntegrationQueue/.test(id));
+
   beforeAll(() => {
     const stack = new ResealStack(new App({ context: synthContext }), 'ResealStack');
     template = Template.fromStack(stack);
@@ -104,23 +113,23 @@ describe('ResealStack template', () => {
 
   it('every queue sets the maximum message size (MAX_MESSAGE_SIZE_BYTES) and server-side encryption', () => {
     const queues = Object.values(resources).filter((q) => q.Type === 'AWS::SQS::Queue');
-    expect(queues).toHaveLength(5);
+    expect(queues).toHaveLength(7);
     for (const q of queues) {
       expect(q.Properties?.MaximumMessageSize).toBe(MAX_MESSAGE_SIZE_BYTES);
       expect(q.Properties?.SqsManagedSseEnabled).toBe(true);
     }
   });
 
-  it('both work queues have a redrive policy to their dead-letter queue', () => {
+  it('every work queue has a redrive policy to their dead-letter queue', () => {
     const withRedrive = Object.values(resources).filter(
       (q) => q.Type === 'AWS::SQS::Queue' && q.Properties?.RedrivePolicy !== undefined,
     );
-    expect(withRedrive).toHaveLength(2);
+    expect(withRedrive).toHaveLength(3);
   });
 
   it('each work queue visibility timeout is VISIBILITY_TO_TIMEOUT_RATIO times its consumer timeout', () => {
     const mappings = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(2);
+    expect(mappings).toHaveLength(3);
     for (const m of mappings) {
       const queueId = (props(m).EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
       const fnId = (props(m).FunctionName as { Ref: string }).Ref;
@@ -135,8 +144,13 @@ describe('ResealStack template', () => {
     template.resourcePropertiesCountIs(
       'AWS::Lambda::EventSourceMapping',
       { FunctionResponseTypes: ['ReportBatchItemFailures'] },
-      2,
+      3,
     );
+    // The integration queue gathers notices for one interval (docs/deployment-log.md).
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('reseal-integrator') },
+      MaximumBatchingWindowInSeconds: 2,
+    });
     const fifoQueue = queueNamed(/seal-requests\.fifo$/);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [fifoQueue?.[0], 'Arn'] },
@@ -188,7 +202,11 @@ describe('ResealStack template', () => {
   });
 
   it('functions run on RESEAL_RUNTIME with exactly the environment their handler.ts reads (docs/pipeline.md, "Environment")', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { Runtime: RESEAL_RUNTIME.name }, 3);
+    template.resourcePropertiesCountIs(
+      'AWS::Lambda::Function',
+      { Runtime: RESEAL_RUNTIME.name },
+      Object.keys(HANDLER_FILES).length,
+    );
     const env = (service: string) =>
       (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
     // Read by Powertools and Node.js, not by the handler code.
@@ -207,7 +225,7 @@ describe('ResealStack template', () => {
   });
 
   it('docs/pipeline.md "Environment" lists exactly the variables the stack sets, for exactly the functions it sets them on', () => {
-    const services = ['reseal-guard', 'reseal-sealer', 'reseal-triage'] as const;
+    const services = Object.keys(HANDLER_FILES) as ServiceName[];
     const env = (service: string) =>
       (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> }).Variables;
     const documented = tableRows(section(docPage('pipeline.md'), 'Environment')).map(
@@ -241,7 +259,7 @@ describe('ResealStack template', () => {
     Template.fromStack(stack).resourcePropertiesCountIs(
       'AWS::Lambda::Function',
       { Environment: { Variables: Match.objectLike({ AWS_ENDPOINT_URL: 'http://127.0.0.1:4566' }) } },
-      3,
+      Object.keys(HANDLER_FILES).length,
     );
   });
 
@@ -261,6 +279,7 @@ describe('ResealStack template', () => {
     ]);
     expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
     expect(keyActions('reseal-triage').sort()).toEqual(['kms:GetPublicKey@LogKey']);
+    expect(keyActions('reseal-integrator').sort()).toEqual(['kms:GetPublicKey@LogKey', 'kms:Sign@LogKey']);
   });
 
   it('the log and guard keys are Ed25519 SIGN_VERIFY keys; the record key stays HMAC_256', () => {
@@ -332,9 +351,9 @@ describe('ResealStack template', () => {
     );
     // The policy only denies: no principal is granted anything through it.
     expect(statements.filter((st) => st.Effect !== 'Deny')).toEqual([]);
-    // Neither the sealer nor triage holds send rights on it through its role.
-    for (const service of ['reseal-sealer', 'reseal-triage']) {
-      expect(statementsOf(service).flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    // Neither the sealer, triage nor the integrator holds send rights on it through its role.
+    for (const service of ['reseal-sealer', 'reseal-triage', 'reseal-integrator']) {
+      expect(sendsTo(service, queueId ?? '')).toBe(false);
     }
   });
 
@@ -369,16 +388,87 @@ describe('ResealStack template', () => {
     }
   });
 
+  describe('the remote MCP server (docs/mcp.md, "Remote MCP")', () => {
+    const routes = () => Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+
+    it('the HTTP API has exactly POST, GET and DELETE /mcp, each AWS_IAM, into the MCP function with payload format 2.0', () => {
+      expect(
+        routes()
+          .map((r) => props(r).RouteKey)
+          .sort(),
+      ).toEqual(['DELETE /mcp', 'GET /mcp', 'POST /mcp']);
+      for (const route of routes()) expect(props(route).AuthorizationType).toBe('AWS_IAM');
+      template.resourceCountIs('AWS::ApiGatewayV2::Integration', 1);
+      template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [functionId('reseal-mcp'), 'Arn'] },
+      });
+      template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        StageName: '$default',
+        AutoDeploy: true,
+        AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      });
+      // Under API Gateway's 30 s integration limit.
+      expect(props(resources[functionId('reseal-mcp')]).Timeout).toBe(29);
+    });
+
+    it('its role reads and verifies, sends to residual-writes and puts events; it writes no item and signs nothing', (context) => {
+      const row = { section: 'posture', target: 'remote MCP role', reader: 'synthesized template' } as const;
+      const statements = statementsOf('reseal-mcp');
+      const kms = statements
+        .flatMap((st) => {
+          const target = JSON.stringify(st.Resource);
+          const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]{8}"`).test(target)) ?? '*';
+          return actionsOf(st)
+            .filter((a) => a.startsWith('kms:'))
+            .map((a) => `${a}@${key}`);
+        })
+        .sort();
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          attack: 'KMS rights',
+          expected: 'kms:GetPublicKey@GuardKey, kms:GetPublicKey@LogKey, kms:VerifyMac@MacKey',
+        },
+        kms.join(', '),
+      );
+      const writes = statements
+        .flatMap(actionsOf)
+        .filter((a) =>
+          /^dynamodb:(Put|Update|Delete|BatchWrite|PartiQL(Insert|Update|Delete)|TransactWrite|\*)/.test(a),
+        );
+      expectGuarantee(context, { ...row, attack: 'table writes', expected: 'none' }, writes.join(', ') || 'none');
+      // The queue whose URL the function is given; the guard consumes it.
+      const mcpEnv = (props(resources[functionId('reseal-mcp')]).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      const residualWrites = (mcpEnv.RESIDUAL_WRITES_QUEUE_URL as { Ref: string }).Ref;
+      expect(residualWrites).toMatch(/^ResidualWrites/);
+      const sends = statements
+        .filter((st) => actionsOf(st).includes('sqs:SendMessage'))
+        .map((st) => JSON.stringify(st.Resource));
+      expectGuarantee(
+        context,
+        { ...row, attack: 'queues it may send to', expected: 'residual-writes' },
+        sends.map((r) => (r.includes(`"${residualWrites}"`) ? 'residual-writes' : r)).join(', ') || 'none',
+      );
+      expect(statements.flatMap(actionsOf)).toContain('events:PutEvents');
+      const wildcards = statements.filter((st) => actionsOf(st).some((a) => a.endsWith('*')) || st.Resource === '*');
+      expect(wildcards).toEqual([]);
+    });
+  });
+
   it('an alarm watches each dead-letter queue', () => {
     template.resourcePropertiesCountIs(
       'AWS::CloudWatch::Alarm',
       { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 },
-      3,
+      4,
     );
   });
 
   describe('posture (docs/guarantees.md "Posture of the synthesized template"): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
-    const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage'] as const;
+    const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator'] as const;
     const KEYS = ['MacKey', 'LogKey', 'GuardKey'] as const;
     /** `kms:<action>@<key construct>` for every KMS action of a role (`@*` when not one of the stack's keys). */
     const kmsGrants = (service: string) =>
@@ -421,7 +511,9 @@ describe('ResealStack template', () => {
       for (const [action, key, expected] of [
         ['kms:GenerateMac', 'MacKey', 'reseal-sealer'],
         ['kms:VerifyMac', 'MacKey', 'none'],
-        ['kms:Sign', 'LogKey', 'reseal-sealer'],
+        // The integrator signs deployment checkpoints; the sealer keeps its own Sign until the
+        // later step of docs/deployment-log.md, "What changes for the sealer".
+        ['kms:Sign', 'LogKey', 'reseal-sealer, reseal-integrator'],
         ['kms:Sign', 'GuardKey', 'reseal-guard'],
       ] as const) {
         expectGuarantee(context, { ...row, attack: `who holds ${action} on ${key}`, expected }, holders(action, key));
@@ -455,14 +547,18 @@ describe('ResealStack template', () => {
         { ...row, target: 'every function role', attack: 'wildcard action or resource', expected: 'none' },
         wildcards.join('; ') || 'none',
       );
-      const senders = SERVICES.filter((service) =>
-        statementsOf(service).flatMap(actionsOf).includes('sqs:SendMessage'),
-      );
-      expectGuarantee(
-        context,
-        { ...row, target: 'seal-requests queue', attack: 'roles granted sqs:SendMessage', expected: 'reseal-guard' },
-        senders.join(', ') || 'none',
-      );
+      for (const [target, pattern, expected] of [
+        ['seal-requests queue', /seal-requests\.fifo$/, 'reseal-guard'],
+        ['integration queue', null, 'reseal-sealer'],
+      ] as const) {
+        const queueId = pattern ? queueNamed(pattern)?.[0] : integrationQueueId();
+        const senders = SERVICES.filter((service) => sendsTo(service, queueId ?? ''));
+        expectGuarantee(
+          context,
+          { ...row, target, attack: 'roles granted sqs:SendMessage', expected },
+          senders.join(', ') || 'none',
+        );
+      }
     });
 
     it('encryption at rest: the table and every queue', (context) => {
@@ -477,7 +573,7 @@ describe('ResealStack template', () => {
       const encrypted = queues.filter((q) => props(q).SqsManagedSseEnabled === true || props(q).KmsMasterKeyId);
       expectGuarantee(
         context,
-        { ...row, target: 'SQS queues', expected: '5 of 5 encrypted' },
+        { ...row, target: 'SQS queues', expected: '7 of 7 encrypted' },
         `${encrypted.length} of ${queues.length} encrypted`,
       );
     });

@@ -6,25 +6,33 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { CallTally, countsSince } from '../../bench/stack/call-tally';
 import { countCalls } from '../../bench/stack/counting-middleware';
 import { type CountingProxy, startCountingProxy } from '../../bench/stack/counting-proxy';
 import { functionLogs } from '../../bench/stack/function-logs';
 import {
   BENCH_ENV,
+  BENCH_WRITER,
   type BenchStack,
   benchClient,
   benchLineageId,
+  benchWrite,
   measureAudit,
   measureWrites,
   pinBenchStack,
   runBenchCli,
 } from '../../bench/stack/stack-bench';
 import { scenarioUsage } from '../../bench/stack/stack-usage';
+import { soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
+import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+import { testLineageId } from '../helpers/writer-factories';
 
 // The emulator bench's harness (bench/stack/, `npm run bench:stack`) at tiny counts on the stack
 // the integration run deployed, so the counting cannot rot silently: the SDK middleware, the
@@ -85,7 +93,7 @@ describe('emulator bench: the counts are real', () => {
       kms: countCalls(new KMSClient(config), tally),
     });
     const manifest = buildManifest({ env: { ...BENCH_ENV }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
-    const own = `${lineageId}-sealer`;
+    const own = testLineageId(`${lineageId}-sealer`);
     expect(await sealGroup(sealer, [acceptedWrite(own, `${own}-r0`, manifest, Date.now())])).toEqual(['SEALED']);
     const counts = tally.snapshot();
     expect(counts['KMS.GenerateMac']?.calls).toBe(1);
@@ -94,6 +102,49 @@ describe('emulator bench: the counts are real', () => {
     // A transactional write is billed twice per KB: at least the record and the head, two units each.
     expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeGreaterThanOrEqual(4);
     expect(counts['DynamoDB.TransactWriteItems']?.requestBytes).toBeGreaterThan(1024);
+  });
+
+  it('docs/sealing.md "Stored items": a write of 1 KiB with a 100-key manifest is one transaction of at most 14 WCU; its manifest is put once, by digest', async () => {
+    const tally = new CallTally();
+    const config = clientConfig(endpoint);
+    const sealer = coldSealer({
+      stack,
+      dynamodb: countCalls(new DynamoDBClient(config), tally),
+      kms: countCalls(new KMSClient(config), tally),
+    });
+    // The bench's own write (benchWrite: 1 KiB payload, a 100-key manifest, signed by the bench
+    // writer, its policy at inception), on a lineage of its own.
+    const own = benchLineageId(`bench-it-capacity-${randomUUID().slice(0, 8)}`);
+    const perWrite = [];
+    for (const i of [0, 1, 2]) {
+      const before = tally.snapshot();
+      const nowMs = Date.now();
+      const inception = i === 0 ? { policy: soleWriterPolicy(BENCH_WRITER) } : {};
+      const request = await signWriteRequest(
+        { ...benchWrite(own, `${own}-r${i}`, nowMs), ...inception },
+        BENCH_WRITER,
+        nowMs,
+      );
+      expect(await sealGroup(sealer, [request], nowMs)).toEqual(['SEALED']);
+      perWrite.push(countsSince(tally.snapshot(), before));
+    }
+    const manifest = benchWrite(own, 'any', Date.now()).manifest;
+    // Before the manifest was content-addressed, the record item carried it: 32–34 WCU a write.
+    for (const counts of perWrite) {
+      expect(counts['DynamoDB.TransactWriteItems']?.calls).toBe(1);
+      expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeLessThanOrEqual(14);
+    }
+    // The first write puts the manifest item (binary, a few KB, once); the next ones do not.
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.calls).toBe(1);
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.writeUnits).toBeLessThanOrEqual(6);
+    expect(perWrite[1]?.['DynamoDB.PutItem']).toBeUndefined();
+    expect(perWrite[2]?.['DynamoDB.PutItem']).toBeUndefined();
+    // And the records read back whole, the manifest put back from its item: the chain verifies.
+    const records = await new DynamoDBLineageStore(new DynamoDBClient(config), stack.TableName).readChain(own, 0, 2);
+    const kms = new KMSClient(config);
+    const result = await verifyChain(records, { lineageId: own, anchor: new KMSMacAnchor(kms, stack.MacKeyArn) });
+    expect(result.verdict).toBe('VERIFIED_INTACT');
+    expect(records.map((r) => (r as { manifest?: unknown }).manifest)).toEqual([manifest, manifest, manifest]);
   });
 
   it('an audit of the two-record lineage through the CLI: by the signed tree, no VerifyMac; with --audit-macs, one per record', async () => {

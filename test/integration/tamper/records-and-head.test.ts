@@ -1,5 +1,7 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { manifestDigest } from '../../../shared/triage/manifest-digest';
 import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import {
@@ -61,6 +63,22 @@ const junk = (sk: string) => async (context: AttackContext) => {
   await context.table.put({ pk: { S: pk(context) }, sk: { S: sk }, record: { S: '{"junk":true}' } });
 };
 
+/**
+ * The content-addressed manifest item every record of both lineages names (docs/sealing.md,
+ * "Stored items"): outside the lineages' partitions, so an attack on it saves it and its `undo`
+ * puts it back.
+ */
+const manifestKey = () => Keys.manifest(manifestDigest(MANIFEST));
+let savedManifest: Item | undefined;
+const saveManifest = async (context: AttackContext) => {
+  savedManifest = await context.table.get(manifestKey(), Keys.manifestSk);
+  return savedManifest;
+};
+const restoreManifest = async (context: AttackContext) => {
+  if (savedManifest) await context.table.put(savedManifest);
+  savedManifest = undefined;
+};
+
 // --- attacks, as data ---
 const attacks = {
   none: { target: 'lineage', attack: 'none (control)', apply: async () => {} },
@@ -100,6 +118,26 @@ const attacks = {
     target: 'record',
     attack: "transplant another lineage's record 4 over seq 4",
     apply: async (c) => c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), record(4)), pk(c))),
+  },
+  editManifest: {
+    target: 'manifest',
+    attack: 'edit the shared manifest item (a baseline hash in its binary attribute)',
+    apply: async (c) => {
+      const item = await saveManifest(c);
+      const manifest = JSON.parse(gunzipSync(item.manifest?.B as Uint8Array).toString('utf8'));
+      manifest.baselineKeyHashes.REGION = 'f'.repeat(64);
+      await c.table.put({ ...item, manifest: { B: gzipSync(JSON.stringify(manifest)) } });
+    },
+    undo: restoreManifest,
+  },
+  deleteManifest: {
+    target: 'manifest',
+    attack: 'delete the shared manifest item',
+    apply: async (c) => {
+      await saveManifest(c);
+      await c.table.delete(manifestKey(), Keys.manifestSk);
+    },
+    undo: restoreManifest,
   },
   editNodes: {
     target: 'tree nodes',
@@ -274,6 +312,11 @@ const cells: readonly Cell[] = [
   },
   { attack: attacks.editPayload, expect: caught('HASH_MISMATCH') },
   { attack: attacks.deleteMiddle, target: at(2), expect: caught('LINEAGE_BROKEN') },
+  // Every record names the manifest item by the digest its MAC'd header carries: an edited or
+  // missing one fails each record's manifest check. A sealer that has not put it since it started
+  // puts it back (absent or differing), so the next append seals.
+  { attack: attacks.editManifest, expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED' } },
+  { attack: attacks.deleteManifest, expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED' } },
   {
     // The sealer extends the signed state it authenticated (the head carries the header it needs).
     attack: attacks.deleteLast,

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,6 +8,9 @@ import {
   headItem,
   headOf,
   locationOf,
+  MAX_MANIFEST_BYTES,
+  manifestItem,
+  manifestOf,
   markerItem,
   readJson,
   readNumber,
@@ -16,15 +20,24 @@ import {
   rejectionItem,
   rejectionOf,
   triageReportItem,
+  withSharedManifest,
 } from '../../../adapters/dynamodb-item-codec';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import { verifyChain } from '../../../shared/seal/lineage-verifier';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
-import { buildChain, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
+import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 
 type Item = Record<string, AttributeValue>;
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: number): AttributeValue => ({ N: String(value) });
+/** A record as its item stores it: without the manifest, which its manifest item holds. */
+const withoutManifest = (record: SealedRecord) => {
+  const { manifest: _shared, ...rest } = record;
+  return rest;
+};
 /** The wire bytes of an item: its JSON, attribute order included. */
 const bytes = (item: Item) => JSON.stringify(item);
 
@@ -39,10 +52,7 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
       bytes({
         pk,
         sk: S(`RECORD#${String(seq).padStart(16, '0')}`),
-        record: S(canonicalJson(record)),
-        seq: N(seq),
-        residualId: S(record.header.residualId),
-        recordHash: S(record.recordHash),
+        record: S(canonicalJson(withoutManifest(record))),
         nodes: S(JSON.stringify(entry.nodes)),
       }),
     );
@@ -225,5 +235,68 @@ describe('dynamodb item codec: hostile head and refusal items read as malformed,
     expect([read.expectedHead, read.observedHead]).toEqual([null, null]);
     expect(read.unreadable).toBe('unreadable expectedHead, observedHead');
     expect(conflictOf(TEST_LINEAGE_ID, item).unreadable).toBeUndefined();
+  });
+});
+
+describe('dynamodb item codec: content-addressed manifests in a binary attribute (docs/sealing.md, "Stored items")', () => {
+  /** The records as a reader gets them back: each record item's text, its manifest put back from `manifests`. */
+  const readBack = (records: readonly SealedRecord[], manifests: Item) =>
+    records.map((record, seq) =>
+      withSharedManifest(
+        recordOf(recordItem(TEST_LINEAGE_ID, { record, nodes: [] })),
+        new Map([[records[seq]?.header.manifestDigest as string, manifestOf(manifests)]]),
+      ),
+    );
+
+  it('round trip: record items without the manifest, one binary manifest item keyed by its digest, the chain verifies', async () => {
+    const { records } = await buildChain(3);
+    const item = manifestItem(records[0] as SealedRecord);
+    expect(item.pk).toEqual(S(`MANIFEST#${records[0]?.header.manifestDigest}`));
+    expect(item.manifest?.B).toBeInstanceOf(Uint8Array);
+    // Binary and compressed: smaller than the manifest's text.
+    expect(item.manifest?.B?.length).toBeLessThan(canonicalJson(records[0]?.manifest).length);
+    for (const record of records) {
+      expect(manifestItem(record)).toEqual(item); // the same bytes for every record naming that digest
+      expect(recordItem(TEST_LINEAGE_ID, { record, nodes: [] }).record?.S).not.toContain('"manifest"');
+    }
+    const back = readBack(records, item);
+    expect(back).toEqual(records.map((r) => JSON.parse(canonicalJson(r))));
+    const result = await verifyChain(back, { lineageId: TEST_LINEAGE_ID, anchor: testAnchor() });
+    expect(result.verdict).toBe(VerificationVerdict.VERIFIED_INTACT);
+  });
+
+  it('a tampered binary manifest attribute is detected by verification (HASH_MISMATCH at the first record naming it)', async () => {
+    const { records } = await buildChain(2);
+    const item = manifestItem(records[0] as SealedRecord);
+    const manifest = JSON.parse(canonicalJson(records[0]?.manifest)) as { baselineKeyHashes: Record<string, string> };
+    const [key] = Object.keys(manifest.baselineKeyHashes);
+    manifest.baselineKeyHashes[key as string] = 'f'.repeat(64);
+    const forged = { ...item, manifest: { B: gzipSync(canonicalJson(manifest)) } };
+    const flipped = Uint8Array.from(item.manifest?.B as Uint8Array);
+    flipped[flipped.length - 9] = (flipped[flipped.length - 9] as number) ^ 0xff;
+    for (const tampered of [forged, { ...item, manifest: { B: flipped } }, { ...item, manifest: S('{}') }]) {
+      const result = await verifyChain(readBack(records, tampered), {
+        lineageId: TEST_LINEAGE_ID,
+        anchor: testAnchor(),
+      });
+      expect(result.verdict).toBe(VerificationVerdict.HASH_MISMATCH);
+      expect(result.firstFailure?.seq).toBe(0);
+    }
+  });
+
+  it('a manifest attribute that is not gzip, not binary, or inflates past the bound reads as null; an item without one as undefined', () => {
+    const pk = S('MANIFEST#x');
+    expect(manifestOf({ pk, manifest: { B: Uint8Array.from([1, 2, 3]) } })).toBeNull();
+    expect(manifestOf({ pk, manifest: S('{"formatVersion":1}') })).toBeNull();
+    expect(manifestOf({ pk, manifest: { B: gzipSync(Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x20)) } })).toBeNull();
+    expect(manifestOf({ pk, manifest: { B: gzipSync('not json') } })).toBe('not json');
+    expect(manifestOf({ pk })).toBeUndefined();
+  });
+
+  it('a record that embeds its manifest (an item of the earlier layout) is read as it stands', async () => {
+    const { records } = await buildChain(1);
+    const record = records[0] as SealedRecord;
+    const embedded = JSON.parse(canonicalJson(record));
+    expect(withSharedManifest(embedded, new Map([[record.header.manifestDigest, { other: true }]]))).toBe(embedded);
   });
 });

@@ -1,15 +1,17 @@
 import {
+  BatchGetItemCommand,
   GetItemCommand,
   ProvisionedThroughputExceededException,
-  type PutItemCommand,
+  PutItemCommand,
   type QueryCommand,
   TransactionCanceledException,
-  type TransactWriteItemsCommand,
+  TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { manifestItem } from '../../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { Keys, MANIFEST_KEY_PREFIX } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { DuplicateResidualError, LineageInconsistentError, StaleHeadError } from '../../../shared/errors';
 import type { AppendBatch } from '../../../shared/ports/lineage-store';
@@ -19,15 +21,25 @@ import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpe
 
 const TABLE = 'reseal-table';
 
+/** A manifest item's put (content-addressed, before the append's transaction: docs/pipeline.md, "Append"). */
+const isManifestPut = (command: unknown): command is PutItemCommand =>
+  command instanceof PutItemCommand && (command.input.Item?.pk?.S ?? '').startsWith(MANIFEST_KEY_PREFIX);
+
+/** A client that answers with `respond`; manifest puts succeed and are kept apart, in `manifestPuts`. */
 function fakeDynamo(respond: (command: unknown) => unknown) {
   const commands: unknown[] = [];
+  const manifestPuts: PutItemCommand[] = [];
   const client = {
     send: async (command: unknown) => {
+      if (isManifestPut(command)) {
+        manifestPuts.push(command);
+        return {};
+      }
       commands.push(command);
       return respond(command);
     },
   } as unknown as DynamoDBSend;
-  return { client, commands };
+  return { client, commands, manifestPuts };
 }
 
 type Reason = { Code: string; Item?: Record<string, unknown> };
@@ -76,7 +88,8 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     const input = (commands[0] as TransactWriteItemsCommand).input;
     const [head, record, marker] = (input.TransactItems ?? []).map((i) => i.Put);
     expect(record?.Item?.sk).toEqual({ S: 'RECORD#0000000000000001' });
-    expect(record?.Item?.record).toEqual({ S: canonicalJson(second) });
+    const { manifest: _shared, ...withoutManifest } = second;
+    expect(record?.Item?.record).toEqual({ S: canonicalJson(withoutManifest) });
     expect(record?.Item?.nodes).toEqual({ S: JSON.stringify(['c'.repeat(64)]) });
     expect(head?.Item?.checkpoint).toEqual({ S: 'signed checkpoint note' });
     expect(head?.Item?.frontier).toEqual({ S: JSON.stringify(['d'.repeat(64)]) });
@@ -344,5 +357,88 @@ describe('DynamoDBLineageStore reads and side records', () => {
     const item = (commands[0] as PutItemCommand).input.Item;
     expect(item?.pk).toEqual({ S: 'REJECTION#~unparsed' });
     expect(item?.sk).toEqual({ S: '1970-01-01T00:00:01.000Z#m-1' });
+  });
+});
+
+describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "Stored items")', () => {
+  it('an append puts each manifest item once, before its transaction, absent or differing only; a warm store skips it', async () => {
+    const [first, second] = await twoRecords();
+    expect(second.header.manifestDigest).toBe(first.header.manifestDigest);
+    const { client, commands, manifestPuts } = fakeDynamo(() => ({}));
+    const store = new DynamoDBLineageStore(client, TABLE);
+    await store.appendEntries(batchOf([first, second], null));
+    expect(manifestPuts).toHaveLength(1);
+    const put = (manifestPuts[0] as PutItemCommand).input;
+    expect(put.Item?.pk).toEqual({ S: `${MANIFEST_KEY_PREFIX}${first.header.manifestDigest}` });
+    expect(put.Item?.manifest?.B).toBeInstanceOf(Uint8Array);
+    expect(put.ConditionExpression).toBe('attribute_not_exists(pk) OR #manifest <> :manifest');
+    expect(commands[0]).toBeInstanceOf(TransactWriteItemsCommand);
+    await store.appendEntries(batchOf([second], lineageHeadOf(first)));
+    expect(manifestPuts).toHaveLength(1);
+  });
+
+  it('an identical manifest item already stored (condition failed) is no error', async () => {
+    const [first] = await twoRecords();
+    const client = {
+      send: async (command: unknown) => {
+        if (isManifestPut(command)) throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
+        return {};
+      },
+    } as unknown as DynamoDBSend;
+    await expect(
+      new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null)),
+    ).resolves.toBeUndefined();
+  });
+
+  it('a failed manifest put fails the append before its transaction (retried as a whole)', async () => {
+    const [first] = await twoRecords();
+    const throttled = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    const sent: unknown[] = [];
+    const client = {
+      send: async (command: unknown) => {
+        sent.push(command);
+        if (isManifestPut(command)) throw throttled;
+        return {};
+      },
+    } as unknown as DynamoDBSend;
+    await expect(new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null))).rejects.toBe(throttled);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('readChain and readRecord put each shared manifest back (one BatchGetItem of the distinct digests); a format-1 item keeps its own', async () => {
+    const [first, second] = await twoRecords();
+    const stripped = (record: SealedRecord) => {
+      const { manifest: _m, ...rest } = record;
+      return { record: { S: canonicalJson(rest) } };
+    };
+    const embedded = { record: { S: canonicalJson(first) } };
+    const { client, commands } = fakeDynamo((command) => {
+      if (command instanceof BatchGetItemCommand) return { Responses: { [TABLE]: [manifestItem(first)] } };
+      if (command instanceof GetItemCommand) return { Item: stripped(second) };
+      return { Items: [embedded, stripped(second)] };
+    });
+    const store = new DynamoDBLineageStore(client, TABLE);
+    expect(await store.readChain(TEST_LINEAGE_ID, 0, 1)).toEqual([
+      JSON.parse(canonicalJson(first)),
+      JSON.parse(canonicalJson(second)),
+    ]);
+    const batchGets = commands.filter((c) => c instanceof BatchGetItemCommand) as BatchGetItemCommand[];
+    expect(batchGets).toHaveLength(1);
+    expect(batchGets[0]?.input.RequestItems?.[TABLE]?.Keys).toEqual([
+      { pk: { S: `${MANIFEST_KEY_PREFIX}${second.header.manifestDigest}` }, sk: { S: Keys.manifestSk } },
+    ]);
+    expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
+  });
+
+  it('a missing manifest item leaves the record without one (the strict schema refuses it, never a pass)', async () => {
+    const [first] = await twoRecords();
+    const { manifest: _m, ...rest } = first;
+    const { client } = fakeDynamo((command) =>
+      command instanceof BatchGetItemCommand
+        ? { Responses: { [TABLE]: [] } }
+        : { Item: { record: { S: canonicalJson(rest) } } },
+    );
+    const read = (await new DynamoDBLineageStore(client, TABLE).readRecord(TEST_LINEAGE_ID, 0)) as object;
+    expect(Object.hasOwn(read, 'manifest')).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ describe('docs/pipeline.md "Data layout" against adapters/dynamodb-table-keys.ts
   it('the item keys the page shows are the keys the adapter writes', () => {
     expect(rows.map((r) => r[0])).toEqual([
       'record',
+      'manifest',
       'head',
       'residual marker',
       'conflict',
@@ -27,6 +28,8 @@ describe('docs/pipeline.md "Data layout" against adapters/dynamodb-table-keys.ts
       expect(keyCell(item, 1), `${item} pk`).toBe(Keys.lineage('<lineageId>'));
     }
     expect(Keys.record(7)).toBe(`${keyCell('record', 2).replace('<seq, 16 digits>', '')}${'7'.padStart(16, '0')}`);
+    expect(keyCell('manifest', 1)).toBe(Keys.manifest('<manifestDigest>'));
+    expect(keyCell('manifest', 2)).toBe(Keys.manifestSk);
     expect(keyCell('head', 2)).toBe(Keys.head);
     expect(keyCell('residual marker', 2)).toBe(Keys.residualSk('<residualId>'));
     expect(keyCell('conflict', 2)).toBe(iso(Keys.conflict('<residualId>', 0, '<messageId>')));

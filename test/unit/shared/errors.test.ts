@@ -31,6 +31,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.LineageInconsistentError('lin-1', 4, HEAD), false],
   [new errors.LineageNotFoundError('lin-1'), false],
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
+  [new errors.DeploymentLogConflictError('the head moved'), true],
 ];
 
 describe('shared/errors: one module, each error saying whether a retry can help', () => {

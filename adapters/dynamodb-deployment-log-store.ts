@@ -1,0 +1,156 @@
+import { BatchGetItemCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { HexDigest } from '../shared/canonical/digest';
+import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
+import type { NodeRef } from '../shared/log/node-ref';
+import type {
+  DeploymentLogStore,
+  StoredDeploymentHead,
+  StoredDeploymentLeaf,
+} from '../shared/ports/deployment-log-store';
+import { type Item, itemOf, readJson, readNumber, readString } from './dynamodb-item-codec';
+import { type DynamoDBSend, LineageTable } from './dynamodb-table';
+import { Keys } from './dynamodb-table-keys';
+
+const HEAD_SK = 'HEAD';
+const BATCH_GET_LIMIT = 100;
+
+/**
+ * {@link DeploymentLogStore} in the lineage table (docs/deployment-log.md, "Storage"): the head
+ * `DEPLOYMENT#log` / `HEAD`, one item per leaf `DEPLOYMENT#log` / `LEAF#<16 digits>` carrying the
+ * tree nodes completed at that leaf (node (L, j) lives with leaf `(j + 1) · 2^L − 1`, as lineage
+ * records carry theirs), and evidence under `DEPLOYMENT#evidence`. The append is one
+ * `TransactWriteItems`: the head conditional on the size and checkpoint read, the leaf on its
+ * absence. Everything read is a claim the integrator authenticates.
+ */
+export class DynamoDBDeploymentLogStore implements DeploymentLogStore {
+  readonly #table: LineageTable;
+
+  constructor(client: DynamoDBSend, tableName: string) {
+    this.#table = new LineageTable(client, tableName);
+  }
+
+  async readHead(): Promise<StoredDeploymentHead | null> {
+    const item = await this.#table.get(Keys.deploymentLog, HEAD_SK);
+    if (!item) return null;
+    return {
+      size: readNumber(item, 'size') ?? -1,
+      checkpoint: readString(item, 'checkpoint') ?? '',
+      frontier: readJson<string[]>(item, 'frontier', []),
+      indexRoot: readString(item, 'indexRoot') ?? '',
+      published: readString(item, 'published') ?? null,
+    };
+  }
+
+  async append(
+    expected: StoredDeploymentHead | null,
+    next: StoredDeploymentHead,
+    leaf: StoredDeploymentLeaf,
+  ): Promise<boolean> {
+    const { client, tableName } = this.#table;
+    const condition =
+      expected === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: '#size = :size AND checkpoint = :checkpoint',
+            ExpressionAttributeNames: { '#size': 'size' },
+            ExpressionAttributeValues: itemOf({ ':size': expected.size, ':checkpoint': expected.checkpoint }),
+          };
+    try {
+      await client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [
+            { Put: { TableName: tableName, Item: headItem(next), ...condition } },
+            {
+              Put: {
+                TableName: tableName,
+                Item: itemOf({
+                  pk: Keys.deploymentLog,
+                  sk: Keys.deploymentLeaf(leaf.index),
+                  indexRoot: leaf.indexRoot,
+                  nodes: JSON.stringify(leaf.nodes),
+                }),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error)?.name === 'TransactionCanceledException') return false;
+      throw error;
+    }
+  }
+
+  async publish(size: number, checkpoint: string, published: string): Promise<boolean> {
+    try {
+      await this.#table.client.send(
+        new UpdateItemCommand({
+          TableName: this.#table.tableName,
+          Key: itemOf({ pk: Keys.deploymentLog, sk: HEAD_SK }),
+          UpdateExpression: 'SET published = :published',
+          ConditionExpression: '#size = :size AND checkpoint = :checkpoint',
+          ExpressionAttributeNames: { '#size': 'size' },
+          ExpressionAttributeValues: itemOf({ ':size': size, ':checkpoint': checkpoint, ':published': published }),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error)?.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
+    const { client, tableName } = this.#table;
+    const leafOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
+    const leaves = [...new Set(refs.map(leafOf))].filter((i) => Number.isSafeInteger(i));
+    const nodesByLeaf = new Map<number, unknown>();
+    for (let i = 0; i < leaves.length; i += BATCH_GET_LIMIT) {
+      let keys: Item[] = leaves
+        .slice(i, i + BATCH_GET_LIMIT)
+        .map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
+      for (let round = 0; keys.length > 0 && round < 8; round += 1) {
+        const out = await client.send(
+          new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[tableName] ?? []) {
+          const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
+          if (Number.isSafeInteger(index)) nodesByLeaf.set(index, readJson<unknown>(item, 'nodes', null));
+        }
+        keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
+      }
+    }
+    return refs.map((ref) => {
+      const nodes = nodesByLeaf.get(leafOf(ref));
+      const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
+      return typeof hash === 'string' ? hash : null;
+    });
+  }
+
+  async recordEvidence(evidence: IntegrationEvidence, atMs: number): Promise<void> {
+    await this.#table.putIfAbsent(
+      itemOf({
+        pk: Keys.deploymentEvidence,
+        sk: `${new Date(atMs).toISOString()}#${evidence.lineageId}#${evidence.kind}`,
+        lineageId: evidence.lineageId,
+        kind: evidence.kind,
+        evidence: JSON.stringify(evidence),
+        atMs,
+      }),
+    );
+  }
+}
+
+function headItem(head: StoredDeploymentHead): Item {
+  return itemOf({
+    pk: Keys.deploymentLog,
+    sk: HEAD_SK,
+    size: head.size,
+    checkpoint: head.checkpoint,
+    frontier: JSON.stringify(head.frontier),
+    indexRoot: head.indexRoot,
+    published: head.published ?? undefined,
+    updatedAtMs: Date.now(),
+  });
+}

@@ -1,0 +1,268 @@
+import { DeploymentLogConflictError, LogStateError, ResealError } from '../../shared/errors';
+import type { LineageIndexValue } from '../../shared/index/index-entry';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import type { DeploymentLogState } from '../../shared/integrator/deployment-log-state';
+import {
+  type CandidateRecord,
+  integrate,
+  type LineageCandidate,
+  readHeldLineages,
+} from '../../shared/integrator/integrate';
+import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { proveConsistency } from '../../shared/log/consistency-proof';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import { authenticateLogState } from '../../shared/log/log-state';
+import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
+import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';
+import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
+import type { IndexNodeStore } from '../../shared/ports/index-node-store';
+import type { LineageStore } from '../../shared/ports/lineage-store';
+import type { NoteSigner } from '../../shared/ports/note-signer';
+import type { WitnessClient } from '../../shared/ports/witness-client';
+import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
+import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
+import { attachCosignatures, parseConflictSize } from '../../shared/witness/add-checkpoint-response';
+import { checkPolicy } from '../../shared/witness/policy-check';
+import type { TlogPolicy } from '../../shared/witness/tlog-policy';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+
+/** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
+export interface IntegratorWitness {
+  readonly client: WitnessClient;
+  readonly policy: TlogPolicy;
+  /** The policy's maximum age of cosignatures, seconds (docs/witness.md, "Quorum and maximum age"). */
+  readonly maxAgeSeconds: number;
+}
+
+/** Dependencies of {@link IntegratorService}, injected. */
+export interface IntegratorDeps {
+  /** The lineage table, read side: heads, records and tree nodes. */
+  readonly lineages: Pick<LineageStore, 'logHead' | 'readNodes' | 'readChain'>;
+  readonly deployment: DeploymentLogStore;
+  readonly index: IndexNodeStore;
+  /** The log key (KMS Ed25519); its key name `reseal/<stackName>` is the deployment log's origin. */
+  readonly signer: NoteSigner;
+  /** `null`: no witness configured, the signed checkpoint is published as it is. */
+  readonly witness: IntegratorWitness | null;
+  readonly metrics: PipelineMetrics;
+  readonly logger: ServiceLogger;
+  readonly clock: () => number;
+}
+
+/** What one integration did. */
+export interface IntegrationReport {
+  /** The signed deployment checkpoint, or `null` when the index did not change. */
+  readonly checkpoint: string | null;
+  /** The note published by this integration (with cosignatures when a witness is configured), or `null`. */
+  readonly published: string | null;
+  readonly integrated: readonly string[];
+  readonly unchanged: readonly string[];
+  readonly evidence: readonly IntegrationEvidence[];
+  /** What the witness answered: `null` without a witness or a checkpoint; else the HTTP status, or `UNREACHABLE`. */
+  readonly witnessStatus: number | 'UNREACHABLE' | null;
+}
+
+/**
+ * One integration per batch of sealed-run notices (docs/deployment-log.md, "Integration"): the
+ * deployment head authenticated, every noticed lineage read from its own table and proven
+ * (consistency from the indexed head, inclusion of each new record), the pure decision
+ * (`integrate`), one signed checkpoint for every lineage at once, committed by conditional
+ * write, then submitted to the witness and published only when the policy's quorum is met.
+ *
+ * Throws on an infrastructure failure or a deployment head that does not authenticate (logged
+ * first), so the batch is retried; evidence about a lineage is a value, recorded, never thrown.
+ */
+export class IntegratorService {
+  readonly #deps: IntegratorDeps;
+  #key: NoteVerifierKey | null = null;
+  /** The largest deployment state this warm instance committed: a smaller stored head is a rollback. */
+  #largest: DeploymentLogState | null = null;
+
+  constructor(deps: IntegratorDeps) {
+    this.#deps = deps;
+  }
+
+  async #verifierKey(): Promise<NoteVerifierKey> {
+    this.#key ??= noteVerifierKey(this.#deps.signer.keyName, await this.#deps.signer.publicKey());
+    return this.#key;
+  }
+
+  /** @throws on an infrastructure failure, an unauthenticated or rolled-back deployment head, or a lost commit */
+  async integrate(notices: readonly SealedRunNotice[]): Promise<IntegrationReport> {
+    const { deployment, index, signer, logger, metrics, clock } = this.#deps;
+    const key = await this.#verifierKey();
+    // The log key's name is `reseal/<stackName>`: the deployment log's origin (docs/deployment-log.md).
+    const origin = signer.keyName;
+    const stored = await deployment.readHead();
+    const previous = authenticateDeploymentHead(stored, key, origin);
+    if (this.#largest && previous.size < this.#largest.size) {
+      throw new LogStateError(
+        'deployment',
+        `the head holds ${previous.size} leaves but this integrator committed ${this.#largest.size}: rolled back`,
+      );
+    }
+    const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
+    const held = await readHeldLineages(index, previous.indexRoot, lineageIds);
+    const candidates = await Promise.all(lineageIds.map((id) => this.#candidate(id, held.get(id) ?? null, key)));
+    const result = await integrate({ store: index, previous, origin, candidates, notices, held });
+    const atMs = clock();
+    for (const evidence of result.evidence) {
+      logger.error('lineage left out of the integration with evidence', { evidence });
+      metrics.count(MetricName.IntegrationEvidence, { kind: evidence.kind });
+      await deployment.recordEvidence(evidence, atMs);
+    }
+    if (!result.next || !result.checkpoint) {
+      return { checkpoint: null, published: null, ...outcome(result), witnessStatus: null };
+    }
+    const note = await signCheckpoint(result.checkpoint, signer);
+    const { state } = result.next;
+    const next: StoredDeploymentHead = {
+      size: state.size,
+      checkpoint: note,
+      frontier: previous.frontier.map(hex),
+      indexRoot: hex(state.indexRoot),
+      published: this.#deps.witness ? (stored?.published ?? null) : note,
+    };
+    const leaf = {
+      index: state.size - 1,
+      indexRoot: hex(state.indexRoot),
+      nodes: [...result.next.completed].sort((a, b) => a.level - b.level).map((n) => hex(n.hash)),
+    };
+    if (!(await deployment.append(stored, next, leaf))) {
+      throw new DeploymentLogConflictError('the head changed during the integration; the batch is retried');
+    }
+    this.#largest = state;
+    let published = this.#deps.witness ? null : note;
+    let witnessStatus: IntegrationReport['witnessStatus'] = null;
+    if (this.#deps.witness) {
+      ({ published, witnessStatus } = await this.#witness(this.#deps.witness, note, state, stored));
+      if (published) await deployment.publish(state.size, note, published);
+    }
+    metrics.count(MetricName.Integrated, { published: String(published !== null) });
+    logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
+    return { checkpoint: note, published, ...outcome(result), witnessStatus };
+  }
+
+  /** Step 2 for one lineage: its authenticated head and the proofs from its own tree. */
+  async #candidate(lineageId: string, held: LineageIndexValue | null, key: NoteVerifierKey): Promise<LineageCandidate> {
+    const { lineages } = this.#deps;
+    const storedHead = await lineages.logHead(lineageId);
+    let state: ReturnType<typeof authenticateLogState>;
+    try {
+      state = authenticateLogState(storedHead, { lineageId, origin: checkpointOrigin(key.name, lineageId), key });
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      return { lineageId, unreadable: error.message };
+    }
+    if (state.tip === null) return { lineageId, unreadable: 'the lineage has no head item' };
+    const head: LineageIndexValue = {
+      treeSize: state.size,
+      rootHash: hex(state.rootHash),
+      headRecordHash: state.tip.recordHash,
+      generationEpoch: state.tip.generationEpoch,
+      writerPolicyDigest: state.tip.policyDigest ?? null,
+    };
+    const nodes = nodeSourceOf((refs) => lineages.readNodes(lineageId, refs));
+    const unproven = async <T>(build: () => Promise<T>, fallback: T): Promise<T> => {
+      try {
+        return await build();
+      } catch (error) {
+        // A missing or unreadable node: the proof is left empty and fails in `integrate`, as evidence.
+        if (error instanceof ResealError) return fallback;
+        throw error;
+      }
+    };
+    const consistency =
+      held === null || held.treeSize >= state.size
+        ? []
+        : await unproven(async () => (await proveTreeConsistency(held.treeSize, state.size, nodes)).proof, []);
+    const from = held?.treeSize ?? 0;
+    const raws = from < state.size ? await lineages.readChain(lineageId, from, state.size - 1) : [];
+    const records: CandidateRecord[] = [];
+    for (const raw of raws) {
+      const intact = checkRecordIntegrity(raw);
+      if (!isIntact(intact)) continue; // its seq is then missing: RECORD_UNPROVEN
+      const seq = intact.record.header.monotonicSequenceNumber;
+      const inclusion = await unproven(async () => (await proveRecord(seq, state.size, nodes)).inclusionProof, []);
+      records.push({ seq, residualId: intact.record.header.residualId, recordHash: intact.recordHash, inclusion });
+    }
+    return { lineageId, head, consistency, records };
+  }
+
+  /**
+   * Step 6: submits the checkpoint from the size the stored head says was last published (a 409
+   * names the witness's size: one retry from there), and returns the note with the cosignature
+   * only when the policy's quorum is met now.
+   */
+  async #witness(
+    witness: IntegratorWitness,
+    note: string,
+    state: DeploymentLogState,
+    stored: StoredDeploymentHead | null,
+  ): Promise<{ published: string | null; witnessStatus: number | 'UNREACHABLE' }> {
+    const { logger, deployment, clock } = this.#deps;
+    let oldSize = publishedSize(stored?.published ?? null);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const proof =
+        oldSize === 0 || oldSize >= state.size
+          ? []
+          : await proveConsistency(
+              oldSize,
+              state.size,
+              nodeSourceOf((refs) => deployment.readNodes(refs)),
+            );
+      let answer: { status: number; body: string };
+      try {
+        answer = await witness.client.addCheckpoint(formatAddCheckpointRequest({ oldSize, proof, note }));
+      } catch (error) {
+        logger.error('the witness is unreachable; nothing new is published (fail closed)', { error });
+        return { published: null, witnessStatus: 'UNREACHABLE' };
+      }
+      if (answer.status === 409 && attempt === 0) {
+        const size = parseConflictSize(answer.body);
+        if (size !== null && size <= state.size && size !== oldSize) {
+          oldSize = size;
+          continue;
+        }
+      }
+      if (answer.status !== 200) {
+        logger.error('the witness refused the deployment checkpoint; nothing new is published', {
+          status: answer.status,
+          body: answer.body.slice(0, 512),
+          oldSize,
+          size: state.size,
+        });
+        return { published: null, witnessStatus: answer.status };
+      }
+      const cosigned = attachCosignatures(note, answer.body);
+      const check = checkPolicy({
+        note: cosigned,
+        policy: witness.policy,
+        maxAgeSeconds: witness.maxAgeSeconds,
+        nowSeconds: Math.floor(clock() / 1000),
+      });
+      if (check.kind !== 'ACCEPTED') {
+        logger.error('the cosigned checkpoint does not meet the policy; nothing new is published', { check });
+        return { published: null, witnessStatus: 200 };
+      }
+      return { published: cosigned, witnessStatus: 200 };
+    }
+    return { published: null, witnessStatus: 409 };
+  }
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+const outcome = (result: Awaited<ReturnType<typeof integrate>>) => ({
+  integrated: result.integrated,
+  unchanged: result.unchanged,
+  evidence: result.evidence,
+});
+
+/** The size of a published checkpoint note (its second line), 0 when none. */
+function publishedSize(published: string | null): number {
+  const size = Number(published?.split('\n')[1]);
+  return Number.isSafeInteger(size) && size >= 0 ? size : 0;
+}

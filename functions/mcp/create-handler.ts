@@ -1,0 +1,155 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { z } from 'zod';
+import type { ResealMcpDeps } from '../../mcp/context';
+import { createRemoteMcpServer } from '../../mcp/remote-server';
+import type { ServiceLogger } from '../common/observability';
+import { type CallerIdentity, callerIdentityOf } from './caller-identity';
+
+/** Largest request body the remote MCP function reads, in bytes (decoded): a write's 256 KiB payload with room for its manifest and variables. */
+export const MAX_MCP_BODY_BYTES = 1_048_576;
+
+/** JSON-RPC error codes of the answers the handler gives before the MCP server sees a request (docs/mcp.md, "Remote MCP"). */
+export const RemoteRpcError = {
+  /** No caller identity on the event (HTTP 403). */
+  FORBIDDEN: -32001,
+  /** GET or DELETE: a stateless server has no stream and no session (HTTP 405). */
+  METHOD_NOT_ALLOWED: -32000,
+  /** The body is larger than {@link MAX_MCP_BODY_BYTES} (HTTP 413). */
+  TOO_LARGE: -32600,
+  /** The event is not an HTTP API payload-2.0 event (HTTP 400). */
+  INVALID_REQUEST: -32600,
+} as const;
+
+/** The fields of an HTTP API (payload format 2.0) event the handler reads, checked once here. */
+const HttpApiEventSchema = z.object({
+  rawPath: z.string(),
+  rawQueryString: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+  isBase64Encoded: z.boolean().optional(),
+  requestContext: z.object({
+    requestId: z.string().optional(),
+    domainName: z.string().optional(),
+    http: z.object({ method: z.string() }),
+    authorizer: z.unknown().optional(),
+  }),
+});
+
+/** What {@link createMcpHttpHandler} needs. */
+export interface McpHttpHandlerOptions {
+  /** The tools' dependencies for one request (a fresh client, holding no writer key, no checkpoint kept between requests). */
+  readonly deps: (caller: CallerIdentity) => Promise<ResealMcpDeps>;
+  readonly logger: ServiceLogger;
+}
+
+/** Headers the web `Request` is not built with: they describe the gateway's connection, not the MCP message. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+
+const rpcError = (
+  statusCode: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
+});
+
+/** The JSON-RPC methods (and tool names) of a body, for the log line; `unparsed` when it is not JSON. */
+function callsIn(body: string): string[] | 'unparsed' {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    return messages.map((m) => {
+      const message = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
+      const method = typeof message.method === 'string' ? message.method : 'response';
+      return method === 'tools/call' && typeof message.params?.name === 'string'
+        ? `${method} ${message.params.name}`
+        : method;
+    });
+  } catch {
+    return 'unparsed';
+  }
+}
+
+/**
+ * The remote MCP function (docs/mcp.md, "Remote MCP"): an HTTP API (payload format 2.0) event on
+ * the `AWS_IAM` route `/mcp` → the MCP Streamable HTTP answer, stateless: a new server
+ * (`createRemoteMcpServer`) and transport (`sessionIdGenerator: undefined`, JSON responses) per
+ * request. Before the server sees a request: GET and DELETE → 405 (no session, no stream); no
+ * caller identity in `requestContext.authorizer.iam` → 403; a body over
+ * {@link MAX_MCP_BODY_BYTES} → 413; each with a JSON-RPC error naming why. Every request's caller
+ * and JSON-RPC methods are logged. Malformed JSON-RPC is answered by the SDK's transport (400,
+ * parse error `-32700`).
+ */
+export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
+  return async (raw: unknown): Promise<APIGatewayProxyStructuredResultV2> => {
+    const parsed = HttpApiEventSchema.safeParse(raw);
+    if (!parsed.success) {
+      options.logger.error('remote MCP: not an HTTP API payload-2.0 event', { issues: parsed.error.issues.length });
+      return rpcError(400, RemoteRpcError.INVALID_REQUEST, 'not an API Gateway HTTP API (payload format 2.0) event');
+    }
+    const event = parsed.data;
+    const method = event.requestContext.http.method.toUpperCase();
+    const caller = callerIdentityOf(event.requestContext.authorizer);
+    options.logger.appendKeys({ requestId: event.requestContext.requestId, caller });
+    if (!caller) {
+      options.logger.warn('remote MCP: refused a request with no caller identity', { method });
+      return rpcError(
+        403,
+        RemoteRpcError.FORBIDDEN,
+        'no caller identity: the request did not come through the AWS_IAM route of the Reseal HTTP API (requestContext.authorizer.iam is missing); sign it with SigV4 (service execute-api) and send it to the API, for example with reseal mcp --remote URL',
+      );
+    }
+    if (method !== 'POST') {
+      options.logger.info('remote MCP: method not allowed', { method });
+      return rpcError(
+        405,
+        RemoteRpcError.METHOD_NOT_ALLOWED,
+        `Method not allowed: ${method}. This MCP server is stateless: POST each JSON-RPC message to /mcp; there is no session to open with GET or close with DELETE.`,
+        { allow: 'POST' },
+      );
+    }
+    const body =
+      event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    if (body.length > MAX_MCP_BODY_BYTES) {
+      options.logger.warn('remote MCP: request body too large', { bytes: body.length });
+      return rpcError(
+        413,
+        RemoteRpcError.TOO_LARGE,
+        `request body is ${body.length.toLocaleString('en-US')} bytes; the remote MCP server reads at most ${MAX_MCP_BODY_BYTES.toLocaleString('en-US')}`,
+      );
+    }
+    const text = body.toString('utf8');
+    options.logger.info('remote MCP request', { calls: callsIn(text) });
+
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(event.headers ?? {})) {
+      if (!HOP_HEADERS.has(name.toLowerCase())) headers.set(name, value);
+    }
+    const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
+    // The URL only names the request to the SDK's transport; an emulator's domain name may not parse.
+    const origin = `https://${event.requestContext.domainName ?? 'localhost'}`;
+    const url = `${URL.canParse(origin) ? origin : 'https://localhost'}${event.rawPath}${query}`;
+    const request = new Request(url, { method, headers, body: text });
+    const server = createRemoteMcpServer(await options.deps(caller));
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request);
+      return {
+        statusCode: response.status,
+        headers: Object.fromEntries(response.headers.entries()),
+        body: await response.text(),
+      };
+    } finally {
+      await server.close();
+    }
+  };
+}

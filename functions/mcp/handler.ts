@@ -1,0 +1,56 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { ResealClient } from '../../client/reseal-client';
+import { guardKeyName } from '../../shared/log/log-names';
+import { requireEnv } from '../common/observability';
+import { createMcpHttpHandler } from './create-handler';
+
+// Built once per cold start, reused by warm invocations.
+const logger = new Logger({ serviceName: 'reseal-mcp' });
+const outputs = {
+  tableName: requireEnv('TABLE_NAME'),
+  residualWritesQueueUrl: requireEnv('RESIDUAL_WRITES_QUEUE_URL'),
+  eventBusName: requireEnv('EVENT_BUS_NAME'),
+  macKeyArn: requireEnv('MAC_KEY_ID'),
+  logKeyArn: requireEnv('LOG_KEY_ID'),
+  guardKeyArn: requireEnv('GUARD_KEY_ID'),
+  logName: requireEnv('LOG_NAME'),
+};
+const kms = new KMSClient({});
+const sdk = {
+  store: new DynamoDBLineageStore(new DynamoDBClient({}), outputs.tableName),
+  kms,
+  sqs: new SQSClient({}),
+  eventBridge: new EventBridgeClient({}),
+};
+// The stack's own public keys, read from KMS (never from the table) once per cold start.
+const logKey = new KMSNoteVerifierKey(kms, outputs.logKeyArn, outputs.logName);
+const guardKey = new KMSNoteVerifierKey(kms, outputs.guardKeyArn, guardKeyName(outputs.logName));
+
+/**
+ * Lambda entry point of the remote MCP server (docs/mcp.md, "Remote MCP"): HTTP API `POST /mcp`
+ * (`AWS_IAM`) → the MCP answer. Each request gets a client with no writer key and a checkpoint
+ * store of its own, so nothing a caller verified carries over to another call or caller.
+ */
+export const handler = middy(
+  createMcpHttpHandler({
+    logger,
+    deps: async () => ({
+      client: new ResealClient(outputs, {
+        ...sdk,
+        logKey: await logKey.get(),
+        guardKey: await guardKey.get(),
+        checkpointStore: new MemoryCheckpointStore(),
+      }),
+      snapshots: null,
+    }),
+  }),
+).use(injectLambdaContext(logger, { resetKeys: true }));

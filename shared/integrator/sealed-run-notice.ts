@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { LineageIndexValueSchema } from '../index/index-entry';
+import { parseInput } from '../schemas/parse';
+import { Identifier, NonNegativeInt } from '../schemas/primitives';
+
+/** Most residual ids one notice names: a sealer run appends at most 40 records (functions/sealer/seal-run.ts). */
+export const MAX_NOTICE_RESIDUALS = 40;
+
+/**
+ * What the sealer sends the integrator after each sealed run, one SQS message per run
+ * (docs/deployment-log.md, "Sealed-run notices"): the lineage's new head as an index value and
+ * the residual ids the run sealed. A notice is the sealer's word and a trigger: the integrator
+ * integrates only what it proves from the lineage's own tree.
+ */
+export const SealedRunNoticeSchema = z.strictObject({
+  v: z.literal(1),
+  lineageId: Identifier,
+  head: LineageIndexValueSchema,
+  residuals: z
+    .array(
+      z.strictObject({
+        residualId: Identifier,
+        seq: NonNegativeInt,
+        recordHash: z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters (SHA-256)'),
+      }),
+    )
+    .min(1)
+    .max(MAX_NOTICE_RESIDUALS),
+  /** When the run was appended, ms since the epoch (the sealer's clock). */
+  sealedAtMs: NonNegativeInt,
+});
+
+/** One sealed-run notice. */
+export type SealedRunNotice = z.infer<typeof SealedRunNoticeSchema>;
+
+/**
+ * Validates a notice from the queue (strict at every level).
+ * @throws {InvalidInputError} naming the bad field
+ */
+export function parseSealedRunNotice(input: unknown): SealedRunNotice {
+  return parseInput(SealedRunNoticeSchema, input, 'sealed-run notice');
+}

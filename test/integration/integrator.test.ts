@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
+import { DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
+import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
+import { IntegratorService } from '../../functions/integrator/integrator-service';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { clientConfig } from '../../scripts/emulator/deploy';
+import { checkIndexPresence } from '../../shared/index/index-proof-check';
+import { proveIndexKey } from '../../shared/index/prove-index-key';
+import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { proveInclusion } from '../../shared/log/inclusion-proof';
+import { checkpointOrigin } from '../../shared/log/log-names';
+import { verifyInclusion } from '../../shared/log/proof-verification';
+import { nodeSourceOf } from '../../shared/log/record-proof';
+import { openCheckpoint } from '../../shared/log/signed-checkpoint';
+import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
+import { buildManifest } from '../../shared/triage/build-manifest';
+import { deployedStack } from '../helpers/deployed-stack';
+import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { expectGuarantee } from '../helpers/guarantees';
+import { until } from '../helpers/until';
+import { testLineageId } from '../helpers/writer-factories';
+
+// The integrator on the deployed stack (docs/deployment-log.md): the real sealer and integrator
+// services over the emulator's table and KMS log key, then the deployed integrator function fed
+// through the deployed integration queue.
+const { stack, endpoint, dynamodb, kms, sqs, store } = deployedStack();
+const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
+const signer = new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName);
+const deployment = new DynamoDBDeploymentLogStore(dynamodb, stack.TableName);
+const index = new DynamoDBIndexNodeStore(dynamodb, stack.TableName);
+
+function sealerWith(notifier: IntegrationNotifier): SealerService {
+  return new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor: stackAnchor(),
+    signer,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+    notifier,
+  });
+}
+const stackAnchor = () => deployedStack().anchor;
+
+function integrator() {
+  return new IntegratorService({
+    lineages: store,
+    deployment,
+    index,
+    signer,
+    witness: null,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+  });
+}
+
+const write = (sealer: SealerService, lineageId: string, residualId: string) => {
+  const now = Date.now();
+  return sealGroup(sealer, [acceptedWrite(lineageId, residualId, manifest, now)], now);
+};
+
+/** The deployment head as the table holds it, verified with the deployed log key. */
+async function publishedHead() {
+  const head = await deployment.readHead();
+  if (!head) return null;
+  const key = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
+  return { head, checkpoint: openCheckpoint(head.checkpoint, key, stack.LogName), key };
+}
+
+/** Every lineage's index entry proven against the deployment checkpoint's last leaf. */
+async function provenHeads(lineageIds: readonly string[]) {
+  const read = await publishedHead();
+  if (!read) throw new Error('no deployment head');
+  const { head, checkpoint, key } = read;
+  const root = Buffer.from(head.indexRoot, 'hex');
+  const inclusion = await proveInclusion(
+    checkpoint.size - 1,
+    checkpoint.size,
+    nodeSourceOf((refs) => deployment.readNodes(refs)),
+  );
+  expect(
+    verifyInclusion({
+      leafIndex: checkpoint.size - 1,
+      treeSize: checkpoint.size,
+      leafHash: deploymentLeafHash(root),
+      proof: inclusion,
+      rootHash: checkpoint.rootHash,
+    }),
+  ).toBe(true);
+  const heads = new Map<string, number>();
+  for (const lineageId of lineageIds) {
+    const proven = await proveIndexKey(index, root, { kind: 'lineage', lineageId });
+    if (proven.kind !== 'presence') continue;
+    expect(checkIndexPresence(root, proven.entry, proven.proof)).toBeNull();
+    const lineageHead = await store.logHead(lineageId);
+    const signed = openCheckpoint(lineageHead?.checkpoint ?? '', key, checkpointOrigin(stack.LogName, lineageId));
+    if ((proven.entry.value as { treeSize: number }).treeSize === signed.size) {
+      expect((proven.entry.value as { rootHash: string }).rootHash).toBe(Buffer.from(signed.rootHash).toString('hex'));
+    }
+    heads.set(lineageId, (proven.entry.value as { treeSize: number }).treeSize);
+  }
+  return { checkpoint, heads };
+}
+
+describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
+  it('three lineages under one signed deployment checkpoint; a table-writer rollback of one is refused with evidence', async (context: TestContext) => {
+    const notices: SealedRunNotice[] = [];
+    const sealer = sealerWith({ notify: async (n) => void notices.push(n) });
+    const lineages = ['a', 'b', 'c'].map((l) => testLineageId(`lin-int-${l}-${randomUUID()}`));
+    for (const residualId of ['r-0', 'r-1']) {
+      for (const lineageId of lineages) expect(await write(sealer, lineageId, residualId)).toEqual(['SEALED']);
+    }
+    const service = integrator();
+    const first = await service.integrate(notices.splice(0));
+    expect(first.evidence).toEqual([]);
+    expect([...first.integrated].sort()).toEqual([...lineages].sort());
+    const { checkpoint, heads } = await provenHeads(lineages);
+    expect(first.checkpoint).toBe((await deployment.readHead())?.checkpoint);
+    expect([...heads.values()]).toEqual([2, 2, 2]);
+
+    // The table writer keeps lineage a's items at 2 records, lets 2 more be sealed and integrated, then puts them back.
+    const [a, b] = lineages as [string, string];
+    const snapshot = await dynamodb.send(
+      new QueryCommand({
+        TableName: stack.TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: Keys.lineage(a) } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(await write(sealer, a, 'r-2')).toEqual(['SEALED']);
+    expect(await write(sealer, a, 'r-3')).toEqual(['SEALED']);
+    await service.integrate(notices.splice(0));
+    expect((await provenHeads([a])).heads.get(a)).toBe(4);
+    for (const seq of [2, 3]) {
+      await dynamodb.send(
+        new DeleteItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(a) }, sk: { S: Keys.record(seq) } },
+        }),
+      );
+    }
+    for (const item of snapshot.Items ?? [])
+      await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
+    // A cold sealer extends the rolled-back state; another lineage goes on as usual.
+    const cold = sealerWith({ notify: async (n) => void notices.push(n) });
+    expect(await write(cold, a, 'r-2b')).toEqual(['SEALED']);
+    expect(await write(cold, b, 'r-2')).toEqual(['SEALED']);
+    const report = await integrator().integrate(notices.splice(0));
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'lineage (whole)',
+        attack:
+          'restore head, records and checkpoint from an earlier snapshot; a cold sealer then seals one write (emulator)',
+        reader: 'integrator',
+        expected: 'evidence LINEAGE_ROLLBACK',
+      },
+      report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated',
+    );
+    expect(report.integrated).toEqual([b]);
+    const after = await provenHeads([a, b]);
+    expect(after.heads.get(a)).toBe(4);
+    expect(after.heads.get(b)).toBe(3);
+    expect(after.checkpoint.size).toBe(checkpoint.size + 2);
+    const evidence = await dynamodb.send(
+      new QueryCommand({
+        TableName: stack.TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: Keys.deploymentEvidence } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(evidence.Items?.some((i) => i.lineageId?.S === a && i.kind?.S === 'LINEAGE_ROLLBACK')).toBe(true);
+  });
+
+  it('the deployed integrator function integrates the notices the sealer sends to the integration queue', async () => {
+    const cloudformation = new CloudFormationClient(clientConfig(endpoint));
+    const stackName = stack.LogName.slice('reseal/'.length);
+    const resources = await cloudformation.send(new DescribeStackResourcesCommand({ StackName: stackName }));
+    const queue = resources.StackResources?.find(
+      (r) => r.ResourceType === 'AWS::SQS::Queue' && /^IntegrationQueue/.test(r.LogicalResourceId ?? ''),
+    );
+    expect(queue?.PhysicalResourceId).toBeDefined();
+    const sealer = sealerWith(new SqsIntegrationNotifier(sqs, queue?.PhysicalResourceId ?? ''));
+    const lineageId = testLineageId(`lin-int-q-${randomUUID()}`);
+    expect(await write(sealer, lineageId, 'r-0')).toEqual(['SEALED']);
+    const heads = await until(`the deployed integrator to index ${lineageId}`, async () => {
+      const proven = await provenHeads([lineageId]);
+      return proven.heads.get(lineageId) === 1 ? proven.heads : undefined;
+    });
+    expect(heads.get(lineageId)).toBe(1);
+  });
+});

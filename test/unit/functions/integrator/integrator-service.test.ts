@@ -1,0 +1,316 @@
+import type { TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { WitnessService } from '../../../../functions/witness/witness-service';
+import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
+import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
+import { readHeldLineages } from '../../../../shared/integrator/integrate';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { proveInclusion } from '../../../../shared/log/inclusion-proof';
+import { checkpointOrigin } from '../../../../shared/log/log-names';
+import { formatVerifierKey } from '../../../../shared/log/note-key';
+import { verifyInclusion } from '../../../../shared/log/proof-verification';
+import { nodeSourceOf } from '../../../../shared/log/record-proof';
+import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { checkPolicy } from '../../../../shared/witness/policy-check';
+import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
+import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
+import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
+import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
+import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testSealerDeps } from '../../../helpers/service-factories';
+import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
+
+const [A, B, C] = [FACTORY_LINEAGE_ID, testLineageId('lin-b'), testLineageId('lin-c')];
+const NOW_MS = FACTORY_NOW_MS + 2000;
+
+/** The real sealer on in-memory stores, its notices collected, and an integrator over the same table. */
+async function stack(witness: IntegratorWitness | null = null) {
+  const notices: SealedRunNotice[] = [];
+  const deps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
+  let sealer = new SealerService(deps);
+  const store = deps.store as InMemoryLineageStore;
+  const deployment = new InMemoryDeploymentLogStore();
+  const index = new MemoryIndexNodeStore();
+  const metrics = new FakeMetrics();
+  const integrator = new IntegratorService({
+    lineages: store,
+    deployment,
+    index,
+    signer: testLogSigner(),
+    witness,
+    metrics,
+    logger: fakeLogger(),
+    clock: () => NOW_MS,
+  });
+  let n = 0;
+  const write = async (lineageId: string, residualId: string) => {
+    const outcome = await sealer.handle({
+      messageId: `m-${++n}`,
+      body: sealRequestBody({ lineageId, residualId }),
+      sentAtMs: FACTORY_NOW_MS + n,
+    });
+    expect(outcome.kind).toBe('SEALED');
+  };
+  /** Integrates every notice sent since the last call. */
+  const integrate = () => integrator.integrate(notices.splice(0));
+  const indexRoot = () => Buffer.from(deployment.head?.indexRoot ?? '', 'hex');
+  const held = async (lineageId: string): Promise<LineageIndexValue | null> =>
+    (await readHeldLineages(index, indexRoot(), [lineageId])).get(lineageId) ?? null;
+  /** A sealer with no memory of what it signed (a cold start). */
+  const coldSealer = () => {
+    sealer = new SealerService(deps);
+  };
+  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer };
+}
+
+/** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
+function snapshot(store: InMemoryLineageStore, lineageId: string) {
+  const copy = {
+    records: structuredClone(store.records.get(lineageId)),
+    head: structuredClone(store.heads.get(lineageId)),
+    logHead: structuredClone(store.logHeads.get(lineageId)),
+    nodes: structuredClone(store.nodes.get(lineageId)),
+    markers: [...store.markers].filter(([, v]) => v.lineageId === lineageId).map(([k, v]) => [k, { ...v }] as const),
+  };
+  return () => {
+    const put = <V>(map: Map<string, V>, value: V | undefined) =>
+      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
+    put(store.records, copy.records);
+    put(store.heads, copy.head);
+    put(store.logHeads, copy.logHead);
+    put(store.nodes, copy.nodes);
+    for (const [k, v] of [...store.markers]) if (v.lineageId === lineageId) store.markers.delete(k);
+    for (const [k, v] of copy.markers) store.markers.set(k, { ...v });
+  };
+}
+
+const row = (attack: string, expected: string) =>
+  ({ section: 'tampering', target: 'lineage (whole)', attack, reader: 'integrator', expected }) as const;
+
+describe('integrator service over the real sealer, in process (docs/deployment-log.md, "Integration")', () => {
+  it('three lineages sealed by the sealer: one signed deployment checkpoint whose index proves every head and residual id', async () => {
+    const s = await stack();
+    for (const id of ['r-0', 'r-1']) for (const lineage of [A, B, C]) await s.write(lineage, id);
+    expect(s.notices).toHaveLength(6);
+    const report = await s.integrate();
+    expect(report.evidence).toEqual([]);
+    expect([...report.integrated].sort()).toEqual([A, B, C].sort());
+    const checkpoint = openCheckpoint(report.checkpoint ?? '', TEST_LOG_KEY, TEST_LOG_NAME);
+    expect(checkpoint.size).toBe(1);
+    expect(report.published).toBe(report.checkpoint);
+    expect(s.deployment.head?.published).toBe(report.checkpoint);
+    const root = s.indexRoot();
+    expect(
+      verifyInclusion({
+        leafIndex: 0,
+        treeSize: 1,
+        leafHash: deploymentLeafHash(root),
+        proof: [],
+        rootHash: checkpoint.rootHash,
+      }),
+    ).toBe(true);
+    for (const lineageId of [A, B, C]) {
+      const lineageCheckpoint = openCheckpoint(
+        (await s.store.logHead(lineageId))?.checkpoint ?? '',
+        TEST_LOG_KEY,
+        checkpointOrigin(TEST_LOG_NAME, lineageId),
+      );
+      const proven = await proveIndexKey(s.index, root, { kind: 'lineage', lineageId });
+      expect(proven.kind).toBe('presence');
+      const entry = (proven as { entry: IndexEntry }).entry;
+      expect(checkIndexPresence(root, entry, proven.proof)).toBeNull();
+      expect(entry.value).toMatchObject({
+        treeSize: 2,
+        rootHash: Buffer.from(lineageCheckpoint.rootHash).toString('hex'),
+      });
+      const residual = await proveIndexKey(s.index, root, { kind: 'residual', lineageId, residualId: 'r-1' });
+      expect(residual.kind === 'presence' && residual.entry.value).toMatchObject({ seq: 1 });
+    }
+  });
+
+  it('a second integration is the next leaf; a notice-free lineage is untouched and nothing changed signs nothing', async () => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.write(B, 'r-0');
+    await s.integrate();
+    await s.write(A, 'r-1');
+    const second = await s.integrate();
+    expect(second.integrated).toEqual([A]);
+    expect(openCheckpoint(second.checkpoint ?? '', TEST_LOG_KEY, TEST_LOG_NAME).size).toBe(2);
+    const leaf = await proveInclusion(
+      1,
+      2,
+      nodeSourceOf((refs) => s.deployment.readNodes(refs)),
+    );
+    expect(
+      verifyInclusion({
+        leafIndex: 1,
+        treeSize: 2,
+        leafHash: deploymentLeafHash(s.indexRoot()),
+        proof: leaf,
+        rootHash: openCheckpoint(second.checkpoint ?? '', TEST_LOG_KEY, TEST_LOG_NAME).rootHash,
+      }),
+    ).toBe(true);
+    expect((await s.held(B))?.treeSize).toBe(1);
+    const idle = await s.integrate();
+    expect(idle).toMatchObject({ checkpoint: null, published: null, integrated: [] });
+    expect(s.deployment.appends).toBe(2);
+  });
+
+  it('the table writer rolls a lineage back to an earlier snapshot and a cold sealer seals on it: LINEAGE_ROLLBACK, never integrated', async (context: TestContext) => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    await s.integrate();
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-2');
+    await s.write(A, 'r-3');
+    await s.write(B, 'r-0');
+    await s.integrate();
+    restore();
+    s.coldSealer();
+    await s.write(A, 'r-2b');
+    await s.write(B, 'r-1');
+    const report = await s.integrate();
+    const observed = report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated';
+    expectGuarantee(
+      context,
+      row(
+        'restore head, records and checkpoint from an earlier snapshot; a cold sealer then seals one write',
+        'evidence LINEAGE_ROLLBACK',
+      ),
+      observed,
+    );
+    expect(report.integrated).toEqual([B]);
+    expect((await s.held(A))?.treeSize).toBe(4);
+    expect(s.deployment.evidence.map((e) => e.evidence.kind)).toEqual(['LINEAGE_ROLLBACK']);
+    expect(s.metrics.get('IntegrationEvidence')).toBe(1);
+  });
+
+  it('a rollback a cold sealer then extends past the indexed size: HEAD_INCONSISTENT (two histories), never integrated', async (context: TestContext) => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    await s.integrate();
+    restore();
+    s.coldSealer();
+    for (const id of ['x-1', 'x-2', 'x-3']) await s.write(A, id);
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      row(
+        'restore an earlier snapshot; a cold sealer seals past the indexed size (a fork)',
+        'evidence HEAD_INCONSISTENT',
+      ),
+      report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated',
+    );
+    expect(report.checkpoint).toBeNull();
+    expect((await s.held(A))?.treeSize).toBe(3);
+  });
+
+  it('a deleted residual-id marker lets the sealer seal the id again: RESIDUAL_CHANGED, the first sealing stays indexed', async (context: TestContext) => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    await s.integrate();
+    s.store.markers.delete(markerKey(A, 'r-1'));
+    await s.write(A, 'r-1');
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      {
+        ...row('delete the residual-id marker of r-1; the same write is sent again', 'evidence RESIDUAL_CHANGED'),
+        target: 'residual-id marker',
+      },
+      report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated',
+    );
+    expect(report.evidence[0]).toMatchObject({ held: { seq: 1 }, offered: { seq: 2 } });
+    const residual = await proveIndexKey(s.index, s.indexRoot(), { kind: 'residual', lineageId: A, residualId: 'r-1' });
+    expect(residual.kind === 'presence' && residual.entry.value).toMatchObject({ seq: 1 });
+  });
+
+  it('a deployment head the table writer edited is never extended (the batch fails and is retried)', async () => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const head = s.deployment.head;
+    if (!head) throw new Error('no head');
+    s.deployment.head = { ...head, indexRoot: 'ab'.repeat(32) };
+    await s.write(A, 'r-1');
+    await expect(s.integrate()).rejects.toThrow(/does not authenticate/);
+    expect(s.deployment.appends).toBe(1);
+  });
+});
+
+describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
+  async function witnessed(client?: IntegratorWitness['client']) {
+    const service = new WitnessService({
+      store: new InMemoryWitnessStore(),
+      signer: testWitnessSigner(),
+      trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+    });
+    const policy = parsePolicy(
+      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
+    );
+    const real = { addCheckpoint: async (body: string) => service.addCheckpoint(body) };
+    return { policy, s: await stack({ client: client ?? real, policy, maxAgeSeconds: 180 }) };
+  }
+
+  it('publishes each checkpoint with its cosignature once the quorum is met, from the size the witness holds', async () => {
+    const { policy, s } = await witnessed();
+    await s.write(A, 'r-0');
+    const first = await s.integrate();
+    await s.write(B, 'r-0');
+    const second = await s.integrate();
+    for (const report of [first, second]) {
+      expect(report.witnessStatus).toBe(200);
+      const check = checkPolicy({
+        note: report.published ?? '',
+        policy,
+        maxAgeSeconds: 180,
+        nowSeconds: NOW_MS / 1000,
+      });
+      expect(check.kind).toBe('ACCEPTED');
+    }
+    expect(s.deployment.head?.published).toBe(second.published);
+  });
+
+  it('a witness that refuses or cannot be reached: the checkpoint is committed but nothing new is published (fail closed)', async (context: TestContext) => {
+    for (const [client, status] of [
+      [{ addCheckpoint: async () => ({ status: 409, body: '9\n' }) }, 409],
+      [{ addCheckpoint: async () => Promise.reject(new Error('connect ECONNREFUSED')) }, 'UNREACHABLE'],
+    ] as const) {
+      const { s } = await witnessed(client);
+      await s.write(A, 'r-0');
+      const report = await s.integrate();
+      expectGuarantee(
+        context,
+        {
+          section: 'faults',
+          target: 'witness',
+          attack: status === 409 ? 'refuses (409)' : 'unreachable',
+          reader: 'integrator',
+          expected: 'not published',
+        },
+        report.published === null && (s.deployment.head?.published ?? null) === null ? 'not published' : 'published',
+      );
+      expect(report.witnessStatus).toBe(status);
+      expect(s.deployment.appends).toBe(1);
+    }
+  });
+});

@@ -1,0 +1,306 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
+import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
+import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
+import { type DeploymentLogState, emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
+import {
+  type IntegrationResult,
+  integrate,
+  type LineageCandidate,
+  readHeldLineages,
+} from '../../../../shared/integrator/integrate';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { proveConsistency } from '../../../../shared/log/consistency-proof';
+import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
+import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
+import { updatesFor } from '../../../helpers/index-factories';
+import { FakeLineage } from '../../../helpers/integrator-factories';
+
+const ORIGIN = 'reseal/test-stack';
+
+/** An integrator over memory: the index store, the deployment log's tree, the committed state. */
+class Harness {
+  readonly store = new MemoryIndexNodeStore();
+  readonly tree = new MemoryMerkleTree();
+  state: DeploymentLogState = emptyDeploymentLogState();
+
+  async run(
+    lineages: readonly (FakeLineage | { lineage: FakeLineage; size?: number } | LineageCandidate)[],
+    notices: readonly SealedRunNotice[] = [],
+  ): Promise<IntegrationResult> {
+    const ids = lineages.map((l) => ('lineageId' in l ? l.lineageId : l.lineage.lineageId));
+    const held = await readHeldLineages(this.store, this.state.indexRoot, ids);
+    const candidates = await Promise.all(
+      lineages.map((l) =>
+        l instanceof FakeLineage
+          ? l.candidate(held.get(l.lineageId) ?? null)
+          : 'lineage' in l
+            ? l.lineage.candidate(held.get(l.lineage.lineageId) ?? null, l.size)
+            : l,
+      ),
+    );
+    const result = await integrate({
+      store: this.store,
+      previous: this.state,
+      origin: ORIGIN,
+      candidates,
+      notices,
+      held,
+    });
+    if (result.next) {
+      this.tree.appendLeafHash(deploymentLeafHash(result.next.state.indexRoot));
+      this.state = result.next.state;
+    }
+    return result;
+  }
+
+  async heldHead(lineageId: string): Promise<LineageIndexValue | null> {
+    return (await readHeldLineages(this.store, this.state.indexRoot, [lineageId])).get(lineageId) ?? null;
+  }
+}
+
+const kinds = (result: IntegrationResult) => result.evidence.map((e) => `${e.lineageId}:${e.kind}`);
+
+describe('integrate (docs/deployment-log.md, "Integration")', () => {
+  it('three new lineages: one checkpoint commits to an index root that proves every head and residual id', async () => {
+    const h = new Harness();
+    const [a, b, c] = [
+      new FakeLineage('lin-a').seal().seal(),
+      new FakeLineage('lin-b').seal(),
+      new FakeLineage('lin-c').seal('x', 'y', 'z'),
+    ];
+    const result = await h.run([a, b, c]);
+    expect(result.evidence).toEqual([]);
+    expect([...result.integrated].sort()).toEqual(['lin-a', 'lin-b', 'lin-c']);
+    expect(result.checkpoint).toMatchObject({ origin: ORIGIN, size: 1 });
+    expect(Buffer.from(result.checkpoint?.rootHash ?? []).equals(Buffer.from(h.tree.root()))).toBe(true);
+    expect(h.store.putCalls).toBe(1);
+    // The leaf of the checkpoint is the index root: inclusion at leaf 0 of 1.
+    expect(
+      verifyInclusion({
+        leafIndex: 0,
+        treeSize: 1,
+        leafHash: deploymentLeafHash(result.indexRoot),
+        proof: [],
+        rootHash: h.state.rootHash,
+      }),
+    ).toBe(true);
+    for (const [lineage, residualId, seq] of [
+      [a, 'r-1', 1],
+      [c, 'y', 1],
+    ] as const) {
+      const lineageEntry: IndexEntry = { kind: 'lineage', lineageId: lineage.lineageId, value: lineage.head() };
+      const proven = await proveIndexKey(h.store, result.indexRoot, { kind: 'lineage', lineageId: lineage.lineageId });
+      expect(checkIndexPresence(result.indexRoot, lineageEntry, proven.proof)).toBeNull();
+      const residual: IndexEntry = {
+        kind: 'residual',
+        lineageId: lineage.lineageId,
+        residualId,
+        value: { seq, recordHash: (lineage.records[seq] as { recordHash: string }).recordHash },
+      };
+      const rp = await proveIndexKey(h.store, result.indexRoot, {
+        kind: 'residual',
+        lineageId: lineage.lineageId,
+        residualId,
+      });
+      expect(checkIndexPresence(result.indexRoot, residual, rp.proof)).toBeNull();
+    }
+  });
+
+  it('a later integration extends the deployment log: consistent with the earlier checkpoint; an unchanged lineage costs nothing', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal();
+    const b = new FakeLineage('lin-b').seal();
+    await h.run([a, b]);
+    const first = h.state;
+    a.seal().seal();
+    const second = await h.run([a, b]);
+    expect(second.integrated).toEqual(['lin-a']);
+    expect(second.unchanged).toEqual(['lin-b']);
+    expect(second.checkpoint?.size).toBe(2);
+    const proof = await proveConsistency(1, 2, h.tree.nodes);
+    expect(verifyConsistency({ size1: 1, size2: 2, root1: first.rootHash, root2: h.state.rootHash, proof })).toBe(true);
+    expect(await h.heldHead('lin-a')).toEqual(a.head());
+  });
+
+  it('nothing new: no leaf, no checkpoint to sign, no node written', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal();
+    await h.run([a]);
+    const writes = h.store.writes;
+    const again = await h.run([a]);
+    expect(again).toMatchObject({ next: null, checkpoint: null, integrated: [], unchanged: ['lin-a'], evidence: [] });
+    expect(h.store.writes).toBe(writes);
+  });
+
+  it('a rollback (fewer records than indexed) is LINEAGE_ROLLBACK; the others are integrated, the held head stays', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal().seal().seal().seal();
+    const b = new FakeLineage('lin-b').seal();
+    await h.run([a, b]);
+    const rolledBack = a.forkAt(4, 'cold').seal();
+    b.seal();
+    const result = await h.run([rolledBack, b]);
+    expect(kinds(result)).toEqual(['lin-a:LINEAGE_ROLLBACK']);
+    expect(result.integrated).toEqual(['lin-b']);
+    expect(await h.heldHead('lin-a')).toEqual(a.head());
+  });
+
+  it('a fork past the indexed size is HEAD_INCONSISTENT (the consistency proof from the indexed head fails)', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal().seal();
+    await h.run([a]);
+    const forked = a.forkAt(2, 'other').seal().seal().seal();
+    const result = await h.run([forked]);
+    expect(kinds(result)).toEqual(['lin-a:HEAD_INCONSISTENT']);
+    expect(result.checkpoint).toBeNull();
+    expect(await h.heldHead('lin-a')).toEqual(a.head());
+  });
+
+  it('the same size with another root is LINEAGE_FORK', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal();
+    await h.run([a]);
+    const other = a.forkAt(2, 'other').seal();
+    expect(kinds(await h.run([other]))).toEqual(['lin-a:LINEAGE_FORK']);
+  });
+
+  it('an older generation epoch at a larger size is LINEAGE_ROLLBACK', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal();
+    a.generationEpoch = 3;
+    await h.run([a]);
+    a.seal();
+    a.generationEpoch = 2;
+    expect(kinds(await h.run([a]))).toEqual(['lin-a:LINEAGE_ROLLBACK']);
+  });
+
+  it('a residual id sealed twice in one window is RESIDUAL_CHANGED; its lineage stays out, the others go in', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal('r-0', 'r-1', 'r-0');
+    const b = new FakeLineage('lin-b').seal();
+    const result = await h.run([a, b]);
+    expect(kinds(result)).toEqual(['lin-a:RESIDUAL_CHANGED']);
+    expect(result.evidence[0]).toMatchObject({ held: { seq: 0 }, offered: { seq: 2 } });
+    expect(result.integrated).toEqual(['lin-b']);
+    expect(await h.heldHead('lin-a')).toBeNull();
+  });
+
+  it('a residual id the index already holds, sealed again later, is RESIDUAL_CHANGED from the index; only the kept try is written', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal('r-0', 'r-1');
+    const b = new FakeLineage('lin-b').seal();
+    await h.run([a, b]);
+    a.seal('r-1');
+    b.seal();
+    const putCalls = h.store.putCalls;
+    const result = await h.run([a, b]);
+    expect(kinds(result)).toEqual(['lin-a:RESIDUAL_CHANGED']);
+    expect(result.evidence[0]).toMatchObject({ held: { seq: 1 }, offered: { seq: 2 } });
+    expect(result.integrated).toEqual(['lin-b']);
+    expect(h.store.putCalls).toBe(putCalls + 1);
+    expect(await h.heldHead('lin-a')).toEqual(a.head(2));
+    // The index is exactly a@2 and b@2: nothing of the refused run entered it.
+    const alone = new MemoryIndexNodeStore();
+    const { root } = await applyIndexUpdates(
+      alone,
+      emptyIndexHash(),
+      updatesFor([...entriesOf(a, 2), ...entriesOf(b, 2)]),
+    );
+    expect(Buffer.from(result.indexRoot).equals(Buffer.from(root))).toBe(true);
+  });
+
+  it('a record since the indexed head that is missing or not in the tree is RECORD_UNPROVEN', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal();
+    const missing = (await a.candidate(null)) as Extract<LineageCandidate, { head: unknown }>;
+    const edited = {
+      ...missing,
+      records: missing.records.map((r, i) => (i === 1 ? { ...r, recordHash: 'ab'.repeat(32) } : r)),
+    };
+    const gap = { ...missing, records: [missing.records[0], missing.records[2]] } as LineageCandidate;
+    expect(kinds(await h.run([gap]))).toEqual(['lin-a:RECORD_UNPROVEN']);
+    expect(kinds(await h.run([edited as LineageCandidate]))).toEqual(['lin-a:RECORD_UNPROVEN']);
+    expect(h.state.size).toBe(0);
+  });
+
+  it('a notice the table does not match (rolled back or rewritten after the seal) is NOTICE_MISMATCH', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal();
+    const noticeOfThree = a.notice(0);
+    const shown = { lineage: a, size: 2 };
+    expect(kinds(await h.run([shown], [noticeOfThree]))).toEqual(['lin-a:NOTICE_MISMATCH']);
+    const rewritten = a.forkAt(2, 'other').seal();
+    expect(kinds(await h.run([rewritten], [noticeOfThree]))).toEqual(['lin-a:NOTICE_MISMATCH']);
+    const honest = await h.run([a], [noticeOfThree]);
+    expect(honest.evidence).toEqual([]);
+    expect(honest.integrated).toEqual(['lin-a']);
+  });
+
+  it('a head that did not authenticate is HEAD_UNAUTHENTICATED and changes nothing', async () => {
+    const h = new Harness();
+    const result = await h.run([{ lineageId: 'lin-a', unreadable: 'the checkpoint signature does not verify' }]);
+    expect(result.evidence).toEqual([
+      { kind: 'HEAD_UNAUTHENTICATED', lineageId: 'lin-a', reason: 'the checkpoint signature does not verify' },
+    ]);
+    expect(result.checkpoint).toBeNull();
+  });
+
+  it('refuses two candidates for one lineage, and a candidate whose held entry was not read', async () => {
+    const h = new Harness();
+    const a = await new FakeLineage('lin-a').seal().candidate(null);
+    const held = new Map([['lin-a', null]]);
+    const base = { store: h.store, previous: h.state, origin: ORIGIN, notices: [] };
+    await expect(integrate({ ...base, candidates: [a, a], held })).rejects.toThrow(/two candidates for one lineage/);
+    await expect(integrate({ ...base, candidates: [a], held: new Map() })).rejects.toThrow(
+      /held entry of this lineage was not read/,
+    );
+  });
+
+  it('property: honest runs in any batching give the index root of all their entries at once, one leaf per changing integration', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 6 }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        async (batches) => {
+          const h = new Harness();
+          const lineages = [0, 1, 2, 3].map((i) => new FakeLineage(`lin-${i}`));
+          let changing = 0;
+          for (const batch of batches) {
+            const touched = [...new Set(batch)].map((i) => (lineages[i] as FakeLineage).seal());
+            const result = await h.run(touched);
+            expect(result.evidence).toEqual([]);
+            if (result.next) changing += 1;
+          }
+          expect(h.state.size).toBe(changing);
+          const all = new MemoryIndexNodeStore();
+          const entries = lineages.flatMap((l) => (l.records.length === 0 ? [] : entriesOf(l)));
+          const { root } = await applyIndexUpdates(all, emptyIndexHash(), updatesFor(entries));
+          expect(Buffer.from(h.state.indexRoot).toString('hex')).toBe(Buffer.from(root).toString('hex'));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+function entriesOf(l: FakeLineage, size = l.records.length): IndexEntry[] {
+  return [
+    { kind: 'lineage', lineageId: l.lineageId, value: l.head(size) },
+    ...l.records.slice(0, size).map(
+      (r, seq): IndexEntry => ({
+        kind: 'residual',
+        lineageId: l.lineageId,
+        residualId: r.residualId,
+        value: { seq, recordHash: r.recordHash },
+      }),
+    ),
+  ];
+}
