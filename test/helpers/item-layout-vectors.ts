@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import {
   conflictItem,
   conflictOf,
@@ -5,7 +6,11 @@ import {
   headItem,
   headOf,
   type Item,
+  itemOf,
   locationOf,
+  MAX_MANIFEST_BYTES,
+  manifestItem,
+  manifestOf,
   markerItem,
   readJson,
   readString,
@@ -15,12 +20,24 @@ import {
   rejectionOf,
   triageReportItem,
   triageReportOf,
+  withSharedManifest,
 } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
+
+/** `item` in DynamoDB's JSON wire form: a binary attribute as base64 text (what the service's JSON API carries). */
+function wire(item: Item): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(item).map(([name, value]) => [
+      name,
+      value.B === undefined ? value : { B: Buffer.from(value.B).toString('base64') },
+    ]),
+  );
+}
 
 /**
  * The item-layout vectors (test/vectors/item-layout.json): every item kind a client reads from
@@ -35,6 +52,14 @@ export async function itemLayoutVectors() {
   const [first, last] = records as [(typeof records)[0], (typeof records)[0]];
   const nodes = (seq: number) => [`${String(seq).padStart(2, '0')}${'a'.repeat(62)}`];
   const record = recordItem(lineageId, { record: first, nodes: nodes(0) });
+  const manifest = manifestItem(first);
+  // The earlier layout: the record item embeds its manifest (still read as it stands).
+  const inlineRecord = itemOf({
+    pk: Keys.lineage(lineageId),
+    sk: Keys.record(0),
+    record: canonicalJson(first),
+    nodes: JSON.stringify(nodes(0)),
+  });
   const head = headItem(
     {
       lineageId,
@@ -74,9 +99,40 @@ export async function itemLayoutVectors() {
     rejection: (item: Item) => rejectionOf(lineageId, item),
     conflict: (item: Item) => conflictOf(lineageId, item),
     triage: (item: Item) => triageReportOf(item),
+    // `present: false` when the item has no `manifest` attribute; `manifest: null` when it is not
+    // binary, not gzip, or inflates past MAX_MANIFEST_BYTES; the text when it does not parse.
+    manifest: (item: Item) => {
+      const value = manifestOf(item);
+      return { present: value !== undefined, manifest: value ?? null };
+    },
   } as const;
   type Kind = keyof typeof decode;
-  const entry = (name: string, kind: Kind, item: Item) => ({ name, kind, item, decoded: decode[kind](item) });
+  const entry = (name: string, kind: Kind, item: Item) => ({
+    name,
+    kind,
+    item: wire(item),
+    decoded: decode[kind](item),
+  });
+  const digest = first.header.manifestDigest;
+  // A record read from the table: its record item, and the manifest items a reader's BatchGetItem of
+  // `MANIFEST#<digest>` returns (none when missing); `decoded` is the record as the reader hands it
+  // to the verifier (adapters/dynamodb-chain-store.ts, readRecord / readChain).
+  const stored = (name: string, recordIn: Item, manifests: Item[]) => {
+    const found = new Map<string, unknown>();
+    for (const item of manifests) {
+      const value = manifestOf(item);
+      const pk = readString(item, 'pk') ?? '';
+      if (value !== undefined) found.set(pk.slice(Keys.manifest('').length), value);
+    }
+    return {
+      name,
+      record: wire(recordIn),
+      manifests: manifests.map(wire),
+      decoded: withSharedManifest(recordOf(recordIn), found),
+    };
+  };
+  const gzipped = (text: string) =>
+    itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk, manifest: gzipSync(text) });
   const edit = (item: Item, changes: Record<string, unknown>): Item => {
     const copy: Record<string, unknown> = { ...item };
     for (const [name, value] of Object.entries(changes)) {
@@ -85,9 +141,10 @@ export async function itemLayoutVectors() {
     }
     return copy as Item;
   };
+  const editedManifest = gzipped(canonicalJson({ ...first.manifest, env: { EDITED: 'yes' } }));
   return {
     description:
-      'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as adapters/dynamodb-item-codec.ts writes them (DynamoDB AttributeValue JSON), with what its readers return; hostile items show that junk reads as absent, never coerced. Regenerate with test/unit/adapters/item-layout.generate.ts.',
+      'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as adapters/dynamodb-item-codec.ts writes them (DynamoDB AttributeValue JSON), with what its readers return (binary attributes as base64, the JSON wire form); hostile items show that junk reads as absent, never coerced; `stored` shows a record item read with the manifest items found for its manifestDigest, as the readers hand it to the verifier. Regenerate with test/unit/adapters/item-layout.generate.ts.',
     lineageId,
     keys: {
       lineage: Keys.lineage(lineageId),
@@ -97,6 +154,8 @@ export async function itemLayoutVectors() {
       conflictsOf: { residualId: 'residual-8', prefix: Keys.conflictsOf('residual-8') },
       rejection: Keys.rejection(lineageId),
       triage: Keys.triage(lineageId),
+      manifest: { digest, pk: Keys.manifest(digest), sk: Keys.manifestSk },
+      maxManifestBytes: MAX_MANIFEST_BYTES,
       // readNodes: node (level, index) is stored on the record whose seq is (index + 1) · 2^level − 1.
       nodeSeq: [
         { level: 0, index: 5, seq: 5 },
@@ -112,6 +171,7 @@ export async function itemLayoutVectors() {
       entry('rejection', 'rejection', rejection),
       entry('conflict', 'conflict', conflict),
       entry('triage report', 'triage', triage),
+      entry('manifest', 'manifest', manifest),
     ],
     hostile: [
       entry('record text that is not JSON', 'record', edit(record, { record: { S: '{"header":' } })),
@@ -132,6 +192,38 @@ export async function itemLayoutVectors() {
       entry('conflict expectedHead unreadable', 'conflict', edit(conflict, { expectedHead: { S: '{"seq":-1}' } })),
       entry('conflict statement missing', 'conflict', edit(conflict, { statement: undefined })),
       entry('triage report not JSON', 'triage', edit(triage, { report: { S: 'not json' } })),
+      entry('manifest missing', 'manifest', edit(manifest, { manifest: undefined })),
+      entry('manifest as a string', 'manifest', edit(manifest, { manifest: { S: canonicalJson(first.manifest) } })),
+      entry(
+        'manifest not gzip',
+        'manifest',
+        edit(manifest, { manifest: { B: new TextEncoder().encode('{"env":{}}') } }),
+      ),
+      entry(
+        'manifest gzip cut short',
+        'manifest',
+        edit(manifest, { manifest: { B: gzipSync('{"env":{}}').subarray(0, 12) } }),
+      ),
+      entry('manifest gzip of text that is not JSON', 'manifest', gzipped('{"env":')),
+      entry('manifest inflating to exactly the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 2)}}`)),
+      entry('manifest inflating past the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 1)}}`)),
+    ],
+    // Records as read from the table: the record item with the manifest items found for its digest.
+    stored: [
+      stored('record and its manifest item', record, [manifest]),
+      stored('record stored without its manifest (manifest item missing)', record, []),
+      stored('record with the manifest inline (earlier layout), no manifest item', inlineRecord, []),
+      stored('record with the manifest inline and a different manifest item', inlineRecord, [editedManifest]),
+      stored('record whose manifest item is edited', record, [editedManifest]),
+      stored('record whose manifest item is not gzip', record, [
+        edit(manifest, { manifest: { B: new TextEncoder().encode('{}') } }),
+      ]),
+      stored('record whose manifest item has no manifest attribute', record, [edit(manifest, { manifest: undefined })]),
+      stored(
+        'record naming no well-formed digest',
+        edit(record, { record: { S: '{"header":{"manifestDigest":"ab"}}' } }),
+        [manifest],
+      ),
     ],
   };
 }

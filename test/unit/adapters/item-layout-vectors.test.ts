@@ -9,5 +9,9 @@ describe('item-layout vectors (test/vectors/item-layout.json)', () => {
     expect(built.items.map((e: { name: string }) => e.name)).toEqual(vectors.items.map((e) => e.name));
     for (const [i, entry] of built.items.entries()) expect(entry, entry.name).toEqual(vectors.items[i]);
     for (const [i, entry] of built.hostile.entries()) expect(entry, entry.name).toEqual(vectors.hostile[i]);
+    expect(built.hostile.length).toBe(vectors.hostile.length);
+    for (const [i, entry] of built.stored.entries()) expect(entry, entry.name).toEqual(vectors.stored[i]);
+    expect(built.stored.length).toBe(vectors.stored.length);
+    expect(built).toEqual(vectors);
   });
 });
