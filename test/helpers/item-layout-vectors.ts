@@ -1,4 +1,4 @@
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import {
   conflictItem,
   conflictOf,
@@ -205,6 +205,23 @@ export async function itemLayoutVectors() {
         edit(manifest, { manifest: { B: gzipSync('{"env":{}}').subarray(0, 12) } }),
       ),
       entry('manifest gzip of text that is not JSON', 'manifest', gzipped('{"env":')),
+      entry('manifest empty', 'manifest', edit(manifest, { manifest: { B: new Uint8Array() } })),
+      entry(
+        'manifest of two gzip members',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), gzipSync('{}')]) } }),
+      ),
+      entry(
+        'manifest gzip then zero bytes',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), Buffer.from([0, 1, 2])]) } }),
+      ),
+      entry(
+        'manifest gzip then junk',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), Buffer.from('xyz')]) } }),
+      ),
+      entry('manifest deflate, not gzip', 'manifest', edit(manifest, { manifest: { B: deflateSync('{}') } })),
       entry('manifest inflating to exactly the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 2)}}`)),
       entry('manifest inflating past the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 1)}}`)),
     ],

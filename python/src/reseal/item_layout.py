@@ -5,7 +5,11 @@ Items are DynamoDB's low-level ``AttributeValue`` maps (``{"seq": {"N": "3"}, ..
 client returns), so this module needs no AWS library. The table is not trusted (docs/sealing.md,
 threat model): an attribute of another type than its field needs reads as absent, never coerced;
 numbers read as JavaScript's ``Number`` reads them (a seq that is not a safe integer ≥ 0 is no
-seq); JSON that does not parse reads as the field's fallback. Every decoder is checked against
+seq); JSON that does not parse reads as the field's fallback. A record item holds the record
+without its manifest, which is stored once, gzipped, in the ``MANIFEST#<manifestDigest>`` item
+(docs/sealing.md, "Stored items"): the reader puts it back before anything is verified, and the
+verifier recomputes the digest, so an edited, missing or undecodable manifest item fails the
+record's hash check (``HASH_MISMATCH``), never another answer. Every decoder is checked against
 ``test/vectors/item-layout.json``, which the TypeScript codec writes, so a layout change breaks
 both packages' tests at once.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -23,6 +28,8 @@ from .errors import InvalidInputError
 from .strict_json import parse_strict_json
 
 __all__ = [
+    "MAX_MANIFEST_BYTES",
+    "NO_MANIFEST",
     "Item",
     "LineageKeys",
     "LineageTableReader",
@@ -30,12 +37,15 @@ __all__ = [
     "conflict_of",
     "location_of",
     "log_head_of",
+    "manifest_of",
     "node_seq",
     "nodes_of",
     "record_of",
     "record_seq_of",
     "rejection_of",
+    "shared_manifest_digest_of",
     "triage_report_of",
+    "with_shared_manifest",
 ]
 
 Item = Mapping[str, Any]
@@ -44,6 +54,19 @@ Item = Mapping[str, Any]
 _TYPES: Final = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
 _ABSENT: Final = object()
 
+MAX_MANIFEST_BYTES: Final = 4 * 1024 * 1024
+"""Most bytes a stored manifest may inflate to (the TypeScript codec's bound): a manifest item holds
+at most 400 KB compressed, and this bounds what a planted one (a "zip bomb") makes a reader allocate."""
+
+
+class _NoManifest:
+    def __repr__(self) -> str:
+        return "NO_MANIFEST"
+
+
+NO_MANIFEST: Final = _NoManifest()
+"""What :func:`manifest_of` returns for an item without a ``manifest`` attribute."""
+
 
 class LineageKeys:
     """The table's keys (string ``pk``, ``sk``), as adapters/dynamodb-table-keys.ts builds them."""
@@ -51,6 +74,8 @@ class LineageKeys:
     HEAD: Final = "HEAD"
     RECORD_PREFIX: Final = "RECORD#"
     CONFLICT_PREFIX: Final = "CONFLICT#"
+    MANIFEST_PREFIX: Final = "MANIFEST#"
+    MANIFEST_SK: Final = "MANIFEST"
 
     @staticmethod
     def lineage(lineage_id: str) -> str:
@@ -76,6 +101,11 @@ class LineageKeys:
     @staticmethod
     def triage(lineage_id: str) -> str:
         return f"TRIAGE#{lineage_id}"
+
+    @staticmethod
+    def manifest(digest: str) -> str:
+        """The partition key of the content-addressed manifest item a header's ``manifestDigest`` names."""
+        return f"MANIFEST#{digest}"
 
 
 def node_seq(level: int, index: int) -> int:
@@ -120,6 +150,14 @@ def read_string(item: Item | None, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def read_binary(item: Item | None, name: str) -> bytes | None:
+    """Binary attribute ``name`` (bytes, as boto3's client returns it), or ``None`` when absent or of another type."""
+    value = _attribute(item, name)
+    if isinstance(value, tuple) and value[0] == "B" and isinstance(value[1], (bytes, bytearray, memoryview)):
+        return bytes(value[1])
+    return None
+
+
 def read_number(item: Item | None, name: str) -> float | int | None:
     """Number attribute ``name``, or ``None`` when absent or of another type."""
     value = _attribute(item, name)
@@ -157,6 +195,65 @@ def record_of(item: Item) -> Any:
         return None
     value = _parse(text)
     return text if value is _ABSENT else value
+
+
+def _gunzip(data: bytes, limit: int) -> bytes | None:
+    """The gzip (RFC 1952) members of ``data`` inflated, as Node's ``gunzipSync`` inflates them
+    (members follow one another; zero bytes after a member end the data), or ``None`` when it is not
+    gzip, is cut short or inflates past ``limit`` bytes, never holding more than ``limit + 1`` of them."""
+    out = bytearray()
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            out += inflater.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or not inflater.eof:
+                return None  # past the cap, or the member is cut short
+        except zlib.error:
+            return None
+        rest = inflater.unused_data
+        if not rest or rest[0] == 0:
+            return bytes(out)
+
+
+def manifest_of(item: Item) -> Any:
+    """The stored manifest of a manifest item: the parsed JSON; the text when it does not parse;
+    ``None`` when the attribute is not binary, not gzip, or inflates past :data:`MAX_MANIFEST_BYTES`
+    (either way the verifier refuses the record it is put back into); :data:`NO_MANIFEST` when the
+    item has no ``manifest``."""
+    if _attribute(item, "manifest") is _ABSENT:
+        return NO_MANIFEST
+    data = read_binary(item, "manifest")
+    text = None if data is None else _gunzip(data, MAX_MANIFEST_BYTES)
+    if text is None:
+        return None
+    decoded = text.decode("utf-8", errors="replace")
+    value = _parse(decoded)
+    return decoded if value is _ABSENT else value
+
+
+_HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def shared_manifest_digest_of(stored: Any) -> str | None:
+    """The manifest digest a stored record names when its item carries no manifest of its own (the
+    content-addressed layout), else ``None``: a record of the earlier layout, which embeds its
+    manifest, or one too malformed to name a well-formed digest (the verifier refuses it as it is)."""
+    if not isinstance(stored, dict) or "manifest" in stored:
+        return None
+    header = stored.get("header")
+    digest = header.get("manifestDigest") if isinstance(header, dict) else None
+    return digest if type(digest) is str and _HEX_DIGEST.fullmatch(digest) else None
+
+
+def with_shared_manifest(stored: Any, manifests: Mapping[str, Any]) -> Any:
+    """``stored`` with the manifest of its shared item put back, as the record was sealed; unchanged
+    when it embeds one, names none, or its manifest item is missing (the record then fails the
+    strict record schema: ``HASH_MISMATCH``, never a pass)."""
+    digest = shared_manifest_digest_of(stored)
+    if digest is None or digest not in manifests:
+        return stored
+    return {**stored, "manifest": manifests[digest]}
 
 
 def nodes_of(item: Item) -> list[Any] | None:
@@ -376,9 +473,32 @@ class LineageTableReader:
                 return None
 
     def read_record(self, lineage_id: str, seq: int) -> Any:
-        """The stored record at ``seq`` (see :func:`record_of`), or ``None`` when there is no item."""
+        """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
+        (:meth:`with_manifests`), or ``None`` when there is no item."""
         item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
-        return None if item is None else record_of(item)
+        return None if item is None else self.with_manifests([record_of(item)])[0]
+
+    def with_manifests(self, stored: Sequence[Any]) -> list[Any]:
+        """``stored`` records with the manifests of their ``MANIFEST#<manifestDigest>`` items put back
+        (:func:`with_shared_manifest`), read in BatchGetItems of at most 100 keys. A missing or
+        undecodable manifest item leaves a record the verifier refuses (``HASH_MISMATCH``)."""
+        wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
+        digests = sorted(wanted)
+        manifests: dict[str, Any] = {}
+        for i in range(0, len(digests), 100):
+            keys: list[Any] = [
+                {"pk": _s(LineageKeys.manifest(d)), "sk": _s(LineageKeys.MANIFEST_SK)} for d in digests[i : i + 100]
+            ]
+            while keys:
+                out = self._client.batch_get_item(RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}})
+                for item in out.get("Responses", {}).get(self._table, []):
+                    pk = read_string(item, "pk") or ""
+                    digest = pk[len(LineageKeys.MANIFEST_PREFIX) :]
+                    manifest = manifest_of(item)
+                    if pk.startswith(LineageKeys.MANIFEST_PREFIX) and digest in wanted and manifest is not NO_MANIFEST:
+                        manifests[digest] = manifest
+                keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+        return [with_shared_manifest(record, manifests) for record in stored]
 
     def read_nodes(self, lineage_id: str, refs: Sequence[tuple[int, int]]) -> list[str | None]:
         """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it."""

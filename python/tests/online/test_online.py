@@ -4,7 +4,9 @@ and a table writer's edit (docs/sealing.md, threat model), which the client must
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
+import json
 import os
 import re
 import time
@@ -50,10 +52,12 @@ def test_the_documented_online_loop_runs_as_written_in_at_most_15_lines(in_tmp: 
     assert (in_tmp / ".reseal" / "checkpoints.json").is_file()
 
 
-def sealed_write(client: reseal.ResealClient, label: str) -> tuple[str, reseal.WriteOutcome]:
+def sealed_write(
+    client: reseal.ResealClient, label: str, env: dict[str, str] | None = None
+) -> tuple[str, reseal.WriteOutcome]:
     assert client.writer is not None
     lineage = reseal.lineage_id_for(label, client.writer.policy())
-    env = {"DB_HOST": "db-1"}
+    env = env or {"DB_HOST": "db-1"}
     request = reseal.write_request(
         residual_id="r-1",
         lineage_id=lineage,
@@ -86,6 +90,42 @@ def test_a_record_the_table_writer_edits_is_never_proven(in_tmp: Path) -> None:
         ExpressionAttributeNames={"#r": "record"},
         ExpressionAttributeValues={":r": {"S": edited}},
     )
+    with pytest.raises(reseal.LogVerificationError) as raised:
+        client.receipt(lineage, 0)
+    assert raised.value.verdict == reseal.VerificationVerdict.HASH_MISMATCH
+    recall = client.recall(lineage, {"DB_HOST": "db-1"})
+    assert recall.end == "NOT_INTACT" and recall.record is None and recall.delta is None
+    assert recall.verdict != reseal.VerificationVerdict.VERIFIED_INTACT
+
+
+@pytest.mark.parametrize("tamper", ["edited", "deleted"])
+def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never_proven(
+    in_tmp: Path, tamper: str
+) -> None:
+    """The manifest is stored once, gzipped, in MANIFEST#<manifestDigest> (docs/sealing.md, "Stored
+    items"); the reader puts it back and the record's hash check catches an edited or missing one."""
+    client = reseal.connect(writer_key=".reseal/w.pem")
+    # A manifest of its own (DB_HOST unique to this test), so no other record shares the item.
+    lineage, outcome = sealed_write(client, f"manifest-{tamper}", {"DB_HOST": f"db-{tamper}-{time.time_ns()}"})
+    assert client.receipt(lineage, 0) is not None  # read back intact through the manifest item first
+    table = client.stack.outputs.table_name
+    dynamodb = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+    record_key = {"pk": {"S": LineageKeys.lineage(lineage)}, "sk": {"S": LineageKeys.record(0)}}
+    stored = dynamodb.get_item(TableName=table, Key=record_key, ConsistentRead=True)["Item"]["record"]["S"]
+    assert '"manifest"' not in stored  # the record item holds no manifest of its own
+    digest = json.loads(stored)["header"]["manifestDigest"]
+    key = {"pk": {"S": LineageKeys.manifest(digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}
+    item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    manifest = json.loads(gzip.decompress(item["manifest"]["B"]))
+    assert outcome.record is not None and manifest == outcome.record["manifest"]
+    if tamper == "edited":  # a well-formed manifest, one baseline hash changed: only the digest tells
+        name = next(iter(manifest["baselineKeyHashes"]))
+        manifest["baselineKeyHashes"][name] = "0" * 64
+        dynamodb.put_item(
+            TableName=table, Item={**item, "manifest": {"B": gzip.compress(json.dumps(manifest).encode())}}
+        )
+    else:
+        dynamodb.delete_item(TableName=table, Key=key)
     with pytest.raises(reseal.LogVerificationError) as raised:
         client.receipt(lineage, 0)
     assert raised.value.verdict == reseal.VerificationVerdict.HASH_MISMATCH
