@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Installs the Python package's development environment in .python-venv/ (gitignored): a venv,
-// the exact versions of python/requirements-dev.txt, then `reseal` itself editable (docs/python.md).
+// the exact versions of python/requirements-dev.txt (boto3, the `aws` extra of the online client,
+// among them), then `reseal` itself editable (docs/python.md).
 // Idempotent: a stamp of the requirements and pyproject.toml skips the work when nothing changed.
 // Uses only Node built-ins; `PYTHON` names the interpreter (default python3, which must be ≥ 3.10).
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run test:python` (part of `npm test`): sets up .python-venv/ if needed, then runs the
-// Python package's tests (python/tests/) with pytest. Extra arguments go to pytest.
+// Python package's tests (python/tests/) with pytest. Extra arguments go to pytest. The online
+// tests (python/tests/online/) start the emulator and deploy the stack once per run, through the
+// same scripts as the TypeScript integration tests (scripts/emulator/).
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -44,6 +44,7 @@ from .canonical import (
     seal_dedup_id,
 )
 from .checkpoint_store import CheckpointStore, FileCheckpointStore, MemoryCheckpointStore
+from .client import PUBLISH_CLOCK_SKEW_MS, PublishedWrite, RecallResult, ResealClient, WriteOutcome, connect
 from .errors import (
     AnchorKeyMismatchError,
     CanonicalizationError,
@@ -54,13 +55,17 @@ from .errors import (
     IndexProofFormatError,
     InputIssue,
     InvalidInputError,
+    LogVerificationError,
     ManifestSealMismatchError,
     NoteFormatError,
     NoteVerificationError,
     OutcomeVerificationError,
     PolicyFormatError,
     ResealError,
+    StackConfigError,
     StrictJsonError,
+    UnverifiedOutcomeError,
+    WaitTimeoutError,
 )
 from .guard import DEFAULT_MAX_RECEIPT_AGE_SECONDS, evaluate_write, parse_write_request, value_digest, verdict_digest
 from .index import (
@@ -135,6 +140,7 @@ from .records import (
     verify_chain,
     writer_binding_problem,
 )
+from .stack import PinnedStack, StackOutputs, read_stack_pin, stack_from_cloudformation
 from .strict_json import parse_strict_json
 from .triage import (
     MANIFEST_FORMATS,
@@ -166,6 +172,8 @@ from .witness import (
     quorum_met,
     verify_cosignature,
 )
+from .write_request import write_request
+from .writer_key import WriterKey
 
 __version__ = "0.1.0"
 
@@ -325,4 +333,21 @@ __all__ = [
     "WRITER_BOUND_HEADER_FIELDS",
     "WRITER_BOUND_RECORD_FIELDS",
     "writer_binding_problem",
+    # the online client (docs/python.md, "The online loop"; needs the aws extra)
+    "connect",
+    "ResealClient",
+    "PublishedWrite",
+    "WriteOutcome",
+    "RecallResult",
+    "PUBLISH_CLOCK_SKEW_MS",
+    "WriterKey",
+    "write_request",
+    "PinnedStack",
+    "StackOutputs",
+    "read_stack_pin",
+    "stack_from_cloudformation",
+    "LogVerificationError",
+    "UnverifiedOutcomeError",
+    "WaitTimeoutError",
+    "StackConfigError",
 ]

@@ -135,3 +135,41 @@ class PolicyFormatError(InvalidInputError):
 
     def __init__(self, path: str, message: str) -> None:
         super().__init__("tlog policy", [InputIssue(path, message)])
+
+
+class LogVerificationError(ResealError):
+    """The stored log of a lineage does not verify (a rollback, a fork, a forged checkpoint, a
+    record that cannot be proven): ``verdict`` and ``reason`` say which (docs/verifiable-log.md)."""
+
+    def __init__(self, lineage_id: str, verdict: str, reason: str) -> None:
+        self.lineage_id = lineage_id
+        self.verdict = verdict
+        self.reason = reason
+        super().__init__(f"lineage {lineage_id}: {verdict}: {reason}")
+
+
+class UnverifiedOutcomeError(LogVerificationError):
+    """A write's residual-id marker names a record that cannot be proven: never counted as sealed."""
+
+    def __init__(self, lineage_id: str, residual_id: str, seq: int, verdict: str, reason: str) -> None:
+        super().__init__(lineage_id, verdict, f"residual {residual_id} at seq {seq}: {reason}")
+        self.residual_id = residual_id
+        self.seq = seq
+
+
+class WaitTimeoutError(ResealError, TimeoutError):
+    """Nothing proven appeared within the wait; ``what`` names what was awaited."""
+
+    def __init__(self, what: str, timeout_s: float) -> None:
+        self.what = what
+        self.timeout_s = timeout_s
+        super().__init__(f"timed out after {timeout_s:g} s waiting for {what}")
+
+
+class StackConfigError(ResealError):
+    """A stack's outputs or pin file cannot be used: ``reason`` names what is missing or malformed."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = reason
+        super().__init__(f"{source}: {reason}")

@@ -1,0 +1,729 @@
+"""The online client of a deployed Reseal stack (docs/python.md, "The online loop"): publish a
+signed write, learn its outcome, recall, each answer checked with public keys alone
+(docs/verifiable-log.md) as the TypeScript client checks it. The table is read, never trusted:
+a seal counts once its record is proven in a signed checkpoint consistent with the kept one; a
+refusal once its statement, signed by the function that decided it, names this write; a recall
+once the record is proven and the delta recomputed here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeVar
+
+from .authorship import lineage_id_matches_policy, write_signature_problem
+from .canonical import canonical_json
+from .checkpoint_store import CheckpointStore, FileCheckpointStore
+from .errors import (
+    InputIssue,
+    InvalidInputError,
+    LogVerificationError,
+    ResealError,
+    UnverifiedOutcomeError,
+    WaitTimeoutError,
+)
+from .guard import parse_write_request
+from .item_layout import LineageTableReader
+from .log import (
+    Checkpoint,
+    check_conflict,
+    check_consistency,
+    check_rejection,
+    checkpoint_origin,
+    open_checkpoint,
+    open_outcome,
+    request_digest,
+    verify_record_proof,
+)
+from .records import V, payload_hash, variables_digest
+from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
+from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
+from .triage import isolate_delta, manifest_digest, triage_report_digest
+from .writer_key import WriterKey
+
+__all__ = [
+    "PUBLISH_CLOCK_SKEW_MS",
+    "PublishedWrite",
+    "RecallResult",
+    "ResealClient",
+    "WriteOutcome",
+    "connect",
+]
+
+PUBLISH_CLOCK_SKEW_MS: Final = 5_000
+"""The guard's clock skew allowance: a refusal's ``atMs`` may read this much before the publish."""
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class PublishedWrite:
+    """A write sent to the ``residual-writes`` queue: the SQS message id, the client's clock
+    before sending (ms), and the request as sent, signed."""
+
+    message_id: str
+    published_at_ms: int
+    request: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """What became of a write, proven (docs/verifiable-log.md, "Signed outcomes"):
+    ``SEALED`` (``record`` proven by ``inclusion`` in the signed ``checkpoint``), ``REJECTED`` or
+    ``CONFLICT`` (``refusal`` with its signed ``statement``)."""
+
+    kind: Literal["SEALED", "REJECTED", "CONFLICT"]
+    record: dict[str, Any] | None = None
+    inclusion: dict[str, Any] | None = None
+    checkpoint: Checkpoint | None = None
+    refusal: dict[str, Any] | None = None
+    statement: dict[str, Any] | None = None
+
+    @property
+    def seq(self) -> int | None:
+        """The sealed record's seq (``SEALED`` only)."""
+        return None if self.record is None else int(self.record["header"]["monotonicSequenceNumber"])
+
+    def receipt(self) -> dict[str, Any]:
+        """A portable receipt of a ``SEALED`` outcome, which :func:`reseal.verify_receipt` checks offline.
+
+        :raises ValueError: for a refusal
+        """
+        if self.record is None or self.checkpoint is None or self.inclusion is None:
+            raise ValueError(f"a {self.kind} outcome has no record to make a receipt of")
+        return {
+            "formatVersion": 1,
+            "type": "reseal-receipt",
+            "lineageId": self.record["header"]["lineageId"],
+            "record": self.record,
+            "inclusion": self.inclusion,
+            "checkpoint": self.checkpoint.note,
+        }
+
+
+RecallEnd = Literal["TRIAGED", "NOT_INTACT", "NOT_FOUND", "INVALID_REQUEST", "UNTRIAGEABLE"]
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """A recall as this client decided it (docs/verifiable-log.md, "Recall"). ``end`` is
+    ``TRIAGED`` (act on ``delta``), ``UNTRIAGEABLE`` (record proven, manifest cannot be triaged),
+    ``NOT_FOUND`` (triage's claim, not contradicted by the signed log), or ``NOT_INTACT``
+    (``verdict`` says why; never ``VERIFIED_INTACT``). ``report`` is triage's stored answer:
+    diagnostic only, never acted on."""
+
+    request_id: str
+    end: RecallEnd
+    verdict: str | None
+    reason: str
+    record: dict[str, Any] | None
+    delta: dict[str, Any] | None
+    checkpoint: Checkpoint | None
+    report: Any
+
+
+class ResealClient:
+    """The agent-side client of one deployed stack.
+
+    :param stack: the stack's outputs and pinned verifier keys (:func:`reseal.read_stack_pin`, or
+        :func:`connect`)
+    :param dynamodb, sqs, events: boto3 clients (``boto3.client("dynamodb")``, ...)
+    :param writer: signs every published write; without one only signed requests are sent
+    :param checkpoints: where the last verified checkpoint per lineage is kept (the TypeScript
+        client's file format); without one a rollback of the table cannot be seen
+    """
+
+    def __init__(
+        self,
+        stack: PinnedStack,
+        *,
+        dynamodb: Any,
+        sqs: Any,
+        events: Any,
+        writer: WriterKey | None = None,
+        checkpoints: CheckpointStore | None = None,
+        now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.stack = stack
+        self.table = LineageTableReader(dynamodb, stack.outputs.table_name)
+        self._sqs = sqs
+        self._events = events
+        self.writer = writer
+        self._checkpoints = checkpoints
+        self._now_ms = now_ms
+        self._sleep = sleep
+
+    # --- publish -----------------------------------------------------------------------------
+
+    def publish(self, request: Mapping[str, Any]) -> PublishedWrite:
+        """Signs a write with the client's writer key (adding the sole-writer policy to the first
+        write of a lineage whose id certifies it), validates it as the guard will, and sends its
+        RFC 8785 canonical JSON to the ``residual-writes`` queue.
+
+        :raises InvalidInputError: naming each bad field; an unsigned request without a writer
+            key; a signature that does not verify or is too old
+        """
+        prepared = dict(request)
+        now = self._now_ms()
+        if self.writer is not None:
+            policy = self.writer.policy()
+            if (
+                "policy" not in prepared
+                and type(prepared.get("lineageId")) is str
+                and lineage_id_matches_policy(prepared["lineageId"], policy)
+                and self.table.log_head(prepared["lineageId"]) is None
+            ):
+                prepared["policy"] = policy
+            prepared = self.writer.sign_request(prepared, now)
+        elif "writer" not in prepared:
+            raise InvalidInputError(
+                "residual write request",
+                [InputIssue("writer", "the request is unsigned and the client has no writer key to sign it")],
+            )
+        parsed = parse_write_request(prepared)
+        problem = write_signature_problem(parsed, now)
+        if problem is not None:
+            raise InvalidInputError("residual write request", [InputIssue("writer", problem)])
+        published_at = self._now_ms()
+        out = self._sqs.send_message(
+            QueueUrl=self.stack.outputs.residual_writes_queue_url, MessageBody=canonical_json(parsed)
+        )
+        message_id = out.get("MessageId")
+        if not message_id:
+            raise ResealError("SQS SendMessage returned no MessageId")
+        return PublishedWrite(str(message_id), published_at, parsed)
+
+    # --- outcomes ----------------------------------------------------------------------------
+
+    def wait_for_outcome(
+        self, published: PublishedWrite, *, timeout_s: float = 60.0, poll_interval_s: float = 0.5
+    ) -> WriteOutcome:
+        """Polls until the published write has a proven outcome: its record proven in the latest
+        signed checkpoint (consistent with the kept one, which it then replaces) and binding this
+        request's content; or a refusal signed by the function that decided it, naming this
+        request. Unsigned or forged items are ignored: a table writer can delay an answer, never
+        change it. This write's seal wins over a refusal; between refusals, the latest.
+
+        :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
+        :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven
+        """
+        request = published.request
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
+        since = published.published_at_ms - PUBLISH_CLOCK_SKEW_MS
+        foreign: list[int] = []
+        return self._poll(
+            lambda: self._outcome_of(request, since, foreign),
+            f"a proven outcome of residual {residual_id} in lineage {lineage_id}",
+            timeout_s,
+            poll_interval_s,
+        )
+
+    def _outcome_of(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
+        location = self.table.find_by_residual_id(lineage_id, residual_id)
+        if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
+            seq = location["seq"]
+            try:
+                record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
+            except LogVerificationError as error:
+                raise UnverifiedOutcomeError(lineage_id, residual_id, seq, error.verdict, error.reason) from error
+            if record["header"]["residualId"] != residual_id:
+                raise UnverifiedOutcomeError(
+                    lineage_id,
+                    residual_id,
+                    seq,
+                    V.LINEAGE_BROKEN,
+                    f"the marker points at seq {seq}, which seals {record['header']['residualId']}",
+                )
+            if _binds_request(record["header"], request):
+                self._keep(lineage_id, checkpoint, trusted)
+                return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint)
+            foreign.append(seq)  # another write's seal under this id: this one's refusal is awaited
+        rejections = [
+            (r, s)
+            for r in self.table.rejections(lineage_id, residual_id)
+            if (s := self._open_refusal("REJECTED", r, request)) is not None and r["atMs"] >= since
+        ]
+        conflicts = [
+            (c, s)
+            for c in self.table.conflicts(lineage_id, residual_id)
+            if (s := self._open_refusal("CONFLICT", c, request)) is not None and c["atMs"] >= since
+        ]
+        if conflicts and (not rejections or conflicts[-1][0]["atMs"] >= rejections[-1][0]["atMs"]):
+            return WriteOutcome("CONFLICT", refusal=conflicts[-1][0], statement=conflicts[-1][1])
+        if rejections:
+            return WriteOutcome("REJECTED", refusal=rejections[-1][0], statement=rejections[-1][1])
+        return None
+
+    def _open_refusal(self, kind: str, item: dict[str, Any], request: dict[str, Any]) -> dict[str, Any] | None:
+        """The item's signed statement when it checks and names this request, else ``None``."""
+        if item.get("statement") is None or "unreadable" in item:
+            return None
+        guard = kind == "REJECTED" and item.get("stage") == "GUARD"
+        key = self.stack.guard_key if guard else self.stack.log_key
+        try:
+            statement = open_outcome(item["statement"], key, self.stack.outputs.log_name)
+            (check_rejection if kind == "REJECTED" else check_conflict)(item, statement)
+        except ResealError:
+            return None
+        if statement["requestDigest"] is not None:
+            return statement if statement["requestDigest"] == request_digest(request) else None
+        # A body refused before it parsed names no request digest; the client sent its canonical JSON.
+        sent = hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+        return statement if kind == "REJECTED" and item.get("bodyDigest") == sent else None
+
+    # --- recall ------------------------------------------------------------------------------
+
+    def recall(
+        self,
+        lineage_id: str,
+        current_env: Mapping[str, str],
+        *,
+        target: Mapping[str, Any] | None = None,
+        timeout_s: float = 60.0,
+        poll_interval_s: float = 0.5,
+    ) -> RecallResult:
+        """Requests a recall, waits for triage's answer and decides it with public keys alone:
+        the record proven in the answer's signed checkpoint, consistent with the kept one and no
+        older than the newest this client read itself before asking; the record is the target;
+        the delta recomputed from the proven record and ``current_env``. A proven newer
+        checkpoint is kept.
+
+        :param target: ``{"latest": True}`` (default), ``{"seq": n}`` or ``{"residualId": id}``
+        :raises InvalidInputError: naming each bad field of the request
+        :raises WaitTimeoutError: when no answer appears within ``timeout_s``
+        :raises LogVerificationError: when the kept checkpoint does not verify
+        """
+        target = dict(target) if target is not None else {"latest": True}
+        _check_recall(lineage_id, target, current_env)
+        trusted = self._trusted(lineage_id)
+        try:
+            newest: Checkpoint | LogVerificationError | None = self._latest(lineage_id, trusted)
+        except LogVerificationError as error:
+            newest = error
+        request_id = f"recall-{uuid.uuid4()}"
+        detail: dict[str, Any] = {
+            "requestId": request_id,
+            "lineageId": lineage_id,
+            "target": target,
+            "currentEnv": dict(current_env),
+            **({"trustedCheckpoint": trusted.note} if trusted is not None else {}),
+        }
+        out = self._events.put_events(
+            Entries=[
+                {
+                    "Source": "reseal",
+                    "DetailType": "RecallRequested",
+                    "EventBusName": self.stack.outputs.event_bus_name,
+                    "Detail": canonical_json(detail),
+                }
+            ]
+        )
+        entry = (out.get("Entries") or [{}])[0]
+        if out.get("FailedEntryCount") or not entry.get("EventId"):
+            raise ResealError(f"EventBridge refused RecallRequested {request_id}: {entry.get('ErrorMessage')}")
+
+        def answered() -> Any:
+            report = self.table.triage_report(lineage_id, request_id)
+            ok = isinstance(report, dict) and report.get("requestId") == request_id
+            return report if ok and report.get("lineageId") == lineage_id else None
+
+        report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
+        return self._decide(request_id, lineage_id, target, current_env, report, trusted, newest)
+
+    def _decide(
+        self,
+        request_id: str,
+        lineage_id: str,
+        target: dict[str, Any],
+        current_env: Mapping[str, str],
+        report: dict[str, Any],
+        trusted: Checkpoint | None,
+        newest: Checkpoint | LogVerificationError | None,
+    ) -> RecallResult:
+        def end(kind: RecallEnd, verdict: str | None, reason: str, **found: Any) -> RecallResult:
+            if kind == "NOT_INTACT" and verdict in (None, V.VERIFIED_INTACT):
+                verdict = V.UNVERIFIED_TAMPER_RISK  # fail closed
+            return RecallResult(
+                request_id,
+                kind,
+                verdict,
+                reason,
+                found.get("record"),
+                found.get("delta"),
+                found.get("checkpoint"),
+                report,
+            )
+
+        proof = report.get("proof")
+        if proof is None:
+            return self._unproven_refusal(lineage_id, target, report, trusted, newest, end)
+        if not isinstance(proof, dict) or not all(
+            k in proof for k in ("checkpoint", "seq", "recordHash", "inclusion", "consistency")
+        ):
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
+        key = self.stack.log_key
+        try:
+            latest = open_checkpoint(proof["checkpoint"], key, checkpoint_origin(key.name, lineage_id))
+        except (ResealError, TypeError) as error:
+            return end("NOT_INTACT", V.HASH_MISMATCH, f"the answer's checkpoint does not verify: {error}")
+        if trusted is not None:
+            consistency = proof["consistency"]
+            if consistency is None and trusted.size != latest.size:
+                return end(
+                    "NOT_INTACT",
+                    V.UNVERIFIED_TAMPER_RISK,
+                    "the answer carries no consistency proof from the trusted one",
+                )
+            if consistency is not None and not isinstance(consistency, dict):
+                return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the answer's consistency proof is malformed")
+            hashes = [] if consistency is None else consistency.get("proof", [])
+            checked = check_consistency(trusted, latest, hashes if type(hashes) is list else ["malformed"])
+            if checked.verdict != V.VERIFIED_INTACT:
+                return end("NOT_INTACT", checked.verdict, checked.reason)
+        seq = proof["seq"]
+        record = self.table.read_record(lineage_id, seq) if type(seq) is int and seq >= 0 else None
+        proven = verify_record_proof(record, proof["inclusion"], latest, lineage_id)
+        if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
+            return end("NOT_INTACT", proven.verdict, proven.reason, checkpoint=latest)
+        header = proven.record["header"]
+        got = header["monotonicSequenceNumber"]
+        if got != seq or proven.record["recordHash"] != proof["recordHash"] or report.get("seq") != got:
+            return end("NOT_INTACT", V.LINEAGE_BROKEN, f"the answer names another record than the seq {got} it proves")
+        wrong = (
+            ("residualId" in target and target["residualId"] != header["residualId"])
+            or ("seq" in target and target["seq"] != got)
+            or ("latest" in target and got != latest.size - 1)
+        )
+        if wrong:
+            return end(
+                "NOT_INTACT", V.LINEAGE_BROKEN, f"the answer proves seq {got} ({header['residualId']}), not the target"
+            )
+        stale = self._stale_answer(lineage_id, latest, newest)
+        if stale is not None:
+            return end("NOT_INTACT", stale.verdict, stale.reason)
+        try:
+            delta = isolate_delta(proven.record["manifest"], dict(current_env))
+        except ResealError as error:
+            self._keep(lineage_id, latest, trusted)
+            return end(
+                "UNTRIAGEABLE",
+                V.VERIFIED_INTACT,
+                f"record proven; its manifest cannot be triaged: {error}",
+                record=proven.record,
+                checkpoint=latest,
+            )
+        stored = report.get("report")
+        try:
+            same = report.get("outcome") == "TRIAGED" and triage_report_digest(stored) == triage_report_digest(delta)
+        except ResealError:
+            same = False
+        if not same:
+            return end(
+                "NOT_INTACT",
+                V.HASH_MISMATCH,
+                "the stored triage report does not match the proven record and this environment",
+                checkpoint=latest,
+            )
+        self._keep(lineage_id, latest, trusted)
+        return end(
+            "TRIAGED",
+            V.VERIFIED_INTACT,
+            f"record proven in the signed checkpoint of {latest.size} records"
+            + (
+                f", consistent with the kept one of {trusted.size}"
+                if trusted
+                else " (nothing kept: a rollback could not be checked)"
+            ),
+            record=proven.record,
+            delta=delta,
+            checkpoint=latest,
+        )
+
+    def _stale_answer(
+        self, lineage_id: str, answered: Checkpoint, newest: Checkpoint | LogVerificationError | None
+    ) -> LogVerificationError | None:
+        """An answer older than the newest checkpoint this client read itself is a replay; a newer
+        one must extend it."""
+        if newest is None:
+            try:
+                newest = self._latest(lineage_id, None)
+            except LogVerificationError as error:
+                return error
+            if newest is None:
+                return LogVerificationError(
+                    lineage_id,
+                    V.UNVERIFIED_TAMPER_RISK,
+                    "the answer proves a record, but the table shows no checkpoint",
+                )
+        if isinstance(newest, LogVerificationError):
+            return newest
+        if answered.size < newest.size:
+            return LogVerificationError(
+                lineage_id,
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the answer is older than the newest signed checkpoint ({answered.size} < {newest.size} records): a replayed answer",
+            )
+        checked = check_consistency(newest, answered, self._consistency(lineage_id, newest.size, answered.size))
+        if checked.verdict != V.VERIFIED_INTACT:
+            return LogVerificationError(lineage_id, V.LINEAGE_BROKEN, checked.reason)
+        return None
+
+    def _unproven_refusal(
+        self,
+        lineage_id: str,
+        target: dict[str, Any],
+        report: dict[str, Any],
+        trusted: Checkpoint | None,
+        newest: Checkpoint | LogVerificationError | None,
+        end: Callable[..., RecallResult],
+    ) -> RecallResult:
+        code = report.get("refusalCode")
+        claim = (
+            f"{report.get('refusalReason') or f'triage refused ({code})'} [triage's finding, not proven to this client]"
+        )
+        if report.get("outcome") == "TRIAGED":
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored answer carries no proof")
+        if code == "INVALID_REQUEST":
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                "the stored answer calls the request invalid, but it validates: not triage's answer",
+            )
+        if code != "NOT_FOUND":
+            claimed = (report.get("verification") or {}).get("verdict")
+            return end("NOT_INTACT", claimed, claim)
+        if isinstance(newest, LogVerificationError):
+            return end("NOT_INTACT", newest.verdict, newest.reason)
+        size = 0 if newest is None else newest.size
+        if trusted is not None and trusted.size > size:
+            return end(
+                "NOT_INTACT",
+                V.TRUNCATION_DETECTED,
+                f"truncated: the table's signed checkpoint covers {size} records, but the kept one saw {trusted.size}",
+            )
+        covered = ("seq" in target and target["seq"] < size) or ("latest" in target and size > 0)
+        if covered:
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
+            )
+        return end("NOT_FOUND", None, claim)
+
+    # --- the signed log ----------------------------------------------------------------------
+
+    def receipt(self, lineage_id: str, seq: int) -> dict[str, Any]:
+        """A portable receipt for record ``seq``, proven here first (docs/verifiable-log.md, "Receipts").
+
+        :raises LogVerificationError: when the record cannot be proven
+        """
+        record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
+        self._keep(lineage_id, checkpoint, trusted)
+        return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint).receipt()
+
+    def latest_checkpoint(self, lineage_id: str) -> Checkpoint | None:
+        """The latest signed checkpoint, verified and consistent with the kept one (which it then
+        replaces); ``None`` for an unknown lineage.
+
+        :raises LogVerificationError: on a rollback, a fork, or a checkpoint that does not verify
+        """
+        trusted = self._trusted(lineage_id)
+        latest = self._latest(lineage_id, trusted)
+        if latest is not None:
+            self._keep(lineage_id, latest, trusted)
+        return latest
+
+    def _origin(self, lineage_id: str) -> str:
+        return checkpoint_origin(self.stack.log_key.name, lineage_id)
+
+    def _trusted(self, lineage_id: str) -> Checkpoint | None:
+        """The kept checkpoint, verified again (the store file is not trusted either)."""
+        note = None if self._checkpoints is None else self._checkpoints.load(self._origin(lineage_id))
+        if note is None:
+            return None
+        try:
+            return open_checkpoint(note, self.stack.log_key, self._origin(lineage_id))
+        except ResealError as error:
+            raise LogVerificationError(
+                lineage_id, V.UNVERIFIED_TAMPER_RISK, f"the kept checkpoint does not verify: {error}"
+            ) from error
+
+    def _latest(self, lineage_id: str, trusted: Checkpoint | None) -> Checkpoint | None:
+        """The head item's signed checkpoint, checked against the records past it and shown to
+        extend ``trusted``; ``None`` when the lineage does not exist and nothing was kept."""
+        last = self.table.last_record_seq(lineage_id)
+        stored = self.table.log_head(lineage_id)
+
+        def fail(verdict: str, reason: str) -> LogVerificationError:
+            return LogVerificationError(lineage_id, verdict, reason)
+
+        if stored is None:
+            if last is not None:
+                raise fail(V.LINEAGE_BROKEN, f"records up to seq {last} are stored without a head")
+            if trusted is not None:
+                raise fail(V.TRUNCATION_DETECTED, "truncated: the lineage is gone but a kept checkpoint saw it")
+            return None
+        if stored.checkpoint is None:
+            raise fail(V.UNVERIFIED_TAMPER_RISK, "the head carries no signed checkpoint")
+        try:
+            checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
+        except ResealError as error:
+            raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
+        if last is not None and last >= checkpoint.size:
+            raise fail(
+                V.LINEAGE_BROKEN,
+                f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
+            )
+        if trusted is not None:
+            proof = (
+                [] if trusted.size > checkpoint.size else self._consistency(lineage_id, trusted.size, checkpoint.size)
+            )
+            checked = check_consistency(trusted, checkpoint, proof)
+            if checked.verdict != V.VERIFIED_INTACT:
+                raise fail(checked.verdict, checked.reason)
+        return checkpoint
+
+    def _consistency(self, lineage_id: str, size1: int, size2: int) -> list[str]:
+        return self._proof(lineage_id, consistency_proof_refs(size1, size2))
+
+    def _proof(self, lineage_id: str, groups: list[list[tuple[int, int]]]) -> list[str]:
+        """Proof elements from the table's nodes; one missing is a broken lineage."""
+        refs = [ref for group in groups for ref in group]
+        hashes = dict(zip(refs, self.table.read_nodes(lineage_id, refs), strict=True)) if refs else {}
+        missing = [ref for ref, h in hashes.items() if h is None or len(h) != 64]
+        if missing:
+            level, index = missing[0]
+            raise LogVerificationError(
+                lineage_id, V.LINEAGE_BROKEN, f"cannot build the proof: tree node ({level}, {index}) is missing"
+            )
+        try:
+            return [range_root([bytes.fromhex(str(hashes[ref])) for ref in group]).hex() for group in groups]
+        except ValueError as error:
+            raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"cannot build the proof: {error}") from error
+
+    def _prove_record(
+        self, lineage_id: str, seq: int
+    ) -> tuple[dict[str, Any], dict[str, Any], Checkpoint, Checkpoint | None]:
+        """Record ``seq`` proven by inclusion in the latest checkpoint (consistent with the kept one)."""
+        trusted = self._trusted(lineage_id)
+        latest = self._latest(lineage_id, trusted)
+        if latest is None:
+            raise LogVerificationError(lineage_id, V.TRUNCATION_DETECTED, "the lineage has no records")
+        if seq >= latest.size:
+            raise LogVerificationError(
+                lineage_id, V.TRUNCATION_DETECTED, f"seq {seq} is past the signed checkpoint ({latest.size} records)"
+            )
+        raw = self.table.read_record(lineage_id, seq)
+        if raw is None:
+            raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
+        inclusion = {
+            "leafIndex": seq,
+            "treeSize": latest.size,
+            "inclusionProof": self._proof(lineage_id, inclusion_proof_refs(seq, latest.size)),
+        }
+        proven = verify_record_proof(raw, inclusion, latest, lineage_id)
+        if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
+            raise LogVerificationError(lineage_id, proven.verdict, proven.reason)
+        return proven.record, inclusion, latest, trusted
+
+    def _keep(self, lineage_id: str, checkpoint: Checkpoint, trusted: Checkpoint | None) -> None:
+        """Keeps ``checkpoint`` (shown consistent with ``trusted``) when it is newer than the kept one."""
+        if self._checkpoints is None or checkpoint.note is None or (trusted and trusted.size >= checkpoint.size):
+            return
+        current = self._trusted(lineage_id)  # read again: the store never moves back
+        if current is not None and current.size >= checkpoint.size:
+            return
+        self._checkpoints.save(self._origin(lineage_id), checkpoint.note)
+
+    def _poll(self, attempt: Callable[[], _T | None], what: str, timeout_s: float, interval_s: float) -> _T:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            found = attempt()
+            if found is not None:
+                return found
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WaitTimeoutError(what, timeout_s)
+            self._sleep(min(interval_s, left))
+
+
+def _binds_request(header: Mapping[str, Any], request: Mapping[str, Any]) -> bool:
+    """Whether a sealed header binds this request's content (not another write's under its id)."""
+    try:
+        derived = {
+            "payloadHash": payload_hash(request["payload"]),
+            "manifestDigest": manifest_digest(request["manifest"]),
+            "variablesDigest": variables_digest(request["variablesUsed"]),
+            "generationEpoch": request["generationEpoch"],
+            "sessionId": request["sessionId"],
+            "authority": request["authority"],
+            "supersedes": request.get("supersedes"),
+        }
+    except ResealError:
+        return False
+    return all(canonical_json(v) == canonical_json(header.get(k)) for k, v in derived.items())
+
+
+def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> None:
+    from ._checks import Checker
+
+    check = Checker()
+    check.identifier(lineage_id, "lineageId")
+    if not (
+        (list(target) == ["latest"] and target["latest"] is True)
+        or (list(target) == ["seq"] and type(target["seq"]) is int and target["seq"] >= 0)
+        or (list(target) == ["residualId"] and check.identifier(target["residualId"], "target.residualId"))
+    ):
+        check.add("target", 'expected {"latest": True}, {"seq": n ≥ 0} or {"residualId": id}')
+    if not isinstance(current_env, Mapping) or not all(
+        type(k) is str and type(v) is str for k, v in current_env.items()
+    ):
+        check.add("currentEnv", "expected a mapping of strings to strings")
+    check.raise_if_any("recall request")
+
+
+def connect(
+    stack_name: str = DEFAULT_STACK_NAME,
+    *,
+    pin: str | os.PathLike[str] | None = None,
+    writer_key: str | os.PathLike[str] | WriterKey | None = None,
+    checkpoints: str | os.PathLike[str] | CheckpointStore | None = ".reseal/checkpoints.json",
+    session: Any = None,
+) -> ResealClient:
+    """A client of a deployed stack: from the stack pin file when there is one (``pin``,
+    ``$RESEAL_STACK_FILE`` or ``.reseal/stack.json``: no ``DescribeStacks``, no ``GetPublicKey``),
+    else from CloudFormation and KMS. AWS settings come from the environment (or ``session``, a
+    ``boto3.Session``); needs the ``aws`` extra (``pip install 'reseal[aws]'``).
+
+    :param writer_key: a PKCS #8 PEM file of the writer key (or a :class:`WriterKey`)
+    :param checkpoints: the checkpoint store file (shared with the TypeScript client), a store, or ``None``
+    :raises StackConfigError: no usable pin and no such stack
+    """
+    try:
+        boto3: Any = importlib.import_module("boto3")
+    except ImportError as error:
+        raise ResealError("the online client needs boto3: pip install 'reseal[aws]'") from error
+    aws = session if session is not None else boto3.Session()
+    default_pin = os.environ.get("RESEAL_STACK_FILE") or ".reseal/stack.json"
+    if pin is not None or os.path.exists(default_pin):
+        stack = read_stack_pin(pin)
+    else:
+        stack = stack_from_cloudformation(stack_name, aws.client("cloudformation"), aws.client("kms"))
+    writer = WriterKey.from_file(writer_key) if isinstance(writer_key, (str, os.PathLike)) else writer_key
+    store = FileCheckpointStore(checkpoints) if isinstance(checkpoints, (str, os.PathLike)) else checkpoints
+    return ResealClient(
+        stack,
+        dynamodb=aws.client("dynamodb"),
+        sqs=aws.client("sqs"),
+        events=aws.client("events"),
+        writer=writer,
+        checkpoints=store,
+    )

@@ -1,0 +1,561 @@
+"""The lineage table's items as a client reads them (docs/pipeline.md, "Data layout"): the one
+module of the package that knows the table's keys and attributes.
+
+Items are DynamoDB's low-level ``AttributeValue`` maps (``{"seq": {"N": "3"}, ...}``, what boto3's
+client returns), so this module needs no AWS library. The table is not trusted (docs/sealing.md,
+threat model): an attribute of another type than its field needs reads as absent, never coerced;
+numbers read as JavaScript's ``Number`` reads them (a seq that is not a safe integer ≥ 0 is no
+seq); JSON that does not parse reads as the field's fallback. A record item holds the record
+without its manifest, which is stored once, gzipped, in the ``MANIFEST#<manifestDigest>`` item
+(docs/sealing.md, "Stored items"): the reader puts it back before anything is verified, and the
+verifier recomputes the digest, so an edited, missing or undecodable manifest item fails the
+record's hash check (``HASH_MISMATCH``), never another answer. Every decoder is checked against
+``test/vectors/item-layout.json``, which the TypeScript codec writes, so a layout change breaks
+both packages' tests at once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._checks import is_safe_int
+from .errors import InvalidInputError
+from .strict_json import parse_strict_json
+
+__all__ = [
+    "MAX_MANIFEST_BYTES",
+    "NO_MANIFEST",
+    "Item",
+    "LineageKeys",
+    "LineageTableReader",
+    "StoredLogHead",
+    "conflict_of",
+    "location_of",
+    "log_head_of",
+    "manifest_of",
+    "node_seq",
+    "nodes_of",
+    "record_of",
+    "record_seq_of",
+    "rejection_of",
+    "shared_manifest_digest_of",
+    "triage_report_of",
+    "with_shared_manifest",
+]
+
+Item = Mapping[str, Any]
+"""One DynamoDB item in ``AttributeValue`` form."""
+
+_TYPES: Final = frozenset(("S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"))
+_ABSENT: Final = object()
+
+MAX_MANIFEST_BYTES: Final = 4 * 1024 * 1024
+"""Most bytes a stored manifest may inflate to (the TypeScript codec's bound): a manifest item holds
+at most 400 KB compressed, and this bounds what a planted one (a "zip bomb") makes a reader allocate."""
+
+
+class _NoManifest:
+    def __repr__(self) -> str:
+        return "NO_MANIFEST"
+
+
+NO_MANIFEST: Final = _NoManifest()
+"""What :func:`manifest_of` returns for an item without a ``manifest`` attribute."""
+
+
+class LineageKeys:
+    """The table's keys (string ``pk``, ``sk``), as adapters/dynamodb-table-keys.ts builds them."""
+
+    HEAD: Final = "HEAD"
+    RECORD_PREFIX: Final = "RECORD#"
+    CONFLICT_PREFIX: Final = "CONFLICT#"
+    MANIFEST_PREFIX: Final = "MANIFEST#"
+    MANIFEST_SK: Final = "MANIFEST"
+
+    @staticmethod
+    def lineage(lineage_id: str) -> str:
+        return f"LINEAGE#{lineage_id}"
+
+    @staticmethod
+    def record(seq: int) -> str:
+        """``RECORD#`` and the seq in 16 digits, so key order is seq order."""
+        return f"RECORD#{seq:016d}"
+
+    @staticmethod
+    def residual(residual_id: str) -> str:
+        return f"RESIDUAL#{residual_id}"
+
+    @staticmethod
+    def conflicts_of(residual_id: str) -> str:
+        return f"CONFLICT#{residual_id}#"
+
+    @staticmethod
+    def rejection(lineage_id: str) -> str:
+        return f"REJECTION#{lineage_id}"
+
+    @staticmethod
+    def triage(lineage_id: str) -> str:
+        return f"TRIAGE#{lineage_id}"
+
+    @staticmethod
+    def manifest(digest: str) -> str:
+        """The partition key of the content-addressed manifest item a header's ``manifestDigest`` names."""
+        return f"MANIFEST#{digest}"
+
+
+def node_seq(level: int, index: int) -> int:
+    """The seq of the record item that stores tree node (level, index): the node completed by
+    appending that record, ``(index + 1) · 2^level − 1``; its hash is ``nodes[level]`` there."""
+    return int((index + 1) * 2**level - 1)
+
+
+def _js_number(text: str) -> float | int | None:
+    """``Number(text)`` for a DynamoDB number string: an int when integral and safe, else a float."""
+    if re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*", text) is None:
+        return None
+    value = float(text)
+    if math.isfinite(value) and value.is_integer() and abs(value) <= 2**53 - 1:
+        return int(value)
+    return value
+
+
+def _attribute(item: Item | None, name: str) -> Any:
+    """The native value of attribute ``name``; ``_ABSENT`` when missing or of no known type."""
+    if item is None or name not in item:
+        return _ABSENT
+    value = item[name]
+    if not isinstance(value, Mapping) or len(value) != 1:
+        return _ABSENT
+    ((kind, raw),) = value.items()
+    if kind not in _TYPES:
+        return _ABSENT
+    if kind == "S":
+        return raw if isinstance(raw, str) else _ABSENT
+    if kind == "N":
+        number = _js_number(raw) if isinstance(raw, str) else None
+        return _ABSENT if number is None else number
+    if kind == "NULL":
+        return None
+    return (kind, raw)  # present, but of a type no field of the layout has
+
+
+def read_string(item: Item | None, name: str) -> str | None:
+    """String attribute ``name``, or ``None`` when absent or of another type."""
+    value = _attribute(item, name)
+    return value if isinstance(value, str) else None
+
+
+def read_binary(item: Item | None, name: str) -> bytes | None:
+    """Binary attribute ``name`` (bytes, as boto3's client returns it), or ``None`` when absent or of another type."""
+    value = _attribute(item, name)
+    if isinstance(value, tuple) and value[0] == "B" and isinstance(value[1], (bytes, bytearray, memoryview)):
+        return bytes(value[1])
+    return None
+
+
+def read_number(item: Item | None, name: str) -> float | int | None:
+    """Number attribute ``name``, or ``None`` when absent or of another type."""
+    value = _attribute(item, name)
+    return value if type(value) in (int, float) else None
+
+
+def read_seq(item: Item | None, name: str) -> int | None:
+    """Number attribute ``name`` when it is a sequence number (a safe integer ≥ 0), else ``None``."""
+    value = read_number(item, name)
+    return value if isinstance(value, int) and is_safe_int(value) else None
+
+
+def _parse(text: str) -> Any:
+    """The JSON of ``text``; ``_ABSENT`` when it does not parse (strictly: repeated names refused)."""
+    try:
+        return parse_strict_json(text, "stored JSON")
+    except InvalidInputError:
+        return _ABSENT
+
+
+def read_json(item: Item, name: str, fallback: Any) -> Any:
+    """The JSON held by string attribute ``name``, or ``fallback`` when absent, of another type or unreadable."""
+    text = read_string(item, name)
+    if text is None:
+        return fallback
+    value = _parse(text)
+    return fallback if value is _ABSENT else value
+
+
+def record_of(item: Item) -> Any:
+    """The stored record: parsed JSON; the raw text when it does not parse (the verifier refuses
+    it); ``None`` when the item has no string ``record``."""
+    text = read_string(item, "record")
+    if text is None:
+        return None
+    value = _parse(text)
+    return text if value is _ABSENT else value
+
+
+def _gunzip(data: bytes, limit: int) -> bytes | None:
+    """The gzip (RFC 1952) members of ``data`` inflated, as Node's ``gunzipSync`` inflates them
+    (members follow one another; zero bytes after a member end the data), or ``None`` when it is not
+    gzip, is cut short or inflates past ``limit`` bytes, never holding more than ``limit + 1`` of them."""
+    out = bytearray()
+    rest = data
+    while True:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            out += inflater.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or not inflater.eof:
+                return None  # past the cap, or the member is cut short
+        except zlib.error:
+            return None
+        rest = inflater.unused_data
+        if not rest or rest[0] == 0:
+            return bytes(out)
+
+
+def manifest_of(item: Item) -> Any:
+    """The stored manifest of a manifest item: the parsed JSON; the text when it does not parse;
+    ``None`` when the attribute is not binary, not gzip, or inflates past :data:`MAX_MANIFEST_BYTES`
+    (either way the verifier refuses the record it is put back into); :data:`NO_MANIFEST` when the
+    item has no ``manifest``."""
+    if _attribute(item, "manifest") is _ABSENT:
+        return NO_MANIFEST
+    data = read_binary(item, "manifest")
+    text = None if data is None else _gunzip(data, MAX_MANIFEST_BYTES)
+    if text is None:
+        return None
+    decoded = text.decode("utf-8", errors="replace")
+    value = _parse(decoded)
+    return decoded if value is _ABSENT else value
+
+
+_HEX_DIGEST: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def shared_manifest_digest_of(stored: Any) -> str | None:
+    """The manifest digest a stored record names when its item carries no manifest of its own (the
+    content-addressed layout), else ``None``: a record of the earlier layout, which embeds its
+    manifest, or one too malformed to name a well-formed digest (the verifier refuses it as it is)."""
+    if not isinstance(stored, dict) or "manifest" in stored:
+        return None
+    header = stored.get("header")
+    digest = header.get("manifestDigest") if isinstance(header, dict) else None
+    return digest if type(digest) is str and _HEX_DIGEST.fullmatch(digest) else None
+
+
+def with_shared_manifest(stored: Any, manifests: Mapping[str, Any]) -> Any:
+    """``stored`` with the manifest of its shared item put back, as the record was sealed; unchanged
+    when it embeds one, names none, or its manifest item is missing (the record then fails the
+    strict record schema: ``HASH_MISMATCH``, never a pass)."""
+    digest = shared_manifest_digest_of(stored)
+    if digest is None or digest not in manifests:
+        return stored
+    return {**stored, "manifest": manifests[digest]}
+
+
+def nodes_of(item: Item) -> list[Any] | None:
+    """The tree nodes a record item stores (``nodes[level]``, hex), or ``None`` when unreadable."""
+    nodes = read_json(item, "nodes", None)
+    return nodes if isinstance(nodes, list) else None
+
+
+@dataclass(frozen=True)
+class StoredLogHead:
+    """A head item, unverified: the head claim (``seq``, ``recordHash``, ...), its header, the
+    signed checkpoint note, the frontier and the policy, each ``None`` when unreadable."""
+
+    head: dict[str, Any]
+    header: Any
+    checkpoint: str | None
+    frontier: list[str] | None
+    policy: Any
+
+
+def log_head_of(lineage_id: str, item: Item | None) -> StoredLogHead | None:
+    """A head item as a claim; missing fields read as ``-1`` / ``''`` / ``0`` (``None`` without an item)."""
+    if item is None:
+        return None
+    epoch = read_number(item, "generationEpoch")
+    frontier = read_json(item, "frontier", None)
+    return StoredLogHead(
+        head={
+            "lineageId": lineage_id,
+            "seq": read_seq(item, "seq") if read_seq(item, "seq") is not None else -1,
+            "recordHash": read_string(item, "recordHash") or "",
+            "generationEpoch": epoch if epoch is not None else 0,
+            "mac": read_string(item, "mac") or "",
+            "keyId": read_string(item, "keyId") or "",
+        },
+        header=read_json(item, "header", None),
+        checkpoint=read_string(item, "checkpoint"),
+        frontier=frontier if isinstance(frontier, list) and all(type(h) is str for h in frontier) else None,
+        policy=read_json(item, "policy", None),
+    )
+
+
+def location_of(item: Item) -> dict[str, Any]:
+    """A residual-id marker as ``{lineageId, seq}`` (unverified; a seq that is no seq reads as ``-1``)."""
+    seq = read_seq(item, "seq")
+    return {"lineageId": read_string(item, "lineageId") or "", "seq": -1 if seq is None else seq}
+
+
+def _is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def _list_of(*names: str) -> Any:
+    def check(value: Any) -> bool:
+        return type(value) is list and all(
+            isinstance(entry, dict) and all(_is_str(entry.get(n)) for n in names) for entry in value
+        )
+
+    return check
+
+
+def _stored_head(value: Any) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, dict):
+        return False
+    return all(_is_str(value.get(n)) for n in ("lineageId", "recordHash", "mac", "keyId")) and all(
+        type(value.get(n)) is int and value[n] >= 0 for n in ("seq", "generationEpoch")
+    )
+
+
+def _read_json_as(item: Item, name: str, fits: Any, fallback: Any, unreadable: list[str]) -> Any:
+    """JSON attribute ``name`` when it fits, else ``fallback`` with ``name`` noted as unreadable."""
+    if _attribute(item, name) is _ABSENT:
+        return fallback
+    text = read_string(item, name)
+    value = _ABSENT if text is None else _parse(text)
+    if value is not _ABSENT and fits(value):
+        return value
+    unreadable.append(name)
+    return fallback
+
+
+def _number_or_zero(item: Item, name: str) -> float | int:
+    value = read_number(item, name)
+    return 0 if value is None else value
+
+
+def _with_unreadable(record: dict[str, Any], unreadable: list[str]) -> dict[str, Any]:
+    if unreadable:
+        record["unreadable"] = f"unreadable {', '.join(unreadable)}"
+    return record
+
+
+def rejection_of(lineage_id: str, item: Item) -> dict[str, Any]:
+    """A rejection item as the ``RejectionRecord`` its signed statement is checked against."""
+    unreadable: list[str] = []
+    record = {
+        "stage": read_string(item, "stage") or "",
+        "reason": read_string(item, "reason") or "",
+        "lineageId": lineage_id,
+        "residualId": read_string(item, "residualId"),
+        "messageId": read_string(item, "messageId") or "",
+        "verdictDigest": read_string(item, "verdictDigest"),
+        "bodyDigest": read_string(item, "bodyDigest") or "",
+        "bodyPreview": read_string(item, "bodyPreview") or "",
+        "issues": _read_json_as(item, "issues", _list_of("path", "message"), [], unreadable),
+        "rejectedVariables": _read_json_as(
+            item, "rejectedVariables", _list_of("name", "reason", "detail"), [], unreadable
+        ),
+        "requestViolations": _read_json_as(
+            item, "requestViolations", _list_of("field", "reason", "detail"), [], unreadable
+        ),
+        "atMs": _number_or_zero(item, "atMs"),
+        "requestDigest": read_string(item, "requestDigest"),
+        "statement": read_string(item, "statement"),
+    }
+    return _with_unreadable(record, unreadable)
+
+
+def conflict_of(lineage_id: str, item: Item) -> dict[str, Any]:
+    """A conflict item as the ``ConflictRecord`` its signed statement is checked against."""
+    unreadable: list[str] = []
+    record = {
+        "lineageId": lineage_id,
+        "residualId": read_string(item, "residualId") or "",
+        "reason": read_string(item, "reason") or "",
+        "detail": read_string(item, "detail") or "",
+        "attemptedHeader": read_json(item, "attemptedHeader", None),
+        "expectedHead": _read_json_as(item, "expectedHead", _stored_head, None, unreadable),
+        "observedHead": _read_json_as(item, "observedHead", _stored_head, None, unreadable),
+        "atMs": _number_or_zero(item, "atMs"),
+        "messageId": read_string(item, "messageId") or "",
+        "requestDigest": read_string(item, "requestDigest"),
+        "statement": read_string(item, "statement"),
+    }
+    return _with_unreadable(record, unreadable)
+
+
+def triage_report_of(item: Item | None) -> Any:
+    """A stored triage report as stored (unverified); text that does not parse stays text."""
+    text = read_string(item, "report")
+    if text is None:
+        return None
+    value = _parse(text)
+    return text if value is _ABSENT else value
+
+
+def record_seq_of(sort_key: str | None) -> int | None:
+    """The seq of a well-formed record sort key (``RECORD#`` and 16 digits), else ``None``."""
+    if sort_key is None or re.fullmatch(r"RECORD#[0-9]{16}", sort_key) is None:
+        return None
+    seq = int(sort_key[len("RECORD#") :])
+    return seq if is_safe_int(seq) else None
+
+
+def _s(text: str) -> dict[str, str]:
+    return {"S": text}
+
+
+class LineageTableReader:
+    """The client's reads of the lineage table, over a boto3 DynamoDB client (``boto3.client("dynamodb")``
+    or anything with its ``get_item``, ``query`` and ``batch_get_item``). Every read is strongly
+    consistent and returns what the table holds, unverified."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def _get(self, pk: str, sk: str) -> Item | None:
+        out = self._client.get_item(TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=True)
+        item = out.get("Item")
+        return item if isinstance(item, Mapping) else None
+
+    def _query_all(self, **query: Any) -> list[Item]:
+        items: list[Item] = []
+        start: Any = None
+        while True:
+            out = self._client.query(
+                TableName=self._table, ConsistentRead=True, **query, **({"ExclusiveStartKey": start} if start else {})
+            )
+            items.extend(out.get("Items", []))
+            start = out.get("LastEvaluatedKey")
+            if not start:
+                return items
+
+    def log_head(self, lineage_id: str) -> StoredLogHead | None:
+        """The head item: the lineage's latest signed checkpoint and its claims."""
+        return log_head_of(lineage_id, self._get(LineageKeys.lineage(lineage_id), LineageKeys.HEAD))
+
+    def last_record_seq(self, lineage_id: str) -> int | None:
+        """The seq of the last record item, skipping junk keys between the well-formed ones."""
+        start: Any = None
+        limit = 1
+        while True:
+            out = self._client.query(
+                TableName=self._table,
+                KeyConditionExpression="pk = :pk AND sk BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": _s(LineageKeys.lineage(lineage_id)),
+                    ":first": _s(LineageKeys.record(0)),
+                    ":last": _s(LineageKeys.record(2**53 - 1)),
+                },
+                ProjectionExpression="pk, sk",
+                ScanIndexForward=False,
+                Limit=limit,
+                ConsistentRead=True,
+                **({"ExclusiveStartKey": start} if start else {}),
+            )
+            for item in out.get("Items", []):
+                seq = record_seq_of(read_string(item, "sk"))
+                if seq is not None:
+                    return seq
+            start = out.get("LastEvaluatedKey")
+            limit = 100
+            if not start:
+                return None
+
+    def read_record(self, lineage_id: str, seq: int) -> Any:
+        """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
+        (:meth:`with_manifests`), or ``None`` when there is no item."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
+        return None if item is None else self.with_manifests([record_of(item)])[0]
+
+    def with_manifests(self, stored: Sequence[Any]) -> list[Any]:
+        """``stored`` records with the manifests of their ``MANIFEST#<manifestDigest>`` items put back
+        (:func:`with_shared_manifest`), read in BatchGetItems of at most 100 keys. A missing or
+        undecodable manifest item leaves a record the verifier refuses (``HASH_MISMATCH``)."""
+        wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
+        digests = sorted(wanted)
+        manifests: dict[str, Any] = {}
+        for i in range(0, len(digests), 100):
+            keys: list[Any] = [
+                {"pk": _s(LineageKeys.manifest(d)), "sk": _s(LineageKeys.MANIFEST_SK)} for d in digests[i : i + 100]
+            ]
+            while keys:
+                out = self._client.batch_get_item(RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}})
+                for item in out.get("Responses", {}).get(self._table, []):
+                    pk = read_string(item, "pk") or ""
+                    digest = pk[len(LineageKeys.MANIFEST_PREFIX) :]
+                    manifest = manifest_of(item)
+                    if pk.startswith(LineageKeys.MANIFEST_PREFIX) and digest in wanted and manifest is not NO_MANIFEST:
+                        manifests[digest] = manifest
+                keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+        return [with_shared_manifest(record, manifests) for record in stored]
+
+    def read_nodes(self, lineage_id: str, refs: Sequence[tuple[int, int]]) -> list[str | None]:
+        """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it."""
+        seqs = sorted({node_seq(level, index) for level, index in refs})
+        by_seq: dict[int, list[Any] | None] = {}
+        for i in range(0, len(seqs), 100):
+            keys: list[Any] = [
+                {"pk": _s(LineageKeys.lineage(lineage_id)), "sk": _s(LineageKeys.record(s))} for s in seqs[i : i + 100]
+            ]
+            while keys:
+                out = self._client.batch_get_item(
+                    RequestItems={
+                        self._table: {
+                            "Keys": keys,
+                            "ProjectionExpression": "sk, #nodes",
+                            "ExpressionAttributeNames": {"#nodes": "nodes"},
+                            "ConsistentRead": True,
+                        }
+                    }
+                )
+                for item in out.get("Responses", {}).get(self._table, []):
+                    seq = record_seq_of(read_string(item, "sk"))
+                    if seq is not None:
+                        by_seq[seq] = nodes_of(item)
+                keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+        hashes: list[str | None] = []
+        for level, index in refs:
+            nodes = by_seq.get(node_seq(level, index))
+            value = nodes[level] if nodes is not None and level < len(nodes) else None
+            hashes.append(value if type(value) is str else None)
+        return hashes
+
+    def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any] | None:
+        """The residual-id marker as ``{lineageId, seq}``, or ``None``."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id))
+        return None if item is None else location_of(item)
+
+    def triage_report(self, lineage_id: str, request_id: str) -> Any:
+        """The stored triage report of a recall (see :func:`triage_report_of`)."""
+        return triage_report_of(self._get(LineageKeys.triage(lineage_id), request_id))
+
+    def rejections(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+        """The rejections of one write, oldest first."""
+        items = self._query_all(
+            KeyConditionExpression="pk = :pk",
+            FilterExpression="residualId = :residualId",
+            ExpressionAttributeValues={":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)},
+        )
+        return sorted((rejection_of(lineage_id, i) for i in items), key=lambda r: (r["atMs"], r["messageId"]))
+
+    def conflicts(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+        """The conflicts of one write, oldest first."""
+        items = self._query_all(
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+            ExpressionAttributeValues={
+                ":pk": _s(LineageKeys.lineage(lineage_id)),
+                ":prefix": _s(LineageKeys.conflicts_of(residual_id)),
+            },
+        )
+        return sorted((conflict_of(lineage_id, i) for i in items), key=lambda c: (c["atMs"], c["messageId"]))

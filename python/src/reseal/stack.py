@@ -1,0 +1,162 @@
+"""Where a deployed Reseal stack is: its outputs and its two verifier keys, from a stack pin file
+(docs/cli.md, "Pinning the stack") or from CloudFormation and KMS."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from ._checks import Checker
+from .errors import InvalidInputError, ResealError, StackConfigError
+from .log import NoteVerifierKey, note_verifier_key, parse_verifier_key
+from .strict_json import parse_strict_json
+
+__all__ = [
+    "DEFAULT_STACK_NAME",
+    "DEFAULT_STACK_PIN_PATH",
+    "STACK_PIN_ENV",
+    "PinnedStack",
+    "StackOutputs",
+    "guard_key_name",
+    "read_stack_pin",
+    "stack_from_cloudformation",
+]
+
+DEFAULT_STACK_NAME: Final = "ResealStack"
+DEFAULT_STACK_PIN_PATH: Final = ".reseal/stack.json"
+"""Where ``reseal pin`` writes the pin, relative to the working directory."""
+STACK_PIN_ENV: Final = "RESEAL_STACK_FILE"
+"""Environment variable naming the pin file instead of :data:`DEFAULT_STACK_PIN_PATH`."""
+
+_OUTPUTS: Final = {
+    "tableName": "TableName",
+    "residualWritesQueueUrl": "ResidualWritesQueueUrl",
+    "eventBusName": "EventBusName",
+    "macKeyArn": "MacKeyArn",
+    "logKeyArn": "LogKeyArn",
+    "guardKeyArn": "GuardKeyArn",
+    "logName": "LogName",
+}
+
+
+@dataclass(frozen=True)
+class StackOutputs:
+    """The resources of a deployed stack a client needs (docs/cli.md, "Pinning the stack")."""
+
+    table_name: str
+    residual_writes_queue_url: str
+    event_bus_name: str
+    mac_key_arn: str
+    log_key_arn: str
+    guard_key_arn: str
+    log_name: str
+    """``reseal/<stack name>``: the log key's name and the prefix of every checkpoint origin."""
+
+
+@dataclass(frozen=True)
+class PinnedStack:
+    """A stack's outputs with its log and guard verifier keys."""
+
+    stack_name: str
+    outputs: StackOutputs
+    log_key: NoteVerifierKey
+    guard_key: NoteVerifierKey
+
+
+def guard_key_name(log_name: str) -> str:
+    """The guard key's signed-note name: ``<logName>/guard``."""
+    return f"{log_name}/guard"
+
+
+def _outputs_of(values: dict[str, str]) -> StackOutputs:
+    return StackOutputs(
+        table_name=values["tableName"],
+        residual_writes_queue_url=values["residualWritesQueueUrl"],
+        event_bus_name=values["eventBusName"],
+        mac_key_arn=values["macKeyArn"],
+        log_key_arn=values["logKeyArn"],
+        guard_key_arn=values["guardKeyArn"],
+        log_name=values["logName"],
+    )
+
+
+def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
+    """Reads a stack pin file (the TypeScript client's ``reseal pin`` format): strict, every output
+    present, both keys parsed and named for this stack's log.
+
+    :param path: default ``$RESEAL_STACK_FILE``, else ``.reseal/stack.json``
+    :raises StackConfigError: the file is missing or unreadable
+    :raises InvalidInputError: naming each malformed field
+    """
+    file = Path(path if path is not None else os.environ.get(STACK_PIN_ENV) or DEFAULT_STACK_PIN_PATH)
+    try:
+        text = file.read_bytes()
+    except OSError as error:
+        raise StackConfigError(str(file), f"cannot read the stack pin ({error.strerror or error})") from error
+    pin = parse_strict_json(text, "stack pin")
+    check = Checker()
+    if check.obj(pin, "", ("formatVersion", "stackName", "outputs", "logKey", "guardKey")):
+        if pin.get("formatVersion") != 1 or type(pin.get("formatVersion")) is not int:
+            check.add("formatVersion", "expected 1")
+        check.string(pin.get("stackName"), "stackName", 2048, 1)
+        outputs = pin.get("outputs")
+        if check.obj(outputs, "outputs", tuple(_OUTPUTS)):
+            for name in _OUTPUTS:
+                check.string(outputs.get(name), f"outputs.{name}", 2048, 1)
+    check.raise_if_any("stack pin")
+    keys: dict[str, NoteVerifierKey] = {}
+    for field in ("logKey", "guardKey"):
+        try:
+            keys[field] = parse_verifier_key(pin[field])
+        except (InvalidInputError, TypeError) as error:
+            check.add(field, str(error))
+    check.raise_if_any("stack pin")
+    log_name = pin["outputs"]["logName"]
+    if keys["logKey"].name != log_name:
+        check.add("logKey", f"names {keys['logKey'].name}, not the log {log_name}")
+    if keys["guardKey"].name != guard_key_name(log_name):
+        check.add("guardKey", f"names {keys['guardKey'].name}, not {guard_key_name(log_name)}")
+    check.raise_if_any("stack pin")
+    return PinnedStack(pin["stackName"], _outputs_of(pin["outputs"]), keys["logKey"], keys["guardKey"])
+
+
+def _kms_verifier_key(kms: Any, key_id: str, name: str) -> NoteVerifierKey:
+    """An Ed25519 KMS key's public key (``GetPublicKey``, SPKI DER) as a note verifier key."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_der_public_key
+
+    out = kms.get_public_key(KeyId=key_id)
+    if out.get("KeySpec") not in (None, "ECC_NIST_EDWARDS25519"):
+        raise StackConfigError(key_id, f"expected an Ed25519 key, got {out.get('KeySpec')}")
+    key = load_der_public_key(out["PublicKey"])
+    if not isinstance(key, Ed25519PublicKey):
+        raise StackConfigError(key_id, "GetPublicKey returned no Ed25519 public key")
+    return note_verifier_key(name, key.public_bytes(Encoding.Raw, PublicFormat.Raw))
+
+
+def stack_from_cloudformation(stack_name: str, cloudformation: Any, kms: Any) -> PinnedStack:
+    """A stack's outputs (``DescribeStacks``) and its two verifier keys (KMS ``GetPublicKey``).
+
+    :raises StackConfigError: the stack is missing, or an output is absent (naming it)
+    """
+    try:
+        stacks = cloudformation.describe_stacks(StackName=stack_name).get("Stacks") or []
+    except Exception as error:  # botocore's ClientError and connection errors alike
+        raise StackConfigError(stack_name, f"cannot describe the stack ({error})") from error
+    if not stacks:
+        raise StackConfigError(stack_name, "stack not found")
+    by_key = {o.get("OutputKey"): o.get("OutputValue") for o in stacks[0].get("Outputs") or []}
+    missing = [key for key in _OUTPUTS.values() if not by_key.get(key)]
+    if missing:
+        raise StackConfigError(stack_name, f"missing outputs {', '.join(missing)}")
+    outputs = _outputs_of({field: str(by_key[key]) for field, key in _OUTPUTS.items()})
+    try:
+        log_key = _kms_verifier_key(kms, outputs.log_key_arn, outputs.log_name)
+        guard_key = _kms_verifier_key(kms, outputs.guard_key_arn, guard_key_name(outputs.log_name))
+    except ResealError:
+        raise
+    except Exception as error:
+        raise StackConfigError(stack_name, f"cannot read the verifier keys from KMS ({error})") from error
+    return PinnedStack(stack_name, outputs, log_key, guard_key)

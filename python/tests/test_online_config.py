@@ -1,0 +1,101 @@
+"""The online client's configuration, offline: the stack pin file (the TypeScript ``reseal pin``
+format, read strictly) and writer key files (made once, mode 0600, read back)."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reseal
+
+LOG = "reseal/test-stack"
+
+
+def pin_document() -> dict[str, Any]:
+    log_key = reseal.Ed25519NoteSigner(LOG, bytes(range(32))).verifier_key
+    guard_key = reseal.Ed25519NoteSigner(f"{LOG}/guard", bytes(range(1, 33))).verifier_key
+    return {
+        "formatVersion": 1,
+        "stackName": "test-stack",
+        "outputs": {
+            "tableName": "t",
+            "residualWritesQueueUrl": "http://127.0.0.1/q",
+            "eventBusName": "b",
+            "macKeyArn": "arn:mac",
+            "logKeyArn": "arn:log",
+            "guardKeyArn": "arn:guard",
+            "logName": LOG,
+        },
+        "logKey": reseal.format_verifier_key(log_key),
+        "guardKey": reseal.format_verifier_key(guard_key),
+    }
+
+
+def write(tmp_path: Path, document: Any) -> Path:
+    path = tmp_path / "stack.json"
+    path.write_text(json.dumps(document), "utf-8")
+    return path
+
+
+def test_a_stack_pin_is_read_with_both_keys(tmp_path: Path) -> None:
+    pinned = reseal.read_stack_pin(write(tmp_path, pin_document()))
+    assert pinned.outputs.log_name == LOG and pinned.outputs.table_name == "t"
+    assert pinned.log_key.name == LOG and pinned.guard_key.name == f"{LOG}/guard"
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (lambda d: d.update(extra=1), ""),
+        (lambda d: d["outputs"].pop("tableName"), "outputs.tableName"),
+        (lambda d: d.update(logKey=d["guardKey"]), "logKey"),
+        (lambda d: d.update(guardKey="not a key"), "guardKey"),
+        (lambda d: d.update(formatVersion=2), "formatVersion"),
+    ],
+)
+def test_a_malformed_stack_pin_is_refused_naming_the_field(tmp_path: Path, edit: Any, path: str) -> None:
+    document = pin_document()
+    edit(document)
+    with pytest.raises(reseal.InvalidInputError) as raised:
+        reseal.read_stack_pin(write(tmp_path, document))
+    assert path in [issue.path for issue in raised.value.issues]
+
+
+def test_a_missing_stack_pin_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(reseal.StackConfigError, match="cannot read the stack pin"):
+        reseal.read_stack_pin(tmp_path / "none.json")
+
+
+def test_a_writer_key_file_is_made_once_and_signs_as_the_guard_checks(tmp_path: Path) -> None:
+    path = tmp_path / "keys" / "agent-7.pem"
+    made = reseal.WriterKey.from_file(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = reseal.WriterKey.from_file(path)
+    assert (again.key_id, again.public_key) == ("agent-7", made.public_key)
+    lineage = reseal.lineage_id_for("agent-7", made.policy())
+    request = reseal.write_request(
+        residual_id="r-1",
+        lineage_id=lineage,
+        session_id="s-1",
+        generation_epoch=1,
+        payload={"n": 1},
+        boundary_at_ms=1_000,
+        manifest={"env": {"A": "1"}, "structuralKeys": [], "claimDependencyMap": {"a": ["A"]}},
+        policy=made.policy(),
+    )
+    signed = made.sign_request(request, 2_000)
+    parsed = reseal.parse_write_request(signed)
+    assert reseal.write_signature_problem(parsed, 2_000) is None
+    signed["payload"] = {"n": 2}
+    assert reseal.write_signature_problem(reseal.parse_write_request(signed), 2_000) is not None
+
+
+def test_a_writer_key_file_that_is_no_ed25519_key_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.pem"
+    path.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    with pytest.raises(reseal.InvalidInputError, match="writer key"):
+        reseal.WriterKey.from_file(path)

@@ -1,0 +1,246 @@
+import { deflateSync, gzipSync } from 'node:zlib';
+import {
+  conflictItem,
+  conflictOf,
+  frontierOf,
+  headItem,
+  headOf,
+  type Item,
+  itemOf,
+  locationOf,
+  MAX_MANIFEST_BYTES,
+  manifestItem,
+  manifestOf,
+  markerItem,
+  readJson,
+  readString,
+  recordItem,
+  recordOf,
+  rejectionItem,
+  rejectionOf,
+  triageReportItem,
+  triageReportOf,
+  withSharedManifest,
+} from '../../adapters/dynamodb-item-codec';
+import { Keys } from '../../adapters/dynamodb-table-keys';
+import { canonicalJson } from '../../shared/canonical/canonical-json';
+import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import { lineageHeadOf } from '../../shared/seal/sealed-record';
+import { signedConflict, signedRejection } from './outcome-factories';
+import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
+
+/** `item` in DynamoDB's JSON wire form: a binary attribute as base64 text (what the service's JSON API carries). */
+function wire(item: Item): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(item).map(([name, value]) => [
+      name,
+      value.B === undefined ? value : { B: Buffer.from(value.B).toString('base64') },
+    ]),
+  );
+}
+
+/**
+ * The item-layout vectors (test/vectors/item-layout.json): every item kind a client reads from
+ * the lineage table, built by the real codec (adapters/dynamodb-item-codec.ts) in DynamoDB's
+ * `AttributeValue` JSON form, with what the codec's readers make of it; and hostile items (wrong
+ * attribute types, unreadable JSON) with what the readers make of those. A second reader (the
+ * Python package) decodes the same items and must agree, so a storage change breaks both.
+ */
+export async function itemLayoutVectors() {
+  const lineageId = TEST_LINEAGE_ID;
+  const { records } = await buildChain(2, { lineageId });
+  const [first, last] = records as [(typeof records)[0], (typeof records)[0]];
+  const nodes = (seq: number) => [`${String(seq).padStart(2, '0')}${'a'.repeat(62)}`];
+  const record = recordItem(lineageId, { record: first, nodes: nodes(0) });
+  const manifest = manifestItem(first);
+  // The earlier layout: the record item embeds its manifest (still read as it stands).
+  const inlineRecord = itemOf({
+    pk: Keys.lineage(lineageId),
+    sk: Keys.record(0),
+    record: canonicalJson(first),
+    nodes: JSON.stringify(nodes(0)),
+  });
+  const head = headItem(
+    {
+      lineageId,
+      entries: [{ record: last, nodes: nodes(1) }],
+      expectedHead: lineageHeadOf(first),
+      checkpoint: 'reseal/test-stack/lineage-test-1\n2\nAAAA\n\n— reseal/test-stack AAAA\n',
+      frontier: ['c'.repeat(64)],
+      policy: null,
+    },
+    last,
+  );
+  const marker = markerItem(lineageId, { record: last, nodes: [] });
+  const rejection = rejectionItem(await signedRejection('residual-9'));
+  const conflict = conflictItem(await signedConflict('residual-8'));
+  const report: TriageCompletedDetail = {
+    requestId: 'recall-1',
+    lineageId,
+    outcome: 'REFUSED',
+    refusalCode: 'NOT_FOUND',
+    refusalReason: 'no record',
+    seq: null,
+    verification: null,
+    report: null,
+    proof: null,
+  } as unknown as TriageCompletedDetail;
+  const triage = triageReportItem(report);
+  const decode = {
+    record: (item: Item) => ({ record: recordOf(item), nodes: readJson<unknown>(item, 'nodes', null) }),
+    head: (item: Item) => ({
+      head: headOf(lineageId, item),
+      header: readJson<unknown>(item, 'header', null),
+      checkpoint: readString(item, 'checkpoint') ?? null,
+      frontier: frontierOf(item),
+      policy: readJson<unknown>(item, 'policy', null),
+    }),
+    marker: (item: Item) => locationOf(item),
+    rejection: (item: Item) => rejectionOf(lineageId, item),
+    conflict: (item: Item) => conflictOf(lineageId, item),
+    triage: (item: Item) => triageReportOf(item),
+    // `present: false` when the item has no `manifest` attribute; `manifest: null` when it is not
+    // binary, not gzip, or inflates past MAX_MANIFEST_BYTES; the text when it does not parse.
+    manifest: (item: Item) => {
+      const value = manifestOf(item);
+      return { present: value !== undefined, manifest: value ?? null };
+    },
+  } as const;
+  type Kind = keyof typeof decode;
+  const entry = (name: string, kind: Kind, item: Item) => ({
+    name,
+    kind,
+    item: wire(item),
+    decoded: decode[kind](item),
+  });
+  const digest = first.header.manifestDigest;
+  // A record read from the table: its record item, and the manifest items a reader's BatchGetItem of
+  // `MANIFEST#<digest>` returns (none when missing); `decoded` is the record as the reader hands it
+  // to the verifier (adapters/dynamodb-chain-store.ts, readRecord / readChain).
+  const stored = (name: string, recordIn: Item, manifests: Item[]) => {
+    const found = new Map<string, unknown>();
+    for (const item of manifests) {
+      const value = manifestOf(item);
+      const pk = readString(item, 'pk') ?? '';
+      if (value !== undefined) found.set(pk.slice(Keys.manifest('').length), value);
+    }
+    return {
+      name,
+      record: wire(recordIn),
+      manifests: manifests.map(wire),
+      decoded: withSharedManifest(recordOf(recordIn), found),
+    };
+  };
+  const gzipped = (text: string) =>
+    itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk, manifest: gzipSync(text) });
+  const edit = (item: Item, changes: Record<string, unknown>): Item => {
+    const copy: Record<string, unknown> = { ...item };
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === undefined) delete copy[name];
+      else copy[name] = value;
+    }
+    return copy as Item;
+  };
+  const editedManifest = gzipped(canonicalJson({ ...first.manifest, env: { EDITED: 'yes' } }));
+  return {
+    description:
+      'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as adapters/dynamodb-item-codec.ts writes them (DynamoDB AttributeValue JSON), with what its readers return (binary attributes as base64, the JSON wire form); hostile items show that junk reads as absent, never coerced; `stored` shows a record item read with the manifest items found for its manifestDigest, as the readers hand it to the verifier. Regenerate with test/unit/adapters/item-layout.generate.ts.',
+    lineageId,
+    keys: {
+      lineage: Keys.lineage(lineageId),
+      record: [0, 7, 12345].map((seq) => ({ seq, sk: Keys.record(seq) })),
+      head: Keys.head,
+      residual: { residualId: 'residual-1', sk: Keys.residualSk('residual-1') },
+      conflictsOf: { residualId: 'residual-8', prefix: Keys.conflictsOf('residual-8') },
+      rejection: Keys.rejection(lineageId),
+      triage: Keys.triage(lineageId),
+      manifest: { digest, pk: Keys.manifest(digest), sk: Keys.manifestSk },
+      maxManifestBytes: MAX_MANIFEST_BYTES,
+      // readNodes: node (level, index) is stored on the record whose seq is (index + 1) · 2^level − 1.
+      nodeSeq: [
+        { level: 0, index: 5, seq: 5 },
+        { level: 1, index: 0, seq: 1 },
+        { level: 2, index: 1, seq: 7 },
+        { level: 3, index: 0, seq: 7 },
+      ],
+    },
+    items: [
+      entry('record', 'record', record),
+      entry('head', 'head', head),
+      entry('marker', 'marker', marker),
+      entry('rejection', 'rejection', rejection),
+      entry('conflict', 'conflict', conflict),
+      entry('triage report', 'triage', triage),
+      entry('manifest', 'manifest', manifest),
+    ],
+    hostile: [
+      entry('record text that is not JSON', 'record', edit(record, { record: { S: '{"header":' } })),
+      entry('record as a number', 'record', edit(record, { record: { N: '5' } })),
+      entry('record missing', 'record', edit(record, { record: undefined })),
+      entry('head seq as a string, epoch missing', 'head', edit(head, { seq: { S: '1' }, generationEpoch: undefined })),
+      entry('head seq fractional', 'head', edit(head, { seq: { N: '1.5' } })),
+      entry('head frontier not a list of strings', 'head', edit(head, { frontier: { S: '[1,2]' } })),
+      entry('head checkpoint as a map', 'head', edit(head, { checkpoint: { M: { a: { S: 'b' } } } })),
+      entry('marker seq too large', 'marker', edit(marker, { seq: { N: '9007199254740993' } })),
+      entry(
+        'marker seq negative, lineage as a number',
+        'marker',
+        edit(marker, { seq: { N: '-3' }, lineageId: { N: '1' } }),
+      ),
+      entry('rejection issues unreadable', 'rejection', edit(rejection, { issues: { S: '[{"path":1}]' } })),
+      entry('rejection atMs as a string', 'rejection', edit(rejection, { atMs: { S: '5' } })),
+      entry('conflict expectedHead unreadable', 'conflict', edit(conflict, { expectedHead: { S: '{"seq":-1}' } })),
+      entry('conflict statement missing', 'conflict', edit(conflict, { statement: undefined })),
+      entry('triage report not JSON', 'triage', edit(triage, { report: { S: 'not json' } })),
+      entry('manifest missing', 'manifest', edit(manifest, { manifest: undefined })),
+      entry('manifest as a string', 'manifest', edit(manifest, { manifest: { S: canonicalJson(first.manifest) } })),
+      entry(
+        'manifest not gzip',
+        'manifest',
+        edit(manifest, { manifest: { B: new TextEncoder().encode('{"env":{}}') } }),
+      ),
+      entry(
+        'manifest gzip cut short',
+        'manifest',
+        edit(manifest, { manifest: { B: gzipSync('{"env":{}}').subarray(0, 12) } }),
+      ),
+      entry('manifest gzip of text that is not JSON', 'manifest', gzipped('{"env":')),
+      entry('manifest empty', 'manifest', edit(manifest, { manifest: { B: new Uint8Array() } })),
+      entry(
+        'manifest of two gzip members',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), gzipSync('{}')]) } }),
+      ),
+      entry(
+        'manifest gzip then zero bytes',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), Buffer.from([0, 1, 2])]) } }),
+      ),
+      entry(
+        'manifest gzip then junk',
+        'manifest',
+        edit(manifest, { manifest: { B: Buffer.concat([gzipSync('{}'), Buffer.from('xyz')]) } }),
+      ),
+      entry('manifest deflate, not gzip', 'manifest', edit(manifest, { manifest: { B: deflateSync('{}') } })),
+      entry('manifest inflating to exactly the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 2)}}`)),
+      entry('manifest inflating past the cap', 'manifest', gzipped(`{${' '.repeat(MAX_MANIFEST_BYTES - 1)}}`)),
+    ],
+    // Records as read from the table: the record item with the manifest items found for its digest.
+    stored: [
+      stored('record and its manifest item', record, [manifest]),
+      stored('record stored without its manifest (manifest item missing)', record, []),
+      stored('record with the manifest inline (earlier layout), no manifest item', inlineRecord, []),
+      stored('record with the manifest inline and a different manifest item', inlineRecord, [editedManifest]),
+      stored('record whose manifest item is edited', record, [editedManifest]),
+      stored('record whose manifest item is not gzip', record, [
+        edit(manifest, { manifest: { B: new TextEncoder().encode('{}') } }),
+      ]),
+      stored('record whose manifest item has no manifest attribute', record, [edit(manifest, { manifest: undefined })]),
+      stored(
+        'record naming no well-formed digest',
+        edit(record, { record: { S: '{"header":{"manifestDigest":"ab"}}' } }),
+        [manifest],
+      ),
+    ],
+  };
+}
