@@ -68,6 +68,7 @@ class HashDomain:
     WRITER: Final = "reseal/v1/writer"
     BOUNDARY: Final = "reseal/v1/boundary"
     LINEAGE_POLICY: Final = "reseal/v1/lineage-policy"
+    DEPLOYMENT_LEAF: Final = "reseal/v1/deployment-leaf"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())
