@@ -11,6 +11,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createResealMcpServer } from '../../mcp/server';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { clientOf, listedRefusal, memoryStore, type Reader, type ReaderSetup, type ReadTarget } from './tamper-readers';
+import { TEST_POLICY, TEST_WRITER } from './writer-factories';
 
 /** How long the waiting tools wait (`timeoutMs`): as the CLI readers do. */
 const TOOL_WAIT_MS = 2_000;
@@ -25,7 +26,9 @@ async function callTool(
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ isError: boolean; out: Structured }> {
-  const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+  // Only `reseal_write` signs: the test writer key, as the server's `RESEAL_WRITER_KEY` would be.
+  const writer = name === 'reseal_write' ? { writer: TEST_WRITER, inceptionPolicy: TEST_POLICY } : undefined;
+  const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint), writer);
   const server = createResealMcpServer({ client, snapshots: null });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -19,8 +19,10 @@ import { ResealClient } from '../../client/reseal-client';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { TriageService } from '../../functions/triage/triage-service';
+import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
+import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { runCli } from '../unit/cli/run-cli';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
@@ -98,11 +100,15 @@ function triageOf(setup: ReaderSetup): TriageService {
   });
 }
 
-/** A client over the deployed table and keys; recalls answered by {@link triageOf}, writes dropped. */
+/**
+ * A client over the deployed table and keys; recalls answered by {@link triageOf}, writes dropped.
+ * With `writer`, it signs what it publishes (the MCP server's `reseal_write` needs one).
+ */
 export function clientOf(
   setup: ReaderSetup,
   target: ReadTarget,
   checkpointStore: FileCheckpointStore | MemoryCheckpointStore | null,
+  writer?: { readonly writer: WriterSigner; readonly inceptionPolicy: LineagePolicy },
 ): ResealClient {
   const triage = triageOf(setup);
   const eventBridge = {
@@ -124,6 +130,7 @@ export function clientOf(
     eventBridge: eventBridge as never,
     sqs: sqs as never,
     ...(checkpointStore ? { checkpointStore } : {}),
+    ...(writer ?? {}),
   });
 }
 

@@ -17,7 +17,7 @@ import {
   wipeLineage,
   withJson,
 } from '../../helpers/tamper-table';
-import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
+import { signWriteSync, TEST_POLICY, TEST_WRITER } from '../../helpers/writer-factories';
 import { ENV, emulatorSetup, type SealedLineage, sealLineage } from './fixture';
 
 // docs/guarantees.md "Tampering by the table writer": the MCP tools (docs/mcp.md, "Tools" and "Errors") as readers of a tampered
@@ -54,7 +54,10 @@ function argsOf(lineageId: string, residualId: string): Record<string, unknown> 
 function mcpWriteOf(lineageId: string, residualId: string, nowMs: number): ResidualWriteRequest {
   const args = argsOf(lineageId, residualId);
   argsByResidual.set(residualId, args);
-  return signWriteSync(writeRequestFor(args as Parameters<typeof writeRequestFor>[0], ENV, nowMs), TEST_WRITER, nowMs);
+  const request = writeRequestFor(args as Parameters<typeof writeRequestFor>[0], ENV, nowMs);
+  // The lineage's first write (`r-0`) is its inception: it sets the policy whose digest ends the
+  // id, as the client adds it to a new lineage's first write (docs/authorship.md).
+  return signWriteSync(residualId === 'r-0' ? { ...request, policy: TEST_POLICY } : request, TEST_WRITER, nowMs);
 }
 const writeArgs = (write: ResidualWriteRequest) => {
   const args = argsByResidual.get(write.residualId);

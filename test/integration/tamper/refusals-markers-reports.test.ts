@@ -29,6 +29,7 @@ import {
   partitionOf,
   withJson,
 } from '../../helpers/tamper-table';
+import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
 import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
 
 // docs/guarantees.md "Tampering by the table writer": the table writer attacks the items around the records: residual markers,
@@ -67,6 +68,8 @@ const unparsedNamingR9 = (): Item => ({
 
 /** Refusals are timed ahead of the readers' publishes, so `publish --wait` counts them as this publish's. */
 const AHEAD_MS = 10 * 60_000;
+/** The refused writes' `signedAtMs`, ahead of now: within the writer signature's age window at both ends. */
+const SIGNED_AHEAD_MS = 4 * 60_000;
 
 const attackContext = () => attackContextOf(setup, lineage, other);
 const pk = partitionOf;
@@ -510,7 +513,10 @@ const cells: readonly Cell[] = [
   },
   {
     attack: attacks.transplantConflict,
-    target: forWrite(() => ({ ...conflicted, lineageId: other.lineageId })),
+    // The same write addressed to the other lineage, signed again (a signature names its lineage).
+    target: forWrite(() =>
+      signWriteSync({ ...conflicted, lineageId: other.lineageId }, TEST_WRITER, conflicted.writer.signedAtMs),
+    ),
     expect: { ...outcome('exit 1 TIMEOUT', 'TimeoutError'), ...listed([], ['LINEAGE_INCONSISTENT unsigned']) },
   },
   // The unparsed partition (docs/pipeline.md, "Learning the outcome of a write"): rejections of
@@ -554,7 +560,14 @@ describe('tampering with residual markers, triage reports, rejections and confli
     const { lineageId } = lineage;
     const ahead = Date.now() + AHEAD_MS;
     // A signed rejection: r-1 again, with another payload.
-    reused = acceptedWrite(lineageId, 'r-1', MANIFEST, ahead, { payload: { conclusion: 'another conclusion' } });
+    // Signed between now and `ahead`, so both the client's age check when a reader publishes it
+    // (docs/authorship.md, at most 5 min ahead of its clock) and the sealer's at `ahead` accept it.
+    const signedAtMs = Date.now() + SIGNED_AHEAD_MS;
+    reused = signWriteSync(
+      acceptedWrite(lineageId, 'r-1', MANIFEST, ahead, { payload: { conclusion: 'another conclusion' } }),
+      TEST_WRITER,
+      signedAtMs,
+    );
     expect(
       await sealGroup(
         coldSealer(setup, () => ahead),
@@ -566,7 +579,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
     const head = await setup.table.get(Keys.lineage(lineageId), Keys.head);
     const record1 = await setup.table.get(Keys.lineage(lineageId), Keys.record(1));
     await setup.table.put({ ...head, seq: { N: '1' }, recordHash: record1.recordHash as Item[string] });
-    conflicted = acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead);
+    conflicted = signWriteSync(acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead), TEST_WRITER, signedAtMs);
     expect(
       await sealGroup(
         coldSealer(setup, () => ahead),
