@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
-from .authorship import lineage_id_matches_policy, write_signature_problem
+from .authorship import boundary_digest, lineage_id_matches_policy, policy_digest, write_signature_problem
 from .canonical import canonical_json
 from .checkpoint_store import CheckpointStore, FileCheckpointStore
 from .errors import (
@@ -242,7 +242,7 @@ class ResealClient:
                     V.LINEAGE_BROKEN,
                     f"the marker points at seq {seq}, which seals {record['header']['residualId']}",
                 )
-            if _binds_request(record["header"], request):
+            if _binds_request(record, request):
                 self._keep(lineage_id, checkpoint, trusted)
                 return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint)
             foreign.append(seq)  # another write's seal under this id: this one's refusal is awaited
@@ -655,8 +655,21 @@ class ResealClient:
             self._sleep(min(interval_s, left))
 
 
-def _binds_request(header: Mapping[str, Any], request: Mapping[str, Any]) -> bool:
-    """Whether a sealed header binds this request's content (not another write's under its id)."""
+def _binds_request(record: Mapping[str, Any], request: Mapping[str, Any]) -> bool:
+    """Whether a sealed record is this request's seal, not another write's under its residual id.
+
+    The same comparison as the TypeScript core's `differingWriteContent` (docs/authorship.md,
+    "Signed writes"): every header field the sealer seals from the request, the boundary digest,
+    the writer's key (`keyId`, `publicKey`; a format-1 record has none, so it differs) and the
+    policy the write sets. The signature, `signedAtMs` and `senderId` are not compared: the same
+    writer re-signing the same content is the same write.
+    """
+    header = record.get("header")
+    if not isinstance(header, Mapping):
+        return False
+    writer = request.get("writer")
+    sealed_writer = record.get("writer")
+    policy = request.get("policy")
     try:
         derived = {
             "payloadHash": payload_hash(request["payload"]),
@@ -666,10 +679,19 @@ def _binds_request(header: Mapping[str, Any], request: Mapping[str, Any]) -> boo
             "sessionId": request["sessionId"],
             "authority": request["authority"],
             "supersedes": request.get("supersedes"),
+            "boundaryDigest": boundary_digest(request["boundary"], request["declaredImmutableConstants"]),
         }
-    except ResealError:
+        policy_side = policy_digest(policy) if policy is not None else None
+    except (ResealError, KeyError, TypeError):
         return False
-    return all(canonical_json(v) == canonical_json(header.get(k)) for k, v in derived.items())
+    if not all(canonical_json(v) == canonical_json(header.get(k)) for k, v in derived.items()):
+        return False
+    if not isinstance(writer, Mapping) or not isinstance(sealed_writer, Mapping):
+        return False
+    if any(writer.get(k) != sealed_writer.get(k) for k in ("keyId", "publicKey")):
+        return False
+    sealed_policy = header.get("policyDigest") if record.get("policy") is not None else None
+    return policy_side == sealed_policy
 
 
 def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> None:
