@@ -35,6 +35,8 @@ export function authenticateDeploymentHead(
   if (checkpoint.size !== stored.size || stored.size < 1) {
     throw fail(`the head names ${stored.size} leaves but its signed checkpoint ${checkpoint.size}`);
   }
+  // The frontier is read from an item the table writer can edit: any shape but an array is refused here.
+  if (!Array.isArray(stored.frontier)) throw fail('the frontier is not a list of hashes');
   const hex = [...stored.frontier, stored.indexRoot];
   if (!hex.every((h) => typeof h === 'string' && HEX_DIGEST_PATTERN.test(h))) {
     throw fail('the frontier or index root is malformed');

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { WitnessService } from '../../../../functions/witness/witness-service';
+import { LogStateError } from '../../../../shared/errors';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
@@ -253,6 +254,25 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     await expect(s.integrate()).rejects.toThrow(/does not authenticate/);
     expect(s.deployment.appends).toBe(1);
   });
+
+  it.each([
+    ['an object', { 0: 'ab'.repeat(32) }],
+    ['a number', 7],
+    ['null', null],
+  ])(
+    'a head whose frontier the table writer replaced by %s fails as a log-state error, never a TypeError',
+    async (_, frontier) => {
+      const s = await stack();
+      await s.write(A, 'r-0');
+      await s.integrate();
+      const head = s.deployment.head;
+      if (!head) throw new Error('no head');
+      s.deployment.head = { ...head, frontier: frontier as unknown as string[] };
+      await s.write(A, 'r-1');
+      await expect(s.integrate()).rejects.toThrow(LogStateError);
+      expect(s.deployment.appends).toBe(1);
+    },
+  );
 });
 
 describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
