@@ -75,6 +75,19 @@ def test_a_tampered_item_raises_and_is_never_returned(client: reseal.ResealClien
         asyncio.run(memories.asearch(("acct",)))
 
 
+def test_a_rolled_back_store_raises_against_the_kept_checkpoint(client: reseal.ResealClient) -> None:
+    """Depends on the kept checkpoint and the consistency check (check_consistency)."""
+    memories = store(client, "rollback")
+    writer = TableWriter(client)
+    memories.put(("acct",), "limit", {"eur": 100})
+    old_head = writer.head(memories.binding.lineage_id)
+    memories.put(("acct",), "limit", {"eur": 10})  # the table writer wants the old limit back
+    writer.roll_back(memories.binding.lineage_id, old_head, 1, 2)
+    with pytest.raises(reseal.LogVerificationError) as raised:
+        memories.get(("acct",), "limit")
+    assert raised.value.verdict == reseal.VerificationVerdict.TRUNCATION_DETECTED
+
+
 def test_a_stale_put_is_refused_by_the_guard(client: reseal.ResealClient) -> None:
     """Depends on the stale-state guard's rule V4 (docs/guard.md) and its signed refusal."""
     inherited = {"name": "API_KEY", "value": "k-1", "freshness": "UNVERIFIED_INHERITED", "sourceEpoch": 1}
@@ -96,5 +109,5 @@ def test_a_drifted_causal_key_is_flagged_on_read(client: reseal.ResealClient) ->
     assert item.drift is not None and item.drift["verdict"] == "AMBIENT_DRIFT_ONLY"
     env["DB_HOST"] = "db-2"
     [hit] = memories.search(("facts",))
-    assert hit.drifted and hit.drift is not None and hit.drift["driftedKeys"]["changed"] == ["DB_HOST"]
+    assert hit.drifted and hit.drift is not None and hit.drift["driftedKeys"]["changed"] == ["DB_HOST", "HOSTNAME"]
     assert hit.drift["invalidatedClaims"] == ["memory"]
