@@ -541,6 +541,36 @@ class ResealClient:
             self._keep(lineage_id, latest, trusted)
         return latest
 
+    def proven_records(self, lineage_id: str) -> tuple[list[dict[str, Any]], Checkpoint | None]:
+        """Every record of the lineage, each proven by inclusion in one signed checkpoint (the
+        latest, consistent with the kept one, which it then replaces), in seq order; ``([], None)``
+        for a lineage that does not exist and was never kept. The framework adapters read their
+        history with it (docs/frameworks.md).
+
+        :raises LogVerificationError: on a rollback, a fork, a missing or edited record, or a
+            checkpoint that does not verify: nothing is returned then, not even the intact part
+        """
+        trusted = self._trusted(lineage_id)
+        latest = self._latest(lineage_id, trusted)
+        if latest is None:
+            return [], None
+        proven: list[dict[str, Any]] = []
+        for seq in range(latest.size):
+            raw = self.table.read_record(lineage_id, seq)
+            if raw is None:
+                raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
+            inclusion = {
+                "leafIndex": seq,
+                "treeSize": latest.size,
+                "inclusionProof": self._proof(lineage_id, inclusion_proof_refs(seq, latest.size)),
+            }
+            checked = verify_record_proof(raw, inclusion, latest, lineage_id)
+            if checked.verdict != V.VERIFIED_INTACT or checked.record is None:
+                raise LogVerificationError(lineage_id, checked.verdict, f"record {seq}: {checked.reason}")
+            proven.append(checked.record)
+        self._keep(lineage_id, latest, trusted)
+        return proven, latest
+
     def _origin(self, lineage_id: str) -> str:
         return checkpoint_origin(self.stack.log_key.name, lineage_id)
 

@@ -1,0 +1,49 @@
+"""What the table writer of docs/sealing.md ("Threat model") can do to a lineage: edit any item,
+delete it, put an older one back. No KMS rights, so nothing it writes is signed."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import boto3
+
+import reseal
+from reseal.item_layout import LineageKeys
+
+
+class TableWriter:
+    """Direct DynamoDB access to the stack's lineage table."""
+
+    def __init__(self, client: reseal.ResealClient) -> None:
+        self.table = client.stack.outputs.table_name
+        self.dynamodb: Any = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+
+    def _key(self, lineage: str, sk: str) -> dict[str, Any]:
+        return {"pk": {"S": LineageKeys.lineage(lineage)}, "sk": {"S": sk}}
+
+    def edit_record(self, lineage: str, seq: int, old: str, new: str) -> None:
+        """Replaces ``old`` by ``new`` in the stored record text of ``seq``."""
+        key = self._key(lineage, LineageKeys.record(seq))
+        stored = self.dynamodb.get_item(TableName=self.table, Key=key, ConsistentRead=True)["Item"]["record"]["S"]
+        edited = stored.replace(old, new)
+        assert edited != stored, f"{old!r} is not in record {seq}"
+        self.dynamodb.update_item(
+            TableName=self.table,
+            Key=key,
+            UpdateExpression="SET #r = :r",
+            ExpressionAttributeNames={"#r": "record"},
+            ExpressionAttributeValues={":r": {"S": edited}},
+        )
+
+    def head(self, lineage: str) -> dict[str, Any]:
+        """The lineage's head item as stored (its signed checkpoint inside)."""
+        key = self._key(lineage, LineageKeys.HEAD)
+        item: dict[str, Any] = self.dynamodb.get_item(TableName=self.table, Key=key, ConsistentRead=True)["Item"]
+        return item
+
+    def roll_back(self, lineage: str, head: dict[str, Any], records_from: int, records_to: int) -> None:
+        """Deletes records ``records_from``…``records_to - 1`` and puts an older, validly signed head back."""
+        for seq in range(records_from, records_to):
+            self.dynamodb.delete_item(TableName=self.table, Key=self._key(lineage, LineageKeys.record(seq)))
+        self.dynamodb.put_item(TableName=self.table, Item=head)

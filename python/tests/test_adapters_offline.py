@@ -1,0 +1,107 @@
+"""The framework adapters' own logic, on a binding that keeps records in memory: what each
+framework call seals, and what a history of records reads as (docs/frameworks.md). The online
+tests (online/) run the same adapters against the deployed stack and its checks."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langgraph.store.base import ListNamespacesOp, MatchCondition
+
+from reseal import InvalidInputError
+from reseal.adapters import ProvenRecord
+from reseal.adapters.langgraph import ResealStore
+from reseal.adapters.openai_agents import ResealSession
+from reseal.log import Checkpoint
+
+
+class MemoryBinding:
+    """The binding's two calls, over a list: ``seal`` appends, ``read`` returns every record."""
+
+    lineage_id = "memory"
+
+    def __init__(self) -> None:
+        self.records: list[ProvenRecord] = []
+
+    def seal(self, payload: Any, *, supersedes: ProvenRecord | None = None, what: str = "") -> None:
+        seq = len(self.records)
+        header = {
+            "monotonicSequenceNumber": seq,
+            "sealedAtMs": 1_700_000_000_000 + seq,
+            "supersedes": None if supersedes is None else {"seq": supersedes.seq, "recordHash": supersedes.record_hash},
+        }
+        record = {"header": header, "payload": payload, "recordHash": f"{seq:064x}"}
+        checkpoint = Checkpoint(origin="o", size=seq + 1, root_hash=b"")
+        self.records.append(ProvenRecord(seq, record["recordHash"], payload, record, checkpoint, None))
+
+    def read(self) -> list[ProvenRecord]:
+        return list(self.records)
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def test_session_pop_and_clear_seal_records_and_reads_follow_them() -> None:
+    binding = MemoryBinding()
+    session = ResealSession(binding)  # type: ignore[arg-type]
+
+    async def run() -> None:
+        await session.add_items([user("a"), user("b")])
+        assert await session.pop_item() == user("b")
+        await session.add_items([user("c")])
+        assert await session.get_items() == [user("a"), user("c")]
+        await session.clear_session()
+        await session.add_items([user("d")])
+        assert await session.get_items() == [user("d")]
+        assert await session.get_items(limit=0) == []
+
+    asyncio.run(run())
+    assert [r.payload["op"] for r in binding.records] == ["add", "add", "pop", "add", "clear", "add"]
+    assert binding.records[2].record["header"]["supersedes"]["seq"] == 1
+    assert binding.records[4].payload["through"] == 3
+
+
+def test_session_refuses_a_record_it_did_not_write_and_an_item_that_is_not_json() -> None:
+    binding = MemoryBinding()
+    binding.seal({"note": "written by another client"})
+    session = ResealSession(binding)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="seq 0"):
+        asyncio.run(session.get_items())
+    with pytest.raises(InvalidInputError, match=r"items\.1"):
+        asyncio.run(session.add_items([user("ok"), {"content": {1, 2}}]))  # type: ignore[list-item]
+    assert len(binding.records) == 1  # nothing sealed from a batch with a bad item
+
+
+def test_store_overwrite_supersedes_and_delete_is_a_tombstone() -> None:
+    binding = MemoryBinding()
+    store = ResealStore(binding)  # type: ignore[arg-type]
+    store.put(("a", "b"), "k", {"v": 1})
+    store.put(("a", "b"), "k", {"v": 2})
+    store.delete(("a", "b"), "k")
+    store.delete(("a", "b"), "never-put")
+    assert store.get(("a", "b"), "k") is None
+    assert [r.payload["op"] for r in binding.records] == ["put", "put", "delete"]
+    assert [r.record["header"]["supersedes"] for r in binding.records][1:] == [
+        {"seq": 0, "recordHash": f"{0:064x}"},
+        {"seq": 1, "recordHash": f"{1:064x}"},
+    ]
+    store.put(("a", "b"), "k", {"v": 3})
+    item = store.get(("a", "b"), "k")
+    assert item is not None and item.value == {"v": 3} and item.created_at == item.updated_at
+
+
+def test_store_search_filters_and_namespaces_match_as_langgraph_does() -> None:
+    store = ResealStore(MemoryBinding())  # type: ignore[arg-type]
+    store.put(("users", "u1", "prefs"), "diet", {"food": "vegan", "level": 3})
+    store.put(("users", "u2", "prefs"), "diet", {"food": "omnivore", "level": 1})
+    store.put(("docs",), "readme", {"text": "hi"})
+    assert [i.namespace for i in store.search(("users",), filter={"level": {"$gt": 2}})] == [("users", "u1", "prefs")]
+    assert [i.key for i in store.search(("users",), limit=1)] == ["diet"]
+    [result] = store.batch([ListNamespacesOp(match_conditions=(MatchCondition("suffix", ("*", "prefs")),))])
+    assert result == [("users", "u1", "prefs"), ("users", "u2", "prefs")]
+    assert store.list_namespaces(max_depth=2, limit=1, offset=1) == [("users", "u1")]
+    with pytest.raises(InvalidInputError, match="value"):
+        store.put(("docs",), "bad", {"x": float("nan")})
