@@ -16,6 +16,7 @@ import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOu
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
 import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
+import { SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
 
 export { APPEND_RETRY_BASE_MS, APPEND_RETRY_CAP_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
@@ -51,6 +52,11 @@ export interface SealerDeps {
   readonly maxReceiptAgeSeconds?: number;
   /** Oldest `acceptedAtMs` accepted, seconds: the `seal-requests` retention. @default 4 days */
   readonly maxRequestAgeSeconds?: number;
+  /**
+   * The deployment index every run is checked against before it extends its lineage
+   * (docs/sealing.md, "The index floor"); absent: no check (no integrator).
+   */
+  readonly index?: SealerIndexDeps | null;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -98,7 +104,8 @@ export class SealerService {
     this.#deps = deps;
     const refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
     this.#outcomes = new SealOutcomes({ ...deps, refusals });
-    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes);
+    const index = deps.index ? new SealerIndex(deps.index, deps) : null;
+    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes, index);
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 
