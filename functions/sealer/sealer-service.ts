@@ -76,6 +76,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    authenticated with the log's public key before anything is appended: a state that does not
  *    verify is never extended, so a record planted in the table cannot be chained and signed by
  *    the next honest seal. Each message then gets a `LINEAGE_INCONSISTENT` conflict.
+ * 2′. With `index` configured (docs/sealing.md, "The index floor"): the state is checked against
+ *    the lineage's entry in the deployment index, read once per run; a state behind it refuses
+ *    the run (`LINEAGE_BEHIND_INDEX`, or `INDEX_UNVERIFIABLE` when the index cannot be read,
+ *    both unsigned), and a residual id the index maps is answered from its indexed record.
  * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
