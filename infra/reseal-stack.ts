@@ -96,6 +96,9 @@ export class ResealStack extends Stack {
           MAC_KEY_ID: store.macKey.keyArn,
           LOG_KEY_ID: logKey.key.keyArn,
           SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()),
+          // Each run is checked against the index under the integrator's witness policy (docs/sealing.md, "The index floor").
+          WITNESS_POLICY: props.witness?.policy ?? '',
+          WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
         },
         timeout: Duration.seconds(30),
       },
@@ -135,14 +138,6 @@ export class ResealStack extends Stack {
     store.grantIntegrate(integrator.consumer.fn);
     logKey.grantSign(integrator.consumer.fn);
     sealer.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
-    // The sealer checks each run against the index under the integrator's witness policy (docs/sealing.md).
-    if (props.witness) {
-      sealer.consumer.fn.addEnvironment('WITNESS_POLICY', props.witness.policy);
-      sealer.consumer.fn.addEnvironment(
-        'WITNESS_MAX_AGE_SECONDS',
-        String(props.witness.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
-      );
-    }
     integrator.queue.grantSendMessages(sealer.consumer.fn);
     // Only the sealer may send notices: an explicit deny for every other principal.
     integrator.queue.addToResourcePolicy(
