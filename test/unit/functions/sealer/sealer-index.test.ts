@@ -1,19 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { IntegratorService } from '../../../../functions/integrator/integrator-service';
+import type { SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { formatVerifierKey } from '../../../../shared/log/note-key';
 import type { IndexNode, IndexNodeStore } from '../../../../shared/ports/index-node-store';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
+import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner } from '../../../helpers/pipeline-keys';
+import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
 import { testSealerDeps } from '../../../helpers/service-factories';
+import { testCosignerKey } from '../../../helpers/witness-factories';
 import { signWriteSync, TEST_POLICY, TEST_WRITER, testLineageId, testWriter } from '../../../helpers/writer-factories';
 
 const NOW_MS = FACTORY_NOW_MS + 2000;
@@ -51,7 +56,7 @@ function countingSigner(): NoteSigner & { signs: number } {
  * The real sealer and integrator on in-memory stores: the sealer checks each run against the
  * index the integrator writes (or does not, with `index: false`), its notices collected.
  */
-function stack(options: { index?: boolean } = {}) {
+function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] } = {}) {
   const notices: SealedRunNotice[] = [];
   const signer = countingSigner();
   const metrics = new FakeMetrics();
@@ -63,7 +68,7 @@ function stack(options: { index?: boolean } = {}) {
     signer,
     metrics,
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
-    index: options.index === false ? null : { deployment, nodes, witness: null },
+    index: options.index === false ? null : { deployment, nodes, witness: options.witness ?? null },
   };
   const store = deps.store as InMemoryLineageStore;
   let sealer = new SealerService(deps);
@@ -260,6 +265,26 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
       reason: 'LINEAGE_BEHIND_INDEX',
     });
     expect(s.metrics.get('IndexFloorUnfresh:refusal=ROLLED_BACK')).toBe(1);
+  });
+
+  it('with a witness policy, a published checkpoint that does not meet it is logged and counted, and the floor still holds', async () => {
+    const policy = parsePolicy(
+      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
+    );
+    const s = stack({ witness: { policy, maxAgeSeconds: 180 } });
+    const lineageId = testLineageId('lin-floor-witness');
+    for (const id of ['r-0', 'r-1']) await s.send({ lineageId, residualId: id });
+    const restore = snapshot(s.store, lineageId);
+    await s.send({ lineageId, residualId: 'r-2' });
+    await s.integrate();
+    restore();
+    s.cold();
+    // The integrator here has no witness: its published note carries no cosignature.
+    expect(await s.send({ lineageId, residualId: 'r-2b' })).toEqual({
+      kind: 'REJECTED',
+      reason: 'LINEAGE_BEHIND_INDEX',
+    });
+    expect(s.metrics.get('IndexFloorUnfresh:refusal=QUORUM_NOT_MET')).toBe(1);
   });
 
   it('cost: one index read per run, every key walked together, one getNodes call per level', async () => {
