@@ -96,6 +96,9 @@ export class ResealStack extends Stack {
           MAC_KEY_ID: store.macKey.keyArn,
           LOG_KEY_ID: logKey.key.keyArn,
           SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()),
+          // Each run is checked against the index under the integrator's witness policy (docs/sealing.md, "The index floor").
+          WITNESS_POLICY: props.witness?.policy ?? '',
+          WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
         },
         timeout: Duration.seconds(30),
       },

@@ -23,6 +23,17 @@ export const MetricName = {
   Integrated: 'Integrated',
   /** integrator: a lineage was left out with evidence (dimension `kind`, docs/deployment-log.md "Evidence"). */
   IntegrationEvidence: 'IntegrationEvidence',
+  /**
+   * sealer: a run was refused against the deployment index (dimension `kind`: the finding, or
+   * `INDEX_UNVERIFIABLE`; docs/sealing.md "The index floor").
+   */
+  SealBehindIndex: 'SealBehindIndex',
+  /**
+   * sealer: the index floor came from a deployment checkpoint that does not meet the witness
+   * policy now (dimension `refusal`, e.g. `QUORUM_STALE`), or from a state remembered because the
+   * table showed an older one (`ROLLED_BACK`).
+   */
+  IndexFloorUnfresh: 'IndexFloorUnfresh',
 } as const;
 /** One of {@link MetricName}. */
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

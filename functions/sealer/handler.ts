@@ -4,11 +4,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
+import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createSealerHandler } from './create-handler';
 import { SealerService } from './sealer-service';
@@ -18,8 +21,12 @@ const logger = new Logger({ serviceName: 'reseal-sealer' });
 const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer' });
 
 const kms = new KMSClient({});
+const dynamodb = new DynamoDBClient({});
+const tableName = requireEnv('TABLE_NAME');
+// The witness policy the integrator publishes under, when one is configured; a bad policy fails the cold start.
+const witnessPolicy = process.env.WITNESS_POLICY;
 const service = new SealerService({
-  store: new DynamoDBLineageStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
+  store: new DynamoDBLineageStore(dynamodb, tableName),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
   anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
   signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
@@ -33,6 +40,14 @@ const service = new SealerService({
   notifier: process.env.INTEGRATION_QUEUE_URL
     ? new SqsIntegrationNotifier(new SQSClient({}), process.env.INTEGRATION_QUEUE_URL)
     : null,
+  // Every run is checked against the deployment index first (docs/sealing.md, "The index floor").
+  index: {
+    deployment: new DynamoDBDeploymentLogStore(dynamodb, tableName),
+    nodes: new DynamoDBIndexNodeStore(dynamodb, tableName),
+    witness: witnessPolicy
+      ? { policy: parsePolicy(witnessPolicy), maxAgeSeconds: Number(requireEnv('WITNESS_MAX_AGE_SECONDS')) }
+      : null,
+  },
 });
 
 /** Lambda entry point: SQS FIFO `seal-requests` → seal and append (docs/sealing.md, docs/verifiable-log.md). */

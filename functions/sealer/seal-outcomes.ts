@@ -24,6 +24,14 @@ export type SealOutcome =
   | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
   | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
 
+/** Rejections recorded without a statement: the writer-key refusals and the refusals of a run against the index. */
+const UNSIGNED_REASONS: ReadonlySet<RejectionReason> = new Set([
+  RejectionReason.WRITER_NOT_ADMITTED,
+  RejectionReason.WRITER_SIGNATURE_INVALID,
+  RejectionReason.LINEAGE_BEHIND_INDEX,
+  RejectionReason.INDEX_UNVERIFIABLE,
+]);
+
 /** A message that passed every check and waits in a run to be sealed. */
 export interface Pending {
   /** Its place in the message group. */
@@ -154,7 +162,8 @@ export class SealOutcomes {
 
   /**
    * A refused write: a signed rejection record plus `ResidualRejected` (unsigned for
-   * `WRITER_NOT_ADMITTED` and `WRITER_SIGNATURE_INVALID`, docs/authorship.md). Without a parsed request,
+   * `WRITER_NOT_ADMITTED` and `WRITER_SIGNATURE_INVALID`, docs/authorship.md, and for
+   * `LINEAGE_BEHIND_INDEX` and `INDEX_UNVERIFIABLE`, docs/sealing.md "The index floor"). Without a parsed request,
    * it is filed under the `ids` the body names (when valid), so its writer finds it.
    */
   async reject(
@@ -165,8 +174,8 @@ export class SealOutcomes {
     lists?: Pick<SealRequestRefusal, 'rejectedVariables' | 'requestViolations'>,
     ids: NamedIds = { lineageId: null, residualId: null },
   ): Promise<SealOutcome> {
-    // The writer-key refusals are unauthenticated, so they cost no Sign (docs/authorship.md).
-    const sign = reason !== RejectionReason.WRITER_NOT_ADMITTED && reason !== RejectionReason.WRITER_SIGNATURE_INVALID;
+    // Refusals anyone (a stranger's key, the table writer) can provoke cost no Sign (docs/authorship.md, docs/sealing.md).
+    const sign = !UNSIGNED_REASONS.has(reason);
     await this.#deps.refusals.reject(rejectionOf(message, request, reason, detail, lists, request ? undefined : ids), {
       sign,
     });

@@ -8,6 +8,8 @@ import {
   StaleEpochError,
   StaleHeadError,
 } from '../../shared/errors';
+import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
+import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
 import { RejectionReason } from '../../shared/pipeline/messages';
@@ -20,6 +22,7 @@ import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record'
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { type BackoffClock, backoff, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
+import type { IndexFloor, IndexUnverifiable, SealerIndex } from './sealer-index';
 import type { SealerLog } from './sealer-log';
 
 /** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
@@ -60,11 +63,14 @@ export class RunSealer {
   readonly #deps: RunSealerDeps;
   readonly #log: SealerLog;
   readonly #outcomes: SealOutcomes;
+  readonly #index: SealerIndex | null;
 
-  constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes) {
+  /** @param index - the deployment index each run is checked against (docs/sealing.md, "The index floor"); `null`: none */
+  constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes, index: SealerIndex | null = null) {
     this.#deps = deps;
     this.#log = log;
     this.#outcomes = outcomes;
+    this.#index = index;
   }
 
   /** Seals a run of writes to one lineage; returns each message's outcome by index. */
@@ -77,6 +83,8 @@ export class RunSealer {
     let expectedHead: LineageHead | null = null;
     // The header each write was last sealed with, for the conflict record of a write that never lands.
     const attempted = new Map<number, unknown>();
+    // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
+    let floor: IndexFloor | IndexUnverifiable | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       // Independent reads, overlapped: the head item, and the log's public key (a KMS call on a cold start only).
       const [stored] = await Promise.all([this.#deps.store.logHead(lineageId), this.#log.verifierKey()]);
@@ -87,7 +95,16 @@ export class RunSealer {
         await this.#outcomes.conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
         return outcomes;
       }
-      const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead);
+      if (this.#index) {
+        floor ??= await this.#index.floor(
+          lineageId,
+          run.map((item) => item.request.request.residualId),
+          await this.#log.verifierKey(),
+        );
+        if (await this.#refusedByIndex(remaining, outcomes, state, floor)) return outcomes;
+      }
+      const residuals = floor?.kind === 'FLOOR' ? floor.residuals : null;
+      const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead, residuals);
       for (const { item, record } of sealed) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
       remaining = remaining.filter((item) => !settled.has(item.index));
@@ -161,13 +178,64 @@ export class RunSealer {
   }
 
   /**
+   * Step 2′ (docs/sealing.md, "The index floor"): the authenticated state against the lineage's
+   * entry in the deployment index. An index that cannot be read, or a state behind the indexed
+   * head (a rollback or a second history), refuses the whole run: each write gets an unsigned
+   * rejection (`INDEX_UNVERIFIABLE`, `LINEAGE_BEHIND_INDEX`), nothing is sealed, and the refusal
+   * is logged at error and counted (`SealBehindIndex`).
+   *
+   * @returns whether the run was refused (its outcomes are then set)
+   */
+  async #refusedByIndex(
+    items: readonly Pending[],
+    outcomes: Map<number, SealOutcome>,
+    state: LogState,
+    floor: IndexFloor | IndexUnverifiable,
+  ): Promise<boolean> {
+    let refusal: { kind: string; reason: RejectionReason; detail: string } | null = null;
+    if (floor.kind === 'UNVERIFIABLE') {
+      refusal = { kind: 'INDEX_UNVERIFIABLE', reason: RejectionReason.INDEX_UNVERIFIABLE, detail: floor.reason };
+    } else if (floor.lineage !== null) {
+      const head = indexValueOf(state);
+      const indexed = floor.lineage;
+      const consistency =
+        head !== null && head.treeSize > indexed.treeSize
+          ? await this.#log.consistencyFrom(state.lineageId, indexed.treeSize, state)
+          : [];
+      const [finding] = checkAgainstIndex(state.lineageId, head, indexed, consistency);
+      if (finding) {
+        refusal = {
+          kind: finding.kind,
+          reason: RejectionReason.LINEAGE_BEHIND_INDEX,
+          detail: `${finding.reason} (deployment log size ${floor.deploymentSize}); nothing is sealed on a rolled-back or forked lineage`,
+        };
+      }
+    }
+    if (refusal === null) return false;
+    const { logger, metrics } = this.#deps;
+    logger.error('run refused against the deployment index; nothing sealed', {
+      lineageId: state.lineageId,
+      kind: refusal.kind,
+      detail: refusal.detail,
+      writes: items.length,
+    });
+    metrics.count(MetricName.SealBehindIndex, { kind: refusal.kind });
+    for (const item of items) {
+      outcomes.set(item.index, await this.#outcomes.reject(item.message, item.request, refusal.reason, refusal.detail));
+    }
+    return true;
+  }
+
+  /**
    * Step 3: seals each pending write on the authenticated tip, in order. Settles duplicates,
    * reuses, fenced-out epochs and writes the core refuses; returns the records to append.
+   * A residual id the index maps (`residuals`) is answered from the indexed record, never sealed again.
    */
   async #sealOnTip(
     items: readonly Pending[],
     state: LogState,
     expectedHead: LineageHead | null,
+    residuals: ReadonlyMap<string, ResidualIndexValue> | null,
   ): Promise<{ sealed: Sealed[]; settled: Map<number, SealOutcome> }> {
     const { store, anchor, clock, logger } = this.#deps;
     const sealed: Sealed[] = [];
@@ -202,6 +270,12 @@ export class RunSealer {
         continue;
       }
       if (sealed.some((s) => s.record.header.residualId === residualId)) continue; // answered after the append
+      const indexed = residuals?.get(residualId);
+      if (indexed) {
+        // Integrated already: whatever the marker says (a deleted marker and a resend included).
+        settled.set(item.index, await this.#indexedDuplicate(item, indexed, state));
+        continue;
+      }
       const existing = markers[position];
       if (existing) {
         settled.set(item.index, await this.#duplicate(item, existing, state));
@@ -298,6 +372,26 @@ export class RunSealer {
     }
   }
 
+  /**
+   * The residual id is in the deployment index at `indexed` (docs/sealing.md, "The index floor"):
+   * the duplicate answer of that record ({@link SealOutcomes.duplicate}: a redelivery when it
+   * binds the request, else `RESIDUAL_ID_REUSED`) when the record is proven there in the
+   * authenticated state and is the indexed one; else `RESIDUAL_ID_REUSED`. Never a second record.
+   */
+  async #indexedDuplicate(item: Pending, indexed: ResidualIndexValue, state: LogState): Promise<SealOutcome> {
+    const { lineageId, residualId } = item.request.request;
+    const record = await this.#log.provenRecordAt(lineageId, indexed.seq, state);
+    if (record && record.recordHash === indexed.recordHash && record.header.residualId === residualId) {
+      return this.#outcomes.duplicate(item, record, state.checkpoint);
+    }
+    return this.#outcomes.reject(
+      item.message,
+      item.request,
+      RejectionReason.RESIDUAL_ID_REUSED,
+      `residual id ${residualId} is sealed in lineage ${lineageId} at seq ${indexed.seq} (record ${indexed.recordHash}) in the deployment index, and that record does not prove in the lineage's log as the table shows it: the id is never sealed a second time`,
+    );
+  }
+
   /** A message whose residual id was sealed earlier in the same run. */
   async #duplicateOfRun(item: Pending, sealed: readonly Sealed[], checkpoint: string): Promise<SealOutcome> {
     const { residualId } = item.request.request;
@@ -337,4 +431,16 @@ export class RunSealer {
     }
     return this.#outcomes.duplicate(item, record, state.checkpoint);
   }
+}
+
+/** The authenticated state's head as an index value (docs/deployment-log.md, "Index values"); `null` for an empty lineage. */
+function indexValueOf(state: LogState): LineageIndexValue | null {
+  if (!state.tip) return null;
+  return {
+    treeSize: state.size,
+    rootHash: Buffer.from(state.rootHash).toString('hex'),
+    headRecordHash: state.tip.recordHash,
+    generationEpoch: state.tip.generationEpoch,
+    writerPolicyDigest: state.tip.policyDigest ?? null,
+  };
 }

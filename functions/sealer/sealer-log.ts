@@ -3,7 +3,7 @@ import { extendLog, type LogExtension } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { nodeSourceOf, proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
+import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
@@ -98,6 +98,23 @@ export class SealerLog {
     } catch (error) {
       // Unprovable for good (a node or record missing or forged); a retryable error is rethrown.
       if (error instanceof ResealError && !error.retryable) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * The RFC 9162 consistency proof (hex) from the lineage's first `size` records to `state`, built
+   * from the stored tree nodes (one read); empty when a node is missing, so the check that uses it
+   * fails (docs/sealing.md, "The index floor").
+   * @throws a retryable error (the store unavailable): the message is retried
+   */
+  async consistencyFrom(lineageId: string, size: number, state: LogState): Promise<readonly string[]> {
+    const store = this.#store;
+    try {
+      const nodes = nodeSourceOf((refs) => store.readNodes(lineageId, refs));
+      return (await proveTreeConsistency(size, state.size, nodes)).proof;
+    } catch (error) {
+      if (error instanceof ResealError && !error.retryable) return [];
       throw error;
     }
   }

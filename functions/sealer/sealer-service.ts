@@ -16,6 +16,7 @@ import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOu
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
 import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
+import { SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
 
 export { APPEND_RETRY_BASE_MS, APPEND_RETRY_CAP_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
@@ -51,6 +52,11 @@ export interface SealerDeps {
   readonly maxReceiptAgeSeconds?: number;
   /** Oldest `acceptedAtMs` accepted, seconds: the `seal-requests` retention. @default 4 days */
   readonly maxRequestAgeSeconds?: number;
+  /**
+   * The deployment index every run is checked against before it extends its lineage
+   * (docs/sealing.md, "The index floor"); absent: no check (no integrator).
+   */
+  readonly index?: SealerIndexDeps | null;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -70,6 +76,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    authenticated with the log's public key before anything is appended: a state that does not
  *    verify is never extended, so a record planted in the table cannot be chained and signed by
  *    the next honest seal. Each message then gets a `LINEAGE_INCONSISTENT` conflict.
+ * 2′. With `index` configured (docs/sealing.md, "The index floor"): the state is checked against
+ *    the lineage's entry in the deployment index, read once per run; a state behind it refuses
+ *    the run (`LINEAGE_BEHIND_INDEX`, or `INDEX_UNVERIFIABLE` when the index cannot be read,
+ *    both unsigned), and a residual id the index maps is answered from its indexed record.
  * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
@@ -98,7 +108,8 @@ export class SealerService {
     this.#deps = deps;
     const refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
     this.#outcomes = new SealOutcomes({ ...deps, refusals });
-    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes);
+    const index = deps.index ? new SealerIndex(deps.index, deps) : null;
+    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes, index);
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 

@@ -121,6 +121,19 @@ export const RejectionReason = {
    * recorded without a KMS signature, naming neither the tip's epoch nor its head.
    */
   WRITER_NOT_ADMITTED: 'WRITER_NOT_ADMITTED',
+  /**
+   * The lineage head the sealer would extend is behind the head the deployment index holds for
+   * the lineage (fewer records, an older epoch, another root at the same size, or a larger head
+   * that does not extend it): the table was rolled back or forked (docs/sealing.md, "The index
+   * floor"). The whole run is refused and nothing sealed; recorded without a KMS signature.
+   */
+  LINEAGE_BEHIND_INDEX: 'LINEAGE_BEHIND_INDEX',
+  /**
+   * The sealer could not read the deployment index it checks every run against: the deployment
+   * head does not authenticate with the log key, or an index node is missing or edited
+   * (docs/sealing.md, "The index floor"). Nothing sealed; recorded without a KMS signature.
+   */
+  INDEX_UNVERIFIABLE: 'INDEX_UNVERIFIABLE',
 } as const;
 /** One of {@link RejectionReason}. */
 export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];

@@ -1,0 +1,170 @@
+import DataLoader from 'dataloader';
+import { IndexNodeMissingError, LogStateError } from '../../shared/errors';
+import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
+import { proveIndexKey } from '../../shared/index/prove-index-key';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import { readHeldLineages } from '../../shared/integrator/integrate';
+import type { NoteVerifierKey } from '../../shared/log/note-key';
+import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
+import type { IndexNode, IndexNodeStore } from '../../shared/ports/index-node-store';
+import { checkPolicy } from '../../shared/witness/policy-check';
+import type { TlogPolicy } from '../../shared/witness/tlog-policy';
+import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+
+/** Where the sealer reads the deployment index from (docs/sealing.md, "The index floor"). */
+export interface SealerIndexDeps {
+  /** The deployment log's head item: only read. */
+  readonly deployment: Pick<DeploymentLogStore, 'readHead'>;
+  /** The index's node store: only read, every node checked against its hash. */
+  readonly nodes: IndexNodeStore;
+  /**
+   * The witness policy and maximum age (seconds) the integrator publishes under, or `null`
+   * without a witness. A published checkpoint that does not meet it now is logged and counted.
+   */
+  readonly witness: { readonly policy: TlogPolicy; readonly maxAgeSeconds: number } | null;
+}
+
+/** What the index holds for one run: the lineage's entry and the entries of the run's residual ids. */
+export interface IndexFloor {
+  readonly kind: 'FLOOR';
+  /** Leaves of the deployment log the floor was read at; 0 when nothing was ever integrated. */
+  readonly deploymentSize: number;
+  /** The lineage's indexed head, `null` when it was never integrated (no floor). */
+  readonly lineage: LineageIndexValue | null;
+  /** The run's residual ids the index maps in this lineage, with the record each was sealed as. */
+  readonly residuals: ReadonlyMap<string, ResidualIndexValue>;
+}
+
+/** The index could not be read: the deployment head does not authenticate, or a node is missing or edited. */
+export interface IndexUnverifiable {
+  readonly kind: 'UNVERIFIABLE';
+  readonly reason: string;
+}
+
+/**
+ * The sealer's reader of the deployment index (docs/sealing.md, "The index floor"): once per run
+ * and lineage, the lineage's entry and those of the run's residual ids, as of the newest
+ * deployment head that authenticates with the log key (`authenticateDeploymentHead`: the signed
+ * checkpoint, and its last leaf holding the index root). Every node is read with `proveIndexKey`
+ * (checked against its hash); the paths of all keys are walked together, one `getNodes` call
+ * (one `BatchGetItem`) per level, each node read once.
+ *
+ * Warm, it remembers the largest deployment state it read: a head item put back to an older
+ * signed state then lowers nothing (the remembered index root is read instead; nodes are never
+ * deleted). With a witness configured, the published checkpoint is checked against the policy
+ * and its maximum age; one that does not meet it is logged and counted, and the floor still
+ * applies: only sealed runs trigger integrations, so refusing would stop an idle deployment.
+ */
+export class SealerIndex {
+  readonly #deps: SealerIndexDeps;
+  readonly #logger: ServiceLogger;
+  readonly #metrics: PipelineMetrics;
+  readonly #clock: () => number;
+  #largest: { readonly size: number; readonly indexRoot: Uint8Array } | null = null;
+
+  constructor(
+    deps: SealerIndexDeps,
+    context: { logger: ServiceLogger; metrics: PipelineMetrics; clock: () => number },
+  ) {
+    this.#deps = deps;
+    this.#logger = context.logger;
+    this.#metrics = context.metrics;
+    this.#clock = context.clock;
+  }
+
+  /**
+   * The index floor of one run.
+   *
+   * @param key - the log key (its name is the deployment log's origin, `reseal/<stackName>`)
+   * @returns the entries, or why the index cannot be read (the run is then refused)
+   * @throws what the stores throw (infrastructure: the message group is retried)
+   */
+  async floor(
+    lineageId: string,
+    residualIds: readonly string[],
+    key: NoteVerifierKey,
+  ): Promise<IndexFloor | IndexUnverifiable> {
+    const stored = await this.#deps.deployment.readHead();
+    let state: ReturnType<typeof authenticateDeploymentHead>;
+    try {
+      state = authenticateDeploymentHead(stored, key, key.name);
+    } catch (error) {
+      if (!(error instanceof LogStateError)) throw error;
+      return { kind: 'UNVERIFIABLE', reason: error.message };
+    }
+    if (stored !== null) this.#checkPublished(stored.published);
+    let { size, indexRoot } = state;
+    const largest = this.#largest;
+    if (largest && size < largest.size) {
+      this.#logger.error('the deployment head is older than one this sealer read; the newer index is used', {
+        size,
+        largest: largest.size,
+      });
+      this.#metrics.count(MetricName.IndexFloorUnfresh, { refusal: 'ROLLED_BACK' });
+      ({ size, indexRoot } = largest);
+    } else {
+      this.#largest = { size, indexRoot };
+    }
+    if (size === 0) return { kind: 'FLOOR', deploymentSize: 0, lineage: null, residuals: new Map() };
+
+    const nodes = coalescing(this.#deps.nodes);
+    const ids = [...new Set(residualIds)];
+    try {
+      const [held, proofs] = await Promise.all([
+        readHeldLineages(nodes, indexRoot, [lineageId]),
+        Promise.all(
+          ids.map((residualId) => proveIndexKey(nodes, indexRoot, { kind: 'residual', lineageId, residualId })),
+        ),
+      ]);
+      const residuals = new Map<string, ResidualIndexValue>();
+      for (const [i, proven] of proofs.entries()) {
+        if (proven.kind === 'presence') residuals.set(ids[i] as string, proven.entry.value as ResidualIndexValue);
+      }
+      return { kind: 'FLOOR', deploymentSize: size, lineage: held.get(lineageId) ?? null, residuals };
+    } catch (error) {
+      if (!(error instanceof IndexNodeMissingError)) throw error;
+      return { kind: 'UNVERIFIABLE', reason: `the deployment index at size ${size}: ${error.message}` };
+    }
+  }
+
+  /** With a witness: whether the published checkpoint meets the policy now (logged and counted when not). */
+  #checkPublished(published: string | null): void {
+    const witness = this.#deps.witness;
+    if (!witness) return;
+    const check =
+      published === null
+        ? { kind: 'REFUSED' as const, refusal: 'NOTHING_PUBLISHED', reason: 'no checkpoint was published yet' }
+        : checkPolicy({
+            note: published,
+            policy: witness.policy,
+            maxAgeSeconds: witness.maxAgeSeconds,
+            nowSeconds: Math.floor(this.#clock() / 1000),
+          });
+    if (check.kind === 'ACCEPTED') return;
+    this.#logger.warn(
+      'the published deployment checkpoint does not meet the witness policy now; the floor is the signed head',
+      {
+        refusal: check.refusal,
+        reason: check.reason,
+      },
+    );
+    this.#metrics.count(MetricName.IndexFloorUnfresh, { refusal: check.refusal });
+  }
+}
+
+/**
+ * `store` with every `getNodes` call made in one tick merged into one call (one `BatchGetItem`)
+ * and each node read once, for one run: the walks of a run's keys go down level by level
+ * together. Read-only.
+ */
+function coalescing(store: IndexNodeStore): IndexNodeStore {
+  const loader = new DataLoader<Uint8Array, IndexNode | undefined, string>(async (hashes) => store.getNodes(hashes), {
+    cacheKeyFn: (hash) => Buffer.from(hash).toString('hex'),
+  });
+  return {
+    getNodes: (hashes) => Promise.all(hashes.map((hash) => loader.load(hash))),
+    putNodes: async () => {
+      throw new Error('the sealer never writes index nodes');
+    },
+  };
+}

@@ -1,0 +1,316 @@
+import { describe, expect, it } from 'vitest';
+import { IntegratorService } from '../../../../functions/integrator/integrator-service';
+import type { SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
+import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
+import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { formatVerifierKey } from '../../../../shared/log/note-key';
+import type { IndexNode, IndexNodeStore } from '../../../../shared/ports/index-node-store';
+import type { NoteSigner } from '../../../../shared/ports/note-signer';
+import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
+import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
+import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
+import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testSealerDeps } from '../../../helpers/service-factories';
+import { testCosignerKey } from '../../../helpers/witness-factories';
+import { signWriteSync, TEST_POLICY, TEST_WRITER, testLineageId, testWriter } from '../../../helpers/writer-factories';
+
+const NOW_MS = FACTORY_NOW_MS + 2000;
+const SECOND_WRITER = testWriter('test-writer-2', 0x40);
+
+/** An {@link IndexNodeStore} that counts its `getNodes` calls (one `BatchGetItem` each in DynamoDB). */
+class CountingNodes implements IndexNodeStore {
+  calls = 0;
+  constructor(readonly inner: MemoryIndexNodeStore) {}
+  getNodes(hashes: readonly Uint8Array[]): Promise<(IndexNode | undefined)[]> {
+    this.calls += 1;
+    return this.inner.getNodes(hashes);
+  }
+  putNodes(nodes: readonly { readonly hash: Uint8Array; readonly node: IndexNode }[]): Promise<void> {
+    return this.inner.putNodes(nodes);
+  }
+}
+
+/** A signer that counts its `Sign` calls. */
+function countingSigner(): NoteSigner & { signs: number } {
+  const inner = testLogSigner();
+  const signer = {
+    keyName: inner.keyName,
+    signs: 0,
+    publicKey: () => inner.publicKey(),
+    sign: (message: Uint8Array) => {
+      signer.signs += 1;
+      return inner.sign(message);
+    },
+  };
+  return signer;
+}
+
+/**
+ * The real sealer and integrator on in-memory stores: the sealer checks each run against the
+ * index the integrator writes (or does not, with `index: false`), its notices collected.
+ */
+function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] } = {}) {
+  const notices: SealedRunNotice[] = [];
+  const signer = countingSigner();
+  const metrics = new FakeMetrics();
+  const deployment = new InMemoryDeploymentLogStore();
+  const memory = new MemoryIndexNodeStore();
+  const nodes = new CountingNodes(memory);
+  const deps: SealerDeps = {
+    ...testSealerDeps(),
+    signer,
+    metrics,
+    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    index: options.index === false ? null : { deployment, nodes, witness: options.witness ?? null },
+  };
+  const store = deps.store as InMemoryLineageStore;
+  let sealer = new SealerService(deps);
+  const integrator = new IntegratorService({
+    lineages: store,
+    deployment,
+    index: memory,
+    signer: testLogSigner(),
+    witness: null,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => NOW_MS,
+  });
+  let n = 0;
+  const send = (fields: Partial<ResidualWriteRequest>, by = TEST_WRITER) => {
+    const signed =
+      by === TEST_WRITER ? {} : { writer: signWriteSync(validWriteRequest(fields), by, FACTORY_NOW_MS).writer };
+    return sealer.handle({
+      messageId: `m-${++n}`,
+      body: sealRequestBody({ ...fields, ...signed }),
+      sentAtMs: FACTORY_NOW_MS + n,
+    });
+  };
+  return {
+    store,
+    deployment,
+    memory,
+    nodes,
+    signer,
+    metrics,
+    send,
+    integrate: () => integrator.integrate(notices.splice(0)),
+    /** A sealer with no memory (a cold start). */
+    cold: () => {
+      sealer = new SealerService(deps);
+    },
+  };
+}
+
+/** Lineage `lineageId`'s items now, and a function that puts them back (the table writer's restore). */
+function snapshot(store: InMemoryLineageStore, lineageId: string) {
+  const copy = {
+    records: structuredClone(store.records.get(lineageId)),
+    heads: structuredClone(store.heads.get(lineageId)),
+    logHeads: structuredClone(store.logHeads.get(lineageId)),
+    nodes: structuredClone(store.nodes.get(lineageId)),
+    markers: [...store.markers].filter(([, v]) => v.lineageId === lineageId).map(([k, v]) => [k, { ...v }] as const),
+  };
+  return () => {
+    const put = <V>(map: Map<string, V>, value: V | undefined) =>
+      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
+    put(store.records, copy.records);
+    put(store.heads, copy.heads);
+    put(store.logHeads, copy.logHeads);
+    put(store.nodes, copy.nodes);
+    for (const [k, v] of [...store.markers]) if (v.lineageId === lineageId) store.markers.delete(k);
+    for (const [k, v] of copy.markers) store.markers.set(k, { ...v });
+  };
+}
+
+describe('the sealer checks each run against the deployment index (docs/sealing.md, "The index floor")', () => {
+  it('a whole-lineage rollback after integration: a cold sealer refuses LINEAGE_BEHIND_INDEX, unsigned, and seals nothing', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-rb');
+    for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+    const restore = snapshot(s.store, lineageId);
+    for (const id of ['r-2', 'r-3']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+    expect((await s.integrate()).integrated).toEqual([lineageId]);
+    restore();
+    s.cold();
+    const signsBefore = s.signer.signs;
+    const outcome = await s.send({ lineageId, residualId: 'r-2b' });
+    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'LINEAGE_BEHIND_INDEX' });
+    expect(s.signer.signs).toBe(signsBefore);
+    const rejection = s.store.rejections.at(-1);
+    expect(rejection).toMatchObject({ reason: 'LINEAGE_BEHIND_INDEX', residualId: 'r-2b', statement: null });
+    expect(rejection?.issues[0]?.message).toMatch(/size 2 .*size 4/);
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+    expect(s.metrics.get('SealBehindIndex:kind=LINEAGE_ROLLBACK')).toBe(1);
+  });
+
+  it('without the index check, the same rollback is sealed on the older state (what the check prevents)', async () => {
+    const s = stack({ index: false });
+    const lineageId = testLineageId('lin-floor-none');
+    for (const id of ['r-0', 'r-1']) await s.send({ lineageId, residualId: id });
+    const restore = snapshot(s.store, lineageId);
+    for (const id of ['r-2', 'r-3']) await s.send({ lineageId, residualId: id });
+    await s.integrate();
+    restore();
+    s.cold();
+    expect((await s.send({ lineageId, residualId: 'r-2b' })).kind).toBe('SEALED');
+  });
+
+  it('a lineage never integrated is extended as before, and a lineage at or past its indexed head too', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-ok');
+    expect((await s.send({ lineageId, residualId: 'r-0' })).kind).toBe('SEALED');
+    await s.integrate();
+    s.cold();
+    expect((await s.send({ lineageId, residualId: 'r-1' })).kind).toBe('SEALED');
+    expect((await s.send({ lineageId, residualId: 'r-2' })).kind).toBe('SEALED');
+    expect(s.metrics.get('SealBehindIndex')).toBe(0);
+  });
+
+  it('a rollback past a revocation: the revoked key is refused, never admitted on the older policy', async () => {
+    const s = stack();
+    const both: LineagePolicy = {
+      ...TEST_POLICY,
+      writers: [...TEST_POLICY.writers, { keyId: SECOND_WRITER.keyId, publicKey: SECOND_WRITER.publicKey }],
+    };
+    const lineageId = testLineageId('lin-floor-rev', both);
+    expect((await s.send({ lineageId, residualId: 'r-0', policy: both })).kind).toBe('SEALED');
+    expect((await s.send({ lineageId, residualId: 'r-1', policy: both }, SECOND_WRITER)).kind).toBe('SEALED');
+    const restore = snapshot(s.store, lineageId);
+    // The owner revokes the second key; its next write is refused.
+    expect((await s.send({ lineageId, residualId: 'r-2', policy: TEST_POLICY })).kind).toBe('SEALED');
+    expect(await s.send({ lineageId, residualId: 'r-3', policy: both }, SECOND_WRITER)).toEqual({
+      kind: 'REJECTED',
+      reason: 'WRITER_NOT_ADMITTED',
+    });
+    await s.integrate();
+    restore();
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-3b', policy: both }, SECOND_WRITER)).toEqual({
+      kind: 'REJECTED',
+      reason: 'LINEAGE_BEHIND_INDEX',
+    });
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+
+  it('a deleted marker and a resend of an integrated residual id: the duplicate answer, never a second record', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-marker');
+    for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+    await s.integrate();
+    s.store.markers.delete(markerKey(lineageId, 'r-0'));
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-0' })).toMatchObject({ kind: 'DUPLICATE', head: { seq: 0 } });
+    expect(await s.send({ lineageId, residualId: 'r-0', payload: { other: 'content' } })).toEqual({
+      kind: 'REJECTED',
+      reason: 'RESIDUAL_ID_REUSED',
+    });
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+    // The record deleted too: still never sealed again.
+    const logHead = structuredClone(s.store.logHeads.get(lineageId));
+    s.store.records.get(lineageId)?.delete(0);
+    expect(await s.send({ lineageId, residualId: 'r-0' })).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    expect(s.store.rejections.at(-1)?.issues[0]?.message).toContain('deployment index');
+    expect(s.store.logHeads.get(lineageId)).toEqual(logHead);
+  });
+
+  it('an index node deleted or edited: INDEX_UNVERIFIABLE, unsigned, nothing sealed', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-node');
+    await s.send({ lineageId, residualId: 'r-0' });
+    await s.integrate();
+    const root = Buffer.from(s.deployment.head?.indexRoot ?? '', 'hex');
+    s.memory.tamper(root, undefined);
+    const signsBefore = s.signer.signs;
+    expect(await s.send({ lineageId, residualId: 'r-1' })).toEqual({ kind: 'REJECTED', reason: 'INDEX_UNVERIFIABLE' });
+    expect(s.signer.signs).toBe(signsBefore);
+    expect(s.store.rejections.at(-1)).toMatchObject({ reason: 'INDEX_UNVERIFIABLE', statement: null });
+    expect(s.store.records.get(lineageId)?.size).toBe(1);
+  });
+
+  it('a deployment head that does not authenticate: INDEX_UNVERIFIABLE', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-head');
+    await s.send({ lineageId, residualId: 'r-0' });
+    await s.integrate();
+    const head = s.deployment.head;
+    if (!head) throw new Error('no deployment head');
+    s.deployment.head = { ...head, indexRoot: '00'.repeat(32) };
+    expect(await s.send({ lineageId, residualId: 'r-1' })).toEqual({ kind: 'REJECTED', reason: 'INDEX_UNVERIFIABLE' });
+  });
+
+  it('a warm sealer keeps the newest index it read: a deployment head put back to an older one lowers no floor', async () => {
+    const s = stack();
+    const [a, b] = [testLineageId('lin-floor-warm-a'), testLineageId('lin-floor-warm-b')];
+    await s.send({ lineageId: a, residualId: 'r-0' });
+    await s.integrate();
+    const olderHead = structuredClone(s.deployment.head);
+    const restore = snapshot(s.store, a);
+    await s.send({ lineageId: a, residualId: 'r-1' });
+    await s.send({ lineageId: a, residualId: 'r-2' });
+    await s.integrate();
+    // A sealer that never signed lineage a reads the newer deployment head on a run of lineage b.
+    s.cold();
+    expect((await s.send({ lineageId: b, residualId: 'r-0' })).kind).toBe('SEALED');
+    s.deployment.head = olderHead;
+    restore();
+    expect(await s.send({ lineageId: a, residualId: 'r-1b' })).toEqual({
+      kind: 'REJECTED',
+      reason: 'LINEAGE_BEHIND_INDEX',
+    });
+    expect(s.metrics.get('IndexFloorUnfresh:refusal=ROLLED_BACK')).toBe(1);
+  });
+
+  it('with a witness policy, a published checkpoint that does not meet it is logged and counted, and the floor still holds', async () => {
+    const policy = parsePolicy(
+      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
+    );
+    const s = stack({ witness: { policy, maxAgeSeconds: 180 } });
+    const lineageId = testLineageId('lin-floor-witness');
+    for (const id of ['r-0', 'r-1']) await s.send({ lineageId, residualId: id });
+    const restore = snapshot(s.store, lineageId);
+    await s.send({ lineageId, residualId: 'r-2' });
+    await s.integrate();
+    restore();
+    s.cold();
+    // The integrator here has no witness: its published note carries no cosignature.
+    expect(await s.send({ lineageId, residualId: 'r-2b' })).toEqual({
+      kind: 'REJECTED',
+      reason: 'LINEAGE_BEHIND_INDEX',
+    });
+    expect(s.metrics.get('IndexFloorUnfresh:refusal=QUORUM_NOT_MET')).toBe(1);
+  });
+
+  it('cost: one index read per run, every key walked together, one getNodes call per level', async () => {
+    const s = stack();
+    const lineages = Array.from({ length: 40 }, (_, i) => testLineageId(`lin-floor-cost-${i}`));
+    for (const lineageId of lineages) await s.send({ lineageId, residualId: 'r-0' });
+    await s.integrate();
+    const root = Buffer.from(s.deployment.head?.indexRoot ?? '', 'hex');
+    const [lineageId] = lineages as [string];
+    s.nodes.calls = 0;
+    const before = s.memory.reads;
+    expect((await s.send({ lineageId, residualId: 'r-1' })).kind).toBe('SEALED');
+    const runReads = s.memory.reads - before;
+    // The nodes each path reads alone, walked one at a time.
+    const readsOf = async (key: Parameters<typeof proveIndexKey>[2]) => {
+      const start = s.memory.reads;
+      await proveIndexKey(s.memory, root, key);
+      return s.memory.reads - start;
+    };
+    const paths = [
+      await readsOf({ kind: 'lineage', lineageId }),
+      await readsOf({ kind: 'residual', lineageId, residualId: 'r-1' }),
+    ];
+    // One getNodes call (one BatchGetItem) per level of the deeper path, not one per node.
+    expect(s.nodes.calls).toBe(Math.max(...paths));
+    // Each node read once: the root and any shared upper node are read for both paths together.
+    expect(runReads).toBeLessThan((paths[0] as number) + (paths[1] as number));
+  });
+});
