@@ -222,7 +222,7 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     expect((await s.held(A))?.treeSize).toBe(3);
   });
 
-  it('a deleted residual-id marker lets the sealer seal the id again: RESIDUAL_CHANGED, the first sealing stays indexed', async (context: TestContext) => {
+  it('a deleted residual-id marker lets the sealer seal the id again: RESIDUAL_CHANGED once, the first sealing stays indexed and the lineage goes on', async (context: TestContext) => {
     const s = await stack();
     await s.write(A, 'r-0');
     await s.write(A, 'r-1');
@@ -241,6 +241,14 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     expect(report.evidence[0]).toMatchObject({ held: { seq: 1 }, offered: { seq: 2 } });
     const residual = await proveIndexKey(s.index, s.indexRoot(), { kind: 'residual', lineageId: A, residualId: 'r-1' });
     expect(residual.kind === 'presence' && residual.entry.value).toMatchObject({ seq: 1 });
+    // The head still enters (it covers the second sealing), so the lineage's later writes integrate, with no new evidence.
+    expect(report.integrated).toEqual([A]);
+    expect((await s.held(A))?.treeSize).toBe(3);
+    await s.write(A, 'r-3');
+    const next = await s.integrate();
+    expect(next).toMatchObject({ integrated: [A], evidence: [] });
+    expect((await s.held(A))?.treeSize).toBe(4);
+    expect(s.deployment.evidence.map((e) => e.evidence.kind)).toEqual(['RESIDUAL_CHANGED']);
   });
 
   it('a deployment head the table writer edited is never extended (the batch fails and is retried)', async () => {
