@@ -104,6 +104,40 @@ export async function readHeldLineages(
 }
 
 /**
+ * {@link readHeldLineages}, lineage by lineage: a lineage whose path crosses a node the store does
+ * not hold (or holds edited) is left out with `INDEX_NODE_MISSING` evidence instead of failing the
+ * batch (docs/deployment-log.md, "Integration", step 2). `held` has an entry for every other one.
+ *
+ * @throws what the store throws
+ */
+export async function readHeldLineagesApart(
+  store: IndexNodeStore,
+  root: Uint8Array,
+  lineageIds: readonly string[],
+): Promise<{ held: Map<string, LineageIndexValue | null>; missing: IntegrationEvidence[] }> {
+  const held = new Map<string, LineageIndexValue | null>();
+  const missing: IntegrationEvidence[] = [];
+  await Promise.all(
+    lineageIds.map(async (lineageId) => {
+      try {
+        held.set(lineageId, (await readHeldLineages(store, root, [lineageId])).get(lineageId) ?? null);
+      } catch (error) {
+        if (!(error instanceof IndexNodeMissingError)) throw error;
+        missing.push(missingNodeEvidence(lineageId, error));
+      }
+    }),
+  );
+  missing.sort((a, b) => (a.lineageId < b.lineageId ? -1 : 1));
+  return { held, missing };
+}
+
+const missingNodeEvidence = (lineageId: string, error: IndexNodeMissingError): IntegrationEvidence => ({
+  kind: 'INDEX_NODE_MISSING',
+  lineageId,
+  reason: `${error.message}; a key of this lineage lies below it (docs/deployment-log.md, "Index rebuild")`,
+});
+
+/**
  * One integration (docs/deployment-log.md, "Integration"): decides, lineage by lineage, whether
  * its stored head enters the index, then folds every admitted lineage into one new index root and
  * the next deployment-log leaf: one checkpoint to sign for all of them. A lineage enters whole
@@ -170,11 +204,7 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
       if (crossing.length === 0) throw error;
       for (const [lineageId, missing] of crossing) {
         admitted.delete(lineageId);
-        evidence.push({
-          kind: 'INDEX_NODE_MISSING',
-          lineageId,
-          reason: `${missing.message}: a key of this lineage lies below it (rebuild the index, docs/deployment-log.md, "Index rebuild")`,
-        });
+        evidence.push(missingNodeEvidence(lineageId, missing));
       }
       continue;
     }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { WitnessService } from '../../../../functions/witness/witness-service';
-import { LogStateError } from '../../../../shared/errors';
+import { LogStateError, WitnessUnavailableError } from '../../../../shared/errors';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
@@ -44,16 +44,19 @@ async function stack(witness: IntegratorWitness | null = null) {
   const deployment = new InMemoryDeploymentLogStore();
   const index = new MemoryIndexNodeStore();
   const metrics = new FakeMetrics();
-  const integrator = new IntegratorService({
-    lineages: store,
-    deployment,
-    index,
-    signer: testLogSigner(),
-    witness,
-    metrics,
-    logger: fakeLogger(),
-    clock: () => NOW_MS,
-  });
+  const integratorWith = (minSize?: number) =>
+    new IntegratorService({
+      lineages: store,
+      deployment,
+      index,
+      signer: testLogSigner(),
+      witness,
+      metrics,
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+      minSize,
+    });
+  let integrator = integratorWith();
   let n = 0;
   const write = async (lineageId: string, residualId: string) => {
     const outcome = await sealer.handle({
@@ -72,7 +75,11 @@ async function stack(witness: IntegratorWitness | null = null) {
   const coldSealer = () => {
     sealer = new SealerService(deps);
   };
-  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer };
+  /** An integrator with no memory of what it signed (a cold start), with the operator's minimum size. */
+  const coldIntegrator = (minSize?: number) => {
+    integrator = integratorWith(minSize);
+  };
+  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer, coldIntegrator };
 }
 
 /** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
@@ -284,7 +291,7 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
 });
 
 describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
-  async function witnessed(client?: IntegratorWitness['client']) {
+  async function witnessed(clientOf?: (real: IntegratorWitness['client']) => IntegratorWitness['client']) {
     const service = new WitnessService({
       store: new InMemoryWitnessStore(),
       signer: testWitnessSigner(),
@@ -296,7 +303,7 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
       `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
     );
     const real = { addCheckpoint: async (body: string) => service.addCheckpoint(body) };
-    return { policy, s: await stack({ client: client ?? real, policy, maxAgeSeconds: 180 }) };
+    return { policy, s: await stack({ client: clientOf?.(real) ?? real, policy, maxAgeSeconds: 180 }) };
   }
 
   it('publishes each checkpoint with its cosignature once the quorum is met, from the size the witness holds', async () => {
@@ -319,11 +326,15 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
   });
 
   it('a witness that refuses or cannot be reached: the checkpoint is committed but nothing new is published (fail closed)', async (context: TestContext) => {
-    for (const [client, status] of [
-      [{ addCheckpoint: async () => ({ status: 409, body: '9\n' }) }, 409],
-      [{ addCheckpoint: async () => Promise.reject(new Error('connect ECONNREFUSED')) }, 'UNREACHABLE'],
+    for (const [failing, status] of [
+      [async () => ({ status: 409, body: '9\n' }), 409],
+      [async () => Promise.reject(new Error('connect ECONNREFUSED')), 'UNREACHABLE'],
     ] as const) {
-      const { s } = await witnessed(client);
+      // The witness answers the cold start's check, then fails.
+      let calls = 0;
+      const { s } = await witnessed((real) => ({
+        addCheckpoint: (body) => (calls++ === 0 ? real.addCheckpoint(body) : failing()),
+      }));
       await s.write(A, 'r-0');
       const report = await s.integrate();
       expectGuarantee(
@@ -340,5 +351,104 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
       expect(report.witnessStatus).toBe(status);
       expect(s.deployment.appends).toBe(1);
     }
+  });
+
+  /** Three integrations, then the table writer restores the deployment head of size 1 and deletes the leaves above it. */
+  async function rolledBack(s: Awaited<ReturnType<typeof stack>>) {
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const old = structuredClone(s.deployment.head);
+    await s.write(B, 'r-0');
+    await s.integrate();
+    await s.write(C, 'r-0');
+    await s.integrate();
+    expect(s.deployment.head?.size).toBe(3);
+    s.deployment.head = old;
+    for (const i of [1, 2]) s.deployment.leaves.delete(i);
+    s.coldIntegrator();
+    await s.write(A, 'r-1');
+  }
+
+  it('a cold integrator given an older signed deployment head asks the witness first: DEPLOYMENT_ROLLBACK, nothing signed', async (context: TestContext) => {
+    const { s } = await witnessed();
+    await rolledBack(s);
+    const attempt = s.integrate();
+    await expect(attempt).rejects.toThrow(LogStateError);
+    const failed = await attempt.catch((error: Error) => error.message);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment head',
+        attack: 'restore an older signed deployment head and delete the leaves above it; the integrator starts cold',
+        reader: 'integrator',
+        expected: 'evidence DEPLOYMENT_ROLLBACK',
+      },
+      s.deployment.evidence.map((e) => `evidence ${e.evidence.kind}`).join(', ') || `signed (${failed})`,
+    );
+    expect(failed).toMatch(/fewer than 3/);
+    expect(s.deployment.evidence[0]?.evidence).toMatchObject({ lineageId: TEST_LOG_NAME });
+    expect(s.deployment.appends).toBe(3);
+    expect(s.deployment.head?.size).toBe(1);
+    // The batch's retries on the same instance fail again, without a second evidence item.
+    await expect(s.integrate()).rejects.toThrow(LogStateError);
+    expect(s.deployment.evidence).toHaveLength(1);
+  });
+
+  it('a cold integrator whose witness cannot be reached signs nothing until it answers (fail closed)', async () => {
+    let reachable = true;
+    const { s } = await witnessed((real) => ({
+      addCheckpoint: (body) => (reachable ? real.addCheckpoint(body) : Promise.reject(new Error('ECONNREFUSED'))),
+    }));
+    await s.write(A, 'r-0');
+    await s.integrate();
+    s.coldIntegrator();
+    reachable = false;
+    await s.write(A, 'r-1');
+    await expect(s.integrate()).rejects.toThrow(WitnessUnavailableError);
+    expect(s.deployment.appends).toBe(1);
+    reachable = true;
+    await s.write(B, 'r-0');
+    expect((await s.integrate()).integrated).toEqual([B]);
+  });
+});
+
+describe('a cold integrator without a witness (docs/deployment-log.md, "Cold start")', () => {
+  it("refuses a deployment head below the operator's minimum size: DEPLOYMENT_ROLLBACK, nothing signed", async (context: TestContext) => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const old = structuredClone(s.deployment.head);
+    await s.write(B, 'r-0');
+    await s.integrate();
+    s.deployment.head = old;
+    s.deployment.leaves.delete(1);
+    s.coldIntegrator(2);
+    await s.write(C, 'r-0');
+    await expect(s.integrate()).rejects.toThrow(/fewer than 2/);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment head',
+        attack:
+          'restore an older signed deployment head and delete the leaves above it; the integrator starts cold, no witness, DEPLOYMENT_MIN_SIZE set',
+        reader: 'integrator',
+        expected: 'evidence DEPLOYMENT_ROLLBACK',
+      },
+      s.deployment.evidence.map((e) => `evidence ${e.evidence.kind}`).join(', ') || 'signed',
+    );
+    expect(s.deployment.appends).toBe(2);
+  });
+
+  it('extends a head at or above the minimum, and refuses a minimum that is not a whole number', async () => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    s.coldIntegrator(1);
+    await s.write(B, 'r-0');
+    expect((await s.integrate()).integrated).toEqual([B]);
+    expect(() => s.coldIntegrator(-1)).toThrow(/whole number/);
+    expect(() => s.coldIntegrator(1.5)).toThrow(/whole number/);
   });
 });
