@@ -1,5 +1,6 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { rebuildIndexFromTable } from '../../../../functions/integrator/index-rebuild';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { WitnessService } from '../../../../functions/witness/witness-service';
@@ -8,6 +9,7 @@ import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/ind
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
@@ -288,6 +290,51 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
       expect(s.deployment.appends).toBe(1);
     },
   );
+});
+
+describe('a deleted index node, in process (docs/deployment-log.md, "Index rebuild")', () => {
+  it('leaves out only the lineage whose path crosses it (INDEX_NODE_MISSING); the rebuild restores it and the lineage integrates again', async (context: TestContext) => {
+    const s = await stack();
+    for (const lineage of [A, B]) await s.write(lineage, 'r-0');
+    await s.integrate();
+    const value = await s.held(A);
+    if (!value) throw new Error('A is not indexed');
+    s.index.tamper(hashIndexNode({ kind: 'leaf', entry: { kind: 'lineage', lineageId: A, value } }).hash, undefined);
+    await s.write(A, 'r-1');
+    await s.write(B, 'r-1');
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'index node',
+        attack: "delete the index node on one lineage's path; two lineages are integrated",
+        reader: 'integrator',
+        expected: 'evidence INDEX_NODE_MISSING, the other lineage integrated',
+      },
+      `${report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'no evidence'}${report.integrated.includes(B) ? ', the other lineage integrated' : ''}`,
+    );
+    expect(report.integrated).toEqual([B]);
+    expect(report.evidence).toMatchObject([{ kind: 'INDEX_NODE_MISSING', lineageId: A }]);
+
+    const deps = { lineages: s.store, deployment: s.deployment, index: s.index, key: TEST_LOG_KEY };
+    // Without every lineage the re-derived root differs: nothing is written.
+    const writes = s.index.writes;
+    const partial = await rebuildIndexFromTable(deps, [B]);
+    expect(partial.result?.kind).toBe('MISMATCH');
+    expect(s.index.writes).toBe(writes);
+    // Lineage A's table is ahead of the index (r-1 is not integrated): the rebuild finds the indexed size.
+    const rebuilt = await rebuildIndexFromTable(deps, [A, B]);
+    expect(rebuilt.result).toMatchObject({ kind: 'REBUILT', nodesWritten: 1 });
+    expect(rebuilt.result?.kind === 'REBUILT' && Object.fromEntries(rebuilt.result.sizes)).toEqual({ [A]: 1, [B]: 2 });
+    expect((await rebuildIndexFromTable(deps, [A, B])).result?.kind).toBe('INTACT');
+    expect(await s.held(A)).toEqual(value);
+
+    await s.write(A, 'r-2');
+    const next = await s.integrate();
+    expect(next).toMatchObject({ integrated: [A], evidence: [] });
+    expect((await s.held(A))?.treeSize).toBe(3);
+  });
 });
 
 describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
