@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash, isEmptyIndexHash } from '../../../../shared/index/index-hashing';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { readIndexNode } from '../../../../shared/index/read-index-node';
 import { type RebuildLineage, rebuildIndex } from '../../../../shared/integrator/rebuild-index';
@@ -43,12 +43,7 @@ async function nodesUnder(store: MemoryIndexNodeStore, root: Uint8Array): Promis
     for (const hash of level) {
       all.push(hash);
       const node = await readIndexNode(store, hash);
-      if (node.kind === 'interior')
-        next.push(
-          ...[node.left, node.right].filter(
-            (h) => !h.every((b) => b === 0) && !Buffer.from(h).equals(Buffer.from(emptyIndexHash())),
-          ),
-        );
+      if (node.kind === 'interior') next.push(...[node.left, node.right].filter((h) => !isEmptyIndexHash(h)));
     }
     level = next;
   }
