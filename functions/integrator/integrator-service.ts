@@ -6,7 +6,7 @@ import {
   WitnessUnavailableError,
 } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
-import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import { authenticateDeploymentHead, authenticatePublished } from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import {
   type CandidateRecord,
@@ -116,8 +116,9 @@ export class IntegratorService {
     const key = await this.#verifierKey();
     // The log key's name is `reseal/<stackName>`: the deployment log's origin (docs/deployment-log.md).
     const origin = signer.keyName;
-    const stored = await deployment.readHead();
-    const previous = authenticateDeploymentHead(stored, key, origin);
+    const read = await deployment.readHead();
+    const previous = authenticateDeploymentHead(read, key, origin);
+    const stored = read && this.#checkedPublished(read, previous, key, origin);
     this.#floor ??= await this.#coldFloor(stored, previous, origin);
     if (previous.size < this.#floor) {
       throw new LogStateError(
@@ -167,6 +168,21 @@ export class IntegratorService {
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
     logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
     return { checkpoint: note, published, ...outcome(result), witnessStatus };
+  }
+
+  /** The head as read, its `published` note dropped (and logged) when it does not authenticate. */
+  #checkedPublished(
+    read: StoredDeploymentHead,
+    previous: DeploymentLogState,
+    key: NoteVerifierKey,
+    origin: string,
+  ): StoredDeploymentHead {
+    const published = authenticatePublished(read.published, previous, key, origin);
+    if (published === read.published) return read;
+    this.#deps.logger.error("the head item's published checkpoint does not authenticate; it is not carried forward", {
+      size: previous.size,
+    });
+    return { ...read, published };
   }
 
   /**

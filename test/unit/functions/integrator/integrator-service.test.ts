@@ -400,6 +400,26 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
     }
   });
 
+  it("a head item's published note the table writer replaced is not carried forward", async () => {
+    let refuse = false;
+    const { s } = await witnessed((real) => ({
+      addCheckpoint: (body) => (refuse ? Promise.resolve({ status: 422, body: 'no\n' }) : real.addCheckpoint(body)),
+    }));
+    await s.write(A, 'r-0');
+    const first = await s.integrate();
+    expect(s.deployment.head?.published).toBe(first.published);
+    const head = s.deployment.head;
+    if (!head) throw new Error('no head');
+    // A checkpoint of a larger size, validly shaped but never signed by the log key.
+    s.deployment.head = { ...head, published: head.checkpoint.replace(`\n1\n`, '\n9\n') };
+    refuse = true;
+    await s.write(B, 'r-0');
+    const second = await s.integrate();
+    expect(second.published).toBeNull();
+    expect(s.deployment.head?.size).toBe(2);
+    expect(s.deployment.head?.published).toBeNull();
+  });
+
   /** Three integrations, then the table writer restores the deployment head of size 1 and deletes the leaves above it. */
   async function rolledBack(s: Awaited<ReturnType<typeof stack>>) {
     await s.write(A, 'r-0');
