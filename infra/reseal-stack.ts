@@ -39,6 +39,12 @@ export interface ResealStackProps extends StackProps {
    * must meet to be published (docs/witness.md, "Deploy order"). @default none: published unwitnessed
    */
   readonly witness?: { readonly url: string; readonly policy: string; readonly maxAgeSeconds?: number };
+  /**
+   * The deployment log size, leaves, below which a cold integrator refuses the stored head
+   * (`DEPLOYMENT_MIN_SIZE`, docs/deployment-log.md, "Cold start"): the only rollback protection a
+   * cold start has without a witness. @default 0
+   */
+  readonly deploymentMinSize?: number;
 }
 
 /** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"). */
@@ -113,6 +119,10 @@ export class ResealStack extends Stack {
     if (!Number.isSafeInteger(interval) || interval < 1 || interval > 300) {
       throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
     }
+    const minSize = props.deploymentMinSize ?? 0;
+    if (!Number.isSafeInteger(minSize) || minSize < 0) {
+      throw new Error('deploymentMinSize: expected a whole number of leaves, 0 or more');
+    }
     const integrator = new QueueConsumer(this, 'Integration', {
       name: 'integration',
       fifo: false,
@@ -130,6 +140,7 @@ export class ResealStack extends Stack {
           WITNESS_URL: props.witness?.url ?? '',
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
+          DEPLOYMENT_MIN_SIZE: String(minSize),
         },
         timeout: Duration.seconds(60),
       },

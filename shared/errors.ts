@@ -31,6 +31,7 @@
  * | {@link LineageNotFoundError}   | no        | the lineage does not exist                                 |
  * | {@link AnchorUnavailableError} | yes       | the MAC key may be usable later (throttled, unreachable)   |
  * | {@link SignerUnavailableError} | yes       | the signing key may be usable later                        |
+ * | {@link WitnessUnavailableError} | yes      | the witness may answer later                               |
  * | {@link EventNotAcceptedError}  | yes       | the event bus may accept the event later                   |
  * | {@link StaleHeadError}         | yes       | lost a race: re-read the head and try again                |
  * | {@link DuplicateResidualError} | yes       | lost a race to the same id: re-reading finds it sealed     |
@@ -598,5 +599,18 @@ export class DeploymentLogConflictError extends ResealError {
   constructor(reason: string, options?: ErrorOptions) {
     super(`deployment log: ${reason}`, options);
     this.name = 'DeploymentLogConflictError';
+  }
+}
+
+/**
+ * A cold integrator could not learn the size its witness last cosigned (unreachable, or an answer
+ * other than 200 or a 409 with a size), so it signs nothing (docs/deployment-log.md, "Cold
+ * start"). Retryable: the batch is retried until the witness answers.
+ */
+export class WitnessUnavailableError extends ResealError {
+  readonly retryable = true;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`witness: ${reason}`, options);
+    this.name = 'WitnessUnavailableError';
   }
 }

@@ -1,12 +1,18 @@
-import { DeploymentLogConflictError, LogStateError, ResealError } from '../../shared/errors';
+import {
+  DeploymentLogConflictError,
+  InvalidInputError,
+  LogStateError,
+  ResealError,
+  WitnessUnavailableError,
+} from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
-import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
-import type { DeploymentLogState } from '../../shared/integrator/deployment-log-state';
+import { authenticateDeploymentHead, authenticatePublished } from '../../shared/integrator/deployment-head';
+import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import {
   type CandidateRecord,
   integrate,
   type LineageCandidate,
-  readHeldLineages,
+  readHeldLineagesApart,
 } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
@@ -49,6 +55,12 @@ export interface IntegratorDeps {
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
+  /**
+   * The operator's floor (`DEPLOYMENT_MIN_SIZE`, leaves; default 0): a cold integrator never
+   * extends a deployment head smaller than this (docs/deployment-log.md, "Cold start"). Without a
+   * witness it is the only rollback protection a cold start has.
+   */
+  readonly minSize?: number;
 }
 
 /** What one integration did. */
@@ -77,10 +89,19 @@ export interface IntegrationReport {
 export class IntegratorService {
   readonly #deps: IntegratorDeps;
   #key: NoteVerifierKey | null = null;
-  /** The largest deployment state this warm instance committed: a smaller stored head is a rollback. */
-  #largest: DeploymentLogState | null = null;
+  /**
+   * The smallest deployment head this instance may extend, leaves: `null` while cold; then the
+   * floor established at cold start (not from the table), raised to each size it commits.
+   */
+  #floor: number | null = null;
 
   constructor(deps: IntegratorDeps) {
+    const { minSize = 0 } = deps;
+    if (!Number.isSafeInteger(minSize) || minSize < 0) {
+      throw new InvalidInputError('integrator', [
+        { path: 'minSize', message: `expected a whole number of leaves ≥ 0, got ${minSize}` },
+      ]);
+    }
     this.#deps = deps;
   }
 
@@ -95,18 +116,22 @@ export class IntegratorService {
     const key = await this.#verifierKey();
     // The log key's name is `reseal/<stackName>`: the deployment log's origin (docs/deployment-log.md).
     const origin = signer.keyName;
-    const stored = await deployment.readHead();
-    const previous = authenticateDeploymentHead(stored, key, origin);
-    if (this.#largest && previous.size < this.#largest.size) {
+    const read = await deployment.readHead();
+    const previous = authenticateDeploymentHead(read, key, origin);
+    const stored = read && this.#checkedPublished(read, previous, key, origin);
+    this.#floor ??= await this.#coldFloor(stored, previous, origin);
+    if (previous.size < this.#floor) {
       throw new LogStateError(
         'deployment',
-        `the head holds ${previous.size} leaves but this integrator committed ${this.#largest.size}: rolled back`,
+        `the head holds ${previous.size} leaves but this integrator may not extend fewer than ${this.#floor}: rolled back`,
       );
     }
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
-    const held = await readHeldLineages(index, previous.indexRoot, lineageIds);
-    const candidates = await Promise.all(lineageIds.map((id) => this.#candidate(id, held.get(id) ?? null, key)));
-    const result = await integrate({ store: index, previous, origin, candidates, notices, held });
+    const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
+    const readable = lineageIds.filter((id) => held.has(id));
+    const candidates = await Promise.all(readable.map((id) => this.#candidate(id, held.get(id) ?? null, key)));
+    const integrated = await integrate({ store: index, previous, origin, candidates, notices, held });
+    const result = { ...integrated, evidence: [...missing, ...integrated.evidence] };
     const atMs = clock();
     for (const evidence of result.evidence) {
       logger.error('lineage left out of the integration with evidence', { evidence });
@@ -133,7 +158,7 @@ export class IntegratorService {
     if (!(await deployment.append(stored, next, leaf))) {
       throw new DeploymentLogConflictError('the head changed during the integration; the batch is retried');
     }
-    this.#largest = state;
+    this.#floor = state.size;
     let published = this.#deps.witness ? null : note;
     let witnessStatus: IntegrationReport['witnessStatus'] = null;
     if (this.#deps.witness) {
@@ -143,6 +168,83 @@ export class IntegratorService {
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
     logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
     return { checkpoint: note, published, ...outcome(result), witnessStatus };
+  }
+
+  /** The head as read, its `published` note dropped (and logged) when it does not authenticate. */
+  #checkedPublished(
+    read: StoredDeploymentHead,
+    previous: DeploymentLogState,
+    key: NoteVerifierKey,
+    origin: string,
+  ): StoredDeploymentHead {
+    const published = authenticatePublished(read.published, previous, key, origin);
+    if (published === read.published) return read;
+    this.#deps.logger.error("the head item's published checkpoint does not authenticate; it is not carried forward", {
+      size: previous.size,
+    });
+    return { ...read, published };
+  }
+
+  /**
+   * The floor of a cold integrator, before its first signature (docs/deployment-log.md, "Cold
+   * start"): the operator's minimum, and with a witness the size the witness last cosigned, asked
+   * with the stored head as `add-checkpoint` from its own size (an empty log sends its signed
+   * empty checkpoint). A witness larger than the head, or holding the head's size with another
+   * root, is a rollback: `DEPLOYMENT_ROLLBACK` is recorded and the floor it sets refuses the head.
+   *
+   * @throws {WitnessUnavailableError} when the witness cannot be reached or answers neither 200
+   *   nor a 409 with a size: the batch fails and is retried, nothing signed
+   */
+  async #coldFloor(stored: StoredDeploymentHead | null, previous: DeploymentLogState, origin: string): Promise<number> {
+    const { witness, logger, signer } = this.#deps;
+    const minSize = this.#deps.minSize ?? 0;
+    if (previous.size < minSize) {
+      await this.#rollback(
+        origin,
+        `the deployment head holds ${previous.size} leaves, below the operator's minimum ${minSize}`,
+      );
+      return minSize;
+    }
+    if (!witness) return Math.max(minSize, previous.size);
+    const note = stored?.checkpoint ?? (await signCheckpoint(deploymentCheckpoint(origin, previous), signer));
+    let answer: { status: number; body: string };
+    try {
+      answer = await witness.client.addCheckpoint(
+        formatAddCheckpointRequest({ oldSize: previous.size, proof: [], note }),
+      );
+    } catch (error) {
+      logger.error('a cold integrator cannot reach its witness; it signs nothing until it can (fail closed)', {
+        error,
+      });
+      throw new WitnessUnavailableError(`the witness is unreachable: ${(error as Error)?.message ?? error}`);
+    }
+    const witnessSize = answer.status === 409 ? parseConflictSize(answer.body) : null;
+    if (answer.status === 200 || (witnessSize !== null && witnessSize < previous.size)) {
+      return Math.max(minSize, previous.size);
+    }
+    if (witnessSize !== null) {
+      await this.#rollback(
+        origin,
+        witnessSize > previous.size
+          ? `the witness cosigned ${witnessSize} leaves but the deployment head holds ${previous.size}`
+          : `the witness cosigned another root at the head's size ${witnessSize}`,
+      );
+      return witnessSize + (witnessSize === previous.size ? 1 : 0);
+    }
+    logger.error('a cold integrator could not ask its witness for its size; it signs nothing (fail closed)', {
+      status: answer.status,
+      body: answer.body.slice(0, 512),
+    });
+    throw new WitnessUnavailableError(`the witness answered ${answer.status} to the cold-start check`);
+  }
+
+  /** Records and counts `DEPLOYMENT_ROLLBACK` (the deployment log's own evidence, under its origin). */
+  async #rollback(origin: string, reason: string): Promise<void> {
+    const { deployment, logger, metrics, clock } = this.#deps;
+    const evidence: IntegrationEvidence = { kind: 'DEPLOYMENT_ROLLBACK', lineageId: origin, reason };
+    logger.error('the deployment head is rolled back; the integrator signs nothing', { evidence });
+    metrics.count(MetricName.IntegrationEvidence, { kind: evidence.kind });
+    await deployment.recordEvidence(evidence, clock());
   }
 
   /** Step 2 for one lineage: its authenticated head and the proofs from its own tree. */

@@ -1,7 +1,7 @@
-import { InvalidInputError } from '../errors';
+import { IndexNodeMissingError, InvalidInputError } from '../errors';
 import { applyIndexUpdates } from '../index/apply-index-updates';
-import type { LineageIndexValue, ResidualIndexValue } from '../index/index-entry';
-import { admitUpdate, type IndexUpdate } from '../index/index-update';
+import { entryKey, type LineageIndexValue, type ResidualIndexValue } from '../index/index-entry';
+import { admitUpdate, type IndexUpdate, updateEntry } from '../index/index-update';
 import { proveIndexKey } from '../index/prove-index-key';
 import type { Checkpoint } from '../log/checkpoint';
 import { leafHash } from '../log/merkle-hashing';
@@ -104,6 +104,40 @@ export async function readHeldLineages(
 }
 
 /**
+ * {@link readHeldLineages}, lineage by lineage: a lineage whose path crosses a node the store does
+ * not hold (or holds edited) is left out with `INDEX_NODE_MISSING` evidence instead of failing the
+ * batch (docs/deployment-log.md, "Integration", step 2). `held` has an entry for every other one.
+ *
+ * @throws what the store throws
+ */
+export async function readHeldLineagesApart(
+  store: IndexNodeStore,
+  root: Uint8Array,
+  lineageIds: readonly string[],
+): Promise<{ held: Map<string, LineageIndexValue | null>; missing: IntegrationEvidence[] }> {
+  const held = new Map<string, LineageIndexValue | null>();
+  const missing: IntegrationEvidence[] = [];
+  await Promise.all(
+    lineageIds.map(async (lineageId) => {
+      try {
+        held.set(lineageId, (await readHeldLineages(store, root, [lineageId])).get(lineageId) ?? null);
+      } catch (error) {
+        if (!(error instanceof IndexNodeMissingError)) throw error;
+        missing.push(missingNodeEvidence(lineageId, error));
+      }
+    }),
+  );
+  missing.sort((a, b) => (a.lineageId < b.lineageId ? -1 : 1));
+  return { held, missing };
+}
+
+const missingNodeEvidence = (lineageId: string, error: IndexNodeMissingError): IntegrationEvidence => ({
+  kind: 'INDEX_NODE_MISSING',
+  lineageId,
+  reason: `${error.message}; a key of this lineage lies below it (docs/deployment-log.md, "Index rebuild")`,
+});
+
+/**
  * One integration (docs/deployment-log.md, "Integration"): decides, lineage by lineage, whether
  * its stored head enters the index, then folds every admitted lineage into one new index root and
  * the next deployment-log leaf: one checkpoint to sign for all of them. A lineage enters whole
@@ -145,8 +179,12 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
       input.held.get(candidate.lineageId) ?? null,
       input.notices.filter((n) => n.lineageId === candidate.lineageId),
     );
-    if ('evidence' in decided) evidence.push(decided.evidence);
-    else if (decided.updates.length === 0) unchanged.push(candidate.lineageId);
+    if ('refused' in decided) {
+      evidence.push(decided.refused);
+      continue;
+    }
+    evidence.push(...decided.resealed);
+    if (decided.updates.length === 0) unchanged.push(candidate.lineageId);
     else admitted.set(candidate.lineageId, decided.updates);
   }
 
@@ -155,16 +193,41 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
   for (;;) {
     const updates = [...admitted.values()].flat();
     if (updates.length === 0) break;
-    const applied = await applyIndexUpdates(staged, input.previous.indexRoot, updates);
+    let applied: Awaited<ReturnType<typeof applyIndexUpdates>>;
+    try {
+      applied = await applyIndexUpdates(staged, input.previous.indexRoot, updates);
+    } catch (error) {
+      if (!(error instanceof IndexNodeMissingError)) throw error;
+      // A hidden node leaves out only the lineages whose keys' paths cross it; the rest are applied again.
+      staged.discard();
+      const crossing = await lineagesCrossingMissingNodes(staged, input.previous.indexRoot, admitted);
+      if (crossing.length === 0) throw error;
+      for (const [lineageId, missing] of crossing) {
+        admitted.delete(lineageId);
+        evidence.push(missingNodeEvidence(lineageId, missing));
+      }
+      continue;
+    }
     if (applied.findings.length === 0) {
       indexRoot = applied.root;
       break;
     }
-    // A refused residual id leaves its whole lineage out; the others are applied again.
     staged.discard();
     for (const finding of applied.findings) {
       const { lineageId } = finding.key;
-      if (admitted.delete(lineageId)) evidence.push({ ...finding, lineageId });
+      const kept = admitted.get(lineageId);
+      if (!kept) continue;
+      evidence.push({ ...finding, lineageId });
+      if (finding.kind === 'RESIDUAL_CHANGED') {
+        // The index keeps the first sealing; the lineage's head and its other residual ids still enter.
+        const { residualId } = finding.key;
+        admitted.set(
+          lineageId,
+          kept.filter((u) => !(u.kind === 'residual' && u.residualId === residualId)),
+        );
+      } else {
+        admitted.delete(lineageId);
+      }
     }
   }
   const nodesWritten = await staged.flush();
@@ -183,7 +246,37 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
   };
 }
 
-type Decision = { readonly updates: IndexUpdate[] } | { readonly evidence: IntegrationEvidence };
+/**
+ * A lineage refused whole, or its updates with the residual ids sealed a second time since the
+ * indexed head (`RESIDUAL_CHANGED`: the first sealing is mapped, the second is not).
+ */
+/**
+ * The lineages with a key whose path from `root` crosses a node the store does not hold (or holds
+ * edited), with the first such node: the same walk `applyIndexUpdates` makes for those keys.
+ */
+async function lineagesCrossingMissingNodes(
+  store: IndexNodeStore,
+  root: Uint8Array,
+  admitted: ReadonlyMap<string, readonly IndexUpdate[]>,
+): Promise<[string, IndexNodeMissingError][]> {
+  const crossing: [string, IndexNodeMissingError][] = [];
+  for (const [lineageId, updates] of admitted) {
+    for (const update of updates) {
+      try {
+        await proveIndexKey(store, root, entryKey(updateEntry(update)));
+      } catch (error) {
+        if (!(error instanceof IndexNodeMissingError)) throw error;
+        crossing.push([lineageId, error]);
+        break;
+      }
+    }
+  }
+  return crossing;
+}
+
+type Decision =
+  | { readonly updates: IndexUpdate[]; readonly resealed: readonly IntegrationEvidence[] }
+  | { readonly refused: IntegrationEvidence };
 
 /** Steps 1–3 of {@link integrate} for one lineage. */
 function decideLineage(
@@ -196,7 +289,7 @@ function decideLineage(
     kind: 'HEAD_UNAUTHENTICATED' | 'HEAD_INCONSISTENT' | 'RECORD_UNPROVEN' | 'NOTICE_MISMATCH',
     reason: string,
   ): Decision => ({
-    evidence: { kind, lineageId, reason },
+    refused: { kind, lineageId, reason },
   });
   if ('unreadable' in candidate) return refuse('HEAD_UNAUTHENTICATED', candidate.unreadable);
   const { head } = candidate;
@@ -225,7 +318,7 @@ function decideLineage(
     consistentFrom: held === null ? null : { treeSize: held.treeSize, rootHash: held.rootHash },
   };
   const verdict = admitUpdate(held === null ? null : { kind: 'lineage', lineageId, value: held }, lineageUpdate);
-  if (typeof verdict === 'object') return { evidence: { ...verdict, lineageId } };
+  if (typeof verdict === 'object') return { refused: { ...verdict, lineageId } };
 
   // Step 2: every record since the indexed head, proven in the new one, each residual id once.
   const from = held?.treeSize ?? 0;
@@ -237,6 +330,7 @@ function decideLineage(
     );
   }
   const residuals = new Map<string, ResidualIndexValue>();
+  const resealed: IntegrationEvidence[] = [];
   const updates: IndexUpdate[] = verdict === 'APPLY' ? [lineageUpdate] : [];
   for (const [i, record] of candidate.records.entries()) {
     if (record.seq !== from + i) {
@@ -264,16 +358,16 @@ function decideLineage(
     const value = { seq: record.seq, recordHash: record.recordHash };
     const first = residuals.get(record.residualId);
     if (first) {
-      return {
-        evidence: {
-          kind: 'RESIDUAL_CHANGED',
-          lineageId,
-          key: { kind: 'residual', lineageId, residualId: record.residualId },
-          held: first,
-          offered: value,
-          reason: `residual ${record.residualId} of lineage ${lineageId} is sealed twice: seq ${first.seq} and seq ${record.seq}`,
-        },
-      };
+      // The record stays in the lineage's tree (the head covers it); the index keeps the first sealing.
+      resealed.push({
+        kind: 'RESIDUAL_CHANGED',
+        lineageId,
+        key: { kind: 'residual', lineageId, residualId: record.residualId },
+        held: first,
+        offered: value,
+        reason: `residual ${record.residualId} of lineage ${lineageId} is sealed twice: seq ${first.seq} and seq ${record.seq}; the index keeps seq ${first.seq}`,
+      });
+      continue;
     }
     residuals.set(record.residualId, value);
     updates.push({ kind: 'residual', lineageId, residualId: record.residualId, value });
@@ -303,5 +397,5 @@ function decideLineage(
       }
     }
   }
-  return { updates };
+  return { updates, resealed };
 }

@@ -13,6 +13,7 @@ import { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { checkIndexPresence } from '../../shared/index/index-proof-check';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
+import { hashIndexNode } from '../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
@@ -184,6 +185,40 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
       }),
     );
     expect(evidence.Items?.some((i) => i.lineageId?.S === a && i.kind?.S === 'LINEAGE_ROLLBACK')).toBe(true);
+  });
+
+  it('a deleted INDEX# item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
+    const notices: SealedRunNotice[] = [];
+    const sealer = sealerWith({ notify: async (n) => void notices.push(n) });
+    const [x, y] = ['x', 'y'].map((l) => testLineageId(`lin-int-node-${l}-${randomUUID()}`)) as [string, string];
+    for (const lineageId of [x, y]) expect(await write(sealer, lineageId, 'r-0')).toEqual(['SEALED']);
+    const service = integrator();
+    expect((await service.integrate(notices.splice(0))).evidence).toEqual([]);
+    const root = Buffer.from((await deployment.readHead())?.indexRoot ?? '', 'hex');
+    const proven = await proveIndexKey(index, root, { kind: 'lineage', lineageId: x });
+    if (proven.kind !== 'presence') throw new Error(`${x} is not indexed`);
+    const leaf = Buffer.from(hashIndexNode({ kind: 'leaf', entry: proven.entry }).hash).toString('hex');
+    await dynamodb.send(
+      new DeleteItemCommand({
+        TableName: stack.TableName,
+        Key: { pk: { S: Keys.indexNode(leaf) }, sk: { S: Keys.indexNodeSk } },
+      }),
+    );
+    for (const lineageId of [x, y]) expect(await write(sealer, lineageId, 'r-1')).toEqual(['SEALED']);
+    const report = await service.integrate(notices.splice(0));
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'index node',
+        attack: "delete the index node on one lineage's path; two lineages are integrated (emulator)",
+        reader: 'integrator',
+        expected: 'evidence INDEX_NODE_MISSING, the other lineage integrated',
+      },
+      `${report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'no evidence'}${report.integrated.includes(y) ? ', the other lineage integrated' : ''}`,
+    );
+    expect(report.evidence).toMatchObject([{ kind: 'INDEX_NODE_MISSING', lineageId: x }]);
+    expect((await provenHeads([y])).heads.get(y)).toBe(2);
   });
 
   it('the deployed integrator function integrates the notices the sealer sends to the integration queue', async () => {

@@ -1,13 +1,15 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { rebuildIndexFromTable } from '../../../../functions/integrator/index-rebuild';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { WitnessService } from '../../../../functions/witness/witness-service';
-import { LogStateError } from '../../../../shared/errors';
+import { LogStateError, WitnessUnavailableError } from '../../../../shared/errors';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
@@ -44,16 +46,19 @@ async function stack(witness: IntegratorWitness | null = null) {
   const deployment = new InMemoryDeploymentLogStore();
   const index = new MemoryIndexNodeStore();
   const metrics = new FakeMetrics();
-  const integrator = new IntegratorService({
-    lineages: store,
-    deployment,
-    index,
-    signer: testLogSigner(),
-    witness,
-    metrics,
-    logger: fakeLogger(),
-    clock: () => NOW_MS,
-  });
+  const integratorWith = (minSize?: number) =>
+    new IntegratorService({
+      lineages: store,
+      deployment,
+      index,
+      signer: testLogSigner(),
+      witness,
+      metrics,
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+      minSize,
+    });
+  let integrator = integratorWith();
   let n = 0;
   const write = async (lineageId: string, residualId: string) => {
     const outcome = await sealer.handle({
@@ -72,7 +77,11 @@ async function stack(witness: IntegratorWitness | null = null) {
   const coldSealer = () => {
     sealer = new SealerService(deps);
   };
-  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer };
+  /** An integrator with no memory of what it signed (a cold start), with the operator's minimum size. */
+  const coldIntegrator = (minSize?: number) => {
+    integrator = integratorWith(minSize);
+  };
+  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer, coldIntegrator };
 }
 
 /** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
@@ -222,7 +231,7 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     expect((await s.held(A))?.treeSize).toBe(3);
   });
 
-  it('a deleted residual-id marker lets the sealer seal the id again: RESIDUAL_CHANGED, the first sealing stays indexed', async (context: TestContext) => {
+  it('a deleted residual-id marker lets the sealer seal the id again: RESIDUAL_CHANGED once, the first sealing stays indexed and the lineage goes on', async (context: TestContext) => {
     const s = await stack();
     await s.write(A, 'r-0');
     await s.write(A, 'r-1');
@@ -241,6 +250,14 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     expect(report.evidence[0]).toMatchObject({ held: { seq: 1 }, offered: { seq: 2 } });
     const residual = await proveIndexKey(s.index, s.indexRoot(), { kind: 'residual', lineageId: A, residualId: 'r-1' });
     expect(residual.kind === 'presence' && residual.entry.value).toMatchObject({ seq: 1 });
+    // The head still enters (it covers the second sealing), so the lineage's later writes integrate, with no new evidence.
+    expect(report.integrated).toEqual([A]);
+    expect((await s.held(A))?.treeSize).toBe(3);
+    await s.write(A, 'r-3');
+    const next = await s.integrate();
+    expect(next).toMatchObject({ integrated: [A], evidence: [] });
+    expect((await s.held(A))?.treeSize).toBe(4);
+    expect(s.deployment.evidence.map((e) => e.evidence.kind)).toEqual(['RESIDUAL_CHANGED']);
   });
 
   it('a deployment head the table writer edited is never extended (the batch fails and is retried)', async () => {
@@ -275,8 +292,53 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
   );
 });
 
+describe('a deleted index node, in process (docs/deployment-log.md, "Index rebuild")', () => {
+  it('leaves out only the lineage whose path crosses it (INDEX_NODE_MISSING); the rebuild restores it and the lineage integrates again', async (context: TestContext) => {
+    const s = await stack();
+    for (const lineage of [A, B]) await s.write(lineage, 'r-0');
+    await s.integrate();
+    const value = await s.held(A);
+    if (!value) throw new Error('A is not indexed');
+    s.index.tamper(hashIndexNode({ kind: 'leaf', entry: { kind: 'lineage', lineageId: A, value } }).hash, undefined);
+    await s.write(A, 'r-1');
+    await s.write(B, 'r-1');
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'index node',
+        attack: "delete the index node on one lineage's path; two lineages are integrated",
+        reader: 'integrator',
+        expected: 'evidence INDEX_NODE_MISSING, the other lineage integrated',
+      },
+      `${report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'no evidence'}${report.integrated.includes(B) ? ', the other lineage integrated' : ''}`,
+    );
+    expect(report.integrated).toEqual([B]);
+    expect(report.evidence).toMatchObject([{ kind: 'INDEX_NODE_MISSING', lineageId: A }]);
+
+    const deps = { lineages: s.store, deployment: s.deployment, index: s.index, key: TEST_LOG_KEY };
+    // Without every lineage the re-derived root differs: nothing is written.
+    const writes = s.index.writes;
+    const partial = await rebuildIndexFromTable(deps, [B]);
+    expect(partial.result?.kind).toBe('MISMATCH');
+    expect(s.index.writes).toBe(writes);
+    // Lineage A's table is ahead of the index (r-1 is not integrated): the rebuild finds the indexed size.
+    const rebuilt = await rebuildIndexFromTable(deps, [A, B]);
+    expect(rebuilt.result).toMatchObject({ kind: 'REBUILT', nodesWritten: 1 });
+    expect(rebuilt.result?.kind === 'REBUILT' && Object.fromEntries(rebuilt.result.sizes)).toEqual({ [A]: 1, [B]: 2 });
+    expect((await rebuildIndexFromTable(deps, [A, B])).result?.kind).toBe('INTACT');
+    expect(await s.held(A)).toEqual(value);
+
+    await s.write(A, 'r-2');
+    const next = await s.integrate();
+    expect(next).toMatchObject({ integrated: [A], evidence: [] });
+    expect((await s.held(A))?.treeSize).toBe(3);
+  });
+});
+
 describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
-  async function witnessed(client?: IntegratorWitness['client']) {
+  async function witnessed(clientOf?: (real: IntegratorWitness['client']) => IntegratorWitness['client']) {
     const service = new WitnessService({
       store: new InMemoryWitnessStore(),
       signer: testWitnessSigner(),
@@ -288,7 +350,7 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
       `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
     );
     const real = { addCheckpoint: async (body: string) => service.addCheckpoint(body) };
-    return { policy, s: await stack({ client: client ?? real, policy, maxAgeSeconds: 180 }) };
+    return { policy, s: await stack({ client: clientOf?.(real) ?? real, policy, maxAgeSeconds: 180 }) };
   }
 
   it('publishes each checkpoint with its cosignature once the quorum is met, from the size the witness holds', async () => {
@@ -311,11 +373,15 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
   });
 
   it('a witness that refuses or cannot be reached: the checkpoint is committed but nothing new is published (fail closed)', async (context: TestContext) => {
-    for (const [client, status] of [
-      [{ addCheckpoint: async () => ({ status: 409, body: '9\n' }) }, 409],
-      [{ addCheckpoint: async () => Promise.reject(new Error('connect ECONNREFUSED')) }, 'UNREACHABLE'],
+    for (const [failing, status] of [
+      [async () => ({ status: 409, body: '9\n' }), 409],
+      [async () => Promise.reject(new Error('connect ECONNREFUSED')), 'UNREACHABLE'],
     ] as const) {
-      const { s } = await witnessed(client);
+      // The witness answers the cold start's check, then fails.
+      let calls = 0;
+      const { s } = await witnessed((real) => ({
+        addCheckpoint: (body) => (calls++ === 0 ? real.addCheckpoint(body) : failing()),
+      }));
       await s.write(A, 'r-0');
       const report = await s.integrate();
       expectGuarantee(
@@ -332,5 +398,124 @@ describe('integrator and witness, in process (docs/deployment-log.md, "Integrati
       expect(report.witnessStatus).toBe(status);
       expect(s.deployment.appends).toBe(1);
     }
+  });
+
+  it("a head item's published note the table writer replaced is not carried forward", async () => {
+    let refuse = false;
+    const { s } = await witnessed((real) => ({
+      addCheckpoint: (body) => (refuse ? Promise.resolve({ status: 422, body: 'no\n' }) : real.addCheckpoint(body)),
+    }));
+    await s.write(A, 'r-0');
+    const first = await s.integrate();
+    expect(s.deployment.head?.published).toBe(first.published);
+    const head = s.deployment.head;
+    if (!head) throw new Error('no head');
+    // A checkpoint of a larger size, validly shaped but never signed by the log key.
+    s.deployment.head = { ...head, published: head.checkpoint.replace(`\n1\n`, '\n9\n') };
+    refuse = true;
+    await s.write(B, 'r-0');
+    const second = await s.integrate();
+    expect(second.published).toBeNull();
+    expect(s.deployment.head?.size).toBe(2);
+    expect(s.deployment.head?.published).toBeNull();
+  });
+
+  /** Three integrations, then the table writer restores the deployment head of size 1 and deletes the leaves above it. */
+  async function rolledBack(s: Awaited<ReturnType<typeof stack>>) {
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const old = structuredClone(s.deployment.head);
+    await s.write(B, 'r-0');
+    await s.integrate();
+    await s.write(C, 'r-0');
+    await s.integrate();
+    expect(s.deployment.head?.size).toBe(3);
+    s.deployment.head = old;
+    for (const i of [1, 2]) s.deployment.leaves.delete(i);
+    s.coldIntegrator();
+    await s.write(A, 'r-1');
+  }
+
+  it('a cold integrator given an older signed deployment head asks the witness first: DEPLOYMENT_ROLLBACK, nothing signed', async (context: TestContext) => {
+    const { s } = await witnessed();
+    await rolledBack(s);
+    const attempt = s.integrate();
+    await expect(attempt).rejects.toThrow(LogStateError);
+    const failed = await attempt.catch((error: Error) => error.message);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment head',
+        attack: 'restore an older signed deployment head and delete the leaves above it; the integrator starts cold',
+        reader: 'integrator',
+        expected: 'evidence DEPLOYMENT_ROLLBACK',
+      },
+      s.deployment.evidence.map((e) => `evidence ${e.evidence.kind}`).join(', ') || `signed (${failed})`,
+    );
+    expect(failed).toMatch(/fewer than 3/);
+    expect(s.deployment.evidence[0]?.evidence).toMatchObject({ lineageId: TEST_LOG_NAME });
+    expect(s.deployment.appends).toBe(3);
+    expect(s.deployment.head?.size).toBe(1);
+    // The batch's retries on the same instance fail again, without a second evidence item.
+    await expect(s.integrate()).rejects.toThrow(LogStateError);
+    expect(s.deployment.evidence).toHaveLength(1);
+  });
+
+  it('a cold integrator whose witness cannot be reached signs nothing until it answers (fail closed)', async () => {
+    let reachable = true;
+    const { s } = await witnessed((real) => ({
+      addCheckpoint: (body) => (reachable ? real.addCheckpoint(body) : Promise.reject(new Error('ECONNREFUSED'))),
+    }));
+    await s.write(A, 'r-0');
+    await s.integrate();
+    s.coldIntegrator();
+    reachable = false;
+    await s.write(A, 'r-1');
+    await expect(s.integrate()).rejects.toThrow(WitnessUnavailableError);
+    expect(s.deployment.appends).toBe(1);
+    reachable = true;
+    await s.write(B, 'r-0');
+    expect((await s.integrate()).integrated).toEqual([B]);
+  });
+});
+
+describe('a cold integrator without a witness (docs/deployment-log.md, "Cold start")', () => {
+  it("refuses a deployment head below the operator's minimum size: DEPLOYMENT_ROLLBACK, nothing signed", async (context: TestContext) => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const old = structuredClone(s.deployment.head);
+    await s.write(B, 'r-0');
+    await s.integrate();
+    s.deployment.head = old;
+    s.deployment.leaves.delete(1);
+    s.coldIntegrator(2);
+    await s.write(C, 'r-0');
+    await expect(s.integrate()).rejects.toThrow(/fewer than 2/);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment head',
+        attack:
+          'restore an older signed deployment head and delete the leaves above it; the integrator starts cold, no witness, DEPLOYMENT_MIN_SIZE set',
+        reader: 'integrator',
+        expected: 'evidence DEPLOYMENT_ROLLBACK',
+      },
+      s.deployment.evidence.map((e) => `evidence ${e.evidence.kind}`).join(', ') || 'signed',
+    );
+    expect(s.deployment.appends).toBe(2);
+  });
+
+  it('extends a head at or above the minimum, and refuses a minimum that is not a whole number', async () => {
+    const s = await stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    s.coldIntegrator(1);
+    await s.write(B, 'r-0');
+    expect((await s.integrate()).integrated).toEqual([B]);
+    expect(() => s.coldIntegrator(-1)).toThrow(/whole number/);
+    expect(() => s.coldIntegrator(1.5)).toThrow(/whole number/);
   });
 });

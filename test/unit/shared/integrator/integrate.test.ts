@@ -6,6 +6,7 @@ import { emptyIndexHash } from '../../../../shared/index/index-hashing';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { type DeploymentLogState, emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
 import {
@@ -180,39 +181,83 @@ describe('integrate (docs/deployment-log.md, "Integration")', () => {
     expect(kinds(await h.run([a]))).toEqual(['lin-a:LINEAGE_ROLLBACK']);
   });
 
-  it('a residual id sealed twice in one window is RESIDUAL_CHANGED; its lineage stays out, the others go in', async () => {
+  it('a residual id sealed twice in one window is RESIDUAL_CHANGED once; the index keeps the first sealing and the lineage still goes in', async () => {
     const h = new Harness();
     const a = new FakeLineage('lin-a').seal('r-0', 'r-1', 'r-0');
     const b = new FakeLineage('lin-b').seal();
     const result = await h.run([a, b]);
     expect(kinds(result)).toEqual(['lin-a:RESIDUAL_CHANGED']);
     expect(result.evidence[0]).toMatchObject({ held: { seq: 0 }, offered: { seq: 2 } });
-    expect(result.integrated).toEqual(['lin-b']);
-    expect(await h.heldHead('lin-a')).toBeNull();
+    expect([...result.integrated].sort()).toEqual(['lin-a', 'lin-b']);
+    expect(await h.heldHead('lin-a')).toEqual(a.head(3));
+    const residual = await proveIndexKey(h.store, h.state.indexRoot, {
+      kind: 'residual',
+      lineageId: 'lin-a',
+      residualId: 'r-0',
+    });
+    expect(residual.kind === 'presence' && residual.entry.value).toEqual({
+      seq: 0,
+      recordHash: a.records[0]?.recordHash,
+    });
+    // Later writes integrate, and the second sealing raises no evidence again.
+    a.seal('r-3');
+    const next = await h.run([a]);
+    expect(next.evidence).toEqual([]);
+    expect(next.integrated).toEqual(['lin-a']);
+    expect(await h.heldHead('lin-a')).toEqual(a.head(4));
   });
 
-  it('a residual id the index already holds, sealed again later, is RESIDUAL_CHANGED from the index; only the kept try is written', async () => {
+  it('a residual id the index already holds, sealed again later, is RESIDUAL_CHANGED from the index; the head enters, the id stays mapped to its first sealing', async () => {
     const h = new Harness();
     const a = new FakeLineage('lin-a').seal('r-0', 'r-1');
     const b = new FakeLineage('lin-b').seal();
     await h.run([a, b]);
-    a.seal('r-1');
+    a.seal('r-1', 'r-2');
     b.seal();
     const putCalls = h.store.putCalls;
     const result = await h.run([a, b]);
     expect(kinds(result)).toEqual(['lin-a:RESIDUAL_CHANGED']);
     expect(result.evidence[0]).toMatchObject({ held: { seq: 1 }, offered: { seq: 2 } });
-    expect(result.integrated).toEqual(['lin-b']);
+    expect([...result.integrated].sort()).toEqual(['lin-a', 'lin-b']);
     expect(h.store.putCalls).toBe(putCalls + 1);
-    expect(await h.heldHead('lin-a')).toEqual(a.head(2));
-    // The index is exactly a@2 and b@2: nothing of the refused run entered it.
+    expect(await h.heldHead('lin-a')).toEqual(a.head(4));
+    // The index is exactly a@4 (r-1 at its first sealing, r-2 mapped) and b@2: the root of those entries at once.
     const alone = new MemoryIndexNodeStore();
-    const { root } = await applyIndexUpdates(
-      alone,
-      emptyIndexHash(),
-      updatesFor([...entriesOf(a, 2), ...entriesOf(b, 2)]),
+    const entries = [...entriesOf(a, 4), ...entriesOf(b, 2)].filter(
+      (e) => !(e.kind === 'residual' && e.lineageId === 'lin-a' && e.residualId === 'r-1' && e.value.seq === 2),
     );
+    const { root } = await applyIndexUpdates(alone, emptyIndexHash(), updatesFor(entries));
     expect(Buffer.from(result.indexRoot).equals(Buffer.from(root))).toBe(true);
+    const next = await h.run([a.seal('r-4')]);
+    expect(next.evidence).toEqual([]);
+    expect(await h.heldHead('lin-a')).toEqual(a.head(5));
+  });
+
+  it('an index node the table writer deleted leaves out only the lineages whose keys cross it (INDEX_NODE_MISSING); the others integrate', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal('r-0', 'r-1');
+    const b = new FakeLineage('lin-b').seal();
+    await h.run([a, b]);
+    const held = await readHeldLineages(h.store, h.state.indexRoot, ['lin-a', 'lin-b']);
+    h.store.tamper(
+      hashIndexNode({ kind: 'leaf', entry: { kind: 'lineage', lineageId: 'lin-a', value: a.head(2) } }).hash,
+      undefined,
+    );
+    a.seal('r-2');
+    b.seal();
+    const result = await integrate({
+      store: h.store,
+      previous: h.state,
+      origin: ORIGIN,
+      candidates: [await a.candidate(held.get('lin-a') ?? null), await b.candidate(held.get('lin-b') ?? null)],
+      notices: [],
+      held,
+    });
+    expect(kinds(result)).toEqual(['lin-a:INDEX_NODE_MISSING']);
+    expect(result.integrated).toEqual(['lin-b']);
+    expect(result.checkpoint).toMatchObject({ size: 2 });
+    const proven = await proveIndexKey(h.store, result.indexRoot, { kind: 'lineage', lineageId: 'lin-b' });
+    expect(proven.kind === 'presence' && proven.entry.value).toEqual(b.head(2));
   });
 
   it('a record since the indexed head that is missing or not in the tree is RECORD_UNPROVEN', async () => {
