@@ -58,7 +58,11 @@ export interface ResealSessionBinding {
 
 /** Options of {@link ResealSession.connect}: where the stack is, who writes, and the binding. */
 export interface ResealSessionConnectOptions {
-  /** The stack: its CloudFormation name, or every option of `connectToStack` (default `ResealStack` from the environment). */
+  /**
+   * The stack: its CloudFormation name, or every option of `connectToStack` (default
+   * `ResealStack`, its region, credentials and endpoint from the environment, `AWS_ENDPOINT_URL`
+   * for an emulator).
+   */
   readonly stack?: string | Omit<ConnectOptions, 'writer' | 'checkpointStore'>;
   /** The writer key's PKCS #8 PEM file, made when missing (`writerKeyFile`); or `writer`. */
   readonly writerKeyFile?: string;
@@ -149,7 +153,14 @@ export class ResealSession implements Session {
     const writer = options.writer ?? (await writerKeyFile(options.writerKeyFile as string));
     const checkpointStore = options.checkpointStore ?? new FileCheckpointStore(DEFAULT_CHECKPOINT_FILE);
     const stack = typeof options.stack === 'string' ? { stackName: options.stack } : (options.stack ?? {});
-    const { client, store } = await connectToStack({ ...stack, writer, checkpointStore });
+    // As the CLI and the MCP server do: an endpoint from the environment is every client's (queue URLs name the emulator's host).
+    const endpoint = stack.endpoint ?? process.env.AWS_ENDPOINT_URL;
+    const { client, store } = await connectToStack({
+      ...stack,
+      ...(endpoint ? { endpoint } : {}),
+      writer,
+      checkpointStore,
+    });
     const manifest = options.manifest ?? EMPTY_MANIFEST;
     return new ResealSession(client, store, checkpointStore, {
       lineageId: options.lineageId ?? soleWriterLineageId(options.label as string, writer),
