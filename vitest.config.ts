@@ -10,6 +10,7 @@ const resolve = {
     { find: /^reseal$/, replacement: source('./client/index.ts') },
     { find: /^reseal\/core$/, replacement: source('./shared/index.ts') },
     { find: /^reseal\/mcp$/, replacement: source('./mcp/index.ts') },
+    { find: /^reseal\/openai-agents$/, replacement: source('./frameworks/openai-agents/index.ts') },
   ],
 };
 

@@ -30,6 +30,7 @@ export const ENTRY_POINTS = {
   core: 'shared/index.ts',
   cli: 'cli/main.ts',
   mcp: 'mcp/index.ts',
+  'openai-agents': 'frameworks/openai-agents/index.ts',
 } as const;
 
 /** Where the declarations go, relative to the repository root (mirrors the source tree). */

@@ -29,6 +29,7 @@
  * | {@link StaleEpochError}        | no        | the write is fenced out by a newer generation epoch        |
  * | {@link LineageInconsistentError} | no      | the head is behind the records until someone repairs it    |
  * | {@link LineageNotFoundError}   | no        | the lineage does not exist                                 |
+ * | {@link SessionHistoryError}    | no        | the sealed session records stay malformed                  |
  * | {@link AnchorUnavailableError} | yes       | the MAC key may be usable later (throttled, unreachable)   |
  * | {@link SignerUnavailableError} | yes       | the signing key may be usable later                        |
  * | {@link WitnessUnavailableError} | yes      | the witness may answer later                               |
@@ -532,6 +533,25 @@ export class LineageNotFoundError extends ResealError {
     super(`lineage ${lineageId} not found: no records and no head`, options);
     this.name = 'LineageNotFoundError';
     this.lineageId = lineageId;
+  }
+}
+
+/**
+ * A verified lineage holds a session record that does not fold into a history (docs/frameworks.md,
+ * "Session items as residuals"): an unknown op, a removal that names no earlier record of the
+ * lineage, a tombstone of something that is not an item. The records are authentic (an admitted
+ * writer sealed them), so this is not tampering, but no history can be returned. Not retryable.
+ */
+export class SessionHistoryError extends ResealError {
+  readonly retryable = false;
+  /** Seq of the record that does not fold. */
+  readonly seq: number;
+  readonly reason: string;
+  constructor(seq: number, reason: string, options?: ErrorOptions) {
+    super(`session record at seq ${seq}: ${reason}`, options);
+    this.name = 'SessionHistoryError';
+    this.seq = seq;
+    this.reason = reason;
   }
 }
 

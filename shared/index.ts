@@ -55,6 +55,7 @@ export {
   type ReportedHead,
   ResealError,
   type ResidualLocation,
+  SessionHistoryError,
   SignerUnavailableError,
   StaleEpochError,
   StaleHeadError,
@@ -195,6 +196,20 @@ export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordH
 export { type SealInput, sealRecord } from './seal/residual-sealer';
 export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
+export {
+  foldSessionHistory,
+  isSessionPayload,
+  type LiveSessionItem,
+  SESSION_ITEM_FORMAT,
+  type SessionAddPayload,
+  type SessionItem,
+  SessionOp,
+  type SessionPayload,
+  type SessionRecordView,
+  type SessionRemovalPayload,
+  sessionAddPayload,
+  sessionRemovalPayload,
+} from './session/session-history';
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';

@@ -76,24 +76,30 @@ describe('the installed package (npm pack → npm install → plain node)', () =
     ).resolves.toBeDefined();
   });
 
-  it('`reseal` and `reseal/core` import by name with plain node, sharing one copy of the core', async () => {
+  it('`reseal`, `reseal/core`, `reseal/mcp` and `reseal/openai-agents` import by name with plain node, sharing one copy of the core; the framework, an optional peer, is not installed and not needed to import', async () => {
     const script = [
       "import { ResealClient, writeRequest, snapshotProviders } from 'reseal';",
       "import { InvalidInputError, isolateDelta, buildManifest } from 'reseal/core';",
       "import { createResealMcpServer } from 'reseal/mcp';",
+      "import { ResealSession } from 'reseal/openai-agents';",
       "const manifest = { env: { A: '1', B: '1' }, structuralKeys: [], claimDependencyMap: { a: ['A'], b: ['B'] } };",
       'let sameClass = false;',
       "try { writeRequest({ residualId: 'not an id', lineageId: 'l', sessionId: 's', generationEpoch: 1, payload: null, boundaryAtMs: 1, manifest }); }",
       'catch (e) { sameClass = e instanceof InvalidInputError; }',
       "const verdict = isolateDelta(buildManifest(manifest), { A: '2', B: '1' }).verdict;",
-      'console.log(JSON.stringify({ client: typeof ResealClient, providers: typeof snapshotProviders, mcp: typeof createResealMcpServer, sameClass, verdict }));',
+      "let sessionRefusal = '';",
+      "try { await ResealSession.connect({ label: 'x' }); } catch (e) { sessionRefusal = e instanceof InvalidInputError ? e.issues[0].path : String(e); }",
+      'console.log(JSON.stringify({ client: typeof ResealClient, providers: typeof snapshotProviders, mcp: typeof createResealMcpServer, session: typeof ResealSession, sessionRefusal, sameClass, verdict }));',
     ].join('\n');
     await writeFile(join(project, 'imports.mjs'), script);
     const { stdout } = await inProject('node', ['imports.mjs']);
+    await expect(readFile(join(project, 'node_modules', '@openai', 'agents-core', 'package.json'))).rejects.toThrow();
     expect(JSON.parse(stdout)).toEqual({
       client: 'function',
       providers: 'function',
       mcp: 'function',
+      session: 'function',
+      sessionRefusal: 'writerKeyFile',
       sameClass: true,
       verdict: 'PARTIAL_REPROBE_REQUIRED',
     });

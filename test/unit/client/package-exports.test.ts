@@ -10,12 +10,17 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   bin: Record<string, string>;
   files: string[];
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
 };
 
 /** What the installed package runs: the sources the build bundles (every file they import). */
-const SHIPPED_DIRS = ['client', 'shared', 'cli', 'mcp', 'adapters'];
+const SHIPPED_DIRS = ['client', 'shared', 'cli', 'mcp', 'adapters', 'frameworks'];
+
+/** Framework adapters' packages: optional peers, imported for their types only (the agent brings its own). */
+const FRAMEWORK_PEERS = ['@openai/agents-core'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -56,7 +61,12 @@ describe('package exports: agents import the client and the core by package name
 
   it('is publishable: each export names a built bundle and its declarations; npm pack builds first', () => {
     expect(pkg.private).toBeUndefined();
-    const entries: Record<string, keyof typeof ENTRY_POINTS> = { '.': 'index', './core': 'core', './mcp': 'mcp' };
+    const entries: Record<string, keyof typeof ENTRY_POINTS> = {
+      '.': 'index',
+      './core': 'core',
+      './mcp': 'mcp',
+      './openai-agents': 'openai-agents',
+    };
     for (const [subpath, name] of Object.entries(entries)) {
       const source = ENTRY_POINTS[name].replace(/\.ts$/, '.d.ts');
       expect(pkg.exports[subpath], subpath).toEqual({
@@ -69,9 +79,27 @@ describe('package exports: agents import the client and the core by package name
     expect(pkg.scripts.prepack).toBe('npm run build');
   });
 
+  it('a framework is an optional peer dependency, pinned for development, and imported for its types only', () => {
+    for (const name of FRAMEWORK_PEERS) {
+      expect(pkg.peerDependencies[name], name).toBeDefined();
+      expect(pkg.peerDependenciesMeta[name], name).toEqual({ optional: true });
+      expect(pkg.devDependencies[name], name).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(pkg.dependencies[name], name).toBeUndefined();
+    }
+    const valueImports = sourceFiles(join(ROOT, 'frameworks')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*?\bfrom '([^']+)';/gms)]
+        .map((m) => m[1] as string)
+        .filter((spec) => FRAMEWORK_PEERS.some((name) => spec === name || spec.startsWith(`${name}/`)))
+        .map((spec) => `${file}: ${spec}`),
+    );
+    expect(valueImports).toEqual([]);
+  });
+
   it('dependencies are exactly what the shipped code imports: nothing Lambda-only or dev-only', () => {
     const imported = new Set(SHIPPED_DIRS.flatMap((dir) => sourceFiles(join(ROOT, dir))).flatMap(importedPackages));
-    expect(Object.keys(pkg.dependencies).sort()).toEqual([...imported].sort());
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(
+      [...imported].filter((name) => !FRAMEWORK_PEERS.includes(name)).sort(),
+    );
     for (const name of Object.keys(pkg.dependencies)) {
       expect(name).not.toMatch(/^(@aws-lambda-powertools\/|@middy\/|@types\/aws-lambda$|tsx$|vitest$|esbuild$)/);
     }

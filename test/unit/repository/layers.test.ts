@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /** The shipped code: what the package, the Lambda functions and the stack are built from. */
-const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'functions', 'infra', 'mcp', 'shared'] as const;
+const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions', 'infra', 'mcp', 'shared'] as const;
 
 /** The AWS SDKs and runtimes the pure core must not import (docs/pipeline.md: adapters hold them). */
 const AWS_PACKAGES = /^(@aws-sdk\/|@smithy\/|@aws-lambda-powertools\/|aws-cdk-lib|aws-lambda$|constructs$)/;

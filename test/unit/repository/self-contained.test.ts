@@ -33,6 +33,7 @@ const TOP_LEVEL = [
   'client',
   'cli',
   'mcp',
+  'frameworks',
   'infra',
   'test',
   'scripts',

@@ -30,6 +30,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.StaleHeadError('lin-1', 2, HEAD), true],
   [new errors.LineageInconsistentError('lin-1', 4, HEAD), false],
   [new errors.LineageNotFoundError('lin-1'), false],
+  [new errors.SessionHistoryError(3, 'unknown op'), false],
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
   [new errors.DeploymentLogConflictError('the head moved'), true],
 ];
