@@ -3,12 +3,12 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative, marshall } from '@aws-sdk/util-dynamodb';
 import { z } from 'zod';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import type { ResidualLocation } from '../shared/errors';
+import { ManifestReadBoundError, type ResidualLocation } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
-import { Keys } from './dynamodb-table-keys';
+import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
 
 /**
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
@@ -146,18 +146,48 @@ export function manifestItem(record: SealedRecord): Item {
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /**
+ * Most bytes the manifests of one read (`readRecord`, one `readChain` page) may inflate to
+ * together: N planted items of {@link MAX_MANIFEST_BYTES} each would otherwise cost N × 4 MiB of
+ * inflation and memory (docs/sealing.md, "Stored items").
+ */
+export const MAX_MANIFEST_BYTES_PER_READ = 64 * 1024 * 1024;
+
+/** What is left of one read's {@link MAX_MANIFEST_BYTES_PER_READ}; {@link manifestOf} spends it. */
+export class ManifestReadBudget {
+  /** Bytes the manifests of this read may still inflate to. */
+  remaining: number;
+  constructor(bytes: number = MAX_MANIFEST_BYTES_PER_READ) {
+    this.remaining = bytes;
+  }
+}
+
+/**
  * The stored manifest of a manifest item: the parsed JSON; the text when it does not parse, or
  * `null` when the attribute is not binary, not gzip, or inflates past {@link MAX_MANIFEST_BYTES}
- * (either way the verifier refuses the record); `undefined` when the item has no `manifest`.
+ * (either way the verifier refuses the record); `undefined` when the item has no `manifest`. What
+ * it inflates is taken from `budget` (a fresh one by default: one item read alone).
+ * @throws {ManifestReadBoundError} naming the item's digest when it would take the read's
+ *   manifests past the budget's bound: the read stops there, never holding more
  */
-export function manifestOf(item: Item): unknown {
+export function manifestOf(item: Item, budget: ManifestReadBudget = new ManifestReadBudget()): unknown {
   if (attribute(item, 'manifest') === undefined) return undefined;
   const bytes = readBinary(item, 'manifest');
+  if (!bytes) return null;
+  const limit = Math.min(MAX_MANIFEST_BYTES, budget.remaining);
+  const overBudget = () =>
+    new ManifestReadBoundError(
+      (readString(item, 'pk') ?? '').slice(MANIFEST_KEY_PREFIX.length),
+      MAX_MANIFEST_BYTES_PER_READ,
+    );
+  if (limit < 1) throw overBudget();
   let text: string;
   try {
-    if (!bytes) return null;
-    text = gunzipSync(bytes, { maxOutputLength: MAX_MANIFEST_BYTES }).toString('utf8');
-  } catch {
+    const inflated = gunzipSync(bytes, { maxOutputLength: limit });
+    budget.remaining -= inflated.byteLength;
+    text = inflated.toString('utf8');
+  } catch (error) {
+    // Past the budget but maybe within the per-item cap: the read stops, whichever it was.
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' && limit < MAX_MANIFEST_BYTES) throw overBudget();
     return null;
   }
   try {
