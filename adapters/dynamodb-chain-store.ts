@@ -23,9 +23,11 @@ import {
   type Item,
   itemOf,
   locationOf,
+  ManifestReadBudget,
   manifestItem,
   manifestOf,
   markerItem,
+  readBinary,
   readJson,
   readString,
   recordItem,
@@ -90,7 +92,7 @@ function recordSeqOf(sk: string | undefined): number | null {
  */
 export class DynamoDBChainStore implements ChainStore {
   readonly #table: LineageTable;
-  /** Digests of the manifest items this store has put (a warm sealer writes each manifest once). */
+  /** Digests of the manifest items this store has put (a warm sealer reads them back instead of writing them again). */
   readonly #manifestsPut = new Set<string>();
 
   constructor(table: LineageTable) {
@@ -228,18 +230,35 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   /**
-   * Puts the manifest item of each distinct manifest of `entries` that this store has not put
-   * before, outside the append's transaction: content-addressed, so an item left by an append that
-   * then fails is the same bytes any later append needs. The condition writes it when absent or
-   * when its bytes differ (an item the table writer planted or edited is put back), and leaves an
-   * identical one alone; a failed condition is that identical item, never an error.
+   * Puts the manifest item of each distinct manifest of `entries`, outside the append's
+   * transaction: content-addressed, so an item left by an append that then fails is the same bytes
+   * any later append needs. The condition writes it when absent or when its bytes differ (an item
+   * the table writer planted or edited is put back), and leaves an identical one alone; a failed
+   * condition is that identical item, never an error. A digest this store has put before is not
+   * taken on trust: its item is read back (one consistent `BatchGetItem` for all of them, billed
+   * as reads) and put again only when it is gone or differs, so a deleted item never stays missing
+   * behind a warm sealer's memory (docs/sealing.md, "Writing it").
    */
   async #storeManifests(entries: AppendBatch['entries']): Promise<void> {
     const { client, tableName } = this.#table;
+    const wanted = new Map<string, Item>();
     for (const { record } of entries) {
       const digest = record.header.manifestDigest;
-      if (this.#manifestsPut.has(digest)) continue;
-      const item = manifestItem(record);
+      if (!wanted.has(digest)) wanted.set(digest, manifestItem(record));
+    }
+    const remembered = [...wanted.keys()].filter((digest) => this.#manifestsPut.has(digest));
+    if (remembered.length > 0) {
+      const stored = await this.#batchGet(
+        remembered.map((digest) => itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk })),
+      );
+      for (const item of stored) {
+        const digest = (readString(item, 'pk') ?? '').slice(MANIFEST_KEY_PREFIX.length);
+        const expected = wanted.get(digest)?.manifest?.B;
+        const bytes = readBinary(item, 'manifest');
+        if (expected && bytes && Buffer.from(bytes).equals(Buffer.from(expected))) wanted.delete(digest);
+      }
+    }
+    for (const [digest, item] of wanted) {
       try {
         await client.send(
           new PutItemCommand({
@@ -261,17 +280,19 @@ export class DynamoDBChainStore implements ChainStore {
   /**
    * `stored` records with the manifests of their shared items put back ({@link withSharedManifest}),
    * read with `BatchGetItem` (each distinct digest once). Unverified, like the records.
+   * @throws {ManifestReadBoundError} when their manifests inflate past `MAX_MANIFEST_BYTES_PER_READ` together
    */
   async #withManifests(stored: readonly unknown[]): Promise<unknown[]> {
     const digests = [...new Set(stored.map(sharedManifestDigestOf).filter((d): d is string => d !== undefined))];
     if (digests.length === 0) return [...stored];
     const manifests = new Map<string, unknown>();
+    const budget = new ManifestReadBudget();
     const items = await this.#batchGet(
       digests.map((digest) => itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk })),
     );
     for (const item of items) {
       const pk = readString(item, 'pk') ?? '';
-      const manifest = manifestOf(item);
+      const manifest = manifestOf(item, budget);
       if (manifest !== undefined) manifests.set(pk.slice(MANIFEST_KEY_PREFIX.length), manifest);
     }
     return stored.map((record) => withSharedManifest(record, manifests));

@@ -3,12 +3,13 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative, marshall } from '@aws-sdk/util-dynamodb';
 import { z } from 'zod';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import type { ResidualLocation } from '../shared/errors';
+import { parseStrictJson } from '../shared/canonical/strict-json';
+import { ManifestReadBoundError, type ResidualLocation, StrictJsonError } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
-import { Keys } from './dynamodb-table-keys';
+import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
 
 /**
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
@@ -24,8 +25,11 @@ import { Keys } from './dynamodb-table-keys';
  * then kept only when it has the type the field needs: a string field holding a number, a set,
  * a map or a binary reads as absent, and a number field holding a string reads as absent: junk
  * is refused, never coerced. Numbers convert with `Number`, as DynamoDB numbers always did here
- * (no BigInt, no throw on an imprecise number: the verifier judges the value). Unreadable JSON
- * reads as the field's fallback.
+ * (no BigInt, no throw on an imprecise number: the verifier judges the value). Stored JSON is
+ * read with the strict parser ({@link parseStrictJson}): text that repeats a member name, like
+ * text that does not parse, reads as the field's fallback, never as whichever value a parser kept
+ * (the Python reader refuses it the same way; docs/canonical-form.md, "Hostile-input policy:
+ * duplicate member names").
  */
 
 /** One DynamoDB item. */
@@ -78,15 +82,25 @@ export function readSeq(item: Item | undefined, name: string): number | undefine
   return value !== undefined && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** The JSON held by string attribute `name`, or `fallback` when absent, of another type or unreadable. */
+/** Marks stored text that is not strict JSON (it does not parse, or it repeats a member name). */
+const NOT_JSON: unique symbol = Symbol('not strict JSON');
+
+/** The strict JSON of stored `text`, or {@link NOT_JSON}. */
+function parseStored(text: string): unknown {
+  try {
+    return parseStrictJson(text, 'stored JSON');
+  } catch (error) {
+    if (!(error instanceof StrictJsonError)) throw error;
+    return NOT_JSON;
+  }
+}
+
+/** The JSON held by string attribute `name`, or `fallback` when absent, of another type or not strict JSON. */
 export function readJson<T>(item: Item, name: string, fallback: T): T {
   const text = readString(item, name);
   if (text === undefined) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
+  const value = parseStored(text);
+  return value === NOT_JSON ? fallback : (value as T);
 }
 
 // --- The chain: records, head, residual-id markers ---------------------------------------------
@@ -146,25 +160,52 @@ export function manifestItem(record: SealedRecord): Item {
 export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 /**
+ * Most bytes the manifests of one read (`readRecord`, one `readChain` page) may inflate to
+ * together: N planted items of {@link MAX_MANIFEST_BYTES} each would otherwise cost N × 4 MiB of
+ * inflation and memory (docs/sealing.md, "Stored items").
+ */
+export const MAX_MANIFEST_BYTES_PER_READ = 64 * 1024 * 1024;
+
+/** What is left of one read's {@link MAX_MANIFEST_BYTES_PER_READ}; {@link manifestOf} spends it. */
+export class ManifestReadBudget {
+  /** Bytes the manifests of this read may still inflate to. */
+  remaining: number;
+  constructor(bytes: number = MAX_MANIFEST_BYTES_PER_READ) {
+    this.remaining = bytes;
+  }
+}
+
+/**
  * The stored manifest of a manifest item: the parsed JSON; the text when it does not parse, or
  * `null` when the attribute is not binary, not gzip, or inflates past {@link MAX_MANIFEST_BYTES}
- * (either way the verifier refuses the record); `undefined` when the item has no `manifest`.
+ * (either way the verifier refuses the record); `undefined` when the item has no `manifest`. What
+ * it inflates is taken from `budget` (a fresh one by default: one item read alone).
+ * @throws {ManifestReadBoundError} naming the item's digest when it would take the read's
+ *   manifests past the budget's bound: the read stops there, never holding more
  */
-export function manifestOf(item: Item): unknown {
+export function manifestOf(item: Item, budget: ManifestReadBudget = new ManifestReadBudget()): unknown {
   if (attribute(item, 'manifest') === undefined) return undefined;
   const bytes = readBinary(item, 'manifest');
+  if (!bytes) return null;
+  const limit = Math.min(MAX_MANIFEST_BYTES, budget.remaining);
+  const overBudget = () =>
+    new ManifestReadBoundError(
+      (readString(item, 'pk') ?? '').slice(MANIFEST_KEY_PREFIX.length),
+      MAX_MANIFEST_BYTES_PER_READ,
+    );
+  if (limit < 1) throw overBudget();
   let text: string;
   try {
-    if (!bytes) return null;
-    text = gunzipSync(bytes, { maxOutputLength: MAX_MANIFEST_BYTES }).toString('utf8');
-  } catch {
+    const inflated = gunzipSync(bytes, { maxOutputLength: limit });
+    budget.remaining -= inflated.byteLength;
+    text = inflated.toString('utf8');
+  } catch (error) {
+    // Past the budget but maybe within the per-item cap: the read stops, whichever it was.
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' && limit < MAX_MANIFEST_BYTES) throw overBudget();
     return null;
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  const value = parseStored(text);
+  return value === NOT_JSON ? text : value;
 }
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
@@ -235,15 +276,12 @@ export function locationOf(item: Item): ResidualLocation {
   return { lineageId: readString(item, 'lineageId') ?? '', seq: readSeq(item, 'seq') ?? -1 };
 }
 
-/** The stored record: parsed JSON, or the raw text when it no longer parses (the verifier refuses it). */
+/** The stored record: parsed JSON, or the raw text when it is not strict JSON (the verifier refuses it). */
 export function recordOf(item: Item): unknown {
   const text = readString(item, 'record');
   if (text === undefined) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+  const value = parseStored(text);
+  return value === NOT_JSON ? text : value;
 }
 
 // --- Outcomes: conflicts, rejections, triage reports --------------------------------------------
@@ -321,13 +359,8 @@ const StoredHeadSchema = z
 function readJsonAs<T>(item: Item, name: string, schema: z.ZodType<T>, fallback: T, unreadable: string[]): T {
   if (attribute(item, name) === undefined) return fallback;
   const text = readString(item, name);
-  let value: unknown;
-  try {
-    value = text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  const parsed = schema.safeParse(value);
+  const stored = text === undefined ? undefined : parseStored(text);
+  const parsed = schema.safeParse(stored === NOT_JSON ? undefined : stored);
   if (parsed.success) return parsed.data;
   unreadable.push(name);
   return fallback;
@@ -388,9 +421,6 @@ export function rejectionOf(lineageId: string, item: Item): RejectionRecord {
 export function triageReportOf(item: Item | undefined): TriageCompletedDetail | null {
   const text = readString(item, 'report');
   if (text === undefined) return null;
-  try {
-    return JSON.parse(text) as TriageCompletedDetail;
-  } catch {
-    return text as unknown as TriageCompletedDetail;
-  }
+  const value = parseStored(text);
+  return (value === NOT_JSON ? text : value) as TriageCompletedDetail;
 }

@@ -586,6 +586,29 @@ export class IndexProofFormatError extends InvalidInputError {
 }
 
 /**
+ * The manifest items one read puts back into its records (docs/sealing.md, "Stored items") would
+ * inflate past the read's bound together: a table writer planting many small gzip bombs, or an
+ * honest page of unusually many large distinct manifests (read fewer records at a time). The read
+ * stops before holding more. Not retryable: the same items give the same answer.
+ */
+export class ManifestReadBoundError extends ResealError {
+  readonly retryable = false;
+  /** The digest of the manifest item that would have passed the bound (64 lowercase hex, or `""` when its key is junk). */
+  readonly manifestDigest: string;
+  /** The bound, in inflated bytes per read. */
+  readonly boundBytes: number;
+  constructor(manifestDigest: string, boundBytes: number, options?: ErrorOptions) {
+    super(
+      `the manifest items of one read inflate past ${boundBytes} bytes together (at MANIFEST#${manifestDigest}); read fewer records at a time`,
+      options,
+    );
+    this.name = 'ManifestReadBoundError';
+    this.manifestDigest = manifestDigest;
+    this.boundBytes = boundBytes;
+  }
+}
+
+/**
  * A node of the verifiable index is not in its store, or the stored content does not hash to the
  * address it is stored under (edited behind the index: docs/verifiable-index.md, "Node store").
  * Not retryable: nodes are written before the root that names them is returned.

@@ -31,8 +31,9 @@ export class RefusalRecorder {
 
   /**
    * A rejection (`statement` is computed here; whatever the argument holds is replaced). With
-   * `sign: false` it is stored without a statement and costs no `Sign`: the writer-key refusals
-   * (`WRITER_SIGNATURE_INVALID`, `WRITER_NOT_ADMITTED`), which anyone can provoke.
+   * `sign: false` it is stored without a statement and costs no `Sign`: the refusals anyone can
+   * provoke (the guard's before the writer signature verified, docs/guard.md "Refusals at the
+   * queue"; `WRITER_NOT_ADMITTED` at the sealer).
    * @throws what the signer, the store or the bus throws (the message is then retried)
    */
   async reject(unsigned: RejectionRecord, options: { readonly sign?: boolean } = {}): Promise<RejectionRecord> {

@@ -37,6 +37,15 @@ import { rejectionRecord } from '../common/rejection-record';
  */
 export const MAX_BODY_BYTES = 350_000;
 
+/**
+ * A refusal decided before the writer signature verified: anyone who may send to the queue can
+ * provoke it, so it is stored without a statement and costs no `Sign` (docs/guard.md, "Refusals
+ * at the queue").
+ */
+const UNSIGNED = { sign: false } as const;
+/** A refusal of a request whose writer signature verified: signed with the guard key (one `Sign`). */
+const SIGNED = { sign: true } as const;
+
 /** One `residual-writes` message, as the guard needs it. */
 export type GuardMessage = QueueMessage;
 
@@ -74,9 +83,12 @@ export interface GuardDeps {
 
 /**
  * Per-message logic of the guard Lambda (docs/guard.md): parse, check the writer's signature and
- * its age against the SQS `SentTimestamp` (docs/authorship.md: `WRITER_SIGNATURE_INVALID`,
- * recorded unsigned), `evaluateWrite`, then forward an accepted write to `seal-requests` (with the
- * message's SQS `SenderId`) or record the refusal.
+ * its age against the SQS `SentTimestamp` (docs/authorship.md: `WRITER_SIGNATURE_INVALID`),
+ * `evaluateWrite`, then forward an accepted write to `seal-requests` (with the message's SQS
+ * `SenderId`) or record the refusal. Only a refusal decided after the writer signature verified
+ * is signed with the guard key; every earlier one (oversized body, malformed JSON, schema
+ * violation, bad signature) is recorded unsigned, so a queue sender cannot spend the account's
+ * `Sign` quota (docs/guard.md, "Refusals at the queue").
  *
  * Permanent failures never throw (the message then counts as processed): malformed JSON, schema
  * violation (unknown fields, lone surrogates, a repeated member name, …), oversized body and
@@ -152,9 +164,14 @@ export class GuardService {
     const base = { message };
     if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
       // Still filed under its lineage when the body names one, so a writer waiting on it sees it.
-      return this.#reject({ ...base, ...idsOf(message.body) }, RejectionReason.PAYLOAD_TOO_LARGE, {
-        issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
-      });
+      return this.#reject(
+        { ...base, ...idsOf(message.body) },
+        RejectionReason.PAYLOAD_TOO_LARGE,
+        {
+          issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
+        },
+        UNSIGNED,
+      );
     }
     let json: unknown;
     try {
@@ -163,11 +180,11 @@ export class GuardService {
       if (!(error instanceof StrictJsonError)) throw error;
       const issues = error.issues.map((issue) => ({ path: issue.path, message: issue.message.slice(0, 512) }));
       if (error.failure === StrictJsonFailure.SYNTAX)
-        return this.#reject(base, RejectionReason.MALFORMED_JSON, { issues });
+        return this.#reject(base, RejectionReason.MALFORMED_JSON, { issues }, UNSIGNED);
       // Valid JSON that the wire format refuses (a repeated name, excessive nesting).
       const ids = idsOutside(message.body, error);
       logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
-      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues });
+      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues }, UNSIGNED);
     }
     const ids = looseIds(json);
     logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
@@ -176,7 +193,12 @@ export class GuardService {
       request = parseWriteRequest(json);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
-      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, { issues: [...error.issues] });
+      return this.#reject(
+        { ...base, ...ids },
+        RejectionReason.SCHEMA_VIOLATION,
+        { issues: [...error.issues] },
+        UNSIGNED,
+      );
     }
     // Signature and age first, before any rule reads the request (docs/authorship.md, "Two refusals").
     const signatureProblem = signatureProblemOf(request, message.sentAtMs);
@@ -185,7 +207,7 @@ export class GuardService {
         { ...base, ...ids, requestDigest: requestDigestOrNull(request) },
         RejectionReason.WRITER_SIGNATURE_INVALID,
         { issues: [{ path: 'writer', message: signatureProblem }] },
-        { sign: false },
+        UNSIGNED,
       );
     }
     const nowMs = clock();
@@ -197,9 +219,12 @@ export class GuardService {
       // The schema passed, so only an input the core still refuses (e.g. not canonicalizable) lands here.
       if (!(error instanceof ResealError)) throw error;
       const issues = 'issues' in error ? (error.issues as RejectionRecord['issues']) : [];
-      return this.#reject({ ...base, ...ids }, RejectionReason.SCHEMA_VIOLATION, {
-        issues: issues.length > 0 ? issues : [{ path: '', message: error.message }],
-      });
+      return this.#reject(
+        { ...base, ...ids },
+        RejectionReason.SCHEMA_VIOLATION,
+        { issues: issues.length > 0 ? issues : [{ path: '', message: error.message }] },
+        SIGNED,
+      );
     }
     if (!verdict.isSafe) {
       return this.#reject(
@@ -210,6 +235,7 @@ export class GuardService {
           rejectedVariables: verdict.rejectedVariables,
           requestViolations: verdict.requestViolations,
         },
+        SIGNED,
       );
     }
     return {
@@ -235,7 +261,7 @@ export class GuardService {
     },
     reason: RejectionReason,
     details: Partial<Pick<RejectionRecord, 'issues' | 'rejectedVariables' | 'requestViolations' | 'verdictDigest'>>,
-    options: { readonly sign?: boolean } = {},
+    options: { readonly sign: boolean },
   ): Promise<GuardScreening> {
     const rejection = await this.#refusals.reject(
       rejectionRecord({

@@ -7,13 +7,17 @@ import base64
 import dataclasses
 import gzip
 import tracemalloc
+import zlib
 from typing import Any
 
 import pytest
 from conftest import vectors
 
+from reseal import item_layout
+from reseal.errors import ManifestReadBoundError
 from reseal.item_layout import (
     MAX_MANIFEST_BYTES,
+    MAX_MANIFEST_BYTES_PER_READ,
     NO_MANIFEST,
     LineageKeys,
     LineageTableReader,
@@ -178,3 +182,78 @@ def test_a_zip_bomb_reads_as_undecodable_without_being_inflated_past_the_cap() -
     finally:
         tracemalloc.stop()
     assert peak < 3 * MAX_MANIFEST_BYTES, peak
+
+
+_DECOMPRESSOBJ = zlib.decompressobj
+
+
+class _CountingInflater:
+    """A ``zlib.decompressobj`` that counts the compressed bytes it is fed."""
+
+    fed = 0
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._inner = _DECOMPRESSOBJ(**kwargs)
+
+    def decompress(self, data: Any, max_length: int = 0) -> bytes:
+        _CountingInflater.fed += len(data)
+        return self._inner.decompress(data, max_length)
+
+    @property
+    def eof(self) -> bool:
+        return self._inner.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self._inner.unused_data
+
+
+def test_many_gzip_members_inflate_in_linear_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 4,000 members of 20 bytes each: re-feeding the rest after each member would feed zlib
+    # about 4,000 × 40 KB; each member must cost only its own bytes (and one first chunk).
+    members = 4_000
+    data = gzip.compress(b"{}") + gzip.compress(b"") * (members - 1)
+    monkeypatch.setattr(item_layout.zlib, "decompressobj", _CountingInflater)
+    _CountingInflater.fed = 0
+    assert manifest_of({"manifest": {"B": data}}) == {}
+    assert _CountingInflater.fed <= 4 * len(data), (_CountingInflater.fed, len(data))
+
+
+def test_many_gzip_members_stay_bounded_by_the_cap() -> None:
+    # Members that each inflate to 1 MiB: the fifth passes the cap, and the reader stops there.
+    member = gzip.compress(b" " * (1024 * 1024))
+    data = gzip.compress(b"{") + member * 5
+    assert manifest_of({"manifest": {"B": data}}) is None
+    assert manifest_of({"manifest": {"B": gzip.compress(b"{") + member * 3 + gzip.compress(b"}")}}) == {}
+
+
+def test_the_manifests_of_one_read_inflate_to_at_most_the_read_bound() -> None:
+    # Planted gzip bombs of a few KiB, each inflating to exactly the per-item cap (allowed alone).
+    bomb = gzip.compress(b"{" + b" " * (MAX_MANIFEST_BYTES - 2) + b"}")
+    fits = MAX_MANIFEST_BYTES_PER_READ // MAX_MANIFEST_BYTES
+    entry = stored("record and its manifest item")
+    record = record_of(boto(entry["record"]))
+
+    def read(count: int) -> list[Any]:
+        digests = [f"{i:064x}" for i in range(count)]
+        items = [
+            {"pk": {"S": LineageKeys.manifest(d)}, "sk": {"S": LineageKeys.MANIFEST_SK}, "manifest": {"B": bomb}}
+            for d in digests
+        ]
+        named = [{**record, "header": {**record["header"], "manifestDigest": d}} for d in digests]
+        return LineageTableReader(TableOf(items), "t").with_manifests(named)
+
+    assert all(r["manifest"] == {} for r in read(fits))
+    with pytest.raises(ManifestReadBoundError) as raised:
+        read(fits + 4)
+    assert raised.value.manifest_digest in {f"{i:064x}" for i in range(fits + 4)}
+    assert raised.value.bound_bytes == MAX_MANIFEST_BYTES_PER_READ
+
+
+def test_a_missing_manifest_item_is_hash_mismatch_naming_its_digest() -> None:
+    failure = check_record_integrity(read_stored(stored("record stored without its manifest (manifest item missing)")))
+    assert isinstance(failure, IntegrityFailure)
+    digest = record_of(boto(stored("record and its manifest item")["record"]))["header"]["manifestDigest"]
+    assert failure.reason == (
+        f"the manifest of manifestDigest {digest} is missing (its stored item deleted, or never written)"
+    )

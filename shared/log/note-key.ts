@@ -1,6 +1,15 @@
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, verify } from 'node:crypto';
 import { InvalidInputError } from '../errors';
-import { decodeStrictBase64, encodeBase64 } from './strict-base64';
+import {
+  ED25519_PUBLIC_KEY_BYTES,
+  ed25519KeyId,
+  formatEd25519Vkey,
+  KEY_HASH_BYTES,
+  parseEd25519Vkey,
+  type VkeyKind,
+} from './ed25519-vkey';
+
+export { ED25519_PUBLIC_KEY_BYTES, KEY_HASH_BYTES };
 
 /**
  * Ed25519 keys of C2SP signed-note: key names, the 4-byte key hash that tells a verifier which
@@ -10,12 +19,8 @@ import { decodeStrictBase64, encodeBase64 } from './strict-base64';
 
 /** Signature type byte of Ed25519 in C2SP signed-note ("Signature types"). */
 export const ED25519_SIGNATURE_TYPE = 0x01;
-/** Length of a raw Ed25519 public key (RFC 8032 §5.1.5). */
-export const ED25519_PUBLIC_KEY_BYTES = 32;
 /** Length of an Ed25519 signature (RFC 8032 §5.1.6). */
 export const ED25519_SIGNATURE_BYTES = 64;
-/** Length of a note key hash (key ID). */
-export const KEY_HASH_BYTES = 4;
 
 /** An Ed25519 key that can verify notes. */
 export interface NoteVerifierKey {
@@ -65,12 +70,7 @@ function requirePublicKey(publicKey: unknown): asserts publicKey is Uint8Array {
 export function ed25519KeyHash(name: string, publicKey: Uint8Array): Uint8Array {
   requireKeyName(name);
   requirePublicKey(publicKey);
-  const digest = createHash('sha256')
-    .update(name, 'utf8')
-    .update(Uint8Array.of(0x0a, ED25519_SIGNATURE_TYPE))
-    .update(publicKey)
-    .digest();
-  return Uint8Array.from(digest.subarray(0, KEY_HASH_BYTES));
+  return ed25519KeyId(name, ED25519_SIGNATURE_TYPE, publicKey);
 }
 
 /**
@@ -105,14 +105,16 @@ export function assertVerifierKey(key: NoteVerifierKey): void {
  */
 export function formatVerifierKey(key: NoteVerifierKey): string {
   assertVerifierKey(key);
-  const material = new Uint8Array(1 + ED25519_PUBLIC_KEY_BYTES);
-  material[0] = ED25519_SIGNATURE_TYPE;
-  material.set(key.publicKey, 1);
-  return `${key.name}+${Buffer.from(key.keyHash).toString('hex')}+${encodeBase64(material)}`;
+  return formatEd25519Vkey(NOTE_VKEY, key);
 }
 
-/** Longest accepted vkey text: ample for a 64-byte name, and it bounds the work on hostile input. */
-const MAX_VERIFIER_KEY_CHARS = 1024;
+/** The signed-note vkey (type 0x01) and the words of its messages. */
+const NOTE_VKEY: VkeyKind = {
+  type: ED25519_SIGNATURE_TYPE,
+  what: 'note verifier key',
+  idWord: 'key hash',
+  wrongType: (type) => `unsupported signature type ${String(type)}`,
+};
 
 /**
  * Reads a vkey string ({@link formatVerifierKey}). Strict: lowercase hex, canonical base64, the
@@ -120,29 +122,7 @@ const MAX_VERIFIER_KEY_CHARS = 1024;
  * @throws {InvalidInputError} naming the part that is wrong (`name`, `keyHash`, `key`)
  */
 export function parseVerifierKey(text: string): NoteVerifierKey {
-  const fail = (path: string, message: string) => new InvalidInputError('note verifier key', [{ path, message }]);
-  if (typeof text !== 'string' || text.length > MAX_VERIFIER_KEY_CHARS) {
-    throw fail('', `expected a string of at most ${MAX_VERIFIER_KEY_CHARS} characters`);
-  }
-  const first = text.indexOf('+');
-  const second = first < 0 ? -1 : text.indexOf('+', first + 1);
-  if (second < 0) throw fail('', 'expected <name>+<key hash>+<key>');
-  const name = text.slice(0, first);
-  const hashHex = text.slice(first + 1, second);
-  const material = decodeStrictBase64(text.slice(second + 1));
-  if (!isValidKeyName(name)) throw fail('name', 'expected a non-empty name without white space or control characters');
-  if (!/^[0-9a-f]{8}$/.test(hashHex)) throw fail('keyHash', 'expected 8 lowercase hexadecimal characters');
-  if (material === undefined) throw fail('key', 'expected canonical standard base64');
-  if (material[0] !== ED25519_SIGNATURE_TYPE) throw fail('key', `unsupported signature type ${String(material[0])}`);
-  if (material.byteLength !== 1 + ED25519_PUBLIC_KEY_BYTES) throw fail('key', 'expected a 32-byte Ed25519 key');
-  const key = noteVerifierKey(name, material.subarray(1));
-  if (Buffer.from(key.keyHash).toString('hex') !== hashHex) {
-    throw fail(
-      'keyHash',
-      `${hashHex} is not the key hash of this name and key (expected ${Buffer.from(key.keyHash).toString('hex')})`,
-    );
-  }
-  return key;
+  return parseEd25519Vkey(text, NOTE_VKEY, isValidKeyName, ed25519KeyHash);
 }
 
 /**

@@ -51,11 +51,30 @@ export function checkRecordIntegrity(raw: unknown): IntactRecord | IntegrityFail
   }
   const shaped = acceptRecordAwaitingDigests(raw);
   if (shaped) return checkDigests(shaped.record, shaped, raw);
+  const lost = lostManifestOf(raw);
+  if (lost) return { verdict: V.HASH_MISMATCH, reason: lost };
   const parsed = SealedRecordSchema.safeParse(raw);
   if (!parsed.success) return malformedOf(parsed.error.issues[0]);
   const record = parsed.data;
   const payload = checkPayload(record.payload) as CheckedPayload;
   return checkDigests(record, { payloadText: payload.canonicalText, manifest: markValidated(record.manifest) }, null);
+}
+
+/**
+ * Why a record came back from the store without the manifest its header names, naming the
+ * digest: the store leaves `manifest` out when the content-addressed item is missing and sets it
+ * to `null` when the item cannot be read (docs/sealing.md, "Stored items"); `null` otherwise.
+ */
+function lostManifestOf(raw: unknown): string | null {
+  if (!isPlainObject(raw)) return null;
+  const manifest = Object.hasOwn(raw, 'manifest') ? raw.manifest : undefined;
+  if (manifest !== undefined && manifest !== null) return null;
+  const header = raw.header;
+  const digest = isPlainObject(header) ? header.manifestDigest : undefined;
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) return null;
+  return manifest === undefined
+    ? `the manifest of manifestDigest ${digest} is missing (its stored item deleted, or never written)`
+    : `the manifest of manifestDigest ${digest} cannot be read (not gzip, or inflating past the bound)`;
 }
 
 /** The schema's first issue as the failure of check 1 (`HASH_MISMATCH`, "malformed record at …"). */

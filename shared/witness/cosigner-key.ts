@@ -1,7 +1,12 @@
-import { createHash } from 'node:crypto';
 import { InvalidInputError } from '../errors';
-import { ED25519_PUBLIC_KEY_BYTES, isValidKeyName, KEY_HASH_BYTES } from '../log/note-key';
-import { decodeStrictBase64, encodeBase64 } from '../log/strict-base64';
+import {
+  ED25519_PUBLIC_KEY_BYTES,
+  ed25519KeyId,
+  formatEd25519Vkey,
+  parseEd25519Vkey,
+  type VkeyKind,
+} from '../log/ed25519-vkey';
+import { isValidKeyName } from '../log/note-key';
 
 /**
  * Ed25519 cosigner keys of C2SP tlog-cosignature (`cosignature/v1`): the same Ed25519 public key
@@ -41,12 +46,7 @@ export function cosignerKeyHash(name: string, publicKey: Uint8Array): Uint8Array
   if (!(publicKey instanceof Uint8Array) || publicKey.byteLength !== ED25519_PUBLIC_KEY_BYTES) {
     throw keyProblem('cosigner key', 'publicKey', `expected ${ED25519_PUBLIC_KEY_BYTES} raw bytes`);
   }
-  const digest = createHash('sha256')
-    .update(name, 'utf8')
-    .update(Uint8Array.of(0x0a, COSIGNATURE_V1_TYPE))
-    .update(publicKey)
-    .digest();
-  return Uint8Array.from(digest.subarray(0, KEY_HASH_BYTES));
+  return ed25519KeyId(name, COSIGNATURE_V1_TYPE, publicKey);
 }
 
 /**
@@ -68,13 +68,16 @@ export function formatCosignerKey(key: CosignerKey): string {
   if (!(key.keyHash instanceof Uint8Array) || Buffer.compare(expected, key.keyHash) !== 0) {
     throw keyProblem('cosigner key', 'keyHash', 'is not the cosigner key ID of this name and public key');
   }
-  const material = new Uint8Array(1 + ED25519_PUBLIC_KEY_BYTES);
-  material[0] = COSIGNATURE_V1_TYPE;
-  material.set(key.publicKey, 1);
-  return `${key.name}+${Buffer.from(key.keyHash).toString('hex')}+${encodeBase64(material)}`;
+  return formatEd25519Vkey(COSIGNER_VKEY, key);
 }
 
-const MAX_VKEY_CHARS = 1024;
+/** The cosigner vkey (type 0x04) and the words of its messages. */
+const COSIGNER_VKEY: VkeyKind = {
+  type: COSIGNATURE_V1_TYPE,
+  what: 'cosigner vkey',
+  idWord: 'key ID',
+  wrongType: (type) => `signature type ${String(type)} is not cosignature/v1 (4)`,
+};
 
 /**
  * Reads a cosigner vkey ({@link formatCosignerKey}) strictly: lowercase hex, canonical base64,
@@ -83,28 +86,5 @@ const MAX_VKEY_CHARS = 1024;
  * @throws {InvalidInputError} naming the part that is wrong (`name`, `keyHash`, `key`)
  */
 export function parseCosignerKey(text: string): CosignerKey {
-  const fail = (path: string, message: string) => keyProblem('cosigner vkey', path, message);
-  if (typeof text !== 'string' || text.length > MAX_VKEY_CHARS) {
-    throw fail('', `expected a string of at most ${MAX_VKEY_CHARS} characters`);
-  }
-  // The name holds no '+', the base64 key may: split at the first two only.
-  const first = text.indexOf('+');
-  const second = first < 0 ? -1 : text.indexOf('+', first + 1);
-  if (second < 0) throw fail('', 'expected <name>+<key ID>+<key>');
-  const name = text.slice(0, first);
-  const hashHex = text.slice(first + 1, second);
-  const encoded = text.slice(second + 1);
-  if (!isValidKeyName(name)) throw fail('name', 'expected a non-empty name without white space or control characters');
-  if (!/^[0-9a-f]{8}$/.test(hashHex)) throw fail('keyHash', 'expected 8 lowercase hexadecimal characters');
-  const material = decodeStrictBase64(encoded);
-  if (material === undefined) throw fail('key', 'expected canonical standard base64');
-  if (material[0] !== COSIGNATURE_V1_TYPE) {
-    throw fail('key', `signature type ${String(material[0])} is not cosignature/v1 (4)`);
-  }
-  if (material.byteLength !== 1 + ED25519_PUBLIC_KEY_BYTES) throw fail('key', 'expected a 32-byte Ed25519 key');
-  const key = cosignerKey(name, material.subarray(1));
-  const actual = Buffer.from(key.keyHash).toString('hex');
-  if (actual !== hashHex)
-    throw fail('keyHash', `${hashHex} is not the key ID of this name and key (expected ${actual})`);
-  return key;
+  return parseEd25519Vkey(text, COSIGNER_VKEY, isValidKeyName, cosignerKeyHash);
 }

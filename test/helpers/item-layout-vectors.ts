@@ -192,6 +192,20 @@ export async function itemLayoutVectors() {
       entry('conflict expectedHead unreadable', 'conflict', edit(conflict, { expectedHead: { S: '{"seq":-1}' } })),
       entry('conflict statement missing', 'conflict', edit(conflict, { statement: undefined })),
       entry('triage report not JSON', 'triage', edit(triage, { report: { S: 'not json' } })),
+      // Strict JSON (docs/canonical-form.md, duplicate member names): a repeated name is not JSON here.
+      entry(
+        'record repeating a member name',
+        'record',
+        edit(record, { record: { S: '{"header":{"residualId":"a"},"header":{"residualId":"b"}}' } }),
+      ),
+      entry('head header repeating a member name', 'head', edit(head, { header: { S: '{"seq":1,"seq":2}' } })),
+      entry(
+        'rejection issues repeating a member name',
+        'rejection',
+        edit(rejection, { issues: { S: '[{"path":"a","message":"m","path":"b"}]' } }),
+      ),
+      entry('triage report repeating a member name', 'triage', edit(triage, { report: { S: '{"a":1,"a":2}' } })),
+      entry('manifest gzip of JSON repeating a member name', 'manifest', gzipped('{"env":{},"env":{"x":1}}')),
       entry('manifest missing', 'manifest', edit(manifest, { manifest: undefined })),
       entry('manifest as a string', 'manifest', edit(manifest, { manifest: { S: canonicalJson(first.manifest) } })),
       entry(

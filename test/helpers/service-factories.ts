@@ -1,5 +1,6 @@
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
+import type { NoteSigner } from '../../shared/ports/note-signer';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
@@ -8,9 +9,9 @@ import { testAnchor } from './seal-factories';
 
 /**
  * A guard service on in-memory fakes, its clock at the factories' "now", receipts up to 900 s old
- * unless `options` say otherwise; its fakes beside it.
+ * unless `options` say otherwise (a `signer` in place of the test guard key); its fakes beside it.
  */
-export function testGuardService(options: { readonly maxBodyBytes?: number } = {}) {
+export function testGuardService(options: { readonly maxBodyBytes?: number; readonly signer?: NoteSigner } = {}) {
   const store = new InMemoryLineageStore();
   const publisher = new FakePublisher();
   const queue = new FakeSealQueue();

@@ -58,6 +58,18 @@ afterAll(async () => {
   await cliProxy.close();
 });
 
+/** A cold sealer on the stack whose DynamoDB and KMS calls are counted in `tally`. */
+function countedColdSealer() {
+  const tally = new CallTally();
+  const config = clientConfig(endpoint);
+  const sealer = coldSealer({
+    stack,
+    dynamodb: countCalls(new DynamoDBClient(config), tally),
+    kms: countCalls(new KMSClient(config), tally),
+  });
+  return { tally, config, sealer };
+}
+
 describe('emulator bench: the counts are real', () => {
   it('two writes through the pipeline: two SendMessage by the client, the guard and the sealer invoked as their logs show', async () => {
     const measured = await measureWrites(bench, benchClient(bench), {
@@ -85,13 +97,7 @@ describe('emulator bench: the counts are real', () => {
   });
 
   it('a sealed write makes exactly one GenerateMac and one TransactWriteItems, whose capacity the emulator reports', async () => {
-    const tally = new CallTally();
-    const config = clientConfig(endpoint);
-    const sealer = coldSealer({
-      stack,
-      dynamodb: countCalls(new DynamoDBClient(config), tally),
-      kms: countCalls(new KMSClient(config), tally),
-    });
+    const { tally, sealer } = countedColdSealer();
     const manifest = buildManifest({ env: { ...BENCH_ENV }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
     const own = testLineageId(`${lineageId}-sealer`);
     expect(await sealGroup(sealer, [acceptedWrite(own, `${own}-r0`, manifest, Date.now())])).toEqual(['SEALED']);
@@ -105,13 +111,7 @@ describe('emulator bench: the counts are real', () => {
   });
 
   it('docs/sealing.md "Stored items": a write of 1 KiB with a 100-key manifest is one transaction of at most 14 WCU; its manifest is put once, by digest', async () => {
-    const tally = new CallTally();
-    const config = clientConfig(endpoint);
-    const sealer = coldSealer({
-      stack,
-      dynamodb: countCalls(new DynamoDBClient(config), tally),
-      kms: countCalls(new KMSClient(config), tally),
-    });
+    const { tally, config, sealer } = countedColdSealer();
     // The bench's own write (benchWrite: 1 KiB payload, a 100-key manifest, signed by the bench
     // writer, its policy at inception), on a lineage of its own.
     const own = benchLineageId(`bench-it-capacity-${randomUUID().slice(0, 8)}`);
@@ -139,6 +139,9 @@ describe('emulator bench: the counts are real', () => {
     expect(perWrite[0]?.['DynamoDB.PutItem']?.writeUnits).toBeLessThanOrEqual(6);
     expect(perWrite[1]?.['DynamoDB.PutItem']).toBeUndefined();
     expect(perWrite[2]?.['DynamoDB.PutItem']).toBeUndefined();
+    // They read it back instead (docs/sealing.md, "Writing it"): one BatchGetItem each.
+    expect(perWrite[1]?.['DynamoDB.BatchGetItem']?.calls).toBe(1);
+    expect(perWrite[2]?.['DynamoDB.BatchGetItem']?.calls).toBe(1);
     // And the records read back whole, the manifest put back from its item: the chain verifies.
     const records = await new DynamoDBLineageStore(new DynamoDBClient(config), stack.TableName).readChain(own, 0, 2);
     const kms = new KMSClient(config);

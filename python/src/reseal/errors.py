@@ -107,6 +107,20 @@ class ManifestSealMismatchError(ResealError):
         )
 
 
+class ManifestReadBoundError(ResealError):
+    """The manifest items one read puts back into its records would inflate past the read's bound
+    together (docs/sealing.md, "Stored items"): planted gzip bombs, or an honest page of unusually
+    many large distinct manifests (read fewer records at a time). The read stops before holding more."""
+
+    def __init__(self, manifest_digest: str, bound_bytes: int) -> None:
+        self.manifest_digest = manifest_digest
+        self.bound_bytes = bound_bytes
+        super().__init__(
+            f"the manifest items of one read inflate past {bound_bytes} bytes together "
+            f"(at MANIFEST#{manifest_digest}); read fewer records at a time"
+        )
+
+
 class HeaderTooLargeError(ResealError):
     """A record header's canonical bytes exceed the 4,096-byte MAC limit."""
 

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._checks import is_safe_int
-from .errors import InvalidInputError
+from .errors import InvalidInputError, ManifestReadBoundError
 from .strict_json import parse_strict_json
 
 __all__ = [
     "MAX_MANIFEST_BYTES",
+    "MAX_MANIFEST_BYTES_PER_READ",
     "NO_MANIFEST",
     "Item",
     "LineageKeys",
@@ -57,6 +58,13 @@ _ABSENT: Final = object()
 MAX_MANIFEST_BYTES: Final = 4 * 1024 * 1024
 """Most bytes a stored manifest may inflate to (the TypeScript codec's bound): a manifest item holds
 at most 400 KB compressed, and this bounds what a planted one (a "zip bomb") makes a reader allocate."""
+
+MAX_MANIFEST_BYTES_PER_READ: Final = 64 * 1024 * 1024
+"""Most bytes the manifests of one read (:meth:`LineageTableReader.with_manifests`) inflate to together
+(the TypeScript codec's bound): N planted items would otherwise cost N × :data:`MAX_MANIFEST_BYTES`."""
+
+_FIRST_CHUNK: Final = 64
+"""Compressed bytes first fed to each gzip member; doubled while the member goes on."""
 
 
 class _NoManifest:
@@ -197,36 +205,71 @@ def record_of(item: Item) -> Any:
     return text if value is _ABSENT else value
 
 
-def _gunzip(data: bytes, limit: int) -> bytes | None:
+class _PastLimit(Exception):
+    """Raised by :func:`_inflate` when the output would pass its limit."""
+
+
+def _inflate(data: bytes, limit: int) -> bytes | None:
     """The gzip (RFC 1952) members of ``data`` inflated, as Node's ``gunzipSync`` inflates them
     (members follow one another; zero bytes after a member end the data), or ``None`` when it is not
-    gzip, is cut short or inflates past ``limit`` bytes, never holding more than ``limit + 1`` of them."""
+    gzip or is cut short, never holding more than ``limit + 1`` bytes of output.
+
+    Linear in ``len(data)`` whatever the number of members: each member is fed in chunks that
+    double from :data:`_FIRST_CHUNK` bytes, so what zlib copies back as unused input is at most
+    twice the member's own length, never the rest of ``data``.
+
+    :raises _PastLimit: when the output passes ``limit`` bytes"""
     out = bytearray()
-    rest = data
+    view = memoryview(data)
+    at = 0
     while True:
         inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        try:
-            out += inflater.decompress(rest, limit + 1 - len(out))
-            if len(out) > limit or not inflater.eof:
-                return None  # past the cap, or the member is cut short
-        except zlib.error:
-            return None
-        rest = inflater.unused_data
-        if not rest or rest[0] == 0:
+        chunk = _FIRST_CHUNK
+        while not inflater.eof:
+            if at >= len(view):
+                return None  # the member is cut short
+            end = min(at + chunk, len(view))
+            try:
+                out += inflater.decompress(view[at:end], limit + 1 - len(out))
+            except zlib.error:
+                return None
+            if len(out) > limit:
+                raise _PastLimit
+            at = end - len(inflater.unused_data)
+            chunk *= 2
+        if at >= len(view) or view[at] == 0:
             return bytes(out)
 
 
-def manifest_of(item: Item) -> Any:
+def manifest_of(item: Item, budget: list[int] | None = None) -> Any:
     """The stored manifest of a manifest item: the parsed JSON; the text when it does not parse;
     ``None`` when the attribute is not binary, not gzip, or inflates past :data:`MAX_MANIFEST_BYTES`
     (either way the verifier refuses the record it is put back into); :data:`NO_MANIFEST` when the
-    item has no ``manifest``."""
+    item has no ``manifest``. ``budget`` (``[bytes left]``, shared by the items of one read) is
+    spent by what is inflated.
+
+    :raises ManifestReadBoundError: naming the item's digest when it would take the read's
+        manifests past :data:`MAX_MANIFEST_BYTES_PER_READ`"""
     if _attribute(item, "manifest") is _ABSENT:
         return NO_MANIFEST
     data = read_binary(item, "manifest")
-    text = None if data is None else _gunzip(data, MAX_MANIFEST_BYTES)
+    if data is None:
+        return None
+    left = [MAX_MANIFEST_BYTES_PER_READ] if budget is None else budget
+    limit = min(MAX_MANIFEST_BYTES, left[0])
+    try:
+        if limit < 1:
+            raise _PastLimit
+        text = _inflate(data, limit)
+    except _PastLimit:
+        if limit < MAX_MANIFEST_BYTES:
+            # Past the read's budget, maybe within the per-item cap: the read stops, whichever it was.
+            digest = (read_string(item, "pk") or "")[len(LineageKeys.MANIFEST_PREFIX) :]
+            raise ManifestReadBoundError(digest, MAX_MANIFEST_BYTES_PER_READ) from None
+        return None
     if text is None:
         return None
+    left[0] -= len(text)
     decoded = text.decode("utf-8", errors="replace")
     value = _parse(decoded)
     return decoded if value is _ABSENT else value
@@ -481,10 +524,14 @@ class LineageTableReader:
     def with_manifests(self, stored: Sequence[Any]) -> list[Any]:
         """``stored`` records with the manifests of their ``MANIFEST#<manifestDigest>`` items put back
         (:func:`with_shared_manifest`), read in BatchGetItems of at most 100 keys. A missing or
-        undecodable manifest item leaves a record the verifier refuses (``HASH_MISMATCH``)."""
+        undecodable manifest item leaves a record the verifier refuses (``HASH_MISMATCH``).
+
+        :raises ManifestReadBoundError: when their manifests inflate past
+            :data:`MAX_MANIFEST_BYTES_PER_READ` together"""
         wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
         digests = sorted(wanted)
         manifests: dict[str, Any] = {}
+        budget = [MAX_MANIFEST_BYTES_PER_READ]
         for i in range(0, len(digests), 100):
             keys: list[Any] = [
                 {"pk": _s(LineageKeys.manifest(d)), "sk": _s(LineageKeys.MANIFEST_SK)} for d in digests[i : i + 100]
@@ -494,8 +541,10 @@ class LineageTableReader:
                 for item in out.get("Responses", {}).get(self._table, []):
                     pk = read_string(item, "pk") or ""
                     digest = pk[len(LineageKeys.MANIFEST_PREFIX) :]
-                    manifest = manifest_of(item)
-                    if pk.startswith(LineageKeys.MANIFEST_PREFIX) and digest in wanted and manifest is not NO_MANIFEST:
+                    if not pk.startswith(LineageKeys.MANIFEST_PREFIX) or digest not in wanted:
+                        continue
+                    manifest = manifest_of(item, budget)
+                    if manifest is not NO_MANIFEST:
                         manifests[digest] = manifest
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
         return [with_shared_manifest(record, manifests) for record in stored]

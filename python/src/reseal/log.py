@@ -8,7 +8,7 @@ import base64
 import binascii
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -233,36 +233,65 @@ def format_verifier_key(key: NoteVerifierKey) -> str:
     return f"{key.name}+{key.key_hash.hex()}+{_b64(bytes([_SIGNATURE_TYPE]) + key.public_key)}"
 
 
-def parse_verifier_key(text: str) -> NoteVerifierKey:
-    """Parses ``<name>+<hash>+<key>`` (e.g. what ``reseal log-key`` prints).
+def _parse_vkey(
+    text: str,
+    *,
+    what: str,
+    id_path: str,
+    id_word: str,
+    signature_type: int,
+    wrong_type: Callable[[int | None], str],
+    key_id_of: Callable[[str, bytes], bytes],
+) -> tuple[str, bytes, bytes]:
+    """The name, key ID and 32-byte public key of a vkey ``<name>+<8 hex of key ID>+<base64(type ||
+    key)>``, the envelope a signed-note key (type 0x01) and a cosigner key (type 0x04) share; each
+    kind passes the words of its own messages.
 
-    :raises InvalidInputError: naming the bad part (``name``, ``keyHash``, ``key``)
+    :raises InvalidInputError: ``what``, naming the bad part (``name``, ``id_path``, ``key``)
     """
 
     def fail(path: str, message: str) -> InvalidInputError:
-        return InvalidInputError("note verifier key", [InputIssue(path, message)])
+        return InvalidInputError(what, [InputIssue(path, message)])
 
     if type(text) is not str or len(text) > 1024:
         raise fail("", "expected a string of at most 1024 characters")
     parts = text.split("+", 2)
     if len(parts) != 3:
-        raise fail("", "expected <name>+<key hash>+<key>")
-    name, hash_hex, encoded = parts
-    material = _strict_b64(encoded)
+        raise fail("", f"expected <name>+<{id_word}>+<key>")
+    name, id_hex, encoded = parts
     if not _valid_key_name(name):
         raise fail("name", "expected a non-empty name without white space or control characters")
-    if re.fullmatch(r"[0-9a-f]{8}", hash_hex) is None:
-        raise fail("keyHash", "expected 8 lowercase hexadecimal characters")
+    if re.fullmatch(r"[0-9a-f]{8}", id_hex) is None:
+        raise fail(id_path, "expected 8 lowercase hexadecimal characters")
+    material = _strict_b64(encoded)
     if material is None:
         raise fail("key", "expected canonical standard base64")
-    if not material or material[0] != _SIGNATURE_TYPE:
-        raise fail("key", f"unsupported signature type {material[0] if material else None}")
+    if not material or material[0] != signature_type:
+        raise fail("key", wrong_type(material[0] if material else None))
     if len(material) != 33:
         raise fail("key", "expected a 32-byte Ed25519 key")
-    key = note_verifier_key(name, material[1:])
-    if key.key_hash.hex() != hash_hex:
-        raise fail("keyHash", f"{hash_hex} is not the key hash of this name and key (expected {key.key_hash.hex()})")
-    return key
+    public_key = bytes(material[1:])
+    key_id = key_id_of(name, public_key)
+    if key_id.hex() != id_hex:
+        raise fail(id_path, f"{id_hex} is not the {id_word} of this name and key (expected {key_id.hex()})")
+    return name, key_id, public_key
+
+
+def parse_verifier_key(text: str) -> NoteVerifierKey:
+    """Parses ``<name>+<hash>+<key>`` (e.g. what ``reseal log-key`` prints).
+
+    :raises InvalidInputError: naming the bad part (``name``, ``keyHash``, ``key``)
+    """
+    name, key_hash, public_key = _parse_vkey(
+        text,
+        what="note verifier key",
+        id_path="keyHash",
+        id_word="key hash",
+        signature_type=_SIGNATURE_TYPE,
+        wrong_type=lambda found: f"unsupported signature type {found}",
+        key_id_of=ed25519_key_hash,
+    )
+    return NoteVerifierKey(name, key_hash, public_key)
 
 
 class Ed25519NoteSigner:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -216,6 +217,20 @@ class IntegrityFailure:
     reason: str
 
 
+def _lost_manifest(raw: Any, header: Any) -> str | None:
+    """Why a record came back from the store without the manifest its header names, naming the
+    digest (the reader leaves ``manifest`` out for a missing item, ``None`` for an unreadable one;
+    docs/sealing.md, "Stored items"), else ``None``. The TypeScript verifier gives the same reason."""
+    if not isinstance(raw, dict) or raw.get("manifest") is not None:
+        return None
+    digest = header.get("manifestDigest") if isinstance(header, dict) else None
+    if type(digest) is not str or re.fullmatch(r"[0-9a-f]{64}", digest) is None:
+        return None
+    if "manifest" not in raw:
+        return f"the manifest of manifestDigest {digest} is missing (its stored item deleted, or never written)"
+    return f"the manifest of manifestDigest {digest} cannot be read (not gzip, or inflating past the bound)"
+
+
 def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
     """The key-free checks of one record (docs/sealing.md, checks 1–5 and 13).
 
@@ -230,6 +245,9 @@ def check_record_integrity(raw: Any) -> IntactRecord | IntegrityFailure:
         return IntegrityFailure(
             V.UNVERIFIED_TAMPER_RISK, f"format version {version} is not known to this verifier; cannot verify"
         )
+    lost = _lost_manifest(raw, header)
+    if lost is not None:
+        return IntegrityFailure(V.HASH_MISMATCH, lost)
     check = Checker()
     if fields is None:
         check.add("header.formatVersion", f"expected one of {', '.join(map(str, HEADER_FORMATS))}")

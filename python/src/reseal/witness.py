@@ -26,6 +26,7 @@ from .log import (
     Checkpoint,
     NoteSignature,
     NoteVerifierKey,
+    _parse_vkey,
     _strict_b64,
     _valid_key_name,
     _verify_ed25519,
@@ -105,31 +106,16 @@ def parse_cosigner_key(text: str) -> CosignerKey:
 
     :raises InvalidInputError: naming the bad part (``name``, ``keyId``, ``key``)
     """
-
-    def fail(path: str, message: str) -> InvalidInputError:
-        return InvalidInputError("cosigner key", [InputIssue(path, message)])
-
-    if type(text) is not str or len(text) > 1024:
-        raise fail("", "expected a string of at most 1024 characters")
-    parts = text.split("+", 2)
-    if len(parts) != 3:
-        raise fail("", "expected <name>+<key ID>+<key>")
-    name, id_hex, encoded = parts
-    if not _valid_key_name(name):
-        raise fail("name", "expected a non-empty name without white space or control characters")
-    if re.fullmatch(r"[0-9a-f]{8}", id_hex) is None:
-        raise fail("keyId", "expected 8 lowercase hexadecimal characters")
-    material = _strict_b64(encoded)
-    if material is None:
-        raise fail("key", "expected canonical standard base64")
-    if not material or material[0] != COSIGNATURE_V1_TYPE:
-        raise fail("key", f"signature type {material[0] if material else None}, expected 4 (cosignature/v1)")
-    if len(material) != 33:
-        raise fail("key", "expected a 32-byte Ed25519 key")
-    key = cosigner_key(name, material[1:])
-    if key.key_id.hex() != id_hex:
-        raise fail("keyId", f"{id_hex} is not the key ID of this name and key (expected {key.key_id.hex()})")
-    return key
+    name, key_id, public_key = _parse_vkey(
+        text,
+        what="cosigner key",
+        id_path="keyId",
+        id_word="key ID",
+        signature_type=COSIGNATURE_V1_TYPE,
+        wrong_type=lambda found: f"signature type {found}, expected 4 (cosignature/v1)",
+        key_id_of=cosigner_key_id,
+    )
+    return CosignerKey(name, key_id, public_key)
 
 
 def cosignature_message(body: str, timestamp: int) -> bytes:

@@ -52,7 +52,11 @@ let neverWritten: ResidualWriteRequest;
 let earlierReport: Item;
 let otherReport: Item;
 
-/** A genuine rejection the guard signed for a body that is not JSON, under `REJECTION#~unparsed` (its item as stored). */
+/**
+ * A genuine rejection the guard recorded for a body that is not JSON, under `REJECTION#~unparsed` (its
+ * item as stored): unsigned, as every refusal decided before a writer signature verifies (docs/guard.md,
+ * "Refusals at the queue"), so editing, replaying or moving it forges nothing a reader counts.
+ */
 let unparsed: Item;
 /** The unparsed partition (shared with every other test: attacks on it undo only what they wrote). */
 const UNPARSED_PK = Keys.rejection(null);
@@ -245,13 +249,13 @@ const attacks = {
   },
   editUnparsed: {
     target: 'unparsed rejection',
-    attack: 'edit the signed unparsed rejection to name r-9 and its body digest',
+    attack: 'edit the genuine (unsigned) unparsed rejection to name r-9 and its body digest',
     apply: async () => setup.table.put(unparsedNamingR9()),
     undo: async () => setup.table.put(unparsed),
   },
   replayUnparsed: {
     target: 'unparsed rejection',
-    attack: 'replay the signed unparsed rejection later (new sort key), naming r-9 and its body digest',
+    attack: 'replay the genuine (unsigned) unparsed rejection later (new sort key), naming r-9 and its body digest',
     apply: async () => {
       const atMs = Date.now() + AHEAD_MS;
       await setup.table.put({
@@ -270,7 +274,8 @@ const attacks = {
   },
   transplantUnparsed: {
     target: 'unparsed rejection',
-    attack: "transplant the signed unparsed rejection into the lineage's partition, naming r-9 and its body digest",
+    attack:
+      "transplant the genuine (unsigned) unparsed rejection into the lineage's partition, naming r-9 and its body digest",
     apply: async (c) => c.table.put(movedTo(unparsedNamingR9(), Keys.rejection(c.lineageId))),
   },
 } satisfies Record<string, Attack>;
@@ -590,6 +595,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
     await setup.table.put(head);
     neverWritten = acceptedWrite(lineageId, 'r-9', MANIFEST, Date.now());
     // A genuine unparsed rejection: the guard (in process, with the stack's guard key) refuses a body that is not JSON.
+    // It spends no Sign on it (docs/guard.md, "Refusals at the queue").
     const guard = new GuardService({
       store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
       publisher: new FakePublisher(),
@@ -607,7 +613,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
       reason: 'MALFORMED_JSON',
     });
     unparsed = await setup.table.get(UNPARSED_PK, Keys.rejectionSk(ahead, messageId));
-    expect(unparsed.statement?.S, 'the guard signed it').toMatch(/^reseal\/v1\/outcome\n/);
+    expect(unparsed.statement, 'the guard recorded it unsigned').toBeUndefined();
     // Genuine answers of earlier recalls, to replay and transplant.
     for (const [of, keep] of [
       [lineage, (item: Item) => (earlierReport = item)],

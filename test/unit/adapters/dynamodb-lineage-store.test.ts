@@ -1,4 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import {
+  type AttributeValue,
   BatchGetItemCommand,
   GetItemCommand,
   ProvisionedThroughputExceededException,
@@ -8,15 +10,22 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { manifestItem } from '../../../adapters/dynamodb-item-codec';
+import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_READ, manifestItem } from '../../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import { Keys, MANIFEST_KEY_PREFIX } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import { DuplicateResidualError, LineageInconsistentError, StaleHeadError } from '../../../shared/errors';
+import {
+  DuplicateResidualError,
+  LineageInconsistentError,
+  ManifestReadBoundError,
+  StaleHeadError,
+} from '../../../shared/errors';
 import type { AppendBatch } from '../../../shared/ports/lineage-store';
+import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { expectGuarantee } from '../../helpers/guarantees';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 
 const TABLE = 'reseal-table';
@@ -40,6 +49,42 @@ function fakeDynamo(respond: (command: unknown) => unknown) {
     },
   } as unknown as DynamoDBSend;
   return { client, commands, manifestPuts };
+}
+
+/**
+ * A client over a table of manifest items only: manifest puts land in `items` (their condition
+ * honoured), `BatchGetItem` reads them back, every other command succeeds; `puts` and `commands`
+ * record what was sent.
+ */
+function manifestTable() {
+  const items = new Map<string, Record<string, AttributeValue>>();
+  const puts: PutItemCommand[] = [];
+  const commands: unknown[] = [];
+  const client = {
+    send: async (command: unknown) => {
+      commands.push(command);
+      if (isManifestPut(command)) {
+        puts.push(command);
+        const item = command.input.Item as Record<string, AttributeValue>;
+        const pk = item.pk?.S as string;
+        const old = items.get(pk)?.manifest?.B;
+        if (old && Buffer.from(old).equals(Buffer.from(item.manifest?.B as Uint8Array)))
+          throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
+        items.set(pk, item);
+        return {};
+      }
+      if (command instanceof BatchGetItemCommand) {
+        const keys = command.input.RequestItems?.[TABLE]?.Keys ?? [];
+        const found = keys.flatMap((key) => {
+          const item = items.get(key.pk?.S as string);
+          return item ? [item] : [];
+        });
+        return { Responses: { [TABLE]: found } };
+      }
+      return {};
+    },
+  } as unknown as DynamoDBSend;
+  return { client, items, puts, commands };
 }
 
 type Reason = { Code: string; Item?: Record<string, unknown> };
@@ -361,20 +406,49 @@ describe('DynamoDBLineageStore reads and side records', () => {
 });
 
 describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "Stored items")', () => {
-  it('an append puts each manifest item once, before its transaction, absent or differing only; a warm store skips it', async () => {
+  it('an append puts each manifest item once, before its transaction, absent or differing only; a warm store reads it back instead', async () => {
     const [first, second] = await twoRecords();
     expect(second.header.manifestDigest).toBe(first.header.manifestDigest);
-    const { client, commands, manifestPuts } = fakeDynamo(() => ({}));
-    const store = new DynamoDBLineageStore(client, TABLE);
+    const table = manifestTable();
+    const store = new DynamoDBLineageStore(table.client, TABLE);
     await store.appendEntries(batchOf([first, second], null));
-    expect(manifestPuts).toHaveLength(1);
-    const put = (manifestPuts[0] as PutItemCommand).input;
+    expect(table.puts).toHaveLength(1);
+    const put = (table.puts[0] as PutItemCommand).input;
     expect(put.Item?.pk).toEqual({ S: `${MANIFEST_KEY_PREFIX}${first.header.manifestDigest}` });
     expect(put.Item?.manifest?.B).toBeInstanceOf(Uint8Array);
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk) OR #manifest <> :manifest');
-    expect(commands[0]).toBeInstanceOf(TransactWriteItemsCommand);
+    expect(table.commands.at(-1)).toBeInstanceOf(TransactWriteItemsCommand);
     await store.appendEntries(batchOf([second], lineageHeadOf(first)));
-    expect(manifestPuts).toHaveLength(1);
+    expect(table.puts).toHaveLength(1);
+    expect(table.commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
+  });
+
+  it('docs/sealing.md "Writing it": a manifest item deleted or edited while a warm store remembers it is put back by its next append', async (context) => {
+    const [first, second] = await twoRecords();
+    const table = manifestTable();
+    const store = new DynamoDBLineageStore(table.client, TABLE);
+    const pk = `${MANIFEST_KEY_PREFIX}${first.header.manifestDigest}`;
+    await store.appendEntries(batchOf([first], null));
+    const sealed = table.items.get(pk);
+    table.items.delete(pk); // the table writer deletes the shared item
+    await store.appendEntries(batchOf([second], lineageHeadOf(first)));
+    const afterDelete = table.items.get(pk)?.manifest?.B;
+    table.items.set(pk, { ...sealed, manifest: { B: gzipSync('{"planted":true}') } }); // then edits it
+    await store.appendEntries(batchOf([second], lineageHeadOf(first)));
+    const afterEdit = table.items.get(pk)?.manifest?.B;
+    const same = (bytes: Uint8Array | undefined) =>
+      bytes !== undefined && Buffer.from(bytes).equals(Buffer.from(sealed?.manifest?.B as Uint8Array));
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'manifest',
+        attack: 'delete, then edit, the shared manifest item while a warm sealer remembers having put it',
+        reader: 'sealer (next append, DynamoDBChainStore)',
+        expected: 'put back after the delete; put back after the edit',
+      },
+      `${same(afterDelete) ? 'put back' : 'left missing'} after the delete; ${same(afterEdit) ? 'put back' : 'left edited'} after the edit`,
+    );
   });
 
   it('an identical manifest item already stored (condition failed) is no error', async () => {
@@ -440,5 +514,80 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     );
     const read = (await new DynamoDBLineageStore(client, TABLE).readRecord(TEST_LINEAGE_ID, 0)) as object;
     expect(Object.hasOwn(read, 'manifest')).toBe(false);
+  });
+
+  it('a missing manifest item reads as HASH_MISMATCH naming its digest, never a TypeError', async (context) => {
+    const [first] = await twoRecords();
+    const { manifest: _m, ...rest } = first;
+    const { client } = fakeDynamo((command) =>
+      command instanceof BatchGetItemCommand
+        ? { Responses: { [TABLE]: [] } }
+        : { Item: { record: { S: canonicalJson(rest) } } },
+    );
+    const read = await new DynamoDBLineageStore(client, TABLE).readRecord(TEST_LINEAGE_ID, 0);
+    const failure = checkRecordIntegrity(read);
+    const reason = 'reason' in failure ? failure.reason : 'intact';
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'manifest',
+        attack: 'delete the shared manifest item',
+        reader: 'DynamoDBChainStore.readRecord + checkRecordIntegrity',
+        expected: 'HASH_MISMATCH naming the manifest digest',
+      },
+      'verdict' in failure && reason.includes(first.header.manifestDigest)
+        ? `${failure.verdict} naming the manifest digest`
+        : reason,
+    );
+    expect(reason).toBe(
+      `the manifest of manifestDigest ${first.header.manifestDigest} is missing (its stored item deleted, or never written)`,
+    );
+  });
+
+  it(`docs/sealing.md "Stored items": manifest items of one read inflate to at most ${MAX_MANIFEST_BYTES_PER_READ} bytes together; past that the read stops with ManifestReadBoundError`, async (context) => {
+    // Planted gzip bombs: a few KiB each, each inflating to exactly the per-item cap (which is allowed).
+    const bomb = gzipSync(`{${' '.repeat(MAX_MANIFEST_BYTES - 2)}}`);
+    const fits = MAX_MANIFEST_BYTES_PER_READ / MAX_MANIFEST_BYTES;
+    const chainOf = (count: number) => {
+      const digests = Array.from({ length: count }, (_, i) => i.toString(16).padStart(64, '0'));
+      const records = digests.map((digest) => ({
+        record: { S: JSON.stringify({ header: { manifestDigest: digest } }) },
+      }));
+      const items = digests.map((digest) => ({
+        pk: { S: `${MANIFEST_KEY_PREFIX}${digest}` },
+        sk: { S: Keys.manifestSk },
+        manifest: { B: bomb },
+      }));
+      const { client } = fakeDynamo((command) =>
+        command instanceof BatchGetItemCommand ? { Responses: { [TABLE]: items.splice(0, 100) } } : { Items: records },
+      );
+      return { store: new DynamoDBLineageStore(client, TABLE), digests };
+    };
+    const within = chainOf(fits);
+    const read = (await within.store.readChain(TEST_LINEAGE_ID, 0, fits - 1)) as { manifest?: unknown }[];
+    expect(read.every((r) => JSON.stringify(r.manifest) === '{}')).toBe(true);
+    const past = chainOf(fits + 4);
+    let observed: string;
+    try {
+      await past.store.readChain(TEST_LINEAGE_ID, 0, fits + 3);
+      observed = 'read in full';
+    } catch (error) {
+      if (!(error instanceof ManifestReadBoundError)) throw error;
+      observed = past.digests.includes(error.manifestDigest)
+        ? 'ManifestReadBoundError naming a planted digest'
+        : error.message;
+    }
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'manifest',
+        attack: `${fits + 4} records naming distinct planted gzip bombs of ${MAX_MANIFEST_BYTES} inflated bytes each`,
+        reader: 'DynamoDBChainStore.readChain',
+        expected: 'ManifestReadBoundError naming a planted digest',
+      },
+      observed,
+    );
   });
 });

@@ -64,6 +64,19 @@ function namedIds(parsed: ReturnType<typeof tryParse>): { lineageId: string | nu
   return { lineageId: pick('lineageId'), residualId: pick('residualId') };
 }
 
+/** Whether `body` is an unambiguous write request whose writer signature verifies: only its refusals are signed. */
+function signatureVerified(body: string, parsed: ReturnType<typeof tryParse>): boolean {
+  if (!parsed.ok || repeatsName(body) || Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) return false;
+  const request = ResidualWriteRequestSchema.safeParse(parsed.value);
+  if (!request.success) return false;
+  try {
+    return writeSignatureProblem(request.data as ResidualWriteRequest, SENT_AT_MS) === null;
+  } catch (error) {
+    if (!(error instanceof CanonicalizationError)) throw error;
+    return false;
+  }
+}
+
 const digests = new WriteDigests();
 
 let counter = 0;
@@ -73,7 +86,8 @@ const Invariant = {
   NO_CRASH: 'never throws',
   NO_COLLISION: 'no two different requests or payloads share a digest',
   FORWARDED_ONLY_VALID: 'only a valid, safe, unambiguous request is forwarded, as sent',
-  REFUSAL_RECORDED: 'every refusal is one signed rejection, filed under the named lineage and announced',
+  REFUSAL_RECORDED:
+    'every refusal is one rejection, filed under the named lineage and announced; signed only once the writer signature verified',
 } as const;
 type Invariant = (typeof Invariant)[keyof typeof Invariant];
 /** The invariant of an input class at a size limit. */
@@ -212,8 +226,9 @@ async function judge(body: string) {
     expect(listed).toContainEqual(rejection);
   }
 
-  if (outcome.reason === RejectionReason.WRITER_SIGNATURE_INVALID) {
-    // Recorded without a KMS signature, so a flood of forged writes costs no Sign (docs/authorship.md).
+  if (!signatureVerified(body, parsed)) {
+    // Decided before the writer signature verified: recorded without a KMS signature, so a flood
+    // of malformed or forged messages costs no Sign (docs/guard.md, "Refusals at the queue").
     expect(rejection.statement).toBeNull();
   } else {
     // The statement is a note signed by the guard key that names this rejection and binds its details.

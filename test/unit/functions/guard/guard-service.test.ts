@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
 import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/pipeline/messages';
+import type { NoteSigner } from '../../../../shared/ports/note-signer';
+import { expectGuarantee } from '../../../helpers/guarantees';
 import {
   absentKeyManifest,
   FACTORY_LINEAGE_ID,
@@ -9,9 +11,28 @@ import {
   unverifiedInheritedVariable,
   validWriteRequest,
 } from '../../../helpers/guard-factories';
+import { testGuardSigner } from '../../../helpers/pipeline-keys';
 import { testGuardService } from '../../../helpers/service-factories';
 
 const setup = testGuardService;
+
+/** A signer that counts its `Sign` calls (one KMS `Sign` each in the stack). */
+class CountingSigner implements NoteSigner {
+  calls = 0;
+  readonly #inner: NoteSigner;
+  readonly keyName: string;
+  constructor(inner: NoteSigner) {
+    this.#inner = inner;
+    this.keyName = inner.keyName;
+  }
+  publicKey(): Promise<Uint8Array> {
+    return this.#inner.publicKey();
+  }
+  sign(message: Uint8Array): Promise<Uint8Array> {
+    this.calls++;
+    return this.#inner.sign(message);
+  }
+}
 
 const message = (body: string, messageId = 'msg-1') => ({ messageId, body, sentAtMs: FACTORY_NOW_MS - 5 });
 
@@ -131,7 +152,46 @@ describe('guard service (docs/guard.md at the queue)', () => {
     // Filed under the lineage it names, so a writer waiting on it finds it (docs/pipeline.md, "Learning the outcome of a write").
     const request = validWriteRequest({ payload: { blob: 'x'.repeat(4000) } });
     expect(store.rejections[0]).toMatchObject({ lineageId: request.lineageId, residualId: request.residualId });
-    expect(store.rejections[0]?.statement).toContain('reseal/v1/outcome');
+    // Decided before the writer signature is checked, so recorded unsigned (docs/guard.md, "Refusals at the queue").
+    expect(store.rejections[0]?.statement).toBeNull();
+  });
+
+  it('docs/guard.md "Refusals at the queue": a refusal decided before the writer signature verifies costs no Sign; one after it costs exactly one', async (context) => {
+    const signer = new CountingSigner(testGuardSigner());
+    const { service, store } = setup({ signer, maxBodyBytes: 4096 });
+    const request = validWriteRequest();
+    const json = JSON.stringify(request);
+    const unsigned: [string, string][] = [
+      [RejectionReason.PAYLOAD_TOO_LARGE, JSON.stringify(validWriteRequest({ payload: { blob: 'x'.repeat(5000) } }))],
+      [RejectionReason.MALFORMED_JSON, '{"residualId": "r1", '],
+      [RejectionReason.SCHEMA_VIOLATION, `{"generationEpoch":1,${json.slice(1)}`],
+      [RejectionReason.SCHEMA_VIOLATION, JSON.stringify({ ...request, isAdmin: true })],
+      [RejectionReason.WRITER_SIGNATURE_INVALID, JSON.stringify({ ...request, residualId: 'residual-0002' })],
+    ];
+    const FLOOD = 20;
+    for (let i = 0; i < FLOOD; i++) {
+      const [reason, body] = unsigned[i % unsigned.length] as [string, string];
+      expect(await service.handle(message(body, `flood-${i}`))).toEqual({ kind: 'REJECTED', reason });
+    }
+    const floodSigns = signer.calls;
+    const unsignedStored = store.rejections.filter((r) => r.statement === null).length;
+    const stale = validWriteRequest({ variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc')] });
+    expect(await service.handle(message(JSON.stringify(stale), 'stale'))).toEqual({
+      kind: 'REJECTED',
+      reason: RejectionReason.STALE_STATE,
+    });
+    expectGuarantee(
+      context,
+      {
+        section: 'fuzzing',
+        target: 'guard',
+        attack: `${FLOOD} messages refused before the writer signature verifies (oversized, malformed JSON, repeated name, unknown field, bad signature)`,
+        reader: 'GuardService.handle, KMS Sign calls',
+        expected: `0 Sign; ${FLOOD} unsigned rejections; then a STALE_STATE refusal signs once`,
+      },
+      `${floodSigns} Sign; ${unsignedStored} unsigned rejections; then a STALE_STATE refusal signs ${signer.calls - floodSigns === 1 ? 'once' : `${signer.calls - floodSigns} times`}`,
+    );
+    expect(store.rejections.find((r) => r.messageId === 'stale')?.statement).toContain('reseal/v1/outcome');
   });
 
   it('a redelivered rejected message leaves one rejection record (key from SentTimestamp + message id)', async () => {
