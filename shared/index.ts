@@ -135,6 +135,14 @@ export {
   type IndexClaim,
   verifyDeploymentChain,
 } from './integrator/deployment-chain';
+export {
+  decideAbsence,
+  decideRecordFreshness,
+  FreshnessState,
+  type ReadDeploymentChain,
+  type RecordFreshness,
+  type RecordFreshnessInput,
+} from './integrator/record-freshness';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
