@@ -1,7 +1,8 @@
 import { BatchGetItemCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import type { HexDigest } from '../shared/canonical/digest';
+import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
 import type { NodeRef } from '../shared/log/node-ref';
+import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type {
   DeploymentLogStore,
   StoredDeploymentHead,
@@ -22,7 +23,7 @@ const BATCH_GET_LIMIT = 100;
  * `TransactWriteItems`: the head conditional on the size and checkpoint read, the leaf on its
  * absence. Everything read is a claim the integrator authenticates.
  */
-export class DynamoDBDeploymentLogStore implements DeploymentLogStore {
+export class DynamoDBDeploymentLogStore implements DeploymentLogStore, DeploymentLogReads {
   readonly #table: LineageTable;
 
   constructor(client: DynamoDBSend, tableName: string) {
@@ -39,6 +40,13 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore {
       indexRoot: readString(item, 'indexRoot') ?? '',
       published: readString(item, 'published') ?? null,
     };
+  }
+
+  async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
+    if (!Number.isSafeInteger(index) || index < 0) return null;
+    const item = await this.#table.get(Keys.deploymentLog, Keys.deploymentLeaf(index));
+    const root = item ? readString(item, 'indexRoot') : undefined;
+    return typeof root === 'string' && HEX_DIGEST_PATTERN.test(root) ? root : null;
   }
 
   async append(

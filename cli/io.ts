@@ -1,3 +1,4 @@
+import type { FreshnessPolicy } from '../client/freshness-policy';
 import type { ResealClient } from '../client/reseal-client';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 
@@ -27,6 +28,7 @@ export interface CliIo {
     stackName: string,
     checkpointStorePath: string | null,
     writer?: WriterSigner,
+    policy?: FreshnessPolicy,
   ) => Promise<ResealClient>;
 }
 

@@ -31,6 +31,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   report: async () => (await import('./commands/report')).registerReport,
   'log-key': async () => (await import('./commands/receipt')).registerLogKey,
   pin: async () => (await import('./commands/pin')).registerPin,
+  policy: async () => (await import('./commands/policy')).registerPolicy,
   mcp: async () => (await import('./commands/mcp')).registerMcp,
   'writer-key': async () => (await import('./commands/writer-key')).registerWriterKey,
   'lineage-id': async () => (await import('./commands/lineage-id')).registerLineageId,
@@ -63,7 +64,7 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
     .description(
       'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
         'verify --export, verify --receipt, inspect --export, report --export, writer-key, lineage-id --writer-key, deploy --dry-run) ' +
-        'need no AWS. Online commands (publish, recall, export, export --receipt, log-key, pin, verify --lineage, inspect --lineage, ' +
+        'need no AWS. Online commands (publish, recall, export, export --receipt, log-key, pin, policy, verify --lineage, inspect --lineage, ' +
         'report --lineage, lineage-id --writer-kms-key, mcp, deploy, destroy) use ' +
         'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
     )

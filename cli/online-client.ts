@@ -5,6 +5,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { FileCheckpointStore } from '../client/checkpoint-store';
 import { StackOutputsError } from '../client/errors';
+import type { FreshnessPolicy } from '../client/freshness-policy';
 import { ResealClient } from '../client/reseal-client';
 import { resolveStackOutputs } from '../client/stack-outputs';
 import type { PinnedStack } from '../client/stack-pin';
@@ -28,6 +29,7 @@ export async function connectStack(
   storePath: string | null,
   pin: PinnedStack | null,
   writer?: WriterSigner,
+  policy?: FreshnessPolicy,
 ): Promise<ResealClient> {
   const config = sdkConfig(io.env);
   try {
@@ -40,6 +42,7 @@ export async function connectStack(
       kms: new KMSClient(config),
       nowMs: io.nowMs,
       ...(writer ? { writer } : {}),
+      ...(policy ? { policy } : {}),
       ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
     });
   } catch (error) {

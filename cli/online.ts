@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import type { FreshnessPolicy } from '../client/freshness-policy';
 import type { ResealClient } from '../client/reseal-client';
 import { DEFAULT_STACK_NAME } from '../client/stack-name';
 import {
@@ -98,13 +99,19 @@ export function pinNote(io: CliIo): string | null {
 export async function connect(
   io: CliIo,
   stackName: string,
-  options: { readonly checkpointStore?: string; readonly pin?: boolean; readonly writer?: WriterSigner } = {},
+  options: {
+    readonly checkpointStore?: string;
+    readonly pin?: boolean;
+    readonly writer?: WriterSigner;
+    /** The tlog-policy deployment checkpoints must meet (`--policy`); default the stack's. */
+    readonly policy?: FreshnessPolicy;
+  } = {},
 ): Promise<ResealClient> {
   const storePath = checkpointStorePath(io, options.checkpointStore);
-  if (io.connect) return io.connect(stackName, storePath, options.writer);
+  if (io.connect) return io.connect(stackName, storePath, options.writer, options.policy);
   const pin = options.pin === false ? null : await readStackPin(io, stackName);
   if (pin) pinsUsed.set(io, pin.path);
   // The AWS SDK is loaded here, on the first online call, never at start.
   const { connectStack } = await import('./online-client');
-  return connectStack(io, stackName, storePath, pin, options.writer);
+  return connectStack(io, stackName, storePath, pin, options.writer, options.policy);
 }

@@ -40,13 +40,20 @@ export function recallRefusalHint(recall: VerifiedRecall): string | null {
   switch (recall.end) {
     case RecallEnd.NOT_FOUND: {
       const missing = missingTarget(recall.target);
-      return `no such record: lineage ${recall.lineageId}${missing ? ` has no ${missing}` : ' has no sealed record'} (check --lineage, --seq, --residual-id)`;
+      const proven =
+        recall.freshness?.state === 'ABSENT'
+          ? ` (proven absent from the index as of deployment checkpoint ${recall.freshness.checkpointSize})`
+          : '';
+      return `no such record: lineage ${recall.lineageId}${missing ? ` has no ${missing}` : ' has no sealed record'}${proven} (check --lineage, --seq, --residual-id)`;
     }
     case RecallEnd.INVALID_REQUEST:
       return `the triage function refused the request as invalid (unproven): ${untrustedRecallText(recall).reason}`;
     case RecallEnd.NOT_INTACT:
       if (recall.detectedBy === 'triage' && recall.refusal?.code !== RefusalCode.VERIFICATION_FAILED) {
         return `the triage function refused the recall with ${recall.refusal ? `refusal code ${recall.refusal.code}` : 'no refusal code'} (its reason, unproven, is in the untrusted section): treat this memory as untrusted`;
+      }
+      if (recall.freshness?.state === 'NOT_NEWEST') {
+        return `the answer is not the newest record (${recall.verdict}): the index holds a larger head of the lineage; treat this memory as untrusted`;
       }
       return `the record or its answer is not proven (${recall.verdict}): no triage; treat this memory as untrusted`;
     case RecallEnd.UNTRIAGEABLE:

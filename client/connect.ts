@@ -3,12 +3,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
+import type { FreshnessPolicy } from './freshness-policy';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
 
@@ -37,6 +40,8 @@ export interface ConnectOptions {
   readonly guardKey?: NoteVerifierKey;
   /** The writer key that signs every published write (docs/authorship.md, "Signed writes"). */
   readonly writer?: WriterSigner;
+  /** The tlog-policy deployment checkpoints must meet (default: the stack's log key alone, docs/deployment-log.md, "Clients"). */
+  readonly policy?: FreshnessPolicy;
 }
 
 /**
@@ -69,7 +74,8 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
   const outputs =
     options.outputs ??
     (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
-  const store = new DynamoDBLineageStore(new DynamoDBClient(config), outputs.tableName);
+  const dynamodb = new DynamoDBClient(config);
+  const store = new DynamoDBLineageStore(dynamodb, outputs.tableName);
   const kms = new KMSClient(config);
   const anchor = new KMSMacAnchor(kms, outputs.macKeyArn);
   const client = new ResealClient(outputs, {
@@ -77,6 +83,8 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     sqs: new SQSClient({ ...config, ...(options.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
     eventBridge: new EventBridgeClient(config),
     store,
+    deploymentLog: new DynamoDBDeploymentLogStore(dynamodb, outputs.tableName),
+    indexNodes: new DynamoDBIndexNodeStore(dynamodb, outputs.tableName),
     anchor,
     // The log and guard public keys are read with the same configuration.
     kms,
@@ -85,6 +93,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     ...(options.logKey ? { logKey: options.logKey } : {}),
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
     ...(options.writer ? { writer: options.writer } : {}),
+    ...(options.policy ? { policy: options.policy } : {}),
   });
   return { client, outputs, store, anchor };
 }

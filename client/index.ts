@@ -25,6 +25,7 @@ export {
   MemoryCheckpointStore,
 } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
+export { DeploymentChainReader, type DeploymentChainReaderDeps, type FreshnessKeys } from './deployment-chain-reader';
 export {
   CheckpointFileError,
   LogVerificationError,
@@ -33,6 +34,15 @@ export {
   TimeoutError,
   UnverifiedOutcomeError,
 } from './errors';
+export {
+  DEFAULT_INTEGRATION_INTERVAL_SECONDS,
+  DEFAULT_MAX_AGE_SECONDS,
+  type DefaultPolicyWitness,
+  defaultPolicyText,
+  type FreshnessPolicy,
+  freshnessPolicy,
+  type PolicyWitnessing,
+} from './freshness-policy';
 export {
   type LineageExport,
   type LineageExportEnvelope,
@@ -80,6 +90,7 @@ export {
 } from './stack-outputs';
 export {
   decideRecall,
+  type Freshness,
   type RecallChecks,
   RecallEnd,
   type RecallRefusal,

@@ -1,4 +1,10 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
+import {
+  decideAbsence,
+  decideRecordFreshness,
+  type ReadDeploymentChain,
+  type RecordFreshness,
+} from '../shared/integrator/record-freshness';
 import { checkAnswerFreshness } from '../shared/log/answer-freshness';
 import type { CheckpointFinding } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
@@ -6,12 +12,15 @@ import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/messages';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError } from './errors';
+import type { FreshnessPolicy } from './freshness-policy';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import type { RecallRequest, StackPublisher } from './publisher';
-import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
+import { decideRecall, type Freshness, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
 type Newest = LatestCheckpoint | null | { readonly finding: Finding };
@@ -24,6 +33,17 @@ export interface RecallsDeps extends PollClock {
   readonly store: Pick<LineageStore, 'getTriageReport' | 'readRecord' | 'findByResidualId'>;
   readonly log: LogReader;
   readonly publisher: Pick<StackPublisher, 'requestRecall'>;
+  /**
+   * The deployment chain's reader (docs/deployment-log.md, "Clients"), or `null`: then no
+   * freshness is checked and every recall's `freshness` is `null`.
+   */
+  readonly freshness: DeploymentChainReader | null;
+}
+
+/** The chain read before the request, with the policy it was checked against. */
+interface ChainRead {
+  readonly chain: ReadDeploymentChain;
+  readonly policy: FreshnessPolicy;
 }
 
 /**
@@ -94,6 +114,9 @@ export class Recalls {
     // A caller's older checkpoint can never stand in for a newer one this client kept.
     const trusted = kept && (!given || kept.size >= given.size) ? kept : given;
     const newest = await this.#newest(lineageId);
+    // Read before asking: an index head larger than the answer then shows a replayed answer, never
+    // a write that landed while triage worked.
+    const chain = await this.#chain(lineageId, 'residualId' in target ? target.residualId : undefined);
     const requestId = await this.#deps.publisher.requestRecall({
       ...request,
       ...(trusted ? { trustedCheckpoint: trusted.note } : {}),
@@ -117,7 +140,20 @@ export class Recalls {
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
       check = await this.#checkHeld(lineageId, request.checkpoint, check, check.checkpoint);
     }
+    let freshness: RecordFreshness | null = null;
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
+      freshness = await this.#recordFreshness(lineageId, chain.chain, check.checkpoint, check.record, target);
+      if (freshness.finding) check = refuted(check, freshness.finding);
+    }
     if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);
+    if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && chain) {
+      freshness = decideAbsence(
+        chain.chain,
+        'residualId' in target ? { residualId: target.residualId } : { seq: 'seq' in target ? target.seq : 0 },
+      );
+      if (freshness?.finding)
+        check = { ...check, verdict: freshness.finding.verdict, reason: freshness.finding.reason };
+    }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#deps.log.keep(lineageId, check.checkpoint, trusted);
     }
@@ -134,6 +170,50 @@ export class Recalls {
       check,
       newestSize: newest && 'checkpoint' in newest ? newest.checkpoint.size : null,
       truncationCheckedAgainst: against,
+      freshness: chain && freshness ? freshnessOf(freshness, chain.policy) : null,
+    });
+  }
+
+  /** The deployment chain for the lineage (and residual id), or `null` when this client checks no freshness. */
+  async #chain(lineageId: string, residualId: string | undefined): Promise<ChainRead | null> {
+    const reader = this.#deps.freshness;
+    if (!reader) return null;
+    const policy = await reader.policy();
+    return { chain: await reader.read({ lineageId, ...(residualId === undefined ? {} : { residualId }) }), policy };
+  }
+
+  /**
+   * Where the proven record stands against the chain (`decideRecordFreshness`): the consistency
+   * proof between the record's lineage checkpoint and the indexed head is built from the table's
+   * nodes (one that cannot be built leaves them inconsistent).
+   */
+  async #recordFreshness(
+    lineageId: string,
+    chain: ReadDeploymentChain,
+    answered: VerifiedCheckpoint,
+    record: SealedRecord,
+    target: RecallRequest['target'],
+  ): Promise<RecordFreshness> {
+    const indexedSize = 'lineage' in chain && chain.lineage ? chain.lineage.treeSize : null;
+    let consistency: unknown = null;
+    if (indexedSize !== null && indexedSize !== answered.size) {
+      // Only the sizes choose the nodes; the proof is checked against the two roots.
+      const sized = (size: number): VerifiedCheckpoint => ({ ...answered, size });
+      const [from, to] = answered.size < indexedSize ? [answered, sized(indexedSize)] : [sized(indexedSize), answered];
+      const proof = await this.#deps.log.consistency(lineageId, from, to);
+      consistency = 'kind' in proof ? null : proof;
+    }
+    return decideRecordFreshness({
+      chain,
+      answered,
+      record: {
+        seq: record.header.monotonicSequenceNumber,
+        recordHash: record.recordHash,
+        residualId: record.header.residualId,
+      },
+      latest: 'latest' in target,
+      residualAsked: 'residualId' in target,
+      consistency,
     });
   }
 
@@ -265,6 +345,17 @@ export class Recalls {
     const finding = await this.#deps.log.checkHeld(lineageId, held, answered);
     return finding ? refuted(check, finding) : check;
   }
+}
+
+/** What a recall shows of its freshness: the decision, the policy's witnessing and the window. */
+function freshnessOf(decided: RecordFreshness, policy: FreshnessPolicy): Freshness {
+  return {
+    state: decided.state,
+    checkpointSize: decided.checkpointSize,
+    reason: decided.reason,
+    witnessing: policy.witnessing,
+    windowSeconds: policy.windowSeconds,
+  };
 }
 
 /** `check` refuted by a finding: nothing of the record is passed on. */

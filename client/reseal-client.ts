@@ -2,12 +2,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
-import { LineageNotFoundError } from '../shared/errors';
+import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
+import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -15,6 +18,8 @@ import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
+import type { IndexNodeStore } from '../shared/ports/index-node-store';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
@@ -24,7 +29,9 @@ import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { CheckpointStore } from './checkpoint-store';
+import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
+import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
 import { checkLocalAdmission } from './local-admission';
 import { type LatestCheckpoint, LogReader } from './log-reader';
@@ -87,6 +94,20 @@ export interface ResealClientDeps {
    * lineage id certifies it and the lineage has no head yet.
    */
   readonly inceptionPolicy?: LineagePolicy;
+  /**
+   * The deployment log's reads (docs/deployment-log.md, "Clients"); default
+   * `DynamoDBDeploymentLogStore` over `dynamodb` when `store` is not given. A client given a
+   * `store` but no `deploymentLog` checks no freshness (`freshness: null`).
+   */
+  readonly deploymentLog?: DeploymentLogReads;
+  /** The verifiable index's nodes; default `DynamoDBIndexNodeStore` over `dynamodb`, as `deploymentLog`. */
+  readonly indexNodes?: IndexNodeStore;
+  /**
+   * The C2SP tlog-policy deployment checkpoints must meet, with its maximum age and the stack's
+   * integration interval (`freshnessPolicy(text, maxAgeSeconds, intervalSeconds)`); default
+   * `defaultPolicyText(logKey)`: the log alone, `UNWITNESSED`.
+   */
+  readonly policy?: FreshnessPolicy;
   /** Clock, ms since the Unix epoch (default `Date.now`). */
   readonly nowMs?: () => number;
   /** Waits `ms` milliseconds (default `setTimeout`). */
@@ -144,6 +165,7 @@ export class ResealClient {
   readonly #nowMs: () => number;
   readonly #inceptionPolicy: LineagePolicy | null;
   readonly #guardKey: () => Promise<NoteVerifierKey>;
+  readonly #freshness: DeploymentChainReader | null;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
@@ -173,7 +195,14 @@ export class ResealClient {
       nowMs: this.#nowMs,
       ...(deps.writer ? { writer: deps.writer } : {}),
     });
-    this.#recalls = new Recalls({ store: this.#store, log: this.#log, publisher: this.#publisher, ...clock });
+    this.#freshness = this.#chainReader(deps);
+    this.#recalls = new Recalls({
+      store: this.#store,
+      log: this.#log,
+      publisher: this.#publisher,
+      freshness: this.#freshness,
+      ...clock,
+    });
     this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
     this.#outcomes = new WriteOutcomes({
       store: this.#store,
@@ -181,6 +210,29 @@ export class ResealClient {
       guardKey: this.#guardKey,
       logName: outputs.logName,
       ...clock,
+    });
+  }
+
+  /** The deployment chain's reader: the given or default adapters, or `null` (a custom `store` without `deploymentLog`). */
+  #chainReader(deps: ResealClientDeps): DeploymentChainReader | null {
+    const dynamodb = deps.dynamodb ?? new DynamoDBClient({});
+    const log =
+      deps.deploymentLog ?? (deps.store ? null : new DynamoDBDeploymentLogStore(dynamodb, this.outputs.tableName));
+    const index = deps.indexNodes ?? (deps.store ? null : new DynamoDBIndexNodeStore(dynamodb, this.outputs.tableName));
+    if (!log || !index) return null;
+    let policy: Promise<FreshnessPolicy> | null = deps.policy ? Promise.resolve(deps.policy) : null;
+    return new DeploymentChainReader({
+      log,
+      index,
+      nowMs: this.#nowMs,
+      policy: () => {
+        policy ??= this.#log.key().then((key) => freshnessPolicy(defaultPolicyText(key)));
+        // A failed key read is retried on the next call rather than remembered.
+        return policy.catch((error: unknown) => {
+          policy = null;
+          throw error;
+        });
+      },
     });
   }
 
@@ -279,6 +331,42 @@ export class ResealClient {
     lineageId: string,
   ): Promise<{ rejections: (RejectionRecord & Signed)[]; conflicts: (ConflictRecord & Signed)[] }> {
     return this.#outcomes.readRefusals(lineageId);
+  }
+
+  // --- freshness (the deployment log, docs/deployment-log.md, "Clients") ---
+
+  /**
+   * Reads and verifies the freshness chain of a lineage (and one of its residual ids) from the
+   * table: the published deployment checkpoint against the policy, its last leaf's index root,
+   * and the index proofs, each node re-hashed.
+   *
+   * @returns the chain (`PROVEN` with the index entries, `ABSENT` as of the checkpoint,
+   *   `REFUSED` with its code, or `UNPUBLISHED`) and the policy it was checked against
+   * @throws {InvalidInputError} when this client reads no deployment log (built on a custom
+   *   `store` without `deploymentLog` and `indexNodes`)
+   */
+  async proveFreshness(keys: FreshnessKeys): Promise<{ chain: ReadDeploymentChain; policy: FreshnessPolicy }> {
+    const reader = this.#requireFreshness();
+    return { chain: await reader.read(keys), policy: await reader.policy() };
+  }
+
+  /**
+   * The policy this client checks deployment checkpoints against (the one given, or the stack's
+   * default from its log key).
+   * @throws {InvalidInputError} when this client reads no deployment log
+   */
+  freshnessPolicy(): Promise<FreshnessPolicy> {
+    return this.#requireFreshness().policy();
+  }
+
+  #requireFreshness(): DeploymentChainReader {
+    if (this.#freshness) return this.#freshness;
+    throw new InvalidInputError('freshness', [
+      {
+        path: 'deploymentLog',
+        message: 'this client was built on a custom store without deploymentLog and indexNodes',
+      },
+    ]);
   }
 
   // --- the signed log (LogReader) ---

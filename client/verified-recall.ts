@@ -1,3 +1,4 @@
+import type { FreshnessState } from '../shared/integrator/record-freshness';
 import type { RecallCheck } from '../shared/log/recall-check';
 import type { RecordProof } from '../shared/log/record-proof';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
@@ -5,6 +6,7 @@ import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutco
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaIsolationReport } from '../shared/triage/delta-isolator';
+import type { PolicyWitnessing } from './freshness-policy';
 
 /**
  * How a recall ended, as the client decided it (docs/verifiable-log.md, "Recall"). Renderers (the
@@ -51,6 +53,20 @@ export interface RecallChecks {
   readonly truncationCheckedAgainst: readonly TruncationReference[];
 }
 
+/**
+ * Where a recall stands against the witnessed deployment log (docs/deployment-log.md, "Clients").
+ */
+export interface Freshness {
+  readonly state: FreshnessState;
+  /** Size of the deployment checkpoint the chain was checked against, or `null` (none published, or refused). */
+  readonly checkpointSize: number | null;
+  readonly reason: string;
+  /** `UNWITNESSED`: the policy is the log alone, and a cold client cannot detect a rollback of the whole table. */
+  readonly witnessing: PolicyWitnessing;
+  /** Max age + integration interval, seconds: what a cold client may be shown superseded; `null` when unwitnessed. */
+  readonly windowSeconds: number | null;
+}
+
 /** A refusal of triage, and whether the client confirmed it. */
 export type RecallRefusal = NonNullable<RecallCheck['refusal']>;
 
@@ -89,6 +105,11 @@ export interface VerifiedRecall {
   readonly refusal: RecallRefusal | null;
   /** Triage's answer as stored: diagnostic only, never acted on or rendered as the outcome. */
   readonly report: TriageCompletedDetail;
+  /**
+   * Where the record (or its absence) stands against the deployment log; `null` when this client
+   * checks no freshness, the recall ended before a record was proven, or the chain says nothing.
+   */
+  readonly freshness: Freshness | null;
 }
 
 /** What {@link decideRecall} decides from. */
@@ -102,6 +123,8 @@ export interface RecallDecisionInput {
   readonly check: RecallCheck;
   readonly newestSize: number | null;
   readonly truncationCheckedAgainst: readonly TruncationReference[];
+  /** Where the recall stands against the deployment log (default `null`: not checked). */
+  readonly freshness?: Freshness | null;
 }
 
 /**
@@ -147,6 +170,7 @@ export function decideRecall(input: RecallDecisionInput): VerifiedRecall {
     truncationChecked: input.truncationCheckedAgainst.length > 0,
     refusal: check.refusal,
     report,
+    freshness: input.freshness ?? null,
   };
 }
 

@@ -125,6 +125,25 @@ export {
 } from './index/index-update';
 export { MemoryIndexNodeStore } from './index/memory-index-node-store';
 export { type IndexKeyProof, proveIndexKey } from './index/prove-index-key';
+export {
+  type AcceptedDeploymentCheckpoint,
+  type DeploymentChainAbsent,
+  type DeploymentChainFinding,
+  type DeploymentChainInput,
+  type DeploymentChainProven,
+  DeploymentChainRefusal,
+  type DeploymentChainRefused,
+  type IndexClaim,
+  verifyDeploymentChain,
+} from './integrator/deployment-chain';
+export {
+  decideAbsence,
+  decideRecordFreshness,
+  FreshnessState,
+  type ReadDeploymentChain,
+  type RecordFreshness,
+  type RecordFreshnessInput,
+} from './integrator/record-freshness';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';

@@ -10,6 +10,7 @@ import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readSchemaFile } from '../read-input';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
 import { integerOption } from './guard';
@@ -26,6 +27,8 @@ interface RecallOptions {
   readonly timeoutMs: number;
   readonly json?: boolean;
   readonly stack: string;
+  readonly policy?: string;
+  readonly maxAge?: number;
 }
 
 /** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
@@ -34,7 +37,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .command('recall')
     .summary('request a recall (triage) of a stored record and wait for the report (online)')
     .description(
-      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-ms.',
+      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-ms. The deployment log adds freshness (docs/deployment-log.md, "Clients"): PROVEN, SEALED_AWAITING_INTEGRATION, or a NOT_FOUND proven ABSENT; a latest answer older than the head the index holds (not the newest), or a residual id the index maps but the table hides, exits 20.',
     )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
@@ -45,6 +48,8 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .option('--no-wait', 'print the request id and return without waiting')
     .option('--timeout-ms <ms>', 'how long to wait for the report', integerOption, 60_000)
     .option(...CHECKPOINT_STORE_OPTION)
+    .option(...POLICY_OPTION)
+    .option(...MAX_AGE_OPTION, integerOption)
     .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: RecallOptions) => {
@@ -58,7 +63,11 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
           : options.residualId !== undefined
             ? { residualId: parseInput(Identifier, options.residualId, '--residual-id') }
             : { latest: true as const };
-      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      const client = await connect(ctx.io, options.stack, {
+        checkpointStore: options.checkpointStore,
+        ...(policy ? { policy } : {}),
+      });
       const request = {
         lineageId: options.lineage,
         target,

@@ -3,6 +3,7 @@ import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
+import { freshnessJson, freshnessLine } from './freshness';
 import { isoTime } from './iso-time';
 import { triageReportJson, triageReportText } from './triage-report';
 import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
@@ -106,6 +107,7 @@ export function recallJson(recall: VerifiedRecall) {
         : { kind: r.kind, size: r.size },
     ),
     untrusted: untrustedJson(recall),
+    freshness: freshnessJson(recall.freshness),
   };
 }
 
@@ -154,5 +156,6 @@ export function recallText(recall: VerifiedRecall): string {
     ...(reason ? ([['refused', reason]] as [string, string][]) : []),
   ]);
   const body = recall.delta ? `${head}\n${triageReportText(recall.delta)}` : head;
-  return `${body}proof        ${recallProofLine(recall)}\n${untrustedLines(recall)}`;
+  const fresh = freshnessLine(recall.freshness);
+  return `${body}proof        ${recallProofLine(recall)}\n${fresh ? `freshness    ${fresh}\n` : ''}${untrustedLines(recall)}`;
 }

@@ -43,6 +43,7 @@ describe('reseal entry point', () => {
       'export --receipt',
       'log-key',
       'pin',
+      'policy',
       'verify --lineage',
       'inspect --lineage',
       'report --lineage',

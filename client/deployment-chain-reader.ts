@@ -1,0 +1,140 @@
+import { IndexNodeMissingError, ResealError } from '../shared/errors';
+import type { IndexKey } from '../shared/index/index-key';
+import { type IndexKeyProof, proveIndexKey } from '../shared/index/prove-index-key';
+import { type IndexClaim, verifyDeploymentChain } from '../shared/integrator/deployment-chain';
+import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
+import { parseCheckpointBody } from '../shared/log/checkpoint';
+import { proveInclusion } from '../shared/log/inclusion-proof';
+import { nodeSourceOf } from '../shared/log/record-proof';
+import { parseSignedNote } from '../shared/log/signed-note';
+import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
+import type { IndexNodeStore } from '../shared/ports/index-node-store';
+import type { FreshnessPolicy } from './freshness-policy';
+
+/** The keys a freshness chain is read for: a lineage, and optionally one of its residual ids. */
+export interface FreshnessKeys {
+  readonly lineageId: string;
+  readonly residualId?: string;
+}
+
+/** Dependencies of {@link DeploymentChainReader}. */
+export interface DeploymentChainReaderDeps {
+  /** The deployment log's items (`DynamoDBDeploymentLogStore`). */
+  readonly log: DeploymentLogReads;
+  /** The index nodes (`DynamoDBIndexNodeStore`); each one read is re-hashed against its address. */
+  readonly index: IndexNodeStore;
+  /** The policy, resolved once (the default one needs the log key). */
+  readonly policy: () => Promise<FreshnessPolicy>;
+  /** Clock, ms since the Unix epoch. */
+  readonly nowMs: () => number;
+}
+
+/** The size a note claims, read without trusting it (only to choose which leaf and proof to read); `null` when unreadable. */
+function claimedSize(note: string): number | null {
+  try {
+    return parseCheckpointBody(parseSignedNote(note).text).size;
+  } catch (error) {
+    if (error instanceof ResealError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Reads a freshness chain from the table for a lineage (and a residual id), and verifies it
+ * (docs/deployment-log.md, "Clients"): the deployment head's `published` checkpoint, the index
+ * root of its last leaf with the leaf's inclusion proof, and the index proofs, each node re-hashed
+ * as it is read. Everything read is a claim `verifyDeploymentChain` checks with the policy's keys,
+ * so a table writer can hide an item (the chain is then refused or unpublished) but not forge one.
+ */
+export class DeploymentChainReader {
+  readonly #deps: DeploymentChainReaderDeps;
+  constructor(deps: DeploymentChainReaderDeps) {
+    this.#deps = deps;
+  }
+
+  /** The policy chains are checked against. */
+  policy(): Promise<FreshnessPolicy> {
+    return this.#deps.policy();
+  }
+
+  /**
+   * Reads and verifies the chain for `keys`.
+   *
+   * @returns the verified finding (`PROVEN`, `ABSENT`, `REFUSED`), or `UNPUBLISHED` when the
+   *   table holds no published deployment checkpoint
+   * @throws what the table reads throw (an outage), never for a forged or hidden item
+   */
+  async read(keys: FreshnessKeys): Promise<ReadDeploymentChain> {
+    const policy = await this.#deps.policy();
+    const head = await this.#deps.log.readHead();
+    const note = head?.published ?? null;
+    if (head === null || note === null) {
+      return { kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' };
+    }
+    const size = claimedSize(note);
+    const last = size !== null && size > 0 ? size - 1 : null;
+    const rootHex =
+      last === null
+        ? null
+        : ((await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null));
+    const indexRoot = rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0);
+    const inclusion = last === null ? [] : await this.#inclusion(last, last + 1);
+    const base = {
+      note,
+      policy: policy.policy,
+      maxAgeSeconds: policy.maxAgeSeconds,
+      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
+      indexRoot,
+      inclusion,
+      lineageId: keys.lineageId,
+    };
+    // Check the checkpoint and the leaf first: index nodes are read only under a root that holds.
+    const placeholder: IndexClaim = { kind: 'absence', proof: { kind: 'absence', siblings: [], leaf: null } };
+    const anchored = verifyDeploymentChain({ ...base, lineage: placeholder });
+    if (anchored.kind === 'REFUSED' && anchored.refusal !== 'INDEX_PROOF_INVALID') return anchored;
+    try {
+      const lineage = await this.#claim(indexRoot, { kind: 'lineage', lineageId: keys.lineageId });
+      const residual =
+        keys.residualId === undefined
+          ? undefined
+          : {
+              residualId: keys.residualId,
+              claim: await this.#claim(indexRoot, {
+                kind: 'residual',
+                lineageId: keys.lineageId,
+                residualId: keys.residualId,
+              }),
+            };
+      return verifyDeploymentChain({ ...base, lineage, ...(residual ? { residual } : {}) });
+    } catch (error) {
+      if (!(error instanceof IndexNodeMissingError)) throw error;
+      return {
+        kind: 'REFUSED',
+        refusal: 'INDEX_PROOF_INVALID',
+        reason: `an index node on the path is ${error.corrupt ? 'edited' : 'missing'} in the table: ${error.message}`,
+      };
+    }
+  }
+
+  /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
+  async #inclusion(index: number, size: number): Promise<Uint8Array[]> {
+    try {
+      return await proveInclusion(
+        index,
+        size,
+        nodeSourceOf((refs) => this.#deps.log.readNodes(refs)),
+      );
+    } catch (error) {
+      if (error instanceof ResealError) return [];
+      throw error;
+    }
+  }
+
+  async #claim(root: Uint8Array, key: IndexKey): Promise<IndexClaim> {
+    // Walks from a root the checkpoint committed to (a root of the wrong length was refused above).
+    const proven: IndexKeyProof = await proveIndexKey(this.#deps.index, root, key);
+    return proven.kind === 'presence'
+      ? { kind: 'presence', entry: proven.entry, proof: proven.proof }
+      : { kind: 'absence', proof: proven.proof };
+  }
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { Keys } from '../../adapters/dynamodb-table-keys';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { IntegratorService } from '../../functions/integrator/integrator-service';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import type { RecallTarget } from '../../shared/pipeline/messages';
+import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
+import { clientOf, type ReadTarget } from '../helpers/tamper-readers';
+import { partitionsOf } from '../helpers/tamper-table';
+import { testLineageId } from '../helpers/writer-factories';
+import { runCli } from '../unit/cli/run-cli';
+import { emulatorSetup, MANIFEST } from './tamper/fixture';
+
+// Clients that take freshness from the deployment log (docs/deployment-log.md, "Clients"), on the
+// deployed stack with NO kept checkpoint: the sealer and the integrator run in process on the
+// stack's table and keys (the integrator driven directly, as docs allow), the readers are the real
+// CLI and client over the same table, with the stack's default policy (the log alone, UNWITNESSED).
+const setup = emulatorSetup();
+const notices: SealedRunNotice[] = [];
+const sealer = new SealerService({
+  store: setup.store,
+  publisher: new FakePublisher(),
+  anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
+  signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+  metrics: new FakeMetrics(),
+  logger: fakeLogger(),
+  clock: Date.now,
+  notifier: { notify: async (notice) => void notices.push(notice) },
+});
+
+/** Integrates the collected notices; a head moved by another integrator (a lost condition) is retried, a bounded number of times. */
+async function integrate(): Promise<void> {
+  const batch = notices.splice(0);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const report = await new IntegratorService({
+        lineages: setup.store,
+        deployment: new DynamoDBDeploymentLogStore(setup.dynamodb, setup.stack.TableName),
+        index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
+        signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+        witness: null,
+        metrics: new FakeMetrics(),
+        logger: fakeLogger(),
+        clock: Date.now,
+      }).integrate(batch);
+      expect(report.evidence).toEqual([]);
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+async function seal(lineageId: string, residualIds: readonly string[]): Promise<void> {
+  const nowMs = Date.now();
+  const writes = residualIds.map((r) => acceptedWrite(lineageId, r, MANIFEST, nowMs));
+  expect(await sealGroup(sealer, writes, nowMs)).toEqual(writes.map(() => 'SEALED'));
+}
+
+function targetOf(lineageId: string, recall: RecallTarget): ReadTarget {
+  return {
+    lineageId,
+    trusted: { note: '', seq: 0, recordHash: '' },
+    recall,
+    receiptSeq: 0,
+    write: acceptedWrite(lineageId, 'r-0', MANIFEST, Date.now()),
+  };
+}
+
+/** `reseal recall --json` with no checkpoint store: `exit <code> <verdict or refusal code> <freshness state>`. */
+async function recallCli(lineageId: string, recall: RecallTarget): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-fresh-'));
+  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
+  const args =
+    'seq' in recall
+      ? ['--seq', String(recall.seq)]
+      : 'residualId' in recall
+        ? ['--residual-id', recall.residualId]
+        : [];
+  const run = await runCli(
+    ['recall', '--lineage', lineageId, ...args, '--env', 'env.json', '--json', '--timeout-ms', '5000'],
+    {
+      cwd: dir,
+      env: { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region },
+      connect: async () => clientOf(setup, targetOf(lineageId, recall), null),
+    },
+  );
+  const json = JSON.parse(run.stdout) as {
+    verification: { verdict: string } | null;
+    refusal_code: string | null;
+    freshness: { state: string; checkpoint_size: number | null; witnessing: string } | null;
+  };
+  expect(json.freshness?.witnessing).toBe('UNWITNESSED');
+  return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusal_code} ${json.freshness?.state ?? 'no freshness'}`;
+}
+
+/** `ResealClient.recall` with no checkpoint store: `<verdict or refusal> <freshness state>`. */
+async function clientRecall(lineageId: string, recall: RecallTarget): Promise<string> {
+  const client = clientOf(setup, targetOf(lineageId, recall), null);
+  const got = await client.recall({ lineageId, target: recall, currentEnv: setup.currentEnv }, { timeoutMs: 5000 });
+  return `${got.verdict ?? `refused ${got.refusal?.code}`} ${got.freshness?.state ?? 'no freshness'}`;
+}
+
+/** One row per reader, both without a kept checkpoint. */
+async function rowsOf(
+  context: TestContext,
+  row: Omit<Guarantee, 'reader' | 'expected' | 'checkpoint'>,
+  lineageId: string,
+  recall: RecallTarget,
+  expected: { readonly cli: string; readonly client: string },
+): Promise<void> {
+  expectGuarantees(context, [
+    {
+      guarantee: { ...row, reader: 'recall', checkpoint: false, expected: expected.cli },
+      observed: await recallCli(lineageId, recall),
+    },
+    {
+      guarantee: { ...row, reader: 'client.recall', checkpoint: false, expected: expected.client },
+      observed: await clientRecall(lineageId, recall),
+    },
+  ]);
+}
+
+describe('freshness from the deployment log, cold readers (docs/deployment-log.md, "Clients")', () => {
+  let rolled: string;
+  let marked: string;
+
+  beforeAll(async () => {
+    rolled = testLineageId(`fresh-rollback-${randomUUID()}`);
+    marked = testLineageId(`fresh-marker-${randomUUID()}`);
+    await seal(rolled, ['r-0', 'r-1', 'r-2', 'r-3']);
+    await seal(marked, ['r-0', 'r-1']);
+    await integrate();
+  });
+
+  it('an integrated record is PROVEN; one sealed after the last integration is SEALED_AWAITING_INTEGRATION', async () => {
+    expect(await clientRecall(marked, { latest: true })).toBe('VERIFIED_INTACT PROVEN');
+    const awaiting = testLineageId(`fresh-awaiting-${randomUUID()}`);
+    await seal(awaiting, ['r-0']);
+    expect(await clientRecall(awaiting, { latest: true })).toBe('VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
+    expect(await recallCli(awaiting, { latest: true })).toBe('exit 0 VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
+    notices.splice(0);
+  });
+
+  it('an older signed answer replayed as latest (the lineage rolled back after the index took a larger head) is refused: not the newest', async (context) => {
+    const at4 = await setup.table.snapshot(partitionsOf(rolled));
+    await seal(rolled, ['r-4', 'r-5']);
+    await integrate();
+    expect(await clientRecall(rolled, { latest: true })).toBe('VERIFIED_INTACT PROVEN');
+    // Head item, records, markers and checkpoint put back as signed at 4 records: triage now answers
+    // seq 3 in the genuine signed checkpoint of 4 as the latest record, and the head item agrees.
+    await setup.table.restore(at4);
+    await rowsOf(
+      context,
+      {
+        section: 'tampering',
+        target: 'lineage (whole)',
+        attack:
+          'restore head, records and markers to the signed state of 4 records after 6 were integrated; recall latest (an older signed answer as the latest)',
+      },
+      rolled,
+      { latest: true },
+      { cli: 'exit 20 UNVERIFIED_TAMPER_RISK NOT_NEWEST', client: 'UNVERIFIED_TAMPER_RISK NOT_NEWEST' },
+    );
+  });
+
+  it('a deleted residual-id marker: recall by residual id is tamper (the index maps it), not "no such record"', async (context) => {
+    await setup.table.delete(Keys.lineage(marked), Keys.residualSk('r-1'));
+    await rowsOf(
+      context,
+      { section: 'tampering', target: 'residual marker', attack: 'delete the marker of an integrated residual id' },
+      marked,
+      { residualId: 'r-1' },
+      { cli: 'exit 20 UNVERIFIED_TAMPER_RISK INCONSISTENT', client: 'UNVERIFIED_TAMPER_RISK INCONSISTENT' },
+    );
+  });
+
+  it('a residual id never written is ABSENT, proven by the index as of the deployment checkpoint', async (context) => {
+    await rowsOf(
+      context,
+      { section: 'tampering', target: 'residual marker', attack: 'none: recall a residual id never written' },
+      marked,
+      { residualId: 'r-never-written' },
+      { cli: 'exit 2 NOT_FOUND ABSENT', client: 'refused NOT_FOUND ABSENT' },
+    );
+  });
+});
