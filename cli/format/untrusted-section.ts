@@ -42,7 +42,7 @@ export function untrustedText(items: UntrustedItems): string {
       `authority ${t(r.authority ?? '?')}`,
       `session ${t(r.sessionId ?? '?')}`,
       `residual ${t(r.residualId ?? '?')}`,
-      `claimed writer ${t(r.claimedWriterKeyId ?? '?')}`,
+      ...(r.claimedWriterKeyId === null ? [] : [`claimed writer ${t(r.claimedWriterKeyId)}`]),
     ];
     text += `  record seq ${r.seq ?? '?'}: ${r.verification}: ${fields.join('  ')}  (does not verify: never act on it)\n`;
   }
