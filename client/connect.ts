@@ -5,12 +5,15 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import type { LineagePolicy } from '../shared/authorship/lineage-policy';
+import { InvalidInputError } from '../shared/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
+import { writerKeyFile } from './writer-key-file';
 
 /** Options of {@link connectToStack}; each defaults to the usual AWS SDK configuration. */
 export interface ConnectOptions {
@@ -37,6 +40,17 @@ export interface ConnectOptions {
   readonly guardKey?: NoteVerifierKey;
   /** The writer key that signs every published write (docs/authorship.md, "Signed writes"). */
   readonly writer?: WriterSigner;
+  /**
+   * Or the file of that key (a PKCS #8 PEM Ed25519 key, as `reseal writer-key new` writes it):
+   * read, or made there when absent (`writerKeyFile`). Not with `writer`.
+   */
+  readonly writerKeyFile?: string;
+  /**
+   * The policy a lineage's first write sets when the request names none, so a client names its
+   * lineage by policy (`lineageIdFor(label, policy)`), e.g. with recovery keys
+   * (docs/authorship.md, "Self-certifying lineage ids"); default `soleWriterPolicy(writer)`.
+   */
+  readonly inceptionPolicy?: LineagePolicy;
 }
 
 /**
@@ -57,10 +71,19 @@ export interface StackConnection {
  * {@link ResealClient} whose SDK clients share one region and endpoint.
  *
  * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
+ * @throws {InvalidInputError} when both `writer` and `writerKeyFile` are given, or the file holds
+ *   no Ed25519 private key
  * @example
  * const { client } = await connectToStack(); // ResealStack, region and endpoint from the environment
  */
 export async function connectToStack(options: ConnectOptions = {}): Promise<StackConnection> {
+  if (options.writer && options.writerKeyFile !== undefined) {
+    throw new InvalidInputError('connect options', [
+      { path: 'writerKeyFile', message: 'give either writer or writerKeyFile, not both' },
+    ]);
+  }
+  const writer =
+    options.writer ?? (options.writerKeyFile === undefined ? undefined : await writerKeyFile(options.writerKeyFile));
   const config = {
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -84,7 +107,8 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
     ...(options.logKey ? { logKey: options.logKey } : {}),
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
-    ...(options.writer ? { writer: options.writer } : {}),
+    ...(writer ? { writer } : {}),
+    ...(options.inceptionPolicy ? { inceptionPolicy: options.inceptionPolicy } : {}),
   });
   return { client, outputs, store, anchor };
 }
