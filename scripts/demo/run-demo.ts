@@ -93,8 +93,8 @@ interface LineageState {
  *    their own client refuses to send it; sent past the client, the sealer refuses it
  *    (`WRITER_NOT_ADMITTED`, recorded unsigned: an untrusted refusal) and the head does not move.
  * 4. Each lineage is verified through the signed log, and who wrote each record is listed.
- * 4′. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
- * 5. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ * 5. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
+ * 6. The python-ci lineage's latest record is edited in the table; the recall after it must be
  *    refused (HASH_MISMATCH).
  *
  * `problems` in the summary lists every expectation that did not hold (empty on success).
@@ -434,7 +434,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   }
 
   const receiptLineage = stateOf(scenario.tamperLineageId);
-  // 4′. A receipt for one record, checked offline with the log's public key only (no AWS).
+  // 5. A receipt for one record, checked offline with the log's public key only (no AWS).
   checkAbort();
   const { receipt: issued, logKey } = await backend.receipt(receiptLineage.plan.lineageId, 0);
   const checked = verifyReceipt(issued, parseVerifierKey(logKey));
@@ -448,7 +448,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
   log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
 
-  // 5. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  // 6. Edit a sealed record behind the sealer's back; the next recall must refuse it.
   checkAbort();
   const target = stateOf(scenario.tamperLineageId);
   const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
