@@ -7,6 +7,8 @@ import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-
 import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
+import type { LineagePolicy } from '../shared/authorship/lineage-policy';
+import { InvalidInputError } from '../shared/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
@@ -14,6 +16,7 @@ import type { CheckpointStore } from './checkpoint-store';
 import type { FreshnessPolicy } from './freshness-policy';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
+import { writerKeyFile } from './writer-key-file';
 
 /** Options of {@link connectToStack}; each defaults to the usual AWS SDK configuration. */
 export interface ConnectOptions {
@@ -42,6 +45,17 @@ export interface ConnectOptions {
   readonly writer?: WriterSigner;
   /** The tlog-policy deployment checkpoints must meet (default: the stack's log key alone, docs/deployment-log.md, "Clients"). */
   readonly policy?: FreshnessPolicy;
+  /**
+   * Or the file of that key (a PKCS #8 PEM Ed25519 key, as `reseal writer-key new` writes it):
+   * read, or made there when absent (`writerKeyFile`). Not with `writer`.
+   */
+  readonly writerKeyFile?: string;
+  /**
+   * The policy a lineage's first write sets when the request names none, so a client names its
+   * lineage by policy (`lineageIdFor(label, policy)`), e.g. with recovery keys
+   * (docs/authorship.md, "Self-certifying lineage ids"); default `soleWriterPolicy(writer)`.
+   */
+  readonly inceptionPolicy?: LineagePolicy;
 }
 
 /**
@@ -62,10 +76,19 @@ export interface StackConnection {
  * {@link ResealClient} whose SDK clients share one region and endpoint.
  *
  * @throws {StackOutputsError} when the stack or one of its outputs cannot be found
+ * @throws {InvalidInputError} when both `writer` and `writerKeyFile` are given, or the file holds
+ *   no Ed25519 private key
  * @example
  * const { client } = await connectToStack(); // ResealStack, region and endpoint from the environment
  */
 export async function connectToStack(options: ConnectOptions = {}): Promise<StackConnection> {
+  if (options.writer && options.writerKeyFile !== undefined) {
+    throw new InvalidInputError('connect options', [
+      { path: 'writerKeyFile', message: 'give either writer or writerKeyFile, not both' },
+    ]);
+  }
+  const writer =
+    options.writer ?? (options.writerKeyFile === undefined ? undefined : await writerKeyFile(options.writerKeyFile));
   const config = {
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -92,7 +115,8 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
     ...(options.logKey ? { logKey: options.logKey } : {}),
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
-    ...(options.writer ? { writer: options.writer } : {}),
+    ...(writer ? { writer } : {}),
+    ...(options.inceptionPolicy ? { inceptionPolicy: options.inceptionPolicy } : {}),
     ...(options.policy ? { policy: options.policy } : {}),
   });
   return { client, outputs, store, anchor };

@@ -106,3 +106,4 @@ export {
   WriteOutcomes,
 } from './write-outcomes';
 export { writerKeyFile, writerKeyIdOfFile } from './writer-key-file';
+export { type AdmittingKeyRole, type WrittenBy, writtenByOf, writtenByProven, writtenByText } from './written-by';

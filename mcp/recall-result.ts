@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
+import { writtenByProven, writtenByText } from '../client/written-by';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -15,6 +16,7 @@ import { signedCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
 import { toolResult } from './tool-result';
+import { writtenByOutput } from './written-by-output';
 
 /** The `claims` map of a payload in the layout `reseal_write` writes (`{ claims, data? }`), or null. */
 function payloadClaims(payload: unknown): Record<string, JsonValue> | null {
@@ -156,6 +158,8 @@ export function recallResult(input: {
   const drifted = new Set(
     [...delta.driftedKeys.changed, ...delta.driftedKeys.vanished, ...delta.driftedKeys.appeared].map(normalFormOf),
   );
+  // The record is proven (in the signed log, its writer signature checked): who wrote it is signed data.
+  const writtenBy = writtenByProven(record);
   const out: RecallOutput = {
     outcome: 'TRIAGED',
     requestId: recall.requestId,
@@ -164,6 +168,7 @@ export function recallResult(input: {
     residualId: record.header.residualId,
     recordHash: recordHead.recordHash,
     sealedAt: isoTime(record.sealedAtMs),
+    writtenBy: writtenByOutput(writtenBy),
     verification: {
       verdict: VerificationVerdict.VERIFIED_INTACT,
       checkpointSize: checkpoint.size,
@@ -203,7 +208,7 @@ export function recallResult(input: {
     snapshot: snapshotOutput(snapshot),
   };
   return toolResult(
-    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'})`,
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}`,
     out,
   );
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { writtenByOf, writtenByText } from '../client/written-by';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { headOf } from './head-of';
@@ -7,6 +8,7 @@ import { logCheckFields } from './log-check-fields';
 import type { VerifyOutput } from './outputs/verify-output';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
+import { writtenByOutput } from './written-by-output';
 
 /**
  * The answer of `reseal_verify`: the walk (every hash, link and MAC, the stored head, the tail
@@ -24,17 +26,23 @@ export function verifyResult(
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return walkTamperResult(lineageId, found, { ...fields, logFailure: log.failure });
   }
+  // Intact: every record verified, so every one has a writer (signed, or a format-1 record's UNATTRIBUTED).
+  const writers = verification.records.flatMap((r) => {
+    const writtenBy = writtenByOf(r);
+    return r.seq === null || writtenBy === null ? [] : [{ seq: r.seq, writtenBy }];
+  });
   const verified: VerifyOutput = {
     lineageId,
     verdict: VerificationVerdict.VERIFIED_INTACT,
     records: verification.records.length,
     head: verification.head && headOf(verification.head),
+    writtenBy: writers.map((w) => ({ seq: w.seq, writtenBy: writtenByOutput(w.writtenBy) })),
     ...fields,
   };
   const at = verification.head ? ` through seq ${verification.head.seq}` : '';
   const signed = fields.checkpoint ? `; signed checkpoint of ${fields.checkpoint.size} records` : '';
   return toolResult(
-    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}`,
+    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}${writers.map((w) => `\n  seq ${w.seq}: written by ${writtenByText(w.writtenBy)}`).join('')}`,
     verified,
   );
 }

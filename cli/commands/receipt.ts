@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { formatVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
@@ -8,6 +9,7 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
+import { writtenByJson } from '../format/written-by-json';
 import { connect, STACK_OPTION } from '../online';
 import { readJsonFile } from '../read-input';
 
@@ -34,6 +36,8 @@ export async function verifyReceiptFile(
   const receipt = await readJsonFile(ctx.io, path, 'receipt');
   const result = verifyReceipt(receipt, key);
   const header = result.record?.header;
+  // Who wrote it, only from a proven record (docs/authorship.md, "Who wrote it").
+  const writtenBy = result.record ? writtenByProven(result.record) : null;
   if (options.json) {
     ctx.io.stdout(
       jsonText({
@@ -43,6 +47,7 @@ export async function verifyReceiptFile(
         seq: header?.monotonicSequenceNumber ?? null,
         residual_id: header?.residualId ?? null,
         record_hash: result.record?.recordHash ?? null,
+        written_by: writtenByJson(writtenBy),
         checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
       }),
     );
@@ -59,6 +64,7 @@ export async function verifyReceiptFile(
                 `lineage ${header.lineageId} seq ${header.monotonicSequenceNumber} residual ${header.residualId}`,
               ],
               ['record hash', result.record?.recordHash ?? ''],
+              ['written by', writtenByText(writtenBy)],
             ] as [string, string][])
           : []),
         ...(result.checkpoint

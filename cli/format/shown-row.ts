@@ -16,4 +16,6 @@ export const shownRow = (r: TimelineRow): TimelineRow =>
         sealedAtMs: null,
         supersedes: null,
         guardVerdictDigest: null,
+        writtenBy: null,
+        claimedWriterKeyId: null,
       };

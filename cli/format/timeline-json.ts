@@ -3,6 +3,7 @@ import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { isoTime } from './iso-time';
 import { shownRow } from './shown-row';
+import { writtenByJson } from './written-by-json';
 
 /** Timeline for `--json`: snake_case, stable; a record that does not verify shows no stored string (see `untrusted`). */
 export function timelineJson(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification) {
@@ -23,6 +24,7 @@ export function timelineJson(lineageId: string, rows: readonly TimelineRow[], ve
       supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
       guard_verdict_digest: r.guardVerdictDigest,
       verification: r.verification,
+      written_by: writtenByJson(r.writtenBy),
     })),
   };
 }

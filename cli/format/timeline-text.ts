@@ -4,6 +4,7 @@ import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { fieldLines } from './field-lines';
 import { isoTime } from './iso-time';
 import { shownRow } from './shown-row';
+import { writtenByLines } from './written-by-lines';
 
 /** A readable timeline: one line per record (seq, epoch, authority, session, residual, time, verdicts). */
 export function timelineText(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification): string {
@@ -44,5 +45,5 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
         : '(none)',
     ],
   ]);
-  return `${summary}\n${lines.join('\n')}\n`;
+  return `${summary}\n${lines.join('\n')}\n${writtenByLines(rows.map(shownRow))}`;
 }

@@ -42,6 +42,7 @@ export function untrustedText(items: UntrustedItems): string {
       `authority ${t(r.authority ?? '?')}`,
       `session ${t(r.sessionId ?? '?')}`,
       `residual ${t(r.residualId ?? '?')}`,
+      ...(r.claimedWriterKeyId === null ? [] : [`claimed writer ${t(r.claimedWriterKeyId)}`]),
     ];
     text += `  record seq ${r.seq ?? '?'}: ${r.verification}: ${fields.join('  ')}  (does not verify: never act on it)\n`;
   }
@@ -76,6 +77,7 @@ export function untrustedJson(items: UntrustedItems) {
           sealed_at_ms: r.sealedAtMs,
           supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
           guard_verdict_digest: r.guardVerdictDigest,
+          claimed_writer_key_id: r.claimedWriterKeyId,
         }),
       ),
     rejections: items.rejections

@@ -1,7 +1,10 @@
+import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { fieldLines } from './field-lines';
+import { writtenByJson } from './written-by-json';
+import { writtenByLines } from './written-by-lines';
 
 /** What was verified, besides the core's result. */
 export interface VerificationContext {
@@ -61,6 +64,8 @@ export function verificationJson(result: ChainVerification, context: Verificatio
       residual_id: r.residualId,
       verdict: r.verdict,
       reason: r.reason,
+      // Who wrote it: only for a record that verifies (docs/authorship.md, "Who wrote it").
+      written_by: writtenByJson(writtenByOf(r)),
     })),
   };
 }
@@ -74,7 +79,11 @@ const MAC_CHECK_TEXT: Record<MacCheck, string> = {
     'not called: each record proven a leaf of the newest signed checkpoint instead (--audit-macs checks every MAC with KMS)',
 };
 
-/** A chain verification as readable text. */
+/**
+ * A chain verification as readable text: the verdict rows, then who wrote each record that
+ * verifies (`written by`, one line per record; a record that does not verify is counted, its
+ * writer never shown).
+ */
 export function verificationText(result: ChainVerification, context: VerificationContext): string {
   const failure = result.firstFailure;
   const rows: [string, string][] = [
@@ -109,5 +118,5 @@ export function verificationText(result: ChainVerification, context: Verificatio
     ],
   ];
   if (context.note) rows.push(['note', context.note]);
-  return fieldLines(rows);
+  return fieldLines(rows) + writtenByLines(result.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })));
 }

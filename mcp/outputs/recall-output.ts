@@ -9,6 +9,7 @@ import { KeptClaimOutput } from './kept-claim-output';
 import { ReprobeClaimOutput } from './reprobe-claim-output';
 import { SignedCheckpointOutput } from './signed-checkpoint-output';
 import { SnapshotOutput } from './snapshot-output';
+import { WrittenByOutput } from './written-by-output';
 
 /**
  * `reseal_recall`: a record proven by the server's client (inclusion in a signed checkpoint,
@@ -23,6 +24,8 @@ export const RecallOutput = z.object({
   residualId: Identifier,
   recordHash: HexDigest,
   sealedAt: z.string(),
+  /** Who wrote the proven record, from its signed fields (docs/mcp.md, "Who wrote it"). */
+  writtenBy: WrittenByOutput,
   verification: z.object({
     /** The client's own verdict on the record. */
     verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),

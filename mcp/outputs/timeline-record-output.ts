@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { NonNegativeInt } from '../../shared/schemas/primitives';
 import { HeadOutput } from './head-output';
+import { WrittenByOutput } from './written-by-output';
 
 /**
  * One record of a lineage's timeline (read from the table; `verification` says whether to believe
  * it). A record that does not verify keeps only its place (`seq`, `generationEpoch` when they are
- * sequence numbers) and its verdict here; its text is in `untrusted.records`.
+ * sequence numbers) and its verdict here (`writtenBy` `null`); its text is in `untrusted.records`.
  */
 export const TimelineRecordOutput = z.object({
   seq: NonNegativeInt.nullable(),
@@ -16,4 +17,6 @@ export const TimelineRecordOutput = z.object({
   sealedAt: z.string().nullable(),
   supersedes: HeadOutput.nullable(),
   verification: z.string(),
+  /** Who wrote it, from its signed fields; `null` unless it verifies. */
+  writtenBy: WrittenByOutput.nullable(),
 });

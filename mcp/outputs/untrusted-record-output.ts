@@ -13,6 +13,8 @@ export const UntrustedRecordOutput = z.object({
   residualId: z.string().nullable(),
   sealedAtMs: z.number().nullable(),
   supersedes: z.object({ seq: z.number(), recordHash: z.string() }).nullable(),
+  /** The writer key id the stored item claims (unverified). */
+  claimedWriterKeyId: z.string().nullable(),
 });
 /** Type of {@link UntrustedRecordOutput}. */
 export type UntrustedRecordOutput = z.infer<typeof UntrustedRecordOutput>;

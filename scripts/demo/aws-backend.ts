@@ -1,12 +1,13 @@
 import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { readLineageReport } from '../../client/read-lineage-report';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
+import { writtenByOf } from '../../client/written-by';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
 import type { LineageReportReader } from './demo-report';
@@ -39,10 +40,11 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
   const config = { ...options.clientConfig, maxAttempts: 5 };
   const dynamodb = new DynamoDBClient(config);
   // The agent keeps the checkpoints it verified, so every recall is also checked for a rollback.
+  // On an emulator, send to the configured endpoint, not to the host named in the queue URL.
+  const sqs = new SQSClient({ ...config, ...(options.clientConfig?.endpoint ? { useQueueUrlAsEndpoint: false } : {}) });
   const client = new ResealClient(options.outputs, {
     checkpointStore: new MemoryCheckpointStore(),
-    // On an emulator, send to the configured endpoint, not to the host named in the queue URL.
-    sqs: new SQSClient({ ...config, ...(options.clientConfig?.endpoint ? { useQueueUrlAsEndpoint: false } : {}) }),
+    sqs,
     eventBridge: new EventBridgeClient(config),
     dynamodb,
     kms: new KMSClient(config),
@@ -55,6 +57,29 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
 
     async publishWrite(request) {
       await client.publishWrite(request);
+    },
+
+    async publishUnchecked(request) {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: options.outputs.residualWritesQueueUrl,
+          MessageBody: JSON.stringify(request),
+        }),
+      );
+    },
+
+    async readRefusal(lineageId, residualId) {
+      const { rejections } = await client.readRefusals(lineageId);
+      const found = rejections.find((r) => r.residualId === residualId);
+      return found ? { stage: found.stage, reason: found.reason, signatureVerified: found.signatureVerified } : null;
+    },
+
+    async writers(lineageId) {
+      const { verification } = await client.verifyStoredLineage(lineageId, { authentication: 'signed-tree' });
+      return {
+        verdict: verification.verdict,
+        records: verification.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })),
+      };
     },
 
     readHead: (lineageId) => client.readHead(lineageId),

@@ -1,4 +1,5 @@
 import type { VerifiedRecall } from '../../client/verified-recall';
+import type { WrittenBy } from '../../client/written-by';
 import type { Receipt } from '../../shared/log/receipt';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
 import type { LineageHead } from '../../shared/seal/sealed-record';
@@ -22,6 +23,23 @@ export interface RejectionFound {
   readonly rejectedVariables: readonly { readonly name: string; readonly reason: string; readonly detail: string }[];
 }
 
+/**
+ * A refusal as the client lists it (`readRefusals`): stage and reason as stored, and whether the
+ * deciding function's signed statement checks. An unsigned one is an untrusted claim of the table.
+ */
+export interface RefusalListed {
+  readonly stage: string;
+  readonly reason: string;
+  readonly signatureVerified: boolean;
+}
+
+/** A lineage verified through the signed log, and who wrote each record (client/written-by.ts). */
+export interface LineageWriters {
+  readonly verdict: string;
+  /** Per record in seq order; `writtenBy` `null` for a record that does not verify. */
+  readonly records: readonly { readonly seq: number | null; readonly writtenBy: WrittenBy | null }[];
+}
+
 /** What the tamper step changed. */
 export interface TamperEdit {
   /** Path of the edited value, e.g. `record.payload.claims.pip-resolver-backtracks.observed.package-manager:pip`. */
@@ -40,6 +58,15 @@ export interface DemoBackend {
   readonly endpoint: string;
   /** Sends a residual write to `residual-writes`. */
   publishWrite(request: ResidualWriteRequest): Promise<void>;
+  /**
+   * Sends a signed write straight to `residual-writes`, past the client's own admission check:
+   * what an agent that ignores its client (or any principal that may send to the queue) can do.
+   */
+  publishUnchecked(request: ResidualWriteRequest): Promise<void>;
+  /** The refusal of a residual id as the client lists it, or `null` when there is none (yet). */
+  readRefusal(lineageId: string, residualId: string): Promise<RefusalListed | null>;
+  /** Verifies a lineage through the signed log and says who wrote each record. */
+  writers(lineageId: string): Promise<LineageWriters>;
   /** The lineage head as stored, or `null`. */
   readHead(lineageId: string): Promise<LineageHead | null>;
   /** The rejection record of a residual id, or `null` when there is none (yet). */

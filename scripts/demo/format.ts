@@ -1,4 +1,5 @@
-import type { DemoSummary, RecallResult } from './summary';
+import { writtenByText } from '../../client/written-by';
+import type { DemoSummary, LineageWritersResult, RecallResult } from './summary';
 
 /** Longest "keys that mattered" cell before it is cut with "+n more". */
 const MATTERED_WIDTH = 72;
@@ -85,6 +86,13 @@ export function formatSummary(s: DemoSummary): string {
     `Guard: write ${rw.residualId} with inherited ${rw.variableName} (not re-probed) → ${rw.stage} ${rw.reason}` +
       ` [${rw.rejectedVariables.map((v) => `${v.name}: ${v.reason}`).join('; ')}]; head ${rw.headUnchanged ? 'unchanged' : 'MOVED'}`,
   );
+  for (const cw of s.crossWrites) {
+    out.push(
+      `Writers: ${cw.by}'s agent signs a write into ${cw.into}'s lineage (its sessionId, epoch 99) → ` +
+        `${cw.clientRefused ? 'its client refuses to send it; sent anyway, ' : ''}${cw.stage} ${cw.reason}, ` +
+        `${cw.signed ? 'signed' : 'recorded unsigned (an untrusted refusal: no Sign spent, nothing to act on)'}; head ${cw.headUnchanged ? 'unchanged' : 'MOVED'}`,
+    );
+  }
   const tp = s.tamper;
   out.push(
     `Tamper: ${tp.edited} of ${tp.lineageId} seq ${tp.seq} edited in the table → recall ${tp.outcome}, verification ${tp.verification ?? '-'}` +
@@ -100,6 +108,12 @@ export function formatSummary(s: DemoSummary): string {
         ? ` (${rc.reason})`
         : ` (leaf ${rc.seq} of a signed checkpoint of ${rc.checkpointSize} records)`),
   );
+  out.push('');
+  out.push('Who wrote it (each lineage verified through the signed log; from signed fields only):');
+  for (const w of s.writers) {
+    out.push(`  ${w.lineage} (${w.lineageId}): ${w.verdict}`);
+    for (const line of writerLines(w.records)) out.push(`    ${line}`);
+  }
   out.push('');
   out.push('Totals:');
   const verdicts = Object.entries(t.byVerdict)
@@ -142,6 +156,19 @@ function declaredAbsentLine(s: DemoSummary): string {
     `${claimsQuarantined} claim${claimsQuarantined === 1 ? '' : 's'} quarantined at ${recalls} recall${recalls === 1 ? '' : 's'} ` +
     `when keys they declared absent appeared (${where.join('; ')})`
   );
+}
+
+/** One line per run of consecutive records that the same writer wrote the same way: `seq 1–12: <writer>`. */
+export function writerLines(records: LineageWritersResult['records']): string[] {
+  const runs: { from: string; to: string; text: string }[] = [];
+  for (const r of records) {
+    const seq = String(r.seq ?? '?');
+    const text = writtenByText(r.writtenBy);
+    const run = runs.at(-1);
+    if (run && run.text === text) run.to = seq;
+    else runs.push({ from: seq, to: seq, text });
+  }
+  return runs.map((run) => `seq ${run.from === run.to ? run.from : `${run.from}–${run.to}`}: ${run.text}`);
 }
 
 function percent(part: number, whole: number): string {

@@ -23,7 +23,9 @@ import {
 } from './scenario';
 import type { RunnerSnapshot } from './snapshots';
 import {
+  type CrossWriteResult,
   type DemoSummary,
+  type LineageWritersResult,
   type RecallResult,
   type ReceiptResult,
   type RefusedWriteResult,
@@ -87,8 +89,12 @@ interface LineageState {
  *    included) with `currentEnv` = that snapshot; after PARTIAL_REPROBE_REQUIRED it re-probes the
  *    invalidated claims, after FULL_RECONSTRUCTION_REQUIRED all of them, and re-seals a record
  *    that supersedes the recalled one. Lineages run concurrently (bounded).
- * 4. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
- * 5. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ * 2′. Two agents, each with its own writer key and lineage, each write into the other's lineage:
+ *    their own client refuses to send it; sent past the client, the sealer refuses it
+ *    (`WRITER_NOT_ADMITTED`, recorded unsigned: an untrusted refusal) and the head does not move.
+ * 4. Each lineage is verified through the signed log, and who wrote each record is listed.
+ * 5. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
+ * 6. The python-ci lineage's latest record is edited in the table; the recall after it must be
  *    refused (HASH_MISMATCH).
  *
  * `problems` in the summary lists every expectation that did not hold (empty on success).
@@ -235,6 +241,74 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return result;
   })();
 
+  // 2′. Two agents, each in the other's lineage (docs/authorship.md, "Two refusals, in order").
+  const pair = states.slice(0, 2);
+  const crossWrites: CrossWriteResult[] = [];
+  for (const [by, into] of pair.length === 2 ? ([pair, [pair[1], pair[0]]] as LineageState[][]) : []) {
+    checkAbort();
+    crossWrites.push(await crossWrite(by as LineageState, into as LineageState));
+  }
+
+  async function crossWrite(by: LineageState, into: LineageState): Promise<CrossWriteResult> {
+    const residualId = `${into.plan.lineageId}.by-${by.plan.template.name}`;
+    // The other agent's sessionId and a high epoch: a stranger must neither write nor fence the owner out.
+    const request = await signWriteRequest(
+      writeRequest({
+        residualId,
+        lineageId: into.plan.lineageId,
+        sessionId: into.sessionId,
+        generationEpoch: 99,
+        payload: { note: `${by.plan.template.name} writing into ${into.plan.template.name}'s lineage` },
+        boundaryAtMs: nowMs() - 1_000,
+        manifest: {
+          env: first.env,
+          structuralKeys: into.structuralKeys,
+          claimDependencyMap: manifestClaimMap(into.plan.template, into.claims),
+        },
+      }),
+      by.plan.writer,
+      nowMs(),
+    );
+    let clientRefused = false;
+    try {
+      await backend.publishWrite(request);
+    } catch {
+      clientRefused = true; // its client checks admission before sending (docs/authorship.md)
+    }
+    if (clientRefused) await backend.publishUnchecked(request);
+    const refusal = await pollUntil(
+      async () => {
+        checkAbort();
+        return (await backend.readRefusal(into.plan.lineageId, residualId)) ?? null;
+      },
+      clock,
+      { ...wait, timedOut: (ms) => new DemoStepError(`no refusal for ${residualId} within ${ms} ms`) },
+    );
+    const head = await backend.readHead(into.plan.lineageId);
+    const result: CrossWriteResult = {
+      by: by.plan.template.name,
+      intoLineageId: into.plan.lineageId,
+      into: into.plan.template.name,
+      residualId,
+      clientRefused,
+      stage: refusal.stage,
+      reason: refusal.reason,
+      signed: refusal.signatureVerified,
+      headUnchanged: head?.seq === into.head.seq && head.recordHash === into.head.recordHash,
+    };
+    if (!clientRefused) problems.push(`${by.plan.template.name}'s client sent a write into ${into.plan.lineageId}`);
+    if (result.stage !== 'SEALER' || result.reason !== 'WRITER_NOT_ADMITTED' || result.signed) {
+      problems.push(
+        `${residualId} was not refused unsigned as SEALER WRITER_NOT_ADMITTED (${result.stage} ${result.reason}, ${result.signed ? 'signed' : 'unsigned'})`,
+      );
+    }
+    if (!result.headUnchanged) problems.push(`the head of ${into.plan.lineageId} moved after a stranger's write`);
+    log(
+      `${by.plan.template.name} → ${into.plan.template.name}'s lineage: refused by its client, then by the ${result.stage.toLowerCase()} (${result.reason}, ${result.signed ? 'signed' : 'unsigned: an untrusted refusal'})`,
+    );
+    return result;
+  }
+
   // 3. Recalls at every snapshot, with targeted re-probes and re-seals.
   const recallsByLineage = await mapBounded(states, options.concurrency ?? states.length, async (state) => {
     const results: RecallResult[] = [];
@@ -328,8 +402,39 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return state.head.seq;
   }
 
+  // 4. Who wrote each record: every lineage verified through the signed log, its records attributed.
+  const writers: LineageWritersResult[] = [];
+  for (const state of states) {
+    checkAbort();
+    const found = await backend.writers(state.plan.lineageId);
+    const own = state.plan.writer;
+    writers.push({
+      lineageId: state.plan.lineageId,
+      lineage: state.plan.template.name,
+      agentKeyId: own.keyId,
+      ...found,
+    });
+    const notOwn = found.records.filter(
+      (r) => r.writtenBy?.status !== 'SIGNED' || r.writtenBy.publicKey !== own.publicKey,
+    );
+    const inception = found.records[0]?.writtenBy;
+    if (
+      found.verdict !== 'VERIFIED_INTACT' ||
+      notOwn.length > 0 ||
+      inception?.status !== 'SIGNED' ||
+      inception.admittedAs !== 'INCEPTION'
+    ) {
+      problems.push(
+        `${state.plan.lineageId}: not every record verified as written by ${own.keyId} (${found.verdict}; ${notOwn.length} other)`,
+      );
+    }
+    log(
+      `${state.plan.template.name}: ${found.records.length} records, each written by ${own.keyId} (${found.verdict})`,
+    );
+  }
+
   const receiptLineage = stateOf(scenario.tamperLineageId);
-  // 4. A receipt for one record, checked offline with the log's public key only (no AWS).
+  // 5. A receipt for one record, checked offline with the log's public key only (no AWS).
   checkAbort();
   const { receipt: issued, logKey } = await backend.receipt(receiptLineage.plan.lineageId, 0);
   const checked = verifyReceipt(issued, parseVerifierKey(logKey));
@@ -343,7 +448,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
   log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
 
-  // 5. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  // 6. Edit a sealed record behind the sealer's back; the next recall must refuse it.
   checkAbort();
   const target = stateOf(scenario.tamperLineageId);
   const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
@@ -390,6 +495,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     })),
     recalls,
     refusedWrite,
+    crossWrites,
+    writers,
     tamper,
     receipt,
     provenRecalls,

@@ -1,3 +1,4 @@
+import type { WrittenBy } from '../../client/written-by';
 import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 
 /** One recall of one lineage at one snapshot, as the triage Lambda answered it. */
@@ -52,6 +53,38 @@ export interface RefusedWriteResult {
   readonly rejectedVariables: readonly { readonly name: string; readonly reason: string }[];
   /** The lineage head did not move. */
   readonly headUnchanged: boolean;
+}
+
+/**
+ * One agent's signed write into another agent's lineage (docs/authorship.md, "Two refusals, in
+ * order"), sent past its client's own check, and what became of it.
+ */
+export interface CrossWriteResult {
+  /** The agent that signed it (its lineage's short name). */
+  readonly by: string;
+  /** The lineage it wrote into. */
+  readonly intoLineageId: string;
+  readonly into: string;
+  readonly residualId: string;
+  /** Whether the agent's own client refused to send it (it was then sent past the client). */
+  readonly clientRefused: boolean;
+  /** `SEALER` and `WRITER_NOT_ADMITTED` when refused as it should be. */
+  readonly stage: string;
+  readonly reason: string;
+  /** Whether the refusal carries a signed statement (a writer refusal must not: it costs no `Sign`). */
+  readonly signed: boolean;
+  /** The lineage head did not move. */
+  readonly headUnchanged: boolean;
+}
+
+/** Who wrote each record of a lineage, from its verified records (client/written-by.ts). */
+export interface LineageWritersResult {
+  readonly lineageId: string;
+  readonly lineage: string;
+  /** The key id of the agent's own writer key. */
+  readonly agentKeyId: string;
+  readonly verdict: string;
+  readonly records: readonly { readonly seq: number | null; readonly writtenBy: WrittenBy | null }[];
 }
 
 /** The record edited behind the sealer's back, and what the recall after it said. */
@@ -123,6 +156,10 @@ export interface DemoSummary {
   }[];
   readonly recalls: readonly RecallResult[];
   readonly refusedWrite: RefusedWriteResult;
+  /** Each of two agents writing into the other's lineage. */
+  readonly crossWrites: readonly CrossWriteResult[];
+  /** Who wrote each record, per lineage, before the tamper step. */
+  readonly writers: readonly LineageWritersResult[];
   readonly tamper: TamperResult;
   readonly receipt: ReceiptResult;
   /** Recalls whose record the client proved against a signed checkpoint, of all drift recalls. */

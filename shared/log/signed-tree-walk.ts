@@ -94,7 +94,8 @@ function unauthenticated(walked: WalkAgainstLog): WalkAgainstLog {
     ...walked,
     verification: {
       ...verification,
-      records: verification.records.map((record) =>
+      // Demoted records lose their writer too: it is said only of a record that verifies.
+      records: verification.records.map(({ writtenBy: _writer, ...record }) =>
         record.verdict === VerificationVerdict.VERIFIED_INTACT
           ? { ...record, verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason }
           : record,

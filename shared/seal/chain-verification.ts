@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordAttributionSchema } from '../authorship/record-attribution';
 import type { MacAnchor } from '../ports/mac-anchor';
 import { HexDigest, Identifier, NonNegativeInt, RecordRefSchema } from '../schemas/primitives';
 import { type LineageHead, LineageHeadSchema } from './sealed-record';
@@ -70,6 +71,11 @@ export const RecordVerificationSchema = z.strictObject({
   residualId: z.string().nullable(),
   verdict: VerdictSchema,
   reason: z.string(),
+  /**
+   * Who wrote the record (docs/authorship.md, "Who wrote it"), read from its signed fields by the
+   * walk that verified it: only on a `VERIFIED_INTACT` record, absent on any other.
+   */
+  writtenBy: RecordAttributionSchema.optional(),
 });
 /** Type of {@link RecordVerificationSchema}. */
 export type RecordVerification = z.infer<typeof RecordVerificationSchema>;

@@ -1,5 +1,6 @@
-import { admitWrite } from '../authorship/admission';
+import { type AdmissionKind, admitWrite } from '../authorship/admission';
 import { type LineagePolicy, policyDigest } from '../authorship/lineage-policy';
+import { type RecordAttribution, recordAttribution } from '../authorship/record-attribution';
 import type { HexDigest } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import { parseInput } from '../schemas/parse';
@@ -44,7 +45,8 @@ interface Link {
  * 7′. writers (docs/authorship.md, "Offline checks"): no format change inside a lineage, and each
  *    format-2 record admitted by the policy in force before it (inception matching the lineage id),
  *    its `policyDigest` that policy unless it sets one → `LINEAGE_BROKEN` ("writer not admitted");
- *    a suffix walk (`trustedStart`) checks admission from the first policy it walks;
+ *    a suffix walk (`trustedStart`) checks admission from the first policy it walks; each
+ *    record that verifies carries `writtenBy` (its signed writer and how it was admitted);
  * 8. at `checkpoint.seq`, `recordHash` = `checkpoint.recordHash` (else a fork/rewrite) → `LINEAGE_BROKEN`;
  * 9. `anchor.keyId` = `header.keyId` → `HASH_MISMATCH`; `header.keyId` = the verifier's key → else
  *    `UNVERIFIED_TAMPER_RISK` (the walk goes on: the record's links are sound, only its MAC cannot be checked).
@@ -125,7 +127,9 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
   // Records past the horizon were not (fully) checked: they follow the failure there.
   const horizon = earliest([firstDefinite, stop].filter((f): f is Failure => f !== null));
   const own = new Map(findings.map((f) => [f.index, f]));
-  const described = Array.from(records, (raw, index) => describe(raw, index, own.get(index), horizon));
+  const described = Array.from(records, (raw, index) =>
+    describe(raw, index, own.get(index), horizon, walk.attributions[index]),
+  );
 
   const intactPrefix = described.findIndex((r) => r.verdict !== V.VERIFIED_INTACT);
   const lastIntact = intactPrefix === -1 ? records.length - 1 : intactPrefix - 1;
@@ -142,7 +146,13 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
   };
 }
 
-function describe(raw: unknown, index: number, own: Failure | undefined, horizon: Failure | null): RecordVerification {
+function describe(
+  raw: unknown,
+  index: number,
+  own: Failure | undefined,
+  horizon: Failure | null,
+  writtenBy: RecordAttribution | undefined,
+): RecordVerification {
   const { seq, residualId } = peek(raw);
   if (horizon && index > horizon.index) {
     const at = horizon.seq === null ? `position ${horizon.index}` : `seq ${horizon.seq}`;
@@ -154,7 +164,14 @@ function describe(raw: unknown, index: number, own: Failure | undefined, horizon
     };
   }
   if (own) return { seq, residualId, verdict: own.verdict, reason: own.reason };
-  return { seq, residualId, verdict: V.VERIFIED_INTACT, reason: 'lineage and integrity verified' };
+  // Who wrote it is said only of a record that verified (docs/authorship.md, "Who wrote it").
+  return {
+    seq,
+    residualId,
+    verdict: V.VERIFIED_INTACT,
+    reason: 'lineage and integrity verified',
+    ...(writtenBy ? { writtenBy } : {}),
+  };
 }
 
 /** Seq and residual id of a raw record when it carries usable ones. */
@@ -185,6 +202,10 @@ class Walk {
   #policy: LineagePolicy | null = null;
   /** Whether {@link #policy} is known: from seq 0, or once a suffix walk meets a record that sets one. */
   #policyKnown: boolean;
+  /** How the last record {@link #checkWriter} passed was admitted (`null`: not decided). */
+  #admitted: AdmissionKind | null = null;
+  /** Who wrote each record that passed the key-free checks, by index (shown only once it verifies). */
+  readonly attributions: (RecordAttribution | undefined)[] = [];
 
   constructor(
     private readonly records: readonly unknown[],
@@ -232,6 +253,7 @@ class Walk {
       this.#checkWriter(record) ??
       this.#checkCheckpoint(header.monotonicSequenceNumber, recordHash);
     if (finding) return failureAt(index, raw, finding);
+    this.attributions[index] = recordAttribution(record, this.#admitted);
     this.#link(header, recordHash);
     this.#format = header.formatVersion;
     if (record.policy) {
@@ -310,6 +332,7 @@ class Walk {
   #checkWriter(record: SealedRecord): Finding | null {
     const { header } = record;
     const bound = header.formatVersion === RECORD_FORMAT_WRITER_BOUND;
+    this.#admitted = null;
     if (this.#format !== null && this.#format !== header.formatVersion) {
       return finding(
         V.LINEAGE_BROKEN,
@@ -329,6 +352,7 @@ class Walk {
     if (policy === null && this.#policy && header.policyDigest !== policyDigest(this.#policy)) {
       return finding(V.LINEAGE_BROKEN, 'policyDigest is not the digest of the lineage write policy in force');
     }
+    this.#admitted = admission.admitted;
     return null;
   }
 

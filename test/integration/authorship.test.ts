@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CreateKeyCommand } from '@aws-sdk/client-kms';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, inject, it } from 'vitest';
@@ -8,6 +11,8 @@ import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { writerKeyFile } from '../../client/writer-key-file';
+import { writtenByOf } from '../../client/written-by';
 import { type LineagePolicy, lineageIdFor } from '../../shared/authorship/lineage-policy';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signed-write';
@@ -291,6 +296,69 @@ describe('authorship on the deployed stack', () => {
         timeoutMs: 90_000,
       });
       expect(outcome.kind === 'SEALED' ? outcome.head.seq : outcome.kind).toBe(seq);
+    }
+  });
+
+  it('connectToStack with writerKeyFile and inceptionPolicy names its lineage by that policy; verify says who wrote each record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reseal-writer-'));
+    try {
+      const recovery = LocalWriterSigner.generate('recovery').signer;
+      const keyFile = join(dir, 'agent-9.pem');
+      const first = await connectToStack({
+        outputs: clientOutputsFrom({ ...stack }),
+        endpoint,
+        region: 'us-east-1',
+        credentials,
+        writerKeyFile: keyFile,
+      });
+      // The key file was made on first use; read its key to build the policy the lineage is named by.
+      const writer = await writerKeyFile(keyFile);
+      expect(writer.keyId).toBe('agent-9');
+      const policy = soleWriterPolicy(writer, [recovery.publicKey]);
+      const lineageId = lineageIdFor(`auth-connect-${randomUUID().slice(0, 8)}`, policy);
+      // Without inceptionPolicy the client's default (the key alone) is not the policy this id names.
+      await expect(first.client.publishWrite(unsigned(lineageId, 'r-0', 's-1', 1))).rejects.toThrow(InvalidInputError);
+
+      const { client } = await connectToStack({
+        outputs: clientOutputsFrom({ ...stack }),
+        endpoint,
+        region: 'us-east-1',
+        credentials,
+        writerKeyFile: keyFile,
+        inceptionPolicy: policy,
+      });
+      for (const [seq, residualId] of ['r-0', 'r-1'].entries()) {
+        const published = await client.publishWrite(unsigned(lineageId, residualId, 's-1', 1));
+        expect(published.request.policy).toEqual(seq === 0 ? policy : undefined);
+        const outcome = await client.waitForOutcome(lineageId, residualId, {
+          request: published.request,
+          timeoutMs: 90_000,
+        });
+        expect(outcome.kind).toBe('SEALED');
+      }
+      const { verification } = await client.verifyStoredLineage(lineageId, { authentication: 'signed-tree' });
+      expect(verification.verdict).toBe('VERIFIED_INTACT');
+      expect(verification.records.map(writtenByOf)).toEqual([
+        expect.objectContaining({
+          status: 'SIGNED',
+          keyId: 'agent-9',
+          publicKey: writer.publicKey,
+          admittedAs: 'INCEPTION',
+          keyRole: 'writer',
+          lineageIdCertifiesPolicy: true,
+        }),
+        expect.objectContaining({
+          status: 'SIGNED',
+          keyId: 'agent-9',
+          admittedAs: 'WRITE',
+          lineageIdCertifiesPolicy: true,
+        }),
+      ]);
+      await expect(
+        connectToStack({ outputs: clientOutputsFrom({ ...stack }), writer, writerKeyFile: keyFile }),
+      ).rejects.toThrow(InvalidInputError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

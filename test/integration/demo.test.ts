@@ -75,6 +75,22 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
       name: 'runner-instance-id',
       reason: 'UNVERIFIED_INHERITED',
     });
+    // docs/authorship.md: two agents, each refused in the other's lineage by the sealer, unsigned, heads unchanged.
+    expect(
+      summary.crossWrites.map((c) => [c.by, c.into, c.clientRefused, c.stage, c.reason, c.signed, c.headUnchanged]),
+    ).toEqual([
+      ['node-build', 'python-ci', true, 'SEALER', 'WRITER_NOT_ADMITTED', false, true],
+      ['python-ci', 'node-build', true, 'SEALER', 'WRITER_NOT_ADMITTED', false, true],
+    ]);
+    // Who wrote each record, verified through the signed log: the lineage's own agent, inception first.
+    expect(summary.writers.map((w) => w.lineage)).toEqual(LINEAGE_TEMPLATES.map((t) => t.name));
+    for (const w of summary.writers) {
+      expect(w.verdict).toBe('VERIFIED_INTACT');
+      expect(
+        w.records.map((r) => r.writtenBy?.status === 'SIGNED' && [r.writtenBy.keyId, r.writtenBy.admittedAs]),
+      ).toEqual(w.records.map((_, i) => [w.agentKeyId, i === 0 ? 'INCEPTION' : 'WRITE']));
+    }
+    expect(formatSummary(summary)).toMatch(/seq 0: node-build-agent, ed25519 \S+; admitted as INCEPTION/);
     // docs/sealing.md: the record edited in DynamoDB was refused at recall.
     expect(summary.tamper).toMatchObject({ outcome: 'REFUSED', verification: 'HASH_MISMATCH' });
     expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);

@@ -1,5 +1,8 @@
+import { writtenByOf } from '../../../client/written-by';
 import { forgeClaim } from '../../../scripts/demo/aws-backend';
 import type { DemoBackend, DemoRecall, RejectionFound } from '../../../scripts/demo/backend';
+import { admitWrite } from '../../../shared/authorship/admission';
+import type { LineagePolicy } from '../../../shared/authorship/lineage-policy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
@@ -36,18 +39,37 @@ async function proofOf(lineageId: string, records: readonly SealedRecord[], seq 
 export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & { writes: number; recalls: number } {
   const anchor = new LocalHmacAnchor({ keyId: 'demo-test-key', key: new Uint8Array(32).map((_, i) => i + 1) });
   const chains = new Map<string, string[]>();
-  const rejections = new Map<string, RejectionFound>();
+  const rejections = new Map<string, RejectionFound & { signed: boolean }>();
+  const policies = new Map<string, LineagePolicy>();
   const chain = (lineageId: string) => chains.get(lineageId) ?? [];
   const latest = (lineageId: string) => {
     const texts = chain(lineageId);
     const last = texts[texts.length - 1];
     return last === undefined ? null : (JSON.parse(last) as SealedRecord);
   };
+  const admission = (request: ResidualWriteRequest) => {
+    const last = latest(request.lineageId);
+    return admitWrite(
+      {
+        lineageId: request.lineageId,
+        seq: last ? last.header.monotonicSequenceNumber + 1 : 0,
+        inForce: policies.get(request.lineageId) ?? null,
+        legacyTip: false,
+      },
+      { publicKey: request.writer.publicKey, policy: request.policy ?? null },
+    );
+  };
   const backend = {
     endpoint: 'in-process',
     writes: 0,
     recalls: 0,
+    /** As the client sends it: a write it can see is not admitted is refused before sending. */
     async publishWrite(request: ResidualWriteRequest) {
+      if ('refused' in admission(request)) throw new Error(`client: key ${request.writer.keyId} is not admitted`);
+      await backend.publishUnchecked(request);
+    },
+    /** As the queue takes it: guard, then the sealer's admission (refused unsigned), then the seal (format 2). */
+    async publishUnchecked(request: ResidualWriteRequest) {
       backend.writes += 1;
       const verdict = evaluateWrite(request, { nowMs: nowMs(), maxReceiptAgeSeconds: DEFAULT_MAX_RECEIPT_AGE_SECONDS });
       if (!verdict.isSafe) {
@@ -56,7 +78,13 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
           reason: 'STALE_STATE',
           residualId: request.residualId,
           rejectedVariables: verdict.rejectedVariables,
+          signed: true,
         });
+        return;
+      }
+      if ('refused' in admission(request)) {
+        const refusal = { stage: 'SEALER', reason: 'WRITER_NOT_ADMITTED', residualId: request.residualId };
+        rejections.set(request.residualId, { ...refusal, rejectedVariables: [], signed: false });
         return;
       }
       const last = latest(request.lineageId);
@@ -72,12 +100,29 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
           verdictDigest: verdict.verdictDigest,
           variablesUsed: request.variablesUsed,
           ...(request.supersedes ? { supersedes: request.supersedes } : {}),
+          writer: { ...request.writer, senderId: null },
+          boundary: request.boundary,
+          declaredImmutableConstants: request.declaredImmutableConstants,
+          policy: request.policy ?? null,
         },
-        last ? lineageHeadOf(last) : null,
+        last ? { ...lineageHeadOf(last), policyDigest: last.header.policyDigest ?? null } : null,
         anchor,
         nowMs(),
       );
       chains.set(request.lineageId, [...chain(request.lineageId), JSON.stringify(sealed)]);
+      if (request.policy) policies.set(request.lineageId, request.policy);
+    },
+    async readRefusal(_lineageId: string, residualId: string) {
+      const found = rejections.get(residualId);
+      return found ? { stage: found.stage, reason: found.reason, signatureVerified: found.signed } : null;
+    },
+    async writers(lineageId: string) {
+      const records = chain(lineageId).map((t) => JSON.parse(t) as unknown);
+      const verification = await verifyChain(records, { lineageId, anchor });
+      return {
+        verdict: verification.verdict,
+        records: verification.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })),
+      };
     },
     async readHead(lineageId: string) {
       const last = latest(lineageId);

@@ -35,6 +35,22 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
         claimsQuarantined: expected.claimsQuarantinedOnAbsence,
       },
     });
+    // docs/authorship.md: two agents, each refused in the other's lineage, unsigned; every record attributed to its own agent.
+    expect(
+      summary.crossWrites.map((c) => [c.by, c.into, c.clientRefused, c.stage, c.reason, c.signed, c.headUnchanged]),
+    ).toEqual([
+      ['node-build', 'python-ci', true, 'SEALER', 'WRITER_NOT_ADMITTED', false, true],
+      ['python-ci', 'node-build', true, 'SEALER', 'WRITER_NOT_ADMITTED', false, true],
+    ]);
+    for (const w of summary.writers) {
+      expect(w.verdict).toBe('VERIFIED_INTACT');
+      expect(
+        w.records.map((r) => r.writtenBy?.status === 'SIGNED' && [r.writtenBy.keyId, r.writtenBy.admittedAs]),
+      ).toEqual(w.records.map((_, i) => [w.agentKeyId, i === 0 ? 'INCEPTION' : 'WRITE']));
+    }
+    const printed = formatSummary(summary);
+    expect(printed).toContain("node-build's agent signs a write into python-ci's lineage");
+    expect(printed).toMatch(/seq 0: node-build-agent, ed25519 \S+; admitted as INCEPTION/);
     // podman, buildah and skopeo arrive between #0 and #1, so by #4 the claim resting on their absence is quarantined.
     expect(summary.totals.declaredAbsent).toEqual({ recalls: 1, claimsQuarantined: 1 });
     for (const lineage of LINEAGE_TEMPLATES) {
@@ -79,6 +95,25 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     expect(summary.tamper.outcome).toBe('REFUSED');
     expect(summary.tamper.verification).toBe('HASH_MISMATCH');
     expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);
+  });
+
+  it("lists a problem, instead of passing, when a stranger's refused write costs a Sign (a signed refusal)", async () => {
+    const slice = sliceSnapshots(snapshots, { from: 0, to: 4, every: 4 });
+    const backend = inProcessBackend();
+    const signsRefusals = {
+      ...backend,
+      readRefusal: async (lineageId: string, residualId: string) => {
+        const found = await backend.readRefusal(lineageId, residualId);
+        return found && { ...found, signatureVerified: true };
+      },
+    };
+    const summary = await runDemo({ backend: signsRefusals, slice, runId: 'unit-signed', sleep: noSleep });
+    expect(summary.problems).toEqual([
+      expect.stringMatching(
+        /by-node-build was not refused unsigned as SEALER WRITER_NOT_ADMITTED \(SEALER WRITER_NOT_ADMITTED, signed\)/,
+      ),
+      expect.stringMatching(/by-python-ci was not refused unsigned as SEALER WRITER_NOT_ADMITTED/),
+    ]);
   });
 
   it('lists a problem, instead of passing, when the store does not catch the tamper', async () => {
