@@ -61,7 +61,8 @@ export class DeploymentChainReader {
    * Reads and verifies the chain for `keys`.
    *
    * @returns the verified finding (`PROVEN`, `ABSENT`, `REFUSED`), or `UNPUBLISHED` when the
-   *   table holds no published deployment checkpoint
+   *   table holds no published deployment checkpoint under an unwitnessed policy (under a
+   *   witnessed one that is `REFUSED`, `POLICY_NOT_MET`)
    * @throws what the table reads throw (an outage), never for a forged or hidden item
    */
   async read(keys: FreshnessKeys): Promise<ReadDeploymentChain> {
@@ -69,6 +70,16 @@ export class DeploymentChainReader {
     const head = await this.#deps.log.readHead();
     const note = head?.published ?? null;
     if (head === null || note === null) {
+      // A witnessed deployment always publishes a cosigned checkpoint, so its absence is a table
+      // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
+      // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
+      if (policy.witnessing === 'WITNESSED') {
+        return {
+          kind: 'REFUSED',
+          refusal: 'POLICY_NOT_MET',
+          reason: 'no deployment checkpoint is published, and the policy asks for cosignatures: fail closed',
+        };
+      }
       return { kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' };
     }
     const size = claimedSize(note);
