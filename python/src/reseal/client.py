@@ -556,18 +556,7 @@ class ResealClient:
             return [], None
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
-            raw = self.table.read_record(lineage_id, seq)
-            if raw is None:
-                raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
-            inclusion = {
-                "leafIndex": seq,
-                "treeSize": latest.size,
-                "inclusionProof": self._proof(lineage_id, inclusion_proof_refs(seq, latest.size)),
-            }
-            checked = verify_record_proof(raw, inclusion, latest, lineage_id)
-            if checked.verdict != V.VERIFIED_INTACT or checked.record is None:
-                raise LogVerificationError(lineage_id, checked.verdict, f"record {seq}: {checked.reason}")
-            proven.append(checked.record)
+            proven.append(self._included_record(lineage_id, seq, latest)[0])
         self._keep(lineage_id, latest, trusted)
         return proven, latest
 
@@ -651,6 +640,14 @@ class ResealClient:
             raise LogVerificationError(
                 lineage_id, V.TRUNCATION_DETECTED, f"seq {seq} is past the signed checkpoint ({latest.size} records)"
             )
+        record, inclusion = self._included_record(lineage_id, seq, latest)
+        return record, inclusion, latest, trusted
+
+    def _included_record(self, lineage_id: str, seq: int, latest: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Record ``seq`` read from the table and proven by inclusion in ``latest``, with its proof.
+
+        :raises LogVerificationError: when the record is missing or does not prove
+        """
         raw = self.table.read_record(lineage_id, seq)
         if raw is None:
             raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
@@ -661,8 +658,8 @@ class ResealClient:
         }
         proven = verify_record_proof(raw, inclusion, latest, lineage_id)
         if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
-            raise LogVerificationError(lineage_id, proven.verdict, proven.reason)
-        return proven.record, inclusion, latest, trusted
+            raise LogVerificationError(lineage_id, proven.verdict, f"record {seq}: {proven.reason}")
+        return proven.record, inclusion
 
     def _keep(self, lineage_id: str, checkpoint: Checkpoint, trusted: Checkpoint | None) -> None:
         """Keeps ``checkpoint`` (shown consistent with ``trusted``) when it is newer than the kept one."""

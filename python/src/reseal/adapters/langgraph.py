@@ -41,7 +41,24 @@ PAYLOAD_FORMAT = "reseal/langgraph-store/v1"
 """The ``format`` member of every record this adapter seals."""
 
 
-class ProvenItem(Item):
+class _DriftOfProof:
+    """``drift`` and ``drifted`` of the record in ``proof``, for both item kinds."""
+
+    __slots__ = ()
+    proof: ProvenRecord
+
+    @property
+    def drift(self) -> dict[str, Any] | None:
+        """Triage's report of the proving record against the snapshot at the read."""
+        return self.proof.drift
+
+    @property
+    def drifted(self) -> bool:
+        """Whether a claim of the proving record rests on a key that drifted."""
+        return self.proof.drifted
+
+
+class ProvenItem(_DriftOfProof, Item):
     """A LangGraph ``Item`` with ``proof``, the record that proves its current value (seq,
     record hash, signed checkpoint), and ``drift``, triage's report of that record against the
     environment at the read (``None`` without a snapshot provider; docs/triage.md)."""
@@ -54,18 +71,8 @@ class ProvenItem(Item):
         )
         self.proof = live.record
 
-    @property
-    def drift(self) -> dict[str, Any] | None:
-        """Triage's report of the proving record against the snapshot at the read."""
-        return self.proof.drift
 
-    @property
-    def drifted(self) -> bool:
-        """Whether a claim of the proving record rests on a key that drifted."""
-        return self.proof.drifted
-
-
-class ProvenSearchItem(SearchItem):
+class ProvenSearchItem(_DriftOfProof, SearchItem):
     """A search result with ``proof`` and ``drift`` as :class:`ProvenItem` (``score`` is ``None``:
     no semantic index)."""
 
@@ -74,16 +81,6 @@ class ProvenSearchItem(SearchItem):
     def __init__(self, live: _Live) -> None:
         super().__init__(live.namespace, live.key, live.value, live.created_at, live.updated_at)
         self.proof = live.record
-
-    @property
-    def drift(self) -> dict[str, Any] | None:
-        """Triage's report of the proving record against the snapshot at the read."""
-        return self.proof.drift
-
-    @property
-    def drifted(self) -> bool:
-        """Whether a claim of the proving record rests on a key that drifted."""
-        return self.proof.drifted
 
 
 class _Live:
