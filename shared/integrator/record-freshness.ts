@@ -175,12 +175,14 @@ export function decideAbsence(
 ): RecordFreshness | null {
   if (chain.kind === 'UNPUBLISHED') return null;
   if (chain.kind === 'REFUSED') {
-    return {
-      state: FreshnessState.REFUSED,
-      checkpointSize: null,
-      reason: `absence is not proven: the deployment checkpoint does not verify (${chain.refusal}): ${chain.reason}`,
-      finding: null,
-    };
+    // Fail closed: a chain a table writer broke (a hidden leaf or node, a garbled note) must not
+    // let a hidden marker read as "no such record".
+    return refuted(
+      FreshnessState.REFUSED,
+      null,
+      V.UNVERIFIED_TAMPER_RISK,
+      `absence is not proven: the deployment checkpoint does not verify (${chain.refusal}): ${chain.reason}`,
+    );
   }
   const size = chain.checkpoint.size;
   const at = `deployment checkpoint ${size}`;

@@ -137,4 +137,12 @@ describe('decideAbsence', () => {
     expect(decideAbsence(proven(5), { seq: 5 })).toBeNull();
     expect(decideAbsence({ kind: 'UNPUBLISHED', reason: 'none' }, { residualId: 'r-1' })).toBeNull();
   });
+
+  it('REFUSED fails closed: a broken chain never lets a hidden marker read as "no such record"', () => {
+    const chain = { kind: 'REFUSED' as const, refusal: 'LEAF_NOT_LAST' as const, reason: 'leaf hidden' };
+    expect(decideAbsence(chain, { residualId: 'r-1' })).toMatchObject({
+      state: FreshnessState.REFUSED,
+      finding: { verdict: V.UNVERIFIED_TAMPER_RISK },
+    });
+  });
 });
