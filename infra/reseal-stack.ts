@@ -40,9 +40,10 @@ export interface ResealStackProps extends StackProps {
    */
   readonly witness?: { readonly url: string; readonly policy: string; readonly maxAgeSeconds?: number };
   /**
-   * The deployment log size, leaves, below which a cold integrator refuses the stored head
-   * (`DEPLOYMENT_MIN_SIZE`, docs/deployment-log.md, "Cold start"): the only rollback protection a
-   * cold start has without a witness. @default 0
+   * The deployment log size, leaves, below which a cold integrator refuses the stored head and the
+   * sealer refuses every run (`DEPLOYMENT_MIN_SIZE`, docs/deployment-log.md, "Cold start"): the
+   * only protection a cold start has against a deleted or restored deployment head without a
+   * witness, and the sealer's only one at all. @default 0
    */
   readonly deploymentMinSize?: number;
 }
@@ -89,6 +90,10 @@ export class ResealStack extends Stack {
       LOG_NAME: logNameOf(this.stackName),
     };
 
+    const minSize = props.deploymentMinSize ?? 0;
+    if (!Number.isSafeInteger(minSize) || minSize < 0) {
+      throw new Error('deploymentMinSize: expected a whole number of leaves, 0 or more');
+    }
     const sealer = new QueueConsumer(this, 'SealRequests', {
       name: 'seal-requests',
       fifo: true,
@@ -105,6 +110,7 @@ export class ResealStack extends Stack {
           // Each run is checked against the index under the integrator's witness policy (docs/sealing.md, "The index floor").
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
+          DEPLOYMENT_MIN_SIZE: String(minSize),
         },
         timeout: Duration.seconds(30),
       },
@@ -118,10 +124,6 @@ export class ResealStack extends Stack {
     const interval = props.integrationIntervalSeconds ?? DEFAULT_INTEGRATION_INTERVAL_SECONDS;
     if (!Number.isSafeInteger(interval) || interval < 1 || interval > 300) {
       throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
-    }
-    const minSize = props.deploymentMinSize ?? 0;
-    if (!Number.isSafeInteger(minSize) || minSize < 0) {
-      throw new Error('deploymentMinSize: expected a whole number of leaves, 0 or more');
     }
     const integrator = new QueueConsumer(this, 'Integration', {
       name: 'integration',

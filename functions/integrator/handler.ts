@@ -8,6 +8,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createIntegratorHandler } from './create-handler';
 import { IntegratorService, type IntegratorWitness } from './integrator-service';
@@ -27,16 +28,6 @@ function witnessOf(): IntegratorWitness | null {
   return { client: new HttpWitnessClient(url), policy: parsePolicy(requireEnv('WITNESS_POLICY')), maxAgeSeconds };
 }
 
-/** `DEPLOYMENT_MIN_SIZE`: the operator's floor for a cold start, leaves (docs/deployment-log.md, "Cold start"). */
-function minSizeOf(): number {
-  const text = process.env.DEPLOYMENT_MIN_SIZE ?? '';
-  if (text === '') return 0;
-  if (!/^(?:0|[1-9][0-9]{0,15})$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new Error(`DEPLOYMENT_MIN_SIZE must be a whole number of leaves, got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
-}
-
 const service = new IntegratorService({
   lineages: new DynamoDBLineageStore(dynamodb, tableName),
   deployment: new DynamoDBDeploymentLogStore(dynamodb, tableName),
@@ -46,7 +37,7 @@ const service = new IntegratorService({
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
-  minSize: minSizeOf(),
+  minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
 });
 
 /** Lambda entry point: the integration queue → one integration per batch (docs/deployment-log.md). */

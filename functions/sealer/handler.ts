@@ -12,6 +12,7 @@ import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createSealerHandler } from './create-handler';
 import { SealerService } from './sealer-service';
@@ -47,6 +48,7 @@ const service = new SealerService({
     witness: witnessPolicy
       ? { policy: parsePolicy(witnessPolicy), maxAgeSeconds: Number(requireEnv('WITNESS_MAX_AGE_SECONDS')) }
       : null,
+    minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
   },
 });
 

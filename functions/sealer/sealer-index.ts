@@ -22,6 +22,13 @@ export interface SealerIndexDeps {
    * without a witness. A published checkpoint that does not meet it now is logged and counted.
    */
   readonly witness: { readonly policy: TlogPolicy; readonly maxAgeSeconds: number } | null;
+  /**
+   * The operator's floor (`DEPLOYMENT_MIN_SIZE`, leaves; default 0), as the integrator's: a
+   * deployment head smaller than it (or none at all) is a table writer's restore or deletion, and
+   * every run is refused `INDEX_UNVERIFIABLE`. The sealer has no other floor at a cold start
+   * (docs/sealing.md, "The index floor").
+   */
+  readonly minSize?: number;
 }
 
 /** What the index holds for one run: the lineage's entry and the entries of the run's residual ids. */
@@ -104,6 +111,13 @@ export class SealerIndex {
       ({ size, indexRoot } = largest);
     } else {
       this.#largest = { size, indexRoot };
+    }
+    const minSize = this.#deps.minSize ?? 0;
+    if (size < minSize) {
+      return {
+        kind: 'UNVERIFIABLE',
+        reason: `the deployment head holds ${size} leaves, below the operator's floor of ${minSize} (DEPLOYMENT_MIN_SIZE): rolled back or deleted`,
+      };
     }
     if (size === 0) return { kind: 'FLOOR', deploymentSize: 0, lineage: null, residuals: new Map() };
 

@@ -101,9 +101,11 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
     metrics,
     send,
     integrate: () => integrator.integrate(notices.splice(0)),
-    /** A sealer with no memory (a cold start). */
-    cold: () => {
-      sealer = new SealerService(deps);
+    /** A sealer with no memory (a cold start), optionally under the operator's `DEPLOYMENT_MIN_SIZE`. */
+    cold: (minSize?: number) => {
+      sealer = new SealerService(
+        minSize === undefined || !deps.index ? deps : { ...deps, index: { ...deps.index, minSize } },
+      );
     },
   };
 }
@@ -148,6 +150,30 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(rejection?.issues[0]?.message).toMatch(/size 2 .*size 4/);
     expect(s.store.records.get(lineageId)?.size).toBe(2);
     expect(s.metrics.get('SealBehindIndex:kind=LINEAGE_ROLLBACK')).toBe(1);
+  });
+
+  it('a deleted deployment head below the operator floor: a cold sealer refuses INDEX_UNVERIFIABLE; with no floor it forks', async () => {
+    for (const minSize of [1, 0]) {
+      const s = stack();
+      const lineageId = testLineageId(`lin-floor-nohead-${minSize}`);
+      for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+      const restore = snapshot(s.store, lineageId);
+      for (const id of ['r-2', 'r-3']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+      expect((await s.integrate()).integrated).toEqual([lineageId]);
+      restore();
+      // The operator pinned the size it saw (1 leaf); the table writer deletes the deployment head.
+      s.deployment.head = null;
+      s.cold(minSize);
+      const outcome = await s.send({ lineageId, residualId: 'r-2b' });
+      if (minSize === 1) {
+        expect(outcome).toEqual({ kind: 'REJECTED', reason: 'INDEX_UNVERIFIABLE' });
+        expect(s.store.rejections.at(-1)?.issues[0]?.message).toMatch(/below the operator's floor of 1/);
+        expect(s.store.records.get(lineageId)?.size).toBe(2);
+      } else {
+        // The documented gap: with no floor a deleted head reads as "nothing integrated".
+        expect(outcome.kind).toBe('SEALED');
+      }
+    }
   });
 
   it('without the index check, the same rollback is sealed on the older state (what the check prevents)', async () => {
