@@ -34,6 +34,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.SessionHistoryError(3, 'unknown op'), false],
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
   [new errors.DeploymentLogConflictError('the head moved'), true],
+  [new errors.WitnessUnavailableError('unreachable'), true],
 ];
 
 describe('shared/errors: one module, each error saying whether a retry can help', () => {
