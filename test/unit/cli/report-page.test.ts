@@ -60,9 +60,11 @@ describe('reseal report --export: the page (docs/cli.md, "reseal report")', () =
 
 describe('reseal report in headless Chromium', () => {
   let browser: Browser;
+  // Launching Chromium took over 10 s on a loaded 2-core machine (a CI run failed on the default
+  // hook timeout): the launch is bounded by its own generous limit, not by the machine's load.
   beforeAll(async () => {
     browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-  });
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
   });
