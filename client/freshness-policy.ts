@@ -2,9 +2,9 @@ import { InvalidInputError } from '../shared/errors';
 import { formatVerifierKey, type NoteVerifierKey } from '../shared/log/note-key';
 import { parsePolicy, type TlogPolicy } from '../shared/witness/tlog-policy';
 
-/** The stack's default maximum age of a quorum of cosignatures, seconds (infra/reseal-stack.ts, `DEFAULT_WITNESS_MAX_AGE_SECONDS`). */
+/** The default maximum age of a quorum of cosignatures, seconds; the stack deploys with it (docs/deployment-log.md). */
 export const DEFAULT_MAX_AGE_SECONDS = 180;
-/** The stack's default integration interval, seconds (infra/reseal-stack.ts, `DEFAULT_INTEGRATION_INTERVAL_SECONDS`). */
+/** The default integration interval, seconds; the stack deploys with it (docs/deployment-log.md, "Freshness window and interval"). */
 export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = 2;
 
 /**

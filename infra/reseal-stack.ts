@@ -2,6 +2,10 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import {
+  DEFAULT_INTEGRATION_INTERVAL_SECONDS as CLIENT_DEFAULT_INTERVAL_SECONDS,
+  DEFAULT_MAX_AGE_SECONDS,
+} from '../client/freshness-policy';
 import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
@@ -48,10 +52,10 @@ export interface ResealStackProps extends StackProps {
   readonly deploymentMinSize?: number;
 }
 
-/** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"). */
-export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = 2;
-/** The default maximum age of cosignatures, seconds (docs/deployment-log.md). */
-export const DEFAULT_WITNESS_MAX_AGE_SECONDS = 180;
+/** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"): the client's default, one value. */
+export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECONDS;
+/** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
+export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 
