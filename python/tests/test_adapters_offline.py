@@ -9,35 +9,12 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import ListNamespacesOp, MatchCondition
+from memory_binding import MemoryBinding
 
 from reseal import InvalidInputError
-from reseal.adapters import ProvenRecord, SessionHistoryError
+from reseal.adapters import SessionHistoryError
 from reseal.adapters.langgraph import ResealStore
 from reseal.adapters.openai_agents import ResealSession
-from reseal.log import Checkpoint
-
-
-class MemoryBinding:
-    """The binding's two calls, over a list: ``seal`` appends, ``read`` returns every record."""
-
-    lineage_id = "memory"
-
-    def __init__(self) -> None:
-        self.records: list[ProvenRecord] = []
-
-    def seal(self, payload: Any, *, supersedes: ProvenRecord | None = None, what: str = "") -> None:
-        seq = len(self.records)
-        header = {
-            "monotonicSequenceNumber": seq,
-            "sealedAtMs": 1_700_000_000_000 + seq,
-            "supersedes": None if supersedes is None else {"seq": supersedes.seq, "recordHash": supersedes.record_hash},
-        }
-        record = {"header": header, "payload": payload, "recordHash": f"{seq:064x}"}
-        checkpoint = Checkpoint(origin="o", size=seq + 1, root_hash=b"")
-        self.records.append(ProvenRecord(seq, record["recordHash"], payload, record, checkpoint, None))
-
-    def read(self) -> list[ProvenRecord]:
-        return list(self.records)
 
 
 def user(text: str) -> dict[str, Any]:
