@@ -22,19 +22,16 @@ describe('session-item vectors', () => {
     expect(file).toEqual(JSON.parse(JSON.stringify(sessionItemVectors())));
   });
 
-  it.each(file.payloads.map((c: Json) => [c.name, c]))(
-    '%s: the item becomes the add payload of the file',
-    (_n, c: Json) => {
-      expect(sessionAddPayload(c.item)).toEqual(c.payload);
-    },
-  );
+  it.each(file.payloads as Json[])('$name: the item becomes the add payload of the file', (c: Json) => {
+    expect(sessionAddPayload(c.item)).toEqual(c.payload);
+  });
 
   it("the pop and clear payloads are the file's", () => {
     expect(sessionRemovalPayload(SessionOp.POP)).toEqual(file.removals.pop);
     expect(sessionRemovalPayload(SessionOp.CLEAR)).toEqual(file.removals.clear);
   });
 
-  it.each(file.histories.map((h: Json) => [h.name, h]))('%s: folds as the file says', (_n, h: Json) => {
+  it.each(file.histories as Json[])('$name: folds as the file says', (h: Json) => {
     const records: SessionRecordView[] = h.records;
     if (h.live) {
       const live = foldSessionHistory(records).map(({ item, ref }) => ({
