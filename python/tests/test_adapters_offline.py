@@ -9,35 +9,12 @@ from typing import Any
 
 import pytest
 from langgraph.store.base import ListNamespacesOp, MatchCondition
+from memory_binding import MemoryBinding
 
 from reseal import InvalidInputError
-from reseal.adapters import ProvenRecord
+from reseal.adapters import SessionHistoryError
 from reseal.adapters.langgraph import ResealStore
 from reseal.adapters.openai_agents import ResealSession
-from reseal.log import Checkpoint
-
-
-class MemoryBinding:
-    """The binding's two calls, over a list: ``seal`` appends, ``read`` returns every record."""
-
-    lineage_id = "memory"
-
-    def __init__(self) -> None:
-        self.records: list[ProvenRecord] = []
-
-    def seal(self, payload: Any, *, supersedes: ProvenRecord | None = None, what: str = "") -> None:
-        seq = len(self.records)
-        header = {
-            "monotonicSequenceNumber": seq,
-            "sealedAtMs": 1_700_000_000_000 + seq,
-            "supersedes": None if supersedes is None else {"seq": supersedes.seq, "recordHash": supersedes.record_hash},
-        }
-        record = {"header": header, "payload": payload, "recordHash": f"{seq:064x}"}
-        checkpoint = Checkpoint(origin="o", size=seq + 1, root_hash=b"")
-        self.records.append(ProvenRecord(seq, record["recordHash"], payload, record, checkpoint, None))
-
-    def read(self) -> list[ProvenRecord]:
-        return list(self.records)
 
 
 def user(text: str) -> dict[str, Any]:
@@ -60,19 +37,39 @@ def test_session_pop_and_clear_seal_records_and_reads_follow_them() -> None:
 
     asyncio.run(run())
     assert [r.payload["op"] for r in binding.records] == ["add", "add", "pop", "add", "clear", "add"]
+    assert {r.payload["format"] for r in binding.records} == {"reseal.session-item/1"}
     assert binding.records[2].record["header"]["supersedes"]["seq"] == 1
-    assert binding.records[4].payload["through"] == 3
+    assert binding.records[4].record["header"]["supersedes"] == {"seq": 3, "recordHash": f"{3:064x}"}
+    assert "through" not in binding.records[4].payload  # the sealed header names what a clear removes
 
 
-def test_session_refuses_a_record_it_did_not_write_and_an_item_that_is_not_json() -> None:
+def test_session_skips_other_residuals_and_refuses_a_session_record_that_does_not_fold() -> None:
     binding = MemoryBinding()
-    binding.seal({"note": "written by another client"})
+    binding.seal({"note": "the agent's own conclusion, in the same lineage"})
     session = ResealSession(binding)  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match="seq 0"):
+    asyncio.run(session.add_items([user("a")]))
+    assert asyncio.run(session.get_items()) == [user("a")]
+    binding.seal({"format": "reseal.session-item/1", "op": "pop"}, supersedes=binding.records[0])
+    with pytest.raises(SessionHistoryError, match="seq 2: its tombstone names seq 0"):
         asyncio.run(session.get_items())
-    with pytest.raises(InvalidInputError, match=r"items\.1"):
+
+
+def test_session_refuses_an_item_that_is_not_json_and_seals_nothing_of_the_batch() -> None:
+    binding = MemoryBinding()
+    session = ResealSession(binding)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match=r"items\.1\.content"):
         asyncio.run(session.add_items([user("ok"), {"content": {1, 2}}]))  # type: ignore[list-item]
-    assert len(binding.records) == 1  # nothing sealed from a batch with a bad item
+    assert binding.records == []
+
+
+def test_clearing_a_session_with_no_live_item_seals_nothing() -> None:
+    binding = MemoryBinding()
+    session = ResealSession(binding)  # type: ignore[arg-type]
+    asyncio.run(session.clear_session())
+    asyncio.run(session.add_items([user("a")]))
+    asyncio.run(session.pop_item())
+    asyncio.run(session.clear_session())
+    assert [r.payload["op"] for r in binding.records] == ["add", "pop"]
 
 
 def test_store_overwrite_supersedes_and_delete_is_a_tombstone() -> None:

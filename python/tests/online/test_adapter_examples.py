@@ -48,6 +48,17 @@ def run_example(name: str, cwd: Path, pin: str) -> str:
                 "deleted db: None",
             ],
         ),
+        (
+            "strands_session.py",
+            [
+                "resumed with: ['My order is #1234.', 'Noted: order #1234.']",
+                "message 0 (seq 2): 'My order is #1234.' drifted=True",
+                "message 1 (seq 4): 'Noted: order #1234.' drifted=True",
+                "message 2 (seq 5): 'When does it ship?' drifted=False",
+                "message 3 (seq 7): 'Order #1234 ships tomorrow.' drifted=False",
+                "records sealed: 8",
+            ],
+        ),
     ],
 )
 def test_the_example_runs_against_the_emulator(

@@ -1,9 +1,10 @@
 """An OpenAI Agents SDK ``Session`` backed by a Reseal lineage (docs/frameworks.md, "OpenAI Agents
 SDK"). Needs the ``openai-agents`` extra (``pip install 'reseal[openai-agents]'``).
 
-Each conversation item is one sealed record of the bound lineage. ``pop_item`` seals a record
-superseding the popped one and ``clear_session`` a tombstone: history is never erased, and what
-the SDK reads back is what the proven records say it is now. A read proves every record in one
+Each conversation item is one sealed record of the bound lineage, in the session-item format every
+session adapter shares, in either language (:mod:`reseal.adapters.session_history`). ``pop_item``
+seals a tombstone superseding the popped item's record and ``clear_session`` a ``clear`` record:
+history is never erased, and what the SDK reads back is the fold of the proven records. A read proves every record in one
 signed checkpoint consistent with the kept one, so a tampered or rolled-back history raises
 :class:`reseal.LogVerificationError` and no item is returned.
 """
@@ -11,12 +12,19 @@ signed checkpoint consistent with the kept one, so a tampered or rolled-back his
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ..errors import InputIssue, InvalidInputError
 from .binding import ProvenRecord, ResealBinding
+from .session_history import (
+    SESSION_ITEM_FORMAT,
+    SessionOp,
+    SessionRecordView,
+    fold_session_history,
+    session_add_payload,
+    session_removal_payload,
+)
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -24,8 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["PAYLOAD_FORMAT", "ProvenSessionItem", "ResealSession"]
 
-PAYLOAD_FORMAT = "reseal/openai-agents-session/v1"
-"""The ``format`` member of every record this adapter seals."""
+PAYLOAD_FORMAT = SESSION_ITEM_FORMAT
+"""The ``format`` member of every record this adapter seals (docs/frameworks.md, "Session items as residuals")."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,8 @@ class ResealSession:
     ``session_id`` is the lineage id unless given. Writes are serialized within this object.
     Each method raises what the binding raises: :class:`reseal.adapters.StaleWriteRefusedError`
     when the guard refuses an append, :class:`reseal.LogVerificationError` when the history does
-    not verify.
+    not verify; a read raises :class:`reseal.adapters.session_history.SessionHistoryError` when an
+    authentic session record does not fold.
     """
 
     session_settings: SessionSettings | None = None
@@ -71,12 +80,10 @@ class ResealSession:
 
         :raises StaleWriteRefusedError: the guard refused an append (the items before it stay sealed)
         """
-        payloads = [_json_item(item, i) for i, item in enumerate(items)]
+        payloads = [session_add_payload(item, f"items.{i}") for i, item in enumerate(items)]
         async with self._lock:
             for payload in payloads:
-                await asyncio.to_thread(
-                    self.binding.seal, {"format": PAYLOAD_FORMAT, "op": "add", "item": payload}, what="add_items"
-                )
+                await asyncio.to_thread(self.binding.seal, payload, what="add_items")
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Seals a record superseding the newest live item and returns that item; ``None`` when
@@ -87,50 +94,33 @@ class ResealSession:
                 return None
             last = live[-1]
             await asyncio.to_thread(
-                self.binding.seal, {"format": PAYLOAD_FORMAT, "op": "pop"}, supersedes=last.proof, what="pop_item"
+                self.binding.seal, session_removal_payload(SessionOp.POP), supersedes=last.proof, what="pop_item"
             )
             return last.item
 
     async def clear_session(self) -> None:
-        """Seals a tombstone: every item before it is no longer live; the records stay."""
+        """Seals a ``clear`` record superseding the lineage's last record: every item up to it is
+        no longer live; the records stay. Nothing when no item is live."""
         async with self._lock:
             records = await asyncio.to_thread(self.binding.read)
-            if not records:
+            if not _fold(records):
                 return
-            last = records[-1]
             await asyncio.to_thread(
                 self.binding.seal,
-                {"format": PAYLOAD_FORMAT, "op": "clear", "through": last.seq},
-                supersedes=last,
+                session_removal_payload(SessionOp.CLEAR),
+                supersedes=records[-1],
                 what="clear_session",
             )
 
     def _live(self) -> list[ProvenSessionItem]:
-        live: list[ProvenSessionItem] = []
-        for record in self.binding.read():
-            payload = record.payload
-            op = payload.get("op") if isinstance(payload, dict) and payload.get("format") == PAYLOAD_FORMAT else None
-            if op == "add" and isinstance(payload.get("item"), dict):
-                live.append(ProvenSessionItem(payload["item"], record))
-            elif op == "pop":
-                gone = (record.record["header"].get("supersedes") or {}).get("seq")
-                live = [p for p in live if p.proof.seq != gone]
-            elif op == "clear" and type(payload.get("through")) is int:
-                live = [p for p in live if p.proof.seq > payload["through"]]
-            else:
-                raise InvalidInputError(
-                    "session history",
-                    [InputIssue(f"seq {record.seq}", f"not a record of this adapter ({PAYLOAD_FORMAT})")],
-                )
-        return live
+        return _fold(self.binding.read())
 
 
-def _json_item(item: Any, index: int) -> Any:
-    """The item as plain JSON (the SDK's items are JSON-shaped dicts), refused clearly otherwise."""
-    try:
-        value = json.loads(json.dumps(item, allow_nan=False))
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError("add_items", [InputIssue(f"items.{index}", f"not JSON: {error}")]) from error
-    if not isinstance(value, dict):
-        raise InvalidInputError("add_items", [InputIssue(f"items.{index}", "expected an object")])
-    return value
+def _fold(records: list[ProvenRecord]) -> list[ProvenSessionItem]:
+    """The live items of the proven records, each with the record that added it."""
+    by_seq = {record.seq: record for record in records}
+    views = [SessionRecordView(r.seq, r.record_hash, r.record["header"].get("supersedes"), r.payload) for r in records]
+    return [
+        ProvenSessionItem(cast("TResponseInputItem", live.item), by_seq[live.seq])
+        for live in fold_session_history(views)
+    ]
