@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NotIntegratedError } from '../../../../client/errors';
+import { LogVerificationError, NotIntegratedError } from '../../../../client/errors';
 import { type ChainReceipt, verifyChainReceipt } from '../../../../shared/integrator/chain-receipt';
+import { markerKey } from '../../../helpers/in-memory-lineage-store';
 import {
   cosignedByTestWitness,
   integratedStack,
@@ -129,6 +130,21 @@ describe('receipts with the whole deployment chain (formatVersion 2)', () => {
         }),
       ),
     ).toMatchObject({ verdict: 'LINEAGE_BROKEN' });
+  });
+
+  it('a record whose residual id the index maps to another record (sealed twice) gets no receipt: LINEAGE_BROKEN', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
+    s.store.markers.delete(markerKey(LINEAGE, 'r-1'));
+    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
+    await s.integrate();
+    const client = s.client();
+    expect((await client.chainReceipt(LINEAGE, 1)).index.residual.value.seq).toBe(1);
+    const error = await client.chainReceipt(LINEAGE, 2).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LogVerificationError);
+    expect(error).toMatchObject({ verdict: 'LINEAGE_BROKEN' });
+    expect((error as LogVerificationError).reason).toMatch(/maps residual r-1 to seq 1/);
   });
 
   it('refuses a receipt under a policy of another log (POLICY_NOT_MET), and a malformed one as HASH_MISMATCH', async () => {
