@@ -4,6 +4,10 @@
  * - `OK` (0): success; chain intact (`VERIFIED_INTACT`); no drift or ambient drift only.
  * - `UNEXPECTED` (1): an unexpected error (a bug, or an AWS call that failed for another reason),
  *   a recall whose triage report did not arrive in time, a `publish --wait` with no outcome in time.
+ * - `AWAITING_INTEGRATION` (3): `publish --wait`: the write is sealed (proven in its signed lineage
+ *   checkpoint) but not yet `PROVEN` through the deployment log when the time ran out
+ *   (`SEALED_AWAITING_INTEGRATION`, docs/cli.md, `publish --wait`); `export --receipt`: the record
+ *   is not integrated yet, so no receipt with the deployment chain can be written.
  * - `BAD_INPUT` (2): missing or unreadable file, invalid JSON, schema failure, bad option; a
  *   recall of a lineage or record that does not exist, or that the triage function found invalid.
  * - `ACTION_NEEDED` (10): drift the agent must act on (`PARTIAL_REPROBE_REQUIRED`,
@@ -16,6 +20,7 @@ export const ExitCode = {
   OK: 0,
   UNEXPECTED: 1,
   BAD_INPUT: 2,
+  AWAITING_INTEGRATION: 3,
   ACTION_NEEDED: 10,
   TAMPER: 20,
 } as const;
@@ -29,6 +34,8 @@ export const EXIT_CODE_HELP = `Exit codes:
       publish --wait: no outcome within --timeout
   2   bad input: missing or unreadable file, invalid JSON, schema failure, bad option;
       recall: no such lineage or record, or an invalid request
+  3   publish --wait: sealed, but SEALED_AWAITING_INTEGRATION when --timeout ran out
+      (not yet proven through the deployment log); export --receipt: not integrated yet
   10  action needed: PARTIAL_REPROBE_REQUIRED, FULL_RECONSTRUCTION_REQUIRED, guard refusal;
       recall: the record verified but its manifest cannot be triaged;
       publish --wait: the write was REJECTED or is in CONFLICT

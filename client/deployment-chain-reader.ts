@@ -17,6 +17,19 @@ export interface FreshnessKeys {
   readonly residualId?: string;
 }
 
+/**
+ * What a verified chain was read from, for a receipt that carries it (docs/verifiable-log.md,
+ * "Receipts"): the published note, the index root of its last leaf with the leaf's inclusion
+ * proof, and the index claims for the keys asked.
+ */
+export interface DeploymentChainEvidence {
+  readonly note: string;
+  readonly indexRoot: Uint8Array;
+  readonly inclusion: readonly Uint8Array[];
+  readonly lineage: IndexClaim;
+  readonly residual: IndexClaim | null;
+}
+
 /** Dependencies of {@link DeploymentChainReader}. */
 export interface DeploymentChainReaderDeps {
   /** The deployment log's items (`DynamoDBDeploymentLogStore`). */
@@ -66,6 +79,19 @@ export class DeploymentChainReader {
    * @throws what the table reads throw (an outage), never for a forged or hidden item
    */
   async read(keys: FreshnessKeys): Promise<ReadDeploymentChain> {
+    return (await this.readWithEvidence(keys)).chain;
+  }
+
+  /**
+   * {@link read}, with what the chain was read from when the index claims were read (the
+   * checkpoint and its leaf held), else `evidence: null`.
+   *
+   * @throws what the table reads throw (an outage), never for a forged or hidden item
+   */
+  async readWithEvidence(
+    keys: FreshnessKeys,
+  ): Promise<{ readonly chain: ReadDeploymentChain; readonly evidence: DeploymentChainEvidence | null }> {
+    const none = (chain: ReadDeploymentChain) => ({ chain, evidence: null });
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
     const note = head?.published ?? null;
@@ -74,13 +100,13 @@ export class DeploymentChainReader {
       // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
       // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
       if (policy.witnessing === 'WITNESSED') {
-        return {
+        return none({
           kind: 'REFUSED',
           refusal: 'POLICY_NOT_MET',
           reason: 'no deployment checkpoint is published, and the policy asks for cosignatures: fail closed',
-        };
+        });
       }
-      return { kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' };
+      return none({ kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' });
     }
     const size = claimedSize(note);
     const last = size !== null && size > 0 ? size - 1 : null;
@@ -102,7 +128,7 @@ export class DeploymentChainReader {
     // Check the checkpoint and the leaf first: index nodes are read only under a root that holds.
     const placeholder: IndexClaim = { kind: 'absence', proof: { kind: 'absence', siblings: [], leaf: null } };
     const anchored = verifyDeploymentChain({ ...base, lineage: placeholder });
-    if (anchored.kind === 'REFUSED' && anchored.refusal !== 'INDEX_PROOF_INVALID') return anchored;
+    if (anchored.kind === 'REFUSED' && anchored.refusal !== 'INDEX_PROOF_INVALID') return none(anchored);
     try {
       const lineage = await this.#claim(indexRoot, { kind: 'lineage', lineageId: keys.lineageId });
       const residual =
@@ -116,14 +142,15 @@ export class DeploymentChainReader {
                 residualId: keys.residualId,
               }),
             };
-      return verifyDeploymentChain({ ...base, lineage, ...(residual ? { residual } : {}) });
+      const chain = verifyDeploymentChain({ ...base, lineage, ...(residual ? { residual } : {}) });
+      return { chain, evidence: { note, indexRoot, inclusion, lineage, residual: residual?.claim ?? null } };
     } catch (error) {
       if (!(error instanceof IndexNodeMissingError)) throw error;
-      return {
+      return none({
         kind: 'REFUSED',
         refusal: 'INDEX_PROOF_INVALID',
         reason: `an index node on the path is ${error.corrupt ? 'edited' : 'missing'} in the table: ${error.message}`,
-      };
+      });
     }
   }
 

@@ -111,3 +111,23 @@ export class CheckpointFileError extends ResealError {
     this.path = path;
   }
 }
+
+/**
+ * A record is sealed but not integrated yet: the deployment log's index does not cover it (its
+ * lineage's indexed head is older, or nothing is published), so a receipt with the freshness chain
+ * (docs/verifiable-log.md, "Receipts") cannot be built yet. Retryable: the next integration
+ * (about one integration interval) covers it.
+ */
+export class NotIntegratedError extends ResealError {
+  readonly retryable = true;
+  readonly lineageId: string;
+  readonly seq: number;
+  readonly reason: string;
+  constructor(lineageId: string, seq: number, reason: string, options?: ErrorOptions) {
+    super(`lineage ${lineageId} seq ${seq}: sealed, awaiting integration: ${reason}`, options);
+    this.name = 'NotIntegratedError';
+    this.lineageId = lineageId;
+    this.seq = seq;
+    this.reason = reason;
+  }
+}

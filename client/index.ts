@@ -25,10 +25,16 @@ export {
   MemoryCheckpointStore,
 } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
-export { DeploymentChainReader, type DeploymentChainReaderDeps, type FreshnessKeys } from './deployment-chain-reader';
+export {
+  type DeploymentChainEvidence,
+  DeploymentChainReader,
+  type DeploymentChainReaderDeps,
+  type FreshnessKeys,
+} from './deployment-chain-reader';
 export {
   CheckpointFileError,
   LogVerificationError,
+  NotIntegratedError,
   PublishError,
   StackOutputsError,
   TimeoutError,

@@ -1,10 +1,5 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
-import {
-  decideAbsence,
-  decideRecordFreshness,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-} from '../shared/integrator/record-freshness';
+import { decideAbsence, type ReadDeploymentChain, type RecordFreshness } from '../shared/integrator/record-freshness';
 import { checkAnswerFreshness } from '../shared/log/answer-freshness';
 import type { CheckpointFinding } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
@@ -12,15 +7,15 @@ import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/messages';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { TrustedHead } from '../shared/seal/chain-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError } from './errors';
 import type { FreshnessPolicy } from './freshness-policy';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
+import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import type { RecallRequest, StackPublisher } from './publisher';
-import { decideRecall, type Freshness, type TruncationReference, type VerifiedRecall } from './verified-recall';
+import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
 type Newest = LatestCheckpoint | null | { readonly finding: Finding };
@@ -142,7 +137,10 @@ export class Recalls {
     }
     let freshness: RecordFreshness | null = null;
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
-      freshness = await this.#recordFreshness(lineageId, chain.chain, check.checkpoint, check.record, target);
+      freshness = await provenRecordFreshness(this.#deps.log, lineageId, chain.chain, check.checkpoint, check.record, {
+        latest: 'latest' in target,
+        residualAsked: 'residualId' in target,
+      });
       if (freshness.finding) check = refuted(check, freshness.finding);
     }
     if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);
@@ -180,41 +178,6 @@ export class Recalls {
     if (!reader) return null;
     const policy = await reader.policy();
     return { chain: await reader.read({ lineageId, ...(residualId === undefined ? {} : { residualId }) }), policy };
-  }
-
-  /**
-   * Where the proven record stands against the chain (`decideRecordFreshness`): the consistency
-   * proof between the record's lineage checkpoint and the indexed head is built from the table's
-   * nodes (one that cannot be built leaves them inconsistent).
-   */
-  async #recordFreshness(
-    lineageId: string,
-    chain: ReadDeploymentChain,
-    answered: VerifiedCheckpoint,
-    record: SealedRecord,
-    target: RecallRequest['target'],
-  ): Promise<RecordFreshness> {
-    const indexedSize = 'lineage' in chain && chain.lineage ? chain.lineage.treeSize : null;
-    let consistency: unknown = null;
-    if (indexedSize !== null && indexedSize !== answered.size) {
-      // Only the sizes choose the nodes; the proof is checked against the two roots.
-      const sized = (size: number): VerifiedCheckpoint => ({ ...answered, size });
-      const [from, to] = answered.size < indexedSize ? [answered, sized(indexedSize)] : [sized(indexedSize), answered];
-      const proof = await this.#deps.log.consistency(lineageId, from, to);
-      consistency = 'kind' in proof ? null : proof;
-    }
-    return decideRecordFreshness({
-      chain,
-      answered,
-      record: {
-        seq: record.header.monotonicSequenceNumber,
-        recordHash: record.recordHash,
-        residualId: record.header.residualId,
-      },
-      latest: 'latest' in target,
-      residualAsked: 'residualId' in target,
-      consistency,
-    });
   }
 
   /** Step 2: the newest signed checkpoint from the head item, consistent with the kept one; a finding is a value. */
@@ -345,17 +308,6 @@ export class Recalls {
     const finding = await this.#deps.log.checkHeld(lineageId, held, answered);
     return finding ? refuted(check, finding) : check;
   }
-}
-
-/** What a recall shows of its freshness: the decision, the policy's witnessing and the window. */
-function freshnessOf(decided: RecordFreshness, policy: FreshnessPolicy): Freshness {
-  return {
-    state: decided.state,
-    checkpointSize: decided.checkpointSize,
-    reason: decided.reason,
-    witnessing: policy.witnessing,
-    windowSeconds: policy.windowSeconds,
-  };
 }
 
 /** `check` refuted by a finding: nothing of the record is passed on. */

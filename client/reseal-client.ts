@@ -10,6 +10,7 @@ import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
+import type { ChainReceipt } from '../shared/integrator/chain-receipt';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { guardKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
@@ -28,6 +29,7 @@ import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-v
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
@@ -209,6 +211,7 @@ export class ResealClient {
       log: this.#log,
       guardKey: this.#guardKey,
       logName: outputs.logName,
+      freshness: this.#freshness,
       ...clock,
     });
   }
@@ -303,7 +306,10 @@ export class ResealClient {
    * Polls the table until the write `residualId` on `lineageId` has a proven outcome: its record
    * proven by inclusion in a signed checkpoint consistent with the kept one (and binding
    * `options.request`'s content), or a refusal signed by the function that decided it and naming
-   * this write. Unsigned or forged items are ignored. A newer verified checkpoint is kept.
+   * this write. Unsigned or forged items are ignored. A newer verified checkpoint is kept. A
+   * `SEALED` outcome carries `freshness` (docs/deployment-log.md, "Clients"): `PROVEN` once the
+   * deployment log's index covers the record; with `untilProven` the wait goes on until then, and
+   * a seal still awaiting integration at the deadline is returned as `SEALED_AWAITING_INTEGRATION`.
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs` (default 60,000)
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
@@ -408,6 +414,24 @@ export class ResealClient {
    */
   receipt(lineageId: string, seq: number): Promise<Receipt> {
     return this.#log.receipt(lineageId, seq);
+  }
+
+  /**
+   * A receipt with the whole freshness chain for record `seq` (formatVersion 2,
+   * docs/verifiable-log.md, "Receipts"): the record, its inclusion in the lineage head the index
+   * holds, the index proofs, the index root's leaf proof and the cosigned deployment checkpoint;
+   * `verifyChainReceipt` checks it offline with a tlog-policy. Needs no lineage checkpoint.
+   *
+   * @throws {NotIntegratedError} when the record is not integrated yet (retry after the integration interval)
+   * @throws {LogVerificationError} when the record or the chain does not verify
+   * @throws {InvalidInputError} when this client reads no deployment log
+   */
+  chainReceipt(lineageId: string, seq: number): Promise<ChainReceipt> {
+    return buildChainReceipt(
+      { store: this.#store, reader: this.#requireFreshness(), nowMs: this.#nowMs },
+      lineageId,
+      seq,
+    );
   }
 
   /** The log's verifier key (pinned, or read once from KMS); print it with `formatVerifierKey` to pin it elsewhere. */

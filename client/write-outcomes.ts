@@ -16,21 +16,35 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
 import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
+import type { DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
-import type { LogReader } from './log-reader';
+import type { LogReader, ProvenRecord } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
+import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
+import type { Freshness } from './verified-recall';
 
 /**
  * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with
  * public keys alone (docs/verifiable-log.md, "Signed outcomes"):
  * - `SEALED`: its record is proven by inclusion (`proof`) in the signed checkpoint
  *   `checkpoint` (C2SP signed note, consistent with the kept one); `head` is the record's head;
+ *   `freshness` says where it stands against the deployment log (docs/deployment-log.md,
+ *   "Clients"): `PROVEN` once the lineage's indexed head covers it and the index maps its residual
+ *   id to it under a deployment checkpoint meeting the policy, `SEALED_AWAITING_INTEGRATION`
+ *   before, `INCONSISTENT` or `REFUSED` when the chain contradicts it or does not verify (never
+ *   act on those); `null` when the client reads no deployment log;
  * - `REJECTED`: the guard or the sealer refused it, in a rejection signed by that function;
  * - `CONFLICT`: it could not be appended (`STALE_EPOCH`, `LOST_RACE`, `LINEAGE_INCONSISTENT`),
  *   in a conflict signed by the sealer.
  */
 export type WriteOutcome =
-  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly checkpoint: string; readonly proof: RecordProof }
+  | {
+      readonly kind: 'SEALED';
+      readonly head: LineageHead;
+      readonly checkpoint: string;
+      readonly proof: RecordProof;
+      readonly freshness: Freshness | null;
+    }
   | { readonly kind: 'REJECTED'; readonly rejection: RejectionRecord; readonly statement: OutcomeStatement }
   | { readonly kind: 'CONFLICT'; readonly conflict: ConflictRecord; readonly statement: OutcomeStatement };
 
@@ -44,6 +58,21 @@ export interface WaitForOutcomeOptions extends WaitOptions {
   readonly request?: ResidualWriteRequest;
   /** Refusals recorded before this time (`atMs`, ms) belong to earlier attempts and are ignored. */
   readonly sinceMs?: number;
+  /**
+   * Wait past the seal until the record is `PROVEN` through the deployment log (docs/deployment-log.md,
+   * "Clients"). When the time runs out while the write is only sealed, the `SEALED` outcome is
+   * returned with `freshness.state` `SEALED_AWAITING_INTEGRATION` (not a timeout: the write is
+   * sealed). An `INCONSISTENT` or `REFUSED` chain ends the wait at once. Without a deployment log
+   * (`freshness: null`) it changes nothing. @default false
+   */
+  readonly untilProven?: boolean;
+}
+
+/** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
+class SealedAtDeadline extends Error {
+  constructor(readonly outcome: WriteOutcome) {
+    super('sealed, awaiting integration at the deadline');
+  }
 }
 
 /**
@@ -70,6 +99,8 @@ export interface WriteOutcomesDeps extends PollClock {
   readonly guardKey: () => Promise<NoteVerifierKey>;
   /** The stack's log name, named by every signed outcome. */
   readonly logName: string;
+  /** The deployment chain's reader, or `null`: then no freshness is checked (`freshness: null`). */
+  readonly freshness: DeploymentChainReader | null;
 }
 
 /**
@@ -103,14 +134,34 @@ export class WriteOutcomes {
       ]);
     }
     const foreign = { seq: null as number | null };
-    return pollUntil(() => this.#outcomeOf(lineageId, residualId, options, foreign), this.#deps, {
-      ...options,
-      timedOut: (timeoutMs) =>
-        new TimeoutError(
-          `a proven outcome of residual ${residualId} in lineage ${lineageId} (sealed record, signed rejection or conflict)`,
-          timeoutMs,
-        ),
-    });
+    let sealed: WriteOutcome | null = null;
+    const attempt = async (): Promise<WriteOutcome | null> => {
+      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
+      if (
+        options.untilProven &&
+        outcome?.kind === 'SEALED' &&
+        outcome.freshness?.state === 'SEALED_AWAITING_INTEGRATION'
+      ) {
+        sealed = outcome;
+        return null;
+      }
+      return outcome;
+    };
+    try {
+      return await pollUntil(attempt, this.#deps, {
+        ...options,
+        timedOut: (timeoutMs) =>
+          sealed
+            ? new SealedAtDeadline(sealed)
+            : new TimeoutError(
+                `a proven outcome of residual ${residualId} in lineage ${lineageId} (sealed record, signed rejection or conflict)`,
+                timeoutMs,
+              ),
+      });
+    } catch (error) {
+      if (error instanceof SealedAtDeadline) return error.outcome;
+      throw error;
+    }
   }
 
   /**
@@ -176,6 +227,7 @@ export class WriteOutcomes {
           head: lineageHeadOf(record),
           checkpoint: proven.checkpoint.note,
           proof: proven.inclusion,
+          freshness: await this.#freshnessOf(lineageId, residualId, proven),
         };
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
@@ -195,6 +247,23 @@ export class WriteOutcomes {
       return { kind: 'CONFLICT', conflict: conflict.item, statement: conflict.statement };
     }
     return rejection ? { kind: 'REJECTED', rejection: rejection.item, statement: rejection.statement } : null;
+  }
+
+  /**
+   * Where a sealed record stands against the deployment log: the chain read for its lineage and
+   * residual id, decided as a recall by residual id is (`provenRecordFreshness`), so `PROVEN`
+   * needs the index to map the residual id to this very record.
+   */
+  async #freshnessOf(lineageId: string, residualId: string, proven: ProvenRecord): Promise<Freshness | null> {
+    const reader = this.#deps.freshness;
+    if (!reader) return null;
+    const policy = await reader.policy();
+    const chain = await reader.read({ lineageId, residualId });
+    const decided = await provenRecordFreshness(this.#deps.log, lineageId, chain, proven.checkpoint, proven.record, {
+      latest: false,
+      residualAsked: true,
+    });
+    return freshnessOf(decided, policy);
   }
 
   /**

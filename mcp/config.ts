@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { KmsWriterSigner } from '../adapters/kms-writer-signer';
 import { type CheckpointStore, FileCheckpointStore, MemoryCheckpointStore } from '../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../client/connect';
+import { DEFAULT_MAX_AGE_SECONDS, type FreshnessPolicy, freshnessPolicy } from '../client/freshness-policy';
 import type { ResealClient } from '../client/reseal-client';
 import { loadResealConfig, RESEAL_CONFIG_FILE } from '../client/reseal-config';
 import { snapshotProviders } from '../client/snapshot-providers';
@@ -16,6 +17,7 @@ import { parseStrictJson } from '../shared/canonical/strict-json';
 import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
+import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
 import type { ResealMcpDeps } from './context';
 import { lazyMcpClient } from './lazy-client';
 import { MissingPart, type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
@@ -39,6 +41,16 @@ export const McpEnvironmentSchema = z.object({
   RESEAL_WRITER_KEY: Path.optional(),
   /** Or a KMS `ECC_NIST_EDWARDS25519` key ARN (`kms:Sign`, `kms:GetPublicKey`). */
   RESEAL_WRITER_KMS_KEY: z.string().min(1).max(2048).optional(),
+  /**
+   * A C2SP tlog-policy file the deployment checkpoints must meet (docs/mcp.md, "Freshness"); default
+   * the stack's log key alone (`quorum none`, UNWITNESSED).
+   */
+  RESEAL_POLICY: Path.optional(),
+  /** The policy's maximum age of a quorum of cosignatures, whole seconds (default 180; needs `RESEAL_POLICY`). */
+  RESEAL_POLICY_MAX_AGE: z
+    .string()
+    .regex(/^[1-9][0-9]{0,8}$/, 'expected a positive whole number of seconds')
+    .optional(),
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   /** An emulator's endpoint (MiniStack, LocalStack); real AWS when absent. */
@@ -57,6 +69,10 @@ export interface McpServerConfig {
   readonly writerKeyFile?: string | null;
   /** The writer's KMS key ARN, or `null`. */
   readonly writerKmsKey?: string | null;
+  /** The tlog-policy file (absolute), or `null`: the stack's default policy. */
+  readonly policyFile?: string | null;
+  /** Its maximum age, seconds, or `null` (the default, 180). */
+  readonly policyMaxAgeSeconds?: number | null;
 }
 
 /** Settings given on the command line (`reseal mcp --stack …`), which win over the environment. */
@@ -65,6 +81,7 @@ export interface McpConfigOverrides {
   readonly outputsFile?: string;
   readonly checkpointsFile?: string;
   readonly configFile?: string;
+  readonly policyFile?: string;
 }
 
 /**
@@ -95,7 +112,45 @@ export function mcpConfigFrom(
     endpoint: vars.AWS_ENDPOINT_URL ?? null,
     writerKeyFile: path(vars.RESEAL_WRITER_KEY),
     writerKmsKey: vars.RESEAL_WRITER_KMS_KEY ?? null,
+    policyFile: path(overrides.policyFile ?? vars.RESEAL_POLICY),
+    policyMaxAgeSeconds: vars.RESEAL_POLICY_MAX_AGE === undefined ? null : Number(vars.RESEAL_POLICY_MAX_AGE),
   };
+}
+
+/**
+ * The server's freshness policy (docs/mcp.md, "Freshness"): the tlog-policy of `RESEAL_POLICY`
+ * with `RESEAL_POLICY_MAX_AGE`, or `null` for the stack's default. Read at start-up, so a bad
+ * policy fails there, naming the variable.
+ *
+ * @throws {InvalidInputError} at `RESEAL_POLICY` when the file cannot be read or is not a valid
+ *   tlog-policy (naming the line), or at `RESEAL_POLICY_MAX_AGE` when it is set without a policy
+ */
+export async function loadPolicy(config: McpServerConfig): Promise<FreshnessPolicy | null> {
+  const file = config.policyFile;
+  const maxAge = config.policyMaxAgeSeconds ?? null;
+  const refuse = (path: string, message: string, cause?: unknown): never => {
+    throw new InvalidInputError('MCP server environment', [{ path, message }], cause ? { cause } : undefined);
+  };
+  if (!file) {
+    if (maxAge !== null) refuse('RESEAL_POLICY_MAX_AGE', 'needs RESEAL_POLICY (the default policy has no witness)');
+    return null;
+  }
+  let text = '';
+  try {
+    const bytes = await readFile(file);
+    if (bytes.byteLength > MAX_POLICY_BYTES)
+      refuse('RESEAL_POLICY', `${file} is larger than ${MAX_POLICY_BYTES} bytes`);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    refuse('RESEAL_POLICY', `cannot read the policy ${file}: ${describeError(error)}`, error);
+  }
+  try {
+    return freshnessPolicy(text, maxAge ?? DEFAULT_MAX_AGE_SECONDS);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return refuse('RESEAL_POLICY', `${file} is not a valid tlog-policy: ${error.message}`, error);
+  }
 }
 
 /**
@@ -149,6 +204,8 @@ export async function resolveMcpClient(
     readonly nowMs?: () => number;
     /** The writer key already loaded ({@link loadWriterKey}); else loaded here. */
     readonly writer?: WriterSigner | null;
+    /** The freshness policy ({@link loadPolicy}); `null` or absent: the stack's default. */
+    readonly policy?: FreshnessPolicy | null;
   },
 ): Promise<ResealClient> {
   const place = stackPlace(config);
@@ -183,6 +240,7 @@ export async function resolveMcpClient(
       ...(outputs ? { outputs } : {}),
       ...sdkConfig,
       ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+      ...(options.policy ? { policy: options.policy } : {}),
       checkpointStore: options.checkpointStore,
     });
   } catch (error) {
@@ -248,21 +306,29 @@ export function stackPlace(config: McpServerConfig): StackPlace {
  * ({@link lazyMcpClient}, {@link resolveMcpClient}), so the server starts and lists its tools
  * with no stack reachable and each tool call answers `UNAVAILABLE` naming what is missing until
  * it is there. The client keeps the last verified signed checkpoint of each lineage (in
- * `checkpointsFile`, else in memory for the server's lifetime). The snapshot providers and a
- * writer key file ({@link loadWriterKey}) are loaded now (a KMS writer key at the first call).
+ * `checkpointsFile`, else in memory for the server's lifetime). The snapshot providers, a
+ * writer key file ({@link loadWriterKey}) and the freshness policy ({@link loadPolicy}) are loaded
+ * now (a KMS writer key at the first call).
  *
- * @throws {InvalidInputError} when the snapshot config or the writer key file is malformed
+ * @throws {InvalidInputError} when the snapshot config, the writer key file or the policy is malformed
  */
 export async function connectMcpDeps(
   config: McpServerConfig,
   options: { nowMs?: () => number } = {},
 ): Promise<ResealMcpDeps> {
   const writer = await loadWriterKey(config);
+  const policy = await loadPolicy(config);
   const checkpointStore = config.checkpointsFile
     ? new FileCheckpointStore(config.checkpointsFile)
     : new MemoryCheckpointStore();
   const client = lazyMcpClient(
-    () => resolveMcpClient(config, { checkpointStore, writer, ...(options.nowMs ? { nowMs: options.nowMs } : {}) }),
+    () =>
+      resolveMcpClient(config, {
+        checkpointStore,
+        writer,
+        policy,
+        ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+      }),
     stackPlace(config),
   );
   const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;

@@ -6,6 +6,7 @@ import type { JsonValue } from '../shared/canonical/canonical-json';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
+import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
 import type { HeadOutput } from './outputs/head-output';
@@ -80,6 +81,7 @@ function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
       newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
       detectedBy: recall.detectedBy ?? 'client',
+      freshness: freshnessOutput(recall.freshness),
       ...untrustedFields(recall),
     },
   );
@@ -118,7 +120,13 @@ export function recallResult(input: {
         ToolErrorCode.NOT_FOUND,
         `no such record in lineage ${recall.lineageId}, says triage (unproven: the signed log does not contradict it)`,
         'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
-        { requestId: recall.requestId, lineageId: recall.lineageId, proven: false, ...untrustedFields(recall) },
+        {
+          requestId: recall.requestId,
+          lineageId: recall.lineageId,
+          proven: false,
+          freshness: freshnessOutput(recall.freshness),
+          ...untrustedFields(recall),
+        },
       );
     case RecallEnd.INVALID_REQUEST:
       return toolError(
@@ -206,9 +214,11 @@ export function recallResult(input: {
     nextStep: NEXT_STEPS[delta.verdict],
     supersedes: recordHead,
     snapshot: snapshotOutput(snapshot),
+    freshness: freshnessOutput(recall.freshness),
   };
+  const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(
-    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}`,
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}${fresh}`,
     out,
   );
 }

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
 import { ToolErrorCode } from './outputs/tool-error-code';
@@ -35,7 +36,9 @@ const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
 
 /**
  * The answer of `reseal_write` for the proven outcome of its write: `SEALED` → the record's
- * place, the signed checkpoint and its inclusion proof; `REJECTED` (signed by the guard or the
+ * place, the signed checkpoint, its inclusion proof and its `freshness` (`PROVEN` or
+ * `SEALED_AWAITING_INTEGRATION`; a seal the deployment log contradicts or cannot prove,
+ * `INCONSISTENT` or `REFUSED`, is a `TAMPER_DETECTED` tool error); `REJECTED` (signed by the guard or the
  * sealer) → a `WRITE_REJECTED` tool error with each reason and what to do; `CONFLICT` (signed by
  * the sealer) → a `WRITE_CONFLICT` tool error.
  */
@@ -48,6 +51,22 @@ export function writeOutcomeResult(
     case 'SEALED': {
       const { head, proof } = outcome;
       const checkpoint = noteCheckpointOutput(outcome.checkpoint);
+      const freshness = freshnessOutput(outcome.freshness);
+      if (freshness && freshness.state !== 'PROVEN' && freshness.state !== 'SEALED_AWAITING_INTEGRATION') {
+        // Fail closed: a seal the deployment log contradicts, or one whose chain does not verify.
+        return toolError(
+          ToolErrorCode.TAMPER_DETECTED,
+          `${request.residualId} is sealed as seq ${head.seq} of ${request.lineageId}, but the deployment log does not prove it (${freshness.state}): ${freshness.reason}`,
+          'do not rely on this write: treat the lineage as unverified, call reseal_verify, and report it',
+          {
+            lineageId: request.lineageId,
+            residualId: request.residualId,
+            seq: head.seq,
+            recordHash: head.recordHash,
+            freshness,
+          },
+        );
+      }
       const sealed: WriteSealedOutput = {
         outcome: 'SEALED',
         lineageId: request.lineageId,
@@ -60,9 +79,16 @@ export function writeOutcomeResult(
         supersedes: request.supersedes ? headOf(request.supersedes) : null,
         claims: Object.keys(request.manifest.claimDependencyMap).sort(),
         snapshot: snapshotOutput(snapshot),
+        freshness,
       };
+      const fresh =
+        freshness === null
+          ? ''
+          : freshness.state === 'PROVEN'
+            ? `; PROVEN through the deployment log (checkpoint ${freshness.checkpointSize}, ${freshness.witnessing})`
+            : '; sealed, awaiting integration: not yet proven through the deployment log (recall it later)';
       return toolResult(
-        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records`,
+        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
         sealed,
       );
     }

@@ -126,6 +126,13 @@ export {
 export { MemoryIndexNodeStore } from './index/memory-index-node-store';
 export { type IndexKeyProof, proveIndexKey } from './index/prove-index-key';
 export {
+  type ChainReceipt,
+  type ChainReceiptOptions,
+  ChainReceiptSchema,
+  type ChainReceiptVerification,
+  verifyChainReceipt,
+} from './integrator/chain-receipt';
+export {
   type AcceptedDeploymentCheckpoint,
   type DeploymentChainAbsent,
   type DeploymentChainFinding,

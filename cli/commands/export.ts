@@ -1,12 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { LogVerificationError } from '../../client/errors';
+import { LogVerificationError, NotIntegratedError } from '../../client/errors';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { progressBar } from '../progress';
 import { integerOption } from './guard';
 
@@ -16,14 +17,20 @@ interface ExportOptions {
   readonly out?: string;
   readonly receipt?: boolean;
   readonly seq?: number;
+  readonly receiptFormat: number;
   readonly checkpointStore?: string;
+  readonly policy?: string;
+  readonly maxAge?: number;
   readonly stack: string;
 }
 
 /**
  * `reseal export`: writes a whole lineage as a LineageExport JSON file (or to stdout); with
- * `--receipt --seq N`, a portable receipt for one record instead (record, inclusion proof,
- * signed checkpoint: docs/verifiable-log.md, "Receipts"), proven before it is written.
+ * `--receipt --seq N`, a portable receipt for one record instead, proven before it is written
+ * (docs/verifiable-log.md, "Receipts"): format 2 (the default) carries the whole freshness chain
+ * (record, its inclusion in the lineage head the index holds, the index proofs, the deployment
+ * checkpoint with its cosignatures); format 1 the record, its inclusion proof and the lineage's
+ * signed checkpoint.
  */
 export function registerExport(program: Command, ctx: CommandContext): void {
   program
@@ -32,24 +39,49 @@ export function registerExport(program: Command, ctx: CommandContext): void {
     .requiredOption('--lineage <id>', 'lineage to export')
     .option('--receipt', 'write a receipt for the record at --seq (checkable offline with reseal verify --receipt)')
     .option('--seq <n>', 'with --receipt: the record', integerOption)
+    .option(
+      '--receipt-format <1|2>',
+      'with --receipt: 2 (default) carries the deployment chain and is checked with a tlog-policy (exit 3 while the record is not integrated); 1 the lineage checkpoint alone',
+      integerOption,
+      2,
+    )
+    .option(...POLICY_OPTION)
+    .option(...MAX_AGE_OPTION, integerOption)
     .option('--out <FILE.json>', 'file to write (default: stdout)')
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...STACK_OPTION)
     .action(async (options: ExportOptions) => {
       if (options.receipt && options.seq === undefined) throw new BadInputError('export --receipt: give --seq <n>');
       if (!options.receipt && options.seq !== undefined) throw new BadInputError('export: --seq goes with --receipt');
-      const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+      if (options.receiptFormat !== 1 && options.receiptFormat !== 2) {
+        throw new BadInputError('export: --receipt-format is 1 or 2');
+      }
+      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      const client = await connect(ctx.io, options.stack, {
+        checkpointStore: options.checkpointStore,
+        ...(policy ? { policy } : {}),
+      });
       let text: string;
       let what: string;
       if (options.receipt) {
         const seq = options.seq as number;
         try {
-          const receipt = await client.receipt(options.lineage, seq);
+          const receipt =
+            options.receiptFormat === 1
+              ? await client.receipt(options.lineage, seq)
+              : await client.chainReceipt(options.lineage, seq);
           text = jsonText(receipt);
-          what = `a receipt for seq ${seq} of ${options.lineage}`;
+          what = `a receipt (format ${options.receiptFormat}) for seq ${seq} of ${options.lineage}`;
         } catch (error) {
           if (error instanceof LogVerificationError) {
             throw new CliError(`no receipt: ${error.message}`, ExitCode.TAMPER, { cause: error });
+          }
+          if (error instanceof NotIntegratedError) {
+            throw new CliError(
+              `no receipt yet: ${error.message}; export again after the next integration (or --receipt-format 1 for the lineage checkpoint alone)`,
+              ExitCode.AWAITING_INTEGRATION,
+              { cause: error },
+            );
           }
           throw error;
         }

@@ -11,6 +11,7 @@ interface McpOptions {
   readonly outputsFile?: string;
   readonly checkpoints?: string;
   readonly config?: string;
+  readonly policy?: string;
   readonly remote?: string;
 }
 
@@ -34,12 +35,16 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
     .option('--checkpoints <FILE.json>', 'where to keep the last verified checkpoint of each lineage')
     .option('--config <reseal.config.json>', 'snapshot providers (default: ./reseal.config.json when present)')
     .option(
+      '--policy <FILE>',
+      "C2SP tlog-policy the deployment checkpoints must meet (default: RESEAL_POLICY, else the stack's log key alone, UNWITNESSED)",
+    )
+    .option(
       '--remote <URL>',
       "relay to the stack's remote MCP server (its McpUrl output), signing each request with SigV4 (execute-api) with your AWS credentials",
     )
     .action(async (options: McpOptions) => {
       if (options.remote !== undefined) {
-        const local = (['stack', 'outputsFile', 'checkpoints', 'config'] as const).filter((o) => options[o]);
+        const local = (['stack', 'outputsFile', 'checkpoints', 'config', 'policy'] as const).filter((o) => options[o]);
         if (local.length > 0) {
           throw new BadInputError(
             `mcp --remote relays to the remote server, which has its own stack: drop ${local.map((o) => `--${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
@@ -57,6 +62,7 @@ export function registerMcp(program: Command, ctx: CommandContext): void {
           ...(options.outputsFile ? { outputsFile: options.outputsFile } : {}),
           ...(options.checkpoints ? { checkpointsFile: options.checkpoints } : {}),
           ...(options.config ? { configFile: options.config } : {}),
+          ...(options.policy ? { policyFile: options.policy } : {}),
         },
         ctx.io.cwd,
       );

@@ -30,7 +30,7 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
     .command('policy')
     .summary("print the stack's default tlog-policy for freshness (online: reads the log key)")
     .description(
-      "Prints the C2SP tlog-policy a client checks deployment checkpoints against by default: the stack's log key; with --witness-vkey and --witness-url (the witness stack's WitnessVkey and WitnessUrl outputs), that witness and quorum w1; else quorum none (UNWITNESSED). Save it and pass it to recall with --policy. The maximum age is a client setting, not a policy line.",
+      "Prints the C2SP tlog-policy a client checks deployment checkpoints against by default: the stack's log key; with --witness-vkey and --witness-url (the witness stack's WitnessVkey and WitnessUrl outputs), that witness and quorum w1; else quorum none (UNWITNESSED). Save it and pass it with --policy to recall, publish --wait, export --receipt and verify --receipt (or RESEAL_POLICY to reseal mcp). The maximum age is a client setting, not a policy line.",
     )
     .option('--witness-vkey <VKEY>', "the witness's cosigner vkey (the witness stack's WitnessVkey)")
     .option('--witness-url <URL>', "the witness's submission prefix (the witness stack's WitnessUrl)")

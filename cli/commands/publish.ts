@@ -3,6 +3,7 @@ import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
+import { escapedText } from '../../shared/schemas/escaped-text';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
@@ -13,6 +14,7 @@ import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
 import { writeOutcomeJson } from '../format/write-outcome-json';
 import { writeOutcomeText } from '../format/write-outcome-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readSchemaFile } from '../read-input';
 import {
   WRITER_KEY_OPTION,
@@ -34,6 +36,8 @@ interface PublishOptions extends WriterKeyOptions {
   readonly timeout: number;
   readonly json?: boolean;
   readonly stack: string;
+  readonly policy?: string;
+  readonly maxAge?: number;
 }
 
 /**
@@ -49,17 +53,24 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .requiredOption('--request <REQUEST.json>', 'residual write request (validated and signed before sending)')
     .option(...WRITER_KEY_OPTION)
     .option(...WRITER_KMS_KEY_OPTION)
-    .option('--wait', 'wait until the write is sealed, rejected or in conflict (exit 0, 10, 10; 1 on timeout)')
+    .option(
+      '--wait',
+      'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it; 1 when nothing came)',
+    )
     .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
     .option(...CHECKPOINT_STORE_OPTION)
+    .option(...POLICY_OPTION)
+    .option(...MAX_AGE_OPTION, integerOption)
     .option('--json', 'print the result as JSON (snake_case)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
       const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
       const writer = await writerSignerFrom(ctx.io, options);
+      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
       const client = await connect(ctx.io, options.stack, {
         checkpointStore: options.checkpointStore,
         ...(writer ? { writer } : {}),
+        ...(policy ? { policy } : {}),
       });
       const publish = await client.publishWrite(unsigned as ResidualWriteRequest);
       const { messageId, request } = publish;
@@ -90,11 +101,13 @@ async function waitAndReport(
 ): Promise<void> {
   let outcome: WriteOutcome;
   try {
-    // Only this publish's outcome: a seal of this request's content, or a refusal recorded since.
+    // Only this publish's outcome: a seal of this request's content, or a refusal recorded since;
+    // a seal is waited on until PROVEN through the deployment log (docs/cli.md, `publish --wait`).
     outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
       request,
       sinceMs: publishWaitSince(publish),
       timeoutMs: options.timeout * 1000,
+      untilProven: true,
     });
   } catch (error) {
     if (error instanceof TimeoutError) {
@@ -115,6 +128,21 @@ async function waitAndReport(
   ctx.io.stdout(
     options.json ? jsonText({ ...publishedJson, ...writeOutcomeJson(outcome) }) : writeOutcomeText(outcome),
   );
+  const hint = sealedFreshnessHint(outcome, options.timeout);
+  if (hint) ctx.io.stderr(`${escapedText(hint)}\n`);
   ctx.exit(writeOutcomeExitCode(outcome));
+}
+/** What a sealed write that is not `PROVEN` means, for stderr (docs/cli.md, `publish --wait`); `null` otherwise. */
+export function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: number): string | null {
+  if (outcome.kind !== 'SEALED' || !outcome.freshness) return null;
+  switch (outcome.freshness.state) {
+    case 'SEALED_AWAITING_INTEGRATION':
+      return `sealed, awaiting integration: the write is sealed in its signed lineage checkpoint, but not yet proven through the deployment log after ${timeoutSeconds} s (${outcome.freshness.reason}); wait longer (--timeout), or check the integrator`;
+    case 'INCONSISTENT':
+    case 'REFUSED':
+      return `tamper risk: the deployment log does not prove this write (${outcome.freshness.state}): ${outcome.freshness.reason}; do not rely on it`;
+    default:
+      return null;
+  }
 }
 // --- end publish --wait ---

@@ -1,60 +1,188 @@
 import type { Command } from 'commander';
+import {
+  defaultPolicyText,
+  type FreshnessPolicy,
+  freshnessPolicy,
+  type PolicyWitnessing,
+} from '../../client/freshness-policy';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
-import { formatVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
+import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
+import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
+import { isoTime } from '../format/iso-time';
 import { jsonText } from '../format/json-text';
 import { writtenByJson } from '../format/written-by-json';
 import { connect, STACK_OPTION } from '../online';
+import { readPolicyOption } from '../policy-option';
 import { readJsonFile } from '../read-input';
 
+/** Options of `verify --receipt`. */
+interface ReceiptOptions {
+  readonly logKey?: string;
+  readonly policy?: string;
+  readonly maxAge?: number;
+  readonly json?: boolean;
+}
+
 /**
- * Checks a receipt file offline (docs/verifiable-log.md, "Receipts"): no AWS, no endpoint, only
- * the log's verifier key (`--log-key`, or `RESEAL_LOG_KEY`), as `reseal log-key` prints it.
- * Exit 0 when the record is proven, 20 otherwise, 2 for a missing or malformed key or file.
+ * Checks a receipt file offline (docs/verifiable-log.md, "Receipts"): no AWS, no endpoint.
+ * Format 2 (the deployment chain) with a C2SP tlog-policy (`--policy FILE`, else the log key alone:
+ * `quorum none`), its maximum age checked against the cosignature time only with `--max-age`;
+ * format 1 with the log's verifier key (`--log-key`, `RESEAL_LOG_KEY`, or the policy's one log).
+ * Exit 0 when the record is proven, 20 otherwise, 2 for a missing or malformed key, policy or file.
  */
-export async function verifyReceiptFile(
-  ctx: CommandContext,
-  path: string,
-  options: { readonly logKey?: string; readonly json?: boolean },
-): Promise<void> {
+export async function verifyReceiptFile(ctx: CommandContext, path: string, options: ReceiptOptions): Promise<void> {
+  const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
   const keyText = options.logKey ?? ctx.io.env.RESEAL_LOG_KEY;
-  if (!keyText)
+  const key = keyText === undefined ? null : logKeyOf(keyText);
+  const receipt = await readJsonFile(ctx.io, path, 'receipt');
+  const format = (receipt as { formatVersion?: unknown } | null)?.formatVersion;
+  if (format === 2) {
+    if (!policy && !key) {
+      throw new BadInputError(
+        'verify --receipt: a format-2 receipt is checked with --policy <FILE> (reseal policy prints it), or --log-key <KEY> alone (unwitnessed)',
+      );
+    }
+    const checked = policy ?? freshnessPolicy(defaultPolicyText(key as NoteVerifierKey));
+    const nowSeconds = Math.floor(ctx.io.nowMs() / 1000);
+    const result = verifyChainReceipt(receipt, {
+      policy: checked.policy,
+      nowSeconds,
+      maxAgeSeconds: options.maxAge ?? null,
+    });
+    reportReceipt(ctx, path, options, {
+      format: 2,
+      verdict: result.verdict,
+      reason: result.reason,
+      record: result.record,
+      checkpoint: result.deployment && {
+        origin: result.deployment.checkpoint.origin,
+        size: result.deployment.checkpoint.size,
+        text: `deployment checkpoint ${result.deployment.checkpoint.origin}, ${result.deployment.checkpoint.size} leaves, meets the policy (${checked.witnessing})`,
+      },
+      freshness: receiptFreshness(checked, result, nowSeconds, options.maxAge ?? null),
+    });
+    return;
+  }
+  const v1Key = key ?? (policy?.policy.logs.length === 1 ? (policy.policy.logs[0]?.key ?? null) : null);
+  if (!v1Key)
     throw new BadInputError('verify --receipt: give the log key with --log-key <KEY> (reseal log-key prints it)');
-  let key: ReturnType<typeof parseVerifierKey>;
+  const result = verifyReceipt(receipt, v1Key);
+  reportReceipt(ctx, path, options, {
+    format: 1,
+    verdict: result.verdict,
+    reason: result.reason,
+    record: result.record,
+    checkpoint: result.checkpoint && {
+      origin: result.checkpoint.origin,
+      size: result.checkpoint.size,
+      text: `${result.checkpoint.origin}, ${result.checkpoint.size} records, signed by ${v1Key.name}`,
+    },
+    freshness: null,
+  });
+}
+
+function logKeyOf(text: string): NoteVerifierKey {
   try {
-    key = parseVerifierKey(keyText);
+    return parseVerifierKey(text);
   } catch (error) {
     if (!(error instanceof ResealError)) throw error;
     throw new BadInputError(`--log-key: ${error.message}`);
   }
-  const receipt = await readJsonFile(ctx.io, path, 'receipt');
-  const result = verifyReceipt(receipt, key);
+}
+
+/** What `verify --receipt` says of a format-2 receipt's freshness (docs/cli.md, `verify --receipt`). */
+interface ReceiptFreshness {
+  /** Whether `--max-age` was checked against the cosignature time. */
+  readonly checked: boolean;
+  readonly witnessing: PolicyWitnessing;
+  /** When the quorum of cosignatures held, POSIX seconds (`null`: unwitnessed, or refused). */
+  readonly quorumTime: number | null;
+  /** `now − quorumTime`, seconds, or `null`. */
+  readonly ageSeconds: number | null;
+  readonly maxAgeSeconds: number | null;
+  /** Why the chain was refused (`COSIGNATURES_TOO_OLD`, …), or `null`. */
+  readonly refusal: string | null;
+}
+
+function receiptFreshness(
+  policy: FreshnessPolicy,
+  result: ChainReceiptVerification,
+  nowSeconds: number,
+  maxAgeSeconds: number | null,
+): ReceiptFreshness {
+  const quorumTime = result.deployment?.quorumTime ?? null;
+  return {
+    checked: result.freshnessChecked,
+    witnessing: policy.witnessing,
+    quorumTime,
+    ageSeconds: quorumTime === null ? null : nowSeconds - quorumTime,
+    maxAgeSeconds,
+    refusal: result.refusal,
+  };
+}
+
+function freshnessText(freshness: ReceiptFreshness): string {
+  if (freshness.refusal) return `REFUSED (${freshness.refusal})`;
+  if (freshness.witnessing === 'UNWITNESSED') {
+    return 'not checked: UNWITNESSED policy (the log alone): inclusion proven, no freshness';
+  }
+  const at = `cosigned at ${isoTime((freshness.quorumTime ?? 0) * 1000)}, ${freshness.ageSeconds} s ago`;
+  return freshness.checked
+    ? `checked: ${at}, within --max-age ${freshness.maxAgeSeconds} s`
+    : `not checked (no --max-age): ${at}; proves inclusion as of then, not that it is the newest`;
+}
+
+function reportReceipt(
+  ctx: CommandContext,
+  path: string,
+  options: ReceiptOptions,
+  result: {
+    readonly format: 1 | 2;
+    readonly verdict: string;
+    readonly reason: string;
+    readonly record: SealedRecord | null;
+    readonly checkpoint: { readonly origin: string; readonly size: number; readonly text: string } | null;
+    readonly freshness: ReceiptFreshness | null;
+  },
+): void {
   const header = result.record?.header;
   // Who wrote it, only from a proven record (docs/authorship.md, "Who wrote it").
   const writtenBy = result.record ? writtenByProven(result.record) : null;
+  const { freshness } = result;
   if (options.json) {
     ctx.io.stdout(
       jsonText({
         verdict: result.verdict,
         reason: result.reason,
+        format_version: result.format,
         lineage_id: header?.lineageId ?? null,
         seq: header?.monotonicSequenceNumber ?? null,
         residual_id: header?.residualId ?? null,
         record_hash: result.record?.recordHash ?? null,
         written_by: writtenByJson(writtenBy),
         checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
+        freshness: freshness && {
+          checked: freshness.checked,
+          witnessing: freshness.witnessing,
+          quorum_time: freshness.quorumTime,
+          age_seconds: freshness.ageSeconds,
+          max_age_seconds: freshness.maxAgeSeconds,
+          refusal: freshness.refusal,
+        },
       }),
     );
   } else {
     ctx.io.stdout(
       fieldLines([
-        ['receipt', path],
+        ['receipt', `${path} (format ${result.format})`],
         ['verdict', result.verdict],
         ['reason', result.reason],
         ...(header
@@ -67,11 +195,8 @@ export async function verifyReceiptFile(
               ['written by', writtenByText(writtenBy)],
             ] as [string, string][])
           : []),
-        ...(result.checkpoint
-          ? ([
-              ['checkpoint', `${result.checkpoint.origin}, ${result.checkpoint.size} records, signed by ${key.name}`],
-            ] as [string, string][])
-          : []),
+        ...(result.checkpoint ? ([['checkpoint', result.checkpoint.text]] as [string, string][]) : []),
+        ...(freshness ? ([['freshness', freshnessText(freshness)]] as [string, string][]) : []),
       ]),
     );
   }

@@ -17,6 +17,7 @@ import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
+import { integerOption } from './guard';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
@@ -25,6 +26,8 @@ interface VerifyOptions extends AnchorOptions {
   readonly export?: string;
   readonly receipt?: string;
   readonly logKey?: string;
+  readonly policy?: string;
+  readonly maxAge?: number;
   readonly lineage?: string;
   readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
@@ -49,10 +52,22 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
-    .option('--receipt <RECEIPT.json>', 'or a receipt for one record (reseal export --receipt), offline with --log-key')
+    .option(
+      '--receipt <RECEIPT.json>',
+      'or a receipt for one record (reseal export --receipt), offline: format 2 with --policy, format 1 with --log-key',
+    )
     .option(
       '--log-key <KEY>',
       'with --receipt: the log verifier key (reseal log-key prints it; default $RESEAL_LOG_KEY)',
+    )
+    .option(
+      '--policy <FILE>',
+      'with --receipt (format 2): the C2SP tlog-policy its deployment checkpoint must meet (reseal policy prints it)',
+    )
+    .option(
+      '--max-age <SECONDS>',
+      'with --receipt --policy: also check freshness, the quorum of cosignatures no older than this (default: not checked, inclusion only)',
+      integerOption,
     )
     .option(
       '--audit-macs',
@@ -77,6 +92,9 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
         throw new BadInputError(
           'verify: --audit-macs applies to --lineage only (--export checks MACs whenever a key is pinned)',
         );
+      }
+      if (options.receipt === undefined && (options.policy !== undefined || options.maxAge !== undefined)) {
+        throw new BadInputError('verify: --policy and --max-age apply to --receipt only');
       }
       if (options.receipt !== undefined) {
         await verifyReceiptFile(ctx, options.receipt, options);

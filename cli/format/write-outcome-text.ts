@@ -3,6 +3,7 @@ import type { WriteOutcome } from '../../client/write-outcomes';
 import { checkpointText } from './checkpoint-text';
 import { conflictHeadFound } from './conflict-head-found';
 import { fieldLines } from './field-lines';
+import { freshnessLine } from './freshness';
 import { isoTime } from './iso-time';
 import { rejectionDetailLines } from './rejection-detail-lines';
 
@@ -19,6 +20,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
   switch (outcome.kind) {
     case 'SEALED': {
       const { head } = outcome;
+      const fresh = freshnessLine(outcome.freshness);
       return fieldLines([
         ['outcome', 'SEALED'],
         ['seq', String(head.seq)],
@@ -26,6 +28,7 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['record hash', head.recordHash],
         ['proof', `leaf ${outcome.proof.leafIndex} of the signed checkpoint of ${outcome.proof.treeSize} records`],
         ['checkpoint', `--checkpoint ${checkpointText(head)}  (keep it: detects a cut tail or a rewrite)`],
+        ...(fresh ? ([['freshness', fresh]] as const) : []),
       ]);
     }
     case 'REJECTED': {

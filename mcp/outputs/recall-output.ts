@@ -3,6 +3,7 @@ import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/prim
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 import { JsonPayloadSchema } from '../../shared/write/write-request';
+import { FreshnessOutput } from './freshness-output';
 import { HeadOutput } from './head-output';
 import { InclusionProofOutput } from './inclusion-proof-output';
 import { KeptClaimOutput } from './kept-claim-output';
@@ -63,6 +64,8 @@ export const RecallOutput = z.object({
   /** Pass as `supersedes` to `reseal_write` when re-sealing after the re-probes. */
   supersedes: HeadOutput,
   snapshot: SnapshotOutput,
+  /** Where the record stands against the deployment log (`PROVEN` or `SEALED_AWAITING_INTEGRATION`); `null`: not checked. */
+  freshness: FreshnessOutput.nullable(),
 });
 /** Type of {@link RecallOutput}. */
 export type RecallOutput = z.infer<typeof RecallOutput>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { FreshnessOutput } from './freshness-output';
 import { HeadOutput } from './head-output';
 import { InclusionProofOutput } from './inclusion-proof-output';
 import { SignedCheckpointOutput } from './signed-checkpoint-output';
@@ -7,7 +8,8 @@ import { SnapshotOutput } from './snapshot-output';
 
 /**
  * `reseal_write` sealed the write: its record is proven by `proof` in the signed `checkpoint`
- * (which the server's client keeps in its checkpoint store).
+ * (which the server's client keeps in its checkpoint store), and `freshness` says whether the
+ * deployment log proves it yet.
  */
 export const WriteSealedOutput = z.object({
   outcome: z.literal('SEALED'),
@@ -24,6 +26,12 @@ export const WriteSealedOutput = z.object({
   /** Claim ids sealed in the manifest, sorted. */
   claims: z.array(z.string()),
   snapshot: SnapshotOutput,
+  /**
+   * Where the record stands against the deployment log: `PROVEN`, or `SEALED_AWAITING_INTEGRATION`
+   * when the wait ran out before the integration (the write is sealed; recall it later to see it
+   * proven). `null`: the server's client checked no freshness.
+   */
+  freshness: FreshnessOutput.nullable(),
 });
 /** Type of {@link WriteSealedOutput}. */
 export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;

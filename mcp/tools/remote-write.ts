@@ -44,6 +44,8 @@ export async function writeSignedResidual(deps: ResealMcpDeps, input: RemoteWrit
     const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
       request: published.request,
       sinceMs: publishWaitSince(published),
+      // Until PROVEN through the deployment log, within the wait (docs/mcp.md, "Freshness").
+      untilProven: true,
       timeoutMs: input.timeoutMs ?? REMOTE_MAX_WAIT_MS,
     });
     // The answer reports the snapshot's key count; the manifest holds one hash per snapshot key.
@@ -64,7 +66,7 @@ export function registerRemoteWriteTool(server: McpServer, deps: ResealMcpDeps):
       description:
         'Seal a write request you built and signed with your own writer key, and wait until it is sealed or refused. ' +
         'The remote server never signs for you: an unsigned, badly signed or stale-signed request is refused. ' +
-        'Sealed: returns seq, recordHash, the signed checkpoint and the inclusion proof. Refused: isError with each reason and what to do.',
+        'Sealed: returns seq, recordHash, the signed checkpoint, the inclusion proof and freshness (PROVEN through the deployment log, or SEALED_AWAITING_INTEGRATION when the wait ran out first). Refused: isError with each reason and what to do.',
       input: RemoteWriteInputSchema,
       output: WriteSealedOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

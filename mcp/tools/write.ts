@@ -158,6 +158,8 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
     const outcome = await deps.client.waitForOutcome(request.lineageId, request.residualId, {
       request: published.request,
       sinceMs: publishWaitSince(published),
+      // Until PROVEN through the deployment log, within the wait (docs/mcp.md, "Freshness").
+      untilProven: true,
       timeoutMs: waitMs(input.timeoutMs),
     });
     return writeOutcomeResult(published.request, outcome, snapshot);
@@ -241,7 +243,7 @@ export function registerWriteTool(server: McpServer, deps: ResealMcpDeps): void 
     {
       title: 'Remember (seal a residual)',
       description:
-        'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns seq, recordHash, the signed checkpoint and the inclusion proof. Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
+        'Seal a conclusion into tamper-evident memory and wait until it is sealed or refused. Give each claim its content and the environment keys it rests on (causalKeys), the variables the conclusion used with their freshness (re-verify inherited ones and pass reprobe), and optionally env (default: the configured snapshot). Sealed: returns seq, recordHash, the signed checkpoint, the inclusion proof and freshness (PROVEN through the deployment log, or SEALED_AWAITING_INTEGRATION when the wait ran out first). Refused (stale inherited state, reused id, fenced epoch): isError with each reason and what to do.',
       input: WriteInputSchema,
       output: WriteSealedOutput,
       // Not idempotent: without a residualId each call is a new write.

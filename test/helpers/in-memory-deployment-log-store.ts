@@ -48,6 +48,11 @@ export class InMemoryDeploymentLogStore implements DeploymentLogStore {
     return refs.map((ref) => this.leaves.get((ref.index + 1) * 2 ** ref.level - 1)?.nodes[ref.level] ?? null);
   }
 
+  /** The index root leaf `index` commits to, as a client reads it (`DeploymentLogReads`). */
+  async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
+    return this.leaves.get(index)?.indexRoot ?? null;
+  }
+
   async recordEvidence(evidence: IntegrationEvidence, atMs: number): Promise<void> {
     this.evidence.push({ evidence, atMs });
   }

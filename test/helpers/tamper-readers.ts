@@ -345,6 +345,9 @@ export const receiptCli: Reader = {
       '--lineage',
       target.lineageId,
       '--receipt',
+      // The lineage-checkpoint receipt: the rows of this reader are about the lineage's own log.
+      '--receipt-format',
+      '1',
       '--seq',
       String(target.receiptSeq),
       '--out',

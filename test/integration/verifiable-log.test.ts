@@ -179,10 +179,13 @@ describe('docs/verifiable-log.md "Recall" cost on the deployed stack', () => {
   it('2. a third party checks a record offline: export --receipt, then verify --receipt with only the log key (no AWS)', async () => {
     const lineageId = await sealLineage(5);
     const dir = mkdtempSync(join(tmpdir(), 'reseal-receipt-'));
-    const exported = await runCli(['export', '--lineage', lineageId, '--receipt', '--seq', '2', '--out', 'r.json'], {
-      cwd: dir,
-      env: cliEnv,
-    });
+    const exported = await runCli(
+      ['export', '--lineage', lineageId, '--receipt', '--receipt-format', '1', '--seq', '2', '--out', 'r.json'],
+      {
+        cwd: dir,
+        env: cliEnv,
+      },
+    );
     expect(exported.exitCode, exported.stderr).toBe(0);
     const logKey = (await runCli(['log-key'], { cwd: dir, env: cliEnv })).stdout.trim();
     expect(logKey).toBe(formatVerifierKey(await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get()));

@@ -305,7 +305,8 @@ const cells: readonly Cell[] = [
     attack: attacks.none,
     expect: {
       ...intact([V, VA, I, E, XV, CV, R, CR, RC]),
-      [P]: both('exit 0 SEALED'),
+      // Sealed, never integrated here (no notices): SEALED_AWAITING_INTEGRATION, exit 3 (docs/cli.md, `publish --wait`).
+      [P]: both('exit 3 SEALED'),
       [CW]: both('SEALED seq 4'),
       [S]: 'SEALED',
     },

@@ -288,6 +288,8 @@ const IL = inspectRefusalsCli.name;
 const MI = mcpInspect.name;
 
 /** The write's outcome readers both report `cli` / `client`. */
+// A seal read by publish --wait is exit 3 here: these lineages are never integrated (the sealer sends
+// no notices), so it ends SEALED_AWAITING_INTEGRATION (docs/cli.md, `publish --wait`).
 const outcome = (cli: string, client: string) => ({ [P]: both(cli), [CW]: both(client) });
 const recalled = (cli: Cell['expect'][string], client: Cell['expect'][string]) => ({ [R]: cli, [CR]: client });
 /**
@@ -331,7 +333,7 @@ const cells: readonly Cell[] = [
     attack: attacks.none,
     target: () => ({ recall: { residualId: 'r-2' } }),
     expect: {
-      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...outcome('exit 3 SEALED', 'SEALED seq 2'),
       ...recalled(both('exit 0 VERIFIED_INTACT'), both('VERIFIED_INTACT')),
     },
   },
@@ -468,7 +470,7 @@ const cells: readonly Cell[] = [
     attack: attacks.forgeRejection,
     target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
     expect: {
-      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...outcome('exit 3 SEALED', 'SEALED seq 2'),
       ...listed(['RESIDUAL_ID_REUSED signed', 'STALE_STATE unsigned'], ['LINEAGE_INCONSISTENT signed']),
     },
   },
@@ -476,7 +478,7 @@ const cells: readonly Cell[] = [
     // The signed refusal names the reused request, not the sealed one with the same residual id.
     attack: attacks.replayRejection,
     target: forWrite(() => lineage.writes[1] as ResidualWriteRequest),
-    expect: outcome('exit 0 SEALED', 'SEALED seq 1'),
+    expect: outcome('exit 3 SEALED', 'SEALED seq 1'),
   },
   {
     // A copy of a signed refusal is that same refusal (its statement names the write it refused,
@@ -492,7 +494,7 @@ const cells: readonly Cell[] = [
     // The listing is the other lineage's: a signed refusal of this lineage is not signed there.
     attack: attacks.transplantRejection,
     target: forWrite(() => other.writes[1] as ResidualWriteRequest),
-    expect: { ...outcome('exit 0 SEALED', 'SEALED seq 1'), ...listed(['RESIDUAL_ID_REUSED unsigned'], []) },
+    expect: { ...outcome('exit 3 SEALED', 'SEALED seq 1'), ...listed(['RESIDUAL_ID_REUSED unsigned'], []) },
   },
   // Conflicts: the same rule as rejections.
   {
@@ -512,7 +514,7 @@ const cells: readonly Cell[] = [
     attack: attacks.forgeConflict,
     target: forWrite(() => lineage.writes[2] as ResidualWriteRequest),
     expect: {
-      ...outcome('exit 0 SEALED', 'SEALED seq 2'),
+      ...outcome('exit 3 SEALED', 'SEALED seq 2'),
       ...listed(['RESIDUAL_ID_REUSED signed'], ['LINEAGE_INCONSISTENT signed', 'STALE_EPOCH unsigned']),
     },
   },

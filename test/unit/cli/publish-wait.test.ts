@@ -123,6 +123,7 @@ describe('reseal publish --wait', () => {
       checkpoint: `0:${head?.recordHash}`,
       signed_checkpoint: expect.stringContaining(`${TEST_LOG_NAME}/${LINEAGE}\n1\n`),
       inclusion_proof: { leaf_index: 0, tree_size: 1, hashes: [] },
+      freshness: null,
     });
   });
 

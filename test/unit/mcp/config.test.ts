@@ -7,6 +7,7 @@ import { StackOutputsError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import {
   connectMcpDeps,
+  loadPolicy,
   loadWriterKey,
   mcpConfigFrom,
   readStackOutputsFile,
@@ -15,6 +16,8 @@ import {
 import { MissingPart, StackUnavailableError } from '../../../mcp/stack-unavailable';
 import { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../../../shared/errors';
+import { formatVerifierKey } from '../../../shared/log/note-key';
+import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 
 let dir = '';
 beforeAll(async () => {
@@ -52,6 +55,8 @@ describe('MCP server configuration from the environment', () => {
       endpoint: null,
       writerKeyFile: null,
       writerKmsKey: null,
+      policyFile: null,
+      policyMaxAgeSeconds: null,
     });
   });
 
@@ -73,6 +78,8 @@ describe('MCP server configuration from the environment', () => {
       endpoint: 'http://127.0.0.1:4566',
       writerKeyFile: null,
       writerKmsKey: null,
+      policyFile: null,
+      policyMaxAgeSeconds: null,
     });
     await rm(join(dir, 'reseal.config.json'));
   });
@@ -83,6 +90,23 @@ describe('MCP server configuration from the environment', () => {
       writerKeyFile: join(dir, 'keys', 'agent.pem'),
       writerKmsKey: arn,
     });
+  });
+
+  it('RESEAL_POLICY and RESEAL_POLICY_MAX_AGE (docs/mcp.md, "Freshness"): loadPolicy reads the tlog-policy once; a bad one, or a maximum age without a policy, is refused naming the variable', async () => {
+    const log = formatVerifierKey(TEST_LOG_KEY);
+    await writeFile(join(dir, 'policy.txt'), `log ${log}\nquorum none\n`);
+    const config = mcpConfigFrom({ RESEAL_POLICY: 'policy.txt', RESEAL_POLICY_MAX_AGE: '90' }, {}, dir);
+    expect(config).toMatchObject({ policyFile: join(dir, 'policy.txt'), policyMaxAgeSeconds: 90 });
+    expect(await loadPolicy(config)).toMatchObject({ maxAgeSeconds: 90, witnessing: 'UNWITNESSED' });
+    expect(await loadPolicy(mcpConfigFrom({}, {}, dir))).toBeNull();
+    await writeFile(join(dir, 'bad-policy.txt'), `log ${log}\nquorum w9\n`);
+    await expect(loadPolicy(mcpConfigFrom({ RESEAL_POLICY: 'bad-policy.txt' }, {}, dir))).rejects.toMatchObject({
+      issues: [{ path: 'RESEAL_POLICY' }],
+    });
+    await expect(loadPolicy(mcpConfigFrom({ RESEAL_POLICY_MAX_AGE: '90' }, {}, dir))).rejects.toMatchObject({
+      issues: [{ path: 'RESEAL_POLICY_MAX_AGE' }],
+    });
+    expect(() => mcpConfigFrom({ RESEAL_POLICY_MAX_AGE: '0' }, {}, dir)).toThrow(/RESEAL_POLICY_MAX_AGE/);
   });
 
   it('loadWriterKey: a PEM key file signs as its base name; an unreadable or non-key file is refused, naming RESEAL_WRITER_KEY', async () => {

@@ -5,6 +5,7 @@ import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextpro
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../../client/checkpoint-store';
 import { TimeoutError } from '../../../client/errors';
+import type { Freshness } from '../../../client/verified-recall';
 import { resolveMcpClient, stackPlace } from '../../../mcp/config';
 import type { McpClient, ResealMcpDeps } from '../../../mcp/context';
 import { lazyMcpClient } from '../../../mcp/lazy-client';
@@ -17,6 +18,7 @@ import { INSPECT_TOOL } from '../../../mcp/tools/inspect';
 import { RECALL_TOOL } from '../../../mcp/tools/recall';
 import { VERIFY_TOOL } from '../../../mcp/tools/verify';
 import { WRITE_TOOL } from '../../../mcp/tools/write';
+import type { FreshnessState } from '../../../shared/integrator/record-freshness';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../../shared/triage/delta-isolator';
@@ -188,6 +190,35 @@ async function edited(h: Harness): Promise<Call> {
   return call;
 }
 
+/** A freshness as the client decides it (docs/mcp.md, "Freshness"): `state` against deployment checkpoint 3, unwitnessed. */
+const freshness = (state: FreshnessState): Freshness => ({
+  state,
+  checkpointSize: state === 'REFUSED' ? null : 3,
+  reason: `${state} (as the client decided it)`,
+  witnessing: 'UNWITNESSED',
+  windowSeconds: null,
+});
+
+/** A session whose client's write outcomes carry `state` (the real outcome, its freshness replaced). */
+function writesShowing(h: Harness, state: FreshnessState): Promise<Call> {
+  const real = h.p.client;
+  return h.connectOverriding({
+    waitForOutcome: async (...args) => {
+      const outcome = await real.waitForOutcome(...args);
+      return outcome.kind === 'SEALED' ? { ...outcome, freshness: freshness(state) } : outcome;
+    },
+  });
+}
+
+/** A session whose client's recalls carry `state` (the real recall, its freshness replaced). */
+async function recallsShowing(h: Harness, state: FreshnessState): Promise<Call> {
+  await sealedFirst(h);
+  const real = h.p.client;
+  return h.connectOverriding({
+    recall: async (...args) => ({ ...(await real.recall(...args)), freshness: freshness(state) }),
+  });
+}
+
 /** A server whose stack cannot be resolved: its outputs file does not exist. */
 function unresolvable(h: Harness): Promise<Call> {
   const config = {
@@ -237,7 +268,19 @@ const unreadableStore = (out: Record<string, unknown>) =>
 /** Every scenario, by tool and outcome kind. */
 const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scenario[]>>>> = {
   [WRITE_TOOL]: {
-    SEALED: [{ name: 'a first write', run: async (h) => (await h.connect())(WRITE_TOOL, FIRST_WRITE) }],
+    SEALED: [
+      { name: 'a first write', run: async (h) => (await h.connect())(WRITE_TOOL, FIRST_WRITE) },
+      {
+        name: 'PROVEN through the deployment log',
+        run: async (h) => (await writesShowing(h, 'PROVEN'))(WRITE_TOOL, FIRST_WRITE),
+        expect: (out) => expect(out).toMatchObject({ freshness: { state: 'PROVEN', checkpointSize: 3 } }),
+      },
+      {
+        name: 'sealed, awaiting integration when the wait ran out',
+        run: async (h) => (await writesShowing(h, 'SEALED_AWAITING_INTEGRATION'))(WRITE_TOOL, FIRST_WRITE),
+        expect: (out) => expect(out).toMatchObject({ freshness: { state: 'SEALED_AWAITING_INTEGRATION' } }),
+      },
+    ],
     WRITE_REJECTED: [
       {
         name: 'by the guard: an inherited value never re-probed',
@@ -268,6 +311,16 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
       },
     ],
     TAMPER_DETECTED: [
+      {
+        name: 'a seal the deployment log contradicts (INCONSISTENT: the index maps its residual id elsewhere)',
+        run: async (h) => (await writesShowing(h, 'INCONSISTENT'))(WRITE_TOOL, FIRST_WRITE),
+        expect: (out) => expect(out).toMatchObject({ seq: 0, freshness: { state: 'INCONSISTENT' } }),
+      },
+      {
+        name: 'a seal whose deployment chain does not verify (REFUSED)',
+        run: async (h) => (await writesShowing(h, 'REFUSED'))(WRITE_TOOL, FIRST_WRITE),
+        expect: (out) => expect(out).toMatchObject({ freshness: { state: 'REFUSED', checkpointSize: null } }),
+      },
       {
         name: 'a seal in another history than the checkpoint the server kept (a forked table)',
         run: async (h) => {
@@ -338,6 +391,16 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
   [RECALL_TOOL]: {
     NO_DRIFT: [
       { name: 'the same environment', run: async (h) => (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE }) },
+      {
+        name: 'the same environment, PROVEN through the deployment log',
+        run: async (h) => (await recallsShowing(h, 'PROVEN'))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ freshness: { state: 'PROVEN', witnessing: 'UNWITNESSED' } }),
+      },
+      {
+        name: 'the same environment, sealed, awaiting integration',
+        run: async (h) => (await recallsShowing(h, 'SEALED_AWAITING_INTEGRATION'))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: (out) => expect(out).toMatchObject({ freshness: { state: 'SEALED_AWAITING_INTEGRATION' } }),
+      },
     ],
     AMBIENT_DRIFT_ONLY: [
       {

@@ -69,6 +69,7 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
       head: lineageHeadOf(record),
       checkpoint: receipt.checkpoint,
       proof: receipt.inclusion,
+      freshness: null,
     };
     const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(result.isError).toBeUndefined();

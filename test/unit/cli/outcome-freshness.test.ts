@@ -1,0 +1,155 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { FreshnessPolicy } from '../../../client/freshness-policy';
+import { formatVerifierKey } from '../../../shared/log/note-key';
+import { cosignedByTestWitness, integratedStack, witnessedTestPolicy } from '../../helpers/integrated-stack';
+import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { testLineageId } from '../../helpers/writer-factories';
+import { CLI_TEST_NOW_MS, runCli } from './run-cli';
+
+const LINEAGE = testLineageId('lin-cli-fresh');
+
+/** `reseal publish --wait --json` of `r` on an in-memory stack whose queue seals it, integrating on the client's `integrateAtSleep`-th wait. */
+async function publishWait(options: {
+  integrateAtSleep?: number;
+  args?: string[];
+  setup?: (s: ReturnType<typeof integratedStack>) => Promise<void>;
+}) {
+  const s = integratedStack();
+  await options.setup?.(s);
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-publish-fresh-'));
+  const fields = { lineageId: LINEAGE, residualId: 'r-9' };
+  writeFileSync(join(dir, 'request.json'), JSON.stringify(s.request(fields)));
+  let sleeps = 0;
+  // The client as the CLI connects it, with the --policy it was given.
+  const clientWith = (policy: FreshnessPolicy | undefined) =>
+    s.client({
+      deps: {
+        ...(policy ? { policy } : {}),
+        sqs: {
+          send: async () => {
+            await s.send(fields);
+            return { MessageId: 'msg-1' };
+          },
+        } as never,
+      },
+      onSleep: async () => {
+        if (++sleeps === options.integrateAtSleep) await s.integrate();
+      },
+    });
+  const run = await runCli(
+    ['publish', '--request', 'request.json', '--wait', '--timeout', '5', '--json', ...(options.args ?? [])],
+    {
+      cwd: dir,
+      connect: async (_stack, _store, _writer, policy) => clientWith(policy),
+    },
+  );
+  return { run, json: JSON.parse(run.stdout) as { outcome: string; freshness: { state: string } | null } };
+}
+
+// `reseal publish --wait` waits until the write is PROVEN through the deployment log (docs/cli.md,
+// `publish --wait`); only sealed at the timeout is exit 3, a chain that refutes it exit 20.
+describe('reseal publish --wait: freshness of the write', () => {
+  it('integrated while it waits: SEALED, freshness PROVEN, exit 0', async () => {
+    const { run, json } = await publishWait({ integrateAtSleep: 2 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(json).toMatchObject({ outcome: 'SEALED', freshness: { state: 'PROVEN', witnessing: 'UNWITNESSED' } });
+  });
+
+  it('never integrated within --timeout: SEALED, freshness SEALED_AWAITING_INTEGRATION, exit 3 with the reason on stderr', async () => {
+    const { run, json } = await publishWait({});
+    expect(run.exitCode).toBe(3);
+    expect(json).toMatchObject({ outcome: 'SEALED', freshness: { state: 'SEALED_AWAITING_INTEGRATION' } });
+    expect(run.stderr).toMatch(/sealed, awaiting integration: .*after 5 s/);
+  });
+
+  it('--policy that the published deployment checkpoint does not meet: freshness REFUSED, exit 20', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-policy-'));
+    writeFileSync(join(dir, 'policy.txt'), (await witnessedTestPolicy()).text);
+    const { run, json } = await publishWait({
+      integrateAtSleep: 1,
+      args: ['--policy', join(dir, 'policy.txt')],
+      setup: async (s) => {
+        await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+        await s.integrate();
+      },
+    });
+    expect(run.exitCode).toBe(20);
+    expect(json.freshness?.state).toBe('REFUSED');
+    expect(run.stderr).toMatch(/tamper risk: the deployment log does not prove this write \(REFUSED\)/);
+  });
+});
+
+/** A format-2 receipt of seq 1 written by `reseal export --receipt`, its published note cosigned `agoSeconds` before the CLI's clock. */
+async function exportedReceipt(agoSeconds: number) {
+  const s = integratedStack();
+  s.clock.now = CLI_TEST_NOW_MS;
+  for (const r of ['r-0', 'r-1']) await s.send({ lineageId: LINEAGE, residualId: r });
+  await s.integrate();
+  const head = s.deployment.head;
+  if (!head?.published) throw new Error('nothing published');
+  s.deployment.head = {
+    ...head,
+    published: await cosignedByTestWitness(head.published, Math.floor(CLI_TEST_NOW_MS / 1000) - agoSeconds),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-receipt-v2-'));
+  writeFileSync(join(dir, 'policy.txt'), (await witnessedTestPolicy()).text);
+  const exported = await runCli(
+    [
+      'export',
+      '--lineage',
+      LINEAGE,
+      '--receipt',
+      '--seq',
+      '1',
+      '--out',
+      'r.json',
+      '--policy',
+      'policy.txt',
+      '--max-age',
+      '100000',
+    ],
+    { cwd: dir, connect: async (_stack, _store, _writer, policy) => s.client({ deps: policy ? { policy } : {} }) },
+  );
+  expect(exported.exitCode, exported.stderr).toBe(0);
+  return dir;
+}
+
+const verify = (dir: string, args: string[]) =>
+  runCli(['verify', '--receipt', 'r.json', '--json', ...args], { cwd: dir, env: {} });
+
+describe('reseal verify --receipt (format 2) offline with --policy [--max-age]', () => {
+  it('verifies with the policy; --max-age checks the cosignature time; without it only inclusion is proven', async () => {
+    const dir = await exportedReceipt(600);
+    const receipt = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+    expect(receipt.formatVersion).toBe(2);
+    const plain = await verify(dir, ['--policy', 'policy.txt']);
+    expect(plain.exitCode, plain.stdout).toBe(0);
+    expect(JSON.parse(plain.stdout)).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      format_version: 2,
+      seq: 1,
+      freshness: { checked: false, witnessing: 'WITNESSED', age_seconds: 600, refusal: null },
+    });
+    const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age', '900']);
+    expect(fresh.exitCode).toBe(0);
+    expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, max_age_seconds: 900 });
+    const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180']);
+    expect(stale.exitCode).toBe(20);
+    expect(JSON.parse(stale.stdout)).toMatchObject({
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      freshness: { refusal: 'COSIGNATURES_TOO_OLD' },
+    });
+  });
+
+  it('--log-key alone checks it under quorum none (inclusion, UNWITNESSED); neither a policy nor a key is exit 2', async () => {
+    const dir = await exportedReceipt(10);
+    const byKey = await verify(dir, ['--log-key', formatVerifierKey(TEST_LOG_KEY)]);
+    expect(byKey.exitCode).toBe(0);
+    expect(JSON.parse(byKey.stdout).freshness).toMatchObject({ checked: false, witnessing: 'UNWITNESSED' });
+    const neither = await verify(dir, []);
+    expect(neither.exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { WriteOutcome } from '../../../client/write-outcomes';
+import { markerKey } from '../../helpers/in-memory-lineage-store';
+import { cosignedByTestWitness, integratedStack, witnessedTestPolicy } from '../../helpers/integrated-stack';
+import { testLineageId } from '../../helpers/writer-factories';
+
+const LINEAGE = testLineageId('lin-outcome-fresh');
+
+const freshnessOf = (outcome: WriteOutcome) => (outcome.kind === 'SEALED' ? outcome.freshness : null);
+
+// Write outcomes proven through the deployment chain (docs/deployment-log.md, "Clients"), as
+// recalls are: PROVEN once the indexed head covers the record and the index maps its residual id
+// to it; SEALED_AWAITING_INTEGRATION before; INCONSISTENT and REFUSED fail closed.
+describe('ResealClient.waitForOutcome: freshness of a sealed write', () => {
+  it('a write sealed before any integration is SEALED_AWAITING_INTEGRATION; after the integration the same outcome is PROVEN', async () => {
+    const s = integratedStack();
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    expect((await s.send({ lineageId: LINEAGE, residualId: 'r-0' })).kind).toBe('SEALED');
+    const client = s.client();
+    const before = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000 });
+    expect(before.kind).toBe('SEALED');
+    expect(freshnessOf(before)).toMatchObject({
+      state: 'SEALED_AWAITING_INTEGRATION',
+      checkpointSize: null,
+      witnessing: 'UNWITNESSED',
+      windowSeconds: null,
+    });
+    await s.integrate();
+    const after = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000 });
+    expect(freshnessOf(after)).toMatchObject({ state: 'PROVEN', checkpointSize: 1 });
+  });
+
+  it('untilProven waits past the seal until the integration proves it', async () => {
+    const s = integratedStack();
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    let sleeps = 0;
+    const client = s.client({
+      onSleep: async () => {
+        if (++sleeps === 3) await s.integrate();
+      },
+    });
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 10_000, untilProven: true });
+    expect(freshnessOf(outcome)?.state).toBe('PROVEN');
+    expect(sleeps).toBe(3);
+  });
+
+  it('untilProven that runs out while only sealed returns the seal as SEALED_AWAITING_INTEGRATION, not a timeout', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-1' });
+    const outcome = await s.client().waitForOutcome(LINEAGE, 'r-1', { request, timeoutMs: 2000, untilProven: true });
+    expect(outcome.kind).toBe('SEALED');
+    expect(freshnessOf(outcome)).toMatchObject({ state: 'SEALED_AWAITING_INTEGRATION', checkpointSize: 1 });
+    expect(freshnessOf(outcome)?.reason).toMatch(/seq 1 is past the lineage head the index holds \(1 records\)/);
+  });
+
+  it('a residual id sealed twice (its marker deleted between the seals): the second sealing is INCONSISTENT, the index maps the first', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
+    s.store.markers.delete(markerKey(LINEAGE, 'r-1'));
+    expect((await s.send({ lineageId: LINEAGE, residualId: 'r-1' })).kind).toBe('SEALED');
+    await s.integrate();
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-1' });
+    const outcome = await s.client().waitForOutcome(LINEAGE, 'r-1', { request, timeoutMs: 1000, untilProven: true });
+    expect(outcome.kind === 'SEALED' && outcome.head.seq).toBe(2);
+    expect(freshnessOf(outcome)).toMatchObject({ state: 'INCONSISTENT', checkpointSize: 1 });
+    expect(freshnessOf(outcome)?.reason).toMatch(/maps residual r-1 to seq 1/);
+  });
+
+  it('a deployment checkpoint that does not meet a witnessed policy is REFUSED at once (fail closed), even with untilProven', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    let sleeps = 0;
+    const client = s.client({
+      deps: { policy: await witnessedTestPolicy() },
+      onSleep: async () => void sleeps++,
+    });
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 10_000, untilProven: true });
+    expect(freshnessOf(outcome)).toMatchObject({ state: 'REFUSED', witnessing: 'WITNESSED', windowSeconds: 182 });
+    expect(freshnessOf(outcome)?.reason).toMatch(/POLICY_NOT_MET/);
+    expect(sleeps).toBe(0);
+  });
+
+  it('a fresh cosignature by the policy witness makes it PROVEN under the witnessed policy', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    const head = s.deployment.head;
+    if (!head?.published) throw new Error('nothing published');
+    s.deployment.head = {
+      ...head,
+      published: await cosignedByTestWitness(head.published, Math.floor(s.clock.now / 1000) - 10),
+    };
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    const client = s.client({ deps: { policy: await witnessedTestPolicy() } });
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000 });
+    expect(freshnessOf(outcome)).toMatchObject({ state: 'PROVEN', witnessing: 'WITNESSED' });
+  });
+});
