@@ -514,6 +514,32 @@ function stackPinFile(setup: ReaderSetup): Promise<string> {
 }
 
 /**
+ * Runs python/tests/online/tamper_reader.py with `args` after the stack pin, on the emulator
+ * (see its docstring); its one output line, or `python failed: <last stderr line>`.
+ */
+export async function runPythonReader(setup: ReaderSetup, cwd: string, args: readonly string[]): Promise<string> {
+  try {
+    const { stdout } = await runPython(VENV_PYTHON, [PYTHON_READER, await stackPinFile(setup), ...args], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PYTHONPATH: join(REPO, 'python', 'src'),
+        AWS_ENDPOINT_URL: setup.endpoint,
+        AWS_REGION: setup.region,
+        AWS_DEFAULT_REGION: setup.region,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+      },
+      timeout: 120_000,
+    });
+    return stdout.trim();
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error);
+    return `python failed: ${stderr.trim().split('\n').at(-1)}`;
+  }
+}
+
+/**
  * The Python package's client (docs/python.md) in a subprocess: `proven_records` of the lineage
  * (what the framework adapters read as memory) and `receipt` of the receipt seq checked offline
  * with `verify_receipt`, cold or with the seeded checkpoint store, as
@@ -523,31 +549,11 @@ export const pythonClient: Reader = {
   name: 'python: proven_records + receipt',
   read: async (setup, target, withCheckpoint) => {
     const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      PYTHON_READER,
-      await stackPinFile(setup),
+    return runPythonReader(setup, dir, [
       target.lineageId,
+      'records',
       String(target.receiptSeq),
       ...(withCheckpoint ? [join(dir, 'checkpoints.json')] : []),
-    ];
-    try {
-      const { stdout } = await runPython(VENV_PYTHON, argv, {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          PYTHONPATH: join(REPO, 'python', 'src'),
-          AWS_ENDPOINT_URL: setup.endpoint,
-          AWS_REGION: setup.region,
-          AWS_DEFAULT_REGION: setup.region,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-        },
-        timeout: 60_000,
-      });
-      return stdout.trim();
-    } catch (error) {
-      const stderr = String((error as { stderr?: unknown }).stderr ?? error);
-      return `python failed: ${stderr.trim().split('\n').at(-1)}`;
-    }
+    ]);
   },
 };

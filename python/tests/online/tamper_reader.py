@@ -1,17 +1,24 @@
-"""The Python client as one reader of the tampering matrix (test/integration/tamper/, docs/guarantees.md,
-"Tampering by the table writer"): run by test/helpers/tamper-readers.ts as
+"""The Python client as one reader of the tampering matrix (test/integration/tamper/ and
+test/integration/fresh-client.test.ts, docs/guarantees.md, "Tampering by the table writer"),
+run by test/helpers/tamper-readers.ts against the attacked table (AWS settings from the
+environment), cold or with a seeded checkpoint store; it prints one line:
 
-    python tamper_reader.py <stack pin> <lineage id> <receipt seq> [<checkpoint store>]
+    python tamper_reader.py <stack pin> <lineage id> records <receipt seq> [<checkpoint store>]
 
-against the attacked table (AWS settings from the environment), it reads the lineage as the
-framework adapters do (``proven_records``) and one receipt as an auditor would (``receipt``, then
-``verify_receipt`` offline with the pinned log key), each cold or with the seeded checkpoint
-store, and prints one line: ``records <outcome>; receipt <outcome>``, where an outcome is
-``VERIFIED_INTACT <n>`` / ``VERIFIED_INTACT seq <n>``, or the verdict of the error it raised.
+reads the lineage as the framework adapters do (``proven_records``) and one receipt as an auditor
+would (``receipt``, then ``verify_receipt`` offline with the pinned log key): ``records
+<outcome>; receipt <outcome>``, an outcome being ``VERIFIED_INTACT <n>`` / ``VERIFIED_INTACT seq
+<n>``, or the verdict of the error raised;
+
+    python tamper_reader.py <stack pin> <lineage id> recall <target JSON> <env JSON>
+
+recalls through the stack (EventBridge, the deployed triage function) with the stack's default
+freshness policy: ``<end> <verdict or -> <freshness state or "no freshness">``.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 
 import boto3
@@ -19,8 +26,7 @@ import boto3
 import reseal
 
 
-def main(pin: str, lineage_id: str, seq: int, store: str | None) -> str:
-    stack = reseal.read_stack_pin(pin)
+def records_and_receipt(stack: reseal.PinnedStack, lineage_id: str, seq: int, store: str | None) -> str:
     dynamodb = boto3.client("dynamodb")
     checkpoints = reseal.FileCheckpointStore(store) if store else None
 
@@ -42,6 +48,21 @@ def main(pin: str, lineage_id: str, seq: int, store: str | None) -> str:
     return f"records {read}; receipt {proven}"
 
 
+def recall(stack: reseal.PinnedStack, lineage_id: str, target: dict[str, object], env: dict[str, str]) -> str:
+    client = reseal.ResealClient(
+        stack, dynamodb=boto3.client("dynamodb"), sqs=None, events=boto3.client("events"), checkpoints=None
+    )
+    got = client.recall(lineage_id, env, target=target, timeout_s=90)
+    state = got.freshness.state if got.freshness is not None else "no freshness"
+    return f"{got.end} {got.verdict or '-'} {state}"
+
+
 if __name__ == "__main__":
-    pin, lineage, seq, *rest = sys.argv[1:]
-    print(main(pin, lineage, int(seq), rest[0] if rest else None))
+    pin, lineage, mode, *rest = sys.argv[1:]
+    stack = reseal.read_stack_pin(pin)
+    if mode == "records":
+        print(records_and_receipt(stack, lineage, int(rest[0]), rest[1] if len(rest) > 1 else None))
+    elif mode == "recall":
+        print(recall(stack, lineage, json.loads(rest[0]), json.loads(rest[1])))
+    else:
+        raise SystemExit(f"unknown mode {mode!r}: expected records or recall")
