@@ -32,21 +32,13 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 
   async readHead(): Promise<StoredDeploymentHead | null> {
     const item = await this.#table.get(Keys.deploymentLog, HEAD_SK);
-    if (!item) return null;
-    return {
-      size: readNumber(item, 'size') ?? -1,
-      checkpoint: readString(item, 'checkpoint') ?? '',
-      frontier: readJson<string[]>(item, 'frontier', []),
-      indexRoot: readString(item, 'indexRoot') ?? '',
-      published: readString(item, 'published') ?? null,
-    };
+    return item ? deploymentHeadOf(item) : null;
   }
 
   async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
     if (!Number.isSafeInteger(index) || index < 0) return null;
     const item = await this.#table.get(Keys.deploymentLog, Keys.deploymentLeaf(index));
-    const root = item ? readString(item, 'indexRoot') : undefined;
-    return typeof root === 'string' && HEX_DIGEST_PATTERN.test(root) ? root : null;
+    return item ? leafIndexRootOf(item) : null;
   }
 
   async append(
@@ -67,16 +59,11 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       await client.send(
         new TransactWriteItemsCommand({
           TransactItems: [
-            { Put: { TableName: tableName, Item: headItem(next), ...condition } },
+            { Put: { TableName: tableName, Item: deploymentHeadItem(next, Date.now()), ...condition } },
             {
               Put: {
                 TableName: tableName,
-                Item: itemOf({
-                  pk: Keys.deploymentLog,
-                  sk: Keys.deploymentLeaf(leaf.index),
-                  indexRoot: leaf.indexRoot,
-                  nodes: JSON.stringify(leaf.nodes),
-                }),
+                Item: deploymentLeafItem(leaf),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -113,7 +100,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
     const { client, tableName } = this.#table;
     const leafOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
     const leaves = [...new Set(refs.map(leafOf))].filter((i) => Number.isSafeInteger(i));
-    const nodesByLeaf = new Map<number, unknown>();
+    const leafItems = new Map<number, Item>();
     for (let i = 0; i < leaves.length; i += BATCH_GET_LIMIT) {
       let keys: Item[] = leaves
         .slice(i, i + BATCH_GET_LIMIT)
@@ -124,15 +111,14 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
         );
         for (const item of out.Responses?.[tableName] ?? []) {
           const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
-          if (Number.isSafeInteger(index)) nodesByLeaf.set(index, readJson<unknown>(item, 'nodes', null));
+          if (Number.isSafeInteger(index)) leafItems.set(index, item);
         }
         keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
       }
     }
     return refs.map((ref) => {
-      const nodes = nodesByLeaf.get(leafOf(ref));
-      const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
-      return typeof hash === 'string' ? hash : null;
+      const item = leafItems.get(leafOf(ref));
+      return item ? leafNodeOf(item, ref.level) : null;
     });
   }
 
@@ -150,7 +136,8 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   }
 }
 
-function headItem(head: StoredDeploymentHead): Item {
+/** The deployment head item `DEPLOYMENT#log` / `HEAD` (docs/deployment-log.md, "Storage"); `updatedAtMs` is ms since the Unix epoch. */
+export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: number): Item {
   return itemOf({
     pk: Keys.deploymentLog,
     sk: HEAD_SK,
@@ -159,6 +146,40 @@ function headItem(head: StoredDeploymentHead): Item {
     frontier: JSON.stringify(head.frontier),
     indexRoot: head.indexRoot,
     published: head.published ?? undefined,
-    updatedAtMs: Date.now(),
+    updatedAtMs,
   });
+}
+
+/** A deployment head item as a claim: a missing or mistyped field reads as `-1` / `''` / `[]` / `null`, never coerced. */
+export function deploymentHeadOf(item: Item): StoredDeploymentHead {
+  return {
+    size: readNumber(item, 'size') ?? -1,
+    checkpoint: readString(item, 'checkpoint') ?? '',
+    frontier: readJson<string[]>(item, 'frontier', []),
+    indexRoot: readString(item, 'indexRoot') ?? '',
+    published: readString(item, 'published') ?? null,
+  };
+}
+
+/** The leaf item `DEPLOYMENT#log` / `LEAF#<16 digits>`: the index root it commits to and the tree nodes it completes. */
+export function deploymentLeafItem(leaf: StoredDeploymentLeaf): Item {
+  return itemOf({
+    pk: Keys.deploymentLog,
+    sk: Keys.deploymentLeaf(leaf.index),
+    indexRoot: leaf.indexRoot,
+    nodes: JSON.stringify(leaf.nodes),
+  });
+}
+
+/** A leaf item's index root when it is 64 lowercase hex, else `null`. */
+export function leafIndexRootOf(item: Item): HexDigest | null {
+  const root = readString(item, 'indexRoot');
+  return typeof root === 'string' && HEX_DIGEST_PATTERN.test(root) ? root : null;
+}
+
+/** The tree node a leaf item stores at `level` (hex, unverified), or `null` when absent or not a string. */
+export function leafNodeOf(item: Item, level: number): HexDigest | null {
+  const nodes = readJson<unknown>(item, 'nodes', null);
+  const hash = Array.isArray(nodes) ? nodes[level] : undefined;
+  return typeof hash === 'string' ? hash : null;
 }

@@ -46,7 +46,7 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
         );
         for (const item of out.Responses?.[this.#tableName] ?? []) {
           const pk = readString(item, 'pk') ?? '';
-          found.set(pk.slice(Keys.indexNode('').length), decode(readString(item, 'node')));
+          found.set(pk.slice(Keys.indexNode('').length), indexNodeOf(item));
         }
         keys = (out.UnprocessedKeys?.[this.#tableName]?.Keys as Item[] | undefined) ?? [];
       }
@@ -55,9 +55,7 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
   }
 
   async putNodes(nodes: readonly { readonly hash: Uint8Array; readonly node: IndexNode }[]): Promise<void> {
-    const items = nodes.map(({ hash, node }) =>
-      itemOf({ pk: Keys.indexNode(Buffer.from(hash).toString('hex')), sk: Keys.indexNodeSk, node: encode(node) }),
-    );
+    const items = nodes.map(({ hash, node }) => indexNodeItem(hash, node));
     const unique = [...new Map(items.map((item) => [item.pk?.S, item])).values()];
     for (let i = 0; i < unique.length; i += WRITE_LIMIT) {
       let requests = unique.slice(i, i + WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
@@ -71,6 +69,16 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
       }
     }
   }
+}
+
+/** The item of one index node, `INDEX#<hash hex>` / `NODE` (docs/deployment-log.md, "Storage"). */
+export function indexNodeItem(hash: Uint8Array, node: IndexNode): Item {
+  return itemOf({ pk: Keys.indexNode(Buffer.from(hash).toString('hex')), sk: Keys.indexNodeSk, node: encode(node) });
+}
+
+/** The node an item stores, unverified (the reader re-hashes it), or `undefined` when it holds no node. */
+export function indexNodeOf(item: Item): IndexNode | undefined {
+  return decode(readString(item, 'node'));
 }
 
 function encode(node: IndexNode): string {

@@ -1,5 +1,13 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import {
+  deploymentHeadItem,
+  deploymentHeadOf,
+  deploymentLeafItem,
+  leafIndexRootOf,
+  leafNodeOf,
+} from '../../adapters/dynamodb-deployment-log-store';
+import { indexNodeItem, indexNodeOf } from '../../adapters/dynamodb-index-node-store';
+import {
   conflictItem,
   conflictOf,
   frontierOf,
@@ -24,8 +32,10 @@ import {
 } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { hashIndexNode } from '../../shared/index/read-index-node';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
+import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
 
@@ -255,6 +265,125 @@ export async function itemLayoutVectors() {
         edit(record, { record: { S: '{"header":{"manifestDigest":"ab"}}' } }),
         [manifest],
       ),
+    ],
+    deploymentLog: deploymentLogVectors(lineageId),
+  };
+}
+
+/**
+ * The deployment log's and the verifiable index's items (docs/deployment-log.md, "Storage"), as
+ * adapters/dynamodb-deployment-log-store.ts and dynamodb-index-node-store.ts write and read them:
+ * the head, a leaf (its index root and the tree node it stores per level, `null` where none), and
+ * index nodes (a leaf node with its entry, an interior node), each with hostile variants.
+ */
+function deploymentLogVectors(lineageId: string) {
+  const head = deploymentHeadItem(
+    {
+      size: 4,
+      checkpoint: 'reseal/test-stack\n4\nAAAA\n\n— reseal/test-stack AAAA\n',
+      frontier: [digestOf('frontier-0')],
+      indexRoot: digestOf('index-root-3'),
+      published: 'reseal/test-stack\n4\nAAAA\n\n— reseal/test-stack AAAA\n— reseal/test-witness BBBB\n',
+    },
+    1_792_972_800_000,
+  );
+  const leaf = deploymentLeafItem({
+    index: 3,
+    indexRoot: digestOf('index-root-3'),
+    nodes: [digestOf('node-0-3'), digestOf('node-1-1'), digestOf('node-2-0')],
+  });
+  const lineageNode = { kind: 'leaf' as const, entry: lineageEntry(lineageId, lineageValue(4)) };
+  const residualNode = { kind: 'leaf' as const, entry: residualEntry(lineageId, 'residual-1', residualValue(0)) };
+  const [lineageHash, residualHash] = [lineageNode, residualNode].map((node) => hashIndexNode(node).hash) as [
+    Uint8Array,
+    Uint8Array,
+  ];
+  const interior = { kind: 'interior' as const, left: lineageHash, right: residualHash };
+  const interiorHash = hashIndexNode(interior).hash;
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+  const decode = {
+    head: (item: Item) => deploymentHeadOf(item),
+    leaf: (item: Item) => ({
+      indexRoot: leafIndexRootOf(item),
+      nodes: [0, 1, 2, 3].map((level) => leafNodeOf(item, level)),
+    }),
+    indexNode: (item: Item) => {
+      const node = indexNodeOf(item);
+      if (node === undefined) return null;
+      return node.kind === 'leaf'
+        ? { kind: 'leaf', entry: node.entry }
+        : { kind: 'interior', left: hex(node.left), right: hex(node.right) };
+    },
+  } as const;
+  type Kind = keyof typeof decode;
+  const entry = (name: string, kind: Kind, item: Item) => ({
+    name,
+    kind,
+    item: wire(item),
+    decoded: decode[kind](item),
+  });
+  const edit = (item: Item, changes: Record<string, unknown>): Item => {
+    const copy: Record<string, unknown> = { ...item };
+    for (const [name, value] of Object.entries(changes)) {
+      if (value === undefined) delete copy[name];
+      else copy[name] = value;
+    }
+    return copy as Item;
+  };
+  const leafNode = indexNodeItem(lineageHash, lineageNode);
+  const interiorNode = indexNodeItem(interiorHash, interior);
+  return {
+    keys: {
+      pk: Keys.deploymentLog,
+      head: 'HEAD',
+      leaf: [0, 2, 12345].map((index) => ({ index, sk: Keys.deploymentLeaf(index) })),
+      // readNodes: node (level, index) is stored on the leaf item (index + 1) · 2^level − 1.
+      indexNode: { hashHex: hex(interiorHash), pk: Keys.indexNode(hex(interiorHash)), sk: Keys.indexNodeSk },
+    },
+    items: [
+      entry('deployment head', 'head', head),
+      entry('deployment leaf', 'leaf', leaf),
+      entry('index leaf node', 'indexNode', leafNode),
+      entry('index interior node', 'indexNode', interiorNode),
+    ],
+    // Each index node hashes to its address: the reader re-hashes it (docs/verifiable-index.md, "Node store").
+    addresses: [
+      { name: 'index leaf node', hashHex: hex(lineageHash) },
+      { name: 'index interior node', hashHex: hex(interiorHash) },
+      { name: 'residual leaf node', hashHex: hex(residualHash), entry: residualNode.entry },
+    ],
+    hostile: [
+      entry('head size as a string', 'head', edit(head, { size: { S: '3' } })),
+      entry(
+        'head without published, frontier not JSON',
+        'head',
+        edit(head, { published: undefined, frontier: { S: '[' } }),
+      ),
+      entry(
+        'head published as a number, checkpoint missing',
+        'head',
+        edit(head, { published: { N: '1' }, checkpoint: undefined }),
+      ),
+      entry('head index root as binary', 'head', edit(head, { indexRoot: { B: new Uint8Array(32) } })),
+      entry(
+        'leaf index root in capitals',
+        'leaf',
+        edit(leaf, { indexRoot: { S: digestOf('index-root-3').toUpperCase() } }),
+      ),
+      entry('leaf index root short', 'leaf', edit(leaf, { indexRoot: { S: 'ab' } })),
+      entry('leaf nodes not JSON', 'leaf', edit(leaf, { nodes: { S: '["ab' } })),
+      entry('leaf nodes holding a number', 'leaf', edit(leaf, { nodes: { S: '[1, "ab"]' } })),
+      entry('leaf nodes as an object', 'leaf', edit(leaf, { nodes: { S: '{"0":"ab"}' } })),
+      entry('index node missing', 'indexNode', edit(leafNode, { node: undefined })),
+      entry('index node as a number', 'indexNode', edit(leafNode, { node: { N: '1' } })),
+      entry(
+        'index interior node one hex short',
+        'indexNode',
+        edit(interiorNode, { node: { S: `I${'a'.repeat(127)}` } }),
+      ),
+      entry('index interior node in capitals', 'indexNode', edit(interiorNode, { node: { S: `I${'A'.repeat(128)}` } })),
+      entry('index leaf node not JSON', 'indexNode', edit(leafNode, { node: { S: 'L{"kind":' } })),
+      entry('index node of another kind', 'indexNode', edit(leafNode, { node: { S: `X${'a'.repeat(128)}` } })),
     ],
   };
 }

@@ -6,9 +6,11 @@
  * sent (a `publish --wait` is a redelivered write whose outcome is read from the table).
  * Each reader reports one short outcome, `exit <code> <verdict or outcome>` for the CLI.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
@@ -18,9 +20,11 @@ import { LogVerificationError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { stackPinOf } from '../../client/stack-pin';
 import { TriageService } from '../../functions/triage/triage-service';
+import { STACK_NAME } from '../../scripts/emulator/deploy';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
 import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
@@ -489,5 +493,70 @@ export const inspectTextCli: Reader = {
     // Any control character but the line feed that ends each line (ESC, CR, a lone bidi override).
     const raw = /[\p{Cc}\p{Cf}]/u.test(run.stdout.replaceAll('\n', ''));
     return `exit ${run.exitCode} ${verdict}; ${signed} row(s) marked signed, ${unsigned} marked NOT signed; ${raw ? 'raw control characters' : 'no raw control characters'}`;
+  },
+};
+
+const runPython = promisify(execFile);
+const REPO = join(import.meta.dirname, '..', '..');
+/** The Python reader's script, run with the package's development venv (`node scripts/python-setup.mjs`) on this checkout's source. */
+const PYTHON_READER = join(REPO, 'python', 'tests', 'online', 'tamper_reader.py');
+const VENV_PYTHON = join(REPO, '.python-venv', 'bin', 'python');
+let pinned: Promise<string> | null = null;
+
+/** The stack pin file (the `reseal pin` format, both verifier keys read once from KMS), written once per process. */
+function stackPinFile(setup: ReaderSetup): Promise<string> {
+  pinned ??= (async () => {
+    const outputs = clientOutputsFrom({ ...setup.stack });
+    const logKey = await new KMSNoteVerifierKey(setup.kms, outputs.logKeyArn, outputs.logName).get();
+    const guardKey = await new KMSNoteVerifierKey(setup.kms, outputs.guardKeyArn, guardKeyName(outputs.logName)).get();
+    const file = join(mkdtempSync(join(tmpdir(), 'reseal-tamper-pin-')), 'stack.json');
+    writeFileSync(file, `${JSON.stringify(stackPinOf({ stackName: STACK_NAME, outputs, logKey, guardKey }))}\n`);
+    return file;
+  })();
+  return pinned;
+}
+
+/**
+ * Runs python/tests/online/tamper_reader.py with `args` after the stack pin, on the emulator
+ * (see its docstring); its one output line, or `python failed: <last stderr line>`.
+ */
+export async function runPythonReader(setup: ReaderSetup, cwd: string, args: readonly string[]): Promise<string> {
+  try {
+    const { stdout } = await runPython(VENV_PYTHON, [PYTHON_READER, await stackPinFile(setup), ...args], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PYTHONPATH: join(REPO, 'python', 'src'),
+        AWS_ENDPOINT_URL: setup.endpoint,
+        AWS_REGION: setup.region,
+        AWS_DEFAULT_REGION: setup.region,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+      },
+      timeout: 120_000,
+    });
+    return stdout.trim();
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? error);
+    return `python failed: ${stderr.trim().split('\n').at(-1)}`;
+  }
+}
+
+/**
+ * The Python package's client (docs/python.md) in a subprocess: `proven_records` of the lineage
+ * (what the framework adapters read as memory) and `receipt` of the receipt seq checked offline
+ * with `verify_receipt`, cold or with the seeded checkpoint store, as
+ * `records <outcome>; receipt <outcome>` (python/tests/online/tamper_reader.py).
+ */
+export const pythonClient: Reader = {
+  name: 'python: proven_records + receipt',
+  read: async (setup, target, withCheckpoint) => {
+    const dir = await workDir(setup, target, withCheckpoint);
+    return runPythonReader(setup, dir, [
+      target.lineageId,
+      'records',
+      String(target.receiptSeq),
+      ...(withCheckpoint ? [join(dir, 'checkpoints.json')] : []),
+    ]);
   },
 };

@@ -16,7 +16,7 @@ import type { RecallTarget } from '../../shared/pipeline/messages';
 import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
-import { clientOf, type ReadTarget } from '../helpers/tamper-readers';
+import { clientOf, type ReadTarget, runPythonReader } from '../helpers/tamper-readers';
 import { partitionsOf } from '../helpers/tamper-table';
 import { testLineageId } from '../helpers/writer-factories';
 import { runCli } from '../unit/cli/run-cli';
@@ -25,7 +25,8 @@ import { emulatorSetup, MANIFEST } from './tamper/fixture';
 // Clients that take freshness from the deployment log (docs/deployment-log.md, "Clients"), on the
 // deployed stack with NO kept checkpoint: the sealer and the integrator run in process on the
 // stack's table and keys (the integrator driven directly, as docs allow), the readers are the real
-// CLI and client over the same table, with the stack's default policy (the log alone, UNWITNESSED).
+// CLI and client over the same table, and the Python client's recall through the deployed triage
+// function, with the stack's default policy (the log alone, UNWITNESSED).
 const setup = emulatorSetup();
 const notices: SealedRunNotice[] = [];
 const sealer = new SealerService({
@@ -112,13 +113,23 @@ async function clientRecall(lineageId: string, recall: RecallTarget): Promise<st
   return `${got.verdict ?? `refused ${got.refusal?.code}`} ${got.freshness?.state ?? 'no freshness'}`;
 }
 
-/** One row per reader, both without a kept checkpoint. */
+/**
+ * The Python client's recall (docs/python.md, "Freshness from the deployment log") in a subprocess,
+ * through EventBridge and the deployed triage function, with no kept checkpoint:
+ * `<end> <verdict or -> <freshness state>`.
+ */
+async function pythonRecall(lineageId: string, recall: RecallTarget): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-fresh-py-'));
+  return runPythonReader(setup, dir, [lineageId, 'recall', JSON.stringify(recall), JSON.stringify(setup.currentEnv)]);
+}
+
+/** One row per reader, all without a kept checkpoint. */
 async function rowsOf(
   context: TestContext,
   row: Omit<Guarantee, 'reader' | 'expected' | 'checkpoint'>,
   lineageId: string,
   recall: RecallTarget,
-  expected: { readonly cli: string; readonly client: string },
+  expected: { readonly cli: string; readonly client: string; readonly python: string },
 ): Promise<void> {
   expectGuarantees(context, [
     {
@@ -128,6 +139,10 @@ async function rowsOf(
     {
       guarantee: { ...row, reader: 'client.recall', checkpoint: false, expected: expected.client },
       observed: await clientRecall(lineageId, recall),
+    },
+    {
+      guarantee: { ...row, reader: 'python: recall', checkpoint: false, expected: expected.python },
+      observed: await pythonRecall(lineageId, recall),
     },
   ]);
 }
@@ -171,7 +186,11 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
       },
       rolled,
       { latest: true },
-      { cli: 'exit 20 UNVERIFIED_TAMPER_RISK NOT_NEWEST', client: 'UNVERIFIED_TAMPER_RISK NOT_NEWEST' },
+      {
+        cli: 'exit 20 UNVERIFIED_TAMPER_RISK NOT_NEWEST',
+        client: 'UNVERIFIED_TAMPER_RISK NOT_NEWEST',
+        python: 'NOT_INTACT UNVERIFIED_TAMPER_RISK NOT_NEWEST',
+      },
     );
   });
 
@@ -182,7 +201,11 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
       { section: 'tampering', target: 'residual marker', attack: 'delete the marker of an integrated residual id' },
       marked,
       { residualId: 'r-1' },
-      { cli: 'exit 20 UNVERIFIED_TAMPER_RISK INCONSISTENT', client: 'UNVERIFIED_TAMPER_RISK INCONSISTENT' },
+      {
+        cli: 'exit 20 UNVERIFIED_TAMPER_RISK INCONSISTENT',
+        client: 'UNVERIFIED_TAMPER_RISK INCONSISTENT',
+        python: 'NOT_INTACT UNVERIFIED_TAMPER_RISK INCONSISTENT',
+      },
     );
   });
 
@@ -192,7 +215,7 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
       { section: 'tampering', target: 'residual marker', attack: 'none: recall a residual id never written' },
       marked,
       { residualId: 'r-never-written' },
-      { cli: 'exit 2 NOT_FOUND ABSENT', client: 'refused NOT_FOUND ABSENT' },
+      { cli: 'exit 2 NOT_FOUND ABSENT', client: 'refused NOT_FOUND ABSENT', python: 'NOT_FOUND - ABSENT' },
     );
   });
 });

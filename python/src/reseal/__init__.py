@@ -44,7 +44,30 @@ from .canonical import (
     seal_dedup_id,
 )
 from .checkpoint_store import CheckpointStore, FileCheckpointStore, MemoryCheckpointStore
-from .client import PUBLISH_CLOCK_SKEW_MS, PublishedWrite, RecallResult, ResealClient, WriteOutcome, connect
+from .client import (
+    PUBLISH_CLOCK_SKEW_MS,
+    Freshness,
+    PublishedWrite,
+    RecallResult,
+    ResealClient,
+    WriteOutcome,
+    connect,
+)
+from .deployment_chain import (
+    DEFAULT_INTEGRATION_INTERVAL_SECONDS,
+    DEFAULT_MAX_AGE_SECONDS,
+    DeploymentChain,
+    FreshnessPolicy,
+    IndexClaim,
+    RecordFreshness,
+    decide_absence,
+    decide_record_freshness,
+    default_policy_text,
+    deployment_leaf,
+    freshness_policy,
+    verify_deployment_chain,
+)
+from .deployment_chain_reader import DeploymentChainReader
 from .errors import (
     AnchorKeyMismatchError,
     CanonicalizationError,
@@ -333,12 +356,27 @@ __all__ = [
     "WRITER_BOUND_HEADER_FIELDS",
     "WRITER_BOUND_RECORD_FIELDS",
     "writer_binding_problem",
+    # freshness from the deployment log (docs/deployment-log.md, "Clients")
+    "verify_deployment_chain",
+    "decide_record_freshness",
+    "decide_absence",
+    "deployment_leaf",
+    "DeploymentChain",
+    "IndexClaim",
+    "RecordFreshness",
+    "FreshnessPolicy",
+    "freshness_policy",
+    "default_policy_text",
+    "DEFAULT_MAX_AGE_SECONDS",
+    "DEFAULT_INTEGRATION_INTERVAL_SECONDS",
+    "DeploymentChainReader",
     # the online client (docs/python.md, "The online loop"; needs the aws extra)
     "connect",
     "ResealClient",
     "PublishedWrite",
     "WriteOutcome",
     "RecallResult",
+    "Freshness",
     "PUBLISH_CLOCK_SKEW_MS",
     "WriterKey",
     "write_request",

@@ -20,6 +20,16 @@ from typing import Any, Final, Literal, TypeVar
 from .authorship import boundary_digest, lineage_id_matches_policy, policy_digest, write_signature_problem
 from .canonical import canonical_json
 from .checkpoint_store import CheckpointStore, FileCheckpointStore
+from .deployment_chain import (
+    DeploymentChain,
+    FreshnessPolicy,
+    RecordFreshness,
+    decide_absence,
+    decide_record_freshness,
+    default_policy_text,
+    freshness_policy,
+)
+from .deployment_chain_reader import DeploymentChainReader
 from .errors import (
     InputIssue,
     InvalidInputError,
@@ -29,7 +39,7 @@ from .errors import (
     WaitTimeoutError,
 )
 from .guard import parse_write_request
-from .item_layout import LineageTableReader
+from .item_layout import DeploymentLogTableReader, LineageTableReader
 from .log import (
     Checkpoint,
     check_conflict,
@@ -49,6 +59,7 @@ from .writer_key import WriterKey
 
 __all__ = [
     "PUBLISH_CLOCK_SKEW_MS",
+    "Freshness",
     "PublishedWrite",
     "RecallResult",
     "ResealClient",
@@ -111,12 +122,31 @@ RecallEnd = Literal["TRIAGED", "NOT_INTACT", "NOT_FOUND", "INVALID_REQUEST", "UN
 
 
 @dataclass(frozen=True)
+class Freshness:
+    """Where a recall stands against the deployment log (docs/deployment-log.md, "Clients"):
+    ``state`` (``PROVEN``, ``SEALED_AWAITING_INTEGRATION``, ``ABSENT``, ``NOT_NEWEST``,
+    ``INCONSISTENT`` or ``REFUSED``), the size of the deployment checkpoint it was checked against
+    (``None``: none published, or refused), ``reason``, the policy's ``witnessing``
+    (``UNWITNESSED``: a cold client cannot detect a rollback of the whole table) and
+    ``window_seconds`` (maximum age + integration interval: what a cold client may be shown
+    superseded; ``None`` when unwitnessed)."""
+
+    state: str
+    checkpoint_size: int | None
+    reason: str
+    witnessing: str
+    window_seconds: int | None
+
+
+@dataclass(frozen=True)
 class RecallResult:
     """A recall as this client decided it (docs/verifiable-log.md, "Recall"). ``end`` is
     ``TRIAGED`` (act on ``delta``), ``UNTRIAGEABLE`` (record proven, manifest cannot be triaged),
-    ``NOT_FOUND`` (triage's claim, not contradicted by the signed log), or ``NOT_INTACT``
-    (``verdict`` says why; never ``VERIFIED_INTACT``). ``report`` is triage's stored answer:
-    diagnostic only, never acted on."""
+    ``NOT_FOUND`` (triage's claim, not contradicted by the signed log; with ``freshness.state``
+    ``ABSENT`` the index proves it), or ``NOT_INTACT`` (``verdict`` says why; never
+    ``VERIFIED_INTACT``; no record, no delta). ``report`` is triage's stored answer: diagnostic
+    only, never acted on. ``freshness`` is ``None`` when the client checks none or the chain
+    says nothing."""
 
     request_id: str
     end: RecallEnd
@@ -126,6 +156,7 @@ class RecallResult:
     delta: dict[str, Any] | None
     checkpoint: Checkpoint | None
     report: Any
+    freshness: Freshness | None = None
 
 
 class ResealClient:
@@ -137,6 +168,10 @@ class ResealClient:
     :param writer: signs every published write; without one only signed requests are sent
     :param checkpoints: where the last verified checkpoint per lineage is kept (the TypeScript
         client's file format); without one a rollback of the table cannot be seen
+    :param policy: the C2SP tlog-policy deployment checkpoints must meet, with its maximum age and
+        the stack's interval (:func:`reseal.freshness_policy`); default the stack's
+        :func:`reseal.default_policy_text` (its log key, ``quorum none``: ``UNWITNESSED``)
+    :param freshness: ``False`` checks no freshness (every recall's ``freshness`` is ``None``)
     """
 
     def __init__(
@@ -148,11 +183,21 @@ class ResealClient:
         events: Any,
         writer: WriterKey | None = None,
         checkpoints: CheckpointStore | None = None,
+        policy: FreshnessPolicy | None = None,
+        freshness: bool = True,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.stack = stack
         self.table = LineageTableReader(dynamodb, stack.outputs.table_name)
+        self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
+        self._chains = (
+            DeploymentChainReader(
+                DeploymentLogTableReader(dynamodb, stack.outputs.table_name), lambda: self.policy, now_ms
+            )
+            if freshness
+            else None
+        )
         self._sqs = sqs
         self._events = events
         self.writer = writer
@@ -308,6 +353,9 @@ class ResealClient:
             newest: Checkpoint | LogVerificationError | None = self._latest(lineage_id, trusted)
         except LogVerificationError as error:
             newest = error
+        # Read before asking: an index head larger than the answer then shows a replayed answer,
+        # never a write that landed while triage worked (docs/deployment-log.md, "Clients").
+        chain = None if self._chains is None else self._chains.read(lineage_id, target.get("residualId"))
         request_id = f"recall-{uuid.uuid4()}"
         detail: dict[str, Any] = {
             "requestId": request_id,
@@ -336,7 +384,7 @@ class ResealClient:
             return report if ok and report.get("lineageId") == lineage_id else None
 
         report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
-        return self._decide(request_id, lineage_id, target, current_env, report, trusted, newest)
+        return self._decide(request_id, lineage_id, target, current_env, report, trusted, newest, chain)
 
     def _decide(
         self,
@@ -347,6 +395,7 @@ class ResealClient:
         report: dict[str, Any],
         trusted: Checkpoint | None,
         newest: Checkpoint | LogVerificationError | None,
+        chain: DeploymentChain | None = None,
     ) -> RecallResult:
         def end(kind: RecallEnd, verdict: str | None, reason: str, **found: Any) -> RecallResult:
             if kind == "NOT_INTACT" and verdict in (None, V.VERIFIED_INTACT):
@@ -360,11 +409,12 @@ class ResealClient:
                 found.get("delta"),
                 found.get("checkpoint"),
                 report,
+                found.get("freshness"),
             )
 
         proof = report.get("proof")
         if proof is None:
-            return self._unproven_refusal(lineage_id, target, report, trusted, newest, end)
+            return self._unproven_refusal(lineage_id, target, report, trusted, newest, end, chain)
         if not isinstance(proof, dict) or not all(
             k in proof for k in ("checkpoint", "seq", "recordHash", "inclusion", "consistency")
         ):
@@ -409,6 +459,13 @@ class ResealClient:
         stale = self._stale_answer(lineage_id, latest, newest)
         if stale is not None:
             return end("NOT_INTACT", stale.verdict, stale.reason)
+        fresh: Freshness | None = None
+        if chain is not None:
+            decided = self._record_freshness(lineage_id, chain, latest, proven.record, target)
+            fresh = self._freshness_of(decided)
+            if decided.verdict is not None:
+                # NOT_NEWEST, INCONSISTENT, REFUSED: nothing of the record is passed on.
+                return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
         try:
             delta = isolate_delta(proven.record["manifest"], dict(current_env))
         except ResealError as error:
@@ -419,6 +476,7 @@ class ResealClient:
                 f"record proven; its manifest cannot be triaged: {error}",
                 record=proven.record,
                 checkpoint=latest,
+                freshness=fresh,
             )
         stored = report.get("report")
         try:
@@ -445,6 +503,48 @@ class ResealClient:
             record=proven.record,
             delta=delta,
             checkpoint=latest,
+            freshness=fresh,
+        )
+
+    def _freshness_of(self, decided: RecordFreshness) -> Freshness:
+        return Freshness(
+            decided.state,
+            decided.checkpoint_size,
+            decided.reason,
+            self.policy.witnessing,
+            self.policy.window_seconds,
+        )
+
+    def _record_freshness(
+        self,
+        lineage_id: str,
+        chain: DeploymentChain,
+        answered: Checkpoint,
+        record: Mapping[str, Any],
+        target: Mapping[str, Any],
+    ) -> RecordFreshness:
+        """Where a proven record stands against the chain (``decide_record_freshness``); the
+        consistency proof between the record's checkpoint and the indexed head comes from the
+        table's nodes (one that cannot be built leaves them inconsistent)."""
+        indexed = chain.lineage["treeSize"] if chain.lineage is not None else None
+        consistency: list[str] | None = None
+        if type(indexed) is int and indexed != answered.size:
+            try:
+                consistency = self._consistency(lineage_id, min(indexed, answered.size), max(indexed, answered.size))
+            except (LogVerificationError, ValueError):
+                consistency = None
+        header = record["header"]
+        return decide_record_freshness(
+            chain,
+            answered,
+            {
+                "seq": header["monotonicSequenceNumber"],
+                "recordHash": record["recordHash"],
+                "residualId": header["residualId"],
+            },
+            latest="latest" in target,
+            residual_asked="residualId" in target,
+            consistency=consistency,
         )
 
     def _stale_answer(
@@ -484,6 +584,7 @@ class ResealClient:
         trusted: Checkpoint | None,
         newest: Checkpoint | LogVerificationError | None,
         end: Callable[..., RecallResult],
+        chain: DeploymentChain | None = None,
     ) -> RecallResult:
         code = report.get("refusalCode")
         claim = (
@@ -516,6 +617,20 @@ class ResealClient:
                 V.UNVERIFIED_TAMPER_RISK,
                 f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
             )
+        if chain is not None:
+            # docs/deployment-log.md, "Clients": absence is the index's to prove; a residual id or
+            # record the index holds, missing from the table, is tamper, never "no such record".
+            residual_id = target.get("residualId")
+            decided = (
+                decide_absence(chain, residual_id=residual_id)
+                if residual_id is not None
+                else decide_absence(chain, seq=int(target.get("seq", 0)))
+            )
+            if decided is not None:
+                fresh = self._freshness_of(decided)
+                if decided.verdict is not None:
+                    return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
+                return end("NOT_FOUND", None, f"{decided.reason} [proven by the index]", freshness=fresh)
         return end("NOT_FOUND", None, claim)
 
     # --- the signed log ----------------------------------------------------------------------
@@ -548,15 +663,27 @@ class ResealClient:
         history with it (docs/frameworks.md).
 
         :raises LogVerificationError: on a rollback, a fork, a missing or edited record, or a
-            checkpoint that does not verify: nothing is returned then, not even the intact part
+            checkpoint that does not verify; and when the deployment log shows the history is not
+            the newest (``NOT_NEWEST``: the index holds a larger head, a rollback a cold client
+            sees only there), contradicts it (``INCONSISTENT``) or does not verify (``REFUSED``,
+            docs/deployment-log.md, "Clients"): nothing is returned then, not even the intact part
         """
+        # Read before the head: a write integrated in between then never reads as a rollback.
+        chain = None if self._chains is None else self._chains.read(lineage_id)
         trusted = self._trusted(lineage_id)
         latest = self._latest(lineage_id, trusted)
         if latest is None:
+            absent = None if chain is None else decide_absence(chain, seq=0)
+            if absent is not None and absent.verdict is not None:
+                raise LogVerificationError(lineage_id, absent.verdict, f"{absent.state}: {absent.reason}")
             return [], None
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
             proven.append(self._included_record(lineage_id, seq, latest)[0])
+        if chain is not None:
+            decided = self._record_freshness(lineage_id, chain, latest, proven[-1], {"latest": True})
+            if decided.verdict is not None:
+                raise LogVerificationError(lineage_id, decided.verdict, f"{decided.state}: {decided.reason}")
         self._keep(lineage_id, latest, trusted)
         return proven, latest
 
@@ -746,6 +873,7 @@ def connect(
     writer_key: str | os.PathLike[str] | WriterKey | None = None,
     checkpoints: str | os.PathLike[str] | CheckpointStore | None = ".reseal/checkpoints.json",
     session: Any = None,
+    policy: FreshnessPolicy | None = None,
 ) -> ResealClient:
     """A client of a deployed stack: from the stack pin file when there is one (``pin``,
     ``$RESEAL_STACK_FILE`` or ``.reseal/stack.json``: no ``DescribeStacks``, no ``GetPublicKey``),
@@ -754,6 +882,8 @@ def connect(
 
     :param writer_key: a PKCS #8 PEM file of the writer key (or a :class:`WriterKey`)
     :param checkpoints: the checkpoint store file (shared with the TypeScript client), a store, or ``None``
+    :param policy: the freshness policy (:func:`reseal.freshness_policy`); default the stack's log
+        key alone (:func:`reseal.default_policy_text`, ``UNWITNESSED``)
     :raises StackConfigError: no usable pin and no such stack
     """
     try:
@@ -775,4 +905,5 @@ def connect(
         events=aws.client("events"),
         writer=writer,
         checkpoints=store,
+        policy=policy,
     )

@@ -28,6 +28,18 @@ from .errors import InvalidInputError, ManifestReadBoundError
 from .strict_json import parse_strict_json
 
 __all__ = [
+    "DEPLOYMENT_HEAD_SK",
+    "DEPLOYMENT_LOG_PK",
+    "INDEX_NODE_PREFIX",
+    "INDEX_NODE_SK",
+    "DeploymentLogTableReader",
+    "StoredDeploymentHead",
+    "deployment_head_of",
+    "deployment_leaf_sk",
+    "index_node_of",
+    "index_node_pk",
+    "leaf_index_root_of",
+    "leaf_node_of",
     "MAX_MANIFEST_BYTES",
     "MAX_MANIFEST_BYTES_PER_READ",
     "NO_MANIFEST",
@@ -608,3 +620,147 @@ class LineageTableReader:
             },
         )
         return sorted((conflict_of(lineage_id, i) for i in items), key=lambda c: (c["atMs"], c["messageId"]))
+
+
+# --- the deployment log and the verifiable index (docs/deployment-log.md, "Storage") ----------
+
+DEPLOYMENT_LOG_PK: Final = "DEPLOYMENT#log"
+"""Partition of the deployment log's head and leaf items."""
+DEPLOYMENT_HEAD_SK: Final = "HEAD"
+INDEX_NODE_PREFIX: Final = "INDEX#"
+"""Partition prefix of an index node, ``INDEX#<64 hex of its hash>`` (content-addressed)."""
+INDEX_NODE_SK: Final = "NODE"
+_INTERIOR: Final = re.compile(r"I[0-9a-f]{128}")
+
+
+def deployment_leaf_sk(index: int) -> str:
+    """The sort key of deployment leaf ``index``: ``LEAF#`` and 16 digits."""
+    return f"LEAF#{index:016d}"
+
+
+def index_node_pk(hash_hex: str) -> str:
+    """The partition key of the index node stored under ``hash_hex``."""
+    return f"{INDEX_NODE_PREFIX}{hash_hex}"
+
+
+@dataclass(frozen=True)
+class StoredDeploymentHead:
+    """The deployment head item, unverified: ``size`` (``-1`` when missing or not a number),
+    ``checkpoint`` (the log's signed note, ``''`` when missing), ``frontier`` (the JSON as stored,
+    ``[]`` when unreadable), ``index_root`` (hex, ``''`` when missing) and ``published`` (the last
+    checkpoint that met the policy, with its cosignatures; ``None`` when missing)."""
+
+    size: float | int
+    checkpoint: str
+    frontier: Any
+    index_root: str
+    published: str | None
+
+
+def deployment_head_of(item: Item) -> StoredDeploymentHead:
+    """The head item ``DEPLOYMENT#log`` / ``HEAD`` as a claim; a missing or mistyped field reads as
+    its fallback, never coerced."""
+    size = read_number(item, "size")
+    return StoredDeploymentHead(
+        size=-1 if size is None else size,
+        checkpoint=read_string(item, "checkpoint") or "",
+        frontier=read_json(item, "frontier", []),
+        index_root=read_string(item, "indexRoot") or "",
+        published=read_string(item, "published"),
+    )
+
+
+def leaf_index_root_of(item: Item) -> str | None:
+    """A leaf item's index root when it is 64 lowercase hex, else ``None``."""
+    root = read_string(item, "indexRoot")
+    return root if root is not None and _HEX_DIGEST.fullmatch(root) else None
+
+
+def leaf_node_of(item: Item, level: int) -> str | None:
+    """The tree node a leaf item stores at ``level`` (hex, unverified): node (L, j) lives on leaf
+    ``(j + 1) · 2^L − 1``, as lineage records carry theirs; ``None`` when absent or not a string."""
+    nodes = read_json(item, "nodes", None)
+    value = nodes[level] if isinstance(nodes, list) and 0 <= level < len(nodes) else None
+    return value if type(value) is str else None
+
+
+def index_node_of(item: Item) -> dict[str, Any] | None:
+    """The node an index item stores, unverified (the reader re-hashes it against its address):
+    ``{"kind": "interior", "left", "right"}`` (32 bytes each) from ``I`` and 128 lowercase hex, or
+    ``{"kind": "leaf", "entry"}`` from ``L`` and the entry's JSON; ``None`` for anything else."""
+    text = read_string(item, "node")
+    if text is None:
+        return None
+    if _INTERIOR.fullmatch(text):
+        return {"kind": "interior", "left": bytes.fromhex(text[1:65]), "right": bytes.fromhex(text[65:])}
+    if text.startswith("L"):
+        entry = _parse(text[1:])
+        return None if entry is _ABSENT else {"kind": "leaf", "entry": entry}
+    return None
+
+
+class DeploymentLogTableReader:
+    """The client's reads of the deployment log and the index nodes in the lineage table, over a
+    boto3 DynamoDB client; strongly consistent, unverified (the chain reader checks everything)."""
+
+    def __init__(self, client: Any, table_name: str) -> None:
+        self._client = client
+        self._table = table_name
+
+    def _batch(self, keys: list[Any]) -> list[Item]:
+        found: list[Item] = []
+        for i in range(0, len(keys), 100):
+            pending = keys[i : i + 100]
+            for _ in range(8):
+                if not pending:
+                    break
+                out = self._client.batch_get_item(RequestItems={self._table: {"Keys": pending, "ConsistentRead": True}})
+                found.extend(out.get("Responses", {}).get(self._table, []))
+                pending = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+        return found
+
+    def head(self) -> StoredDeploymentHead | None:
+        """The head item, or ``None`` when there is none."""
+        out = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(DEPLOYMENT_HEAD_SK)},
+            ConsistentRead=True,
+        )
+        item = out.get("Item")
+        return deployment_head_of(item) if isinstance(item, Mapping) else None
+
+    def leaf_index_root(self, index: int) -> str | None:
+        """The index root leaf item ``index`` commits to (hex), or ``None``."""
+        if not is_safe_int(index):
+            return None
+        out = self._client.get_item(
+            TableName=self._table,
+            Key={"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(index))},
+            ConsistentRead=True,
+        )
+        item = out.get("Item")
+        return leaf_index_root_of(item) if isinstance(item, Mapping) else None
+
+    def read_nodes(self, refs: Sequence[tuple[int, int]]) -> list[str | None]:
+        """The hex hash of each tree node ``(level, index)`` of the deployment log, ``None`` where the table lacks it."""
+        leaves = sorted({node_seq(level, index) for level, index in refs})
+        by_leaf: dict[int, Item] = {}
+        for item in self._batch([{"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(i))} for i in leaves]):
+            match = re.fullmatch(r"LEAF#(\d{16})", read_string(item, "sk") or "")
+            if match:
+                by_leaf[int(match.group(1))] = item
+        hashes: list[str | None] = []
+        for level, index in refs:
+            stored = by_leaf.get(node_seq(level, index))
+            hashes.append(None if stored is None else leaf_node_of(stored, level))
+        return hashes
+
+    def index_nodes(self, hashes: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """The index node stored under each hash (see :func:`index_node_of`), ``None`` where none is."""
+        wanted = sorted({h.hex() for h in hashes})
+        found: dict[str, dict[str, Any] | None] = {}
+        for item in self._batch([{"pk": _s(index_node_pk(h)), "sk": _s(INDEX_NODE_SK)} for h in wanted]):
+            pk = read_string(item, "pk") or ""
+            if pk.startswith(INDEX_NODE_PREFIX):
+                found[pk[len(INDEX_NODE_PREFIX) :]] = index_node_of(item)
+        return [found.get(h.hex()) for h in hashes]

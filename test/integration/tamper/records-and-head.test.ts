@@ -12,6 +12,7 @@ import {
   exportThenVerifyCli,
   inspectLineageCli,
   publishWaitCli,
+  pythonClient,
   type ReadTarget,
   recallCli,
   receiptCli,
@@ -34,7 +35,7 @@ import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineag
 // docs/guarantees.md "Tampering by the table writer": the table writer (write access to the table, no KMS rights) attacks the records
 // (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
 // five-record lineage; every reader of those items reads the result, with and without a trusted
-// checkpoint. Expected outcomes are the docs' promises (docs/verifiable-log.md "The limits" and
+// checkpoint, the Python client among them (docs/python.md: `proven_records` and a receipt). Expected outcomes are the docs' promises (docs/verifiable-log.md "The limits" and
 // "Recall", docs/sealing.md "Threat model", docs/pipeline.md "Data layout", docs/cli.md exit codes).
 
 const setup = emulatorSetup();
@@ -269,6 +270,7 @@ const CV = clientVerifyLineage.name;
 const CW = clientWaitForOutcome.name;
 const XV = clientVerifyExport.name;
 const S = 'sealer (next append)';
+const PY = pythonClient.name;
 
 /**
  * The readers' expected outcomes when the tamper is caught everywhere the item is read: `verdict`
@@ -288,6 +290,13 @@ const caught = (verdict: string, proofVerdict = verdict) => ({
   [P]: both(`exit 20 ${proofVerdict}`),
   [CW]: both('UnverifiedOutcomeError'),
 });
+/**
+ * The Python client's outcome (docs/python.md): `proven_records` (the adapters' memory) and a
+ * receipt, each `LogVerificationError <verdict>` when caught; `receipt` defaults to `records`.
+ */
+const pyCaught = (records: string, receipt = records) =>
+  both(`records LogVerificationError ${records}; receipt LogVerificationError ${receipt}`);
+const PY_INTACT = 'records VERIFIED_INTACT 5; receipt VERIFIED_INTACT seq 4';
 const intact = (readers: readonly string[]) =>
   Object.fromEntries(
     readers.map((name) => [
@@ -309,15 +318,26 @@ const cells: readonly Cell[] = [
       [P]: both('exit 3 SEALED'),
       [CW]: both('SEALED seq 4'),
       [S]: 'SEALED',
+      [PY]: both(PY_INTACT),
     },
   },
-  { attack: attacks.editPayload, expect: caught('HASH_MISMATCH') },
-  { attack: attacks.deleteMiddle, target: at(2), expect: caught('LINEAGE_BROKEN') },
+  { attack: attacks.editPayload, expect: { ...caught('HASH_MISMATCH'), [PY]: pyCaught('HASH_MISMATCH') } },
+  {
+    attack: attacks.deleteMiddle,
+    target: at(2),
+    expect: { ...caught('LINEAGE_BROKEN'), [PY]: pyCaught('LINEAGE_BROKEN') },
+  },
   // Every record names the manifest item by the digest its MAC'd header carries: an edited or
   // missing one fails each record's manifest check. A sealer that has not put it since it started
   // puts it back (absent or differing), so the next append seals.
-  { attack: attacks.editManifest, expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED' } },
-  { attack: attacks.deleteManifest, expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED' } },
+  {
+    attack: attacks.editManifest,
+    expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED', [PY]: pyCaught('HASH_MISMATCH') },
+  },
+  {
+    attack: attacks.deleteManifest,
+    expect: { ...caught('HASH_MISMATCH'), [S]: 'SEALED', [PY]: pyCaught('HASH_MISMATCH') },
+  },
   {
     // The sealer extends the signed state it authenticated (the head carries the header it needs).
     attack: attacks.deleteLast,
@@ -326,11 +346,22 @@ const cells: readonly Cell[] = [
       [RC]: both('export exit 20 LINEAGE_BROKEN'),
       [P]: both('exit 20 LINEAGE_BROKEN'),
       [S]: 'SEALED',
+      [PY]: pyCaught('LINEAGE_BROKEN'),
     },
   },
-  { attack: attacks.swap, target: at(2), expect: caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN') },
-  { attack: attacks.replayRecord, expect: caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN') },
-  { attack: attacks.transplantRecord, expect: caught('LINEAGE_BROKEN') },
+  {
+    attack: attacks.swap,
+    target: at(2),
+    expect: { ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'), [PY]: pyCaught('HASH_MISMATCH', 'LINEAGE_BROKEN') },
+  },
+  {
+    attack: attacks.replayRecord,
+    expect: { ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'), [PY]: pyCaught('HASH_MISMATCH', 'LINEAGE_BROKEN') },
+  },
+  {
+    attack: attacks.transplantRecord,
+    expect: { ...caught('LINEAGE_BROKEN'), [PY]: pyCaught('HASH_MISMATCH', 'LINEAGE_BROKEN') },
+  },
   {
     // Only the readers that prove a record by inclusion read the nodes; the walks recompute the
     // tree, and an export carries no nodes (its records are intact: so is its verification).
@@ -342,12 +373,19 @@ const cells: readonly Cell[] = [
       [RC]: both('export exit 20 HASH_MISMATCH'),
       [P]: both('exit 20 HASH_MISMATCH'),
       [CW]: both('UnverifiedOutcomeError'),
+      [PY]: pyCaught('HASH_MISMATCH'),
     },
   },
   // A junk key is not a record: it hides nothing, so the intact lineage reads intact (and the
   // sealer goes on), wherever the key sorts.
-  { attack: attacks.junkAfterOutOfRange, expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED' } },
-  { attack: attacks.junkAfterInRange, expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED' } },
+  {
+    attack: attacks.junkAfterOutOfRange,
+    expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED', [PY]: both(PY_INTACT) },
+  },
+  {
+    attack: attacks.junkAfterInRange,
+    expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED', [PY]: both(PY_INTACT) },
+  },
   {
     // Records stored past the signed checkpoint: LINEAGE_BROKEN (docs/verifiable-log.md, "Recall");
     // the export carries the far record, a replay of seq 4. The sealer extends its signed state.
@@ -360,21 +398,38 @@ const cells: readonly Cell[] = [
       [XV]: both('SEQUENCE_REPLAYED'),
       [I]: both('exit 20 SEQUENCE_REPLAYED'),
       [S]: 'SEALED',
+      [PY]: pyCaught('LINEAGE_BROKEN'),
     },
   },
   {
     // The planted record is a copy of record 4: the walks see a replayed seq first.
     attack: attacks.plantNext,
-    expect: { ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+    expect: {
+      ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'),
+      [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+      [PY]: pyCaught('LINEAGE_BROKEN'),
+    },
   },
-  { attack: attacks.rewindHeadJunk, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  {
+    attack: attacks.rewindHeadJunk,
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+  },
   {
     attack: attacks.rewindHeadJunkOutOfRange,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
-  { attack: attacks.deleteHeadJunk, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
-  { attack: attacks.replayHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
-  { attack: attacks.deleteHead, expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  {
+    attack: attacks.deleteHeadJunk,
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+  },
+  {
+    attack: attacks.replayHead,
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+  },
+  {
+    attack: attacks.deleteHead,
+    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+  },
   {
     // An export carries the records and the head's claims, not the signed checkpoint: not its
     // reader. Its verification alone (docs/cli.md, `reseal verify --export`: hashes, links,
@@ -385,6 +440,7 @@ const cells: readonly Cell[] = [
       ...rest,
       [XV]: both('VERIFIED_INTACT'),
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+      [PY]: pyCaught('HASH_MISMATCH'),
     }))(caught('HASH_MISMATCH')),
   },
   {
@@ -403,7 +459,11 @@ const cells: readonly Cell[] = [
   { attack: attacks.editFrontier, expect: { [XV]: both('VERIFIED_INTACT'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   {
     attack: attacks.transplantHead,
-    expect: { ...caught('LINEAGE_BROKEN', 'HASH_MISMATCH'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' },
+    expect: {
+      ...caught('LINEAGE_BROKEN', 'HASH_MISMATCH'),
+      [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+      [PY]: pyCaught('HASH_MISMATCH'),
+    },
   },
   {
     // docs/verifiable-log.md, "The limits": a whole, consistent rollback leaves a signed state
@@ -424,6 +484,12 @@ const cells: readonly Cell[] = [
       [RC]: both('export exit 20 TRUNCATION_DETECTED'),
       [P]: both('exit 1 TIMEOUT'),
       [CW]: both('TimeoutError'),
+      // The records of the signed state (this lineage is not integrated: the deployment log cannot
+      // show the rollback); seq 4 is past its checkpoint.
+      [PY]: [
+        'records VERIFIED_INTACT 3; receipt LogVerificationError TRUNCATION_DETECTED',
+        'records LogVerificationError TRUNCATION_DETECTED; receipt LogVerificationError TRUNCATION_DETECTED',
+      ],
     },
   },
   {
@@ -445,6 +511,7 @@ const cells: readonly Cell[] = [
       // The write of r-4 is gone from the forked history: a wait times out.
       [P]: both('exit 1 TIMEOUT'),
       [CW]: both('TimeoutError'),
+      [PY]: [PY_INTACT, 'records LogVerificationError LINEAGE_BROKEN; receipt LogVerificationError LINEAGE_BROKEN'],
     },
   },
   {
@@ -464,6 +531,10 @@ const cells: readonly Cell[] = [
       [RC]: both('export exit 20 TRUNCATION_DETECTED'),
       [P]: both('exit 1 TIMEOUT'),
       [CW]: both('TimeoutError'),
+      [PY]: [
+        'records none; receipt LogVerificationError TRUNCATION_DETECTED',
+        'records LogVerificationError TRUNCATION_DETECTED; receipt LogVerificationError TRUNCATION_DETECTED',
+      ],
     },
   },
 ];
@@ -482,6 +553,7 @@ const readers = [
   clientVerifyLineage,
   clientWaitForOutcome,
   nextAppend(setup, () => lineage.lineageId),
+  pythonClient,
 ];
 
 describe('tampering with records and heads, through every reader', () => {

@@ -1,0 +1,187 @@
+"""Reads a freshness chain from the lineage table and verifies it (docs/deployment-log.md,
+"Clients", item 2): the deployment head's ``published`` checkpoint, the index root of its last
+leaf with the leaf's inclusion proof from the leaves' stored nodes, and the index proofs for a
+lineage (and a residual id), each index node re-hashed against its address as it is read. A
+table writer can hide an item (the chain is then refused, or unpublished under an unwitnessed
+policy) but not forge one: everything read is a claim :func:`verify_deployment_chain` checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from .deployment_chain import DeploymentChain, FreshnessPolicy, IndexClaim, verify_deployment_chain
+from .errors import InvalidInputError, ResealError
+from .index import (
+    INDEX_EMPTY_HASH,
+    IndexProof,
+    index_entry_digest,
+    index_entry_key,
+    index_key_path,
+    index_leaf_hash,
+    index_node_hash,
+)
+from .item_layout import DeploymentLogTableReader
+from .log import parse_checkpoint_body, parse_signed_note
+from .tree_refs import inclusion_proof_refs, range_root
+
+__all__ = ["DeploymentChainReader"]
+
+_KEY_PATH_BITS: Final = 256
+
+
+class _NodeMissing(Exception):
+    """An index node on the path is not stored, or is stored edited (docs/verifiable-index.md, "Node store")."""
+
+    def __init__(self, address: bytes, corrupt: bool) -> None:
+        self.corrupt = corrupt
+        super().__init__(f"index node {address.hex()} is {'edited' if corrupt else 'missing'}")
+
+
+def _bit(path: bytes, depth: int) -> int:
+    return (path[depth >> 3] >> (7 - (depth & 7))) & 1
+
+
+def _claimed_size(note: str) -> int | None:
+    """The size a note claims, read without trusting it (only to choose which leaf to read)."""
+    try:
+        text, _ = parse_signed_note(note)
+        return parse_checkpoint_body(text).size
+    except ResealError:
+        return None
+
+
+class DeploymentChainReader:
+    """Reads and verifies freshness chains for one stack (the TypeScript ``DeploymentChainReader``).
+
+    :param table: the deployment log's and index's reads (:class:`reseal.item_layout.DeploymentLogTableReader`)
+    :param policy: the policy chains are checked against (a callable, resolved on each read)
+    :param now_ms: the clock, ms since the Unix epoch
+    """
+
+    def __init__(
+        self, table: DeploymentLogTableReader, policy: Callable[[], FreshnessPolicy], now_ms: Callable[[], int]
+    ) -> None:
+        self._table = table
+        self._policy = policy
+        self._now_ms = now_ms
+
+    def policy(self) -> FreshnessPolicy:
+        """The policy chains are checked against."""
+        return self._policy()
+
+    def read(self, lineage_id: str, residual_id: str | None = None) -> DeploymentChain:
+        """The verified chain for ``lineage_id`` (and ``residual_id``): ``PROVEN``, ``ABSENT`` or
+        ``REFUSED``; ``UNPUBLISHED`` when the table holds no published deployment checkpoint under
+        an unwitnessed policy (under a witnessed one that is ``REFUSED``, ``POLICY_NOT_MET``: a
+        witnessed deployment always publishes, so its absence is a deletion).
+
+        :raises: what the table reads raise (an outage), never for a forged or hidden item
+        """
+        policy = self._policy()
+        head = self._table.head()
+        note = None if head is None else head.published
+        if head is None or note is None:
+            if policy.witnessing == "WITNESSED":
+                return DeploymentChain(
+                    "REFUSED",
+                    refusal="POLICY_NOT_MET",
+                    reason="no deployment checkpoint is published, and the policy asks for cosignatures: fail closed",
+                )
+            return DeploymentChain(
+                "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
+            )
+        size = _claimed_size(note)
+        last = size - 1 if size is not None and size > 0 else None
+        root_hex = None
+        if last is not None:
+            root_hex = self._table.leaf_index_root(last)
+            if root_hex is None and size == head.size:
+                root_hex = head.index_root
+        try:
+            index_root = bytes.fromhex(root_hex) if root_hex else b""
+        except ValueError:
+            index_root = b""
+        inclusion = [] if last is None else self._inclusion(last, last + 1)
+        base: dict[str, Any] = {
+            "note": note,
+            "policy": policy.policy,
+            "max_age_seconds": policy.max_age_seconds,
+            "now_seconds": self._now_ms() // 1000,
+            "index_root": index_root,
+            "inclusion": inclusion,
+            "lineage_id": lineage_id,
+        }
+        # The checkpoint and the leaf first: index nodes are read only under a root that holds.
+        placeholder = IndexClaim("absence", IndexProof("absence", (), None))
+        anchored = verify_deployment_chain(**base, lineage=placeholder)
+        if anchored.kind == "REFUSED" and anchored.refusal != "INDEX_PROOF_INVALID":
+            return anchored
+        try:
+            lineage = self._claim(index_root, {"kind": "lineage", "lineageId": lineage_id})
+            residual = (
+                None
+                if residual_id is None
+                else (
+                    residual_id,
+                    self._claim(index_root, {"kind": "residual", "lineageId": lineage_id, "residualId": residual_id}),
+                )
+            )
+        except _NodeMissing as error:
+            return DeploymentChain(
+                "REFUSED",
+                refusal="INDEX_PROOF_INVALID",
+                reason=f"an index node on the path is {'edited' if error.corrupt else 'missing'} in the table: {error}",
+            )
+        return verify_deployment_chain(**base, lineage=lineage, residual=residual)
+
+    def _inclusion(self, index: int, size: int) -> list[bytes]:
+        """The inclusion proof of leaf ``index``; ``[]`` when a node is hidden (the verifier then refuses it)."""
+        groups = inclusion_proof_refs(index, size)
+        refs = [ref for group in groups for ref in group]
+        hashes = dict(zip(refs, self._table.read_nodes(refs), strict=True)) if refs else {}
+        try:
+            return [range_root([bytes.fromhex(str(hashes[ref])) for ref in group]) for group in groups]
+        except (ValueError, TypeError):
+            return []
+
+    def _read_node(self, address: bytes) -> dict[str, Any]:
+        """One index node, checked against its address (docs/verifiable-index.md, "Node store")."""
+        (node,) = self._table.index_nodes([address])
+        if node is None:
+            raise _NodeMissing(address, False)
+        if node["kind"] == "interior":
+            if index_node_hash(node["left"], node["right"]) != address:
+                raise _NodeMissing(address, True)
+            return node
+        try:
+            path = index_key_path(index_entry_key(node["entry"]))
+            digest = index_entry_digest(node["entry"])
+        except (InvalidInputError, TypeError, AttributeError) as error:
+            raise _NodeMissing(address, True) from error
+        if index_leaf_hash(path, digest) != address:
+            raise _NodeMissing(address, True)
+        return {**node, "key_path": path, "entry_digest": digest}
+
+    def _claim(self, root: bytes, key: dict[str, str]) -> IndexClaim:
+        """Walks the key's path down from ``root`` (docs/verifiable-index.md, "Proofs"): to its
+        leaf (presence), an empty subtree or another key's leaf (absence)."""
+        path = index_key_path(key)
+        siblings: list[bytes | None] = []
+        address = root
+        while True:
+            if len(siblings) > _KEY_PATH_BITS:
+                raise _NodeMissing(address, True)
+            if address == INDEX_EMPTY_HASH:
+                return IndexClaim("absence", IndexProof("absence", tuple(siblings), None))
+            node = self._read_node(address)
+            if node["kind"] == "leaf":
+                if node["key_path"] == path:
+                    return IndexClaim("presence", IndexProof("presence", tuple(siblings), None), node["entry"])
+                leaf = (node["key_path"], node["entry_digest"])
+                return IndexClaim("absence", IndexProof("absence", tuple(siblings), leaf))
+            right = _bit(path, len(siblings)) == 1
+            sibling = node["left"] if right else node["right"]
+            siblings.append(None if sibling == INDEX_EMPTY_HASH else sibling)
+            address = node["right"] if right else node["left"]
