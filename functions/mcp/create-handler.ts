@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
 import type { ResealMcpDeps } from '../../mcp/context';
 import { createRemoteMcpServer } from '../../mcp/remote-server';
+import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
 import { tenantOfCaller } from '../../shared/tenancy/tenants';
 import type { ServiceLogger } from '../common/observability';
 import { type CallerIdentity, callerIdentityOf } from './caller-identity';
@@ -42,8 +43,8 @@ const HttpApiEventSchema = z.object({
 export interface McpHttpHandlerOptions {
   /**
    * The tools' dependencies for one request (a fresh client, holding no writer key, no checkpoint
-   * kept between requests), for the caller and, in a stack with tenants, the caller's tenant
-   * (its client scoped to that tenant's lineages and sending to its queue).
+   * kept between requests), for the caller and, in a stack with tenants, the caller's tenant (its
+   * client must send to that tenant's queue; the handler scopes it to the tenant's lineages).
    */
   readonly deps: (caller: CallerIdentity, tenant: RelayTenant | null) => Promise<ResealMcpDeps>;
   /** The stack's tenants (docs/mcp.md, "Tenants"): a caller none names is refused. @default none: one tenant */
@@ -89,7 +90,8 @@ function callsIn(body: string): string[] | 'unparsed' {
  * request. Before the server sees a request: GET and DELETE → 405 (no session, no stream); no
  * caller identity in `requestContext.authorizer.iam`, or with tenants a caller that no tenant's
  * `senderPrincipals` names → 403; a body over
- * {@link MAX_MCP_BODY_BYTES} → 413; each with a JSON-RPC error naming why. Every request's caller
+ * {@link MAX_MCP_BODY_BYTES} → 413; each with a JSON-RPC error naming why. A tenant's caller gets
+ * a client scoped to its tenant (`tenantScopedClient`: another tenant's lineage is `FORBIDDEN`). Every request's caller
  * and JSON-RPC methods are logged. Malformed JSON-RPC is answered by the SDK's transport (400,
  * parse error `-32700`).
  */
@@ -154,7 +156,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
     const origin = `https://${event.requestContext.domainName ?? 'localhost'}`;
     const url = `${URL.canParse(origin) ? origin : 'https://localhost'}${event.rawPath}${query}`;
     const request = new Request(url, { method, headers, body: text });
-    const server = createRemoteMcpServer(await options.deps(caller, tenant));
+    const deps = await options.deps(caller, tenant);
+    // A tenant's caller reaches only its tenant's lineages, whatever the tool (docs/mcp.md, "Tenants").
+    const server = createRemoteMcpServer(
+      tenant === null ? deps : { ...deps, client: tenantScopedClient(deps.client, tenant.id) },
+    );
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -9,7 +9,6 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
-import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
 import { guardKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';
 import { createMcpHttpHandler } from './create-handler';
@@ -49,8 +48,8 @@ export const handler = middy(
     logger,
     tenants,
     deps: async (_caller, tenant) => {
-      // A tenant's caller writes through its tenant's queue (the guard binds the tenant from it)
-      // and reads only its tenant's lineages (docs/mcp.md, "Tenants").
+      // A tenant's caller writes through its tenant's queue (the guard binds the tenant from it);
+      // the handler scopes the client to the tenant's lineages (docs/mcp.md, "Tenants").
       const client = new ResealClient(
         tenant === null ? outputs : { ...outputs, residualWritesQueueUrl: tenant.queueUrl },
         {
@@ -60,7 +59,7 @@ export const handler = middy(
           checkpointStore: new MemoryCheckpointStore(),
         },
       );
-      return { client: tenant === null ? client : tenantScopedClient(client, tenant.id), snapshots: null };
+      return { client, snapshots: null };
     },
   }),
 ).use(injectLambdaContext(logger, { resetKeys: true }));
