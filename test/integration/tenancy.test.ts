@@ -3,7 +3,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
 import { writeRequest } from '../../client/builders';
@@ -12,23 +12,25 @@ import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { clientConfig, deployStack, EMULATOR_REGION } from '../../scripts/emulator/deploy';
+import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { expectGuarantee } from '../helpers/guarantees';
 import { until } from '../helpers/until';
 
-// Tenancy on the emulator (docs/authorship.md, "Tenancy"; docs/mcp.md, "Tenants"): a second stack,
-// deployed beside the run's own with the `tenants` option, two tenants whose senders are IAM users
-// of the emulator. The emulator runs without AUTH=true here, so IAM itself refuses nothing: what
-// these tests show is what Reseal's functions enforce behind IAM, the guard's tenant binding from
-// the queue and the remote MCP server's scoping of each caller. (The queue policies' denials are
-// asserted on the template, test/infra/tenant-queues.test.ts.)
-const endpoint = inject('endpoint');
-const embedded = inject('embedded');
+// Tenancy on the emulator (docs/authorship.md, "Tenancy"; docs/mcp.md, "Tenants"): a stack with
+// the `tenants` option, two tenants whose senders are IAM users of the emulator, deployed on an
+// emulator of its own (the run's emulator holds the default stack, whose generated EventBridge bus
+// name a second stack of the app would reuse). The emulator runs without AUTH=true, so IAM itself
+// refuses nothing here: what these tests show is what Reseal's functions enforce behind IAM, the
+// guard's tenant binding from the queue and the remote MCP server's scoping of each caller. The
+// queue and key policies are asserted on the template (test/infra/tenant-queues.test.ts).
 const ROOT = { accessKeyId: 'test', secretAccessKey: 'test' };
 const RUN = randomUUID().slice(0, 8);
-const TENANT_STACK = `ResealTenants${RUN}`;
-const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
+const TENANT_STACK = 'ResealTenancy';
+let emulator: Emulator | undefined;
+let endpoint = '';
+let sqs: SQSClient;
 
 interface AccessKey {
   readonly accessKeyId: string;
@@ -69,11 +71,14 @@ let beta: TenantAgent;
 let store: DynamoDBLineageStore;
 
 beforeAll(async () => {
+  emulator = await startEmulator();
+  endpoint = emulator.endpoint;
+  sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
   acme = { ...(await iamUser(`reseal-acme-${RUN}`)), id: 'acme' };
   beta = { ...(await iamUser(`reseal-beta-${RUN}`)), id: 'beta' };
   const tenants = [acme, beta].map((t) => ({ id: t.id, senderPrincipals: [t.userArn] }));
   outputs = await deployStack(endpoint, {
-    embedded,
+    embedded: emulator.embedded,
     stackName: TENANT_STACK,
     context: { tenants: JSON.stringify(tenants) },
   });
@@ -84,6 +89,9 @@ beforeAll(async () => {
   expect(Object.keys(queueUrls).sort()).toEqual(['acme', 'beta']);
   store = new DynamoDBLineageStore(new DynamoDBClient(clientConfig(endpoint)), outputs.TableName);
 }, 900_000);
+afterAll(async () => {
+  await emulator?.stop();
+}, 120_000);
 
 const MANIFEST = {
   env: { ARCH: 'arm64', REGION: 'eu-west-1' },
