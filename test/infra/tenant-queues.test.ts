@@ -21,6 +21,8 @@ const TENANTS: Tenant[] = [
 ];
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
+/** A resource's properties (empty when it has none). */
+const props = (resource: Resource | undefined): Record<string, unknown> => resource?.Properties ?? {};
 type Statement = {
   Sid?: string;
   Effect: string;
@@ -63,24 +65,23 @@ describe('ResealStack with tenants', () => {
   const queuePolicyOf = (queueId: string): Statement[] =>
     byType('AWS::SQS::QueuePolicy')
       .filter(([, r]) => JSON.stringify(r.Properties?.Queues) === JSON.stringify([{ Ref: queueId }]))
-      .flatMap(([, r]) => (r.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      .flatMap(([, r]) => (props(r).PolicyDocument as { Statement: Statement[] }).Statement);
   const functionOf = (service: string) => {
     const found = byType('AWS::Lambda::Function').find(
       ([, r]) =>
-        (r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME ===
-        service,
+        (props(r).Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME === service,
     );
     if (!found) throw new Error(`no function ${service}`);
     return found;
   };
   const envOf = (service: string) =>
-    (functionOf(service)[1].Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    (props(functionOf(service)[1]).Environment as { Variables: Record<string, unknown> }).Variables;
   const roleOf = (service: string) =>
-    (functionOf(service)[1].Properties?.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    (props(functionOf(service)[1]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
   const statementsOfRole = (roleId: string): Statement[] =>
     byType('AWS::IAM::Policy')
       .filter(([, r]) => ((r.Properties?.Roles ?? []) as { Ref: string }[]).some((ref) => ref.Ref === roleId))
-      .flatMap(([, r]) => (r.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      .flatMap(([, r]) => (props(r).PolicyDocument as { Statement: Statement[] }).Statement);
   const defaultQueueId = () => {
     const id = Object.keys(resources).find((key) => /^ResidualWritesQueue[0-9A-F]{8}$/.test(key));
     if (!id) throw new Error('no residual-writes queue');
@@ -176,7 +177,7 @@ describe('ResealStack with tenants', () => {
     const signersOf = new Map<string, unknown[]>();
     for (const [id, key] of keys) {
       expect(key.Properties).toMatchObject({ KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY' });
-      const statements = (key.Properties?.KeyPolicy as { Statement: Statement[] }).Statement;
+      const statements = (props(key).KeyPolicy as { Statement: Statement[] }).Statement;
       const signing = statements.filter((st) => actionsOf(st).some((a) => a === 'kms:Sign' || a === 'kms:*'));
       expect(signing.map((st) => st.Sid)).toEqual(['OnlyTheTenantSigns']);
       signersOf.set(id, principalArns(signing[0] as Statement));
@@ -188,7 +189,7 @@ describe('ResealStack with tenants', () => {
     // No function role of the stack holds an identity grant on a writer key.
     const writerKeyIds = keys.map(([id]) => id);
     const grants = byType('AWS::IAM::Policy')
-      .flatMap(([, r]) => (r.Properties?.PolicyDocument as { Statement: Statement[] }).Statement)
+      .flatMap(([, r]) => (props(r).PolicyDocument as { Statement: Statement[] }).Statement)
       .filter((st) => writerKeyIds.some((id) => JSON.stringify(st.Resource).includes(`"${id}"`)));
     expectGuarantee(
       context,
