@@ -138,10 +138,12 @@ afterAll(async () => {
   await emulator?.stop();
 }, 120_000);
 
-/** The logical id of acme's `Type` resource in the template. */
-const acmeResource = (type: string) => {
-  const id = Object.keys(template).find((key) => template[key]?.Type === type && key.startsWith('TenantsTenantacme'));
-  if (!id) throw new Error(`no ${type} of tenant acme`);
+/** The logical id of acme's `Type` resource whose id continues with `name` (`Queue`, `WriterKey`) in the template. */
+const acmeResource = (type: string, name: string) => {
+  const id = Object.keys(template).find(
+    (key) => template[key]?.Type === type && key.startsWith(`TenantsTenantacme${name}`),
+  );
+  if (!id) throw new Error(`no ${type} ${name} of tenant acme`);
   return id;
 };
 
@@ -150,13 +152,14 @@ describe('tenancy under AUTH=true: IAM refuses a second principal at the API', (
     const root = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
     const { QueueUrl } = await root.send(new CreateQueueCommand({ QueueName: `acme-writes-${RUN}` }));
     const { Attributes } = await root.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
-    const queueId = acmeResource('AWS::SQS::Queue');
+    const queueId = acmeResource('AWS::SQS::Queue', 'Queue');
     const mcpRole = Object.keys(template).find((key) => /^RemoteMcpHandlerRole[0-9A-F]{8}$/.test(key)) ?? '';
     const policy = Object.values(template).find(
       (r) =>
         r.Type === 'AWS::SQS::QueuePolicy' &&
         JSON.stringify(r.Properties?.Queues) === JSON.stringify([{ Ref: queueId }]),
     )?.Properties?.PolicyDocument;
+    if (policy === undefined) throw new Error(`no queue policy of ${queueId}`);
     const document = resolved(policy, {
       [`${queueId}.Arn`]: Attributes?.QueueArn ?? '',
       [`${mcpRole}.Arn`]: `arn:aws:iam::${EMULATOR_ACCOUNT}:role/reseal-mcp`,
@@ -185,7 +188,7 @@ describe('tenancy under AUTH=true: IAM refuses a second principal at the API', (
   }, 300_000);
 
   it("only acme's signers may sign with acme's writer key: beta's user, allowed kms:Sign by its own policy, is AccessDenied", async (context) => {
-    const keyId = acmeResource('AWS::KMS::Key');
+    const keyId = acmeResource('AWS::KMS::Key', 'WriterKey');
     const policy = resolved(template[keyId]?.Properties?.KeyPolicy, {
       'AWS::Partition': 'aws',
       'AWS::AccountId': EMULATOR_ACCOUNT,
