@@ -38,10 +38,19 @@ if (!removalPolicy) {
 const maxReceiptAge = context('maxReceiptAgeSeconds');
 // `-c tenants='[…]'` gives a string, cdk.json an array; parseTenants (in the stack) checks either.
 const tenantsContext: unknown = app.node.tryGetContext('tenants');
+const tenantsJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `context tenants: not JSON (${(error as Error).message}); expected [{ "id": …, "senderPrincipals": [ARN, …] }, …]`,
+    );
+  }
+};
 const tenants =
   tenantsContext === undefined || tenantsContext === null || tenantsContext === ''
     ? undefined
-    : parseTenants(typeof tenantsContext === 'string' ? JSON.parse(tenantsContext) : tenantsContext);
+    : parseTenants(typeof tenantsContext === 'string' ? tenantsJson(tenantsContext) : tenantsContext);
 
 new ResealStack(app, 'ResealStack', {
   stackName: context('stackName'),
