@@ -89,9 +89,9 @@ function callsIn(body: string): string[] | 'unparsed' {
  * (`createRemoteMcpServer`) and transport (`sessionIdGenerator: undefined`, JSON responses) per
  * request. Before the server sees a request: GET and DELETE → 405 (no session, no stream); no
  * caller identity in `requestContext.authorizer.iam`, or with tenants a caller that no tenant's
- * `senderPrincipals` names → 403; a body over
- * {@link MAX_MCP_BODY_BYTES} → 413; each with a JSON-RPC error naming why. A tenant's caller gets
- * a client scoped to its tenant (`tenantScopedClient`: another tenant's lineage is `FORBIDDEN`). Every request's caller
+ * `senderPrincipals` names → 403; a body over {@link MAX_MCP_BODY_BYTES} → 413; each with a
+ * JSON-RPC error naming why. A tenant's caller gets a client scoped to its tenant
+ * (`tenantScopedClient`: another tenant's lineage is `FORBIDDEN`). Every request's caller
  * and JSON-RPC methods are logged. Malformed JSON-RPC is answered by the SDK's transport (400,
  * parse error `-32700`).
  */
