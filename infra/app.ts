@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { parseTenants } from '../shared/tenancy/tenants';
 import { ResealStack } from './reseal-stack';
 import { WitnessStack } from './witness-stack';
 
@@ -13,7 +14,9 @@ import { WitnessStack } from './witness-stack';
  * - `stackName`: deploy under another name (default `ResealStack`);
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
- *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before.
+ *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
+ * - `tenants`: the stack's tenants, a JSON array of `{ id, senderPrincipals, signerPrincipals? }`
+ *   (docs/infrastructure.md, "Tenants"); without it, one tenant.
  */
 const app = new App();
 
@@ -33,6 +36,21 @@ if (!removalPolicy) {
   throw new Error(`context removalPolicy=${removalPolicyName}: expected destroy, retain or snapshot`);
 }
 const maxReceiptAge = context('maxReceiptAgeSeconds');
+// `-c tenants='[…]'` gives a string, cdk.json an array; parseTenants (in the stack) checks either.
+const tenantsContext: unknown = app.node.tryGetContext('tenants');
+const tenantsJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `context tenants: not JSON (${(error as Error).message}); expected [{ "id": …, "senderPrincipals": [ARN, …] }, …]`,
+    );
+  }
+};
+const tenants =
+  tenantsContext === undefined || tenantsContext === null || tenantsContext === ''
+    ? undefined
+    : parseTenants(typeof tenantsContext === 'string' ? tenantsJson(tenantsContext) : tenantsContext);
 
 new ResealStack(app, 'ResealStack', {
   stackName: context('stackName'),
@@ -41,6 +59,7 @@ new ResealStack(app, 'ResealStack', {
   deletionProtection: context('deletionProtection') === 'true',
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
+  tenants,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

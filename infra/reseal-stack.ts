@@ -9,11 +9,13 @@ import {
 import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
+import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { LineageStore } from './constructs/lineage-store';
 import { McpApi } from './constructs/mcp-api';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
 import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
+import { TenantQueues } from './constructs/tenant-queues';
 import { TriageRule } from './constructs/triage-rule';
 
 /** Props of {@link ResealStack}. */
@@ -50,6 +52,14 @@ export interface ResealStackProps extends StackProps {
    * witness, and the sealer's only one at all. @default 0
    */
   readonly deploymentMinSize?: number;
+  /**
+   * The tenants (docs/authorship.md, "Tenancy"; docs/infrastructure.md, "Tenants"): per tenant a
+   * `residual-writes` queue only its `senderPrincipals` (and the remote MCP function) may send
+   * to, consumed by the guard, which binds the tenant from the queue; and a KMS writer key only its
+   * `signerPrincipals` may sign with. The stack's own `residual-writes` queue then takes no write.
+   * Checked with `parseTenants`. @default none: one tenant, the stack's own queue
+   */
+  readonly tenants?: readonly Tenant[];
 }
 
 /** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"): the client's default, one value. */
@@ -68,6 +78,7 @@ export class ResealStack extends Stack {
   constructor(scope: Construct, id: string, props: ResealStackProps = {}) {
     super(scope, id, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
+    const tenants = props.tenants === undefined ? undefined : parseTenants(props.tenants);
     const common = { removalPolicy, endpointOverride: props.endpointOverride };
 
     const store = new LineageStore(this, 'LineageStore', {
@@ -240,8 +251,45 @@ export class ResealStack extends Stack {
     store.grantVerify(mcp.function.fn);
     logKey.grantPublicKey(mcp.function.fn);
     guardKey.grantPublicKey(mcp.function.fn);
-    guard.queue.grantSendMessages(mcp.function.fn);
     bus.grantPutEventsTo(mcp.function.fn);
+
+    // Tenancy (docs/authorship.md, "Tenancy"): without tenants, one tenant and the stack's own
+    // queue; with them, a queue per tenant and none through the stack's own.
+    const tenantQueues =
+      tenants === undefined
+        ? undefined
+        : new TenantQueues(this, 'Tenants', {
+            tenants,
+            guard: guard.consumer,
+            guardTimeout: Duration.seconds(30),
+            relay: mcp.function.role,
+            removalPolicy,
+          });
+    guard.consumer.fn.addEnvironment('TENANT_QUEUES', tenantQueues?.tenantQueuesJson() ?? '');
+    mcp.function.fn.addEnvironment('TENANTS', tenantQueues?.relayTenantsJson() ?? '');
+    if (tenantQueues === undefined) {
+      guard.queue.grantSendMessages(mcp.function.fn);
+    } else {
+      // A write through a queue of no tenant would name no tenant: nobody may send one.
+      guard.queue.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'NoWritesOutsideATenant',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          actions: ['sqs:SendMessage'],
+          resources: [guard.queue.queueArn],
+        }),
+      );
+      const json = (entries: [string, string][]) => this.toJsonString(Object.fromEntries(entries));
+      new CfnOutput(this, 'TenantQueueUrls', {
+        value: json(tenantQueues.tenants.map((t) => [t.tenant.id, t.queue.queueUrl])),
+        description: "Each tenant's residual-writes queue URL, by tenant id (JSON)",
+      });
+      new CfnOutput(this, 'TenantWriterKeyArns', {
+        value: json(tenantQueues.tenants.map((t) => [t.tenant.id, t.writerKey.keyArn])),
+        description: "Each tenant's KMS Ed25519 writer key, by tenant id (JSON)",
+      });
+    }
 
     // Output names from client/stack-outputs.ts, where the code that reads them defines them: the
     // type makes this table name every output, and no other.

@@ -657,3 +657,22 @@ export class WitnessUnavailableError extends ResealError {
     this.name = 'WitnessUnavailableError';
   }
 }
+
+/**
+ * A caller of one tenant named a lineage of another (docs/mcp.md, "Tenants"): its lineage id
+ * does not begin with `<tenantId>/`. Nothing was read or sent. Not retryable.
+ */
+export class TenantScopeError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  readonly tenantId: string;
+  constructor(lineageId: string, tenantId: string, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId} is not of tenant ${tenantId}: this caller may read and write only lineages whose id begins ${tenantId}/`,
+      options,
+    );
+    this.name = 'TenantScopeError';
+    this.lineageId = lineageId;
+    this.tenantId = tenantId;
+  }
+}

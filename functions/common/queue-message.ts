@@ -14,4 +14,10 @@ export interface QueueMessage {
    * one of its original `residual-writes` message (docs/authorship.md, "AWS identity").
    */
   readonly senderId?: string | null;
+  /**
+   * ARN of the queue the message came from (the SQS event record's `eventSourceARN`, set by AWS,
+   * never by the sender): the guard's tenant (docs/authorship.md, "Tenancy"). Absent in tests
+   * and for the sealer.
+   */
+  readonly eventSourceArn?: string | null;
 }

@@ -28,6 +28,7 @@ export function createGuardHandler(service: GuardService, logger: Logger, metric
           body: record.body,
           sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
           senderId: record.attributes.SenderId || null,
+          eventSourceArn: record.eventSourceARN || null,
         });
         if ('accepted' in screening) accepted.push(screening.accepted);
       } catch {

@@ -19,6 +19,7 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { Validated } from '../../shared/schemas/validated';
+import { lineageOfTenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   logInfrastructureFailure,
@@ -77,12 +78,20 @@ export interface GuardDeps {
   readonly clock: () => number;
   /** Oldest freshness receipt accepted, seconds (docs/guard.md, "Default receipt age"). */
   readonly maxReceiptAgeSeconds: number;
+  /**
+   * The tenants' queues, queue ARN → tenant id (docs/authorship.md, "Tenancy"): when given, a
+   * write is accepted only from one of these queues and only for a lineage id beginning with
+   * `<tenant>/`; anything else is `TENANT_MISMATCH`. Absent: one tenant, no such rule.
+   */
+  readonly tenantQueues?: ReadonlyMap<string, string>;
   /** Override of {@link MAX_BODY_BYTES} (tests). */
   readonly maxBodyBytes?: number;
 }
 
 /**
- * Per-message logic of the guard Lambda (docs/guard.md): parse, check the writer's signature and
+ * Per-message logic of the guard Lambda (docs/guard.md): parse, bind the tenant of the queue the
+ * message came from when the stack has tenants (`TENANT_MISMATCH`, docs/authorship.md, "Tenancy"),
+ * check the writer's signature and
  * its age against the SQS `SentTimestamp` (docs/authorship.md: `WRITER_SIGNATURE_INVALID`),
  * `evaluateWrite`, then forward an accepted write to `seal-requests` (with the message's SQS
  * `SenderId`) or record the refusal. Only a refusal decided after the writer signature verified
@@ -200,6 +209,16 @@ export class GuardService {
         UNSIGNED,
       );
     }
+    // The tenant, from the queue AWS names, before the signature: a refusal anyone may provoke, so unsigned.
+    const tenantProblem = tenantProblemOf(this.#deps.tenantQueues, message.eventSourceArn ?? null, request.lineageId);
+    if (tenantProblem) {
+      return this.#reject(
+        { ...base, ...ids, requestDigest: requestDigestOrNull(request) },
+        RejectionReason.TENANT_MISMATCH,
+        { issues: [{ path: 'lineageId', message: tenantProblem }] },
+        UNSIGNED,
+      );
+    }
     // Signature and age first, before any rule reads the request (docs/authorship.md, "Two refusals").
     const signatureProblem = signatureProblemOf(request, message.sentAtMs);
     if (signatureProblem) {
@@ -285,6 +304,24 @@ export class GuardService {
     });
     return { outcome: { kind: 'REJECTED', reason } };
   }
+}
+
+/**
+ * Why a write may not go on from the queue it came from (docs/authorship.md, "Tenancy"), or `null`:
+ * with tenants, the queue must be a tenant's and the lineage id must begin with `<tenant>/`.
+ */
+function tenantProblemOf(
+  tenantQueues: ReadonlyMap<string, string> | undefined,
+  eventSourceArn: string | null,
+  lineageId: string,
+): string | null {
+  if (tenantQueues === undefined) return null;
+  const tenant = eventSourceArn === null ? undefined : tenantQueues.get(eventSourceArn);
+  if (tenant === undefined) {
+    return `the write came from a queue of no tenant (${eventSourceArn ?? 'unnamed'}): send it to your tenant's residual-writes queue`;
+  }
+  if (lineageOfTenant(lineageId, tenant)) return null;
+  return `lineage ${lineageId} is not of tenant ${tenant}: a write sent to tenant ${tenant}'s queue must name a lineage id beginning ${tenantLineagePrefix(tenant)}`;
 }
 
 /** Ids read from an unvalidated body, only when they are valid identifiers (they become keys). */

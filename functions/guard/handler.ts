@@ -13,6 +13,7 @@ import { guardKeyName } from '../../shared/log/log-names';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createGuardHandler } from './create-handler';
 import { GuardService } from './guard-service';
+import { tenantQueuesFrom } from './tenant-queues';
 
 // Built once per cold start, reused by warm invocations.
 const logger = new Logger({ serviceName: 'reseal-guard' });
@@ -28,6 +29,7 @@ const service = new GuardService({
   logger,
   clock: Date.now,
   maxReceiptAgeSeconds: Number(process.env.MAX_RECEIPT_AGE_SECONDS ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS),
+  tenantQueues: tenantQueuesFrom(process.env.TENANT_QUEUES),
 });
 
 /** Lambda entry point: SQS `residual-writes` → stale-state guard (docs/guard.md). */

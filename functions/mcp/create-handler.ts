@@ -3,15 +3,18 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
 import type { ResealMcpDeps } from '../../mcp/context';
 import { createRemoteMcpServer } from '../../mcp/remote-server';
+import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
+import { tenantOfCaller } from '../../shared/tenancy/tenants';
 import type { ServiceLogger } from '../common/observability';
 import { type CallerIdentity, callerIdentityOf } from './caller-identity';
+import type { RelayTenant } from './relay-tenants';
 
 /** Largest request body the remote MCP function reads, in bytes (decoded): a write's 256 KiB payload with room for its manifest and variables. */
 export const MAX_MCP_BODY_BYTES = 1_048_576;
 
 /** JSON-RPC error codes of the answers the handler gives before the MCP server sees a request (docs/mcp.md, "Remote MCP"). */
 export const RemoteRpcError = {
-  /** No caller identity on the event (HTTP 403). */
+  /** No caller identity on the event, or (with tenants) a caller of no tenant (HTTP 403). */
   FORBIDDEN: -32001,
   /** GET or DELETE: a stateless server has no stream and no session (HTTP 405). */
   METHOD_NOT_ALLOWED: -32000,
@@ -38,8 +41,14 @@ const HttpApiEventSchema = z.object({
 
 /** What {@link createMcpHttpHandler} needs. */
 export interface McpHttpHandlerOptions {
-  /** The tools' dependencies for one request (a fresh client, holding no writer key, no checkpoint kept between requests). */
-  readonly deps: (caller: CallerIdentity) => Promise<ResealMcpDeps>;
+  /**
+   * The tools' dependencies for one request (a fresh client, holding no writer key, no checkpoint
+   * kept between requests), for the caller and, in a stack with tenants, the caller's tenant (its
+   * client must send to that tenant's queue; the handler scopes it to the tenant's lineages).
+   */
+  readonly deps: (caller: CallerIdentity, tenant: RelayTenant | null) => Promise<ResealMcpDeps>;
+  /** The stack's tenants (docs/mcp.md, "Tenants"): a caller none names is refused. @default none: one tenant */
+  readonly tenants?: readonly RelayTenant[] | undefined;
   readonly logger: ServiceLogger;
 }
 
@@ -79,8 +88,10 @@ function callsIn(body: string): string[] | 'unparsed' {
  * the `AWS_IAM` route `/mcp` → the MCP Streamable HTTP answer, stateless: a new server
  * (`createRemoteMcpServer`) and transport (`sessionIdGenerator: undefined`, JSON responses) per
  * request. Before the server sees a request: GET and DELETE → 405 (no session, no stream); no
- * caller identity in `requestContext.authorizer.iam` → 403; a body over
- * {@link MAX_MCP_BODY_BYTES} → 413; each with a JSON-RPC error naming why. Every request's caller
+ * caller identity in `requestContext.authorizer.iam`, or with tenants a caller that no tenant's
+ * `senderPrincipals` names → 403; a body over {@link MAX_MCP_BODY_BYTES} → 413; each with a
+ * JSON-RPC error naming why. A tenant's caller gets a client scoped to its tenant
+ * (`tenantScopedClient`: another tenant's lineage is `FORBIDDEN`). Every request's caller
  * and JSON-RPC methods are logged. Malformed JSON-RPC is answered by the SDK's transport (400,
  * parse error `-32700`).
  */
@@ -103,6 +114,17 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
         'no caller identity: the request did not come through the AWS_IAM route of the Reseal HTTP API (requestContext.authorizer.iam is missing); sign it with SigV4 (service execute-api) and send it to the API, for example with reseal mcp --remote URL',
       );
     }
+    // With tenants, the caller acts for the tenant whose senders name it, or is refused.
+    const tenant = options.tenants === undefined ? null : tenantOfCaller(options.tenants, caller.userArn);
+    if (options.tenants !== undefined && tenant === null) {
+      options.logger.warn('remote MCP: refused a caller of no tenant', { method });
+      return rpcError(
+        403,
+        RemoteRpcError.FORBIDDEN,
+        `caller ${caller.userArn} is not a sender of any tenant of this stack: the remote MCP server serves each tenant's own principals (an IAM user, or a role of an assumed-role session) only`,
+      );
+    }
+    if (tenant !== null) options.logger.appendKeys({ tenantId: tenant.id });
     if (method !== 'POST') {
       options.logger.info('remote MCP: method not allowed', { method });
       return rpcError(
@@ -134,7 +156,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
     const origin = `https://${event.requestContext.domainName ?? 'localhost'}`;
     const url = `${URL.canParse(origin) ? origin : 'https://localhost'}${event.rawPath}${query}`;
     const request = new Request(url, { method, headers, body: text });
-    const server = createRemoteMcpServer(await options.deps(caller));
+    const deps = await options.deps(caller, tenant);
+    // A tenant's caller reaches only its tenant's lineages, whatever the tool (docs/mcp.md, "Tenants").
+    const server = createRemoteMcpServer(
+      tenant === null ? deps : { ...deps, client: tenantScopedClient(deps.client, tenant.id) },
+    );
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -12,6 +12,7 @@ import { ResealClient } from '../../client/reseal-client';
 import { guardKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';
 import { createMcpHttpHandler } from './create-handler';
+import { relayTenantsFrom } from './relay-tenants';
 
 // Built once per cold start, reused by warm invocations.
 const logger = new Logger({ serviceName: 'reseal-mcp' });
@@ -24,6 +25,7 @@ const outputs = {
   guardKeyArn: requireEnv('GUARD_KEY_ID'),
   logName: requireEnv('LOG_NAME'),
 };
+const tenants = relayTenantsFrom(process.env.TENANTS);
 const kms = new KMSClient({});
 const sdk = {
   store: new DynamoDBLineageStore(new DynamoDBClient({}), outputs.tableName),
@@ -38,19 +40,26 @@ const guardKey = new KMSNoteVerifierKey(kms, outputs.guardKeyArn, guardKeyName(o
 /**
  * Lambda entry point of the remote MCP server (docs/mcp.md, "Remote MCP"): HTTP API `POST /mcp`
  * (`AWS_IAM`) → the MCP answer. Each request gets a client with no writer key and a checkpoint
- * store of its own, so nothing a caller verified carries over to another call or caller.
+ * store of its own, so nothing a caller verified carries over to another call or caller; with
+ * tenants (`TENANTS`), a caller's client serves its own tenant's lineages only.
  */
 export const handler = middy(
   createMcpHttpHandler({
     logger,
-    deps: async () => ({
-      client: new ResealClient(outputs, {
-        ...sdk,
-        logKey: await logKey.get(),
-        guardKey: await guardKey.get(),
-        checkpointStore: new MemoryCheckpointStore(),
-      }),
-      snapshots: null,
-    }),
+    tenants,
+    deps: async (_caller, tenant) => {
+      // A tenant's caller writes through its tenant's queue (the guard binds the tenant from it);
+      // the handler scopes the client to the tenant's lineages (docs/mcp.md, "Tenants").
+      const client = new ResealClient(
+        tenant === null ? outputs : { ...outputs, residualWritesQueueUrl: tenant.queueUrl },
+        {
+          ...sdk,
+          logKey: await logKey.get(),
+          guardKey: await guardKey.get(),
+          checkpointStore: new MemoryCheckpointStore(),
+        },
+      );
+      return { client, snapshots: null };
+    },
   }),
 ).use(injectLambdaContext(logger, { resetKeys: true }));

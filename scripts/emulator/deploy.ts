@@ -28,6 +28,13 @@ export interface DeployOptions {
   readonly embedded?: boolean;
   /** Progress lines. @default console.log with a `[deploy]` prefix */
   readonly log?: (line: string) => void;
+  /**
+   * Deploy the app's stack under this CloudFormation name (the `stackName` context), beside the
+   * default one, e.g. a stack with tenants. @default {@link STACK_NAME}
+   */
+  readonly stackName?: string;
+  /** Further context values (`-c name=value`), e.g. `tenants`. @default none */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /** Credentials and settings every emulator call uses (never a real account's). */
@@ -54,7 +61,8 @@ export function clientConfig(endpoint: string) {
  * `cdk bootstrap` then `cdk deploy ResealStack` against `endpoint`, then {@link verifyQueues}.
  *
  * The cloud assembly goes to `.emulator/cdk.out-<port>` so that runs in the same tree do not share
- * one; outputs go to `.emulator/outputs.json`. `RESEAL_ENDPOINT_OVERRIDE`, when set, is passed as
+ * one; outputs go to `.emulator/outputs.json` (another `stackName`: `cdk.out-<stackName>-<port>` and
+ * `outputs-<stackName>-<port>.json`). `RESEAL_ENDPOINT_OVERRIDE`, when set, is passed as
  * the `endpointOverride` context (functions get it as `AWS_ENDPOINT_URL`) for emulators that do not
  * set that variable in function processes themselves; MiniStack does.
  *
@@ -64,8 +72,11 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
   const log = options.log ?? ((line: string) => console.log(`[deploy] ${line}`));
   checkEndpoint(endpoint);
   const port = new URL(endpoint).port || 'default';
-  const output = join(EMULATOR_DIR, `cdk.out-${port}`);
-  const outputsFile = join(EMULATOR_DIR, 'outputs.json');
+  const stackName = options.stackName ?? STACK_NAME;
+  // Another stack's assembly and outputs go to files of their own (the default stack's stay where they were).
+  const suffix = stackName === STACK_NAME ? '' : `-${stackName}`;
+  const output = join(EMULATOR_DIR, `cdk.out${suffix}-${port}`);
+  const outputsFile = join(EMULATOR_DIR, suffix === '' ? 'outputs.json' : `outputs${suffix}-${port}.json`);
   const {
     AWS_PROFILE: _profile,
     AWS_SESSION_TOKEN: _token,
@@ -73,9 +84,11 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
     ...hostEnv
   } = process.env;
   const env = { ...hostEnv, ...emulatorEnv(endpoint), CDK_DISABLE_VERSION_CHECK: '1' };
-  const context = process.env.RESEAL_ENDPOINT_OVERRIDE
-    ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`]
-    : [];
+  const context = [
+    ...(process.env.RESEAL_ENDPOINT_OVERRIDE ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`] : []),
+    ...(stackName === STACK_NAME ? [] : ['-c', `stackName=${stackName}`]),
+    ...Object.entries(options.context ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ];
 
   const started = Date.now();
   // Run from .emulator/ (no cdk.json there): with an explicit environment, bootstrap then needs no
@@ -103,11 +116,11 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
     ROOT,
   );
   log(`deploy done in ${((Date.now() - deployStarted) / 1000).toFixed(1)} s`);
-  const outputs = parseStackOutputs(JSON.parse(readFileSync(outputsFile, 'utf8')), STACK_NAME);
+  const outputs = parseStackOutputs(JSON.parse(readFileSync(outputsFile, 'utf8')), stackName);
   const template = JSON.parse(readFileSync(join(output, `${STACK_NAME}.template.json`), 'utf8')) as Template;
   rmSync(output, { recursive: true, force: true });
 
-  await verifyQueues(endpoint, template, { repair: options.embedded === true, log });
+  await verifyQueues(endpoint, template, { repair: options.embedded === true, log, stackName });
   return outputs;
 }
 
@@ -276,14 +289,15 @@ function sameAttribute(name: string, actual: string | undefined, expected: strin
 export async function verifyQueues(
   endpoint: string,
   template: Template,
-  options: { repair: boolean; log: (line: string) => void },
+  options: { repair: boolean; log: (line: string) => void; stackName?: string },
 ): Promise<void> {
+  const stackName = options.stackName ?? STACK_NAME;
   const sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
   const cfn = new CloudFormationClient(clientConfig(endpoint));
-  const { StackResources = [] } = await cfn.send(new DescribeStackResourcesCommand({ StackName: STACK_NAME }));
+  const { StackResources = [] } = await cfn.send(new DescribeStackResourcesCommand({ StackName: stackName }));
   const urlOf = (logicalId: string): string => {
     const url = StackResources.find((r) => r.LogicalResourceId === logicalId)?.PhysicalResourceId;
-    if (!url) throw new Error(`stack ${STACK_NAME} has no deployed resource ${logicalId}`);
+    if (!url) throw new Error(`stack ${stackName} has no deployed resource ${logicalId}`);
     return url;
   };
   const queues = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::SQS::Queue');

@@ -63,6 +63,12 @@ export interface StartEmulatorOptions {
    * @default '127.0.0.1' (where MiniStack itself listens)
    */
   readonly advertisedHost?: string;
+  /**
+   * Start MiniStack with `AUTH=true`: it then checks SigV4 signatures and evaluates IAM (identity
+   * policies, SQS queue and KMS key policies; functions run as their execution roles' sessions).
+   * @default false (every signed request is let through, as the integration tests run)
+   */
+  readonly auth?: boolean;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -137,6 +143,7 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
       MINISTACK_REGION: 'us-east-1',
       // Queue URLs name this host; the default "localhost" may resolve to ::1, where nothing listens.
       MINISTACK_HOST: options.advertisedHost ?? '127.0.0.1',
+      AUTH: options.auth === true ? 'true' : 'false',
     },
   });
   closeSync(logFd);

@@ -134,6 +134,13 @@ export const RejectionReason = {
    * (docs/sealing.md, "The index floor"). Nothing sealed; recorded without a KMS signature.
    */
   INDEX_UNVERIFIABLE: 'INDEX_UNVERIFIABLE',
+  /**
+   * The write came from a tenant's `residual-writes` queue (the event source AWS names) and its
+   * lineage id does not begin with that tenant's `<tenant>/`, or from a queue of no tenant in a
+   * stack with tenants (docs/authorship.md, "Tenancy"). Decided by the guard before the writer
+   * signature is checked; recorded without a KMS signature.
+   */
+  TENANT_MISMATCH: 'TENANT_MISMATCH',
 } as const;
 /** One of {@link RejectionReason}. */
 export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];

@@ -11,7 +11,13 @@ import { testAnchor } from './seal-factories';
  * A guard service on in-memory fakes, its clock at the factories' "now", receipts up to 900 s old
  * unless `options` say otherwise (a `signer` in place of the test guard key); its fakes beside it.
  */
-export function testGuardService(options: { readonly maxBodyBytes?: number; readonly signer?: NoteSigner } = {}) {
+export function testGuardService(
+  options: {
+    readonly maxBodyBytes?: number;
+    readonly signer?: NoteSigner;
+    readonly tenantQueues?: ReadonlyMap<string, string>;
+  } = {},
+) {
   const store = new InMemoryLineageStore();
   const publisher = new FakePublisher();
   const queue = new FakeSealQueue();

@@ -14,6 +14,7 @@ import { VerifyOutput } from '../../../mcp/outputs/verify-output';
 import { WriteSealedOutput } from '../../../mcp/outputs/write-sealed-output';
 import { createResealMcpServer } from '../../../mcp/server';
 import { MissingPart } from '../../../mcp/stack-unavailable';
+import { tenantScopedClient } from '../../../mcp/tenant-scoped-client';
 import { INSPECT_TOOL } from '../../../mcp/tools/inspect';
 import { RECALL_TOOL } from '../../../mcp/tools/recall';
 import { VERIFY_TOOL } from '../../../mcp/tools/verify';
@@ -248,6 +249,13 @@ async function corruptCheckpoints(h: Harness): Promise<Call> {
   return h.connect({ ...h.p.deps(ENV), client });
 }
 
+/** A server whose client is scoped to another tenant than {@link LINEAGE}'s, as the remote server's is (docs/mcp.md, "Tenants"). */
+function otherTenant(h: Harness): Promise<Call> {
+  return h.connect({ ...h.p.deps(ENV), client: tenantScopedClient(h.p.client, 'other-tenant') });
+}
+const forbidden = (out: Record<string, unknown>) =>
+  expect(out).toMatchObject({ lineageId: LINEAGE, tenantId: 'other-tenant' });
+
 const awsDenied = () =>
   Object.assign(new Error('User is not authorized to perform this action'), { name: 'AccessDeniedException' });
 
@@ -279,6 +287,13 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         name: 'sealed, awaiting integration when the wait ran out',
         run: async (h) => (await writesShowing(h, 'SEALED_AWAITING_INTEGRATION'))(WRITE_TOOL, FIRST_WRITE),
         expect: (out) => expect(out).toMatchObject({ freshness: { state: 'SEALED_AWAITING_INTEGRATION' } }),
+      },
+    ],
+    FORBIDDEN: [
+      {
+        name: "a lineage of another tenant than the caller's",
+        run: async (h) => (await otherTenant(h))(WRITE_TOOL, FIRST_WRITE),
+        expect: forbidden,
       },
     ],
     WRITE_REJECTED: [
@@ -439,6 +454,13 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'nobody-here' }) },
     ],
+    FORBIDDEN: [
+      {
+        name: "a lineage of another tenant than the caller's",
+        run: async (h) => (await otherTenant(h))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: forbidden,
+      },
+    ],
     INVALID_INPUT: [
       {
         name: 'no env and no snapshot providers',
@@ -515,6 +537,13 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     ],
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(VERIFY_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    FORBIDDEN: [
+      {
+        name: "a lineage of another tenant than the caller's",
+        run: async (h) => (await otherTenant(h))(VERIFY_TOOL, { lineageId: LINEAGE }),
+        expect: forbidden,
+      },
     ],
     INVALID_INPUT: [
       {
@@ -601,6 +630,13 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     ],
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(INSPECT_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    FORBIDDEN: [
+      {
+        name: "a lineage of another tenant than the caller's",
+        run: async (h) => (await otherTenant(h))(INSPECT_TOOL, { lineageId: LINEAGE }),
+        expect: forbidden,
+      },
     ],
     INVALID_INPUT: [
       {

@@ -35,6 +35,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
   [new errors.DeploymentLogConflictError('the head moved'), true],
   [new errors.WitnessUnavailableError('unreachable'), true],
+  [new errors.TenantScopeError('beta/agent-7', 'acme'), false],
 ];
 
 describe('shared/errors: one module, each error saying whether a retry can help', () => {

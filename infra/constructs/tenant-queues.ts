@@ -1,0 +1,153 @@
+import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Tenant } from '../../shared/tenancy/tenants';
+import { KEY_ADMIN_ACTIONS } from '../witness-stack';
+import {
+  DEFAULT_MAX_RECEIVE_COUNT,
+  deadLetterDepthAlarm,
+  MAX_MESSAGE_SIZE_BYTES,
+  QUEUE_RETENTION,
+  VISIBILITY_TO_TIMEOUT_RATIO,
+} from './queue-consumer';
+import type { ResealFunction } from './reseal-function';
+
+/** Props of {@link TenantQueues}. */
+export interface TenantQueuesProps {
+  /** The tenants, checked (`parseTenants`): ids unique, each sender in one tenant. */
+  readonly tenants: readonly Tenant[];
+  /** The guard: it consumes every tenant queue and learns the tenant from the record's `eventSourceARN`. */
+  readonly guard: ResealFunction;
+  /** The guard's timeout: each queue's visibility timeout is six times it. */
+  readonly guardTimeout: Duration;
+  /** The remote MCP function's role: it relays the writes its callers signed to their tenant's queue. */
+  readonly relay: iam.IRole;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/** What the stack made for one tenant. */
+export interface TenantResources {
+  readonly tenant: Tenant;
+  /** The tenant's `residual-writes` queue. */
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  /** The tenant's Ed25519 writer key (`ECC_NIST_EDWARDS25519`, `SIGN_VERIFY`). */
+  readonly writerKey: kms.Key;
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+}
+
+/**
+ * Tenancy in the stack (docs/authorship.md, "Tenancy"; docs/infrastructure.md, "Tenants"). SQS has
+ * no IAM condition key on message content, so IAM ties a principal to its lineages through the
+ * queue it may send to. Per tenant:
+ *
+ * - a `residual-writes` queue (as the stack's own: SSE-SQS, TLS only, 1 MiB, 4 days, its DLQ and
+ *   alarm) whose queue policy allows `sqs:SendMessage` to the tenant's `senderPrincipals` and
+ *   denies it to every other principal but the remote MCP function's role
+ *   (`OnlyTheTenantMaySendWrites`, `ArnNotEquals aws:PrincipalArn`);
+ * - the guard's event source on it; the guard maps the record's `eventSourceARN` to the tenant
+ *   (`TENANT_QUEUES`) and refuses a lineage id outside `<tenant>/` (`TENANT_MISMATCH`);
+ * - a KMS Ed25519 writer key whose key policy lets the account administer it but not sign
+ *   (`AccountAdministersButDoesNotSign`), and lets only the tenant's `signerPrincipals`
+ *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`).
+ */
+export class TenantQueues extends Construct {
+  /** One entry per tenant, in the order given. */
+  readonly tenants: readonly TenantResources[];
+
+  constructor(scope: Construct, id: string, props: TenantQueuesProps) {
+    super(scope, id);
+    const stackName = Stack.of(this).stackName;
+    this.tenants = props.tenants.map((tenant) => {
+      const scope = new Construct(this, `Tenant-${tenant.id}`);
+      const deadLetterQueue = new sqs.Queue(scope, 'DeadLetterQueue', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+        retentionPeriod: Duration.days(14),
+      });
+      const queue = new sqs.Queue(scope, 'Queue', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
+        visibilityTimeout: Duration.seconds(props.guardTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+        retentionPeriod: QUEUE_RETENTION,
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT },
+      });
+      queue.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'TheTenantMaySendWrites',
+          principals: tenant.senderPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+          actions: ['sqs:SendMessage'],
+          resources: [queue.queueArn],
+        }),
+      );
+      queue.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'OnlyTheTenantMaySendWrites',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          actions: ['sqs:SendMessage'],
+          resources: [queue.queueArn],
+          conditions: { ArnNotEquals: { 'aws:PrincipalArn': [...tenant.senderPrincipals, props.relay.roleArn] } },
+        }),
+      );
+      queue.grantSendMessages(props.relay);
+      props.guard.fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+      const deadLetterAlarm = deadLetterDepthAlarm(
+        scope,
+        deadLetterQueue,
+        `${tenant.id} residual-writes dead-letter queue`,
+      );
+
+      const signers = tenant.signerPrincipals ?? tenant.senderPrincipals;
+      const writerKey = new kms.Key(scope, 'WriterKey', {
+        description: `Reseal writer key of tenant ${tenant.id} (Ed25519, signs write requests)`,
+        keySpec: kms.KeySpec.ECC_NIST_EDWARDS25519,
+        keyUsage: kms.KeyUsage.SIGN_VERIFY,
+        removalPolicy: props.removalPolicy,
+        pendingWindow: Duration.days(7),
+        policy: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({
+              sid: 'AccountAdministersButDoesNotSign',
+              principals: [new iam.AccountRootPrincipal()],
+              actions: [...KEY_ADMIN_ACTIONS],
+              resources: ['*'],
+            }),
+            new iam.PolicyStatement({
+              sid: 'OnlyTheTenantSigns',
+              principals: signers.map((arn) => new iam.ArnPrincipal(arn)),
+              actions: ['kms:Sign', 'kms:GetPublicKey'],
+              resources: ['*'],
+            }),
+          ],
+        }),
+      });
+      writerKey.addAlias(`alias/${stackName}-writer-${tenant.id}`);
+      return { tenant, queue, deadLetterQueue, writerKey, deadLetterAlarm };
+    });
+  }
+
+  /** `TENANT_QUEUES` of the guard: `[{ queueArn, tenantId }]`, as JSON (a token cannot be a JSON key). */
+  tenantQueuesJson(): string {
+    return Stack.of(this).toJsonString(
+      this.tenants.map((t) => ({ queueArn: t.queue.queueArn, tenantId: t.tenant.id })),
+    );
+  }
+
+  /** `TENANTS` of the remote MCP function: each tenant's id, senders and queue URL, as JSON. */
+  relayTenantsJson(): string {
+    return Stack.of(this).toJsonString(
+      this.tenants.map((t) => ({
+        id: t.tenant.id,
+        senderPrincipals: t.tenant.senderPrincipals,
+        queueUrl: t.queue.queueUrl,
+      })),
+    );
+  }
+}

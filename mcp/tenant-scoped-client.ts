@@ -1,0 +1,55 @@
+import { TenantScopeError } from '../shared/errors';
+import { lineageOfTenant } from '../shared/tenancy/tenants';
+import type { McpClient } from './context';
+
+/**
+ * `client` limited to the lineages of one tenant (docs/mcp.md, "Tenants"): every call that names a
+ * lineage (a write's `lineageId`, a recall's, a walk's, an export's) first checks that the id
+ * begins `<tenantId>/`, else throws {@link TenantScopeError} before anything is read or sent
+ * (the tools answer it `FORBIDDEN`). The one place the remote server scopes a caller, so a tool
+ * added later is scoped too, as long as it reaches the stack through this client.
+ */
+export function tenantScopedClient(client: McpClient, tenantId: string): McpClient {
+  const own = (lineageId: string): void => {
+    if (!lineageOfTenant(lineageId, tenantId)) throw new TenantScopeError(lineageId, tenantId);
+  };
+  return {
+    publishWrite: async (request) => {
+      own(request.lineageId);
+      return client.publishWrite(request);
+    },
+    waitForOutcome: async (lineageId, residualId, options) => {
+      own(lineageId);
+      return client.waitForOutcome(lineageId, residualId, options);
+    },
+    recall: async (request, options) => {
+      own(request.lineageId);
+      return client.recall(request, options);
+    },
+    latestCheckpoint: async (lineageId) => {
+      own(lineageId);
+      return client.latestCheckpoint(lineageId);
+    },
+    receipt: async (lineageId, seq) => {
+      own(lineageId);
+      return client.receipt(lineageId, seq);
+    },
+    logKey: () => client.logKey(),
+    verifyLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.verifyLineage(lineageId, options);
+    },
+    exportLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.exportLineage(lineageId, options);
+    },
+    verifyExport: async (exported, options) => {
+      own(exported.lineageId);
+      return client.verifyExport(exported, options);
+    },
+    readRefusals: async (lineageId) => {
+      own(lineageId);
+      return client.readRefusals(lineageId);
+    },
+  };
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { sigV4Fetch } from '../../adapters/sigv4-fetch';
+import { writeRequest } from '../../client/builders';
+import { connectToStack } from '../../client/connect';
+import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
+import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
+import { writeRequestFor } from '../../mcp/tools/write';
+import { clientConfig, deployStack, EMULATOR_REGION } from '../../scripts/emulator/deploy';
+import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
+import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
+import { expectGuarantee } from '../helpers/guarantees';
+import { until } from '../helpers/until';
+
+// Tenancy on the emulator (docs/authorship.md, "Tenancy"; docs/mcp.md, "Tenants"): a stack with
+// the `tenants` option, two tenants whose senders are IAM users of the emulator, deployed on an
+// emulator of its own (the run's emulator holds the default stack, whose generated EventBridge bus
+// name a second stack of the app would reuse). The emulator runs without AUTH=true, so IAM itself
+// refuses nothing here: what these tests show is what Reseal's functions enforce behind IAM, the
+// guard's tenant binding from the queue and the remote MCP server's scoping of each caller. The
+// queue and key policies are asserted on the template (test/infra/tenant-queues.test.ts).
+const ROOT = { accessKeyId: 'test', secretAccessKey: 'test' };
+const RUN = randomUUID().slice(0, 8);
+const TENANT_STACK = 'ResealTenancy';
+let emulator: Emulator | undefined;
+let endpoint = '';
+let sqs: SQSClient;
+
+interface AccessKey {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+interface TenantAgent {
+  readonly id: string;
+  readonly userArn: string;
+  readonly keys: AccessKey;
+}
+
+/** An IAM user with an access key, through the emulator's IAM query API (this repository has no IAM SDK client). */
+async function iamUser(name: string): Promise<TenantAgent & { name: string }> {
+  const iam = sigV4Fetch({ region: EMULATOR_REGION, credentials: ROOT, service: 'iam' });
+  const call = async (params: Record<string, string>) => {
+    const response = await iam(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ Version: '2010-05-08', ...params }).toString(),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`IAM ${params.Action}: HTTP ${response.status} ${text.slice(0, 300)}`);
+    return text;
+  };
+  const created = await call({ Action: 'CreateUser', UserName: name });
+  const userArn = /<Arn>([^<]+)<\/Arn>/.exec(created)?.[1];
+  const key = await call({ Action: 'CreateAccessKey', UserName: name });
+  const accessKeyId = /<AccessKeyId>([^<]+)<\/AccessKeyId>/.exec(key)?.[1];
+  const secretAccessKey = /<SecretAccessKey>([^<]+)<\/SecretAccessKey>/.exec(key)?.[1];
+  if (!userArn || !accessKeyId || !secretAccessKey) throw new Error(`IAM: no user or key for ${name}`);
+  return { id: '', name, userArn, keys: { accessKeyId, secretAccessKey } };
+}
+
+let outputs: StackOutputs;
+let queueUrls: Record<string, string>;
+let acme: TenantAgent;
+let beta: TenantAgent;
+let store: DynamoDBLineageStore;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  endpoint = emulator.endpoint;
+  sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
+  acme = { ...(await iamUser(`reseal-acme-${RUN}`)), id: 'acme' };
+  beta = { ...(await iamUser(`reseal-beta-${RUN}`)), id: 'beta' };
+  const tenants = [acme, beta].map((t) => ({ id: t.id, senderPrincipals: [t.userArn] }));
+  outputs = await deployStack(endpoint, {
+    embedded: emulator.embedded,
+    stackName: TENANT_STACK,
+    context: { tenants: JSON.stringify(tenants) },
+  });
+  const cfn = new CloudFormationClient(clientConfig(endpoint));
+  const { Stacks = [] } = await cfn.send(new DescribeStacksCommand({ StackName: TENANT_STACK }));
+  const raw = Stacks[0]?.Outputs?.find((o) => o.OutputKey === 'TenantQueueUrls')?.OutputValue;
+  queueUrls = JSON.parse(raw ?? '{}') as Record<string, string>;
+  expect(Object.keys(queueUrls).sort()).toEqual(['acme', 'beta']);
+  store = new DynamoDBLineageStore(new DynamoDBClient(clientConfig(endpoint)), outputs.TableName);
+}, 900_000);
+afterAll(async () => {
+  await emulator?.stop();
+}, 120_000);
+
+const MANIFEST = {
+  env: { ARCH: 'arm64', REGION: 'eu-west-1' },
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { region: ['REGION'] },
+};
+const unsigned = (lineageId: string, residualId: string) =>
+  writeRequest({
+    residualId,
+    lineageId,
+    sessionId: 's-1',
+    generationEpoch: 1,
+    payload: { note: residualId },
+    boundaryAtMs: Date.now() - 1_000,
+    manifest: MANIFEST,
+  });
+
+/** A client of `tenant` as a tenant's agent configures it: the tenant's queue as `ResidualWritesQueueUrl`. */
+const tenantClient = async (tenant: string, writer: LocalWriterSigner) =>
+  (
+    await connectToStack({
+      outputs: clientOutputsFrom({ ...outputs, ResidualWritesQueueUrl: queueUrls[tenant] ?? '' }),
+      endpoint,
+      region: EMULATOR_REGION,
+      credentials: ROOT,
+      writer,
+    })
+  ).client;
+
+/** An MCP client of the remote server, every request signed with `keys` (SigV4, execute-api). */
+async function remoteAs(keys: AccessKey): Promise<Client> {
+  const client = new Client({ name: 'reseal-tenancy', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${endpoint}/_aws/execute-api/${outputs.McpApiId}/mcp`), {
+      fetch: sigV4Fetch({ region: EMULATOR_REGION, credentials: keys }),
+    }),
+  );
+  return client;
+}
+
+describe('tenancy on the deployed stack (two tenants)', () => {
+  it("a write into a lineage of another tenant's namespace, sent to the writer's own tenant queue, is refused TENANT_MISMATCH, unsigned; the tenant's own write is sealed", async (context) => {
+    const acmeWriter = LocalWriterSigner.generate('acme-writer').signer;
+    const betaWriter = LocalWriterSigner.generate('beta-writer').signer;
+    const acmeLineage = soleWriterLineageId(`acme/agent-${RUN}`, acmeWriter);
+    const acmeClient = await tenantClient('acme', acmeWriter);
+    const first = await acmeClient.publishWrite(unsigned(acmeLineage, 'r-0'));
+    const sealed = await acmeClient.waitForOutcome(acmeLineage, 'r-0', { request: first.request, timeoutMs: 120_000 });
+    expect(sealed.kind).toBe('SEALED');
+
+    // beta's writer starts a lineage in acme's namespace with its own key: admitted by its own
+    // policy (writer keys alone would seal it), sent to beta's queue.
+    const squatLineage = soleWriterLineageId(`acme/squat-${RUN}`, betaWriter);
+    const squat = await signWriteRequest(
+      { ...unsigned(squatLineage, 'r-squat'), policy: soleWriterPolicy(betaWriter) },
+      betaWriter,
+      Date.now(),
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrls.beta, MessageBody: JSON.stringify(squat) }));
+    const refused = await until(
+      'the refusal of the cross-tenant write',
+      async () => (await store.listRejections(squatLineage, { residualId: 'r-squat' })).at(-1),
+      { timeoutMs: 120_000 },
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'write (another tenant)',
+        attack: "a write starting a lineage in another tenant's namespace, sent to the writer's own tenant queue",
+        reader: 'the guard (rejection item)',
+        expected: 'refused TENANT_MISMATCH, unsigned, nothing sealed',
+      },
+      `refused ${refused.reason}, ${refused.statement === null ? 'unsigned' : 'signed'}, ${(await store.head(squatLineage)) === null ? 'nothing sealed' : 'sealed'}`,
+    );
+    expect(refused).toMatchObject({ stage: 'GUARD', reason: 'TENANT_MISMATCH', statement: null });
+    expect(refused.issues[0]?.message).toContain("tenant beta's queue must name a lineage id beginning beta/");
+    expect(await store.head(squatLineage)).toBeNull();
+  }, 300_000);
+
+  it("the remote MCP server serves a tenant's caller its own lineages (its writes through its own queue) and answers FORBIDDEN for another tenant's; a caller of no tenant is refused", async (context) => {
+    const acmeWriter = LocalWriterSigner.generate('acme-remote').signer;
+    const lineageId = soleWriterLineageId(`acme/remote-${RUN}`, acmeWriter);
+    const now = Date.now();
+    const request = await signWriteRequest(
+      {
+        ...writeRequestFor(
+          {
+            lineageId,
+            residualId: 'r-1',
+            sessionId: 's-1',
+            generationEpoch: 1,
+            claims: { 'node-builds': { content: 'npm run build passes', causalKeys: ['tool:node'] } },
+            structuralKeys: ['tool:os'],
+          },
+          { 'tool:node': 'v20.0.0', 'tool:os': 'ubuntu-24.04' },
+          now,
+          now - 60_000,
+        ),
+        policy: soleWriterPolicy(acmeWriter),
+      },
+      acmeWriter,
+      now,
+    );
+    const asAcme = await remoteAs(acme.keys);
+    const asBeta = await remoteAs(beta.keys);
+    try {
+      let written = (await asAcme.callTool({ name: 'reseal_write', arguments: { request } })) as CallToolResult;
+      for (let i = 0; i < 4 && (written.structuredContent as { error?: string }).error === 'TIMEOUT'; i++) {
+        written = (await asAcme.callTool({ name: 'reseal_write', arguments: { request } })) as CallToolResult;
+      }
+      expect(written.isError, JSON.stringify(written.structuredContent)).not.toBe(true);
+      expect(written.structuredContent).toMatchObject({ outcome: 'SEALED', lineageId, seq: 0 });
+      const own = (await asAcme.callTool({ name: 'reseal_inspect', arguments: { lineageId } })) as CallToolResult;
+      expect(own.structuredContent).toMatchObject({ lineageId, verdict: 'VERIFIED_INTACT' });
+
+      const inspect = (await asBeta.callTool({ name: 'reseal_inspect', arguments: { lineageId } })) as CallToolResult;
+      const verify = (await asBeta.callTool({ name: 'reseal_verify', arguments: { lineageId } })) as CallToolResult;
+      expectGuarantee(
+        context,
+        {
+          section: 'tampering',
+          target: 'remote MCP (another tenant)',
+          attack: "tenant beta's IAM user inspects and verifies a lineage of tenant acme",
+          reader: 'reseal_inspect, reseal_verify (remote)',
+          expected: 'FORBIDDEN, FORBIDDEN',
+        },
+        [inspect, verify].map((r) => (r.structuredContent as { error?: string }).error ?? 'served').join(', '),
+      );
+      for (const answer of [inspect, verify]) {
+        expect(answer.isError).toBe(true);
+        expect(answer.structuredContent).toMatchObject({ error: 'FORBIDDEN', lineageId, tenantId: 'beta' });
+        expect(JSON.stringify(answer.structuredContent)).not.toContain('npm run build passes');
+      }
+    } finally {
+      await asAcme.close();
+      await asBeta.close();
+    }
+    // The emulator's root key is no tenant's sender: refused before any tool.
+    await expect(remoteAs(ROOT)).rejects.toThrow(/not a sender of any tenant/);
+  }, 300_000);
+});
