@@ -39,6 +39,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       frontier: readJson<string[]>(item, 'frontier', []),
       indexRoot: readString(item, 'indexRoot') ?? '',
       published: readString(item, 'published') ?? null,
+      reAnchor: readString(item, 'reAnchor') ?? null,
     };
   }
 
@@ -159,6 +160,7 @@ function headItem(head: StoredDeploymentHead): Item {
     frontier: JSON.stringify(head.frontier),
     indexRoot: head.indexRoot,
     published: head.published ?? undefined,
+    reAnchor: head.reAnchor ?? undefined,
     updatedAtMs: Date.now(),
   });
 }

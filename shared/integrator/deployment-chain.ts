@@ -8,7 +8,8 @@ import type { Checkpoint } from '../log/checkpoint';
 import { verifyInclusion } from '../log/proof-verification';
 import { checkPolicy, PolicyRefusal } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
-import { deploymentLeafHash } from './deployment-leaf';
+import { type ReAnchorNotice, reAnchorNotice, type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
+import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /** What the index of the checkpoint's last leaf is claimed to hold for one key, with its proof. */
 export type IndexClaim =
@@ -33,6 +34,11 @@ export interface DeploymentChainInput {
   readonly lineage: IndexClaim;
   /** Optionally a residual id of that lineage, and what the index holds for it. */
   readonly residual?: { readonly residualId: string; readonly claim: IndexClaim };
+  /**
+   * The re-anchor statement note the head item names, when it names one (docs/deployment-log.md,
+   * "Re-anchor"): the checkpoint's last leaf is then checked as a re-anchored leaf of it.
+   */
+  readonly reAnchor?: string | null;
 }
 
 /** Why {@link verifyDeploymentChain} refuses a chain. */
@@ -45,6 +51,8 @@ export const DeploymentChainRefusal = {
   LEAF_NOT_LAST: 'LEAF_NOT_LAST',
   /** An index proof does not hold against that root, or proves an entry of another key. */
   INDEX_PROOF_INVALID: 'INDEX_PROOF_INVALID',
+  /** The re-anchor statement the table shows is malformed, of another log, or not signed by the log key. */
+  RE_ANCHOR_INVALID: 'RE_ANCHOR_INVALID',
 } as const;
 /** One of {@link DeploymentChainRefusal}. */
 export type DeploymentChainRefusal = (typeof DeploymentChainRefusal)[keyof typeof DeploymentChainRefusal];
@@ -58,6 +66,12 @@ export interface AcceptedDeploymentCheckpoint {
   readonly quorumTime: number | null;
   /** `quorumTime + maxAgeSeconds`; `null` when unwitnessed. */
   readonly freshUntil: number | null;
+  /**
+   * The re-anchor the checkpoint's history continues from (docs/deployment-log.md, "Re-anchor"):
+   * what the restore lost, when and why; `null` for a history never re-anchored. Absent in findings
+   * built before re-anchors existed.
+   */
+  readonly reAnchor?: ReAnchorNotice | null;
 }
 
 /** The chain holds and the index holds the lineage (and the residual id, when asked). */
@@ -97,6 +111,22 @@ function requireSeconds(value: number, path: string, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) {
     throw new InvalidInputError('deployment chain', [{ path, message: `expected a safe integer of seconds ≥ ${min}` }]);
   }
+}
+
+/**
+ * The re-anchor statement of the input, verified with the policy's key of the checkpoint's log:
+ * `null` when none is named or the checkpoint predates its re-anchor leaf (then a plain leaf),
+ * the statement, or a reason to refuse the chain.
+ */
+function checkedReAnchor(
+  input: DeploymentChainInput,
+  checkpoint: Checkpoint,
+): VerifiedReAnchor | { readonly reason: string } | null {
+  if (input.reAnchor === undefined || input.reAnchor === null) return null;
+  const logKeys = input.policy.logs.filter((log) => log.key.name === checkpoint.origin).map((log) => log.key);
+  const verified = verifyReAnchorStatement(input.reAnchor, { origin: checkpoint.origin, logKeys, recoveryKeys: null });
+  if (verified.kind === 'REFUSED') return { reason: `the re-anchor statement is refused: ${verified.reason}` };
+  return verified.statement.restored.size < checkpoint.size ? verified : null;
 }
 
 /** Checks one index claim about `key` against `root`; a reason when it does not hold. */
@@ -151,6 +181,8 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
       : refused(DeploymentChainRefusal.POLICY_NOT_MET, `${accepted.refusal}: ${accepted.reason}`);
   }
   const { checkpoint } = accepted;
+  const anchor = checkedReAnchor(input, checkpoint);
+  if (anchor !== null && 'reason' in anchor) return refused(DeploymentChainRefusal.RE_ANCHOR_INVALID, anchor.reason);
   const root = input.indexRoot;
   if (!(root instanceof Uint8Array) || root.byteLength !== INDEX_HASH_BYTES) {
     return refused(DeploymentChainRefusal.LEAF_NOT_LAST, 'the index root is not 32 bytes');
@@ -160,14 +192,14 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
     verifyInclusion({
       leafIndex: checkpoint.size - 1,
       treeSize: checkpoint.size,
-      leafHash: deploymentLeafHash(root),
+      leafHash: deploymentLeafHashIn(root, anchor?.hash),
       proof: input.inclusion,
       rootHash: checkpoint.rootHash,
     });
   if (!last) {
     return refused(
       DeploymentChainRefusal.LEAF_NOT_LAST,
-      `the index root is not the last leaf (index ${checkpoint.size - 1}) of the deployment checkpoint of ${checkpoint.size}`,
+      `the index root is not the last leaf (index ${checkpoint.size - 1}) of the deployment checkpoint of ${checkpoint.size}${anchor ? ', re-anchored by the statement shown' : ''}`,
     );
   }
   const lineageKey: IndexKey = { kind: 'lineage', lineageId: input.lineageId };
@@ -188,6 +220,7 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
     witnessed: input.policy.quorum.kind !== 'NONE',
     quorumTime: accepted.quorumTime,
     freshUntil: accepted.freshUntil,
+    reAnchor: anchor ? reAnchorNotice(anchor) : null,
   };
   if (input.lineage.kind === 'absence') return { ...base, kind: 'ABSENT', absent: 'lineage', lineage: null };
   const lineage = input.lineage.entry.value as LineageIndexValue;

@@ -35,6 +35,8 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
   [new errors.DeploymentLogConflictError('the head moved'), true],
   [new errors.WitnessUnavailableError('unreachable'), true],
+  [new errors.ReAnchorFormatError('lost', 'bad'), false],
+  [new errors.ReAnchorRefusedError('not signed by a recovery key'), false],
 ];
 
 describe('shared/errors: one module, each error saying whether a retry can help', () => {
