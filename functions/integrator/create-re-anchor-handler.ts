@@ -4,7 +4,14 @@ import { ResealError } from '../../shared/errors';
 import type { IntegratorService } from './integrator-service';
 
 /** The operator's direct invocation of the integrator function (docs/deployment-log.md, "Re-anchor"). */
-export const ReAnchorEventSchema = z.object({ reAnchor: z.string().min(1).max(16 * 1024) }).strict();
+export const ReAnchorEventSchema = z
+  .object({
+    reAnchor: z
+      .string()
+      .min(1)
+      .max(16 * 1024),
+  })
+  .strict();
 /** A parsed {@link ReAnchorEventSchema} event. */
 export type ReAnchorEvent = z.infer<typeof ReAnchorEventSchema>;
 

@@ -95,14 +95,19 @@ export async function reAnchorDeploymentLog(
       // A retry after a lost commit: the witness already holds this very checkpoint (Ed25519 and the
       // statement are deterministic), so it is asked to cosign it again as the same tree.
       if (answer.status === 409 && parseConflictSize(answer.body) === state.size) {
-        answer = await witness.client.addCheckpoint(formatAddCheckpointRequest({ oldSize: state.size, proof: [], note }));
+        answer = await witness.client.addCheckpoint(
+          formatAddCheckpointRequest({ oldSize: state.size, proof: [], note }),
+        );
       }
     } catch (error) {
       throw new WitnessUnavailableError(`the witness is unreachable: ${(error as Error)?.message ?? error}`);
     }
     witnessStatus = answer.status;
     if (answer.status !== 200) {
-      logger.error('the witness refused the re-anchor; nothing is stored', { status: answer.status, body: answer.body });
+      logger.error('the witness refused the re-anchor; nothing is stored', {
+        status: answer.status,
+        body: answer.body,
+      });
       throw new ReAnchorRefusedError(`the witness answered ${answer.status}: ${answer.body.trim().slice(0, 512)}`);
     }
     published = attachCosignatures(note, answer.body);
@@ -133,6 +138,9 @@ export async function reAnchorDeploymentLog(
     throw new DeploymentLogConflictError('the head changed during the re-anchor; ask again');
   }
   const notice = reAnchorNotice(verified);
-  logger.warn('the deployment log is re-anchored on the operator\'s statement', { reAnchor: { ...notice, note: undefined }, size: state.size });
+  logger.warn("the deployment log is re-anchored on the operator's statement", {
+    reAnchor: { ...notice, note: undefined },
+    size: state.size,
+  });
   return { size: state.size, checkpoint: note, published, reAnchor: notice, witnessStatus };
 }

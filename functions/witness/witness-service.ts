@@ -116,7 +116,11 @@ export class WitnessService {
     const stored = await store.read(origin);
     const decision = decideReAnchor(stored, request, trusted, this.#deps.recoveryKeys ?? []);
     if (decision.kind === 'REFUSED') {
-      logger.warn('re-anchor refused', { status: decision.status, reason: decision.reason, statement: request.statement });
+      logger.warn('re-anchor refused', {
+        status: decision.status,
+        reason: decision.reason,
+        statement: request.statement,
+      });
       return answer(decision);
     }
     const cosignature = await cosign(decision.body, Math.floor(clock() / 1000), signer);
@@ -125,7 +129,7 @@ export class WitnessService {
       logger.warn('re-anchor lost a race: the state changed after it was read', { currentSize: current?.size });
       return conflictResponse(current?.size ?? 0);
     }
-    logger.warn('re-anchored: the witness left the history it cosigned, on the operator\'s statement', {
+    logger.warn("re-anchored: the witness left the history it cosigned, on the operator's statement", {
       origin,
       fromSize: stored?.size,
       size: decision.next.size,

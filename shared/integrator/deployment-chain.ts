@@ -8,7 +8,12 @@ import type { Checkpoint } from '../log/checkpoint';
 import { verifyInclusion } from '../log/proof-verification';
 import { checkPolicy, PolicyRefusal } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
-import { type ReAnchorNotice, reAnchorNotice, type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
+import {
+  type ReAnchorNotice,
+  reAnchorNotice,
+  type VerifiedReAnchor,
+  verifyReAnchorStatement,
+} from './re-anchor-statement';
 import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /** What the index of the checkpoint's last leaf is claimed to hold for one key, with its proof. */

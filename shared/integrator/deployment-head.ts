@@ -4,9 +4,9 @@ import { appendLeaf, frontierRoot, subtreeRefs } from '../log/compact-range';
 import type { NoteVerifierKey } from '../log/note-key';
 import { openCheckpoint } from '../log/signed-checkpoint';
 import type { StoredDeploymentHead } from '../ports/deployment-log-store';
-import { deploymentLeafHashIn } from './re-anchored-leaf';
-import { type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
 import { type DeploymentLogState, emptyDeploymentLogState } from './deployment-log-state';
+import { type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
+import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /**
  * Authenticates the deployment log's stored head before an integration extends it

@@ -58,7 +58,13 @@ function appendLeafOf(state: DeploymentLogState, indexRoot: Uint8Array, reAnchor
   const { frontier, completed } = appendLeaf(state.frontier, state.size, deploymentLeafHashIn(indexRoot, reAnchor));
   const root = Uint8Array.from(indexRoot);
   return {
-    state: { size: state.size + 1, rootHash: frontierRoot(frontier), frontier, indexRoot: root, ...(reAnchor ? { reAnchor } : {}) },
+    state: {
+      size: state.size + 1,
+      rootHash: frontierRoot(frontier),
+      frontier,
+      indexRoot: root,
+      ...(reAnchor ? { reAnchor } : {}),
+    },
     completed,
   };
 }

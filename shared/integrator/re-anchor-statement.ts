@@ -109,7 +109,8 @@ function headOf(words: readonly string[], path: string): TreeHead {
   if (words.length !== 2 || size === undefined || !DECIMAL.test(size) || !Number.isSafeInteger(Number(size))) {
     throw bad(path, 'expected "<size> <base64 root>" with a decimal size');
   }
-  if (rootHash === undefined || rootHash.byteLength !== HASH_BYTES) throw bad(path, 'the root is not base64 of 32 bytes');
+  if (rootHash === undefined || rootHash.byteLength !== HASH_BYTES)
+    throw bad(path, 'the root is not base64 of 32 bytes');
   return { size: Number(size), rootHash };
 }
 
@@ -225,7 +226,8 @@ export function verifyReAnchorStatement(note: string, keys: ReAnchorKeys): Verif
   if (statement.origin !== keys.origin) {
     return { kind: 'REFUSED', reason: `the statement is of origin ${statement.origin}, not ${keys.origin}` };
   }
-  if (keys.logKeys !== null && !signedByOneOf(text, signatures, keys.logKeys)) return { kind: 'REFUSED', reason: 'not signed by the log key' };
+  if (keys.logKeys !== null && !signedByOneOf(text, signatures, keys.logKeys))
+    return { kind: 'REFUSED', reason: 'not signed by the log key' };
   if (keys.recoveryKeys !== null && !signedByOneOf(text, signatures, keys.recoveryKeys)) {
     return { kind: 'REFUSED', reason: 'not signed by a recovery key' };
   }

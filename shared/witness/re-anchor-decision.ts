@@ -33,7 +33,8 @@ export function decideReAnchor(
   trusted: TrustedLogs,
   recoveryKeys: readonly NoteVerifierKey[],
 ): CosignDecision | WitnessRefusal {
-  if (recoveryKeys.length === 0) return refuse(WitnessStatus.FORBIDDEN, 'this witness has no recovery key: no re-anchor');
+  if (recoveryKeys.length === 0)
+    return refuse(WitnessStatus.FORBIDDEN, 'this witness has no recovery key: no re-anchor');
   const admitted = admitCheckpoint({ oldSize: 0, proof: [], note: request.checkpoint }, trusted);
   if (admitted.kind === 'REFUSED') return admitted;
   const { checkpoint } = admitted;
@@ -69,7 +70,10 @@ export function decideReAnchor(
     proof: request.proof,
   });
   if (!consistent) {
-    return refuse(WitnessStatus.BAD_PROOF, `the consistency proof from the restored head ${restored.size} does not verify`);
+    return refuse(
+      WitnessStatus.BAD_PROOF,
+      `the consistency proof from the restored head ${restored.size} does not verify`,
+    );
   }
   return {
     kind: 'COSIGN',

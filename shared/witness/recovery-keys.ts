@@ -15,7 +15,9 @@ export const MAX_RECOVERY_KEYS = 16;
 export function parseRecoveryKeys(text: string | undefined): readonly NoteVerifierKey[] {
   const words = (text ?? '').split(/\s+/).filter((w) => w.length > 0);
   if (words.length > MAX_RECOVERY_KEYS) {
-    throw new InvalidInputError('recovery keys', [{ path: '', message: `expected at most ${MAX_RECOVERY_KEYS} vkeys` }]);
+    throw new InvalidInputError('recovery keys', [
+      { path: '', message: `expected at most ${MAX_RECOVERY_KEYS} vkeys` },
+    ]);
   }
   if (new Set(words).size !== words.length) {
     throw new InvalidInputError('recovery keys', [{ path: '', message: 'repeated key' }]);
