@@ -355,6 +355,7 @@ function freshnessOf(decided: RecordFreshness, policy: FreshnessPolicy): Freshne
     reason: decided.reason,
     witnessing: policy.witnessing,
     windowSeconds: policy.windowSeconds,
+    reAnchor: decided.reAnchor ?? null,
   };
 }
 

@@ -79,6 +79,14 @@ export interface AcceptedDeploymentCheckpoint {
   readonly reAnchor?: ReAnchorNotice | null;
 }
 
+/** Input of {@link verifyDeploymentAnchor}: the chain's input without the index claims. */
+export type DeploymentAnchorInput = Omit<DeploymentChainInput, 'lineageId' | 'lineage' | 'residual'>;
+
+/** The checkpoint meets the policy and its last leaf holds the index root: what the index proofs hang on. */
+export interface AnchoredDeploymentCheckpoint extends AcceptedDeploymentCheckpoint {
+  readonly kind: 'ANCHORED';
+}
+
 /** The chain holds and the index holds the lineage (and the residual id, when asked). */
 export interface DeploymentChainProven extends AcceptedDeploymentCheckpoint {
   readonly kind: 'PROVEN';
@@ -124,7 +132,7 @@ function requireSeconds(value: number, path: string, min: number): void {
  * the statement, or a reason to refuse the chain.
  */
 function checkedReAnchor(
-  input: DeploymentChainInput,
+  input: DeploymentAnchorInput,
   checkpoint: Checkpoint,
 ): VerifiedReAnchor | { readonly reason: string } | null {
   if (input.reAnchor === undefined || input.reAnchor === null) return null;
@@ -152,17 +160,18 @@ function checkClaim(root: Uint8Array, key: IndexKey, claim: IndexClaim): string 
 }
 
 /**
- * Verifies a freshness chain (docs/deployment-log.md, "Clients"): the deployment checkpoint meets
- * the policy now (`checkPolicy`: log signature, a quorum of cosignatures no older than the maximum
- * age), the index root is its **last** leaf (RFC 9162 inclusion at `size − 1`), and the index
- * proofs hold against that root for the lineage (and the residual id) asked about. Pure; no new
- * cryptography; never throws for a bad note or proof.
+ * Verifies the anchor of a freshness chain (docs/deployment-log.md, "Clients", "Re-anchor"): the
+ * deployment checkpoint meets the policy now (`checkPolicy`: log signature, a quorum of
+ * cosignatures no older than the maximum age), a re-anchor statement shown is signed by the log,
+ * and the index root is the checkpoint's **last** leaf (RFC 9162 inclusion at `size − 1`; a
+ * re-anchored leaf of the statement when the checkpoint covers its re-anchor leaf). Pure.
  *
- * @returns `PROVEN` with the entries, `ABSENT` (a proof of absence as of this checkpoint), or
- *   `REFUSED` with a {@link DeploymentChainRefusal}
+ * @returns `ANCHORED` with the accepted checkpoint (and its re-anchor notice), or `REFUSED`
  * @throws {InvalidInputError} only for a maximum age or clock that is not whole seconds
  */
-export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentChainFinding {
+export function verifyDeploymentAnchor(
+  input: DeploymentAnchorInput,
+): AnchoredDeploymentCheckpoint | DeploymentChainRefused {
   requireSeconds(input.maxAgeSeconds, 'maxAgeSeconds', 1);
   requireSeconds(input.nowSeconds, 'nowSeconds', 0);
   let accepted: ReturnType<typeof checkPolicy>;
@@ -207,6 +216,32 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
       `the index root is not the last leaf (index ${checkpoint.size - 1}) of the deployment checkpoint of ${checkpoint.size}${anchor ? ', re-anchored by the statement shown' : ''}`,
     );
   }
+  return {
+    kind: 'ANCHORED',
+    checkpoint,
+    witnessed: input.policy.quorum.kind !== 'NONE',
+    quorumTime: accepted.quorumTime,
+    freshUntil: accepted.freshUntil,
+    reAnchor: anchor ? reAnchorNotice(anchor) : null,
+  };
+}
+
+/**
+ * Verifies a freshness chain (docs/deployment-log.md, "Clients"): the deployment checkpoint and its
+ * last leaf as {@link verifyDeploymentAnchor}, then the index proofs against that root for the
+ * lineage (and the residual id) asked about. Pure; no new cryptography; never throws for a bad
+ * note or proof.
+ *
+ * @returns `PROVEN` with the entries, `ABSENT` (a proof of absence as of this checkpoint), or
+ *   `REFUSED` with a {@link DeploymentChainRefusal}; a re-anchored history's finding carries its
+ *   `reAnchor` notice
+ * @throws {InvalidInputError} only for a maximum age or clock that is not whole seconds
+ */
+export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentChainFinding {
+  const anchored = verifyDeploymentAnchor(input);
+  if (anchored.kind === 'REFUSED') return anchored;
+  const { kind: _anchored, ...base } = anchored;
+  const root = input.indexRoot;
   const lineageKey: IndexKey = { kind: 'lineage', lineageId: input.lineageId };
   const lineageWrong = checkClaim(root, lineageKey, input.lineage);
   if (lineageWrong) {
@@ -220,13 +255,6 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
       return refused(DeploymentChainRefusal.INDEX_PROOF_INVALID, `residual ${residualId}: ${residualWrong}`);
     }
   }
-  const base: AcceptedDeploymentCheckpoint = {
-    checkpoint,
-    witnessed: input.policy.quorum.kind !== 'NONE',
-    quorumTime: accepted.quorumTime,
-    freshUntil: accepted.freshUntil,
-    reAnchor: anchor ? reAnchorNotice(anchor) : null,
-  };
   if (input.lineage.kind === 'absence') return { ...base, kind: 'ABSENT', absent: 'lineage', lineage: null };
   const lineage = input.lineage.entry.value as LineageIndexValue;
   if (!input.residual) return { ...base, kind: 'PROVEN', lineage, residual: null };
