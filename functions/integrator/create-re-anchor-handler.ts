@@ -1,6 +1,6 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { z } from 'zod';
 import { ResealError } from '../../shared/errors';
+import type { ServiceLogger } from '../common/observability';
 import type { IntegratorService } from './integrator-service';
 
 /** The operator's direct invocation of the integrator function (docs/deployment-log.md, "Re-anchor"). */
@@ -31,7 +31,7 @@ export type ReAnchorAnswer =
  * checks come before any signature. A refusal is an answer (`ok: false`, logged), never a retry:
  * a direct invocation is not redelivered. Infrastructure failures throw.
  */
-export function createReAnchorHandler(service: IntegratorService, logger: Logger) {
+export function createReAnchorHandler(service: IntegratorService, logger: ServiceLogger) {
   return async (event: unknown): Promise<ReAnchorAnswer> => {
     const parsed = ReAnchorEventSchema.safeParse(event);
     if (!parsed.success) return { ok: false, error: 'expected { "reAnchor": "<statement note>" }', retryable: false };
