@@ -13,7 +13,9 @@ import { WitnessStack } from './witness-stack';
  * - `stackName`: deploy under another name (default `ResealStack`);
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
- *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before.
+ *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
+ * - `recoveryKeys` / `witnessRecoveryKeys`: the operator's recovery vkeys the integrator / the
+ *   witness require on a re-anchor statement (docs/deployment-log.md, "Re-anchor"); default none.
  */
 const app = new App();
 
@@ -41,6 +43,7 @@ new ResealStack(app, 'ResealStack', {
   deletionProtection: context('deletionProtection') === 'true',
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
+  recoveryKeys: context('recoveryKeys'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 
@@ -51,6 +54,7 @@ if (witnessLogKeys !== undefined) {
     description: 'Reseal witness: C2SP tlog-witness cosigning the deployment log',
     logKeys: witnessLogKeys,
     witnessName: context('witnessName'),
+    recoveryKeys: context('witnessRecoveryKeys'),
     removalPolicy,
     endpointOverride: context('endpointOverride'),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
