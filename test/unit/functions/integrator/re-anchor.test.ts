@@ -56,11 +56,16 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
     maxAgeSeconds: 180,
   };
   const notices: SealedRunNotice[] = [];
-  const deps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
-  let sealer = new SealerService(deps);
-  const store = deps.store as InMemoryLineageStore;
   const deployment = new InMemoryDeploymentLogStore();
   const index = new MemoryIndexNodeStore();
+  // The sealer reads the index floor under the deployment head (docs/sealing.md, "The index floor").
+  const deps = {
+    ...testSealerDeps(),
+    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    index: { deployment, nodes: index, witness: null },
+  };
+  let sealer = new SealerService(deps);
+  const store = deps.store as InMemoryLineageStore;
   const integrator = () =>
     new IntegratorService({
       lineages: store,
@@ -74,8 +79,8 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
       recoveryKeys: [recoveryKey],
     });
   let n = 0;
-  const write = async (lineageId: string, residualId: string) => {
-    const outcome = await sealer.handle({
+  const write = async (lineageId: string, residualId: string, by?: SealerService) => {
+    const outcome = await (by ?? sealer).handle({
       messageId: `m-${++n}`,
       body: sealRequestBody({ lineageId, residualId }),
       sentAtMs: FACTORY_NOW_MS + n,
@@ -93,7 +98,7 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
       head: deployment.head,
       leaves: deployment.leaves,
     });
-    return () => {
+    return (options: { warmSealer?: boolean } = {}) => {
       for (const name of ['records', 'heads', 'logHeads', 'nodes', 'markers'] as const) {
         const map = store[name] as Map<string, unknown>;
         map.clear();
@@ -102,7 +107,7 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
       deployment.head = structuredClone(copy.head);
       deployment.leaves.clear();
       for (const [k, v] of copy.leaves) deployment.leaves.set(k, structuredClone(v));
-      sealer = new SealerService(deps); // the functions restart cold after a restore
+      if (!options.warmSealer) sealer = new SealerService(deps); // the functions restart cold after a restore
     };
   };
   const reads: DeploymentLogReads = {
@@ -131,11 +136,24 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
     if (!prepared) throw new Error('nothing to re-anchor');
     return prepared.note;
   };
-  return { store, deployment, index, witnessStore, notices, write, integrator, snapshot, reader, statement };
+  const otherSealer = () => new SealerService(deps);
+  return {
+    store,
+    deployment,
+    index,
+    witnessStore,
+    notices,
+    write,
+    otherSealer,
+    integrator,
+    snapshot,
+    reader,
+    statement,
+  };
 }
 
 /** Writes, snapshot at 1 leaf, more writes to 3 leaves (the witness cosigned 3), restore: the state an operator recovers. */
-async function restored(options?: Parameters<typeof recoveryStack>[0]) {
+async function restored(options?: Parameters<typeof recoveryStack>[0] & { warmSealer?: boolean }) {
   const s = await recoveryStack(options);
   const warm = s.integrator();
   await s.write(A, 'r-0');
@@ -148,7 +166,8 @@ async function restored(options?: Parameters<typeof recoveryStack>[0]) {
   await warm.integrate(s.notices.splice(0));
   const keptOld = s.deployment.head?.published ?? '';
   expect((await s.witnessStore.read(TEST_LOG_NAME))?.size).toBe(3);
-  restore();
+  restore({ warmSealer: options?.warmSealer ?? false });
+  if (options?.warmSealer) return { ...s, warm, keptOld, batch: [] as SealedRunNotice[] };
   await s.write(A, 'r-2b');
   const batch = s.notices.splice(0);
   return { ...s, warm, keptOld, batch };
@@ -228,8 +247,8 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
       },
       chain.kind === 'REFUSED' ? `REFUSED ${chain.refusal}` : chain.kind,
     );
-    await s.write(A, 'r-3');
-    await expect(s.integrator().integrate(s.notices.splice(0))).rejects.toBeInstanceOf(LogStateError);
+    // The integrator (and the sealer, whose index floor reads the same head) stops: the head no longer authenticates.
+    await expect(s.integrator().integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
   });
 
   it('a statement not signed by a configured recovery key is refused by the integrator, and one the witness does not know by the witness: nothing stored', async (context: TestContext) => {
@@ -271,6 +290,30 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
     await cold.reAnchor(note);
     await expect(s.integrator().reAnchor(note)).rejects.toBeInstanceOf(ReAnchorRefusedError);
     expect(s.deployment.head?.size).toBe(2);
+  });
+
+  it('a sealer warm from before the restore reads the index of the new history once the log is re-anchored', async () => {
+    const s = await recoveryStack();
+    const C = testLineageId('lin-c');
+    const other = s.otherSealer(); // seals C, so the warm sealer holds no tip of C, only the index it read
+    const integrator = s.integrator();
+    await s.write(C, 'r-0', other);
+    await s.write(A, 'r-0');
+    await integrator.integrate(s.notices.splice(0));
+    const restore = s.snapshot();
+    await s.write(C, 'r-1', other);
+    await integrator.integrate(s.notices.splice(0));
+    await s.write(C, 'r-2', other);
+    await integrator.integrate(s.notices.splice(0));
+    await s.write(A, 'r-1'); // the warm sealer reads the deployment head of 3 leaves
+    await integrator.integrate(s.notices.splice(0));
+    restore({ warmSealer: true });
+    const cold = s.integrator();
+    await cold.reAnchor(await s.statement());
+    // Without the history change, the warm sealer keeps the old history's larger index (C at 3
+    // records, head of 3 leaves > the re-anchored 2) and refuses C's restored head of 1 as behind it.
+    await s.write(C, 'r-1b');
+    expect((await cold.integrate(s.notices.splice(0))).integrated).toEqual([C]);
   });
 
   it('without recovery keys no re-anchor is possible', async () => {
