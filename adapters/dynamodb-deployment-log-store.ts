@@ -146,6 +146,7 @@ export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: numb
     frontier: JSON.stringify(head.frontier),
     indexRoot: head.indexRoot,
     published: head.published ?? undefined,
+    reAnchor: head.reAnchor ?? undefined,
     updatedAtMs,
   });
 }
@@ -158,6 +159,7 @@ export function deploymentHeadOf(item: Item): StoredDeploymentHead {
     frontier: readJson<string[]>(item, 'frontier', []),
     indexRoot: readString(item, 'indexRoot') ?? '',
     published: readString(item, 'published') ?? null,
+    reAnchor: readString(item, 'reAnchor') ?? null,
   };
 }
 

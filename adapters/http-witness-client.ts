@@ -19,7 +19,16 @@ export class HttpWitnessClient implements WitnessClient {
   }
 
   async addCheckpoint(body: string): Promise<{ status: number; body: string }> {
-    const response = await fetch(`${this.#url}add-checkpoint`, {
+    return this.#post('add-checkpoint', body);
+  }
+
+  /** `POST <url>re-anchor` (docs/witness.md, "re-anchor"). */
+  async reAnchor(body: string): Promise<{ status: number; body: string }> {
+    return this.#post('re-anchor', body);
+  }
+
+  async #post(path: string, body: string): Promise<{ status: number; body: string }> {
+    const response = await fetch(`${this.#url}${path}`, {
       method: 'POST',
       body,
       headers: { 'content-type': 'text/plain; charset=utf-8' },

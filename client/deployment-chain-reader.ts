@@ -1,11 +1,17 @@
 import { IndexNodeMissingError, ResealError } from '../shared/errors';
 import type { IndexKey } from '../shared/index/index-key';
 import { type IndexKeyProof, proveIndexKey } from '../shared/index/prove-index-key';
-import { type IndexClaim, verifyDeploymentChain } from '../shared/integrator/deployment-chain';
+import { type IndexClaim, verifyDeploymentAnchor, verifyDeploymentChain } from '../shared/integrator/deployment-chain';
+import {
+  checkKeptDeploymentCheckpoint,
+  type KeptCheckpointFinding,
+} from '../shared/integrator/kept-deployment-checkpoint';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
-import { parseCheckpointBody } from '../shared/log/checkpoint';
+import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
+import { proveConsistency } from '../shared/log/consistency-proof';
 import { proveInclusion } from '../shared/log/inclusion-proof';
 import { nodeSourceOf } from '../shared/log/record-proof';
+import { openCheckpoint } from '../shared/log/signed-checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
@@ -124,6 +130,8 @@ export class DeploymentChainReader {
       indexRoot,
       inclusion,
       lineageId: keys.lineageId,
+      // The statement of a re-anchored history: the last leaf commits to it, so hiding it refuses the chain.
+      reAnchor: head.reAnchor ?? null,
     };
     // Check the checkpoint and the leaf first: index nodes are read only under a root that holds.
     const placeholder: IndexClaim = { kind: 'absence', proof: { kind: 'absence', siblings: [], leaf: null } };
@@ -152,6 +160,65 @@ export class DeploymentChainReader {
         reason: `an index node on the path is ${error.corrupt ? 'edited' : 'missing'} in the table: ${error.message}`,
       });
     }
+  }
+
+  /**
+   * Compares a deployment checkpoint the caller kept (a signed note of the log) with the one the
+   * table publishes now (docs/deployment-log.md, "Re-anchor", "Clients"): the current checkpoint is
+   * verified as for a chain (policy, re-anchor statement, last leaf), the kept one with the
+   * policy's log key, and the consistency proof from the smaller to the larger is built from the
+   * table's nodes when the kept one is the smaller. A kept checkpoint of the history a re-anchor
+   * left is `EXPLAINED_BY_RE_ANCHOR`, with the statement; two histories nothing explains are `FORK`.
+   *
+   * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify
+   * @throws what the table reads throw
+   */
+  async compareKept(
+    keptNote: string,
+  ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
+    const policy = await this.#deps.policy();
+    const head = await this.#deps.log.readHead();
+    const note = head?.published ?? null;
+    if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
+    const size = claimedSize(note);
+    const last = size !== null && size > 0 ? size - 1 : null;
+    const rootHex =
+      last === null
+        ? null
+        : ((await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null));
+    const anchored = verifyDeploymentAnchor({
+      note,
+      policy: policy.policy,
+      maxAgeSeconds: policy.maxAgeSeconds,
+      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
+      indexRoot: rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0),
+      inclusion: last === null ? [] : await this.#inclusion(last, last + 1),
+      reAnchor: head.reAnchor ?? null,
+    });
+    if (anchored.kind === 'REFUSED') return { kind: 'REFUSED', reason: `${anchored.refusal}: ${anchored.reason}` };
+    const current = anchored.checkpoint;
+    const key = policy.policy.logs.find((log) => log.key.name === current.origin)?.key;
+    if (!key) return { kind: 'REFUSED', reason: `the policy names no log of origin ${current.origin}` };
+    let kept: Checkpoint;
+    try {
+      kept = openCheckpoint(keptNote, key, current.origin);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      return { kind: 'REFUSED', reason: `the kept checkpoint is not one of the log's: ${error.message}` };
+    }
+    let consistency: Uint8Array[] = [];
+    if (kept.size < current.size && kept.size > 0) {
+      try {
+        consistency = await proveConsistency(
+          kept.size,
+          current.size,
+          nodeSourceOf((refs) => this.#deps.log.readNodes(refs)),
+        );
+      } catch (error) {
+        if (!(error instanceof ResealError)) throw error;
+      }
+    }
+    return checkKeptDeploymentCheckpoint({ kept, current, reAnchor: anchored.reAnchor ?? null, consistency });
   }
 
   /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */

@@ -63,5 +63,6 @@ export function freshnessOf(decided: RecordFreshness, policy: FreshnessPolicy): 
     reason: decided.reason,
     witnessing: policy.witnessing,
     windowSeconds: policy.windowSeconds,
+    reAnchor: decided.reAnchor ?? null,
   };
 }

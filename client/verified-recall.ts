@@ -1,3 +1,4 @@
+import type { ReAnchorNotice } from '../shared/integrator/re-anchor-statement';
 import type { FreshnessState } from '../shared/integrator/record-freshness';
 import type { RecallCheck } from '../shared/log/recall-check';
 import type { RecordProof } from '../shared/log/record-proof';
@@ -65,6 +66,11 @@ export interface Freshness {
   readonly witnessing: PolicyWitnessing;
   /** Max age + integration interval, seconds: what a cold client may be shown superseded; `null` when unwitnessed. */
   readonly windowSeconds: number | null;
+  /**
+   * The re-anchor the deployment log's history continues from (docs/deployment-log.md,
+   * "Re-anchor"): what a restore lost, when and why; `null` (or absent) when none.
+   */
+  readonly reAnchor?: ReAnchorNotice | null;
 }
 
 /** A refusal of triage, and whether the client confirmed it. */

@@ -17,6 +17,8 @@ import { WitnessStack } from './witness-stack';
  *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
  * - `tenants`: the stack's tenants, a JSON array of `{ id, senderPrincipals, signerPrincipals? }`
  *   (docs/infrastructure.md, "Tenants"); without it, one tenant.
+ * - `recoveryKeys` / `witnessRecoveryKeys`: the operator's recovery vkeys the integrator / the
+ *   witness require on a re-anchor statement (docs/deployment-log.md, "Re-anchor"); default none.
  */
 const app = new App();
 
@@ -60,6 +62,7 @@ new ResealStack(app, 'ResealStack', {
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
   tenants,
+  recoveryKeys: context('recoveryKeys'),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 
@@ -70,6 +73,7 @@ if (witnessLogKeys !== undefined) {
     description: 'Reseal witness: C2SP tlog-witness cosigning the deployment log',
     logKeys: witnessLogKeys,
     witnessName: context('witnessName'),
+    recoveryKeys: context('witnessRecoveryKeys'),
     removalPolicy,
     endpointOverride: context('endpointOverride'),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -10,6 +10,7 @@ import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { logNameOf } from '../shared/log/log-names';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
+import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
 import { LineageStore } from './constructs/lineage-store';
 import { McpApi } from './constructs/mcp-api';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
@@ -60,6 +61,12 @@ export interface ResealStackProps extends StackProps {
    * Checked with `parseTenants`. @default none: one tenant, the stack's own queue
    */
   readonly tenants?: readonly Tenant[];
+  /**
+   * The operator's recovery keys (signed-note vkeys separated by white space) whose signature the
+   * integrator requires on a re-anchor statement before its log key signs it (`RECOVERY_KEYS`,
+   * docs/deployment-log.md, "Re-anchor"). Validated at synth. @default none: no re-anchor
+   */
+  readonly recoveryKeys?: string;
 }
 
 /** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"): the client's default, one value. */
@@ -140,6 +147,7 @@ export class ResealStack extends Stack {
     if (!Number.isSafeInteger(interval) || interval < 1 || interval > 300) {
       throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
     }
+    parseRecoveryKeys(props.recoveryKeys);
     const integrator = new QueueConsumer(this, 'Integration', {
       name: 'integration',
       fifo: false,
@@ -158,6 +166,7 @@ export class ResealStack extends Stack {
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
           DEPLOYMENT_MIN_SIZE: String(minSize),
+          RECOVERY_KEYS: props.recoveryKeys ?? '',
         },
         timeout: Duration.seconds(60),
       },

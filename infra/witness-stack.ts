@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
+import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
 import { parseTrustedLogs } from '../shared/witness/trusted-logs';
 import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
@@ -15,6 +16,12 @@ export interface WitnessStackProps extends StackProps {
    * for, separated by white space; each key's name is the origin it signs. Validated at synth.
    */
   readonly logKeys: string;
+  /**
+   * The operator's recovery keys (signed-note vkeys separated by white space) whose signature a
+   * re-anchor must carry (`RECOVERY_KEYS`, docs/witness.md, "re-anchor"). Validated at synth.
+   * @default none: every re-anchor is refused
+   */
+  readonly recoveryKeys?: string;
   /** Cosigner name in its signature lines. @default `reseal/witness/<stackName>` */
   readonly witnessName?: string;
   /** What happens to the table, the key and the log groups when the stack is deleted. @default DESTROY */
@@ -61,6 +68,7 @@ export class WitnessStack extends Stack {
   constructor(scope: Construct, id: string, props: WitnessStackProps) {
     super(scope, id, props);
     parseTrustedLogs(props.logKeys);
+    parseRecoveryKeys(props.recoveryKeys);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     const witnessName = props.witnessName ?? witnessNameOf(this.stackName);
 
@@ -98,6 +106,7 @@ export class WitnessStack extends Stack {
         WITNESS_KEY_ID: key.key.keyArn,
         WITNESS_NAME: witnessName,
         LOG_KEYS: props.logKeys,
+        RECOVERY_KEYS: props.recoveryKeys ?? '',
       },
     });
     // Exactly the two calls the witness makes, on its own table only.

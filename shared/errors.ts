@@ -676,3 +676,28 @@ export class TenantScopeError extends ResealError {
     this.tenantId = tenantId;
   }
 }
+
+/**
+ * A re-anchor statement (docs/deployment-log.md, "Re-anchor") is malformed, or cannot be written as
+ * one. Extends {@link InvalidInputError} with one issue at the line that is wrong.
+ */
+export class ReAnchorFormatError extends InvalidInputError {
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super('re-anchor statement', [{ path, message }], options);
+    this.name = 'ReAnchorFormatError';
+  }
+}
+
+/**
+ * The integrator refuses to re-anchor the deployment log (docs/deployment-log.md, "Re-anchor"): the
+ * statement is not signed by a configured recovery key, does not name the stored head, or the
+ * witness did not accept it. Nothing is signed into the log or stored. Not retryable as such: the
+ * operator fixes the statement (or the witness's state changed) and asks again.
+ */
+export class ReAnchorRefusedError extends ResealError {
+  readonly retryable = false;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`re-anchor refused: ${reason}`, options);
+    this.name = 'ReAnchorRefusedError';
+  }
+}

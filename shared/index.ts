@@ -134,6 +134,8 @@ export {
 } from './integrator/chain-receipt';
 export {
   type AcceptedDeploymentCheckpoint,
+  type AnchoredDeploymentCheckpoint,
+  type DeploymentAnchorInput,
   type DeploymentChainAbsent,
   type DeploymentChainFinding,
   type DeploymentChainInput,
@@ -141,8 +143,30 @@ export {
   DeploymentChainRefusal,
   type DeploymentChainRefused,
   type IndexClaim,
+  verifyDeploymentAnchor,
   verifyDeploymentChain,
 } from './integrator/deployment-chain';
+export {
+  checkKeptDeploymentCheckpoint,
+  type KeptCheckpointFinding,
+  type KeptCheckpointInput,
+} from './integrator/kept-deployment-checkpoint';
+export {
+  addNoteSignature,
+  checkReAnchorStatement,
+  formatReAnchorStatement,
+  parseReAnchorStatement,
+  RE_ANCHOR_HEADER,
+  type ReAnchorKeys,
+  type ReAnchorNotice,
+  type ReAnchorStatement,
+  reAnchorNotice,
+  reAnchorStatementHash,
+  type TreeHead,
+  type VerifiedReAnchor,
+  verifyReAnchorStatement,
+} from './integrator/re-anchor-statement';
+export { deploymentLeafHashIn, reAnchoredLeaf } from './integrator/re-anchored-leaf';
 export {
   decideAbsence,
   decideRecordFreshness,
@@ -299,6 +323,14 @@ export {
   type PolicyRefused,
   quorumMet,
 } from './witness/policy-check';
+export { decideReAnchor } from './witness/re-anchor-decision';
+export {
+  formatReAnchorRequest,
+  parseReAnchorRequest,
+  RE_ANCHOR_PATH,
+  type ReAnchorRequest,
+} from './witness/re-anchor-request';
+export { parseRecoveryKeys } from './witness/recovery-keys';
 export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } from './witness/tlog-policy';
 export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
 export {

@@ -1,4 +1,5 @@
 import type { Freshness } from '../../client/verified-recall';
+import type { ReAnchorNotice } from '../../shared/integrator/re-anchor-statement';
 
 /** `freshness` of `--json` (docs/cli.md, "Freshness"): snake_case; `null` when not checked. */
 export function freshnessJson(freshness: Freshness | null) {
@@ -9,6 +10,22 @@ export function freshnessJson(freshness: Freshness | null) {
       window_seconds: freshness.windowSeconds,
       witnessing: freshness.witnessing,
       reason: freshness.reason,
+      re_anchor: reAnchorJson(freshness.reAnchor ?? null),
+    }
+  );
+}
+
+/** `freshness.re_anchor` of `--json` (docs/cli.md, "Freshness"; docs/deployment-log.md, "Re-anchor"): `null` when none. */
+export function reAnchorJson(notice: ReAnchorNotice | null) {
+  return (
+    notice && {
+      restored_size: notice.restoredSize,
+      lost_size: notice.lostSize,
+      lost_leaves: notice.lostLeaves,
+      lost_root_hash: notice.lostRootHash,
+      time: notice.timeSeconds,
+      reason: notice.reason,
+      statement_hash: notice.statementHash,
     }
   );
 }
@@ -21,5 +38,9 @@ export function freshnessLine(freshness: Freshness | null): string | null {
     freshness.witnessing === 'UNWITNESSED'
       ? 'UNWITNESSED: the policy is the log alone, a cold client cannot detect a rollback of the whole table'
       : `witnessed, window ${freshness.windowSeconds} s`;
-  return `${freshness.state}${at} (${witnessing})`;
+  const notice = freshness.reAnchor ?? null;
+  const reAnchored = notice
+    ? `; RE-ANCHORED at ${new Date(notice.timeSeconds * 1000).toISOString()}: the restore lost deployment checkpoints ${notice.restoredSize + 1}–${notice.lostSize} (${notice.reason})`
+    : '';
+  return `${freshness.state}${at} (${witnessing})${reAnchored}`;
 }

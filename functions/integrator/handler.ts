@@ -2,15 +2,18 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createIntegratorHandler } from './create-handler';
+import { createReAnchorHandler, isReAnchorEvent } from './create-re-anchor-handler';
 import { IntegratorService, type IntegratorWitness } from './integrator-service';
 
 // Built once per cold start, reused by warm invocations. A bad policy fails the cold start.
@@ -38,7 +41,15 @@ const service = new IntegratorService({
   logger,
   clock: Date.now,
   minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
+  recoveryKeys: parseRecoveryKeys(process.env.RECOVERY_KEYS),
 });
 
-/** Lambda entry point: the integration queue → one integration per batch (docs/deployment-log.md). */
-export const handler = createIntegratorHandler(service, logger, metrics);
+const integration = createIntegratorHandler(service, logger, metrics);
+const reAnchor = createReAnchorHandler(service, logger);
+
+/**
+ * Lambda entry point: the integration queue → one integration per batch (docs/deployment-log.md);
+ * the operator's direct invocation `{ "reAnchor": … }` → a re-anchor ("Re-anchor").
+ */
+export const handler = (event: unknown, context: Context) =>
+  isReAnchorEvent(event) ? reAnchor(event) : integration(event as SQSEvent, context);

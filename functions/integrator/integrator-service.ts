@@ -6,7 +6,11 @@ import {
   WitnessUnavailableError,
 } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
-import { authenticateDeploymentHead, authenticatePublished } from '../../shared/integrator/deployment-head';
+import {
+  authenticateDeploymentHead,
+  authenticatePublished,
+  storedReAnchor,
+} from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import {
   type CandidateRecord,
@@ -15,6 +19,7 @@ import {
   readHeldLineagesApart,
 } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
+import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
@@ -33,6 +38,7 @@ import { attachCosignatures, parseConflictSize } from '../../shared/witness/add-
 import { checkPolicy } from '../../shared/witness/policy-check';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';
 
 /** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
 export interface IntegratorWitness {
@@ -61,6 +67,12 @@ export interface IntegratorDeps {
    * witness it is the only rollback protection a cold start has.
    */
   readonly minSize?: number;
+  /**
+   * The operator's recovery keys (`RECOVERY_KEYS`): a re-anchor statement must carry a signature by
+   * one of them before the log key signs it (docs/deployment-log.md, "Re-anchor"). None: every
+   * re-anchor is refused.
+   */
+  readonly recoveryKeys?: readonly NoteVerifierKey[];
 }
 
 /** What one integration did. */
@@ -94,6 +106,8 @@ export class IntegratorService {
    * floor established at cold start (not from the table), raised to each size it commits.
    */
   #floor: number | null = null;
+  /** The statement hash (hex) of the history `#floor` belongs to: `null` for a log never re-anchored. */
+  #history: string | null = null;
 
   constructor(deps: IntegratorDeps) {
     const { minSize = 0 } = deps;
@@ -119,7 +133,12 @@ export class IntegratorService {
     const read = await deployment.readHead();
     const previous = authenticateDeploymentHead(read, key, origin);
     const stored = read && this.#checkedPublished(read, previous, key, origin);
-    this.#floor ??= await this.#coldFloor(stored, previous, origin);
+    const reAnchor = read ? storedReAnchor(read, key, origin) : null;
+    const anchor = typeof reAnchor === 'string' ? null : reAnchor; // authenticated above: never a reason here
+    const history = previous.reAnchor ? hex(previous.reAnchor) : null;
+    if (this.#floor !== null && history !== this.#history) await this.#historyChanged(anchor, origin);
+    this.#floor ??= await this.#coldFloor(stored, previous, origin, anchor);
+    this.#history = history;
     if (previous.size < this.#floor) {
       throw new LogStateError(
         'deployment',
@@ -149,6 +168,7 @@ export class IntegratorService {
       frontier: previous.frontier.map(hex),
       indexRoot: hex(state.indexRoot),
       published: this.#deps.witness ? (stored?.published ?? null) : note,
+      ...(anchor ? { reAnchor: anchor.note } : {}),
     };
     const leaf = {
       index: state.size - 1,
@@ -168,6 +188,42 @@ export class IntegratorService {
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
     logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
     return { checkpoint: note, published, ...outcome(result), witnessStatus };
+  }
+
+  /**
+   * Re-anchors the deployment log on the operator's statement (docs/deployment-log.md,
+   * "Re-anchor"); see `reAnchorDeploymentLog`. This instance's floor is then the re-anchored size,
+   * in the new history.
+   */
+  async reAnchor(statement: string): Promise<ReAnchorReport> {
+    const report = await reAnchorDeploymentLog(this.#deps, await this.#verifierKey(), statement);
+    this.#floor = report.size;
+    this.#history = report.reAnchor.statementHash;
+    return report;
+  }
+
+  /**
+   * A warm instance found the head in another history than the one its floor belongs to
+   * (docs/deployment-log.md, "Re-anchor", "Cold start"): a re-anchor statement whose lost checkpoint
+   * covers the floor explains it, and the instance becomes cold again (its floor is re-established
+   * from outside the table); anything else is a rollback.
+   */
+  async #historyChanged(anchor: VerifiedReAnchor | null, origin: string): Promise<void> {
+    const floor = this.#floor ?? 0;
+    if (anchor && anchor.statement.lost.size >= floor) {
+      this.#deps.logger.warn('the deployment log was re-anchored; this integrator starts cold in the new history', {
+        floor,
+        restored: anchor.statement.restored.size,
+        lost: anchor.statement.lost.size,
+      });
+      this.#floor = null;
+      return;
+    }
+    const reason = anchor
+      ? `the head's re-anchor statement names ${anchor.statement.lost.size} lost leaves, below the ${floor} this integrator committed`
+      : `the head is of another history than the re-anchored one this integrator extends (floor ${floor})`;
+    await this.#rollback(origin, reason);
+    throw new LogStateError('deployment', reason);
   }
 
   /** The head as read, its `published` note dropped (and logged) when it does not authenticate. */
@@ -195,9 +251,17 @@ export class IntegratorService {
    * @throws {WitnessUnavailableError} when the witness cannot be reached or answers neither 200
    *   nor a 409 with a size: the batch fails and is retried, nothing signed
    */
-  async #coldFloor(stored: StoredDeploymentHead | null, previous: DeploymentLogState, origin: string): Promise<number> {
+  async #coldFloor(
+    stored: StoredDeploymentHead | null,
+    previous: DeploymentLogState,
+    origin: string,
+    anchor: VerifiedReAnchor | null,
+  ): Promise<number> {
     const { witness, logger, signer } = this.#deps;
-    const minSize = this.#deps.minSize ?? 0;
+    // A re-anchor whose lost checkpoint reaches the operator's minimum accounts for it: the minimum
+    // was a size of the old history (docs/deployment-log.md, "Re-anchor").
+    const operatorMin = this.#deps.minSize ?? 0;
+    const minSize = anchor && anchor.statement.lost.size >= operatorMin ? 0 : operatorMin;
     if (previous.size < minSize) {
       await this.#rollback(
         origin,

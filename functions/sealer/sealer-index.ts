@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { IndexNodeMissingError, LogStateError } from '../../shared/errors';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
-import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import { authenticateDeploymentHead, storedReAnchor } from '../../shared/integrator/deployment-head';
 import { readHeldLineages } from '../../shared/integrator/integrate';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
@@ -67,7 +67,7 @@ export class SealerIndex {
   readonly #logger: ServiceLogger;
   readonly #metrics: PipelineMetrics;
   readonly #clock: () => number;
-  #largest: { readonly size: number; readonly indexRoot: Uint8Array } | null = null;
+  #largest: { readonly size: number; readonly indexRoot: Uint8Array; readonly history: string | null } | null = null;
 
   constructor(
     deps: SealerIndexDeps,
@@ -101,7 +101,20 @@ export class SealerIndex {
     }
     if (stored !== null) this.#checkPublished(stored.published);
     let { size, indexRoot } = state;
-    const largest = this.#largest;
+    const history = state.reAnchor ? Buffer.from(state.reAnchor).toString('hex') : null;
+    const anchor = stored && history !== null ? storedReAnchor(stored, key, key.name) : null;
+    const lost = anchor !== null && typeof anchor === 'object' ? anchor.statement.lost.size : -1;
+    let largest = this.#largest;
+    // A re-anchor whose lost checkpoint covers what this sealer read starts a new history
+    // (docs/deployment-log.md, "Re-anchor"): the older history's index no longer applies.
+    if (largest && history !== largest.history && lost >= largest.size) {
+      this.#logger.warn('the deployment log was re-anchored; the index of the new history is read', {
+        size,
+        largest: largest.size,
+        lost,
+      });
+      largest = null;
+    }
     if (largest && size < largest.size) {
       this.#logger.error('the deployment head is older than one this sealer read; the newer index is used', {
         size,
@@ -110,9 +123,10 @@ export class SealerIndex {
       this.#metrics.count(MetricName.IndexFloorUnfresh, { refusal: 'ROLLED_BACK' });
       ({ size, indexRoot } = largest);
     } else {
-      this.#largest = { size, indexRoot };
+      this.#largest = { size, indexRoot, history };
     }
-    const minSize = this.#deps.minSize ?? 0;
+    const operatorMin = this.#deps.minSize ?? 0;
+    const minSize = lost >= operatorMin ? 0 : operatorMin;
     if (size < minSize) {
       return {
         kind: 'UNVERIFIABLE',

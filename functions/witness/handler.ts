@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
 import { requireEnv } from '../common/observability';
 import { createWitnessHandler } from './create-handler';
@@ -15,6 +16,7 @@ const service = new WitnessService({
   store: new DynamoDBWitnessStore(new DynamoDBClient({}), requireEnv('TABLE_NAME')),
   signer: new KMSNoteSigner(new KMSClient({}), requireEnv('WITNESS_KEY_ID'), requireEnv('WITNESS_NAME')),
   trusted: parseTrustedLogs(requireEnv('LOG_KEYS')),
+  recoveryKeys: parseRecoveryKeys(process.env.RECOVERY_KEYS),
   logger,
   clock: Date.now,
 });

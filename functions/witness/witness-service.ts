@@ -1,4 +1,7 @@
 import { InvalidInputError } from '../../shared/errors';
+import { parseCheckpointBody } from '../../shared/log/checkpoint';
+import type { NoteVerifierKey } from '../../shared/log/note-key';
+import { parseSignedNote } from '../../shared/log/signed-note';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessStore } from '../../shared/ports/witness-store';
 import { parseAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
@@ -10,6 +13,8 @@ import {
   WitnessStatus,
 } from '../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../shared/witness/cosignature';
+import { decideReAnchor } from '../../shared/witness/re-anchor-decision';
+import { parseReAnchorRequest } from '../../shared/witness/re-anchor-request';
 import type { TrustedLogs } from '../../shared/witness/trusted-logs';
 import { admitCheckpoint, decideAddCheckpoint, type WitnessRefusal } from '../../shared/witness/witness-decision';
 import type { ServiceLogger } from '../common/observability';
@@ -24,6 +29,11 @@ export interface WitnessServiceDeps {
   readonly logger: ServiceLogger;
   /** Milliseconds since the epoch; cosignature timestamps are its whole seconds. */
   readonly clock: () => number;
+  /**
+   * The operator's recovery keys (`RECOVERY_KEYS`, docs/witness.md, "re-anchor"): a re-anchor
+   * statement must carry a signature by one of them. None (the default): every re-anchor is refused.
+   */
+  readonly recoveryKeys?: readonly NoteVerifierKey[];
 }
 
 const answer = (refusal: WitnessRefusal): WitnessResponse =>
@@ -77,6 +87,54 @@ export class WitnessService {
       return conflictResponse(current?.size ?? 0);
     }
     logger.info('cosigned', { size });
+    return cosignedResponse([cosignature]);
+  }
+
+  /**
+   * The answer to one re-anchor request body (docs/witness.md, "re-anchor"): decided by
+   * `decideReAnchor`, then cosigned and saved exactly as `add-checkpoint` (one conditional write on
+   * the state read; a lost race answers 409). Every answer is logged with the statement: a
+   * re-anchor is the operator's act, kept on record.
+   * @throws what the store or the signer throws (HTTP 500, nothing saved)
+   */
+  async reAnchor(body: string): Promise<WitnessResponse> {
+    const { store, signer, trusted, logger, clock } = this.#deps;
+    let request: ReturnType<typeof parseReAnchorRequest>;
+    try {
+      request = parseReAnchorRequest(body);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      return refusalResponse(WitnessStatus.BAD_REQUEST, error.message);
+    }
+    let origin: string;
+    try {
+      origin = parseCheckpointBody(parseSignedNote(request.checkpoint).text).origin;
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      return refusalResponse(WitnessStatus.BAD_REQUEST, error.message);
+    }
+    const stored = await store.read(origin);
+    const decision = decideReAnchor(stored, request, trusted, this.#deps.recoveryKeys ?? []);
+    if (decision.kind === 'REFUSED') {
+      logger.warn('re-anchor refused', {
+        status: decision.status,
+        reason: decision.reason,
+        statement: request.statement,
+      });
+      return answer(decision);
+    }
+    const cosignature = await cosign(decision.body, Math.floor(clock() / 1000), signer);
+    if (!(await store.replace(stored, decision.next))) {
+      const current = await store.read(origin);
+      logger.warn('re-anchor lost a race: the state changed after it was read', { currentSize: current?.size });
+      return conflictResponse(current?.size ?? 0);
+    }
+    logger.warn("re-anchored: the witness left the history it cosigned, on the operator's statement", {
+      origin,
+      fromSize: stored?.size,
+      size: decision.next.size,
+      statement: request.statement,
+    });
     return cosignedResponse([cosignature]);
   }
 }

@@ -18,6 +18,24 @@ export const FreshnessOutput = z.object({
   /** `UNWITNESSED`: the policy is the log alone; a cold client cannot detect a rollback of the whole table. */
   witnessing: z.enum(['WITNESSED', 'UNWITNESSED']),
   reason: z.string(),
+  /**
+   * The operator's re-anchor the chain carries (docs/deployment-log.md, "Re-anchor"): the log was
+   * restored from a backup and restarted from `restoredSize`, losing `lostLeaves` leaves of the
+   * history witnesses had cosigned up to `lostSize`; signed by a recovery key and the log key and
+   * cosigned. `null` when the history was never re-anchored.
+   */
+  reAnchor: z
+    .object({
+      restoredSize: NonNegativeInt,
+      lostSize: NonNegativeInt,
+      lostLeaves: NonNegativeInt,
+      lostRootHash: z.string(),
+      /** Seconds since the Unix epoch, as the statement says. */
+      timeSeconds: NonNegativeInt,
+      reason: z.string(),
+      statementHash: z.string(),
+    })
+    .nullable(),
 });
 /** Type of {@link FreshnessOutput}. */
 export type FreshnessOutput = z.infer<typeof FreshnessOutput>;

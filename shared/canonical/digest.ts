@@ -62,6 +62,10 @@ export const HashDomain = {
   LINEAGE_POLICY: 'reseal/v1/lineage-policy',
   /** A deployment-log leaf: one verifiable-index root, 32 raw bytes (docs/deployment-log.md, "Leaves"). */
   DEPLOYMENT_LEAF: 'reseal/v1/deployment-leaf',
+  /** A deployment-log leaf after a re-anchor: index root and statement hash, 64 raw bytes (docs/deployment-log.md, "Re-anchor"). */
+  DEPLOYMENT_LEAF_RE_ANCHORED: 'reseal/v1/deployment-leaf-re-anchored',
+  /** A re-anchor statement's text, UTF-8 (docs/deployment-log.md, "Re-anchor"). */
+  RE_ANCHOR: 'reseal/v1/re-anchor',
 } as const;
 
 /**

@@ -8,7 +8,13 @@ import type { Checkpoint } from '../log/checkpoint';
 import { verifyInclusion } from '../log/proof-verification';
 import { checkPolicy, PolicyRefusal } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
-import { deploymentLeafHash } from './deployment-leaf';
+import {
+  type ReAnchorNotice,
+  reAnchorNotice,
+  type VerifiedReAnchor,
+  verifyReAnchorStatement,
+} from './re-anchor-statement';
+import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /** What the index of the checkpoint's last leaf is claimed to hold for one key, with its proof. */
 export type IndexClaim =
@@ -33,6 +39,11 @@ export interface DeploymentChainInput {
   readonly lineage: IndexClaim;
   /** Optionally a residual id of that lineage, and what the index holds for it. */
   readonly residual?: { readonly residualId: string; readonly claim: IndexClaim };
+  /**
+   * The re-anchor statement note the head item names, when it names one (docs/deployment-log.md,
+   * "Re-anchor"): the checkpoint's last leaf is then checked as a re-anchored leaf of it.
+   */
+  readonly reAnchor?: string | null;
 }
 
 /** Why {@link verifyDeploymentChain} refuses a chain. */
@@ -45,6 +56,8 @@ export const DeploymentChainRefusal = {
   LEAF_NOT_LAST: 'LEAF_NOT_LAST',
   /** An index proof does not hold against that root, or proves an entry of another key. */
   INDEX_PROOF_INVALID: 'INDEX_PROOF_INVALID',
+  /** The re-anchor statement the table shows is malformed, of another log, or not signed by the log key. */
+  RE_ANCHOR_INVALID: 'RE_ANCHOR_INVALID',
 } as const;
 /** One of {@link DeploymentChainRefusal}. */
 export type DeploymentChainRefusal = (typeof DeploymentChainRefusal)[keyof typeof DeploymentChainRefusal];
@@ -58,6 +71,20 @@ export interface AcceptedDeploymentCheckpoint {
   readonly quorumTime: number | null;
   /** `quorumTime + maxAgeSeconds`; `null` when unwitnessed. */
   readonly freshUntil: number | null;
+  /**
+   * The re-anchor the checkpoint's history continues from (docs/deployment-log.md, "Re-anchor"):
+   * what the restore lost, when and why; `null` for a history never re-anchored. Absent in findings
+   * built before re-anchors existed.
+   */
+  readonly reAnchor?: ReAnchorNotice | null;
+}
+
+/** Input of {@link verifyDeploymentAnchor}: the chain's input without the index claims. */
+export type DeploymentAnchorInput = Omit<DeploymentChainInput, 'lineageId' | 'lineage' | 'residual'>;
+
+/** The checkpoint meets the policy and its last leaf holds the index root: what the index proofs hang on. */
+export interface AnchoredDeploymentCheckpoint extends AcceptedDeploymentCheckpoint {
+  readonly kind: 'ANCHORED';
 }
 
 /** The chain holds and the index holds the lineage (and the residual id, when asked). */
@@ -99,6 +126,22 @@ function requireSeconds(value: number, path: string, min: number): void {
   }
 }
 
+/**
+ * The re-anchor statement of the input, verified with the policy's key of the checkpoint's log:
+ * `null` when none is named or the checkpoint predates its re-anchor leaf (then a plain leaf),
+ * the statement, or a reason to refuse the chain.
+ */
+function checkedReAnchor(
+  input: DeploymentAnchorInput,
+  checkpoint: Checkpoint,
+): VerifiedReAnchor | { readonly reason: string } | null {
+  if (input.reAnchor === undefined || input.reAnchor === null) return null;
+  const logKeys = input.policy.logs.filter((log) => log.key.name === checkpoint.origin).map((log) => log.key);
+  const verified = verifyReAnchorStatement(input.reAnchor, { origin: checkpoint.origin, logKeys, recoveryKeys: null });
+  if (verified.kind === 'REFUSED') return { reason: `the re-anchor statement is refused: ${verified.reason}` };
+  return verified.statement.restored.size < checkpoint.size ? verified : null;
+}
+
 /** Checks one index claim about `key` against `root`; a reason when it does not hold. */
 function checkClaim(root: Uint8Array, key: IndexKey, claim: IndexClaim): string | null {
   if (claim.kind === 'absence') {
@@ -117,17 +160,18 @@ function checkClaim(root: Uint8Array, key: IndexKey, claim: IndexClaim): string 
 }
 
 /**
- * Verifies a freshness chain (docs/deployment-log.md, "Clients"): the deployment checkpoint meets
- * the policy now (`checkPolicy`: log signature, a quorum of cosignatures no older than the maximum
- * age), the index root is its **last** leaf (RFC 9162 inclusion at `size − 1`), and the index
- * proofs hold against that root for the lineage (and the residual id) asked about. Pure; no new
- * cryptography; never throws for a bad note or proof.
+ * Verifies the anchor of a freshness chain (docs/deployment-log.md, "Clients", "Re-anchor"): the
+ * deployment checkpoint meets the policy now (`checkPolicy`: log signature, a quorum of
+ * cosignatures no older than the maximum age), a re-anchor statement shown is signed by the log,
+ * and the index root is the checkpoint's **last** leaf (RFC 9162 inclusion at `size − 1`; a
+ * re-anchored leaf of the statement when the checkpoint covers its re-anchor leaf). Pure.
  *
- * @returns `PROVEN` with the entries, `ABSENT` (a proof of absence as of this checkpoint), or
- *   `REFUSED` with a {@link DeploymentChainRefusal}
+ * @returns `ANCHORED` with the accepted checkpoint (and its re-anchor notice), or `REFUSED`
  * @throws {InvalidInputError} only for a maximum age or clock that is not whole seconds
  */
-export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentChainFinding {
+export function verifyDeploymentAnchor(
+  input: DeploymentAnchorInput,
+): AnchoredDeploymentCheckpoint | DeploymentChainRefused {
   requireSeconds(input.maxAgeSeconds, 'maxAgeSeconds', 1);
   requireSeconds(input.nowSeconds, 'nowSeconds', 0);
   let accepted: ReturnType<typeof checkPolicy>;
@@ -151,6 +195,8 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
       : refused(DeploymentChainRefusal.POLICY_NOT_MET, `${accepted.refusal}: ${accepted.reason}`);
   }
   const { checkpoint } = accepted;
+  const anchor = checkedReAnchor(input, checkpoint);
+  if (anchor !== null && 'reason' in anchor) return refused(DeploymentChainRefusal.RE_ANCHOR_INVALID, anchor.reason);
   const root = input.indexRoot;
   if (!(root instanceof Uint8Array) || root.byteLength !== INDEX_HASH_BYTES) {
     return refused(DeploymentChainRefusal.LEAF_NOT_LAST, 'the index root is not 32 bytes');
@@ -160,16 +206,42 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
     verifyInclusion({
       leafIndex: checkpoint.size - 1,
       treeSize: checkpoint.size,
-      leafHash: deploymentLeafHash(root),
+      leafHash: deploymentLeafHashIn(root, anchor?.hash),
       proof: input.inclusion,
       rootHash: checkpoint.rootHash,
     });
   if (!last) {
     return refused(
       DeploymentChainRefusal.LEAF_NOT_LAST,
-      `the index root is not the last leaf (index ${checkpoint.size - 1}) of the deployment checkpoint of ${checkpoint.size}`,
+      `the index root is not the last leaf (index ${checkpoint.size - 1}) of the deployment checkpoint of ${checkpoint.size}${anchor ? ', re-anchored by the statement shown' : ''}`,
     );
   }
+  return {
+    kind: 'ANCHORED',
+    checkpoint,
+    witnessed: input.policy.quorum.kind !== 'NONE',
+    quorumTime: accepted.quorumTime,
+    freshUntil: accepted.freshUntil,
+    reAnchor: anchor ? reAnchorNotice(anchor) : null,
+  };
+}
+
+/**
+ * Verifies a freshness chain (docs/deployment-log.md, "Clients"): the deployment checkpoint and its
+ * last leaf as {@link verifyDeploymentAnchor}, then the index proofs against that root for the
+ * lineage (and the residual id) asked about. Pure; no new cryptography; never throws for a bad
+ * note or proof.
+ *
+ * @returns `PROVEN` with the entries, `ABSENT` (a proof of absence as of this checkpoint), or
+ *   `REFUSED` with a {@link DeploymentChainRefusal}; a re-anchored history's finding carries its
+ *   `reAnchor` notice
+ * @throws {InvalidInputError} only for a maximum age or clock that is not whole seconds
+ */
+export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentChainFinding {
+  const anchored = verifyDeploymentAnchor(input);
+  if (anchored.kind === 'REFUSED') return anchored;
+  const { kind: _anchored, ...base } = anchored;
+  const root = input.indexRoot;
   const lineageKey: IndexKey = { kind: 'lineage', lineageId: input.lineageId };
   const lineageWrong = checkClaim(root, lineageKey, input.lineage);
   if (lineageWrong) {
@@ -183,12 +255,6 @@ export function verifyDeploymentChain(input: DeploymentChainInput): DeploymentCh
       return refused(DeploymentChainRefusal.INDEX_PROOF_INVALID, `residual ${residualId}: ${residualWrong}`);
     }
   }
-  const base: AcceptedDeploymentCheckpoint = {
-    checkpoint,
-    witnessed: input.policy.quorum.kind !== 'NONE',
-    quorumTime: accepted.quorumTime,
-    freshUntil: accepted.freshUntil,
-  };
   if (input.lineage.kind === 'absence') return { ...base, kind: 'ABSENT', absent: 'lineage', lineage: null };
   const lineage = input.lineage.entry.value as LineageIndexValue;
   if (!input.residual) return { ...base, kind: 'PROVEN', lineage, residual: null };

@@ -4,8 +4,9 @@ import { appendLeaf, frontierRoot, subtreeRefs } from '../log/compact-range';
 import type { NoteVerifierKey } from '../log/note-key';
 import { openCheckpoint } from '../log/signed-checkpoint';
 import type { StoredDeploymentHead } from '../ports/deployment-log-store';
-import { deploymentLeafHash } from './deployment-leaf';
 import { type DeploymentLogState, emptyDeploymentLogState } from './deployment-log-state';
+import { type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
+import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /**
  * Authenticates the deployment log's stored head before an integration extends it
@@ -44,17 +45,43 @@ export function authenticateDeploymentHead(
   if (stored.frontier.length !== subtreeRefs(0, stored.size - 1).length) {
     throw fail(`the frontier has ${stored.frontier.length} hashes; ${stored.size - 1} leaves need another count`);
   }
+  const reAnchor = storedReAnchor(stored, key, origin);
+  if (typeof reAnchor === 'string') throw fail(reAnchor);
   const indexRoot = Buffer.from(stored.indexRoot, 'hex');
   const { frontier } = appendLeaf(
     stored.frontier.map((h) => Buffer.from(h, 'hex')),
     stored.size - 1,
-    deploymentLeafHash(indexRoot),
+    deploymentLeafHashIn(indexRoot, reAnchor?.hash),
   );
   const rootHash = frontierRoot(frontier);
   if (Buffer.compare(rootHash, checkpoint.rootHash) !== 0) {
-    throw fail('the frontier and index root do not hash to the signed root');
+    throw fail(
+      `the frontier and index root${reAnchor ? ' (with the re-anchor statement)' : ''} do not hash to the signed root`,
+    );
   }
-  return { size: stored.size, rootHash, frontier, indexRoot: Uint8Array.from(indexRoot) };
+  const state = { size: stored.size, rootHash, frontier, indexRoot: Uint8Array.from(indexRoot) };
+  return reAnchor ? { ...state, reAnchor: reAnchor.hash } : state;
+}
+
+/**
+ * The head's re-anchor statement, verified with the log key (docs/deployment-log.md, "Re-anchor"):
+ * `null` when the head names none, else the statement, whose re-anchor leaf the head must cover
+ * (its restored size below the head's); a reason when it does not hold.
+ */
+export function storedReAnchor(
+  stored: StoredDeploymentHead,
+  key: NoteVerifierKey,
+  origin: string,
+): VerifiedReAnchor | null | string {
+  const note = stored.reAnchor ?? null;
+  if (note === null) return null;
+  if (typeof note !== 'string') return 'the re-anchor statement is not a note';
+  const verified = verifyReAnchorStatement(note, { origin, logKeys: [key], recoveryKeys: null });
+  if (verified.kind === 'REFUSED') return `the re-anchor statement: ${verified.reason}`;
+  if (verified.statement.restored.size >= stored.size) {
+    return `the re-anchor leaf (index ${verified.statement.restored.size}) is not in the head of ${stored.size}`;
+  }
+  return verified;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Checkpoint } from '../log/checkpoint';
 import { appendLeaf, frontierRoot } from '../log/compact-range';
 import { EMPTY_ROOT } from '../log/merkle-hashing';
 import type { TreeNode } from '../log/node-ref';
-import { deploymentLeafHash } from './deployment-leaf';
+import { deploymentLeafHashIn } from './re-anchored-leaf';
 
 /**
  * The deployment log's tree head and the index root of its last leaf (docs/deployment-log.md,
@@ -19,6 +19,11 @@ export interface DeploymentLogState {
   readonly frontier: readonly Uint8Array[];
   /** The index root the last leaf commits to (`emptyIndexHash()` before the first leaf). */
   readonly indexRoot: Uint8Array;
+  /**
+   * The statement hash of the re-anchor the log's history continues from (docs/deployment-log.md,
+   * "Re-anchor"): its next leaves are re-anchored leaves. Absent or `null` before any re-anchor.
+   */
+  readonly reAnchor?: Uint8Array | null;
 }
 
 /** The state of a deployment log with no leaves: an empty index. */
@@ -46,11 +51,31 @@ export function appendIndexRoot(state: DeploymentLogState, indexRoot: Uint8Array
       { path: 'indexRoot', message: 'the last leaf already holds this index root' },
     ]);
   }
-  const { frontier, completed } = appendLeaf(state.frontier, state.size, deploymentLeafHash(indexRoot));
+  return appendLeafOf(state, indexRoot, state.reAnchor ?? null);
+}
+
+function appendLeafOf(state: DeploymentLogState, indexRoot: Uint8Array, reAnchor: Uint8Array | null): DeploymentAppend {
+  const { frontier, completed } = appendLeaf(state.frontier, state.size, deploymentLeafHashIn(indexRoot, reAnchor));
+  const root = Uint8Array.from(indexRoot);
   return {
-    state: { size: state.size + 1, rootHash: frontierRoot(frontier), frontier, indexRoot: Uint8Array.from(indexRoot) },
+    state: {
+      size: state.size + 1,
+      rootHash: frontierRoot(frontier),
+      frontier,
+      indexRoot: root,
+      ...(reAnchor ? { reAnchor } : {}),
+    },
     completed,
   };
+}
+
+/**
+ * Appends the **re-anchor leaf** (docs/deployment-log.md, "Re-anchor"): the re-anchored leaf of the
+ * unchanged index root and the statement's hash, at the restored head's size. From it on, the
+ * state's leaves commit to that statement. Pure.
+ */
+export function appendReAnchor(state: DeploymentLogState, statementHash: Uint8Array): DeploymentAppend {
+  return appendLeafOf(state, state.indexRoot, Uint8Array.from(statementHash));
 }
 
 /** The checkpoint body of a deployment log state, for the log key to sign; `origin` is `reseal/<stackName>` (`logKeyName`). */

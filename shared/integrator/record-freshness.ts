@@ -2,6 +2,7 @@ import type { Checkpoint } from '../log/checkpoint';
 import { checkConsistency } from '../log/record-proof';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { DeploymentChainFinding } from './deployment-chain';
+import type { ReAnchorNotice } from './re-anchor-statement';
 
 /**
  * Where a record (or an absence) stands against the witnessed deployment log
@@ -35,6 +36,18 @@ export interface RecordFreshness {
   readonly reason: string;
   /** The verdict a reader reports for `NOT_NEWEST`, `INCONSISTENT` and `REFUSED`; else `null`. */
   readonly finding: { readonly verdict: VerificationVerdict; readonly reason: string } | null;
+  /**
+   * The re-anchor the deployment checkpoint's history continues from (docs/deployment-log.md,
+   * "Re-anchor"): shown with every state, so a re-anchored history is never a silent `PROVEN`.
+   * Absent or `null` when the chain shows none.
+   */
+  readonly reAnchor?: ReAnchorNotice | null;
+}
+
+/** `decided` with the chain's re-anchor notice, when the chain verified one. */
+function withReAnchor<T extends RecordFreshness | null>(chain: ReadDeploymentChain, decided: T): T {
+  const notice = chain.kind === 'PROVEN' || chain.kind === 'ABSENT' ? (chain.reAnchor ?? null) : null;
+  return decided && notice ? { ...decided, reAnchor: notice } : decided;
 }
 
 /** Input of {@link decideRecordFreshness}. */
@@ -72,6 +85,10 @@ const refuted = (
  * disagree; `REFUSED` when the chain itself does not verify. Pure.
  */
 export function decideRecordFreshness(input: RecordFreshnessInput): RecordFreshness {
+  return withReAnchor(input.chain, decideAgainstChain(input));
+}
+
+function decideAgainstChain(input: RecordFreshnessInput): RecordFreshness {
   const { chain, answered, record } = input;
   if (chain.kind === 'UNPUBLISHED') {
     return {
@@ -170,6 +187,13 @@ export function decideRecordFreshness(input: RecordFreshnessInput): RecordFreshn
  * @param asked - the residual id asked for, or the seq (`latest`: seq 0 must exist once indexed)
  */
 export function decideAbsence(
+  chain: ReadDeploymentChain,
+  asked: { readonly residualId: string } | { readonly seq: number },
+): RecordFreshness | null {
+  return withReAnchor(chain, absenceAgainstChain(chain, asked));
+}
+
+function absenceAgainstChain(
   chain: ReadDeploymentChain,
   asked: { readonly residualId: string } | { readonly seq: number },
 ): RecordFreshness | null {

@@ -17,6 +17,12 @@ export interface StoredDeploymentHead {
   readonly indexRoot: HexDigest;
   /** The last checkpoint published (with its cosignatures when a witness is configured), or `null`. */
   readonly published: string | null;
+  /**
+   * The re-anchor statement note (signed by a recovery key and the log key) the log's history
+   * continues from, carried forward by every append; absent or `null` before any re-anchor
+   * (docs/deployment-log.md, "Re-anchor").
+   */
+  readonly reAnchor?: string | null;
 }
 
 /** One leaf item: its index, the index root it commits to and the tree nodes it completes (hex, by level). */

@@ -8,4 +8,9 @@ export interface WitnessClient {
    * answer came (network, time-out): the integrator then publishes nothing new (fail closed).
    */
   addCheckpoint(body: string): Promise<{ readonly status: number; readonly body: string }>;
+  /**
+   * POSTs a re-anchor request body (docs/witness.md, "re-anchor") and returns the status and body
+   * as received; optional, for a witness that takes none. Rejects only when no answer came.
+   */
+  reAnchor?(body: string): Promise<{ readonly status: number; readonly body: string }>;
 }

@@ -69,6 +69,8 @@ class HashDomain:
     BOUNDARY: Final = "reseal/v1/boundary"
     LINEAGE_POLICY: Final = "reseal/v1/lineage-policy"
     DEPLOYMENT_LEAF: Final = "reseal/v1/deployment-leaf"
+    DEPLOYMENT_LEAF_RE_ANCHORED: Final = "reseal/v1/deployment-leaf-re-anchored"
+    RE_ANCHOR: Final = "reseal/v1/re-anchor"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())

@@ -36,6 +36,8 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.DeploymentLogConflictError('the head moved'), true],
   [new errors.WitnessUnavailableError('unreachable'), true],
   [new errors.TenantScopeError('beta/agent-7', 'acme'), false],
+  [new errors.ReAnchorFormatError('lost', 'bad'), false],
+  [new errors.ReAnchorRefusedError('not signed by a recovery key'), false],
 ];
 
 describe('shared/errors: one module, each error saying whether a retry can help', () => {

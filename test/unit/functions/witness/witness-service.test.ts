@@ -7,6 +7,7 @@ import { formatAddCheckpointRequest } from '../../../../shared/witness/add-check
 import { attachCosignatures } from '../../../../shared/witness/add-checkpoint-response';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
+import { formatReAnchorRequest, RE_ANCHOR_PATH } from '../../../../shared/witness/re-anchor-request';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
 import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
@@ -122,5 +123,15 @@ describe('createWitnessHandler: POST /add-checkpoint on a function URL', () => {
       statusCode: 405,
       headers: { allow: 'POST' },
     });
+  });
+  it('routes POST /re-anchor to the re-anchor decision (docs/witness.md, "re-anchor"): a witness without recovery keys refuses it', async () => {
+    const { Logger } = await import('@aws-lambda-powertools/logger');
+    const { service } = await witness();
+    const handler = createWitnessHandler(service, new Logger({ logLevel: 'SILENT' }));
+    const request = formatReAnchorRequest({ statement: 'x', checkpoint: await testDeploymentCheckpoint(4), proof: [] });
+    const refused = await handler(event('POST', RE_ANCHOR_PATH, request) as never, context);
+    expect(refused).toMatchObject({ statusCode: 403 });
+    expect((refused as { body: string }).body).toMatch(/no recovery key/);
+    expect(await handler(event('POST', RE_ANCHOR_PATH, '{') as never, context)).toMatchObject({ statusCode: 400 });
   });
 });

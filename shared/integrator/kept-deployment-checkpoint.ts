@@ -1,0 +1,73 @@
+import type { Checkpoint } from '../log/checkpoint';
+import { hashesEqual } from '../log/merkle-hashing';
+import { verifyConsistency } from '../log/proof-verification';
+import { encodeBase64 } from '../log/strict-base64';
+import type { ReAnchorNotice } from './re-anchor-statement';
+
+/** How a deployment checkpoint a client kept stands against the current one. */
+export type KeptCheckpointFinding =
+  /** The same history: one extends the other (RFC 9162 consistency). */
+  | { readonly kind: 'CONSISTENT'; readonly reason: string }
+  /**
+   * Another history, which the current checkpoint's re-anchor statement accounts for: the kept
+   * checkpoint lies in the leaves the restore lost (docs/deployment-log.md, "Re-anchor").
+   */
+  | { readonly kind: 'EXPLAINED_BY_RE_ANCHOR'; readonly reason: string; readonly reAnchor: ReAnchorNotice }
+  /** Two histories that nothing accounts for: a fork under the log key, or a re-anchor not shown. */
+  | { readonly kind: 'FORK'; readonly reason: string };
+
+/** Input of {@link checkKeptDeploymentCheckpoint}; both checkpoints already verified with the log key. */
+export interface KeptCheckpointInput {
+  readonly kept: Checkpoint;
+  readonly current: Checkpoint;
+  /** The re-anchor the current checkpoint's chain verified (`reAnchor` of the finding), or `null`. */
+  readonly reAnchor: ReAnchorNotice | null;
+  /** RFC 9162 consistency proof from the smaller to the larger of the two (empty for equal sizes). */
+  readonly consistency: readonly Uint8Array[];
+}
+
+/**
+ * Compares a kept deployment checkpoint with the current one (docs/deployment-log.md, "Re-anchor",
+ * "Clients"): `CONSISTENT` when the proof shows one extends the other; else
+ * `EXPLAINED_BY_RE_ANCHOR` when the current history is re-anchored and the kept checkpoint is of
+ * the old history's lost part (larger than the restored head, at most the lost checkpoint, and
+ * that very checkpoint at its size); else `FORK`. Pure; never throws.
+ */
+export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptCheckpointFinding {
+  const { kept, current, reAnchor } = input;
+  if (kept.origin !== current.origin) {
+    return { kind: 'FORK', reason: `the kept checkpoint is of ${kept.origin}, not ${current.origin}` };
+  }
+  const [older, newer] = kept.size <= current.size ? [kept, current] : [current, kept];
+  const consistent = verifyConsistency({
+    size1: older.size,
+    size2: newer.size,
+    root1: older.rootHash,
+    root2: newer.rootHash,
+    proof: [...input.consistency],
+  });
+  if (consistent) {
+    return {
+      kind: 'CONSISTENT',
+      reason: `the kept checkpoint of ${kept.size} and the current one of ${current.size} are one history`,
+    };
+  }
+  if (reAnchor) {
+    const inLost = kept.size > reAnchor.restoredSize && kept.size <= reAnchor.lostSize;
+    const atLost = kept.size === reAnchor.lostSize;
+    if (inLost && (!atLost || encodeBase64(kept.rootHash) === reAnchor.lostRootHash)) {
+      return {
+        kind: 'EXPLAINED_BY_RE_ANCHOR',
+        reason: `the kept checkpoint of ${kept.size} is of the history the operator re-anchored at ${reAnchor.restoredSize} (lost up to ${reAnchor.lostSize}: ${reAnchor.reason})`,
+        reAnchor,
+      };
+    }
+  }
+  const same = kept.size === current.size && !hashesEqual(kept.rootHash, current.rootHash);
+  return {
+    kind: 'FORK',
+    reason: same
+      ? `two roots at size ${kept.size} under the log key, and no re-anchor accounts for the kept one`
+      : `the kept checkpoint of ${kept.size} and the current one of ${current.size} are two histories, and no re-anchor accounts for the kept one`,
+  };
+}

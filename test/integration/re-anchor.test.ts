@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  type DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { reAnchorJson } from '../../cli/format/freshness';
+import { DeploymentChainReader } from '../../client/deployment-chain-reader';
+import { freshnessPolicy } from '../../client/freshness-policy';
+import { createReAnchorHandler } from '../../functions/integrator/create-re-anchor-handler';
+import { IntegratorService } from '../../functions/integrator/integrator-service';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { WitnessService } from '../../functions/witness/witness-service';
+import { prepareReAnchor } from '../../scripts/re-anchor';
+import { LogStateError } from '../../shared/errors';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { formatVerifierKey } from '../../shared/log/note-key';
+import { formatCosignerKey } from '../../shared/witness/cosigner-key';
+import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
+import { deployedStack } from '../helpers/deployed-stack';
+import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { expectGuarantee } from '../helpers/guarantees';
+import { testRecoveryKey, testRecoverySigner } from '../helpers/re-anchor-factories';
+import { testCosignerKey, testWitnessSigner } from '../helpers/witness-factories';
+import { testLineageId } from '../helpers/writer-factories';
+import { MANIFEST } from './tamper/fixture';
+
+// The operator's recovery after a legitimate restore (docs/deployment-log.md, "Re-anchor"), on the
+// emulator: the stack's KMS log and MAC keys, and a lineage table and witness table of this file's
+// own (the same key schema as the stack's), so the restore and the re-anchor touch no deployment log
+// another file reads. Sealer, integrator and witness run in process on them; the witness's key is a
+// local one (one account: see docs/deployment-log.md, "What a second account adds").
+const { stack, dynamodb, kms } = deployedStack();
+const suffix = randomUUID().slice(0, 8);
+const tableName = `reseal-re-anchor-${suffix}`;
+const witnessTableName = `reseal-re-anchor-witness-${suffix}`;
+const REASON = 'lineage table restored from a point-in-time backup after an operator error';
+
+const logSigner = new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName);
+const logKey = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
+const recoveryKey = await testRecoveryKey();
+const policyText = `log ${formatVerifierKey(logKey)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`;
+const store = new DynamoDBLineageStore(dynamodb, tableName);
+const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
+const index = new DynamoDBIndexNodeStore(dynamodb, tableName);
+const witnessStore = new DynamoDBWitnessStore(dynamodb, witnessTableName);
+const witness = new WitnessService({
+  store: witnessStore,
+  signer: testWitnessSigner(),
+  trusted: parseTrustedLogs(formatVerifierKey(logKey)),
+  logger: fakeLogger(),
+  clock: Date.now,
+  recoveryKeys: [recoveryKey],
+});
+const notices: SealedRunNotice[] = [];
+const sealer = () =>
+  new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
+    signer: logSigner,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+    notifier: { notify: async (notice) => void notices.push(notice) },
+  });
+const integrator = () =>
+  new IntegratorService({
+    lineages: store,
+    deployment,
+    index,
+    signer: logSigner,
+    witness: {
+      client: {
+        addCheckpoint: async (body) => witness.addCheckpoint(body),
+        reAnchor: async (body) => witness.reAnchor(body),
+      },
+      policy: parsePolicy(policyText),
+      maxAgeSeconds: 180,
+    },
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: Date.now,
+    recoveryKeys: [recoveryKey],
+  });
+const reader = new DeploymentChainReader({
+  log: deployment,
+  index,
+  policy: async () => freshnessPolicy(policyText),
+  nowMs: Date.now,
+});
+
+async function createTable(client: DynamoDBClient, name: string, keys: readonly string[]): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: keys.map((k) => ({ AttributeName: k, AttributeType: 'S' })),
+      KeySchema: keys.map((k, i) => ({ AttributeName: k, KeyType: i === 0 ? 'HASH' : 'RANGE' })),
+    }),
+  );
+}
+
+/** Every item of the lineage table (the backup a restore puts back). */
+async function scanAll(): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await dynamodb.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** The table as the backup held it: items written since deleted, the backup's items put back. */
+async function restore(backup: readonly Record<string, AttributeValue>[]): Promise<void> {
+  const key = (i: Record<string, AttributeValue>) => `${i.pk?.S}\u0000${i.sk?.S}`;
+  const kept = new Set(backup.map(key));
+  const writes = [
+    ...(await scanAll())
+      .filter((i) => !kept.has(key(i)))
+      .map((i) => ({ DeleteRequest: { Key: { pk: i.pk as AttributeValue, sk: i.sk as AttributeValue } } })),
+    ...backup.map((i) => ({ PutRequest: { Item: i } })),
+  ];
+  for (let i = 0; i < writes.length; i += 25) {
+    await dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: writes.slice(i, i + 25) } }));
+  }
+}
+
+async function seal(lineageId: string, residualId: string): Promise<void> {
+  const now = Date.now();
+  expect(await sealGroup(sealer(), [acceptedWrite(lineageId, residualId, MANIFEST, now)], now)).toEqual(['SEALED']);
+}
+
+beforeAll(async () => {
+  await createTable(dynamodb, tableName, ['pk', 'sk']);
+  await createTable(dynamodb, witnessTableName, ['origin']);
+});
+
+afterAll(async () => {
+  for (const name of [tableName, witnessTableName]) {
+    await dynamodb.send(new DeleteTableCommand({ TableName: name })).catch(() => undefined);
+  }
+});
+
+describe('re-anchor after a legitimate restore, on the emulator (docs/deployment-log.md, "Re-anchor")', () => {
+  it('writes, backup, more writes, restore: refused; the operator re-anchors; integration resumes; a cold client sees the statement', async (context: TestContext) => {
+    const [a, b] = ['a', 'b'].map((l) => testLineageId(`re-anchor-${l}-${randomUUID()}`)) as [string, string];
+    const warm = integrator();
+    await seal(a, 'r-0');
+    await seal(a, 'r-1');
+    await warm.integrate(notices.splice(0));
+    const backup = await scanAll();
+    await seal(a, 'r-2');
+    await warm.integrate(notices.splice(0));
+    await seal(b, 'r-0');
+    await warm.integrate(notices.splice(0));
+    const keptOld = (await deployment.readHead())?.published ?? '';
+    expect((await witnessStore.read(stack.LogName))?.size).toBe(3);
+
+    await restore(backup);
+    expect((await deployment.readHead())?.size).toBe(1);
+    await seal(a, 'r-2b');
+    const batch = notices.splice(0);
+    const cold = integrator();
+    await expect(cold.integrate(batch)).rejects.toBeInstanceOf(LogStateError);
+
+    // The operator: the statement for the table's head and the witness's state, signed with the
+    // recovery key, given to the integrator function's re-anchor entry.
+    const lost = await witnessStore.read(stack.LogName);
+    const prepared = await prepareReAnchor({
+      head: await deployment.readHead(),
+      key: logKey,
+      lost: lost ?? { size: 0, rootHash: new Uint8Array(32) },
+      reason: REASON,
+      nowSeconds: Math.floor(Date.now() / 1000),
+      recovery: testRecoverySigner(),
+    });
+    const answer = await createReAnchorHandler(cold, fakeLogger())({ reAnchor: prepared?.note ?? '' });
+    expect(answer).toMatchObject({ ok: true, size: 2 });
+    expect((await witnessStore.read(stack.LogName))?.size).toBe(2);
+
+    expect((await cold.integrate(batch)).witnessStatus).toBe(200);
+    await seal(b, 'r-0b');
+    expect((await integrator().integrate(notices.splice(0))).witnessStatus).toBe(200);
+    await seal(b, 'r-1b');
+    expect((await warm.integrate(notices.splice(0))).witnessStatus).toBe(200);
+    expect((await deployment.readHead())?.size).toBe(5);
+
+    const chain = await reader.read({ lineageId: a, residualId: 'r-2b' });
+    const notice = chain.kind === 'PROVEN' ? (chain.reAnchor ?? null) : null;
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack:
+          'none: the table restored from backup (the witness had cosigned 3, the table holds 1); the operator re-anchors (emulator)',
+        reader: 'DeploymentChainReader (cold)',
+        expected: 'PROVEN, re-anchored at 1, lost 2 leaves up to 3, with the reason',
+      },
+      notice
+        ? `${chain.kind}, re-anchored at ${notice.restoredSize}, lost ${notice.lostLeaves} leaves up to ${notice.lostSize}${notice.reason === REASON ? ', with the reason' : ''}`
+        : `${chain.kind}, no re-anchor shown`,
+    );
+    expect(reAnchorJson(notice)).toMatchObject({ restored_size: 1, lost_size: 3, lost_leaves: 2, reason: REASON });
+    expect(await reader.compareKept(keptOld)).toMatchObject({ kind: 'EXPLAINED_BY_RE_ANCHOR' });
+  });
+});

@@ -1,0 +1,333 @@
+import type { TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { DeploymentChainReader } from '../../../../client/deployment-chain-reader';
+import { freshnessPolicy } from '../../../../client/freshness-policy';
+import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { WitnessService } from '../../../../functions/witness/witness-service';
+import { prepareReAnchor } from '../../../../scripts/re-anchor';
+import { LogStateError, ReAnchorRefusedError } from '../../../../shared/errors';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import type { NoteVerifierKey } from '../../../../shared/log/note-key';
+import { formatVerifierKey } from '../../../../shared/log/note-key';
+import type { DeploymentLogReads } from '../../../../shared/ports/deployment-log-reads';
+import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
+import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
+import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
+import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
+import { testSealerDeps } from '../../../helpers/service-factories';
+import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
+
+// The operator's recovery after a legitimate restore (docs/deployment-log.md, "Re-anchor"), in
+// process: the real sealer, integrator and witness services over in-memory stores, a restore of the
+// whole table to an earlier snapshot, the refusal, the re-anchor, integration resuming, and a cold
+// client shown the statement.
+const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
+const NOW_MS = FACTORY_NOW_MS + 2000;
+const REASON = 'table restored from a point-in-time backup after an operator error';
+
+async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerifierKey[] } = {}) {
+  const recoveryKey = await testRecoveryKey();
+  const witnessStore = new InMemoryWitnessStore();
+  const witnessService = new WitnessService({
+    store: witnessStore,
+    signer: testWitnessSigner(),
+    trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
+    logger: fakeLogger(),
+    clock: () => NOW_MS,
+    recoveryKeys: options.witnessRecoveryKeys ?? [recoveryKey],
+  });
+  const policyText = `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`;
+  const witness: IntegratorWitness = {
+    client: {
+      addCheckpoint: async (body) => witnessService.addCheckpoint(body),
+      reAnchor: async (body) => witnessService.reAnchor(body),
+    },
+    policy: parsePolicy(policyText),
+    maxAgeSeconds: 180,
+  };
+  const notices: SealedRunNotice[] = [];
+  const deployment = new InMemoryDeploymentLogStore();
+  const index = new MemoryIndexNodeStore();
+  // The sealer reads the index floor under the deployment head (docs/sealing.md, "The index floor").
+  const deps = {
+    ...testSealerDeps(),
+    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    index: { deployment, nodes: index, witness: null },
+  };
+  let sealer = new SealerService(deps);
+  const store = deps.store as InMemoryLineageStore;
+  const integrator = () =>
+    new IntegratorService({
+      lineages: store,
+      deployment,
+      index,
+      signer: testLogSigner(),
+      witness,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+      recoveryKeys: [recoveryKey],
+    });
+  let n = 0;
+  const write = async (lineageId: string, residualId: string, by?: SealerService) => {
+    const outcome = await (by ?? sealer).handle({
+      messageId: `m-${++n}`,
+      body: sealRequestBody({ lineageId, residualId }),
+      sentAtMs: FACTORY_NOW_MS + n,
+    });
+    expect(outcome.kind).toBe('SEALED');
+  };
+  /** The whole table as it stands (lineages and the deployment log), to put back: a restore from backup. */
+  const snapshot = () => {
+    const copy = structuredClone({
+      records: store.records,
+      heads: store.heads,
+      logHeads: store.logHeads,
+      nodes: store.nodes,
+      markers: store.markers,
+      head: deployment.head,
+      leaves: deployment.leaves,
+    });
+    return (options: { warmSealer?: boolean } = {}) => {
+      for (const name of ['records', 'heads', 'logHeads', 'nodes', 'markers'] as const) {
+        const map = store[name] as Map<string, unknown>;
+        map.clear();
+        for (const [k, v] of copy[name] as Map<string, unknown>) map.set(k, structuredClone(v));
+      }
+      deployment.head = structuredClone(copy.head);
+      deployment.leaves.clear();
+      for (const [k, v] of copy.leaves) deployment.leaves.set(k, structuredClone(v));
+      if (!options.warmSealer) sealer = new SealerService(deps); // the functions restart cold after a restore
+    };
+  };
+  const reads: DeploymentLogReads = {
+    readHead: () => deployment.readHead(),
+    readNodes: (refs) => deployment.readNodes(refs),
+    readLeafIndexRoot: async (i) => deployment.leaves.get(i)?.indexRoot ?? null,
+  };
+  const reader = new DeploymentChainReader({
+    log: reads,
+    index,
+    policy: async () => freshnessPolicy(policyText),
+    nowMs: () => NOW_MS,
+  });
+  /** The operator's statement for the table's head and the witness's state, signed with `recovery`. */
+  const statement = async (recovery = testRecoverySigner()) => {
+    const lost = await witnessStore.read(TEST_LOG_NAME);
+    if (!lost) throw new Error('the witness holds nothing');
+    const prepared = await prepareReAnchor({
+      head: await deployment.readHead(),
+      key: TEST_LOG_KEY,
+      lost,
+      reason: REASON,
+      nowSeconds: Math.floor(NOW_MS / 1000),
+      recovery,
+    });
+    if (!prepared) throw new Error('nothing to re-anchor');
+    return prepared.note;
+  };
+  const otherSealer = () => new SealerService(deps);
+  return {
+    store,
+    deployment,
+    index,
+    witnessStore,
+    notices,
+    write,
+    otherSealer,
+    integrator,
+    snapshot,
+    reader,
+    statement,
+  };
+}
+
+/** Writes, snapshot at 1 leaf, more writes to 3 leaves (the witness cosigned 3), restore: the state an operator recovers. */
+async function restored(options?: Parameters<typeof recoveryStack>[0] & { warmSealer?: boolean }) {
+  const s = await recoveryStack(options);
+  const warm = s.integrator();
+  await s.write(A, 'r-0');
+  await s.write(A, 'r-1');
+  await warm.integrate(s.notices.splice(0));
+  const restore = s.snapshot();
+  await s.write(A, 'r-2');
+  await warm.integrate(s.notices.splice(0));
+  await s.write(B, 'r-0');
+  await warm.integrate(s.notices.splice(0));
+  const keptOld = s.deployment.head?.published ?? '';
+  expect((await s.witnessStore.read(TEST_LOG_NAME))?.size).toBe(3);
+  restore({ warmSealer: options?.warmSealer ?? false });
+  if (options?.warmSealer) return { ...s, warm, keptOld, batch: [] as SealedRunNotice[] };
+  await s.write(A, 'r-2b');
+  const batch = s.notices.splice(0);
+  return { ...s, warm, keptOld, batch };
+}
+
+describe('re-anchor after a legitimate restore, in process (docs/deployment-log.md, "Re-anchor")', () => {
+  it('the restored log is refused (DEPLOYMENT_ROLLBACK); the operator re-anchors; integration resumes; a cold client is shown the statement', async (context: TestContext) => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    expect(s.deployment.evidence.map((e) => e.evidence.kind)).toEqual(['DEPLOYMENT_ROLLBACK']);
+
+    const report = await cold.reAnchor(await s.statement());
+    expect(report).toMatchObject({ size: 2, witnessStatus: 200 });
+    expect(report.reAnchor).toMatchObject({ restoredSize: 1, lostSize: 3, lostLeaves: 2, reason: REASON });
+    expect((await s.witnessStore.read(TEST_LOG_NAME))?.size).toBe(2);
+
+    // The redelivered batch integrates (the instance that re-anchored), then a cold one and a warm
+    // one from before the restore both go on in the new history.
+    const resumed = await cold.integrate(s.batch);
+    expect(resumed).toMatchObject({ integrated: [A], evidence: [], witnessStatus: 200 });
+    await s.write(B, 'r-0b');
+    expect((await s.integrator().integrate(s.notices.splice(0))).witnessStatus).toBe(200);
+    await s.write(B, 'r-1b');
+    expect((await s.warm.integrate(s.notices.splice(0))).witnessStatus).toBe(200);
+    expect(s.deployment.head?.size).toBe(5);
+
+    const chain = await s.reader.read({ lineageId: A, residualId: 'r-2b' });
+    expect(chain.kind).toBe('PROVEN');
+    const notice = chain.kind === 'PROVEN' ? chain.reAnchor : null;
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack:
+          'none: the table restored from backup (the witness had cosigned 3, the table holds 1); the operator re-anchors',
+        reader: 'DeploymentChainReader (cold)',
+        expected: 'PROVEN, re-anchored at 1, lost 2 leaves up to 3, with the reason',
+      },
+      notice
+        ? `${chain.kind}, re-anchored at ${notice.restoredSize}, lost ${notice.lostLeaves} leaves up to ${notice.lostSize}, with the reason`
+        : `${chain.kind}, no re-anchor shown`,
+    );
+    expect(notice?.reason).toBe(REASON);
+  });
+
+  it('a client keeping a checkpoint of the old history is told the re-anchor explains it; a prefix of the old history is consistent', async () => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    const restoredHead = s.deployment.head?.published ?? '';
+    await cold.reAnchor(await s.statement());
+    expect(await s.reader.compareKept(s.keptOld)).toMatchObject({
+      kind: 'EXPLAINED_BY_RE_ANCHOR',
+      reAnchor: { lostSize: 3 },
+    });
+    expect(await s.reader.compareKept(restoredHead)).toMatchObject({ kind: 'CONSISTENT' });
+  });
+
+  it('the table writer hides the statement: the chain is refused and the integrator stops, never a silent PROVEN', async (context: TestContext) => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    await cold.reAnchor(await s.statement());
+    await cold.integrate(s.batch);
+    if (s.deployment.head) s.deployment.head = { ...s.deployment.head, reAnchor: null };
+    const chain = await s.reader.read({ lineageId: A });
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack: 'delete the re-anchor statement from the head item of a re-anchored log',
+        reader: 'DeploymentChainReader (cold)',
+        expected: 'REFUSED LEAF_NOT_LAST',
+      },
+      chain.kind === 'REFUSED' ? `REFUSED ${chain.refusal}` : chain.kind,
+    );
+    // The integrator (and the sealer, whose index floor reads the same head) stops: the head no longer authenticates.
+    await expect(s.integrator().integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+  });
+
+  it('a statement not signed by a configured recovery key is refused by the integrator, and one the witness does not know by the witness: nothing stored', async (context: TestContext) => {
+    const s = await restored();
+    const stranger = testRecoverySigner(new Uint8Array(32).fill(0x77));
+    const cold = s.integrator();
+    const head = structuredClone(s.deployment.head);
+    const refused = await cold.reAnchor(await s.statement(stranger)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ReAnchorRefusedError);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack: 're-anchor statement signed by a key that is not a configured recovery key',
+        reader: 'integrator',
+        expected: 'refused, nothing signed or stored',
+      },
+      refused instanceof ReAnchorRefusedError && JSON.stringify(s.deployment.head) === JSON.stringify(head)
+        ? 'refused, nothing signed or stored'
+        : 'accepted',
+    );
+
+    const w = await restored({ witnessRecoveryKeys: [await testRecoveryKey(new Uint8Array(32).fill(0x78))] });
+    const byWitness = await w
+      .integrator()
+      .reAnchor(await w.statement())
+      .catch((e: unknown) => e);
+    expect(byWitness).toBeInstanceOf(ReAnchorRefusedError);
+    expect((byWitness as Error).message).toMatch(/witness answered 403/);
+    expect(w.deployment.head?.size).toBe(1);
+    expect((await w.witnessStore.read(TEST_LOG_NAME))?.size).toBe(3);
+  });
+
+  it('a statement made for another head, or replayed after the re-anchor, is refused', async () => {
+    const s = await restored();
+    const cold = s.integrator();
+    const note = await s.statement();
+    await cold.reAnchor(note);
+    await expect(s.integrator().reAnchor(note)).rejects.toBeInstanceOf(ReAnchorRefusedError);
+    expect(s.deployment.head?.size).toBe(2);
+  });
+
+  it('a sealer warm from before the restore reads the index of the new history once the log is re-anchored', async () => {
+    const s = await recoveryStack();
+    const C = testLineageId('lin-c');
+    const other = s.otherSealer(); // seals C, so the warm sealer holds no tip of C, only the index it read
+    const integrator = s.integrator();
+    await s.write(C, 'r-0', other);
+    await s.write(A, 'r-0');
+    await integrator.integrate(s.notices.splice(0));
+    const restore = s.snapshot();
+    await s.write(C, 'r-1', other);
+    await integrator.integrate(s.notices.splice(0));
+    await s.write(C, 'r-2', other);
+    await integrator.integrate(s.notices.splice(0));
+    await s.write(A, 'r-1'); // the warm sealer reads the deployment head of 3 leaves
+    await integrator.integrate(s.notices.splice(0));
+    restore({ warmSealer: true });
+    const cold = s.integrator();
+    await cold.reAnchor(await s.statement());
+    // Without the history change, the warm sealer keeps the old history's larger index (C at 3
+    // records, head of 3 leaves > the re-anchored 2) and refuses C's restored head of 1 as behind it.
+    await s.write(C, 'r-1b');
+    expect((await cold.integrate(s.notices.splice(0))).integrated).toEqual([C]);
+  });
+
+  it('without recovery keys no re-anchor is possible', async () => {
+    const s = await restored();
+    const none = new IntegratorService({
+      lineages: s.store,
+      deployment: s.deployment,
+      index: s.index,
+      signer: testLogSigner(),
+      witness: null,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+    });
+    await expect(none.reAnchor(await s.statement())).rejects.toThrow(/no recovery key/);
+  });
+});

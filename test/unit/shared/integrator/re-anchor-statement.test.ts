@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { ReAnchorFormatError } from '../../../../shared/errors';
+import { checkKeptDeploymentCheckpoint } from '../../../../shared/integrator/kept-deployment-checkpoint';
+import {
+  addNoteSignature,
+  formatReAnchorStatement,
+  parseReAnchorStatement,
+  type ReAnchorStatement,
+  reAnchorNotice,
+  verifyReAnchorStatement,
+} from '../../../../shared/integrator/re-anchor-statement';
+import { proveConsistency } from '../../../../shared/log/consistency-proof';
+import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
+import { formatNoteSignerKey, parseNoteSignerKey } from '../../../../shared/log/note-signer-key';
+import { signNote } from '../../../../shared/log/signed-note';
+import { TEST_LOG_KEY_NAME, testNoteSigner, testNoteVerifierKey, testTree } from '../../../helpers/log-factories';
+import { TEST_RECOVERY_SEED, testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
+
+const tree = testTree(9);
+const statement: ReAnchorStatement = {
+  origin: TEST_LOG_KEY_NAME,
+  restored: { size: 5, rootHash: tree.root(5) },
+  lost: { size: 9, rootHash: tree.root(9) },
+  timeSeconds: 1_767_225_600,
+  reason: 'restored from a point-in-time backup',
+};
+
+async function signedBoth(text = formatReAnchorStatement(statement)): Promise<string> {
+  return addNoteSignature(await signNote(text, testRecoverySigner()), testNoteSigner());
+}
+
+describe('re-anchor statement (docs/deployment-log.md, "Re-anchor")', () => {
+  it('formats six lines and reads them back to the same statement', () => {
+    const text = formatReAnchorStatement(statement);
+    expect(text.split('\n')).toHaveLength(7);
+    expect(text.startsWith('reseal/v1/re-anchor\norigin reseal/test-stack\nrestored 5 ')).toBe(true);
+    expect(parseReAnchorStatement(text)).toEqual(statement);
+  });
+
+  it.each([
+    ['a missing line', (t: string) => t.replace(/time .*\n/, '')],
+    ['lines out of order', (t: string) => t.replace(/(restored .*\n)(lost .*\n)/, '$2$1')],
+    ['a size with a leading zero', (t: string) => t.replace('restored 5 ', 'restored 05 ')],
+    ['a root of 31 bytes', (t: string) => t.replace(/lost 9 \S+/, `lost 9 ${Buffer.alloc(31).toString('base64')}`)],
+    ['a lost checkpoint smaller than the restored head', (t: string) => t.replace('lost 9 ', 'lost 4 ')],
+    ['an empty reason', (t: string) => t.replace(/reason .*\n/, 'reason \n')],
+    ['an extension line', (t: string) => `${t}extra\n`],
+  ])('refuses %s', (_, edit) => {
+    expect(() => parseReAnchorStatement(edit(formatReAnchorStatement(statement)))).toThrow(ReAnchorFormatError);
+  });
+
+  it('refuses the same head as lost and restored (nothing to re-anchor), and a reason over one line', () => {
+    expect(() => formatReAnchorStatement({ ...statement, lost: statement.restored })).toThrow(ReAnchorFormatError);
+    expect(() => formatReAnchorStatement({ ...statement, reason: 'two\nlines' })).toThrow(ReAnchorFormatError);
+  });
+
+  it('verifies with the log key and the recovery key; each missing or failing signature refuses', async () => {
+    const logKey = await testNoteVerifierKey();
+    const recoveryKeys = [await testRecoveryKey()];
+    const both = await signedBoth();
+    const keys = { origin: TEST_LOG_KEY_NAME, logKeys: [logKey], recoveryKeys };
+    const verified = verifyReAnchorStatement(both, keys);
+    expect(verified).toMatchObject({ kind: 'VERIFIED', statement });
+    const operatorOnly = await signNote(formatReAnchorStatement(statement), testRecoverySigner());
+    expect(verifyReAnchorStatement(operatorOnly, keys)).toMatchObject({ kind: 'REFUSED', reason: /log key/ });
+    expect(verifyReAnchorStatement(operatorOnly, { ...keys, logKeys: null })).toMatchObject({ kind: 'VERIFIED' });
+    const logOnly = await signNote(formatReAnchorStatement(statement), testNoteSigner());
+    expect(verifyReAnchorStatement(logOnly, keys)).toMatchObject({ kind: 'REFUSED', reason: /recovery key/ });
+    expect(verifyReAnchorStatement(logOnly, { ...keys, recoveryKeys: null })).toMatchObject({ kind: 'VERIFIED' });
+    const edited = both.replace('restored from', 'restored FROM');
+    expect(verifyReAnchorStatement(edited, keys).kind).toBe('REFUSED');
+    expect(verifyReAnchorStatement(both, { ...keys, origin: 'reseal/other' })).toMatchObject({ kind: 'REFUSED' });
+    expect(verifyReAnchorStatement('not a note', keys)).toMatchObject({ kind: 'REFUSED', reason: /malformed/ });
+    await expect(addNoteSignature(both, testNoteSigner())).rejects.toThrow(/already signed/);
+  });
+
+  it('its notice names what was lost, and its hash what every re-anchored leaf commits to', async () => {
+    const verified = verifyReAnchorStatement(await signedBoth(), {
+      origin: TEST_LOG_KEY_NAME,
+      logKeys: [await testNoteVerifierKey()],
+      recoveryKeys: null,
+    });
+    if (verified.kind !== 'VERIFIED') throw new Error(verified.reason);
+    expect(reAnchorNotice(verified)).toMatchObject({
+      restoredSize: 5,
+      lostSize: 9,
+      lostLeaves: 4,
+      reason: statement.reason,
+    });
+    expect(reAnchorNotice(verified).statementHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('kept deployment checkpoint against a re-anchored history', () => {
+  const current = testTree(6); // the restored 5 leaves and the re-anchor leaf (leaf 5 another one)
+  const notice = {
+    restoredSize: 5,
+    restoredRootHash: Buffer.from(tree.root(5)).toString('base64'),
+    lostSize: 9,
+    lostRootHash: Buffer.from(tree.root(9)).toString('base64'),
+    lostLeaves: 4,
+    timeSeconds: 0,
+    reason: 'r',
+    statementHash: '00'.repeat(32),
+    note: '',
+  };
+  const cp = (size: number, t = tree) => ({ origin: TEST_LOG_KEY_NAME, size, rootHash: t.root(size) });
+
+  it('a prefix is consistent; a lost checkpoint is explained; the same size with another root, or past the lost one, is a fork', async () => {
+    const prefix = await proveConsistency(4, 6, current.nodes);
+    expect(
+      checkKeptDeploymentCheckpoint({ kept: cp(4), current: cp(6, current), reAnchor: notice, consistency: prefix })
+        .kind,
+    ).toBe('CONSISTENT');
+    expect(
+      checkKeptDeploymentCheckpoint({ kept: cp(8), current: cp(6, current), reAnchor: notice, consistency: [] }).kind,
+    ).toBe('EXPLAINED_BY_RE_ANCHOR');
+    expect(
+      checkKeptDeploymentCheckpoint({ kept: cp(9), current: cp(6, current), reAnchor: notice, consistency: [] }).kind,
+    ).toBe('EXPLAINED_BY_RE_ANCHOR');
+    const other = testTree(9, (i) => Buffer.alloc(32, i + 100));
+    expect(
+      checkKeptDeploymentCheckpoint({ kept: cp(9, other), current: cp(6, current), reAnchor: notice, consistency: [] })
+        .kind,
+    ).toBe('FORK');
+    expect(
+      checkKeptDeploymentCheckpoint({
+        kept: cp(10, testTree(10)),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+      }).kind,
+    ).toBe('FORK');
+    expect(
+      checkKeptDeploymentCheckpoint({ kept: cp(8), current: cp(6, current), reAnchor: null, consistency: [] }).kind,
+    ).toBe('FORK');
+  });
+});
+
+describe('recovery key file (the signed-note signer key format)', () => {
+  it('round-trips the seed and refuses an edited key hash', async () => {
+    const text = await formatNoteSignerKey('reseal/test-recovery', TEST_RECOVERY_SEED);
+    expect(text).toMatch(/^PRIVATE\+KEY\+reseal\/test-recovery\+[0-9a-f]{8}\+A/);
+    const signer = await parseNoteSignerKey(`${text}\n`);
+    expect(formatVerifierKey(noteVerifierKey(signer.keyName, await signer.publicKey()))).toBe(
+      formatVerifierKey(await testRecoveryKey()),
+    );
+    await expect(parseNoteSignerKey(text.replace(/\+([0-9a-f]{8})\+/, '+00000000+'))).rejects.toThrow(/key hash/);
+  });
+});
