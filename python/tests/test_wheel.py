@@ -1,5 +1,7 @@
-"""The built wheel installs into a fresh virtual environment and verifies a receipt the
-TypeScript core exported, with no AWS and nothing from this checkout on the path."""
+"""The built wheel installs into a fresh virtual environment and verifies receipts the TypeScript
+core exported, with no AWS and nothing from this checkout on the path: a format-1 receipt with the
+log key, and the format-2 receipt of test/vectors/receipt-v2.json (what ``reseal export --receipt``
+writes by default) with its tlog-policy and maximum age (docs/verifiable-log.md, "Receipts")."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO
+from conftest import REPO, vectors
 
 VERIFY = """
 import sys, reseal
@@ -18,6 +20,16 @@ from pathlib import Path
 assert Path(reseal.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), reseal.__file__
 result = reseal.verify_receipt(Path(sys.argv[1]).read_bytes(), sys.argv[2])
 print(result.verdict, result.reason)
+sys.exit(0 if result.verdict == "VERIFIED_INTACT" else 1)
+"""
+
+VERIFY_CHAIN = """
+import sys, reseal
+from pathlib import Path
+assert Path(reseal.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), reseal.__file__
+policy, now, max_age = Path(sys.argv[2]).read_text("utf-8"), int(sys.argv[3]), int(sys.argv[4])
+result = reseal.verify_receipt(Path(sys.argv[1]).read_bytes(), policy=policy, now_seconds=now, max_age_seconds=max_age)
+print(result.verdict, result.refusal, result.reason)
 sys.exit(0 if result.verdict == "VERIFIED_INTACT" else 1)
 """
 
@@ -49,3 +61,28 @@ def test_wheel_installs_in_a_fresh_venv_and_verifies_an_exported_receipt(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PYTHON"))}
     out = run([python, str(script), str(receipt), ts_artifacts["verifierKey"]], tmp_path, env)
     assert out.startswith("VERIFIED_INTACT")
+    chain = vectors("receipt-v2.json")
+    (tmp_path / "receipt-v2.json").write_text(json.dumps(chain["receipt"]))
+    (tmp_path / "policy.txt").write_text(chain["policy"])
+    (tmp_path / "verify_chain.py").write_text(VERIFY_CHAIN)
+    checked = [
+        python,
+        str(tmp_path / "verify_chain.py"),
+        str(tmp_path / "receipt-v2.json"),
+        str(tmp_path / "policy.txt"),
+    ]
+    out = run([*checked, str(chain["nowSeconds"]), str(chain["maxAgeSeconds"])], tmp_path, env)
+    assert out.startswith("VERIFIED_INTACT None")
+    # The same receipt past its maximum age is refused there too, with the refusal code.
+    late = str(chain["cosignedAt"] + chain["maxAgeSeconds"] + 1)
+    done = subprocess.run(
+        [*checked, late, str(chain["maxAgeSeconds"])],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.split(" ")[:2]) == (1, ["UNVERIFIED_TAMPER_RISK", "COSIGNATURES_TOO_OLD"]), (
+        done.stderr
+    )

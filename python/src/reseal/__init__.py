@@ -43,6 +43,7 @@ from .canonical import (
     hash_canonical,
     seal_dedup_id,
 )
+from .chain_receipt import ChainReceiptDeployment, ChainReceiptVerification, verify_chain_receipt
 from .checkpoint_store import CheckpointStore, FileCheckpointStore, MemoryCheckpointStore
 from .client import (
     PUBLISH_CLOCK_SKEW_MS,
@@ -138,12 +139,13 @@ from .log import (
     request_digest,
     sign_checkpoint,
     sign_note,
+    verify_checkpoint_receipt,
     verify_consistency,
     verify_inclusion,
     verify_note,
-    verify_receipt,
     verify_record_proof,
 )
+from .receipt import verify_receipt
 from .records import (
     HEADER_FORMATS,
     WRITER_BOUND_HEADER_FIELDS,
@@ -250,7 +252,11 @@ __all__ = [
     "check_consistency",
     "RecordProofResult",
     "verify_receipt",
+    "verify_checkpoint_receipt",
+    "verify_chain_receipt",
     "ReceiptVerification",
+    "ChainReceiptVerification",
+    "ChainReceiptDeployment",
     "request_digest",
     "rejection_content_digest",
     "conflict_content_digest",

@@ -10,7 +10,7 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -31,6 +31,9 @@ from .errors import (
 from .records import IntegrityFailure, check_record_integrity
 from .records import VerificationVerdict as V
 from .strict_json import parse_strict_json
+
+if TYPE_CHECKING:
+    from .chain_receipt import ChainReceiptDeployment
 
 __all__ = [
     "HASH_BYTES",
@@ -60,7 +63,7 @@ __all__ = [
     "verify_record_proof",
     "check_consistency",
     "ReceiptVerification",
-    "verify_receipt",
+    "verify_checkpoint_receipt",
     "OUTCOME_NOTE_TAG",
     "request_digest",
     "rejection_content_digest",
@@ -609,19 +612,28 @@ def check_consistency(older: Checkpoint, newer: Checkpoint, proof: Sequence[str]
 
 @dataclass(frozen=True)
 class ReceiptVerification:
-    """``verdict``, ``reason``, and when intact the proven ``record`` and the signed ``checkpoint``."""
+    """What :func:`reseal.verify_receipt` finds (docs/verifiable-log.md, "Receipts"): ``verdict``,
+    ``reason``, and when intact the proven ``record``. Format 1: the lineage's signed
+    ``checkpoint``. Format 2: ``deployment``, the deployment checkpoint as the policy accepted it
+    (also on ``LINEAGE_BROKEN``), ``refusal`` why the deployment chain was refused (or ``None``) and
+    ``freshness_checked`` (a maximum age was checked, not inclusion only)."""
 
     verdict: str
     reason: str
     record: dict[str, Any] | None
     checkpoint: Checkpoint | None
+    format_version: int = 1
+    refusal: str | None = None
+    deployment: ChainReceiptDeployment | None = None
+    freshness_checked: bool = False
 
 
 _RECEIPT_FIELDS: Final = ("formatVersion", "type", "lineageId", "record", "inclusion", "checkpoint")
 
 
-def verify_receipt(receipt: Any, log_key: NoteVerifierKey | str) -> ReceiptVerification:
-    """Verifies a receipt (``reseal export --receipt``) with no AWS at all (docs/verifiable-log.md, "Receipts").
+def verify_checkpoint_receipt(receipt: Any, log_key: NoteVerifierKey | str) -> ReceiptVerification:
+    """Verifies a format-1 receipt (``reseal export --receipt --receipt-format 1``) with no AWS at
+    all (docs/verifiable-log.md, "Receipts"); :func:`reseal.verify_receipt` reads both formats.
 
     :param receipt: the receipt as parsed JSON (read files with :func:`parse_strict_json`), or its text
     :param log_key: the log's verifier key, or its ``<name>+<hash>+<key>`` string

@@ -113,3 +113,23 @@ describe('test/vectors/receipt-v2.json, recomputed with plain node:crypto (docs/
     expect(at(vectors.cosignedAt + vectors.maxAgeSeconds + 1).refusal).toBe('COSIGNATURES_TOO_OLD');
   });
 });
+
+describe('test/vectors/receipt-v2.json cases: the verdict and refusal each edit gets (docs/verifiable-log.md, "Receipts")', () => {
+  const edited = (c: (typeof vectors.cases)[number]): unknown => {
+    const copy = structuredClone('receipt' in c ? c.receipt : receipt) as Record<string | number, unknown>;
+    for (const { path, value } of 'edits' in c ? (c.edits ?? []) : []) {
+      let at = copy;
+      for (const step of path.slice(0, -1)) at = at[step] as Record<string | number, unknown>;
+      at[path.at(-1) as string | number] = value;
+    }
+    return copy;
+  };
+  it.each(vectors.cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const { policy } = freshnessPolicy('policy' in c && c.policy ? c.policy : vectors.policy);
+    const nowSeconds = 'nowSeconds' in c && c.nowSeconds !== undefined ? c.nowSeconds : vectors.nowSeconds;
+    const result = verifyChainReceipt(edited(c), { policy, nowSeconds, maxAgeSeconds: c.maxAgeSeconds });
+    expect({ verdict: result.verdict, refusal: result.refusal, freshnessChecked: result.freshnessChecked }).toEqual(
+      c.expected,
+    );
+  });
+});

@@ -1,0 +1,201 @@
+"""Receipts of format 2, the whole deployment chain (docs/verifiable-log.md, "Receipts"), offline.
+
+```
+record ──inclusion──▶ lineage root (the index's entry) ──index proof──▶ index root ──last leaf of──▶ deployment checkpoint (cosigned)
+```
+
+:func:`verify_chain_receipt` makes the same checks, with the same verdicts and refusal codes, as
+the TypeScript ``verifyChainReceipt`` (``shared/integrator/chain-receipt.ts``), from the modules
+that already hold each step: :func:`reseal.verify_record_proof` (the record in the indexed lineage
+tree) and :func:`reseal.verify_deployment_chain` (policy, last leaf, index proofs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._checks import Checker
+from .deployment_chain import IndexClaim, verify_deployment_chain
+from .errors import IndexProofFormatError, InvalidInputError
+from .index import IndexProof, index_proof_from_json, parse_index_entry
+from .log import Checkpoint, _check_proof_shape, verify_record_proof
+from .records import V
+from .witness import TlogPolicy
+
+__all__ = ["ChainReceiptDeployment", "ChainReceiptVerification", "verify_chain_receipt"]
+
+MAX_DEPLOYMENT_PROOF_HASHES: Final = 64
+"""Longest RFC 9162 inclusion proof of the deployment log's last leaf (a tree of 2^63 leaves)."""
+
+MAX_CHECKPOINT_UNITS: Final = 65_536
+"""Longest deployment checkpoint note a receipt may carry, UTF-16 code units (as the TypeScript schema)."""
+
+_FIELDS: Final = ("formatVersion", "type", "lineageId", "record", "inclusion", "index", "deployment")
+
+
+@dataclass(frozen=True)
+class ChainReceiptDeployment:
+    """The deployment checkpoint as the policy accepted it: ``witnessed`` (the policy asks a
+    quorum of cosignatures) and ``quorum_time`` (when that quorum held, POSIX seconds; ``None``
+    when unwitnessed)."""
+
+    checkpoint: Checkpoint
+    witnessed: bool
+    quorum_time: int | None
+
+
+@dataclass(frozen=True)
+class ChainReceiptVerification:
+    """Outcome of :func:`verify_chain_receipt`: ``verdict`` and ``reason``; ``refusal`` why the
+    deployment chain was refused (``POLICY_NOT_MET``, ``COSIGNATURES_TOO_OLD``, ``LEAF_NOT_LAST``,
+    ``INDEX_PROOF_INVALID``) or ``None``; the proven ``record`` when ``VERIFIED_INTACT``; the
+    accepted ``deployment`` checkpoint when the chain verified; ``freshness_checked``: whether a
+    maximum age was checked, or inclusion only."""
+
+    verdict: str
+    reason: str
+    refusal: str | None = None
+    record: dict[str, Any] | None = None
+    deployment: ChainReceiptDeployment | None = None
+    freshness_checked: bool = False
+
+
+def _shape_problem(receipt: Any) -> str | None:
+    """The first problem of a receipt's shape, ``"<path>: <message>"``, strict at every level."""
+    check = Checker()
+    if check.obj(receipt, "", _FIELDS):
+        if type(receipt.get("formatVersion")) is not int or receipt.get("formatVersion") != 2:
+            check.add("formatVersion", "expected 2")
+        if receipt.get("type") != "reseal-receipt":
+            check.add("type", 'expected "reseal-receipt"')
+        lineage_ok = check.identifier(receipt.get("lineageId"), "lineageId")
+        _check_proof_shape(check, receipt.get("inclusion"), "inclusion")
+        index = receipt.get("index")
+        if check.obj(index, "index", ("root", "lineage", "residual")):
+            check.hex_digest(index.get("root"), "index.root")
+            for kind in ("lineage", "residual"):
+                claim = index.get(kind)
+                if check.obj(claim, f"index.{kind}", ("value", "proof")) and lineage_ok:
+                    key = {"kind": kind, "lineageId": receipt["lineageId"]}
+                    if kind == "residual":
+                        key["residualId"] = "r"  # the value's shape only; the id comes from the record
+                    try:
+                        parse_index_entry({**key, "value": claim.get("value")})
+                    except InvalidInputError as error:
+                        for issue in error.issues:
+                            check.add(f"index.{kind}.{issue.path}", issue.message)
+        deployment = receipt.get("deployment")
+        if check.obj(deployment, "deployment", ("inclusionProof", "checkpoint")):
+            hashes = deployment.get("inclusionProof")
+            if type(hashes) is not list or len(hashes) > MAX_DEPLOYMENT_PROOF_HASHES:
+                check.add(
+                    "deployment.inclusionProof", f"expected an array of at most {MAX_DEPLOYMENT_PROOF_HASHES} digests"
+                )
+            else:
+                for i, h in enumerate(hashes):
+                    check.hex_digest(h, f"deployment.inclusionProof.{i}")
+            check.string(deployment.get("checkpoint"), "deployment.checkpoint", MAX_CHECKPOINT_UNITS, 1)
+    if not check.issues:
+        return None
+    issue = check.issues[0]
+    return f"{issue.path or '<root>'}: {issue.message}"
+
+
+def _refused(verdict: str, reason: str, **extra: Any) -> ChainReceiptVerification:
+    return ChainReceiptVerification(verdict, reason, **extra)
+
+
+def verify_chain_receipt(
+    receipt: Any, policy: TlogPolicy, *, now_seconds: int, max_age_seconds: int | None = None
+) -> ChainReceiptVerification:
+    """Verifies a format-2 receipt offline with a C2SP tlog-policy only (docs/verifiable-log.md,
+    "Receipts"): the deployment checkpoint meets ``policy`` (its log key, its quorum of
+    cosignatures, and ``max_age_seconds`` before ``now_seconds`` when given, against the
+    cosignature time), the index root is its last leaf, the index proves the lineage's head and
+    the record's residual id, and the record is the leaf at its seq of the lineage tree the index
+    holds (its own hashes recomputed). Never needs a lineage checkpoint.
+
+    Freshness is checked only when asked: with ``max_age_seconds=None`` any cosignature time up to
+    now passes, and the receipt proves inclusion as of the cosignature time, not that it is newest.
+
+    :param receipt: the receipt as parsed JSON, untrusted
+    :param now_seconds: the verifier's clock, POSIX seconds
+    :returns: ``VERIFIED_INTACT`` with the record and the accepted deployment checkpoint;
+        ``HASH_MISMATCH`` for a malformed receipt or an unproven record, ``UNVERIFIED_TAMPER_RISK``
+        with ``refusal`` for a chain that does not verify, ``LINEAGE_BROKEN`` for an index that maps
+        the residual id elsewhere; never raises on a bad receipt
+    :raises InvalidInputError: a clock or maximum age that is not whole seconds (the caller's)
+    """
+    problem = _shape_problem(receipt)
+    if problem is not None:
+        return _refused(V.HASH_MISMATCH, f"malformed receipt at {problem}")
+    lineage_id: str = receipt["lineageId"]
+    index, deployment = receipt["index"], receipt["deployment"]
+    try:
+        proofs: dict[str, IndexProof] = {k: index_proof_from_json(index[k]["proof"]) for k in ("lineage", "residual")}
+    except IndexProofFormatError as error:
+        return _refused(V.HASH_MISMATCH, f"malformed index proof: {error}")
+    # The lineage tree the index holds: its root and size come from the index entry, proven below.
+    held_head = index["lineage"]["value"]
+    indexed = Checkpoint(lineage_id, held_head["treeSize"], bytes.fromhex(held_head["rootHash"]))
+    proven = verify_record_proof(receipt["record"], receipt["inclusion"], indexed, lineage_id)
+    if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
+        return _refused(
+            proven.verdict, f"the record is not proven in the lineage head the index holds: {proven.reason}"
+        )
+    header = proven.record["header"]
+    residual_id: str = header["residualId"]
+    chain = verify_deployment_chain(
+        note=deployment["checkpoint"],
+        policy=policy,
+        # Unchecked: any cosignature time up to now passes (the future is still refused).
+        max_age_seconds=max_age_seconds if max_age_seconds is not None else now_seconds + 1,
+        now_seconds=now_seconds,
+        index_root=bytes.fromhex(index["root"]),
+        inclusion=[bytes.fromhex(h) for h in deployment["inclusionProof"]],
+        lineage_id=lineage_id,
+        lineage=IndexClaim(
+            "presence", proofs["lineage"], {"kind": "lineage", "lineageId": lineage_id, "value": held_head}
+        ),
+        residual=(
+            residual_id,
+            IndexClaim(
+                "presence",
+                proofs["residual"],
+                {
+                    "kind": "residual",
+                    "lineageId": lineage_id,
+                    "residualId": residual_id,
+                    "value": index["residual"]["value"],
+                },
+            ),
+        ),
+    )
+    checked = max_age_seconds is not None
+    if chain.kind == "REFUSED" or chain.checkpoint is None:
+        return _refused(
+            V.UNVERIFIED_TAMPER_RISK,
+            f"the deployment chain does not verify ({chain.refusal}): {chain.reason}",
+            refusal=chain.refusal,
+            freshness_checked=checked,
+        )
+    accepted = ChainReceiptDeployment(chain.checkpoint, chain.witnessed, chain.quorum_time)
+    seq = header["monotonicSequenceNumber"]
+    held = index["residual"]["value"]
+    if held["seq"] != seq or held["recordHash"] != proven.record["recordHash"]:
+        return _refused(
+            V.LINEAGE_BROKEN,
+            f"the index maps residual {residual_id} to seq {held['seq']}, but the receipt's record is seq {seq}",
+            deployment=accepted,
+            freshness_checked=checked,
+        )
+    unchecked = "" if checked else " (freshness not checked: no maximum age)"
+    return ChainReceiptVerification(
+        V.VERIFIED_INTACT,
+        f"record seq {seq} is leaf {seq} of the lineage head the index holds ({indexed.size} records), "
+        f"under deployment checkpoint {chain.checkpoint.size}{unchecked}",
+        record=proven.record,
+        deployment=accepted,
+        freshness_checked=checked,
+    )
