@@ -51,7 +51,7 @@ function itemsOf(input: Record<string, unknown>): string[] {
     if (action.Put) items.push(action.Put);
   }
   return items.map(({ Item }) => {
-    const key = `${(Item.pk?.S as string).split('#')[0]}/${(Item.sk?.S as string).split('#')[0]}`;
+    const key = `${String(Item.pk?.S).split('#')[0]}/${String(Item.sk?.S).split('#')[0]}`;
     return `${key} ${(itemBytes(Item) / 1024).toFixed(2)} KB`;
   });
 }
