@@ -52,6 +52,10 @@ function itemsOf(input: Record<string, unknown>): string[] {
   }
   return items.map(({ Item }) => {
     const key = `${String(Item.pk?.S).split('#')[0]}/${String(Item.sk?.S).split('#')[0]}`;
+    if (process.env.WCU_BENCH_ATTRIBUTES) {
+      for (const [name, value] of Object.entries(Item))
+        console.error(`  ${key} ${name}: ${itemBytes({ [name]: value })} B`);
+    }
     return `${key} ${(itemBytes(Item) / 1024).toFixed(2)} KB`;
   });
 }
