@@ -10,6 +10,7 @@ import {
   DESIGN_FLOOR,
   type MonthlyCost,
 } from '../../shared/cost/cost-model';
+import { type IndexLoad, indexUsagePerWrite } from '../../shared/cost/index-usage';
 import type { PriceTable } from '../../shared/cost/price-table';
 import type { CallCounts } from './call-tally';
 import type { Floor, Measured } from './stack-bench';
@@ -108,4 +109,42 @@ export function floorCosts(prices: PriceTable): { write: CostBreakdown; recall: 
 /** Fixed monthly costs as a line. */
 export function monthlyLine(monthly: MonthlyCost): string {
   return `Fixed monthly costs, apart: ${monthly.lines.map((l) => `${l.units} × ${l.dimension} = $${l.usd.toFixed(2)}`).join(', ')}; total $${monthly.usdPerMonth.toFixed(2)} a month.`;
+}
+
+// --- The deployment index's share of a write, at a production index size (modelled) -------------
+
+/** Header of {@link indexCostRow}'s table. */
+export const INDEX_COST_HEADER = [
+  '| scenario | writes per run | writes per integration | index WCU / write | index RCU / write | index $/M | measured write $/M | write + index $/M |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+] as const;
+
+/**
+ * The index's share of a write scenario at `indexKeys` keys (shared/cost/index-usage.ts: the
+ * sealer's index read per run, the integrator's work per integration amortized), beside the
+ * measured write. The scenario's shape comes from the run: writes per sealer run from its
+ * `TransactWriteItems` per write, writes per integration from its measured rate over
+ * `intervalSeconds` (the emulator's rate, so a lower bound of AWS's), `lineages` as planned.
+ */
+export function indexCostRow(
+  measured: Measured,
+  prices: PriceTable,
+  shape: { readonly lineages: number; readonly indexKeys: number; readonly intervalSeconds: number },
+): string {
+  const runs =
+    (measured.functions?.['DynamoDB.TransactWriteItems']?.calls ?? measured.operations) / measured.operations;
+  const writesPerRun = Math.max(1, 1 / Math.max(runs, 1e-9));
+  const rate = measured.operations / Math.max(measured.seconds, 1e-9);
+  const writesPerIntegration = Math.max(writesPerRun, Math.min(measured.operations, rate * shape.intervalSeconds));
+  const load: IndexLoad = {
+    indexKeys: shape.indexKeys,
+    writesPerIntegration,
+    lineagesPerIntegration: Math.min(shape.lineages, writesPerIntegration),
+    writesPerRun,
+  };
+  const index = indexUsagePerWrite(load);
+  const usage = scenarioUsage(measured);
+  const write = costPerMillion(addUsage(usage.stack, usage.client), prices);
+  const indexCost = costPerMillion(index, prices);
+  return `| ${measured.name} | ${fmt(writesPerRun)} | ${fmt(writesPerIntegration)} | ${fmt(index.dynamodbWriteRequestUnit ?? 0)} | ${fmt(index.dynamodbReadRequestUnit ?? 0)} | ${fmt(indexCost.usdPerMillion)} | ${fmt(write.usdPerMillion)} | ${fmt(write.usdPerMillion + indexCost.usdPerMillion)} |`;
 }
