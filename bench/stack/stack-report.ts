@@ -115,27 +115,34 @@ export function monthlyLine(monthly: MonthlyCost): string {
 
 /** Header of {@link indexCostRow}'s table. */
 export const INDEX_COST_HEADER = [
-  '| scenario | writes per run | writes per integration | index WCU / write | index RCU / write | index $/M | measured write $/M | write + index $/M |',
+  '| scenario | writes per run | writes per integration | index WCU / write | index RCU / write | index $/M | measured: node writes WCU / write | measured: BatchGetItem calls / write |',
   '|---|---:|---:|---:|---:|---:|---:|---:|',
 ] as const;
 
 /**
  * The index's share of a write scenario at `indexKeys` keys (shared/cost/index-usage.ts: the
- * sealer's index read per run, the integrator's work per integration amortized), beside the
- * measured write. The scenario's shape comes from the run: writes per sealer run from its
- * `TransactWriteItems` per write, writes per integration from its measured rate over
- * `intervalSeconds` (the emulator's rate, so a lower bound of AWS's), `lineages` as planned.
+ * sealer's index read per run, the integrator's work per integration amortized), beside what the
+ * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
+ * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
+ * sealer run come from the run's `TransactWriteItems` per write less the integrator's commits;
+ * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
+ * run's measured rate, over `intervalSeconds`.
  */
 export function indexCostRow(
   measured: Measured,
   prices: PriceTable,
-  shape: { readonly lineages: number; readonly indexKeys: number; readonly intervalSeconds: number },
+  shape: {
+    readonly lineages: number;
+    readonly indexKeys: number;
+    readonly intervalSeconds: number;
+    readonly writesPerSecond?: number;
+  },
 ): string {
-  const runs =
-    (measured.functions?.['DynamoDB.TransactWriteItems']?.calls ?? measured.operations) / measured.operations;
-  const writesPerRun = Math.max(1, 1 / Math.max(runs, 1e-9));
-  const rate = measured.operations / Math.max(measured.seconds, 1e-9);
-  const writesPerIntegration = Math.max(writesPerRun, Math.min(measured.operations, rate * shape.intervalSeconds));
+  const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
+  const sealerRuns = (measured.lambda?.sealer?.invocations ?? measured.operations) / measured.operations;
+  const writesPerRun = Math.max(1, 1 / Math.max(sealerRuns, 1e-9));
+  const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
+  const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);
   const load: IndexLoad = {
     indexKeys: shape.indexKeys,
     writesPerIntegration,
@@ -143,8 +150,7 @@ export function indexCostRow(
     writesPerRun,
   };
   const index = indexUsagePerWrite(load);
-  const usage = scenarioUsage(measured);
-  const write = costPerMillion(addUsage(usage.stack, usage.client), prices);
   const indexCost = costPerMillion(index, prices);
-  return `| ${measured.name} | ${fmt(writesPerRun)} | ${fmt(writesPerIntegration)} | ${fmt(index.dynamodbWriteRequestUnit ?? 0)} | ${fmt(index.dynamodbReadRequestUnit ?? 0)} | ${fmt(indexCost.usdPerMillion)} | ${fmt(write.usdPerMillion)} | ${fmt(write.usdPerMillion + indexCost.usdPerMillion)} |`;
+  const nodeWrites = (measured.functions?.['DynamoDB.BatchWriteItem']?.writeUnits ?? 0) / measured.operations;
+  return `| ${measured.name} | ${fmt(writesPerRun)} | ${fmt(writesPerIntegration)} | ${fmt(index.dynamodbWriteRequestUnit ?? 0)} | ${fmt(index.dynamodbReadRequestUnit ?? 0)} | ${fmt(indexCost.usdPerMillion)} | ${fmt(nodeWrites)} | ${fmt(perWrite('DynamoDB.BatchGetItem'))} |`;
 }

@@ -1,4 +1,5 @@
 import type { Usage } from './cost-model';
+import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
 
 /**
  * Billable units per operation as the emulator bench counted them (docs/infrastructure.md, "Cost
@@ -12,6 +13,10 @@ import type { Usage } from './cost-model';
  *   invocation; Lambda invocations, GB-s and log bytes as measured.
  * - `recall`: latest record of a 100-record lineage: two events (`RecallRequested`,
  *   `TriageCompleted`), triage's reads and its stored report (2 WCU), the client's proof reads.
+ *
+ * - `index`: the deployment index's share of a write, modelled at 10^6 keys for the sparse
+ *   scenario (shared/cost/index-usage.ts): the sealer's index read per run and the integrator's
+ *   work per integration, amortized. The deploy estimate adds it to `write`.
  *
  * Read units are a lower bound (the emulator reports none for `BatchGetItem`).
  */
@@ -37,4 +42,5 @@ export const MEASURED_USAGE = {
     lambdaArmGbSecond: 0.1145,
     logsIngestedGb: 1427 / 1e9,
   },
-} as const satisfies { source: string; write: Usage; recall: Usage };
+  index: indexUsagePerWrite(SPARSE_INDEX_LOAD),
+} as const satisfies { source: string; write: Usage; recall: Usage; index: Usage };
