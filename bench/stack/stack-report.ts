@@ -124,7 +124,8 @@ export const INDEX_COST_HEADER = [
  * sealer's index read per run, the integrator's work per integration amortized), beside what the
  * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
  * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
- * sealer run come from the run's `TransactWriteItems` per write less the integrator's commits;
+ * sealer run come from the run's `TransactWriteItems` per write less the integrator's commits
+ * (one per invocation);
  * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
  * run's measured rate, over `intervalSeconds`.
  */
@@ -139,7 +140,11 @@ export function indexCostRow(
   },
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
-  const sealerRuns = (measured.lambda?.sealer?.invocations ?? measured.operations) / measured.operations;
+  // Each sealer run and each integration commits with one TransactWriteItems; one integration per invocation.
+  const integrations = Object.entries(measured.lambda ?? {})
+    .filter(([name]) => /integrat/i.test(name))
+    .reduce((sum, [, activity]) => sum + activity.invocations, 0);
+  const sealerRuns = perWrite('DynamoDB.TransactWriteItems') - integrations / measured.operations;
   const writesPerRun = Math.max(1, 1 / Math.max(sealerRuns, 1e-9));
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
   const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);
