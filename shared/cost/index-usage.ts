@@ -31,6 +31,12 @@ export interface IndexLoad {
 /** Mean leaf depth of the index beyond log2 of its keys, as bench/index.ts measured it (17.9 at 10^5 keys). */
 export const INDEX_DEPTH_OVER_LOG2 = 1.3;
 
+/**
+ * Lambda GB-s of one integration: the emulator bench's integrator took about 2 GB-s an invocation
+ * (bench/RESULTS.md, run of 2026-12-05 13:33), on the emulator's workers: an upper bound of AWS's.
+ */
+export const INTEGRATION_GB_SECONDS = 2;
+
 /** Default {@link IndexLoad.proofItemsPerLineage}: about log2 of a lineage of a thousand records. */
 export const PROOF_ITEMS_PER_LINEAGE = 10;
 
@@ -86,7 +92,8 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
  * items; the changed keys' paths read and their new nodes written (`BatchWriteItem`, items under
  * 1 KB: 1 WCU each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
  * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
- * (`SendMessage`) and the poller's receive and delete; one invocation.
+ * (`SendMessage`) and the poller's receive and delete; one invocation of
+ * {@link INTEGRATION_GB_SECONDS} (and one per witness call).
  *
  * @throws {RangeError} for a load that is not finite and positive
  */
@@ -104,6 +111,7 @@ export function integratorUsage(load: IndexLoad): Usage {
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: writes / load.writesPerRun + 2,
     lambdaRequest: 1 + witnesses,
+    lambdaArmGbSecond: INTEGRATION_GB_SECONDS,
   };
   return Object.fromEntries(Object.entries(perIntegration).map(([dimension, units]) => [dimension, units / writes]));
 }
