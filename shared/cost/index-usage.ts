@@ -32,10 +32,10 @@ export interface IndexLoad {
 export const INDEX_DEPTH_OVER_LOG2 = 1.3;
 
 /**
- * Lambda GB-s of one integration: the emulator bench's integrator took about 2 GB-s an invocation
+ * Lambda GB-s of one integration: the emulator bench's integrator took about 2.7 GB-s an invocation
  * (bench/RESULTS.md, run of 2026-12-05 13:33), on the emulator's workers: an upper bound of AWS's.
  */
-export const INTEGRATION_GB_SECONDS = 2;
+export const INTEGRATION_GB_SECONDS = 2.7;
 
 /** Default {@link IndexLoad.proofItemsPerLineage}: about log2 of a lineage of a thousand records. */
 export const PROOF_ITEMS_PER_LINEAGE = 10;
