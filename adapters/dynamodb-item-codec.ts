@@ -147,17 +147,39 @@ export function storedRecordBytes(text: string): string | Uint8Array {
 /**
  * The record item of a log entry: the record as canonical JSON without its manifest, which is
  * stored once in the manifest item its header names ({@link manifestItem}), compressed when that
- * pays ({@link storedRecordBytes}), with the tree nodes it completes (docs/pipeline.md, "Data layout").
+ * pays ({@link storedRecordBytes}), with the tree nodes it completes, binary ({@link nodesOf};
+ * docs/pipeline.md, "Data layout").
  */
 export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item {
+  // The nodes in binary, 32 bytes each: half the bytes of their hex text (a few dozen per record).
   const seq = record.header.monotonicSequenceNumber;
   const { manifest: _stored, ...withoutManifest } = record;
   return itemOf({
     pk: Keys.lineage(lineageId),
     sk: Keys.record(seq),
     record: storedRecordBytes(canonicalJson(withoutManifest)),
-    nodes: JSON.stringify(nodes),
+    nodes: Buffer.concat(nodes.map((hash) => Buffer.from(hash, 'hex'))),
   });
+}
+
+/**
+ * The tree nodes a record item stores, `nodes[level]` as hex (docs/verifiable-log.md, "Stored
+ * state"): binary, 32 bytes a node (the layout since records were compressed), or a JSON array of
+ * hex text (items written before; read as they stand). `null` when absent or malformed (binary not
+ * a whole number of nodes, text that is not a list): a proof needing it then fails.
+ */
+export function nodesOf(item: Item): unknown[] | null {
+  const bytes = readBinary(item, 'nodes');
+  if (bytes !== undefined) {
+    if (bytes.byteLength % 32 !== 0) return null;
+    const nodes: string[] = [];
+    for (let at = 0; at < bytes.byteLength; at += 32) {
+      nodes.push(Buffer.from(bytes.subarray(at, at + 32)).toString('hex'));
+    }
+    return nodes;
+  }
+  const text = readJson<unknown>(item, 'nodes', null);
+  return Array.isArray(text) ? text : null;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   manifestItem,
   manifestOf,
   markerItem,
+  nodesOf,
   readJson,
   readString,
   recordItem,
@@ -97,7 +98,7 @@ export async function itemLayoutVectors() {
   } as unknown as TriageCompletedDetail;
   const triage = triageReportItem(report);
   const decode = {
-    record: (item: Item) => ({ record: recordOf(item), nodes: readJson<unknown>(item, 'nodes', null) }),
+    record: (item: Item) => ({ record: recordOf(item), nodes: nodesOf(item) }),
     head: (item: Item) => ({
       head: headOf(lineageId, item),
       header: readJson<unknown>(item, 'header', null),
@@ -197,6 +198,10 @@ export async function itemLayoutVectors() {
       entry('record gzip cut short', 'record', edit(record, { record: { B: gzipSync('{"a":1}').subarray(0, 12) } })),
       entry('record gzip of text that is not JSON', 'record', edit(record, { record: { B: gzipSync('{"header":') } })),
       entry('record empty binary', 'record', edit(record, { record: { B: new Uint8Array() } })),
+      // Nodes are binary, 32 bytes each; the JSON text of items written before still reads.
+      entry('nodes as JSON text (earlier items)', 'record', edit(record, { nodes: { S: JSON.stringify(nodes(0)) } })),
+      entry('nodes binary, not whole nodes', 'record', edit(record, { nodes: { B: new Uint8Array(33) } })),
+      entry('nodes as a number', 'record', edit(record, { nodes: { N: '1' } })),
       entry(
         'record gzip inflating past the ratio',
         'record',

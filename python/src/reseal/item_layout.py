@@ -318,7 +318,15 @@ def with_shared_manifest(stored: Any, manifests: Mapping[str, Any]) -> Any:
 
 
 def nodes_of(item: Item) -> list[Any] | None:
-    """The tree nodes a record item stores (``nodes[level]``, hex), or ``None`` when unreadable."""
+    """The tree nodes a record item stores (``nodes[level]``, hex), or ``None`` when unreadable:
+    binary, 32 bytes a node (the layout since records were compressed), or a JSON list of hex text
+    (items written before), as the TypeScript codec reads them; binary that is not a whole number of
+    nodes is unreadable."""
+    data = read_binary(item, "nodes")
+    if data is not None:
+        if len(data) % 32:
+            return None
+        return [data[at : at + 32].hex() for at in range(0, len(data), 32)]
     nodes = read_json(item, "nodes", None)
     return nodes if isinstance(nodes, list) else None
 

@@ -13,12 +13,12 @@ import reseal
 from reseal.item_layout import LineageKeys
 
 
-
 def record_text(item: dict[str, Any]) -> str:
     """A record item's record text: gzip (binary) when compression paid, else text (docs/sealing.md,
     "Stored items"). An edit is written back as text, which the readers read too."""
     stored = item["record"]
     return gzip.decompress(stored["B"]).decode() if "B" in stored else stored["S"]
+
 
 class TableWriter:
     """Direct DynamoDB access to the stack's lineage table."""

@@ -16,10 +16,10 @@ from typing import Any
 
 import boto3
 import pytest
+from table_writer import record_text
 
 import reseal
 from reseal.item_layout import LineageKeys
-from table_writer import record_text
 
 REPO = Path(__file__).resolve().parents[3]
 

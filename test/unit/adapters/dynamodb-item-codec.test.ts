@@ -14,6 +14,7 @@ import {
   manifestItem,
   manifestOf,
   markerItem,
+  nodesOf,
   readJson,
   readNumber,
   readString,
@@ -56,7 +57,7 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
         pk,
         sk: S(`RECORD#${String(seq).padStart(16, '0')}`),
         record: { B: gzipSync(canonicalJson(withoutManifest(record))) },
-        nodes: S(JSON.stringify(entry.nodes)),
+        nodes: { B: Buffer.from(`${'a'.repeat(64)}${'b'.repeat(64)}`, 'hex') },
       }),
     );
     expect(bytes(markerItem(TEST_LINEAGE_ID, entry))).toBe(
@@ -265,6 +266,19 @@ describe('dynamodb item codec: records gzip-compressed when that pays (docs/seal
     const asText = { ...item, record: { S: canonicalJson(withoutManifest(record)) } };
     expect(recordOf(item)).toEqual(recordOf(asText));
     expect(recordOf(item)).toEqual(JSON.parse(canonicalJson(withoutManifest(record))));
+  });
+
+  it('docs/verifiable-log.md "Stored state": tree nodes stored binary, 32 bytes each, read back as hex; JSON text still reads', () => {
+    const hashes = ['a'.repeat(64), '0f'.repeat(32)];
+    const item = recordItem(TEST_LINEAGE_ID, {
+      record: { header: { monotonicSequenceNumber: 3 } } as never,
+      nodes: hashes,
+    });
+    expect(item.nodes?.B?.byteLength).toBe(64);
+    expect(nodesOf(item)).toEqual(hashes);
+    expect(nodesOf({ nodes: { S: JSON.stringify(hashes) } })).toEqual(hashes);
+    expect(nodesOf({ nodes: { B: new Uint8Array(33) } })).toBeNull();
+    expect(nodesOf({ nodes: { N: '1' } })).toBeNull();
   });
 
   it('a planted gzip record inflating past MAX_RECORD_INFLATION times its size reads as null (refused), never inflated', () => {

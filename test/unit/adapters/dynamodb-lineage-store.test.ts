@@ -140,7 +140,7 @@ describe('DynamoDBLineageStore appendEntries (one TransactWriteItems, reasons ma
     expect(record?.Item?.sk).toEqual({ S: 'RECORD#0000000000000001' });
     const { manifest: _shared, ...withoutManifest } = second;
     expect(recordOf(record?.Item ?? {})).toEqual(JSON.parse(canonicalJson(withoutManifest)));
-    expect(record?.Item?.nodes).toEqual({ S: JSON.stringify(['c'.repeat(64)]) });
+    expect(record?.Item?.nodes).toEqual({ B: Buffer.from('c'.repeat(64), 'hex') });
     expect(head?.Item?.checkpoint).toEqual({ S: 'signed checkpoint note' });
     expect(head?.Item?.frontier).toEqual({ S: JSON.stringify(['d'.repeat(64)]) });
     expect(head?.Item?.header).toEqual({ S: canonicalJson(second.header) });
