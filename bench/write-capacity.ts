@@ -9,7 +9,8 @@
  * The writes have the bench's shape (`benchWrite`: 1 KiB payload, a 100-key manifest with ten
  * claims), with the MAC key id a KMS key ARN long (as the deployed stack's is), and a second
  * lineage whose 1 KiB payload is random base64 text: the bench's payload is one repeated letter,
- * which compresses to nothing, a real one does not.
+ * which compresses to nothing, a real one does not. `WCU_BENCH_ATTRIBUTES=1` also prints each
+ * written attribute's size to stderr.
  */
 import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
