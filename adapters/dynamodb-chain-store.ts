@@ -27,6 +27,7 @@ import {
   manifestItem,
   manifestOf,
   markerItem,
+  nodesOf,
   readBinary,
   readJson,
   readString,
@@ -336,7 +337,7 @@ export class DynamoDBChainStore implements ChainStore {
     );
     for (const item of items) {
       const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
-      nodesBySeq.set(seq, readJson<unknown>(item, 'nodes', null));
+      nodesBySeq.set(seq, nodesOf(item));
     }
     return refs.map((ref) => {
       const nodes = nodesBySeq.get(seqOf(ref));

@@ -17,8 +17,9 @@ import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
  *
  * Writing: plain objects of strings, numbers and bytes, marshalled in their key order, so the
  * bytes on the wire are the ones hand-built `{ S }` / `{ N }` / `{ B }` values gave. JSON-valued
- * attributes are stored as strings (canonical JSON for records and headers), never as maps; the
- * one binary attribute is a manifest item's gzip-compressed manifest.
+ * attributes are stored as strings (canonical JSON for headers), never as maps; the binary
+ * attributes are a manifest item's gzip-compressed manifest and a record item's gzip-compressed
+ * record (text when compression does not pay).
  *
  * Reading: the table is not trusted (the table writer of the threat model can put any attribute
  * of any type). Each attribute is read as an own property of the item and converted by the SDK,
@@ -124,19 +125,61 @@ export function headItem(batch: AppendBatch, last: SealedRecord): Item {
 }
 
 /**
+ * Most a stored record may inflate to, as a multiple of its compressed bytes. The writer
+ * compresses a record only when it stays within this ratio ({@link storedRecordBytes}), so an
+ * honest item always reads; a planted one (a "zip bomb") makes a reader allocate at most this
+ * multiple of what it read, per item (docs/sealing.md, "Stored items").
+ */
+export const MAX_RECORD_INFLATION = 16;
+
+/**
+ * A record's canonical JSON as the record item stores it: gzip-compressed (binary) when that is
+ * smaller and inflates at most {@link MAX_RECORD_INFLATION} times, else the text itself. Its hex
+ * digests, key ARNs and JSON names are about half redundant, so a 1 KiB write's record drops from
+ * about 3 KB to under 2 KB: 2 WCU instead of 3 or 4, twice over in the append's transaction.
+ */
+export function storedRecordBytes(text: string): string | Uint8Array {
+  const compressed = gzipSync(text);
+  const size = Buffer.byteLength(text);
+  return compressed.byteLength < size && size <= MAX_RECORD_INFLATION * compressed.byteLength ? compressed : text;
+}
+
+/**
  * The record item of a log entry: the record as canonical JSON without its manifest, which is
- * stored once in the manifest item its header names ({@link manifestItem}), with the tree nodes it
- * completes (docs/pipeline.md, "Data layout").
+ * stored once in the manifest item its header names ({@link manifestItem}), compressed when that
+ * pays ({@link storedRecordBytes}), with the tree nodes it completes, binary ({@link nodesOf};
+ * docs/pipeline.md, "Data layout").
  */
 export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item {
+  // The nodes in binary, 32 bytes each: half the bytes of their hex text (a few dozen per record).
   const seq = record.header.monotonicSequenceNumber;
   const { manifest: _stored, ...withoutManifest } = record;
   return itemOf({
     pk: Keys.lineage(lineageId),
     sk: Keys.record(seq),
-    record: canonicalJson(withoutManifest),
-    nodes: JSON.stringify(nodes),
+    record: storedRecordBytes(canonicalJson(withoutManifest)),
+    nodes: Buffer.concat(nodes.map((hash) => Buffer.from(hash, 'hex'))),
   });
+}
+
+/**
+ * The tree nodes a record item stores, `nodes[level]` as hex (docs/verifiable-log.md, "Stored
+ * state"): binary, 32 bytes a node (the layout since records were compressed), or a JSON array of
+ * hex text (items written before; read as they stand). `null` when absent or malformed (binary not
+ * a whole number of nodes, text that is not a list): a proof needing it then fails.
+ */
+export function nodesOf(item: Item): unknown[] | null {
+  const bytes = readBinary(item, 'nodes');
+  if (bytes !== undefined) {
+    if (bytes.byteLength % 32 !== 0) return null;
+    const nodes: string[] = [];
+    for (let at = 0; at < bytes.byteLength; at += 32) {
+      nodes.push(Buffer.from(bytes.subarray(at, at + 32)).toString('hex'));
+    }
+    return nodes;
+  }
+  const text = readJson<unknown>(item, 'nodes', null);
+  return Array.isArray(text) ? text : null;
 }
 
 /**
@@ -276,12 +319,26 @@ export function locationOf(item: Item): ResidualLocation {
   return { lineageId: readString(item, 'lineageId') ?? '', seq: readSeq(item, 'seq') ?? -1 };
 }
 
-/** The stored record: parsed JSON, or the raw text when it is not strict JSON (the verifier refuses it). */
+/**
+ * The stored record: parsed JSON, or the raw text when it is not strict JSON (the verifier refuses
+ * it); `null` when the item has no `record`, or one that is neither text nor gzip that inflates
+ * within {@link MAX_RECORD_INFLATION} times its size. Both forms read: text (items written before
+ * records were compressed, and records compression does not shrink) and gzip (docs/sealing.md,
+ * "Stored items").
+ */
 export function recordOf(item: Item): unknown {
-  const text = readString(item, 'record');
-  if (text === undefined) return null;
-  const value = parseStored(text);
-  return value === NOT_JSON ? text : value;
+  const value = attribute(item, 'record');
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (value instanceof Uint8Array && value.byteLength > 0) {
+    try {
+      text = gunzipSync(value, { maxOutputLength: MAX_RECORD_INFLATION * value.byteLength }).toString('utf8');
+    } catch {
+      return null; // not gzip, cut short, or past the ratio: refused, never inflated further
+    }
+  } else return null;
+  const parsed = parseStored(text);
+  return parsed === NOT_JSON ? text : parsed;
 }
 
 // --- Outcomes: conflicts, rejections, triage reports --------------------------------------------

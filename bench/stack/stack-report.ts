@@ -10,6 +10,7 @@ import {
   DESIGN_FLOOR,
   type MonthlyCost,
 } from '../../shared/cost/cost-model';
+import { type IndexLoad, indexUsagePerWrite } from '../../shared/cost/index-usage';
 import type { PriceTable } from '../../shared/cost/price-table';
 import type { CallCounts } from './call-tally';
 import type { Floor, Measured } from './stack-bench';
@@ -108,4 +109,53 @@ export function floorCosts(prices: PriceTable): { write: CostBreakdown; recall: 
 /** Fixed monthly costs as a line. */
 export function monthlyLine(monthly: MonthlyCost): string {
   return `Fixed monthly costs, apart: ${monthly.lines.map((l) => `${l.units} × ${l.dimension} = $${l.usd.toFixed(2)}`).join(', ')}; total $${monthly.usdPerMonth.toFixed(2)} a month.`;
+}
+
+// --- The deployment index's share of a write, at a production index size (modelled) -------------
+
+/** Header of {@link indexCostRow}'s table. */
+export const INDEX_COST_HEADER = [
+  '| scenario | writes per run | writes per integration | index WCU / write | index RCU / write | index $/M | measured: node writes WCU / write | measured: BatchGetItem calls / write |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+] as const;
+
+/**
+ * The index's share of a write scenario at `indexKeys` keys (shared/cost/index-usage.ts: the
+ * sealer's index read per run, the integrator's work per integration amortized), beside what the
+ * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
+ * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
+ * sealer run come from the run's `TransactWriteItems` per write less the integrator's commits
+ * (one per invocation);
+ * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
+ * run's measured rate, over `intervalSeconds`.
+ */
+export function indexCostRow(
+  measured: Measured,
+  prices: PriceTable,
+  shape: {
+    readonly lineages: number;
+    readonly indexKeys: number;
+    readonly intervalSeconds: number;
+    readonly writesPerSecond?: number;
+  },
+): string {
+  const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
+  // Each sealer run and each integration commits with one TransactWriteItems; one integration per invocation.
+  const integrations = Object.entries(measured.lambda ?? {})
+    .filter(([name]) => /integrat/i.test(name))
+    .reduce((sum, [, activity]) => sum + activity.invocations, 0);
+  const sealerRuns = perWrite('DynamoDB.TransactWriteItems') - integrations / measured.operations;
+  const writesPerRun = Math.max(1, 1 / Math.max(sealerRuns, 1e-9));
+  const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
+  const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);
+  const load: IndexLoad = {
+    indexKeys: shape.indexKeys,
+    writesPerIntegration,
+    lineagesPerIntegration: Math.min(shape.lineages, writesPerIntegration),
+    writesPerRun,
+  };
+  const index = indexUsagePerWrite(load);
+  const indexCost = costPerMillion(index, prices);
+  const nodeWrites = (measured.functions?.['DynamoDB.BatchWriteItem']?.writeUnits ?? 0) / measured.operations;
+  return `| ${measured.name} | ${fmt(writesPerRun)} | ${fmt(writesPerIntegration)} | ${fmt(index.dynamodbWriteRequestUnit ?? 0)} | ${fmt(index.dynamodbReadRequestUnit ?? 0)} | ${fmt(indexCost.usdPerMillion)} | ${fmt(nodeWrites)} | ${fmt(perWrite('DynamoDB.BatchGetItem'))} |`;
 }

@@ -2,6 +2,7 @@ import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from 
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { readLineageReport } from '../../client/read-lineage-report';
@@ -130,9 +131,10 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
     async tamperWithPayload(lineageId, seq): Promise<TamperEdit> {
       const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } };
       const out = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-      const text = out.Item?.record?.S;
-      if (text === undefined) throw new Error(`no record ${lineageId} seq ${seq} in ${tableName}`);
-      const record = JSON.parse(text);
+      // Text or gzip (docs/sealing.md, "Stored items"): the codec reads both; the edit is written back as text.
+      const record = out.Item ? recordOf(out.Item) : null;
+      if (record === null || typeof record !== 'object')
+        throw new Error(`no record ${lineageId} seq ${seq} in ${tableName}`);
       const edit = forgeClaim(record);
       await dynamodb.send(
         new UpdateItemCommand({

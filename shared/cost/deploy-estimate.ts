@@ -1,11 +1,13 @@
-import { type CostBreakdown, costPerMillion, type MonthlyCost, monthlyCost, type Usage } from './cost-model';
+import { addUsage, type CostBreakdown, costPerMillion, type MonthlyCost, monthlyCost, type Usage } from './cost-model';
 import { MEASURED_USAGE } from './measured-usage';
 import type { MonthlyDimension, PriceTable } from './price-table';
 
 /** What `reseal deploy` prints about cost (docs/infrastructure.md, "What a deployment costs"). */
 export interface DeployEstimate {
-  /** Dollars per million writes (publish to proven outcome). */
+  /** Dollars per million writes (publish to proven outcome), the index's share included. */
   readonly write: CostBreakdown;
+  /** The deployment index's share of {@link write} (modelled at a production index size, shared/cost/index-usage.ts). */
+  readonly index: CostBreakdown;
   /** Dollars per million recalls (request to proven answer). */
   readonly recall: CostBreakdown;
   /** Fixed dollars a month (KMS keys, alarms), whatever the traffic. */
@@ -22,19 +24,26 @@ export interface DeployEstimate {
 
 /**
  * The cost estimate of a deployment: the bench's measured usage per write and per recall
- * ({@link MEASURED_USAGE}) priced with `prices`, and the fixed monthly cost of `resources` (counted
- * in the synthesized template).
+ * ({@link MEASURED_USAGE}) priced with `prices`, a write with the index's modelled share added
+ * (`usage.index`: the sealer's index read and the integrator's work at 10^6 keys), and the fixed
+ * monthly cost of `resources` (counted in the synthesized template).
  *
  * @throws {RangeError} for a negative or non-finite resource count
  */
 export function deployEstimate(
   prices: PriceTable,
   resources: Readonly<Record<MonthlyDimension, number>>,
-  usage: { readonly source: string; readonly write: Usage; readonly recall: Usage } = MEASURED_USAGE,
+  usage: {
+    readonly source: string;
+    readonly write: Usage;
+    readonly recall: Usage;
+    readonly index?: Usage;
+  } = MEASURED_USAGE,
 ): DeployEstimate {
   const listed = Object.values(prices.prices);
   return {
-    write: costPerMillion(usage.write, prices),
+    write: costPerMillion(addUsage(usage.write, usage.index ?? {}), prices),
+    index: costPerMillion(usage.index ?? {}, prices),
     recall: costPerMillion(usage.recall, prices),
     monthly: monthlyCost(resources, prices),
     region: prices.region,

@@ -20,6 +20,7 @@ import {
   manifestItem,
   manifestOf,
   markerItem,
+  nodesOf,
   readJson,
   readString,
   recordItem,
@@ -38,6 +39,16 @@ import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
+
+/** `length` characters of fixed pseudo-random base64 text (compresses to about 3/4 of itself). */
+function randomText(length: number): string {
+  let state = 7;
+  const bytes = Uint8Array.from({ length }, () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state >>> 16;
+  });
+  return Buffer.from(bytes).toString('base64').slice(0, length);
+}
 
 /** `item` in DynamoDB's JSON wire form: a binary attribute as base64 text (what the service's JSON API carries). */
 function wire(item: Item): Record<string, unknown> {
@@ -97,7 +108,7 @@ export async function itemLayoutVectors() {
   } as unknown as TriageCompletedDetail;
   const triage = triageReportItem(report);
   const decode = {
-    record: (item: Item) => ({ record: recordOf(item), nodes: readJson<unknown>(item, 'nodes', null) }),
+    record: (item: Item) => ({ record: recordOf(item), nodes: nodesOf(item) }),
     head: (item: Item) => ({
       head: headOf(lineageId, item),
       header: readJson<unknown>(item, 'header', null),
@@ -187,6 +198,30 @@ export async function itemLayoutVectors() {
       entry('record text that is not JSON', 'record', edit(record, { record: { S: '{"header":' } })),
       entry('record as a number', 'record', edit(record, { record: { N: '5' } })),
       entry('record missing', 'record', edit(record, { record: undefined })),
+      // Records are stored gzip-compressed when that pays (MAX_RECORD_INFLATION); text still reads.
+      entry(
+        'record as text (uncompressed)',
+        'record',
+        edit(record, { record: { S: canonicalJson(recordOf(record)) } }),
+      ),
+      entry('record binary, not gzip', 'record', edit(record, { record: { B: new TextEncoder().encode('{}') } })),
+      entry('record gzip cut short', 'record', edit(record, { record: { B: gzipSync('{"a":1}').subarray(0, 12) } })),
+      entry('record gzip of text that is not JSON', 'record', edit(record, { record: { B: gzipSync('{"header":') } })),
+      entry('record empty binary', 'record', edit(record, { record: { B: new Uint8Array() } })),
+      // Nodes are binary, 32 bytes each; the JSON text of items written before still reads.
+      entry('nodes as JSON text (earlier items)', 'record', edit(record, { nodes: { S: JSON.stringify(nodes(0)) } })),
+      entry('nodes binary, not whole nodes', 'record', edit(record, { nodes: { B: new Uint8Array(33) } })),
+      entry('nodes as a number', 'record', edit(record, { nodes: { N: '1' } })),
+      entry(
+        'record gzip inflating past the ratio',
+        'record',
+        edit(record, { record: { B: gzipSync(`{"a":"${'x'.repeat(64 * 1024)}"}`) } }),
+      ),
+      entry(
+        'record gzip inflating within the ratio',
+        'record',
+        edit(record, { record: { B: gzipSync(`{"a":"${randomText(600)}"}`) } }),
+      ),
       entry('head seq as a string, epoch missing', 'head', edit(head, { seq: { S: '1' }, generationEpoch: undefined })),
       entry('head seq fractional', 'head', edit(head, { seq: { N: '1.5' } })),
       entry('head frontier not a list of strings', 'head', edit(head, { frontier: { S: '[1,2]' } })),

@@ -3,6 +3,7 @@
  * the deployed table, no KMS rights. Snapshots a lineage's partitions, lets an attack change
  * them, and restores them exactly, so one sealed lineage serves every cell of a tampering matrix.
  */
+import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   type AttributeValue,
   BatchWriteItemCommand,
@@ -137,14 +138,17 @@ export function movedTo(item: Item, pk: string): Item {
 
 /** The text attribute `name` of `item`. @throws {Error} when it is absent */
 export function textOf(item: Item, name: string): string {
-  const value = item[name]?.S;
+  const attribute = item[name];
+  // A record item's record is gzip when compression pays (docs/sealing.md, "Stored items").
+  const value = attribute?.B !== undefined ? gunzipSync(attribute.B).toString('utf8') : attribute?.S;
   if (value === undefined) throw new Error(`item ${item.pk?.S} / ${item.sk?.S} has no text ${name}`);
   return value;
 }
 
-/** `item` with its text attribute `name` (JSON) changed by `change`. */
+/** `item` with its JSON attribute `name` changed by `change`, written back in its own form (text, or gzip). */
 export function withJson(item: Item, name: string, change: (value: Record<string, unknown>) => unknown): Item {
-  return { ...item, [name]: { S: JSON.stringify(change(JSON.parse(textOf(item, name)))) } };
+  const text = JSON.stringify(change(JSON.parse(textOf(item, name))));
+  return { ...item, [name]: item[name]?.B !== undefined ? { B: gzipSync(text) } : { S: text } };
 }
 
 /** The partition key of the attacked lineage. */

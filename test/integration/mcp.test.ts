@@ -7,6 +7,7 @@ import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/clie
 import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { MemoryCheckpointStore } from '../../client/checkpoint-store';
@@ -444,7 +445,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
     const item = await dynamodb.send(
       new GetItemCommand({ TableName: stack.TableName, Key: key, ConsistentRead: true }),
     );
-    const record = JSON.parse(item.Item?.record?.S ?? '{}') as { payload: { claims: Record<string, unknown> } };
+    const record = recordOf(item.Item ?? {}) as { payload: { claims: Record<string, unknown> } };
     record.payload.claims['native-addons-compile'] = 'nothing went wrong';
     await dynamodb.send(
       new UpdateItemCommand({

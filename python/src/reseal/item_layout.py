@@ -42,6 +42,7 @@ __all__ = [
     "leaf_node_of",
     "MAX_MANIFEST_BYTES",
     "MAX_MANIFEST_BYTES_PER_READ",
+    "MAX_RECORD_INFLATION",
     "NO_MANIFEST",
     "Item",
     "LineageKeys",
@@ -74,6 +75,11 @@ at most 400 KB compressed, and this bounds what a planted one (a "zip bomb") mak
 MAX_MANIFEST_BYTES_PER_READ: Final = 64 * 1024 * 1024
 """Most bytes the manifests of one read (:meth:`LineageTableReader.with_manifests`) inflate to together
 (the TypeScript codec's bound): N planted items would otherwise cost N × :data:`MAX_MANIFEST_BYTES`."""
+
+MAX_RECORD_INFLATION: Final = 16
+"""Most a stored record may inflate to, as a multiple of its compressed bytes (the TypeScript codec's
+bound): the writer compresses a record only within it, so an honest item always reads, and a planted
+one makes a reader allocate at most this multiple of what it read."""
 
 _FIRST_CHUNK: Final = 64
 """Compressed bytes first fed to each gzip member; doubled while the member goes on."""
@@ -209,10 +215,22 @@ def read_json(item: Item, name: str, fallback: Any) -> Any:
 
 def record_of(item: Item) -> Any:
     """The stored record: parsed JSON; the raw text when it does not parse (the verifier refuses
-    it); ``None`` when the item has no string ``record``."""
+    it); ``None`` when the item has no ``record``, or one that is neither text nor gzip inflating
+    within :data:`MAX_RECORD_INFLATION` times its size. Both forms read, as the TypeScript codec
+    reads them: text (items written before records were compressed, and records compression does
+    not shrink) and gzip (docs/sealing.md, "Stored items")."""
     text = read_string(item, "record")
     if text is None:
-        return None
+        data = read_binary(item, "record")
+        if not data:
+            return None
+        try:
+            inflated = _inflate(data, MAX_RECORD_INFLATION * len(data))
+        except _PastLimit:
+            return None
+        if inflated is None:
+            return None
+        text = inflated.decode("utf-8", errors="replace")
     value = _parse(text)
     return text if value is _ABSENT else value
 
@@ -312,7 +330,15 @@ def with_shared_manifest(stored: Any, manifests: Mapping[str, Any]) -> Any:
 
 
 def nodes_of(item: Item) -> list[Any] | None:
-    """The tree nodes a record item stores (``nodes[level]``, hex), or ``None`` when unreadable."""
+    """The tree nodes a record item stores (``nodes[level]``, hex), or ``None`` when unreadable:
+    binary, 32 bytes a node (the layout since records were compressed), or a JSON list of hex text
+    (items written before), as the TypeScript codec reads them; binary that is not a whole number of
+    nodes is unreadable."""
+    data = read_binary(item, "nodes")
+    if data is not None:
+        if len(data) % 32:
+            return None
+        return [data[at : at + 32].hex() for at in range(0, len(data), 32)]
     nodes = read_json(item, "nodes", None)
     return nodes if isinstance(nodes, list) else None
 

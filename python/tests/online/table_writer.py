@@ -3,6 +3,7 @@ delete it, put an older one back. No KMS rights, so nothing it writes is signed.
 
 from __future__ import annotations
 
+import gzip
 import os
 from typing import Any
 
@@ -10,6 +11,13 @@ import boto3
 
 import reseal
 from reseal.item_layout import LineageKeys
+
+
+def record_text(item: dict[str, Any]) -> str:
+    """A record item's record text: gzip (binary) when compression paid, else text (docs/sealing.md,
+    "Stored items"). An edit is written back as text, which the readers read too."""
+    stored = item["record"]
+    return gzip.decompress(stored["B"]).decode() if "B" in stored else stored["S"]
 
 
 class TableWriter:
@@ -25,7 +33,7 @@ class TableWriter:
     def edit_record(self, lineage: str, seq: int, old: str, new: str) -> None:
         """Replaces ``old`` by ``new`` in the stored record text of ``seq``."""
         key = self._key(lineage, LineageKeys.record(seq))
-        stored = self.dynamodb.get_item(TableName=self.table, Key=key, ConsistentRead=True)["Item"]["record"]["S"]
+        stored = record_text(self.dynamodb.get_item(TableName=self.table, Key=key, ConsistentRead=True)["Item"])
         edited = stored.replace(old, new)
         assert edited != stored, f"{old!r} is not in record {seq}"
         self.dynamodb.update_item(

@@ -16,6 +16,7 @@ from typing import Any
 
 import boto3
 import pytest
+from table_writer import record_text
 
 import reseal
 from reseal.item_layout import LineageKeys
@@ -80,7 +81,7 @@ def test_a_record_the_table_writer_edits_is_never_proven(in_tmp: Path) -> None:
     table = client.stack.outputs.table_name
     dynamodb = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
     key = {"pk": {"S": LineageKeys.lineage(lineage)}, "sk": {"S": LineageKeys.record(0)}}
-    stored = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]["record"]["S"]
+    stored = record_text(dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"])
     edited = stored.replace("postgres 16", "postgres 17")
     assert edited != stored
     dynamodb.update_item(
@@ -111,7 +112,7 @@ def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never
     table = client.stack.outputs.table_name
     dynamodb = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
     record_key = {"pk": {"S": LineageKeys.lineage(lineage)}, "sk": {"S": LineageKeys.record(0)}}
-    stored = dynamodb.get_item(TableName=table, Key=record_key, ConsistentRead=True)["Item"]["record"]["S"]
+    stored = record_text(dynamodb.get_item(TableName=table, Key=record_key, ConsistentRead=True)["Item"])
     assert '"manifest"' not in stored  # the record item holds no manifest of its own
     digest = json.loads(stored)["header"]["manifestDigest"]
     key = {"pk": {"S": LineageKeys.manifest(digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
@@ -9,9 +10,11 @@ import {
   headOf,
   locationOf,
   MAX_MANIFEST_BYTES,
+  MAX_RECORD_INFLATION,
   manifestItem,
   manifestOf,
   markerItem,
+  nodesOf,
   readJson,
   readNumber,
   readString,
@@ -19,6 +22,7 @@ import {
   recordOf,
   rejectionItem,
   rejectionOf,
+  storedRecordBytes,
   triageReportItem,
   withSharedManifest,
 } from '../../../adapters/dynamodb-item-codec';
@@ -52,8 +56,8 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
       bytes({
         pk,
         sk: S(`RECORD#${String(seq).padStart(16, '0')}`),
-        record: S(canonicalJson(withoutManifest(record))),
-        nodes: S(JSON.stringify(entry.nodes)),
+        record: { B: gzipSync(canonicalJson(withoutManifest(record))) },
+        nodes: { B: Buffer.from(`${'a'.repeat(64)}${'b'.repeat(64)}`, 'hex') },
       }),
     );
     expect(bytes(markerItem(TEST_LINEAGE_ID, entry))).toBe(
@@ -238,6 +242,53 @@ describe('dynamodb item codec: hostile head and refusal items read as malformed,
   });
 });
 
+describe('dynamodb item codec: records gzip-compressed when that pays (docs/sealing.md, "Stored items")', () => {
+  it('a record is stored as gzip when smaller and within MAX_RECORD_INFLATION; text that gzip does not shrink stays text', () => {
+    // A record's shape: a repetitive payload beside hex digests (random: about half compressible).
+    const hashes = Array.from({ length: 8 }, () => randomBytes(32).toString('hex'));
+    const redundant = JSON.stringify({ note: 'x'.repeat(1024), hashes });
+    const compressed = storedRecordBytes(redundant);
+    expect(compressed).toBeInstanceOf(Uint8Array);
+    expect((compressed as Uint8Array).byteLength).toBeLessThan(Buffer.byteLength(redundant));
+    // Short text: gzip's 18 bytes of framing make it larger, so the text is stored as it is.
+    const short = JSON.stringify({ a: 1 });
+    expect(storedRecordBytes(short)).toBe(short);
+    // Past the ratio (65 KiB of one letter inflates about 1000 times): stored as text, so it always reads.
+    const bomb = JSON.stringify({ note: 'x'.repeat(65 * 1024) });
+    expect(storedRecordBytes(bomb)).toBe(bomb);
+  });
+
+  it('both forms read the same record: gzip (new items) and text (items written before)', async () => {
+    const { records } = await buildChain(2);
+    const record = records[1] as SealedRecord;
+    const item = recordItem(TEST_LINEAGE_ID, { record, nodes: [] });
+    expect(item.record?.B).toBeInstanceOf(Uint8Array);
+    const asText = { ...item, record: { S: canonicalJson(withoutManifest(record)) } };
+    expect(recordOf(item)).toEqual(recordOf(asText));
+    expect(recordOf(item)).toEqual(JSON.parse(canonicalJson(withoutManifest(record))));
+  });
+
+  it('docs/verifiable-log.md "Stored state": tree nodes stored binary, 32 bytes each, read back as hex; JSON text still reads', () => {
+    const hashes = ['a'.repeat(64), '0f'.repeat(32)];
+    const item = recordItem(TEST_LINEAGE_ID, {
+      record: { header: { monotonicSequenceNumber: 3 } } as never,
+      nodes: hashes,
+    });
+    expect(item.nodes?.B?.byteLength).toBe(64);
+    expect(nodesOf(item)).toEqual(hashes);
+    expect(nodesOf({ nodes: { S: JSON.stringify(hashes) } })).toEqual(hashes);
+    expect(nodesOf({ nodes: { B: new Uint8Array(33) } })).toBeNull();
+    expect(nodesOf({ nodes: { N: '1' } })).toBeNull();
+  });
+
+  it('a planted gzip record inflating past MAX_RECORD_INFLATION times its size reads as null (refused), never inflated', () => {
+    const bomb = gzipSync(JSON.stringify({ note: 'x'.repeat(1024 * 1024) }));
+    expect(bomb.byteLength * MAX_RECORD_INFLATION).toBeLessThan(1024 * 1024);
+    expect(recordOf({ record: { B: bomb } })).toBeNull();
+    expect(recordOf({ record: { B: new Uint8Array([1, 2, 3]) } })).toBeNull();
+  });
+});
+
 describe('dynamodb item codec: content-addressed manifests in a binary attribute (docs/sealing.md, "Stored items")', () => {
   /** The records as a reader gets them back: each record item's text, its manifest put back from `manifests`. */
   const readBack = (records: readonly SealedRecord[], manifests: Item) =>
@@ -257,7 +308,7 @@ describe('dynamodb item codec: content-addressed manifests in a binary attribute
     expect(item.manifest?.B?.length).toBeLessThan(canonicalJson(records[0]?.manifest).length);
     for (const record of records) {
       expect(manifestItem(record)).toEqual(item); // the same bytes for every record naming that digest
-      expect(recordItem(TEST_LINEAGE_ID, { record, nodes: [] }).record?.S).not.toContain('"manifest"');
+      expect(recordOf(recordItem(TEST_LINEAGE_ID, { record, nodes: [] }))).not.toHaveProperty('manifest');
     }
     const back = readBack(records, item);
     expect(back).toEqual(records.map((r) => JSON.parse(canonicalJson(r))));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costPerMillion } from '../../../../shared/cost/cost-model';
+import { addUsage, costPerMillion } from '../../../../shared/cost/cost-model';
 import { deployEstimate } from '../../../../shared/cost/deploy-estimate';
 import { MEASURED_USAGE } from '../../../../shared/cost/measured-usage';
 import { PriceTableSchema } from '../../../../shared/cost/price-table';
@@ -10,12 +10,15 @@ const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));
 
 describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', () => {
-  it("prices the bench's measured write and recall, and the template's keys and alarms a month", () => {
+  it("prices the bench's measured write with the index's modelled share, the recall, and the template's keys and alarms a month", () => {
     const estimate = deployEstimate(prices, { kmsKeyMonth: 3, cloudWatchAlarmMonth: 3 });
-    expect(estimate.write).toEqual(costPerMillion(MEASURED_USAGE.write, prices));
+    expect(estimate.write).toEqual(costPerMillion(addUsage(MEASURED_USAGE.write, MEASURED_USAGE.index), prices));
+    expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
-    // The recorded bench run's totals (bench/RESULTS.md): $46.8 per million sparse writes, $6.73 per million recalls.
-    expect(estimate.write.usdPerMillion).toBeCloseTo(46.8, 1);
+    // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md): about
+    // $64 per million sparse writes, $24 of it the index; $6.73 per million recalls.
+    expect(estimate.write.usdPerMillion).toBeCloseTo(64.1, 0);
+    expect(estimate.index.usdPerMillion).toBeCloseTo(24.2, 0);
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');

@@ -1,0 +1,150 @@
+/**
+ * Write capacity per sealed write (`npx tsx bench/write-capacity.ts`): the real `SealerService`
+ * and `DynamoDBLineageStore` on a table of an embedded MiniStack, counted by the emulator bench's
+ * middleware (bench/stack/counting-middleware.ts), with the capacity `ReturnConsumedCapacity`
+ * reports. Prints, per write, each DynamoDB call's WCU and request bytes, and each item's size in
+ * DynamoDB's own measure (attribute names + values), so the units can be traced to the items
+ * (docs/infrastructure.md, "Cost and quotas").
+ *
+ * The writes have the bench's shape (`benchWrite`: 1 KiB payload, a 100-key manifest with ten
+ * claims), with the MAC key id a KMS key ARN long (as the deployed stack's is), and a second
+ * lineage whose 1 KiB payload is random base64 text: the bench's payload is one repeated letter,
+ * which compresses to nothing, a real one does not. `WCU_BENCH_ATTRIBUTES=1` also prints each
+ * written attribute's size to stderr.
+ */
+import { randomBytes } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
+import { soleWriterPolicy } from '../client/sole-writer-policy';
+import { SealerService } from '../functions/sealer/sealer-service';
+import { clientConfig } from '../scripts/emulator/deploy';
+import { startEmulator } from '../scripts/emulator/emulator';
+import { signWriteRequest } from '../shared/authorship/write-signature';
+import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
+import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
+import { CallTally, countsSince } from './stack/call-tally';
+import { countCalls } from './stack/counting-middleware';
+import { BENCH_PAYLOAD_BYTES, BENCH_WRITER, benchLineageId, benchWrite } from './stack/stack-bench';
+
+/** A KMS key ARN's length, as the deployed stack's MAC key id is. */
+const MAC_KEY_ID = 'arn:aws:kms:us-east-1:000000000000:key/0f2c3a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b';
+const WRITES_PER_LINEAGE = 3;
+
+/** An item's size as DynamoDB bills it: UTF-8 attribute names plus values (numbers as text, binaries as bytes). */
+function itemBytes(item: Record<string, Record<string, unknown>>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name);
+    if ('S' in value) bytes += Buffer.byteLength(value.S as string);
+    else if ('N' in value) bytes += Buffer.byteLength(value.N as string);
+    else if ('B' in value) bytes += (value.B as Uint8Array).byteLength;
+    else bytes += Buffer.byteLength(JSON.stringify(value));
+  }
+  return bytes;
+}
+
+/** The sizes of every item a DynamoDB write request carries, by sort key kind. */
+function itemsOf(input: Record<string, unknown>): string[] {
+  const items: { Item: Record<string, Record<string, unknown>> }[] = [];
+  if (input.Item) items.push(input as { Item: Record<string, Record<string, unknown>> });
+  for (const action of (input.TransactItems as { Put?: { Item: Record<string, Record<string, unknown>> } }[]) ?? []) {
+    if (action.Put) items.push(action.Put);
+  }
+  return items.map(({ Item }) => {
+    const key = `${String(Item.pk?.S).split('#')[0]}/${String(Item.sk?.S).split('#')[0]}`;
+    if (process.env.WCU_BENCH_ATTRIBUTES) {
+      for (const [name, value] of Object.entries(Item))
+        console.error(`  ${key} ${name}: ${itemBytes({ [name]: value })} B`);
+    }
+    return `${key} ${(itemBytes(Item) / 1024).toFixed(2)} KB`;
+  });
+}
+
+async function main(): Promise<void> {
+  const emulator = await startEmulator({ log: (line) => console.error(`[emulator] ${line}`) });
+  try {
+    const config = clientConfig(emulator.endpoint);
+    const tableName = `wcu-bench-${Date.now()}`;
+    const raw = new DynamoDBClient(config);
+    await raw.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+    const tally = new CallTally();
+    const writes: { input: Record<string, unknown>; operation: string }[] = [];
+    const dynamodb = countCalls(new DynamoDBClient(config), tally);
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        const operation = (context as { commandName?: string }).commandName ?? '';
+        if (/Put|Transact|Update/.test(operation))
+          writes.push({ operation, input: args.input as Record<string, unknown> });
+        return next(args);
+      },
+      { step: 'initialize', name: 'wcuBenchItems' },
+    );
+    const quiet = () => undefined;
+    const quietly = async () => undefined;
+    const sealer = new SealerService({
+      store: new DynamoDBLineageStore(dynamodb, tableName),
+      publisher: { residualSealed: quietly, residualRejected: quietly, triageCompleted: quietly },
+      anchor: new LocalHmacAnchor({ keyId: MAC_KEY_ID, key: new Uint8Array(32).fill(3) }),
+      signer: new LocalEd25519Signer('reseal/wcu-bench', new Uint8Array(32).fill(7)),
+      metrics: { count: quiet },
+      logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
+      clock: Date.now,
+    });
+    const lineages = [
+      { name: 'bench payload (one letter repeated)', payload: null },
+      { name: 'random base64 payload', payload: randomBytes((BENCH_PAYLOAD_BYTES * 3) / 4).toString('base64') },
+    ];
+    const rows: string[] = [];
+    for (const { name, payload } of lineages) {
+      const lineageId = benchLineageId(`wcu-${payload ? 'random' : 'bench'}-${Date.now()}`);
+      for (let i = 0; i < WRITES_PER_LINEAGE; i++) {
+        const nowMs = Date.now();
+        const unsigned = benchWrite(lineageId, `${lineageId}-r${i}`, nowMs);
+        const request = await signWriteRequest(
+          {
+            ...unsigned,
+            ...(payload ? { payload: { note: payload } } : {}),
+            ...(i === 0 ? { policy: soleWriterPolicy(BENCH_WRITER) } : {}),
+          },
+          BENCH_WRITER,
+          nowMs,
+        );
+        const verdict = evaluateWrite(request, { nowMs, maxReceiptAgeSeconds: 900 });
+        const body = JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: nowMs });
+        const before = tally.snapshot();
+        writes.length = 0;
+        const [outcome] = await sealer.handleGroup([{ messageId: `m-${lineageId}-${i}`, body, sentAtMs: nowMs }]);
+        if (outcome?.kind !== 'SEALED') throw new Error(`write ${i} of ${name}: ${JSON.stringify(outcome)}`);
+        const counts = countsSince(tally.snapshot(), before);
+        const wcu = Object.values(counts).reduce((sum, c) => sum + c.writeUnits, 0);
+        const calls = Object.entries(counts)
+          .filter(([, c]) => c.writeUnits > 0)
+          .map(([op, c]) => `${op.replace('DynamoDB.', '')} ${c.writeUnits} WCU, ${c.requestBytes} B`)
+          .join('; ');
+        const items = writes.flatMap((w) => itemsOf(w.input)).join(', ');
+        rows.push(`| ${name} | ${i} | ${wcu} | ${calls} | ${items} |`);
+      }
+    }
+    console.log('| lineage | write | WCU | writes (WCU, request bytes) | items written (DynamoDB size) |');
+    console.log('| --- | ---: | ---: | --- | --- |');
+    for (const row of rows) console.log(row);
+  } finally {
+    await emulator.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,134 @@
+import { addUsage, type Usage } from './cost-model';
+
+/**
+ * The deployment index's share of a write (docs/infrastructure.md, "Cost and quotas";
+ * docs/deployment-log.md, "What changes for the sealer" and "Integration"): what the sealer reads
+ * before each run, and what the integrator does once per integration, amortized over the writes
+ * of the interval. A model, not a count: the emulator bench's index holds a few hundred keys, so
+ * its measured reads are those of a shallow tree; this gives the figures at a production index
+ * size from the same shapes. Pure.
+ */
+
+/** What one integration interval of a deployment looks like. */
+export interface IndexLoad {
+  /** Keys in the verifiable index: one per lineage plus one per residual id ever sealed. */
+  readonly indexKeys: number;
+  /** Writes sealed in one integration interval (all lineages). */
+  readonly writesPerIntegration: number;
+  /** Distinct lineages those writes extend. */
+  readonly lineagesPerIntegration: number;
+  /** Writes per sealer run (consecutive writes to one lineage sealed together; 1 when sparse). */
+  readonly writesPerRun: number;
+  /**
+   * Record items the integrator reads per lineage for its proofs (the consistency proof from the
+   * indexed head and an inclusion proof per new record: one `BatchGetItem` of node-holding records).
+   */
+  readonly proofItemsPerLineage?: number;
+  /** Witnesses the integrator submits each checkpoint to (one `Sign` and one item write each). */
+  readonly witnesses?: number;
+}
+
+/** Mean leaf depth of the index beyond log2 of its keys, as bench/index.ts measured it (17.9 at 10^5 keys). */
+export const INDEX_DEPTH_OVER_LOG2 = 1.3;
+
+/**
+ * Lambda GB-s of one integration: the emulator bench's integrator took about 2.7 GB-s an invocation
+ * (bench/RESULTS.md, run of 2026-12-05 13:33), on the emulator's workers: an upper bound of AWS's.
+ */
+export const INTEGRATION_GB_SECONDS = 2.7;
+
+/** Default {@link IndexLoad.proofItemsPerLineage}: about log2 of a lineage of a thousand records. */
+export const PROOF_ITEMS_PER_LINEAGE = 10;
+
+/**
+ * WCU of the deployment log's commit per integration: one transaction of the head item (under
+ * 2 KB: checkpoint, frontier, published note) and the leaf item (under 1 KB), billed twice.
+ */
+export const DEPLOYMENT_COMMIT_WCU = 2 * (2 + 1);
+
+/** Mean depth of a key's leaf in an index of `keys` keys. */
+export function indexDepth(keys: number): number {
+  return Math.log2(Math.max(2, keys)) + INDEX_DEPTH_OVER_LOG2;
+}
+
+/**
+ * Index nodes one integration reads and rewrites per changed key: a key's path below the levels
+ * the batch's `changedKeys` paths share (`depth − log2 K + 1`, which gives bench/index.ts's
+ * measured 18.9, 13.5 and 9.2 node writes per key for 1, 50 and 1,000 keys at 10^5).
+ */
+export function nodesPerChangedKey(keys: number, changedKeys: number): number {
+  return Math.max(1, indexDepth(keys) - Math.log2(Math.max(1, changedKeys)) + 1);
+}
+
+function checkLoad(load: IndexLoad): void {
+  for (const [name, value] of Object.entries(load)) {
+    if (value !== undefined && (!Number.isFinite(value) || value < 0)) {
+      throw new RangeError(`load.${name} must be a finite number ≥ 0, got ${value}`);
+    }
+  }
+  if (load.writesPerIntegration <= 0 || load.writesPerRun <= 0 || load.lineagesPerIntegration <= 0) {
+    throw new RangeError('writesPerIntegration, writesPerRun and lineagesPerIntegration must be > 0');
+  }
+}
+
+/**
+ * The sealer's index read per write (docs/sealing.md, "The index floor"): per run, one `GetItem`
+ * of the deployment head, the lineage's path and each write's residual-id path (one consistent
+ * read of an item under 4 KB each: 1 RCU), and one read of tree nodes for the consistency proof;
+ * about 44 RCU for a run of one write at 10^6 keys.
+ *
+ * @throws {RangeError} for a load that is not finite and positive
+ */
+export function sealerIndexUsage(load: IndexLoad): Usage {
+  checkLoad(load);
+  const depth = indexDepth(load.indexKeys);
+  const perRun = 2 + depth * (1 + load.writesPerRun);
+  return { dynamodbReadRequestUnit: perRun / load.writesPerRun };
+}
+
+/**
+ * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
+ * amortized over its writes: the deployment head read; per lineage its head item and its proof
+ * items; the changed keys' paths read and their new nodes written (`BatchWriteItem`, items under
+ * 1 KB: 1 WCU each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
+ * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
+ * (`SendMessage`) and the poller's receive and delete; one invocation of
+ * {@link INTEGRATION_GB_SECONDS} (and one per witness call).
+ *
+ * @throws {RangeError} for a load that is not finite and positive
+ */
+export function integratorUsage(load: IndexLoad): Usage {
+  checkLoad(load);
+  const writes = load.writesPerIntegration;
+  const lineages = load.lineagesPerIntegration;
+  const changedKeys = lineages + writes;
+  const nodes = changedKeys * nodesPerChangedKey(load.indexKeys, changedKeys);
+  const witnesses = load.witnesses ?? 1;
+  const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
+  const perIntegration: Usage = {
+    dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + nodes,
+    dynamodbWriteRequestUnit: nodes + DEPLOYMENT_COMMIT_WCU + witnesses,
+    kmsAsymmetricRequest: 1 + witnesses,
+    sqsStandardRequest: writes / load.writesPerRun + 2,
+    lambdaRequest: 1 + witnesses,
+    lambdaArmGbSecond: INTEGRATION_GB_SECONDS,
+  };
+  return Object.fromEntries(Object.entries(perIntegration).map(([dimension, units]) => [dimension, units / writes]));
+}
+
+/** {@link sealerIndexUsage} and {@link integratorUsage} together: the index's whole share of a write. */
+export function indexUsagePerWrite(load: IndexLoad): Usage {
+  return addUsage(sealerIndexUsage(load), integratorUsage(load));
+}
+
+/**
+ * The bench's sparse scenario at a production index (docs/infrastructure.md, "Cost and quotas"):
+ * 50 lineages writing once a second, the default 2 s interval (100 writes, 50 lineages per
+ * integration, runs of one write), 10^6 keys, one witness.
+ */
+export const SPARSE_INDEX_LOAD: IndexLoad = {
+  indexKeys: 1e6,
+  writesPerIntegration: 100,
+  lineagesPerIntegration: 50,
+  writesPerRun: 1,
+};

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { costPerMillion } from '../../../../shared/cost/cost-model';
+import {
+  DEPLOYMENT_COMMIT_WCU,
+  type IndexLoad,
+  indexDepth,
+  indexUsagePerWrite,
+  integratorUsage,
+  nodesPerChangedKey,
+  SPARSE_INDEX_LOAD,
+  sealerIndexUsage,
+} from '../../../../shared/cost/index-usage';
+import { PriceTableSchema } from '../../../../shared/cost/price-table';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));
+
+describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")', () => {
+  it('docs/deployment-log.md "What changes for the sealer": about 44 item reads for a run of one write at 10^6 keys', () => {
+    expect(indexDepth(1e6)).toBeCloseTo(21.2, 1);
+    const reads = sealerIndexUsage(SPARSE_INDEX_LOAD).dynamodbReadRequestUnit ?? 0;
+    expect(reads).toBeGreaterThan(43);
+    expect(reads).toBeLessThan(46);
+    // A run of ten writes shares the head and the lineage's path: each write reads its own residual path.
+    const run = sealerIndexUsage({ ...SPARSE_INDEX_LOAD, writesPerRun: 10 }).dynamodbReadRequestUnit ?? 0;
+    expect(run).toBeCloseTo((2 + indexDepth(1e6) * 11) / 10, 6);
+  });
+
+  it("the nodes per changed key are bench/index.ts's measured node writes (18.92, 13.49, 9.16 at 10^5 keys)", () => {
+    expect(nodesPerChangedKey(1e5, 1)).toBeCloseTo(18.92, 0);
+    expect(nodesPerChangedKey(1e5, 50)).toBeCloseTo(13.49, 0);
+    expect(nodesPerChangedKey(1e5, 1000)).toBeCloseTo(9.16, 0);
+    expect(nodesPerChangedKey(10, 1e6)).toBe(1); // never less than the leaf itself
+  });
+
+  it("the integrator's work is one integration's, divided by its writes", () => {
+    const load: IndexLoad = { ...SPARSE_INDEX_LOAD, witnesses: 1 };
+    const usage = integratorUsage(load);
+    const keys = load.writesPerIntegration + load.lineagesPerIntegration;
+    const nodes = keys * nodesPerChangedKey(load.indexKeys, keys);
+    expect(usage.dynamodbWriteRequestUnit).toBeCloseTo((nodes + DEPLOYMENT_COMMIT_WCU + 1) / 100, 9);
+    expect(usage.kmsAsymmetricRequest).toBeCloseTo(2 / 100, 9); // the log key's and the witness's Sign
+    expect(usage.sqsStandardRequest).toBeCloseTo(1 + 2 / 100, 9); // one notice per run, the poller's two calls
+    // Twice the writes per interval: the fixed part halves, the shared path levels grow.
+    const busier = integratorUsage({ ...load, writesPerIntegration: 200, lineagesPerIntegration: 100 });
+    expect(busier.kmsAsymmetricRequest).toBeCloseTo(1 / 100, 9);
+    expect(busier.dynamodbWriteRequestUnit ?? 0).toBeLessThan(usage.dynamodbWriteRequestUnit ?? 0);
+  });
+
+  it('the sparse scenario at 10^6 keys: index node writes dominate, about $24 per million writes', () => {
+    const usage = indexUsagePerWrite(SPARSE_INDEX_LOAD);
+    expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(20);
+    expect(usage.dynamodbWriteRequestUnit).toBeLessThan(25);
+    const cost = costPerMillion(usage, prices);
+    expect(cost.usdPerMillion).toBeGreaterThan(20);
+    expect(cost.usdPerMillion).toBeLessThan(28);
+  });
+
+  it('refuses a load that is not finite and positive', () => {
+    expect(() => indexUsagePerWrite({ ...SPARSE_INDEX_LOAD, writesPerIntegration: 0 })).toThrow(RangeError);
+    expect(() => indexUsagePerWrite({ ...SPARSE_INDEX_LOAD, indexKeys: Number.NaN })).toThrow(RangeError);
+    expect(() => sealerIndexUsage({ ...SPARSE_INDEX_LOAD, writesPerRun: -1 })).toThrow(RangeError);
+  });
+});
