@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { InvalidInputError } from '../shared/errors';
+import { envSnapshotKeysIssue } from '../shared/schemas/env-snapshot-limits';
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type SnapshotCommand, type SnapshotConfig } from './reseal-config';
 
@@ -27,7 +29,11 @@ export interface TakenSnapshot {
 
 /** Something that takes environment snapshots on demand (the configured providers, or a fake). */
 export interface SnapshotSource {
-  /** Takes a fresh snapshot; never throws for a key that cannot be taken (it is noted instead). */
+  /**
+   * Takes a fresh snapshot; never throws for a key that cannot be taken (it is noted instead).
+   * Throws `InvalidInputError` when the snapshot holds more than `MAX_ENV_SNAPSHOT_KEYS` keys
+   * (docs/cli.md, "Input limits"), naming the limit and the count.
+   */
   take(): Promise<TakenSnapshot>;
 }
 
@@ -135,6 +141,9 @@ export function snapshotProviders(config: SnapshotConfig, options: SnapshotProvi
         }
       });
       await Promise.all([...commands, ...files]);
+      // The same limit as every other entry point (docs/cli.md, "Input limits"): refused whole, not cut.
+      const tooMany = envSnapshotKeysIssue(values.size);
+      if (tooMany !== null) throw new InvalidInputError('environment snapshot', [{ path: '', message: tooMany }]);
       const env: Record<string, string> = {};
       for (const key of [...values.keys()].sort()) env[key] = values.get(key) as string;
       return { env, notes: notes.sort() };

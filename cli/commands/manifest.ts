@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../shared/errors';
-import { EnvSnapshot } from '../../shared/schemas/primitives';
+import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { ClaimKeysMapInput } from '../../shared/triage/build-manifest-input';
 import { type CommandContext, commaList } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
+import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { readSchemaFile } from '../read-input';
+import { statusLine } from '../status-line';
 
 /**
  * CLAIMS.json: claim id → its causal keys (the manifest's `claimDependencyMap`), or
@@ -51,16 +53,21 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
       'claim id to causal keys: { "claim-id": ["KEY", ...] | { "causalKeys": [...], "absentKeys": [...] }, ... }',
     )
     .action(async (options: ManifestOptions) => {
-      const env = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      // No --json: the manifest is always JSON on stdout, and the status line only ever on a terminal's stderr.
+      const status = statusLine(ctx.io);
+      const env = await readEnvSnapshotFile(ctx.io, options.env, status);
       const claims = await readSchemaFile(ctx.io, options.claims, ClaimsFile, 'claim dependency map');
       const structuralKeys = commaList(options.structural);
       const structuralAbsentKeys = commaList(options.structuralAbsent);
       let manifest: ReturnType<typeof buildManifest>;
+      status.show(`manifest: hashing ${groupedCount(Object.keys(env).length)} keys`);
       try {
         manifest = buildManifest({ env, structuralKeys, structuralAbsentKeys, claimDependencyMap: claims });
       } catch (error) {
         if (error instanceof InvalidInputError) throw manifestInputError(error, options);
         throw error;
+      } finally {
+        status.finish();
       }
       ctx.io.stdout(jsonText(manifest));
       ctx.exit(ExitCode.OK);

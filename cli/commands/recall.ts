@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { parseInput } from '../../shared/schemas/parse';
-import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/primitives';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
@@ -11,8 +11,9 @@ import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
-import { readSchemaFile } from '../read-input';
+import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
+import { statusLine } from '../status-line';
 import { integerOption } from './guard';
 
 interface RecallOptions {
@@ -56,7 +57,9 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       if (options.seq !== undefined && options.residualId !== undefined) {
         throw new BadInputError('recall: give at most one of --seq and --residual-id');
       }
-      const currentEnv = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      const status = statusLine(ctx.io, { quiet: options.json });
+      const currentEnv = await readEnvSnapshotFile(ctx.io, options.env, status);
+      status.finish();
       const target =
         options.seq !== undefined
           ? { seq: options.seq }

@@ -1,12 +1,22 @@
 import type { Command } from 'commander';
-import { EnvSnapshot } from '../../shared/schemas/primitives';
-import { DeltaVerdict, isolateDelta } from '../../shared/triage/delta-isolator';
-import { SealedDependencyManifestSchema } from '../../shared/triage/sealed-dependency-manifest';
+import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
+import { parseInput } from '../../shared/schemas/parse';
+import { markValidated } from '../../shared/schemas/validated';
+import { acceptsManifestV1 } from '../../shared/triage/accepts-manifest-v1';
+import { DeltaVerdict, isolateValidatedDelta } from '../../shared/triage/delta-isolator';
+import {
+  type SealedDependencyManifest,
+  SealedDependencyManifestSchema,
+} from '../../shared/triage/sealed-dependency-manifest';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { triageReportJson, triageReportText } from '../format/triage-report';
-import { readSchemaFile, validateFileContent } from '../read-input';
+import { readEnvSnapshotFile } from '../read-env-snapshot';
+import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-input';
+import { megabytes, statusLine } from '../status-line';
+
+const MANIFEST = 'sealed dependency manifest';
 
 interface TriageOptions {
   readonly manifest: string;
@@ -37,17 +47,25 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
     .option('--json', 'print the report as JSON (snake_case)')
     .action(async (options: TriageOptions) => {
-      const manifest = await readSchemaFile(
-        ctx.io,
-        options.manifest,
-        SealedDependencyManifestSchema,
-        'sealed dependency manifest',
-      );
-      const env = await readSchemaFile(ctx.io, options.env, EnvSnapshot, 'environment snapshot');
+      const status = statusLine(ctx.io, { quiet: options.json });
+      const rawManifest = await readJsonFile(ctx.io, options.manifest, MANIFEST, {
+        ...INPUT_FILE_LIMIT,
+        onBytes: (done) => status.show(`${options.manifest}: read ${megabytes(done)}`),
+      });
+      status.show(`${options.manifest}: checking the manifest`);
+      // Validated once: the hand-written checks of a format-1 manifest, else the schema (which words the errors).
+      const manifest = acceptsManifestV1(rawManifest)
+        ? markValidated(rawManifest as SealedDependencyManifest)
+        : markValidated(
+            validateFileContent(options.manifest, MANIFEST, () =>
+              parseInput(SealedDependencyManifestSchema, rawManifest, MANIFEST, { unknownFieldPerKey: true }),
+            ),
+          );
+      const env = await readEnvSnapshotFile(ctx.io, options.env, status);
+      status.show(`triage: hashing ${groupedCount(Object.keys(env).length)} keys`);
       // What is left after both files parsed is the manifest's self-consistency (its seal).
-      const report = validateFileContent(options.manifest, 'sealed dependency manifest', () =>
-        isolateDelta(manifest, env),
-      );
+      const report = validateFileContent(options.manifest, MANIFEST, () => isolateValidatedDelta(manifest, env));
+      status.finish();
       ctx.io.stdout(options.json ? jsonText(triageReportJson(report)) : triageReportText(report));
       ctx.exit(deltaExitCode(report.verdict));
     });

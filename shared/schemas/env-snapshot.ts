@@ -1,3 +1,4 @@
+import { envSnapshotKeysIssue, ownKeyCount } from './env-snapshot-limits';
 import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
 import { parseInput } from './parse';
 import { EnvSnapshot } from './primitives';
@@ -13,9 +14,13 @@ export const isEnvValue = (value: unknown): boolean =>
 export const isPlainAsciiEnvValue = (value: unknown): value is string =>
   typeof value === 'string' && value.length <= MAX_ENV_VALUE_LENGTH && isPlainAsciiText(value);
 
-/** Whether the hand-written checks accept `raw` as an {@link EnvSnapshot} (`false`: ask the schema). */
+/**
+ * Whether the hand-written checks accept `raw` as an {@link EnvSnapshot} (`false`: ask the
+ * schema): printable-ASCII keys, each value an {@link isEnvValue}, at most `MAX_ENV_SNAPSHOT_KEYS`
+ * keys (docs/cli.md, "Input limits"; a larger one goes to the schema, which refuses it by count).
+ */
 export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
-  return acceptsAsciiMap(raw, isEnvValue);
+  return envSnapshotKeysIssue(ownKeyCount(raw)) === null && acceptsAsciiMap(raw, isEnvValue);
 }
 
 /**
@@ -25,7 +30,8 @@ export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
  * any other snapshot goes to the {@link EnvSnapshot} schema, which decides and words the error.
  *
  * @param what - what the snapshot is, for the error message (e.g. `"current environment"`)
- * @throws {InvalidInputError} naming each bad key or value
+ * @throws {InvalidInputError} naming each bad key or value, or (at the root) a snapshot of more
+ *   than `MAX_ENV_SNAPSHOT_KEYS` keys, naming the limit and the count
  */
 export function parseEnvSnapshot(raw: unknown, what: string): Validated<EnvSnapshot> {
   if (acceptsEnvSnapshot(raw)) return markValidated(raw as EnvSnapshot);

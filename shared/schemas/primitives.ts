@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { envSnapshotKeysIssue, ownKeyCount } from './env-snapshot-limits';
 import { NormalFormIndex } from './normal-form';
 
 /**
@@ -102,8 +103,19 @@ export function safeRecord<V extends z.ZodType>(value: V) {
   );
 }
 
-/** A flat environment snapshot: key → value string (docs/triage.md). */
-export const EnvSnapshot = safeRecord(wellFormedString(65_536));
+/**
+ * A flat environment snapshot: key → value string (docs/triage.md), at most
+ * `MAX_ENV_SNAPSHOT_KEYS` keys (docs/cli.md, "Input limits"), counted before any key is checked.
+ */
+export const EnvSnapshot = z.preprocess(
+  (raw, ctx) => {
+    const issue = envSnapshotKeysIssue(ownKeyCount(raw));
+    if (issue === null) return raw;
+    ctx.addIssue({ code: 'custom', message: issue, input: raw });
+    return z.NEVER;
+  },
+  safeRecord(wellFormedString(65_536)),
+);
 /** Type of {@link EnvSnapshot}. */
 export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
 

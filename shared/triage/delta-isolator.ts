@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
+import { envSnapshotKeysIssue, ownKeyCount } from '../schemas/env-snapshot-limits';
 import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 import { normalFormOf } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
@@ -90,12 +91,17 @@ export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
  * @param manifest - a {@link SealedDependencyManifest} (validated here)
  * @param currentEnv - current environment, key → value string (validated as `EnvSnapshot`)
  * @throws {InvalidInputError} naming the field when `manifest` or `currentEnv` is malformed
- *   (including `__proto__` keys, NFC/NFD-colliding keys, lone surrogates, control characters)
+ *   (including `__proto__` keys, NFC/NFD-colliding keys, lone surrogates, control characters),
+ *   or `currentEnv` holds more than `MAX_ENV_SNAPSHOT_KEYS` keys (docs/cli.md, "Input limits")
  * @throws {ManifestSealMismatchError} when `preconditionSeal` does not match `baselineKeyHashes`
  */
 export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsolationReport {
   // The baseline's pass (checks, composite seal) compares the current environment as it goes.
-  const walk = isPlainRecord(currentEnv) ? new BaselineWalk(currentEnv) : null;
+  // A snapshot over MAX_ENV_SNAPSHOT_KEYS is not walked: parseEnvSnapshot below refuses it by count.
+  const walk =
+    isPlainRecord(currentEnv) && envSnapshotKeysIssue(ownKeyCount(currentEnv)) === null
+      ? new BaselineWalk(currentEnv)
+      : null;
   let pending = baselineAwaitingDigests(manifest, walk?.visit);
   // The environment stopped the pass: the baseline's pass alone, the environment below.
   if (pending === null && walk?.refused) pending = baselineAwaitingDigests(manifest);

@@ -13,11 +13,12 @@ export const CLI_TEST_NOW_MS = 1_800_000_000_000;
 
 /**
  * Runs the `reseal` CLI in-process with captured output, an empty environment (no endpoint, no
- * credentials: offline) unless `env` is given, a fixed clock, and `cwd` for relative paths.
+ * credentials: offline) unless `env` is given, a fixed clock, `cwd` for relative paths, and stderr
+ * not a terminal unless `stderrIsTty`.
  */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; connect?: CliIo['connect'] },
+  options: { cwd: string; env?: Record<string, string>; connect?: CliIo['connect']; stderrIsTty?: boolean },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -31,7 +32,7 @@ export async function runCli(
     env: options.env ?? {},
     nowMs: () => CLI_TEST_NOW_MS,
     cwd: options.cwd,
-    stderrIsTty: false,
+    stderrIsTty: options.stderrIsTty ?? false,
     ...(options.connect ? { connect: options.connect } : {}),
   };
   const exitCode = await run(argv, io);

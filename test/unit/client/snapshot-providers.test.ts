@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResealConfig, ResealConfigSchema } from '../../../client/reseal-config';
 import { snapshotProviders } from '../../../client/snapshot-providers';
 import { InvalidInputError } from '../../../shared/errors';
+import { MAX_ENV_SNAPSHOT_KEYS } from '../../../shared/schemas/env-snapshot-limits';
 import { EnvSnapshot } from '../../../shared/schemas/primitives';
 
 let dir = '';
@@ -99,4 +100,26 @@ describe('reseal.config.json', () => {
     expect((error as InvalidInputError).message).toContain(file);
     if (path) expect((error as InvalidInputError).issues.map((i) => i.path)).toContain(path);
   });
+});
+
+describe('snapshot providers: the environment snapshot key limit (docs/cli.md, "Input limits")', () => {
+  it('a snapshot over MAX_ENV_SNAPSHOT_KEYS keys is refused whole, naming the limit and the count', async () => {
+    const config = ResealConfigSchema.parse({ snapshot: { env: { prefixes: ['V'] } } }).snapshot;
+    const env: Record<string, string> = {};
+    for (let i = 0; i <= MAX_ENV_SNAPSHOT_KEYS; i++) env[`V${i}`] = 'v';
+    const refusal = await snapshotProviders(config, { dir, env })
+      .take()
+      .then(
+        () => 'taken',
+        (error: unknown) => error,
+      );
+    expect(refusal).toBeInstanceOf(InvalidInputError);
+    expect((refusal as InvalidInputError).issues).toEqual([
+      {
+        path: '',
+        message:
+          'environment snapshot holds 2,000,001 keys, more than the limit of 2,000,000 (MAX_ENV_SNAPSHOT_KEYS, docs/cli.md "Input limits")',
+      },
+    ]);
+  }, 300_000);
 });
