@@ -2,15 +2,19 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createIntegratorHandler } from './create-handler';
+import { createHeartbeatHandler, isHeartbeatEvent } from './create-heartbeat-handler';
+import { DeploymentHeartbeat } from './heartbeat';
 import { IntegratorService, type IntegratorWitness } from './integrator-service';
 
 // Built once per cold start, reused by warm invocations. A bad policy fails the cold start.
@@ -28,17 +32,50 @@ function witnessOf(): IntegratorWitness | null {
   return { client: new HttpWitnessClient(url), policy: parsePolicy(requireEnv('WITNESS_POLICY')), maxAgeSeconds };
 }
 
+const witness = witnessOf();
+const logKey = new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
+const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
+
+/** `HEARTBEAT_THRESHOLD_SECONDS` (whole seconds ≥ 1), else a third of the maximum age; a bad value fails the cold start. */
+function thresholdOf(maxAgeSeconds: number): number {
+  const text = process.env.HEARTBEAT_THRESHOLD_SECONDS;
+  if (!text) return heartbeatThresholdSeconds(maxAgeSeconds);
+  const seconds = Number(text);
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    throw new Error(`HEARTBEAT_THRESHOLD_SECONDS=${text}: expected whole seconds, 1 or more`);
+  }
+  return seconds;
+}
+
 const service = new IntegratorService({
   lineages: new DynamoDBLineageStore(dynamodb, tableName),
-  deployment: new DynamoDBDeploymentLogStore(dynamodb, tableName),
+  deployment,
   index: new DynamoDBIndexNodeStore(dynamodb, tableName),
-  signer: new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
-  witness: witnessOf(),
+  signer: logKey,
+  witness,
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
   minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
 });
 
-/** Lambda entry point: the integration queue → one integration per batch (docs/deployment-log.md). */
-export const handler = createIntegratorHandler(service, logger, metrics);
+// The heartbeat gets the log key's name and public key only: it never signs with it.
+const heartbeat = new DeploymentHeartbeat({
+  deployment,
+  logKey: { keyName: logKey.keyName, publicKey: () => logKey.publicKey() },
+  witness,
+  thresholdSeconds: witness ? thresholdOf(witness.maxAgeSeconds) : 0,
+  metrics: new PowertoolsPipelineMetrics(metrics),
+  logger,
+  clock: Date.now,
+});
+
+const integrate = createIntegratorHandler(service, logger, metrics);
+const beat = createHeartbeatHandler(heartbeat, logger, metrics);
+
+/**
+ * Lambda entry point (docs/deployment-log.md): the integration queue → one integration per batch;
+ * the stack's schedule (`HEARTBEAT_EVENT`) → one heartbeat ("Freshness window and interval").
+ */
+export const handler = (event: unknown, context: Context) =>
+  isHeartbeatEvent(event) ? beat(event, context) : integrate(event as SQSEvent, context);
