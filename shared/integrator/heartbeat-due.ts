@@ -1,4 +1,4 @@
-import { InvalidInputError } from '../errors';
+import { InvalidInputError, ResealError } from '../errors';
 import { checkPolicy } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
 
@@ -58,7 +58,14 @@ export type HeartbeatDecision =
 export function heartbeatDue(input: HeartbeatDueInput): HeartbeatDecision {
   const { published, headSize, policy, maxAgeSeconds, thresholdSeconds, nowSeconds } = input;
   if (published === null) return { kind: 'DUE', reason: 'UNPUBLISHED' };
-  const check = checkPolicy({ note: published, policy, maxAgeSeconds, nowSeconds });
+  let check: ReturnType<typeof checkPolicy>;
+  try {
+    check = checkPolicy({ note: published, policy, maxAgeSeconds, nowSeconds });
+  } catch (error) {
+    // A malformed note meets no policy: it is replaced by the heartbeat's.
+    if (error instanceof ResealError) return { kind: 'DUE', reason: 'UNPUBLISHED' };
+    throw error;
+  }
   if (check.kind !== 'ACCEPTED' || check.checkpoint.size !== headSize) return { kind: 'DUE', reason: 'UNPUBLISHED' };
   // `quorum none` makes no freshness statement: there is nothing to keep fresh.
   if (check.quorumTime === null) return { kind: 'FRESH', quorumTime: null, ageSeconds: null };
