@@ -9,11 +9,12 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
+import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createIntegratorHandler } from './create-handler';
-import { createHeartbeatHandler, isHeartbeatEvent } from './create-heartbeat-handler';
+import { createHeartbeatHandler } from './create-heartbeat-handler';
 import { DeploymentHeartbeat } from './heartbeat';
 import { IntegratorService, type IntegratorWitness } from './integrator-service';
 

@@ -1,6 +1,5 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
-import { isHeartbeatEvent } from '../../../../functions/integrator/create-heartbeat-handler';
 import { DeploymentHeartbeat } from '../../../../functions/integrator/heartbeat';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
@@ -8,6 +7,7 @@ import { WitnessService } from '../../../../functions/witness/witness-service';
 import { LogStateError } from '../../../../shared/errors';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { heartbeatDue, heartbeatThresholdSeconds } from '../../../../shared/integrator/heartbeat-due';
+import { isHeartbeatEvent } from '../../../../shared/integrator/heartbeat-event';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
