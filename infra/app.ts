@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ResealStack } from './reseal-stack';
 import { WitnessStack } from './witness-stack';
 
@@ -13,7 +13,10 @@ import { WitnessStack } from './witness-stack';
  * - `stackName`: deploy under another name (default `ResealStack`);
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
- *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before.
+ *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
+ * - `witnessUrl`, `witnessPolicy` (the policy text) and `witnessMaxAgeSeconds`: the witness the
+ *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
+ *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
  */
 const app = new App();
 
@@ -33,6 +36,9 @@ if (!removalPolicy) {
   throw new Error(`context removalPolicy=${removalPolicyName}: expected destroy, retain or snapshot`);
 }
 const maxReceiptAge = context('maxReceiptAgeSeconds');
+const witnessUrl = context('witnessUrl');
+const witnessMaxAge = context('witnessMaxAgeSeconds');
+const heartbeatRateMinutes = context('heartbeatRateMinutes');
 
 new ResealStack(app, 'ResealStack', {
   stackName: context('stackName'),
@@ -41,6 +47,15 @@ new ResealStack(app, 'ResealStack', {
   deletionProtection: context('deletionProtection') === 'true',
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
+  witness:
+    witnessUrl === undefined
+      ? undefined
+      : {
+          url: witnessUrl,
+          policy: context('witnessPolicy') ?? '',
+          maxAgeSeconds: witnessMaxAge === undefined ? undefined : Number(witnessMaxAge),
+        },
+  heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

@@ -28,6 +28,8 @@ export interface DeployOptions {
   readonly embedded?: boolean;
   /** Progress lines. @default console.log with a `[deploy]` prefix */
   readonly log?: (line: string) => void;
+  /** More CDK context values (`-c name=value`, infra/app.ts), e.g. a witness for the integrator. @default none */
+  readonly context?: Readonly<Record<string, string>>;
 }
 
 /** Credentials and settings every emulator call uses (never a real account's). */
@@ -73,9 +75,10 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
     ...hostEnv
   } = process.env;
   const env = { ...hostEnv, ...emulatorEnv(endpoint), CDK_DISABLE_VERSION_CHECK: '1' };
-  const context = process.env.RESEAL_ENDPOINT_OVERRIDE
-    ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`]
-    : [];
+  const context = [
+    ...(process.env.RESEAL_ENDPOINT_OVERRIDE ? ['-c', `endpointOverride=${process.env.RESEAL_ENDPOINT_OVERRIDE}`] : []),
+    ...Object.entries(options.context ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ];
 
   const started = Date.now();
   // Run from .emulator/ (no cdk.json there): with an explicit environment, bootstrap then needs no
