@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ResealStack } from './reseal-stack';
 import { WitnessStack } from './witness-stack';
@@ -14,7 +15,8 @@ import { WitnessStack } from './witness-stack';
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
  *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
- * - `witnessUrl`, `witnessPolicy` (the policy text) and `witnessMaxAgeSeconds`: the witness the
+ * - `witnessUrl`, `witnessPolicyFile` (a file holding the policy text: context values are one line) and
+ *   `witnessMaxAgeSeconds`: the witness the
  *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
  *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
  */
@@ -38,6 +40,10 @@ if (!removalPolicy) {
 const maxReceiptAge = context('maxReceiptAgeSeconds');
 const witnessUrl = context('witnessUrl');
 const witnessMaxAge = context('witnessMaxAgeSeconds');
+const witnessPolicyFile = context('witnessPolicyFile');
+if (witnessUrl !== undefined && witnessPolicyFile === undefined) {
+  throw new Error('context witnessUrl needs witnessPolicyFile (the tlog-policy the integrator publishes under)');
+}
 const heartbeatRateMinutes = context('heartbeatRateMinutes');
 
 new ResealStack(app, 'ResealStack', {
@@ -52,7 +58,7 @@ new ResealStack(app, 'ResealStack', {
       ? undefined
       : {
           url: witnessUrl,
-          policy: context('witnessPolicy') ?? '',
+          policy: readFileSync(witnessPolicyFile ?? '', 'utf8'),
           maxAgeSeconds: witnessMaxAge === undefined ? undefined : Number(witnessMaxAge),
         },
   heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),

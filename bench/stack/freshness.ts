@@ -15,6 +15,9 @@
  *
  * Everything it started is stopped on the way out, also on failure.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -95,6 +98,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const log = (line: string) => console.error(`[bench:freshness] ${line}`);
   Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
   const proxies: CountingProxy[] = [];
+  const dirs: string[] = [];
   let emulator: Emulator | undefined;
   const runStarted = performance.now();
   try {
@@ -120,10 +124,14 @@ async function main(argv: readonly string[]): Promise<void> {
     const witnessUrl = emulatorFunctionUrl(proxy.endpoint, witness.WitnessUrl, '/');
     const policyText = `log ${formatVerifierKey(logKey)}\nwitness w1 ${witness.WitnessVkey} ${witnessUrl}\nquorum w1\n`;
     log(`phase 3: the stack again, its integrator submitting to ${witnessUrl} (and the heartbeat schedule)`);
+    const policyDir = mkdtempSync(join(tmpdir(), 'reseal-freshness-'));
+    dirs.push(policyDir);
+    const policyFile = join(policyDir, 'policy.txt');
+    writeFileSync(policyFile, policyText);
     outputs = (await deployStack(endpoint, {
       embedded: true,
       log,
-      context: { witnessUrl, witnessPolicy: policyText },
+      context: { witnessUrl, witnessPolicyFile: policyFile },
     })) as StackOutputs;
     tally = new SignTally({
       logKeyArn: outputs.LogKeyArn,
@@ -187,6 +195,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } finally {
     for (const proxy of proxies) await proxy.close();
     await emulator?.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
 
