@@ -23,14 +23,18 @@ function resourcesOf(
   return { stack, resources: Template.fromStack(stack).toJSON().Resources as Record<string, Resource> };
 }
 
+/** A resource's properties (empty when it has none). */
+const props = (resource: Resource | undefined): Record<string, unknown> => resource?.Properties ?? {};
+/** A function's environment variables. */
+const envOf = (resource: Resource | undefined): Record<string, unknown> =>
+  (props(resource).Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
+
 const ofType = (resources: Record<string, Resource>, type: string) =>
   Object.entries(resources).filter(([, r]) => r.Type === type);
 
 function integratorOf(resources: Record<string, Resource>): [string, Resource] {
   const found = ofType(resources, 'AWS::Lambda::Function').find(
-    ([, r]) =>
-      (r.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME ===
-      'reseal-integrator',
+    ([, r]) => envOf(r).POWERTOOLS_SERVICE_NAME === 'reseal-integrator',
   );
   if (!found) throw new Error('no integrator');
   return found;
@@ -41,10 +45,7 @@ describe('the heartbeat schedule (docs/infrastructure.md, "The heartbeat")', () 
     const { resources } = resourcesOf();
     expect(ofType(resources, 'AWS::Scheduler::Schedule')).toEqual([]);
     const [, integrator] = integratorOf(resources);
-    expect(
-      (integrator.Properties?.Environment as { Variables: Record<string, unknown> }).Variables
-        .HEARTBEAT_THRESHOLD_SECONDS,
-    ).toBe('60');
+    expect(envOf(integrator).HEARTBEAT_THRESHOLD_SECONDS).toBe('60');
   });
 
   it('with a witness: one schedule each minute invokes the integrator with the heartbeat input, no retry', () => {
@@ -66,11 +67,11 @@ describe('the heartbeat schedule (docs/infrastructure.md, "The heartbeat")', () 
     const { resources } = resourcesOf({ witness });
     const [integratorId] = integratorOf(resources);
     const schedule = ofType(resources, 'AWS::Scheduler::Schedule')[0]?.[1];
-    const roleId = ((schedule?.Properties?.Target as { RoleArn: { 'Fn::GetAtt': string[] } }).RoleArn['Fn::GetAtt'] ??
-      [])[0] as string;
+    const target = props(schedule).Target as { RoleArn: { 'Fn::GetAtt': string[] } };
+    const roleId = target.RoleArn['Fn::GetAtt'][0] as string;
     const role = resources[roleId];
     expect(role?.Type).toBe('AWS::IAM::Role');
-    const trust = (role?.Properties?.AssumeRolePolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+    const trust = (props(role).AssumeRolePolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
     expect(trust).toEqual([
       {
         Action: 'sts:AssumeRole',
@@ -81,8 +82,8 @@ describe('the heartbeat schedule (docs/infrastructure.md, "The heartbeat")', () 
     ]);
     expect(role?.Properties?.ManagedPolicyArns).toBeUndefined();
     const statements = ofType(resources, 'AWS::IAM::Policy')
-      .filter(([, p]) => ((p.Properties?.Roles ?? []) as { Ref: string }[]).some((r) => r.Ref === roleId))
-      .flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement);
+      .filter(([, p]) => ((props(p).Roles ?? []) as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap(([, p]) => (props(p).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement);
     expect(statements.map((s) => [s.Effect, s.Action])).toEqual([['Allow', 'lambda:InvokeFunction']]);
     const targets = JSON.stringify(statements[0]?.Resource);
     expect(targets).toContain(`"${integratorId}"`);
@@ -102,10 +103,7 @@ describe('the heartbeat schedule (docs/infrastructure.md, "The heartbeat")', () 
     const schedule = ofType(resources, 'AWS::Scheduler::Schedule')[0]?.[1];
     expect(schedule?.Properties?.ScheduleExpression).toBe('rate(5 minutes)');
     const [, integrator] = integratorOf(resources);
-    expect(
-      (integrator.Properties?.Environment as { Variables: Record<string, unknown> }).Variables
-        .HEARTBEAT_THRESHOLD_SECONDS,
-    ).toBe('200');
+    expect(envOf(integrator).HEARTBEAT_THRESHOLD_SECONDS).toBe('200');
   });
 });
 
