@@ -47,6 +47,7 @@ const USAGE = `usage: npm run bench:freshness -- [options]
   --seconds N        seconds of writes (default 24: 12 integration intervals of 2 s)
   --idle-seconds N   idle seconds after the writes, to watch the heartbeat (default 150; 0 skips)
   --floor-writes N   design-floor writes timed one at a time (default 10)
+  --timeout-seconds N  how long after the last publish every write must be proven (default 900)
   --help             this text`;
 
 /** The loopback address the functions' proxy listens on, on the emulator's own port (as bench/stack/run.ts). */
@@ -77,6 +78,7 @@ async function main(argv: readonly string[]): Promise<void> {
       seconds: { type: 'string', default: '24' },
       'idle-seconds': { type: 'string', default: '150' },
       'floor-writes': { type: 'string', default: '10' },
+      'timeout-seconds': { type: 'string', default: '900' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -89,6 +91,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const seconds = positiveInt('seconds', values.seconds);
   const idleSeconds = positiveInt('idle-seconds', values['idle-seconds'], 0);
   const floorWrites = positiveInt('floor-writes', values['floor-writes']);
+  const timeoutMs = positiveInt('timeout-seconds', values['timeout-seconds']) * 1000;
   if (process.env.AWS_ENDPOINT_URL) {
     checkEndpoint(process.env.AWS_ENDPOINT_URL);
     throw new Error(
@@ -160,6 +163,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const measured = await measureFreshness(client, deployment, tally, {
       lineages: Array.from({ length: lineages }, (_, i) => lineage(`l${i}`)),
       seconds,
+      timeoutMs,
     });
 
     const idle: string[] = [];
