@@ -42,6 +42,7 @@ describe('SignTally: KMS Sign calls by signer', () => {
         writes: 100,
         seconds: 3,
         publishSeconds: 2,
+        unproven: 0,
         provenMs: [2000, 2500, 4000],
         signs: new Map([
           ['sealer (lineage checkpoint)', 98],
