@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { App, RemovalPolicy } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { parseTenants } from '../shared/tenancy/tenants';
 import { ResealStack } from './reseal-stack';
 import { WitnessStack } from './witness-stack';
@@ -19,6 +20,10 @@ import { WitnessStack } from './witness-stack';
  *   (docs/infrastructure.md, "Tenants"); without it, one tenant.
  * - `recoveryKeys` / `witnessRecoveryKeys`: the operator's recovery vkeys the integrator / the
  *   witness require on a re-anchor statement (docs/deployment-log.md, "Re-anchor"); default none.
+ * - `witnessUrl`, `witnessPolicyFile` (a file holding the policy text: context values are one line) and
+ *   `witnessMaxAgeSeconds`: the witness the
+ *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
+ *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
  */
 const app = new App();
 
@@ -53,6 +58,13 @@ const tenants =
   tenantsContext === undefined || tenantsContext === null || tenantsContext === ''
     ? undefined
     : parseTenants(typeof tenantsContext === 'string' ? tenantsJson(tenantsContext) : tenantsContext);
+const witnessUrl = context('witnessUrl');
+const witnessMaxAge = context('witnessMaxAgeSeconds');
+const witnessPolicyFile = context('witnessPolicyFile');
+if (witnessUrl !== undefined && witnessPolicyFile === undefined) {
+  throw new Error('context witnessUrl needs witnessPolicyFile (the tlog-policy the integrator publishes under)');
+}
+const heartbeatRateMinutes = context('heartbeatRateMinutes');
 
 new ResealStack(app, 'ResealStack', {
   stackName: context('stackName'),
@@ -63,6 +75,15 @@ new ResealStack(app, 'ResealStack', {
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
   tenants,
   recoveryKeys: context('recoveryKeys'),
+  witness:
+    witnessUrl === undefined
+      ? undefined
+      : {
+          url: witnessUrl,
+          policy: readFileSync(witnessPolicyFile ?? '', 'utf8'),
+          maxAgeSeconds: witnessMaxAge === undefined ? undefined : Number(witnessMaxAge),
+        },
+  heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

@@ -8,9 +8,11 @@ import {
 } from '../client/freshness-policy';
 import type { StackOutputs } from '../client/stack-outputs';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
+import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
+import { DEFAULT_HEARTBEAT_RATE, HeartbeatSchedule } from './constructs/heartbeat-schedule';
 import { LineageStore } from './constructs/lineage-store';
 import { McpApi } from './constructs/mcp-api';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
@@ -67,6 +69,13 @@ export interface ResealStackProps extends StackProps {
    * docs/deployment-log.md, "Re-anchor"). Validated at synth. @default none: no re-anchor
    */
   readonly recoveryKeys?: string;
+  /**
+   * The period of the integrator's heartbeat, whole minutes; the schedule exists only with a
+   * witness (docs/deployment-log.md, "Freshness window and interval"). The heartbeat re-cosigns
+   * once the published quorum is a third of the maximum age old, so that third plus the period
+   * must stay below the maximum age. @default DEFAULT_HEARTBEAT_RATE (1 minute)
+   */
+  readonly heartbeatRate?: Duration;
 }
 
 /** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"): the client's default, one value. */
@@ -148,6 +157,18 @@ export class ResealStack extends Stack {
       throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
     }
     parseRecoveryKeys(props.recoveryKeys);
+    const maxAgeSeconds = props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS;
+    const heartbeatThreshold = heartbeatThresholdSeconds(maxAgeSeconds);
+    const heartbeatRate = props.heartbeatRate ?? DEFAULT_HEARTBEAT_RATE;
+    const rateSeconds = heartbeatRate.toSeconds();
+    if (!Number.isSafeInteger(rateSeconds / 60) || rateSeconds < 60) {
+      throw new Error('heartbeatRate: expected whole minutes, 1 or more (EventBridge Scheduler rate)');
+    }
+    if (heartbeatThreshold + rateSeconds >= maxAgeSeconds) {
+      throw new Error(
+        `heartbeatRate: ${rateSeconds} s plus the heartbeat threshold ${heartbeatThreshold} s must stay below the maximum age ${maxAgeSeconds} s`,
+      );
+    }
     const integrator = new QueueConsumer(this, 'Integration', {
       name: 'integration',
       fifo: false,
@@ -164,9 +185,10 @@ export class ResealStack extends Stack {
           LOG_KEY_ID: logKey.key.keyArn,
           WITNESS_URL: props.witness?.url ?? '',
           WITNESS_POLICY: props.witness?.policy ?? '',
-          WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
+          WITNESS_MAX_AGE_SECONDS: String(maxAgeSeconds),
           DEPLOYMENT_MIN_SIZE: String(minSize),
           RECOVERY_KEYS: props.recoveryKeys ?? '',
+          HEARTBEAT_THRESHOLD_SECONDS: String(heartbeatThreshold),
         },
         timeout: Duration.seconds(60),
       },
@@ -174,6 +196,10 @@ export class ResealStack extends Stack {
     store.grantRead(integrator.consumer.fn);
     store.grantIntegrate(integrator.consumer.fn);
     logKey.grantSign(integrator.consumer.fn);
+    // Only a witness's cosignatures age: without one there is nothing for a heartbeat to refresh.
+    if (props.witness) {
+      new HeartbeatSchedule(this, 'Heartbeat', { integrator: integrator.consumer.fn, rate: heartbeatRate });
+    }
     sealer.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
     integrator.queue.grantSendMessages(sealer.consumer.fn);
     // Only the sealer may send notices: an explicit deny for every other principal.

@@ -81,6 +81,8 @@ export interface CountingProxyOptions {
   readonly host?: string;
   /** Port to listen on. @default a free one */
   readonly port?: number;
+  /** Sees each request's service, operation and body before it is forwarded (e.g. to tell KMS keys apart). @default none */
+  readonly observe?: (service: string, operation: string, body: Buffer) => void;
 }
 
 function readAll(stream: IncomingMessage): Promise<Buffer> {
@@ -141,6 +143,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     const { operation } = named;
     const { queueUrl, entries } = requestFields(body);
     const service = serviceOf(named.service, queueUrl);
+    options.observe?.(service, operation, body);
     const forwarded = withCapacity(service, operation, body);
     const headers = { ...incoming.headers, host: target.host, 'content-length': String(forwarded.length) };
     const upstream = httpRequest(

@@ -34,6 +34,11 @@ export const MetricName = {
    * table showed an older one (`ROLLED_BACK`).
    */
   IndexFloorUnfresh: 'IndexFloorUnfresh',
+  /**
+   * integrator: one heartbeat (dimension `outcome`: `PUBLISHED`, `NOT_PUBLISHED`, `FRESH`,
+   * `EMPTY_LOG`, `NO_WITNESS`; docs/deployment-log.md "Freshness window and interval").
+   */
+  Heartbeat: 'Heartbeat',
 } as const;
 /** One of {@link MetricName}. */
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];

@@ -8,12 +8,16 @@ import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
+import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
 import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createIntegratorHandler } from './create-handler';
+import { createHeartbeatHandler } from './create-heartbeat-handler';
 import { createReAnchorHandler, isReAnchorEvent } from './create-re-anchor-handler';
+import { DeploymentHeartbeat } from './heartbeat';
 import { IntegratorService, type IntegratorWitness } from './integrator-service';
 
 // Built once per cold start, reused by warm invocations. A bad policy fails the cold start.
@@ -31,12 +35,27 @@ function witnessOf(): IntegratorWitness | null {
   return { client: new HttpWitnessClient(url), policy: parsePolicy(requireEnv('WITNESS_POLICY')), maxAgeSeconds };
 }
 
+const witness = witnessOf();
+const logKey = new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
+const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
+
+/** `HEARTBEAT_THRESHOLD_SECONDS` (whole seconds ≥ 1), else a third of the maximum age; a bad value fails the cold start. */
+function thresholdOf(maxAgeSeconds: number): number {
+  const text = process.env.HEARTBEAT_THRESHOLD_SECONDS;
+  if (!text) return heartbeatThresholdSeconds(maxAgeSeconds);
+  const seconds = Number(text);
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    throw new Error(`HEARTBEAT_THRESHOLD_SECONDS=${text}: expected whole seconds, 1 or more`);
+  }
+  return seconds;
+}
+
 const service = new IntegratorService({
   lineages: new DynamoDBLineageStore(dynamodb, tableName),
-  deployment: new DynamoDBDeploymentLogStore(dynamodb, tableName),
+  deployment,
   index: new DynamoDBIndexNodeStore(dynamodb, tableName),
-  signer: new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
-  witness: witnessOf(),
+  signer: logKey,
+  witness,
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
@@ -44,12 +63,28 @@ const service = new IntegratorService({
   recoveryKeys: parseRecoveryKeys(process.env.RECOVERY_KEYS),
 });
 
+// The heartbeat gets the log key's name and public key only: it never signs with it.
+const heartbeat = new DeploymentHeartbeat({
+  deployment,
+  logKey: { keyName: logKey.keyName, publicKey: () => logKey.publicKey() },
+  witness,
+  thresholdSeconds: witness ? thresholdOf(witness.maxAgeSeconds) : 0,
+  metrics: new PowertoolsPipelineMetrics(metrics),
+  logger,
+  clock: Date.now,
+});
+
 const integration = createIntegratorHandler(service, logger, metrics);
 const reAnchor = createReAnchorHandler(service, logger);
+const beat = createHeartbeatHandler(heartbeat, logger, metrics);
 
 /**
- * Lambda entry point: the integration queue → one integration per batch (docs/deployment-log.md);
- * the operator's direct invocation `{ "reAnchor": … }` → a re-anchor ("Re-anchor").
+ * Lambda entry point (docs/deployment-log.md): the integration queue → one integration per batch;
+ * the stack's schedule (`HEARTBEAT_EVENT`) → one heartbeat ("Freshness window and interval"); the
+ * operator's direct invocation `{ "reAnchor": … }` → a re-anchor ("Re-anchor").
  */
-export const handler = (event: unknown, context: Context) =>
-  isReAnchorEvent(event) ? reAnchor(event) : integration(event as SQSEvent, context);
+export const handler = (event: unknown, context: Context) => {
+  if (isHeartbeatEvent(event)) return beat(event, context);
+  if (isReAnchorEvent(event)) return reAnchor(event);
+  return integration(event as SQSEvent, context);
+};

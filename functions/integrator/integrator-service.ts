@@ -21,7 +21,6 @@ import {
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
-import { proveConsistency } from '../../shared/log/consistency-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateLogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
@@ -34,11 +33,11 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessClient } from '../../shared/ports/witness-client';
 import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
-import { attachCosignatures, parseConflictSize } from '../../shared/witness/add-checkpoint-response';
-import { checkPolicy } from '../../shared/witness/policy-check';
+import { parseConflictSize } from '../../shared/witness/add-checkpoint-response';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';
+import { publishedSize, submitToWitness } from './witness-submission';
 
 /** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
 export interface IntegratorWitness {
@@ -182,7 +181,15 @@ export class IntegratorService {
     let published = this.#deps.witness ? null : note;
     let witnessStatus: IntegrationReport['witnessStatus'] = null;
     if (this.#deps.witness) {
-      ({ published, witnessStatus } = await this.#witness(this.#deps.witness, note, state, stored));
+      ({ published, witnessStatus } = await submitToWitness({
+        witness: this.#deps.witness,
+        note,
+        state,
+        publishedSize: publishedSize(stored?.published ?? null),
+        deployment,
+        logger,
+        clock,
+      }));
       if (published) await deployment.publish(state.size, note, published);
     }
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
@@ -356,67 +363,6 @@ export class IntegratorService {
     }
     return { lineageId, head, consistency, records };
   }
-
-  /**
-   * Step 6: submits the checkpoint from the size the stored head says was last published (a 409
-   * names the witness's size: one retry from there), and returns the note with the cosignature
-   * only when the policy's quorum is met now.
-   */
-  async #witness(
-    witness: IntegratorWitness,
-    note: string,
-    state: DeploymentLogState,
-    stored: StoredDeploymentHead | null,
-  ): Promise<{ published: string | null; witnessStatus: number | 'UNREACHABLE' }> {
-    const { logger, deployment, clock } = this.#deps;
-    let oldSize = publishedSize(stored?.published ?? null);
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      const proof =
-        oldSize === 0 || oldSize >= state.size
-          ? []
-          : await proveConsistency(
-              oldSize,
-              state.size,
-              nodeSourceOf((refs) => deployment.readNodes(refs)),
-            );
-      let answer: { status: number; body: string };
-      try {
-        answer = await witness.client.addCheckpoint(formatAddCheckpointRequest({ oldSize, proof, note }));
-      } catch (error) {
-        logger.error('the witness is unreachable; nothing new is published (fail closed)', { error });
-        return { published: null, witnessStatus: 'UNREACHABLE' };
-      }
-      if (answer.status === 409 && attempt === 0) {
-        const size = parseConflictSize(answer.body);
-        if (size !== null && size <= state.size && size !== oldSize) {
-          oldSize = size;
-          continue;
-        }
-      }
-      if (answer.status !== 200) {
-        logger.error('the witness refused the deployment checkpoint; nothing new is published', {
-          status: answer.status,
-          body: answer.body.slice(0, 512),
-          oldSize,
-          size: state.size,
-        });
-        return { published: null, witnessStatus: answer.status };
-      }
-      const cosigned = attachCosignatures(note, answer.body);
-      const check = checkPolicy({
-        note: cosigned,
-        policy: witness.policy,
-        maxAgeSeconds: witness.maxAgeSeconds,
-        nowSeconds: Math.floor(clock() / 1000),
-      });
-      if (check.kind !== 'ACCEPTED') {
-        logger.error('the cosigned checkpoint does not meet the policy; nothing new is published', { check });
-        return { published: null, witnessStatus: 200 };
-      }
-      return { published: cosigned, witnessStatus: 200 };
-    }
-    return { published: null, witnessStatus: 409 };
-  }
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
@@ -426,9 +372,3 @@ const outcome = (result: Awaited<ReturnType<typeof integrate>>) => ({
   unchanged: result.unchanged,
   evidence: result.evidence,
 });
-
-/** The size of a published checkpoint note (its second line), 0 when none. */
-function publishedSize(published: string | null): number {
-  const size = Number(published?.split('\n')[1]);
-  return Number.isSafeInteger(size) && size >= 0 ? size : 0;
-}

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DeleteTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
+import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { DeploymentHeartbeat } from '../../functions/integrator/heartbeat';
+import { IntegratorService, type IntegratorWitness } from '../../functions/integrator/integrator-service';
+import { SealerService } from '../../functions/sealer/sealer-service';
+import { WitnessService } from '../../functions/witness/witness-service';
+import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { formatVerifierKey } from '../../shared/log/note-key';
+import { parseSignedNote } from '../../shared/log/signed-note';
+import type { NoteSigner } from '../../shared/ports/note-signer';
+import { buildManifest } from '../../shared/triage/build-manifest';
+import { verifyCosignature } from '../../shared/witness/cosignature';
+import { cosignerKey, formatCosignerKey } from '../../shared/witness/cosigner-key';
+import { checkPolicy } from '../../shared/witness/policy-check';
+import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
+import { deployedStack } from '../helpers/deployed-stack';
+import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { InMemoryWitnessStore } from '../helpers/in-memory-witness-store';
+import { until } from '../helpers/until';
+import { testWitnessSigner } from '../helpers/witness-factories';
+import { testLineageId } from '../helpers/writer-factories';
+
+// The integrator's heartbeat (docs/deployment-log.md, "Freshness window and interval") on the
+// emulator: the deployed stack's KMS log key signs, the deployment log lives in a DynamoDB table of
+// its own on the emulator (the stack's table is shared with the deployed, unwitnessed integrator,
+// which would overwrite `published`), the sealer, integrator and heartbeat run in process (the
+// heartbeat driven directly, not by the schedule: the test stack has no witness, so no schedule;
+// `npm run bench:freshness` watches the deployed schedule), and the witness is the real
+// WitnessService in process.
+const { stack, dynamodb, kms } = deployedStack();
+const tableName = `reseal-heartbeat-${randomUUID().slice(0, 8)}`;
+const MAX_AGE = 180;
+
+/** A signer that counts its signatures. */
+function counting(signer: NoteSigner): NoteSigner & { signs: number } {
+  const counted = {
+    keyName: signer.keyName,
+    publicKey: () => signer.publicKey(),
+    signs: 0,
+    sign: async (message: Uint8Array) => {
+      counted.signs += 1;
+      return signer.sign(message);
+    },
+  };
+  return counted;
+}
+
+beforeAll(async () => {
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 120 }, { TableName: tableName });
+});
+
+afterAll(async () => {
+  await dynamodb.send(new DeleteTableCommand({ TableName: tableName }));
+});
+
+describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Freshness window and interval")', () => {
+  it("an idle log's published note gets a newer cosignature with no write and no log-key Sign", async () => {
+    const logSigner = counting(new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName));
+    const logKey = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
+    const witnessSigner = counting(testWitnessSigner());
+    const witnessService = new WitnessService({
+      store: new InMemoryWitnessStore(),
+      signer: witnessSigner,
+      trusted: parseTrustedLogs(formatVerifierKey(logKey)),
+      logger: fakeLogger(),
+      clock: Date.now,
+    });
+    const witnessKey = cosignerKey(witnessSigner.keyName, await witnessSigner.publicKey());
+    const policy = parsePolicy(
+      `log ${formatVerifierKey(logKey)}\nwitness w1 ${formatCosignerKey(witnessKey)}\nquorum w1\n`,
+    );
+    const witness: IntegratorWitness = {
+      client: { addCheckpoint: async (body) => witnessService.addCheckpoint(body) },
+      policy,
+      maxAgeSeconds: MAX_AGE,
+    };
+    const store = new DynamoDBLineageStore(dynamodb, tableName);
+    const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
+    const notices: SealedRunNotice[] = [];
+    const sealer = new SealerService({
+      store,
+      publisher: new FakePublisher(),
+      anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
+      signer: logSigner,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: Date.now,
+      notifier: { notify: async (n) => void notices.push(n) },
+    });
+    const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
+    const lineageId = testLineageId(`lin-heartbeat-${randomUUID()}`);
+    const now = Date.now();
+    expect(await sealGroup(sealer, [acceptedWrite(lineageId, 'r-0', manifest, now)], now)).toEqual(['SEALED']);
+    const integrated = await new IntegratorService({
+      lineages: store,
+      deployment,
+      index: new DynamoDBIndexNodeStore(dynamodb, tableName),
+      signer: logSigner,
+      witness,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: Date.now,
+    }).integrate(notices.splice(0));
+    expect(integrated.witnessStatus).toBe(200);
+    const first = await deployment.readHead();
+    const cosignedAt = (note: string | null | undefined) => {
+      const { text, signatures } = parseSignedNote(note ?? '');
+      return Math.max(...signatures.map((s) => verifyCosignature(text, s, witnessKey) ?? -1));
+    };
+    const t0 = cosignedAt(first?.published);
+    expect(t0).toBeGreaterThan(0);
+    const signs = { log: logSigner.signs, witness: witnessSigner.signs };
+
+    // A threshold of 1 s, so the test waits seconds, not a third of the maximum age; the decision is the same.
+    const heartbeat = new DeploymentHeartbeat({
+      deployment,
+      logKey: logSigner,
+      witness,
+      thresholdSeconds: 1,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: Date.now,
+    });
+    const report = await until(
+      'the heartbeat to cosign the idle head anew',
+      async () => {
+        const beat = await heartbeat.beat();
+        return beat.kind === 'SUBMITTED' ? beat : undefined;
+      },
+      { timeoutMs: 120_000, pollIntervalMs: 500 },
+    );
+    expect(report).toMatchObject({ reason: 'AGED', witnessStatus: 200, size: first?.size });
+    const after = await deployment.readHead();
+    expect(after?.size).toBe(first?.size);
+    expect(after?.checkpoint).toBe(first?.checkpoint);
+    expect(parseSignedNote(after?.published ?? '').text).toBe(parseSignedNote(first?.checkpoint ?? '').text);
+    expect(cosignedAt(after?.published)).toBeGreaterThan(t0);
+    expect(
+      checkPolicy({
+        note: after?.published ?? '',
+        policy,
+        maxAgeSeconds: MAX_AGE,
+        nowSeconds: Math.floor(Date.now() / 1000),
+      }).kind,
+    ).toBe('ACCEPTED');
+    expect(logSigner.signs).toBe(signs.log);
+    expect(witnessSigner.signs).toBe(signs.witness + 1);
+  });
+});
