@@ -14,8 +14,9 @@ import { nodeSourceOf } from '../shared/log/record-proof';
 import { openCheckpoint } from '../shared/log/signed-checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
+import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
-import type { FreshnessPolicy } from './freshness-policy';
+import type { FreshnessPolicy, PolicyWitnessing } from './freshness-policy';
 
 /** The keys a freshness chain is read for: a lineage, and optionally one of its residual ids. */
 export interface FreshnessKeys {
@@ -100,8 +101,7 @@ export class DeploymentChainReader {
     const none = (chain: ReadDeploymentChain) => ({ chain, evidence: null });
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
-    const note = head?.published ?? null;
-    if (head === null || note === null) {
+    if (head === null) {
       // A witnessed deployment always publishes a cosigned checkpoint, so its absence is a table
       // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
       // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
@@ -113,6 +113,17 @@ export class DeploymentChainReader {
         });
       }
       return none({ kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' });
+    }
+    const note = publishedNote(head, policy.witnessing);
+    if (note === null) {
+      // The head item stands, so the log has integrated: a head without a checkpoint the policy can
+      // check is an edited item, never "nothing integrated yet".
+      return none({
+        kind: 'REFUSED',
+        refusal: 'POLICY_NOT_MET',
+        reason:
+          'the deployment head holds no checkpoint the policy can check (its published note was removed): fail closed',
+      });
     }
     const size = claimedSize(note);
     const last = size !== null && size > 0 ? size - 1 : null;
@@ -178,7 +189,7 @@ export class DeploymentChainReader {
   ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
-    const note = head?.published ?? null;
+    const note = head === null ? null : publishedNote(head, policy.witnessing);
     if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
     const size = claimedSize(note);
     const last = size !== null && size > 0 ? size - 1 : null;
@@ -242,4 +253,19 @@ export class DeploymentChainReader {
       ? { kind: 'presence', entry: proven.entry, proof: proven.proof }
       : { kind: 'absence', proof: proven.proof };
   }
+}
+
+/**
+ * The note a client checks its policy against: the head's `published` checkpoint (the last that met
+ * the stack's policy, with its cosignatures); under an unwitnessed policy (`quorum none`) the log's
+ * own signed `checkpoint` serves too, since the log's signature is all that policy asks (the
+ * integrator of an unwitnessed stack publishes that very note). So removing `published` alone does
+ * not make an integrated log read as unpublished (docs/deployment-log.md, "Clients"). `null` when
+ * the head holds neither.
+ */
+function publishedNote(head: StoredDeploymentHead, witnessing: PolicyWitnessing): string | null {
+  if (typeof head.published === 'string' && head.published !== '') return head.published;
+  return witnessing === 'UNWITNESSED' && typeof head.checkpoint === 'string' && head.checkpoint !== ''
+    ? head.checkpoint
+    : null;
 }

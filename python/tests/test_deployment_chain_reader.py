@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
-
 from reseal.deployment_chain import default_policy_text, deployment_leaf, freshness_policy
 from reseal.deployment_chain_reader import DeploymentChainReader
 from reseal.index import (
@@ -190,12 +188,24 @@ def test_a_hidden_leaf_or_a_rolled_back_leaf_root_is_not_the_last_leaf() -> None
     assert chain_reader.read("lineage-a").refusal == "LEAF_NOT_LAST"
 
 
-@pytest.mark.parametrize("published", [None, "gone"])
-def test_no_published_checkpoint_is_unpublished_unwitnessed_and_refused_witnessed(published: str | None) -> None:
-    items = honest(None) if published is None else [i for i in honest() if i["sk"]["S"] != "HEAD"]
+def test_no_head_is_unpublished_unwitnessed_and_refused_witnessed() -> None:
+    items = [i for i in honest() if i["sk"]["S"] != "HEAD"]
     assert reader(items)[0].read("lineage-a").kind == "UNPUBLISHED"
     refused = reader(items, WITNESSED)[0].read("lineage-a")
     assert (refused.kind, refused.refusal) == ("REFUSED", "POLICY_NOT_MET")
+
+
+def test_a_removed_published_note_is_not_unpublished() -> None:
+    # The head stands: unwitnessed, its log-signed checkpoint serves; witnessed, fail closed
+    # (docs/deployment-log.md, "Clients").
+    items = honest(None)
+    assert reader(items)[0].read("lineage-a").kind == "PROVEN"
+    refused = reader(items, WITNESSED)[0].read("lineage-a")
+    assert (refused.kind, refused.refusal) == ("REFUSED", "POLICY_NOT_MET")
+    head = next(i for i in items if i["sk"]["S"] == "HEAD")
+    del head["checkpoint"]
+    stripped = reader(items)[0].read("lineage-a")
+    assert (stripped.kind, stripped.refusal) == ("REFUSED", "POLICY_NOT_MET")
 
 
 def test_a_witnessed_chain_needs_a_fresh_cosignature() -> None:

@@ -22,7 +22,7 @@ from .index import (
     index_leaf_hash,
     index_node_hash,
 )
-from .item_layout import DeploymentLogTableReader
+from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
 from .log import parse_checkpoint_body, parse_signed_note
 from .tree_refs import inclusion_proof_refs, range_root
 
@@ -50,6 +50,18 @@ def _claimed_size(note: str) -> int | None:
         return parse_checkpoint_body(text).size
     except ResealError:
         return None
+
+
+def _published_note(head: StoredDeploymentHead, witnessing: str) -> str | None:
+    """The note the policy is checked against: the head's ``published`` checkpoint; under an
+    unwitnessed policy (``quorum none``) the log's own signed ``checkpoint`` serves too, since the
+    log's signature is all that policy asks. So removing ``published`` alone does not make an
+    integrated log read as unpublished (docs/deployment-log.md, "Clients")."""
+    if isinstance(head.published, str) and head.published != "":
+        return head.published
+    if witnessing == "UNWITNESSED" and isinstance(head.checkpoint, str) and head.checkpoint != "":
+        return head.checkpoint
+    return None
 
 
 class DeploymentChainReader:
@@ -81,8 +93,7 @@ class DeploymentChainReader:
         """
         policy = self._policy()
         head = self._table.head()
-        note = None if head is None else head.published
-        if head is None or note is None:
+        if head is None:
             if policy.witnessing == "WITNESSED":
                 return DeploymentChain(
                     "REFUSED",
@@ -91,6 +102,16 @@ class DeploymentChainReader:
                 )
             return DeploymentChain(
                 "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
+            )
+        note = _published_note(head, policy.witnessing)
+        if note is None:
+            # The head stands, so the log has integrated: a head with no note the policy can check
+            # is an edited item, never "nothing integrated yet".
+            return DeploymentChain(
+                "REFUSED",
+                refusal="POLICY_NOT_MET",
+                reason="the deployment head holds no checkpoint the policy can check "
+                "(its published note was removed): fail closed",
             )
         size = _claimed_size(note)
         last = size - 1 if size is not None and size > 0 else None
