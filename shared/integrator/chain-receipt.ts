@@ -145,6 +145,8 @@ export function verifyChainReceipt(receipt: unknown, options: ChainReceiptOption
   }
   const residualId = proven.record.header.residualId;
   const maxAge = options.maxAgeSeconds;
+  // A policy of the log alone (`quorum none`) has no cosignature time to age: nothing is checked.
+  const checked = maxAge !== null && options.policy.quorum.kind !== 'NONE';
   const chain = verifyDeploymentChain({
     note: deployment.checkpoint,
     policy: options.policy,
@@ -172,7 +174,7 @@ export function verifyChainReceipt(receipt: unknown, options: ChainReceiptOption
     return refusedReceipt(
       V.UNVERIFIED_TAMPER_RISK,
       `the deployment chain does not verify (${chain.refusal}): ${chain.reason}`,
-      { refusal: chain.refusal, freshnessChecked: maxAge !== null },
+      { refusal: chain.refusal, freshnessChecked: checked },
     );
   }
   const accepted = {
@@ -186,15 +188,15 @@ export function verifyChainReceipt(receipt: unknown, options: ChainReceiptOption
     return refusedReceipt(
       V.LINEAGE_BROKEN,
       `the index maps residual ${residualId} to seq ${held.seq}, but the receipt's record is seq ${seq}`,
-      { deployment: accepted, freshnessChecked: maxAge !== null },
+      { deployment: accepted, freshnessChecked: checked },
     );
   }
   return {
     verdict: V.VERIFIED_INTACT,
-    reason: `record seq ${seq} is leaf ${seq} of the lineage head the index holds (${indexed.size} records), under deployment checkpoint ${chain.checkpoint.size}${maxAge === null ? ' (freshness not checked: no maximum age)' : ''}`,
+    reason: `record seq ${seq} is leaf ${seq} of the lineage head the index holds (${indexed.size} records), under deployment checkpoint ${chain.checkpoint.size}${checked ? '' : maxAge === null ? ' (freshness not checked: no maximum age)' : ' (freshness not checked: the policy asks no cosignature)'}`,
     refusal: null,
     record: proven.record,
     deployment: accepted,
-    freshnessChecked: maxAge !== null,
+    freshnessChecked: checked,
   };
 }

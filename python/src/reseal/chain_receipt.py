@@ -172,7 +172,8 @@ def verify_chain_receipt(
             ),
         ),
     )
-    checked = max_age_seconds is not None
+    # A policy of the log alone (``quorum none``) has no cosignature time to age: nothing is checked.
+    checked = max_age_seconds is not None and policy.quorum.kind != "NONE"
     if chain.kind == "REFUSED" or chain.checkpoint is None:
         return _refused(
             V.UNVERIFIED_TAMPER_RISK,
@@ -190,7 +191,13 @@ def verify_chain_receipt(
             deployment=accepted,
             freshness_checked=checked,
         )
-    unchecked = "" if checked else " (freshness not checked: no maximum age)"
+    unchecked = (
+        ""
+        if checked
+        else " (freshness not checked: no maximum age)"
+        if max_age_seconds is None
+        else " (freshness not checked: the policy asks no cosignature)"
+    )
     return ChainReceiptVerification(
         V.VERIFIED_INTACT,
         f"record seq {seq} is leaf {seq} of the lineage head the index holds ({indexed.size} records), "

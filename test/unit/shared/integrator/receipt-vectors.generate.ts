@@ -144,6 +144,11 @@ const cases: Case[] = [
     maxAgeSeconds: null,
   },
   {
+    name: 'the log alone (quorum none) with a maximum age: inclusion only, freshness not checked',
+    policy: unwitnessed.text,
+    maxAgeSeconds: 180,
+  },
+  {
     name: 'a policy of another log',
     policy: `log ${formatVerifierKey(await verifierKeyOf(forgerLogSigner()))}\nquorum none\n`,
     maxAgeSeconds: null,
