@@ -125,14 +125,7 @@ export class DeploymentChainReader {
           'the deployment head holds no checkpoint the policy can check (its published note was removed): fail closed',
       });
     }
-    const size = claimedSize(note);
-    const last = size !== null && size > 0 ? size - 1 : null;
-    const rootHex =
-      last === null
-        ? null
-        : ((await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null));
-    const indexRoot = rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0);
-    const inclusion = last === null ? [] : await this.#inclusion(last, last + 1);
+    const { indexRoot, inclusion } = await this.#lastLeaf(head, note);
     const base = {
       note,
       policy: policy.policy,
@@ -191,19 +184,12 @@ export class DeploymentChainReader {
     const head = await this.#deps.log.readHead();
     const note = head === null ? null : publishedNote(head, policy.witnessing);
     if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
-    const size = claimedSize(note);
-    const last = size !== null && size > 0 ? size - 1 : null;
-    const rootHex =
-      last === null
-        ? null
-        : ((await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null));
     const anchored = verifyDeploymentAnchor({
       note,
       policy: policy.policy,
       maxAgeSeconds: policy.maxAgeSeconds,
       nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
-      indexRoot: rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0),
-      inclusion: last === null ? [] : await this.#inclusion(last, last + 1),
+      ...(await this.#lastLeaf(head, note)),
       reAnchor: head.reAnchor ?? null,
     });
     if (anchored.kind === 'REFUSED') return { kind: 'REFUSED', reason: `${anchored.refusal}: ${anchored.reason}` };
@@ -233,6 +219,26 @@ export class DeploymentChainReader {
   }
 
   /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
+  /**
+   * The index root the note's last leaf commits to, as the table claims it (the leaf item, else
+   * the head's own root when the head is of the note's size), and that leaf's inclusion proof
+   * from the stored nodes: both checked against the note by `verifyDeploymentAnchor`, never
+   * trusted. An empty root and proof when the note names no leaf.
+   */
+  async #lastLeaf(
+    head: StoredDeploymentHead,
+    note: string,
+  ): Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }> {
+    const size = claimedSize(note);
+    const last = size !== null && size > 0 ? size - 1 : null;
+    if (last === null) return { indexRoot: new Uint8Array(0), inclusion: [] };
+    const rootHex = (await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null);
+    return {
+      indexRoot: rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0),
+      inclusion: await this.#inclusion(last, last + 1),
+    };
+  }
+
   async #inclusion(index: number, size: number): Promise<Uint8Array[]> {
     try {
       return await proveInclusion(
