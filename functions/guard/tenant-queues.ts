@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '../../shared/schemas/parse';
 import { TenantId } from '../../shared/tenancy/tenants';
+import { jsonEnv } from '../common/json-env';
 
 /** `TENANT_QUEUES`: a JSON array of `{ queueArn, tenantId }`, one per tenant queue (set by the stack). */
 const TenantQueuesSchema = z
@@ -18,12 +19,7 @@ const TenantQueuesSchema = z
  * @throws {InvalidInputError} when the variable is not such a JSON array (the function does not start)
  */
 export function tenantQueuesFrom(value: string | undefined): ReadonlyMap<string, string> | undefined {
-  if (value === undefined || value === '') return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(value);
-  } catch {
-    json = value;
-  }
+  const json = jsonEnv(value);
+  if (json === undefined) return undefined;
   return new Map(parseInput(TenantQueuesSchema, json, 'TENANT_QUEUES').map((q) => [q.queueArn, q.tenantId]));
 }

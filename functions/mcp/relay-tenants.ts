@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseInput } from '../../shared/schemas/parse';
 import { parseTenants, type Tenant, TenantSchema } from '../../shared/tenancy/tenants';
+import { jsonEnv } from '../common/json-env';
 
 /** A tenant as the remote MCP function serves it: who its callers are, and the queue its writes go to. */
 export interface RelayTenant extends Tenant {
@@ -18,13 +19,8 @@ const RelayTenantsSchema = z.array(TenantSchema.extend({ queueUrl: z.url() }));
  * @throws {InvalidInputError} when the variable is not such a JSON array (the function does not start)
  */
 export function relayTenantsFrom(value: string | undefined): readonly RelayTenant[] | undefined {
-  if (value === undefined || value === '') return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(value);
-  } catch {
-    json = value;
-  }
+  const json = jsonEnv(value);
+  if (json === undefined) return undefined;
   const relay = parseInput(RelayTenantsSchema, json, 'TENANTS');
   // The rules of a stack's tenants (ids unique, each sender in one tenant), on the same entries.
   parseTenants(relay.map(({ queueUrl: _queueUrl, ...tenant }) => tenant));
