@@ -1,7 +1,7 @@
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { ChainVerification } from '../shared/seal/chain-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
+import { SealedRecordSchema } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
@@ -49,8 +49,10 @@ export async function walkFreshness(
   if (!reader || !head || verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return { ...verification, freshness: null };
   }
-  const record = (await deps.store.readRecord(lineageId, head.seq)) as SealedRecord | null;
-  if (!record || record.recordHash !== head.recordHash) {
+  // Read again for its seq and hash only (the walk verified the record with that hash at that seq).
+  const read = SealedRecordSchema.safeParse(await deps.store.readRecord(lineageId, head.seq));
+  const record = read.success ? read.data : null;
+  if (!record || record.recordHash !== head.recordHash || record.header.monotonicSequenceNumber !== head.seq) {
     // The walk just read it: a record gone or changed since is a table writer at work.
     const reason = `freshness: record ${head.seq} changed while the lineage was read`;
     const verdict = VerificationVerdict.LINEAGE_BROKEN;
