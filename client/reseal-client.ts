@@ -43,8 +43,9 @@ import { type ReadExportOptions, readLineageExport } from './read-export';
 import { Recalls } from './recalls';
 import { soleWriterPolicy, withInceptionPolicy } from './sole-writer-policy';
 import type { ResealStackOutputs } from './stack-outputs';
-import type { VerifiedRecall } from './verified-recall';
+import type { Freshness, VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
+import { type FreshVerification, walkFreshness } from './walk-freshness';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
@@ -115,6 +116,13 @@ export interface ResealClientDeps {
   /** Waits `ms` milliseconds (default `setTimeout`). */
   readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** A walk tied to the signed log ({@link WalkAgainstLog}), its head placed against the deployment log. */
+export type FreshWalk = WalkAgainstLog & {
+  readonly verification: FreshVerification;
+  /** The head's freshness (docs/deployment-log.md, "Clients"); `null` when not checked. */
+  readonly freshness: Freshness | null;
+};
 
 /** Options of {@link ResealClient.verifyLineage}. */
 export interface VerifyLineageOptions {
@@ -403,8 +411,14 @@ export class ResealClient {
    * @returns the verification (its verdict and first failure updated when the log disagrees) and
    *   what the log showed, or `log: null` for a lineage without a signed checkpoint to compare
    */
-  checkWalkAgainstLog(lineageId: string, verification: ChainVerification): Promise<WalkAgainstLog> {
-    return checkWalkAgainstLog(this.#log.view(), this.#store, lineageId, verification);
+  async checkWalkAgainstLog(lineageId: string, verification: ChainVerification): Promise<FreshWalk> {
+    return this.#fresh(lineageId, await checkWalkAgainstLog(this.#log.view(), this.#store, lineageId, verification));
+  }
+
+  /** A walk tied to the log, its head then placed against the deployment log ({@link ResealClient.lineageFreshness}). */
+  async #fresh(lineageId: string, walked: WalkAgainstLog): Promise<FreshWalk> {
+    const verification = await this.lineageFreshness(lineageId, walked.verification);
+    return { ...walked, verification, freshness: verification.freshness };
   }
 
   /**
@@ -485,15 +499,28 @@ export class ResealClient {
    * checked gives `UNVERIFIED_TAMPER_RISK` (fail closed); a definite finding wins over it.
    *
    * A lineage with neither that this client kept a checkpoint of was wiped: `TRUNCATION_DETECTED`.
+   * An intact walk's head is then placed against the deployment log ({@link ResealClient.lineageFreshness}):
+   * a rolled-back lineage behind the index is not intact.
    *
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
-  async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<ChainVerification> {
-    return this.#unlessWiped(
+  async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<FreshVerification> {
+    const verification = await this.#unlessWiped(
       lineageId,
       () => verifyLineagePages(this.#store, this.#walkOptions(lineageId, options)),
       (verification) => verification,
     );
+    return this.lineageFreshness(lineageId, verification);
+  }
+
+  /**
+   * Places a walked lineage's verified head against the deployment log (`walkFreshness`,
+   * docs/deployment-log.md, "Clients"): a head older than the one the index holds (a rolled-back
+   * lineage) is `NOT_NEWEST` and no longer `VERIFIED_INTACT`; `freshness: null` when this client
+   * reads no deployment log or the walk is not intact.
+   */
+  lineageFreshness(lineageId: string, verification: ChainVerification): Promise<FreshVerification> {
+    return walkFreshness({ store: this.#store, log: this.#log, freshness: this.#freshness }, lineageId, verification);
   }
 
   /**
@@ -506,9 +533,9 @@ export class ResealClient {
    * @returns the verification and what the log showed (`log: null`: nothing to compare)
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
    */
-  async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<WalkAgainstLog> {
+  async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<FreshWalk> {
     const walk = this.#walkOptions(lineageId, options);
-    return this.#unlessWiped(
+    const walked = await this.#unlessWiped(
       lineageId,
       () =>
         options.authentication === 'signed-tree'
@@ -516,6 +543,7 @@ export class ResealClient {
           : verifyStoredLineage(this.#store, this.#log.view(), walk),
       (verification) => ({ verification, log: null }),
     );
+    return this.#fresh(lineageId, walked);
   }
 
   #walkOptions(lineageId: string, options: VerifyLineageOptions) {

@@ -24,6 +24,7 @@ export type McpClient = Pick<
   | 'receipt'
   | 'logKey'
   | 'verifyLineage'
+  | 'lineageFreshness'
   | 'exportLineage'
   | 'verifyExport'
   | 'readRefusals'

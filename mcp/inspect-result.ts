@@ -1,11 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { type TimelineRow, timelineRows } from '../client/timeline-rows';
+import type { Freshness } from '../client/verified-recall';
 import type { Signed } from '../client/write-outcomes';
 import { writtenByText } from '../client/written-by';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import { escapedStrings } from '../shared/schemas/escaped-text';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { freshnessOutput } from './freshness-output';
 import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
@@ -114,7 +116,7 @@ const untrustedConflict = (c: ConflictRecord): UntrustedConflictOutput =>
 export function inspectResult(
   lineageId: string,
   records: readonly unknown[],
-  verification: ChainVerification,
+  verification: ChainVerification & { readonly freshness?: Freshness | null },
   refusals: {
     readonly rejections: readonly (RejectionRecord & Signed)[];
     readonly conflicts: readonly (ConflictRecord & Signed)[];
@@ -147,6 +149,7 @@ export function inspectResult(
       rejections: refusals.rejections.filter((r) => !signed(r)).map(untrustedRejection),
       conflicts: refusals.conflicts.filter((c) => !signed(c)).map(untrustedConflict),
     },
+    freshness: freshnessOutput(verification.freshness ?? null),
     ...logCheckFields(log, caller),
   };
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {

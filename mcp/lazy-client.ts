@@ -10,6 +10,7 @@ const METHODS = [
   'receipt',
   'logKey',
   'verifyLineage',
+  'lineageFreshness',
   'exportLineage',
   'verifyExport',
   'readRefusals',

@@ -39,6 +39,10 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
       own(lineageId);
       return client.verifyLineage(lineageId, options);
     },
+    lineageFreshness: async (lineageId, verification) => {
+      own(lineageId);
+      return client.lineageFreshness(lineageId, verification);
+    },
     exportLineage: async (lineageId, options) => {
       own(lineageId);
       return client.exportLineage(lineageId, options);

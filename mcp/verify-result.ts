@@ -1,7 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Freshness } from '../client/verified-recall';
 import { writtenByOf, writtenByText } from '../client/written-by';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
@@ -17,14 +19,18 @@ import { writtenByOutput } from './written-by-output';
  */
 export function verifyResult(
   lineageId: string,
-  verification: ChainVerification,
+  verification: ChainVerification & { readonly freshness?: Freshness | null },
   log: LogCheck,
   caller?: TrustedHead,
 ): CallToolResult {
   const fields = logCheckFields(log, caller);
   const found = walkVerdict(verification, log);
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
-    return walkTamperResult(lineageId, found, { ...fields, logFailure: log.failure });
+    return walkTamperResult(lineageId, found, {
+      ...fields,
+      freshness: freshnessOutput(verification.freshness ?? null),
+      logFailure: log.failure,
+    });
   }
   // Intact: every record verified, so every one has a writer (signed, or a format-1 record's UNATTRIBUTED).
   const writers = verification.records.flatMap((r) => {
@@ -37,12 +43,13 @@ export function verifyResult(
     records: verification.records.length,
     head: verification.head && headOf(verification.head),
     writtenBy: writers.map((w) => ({ seq: w.seq, writtenBy: writtenByOutput(w.writtenBy) })),
+    freshness: freshnessOutput(verification.freshness ?? null),
     ...fields,
   };
   const at = verification.head ? ` through seq ${verification.head.seq}` : '';
   const signed = fields.checkpoint ? `; signed checkpoint of ${fields.checkpoint.size} records` : '';
   return toolResult(
-    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}${writers.map((w) => `\n  seq ${w.seq}: written by ${writtenByText(w.writtenBy)}`).join('')}`,
+    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${fields.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}${verified.freshness ? `; freshness ${verified.freshness.state}` : ''}${writers.map((w) => `\n  seq ${w.seq}: written by ${writtenByText(w.writtenBy)}`).join('')}`,
     verified,
   );
 }

@@ -3,6 +3,7 @@ import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { ResealClient } from '../../client/reseal-client';
 import { timelineRows } from '../../client/timeline-rows';
+import type { Freshness } from '../../client/verified-recall';
 import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
@@ -13,12 +14,14 @@ import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
+import { freshnessJson } from '../format/freshness';
 import { jsonText } from '../format/json-text';
 import { refusalsJson } from '../format/refusals-json';
 import { refusalsText } from '../format/refusals-text';
 import { timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
 import { untrustedJson, untrustedText } from '../format/untrusted-section';
+import { freshnessRow } from '../format/verification';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
@@ -59,6 +62,8 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       // Whether the tail was checked against a checkpoint (`--lineage`: kept or given), said in
       // both outputs, so a walk that could not see a rollback never passes for one that could.
       let truncation: { readonly checked: boolean; readonly line: string } | null = null;
+      // `--lineage`: where the verified head stands against the deployment log (docs/cli.md, "Freshness").
+      let freshness: Freshness | null | undefined;
       if (options.export) {
         const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
         const envelope = validateFileContent(options.export, 'lineage export', () =>
@@ -102,6 +107,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
         verification = walked.verification;
         truncation = truncationLine(walked.log, options.checkpoint);
+        freshness = walked.freshness;
         refusals = await client.readRefusals(lineageId); // listed after the timeline
       }
       const rows = timelineRows(records, verification);
@@ -113,11 +119,13 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
           ? jsonText({
               ...timelineJson(lineageId, rows, verification),
               ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
+              ...(freshness === undefined ? {} : { freshness: freshnessJson(freshness) }),
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
               untrusted: untrustedJson(untrusted),
             })
           : timelineText(lineageId, rows, verification) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
+              (freshness === undefined ? '' : fieldLines([freshnessRow(freshness)])) +
               (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : '') +
               untrustedText(untrusted),
       );

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
-import type { ResealClient } from '../../client/reseal-client';
+import type { FreshWalk, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
-import type { WalkAgainstLog } from '../../shared/log/stored-lineage';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
@@ -180,7 +179,7 @@ async function verifyStoredLineage(
   // checkpoint, consistent with the one kept; by default every record is proven a leaf of that
   // tree and no MAC is called, --audit-macs checks each MAC with KMS (docs/verifiable-log.md).
   const authentication = options.auditMacs ? 'macs' : 'signed-tree';
-  let walked: WalkAgainstLog;
+  let walked: FreshWalk;
   try {
     walked = await client.verifyStoredLineage(lineageId, {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
@@ -190,7 +189,7 @@ async function verifyStoredLineage(
   } finally {
     bar.finish();
   }
-  const { verification: result, log } = walked;
+  const { verification: result, log, freshness } = walked;
   const checkpoint = options.checkpoint ? { ...options.checkpoint, source: '--checkpoint' } : null;
   return {
     result,
@@ -202,6 +201,7 @@ async function verifyStoredLineage(
       kept,
       note: logNote(log),
       authenticatedBy: authentication,
+      freshness,
     },
   };
 }

@@ -1,8 +1,10 @@
+import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { fieldLines } from './field-lines';
+import { freshnessJson, freshnessLine } from './freshness';
 import { writtenByJson } from './written-by-json';
 import { writtenByLines } from './written-by-lines';
 
@@ -24,6 +26,11 @@ export interface VerificationContext {
    * `VerifyMac` per record).
    */
   readonly authenticatedBy?: 'signed-tree' | 'macs';
+  /**
+   * `--lineage` and `inspect --lineage` only: where the verified head stands against the
+   * deployment log (docs/cli.md, "Freshness"), `null` when not checked.
+   */
+  readonly freshness?: Freshness | null;
 }
 
 /** The `checkpoint` row when no `--checkpoint` was given: what the walk's tail was checked against, if anything. */
@@ -59,6 +66,7 @@ export function verificationJson(result: ChainVerification, context: Verificatio
     ...(context.kept === undefined ? {} : { kept_checkpoint: context.kept && { size: context.kept.size } }),
     verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
     note: context.note,
+    ...(context.freshness === undefined ? {} : { freshness: freshnessJson(context.freshness) }),
     records: result.records.map((r) => ({
       seq: r.seq,
       residual_id: r.residualId,
@@ -118,5 +126,13 @@ export function verificationText(result: ChainVerification, context: Verificatio
     ],
   ];
   if (context.note) rows.push(['note', context.note]);
+  const fresh = context.freshness === undefined ? null : freshnessRow(context.freshness);
+  if (fresh) rows.push(fresh);
   return fieldLines(rows) + writtenByLines(result.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })));
+}
+
+/** The `freshness` row of a walk's text (docs/cli.md, "Freshness"): the state and its reason, or `not checked`. */
+export function freshnessRow(freshness: Freshness | null): [string, string] {
+  const line = freshnessLine(freshness);
+  return ['freshness', line && freshness ? `${line}: ${freshness.reason}` : 'not checked (no deployment log read)'];
 }

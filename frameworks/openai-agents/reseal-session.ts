@@ -243,8 +243,9 @@ export class ResealSession implements Session {
    * The session's history, proven (docs/verifiable-log.md, "Verifying a whole lineage"): the
    * lineage's records are read once and walked (every hash, link, seq and epoch, the stored
    * head), and the records walked must be exactly the leaves of the newest signed checkpoint,
-   * which must verify with the log key and be consistent with the kept checkpoint (then kept).
-   * Only those records are folded ({@link foldSessionHistory}).
+   * which must verify with the log key and be consistent with the kept checkpoint (then kept);
+   * its last record must then stand against the deployment log as a recall's would
+   * (`ResealClient.lineageFreshness`: not behind the head the index holds). Only those records are folded ({@link foldSessionHistory}).
    *
    * @returns the live items and the lineage's last record; none for a lineage never written
    * @throws {LogVerificationError} when anything does not verify, or the lineage is gone while a checkpoint of it is kept
@@ -285,7 +286,11 @@ export class ResealSession implements Session {
         `the lineage has no records, but the kept checkpoint covers ${kept.size}`,
       );
     }
-    const { verification, log } = walked;
+    const { log } = walked;
+    // The walked head placed against the deployment log (docs/deployment-log.md, "Clients"): a
+    // history rolled back behind the index (NOT_NEWEST), two histories (INCONSISTENT) or a chain
+    // that does not verify (REFUSED) is never returned.
+    const verification = await this.#client.lineageFreshness(lineageId, walked.verification);
     if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT || log === null) {
       throw new LogVerificationError(
         lineageId,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { FreshnessOutput } from './freshness-output';
 import { InspectUntrustedOutput } from './inspect-untrusted-output';
 import { LogCheckOutputFields } from './log-check-output-fields';
 import { TimelineRecordOutput } from './timeline-record-output';
@@ -51,6 +52,11 @@ export const InspectOutput = z.object({
   ),
   /** Stored items the server cannot vouch for: records that do not verify, unsigned rejections and conflicts. */
   untrusted: InspectUntrustedOutput,
+  /**
+   * Where the verified head stands against the deployment log (docs/mcp.md, "Freshness"): a
+   * rolled-back lineage behind the index is `NOT_NEWEST`, never intact; `null` when not checked.
+   */
+  freshness: FreshnessOutput.nullable(),
   ...LogCheckOutputFields,
 });
 /** Type of {@link InspectOutput}. */

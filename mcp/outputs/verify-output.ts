@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { FreshnessOutput } from './freshness-output';
 import { HeadOutput } from './head-output';
 import { LogCheckOutputFields } from './log-check-output-fields';
 import { WrittenByOutput } from './written-by-output';
@@ -13,6 +14,11 @@ export const VerifyOutput = z.object({
   head: HeadOutput.nullable(),
   /** Who wrote each record, in seq order (docs/mcp.md, "Who wrote it"). */
   writtenBy: z.array(z.object({ seq: NonNegativeInt, writtenBy: WrittenByOutput })),
+  /**
+   * Where the verified head stands against the deployment log (docs/mcp.md, "Freshness"): a
+   * rolled-back lineage behind the index is `NOT_NEWEST`, never intact; `null` when not checked.
+   */
+  freshness: FreshnessOutput.nullable(),
   ...LogCheckOutputFields,
 });
 /** Type of {@link VerifyOutput}. */

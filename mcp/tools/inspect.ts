@@ -31,7 +31,11 @@ export function inspectLineage(deps: ResealMcpDeps, input: InspectInput): Promis
   return withErrorResult({ lineageId: input.lineageId }, async () => {
     const { log, walk } = await checkLogForWalk(deps.client, input.lineageId, input.checkpoint);
     const exported = await deps.client.exportLineage(input.lineageId);
-    const verification = await deps.client.verifyExport(exported, walk);
+    // The walk's head placed against the deployment log, as reseal_verify places it (docs/mcp.md, "Freshness").
+    const verification = await deps.client.lineageFreshness(
+      input.lineageId,
+      await deps.client.verifyExport(exported, walk),
+    );
     const refusals = await deps.client.readRefusals(input.lineageId);
     return inspectResult(input.lineageId, exported.records, verification, refusals, log, input.checkpoint);
   });

@@ -106,6 +106,17 @@ async function recallCli(lineageId: string, recall: RecallTarget): Promise<strin
   return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusal_code} ${json.freshness?.state ?? 'no freshness'}`;
 }
 
+/** `reseal verify|inspect --lineage --json` with no checkpoint store: `exit <code> <verdict> <freshness state>`. */
+async function walkCli(command: 'verify' | 'inspect', lineageId: string): Promise<string> {
+  const run = await runCli([command, '--lineage', lineageId, '--json'], {
+    cwd: mkdtempSync(join(tmpdir(), 'reseal-fresh-walk-')),
+    env: { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region },
+    connect: async () => clientOf(setup, targetOf(lineageId, { latest: true }), null),
+  });
+  const json = JSON.parse(run.stdout) as { verdict: string; freshness: { state: string } | null };
+  return `exit ${run.exitCode} ${json.verdict} ${json.freshness?.state ?? 'no freshness'}`;
+}
+
 /** `ResealClient.recall` with no checkpoint store: `<verdict or refusal> <freshness state>`. */
 async function clientRecall(lineageId: string, recall: RecallTarget): Promise<string> {
   const client = clientOf(setup, targetOf(lineageId, recall), null);
@@ -192,6 +203,30 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
         python: 'NOT_INTACT UNVERIFIED_TAMPER_RISK NOT_NEWEST',
       },
     );
+    // The whole-lineage walks place the verified head against the index as recall does
+    // (docs/deployment-log.md, "Clients", whole-lineage walks).
+    const walk = {
+      section: 'tampering',
+      target: 'lineage (whole)',
+      attack:
+        'restore head, records and markers to the signed state of 4 records after 6 were integrated; verify the whole lineage',
+      checkpoint: false,
+    } as const;
+    const stored = await clientOf(setup, targetOf(rolled, { latest: true }), null).verifyStoredLineage(rolled);
+    expectGuarantees(context, [
+      {
+        guarantee: { ...walk, reader: 'verify --lineage', expected: 'exit 20 UNVERIFIED_TAMPER_RISK NOT_NEWEST' },
+        observed: await walkCli('verify', rolled),
+      },
+      {
+        guarantee: { ...walk, reader: 'inspect --lineage', expected: 'exit 20 UNVERIFIED_TAMPER_RISK NOT_NEWEST' },
+        observed: await walkCli('inspect', rolled),
+      },
+      {
+        guarantee: { ...walk, reader: 'client.verifyStoredLineage', expected: 'UNVERIFIED_TAMPER_RISK NOT_NEWEST' },
+        observed: `${stored.verification.verdict} ${stored.freshness?.state ?? 'no freshness'}`,
+      },
+    ]);
   });
 
   it('a deleted residual-id marker: recall by residual id is tamper (the index maps it), not "no such record"', async (context) => {

@@ -1,0 +1,89 @@
+import { checkpointOrigin } from '../shared/log/log-names';
+import type { LineageStore } from '../shared/ports/lineage-store';
+import type { ChainVerification } from '../shared/seal/chain-verification';
+import { SealedRecordSchema } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import type { DeploymentChainReader } from './deployment-chain-reader';
+import { LogVerificationError } from './errors';
+import type { LogReader } from './log-reader';
+import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
+import type { Freshness } from './verified-recall';
+
+/** A walked lineage with where its verified head stands against the deployment log. */
+export type FreshVerification = ChainVerification & {
+  /**
+   * The head's freshness (docs/deployment-log.md, "Clients"), as a recall shows it; `null` when
+   * this client reads no deployment log, or the walk is not intact (nothing to place).
+   */
+  readonly freshness: Freshness | null;
+};
+
+/** Dependencies of {@link walkFreshness}. */
+export interface WalkFreshnessDeps {
+  readonly store: Pick<LineageStore, 'readRecord'>;
+  readonly log: Pick<LogReader, 'consistency' | 'latest' | 'key'>;
+  readonly freshness: DeploymentChainReader | null;
+}
+
+/**
+ * Places an intact walk's verified head against the deployment chain, as a recall of the
+ * lineage's latest record is placed (`provenRecordFreshness`, docs/deployment-log.md, "Clients"):
+ * a head older than the lineage head the index holds is `NOT_NEWEST` (a rolled-back lineage:
+ * `UNVERIFIED_TAMPER_RISK`), two histories are `INCONSISTENT` (`LINEAGE_BROKEN`), a chain that does
+ * not verify is `REFUSED` (fail closed); a head past the index is `SEALED_AWAITING_INTEGRATION`,
+ * intact. A refuted head turns the walk's verdict and first failure.
+ *
+ * The head is proven in the lineage's latest signed checkpoint when that checkpoint ends at it;
+ * otherwise (no signed checkpoint, or one of another size) only its size is known, and a head
+ * the index covers cannot be shown consistent with it.
+ *
+ * @throws what the table reads throw (an outage), never for a forged or hidden item
+ */
+export async function walkFreshness(
+  deps: WalkFreshnessDeps,
+  lineageId: string,
+  verification: ChainVerification,
+): Promise<FreshVerification> {
+  const reader = deps.freshness;
+  const head = verification.head;
+  if (!reader || !head || verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
+    return { ...verification, freshness: null };
+  }
+  // Read again for its seq and hash only (the walk verified the record with that hash at that seq).
+  const read = SealedRecordSchema.safeParse(await deps.store.readRecord(lineageId, head.seq));
+  const record = read.success ? read.data : null;
+  if (!record || record.recordHash !== head.recordHash || record.header.monotonicSequenceNumber !== head.seq) {
+    // The walk just read it: a record gone or changed since is a table writer at work.
+    const reason = `freshness: record ${head.seq} changed while the lineage was read`;
+    const verdict = VerificationVerdict.LINEAGE_BROKEN;
+    return { ...verification, verdict, firstFailure: { seq: head.seq, verdict, reason }, freshness: null };
+  }
+  const policy = await reader.policy();
+  const chain = await reader.read({ lineageId });
+  const answered = await signedAt(deps, lineageId, head.seq + 1);
+  const decided = await provenRecordFreshness(deps.log, lineageId, chain, answered, record, {
+    latest: true,
+    residualAsked: false,
+  });
+  const freshness = freshnessOf(decided, policy);
+  if (!decided.finding) return { ...verification, freshness };
+  const { verdict, reason } = decided.finding;
+  return {
+    ...verification,
+    verdict,
+    firstFailure: { seq: head.seq, verdict, reason: `freshness: ${reason}` },
+    freshness,
+  };
+}
+
+/** The latest signed checkpoint when it has `size` leaves; else one of that size whose root is unknown (never consistent). */
+async function signedAt(deps: WalkFreshnessDeps, lineageId: string, size: number) {
+  const latest = await deps.log.latest(lineageId).catch((error: unknown) => {
+    // A log that does not prove is the walk's finding (checkWalkAgainstLog), not an outage.
+    if (error instanceof LogVerificationError) return null;
+    throw error;
+  });
+  if (latest && latest.checkpoint.size === size) return latest.checkpoint;
+  const key = await deps.log.key();
+  return { origin: checkpointOrigin(key.name, lineageId), size, rootHash: new Uint8Array(0), note: '' };
+}
