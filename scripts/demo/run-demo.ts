@@ -96,7 +96,11 @@ interface LineageState {
  *    (`WRITER_NOT_ADMITTED`, recorded unsigned: an untrusted refusal) and the head does not move.
  * 4. Each lineage is verified through the signed log, and who wrote each record is listed.
  * 5. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
- * 6. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ * 6. Each lineage is recalled until the client's freshness is PROVEN under the deployment
+ *    checkpoint; then one lineage is rolled back in the table to its signed state before step 3 and
+ *    a successor client with no local state must refuse it (NOT_NEWEST); the lineage is put back.
+ *    Skipped when the backend has no table (`copyLineage` absent).
+ * 7. The python-ci lineage's latest record is edited in the table; the recall after it must be
  *    refused (HASH_MISMATCH).
  *
  * `problems` in the summary lists every expectation that did not hold (empty on success).
@@ -311,7 +315,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return result;
   }
 
-  // A table writer's copy of each lineage as signed now, before any re-seal (for step 6′).
+  // A table writer's copy of each lineage as signed now, before any re-seal (for step 6).
   const earlier = backend.copyLineage
     ? await Promise.all(
         states.map((state) => (backend.copyLineage as NonNullable<typeof backend.copyLineage>)(state.plan.lineageId)),
@@ -457,7 +461,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
   log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
 
-  // 6′. The deployment checkpoint the lineages are proven under, and a rollback a successor catches.
+  // 6. The deployment checkpoint the lineages are proven under, and a rollback a successor catches.
   const freshness = await provenUnderDeploymentCheckpoint();
   const rollback = freshness ? await rollBackOneLineage() : null;
 
@@ -544,7 +548,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return result;
   }
 
-  // 6. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  // 7. Edit a sealed record behind the sealer's back; the next recall must refuse it.
   checkAbort();
   const target = stateOf(scenario.tamperLineageId);
   const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
