@@ -1,4 +1,13 @@
-import { DynamoDBClient, GetItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
+  DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -10,8 +19,11 @@ import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
 import { writtenByOf } from '../../client/written-by';
 import { formatVerifierKey } from '../../shared/log/note-key';
-import type { DemoBackend, RejectionFound, TamperEdit } from './backend';
+import type { DemoBackend, DemoRecall, LineageItems, RejectionFound, TamperEdit } from './backend';
 import type { LineageReportReader } from './demo-report';
+
+/** One stored item as DynamoDB returns it. */
+type Item = Record<string, AttributeValue>;
 
 /** SDK client settings shared by every client the demo makes. */
 export interface AwsClientConfig {
@@ -50,7 +62,64 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
     dynamodb,
     kms: new KMSClient(config),
   });
+  // A successor session with no local state: no checkpoint store, freshness from the deployment log alone.
+  const coldClient = new ResealClient(options.outputs, {
+    sqs,
+    eventBridge: new EventBridgeClient(config),
+    dynamodb,
+    kms: new KMSClient(config),
+  });
   const tableName = options.outputs.tableName;
+  const copies = new WeakMap<LineageItems, Item[]>();
+  const queryAll = async (pk: string): Promise<Item[]> => {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await dynamodb.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: pk } },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  };
+  const recallWith = async (
+    via: ResealClient,
+    lineageId: string,
+    currentEnv: Record<string, string>,
+    checkpoint: { seq: number; recordHash: string } | undefined,
+  ): Promise<DemoRecall> => {
+    const recall = await via.recall(
+      {
+        lineageId,
+        target: { latest: true },
+        currentEnv,
+        ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
+      },
+      wait,
+    );
+    return {
+      end: recall.end,
+      verdict: recall.verdict,
+      reason: recall.reason,
+      delta: recall.delta,
+      seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq,
+      proven: recall.record !== null && recall.checkpoint !== null,
+      freshness: recall.freshness
+        ? {
+            state: recall.freshness.state,
+            checkpointSize: recall.freshness.checkpointSize,
+            witnessing: recall.freshness.witnessing,
+          }
+        : null,
+    };
+  };
   const wait = { timeoutMs: options.recallTimeoutMs ?? 60_000, pollIntervalMs: options.pollIntervalMs ?? 200 };
 
   return {
@@ -104,24 +173,38 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
       };
     },
 
-    async recall(lineageId, currentEnv, checkpoint) {
-      const recall = await client.recall(
-        {
-          lineageId,
-          target: { latest: true },
-          currentEnv,
-          ...(checkpoint ? { checkpoint: { seq: checkpoint.seq, recordHash: checkpoint.recordHash } } : {}),
-        },
-        wait,
-      );
-      return {
-        end: recall.end,
-        verdict: recall.verdict,
-        reason: recall.reason,
-        delta: recall.delta,
-        seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq,
-        proven: recall.record !== null && recall.checkpoint !== null,
-      };
+    recall: (lineageId, currentEnv, checkpoint) => recallWith(client, lineageId, currentEnv, checkpoint),
+
+    recallCold: (lineageId, currentEnv) => recallWith(coldClient, lineageId, currentEnv, undefined),
+
+    async copyLineage(lineageId) {
+      const head = await client.readHead(lineageId);
+      if (head === null) throw new Error(`no head for ${lineageId} in ${tableName}`);
+      const copy: LineageItems = { lineageId, headSeq: head.seq };
+      copies.set(copy, await queryAll(Keys.lineage(lineageId)));
+      return copy;
+    },
+
+    async putLineageBack(copy) {
+      const items = copies.get(copy);
+      if (!items) throw new Error(`not a copy this backend made of ${copy.lineageId}`);
+      const kept = new Set(items.map((item) => item.sk?.S));
+      const writes: WriteRequest[] = [];
+      for (const item of await queryAll(Keys.lineage(copy.lineageId))) {
+        if (!kept.has(item.sk?.S)) {
+          writes.push({ DeleteRequest: { Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue } } });
+        }
+      }
+      for (const item of items) writes.push({ PutRequest: { Item: item } });
+      for (let from = 0; from < writes.length; from += 25) {
+        let pending: WriteRequest[] | undefined = writes.slice(from, from + 25);
+        while (pending && pending.length > 0) {
+          const out: BatchWriteItemCommandOutput = await dynamodb.send(
+            new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }),
+          );
+          pending = out.UnprocessedItems?.[tableName];
+        }
+      }
     },
 
     async receipt(lineageId, seq) {

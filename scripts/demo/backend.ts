@@ -1,4 +1,4 @@
-import type { VerifiedRecall } from '../../client/verified-recall';
+import type { Freshness, VerifiedRecall } from '../../client/verified-recall';
 import type { WrittenBy } from '../../client/written-by';
 import type { Receipt } from '../../shared/log/receipt';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
@@ -13,7 +13,19 @@ import type { ResidualWriteRequest } from '../../shared/write/write-request';
 export type DemoRecall = Pick<VerifiedRecall, 'end' | 'verdict' | 'reason' | 'delta'> & {
   readonly seq: number | null;
   readonly proven: boolean;
+  /**
+   * The client's freshness result against the deployment log (docs/deployment-log.md, "Clients"):
+   * state, deployment checkpoint size and the policy's witnessing; `null` (or absent) when none.
+   */
+  readonly freshness?: Pick<Freshness, 'state' | 'checkpointSize' | 'witnessing'> | null;
 };
+
+/** Every stored item of one lineage's partition, as a table writer would copy them (opaque to the demo). */
+export interface LineageItems {
+  readonly lineageId: string;
+  /** Seq of the head the copy holds. */
+  readonly headSeq: number;
+}
 
 /** A rejection record the guard (or sealer) left for a write. */
 export interface RejectionFound {
@@ -91,4 +103,16 @@ export interface DemoBackend {
    * access and no MAC key would (docs/sealing.md, "What an HMAC anchor can and cannot prove").
    */
   tamperWithPayload(lineageId: string, seq: number): Promise<TamperEdit>;
+  /**
+   * Copies every item of a lineage's partition (head, records, markers, checkpoint), as a table
+   * writer could. Optional: a backend without a table skips the rollback step.
+   */
+  copyLineage?(lineageId: string): Promise<LineageItems>;
+  /** Puts a lineage's partition back exactly as `copy` holds it (items added since are deleted). */
+  putLineageBack?(copy: LineageItems): Promise<void>;
+  /**
+   * Recalls the latest record as a successor session with no local state would: a new client with
+   * no checkpoint store and no checkpoint, whose only freshness is the deployment log.
+   */
+  recallCold?(lineageId: string, currentEnv: EnvSnapshot): Promise<DemoRecall>;
 }

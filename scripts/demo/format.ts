@@ -108,6 +108,21 @@ export function formatSummary(s: DemoSummary): string {
         ? ` (${rc.reason})`
         : ` (leaf ${rc.seq} of a signed checkpoint of ${rc.checkpointSize} records)`),
   );
+  const fr = s.freshness;
+  if (fr) {
+    out.push(
+      `Freshness: ${fr.proven} of ${Object.keys(fr.states).length} lineages' final recalls PROVEN under deployment checkpoint ${fr.checkpointSize ?? '-'}` +
+        ` (${fr.witnessing}${fr.witnessing === 'UNWITNESSED' ? ': the log key alone, so a rollback of one lineage shows, of the whole table only with a witness' : ''})`,
+    );
+  }
+  const rb = s.rollback;
+  if (rb) {
+    out.push(
+      `Rollback: a table writer put ${rb.lineage}'s head, records and checkpoint back from seq ${rb.headSeq} to its signed state at seq ${rb.rolledBackToSeq} (deployment log intact)` +
+        ` → a successor session with no local state: ${rb.outcome} ${rb.verification ?? '-'} ${rb.freshnessState ?? '-'}` +
+        `${rb.outcome === 'REFUSED' ? ', never the rolled-back memory' : ''}${rb.restored ? '; put back' : ''}`,
+    );
+  }
   out.push('');
   out.push('Who wrote it (each lineage verified through the signed log; from signed fields only):');
   for (const w of s.writers) {
@@ -129,6 +144,11 @@ export function formatSummary(s: DemoSummary): string {
     `  differential triage   re-derived ${t.claimsReprobed} claims; saved ${t.claimsSaved} re-derivations (${percent(t.claimsSaved, t.monolithic.claimsRederived)} of the monolithic cost)`,
   );
   out.push(`  declared absent       ${declaredAbsentLine(s)}`);
+  if (rb) {
+    out.push(
+      `  rollbacks caught      ${rb.outcome === 'REFUSED' && rb.freshnessState === 'NOT_NEWEST' ? 1 : 0} of 1 (a successor with no local state, ${rb.freshnessState ?? 'no freshness'})`,
+    );
+  }
   out.push('');
   if (s.problems.length > 0) {
     out.push('PROBLEMS:');

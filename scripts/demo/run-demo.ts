@@ -25,10 +25,12 @@ import type { RunnerSnapshot } from './snapshots';
 import {
   type CrossWriteResult,
   type DemoSummary,
+  type FreshnessResult,
   type LineageWritersResult,
   type RecallResult,
   type ReceiptResult,
   type RefusedWriteResult,
+  type RollbackResult,
   type TamperResult,
   totalsOf,
 } from './summary';
@@ -94,7 +96,11 @@ interface LineageState {
  *    (`WRITER_NOT_ADMITTED`, recorded unsigned: an untrusted refusal) and the head does not move.
  * 4. Each lineage is verified through the signed log, and who wrote each record is listed.
  * 5. A receipt for seq 0 of the python-ci lineage is checked offline with the log's public key.
- * 6. The python-ci lineage's latest record is edited in the table; the recall after it must be
+ * 6. Each lineage is recalled until the client's freshness is PROVEN under the deployment
+ *    checkpoint; then one lineage is rolled back in the table to its signed state before step 3 and
+ *    a successor client with no local state must refuse it (NOT_NEWEST); the lineage is put back.
+ *    Skipped when the backend has no table (`copyLineage` absent).
+ * 7. The python-ci lineage's latest record is edited in the table; the recall after it must be
  *    refused (HASH_MISMATCH).
  *
  * `problems` in the summary lists every expectation that did not hold (empty on success).
@@ -309,6 +315,13 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     return result;
   }
 
+  // A table writer's copy of each lineage as signed now, before any re-seal (for step 6).
+  const earlier = backend.copyLineage
+    ? await Promise.all(
+        states.map((state) => (backend.copyLineage as NonNullable<typeof backend.copyLineage>)(state.plan.lineageId)),
+      )
+    : [];
+
   // 3. Recalls at every snapshot, with targeted re-probes and re-seals.
   const recallsByLineage = await mapBounded(states, options.concurrency ?? states.length, async (state) => {
     const results: RecallResult[] = [];
@@ -448,7 +461,94 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
   log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
 
-  // 6. Edit a sealed record behind the sealer's back; the next recall must refuse it.
+  // 6. The deployment checkpoint the lineages are proven under, and a rollback a successor catches.
+  const freshness = await provenUnderDeploymentCheckpoint();
+  const rollback = freshness ? await rollBackOneLineage() : null;
+
+  /**
+   * Recalls each lineage once more until the client's own freshness result is `PROVEN` (the
+   * deployed integrator has taken its newest record; docs/deployment-log.md, "Clients").
+   */
+  async function provenUnderDeploymentCheckpoint(): Promise<FreshnessResult | null> {
+    const answers = await mapBounded(states, options.concurrency ?? states.length, async (state) => {
+      let answer = await backend.recall(state.plan.lineageId, last.env, state.head);
+      const deadline = nowMs() + writeTimeoutMs;
+      while (answer.freshness && answer.freshness.state !== 'PROVEN' && nowMs() < deadline) {
+        checkAbort();
+        await sleep(1_000);
+        answer = await backend.recall(state.plan.lineageId, last.env, state.head);
+      }
+      return { lineage: state.plan.template.name, answer };
+    });
+    const checked = answers.filter((a) => a.answer.freshness);
+    if (checked.length === 0) return null;
+    const sizes = checked.map((a) => a.answer.freshness?.checkpointSize ?? null).filter((n) => n !== null);
+    const result: FreshnessResult = {
+      checkpointSize: sizes.length > 0 ? Math.max(...sizes) : null,
+      witnessing: checked[0]?.answer.freshness?.witnessing ?? '?',
+      states: Object.fromEntries(answers.map((a) => [a.lineage, a.answer.freshness?.state ?? 'NOT_CHECKED'])),
+      proven: answers.filter((a) => a.answer.freshness?.state === 'PROVEN').length,
+    };
+    if (result.proven !== states.length) {
+      problems.push(
+        `${states.length - result.proven} final recalls were not PROVEN by the deployment log: ${JSON.stringify(result.states)}`,
+      );
+    }
+    log(
+      `freshness: ${result.proven} of ${states.length} lineages PROVEN under deployment checkpoint ${result.checkpointSize ?? '-'} (${result.witnessing})`,
+    );
+    return result;
+  }
+
+  /**
+   * A table writer puts one lineage's head, records, markers and checkpoint back to an earlier,
+   * genuinely signed state (the deployment log untouched); a successor session with no local state
+   * recalls it and must refuse it as `NOT_NEWEST` (docs/deployment-log.md, "Clients"). The lineage
+   * is put back afterwards.
+   */
+  async function rollBackOneLineage(): Promise<RollbackResult | null> {
+    const { copyLineage, putLineageBack, recallCold } = backend;
+    if (!copyLineage || !putLineageBack || !recallCold) return null;
+    const index = states.findIndex((state, i) => state.head.seq > (earlier[i]?.headSeq ?? Number.POSITIVE_INFINITY));
+    const state = states[index];
+    const older = earlier[index];
+    if (!state || !older) {
+      problems.push('no lineage moved past its first copy: the rollback step had nothing to roll back');
+      return null;
+    }
+    checkAbort();
+    const newest = await copyLineage(state.plan.lineageId);
+    await putLineageBack(older);
+    let answer: DemoRecall;
+    try {
+      answer = await recallCold(state.plan.lineageId, last.env);
+    } finally {
+      await putLineageBack(newest);
+    }
+    const result: RollbackResult = {
+      lineageId: state.plan.lineageId,
+      lineage: state.plan.template.name,
+      headSeq: newest.headSeq,
+      rolledBackToSeq: older.headSeq,
+      outcome: answer.end === 'TRIAGED' ? 'TRIAGED' : 'REFUSED',
+      verification: answer.verdict,
+      freshnessState: answer.freshness?.state ?? null,
+      reason: answer.reason,
+      restored: true,
+    };
+    if (result.outcome !== 'REFUSED' || result.freshnessState !== 'NOT_NEWEST') {
+      problems.push(
+        `the rolled-back lineage ${state.plan.lineageId} was not refused as NOT_NEWEST by a successor with no local state (${result.outcome}, ${result.verification}, ${result.freshnessState})`,
+      );
+    }
+    log(
+      `rollback: ${state.plan.template.name} put back from seq ${result.headSeq} to seq ${result.rolledBackToSeq} in the table; ` +
+        `a successor with no local state recalls it → ${result.outcome} ${result.verification} ${result.freshnessState ?? '-'}; put back`,
+    );
+    return result;
+  }
+
+  // 7. Edit a sealed record behind the sealer's back; the next recall must refuse it.
   checkAbort();
   const target = stateOf(scenario.tamperLineageId);
   const edit = await backend.tamperWithPayload(target.plan.lineageId, target.head.seq);
@@ -499,6 +599,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
     writers,
     tamper,
     receipt,
+    freshness,
+    rollback,
     provenRecalls,
     totals: totalsOf(recalls),
     durationMs: nowMs() - started,

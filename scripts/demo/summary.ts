@@ -162,12 +162,54 @@ export interface DemoSummary {
   readonly writers: readonly LineageWritersResult[];
   readonly tamper: TamperResult;
   readonly receipt: ReceiptResult;
+  /** The deployment checkpoint the lineages were proven under; `null` when the backend checks no freshness. */
+  readonly freshness: FreshnessResult | null;
+  /** One lineage rolled back in the table, recalled by a successor with no local state; `null` when not run. */
+  readonly rollback: RollbackResult | null;
   /** Recalls whose record the client proved against a signed checkpoint, of all drift recalls. */
   readonly provenRecalls: number;
   readonly totals: DemoTotals;
   /** Expectations that did not hold (the guard let the write through, the tamper went unnoticed, …); empty on success. */
   readonly problems: readonly string[];
   readonly durationMs: number;
+}
+
+/**
+ * The deployment checkpoint the lineages are proven under (docs/deployment-log.md, "Clients"), as
+ * the client's own freshness result of a final recall of each lineage reports it.
+ */
+export interface FreshnessResult {
+  /** Size of the largest deployment checkpoint the final recalls were checked against (leaves = integrations). */
+  readonly checkpointSize: number | null;
+  /** `UNWITNESSED` for the stack's default policy (the log key alone). */
+  readonly witnessing: string;
+  /** Freshness state of each lineage's final recall, by lineage short name (`PROVEN` when all is well). */
+  readonly states: Readonly<Record<string, string>>;
+  /** How many of the final recalls were `PROVEN`. */
+  readonly proven: number;
+}
+
+/**
+ * A table writer rolls one lineage back to an earlier, genuinely signed state (head, records,
+ * markers and checkpoint) while the deployment log stays intact; a successor session with no
+ * local state recalls it (docs/demo.md, "What happens").
+ */
+export interface RollbackResult {
+  readonly lineageId: string;
+  readonly lineage: string;
+  /** Seq of the head the index holds (the newest record). */
+  readonly headSeq: number;
+  /** Seq of the head after the rollback (a genuinely signed, older state). */
+  readonly rolledBackToSeq: number;
+  /** `TRIAGED` would mean the rolled-back memory was acted on; `REFUSED` otherwise. */
+  readonly outcome: 'TRIAGED' | 'REFUSED';
+  /** The client's verdict, e.g. `UNVERIFIED_TAMPER_RISK`. */
+  readonly verification: string | null;
+  /** The client's freshness state, e.g. `NOT_NEWEST`; `null` when it checked none. */
+  readonly freshnessState: string | null;
+  readonly reason: string;
+  /** Whether the lineage was put back to its newest state afterwards. */
+  readonly restored: boolean;
 }
 
 /** Zero for every verdict, in `DeltaVerdict`'s order. */

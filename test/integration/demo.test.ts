@@ -91,6 +91,26 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
       ).toEqual(w.records.map((_, i) => [w.agentKeyId, i === 0 ? 'INCEPTION' : 'WRITE']));
     }
     expect(formatSummary(summary)).toMatch(/seq 0: node-build-agent, ed25519 \S+; admitted as INCEPTION/);
+    // docs/deployment-log.md, "Clients": every lineage's final recall PROVEN under the stack's unwitnessed deployment checkpoint.
+    expect(summary.freshness).toMatchObject({ witnessing: 'UNWITNESSED', proven: LINEAGE_TEMPLATES.length });
+    expect(Object.values(summary.freshness?.states ?? {})).toEqual(LINEAGE_TEMPLATES.map(() => 'PROVEN'));
+    expect(summary.freshness?.checkpointSize).toBeGreaterThan(0);
+    // A lineage rolled back in the table to a signed older state: a successor with no local state refuses it as NOT_NEWEST.
+    expect(summary.rollback).toMatchObject({
+      outcome: 'REFUSED',
+      verification: 'UNVERIFIED_TAMPER_RISK',
+      freshnessState: 'NOT_NEWEST',
+      restored: true,
+    });
+    expect(summary.rollback?.rolledBackToSeq).toBeLessThan(summary.rollback?.headSeq ?? 0);
+    const text = formatSummary(summary);
+    expect(text).toMatch(
+      /Freshness: 3 of 3 lineages' final recalls PROVEN under deployment checkpoint \d+ \(UNWITNESSED/,
+    );
+    expect(text).toMatch(
+      /Rollback: .* a successor session with no local state: REFUSED UNVERIFIED_TAMPER_RISK NOT_NEWEST/,
+    );
+    expect(text).toContain('rollbacks caught      1 of 1');
     // docs/sealing.md: the record edited in DynamoDB was refused at recall.
     expect(summary.tamper).toMatchObject({ outcome: 'REFUSED', verification: 'HASH_MISMATCH' });
     expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);

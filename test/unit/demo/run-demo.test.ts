@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { DemoRecall, LineageItems } from '../../../scripts/demo/backend';
 import { formatSummary } from '../../../scripts/demo/format';
 import { mapBounded, runDemo } from '../../../scripts/demo/run-demo';
 import { LINEAGE_TEMPLATES } from '../../../scripts/demo/scenario';
@@ -123,6 +124,66 @@ describe('runDemo on the in-process pipeline (guard, sealer, verifier, triage fr
     const summary = await runDemo({ backend, slice, runId: 'blind', sleep: noSleep });
     expect(summary.problems).toEqual([expect.stringMatching(/not refused as HASH_MISMATCH/)]);
     expect(formatSummary(summary)).toContain('PROBLEMS:');
+  });
+
+  describe('step 6: the deployment checkpoint and a rollback (docs/demo.md, "What happens")', () => {
+    /** The in-process pipeline with a deployment log stand-in: every recall PROVEN, a table to copy, a cold client. */
+    function withTable(cold: DemoRecall) {
+      const backend = inProcessBackend();
+      const putBack: number[] = [];
+      const proven = { state: 'PROVEN', checkpointSize: 7, witnessing: 'UNWITNESSED' } as const;
+      return {
+        putBack,
+        backend: {
+          ...backend,
+          recall: async (...args: Parameters<typeof backend.recall>) => ({
+            ...(await backend.recall(...args)),
+            freshness: proven,
+          }),
+          copyLineage: async (lineageId: string) => ({
+            lineageId,
+            headSeq: (await backend.readHead(lineageId))?.seq ?? -1,
+          }),
+          putLineageBack: async (copy: LineageItems) => void putBack.push(copy.headSeq),
+          recallCold: async () => cold,
+        },
+      };
+    }
+    const refused: DemoRecall = {
+      end: 'NOT_INTACT',
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      reason: 'not the newest',
+      delta: null,
+      seq: 0,
+      proven: false,
+      freshness: { state: 'NOT_NEWEST', checkpointSize: 7, witnessing: 'UNWITNESSED' },
+    };
+
+    it('shows the checkpoint, rolls back a lineage that re-sealed, counts the NOT_NEWEST refusal and puts it back', async () => {
+      const slice = sliceSnapshots(snapshots, { from: 0, to: 16, every: 4 });
+      const { backend, putBack } = withTable(refused);
+      const summary = await runDemo({ backend, slice, runId: 'unit-rollback', sleep: noSleep });
+      expect(summary.problems).toEqual([]);
+      expect(summary.freshness).toMatchObject({ checkpointSize: 7, witnessing: 'UNWITNESSED', proven: 3 });
+      expect(summary.rollback).toMatchObject({ outcome: 'REFUSED', freshnessState: 'NOT_NEWEST', restored: true });
+      const rb = summary.rollback as NonNullable<typeof summary.rollback>;
+      expect(rb.rolledBackToSeq).toBeLessThan(rb.headSeq);
+      expect(putBack).toEqual([rb.rolledBackToSeq, rb.headSeq]);
+      const text = formatSummary(summary);
+      expect(text).toContain(
+        "Freshness: 3 of 3 lineages' final recalls PROVEN under deployment checkpoint 7 (UNWITNESSED",
+      );
+      expect(text).toContain('REFUSED UNVERIFIED_TAMPER_RISK NOT_NEWEST, never the rolled-back memory; put back');
+      expect(text).toContain('rollbacks caught      1 of 1');
+    });
+
+    it('lists a problem, instead of passing, when the successor acts on the rolled-back memory', async () => {
+      const slice = sliceSnapshots(snapshots, { from: 0, to: 16, every: 4 });
+      const { backend } = withTable({ ...refused, end: 'TRIAGED', verdict: 'VERIFIED_INTACT', freshness: null });
+      const summary = await runDemo({ backend, slice, runId: 'unit-rollback-blind', sleep: noSleep });
+      expect(summary.problems).toEqual([expect.stringMatching(/was not refused as NOT_NEWEST/)]);
+      expect(formatSummary(summary)).toContain('rollbacks caught      0 of 1');
+    });
   });
 
   it('stops between steps when aborted', async () => {
