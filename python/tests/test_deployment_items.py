@@ -44,7 +44,6 @@ def decode(kind: str, item: dict[str, Any]) -> Any:
             "frontier": fields["frontier"],
             "indexRoot": fields["index_root"],
             "published": fields["published"],
-            "reAnchor": fields["re_anchor"],
         }
     if kind == "leaf":
         return {"indexRoot": leaf_index_root_of(item), "nodes": [leaf_node_of(item, level) for level in range(4)]}

@@ -673,18 +673,14 @@ def index_node_pk(hash_hex: str) -> str:
 class StoredDeploymentHead:
     """The deployment head item, unverified: ``size`` (``-1`` when missing or not a number),
     ``checkpoint`` (the log's signed note, ``''`` when missing), ``frontier`` (the JSON as stored,
-    ``[]`` when unreadable), ``index_root`` (hex, ``''`` when missing), ``published`` (the last
-    checkpoint that met the policy, with its cosignatures; ``None`` when missing) and ``re_anchor``
-    (the statement hash, as stored, of the re-anchor the log continues from, docs/deployment-log.md,
-    "Re-anchor"; ``None`` when missing), read as the TypeScript codec reads it; the chain reader
-    does not use it."""
+    ``[]`` when unreadable), ``index_root`` (hex, ``''`` when missing) and ``published`` (the last
+    checkpoint that met the policy, with its cosignatures; ``None`` when missing)."""
 
     size: float | int
     checkpoint: str
     frontier: Any
     index_root: str
     published: str | None
-    re_anchor: str | None = None
 
 
 def deployment_head_of(item: Item) -> StoredDeploymentHead:
@@ -697,7 +693,6 @@ def deployment_head_of(item: Item) -> StoredDeploymentHead:
         frontier=read_json(item, "frontier", []),
         index_root=read_string(item, "indexRoot") or "",
         published=read_string(item, "published"),
-        re_anchor=read_string(item, "reAnchor"),
     )
 
 
