@@ -87,7 +87,11 @@ class PublishedWrite:
 class WriteOutcome:
     """What became of a write, proven (docs/verifiable-log.md, "Signed outcomes"):
     ``SEALED`` (``record`` proven by ``inclusion`` in the signed ``checkpoint``), ``REJECTED`` or
-    ``CONFLICT`` (``refusal`` with its signed ``statement``)."""
+    ``CONFLICT`` (``refusal`` with its signed ``statement``). A ``SEALED`` outcome's ``freshness``
+    says where it stands against the deployment log (docs/deployment-log.md, "Clients"):
+    ``PROVEN`` once the lineage's indexed head covers it and the index maps its residual id to it,
+    ``SEALED_AWAITING_INTEGRATION`` before; ``None`` when the client checks no freshness (and for
+    a refusal). A chain that contradicts the seal or does not verify is raised, never returned."""
 
     kind: Literal["SEALED", "REJECTED", "CONFLICT"]
     record: dict[str, Any] | None = None
@@ -95,6 +99,7 @@ class WriteOutcome:
     checkpoint: Checkpoint | None = None
     refusal: dict[str, Any] | None = None
     statement: dict[str, Any] | None = None
+    freshness: Freshness | None = None
 
     @property
     def seq(self) -> int | None:
@@ -248,33 +253,66 @@ class ResealClient:
     # --- outcomes ----------------------------------------------------------------------------
 
     def wait_for_outcome(
-        self, published: PublishedWrite, *, timeout_s: float = 60.0, poll_interval_s: float = 0.5
+        self,
+        published: PublishedWrite,
+        *,
+        timeout_s: float = 60.0,
+        poll_interval_s: float = 0.5,
+        until_proven: bool = False,
     ) -> WriteOutcome:
         """Polls until the published write has a proven outcome: its record proven in the latest
         signed checkpoint (consistent with the kept one, which it then replaces) and binding this
-        request's content; or a refusal signed by the function that decided it, naming this
-        request. Unsigned or forged items are ignored: a table writer can delay an answer, never
-        change it. This write's seal wins over a refusal; between refusals, the latest.
+        request's content, with its ``freshness`` against the deployment log (docs/deployment-log.md,
+        "Clients"); or a refusal signed by the function that decided it, naming this request.
+        Unsigned or forged items are ignored: a table writer can delay an answer, never change it.
+        This write's seal wins over a refusal; between refusals, the latest.
 
+        :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
+            runs out while the write is only sealed, the ``SEALED`` outcome is returned with
+            ``SEALED_AWAITING_INTEGRATION`` (the write is sealed: not a timeout). Without
+            freshness checks it changes nothing.
         :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
-        :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven
+        :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
+            the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
+            (``REFUSED``): such a seal is never returned to act on
         """
         request = published.request
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         since = published.published_at_ms - PUBLISH_CLOCK_SKEW_MS
         foreign: list[int] = []
-        return self._poll(
-            lambda: self._outcome_of(request, since, foreign),
-            f"a proven outcome of residual {residual_id} in lineage {lineage_id}",
-            timeout_s,
-            poll_interval_s,
-        )
+        sealed: list[WriteOutcome] = []
+
+        def attempt() -> WriteOutcome | None:
+            outcome = self._outcome_of(request, since, foreign)
+            if (
+                until_proven
+                and outcome is not None
+                and outcome.freshness is not None
+                and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
+            ):
+                sealed[:] = [outcome]
+                return None
+            return outcome
+
+        try:
+            return self._poll(
+                attempt,
+                f"a proven outcome of residual {residual_id} in lineage {lineage_id}",
+                timeout_s,
+                poll_interval_s,
+            )
+        except WaitTimeoutError:
+            if sealed:
+                return sealed[-1]
+            raise
 
     def _outcome_of(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             seq = location["seq"]
+            # Read before the head: a write integrated in between then never reads as two histories.
+            chain = None if self._chains is None else self._chains.read(lineage_id, residual_id)
             try:
                 record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
             except LogVerificationError as error:
@@ -288,8 +326,19 @@ class ResealClient:
                     f"the marker points at seq {seq}, which seals {record['header']['residualId']}",
                 )
             if _binds_request(record, request):
+                fresh = None
+                if chain is not None:
+                    # Decided as a recall by residual id is: PROVEN needs the index to map it here.
+                    decided = self._record_freshness(lineage_id, chain, checkpoint, record, {"residualId": residual_id})
+                    if decided.verdict is not None:
+                        raise UnverifiedOutcomeError(
+                            lineage_id, residual_id, seq, decided.verdict, f"{decided.state}: {decided.reason}"
+                        )
+                    fresh = self._freshness_of(decided)
                 self._keep(lineage_id, checkpoint, trusted)
-                return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint)
+                return WriteOutcome(
+                    "SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint, freshness=fresh
+                )
             foreign.append(seq)  # another write's seal under this id: this one's refusal is awaited
         rejections = [
             (r, s)

@@ -1,7 +1,8 @@
 """Freshness from the deployment log on the deployed stack (docs/deployment-log.md, "Clients"):
 a cold client (no kept checkpoint) under the stack's default policy sees an integrated record
-PROVEN, a residual id never written ABSENT (proven by the index), and an older signed answer
-replayed as the latest NOT_NEWEST: refused, never returned as memory."""
+PROVEN, a residual id never written ABSENT (proven by the index), an older signed answer
+replayed as the latest NOT_NEWEST: refused, never returned as memory; and a write awaited until
+proven carries PROVEN."""
 
 from __future__ import annotations
 
@@ -100,3 +101,25 @@ def test_an_older_signed_answer_replayed_as_the_latest_is_not_newest(in_tmp: Pat
         client.stack, dynamodb=table.dynamodb, sqs=None, events=None, checkpoints=None, freshness=False
     )
     assert len(blind.proven_records(lineage)[0]) == 1
+
+
+def test_a_write_awaited_until_proven_is_proven_through_the_deployment_log(in_tmp: Path) -> None:
+    # docs/python.md, "The online loop": a real seal's freshness, as the TypeScript `publish --wait`.
+    # Whether the wait went on past SEALED_AWAITING_INTEGRATION depends on the integrator's timing;
+    # test_write_outcome_freshness.py shows that offline.
+    client = reseal.connect(writer_key=".reseal/w.pem", checkpoints=None)
+    assert client.writer is not None
+    lineage = reseal.lineage_id_for("fresh-write", client.writer.policy())
+    request = reseal.write_request(
+        residual_id="r-1",
+        lineage_id=lineage,
+        session_id="s-1",
+        generation_epoch=1,
+        payload={"note": "r-1"},
+        boundary_at_ms=int(time.time() * 1000) - 1000,
+        manifest={"env": {"DB_HOST": "db-1"}, "structuralKeys": [], "claimDependencyMap": {"db": ["DB_HOST"]}},
+    )
+    outcome = client.wait_for_outcome(client.publish(request), timeout_s=240, until_proven=True)
+    assert outcome.kind == "SEALED" and outcome.freshness is not None, outcome.refusal
+    assert outcome.freshness.state == "PROVEN", outcome.freshness
+    assert type(outcome.freshness.checkpoint_size) is int and outcome.freshness.checkpoint_size >= 1
