@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Duration, Validations } from 'aws-cdk-lib';
+import { App, Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResealStack } from '../../infra/reseal-stack';
 import { HEARTBEAT_EVENT } from '../../shared/integrator/heartbeat-event';
+import { synthWithNag } from '../helpers/cdk-nag-synth';
 
 // The integrator's heartbeat schedule (docs/deployment-log.md, "Freshness window and interval";
 // docs/infrastructure.md, "The heartbeat"). Bundling is skipped: the template is what is tested.
@@ -115,24 +115,9 @@ describe('cdk-nag AwsSolutions checks on a witnessed stack (with the heartbeat)'
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('report no unacknowledged finding', () => {
-    const app = new App({ context: synthContext, outdir });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
-    resourcesOf({ witness }, app);
-    let failure: unknown;
-    try {
-      app.synth();
-    } catch (error) {
-      failure = error;
-    }
-    let violations: unknown[] = [];
-    try {
-      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-        pluginReports: { violations: unknown[] }[];
-      };
-      violations = report.pluginReports.flatMap((r) => r.violations);
-    } catch {
-      // no report: nothing was found
-    }
+    const { failure, violations } = synthWithNag(synthContext, outdir, (app) => {
+      resourcesOf({ witness }, app);
+    });
     expect(violations).toEqual([]);
     expect(failure).toBeUndefined();
   });

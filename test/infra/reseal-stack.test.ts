@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
@@ -16,6 +15,7 @@ import {
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
 import { ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
 import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
 import { codeSpans, docPage, section, tableRows } from '../helpers/markdown';
@@ -593,25 +593,11 @@ describe('cdk-nag AwsSolutions checks', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('report no unacknowledged finding, and every acknowledgement carries a reason', (context) => {
-    const app = new App({ context: synthContext, outdir });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
-    const stack = new ResealStack(app, 'ResealStack');
-
-    let failure: unknown;
-    try {
-      app.synth();
-    } catch (error) {
-      failure = error;
-    }
-    let violations: unknown[] = [];
-    try {
-      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-        pluginReports: { violations: unknown[] }[];
-      };
-      violations = report.pluginReports.flatMap((r) => r.violations);
-    } catch {
-      // no report: nothing was found
-    }
+    const {
+      built: stack,
+      failure,
+      violations,
+    } = synthWithNag(synthContext, outdir, (app) => new ResealStack(app, 'ResealStack'));
     expectGuarantee(
       context,
       {

@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResealStack } from '../../infra/reseal-stack';
 import { InvalidInputError } from '../../shared/errors';
 import type { Tenant } from '../../shared/tenancy/tenants';
+import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
 
 // docs/infrastructure.md, "Tenants"; docs/authorship.md, "Tenancy": the `tenants` option, as synthesized.
@@ -227,24 +227,9 @@ describe('cdk-nag AwsSolutions checks with tenants', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('report no unacknowledged finding', () => {
-    const app = new App({ context: synthContext, outdir });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
-    new ResealStack(app, 'ResealStack', { tenants: TENANTS });
-    let failure: unknown;
-    try {
-      app.synth();
-    } catch (error) {
-      failure = error;
-    }
-    let violations: unknown[] = [];
-    try {
-      const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
-        pluginReports: { violations: unknown[] }[];
-      };
-      violations = report.pluginReports.flatMap((r) => r.violations);
-    } catch {
-      // no report: nothing was found
-    }
+    const { failure, violations } = synthWithNag(synthContext, outdir, (app) => {
+      new ResealStack(app, 'ResealStack', { tenants: TENANTS });
+    });
     expect(violations).toEqual([]);
     expect(failure).toBeUndefined();
   });
