@@ -136,7 +136,7 @@ export class IntegratorService {
     const anchor = typeof reAnchor === 'string' ? null : reAnchor; // authenticated above: never a reason here
     const history = previous.reAnchor ? hex(previous.reAnchor) : null;
     if (this.#floor !== null && history !== this.#history) await this.#historyChanged(anchor, origin);
-    this.#floor ??= await this.#coldFloor(stored, previous, origin, anchor);
+    this.#floor ??= await this.#coldFloor(stored, previous, origin);
     this.#history = history;
     if (previous.size < this.#floor) {
       throw new LogStateError(
@@ -258,17 +258,12 @@ export class IntegratorService {
    * @throws {WitnessUnavailableError} when the witness cannot be reached or answers neither 200
    *   nor a 409 with a size: the batch fails and is retried, nothing signed
    */
-  async #coldFloor(
-    stored: StoredDeploymentHead | null,
-    previous: DeploymentLogState,
-    origin: string,
-    anchor: VerifiedReAnchor | null,
-  ): Promise<number> {
+  async #coldFloor(stored: StoredDeploymentHead | null, previous: DeploymentLogState, origin: string): Promise<number> {
     const { witness, logger, signer } = this.#deps;
-    // A re-anchor whose lost checkpoint reaches the operator's minimum accounts for it: the minimum
-    // was a size of the old history (docs/deployment-log.md, "Re-anchor").
-    const operatorMin = this.#deps.minSize ?? 0;
-    const minSize = anchor && anchor.statement.lost.size >= operatorMin ? 0 : operatorMin;
+    // The operator's pin always applies, in whatever history the head is: a re-anchor never lifts
+    // it, else a table writer's put-back of an early head of the new history would be signed again.
+    // The operator lowers it when re-anchoring (docs/deployment-log.md, "Re-anchor").
+    const minSize = this.#deps.minSize ?? 0;
     if (previous.size < minSize) {
       await this.#rollback(
         origin,

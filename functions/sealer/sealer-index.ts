@@ -125,8 +125,8 @@ export class SealerIndex {
     } else {
       this.#largest = { size, indexRoot, history };
     }
-    const operatorMin = this.#deps.minSize ?? 0;
-    const minSize = lost >= operatorMin ? 0 : operatorMin;
+    // The operator's pin applies in every history (docs/deployment-log.md, "Re-anchor").
+    const minSize = this.#deps.minSize ?? 0;
     if (size < minSize) {
       return {
         kind: 'UNVERIFIABLE',
