@@ -1,5 +1,22 @@
 import type { z } from 'zod';
 import { type InputIssue, InvalidInputError } from '../errors';
+import { clipText } from './clip-text';
+
+/**
+ * The most UTF-16 units of one path segment an issue repeats: a map key is at most 512 (`MapKey`),
+ * so only a refused key is ever cut, and a 100 MB key costs a line, not 100 MB of error text.
+ */
+export const MAX_ISSUE_PATH_SEGMENT = 600;
+
+/** An issue path: segments joined by `.`, each clipped to {@link MAX_ISSUE_PATH_SEGMENT}. */
+function pathText(path: readonly PropertyKey[]): string {
+  // Only an over-long segment is cut (and made well-formed): any other stays exactly as given, so a
+  // lone surrogate in a key is still shown escaped where the message is printed.
+  return path
+    .map(String)
+    .map((segment) => (segment.length > MAX_ISSUE_PATH_SEGMENT ? clipText(segment, MAX_ISSUE_PATH_SEGMENT) : segment))
+    .join('.');
+}
 
 /**
  * Parses `input` with `schema`, or throws an {@link InvalidInputError} naming every bad field.
@@ -47,8 +64,8 @@ function flattenIssues(
       return flattenIssues(issue.issues, path, unknownField);
     }
     if (unknownField !== null && issue.code === 'unrecognized_keys' && issue.keys?.length) {
-      return issue.keys.map((key) => ({ path: [...path, key].map(String).join('.'), message: unknownField }));
+      return issue.keys.map((key) => ({ path: pathText([...path, key]), message: unknownField }));
     }
-    return [{ path: path.map(String).join('.'), message: issue.message }];
+    return [{ path: pathText(path), message: issue.message }];
   });
 }
