@@ -4,6 +4,7 @@ import {
   type BatchWriteItemCommandOutput,
   DynamoDBClient,
   GetItemCommand,
+  paginateQuery,
   QueryCommand,
   UpdateItemCommand,
   type WriteRequest,
@@ -71,22 +72,19 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
   });
   const tableName = options.outputs.tableName;
   const copies = new WeakMap<LineageItems, Item[]>();
+  // Every item of a partition, page by page (the SDK's own paginator).
   const queryAll = async (pk: string): Promise<Item[]> => {
     const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const out = await dynamodb.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: pk } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery(
+      { client: dynamodb },
+      {
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: pk } },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   };
   const recallWith = async (
