@@ -84,6 +84,12 @@ export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECO
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
+/**
+ * Integrator invocations the integration queue's event source runs at once: 2, the least SQS
+ * allows (docs/deployment-log.md, "One integration at a time"); the integration lease lets one of
+ * the two sign at a time.
+ */
+export const INTEGRATION_MAX_CONCURRENCY = 2;
 
 /**
  * Reseal: agents send residual writes to SQS → guard → FIFO seal requests → sealer (KMS HMAC,
@@ -174,6 +180,7 @@ export class ResealStack extends Stack {
       fifo: false,
       batchSize: INTEGRATION_BATCH_SIZE,
       maxBatchingWindow: Duration.seconds(interval),
+      maxConcurrency: INTEGRATION_MAX_CONCURRENCY,
       function: {
         ...common,
         entry: 'functions/integrator/handler.ts',

@@ -13,7 +13,7 @@ import {
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
-import { ResealStack } from '../../infra/reseal-stack';
+import { INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
@@ -156,6 +156,25 @@ describe('ResealStack template', () => {
       EventSourceArn: { 'Fn::GetAtt': [fifoQueue?.[0], 'Arn'] },
       FunctionName: { Ref: functionId('reseal-sealer') },
     });
+  });
+
+  it('the integration queue runs two integrator invocations at most, and the integrator is not throttled by a reserved concurrency (docs/deployment-log.md, "One integration at a time")', () => {
+    const integrator = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' &&
+        (props(r).FunctionName as { Ref: string }).Ref === functionId('reseal-integrator'),
+    );
+    expect(integrator).toHaveLength(1);
+    expect(props(integrator[0] as Resource).ScalingConfig).toEqual({ MaximumConcurrency: INTEGRATION_MAX_CONCURRENCY });
+    expect(INTEGRATION_MAX_CONCURRENCY).toBe(2);
+    // Reserved concurrency would refuse SQS's (and the heartbeat's) invocations instead of
+    // holding messages back; the lease serializes the two the event source runs.
+    expect(resources[functionId('reseal-integrator')]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+    // Only the integrator's event source is capped: the guard and the sealer keep SQS's scaling.
+    const capped = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && props(r).ScalingConfig !== undefined,
+    );
+    expect(capped).toHaveLength(1);
   });
 
   it('the table is on demand with pk/sk string keys, point-in-time recovery and configurable protection', () => {
