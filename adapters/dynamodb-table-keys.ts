@@ -58,6 +58,8 @@ export const Keys = {
   /** `LEAF#` and the leaf index in 16 digits. */
   deploymentLeaf: (index: number) => `LEAF#${String(index).padStart(16, '0')}`,
   deploymentEvidence: `${DEPLOYMENT_KEY_PREFIX}evidence`,
+  /** The integration lease (docs/deployment-log.md, "One integration at a time"), sk `LEASE`. */
+  deploymentLease: `${DEPLOYMENT_KEY_PREFIX}lease`,
   /** One index node under its hash (hex). */
   indexNode: (hashHex: string) => `${INDEX_NODE_KEY_PREFIX}${hashHex}`,
   indexNodeSk: 'NODE',

@@ -24,6 +24,9 @@ import { WitnessStack } from './witness-stack';
  *   `witnessMaxAgeSeconds`: the witness the
  *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
  *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
+ * - `mcpPolicyFile` (a file holding a tlog-policy) and `mcpPolicyMaxAgeSeconds`: the policy the
+ *   remote MCP server checks freshness under (the stack's `mcpPolicy` prop, docs/mcp.md,
+ *   "Freshness"); default the witness's policy, else the stack's log key alone.
  */
 const app = new App();
 
@@ -65,6 +68,11 @@ if (witnessUrl !== undefined && witnessPolicyFile === undefined) {
   throw new Error('context witnessUrl needs witnessPolicyFile (the tlog-policy the integrator publishes under)');
 }
 const heartbeatRateMinutes = context('heartbeatRateMinutes');
+const mcpPolicyFile = context('mcpPolicyFile');
+const mcpPolicyMaxAge = context('mcpPolicyMaxAgeSeconds');
+if (mcpPolicyMaxAge !== undefined && mcpPolicyFile === undefined) {
+  throw new Error('context mcpPolicyMaxAgeSeconds needs mcpPolicyFile (the tlog-policy the remote MCP checks)');
+}
 
 new ResealStack(app, 'ResealStack', {
   stackName: context('stackName'),
@@ -84,6 +92,13 @@ new ResealStack(app, 'ResealStack', {
           maxAgeSeconds: witnessMaxAge === undefined ? undefined : Number(witnessMaxAge),
         },
   heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),
+  mcpPolicy:
+    mcpPolicyFile === undefined
+      ? undefined
+      : {
+          policy: readFileSync(mcpPolicyFile, 'utf8'),
+          maxAgeSeconds: mcpPolicyMaxAge === undefined ? undefined : Number(mcpPolicyMaxAge),
+        },
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 

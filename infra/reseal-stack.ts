@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_AGE_SECONDS,
 } from '../client/freshness-policy';
 import type { StackOutputs } from '../client/stack-outputs';
+import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
@@ -76,6 +77,15 @@ export interface ResealStackProps extends StackProps {
    * must stay below the maximum age. @default DEFAULT_HEARTBEAT_RATE (1 minute)
    */
   readonly heartbeatRate?: Duration;
+  /**
+   * The C2SP tlog-policy (and its maximum age of cosignatures, whole seconds) the remote MCP
+   * server checks deployment checkpoints against, so its answers carry freshness under it
+   * (`FRESHNESS_POLICY`, docs/mcp.md, "Freshness"). Validated at synth as every client reads a
+   * policy (`freshnessPolicy`), and it must name the stack's log.
+   * @default the `witness` prop's policy and maximum age; without a witness, the stack's default
+   *   (its log key alone, `quorum none`)
+   */
+  readonly mcpPolicy?: { readonly policy: string; readonly maxAgeSeconds?: number };
 }
 
 /** The default integration interval, seconds (docs/deployment-log.md, "Freshness window and interval"): the client's default, one value. */
@@ -84,6 +94,12 @@ export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECO
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
+/**
+ * Integrator invocations the integration queue's event source runs at once: 2, the least SQS
+ * allows (docs/deployment-log.md, "One integration at a time"); the integration lease lets one of
+ * the two sign at a time.
+ */
+export const INTEGRATION_MAX_CONCURRENCY = 2;
 
 /**
  * Reseal: agents send residual writes to SQS → guard → FIFO seal requests → sealer (KMS HMAC,
@@ -174,6 +190,7 @@ export class ResealStack extends Stack {
       fifo: false,
       batchSize: INTEGRATION_BATCH_SIZE,
       maxBatchingWindow: Duration.seconds(interval),
+      maxConcurrency: INTEGRATION_MAX_CONCURRENCY,
       function: {
         ...common,
         entry: 'functions/integrator/handler.ts',
@@ -273,6 +290,21 @@ export class ResealStack extends Stack {
     // The remote MCP server (docs/mcp.md, "Remote MCP"): it reads the table and verifies MACs and
     // signatures, sends the writes its callers signed to residual-writes and puts RecallRequested on
     // the bus. It writes no item and signs nothing: it holds no writer key and no signing grant.
+    // The remote MCP's freshness policy: the one given, else the witness's (docs/mcp.md, "Freshness").
+    const mcpPolicy = props.mcpPolicy ?? props.witness;
+    const mcpFreshness = {
+      FRESHNESS_POLICY: mcpPolicy?.policy ?? '',
+      FRESHNESS_MAX_AGE_SECONDS: String(mcpPolicy?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
+      INTEGRATION_INTERVAL_SECONDS: String(interval),
+    };
+    remoteFreshnessPolicy(
+      {
+        policy: mcpFreshness.FRESHNESS_POLICY,
+        maxAgeSeconds: mcpFreshness.FRESHNESS_MAX_AGE_SECONDS,
+        intervalSeconds: mcpFreshness.INTEGRATION_INTERVAL_SECONDS,
+      },
+      logNameOf(this.stackName),
+    );
     const mcp = new McpApi(this, 'RemoteMcp', {
       ...common,
       environment: {
@@ -281,6 +313,7 @@ export class ResealStack extends Stack {
         MAC_KEY_ID: store.macKey.keyArn,
         LOG_KEY_ID: logKey.key.keyArn,
         GUARD_KEY_ID: guardKey.key.keyArn,
+        ...mcpFreshness,
       },
     });
     store.grantVerify(mcp.function.fn);

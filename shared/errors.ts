@@ -646,6 +646,19 @@ export class DeploymentLogConflictError extends ResealError {
 }
 
 /**
+ * Another integration holds the integration lease (docs/deployment-log.md, "One integration at a
+ * time"), or this one's lease lapsed before it signed: nothing was signed, and the batch waits and
+ * is integrated again from a fresh read. Retryable.
+ */
+export class IntegrationLeaseHeldError extends ResealError {
+  readonly retryable = true;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`integration lease: ${reason}`, options);
+    this.name = 'IntegrationLeaseHeldError';
+  }
+}
+
+/**
  * A cold integrator could not learn the size its witness last cosigned (unreachable, or an answer
  * other than 200 or a 409 with a size), so it signs nothing (docs/deployment-log.md, "Cold
  * start"). Retryable: the batch is retried until the witness answers.

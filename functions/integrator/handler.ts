@@ -5,6 +5,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
@@ -61,6 +62,8 @@ const service = new IntegratorService({
   clock: Date.now,
   minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
   recoveryKeys: parseRecoveryKeys(process.env.RECOVERY_KEYS),
+  // One integration at a time, on AWS and on the emulator alike (docs/deployment-log.md).
+  lease: new DynamoDBIntegrationLease(dynamodb, tableName),
 });
 
 // The heartbeat gets the log key's name and public key only: it never signs with it.

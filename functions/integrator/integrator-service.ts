@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import {
   DeploymentLogConflictError,
+  IntegrationLeaseHeldError,
   InvalidInputError,
   LogStateError,
   ResealError,
@@ -28,6 +30,7 @@ import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/lo
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
+import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/integration-lease';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessClient } from '../../shared/ports/witness-client';
@@ -72,7 +75,19 @@ export interface IntegratorDeps {
    * re-anchor is refused.
    */
   readonly recoveryKeys?: readonly NoteVerifierKey[];
+  /**
+   * The integration lease (docs/deployment-log.md, "One integration at a time"): taken before the
+   * head is read, so no other integration signs from the same head. Absent: no lease (a single
+   * caller, as in-process tests and the index rebuild are).
+   */
+  readonly lease?: IntegrationLease;
 }
+
+/**
+ * A lease this close to its expiry (ms) is not signed under: the `Sign` and the commit must land
+ * while it still stands, else a new holder may read the head this integration is about to move.
+ */
+export const LEASE_SIGN_MARGIN_MS = 10_000;
 
 /** What one integration did. */
 export interface IntegrationReport {
@@ -123,8 +138,37 @@ export class IntegratorService {
     return this.#key;
   }
 
-  /** @throws on an infrastructure failure, an unauthenticated or rolled-back deployment head, or a lost commit */
+  /**
+   * One integration, under the integration lease when one is configured (docs/deployment-log.md,
+   * "One integration at a time"): the lease is taken with one conditional write before the head is
+   * read, and released after the commit.
+   *
+   * @throws {IntegrationLeaseHeldError} when another integration holds the lease, or this one's
+   *   lapsed before the signature: nothing signed, integrate again later
+   * @throws on an infrastructure failure, an unauthenticated or rolled-back deployment head, or a lost commit
+   */
   async integrate(notices: readonly SealedRunNotice[]): Promise<IntegrationReport> {
+    const { lease, clock, logger } = this.#deps;
+    if (!lease) return this.#integrate(notices, null);
+    const holder = randomUUID();
+    const nowMs = clock();
+    const untilMs = nowMs + INTEGRATION_LEASE_MS;
+    if (!(await lease.take(holder, nowMs, untilMs))) {
+      throw new IntegrationLeaseHeldError('another integration holds it; nothing was signed');
+    }
+    try {
+      return await this.#integrate(notices, untilMs);
+    } finally {
+      try {
+        await lease.release(holder);
+      } catch (error) {
+        // The lease then lapses on its own, within INTEGRATION_LEASE_MS.
+        logger.warn('the integration lease could not be released; it lapses on its own', { error });
+      }
+    }
+  }
+
+  async #integrate(notices: readonly SealedRunNotice[], leaseUntilMs: number | null): Promise<IntegrationReport> {
     const { deployment, index, signer, logger, metrics, clock } = this.#deps;
     const key = await this.#verifierKey();
     // The log key's name is `reseal/<stackName>`: the deployment log's origin (docs/deployment-log.md).
@@ -136,7 +180,7 @@ export class IntegratorService {
     const anchor = typeof reAnchor === 'string' ? null : reAnchor; // authenticated above: never a reason here
     const history = previous.reAnchor ? hex(previous.reAnchor) : null;
     if (this.#floor !== null && history !== this.#history) await this.#historyChanged(anchor, origin);
-    this.#floor ??= await this.#coldFloor(stored, previous, origin);
+    this.#floor ??= await this.#coldFloor(read, stored, previous, origin);
     this.#history = history;
     if (previous.size < this.#floor) {
       throw new LogStateError(
@@ -158,6 +202,9 @@ export class IntegratorService {
     }
     if (!result.next || !result.checkpoint) {
       return { checkpoint: null, published: null, ...outcome(result), witnessStatus: null };
+    }
+    if (leaseUntilMs !== null && clock() >= leaseUntilMs - LEASE_SIGN_MARGIN_MS) {
+      throw new IntegrationLeaseHeldError('the lease lapsed before the signature; nothing was signed');
     }
     const note = await signCheckpoint(result.checkpoint, signer);
     const { state } = result.next;
@@ -253,13 +300,21 @@ export class IntegratorService {
    * start"): the operator's minimum, and with a witness the size the witness last cosigned, asked
    * with the stored head as `add-checkpoint` from its own size (an empty log sends its signed
    * empty checkpoint). A witness larger than the head, or holding the head's size with another
-   * root, is a rollback: `DEPLOYMENT_ROLLBACK` is recorded and the floor it sets refuses the head.
+   * root, is a rollback: `DEPLOYMENT_ROLLBACK` is recorded and the floor it sets refuses the head,
+   * unless the head item moved while the witness was asked (another integration committed and
+   * submitted a larger checkpoint meanwhile): then the check is made again from the new head.
    *
+   * @throws {DeploymentLogConflictError} when the head item moved during the check (retry at once)
    * @throws {WitnessUnavailableError} when the witness cannot be reached or answers neither 200
    *   nor a 409 with a size: the batch fails and is retried, nothing signed
    */
-  async #coldFloor(stored: StoredDeploymentHead | null, previous: DeploymentLogState, origin: string): Promise<number> {
-    const { witness, logger, signer } = this.#deps;
+  async #coldFloor(
+    read: StoredDeploymentHead | null,
+    stored: StoredDeploymentHead | null,
+    previous: DeploymentLogState,
+    origin: string,
+  ): Promise<number> {
+    const { witness, logger, signer, deployment } = this.#deps;
     // The operator's pin always applies, in whatever history the head is: a re-anchor never lifts
     // it, else a table writer's put-back of an early head of the new history would be signed again.
     // The operator lowers it when re-anchoring (docs/deployment-log.md, "Re-anchor").
@@ -289,6 +344,18 @@ export class IntegratorService {
       return Math.max(minSize, previous.size);
     }
     if (witnessSize !== null) {
+      // The witness's answer is newer than the head read before asking it: a head that moved in
+      // between was extended by another integration, whose checkpoint the witness now holds. That
+      // is no rollback; only a head that still stands as read is compared with the witness.
+      const again = await deployment.readHead();
+      if (again?.size !== read?.size || again?.checkpoint !== read?.checkpoint) {
+        logger.warn('the deployment head moved during the cold-start check; it is made again from the new head', {
+          read: read?.size ?? 0,
+          now: again?.size ?? 0,
+          witnessSize,
+        });
+        throw new DeploymentLogConflictError('the head moved during the cold-start check; checked again');
+      }
       await this.#rollback(
         origin,
         witnessSize > previous.size

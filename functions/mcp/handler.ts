@@ -13,6 +13,7 @@ import { guardKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';
 import { createMcpHttpHandler } from './create-handler';
 import { relayTenantsFrom } from './relay-tenants';
+import { remoteFreshnessPolicy } from './remote-freshness-policy';
 
 // Built once per cold start, reused by warm invocations.
 const logger = new Logger({ serviceName: 'reseal-mcp' });
@@ -26,6 +27,15 @@ const outputs = {
   logName: requireEnv('LOG_NAME'),
 };
 const tenants = relayTenantsFrom(process.env.TENANTS);
+// The stack's freshness policy (docs/mcp.md, "Freshness"); a malformed one fails the cold start.
+const policy = remoteFreshnessPolicy(
+  {
+    policy: process.env.FRESHNESS_POLICY,
+    maxAgeSeconds: process.env.FRESHNESS_MAX_AGE_SECONDS,
+    intervalSeconds: process.env.INTEGRATION_INTERVAL_SECONDS,
+  },
+  outputs.logName,
+);
 const kms = new KMSClient({});
 const sdk = {
   store: new DynamoDBLineageStore(new DynamoDBClient({}), outputs.tableName),
@@ -41,7 +51,8 @@ const guardKey = new KMSNoteVerifierKey(kms, outputs.guardKeyArn, guardKeyName(o
  * Lambda entry point of the remote MCP server (docs/mcp.md, "Remote MCP"): HTTP API `POST /mcp`
  * (`AWS_IAM`) → the MCP answer. Each request gets a client with no writer key and a checkpoint
  * store of its own, so nothing a caller verified carries over to another call or caller; with
- * tenants (`TENANTS`), a caller's client serves its own tenant's lineages only.
+ * tenants (`TENANTS`), a caller's client serves its own tenant's lineages only. Freshness is
+ * checked under the stack's policy (`FRESHNESS_POLICY`), else the stack's default.
  */
 export const handler = middy(
   createMcpHttpHandler({
@@ -57,6 +68,7 @@ export const handler = middy(
           logKey: await logKey.get(),
           guardKey: await guardKey.get(),
           checkpointStore: new MemoryCheckpointStore(),
+          ...(policy ? { policy } : {}),
         },
       );
       return { client, snapshots: null };

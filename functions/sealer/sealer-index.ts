@@ -91,6 +91,9 @@ export class SealerIndex {
     residualIds: readonly string[],
     key: NoteVerifierKey,
   ): Promise<IndexFloor | IndexUnverifiable> {
+    // What this sealer had read when this read was issued: runs of several lineages read at once,
+    // so a read issued before an integration committed may come back after one issued later.
+    const before = this.#largest;
     const stored = await this.#deps.deployment.readHead();
     let state: ReturnType<typeof authenticateDeploymentHead>;
     try {
@@ -116,11 +119,15 @@ export class SealerIndex {
       largest = null;
     }
     if (largest && size < largest.size) {
-      this.#logger.error('the deployment head is older than one this sealer read; the newer index is used', {
-        size,
-        largest: largest.size,
-      });
-      this.#metrics.count(MetricName.IndexFloorUnfresh, { refusal: 'ROLLED_BACK' });
+      // Older than a head read before this read was issued: the head went back (a rollback).
+      // Older only than one read meanwhile by a concurrent run: read out of order, no rollback.
+      if (before && size < before.size) {
+        this.#logger.error('the deployment head is older than one this sealer read; the newer index is used', {
+          size,
+          largest: largest.size,
+        });
+        this.#metrics.count(MetricName.IndexFloorUnfresh, { refusal: 'ROLLED_BACK' });
+      }
       ({ size, indexRoot } = largest);
     } else {
       this.#largest = { size, indexRoot, history };

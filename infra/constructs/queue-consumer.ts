@@ -34,6 +34,12 @@ export interface QueueConsumerProps {
   readonly batchSize?: number;
   /** How long the event source gathers records before invoking (a standard queue only). @default none */
   readonly maxBatchingWindow?: Duration;
+  /**
+   * Invocations the event source runs at once at most (its `ScalingConfig`, 2 to 1000). Unlike a
+   * function's reserved concurrency it throttles nothing: the pollers hold messages back instead of
+   * having invocations refused, so no message waits out its visibility timeout. @default none
+   */
+  readonly maxConcurrency?: number;
 }
 
 /**
@@ -96,6 +102,7 @@ export class QueueConsumer extends Construct {
         batchSize: props.batchSize ?? 10,
         reportBatchItemFailures: true,
         ...(props.maxBatchingWindow ? { maxBatchingWindow: props.maxBatchingWindow } : {}),
+        ...(props.maxConcurrency ? { maxConcurrency: props.maxConcurrency } : {}),
       }),
     );
 

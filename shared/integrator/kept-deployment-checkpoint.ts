@@ -13,6 +13,11 @@ export type KeptCheckpointFinding =
    * checkpoint lies in the leaves the restore lost (docs/deployment-log.md, "Re-anchor").
    */
   | { readonly kind: 'EXPLAINED_BY_RE_ANCHOR'; readonly reason: string; readonly reAnchor: ReAnchorNotice }
+  /**
+   * The kept checkpoint is larger than the current one, and nothing shows them two histories: the
+   * table shows an older state than the log signed (a rollback, or a replayed head), not a fork.
+   */
+  | { readonly kind: 'NOT_NEWEST'; readonly reason: string }
   /** Two histories that nothing accounts for: a fork under the log key, or a re-anchor not shown. */
   | { readonly kind: 'FORK'; readonly reason: string };
 
@@ -22,23 +27,31 @@ export interface KeptCheckpointInput {
   readonly current: Checkpoint;
   /** The re-anchor the current checkpoint's chain verified (`reAnchor` of the finding), or `null`. */
   readonly reAnchor: ReAnchorNotice | null;
-  /** RFC 9162 consistency proof from the smaller to the larger of the two (empty for equal sizes). */
+  /**
+   * RFC 9162 consistency proof from the smaller to the larger of the two (empty for equal sizes).
+   * For a kept checkpoint larger than the current one, empty when none could be built (the table
+   * holds no nodes past the current size): that is no evidence of two histories.
+   */
   readonly consistency: readonly Uint8Array[];
 }
 
 /**
  * Compares a kept deployment checkpoint with the current one (docs/deployment-log.md, "Re-anchor",
- * "Clients"): `CONSISTENT` when the proof shows one extends the other; else
- * `EXPLAINED_BY_RE_ANCHOR` when the current history is re-anchored and the kept checkpoint is of
- * the old history's lost part (larger than the restored head, at most the lost checkpoint, and
- * that very checkpoint at its size); else `FORK`. Pure; never throws.
+ * "What clients see"): `EXPLAINED_BY_RE_ANCHOR` when the current history is re-anchored and the
+ * kept checkpoint is of the old history's lost part (larger than the restored head, at most the
+ * lost checkpoint, and that very checkpoint at its size) and not proven consistent. Otherwise, a
+ * kept checkpoint no larger than the current one is `CONSISTENT` when the proof shows the current
+ * extends it, else `FORK`; a larger one is `NOT_NEWEST` (the current is older than what the log
+ * signed: a rollback), or `FORK` when a proof given shows the current is no prefix of it, or it
+ * has the size of the statement's lost checkpoint with another root. Pure; never throws.
  */
 export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptCheckpointFinding {
   const { kept, current, reAnchor } = input;
   if (kept.origin !== current.origin) {
     return { kind: 'FORK', reason: `the kept checkpoint is of ${kept.origin}, not ${current.origin}` };
   }
-  const [older, newer] = kept.size <= current.size ? [kept, current] : [current, kept];
+  const keptLarger = kept.size > current.size;
+  const [older, newer] = keptLarger ? [current, kept] : [kept, current];
   const consistent = verifyConsistency({
     size1: older.size,
     size2: newer.size,
@@ -46,13 +59,13 @@ export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptC
     root2: newer.rootHash,
     proof: [...input.consistency],
   });
-  if (consistent) {
+  if (consistent && !keptLarger) {
     return {
       kind: 'CONSISTENT',
       reason: `the kept checkpoint of ${kept.size} and the current one of ${current.size} are one history`,
     };
   }
-  if (reAnchor) {
+  if (reAnchor && !consistent) {
     const inLost = kept.size > reAnchor.restoredSize && kept.size <= reAnchor.lostSize;
     const atLost = kept.size === reAnchor.lostSize;
     if (inLost && (!atLost || encodeBase64(kept.rootHash) === reAnchor.lostRootHash)) {
@@ -62,6 +75,18 @@ export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptC
         reAnchor,
       };
     }
+    if (atLost) {
+      return {
+        kind: 'FORK',
+        reason: `two roots at size ${kept.size} under the log key: the kept one and the lost one the re-anchor statement names`,
+      };
+    }
+  }
+  if (keptLarger && (consistent || input.consistency.length === 0)) {
+    return {
+      kind: 'NOT_NEWEST',
+      reason: `the current checkpoint of ${current.size} is older than the kept one of ${kept.size}: the table shows a rolled-back state of the log`,
+    };
   }
   const same = kept.size === current.size && !hashesEqual(kept.rootHash, current.rootHash);
   return {

@@ -6,12 +6,16 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResealStack } from '../../infra/reseal-stack';
 import { HEARTBEAT_EVENT } from '../../shared/integrator/heartbeat-event';
+import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
+import { TEST_LOG_KEY } from '../helpers/pipeline-keys';
 
 // The integrator's heartbeat schedule (docs/deployment-log.md, "Freshness window and interval";
 // docs/infrastructure.md, "The heartbeat"). Bundling is skipped: the template is what is tested.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
-const witness = { url: 'https://witness.example/', policy: 'quorum none\n' };
+// The policy names the stack's log (`reseal/ResealStack`): the remote MCP function takes it too.
+const stackLog = formatVerifierKey(noteVerifierKey('reseal/ResealStack', TEST_LOG_KEY.publicKey));
+const witness = { url: 'https://witness.example/', policy: `log ${stackLog}\nquorum none\n` };
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
 

@@ -13,12 +13,14 @@ import {
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
-import { ResealStack } from '../../infra/reseal-stack';
+import { INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
 import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
 import { codeSpans, docPage, section, tableRows } from '../helpers/markdown';
+import { TEST_LOG_KEY } from '../helpers/pipeline-keys';
 
 // Bundling is skipped (`aws:cdk:bundling-stacks: []`): the template is what is tested here.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -156,6 +158,25 @@ describe('ResealStack template', () => {
       EventSourceArn: { 'Fn::GetAtt': [fifoQueue?.[0], 'Arn'] },
       FunctionName: { Ref: functionId('reseal-sealer') },
     });
+  });
+
+  it('the integration queue runs two integrator invocations at most, and the integrator is not throttled by a reserved concurrency (docs/deployment-log.md, "One integration at a time")', () => {
+    const integrator = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' &&
+        (props(r).FunctionName as { Ref: string }).Ref === functionId('reseal-integrator'),
+    );
+    expect(integrator).toHaveLength(1);
+    expect(props(integrator[0] as Resource).ScalingConfig).toEqual({ MaximumConcurrency: INTEGRATION_MAX_CONCURRENCY });
+    expect(INTEGRATION_MAX_CONCURRENCY).toBe(2);
+    // Reserved concurrency would refuse SQS's (and the heartbeat's) invocations instead of
+    // holding messages back; the lease serializes the two the event source runs.
+    expect(resources[functionId('reseal-integrator')]?.Properties?.ReservedConcurrentExecutions).toBeUndefined();
+    // Only the integrator's event source is capped: the guard and the sealer keep SQS's scaling.
+    const capped = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && props(r).ScalingConfig !== undefined,
+    );
+    expect(capped).toHaveLength(1);
   });
 
   it('the table is on demand with pk/sk string keys, point-in-time recovery and configurable protection', () => {
@@ -465,6 +486,52 @@ describe('ResealStack template', () => {
       { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 },
       4,
     );
+  });
+
+  describe('the remote MCP server\'s freshness policy (docs/mcp.md, "Freshness")', () => {
+    const stackLog = formatVerifierKey(noteVerifierKey('reseal/PolicyStack', TEST_LOG_KEY.publicKey));
+    const witnessed = `log ${stackLog}\nwitness w1 reseal/test-witness+72f4cca9+BCmsuuFBvMrwsi4alNNNC8c2HlJtC/4SyJeUvJMilm3X\nquorum w1\n`;
+    const mcpEnvOf = (stackProps: ConstructorParameters<typeof ResealStack>[2]) => {
+      const stack = new ResealStack(new App({ context: synthContext }), 'PolicyStack', stackProps);
+      return Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+        .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
+        .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-mcp');
+    };
+
+    it("defaults to the stack's log key alone, or to the witness's policy and maximum age when one is set", () => {
+      expect(mcpEnvOf({})).toMatchObject({
+        FRESHNESS_POLICY: '',
+        FRESHNESS_MAX_AGE_SECONDS: '180',
+        INTEGRATION_INTERVAL_SECONDS: '2',
+      });
+      expect(
+        mcpEnvOf({ witness: { url: 'https://witness.example/', policy: witnessed, maxAgeSeconds: 300 } }),
+      ).toMatchObject({ FRESHNESS_POLICY: witnessed, FRESHNESS_MAX_AGE_SECONDS: '300' });
+    });
+
+    it("takes the mcpPolicy prop over the witness's, with the integration interval", () => {
+      const own = `log ${stackLog}\nquorum none\n`;
+      expect(
+        mcpEnvOf({
+          witness: { url: 'https://witness.example/', policy: witnessed },
+          mcpPolicy: { policy: own, maxAgeSeconds: 90 },
+          integrationIntervalSeconds: 5,
+        }),
+      ).toMatchObject({ FRESHNESS_POLICY: own, FRESHNESS_MAX_AGE_SECONDS: '90', INTEGRATION_INTERVAL_SECONDS: '5' });
+    });
+
+    it('refuses at synth a malformed policy, one of another log, and a maximum age that is not whole seconds', () => {
+      expect(() => mcpEnvOf({ mcpPolicy: { policy: 'log nonsense\nquorum none\n' } })).toThrow(
+        /FRESHNESS_POLICY: not a valid tlog-policy/,
+      );
+      const otherLog = formatVerifierKey(noteVerifierKey('reseal/OtherStack', TEST_LOG_KEY.publicKey));
+      expect(() => mcpEnvOf({ mcpPolicy: { policy: `log ${otherLog}\nquorum none\n` } })).toThrow(
+        /names no log of origin reseal\/PolicyStack/,
+      );
+      expect(() => mcpEnvOf({ mcpPolicy: { policy: witnessed, maxAgeSeconds: 1.5 } })).toThrow(
+        /FRESHNESS_MAX_AGE_SECONDS: expected a positive whole number/,
+      );
+    });
   });
 
   describe('posture (docs/guarantees.md "Posture of the synthesized template"): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {

@@ -5,6 +5,7 @@ import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
+import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
@@ -21,6 +22,7 @@ import { checkpointOrigin } from '../../shared/log/log-names';
 import { verifyInclusion } from '../../shared/log/proof-verification';
 import { nodeSourceOf } from '../../shared/log/record-proof';
 import { openCheckpoint } from '../../shared/log/signed-checkpoint';
+import { INTEGRATION_LEASE_MS } from '../../shared/ports/integration-lease';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
@@ -115,6 +117,30 @@ async function provenHeads(lineageIds: readonly string[]) {
 }
 
 describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
+  it('the integration lease is one conditional write on the emulator: held until it lapses or is released (docs/deployment-log.md, "One integration at a time")', async () => {
+    const lease = new DynamoDBIntegrationLease(dynamodb, stack.TableName);
+    const key = { pk: { S: Keys.deploymentLease }, sk: { S: 'LEASE' } };
+    const now = Date.now();
+    const until = now + INTEGRATION_LEASE_MS;
+    expect(await lease.take('one', now, until)).toBe(true);
+    expect(await lease.take('two', now + 1000, now + 1000 + INTEGRATION_LEASE_MS)).toBe(false);
+    expect(await lease.take('two', until, until + INTEGRATION_LEASE_MS)).toBe(true); // lapsed
+    await lease.release('one'); // no longer its holder: left alone
+    expect(await lease.take('three', until + 1, until + 1 + INTEGRATION_LEASE_MS)).toBe(false);
+    await lease.release('two');
+    expect(await lease.take('three', until + 1, until + 1 + INTEGRATION_LEASE_MS)).toBe(true);
+    await lease.release('three');
+    // A table writer's lease that claims to last past the longest an integrator takes is taken.
+    await dynamodb.send(
+      new PutItemCommand({
+        TableName: stack.TableName,
+        Item: { ...key, holder: { S: 'forged' }, expiresAtMs: { N: String(now + 10 * INTEGRATION_LEASE_MS) } },
+      }),
+    );
+    expect(await lease.take('four', now, until)).toBe(true);
+    await lease.release('four');
+  }, 120_000);
+
   it('three lineages under one signed deployment checkpoint; a table-writer rollback of one is refused with evidence', async (context: TestContext) => {
     const notices: SealedRunNotice[] = [];
     const sealer = sealerWith({ notify: async (n) => void notices.push(n) });

@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../../client/checkpoint-store';
 import { createMcpHttpHandler, MAX_MCP_BODY_BYTES, RemoteRpcError } from '../../../../functions/mcp/create-handler';
+import { remoteFreshnessPolicy } from '../../../../functions/mcp/remote-freshness-policy';
 import { writeRequestFor } from '../../../../mcp/tools/write';
 import { verifyRecordProof } from '../../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
@@ -10,6 +11,7 @@ import type { ResidualWriteRequest } from '../../../../shared/write/write-reques
 import { fakeLogger } from '../../../helpers/factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { inProcessStack } from '../../../helpers/in-process-stack';
+import { cosignedByTestWitness, integratedStack, witnessedTestPolicy } from '../../../helpers/integrated-stack';
 import { MCP_ENV as env, MCP_FIRST_WRITE, MCP_TOOL_NAMES } from '../../../helpers/mcp-fixtures';
 import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
 import { TEST_NOW_MS } from '../../../helpers/seal-factories';
@@ -241,5 +243,53 @@ describe('remote MCP handler (docs/mcp.md, "Remote MCP")', () => {
     const { handler } = remote();
     const result = await handler({ Records: [] });
     expect(result.statusCode).toBe(400);
+  });
+});
+
+describe('remote MCP handler: freshness under the stack\'s policy (docs/mcp.md, "Freshness")', () => {
+  /** The remote handler over an integrated in-memory stack, its client under `policy` (`null`: the default). */
+  async function remoteUnder(policy: string | null) {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    const head = s.deployment.head;
+    if (!head) throw new Error('nothing integrated');
+    // The test witness cosigns the published checkpoint now, as a witnessed deployment's would be.
+    s.deployment.head = {
+      ...head,
+      published: await cosignedByTestWitness(head.checkpoint, Math.floor(s.clock.now / 1000)),
+    };
+    const resolved = remoteFreshnessPolicy(
+      { policy: policy ?? undefined, maxAgeSeconds: '120', intervalSeconds: '3' },
+      TEST_LOG_NAME,
+    );
+    const handler = createMcpHttpHandler({
+      logger: fakeLogger(),
+      deps: async () => ({
+        client: s.client(resolved ? { deps: { policy: resolved } } : {}),
+        snapshots: null,
+        nowMs: () => s.clock.now,
+      }),
+    });
+    const client = await connect(handler);
+    const result = await client.callTool({ name: 'reseal_verify', arguments: { lineageId: LINEAGE } });
+    return result.structuredContent as { freshness: Record<string, unknown> };
+  }
+
+  it('a witnessed policy set for the stack: the answer is proven under it, with its window', async () => {
+    const witnessed = (await witnessedTestPolicy()).text;
+    expect((await remoteUnder(witnessed)).freshness).toMatchObject({
+      state: 'PROVEN',
+      witnessing: 'WITNESSED',
+      windowSeconds: 123,
+    });
+  });
+
+  it("no policy set: the stack's default, the log key alone (unwitnessed, no window)", async () => {
+    expect((await remoteUnder(null)).freshness).toMatchObject({
+      state: 'PROVEN',
+      witnessing: 'UNWITNESSED',
+      windowSeconds: null,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IntegratorService } from '../../../../functions/integrator/integrator-service';
-import type { SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
+import { SealerIndex, type SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
@@ -338,5 +338,36 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(s.nodes.calls).toBe(Math.max(...paths));
     // Each node read once: the root and any shared upper node are read for both paths together.
     expect(runReads).toBeLessThan((paths[0] as number) + (paths[1] as number));
+  });
+});
+
+describe('a warm sealer whose concurrent runs read the deployment head out of order (docs/sealing.md, "The index floor")', () => {
+  it('an older head read before a newer one that came back first is no rollback: the newer index is used, nothing counted', async () => {
+    const s = stack();
+    const [a, b] = [testLineageId('lin-order-a'), testLineageId('lin-order-b')];
+    await s.send({ lineageId: a, residualId: 'r-0' });
+    await s.integrate();
+    const older = structuredClone(s.deployment.head);
+    await s.send({ lineageId: b, residualId: 'r-0' });
+    await s.integrate();
+    const newer = structuredClone(s.deployment.head);
+    // The first run's read is issued first and answered last, with the head before the integration.
+    let answerFirst: (head: typeof older) => void = () => undefined;
+    const reads = [new Promise<typeof older>((resolve) => (answerFirst = resolve)), Promise.resolve(newer)];
+    const metrics = new FakeMetrics();
+    const index = new SealerIndex(
+      { deployment: { readHead: () => reads.shift() ?? Promise.resolve(newer) }, nodes: s.memory, witness: null },
+      { logger: fakeLogger(), metrics, clock: () => NOW_MS },
+    );
+    const first = index.floor(b, ['r-0'], TEST_LOG_KEY);
+    const second = await index.floor(a, ['r-0'], TEST_LOG_KEY);
+    answerFirst(older);
+    expect(second).toMatchObject({ kind: 'FLOOR', deploymentSize: 2 });
+    expect(await first).toMatchObject({ kind: 'FLOOR', deploymentSize: 2, lineage: { treeSize: 1 } });
+    expect(metrics.get('IndexFloorUnfresh:refusal=ROLLED_BACK')).toBe(0);
+    // A head read after the newer one was seen, and older than it, is still a rollback.
+    reads.push(Promise.resolve(older));
+    expect(await index.floor(a, ['r-1'], TEST_LOG_KEY)).toMatchObject({ kind: 'FLOOR', deploymentSize: 2 });
+    expect(metrics.get('IndexFloorUnfresh:refusal=ROLLED_BACK')).toBe(1);
   });
 });

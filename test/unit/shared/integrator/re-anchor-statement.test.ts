@@ -106,7 +106,7 @@ describe('kept deployment checkpoint against a re-anchored history', () => {
   };
   const cp = (size: number, t = tree) => ({ origin: TEST_LOG_KEY_NAME, size, rootHash: t.root(size) });
 
-  it('a prefix is consistent; a lost checkpoint is explained; the same size with another root, or past the lost one, is a fork', async () => {
+  it('a prefix is consistent; a lost checkpoint is explained; the same size with another root is a fork; past the lost one, a rollback', async () => {
     const prefix = await proveConsistency(4, 6, current.nodes);
     expect(
       checkKeptDeploymentCheckpoint({ kept: cp(4), current: cp(6, current), reAnchor: notice, consistency: prefix })
@@ -123,6 +123,8 @@ describe('kept deployment checkpoint against a re-anchored history', () => {
       checkKeptDeploymentCheckpoint({ kept: cp(9, other), current: cp(6, current), reAnchor: notice, consistency: [] })
         .kind,
     ).toBe('FORK');
+    // Larger than the current one and larger than any lost checkpoint: the statement does not
+    // name it, but nothing shows two histories either; the current is older than what the log signed.
     expect(
       checkKeptDeploymentCheckpoint({
         kept: cp(10, testTree(10)),
@@ -130,9 +132,51 @@ describe('kept deployment checkpoint against a re-anchored history', () => {
         reAnchor: notice,
         consistency: [],
       }).kind,
-    ).toBe('FORK');
+    ).toBe('NOT_NEWEST');
     expect(
       checkKeptDeploymentCheckpoint({ kept: cp(8), current: cp(6, current), reAnchor: null, consistency: [] }).kind,
+    ).toBe('NOT_NEWEST');
+  });
+});
+
+describe('kept deployment checkpoint against the current one, no re-anchor (docs/deployment-log.md, "What clients see")', () => {
+  const cp = (size: number, t = tree) => ({ origin: TEST_LOG_KEY_NAME, size, rootHash: t.root(size) });
+  const other = testTree(9, (i) => Buffer.alloc(32, i + 100));
+  const check = (kept: ReturnType<typeof cp>, current: ReturnType<typeof cp>, consistency: Uint8Array[]) =>
+    checkKeptDeploymentCheckpoint({ kept, current, reAnchor: null, consistency }).kind;
+
+  it('kept smaller: consistent when the current extends it, a fork when it does not', async () => {
+    const proof = await proveConsistency(4, 7, tree.nodes);
+    expect(check(cp(4), cp(7), proof)).toBe('CONSISTENT');
+    expect(check(cp(4, other), cp(7), proof)).toBe('FORK');
+  });
+
+  it('kept of the same size: consistent when equal, a fork with another root', () => {
+    expect(check(cp(7), cp(7), [])).toBe('CONSISTENT');
+    expect(check(cp(7, other), cp(7), [])).toBe('FORK');
+  });
+
+  it('kept larger: the current is not the newest (a rollback), with a proof that the current is its prefix or with none', async () => {
+    const proof = await proveConsistency(4, 7, tree.nodes);
+    const proven = checkKeptDeploymentCheckpoint({ kept: cp(7), current: cp(4), reAnchor: null, consistency: proof });
+    expect(proven.kind).toBe('NOT_NEWEST');
+    expect(proven.reason).toMatch(/current checkpoint of 4 is older than the kept one of 7/);
+    expect(check(cp(7), cp(4), [])).toBe('NOT_NEWEST');
+  });
+
+  it('kept larger and a proof given that the current is no prefix of it: a fork', async () => {
+    const proof = await proveConsistency(4, 7, tree.nodes);
+    expect(check(cp(7), cp(4, other), proof)).toBe('FORK');
+  });
+
+  it('of another origin: a fork whatever the sizes', () => {
+    expect(
+      checkKeptDeploymentCheckpoint({
+        kept: { ...cp(7), origin: 'reseal/other' },
+        current: cp(4),
+        reAnchor: null,
+        consistency: [],
+      }).kind,
     ).toBe('FORK');
   });
 });

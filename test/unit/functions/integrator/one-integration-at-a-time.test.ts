@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { integrateThroughConflicts } from '../../../../functions/integrator/create-handler';
+import {
+  IntegratorService,
+  type IntegratorWitness,
+  LEASE_SIGN_MARGIN_MS,
+} from '../../../../functions/integrator/integrator-service';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { WitnessService } from '../../../../functions/witness/witness-service';
+import { IntegrationLeaseHeldError } from '../../../../shared/errors';
+import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { formatVerifierKey } from '../../../../shared/log/note-key';
+import type { NoteSigner } from '../../../../shared/ports/note-signer';
+import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
+import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import { InMemoryIntegrationLease } from '../../../helpers/in-memory-integration-lease';
+import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
+import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testSealerDeps } from '../../../helpers/service-factories';
+import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
+
+const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
+const NOW_MS = FACTORY_NOW_MS + 2000;
+
+/** The log key, counting its signatures (each one a `kms:Sign` on AWS). */
+function countingSigner(): NoteSigner & { signs: number } {
+  const real = testLogSigner();
+  const counting = {
+    keyName: real.keyName,
+    signs: 0,
+    publicKey: () => real.publicKey(),
+    sign: async (message: Uint8Array) => {
+      counting.signs += 1;
+      return real.sign(message);
+    },
+  };
+  return counting;
+}
+
+/** The real sealer on in-memory stores, and integrator instances ("Lambda instances") over one table. */
+function table() {
+  const notices: SealedRunNotice[] = [];
+  const deps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
+  const sealer = new SealerService(deps);
+  const deployment = new InMemoryDeploymentLogStore();
+  const index = new MemoryIndexNodeStore();
+  const signer = countingSigner();
+  const lease = new InMemoryIntegrationLease();
+  let clockMs = NOW_MS;
+  const instance = (options: { lease?: boolean; witness?: IntegratorWitness | null } = {}) =>
+    new IntegratorService({
+      lineages: deps.store as InMemoryLineageStore,
+      deployment,
+      index,
+      signer,
+      witness: options.witness ?? null,
+      metrics: new FakeMetrics(),
+      logger: fakeLogger(),
+      clock: () => clockMs,
+      ...(options.lease === false ? {} : { lease }),
+    });
+  let n = 0;
+  const write = async (lineageId: string, residualId: string) => {
+    const outcome = await sealer.handle({
+      messageId: `m-${++n}`,
+      body: sealRequestBody({ lineageId, residualId }),
+      sentAtMs: FACTORY_NOW_MS + n,
+    });
+    expect(outcome.kind).toBe('SEALED');
+    return notices.splice(0);
+  };
+  const setClock = (ms: number) => {
+    clockMs = ms;
+  };
+  return { deployment, signer, lease, instance, write, setClock };
+}
+
+/** Both batches integrated at once by two instances, each through the handler's retries. */
+async function concurrently(withLease: boolean) {
+  const t = table();
+  const [first, second] = [await t.write(A, 'r-0'), await t.write(B, 'r-0')];
+  const [one, two] = [t.instance({ lease: withLease }), t.instance({ lease: withLease })];
+  const logger = { warn: () => undefined };
+  const sleep = () => new Promise((resolve) => setImmediate(resolve));
+  await Promise.all([
+    integrateThroughConflicts(one, first, logger, sleep),
+    integrateThroughConflicts(two, second, logger, sleep),
+  ]);
+  return t;
+}
+
+describe('one integration at a time (docs/deployment-log.md, "One integration at a time")', () => {
+  it('two concurrent integrations under the lease make exactly one log-key Sign per published leaf', async () => {
+    const t = await concurrently(true);
+    expect(t.deployment.head?.size).toBe(2);
+    expect(t.deployment.appends).toBe(2);
+    expect(t.signer.signs).toBe(2);
+    // The loser found the lease held at least once, and waited instead of signing.
+    expect(t.lease.takes).toBeGreaterThan(t.lease.taken);
+  });
+
+  it('without the lease the same race signs a checkpoint whose commit is lost (the waste the lease removes)', async () => {
+    const t = await concurrently(false);
+    expect(t.deployment.head?.size).toBe(2);
+    expect(t.signer.signs).toBeGreaterThan(2);
+  });
+
+  it('a lease held by another integration: nothing read for signing, nothing signed; taken again once it lapses', async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    t.lease.item = { holder: 'another', expiresAtMs: NOW_MS + 5_000 };
+    await expect(t.instance().integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
+    expect(t.signer.signs).toBe(0);
+    t.setClock(NOW_MS + 5_000);
+    expect((await t.instance().integrate(notices)).integrated).toEqual([A]);
+    expect(t.signer.signs).toBe(1);
+    // Released after the commit: the next integration takes it at once.
+    expect(t.lease.item?.expiresAtMs).toBe(0);
+  });
+
+  it("a lease claiming to last past the longest one an integrator takes is no integrator's (a table writer's): taken", async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    t.lease.item = { holder: 'forged', expiresAtMs: Number.MAX_SAFE_INTEGER };
+    expect((await t.instance().integrate(notices)).integrated).toEqual([A]);
+  });
+
+  it('a lease that lapses before the signature: nothing signed, nothing committed', async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    const slow = t.instance();
+    const lease = t.lease;
+    // The integration takes the lease, then the clock passes the margin before it would sign.
+    const take = lease.take.bind(lease);
+    lease.take = async (holder, nowMs, untilMs) => {
+      const taken = await take(holder, nowMs, untilMs);
+      t.setClock(untilMs - LEASE_SIGN_MARGIN_MS);
+      return taken;
+    };
+    await expect(slow.integrate(notices)).rejects.toThrow(/lapsed before the signature/);
+    expect(t.signer.signs).toBe(0);
+    expect(t.deployment.appends).toBe(0);
+  });
+});
+
+describe('a cold integrator racing a warm one (docs/deployment-log.md, "Cold start")', () => {
+  it('a head committed and cosigned while the cold one asks its witness is no rollback: no DEPLOYMENT_ROLLBACK, integrated from the new head', async () => {
+    const t = table();
+    const witnessService = new WitnessService({
+      store: new InMemoryWitnessStore(),
+      signer: testWitnessSigner(),
+      trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
+      logger: fakeLogger(),
+      clock: () => NOW_MS,
+    });
+    const policy = parsePolicy(
+      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
+    );
+    const real = { addCheckpoint: (body: string) => witnessService.addCheckpoint(body) };
+    const warm = t.instance({ lease: false, witness: { client: real, policy, maxAgeSeconds: 180 } });
+    await warm.integrate(await t.write(A, 'r-0'));
+    const later = await t.write(B, 'r-0');
+    // The cold instance's first question to the witness lands after the warm one committed and
+    // submitted the next checkpoint: the witness answers 409 with a size larger than the head read.
+    let raced = false;
+    const racing = {
+      addCheckpoint: async (body: string) => {
+        if (!raced) {
+          raced = true;
+          await warm.integrate(later);
+        }
+        return real.addCheckpoint(body);
+      },
+    };
+    const cold = t.instance({ lease: false, witness: { client: racing, policy, maxAgeSeconds: 180 } });
+    const more = await t.write(A, 'r-1');
+    await integrateThroughConflicts(cold, more, { warn: () => undefined });
+    expect(t.deployment.evidence.map((e) => e.evidence.kind)).toEqual([]);
+    expect(t.deployment.head?.size).toBe(3);
+  });
+});
