@@ -82,6 +82,8 @@ export interface ResealStackProps extends StackProps {
 export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECONDS;
 /** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
+/** The stack's event bus name, `<stack name>-events`: a stack name is unique per account and region, so is the bus's. */
+export const eventBusNameOf = (stackName: string): string => `${stackName}-events`;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 
@@ -113,7 +115,13 @@ export class ResealStack extends Stack {
       aliasSuffix: 'guard',
       removalPolicy,
     });
-    const bus = new events.EventBus(this, 'EventBus', { description: 'Reseal events (source "reseal")' });
+    // Named after the stack (unique per account and region), not after the construct path: two apps
+    // whose stacks share the construct id `ResealStack` but deploy under other names would
+    // otherwise collide on one bus name (docs/infrastructure.md, "Resources").
+    const bus = new events.EventBus(this, 'EventBus', {
+      eventBusName: eventBusNameOf(this.stackName),
+      description: 'Reseal events (source "reseal")',
+    });
     // Each function gets exactly the variables its handler.ts reads (docs/pipeline.md, "Environment").
     const shared = {
       TABLE_NAME: store.table.tableName,

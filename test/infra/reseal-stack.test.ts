@@ -13,7 +13,7 @@ import {
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
-import { ResealStack } from '../../infra/reseal-stack';
+import { eventBusNameOf, ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
@@ -184,6 +184,35 @@ describe('ResealStack template', () => {
   it('the MAC key is HMAC_256 for GENERATE_VERIFY_MAC and has an alias', () => {
     template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
     template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/ResealStack-mac' });
+  });
+
+  it('docs/infrastructure.md "Resources": the bus is named after the stack, so two stacks of one construct id get distinct buses', () => {
+    const busName = (stack: ResealStack): unknown => {
+      const bus = Object.values(Template.fromStack(stack).toJSON().Resources as Resources).find(
+        (r) => r.Type === 'AWS::Events::EventBus',
+      );
+      return props(bus).Name;
+    };
+    // Two apps, each with a stack of construct id ResealStack, deployed under two names.
+    const first = busName(
+      new ResealStack(new App({ context: synthContext }), 'ResealStack', { stackName: 'reseal-a' }),
+    );
+    const second = busName(
+      new ResealStack(new App({ context: synthContext }), 'ResealStack', { stackName: 'reseal-b' }),
+    );
+    // Two stacks in one app (both built before the app is synthesized).
+    const app = new App({ context: synthContext });
+    const one = new ResealStack(app, 'One');
+    const two = new ResealStack(app, 'Two');
+    const third = busName(one);
+    const fourth = busName(two);
+    expect([first, second, third, fourth]).toEqual([
+      eventBusNameOf('reseal-a'),
+      eventBusNameOf('reseal-b'),
+      eventBusNameOf('One'),
+      eventBusNameOf('Two'),
+    ]);
+    expect(new Set([first, second, third, fourth]).size).toBe(4);
   });
 
   it('the rule routes RecallRequested from the custom bus to triage, with retries and a dead-letter queue', () => {
