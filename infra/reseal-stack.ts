@@ -154,8 +154,8 @@ export class ResealStack extends Stack {
         timeout: Duration.seconds(30),
       },
     });
-    store.grantAppend(sealer.consumer.fn);
-    logKey.grantSign(sealer.consumer.fn);
+    store.grantAppend(sealer.consumer.fn, 'Sealer');
+    logKey.grantSign(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
@@ -203,7 +203,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(integrator.consumer.fn);
     store.grantIntegrate(integrator.consumer.fn);
-    logKey.grantSign(integrator.consumer.fn);
+    logKey.grantSign(integrator.consumer.fn, 'Integrator');
     // Only a witness's cosignatures age: without one there is nothing for a heartbeat to refresh.
     if (props.witness) {
       new HeartbeatSchedule(this, 'Heartbeat', { integrator: integrator.consumer.fn, rate: heartbeatRate });
@@ -241,7 +241,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(guard.consumer.fn);
     store.grantRecordRejections(guard.consumer.fn);
-    guardKey.grantSign(guard.consumer.fn);
+    guardKey.grantSign(guard.consumer.fn, 'Guard');
     sealer.queue.grantSendMessages(guard.consumer.fn);
     bus.grantPutEventsTo(guard.consumer.fn);
 
@@ -273,7 +273,7 @@ export class ResealStack extends Stack {
     });
     // Triage proves records against signed checkpoints: it reads and checks signatures, no MAC calls.
     store.grantRead(triage.fn);
-    logKey.grantPublicKey(triage.fn);
+    logKey.grantPublicKey(triage.fn, 'Triage');
     store.grantWriteTriageReports(triage.fn);
     bus.grantPutEventsTo(triage.fn);
     const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
@@ -292,8 +292,8 @@ export class ResealStack extends Stack {
       },
     });
     store.grantVerify(mcp.function.fn);
-    logKey.grantPublicKey(mcp.function.fn);
-    guardKey.grantPublicKey(mcp.function.fn);
+    logKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
+    guardKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
     bus.grantPutEventsTo(mcp.function.fn);
 
     // Tenancy (docs/authorship.md, "Tenancy"): without tenants, one tenant and the stack's own

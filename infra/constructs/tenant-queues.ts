@@ -6,7 +6,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Tenant } from '../../shared/tenancy/tenants';
-import { KEY_ADMIN_ACTIONS } from '../witness-stack';
+import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
   deadLetterDepthAlarm,

@@ -590,6 +590,75 @@ describe('ResealStack template', () => {
       }
     });
 
+    it('docs/infrastructure.md "Key policies": each key policy lets the account administer the key and only the functions that need it use it', (context) => {
+      const roleOf = (service: string) =>
+        (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const names: Record<string, string> = Object.fromEntries(
+        ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator', 'reseal-mcp'].map((service) => [
+          roleOf(service),
+          service.replace('reseal-', ''),
+        ]),
+      );
+      /** `<principal>: <actions>` per key-policy statement, the account root as `account`, a role by its function. */
+      const grants = (key: string) => {
+        const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.includes(key));
+        const statements = (
+          props(resources[id ?? '']).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] }
+        ).Statement;
+        return statements
+          .map((st) => {
+            expect(st.Effect).toBe('Allow');
+            const principal = JSON.stringify(st.Principal);
+            const who = principal.includes(':root')
+              ? 'account'
+              : (names[/"Fn::GetAtt":\["([^"]+)"/.exec(principal)?.[1] ?? ''] ?? principal);
+            const actions = actionsOf(st);
+            // The account's administration (KEY_ADMIN_ACTIONS) is one entry: no use of the key hides in it.
+            return `${who}: ${actions.includes('kms:Put*') ? 'administer' : actions.join('+')}`;
+          })
+          .sort()
+          .join(', ');
+      };
+      const row = {
+        section: 'posture',
+        attack: 'who the key policy lets use the key',
+        reader: 'synthesized template',
+      } as const;
+      expectGuarantee(
+        context,
+        { ...row, target: 'MAC key', expected: 'account: administer, account: kms:VerifyMac, sealer: kms:GenerateMac' },
+        grants('MacKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'log key',
+          expected:
+            'account: administer, integrator: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey, sealer: kms:Sign+kms:GetPublicKey, triage: kms:GetPublicKey',
+        },
+        grants('LogKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'guard key',
+          expected: 'account: administer, guard: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey',
+        },
+        grants('GuardKey'),
+      );
+      // The account's administration holds no cryptographic use of any key.
+      for (const [, key] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::KMS::Key')) {
+        const statements = (props(key).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] }).Statement;
+        for (const st of statements.filter((s) => JSON.stringify(s.Principal).includes(':root'))) {
+          expect(
+            actionsOf(st).filter((a) => /^kms:(\*|Sign|GenerateMac|Encrypt|Decrypt|ReEncrypt|GenerateDataKey)/.test(a)),
+          ).toEqual([]);
+        }
+      }
+    });
+
     it('encryption at rest: the table and every queue', (context) => {
       const row = { section: 'posture', reader: 'synthesized template', attack: 'encryption at rest' } as const;
       const tables = Object.values(resources).filter((r) => r.Type === 'AWS::DynamoDB::Table');
