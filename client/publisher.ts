@@ -16,6 +16,7 @@ import {
 } from '../shared/pipeline/messages';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
+import { recallSourceOf } from '../shared/tenancy/recall-source';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
@@ -41,6 +42,11 @@ export interface StackPublisherDeps {
   readonly nowMs: () => number;
   /** Signs every write (docs/authorship.md, "Signed writes"); without one, only signed requests are sent. */
   readonly writer?: WriterSigner;
+  /**
+   * The tenant the client acts for in a stack with tenants: recalls are put with its source
+   * `reseal.tenant.<id>` (docs/triage.md, "Tenants"). @default none: source `reseal`
+   */
+  readonly tenantId?: string;
 }
 
 /**
@@ -106,7 +112,7 @@ export class StackPublisher {
   }
 
   /**
-   * Puts a `RecallRequested` event (source `reseal`) on the stack's bus; the triage Lambda
+   * Puts a `RecallRequested` event (source `reseal`, or the tenant's `reseal.tenant.<id>`) on the stack's bus; the triage Lambda
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
@@ -123,7 +129,7 @@ export class StackPublisher {
       new PutEventsCommand({
         Entries: [
           {
-            Source: EVENT_SOURCE,
+            Source: this.#deps.tenantId === undefined ? EVENT_SOURCE : recallSourceOf(this.#deps.tenantId),
             DetailType: DetailType.RecallRequested,
             EventBusName: this.#deps.outputs.eventBusName,
             Detail: canonicalJson(parsed),

@@ -276,7 +276,6 @@ export class ResealStack extends Stack {
     logKey.grantPublicKey(triage.fn, 'Triage');
     store.grantWriteTriageReports(triage.fn);
     bus.grantPutEventsTo(triage.fn);
-    const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
 
     // The remote MCP server (docs/mcp.md, "Remote MCP"): it reads the table and verifies MACs and
     // signatures, sends the writes its callers signed to residual-writes and puts RecallRequested on
@@ -309,6 +308,21 @@ export class ResealStack extends Stack {
             removalPolicy,
           });
     guard.consumer.fn.addEnvironment('TENANT_QUEUES', tenantQueues?.tenantQueuesJson() ?? '');
+    // A recall names its tenant by its source, which IAM conditions (docs/triage.md, "Tenants").
+    triage.fn.addEnvironment('TENANT_IDS', tenantQueues?.tenantIdsJson() ?? '');
+    const triageRule = new TriageRule(this, 'TriageRule', {
+      bus,
+      target: triage.fn,
+      ...(tenantQueues ? { sources: tenantQueues.recallSources() } : {}),
+    });
+    if (tenantQueues !== undefined) {
+      const busArn = this.formatArn({
+        service: 'events',
+        resource: 'event-bus',
+        resourceName: eventBusNameOf(this.stackName),
+      });
+      (bus.node.defaultChild as events.CfnEventBus).policy = tenantQueues.recallBusPolicy(busArn);
+    }
     mcp.function.fn.addEnvironment('TENANTS', tenantQueues?.relayTenantsJson() ?? '');
     if (tenantQueues === undefined) {
       guard.queue.grantSendMessages(mcp.function.fn);

@@ -57,6 +57,8 @@ export const handler = middy(
           logKey: await logKey.get(),
           guardKey: await guardKey.get(),
           checkpointStore: new MemoryCheckpointStore(),
+          // Its recalls carry the tenant's source, by which triage scopes them (docs/triage.md, "Tenants").
+          ...(tenant === null ? {} : { tenantId: tenant.id }),
         },
       );
       return { client, snapshots: null };

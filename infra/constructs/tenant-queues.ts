@@ -5,6 +5,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
+import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import type { Tenant } from '../../shared/tenancy/tenants';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
@@ -53,14 +55,17 @@ export interface TenantResources {
  *   (`TENANT_QUEUES`) and refuses a lineage id outside `<tenant>/` (`TENANT_MISMATCH`);
  * - a KMS Ed25519 writer key whose key policy lets the account administer it but not sign
  *   (`AccountAdministersButDoesNotSign`), and lets only the tenant's `signerPrincipals`
- *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`).
+ *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`);
+ * - its recall source `reseal.tenant.<id>` on the bus ({@link TenantQueues.recallBusPolicy}).
  */
 export class TenantQueues extends Construct {
   /** One entry per tenant, in the order given. */
   readonly tenants: readonly TenantResources[];
+  readonly #relay: iam.IRole;
 
   constructor(scope: Construct, id: string, props: TenantQueuesProps) {
     super(scope, id);
+    this.#relay = props.relay;
     const stackName = Stack.of(this).stackName;
     this.tenants = props.tenants.map((tenant) => {
       const scope = new Construct(this, `Tenant-${tenant.id}`);
@@ -138,6 +143,66 @@ export class TenantQueues extends Construct {
     return Stack.of(this).toJsonString(
       this.tenants.map((t) => ({ queueArn: t.queue.queueArn, tenantId: t.tenant.id })),
     );
+  }
+
+  /**
+   * The bus policy of a stack with tenants (docs/authorship.md, "Tenancy"; docs/triage.md,
+   * "Tenants"): IAM's `events:source` condition ties a `RecallRequested` to its tenant. Per tenant,
+   * `TheTenantMayRecall-<id>` allows `events:PutEvents` of its recall source and detail type to its
+   * senders (a sender in another account needs only its own identity policy), and
+   * `OnlyTheTenantRecallsAsItself-<id>` denies that source to every principal but its senders and
+   * the remote MCP role; `RecallsNameTheirTenant` denies a `RecallRequested` of the stack's own
+   * source `reseal` to everyone (it would name no tenant). `busArn` is built from the bus's name:
+   * the policy is a property of the bus itself, which cannot refer to its own `Arn` attribute.
+   */
+  recallBusPolicy(busArn: string): iam.PolicyDocument {
+    const putEvents = { actions: ['events:PutEvents'], resources: [busArn] };
+    return new iam.PolicyDocument({
+      statements: [
+        ...this.tenants.flatMap(({ tenant }) => [
+          new iam.PolicyStatement({
+            sid: `TheTenantMayRecall-${tenant.id}`,
+            principals: tenant.senderPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+            ...putEvents,
+            conditions: {
+              StringEquals: {
+                'events:source': recallSourceOf(tenant.id),
+                'events:detail-type': DetailType.RecallRequested,
+              },
+            },
+          }),
+          new iam.PolicyStatement({
+            sid: `OnlyTheTenantRecallsAsItself-${tenant.id}`,
+            effect: iam.Effect.DENY,
+            principals: [new iam.AnyPrincipal()],
+            ...putEvents,
+            conditions: {
+              StringEquals: { 'events:source': recallSourceOf(tenant.id) },
+              ArnNotEquals: { 'aws:PrincipalArn': [...tenant.senderPrincipals, this.#relay.roleArn] },
+            },
+          }),
+        ]),
+        new iam.PolicyStatement({
+          sid: 'RecallsNameTheirTenant',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          ...putEvents,
+          conditions: {
+            StringEquals: { 'events:source': EVENT_SOURCE, 'events:detail-type': DetailType.RecallRequested },
+          },
+        }),
+      ],
+    });
+  }
+
+  /** The rule's sources: the stack's own (refused by triage, with a recorded answer) and each tenant's recall source. */
+  recallSources(): string[] {
+    return [EVENT_SOURCE, ...this.tenants.map((t) => recallSourceOf(t.tenant.id))];
+  }
+
+  /** `TENANT_IDS` of the triage function: the tenant ids, as JSON. */
+  tenantIdsJson(): string {
+    return JSON.stringify(this.tenants.map((t) => t.tenant.id));
   }
 
   /** `TENANTS` of the remote MCP function: each tenant's id, senders and queue URL, as JSON. */
