@@ -121,6 +121,65 @@ describe('ResealStack with tenants', () => {
     );
   });
 
+  it('docs/triage.md "Tenants": the bus policy lets each tenant\'s senders put RecallRequested only under its own source, denies that source to every other principal but the remote MCP role, and denies a recall under "reseal"', (context) => {
+    const mcpRole = roleOf('reseal-mcp');
+    const [[busId, bus] = ['', undefined]] = byType('AWS::Events::EventBus');
+    const statements = (props(bus).Policy as { Statement: Statement[] }).Statement;
+    const busArn = statements[0]?.Resource;
+    // The policy names the bus by its name (the stack's): no reference to the bus's own attributes.
+    expect(JSON.stringify(busArn)).toContain(':event-bus/ResealStack-events');
+    expect(JSON.stringify(statements)).not.toContain(busId);
+    for (const tenant of TENANTS) {
+      const source = `reseal.tenant.${tenant.id}`;
+      const allow = statements.find((st) => st.Sid === `TheTenantMayRecall-${tenant.id}`);
+      expect(allow).toMatchObject({
+        Effect: 'Allow',
+        Action: 'events:PutEvents',
+        Condition: { StringEquals: { 'events:source': source, 'events:detail-type': 'RecallRequested' } },
+      });
+      expect(principalArns(allow as Statement)).toEqual(tenant.senderPrincipals);
+      const deny = statements.find((st) => st.Sid === `OnlyTheTenantRecallsAsItself-${tenant.id}`);
+      expect(deny).toMatchObject({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Condition: { StringEquals: { 'events:source': source } },
+      });
+      expect(deny?.Condition?.ArnNotEquals?.['aws:PrincipalArn']).toEqual([
+        ...tenant.senderPrincipals,
+        { 'Fn::GetAtt': [mcpRole, 'Arn'] },
+      ]);
+    }
+    expect(statements.find((st) => st.Sid === 'RecallsNameTheirTenant')).toMatchObject({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': 'reseal', 'events:detail-type': 'RecallRequested' } },
+    });
+    // beta's principal is named by no exception of acme's deny: IAM refuses its recall as acme.
+    const acmeDeny = statements.find((st) => st.Sid === 'OnlyTheTenantRecallsAsItself-acme');
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'event bus (tenants)',
+        attack: "another tenant's principal puts a RecallRequested under a tenant's source",
+        reader: 'synthesized template',
+        expected: 'denied by the bus policy',
+      },
+      JSON.stringify(acmeDeny?.Condition).includes(BETA_AGENT) ? 'allowed' : 'denied by the bus policy',
+    );
+  });
+
+  it('the triage rule routes each tenant\'s source (and "reseal", which triage refuses) and triage knows the tenant ids (TENANT_IDS)', () => {
+    const [[, rule] = ['', undefined]] = byType('AWS::Events::Rule');
+    expect(props(rule).EventPattern).toEqual({
+      source: ['reseal', 'reseal.tenant.acme', 'reseal.tenant.beta'],
+      'detail-type': ['RecallRequested'],
+    });
+    expect(JSON.parse(String(envOf('reseal-triage').TENANT_IDS))).toEqual(['acme', 'beta']);
+  });
+
   it('the guard consumes every tenant queue and maps each queue ARN to its tenant (TENANT_QUEUES)', () => {
     const guard = functionOf('reseal-guard')[0];
     const mappings = byType('AWS::Lambda::EventSourceMapping').filter(
