@@ -17,6 +17,7 @@ import {
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { recallSourceOf } from '../shared/tenancy/recall-source';
+import { lineageOfTenant } from '../shared/tenancy/tenants';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
@@ -116,7 +117,7 @@ export class StackPublisher {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {InvalidInputError} naming each bad field of the detail, or a lineage outside the client's tenant
    * @throws {PublishError} when EventBridge refuses the entry
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
@@ -125,6 +126,16 @@ export class StackPublisher {
       { ...detail, requestId: detail.requestId ?? `recall-${randomUUID()}` },
       'recall request',
     );
+    const { tenantId } = this.#deps;
+    if (tenantId !== undefined && !lineageOfTenant(parsed.lineageId, tenantId)) {
+      // Triage would refuse it (docs/triage.md, "Tenants"): said here, before anything is put.
+      throw new InvalidInputError('recall request', [
+        {
+          path: 'lineageId',
+          message: `lineage ${parsed.lineageId} is not of tenant ${tenantId}: this client recalls only lineage ids beginning ${tenantId}/`,
+        },
+      ]);
+    }
     const out = await this.#deps.eventBridge.send(
       new PutEventsCommand({
         Entries: [
