@@ -316,6 +316,8 @@ export class ResealStack extends Stack {
       ...(tenantQueues ? { sources: tenantQueues.recallSources() } : {}),
     });
     if (tenantQueues !== undefined) {
+      // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Reads").
+      tenantQueues.restrictTableReads(store.table);
       const busArn = this.formatArn({
         service: 'events',
         resource: 'event-bus',

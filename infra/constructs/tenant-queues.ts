@@ -1,13 +1,22 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import {
+  DEPLOYMENT_KEY_PREFIX,
+  INDEX_NODE_KEY_PREFIX,
+  LINEAGE_KEY_PREFIX,
+  MANIFEST_KEY_PREFIX,
+  REJECTION_KEY_PREFIX,
+  TRIAGE_REPORT_KEY_PREFIX,
+} from '../../adapters/dynamodb-table-keys';
 import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
-import type { Tenant } from '../../shared/tenancy/tenants';
+import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
@@ -195,6 +204,60 @@ export class TenantQueues extends Construct {
     });
   }
 
+  /**
+   * The lineage table's resource policy in a stack with tenants (docs/authorship.md, "Reads"), per
+   * tenant: `TheTenantReads-<id>` allows its `readerPrincipals` (when given) `GetItem`, `Query` and
+   * `BatchGetItem` on the partitions {@link tenantReadableKeys} names, under
+   * `ForAllValues:StringLike dynamodb:LeadingKeys`; `TenantReadsOnlyItsPartitions-<id>` denies
+   * every principal of the tenant (senders, signers, readers) those reads of any other partition
+   * (`ForAnyValue:StringNotLike`), and `TenantOnlyReads-<id>` every other action on the table
+   * (`Scan` has no leading key, so it could not be bounded). The denies hold whatever identity
+   * policy the account gives a tenant's principal.
+   */
+  restrictTableReads(table: dynamodb.Table): void {
+    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+    for (const { tenant } of this.tenants) {
+      const partitions = tenantReadableKeys(tenant.id);
+      const everyone = [
+        ...new Set([
+          ...tenant.senderPrincipals,
+          ...(tenant.signerPrincipals ?? []),
+          ...(tenant.readerPrincipals ?? []),
+        ]),
+      ].map((arn) => new iam.ArnPrincipal(arn));
+      if (tenant.readerPrincipals !== undefined) {
+        table.addToResourcePolicy(
+          new iam.PolicyStatement({
+            sid: `TheTenantReads-${tenant.id}`,
+            principals: tenant.readerPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+            actions: reads,
+            resources: ['*'],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+          }),
+        );
+      }
+      table.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: `TenantReadsOnlyItsPartitions-${tenant.id}`,
+          effect: iam.Effect.DENY,
+          principals: everyone,
+          actions: reads,
+          resources: ['*'],
+          conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': partitions } },
+        }),
+      );
+      table.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: `TenantOnlyReads-${tenant.id}`,
+          effect: iam.Effect.DENY,
+          principals: everyone,
+          notActions: reads,
+          resources: ['*'],
+        }),
+      );
+    }
+  }
+
   /** The rule's sources: the stack's own (refused by triage, with a recorded answer) and each tenant's recall source. */
   recallSources(): string[] {
     return [EVENT_SOURCE, ...this.tenants.map((t) => recallSourceOf(t.tenant.id))];
@@ -215,4 +278,23 @@ export class TenantQueues extends Construct {
       })),
     );
   }
+}
+
+/**
+ * The partition keys a tenant's principal may read (`dynamodb:LeadingKeys` patterns,
+ * docs/authorship.md, "Reads"): its own lineages, rejections and triage reports (`<prefix><tenant>/*`),
+ * and the shared partitions every client reads: `MANIFEST#*` (content-addressed), `DEPLOYMENT#*`
+ * and `INDEX#*` (the deployment log and index, one per stack, which name every tenant's lineage
+ * ids and head hashes).
+ */
+export function tenantReadableKeys(tenantId: string): string[] {
+  const own = tenantLineagePrefix(tenantId);
+  return [
+    `${LINEAGE_KEY_PREFIX}${own}*`,
+    `${REJECTION_KEY_PREFIX}${own}*`,
+    `${TRIAGE_REPORT_KEY_PREFIX}${own}*`,
+    `${MANIFEST_KEY_PREFIX}*`,
+    `${DEPLOYMENT_KEY_PREFIX}*`,
+    `${INDEX_NODE_KEY_PREFIX}*`,
+  ];
 }
