@@ -52,7 +52,7 @@ export const TenantsSchema = z
   .max(50)
   .superRefine((tenants, ctx) => {
     const ids = new Set<string>();
-    const owners = new Map<string, string>();
+    const owners = new Map<string, { tenant: string; as: string }>();
     for (const [i, tenant] of tenants.entries()) {
       if (ids.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `tenant ${tenant.id} twice` });
       ids.add(tenant.id);
@@ -60,14 +60,14 @@ export const TenantsSchema = z
         for (const [j, arn] of (tenant[list] ?? []).entries()) {
           const key = principalKey(arn);
           const owner = owners.get(key);
-          if (owner !== undefined && owner !== tenant.id) {
+          if (owner !== undefined && owner.tenant !== tenant.id) {
             ctx.addIssue({
               code: 'custom',
               path: [i, list, j],
-              message: `${arn} is a principal of tenant ${owner} too: a caller or reader must map to one tenant`,
+              message: `${arn} is a ${owner.as} of tenant ${owner.tenant} too: a caller or reader must map to one tenant`,
             });
           }
-          owners.set(key, tenant.id);
+          owners.set(key, { tenant: tenant.id, as: list === 'senderPrincipals' ? 'sender' : 'reader' });
         }
       }
     }

@@ -15,8 +15,9 @@ const synthContext = { 'aws:cdk:bundling-stacks': [] };
 const ACME_AGENT = 'arn:aws:iam::111111111111:role/agents/acme-agent';
 const ACME_SIGNER = 'arn:aws:iam::111111111111:role/acme-signer';
 const BETA_AGENT = 'arn:aws:iam::222222222222:user/beta-agent';
+const ACME_READER = 'arn:aws:iam::111111111111:role/acme-auditor';
 const TENANTS: Tenant[] = [
-  { id: 'acme', senderPrincipals: [ACME_AGENT], signerPrincipals: [ACME_SIGNER] },
+  { id: 'acme', senderPrincipals: [ACME_AGENT], signerPrincipals: [ACME_SIGNER], readerPrincipals: [ACME_READER] },
   { id: 'beta', senderPrincipals: [BETA_AGENT] },
 ];
 
@@ -178,6 +179,56 @@ describe('ResealStack with tenants', () => {
       'detail-type': ['RecallRequested'],
     });
     expect(JSON.parse(String(envOf('reseal-triage').TENANT_IDS))).toEqual(['acme', 'beta']);
+  });
+
+  it('docs/authorship.md "Reads": the table policy lets a tenant\'s readers read its partitions and the shared ones (dynamodb:LeadingKeys), and denies every principal of a tenant any other read or action', (context) => {
+    const [[, table] = ['', undefined]] = byType('AWS::DynamoDB::Table');
+    const statements = (props(table).ResourcePolicy as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
+      .Statement;
+    const sid = (name: string) => statements.find((st) => st.Sid === name) as Statement & { NotAction?: string[] };
+    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+    const acmeKeys = ['LINEAGE#acme/*', 'REJECTION#acme/*', 'TRIAGE#acme/*', 'MANIFEST#*', 'DEPLOYMENT#*', 'INDEX#*'];
+    expect(sid('TheTenantReads-acme')).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: ACME_READER },
+      Action: reads,
+      Resource: '*',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': acmeKeys } },
+    });
+    // beta names no reader: the stack grants it no read.
+    expect(sid('TheTenantReads-beta')).toBeUndefined();
+    expect(sid('TenantReadsOnlyItsPartitions-acme')).toMatchObject({
+      Effect: 'Deny',
+      Action: reads,
+      Condition: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': acmeKeys } },
+    });
+    expect(principalArns(sid('TenantReadsOnlyItsPartitions-acme')).sort()).toEqual(
+      [ACME_AGENT, ACME_SIGNER, ACME_READER].sort(),
+    );
+    expect(sid('TenantOnlyReads-acme')).toMatchObject({ Effect: 'Deny', NotAction: reads, Resource: '*' });
+    expect(sid('TenantReadsOnlyItsPartitions-beta')?.Condition).toEqual({
+      'ForAnyValue:StringNotLike': {
+        'dynamodb:LeadingKeys': acmeKeys.map((k) => k.replace('#acme/', '#beta/')),
+      },
+    });
+    expect(principalArns(sid('TenantOnlyReads-beta'))).toEqual([BETA_AGENT]);
+    // No pattern of acme's reaches a partition of beta's own.
+    const reachesBeta = acmeKeys.some((pattern) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(
+        'LINEAGE#beta/agent-1',
+      ),
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'lineage table (tenants)',
+        attack: "a tenant's principal reads another tenant's lineage partition",
+        reader: 'synthesized template',
+        expected: 'denied by the table policy',
+      },
+      reachesBeta ? 'allowed' : 'denied by the table policy',
+    );
   });
 
   it('the guard consumes every tenant queue and maps each queue ARN to its tenant (TENANT_QUEUES)', () => {
