@@ -316,7 +316,7 @@ export class ResealStack extends Stack {
       ...(tenantQueues ? { sources: tenantQueues.recallSources() } : {}),
     });
     if (tenantQueues !== undefined) {
-      // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Reads").
+      // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Tenancy", reads).
       tenantQueues.restrictTableReads(store.table);
       const busArn = this.formatArn({
         service: 'events',

@@ -205,7 +205,7 @@ export class TenantQueues extends Construct {
   }
 
   /**
-   * The lineage table's resource policy in a stack with tenants (docs/authorship.md, "Reads"), per
+   * The lineage table's resource policy in a stack with tenants (docs/authorship.md, "Tenancy", reads), per
    * tenant: `TheTenantReads-<id>` allows its `readerPrincipals` (when given) `GetItem`, `Query` and
    * `BatchGetItem` on the partitions {@link tenantReadableKeys} names, under
    * `ForAllValues:StringLike dynamodb:LeadingKeys`; `TenantReadsOnlyItsPartitions-<id>` denies
@@ -282,7 +282,7 @@ export class TenantQueues extends Construct {
 
 /**
  * The partition keys a tenant's principal may read (`dynamodb:LeadingKeys` patterns,
- * docs/authorship.md, "Reads"): its own lineages, rejections and triage reports (`<prefix><tenant>/*`),
+ * docs/authorship.md, "Tenancy", reads): its own lineages, rejections and triage reports (`<prefix><tenant>/*`),
  * and the shared partitions every client reads: `MANIFEST#*` (content-addressed), `DEPLOYMENT#*`
  * and `INDEX#*` (the deployment log and index, one per stack, which name every tenant's lineage
  * ids and head hashes).

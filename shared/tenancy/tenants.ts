@@ -34,7 +34,7 @@ export const TenantSchema = z.strictObject({
   signerPrincipals: z.array(PrincipalArn).min(1).max(32).optional(),
   /**
    * May read the tenant's partitions of the lineage table, and the shared ones a client reads
-   * (the table's resource policy, under `dynamodb:LeadingKeys`; docs/authorship.md, "Reads").
+   * (the table's resource policy, under `dynamodb:LeadingKeys`; docs/authorship.md, "Tenancy", reads).
    * @default none: the stack grants no table read
    */
   readerPrincipals: z.array(PrincipalArn).min(1).max(32).optional(),

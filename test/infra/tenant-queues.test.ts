@@ -181,7 +181,7 @@ describe('ResealStack with tenants', () => {
     expect(JSON.parse(String(envOf('reseal-triage').TENANT_IDS))).toEqual(['acme', 'beta']);
   });
 
-  it('docs/authorship.md "Reads": the table policy lets a tenant\'s readers read its partitions and the shared ones (dynamodb:LeadingKeys), and denies every principal of a tenant any other read or action', (context) => {
+  it('docs/authorship.md "Tenancy" (reads): the table policy lets a tenant\'s readers read its partitions and the shared ones (dynamodb:LeadingKeys), and denies every principal of a tenant any other read or action', (context) => {
     const [[, table] = ['', undefined]] = byType('AWS::DynamoDB::Table');
     const statements = (props(table).ResourcePolicy as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
       .Statement;
