@@ -43,6 +43,8 @@ export async function connectStack(
       nowMs: io.nowMs,
       ...(writer ? { writer } : {}),
       ...(policy ? { policy } : {}),
+      // The tenant this user acts for in a stack with tenants: recalls carry its source (docs/cli.md, "Tenants").
+      ...(io.env.RESEAL_TENANT ? { tenantId: io.env.RESEAL_TENANT } : {}),
       ...(storePath ? { checkpointStore: new FileCheckpointStore(storePath) } : {}),
     });
   } catch (error) {

@@ -56,6 +56,8 @@ export interface ConnectOptions {
    * (docs/authorship.md, "Self-certifying lineage ids"); default `soleWriterPolicy(writer)`.
    */
   readonly inceptionPolicy?: LineagePolicy;
+  /** The tenant the client acts for in a stack with tenants: recalls carry its source (`ResealClientDeps.tenantId`). */
+  readonly tenantId?: string;
 }
 
 /**
@@ -117,6 +119,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
     ...(writer ? { writer } : {}),
     ...(options.inceptionPolicy ? { inceptionPolicy: options.inceptionPolicy } : {}),
+    ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
     ...(options.policy ? { policy: options.policy } : {}),
   });
   return { client, outputs, store, anchor };

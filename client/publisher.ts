@@ -16,6 +16,8 @@ import {
 } from '../shared/pipeline/messages';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
+import { recallSourceOf } from '../shared/tenancy/recall-source';
+import { lineageOfTenant } from '../shared/tenancy/tenants';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
@@ -41,6 +43,11 @@ export interface StackPublisherDeps {
   readonly nowMs: () => number;
   /** Signs every write (docs/authorship.md, "Signed writes"); without one, only signed requests are sent. */
   readonly writer?: WriterSigner;
+  /**
+   * The tenant the client acts for in a stack with tenants: recalls are put with its source
+   * `reseal.tenant.<id>` (docs/triage.md, "Tenants"). @default none: source `reseal`
+   */
+  readonly tenantId?: string;
 }
 
 /**
@@ -106,11 +113,11 @@ export class StackPublisher {
   }
 
   /**
-   * Puts a `RecallRequested` event (source `reseal`) on the stack's bus; the triage Lambda
+   * Puts a `RecallRequested` event (source `reseal`, or the tenant's `reseal.tenant.<id>`) on the stack's bus; the triage Lambda
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {InvalidInputError} naming each bad field of the detail, or a lineage outside the client's tenant
    * @throws {PublishError} when EventBridge refuses the entry
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
@@ -119,11 +126,21 @@ export class StackPublisher {
       { ...detail, requestId: detail.requestId ?? `recall-${randomUUID()}` },
       'recall request',
     );
+    const { tenantId } = this.#deps;
+    if (tenantId !== undefined && !lineageOfTenant(parsed.lineageId, tenantId)) {
+      // Triage would refuse it (docs/triage.md, "Tenants"): said here, before anything is put.
+      throw new InvalidInputError('recall request', [
+        {
+          path: 'lineageId',
+          message: `lineage ${parsed.lineageId} is not of tenant ${tenantId}: this client recalls only lineage ids beginning ${tenantId}/`,
+        },
+      ]);
+    }
     const out = await this.#deps.eventBridge.send(
       new PutEventsCommand({
         Entries: [
           {
-            Source: EVENT_SOURCE,
+            Source: this.#deps.tenantId === undefined ? EVENT_SOURCE : recallSourceOf(this.#deps.tenantId),
             DetailType: DetailType.RecallRequested,
             EventBusName: this.#deps.outputs.eventBusName,
             Detail: canonicalJson(parsed),

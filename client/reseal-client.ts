@@ -24,10 +24,12 @@ import type { IndexNodeStore } from '../shared/ports/index-node-store';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
+import { parseInput } from '../shared/schemas/parse';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
@@ -97,6 +99,13 @@ export interface ResealClientDeps {
    * lineage id certifies it and the lineage has no head yet.
    */
   readonly inceptionPolicy?: LineagePolicy;
+  /**
+   * The tenant this client acts for, in a stack with tenants (docs/authorship.md, "Tenancy"):
+   * its recalls are put with the tenant's source `reseal.tenant.<id>`, the only one IAM lets the
+   * tenant's principals put and the one triage scopes a recall by (docs/triage.md, "Tenants").
+   * Checked as a tenant id. @default none: one tenant, source `reseal`
+   */
+  readonly tenantId?: string;
   /**
    * The deployment log's reads (docs/deployment-log.md, "Clients"); default
    * `DynamoDBDeploymentLogStore` over `dynamodb` when `store` is not given. A client given a
@@ -204,6 +213,7 @@ export class ResealClient {
       eventBridge: deps.eventBridge ?? new EventBridgeClient({}),
       nowMs: this.#nowMs,
       ...(deps.writer ? { writer: deps.writer } : {}),
+      ...(deps.tenantId === undefined ? {} : { tenantId: parseInput(TenantId, deps.tenantId, 'tenantId') }),
     });
     this.#freshness = this.#chainReader(deps);
     this.#recalls = new Recalls({

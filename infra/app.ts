@@ -16,7 +16,7 @@ import { WitnessStack } from './witness-stack';
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
  *   the cosigner name `witnessName` when given. Without it the app is `ResealStack` alone, as before;
- * - `tenants`: the stack's tenants, a JSON array of `{ id, senderPrincipals, signerPrincipals? }`
+ * - `tenants`: the stack's tenants, a JSON array of `{ id, senderPrincipals, signerPrincipals?, readerPrincipals? }`
  *   (docs/infrastructure.md, "Tenants"); without it, one tenant.
  * - `recoveryKeys` / `witnessRecoveryKeys`: the operator's recovery vkeys the integrator / the
  *   witness require on a re-anchor statement (docs/deployment-log.md, "Re-anchor"); default none.

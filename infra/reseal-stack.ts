@@ -92,6 +92,8 @@ export interface ResealStackProps extends StackProps {
 export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECONDS;
 /** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
+/** The stack's event bus name, `<stack name>-events`: a stack name is unique per account and region, so is the bus's. */
+export const eventBusNameOf = (stackName: string): string => `${stackName}-events`;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 /**
@@ -129,7 +131,13 @@ export class ResealStack extends Stack {
       aliasSuffix: 'guard',
       removalPolicy,
     });
-    const bus = new events.EventBus(this, 'EventBus', { description: 'Reseal events (source "reseal")' });
+    // Named after the stack (unique per account and region), not after the construct path: two apps
+    // whose stacks share the construct id `ResealStack` but deploy under other names would
+    // otherwise collide on one bus name (docs/infrastructure.md, "Resources").
+    const bus = new events.EventBus(this, 'EventBus', {
+      eventBusName: eventBusNameOf(this.stackName),
+      description: 'Reseal events (source "reseal")',
+    });
     // Each function gets exactly the variables its handler.ts reads (docs/pipeline.md, "Environment").
     const shared = {
       TABLE_NAME: store.table.tableName,
@@ -162,8 +170,8 @@ export class ResealStack extends Stack {
         timeout: Duration.seconds(30),
       },
     });
-    store.grantAppend(sealer.consumer.fn);
-    logKey.grantSign(sealer.consumer.fn);
+    store.grantAppend(sealer.consumer.fn, 'Sealer');
+    logKey.grantSign(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
@@ -212,7 +220,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(integrator.consumer.fn);
     store.grantIntegrate(integrator.consumer.fn);
-    logKey.grantSign(integrator.consumer.fn);
+    logKey.grantSign(integrator.consumer.fn, 'Integrator');
     // Only a witness's cosignatures age: without one there is nothing for a heartbeat to refresh.
     if (props.witness) {
       new HeartbeatSchedule(this, 'Heartbeat', { integrator: integrator.consumer.fn, rate: heartbeatRate });
@@ -250,7 +258,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(guard.consumer.fn);
     store.grantRecordRejections(guard.consumer.fn);
-    guardKey.grantSign(guard.consumer.fn);
+    guardKey.grantSign(guard.consumer.fn, 'Guard');
     sealer.queue.grantSendMessages(guard.consumer.fn);
     bus.grantPutEventsTo(guard.consumer.fn);
 
@@ -282,10 +290,9 @@ export class ResealStack extends Stack {
     });
     // Triage proves records against signed checkpoints: it reads and checks signatures, no MAC calls.
     store.grantRead(triage.fn);
-    logKey.grantPublicKey(triage.fn);
+    logKey.grantPublicKey(triage.fn, 'Triage');
     store.grantWriteTriageReports(triage.fn);
     bus.grantPutEventsTo(triage.fn);
-    const triageRule = new TriageRule(this, 'TriageRule', { bus, target: triage.fn });
 
     // The remote MCP server (docs/mcp.md, "Remote MCP"): it reads the table and verifies MACs and
     // signatures, sends the writes its callers signed to residual-writes and puts RecallRequested on
@@ -317,8 +324,8 @@ export class ResealStack extends Stack {
       },
     });
     store.grantVerify(mcp.function.fn);
-    logKey.grantPublicKey(mcp.function.fn);
-    guardKey.grantPublicKey(mcp.function.fn);
+    logKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
+    guardKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
     bus.grantPutEventsTo(mcp.function.fn);
 
     // Tenancy (docs/authorship.md, "Tenancy"): without tenants, one tenant and the stack's own
@@ -334,6 +341,23 @@ export class ResealStack extends Stack {
             removalPolicy,
           });
     guard.consumer.fn.addEnvironment('TENANT_QUEUES', tenantQueues?.tenantQueuesJson() ?? '');
+    // A recall names its tenant by its source, which IAM conditions (docs/triage.md, "Tenants").
+    triage.fn.addEnvironment('TENANT_IDS', tenantQueues?.tenantIdsJson() ?? '');
+    const triageRule = new TriageRule(this, 'TriageRule', {
+      bus,
+      target: triage.fn,
+      ...(tenantQueues ? { sources: tenantQueues.recallSources() } : {}),
+    });
+    if (tenantQueues !== undefined) {
+      // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Tenancy", reads).
+      tenantQueues.restrictTableReads(store.table);
+      const busArn = this.formatArn({
+        service: 'events',
+        resource: 'event-bus',
+        resourceName: eventBusNameOf(this.stackName),
+      });
+      (bus.node.defaultChild as events.CfnEventBus).policy = tenantQueues.recallBusPolicy(busArn);
+    }
     mcp.function.fn.addEnvironment('TENANTS', tenantQueues?.relayTenantsJson() ?? '');
     if (tenantQueues === undefined) {
       guard.queue.grantSendMessages(mcp.function.fn);

@@ -37,27 +37,6 @@ export const witnessNameOf = (stackName: string): string => `reseal/witness/${st
 export const WITNESS_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem'] as const;
 
 /**
- * What the account may do with the witness key through IAM: administer it and read its public
- * key, never `kms:Sign` (only the witness role, named in the key policy, signs).
- */
-export const KEY_ADMIN_ACTIONS = [
-  'kms:Create*',
-  'kms:Describe*',
-  'kms:Enable*',
-  'kms:List*',
-  'kms:Put*',
-  'kms:Update*',
-  'kms:Revoke*',
-  'kms:Disable*',
-  'kms:Get*',
-  'kms:Delete*',
-  'kms:TagResource',
-  'kms:UntagResource',
-  'kms:ScheduleKeyDeletion',
-  'kms:CancelKeyDeletion',
-] as const;
-
-/**
  * A C2SP tlog-witness for Reseal's deployment log, in its own stack so it can live in another
  * account (docs/witness.md, "Deployment"): its own Ed25519 key, whose key policy lets only the
  * witness role sign; its own table, which only that role reads and writes; and a function behind
@@ -83,16 +62,6 @@ export class WitnessStack extends Stack {
       purpose: 'witness cosignatures (cosignature/v1)',
       aliasSuffix: 'witness',
       removalPolicy,
-      policy: new iam.PolicyDocument({
-        statements: [
-          new iam.PolicyStatement({
-            sid: 'AccountAdministersButDoesNotSign',
-            principals: [new iam.AccountRootPrincipal()],
-            actions: [...KEY_ADMIN_ACTIONS],
-            resources: ['*'],
-          }),
-        ],
-      }),
     });
     const witness = new ResealFunction(this, 'Witness', {
       entry: 'functions/witness/handler.ts',
@@ -115,14 +84,7 @@ export class WitnessStack extends Stack {
     );
     // The key policy names the witness role as its only signer: no other role of the account can
     // be given kms:Sign by an identity policy alone (docs/witness.md, "Deployment").
-    key.grantSign(witness.role);
-    key.key.addToResourcePolicy(
-      new iam.PolicyStatement({
-        principals: [witness.role],
-        actions: ['kms:Sign', 'kms:GetPublicKey'],
-        resources: ['*'],
-      }),
-    );
+    key.grantSign(witness.role, 'Witness');
     const url = witness.fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
 
     const vkeyReader = new ResealFunction(this, 'VkeyReader', {
@@ -132,7 +94,7 @@ export class WitnessStack extends Stack {
       removalPolicy,
       endpointOverride: props.endpointOverride,
     });
-    key.grantPublicKey(vkeyReader.role);
+    key.grantPublicKey(vkeyReader.role, 'VkeyReader');
     const provider = new Provider(this, 'VkeyProvider', { onEventHandler: vkeyReader.fn });
     const vkey = new CustomResource(this, 'WitnessVkeyResource', {
       serviceToken: provider.serviceToken,

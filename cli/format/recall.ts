@@ -1,5 +1,6 @@
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
+import { type WrittenBy, writtenByProven, writtenByText } from '../../client/written-by';
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
@@ -7,6 +8,7 @@ import { freshnessJson, freshnessLine } from './freshness';
 import { isoTime } from './iso-time';
 import { triageReportJson, triageReportText } from './triage-report';
 import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
+import { writtenByJson } from './written-by-json';
 
 /** The refusal code a recall shows, by its end (`null` when triaged). */
 function refusalCode(recall: VerifiedRecall): RefusalCode | null {
@@ -39,6 +41,14 @@ function shownRecord(recall: VerifiedRecall) {
     seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq ?? null,
     residualId: recall.record?.header.residualId ?? null,
   };
+}
+
+/**
+ * Who wrote the recalled record (docs/cli.md, "Who wrote it"): from the record the client proved
+ * itself, never from the answer's words; `null` when no record was proven (nothing to attribute).
+ */
+function writtenBy(recall: VerifiedRecall): WrittenBy | null {
+  return recall.record === null ? null : writtenByProven(recall.record);
 }
 
 /** The client's verification of the record: `null` when it examined none (an unproven `NOT_FOUND`). */
@@ -90,6 +100,7 @@ export function recallJson(recall: VerifiedRecall) {
     lineage_id: recall.lineageId,
     seq: shown.seq,
     residual_id: shown.residualId,
+    written_by: writtenByJson(writtenBy(recall)),
     end: recall.end,
     outcome: recall.end === RecallEnd.TRIAGED ? 'TRIAGED' : 'REFUSED',
     verification: verified && { verdict: verified.verdict, first_failure: verified.firstFailure },
@@ -144,6 +155,7 @@ export function recallText(recall: VerifiedRecall): string {
   const head = fieldLines([
     ['recall', recall.requestId],
     ['record', `lineage ${recall.lineageId} seq ${shown.seq ?? '?'} residual ${shown.residualId ?? '?'}`],
+    ['written by', recall.record === null ? '(not shown: no record proven)' : writtenByText(writtenBy(recall))],
     ['outcome', recall.end === RecallEnd.TRIAGED ? 'TRIAGED' : 'REFUSED'],
     // A recall proves the target record alone (docs/verifiable-log.md, "Recall"), never the whole chain.
     [

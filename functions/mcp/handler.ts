@@ -69,6 +69,8 @@ export const handler = middy(
           guardKey: await guardKey.get(),
           checkpointStore: new MemoryCheckpointStore(),
           ...(policy ? { policy } : {}),
+          // Its recalls carry the tenant's source, by which triage scopes them (docs/triage.md, "Tenants").
+          ...(tenant === null ? {} : { tenantId: tenant.id }),
         },
       );
       return { client, snapshots: null };

@@ -18,7 +18,8 @@ type EventBridgeEvent = z.infer<typeof EventBridgeSchema>;
 export function createTriageHandler(service: TriageService, logger: Logger, metrics: Metrics) {
   return middy(async (event: EventBridgeEvent): Promise<TriageResult> => {
     logger.appendKeys({ eventId: event.id });
-    return service.handle(event.detail);
+    // The envelope's source names the tenant in a stack with tenants (docs/triage.md, "Tenants").
+    return service.handle(event.detail, event.source);
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))

@@ -8,6 +8,7 @@ import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createTriageHandler } from './create-handler';
+import { tenantIdsFrom } from './tenant-ids';
 import { TriageService } from './triage-service';
 
 // Built once per cold start, reused by warm invocations.
@@ -24,6 +25,7 @@ const service = new TriageService({
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,
+  tenantIds: tenantIdsFrom(process.env.TENANT_IDS),
 });
 
 /** Lambda entry point: EventBridge `RecallRequested` → prove the record, then delta triage (docs/verifiable-log.md, docs/triage.md). */

@@ -9,6 +9,7 @@ import type { RecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
 import { proveLatestCheckpoint, proveStoredRecord } from '../../shared/log/stored-log';
 import {
+  EVENT_SOURCE,
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
   RefusalCode,
@@ -22,6 +23,7 @@ import { clipText } from '../../shared/schemas/clip-text';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { recallTenantProblem } from '../../shared/tenancy/recall-source';
 import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
 import {
   logInfrastructureFailure,
@@ -39,6 +41,12 @@ export interface TriageDeps {
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
+  /**
+   * The stack's tenant ids (`TENANT_IDS`; docs/triage.md, "Tenants"): a recall must then be put
+   * with its tenant's source (`reseal.tenant.<id>`) and name a lineage of that tenant.
+   * @default none: one tenant, every lineage
+   */
+  readonly tenantIds?: ReadonlySet<string> | undefined;
 }
 
 /** Outcome of one `RecallRequested` event. */
@@ -67,6 +75,10 @@ interface Proven {
  * docs/verifiable-log.md "Recall"). Cost is independent of the lineage's length: no MAC call
  * (the log's public key is fetched once per cold start), O(log n) item reads.
  *
+ * 0. In a stack with tenants, the event's `source` names the tenant (`reseal.tenant.<id>`, which
+ *    IAM lets only that tenant's principals put): a source of no tenant, or a lineage id outside
+ *    `<tenant>/`, is refused `INVALID_REQUEST` before anything of the lineage is read, stored and
+ *    announced unless a report already holds that request id (docs/triage.md, "Tenants").
  * 1. Parse the `RecallRequested` detail. Invalid → logged and counted (`INVALID`, never retried).
  *    When its `requestId` and `lineageId` are still usable, a `REFUSED` report (`INVALID_REQUEST`)
  *    naming every bad field is stored and announced.
@@ -94,18 +106,21 @@ export class TriageService {
   }
 
   /**
+   * @param source - the event's `source` (the EventBridge envelope's, set by the putter under IAM's `events:source` condition)
    * @throws on an infrastructure failure (store, bus, the log key's `GetPublicKey`), logged first
    *   with the error and its cause: EventBridge retries the invocation
    */
-  async handle(detail: unknown): Promise<TriageResult> {
+  async handle(detail: unknown, source: string = EVENT_SOURCE): Promise<TriageResult> {
     return logInfrastructureFailure(
       this.#deps.logger,
       'triage failed on an infrastructure error; the event will be retried',
-      () => this.#handle(detail),
+      () => this.#handle(detail, source),
     );
   }
 
-  async #handle(detail: unknown): Promise<TriageResult> {
+  async #handle(detail: unknown, source: string): Promise<TriageResult> {
+    const outside = this.#outsideTenant(detail, source);
+    if (outside !== null) return this.#refuseOutsideTenant(detail, outside);
     const parsed = RecallRequestedDetailSchema.safeParse(detail);
     if (!parsed.success) return this.#invalid(detail, parsed.error.issues);
     const recall = parsed.data;
@@ -128,16 +143,43 @@ export class TriageService {
     detail: unknown,
     zodIssues: readonly { path: PropertyKey[]; message: string }[],
   ): Promise<TriageResult> {
-    const { store, publisher, metrics, logger } = this.#deps;
+    const { metrics, logger } = this.#deps;
     const issues = zodIssues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     metrics.count(MetricName.RecallInvalid);
     logger.error('RecallRequested detail is invalid; nothing triaged', { issues });
-    const refusal = this.#invalidRecallReport(detail, issues);
+    const refusal = this.#invalidRecallReport(detail, `invalid RecallRequested detail: ${issues}`);
+    await this.#recordRefusal(refusal);
+    return { kind: 'INVALID', issues, detail: refusal };
+  }
+
+  /** Step 0: why a recall is outside the tenant its source names, or `null` (no tenants, or inside). */
+  #outsideTenant(detail: unknown, source: string): string | null {
+    const tenantIds = this.#deps.tenantIds;
+    if (tenantIds === undefined) return null;
+    const lineageId =
+      typeof detail === 'object' && detail !== null ? (detail as { lineageId?: unknown }).lineageId : null;
+    return recallTenantProblem(source, typeof lineageId === 'string' ? lineageId : null, tenantIds);
+  }
+
+  /** Step 0, refused: logged and counted; a `REFUSED` report (`INVALID_REQUEST`) when the detail's ids are usable. */
+  async #refuseOutsideTenant(detail: unknown, reason: string): Promise<TriageResult> {
+    this.#deps.metrics.count(MetricName.RecallInvalid);
+    this.#deps.logger.error('RecallRequested outside its tenant; nothing triaged', { reason });
+    const refusal = this.#invalidRecallReport(detail, reason);
+    await this.#recordRefusal(refusal);
+    return { kind: 'INVALID', issues: reason, detail: refusal };
+  }
+
+  /**
+   * Stores and announces a refusal of a request that could not be triaged, unless a report already
+   * holds its request id (an invalid or foreign request never overwrites an answer).
+   */
+  async #recordRefusal(refusal: TriageCompletedDetail | null): Promise<void> {
+    const { store, publisher } = this.#deps;
     if (refusal && !(await store.getTriageReport(refusal.lineageId, refusal.requestId))) {
       await store.putTriageReport(refusal);
       await publisher.triageCompleted(refusal);
     }
-    return { kind: 'INVALID', issues, detail: refusal };
   }
 
   /**
@@ -171,15 +213,15 @@ export class TriageService {
     });
   }
 
-  /** A `REFUSED` report for an invalid detail whose request and lineage ids are still usable. */
-  #invalidRecallReport(detail: unknown, issues: string): TriageCompletedDetail | null {
+  /** A `REFUSED` report (`INVALID_REQUEST`, `reason`) for a detail whose request and lineage ids are still usable. */
+  #invalidRecallReport(detail: unknown, reason: string): TriageCompletedDetail | null {
     const raw = (typeof detail === 'object' && detail !== null ? detail : {}) as Record<string, unknown>;
     const requestId = Identifier.safeParse(raw.requestId);
     const lineageId = Identifier.safeParse(raw.lineageId);
     if (!requestId.success || !lineageId.success) return null;
     return this.#refused(
       { requestId: requestId.data, lineageId: lineageId.data, target: null },
-      new Refusal(RefusalCode.INVALID_REQUEST, `invalid RecallRequested detail: ${issues}`),
+      new Refusal(RefusalCode.INVALID_REQUEST, reason),
     );
   }
 

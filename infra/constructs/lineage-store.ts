@@ -11,6 +11,7 @@ import {
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
 } from '../../adapters/dynamodb-table-keys';
+import { accountAdministersPolicy, allowInKeyPolicy } from './signing-key';
 
 /** Props of {@link LineageStore}. */
 export interface LineageStoreProps {
@@ -51,17 +52,32 @@ export class LineageStore extends Construct {
       keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
       removalPolicy: props.removalPolicy,
       pendingWindow: Duration.days(7),
+      policy: accountAdministersPolicy('AccountAdministersButDoesNotMac'),
     });
+    // Verifying a MAC forges nothing: the account's auditors (`reseal verify --audit-macs`) and
+    // the remote MCP function get kms:VerifyMac through IAM (docs/infrastructure.md, "Key policies").
+    this.macKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AccountMayVerifyMacs',
+        principals: [new iam.AccountRootPrincipal()],
+        actions: ['kms:VerifyMac'],
+        resources: ['*'],
+      }),
+    );
     this.macKeyAlias = this.macKey.addAlias(`alias/${Stack.of(this).stackName}-mac`);
   }
 
-  /** Sealer: append records and move heads (read/write), and sign headers (`kms:GenerateMac`). */
-  grantAppend(grantee: iam.IGrantable): void {
+  /**
+   * Sealer: append records and move heads (read/write), and sign headers (`kms:GenerateMac`, in
+   * its role's policy and in the key policy, the only statement that allows it; `who` names it in the Sid).
+   */
+  grantAppend(grantee: iam.IGrantable, who: string): void {
     this.table.grantReadWriteData(grantee);
     this.macKey.grantGenerateMac(grantee);
+    allowInKeyPolicy(this.macKey, `${who}GeneratesMacs`, grantee, ['kms:GenerateMac']);
   }
 
-  /** Readers: load records and verify MACs (`kms:VerifyMac`); never sign, never write. */
+  /** Readers: load records and verify MACs (`kms:VerifyMac`, which the key policy leaves to IAM); never sign, never write. */
   grantVerify(grantee: iam.IGrantable): void {
     this.table.grantReadData(grantee);
     this.macKey.grantVerifyMac(grantee);

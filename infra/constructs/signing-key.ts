@@ -2,6 +2,7 @@ import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 
 /** Props of {@link SigningKey}. */
 export interface SigningKeyProps {
@@ -12,8 +13,9 @@ export interface SigningKeyProps {
   /** What happens to the key when the stack is deleted or the resource replaced. */
   readonly removalPolicy: RemovalPolicy;
   /**
-   * The key policy. @default the CDK default (the account may grant any use through IAM); the
-   * witness passes one that keeps `kms:Sign` for its own role only.
+   * The key policy. @default {@link accountAdministersPolicy}: the account administers the key
+   * (and reads its public key) but holds no `kms:Sign`; {@link SigningKey.grantSign} and
+   * {@link SigningKey.grantPublicKey} name each function in it.
    */
   readonly policy?: iam.PolicyDocument;
 }
@@ -38,19 +40,59 @@ export class SigningKey extends Construct {
       keyUsage: kms.KeyUsage.SIGN_VERIFY,
       removalPolicy: props.removalPolicy,
       pendingWindow: Duration.days(7),
-      ...(props.policy ? { policy: props.policy } : {}),
+      policy: props.policy ?? accountAdministersPolicy(),
     });
     this.alias = this.key.addAlias(`alias/${Stack.of(this).stackName}-${props.aliasSuffix}`);
   }
 
-  /** The one signer: `kms:Sign` and `kms:GetPublicKey` (to name its own key in notes). */
-  grantSign(grantee: iam.IGrantable): void {
+  /**
+   * A signer (`who` names it in the statement's Sid): `kms:Sign` and `kms:GetPublicKey` (to name its own key in notes), in its role's
+   * policy and in the key policy (`Sign` is in no account statement, so only roles named here sign).
+   */
+  grantSign(grantee: iam.IGrantable, who: string): void {
     this.key.grantSign(grantee);
-    this.grantPublicKey(grantee);
+    iam.Grant.addToPrincipal({ grantee, actions: ['kms:GetPublicKey'], resourceArns: [this.key.keyArn] });
+    allowInKeyPolicy(this.key, `${who}Signs`, grantee, ['kms:Sign', 'kms:GetPublicKey']);
   }
 
-  /** Verifiers: `kms:GetPublicKey` only (verification itself needs no AWS call). */
-  grantPublicKey(grantee: iam.IGrantable): void {
+  /** Verifiers (`who` names it in the Sid): `kms:GetPublicKey` only (verification itself needs no AWS call), in its role's policy and the key policy. */
+  grantPublicKey(grantee: iam.IGrantable, who: string): void {
     iam.Grant.addToPrincipal({ grantee, actions: ['kms:GetPublicKey'], resourceArns: [this.key.keyArn] });
+    allowInKeyPolicy(this.key, `${who}ReadsThePublicKey`, grantee, ['kms:GetPublicKey']);
   }
+}
+
+/**
+ * A key policy whose only statement lets the account administer the key (AWS requires a
+ * principal that can manage it) with {@link KEY_ADMIN_ACTIONS}: no cryptographic use beyond
+ * reading a public key, so no identity policy in the account can grant one
+ * (docs/infrastructure.md, "Key policies").
+ */
+export function accountAdministersPolicy(sid = 'AccountAdministersButDoesNotSign'): iam.PolicyDocument {
+  return new iam.PolicyDocument({
+    statements: [
+      new iam.PolicyStatement({
+        sid,
+        principals: [new iam.AccountRootPrincipal()],
+        actions: [...KEY_ADMIN_ACTIONS],
+        resources: ['*'],
+      }),
+    ],
+  });
+}
+
+/**
+ * Adds a key-policy statement allowing `actions` to `grantee`'s principal (a function's role):
+ * the key policy, not IAM alone, is what lets it use the key (docs/infrastructure.md, "Key policies").
+ * `sid` keeps the statement apart from the others (no merging of statements by principal).
+ */
+export function allowInKeyPolicy(key: kms.Key, sid: string, grantee: iam.IGrantable, actions: readonly string[]): void {
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: sid.replace(/[^A-Za-z0-9]/g, ''),
+      principals: [grantee.grantPrincipal],
+      actions: [...actions],
+      resources: ['*'],
+    }),
+  );
 }

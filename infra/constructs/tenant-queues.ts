@@ -1,12 +1,23 @@
 import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Tenant } from '../../shared/tenancy/tenants';
-import { KEY_ADMIN_ACTIONS } from '../witness-stack';
+import {
+  DEPLOYMENT_KEY_PREFIX,
+  INDEX_NODE_KEY_PREFIX,
+  LINEAGE_KEY_PREFIX,
+  MANIFEST_KEY_PREFIX,
+  REJECTION_KEY_PREFIX,
+  TRIAGE_REPORT_KEY_PREFIX,
+} from '../../adapters/dynamodb-table-keys';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
+import { recallSourceOf } from '../../shared/tenancy/recall-source';
+import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
+import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
   deadLetterDepthAlarm,
@@ -53,14 +64,17 @@ export interface TenantResources {
  *   (`TENANT_QUEUES`) and refuses a lineage id outside `<tenant>/` (`TENANT_MISMATCH`);
  * - a KMS Ed25519 writer key whose key policy lets the account administer it but not sign
  *   (`AccountAdministersButDoesNotSign`), and lets only the tenant's `signerPrincipals`
- *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`).
+ *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`);
+ * - its recall source `reseal.tenant.<id>` on the bus ({@link TenantQueues.recallBusPolicy}).
  */
 export class TenantQueues extends Construct {
   /** One entry per tenant, in the order given. */
   readonly tenants: readonly TenantResources[];
+  readonly #relay: iam.IRole;
 
   constructor(scope: Construct, id: string, props: TenantQueuesProps) {
     super(scope, id);
+    this.#relay = props.relay;
     const stackName = Stack.of(this).stackName;
     this.tenants = props.tenants.map((tenant) => {
       const scope = new Construct(this, `Tenant-${tenant.id}`);
@@ -140,6 +154,120 @@ export class TenantQueues extends Construct {
     );
   }
 
+  /**
+   * The bus policy of a stack with tenants (docs/authorship.md, "Tenancy"; docs/triage.md,
+   * "Tenants"): IAM's `events:source` condition ties a `RecallRequested` to its tenant. Per tenant,
+   * `TheTenantMayRecall-<id>` allows `events:PutEvents` of its recall source and detail type to its
+   * senders (a sender in another account needs only its own identity policy), and
+   * `OnlyTheTenantRecallsAsItself-<id>` denies that source to every principal but its senders and
+   * the remote MCP role; `RecallsNameTheirTenant` denies a `RecallRequested` of the stack's own
+   * source `reseal` to everyone (it would name no tenant). `busArn` is built from the bus's name:
+   * the policy is a property of the bus itself, which cannot refer to its own `Arn` attribute.
+   */
+  recallBusPolicy(busArn: string): iam.PolicyDocument {
+    const putEvents = { actions: ['events:PutEvents'], resources: [busArn] };
+    return new iam.PolicyDocument({
+      statements: [
+        ...this.tenants.flatMap(({ tenant }) => [
+          new iam.PolicyStatement({
+            sid: `TheTenantMayRecall-${tenant.id}`,
+            principals: tenant.senderPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+            ...putEvents,
+            conditions: {
+              StringEquals: {
+                'events:source': recallSourceOf(tenant.id),
+                'events:detail-type': DetailType.RecallRequested,
+              },
+            },
+          }),
+          new iam.PolicyStatement({
+            sid: `OnlyTheTenantRecallsAsItself-${tenant.id}`,
+            effect: iam.Effect.DENY,
+            principals: [new iam.AnyPrincipal()],
+            ...putEvents,
+            conditions: {
+              StringEquals: { 'events:source': recallSourceOf(tenant.id) },
+              ArnNotEquals: { 'aws:PrincipalArn': [...tenant.senderPrincipals, this.#relay.roleArn] },
+            },
+          }),
+        ]),
+        new iam.PolicyStatement({
+          sid: 'RecallsNameTheirTenant',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          ...putEvents,
+          conditions: {
+            StringEquals: { 'events:source': EVENT_SOURCE, 'events:detail-type': DetailType.RecallRequested },
+          },
+        }),
+      ],
+    });
+  }
+
+  /**
+   * The lineage table's resource policy in a stack with tenants (docs/authorship.md, "Tenancy", reads), per
+   * tenant: `TheTenantReads-<id>` allows its `readerPrincipals` (when given) `GetItem`, `Query` and
+   * `BatchGetItem` on the partitions {@link tenantReadableKeys} names, under
+   * `ForAllValues:StringLike dynamodb:LeadingKeys`; `TenantReadsOnlyItsPartitions-<id>` denies
+   * every principal of the tenant (senders, signers, readers) those reads of any other partition
+   * (`ForAnyValue:StringNotLike`), and `TenantOnlyReads-<id>` every other action on the table
+   * (`Scan` has no leading key, so it could not be bounded). The denies hold whatever identity
+   * policy the account gives a tenant's principal.
+   */
+  restrictTableReads(table: dynamodb.Table): void {
+    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+    for (const { tenant } of this.tenants) {
+      const partitions = tenantReadableKeys(tenant.id);
+      const everyone = [
+        ...new Set([
+          ...tenant.senderPrincipals,
+          ...(tenant.signerPrincipals ?? []),
+          ...(tenant.readerPrincipals ?? []),
+        ]),
+      ].map((arn) => new iam.ArnPrincipal(arn));
+      if (tenant.readerPrincipals !== undefined) {
+        table.addToResourcePolicy(
+          new iam.PolicyStatement({
+            sid: `TheTenantReads-${tenant.id}`,
+            principals: tenant.readerPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+            actions: reads,
+            resources: ['*'],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': partitions } },
+          }),
+        );
+      }
+      table.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: `TenantReadsOnlyItsPartitions-${tenant.id}`,
+          effect: iam.Effect.DENY,
+          principals: everyone,
+          actions: reads,
+          resources: ['*'],
+          conditions: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': partitions } },
+        }),
+      );
+      table.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: `TenantOnlyReads-${tenant.id}`,
+          effect: iam.Effect.DENY,
+          principals: everyone,
+          notActions: reads,
+          resources: ['*'],
+        }),
+      );
+    }
+  }
+
+  /** The rule's sources: the stack's own (refused by triage, with a recorded answer) and each tenant's recall source. */
+  recallSources(): string[] {
+    return [EVENT_SOURCE, ...this.tenants.map((t) => recallSourceOf(t.tenant.id))];
+  }
+
+  /** `TENANT_IDS` of the triage function: the tenant ids, as JSON. */
+  tenantIdsJson(): string {
+    return JSON.stringify(this.tenants.map((t) => t.tenant.id));
+  }
+
   /** `TENANTS` of the remote MCP function: each tenant's id, senders and queue URL, as JSON. */
   relayTenantsJson(): string {
     return Stack.of(this).toJsonString(
@@ -150,4 +278,23 @@ export class TenantQueues extends Construct {
       })),
     );
   }
+}
+
+/**
+ * The partition keys a tenant's principal may read (`dynamodb:LeadingKeys` patterns,
+ * docs/authorship.md, "Tenancy", reads): its own lineages, rejections and triage reports (`<prefix><tenant>/*`),
+ * and the shared partitions every client reads: `MANIFEST#*` (content-addressed), `DEPLOYMENT#*`
+ * and `INDEX#*` (the deployment log and index, one per stack, which name every tenant's lineage
+ * ids and head hashes).
+ */
+export function tenantReadableKeys(tenantId: string): string[] {
+  const own = tenantLineagePrefix(tenantId);
+  return [
+    `${LINEAGE_KEY_PREFIX}${own}*`,
+    `${REJECTION_KEY_PREFIX}${own}*`,
+    `${TRIAGE_REPORT_KEY_PREFIX}${own}*`,
+    `${MANIFEST_KEY_PREFIX}*`,
+    `${DEPLOYMENT_KEY_PREFIX}*`,
+    `${INDEX_NODE_KEY_PREFIX}*`,
+  ];
 }

@@ -18,10 +18,12 @@ export interface TriageRuleProps {
   readonly retryAttempts?: number;
   /** Oldest event still delivered. @default Duration.hours(2) */
   readonly maxEventAge?: Duration;
+  /** The `source` values routed (docs/triage.md, "Tenants"). @default [EVENT_SOURCE] */
+  readonly sources?: readonly string[];
 }
 
 /**
- * Routes `RecallRequested` events (source `reseal`) from the bus to the triage function, with a
+ * Routes `RecallRequested` events (source `reseal`, and with tenants each tenant's `reseal.tenant.<id>`) from the bus to the triage function, with a
  * retry policy, a dead-letter queue for events that could not be delivered, and an alarm on it.
  */
 export class TriageRule extends Construct {
@@ -49,7 +51,7 @@ export class TriageRule extends Construct {
     this.rule = new events.Rule(this, 'Rule', {
       eventBus: props.bus,
       description: 'RecallRequested → triage',
-      eventPattern: { source: [EVENT_SOURCE], detailType: [DetailType.RecallRequested] },
+      eventPattern: { source: [...(props.sources ?? [EVENT_SOURCE])], detailType: [DetailType.RecallRequested] },
     });
     this.rule.addTarget(
       new targets.LambdaFunction(props.target, {

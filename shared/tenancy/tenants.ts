@@ -32,13 +32,19 @@ export const TenantSchema = z.strictObject({
   senderPrincipals: z.array(PrincipalArn).min(1).max(32),
   /** May `kms:Sign` with the tenant's writer key. @default senderPrincipals */
   signerPrincipals: z.array(PrincipalArn).min(1).max(32).optional(),
+  /**
+   * May read the tenant's partitions of the lineage table, and the shared ones a client reads
+   * (the table's resource policy, under `dynamodb:LeadingKeys`; docs/authorship.md, "Tenancy", reads).
+   * @default none: the stack grants no table read
+   */
+  readerPrincipals: z.array(PrincipalArn).min(1).max(32).optional(),
 });
 /** Type of {@link TenantSchema}. */
 export type Tenant = z.infer<typeof TenantSchema>;
 
 /**
- * The tenants of a stack: 1–50, each id once, each principal in one tenant only (a role also by
- * account and name: a caller's assumed-role ARN does not carry the role's path).
+ * The tenants of a stack: 1–50, each id once, each sender and reader in one tenant only (a role
+ * also by account and name: a caller's assumed-role ARN does not carry the role's path).
  */
 export const TenantsSchema = z
   .array(TenantSchema)
@@ -46,21 +52,23 @@ export const TenantsSchema = z
   .max(50)
   .superRefine((tenants, ctx) => {
     const ids = new Set<string>();
-    const owners = new Map<string, string>();
+    const owners = new Map<string, { tenant: string; as: string }>();
     for (const [i, tenant] of tenants.entries()) {
       if (ids.has(tenant.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `tenant ${tenant.id} twice` });
       ids.add(tenant.id);
-      for (const [j, arn] of tenant.senderPrincipals.entries()) {
-        const key = principalKey(arn);
-        const owner = owners.get(key);
-        if (owner !== undefined && owner !== tenant.id) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [i, 'senderPrincipals', j],
-            message: `${arn} is a sender of tenant ${owner} too: a caller must map to one tenant`,
-          });
+      for (const list of ['senderPrincipals', 'readerPrincipals'] as const) {
+        for (const [j, arn] of (tenant[list] ?? []).entries()) {
+          const key = principalKey(arn);
+          const owner = owners.get(key);
+          if (owner !== undefined && owner.tenant !== tenant.id) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, list, j],
+              message: `${arn} is a ${owner.as} of tenant ${owner.tenant} too: a caller or reader must map to one tenant`,
+            });
+          }
+          owners.set(key, { tenant: tenant.id, as: list === 'senderPrincipals' ? 'sender' : 'reader' });
         }
-        owners.set(key, tenant.id);
       }
     }
   });

@@ -13,7 +13,7 @@ import {
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
-import { INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
+import { eventBusNameOf, INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
@@ -205,6 +205,35 @@ describe('ResealStack template', () => {
   it('the MAC key is HMAC_256 for GENERATE_VERIFY_MAC and has an alias', () => {
     template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
     template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/ResealStack-mac' });
+  });
+
+  it('docs/infrastructure.md "Resources": the bus is named after the stack, so two stacks of one construct id get distinct buses', () => {
+    const busName = (stack: ResealStack): unknown => {
+      const bus = Object.values(Template.fromStack(stack).toJSON().Resources as Resources).find(
+        (r) => r.Type === 'AWS::Events::EventBus',
+      );
+      return props(bus).Name;
+    };
+    // Two apps, each with a stack of construct id ResealStack, deployed under two names.
+    const first = busName(
+      new ResealStack(new App({ context: synthContext }), 'ResealStack', { stackName: 'reseal-a' }),
+    );
+    const second = busName(
+      new ResealStack(new App({ context: synthContext }), 'ResealStack', { stackName: 'reseal-b' }),
+    );
+    // Two stacks in one app (both built before the app is synthesized).
+    const app = new App({ context: synthContext });
+    const one = new ResealStack(app, 'One');
+    const two = new ResealStack(app, 'Two');
+    const third = busName(one);
+    const fourth = busName(two);
+    expect([first, second, third, fourth]).toEqual([
+      eventBusNameOf('reseal-a'),
+      eventBusNameOf('reseal-b'),
+      eventBusNameOf('One'),
+      eventBusNameOf('Two'),
+    ]);
+    expect(new Set([first, second, third, fourth]).size).toBe(4);
   });
 
   it('the rule routes RecallRequested from the custom bus to triage, with retries and a dead-letter queue', () => {
@@ -625,6 +654,75 @@ describe('ResealStack template', () => {
           { ...row, target, attack: 'roles granted sqs:SendMessage', expected },
           senders.join(', ') || 'none',
         );
+      }
+    });
+
+    it('docs/infrastructure.md "Key policies": each key policy lets the account administer the key and only the functions that need it use it', (context) => {
+      const roleOf = (service: string) =>
+        (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const names: Record<string, string> = Object.fromEntries(
+        ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator', 'reseal-mcp'].map((service) => [
+          roleOf(service),
+          service.replace('reseal-', ''),
+        ]),
+      );
+      /** `<principal>: <actions>` per key-policy statement, the account root as `account`, a role by its function. */
+      const grants = (key: string) => {
+        const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.includes(key));
+        const statements = (
+          props(resources[id ?? '']).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] }
+        ).Statement;
+        return statements
+          .map((st) => {
+            expect(st.Effect).toBe('Allow');
+            const principal = JSON.stringify(st.Principal);
+            const who = principal.includes(':root')
+              ? 'account'
+              : (names[/"Fn::GetAtt":\["([^"]+)"/.exec(principal)?.[1] ?? ''] ?? principal);
+            const actions = actionsOf(st);
+            // The account's administration (KEY_ADMIN_ACTIONS) is one entry: no use of the key hides in it.
+            return `${who}: ${actions.includes('kms:Put*') ? 'administer' : actions.join('+')}`;
+          })
+          .sort()
+          .join(', ');
+      };
+      const row = {
+        section: 'posture',
+        attack: 'who the key policy lets use the key',
+        reader: 'synthesized template',
+      } as const;
+      expectGuarantee(
+        context,
+        { ...row, target: 'MAC key', expected: 'account: administer, account: kms:VerifyMac, sealer: kms:GenerateMac' },
+        grants('MacKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'log key',
+          expected:
+            'account: administer, integrator: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey, sealer: kms:Sign+kms:GetPublicKey, triage: kms:GetPublicKey',
+        },
+        grants('LogKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'guard key',
+          expected: 'account: administer, guard: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey',
+        },
+        grants('GuardKey'),
+      );
+      // The account's administration holds no cryptographic use of any key.
+      for (const [, key] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::KMS::Key')) {
+        const statements = (props(key).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] }).Statement;
+        for (const st of statements.filter((s) => JSON.stringify(s.Principal).includes(':root'))) {
+          expect(
+            actionsOf(st).filter((a) => /^kms:(\*|Sign|GenerateMac|Encrypt|Decrypt|ReEncrypt|GenerateDataKey)/.test(a)),
+          ).toEqual([]);
+        }
       }
     });
 

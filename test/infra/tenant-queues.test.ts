@@ -15,8 +15,9 @@ const synthContext = { 'aws:cdk:bundling-stacks': [] };
 const ACME_AGENT = 'arn:aws:iam::111111111111:role/agents/acme-agent';
 const ACME_SIGNER = 'arn:aws:iam::111111111111:role/acme-signer';
 const BETA_AGENT = 'arn:aws:iam::222222222222:user/beta-agent';
+const ACME_READER = 'arn:aws:iam::111111111111:role/acme-auditor';
 const TENANTS: Tenant[] = [
-  { id: 'acme', senderPrincipals: [ACME_AGENT], signerPrincipals: [ACME_SIGNER] },
+  { id: 'acme', senderPrincipals: [ACME_AGENT], signerPrincipals: [ACME_SIGNER], readerPrincipals: [ACME_READER] },
   { id: 'beta', senderPrincipals: [BETA_AGENT] },
 ];
 
@@ -118,6 +119,115 @@ describe('ResealStack with tenants', () => {
         expected: 'denied by the queue policy',
       },
       exceptions.includes(BETA_AGENT) ? 'allowed' : 'denied by the queue policy',
+    );
+  });
+
+  it('docs/triage.md "Tenants": the bus policy lets each tenant\'s senders put RecallRequested only under its own source, denies that source to every other principal but the remote MCP role, and denies a recall under "reseal"', (context) => {
+    const mcpRole = roleOf('reseal-mcp');
+    const [[busId, bus] = ['', undefined]] = byType('AWS::Events::EventBus');
+    const statements = (props(bus).Policy as { Statement: Statement[] }).Statement;
+    const busArn = statements[0]?.Resource;
+    // The policy names the bus by its name (the stack's): no reference to the bus's own attributes.
+    expect(JSON.stringify(busArn)).toContain(':event-bus/ResealStack-events');
+    expect(JSON.stringify(statements)).not.toContain(busId);
+    for (const tenant of TENANTS) {
+      const source = `reseal.tenant.${tenant.id}`;
+      const allow = statements.find((st) => st.Sid === `TheTenantMayRecall-${tenant.id}`);
+      expect(allow).toMatchObject({
+        Effect: 'Allow',
+        Action: 'events:PutEvents',
+        Condition: { StringEquals: { 'events:source': source, 'events:detail-type': 'RecallRequested' } },
+      });
+      expect(principalArns(allow as Statement)).toEqual(tenant.senderPrincipals);
+      const deny = statements.find((st) => st.Sid === `OnlyTheTenantRecallsAsItself-${tenant.id}`);
+      expect(deny).toMatchObject({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Condition: { StringEquals: { 'events:source': source } },
+      });
+      expect(deny?.Condition?.ArnNotEquals?.['aws:PrincipalArn']).toEqual([
+        ...tenant.senderPrincipals,
+        { 'Fn::GetAtt': [mcpRole, 'Arn'] },
+      ]);
+    }
+    expect(statements.find((st) => st.Sid === 'RecallsNameTheirTenant')).toMatchObject({
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': 'reseal', 'events:detail-type': 'RecallRequested' } },
+    });
+    // beta's principal is named by no exception of acme's deny: IAM refuses its recall as acme.
+    const acmeDeny = statements.find((st) => st.Sid === 'OnlyTheTenantRecallsAsItself-acme');
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'event bus (tenants)',
+        attack: "another tenant's principal puts a RecallRequested under a tenant's source",
+        reader: 'synthesized template',
+        expected: 'denied by the bus policy',
+      },
+      JSON.stringify(acmeDeny?.Condition).includes(BETA_AGENT) ? 'allowed' : 'denied by the bus policy',
+    );
+  });
+
+  it('the triage rule routes each tenant\'s source (and "reseal", which triage refuses) and triage knows the tenant ids (TENANT_IDS)', () => {
+    const [[, rule] = ['', undefined]] = byType('AWS::Events::Rule');
+    expect(props(rule).EventPattern).toEqual({
+      source: ['reseal', 'reseal.tenant.acme', 'reseal.tenant.beta'],
+      'detail-type': ['RecallRequested'],
+    });
+    expect(JSON.parse(String(envOf('reseal-triage').TENANT_IDS))).toEqual(['acme', 'beta']);
+  });
+
+  it('docs/authorship.md "Tenancy" (reads): the table policy lets a tenant\'s readers read its partitions and the shared ones (dynamodb:LeadingKeys), and denies every principal of a tenant any other read or action', (context) => {
+    const [[, table] = ['', undefined]] = byType('AWS::DynamoDB::Table');
+    const statements = (props(table).ResourcePolicy as { PolicyDocument: { Statement: Statement[] } }).PolicyDocument
+      .Statement;
+    const sid = (name: string) => statements.find((st) => st.Sid === name) as Statement & { NotAction?: string[] };
+    const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+    const acmeKeys = ['LINEAGE#acme/*', 'REJECTION#acme/*', 'TRIAGE#acme/*', 'MANIFEST#*', 'DEPLOYMENT#*', 'INDEX#*'];
+    expect(sid('TheTenantReads-acme')).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: ACME_READER },
+      Action: reads,
+      Resource: '*',
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': acmeKeys } },
+    });
+    // beta names no reader: the stack grants it no read.
+    expect(sid('TheTenantReads-beta')).toBeUndefined();
+    expect(sid('TenantReadsOnlyItsPartitions-acme')).toMatchObject({
+      Effect: 'Deny',
+      Action: reads,
+      Condition: { 'ForAnyValue:StringNotLike': { 'dynamodb:LeadingKeys': acmeKeys } },
+    });
+    expect(principalArns(sid('TenantReadsOnlyItsPartitions-acme')).sort()).toEqual(
+      [ACME_AGENT, ACME_SIGNER, ACME_READER].sort(),
+    );
+    expect(sid('TenantOnlyReads-acme')).toMatchObject({ Effect: 'Deny', NotAction: reads, Resource: '*' });
+    expect(sid('TenantReadsOnlyItsPartitions-beta')?.Condition).toEqual({
+      'ForAnyValue:StringNotLike': {
+        'dynamodb:LeadingKeys': acmeKeys.map((k) => k.replace('#acme/', '#beta/')),
+      },
+    });
+    expect(principalArns(sid('TenantOnlyReads-beta'))).toEqual([BETA_AGENT]);
+    // No pattern of acme's reaches a partition of beta's own.
+    const reachesBeta = acmeKeys.some((pattern) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(
+        'LINEAGE#beta/agent-1',
+      ),
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'lineage table (tenants)',
+        attack: "a tenant's principal reads another tenant's lineage partition",
+        reader: 'synthesized template',
+        expected: 'denied by the table policy',
+      },
+      reachesBeta ? 'allowed' : 'denied by the table policy',
     );
   });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +21,11 @@ import { until } from '../helpers/until';
 
 // Tenancy on the emulator (docs/authorship.md, "Tenancy"; docs/mcp.md, "Tenants"): a stack with
 // the `tenants` option, two tenants whose senders are IAM users of the emulator, deployed on an
-// emulator of its own (the run's emulator holds the default stack, whose generated EventBridge bus
-// name a second stack of the app would reuse). The emulator runs without AUTH=true, so IAM itself
-// refuses nothing here: what these tests show is what Reseal's functions enforce behind IAM, the
-// guard's tenant binding from the queue and the remote MCP server's scoping of each caller. The
-// queue and key policies are asserted on the template (test/infra/tenant-queues.test.ts).
+// emulator of its own (kept apart from the run's default stack). The emulator runs without
+// AUTH=true, so IAM itself refuses nothing here: what these tests show is what Reseal's functions
+// enforce behind IAM, the guard's tenant binding from the queue, triage's tenant binding from the
+// recall's source and the remote MCP server's scoping of each caller. The queue, bus and key
+// policies are asserted on the template (test/infra/tenant-queues.test.ts).
 const ROOT = { accessKeyId: 'test', secretAccessKey: 'test' };
 const RUN = randomUUID().slice(0, 8);
 const TENANT_STACK = 'ResealTenancy';
@@ -109,8 +110,11 @@ const unsigned = (lineageId: string, residualId: string) =>
     manifest: MANIFEST,
   });
 
-/** A client of `tenant` as a tenant's agent configures it: the tenant's queue as `ResidualWritesQueueUrl`. */
-const tenantClient = async (tenant: string, writer: LocalWriterSigner) =>
+/**
+ * A client of `tenant` as a tenant's agent configures it: the tenant's queue as
+ * `ResidualWritesQueueUrl`, and with `tenantId` its recalls under the tenant's source.
+ */
+const tenantClient = async (tenant: string, writer: LocalWriterSigner, tenantId?: string) =>
   (
     await connectToStack({
       outputs: clientOutputsFrom({ ...outputs, ResidualWritesQueueUrl: queueUrls[tenant] ?? '' }),
@@ -118,6 +122,7 @@ const tenantClient = async (tenant: string, writer: LocalWriterSigner) =>
       region: EMULATOR_REGION,
       credentials: ROOT,
       writer,
+      ...(tenantId === undefined ? {} : { tenantId }),
     })
   ).client;
 
@@ -232,5 +237,73 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     }
     // The emulator's root key is no tenant's sender: refused before any tool.
     await expect(remoteAs(ROOT)).rejects.toThrow(/not a sender of any tenant/);
+  }, 300_000);
+
+  it("a recall put under tenant acme's source naming a lineage of beta is refused and recorded, nothing of beta's lineage in the answer; acme's own recall is triaged", async (context) => {
+    const acmeWriter = LocalWriterSigner.generate('acme-recall').signer;
+    const betaWriter = LocalWriterSigner.generate('beta-recall').signer;
+    const acmeLineage = soleWriterLineageId(`acme/recall-${RUN}`, acmeWriter);
+    const betaLineage = soleWriterLineageId(`beta/recall-${RUN}`, betaWriter);
+    const acmeClient = await tenantClient('acme', acmeWriter, 'acme');
+    const betaClient = await tenantClient('beta', betaWriter, 'beta');
+    for (const [client, lineageId] of [
+      [acmeClient, acmeLineage],
+      [betaClient, betaLineage],
+    ] as const) {
+      const published = await client.publishWrite(unsigned(lineageId, 'r-0'));
+      const outcome = await client.waitForOutcome(lineageId, 'r-0', { request: published.request, timeoutMs: 120_000 });
+      expect(outcome.kind).toBe('SEALED');
+    }
+    const own = await acmeClient.recall(
+      { lineageId: acmeLineage, target: { latest: true }, currentEnv: MANIFEST.env },
+      { timeoutMs: 120_000 },
+    );
+    expect(own.end).toBe('TRIAGED');
+
+    // acme's principal puts the recall itself (no client check in the way), under its own source.
+    const requestId = `cross-${RUN}`;
+    const eventBridge = new EventBridgeClient(clientConfig(endpoint));
+    const put = await eventBridge.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: 'reseal.tenant.acme',
+            DetailType: 'RecallRequested',
+            EventBusName: outputs.EventBusName,
+            Detail: JSON.stringify({
+              requestId,
+              lineageId: betaLineage,
+              target: { latest: true },
+              currentEnv: MANIFEST.env,
+            }),
+          },
+        ],
+      }),
+    );
+    expect(put.FailedEntryCount ?? 0).toBe(0);
+    const answer = await until(
+      "triage's answer to the cross-tenant recall",
+      async () => (await store.getTriageReport(betaLineage, requestId)) ?? undefined,
+      { timeoutMs: 120_000 },
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'recall (another tenant)',
+        attack: 'tenant acme puts a RecallRequested under its own source naming a lineage of tenant beta',
+        reader: 'triage (stored report)',
+        expected: 'refused INVALID_REQUEST, no record, proof or report',
+      },
+      `refused ${answer.refusalCode}, ${answer.seq === null && answer.proof === null && answer.report === null && answer.residualId === null ? 'no record, proof or report' : 'beta lineage disclosed'}`,
+    );
+    expect(answer).toMatchObject({ outcome: 'REFUSED', refusalCode: 'INVALID_REQUEST', verification: null });
+    expect(answer.refusalReason).toBe(
+      `lineage ${betaLineage} is not of tenant acme: a recall put with source reseal.tenant.acme must name a lineage id beginning acme/`,
+    );
+    // The client of acme says so before putting anything.
+    await expect(
+      acmeClient.requestRecall({ lineageId: betaLineage, target: { latest: true }, currentEnv: MANIFEST.env }),
+    ).rejects.toThrow(/is not of tenant acme/);
   }, 300_000);
 });

@@ -1,10 +1,15 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { appendSealed } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
+import authorshipFile from '../../vectors/authorship.json';
 import { runCli } from './run-cli';
+
+// biome-ignore lint/suspicious/noExplicitAny: vectors are untyped JSON on purpose
+const authorship: any = authorshipFile;
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const LINEAGE = 'lineage-recall-1';
@@ -156,5 +161,59 @@ describe('reseal recall says what it proved: the target record, not the chain', 
       truncation_checked: true,
       truncation_checked_against: [{ kind: 'GIVEN_HEAD', seq: 0 }],
     });
+  });
+});
+
+describe('reseal recall says who wrote the record (docs/cli.md, "Who wrote it")', () => {
+  // A format-2 chain with writers (test/vectors/authorship.json, "chain"): seq 0 is the inception, seq 4 a recovery.
+  const signedChain = (): SealedRecord[] =>
+    authorship.chain.map((c: { record: unknown }) => structuredClone(c.record) as SealedRecord);
+
+  async function recallSigned(store: InMemoryLineageStore, extra: string[]) {
+    return runCli(
+      ['recall', '--lineage', authorship.lineageId, '--env', 'baseline-env.json', '--request-id', 'req-w', ...extra],
+      { cwd: FIXTURES, connect: recallConnect(store) },
+    );
+  }
+
+  it("text and --json: the proven record's writer key, admission and sender", async () => {
+    const store = new InMemoryLineageStore();
+    const records = signedChain();
+    await appendSealed(store, records);
+    const inception = records[0] as SealedRecord & { writer: { keyId: string; publicKey: string; senderId: string } };
+    const text = await recallSigned(store, ['--seq', '0']);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^written by: +${inception.writer.keyId}, ed25519 ${inception.writer.publicKey.replace(/[+/]/g, '\\$&')}; admitted as INCEPTION.*; sender ${inception.writer.senderId}$`,
+        'm',
+      ),
+    );
+    const json = await recallSigned(store, ['--seq', '0', '--json', '--request-id', 'req-w2']);
+    expect(JSON.parse(json.stdout).written_by).toMatchObject({
+      status: 'SIGNED',
+      key_id: inception.writer.keyId,
+      public_key: inception.writer.publicKey,
+      sender_id: inception.writer.senderId,
+      admitted_as: 'INCEPTION',
+      key_role: 'writer',
+      admission_checked_by: 'record',
+    });
+    // A recovery proven alone: its writer shown, its admission left to a walk of the lineage.
+    const recovery = await recallSigned(store, ['--seq', '4', '--request-id', 'req-w3']);
+    expect(recovery.stdout).toMatch(
+      /^written by: +test-recovery-1, ed25519 .*admission not shown by this record alone/m,
+    );
+  });
+
+  it('a format-1 record is unattributed; nothing proven shows no writer (null)', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId: LINEAGE });
+    await appendSealed(store, records);
+    const text = await recall(store, []);
+    expect(text.stdout).toMatch(/^written by: +unattributed \(a format-1 record/m);
+    const json = await recall(store, ['--json', '--request-id', 'req-1b']);
+    expect(JSON.parse(json.stdout).written_by).toEqual({ status: 'UNATTRIBUTED' });
+    const none = await recall(new InMemoryLineageStore(), ['--json', '--request-id', 'req-1c']);
+    expect(JSON.parse(none.stdout).written_by).toBeNull();
   });
 });

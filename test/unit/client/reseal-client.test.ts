@@ -103,6 +103,36 @@ describe('ResealClient.requestRecall', () => {
   });
 });
 
+describe('ResealClient.requestRecall with a tenant (docs/triage.md, "Tenants")', () => {
+  it("puts the recall with the tenant's source, the one IAM lets its principals put", async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    await client({ eventBridge, tenantId: 'acme' }).requestRecall({
+      lineageId: 'acme/agent-1',
+      target: { latest: true },
+      currentEnv: {},
+    });
+    expect((eventBridge.sent[0] as PutEventsCommand).input.Entries?.[0]).toMatchObject({
+      Source: 'reseal.tenant.acme',
+      DetailType: 'RecallRequested',
+    });
+  });
+
+  it('refuses a lineage outside its tenant before putting anything (triage would refuse it)', async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    const recall = client({ eventBridge, tenantId: 'acme' }).requestRecall({
+      lineageId: 'beta/agent-1',
+      target: { latest: true },
+      currentEnv: {},
+    });
+    await expect(recall).rejects.toThrow(/lineage beta\/agent-1 is not of tenant acme/);
+    expect(eventBridge.send).not.toHaveBeenCalled();
+  });
+
+  it('refuses a tenant id that is not one', () => {
+    expect(() => client({ tenantId: 'Acme Corp' })).toThrow(/tenantId/);
+  });
+});
+
 describe('ResealClient.waitForTriageReport', () => {
   it('polls until the report is stored, then returns it', async () => {
     const store = new InMemoryLineageStore();

@@ -516,3 +516,103 @@ describe('triage refusal codes (machine-readable; refusalReason is for humans)',
     });
   });
 });
+
+describe('docs/triage.md "Tenants": a recall names its tenant by its source; triage refuses a lineage outside it', () => {
+  const ACME = 'acme/agent-1';
+  const BETA = 'beta/agent-1';
+  /** Two tenants' lineages, each of two records, and a triage of a stack with tenants acme and beta. */
+  async function tenanted() {
+    const store = new InMemoryLineageStore();
+    for (const lineageId of [ACME, BETA]) {
+      const { records } = await buildChain(2, { lineageId, inputs: () => ({ manifest }) });
+      await appendSealed(store, records);
+    }
+    const publisher = new FakePublisher();
+    const metrics = new FakeMetrics();
+    const reads: string[] = [];
+    const logged = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          reads.push(`${String(name)}(${String(args[0])})`);
+          return value.apply(target, args);
+        };
+      },
+    });
+    const triage = new TriageService({
+      store: logged,
+      publisher,
+      logKey: async () => TEST_LOG_KEY,
+      metrics,
+      logger: fakeLogger(),
+      clock: () => FACTORY_NOW_MS,
+      tenantIds: new Set(['acme', 'beta']),
+    });
+    return { store, publisher, metrics, triage, reads };
+  }
+
+  it("a recall of tenant acme's source naming beta's lineage is refused INVALID_REQUEST, recorded, and reads nothing of beta's lineage", async () => {
+    const { store, publisher, metrics, triage, reads } = await tenanted();
+    const result = await triage.handle(recall({ lineageId: BETA, requestId: 'req-cross' }), 'reseal.tenant.acme');
+    expect(result.kind).toBe('INVALID');
+    const stored = TriageCompletedDetailSchema.parse(await store.getTriageReport(BETA, 'req-cross'));
+    expect(stored).toMatchObject({
+      outcome: 'REFUSED',
+      refusalCode: RefusalCode.INVALID_REQUEST,
+      lineageId: BETA,
+      verification: null,
+      report: null,
+      proof: null,
+      seq: null,
+    });
+    expect(stored.refusalReason).toBe(
+      `lineage ${BETA} is not of tenant acme: a recall put with source reseal.tenant.acme must name a lineage id beginning acme/`,
+    );
+    expect(publisher.triaged).toEqual([stored]);
+    expect(metrics.get('RecallInvalid')).toBe(1);
+    // Only the report slot of the request was looked at: no head, record or checkpoint of beta.
+    expect(reads).toEqual([`getTriageReport(${BETA})`, 'putTriageReport([object Object])']);
+  });
+
+  it("the tenant's own lineage under its own source is triaged", async () => {
+    const { triage } = await tenanted();
+    const result = await triage.handle(recall({ lineageId: ACME }), 'reseal.tenant.acme');
+    expect(result.kind).toBe('COMPLETED');
+    if (result.kind === 'COMPLETED') expect(result.detail).toMatchObject({ outcome: 'TRIAGED', lineageId: ACME });
+  });
+
+  it.each([
+    ['the stack\'s own source "reseal"', 'reseal'],
+    ['a source of no tenant', 'reseal.tenant.gamma'],
+    ['another service', 'com.example.agent'],
+  ])('%s names no tenant: refused, recorded, never triaged', async (_name, source) => {
+    const { store, triage } = await tenanted();
+    const result = await triage.handle(recall({ lineageId: ACME, requestId: 'req-nosource' }), source);
+    expect(result.kind).toBe('INVALID');
+    expect(await store.getTriageReport(ACME, 'req-nosource')).toMatchObject({
+      outcome: 'REFUSED',
+      refusalCode: 'INVALID_REQUEST',
+      refusalReason: expect.stringContaining('names no tenant of this stack'),
+    });
+  });
+
+  it("a foreign recall reusing a request id of the lineage's owner never overwrites the owner's report", async () => {
+    const { store, publisher, triage } = await tenanted();
+    const own = await triage.handle(recall({ lineageId: BETA, requestId: 'req-owner' }), 'reseal.tenant.beta');
+    expect(own.kind).toBe('COMPLETED');
+    const before = await store.getTriageReport(BETA, 'req-owner');
+    const emitted = publisher.triaged.length;
+    const foreign = await triage.handle(recall({ lineageId: BETA, requestId: 'req-owner' }), 'reseal.tenant.acme');
+    expect(foreign.kind).toBe('INVALID');
+    expect(await store.getTriageReport(BETA, 'req-owner')).toEqual(before);
+    // Nothing re-emitted either: the owner's report is not replayed to the foreign requester.
+    expect(publisher.triaged.length).toBe(emitted);
+  });
+
+  it('without tenants the source is not consulted (one tenant: every lineage)', async () => {
+    const { triage } = await setup();
+    const result = await triage().handle(recall(), 'anything');
+    expect(result.kind).toBe('COMPLETED');
+  });
+});

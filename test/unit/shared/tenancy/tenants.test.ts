@@ -56,5 +56,16 @@ describe('tenants', () => {
         { id: 'b', senderPrincipals: ['arn:aws:iam::111111111111:role/x'] },
       ]),
     ).toMatchObject({ path: '1.senderPrincipals.0', message: expect.stringContaining('sender of tenant a too') });
+    // A reader maps to one tenant too: its table policy denies it every other tenant's partitions.
+    expect(
+      issue([
+        { id: 'a', senderPrincipals: ['arn:aws:iam::111111111111:user/x'] },
+        {
+          id: 'b',
+          senderPrincipals: ['arn:aws:iam::111111111111:user/y'],
+          readerPrincipals: ['arn:aws:iam::111111111111:user/x'],
+        },
+      ]),
+    ).toMatchObject({ path: '1.readerPrincipals.0', message: expect.stringContaining('sender of tenant a too') });
   });
 });
