@@ -43,7 +43,7 @@ from .canonical import (
     hash_canonical,
     seal_dedup_id,
 )
-from .chain_receipt import ChainReceiptDeployment, ChainReceiptVerification, verify_chain_receipt
+from .chain_receipt import ChainReceiptDeployment, ChainReceiptVerification, chain_receipt_of, verify_chain_receipt
 from .checkpoint_store import CheckpointStore, FileCheckpointStore, MemoryCheckpointStore
 from .client import (
     PUBLISH_CLOCK_SKEW_MS,
@@ -83,6 +83,7 @@ from .errors import (
     ManifestSealMismatchError,
     NoteFormatError,
     NoteVerificationError,
+    NotIntegratedError,
     OutcomeVerificationError,
     PolicyFormatError,
     ResealError,
@@ -254,6 +255,7 @@ __all__ = [
     "verify_receipt",
     "verify_checkpoint_receipt",
     "verify_chain_receipt",
+    "chain_receipt_of",
     "ReceiptVerification",
     "ChainReceiptVerification",
     "ChainReceiptDeployment",
@@ -391,6 +393,7 @@ __all__ = [
     "read_stack_pin",
     "stack_from_cloudformation",
     "LogVerificationError",
+    "NotIntegratedError",
     "UnverifiedOutcomeError",
     "WaitTimeoutError",
     "StackConfigError",

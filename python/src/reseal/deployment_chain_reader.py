@@ -9,6 +9,7 @@ policy) but not forge one: everything read is a claim :func:`verify_deployment_c
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from .deployment_chain import DeploymentChain, FreshnessPolicy, IndexClaim, verify_deployment_chain
@@ -26,7 +27,7 @@ from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
 from .log import parse_checkpoint_body, parse_signed_note
 from .tree_refs import inclusion_proof_refs, range_root
 
-__all__ = ["DeploymentChainReader"]
+__all__ = ["ChainEvidence", "DeploymentChainReader"]
 
 _KEY_PATH_BITS: Final = 256
 
@@ -64,6 +65,21 @@ def _published_note(head: StoredDeploymentHead, witnessing: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class ChainEvidence:
+    """What a chain was verified from, for a format-2 receipt (docs/verifiable-log.md, "Receipts"):
+    the deployment checkpoint ``note``, the ``index_root`` its last leaf commits to, that leaf's
+    RFC 9162 ``inclusion`` proof, and the index claims for the ``lineage`` and the ``residual`` id
+    (``None`` when none was asked). As read from the table: only a chain that verified makes them
+    proofs."""
+
+    note: str
+    index_root: bytes
+    inclusion: list[bytes]
+    lineage: IndexClaim
+    residual: IndexClaim | None
+
+
 class DeploymentChainReader:
     """Reads and verifies freshness chains for one stack (the TypeScript ``DeploymentChainReader``).
 
@@ -84,10 +100,17 @@ class DeploymentChainReader:
         return self._policy()
 
     def read(self, lineage_id: str, residual_id: str | None = None) -> DeploymentChain:
+        """The verified chain for ``lineage_id`` (and ``residual_id``); see :meth:`read_with_evidence`."""
+        return self.read_with_evidence(lineage_id, residual_id)[0]
+
+    def read_with_evidence(
+        self, lineage_id: str, residual_id: str | None = None
+    ) -> tuple[DeploymentChain, ChainEvidence | None]:
         """The verified chain for ``lineage_id`` (and ``residual_id``): ``PROVEN``, ``ABSENT`` or
         ``REFUSED``; ``UNPUBLISHED`` when the table holds no published deployment checkpoint under
         an unwitnessed policy (under a witnessed one that is ``REFUSED``, ``POLICY_NOT_MET``: a
-        witnessed deployment always publishes, so its absence is a deletion).
+        witnessed deployment always publishes, so its absence is a deletion); with the evidence
+        it was verified from, ``None`` when the chain was refused before the index was read.
 
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
@@ -99,10 +122,10 @@ class DeploymentChainReader:
                     "REFUSED",
                     refusal="POLICY_NOT_MET",
                     reason="no deployment checkpoint is published, and the policy asks for cosignatures: fail closed",
-                )
+                ), None
             return DeploymentChain(
                 "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
-            )
+            ), None
         note = _published_note(head, policy.witnessing)
         if note is None:
             # The head stands, so the log has integrated: a head with no note the policy can check
@@ -112,7 +135,7 @@ class DeploymentChainReader:
                 refusal="POLICY_NOT_MET",
                 reason="the deployment head holds no checkpoint the policy can check "
                 "(its published note was removed): fail closed",
-            )
+            ), None
         size = _claimed_size(note)
         last = size - 1 if size is not None and size > 0 else None
         root_hex = None
@@ -138,7 +161,7 @@ class DeploymentChainReader:
         placeholder = IndexClaim("absence", IndexProof("absence", (), None))
         anchored = verify_deployment_chain(**base, lineage=placeholder)
         if anchored.kind == "REFUSED" and anchored.refusal != "INDEX_PROOF_INVALID":
-            return anchored
+            return anchored, None
         try:
             lineage = self._claim(index_root, {"kind": "lineage", "lineageId": lineage_id})
             residual = (
@@ -154,8 +177,9 @@ class DeploymentChainReader:
                 "REFUSED",
                 refusal="INDEX_PROOF_INVALID",
                 reason=f"an index node on the path is {'edited' if error.corrupt else 'missing'} in the table: {error}",
-            )
-        return verify_deployment_chain(**base, lineage=lineage, residual=residual)
+            ), None
+        evidence = ChainEvidence(note, index_root, inclusion, lineage, None if residual is None else residual[1])
+        return verify_deployment_chain(**base, lineage=lineage, residual=residual), evidence
 
     def _inclusion(self, index: int, size: int) -> list[bytes]:
         """The inclusion proof of leaf ``index``; ``[]`` when a node is hidden (the verifier then refuses it)."""
