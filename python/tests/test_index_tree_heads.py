@@ -8,11 +8,12 @@ the integrator builds them (test_deployment_chain_reader's fixtures)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 import test_deployment_chain_reader as fixtures
-from conftest import vectors
+from conftest import run_cli, vectors
 
 import reseal
 import reseal.client as client_module
@@ -217,6 +218,22 @@ def test_the_client_builds_a_format_2_receipt_that_verifies_offline() -> None:
     assert verify_receipt(edited, policy=fixtures.UNWITNESSED.text).verdict != "VERIFIED_INTACT"
     with pytest.raises(InvalidInputError, match="format 1 needs the lineage's signed checkpoint"):
         reader.receipt(LINEAGE, 1, format_version=1)
+
+
+def test_a_receipt_built_here_verifies_in_the_typescript_cli(tmp_path: Path) -> None:
+    # `reseal verify --receipt --policy` (docs/cli.md), offline, on the receipt of a headless lineage.
+    reader, _ = client([*lineage_items(2), *deployment(2)])
+    receipt = reader.receipt(LINEAGE, 1)
+    (tmp_path / "policy.txt").write_text(fixtures.UNWITNESSED.text)
+    (tmp_path / "r.json").write_text(json.dumps(receipt))
+    args = ["verify", "--receipt", "r.json", "--policy", "policy.txt", "--json"]
+    verified = run_cli(args, tmp_path)
+    assert verified.returncode == 0, f"{verified.stdout}\n{verified.stderr}"
+    assert json.loads(verified.stdout)["verdict"] == "VERIFIED_INTACT"
+    receipt["index"]["residual"]["value"]["seq"] = 0
+    (tmp_path / "r.json").write_text(json.dumps(receipt))
+    refused = run_cli(args, tmp_path)
+    assert refused.returncode == 20 and json.loads(refused.stdout)["verdict"] != "VERIFIED_INTACT", refused.stdout
 
 
 def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,8 @@ def records_and_receipt(stack: reseal.PinnedStack, lineage_id: str, seq: int, st
     except reseal.LogVerificationError as error:
         read = f"LogVerificationError {error.verdict}"
     try:
-        receipt = client().receipt(lineage_id, seq)
+        # The lineage-checkpoint receipt, as the CLI reader asks it: these rows are about the lineage's own log.
+        receipt = client().receipt(lineage_id, seq, format_version=1)
         checked = reseal.verify_receipt(receipt, stack.log_key)
         proven = f"{checked.verdict} seq {receipt['record']['header']['monotonicSequenceNumber']}"
     except reseal.LogVerificationError as error:
