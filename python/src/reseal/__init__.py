@@ -146,6 +146,14 @@ from .log import (
     verify_note,
     verify_record_proof,
 )
+from .re_anchor import (
+    ReAnchorNotice,
+    ReAnchorStatement,
+    parse_re_anchor_statement,
+    re_anchor_statement_hash,
+    re_anchored_leaf,
+    verify_re_anchor_statement,
+)
 from .receipt import verify_receipt
 from .records import (
     HEADER_FORMATS,
@@ -256,6 +264,12 @@ __all__ = [
     "verify_checkpoint_receipt",
     "verify_chain_receipt",
     "chain_receipt_of",
+    "ReAnchorNotice",
+    "ReAnchorStatement",
+    "parse_re_anchor_statement",
+    "re_anchor_statement_hash",
+    "re_anchored_leaf",
+    "verify_re_anchor_statement",
     "ReceiptVerification",
     "ChainReceiptVerification",
     "ChainReceiptDeployment",

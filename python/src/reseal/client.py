@@ -55,6 +55,7 @@ from .log import (
     request_digest,
     verify_record_proof,
 )
+from .re_anchor import ReAnchorNotice
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
@@ -169,13 +170,16 @@ class Freshness:
     (``None``: none published, or refused), ``reason``, the policy's ``witnessing``
     (``UNWITNESSED``: a cold client cannot detect a rollback of the whole table) and
     ``window_seconds`` (maximum age + integration interval: what a cold client may be shown
-    superseded; ``None`` when unwitnessed)."""
+    superseded; ``None`` when unwitnessed); ``re_anchor``, the operator's re-anchor when the
+    deployment log's history is re-anchored (docs/deployment-log.md, "Re-anchor": what the restore
+    lost, when and why), so such a history is never a silent ``PROVEN``."""
 
     state: str
     checkpoint_size: int | None
     reason: str
     witnessing: str
     window_seconds: int | None
+    re_anchor: ReAnchorNotice | None = None
 
 
 @dataclass(frozen=True)
@@ -403,7 +407,7 @@ class ResealClient:
                 raise UnverifiedOutcomeError(
                     lineage_id, residual_id, seq, decided.verdict, f"{decided.state}: {decided.reason}"
                 )
-            fresh = self._freshness_of(decided)
+            fresh = self._freshness_of(decided, chain)
             if decided.state == "PROVEN" and evidence is not None:
                 try:
                     receipt = self._chain_receipt(lineage_id, record, inclusion, chain, evidence)
@@ -434,7 +438,7 @@ class ResealClient:
             return None
         size = None if chain is None or chain.checkpoint is None else chain.checkpoint.size
         state = RecordFreshness("SEALED_AWAITING_INTEGRATION", size, waiting.reason)
-        return WriteOutcome("SEALED", record=record, freshness=self._freshness_of(state))
+        return WriteOutcome("SEALED", record=record, freshness=self._freshness_of(state, chain))
 
     def _chain_receipt(
         self,
@@ -675,7 +679,7 @@ class ResealClient:
                 f"sealed, awaiting integration: the answer's seq {seq} is past the lineage head the index "
                 f"holds ({newest.size} records); recall again after the next integration"
             )
-            waiting = self._freshness_of(RecordFreshness("SEALED_AWAITING_INTEGRATION", size, reason))
+            waiting = self._freshness_of(RecordFreshness("SEALED_AWAITING_INTEGRATION", size, reason), chain)
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, reason, freshness=waiting)
         try:
             record = self._included_record(lineage_id, seq, newest)[0]
@@ -722,7 +726,7 @@ class ResealClient:
         fresh: Freshness | None = None
         if chain is not None:
             decided = self._record_freshness(lineage_id, chain, latest, record, target)
-            fresh = self._freshness_of(decided)
+            fresh = self._freshness_of(decided, chain)
             if decided.verdict is not None:
                 # NOT_NEWEST, INCONSISTENT, REFUSED: nothing of the record is passed on.
                 return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
@@ -767,13 +771,14 @@ class ResealClient:
             freshness=fresh,
         )
 
-    def _freshness_of(self, decided: RecordFreshness) -> Freshness:
+    def _freshness_of(self, decided: RecordFreshness, chain: DeploymentChain | None = None) -> Freshness:
         return Freshness(
             decided.state,
             decided.checkpoint_size,
             decided.reason,
             self.policy.witnessing,
             self.policy.window_seconds,
+            None if chain is None else chain.re_anchor,
         )
 
     def _record_freshness(
@@ -888,7 +893,7 @@ class ResealClient:
                 else decide_absence(chain, seq=int(target.get("seq", 0)))
             )
             if decided is not None:
-                fresh = self._freshness_of(decided)
+                fresh = self._freshness_of(decided, chain)
                 if decided.verdict is not None:
                     return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
                 return end("NOT_FOUND", None, f"{decided.reason} [proven by the index]", freshness=fresh)

@@ -156,6 +156,8 @@ class DeploymentChainReader:
             "index_root": index_root,
             "inclusion": inclusion,
             "lineage_id": lineage_id,
+            # A re-anchored history's last leaf commits to the statement (docs/deployment-log.md, "Re-anchor").
+            "re_anchor": head.re_anchor,
         }
         # The checkpoint and the leaf first: index nodes are read only under a root that holds.
         placeholder = IndexClaim("absence", IndexProof("absence", (), None))
