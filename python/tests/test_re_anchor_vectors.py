@@ -4,7 +4,7 @@ recovery key, then the log key), the restored and lost roots as RFC 9162 roots o
 leaves, and the re-anchored leaves that commit to index root and statement hash. The chain
 reader follows a re-anchored history only through its statement (test_re_anchor_chain.py): the
 last test shows that the plain leaf it would compute without one is not the re-anchored leaf, so a
-withheld statement refuses the chain.
+withheld statement refuses the chain."""
 
 from __future__ import annotations
 
