@@ -192,3 +192,37 @@ def test_a_recall_through_a_re_anchored_log_carries_the_re_anchor_in_its_freshne
     assert proven.end == "TRIAGED", proven.reason
     assert proven.freshness is not None and proven.freshness.state == "PROVEN"
     assert proven.freshness.re_anchor is not None and proven.freshness.re_anchor.lost_size == 3
+
+
+def kept(size: int, root: bytes, signer: Ed25519NoteSigner = fixtures.SIGNER) -> str:
+    return sign_checkpoint(Checkpoint("reseal/test-stack", size, root), signer)
+
+
+def test_a_kept_checkpoint_of_the_lost_history_is_explained_by_the_re_anchor() -> None:
+    reader, _ = fixtures.reader(re_anchored_log())
+    # The old history's checkpoint at 3: past the restored head (2), within the lost one (4).
+    explained = reader.compare_kept(kept(3, b"\x07" * 32))
+    assert not isinstance(explained, str) and explained.kind == "EXPLAINED_BY_RE_ANCHOR", explained
+    assert explained.re_anchor is not None and explained.re_anchor.lost_size == 4
+    assert not isinstance(at_lost := reader.compare_kept(kept(4, bytes(32))), str)
+    assert at_lost.kind == "EXPLAINED_BY_RE_ANCHOR"
+    # The lost size with another root than the statement names, or past it: nothing accounts for it.
+    for other in (kept(4, b"\x09" * 32), kept(5, b"\x07" * 32)):
+        forked = reader.compare_kept(other)
+        assert not isinstance(forked, str) and forked.kind == "FORK", forked
+    # The restored head itself is of the same history: proven from the table's nodes.
+    restored = merkle_tree_hash([deployment_leaf(r) for r in fixtures.ROOTS[:2]])
+    same = reader.compare_kept(kept(2, restored))
+    assert not isinstance(same, str) and same.kind == "CONSISTENT", same
+    # A note the log did not sign is nothing to compare.
+    other_key = Ed25519NoteSigner("reseal/test-stack", bytes(range(1, 33)))
+    assert isinstance(reader.compare_kept(kept(3, b"\x07" * 32, other_key)), str)
+
+
+def test_without_a_re_anchor_another_history_is_a_fork() -> None:
+    reader, _ = fixtures.reader(fixtures.honest())
+    forked = reader.compare_kept(kept(2, b"\x07" * 32))
+    assert not isinstance(forked, str) and forked.kind == "FORK", forked
+    leaves = [deployment_leaf(r) for r in fixtures.ROOTS]
+    same = reader.compare_kept(kept(2, merkle_tree_hash(leaves[:2])))
+    assert not isinstance(same, str) and same.kind == "CONSISTENT", same

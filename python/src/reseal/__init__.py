@@ -66,6 +66,7 @@ from .deployment_chain import (
     default_policy_text,
     deployment_leaf,
     freshness_policy,
+    verify_deployment_anchor,
     verify_deployment_chain,
 )
 from .deployment_chain_reader import DeploymentChainReader
@@ -114,6 +115,7 @@ from .index import (
     parse_index_entry,
     parse_index_key,
 )
+from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
 from .log import (
     EMPTY_ROOT,
     Checkpoint,
@@ -270,6 +272,9 @@ __all__ = [
     "re_anchor_statement_hash",
     "re_anchored_leaf",
     "verify_re_anchor_statement",
+    "verify_deployment_anchor",
+    "check_kept_deployment_checkpoint",
+    "KeptCheckpointFinding",
     "ReceiptVerification",
     "ChainReceiptVerification",
     "ChainReceiptDeployment",

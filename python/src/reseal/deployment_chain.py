@@ -41,6 +41,7 @@ __all__ = [
     "default_policy_text",
     "deployment_leaf",
     "freshness_policy",
+    "verify_deployment_anchor",
     "verify_deployment_chain",
 ]
 
@@ -51,7 +52,7 @@ DEFAULT_MAX_AGE_SECONDS: Final = 180
 DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 """The default integration interval, seconds: how long a sealed write may wait to be integrated."""
 
-ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED"]
+ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED", "ANCHORED"]
 ChainRefusal = Literal[
     "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID"
 ]
@@ -142,7 +143,8 @@ class IndexClaim:
 @dataclass(frozen=True)
 class DeploymentChain:
     """What :func:`verify_deployment_chain` finds (or a reader's ``UNPUBLISHED``: no deployment
-    checkpoint is published under an unwitnessed policy).
+    checkpoint is published under an unwitnessed policy; or :func:`verify_deployment_anchor`'s
+    ``ANCHORED``: the checkpoint and its last leaf, no index claim).
 
     ``PROVEN``: ``lineage`` (the indexed head ``{treeSize, rootHash, headRecordHash,
     generationEpoch, writerPolicyDigest}``) and ``residual`` (``{seq, recordHash}``, ``None`` when
@@ -188,6 +190,73 @@ def _check_claim(root: bytes, key: dict[str, str], claim: IndexClaim) -> str | N
     return None if finding is None else f"{finding.code}: {finding.reason}"
 
 
+def verify_deployment_anchor(
+    *,
+    note: str,
+    policy: TlogPolicy,
+    max_age_seconds: int,
+    now_seconds: int,
+    index_root: bytes,
+    inclusion: Sequence[bytes],
+    re_anchor: str | None = None,
+) -> DeploymentChain:
+    """Verifies the anchor of a freshness chain (the TypeScript ``verifyDeploymentAnchor``,
+    docs/deployment-log.md, "Clients", "Re-anchor"): the deployment checkpoint ``note`` meets
+    ``policy`` now, a re-anchor statement shown is signed by the log, and ``index_root`` is the
+    checkpoint's **last** leaf (a re-anchored leaf of the statement when the checkpoint covers its
+    re-anchor leaf). Pure; never raises for a bad note or proof.
+
+    :returns: ``ANCHORED`` with the accepted ``checkpoint`` (and its ``re_anchor`` notice), or
+        ``REFUSED`` (``POLICY_NOT_MET``, ``COSIGNATURES_TOO_OLD``, ``RE_ANCHOR_INVALID``,
+        ``LEAF_NOT_LAST``)
+    :raises InvalidInputError: a maximum age or clock that is not whole seconds
+    """
+    try:
+        accepted = check_policy(note, policy, max_age_seconds=max_age_seconds, now_seconds=now_seconds)
+    except (NoteFormatError, CheckpointFormatError) as error:
+        return _refused("POLICY_NOT_MET", f"the deployment checkpoint is malformed: {error}")
+    except InvalidInputError as error:
+        if any(issue.path in ("maxAgeSeconds", "nowSeconds") for issue in error.issues):
+            raise
+        return _refused("POLICY_NOT_MET", f"the deployment checkpoint is malformed: {error}")
+    if not accepted.accepted or accepted.checkpoint is None:
+        if accepted.verdict == "QUORUM_STALE":
+            return _refused("COSIGNATURES_TOO_OLD", accepted.reason)
+        return _refused("POLICY_NOT_MET", f"{accepted.verdict}: {accepted.reason}")
+    checkpoint = accepted.checkpoint
+    notice: ReAnchorNotice | None = None
+    statement_hash: bytes | None = None
+    if re_anchor is not None:
+        keys = [key for key, _url in policy.logs if key.name == checkpoint.origin]
+        verified = verify_re_anchor_statement(re_anchor, checkpoint.origin, keys)
+        if isinstance(verified, str):
+            return _refused("RE_ANCHOR_INVALID", f"the re-anchor statement is refused: {verified}")
+        statement, shown = verified
+        if statement.restored[0] < checkpoint.size:  # else the checkpoint predates its re-anchor leaf
+            notice, statement_hash = shown, bytes.fromhex(shown.statement_hash)
+    root = bytes(index_root) if isinstance(index_root, (bytes, bytearray)) else b""
+    if len(root) != 32:
+        return _refused("LEAF_NOT_LAST", "the index root is not 32 bytes")
+    leaf = deployment_leaf(root) if statement_hash is None else re_anchored_leaf(root, statement_hash)
+    last = checkpoint.size > 0 and verify_inclusion(
+        checkpoint.size - 1, checkpoint.size, leaf_hash(leaf), list(inclusion), checkpoint.root_hash
+    )
+    if not last:
+        return _refused(
+            "LEAF_NOT_LAST",
+            f"the index root is not the last leaf (index {checkpoint.size - 1}) of the deployment checkpoint of "
+            f"{checkpoint.size}{', re-anchored by the statement shown' if notice is not None else ''}",
+        )
+    return DeploymentChain(
+        "ANCHORED",
+        checkpoint=checkpoint,
+        witnessed=policy.quorum.kind != "NONE",
+        quorum_time=accepted.quorum_time,
+        fresh_until=accepted.fresh_until,
+        re_anchor=notice,
+    )
+
+
 def verify_deployment_chain(
     *,
     note: str,
@@ -219,47 +288,23 @@ def verify_deployment_chain(
     :raises InvalidInputError: a maximum age or clock that is not whole seconds, or a lineage or
         residual id that is not an identifier (the caller's, not the table's)
     """
-    try:
-        accepted = check_policy(note, policy, max_age_seconds=max_age_seconds, now_seconds=now_seconds)
-    except (NoteFormatError, CheckpointFormatError) as error:
-        return _refused("POLICY_NOT_MET", f"the deployment checkpoint is malformed: {error}")
-    except InvalidInputError as error:
-        if any(issue.path in ("maxAgeSeconds", "nowSeconds") for issue in error.issues):
-            raise
-        return _refused("POLICY_NOT_MET", f"the deployment checkpoint is malformed: {error}")
-    if not accepted.accepted or accepted.checkpoint is None:
-        if accepted.verdict == "QUORUM_STALE":
-            return _refused("COSIGNATURES_TOO_OLD", accepted.reason)
-        return _refused("POLICY_NOT_MET", f"{accepted.verdict}: {accepted.reason}")
-    checkpoint = accepted.checkpoint
+    anchored = verify_deployment_anchor(
+        note=note,
+        policy=policy,
+        max_age_seconds=max_age_seconds,
+        now_seconds=now_seconds,
+        index_root=index_root,
+        inclusion=inclusion,
+        re_anchor=re_anchor,
+    )
+    if anchored.kind == "REFUSED" or anchored.checkpoint is None:
+        return anchored
+    root = bytes(index_root)
     lineage_key = {"kind": "lineage", "lineageId": lineage_id}
     residual_key = None if residual is None else {**lineage_key, "kind": "residual", "residualId": residual[0]}
     index_key_path(lineage_key)  # the caller's ids: InvalidInputError when they are no identifiers
     if residual_key is not None:
         index_key_path(residual_key)
-    notice: ReAnchorNotice | None = None
-    statement_hash: bytes | None = None
-    if re_anchor is not None:
-        keys = [key for key, _url in policy.logs if key.name == checkpoint.origin]
-        verified = verify_re_anchor_statement(re_anchor, checkpoint.origin, keys)
-        if isinstance(verified, str):
-            return _refused("RE_ANCHOR_INVALID", f"the re-anchor statement is refused: {verified}")
-        statement, shown = verified
-        if statement.restored[0] < checkpoint.size:  # else the checkpoint predates its re-anchor leaf
-            notice, statement_hash = shown, bytes.fromhex(shown.statement_hash)
-    root = bytes(index_root) if isinstance(index_root, (bytes, bytearray)) else b""
-    if len(root) != 32:
-        return _refused("LEAF_NOT_LAST", "the index root is not 32 bytes")
-    leaf = deployment_leaf(root) if statement_hash is None else re_anchored_leaf(root, statement_hash)
-    last = checkpoint.size > 0 and verify_inclusion(
-        checkpoint.size - 1, checkpoint.size, leaf_hash(leaf), list(inclusion), checkpoint.root_hash
-    )
-    if not last:
-        return _refused(
-            "LEAF_NOT_LAST",
-            f"the index root is not the last leaf (index {checkpoint.size - 1}) of the deployment checkpoint of "
-            f"{checkpoint.size}{', re-anchored by the statement shown' if notice is not None else ''}",
-        )
     wrong = _check_claim(root, lineage_key, lineage)
     if wrong is not None:
         return _refused("INDEX_PROOF_INVALID", f"lineage {lineage_id}: {wrong}")
@@ -268,11 +313,11 @@ def verify_deployment_chain(
         if wrong is not None:
             return _refused("INDEX_PROOF_INVALID", f"residual {residual[0]}: {wrong}")
     base: dict[str, Any] = {
-        "checkpoint": checkpoint,
-        "witnessed": policy.quorum.kind != "NONE",
-        "quorum_time": accepted.quorum_time,
-        "fresh_until": accepted.fresh_until,
-        "re_anchor": notice,
+        "checkpoint": anchored.checkpoint,
+        "witnessed": anchored.witnessed,
+        "quorum_time": anchored.quorum_time,
+        "fresh_until": anchored.fresh_until,
+        "re_anchor": anchored.re_anchor,
     }
     if lineage.kind == "absence" or lineage.entry is None:
         return DeploymentChain("ABSENT", absent="lineage", **base)

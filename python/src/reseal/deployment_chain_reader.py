@@ -12,7 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .deployment_chain import DeploymentChain, FreshnessPolicy, IndexClaim, verify_deployment_chain
+from .deployment_chain import (
+    DeploymentChain,
+    FreshnessPolicy,
+    IndexClaim,
+    verify_deployment_anchor,
+    verify_deployment_chain,
+)
 from .errors import InvalidInputError, ResealError
 from .index import (
     INDEX_EMPTY_HASH,
@@ -24,8 +30,9 @@ from .index import (
     index_node_hash,
 )
 from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
-from .log import parse_checkpoint_body, parse_signed_note
-from .tree_refs import inclusion_proof_refs, range_root
+from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
+from .log import open_checkpoint, parse_checkpoint_body, parse_signed_note
+from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 
 __all__ = ["ChainEvidence", "DeploymentChainReader"]
 
@@ -136,18 +143,7 @@ class DeploymentChainReader:
                 reason="the deployment head holds no checkpoint the policy can check "
                 "(its published note was removed): fail closed",
             ), None
-        size = _claimed_size(note)
-        last = size - 1 if size is not None and size > 0 else None
-        root_hex = None
-        if last is not None:
-            root_hex = self._table.leaf_index_root(last)
-            if root_hex is None and size == head.size:
-                root_hex = head.index_root
-        try:
-            index_root = bytes.fromhex(root_hex) if root_hex else b""
-        except ValueError:
-            index_root = b""
-        inclusion = [] if last is None else self._inclusion(last, last + 1)
+        index_root, inclusion = self._last_leaf(head, note)
         base: dict[str, Any] = {
             "note": note,
             "policy": policy.policy,
@@ -182,6 +178,68 @@ class DeploymentChainReader:
             ), None
         evidence = ChainEvidence(note, index_root, inclusion, lineage, None if residual is None else residual[1])
         return verify_deployment_chain(**base, lineage=lineage, residual=residual), evidence
+
+    def compare_kept(self, kept_note: str) -> KeptCheckpointFinding | str:
+        """Compares a deployment checkpoint the caller kept with the published one (the TypeScript
+        ``DeploymentChainReader.compareKept``, docs/deployment-log.md, "Re-anchor", "What clients
+        see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` or
+        ``FORK`` (:func:`reseal.check_kept_deployment_checkpoint`).
+
+        :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
+            anchor that does not verify, a kept note that is not the log's)
+        :raises: what the table reads raise (an outage), never for a forged or hidden item
+        """
+        policy = self._policy()
+        head = self._table.head()
+        note = None if head is None else _published_note(head, policy.witnessing)
+        if head is None or note is None:
+            return "no deployment checkpoint is published"
+        index_root, inclusion = self._last_leaf(head, note)
+        anchored = verify_deployment_anchor(
+            note=note,
+            policy=policy.policy,
+            max_age_seconds=policy.max_age_seconds,
+            now_seconds=self._now_ms() // 1000,
+            index_root=index_root,
+            inclusion=inclusion,
+            re_anchor=head.re_anchor,
+        )
+        current = anchored.checkpoint
+        if anchored.kind == "REFUSED" or current is None:
+            return f"{anchored.refusal}: {anchored.reason}"
+        keys = [key for key, _url in policy.policy.logs if key.name == current.origin]
+        if not keys:
+            return f"the policy names no log of origin {current.origin}"
+        try:
+            kept = open_checkpoint(kept_note, keys[0], current.origin)
+        except ResealError as error:
+            return f"the kept checkpoint is not one of the log's: {error}"
+        consistency: list[bytes] = []
+        if 0 < kept.size < current.size:
+            groups = consistency_proof_refs(kept.size, current.size)
+            refs = [ref for group in groups for ref in group]
+            hashes = dict(zip(refs, self._table.read_nodes(refs), strict=True)) if refs else {}
+            try:
+                consistency = [range_root([bytes.fromhex(str(hashes[ref])) for ref in group]) for group in groups]
+            except (ValueError, TypeError):
+                consistency = []  # a hidden node: the proof fails, and nothing is taken for consistent
+        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency)
+
+    def _last_leaf(self, head: StoredDeploymentHead, note: str) -> tuple[bytes, list[bytes]]:
+        """The index root of the leaf at ``size − 1`` of the size ``note`` claims, and its inclusion
+        proof from the leaves' stored nodes (empty where the table lacks them: then refused)."""
+        size = _claimed_size(note)
+        last = size - 1 if size is not None and size > 0 else None
+        root_hex = None
+        if last is not None:
+            root_hex = self._table.leaf_index_root(last)
+            if root_hex is None and size == head.size:
+                root_hex = head.index_root
+        try:
+            index_root = bytes.fromhex(root_hex) if root_hex else b""
+        except ValueError:
+            index_root = b""
+        return index_root, ([] if last is None else self._inclusion(last, last + 1))
 
     def _inclusion(self, index: int, size: int) -> list[bytes]:
         """The inclusion proof of leaf ``index``; ``[]`` when a node is hidden (the verifier then refuses it)."""
