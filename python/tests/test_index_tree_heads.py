@@ -184,6 +184,28 @@ def test_a_head_s_signed_checkpoint_never_outranks_the_index() -> None:
     assert len(records) == 2 and head is not None and head.note == current
 
 
+def test_a_stale_signed_checkpoint_gives_way_to_the_index_it_agrees_with() -> None:
+    # A head that claims two records but carries the signed checkpoint of one (a note carried forward
+    # by a sealer that signs none): the index is the tree head, once the note is shown consistent.
+    stale = sign_checkpoint(Checkpoint(ORIGIN, 1, merkle_tree_hash(LEAVES[:1])), fixtures.SIGNER)
+    records, head = client([*lineage_items(2, stale), *deployment(2)])[0].proven_records(LINEAGE)
+    assert len(records) == 2 and head is not None and head.note is None and head.size == 2
+    records, head = client([*lineage_items(2, stale), *deployment(1)])[0].proven_records(LINEAGE)
+    assert len(records) == 1 and head is not None and head.size == 1  # record 1 awaits integration
+    forged = sign_checkpoint(Checkpoint(ORIGIN, 1, b"\x07" * 32), fixtures.SIGNER)
+    with pytest.raises(LogVerificationError) as two:
+        client([*lineage_items(2, forged), *deployment(2)])[0].proven_records(LINEAGE)
+    assert two.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "two histories" in two.value.reason
+    # A head whose own claim matches its signed checkpoint, with a record stored past both: as before.
+    reader, table = client([*lineage_items(2, stale), *deployment(2)])
+    table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)]["seq"] = {"N": "0"}
+    with pytest.raises(LogVerificationError) as past:
+        reader.proven_records(LINEAGE)
+    assert (
+        past.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "past the signed checkpoint" in past.value.reason
+    )
+
+
 def test_an_edited_record_or_a_hidden_index_node_is_refused() -> None:
     reader, table = client([*lineage_items(2), *deployment(2)])
     item = table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.record(0))]

@@ -1072,9 +1072,15 @@ class ResealClient:
             except ResealError as error:
                 raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
             if last is not None and last >= checkpoint.size:
-                raise fail(
-                    V.LINEAGE_BROKEN,
-                    f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
+                if int(stored.head.get("seq", -1)) + 1 <= checkpoint.size:
+                    raise fail(
+                        V.LINEAGE_BROKEN,
+                        f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
+                    )
+                # The head claims more records than its signed checkpoint: a stale note carried by a
+                # head written without one. The index is the tree head; the note must agree with it.
+                checkpoint = self._stale_signed(
+                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
                 )
         if trusted is not None:
             proof = (
@@ -1127,6 +1133,24 @@ class ResealClient:
                 "(rolled back)"
             )
         return Checkpoint(origin, size, bytes.fromhex(chain.lineage["rootHash"]))
+
+    def _stale_signed(self, lineage_id: str, signed: Checkpoint, indexed: Checkpoint) -> Checkpoint:
+        """The index's tree head in place of a stale signed checkpoint (docs/python.md, "Tree heads
+        from the index"), once the two are shown one history (RFC 9162, from the table's nodes).
+
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are two histories
+        """
+        older, newer = (signed, indexed) if signed.size <= indexed.size else (indexed, signed)
+        proof = [] if older.size in (0, newer.size) else self._consistency(lineage_id, older.size, newer.size)
+        checked = check_consistency(older, newer, proof)
+        if checked.verdict != V.VERIFIED_INTACT:
+            raise LogVerificationError(
+                lineage_id,
+                V.LINEAGE_BROKEN,
+                f"the head's stale signed checkpoint ({signed.size} records) and the head the index holds "
+                f"({indexed.size} records) are two histories: {checked.reason}",
+            )
+        return indexed
 
     def _consistency(self, lineage_id: str, size1: int, size2: int) -> list[str]:
         return self._proof(lineage_id, consistency_proof_refs(size1, size2))
