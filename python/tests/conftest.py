@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,52 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 os.environ[name] = value
         child.stdin.close()
         child.wait(timeout=120)
+
+
+def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The TypeScript CLI (``reseal``, docs/cli.md) run from this checkout with ``npx tsx``."""
+    return subprocess.run(
+        [str(REPO / "node_modules" / ".bin" / "tsx"), str(REPO / "cli" / "main.ts"), *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def cli_receipt(deployed: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A format-2 receipt ``reseal export --receipt`` wrote from the deployed stack, of a write the
+    Python client published and awaited until proven: ``{"path", "policy", "lineage", "record"}``
+    (``policy``: the stack's default tlog-policy, the log key and ``quorum none``)."""
+    import reseal
+
+    home = tmp_path_factory.mktemp("cli-receipt")
+    client = reseal.connect(pin=deployed["pin"], writer_key=home / "exporter.pem", checkpoints=None)
+    assert client.writer is not None
+    lineage = reseal.lineage_id_for("cli-export", client.writer.policy())
+    request = reseal.write_request(
+        residual_id="r-1",
+        lineage_id=lineage,
+        session_id="s-1",
+        generation_epoch=1,
+        payload={"note": "exported by the CLI"},
+        boundary_at_ms=int(time.time() * 1000) - 1000,
+        manifest={"env": {"DB_HOST": "db-1"}, "structuralKeys": [], "claimDependencyMap": {"db": ["DB_HOST"]}},
+    )
+    outcome = client.wait_for_outcome(client.publish(request), timeout_s=240, until_proven=True)
+    assert outcome.freshness is not None and outcome.freshness.state == "PROVEN", outcome.freshness
+    path = home / "receipt.json"
+    done = run_cli(
+        ["export", "--lineage", lineage, "--receipt", "--seq", "0", "--out", str(path)],
+        home,
+        {"RESEAL_STACK_FILE": deployed["pin"]},
+    )
+    assert done.returncode == 0, f"reseal export --receipt failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return {
+        "path": path,
+        "policy": reseal.default_policy_text(client.stack.log_key),
+        "lineage": lineage,
+        "record": outcome.record,
+    }

@@ -1,9 +1,10 @@
 """test/vectors/re-anchor.json read by the Python package (docs/deployment-log.md, "Re-anchor"):
 the statement hash under its tag, the two signatures of the statement note (the operator's
 recovery key, then the log key), the restored and lost roots as RFC 9162 roots of the old
-leaves, and the re-anchored leaves that commit to index root and statement hash. The Python
-chain reader does not follow a re-anchored history yet: it refuses it (fails closed), which the
-last test shows on the vector's own leaves."""
+leaves, and the re-anchored leaves that commit to index root and statement hash. The chain
+reader follows a re-anchored history only through its statement (test_re_anchor_chain.py): the
+last test shows that the plain leaf it would compute without one is not the re-anchored leaf, so a
+withheld statement refuses the chain."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ def test_the_re_anchored_checkpoint_is_signed_by_the_log_key() -> None:
 
 
 def test_a_plain_leaf_is_not_a_re_anchored_one() -> None:
-    # What the Python reader computes for the re-anchored history's last leaf is the plain leaf,
-    # so its inclusion check fails and the chain is refused, never proven without the statement.
+    # Without the statement the reader computes the plain leaf for the re-anchored history's last
+    # leaf, so its inclusion check fails and the chain is refused, never proven without it.
     step = VECTORS["nextLeaf"]
     assert deployment_leaf(bytes.fromhex(step["indexRootHex"])).hex() != step["leafHex"]

@@ -1,7 +1,8 @@
 """The built wheel installs into a fresh virtual environment and verifies receipts the TypeScript
 core exported, with no AWS and nothing from this checkout on the path: a format-1 receipt with the
-log key, and the format-2 receipt of test/vectors/receipt-v2.json (what ``reseal export --receipt``
-writes by default) with its tlog-policy and maximum age (docs/verifiable-log.md, "Receipts")."""
+log key, the format-2 receipt of test/vectors/receipt-v2.json with its tlog-policy and maximum age,
+and the format-2 receipt ``reseal export --receipt`` wrote from the deployed stack on the emulator
+(docs/verifiable-log.md, "Receipts")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,7 @@ def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 
 
 def test_wheel_installs_in_a_fresh_venv_and_verifies_an_exported_receipt(
-    ts_artifacts: dict[str, Any], tmp_path: Path
+    ts_artifacts: dict[str, Any], cli_receipt: dict[str, Any], tmp_path: Path
 ) -> None:
     dist = tmp_path / "dist"
     run(
@@ -86,3 +88,8 @@ def test_wheel_installs_in_a_fresh_venv_and_verifies_an_exported_receipt(
     assert (done.returncode, done.stdout.split(" ")[:2]) == (1, ["UNVERIFIED_TAMPER_RISK", "COSIGNATURES_TOO_OLD"]), (
         done.stderr
     )
+    # The receipt the CLI exported from a real stack, with the stack's policy (the log key, quorum none).
+    (tmp_path / "stack-policy.txt").write_text(cli_receipt["policy"])
+    exported = [python, str(tmp_path / "verify_chain.py"), str(cli_receipt["path"]), str(tmp_path / "stack-policy.txt")]
+    out = run([*exported, str(int(time.time())), "180"], tmp_path, env)
+    assert out.startswith("VERIFIED_INTACT None"), out

@@ -68,7 +68,9 @@ def client(
     }
     inclusion = {"leafIndex": 0, "treeSize": 3, "inclusionProof": []}
     monkeypatch.setattr(reseal, "table", Lineage())
-    monkeypatch.setattr(reseal, "_prove_record", lambda _lineage, _seq: (record, inclusion, ANSWERED, None))
+    monkeypatch.setattr(
+        reseal, "_prove_record", lambda _lineage, _seq, _chain=None: (record, inclusion, ANSWERED, None)
+    )
     monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
     return reseal, table
 

@@ -43,7 +43,7 @@ from .canonical import (
     hash_canonical,
     seal_dedup_id,
 )
-from .chain_receipt import ChainReceiptDeployment, ChainReceiptVerification, verify_chain_receipt
+from .chain_receipt import ChainReceiptDeployment, ChainReceiptVerification, chain_receipt_of, verify_chain_receipt
 from .checkpoint_store import CheckpointStore, FileCheckpointStore, MemoryCheckpointStore
 from .client import (
     PUBLISH_CLOCK_SKEW_MS,
@@ -66,6 +66,7 @@ from .deployment_chain import (
     default_policy_text,
     deployment_leaf,
     freshness_policy,
+    verify_deployment_anchor,
     verify_deployment_chain,
 )
 from .deployment_chain_reader import DeploymentChainReader
@@ -83,6 +84,7 @@ from .errors import (
     ManifestSealMismatchError,
     NoteFormatError,
     NoteVerificationError,
+    NotIntegratedError,
     OutcomeVerificationError,
     PolicyFormatError,
     ResealError,
@@ -113,6 +115,7 @@ from .index import (
     parse_index_entry,
     parse_index_key,
 )
+from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
 from .log import (
     EMPTY_ROOT,
     Checkpoint,
@@ -144,6 +147,14 @@ from .log import (
     verify_inclusion,
     verify_note,
     verify_record_proof,
+)
+from .re_anchor import (
+    ReAnchorNotice,
+    ReAnchorStatement,
+    parse_re_anchor_statement,
+    re_anchor_statement_hash,
+    re_anchored_leaf,
+    verify_re_anchor_statement,
 )
 from .receipt import verify_receipt
 from .records import (
@@ -254,6 +265,16 @@ __all__ = [
     "verify_receipt",
     "verify_checkpoint_receipt",
     "verify_chain_receipt",
+    "chain_receipt_of",
+    "ReAnchorNotice",
+    "ReAnchorStatement",
+    "parse_re_anchor_statement",
+    "re_anchor_statement_hash",
+    "re_anchored_leaf",
+    "verify_re_anchor_statement",
+    "verify_deployment_anchor",
+    "check_kept_deployment_checkpoint",
+    "KeptCheckpointFinding",
     "ReceiptVerification",
     "ChainReceiptVerification",
     "ChainReceiptDeployment",
@@ -391,6 +412,7 @@ __all__ = [
     "read_stack_pin",
     "stack_from_cloudformation",
     "LogVerificationError",
+    "NotIntegratedError",
     "UnverifiedOutcomeError",
     "WaitTimeoutError",
     "StackConfigError",

@@ -12,18 +12,19 @@ tree) and :func:`reseal.verify_deployment_chain` (policy, last leaf, index proof
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ._checks import Checker
 from .deployment_chain import IndexClaim, verify_deployment_chain
 from .errors import IndexProofFormatError, InvalidInputError
-from .index import IndexProof, index_proof_from_json, parse_index_entry
+from .index import IndexProof, decode_index_proof, index_proof_from_json, index_proof_to_json, parse_index_entry
 from .log import Checkpoint, _check_proof_shape, verify_record_proof
 from .records import V
 from .witness import TlogPolicy
 
-__all__ = ["ChainReceiptDeployment", "ChainReceiptVerification", "verify_chain_receipt"]
+__all__ = ["ChainReceiptDeployment", "ChainReceiptVerification", "chain_receipt_of", "verify_chain_receipt"]
 
 MAX_DEPLOYMENT_PROOF_HASHES: Final = 64
 """Longest RFC 9162 inclusion proof of the deployment log's last leaf (a tree of 2^63 leaves)."""
@@ -206,3 +207,52 @@ def verify_chain_receipt(
         deployment=accepted,
         freshness_checked=checked,
     )
+
+
+def _proof_json(proof: bytes | Mapping[str, Any] | IndexProof) -> dict[str, Any]:
+    if isinstance(proof, IndexProof):
+        return index_proof_to_json(proof)
+    if isinstance(proof, (bytes, bytearray)):
+        return index_proof_to_json(decode_index_proof(bytes(proof)))
+    return index_proof_to_json(index_proof_from_json(dict(proof)))
+
+
+def chain_receipt_of(
+    *,
+    lineage_id: str,
+    record: Any,
+    inclusion: Mapping[str, Any],
+    index_root: bytes,
+    lineage: IndexClaim,
+    residual: IndexClaim,
+    deployment_inclusion: Sequence[bytes],
+    deployment_checkpoint: str,
+) -> dict[str, Any]:
+    """Assembles a format-2 receipt (docs/verifiable-log.md, "Receipts"; the TypeScript
+    ``buildChainReceipt``) from a chain's evidence: the record as stored, its RFC 9162 inclusion
+    proof in the lineage tree at the head the index holds (``{leafIndex, treeSize,
+    inclusionProof}``, hex), the index root, the presence claims of the lineage and the residual id,
+    the proof of the index root's leaf at ``size − 1`` and the deployment checkpoint note. No
+    lineage checkpoint goes in: the lineage root comes from the index alone. Assembled only;
+    :func:`verify_chain_receipt` decides whether it proves anything.
+
+    :raises ValueError: a claim that is not a presence with its entry (nothing to put in a receipt)
+    """
+    if lineage.kind != "presence" or lineage.entry is None or residual.kind != "presence" or residual.entry is None:
+        raise ValueError("a format-2 receipt needs the index's presence proofs of the lineage and the residual id")
+    return {
+        "formatVersion": 2,
+        "type": "reseal-receipt",
+        "lineageId": lineage_id,
+        "record": record,
+        "inclusion": dict(inclusion),
+        "index": {
+            "root": bytes(index_root).hex(),
+            "lineage": {"value": dict(lineage.entry["value"]), "proof": _proof_json(lineage.proof)},
+            "residual": {"value": dict(residual.entry["value"]), "proof": _proof_json(residual.proof)},
+        },
+        "deployment": {
+            "inclusionProof": [bytes(h).hex() for h in deployment_inclusion],
+            "checkpoint": deployment_checkpoint,
+        },
+    }

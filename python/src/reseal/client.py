@@ -8,17 +8,19 @@ once the record is proven and the delta recomputed here.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import os
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
 from .authorship import boundary_digest, lineage_id_matches_policy, policy_digest, write_signature_problem
 from .canonical import canonical_json
+from .chain_receipt import chain_receipt_of, verify_chain_receipt
 from .checkpoint_store import CheckpointStore, FileCheckpointStore
 from .deployment_chain import (
     DeploymentChain,
@@ -29,11 +31,12 @@ from .deployment_chain import (
     default_policy_text,
     freshness_policy,
 )
-from .deployment_chain_reader import DeploymentChainReader
+from .deployment_chain_reader import ChainEvidence, DeploymentChainReader
 from .errors import (
     InputIssue,
     InvalidInputError,
     LogVerificationError,
+    NotIntegratedError,
     ResealError,
     UnverifiedOutcomeError,
     WaitTimeoutError,
@@ -41,6 +44,7 @@ from .errors import (
 from .guard import parse_write_request
 from .item_layout import DeploymentLogTableReader, LineageTableReader
 from .log import (
+    EMPTY_ROOT,
     Checkpoint,
     check_conflict,
     check_consistency,
@@ -51,7 +55,8 @@ from .log import (
     request_digest,
     verify_record_proof,
 )
-from .records import V, payload_hash, variables_digest
+from .re_anchor import ReAnchorNotice
+from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 from .triage import isolate_delta, manifest_digest, triage_report_digest
@@ -91,7 +96,12 @@ class WriteOutcome:
     says where it stands against the deployment log (docs/deployment-log.md, "Clients"):
     ``PROVEN`` once the lineage's indexed head covers it and the index maps its residual id to it,
     ``SEALED_AWAITING_INTEGRATION`` before; ``None`` when the client checks no freshness (and for
-    a refusal). A chain that contradicts the seal or does not verify is raised, never returned."""
+    a refusal). A chain that contradicts the seal or does not verify is raised, never returned.
+
+    A seal awaiting integration on a lineage whose head carries no signed lineage checkpoint (the
+    sealer signs none; its tree head is committed only through the index) has no ``checkpoint``
+    and no ``inclusion``: its ``record`` is intact by its own hashes and binds the request, but
+    nothing signed proves it was sealed until the index holds it."""
 
     kind: Literal["SEALED", "REJECTED", "CONFLICT"]
     record: dict[str, Any] | None = None
@@ -100,19 +110,45 @@ class WriteOutcome:
     refusal: dict[str, Any] | None = None
     statement: dict[str, Any] | None = None
     freshness: Freshness | None = None
+    _chain_receipt: dict[str, Any] | str | None = field(default=None, repr=False, compare=False)
+    """The format-2 receipt of a ``PROVEN`` seal, or why none could be made."""
 
     @property
     def seq(self) -> int | None:
         """The sealed record's seq (``SEALED`` only)."""
         return None if self.record is None else int(self.record["header"]["monotonicSequenceNumber"])
 
-    def receipt(self) -> dict[str, Any]:
-        """A portable receipt of a ``SEALED`` outcome, which :func:`reseal.verify_receipt` checks offline.
+    def receipt(self, format_version: int = 2) -> dict[str, Any]:
+        """A portable receipt of a ``SEALED`` outcome, which :func:`reseal.verify_receipt` (or
+        ``reseal verify --receipt``) checks offline (docs/verifiable-log.md, "Receipts").
 
-        :raises ValueError: for a refusal
+        Format 2 (the default, as ``reseal export --receipt``) carries the whole freshness chain
+        and needs the seal ``PROVEN``: the index holds it (``wait_for_outcome(...,
+        until_proven=True)``). Format 1 carries the lineage's signed checkpoint, which only a head
+        written by a signing sealer has.
+
+        :raises ValueError: for a refusal; format 2 of a seal not yet ``PROVEN``; format 1 without
+            a signed lineage checkpoint; any other format
         """
-        if self.record is None or self.checkpoint is None or self.inclusion is None:
+        if self.record is None:
             raise ValueError(f"a {self.kind} outcome has no record to make a receipt of")
+        if format_version == 2:
+            if isinstance(self._chain_receipt, str):
+                raise ValueError(f"no format-2 receipt: {self._chain_receipt}")
+            if self._chain_receipt is None:
+                state = "unchecked" if self.freshness is None else self.freshness.state
+                raise ValueError(
+                    f"no format-2 receipt: the seal's freshness is {state}, and a format-2 receipt needs it "
+                    "PROVEN (wait_for_outcome(..., until_proven=True))"
+                )
+            return copy.deepcopy(self._chain_receipt)
+        if format_version != 1:
+            raise ValueError(f"unknown receipt format {format_version!r}: expected 2 or 1")
+        if self.checkpoint is None or self.checkpoint.note is None or self.inclusion is None:
+            raise ValueError(
+                "no format-1 receipt: the record is proven by no signed lineage checkpoint (its head carries "
+                "none; the lineage's tree head is committed through the index): ask format 2"
+            )
         return {
             "formatVersion": 1,
             "type": "reseal-receipt",
@@ -134,13 +170,16 @@ class Freshness:
     (``None``: none published, or refused), ``reason``, the policy's ``witnessing``
     (``UNWITNESSED``: a cold client cannot detect a rollback of the whole table) and
     ``window_seconds`` (maximum age + integration interval: what a cold client may be shown
-    superseded; ``None`` when unwitnessed)."""
+    superseded; ``None`` when unwitnessed); ``re_anchor``, the operator's re-anchor when the
+    deployment log's history is re-anchored (docs/deployment-log.md, "Re-anchor": what the restore
+    lost, when and why), so such a history is never a silent ``PROVEN``."""
 
     state: str
     checkpoint_size: int | None
     reason: str
     witnessing: str
     window_seconds: int | None
+    re_anchor: ReAnchorNotice | None = None
 
 
 @dataclass(frozen=True)
@@ -270,7 +309,10 @@ class ResealClient:
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
             ``SEALED_AWAITING_INTEGRATION`` (the write is sealed: not a timeout). Without
-            freshness checks it changes nothing.
+            freshness checks it changes nothing. A seal on a lineage whose head carries no signed
+            lineage checkpoint is waited past until integrated either way (no signed tree proves
+            it before), and returned ``SEALED_AWAITING_INTEGRATION`` without a checkpoint when
+            the time runs out.
         :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
@@ -285,10 +327,11 @@ class ResealClient:
         def attempt() -> WriteOutcome | None:
             outcome = self._outcome_of(request, since, foreign)
             if (
-                until_proven
-                and outcome is not None
+                outcome is not None
                 and outcome.freshness is not None
                 and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
+                # A seal no signed tree proves yet is waited past too: the index will.
+                and (until_proven or outcome.checkpoint is None)
             ):
                 sealed[:] = [outcome]
                 return None
@@ -310,36 +353,9 @@ class ResealClient:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
-            seq = location["seq"]
-            # Read before the head: a write integrated in between then never reads as two histories.
-            chain = None if self._chains is None else self._chains.read(lineage_id, residual_id)
-            try:
-                record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
-            except LogVerificationError as error:
-                raise UnverifiedOutcomeError(lineage_id, residual_id, seq, error.verdict, error.reason) from error
-            if record["header"]["residualId"] != residual_id:
-                raise UnverifiedOutcomeError(
-                    lineage_id,
-                    residual_id,
-                    seq,
-                    V.LINEAGE_BROKEN,
-                    f"the marker points at seq {seq}, which seals {record['header']['residualId']}",
-                )
-            if _binds_request(record, request):
-                fresh = None
-                if chain is not None:
-                    # Decided as a recall by residual id is: PROVEN needs the index to map it here.
-                    decided = self._record_freshness(lineage_id, chain, checkpoint, record, {"residualId": residual_id})
-                    if decided.verdict is not None:
-                        raise UnverifiedOutcomeError(
-                            lineage_id, residual_id, seq, decided.verdict, f"{decided.state}: {decided.reason}"
-                        )
-                    fresh = self._freshness_of(decided)
-                self._keep(lineage_id, checkpoint, trusted)
-                return WriteOutcome(
-                    "SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint, freshness=fresh
-                )
-            foreign.append(seq)  # another write's seal under this id: this one's refusal is awaited
+            sealed = self._sealed_outcome(request, location["seq"], foreign)
+            if sealed is not None:
+                return sealed
         rejections = [
             (r, s)
             for r in self.table.rejections(lineage_id, residual_id)
@@ -355,6 +371,132 @@ class ResealClient:
         if rejections:
             return WriteOutcome("REJECTED", refusal=rejections[-1][0], statement=rejections[-1][1])
         return None
+
+    def _sealed_outcome(self, request: dict[str, Any], seq: int, foreign: list[int]) -> WriteOutcome | None:
+        """The seal at ``seq`` when it is this request's: proven in the lineage's authenticated tree
+        head, with its freshness and (once ``PROVEN``) its format-2 receipt; or, past the head the
+        index holds on a lineage whose head carries no signed checkpoint, awaiting integration."""
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
+        # Read before the head: a write integrated in between then never reads as two histories.
+        chain, evidence = (
+            (None, None) if self._chains is None else self._chains.read_with_evidence(lineage_id, residual_id)
+        )
+        try:
+            record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq, chain)
+        except NotIntegratedError as waiting:
+            return self._awaiting_outcome(request, seq, chain, waiting)
+        except LogVerificationError as error:
+            raise UnverifiedOutcomeError(lineage_id, residual_id, seq, error.verdict, error.reason) from error
+        if record["header"]["residualId"] != residual_id:
+            raise UnverifiedOutcomeError(
+                lineage_id,
+                residual_id,
+                seq,
+                V.LINEAGE_BROKEN,
+                f"the marker points at seq {seq}, which seals {record['header']['residualId']}",
+            )
+        if not _binds_request(record, request):
+            foreign.append(seq)  # another write's seal under this id: this one's refusal is awaited
+            return None
+        fresh = None
+        receipt: dict[str, Any] | str | None = None
+        if chain is not None:
+            # Decided as a recall by residual id is: PROVEN needs the index to map it here.
+            decided = self._record_freshness(lineage_id, chain, checkpoint, record, {"residualId": residual_id})
+            if decided.verdict is not None:
+                raise UnverifiedOutcomeError(
+                    lineage_id, residual_id, seq, decided.verdict, f"{decided.state}: {decided.reason}"
+                )
+            fresh = self._freshness_of(decided, chain)
+            if decided.state == "PROVEN" and evidence is not None:
+                try:
+                    receipt = self._chain_receipt(lineage_id, record, inclusion, chain, evidence)
+                except (LogVerificationError, NotIntegratedError) as error:
+                    receipt = str(error)  # the seal stands, proven above; ask client.receipt() again
+        self._keep(lineage_id, checkpoint, trusted)
+        return WriteOutcome(
+            "SEALED",
+            record=record,
+            inclusion=inclusion,
+            checkpoint=checkpoint,
+            freshness=fresh,
+            _chain_receipt=receipt,
+        )
+
+    def _awaiting_outcome(
+        self, request: dict[str, Any], seq: int, chain: DeploymentChain | None, waiting: NotIntegratedError
+    ) -> WriteOutcome | None:
+        """A seal past the indexed head of a lineage whose head carries no signed checkpoint:
+        ``SEALED`` and ``SEALED_AWAITING_INTEGRATION`` when the stored record is intact by its own
+        hashes and binds this request (the table's claim until the index holds it), else ``None``
+        (waited past)."""
+        integrity = check_record_integrity(self.table.read_record(request["lineageId"], seq))
+        if isinstance(integrity, IntegrityFailure):
+            return None
+        record = integrity.record
+        if record["header"]["residualId"] != request["residualId"] or not _binds_request(record, request):
+            return None
+        size = None if chain is None or chain.checkpoint is None else chain.checkpoint.size
+        state = RecordFreshness("SEALED_AWAITING_INTEGRATION", size, waiting.reason)
+        return WriteOutcome("SEALED", record=record, freshness=self._freshness_of(state, chain))
+
+    def _chain_receipt(
+        self,
+        lineage_id: str,
+        record: dict[str, Any],
+        inclusion: dict[str, Any],
+        chain: DeploymentChain,
+        evidence: ChainEvidence,
+    ) -> dict[str, Any]:
+        """The format-2 receipt of a record the chain proves (docs/verifiable-log.md, "Receipts"),
+        its inclusion proof at the indexed head (built from the table's nodes when the record was
+        proven in another tree head), checked as an offline verifier checks it before it is returned.
+
+        :raises NotIntegratedError: the record is past the indexed head, or its lineage or residual
+            id is not indexed yet
+        :raises LogVerificationError: a proof cannot be built, or the receipt does not verify
+        """
+        seq = int(record["header"]["monotonicSequenceNumber"])
+        held = chain.lineage
+        if chain.kind != "PROVEN" or held is None or evidence.residual is None or chain.checkpoint is None:
+            raise NotIntegratedError(
+                lineage_id, seq, f"the index does not map the record as of the chain read ({chain.kind})"
+            )
+        size = int(held["treeSize"])
+        if seq >= size:
+            raise NotIntegratedError(
+                lineage_id,
+                seq,
+                f"seq {seq} is past the lineage head the index holds ({size} records) as of deployment checkpoint "
+                f"{chain.checkpoint.size}",
+            )
+        if inclusion.get("treeSize") != size:
+            inclusion = {
+                "leafIndex": seq,
+                "treeSize": size,
+                "inclusionProof": self._proof(lineage_id, inclusion_proof_refs(seq, size)),
+            }
+        receipt = chain_receipt_of(
+            lineage_id=lineage_id,
+            record=record,
+            inclusion=inclusion,
+            index_root=evidence.index_root,
+            lineage=evidence.lineage,
+            residual=evidence.residual,
+            deployment_inclusion=evidence.inclusion,
+            deployment_checkpoint=evidence.note,
+        )
+        checked = verify_chain_receipt(
+            receipt,
+            self.policy.policy,
+            now_seconds=self._now_ms() // 1000,
+            max_age_seconds=self.policy.max_age_seconds,
+        )
+        if checked.verdict != V.VERIFIED_INTACT:
+            raise LogVerificationError(
+                lineage_id, checked.verdict, f"the format-2 receipt does not verify: {checked.reason}"
+            )
+        return receipt
 
     def _open_refusal(self, kind: str, item: dict[str, Any], request: dict[str, Any]) -> dict[str, Any] | None:
         """The item's signed statement when it checks and names this request, else ``None``."""
@@ -398,13 +540,14 @@ class ResealClient:
         target = dict(target) if target is not None else {"latest": True}
         _check_recall(lineage_id, target, current_env)
         trusted = self._trusted(lineage_id)
+        # Read before asking: an index head larger than the answer then shows a replayed answer,
+        # never a write that landed while triage worked (docs/deployment-log.md, "Clients"); and
+        # before the head, whose tree head it gives when the head carries no signed checkpoint.
+        chain = None if self._chains is None else self._chains.read(lineage_id, target.get("residualId"))
         try:
-            newest: Checkpoint | LogVerificationError | None = self._latest(lineage_id, trusted)
+            newest: Checkpoint | LogVerificationError | None = self._latest(lineage_id, trusted, chain)
         except LogVerificationError as error:
             newest = error
-        # Read before asking: an index head larger than the answer then shows a replayed answer,
-        # never a write that landed while triage worked (docs/deployment-log.md, "Clients").
-        chain = None if self._chains is None else self._chains.read(lineage_id, target.get("residualId"))
         request_id = f"recall-{uuid.uuid4()}"
         detail: dict[str, Any] = {
             "requestId": request_id,
@@ -464,9 +607,13 @@ class ResealClient:
         proof = report.get("proof")
         if proof is None:
             return self._unproven_refusal(lineage_id, target, report, trusted, newest, end, chain)
-        if not isinstance(proof, dict) or not all(
-            k in proof for k in ("checkpoint", "seq", "recordHash", "inclusion", "consistency")
-        ):
+        if not isinstance(proof, dict) or not all(k in proof for k in ("seq", "recordHash")):
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
+        if proof.get("checkpoint") is None:
+            # No signed lineage checkpoint in the answer: the record is proven here, in the tree head
+            # the index holds (read before asking), from the table's nodes.
+            return self._decide_on_index(lineage_id, target, current_env, report, trusted, newest, chain, end)
+        if not all(k in proof for k in ("inclusion", "consistency")):
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
         key = self.stack.log_key
         try:
@@ -492,9 +639,77 @@ class ResealClient:
         proven = verify_record_proof(record, proof["inclusion"], latest, lineage_id)
         if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
             return end("NOT_INTACT", proven.verdict, proven.reason, checkpoint=latest)
-        header = proven.record["header"]
+        return self._decide_record(
+            lineage_id, target, current_env, report, trusted, newest, chain, latest, seq, proven.record, end
+        )
+
+    def _decide_on_index(
+        self,
+        lineage_id: str,
+        target: dict[str, Any],
+        current_env: Mapping[str, str],
+        report: dict[str, Any],
+        trusted: Checkpoint | None,
+        newest: Checkpoint | LogVerificationError | None,
+        chain: DeploymentChain | None,
+        end: Callable[..., RecallResult],
+    ) -> RecallResult:
+        """An answer that names no signed lineage checkpoint: its record is proven here by
+        inclusion in the lineage head the index holds, read before asking (``newest``, from a head
+        item that carries no signed checkpoint); a record past it is sealed, awaiting integration,
+        and nothing of it is passed on (docs/deployment-log.md, "Clients")."""
+        if isinstance(newest, LogVerificationError):
+            return end("NOT_INTACT", newest.verdict, newest.reason)
+        if newest is None:
+            return end(
+                "NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the answer proves a record, but the table shows no lineage"
+            )
+        if newest.note is not None:
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                "the answer names no signed checkpoint, but the lineage's head carries one",
+            )
+        seq = report["proof"]["seq"]
+        if type(seq) is not int or seq < 0:
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
+        if seq >= newest.size:
+            size = None if chain is None or chain.checkpoint is None else chain.checkpoint.size
+            reason = (
+                f"sealed, awaiting integration: the answer's seq {seq} is past the lineage head the index "
+                f"holds ({newest.size} records); recall again after the next integration"
+            )
+            waiting = self._freshness_of(RecordFreshness("SEALED_AWAITING_INTEGRATION", size, reason), chain)
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, reason, freshness=waiting)
+        try:
+            record = self._included_record(lineage_id, seq, newest)[0]
+        except LogVerificationError as error:
+            return end("NOT_INTACT", error.verdict, error.reason, checkpoint=newest)
+        return self._decide_record(
+            lineage_id, target, current_env, report, trusted, newest, chain, newest, seq, record, end
+        )
+
+    def _decide_record(
+        self,
+        lineage_id: str,
+        target: dict[str, Any],
+        current_env: Mapping[str, str],
+        report: dict[str, Any],
+        trusted: Checkpoint | None,
+        newest: Checkpoint | LogVerificationError | None,
+        chain: DeploymentChain | None,
+        latest: Checkpoint,
+        seq: int,
+        record: dict[str, Any],
+        end: Callable[..., RecallResult],
+    ) -> RecallResult:
+        """The rest of a recall once record ``seq`` is proven in the tree head ``latest``: the
+        answer names it and it is the target, no older than ``newest``, placed against the chain,
+        and the delta recomputed from it and ``current_env``."""
+        proof = report["proof"]
+        header = record["header"]
         got = header["monotonicSequenceNumber"]
-        if got != seq or proven.record["recordHash"] != proof["recordHash"] or report.get("seq") != got:
+        if got != seq or record["recordHash"] != proof["recordHash"] or report.get("seq") != got:
             return end("NOT_INTACT", V.LINEAGE_BROKEN, f"the answer names another record than the seq {got} it proves")
         wrong = (
             ("residualId" in target and target["residualId"] != header["residualId"])
@@ -510,20 +725,20 @@ class ResealClient:
             return end("NOT_INTACT", stale.verdict, stale.reason)
         fresh: Freshness | None = None
         if chain is not None:
-            decided = self._record_freshness(lineage_id, chain, latest, proven.record, target)
-            fresh = self._freshness_of(decided)
+            decided = self._record_freshness(lineage_id, chain, latest, record, target)
+            fresh = self._freshness_of(decided, chain)
             if decided.verdict is not None:
                 # NOT_NEWEST, INCONSISTENT, REFUSED: nothing of the record is passed on.
                 return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
         try:
-            delta = isolate_delta(proven.record["manifest"], dict(current_env))
+            delta = isolate_delta(record["manifest"], dict(current_env))
         except ResealError as error:
             self._keep(lineage_id, latest, trusted)
             return end(
                 "UNTRIAGEABLE",
                 V.VERIFIED_INTACT,
                 f"record proven; its manifest cannot be triaged: {error}",
-                record=proven.record,
+                record=record,
                 checkpoint=latest,
                 freshness=fresh,
             )
@@ -543,25 +758,27 @@ class ResealClient:
         return end(
             "TRIAGED",
             V.VERIFIED_INTACT,
-            f"record proven in the signed checkpoint of {latest.size} records"
+            f"record proven in the {'signed checkpoint' if latest.note is not None else 'lineage head the index holds'} "
+            f"of {latest.size} records"
             + (
                 f", consistent with the kept one of {trusted.size}"
                 if trusted
                 else " (nothing kept: a rollback could not be checked)"
             ),
-            record=proven.record,
+            record=record,
             delta=delta,
             checkpoint=latest,
             freshness=fresh,
         )
 
-    def _freshness_of(self, decided: RecordFreshness) -> Freshness:
+    def _freshness_of(self, decided: RecordFreshness, chain: DeploymentChain | None = None) -> Freshness:
         return Freshness(
             decided.state,
             decided.checkpoint_size,
             decided.reason,
             self.policy.witnessing,
             self.policy.window_seconds,
+            None if chain is None else chain.re_anchor,
         )
 
     def _record_freshness(
@@ -676,7 +893,7 @@ class ResealClient:
                 else decide_absence(chain, seq=int(target.get("seq", 0)))
             )
             if decided is not None:
-                fresh = self._freshness_of(decided)
+                fresh = self._freshness_of(decided, chain)
                 if decided.verdict is not None:
                     return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
                 return end("NOT_FOUND", None, f"{decided.reason} [proven by the index]", freshness=fresh)
@@ -684,18 +901,88 @@ class ResealClient:
 
     # --- the signed log ----------------------------------------------------------------------
 
-    def receipt(self, lineage_id: str, seq: int) -> dict[str, Any]:
-        """A portable receipt for record ``seq``, proven here first (docs/verifiable-log.md, "Receipts").
+    def receipt(self, lineage_id: str, seq: int, *, format_version: int = 2) -> dict[str, Any]:
+        """A portable receipt for record ``seq``, proven here first (docs/verifiable-log.md,
+        "Receipts"), as ``reseal export --receipt`` writes it: format 2 by default, the whole
+        freshness chain from the table alone (the record's inclusion in the lineage head the
+        index holds, the index proofs of the lineage and the residual id, the index root's leaf
+        proof and the published deployment checkpoint; no lineage checkpoint), checked with this
+        client's policy before it is returned. Format 1 carries the lineage's signed checkpoint,
+        which only a head written by a signing sealer has.
 
-        :raises LogVerificationError: when the record cannot be proven
+        :raises NotIntegratedError: (format 2) the record is past the lineage head the index
+            holds, its lineage or residual id is not indexed yet, or nothing is published
+        :raises LogVerificationError: when the record cannot be proven, the chain does not verify,
+            or the index maps the record's residual id elsewhere
+        :raises InvalidInputError: format 2 from a client that reads no deployment log
+            (``freshness=False``), format 1 without a signed lineage checkpoint, another format
         """
-        record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
-        self._keep(lineage_id, checkpoint, trusted)
-        return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint).receipt()
+        if format_version == 1:
+            record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq)
+            if checkpoint.note is None:
+                raise InvalidInputError(
+                    "receipt",
+                    [
+                        InputIssue(
+                            "formatVersion",
+                            "format 1 needs the lineage's signed checkpoint, which its head does not carry "
+                            "(its tree head is committed through the index): ask format 2",
+                        )
+                    ],
+                )
+            self._keep(lineage_id, checkpoint, trusted)
+            return WriteOutcome("SEALED", record=record, inclusion=inclusion, checkpoint=checkpoint).receipt(1)
+        if format_version != 2:
+            raise InvalidInputError("receipt", [InputIssue("formatVersion", "expected 2 (the default) or 1")])
+        if self._chains is None:
+            raise InvalidInputError(
+                "receipt",
+                [InputIssue("formatVersion", "format 2 needs the deployment log, which this client does not read")],
+            )
+        raw = self.table.read_record(lineage_id, seq)
+        if raw is None:
+            raise LogVerificationError(lineage_id, V.TRUNCATION_DETECTED, f"no record at seq {seq}")
+        integrity = check_record_integrity(raw)
+        if isinstance(integrity, IntegrityFailure):
+            raise LogVerificationError(lineage_id, integrity.verdict, f"record {seq}: {integrity.reason}")
+        record = integrity.record
+        residual_id = record["header"]["residualId"]
+        chain, evidence = self._chains.read_with_evidence(lineage_id, residual_id)
+        if chain.kind == "UNPUBLISHED":
+            raise NotIntegratedError(lineage_id, seq, chain.reason)
+        if chain.kind == "REFUSED" or evidence is None or chain.checkpoint is None:
+            raise LogVerificationError(
+                lineage_id,
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the deployment chain does not verify ({chain.refusal}): {chain.reason}",
+            )
+        at = f"deployment checkpoint {chain.checkpoint.size}"
+        if chain.lineage is None:
+            raise NotIntegratedError(lineage_id, seq, f"the lineage is not in the index as of {at}")
+        size = int(chain.lineage["treeSize"])
+        if seq >= size:
+            raise NotIntegratedError(
+                lineage_id, seq, f"seq {seq} is past the lineage head the index holds ({size} records) as of {at}"
+            )
+        if chain.residual is None:
+            raise LogVerificationError(
+                lineage_id,
+                V.LINEAGE_BROKEN,
+                f"the index holds {size} records of the lineage as of {at} but not residual {residual_id}, "
+                f"sealed at seq {seq}",
+            )
+        inclusion = {
+            "leafIndex": seq,
+            "treeSize": size,
+            "inclusionProof": self._proof(lineage_id, inclusion_proof_refs(seq, size)),
+        }
+        return self._chain_receipt(lineage_id, record, inclusion, chain, evidence)
 
     def latest_checkpoint(self, lineage_id: str) -> Checkpoint | None:
-        """The latest signed checkpoint, verified and consistent with the kept one (which it then
-        replaces); ``None`` for an unknown lineage.
+        """The lineage's latest authenticated tree head, consistent with the kept one (which it
+        then replaces when signed): the head item's signed checkpoint, or, when the head carries
+        none, the head the index holds (``note`` ``None``; size 0 while nothing is integrated);
+        ``None`` for an unknown lineage.
 
         :raises LogVerificationError: on a rollback, a fork, or a checkpoint that does not verify
         """
@@ -706,10 +993,13 @@ class ResealClient:
         return latest
 
     def proven_records(self, lineage_id: str) -> tuple[list[dict[str, Any]], Checkpoint | None]:
-        """Every record of the lineage, each proven by inclusion in one signed checkpoint (the
-        latest, consistent with the kept one, which it then replaces), in seq order; ``([], None)``
-        for a lineage that does not exist and was never kept. The framework adapters read their
-        history with it (docs/frameworks.md).
+        """Every record of the lineage, each proven by inclusion in one authenticated tree head
+        (the latest, consistent with the kept one, which it then replaces), in seq order; ``([],
+        None)`` for a lineage that does not exist and was never kept. The framework adapters read
+        their history with it (docs/frameworks.md). The tree head is the head item's signed
+        checkpoint, or, when the head carries none, the lineage head the index holds (a
+        :class:`Checkpoint` without ``note``): records sealed past it are awaiting integration and
+        not returned (``([], None)`` while none is integrated).
 
         :raises LogVerificationError: on a rollback, a fork, a missing or edited record, or a
             checkpoint that does not verify; and when the deployment log shows the history is not
@@ -720,12 +1010,14 @@ class ResealClient:
         # Read before the head: a write integrated in between then never reads as a rollback.
         chain = None if self._chains is None else self._chains.read(lineage_id)
         trusted = self._trusted(lineage_id)
-        latest = self._latest(lineage_id, trusted)
+        latest = self._latest(lineage_id, trusted, chain)
         if latest is None:
             absent = None if chain is None else decide_absence(chain, seq=0)
             if absent is not None and absent.verdict is not None:
                 raise LogVerificationError(lineage_id, absent.verdict, f"{absent.state}: {absent.reason}")
             return [], None
+        if latest.size == 0:
+            return [], None  # sealed, none integrated yet: nothing is proven
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
             proven.append(self._included_record(lineage_id, seq, latest)[0])
@@ -751,9 +1043,15 @@ class ResealClient:
                 lineage_id, V.UNVERIFIED_TAMPER_RISK, f"the kept checkpoint does not verify: {error}"
             ) from error
 
-    def _latest(self, lineage_id: str, trusted: Checkpoint | None) -> Checkpoint | None:
-        """The head item's signed checkpoint, checked against the records past it and shown to
-        extend ``trusted``; ``None`` when the lineage does not exist and nothing was kept."""
+    def _latest(
+        self, lineage_id: str, trusted: Checkpoint | None, chain: DeploymentChain | None = None
+    ) -> Checkpoint | None:
+        """The lineage's authenticated tree head, shown to extend ``trusted``: the head item's
+        signed checkpoint when it carries one (checked against the records past it), else the
+        lineage head the index holds under the authenticated deployment checkpoint
+        (:meth:`_indexed_head`, ``note`` ``None``; ``chain`` is read when not given). ``None``
+        when the lineage does not exist and nothing was kept. A signed checkpoint never outranks
+        the index: freshness places it against the indexed head (``NOT_NEWEST`` when smaller)."""
         last = self.table.last_record_seq(lineage_id)
         stored = self.table.log_head(lineage_id)
 
@@ -767,16 +1065,23 @@ class ResealClient:
                 raise fail(V.TRUNCATION_DETECTED, "truncated: the lineage is gone but a kept checkpoint saw it")
             return None
         if stored.checkpoint is None:
-            raise fail(V.UNVERIFIED_TAMPER_RISK, "the head carries no signed checkpoint")
-        try:
-            checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
-        except ResealError as error:
-            raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
-        if last is not None and last >= checkpoint.size:
-            raise fail(
-                V.LINEAGE_BROKEN,
-                f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
-            )
+            checkpoint = self._indexed_head(lineage_id, stored.head, last, chain)
+        else:
+            try:
+                checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
+            except ResealError as error:
+                raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
+            if last is not None and last >= checkpoint.size:
+                if int(stored.head.get("seq", -1)) + 1 <= checkpoint.size:
+                    raise fail(
+                        V.LINEAGE_BROKEN,
+                        f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
+                    )
+                # The head claims more records than its signed checkpoint: a stale note carried by a
+                # head written without one. The index is the tree head; the note must agree with it.
+                checkpoint = self._stale_signed(
+                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
+                )
         if trusted is not None:
             proof = (
                 [] if trusted.size > checkpoint.size else self._consistency(lineage_id, trusted.size, checkpoint.size)
@@ -785,6 +1090,67 @@ class ResealClient:
             if checked.verdict != V.VERIFIED_INTACT:
                 raise fail(checked.verdict, checked.reason)
         return checkpoint
+
+    def _indexed_head(
+        self, lineage_id: str, head: Mapping[str, Any], last: int | None, chain: DeploymentChain | None
+    ) -> Checkpoint:
+        """The lineage's tree head from the index, for a head item that carries no signed
+        checkpoint (docs/deployment-log.md, "Clients": a lineage's tree head is committed through
+        the index entry under the authenticated deployment checkpoint). Size 0 (the empty tree)
+        while the lineage is not indexed or nothing is published: every record is sealed,
+        awaiting integration. Nothing of the head item is trusted; its size only tells a
+        rollback (fewer records than the index holds: ``NOT_NEWEST``) from a hidden record.
+
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` when the chain does not verify,
+            this client reads no deployment log, or the table shows fewer records than the index
+            holds
+        """
+
+        def fail(reason: str) -> LogVerificationError:
+            return LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, reason)
+
+        if chain is None and self._chains is not None:
+            chain = self._chains.read(lineage_id)
+        if chain is None:
+            raise fail(
+                "the head carries no signed checkpoint, and this client reads no deployment log to take the "
+                "lineage's tree head from"
+            )
+        if chain.kind == "REFUSED" or (chain.kind != "UNPUBLISHED" and chain.checkpoint is None):
+            raise fail(
+                f"REFUSED: the head carries no signed checkpoint and the deployment chain does not verify "
+                f"({chain.refusal}): {chain.reason}"
+            )
+        origin = self._origin(lineage_id)
+        if chain.lineage is None:
+            return Checkpoint(origin, 0, EMPTY_ROOT)
+        size = int(chain.lineage["treeSize"])
+        shown = max(int(head.get("seq", -1)), -1 if last is None else last) + 1
+        if shown < size:
+            at = "" if chain.checkpoint is None else f" as of deployment checkpoint {chain.checkpoint.size}"
+            raise fail(
+                f"NOT_NEWEST: the table shows {shown} records of the lineage, but the index holds {size}{at} "
+                "(rolled back)"
+            )
+        return Checkpoint(origin, size, bytes.fromhex(chain.lineage["rootHash"]))
+
+    def _stale_signed(self, lineage_id: str, signed: Checkpoint, indexed: Checkpoint) -> Checkpoint:
+        """The index's tree head in place of a stale signed checkpoint (docs/python.md, "Tree heads
+        from the index"), once the two are shown one history (RFC 9162, from the table's nodes).
+
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are two histories
+        """
+        older, newer = (signed, indexed) if signed.size <= indexed.size else (indexed, signed)
+        proof = [] if older.size in (0, newer.size) else self._consistency(lineage_id, older.size, newer.size)
+        checked = check_consistency(older, newer, proof)
+        if checked.verdict != V.VERIFIED_INTACT:
+            raise LogVerificationError(
+                lineage_id,
+                V.LINEAGE_BROKEN,
+                f"the head's stale signed checkpoint ({signed.size} records) and the head the index holds "
+                f"({indexed.size} records) are two histories: {checked.reason}",
+            )
+        return indexed
 
     def _consistency(self, lineage_id: str, size1: int, size2: int) -> list[str]:
         return self._proof(lineage_id, consistency_proof_refs(size1, size2))
@@ -805,13 +1171,24 @@ class ResealClient:
             raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"cannot build the proof: {error}") from error
 
     def _prove_record(
-        self, lineage_id: str, seq: int
+        self, lineage_id: str, seq: int, chain: DeploymentChain | None = None
     ) -> tuple[dict[str, Any], dict[str, Any], Checkpoint, Checkpoint | None]:
-        """Record ``seq`` proven by inclusion in the latest checkpoint (consistent with the kept one)."""
+        """Record ``seq`` proven by inclusion in the latest tree head (consistent with the kept one).
+
+        :raises NotIntegratedError: ``seq`` is past a tree head taken from the index
+        :raises LogVerificationError: the record cannot be proven
+        """
         trusted = self._trusted(lineage_id)
-        latest = self._latest(lineage_id, trusted)
+        latest = self._latest(lineage_id, trusted, chain)
         if latest is None:
             raise LogVerificationError(lineage_id, V.TRUNCATION_DETECTED, "the lineage has no records")
+        if seq >= latest.size and latest.note is None:
+            raise NotIntegratedError(
+                lineage_id,
+                seq,
+                f"seq {seq} is past the lineage head the index holds ({latest.size} records); "
+                "its head carries no signed checkpoint",
+            )
         if seq >= latest.size:
             raise LogVerificationError(
                 lineage_id, V.TRUNCATION_DETECTED, f"seq {seq} is past the signed checkpoint ({latest.size} records)"

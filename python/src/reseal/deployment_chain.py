@@ -25,6 +25,7 @@ from .index import (
     index_key_path,
 )
 from .log import Checkpoint, NoteVerifierKey, check_consistency, format_verifier_key, leaf_hash, verify_inclusion
+from .re_anchor import ReAnchorNotice, re_anchored_leaf, verify_re_anchor_statement
 from .records import V
 from .witness import TlogPolicy, check_policy, parse_policy
 
@@ -40,6 +41,7 @@ __all__ = [
     "default_policy_text",
     "deployment_leaf",
     "freshness_policy",
+    "verify_deployment_anchor",
     "verify_deployment_chain",
 ]
 
@@ -50,8 +52,10 @@ DEFAULT_MAX_AGE_SECONDS: Final = 180
 DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 """The default integration interval, seconds: how long a sealed write may wait to be integrated."""
 
-ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED"]
-ChainRefusal = Literal["POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID"]
+ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED", "ANCHORED"]
+ChainRefusal = Literal[
+    "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID"
+]
 FreshnessState = Literal["PROVEN", "SEALED_AWAITING_INTEGRATION", "ABSENT", "NOT_NEWEST", "INCONSISTENT", "REFUSED"]
 Witnessing = Literal["WITNESSED", "UNWITNESSED"]
 
@@ -139,14 +143,17 @@ class IndexClaim:
 @dataclass(frozen=True)
 class DeploymentChain:
     """What :func:`verify_deployment_chain` finds (or a reader's ``UNPUBLISHED``: no deployment
-    checkpoint is published under an unwitnessed policy).
+    checkpoint is published under an unwitnessed policy; or :func:`verify_deployment_anchor`'s
+    ``ANCHORED``: the checkpoint and its last leaf, no index claim).
 
     ``PROVEN``: ``lineage`` (the indexed head ``{treeSize, rootHash, headRecordHash,
     generationEpoch, writerPolicyDigest}``) and ``residual`` (``{seq, recordHash}``, ``None`` when
     none was asked). ``ABSENT``: ``absent`` names the key proven absent (``lineage`` is ``None``
     when it is the lineage). Both carry the accepted ``checkpoint``, ``witnessed``, ``quorum_time``
-    and ``fresh_until`` (POSIX seconds, ``None`` when unwitnessed). ``REFUSED``: ``refusal`` and
-    ``reason``; nothing of it may be acted on."""
+    and ``fresh_until`` (POSIX seconds, ``None`` when unwitnessed), and ``re_anchor``, the notice
+    of an operator's re-anchor when the checkpoint is of a re-anchored history (docs/deployment-log.md,
+    "Re-anchor", "What clients see"; ``None`` otherwise). ``REFUSED``: ``refusal`` and ``reason``;
+    nothing of it may be acted on."""
 
     kind: ChainKind
     reason: str = ""
@@ -158,6 +165,7 @@ class DeploymentChain:
     lineage: dict[str, Any] | None = None
     residual: dict[str, Any] | None = None
     absent: Literal["lineage", "residual"] | None = None
+    re_anchor: ReAnchorNotice | None = None
 
 
 def _refused(refusal: ChainRefusal, reason: str) -> DeploymentChain:
@@ -182,7 +190,7 @@ def _check_claim(root: bytes, key: dict[str, str], claim: IndexClaim) -> str | N
     return None if finding is None else f"{finding.code}: {finding.reason}"
 
 
-def verify_deployment_chain(
+def verify_deployment_anchor(
     *,
     note: str,
     policy: TlogPolicy,
@@ -190,23 +198,18 @@ def verify_deployment_chain(
     now_seconds: int,
     index_root: bytes,
     inclusion: Sequence[bytes],
-    lineage_id: str,
-    lineage: IndexClaim,
-    residual: tuple[str, IndexClaim] | None = None,
+    re_anchor: str | None = None,
 ) -> DeploymentChain:
-    """Verifies a freshness chain (docs/deployment-log.md, "Clients", item 1): the deployment
-    checkpoint ``note`` meets ``policy`` at ``now_seconds`` (log signature, a quorum of
-    cosignatures no older than ``max_age_seconds``), ``index_root`` (32 bytes) is its **last** leaf
-    (RFC 9162 inclusion at ``size − 1``), and the index claims hold against that root for the
-    lineage (and the residual id ``(residual_id, claim)``). Every argument but the policy and the
-    clock is the table's, untrusted.
+    """Verifies the anchor of a freshness chain (the TypeScript ``verifyDeploymentAnchor``,
+    docs/deployment-log.md, "Clients", "Re-anchor"): the deployment checkpoint ``note`` meets
+    ``policy`` now, a re-anchor statement shown is signed by the log, and ``index_root`` is the
+    checkpoint's **last** leaf (a re-anchored leaf of the statement when the checkpoint covers its
+    re-anchor leaf). Pure; never raises for a bad note or proof.
 
-    :returns: ``PROVEN``, ``ABSENT`` (a proof of absence as of this checkpoint) or ``REFUSED`` with
-        ``POLICY_NOT_MET`` (malformed note, unknown log, bad log signature, forged cosignature, no
-        quorum), ``COSIGNATURES_TOO_OLD``, ``LEAF_NOT_LAST`` or ``INDEX_PROOF_INVALID``; never
-        raises for a bad note or proof
-    :raises InvalidInputError: a maximum age or clock that is not whole seconds, or a lineage or
-        residual id that is not an identifier (the caller's, not the table's)
+    :returns: ``ANCHORED`` with the accepted ``checkpoint`` (and its ``re_anchor`` notice), or
+        ``REFUSED`` (``POLICY_NOT_MET``, ``COSIGNATURES_TOO_OLD``, ``RE_ANCHOR_INVALID``,
+        ``LEAF_NOT_LAST``)
+    :raises InvalidInputError: a maximum age or clock that is not whole seconds
     """
     try:
         accepted = check_policy(note, policy, max_age_seconds=max_age_seconds, now_seconds=now_seconds)
@@ -221,22 +224,87 @@ def verify_deployment_chain(
             return _refused("COSIGNATURES_TOO_OLD", accepted.reason)
         return _refused("POLICY_NOT_MET", f"{accepted.verdict}: {accepted.reason}")
     checkpoint = accepted.checkpoint
+    notice: ReAnchorNotice | None = None
+    statement_hash: bytes | None = None
+    if re_anchor is not None:
+        keys = [key for key, _url in policy.logs if key.name == checkpoint.origin]
+        verified = verify_re_anchor_statement(re_anchor, checkpoint.origin, keys)
+        if isinstance(verified, str):
+            return _refused("RE_ANCHOR_INVALID", f"the re-anchor statement is refused: {verified}")
+        statement, shown = verified
+        if statement.restored[0] < checkpoint.size:  # else the checkpoint predates its re-anchor leaf
+            notice, statement_hash = shown, bytes.fromhex(shown.statement_hash)
+    root = bytes(index_root) if isinstance(index_root, (bytes, bytearray)) else b""
+    if len(root) != 32:
+        return _refused("LEAF_NOT_LAST", "the index root is not 32 bytes")
+    leaf = deployment_leaf(root) if statement_hash is None else re_anchored_leaf(root, statement_hash)
+    last = checkpoint.size > 0 and verify_inclusion(
+        checkpoint.size - 1, checkpoint.size, leaf_hash(leaf), list(inclusion), checkpoint.root_hash
+    )
+    if not last:
+        return _refused(
+            "LEAF_NOT_LAST",
+            f"the index root is not the last leaf (index {checkpoint.size - 1}) of the deployment checkpoint of "
+            f"{checkpoint.size}{', re-anchored by the statement shown' if notice is not None else ''}",
+        )
+    return DeploymentChain(
+        "ANCHORED",
+        checkpoint=checkpoint,
+        witnessed=policy.quorum.kind != "NONE",
+        quorum_time=accepted.quorum_time,
+        fresh_until=accepted.fresh_until,
+        re_anchor=notice,
+    )
+
+
+def verify_deployment_chain(
+    *,
+    note: str,
+    policy: TlogPolicy,
+    max_age_seconds: int,
+    now_seconds: int,
+    index_root: bytes,
+    inclusion: Sequence[bytes],
+    lineage_id: str,
+    lineage: IndexClaim,
+    residual: tuple[str, IndexClaim] | None = None,
+    re_anchor: str | None = None,
+) -> DeploymentChain:
+    """Verifies a freshness chain (docs/deployment-log.md, "Clients", item 1): the deployment
+    checkpoint ``note`` meets ``policy`` at ``now_seconds`` (log signature, a quorum of
+    cosignatures no older than ``max_age_seconds``), ``index_root`` (32 bytes) is its **last** leaf
+    (RFC 9162 inclusion at ``size − 1``), and the index claims hold against that root for the
+    lineage (and the residual id ``(residual_id, claim)``). Every argument but the policy and the
+    clock is the table's, untrusted. ``re_anchor`` is the head item's re-anchor statement note: it
+    must be signed by the policy's log key, and when the checkpoint covers its re-anchor leaf the
+    last leaf is a re-anchored leaf of it (docs/deployment-log.md, "Re-anchor"); the finding then
+    carries its notice, so a re-anchored history is never a silent ``PROVEN``.
+
+    :returns: ``PROVEN``, ``ABSENT`` (a proof of absence as of this checkpoint) or ``REFUSED`` with
+        ``POLICY_NOT_MET`` (malformed note, unknown log, bad log signature, forged cosignature, no
+        quorum), ``COSIGNATURES_TOO_OLD``, ``RE_ANCHOR_INVALID`` (a statement malformed, of another
+        log or not signed by its key), ``LEAF_NOT_LAST`` or ``INDEX_PROOF_INVALID``; never raises
+        for a bad note or proof
+    :raises InvalidInputError: a maximum age or clock that is not whole seconds, or a lineage or
+        residual id that is not an identifier (the caller's, not the table's)
+    """
+    anchored = verify_deployment_anchor(
+        note=note,
+        policy=policy,
+        max_age_seconds=max_age_seconds,
+        now_seconds=now_seconds,
+        index_root=index_root,
+        inclusion=inclusion,
+        re_anchor=re_anchor,
+    )
+    if anchored.kind == "REFUSED" or anchored.checkpoint is None:
+        return anchored
+    root = bytes(index_root)
     lineage_key = {"kind": "lineage", "lineageId": lineage_id}
     residual_key = None if residual is None else {**lineage_key, "kind": "residual", "residualId": residual[0]}
     index_key_path(lineage_key)  # the caller's ids: InvalidInputError when they are no identifiers
     if residual_key is not None:
         index_key_path(residual_key)
-    root = bytes(index_root) if isinstance(index_root, (bytes, bytearray)) else b""
-    if len(root) != 32:
-        return _refused("LEAF_NOT_LAST", "the index root is not 32 bytes")
-    last = checkpoint.size > 0 and verify_inclusion(
-        checkpoint.size - 1, checkpoint.size, leaf_hash(deployment_leaf(root)), list(inclusion), checkpoint.root_hash
-    )
-    if not last:
-        return _refused(
-            "LEAF_NOT_LAST",
-            f"the index root is not the last leaf (index {checkpoint.size - 1}) of the deployment checkpoint of {checkpoint.size}",
-        )
     wrong = _check_claim(root, lineage_key, lineage)
     if wrong is not None:
         return _refused("INDEX_PROOF_INVALID", f"lineage {lineage_id}: {wrong}")
@@ -245,10 +313,11 @@ def verify_deployment_chain(
         if wrong is not None:
             return _refused("INDEX_PROOF_INVALID", f"residual {residual[0]}: {wrong}")
     base: dict[str, Any] = {
-        "checkpoint": checkpoint,
-        "witnessed": policy.quorum.kind != "NONE",
-        "quorum_time": accepted.quorum_time,
-        "fresh_until": accepted.fresh_until,
+        "checkpoint": anchored.checkpoint,
+        "witnessed": anchored.witnessed,
+        "quorum_time": anchored.quorum_time,
+        "fresh_until": anchored.fresh_until,
+        "re_anchor": anchored.re_anchor,
     }
     if lineage.kind == "absence" or lineage.entry is None:
         return DeploymentChain("ABSENT", absent="lineage", **base)

@@ -9,9 +9,16 @@ policy) but not forge one: everything read is a claim :func:`verify_deployment_c
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
-from .deployment_chain import DeploymentChain, FreshnessPolicy, IndexClaim, verify_deployment_chain
+from .deployment_chain import (
+    DeploymentChain,
+    FreshnessPolicy,
+    IndexClaim,
+    verify_deployment_anchor,
+    verify_deployment_chain,
+)
 from .errors import InvalidInputError, ResealError
 from .index import (
     INDEX_EMPTY_HASH,
@@ -23,10 +30,11 @@ from .index import (
     index_node_hash,
 )
 from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
-from .log import parse_checkpoint_body, parse_signed_note
-from .tree_refs import inclusion_proof_refs, range_root
+from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
+from .log import open_checkpoint, parse_checkpoint_body, parse_signed_note
+from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 
-__all__ = ["DeploymentChainReader"]
+__all__ = ["ChainEvidence", "DeploymentChainReader"]
 
 _KEY_PATH_BITS: Final = 256
 
@@ -64,6 +72,21 @@ def _published_note(head: StoredDeploymentHead, witnessing: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class ChainEvidence:
+    """What a chain was verified from, for a format-2 receipt (docs/verifiable-log.md, "Receipts"):
+    the deployment checkpoint ``note``, the ``index_root`` its last leaf commits to, that leaf's
+    RFC 9162 ``inclusion`` proof, and the index claims for the ``lineage`` and the ``residual`` id
+    (``None`` when none was asked). As read from the table: only a chain that verified makes them
+    proofs."""
+
+    note: str
+    index_root: bytes
+    inclusion: list[bytes]
+    lineage: IndexClaim
+    residual: IndexClaim | None
+
+
 class DeploymentChainReader:
     """Reads and verifies freshness chains for one stack (the TypeScript ``DeploymentChainReader``).
 
@@ -84,10 +107,17 @@ class DeploymentChainReader:
         return self._policy()
 
     def read(self, lineage_id: str, residual_id: str | None = None) -> DeploymentChain:
+        """The verified chain for ``lineage_id`` (and ``residual_id``); see :meth:`read_with_evidence`."""
+        return self.read_with_evidence(lineage_id, residual_id)[0]
+
+    def read_with_evidence(
+        self, lineage_id: str, residual_id: str | None = None
+    ) -> tuple[DeploymentChain, ChainEvidence | None]:
         """The verified chain for ``lineage_id`` (and ``residual_id``): ``PROVEN``, ``ABSENT`` or
         ``REFUSED``; ``UNPUBLISHED`` when the table holds no published deployment checkpoint under
         an unwitnessed policy (under a witnessed one that is ``REFUSED``, ``POLICY_NOT_MET``: a
-        witnessed deployment always publishes, so its absence is a deletion).
+        witnessed deployment always publishes, so its absence is a deletion); with the evidence
+        it was verified from, ``None`` when the chain was refused before the index was read.
 
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
@@ -99,10 +129,10 @@ class DeploymentChainReader:
                     "REFUSED",
                     refusal="POLICY_NOT_MET",
                     reason="no deployment checkpoint is published, and the policy asks for cosignatures: fail closed",
-                )
+                ), None
             return DeploymentChain(
                 "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
-            )
+            ), None
         note = _published_note(head, policy.witnessing)
         if note is None:
             # The head stands, so the log has integrated: a head with no note the policy can check
@@ -112,19 +142,8 @@ class DeploymentChainReader:
                 refusal="POLICY_NOT_MET",
                 reason="the deployment head holds no checkpoint the policy can check "
                 "(its published note was removed): fail closed",
-            )
-        size = _claimed_size(note)
-        last = size - 1 if size is not None and size > 0 else None
-        root_hex = None
-        if last is not None:
-            root_hex = self._table.leaf_index_root(last)
-            if root_hex is None and size == head.size:
-                root_hex = head.index_root
-        try:
-            index_root = bytes.fromhex(root_hex) if root_hex else b""
-        except ValueError:
-            index_root = b""
-        inclusion = [] if last is None else self._inclusion(last, last + 1)
+            ), None
+        index_root, inclusion = self._last_leaf(head, note)
         base: dict[str, Any] = {
             "note": note,
             "policy": policy.policy,
@@ -133,12 +152,14 @@ class DeploymentChainReader:
             "index_root": index_root,
             "inclusion": inclusion,
             "lineage_id": lineage_id,
+            # A re-anchored history's last leaf commits to the statement (docs/deployment-log.md, "Re-anchor").
+            "re_anchor": head.re_anchor,
         }
         # The checkpoint and the leaf first: index nodes are read only under a root that holds.
         placeholder = IndexClaim("absence", IndexProof("absence", (), None))
         anchored = verify_deployment_chain(**base, lineage=placeholder)
         if anchored.kind == "REFUSED" and anchored.refusal != "INDEX_PROOF_INVALID":
-            return anchored
+            return anchored, None
         try:
             lineage = self._claim(index_root, {"kind": "lineage", "lineageId": lineage_id})
             residual = (
@@ -154,8 +175,71 @@ class DeploymentChainReader:
                 "REFUSED",
                 refusal="INDEX_PROOF_INVALID",
                 reason=f"an index node on the path is {'edited' if error.corrupt else 'missing'} in the table: {error}",
-            )
-        return verify_deployment_chain(**base, lineage=lineage, residual=residual)
+            ), None
+        evidence = ChainEvidence(note, index_root, inclusion, lineage, None if residual is None else residual[1])
+        return verify_deployment_chain(**base, lineage=lineage, residual=residual), evidence
+
+    def compare_kept(self, kept_note: str) -> KeptCheckpointFinding | str:
+        """Compares a deployment checkpoint the caller kept with the published one (the TypeScript
+        ``DeploymentChainReader.compareKept``, docs/deployment-log.md, "Re-anchor", "What clients
+        see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` or
+        ``FORK`` (:func:`reseal.check_kept_deployment_checkpoint`).
+
+        :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
+            anchor that does not verify, a kept note that is not the log's)
+        :raises: what the table reads raise (an outage), never for a forged or hidden item
+        """
+        policy = self._policy()
+        head = self._table.head()
+        note = None if head is None else _published_note(head, policy.witnessing)
+        if head is None or note is None:
+            return "no deployment checkpoint is published"
+        index_root, inclusion = self._last_leaf(head, note)
+        anchored = verify_deployment_anchor(
+            note=note,
+            policy=policy.policy,
+            max_age_seconds=policy.max_age_seconds,
+            now_seconds=self._now_ms() // 1000,
+            index_root=index_root,
+            inclusion=inclusion,
+            re_anchor=head.re_anchor,
+        )
+        current = anchored.checkpoint
+        if anchored.kind == "REFUSED" or current is None:
+            return f"{anchored.refusal}: {anchored.reason}"
+        keys = [key for key, _url in policy.policy.logs if key.name == current.origin]
+        if not keys:
+            return f"the policy names no log of origin {current.origin}"
+        try:
+            kept = open_checkpoint(kept_note, keys[0], current.origin)
+        except ResealError as error:
+            return f"the kept checkpoint is not one of the log's: {error}"
+        consistency: list[bytes] = []
+        if 0 < kept.size < current.size:
+            groups = consistency_proof_refs(kept.size, current.size)
+            refs = [ref for group in groups for ref in group]
+            hashes = dict(zip(refs, self._table.read_nodes(refs), strict=True)) if refs else {}
+            try:
+                consistency = [range_root([bytes.fromhex(str(hashes[ref])) for ref in group]) for group in groups]
+            except (ValueError, TypeError):
+                consistency = []  # a hidden node: the proof fails, and nothing is taken for consistent
+        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency)
+
+    def _last_leaf(self, head: StoredDeploymentHead, note: str) -> tuple[bytes, list[bytes]]:
+        """The index root of the leaf at ``size − 1`` of the size ``note`` claims, and its inclusion
+        proof from the leaves' stored nodes (empty where the table lacks them: then refused)."""
+        size = _claimed_size(note)
+        last = size - 1 if size is not None and size > 0 else None
+        root_hex = None
+        if last is not None:
+            root_hex = self._table.leaf_index_root(last)
+            if root_hex is None and size == head.size:
+                root_hex = head.index_root
+        try:
+            index_root = bytes.fromhex(root_hex) if root_hex else b""
+        except ValueError:
+            index_root = b""
+        return index_root, ([] if last is None else self._inclusion(last, last + 1))
 
     def _inclusion(self, index: int, size: int) -> list[bytes]:
         """The inclusion proof of leaf ``index``; ``[]`` when a node is hidden (the verifier then refuses it)."""

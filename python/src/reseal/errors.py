@@ -171,6 +171,19 @@ class UnverifiedOutcomeError(LogVerificationError):
         self.seq = seq
 
 
+class NotIntegratedError(ResealError):
+    """Record ``seq`` of ``lineage_id`` is sealed, awaiting integration: past the lineage head the
+    index holds (or its lineage is not indexed yet, or nothing is published), so no signed tree
+    proves it yet (docs/deployment-log.md, "Clients"). Not tampering: ask again after the next
+    integration (the stack's interval, 2 s by default)."""
+
+    def __init__(self, lineage_id: str, seq: int, reason: str) -> None:
+        self.lineage_id = lineage_id
+        self.seq = seq
+        self.reason = reason
+        super().__init__(f"lineage {lineage_id}: record {seq} is sealed, awaiting integration: {reason}")
+
+
 class WaitTimeoutError(ResealError, TimeoutError):
     """Nothing proven appeared within the wait; ``what`` names what was awaited."""
 

@@ -8,7 +8,8 @@ environment), cold or with a seeded checkpoint store; it prints one line:
 reads the lineage as the framework adapters do (``proven_records``) and one receipt as an auditor
 would (``receipt``, then ``verify_receipt`` offline with the pinned log key): ``records
 <outcome>; receipt <outcome>``, an outcome being ``VERIFIED_INTACT <n>`` / ``VERIFIED_INTACT seq
-<n>``, or the verdict of the error raised;
+<n>``, or the verdict of the error raised (``NotIntegratedError`` for a format-2 receipt of a
+record not integrated yet);
 
     python tamper_reader.py <stack pin> <lineage id> recall <target JSON> <env JSON>
 
@@ -40,11 +41,18 @@ def records_and_receipt(stack: reseal.PinnedStack, lineage_id: str, seq: int, st
     except reseal.LogVerificationError as error:
         read = f"LogVerificationError {error.verdict}"
     try:
-        receipt = client().receipt(lineage_id, seq)
+        # The lineage-checkpoint receipt, as the CLI reader asks it: these rows are about the lineage's
+        # own log. A head that carries no signed checkpoint has none: then the format-2 receipt.
+        try:
+            receipt = client().receipt(lineage_id, seq, format_version=1)
+        except reseal.InvalidInputError:
+            receipt = client().receipt(lineage_id, seq)
         checked = reseal.verify_receipt(receipt, stack.log_key)
         proven = f"{checked.verdict} seq {receipt['record']['header']['monotonicSequenceNumber']}"
     except reseal.LogVerificationError as error:
         proven = f"LogVerificationError {error.verdict}"
+    except reseal.NotIntegratedError:
+        proven = "NotIntegratedError"
     return f"records {read}; receipt {proven}"
 
 

@@ -1,0 +1,322 @@
+"""Lineage tree heads from the index (docs/deployment-log.md, "Clients"; docs/python.md, "Tree
+heads from the index"): a lineage head item that carries no signed lineage checkpoint is read
+through the lineage's entry in the index under the authenticated deployment checkpoint. The
+records are the sealed records of test/vectors/seal.json, stored with their tree nodes in the
+table layout the TypeScript codec writes; the index and the deployment log are built over them as
+the integrator builds them (test_deployment_chain_reader's fixtures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_deployment_chain_reader as fixtures
+from conftest import run_cli, vectors
+
+import reseal
+import reseal.client as client_module
+from reseal import (
+    InvalidInputError,
+    LogVerificationError,
+    NotIntegratedError,
+    ResealClient,
+    VerificationVerdict,
+    verify_receipt,
+)
+from reseal.client import PublishedWrite
+from reseal.item_layout import LineageKeys, index_node_pk, node_seq
+from reseal.log import Checkpoint, checkpoint_origin, merkle_tree_hash, sign_checkpoint
+from reseal.stack import PinnedStack, StackOutputs
+
+SEAL = vectors("seal.json")
+LINEAGE: str = SEAL["lineageId"]
+RECORDS: list[dict[str, Any]] = [r["record"] for r in SEAL["records"]]
+LEAVES = [bytes.fromhex(r["recordHash"]) for r in RECORDS]
+STACK = PinnedStack(
+    "test-stack",
+    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "reseal/test-stack"),
+    fixtures.SIGNER.verifier_key,
+    fixtures.SIGNER.verifier_key,
+)
+ORIGIN = checkpoint_origin("reseal/test-stack", LINEAGE)
+s = fixtures.s
+
+
+def lineage_entry(size: int) -> dict[str, Any]:
+    header = RECORDS[size - 1]["header"]
+    value = {
+        "treeSize": size,
+        "rootHash": merkle_tree_hash(LEAVES[:size]).hex(),
+        "headRecordHash": RECORDS[size - 1]["recordHash"],
+        "generationEpoch": header["generationEpoch"],
+        "writerPolicyDigest": None,
+    }
+    return {"kind": "lineage", "lineageId": LINEAGE, "value": value}
+
+
+def residual_entry(seq: int) -> dict[str, Any]:
+    record = RECORDS[seq]
+    value = {"seq": seq, "recordHash": record["recordHash"]}
+    return {"kind": "residual", "lineageId": LINEAGE, "residualId": record["header"]["residualId"], "value": value}
+
+
+def lineage_items(stored: int, checkpoint: str | None = None) -> list[dict[str, Any]]:
+    """Records 0…stored−1 with their tree nodes, their residual-id markers and a head item without
+    a signed checkpoint (or with ``checkpoint``)."""
+    pk = s(LineageKeys.lineage(LINEAGE))
+    items = []
+    for seq in range(stored):
+        nodes = []
+        level = 0
+        while (seq + 1) % (2**level) == 0:
+            j = (seq + 1) // 2**level - 1
+            nodes.append(merkle_tree_hash(LEAVES[j * 2**level : (j + 1) * 2**level]).hex())
+            assert node_seq(level, j) == seq
+            level += 1
+        record = RECORDS[seq]
+        items.append(
+            {"pk": pk, "sk": s(LineageKeys.record(seq)), "record": s(json.dumps(record)), "nodes": s(json.dumps(nodes))}
+        )
+        items.append(
+            {
+                "pk": pk,
+                "sk": s(LineageKeys.residual(record["header"]["residualId"])),
+                "lineageId": s(LINEAGE),
+                "seq": {"N": str(seq)},
+            }
+        )
+    last = RECORDS[stored - 1]
+    head = {
+        "pk": pk,
+        "sk": s(LineageKeys.HEAD),
+        "seq": {"N": str(stored - 1)},
+        "recordHash": s(last["recordHash"]),
+        "generationEpoch": {"N": str(last["header"]["generationEpoch"])},
+        "header": s(json.dumps(last["header"])),
+        "frontier": s("[]"),
+    }
+    if checkpoint is not None:
+        head["checkpoint"] = s(checkpoint)
+    return [*items, head]
+
+
+def deployment(indexed: int | None) -> list[dict[str, Any]]:
+    """The index and deployment log: another lineage integrated first, then this one at ``indexed``
+    records (``None``: never integrated)."""
+    other = [fixtures.lineage_entry("lineage-b", 1)]
+    entries = other if indexed is None else [*other, lineage_entry(indexed), *map(residual_entry, range(indexed))]
+    first, first_nodes = fixtures.index_items(other)
+    root, nodes = fixtures.index_items(entries)
+    roots = [first] if indexed is None else [first, root]
+    return [*first_nodes, *nodes, *fixtures.deployment_items(roots, "")]
+
+
+class Table(fixtures.Table):
+    """The lineage table's reads over a dict of items (GetItem, BatchGetItem, Query by sort key)."""
+
+    def query(self, **args: Any) -> dict[str, Any]:
+        values = args["ExpressionAttributeValues"]
+        low, high = values[":first"]["S"], values[":last"]["S"]
+        keys = sorted(
+            (k for k in self.items if k[0] == values[":pk"]["S"] and low <= k[1] <= high),
+            reverse=not args.get("ScanIndexForward", True),
+        )
+        return {"Items": [self.items[k] for k in keys[: args.get("Limit", len(keys))]]}
+
+
+def client(items: list[dict[str, Any]], *, freshness: bool = True) -> tuple[ResealClient, Table]:
+    table = Table(items)
+    return ResealClient(
+        STACK,
+        dynamodb=table,
+        sqs=None,
+        events=None,
+        policy=fixtures.UNWITNESSED,
+        freshness=freshness,
+        now_ms=lambda: fixtures.NOW_MS,
+    ), table
+
+
+def test_records_are_proven_in_the_lineage_head_the_index_holds() -> None:
+    reader, _ = client([*lineage_items(2), *deployment(2)])
+    records, head = reader.proven_records(LINEAGE)
+    assert [r["recordHash"] for r in records] == [r["recordHash"] for r in RECORDS]
+    assert head is not None and head.note is None and (head.size, head.root_hash) == (2, merkle_tree_hash(LEAVES))
+    latest = reader.latest_checkpoint(LINEAGE)
+    assert latest is not None and latest.note is None and latest.size == 2
+
+
+def test_records_past_the_indexed_head_are_sealed_awaiting_integration() -> None:
+    reader, _ = client([*lineage_items(2), *deployment(1)])
+    records, head = reader.proven_records(LINEAGE)
+    assert [r["recordHash"] for r in records] == [RECORDS[0]["recordHash"]] and head is not None and head.size == 1
+    with pytest.raises(NotIntegratedError, match="past the lineage head the index holds"):
+        reader.receipt(LINEAGE, 1)
+    # Not indexed at all: nothing is proven, nothing is refused.
+    reader, _ = client([*lineage_items(2), *deployment(None)])
+    assert reader.proven_records(LINEAGE) == ([], None)
+    with pytest.raises(NotIntegratedError, match="not in the index"):
+        reader.receipt(LINEAGE, 0)
+
+
+def test_a_rollback_below_the_indexed_head_is_not_newest() -> None:
+    # The table writer deletes record 1 and puts the head of one record back (no signature to forge).
+    reader, _ = client([*lineage_items(1), *deployment(2)])
+    with pytest.raises(LogVerificationError) as raised:
+        reader.proven_records(LINEAGE)
+    assert raised.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert raised.value.reason.startswith("NOT_NEWEST")
+
+
+def test_a_head_s_signed_checkpoint_never_outranks_the_index() -> None:
+    # An older, genuinely signed head of one record put back after the index took two.
+    older = sign_checkpoint(Checkpoint(ORIGIN, 1, merkle_tree_hash(LEAVES[:1])), fixtures.SIGNER)
+    reader, _ = client([*lineage_items(1, older), *deployment(2)])
+    with pytest.raises(LogVerificationError) as raised:
+        reader.proven_records(LINEAGE)
+    assert raised.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert raised.value.reason.startswith("NOT_NEWEST")
+    # The head's own signed checkpoint, when it is the newest, still proves (heads written before).
+    current = sign_checkpoint(Checkpoint(ORIGIN, 2, merkle_tree_hash(LEAVES)), fixtures.SIGNER)
+    records, head = client([*lineage_items(2, current), *deployment(2)])[0].proven_records(LINEAGE)
+    assert len(records) == 2 and head is not None and head.note == current
+
+
+def test_a_stale_signed_checkpoint_gives_way_to_the_index_it_agrees_with() -> None:
+    # A head that claims two records but carries the signed checkpoint of one (a note carried forward
+    # by a sealer that signs none): the index is the tree head, once the note is shown consistent.
+    stale = sign_checkpoint(Checkpoint(ORIGIN, 1, merkle_tree_hash(LEAVES[:1])), fixtures.SIGNER)
+    records, head = client([*lineage_items(2, stale), *deployment(2)])[0].proven_records(LINEAGE)
+    assert len(records) == 2 and head is not None and head.note is None and head.size == 2
+    records, head = client([*lineage_items(2, stale), *deployment(1)])[0].proven_records(LINEAGE)
+    assert len(records) == 1 and head is not None and head.size == 1  # record 1 awaits integration
+    forged = sign_checkpoint(Checkpoint(ORIGIN, 1, b"\x07" * 32), fixtures.SIGNER)
+    with pytest.raises(LogVerificationError) as two:
+        client([*lineage_items(2, forged), *deployment(2)])[0].proven_records(LINEAGE)
+    assert two.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "two histories" in two.value.reason
+    # A head whose own claim matches its signed checkpoint, with a record stored past both: as before.
+    reader, table = client([*lineage_items(2, stale), *deployment(2)])
+    table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)]["seq"] = {"N": "0"}
+    with pytest.raises(LogVerificationError) as past:
+        reader.proven_records(LINEAGE)
+    assert (
+        past.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "past the signed checkpoint" in past.value.reason
+    )
+
+
+def test_an_edited_record_or_a_hidden_index_node_is_refused() -> None:
+    reader, table = client([*lineage_items(2), *deployment(2)])
+    item = table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.record(0))]
+    item["record"] = s(item["record"]["S"].replace(RECORDS[0]["header"]["sessionId"], "session-x"))
+    with pytest.raises(LogVerificationError) as edited:
+        reader.proven_records(LINEAGE)
+    assert edited.value.verdict == VerificationVerdict.HASH_MISMATCH
+    reader, table = client([*lineage_items(2), *deployment(2)])
+    head = table.items[("DEPLOYMENT#log", "HEAD")]
+    del table.items[(index_node_pk(head["indexRoot"]["S"]), "NODE")]
+    with pytest.raises(LogVerificationError) as hidden:
+        reader.proven_records(LINEAGE)
+    assert hidden.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "REFUSED" in hidden.value.reason
+
+
+def test_a_client_that_reads_no_deployment_log_proves_nothing_without_a_signed_checkpoint() -> None:
+    reader, _ = client([*lineage_items(2), *deployment(2)], freshness=False)
+    with pytest.raises(LogVerificationError, match="reads no deployment log"):
+        reader.proven_records(LINEAGE)
+
+
+def test_the_client_builds_a_format_2_receipt_that_verifies_offline() -> None:
+    reader, _ = client([*lineage_items(2), *deployment(2)])
+    receipt = reader.receipt(LINEAGE, 1)
+    assert (receipt["formatVersion"], receipt["index"]["lineage"]["value"]["treeSize"]) == (2, 2)
+    assert receipt["index"]["residual"]["value"] == residual_entry(1)["value"]
+    checked = verify_receipt(json.dumps(receipt), policy=fixtures.UNWITNESSED.text, now_seconds=fixtures.NOW_MS // 1000)
+    assert (checked.verdict, checked.format_version) == ("VERIFIED_INTACT", 2), checked.reason
+    edited = json.loads(json.dumps(receipt))
+    edited["index"]["lineage"]["value"]["treeSize"] = 1
+    assert verify_receipt(edited, policy=fixtures.UNWITNESSED.text).verdict != "VERIFIED_INTACT"
+    with pytest.raises(InvalidInputError, match="format 1 needs the lineage's signed checkpoint"):
+        reader.receipt(LINEAGE, 1, format_version=1)
+
+
+def test_a_receipt_built_here_verifies_in_the_typescript_cli(tmp_path: Path) -> None:
+    # `reseal verify --receipt --policy` (docs/cli.md), offline, on the receipt of a headless lineage.
+    reader, _ = client([*lineage_items(2), *deployment(2)])
+    receipt = reader.receipt(LINEAGE, 1)
+    (tmp_path / "policy.txt").write_text(fixtures.UNWITNESSED.text)
+    (tmp_path / "r.json").write_text(json.dumps(receipt))
+    args = ["verify", "--receipt", "r.json", "--policy", "policy.txt", "--json"]
+    verified = run_cli(args, tmp_path)
+    assert verified.returncode == 0, f"{verified.stdout}\n{verified.stderr}"
+    assert json.loads(verified.stdout)["verdict"] == "VERIFIED_INTACT"
+    receipt["index"]["residual"]["value"]["seq"] = 0
+    (tmp_path / "r.json").write_text(json.dumps(receipt))
+    refused = run_cli(args, tmp_path)
+    assert refused.returncode == 20 and json.loads(refused.stdout)["verdict"] != "VERIFIED_INTACT", refused.stdout
+
+
+def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatch: pytest.MonkeyPatch) -> None:
+    published = PublishedWrite("m", fixtures.NOW_MS, {"lineageId": LINEAGE, "residualId": "residual-1"})
+    monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
+    reader, table = client([*lineage_items(2), *deployment(1)])
+    monkeypatch.setattr(reader.table, "rejections", lambda *_: [])
+    monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    waiting = reader.wait_for_outcome(published, timeout_s=0)
+    assert waiting.kind == "SEALED" and waiting.checkpoint is None and waiting.freshness is not None
+    assert waiting.freshness.state == "SEALED_AWAITING_INTEGRATION" and waiting.seq == 1
+    with pytest.raises(ValueError, match="PROVEN"):
+        waiting.receipt()
+    integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
+    monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
+    proven = reader.wait_for_outcome(published, timeout_s=300)
+    assert proven.freshness is not None and proven.freshness.state == "PROVEN", proven.freshness
+    assert proven.checkpoint is not None and proven.checkpoint.note is None
+    checked = reseal.verify_receipt(proven.receipt(), STACK.log_key, now_seconds=fixtures.NOW_MS // 1000)
+    assert checked.verdict == "VERIFIED_INTACT" and checked.format_version == 2, checked.reason
+
+
+class Events:
+    def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:
+        self.detail = json.loads(Entries[0]["Detail"])
+        return {"FailedEntryCount": 0, "Entries": [{"EventId": "e-1"}]}
+
+
+def recall(items: list[dict[str, Any]], seq: int, monkeypatch: pytest.MonkeyPatch) -> reseal.RecallResult:
+    """A latest recall whose stored answer proves ``seq`` with no lineage checkpoint in it."""
+    reader, _ = client(items)
+    events = Events()
+    reader._events = events
+    env = {"DB_HOST": "db-2"}
+
+    def answer(lineage_id: str, request_id: str) -> dict[str, Any]:
+        record = RECORDS[seq]
+        return {
+            "requestId": request_id,
+            "lineageId": lineage_id,
+            "seq": seq,
+            "outcome": "TRIAGED",
+            "report": reseal.isolate_delta(record["manifest"], env),
+            "proof": {"checkpoint": None, "seq": seq, "recordHash": record["recordHash"]},
+        }
+
+    monkeypatch.setattr(reader.table, "triage_report", answer)
+    return reader.recall(LINEAGE, env, timeout_s=0)
+
+
+def test_a_recall_answer_without_a_lineage_checkpoint_is_proven_in_the_indexed_head(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    proven = recall([*lineage_items(2), *deployment(2)], 1, monkeypatch)
+    assert proven.end == "TRIAGED" and proven.record is not None, proven.reason
+    assert proven.freshness is not None and proven.freshness.state == "PROVEN"
+    assert "lineage head the index holds" in proven.reason
+    # The latest record past the indexed head: awaiting integration, nothing of it passed on.
+    waiting = recall([*lineage_items(2), *deployment(1)], 1, monkeypatch)
+    assert (waiting.end, waiting.record, waiting.delta) == ("NOT_INTACT", None, None)
+    assert waiting.freshness is not None and waiting.freshness.state == "SEALED_AWAITING_INTEGRATION"
+    # An older record offered as the latest against the indexed head: not the target.
+    stale = recall([*lineage_items(2), *deployment(2)], 0, monkeypatch)
+    assert (stale.end, stale.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), stale.reason
