@@ -5,7 +5,7 @@ import {
   CreateTableCommand,
   DeleteTableCommand,
   type DynamoDBClient,
-  ScanCommand,
+  paginateScan,
 } from '@aws-sdk/client-dynamodb';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,14 +117,8 @@ async function createTable(client: DynamoDBClient, name: string, keys: readonly 
 /** Every item of the lineage table (the backup a restore puts back). */
 async function scanAll(): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await dynamodb.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
+  for await (const page of paginateScan({ client: dynamodb }, { TableName: tableName, ConsistentRead: true }))
     items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
   return items;
 }
 
