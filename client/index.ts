@@ -18,12 +18,7 @@ export {
   type WriteRequestInput,
   writeRequest,
 } from './builders';
-export {
-  CheckpointFileSchema,
-  type CheckpointStore,
-  FileCheckpointStore,
-  MemoryCheckpointStore,
-} from './checkpoint-store';
+export type { CheckpointStore } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
 export {
   type DeploymentChainEvidence,
@@ -40,6 +35,7 @@ export {
   TimeoutError,
   UnverifiedOutcomeError,
 } from './errors';
+export { CheckpointFileSchema, FileCheckpointStore } from './file-checkpoint-store';
 export {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   DEFAULT_MAX_AGE_SECONDS,
@@ -56,6 +52,7 @@ export {
   LineageExportSchema,
 } from './lineage-export';
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
+export { MemoryCheckpointStore } from './memory-checkpoint-store';
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export {

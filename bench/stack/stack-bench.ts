@@ -24,7 +24,7 @@ import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { run as runCli } from '../../cli/main';
 import { writeRequest } from '../../client/builders';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';

@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { guardKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';

@@ -12,7 +12,7 @@ import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
