@@ -1,6 +1,6 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { StackOutputsError } from '../client/errors';
-import { UnavailableMacAnchor } from '../client/verify-records';
+import { UnavailableMacAnchor } from '../client/unavailable-mac-anchor';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
 import { BadInputError, CliError } from './errors';

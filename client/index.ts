@@ -91,6 +91,7 @@ export {
   type ResealStackOutputs,
   resolveStackOutputs,
 } from './stack-outputs';
+export { UnavailableMacAnchor } from './unavailable-mac-anchor';
 export {
   decideRecall,
   type Freshness,
@@ -100,7 +101,7 @@ export {
   type TruncationReference,
   type VerifiedRecall,
 } from './verified-recall';
-export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';
+export { type VerifyRecordsOptions, verifyRecords } from './verify-records';
 export {
   PUBLISH_CLOCK_SKEW_MS,
   publishWaitSince,

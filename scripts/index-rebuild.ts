@@ -18,7 +18,7 @@ import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-
 import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { Keys, LINEAGE_KEY_PREFIX } from '../adapters/dynamodb-table-keys';
-import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
 import { type IndexRebuildReport, rebuildIndexFromTable } from '../functions/integrator/index-rebuild';
 

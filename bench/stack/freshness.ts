@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   DEFAULT_MAX_AGE_SECONDS,

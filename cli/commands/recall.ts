@@ -9,12 +9,12 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
+import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
 import { statusLine } from '../status-line';
-import { integerOption } from './guard';
 
 interface RecallOptions {
   readonly checkpointStore?: string;

@@ -6,7 +6,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { guardKeyName } from '../../shared/log/log-names';

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { LogVerificationError } from '../../client/errors';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';

@@ -5,7 +5,8 @@ import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-l
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { DeploymentHeartbeat } from '../../functions/integrator/heartbeat';
 import { IntegratorService, type IntegratorWitness } from '../../functions/integrator/integrator-service';
 import { SealerService } from '../../functions/sealer/sealer-service';

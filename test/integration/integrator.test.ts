@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';

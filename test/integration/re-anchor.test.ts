@@ -14,7 +14,8 @@ import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { reAnchorJson } from '../../cli/format/freshness';
 import { DeploymentChainReader } from '../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../client/freshness-policy';
