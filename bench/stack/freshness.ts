@@ -29,8 +29,9 @@ import {
   freshnessPolicy,
 } from '../../client/freshness-policy';
 import type { StackOutputs } from '../../client/stack-outputs';
+import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, deployWitnessStack, emulatorFunctionUrl } from '../../scripts/emulator/deploy';
-import { checkEndpoint, type Emulator, startEmulator } from '../../scripts/emulator/emulator';
+import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import { verifyCosignature } from '../../shared/witness/cosignature';

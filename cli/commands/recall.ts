@@ -3,6 +3,7 @@ import { escapedText } from '../../shared/schemas/escaped-text';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
+import { awaitRecallReport } from '../await-recall-report';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
@@ -13,7 +14,7 @@ import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
+import { recallExitCode, recallRefusalHint } from '../recall-exit';
 import { statusLine } from '../status-line';
 
 interface RecallOptions {
