@@ -1,6 +1,6 @@
 import { GetPublicKeyCommand, type GetPublicKeyCommandOutput, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { SignerUnavailableError } from '../shared/errors';
-import { publicKeyFromSpki } from '../shared/log/note-key';
+import { publicKeyFromSpki } from '../shared/log/public-key-from-spki';
 import type { NoteSigner } from '../shared/ports/note-signer';
 
 /** The part of `KMSClient` this adapter uses (a fake with `send` serves unit tests). */

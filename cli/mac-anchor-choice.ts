@@ -6,7 +6,7 @@ import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-
 import { BadInputError, CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
-import { sdkConfig } from './online';
+import { sdkConfig } from './sdk-config';
 
 /** How MACs are checked, as reported in the verification output. */
 export const MacCheck = {

@@ -13,7 +13,7 @@ import type { WriterSigner } from '../shared/ports/writer-signer';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
-import { sdkConfig } from './online';
+import { sdkConfig } from './sdk-config';
 
 /**
  * The SDK half of `connect` (cli/online.ts), loaded only by online commands: SDK clients from

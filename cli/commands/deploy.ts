@@ -11,8 +11,9 @@ import type { CommandContext } from '../context';
 import { estimateJson, estimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
 import { monthlyResources } from '../monthly-resources';
-import { connect, sdkConfig } from '../online';
+import { connect } from '../online';
 import { repositoryRoot } from '../repository-root';
+import { sdkConfig } from '../sdk-config';
 import { stackContext } from '../stack-context';
 
 interface DeployOptions {
