@@ -29,18 +29,22 @@ export interface SealingSetup {
  * cold start, with no memory of the checkpoints it signed.
  *
  * @param options.clock - the sealer's clock (ms); refusals are timed by the messages' `sentAtMs`
+ * @param options.signer - the log key's signer (default: the stack's KMS log key)
  * @param options.notifier - where its sealed-run notices go (none sent without one)
  * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
  */
 export function coldSealer(
   setup: SealingSetup,
-  options: Pick<SealerDeps, 'notifier' | 'index'> & { readonly clock?: () => number } = {},
+  options: Pick<SealerDeps, 'notifier' | 'index'> & {
+    readonly clock?: () => number;
+    readonly signer?: SealerDeps['signer'];
+  } = {},
 ): SealerService {
   return new SealerService({
     store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
     publisher: new FakePublisher(),
     anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
-    signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+    signer: options.signer ?? new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: options.clock ?? Date.now,
