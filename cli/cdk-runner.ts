@@ -1,29 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { MonthlyDimension } from '../shared/cost/price-table';
+import { join } from 'node:path';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
-
-/**
- * The repository `reseal deploy` and `reseal destroy` deploy from: the nearest folder above this
- * module with `cdk.json` and `infra/app.ts` (the CDK app is not part of the installed package).
- *
- * @throws {CliError} (exit 2) outside a clone of the repository
- */
-export function repositoryRoot(start: string = dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'cdk.json')) && existsSync(join(dir, 'infra', 'app.ts'))) return dir;
-    if (dirname(dir) === dir) break;
-  }
-  throw new CliError(
-    'deploy and destroy run in a clone of the Reseal repository: they deploy its infra/ with its CDK (docs/infrastructure.md, "Deploying")',
-    ExitCode.BAD_INPUT,
-  );
-}
 
 /**
  * Runs the project's CDK CLI (node_modules/.bin/cdk) in `root`. Its output goes to stderr line by
@@ -64,13 +43,4 @@ export function runCdk(
           ),
     );
   });
-}
-
-/** The resources of a synthesized template that cost a fixed amount a month, counted. */
-export async function monthlyResources(templatePath: string): Promise<Record<MonthlyDimension, number>> {
-  const template = JSON.parse(await readFile(templatePath, 'utf8')) as {
-    Resources?: Record<string, { Type?: string }>;
-  };
-  const count = (type: string) => Object.values(template.Resources ?? {}).filter((r) => r.Type === type).length;
-  return { kmsKeyMonth: count('AWS::KMS::Key'), cloudWatchAlarmMonth: count('AWS::CloudWatch::Alarm') };
 }

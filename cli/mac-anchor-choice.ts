@@ -1,12 +1,12 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { StackOutputsError } from '../client/errors';
-import { UnavailableMacAnchor } from '../client/verify-records';
+import { UnavailableMacAnchor } from '../client/unavailable-mac-anchor';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
 import { BadInputError, CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
-import { sdkConfig } from './online';
+import { sdkConfig } from './sdk-config';
 
 /** How MACs are checked, as reported in the verification output. */
 export const MacCheck = {

@@ -29,7 +29,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   export: async () => (await import('./commands/export')).registerExport,
   inspect: async () => (await import('./commands/inspect')).registerInspect,
   report: async () => (await import('./commands/report')).registerReport,
-  'log-key': async () => (await import('./commands/receipt')).registerLogKey,
+  'log-key': async () => (await import('./commands/log-key')).registerLogKey,
   pin: async () => (await import('./commands/pin')).registerPin,
   policy: async () => (await import('./commands/policy')).registerPolicy,
   mcp: async () => (await import('./commands/mcp')).registerMcp,

@@ -3,8 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { FileCheckpointStore } from '../client/checkpoint-store';
 import { StackOutputsError } from '../client/errors';
+import { FileCheckpointStore } from '../client/file-checkpoint-store';
 import type { FreshnessPolicy } from '../client/freshness-policy';
 import { ResealClient } from '../client/reseal-client';
 import { resolveStackOutputs } from '../client/stack-outputs';
@@ -13,7 +13,7 @@ import type { WriterSigner } from '../shared/ports/writer-signer';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 import type { CliIo } from './io';
-import { sdkConfig } from './online';
+import { sdkConfig } from './sdk-config';
 
 /**
  * The SDK half of `connect` (cli/online.ts), loaded only by online commands: SDK clients from

@@ -1,19 +1,10 @@
-import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { FreshnessPolicy } from '../client/freshness-policy';
 import type { ResealClient } from '../client/reseal-client';
 import { DEFAULT_STACK_NAME } from '../client/stack-name';
-import {
-  DEFAULT_STACK_PIN_PATH,
-  type PinnedStack,
-  pinnedStackOf,
-  STACK_PIN_ENV,
-  StackPinSchema,
-} from '../client/stack-pin';
 import type { WriterSigner } from '../shared/ports/writer-signer';
-import { BadInputError } from './errors';
 import type { CliIo } from './io';
-import { readSchemaFile } from './read-input';
+import { readStackPin } from './read-stack-pin';
 
 /** `--stack` option shared by the online commands. */
 export const STACK_OPTION = ['--stack <name>', 'CloudFormation stack of the deployment', DEFAULT_STACK_NAME] as const;
@@ -32,46 +23,6 @@ export function checkpointStorePath(io: CliIo, option: string | undefined): stri
   const path = option ?? io.env.RESEAL_CHECKPOINT_STORE;
   if (!path) return null;
   return isAbsolute(path) ? path : resolve(io.cwd, path);
-}
-
-/** SDK client configuration from the run's environment: `AWS_ENDPOINT_URL` (an emulator) and region. */
-export function sdkConfig(env: CliIo['env']): { region: string; endpoint?: string } {
-  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1';
-  return env.AWS_ENDPOINT_URL ? { region, endpoint: env.AWS_ENDPOINT_URL } : { region };
-}
-
-/** The stack pin file of this run: `RESEAL_STACK_FILE` when set, else `.reseal/stack.json` (docs/cli.md, "Pinning the stack"). */
-export function stackPinPath(io: CliIo): { readonly path: string; readonly explicit: boolean } {
-  const named = io.env[STACK_PIN_ENV];
-  const path = named || DEFAULT_STACK_PIN_PATH;
-  return { path: isAbsolute(path) ? path : resolve(io.cwd, path), explicit: Boolean(named) };
-}
-
-/**
- * The pinned stack of this run, or `null` when there is no pin file (at the default path; a file
- * `RESEAL_STACK_FILE` names must exist).
- *
- * @throws {BadInputError} (exit 2) when the file is missing although named, is not a valid pin
- *   (naming the field), or pins another stack than `stackName`
- */
-export async function readStackPin(io: CliIo, stackName: string): Promise<(PinnedStack & { path: string }) | null> {
-  const { path, explicit } = stackPinPath(io);
-  if (
-    !explicit &&
-    !(await access(path).then(
-      () => true,
-      () => false,
-    ))
-  ) {
-    return null;
-  }
-  const pin = pinnedStackOf(await readSchemaFile(io, path, StackPinSchema, 'stack pin'));
-  if (pin.stackName !== stackName) {
-    throw new BadInputError(
-      `${path}: pins stack ${pin.stackName}, not ${stackName}; run \`reseal pin --stack ${stackName}\` or set ${STACK_PIN_ENV} to its pin`,
-    );
-  }
-  return { ...pin, path };
 }
 
 /** The pin file each run's client was built from, for the note on a failed verification ({@link pinNote}). */

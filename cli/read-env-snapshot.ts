@@ -3,8 +3,9 @@ import { groupedCount, MAX_ENV_SNAPSHOT_BYTES, ownKeyCount } from '../shared/sch
 import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { Validated } from '../shared/schemas/validated';
 import type { CliIo } from './io';
+import { megabytes } from './megabytes';
 import { readJsonFile, validateFileContent } from './read-input';
-import { megabytes, type StatusLine } from './status-line';
+import type { StatusLine } from './status-line';
 
 const WHAT = 'environment snapshot';
 

@@ -48,8 +48,9 @@ export function signingRegion(
  * loaded only here, so `reseal` starts without them.
  */
 export async function runRemoteBridge(url: URL, env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  const [{ sigV4Fetch, regionOfApiUrl }, { defaultProvider }, { bridgeToRemote }] = await Promise.all([
+  const [{ sigV4Fetch }, { regionOfApiUrl }, { defaultProvider }, { bridgeToRemote }] = await Promise.all([
     import('../adapters/sigv4-fetch'),
+    import('../adapters/region-of-api-url'),
     import('@aws-sdk/credential-provider-node'),
     import('../mcp/remote-bridge'),
   ]);

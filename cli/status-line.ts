@@ -29,6 +29,3 @@ export function statusLine(io: CliIo, options: { readonly quiet?: boolean } = {}
     },
   };
 }
-
-/** `12.3 MB`: a byte count in decimal megabytes, one decimal, for progress lines. */
-export const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;

@@ -6,7 +6,7 @@ import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
-import { sdkConfig } from './online';
+import { sdkConfig } from './sdk-config';
 
 /** The environment variable naming a writer key file when `--writer-key` is not given. */
 export const WRITER_KEY_ENV = 'RESEAL_WRITER_KEY';

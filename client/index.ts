@@ -18,12 +18,7 @@ export {
   type WriteRequestInput,
   writeRequest,
 } from './builders';
-export {
-  CheckpointFileSchema,
-  type CheckpointStore,
-  FileCheckpointStore,
-  MemoryCheckpointStore,
-} from './checkpoint-store';
+export type { CheckpointStore } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
 export {
   type DeploymentChainEvidence,
@@ -40,6 +35,7 @@ export {
   TimeoutError,
   UnverifiedOutcomeError,
 } from './errors';
+export { CheckpointFileSchema, FileCheckpointStore } from './file-checkpoint-store';
 export {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   DEFAULT_MAX_AGE_SECONDS,
@@ -56,6 +52,7 @@ export {
   LineageExportSchema,
 } from './lineage-export';
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
+export { MemoryCheckpointStore } from './memory-checkpoint-store';
 export type { WaitOptions } from './poll';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export {
@@ -94,6 +91,7 @@ export {
   type ResealStackOutputs,
   resolveStackOutputs,
 } from './stack-outputs';
+export { UnavailableMacAnchor } from './unavailable-mac-anchor';
 export {
   decideRecall,
   type Freshness,
@@ -103,7 +101,7 @@ export {
   type TruncationReference,
   type VerifiedRecall,
 } from './verified-recall';
-export { UnavailableMacAnchor, type VerifyRecordsOptions, verifyRecords } from './verify-records';
+export { type VerifyRecordsOptions, verifyRecords } from './verify-records';
 export {
   PUBLISH_CLOCK_SKEW_MS,
   publishWaitSince,

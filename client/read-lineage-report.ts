@@ -1,5 +1,6 @@
-import { lineageReport, reportRefusals } from '../shared/report/lineage-report';
+import { lineageReport } from '../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-model';
+import { reportRefusals } from '../shared/report/report-refusals';
 import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { LineageProgress } from '../shared/seal/paged-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';

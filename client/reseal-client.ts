@@ -6,7 +6,7 @@ import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-
 import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
-import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';

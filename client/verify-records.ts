@@ -1,8 +1,8 @@
-import { AnchorUnavailableError } from '../shared/errors';
-import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
+import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainVerification, TrustedHead, TrustedStart } from '../shared/seal/chain-verification';
 import { verifyChain } from '../shared/seal/lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
+import { UnavailableMacAnchor } from './unavailable-mac-anchor';
 
 /** Options of {@link verifyRecords}. */
 export interface VerifyRecordsOptions {
@@ -44,22 +44,4 @@ export async function verifyRecords(records: unknown[], options: VerifyRecordsOp
   if (options.storedHead === undefined || !Array.isArray(records)) return verification;
   const head = options.storedHead;
   return withStoredHeadFinding(verification, checkStoredHead(head, recordsSeen(records, head)));
-}
-
-/**
- * A {@link MacAnchor} for when no key can be reached (no KMS endpoint, no credentials): every
- * check rejects with {@link AnchorUnavailableError}, so verification fails closed with
- * `UNVERIFIED_TAMPER_RISK` while hashes and links are still checked.
- */
-export class UnavailableMacAnchor implements MacAnchor {
-  constructor(
-    readonly keyId: string,
-    private readonly reason: string,
-  ) {}
-  async generateMac(): Promise<AnchorSignature> {
-    throw new AnchorUnavailableError(this.keyId, this.reason);
-  }
-  async verifyMac(): Promise<boolean> {
-    throw new AnchorUnavailableError(this.keyId, this.reason);
-  }
 }

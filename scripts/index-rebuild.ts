@@ -12,37 +12,35 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { Keys, LINEAGE_KEY_PREFIX } from '../adapters/dynamodb-table-keys';
-import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
 import { type IndexRebuildReport, rebuildIndexFromTable } from '../functions/integrator/index-rebuild';
 
 /** Every lineage id with a head item in the table (one paginated `Scan`, head items only). */
 export async function scanLineageIds(client: DynamoDBClient, tableName: string): Promise<string[]> {
   const ids: string[] = [];
-  let start: Record<string, never> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'begins_with(pk, :prefix) AND sk = :head',
-        ExpressionAttributeValues: { ':prefix': { S: LINEAGE_KEY_PREFIX }, ':head': { S: Keys.head } },
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: 'begins_with(pk, :prefix) AND sk = :head',
+      ExpressionAttributeValues: { ':prefix': { S: LINEAGE_KEY_PREFIX }, ':head': { S: Keys.head } },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       const pk = item.pk?.S;
       if (pk?.startsWith(LINEAGE_KEY_PREFIX)) ids.push(pk.slice(LINEAGE_KEY_PREFIX.length));
     }
-    start = page.LastEvaluatedKey as typeof start;
-  } while (start);
+  }
   return ids.sort();
 }
 

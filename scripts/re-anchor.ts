@@ -25,7 +25,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
 import { DynamoDBWitnessStore } from '../adapters/dynamodb-witness-store';
-import { KMSNoteVerifierKey } from '../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
 import { LogStateError, ReAnchorFormatError } from '../shared/errors';
 import { authenticateDeploymentHead } from '../shared/integrator/deployment-head';

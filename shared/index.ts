@@ -196,8 +196,6 @@ export {
   type NoteVerifierKey,
   noteVerifierKey,
   parseVerifierKey,
-  publicKeyFromSpki,
-  verifyEd25519,
 } from './log/note-key';
 export {
   type ConsistencyCheck,
@@ -205,6 +203,7 @@ export {
   verifyConsistency,
   verifyInclusion,
 } from './log/proof-verification';
+export { publicKeyFromSpki } from './log/public-key-from-spki';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,
@@ -215,6 +214,7 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
+export { verifyEd25519 } from './log/verify-ed25519';
 export {
   DetailType,
   EVENT_SOURCE,

@@ -22,15 +22,16 @@ import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   DEFAULT_MAX_AGE_SECONDS,
   freshnessPolicy,
 } from '../../client/freshness-policy';
 import type { StackOutputs } from '../../client/stack-outputs';
+import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, deployWitnessStack, emulatorFunctionUrl } from '../../scripts/emulator/deploy';
-import { checkEndpoint, type Emulator, startEmulator } from '../../scripts/emulator/emulator';
+import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import { verifyCosignature } from '../../shared/witness/cosignature';

@@ -2,7 +2,8 @@
  * From a measured scenario (bench/stack/stack-bench.ts) to billable usage per operation, for the
  * cost model (shared/cost/cost-model.ts).
  */
-import { addUsage, perOperation, type Usage, usageOfCalls } from '../../shared/cost/cost-model';
+import { addUsage, perOperation, type Usage } from '../../shared/cost/cost-model';
+import { usageOfCalls } from '../../shared/cost/usage-of-calls';
 import { addCounts, type CallCounts } from './call-tally';
 import type { FunctionsActivity } from './function-logs';
 import type { Measured } from './stack-bench';

@@ -6,22 +6,21 @@ import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { deployEstimate } from '../../shared/cost/deploy-estimate';
 import { PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
-import { monthlyResources, repositoryRoot, runCdk } from '../cdk-runner';
+import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
 import { estimateJson, estimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
-import { connect, sdkConfig } from '../online';
+import { monthlyResources } from '../monthly-resources';
+import { connect } from '../online';
+import { repositoryRoot } from '../repository-root';
+import { sdkConfig } from '../sdk-config';
+import { stackContext } from '../stack-context';
 
 interface DeployOptions {
   readonly context: string[];
   readonly dryRun?: boolean;
   readonly json?: boolean;
   readonly stack: string;
-}
-
-/** The CDK's `-c` arguments of a stack name (the app's construct id stays `ResealStack`). */
-export function stackContext(stack: string): string[] {
-  return stack === DEFAULT_STACK_NAME ? [] : ['-c', `stackName=${stack}`];
 }
 
 /** Collects `-c KEY=VALUE` values. @throws {InvalidArgumentError} for one without `KEY=` */

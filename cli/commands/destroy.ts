@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
-import { repositoryRoot, runCdk } from '../cdk-runner';
+import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { jsonText } from '../format/json-text';
-import { stackContext } from './deploy';
+import { repositoryRoot } from '../repository-root';
+import { stackContext } from '../stack-context';
 
 interface DestroyOptions {
   readonly yes?: boolean;

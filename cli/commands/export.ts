@@ -6,10 +6,10 @@ import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
+import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { progressBar } from '../progress';
-import { integerOption } from './guard';
 
 /** Options of `reseal export`. */
 interface ExportOptions {

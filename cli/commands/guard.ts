@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import {
   DEFAULT_MAX_RECEIPT_AGE_SECONDS,
   MAX_RECEIPT_AGE_LIMIT_SECONDS,
@@ -10,6 +10,7 @@ import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
+import { integerOption } from '../integer-option';
 import { readJsonFile, validateFileContent } from '../read-input';
 
 interface GuardOptions {
@@ -18,14 +19,6 @@ interface GuardOptions {
   readonly nowMs?: number;
   readonly maxReceiptAgeSeconds: number;
   readonly maxClockSkewSeconds?: number;
-}
-
-/** Parses a non-negative integer option value, or refuses it as bad input. */
-export function integerOption(value: string): number {
-  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new InvalidArgumentError('expected a non-negative integer');
-  }
-  return Number(value);
 }
 
 /**

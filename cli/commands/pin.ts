@@ -6,7 +6,8 @@ import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { connect, STACK_OPTION, stackPinPath } from '../online';
+import { connect, STACK_OPTION } from '../online';
+import { stackPinPath } from '../read-stack-pin';
 
 /**
  * `reseal pin`: reads a deployed stack's outputs (`DescribeStacks`) and its log and guard

@@ -10,8 +10,8 @@ import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
+import { integerOption } from '../integer-option';
 import { connect, STACK_OPTION } from '../online';
-import { integerOption } from './guard';
 
 interface PolicyOptions {
   readonly witnessVkey?: string;

@@ -13,6 +13,7 @@ import { jsonText } from '../format/json-text';
 import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
 import { writeOutcomeJson } from '../format/write-outcome-json';
 import { writeOutcomeText } from '../format/write-outcome-text';
+import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readSchemaFile } from '../read-input';
@@ -22,7 +23,6 @@ import {
   type WriterKeyOptions,
   writerSignerFrom,
 } from '../writer-key-option';
-import { integerOption } from './guard';
 
 /** A request file: signed, or unsigned for the client to sign with the writer key given. */
 const PublishRequestSchema = ResidualWriteRequestSchema.partial({ writer: true });

@@ -3,18 +3,19 @@ import { escapedText } from '../../shared/schemas/escaped-text';
 import { parseInput } from '../../shared/schemas/parse';
 import { Identifier } from '../../shared/schemas/primitives';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
+import { awaitRecallReport } from '../await-recall-report';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
+import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../recall-exit';
+import { recallExitCode, recallRefusalHint } from '../recall-exit';
 import { statusLine } from '../status-line';
-import { integerOption } from './guard';
 
 interface RecallOptions {
   readonly checkpointStore?: string;

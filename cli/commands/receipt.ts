@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import {
   defaultPolicyText,
   type FreshnessPolicy,
@@ -8,7 +7,7 @@ import {
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
-import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
+import { type NoteVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
@@ -19,7 +18,6 @@ import { fieldLines } from '../format/field-lines';
 import { isoTime } from '../format/iso-time';
 import { jsonText } from '../format/json-text';
 import { writtenByJson } from '../format/written-by-json';
-import { connect, STACK_OPTION } from '../online';
 import { readPolicyOption } from '../policy-option';
 import { readJsonFile } from '../read-input';
 
@@ -201,23 +199,4 @@ function reportReceipt(
     );
   }
   ctx.exit(result.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
-}
-
-/**
- * `reseal log-key`: prints the verifier keys of a deployed stack (C2SP signed-note vkey form,
- * `<name>+<hash>+<key>`), read once with KMS `GetPublicKey`: pin them where receipts, checkpoints
- * and refusals are checked (`verify --receipt --log-key`).
- */
-export function registerLogKey(program: Command, ctx: CommandContext): void {
-  program
-    .command('log-key')
-    .summary("print the stack's log verifier key (to check receipts and checkpoints offline) (online)")
-    .option('--json', 'print the key as JSON (snake_case)')
-    .option(...STACK_OPTION)
-    .action(async (options: { json?: boolean; stack: string }) => {
-      const client = await connect(ctx.io, options.stack);
-      const key = formatVerifierKey(await client.logKey());
-      ctx.io.stdout(options.json ? jsonText({ log_name: client.outputs.logName, log_key: key }) : `${key}\n`);
-      ctx.exit(ExitCode.OK);
-    });
 }

@@ -12,9 +12,10 @@ import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { triageReportJson, triageReportText } from '../format/triage-report';
+import { megabytes } from '../megabytes';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-input';
-import { megabytes, statusLine } from '../status-line';
+import { statusLine } from '../status-line';
 
 const MANIFEST = 'sealed dependency manifest';
 

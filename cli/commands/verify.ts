@@ -12,11 +12,11 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
+import { integerOption } from '../integer-option';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
-import { integerOption } from './guard';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {

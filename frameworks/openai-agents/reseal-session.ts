@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentInputItem, Session } from '@openai/agents-core';
 import { writeRequest } from '../../client/builders';
-import { type CheckpointStore, FileCheckpointStore } from '../../client/checkpoint-store';
+import type { CheckpointStore } from '../../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../../client/connect';
 import { LogVerificationError } from '../../client/errors';
+import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { LogReader } from '../../client/log-reader';
 import type { LineageReader, ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId } from '../../client/sole-writer-policy';

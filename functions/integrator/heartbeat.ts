@@ -5,7 +5,8 @@ import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import type { IntegratorWitness } from './integrator-service';
-import { publishedSize, submitToWitness } from './witness-submission';
+import { publishedSize } from './published-size';
+import { submitToWitness } from './witness-submission';
 
 /** Dependencies of {@link DeploymentHeartbeat}, injected. */
 export interface HeartbeatDeps {

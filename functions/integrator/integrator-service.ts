@@ -39,8 +39,9 @@ import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-
 import { parseConflictSize } from '../../shared/witness/add-checkpoint-response';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { publishedSize } from './published-size';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';
-import { publishedSize, submitToWitness } from './witness-submission';
+import { submitToWitness } from './witness-submission';
 
 /** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
 export interface IntegratorWitness {

@@ -5,7 +5,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createTriageHandler } from './create-handler';
 import { tenantIdsFrom } from './tenant-ids';

@@ -4,7 +4,7 @@
 // store file, and a format-2 (writer-bound) lineage with its receipts and the TypeScript verdicts
 // of it and of a stranger's record appended to it (docs/authorship.md). Prints one JSON object;
 // takes the store file's path as its only argument.
-import { FileCheckpointStore } from '../../client/checkpoint-store';
+import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';

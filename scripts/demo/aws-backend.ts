@@ -14,7 +14,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { readLineageReport } from '../../client/read-lineage-report';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';

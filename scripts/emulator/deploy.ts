@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { parseStackOutputs, type StackOutputs } from '../../client/stack-outputs';
-import { checkEndpoint, EMULATOR_DIR, ROOT } from './emulator';
+import { checkEndpoint } from './check-endpoint';
+import { EMULATOR_DIR, ROOT } from './emulator';
 
 /** CloudFormation stack name the emulator deploy uses (the app's default stack). */
 export const STACK_NAME = 'ResealStack';

@@ -2,9 +2,10 @@ import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError, NoteFormatError, ReAnchorFormatError } from '../errors';
 import { HASH_BYTES } from '../log/merkle-hashing';
-import { type NoteVerifierKey, verifyEd25519 } from '../log/note-key';
+import type { NoteVerifierKey } from '../log/note-key';
 import { formatSignedNote, type NoteSignature, parseSignedNote, signNote } from '../log/signed-note';
 import { decodeStrictBase64, encodeBase64 } from '../log/strict-base64';
+import { verifyEd25519 } from '../log/verify-ed25519';
 import type { NoteSigner } from '../ports/note-signer';
 
 /** First line of every re-anchor statement: names the format (docs/deployment-log.md, "Re-anchor"). */

@@ -1,4 +1,3 @@
-import { createPublicKey, verify } from 'node:crypto';
 import { InvalidInputError } from '../errors';
 import {
   ED25519_PUBLIC_KEY_BYTES,
@@ -123,42 +122,4 @@ const NOTE_VKEY: VkeyKind = {
  */
 export function parseVerifierKey(text: string): NoteVerifierKey {
   return parseEd25519Vkey(text, NOTE_VKEY, isValidKeyName, ed25519KeyHash);
-}
-
-/**
- * The raw 32-byte Ed25519 public key inside an X.509 SubjectPublicKeyInfo (DER): what KMS
- * `GetPublicKey` returns for an `ECC_NIST_EDWARDS25519` key.
- * @throws {InvalidInputError} when `der` is not an SPKI of an Ed25519 key
- */
-export function publicKeyFromSpki(der: Uint8Array): Uint8Array {
-  try {
-    const key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
-    if (key.asymmetricKeyType === 'ed25519') {
-      const raw = Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url');
-      if (raw.byteLength === ED25519_PUBLIC_KEY_BYTES) return Uint8Array.from(raw);
-    }
-  } catch (error) {
-    throw new InvalidInputError('public key', [{ path: '', message: 'expected a DER SubjectPublicKeyInfo' }], {
-      cause: error,
-    });
-  }
-  throw new InvalidInputError('public key', [{ path: '', message: 'expected an Ed25519 key' }]);
-}
-
-/**
- * Whether `signature` is a valid pure Ed25519 signature (RFC 8032 §5.1.7) of `message` under the
- * raw `publicKey`. Never throws: false also for wrong lengths or a key that is not a curve point.
- */
-export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (!(publicKey instanceof Uint8Array) || publicKey.byteLength !== ED25519_PUBLIC_KEY_BYTES) return false;
-  if (!(signature instanceof Uint8Array) || signature.byteLength !== ED25519_SIGNATURE_BYTES) return false;
-  try {
-    const key = createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') },
-      format: 'jwk',
-    });
-    return verify(null, message, key, signature);
-  } catch {
-    return false;
-  }
 }

@@ -8,9 +8,9 @@ import {
   isValidKeyName,
   KEY_HASH_BYTES,
   type NoteVerifierKey,
-  verifyEd25519,
 } from './note-key';
 import { decodeStrictBase64, encodeBase64 } from './strict-base64';
+import { verifyEd25519 } from './verify-ed25519';
 
 /**
  * C2SP signed-note: a text ending in a newline, a blank line, then one line per signature,

@@ -1,7 +1,8 @@
 import { InvalidInputError, NoteFormatError, NoteVerificationError } from '../errors';
-import { ED25519_SIGNATURE_BYTES, verifyEd25519 } from '../log/note-key';
+import { ED25519_SIGNATURE_BYTES } from '../log/note-key';
 import type { NoteSignature } from '../log/signed-note';
 import { encodeBase64 } from '../log/strict-base64';
+import { verifyEd25519 } from '../log/verify-ed25519';
 import type { NoteSigner } from '../ports/note-signer';
 import { type CosignerKey, cosignerKeyHash } from './cosigner-key';
 

@@ -9,7 +9,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import type { StackOutputs } from '../../client/stack-outputs';
-import { SealerService } from '../../functions/sealer/sealer-service';
+import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
@@ -28,17 +28,28 @@ export interface SealingSetup {
  * A sealer service on the deployed table and keys. Each call makes a new one: a sealer after a
  * cold start, with no memory of the checkpoints it signed.
  *
- * @param clock - the sealer's clock (ms); refusals are timed by the messages' `sentAtMs`
+ * @param options.clock - the sealer's clock (ms); refusals are timed by the messages' `sentAtMs`
+ * @param options.signer - the log key's signer (default: the stack's KMS log key)
+ * @param options.notifier - where its sealed-run notices go (none sent without one)
+ * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
  */
-export function coldSealer(setup: SealingSetup, clock: () => number = Date.now): SealerService {
+export function coldSealer(
+  setup: SealingSetup,
+  options: Pick<SealerDeps, 'notifier' | 'index'> & {
+    readonly clock?: () => number;
+    readonly signer?: SealerDeps['signer'];
+  } = {},
+): SealerService {
   return new SealerService({
     store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
     publisher: new FakePublisher(),
     anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
-    signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+    signer: options.signer ?? new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
-    clock,
+    clock: options.clock ?? Date.now,
+    ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.index ? { index: options.index } : {}),
   });
 }
 

@@ -12,7 +12,7 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
+  paginateQuery,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { Keys } from '../../adapters/dynamodb-table-keys';
@@ -31,26 +31,22 @@ export function partitionsOf(lineageId: string): string[] {
 /** Raw access to the table, as the table writer has it. */
 export class TableWriter {
   constructor(
-    readonly dynamodb: Pick<DynamoDBClient, 'send'>,
+    readonly dynamodb: DynamoDBClient,
     readonly tableName: string,
   ) {}
 
   async query(pk: string): Promise<Item[]> {
     const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const out = await this.dynamodb.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: pk } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery(
+      { client: this.dynamodb },
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: pk } },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEndpoint } from '../../scripts/emulator/emulator';
+import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 
 describe('AWS_ENDPOINT_URL check (only loopback addresses are a target)', () => {
   it.each(['http://localhost:4566', 'http://127.0.0.1:4566/', 'http://127.8.0.2:4566', 'http://[::1]:4566'])(

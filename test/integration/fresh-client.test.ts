@@ -4,18 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner } from '../../adapters/kms-note-signer';
-import { IntegratorService } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { RecallTarget } from '../../shared/pipeline/messages';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
+import { stackIntegrator } from '../helpers/stack-integrator';
 import { clientOf, type ReadTarget, runPythonReader } from '../helpers/tamper-readers';
 import { partitionsOf } from '../helpers/tamper-table';
 import { testLineageId } from '../helpers/writer-factories';
@@ -28,39 +22,13 @@ import { emulatorSetup, MANIFEST } from './tamper/fixture';
 // CLI and client over the same table, and the Python client's recall through the deployed triage
 // function, with the stack's default policy (the log alone, UNWITNESSED).
 const setup = emulatorSetup();
-const notices: SealedRunNotice[] = [];
-const sealer = new SealerService({
-  store: setup.store,
-  publisher: new FakePublisher(),
-  anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
-  signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
-  metrics: new FakeMetrics(),
-  logger: fakeLogger(),
-  clock: Date.now,
-  notifier: { notify: async (notice) => void notices.push(notice) },
-});
+const notices = new SealedRunNotices();
+const sealer = coldSealer(setup, { notifier: notices });
 
 /** Integrates the collected notices; a head moved by another integrator (a lost condition) is retried, a bounded number of times. */
 async function integrate(): Promise<void> {
-  const batch = notices.splice(0);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const report = await new IntegratorService({
-        lineages: setup.store,
-        deployment: new DynamoDBDeploymentLogStore(setup.dynamodb, setup.stack.TableName),
-        index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
-        signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
-        witness: null,
-        metrics: new FakeMetrics(),
-        logger: fakeLogger(),
-        clock: Date.now,
-      }).integrate(batch);
-      expect(report.evidence).toEqual([]);
-      return;
-    } catch (error) {
-      if (attempt >= 5) throw error;
-    }
-  }
+  const report = await notices.integrateRetrying(() => stackIntegrator(setup));
+  expect(report.evidence).toEqual([]);
 }
 
 async function seal(lineageId: string, residualIds: readonly string[]): Promise<void> {
@@ -176,7 +144,7 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
     await seal(awaiting, ['r-0']);
     expect(await clientRecall(awaiting, { latest: true })).toBe('VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
     expect(await recallCli(awaiting, { latest: true })).toBe('exit 0 VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
-    notices.splice(0);
+    notices.take();
   });
 
   it('an older signed answer replayed as latest (the lineage rolled back after the index took a larger head) is refused: not the newest', async (context) => {

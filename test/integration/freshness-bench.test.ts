@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { freshnessClient, measureFreshness } from '../../bench/stack/freshness-bench';
 import { benchLineageId } from '../../bench/stack/stack-bench';
 import { defaultPolicyText, freshnessPolicy } from '../../client/freshness-policy';

@@ -5,7 +5,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';

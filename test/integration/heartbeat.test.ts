@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { DeploymentHeartbeat } from '../../functions/integrator/heartbeat';
 import { IntegratorService, type IntegratorWitness } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
 import { WitnessService } from '../../functions/witness/witness-service';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import type { NoteSigner } from '../../shared/ports/note-signer';
@@ -21,9 +19,11 @@ import { checkPolicy } from '../../shared/witness/policy-check';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { InMemoryWitnessStore } from '../helpers/in-memory-witness-store';
+import { createScratchTable } from '../helpers/scratch-table';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
 import { until } from '../helpers/until';
 import { testWitnessSigner } from '../helpers/witness-factories';
 import { testLineageId } from '../helpers/writer-factories';
@@ -54,21 +54,7 @@ function counting(signer: NoteSigner): NoteSigner & { signs: number } {
 }
 
 beforeAll(async () => {
-  await dynamodb.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-    }),
-  );
-  await waitUntilTableExists({ client: dynamodb, maxWaitTime: 120 }, { TableName: tableName });
+  await createScratchTable(dynamodb, tableName, ['pk', 'sk']);
 });
 
 afterAll(async () => {
@@ -98,17 +84,12 @@ describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Fre
     };
     const store = new DynamoDBLineageStore(dynamodb, tableName);
     const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
-    const notices: SealedRunNotice[] = [];
-    const sealer = new SealerService({
-      store,
-      publisher: new FakePublisher(),
-      anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
-      signer: logSigner,
-      metrics: new FakeMetrics(),
-      logger: fakeLogger(),
-      clock: Date.now,
-      notifier: { notify: async (n) => void notices.push(n) },
-    });
+    const notices = new SealedRunNotices();
+    // The stack's keys over this file's own table.
+    const sealer = coldSealer(
+      { stack: { ...stack, TableName: tableName }, dynamodb, kms },
+      { signer: logSigner, notifier: notices },
+    );
     const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
     const lineageId = testLineageId(`lin-heartbeat-${randomUUID()}`);
     const now = Date.now();
@@ -122,7 +103,7 @@ describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Fre
       metrics: new FakeMetrics(),
       logger: fakeLogger(),
       clock: Date.now,
-    }).integrate(notices.splice(0));
+    }).integrate(notices.take());
     expect(integrated.witnessStatus).toBe(200);
     const first = await deployment.readHead();
     const cosignedAt = (note: string | null | undefined) => {

@@ -7,16 +7,14 @@ import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-l
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
-import { IntegratorService } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
+import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { checkIndexPresence } from '../../shared/index/index-proof-check';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { verifyInclusion } from '../../shared/log/proof-verification';
@@ -26,47 +24,24 @@ import { INTEGRATION_LEASE_MS } from '../../shared/ports/integration-lease';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantee } from '../helpers/guarantees';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
+import { stackIntegrator } from '../helpers/stack-integrator';
 import { until } from '../helpers/until';
 import { testLineageId } from '../helpers/writer-factories';
 
 // The integrator on the deployed stack (docs/deployment-log.md): the real sealer and integrator
 // services over the emulator's table and KMS log key, then the deployed integrator function fed
 // through the deployed integration queue.
-const { stack, endpoint, dynamodb, kms, sqs, store } = deployedStack();
+const setup = deployedStack();
+const { stack, endpoint, dynamodb, kms, sqs, store } = setup;
 const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
-const signer = new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName);
 const deployment = new DynamoDBDeploymentLogStore(dynamodb, stack.TableName);
 const index = new DynamoDBIndexNodeStore(dynamodb, stack.TableName);
 
-function sealerWith(notifier: IntegrationNotifier): SealerService {
-  return new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor: stackAnchor(),
-    signer,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: Date.now,
-    notifier,
-  });
-}
-const stackAnchor = () => deployedStack().anchor;
-
-function integrator() {
-  return new IntegratorService({
-    lineages: store,
-    deployment,
-    index,
-    signer,
-    witness: null,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: Date.now,
-  });
-}
+const sealerWith = (notifier: IntegrationNotifier) => coldSealer(setup, { notifier });
+const integrator = () => stackIntegrator(setup);
 
 const write = (sealer: SealerService, lineageId: string, residualId: string) => {
   const now = Date.now();
@@ -142,14 +117,14 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
   }, 120_000);
 
   it('three lineages under one signed deployment checkpoint; a table-writer rollback of one is refused with evidence', async (context: TestContext) => {
-    const notices: SealedRunNotice[] = [];
-    const sealer = sealerWith({ notify: async (n) => void notices.push(n) });
+    const notices = new SealedRunNotices();
+    const sealer = sealerWith(notices);
     const lineages = ['a', 'b', 'c'].map((l) => testLineageId(`lin-int-${l}-${randomUUID()}`));
     for (const residualId of ['r-0', 'r-1']) {
       for (const lineageId of lineages) expect(await write(sealer, lineageId, residualId)).toEqual(['SEALED']);
     }
     const service = integrator();
-    const first = await service.integrate(notices.splice(0));
+    const first = await service.integrate(notices.take());
     expect(first.evidence).toEqual([]);
     expect([...first.integrated].sort()).toEqual([...lineages].sort());
     const { checkpoint, heads } = await provenHeads(lineages);
@@ -168,7 +143,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     );
     expect(await write(sealer, a, 'r-2')).toEqual(['SEALED']);
     expect(await write(sealer, a, 'r-3')).toEqual(['SEALED']);
-    await service.integrate(notices.splice(0));
+    await service.integrate(notices.take());
     expect((await provenHeads([a])).heads.get(a)).toBe(4);
     for (const seq of [2, 3]) {
       await dynamodb.send(
@@ -181,10 +156,10 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     for (const item of snapshot.Items ?? [])
       await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
     // A cold sealer extends the rolled-back state; another lineage goes on as usual.
-    const cold = sealerWith({ notify: async (n) => void notices.push(n) });
+    const cold = sealerWith(notices);
     expect(await write(cold, a, 'r-2b')).toEqual(['SEALED']);
     expect(await write(cold, b, 'r-2')).toEqual(['SEALED']);
-    const report = await integrator().integrate(notices.splice(0));
+    const report = await integrator().integrate(notices.take());
     expectGuarantee(
       context,
       {
@@ -214,12 +189,12 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
   });
 
   it('a deleted INDEX# item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
-    const notices: SealedRunNotice[] = [];
-    const sealer = sealerWith({ notify: async (n) => void notices.push(n) });
+    const notices = new SealedRunNotices();
+    const sealer = sealerWith(notices);
     const [x, y] = ['x', 'y'].map((l) => testLineageId(`lin-int-node-${l}-${randomUUID()}`)) as [string, string];
     for (const lineageId of [x, y]) expect(await write(sealer, lineageId, 'r-0')).toEqual(['SEALED']);
     const service = integrator();
-    expect((await service.integrate(notices.splice(0))).evidence).toEqual([]);
+    expect((await service.integrate(notices.take())).evidence).toEqual([]);
     const root = Buffer.from((await deployment.readHead())?.indexRoot ?? '', 'hex');
     const proven = await proveIndexKey(index, root, { kind: 'lineage', lineageId: x });
     if (proven.kind !== 'presence') throw new Error(`${x} is not indexed`);
@@ -231,7 +206,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     let report: Awaited<ReturnType<typeof service.integrate>>;
     try {
       for (const lineageId of [x, y]) expect(await write(sealer, lineageId, 'r-1')).toEqual(['SEALED']);
-      report = await service.integrate(notices.splice(0));
+      report = await service.integrate(notices.take());
     } finally {
       // The table is shared by every integration file: put the node back (content-addressed, so the
       // same bytes), or later keys whose paths cross it would be left out by the deployed functions.

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { connectMcpClient } from '../../mcp/config';
 import { writeRequestFor } from '../../mcp/tools/write';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';

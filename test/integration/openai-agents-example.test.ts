@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { MemoryCheckpointStore } from '../../client/checkpoint-store';
 import { connectToStack } from '../../client/connect';
+import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { emulatorEnv, STACK_NAME } from '../../scripts/emulator/deploy';
 

@@ -5,22 +5,17 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { type FreshnessPolicy, freshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import { IntegratorService } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { formatCosignerKey } from '../../shared/witness/cosigner-key';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { cosignedByTestWitness } from '../helpers/integrated-stack';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
+import { stackIntegrator } from '../helpers/stack-integrator';
 import { mcpRecall } from '../helpers/tamper-mcp-readers';
 import { partitionsOf } from '../helpers/tamper-table';
 import { testCosignerKey } from '../helpers/witness-factories';
@@ -35,38 +30,13 @@ import { emulatorSetup, MANIFEST } from './tamper/fixture';
 // client and MCP server over the same table, with the stack's default policy (UNWITNESSED) unless
 // a row says otherwise.
 const setup = emulatorSetup();
-const notices: SealedRunNotice[] = [];
-const sealer = new SealerService({
-  store: setup.store,
-  publisher: new FakePublisher(),
-  anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
-  signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
-  metrics: new FakeMetrics(),
-  logger: fakeLogger(),
-  clock: Date.now,
-  notifier: { notify: async (notice) => void notices.push(notice) },
-});
+const notices = new SealedRunNotices();
+const sealer = coldSealer(setup, { notifier: notices });
 
 /** Integrates the collected notices (a lost condition is retried); the evidence it raised. */
 async function integrate(): Promise<string[]> {
-  const batch = notices.splice(0);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const report = await new IntegratorService({
-        lineages: setup.store,
-        deployment: new DynamoDBDeploymentLogStore(setup.dynamodb, setup.stack.TableName),
-        index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
-        signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
-        witness: null,
-        metrics: new FakeMetrics(),
-        logger: fakeLogger(),
-        clock: Date.now,
-      }).integrate(batch);
-      return report.evidence.map((e) => e.kind);
-    } catch (error) {
-      if (attempt >= 5) throw error;
-    }
-  }
+  const report = await notices.integrateRetrying(() => stackIntegrator(setup));
+  return report.evidence.map((e) => e.kind);
 }
 
 async function seal(writes: readonly ResidualWriteRequest[]): Promise<void> {

@@ -1,39 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type AttributeValue,
-  BatchWriteItemCommand,
-  CreateTableCommand,
-  DeleteTableCommand,
-  type DynamoDBClient,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, DeleteTableCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
-import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
-import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { reAnchorJson } from '../../cli/format/freshness';
 import { DeploymentChainReader } from '../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../client/freshness-policy';
 import { createReAnchorHandler } from '../../functions/integrator/create-re-anchor-handler';
 import { IntegratorService } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
 import { WitnessService } from '../../functions/witness/witness-service';
 import { prepareReAnchor } from '../../scripts/re-anchor';
 import { LogStateError } from '../../shared/errors';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { formatCosignerKey } from '../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { expectGuarantee } from '../helpers/guarantees';
 import { testRecoveryKey, testRecoverySigner } from '../helpers/re-anchor-factories';
+import { createScratchTable } from '../helpers/scratch-table';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
 import { testCosignerKey, testWitnessSigner } from '../helpers/witness-factories';
 import { testLineageId } from '../helpers/writer-factories';
 import { MANIFEST } from './tamper/fixture';
@@ -65,18 +58,10 @@ const witness = new WitnessService({
   clock: Date.now,
   recoveryKeys: [recoveryKey],
 });
-const notices: SealedRunNotice[] = [];
+const notices = new SealedRunNotices();
+// The stack's keys over this file's own table.
 const sealer = () =>
-  new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
-    signer: logSigner,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: Date.now,
-    notifier: { notify: async (notice) => void notices.push(notice) },
-  });
+  coldSealer({ stack: { ...stack, TableName: tableName }, dynamodb, kms }, { signer: logSigner, notifier: notices });
 const integrator = () =>
   new IntegratorService({
     lineages: store,
@@ -103,28 +88,11 @@ const reader = new DeploymentChainReader({
   nowMs: Date.now,
 });
 
-async function createTable(client: DynamoDBClient, name: string, keys: readonly string[]): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: name,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: keys.map((k) => ({ AttributeName: k, AttributeType: 'S' })),
-      KeySchema: keys.map((k, i) => ({ AttributeName: k, KeyType: i === 0 ? 'HASH' : 'RANGE' })),
-    }),
-  );
-}
-
 /** Every item of the lineage table (the backup a restore puts back). */
 async function scanAll(): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await dynamodb.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
+  for await (const page of paginateScan({ client: dynamodb }, { TableName: tableName, ConsistentRead: true }))
     items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
   return items;
 }
 
@@ -149,8 +117,8 @@ async function seal(lineageId: string, residualId: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await createTable(dynamodb, tableName, ['pk', 'sk']);
-  await createTable(dynamodb, witnessTableName, ['origin']);
+  await createScratchTable(dynamodb, tableName, ['pk', 'sk']);
+  await createScratchTable(dynamodb, witnessTableName, ['origin']);
 });
 
 afterAll(async () => {
@@ -165,19 +133,19 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
     const warm = integrator();
     await seal(a, 'r-0');
     await seal(a, 'r-1');
-    await warm.integrate(notices.splice(0));
+    await warm.integrate(notices.take());
     const backup = await scanAll();
     await seal(a, 'r-2');
-    await warm.integrate(notices.splice(0));
+    await warm.integrate(notices.take());
     await seal(b, 'r-0');
-    await warm.integrate(notices.splice(0));
+    await warm.integrate(notices.take());
     const keptOld = (await deployment.readHead())?.published ?? '';
     expect((await witnessStore.read(stack.LogName))?.size).toBe(3);
 
     await restore(backup);
     expect((await deployment.readHead())?.size).toBe(1);
     await seal(a, 'r-2b');
-    const batch = notices.splice(0);
+    const batch = notices.take();
     const cold = integrator();
     await expect(cold.integrate(batch)).rejects.toBeInstanceOf(LogStateError);
 
@@ -198,9 +166,9 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
 
     expect((await cold.integrate(batch)).witnessStatus).toBe(200);
     await seal(b, 'r-0b');
-    expect((await integrator().integrate(notices.splice(0))).witnessStatus).toBe(200);
+    expect((await integrator().integrate(notices.take())).witnessStatus).toBe(200);
     await seal(b, 'r-1b');
-    expect((await warm.integrate(notices.splice(0))).witnessStatus).toBe(200);
+    expect((await warm.integrate(notices.take())).witnessStatus).toBe(200);
     expect((await deployment.readHead())?.size).toBe(5);
 
     const chain = await reader.read({ lineageId: a, residualId: 'r-2b' });

@@ -5,54 +5,32 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import { KMSNoteSigner } from '../../adapters/kms-note-signer';
-import { IntegratorService } from '../../functions/integrator/integrator-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
+import type { SealerService } from '../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, sealGroup } from '../helpers/emulator-lineages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
+import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantee } from '../helpers/guarantees';
+import { SealedRunNotices } from '../helpers/sealed-run-notices';
+import { stackIntegrator } from '../helpers/stack-integrator';
 import { signWriteSync, TEST_POLICY, testLineageId, testWriter } from '../helpers/writer-factories';
 
 // The sealer's index floor on the deployed stack (docs/sealing.md, "The index floor"): the real
 // sealer and integrator services over the emulator's table, KMS log key and MAC key. The table
 // writer's attacks are raw DynamoDB calls; each sealer after one is a cold start.
-const { stack, dynamodb, kms, store, anchor } = deployedStack();
+const setup = deployedStack();
+const { stack, dynamodb, store } = setup;
 const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
-const signer = new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName);
 const deployment = new DynamoDBDeploymentLogStore(dynamodb, stack.TableName);
 const index = new DynamoDBIndexNodeStore(dynamodb, stack.TableName);
 const SECOND_WRITER = testWriter('test-writer-2', 0x40);
 
 /** A cold sealer that checks each run against the index, its notices into `notices`. */
-function coldSealer(notices: SealedRunNotice[]): SealerService {
-  return new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor,
-    signer,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: Date.now,
-    notifier: { notify: async (n) => void notices.push(n) },
-    index: { deployment, nodes: index, witness: null },
-  });
-}
+const indexedSealer = (notices: SealedRunNotices) =>
+  coldSealer(setup, { notifier: notices, index: { deployment, nodes: index, witness: null } });
 
-const integrator = new IntegratorService({
-  lineages: store,
-  deployment,
-  index,
-  signer,
-  witness: null,
-  metrics: new FakeMetrics(),
-  logger: fakeLogger(),
-  clock: Date.now,
-});
+const integrator = stackIntegrator(setup);
 
 /** A write by the test writer (or `by`), accepted now. */
 function writeOf(lineageId: string, residualId: string, policy: LineagePolicy, by = SECOND_WRITER, signed = false) {
@@ -99,18 +77,18 @@ const row = (target: string, attack: string, expected: string) =>
 
 describe('the sealer against the deployment index on the deployed stack (docs/sealing.md, "The index floor")', () => {
   it('a whole-lineage rollback after integration: a cold sealer refuses the write, unsigned, and signs no second history', async (context: TestContext) => {
-    const notices: SealedRunNotice[] = [];
+    const notices = new SealedRunNotices();
     const lineageId = testLineageId(`lin-floor-${randomUUID()}`);
-    const sealer = coldSealer(notices);
+    const sealer = indexedSealer(notices);
     for (const id of ['r-0', 'r-1'])
       expect(await seal(sealer, writeOf(lineageId, id, TEST_POLICY))).toEqual(['SEALED']);
     const restore = await snapshotOf(lineageId);
     for (const id of ['r-2', 'r-3'])
       expect(await seal(sealer, writeOf(lineageId, id, TEST_POLICY))).toEqual(['SEALED']);
-    expect((await integrator.integrate(notices.splice(0))).integrated).toEqual([lineageId]);
+    expect((await integrator.integrate(notices.take())).integrated).toEqual([lineageId]);
     await restore(2, 4);
     const headBefore = await store.logHead(lineageId);
-    const observed = await seal(coldSealer(notices), writeOf(lineageId, 'r-2b', TEST_POLICY));
+    const observed = await seal(indexedSealer(notices), writeOf(lineageId, 'r-2b', TEST_POLICY));
     expectGuarantee(
       context,
       row(
@@ -121,20 +99,20 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
       observed.join(', '),
     );
     expect(await store.logHead(lineageId)).toEqual(headBefore);
-    expect(notices).toEqual([]);
+    expect(notices.pending).toEqual([]);
     const [rejection] = await rejectionsOf(lineageId, 'r-2b');
     expect(rejection).toMatchObject({ reason: 'LINEAGE_BEHIND_INDEX', statement: null });
     expect(rejection?.issues[0]?.message).toMatch(/size 2 .*size 4/);
   });
 
   it('a rollback past a revocation: the revoked key is refused, not admitted on the restored policy', async (context: TestContext) => {
-    const notices: SealedRunNotice[] = [];
+    const notices = new SealedRunNotices();
     const both: LineagePolicy = {
       ...TEST_POLICY,
       writers: [...TEST_POLICY.writers, { keyId: SECOND_WRITER.keyId, publicKey: SECOND_WRITER.publicKey }],
     };
     const lineageId = testLineageId(`lin-floor-rev-${randomUUID()}`, both);
-    const sealer = coldSealer(notices);
+    const sealer = indexedSealer(notices);
     expect(await seal(sealer, writeOf(lineageId, 'r-0', both))).toEqual(['SEALED']);
     expect(await seal(sealer, writeOf(lineageId, 'r-1', both, SECOND_WRITER, true))).toEqual(['SEALED']);
     const restore = await snapshotOf(lineageId);
@@ -143,9 +121,9 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
     expect(await seal(sealer, writeOf(lineageId, 'r-3', both, SECOND_WRITER, true))).toEqual([
       'REJECTED WRITER_NOT_ADMITTED',
     ]);
-    expect((await integrator.integrate(notices.splice(0))).integrated).toEqual([lineageId]);
+    expect((await integrator.integrate(notices.take())).integrated).toEqual([lineageId]);
     await restore(2, 3);
-    const observed = await seal(coldSealer(notices), writeOf(lineageId, 'r-3b', both, SECOND_WRITER, true));
+    const observed = await seal(indexedSealer(notices), writeOf(lineageId, 'r-3b', both, SECOND_WRITER, true));
     expectGuarantee(
       context,
       row(
@@ -159,20 +137,20 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
   });
 
   it('a deleted residual-id marker and a resend of an integrated write: the duplicate answer, sealed once', async (context: TestContext) => {
-    const notices: SealedRunNotice[] = [];
+    const notices = new SealedRunNotices();
     const lineageId = testLineageId(`lin-floor-marker-${randomUUID()}`);
-    const sealer = coldSealer(notices);
+    const sealer = indexedSealer(notices);
     const first = writeOf(lineageId, 'r-0', TEST_POLICY);
     expect(await seal(sealer, first)).toEqual(['SEALED']);
     expect(await seal(sealer, writeOf(lineageId, 'r-1', TEST_POLICY))).toEqual(['SEALED']);
-    expect((await integrator.integrate(notices.splice(0))).integrated).toEqual([lineageId]);
+    expect((await integrator.integrate(notices.take())).integrated).toEqual([lineageId]);
     await dynamodb.send(
       new DeleteItemCommand({
         TableName: stack.TableName,
         Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.residualSk('r-0') } },
       }),
     );
-    const observed = await seal(coldSealer(notices), first);
+    const observed = await seal(indexedSealer(notices), first);
     expectGuarantee(
       context,
       row(
@@ -183,7 +161,7 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
       observed.join(', '),
     );
     const other = acceptedWrite(lineageId, 'r-0', manifest, Date.now(), { payload: { other: 'content' } });
-    expect(await seal(coldSealer(notices), other)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
+    expect(await seal(indexedSealer(notices), other)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
     expect((await store.logHead(lineageId))?.head.seq).toBe(1);
     expect(await store.readRecord(lineageId, 2)).toBeNull();
   });

@@ -10,10 +10,10 @@ import {
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sigV4Fetch } from '../../adapters/sigv4-fetch';
 import { ResealStack } from '../../infra/reseal-stack';
-import { clientConfig, EMULATOR_ACCOUNT, EMULATOR_REGION } from '../../scripts/emulator/deploy';
+import { clientConfig, EMULATOR_ACCOUNT } from '../../scripts/emulator/deploy';
 import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
+import { createIamUser, type IamUser } from '../helpers/emulator-iam-user';
 import { expectGuarantee } from '../helpers/guarantees';
 
 // A second principal refused at the API (docs/authorship.md, "Tenancy", "On the emulator"):
@@ -24,45 +24,9 @@ import { expectGuarantee } from '../helpers/guarantees';
 // queue and a key of the emulator, and calls as each tenant's IAM user. MiniStack derives
 // aws:SecureTransport from `X-Forwarded-Proto: https`, which the test's clients send (a TLS
 // terminator's header), so the TLS-only deny does not hide the tenant rule.
-const ROOT = { accessKeyId: 'test', secretAccessKey: 'test' };
 const RUN = randomUUID().slice(0, 8);
 let emulator: Emulator | undefined;
 let endpoint = '';
-
-interface User {
-  readonly arn: string;
-  readonly keys: { accessKeyId: string; secretAccessKey: string };
-}
-
-/** An IAM user with an access key and an identity policy allowing `actions` on everything. */
-async function iamUser(name: string, actions: string[]): Promise<User> {
-  const iam = sigV4Fetch({ region: EMULATOR_REGION, credentials: ROOT, service: 'iam' });
-  const call = async (params: Record<string, string>) => {
-    const response = await iam(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ Version: '2010-05-08', ...params }).toString(),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`IAM ${params.Action}: HTTP ${response.status} ${text.slice(0, 300)}`);
-    return text;
-  };
-  const arn = /<Arn>([^<]+)<\/Arn>/.exec(await call({ Action: 'CreateUser', UserName: name }))?.[1];
-  const key = await call({ Action: 'CreateAccessKey', UserName: name });
-  await call({
-    Action: 'PutUserPolicy',
-    UserName: name,
-    PolicyName: 'agent',
-    PolicyDocument: JSON.stringify({
-      Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Action: actions, Resource: '*' }],
-    }),
-  });
-  const accessKeyId = /<AccessKeyId>([^<]+)<\/AccessKeyId>/.exec(key)?.[1];
-  const secretAccessKey = /<SecretAccessKey>([^<]+)<\/SecretAccessKey>/.exec(key)?.[1];
-  if (!arn || !accessKeyId || !secretAccessKey) throw new Error(`IAM: no user or key for ${name}`);
-  return { arn, keys: { accessKeyId, secretAccessKey } };
-}
 
 /** A template value with `Ref`, `Fn::GetAtt` and `Fn::Join` replaced by what `refs` names (`<id>` / `<id>.<attribute>`). */
 function resolved(value: unknown, refs: Record<string, string>): unknown {
@@ -97,13 +61,13 @@ function withTls<T extends { middlewareStack: { add: (...args: never[]) => void 
 }
 
 /** An SQS client as `keys`, over "TLS" unless `tls` is false. */
-function sqsAs(keys: User['keys'], tls = true): SQSClient {
+function sqsAs(keys: IamUser['keys'], tls = true): SQSClient {
   const client = new SQSClient({ ...clientConfig(endpoint), credentials: keys, useQueueUrlAsEndpoint: false });
   return tls ? withTls(client) : client;
 }
 
 /** A KMS client as `keys`, over "TLS". */
-function kmsAs(keys: User['keys']): KMSClient {
+function kmsAs(keys: IamUser['keys']): KMSClient {
   return withTls(new KMSClient({ ...clientConfig(endpoint), credentials: keys }));
 }
 
@@ -117,15 +81,15 @@ async function outcome(run: () => Promise<unknown>): Promise<string> {
   }
 }
 
-let acme: User;
-let beta: User;
+let acme: IamUser;
+let beta: IamUser;
 let template: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 
 beforeAll(async () => {
   emulator = await startEmulator({ auth: true });
   endpoint = emulator.endpoint;
-  acme = await iamUser(`reseal-acme-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
-  beta = await iamUser(`reseal-beta-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
+  acme = await createIamUser(endpoint, `reseal-acme-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
+  beta = await createIamUser(endpoint, `reseal-beta-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
   const stack = new ResealStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ResealStack', {
     tenants: [
       { id: 'acme', senderPrincipals: [acme.arn] },
@@ -167,7 +131,7 @@ describe('tenancy under AUTH=true: IAM refuses a second principal at the API', (
     await root.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: JSON.stringify(document) } }));
 
     const send =
-      (user: User, overTls = true) =>
+      (user: IamUser, overTls = true) =>
       () =>
         sqsAs(user.keys, overTls).send(new SendMessageCommand({ QueueUrl, MessageBody: '{}' }));
     const seen = { acme: await outcome(send(acme)), beta: await outcome(send(beta)) };
@@ -202,7 +166,7 @@ describe('tenancy under AUTH=true: IAM refuses a second principal at the API', (
         BypassPolicyLockoutSafetyCheck: true,
       }),
     );
-    const sign = (user: User) => () =>
+    const sign = (user: IamUser) => () =>
       kmsAs(user.keys).send(
         new SignCommand({
           KeyId: KeyMetadata?.Arn,

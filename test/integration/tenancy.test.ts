@@ -16,6 +16,7 @@ import { clientConfig, deployStack, EMULATOR_REGION } from '../../scripts/emulat
 import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
+import { createIamUser, type IamUser } from '../helpers/emulator-iam-user';
 import { expectGuarantee } from '../helpers/guarantees';
 import { until } from '../helpers/until';
 
@@ -33,36 +34,10 @@ let emulator: Emulator | undefined;
 let endpoint = '';
 let sqs: SQSClient;
 
-interface AccessKey {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-}
-interface TenantAgent {
+type AccessKey = IamUser['keys'];
+/** A tenant's sender: an IAM user of the emulator. */
+interface TenantAgent extends IamUser {
   readonly id: string;
-  readonly userArn: string;
-  readonly keys: AccessKey;
-}
-
-/** An IAM user with an access key, through the emulator's IAM query API (this repository has no IAM SDK client). */
-async function iamUser(name: string): Promise<TenantAgent & { name: string }> {
-  const iam = sigV4Fetch({ region: EMULATOR_REGION, credentials: ROOT, service: 'iam' });
-  const call = async (params: Record<string, string>) => {
-    const response = await iam(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ Version: '2010-05-08', ...params }).toString(),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`IAM ${params.Action}: HTTP ${response.status} ${text.slice(0, 300)}`);
-    return text;
-  };
-  const created = await call({ Action: 'CreateUser', UserName: name });
-  const userArn = /<Arn>([^<]+)<\/Arn>/.exec(created)?.[1];
-  const key = await call({ Action: 'CreateAccessKey', UserName: name });
-  const accessKeyId = /<AccessKeyId>([^<]+)<\/AccessKeyId>/.exec(key)?.[1];
-  const secretAccessKey = /<SecretAccessKey>([^<]+)<\/SecretAccessKey>/.exec(key)?.[1];
-  if (!userArn || !accessKeyId || !secretAccessKey) throw new Error(`IAM: no user or key for ${name}`);
-  return { id: '', name, userArn, keys: { accessKeyId, secretAccessKey } };
 }
 
 let outputs: StackOutputs;
@@ -75,9 +50,9 @@ beforeAll(async () => {
   emulator = await startEmulator();
   endpoint = emulator.endpoint;
   sqs = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
-  acme = { ...(await iamUser(`reseal-acme-${RUN}`)), id: 'acme' };
-  beta = { ...(await iamUser(`reseal-beta-${RUN}`)), id: 'beta' };
-  const tenants = [acme, beta].map((t) => ({ id: t.id, senderPrincipals: [t.userArn] }));
+  acme = { ...(await createIamUser(endpoint, `reseal-acme-${RUN}`)), id: 'acme' };
+  beta = { ...(await createIamUser(endpoint, `reseal-beta-${RUN}`)), id: 'beta' };
+  const tenants = [acme, beta].map((t) => ({ id: t.id, senderPrincipals: [t.arn] }));
   outputs = await deployStack(endpoint, {
     embedded: emulator.embedded,
     stackName: TENANT_STACK,

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AgentInputItem } from '@openai/agents-core';
-import { FileCheckpointStore } from '../../../client/checkpoint-store';
+import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { pinnedStackOf, StackPinSchema } from '../../../client/stack-pin';
 import { ResealSession } from '../../../frameworks/openai-agents/reseal-session';
 

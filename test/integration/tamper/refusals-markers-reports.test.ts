@@ -575,25 +575,17 @@ describe('tampering with residual markers, triage reports, rejections and confli
       TEST_WRITER,
       signedAtMs,
     );
-    expect(
-      await sealGroup(
-        coldSealer(setup, () => ahead),
-        [reused],
-        ahead,
-      ),
-    ).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
+    expect(await sealGroup(coldSealer(setup, { clock: () => ahead }), [reused], ahead)).toEqual([
+      'REJECTED RESIDUAL_ID_REUSED',
+    ]);
     // A signed conflict: a write sealed on a head rewound to seq 1 (then the head is put back).
     const head = await setup.table.get(Keys.lineage(lineageId), Keys.head);
     const record1 = await setup.table.get(Keys.lineage(lineageId), Keys.record(1));
     await setup.table.put({ ...head, seq: { N: '1' }, recordHash: record1.recordHash as Item[string] });
     conflicted = signWriteSync(acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead), TEST_WRITER, signedAtMs);
-    expect(
-      await sealGroup(
-        coldSealer(setup, () => ahead),
-        [conflicted],
-        ahead,
-      ),
-    ).toEqual(['CONFLICT LINEAGE_INCONSISTENT']);
+    expect(await sealGroup(coldSealer(setup, { clock: () => ahead }), [conflicted], ahead)).toEqual([
+      'CONFLICT LINEAGE_INCONSISTENT',
+    ]);
     await setup.table.put(head);
     neverWritten = acceptedWrite(lineageId, 'r-9', MANIFEST, Date.now());
     // A genuine unparsed rejection: the guard (in process, with the stack's guard key) refuses a body that is not JSON.

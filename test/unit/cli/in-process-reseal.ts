@@ -7,8 +7,8 @@
  * against its project.
  */
 import { isAbsolute, join } from 'node:path';
-import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/checkpoint-store';
 import type { ConnectOptions, StackConnection } from '../../../client/connect';
+import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { writerKeyFile as packageWriterKeyFile } from '../../../client/writer-key-file';
 import type { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';

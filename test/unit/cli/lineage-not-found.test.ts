@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
-import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { ResealClient } from '../../../client/reseal-client';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { awaitRecallReport } from '../../../cli/await-recall-report';
 import { CliError } from '../../../cli/errors';
 import { ExitCode } from '../../../cli/exit-codes';
-import { awaitRecallReport, recallExitCode, recallRefusalHint } from '../../../cli/recall-exit';
+import { recallExitCode, recallRefusalHint } from '../../../cli/recall-exit';
 import { TimeoutError } from '../../../client/errors';
 import { decideRecall, RecallEnd, type VerifiedRecall } from '../../../client/verified-recall';
 import type { RecallCheck } from '../../../shared/log/recall-check';

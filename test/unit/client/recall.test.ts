@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { triageReportDigest } from '../../../shared/triage/delta-isolator';
 import { inProcessRecallClient, refusedTriageAnswer } from '../../helpers/factories';

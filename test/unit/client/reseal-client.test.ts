@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { PublishError, StackOutputsError, TimeoutError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import { resolveStackOutputs } from '../../../client/stack-outputs';
-import { UnavailableMacAnchor } from '../../../client/verify-records';
+import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ResealClient } from '../../../client/reseal-client';
-import { UnavailableMacAnchor } from '../../../client/verify-records';
+import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { LineageNotFoundError } from '../../../shared/errors';
 import type { MacAnchor } from '../../../shared/ports/mac-anchor';
 import { verifyLineagePages } from '../../../shared/seal/paged-verification';

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
 import { StackOutputsError } from '../../../client/errors';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { ResealClient } from '../../../client/reseal-client';
 import {
   connectMcpDeps,

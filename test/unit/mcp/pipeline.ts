@@ -1,4 +1,4 @@
-import { MemoryCheckpointStore } from '../../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../../client/reseal-client';
 import type { ResealMcpDeps } from '../../../mcp/context';
 import type { WriterSigner } from '../../../shared/ports/writer-signer';

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore } from '../../../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../../../client/memory-checkpoint-store';
 import { createMcpHttpHandler, MAX_MCP_BODY_BYTES, RemoteRpcError } from '../../../../functions/mcp/create-handler';
 import { remoteFreshnessPolicy } from '../../../../functions/mcp/remote-freshness-policy';
 import { writeRequestFor } from '../../../../mcp/tools/write';

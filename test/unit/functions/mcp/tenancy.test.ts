@@ -1,7 +1,7 @@
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore } from '../../../../client/checkpoint-store';
+import { MemoryCheckpointStore } from '../../../../client/memory-checkpoint-store';
 import { createMcpHttpHandler, RemoteRpcError } from '../../../../functions/mcp/create-handler';
 import { type RelayTenant, relayTenantsFrom } from '../../../../functions/mcp/relay-tenants';
 import { writeRequestFor } from '../../../../mcp/tools/write';

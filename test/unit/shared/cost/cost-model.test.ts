@@ -1,20 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  addUsage,
-  costPerMillion,
-  DESIGN_FLOOR,
-  monthlyCost,
-  perOperation,
-  usageOfCalls,
-} from '../../../../shared/cost/cost-model';
+import { addUsage, costPerMillion, DESIGN_FLOOR, monthlyCost, perOperation } from '../../../../shared/cost/cost-model';
 import {
   MONTHLY_DIMENSIONS,
   PER_USE_DIMENSIONS,
   type PriceTable,
   PriceTableSchema,
 } from '../../../../shared/cost/price-table';
+import { usageOfCalls } from '../../../../shared/cost/usage-of-calls';
 import { parseInput } from '../../../../shared/schemas/parse';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');

@@ -8,9 +8,9 @@ import {
   isValidKeyName,
   noteVerifierKey,
   parseVerifierKey,
-  publicKeyFromSpki,
-  verifyEd25519,
 } from '../../../../shared/log/note-key';
+import { publicKeyFromSpki } from '../../../../shared/log/public-key-from-spki';
+import { verifyEd25519 } from '../../../../shared/log/verify-ed25519';
 import { TEST_LOG_KEY_NAME, testNoteSigner, testNoteVerifierKey, toHex } from '../../../helpers/log-factories';
 
 const PETER = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { chartSpecs } from '../../../../shared/report/chart-specs';
-import { lineageReport, reportRefusals } from '../../../../shared/report/lineage-report';
+import { lineageReport } from '../../../../shared/report/lineage-report';
 import { ClaimState } from '../../../../shared/report/report-model';
+import { reportRefusals } from '../../../../shared/report/report-refusals';
 import { PLANTED_SCRIPT, reportLineage } from '../../../helpers/report-fixtures';
 import { TEST_LINEAGE_ID } from '../../../helpers/seal-factories';
 

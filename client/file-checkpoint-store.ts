@@ -1,0 +1,58 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { wellFormedString } from '../shared/schemas/primitives';
+import type { CheckpointStore } from './checkpoint-store';
+import { CheckpointFileError } from './errors';
+
+/** The file a {@link FileCheckpointStore} writes: `{ formatVersion: 1, checkpoints: { <origin>: <note> } }`. */
+export const CheckpointFileSchema = z.strictObject({
+  formatVersion: z.literal(1),
+  checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
+});
+
+/**
+ * A {@link CheckpointStore} in one JSON file ({@link CheckpointFileSchema}), written atomically
+ * (a temporary file renamed over it). A missing file is an empty store; a malformed one is an
+ * error, never silently reset (that would forget what the client trusted).
+ */
+export class FileCheckpointStore implements CheckpointStore {
+  readonly path: string;
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
+  async load(key: string): Promise<string | null> {
+    return (await this.#read())[key] ?? null;
+  }
+
+  /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
+  async save(key: string, note: string): Promise<void> {
+    const checkpoints = { ...(await this.#read()), [key]: note };
+    await mkdir(dirname(this.path), { recursive: true });
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify({ formatVersion: 1, checkpoints }, null, 2)}\n`, { mode: 0o600 });
+    await rename(temporary, this.path);
+  }
+
+  async #read(): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new CheckpointFileError(this.path, (error as Error).message, { cause: error });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new CheckpointFileError(this.path, 'not JSON', { cause: error });
+    }
+    const parsed = CheckpointFileSchema.safeParse(json);
+    if (!parsed.success)
+      throw new CheckpointFileError(this.path, `not a checkpoint file (${parsed.error.issues[0]?.message})`);
+    return parsed.data.checkpoints;
+  }
+}
