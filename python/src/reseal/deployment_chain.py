@@ -51,7 +51,7 @@ DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 """The default integration interval, seconds: how long a sealed write may wait to be integrated."""
 
 ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED"]
-ChainRefusal = Literal["POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID"]
+ChainRefusal = Literal["POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "FORK"]
 FreshnessState = Literal["PROVEN", "SEALED_AWAITING_INTEGRATION", "ABSENT", "NOT_NEWEST", "INCONSISTENT", "REFUSED"]
 Witnessing = Literal["WITNESSED", "UNWITNESSED"]
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from .deployment_chain import DeploymentChain, FreshnessPolicy, IndexClaim, verify_deployment_chain
 from .errors import InvalidInputError, ResealError
+from .head_note import choose_head_note
 from .index import (
     INDEX_EMPTY_HASH,
     IndexProof,
@@ -22,7 +23,7 @@ from .index import (
     index_leaf_hash,
     index_node_hash,
 )
-from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
+from .item_layout import DeploymentLogTableReader
 from .log import parse_checkpoint_body, parse_signed_note
 from .tree_refs import inclusion_proof_refs, range_root
 
@@ -50,18 +51,6 @@ def _claimed_size(note: str) -> int | None:
         return parse_checkpoint_body(text).size
     except ResealError:
         return None
-
-
-def _published_note(head: StoredDeploymentHead, witnessing: str) -> str | None:
-    """The note the policy is checked against: the head's ``published`` checkpoint; under an
-    unwitnessed policy (``quorum none``) the log's own signed ``checkpoint`` serves too, since the
-    log's signature is all that policy asks. So removing ``published`` alone does not make an
-    integrated log read as unpublished (docs/deployment-log.md, "Clients")."""
-    if isinstance(head.published, str) and head.published != "":
-        return head.published
-    if witnessing == "UNWITNESSED" and isinstance(head.checkpoint, str) and head.checkpoint != "":
-        return head.checkpoint
-    return None
 
 
 class DeploymentChainReader:
@@ -103,7 +92,10 @@ class DeploymentChainReader:
             return DeploymentChain(
                 "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
             )
-        note = _published_note(head, policy.witnessing)
+        chosen = choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
+        if chosen.kind == "FORK":
+            return DeploymentChain("REFUSED", refusal="FORK", reason=chosen.reason)
+        note = chosen.note
         if note is None:
             # The head stands, so the log has integrated: a head with no note the policy can check
             # is an edited item, never "nothing integrated yet".
