@@ -348,7 +348,8 @@ def decide_record_freshness(
                 size,
                 V.LINEAGE_BROKEN,
                 f"the index maps residual {record['residualId']} to seq {held['seq']} as of {at}, but the "
-                f"record shown is seq {seq}: the residual id was sealed twice",
+                f"record shown is seq {seq}: the residual id was sealed twice "
+                "(RESIDUAL_CHANGED: the index keeps the first sealing)",
             )
         if held is None and covered:
             return _refuted(
