@@ -23,7 +23,7 @@ describe('provenRecordFreshness: a record whose residual id the index maps to an
     const chains = new DeploymentChainReader({
       log: s.deployment,
       index: s.index,
-      policy: unwitnessedTestPolicy,
+      policy: async () => unwitnessedTestPolicy(),
       nowMs: () => s.clock.now,
     });
     const latest = await log.latest(lineageId);
