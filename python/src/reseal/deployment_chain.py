@@ -25,6 +25,7 @@ from .index import (
     index_key_path,
 )
 from .log import Checkpoint, NoteVerifierKey, check_consistency, format_verifier_key, leaf_hash, verify_inclusion
+from .re_anchor import checked_re_anchor, re_anchored_leaf
 from .records import V
 from .witness import TlogPolicy, check_policy, parse_policy
 
@@ -51,7 +52,9 @@ DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 """The default integration interval, seconds: how long a sealed write may wait to be integrated."""
 
 ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED"]
-ChainRefusal = Literal["POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "FORK"]
+ChainRefusal = Literal[
+    "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID", "FORK"
+]
 FreshnessState = Literal["PROVEN", "SEALED_AWAITING_INTEGRATION", "ABSENT", "NOT_NEWEST", "INCONSISTENT", "REFUSED"]
 Witnessing = Literal["WITNESSED", "UNWITNESSED"]
 
@@ -193,13 +196,16 @@ def verify_deployment_chain(
     lineage_id: str,
     lineage: IndexClaim,
     residual: tuple[str, IndexClaim] | None = None,
+    re_anchor: str | None = None,
 ) -> DeploymentChain:
     """Verifies a freshness chain (docs/deployment-log.md, "Clients", item 1): the deployment
     checkpoint ``note`` meets ``policy`` at ``now_seconds`` (log signature, a quorum of
     cosignatures no older than ``max_age_seconds``), ``index_root`` (32 bytes) is its **last** leaf
     (RFC 9162 inclusion at ``size − 1``), and the index claims hold against that root for the
     lineage (and the residual id ``(residual_id, claim)``). Every argument but the policy and the
-    clock is the table's, untrusted.
+    clock is the table's, untrusted. ``re_anchor``: the re-anchor statement note shown with the
+    checkpoint (docs/deployment-log.md, "Re-anchor"); the last leaf is then checked as a
+    re-anchored leaf of it (``RE_ANCHOR_INVALID`` when it is not the log's).
 
     :returns: ``PROVEN``, ``ABSENT`` (a proof of absence as of this checkpoint) or ``REFUSED`` with
         ``POLICY_NOT_MET`` (malformed note, unknown log, bad log signature, forged cosignature, no
@@ -226,11 +232,15 @@ def verify_deployment_chain(
     index_key_path(lineage_key)  # the caller's ids: InvalidInputError when they are no identifiers
     if residual_key is not None:
         index_key_path(residual_key)
+    statement = checked_re_anchor(re_anchor, policy, checkpoint)
+    if isinstance(statement, str):
+        return _refused("RE_ANCHOR_INVALID", statement)
     root = bytes(index_root) if isinstance(index_root, (bytes, bytearray)) else b""
     if len(root) != 32:
         return _refused("LEAF_NOT_LAST", "the index root is not 32 bytes")
+    leaf = deployment_leaf(root) if statement is None else re_anchored_leaf(root, statement)
     last = checkpoint.size > 0 and verify_inclusion(
-        checkpoint.size - 1, checkpoint.size, leaf_hash(deployment_leaf(root)), list(inclusion), checkpoint.root_hash
+        checkpoint.size - 1, checkpoint.size, leaf_hash(leaf), list(inclusion), checkpoint.root_hash
     )
     if not last:
         return _refused(
