@@ -93,7 +93,12 @@ export async function buildChainReceipt(deps: ChainReceiptDeps, lineageId: strin
       lineage: { value: chain.lineage, proof: proofJson(lineageClaim.proof) },
       residual: { value: chain.residual ?? { seq, recordHash: '' }, proof: proofJson(evidence.residual.proof) },
     },
-    deployment: { inclusionProof: evidence.inclusion.map(hex), checkpoint: evidence.note },
+    deployment: {
+      inclusionProof: evidence.inclusion.map(hex),
+      checkpoint: evidence.note,
+      // A re-anchored history's last leaf commits to the statement: the receipt carries it.
+      ...(chain.reAnchor ? { reAnchor: chain.reAnchor.note } : {}),
+    },
   };
   // Proven before it is handed out: the same check an offline verifier makes.
   const checked = verifyChainReceipt(receipt, {

@@ -16,7 +16,8 @@ import { parseSignedNote } from '../shared/log/signed-note';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
-import type { FreshnessPolicy, PolicyWitnessing } from './freshness-policy';
+import type { FreshnessPolicy } from './freshness-policy';
+import { chooseHeadNote } from './head-note';
 
 /** The keys a freshness chain is read for: a lineage, and optionally one of its residual ids. */
 export interface FreshnessKeys {
@@ -114,7 +115,9 @@ export class DeploymentChainReader {
       }
       return none({ kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' });
     }
-    const note = publishedNote(head, policy.witnessing);
+    const chosen = await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
+    if (chosen.kind === 'FORK') return none({ kind: 'REFUSED', refusal: 'FORK', reason: chosen.reason });
+    const note = chosen.note;
     if (note === null) {
       // The head item stands, so the log has integrated: a head without a checkpoint the policy can
       // check is an edited item, never "nothing integrated yet".
@@ -182,7 +185,9 @@ export class DeploymentChainReader {
   ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
-    const note = head === null ? null : publishedNote(head, policy.witnessing);
+    const chosen = head === null ? null : await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
+    if (chosen?.kind === 'FORK') return { kind: 'REFUSED', reason: `FORK: ${chosen.reason}` };
+    const note = chosen === null ? null : chosen.note;
     if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
     const anchored = verifyDeploymentAnchor({
       note,
@@ -259,19 +264,4 @@ export class DeploymentChainReader {
       ? { kind: 'presence', entry: proven.entry, proof: proven.proof }
       : { kind: 'absence', proof: proven.proof };
   }
-}
-
-/**
- * The note a client checks its policy against: the head's `published` checkpoint (the last that met
- * the stack's policy, with its cosignatures); under an unwitnessed policy (`quorum none`) the log's
- * own signed `checkpoint` serves too, since the log's signature is all that policy asks (the
- * integrator of an unwitnessed stack publishes that very note). So removing `published` alone does
- * not make an integrated log read as unpublished (docs/deployment-log.md, "Clients"). `null` when
- * the head holds neither.
- */
-function publishedNote(head: StoredDeploymentHead, witnessing: PolicyWitnessing): string | null {
-  if (typeof head.published === 'string' && head.published !== '') return head.published;
-  return witnessing === 'UNWITNESSED' && typeof head.checkpoint === 'string' && head.checkpoint !== ''
-    ? head.checkpoint
-    : null;
 }

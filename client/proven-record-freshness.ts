@@ -5,6 +5,7 @@ import {
 } from '../shared/integrator/record-freshness';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
+import type { DeploymentChainReader } from './deployment-chain-reader';
 import type { FreshnessPolicy } from './freshness-policy';
 import type { LogReader } from './log-reader';
 import type { Freshness } from './verified-recall';
@@ -19,12 +20,38 @@ export interface FreshnessAsked {
  * Where a record proven in its lineage checkpoint stands against the deployment chain
  * (`decideRecordFreshness`, docs/deployment-log.md, "Clients"): the consistency proof between
  * the record's lineage checkpoint and the indexed head is built from the table's nodes and checked
- * against the two roots (one that cannot be built leaves them inconsistent). Shared by recalls and
- * write outcomes, so both decide alike.
+ * against the two roots (one that cannot be built leaves them inconsistent). Shared by recalls,
+ * walks and write outcomes, so all decide alike. With `chains`, a record asked without its
+ * residual id is also checked against the index entry of its residual id (read through `chains`):
+ * one the index maps to another record is `INCONSISTENT` (`RESIDUAL_CHANGED`: a second sealing).
  *
  * @throws what the table reads throw (an outage), never for a forged or hidden item
  */
 export async function provenRecordFreshness(
+  log: Pick<LogReader, 'consistency'>,
+  lineageId: string,
+  chain: ReadDeploymentChain,
+  answered: VerifiedCheckpoint,
+  record: SealedRecord,
+  asked: FreshnessAsked,
+  chains: Pick<DeploymentChainReader, 'read'> | null = null,
+): Promise<RecordFreshness> {
+  const decided = await againstChain(log, lineageId, chain, answered, record, asked);
+  if (decided.finding || asked.residualAsked || chains === null) return decided;
+  if (chain.kind === 'UNPUBLISHED' || chain.kind === 'REFUSED') return decided;
+  // Asked without its residual id (a latest recall, a walk's head): the index must still map that
+  // id to this very record, else it is a second sealing the integrator left out
+  // (RESIDUAL_CHANGED), never proven memory (docs/deployment-log.md, "Clients", item 3).
+  const residualId = record.header.residualId;
+  const byResidual = await chains.read({ lineageId, residualId });
+  const checked = await againstChain(log, lineageId, byResidual, answered, record, {
+    latest: false,
+    residualAsked: true,
+  });
+  return checked.finding ? checked : decided;
+}
+
+async function againstChain(
   log: Pick<LogReader, 'consistency'>,
   lineageId: string,
   chain: ReadDeploymentChain,

@@ -137,10 +137,15 @@ export class Recalls {
     }
     let freshness: RecordFreshness | null = null;
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
-      freshness = await provenRecordFreshness(this.#deps.log, lineageId, chain.chain, check.checkpoint, check.record, {
-        latest: 'latest' in target,
-        residualAsked: 'residualId' in target,
-      });
+      freshness = await provenRecordFreshness(
+        this.#deps.log,
+        lineageId,
+        chain.chain,
+        check.checkpoint,
+        check.record,
+        { latest: 'latest' in target, residualAsked: 'residualId' in target },
+        this.#deps.freshness,
+      );
       if (freshness.finding) check = refuted(check, freshness.finding);
     }
     if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);

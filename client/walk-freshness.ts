@@ -61,10 +61,15 @@ export async function walkFreshness(
   const policy = await reader.policy();
   const chain = await reader.read({ lineageId });
   const answered = await signedAt(deps, lineageId, head.seq + 1);
-  const decided = await provenRecordFreshness(deps.log, lineageId, chain, answered, record, {
-    latest: true,
-    residualAsked: false,
-  });
+  const decided = await provenRecordFreshness(
+    deps.log,
+    lineageId,
+    chain,
+    answered,
+    record,
+    { latest: true, residualAsked: false },
+    reader,
+  );
   const freshness = freshnessOf(decided, policy);
   if (!decided.finding) return { ...verification, freshness };
   const { verdict, reason } = decided.finding;

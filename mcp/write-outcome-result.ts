@@ -25,6 +25,14 @@ const REJECTION_ACTIONS: Readonly<Record<string, string>> = {
   ACCEPTANCE_TIME_INVALID: 'call reseal_write again',
 };
 
+/**
+ * What to do about `RESIDUAL_ID_REUSED` when the caller named the residual id but not the
+ * boundary: the default boundary is when the server started, so the same write retried after a
+ * restart is other content to the sealer (docs/mcp.md, `reseal_write`).
+ */
+const RETRY_AFTER_RESTART =
+  'if this retries a write sent before the MCP server restarted, the content differs only because boundaryAtMs defaults to when the server started: call reseal_recall with this residualId to see what is sealed (it may be your write), or retry with the boundaryAtMs of the first call; otherwise write under a new residualId (omit it to get one generated)';
+
 /** What to do about a conflict, by its reason. */
 const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
   STALE_EPOCH:
@@ -40,12 +48,14 @@ const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
  * `SEALED_AWAITING_INTEGRATION`; a seal the deployment log contradicts or cannot prove,
  * `INCONSISTENT` or `REFUSED`, is a `TAMPER_DETECTED` tool error); `REJECTED` (signed by the guard or the
  * sealer) → a `WRITE_REJECTED` tool error with each reason and what to do; `CONFLICT` (signed by
- * the sealer) → a `WRITE_CONFLICT` tool error.
+ * the sealer) → a `WRITE_CONFLICT` tool error. `boundaryDefaulted`: the caller named the residual
+ * id but not `boundaryAtMs`, so `RESIDUAL_ID_REUSED` may be its own retry after a server restart.
  */
 export function writeOutcomeResult(
   request: ResidualWriteRequest,
   outcome: WriteOutcome,
   snapshot: SnapshotUse,
+  boundaryDefaulted = false,
 ): CallToolResult {
   switch (outcome.kind) {
     case 'SEALED': {
@@ -95,7 +105,10 @@ export function writeOutcomeResult(
     case 'REJECTED': {
       const r = outcome.rejection;
       const hints = r.reason === 'STALE_STATE' ? staleStateHints({ isSafe: false, ...r }) : [];
-      const action = [REJECTION_ACTIONS[r.reason] ?? 'see docs/pipeline.md for this reason', ...hints].join('; ');
+      const reused = r.reason === 'RESIDUAL_ID_REUSED' && boundaryDefaulted ? RETRY_AFTER_RESTART : undefined;
+      const action = [reused ?? REJECTION_ACTIONS[r.reason] ?? 'see docs/pipeline.md for this reason', ...hints].join(
+        '; ',
+      );
       return toolError(
         ToolErrorCode.WRITE_REJECTED,
         `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,

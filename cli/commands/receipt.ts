@@ -73,18 +73,40 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
   if (!v1Key)
     throw new BadInputError('verify --receipt: give the log key with --log-key <KEY> (reseal log-key prints it)');
   const result = verifyReceipt(receipt, v1Key);
+  const checkpoint = result.checkpoint && {
+    origin: result.checkpoint.origin,
+    size: result.checkpoint.size,
+    text: `${result.checkpoint.origin}, ${result.checkpoint.size} records, signed by ${v1Key.name}`,
+  };
+  const unproven = policy?.witnessing === 'WITNESSED' && result.verdict === VerificationVerdict.VERIFIED_INTACT;
   reportReceipt(ctx, path, options, {
     format: 1,
-    verdict: result.verdict,
-    reason: result.reason,
-    record: result.record,
-    checkpoint: result.checkpoint && {
-      origin: result.checkpoint.origin,
-      size: result.checkpoint.size,
-      text: `${result.checkpoint.origin}, ${result.checkpoint.size} records, signed by ${v1Key.name}`,
-    },
-    freshness: null,
+    // Under a policy with a quorum, fail closed: a format-1 receipt carries no deployment chain.
+    verdict: unproven ? VerificationVerdict.UNVERIFIED_TAMPER_RISK : result.verdict,
+    reason: unproven ? FORMAT_1_UNDER_QUORUM : result.reason,
+    record: unproven ? null : result.record,
+    checkpoint,
+    freshness: policy ? formatOneFreshness(policy, options.maxAge ?? null) : null,
   });
+}
+
+/** Why a format-1 receipt fails a policy with a quorum (docs/cli.md, `verify --receipt`). */
+const FORMAT_1_UNDER_QUORUM =
+  'POLICY_NOT_MET: a format-1 receipt carries no deployment chain, so it cannot show freshness under a policy with a quorum of cosignatures: export format 2 (reseal export --receipt --receipt-format 2)';
+
+/**
+ * A format-1 receipt's freshness under `--policy`: never checked (it carries no deployment
+ * chain), refused (`POLICY_NOT_MET`) when the policy asks for cosignatures.
+ */
+function formatOneFreshness(policy: FreshnessPolicy, maxAgeSeconds: number | null): ReceiptFreshness {
+  return {
+    checked: false,
+    witnessing: policy.witnessing,
+    quorumTime: null,
+    ageSeconds: null,
+    maxAgeSeconds,
+    refusal: policy.witnessing === 'WITNESSED' ? 'POLICY_NOT_MET' : null,
+  };
 }
 
 function logKeyOf(text: string): NoteVerifierKey {
@@ -127,8 +149,11 @@ function receiptFreshness(
   };
 }
 
-function freshnessText(freshness: ReceiptFreshness): string {
+function freshnessText(freshness: ReceiptFreshness, format: 1 | 2): string {
   if (freshness.refusal) return `REFUSED (${freshness.refusal})`;
+  if (format === 1) {
+    return 'not checked: a format-1 receipt carries no deployment chain (inclusion in the lineage checkpoint only); export format 2 for freshness';
+  }
   if (freshness.witnessing === 'UNWITNESSED') {
     return 'not checked: UNWITNESSED policy (the log alone): inclusion proven, no freshness';
   }
@@ -194,7 +219,7 @@ function reportReceipt(
             ] as [string, string][])
           : []),
         ...(result.checkpoint ? ([['checkpoint', result.checkpoint.text]] as [string, string][]) : []),
-        ...(freshness ? ([['freshness', freshnessText(freshness)]] as [string, string][]) : []),
+        ...(freshness ? ([['freshness', freshnessText(freshness, result.format)]] as [string, string][]) : []),
       ]),
     );
   }

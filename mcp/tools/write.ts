@@ -162,7 +162,9 @@ export async function writeResidual(deps: ResealMcpDeps, input: WriteInput): Pro
       untilProven: true,
       timeoutMs: waitMs(input.timeoutMs),
     });
-    return writeOutcomeResult(published.request, outcome, snapshot);
+    // A named residual id with the default boundary: a retry after a restart differs only by it.
+    const boundaryDefaulted = input.residualId !== undefined && input.boundaryAtMs === undefined;
+    return writeOutcomeResult(published.request, outcome, snapshot, boundaryDefaulted);
   } catch (error) {
     // The providers' notes explain a causal key missing from the snapshot (a tool that did not run).
     const notes = snapshot && snapshot.notes.length > 0 ? { snapshotNotes: [...snapshot.notes] } : {};

@@ -219,3 +219,23 @@ def test_a_witnessed_chain_needs_a_fresh_cosignature() -> None:
     head["published"] = s(note + WITNESS.cosign(body, NOW_MS // 1000 - 181))
     assert reader(items, WITNESSED)[0].read("lineage-a").refusal == "COSIGNATURES_TOO_OLD"
     assert leaf_hash(deployment_leaf(ROOT))  # the leaf hash the inclusion proof folds from
+
+
+def test_an_older_published_note_does_not_roll_the_answer_back_unwitnessed() -> None:
+    # Under quorum none both head notes are the log's: the larger that verifies is read, once the
+    # smaller is shown its prefix; two histories are FORK (docs/deployment-log.md, "Clients", item 2).
+    leaves = [deployment_leaf(r) for r in ROOTS]
+    older = sign_checkpoint(Checkpoint("reseal/test-stack", 2, merkle_tree_hash(leaves[:2])), SIGNER)
+    items = honest()
+    head = next(i for i in items if i["sk"]["S"] == "HEAD")
+    head["published"] = s(older)
+    found = reader(items)[0].read("lineage-a")
+    assert found.kind == "PROVEN" and found.checkpoint is not None and found.checkpoint.size == 3
+    forked = sign_checkpoint(Checkpoint("reseal/test-stack", 2, b"\x07" * 32), SIGNER)
+    head["published"] = s(forked)
+    refused = reader(items)[0].read("lineage-a")
+    assert (refused.kind, refused.refusal) == ("REFUSED", "FORK")
+    stranger = Ed25519NoteSigner("reseal/test-stack", bytes(range(1, 33)))
+    head["published"] = s(sign_checkpoint(Checkpoint("reseal/test-stack", 9, b"\x07" * 32), stranger))
+    unverified = reader(items)[0].read("lineage-a")
+    assert unverified.kind == "PROVEN" and unverified.checkpoint is not None and unverified.checkpoint.size == 3

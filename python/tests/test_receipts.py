@@ -30,6 +30,7 @@ from reseal import (
 from reseal import (
     VerificationVerdict as V,
 )
+from reseal.witness import Ed25519Cosigner, format_cosigner_key
 
 
 def test_receipts_exported_by_the_typescript_core_verify(ts_artifacts: dict[str, Any]) -> None:
@@ -95,6 +96,18 @@ def test_a_receipt_built_from_the_seal_vectors_verifies() -> None:
     assert verify_receipt(receipt, log["verifierKey"]).verdict == V.VERIFIED_INTACT
     other = Ed25519NoteSigner(log["keyName"], bytes(32))
     assert verify_receipt(receipt, other.verifier_key).verdict == V.HASH_MISMATCH
+
+    # A format-1 receipt carries no deployment chain (docs/cli.md, `verify --receipt`): a policy
+    # with a quorum fails closed; quorum none (or a maximum age) says freshness was not checked.
+    witness = format_cosigner_key(Ed25519Cosigner("reseal/test-witness", bytes(range(32, 64))).key)
+    witnessed = f"log {log['verifierKey']}\nwitness w1 {witness}\nquorum w1\n"
+    refused = verify_receipt(receipt, policy=witnessed, max_age_seconds=60)
+    assert (refused.verdict, refused.refusal, refused.record) == (V.UNVERIFIED_TAMPER_RISK, "POLICY_NOT_MET", None)
+    assert "format-1 receipt carries no deployment chain" in refused.reason and "format 2" in refused.reason
+    unwitnessed = verify_receipt(receipt, policy=f"log {log['verifierKey']}\nquorum none\n")
+    assert unwitnessed.verdict == V.VERIFIED_INTACT and "freshness not checked" in unwitnessed.reason
+    aged = verify_receipt(receipt, log["verifierKey"], max_age_seconds=60)
+    assert aged.verdict == V.VERIFIED_INTACT and "freshness not checked" in aged.reason
 
 
 def test_consistency_between_checkpoints() -> None:

@@ -59,11 +59,21 @@ export function clientConfig(endpoint: string) {
 }
 
 /**
+ * Where `cdk deploy` writes a stack's outputs on the emulator at `port`: keyed by port (as the
+ * cloud assembly `cdk.out-<port>` is), so two emulators started from one clone never overwrite
+ * each other's; another `stackName` is in the name too.
+ */
+export function stackOutputsFile(port: string, stackName: string = STACK_NAME): string {
+  const suffix = stackName === STACK_NAME ? '' : `-${stackName}`;
+  return join(EMULATOR_DIR, `outputs${suffix}-${port}.json`);
+}
+
+/**
  * `cdk bootstrap` then `cdk deploy ResealStack` against `endpoint`, then {@link verifyQueues}.
  *
  * The cloud assembly goes to `.emulator/cdk.out-<port>` so that runs in the same tree do not share
- * one; outputs go to `.emulator/outputs.json` (another `stackName`: `cdk.out-<stackName>-<port>` and
- * `outputs-<stackName>-<port>.json`). `RESEAL_ENDPOINT_OVERRIDE`, when set, is passed as
+ * one; outputs go to `.emulator/outputs-<port>.json` ({@link stackOutputsFile}; another
+ * `stackName`: `cdk.out-<stackName>-<port>` and `outputs-<stackName>-<port>.json`). `RESEAL_ENDPOINT_OVERRIDE`, when set, is passed as
  * the `endpointOverride` context (functions get it as `AWS_ENDPOINT_URL`) for emulators that do not
  * set that variable in function processes themselves; MiniStack does.
  *
@@ -74,10 +84,10 @@ export async function deployStack(endpoint: string, options: DeployOptions = {})
   checkEndpoint(endpoint);
   const port = new URL(endpoint).port || 'default';
   const stackName = options.stackName ?? STACK_NAME;
-  // Another stack's assembly and outputs go to files of their own (the default stack's stay where they were).
+  // Another stack's assembly and outputs go to files of their own.
   const suffix = stackName === STACK_NAME ? '' : `-${stackName}`;
   const output = join(EMULATOR_DIR, `cdk.out${suffix}-${port}`);
-  const outputsFile = join(EMULATOR_DIR, suffix === '' ? 'outputs.json' : `outputs${suffix}-${port}.json`);
+  const outputsFile = stackOutputsFile(port, stackName);
   const {
     AWS_PROFILE: _profile,
     AWS_SESSION_TOKEN: _token,

@@ -10,6 +10,7 @@ import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { TlogPolicy } from '../witness/tlog-policy';
 import { type DeploymentChainRefusal, verifyDeploymentChain } from './deployment-chain';
+import type { ReAnchorNotice } from './re-anchor-statement';
 
 const HexHash = z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters');
 
@@ -25,7 +26,7 @@ const MAX_DEPLOYMENT_PROOF_HASHES = 64;
  *
  * `{ formatVersion: 2, type: "reseal-receipt", lineageId, record, inclusion: { leafIndex, treeSize,
  * inclusionProof }, index: { root, lineage: { value, proof }, residual: { value, proof } },
- * deployment: { inclusionProof, checkpoint } }` (strict at every level). `inclusion` is the
+ * deployment: { inclusionProof, checkpoint, reAnchor? } }` (strict at every level). `inclusion` is the
  * record's proof in the lineage tree at the **indexed** head (`index.lineage.value.treeSize`,
  * `rootHash`); the index proofs are in their JSON form (docs/verifiable-index.md, "JSON form");
  * `deployment.inclusionProof` proves `index.root`'s leaf at index `size − 1` of the checkpoint.
@@ -49,6 +50,13 @@ export const ChainReceiptSchema = z.strictObject({
     inclusionProof: z.array(HexHash).max(MAX_DEPLOYMENT_PROOF_HASHES),
     /** The deployment checkpoint: a C2SP signed note with its `cosignature/v1` lines. */
     checkpoint: wellFormedString(65_536).min(1),
+    /**
+     * The re-anchor statement note of a re-anchored history (docs/deployment-log.md, "Re-anchor"),
+     * when the checkpoint covers its re-anchor leaf: every leaf from there commits to its hash, so
+     * the last leaf is checked as a re-anchored leaf of it. Optional: absent for a history never
+     * re-anchored.
+     */
+    reAnchor: wellFormedString(65_536).min(1).optional(),
   }),
 });
 /** Type of {@link ChainReceiptSchema}. */
@@ -81,6 +89,8 @@ export interface ChainReceiptVerification {
     readonly witnessed: boolean;
     /** When the quorum of cosignatures held, POSIX seconds; `null` when unwitnessed. */
     readonly quorumTime: number | null;
+    /** The re-anchor the checkpoint's history continues from, when the receipt shows one (verified). */
+    readonly reAnchor: ReAnchorNotice | null;
   } | null;
   /** Whether a maximum age was checked (freshness), or only inclusion. */
   readonly freshnessChecked: boolean;
@@ -155,6 +165,8 @@ export function verifyChainReceipt(receipt: unknown, options: ChainReceiptOption
     nowSeconds: options.nowSeconds,
     indexRoot: Uint8Array.from(Buffer.from(index.root, 'hex')),
     inclusion: deployment.inclusionProof.map((h) => Uint8Array.from(Buffer.from(h, 'hex'))),
+    // Verified as the chain reader does: signed by the policy's log key, bound by the last leaf.
+    reAnchor: deployment.reAnchor ?? null,
     lineageId,
     lineage: {
       kind: 'presence',
@@ -181,6 +193,7 @@ export function verifyChainReceipt(receipt: unknown, options: ChainReceiptOption
     checkpoint: chain.checkpoint,
     witnessed: chain.witnessed,
     quorumTime: chain.quorumTime,
+    reAnchor: chain.reAnchor ?? null,
   };
   const seq = proven.record.header.monotonicSequenceNumber;
   const held = index.residual.value;

@@ -58,6 +58,8 @@ export const DeploymentChainRefusal = {
   INDEX_PROOF_INVALID: 'INDEX_PROOF_INVALID',
   /** The re-anchor statement the table shows is malformed, of another log, or not signed by the log key. */
   RE_ANCHOR_INVALID: 'RE_ANCHOR_INVALID',
+  /** The head item's two log-signed notes are two histories (the smaller is not a prefix of the larger). */
+  FORK: 'FORK',
 } as const;
 /** One of {@link DeploymentChainRefusal}. */
 export type DeploymentChainRefusal = (typeof DeploymentChainRefusal)[keyof typeof DeploymentChainRefusal];

@@ -148,7 +148,7 @@ function decideAgainstChain(input: RecordFreshnessInput): RecordFreshness {
         FreshnessState.INCONSISTENT,
         size,
         V.LINEAGE_BROKEN,
-        `the index maps residual ${record.residualId} to seq ${held.seq} as of ${at}, but the record shown is seq ${record.seq}: the residual id was sealed twice`,
+        `the index maps residual ${record.residualId} to seq ${held.seq} as of ${at}, but the record shown is seq ${record.seq}: the residual id was sealed twice (RESIDUAL_CHANGED: the index keeps the first sealing)`,
       );
     }
     if (!held && covered) {

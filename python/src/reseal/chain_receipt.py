@@ -87,7 +87,7 @@ def _shape_problem(receipt: Any) -> str | None:
                         for issue in error.issues:
                             check.add(f"index.{kind}.{issue.path}", issue.message)
         deployment = receipt.get("deployment")
-        if check.obj(deployment, "deployment", ("inclusionProof", "checkpoint")):
+        if check.obj(deployment, "deployment", ("inclusionProof", "checkpoint"), ("reAnchor",)):
             hashes = deployment.get("inclusionProof")
             if type(hashes) is not list or len(hashes) > MAX_DEPLOYMENT_PROOF_HASHES:
                 check.add(
@@ -97,6 +97,8 @@ def _shape_problem(receipt: Any) -> str | None:
                 for i, h in enumerate(hashes):
                     check.hex_digest(h, f"deployment.inclusionProof.{i}")
             check.string(deployment.get("checkpoint"), "deployment.checkpoint", MAX_CHECKPOINT_UNITS, 1)
+            if "reAnchor" in deployment:
+                check.string(deployment.get("reAnchor"), "deployment.reAnchor", MAX_CHECKPOINT_UNITS, 1)
     if not check.issues:
         return None
     issue = check.issues[0]
@@ -155,6 +157,8 @@ def verify_chain_receipt(
         now_seconds=now_seconds,
         index_root=bytes.fromhex(index["root"]),
         inclusion=[bytes.fromhex(h) for h in deployment["inclusionProof"]],
+        # A re-anchored history's statement, verified as the chain reader does (docs/verifiable-log.md).
+        re_anchor=deployment.get("reAnchor"),
         lineage_id=lineage_id,
         lineage=IndexClaim(
             "presence", proofs["lineage"], {"kind": "lineage", "lineageId": lineage_id, "value": held_head}

@@ -57,6 +57,7 @@ from .log import (
 )
 from .re_anchor import ReAnchorNotice
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
+from .resealed_residual import resealed_residual
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 from .triage import isolate_delta, manifest_digest, triage_report_digest
@@ -800,7 +801,7 @@ class ResealClient:
             except (LogVerificationError, ValueError):
                 consistency = None
         header = record["header"]
-        return decide_record_freshness(
+        decided = decide_record_freshness(
             chain,
             answered,
             {
@@ -812,6 +813,17 @@ class ResealClient:
             residual_asked="residualId" in target,
             consistency=consistency,
         )
+        if decided.verdict is not None or "residualId" in target or self._chains is None:
+            return decided
+        if chain.kind not in ("PROVEN", "ABSENT"):
+            return decided
+        # Asked without its residual id: the index must still map that id to this very record, else
+        # it is a second sealing the integrator left out (RESIDUAL_CHANGED), never proven memory.
+        by_residual = self._chains.read(lineage_id, header["residualId"])
+        checked = self._record_freshness(
+            lineage_id, by_residual, answered, record, {"residualId": header["residualId"]}
+        )
+        return checked if checked.verdict is not None else decided
 
     def _stale_answer(
         self, lineage_id: str, answered: Checkpoint, newest: Checkpoint | LogVerificationError | None
@@ -1021,6 +1033,15 @@ class ResealClient:
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
             proven.append(self._included_record(lineage_id, seq, latest)[0])
+        twice = resealed_residual(proven)
+        if twice is not None:
+            residual_id, first, second = twice
+            raise LogVerificationError(
+                lineage_id,
+                V.SEQUENCE_REPLAYED,
+                f"INCONSISTENT: residual {residual_id} is sealed twice (seq {first} and seq {second}; "
+                "RESIDUAL_CHANGED: the index keeps the first sealing): nothing is returned",
+            )
         if chain is not None:
             decided = self._record_freshness(lineage_id, chain, latest, proven[-1], {"latest": True})
             if decided.verdict is not None:

@@ -54,7 +54,7 @@ DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 
 ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED", "ANCHORED"]
 ChainRefusal = Literal[
-    "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID"
+    "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID", "FORK"
 ]
 FreshnessState = Literal["PROVEN", "SEALED_AWAITING_INTEGRATION", "ABSENT", "NOT_NEWEST", "INCONSISTENT", "REFUSED"]
 Witnessing = Literal["WITNESSED", "UNWITNESSED"]
@@ -417,7 +417,8 @@ def decide_record_freshness(
                 size,
                 V.LINEAGE_BROKEN,
                 f"the index maps residual {record['residualId']} to seq {held['seq']} as of {at}, but the "
-                f"record shown is seq {seq}: the residual id was sealed twice",
+                f"record shown is seq {seq}: the residual id was sealed twice "
+                "(RESIDUAL_CHANGED: the index keeps the first sealing)",
             )
         if held is None and covered:
             return _refuted(

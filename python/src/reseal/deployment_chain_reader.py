@@ -20,6 +20,7 @@ from .deployment_chain import (
     verify_deployment_chain,
 )
 from .errors import InvalidInputError, ResealError
+from .head_note import choose_head_note
 from .index import (
     INDEX_EMPTY_HASH,
     IndexProof,
@@ -58,18 +59,6 @@ def _claimed_size(note: str) -> int | None:
         return parse_checkpoint_body(text).size
     except ResealError:
         return None
-
-
-def _published_note(head: StoredDeploymentHead, witnessing: str) -> str | None:
-    """The note the policy is checked against: the head's ``published`` checkpoint; under an
-    unwitnessed policy (``quorum none``) the log's own signed ``checkpoint`` serves too, since the
-    log's signature is all that policy asks. So removing ``published`` alone does not make an
-    integrated log read as unpublished (docs/deployment-log.md, "Clients")."""
-    if isinstance(head.published, str) and head.published != "":
-        return head.published
-    if witnessing == "UNWITNESSED" and isinstance(head.checkpoint, str) and head.checkpoint != "":
-        return head.checkpoint
-    return None
 
 
 @dataclass(frozen=True)
@@ -133,7 +122,10 @@ class DeploymentChainReader:
             return DeploymentChain(
                 "UNPUBLISHED", reason="no deployment checkpoint is published: nothing is integrated yet"
             ), None
-        note = _published_note(head, policy.witnessing)
+        chosen = choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
+        if chosen.kind == "FORK":
+            return DeploymentChain("REFUSED", refusal="FORK", reason=chosen.reason), None
+        note = chosen.note
         if note is None:
             # The head stands, so the log has integrated: a head with no note the policy can check
             # is an edited item, never "nothing integrated yet".
@@ -191,7 +183,12 @@ class DeploymentChainReader:
         """
         policy = self._policy()
         head = self._table.head()
-        note = None if head is None else _published_note(head, policy.witnessing)
+        chosen = (
+            None if head is None else choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
+        )
+        if chosen is not None and chosen.kind == "FORK":
+            return f"the deployment head holds two histories: {chosen.reason}"
+        note = None if chosen is None else chosen.note
         if head is None or note is None:
             return "no deployment checkpoint is published"
         index_root, inclusion = self._last_leaf(head, note)

@@ -9,7 +9,8 @@ choice as ``reseal verify --receipt (--policy FILE [--max-age S] | --log-key KEY
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
 from .chain_receipt import verify_chain_receipt
 from .deployment_chain import FreshnessPolicy, default_policy_text
@@ -41,7 +42,10 @@ def verify_receipt(
     ``quorum none``: unwitnessed). Freshness is checked only when asked: ``max_age_seconds`` holds
     the quorum of cosignatures to that age before ``now_seconds`` (default: the clock); ``None``
     proves inclusion as of the cosignature time, not freshness. Any other format is read as format
-    1, checked with ``log_key`` (or the one log of ``policy``).
+    1, checked with ``log_key`` (or the one log of ``policy``); it carries no deployment chain, so
+    under a ``policy`` with a quorum of cosignatures an intact one is refused
+    (``UNVERIFIED_TAMPER_RISK``, ``refusal`` ``POLICY_NOT_MET``: fail closed), and with ``quorum
+    none`` or ``max_age_seconds`` its reason says freshness was not checked (docs/cli.md).
 
     :param receipt: the receipt as parsed JSON, or its text (read with the strict JSON reader)
     :returns: ``VERIFIED_INTACT`` with the record (and, by format, the lineage ``checkpoint`` or
@@ -84,4 +88,21 @@ def verify_receipt(
         if tlog is None or len(tlog.logs) != 1:
             raise _missing("a format-1 receipt is checked with the log's verifier key (reseal log-key prints it)")
         key = tlog.logs[0][0]
-    return verify_checkpoint_receipt(receipt, key)
+    checked = verify_checkpoint_receipt(receipt, key)
+    if checked.verdict != V.VERIFIED_INTACT or (tlog is None and max_age_seconds is None):
+        return checked
+    if tlog is not None and tlog.quorum.kind != "NONE":
+        # Fail closed: a format-1 receipt carries no deployment chain, so no quorum can be shown.
+        return ReceiptVerification(
+            V.UNVERIFIED_TAMPER_RISK, FORMAT_1_UNDER_QUORUM, None, checked.checkpoint, refusal="POLICY_NOT_MET"
+        )
+    return replace(checked, reason=f"{checked.reason} (freshness not checked: {FORMAT_1_NO_FRESHNESS})")
+
+
+FORMAT_1_NO_FRESHNESS: Final = (
+    "a format-1 receipt carries no deployment chain, only inclusion in the lineage checkpoint; export format 2"
+)
+FORMAT_1_UNDER_QUORUM: Final = (
+    "POLICY_NOT_MET: a format-1 receipt carries no deployment chain, so it cannot show freshness under a "
+    "policy with a quorum of cosignatures: export format 2 (reseal export --receipt --receipt-format 2)"
+)

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FreshnessPolicy } from '../../../client/freshness-policy';
 import { formatVerifierKey } from '../../../shared/log/note-key';
-import { cosignedByTestWitness, integratedStack, witnessedTestPolicy } from '../../helpers/integrated-stack';
+import {
+  cosignedByTestWitness,
+  integratedStack,
+  unwitnessedTestPolicy,
+  witnessedTestPolicy,
+} from '../../helpers/integrated-stack';
 import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { testLineageId } from '../../helpers/writer-factories';
 import { CLI_TEST_NOW_MS, runCli } from './run-cli';
@@ -151,5 +156,49 @@ describe('reseal verify --receipt (format 2) offline with --policy [--max-age]',
     expect(JSON.parse(byKey.stdout).freshness).toMatchObject({ checked: false, witnessing: 'UNWITNESSED' });
     const neither = await verify(dir, []);
     expect(neither.exitCode).toBe(2);
+  });
+});
+
+// A format-1 receipt carries no deployment chain: under a policy with a quorum it fails closed, and
+// under quorum none it says freshness was not checked (docs/cli.md, `verify --receipt`).
+describe('reseal verify --receipt (format 1) with --policy', () => {
+  async function formatOne() {
+    const dir = await exportedReceipt(10);
+    const s = integratedStack();
+    for (const r of ['r-0', 'r-1']) await s.send({ lineageId: LINEAGE, residualId: r });
+    const exported = await runCli(
+      ['export', '--lineage', LINEAGE, '--receipt', '--seq', '1', '--receipt-format', '1', '--out', 'r.json'],
+      { cwd: dir, connect: async () => s.client() },
+    );
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')).formatVersion).toBe(1);
+    return dir;
+  }
+
+  it('a witnessed policy: POLICY_NOT_MET, exit 20, never VERIFIED_INTACT with no freshness', async () => {
+    const dir = await formatOne();
+    const run = await verify(dir, ['--policy', 'policy.txt', '--max-age', '60']);
+    expect(run.exitCode).toBe(20);
+    const json = JSON.parse(run.stdout);
+    expect(json).toMatchObject({
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      format_version: 1,
+      freshness: { checked: false, witnessing: 'WITNESSED', refusal: 'POLICY_NOT_MET' },
+    });
+    expect(json.reason).toMatch(/format-1 receipt carries no deployment chain.*export format 2/);
+  });
+
+  it('quorum none: verified, and freshness says it was not checked', async () => {
+    const dir = await formatOne();
+    writeFileSync(join(dir, 'none.txt'), (await unwitnessedTestPolicy()).text);
+    const json = await verify(dir, ['--policy', 'none.txt']);
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout).freshness).toMatchObject({
+      checked: false,
+      witnessing: 'UNWITNESSED',
+      refusal: null,
+    });
+    const text = await runCli(['verify', '--receipt', 'r.json', '--policy', 'none.txt'], { cwd: dir, env: {} });
+    expect(text.stdout).toMatch(/freshness: +not checked: a format-1 receipt carries no deployment chain/);
   });
 });

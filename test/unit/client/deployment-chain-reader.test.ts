@@ -3,9 +3,11 @@ import { DeploymentChainReader } from '../../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../../client/freshness-policy';
 import { MemoryIndexNodeStore } from '../../../shared/index/memory-index-node-store';
 import { formatVerifierKey } from '../../../shared/log/note-key';
+import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { DeploymentLogReads } from '../../../shared/ports/deployment-log-reads';
 import { integratedStack, unwitnessedTestPolicy, witnessedTestPolicy } from '../../helpers/integrated-stack';
 import { testNoteVerifierKey } from '../../helpers/log-factories';
+import { forgerLogSigner, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
 import { testPolicyText } from '../../helpers/witness-factories';
 
 // A table writer who deletes the deployment head item hides every proof of freshness. Under a
@@ -82,5 +84,52 @@ describe('DeploymentChainReader with the head present but its published note rem
       head.published = null;
     });
     expect(await read(await witnessedTestPolicy())).toMatchObject({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET' });
+  });
+});
+
+// A table writer who sets only the head's `published` to an older note of the log must not roll
+// the answer back: under `quorum none` both notes are the log's, so the larger that verifies is
+// read, once the smaller is shown its prefix; two histories are refused (docs/deployment-log.md,
+// "Clients", item 2).
+describe('DeploymentChainReader with the head published note set to an older note of the log', () => {
+  async function stackWithOlderPublished(older: (notes: string[]) => Promise<string>) {
+    const stack = integratedStack();
+    const notes: string[] = [];
+    for (const residualId of ['r-1', 'r-2', 'r-3']) {
+      await stack.send({ residualId });
+      await stack.integrate();
+      notes.push(stack.deployment.head?.checkpoint ?? '');
+    }
+    const head = stack.deployment.head;
+    if (head === null) throw new Error('the integration stored no head');
+    stack.deployment.head = { ...head, published: await older(notes) };
+    const lineageId = stack.request({}).lineageId;
+    return async (policy: Awaited<ReturnType<typeof unwitnessedTestPolicy>>) =>
+      new DeploymentChainReader({
+        log: stack.deployment,
+        index: stack.index,
+        policy: async () => policy,
+        nowMs: () => stack.clock.now,
+      }).read({ lineageId });
+  }
+
+  it('reads the larger log-signed note (the checkpoint), so the index still holds the newest lineage head', async () => {
+    const read = await stackWithOlderPublished(async (notes) => notes[0] ?? '');
+    const chain = await read(await unwitnessedTestPolicy());
+    expect(chain).toMatchObject({ kind: 'PROVEN', checkpoint: { size: 3 }, lineage: { treeSize: 3 } });
+  });
+
+  it('refuses (FORK) when the older note is not a prefix of the checkpoint', async () => {
+    const read = await stackWithOlderPublished(async () =>
+      signCheckpoint({ origin: TEST_LOG_NAME, size: 2, rootHash: new Uint8Array(32).fill(7) }, testLogSigner()),
+    );
+    expect(await read(await unwitnessedTestPolicy())).toMatchObject({ kind: 'REFUSED', refusal: 'FORK' });
+  });
+
+  it('ignores a published note no policy log key verifies (the checkpoint serves)', async () => {
+    const read = await stackWithOlderPublished(async () =>
+      signCheckpoint({ origin: TEST_LOG_NAME, size: 9, rootHash: new Uint8Array(32).fill(7) }, forgerLogSigner()),
+    );
+    expect(await read(await unwitnessedTestPolicy())).toMatchObject({ kind: 'PROVEN', checkpoint: { size: 3 } });
   });
 });

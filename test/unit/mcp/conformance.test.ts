@@ -311,6 +311,25 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         },
         expect: (out) => expect(out).toMatchObject({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED' }),
       },
+      {
+        // The same call after the server restarted: only the default boundary (the start time) moved,
+        // and the action says so (docs/mcp.md, `reseal_write`).
+        name: 'by the sealer: the same write retried after a server restart, boundary left to its default',
+        run: async (h) => {
+          const first = await h.connect();
+          await first(WRITE_TOOL, { ...FIRST_WRITE, residualId: 'r-retried' });
+          const restarted = await h.connect({
+            ...h.p.deps(ENV),
+            sessionStartMs: (h.p.deps(ENV).sessionStartMs ?? 0) + 30_000,
+          });
+          return restarted(WRITE_TOOL, { ...FIRST_WRITE, residualId: 'r-retried' });
+        },
+        expect: (out) =>
+          expect(out).toMatchObject({
+            reason: 'RESIDUAL_ID_REUSED',
+            action: expect.stringMatching(/boundaryAtMs defaults to when the server started/),
+          }),
+      },
     ],
     WRITE_CONFLICT: [
       {

@@ -126,6 +126,10 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
     const result = writeOutcomeResult(request, outcome, SNAPSHOT);
     expect(structured(result)).toMatchObject({ error: 'WRITE_REJECTED', reason: 'RESIDUAL_ID_REUSED' });
     expect(structured(result).action).toMatch(/new residualId/);
+    // The caller named the id and left the boundary to its default (when the server started): a
+    // retry after a restart is told the real cause (docs/mcp.md, `reseal_write`).
+    const retried = writeOutcomeResult(request, outcome, SNAPSHOT, true);
+    expect(structured(retried).action).toMatch(/boundaryAtMs defaults to when the server started.*reseal_recall/);
   });
 
   it('CONFLICT STALE_EPOCH → WRITE_CONFLICT: fenced out, do not retry', async () => {

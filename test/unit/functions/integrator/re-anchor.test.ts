@@ -1,5 +1,6 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
+import { buildChainReceipt } from '../../../../client/chain-receipts';
 import { DeploymentChainReader } from '../../../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../../../client/freshness-policy';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
@@ -8,6 +9,7 @@ import { WitnessService } from '../../../../functions/witness/witness-service';
 import { prepareReAnchor } from '../../../../scripts/re-anchor';
 import { LogStateError, ReAnchorRefusedError } from '../../../../shared/errors';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
+import { verifyChainReceipt } from '../../../../shared/integrator/chain-receipt';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import type { NoteVerifierKey } from '../../../../shared/log/note-key';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
@@ -149,6 +151,7 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
     snapshot,
     reader,
     statement,
+    policyText,
   };
 }
 
@@ -226,6 +229,46 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
       reAnchor: { lostSize: 3 },
     });
     expect(await s.reader.compareKept(restoredHead)).toMatchObject({ kind: 'CONSISTENT' });
+  });
+
+  it('a format-2 receipt of the re-anchored history carries the statement and verifies; without it, or with another, it is refused', async (context: TestContext) => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    await cold.reAnchor(await s.statement());
+    await cold.integrate(s.batch);
+    const policy = parsePolicy(s.policyText);
+    const nowSeconds = Math.floor(NOW_MS / 1000);
+    const receipt = await buildChainReceipt({ store: s.store, reader: s.reader, nowMs: () => NOW_MS }, A, 2);
+    expect(receipt.deployment.reAnchor).toBe(s.deployment.head?.reAnchor);
+    const verified = verifyChainReceipt(receipt, { policy, nowSeconds, maxAgeSeconds: 180 });
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'receipt',
+        attack: 'none: a format-2 receipt of a record integrated after the operator re-anchored the deployment log',
+        reader: 'verifyChainReceipt (offline)',
+        expected: 'VERIFIED_INTACT, re-anchored at 1, with the reason',
+      },
+      verified.deployment?.reAnchor
+        ? `${verified.verdict}, re-anchored at ${verified.deployment.reAnchor.restoredSize}${verified.deployment.reAnchor.reason === REASON ? ', with the reason' : ''}`
+        : `${verified.verdict} (${verified.refusal}), no re-anchor shown`,
+    );
+    const { reAnchor: _shown, ...hidden } = receipt.deployment;
+    expect(
+      verifyChainReceipt({ ...receipt, deployment: hidden }, { policy, nowSeconds, maxAgeSeconds: 180 }),
+    ).toMatchObject({
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      refusal: 'LEAF_NOT_LAST',
+    });
+    // The statement edited under its signatures (another reason): not the log's.
+    const edited = (receipt.deployment.reAnchor ?? '').replace('operator error', 'operator errand');
+    const forged = { ...receipt, deployment: { ...receipt.deployment, reAnchor: edited } };
+    expect(verifyChainReceipt(forged, { policy, nowSeconds, maxAgeSeconds: 180 })).toMatchObject({
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      refusal: 'RE_ANCHOR_INVALID',
+    });
   });
 
   it('the table writer hides the statement: the chain is refused and the integrator stops, never a silent PROVEN', async (context: TestContext) => {

@@ -23,6 +23,7 @@ import {
   witnessedTestPolicy,
 } from '../../../helpers/integrated-stack';
 import { forgerLogSigner, TEST_LOG_KEY, testLogSigner, verifierKeyOf } from '../../../helpers/pipeline-keys';
+import { reAnchoredReceipt } from '../../../helpers/re-anchored-receipt';
 import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
@@ -64,6 +65,9 @@ const sealedTwice = {
     nodeSourceOf((refs) => twice.store.readNodes(LINEAGE, refs)),
   ),
 };
+
+// A re-anchored history (docs/deployment-log.md, "Re-anchor"): its receipt carries the statement.
+const reAnchored = await reAnchoredReceipt();
 
 type Path = readonly (string | number)[];
 interface Case {
@@ -180,6 +184,34 @@ const cases: Case[] = [
     name: 'a malformed index proof',
     edits: [{ path: ['index', 'lineage', 'proof', 'v'], value: 2 }],
     maxAgeSeconds: null,
+  },
+  {
+    name: 'a re-anchored history: the receipt shows the statement its last leaf commits to',
+    receipt: reAnchored.receipt,
+    policy: reAnchored.policyText,
+    nowSeconds: reAnchored.nowSeconds,
+    maxAgeSeconds: 180,
+  },
+  {
+    name: 'a re-anchored history: the statement removed',
+    receipt: { ...reAnchored.receipt, deployment: { ...reAnchored.receipt.deployment, reAnchor: undefined } },
+    edits: [],
+    policy: reAnchored.policyText,
+    nowSeconds: reAnchored.nowSeconds,
+    maxAgeSeconds: 180,
+  },
+  {
+    name: 'a re-anchored history: the statement edited under its signatures',
+    receipt: reAnchored.receipt,
+    edits: [
+      {
+        path: ['deployment', 'reAnchor'],
+        value: (reAnchored.receipt.deployment.reAnchor ?? '').replace('operator error', 'operator errand'),
+      },
+    ],
+    policy: reAnchored.policyText,
+    nowSeconds: reAnchored.nowSeconds,
+    maxAgeSeconds: 180,
   },
 ];
 

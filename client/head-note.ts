@@ -1,0 +1,100 @@
+import { ResealError } from '../shared/errors';
+import type { Checkpoint } from '../shared/log/checkpoint';
+import { proveConsistency } from '../shared/log/consistency-proof';
+import { hashesEqual } from '../shared/log/merkle-hashing';
+import { verifyConsistency } from '../shared/log/proof-verification';
+import { nodeSourceOf } from '../shared/log/record-proof';
+import { openCheckpoint } from '../shared/log/signed-checkpoint';
+import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
+import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
+import type { TlogPolicy } from '../shared/witness/tlog-policy';
+import type { PolicyWitnessing } from './freshness-policy';
+
+/**
+ * The note of the deployment head a client checks its policy against (docs/deployment-log.md,
+ * "Clients", item 2): `NOTE` (`null` when the head holds none), or `FORK` when the head's two
+ * log-signed notes are two histories.
+ */
+export type HeadNote =
+  | { readonly kind: 'NOTE'; readonly note: string | null }
+  | { readonly kind: 'FORK'; readonly reason: string };
+
+const present = (note: string | null | undefined): note is string => typeof note === 'string' && note !== '';
+
+/** `note` opened with a policy log key of its claimed origin; `null` when no such key verifies it. */
+function opened(note: string, policy: TlogPolicy): Checkpoint | null {
+  for (const log of policy.logs) {
+    try {
+      return openCheckpoint(note, log.key, log.key.name);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+    }
+  }
+  return null;
+}
+
+/**
+ * Chooses the head item's note (docs/deployment-log.md, "Clients", item 2). Under a witnessed
+ * policy only `published` carries cosignatures, so it is the note. Under an unwitnessed policy
+ * (`quorum none`) both `published` and `checkpoint` are notes the log signed, and the policy asks
+ * nothing more of either: a table writer who sets one of them to an older note of the log must
+ * not roll the answer back, so the larger of those that verify with a policy log key is taken,
+ * once the smaller is shown a prefix of it by an RFC 9162 consistency proof from the table's
+ * nodes (`FORK` when it is not, or the proof cannot be built: two histories, fail closed). A note
+ * that verifies with no policy key is left out; when neither verifies, `published` (else
+ * `checkpoint`) is returned for the verifier to refuse with its reason.
+ *
+ * @throws what the table reads throw (an outage), never for a forged or hidden item
+ */
+export async function chooseHeadNote(
+  head: StoredDeploymentHead,
+  witnessing: PolicyWitnessing,
+  policy: TlogPolicy,
+  log: Pick<DeploymentLogReads, 'readNodes'>,
+): Promise<HeadNote> {
+  const published = present(head.published) ? head.published : null;
+  if (witnessing === 'WITNESSED') return { kind: 'NOTE', note: published };
+  const checkpoint = present(head.checkpoint) ? head.checkpoint : null;
+  const verified = [published, checkpoint]
+    .filter(present)
+    .map((note) => ({ note, checkpoint: opened(note, policy) }))
+    .filter((candidate): candidate is { note: string; checkpoint: Checkpoint } => candidate.checkpoint !== null);
+  const [first, second] = verified;
+  if (!first) return { kind: 'NOTE', note: published ?? checkpoint };
+  if (!second) return { kind: 'NOTE', note: first.note };
+  const [smaller, larger] =
+    first.checkpoint.size <= second.checkpoint.size
+      ? [first.checkpoint, second.checkpoint]
+      : [second.checkpoint, first.checkpoint];
+  const largerNote = larger === first.checkpoint ? first.note : second.note;
+  const fork = (why: string): HeadNote => ({
+    kind: 'FORK',
+    reason: `the deployment head's published note (${first.checkpoint.size} leaves) and its checkpoint (${second.checkpoint.size} leaves) ${why}: fail closed`,
+  });
+  if (smaller.origin !== larger.origin) return fork('are of two logs');
+  if (smaller.size === larger.size) {
+    return hashesEqual(smaller.rootHash, larger.rootHash)
+      ? { kind: 'NOTE', note: largerNote }
+      : fork('are two histories');
+  }
+  if (smaller.size === 0) return { kind: 'NOTE', note: largerNote };
+  let proof: Uint8Array[];
+  try {
+    proof = await proveConsistency(
+      smaller.size,
+      larger.size,
+      nodeSourceOf((refs) => log.readNodes(refs)),
+    );
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    return fork('cannot be shown consistent (a node of the consistency proof is missing)');
+  }
+  const consistent = verifyConsistency({
+    size1: smaller.size,
+    size2: larger.size,
+    root1: smaller.rootHash,
+    root2: larger.rootHash,
+    proof,
+  });
+  return consistent ? { kind: 'NOTE', note: largerNote } : fork('are two histories (RFC 9162 consistency fails)');
+}
