@@ -24,6 +24,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.IndexProofFormatError('depth', 'bad'), false],
   [new errors.IndexNodeMissingError('ab', true), false],
   [new errors.ManifestReadBoundError('ab', 1), false],
+  [new errors.IntegrationLeaseHeldError('held by another integration until 1700000000000'), true],
   [new errors.SignerUnavailableError('k', 'throttled'), true],
   [new errors.EventNotAcceptedError('ResidualSealed', 'ThrottlingException', 'slow down'), true],
   [new errors.LogStateError('lin-1', 'forged'), false],
