@@ -73,7 +73,7 @@ describe('rebuildIndex (docs/deployment-log.md, "Index rebuild")', () => {
       'lin-b': 2,
       'lin-c': 0,
     });
-    expect(result.kind === 'REBUILT' && result.nodesWritten).toBe(lost.length);
+    expect(result.kind === 'REBUILT' && result.tilesWritten).toBe(lost.length);
     expect(store.writes).toBe(writes + lost.length);
     expect(await nodesUnder(store, root)).toHaveLength(nodes.length);
     expect((await rebuildIndex(store, root, [a, b, c].map(rebuildOf))).kind).toBe('INTACT');
