@@ -45,7 +45,11 @@ export class CachedIndexNodeStore implements IndexNodeStore {
       fetched.set(key, tile);
       if (tile !== undefined) this.#keep(key, tile);
     });
-    return keys.map((key) => (fetched.has(key) ? fetched.get(key) : this.#tiles.get(key)));
+    return keys.map((key) => {
+      if (fetched.has(key)) return fetched.get(key);
+      const held = this.#tiles.get(key);
+      return held === undefined ? undefined : Uint8Array.from(held);
+    });
   }
 
   async putTiles(tiles: readonly IndexTile[]): Promise<void> {

@@ -10,7 +10,11 @@ const latin1 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset
  */
 export class MemoryIndexNodeStore implements IndexNodeStore {
   readonly #tiles = new Map<string, string>();
-  readonly tileLevels: number;
+  /**
+   * Levels per tile the index writes here. Tests may change it between updates, to mix tile
+   * heights as a deployment that moves from one node per item to tiles does.
+   */
+  tileLevels: number;
   /** Tiles asked for through {@link getTiles}, since construction. */
   reads = 0;
   /** Tiles written through {@link putTiles}, since construction (a tile written twice counts twice). */

@@ -5,11 +5,12 @@ import { encodeIndexTile, hashKey } from './index-tile';
 
 /**
  * The tiles to store for the nodes an update made (docs/verifiable-index.md, "Tiles"): a tile for
- * the new root and for every new node `levels` levels below a tile root, each spelling out the
- * nodes above its cut, new ones and the unchanged ones `known` holds from the tiles the update
- * read. A node neither new nor held is a reference: the walk saw it only as a reference, so it is
- * a stored tile's root. A held node that falls on a cut but was not read as a tile's root (a tile
- * of another height) is stored as a tile of its own, so every reference names a stored tile. Pure.
+ * the new root and for every node on a tile's cut (`levels` levels below its root) that is not
+ * stored as a tile's root yet: the new nodes, a held leaf moved down onto the cut, and a held node
+ * read inside a tile of another height. Each tile spells out the nodes above its cut, new ones and
+ * the unchanged ones `known` holds from the tiles the update read. A node neither new nor held is
+ * a reference: the walk saw it only as a reference, so it is a stored tile's root. So every
+ * reference names a stored tile. Pure.
  *
  * @param root - the new root (not empty), one of `fresh`
  * @param fresh - the nodes the update made or moved, by hash (latin1 key, `hashKey`)
@@ -38,7 +39,7 @@ export function tileIndexNodes(
       const node = content(hash);
       if (node === undefined) return;
       if (depth === levels) {
-        if (fresh.has(hashKey(hash)) || !known.isTileRoot(hash)) queue.push(hash);
+        if (!known.isTileRoot(hash)) queue.push(hash);
         return;
       }
       if (node.kind === 'interior') {
