@@ -185,8 +185,8 @@ describe('the warm tile cache (docs/verifiable-index.md, "Tiles")', () => {
   it('a caller that edits the bytes it got does not change the cached tile', async () => {
     const { store, root } = await built(4, entries(50));
     const cache = new CachedIndexNodeStore(store);
-    const [tile] = await cache.getTiles([root]);
-    (tile as Uint8Array)[(tile as Uint8Array).byteLength - 1] ^= 1;
+    const tile = (await cache.getTiles([root]))[0] as Uint8Array;
+    tile[tile.byteLength - 1] = (tile[tile.byteLength - 1] as number) ^ 1;
     const [held] = await cache.getTiles([root]);
     expect(hexOf(decodeIndexTile(held as Uint8Array).root)).toBe(hexOf(root));
   });
