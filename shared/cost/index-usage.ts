@@ -72,7 +72,7 @@ export function tilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): number {
 
 /**
  * Tiles one proof reads at `keys` keys: a leaf's path from the root, `depth / k + (k + 1) / 2k`
- * (5.1 at 10^5 keys and 4 levels, bench/index.ts measured 5.14).
+ * (5.1 at 10^5 keys and 5.9 at 10^6 with 4 levels; bench/index.ts measured 5.14 and 5.97).
  */
 export function tilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
   return tilesPerLevels(indexDepth(keys), k);
@@ -81,9 +81,8 @@ export function tilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
 /**
  * Tiles one integration writes (and reads) per changed key: those of the levels below the
  * shared ones, `(nodesPerChangedKey − 1) / k + (k + 1) / 2k`; bench/index.ts measured 5.13, 3.44
- * and 2.38 at 10^5 keys for 1, 50 and 1,000 keys changed together, so this errs high by up to a
- * tenth. Each tile of 4 levels is one write unit (an item under 1 KB) but for a few holding
- * several leaves: the bench measured 1.01 units per tile.
+ * and 2.38 at 10^5 keys and 6.00, 4.36 and 3.23 at 10^6 for 1, 50 and 1,000 keys changed
+ * together (this gives 5.10, 3.69, 2.61 and 5.93, 4.52, 3.44: within a tenth).
  */
 export function tilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_TILE_LEVELS): number {
   return tilesPerLevels(nodesPerChangedKey(keys, changedKeys) - 1, k);
@@ -91,6 +90,12 @@ export function tilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_
 
 /** Read units of one eventually consistent item read under 4 KB (a tile; docs/verifiable-index.md, "Tiles"). */
 export const TILE_READ_UNITS = 0.5;
+
+/**
+ * Write units per tile written: a tile of 4 levels is an item under 1 KB but for a few holding
+ * several leaves (bench/index.ts at 10^6 keys: 4.45 units for 4.36 tiles per changed key).
+ */
+export const TILE_WRITE_UNITS = 1.02;
 
 function checkLoad(load: IndexLoad): void {
   for (const [name, value] of Object.entries(load)) {
@@ -124,7 +129,7 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
  * items; the changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link tilesPerChangedKey},
- * `BatchWriteItem`, items under 1 KB: 1 WCU each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
+ * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
  * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
  * (`SendMessage`) and the poller's receive and delete; one invocation of
  * {@link INTEGRATION_GB_SECONDS} (and one per witness call).
@@ -141,7 +146,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
   const perIntegration: Usage = {
     dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
-    dynamodbWriteRequestUnit: tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
+    dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: writes / load.writesPerRun + 2,
     lambdaRequest: 1 + witnesses,
