@@ -141,7 +141,7 @@ export async function runIndexBench(): Promise<string> {
     return updates;
   };
   // Built in BUILD_BATCHES batches, as integrations would: the transient state of one batch (its
-  // updates, their leaves and the nodes awaiting putNodes) stays a tenth of the index.
+  // updates, their leaves and the tiles awaiting putTiles) stays a tenth of the index.
   let root = emptyIndexHash();
   let keys = 0;
   const buildCpu = process.cpuUsage();
