@@ -1,7 +1,8 @@
 import { BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
-import type { IndexEntry } from '../shared/index/index-entry';
-import type { IndexNode, IndexNodeStore } from '../shared/ports/index-node-store';
-import { type Item, itemOf, readString } from './dynamodb-item-codec';
+import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
+import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
+import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
+import { type Item, itemOf, readBinary, readString } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 
@@ -16,51 +17,66 @@ const pause = (round: number) =>
 
 /**
  * {@link IndexNodeStore} in the lineage table (docs/deployment-log.md, "Storage"): one item per
- * node, `INDEX#<hash hex>` / `NODE`, attribute `node` = `I` + the two child hashes in hex, or `L`
- * + the leaf's entry as JSON. Content-addressed: a node is never changed, and the reader
- * (`readIndexNode`) hashes every node it gets, so an edited item is a missing node, never a
- * different one. A malformed item reads as `undefined`.
+ * tile, `INDEX#<root hash hex>` / `NODE`, binary attribute `tile` (docs/verifiable-index.md,
+ * "Tiles"), {@link INDEX_TILE_LEVELS} levels each. Still reads the items written before tiles,
+ * one node per item in the text attribute `node` (`I` + two child hashes in hex, or `L` + the
+ * leaf's entry as JSON), as the one-level tile of that node. Content-addressed: a tile is never
+ * changed, and the reader (`IndexNodeReader`) hashes every tile it gets, so an edited item is a
+ * missing node, never a different one. A malformed item reads as bytes the reader refuses.
+ *
+ * Reads are eventually consistent (half the read units): a tile is either absent or holds its
+ * one content, so a stale read can only miss a tile just written; the keys a read misses are
+ * asked again once with a strongly consistent read.
  */
 export class DynamoDBIndexNodeStore implements IndexNodeStore {
   readonly #client: DynamoDBSend;
   readonly #tableName: string;
+  readonly tileLevels: number;
 
-  constructor(client: DynamoDBSend, tableName: string) {
+  /** @param options.tileLevels - levels per tile written (default {@link INDEX_TILE_LEVELS}) */
+  constructor(client: DynamoDBSend, tableName: string, options: { readonly tileLevels?: number } = {}) {
     this.#client = client;
     this.#tableName = tableName;
+    this.tileLevels = options.tileLevels ?? INDEX_TILE_LEVELS;
   }
 
-  async getNodes(hashes: readonly Uint8Array[]): Promise<(IndexNode | undefined)[]> {
-    const hexes = hashes.map((h) => Buffer.from(h).toString('hex'));
-    const found = new Map<string, IndexNode | undefined>();
+  async getTiles(roots: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    const hexes = roots.map((h) => Buffer.from(h).toString('hex'));
+    const found = new Map<string, Uint8Array>();
     const unique = [...new Set(hexes)];
-    for (let i = 0; i < unique.length; i += GET_LIMIT) {
-      let keys: Item[] = unique
+    await this.#read(unique, false, found);
+    const missed = unique.filter((hex) => !found.has(hex));
+    if (missed.length > 0) await this.#read(missed, true, found);
+    return hexes.map((hex) => found.get(hex));
+  }
+
+  async #read(hexes: readonly string[], consistent: boolean, found: Map<string, Uint8Array>): Promise<void> {
+    for (let i = 0; i < hexes.length; i += GET_LIMIT) {
+      let keys: Item[] = hexes
         .slice(i, i + GET_LIMIT)
         .map((hex) => itemOf({ pk: Keys.indexNode(hex), sk: Keys.indexNodeSk }));
       for (let round = 0; keys.length > 0; round += 1) {
-        if (round >= MAX_ROUNDS) throw new Error('index node reads left unprocessed after retries');
+        if (round >= MAX_ROUNDS) throw new Error('index tile reads left unprocessed after retries');
         if (round > 0) await pause(round);
         const out = await this.#client.send(
-          new BatchGetItemCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
+          new BatchGetItemCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: consistent } } }),
         );
         for (const item of out.Responses?.[this.#tableName] ?? []) {
           const pk = readString(item, 'pk') ?? '';
-          found.set(pk.slice(Keys.indexNode('').length), indexNodeOf(item));
+          found.set(pk.slice(Keys.indexNode('').length), indexTileOf(item));
         }
         keys = (out.UnprocessedKeys?.[this.#tableName]?.Keys as Item[] | undefined) ?? [];
       }
     }
-    return hexes.map((hex) => found.get(hex));
   }
 
-  async putNodes(nodes: readonly { readonly hash: Uint8Array; readonly node: IndexNode }[]): Promise<void> {
-    const items = nodes.map(({ hash, node }) => indexNodeItem(hash, node));
+  async putTiles(tiles: readonly IndexTile[]): Promise<void> {
+    const items = tiles.map(({ root, tile }) => indexTileItem(root, tile));
     const unique = [...new Map(items.map((item) => [item.pk?.S, item])).values()];
     for (let i = 0; i < unique.length; i += WRITE_LIMIT) {
       let requests = unique.slice(i, i + WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
       for (let round = 0; requests.length > 0; round += 1) {
-        if (round >= MAX_ROUNDS) throw new Error('index node writes left unprocessed after retries');
+        if (round >= MAX_ROUNDS) throw new Error('index tile writes left unprocessed after retries');
         if (round > 0) await pause(round);
         const out = await this.#client.send(
           new BatchWriteItemCommand({ RequestItems: { [this.#tableName]: requests } }),
@@ -71,25 +87,31 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
   }
 }
 
-/** The item of one index node, `INDEX#<hash hex>` / `NODE` (docs/deployment-log.md, "Storage"). */
-export function indexNodeItem(hash: Uint8Array, node: IndexNode): Item {
-  return itemOf({ pk: Keys.indexNode(Buffer.from(hash).toString('hex')), sk: Keys.indexNodeSk, node: encode(node) });
+/** The item of one index tile, `INDEX#<root hash hex>` / `NODE`, `tile` binary (docs/deployment-log.md, "Storage"). */
+export function indexTileItem(root: Uint8Array, tile: Uint8Array): Item {
+  return itemOf({ pk: Keys.indexNode(Buffer.from(root).toString('hex')), sk: Keys.indexNodeSk, tile });
 }
 
-/** The node an item stores, unverified (the reader re-hashes it), or `undefined` when it holds no node. */
-export function indexNodeOf(item: Item): IndexNode | undefined {
-  return decode(readString(item, 'node'));
+/**
+ * The tile an item stores, unverified (the reader decodes and re-hashes it): the `tile` attribute,
+ * or an item of the one-node form as that node's one-level tile. An item holding neither reads
+ * as an empty byte string, which the reader refuses as an edited tile.
+ */
+export function indexTileOf(item: Item): Uint8Array {
+  const tile = readBinary(item, 'tile');
+  if (tile !== undefined) return Uint8Array.from(tile);
+  const node = legacyNodeOf(readString(item, 'node'));
+  if (node === undefined) return new Uint8Array(0);
+  try {
+    return encodeIndexNodeTile(node);
+  } catch {
+    return new Uint8Array(0);
+  }
 }
 
-function encode(node: IndexNode): string {
-  return node.kind === 'leaf'
-    ? `L${JSON.stringify(node.entry)}`
-    : `I${Buffer.from(node.left).toString('hex')}${Buffer.from(node.right).toString('hex')}`;
-}
-
-/** The stored node, or `undefined` when the text is no node (the reader then reports it missing). */
-function decode(text: string | undefined): IndexNode | undefined {
-  if (text?.startsWith('I') && /^I[0-9a-f]{128}$/.test(text)) {
+/** A node of the one-node-per-item form, or `undefined` when the text is none. */
+function legacyNodeOf(text: string | undefined): IndexNode | undefined {
+  if (text !== undefined && /^I[0-9a-f]{128}$/.test(text)) {
     return {
       kind: 'interior',
       left: Uint8Array.from(Buffer.from(text.slice(1, 65), 'hex')),
@@ -98,7 +120,7 @@ function decode(text: string | undefined): IndexNode | undefined {
   }
   if (text?.startsWith('L')) {
     try {
-      return { kind: 'leaf', entry: JSON.parse(text.slice(1)) as IndexEntry };
+      return { kind: 'leaf', entry: parseIndexEntry(JSON.parse(text.slice(1))) as IndexEntry };
     } catch {
       return undefined;
     }

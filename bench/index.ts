@@ -7,23 +7,30 @@
  * - proof sizes in the binary layout: the worst case over every key of the index and over every
  *   key not in it (found by one walk of the whole tree, then proven and encoded for real), and
  *   the median over every key present and over 10,000 random absent keys;
- * - node writes per changed key for batches of 1, 50 and 1,000 changed keys (half lineages moving
- *   forward, half new residual ids);
+ * - tiles read per proof (one eventually consistent item read each in DynamoDB), mean and worst
+ *   over sampled keys;
+ * - per changed key, for batches of 1, 50 and 1,000 changed keys (half lineages moving forward,
+ *   half new residual ids): the nodes made (the items the one-node-per-item form wrote, 1 WCU
+ *   each), the tiles written and their write units as DynamoDB bills the items
+ *   (docs/verifiable-index.md, "Tiles");
  * - update CPU time per changed key, and its ratio to a floor timed in the same rounds
  *   (bench/harness.ts): one SHA-256 of 64 bytes per level of the mean leaf depth, per key.
  *
  * Target (docs/verifiable-index.md, "Proof size"): worst-case proof ≤ 1 KiB at 10^6 keys. Nothing
- * is asserted. Run: `npx tsx bench/index.ts` (RESEAL_BENCH_QUICK=1 builds 10^5 keys instead).
+ * is asserted. Run: `npx tsx bench/index.ts` (RESEAL_BENCH_QUICK=1 builds 10^5 keys instead;
+ * RESEAL_BENCH_TILE_LEVELS=k stores tiles of k levels, default `INDEX_TILE_LEVELS`).
  */
 import { hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { indexTileItem } from '../adapters/dynamodb-index-node-store';
 import { applyIndexUpdates } from '../shared/index/apply-index-updates';
 import type { LineageIndexValue } from '../shared/index/index-entry';
 import { emptyIndexHash, isEmptyIndexHash } from '../shared/index/index-hashing';
 import type { IndexKey } from '../shared/index/index-key';
 import { encodeIndexProof } from '../shared/index/index-proof';
+import { type CheckedIndexNode, decodeIndexTile, hashKey, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexUpdate } from '../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../shared/index/prove-index-key';
@@ -50,14 +57,34 @@ const lineageValue = (treeSize: number, lineage: number): LineageIndexValue => (
   writerPolicyDigest: null,
 });
 
+/** A tile's size as DynamoDB bills its item: attribute names and values (bench/write-capacity.ts). */
+function tileItemBytes(root: Uint8Array, tile: Uint8Array): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(indexTileItem(root, tile))) {
+    bytes += Buffer.byteLength(name);
+    if (value.S !== undefined) bytes += Buffer.byteLength(value.S);
+    else if (value.B !== undefined) bytes += value.B.byteLength;
+  }
+  return bytes;
+}
+
 /** One walk of the whole tree: every leaf's depth and non-empty siblings, and the worst absence paths. */
 async function walk(store: MemoryIndexNodeStore, root: Uint8Array) {
   const leaves: { depth: number; nonEmpty: number; key: IndexKey; bytes: number }[] = [];
   let worstEmptyEnd = { bytes: 0, depth: 0 };
-  // The bench's own store is trusted: nodes are read raw, without hashing them again.
+  // One tile decoded at a time (the nodes of the whole index would not fit in memory at once).
+  let tileNodes = new Map<string, CheckedIndexNode>();
+  const nodeOf = async (h: Uint8Array): Promise<CheckedIndexNode> => {
+    const inTile = tileNodes.get(hashKey(h));
+    if (inTile !== undefined) return inTile;
+    const [tile] = await store.getTiles([h]);
+    if (tile === undefined) throw new Error('bench index lost a tile');
+    tileNodes = new Map(decodeIndexTile(tile).nodes);
+    return tileNodes.get(hashKey(h)) as CheckedIndexNode;
+  };
   const visit = async (h: Uint8Array, depth: number, nonEmpty: number): Promise<void> => {
-    const [node] = await store.getNodes([h]);
-    if (node === undefined) throw new Error('bench index lost a node');
+    const node = await nodeOf(h);
+    const own = tileNodes;
     if (node.kind === 'leaf') {
       const { entry } = node;
       const key: IndexKey =
@@ -75,7 +102,10 @@ async function walk(store: MemoryIndexNodeStore, root: Uint8Array) {
       if (isEmptyIndexHash(child)) {
         const bytes = proofBytes(depth + 1, n, false);
         if (bytes > worstEmptyEnd.bytes) worstEmptyEnd = { bytes, depth: depth + 1 };
-      } else await visit(child, depth + 1, n);
+      } else {
+        await visit(child, depth + 1, n);
+        tileNodes = own;
+      }
     }
   };
   await visit(root, 0, 0);
@@ -89,7 +119,8 @@ export async function runIndexBench(): Promise<string> {
   const lines: string[] = [];
   collect();
   const before = process.memoryUsage();
-  const store = new MemoryIndexNodeStore();
+  const tileLevels = Number(process.env.RESEAL_BENCH_TILE_LEVELS ?? INDEX_TILE_LEVELS);
+  const store = new MemoryIndexNodeStore({ tileLevels });
   const heads: LineageIndexValue[] = [];
   /** The updates that add lineages [from, to), each with its residual ids. */
   const lineageBatch = (from: number, to: number): IndexUpdate[] => {
@@ -110,7 +141,7 @@ export async function runIndexBench(): Promise<string> {
     return updates;
   };
   // Built in BUILD_BATCHES batches, as integrations would: the transient state of one batch (its
-  // updates, their leaves and the nodes awaiting putNodes) stays a tenth of the index.
+  // updates, their leaves and the tiles awaiting putTiles) stays a tenth of the index.
   let root = emptyIndexHash();
   let keys = 0;
   const buildCpu = process.cpuUsage();
@@ -124,7 +155,7 @@ export async function runIndexBench(): Promise<string> {
   collect();
   const after = process.memoryUsage();
   lines.push(
-    `- keys: ${keys.toLocaleString('en')} (${lineages.toLocaleString('en')} lineages × ${RESIDUALS_PER_LINEAGE} residual ids, plus the lineages), built in ${BUILD_BATCHES} batches in ${buildSeconds.toFixed(1)} s of CPU; ${store.size.toLocaleString('en')} nodes stored`,
+    `- keys: ${keys.toLocaleString('en')} (${lineages.toLocaleString('en')} lineages × ${RESIDUALS_PER_LINEAGE} residual ids, plus the lineages), built in ${BUILD_BATCHES} batches in ${buildSeconds.toFixed(1)} s of CPU; ${store.size.toLocaleString('en')} tiles of ${tileLevels} levels stored`,
     `- memory of the built index (live, after a full collection): heap ${mb(after.heapUsed - before.heapUsed)}, RSS ${mb(after.rss - before.rss)} more than before the build; peak RSS of the process during the build ${mb(process.resourceUsage().maxRSS * 1024)}`,
   );
 
@@ -134,10 +165,21 @@ export async function runIndexBench(): Promise<string> {
   const worstPresence = await proveIndexKey(store, root, worstLeaf.key);
   const presenceBytes = encodeIndexProof(worstPresence.proof).byteLength;
   const absentSizes: number[] = [];
+  const absentTiles: number[] = [];
   for (let i = 0; i < 10_000; i += 1) {
+    const before = store.reads;
     const proven = await proveIndexKey(store, root, { kind: 'lineage', lineageId: `absent-${i}` });
+    absentTiles.push(store.reads - before);
     absentSizes.push(encodeIndexProof(proven.proof).byteLength);
   }
+  const presentTiles: number[] = [];
+  for (let i = 0; i < leaves.length; i += Math.max(1, Math.floor(leaves.length / 10_000))) {
+    const before = store.reads;
+    await proveIndexKey(store, root, (leaves[i] as (typeof leaves)[number]).key);
+    presentTiles.push(store.reads - before);
+  }
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const most = (xs: readonly number[]) => xs.reduce((a, b) => Math.max(a, b), 0);
   const worstAbsence = Math.max(worstLeaf.bytes + 64, worstEmptyEnd.bytes);
   let depthSum = 0;
   let maxDepth = 0;
@@ -153,6 +195,11 @@ export async function runIndexBench(): Promise<string> {
     '|---|---:|---:|---:|',
     `| presence, over all ${keys.toLocaleString('en')} keys | ${presenceBytes} B (depth ${worstLeaf.depth}, ${worstLeaf.nonEmpty} non-empty siblings) | ${median(leaves.map((l) => l.bytes))} B | ≤ 1,024 B |`,
     `| absence, over every key not in the index | ${worstAbsence} B (the deepest leaf as shortcut) | ${median(absentSizes)} B (10,000 random keys) | ≤ 1,024 B |`,
+    '',
+    `| tiles read per proof (${tileLevels} levels each) | mean | worst |`,
+    '|---|---:|---:|',
+    `| presence, ${presentTiles.length.toLocaleString('en')} keys sampled | ${mean(presentTiles).toFixed(2)} | ${most(presentTiles)} |`,
+    `| absence, 10,000 random keys | ${mean(absentTiles).toFixed(2)} | ${most(absentTiles)} |`,
   );
 
   // Batched updates: writes per changed key, time per key against the floor.
@@ -187,12 +234,24 @@ export async function runIndexBench(): Promise<string> {
   const floorMessage = new Uint8Array(64);
   lines.push(
     '',
-    `| changed keys per batch | node writes per changed key | update CPU time per key | floor (${levels} × SHA-256 of 64 B) per key | ÷ floor |`,
-    '|---:|---:|---:|---:|---:|',
+    `| changed keys per batch | nodes made per changed key (one-node items, 1 WCU each) | tiles written per changed key | WCU per changed key | largest tile item | update CPU time per key | floor (${levels} × SHA-256 of 64 B) per key | ÷ floor |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const changed of [1, 50, 1_000]) {
     let written = 0;
     let keysChanged = 0;
+    let tiles = 0;
+    let units = 0;
+    let largest = 0;
+    const putTiles = store.putTiles.bind(store);
+    store.putTiles = async (batch) => {
+      for (const { root: tileRoot, tile } of batch) {
+        const bytes = tileItemBytes(tileRoot, tile);
+        units += Math.ceil(bytes / 1024);
+        largest = Math.max(largest, bytes);
+      }
+      return putTiles(batch);
+    };
     const samples = await interleavedSamples(
       {
         update: async () => {
@@ -200,6 +259,7 @@ export async function runIndexBench(): Promise<string> {
           if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
           root = result.root;
           written += result.nodesWritten;
+          tiles += result.tilesWritten;
           keysChanged += result.changedKeys;
         },
         floor: () => {
@@ -210,8 +270,9 @@ export async function runIndexBench(): Promise<string> {
       { batchMs: 20, budgetMs: 3_000, minRounds: 5, maxRounds: 30 },
     );
     const perKey = (ms: readonly number[]) => `${((median(ms) / changed) * 1000).toFixed(1)} µs`;
+    store.putTiles = putTiles;
     lines.push(
-      `| ${changed.toLocaleString('en')} | ${(written / keysChanged).toFixed(2)} | ${perKey(samples.update)} | ${perKey(samples.floor)} | ${pairedRatio(samples.update, samples.floor).toFixed(1)} |`,
+      `| ${changed.toLocaleString('en')} | ${(written / keysChanged).toFixed(2)} | ${(tiles / keysChanged).toFixed(2)} | ${(units / keysChanged).toFixed(2)} | ${largest} B | ${perKey(samples.update)} | ${perKey(samples.floor)} | ${pairedRatio(samples.update, samples.floor).toFixed(1)} |`,
     );
   }
   return lines.join('\n');

@@ -34,6 +34,8 @@ console.log('\n## Triage flatness, 1% drift, claims = keys ÷ 10\n');
 console.log(triage.series);
 console.log('\n## Verifiable log: cost per recall by lineage length, proofs per second\n');
 console.log(await runLogBench());
-console.log('\n## Verifiable index at 10^6 keys: proof sizes, node writes per changed key, update time\n');
+console.log(
+  '\n## Verifiable index at 10^6 keys: proof sizes, tiles per proof, tiles and write units per changed key, update time\n',
+);
 console.log(await runIndexBench());
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);

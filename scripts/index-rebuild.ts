@@ -52,7 +52,7 @@ export function describeRebuild(report: IndexRebuildReport): string[] {
   if (result.kind === 'INTACT')
     return [...lines, `index ${report.committedRoot}: every node is stored; nothing written`];
   if (result.kind === 'REBUILT') {
-    return [...lines, `index ${report.committedRoot} rebuilt: ${result.nodesWritten} node(s) written`];
+    return [...lines, `index ${report.committedRoot} rebuilt: ${result.tilesWritten} tile(s) written`];
   }
   const rebuilt = result.rebuiltRoot ? ` (rebuilt root ${Buffer.from(result.rebuiltRoot).toString('hex')})` : '';
   return [

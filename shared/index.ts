@@ -74,6 +74,7 @@ export {
   WriteVerdictSchema,
 } from './guard/verdict';
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
+export { CachedIndexNodeStore, INDEX_TILE_CACHE_TILES } from './index/cached-index-node-store';
 export {
   entryDigest,
   entryKey,
@@ -101,6 +102,7 @@ export {
   parseIndexKey,
   type ResidualIndexKey,
 } from './index/index-key';
+export { IndexNodeReader } from './index/index-node-reader';
 export {
   decodeIndexProof,
   encodeIndexProof,
@@ -116,6 +118,15 @@ export {
   type IndexProofFinding,
   IndexProofFindingCode,
 } from './index/index-proof-check';
+export {
+  type CheckedIndexNode,
+  type DecodedIndexTile,
+  decodeIndexTile,
+  encodeIndexNodeTile,
+  encodeIndexTile,
+  INDEX_TILE_LEVELS,
+  INDEX_TILE_VERSION,
+} from './index/index-tile';
 export {
   admitUpdate,
   type IndexUpdate,
@@ -232,7 +243,7 @@ export {
   TriageCompletedDetailSchema,
 } from './pipeline/messages';
 export type { EventPublisher } from './ports/event-publisher';
-export type { IndexNode, IndexNodeStore } from './ports/index-node-store';
+export type { IndexNode, IndexNodeStore, IndexTile } from './ports/index-node-store';
 export type { LineageStore } from './ports/lineage-store';
 export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
 export type { NoteSigner } from './ports/note-signer';

@@ -14,7 +14,7 @@ import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store
 import type { FreshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
-import type { IndexNode, IndexNodeStore } from '../../shared/ports/index-node-store';
+import type { IndexNodeStore, IndexTile } from '../../shared/ports/index-node-store';
 import { type Signer, type SignTally, signsSince } from './sign-tally';
 import { BENCH_WRITER, benchWrite } from './stack-bench';
 import { quantile } from './stack-report';
@@ -22,24 +22,28 @@ import { quantile } from './stack-report';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * An {@link IndexNodeStore} that keeps every node it has read. Index nodes are content-addressed
- * and re-hashed on every read (docs/deployment-log.md, "Storage"), so a kept node is the node:
- * the bench's observer, which proves every write of the run, reads each node once instead of once
+ * An {@link IndexNodeStore} that keeps every tile it has read. Index tiles are content-addressed
+ * and re-hashed on every read (docs/deployment-log.md, "Storage"), so a kept tile is the tile:
+ * the bench's observer, which proves every write of the run, reads each tile once instead of once
  * per write, and does not load the emulator it measures.
  */
 export class KeptIndexNodeStore implements IndexNodeStore {
   readonly #inner: IndexNodeStore;
-  readonly #kept = new Map<string, IndexNode>();
+  readonly #kept = new Map<string, Uint8Array>();
 
   constructor(inner: IndexNodeStore) {
     this.#inner = inner;
   }
 
-  async getNodes(hashes: readonly Uint8Array[]): Promise<(IndexNode | undefined)[]> {
+  get tileLevels(): number {
+    return this.#inner.tileLevels;
+  }
+
+  async getTiles(hashes: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     const hex = hashes.map((h) => Buffer.from(h).toString('hex'));
     const missing = hashes.filter((_, i) => !this.#kept.has(hex[i] as string));
     if (missing.length > 0) {
-      const read = await this.#inner.getNodes(missing);
+      const read = await this.#inner.getTiles(missing);
       missing.forEach((h, i) => {
         const node = read[i];
         if (node) this.#kept.set(Buffer.from(h).toString('hex'), node);
@@ -48,8 +52,8 @@ export class KeptIndexNodeStore implements IndexNodeStore {
     return hex.map((h) => this.#kept.get(h));
   }
 
-  putNodes(nodes: readonly { readonly hash: Uint8Array; readonly node: IndexNode }[]): Promise<void> {
-    return this.#inner.putNodes(nodes);
+  putTiles(tiles: readonly IndexTile[]): Promise<void> {
+    return this.#inner.putTiles(tiles);
   }
 }
 

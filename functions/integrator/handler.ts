@@ -9,6 +9,7 @@ import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-le
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
 import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
@@ -54,7 +55,8 @@ function thresholdOf(maxAgeSeconds: number): number {
 const service = new IntegratorService({
   lineages: new DynamoDBLineageStore(dynamodb, tableName),
   deployment,
-  index: new DynamoDBIndexNodeStore(dynamodb, tableName),
+  // Kept warm across invocations: tiles are content-addressed and hashed on every read.
+  index: new CachedIndexNodeStore(new DynamoDBIndexNodeStore(dynamodb, tableName)),
   signer: logKey,
   witness,
   metrics: new PowertoolsPipelineMetrics(metrics),

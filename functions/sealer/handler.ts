@@ -11,6 +11,7 @@ import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
+import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
@@ -44,7 +45,8 @@ const service = new SealerService({
   // Every run is checked against the deployment index first (docs/sealing.md, "The index floor").
   index: {
     deployment: new DynamoDBDeploymentLogStore(dynamodb, tableName),
-    nodes: new DynamoDBIndexNodeStore(dynamodb, tableName),
+    // Kept warm across invocations: tiles are content-addressed and hashed on every read.
+    nodes: new CachedIndexNodeStore(new DynamoDBIndexNodeStore(dynamodb, tableName)),
     witness: witnessPolicy
       ? { policy: parsePolicy(witnessPolicy), maxAgeSeconds: Number(requireEnv('WITNESS_MAX_AGE_SECONDS')) }
       : null,

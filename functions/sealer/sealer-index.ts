@@ -6,7 +6,7 @@ import { authenticateDeploymentHead, storedReAnchor } from '../../shared/integra
 import { readHeldLineages } from '../../shared/integrator/integrate';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
-import type { IndexNode, IndexNodeStore } from '../../shared/ports/index-node-store';
+import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
@@ -53,8 +53,8 @@ export interface IndexUnverifiable {
  * and lineage, the lineage's entry and those of the run's residual ids, as of the newest
  * deployment head that authenticates with the log key (`authenticateDeploymentHead`: the signed
  * checkpoint, and its last leaf holding the index root). Every node is read with `proveIndexKey`
- * (checked against its hash); the paths of all keys are walked together, one `getNodes` call
- * (one `BatchGetItem`) per level, each node read once.
+ * (checked against its hash); the paths of all keys are walked together, one `getTiles` call
+ * (one `BatchGetItem`) per level of tiles, each tile read once.
  *
  * Warm, it remembers the largest deployment state it read: a head item put back to an older
  * signed state then lowers nothing (the remembered index root is read instead; nodes are never
@@ -188,18 +188,19 @@ export class SealerIndex {
 }
 
 /**
- * `store` with every `getNodes` call made in one tick merged into one call (one `BatchGetItem`)
- * and each node read once, for one run: the walks of a run's keys go down level by level
+ * `store` with every `getTiles` call made in one tick merged into one call (one `BatchGetItem`)
+ * and each tile read once, for one run: the walks of a run's keys go down tile by tile
  * together. Read-only.
  */
 function coalescing(store: IndexNodeStore): IndexNodeStore {
-  const loader = new DataLoader<Uint8Array, IndexNode | undefined, string>(async (hashes) => store.getNodes(hashes), {
-    cacheKeyFn: (hash) => Buffer.from(hash).toString('hex'),
+  const loader = new DataLoader<Uint8Array, Uint8Array | undefined, string>(async (roots) => store.getTiles(roots), {
+    cacheKeyFn: (root) => Buffer.from(root).toString('hex'),
   });
   return {
-    getNodes: (hashes) => Promise.all(hashes.map((hash) => loader.load(hash))),
-    putNodes: async () => {
-      throw new Error('the sealer never writes index nodes');
+    tileLevels: store.tileLevels,
+    getTiles: (roots) => Promise.all(roots.map((root) => loader.load(root))),
+    putTiles: async () => {
+      throw new Error('the sealer never writes index tiles');
     },
   };
 }

@@ -1,3 +1,4 @@
+import { INDEX_TILE_LEVELS } from '../index/index-tile';
 import { addUsage, type Usage } from './cost-model';
 
 /**
@@ -52,13 +53,49 @@ export function indexDepth(keys: number): number {
 }
 
 /**
- * Index nodes one integration reads and rewrites per changed key: a key's path below the levels
- * the batch's `changedKeys` paths share (`depth − log2 K + 1`, which gives bench/index.ts's
- * measured 18.9, 13.5 and 9.2 node writes per key for 1, 50 and 1,000 keys at 10^5).
+ * Index nodes one integration makes per changed key: a key's path below the levels the batch's
+ * `changedKeys` paths share (`depth − log2 K + 1`, which gives bench/index.ts's measured 18.9,
+ * 13.5 and 9.2 nodes per key for 1, 50 and 1,000 keys at 10^5). Before tiles, one item each.
  */
 export function nodesPerChangedKey(keys: number, changedKeys: number): number {
   return Math.max(1, indexDepth(keys) - Math.log2(Math.max(1, changedKeys)) + 1);
 }
+
+/**
+ * Tiles a stretch of `levels` levels of a path crosses, on average, with tiles of `k` levels
+ * (docs/verifiable-index.md, "Tiles"): one per `k` levels, and the tile the stretch starts in,
+ * `levels / k + (k + 1) / 2k` for a start uniformly placed within a tile.
+ */
+export function tilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): number {
+  return levels / k + (k + 1) / (2 * k);
+}
+
+/**
+ * Tiles one proof reads at `keys` keys: a leaf's path from the root, `depth / k + (k + 1) / 2k`
+ * (5.1 at 10^5 keys and 5.9 at 10^6 with 4 levels; bench/index.ts measured 5.14 and 5.97).
+ */
+export function tilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
+  return tilesPerLevels(indexDepth(keys), k);
+}
+
+/**
+ * Tiles one integration writes (and reads) per changed key: those of the levels below the
+ * shared ones, `(nodesPerChangedKey − 1) / k + (k + 1) / 2k`; bench/index.ts measured 5.13, 3.44
+ * and 2.38 at 10^5 keys and 6.00, 4.36 and 3.23 at 10^6 for 1, 50 and 1,000 keys changed
+ * together (this gives 5.10, 3.69, 2.61 and 5.93, 4.52, 3.44: within a tenth).
+ */
+export function tilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_TILE_LEVELS): number {
+  return tilesPerLevels(nodesPerChangedKey(keys, changedKeys) - 1, k);
+}
+
+/** Read units of one eventually consistent item read under 4 KB (a tile; docs/verifiable-index.md, "Tiles"). */
+export const TILE_READ_UNITS = 0.5;
+
+/**
+ * Write units per tile written: a tile of 4 levels is an item under 1 KB but for a few holding
+ * several leaves (bench/index.ts at 10^6 keys: 4.45 units for 4.36 tiles per changed key).
+ */
+export const TILE_WRITE_UNITS = 1.02;
 
 function checkLoad(load: IndexLoad): void {
   for (const [name, value] of Object.entries(load)) {
@@ -73,24 +110,26 @@ function checkLoad(load: IndexLoad): void {
 
 /**
  * The sealer's index read per write (docs/sealing.md, "The index floor"): per run, one `GetItem`
- * of the deployment head, the lineage's path and each write's residual-id path (one consistent
- * read of an item under 4 KB each: 1 RCU), and one read of tree nodes for the consistency proof;
- * about 44 RCU for a run of one write at 10^6 keys.
+ * of the deployment head and one read of tree nodes for the consistency proof (1 RCU each), and
+ * the tiles of the lineage's path and of each write's residual-id path ({@link tilesPerPath},
+ * eventually consistent: {@link TILE_READ_UNITS} each); about 7.9 RCU for a run of one write at
+ * 10^6 keys (44 with one consistently read item per node). The warm tile cache's hits are not
+ * counted: an upper bound.
  *
  * @throws {RangeError} for a load that is not finite and positive
  */
 export function sealerIndexUsage(load: IndexLoad): Usage {
   checkLoad(load);
-  const depth = indexDepth(load.indexKeys);
-  const perRun = 2 + depth * (1 + load.writesPerRun);
+  const perRun = 2 + TILE_READ_UNITS * tilesPerPath(load.indexKeys) * (1 + load.writesPerRun);
   return { dynamodbReadRequestUnit: perRun / load.writesPerRun };
 }
 
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
- * items; the changed keys' paths read and their new nodes written (`BatchWriteItem`, items under
- * 1 KB: 1 WCU each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
+ * items; the changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
+ * warm cache's hits not counted) and their new tiles written ({@link tilesPerChangedKey},
+ * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
  * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
  * (`SendMessage`) and the poller's receive and delete; one invocation of
  * {@link INTEGRATION_GB_SECONDS} (and one per witness call).
@@ -102,12 +141,12 @@ export function integratorUsage(load: IndexLoad): Usage {
   const writes = load.writesPerIntegration;
   const lineages = load.lineagesPerIntegration;
   const changedKeys = lineages + writes;
-  const nodes = changedKeys * nodesPerChangedKey(load.indexKeys, changedKeys);
+  const tiles = changedKeys * tilesPerChangedKey(load.indexKeys, changedKeys);
   const witnesses = load.witnesses ?? 1;
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
   const perIntegration: Usage = {
-    dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + nodes,
-    dynamodbWriteRequestUnit: nodes + DEPLOYMENT_COMMIT_WCU + witnesses,
+    dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
+    dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: writes / load.writesPerRun + 2,
     lambdaRequest: 1 + witnesses,

@@ -3,8 +3,10 @@ import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
 import { entryDigest } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hashing';
 import { indexKeyPath, pathBit } from './index-key';
+import { IndexNodeReader } from './index-node-reader';
+import { hashKey } from './index-tile';
 import { admitUpdate, type IndexUpdate, type IndexUpdateFinding, updateEntry } from './index-update';
-import { readIndexNode } from './read-index-node';
+import { tileIndexNodes } from './tile-index-nodes';
 
 /** What {@link applyIndexUpdates} did. */
 export interface IndexUpdateResult {
@@ -14,17 +16,20 @@ export interface IndexUpdateResult {
   readonly findings: readonly IndexUpdateFinding[];
   /** Keys whose entry was added or changed. */
   readonly changedKeys: number;
-  /** Nodes written, in one `putNodes` call (none when nothing changed). */
+  /** New nodes made: a leaf per changed key and the interior nodes above (none when nothing changed). */
   readonly nodesWritten: number;
+  /** Tiles written, in one `putTiles` call (none when nothing changed; docs/verifiable-index.md, "Tiles"). */
+  readonly tilesWritten: number;
 }
 
-/** One leaf to place: its key path, hash, and the node to write (`null`: already stored). */
+/** One leaf to place: its key path, hash, and node; `held` for a leaf the index holds already (moved, not new). */
 interface Placed {
   readonly path: Uint8Array;
   /** The path as a latin1 string: sorts as the bytes do, faster than comparing buffers. */
   readonly order: string;
   readonly hash: Uint8Array;
-  readonly node: IndexNode | null;
+  readonly node: IndexNode;
+  readonly held: boolean;
 }
 
 /** An update with what it hashes to, sorted by key path. */
@@ -42,8 +47,9 @@ const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
  * root for every lineage and residual id of an integration. Walks down from `root` only into the
  * subtrees an update lands in, checks each update against the entry the index holds
  * ({@link admitUpdate}: a refused update becomes a finding and is left out, the rest apply), and
- * writes only the nodes that changed, in one `putNodes` call: a new leaf per changed key and a new
- * interior node per changed position above it. Every node read is checked against its hash.
+ * writes only the nodes that changed: a new leaf per changed key and a new interior node per
+ * changed position above it, in tiles of the store's `tileLevels` (docs/verifiable-index.md,
+ * "Tiles"), in one `putTiles` call. Every node read is checked against its hash.
  *
  * @param root - the current root (`emptyIndexHash()` for an empty index), 32 bytes
  * @param updates - at most one per key, typed (validate outside input with `parseIndexUpdates`)
@@ -76,12 +82,16 @@ export async function applyIndexUpdates(
       ]);
     }
   }
-  const writes: { hash: Uint8Array; node: IndexNode }[] = [];
+  const reader = new IndexNodeReader(store);
+  /** New nodes, and held leaves moved further down: what the tiles must spell out. */
+  const fresh = new Map<string, IndexNode>();
+  let nodesWritten = 0;
   const findings: { index: number; finding: IndexUpdateFinding }[] = [];
   let changedKeys = 0;
 
   const write = (hash: Uint8Array, node: IndexNode): Uint8Array => {
-    writes.push({ hash, node });
+    nodesWritten += 1;
+    fresh.set(hashKey(hash), node);
     return hash;
   };
 
@@ -90,7 +100,7 @@ export async function applyIndexUpdates(
     changedKeys += 1;
     const entry = updateEntry(item.update);
     const hash = indexLeafHash(item.path, entryDigest(entry));
-    return { path: item.path, order: item.order, hash, node: { kind: 'leaf', entry } };
+    return { path: item.path, order: item.order, hash, node: { kind: 'leaf', entry }, held: false };
   };
 
   /** The subtree at `depth` holding exactly `leaves[from, to)` (sorted by path, sharing the first `depth` bits). */
@@ -98,7 +108,9 @@ export async function applyIndexUpdates(
     if (to === from) return emptyIndexHash();
     if (to - from === 1) {
       const leaf = leaves[from] as Placed;
-      return leaf.node === null ? leaf.hash : write(leaf.hash, leaf.node);
+      if (!leaf.held) return write(leaf.hash, leaf.node);
+      fresh.set(hashKey(leaf.hash), leaf.node);
+      return leaf.hash;
     }
     const mid = split(leaves, depth, from, to);
     const left = build(leaves, depth + 1, from, mid);
@@ -123,7 +135,7 @@ export async function applyIndexUpdates(
         depth,
       );
     }
-    const node = await readIndexNode(store, hash);
+    const node = await reader.read(hash);
     if (node.kind === 'interior') {
       const mid = split(items, depth, 0, items.length);
       const [left, right] = await Promise.all([
@@ -134,7 +146,13 @@ export async function applyIndexUpdates(
       return write(indexNodeHash(left, right), { kind: 'interior', left, right });
     }
     // A leaf shortcut: the held leaf and the new ones share this subtree from here down.
-    const held: Placed = { path: node.keyPath, order: latin1(node.keyPath), hash, node: null };
+    const held: Placed = {
+      path: node.keyPath,
+      order: latin1(node.keyPath),
+      hash,
+      node: { kind: 'leaf', entry: node.entry },
+      held: true,
+    };
     const leaves: Placed[] = [];
     let keepHeld = true;
     for (const item of items) {
@@ -155,12 +173,14 @@ export async function applyIndexUpdates(
   };
 
   const newRoot = await fold(Uint8Array.from(root), 0, pending);
-  if (writes.length > 0) await store.putNodes(writes);
+  const tiles = nodesWritten > 0 ? tileIndexNodes(newRoot, fresh, reader, store.tileLevels) : [];
+  if (tiles.length > 0) await store.putTiles(tiles);
   return {
     root: newRoot,
     findings: findings.sort((a, b) => a.index - b.index).map(({ finding }) => finding),
     changedKeys,
-    nodesWritten: writes.length,
+    nodesWritten,
+    tilesWritten: tiles.length,
   };
 }
 

@@ -3,8 +3,8 @@ import type { IndexNodeStore } from '../ports/index-node-store';
 import type { IndexEntry } from './index-entry';
 import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hashing';
 import { type IndexKey, indexKeyPath, KEY_PATH_BITS, pathBit } from './index-key';
+import { IndexNodeReader } from './index-node-reader';
 import type { IndexProof } from './index-proof';
-import { readIndexNode } from './read-index-node';
 
 /** What the index of a root holds for a key, with the proof that shows it. */
 export type IndexKeyProof =
@@ -13,7 +13,7 @@ export type IndexKeyProof =
 
 /**
  * Proves what the index of `root` holds for `key` (docs/verifiable-index.md, "Proofs"): walks the
- * key's path down from the root, one node read per level, to the key's leaf (presence), an empty
+ * key's path down from the root, one tile read per `tileLevels` levels (docs/verifiable-index.md, "Tiles"), to the key's leaf (presence), an empty
  * subtree or another key's leaf (absence). Encode with `encodeIndexProof`; check with
  * `checkIndexPresence` / `checkIndexAbsence`.
  *
@@ -27,13 +27,14 @@ export async function proveIndexKey(store: IndexNodeStore, root: Uint8Array, key
     throw new InvalidInputError('index root', [{ path: '', message: 'expected 32 bytes' }]);
   }
   const path = indexKeyPath(key);
+  const reader = new IndexNodeReader(store);
   const siblings: (Uint8Array | null)[] = [];
   let hash = Uint8Array.from(root);
   for (;;) {
     // Unreachable with checked nodes (paths part by depth 256); a bound all the same.
     if (siblings.length > KEY_PATH_BITS) throw new IndexNodeMissingError(Buffer.from(hash).toString('hex'), true);
     if (isEmptyIndexHash(hash)) return { kind: 'absence', proof: { kind: 'absence', siblings, leaf: null } };
-    const node = await readIndexNode(store, hash);
+    const node = await reader.read(hash);
     if (node.kind === 'leaf') {
       if (Buffer.compare(node.keyPath, path) === 0) {
         return { kind: 'presence', entry: node.entry, proof: { kind: 'presence', siblings, leaf: null } };

@@ -78,8 +78,8 @@ export interface IntegrationResult {
   readonly next: DeploymentAppend | null;
   /** The one checkpoint to sign for every lineage at once, or `null` when the index did not change. */
   readonly checkpoint: Checkpoint | null;
-  /** Index nodes written. */
-  readonly nodesWritten: number;
+  /** Index tiles written (docs/verifiable-index.md, "Tiles"). */
+  readonly tilesWritten: number;
 }
 
 /**
@@ -230,7 +230,7 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
       }
     }
   }
-  const nodesWritten = await staged.flush();
+  const tilesWritten = await staged.flush();
   const changed = Buffer.compare(indexRoot, input.previous.indexRoot) !== 0;
   const next = changed ? appendIndexRoot(input.previous, indexRoot) : null;
   const integrated = [...admitted.keys()];
@@ -242,7 +242,7 @@ export async function integrate(input: IntegrationInput): Promise<IntegrationRes
     indexRoot,
     next,
     checkpoint: next ? deploymentCheckpoint(input.origin, next.state) : null,
-    nodesWritten,
+    tilesWritten,
   };
 }
 

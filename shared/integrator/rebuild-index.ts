@@ -2,12 +2,12 @@ import { IndexNodeMissingError } from '../errors';
 import { applyIndexUpdates } from '../index/apply-index-updates';
 import type { IndexEntry, LineageIndexValue } from '../index/index-entry';
 import { emptyIndexHash, isEmptyIndexHash } from '../index/index-hashing';
+import { IndexNodeReader } from '../index/index-node-reader';
 import type { IndexUpdate } from '../index/index-update';
 import { MemoryIndexNodeStore } from '../index/memory-index-node-store';
 import { proveIndexKey } from '../index/prove-index-key';
-import { hashIndexNode, readIndexNode } from '../index/read-index-node';
 import { MemoryMerkleTree } from '../log/memory-tree';
-import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
+import type { IndexNodeStore } from '../ports/index-node-store';
 
 /** One record of an authenticated lineage, as the rebuild needs it (seq = its position). */
 export interface RebuildRecord {
@@ -34,10 +34,11 @@ export interface RebuildLineage {
 export type IndexRebuildResult =
   /** Nothing is missing under the committed root: nothing written. */
   | { readonly kind: 'INTACT' }
-  /** The entries re-derived hash to the committed root; the nodes the store lacked were written. */
+  /** The entries re-derived hash to the committed root; the tiles the store lacked were written. */
   | {
       readonly kind: 'REBUILT';
-      readonly nodesWritten: number;
+      /** Tiles written: those the store lacked or held in another form (docs/verifiable-index.md, "Tiles"). */
+      readonly tilesWritten: number;
       /** The size of each lineage's entry in the committed index (0: not in it). */
       readonly sizes: ReadonlyMap<string, number>;
     }
@@ -54,8 +55,10 @@ export const MAX_REBUILD_TRIES = 256;
  * is read from the index where the lineage's path is intact, and otherwise bounded by the residual
  * ids that are (an id present at its first sealing `k` means `T > k`, absent means `T ≤ k`). Each
  * candidate set of sizes is folded into an empty index; only a set whose root is `committedRoot`
- * is kept, and only the nodes of that index the store does not hold are written, in one
- * `putNodes` call. Every node written hashes to its address and hangs under the committed root.
+ * is kept, and only the tiles of that index (in the store's `tileLevels`) the store does not hold
+ * byte for byte are written, in one `putTiles` call: a node stored in another form (one node per
+ * item, as before tiles) is written again as tiles. Every tile written hashes to its address and
+ * hangs under the committed root.
  *
  * @param lineages - every lineage the index may hold (an omitted one makes the root differ)
  * @throws what the store throws
@@ -93,16 +96,19 @@ export async function rebuildIndex(
       sizes.set(lineage.lineageId, options[rest % options.length] as number);
       rest = Math.floor(rest / options.length);
     }
-    const rebuilt = new MemoryIndexNodeStore();
+    const rebuilt = new MemoryIndexNodeStore({ tileLevels: store.tileLevels });
     const updates = choices.flatMap(({ lineage }) => entriesAt(lineage, sizes.get(lineage.lineageId) ?? 0));
     const { root } = await applyIndexUpdates(rebuilt, emptyIndexHash(), updates);
     firstRoot ??= root;
     if (Buffer.compare(root, committedRoot) !== 0) continue;
-    const nodes = await nodesOf(rebuilt, root);
-    const held = await store.getNodes(nodes.map((n) => n.hash));
-    const lacking = nodes.filter(({ hash }, i) => !storedAs(held[i], hash));
-    if (lacking.length > 0) await store.putNodes(lacking);
-    return { kind: 'REBUILT', nodesWritten: lacking.length, sizes };
+    const tiles = [...rebuilt.entries()];
+    const held = await store.getTiles(tiles.map((t) => t.root));
+    const lacking = tiles.filter(({ tile }, i) => {
+      const stored = held[i];
+      return stored === undefined || Buffer.compare(stored, tile) !== 0;
+    });
+    if (lacking.length > 0) await store.putTiles(lacking);
+    return { kind: 'REBUILT', tilesWritten: lacking.length, sizes };
   }
   return {
     kind: 'MISMATCH',
@@ -186,52 +192,22 @@ async function indexedSizes(
 
 /** Whether every node under `root` is stored and hashes to its address (a walk of the whole index). */
 async function isIntact(store: IndexNodeStore, root: Uint8Array): Promise<boolean> {
+  const reader = new IndexNodeReader(store);
+  let level = isEmptyIndexHash(root) ? [] : [root];
   try {
-    await walk(store, root, () => undefined);
+    while (level.length > 0) {
+      const next: Uint8Array[] = [];
+      for (const hash of level) {
+        const node = await reader.read(hash);
+        if (node.kind === 'interior') {
+          for (const child of [node.left, node.right]) if (!isEmptyIndexHash(child)) next.push(child);
+        }
+      }
+      level = next;
+    }
     return true;
   } catch (error) {
     if (error instanceof IndexNodeMissingError) return false;
     throw error;
-  }
-}
-
-/** Every node under `root`, with its hash. */
-async function nodesOf(store: IndexNodeStore, root: Uint8Array): Promise<{ hash: Uint8Array; node: IndexNode }[]> {
-  const nodes: { hash: Uint8Array; node: IndexNode }[] = [];
-  await walk(store, root, (hash, node) => void nodes.push({ hash, node }));
-  return nodes;
-}
-
-/** Visits every node under `root`, breadth first, each read checked against its address. */
-async function walk(
-  store: IndexNodeStore,
-  root: Uint8Array,
-  visit: (hash: Uint8Array, node: IndexNode) => void,
-): Promise<void> {
-  let level = isEmptyIndexHash(root) ? [] : [root];
-  while (level.length > 0) {
-    const next: Uint8Array[] = [];
-    for (const hash of level) {
-      const checked = await readIndexNode(store, hash);
-      const node: IndexNode =
-        checked.kind === 'leaf'
-          ? { kind: 'leaf', entry: checked.entry }
-          : { kind: 'interior', left: checked.left, right: checked.right };
-      visit(hash, node);
-      if (checked.kind === 'interior') {
-        for (const child of [checked.left, checked.right]) if (!isEmptyIndexHash(child)) next.push(child);
-      }
-    }
-    level = next;
-  }
-}
-
-/** Whether a stored node hashes to its address (a missing or edited one is written again). */
-function storedAs(node: IndexNode | undefined, hash: Uint8Array): boolean {
-  if (node === undefined) return false;
-  try {
-    return Buffer.compare(hashIndexNode(node).hash, hash) === 0;
-  } catch {
-    return false;
   }
 }

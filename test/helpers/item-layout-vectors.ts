@@ -6,7 +6,7 @@ import {
   leafIndexRootOf,
   leafNodeOf,
 } from '../../adapters/dynamodb-deployment-log-store';
-import { indexNodeItem, indexNodeOf } from '../../adapters/dynamodb-index-node-store';
+import { indexTileItem, indexTileOf } from '../../adapters/dynamodb-index-node-store';
 import {
   conflictItem,
   conflictOf,
@@ -33,6 +33,8 @@ import {
 } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { emptyIndexHash } from '../../shared/index/index-hashing';
+import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-tile';
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
@@ -342,13 +344,9 @@ function deploymentLogVectors(lineageId: string) {
       indexRoot: leafIndexRootOf(item),
       nodes: [0, 1, 2, 3].map((level) => leafNodeOf(item, level)),
     }),
-    indexNode: (item: Item) => {
-      const node = indexNodeOf(item);
-      if (node === undefined) return null;
-      return node.kind === 'leaf'
-        ? { kind: 'leaf', entry: node.entry }
-        : { kind: 'interior', left: hex(node.left), right: hex(node.right) };
-    },
+    // The tile an item stores (docs/verifiable-index.md, "Tiles"), hex; an item of the one-node
+    // form reads as that node's one-level tile, anything else as no bytes (refused when decoded).
+    indexNode: (item: Item) => ({ tileHex: hex(indexTileOf(item)) }),
   } as const;
   type Kind = keyof typeof decode;
   const entry = (name: string, kind: Kind, item: Item) => ({
@@ -365,8 +363,23 @@ function deploymentLogVectors(lineageId: string) {
     }
     return copy as Item;
   };
-  const leafNode = indexNodeItem(lineageHash, lineageNode);
-  const interiorNode = indexNodeItem(interiorHash, interior);
+  // Items of the one-node form, as written before tiles: still read.
+  const leafNode = itemOf({
+    pk: Keys.indexNode(hex(lineageHash)),
+    sk: Keys.indexNodeSk,
+    node: `L${JSON.stringify(lineageNode.entry)}`,
+  });
+  const interiorNode = itemOf({
+    pk: Keys.indexNode(hex(interiorHash)),
+    sk: Keys.indexNodeSk,
+    node: `I${hex(interior.left)}${hex(interior.right)}`,
+  });
+  // A tile of two levels: the interior node and both its leaves spelled out.
+  const known = new Map([interior, lineageNode, residualNode].map((node) => [hex(hashIndexNode(node).hash), node]));
+  const tile = encodeIndexTile(interiorHash, (h) => known.get(hex(h)), 2);
+  const tileItem = indexTileItem(interiorHash, tile);
+  // A tile of one level: the interior node, its children as references.
+  const cutTile = encodeIndexTile(interiorHash, (h) => known.get(hex(h)), 1);
   return {
     keys: {
       pk: Keys.deploymentLog,
@@ -380,7 +393,16 @@ function deploymentLogVectors(lineageId: string) {
       entry('deployment leaf', 'leaf', leaf),
       entry('index leaf node', 'indexNode', leafNode),
       entry('index interior node', 'indexNode', interiorNode),
+      entry('index tile', 'indexNode', tileItem),
     ],
+    // Tiles and the root hash each decodes to (docs/verifiable-index.md, "Tiles"); every one of
+    // `refusedTiles` must be refused by a decoder.
+    tiles: [
+      { name: 'two levels', tileHex: hex(tile), rootHex: hex(interiorHash) },
+      { name: 'one level, references below', tileHex: hex(cutTile), rootHex: hex(interiorHash) },
+      { name: 'a leaf', tileHex: hex(encodeIndexNodeTile(residualNode)), rootHex: hex(residualHash) },
+    ],
+    refusedTiles: refusedTiles(tile, cutTile),
     // Each index node hashes to its address: the reader re-hashes it (docs/verifiable-index.md, "Node store").
     addresses: [
       { name: 'index leaf node', hashHex: hex(lineageHash) },
@@ -419,6 +441,41 @@ function deploymentLogVectors(lineageId: string) {
       entry('index interior node in capitals', 'indexNode', edit(interiorNode, { node: { S: `I${'A'.repeat(128)}` } })),
       entry('index leaf node not JSON', 'indexNode', edit(leafNode, { node: { S: 'L{"kind":' } })),
       entry('index node of another kind', 'indexNode', edit(leafNode, { node: { S: `X${'a'.repeat(128)}` } })),
+      entry('index tile as text', 'indexNode', edit(tileItem, { tile: { S: hex(tile) } })),
     ],
   };
+}
+
+/** Tiles a decoder must refuse, each with why (docs/verifiable-index.md, "Tiles"). */
+function refusedTiles(tile: Uint8Array, cutTile: Uint8Array): { name: string; tileHex: string }[] {
+  const hex = (bytes: Uint8Array | Buffer) => Buffer.from(bytes).toString('hex');
+  const leafAt = tile.indexOf(0x02, 1);
+  const length = ((tile[leafAt + 1] as number) << 8) | (tile[leafAt + 2] as number);
+  const json = Buffer.from(tile.subarray(leafAt + 3, leafAt + 3 + length)).toString('utf8');
+  const parsed = JSON.parse(json) as Record<string, unknown>;
+  const reordered = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(parsed).reverse())), 'utf8');
+  const withLeaf = (body: Buffer) =>
+    Buffer.concat([
+      tile.subarray(0, leafAt),
+      Uint8Array.of(0x02, body.byteLength >> 8, body.byteLength & 0xff),
+      body,
+      tile.subarray(leafAt + 3 + length),
+    ]);
+  const empty = Buffer.from(emptyIndexHash());
+  return [
+    { name: 'no bytes', tileHex: '' },
+    { name: 'version 2', tileHex: hex(Buffer.concat([Uint8Array.of(2), tile.subarray(1)])) },
+    { name: 'a root that is a reference', tileHex: hex(Buffer.concat([Uint8Array.of(1, 0), new Uint8Array(32)])) },
+    { name: 'a root that is empty', tileHex: '0101' },
+    { name: 'a trailing byte', tileHex: hex(Buffer.concat([tile, Uint8Array.of(0)])) },
+    { name: 'cut short', tileHex: hex(tile.subarray(0, tile.byteLength - 1)) },
+    { name: 'an unknown tag', tileHex: hex(Buffer.concat([Uint8Array.of(1, 4)])) },
+    {
+      name: 'a reference spelled as the empty hash',
+      tileHex: hex(Buffer.concat([Uint8Array.of(1, 3, 0), empty, Uint8Array.of(1)])),
+    },
+    { name: 'a leaf not in its RFC 8785 form', tileHex: hex(withLeaf(reordered)) },
+    { name: 'a leaf that is no entry', tileHex: hex(withLeaf(Buffer.from('{"kind":"lineage"}', 'utf8'))) },
+    { name: 'a reference cut short', tileHex: hex(cutTile.subarray(0, 20)) },
+  ];
 }

@@ -11,9 +11,11 @@ import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
+import { isEmptyIndexHash } from '../../shared/index/index-hashing';
+import { type IndexKey, indexKeyPath, pathBit } from '../../shared/index/index-key';
+import { IndexNodeReader } from '../../shared/index/index-node-reader';
 import { checkIndexPresence } from '../../shared/index/index-proof-check';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
-import { hashIndexNode } from '../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
@@ -188,7 +190,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     expect(evidence.Items?.some((i) => i.lineageId?.S === a && i.kind?.S === 'LINEAGE_ROLLBACK')).toBe(true);
   });
 
-  it('a deleted INDEX# item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
+  it('a deleted INDEX# tile item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
     const notices = new SealedRunNotices();
     const sealer = sealerWith(notices);
     const [x, y] = ['x', 'y'].map((l) => testLineageId(`lin-int-node-${l}-${randomUUID()}`)) as [string, string];
@@ -196,10 +198,24 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     const service = integrator();
     expect((await service.integrate(notices.take())).evidence).toEqual([]);
     const root = Buffer.from((await deployment.readHead())?.indexRoot ?? '', 'hex');
-    const proven = await proveIndexKey(index, root, { kind: 'lineage', lineageId: x });
-    if (proven.kind !== 'presence') throw new Error(`${x} is not indexed`);
-    const leaf = Buffer.from(hashIndexNode({ kind: 'leaf', entry: proven.entry }).hash).toString('hex');
-    const nodeKey = { pk: { S: Keys.indexNode(leaf) }, sk: { S: Keys.indexNodeSk } };
+    // The tile items on a key's path, top-down (docs/verifiable-index.md, "Tiles").
+    const tilesOnPath = async (key: IndexKey): Promise<string[]> => {
+      const reader = new IndexNodeReader(index);
+      const path = indexKeyPath(key);
+      const tiles: string[] = [];
+      let hash: Uint8Array = root;
+      for (let depth = 0; !isEmptyIndexHash(hash); depth += 1) {
+        const node = await reader.read(hash);
+        if (reader.isTileRoot(hash)) tiles.push(Buffer.from(hash).toString('hex'));
+        if (node.kind === 'leaf') break;
+        hash = pathBit(path, depth) === 1 ? node.right : node.left;
+      }
+      return tiles;
+    };
+    const onY = new Set(await tilesOnPath({ kind: 'lineage', lineageId: y }));
+    const tile = (await tilesOnPath({ kind: 'lineage', lineageId: x })).filter((t) => !onY.has(t)).at(-1);
+    if (tile === undefined) throw new Error(`${x} has no tile of its own`);
+    const nodeKey = { pk: { S: Keys.indexNode(tile) }, sk: { S: Keys.indexNodeSk } };
     const deleted = await dynamodb.send(
       new DeleteItemCommand({ TableName: stack.TableName, Key: nodeKey, ReturnValues: 'ALL_OLD' }),
     );
@@ -218,7 +234,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
       {
         section: 'tampering',
         target: 'index node',
-        attack: "delete the index node on one lineage's path; two lineages are integrated (emulator)",
+        attack: "delete the index tile on one lineage's path only; two lineages are integrated (emulator)",
         reader: 'integrator',
         expected: 'evidence INDEX_NODE_MISSING, the other lineage integrated',
       },

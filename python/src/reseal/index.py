@@ -25,6 +25,7 @@ from typing import Any, Final, Literal
 from ._checks import is_hex_digest, is_identifier, is_safe_int
 from .canonical import MAX_SAFE_INTEGER, HashDomain, canonical_json
 from .errors import IndexProofFormatError, InputIssue, InvalidInputError
+from .strict_json import parse_strict_json
 
 __all__ = [
     "INDEX_TAGS",
@@ -46,6 +47,10 @@ __all__ = [
     "check_index_presence",
     "check_index_absence",
     "index_root",
+    "INDEX_TILE_VERSION",
+    "IndexTile",
+    "decode_index_tile",
+    "encode_index_node_tile",
 ]
 
 INDEX_TAGS: Final = {
@@ -475,3 +480,124 @@ def check_index_absence(
     if _fold(path, terminal, opened.siblings) != bytes(root):
         return IndexProofFinding("ROOT_MISMATCH", "the path does not hash to the index root")
     return None
+
+
+# --- tiles: how the node store keeps the index (docs/verifiable-index.md, "Tiles") ---------------
+
+INDEX_TILE_VERSION: Final = 1
+"""First byte of every tile."""
+
+_REFERENCE: Final = 0x00
+_EMPTY: Final = 0x01
+_LEAF: Final = 0x02
+_INTERIOR: Final = 0x03
+_MAX_TILE_DEPTH: Final = _KEY_PATH_BITS + 1
+
+
+@dataclass(frozen=True)
+class IndexTile:
+    """A decoded tile: ``root`` is the hash its root node has (compare it with the address the tile
+    was read under), ``nodes`` every node it spells out under its own hash: ``{"kind":
+    "interior", "left", "right"}`` (32 bytes each) or ``{"kind": "leaf", "entry"}``."""
+
+    root: bytes
+    nodes: dict[bytes, dict[str, Any]]
+
+
+def decode_index_tile(raw: bytes) -> IndexTile:
+    """Decodes a tile and hashes every node in it, bottom-up (docs/verifiable-index.md, "Tiles")::
+
+        tile = 0x01 || node
+        node = 0x00 || hash(32) | 0x01 | 0x02 || n(2) || JCS(entry) | 0x03 || node || node
+
+    Strict, as the TypeScript decoder: refused are another version, a root that is a reference
+    or empty, a reference spelled as the empty hash, an entry that is not a valid index entry in
+    its RFC 8785 form, trailing or missing bytes, and a tile deeper than a key path.
+
+    :raises InvalidInputError: naming the offset of what is wrong
+    """
+    data = bytes(raw)
+    nodes: dict[bytes, dict[str, Any]] = {}
+
+    def fail(offset: int, message: str) -> InvalidInputError:
+        return InvalidInputError("index tile", [InputIssue(str(offset), message)])
+
+    if len(data) < 2 or data[0] != INDEX_TILE_VERSION:
+        raise fail(0, f"expected version {INDEX_TILE_VERSION}")
+    at = 1
+
+    def read(depth: int) -> bytes:
+        nonlocal at
+        if depth > _MAX_TILE_DEPTH:
+            raise fail(at, "deeper than a key path")
+        if at >= len(data):
+            raise fail(at, "the tile is cut short")
+        start, tag = at, data[at]
+        at += 1
+        if tag == _REFERENCE:
+            if depth == 0:
+                raise fail(start, "a tile root is a leaf or an interior node, not a reference")
+            if at + _HASH_BYTES > len(data):
+                raise fail(start, "a reference is 32 bytes")
+            reference = data[at : at + _HASH_BYTES]
+            at += _HASH_BYTES
+            if reference == INDEX_EMPTY_HASH:
+                raise fail(start, "the empty subtree is 0x01, not a reference")
+            return reference
+        if tag == _EMPTY:
+            if depth == 0:
+                raise fail(start, "a tile root is a leaf or an interior node, not empty")
+            return INDEX_EMPTY_HASH
+        if tag == _LEAF:
+            if at + 2 > len(data):
+                raise fail(start, "a leaf has a 2-byte length")
+            length = int.from_bytes(data[at : at + 2], "big")
+            at += 2
+            if at + length > len(data):
+                raise fail(start, "the leaf is cut short")
+            text = data[at : at + length]
+            at += length
+            try:
+                entry = parse_index_entry(parse_strict_json(text, "index tile leaf"))
+                canonical = canonical_json(entry).encode()
+            except (InvalidInputError, ValueError, TypeError) as error:
+                raise fail(start, f"the leaf is no index entry ({error})") from error
+            if canonical != text:
+                raise fail(start, "the leaf entry is not in its RFC 8785 form")
+            leaf = index_leaf_hash(index_key_path(index_entry_key(entry)), index_entry_digest(entry))
+            nodes[leaf] = {"kind": "leaf", "entry": entry}
+            return leaf
+        if tag == _INTERIOR:
+            left = read(depth + 1)
+            right = read(depth + 1)
+            node = index_node_hash(left, right)
+            nodes[node] = {"kind": "interior", "left": left, "right": right}
+            return node
+        raise fail(start, f"unknown node tag {tag}")
+
+    root = read(0)
+    if at != len(data):
+        raise fail(at, "bytes after the root node")
+    return IndexTile(root, nodes)
+
+
+def _child(h: bytes) -> bytes:
+    """A child of a one-level tile: the empty subtree, or a reference."""
+    return bytes([_EMPTY]) if h == INDEX_EMPTY_HASH else bytes([_REFERENCE]) + bytes(h)
+
+
+def encode_index_node_tile(node: Mapping[str, Any]) -> bytes:
+    """The one-level tile of a single node: a leaf (``{"kind": "leaf", "entry"}``), or an interior
+    node (``{"kind": "interior", "left", "right"}``) whose non-empty children are references. An
+    index item of the one-node form (before tiles) reads as this.
+
+    :raises InvalidInputError: not a node (a bad entry, a child that is not 32 bytes)
+    """
+    if node.get("kind") == "leaf":
+        text = canonical_json(parse_index_entry(node.get("entry"))).encode()
+        if len(text) > 0xFFFF:
+            raise InvalidInputError("index tile", [InputIssue("leaf", "an entry is at most 65,535 bytes")])
+        return bytes([INDEX_TILE_VERSION, _LEAF]) + len(text).to_bytes(2, "big") + text
+    if node.get("kind") == "interior" and _is_hash(node.get("left")) and _is_hash(node.get("right")):
+        return bytes([INDEX_TILE_VERSION, _INTERIOR]) + _child(node["left"]) + _child(node["right"])
+    raise InvalidInputError("index tile", [InputIssue("", "expected a leaf or an interior node")])

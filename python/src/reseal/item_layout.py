@@ -19,12 +19,14 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from ._checks import is_safe_int
 from .errors import InvalidInputError, ManifestReadBoundError
+from .index import decode_index_tile, encode_index_node_tile
 from .strict_json import parse_strict_json
 
 __all__ = [
@@ -36,8 +38,8 @@ __all__ = [
     "StoredDeploymentHead",
     "deployment_head_of",
     "deployment_leaf_sk",
-    "index_node_of",
     "index_node_pk",
+    "index_tile_of",
     "leaf_index_root_of",
     "leaf_node_of",
     "MAX_MANIFEST_BYTES",
@@ -654,7 +656,7 @@ DEPLOYMENT_LOG_PK: Final = "DEPLOYMENT#log"
 """Partition of the deployment log's head and leaf items."""
 DEPLOYMENT_HEAD_SK: Final = "HEAD"
 INDEX_NODE_PREFIX: Final = "INDEX#"
-"""Partition prefix of an index node, ``INDEX#<64 hex of its hash>`` (content-addressed)."""
+"""Partition prefix of an index tile, ``INDEX#<64 hex of its root's hash>`` (content-addressed)."""
 INDEX_NODE_SK: Final = "NODE"
 _INTERIOR: Final = re.compile(r"I[0-9a-f]{128}")
 
@@ -665,7 +667,7 @@ def deployment_leaf_sk(index: int) -> str:
 
 
 def index_node_pk(hash_hex: str) -> str:
-    """The partition key of the index node stored under ``hash_hex``."""
+    """The partition key of the index tile whose root is the node ``hash_hex``."""
     return f"{INDEX_NODE_PREFIX}{hash_hex}"
 
 
@@ -714,19 +716,36 @@ def leaf_node_of(item: Item, level: int) -> str | None:
     return value if type(value) is str else None
 
 
-def index_node_of(item: Item) -> dict[str, Any] | None:
-    """The node an index item stores, unverified (the reader re-hashes it against its address):
-    ``{"kind": "interior", "left", "right"}`` (32 bytes each) from ``I`` and 128 lowercase hex, or
-    ``{"kind": "leaf", "entry"}`` from ``L`` and the entry's JSON; ``None`` for anything else."""
+def index_tile_of(item: Item) -> bytes:
+    """The tile an index item stores, unverified (docs/verifiable-index.md, "Tiles"; the reader
+    decodes and hashes it): the binary attribute ``tile``, or, for an item of the one-node form
+    written before tiles (``node``: ``I`` and 128 lowercase hex, or ``L`` and the entry's JSON),
+    that node's one-level tile; ``b""`` for anything else, which no decoder accepts."""
+    tile = read_binary(item, "tile")
+    if tile is not None:
+        return bytes(tile)
     text = read_string(item, "node")
     if text is None:
-        return None
-    if _INTERIOR.fullmatch(text):
-        return {"kind": "interior", "left": bytes.fromhex(text[1:65]), "right": bytes.fromhex(text[65:])}
-    if text.startswith("L"):
-        entry = _parse(text[1:])
-        return None if entry is _ABSENT else {"kind": "leaf", "entry": entry}
-    return None
+        return b""
+    try:
+        if _INTERIOR.fullmatch(text):
+            return encode_index_node_tile(
+                {"kind": "interior", "left": bytes.fromhex(text[1:65]), "right": bytes.fromhex(text[65:])}
+            )
+        if text.startswith("L"):
+            entry = _parse(text[1:])
+            return b"" if entry is _ABSENT else encode_index_node_tile({"kind": "leaf", "entry": entry})
+    except InvalidInputError:
+        return b""
+    return b""
+
+
+_EDITED: Final = {"kind": "interior", "left": b"\0" * 32, "right": b"\0" * 32}
+"""What an index item that does not decode to its address reads as: a node no address hashes to,
+so the reader, which re-hashes every node, refuses it as edited."""
+
+_TILE_NODES_KEPT: Final = 65_536
+"""Nodes of decoded tiles a table reader keeps (least recently used out first)."""
 
 
 class DeploymentLogTableReader:
@@ -736,15 +755,18 @@ class DeploymentLogTableReader:
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
         self._table = table_name
+        self._tile_nodes: OrderedDict[bytes, dict[str, Any]] = OrderedDict()
 
-    def _batch(self, keys: list[Any]) -> list[Item]:
+    def _batch(self, keys: list[Any], consistent: bool = True) -> list[Item]:
         found: list[Item] = []
         for i in range(0, len(keys), 100):
             pending = keys[i : i + 100]
             for _ in range(8):
                 if not pending:
                     break
-                out = self._client.batch_get_item(RequestItems={self._table: {"Keys": pending, "ConsistentRead": True}})
+                out = self._client.batch_get_item(
+                    RequestItems={self._table: {"Keys": pending, "ConsistentRead": consistent}}
+                )
                 found.extend(out.get("Responses", {}).get(self._table, []))
                 pending = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
         return found
@@ -786,11 +808,46 @@ class DeploymentLogTableReader:
         return hashes
 
     def index_nodes(self, hashes: Sequence[bytes]) -> list[dict[str, Any] | None]:
-        """The index node stored under each hash (see :func:`index_node_of`), ``None`` where none is."""
-        wanted = sorted({h.hex() for h in hashes})
-        found: dict[str, dict[str, Any] | None] = {}
-        for item in self._batch([{"pk": _s(index_node_pk(h)), "sk": _s(INDEX_NODE_SK)} for h in wanted]):
-            pk = read_string(item, "pk") or ""
-            if pk.startswith(INDEX_NODE_PREFIX):
-                found[pk[len(INDEX_NODE_PREFIX) :]] = index_node_of(item)
-        return [found.get(h.hex()) for h in hashes]
+        """The index node stored under each hash, ``None`` where none is (docs/verifiable-index.md,
+        "Tiles"): a node is read as the tile stored under its hash, or found in a tile read before
+        (a walk goes from the root down, so it meets every node either inside a tile it read or as
+        a reference, which is a tile's address). Every node of a decoded tile is kept under the
+        hash it was computed to have. A tile that does not decode, or whose root is not its
+        address, reads as a node no address hashes to (the reader refuses it as edited). Reads are
+        eventually consistent (a tile is absent or holds its one content); a key missed is asked
+        once more with a consistent read."""
+        wanted = sorted({bytes(h) for h in hashes if bytes(h) not in self._tile_nodes})
+        edited: set[bytes] = set()
+        if wanted:
+            tiles: dict[bytes, bytes] = {}
+            for consistent in (False, True):
+                keys = [{"pk": _s(index_node_pk(h.hex())), "sk": _s(INDEX_NODE_SK)} for h in wanted if h not in tiles]
+                if not keys:
+                    break
+                for item in self._batch(keys, consistent):
+                    pk = read_string(item, "pk") or ""
+                    if pk.startswith(INDEX_NODE_PREFIX) and re.fullmatch(r"[0-9a-f]{64}", pk[len(INDEX_NODE_PREFIX) :]):
+                        tiles[bytes.fromhex(pk[len(INDEX_NODE_PREFIX) :])] = index_tile_of(item)
+            for address, raw in tiles.items():
+                try:
+                    tile = decode_index_tile(raw)
+                except InvalidInputError:
+                    tile = None
+                if tile is None or tile.root != address:
+                    edited.add(address)
+                    continue
+                for node_hash, node in tile.nodes.items():
+                    self._tile_nodes[node_hash] = node
+                    self._tile_nodes.move_to_end(node_hash)
+            while len(self._tile_nodes) > _TILE_NODES_KEPT:
+                self._tile_nodes.popitem(last=False)
+        found: list[dict[str, Any] | None] = []
+        for h in hashes:
+            if bytes(h) in edited:
+                found.append(dict(_EDITED))
+                continue
+            held = self._tile_nodes.get(bytes(h))
+            if held is not None:
+                self._tile_nodes.move_to_end(bytes(h))
+            found.append(held)
+        return found

@@ -325,7 +325,7 @@ describe('a deleted index node, in process (docs/deployment-log.md, "Index rebui
     expect(s.index.writes).toBe(writes);
     // Lineage A's table is ahead of the index (r-1 is not integrated): the rebuild finds the indexed size.
     const rebuilt = await rebuildIndexFromTable(deps, [A, B]);
-    expect(rebuilt.result).toMatchObject({ kind: 'REBUILT', nodesWritten: 1 });
+    expect(rebuilt.result).toMatchObject({ kind: 'REBUILT', tilesWritten: 1 });
     expect(rebuilt.result?.kind === 'REBUILT' && Object.fromEntries(rebuilt.result.sizes)).toEqual({ [A]: 1, [B]: 2 });
     expect((await rebuildIndexFromTable(deps, [A, B])).result?.kind).toBe('INTACT');
     expect(await s.held(A)).toEqual(value);

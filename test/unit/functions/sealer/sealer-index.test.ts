@@ -7,7 +7,7 @@ import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import type { IndexNode, IndexNodeStore } from '../../../../shared/ports/index-node-store';
+import type { IndexNodeStore, IndexTile } from '../../../../shared/ports/index-node-store';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
@@ -24,16 +24,19 @@ import { signWriteSync, TEST_POLICY, TEST_WRITER, testLineageId, testWriter } fr
 const NOW_MS = FACTORY_NOW_MS + 2000;
 const SECOND_WRITER = testWriter('test-writer-2', 0x40);
 
-/** An {@link IndexNodeStore} that counts its `getNodes` calls (one `BatchGetItem` each in DynamoDB). */
+/** An {@link IndexNodeStore} that counts its `getTiles` calls (one `BatchGetItem` each in DynamoDB). */
 class CountingNodes implements IndexNodeStore {
   calls = 0;
   constructor(readonly inner: MemoryIndexNodeStore) {}
-  getNodes(hashes: readonly Uint8Array[]): Promise<(IndexNode | undefined)[]> {
-    this.calls += 1;
-    return this.inner.getNodes(hashes);
+  get tileLevels(): number {
+    return this.inner.tileLevels;
   }
-  putNodes(nodes: readonly { readonly hash: Uint8Array; readonly node: IndexNode }[]): Promise<void> {
-    return this.inner.putNodes(nodes);
+  getTiles(roots: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    this.calls += 1;
+    return this.inner.getTiles(roots);
+  }
+  putTiles(tiles: readonly IndexTile[]): Promise<void> {
+    return this.inner.putTiles(tiles);
   }
 }
 
@@ -313,7 +316,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(s.metrics.get('IndexFloorUnfresh:refusal=QUORUM_NOT_MET')).toBe(1);
   });
 
-  it('cost: one index read per run, every key walked together, one getNodes call per level', async () => {
+  it('cost: one index read per run, every key walked together, one getTiles call per level of tiles', async () => {
     const s = stack();
     const lineages = Array.from({ length: 40 }, (_, i) => testLineageId(`lin-floor-cost-${i}`));
     for (const lineageId of lineages) await s.send({ lineageId, residualId: 'r-0' });
@@ -334,9 +337,9 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
       await readsOf({ kind: 'lineage', lineageId }),
       await readsOf({ kind: 'residual', lineageId, residualId: 'r-1' }),
     ];
-    // One getNodes call (one BatchGetItem) per level of the deeper path, not one per node.
+    // One getTiles call (one BatchGetItem) per tile of the deeper path, not one per tile read.
     expect(s.nodes.calls).toBe(Math.max(...paths));
-    // Each node read once: the root and any shared upper node are read for both paths together.
+    // Each tile read once: the root and any shared upper tile are read for both paths together.
     expect(runReads).toBeLessThan((paths[0] as number) + (paths[1] as number));
   });
 });

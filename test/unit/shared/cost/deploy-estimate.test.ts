@@ -16,9 +16,10 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
     // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md): about
-    // $64 per million sparse writes, $24 of it the index; $6.73 per million recalls.
-    expect(estimate.write.usdPerMillion).toBeCloseTo(64.1, 0);
-    expect(estimate.index.usdPerMillion).toBeCloseTo(24.2, 0);
+    // $47.0 per million sparse writes, $7.13 of it the index in tiles (docs/infrastructure.md,
+    // "The index's share"); $6.73 per million recalls.
+    expect(estimate.write.usdPerMillion).toBeCloseTo(47.0, 0);
+    expect(estimate.index.usdPerMillion).toBeCloseTo(7.13, 0);
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');

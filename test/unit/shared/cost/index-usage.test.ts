@@ -11,6 +11,10 @@ import {
   nodesPerChangedKey,
   SPARSE_INDEX_LOAD,
   sealerIndexUsage,
+  TILE_READ_UNITS,
+  TILE_WRITE_UNITS,
+  tilesPerChangedKey,
+  tilesPerPath,
 } from '../../../../shared/cost/index-usage';
 import { PriceTableSchema } from '../../../../shared/cost/price-table';
 
@@ -18,14 +22,31 @@ const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));
 
 describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")', () => {
-  it('docs/deployment-log.md "What changes for the sealer": about 44 item reads for a run of one write at 10^6 keys', () => {
+  it('docs/sealing.md "The index floor": about 8 read units for a run of one write at 10^6 keys, tiles read eventually consistent', () => {
     expect(indexDepth(1e6)).toBeCloseTo(21.2, 1);
+    // Six tiles of 4 levels per path at 10^6 keys, half a read unit each (docs/verifiable-index.md, "Tiles").
+    expect(tilesPerPath(1e6)).toBeCloseTo(5.93, 2);
     const reads = sealerIndexUsage(SPARSE_INDEX_LOAD).dynamodbReadRequestUnit ?? 0;
-    expect(reads).toBeGreaterThan(43);
-    expect(reads).toBeLessThan(46);
+    expect(reads).toBeGreaterThan(7.5);
+    expect(reads).toBeLessThan(8.5);
     // A run of ten writes shares the head and the lineage's path: each write reads its own residual path.
     const run = sealerIndexUsage({ ...SPARSE_INDEX_LOAD, writesPerRun: 10 }).dynamodbReadRequestUnit ?? 0;
-    expect(run).toBeCloseTo((2 + indexDepth(1e6) * 11) / 10, 6);
+    expect(run).toBeCloseTo((2 + TILE_READ_UNITS * tilesPerPath(1e6) * 11) / 10, 6);
+  });
+
+  it("the tiles per path and per changed key are bench/index.ts's at 10^5 and 10^6 keys, within a tenth", () => {
+    expect(tilesPerPath(1e5)).toBeCloseTo(5.14, 0);
+    expect(tilesPerPath(1e6)).toBeCloseTo(5.97, 0);
+    for (const [keys, changed, measured] of [
+      [1e5, 1, 5.13],
+      [1e5, 50, 3.44],
+      [1e5, 1000, 2.38],
+      [1e6, 1, 6.0],
+      [1e6, 50, 4.36],
+      [1e6, 1000, 3.23],
+    ] as const) {
+      expect(Math.abs(tilesPerChangedKey(keys, changed) - measured) / measured).toBeLessThan(0.1);
+    }
   });
 
   it("the nodes per changed key are bench/index.ts's measured node writes (18.92, 13.49, 9.16 at 10^5 keys)", () => {
@@ -39,8 +60,8 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     const load: IndexLoad = { ...SPARSE_INDEX_LOAD, witnesses: 1 };
     const usage = integratorUsage(load);
     const keys = load.writesPerIntegration + load.lineagesPerIntegration;
-    const nodes = keys * nodesPerChangedKey(load.indexKeys, keys);
-    expect(usage.dynamodbWriteRequestUnit).toBeCloseTo((nodes + DEPLOYMENT_COMMIT_WCU + 1) / 100, 9);
+    const tiles = keys * tilesPerChangedKey(load.indexKeys, keys);
+    expect(usage.dynamodbWriteRequestUnit).toBeCloseTo((TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + 1) / 100, 9);
     expect(usage.kmsAsymmetricRequest).toBeCloseTo(2 / 100, 9); // the log key's and the witness's Sign
     expect(usage.sqsStandardRequest).toBeCloseTo(1 + 2 / 100, 9); // one notice per run, the poller's two calls
     // Twice the writes per interval: the fixed part halves, the shared path levels grow.
@@ -49,13 +70,15 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     expect(busier.dynamodbWriteRequestUnit ?? 0).toBeLessThan(usage.dynamodbWriteRequestUnit ?? 0);
   });
 
-  it('the sparse scenario at 10^6 keys: index node writes dominate, about $24 per million writes', () => {
+  it('the sparse scenario at 10^6 keys: about 6.4 WCU and 16.5 RCU, about $7 per million writes (it was $24.2 with one node per item)', () => {
     const usage = indexUsagePerWrite(SPARSE_INDEX_LOAD);
-    expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(20);
-    expect(usage.dynamodbWriteRequestUnit).toBeLessThan(25);
+    expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(5.5);
+    expect(usage.dynamodbWriteRequestUnit).toBeLessThan(7);
+    expect(usage.dynamodbReadRequestUnit).toBeGreaterThan(15);
+    expect(usage.dynamodbReadRequestUnit).toBeLessThan(18);
     const cost = costPerMillion(usage, prices);
-    expect(cost.usdPerMillion).toBeGreaterThan(20);
-    expect(cost.usdPerMillion).toBeLessThan(28);
+    expect(cost.usdPerMillion).toBeGreaterThan(6);
+    expect(cost.usdPerMillion).toBeLessThan(8);
   });
 
   it('refuses a load that is not finite and positive', () => {

@@ -94,35 +94,42 @@ const entryOf = (update: IndexUpdate): IndexEntry => {
 describe('verifiable index (properties, against a naive reference)', () => {
   it('random batches: the root is the reference root of the admitted entries, refusals follow the rule, every key proves what the map holds', async () => {
     await fc.assert(
-      fc.asyncProperty(batchesArb, async (batches) => {
-        const store = new MemoryIndexNodeStore();
-        const model = new Map<string, IndexEntry>();
-        let root = emptyIndexHash();
-        for (const batch of batches) {
-          const updates = batch.map((change) => updateOf(change, model));
-          const expectRefused = updates.map((u) => refused(model.get(name(entryKey(entryOf(u)))), u));
-          const result = await applyIndexUpdates(store, root, updates);
-          expect(result.findings).toHaveLength(expectRefused.filter(Boolean).length);
-          updates.forEach((u, i) => {
-            if (!expectRefused[i]) model.set(name(entryKey(entryOf(u))), entryOf(u));
-          });
-          root = result.root;
-          expect(hexOf(root)).toBe(hexOf(referenceRoot([...model.values()])));
-        }
-        for (const key of UNIVERSE) {
-          const proven = await proveIndexKey(store, root, key);
-          const held = model.get(name(key));
-          const bytes = encodeIndexProof(proven.proof);
-          if (held) {
-            expect(proven).toMatchObject({ kind: 'presence', entry: held });
-            expect(checkIndexPresence(root, held, bytes)).toBeNull();
-            expect(checkIndexAbsence(root, key, bytes)).not.toBeNull();
-          } else {
-            expect(proven.kind).toBe('absence');
-            expect(checkIndexAbsence(root, key, bytes)).toBeNull();
+      fc.asyncProperty(
+        batchesArb,
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 5, maxLength: 5 }),
+        async (batches, levels) => {
+          // Tiles of any height, changing between batches (docs/verifiable-index.md, "Tiles"): only
+          // storage changes, so the root is the reference root whatever the tiles.
+          const store = new MemoryIndexNodeStore();
+          const model = new Map<string, IndexEntry>();
+          let root = emptyIndexHash();
+          for (const [b, batch] of batches.entries()) {
+            store.tileLevels = levels[b] as number;
+            const updates = batch.map((change) => updateOf(change, model));
+            const expectRefused = updates.map((u) => refused(model.get(name(entryKey(entryOf(u)))), u));
+            const result = await applyIndexUpdates(store, root, updates);
+            expect(result.findings).toHaveLength(expectRefused.filter(Boolean).length);
+            updates.forEach((u, i) => {
+              if (!expectRefused[i]) model.set(name(entryKey(entryOf(u))), entryOf(u));
+            });
+            root = result.root;
+            expect(hexOf(root)).toBe(hexOf(referenceRoot([...model.values()])));
           }
-        }
-      }),
+          for (const key of UNIVERSE) {
+            const proven = await proveIndexKey(store, root, key);
+            const held = model.get(name(key));
+            const bytes = encodeIndexProof(proven.proof);
+            if (held) {
+              expect(proven).toMatchObject({ kind: 'presence', entry: held });
+              expect(checkIndexPresence(root, held, bytes)).toBeNull();
+              expect(checkIndexAbsence(root, key, bytes)).not.toBeNull();
+            } else {
+              expect(proven.kind).toBe('absence');
+              expect(checkIndexAbsence(root, key, bytes)).toBeNull();
+            }
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
