@@ -33,6 +33,7 @@ export {
 } from './deployment-chain-reader';
 export {
   CheckpointFileError,
+  HiddenSealError,
   LogVerificationError,
   NotIntegratedError,
   PublishError,

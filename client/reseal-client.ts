@@ -321,6 +321,7 @@ export class ResealClient {
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs` (default 60,000)
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   * @throws {HiddenSealError} when nothing came but this write's seal is proven without a marker
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    * @example
    * const published = await client.publishWrite(request);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import { HiddenSealError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
@@ -55,7 +55,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .option(...WRITER_KMS_KEY_OPTION)
     .option(
       '--wait',
-      'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it; 1 when nothing came)',
+      'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it or its seal is proven with its marker hidden; 1 when nothing came)',
     )
     .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
     .option(...CHECKPOINT_STORE_OPTION)
@@ -122,6 +122,13 @@ async function waitAndReport(
     }
     if (error instanceof UnverifiedOutcomeError) {
       throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
+    }
+    if (error instanceof HiddenSealError) {
+      throw new CliError(
+        `tamper risk: ${error.message}; do not rely on the table for this write (reseal verify --lineage ${request.lineageId})`,
+        ExitCode.TAMPER,
+        { cause: error },
+      );
     }
     throw error;
   }
