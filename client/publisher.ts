@@ -8,6 +8,7 @@ import {
 } from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
+import { recallEntrySizeIssue } from '../shared/pipeline/event-entry-size';
 import {
   DetailType,
   EVENT_SOURCE,
@@ -110,7 +111,8 @@ export class StackPublisher {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an
+   *   entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
@@ -119,6 +121,14 @@ export class StackPublisher {
       { ...detail, requestId: detail.requestId ?? `recall-${randomUUID()}` },
       'recall request',
     );
+    const detailText = canonicalJson(parsed);
+    // EventBridge refuses an entry over 256 KiB only after it is sent, with an opaque error:
+    // refuse it here, naming the limit and the way out (docs/cli.md, "Input limits").
+    const tooLarge = recallEntrySizeIssue(
+      { source: EVENT_SOURCE, detailType: DetailType.RecallRequested, detail: detailText },
+      Object.keys(parsed.currentEnv).length,
+    );
+    if (tooLarge) throw new InvalidInputError('recall request', [{ path: 'currentEnv', message: tooLarge }]);
     const out = await this.#deps.eventBridge.send(
       new PutEventsCommand({
         Entries: [
@@ -126,7 +136,7 @@ export class StackPublisher {
             Source: EVENT_SOURCE,
             DetailType: DetailType.RecallRequested,
             EventBusName: this.#deps.outputs.eventBusName,
-            Detail: canonicalJson(parsed),
+            Detail: detailText,
           },
         ],
       }),

@@ -277,7 +277,8 @@ export class ResealClient {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an
+   *   entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
    */
   requestRecall(detail: RecallRequest): Promise<string> {

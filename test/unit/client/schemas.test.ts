@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
+import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
 import {
   groupedCount,
   MAX_ENV_SNAPSHOT_BYTES,
@@ -69,6 +70,7 @@ describe('committed JSON Schemas (schemas/)', () => {
     const recall = JSON.parse(generateSchemas().get('RecallRequested.schema.json') as string);
     expect(recall.properties.currentEnv.maxProperties).toBe(MAX_ENV_SNAPSHOT_KEYS);
     expect(recall.properties.currentEnv.description).toBe(generated.description);
+    expect(recall.description).toContain(`${groupedCount(MAX_EVENT_ENTRY_BYTES)} bytes (MAX_EVENT_ENTRY_BYTES`);
     // And the zod schema refuses one key past the number the JSON Schema states.
     const over = Object.fromEntries(
       Array.from({ length: recall.properties.currentEnv.maxProperties + 1 }, (_, i) => [`K${i}`, 'v']),
