@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { freshnessShape } from '../client/shapes/freshness-shape';
+import type { HeadOutput } from '../client/shapes/head-output';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
@@ -6,10 +8,8 @@ import type { JsonValue } from '../shared/canonical/canonical-json';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
-import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
-import type { HeadOutput } from './outputs/head-output';
 import type { RecallOutput } from './outputs/recall-output';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
@@ -81,7 +81,7 @@ function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
       newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
       detectedBy: recall.detectedBy ?? 'client',
-      freshness: freshnessOutput(recall.freshness),
+      freshness: freshnessShape(recall.freshness),
       ...untrustedFields(recall),
     },
   );
@@ -124,7 +124,7 @@ export function recallResult(input: {
           requestId: recall.requestId,
           lineageId: recall.lineageId,
           proven: false,
-          freshness: freshnessOutput(recall.freshness),
+          freshness: freshnessShape(recall.freshness),
           ...untrustedFields(recall),
         },
       );
@@ -214,7 +214,7 @@ export function recallResult(input: {
     nextStep: NEXT_STEPS[delta.verdict],
     supersedes: recordHead,
     snapshot: snapshotOutput(snapshot),
-    freshness: freshnessOutput(recall.freshness),
+    freshness: freshnessShape(recall.freshness),
   };
   const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { freshnessShape } from '../client/shapes/freshness-shape';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
-import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
 import { ToolErrorCode } from './outputs/tool-error-code';
@@ -51,7 +51,7 @@ export function writeOutcomeResult(
     case 'SEALED': {
       const { head, proof } = outcome;
       const checkpoint = noteCheckpointOutput(outcome.checkpoint);
-      const freshness = freshnessOutput(outcome.freshness);
+      const freshness = freshnessShape(outcome.freshness);
       if (freshness && freshness.state !== 'PROVEN' && freshness.state !== 'SEALED_AWAITING_INTEGRATION') {
         // Fail closed: a seal the deployment log contradicts, or one whose chain does not verify.
         return toolError(

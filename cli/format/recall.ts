@@ -1,9 +1,10 @@
+import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
-import { freshnessJson, freshnessLine } from './freshness';
+import { freshnessLine } from './freshness';
 import { isoTime } from './iso-time';
 import { triageReportJson, triageReportText } from './triage-report';
 import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
@@ -107,7 +108,7 @@ export function recallJson(recall: VerifiedRecall) {
         : { kind: r.kind, size: r.size },
     ),
     untrusted: untrustedJson(recall),
-    freshness: freshnessJson(recall.freshness),
+    freshness: freshnessShape(recall.freshness),
   };
 }
 

@@ -1,7 +1,7 @@
+import { freshnessShape } from '../../client/shapes/freshness-shape';
 import type { WriteOutcome } from '../../client/write-outcomes';
 import { checkpointText } from './checkpoint-text';
 import { conflictJson } from './conflict-json';
-import { freshnessJson } from './freshness';
 import { headJson } from './head-json';
 import { rejectionJson } from './rejection-json';
 
@@ -19,7 +19,7 @@ export function writeOutcomeJson(outcome: WriteOutcome) {
           tree_size: outcome.proof.treeSize,
           hashes: outcome.proof.inclusionProof,
         },
-        freshness: freshnessJson(outcome.freshness),
+        freshness: freshnessShape(outcome.freshness),
       };
     case 'REJECTED':
       return { outcome: outcome.kind, rejection: rejectionJson(outcome.rejection) };

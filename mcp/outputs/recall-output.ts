@@ -1,14 +1,14 @@
 import { z } from 'zod';
+import { FreshnessShape } from '../../client/shapes/freshness-shape';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output';
+import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 import { JsonPayloadSchema } from '../../shared/write/write-request';
-import { FreshnessOutput } from './freshness-output';
-import { HeadOutput } from './head-output';
-import { InclusionProofOutput } from './inclusion-proof-output';
 import { KeptClaimOutput } from './kept-claim-output';
 import { ReprobeClaimOutput } from './reprobe-claim-output';
-import { SignedCheckpointOutput } from './signed-checkpoint-output';
 import { SnapshotOutput } from './snapshot-output';
 import { WrittenByOutput } from './written-by-output';
 
@@ -65,7 +65,7 @@ export const RecallOutput = z.object({
   supersedes: HeadOutput,
   snapshot: SnapshotOutput,
   /** Where the record stands against the deployment log (`PROVEN` or `SEALED_AWAITING_INTEGRATION`); `null`: not checked. */
-  freshness: FreshnessOutput.nullable(),
+  freshness: FreshnessShape.nullable(),
 });
 /** Type of {@link RecallOutput}. */
 export type RecallOutput = z.infer<typeof RecallOutput>;

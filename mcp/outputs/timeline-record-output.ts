@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { HeadOutput } from '../../client/shapes/head-output';
 import { NonNegativeInt } from '../../shared/schemas/primitives';
-import { HeadOutput } from './head-output';
 import { WrittenByOutput } from './written-by-output';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { FreshnessShape } from '../../client/shapes/freshness-shape';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output';
+import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
-import { FreshnessOutput } from './freshness-output';
-import { HeadOutput } from './head-output';
-import { InclusionProofOutput } from './inclusion-proof-output';
-import { SignedCheckpointOutput } from './signed-checkpoint-output';
 import { SnapshotOutput } from './snapshot-output';
 
 /**
@@ -31,7 +31,7 @@ export const WriteSealedOutput = z.object({
    * when the wait ran out before the integration (the write is sealed; recall it later to see it
    * proven). `null`: the server's client checked no freshness.
    */
-  freshness: FreshnessOutput.nullable(),
+  freshness: FreshnessShape.nullable(),
 });
 /** Type of {@link WriteSealedOutput}. */
 export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;
