@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
+import { recallShape } from '../client/shapes/recall-shape';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
@@ -168,10 +169,12 @@ export function recallResult(input: {
   );
   // The record is proven (in the signed log, its writer signature checked): who wrote it is signed data.
   const writtenBy = writtenByProven(record);
+  const shape = recallShape(recall, UNTRUSTED_NOTE);
+  if (!shape.delta) return tamperFromRecall(recall);
   const out: RecallOutput = {
+    ...shape,
     outcome: 'TRIAGED',
-    requestId: recall.requestId,
-    lineageId: recall.lineageId,
+    end: 'TRIAGED',
     seq: recordHead.seq,
     residualId: record.header.residualId,
     recordHash: recordHead.recordHash,
@@ -179,6 +182,7 @@ export function recallResult(input: {
     writtenBy: writtenByOutput(writtenBy),
     verification: {
       verdict: VerificationVerdict.VERIFIED_INTACT,
+      firstFailure: null,
       checkpointSize: checkpoint.size,
       truncationChecked: recall.truncationChecked,
       checkpoint: signedCheckpointOutput(checkpoint),
@@ -189,16 +193,7 @@ export function recallResult(input: {
       },
       callerCheckpoint: callerHead(recall),
     },
-    delta: {
-      verdict: delta.verdict,
-      sealIntact: delta.sealIntact,
-      changed: delta.driftedKeys.changed,
-      vanished: delta.driftedKeys.vanished,
-      appeared: delta.driftedKeys.appeared,
-      structuralDrift: delta.structuralDrift,
-      unattributedKeys: delta.unattributedKeys,
-      reason: delta.reason,
-    },
+    delta: shape.delta,
     keptClaims: delta.retainedClaims.map((claimId) => ({
       claimId,
       causalKeys: claimKeys[claimId] ?? [],
@@ -214,7 +209,6 @@ export function recallResult(input: {
     nextStep: NEXT_STEPS[delta.verdict],
     supersedes: recordHead,
     snapshot: snapshotOutput(snapshot),
-    freshness: freshnessShape(recall.freshness),
   };
   const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { freshnessShape } from '../client/shapes/freshness-shape';
+import { writeSealedShape } from '../client/shapes/write-outcome-shape';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
@@ -8,7 +8,6 @@ import { isoTime } from './iso-time';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import type { WriteSealedOutput } from './outputs/write-sealed-output';
 import { rejectionDetails } from './rejection-details';
-import { noteCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
 import { toolResult } from './tool-result';
@@ -49,37 +48,28 @@ export function writeOutcomeResult(
 ): CallToolResult {
   switch (outcome.kind) {
     case 'SEALED': {
-      const { head, proof } = outcome;
-      const checkpoint = noteCheckpointOutput(outcome.checkpoint);
-      const freshness = freshnessShape(outcome.freshness);
+      const shape = writeSealedShape(request.lineageId, request.residualId, outcome);
+      const { freshness, checkpoint } = shape;
       if (freshness && freshness.state !== 'PROVEN' && freshness.state !== 'SEALED_AWAITING_INTEGRATION') {
         // Fail closed: a seal the deployment log contradicts, or one whose chain does not verify.
         return toolError(
           ToolErrorCode.TAMPER_DETECTED,
-          `${request.residualId} is sealed as seq ${head.seq} of ${request.lineageId}, but the deployment log does not prove it (${freshness.state}): ${freshness.reason}`,
+          `${request.residualId} is sealed as seq ${shape.seq} of ${request.lineageId}, but the deployment log does not prove it (${freshness.state}): ${freshness.reason}`,
           'do not rely on this write: treat the lineage as unverified, call reseal_verify, and report it',
           {
             lineageId: request.lineageId,
             residualId: request.residualId,
-            seq: head.seq,
-            recordHash: head.recordHash,
+            seq: shape.seq,
+            recordHash: shape.recordHash,
             freshness,
           },
         );
       }
       const sealed: WriteSealedOutput = {
-        outcome: 'SEALED',
-        lineageId: request.lineageId,
-        residualId: request.residualId,
-        seq: head.seq,
-        recordHash: head.recordHash,
-        generationEpoch: head.generationEpoch,
-        checkpoint,
-        proof: { leafIndex: proof.leafIndex, treeSize: proof.treeSize, inclusionProof: [...proof.inclusionProof] },
+        ...shape,
         supersedes: request.supersedes ? headOf(request.supersedes) : null,
         claims: Object.keys(request.manifest.claimDependencyMap).sort(),
         snapshot: snapshotOutput(snapshot),
-        freshness,
       };
       const fresh =
         freshness === null
@@ -88,7 +78,7 @@ export function writeOutcomeResult(
             ? `; PROVEN through the deployment log (checkpoint ${freshness.checkpointSize}, ${freshness.witnessing})`
             : '; sealed, awaiting integration: not yet proven through the deployment log (recall it later)';
       return toolResult(
-        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
+        `SEALED ${request.residualId} as seq ${shape.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
         sealed,
       );
     }

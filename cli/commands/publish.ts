@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { HiddenSealError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
+import { writeOutcomeShape, writeTimeoutShape } from '../../client/shapes/write-outcome-shape';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
@@ -11,7 +12,6 @@ import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
 import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
-import { writeOutcomeJson } from '../format/write-outcome-json';
 import { writeOutcomeText } from '../format/write-outcome-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
@@ -61,7 +61,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
     .option(...MAX_AGE_OPTION, integerOption)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option('--json', 'print the result as JSON (with --wait: the reseal.write-outcome/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
       const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
@@ -74,7 +74,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
       });
       const publish = await client.publishWrite(unsigned as ResidualWriteRequest);
       const { messageId, request } = publish;
-      const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
+      const out = { messageId, lineageId: request.lineageId, residualId: request.residualId };
       const published = fieldLines([
         ['published', request.residualId],
         ['lineage', request.lineageId],
@@ -96,7 +96,7 @@ async function waitAndReport(
   client: ResealClient,
   request: ResidualWriteRequest,
   publish: PublishedWrite,
-  publishedJson: Record<string, string>,
+  publishedJson: { readonly messageId: string },
   options: PublishOptions,
 ): Promise<void> {
   let outcome: WriteOutcome;
@@ -111,7 +111,10 @@ async function waitAndReport(
     });
   } catch (error) {
     if (error instanceof TimeoutError) {
-      if (options.json) ctx.io.stdout(jsonText({ ...publishedJson, outcome: 'TIMEOUT', waited_s: options.timeout }));
+      if (options.json) {
+        const timeout = writeTimeoutShape(request.lineageId, request.residualId, options.timeout);
+        ctx.io.stdout(jsonText({ ...timeout, messageId: publishedJson.messageId }));
+      }
       throw new CliError(
         `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight, ` +
           'or its outcome may have been deleted from the table (the ResidualSealed or ResidualRejected event ' +
@@ -133,7 +136,12 @@ async function waitAndReport(
     throw error;
   }
   ctx.io.stdout(
-    options.json ? jsonText({ ...publishedJson, ...writeOutcomeJson(outcome) }) : writeOutcomeText(outcome),
+    options.json
+      ? jsonText({
+          ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
+          messageId: publishedJson.messageId,
+        })
+      : writeOutcomeText(outcome),
   );
   const hint = sealedFreshnessHint(outcome, options.timeout);
   if (hint) ctx.io.stderr(`${escapedText(hint)}\n`);
