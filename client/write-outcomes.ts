@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_SIGNATURE_FUTURE_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
@@ -183,8 +184,8 @@ export class WriteOutcomes {
   /**
    * At the deadline with no marker: looks for this write's seal where a table writer cannot forge
    * it, the deployment index (its residual id mapped, as of a verified deployment checkpoint),
-   * then the lineage's signed log, newest record first, back to `options.sinceMs` (at most
-   * {@link MAX_HIDDEN_SEAL_SCAN} records). The marker is read once more before a finding (the
+   * then the lineage's signed log, newest record first, back to the request's signing time (else
+   * `options.sinceMs`; at most {@link MAX_HIDDEN_SEAL_SCAN} records). The marker is read once more before a finding (the
    * seal may have landed since the last poll), so an honest table never reads as tampered.
    *
    * @returns the outcome when the marker is back, else `null` (no seal found: the timeout stands)
@@ -228,7 +229,12 @@ export class WriteOutcomes {
     options: WaitForOutcomeOptions,
   ): Promise<HiddenSealError | null> {
     const { log } = this.#deps;
-    const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
+    // A record sealed before the request could have reached the sealer is not its seal: the guard
+    // takes a signature at most MAX_SIGNATURE_FUTURE_MS ahead of the send (docs/authorship.md,
+    // "Replay"). An earlier publish of the same request counts, as the marker's seal would.
+    const since = options.request
+      ? options.request.writer.signedAtMs - MAX_SIGNATURE_FUTURE_MS
+      : (options.sinceMs ?? Number.NEGATIVE_INFINITY);
     try {
       const latest = await log.latest(lineageId);
       if (latest === null) return null;
