@@ -1,10 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { writeSealedShape } from '../client/shapes/write-outcome-shape';
+import { writeOutcomeShape, writeSealedShape } from '../client/shapes/write-outcome-shape';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { headOf } from './head-of';
-import { isoTime } from './iso-time';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import type { WriteSealedOutput } from './outputs/write-sealed-output';
 import { rejectionDetails } from './rejection-details';
@@ -90,7 +89,12 @@ export function writeOutcomeResult(
         ToolErrorCode.WRITE_REJECTED,
         `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,
         action,
-        { ...rejectionDetails(r), statement: r.statement },
+        // The reseal.write-outcome/1 shape (docs/cli.md, "One shape per concept"), each variable with its action.
+        {
+          ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
+          ...rejectionDetails(r),
+          statement: r.statement,
+        },
       );
     }
     case 'CONFLICT': {
@@ -99,15 +103,7 @@ export function writeOutcomeResult(
         ToolErrorCode.WRITE_CONFLICT,
         `${request.residualId} was not appended to ${request.lineageId}: ${c.reason}: ${c.detail}`,
         CONFLICT_ACTIONS[c.reason] ?? 'call reseal_verify before writing again',
-        {
-          reason: c.reason,
-          detail: c.detail,
-          lineageId: c.lineageId,
-          residualId: c.residualId,
-          observedHead: c.observedHead && { seq: c.observedHead.seq, generationEpoch: c.observedHead.generationEpoch },
-          conflictedAt: isoTime(c.atMs),
-          statement: c.statement,
-        },
+        { ...writeOutcomeShape(request.lineageId, request.residualId, outcome), statement: c.statement },
       );
     }
   }

@@ -5,13 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { recallJson } from '../../../cli/format/recall';
 import { FreshnessShape } from '../../../client/shapes/freshness-shape';
 import { RecallShape } from '../../../client/shapes/recall-shape';
-import { WriteOutcomeShape } from '../../../client/shapes/write-outcome-shape';
+import { WriteOutcomeShape, writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
 import { recallResult } from '../../../mcp/recall-result';
 import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
 import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { appendSealed } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
@@ -80,6 +81,25 @@ describe('one shape per concept: the CLI --json and the MCP tools agree', () => 
     const fromCli = RecallShape.parse(cli);
     expect(fromCli).toEqual(RecallShape.parse(mcp));
     expect(fromCli).toMatchObject({ format: 'reseal.recall/1', end: 'TRIAGED', seq: 0, refusalCode: null });
+  });
+
+  it("a refused write (REJECTED, CONFLICT): what publish --wait --json prints and reseal_write's tool error details parse the same", async () => {
+    const s = integratedStack();
+    const request = s.request({ lineageId: testLineageId('lin-shapes-refused'), residualId: 'r-1' });
+    const refused = [
+      { kind: 'REJECTED', rejection: staleRejection('r-1', { lineageId: request.lineageId }), statement: {} as never },
+      {
+        kind: 'CONFLICT',
+        conflict: staleEpochConflict('r-1', { lineageId: request.lineageId, observedHead: null }),
+        statement: {} as never,
+      },
+    ] as const;
+    for (const outcome of refused) {
+      const cli = JSON.parse(JSON.stringify(writeOutcomeShape(request.lineageId, 'r-1', outcome)));
+      const mcp = structured(writeOutcomeResult(request, outcome, { source: 'caller', env: {}, notes: [] }));
+      expect(WriteOutcomeShape.parse(cli), outcome.kind).toEqual(WriteOutcomeShape.parse(mcp));
+      expect(mcp).toMatchObject({ format: 'reseal.write-outcome/1', outcome: outcome.kind });
+    }
   });
 
   it('a schema refuses an output of another format (the tag is checked, not decorative)', () => {
