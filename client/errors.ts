@@ -57,6 +57,35 @@ export class StackOutputsError extends ResealError {
 }
 
 /**
+ * A write's seal is proven, but the table shows no residual-id marker for it (docs/cli.md,
+ * `publish --wait`): the deployment index maps its residual id (`seq` the index names), or its
+ * record is in the lineage's signed log. The sealer writes a record and its marker in one
+ * transaction, so only a table writer's deletion leaves a proven seal without a marker; the wait
+ * ends with this tamper finding instead of a timeout. Not retryable.
+ */
+export class HiddenSealError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  readonly residualId: string;
+  /** Seq of the seal (the index's or the signed log's), or `null` when the signed log did not verify. */
+  readonly seq: number | null;
+  /** `UNVERIFIED_TAMPER_RISK`, or the signed log's finding. */
+  readonly verdict: string;
+  readonly reason: string;
+  constructor(lineageId: string, residualId: string, seq: number | null, verdict: string, reason: string) {
+    super(
+      `residual ${residualId} (lineage ${lineageId}) has no residual-id marker in the table, but ${verdict}: ${reason}`,
+    );
+    this.name = 'HiddenSealError';
+    this.lineageId = lineageId;
+    this.residualId = residualId;
+    this.seq = seq;
+    this.verdict = verdict;
+    this.reason = reason;
+  }
+}
+
+/**
  * A write's residual-id marker names a record that does not verify as that write's seal (missing,
  * edited, MAC not checkable, or another residual's record): the table cannot be trusted for this
  * outcome, and nothing from it may be kept as a checkpoint. Not retryable.

@@ -28,6 +28,7 @@ export {
 } from './deployment-chain-reader';
 export {
   CheckpointFileError,
+  HiddenSealError,
   LogVerificationError,
   NotIntegratedError,
   PublishError,

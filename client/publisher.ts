@@ -8,6 +8,7 @@ import {
 } from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
+import { recallEntrySizeIssue } from '../shared/pipeline/event-entry-size';
 import {
   DetailType,
   EVENT_SOURCE,
@@ -117,7 +118,8 @@ export class StackPublisher {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail, or a lineage outside the client's tenant
+   * @throws {InvalidInputError} naming each bad field of the detail, a lineage outside the client's tenant, or (at
+   *   `currentEnv`) an entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
@@ -136,14 +138,23 @@ export class StackPublisher {
         },
       ]);
     }
+    const source = tenantId === undefined ? EVENT_SOURCE : recallSourceOf(tenantId);
+    const detailText = canonicalJson(parsed);
+    // EventBridge refuses an entry over 256 KiB only after it is sent, with an opaque error:
+    // refuse it here, naming the limit and the way out (docs/cli.md, "Input limits").
+    const tooLarge = recallEntrySizeIssue(
+      { source, detailType: DetailType.RecallRequested, detail: detailText },
+      Object.keys(parsed.currentEnv).length,
+    );
+    if (tooLarge) throw new InvalidInputError('recall request', [{ path: 'currentEnv', message: tooLarge }]);
     const out = await this.#deps.eventBridge.send(
       new PutEventsCommand({
         Entries: [
           {
-            Source: this.#deps.tenantId === undefined ? EVENT_SOURCE : recallSourceOf(this.#deps.tenantId),
+            Source: source,
             DetailType: DetailType.RecallRequested,
             EventBusName: this.#deps.outputs.eventBusName,
-            Detail: canonicalJson(parsed),
+            Detail: detailText,
           },
         ],
       }),

@@ -287,7 +287,8 @@ export class ResealClient {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail
+   * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an
+   *   entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
    */
   requestRecall(detail: RecallRequest): Promise<string> {
@@ -331,6 +332,7 @@ export class ResealClient {
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs` (default 60,000)
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   * @throws {HiddenSealError} when nothing came but this write's seal is proven without a marker
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    * @example
    * const published = await client.publishWrite(request);

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { MAX_SIGNATURE_FUTURE_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
+import { decideAbsence } from '../shared/integrator/record-freshness';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
@@ -17,7 +19,7 @@ import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
 import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { DeploymentChainReader } from './deployment-chain-reader';
-import { LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
+import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LogReader, ProvenRecord } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
@@ -67,6 +69,13 @@ export interface WaitForOutcomeOptions extends WaitOptions {
    */
   readonly untilProven?: boolean;
 }
+
+/**
+ * Most records of a lineage read, newest first, when a wait ends with no marker
+ * ({@link WriteOutcomes.waitFor}): the seal is looked for among the records sealed since the
+ * publish, a bounded number of reads even on a busy lineage.
+ */
+export const MAX_HIDDEN_SEAL_SCAN = 256;
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
 class SealedAtDeadline extends Error {
@@ -121,6 +130,8 @@ export class WriteOutcomes {
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   * @throws {HiddenSealError} when nothing came but this write's seal is proven (the deployment
+   *   index maps its residual id, or its record is in the signed log) without a marker
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    */
   async waitFor(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
@@ -160,7 +171,97 @@ export class WriteOutcomes {
       });
     } catch (error) {
       if (error instanceof SealedAtDeadline) return error.outcome;
+      // Nothing under the marker at the deadline: a proven seal whose marker is hidden is a
+      // tamper finding, not "no outcome" (docs/cli.md, `publish --wait`).
+      if (error instanceof TimeoutError && foreign.seq === null) {
+        const found = await this.#hiddenSeal(lineageId, residualId, options, foreign);
+        if (found) return found;
+      }
       throw error;
+    }
+  }
+
+  /**
+   * At the deadline with no marker: looks for this write's seal where a table writer cannot forge
+   * it, the deployment index (its residual id mapped, as of a verified deployment checkpoint),
+   * then the lineage's signed log, newest record first, back to the request's signing time (else
+   * `options.sinceMs`; at most {@link MAX_HIDDEN_SEAL_SCAN} records). The marker is read once more before a finding (the
+   * seal may have landed since the last poll), so an honest table never reads as tampered.
+   *
+   * @returns the outcome when the marker is back, else `null` (no seal found: the timeout stands)
+   * @throws {HiddenSealError} when a seal is proven but its marker is absent, or the log does not verify
+   */
+  async #hiddenSeal(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+    foreign: { seq: number | null },
+  ): Promise<WriteOutcome | null> {
+    const finding =
+      (await this.#indexedSeal(lineageId, residualId)) ?? (await this.#loggedSeal(lineageId, residualId, options));
+    if (finding === null) return null;
+    const again = await this.#outcomeOf(lineageId, residualId, options, foreign);
+    if (again) return again;
+    throw finding;
+  }
+
+  /** The index maps the residual id (verified chain) though the table shows no marker: `INCONSISTENT`. */
+  async #indexedSeal(lineageId: string, residualId: string): Promise<HiddenSealError | null> {
+    const reader = this.#deps.freshness;
+    if (!reader) return null;
+    const chain = await reader.read({ lineageId, residualId });
+    if (chain.kind !== 'PROVEN' || !chain.residual) return null;
+    const absence = decideAbsence(chain, { residualId });
+    if (!absence?.finding) return null;
+    return new HiddenSealError(
+      lineageId,
+      residualId,
+      chain.residual.seq,
+      absence.finding.verdict,
+      absence.finding.reason,
+    );
+  }
+
+  /** This write's record in the lineage's signed log (past the index, or with no deployment log), though no marker names it. */
+  async #loggedSeal(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+  ): Promise<HiddenSealError | null> {
+    const { log } = this.#deps;
+    // A record sealed before the request could have reached the sealer is not its seal: the guard
+    // takes a signature at most MAX_SIGNATURE_FUTURE_MS ahead of the send (docs/authorship.md,
+    // "Replay"). An earlier publish of the same request counts, as the marker's seal would.
+    const since = options.request
+      ? options.request.writer.signedAtMs - MAX_SIGNATURE_FUTURE_MS
+      : (options.sinceMs ?? Number.NEGATIVE_INFINITY);
+    try {
+      const latest = await log.latest(lineageId);
+      if (latest === null) return null;
+      const last = latest.checkpoint.size - 1;
+      for (let seq = last; seq >= 0 && last - seq < MAX_HIDDEN_SEAL_SCAN; seq--) {
+        const { record } = await log.proveIn(lineageId, seq, latest);
+        if (record.sealedAtMs < since) return null;
+        if (record.header.residualId !== residualId) continue;
+        if (options.request && differingWriteContent(options.request, record).length > 0) continue;
+        return new HiddenSealError(
+          lineageId,
+          residualId,
+          seq,
+          'UNVERIFIED_TAMPER_RISK',
+          `its record is sealed at seq ${seq}, proven in the lineage's signed checkpoint of ${latest.checkpoint.size} records: the marker was deleted`,
+        );
+      }
+      return null;
+    } catch (error) {
+      if (!(error instanceof LogVerificationError)) throw error;
+      return new HiddenSealError(
+        lineageId,
+        residualId,
+        null,
+        error.verdict,
+        `the lineage's signed log does not verify: ${error.reason}`,
+      );
     }
   }
 

@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   CheckpointFileError,
+  HiddenSealError,
   LogVerificationError,
   StackOutputsError,
   TimeoutError,
@@ -57,6 +58,21 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
       ToolErrorCode.TAMPER_DETECTED,
       error.message,
       'do not rely on this write: the record marked as its seal cannot be proven in the signed log; call reseal_inspect and report the lineage',
+      {
+        lineageId: error.lineageId,
+        residualId: error.residualId,
+        seq: error.seq,
+        verdict: error.verdict,
+        firstFailure: { seq: error.seq, verdict: error.verdict, reason: error.reason },
+        detectedBy: 'client',
+      },
+    );
+  }
+  if (error instanceof HiddenSealError) {
+    return toolError(
+      ToolErrorCode.TAMPER_DETECTED,
+      error.message,
+      'do not rely on the table for this write: its seal is proven but the table hides its residual-id marker; call reseal_inspect and report the lineage',
       {
         lineageId: error.lineageId,
         residualId: error.residualId,

@@ -2,6 +2,8 @@
  * Public surface of the Reseal MCP server (`reseal/mcp`; `reseal mcp` serves it on stdio).
  * docs/mcp.md describes the tools, their arguments and answers, and the configuration.
  */
+
+export { SignedCheckpointOutput } from '../client/shapes/signed-checkpoint-output';
 export {
   connectMcpDeps,
   type McpConfigOverrides,
@@ -17,7 +19,6 @@ export { DEFAULT_TOOL_WAIT_MS, type McpClient, type ResealMcpDeps } from './cont
 // tool error whose `structuredContent` is a `ToolErrorSchema`); camelCase, fields only ever added.
 export { InspectOutput } from './outputs/inspect-output';
 export { RecallOutput } from './outputs/recall-output';
-export { SignedCheckpointOutput } from './outputs/signed-checkpoint-output';
 export { ToolErrorCode } from './outputs/tool-error-code';
 export { type ToolError, ToolErrorSchema } from './outputs/tool-error-schema';
 export { VerifyOutput } from './outputs/verify-output';

@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { freshnessShape } from '../client/shapes/freshness-shape';
+import { writtenByOutput } from '../client/shapes/written-by-shape';
 import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import type { Freshness } from '../client/verified-recall';
 import type { Signed } from '../client/write-outcomes';
@@ -7,7 +9,6 @@ import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-st
 import { escapedStrings } from '../shared/schemas/escaped-text';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { freshnessOutput } from './freshness-output';
 import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
@@ -19,7 +20,6 @@ import type { UntrustedRejectionOutput } from './outputs/untrusted-rejection-out
 import { rejectionDetails } from './rejection-details';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
-import { writtenByOutput } from './written-by-output';
 
 /** A sequence number or epoch as the timeline shows it: a non-negative safe integer, else `null`. */
 const place = (n: number | null) => (n !== null && Number.isSafeInteger(n) && n >= 0 ? n : null);
@@ -149,7 +149,7 @@ export function inspectResult(
       rejections: refusals.rejections.filter((r) => !signed(r)).map(untrustedRejection),
       conflicts: refusals.conflicts.filter((c) => !signed(c)).map(untrustedConflict),
     },
-    freshness: freshnessOutput(verification.freshness ?? null),
+    freshness: freshnessShape(verification.freshness ?? null),
     ...logCheckFields(log, caller),
   };
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {

@@ -1,4 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { freshnessShape } from '../client/shapes/freshness-shape';
+import type { HeadOutput } from '../client/shapes/head-output';
+import { recallShape } from '../client/shapes/recall-shape';
+import { writtenByOutput } from '../client/shapes/written-by-shape';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
@@ -6,10 +10,8 @@ import type { JsonValue } from '../shared/canonical/canonical-json';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
-import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import { isoTime } from './iso-time';
-import type { HeadOutput } from './outputs/head-output';
 import type { RecallOutput } from './outputs/recall-output';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
@@ -17,7 +19,6 @@ import { signedCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
 import { toolResult } from './tool-result';
-import { writtenByOutput } from './written-by-output';
 
 /** The `claims` map of a payload in the layout `reseal_write` writes (`{ claims, data? }`), or null. */
 function payloadClaims(payload: unknown): Record<string, JsonValue> | null {
@@ -81,7 +82,7 @@ function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
       newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
       detectedBy: recall.detectedBy ?? 'client',
-      freshness: freshnessOutput(recall.freshness),
+      freshness: freshnessShape(recall.freshness),
       ...untrustedFields(recall),
     },
   );
@@ -124,7 +125,7 @@ export function recallResult(input: {
           requestId: recall.requestId,
           lineageId: recall.lineageId,
           proven: false,
-          freshness: freshnessOutput(recall.freshness),
+          freshness: freshnessShape(recall.freshness),
           ...untrustedFields(recall),
         },
       );
@@ -168,10 +169,12 @@ export function recallResult(input: {
   );
   // The record is proven (in the signed log, its writer signature checked): who wrote it is signed data.
   const writtenBy = writtenByProven(record);
+  const shape = recallShape(recall, UNTRUSTED_NOTE);
+  if (!shape.delta) return tamperFromRecall(recall);
   const out: RecallOutput = {
+    ...shape,
     outcome: 'TRIAGED',
-    requestId: recall.requestId,
-    lineageId: recall.lineageId,
+    end: 'TRIAGED',
     seq: recordHead.seq,
     residualId: record.header.residualId,
     recordHash: recordHead.recordHash,
@@ -179,6 +182,7 @@ export function recallResult(input: {
     writtenBy: writtenByOutput(writtenBy),
     verification: {
       verdict: VerificationVerdict.VERIFIED_INTACT,
+      firstFailure: null,
       checkpointSize: checkpoint.size,
       truncationChecked: recall.truncationChecked,
       checkpoint: signedCheckpointOutput(checkpoint),
@@ -189,16 +193,7 @@ export function recallResult(input: {
       },
       callerCheckpoint: callerHead(recall),
     },
-    delta: {
-      verdict: delta.verdict,
-      sealIntact: delta.sealIntact,
-      changed: delta.driftedKeys.changed,
-      vanished: delta.driftedKeys.vanished,
-      appeared: delta.driftedKeys.appeared,
-      structuralDrift: delta.structuralDrift,
-      unattributedKeys: delta.unattributedKeys,
-      reason: delta.reason,
-    },
+    delta: shape.delta,
     keptClaims: delta.retainedClaims.map((claimId) => ({
       claimId,
       causalKeys: claimKeys[claimId] ?? [],
@@ -214,7 +209,6 @@ export function recallResult(input: {
     nextStep: NEXT_STEPS[delta.verdict],
     supersedes: recordHead,
     snapshot: snapshotOutput(snapshot),
-    freshness: freshnessOutput(recall.freshness),
   };
   const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(

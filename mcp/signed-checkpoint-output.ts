@@ -1,6 +1,6 @@
+import type { SignedCheckpointOutput } from '../client/shapes/signed-checkpoint-output';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
-import type { SignedCheckpointOutput } from './outputs/signed-checkpoint-output';
 
 /** A checkpoint and its signed note as a tool answers them (root hash in hex). */
 export function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {

@@ -1,16 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { freshnessShape } from '../client/shapes/freshness-shape';
+import { writtenByOutput } from '../client/shapes/written-by-shape';
 import type { Freshness } from '../client/verified-recall';
 import { writtenByOf, writtenByText } from '../client/written-by';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
 import type { VerifyOutput } from './outputs/verify-output';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
-import { writtenByOutput } from './written-by-output';
 
 /**
  * The answer of `reseal_verify`: the walk (every hash, link and MAC, the stored head, the tail
@@ -28,7 +28,7 @@ export function verifyResult(
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return walkTamperResult(lineageId, found, {
       ...fields,
-      freshness: freshnessOutput(verification.freshness ?? null),
+      freshness: freshnessShape(verification.freshness ?? null),
       logFailure: log.failure,
     });
   }
@@ -43,7 +43,7 @@ export function verifyResult(
     records: verification.records.length,
     head: verification.head && headOf(verification.head),
     writtenBy: writers.map((w) => ({ seq: w.seq, writtenBy: writtenByOutput(w.writtenBy) })),
-    freshness: freshnessOutput(verification.freshness ?? null),
+    freshness: freshnessShape(verification.freshness ?? null),
     ...fields,
   };
   const at = verification.head ? ` through seq ${verification.head.seq}` : '';

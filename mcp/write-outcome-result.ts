@@ -1,14 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { writeOutcomeShape, writeSealedShape } from '../client/shapes/write-outcome-shape';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
-import { freshnessOutput } from './freshness-output';
 import { headOf } from './head-of';
-import { isoTime } from './iso-time';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import type { WriteSealedOutput } from './outputs/write-sealed-output';
 import { rejectionDetails } from './rejection-details';
-import { noteCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
 import { toolResult } from './tool-result';
@@ -59,37 +57,28 @@ export function writeOutcomeResult(
 ): CallToolResult {
   switch (outcome.kind) {
     case 'SEALED': {
-      const { head, proof } = outcome;
-      const checkpoint = noteCheckpointOutput(outcome.checkpoint);
-      const freshness = freshnessOutput(outcome.freshness);
+      const shape = writeSealedShape(request.lineageId, request.residualId, outcome);
+      const { freshness, checkpoint } = shape;
       if (freshness && freshness.state !== 'PROVEN' && freshness.state !== 'SEALED_AWAITING_INTEGRATION') {
         // Fail closed: a seal the deployment log contradicts, or one whose chain does not verify.
         return toolError(
           ToolErrorCode.TAMPER_DETECTED,
-          `${request.residualId} is sealed as seq ${head.seq} of ${request.lineageId}, but the deployment log does not prove it (${freshness.state}): ${freshness.reason}`,
+          `${request.residualId} is sealed as seq ${shape.seq} of ${request.lineageId}, but the deployment log does not prove it (${freshness.state}): ${freshness.reason}`,
           'do not rely on this write: treat the lineage as unverified, call reseal_verify, and report it',
           {
             lineageId: request.lineageId,
             residualId: request.residualId,
-            seq: head.seq,
-            recordHash: head.recordHash,
+            seq: shape.seq,
+            recordHash: shape.recordHash,
             freshness,
           },
         );
       }
       const sealed: WriteSealedOutput = {
-        outcome: 'SEALED',
-        lineageId: request.lineageId,
-        residualId: request.residualId,
-        seq: head.seq,
-        recordHash: head.recordHash,
-        generationEpoch: head.generationEpoch,
-        checkpoint,
-        proof: { leafIndex: proof.leafIndex, treeSize: proof.treeSize, inclusionProof: [...proof.inclusionProof] },
+        ...shape,
         supersedes: request.supersedes ? headOf(request.supersedes) : null,
         claims: Object.keys(request.manifest.claimDependencyMap).sort(),
         snapshot: snapshotOutput(snapshot),
-        freshness,
       };
       const fresh =
         freshness === null
@@ -98,7 +87,7 @@ export function writeOutcomeResult(
             ? `; PROVEN through the deployment log (checkpoint ${freshness.checkpointSize}, ${freshness.witnessing})`
             : '; sealed, awaiting integration: not yet proven through the deployment log (recall it later)';
       return toolResult(
-        `SEALED ${request.residualId} as seq ${head.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
+        `SEALED ${request.residualId} as seq ${shape.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
         sealed,
       );
     }
@@ -113,7 +102,12 @@ export function writeOutcomeResult(
         ToolErrorCode.WRITE_REJECTED,
         `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,
         action,
-        { ...rejectionDetails(r), statement: r.statement },
+        // The reseal.write-outcome/1 shape (docs/cli.md, "One shape per concept"), each variable with its action.
+        {
+          ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
+          ...rejectionDetails(r),
+          statement: r.statement,
+        },
       );
     }
     case 'CONFLICT': {
@@ -122,15 +116,7 @@ export function writeOutcomeResult(
         ToolErrorCode.WRITE_CONFLICT,
         `${request.residualId} was not appended to ${request.lineageId}: ${c.reason}: ${c.detail}`,
         CONFLICT_ACTIONS[c.reason] ?? 'call reseal_verify before writing again',
-        {
-          reason: c.reason,
-          detail: c.detail,
-          lineageId: c.lineageId,
-          residualId: c.residualId,
-          observedHead: c.observedHead && { seq: c.observedHead.seq, generationEpoch: c.observedHead.generationEpoch },
-          conflictedAt: isoTime(c.atMs),
-          statement: c.statement,
-        },
+        { ...writeOutcomeShape(request.lineageId, request.residualId, outcome), statement: c.statement },
       );
     }
   }

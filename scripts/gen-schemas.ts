@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
+import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-size';
 import {
   DetailType,
   RecallRequestedDetailSchema,
@@ -22,6 +23,7 @@ import {
   SealRequestSchema,
   TriageCompletedDetailSchema,
 } from '../shared/pipeline/messages';
+import { groupedCount } from '../shared/schemas/env-snapshot-limits';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
 import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
 import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
@@ -67,7 +69,10 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
   {
     name: DetailType.RecallRequested,
     schema: RecallRequestedDetailSchema,
-    description: 'detail of a RecallRequested event (source reseal).',
+    description:
+      'detail of a RecallRequested event (source reseal). EventBridge caps the PutEvents entry ' +
+      `(Source, DetailType and this detail, UTF-8) at ${groupedCount(MAX_EVENT_ENTRY_BYTES)} bytes ` +
+      '(MAX_EVENT_ENTRY_BYTES, docs/cli.md "Input limits"); the client refuses a larger one before sending.',
   },
   {
     name: DetailType.ResidualSealed,

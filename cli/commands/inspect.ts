@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { ResealClient } from '../../client/reseal-client';
+import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { timelineRows } from '../../client/timeline-rows';
 import type { Freshness } from '../../client/verified-recall';
 import { verifyRecords } from '../../client/verify-records';
@@ -14,7 +15,6 @@ import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
-import { freshnessJson } from '../format/freshness';
 import { jsonText } from '../format/json-text';
 import { refusalsJson } from '../format/refusals-json';
 import { refusalsText } from '../format/refusals-text';
@@ -119,7 +119,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
           ? jsonText({
               ...timelineJson(lineageId, rows, verification),
               ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
-              ...(freshness === undefined ? {} : { freshness: freshnessJson(freshness) }),
+              ...(freshness === undefined ? {} : { freshness: freshnessShape(freshness) }),
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
               untrusted: untrustedJson(untrusted),
             })

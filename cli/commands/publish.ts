@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import { HiddenSealError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
+import { writeOutcomeShape, writeTimeoutShape } from '../../client/shapes/write-outcome-shape';
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
@@ -11,7 +12,6 @@ import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
 import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
-import { writeOutcomeJson } from '../format/write-outcome-json';
 import { writeOutcomeText } from '../format/write-outcome-text';
 import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
@@ -55,13 +55,13 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .option(...WRITER_KMS_KEY_OPTION)
     .option(
       '--wait',
-      'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it; 1 when nothing came)',
+      'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it or its seal is proven with its marker hidden; 1 when nothing came)',
     )
     .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
     .option(...MAX_AGE_OPTION, integerOption)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option('--json', 'print the result as JSON (with --wait: the reseal.write-outcome/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
       const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
@@ -74,7 +74,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
       });
       const publish = await client.publishWrite(unsigned as ResidualWriteRequest);
       const { messageId, request } = publish;
-      const out = { message_id: messageId, residual_id: request.residualId, lineage_id: request.lineageId };
+      const out = { messageId, lineageId: request.lineageId, residualId: request.residualId };
       const published = fieldLines([
         ['published', request.residualId],
         ['lineage', request.lineageId],
@@ -96,7 +96,7 @@ async function waitAndReport(
   client: ResealClient,
   request: ResidualWriteRequest,
   publish: PublishedWrite,
-  publishedJson: Record<string, string>,
+  publishedJson: { readonly messageId: string },
   options: PublishOptions,
 ): Promise<void> {
   let outcome: WriteOutcome;
@@ -111,7 +111,10 @@ async function waitAndReport(
     });
   } catch (error) {
     if (error instanceof TimeoutError) {
-      if (options.json) ctx.io.stdout(jsonText({ ...publishedJson, outcome: 'TIMEOUT', waited_s: options.timeout }));
+      if (options.json) {
+        const timeout = writeTimeoutShape(request.lineageId, request.residualId, options.timeout);
+        ctx.io.stdout(jsonText({ ...timeout, messageId: publishedJson.messageId }));
+      }
       throw new CliError(
         `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight, ` +
           'or its outcome may have been deleted from the table (the ResidualSealed or ResidualRejected event ' +
@@ -123,10 +126,22 @@ async function waitAndReport(
     if (error instanceof UnverifiedOutcomeError) {
       throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
     }
+    if (error instanceof HiddenSealError) {
+      throw new CliError(
+        `tamper risk: ${error.message}; do not rely on the table for this write (reseal verify --lineage ${request.lineageId})`,
+        ExitCode.TAMPER,
+        { cause: error },
+      );
+    }
     throw error;
   }
   ctx.io.stdout(
-    options.json ? jsonText({ ...publishedJson, ...writeOutcomeJson(outcome) }) : writeOutcomeText(outcome),
+    options.json
+      ? jsonText({
+          ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
+          messageId: publishedJson.messageId,
+        })
+      : writeOutcomeText(outcome),
   );
   const hint = sealedFreshnessHint(outcome, options.timeout);
   if (hint) ctx.io.stderr(`${escapedText(hint)}\n`);

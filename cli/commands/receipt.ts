@@ -4,6 +4,7 @@ import {
   freshnessPolicy,
   type PolicyWitnessing,
 } from '../../client/freshness-policy';
+import { isoTime } from '../../client/iso-time';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
@@ -15,7 +16,6 @@ import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
-import { isoTime } from '../format/iso-time';
 import { jsonText } from '../format/json-text';
 import { writtenByJson } from '../format/written-by-json';
 import { readPolicyOption } from '../policy-option';

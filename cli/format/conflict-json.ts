@@ -1,6 +1,6 @@
+import { isoTime } from '../../client/iso-time';
 import type { ConflictRecord } from '../../shared/ports/lineage-store';
 import { headJson } from './head-json';
-import { isoTime } from './iso-time';
 
 /** A stored conflict for `--json` (snake_case; the attempted header is left out). */
 export function conflictJson(c: ConflictRecord) {

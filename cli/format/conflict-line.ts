@@ -1,6 +1,6 @@
+import { isoTime } from '../../client/iso-time';
 import type { ConflictRecord } from '../../shared/ports/lineage-store';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
-import { isoTime } from './iso-time';
 
 /** A conflict's listing line (without its marker). */
 export const conflictLine = (c: ConflictRecord): string =>

@@ -1,30 +1,18 @@
+import {
+  type RecallShape,
+  recallRefusalCode,
+  recallShape,
+  recallVerification,
+  shownRecallRecord,
+} from '../../client/shapes/recall-shape';
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
-import { type WrittenBy, writtenByProven, writtenByText } from '../../client/written-by';
-import { RefusalCode } from '../../shared/pipeline/messages';
+import { writtenByProven, writtenByText } from '../../client/written-by';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
-import { freshnessJson, freshnessLine } from './freshness';
-import { isoTime } from './iso-time';
-import { triageReportJson, triageReportText } from './triage-report';
+import { freshnessLine } from './freshness';
+import { triageReportText } from './triage-report';
 import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
-import { writtenByJson } from './written-by-json';
-
-/** The refusal code a recall shows, by its end (`null` when triaged). */
-function refusalCode(recall: VerifiedRecall): RefusalCode | null {
-  switch (recall.end) {
-    case RecallEnd.TRIAGED:
-      return null;
-    case RecallEnd.UNTRIAGEABLE:
-      return RefusalCode.MANIFEST_UNTRIAGEABLE;
-    case RecallEnd.NOT_FOUND:
-      return RefusalCode.NOT_FOUND;
-    case RecallEnd.INVALID_REQUEST:
-      return RefusalCode.INVALID_REQUEST;
-    case RecallEnd.NOT_INTACT:
-      return RefusalCode.VERIFICATION_FAILED;
-  }
-}
 
 /**
  * The reason a refused recall shows (`null` when triaged): the client's, with the stored answer's
@@ -33,32 +21,6 @@ function refusalCode(recall: VerifiedRecall): RefusalCode | null {
 function refusalReason(recall: VerifiedRecall): string | null {
   if (recall.end === RecallEnd.TRIAGED) return null;
   return untrustedRecallText(recall).reason;
-}
-
-/** The seq and residual id shown: the proven record's, else the seq the answer names (diagnostic; its residual id is untrusted). */
-function shownRecord(recall: VerifiedRecall) {
-  return {
-    seq: recall.record?.header.monotonicSequenceNumber ?? recall.report.seq ?? null,
-    residualId: recall.record?.header.residualId ?? null,
-  };
-}
-
-/**
- * Who wrote the recalled record (docs/cli.md, "Who wrote it"): from the record the client proved
- * itself, never from the answer's words; `null` when no record was proven (nothing to attribute).
- */
-function writtenBy(recall: VerifiedRecall): WrittenBy | null {
-  return recall.record === null ? null : writtenByProven(recall.record);
-}
-
-/** The client's verification of the record: `null` when it examined none (an unproven `NOT_FOUND`). */
-function verification(recall: VerifiedRecall) {
-  if (recall.verdict === null) return null;
-  if (recall.verdict === VerificationVerdict.VERIFIED_INTACT) return { verdict: recall.verdict, firstFailure: null };
-  return {
-    verdict: recall.verdict,
-    firstFailure: { seq: shownRecord(recall).seq, verdict: recall.verdict, reason: untrustedRecallText(recall).reason },
-  };
 }
 
 /** What a rollback was checked against, in words. */
@@ -91,48 +53,9 @@ export function recallProofLine(recall: VerifiedRecall): string {
   return `${proven}${newest}; truncation ${truncation}`;
 }
 
-/** `reseal recall --json`: snake_case, stable (fields are only ever added). */
-export function recallJson(recall: VerifiedRecall) {
-  const shown = shownRecord(recall);
-  const verified = verification(recall);
-  return {
-    request_id: recall.requestId,
-    lineage_id: recall.lineageId,
-    seq: shown.seq,
-    residual_id: shown.residualId,
-    written_by: writtenByJson(writtenBy(recall)),
-    end: recall.end,
-    outcome: recall.end === RecallEnd.TRIAGED ? 'TRIAGED' : 'REFUSED',
-    verification: verified && { verdict: verified.verdict, first_failure: verified.firstFailure },
-    detected_by: recall.detectedBy,
-    report: recall.delta && triageReportJson(recall.delta),
-    refusal_code: refusalCode(recall),
-    refusal_reason: refusalReason(recall),
-    completed_at: isoTime(recall.report.completedAtMs),
-    checkpoint_size: recall.checks.checkpointSize,
-    newest_checkpoint_size: recall.checks.newestSize,
-    truncation_checked: recall.truncationChecked,
-    truncation_checked_against: recall.checks.truncationCheckedAgainst.map((r) =>
-      r.kind === 'GIVEN_HEAD'
-        ? { kind: r.kind, seq: r.seq, record_hash: r.recordHash }
-        : { kind: r.kind, size: r.size },
-    ),
-    untrusted: untrustedJson(recall),
-    freshness: freshnessJson(recall.freshness),
-  };
-}
-
-/** The stored answer's own words, escaped, for `--json` (`null` when the recall is proven). */
-function untrustedJson(recall: VerifiedRecall) {
-  const { untrusted } = untrustedRecallText(recall);
-  return (
-    untrusted && {
-      note: UNTRUSTED_CLI_NOTE,
-      refusal_reason: untrusted.refusalReason,
-      residual_id: untrusted.residualId,
-      reason: untrusted.reason,
-    }
-  );
+/** `reseal recall --json`: the {@link RecallShape} (docs/cli.md, `recall`), as `reseal_recall` answers it. */
+export function recallJson(recall: VerifiedRecall): RecallShape {
+  return recallShape(recall, UNTRUSTED_CLI_NOTE);
 }
 
 /** The untrusted section that ends `reseal recall` text when the answer is unproven (docs/cli.md, "Untrusted data"). */
@@ -148,14 +71,17 @@ function untrustedLines(recall: VerifiedRecall): string {
 
 /** `reseal recall` as text: the record, the outcome, the client's proof, the delta report when triaged. */
 export function recallText(recall: VerifiedRecall): string {
-  const shown = shownRecord(recall);
-  const verified = verification(recall);
-  const code = refusalCode(recall);
+  const shown = shownRecallRecord(recall);
+  const verified = recallVerification(recall);
+  const code = recallRefusalCode(recall);
   const reason = refusalReason(recall);
   const head = fieldLines([
     ['recall', recall.requestId],
     ['record', `lineage ${recall.lineageId} seq ${shown.seq ?? '?'} residual ${shown.residualId ?? '?'}`],
-    ['written by', recall.record === null ? '(not shown: no record proven)' : writtenByText(writtenBy(recall))],
+    [
+      'written by',
+      recall.record === null ? '(not shown: no record proven)' : writtenByText(writtenByProven(recall.record)),
+    ],
     ['outcome', recall.end === RecallEnd.TRIAGED ? 'TRIAGED' : 'REFUSED'],
     // A recall proves the target record alone (docs/verifiable-log.md, "Recall"), never the whole chain.
     [

@@ -1,5 +1,5 @@
+import { isoTime } from '../../client/iso-time';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
-import { isoTime } from './iso-time';
 
 /** A stored rejection for `--json` (snake_case; the raw body preview is left out). */
 export function rejectionJson(r: RejectionRecord) {

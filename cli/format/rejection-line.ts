@@ -1,6 +1,6 @@
+import { isoTime } from '../../client/iso-time';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
-import { isoTime } from './iso-time';
 
 /** A rejection's listing line (without its marker). */
 export const rejectionLine = (r: RejectionRecord): string =>

@@ -1,7 +1,7 @@
+import { isoTime } from '../../client/iso-time';
 import type { TimelineRow } from '../../client/timeline-rows';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { isoTime } from './iso-time';
 import { shownRow } from './shown-row';
 import { writtenByJson } from './written-by-json';
 

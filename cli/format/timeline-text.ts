@@ -1,8 +1,8 @@
+import { isoTime } from '../../client/iso-time';
 import type { TimelineRow } from '../../client/timeline-rows';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { fieldLines } from './field-lines';
-import { isoTime } from './iso-time';
 import { shownRow } from './shown-row';
 import { writtenByLines } from './written-by-lines';
 

@@ -1,10 +1,11 @@
+import { freshnessShape } from '../../client/shapes/freshness-shape';
 import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { fieldLines } from './field-lines';
-import { freshnessJson, freshnessLine } from './freshness';
+import { freshnessLine } from './freshness';
 import { writtenByJson } from './written-by-json';
 import { writtenByLines } from './written-by-lines';
 
@@ -66,7 +67,7 @@ export function verificationJson(result: ChainVerification, context: Verificatio
     ...(context.kept === undefined ? {} : { kept_checkpoint: context.kept && { size: context.kept.size } }),
     verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
     note: context.note,
-    ...(context.freshness === undefined ? {} : { freshness: freshnessJson(context.freshness) }),
+    ...(context.freshness === undefined ? {} : { freshness: freshnessShape(context.freshness) }),
     records: result.records.map((r) => ({
       seq: r.seq,
       residual_id: r.residualId,

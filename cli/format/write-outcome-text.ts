@@ -1,10 +1,10 @@
+import { isoTime } from '../../client/iso-time';
 import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteOutcome } from '../../client/write-outcomes';
 import { checkpointText } from './checkpoint-text';
 import { conflictHeadFound } from './conflict-head-found';
 import { fieldLines } from './field-lines';
 import { freshnessLine } from './freshness';
-import { isoTime } from './iso-time';
 import { rejectionDetailLines } from './rejection-detail-lines';
 
 /** What the writer can do about a conflict, by reason. */

@@ -1,5 +1,5 @@
+import { isoTime } from '../../client/iso-time';
 import type { WrittenBy } from '../../client/written-by';
-import { isoTime } from './iso-time';
 
 /**
  * Who wrote a record, for `--json` (snake_case, stable): `null` when the record does not verify,

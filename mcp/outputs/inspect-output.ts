@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { FreshnessShape } from '../../client/shapes/freshness-shape';
 import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { FreshnessOutput } from './freshness-output';
 import { InspectUntrustedOutput } from './inspect-untrusted-output';
 import { LogCheckOutputFields } from './log-check-output-fields';
 import { TimelineRecordOutput } from './timeline-record-output';
@@ -56,7 +56,7 @@ export const InspectOutput = z.object({
    * Where the verified head stands against the deployment log (docs/mcp.md, "Freshness"): a
    * rolled-back lineage behind the index is `NOT_NEWEST`, never intact; `null` when not checked.
    */
-  freshness: FreshnessOutput.nullable(),
+  freshness: FreshnessShape.nullable(),
   ...LogCheckOutputFields,
 });
 /** Type of {@link InspectOutput}. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { NonNegativeInt } from '../../shared/schemas/primitives';
-import { HeadOutput } from './head-output';
-import { SignedCheckpointOutput } from './signed-checkpoint-output';
 
 /**
  * What the walk of `reseal_verify` and `reseal_inspect` checked the lineage's tail against, next

@@ -1,35 +1,37 @@
 import { z } from 'zod';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output';
+import { RecallDeltaShape, RecallShape, RecallVerificationShape } from '../../client/shapes/recall-shape';
+import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
+import { WrittenByOutput } from '../../client/shapes/written-by-shape';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 import { JsonPayloadSchema } from '../../shared/write/write-request';
-import { FreshnessOutput } from './freshness-output';
-import { HeadOutput } from './head-output';
-import { InclusionProofOutput } from './inclusion-proof-output';
 import { KeptClaimOutput } from './kept-claim-output';
 import { ReprobeClaimOutput } from './reprobe-claim-output';
-import { SignedCheckpointOutput } from './signed-checkpoint-output';
 import { SnapshotOutput } from './snapshot-output';
-import { WrittenByOutput } from './written-by-output';
 
 /**
  * `reseal_recall`: a record proven by the server's client (inclusion in a signed checkpoint,
  * consistent with the kept one), triaged against the environment now; the delta is the one the
- * client recomputed from the proven record, never the stored report.
+ * client recomputed from the proven record, never the stored report. The {@link RecallShape}
+ * `reseal recall --json` prints too (format `reseal.recall/1`), narrowed to a triaged recall (every
+ * refusal is a tool error), with what the tool adds: the record's hash, time and writer, the
+ * signed checkpoint and proof, each claim with its content, and the next step.
  */
-export const RecallOutput = z.object({
+export const RecallOutput = RecallShape.extend({
   outcome: z.literal('TRIAGED'),
-  requestId: Identifier,
-  lineageId: Identifier,
+  end: z.literal('TRIAGED'),
   seq: NonNegativeInt,
   residualId: Identifier,
   recordHash: HexDigest,
   sealedAt: z.string(),
   /** Who wrote the proven record, from its signed fields (docs/mcp.md, "Who wrote it"). */
   writtenBy: WrittenByOutput,
-  verification: z.object({
+  verification: RecallVerificationShape.extend({
     /** The client's own verdict on the record. */
     verdict: z.literal(VerificationVerdict.VERIFIED_INTACT),
+    firstFailure: z.null(),
     /** Records in the signed checkpoint the record is proven in. */
     checkpointSize: NonNegativeInt,
     /**
@@ -45,16 +47,7 @@ export const RecallOutput = z.object({
     /** The caller's `checkpoint`, checked against the signed log here (`null`: none given). */
     callerCheckpoint: HeadOutput.nullable(),
   }),
-  delta: z.object({
-    verdict: z.enum(DeltaVerdict),
-    sealIntact: z.boolean(),
-    changed: z.array(z.string()),
-    vanished: z.array(z.string()),
-    appeared: z.array(z.string()),
-    structuralDrift: z.array(z.string()),
-    unattributedKeys: z.array(z.string()),
-    reason: z.string(),
-  }),
+  delta: RecallDeltaShape,
   keptClaims: z.array(KeptClaimOutput),
   reprobeClaims: z.array(ReprobeClaimOutput),
   /** The record's payload outside its claims (`payload.data`, or the whole payload of another layout). */
@@ -64,8 +57,6 @@ export const RecallOutput = z.object({
   /** Pass as `supersedes` to `reseal_write` when re-sealing after the re-probes. */
   supersedes: HeadOutput,
   snapshot: SnapshotOutput,
-  /** Where the record stands against the deployment log (`PROVEN` or `SEALED_AWAITING_INTEGRATION`); `null`: not checked. */
-  freshness: FreshnessOutput.nullable(),
 });
 /** Type of {@link RecallOutput}. */
 export type RecallOutput = z.infer<typeof RecallOutput>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { WrittenByOutput } from '../../client/shapes/written-by-shape';
 import { NonNegativeInt } from '../../shared/schemas/primitives';
-import { HeadOutput } from './head-output';
-import { WrittenByOutput } from './written-by-output';
 
 /**
  * One record of a lineage's timeline (read from the table; `verification` says whether to believe

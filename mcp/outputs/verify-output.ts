@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { FreshnessShape } from '../../client/shapes/freshness-shape';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { WrittenByOutput } from '../../client/shapes/written-by-shape';
 import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { FreshnessOutput } from './freshness-output';
-import { HeadOutput } from './head-output';
 import { LogCheckOutputFields } from './log-check-output-fields';
-import { WrittenByOutput } from './written-by-output';
 
 /** `reseal_verify`: the whole stored lineage verified (every hash, link and MAC) and tied to the signed log. */
 export const VerifyOutput = z.object({
@@ -18,7 +18,7 @@ export const VerifyOutput = z.object({
    * Where the verified head stands against the deployment log (docs/mcp.md, "Freshness"): a
    * rolled-back lineage behind the index is `NOT_NEWEST`, never intact; `null` when not checked.
    */
-  freshness: FreshnessOutput.nullable(),
+  freshness: FreshnessShape.nullable(),
   ...LogCheckOutputFields,
 });
 /** Type of {@link VerifyOutput}. */

@@ -1,37 +1,21 @@
 import { z } from 'zod';
-import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
-import { FreshnessOutput } from './freshness-output';
-import { HeadOutput } from './head-output';
-import { InclusionProofOutput } from './inclusion-proof-output';
-import { SignedCheckpointOutput } from './signed-checkpoint-output';
+import { HeadOutput } from '../../client/shapes/head-output';
+import { WriteSealedShape } from '../../client/shapes/write-outcome-shape';
 import { SnapshotOutput } from './snapshot-output';
 
 /**
- * `reseal_write` sealed the write: its record is proven by `proof` in the signed `checkpoint`
- * (which the server's client keeps in its checkpoint store), and `freshness` says whether the
- * deployment log proves it yet.
+ * `reseal_write` sealed the write: the {@link WriteSealedShape} `reseal publish --wait --json`
+ * prints too (format `reseal.write-outcome/1`: its record proven by `proof` in the signed
+ * `checkpoint`, which the server's client keeps, and `freshness`: `PROVEN`, or
+ * `SEALED_AWAITING_INTEGRATION` when the wait ran out before the integration; `null` when the
+ * server's client checked none), with what the tool adds: the head it superseded, the claims it
+ * sealed and the snapshot it took.
  */
-export const WriteSealedOutput = z.object({
-  outcome: z.literal('SEALED'),
-  lineageId: Identifier,
-  residualId: Identifier,
-  seq: NonNegativeInt,
-  recordHash: HexDigest,
-  generationEpoch: NonNegativeInt,
-  /** The signed checkpoint the record is proven in. */
-  checkpoint: SignedCheckpointOutput,
-  /** The record's inclusion proof in `checkpoint` (leaf `seq`, tree of `checkpoint.size` records). */
-  proof: InclusionProofOutput,
+export const WriteSealedOutput = WriteSealedShape.extend({
   supersedes: HeadOutput.nullable(),
   /** Claim ids sealed in the manifest, sorted. */
   claims: z.array(z.string()),
   snapshot: SnapshotOutput,
-  /**
-   * Where the record stands against the deployment log: `PROVEN`, or `SEALED_AWAITING_INTEGRATION`
-   * when the wait ran out before the integration (the write is sealed; recall it later to see it
-   * proven). `null`: the server's client checked no freshness.
-   */
-  freshness: FreshnessOutput.nullable(),
 });
 /** Type of {@link WriteSealedOutput}. */
 export type WriteSealedOutput = z.infer<typeof WriteSealedOutput>;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
-import { envSnapshotKeysIssue, ownKeyCount } from './env-snapshot-limits';
+import {
+  envSnapshotKeysIssue,
+  groupedCount,
+  MAX_ENV_SNAPSHOT_BYTES,
+  MAX_ENV_SNAPSHOT_KEYS,
+  ownKeyCount,
+} from './env-snapshot-limits';
 import { NormalFormIndex } from './normal-form';
 
 /**
@@ -107,15 +113,25 @@ export function safeRecord<V extends z.ZodType>(value: V) {
  * A flat environment snapshot: key → value string (docs/triage.md), at most
  * `MAX_ENV_SNAPSHOT_KEYS` keys (docs/cli.md, "Input limits"), counted before any key is checked.
  */
-export const EnvSnapshot = z.preprocess(
-  (raw, ctx) => {
-    const issue = envSnapshotKeysIssue(ownKeyCount(raw));
-    if (issue === null) return raw;
-    ctx.addIssue({ code: 'custom', message: issue, input: raw });
-    return z.NEVER;
-  },
-  safeRecord(wellFormedString(65_536)),
-);
+export const EnvSnapshot = z
+  .preprocess(
+    (raw, ctx) => {
+      const issue = envSnapshotKeysIssue(ownKeyCount(raw));
+      if (issue === null) return raw;
+      ctx.addIssue({ code: 'custom', message: issue, input: raw });
+      return z.NEVER;
+    },
+    safeRecord(wellFormedString(65_536)),
+  )
+  .meta({
+    // What JSON Schema can state of the limits (docs/cli.md, "Input limits"): the key count as
+    // `maxProperties`; the byte limit has no keyword (it bounds the JSON text), so it is said in words.
+    maxProperties: MAX_ENV_SNAPSHOT_KEYS,
+    description:
+      `An environment snapshot: key → value, at most ${groupedCount(MAX_ENV_SNAPSHOT_KEYS)} keys ` +
+      `(MAX_ENV_SNAPSHOT_KEYS) and at most ${groupedCount(MAX_ENV_SNAPSHOT_BYTES)} bytes of JSON text ` +
+      `(MAX_ENV_SNAPSHOT_BYTES), docs/cli.md "Input limits".`,
+  });
 /** Type of {@link EnvSnapshot}. */
 export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
 

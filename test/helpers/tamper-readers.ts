@@ -289,7 +289,7 @@ export const recallCli: Reader = {
     ];
     return outcome(
       await cli(setup, target, dir, argv),
-      (json) => (json.verification as { verdict?: unknown } | null)?.verdict ?? json.refusal_code,
+      (json) => (json.verification as { verdict?: unknown } | null)?.verdict ?? json.refusalCode,
     );
   },
 };

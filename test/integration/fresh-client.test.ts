@@ -67,11 +67,11 @@ async function recallCli(lineageId: string, recall: RecallTarget): Promise<strin
   );
   const json = JSON.parse(run.stdout) as {
     verification: { verdict: string } | null;
-    refusal_code: string | null;
-    freshness: { state: string; checkpoint_size: number | null; witnessing: string } | null;
+    refusalCode: string | null;
+    freshness: { state: string; checkpointSize: number | null; witnessing: string } | null;
   };
   expect(json.freshness?.witnessing).toBe('UNWITNESSED');
-  return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusal_code} ${json.freshness?.state ?? 'no freshness'}`;
+  return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`;
 }
 
 /** `reseal verify|inspect --lineage --json` with no checkpoint store: `exit <code> <verdict> <freshness state>`. */

@@ -8,9 +8,9 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
-import { reAnchorJson } from '../../cli/format/freshness';
 import { DeploymentChainReader } from '../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../client/freshness-policy';
+import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { createReAnchorHandler } from '../../functions/integrator/create-re-anchor-handler';
 import { IntegratorService } from '../../functions/integrator/integrator-service';
 import { WitnessService } from '../../functions/witness/witness-service';
@@ -187,7 +187,16 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
         ? `${chain.kind}, re-anchored at ${notice.restoredSize}, lost ${notice.lostLeaves} leaves up to ${notice.lostSize}${notice.reason === REASON ? ', with the reason' : ''}`
         : `${chain.kind}, no re-anchor shown`,
     );
-    expect(reAnchorJson(notice)).toMatchObject({ restored_size: 1, lost_size: 3, lost_leaves: 2, reason: REASON });
+    expect(
+      freshnessShape({
+        state: 'PROVEN',
+        checkpointSize: 1,
+        windowSeconds: null,
+        witnessing: 'UNWITNESSED',
+        reason: 'proven',
+        reAnchor: notice,
+      })?.reAnchor,
+    ).toMatchObject({ restoredSize: 1, lostSize: 3, lostLeaves: 2, reason: REASON });
     expect(await reader.compareKept(keptOld)).toMatchObject({ kind: 'EXPLAINED_BY_RE_ANCHOR' });
   });
 });

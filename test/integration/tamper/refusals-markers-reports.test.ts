@@ -347,14 +347,16 @@ const cells: readonly Cell[] = [
     target: forWrite(() => conflicted),
     expect: outcome('exit 10 CONFLICT', 'CONFLICT'),
   },
-  // Residual markers. A deleted marker makes the record unfindable by residual id: the wait
-  // times out and triage's NOT_FOUND stands, as triage's unproven claim (docs/verifiable-log.md,
-  // "Recall": a NOT_FOUND the log cannot contradict stands; the documented limit).
+  // Residual markers. A deleted marker makes the record unfindable by residual id: at the
+  // deadline the wait finds the write's seal in the signed lineage log, a tamper finding, not a
+  // timeout (docs/cli.md, `publish --wait`); triage's NOT_FOUND stands, as triage's unproven
+  // claim (docs/verifiable-log.md, "Recall": a NOT_FOUND the log cannot contradict stands; these
+  // lineages are never integrated, so no index contradicts it).
   {
     attack: attacks.deleteMarker,
     target: byResidual('r-2'),
     expect: {
-      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...outcome('exit 20 UNVERIFIED_TAMPER_RISK', 'HiddenSealError'),
       ...recalled(both('exit 2 NOT_FOUND'), both('refused NOT_FOUND (unproven)')),
     },
   },
@@ -377,10 +379,11 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.transplantMarker,
     target: byResidual('r-2'),
-    // The marker names the lineage it belongs to: another lineage's is not this one's. The wait
-    // goes on (a delay), the recall by residual id is refused as unproven.
+    // The marker names the lineage it belongs to: another lineage's is not this one's, so this
+    // one's is gone: the wait ends with the seal found in the signed log without its marker, the
+    // recall by residual id is refused as unproven.
     expect: {
-      ...outcome('exit 1 TIMEOUT', 'TimeoutError'),
+      ...outcome('exit 20 UNVERIFIED_TAMPER_RISK', 'HiddenSealError'),
       ...recalled(both('exit 20 UNVERIFIED_TAMPER_RISK'), both('UNVERIFIED_TAMPER_RISK')),
     },
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { freshnessJson, freshnessLine } from '../../../cli/format/freshness';
+import { freshnessLine } from '../../../cli/format/freshness';
+import { freshnessShape } from '../../../client/shapes/freshness-shape';
 import type { Freshness } from '../../../client/verified-recall';
 
 // A recall under a re-anchored deployment log shows what the restore lost, with every state
@@ -25,17 +26,17 @@ const proven: Freshness = {
 };
 
 describe('recall freshness of a re-anchored deployment log', () => {
-  it('--json carries re_anchor (snake_case); null when the history was never re-anchored', () => {
-    expect(freshnessJson(proven)?.re_anchor).toEqual({
-      restored_size: 5,
-      lost_size: 9,
-      lost_leaves: 4,
-      lost_root_hash: notice.lostRootHash,
-      time: 1_767_225_600,
+  it('--json carries reAnchor (the reseal.freshness/1 shape); null when the history was never re-anchored', () => {
+    expect(freshnessShape(proven)?.reAnchor).toEqual({
+      restoredSize: 5,
+      lostSize: 9,
+      lostLeaves: 4,
+      lostRootHash: notice.lostRootHash,
+      timeSeconds: 1_767_225_600,
       reason: notice.reason,
-      statement_hash: notice.statementHash,
+      statementHash: notice.statementHash,
     });
-    expect(freshnessJson({ ...proven, reAnchor: null })?.re_anchor).toBeNull();
+    expect(freshnessShape({ ...proven, reAnchor: null })?.reAnchor).toBeNull();
   });
 
   it('the text line says RE-ANCHORED, when, what was lost and why', () => {

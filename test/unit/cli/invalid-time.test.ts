@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../../cli/format/iso-time';
 import { timelineJson } from '../../../cli/format/timeline-json';
 import { timelineText } from '../../../cli/format/timeline-text';
-import { writeOutcomeJson } from '../../../cli/format/write-outcome-json';
 import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
+import { isoTime } from '../../../client/iso-time';
 import { ResealClient } from '../../../client/reseal-client';
+import { writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
 import { timelineRows } from '../../../client/timeline-rows';
 import type { OutcomeStatement } from '../../../shared/log/outcome-statement';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
@@ -93,7 +93,7 @@ describe('times read from stored items are printed safely', () => {
     const conflict = { kind: 'CONFLICT', conflict: staleEpochConflict('r-1', { atMs: FORGED_MS }), statement } as const;
     expect(writeOutcomeText(rejected)).toMatch(/^at: +\(invalid time 100000000000000000\)$/m);
     expect(writeOutcomeText(conflict)).toContain(INVALID);
-    expect(writeOutcomeJson(rejected)).toMatchObject({ rejection: { rejected_at: INVALID } });
-    expect(writeOutcomeJson(conflict)).toMatchObject({ conflict: { conflicted_at: INVALID } });
+    expect(writeOutcomeShape('l', 'r-1', rejected)).toMatchObject({ rejectedAt: INVALID });
+    expect(writeOutcomeShape('l', 'r-1', conflict)).toMatchObject({ conflictedAt: INVALID });
   });
 });

@@ -25,7 +25,7 @@ describe('reseal verify --lineage / inspect --lineage: freshness of the verified
       expect(json.exitCode, json.stderr).toBe(20);
       expect(JSON.parse(json.stdout)).toMatchObject({
         verdict: 'UNVERIFIED_TAMPER_RISK',
-        freshness: { state: 'NOT_NEWEST', checkpoint_size: 1, witnessing: 'UNWITNESSED' },
+        freshness: { format: 'reseal.freshness/1', state: 'NOT_NEWEST', checkpointSize: 1, witnessing: 'UNWITNESSED' },
       });
       const text = await cliOn(s, [command, '--lineage', LINEAGE]);
       expect(text.exitCode, text.stderr).toBe(20);

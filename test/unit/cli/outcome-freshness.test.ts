@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FreshnessPolicy } from '../../../client/freshness-policy';
 import { formatVerifierKey } from '../../../shared/log/note-key';
+import { markerKey } from '../../helpers/in-memory-lineage-store';
 import {
   cosignedByTestWitness,
   integratedStack,
@@ -21,6 +22,8 @@ async function publishWait(options: {
   integrateAtSleep?: number;
   args?: string[];
   setup?: (s: ReturnType<typeof integratedStack>) => Promise<void>;
+  /** After the queue seals the write (a table writer's edit). */
+  afterSeal?: (s: ReturnType<typeof integratedStack>) => void;
 }) {
   const s = integratedStack();
   await options.setup?.(s);
@@ -36,6 +39,7 @@ async function publishWait(options: {
         sqs: {
           send: async () => {
             await s.send(fields);
+            options.afterSeal?.(s);
             return { MessageId: 'msg-1' };
           },
         } as never,
@@ -51,7 +55,8 @@ async function publishWait(options: {
       connect: async (_stack, _store, _writer, policy) => clientWith(policy),
     },
   );
-  return { run, json: JSON.parse(run.stdout) as { outcome: string; freshness: { state: string } | null } };
+  const json = run.stdout === '' ? null : JSON.parse(run.stdout);
+  return { run, json: json as { outcome: string; freshness: { state: string } | null } };
 }
 
 // `reseal publish --wait` waits until the write is PROVEN through the deployment log (docs/cli.md,
@@ -84,6 +89,23 @@ describe('reseal publish --wait: freshness of the write', () => {
     expect(run.exitCode).toBe(20);
     expect(json.freshness?.state).toBe('REFUSED');
     expect(run.stderr).toMatch(/tamper risk: the deployment log does not prove this write \(REFUSED\)/);
+  });
+
+  it('its residual-id marker deleted by a table writer, integrated meanwhile: tamper risk, exit 20 (not 1, "no outcome")', async () => {
+    const { run } = await publishWait({
+      integrateAtSleep: 1,
+      afterSeal: (s) => s.store.markers.delete(markerKey(LINEAGE, 'r-9')),
+    });
+    expect(run.exitCode, run.stderr).toBe(20);
+    expect(run.stderr).toMatch(
+      /tamper risk: residual r-9 .* has no residual-id marker in the table, but UNVERIFIED_TAMPER_RISK: the index maps residual r-9 to seq 0/,
+    );
+  });
+
+  it('its marker deleted before any integration: the seal is found in the signed lineage log, exit 20', async () => {
+    const { run } = await publishWait({ afterSeal: (s) => s.store.markers.delete(markerKey(LINEAGE, 'r-9')) });
+    expect(run.exitCode, run.stderr).toBe(20);
+    expect(run.stderr).toMatch(/tamper risk: .*sealed at seq 0, proven in the lineage's signed checkpoint/);
   });
 });
 

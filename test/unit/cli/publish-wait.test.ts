@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ResealClient } from '../../../client/reseal-client';
+import { WriteOutcomeShape } from '../../../client/shapes/write-outcome-shape';
 import { requestDigest } from '../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
@@ -103,28 +104,30 @@ describe('reseal publish --wait', () => {
     expect(result.stdout).toContain(`--checkpoint ${sealedHead}`);
   });
 
-  it('SEALED --json: snake_case head and checkpoint, with the message id', async () => {
+  it('SEALED --json: the reseal.write-outcome/1 shape (docs/cli.md), with the message id', async () => {
     const { store, result } = await publishWait(async (s) => void (await seal(s)), ['--json']);
     const head = await store.head(LINEAGE);
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({
-      message_id: 'msg-1',
-      residual_id: RESIDUAL,
-      lineage_id: LINEAGE,
+    const json = JSON.parse(result.stdout);
+    expect(json).toEqual({
+      format: 'reseal.write-outcome/1',
+      messageId: 'msg-1',
+      residualId: RESIDUAL,
+      lineageId: LINEAGE,
       outcome: 'SEALED',
-      head: {
-        lineage_id: LINEAGE,
-        seq: 0,
-        record_hash: head?.recordHash,
-        generation_epoch: head?.generationEpoch,
-        mac: head?.mac,
-        key_id: head?.keyId,
+      seq: 0,
+      recordHash: head?.recordHash,
+      generationEpoch: head?.generationEpoch,
+      checkpoint: {
+        note: expect.stringContaining(`${TEST_LOG_NAME}/${LINEAGE}\n1\n`),
+        origin: `${TEST_LOG_NAME}/${LINEAGE}`,
+        size: 1,
+        rootHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
-      checkpoint: `0:${head?.recordHash}`,
-      signed_checkpoint: expect.stringContaining(`${TEST_LOG_NAME}/${LINEAGE}\n1\n`),
-      inclusion_proof: { leaf_index: 0, tree_size: 1, hashes: [] },
+      proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
       freshness: null,
     });
+    expect(WriteOutcomeShape.parse(json)).toMatchObject({ outcome: 'SEALED' });
   });
 
   it('docs/guard.md refusal REJECTED by the guard: reason, each rejected variable and the re-probe hint, exit 10', async () => {
@@ -136,20 +139,21 @@ describe('reseal publish --wait', () => {
     expect(result.stdout).toContain('re-probe the rejected variables');
   });
 
-  it('REJECTED --json: the rejection in snake_case', async () => {
+  it('REJECTED --json: the rejection in the reseal.write-outcome/1 shape', async () => {
     const { result } = await publishWait(async (store) => store.recordRejection(await rejection()), ['--json']);
     expect(result.exitCode).toBe(10);
-    expect(JSON.parse(result.stdout)).toMatchObject({
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      format: 'reseal.write-outcome/1',
       outcome: 'REJECTED',
-      rejection: {
-        stage: 'GUARD',
-        reason: 'STALE_STATE',
-        residual_id: RESIDUAL,
-        rejected_variables: [{ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' }],
-        request_violations: [],
-        rejected_at: new Date(TEST_NOW_MS).toISOString(),
-      },
+      stage: 'GUARD',
+      reason: 'STALE_STATE',
+      residualId: RESIDUAL,
+      rejectedVariables: [{ name: 'targetResourceId', reason: 'UNVERIFIED_INHERITED' }],
+      requestViolations: [],
+      rejectedAt: new Date(TEST_NOW_MS).toISOString(),
     });
+    expect(WriteOutcomeShape.parse(json).outcome).toBe('REJECTED');
   });
 
   it('docs/pipeline.md fencing CONFLICT: reason and detail, exit 10; --json gives the conflict', async () => {
@@ -158,9 +162,11 @@ describe('reseal publish --wait', () => {
     expect(text.result.stdout).toMatch(/^outcome: +CONFLICT: not appended \(signed by the sealer\)$/m);
     expect(text.result.stdout).toMatch(/^reason: +STALE_EPOCH$/m);
     const json = await publishWait(async (store) => store.recordConflict(await conflict()), ['--json']);
-    expect(JSON.parse(json.result.stdout)).toMatchObject({
+    expect(WriteOutcomeShape.parse(JSON.parse(json.result.stdout))).toMatchObject({
       outcome: 'CONFLICT',
-      conflict: { reason: 'STALE_EPOCH', residual_id: RESIDUAL, observed_head: null },
+      reason: 'STALE_EPOCH',
+      residualId: RESIDUAL,
+      observedHead: null,
     });
   });
 
@@ -185,7 +191,8 @@ describe('reseal publish --wait', () => {
     expect(result.stderr).toContain('ResidualSealed');
     const json = await publishWait(async () => {}, ['--timeout', '3', '--json']);
     expect(json.result.exitCode).toBe(1);
-    expect(JSON.parse(json.result.stdout)).toMatchObject({ message_id: 'msg-1', outcome: 'TIMEOUT', waited_s: 3 });
+    expect(JSON.parse(json.result.stdout)).toMatchObject({ messageId: 'msg-1', outcome: 'TIMEOUT', waitedSeconds: 3 });
+    expect(WriteOutcomeShape.parse(JSON.parse(json.result.stdout)).outcome).toBe('TIMEOUT');
   });
 
   it('a marked record that does not verify is tamper risk, exit 20, with no checkpoint printed', async () => {
@@ -240,7 +247,7 @@ describe('reseal publish --wait', () => {
       connect: fakeConnect(store, async () => {}),
     });
     expect(result.exitCode).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ message_id: 'msg-1', residual_id: RESIDUAL, lineage_id: LINEAGE });
+    expect(JSON.parse(result.stdout)).toEqual({ messageId: 'msg-1', residualId: RESIDUAL, lineageId: LINEAGE });
   });
 });
 

@@ -28,17 +28,18 @@ async function recall(store: InMemoryLineageStore, extra: string[]) {
 }
 
 describe('reseal recall prints the refusal code', () => {
-  it('--json: refusal_code NOT_FOUND on an empty lineage, exit 2', async () => {
+  it('--json (reseal.recall/1): refusalCode NOT_FOUND on an empty lineage, exit 2', async () => {
     const result = await recall(new InMemoryLineageStore(), ['--json']);
     expect(result.exitCode).toBe(2);
     expect(JSON.parse(result.stdout)).toMatchObject({
+      format: 'reseal.recall/1',
       outcome: 'REFUSED',
-      refusal_code: 'NOT_FOUND',
+      refusalCode: 'NOT_FOUND',
       // Triage's words are unproven: redacted from the reason, shown in untrusted (docs/cli.md, "Untrusted data").
-      refusal_reason: expect.stringContaining('[stored text: see untrusted]'),
-      untrusted: { refusal_reason: expect.stringContaining('no such lineage') },
+      refusalReason: expect.stringContaining('[stored text: see untrusted]'),
+      untrusted: { refusalReason: expect.stringContaining('no such lineage') },
       // Without a checkpoint store the answer says plainly that truncation was not checked.
-      truncation_checked: false,
+      truncationChecked: false,
     });
   });
 
@@ -52,12 +53,12 @@ describe('reseal recall prints the refusal code', () => {
     expect(result.stdout).toMatch(/^refusal code: +VERIFICATION_FAILED$/m);
   });
 
-  it('triaged: refusal_code null in --json, no refusal code line in text', async () => {
+  it('triaged: refusalCode null in --json, no refusal code line in text', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(1, { lineageId: LINEAGE });
     await appendSealed(store, [records[0] as (typeof records)[number]]);
     const result = await recall(store, ['--json']);
-    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'TRIAGED', refusal_code: null });
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'TRIAGED', refusalCode: null });
     const text = await recall(store, ['--request-id', 'req-2']);
     expect(text.stdout).toMatch(/^outcome: +TRIAGED$/m);
     expect(text.stdout).not.toContain('refusal code');
@@ -158,8 +159,8 @@ describe('reseal recall says what it proved: the target record, not the chain', 
     expect(text.stdout).not.toContain('NOT checked');
     const json = await recall(store, ['--checkpoint', head, '--json', '--request-id', 'req-json']);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      truncation_checked: true,
-      truncation_checked_against: [{ kind: 'GIVEN_HEAD', seq: 0 }],
+      truncationChecked: true,
+      truncationCheckedAgainst: [{ kind: 'GIVEN_HEAD', seq: 0 }],
     });
   });
 });

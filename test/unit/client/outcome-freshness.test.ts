@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HiddenSealError, TimeoutError } from '../../../client/errors';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import { cosignedByTestWitness, integratedStack, witnessedTestPolicy } from '../../helpers/integrated-stack';
@@ -101,5 +102,59 @@ describe('ResealClient.waitForOutcome: freshness of a sealed write', () => {
     const client = s.client({ deps: { policy: await witnessedTestPolicy() } });
     const outcome = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000 });
     expect(freshnessOf(outcome)).toMatchObject({ state: 'PROVEN', witnessing: 'WITNESSED' });
+  });
+});
+
+// docs/cli.md, `publish --wait`: a seal the table writer hid by deleting its residual-id marker
+// ends the wait as a tamper finding (HiddenSealError), not a timeout ("no outcome").
+describe('ResealClient.waitForOutcome: a proven seal whose marker is hidden', () => {
+  it('integrated (the index maps the residual id): HiddenSealError naming the index, not a TimeoutError', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    s.store.markers.delete(markerKey(LINEAGE, 'r-0'));
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    const waited = s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000, untilProven: true });
+    await expect(waited).rejects.toThrow(HiddenSealError);
+    await expect(waited).rejects.toMatchObject({
+      seq: 0,
+      verdict: 'UNVERIFIED_TAMPER_RISK',
+      reason: expect.stringMatching(/the index maps residual r-0 to seq 0/),
+    });
+  });
+
+  it('sealed, not yet integrated: found in the signed lineage log, HiddenSealError naming its seq', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
+    s.store.markers.delete(markerKey(LINEAGE, 'r-1'));
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-1' });
+    const waited = s.client().waitForOutcome(LINEAGE, 'r-1', { request, timeoutMs: 1000, untilProven: true });
+    await expect(waited).rejects.toMatchObject({
+      name: 'HiddenSealError',
+      seq: 1,
+      reason: expect.stringMatching(/sealed at seq 1, proven in the lineage's signed checkpoint of 2 records/),
+    });
+  });
+
+  it('the marker back by the deadline: the seal, not a finding; no seal anywhere: still a TimeoutError', async () => {
+    const s = integratedStack();
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    const marker = s.store.markers.get(markerKey(LINEAGE, 'r-0'));
+    s.store.markers.delete(markerKey(LINEAGE, 'r-0'));
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    let sleeps = 0;
+    const client = s.client({
+      onSleep: async () => {
+        // Put back after the last poll (1000 ms in 500 ms polls: two sleeps).
+        if (++sleeps === 2 && marker) s.store.markers.set(markerKey(LINEAGE, 'r-0'), marker);
+      },
+    });
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 1000 });
+    expect(outcome.kind).toBe('SEALED');
+    const other = s.request({ lineageId: LINEAGE, residualId: 'r-never-sent' });
+    await expect(
+      s.client().waitForOutcome(LINEAGE, 'r-never-sent', { request: other, timeoutMs: 1000, untilProven: true }),
+    ).rejects.toThrow(TimeoutError);
   });
 });

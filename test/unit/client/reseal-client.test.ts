@@ -7,6 +7,8 @@ import { ResealClient } from '../../../client/reseal-client';
 import { resolveStackOutputs } from '../../../client/stack-outputs';
 import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import { InvalidInputError } from '../../../shared/errors';
+import { eventEntryBytes, MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
@@ -130,6 +132,50 @@ describe('ResealClient.requestRecall with a tenant (docs/triage.md, "Tenants")',
 
   it('refuses a tenant id that is not one', () => {
     expect(() => client({ tenantId: 'Acme Corp' })).toThrow(/tenantId/);
+  });
+});
+
+// docs/cli.md, "Input limits": a RecallRequested entry over EventBridge's PutEvents limit is
+// refused before anything is sent, naming the limit, instead of failing at EventBridge.
+describe('ResealClient.requestRecall: the PutEvents entry limit (256 KiB)', () => {
+  /** Four 60,000-character values (240,000 bytes) and a `PAD` value of `pad` characters. */
+  const envWith = (pad: number) => ({
+    ...Object.fromEntries(['A', 'B', 'C', 'D'].map((key) => [key, 'x'.repeat(60_000)])),
+    PAD: 'p'.repeat(pad),
+  });
+  const recall = { requestId: 'req-1', lineageId: 'lineage-1', target: { latest: true } as const };
+  /** The PAD length that makes the entry exactly `MAX_EVENT_ENTRY_BYTES`, counted as EventBridge counts. */
+  const padToLimit = () => {
+    const detail = canonicalJson({ ...recall, currentEnv: envWith(0) });
+    return MAX_EVENT_ENTRY_BYTES - eventEntryBytes({ source: 'reseal', detailType: 'RecallRequested', detail });
+  };
+
+  it('an entry of exactly the limit is sent, and its size is what EventBridge counts (Source + DetailType + Detail)', async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    await client({ eventBridge }).requestRecall({ ...recall, currentEnv: envWith(padToLimit()) });
+    const entry = (eventBridge.sent[0] as PutEventsCommand).input.Entries?.[0];
+    const size = ['Source', 'DetailType', 'Detail'].reduce(
+      (sum, field) => sum + Buffer.byteLength(String(entry?.[field as 'Detail']), 'utf8'),
+      0,
+    );
+    expect(size).toBe(MAX_EVENT_ENTRY_BYTES);
+  });
+
+  it('one byte more is refused as bad input at currentEnv, naming the limit and the size, and nothing is sent', async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    const sent = client({ eventBridge }).requestRecall({ ...recall, currentEnv: envWith(padToLimit() + 1) });
+    await expect(sent).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(sent).rejects.toMatchObject({
+      issues: [
+        {
+          path: 'currentEnv',
+          message: expect.stringContaining(
+            "the RecallRequested event would be 262,145 bytes (a current environment of 5 keys), more than EventBridge's PutEvents entry limit of 262,144 bytes",
+          ),
+        },
+      ],
+    });
+    expect(eventBridge.send).not.toHaveBeenCalled();
   });
 });
 

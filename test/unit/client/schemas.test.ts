@@ -1,7 +1,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
+import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
+import {
+  groupedCount,
+  MAX_ENV_SNAPSHOT_BYTES,
+  MAX_ENV_SNAPSHOT_KEYS,
+} from '../../../shared/schemas/env-snapshot-limits';
+import { EnvSnapshot } from '../../../shared/schemas/primitives';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -52,4 +60,21 @@ describe('committed JSON Schemas (schemas/)', () => {
     expect(v2.required).toContain('absentKeys');
     expect(v2.properties.absentKeys.minItems).toBe(1);
   });
+
+  it('an environment snapshot states the limits of docs/cli.md "Input limits" from the same constants (maxProperties, the byte limit in words)', () => {
+    const generated = z.toJSONSchema(EnvSnapshot, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+    expect(generated.maxProperties).toBe(MAX_ENV_SNAPSHOT_KEYS);
+    expect(generated.description).toContain(`${groupedCount(MAX_ENV_SNAPSHOT_KEYS)} keys`);
+    expect(generated.description).toContain(`${groupedCount(MAX_ENV_SNAPSHOT_BYTES)} bytes`);
+    // The published file carries it where a snapshot travels: a recall's current environment.
+    const recall = JSON.parse(generateSchemas().get('RecallRequested.schema.json') as string);
+    expect(recall.properties.currentEnv.maxProperties).toBe(MAX_ENV_SNAPSHOT_KEYS);
+    expect(recall.properties.currentEnv.description).toBe(generated.description);
+    expect(recall.description).toContain(`${groupedCount(MAX_EVENT_ENTRY_BYTES)} bytes (MAX_EVENT_ENTRY_BYTES`);
+    // And the zod schema refuses one key past the number the JSON Schema states.
+    const over = Object.fromEntries(
+      Array.from({ length: recall.properties.currentEnv.maxProperties + 1 }, (_, i) => [`K${i}`, 'v']),
+    );
+    expect(EnvSnapshot.safeParse(over).success).toBe(false);
+  }, 120_000);
 });

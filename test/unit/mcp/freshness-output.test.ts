@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { FreshnessShape, freshnessShape } from '../../../client/shapes/freshness-shape';
 import type { Freshness } from '../../../client/verified-recall';
-import { freshnessOutput } from '../../../mcp/freshness-output';
-import { FreshnessOutput } from '../../../mcp/outputs/freshness-output';
 import type { ReAnchorNotice } from '../../../shared/integrator/re-anchor-statement';
 
 // docs/mcp.md, "Freshness": a re-anchored log is shown to the host, never a silent PROVEN.
@@ -25,14 +24,14 @@ const proven: Freshness = {
   reAnchor: notice,
 };
 
-describe('freshnessOutput', () => {
+describe("freshnessShape (the MCP tools' freshness)", () => {
   it('carries the re-anchor notice the chain verified, in the declared output shape', () => {
-    const out = freshnessOutput(proven);
-    expect(FreshnessOutput.parse(out)).toEqual(out);
+    const out = freshnessShape(proven);
+    expect(FreshnessShape.parse(out)).toEqual(out);
     expect(out?.reAnchor).toMatchObject({ restoredSize: 4, lostSize: 9, lostLeaves: 5, reason: notice.reason });
   });
 
   it('says null when the log was never re-anchored', () => {
-    expect(freshnessOutput({ ...proven, reAnchor: null })?.reAnchor).toBeNull();
+    expect(freshnessShape({ ...proven, reAnchor: null })?.reAnchor).toBeNull();
   });
 });

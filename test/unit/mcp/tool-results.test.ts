@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
 import {
   CheckpointFileError,
+  HiddenSealError,
   LogVerificationError,
   TimeoutError,
   UnverifiedOutcomeError,
@@ -428,6 +429,7 @@ describe('thrown errors', () => {
     [new InvalidInputError('tool arguments', [{ path: 'env', message: 'no env' }]), 'INVALID_INPUT'],
     [new LineageNotFoundError('lin-x'), 'NOT_FOUND'],
     [new UnverifiedOutcomeError('lin-1', 'r-1', 3, 'HASH_MISMATCH', 'edited'), 'TAMPER_DETECTED'],
+    [new HiddenSealError('lin-1', 'r-1', 3, 'UNVERIFIED_TAMPER_RISK', 'the marker was deleted'), 'TAMPER_DETECTED'],
     [new LogVerificationError('lin-1', 'TRUNCATION_DETECTED', 'rolled back'), 'TAMPER_DETECTED'],
     [new CheckpointFileError('/x/checkpoints.json', 'not JSON'), 'UNAVAILABLE'],
     [new Error('boom'), 'UNEXPECTED'],

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AdmissionKind } from '../../shared/authorship/admission';
 import { HexDigest } from '../../shared/schemas/primitives';
+import { isoTime } from '../iso-time';
+import type { WrittenBy } from '../written-by';
 
 /**
  * Who wrote a verified record (`WrittenBy`, client/written-by.ts; docs/mcp.md, "Who wrote it"):
@@ -27,3 +29,12 @@ export const WrittenByOutput = z.discriminatedUnion('status', [
 ]);
 /** Type of {@link WrittenByOutput}. */
 export type WrittenByOutput = z.infer<typeof WrittenByOutput>;
+
+/** A {@link WrittenBy} as the shapes and tools carry it (`signedAt` as ISO 8601 UTC), `null` as `null`. */
+export function writtenByOutput(writtenBy: WrittenBy): WrittenByOutput;
+export function writtenByOutput(writtenBy: WrittenBy | null): WrittenByOutput | null;
+export function writtenByOutput(writtenBy: WrittenBy | null): WrittenByOutput | null {
+  if (writtenBy === null || writtenBy.status === 'UNATTRIBUTED') return writtenBy && { status: writtenBy.status };
+  const { signedAtMs, ...rest } = writtenBy;
+  return { ...rest, signedAt: isoTime(signedAtMs) };
+}

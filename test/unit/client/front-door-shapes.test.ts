@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recallJson } from '../../../cli/format/recall';
+import { FreshnessShape } from '../../../client/shapes/freshness-shape';
+import { RecallShape } from '../../../client/shapes/recall-shape';
+import { WriteOutcomeShape, writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
+import { recallResult } from '../../../mcp/recall-result';
+import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
+import type { EnvSnapshot } from '../../../shared/schemas/primitives';
+import { inProcessRecallClient } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
+import { appendSealed } from '../../helpers/pipeline-keys';
+import { buildChain } from '../../helpers/seal-factories';
+import { testLineageId } from '../../helpers/writer-factories';
+import { runCli } from '../cli/run-cli';
+
+const FIXTURES = join(import.meta.dirname, '..', 'cli', 'fixtures');
+const structured = (result: { structuredContent?: unknown }) => result.structuredContent;
+
+// docs/cli.md and docs/mcp.md, "One shape per concept": `reseal … --json` and the MCP tools print
+// the same concept in one shape, tagged with its `format`. For one answer, the CLI's output and
+// the tool's parse with the same schema to the same value (each may add fields of its own).
+describe('one shape per concept: the CLI --json and the MCP tools agree', () => {
+  it('a sealed write (reseal.write-outcome/1, freshness reseal.freshness/1): publish --wait --json and reseal_write', async () => {
+    const s = integratedStack();
+    const lineageId = testLineageId('lin-shapes');
+    const fields = { lineageId, residualId: 'r-1' };
+    const request = s.request(fields);
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-shapes-'));
+    writeFileSync(join(dir, 'request.json'), JSON.stringify(request));
+    let sleeps = 0;
+    const client = s.client({
+      deps: {
+        sqs: {
+          send: async () => {
+            await s.send(fields);
+            return { MessageId: 'msg-1' };
+          },
+        } as never,
+      },
+      onSleep: async () => {
+        if (++sleeps === 1) await s.integrate();
+      },
+    });
+    const run = await runCli(['publish', '--request', 'request.json', '--wait', '--json'], {
+      cwd: dir,
+      connect: async () => client,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const cli = JSON.parse(run.stdout);
+
+    const outcome = await s.client().waitForOutcome(lineageId, 'r-1', { request, timeoutMs: 1000 });
+    const mcp = structured(writeOutcomeResult(request, outcome, { source: 'caller', env: {}, notes: [] }));
+
+    const fromCli = WriteOutcomeShape.parse(cli);
+    expect(fromCli).toEqual(WriteOutcomeShape.parse(mcp));
+    expect(fromCli).toMatchObject({ format: 'reseal.write-outcome/1', outcome: 'SEALED', seq: 0 });
+    expect(cli.freshness).toEqual((mcp as { freshness: unknown }).freshness);
+    expect(FreshnessShape.parse(cli.freshness)).toMatchObject({ format: 'reseal.freshness/1', state: 'PROVEN' });
+  });
+
+  it('a triaged recall (reseal.recall/1): recall --json and reseal_recall', async () => {
+    const lineageId = 'lineage-shapes-recall';
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId });
+    await appendSealed(store, records);
+    const currentEnv = JSON.parse(readFileSync(join(FIXTURES, 'baseline-env.json'), 'utf8')) as EnvSnapshot;
+    const recall = await inProcessRecallClient(store).recall({
+      requestId: 'req-shapes',
+      lineageId,
+      target: { latest: true },
+      currentEnv,
+    });
+    const cli = JSON.parse(JSON.stringify(recallJson(recall)));
+    const mcp = structured(recallResult({ recall, snapshot: { source: 'caller', env: currentEnv, notes: [] } }));
+
+    const fromCli = RecallShape.parse(cli);
+    expect(fromCli).toEqual(RecallShape.parse(mcp));
+    expect(fromCli).toMatchObject({ format: 'reseal.recall/1', end: 'TRIAGED', seq: 0, refusalCode: null });
+  });
+
+  it("a refused write (REJECTED, CONFLICT): what publish --wait --json prints and reseal_write's tool error details parse the same", async () => {
+    const s = integratedStack();
+    const request = s.request({ lineageId: testLineageId('lin-shapes-refused'), residualId: 'r-1' });
+    const refused = [
+      { kind: 'REJECTED', rejection: staleRejection('r-1', { lineageId: request.lineageId }), statement: {} as never },
+      {
+        kind: 'CONFLICT',
+        conflict: staleEpochConflict('r-1', { lineageId: request.lineageId, observedHead: null }),
+        statement: {} as never,
+      },
+    ] as const;
+    for (const outcome of refused) {
+      const cli = JSON.parse(JSON.stringify(writeOutcomeShape(request.lineageId, 'r-1', outcome)));
+      const mcp = structured(writeOutcomeResult(request, outcome, { source: 'caller', env: {}, notes: [] }));
+      expect(WriteOutcomeShape.parse(cli), outcome.kind).toEqual(WriteOutcomeShape.parse(mcp));
+      expect(mcp).toMatchObject({ format: 'reseal.write-outcome/1', outcome: outcome.kind });
+    }
+  });
+
+  it('a schema refuses an output of another format (the tag is checked, not decorative)', () => {
+    expect(FreshnessShape.safeParse({ format: 'reseal.freshness/2' }).success).toBe(false);
+    expect(WriteOutcomeShape.safeParse({ format: 'reseal.recall/1', outcome: 'TIMEOUT' }).success).toBe(false);
+  });
+});
