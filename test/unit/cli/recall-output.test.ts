@@ -190,14 +190,14 @@ describe('reseal recall says who wrote the record (docs/cli.md, "Who wrote it")'
       ),
     );
     const json = await recallSigned(store, ['--seq', '0', '--json', '--request-id', 'req-w2']);
-    expect(JSON.parse(json.stdout).written_by).toMatchObject({
+    expect(JSON.parse(json.stdout).writtenBy).toMatchObject({
       status: 'SIGNED',
-      key_id: inception.writer.keyId,
-      public_key: inception.writer.publicKey,
-      sender_id: inception.writer.senderId,
-      admitted_as: 'INCEPTION',
-      key_role: 'writer',
-      admission_checked_by: 'record',
+      keyId: inception.writer.keyId,
+      publicKey: inception.writer.publicKey,
+      senderId: inception.writer.senderId,
+      admittedAs: 'INCEPTION',
+      keyRole: 'writer',
+      admissionCheckedBy: 'record',
     });
     // A recovery proven alone: its writer shown, its admission left to a walk of the lineage.
     const recovery = await recallSigned(store, ['--seq', '4', '--request-id', 'req-w3']);
@@ -213,8 +213,8 @@ describe('reseal recall says who wrote the record (docs/cli.md, "Who wrote it")'
     const text = await recall(store, []);
     expect(text.stdout).toMatch(/^written by: +unattributed \(a format-1 record/m);
     const json = await recall(store, ['--json', '--request-id', 'req-1b']);
-    expect(JSON.parse(json.stdout).written_by).toEqual({ status: 'UNATTRIBUTED' });
+    expect(JSON.parse(json.stdout).writtenBy).toEqual({ status: 'UNATTRIBUTED' });
     const none = await recall(new InMemoryLineageStore(), ['--json', '--request-id', 'req-1c']);
-    expect(JSON.parse(none.stdout).written_by).toBeNull();
+    expect(JSON.parse(none.stdout).writtenBy).toBeNull();
   });
 });
