@@ -7,6 +7,7 @@ import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-l
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
@@ -36,7 +37,8 @@ function witnessOf(): IntegratorWitness | null {
 }
 
 const witness = witnessOf();
-const logKey = new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
+const kms = new KMSClient({});
+const logKey = new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
 const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
 
 /** `HEARTBEAT_THRESHOLD_SECONDS` (whole seconds ≥ 1), else a third of the maximum age; a bad value fails the cold start. */
@@ -55,6 +57,8 @@ const service = new IntegratorService({
   deployment,
   index: new DynamoDBIndexNodeStore(dynamodb, tableName),
   signer: logKey,
+  // Lineage heads are authenticated by the sealer's head-state MAC (KMS `VerifyMac` only).
+  anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
   witness,
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,

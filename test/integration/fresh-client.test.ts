@@ -50,6 +50,7 @@ async function integrate(): Promise<void> {
         deployment: new DynamoDBDeploymentLogStore(setup.dynamodb, setup.stack.TableName),
         index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
         signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+        anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
         witness: null,
         metrics: new FakeMetrics(),
         logger: fakeLogger(),

@@ -118,6 +118,7 @@ describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Fre
       deployment,
       index: new DynamoDBIndexNodeStore(dynamodb, tableName),
       signer: logSigner,
+      anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
       witness,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

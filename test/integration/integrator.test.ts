@@ -59,6 +59,7 @@ function integrator() {
     deployment,
     index,
     signer,
+    anchor: stackAnchor(),
     witness: null,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),

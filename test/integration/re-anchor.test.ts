@@ -83,6 +83,7 @@ const integrator = () =>
     deployment,
     index,
     signer: logSigner,
+    anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
     witness: {
       client: {
         addCheckpoint: async (body) => witness.addCheckpoint(body),

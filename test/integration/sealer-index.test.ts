@@ -48,6 +48,7 @@ const integrator = new IntegratorService({
   deployment,
   index,
   signer,
+  anchor: anchor,
   witness: null,
   metrics: new FakeMetrics(),
   logger: fakeLogger(),

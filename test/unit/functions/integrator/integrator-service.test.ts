@@ -14,7 +14,7 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
-import { checkpointOrigin } from '../../../../shared/log/log-names';
+import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { verifyInclusion } from '../../../../shared/log/proof-verification';
 import { nodeSourceOf } from '../../../../shared/log/record-proof';
@@ -30,6 +30,7 @@ import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deploymen
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
 import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
 import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -52,6 +53,7 @@ async function stack(witness: IntegratorWitness | null = null) {
       deployment,
       index,
       signer: testLogSigner(),
+      anchor: testAnchor(),
       witness,
       metrics,
       logger: fakeLogger(),
@@ -131,11 +133,9 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
       }),
     ).toBe(true);
     for (const lineageId of [A, B, C]) {
-      const lineageCheckpoint = openCheckpoint(
-        (await s.store.logHead(lineageId))?.checkpoint ?? '',
-        TEST_LOG_KEY,
-        checkpointOrigin(TEST_LOG_NAME, lineageId),
-      );
+      // The head item's tree (MAC'd by the sealer) is what the index commits to.
+      const stored = await s.store.logHead(lineageId);
+      const lineageCheckpoint = claimedLogState(stored as StoredLogHead, lineageId);
       const proven = await proveIndexKey(s.index, root, { kind: 'lineage', lineageId });
       expect(proven.kind).toBe('presence');
       const entry = (proven as { entry: IndexEntry }).entry;

@@ -186,7 +186,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
       expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
       expect(store.conflicts).toHaveLength(1);
       expect(store.conflicts[0]).toMatchObject({ residualId: 'r-1', reason: 'LINEAGE_INCONSISTENT' });
-      expect(store.conflicts[0]?.detail).toContain('missing or does not prove in the signed log');
+      expect(store.conflicts[0]?.detail).toContain('missing or does not prove in the authenticated log');
       expect(publisher.rejected).toEqual([
         expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT', residualId: 'r-1' }),
       ]);
@@ -473,7 +473,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     const outcome = await service.handle(message(body));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
     expect(store.rejections).toEqual([]);
-    expect(store.conflicts[0]?.detail).toContain('does not prove in the signed log');
+    expect(store.conflicts[0]?.detail).toContain('does not prove in the authenticated log');
   });
 
   it('a genuine redelivery is answered with the checkpoint of the authenticated state that proves it', async () => {
