@@ -150,6 +150,7 @@ export class DynamoDBChainStore implements ChainStore {
       checkpoint: readString(item, 'checkpoint') ?? null,
       frontier: frontierOf(item),
       policy: readJson<unknown>(item, 'policy', null),
+      headMac: readJson<unknown>(item, 'headMac', null),
     };
   }
 

@@ -106,7 +106,7 @@ export function readJson<T>(item: Item, name: string, fallback: T): T {
 
 // --- The chain: records, head, residual-id markers ---------------------------------------------
 
-/** The head item of an append: the batch's last record, the signed checkpoint and the frontier. */
+/** The head item of an append: the batch's last record, its head-state MAC (or an older head's signed checkpoint) and the frontier. */
 export function headItem(batch: AppendBatch, last: SealedRecord): Item {
   return itemOf({
     pk: Keys.lineage(batch.lineageId),
@@ -118,7 +118,8 @@ export function headItem(batch: AppendBatch, last: SealedRecord): Item {
     keyId: last.anchor.keyId,
     residualId: last.header.residualId,
     header: canonicalJson(last.header),
-    checkpoint: batch.checkpoint,
+    ...(batch.headMac ? { headMac: canonicalJson(batch.headMac) } : {}),
+    ...(batch.checkpoint ? { checkpoint: batch.checkpoint } : {}),
     frontier: JSON.stringify(batch.frontier),
     ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
   });

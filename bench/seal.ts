@@ -143,7 +143,7 @@ async function sealerFigure(): Promise<{ figure: Figure; note: string }> {
         ...nullStore,
         appendEntries: async (batch) => {
           sealed = batch.entries[0]?.record ?? null;
-          checkpointNote = batch.checkpoint;
+          checkpointNote = batch.checkpoint ?? '';
         },
       },
       publisher: nullPublisher,

@@ -171,6 +171,10 @@ export class ResealStack extends Stack {
       },
     });
     store.grantAppend(sealer.consumer.fn, 'Sealer');
+    // The sealer authenticates the head it extends by its head-state MAC (docs/verifiable-log.md, "Appending").
+    store.macKey.grantVerifyMac(sealer.consumer.fn);
+    // Transitional: the sealer still signs each run's lineage checkpoint until every reader takes
+    // lineage heads from the index (docs/deployment-log.md, "What changes for the sealer").
     logKey.grantSign(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
@@ -208,6 +212,8 @@ export class ResealStack extends Stack {
           TABLE_NAME: store.table.tableName,
           LOG_NAME: logNameOf(this.stackName),
           LOG_KEY_ID: logKey.key.keyArn,
+          // Lineage heads are authenticated by the sealer's head-state MAC (kms:VerifyMac only).
+          MAC_KEY_ID: store.macKey.keyArn,
           WITNESS_URL: props.witness?.url ?? '',
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(maxAgeSeconds),
@@ -220,6 +226,7 @@ export class ResealStack extends Stack {
     });
     store.grantRead(integrator.consumer.fn);
     store.grantIntegrate(integrator.consumer.fn);
+    store.macKey.grantVerifyMac(integrator.consumer.fn);
     logKey.grantSign(integrator.consumer.fn, 'Integrator');
     // Only a witness's cosignatures age: without one there is nothing for a heartbeat to refresh.
     if (props.witness) {

@@ -8,6 +8,7 @@ import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store
 import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
@@ -38,7 +39,8 @@ function witnessOf(): IntegratorWitness | null {
 }
 
 const witness = witnessOf();
-const logKey = new KMSNoteSigner(new KMSClient({}), requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
+const kms = new KMSClient({});
+const logKey = new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME'));
 const deployment = new DynamoDBDeploymentLogStore(dynamodb, tableName);
 
 /** `HEARTBEAT_THRESHOLD_SECONDS` (whole seconds ≥ 1), else a third of the maximum age; a bad value fails the cold start. */
@@ -58,6 +60,8 @@ const service = new IntegratorService({
   // Kept warm across invocations: tiles are content-addressed and hashed on every read.
   index: new CachedIndexNodeStore(new DynamoDBIndexNodeStore(dynamodb, tableName)),
   signer: logKey,
+  // Lineage heads are authenticated by the sealer's head-state MAC (KMS `VerifyMac` only).
+  anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
   witness,
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,

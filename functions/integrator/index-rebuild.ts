@@ -1,8 +1,7 @@
 import { ResealError } from '../../shared/errors';
 import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type IndexRebuildResult, type RebuildLineage, rebuildIndex } from '../../shared/integrator/rebuild-index';
-import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState } from '../../shared/log/log-state';
+import { claimedLogState, emptyLogState, type LogState } from '../../shared/log/log-state';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
@@ -30,10 +29,11 @@ export interface IndexRebuildReport {
 
 /**
  * The operator's index rebuild (docs/deployment-log.md, "Index rebuild"): the deployment head
- * authenticated as the integrator does it, every lineage's head authenticated
- * (`authenticateLogState`) and its records from seq 0 re-hashed from their headers and checked
- * against the head's signed root, then {@link rebuildIndex}: the nodes the store lost are written
- * only when the entries re-derived hash to the committed index root.
+ * authenticated as the integrator does it, every lineage's head read as claimed
+ * (`claimedLogState`: well-formed, its root from its frontier) and its records from seq 0
+ * re-hashed from their headers and checked against that root, then {@link rebuildIndex}: the
+ * nodes the store lost are written only when the entries re-derived hash to the committed index
+ * root, so no head item adds trust.
  *
  * @param lineageIds - every lineage of the table (the index may hold any of them)
  * @throws {LogStateError} when the deployment head does not authenticate; what the stores throw
@@ -61,14 +61,13 @@ async function readLineage(
   deps: IndexRebuildDeps,
   lineageId: string,
 ): Promise<RebuildLineage | { readonly reason: string }> {
-  const { lineages, key } = deps;
-  let state: ReturnType<typeof authenticateLogState>;
+  const { lineages } = deps;
+  let state: LogState;
   try {
-    state = authenticateLogState(await lineages.logHead(lineageId), {
-      lineageId,
-      origin: checkpointOrigin(key.name, lineageId),
-      key,
-    });
+    // The head as claimed (well-formed, its root from its frontier): the rebuild needs no key to
+    // trust it, since nothing is written unless the re-derived entries hash to the signed index root.
+    const stored = await lineages.logHead(lineageId);
+    state = stored === null ? emptyLogState(lineageId) : claimedLogState(stored, lineageId);
   } catch (error) {
     if (!(error instanceof ResealError)) throw error;
     return { reason: error.message };
@@ -93,7 +92,7 @@ async function readLineage(
     });
   }
   if (records.length !== state.size || Buffer.compare(tree.root(state.size), state.rootHash) !== 0) {
-    return { reason: `the records do not hash to the head's signed root (size ${state.size})` };
+    return { reason: `the records do not hash to the head's root (size ${state.size})` };
   }
   return { lineageId, records };
 }

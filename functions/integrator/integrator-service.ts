@@ -24,7 +24,7 @@ import type { IntegrationEvidence } from '../../shared/integrator/integration-ev
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState } from '../../shared/log/log-state';
+import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
@@ -32,6 +32,7 @@ import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/port
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/integration-lease';
 import type { LineageStore } from '../../shared/ports/lineage-store';
+import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessClient } from '../../shared/ports/witness-client';
 import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
@@ -61,6 +62,12 @@ export interface IntegratorDeps {
   readonly signer: NoteSigner;
   /** `null`: no witness configured, the signed checkpoint is published as it is. */
   readonly witness: IntegratorWitness | null;
+  /**
+   * The records' HMAC key (KMS `VerifyMac`), to authenticate a lineage head by the sealer's
+   * head-state MAC (docs/verifiable-log.md, "Appending"). Absent: only heads with a signed lineage
+   * checkpoint (older heads) or exactly the indexed head authenticate (a reader of old logs).
+   */
+  readonly anchor: MacAnchor | null;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -385,11 +392,18 @@ export class IntegratorService {
   async #candidate(lineageId: string, held: LineageIndexValue | null, key: NoteVerifierKey): Promise<LineageCandidate> {
     const { lineages } = this.#deps;
     const storedHead = await lineages.logHead(lineageId);
-    let state: ReturnType<typeof authenticateLogState>;
+    let state: LogState;
     try {
-      state = authenticateLogState(storedHead, { lineageId, origin: checkpointOrigin(key.name, lineageId), key });
+      ({ state } = await authenticateHeadState(storedHead, {
+        lineageId,
+        origin: checkpointOrigin(key.name, lineageId),
+        key,
+        anchor: this.#deps.anchor,
+        indexed: held,
+      }));
     } catch (error) {
-      if (!(error instanceof ResealError)) throw error;
+      // The MAC key unavailable is retried (the batch fails); anything else leaves the lineage out.
+      if (!(error instanceof ResealError) || error.retryable) throw error;
       return { lineageId, unreadable: error.message };
     }
     if (state.tip === null) return { lineageId, unreadable: 'the lineage has no head item' };

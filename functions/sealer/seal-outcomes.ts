@@ -1,7 +1,7 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates } from '../../shared/errors';
 import { requestDigest } from '../../shared/log/outcome-statement';
-import { RejectionReason, RejectionStage, type SealRequest } from '../../shared/pipeline/messages';
+import { RejectionReason, RejectionStage, type SealedTreeHead, type SealRequest } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictReason, RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
@@ -19,7 +19,15 @@ export type SealMessage = QueueMessage;
 
 /** What happened to a seal request. Every one ends in exactly one of these. */
 export type SealOutcome =
-  | { readonly kind: 'SEALED'; readonly head: LineageHead; readonly attempts: number; readonly checkpoint: string }
+  | {
+      readonly kind: 'SEALED';
+      readonly head: LineageHead;
+      readonly attempts: number;
+      /** The tree head the run stored: sealed, awaiting integration. */
+      readonly sealedTreeHead: SealedTreeHead;
+      /** Transitional: the run's signed lineage checkpoint, `null` once the sealer no longer signs. */
+      readonly checkpoint: string | null;
+    }
   | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
   | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
   | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
@@ -75,21 +83,27 @@ export class SealOutcomes {
     this.#deps = deps;
   }
 
-  /** A record appended: `ResidualSealed` with the signed checkpoint. */
-  async sealed(record: SealedRecord, checkpoint: string, attempts: number): Promise<SealOutcome> {
+  /** A record appended: `ResidualSealed` with the tree head the run stored (sealed, awaiting integration). */
+  async sealed(
+    record: SealedRecord,
+    sealedTreeHead: SealedTreeHead,
+    checkpoint: string | null,
+    attempts: number,
+  ): Promise<SealOutcome> {
     const head = lineageHeadOf(record);
     await this.#deps.publisher.residualSealed({
       formatVersion: FORMAT_VERSION,
       residualId: record.header.residualId,
       sealedAtMs: record.sealedAtMs,
       ...head,
+      sealedTreeHead,
       checkpoint,
     });
     this.#deps.metrics.count(MetricName.RecordSealed);
     // Lineage and residual on the line itself: lineages of a batch are sealed concurrently (docs/pipeline.md).
     const ids = { lineageId: head.lineageId, residualId: record.header.residualId };
     this.#deps.logger.info('record sealed', { ...ids, seq: head.seq, recordHash: head.recordHash, attempts });
-    return { kind: 'SEALED', head, attempts, checkpoint };
+    return { kind: 'SEALED', head, attempts, sealedTreeHead, checkpoint };
   }
 
   /**
@@ -97,7 +111,12 @@ export class SealOutcomes {
    * re-emit the stored record's head so a lost event is not lost for good. Other content: the id
    * was reused for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing.
    */
-  async duplicate(item: Pending, record: SealedRecord, checkpoint: string | null): Promise<SealOutcome> {
+  async duplicate(
+    item: Pending,
+    record: SealedRecord,
+    sealedTreeHead: SealedTreeHead | null,
+    checkpoint: string | null,
+  ): Promise<SealOutcome> {
     const { lineageId, residualId } = item.request.request;
     const differing = differingWriteContent(item.request.request, record);
     if (differing.length > 0) {
@@ -115,6 +134,7 @@ export class SealOutcomes {
       residualId,
       sealedAtMs: record.sealedAtMs,
       ...head,
+      sealedTreeHead,
       checkpoint,
     });
     this.#deps.logger.info('residual already sealed (redelivery); no second record', {

@@ -12,7 +12,7 @@ import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/i
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
-import { RejectionReason } from '../../shared/pipeline/messages';
+import { RejectionReason, type SealedTreeHead } from '../../shared/pipeline/messages';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import { ConflictReason as Conflict, type LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
@@ -52,11 +52,11 @@ interface Sealed {
 
 /**
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
- * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree
- * signed once, everything appended in one conditional transaction, each write's outcome
- * announced. A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is
+ * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree's
+ * head state MAC'd once (no `Sign`), everything appended in one conditional transaction, each
+ * write's outcome announced (sealed, awaiting integration). A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is
  * left, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts. `STALE_EPOCH` is decided
- * on the authenticated tip only (its epoch is the signed head record's), never on a head item's
+ * on the authenticated tip only (its epoch is the authenticated head record's), never on a head item's
  * attribute or on what a failed append saw: a table writer can delay a write, not fence it out.
  */
 export class RunSealer {
@@ -89,20 +89,23 @@ export class RunSealer {
       // Independent reads, overlapped: the head item, and the log's public key (a KMS call on a cold start only).
       const [stored] = await Promise.all([this.#deps.store.logHead(lineageId), this.#log.verifierKey()]);
       expectedHead = stored?.head ?? null;
-      const state = await this.#log.authenticatedState(lineageId, stored);
-      if (typeof state === 'string') {
-        const heads = { expectedHead, observedHead: null };
-        await this.#outcomes.conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
-        return outcomes;
-      }
       if (this.#index) {
         floor ??= await this.#index.floor(
           lineageId,
           run.map((item) => item.request.request.residualId),
           await this.#log.verifierKey(),
         );
-        if (await this.#refusedByIndex(remaining, outcomes, state, floor)) return outcomes;
       }
+      // The head item is authenticated by its head-state MAC, an older head's signed checkpoint, or
+      // by being exactly the head the deployment index holds (docs/verifiable-log.md, "Appending").
+      const indexed = floor?.kind === 'FLOOR' ? floor.lineage : null;
+      const state = await this.#log.authenticatedState(lineageId, stored, indexed);
+      if (typeof state === 'string') {
+        const heads = { expectedHead, observedHead: null };
+        await this.#outcomes.conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
+        return outcomes;
+      }
+      if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor))) return outcomes;
       const residuals = floor?.kind === 'FLOOR' ? floor.residuals : null;
       const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead, residuals);
       for (const { item, record } of sealed) attempted.set(item.index, record.header);
@@ -110,7 +113,7 @@ export class RunSealer {
       remaining = remaining.filter((item) => !settled.has(item.index));
       if (sealed.length === 0) return outcomes;
 
-      const { extension, checkpoint } = await this.#log.extend(
+      const { extension, headMac, checkpoint } = await this.#log.extend(
         lineageId,
         state,
         sealed.map((s) => s.record),
@@ -120,6 +123,7 @@ export class RunSealer {
           lineageId,
           entries: extension.entries,
           expectedHead,
+          headMac,
           checkpoint,
           frontier: extension.storedFrontier,
           policy: extension.state.policy,
@@ -154,13 +158,16 @@ export class RunSealer {
       this.#log.remember(extension.state);
       await this.#notify(extension.state, sealed);
       // The records are stored: their `ResidualSealed` events are independent, so they are sent together.
+      // Sealed, awaiting integration: the tree head is the sealer's word until the index commits to it.
+      const treeHead = sealedTreeHeadOf(extension.state) as SealedTreeHead;
       const announced = await Promise.all(
-        sealed.map(({ record }) => this.#outcomes.sealed(record, checkpoint, attempt)),
+        sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt)),
       );
       for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.
-      for (const item of remaining) outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, checkpoint));
+      for (const item of remaining)
+        outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, treeHead, checkpoint));
       return outcomes;
     }
     for (const item of remaining) {
@@ -284,7 +291,7 @@ export class RunSealer {
       const supersedes = item.request.request.supersedes;
       if (supersedes && tip && supersedes.seq < tip.seq) {
         // An earlier record than the tip (sealRecord checks the tip itself): the hash must be the one
-        // the signed tree holds at that seq, or the record would break the chain for good.
+        // the authenticated tree holds at that seq, or the record would break the chain for good.
         const held = await this.#log.recordHashAt(lineageId, supersedes.seq, state, sealed);
         if (held !== supersedes.recordHash) {
           settled.set(
@@ -338,7 +345,7 @@ export class RunSealer {
 
   /**
    * One notice per sealed run to the integrator (docs/deployment-log.md, "Sealed-run notices").
-   * The run is stored and signed whatever happens here: a notice that cannot be sent is logged,
+   * The run is stored whatever happens here: a notice that cannot be sent is logged,
    * and the lineage's next notice makes the integrator read every record since its indexed head.
    */
   async #notify(state: LogState, sealed: readonly Sealed[]): Promise<void> {
@@ -382,7 +389,7 @@ export class RunSealer {
     const { lineageId, residualId } = item.request.request;
     const record = await this.#log.provenRecordAt(lineageId, indexed.seq, state);
     if (record && record.recordHash === indexed.recordHash && record.header.residualId === residualId) {
-      return this.#outcomes.duplicate(item, record, state.checkpoint);
+      return this.#outcomes.duplicate(item, record, sealedTreeHeadOf(state), state.checkpoint);
     }
     return this.#outcomes.reject(
       item.message,
@@ -393,18 +400,23 @@ export class RunSealer {
   }
 
   /** A message whose residual id was sealed earlier in the same run. */
-  async #duplicateOfRun(item: Pending, sealed: readonly Sealed[], checkpoint: string): Promise<SealOutcome> {
+  async #duplicateOfRun(
+    item: Pending,
+    sealed: readonly Sealed[],
+    treeHead: SealedTreeHead,
+    checkpoint: string | null,
+  ): Promise<SealOutcome> {
     const { residualId } = item.request.request;
     const record = sealed.find((s) => s.record.header.residualId === residualId)?.record;
     if (!record) throw new Error(`residual ${residualId} is neither sealed nor settled`);
-    return this.#outcomes.duplicate(item, record, checkpoint);
+    return this.#outcomes.duplicate(item, record, treeHead, checkpoint);
   }
 
   /**
    * The residual id's marker names `location`: a redelivery or a reuse ({@link SealOutcomes.duplicate})
    * only when the marker names this lineage and the record at its seq is proven in the
    * authenticated state and seals this very residual id. A marker is the table's word, not the
-   * log's: one that names another lineage, a seq the signed log does not hold, a record that does
+   * log's: one that names another lineage, a seq the authenticated log does not hold, a record that does
    * not prove or one of another residual id is a `LINEAGE_INCONSISTENT` conflict, never a signed
    * `RESIDUAL_ID_REUSED` (docs/pipeline.md, the outcome table).
    */
@@ -420,17 +432,22 @@ export class RunSealer {
       );
     if (location.lineageId !== lineageId) return inconsistent(`the marker is stored under lineage ${lineageId}`);
     if (!Number.isSafeInteger(seq) || seq < 0 || seq >= state.size) {
-      return inconsistent(`the signed log of ${state.size} records holds no such seq`);
+      return inconsistent(`the authenticated log of ${state.size} records holds no such seq`);
     }
     const record = await this.#log.provenRecordAt(lineageId, seq, state);
     // The record is missing, edited or unprovable: the write is neither sealed (nothing proven to
     // compare its content with) nor dropped silently; it is left as a conflict.
-    if (!record) return inconsistent('that record is missing or does not prove in the signed log');
+    if (!record) return inconsistent('that record is missing or does not prove in the authenticated log');
     if (record.header.residualId !== residualId) {
       return inconsistent(`the record proven there seals residual id ${record.header.residualId}`);
     }
-    return this.#outcomes.duplicate(item, record, state.checkpoint);
+    return this.#outcomes.duplicate(item, record, sealedTreeHeadOf(state), state.checkpoint);
   }
+}
+
+/** The tree head of an authenticated state (size, root hex), sealed and awaiting integration; `null` when empty. */
+function sealedTreeHeadOf(state: LogState): SealedTreeHead | null {
+  return state.size === 0 ? null : { treeSize: state.size, rootHash: Buffer.from(state.rootHash).toString('hex') };
 }
 
 /** The authenticated state's head as an index value (docs/deployment-log.md, "Index values"); `null` for an empty lineage. */

@@ -1,65 +1,103 @@
 import { LogStateError, ResealError } from '../../shared/errors';
+import type { LineageIndexValue } from '../../shared/index/index-entry';
+import { macHeadState } from '../../shared/log/head-state-mac';
 import { extendLog, type LogExtension } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import { authenticateLogState, type LogState, type StoredLogHead } from '../../shared/log/log-state';
+import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
+import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
-import { SignedHeads } from './signed-heads';
+import { SealedHeads } from './sealed-heads';
+
+/**
+ * The log key as the sealer holds it: its name (the log name) and public key (KMS
+ * `GetPublicKey`), to read heads that still carry a signed lineage checkpoint and the deployment
+ * checkpoint. The sealer never signs with it (docs/verifiable-log.md, "Appending").
+ */
+export type LogPublicKey = Pick<NoteSigner, 'keyName' | 'publicKey'>;
 
 /**
  * The sealer's side of the verifiable log (docs/verifiable-log.md, "Appending"): the stored log
- * state authenticated with the log's public key before it is extended, the tree extended and its
- * checkpoint signed, and what an earlier record or a redelivery needs proven. Remembers the heads
- * it signed while warm (`SignedHeads`), so a state rolled back behind them is refused.
+ * state authenticated (its head-state MAC with the records' HMAC key, an older head's signed
+ * checkpoint, or the lineage's entry in the deployment index) before it is extended, the tree
+ * extended and its head state MAC'd (one `GenerateMac`, no `Sign`), and what an earlier record or
+ * a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
+ * rolled back behind them is refused.
  */
 export class SealerLog {
-  readonly #signer: NoteSigner;
+  readonly #logKey: LogPublicKey;
   readonly #store: LineageStore;
-  readonly #signed = new SignedHeads();
+  readonly #anchor: MacAnchor;
+  readonly #checkpointSigner: NoteSigner | null;
+  readonly #sealed = new SealedHeads();
   #verifierKey: NoteVerifierKey | null = null;
 
-  constructor(signer: NoteSigner, store: LineageStore) {
-    this.#signer = signer;
+  /**
+   * @param checkpointSigner - transitional: also signs each run's lineage checkpoint for readers
+   *   that still take a lineage's tree head from it (docs/deployment-log.md, "What changes for the
+   *   sealer"); `null`: the head-state MAC alone, no `Sign`
+   */
+  constructor(logKey: LogPublicKey, store: LineageStore, anchor: MacAnchor, checkpointSigner: NoteSigner | null) {
+    this.#logKey = logKey;
     this.#store = store;
+    this.#anchor = anchor;
+    this.#checkpointSigner = checkpointSigner;
   }
 
   /**
-   * The lineage state authenticated with the log's public key, and not behind what this sealer
-   * signed while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT` conflict: a
-   * state that does not authenticate is never extended).
+   * The lineage state authenticated ({@link authenticateHeadState}: head-state MAC, signed
+   * checkpoint, or `indexed` when the head is exactly the indexed one), and not behind what this
+   * sealer stored while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT`
+   * conflict: a state nothing vouches for is never extended).
+   * @throws a retryable error when the MAC cannot be checked (the message group is retried)
    */
-  async authenticatedState(lineageId: string, stored: StoredLogHead | null): Promise<LogState | string> {
+  async authenticatedState(
+    lineageId: string,
+    stored: StoredLogHead | null,
+    indexed: LineageIndexValue | null,
+  ): Promise<LogState | string> {
     let state: LogState;
     try {
-      state = authenticateLogState(stored, {
+      ({ state } = await authenticateHeadState(stored, {
         lineageId,
         origin: this.origin(lineageId),
         key: await this.verifierKey(),
-      });
+        anchor: this.#anchor,
+        indexed,
+      }));
     } catch (error) {
       if (!(error instanceof LogStateError)) throw error;
       return error.message;
     }
-    return this.#signed.rolledBack(state) ?? state;
+    return this.#sealed.rolledBack(state) ?? state;
   }
 
-  /** The tree after `records` (RFC 9162), and its checkpoint signed (one `Sign`). */
+  /**
+   * The tree after `records` (RFC 9162), and the MAC of its head state (one `GenerateMac`); with a
+   * checkpoint signer (transitional), its lineage checkpoint signed too (one `Sign`), else `null`.
+   */
   async extend(
     lineageId: string,
     state: LogState,
     records: readonly SealedRecord[],
-  ): Promise<{ extension: LogExtension; checkpoint: string }> {
+  ): Promise<{ extension: LogExtension; headMac: AnchorSignature; checkpoint: string | null }> {
     const extension = extendLog(state, records, this.origin(lineageId));
-    return { extension, checkpoint: await signCheckpoint(extension.checkpoint, this.#signer) };
+    const head = headStateOf(extension.state);
+    if (head === null) throw new Error('extend: an extended log has a head');
+    const [headMac, checkpoint] = await Promise.all([
+      macHeadState(head, this.#anchor),
+      this.#checkpointSigner ? signCheckpoint(extension.checkpoint, this.#checkpointSigner) : null,
+    ]);
+    return { extension, headMac, checkpoint };
   }
 
-  /** Remembers a state this sealer signed and stored. */
+  /** Remembers a state this sealer sealed and stored. */
   remember(state: LogState): void {
-    this.#signed.remember(state);
+    this.#sealed.remember(state);
   }
 
   /** The record hash at `seq`: from this run, or proven by inclusion in the authenticated state; `null` if unprovable. */
@@ -77,7 +115,7 @@ export class SealerLog {
 
   /**
    * The stored record at `seq`, proven by inclusion in the authenticated state (its own hashes,
-   * its lineage and seq, its leaf under the signed root); `null` when `seq` is not a seq of that
+   * its lineage and seq, its leaf under the authenticated root); `null` when `seq` is not a seq of that
    * state or the record does not prove (missing, edited, forged, a node missing). What the table
    * says is at `seq` counts only then: a residual-id marker names a record, it proves none.
    *
@@ -119,18 +157,18 @@ export class SealerLog {
     }
   }
 
-  /** The log's origin line for a lineage (the signer's key name is the log name). */
+  /** The log's origin line for a lineage (the log key's name is the log name). */
   origin(lineageId: string): string {
-    return checkpointOrigin(this.#signer.keyName, lineageId);
+    return checkpointOrigin(this.#logKey.keyName, lineageId);
   }
 
   /**
-   * The log's verifier key, from the signer's public key (fetched once per cold start; a run
+   * The log's verifier key, from the log key's public key (fetched once per cold start; a run
    * starts the fetch beside its head read).
    * @throws {SignerUnavailableError} when KMS refuses (the message group is retried)
    */
   async verifierKey(): Promise<NoteVerifierKey> {
-    this.#verifierKey ??= noteVerifierKey(this.#signer.keyName, await this.#signer.publicKey());
+    this.#verifierKey ??= noteVerifierKey(this.#logKey.keyName, await this.#logKey.publicKey());
     return this.#verifierKey;
   }
 }

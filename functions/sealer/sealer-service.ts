@@ -29,8 +29,19 @@ export interface SealerDeps {
   readonly publisher: EventPublisher;
   /** MACs record headers (KMS `HMAC_256`, the records' anchor). */
   readonly anchor: MacAnchor;
-  /** Signs checkpoints and the sealer's refusals (KMS Ed25519 log key); its key name is the log name. */
+  /**
+   * Signs the sealer's refusals (docs/verifiable-log.md, "Signed outcomes"); its key name is the
+   * log name, and its public key reads heads' signed checkpoints and the deployment checkpoint.
+   * A run's head is authenticated by its head-state MAC with `anchor` (docs/verifiable-log.md, "Appending").
+   */
   readonly signer: NoteSigner;
+  /**
+   * Transitional (docs/deployment-log.md, "What changes for the sealer"): whether the sealer also
+   * signs each run's lineage checkpoint with `signer` (one `Sign` per run), for readers that still
+   * take a lineage's tree head from it. `false`: the head-state MAC alone, no `Sign` per run.
+   * @default true
+   */
+  readonly signLineageCheckpoints?: boolean;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -109,7 +120,12 @@ export class SealerService {
     const refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
     this.#outcomes = new SealOutcomes({ ...deps, refusals });
     const index = deps.index ? new SealerIndex(deps.index, deps) : null;
-    this.#runs = new RunSealer(deps, new SealerLog(deps.signer, deps.store), this.#outcomes, index);
+    this.#runs = new RunSealer(
+      deps,
+      new SealerLog(deps.signer, deps.store, deps.anchor, deps.signLineageCheckpoints === false ? null : deps.signer),
+      this.#outcomes,
+      index,
+    );
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 

@@ -66,6 +66,8 @@ export const HashDomain = {
   DEPLOYMENT_LEAF_RE_ANCHORED: 'reseal/v1/deployment-leaf-re-anchored',
   /** A re-anchor statement's text, UTF-8 (docs/deployment-log.md, "Re-anchor"). */
   RE_ANCHOR: 'reseal/v1/re-anchor',
+  /** A lineage's head state, the message of its head-state MAC (docs/verifiable-log.md, "Appending"). */
+  HEAD_STATE: 'reseal/v1/head-state',
 } as const;
 
 /**

@@ -1,24 +1,28 @@
 import { type LineagePolicy, LineagePolicySchema, policyDigest } from '../authorship/lineage-policy';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { LogStateError, ResealError } from '../errors';
+import type { LineageIndexValue } from '../index/index-entry';
+import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainTip } from '../seal/chain-tip';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
 import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
+import { type HeadState, verifyHeadStateMac } from './head-state-mac';
 import { EMPTY_ROOT, leafHash } from './merkle-hashing';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint } from './signed-checkpoint';
 
 /**
  * A lineage's log state as the head item stores it. Every field is a claim of the table until
- * {@link authenticateLogState} has checked it against the signed checkpoint.
+ * {@link authenticateHeadState} (or, for a head with a signed checkpoint, {@link authenticateLogState})
+ * has checked it.
  */
 export interface StoredLogHead {
   /** The head item's head fields (seq, record hash, epoch, MAC, key id). */
   readonly head: LineageHead;
   /** The head record's header, as stored (JSON), or `null` when absent. */
   readonly header: unknown | null;
-  /** The signed checkpoint of the tree of `head.seq + 1` records (C2SP signed note), or `null`. */
+  /** The signed checkpoint of the tree of `head.seq + 1` records (C2SP signed note; heads stored before the sealer stopped signing), or `null`. */
   readonly checkpoint: string | null;
   /** Compact range of the first `head.seq` leaves (hex, left to right), or `null`. */
   readonly frontier: readonly string[] | null;
@@ -27,6 +31,11 @@ export interface StoredLogHead {
    * format-2 head it must hash to the head header's `policyDigest` (docs/authorship.md).
    */
   readonly policy?: unknown | null;
+  /**
+   * The sealer's head-state MAC over this head (`AnchorSignature` JSON, shared/log/head-state-mac.ts),
+   * or `null`/absent: a head stored before the sealer stopped signing.
+   */
+  readonly headMac?: unknown | null;
 }
 
 /** A lineage's log, authenticated: what the sealer may extend. */
@@ -40,7 +49,11 @@ export interface LogState {
   readonly rootHash: Uint8Array;
   /** The last record, or `null` for an empty lineage. */
   readonly tip: ChainTip | null;
-  /** The signed checkpoint of this state, or `null` for an empty lineage. */
+  /**
+   * The signed lineage checkpoint the head item carried (heads stored before the sealer stopped
+   * signing), or `null`: an empty lineage, or a head the sealer MAC'd (docs/verifiable-log.md,
+   * "Appending"). Never newer than the deployment index's word on the lineage.
+   */
   readonly checkpoint: string | null;
   /**
    * The lineage write policy in force at the tip (its body hashes to the authenticated head
@@ -65,43 +78,34 @@ export function emptyLogState(lineageId: string): LogState {
   };
 }
 
+/** How a head item's tree was authenticated (docs/verifiable-log.md, "Appending"). */
+export const HeadAuthentication = {
+  /** A lineage checkpoint signed with the log key (heads stored before the sealer stopped signing). */
+  SIGNED_CHECKPOINT: 'SIGNED_CHECKPOINT',
+  /** The sealer's head-state MAC with the records' HMAC key (shared/log/head-state-mac.ts). */
+  HEAD_MAC: 'HEAD_MAC',
+  /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
+  INDEX: 'INDEX',
+} as const;
+/** One of {@link HeadAuthentication}. */
+export type HeadAuthentication = (typeof HeadAuthentication)[keyof typeof HeadAuthentication];
+
 /**
- * Authenticates the stored log state before anything is appended to it (docs/verifiable-log.md,
- * "Appending"): the checkpoint's signature and origin, its size = `head.seq + 1`, the stored
- * header hashing to the head's record hash and carrying the head's epoch, and the stored frontier
- * of the first `head.seq` leaves extended by that record's leaf hashing to the signed root. Only
- * then are the tip's seq, record hash and epoch (from the authenticated header) taken as true, so
- * a table writer cannot plant a record under the next honest seal or edit the head's claims (an
- * edited epoch would otherwise fence honest writers out), and for a format-2 head the stored
- * policy body hashing to the header's `policyDigest` (docs/authorship.md). It shows the state is one
- * the log signed, not the latest: a whole rollback to an earlier signed state authenticates
- * (docs/verifiable-log.md, "Appending", the limits).
+ * The log state a head item claims, checked for everything a state must hold whoever vouches for
+ * it, but authenticated by nothing yet: the stored header hashing to the head's record hash and
+ * carrying the head's seq, lineage and epoch; the stored frontier of the first `head.seq` leaves
+ * extended by that record's leaf giving the root; for a format-2 head the stored policy body
+ * hashing to the header's `policyDigest` (docs/authorship.md). `checkpoint` is the head item's
+ * signed checkpoint as stored (unverified), or `null`. Only {@link authenticateLogState} or
+ * {@link authenticateHeadState} make it a state that may be extended.
  *
- * @param stored - the head item's log state, or `null` when there is no head item
- * @param context - the lineage, its checkpoint origin and the log's verifier key
- * @returns the authenticated state; an empty one for `stored === null`
- * @throws {LogStateError} when anything does not authenticate (never extend such a state)
+ * @throws {LogStateError} when the head item is not a well-formed state
  */
-export function authenticateLogState(
-  stored: StoredLogHead | null,
-  context: { readonly lineageId: string; readonly origin: string; readonly key: NoteVerifierKey },
-): LogState {
-  const { lineageId } = context;
-  if (stored === null) return emptyLogState(lineageId);
+export function claimedLogState(stored: StoredLogHead, lineageId: string): LogState {
   const fail = (reason: string, cause?: unknown) =>
     new LogStateError(lineageId, reason, cause === undefined ? undefined : { cause });
-  if (stored.checkpoint === null) throw fail('the head item carries no signed checkpoint');
-  let checkpoint: ReturnType<typeof openCheckpoint>;
-  try {
-    checkpoint = openCheckpoint(stored.checkpoint, context.key, context.origin);
-  } catch (error) {
-    if (!(error instanceof ResealError)) throw error;
-    throw fail(`checkpoint: ${error.message}`, error);
-  }
   const seq = stored.head.seq;
-  if (!Number.isSafeInteger(seq) || seq < 0 || checkpoint.size !== seq + 1) {
-    throw fail(`the head names seq ${seq} but the signed checkpoint covers ${checkpoint.size} records`);
-  }
+  if (!Number.isSafeInteger(seq) || seq < 0) throw fail(`the head names seq ${seq}`);
   const header = RecordHeaderSchema.safeParse(stored.header);
   if (!header.success) throw fail('the head record header is missing or malformed');
   const recordHash = recordHashOf(header.data);
@@ -138,10 +142,7 @@ export function authenticateLogState(
     if (!(error instanceof ResealError)) throw error;
     throw fail(`the frontier does not fit ${seq} leaves: ${error.message}`, error);
   }
-  if (!Buffer.from(frontierRoot(extended.frontier)).equals(Buffer.from(checkpoint.rootHash))) {
-    throw fail('the frontier and head record do not hash to the signed root');
-  }
-  // The policy in force is the body the authenticated header names by digest: no table item decides.
+  // The policy in force is the body the header names by digest: no table item decides.
   const legacyTip = header.data.formatVersion !== RECORD_FORMAT_WRITER_BOUND;
   let policy: LineagePolicy | null = null;
   if (!legacyTip) {
@@ -153,9 +154,9 @@ export function authenticateLogState(
   }
   return {
     lineageId,
-    size: checkpoint.size,
+    size: seq + 1,
     frontier: extended.frontier,
-    rootHash: checkpoint.rootHash,
+    rootHash: frontierRoot(extended.frontier),
     tip: {
       lineageId,
       seq,
@@ -163,8 +164,133 @@ export function authenticateLogState(
       generationEpoch: header.data.generationEpoch,
       policyDigest: header.data.policyDigest ?? null,
     },
-    checkpoint: stored.checkpoint,
+    checkpoint: typeof stored.checkpoint === 'string' ? stored.checkpoint : null,
     policy,
     legacyTip,
   };
+}
+
+/**
+ * Authenticates the stored log state by its signed lineage checkpoint (docs/verifiable-log.md,
+ * "Appending", heads stored before the sealer stopped signing): {@link claimedLogState}, and the
+ * checkpoint's signature and origin, its size = `head.seq + 1` and its root = the claimed root.
+ * Only then are the tip's seq, record hash and epoch taken as true, so a table writer cannot plant
+ * a record under the next honest seal or edit the head's claims. It shows the state is one the
+ * log signed, not the latest: a whole rollback to an earlier signed state authenticates; the
+ * deployment index is the floor (docs/sealing.md, "The index floor").
+ *
+ * @param stored - the head item's log state, or `null` when there is no head item
+ * @param context - the lineage, its checkpoint origin and the log's verifier key
+ * @returns the authenticated state; an empty one for `stored === null`
+ * @throws {LogStateError} when anything does not authenticate (a head without a signed checkpoint included)
+ */
+export function authenticateLogState(
+  stored: StoredLogHead | null,
+  context: { readonly lineageId: string; readonly origin: string; readonly key: NoteVerifierKey },
+): LogState {
+  const { lineageId } = context;
+  if (stored === null) return emptyLogState(lineageId);
+  const claimed = claimedLogState(stored, lineageId);
+  const reason = signedCheckpointMismatch(claimed, context);
+  if (reason !== null) throw new LogStateError(lineageId, reason);
+  return claimed;
+}
+
+/**
+ * Authenticates the stored log state before it is extended or integrated (docs/verifiable-log.md,
+ * "Appending"): {@link claimedLogState}, vouched for by one of, in this order, the head item's
+ * head-state MAC under the records' HMAC key ({@link verifyHeadStateMac}; what the sealer stores
+ * now), its signed lineage checkpoint (heads stored before, still read), or the lineage's entry in
+ * the deployment index (`indexed`, read under the authenticated deployment checkpoint) when it is
+ * exactly the claimed head. A head none of them vouches for is never extended. Authentication shows
+ * the state is one the sealer stored, not the latest: the caller checks it against the index
+ * (`checkAgainstIndex`), which the head never outranks.
+ *
+ * @param stored - the head item's log state, or `null` when there is no head item
+ * @param context - the lineage, its checkpoint origin, the log's verifier key, the MAC anchor
+ *   (`null`: a reader without the HMAC key, which can only take the signed checkpoint or the
+ *   index) and the lineage's index entry (`null`: not integrated, or not read)
+ * @returns the state and what authenticated it; an empty state (`authenticatedBy: null`) for `stored === null`
+ * @throws {LogStateError} when nothing vouches for the head, or it is not a well-formed state
+ * @throws what the anchor throws when the MAC cannot be checked (key unavailable: retried)
+ */
+export async function authenticateHeadState(
+  stored: StoredLogHead | null,
+  context: {
+    readonly lineageId: string;
+    readonly origin: string;
+    readonly key: NoteVerifierKey;
+    readonly anchor: MacAnchor | null;
+    readonly indexed: LineageIndexValue | null;
+  },
+): Promise<{ readonly state: LogState; readonly authenticatedBy: HeadAuthentication | null }> {
+  const { lineageId } = context;
+  if (stored === null) return { state: emptyLogState(lineageId), authenticatedBy: null };
+  const claimed = claimedLogState(stored, lineageId);
+  const head = headStateOf(claimed) as HeadState;
+  if (stored.headMac !== undefined && stored.headMac !== null && context.anchor !== null) {
+    if (await verifyHeadStateMac(head, stored.headMac, context.anchor)) {
+      return { state: claimed, authenticatedBy: HeadAuthentication.HEAD_MAC };
+    }
+  }
+  const signed = claimed.checkpoint === null ? 'no signed checkpoint' : signedCheckpointMismatch(claimed, context);
+  if (signed === null) return { state: claimed, authenticatedBy: HeadAuthentication.SIGNED_CHECKPOINT };
+  if (context.indexed !== null && sameHead(head, context.indexed)) {
+    return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.INDEX };
+  }
+  const mac =
+    stored.headMac === undefined || stored.headMac === null
+      ? 'no head-state MAC'
+      : 'a head-state MAC that does not verify';
+  throw new LogStateError(
+    lineageId,
+    `the head item carries ${mac}, ${signed === 'no signed checkpoint' ? signed : `a signed checkpoint that does not authenticate (${signed})`}, and is not the head the deployment index holds`,
+  );
+}
+
+/** The head state a log state names (what the head-state MAC covers), or `null` for an empty lineage. */
+export function headStateOf(state: LogState): HeadState | null {
+  if (!state.tip) return null;
+  return {
+    lineageId: state.lineageId,
+    treeSize: state.size,
+    rootHash: Buffer.from(state.rootHash).toString('hex'),
+    headSeq: state.tip.seq,
+    headRecordHash: state.tip.recordHash,
+    generationEpoch: state.tip.generationEpoch,
+    writerPolicyDigest: state.tip.policyDigest ?? null,
+  };
+}
+
+/** Whether a head state is exactly the index's lineage entry (size, root, head record, epoch, policy). */
+function sameHead(head: HeadState, indexed: LineageIndexValue): boolean {
+  return (
+    head.treeSize === indexed.treeSize &&
+    head.rootHash === indexed.rootHash &&
+    head.headRecordHash === indexed.headRecordHash &&
+    head.generationEpoch === indexed.generationEpoch &&
+    head.writerPolicyDigest === indexed.writerPolicyDigest
+  );
+}
+
+/** Why the claimed state's signed checkpoint does not authenticate it, or `null` when it does. */
+function signedCheckpointMismatch(
+  claimed: LogState,
+  context: { readonly origin: string; readonly key: NoteVerifierKey },
+): string | null {
+  if (claimed.checkpoint === null) return 'the head item carries no signed checkpoint';
+  let checkpoint: ReturnType<typeof openCheckpoint>;
+  try {
+    checkpoint = openCheckpoint(claimed.checkpoint, context.key, context.origin);
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    return `checkpoint: ${error.message}`;
+  }
+  if (checkpoint.size !== claimed.size) {
+    return `the head names seq ${claimed.size - 1} but the signed checkpoint covers ${checkpoint.size} records`;
+  }
+  if (!Buffer.from(claimed.rootHash).equals(Buffer.from(checkpoint.rootHash))) {
+    return 'the frontier and head record do not hash to the signed root';
+  }
+  return null;
 }

@@ -6,6 +6,7 @@ import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/node-ref';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
 import type { LineageHead } from '../seal/sealed-record';
+import type { AnchorSignature } from './mac-anchor';
 
 /**
  * Port for the lineage table. Adapters: `DynamoDBLineageStore`
@@ -27,18 +28,18 @@ export interface LineageStore {
    */
   lastRecordSeq(lineageId: string): Promise<number | null>;
   /**
-   * The head item with the log state it carries (signed checkpoint, frontier, head header), or
-   * `null` before the first record. Every field is a claim: the sealer authenticates it
-   * (`authenticateLogState`) before extending it.
+   * The head item with the log state it carries (head-state MAC or, for older heads, a signed
+   * checkpoint; frontier; head header), or `null` before the first record. Every field is a claim:
+   * the sealer authenticates it (`authenticateHeadState`) before extending it.
    */
   logHead(lineageId: string): Promise<StoredLogHead | null>;
   /**
    * Appends a batch of records atomically (one transaction): each record is put only if its seq is
    * new, with the tree nodes it completes; each residual-id marker only if absent; the head moves
-   * to the last record, with the new signed checkpoint and frontier, only if it still equals
+   * to the last record, with the new head-state MAC and frontier, only if it still equals
    * `expectedHead` (seq, record hash and epoch; `null`: no head yet). The store fences no epoch:
    * the head item's epoch is the table's claim, so the sealer fences against the epoch of its
-   * authenticated tip (`authenticateLogState`) before it appends.
+   * authenticated tip (`authenticateHeadState`) before it appends.
    *
    * The errors are in shared/errors.ts; `retryable` says which a re-read and retry can get past.
    *
@@ -96,8 +97,17 @@ export interface AppendBatch {
   readonly entries: readonly LogEntry[];
   /** The head read before sealing (the condition), or `null` for a new lineage. */
   readonly expectedHead: LineageHead | null;
-  /** The signed checkpoint of the tree after the batch (C2SP signed note). */
-  readonly checkpoint: string;
+  /**
+   * The sealer's head-state MAC of the tree after the batch (shared/log/head-state-mac.ts), stored
+   * as the head item's `headMac`; `null` only for a head written the way it was before the sealer
+   * stopped signing (tests of old heads).
+   */
+  readonly headMac: AnchorSignature | null;
+  /**
+   * A signed lineage checkpoint of the tree after the batch (C2SP signed note): what heads carried
+   * before the sealer stopped signing; the sealer stores none (absent or `null`).
+   */
+  readonly checkpoint?: string | null;
   /** Compact range of every leaf but the batch's last (hex), as the head item stores it. */
   readonly frontier: readonly HexDigest[];
   /**

@@ -28,7 +28,7 @@ import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record
 export class InMemoryLineageStore implements LineageStore {
   readonly records = new Map<string, Map<number, string>>();
   readonly heads = new Map<string, LineageHead>();
-  /** The log state of each head item (header, checkpoint, frontier), as the DynamoDB head item holds it. */
+  /** The log state of each head item (header, head-state MAC or checkpoint, frontier), as the DynamoDB head item holds it. */
   readonly logHeads = new Map<string, Omit<StoredLogHead, 'head'>>();
   /** Tree nodes stored with each record (lineage → seq → hex hashes by level). */
   readonly nodes = new Map<string, Map<number, unknown>>();
@@ -65,6 +65,7 @@ export class InMemoryLineageStore implements LineageStore {
       checkpoint: log?.checkpoint ?? null,
       frontier: log?.frontier ?? null,
       policy: log?.policy ?? null,
+      headMac: log?.headMac ?? null,
     });
   }
 
@@ -98,9 +99,10 @@ export class InMemoryLineageStore implements LineageStore {
     this.heads.set(lineageId, lineageHeadOf(last));
     this.logHeads.set(lineageId, {
       header: structuredClone(last.header),
-      checkpoint: batch.checkpoint,
+      checkpoint: batch.checkpoint ?? null,
       frontier: [...batch.frontier],
       policy: batch.policy ? structuredClone(batch.policy) : null,
+      headMac: batch.headMac ? structuredClone(batch.headMac) : null,
     });
   }
 

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { TEST_KEY_BYTES } from './seal-factories';
 
-/** A fault {@link InProcessKms} answers every `GenerateMac` with, as AWS KMS or the network would. */
+/** A fault {@link InProcessKms} answers every `GenerateMac` and `VerifyMac` with, as AWS KMS or the network would. */
 export const KmsFault = {
   /** The key is disabled: `DisabledException` (HTTP 400, not retryable). */
   DISABLED: 'DISABLED',
@@ -22,11 +22,11 @@ interface HttpRequestLike {
 /**
  * A real `KMSClient` (the SDK's middleware: serialization, standard retry strategy with its
  * default 3 attempts, error deserialization) over an in-process HTTP handler that computes
- * `GenerateMac` with the test key, so `KMSMacAnchor` produces the same MACs as `testAnchor()`,
- * until a {@link KmsFault} is set (docs/guarantees.md "Faults").
+ * `GenerateMac` and `VerifyMac` with the test key, so `KMSMacAnchor` produces the same MACs as
+ * `testAnchor()`, until a {@link KmsFault} is set (docs/guarantees.md "Faults").
  */
 export class InProcessKms {
-  /** The fault every `GenerateMac` now meets, or `null` when KMS is healthy. */
+  /** The fault every `GenerateMac` and `VerifyMac` now meets, or `null` when KMS is healthy. */
   fault: KmsFault | null = null;
   /** HTTP attempts made, by operation (`GenerateMac`, …), the SDK's retries included. */
   readonly attempts = new Map<string, number>();
@@ -44,7 +44,7 @@ export class InProcessKms {
   async #handle(request: HttpRequestLike) {
     const operation = String(request.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
     this.attempts.set(operation, (this.attempts.get(operation) ?? 0) + 1);
-    if (operation !== 'GenerateMac')
+    if (operation !== 'GenerateMac' && operation !== 'VerifyMac')
       return answer(400, { __type: 'UnsupportedOperationException', message: operation });
     switch (this.fault) {
       case KmsFault.DISABLED:
@@ -59,8 +59,14 @@ export class InProcessKms {
       default: {
         const text =
           typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body as Uint8Array);
-        const input = JSON.parse(text) as { KeyId: string; Message: string };
+        const input = JSON.parse(text) as { KeyId: string; Message: string; Mac?: string };
         const mac = createHmac('sha256', TEST_KEY_BYTES).update(Buffer.from(input.Message, 'base64')).digest();
+        if (operation === 'VerifyMac') {
+          if (input.Mac !== mac.toString('base64')) {
+            return answer(400, { __type: 'KMSInvalidMacException', message: 'the MAC does not verify' });
+          }
+          return answer(200, { KeyId: input.KeyId, MacAlgorithm: 'HMAC_SHA_256', MacValid: true });
+        }
         return answer(200, { KeyId: input.KeyId, MacAlgorithm: 'HMAC_SHA_256', Mac: mac.toString('base64') });
       }
     }

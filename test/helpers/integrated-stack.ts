@@ -57,6 +57,7 @@ export function integratedStack() {
     deployment,
     index,
     signer: testLogSigner(),
+    anchor: deps.anchor,
     witness: null,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),

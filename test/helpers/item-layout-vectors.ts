@@ -88,6 +88,7 @@ export async function itemLayoutVectors() {
       lineageId,
       entries: [{ record: last, nodes: nodes(1) }],
       expectedHead: lineageHeadOf(first),
+      headMac: null,
       checkpoint: 'reseal/test-stack/lineage-test-1\n2\nAAAA\n\n— reseal/test-stack AAAA\n',
       frontier: ['c'.repeat(64)],
       policy: null,

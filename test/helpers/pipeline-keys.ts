@@ -39,9 +39,9 @@ export function forgerLogSigner(): LocalEd25519Signer {
 }
 
 /**
- * Appends already sealed records to a store the way the sealer does (authenticate the stored
- * state, extend the tree, sign one checkpoint, one conditional append): for tests that build a
- * lineage without going through the sealer.
+ * Appends already sealed records to a store the way the sealer did before it stopped signing
+ * (authenticate the stored state, extend the tree, sign one lineage checkpoint, one conditional
+ * append): for tests that build a lineage of older heads without going through the sealer.
  * @returns the signed checkpoint of the new tree
  */
 export async function appendSealed(
@@ -59,6 +59,7 @@ export async function appendSealed(
     lineageId,
     entries: extension.entries,
     expectedHead: stored?.head ?? null,
+    headMac: null,
     checkpoint,
     frontier: extension.storedFrontier,
   });

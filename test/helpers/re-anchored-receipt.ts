@@ -61,6 +61,7 @@ export async function reAnchoredReceipt(): Promise<{
     deployment,
     index,
     signer: testLogSigner(),
+    anchor: deps.anchor,
     witness: {
       client: {
         addCheckpoint: async (body) => witnessService.addCheckpoint(body),

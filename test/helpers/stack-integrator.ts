@@ -1,6 +1,7 @@
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { IntegratorService } from '../../functions/integrator/integrator-service';
 import type { SealingSetup } from './emulator-lineages';
@@ -17,6 +18,7 @@ export function stackIntegrator(setup: SealingSetup): IntegratorService {
     deployment: new DynamoDBDeploymentLogStore(setup.dynamodb, setup.stack.TableName),
     index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
     signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+    anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
     witness: null,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),

@@ -326,10 +326,15 @@ describe('ResealStack template', () => {
       'kms:GenerateMac@MacKey',
       'kms:GetPublicKey@LogKey',
       'kms:Sign@LogKey',
+      'kms:VerifyMac@MacKey',
     ]);
     expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
     expect(keyActions('reseal-triage').sort()).toEqual(['kms:GetPublicKey@LogKey']);
-    expect(keyActions('reseal-integrator').sort()).toEqual(['kms:GetPublicKey@LogKey', 'kms:Sign@LogKey']);
+    expect(keyActions('reseal-integrator').sort()).toEqual([
+      'kms:GetPublicKey@LogKey',
+      'kms:Sign@LogKey',
+      'kms:VerifyMac@MacKey',
+    ]);
   });
 
   it('the log and guard keys are Ed25519 SIGN_VERIFY keys; the record key stays HMAC_256', () => {
@@ -606,7 +611,8 @@ describe('ResealStack template', () => {
       const row = { section: 'posture', target: 'every function role', reader: 'synthesized template' } as const;
       for (const [action, key, expected] of [
         ['kms:GenerateMac', 'MacKey', 'reseal-sealer'],
-        ['kms:VerifyMac', 'MacKey', 'none'],
+        // The sealer and the integrator authenticate lineage heads by the sealer's head-state MAC.
+        ['kms:VerifyMac', 'MacKey', 'reseal-sealer, reseal-integrator'],
         // The integrator signs deployment checkpoints; the sealer keeps its own Sign until the
         // later step of docs/deployment-log.md, "What changes for the sealer".
         ['kms:Sign', 'LogKey', 'reseal-sealer, reseal-integrator'],

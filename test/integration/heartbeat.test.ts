@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { DeploymentHeartbeat } from '../../functions/integrator/heartbeat';
@@ -99,6 +100,7 @@ describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Fre
       deployment,
       index: new DynamoDBIndexNodeStore(dynamodb, tableName),
       signer: logSigner,
+      anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
       witness,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

@@ -6,6 +6,7 @@ import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-l
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { DeploymentChainReader } from '../../client/deployment-chain-reader';
@@ -68,6 +69,7 @@ const integrator = () =>
     deployment,
     index,
     signer: logSigner,
+    anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
     witness: {
       client: {
         addCheckpoint: async (body) => witness.addCheckpoint(body),

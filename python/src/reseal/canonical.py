@@ -71,6 +71,7 @@ class HashDomain:
     DEPLOYMENT_LEAF: Final = "reseal/v1/deployment-leaf"
     DEPLOYMENT_LEAF_RE_ANCHORED: Final = "reseal/v1/deployment-leaf-re-anchored"
     RE_ANCHOR: Final = "reseal/v1/re-anchor"
+    HEAD_STATE: Final = "reseal/v1/head-state"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())

@@ -439,11 +439,14 @@ const cells: readonly Cell[] = [
     // reader. Its verification alone (docs/cli.md, `reseal verify --export`: hashes, links,
     // sequence, epochs, MACs, the head and the tail) finds the records intact; the readers tied
     // to the signed log catch it.
+    // The sealer authenticates the head by its head-state MAC (docs/verifiable-log.md,
+    // "Appending"): the frontier and header are untouched, so the head is the tree it stored and
+    // the edited note vouches for nothing; it extends that tree, and the append replaces the note.
     attack: attacks.editCheckpoint,
     expect: (({ [E]: _export, [XV]: _exportVerified, ...rest }) => ({
       ...rest,
       [XV]: both('VERIFIED_INTACT'),
-      [S]: 'CONFLICT LINEAGE_INCONSISTENT',
+      [S]: 'SEALED',
       [PY]: pyCaught('HASH_MISMATCH'),
     }))(caught('HASH_MISMATCH')),
   },

@@ -67,6 +67,7 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
       lineageId: TEST_LINEAGE_ID,
       entries: [entry],
       expectedHead: null,
+      headMac: null,
       checkpoint: 'checkpoint note',
       frontier: ['c'.repeat(64)],
     };

@@ -115,6 +115,7 @@ function batchOf(records: SealedRecord[], expectedHead: LineageHead | null): App
     lineageId,
     entries: records.map((record) => ({ record, nodes: ['c'.repeat(64)] })),
     expectedHead,
+    headMac: null,
     checkpoint: 'signed checkpoint note',
     frontier: ['d'.repeat(64)],
   };

@@ -100,7 +100,7 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
     const request = write('r-crash');
     let crashes = 0;
     p.store.beforeAppend = () => {
-      // The MAC was made and the checkpoint signed; the function dies before TransactWriteItems.
+      // The record and head-state MACs were made (and the checkpoint signed); the function dies before TransactWriteItems.
       if (crashes++ === 0) throw new Error('Task timed out after 30.00 seconds');
     };
     const view = await p.publishAndWait(request);
@@ -111,7 +111,8 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
         'sealer',
         'fails after GenerateMac and Sign, before the write; SQS redelivers',
         'publish --wait (client.waitForOutcome)',
-        'SEALED; 1 record; chain VERIFIED_INTACT; 2 GenerateMac calls, 2 receives',
+        // Per attempt: the record's MAC and the head-state MAC (docs/verifiable-log.md, "Appending").
+        'SEALED; 1 record; chain VERIFIED_INTACT; 4 GenerateMac calls, 2 receives',
       ),
       `${view}; ${records(copies)}; chain ${verdict}; ${p.kms.attempts.get('GenerateMac')} GenerateMac calls, ${p.sealRequests.receives} receives`,
     );

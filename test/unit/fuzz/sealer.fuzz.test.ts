@@ -286,8 +286,9 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
         expect(valueIdentity(record.payload)).toBe(valueIdentity(request.request.payload));
         expect(sealedBy.has(key(request.request.lineageId, request.request.residualId))).toBe(false);
         sealedBy.set(key(request.request.lineageId, request.request.residualId), record);
+        expect(outcome.sealedTreeHead.treeSize).toBeGreaterThan(outcome.head.seq);
         const checkpoint = verifyCheckpoint(
-          outcome.checkpoint,
+          outcome.checkpoint ?? '',
           TEST_LOG_KEY,
           checkpointOrigin(TEST_LOG_NAME, request.request.lineageId),
         );

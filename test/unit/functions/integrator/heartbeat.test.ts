@@ -76,6 +76,7 @@ async function idleLog(witnessClient?: (real: IntegratorWitness['client']) => In
     deployment,
     index: new MemoryIndexNodeStore(),
     signer: logSigner,
+    anchor: sealerDeps.anchor,
     witness,
     metrics,
     logger: fakeLogger(),

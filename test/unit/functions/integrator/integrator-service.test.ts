@@ -1,5 +1,5 @@
 import type { TestContext } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { rebuildIndexFromTable } from '../../../../functions/integrator/index-rebuild';
 import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
@@ -14,7 +14,7 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
-import { checkpointOrigin } from '../../../../shared/log/log-names';
+import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { verifyInclusion } from '../../../../shared/log/proof-verification';
 import { nodeSourceOf } from '../../../../shared/log/record-proof';
@@ -30,6 +30,7 @@ import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deploymen
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
 import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
 import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -38,9 +39,13 @@ const [A, B, C] = [FACTORY_LINEAGE_ID, testLineageId('lin-b'), testLineageId('li
 const NOW_MS = FACTORY_NOW_MS + 2000;
 
 /** The real sealer on in-memory stores, its notices collected, and an integrator over the same table. */
-async function stack(witness: IntegratorWitness | null = null) {
+async function stack(witness: IntegratorWitness | null = null, options: { signLineageCheckpoints?: boolean } = {}) {
   const notices: SealedRunNotice[] = [];
-  const deps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
+  const deps = {
+    ...testSealerDeps(),
+    ...options,
+    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+  };
   let sealer = new SealerService(deps);
   const store = deps.store as InMemoryLineageStore;
   const deployment = new InMemoryDeploymentLogStore();
@@ -52,6 +57,7 @@ async function stack(witness: IntegratorWitness | null = null) {
       deployment,
       index,
       signer: testLogSigner(),
+      anchor: testAnchor(),
       witness,
       metrics,
       logger: fakeLogger(),
@@ -81,7 +87,20 @@ async function stack(witness: IntegratorWitness | null = null) {
   const coldIntegrator = (minSize?: number) => {
     integrator = integratorWith(minSize);
   };
-  return { store, deployment, index, metrics, notices, write, integrate, indexRoot, held, coldSealer, coldIntegrator };
+  return {
+    store,
+    deployment,
+    index,
+    metrics,
+    notices,
+    write,
+    integrate,
+    indexRoot,
+    held,
+    coldSealer,
+    coldIntegrator,
+    sealerSigner: deps.signer,
+  };
 }
 
 /** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
@@ -131,11 +150,9 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
       }),
     ).toBe(true);
     for (const lineageId of [A, B, C]) {
-      const lineageCheckpoint = openCheckpoint(
-        (await s.store.logHead(lineageId))?.checkpoint ?? '',
-        TEST_LOG_KEY,
-        checkpointOrigin(TEST_LOG_NAME, lineageId),
-      );
+      // The head item's tree (MAC'd by the sealer) is what the index commits to.
+      const stored = await s.store.logHead(lineageId);
+      const lineageCheckpoint = claimedLogState(stored as StoredLogHead, lineageId);
       const proven = await proveIndexKey(s.index, root, { kind: 'lineage', lineageId });
       expect(proven.kind).toBe('presence');
       const entry = (proven as { entry: IndexEntry }).entry;
@@ -517,5 +534,51 @@ describe('a cold integrator without a witness (docs/deployment-log.md, "Cold sta
     expect((await s.integrate()).integrated).toEqual([B]);
     expect(() => s.coldIntegrator(-1)).toThrow(/whole number/);
     expect(() => s.coldIntegrator(1.5)).toThrow(/whole number/);
+  });
+});
+
+describe('integrator over a sealer that signs no lineage checkpoint (docs/deployment-log.md, "What changes for the sealer")', () => {
+  it('heads authenticated by their head-state MAC integrate; the sealer makes no Sign; the integrator one per integration', async () => {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    const sign = vi.spyOn(s.sealerSigner, 'sign');
+    for (const lineageId of [A, B]) {
+      await s.write(lineageId, 'r-0');
+      await s.write(lineageId, 'r-1');
+    }
+    const report = await s.integrate();
+    expect([...report.integrated].sort()).toEqual([A, B].sort());
+    expect(report.evidence).toEqual([]);
+    expect(sign).not.toHaveBeenCalled();
+    for (const lineageId of [A, B]) {
+      const stored = (await s.store.logHead(lineageId)) as StoredLogHead;
+      expect(stored.checkpoint).toBeNull();
+      expect((await s.held(lineageId))?.treeSize).toBe(2);
+    }
+  });
+
+  it('a head whose frontier the table writer edited (its MAC no longer covers it) is HEAD_UNAUTHENTICATED, never integrated', async () => {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    s.store.setLogHead(A, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
+    const report = await s.integrate();
+    expect(report.integrated).toEqual([]);
+    expect(report.evidence.map((e) => e.kind)).toEqual(['HEAD_UNAUTHENTICATED']);
+  });
+
+  it('a rollback within the integration interval, then a cold sealer: caught by the integrator, the rolled-back writes never indexed', async () => {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    restore();
+    s.coldSealer();
+    await s.write(A, 'r-1b');
+    const report = await s.integrate();
+    expect(report.integrated).toEqual([]);
+    expect(report.evidence.map((e) => e.kind)).toContain('NOTICE_MISMATCH');
+    expect((await s.held(A))?.treeSize).toBe(1);
   });
 });

@@ -60,6 +60,7 @@ function table() {
       deployment,
       index,
       signer,
+      anchor: deps.anchor,
       witness: options.witness ?? null,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

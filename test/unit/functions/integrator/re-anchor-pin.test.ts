@@ -12,6 +12,7 @@ import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deploymen
 import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
 import { testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
@@ -40,6 +41,7 @@ async function coldIntegrationAfterRollback(reAnchored: boolean): Promise<string
       deployment,
       index,
       signer: testLogSigner(),
+      anchor: testAnchor(),
       witness: null,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

@@ -25,6 +25,7 @@ import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-st
 import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
 import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
 import { testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -74,6 +75,7 @@ async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerif
       deployment,
       index,
       signer: testLogSigner(),
+      anchor: testAnchor(),
       witness,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),
@@ -366,6 +368,7 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
       deployment: s.deployment,
       index: s.index,
       signer: testLogSigner(),
+      anchor: testAnchor(),
       witness: null,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

@@ -3,6 +3,8 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
+import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
 import {
   FakeMetrics,
   FakePublisher,
@@ -22,7 +24,7 @@ import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
-function setup() {
+function setup(options: { readonly signLineageCheckpoints?: boolean } = {}) {
   const store = new InMemoryLineageStore();
   const anchor = testAnchor();
   const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
@@ -37,6 +39,7 @@ function setup() {
     metrics: new FakeMetrics(),
     logger,
     clock: () => FACTORY_NOW_MS,
+    ...options,
   });
   return { store, anchor, signer, service, handler: createSealerHandler(service, logger, metrics) };
 }
@@ -62,18 +65,26 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 
-  it('docs/verifiable-log.md "Appending": one signed checkpoint per FIFO group per batch; a failing group does not fail the others', async () => {
-    const { handler, store, signer } = setup();
+  it('docs/verifiable-log.md "Appending": one head-state MAC per FIFO group per batch and no Sign; a failing group does not fail the others', async () => {
+    const { handler, store, signer, anchor } = setup({ signLineageCheckpoints: false });
     const sign = vi.spyOn(signer, 'sign');
+    const generateMac = vi.spyOn(anchor, 'generateMac');
     const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     const other = ['r-0', 'r-1'].map((id) => sqsRecord(sealRequestBody({ residualId: id, lineageId: OTHER }), OTHER));
     const response = await handler(sqsEvent([good[0], other[0], good[1], other[1], good[2]] as never), lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
-    expect(sign).toHaveBeenCalledTimes(2);
+    expect(sign).not.toHaveBeenCalled();
+    // Five record MACs and one head-state MAC (32 bytes) per group.
+    expect(generateMac.mock.calls.filter(([message]) => message.byteLength === 32)).toHaveLength(2);
+    expect(generateMac).toHaveBeenCalledTimes(7);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(3);
     expect(await store.readChain(OTHER, 0, 10)).toHaveLength(2);
-    // The head item of each lineage carries the checkpoint of its whole run.
-    expect(store.headSnapshot(LINEAGE)?.checkpoint).toContain(`\n3\n`);
+    // The head item of each lineage carries the MAC of its whole run's head state, and no signed checkpoint.
+    const head = store.headSnapshot(LINEAGE) as StoredLogHead;
+    expect(head.checkpoint).toBeNull();
+    const state = headStateOf(claimedLogState(head, LINEAGE)) as HeadState;
+    expect(state.treeSize).toBe(3);
+    expect(await verifyHeadStateMac(state, head.headMac, anchor)).toBe(true);
     // A group whose append fails is reported whole; the other group is sealed.
     store.beforeAppend = (batch) => {
       if (batch.lineageId === OTHER) throw new Error('DynamoDB unavailable');
@@ -85,6 +96,21 @@ describe('sealer handler (message groups sealed whole)', () => {
     const second = await handler(sqsEvent(next), lambdaContext());
     expect(second.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([next[1]?.messageId]);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
+  });
+
+  it('docs/deployment-log.md "What changes for the sealer" (transitional): with lineage checkpoints still signed, one Sign per group beside the MAC', async () => {
+    const { handler, store, signer, anchor } = setup();
+    const sign = vi.spyOn(signer, 'sign');
+    const good = ['r-0', 'r-1'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
+    const other = ['r-0'].map((id) => sqsRecord(sealRequestBody({ residualId: id, lineageId: OTHER }), OTHER));
+    expect((await handler(sqsEvent([good[0], other[0], good[1]] as never), lambdaContext())).batchItemFailures).toEqual(
+      [],
+    );
+    expect(sign).toHaveBeenCalledTimes(2);
+    const head = store.headSnapshot(LINEAGE) as StoredLogHead;
+    expect(head.checkpoint).toContain('\n2\n');
+    const state = headStateOf(claimedLogState(head, LINEAGE)) as HeadState;
+    expect(await verifyHeadStateMac(state, head.headMac, anchor)).toBe(true);
   });
 
   it('a batch that succeeds reports no failures, and permanent refusals count as processed', async () => {

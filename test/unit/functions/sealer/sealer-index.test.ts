@@ -17,6 +17,7 @@ import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factor
 import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 import { testCosignerKey } from '../../../helpers/witness-factories';
 import { signWriteSync, TEST_POLICY, TEST_WRITER, testLineageId, testWriter } from '../../../helpers/writer-factories';
@@ -80,6 +81,7 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
     deployment,
     index: memory,
     signer: testLogSigner(),
+    anchor: testAnchor(),
     witness: null,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   MAX_GUARD_SEND_DELAY_SECONDS,
   SEAL_QUEUE_RETENTION_SECONDS,
@@ -9,6 +9,7 @@ import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import type { SealRequest } from '../../../../shared/pipeline/messages';
 import { ConflictReason } from '../../../../shared/ports/lineage-store';
+import type { AnchorSignature } from '../../../../shared/ports/mac-anchor';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
@@ -186,7 +187,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
       expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
       expect(store.conflicts).toHaveLength(1);
       expect(store.conflicts[0]).toMatchObject({ residualId: 'r-1', reason: 'LINEAGE_INCONSISTENT' });
-      expect(store.conflicts[0]?.detail).toContain('missing or does not prove in the signed log');
+      expect(store.conflicts[0]?.detail).toContain('missing or does not prove in the authenticated log');
       expect(publisher.rejected).toEqual([
         expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT', residualId: 'r-1' }),
       ]);
@@ -473,7 +474,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     const outcome = await service.handle(message(body));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
     expect(store.rejections).toEqual([]);
-    expect(store.conflicts[0]?.detail).toContain('does not prove in the signed log');
+    expect(store.conflicts[0]?.detail).toContain('does not prove in the authenticated log');
   });
 
   it('a genuine redelivery is answered with the checkpoint of the authenticated state that proves it', async () => {
@@ -533,6 +534,67 @@ describe('sealer service (docs/sealing.md at the store)', () => {
       },
       `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
     );
+  });
+
+  it('docs/verifiable-log.md "Appending": a sealer that signs no lineage checkpoint seals with no Sign; a MAC key failing on the head-state MAC throws (retried), nothing stored', async (context) => {
+    const d = deps();
+    const failingSign = {
+      keyName: d.signer.keyName,
+      publicKey: () => d.signer.publicKey(),
+      sign: vi.fn(async (): Promise<Uint8Array> => {
+        throw new Error('KMS DisabledException');
+      }),
+    };
+    const sealed = await new SealerService({ ...d, signer: failingSign, signLineageCheckpoints: false }).handle(
+      message(sealRequestBody({ residualId: 'r-0' })),
+    );
+    expect(sealed.kind === 'SEALED' && sealed.sealedTreeHead.treeSize).toBe(1);
+    expect(sealed.kind === 'SEALED' && sealed.checkpoint).toBeNull();
+    expect(failingSign.sign).not.toHaveBeenCalled();
+    // The second run authenticates the first head by its MAC (no signed checkpoint) and extends it.
+    const second = await new SealerService({ ...d, signer: failingSign, signLineageCheckpoints: false }).handle(
+      message(sealRequestBody({ residualId: 'r-1' })),
+    );
+    expect(second.kind === 'SEALED' && second.head.seq).toBe(1);
+    // The head-state MAC (32 bytes, after the record's MAC) fails: nothing is stored.
+    const anchor = {
+      keyId: d.anchor.keyId,
+      verifyMac: (m: Uint8Array, a: AnchorSignature) => d.anchor.verifyMac(m, a),
+      generateMac: async (m: Uint8Array) => {
+        if (m.byteLength === 32) throw new Error('KMS DisabledException');
+        return d.anchor.generateMac(m);
+      },
+    };
+    const service = new SealerService({ ...d, anchor, signer: failingSign, signLineageCheckpoints: false });
+    const thrown = await service.handle(message(sealRequestBody({ residualId: 'r-s' }))).catch((error: Error) => error);
+    const stored =
+      (await d.store.readChain(LINEAGE, 0, 10)).length - 2 + d.store.rejections.length + d.store.conflicts.length;
+    expectGuarantee(
+      context,
+      {
+        section: 'faults',
+        target: 'KMS (MAC key)',
+        attack: 'GenerateMac fails (key disabled) on the head-state MAC, after the record MAC',
+        reader: 'SealerService.handle, the table',
+        expected: 'throws DisabledException (the message is retried); nothing stored',
+      },
+      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+    );
+  });
+
+  it('docs/verifiable-log.md "Appending": a head whose MAC no longer covers it (frontier edited) and that is not the indexed head is never extended: LINEAGE_INCONSISTENT', async () => {
+    const d = deps();
+    const service = new SealerService({ ...d, signLineageCheckpoints: false });
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-0' })))).kind).toBe('SEALED');
+    expect((await service.handle(message(sealRequestBody({ residualId: 'r-1' })))).kind).toBe('SEALED');
+    const store = d.store as InMemoryLineageStore;
+    store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
+    const outcome = await new SealerService({ ...d, signLineageCheckpoints: false }).handle(
+      message(sealRequestBody({ residualId: 'r-2' })),
+    );
+    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LINEAGE_INCONSISTENT });
+    expect(store.conflicts[0]?.detail).toMatch(/head-state MAC that does not verify/);
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
   });
 });
 

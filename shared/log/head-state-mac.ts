@@ -1,0 +1,67 @@
+import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
+import { AnchorSignatureSchema } from '../seal/sealed-record';
+
+/**
+ * What the sealer vouches for when it stores a lineage's head (docs/verifiable-log.md,
+ * "Appending"): the tree it extended to and the head record, as the lineage index value names them
+ * (docs/deployment-log.md, "Index values") plus the head record's seq. Hex fields are lowercase.
+ */
+export interface HeadState {
+  readonly lineageId: string;
+  /** Number of records (RFC 9162 tree size); the head record is seq `treeSize − 1`. */
+  readonly treeSize: number;
+  /** RFC 9162 root of the `treeSize` leaves, 64 hex. */
+  readonly rootHash: HexDigest;
+  /** The head record's seq. */
+  readonly headSeq: number;
+  /** The head record's hash, 64 hex. */
+  readonly headRecordHash: HexDigest;
+  /** The head record's generation epoch. */
+  readonly generationEpoch: number;
+  /** The head header's `policyDigest`, or `null` for a legacy (format-1) head. */
+  readonly writerPolicyDigest: HexDigest | null;
+}
+
+/**
+ * The 32 bytes the head-state MAC is taken over:
+ * `SHA-256("reseal/v1/head-state" || 0x00 || JCS({ v: 1, lineageId, treeSize, rootHash, headSeq,
+ * headRecordHash, generationEpoch, writerPolicyDigest }))` (docs/canonical-form.md). A record's MAC
+ * is taken over its canonical header (JSON text, never 32 bytes of a digest), so neither can pass
+ * for the other.
+ */
+export function headStateMessage(state: HeadState): Uint8Array {
+  const digest = hashCanonical(HashDomain.HEAD_STATE, {
+    v: 1,
+    lineageId: state.lineageId,
+    treeSize: state.treeSize,
+    rootHash: state.rootHash,
+    headSeq: state.headSeq,
+    headRecordHash: state.headRecordHash,
+    generationEpoch: state.generationEpoch,
+    writerPolicyDigest: state.writerPolicyDigest,
+  });
+  return Buffer.from(digest, 'hex');
+}
+
+/**
+ * The sealer's MAC over a head state, with the records' HMAC key (KMS `GenerateMac`; no `Sign`):
+ * what lets the next run (and the integrator) take a head item's tree as one the sealer stored,
+ * without a signed lineage checkpoint (docs/verifiable-log.md, "Appending").
+ * @throws what `anchor.generateMac` throws (key disabled or unreachable: the run is retried)
+ */
+export function macHeadState(state: HeadState, anchor: MacAnchor): Promise<AnchorSignature> {
+  return anchor.generateMac(headStateMessage(state));
+}
+
+/**
+ * Whether `stored` (the head item's `headMac`, unparsed) is the MAC of `state` under the anchor's
+ * key: `false` for a missing or malformed MAC, one of another key, or one of another state.
+ * @throws what `anchor.verifyMac` throws when the check cannot be made (key disabled or
+ *   unreachable): the caller retries, it never takes the head as authenticated
+ */
+export async function verifyHeadStateMac(state: HeadState, stored: unknown, anchor: MacAnchor): Promise<boolean> {
+  const parsed = AnchorSignatureSchema.safeParse(stored);
+  if (!parsed.success || parsed.data.keyId !== anchor.keyId) return false;
+  return anchor.verifyMac(headStateMessage(state), parsed.data);
+}
