@@ -1,5 +1,5 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../shared/ports/integration-lease';
+import { INTEGRATION_LEASE_MS, type IntegrationLease, LEASE_CLOCK_SKEW_MS } from '../shared/ports/integration-lease';
 import { itemOf } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
@@ -28,10 +28,14 @@ export class DynamoDBIntegrationLease implements IntegrationLease {
         new PutItemCommand({
           TableName: this.#tableName,
           Item: itemOf({ pk: Keys.deploymentLease, sk: LEASE_SK, holder, expiresAtMs: untilMs }),
-          // A lease without a numeric expiry in range is no integrator's: taken as lapsed.
+          // A lease without a numeric expiry in range is no integrator's: taken as lapsed. A string or
+          // map expiry compares false with every number, so its type is checked on its own.
           ConditionExpression:
-            'attribute_not_exists(pk) OR attribute_not_exists(expiresAtMs) OR expiresAtMs <= :now OR expiresAtMs > :latest',
-          ExpressionAttributeValues: itemOf({ ':now': nowMs, ':latest': nowMs + INTEGRATION_LEASE_MS }),
+            'attribute_not_exists(pk) OR attribute_not_exists(expiresAtMs) OR NOT attribute_type(expiresAtMs, :number) OR expiresAtMs <= :now OR expiresAtMs > :latest',
+          ExpressionAttributeValues: {
+            ...itemOf({ ':now': nowMs, ':latest': nowMs + INTEGRATION_LEASE_MS + LEASE_CLOCK_SKEW_MS }),
+            ':number': { S: 'N' },
+          },
         }),
       );
       return true;

@@ -6,6 +6,13 @@
 export const INTEGRATION_LEASE_MS = 60_000;
 
 /**
+ * How far two integrators' clocks may disagree, ms: a lease is taken as forged only when its
+ * expiry is past `nowMs + INTEGRATION_LEASE_MS + LEASE_CLOCK_SKEW_MS`, so a running lease written
+ * by an instance whose clock is ahead is never stolen (two integrations would then both sign).
+ */
+export const LEASE_CLOCK_SKEW_MS = 5_000;
+
+/**
  * The integration lease (docs/deployment-log.md, "One integration at a time"): at most one
  * integration reads, decides and signs at a time, so a commit is not lost to another integration
  * after its `kms:Sign`. It serializes the stack's own functions only; it is no safety property
@@ -16,8 +23,9 @@ export const INTEGRATION_LEASE_MS = 60_000;
 export interface IntegrationLease {
   /**
    * Takes the lease for `holder` until `untilMs` (ms since the Unix epoch) with one conditional
-   * write: only when no lease is held, the held one lapsed (its expiry ≤ `nowMs`), or it claims an
-   * expiry past `nowMs + INTEGRATION_LEASE_MS` (no integrator writes one; a forged lease).
+   * write: only when no lease is held, the held one lapsed (its expiry ≤ `nowMs`), its expiry is
+   * missing or not a number, or it claims an expiry past `nowMs + INTEGRATION_LEASE_MS +
+   * LEASE_CLOCK_SKEW_MS` (no integrator writes one; a forged lease).
    * @returns `false` when another holder's lease stands
    */
   take(holder: string, nowMs: number, untilMs: number): Promise<boolean>;

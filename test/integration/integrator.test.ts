@@ -116,6 +116,18 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     );
     expect(await lease.take('four', now, until)).toBe(true);
     await lease.release('four');
+    // An expiry of another type compares false with every number: still a forged lease, taken.
+    for (const expiresAtMs of [{ S: '1' }, { M: { n: { N: '1' } } }]) {
+      await dynamodb.send(
+        new PutItemCommand({ TableName: stack.TableName, Item: { ...key, holder: { S: 'forged' }, expiresAtMs } }),
+      );
+      expect(await lease.take('five', now, until)).toBe(true);
+      await lease.release('five');
+    }
+    // A running lease of an instance whose clock is a few seconds ahead is not taken as forged.
+    expect(await lease.take('six', now + 3_000, now + 3_000 + INTEGRATION_LEASE_MS)).toBe(true);
+    expect(await lease.take('seven', now, until)).toBe(false);
+    await lease.release('six');
   }, 120_000);
 
   it('three lineages under one signed deployment checkpoint; a table-writer rollback of one is refused with evidence', async (context: TestContext) => {

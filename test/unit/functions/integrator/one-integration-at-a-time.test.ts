@@ -11,6 +11,7 @@ import { IntegrationLeaseHeldError } from '../../../../shared/errors';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
+import { INTEGRATION_LEASE_MS } from '../../../../shared/ports/integration-lease';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
@@ -131,6 +132,21 @@ describe('one integration at a time (docs/deployment-log.md, "One integration at
     const notices = await t.write(A, 'r-0');
     t.lease.item = { holder: 'forged', expiresAtMs: Number.MAX_SAFE_INTEGER };
     expect((await t.instance().integrate(notices)).integrated).toEqual([A]);
+  });
+
+  it("a lease whose expiry is not a number (a table writer's string) is taken, never a stall", async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    t.lease.item = { holder: 'forged', expiresAtMs: '1' };
+    expect((await t.instance().integrate(notices)).integrated).toEqual([A]);
+  });
+
+  it('a running lease written by an instance whose clock is a few seconds ahead is held, not taken as forged', async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    t.lease.item = { holder: 'ahead', expiresAtMs: NOW_MS + 3_000 + INTEGRATION_LEASE_MS };
+    await expect(t.instance().integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
+    expect(t.signer.signs).toBe(0);
   });
 
   it('a lease that lapses before the signature: nothing signed, nothing committed', async () => {
