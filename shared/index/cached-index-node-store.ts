@@ -1,4 +1,5 @@
 import type { IndexNodeStore, IndexTile } from '../ports/index-node-store';
+import { decodeIndexTile } from './index-tile';
 
 /** Default bound of {@link CachedIndexNodeStore}: tiles of 4 levels are under 1 KB, so about 16 MB. */
 export const INDEX_TILE_CACHE_TILES = 16_384;
@@ -9,7 +10,8 @@ export const INDEX_TILE_CACHE_TILES = 16_384;
  * tile's root hash. Safe to keep for as long as the process lives, because a tile is
  * content-addressed: the bytes stored under a root never change, and every reader decodes and
  * hashes the tile against its address on every use (`IndexNodeReader`), so a cached tile adds no
- * trust. Only tiles found are kept (a tile not found may be written a moment later); tiles
+ * trust. Only tiles found that decode to their own address are kept (a tile not found may be
+ * written a moment later, and a corrupt one repaired); tiles
  * written through it are kept too, so the integrator's next run reads its own upper levels from
  * memory.
  */
@@ -43,7 +45,9 @@ export class CachedIndexNodeStore implements IndexNodeStore {
       const key = Buffer.from(root).toString('hex');
       const tile = read[i];
       fetched.set(key, tile);
-      if (tile !== undefined) this.#keep(key, tile);
+      // Only a tile that decodes to its own address is kept: a corrupt item is read again from the
+      // store next time, so the operator's repair is seen at once (an edited tile is never cached).
+      if (tile !== undefined && decodesTo(tile, root)) this.#keep(key, tile);
     });
     return keys.map((key) => {
       if (fetched.has(key)) return fetched.get(key);
@@ -76,5 +80,14 @@ export class CachedIndexNodeStore implements IndexNodeStore {
     this.#tiles.delete(key);
     this.#tiles.set(key, Uint8Array.from(tile));
     while (this.#tiles.size > this.#maxTiles) this.#tiles.delete(this.#tiles.keys().next().value as string);
+  }
+}
+
+/** Whether `tile` decodes (strictly) to a tile whose root hash is `root`. */
+function decodesTo(tile: Uint8Array, root: Uint8Array): boolean {
+  try {
+    return Buffer.from(decodeIndexTile(tile).root).equals(Buffer.from(root));
+  } catch {
+    return false;
   }
 }

@@ -157,7 +157,8 @@ export function decodeIndexTile(bytes: Uint8Array): DecodedIndexTile {
         let entry: IndexEntry;
         let text: string;
         try {
-          text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(at, at + length));
+          // `ignoreBOM`: a byte-order mark stays in the text, so the RFC 8785 check refuses it (one encoding).
+          text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(at, at + length));
           entry = parseIndexEntry(JSON.parse(text));
         } catch (error) {
           return fail(start, `the leaf is no index entry (${error instanceof Error ? error.message : String(error)})`);

@@ -6,7 +6,7 @@ import { entryKey, type IndexEntry } from '../../../../shared/index/index-entry'
 import { emptyIndexHash } from '../../../../shared/index/index-hashing';
 import { IndexNodeReader } from '../../../../shared/index/index-node-reader';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
-import { decodeIndexTile, encodeIndexTile, hashKey } from '../../../../shared/index/index-tile';
+import { decodeIndexTile, encodeIndexNodeTile, encodeIndexTile, hashKey } from '../../../../shared/index/index-tile';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
@@ -150,6 +150,23 @@ describe('index tiles (docs/verifiable-index.md, "Tiles")', () => {
     }
   });
 
+  it('a leaf entry behind a UTF-8 byte-order mark is refused (one encoding per content, as the Python reader refuses it)', () => {
+    const tile = encodeIndexNodeTile({ kind: 'leaf', entry: entries(1)[0] as IndexEntry });
+    expect(() => decodeIndexTile(tile)).not.toThrow();
+    const length = (tile[2] as number) * 256 + (tile[3] as number) + 3;
+    const withBom = Uint8Array.from([
+      tile[0] as number,
+      tile[1] as number,
+      length >> 8,
+      length & 0xff,
+      0xef,
+      0xbb,
+      0xbf,
+      ...tile.subarray(4),
+    ]);
+    expect(() => decodeIndexTile(withBom)).toThrow(InvalidInputError);
+  });
+
   it('encoding refuses an empty root or one whose content it does not hold', () => {
     expect(() => encodeIndexTile(emptyIndexHash(), () => undefined, 4)).toThrow(InvalidInputError);
     expect(() => encodeIndexTile(Buffer.from(digestOf('x'), 'hex'), () => undefined, 4)).toThrow(InvalidInputError);
@@ -180,6 +197,21 @@ describe('the warm tile cache (docs/verifiable-index.md, "Tiles")', () => {
     const before = store.reads;
     await cache.getTiles([written.root]);
     expect(store.reads).toBe(before);
+  });
+
+  it('a tile that does not decode to its address is not kept: the next read asks the store again (a repair is seen at once)', async () => {
+    const { store, root } = await built(4, entries(50));
+    const [good] = await store.getTiles([root]);
+    const edited = Uint8Array.from(good as Uint8Array);
+    edited[edited.byteLength - 1] = (edited[edited.byteLength - 1] as number) ^ 1;
+    store.tamper(root, edited);
+    const cache = new CachedIndexNodeStore(store);
+    await cache.getTiles([root]);
+    const reads = store.reads;
+    store.tamper(root, good as Uint8Array);
+    const [repaired] = await cache.getTiles([root]);
+    expect(store.reads).toBeGreaterThan(reads);
+    expect(hexOf(decodeIndexTile(repaired as Uint8Array).root)).toBe(hexOf(root));
   });
 
   it('a caller that edits the bytes it got does not change the cached tile', async () => {
