@@ -120,7 +120,7 @@ export class TriageService {
 
   async #handle(detail: unknown, source: string): Promise<TriageResult> {
     const outside = this.#outsideTenant(detail, source);
-    if (outside !== null) return this.#refuseOutsideTenant(detail, outside);
+    if (outside !== null) return this.#refuseOutsideTenant(detail, outside, source);
     const parsed = RecallRequestedDetailSchema.safeParse(detail);
     if (!parsed.success) return this.#invalid(detail, parsed.error.issues);
     const recall = parsed.data;
@@ -161,13 +161,23 @@ export class TriageService {
     return recallTenantProblem(source, typeof lineageId === 'string' ? lineageId : null, tenantIds);
   }
 
-  /** Step 0, refused: logged and counted; a `REFUSED` report (`INVALID_REQUEST`) when the detail's ids are usable. */
-  async #refuseOutsideTenant(detail: unknown, reason: string): Promise<TriageResult> {
+  /**
+   * Step 0, refused: logged at error and counted, **nothing stored or announced**. The slot
+   * `TRIAGE#<lineageId>` / `<requestId>` belongs to the lineage's tenant, which this source is not:
+   * a refusal stored there would answer that tenant's own recall of the same request id first
+   * (and the requester could not read it anyway, `dynamodb:LeadingKeys`). The requester's client
+   * refuses such a recall before putting it; on AWS the bus policy denies a source of no tenant.
+   */
+  async #refuseOutsideTenant(detail: unknown, reason: string, source: string): Promise<TriageResult> {
     this.#deps.metrics.count(MetricName.RecallInvalid);
-    this.#deps.logger.error('RecallRequested outside its tenant; nothing triaged', { reason });
-    const refusal = this.#invalidRecallReport(detail, reason);
-    await this.#recordRefusal(refusal);
-    return { kind: 'INVALID', issues: reason, detail: refusal };
+    const lineageId =
+      typeof detail === 'object' && detail !== null ? (detail as { lineageId?: unknown }).lineageId : undefined;
+    this.#deps.logger.error('RecallRequested outside its tenant; nothing triaged, nothing stored', {
+      reason,
+      source,
+      lineageId: typeof lineageId === 'string' ? lineageId : null,
+    });
+    return { kind: 'INVALID', issues: reason, detail: null };
   }
 
   /**
