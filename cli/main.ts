@@ -21,6 +21,7 @@ type Register = (program: Command, ctx: CommandContext) => void;
  */
 const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   manifest: async () => (await import('./commands/manifest')).registerManifest,
+  'write-request': async () => (await import('./commands/write-request')).registerWriteRequest,
   triage: async () => (await import('./commands/triage')).registerTriage,
   guard: async () => (await import('./commands/guard')).registerGuard,
   verify: async () => (await import('./commands/verify')).registerVerify,
@@ -62,7 +63,7 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
   };
   const program = new Command('reseal')
     .description(
-      'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, triage, guard, ' +
+      'Reseal: tamper-evident, drift-aware memory for AI agents. Offline commands (manifest, write-request, triage, guard, ' +
         'verify --export, verify --receipt, inspect --export, report --export, writer-key, lineage-id --writer-key, deploy --dry-run) ' +
         'need no AWS. Online commands (publish, recall, export, export --receipt, log-key, pin, policy, verify --lineage, inspect --lineage, ' +
         'report --lineage, lineage-id --writer-kms-key, mcp, deploy, destroy) use ' +

@@ -26,6 +26,7 @@ describe('reseal entry point', () => {
     const online = /Online commands \(([^)]*)\) use the deployed stack/.exec(text)?.[1]?.split(', ') ?? [];
     expect(offline).toEqual([
       'manifest',
+      'write-request',
       'triage',
       'guard',
       'verify --export',
