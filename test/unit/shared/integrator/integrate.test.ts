@@ -287,6 +287,47 @@ describe('integrate (docs/deployment-log.md, "Integration")', () => {
     expect(honest.integrated).toEqual(['lin-a']);
   });
 
+  it('a late notice of seqs already integrated past (rolled back, then sealed again) is NOTICE_MISMATCH, never dropped (docs/deployment-log.md, "Integration", step 3)', async () => {
+    const h = new Harness();
+    const first = new FakeLineage('lin-a').seal();
+    await h.run([first], [first.notice(0)]);
+    first.seal().seal();
+    const late = first.notice(1); // seqs 1 and 2, sealed then rolled back before any integration
+    // The same seqs sealed again with other records, and one more run: the stored head is past the late notice's.
+    const resealed = first.forkAt(1, 'b').seal().seal().seal();
+    const onTime = await h.run([resealed], [resealed.notice(1)]);
+    expect(onTime.evidence).toEqual([]);
+    expect((await h.heldHead('lin-a'))?.treeSize).toBe(4);
+    // The first seal's notice arrives after the second history is integrated: its seqs lie below the indexed size.
+    const alone = await h.run([resealed], [late]);
+    expect(kinds(alone)).toEqual(['lin-a:NOTICE_MISMATCH']);
+    expect(alone.evidence[0]?.reason).toContain('seq 1');
+    // With a later run of the lineage in the same batch: still caught, and the lineage waits at its indexed head.
+    resealed.seal();
+    const mixed = await h.run([resealed], [late, resealed.notice(4)]);
+    expect(kinds(mixed)).toEqual(['lin-a:NOTICE_MISMATCH']);
+    expect((await h.heldHead('lin-a'))?.treeSize).toBe(4);
+  });
+
+  it('a late notice that matches what is integrated is a no-op; one whose proof the table hides is NOTICE_MISMATCH', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal();
+    await h.run([a], [a.notice(0)]);
+    const redelivered = await h.run([a], [a.notice(0)]);
+    expect(redelivered.evidence).toEqual([]);
+    expect(redelivered.unchanged).toEqual(['lin-a']);
+    expect(redelivered.checkpoint).toBeNull();
+    a.seal();
+    const withNext = await h.run([a], [a.notice(0, 2), a.notice(2)]);
+    expect(withNext.evidence).toEqual([]);
+    expect(withNext.integrated).toEqual(['lin-a']);
+    // The table hides a node of the late seq's proof: not proven, so not taken as matching.
+    const held = await h.heldHead('lin-a');
+    const hidden = (await a.candidate(held)) as Extract<LineageCandidate, { head: unknown }>;
+    const result = await h.run([{ ...hidden, noticedInclusion: new Map([[0, []]]) }], [a.notice(0, 2)]);
+    expect(kinds(result)).toEqual(['lin-a:NOTICE_MISMATCH']);
+  });
+
   it('a head that did not authenticate is HEAD_UNAUTHENTICATED and changes nothing', async () => {
     const h = new Harness();
     const result = await h.run([{ lineageId: 'lin-a', unreadable: 'the checkpoint signature does not verify' }]);
