@@ -21,6 +21,7 @@ import {
   readHeldLineagesApart,
 } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
+import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { checkpointOrigin } from '../../shared/log/log-names';
@@ -231,7 +232,7 @@ export class IntegratorService {
       frontier: previous.frontier.map(hex),
       indexRoot: hex(state.indexRoot),
       published: this.#deps.witness ? (stored?.published ?? null) : note,
-      ...(anchor ? { reAnchor: anchor.note } : {}),
+      ...(anchor ? { reAnchor: anchor.note, ...carriedReAnchorChain(read, key, origin) } : {}),
     };
     const leaf = {
       index: state.size - 1,
