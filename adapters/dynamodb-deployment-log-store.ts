@@ -147,12 +147,14 @@ export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: numb
     indexRoot: head.indexRoot,
     published: head.published ?? undefined,
     reAnchor: head.reAnchor ?? undefined,
+    reAnchorChain: head.reAnchorChain?.length ? JSON.stringify(head.reAnchorChain) : undefined,
     updatedAtMs,
   });
 }
 
 /** A deployment head item as a claim: a missing or mistyped field reads as `-1` / `''` / `[]` / `null`, never coerced. */
 export function deploymentHeadOf(item: Item): StoredDeploymentHead {
+  const chain = readJson<unknown>(item, 'reAnchorChain', null);
   return {
     size: readNumber(item, 'size') ?? -1,
     checkpoint: readString(item, 'checkpoint') ?? '',
@@ -160,6 +162,8 @@ export function deploymentHeadOf(item: Item): StoredDeploymentHead {
     indexRoot: readString(item, 'indexRoot') ?? '',
     published: readString(item, 'published') ?? null,
     reAnchor: readString(item, 'reAnchor') ?? null,
+    // Each entry is checked by its reader (`verifyReAnchorChain`); only the list's shape is read here.
+    ...(Array.isArray(chain) ? { reAnchorChain: chain as string[] } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   checkKeptDeploymentCheckpoint,
   type KeptCheckpointFinding,
 } from '../shared/integrator/kept-deployment-checkpoint';
+import { verifyReAnchorChain } from '../shared/integrator/re-anchor-chain';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
@@ -175,7 +176,9 @@ export class DeploymentChainReader {
    * verified as for a chain (policy, re-anchor statement, last leaf), the kept one with the
    * policy's log key, and the consistency proof from the smaller to the larger is built from the
    * table's nodes when the kept one is the smaller. A kept checkpoint of the history a re-anchor
-   * left is `EXPLAINED_BY_RE_ANCHOR`, with the statement; two histories nothing explains are `FORK`.
+   * left is `EXPLAINED_BY_RE_ANCHOR`, with the statement, also when an earlier re-anchor left it and
+   * the head's `reAnchorChain` links that statement to the current one ("A chain of re-anchors");
+   * two histories nothing explains are `FORK`.
    *
    * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify
    * @throws what the table reads throw
@@ -220,7 +223,15 @@ export class DeploymentChainReader {
         if (!(error instanceof ResealError)) throw error;
       }
     }
-    return checkKeptDeploymentCheckpoint({ kept, current, reAnchor: anchored.reAnchor ?? null, consistency });
+    // The earlier re-anchors, each verified with the log key: a kept checkpoint of an older history is explained through them.
+    const earlier = anchored.reAnchor ? verifyReAnchorChain(head.reAnchorChain ?? null, key, current.origin) : [];
+    return checkKeptDeploymentCheckpoint({
+      kept,
+      current,
+      reAnchor: anchored.reAnchor ?? null,
+      earlier,
+      consistency,
+    });
   }
 
   /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */

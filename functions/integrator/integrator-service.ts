@@ -21,6 +21,7 @@ import {
   readHeldLineagesApart,
 } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
+import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { checkpointOrigin } from '../../shared/log/log-names';
@@ -199,7 +200,16 @@ export class IntegratorService {
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
     const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
     const readable = lineageIds.filter((id) => held.has(id));
-    const candidates = await Promise.all(readable.map((id) => this.#candidate(id, held.get(id) ?? null, key)));
+    const candidates = await Promise.all(
+      readable.map((id) =>
+        this.#candidate(
+          id,
+          held.get(id) ?? null,
+          key,
+          notices.filter((n) => n.lineageId === id),
+        ),
+      ),
+    );
     const integrated = await integrate({ store: index, previous, origin, candidates, notices, held });
     const result = { ...integrated, evidence: [...missing, ...integrated.evidence] };
     const atMs = clock();
@@ -222,7 +232,7 @@ export class IntegratorService {
       frontier: previous.frontier.map(hex),
       indexRoot: hex(state.indexRoot),
       published: this.#deps.witness ? (stored?.published ?? null) : note,
-      ...(anchor ? { reAnchor: anchor.note } : {}),
+      ...(anchor ? { reAnchor: anchor.note, ...carriedReAnchorChain(read, key, origin) } : {}),
     };
     const leaf = {
       index: state.size - 1,
@@ -388,8 +398,16 @@ export class IntegratorService {
     await deployment.recordEvidence(evidence, clock());
   }
 
-  /** Step 2 for one lineage: its authenticated head and the proofs from its own tree. */
-  async #candidate(lineageId: string, held: LineageIndexValue | null, key: NoteVerifierKey): Promise<LineageCandidate> {
+  /**
+   * Step 2 for one lineage: its authenticated head and the proofs from its own tree, with one
+   * inclusion proof per seq a notice names below the indexed head (a late notice, checked in step 3).
+   */
+  async #candidate(
+    lineageId: string,
+    held: LineageIndexValue | null,
+    key: NoteVerifierKey,
+    notices: readonly SealedRunNotice[],
+  ): Promise<LineageCandidate> {
     const { lineages } = this.#deps;
     const storedHead = await lineages.logHead(lineageId);
     let state: LogState;
@@ -438,7 +456,15 @@ export class IntegratorService {
       const inclusion = await unproven(async () => (await proveRecord(seq, state.size, nodes)).inclusionProof, []);
       records.push({ seq, residualId: intact.record.header.residualId, recordHash: intact.recordHash, inclusion });
     }
-    return { lineageId, head, consistency, records };
+    const noticedInclusion = new Map<number, readonly string[]>();
+    const late = new Set(notices.flatMap((n) => n.residuals.map((r) => r.seq)).filter((seq) => seq < from));
+    for (const seq of [...late].filter((s) => s < state.size).sort((a, b) => a - b)) {
+      noticedInclusion.set(
+        seq,
+        await unproven(async () => (await proveRecord(seq, state.size, nodes)).inclusionProof, []),
+      );
+    }
+    return { lineageId, head, consistency, records, noticedInclusion };
   }
 }
 

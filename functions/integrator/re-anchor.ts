@@ -1,6 +1,7 @@
 import { DeploymentLogConflictError, ReAnchorRefusedError, WitnessUnavailableError } from '../../shared/errors';
-import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import { authenticateDeploymentHead, storedReAnchor } from '../../shared/integrator/deployment-head';
 import { appendReAnchor, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
+import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import {
   addNoteSignature,
   type ReAnchorNotice,
@@ -35,6 +36,23 @@ export interface ReAnchorReport {
 }
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+/**
+ * The `reAnchorChain` of the head a re-anchor commits (docs/deployment-log.md, "Re-anchor", "A
+ * chain of re-anchors"): the restored head's verified chain, then its own statement, if any.
+ */
+function chainAfter(
+  read: StoredDeploymentHead | null,
+  key: NoteVerifierKey,
+  origin: string,
+): { reAnchorChain?: string[] } {
+  const previous = read ? storedReAnchor(read, key, origin) : null;
+  const chain = [
+    ...(carriedReAnchorChain(read, key, origin).reAnchorChain ?? []),
+    ...(previous !== null && typeof previous === 'object' ? [previous.note] : []),
+  ];
+  return chain.length > 0 ? { reAnchorChain: chain } : {};
+}
 
 /**
  * Re-anchors the deployment log after a legitimate restore (docs/deployment-log.md, "Re-anchor"),
@@ -128,6 +146,8 @@ export async function reAnchorDeploymentLog(
     indexRoot: hex(state.indexRoot),
     published,
     reAnchor: statementNote,
+    // The history re-anchored away from was itself re-anchored: its statement joins the chain.
+    ...chainAfter(read, key, origin),
   };
   const leaf = {
     index: state.size - 1,

@@ -226,3 +226,29 @@ def test_without_a_re_anchor_another_history_is_a_fork() -> None:
     leaves = [deployment_leaf(r) for r in fixtures.ROOTS]
     same = reader.compare_kept(kept(2, merkle_tree_hash(leaves[:2])))
     assert not isinstance(same, str) and same.kind == "CONSISTENT", same
+
+
+def test_a_kept_checkpoint_from_before_two_re_anchors_is_explained_through_the_chain_or_is_a_fork() -> None:
+    # docs/deployment-log.md, "A chain of re-anchors": an earlier statement (restored 1, lost 3)
+    # before the current one (restored 2, lost 4); a checkpoint of the first history at 2 lies in
+    # the earlier statement's lost part only.
+    earlier = statement_note((1, bytes(32)), (3, b"\x05" * 32), fixtures.SIGNER)
+    items = re_anchored_log()
+    items[-1]["reAnchorChain"] = s(json.dumps([earlier]))
+    reader, _ = fixtures.reader(items)
+    explained = reader.compare_kept(kept(2, b"\x07" * 32))
+    assert not isinstance(explained, str) and explained.kind == "EXPLAINED_BY_RE_ANCHOR", explained
+    assert explained.re_anchor is not None and (explained.re_anchor.restored_size, explained.re_anchor.lost_size) == (
+        1,
+        3,
+    )
+    assert len(explained.chain) == 2
+    # The link deleted, or replaced by a note the log did not sign: nothing explains it.
+    other = Ed25519NoteSigner("reseal/test-stack", bytes(range(1, 33)))
+    for chain in (None, [statement_note((1, bytes(32)), (3, b"\x05" * 32), other)]):
+        if chain is None:
+            del items[-1]["reAnchorChain"]
+        else:
+            items[-1]["reAnchorChain"] = s(json.dumps(chain))
+        forked = fixtures.reader(items)[0].compare_kept(kept(2, b"\x07" * 32))
+        assert not isinstance(forked, str) and forked.kind == "FORK", forked

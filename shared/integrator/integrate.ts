@@ -45,6 +45,13 @@ export type LineageCandidate =
       readonly consistency: readonly string[];
       /** Every record from the indexed size (0 when none) to `head.treeSize − 1`, in seq order. */
       readonly records: readonly CandidateRecord[];
+      /**
+       * RFC 9162 inclusion proofs (hex) in `head`'s tree, built from the table's nodes, by seq, of
+       * the seqs below the indexed size that the batch's notices name (a late or redelivered
+       * notice, docs/deployment-log.md, "Integration", step 3). A seq without one (a node the
+       * table does not hold) leaves its notice unproven: `NOTICE_MISMATCH`, never dropped.
+       */
+      readonly noticedInclusion?: ReadonlyMap<number, readonly string[]>;
     }
   | { readonly lineageId: string; readonly unreadable: string };
 
@@ -148,7 +155,9 @@ const missingNodeEvidence = (lineageId: string, error: IndexNodeMissingError): I
  *    `LINEAGE_FORK`, …);
  * 2. every record since the indexed head present, in order, and proven in the new head
  *    (else `RECORD_UNPROVEN`), no residual id twice (else `RESIDUAL_CHANGED`);
- * 3. the sealer's notices agree with the table (else `NOTICE_MISMATCH`);
+ * 3. the sealer's notices agree with the table (else `NOTICE_MISMATCH`): a record since the indexed
+ *    head is the one the notice names, and one below it (a late notice) is proven at its seq in the
+ *    stored head's tree, which extends the indexed one;
  * 4. the index admits every residual id (else `RESIDUAL_CHANGED`: that lineage is dropped and
  *    the rest applied again).
  *
@@ -388,8 +397,27 @@ function decideLineage(
       );
     }
     for (const sealed of notice.residuals) {
+      if (sealed.seq < from) {
+        // A late notice: its records are integrated already, so they are proven in the stored head,
+        // which step 1 showed extends (or is) the indexed one: the integrated leaf at that seq.
+        const proof = candidate.noticedInclusion?.get(sealed.seq) ?? [];
+        const integrated = verifyInclusion({
+          leafIndex: sealed.seq,
+          treeSize: head.treeSize,
+          leafHash: leafHash(hex(sealed.recordHash)),
+          proof: proof.map(hex),
+          rootHash: hex(head.rootHash),
+        });
+        if (!integrated) {
+          return refuse(
+            'NOTICE_MISMATCH',
+            `the sealer sealed residual ${sealed.residualId} as seq ${sealed.seq} (${sealed.recordHash}), which the index integrated up to size ${from} with another record there, or with a tree node the table no longer holds: rolled back and sealed again after the seal, or hidden`,
+          );
+        }
+        continue;
+      }
       const shown = candidate.records[sealed.seq - from];
-      if (sealed.seq >= from && (shown?.recordHash !== sealed.recordHash || shown.residualId !== sealed.residualId)) {
+      if (shown?.recordHash !== sealed.recordHash || shown.residualId !== sealed.residualId) {
         return refuse(
           'NOTICE_MISMATCH',
           `the sealer sealed residual ${sealed.residualId} as seq ${sealed.seq} (${sealed.recordHash}); the table holds another record there`,

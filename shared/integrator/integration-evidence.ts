@@ -12,7 +12,8 @@ import type { IndexUpdateFinding } from '../index/index-update';
  * - `RECORD_UNPROVEN`: a record between the indexed and the stored head is missing, does not hash
  *   to its record hash, or is not the leaf the stored tree holds at its seq;
  * - `NOTICE_MISMATCH`: the table shows less, or other records, than the sealer said it sealed
- *   (a rollback or rewrite after the seal);
+ *   (a rollback or rewrite after the seal), also for a notice delivered after its seqs were
+ *   integrated (docs/deployment-log.md, "Integration", step 3);
  * - `INDEX_NODE_MISSING`: a key of the lineage lies below an index node the table no longer holds
  *   (or holds edited); the index rebuild restores it;
  * - `DEPLOYMENT_ROLLBACK`: not a lineage's: a cold integrator found the deployment head smaller

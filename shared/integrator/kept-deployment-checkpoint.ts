@@ -12,7 +12,14 @@ export type KeptCheckpointFinding =
    * Another history, which the current checkpoint's re-anchor statement accounts for: the kept
    * checkpoint lies in the leaves the restore lost (docs/deployment-log.md, "Re-anchor").
    */
-  | { readonly kind: 'EXPLAINED_BY_RE_ANCHOR'; readonly reason: string; readonly reAnchor: ReAnchorNotice }
+  | {
+      readonly kind: 'EXPLAINED_BY_RE_ANCHOR';
+      readonly reason: string;
+      /** The statement whose lost part holds the kept checkpoint. */
+      readonly reAnchor: ReAnchorNotice;
+      /** The statements from `reAnchor` to the current history's, oldest first, each linked to the next. */
+      readonly chain: readonly ReAnchorNotice[];
+    }
   /**
    * The kept checkpoint is larger than the current one, and nothing shows them two histories: the
    * table shows an older state than the log signed (a rollback, or a replayed head), not a fork.
@@ -28,6 +35,11 @@ export interface KeptCheckpointInput {
   /** The re-anchor the current checkpoint's chain verified (`reAnchor` of the finding), or `null`. */
   readonly reAnchor: ReAnchorNotice | null;
   /**
+   * The re-anchors before `reAnchor`, oldest first, each verified with the log key by the caller
+   * (the head item's `reAnchorChain`, docs/deployment-log.md, "Re-anchor"); none when absent.
+   */
+  readonly earlier?: readonly ReAnchorNotice[];
+  /**
    * RFC 9162 consistency proof from the smaller to the larger of the two (empty for equal sizes).
    * For a kept checkpoint larger than the current one, empty when none could be built (the table
    * holds no nodes past the current size): that is no evidence of two histories.
@@ -39,7 +51,9 @@ export interface KeptCheckpointInput {
  * Compares a kept deployment checkpoint with the current one (docs/deployment-log.md, "Re-anchor",
  * "What clients see"): `EXPLAINED_BY_RE_ANCHOR` when the current history is re-anchored and the
  * kept checkpoint is of the old history's lost part (larger than the restored head, at most the
- * lost checkpoint, and that very checkpoint at its size) and not proven consistent. Otherwise, a
+ * lost checkpoint, and that very checkpoint at its size) and not proven consistent, by the
+ * current statement or by an earlier one linked to it statement by statement (each next one made
+ * no earlier and losing a checkpoint past the previous one's re-anchor leaf). Otherwise, a
  * kept checkpoint no larger than the current one is `CONSISTENT` when the proof shows the current
  * extends it, else `FORK`; a larger one is `NOT_NEWEST` (the current is older than what the log
  * signed: a rollback), or `FORK` when a proof given shows the current is no prefix of it, or it
@@ -66,16 +80,20 @@ export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptC
     };
   }
   if (reAnchor && !consistent) {
-    const inLost = kept.size > reAnchor.restoredSize && kept.size <= reAnchor.lostSize;
-    const atLost = kept.size === reAnchor.lostSize;
-    if (inLost && (!atLost || encodeBase64(kept.rootHash) === reAnchor.lostRootHash)) {
+    const chain = [...(input.earlier ?? []), reAnchor];
+    const explained = explainByChain(kept, chain);
+    if (explained !== null && typeof explained === 'object') {
+      const via =
+        explained.length > 1 ? `, then ${explained.length - 1} later re-anchor(s) up to the current history` : '';
+      const [first] = explained as [ReAnchorNotice];
       return {
         kind: 'EXPLAINED_BY_RE_ANCHOR',
-        reason: `the kept checkpoint of ${kept.size} is of the history the operator re-anchored at ${reAnchor.restoredSize} (lost up to ${reAnchor.lostSize}: ${reAnchor.reason})`,
-        reAnchor,
+        reason: `the kept checkpoint of ${kept.size} is of the history the operator re-anchored at ${first.restoredSize} (lost up to ${first.lostSize}: ${first.reason})${via}`,
+        reAnchor: first,
+        chain: explained,
       };
     }
-    if (atLost) {
+    if (explained === 'TWO_ROOTS') {
       return {
         kind: 'FORK',
         reason: `two roots at size ${kept.size} under the log key: the kept one and the lost one the re-anchor statement names`,
@@ -95,4 +113,42 @@ export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptC
       ? `two roots at size ${kept.size} under the log key, and no re-anchor accounts for the kept one`
       : `the kept checkpoint of ${kept.size} and the current one of ${current.size} are two histories, and no re-anchor accounts for the kept one`,
   };
+}
+
+/**
+ * Whether `newer` re-anchored the history `older` began (docs/deployment-log.md, "Re-anchor", "A
+ * chain of re-anchors"): another statement, made no earlier, whose lost checkpoint lies past
+ * `older`'s re-anchor leaf (at index `older.restoredSize`), so in the history `older` started.
+ */
+function linked(older: ReAnchorNotice, newer: ReAnchorNotice): boolean {
+  return (
+    older.statementHash !== newer.statementHash &&
+    newer.timeSeconds >= older.timeSeconds &&
+    newer.lostSize > older.restoredSize
+  );
+}
+
+/**
+ * The statements, from the one whose lost part holds `kept` to the newest, when the chain
+ * (oldest first) is linked from there on; `'TWO_ROOTS'` when none does but one names a lost
+ * checkpoint of `kept`'s size with another root; else `null`. A broken link stops the search:
+ * no statement before it explains anything.
+ */
+function explainByChain(
+  kept: Checkpoint,
+  chain: readonly ReAnchorNotice[],
+): readonly ReAnchorNotice[] | 'TWO_ROOTS' | null {
+  let twoRoots = false;
+  for (let j = chain.length - 1; j >= 0; j -= 1) {
+    const statement = chain[j] as ReAnchorNotice;
+    const next = chain[j + 1];
+    if (next !== undefined && !linked(statement, next)) break;
+    if (kept.size <= statement.restoredSize || kept.size > statement.lostSize) continue;
+    if (kept.size === statement.lostSize && encodeBase64(kept.rootHash) !== statement.lostRootHash) {
+      twoRoots = true;
+      continue;
+    }
+    return chain.slice(j);
+  }
+  return twoRoots ? 'TWO_ROOTS' : null;
 }

@@ -23,6 +23,12 @@ export interface StoredDeploymentHead {
    * (docs/deployment-log.md, "Re-anchor").
    */
   readonly reAnchor?: string | null;
+  /**
+   * The re-anchor statement notes before `reAnchor`, oldest first (each signed by a recovery key and
+   * the log key), carried forward by every append and extended by each re-anchor; absent or empty
+   * before a second re-anchor (docs/deployment-log.md, "Re-anchor", "A chain of re-anchors").
+   */
+  readonly reAnchorChain?: readonly string[] | null;
 }
 
 /** One leaf item: its index, the index root it commits to and the tree nodes it completes (hex, by level). */

@@ -68,7 +68,12 @@ export class FakeLineage {
         inclusion: (await proveInclusion(seq, size, this.tree.nodes)).map(hexOf),
       });
     }
-    return { lineageId: this.lineageId, head: this.head(size), consistency, records };
+    // What a late notice of any seq below the indexed size is checked with (docs/deployment-log.md, "Integration", step 3).
+    const noticedInclusion = new Map<number, string[]>();
+    for (let seq = 0; seq < Math.min(from, size); seq += 1) {
+      noticedInclusion.set(seq, (await proveInclusion(seq, size, this.tree.nodes)).map(hexOf));
+    }
+    return { lineageId: this.lineageId, head: this.head(size), consistency, records, noticedInclusion };
   }
 
   /** The sealer's notice of the run that ended at `size` and began at `from`. */

@@ -202,6 +202,64 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     expect(evidence.Items?.some((i) => i.lineageId?.S === a && i.kind?.S === 'LINEAGE_ROLLBACK')).toBe(true);
   });
 
+  it('a rollback within the interval, the same seqs sealed again and integrated, then the first seal\'s notice late: NOTICE_MISMATCH (docs/deployment-log.md, "Integration", step 3)', async (context: TestContext) => {
+    const notices = new SealedRunNotices();
+    const sealer = sealerWith(notices);
+    const a = testLineageId(`lin-late-${randomUUID()}`);
+    expect(await write(sealer, a, 'r-0')).toEqual(['SEALED']);
+    expect((await notices.integrateRetrying(integrator)).evidence).toEqual([]);
+    const snapshot = await dynamodb.send(
+      new QueryCommand({
+        TableName: stack.TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: Keys.lineage(a) } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(await write(sealer, a, 'r-1')).toEqual(['SEALED']);
+    expect(await write(sealer, a, 'r-2')).toEqual(['SEALED']);
+    const late = notices.take(); // the queue delivers these after the next integration
+    // The table writer puts lineage a back at 1 record before any integration; a cold sealer seals seqs 1-3 again.
+    for (const seq of [1, 2]) {
+      await dynamodb.send(
+        new DeleteItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(a) }, sk: { S: Keys.record(seq) } },
+        }),
+      );
+    }
+    for (const item of snapshot.Items ?? [])
+      await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
+    const cold = sealerWith(notices);
+    for (const id of ['r-1b', 'r-2b', 'r-3b']) expect(await write(cold, a, id)).toEqual(['SEALED']);
+    expect((await notices.integrateRetrying(integrator)).evidence).toEqual([]);
+    expect((await provenHeads([a])).heads.get(a)).toBe(4);
+    notices.pending.push(...late);
+    const report = await notices.integrateRetrying(integrator);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'lineage (whole)',
+        attack:
+          "restore a snapshot within the integration interval; a cold sealer seals the same seqs again, integrated before the first seal's notice arrives (emulator)",
+        reader: 'integrator',
+        expected: 'evidence NOTICE_MISMATCH',
+      },
+      report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated',
+    );
+    expect((await provenHeads([a])).heads.get(a)).toBe(4);
+    const evidence = await dynamodb.send(
+      new QueryCommand({
+        TableName: stack.TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: Keys.deploymentEvidence } },
+        ConsistentRead: true,
+      }),
+    );
+    expect(evidence.Items?.some((i) => i.lineageId?.S === a && i.kind?.S === 'NOTICE_MISMATCH')).toBe(true);
+  });
+
   it('a deleted INDEX# tile item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
     const notices = new SealedRunNotices();
     const sealer = sealerWith(notices);

@@ -130,7 +130,7 @@ afterAll(async () => {
 });
 
 describe('re-anchor after a legitimate restore, on the emulator (docs/deployment-log.md, "Re-anchor")', () => {
-  it('writes, backup, more writes, restore: refused; the operator re-anchors; integration resumes; a cold client sees the statement', async (context: TestContext) => {
+  it('writes, backup, more writes, restore: refused; the operator re-anchors; integration resumes; a cold client sees the statement; a second restore and re-anchor keep the first statement in the chain', async (context: TestContext) => {
     const [a, b] = ['a', 'b'].map((l) => testLineageId(`re-anchor-${l}-${randomUUID()}`)) as [string, string];
     const warm = integrator();
     await seal(a, 'r-0');
@@ -169,6 +169,7 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
     expect((await cold.integrate(batch)).witnessStatus).toBe(200);
     await seal(b, 'r-0b');
     expect((await integrator().integrate(notices.take())).witnessStatus).toBe(200);
+    const backupOfSecond = await scanAll();
     await seal(b, 'r-1b');
     expect((await warm.integrate(notices.take())).witnessStatus).toBe(200);
     expect((await deployment.readHead())?.size).toBe(5);
@@ -200,5 +201,43 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
       })?.reAnchor,
     ).toMatchObject({ restoredSize: 1, lostSize: 3, lostLeaves: 2, reason: REASON });
     expect(await reader.compareKept(keptOld)).toMatchObject({ kind: 'EXPLAINED_BY_RE_ANCHOR' });
+
+    // A second restore, of the re-anchored history (docs/deployment-log.md, "A chain of re-anchors"):
+    // back to 4 leaves while the witness holds 5; the operator re-anchors again.
+    await restore(backupOfSecond);
+    await seal(a, 'r-3c');
+    const secondBatch = notices.take();
+    const second = integrator();
+    await expect(second.integrate(secondBatch)).rejects.toBeInstanceOf(LogStateError);
+    const again = await prepareReAnchor({
+      head: await deployment.readHead(),
+      key: logKey,
+      lost: (await witnessStore.read(stack.LogName)) ?? { size: 0, rootHash: new Uint8Array(32) },
+      reason: 'restored again',
+      nowSeconds: Math.floor(Date.now() / 1000),
+      recovery: testRecoverySigner(),
+    });
+    expect(await createReAnchorHandler(second, fakeLogger())({ reAnchor: again?.note ?? '' })).toMatchObject({
+      ok: true,
+      size: 5,
+    });
+    expect((await second.integrate(secondBatch)).witnessStatus).toBe(200);
+    const head = await deployment.readHead();
+    expect(head?.reAnchorChain).toEqual([notice?.note]);
+    const throughChain = await reader.compareKept(keptOld);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack:
+          'none: a client kept a checkpoint of the history before two successive re-anchors (restore, re-anchor, restore, re-anchor) (emulator)',
+        reader: 'DeploymentChainReader.compareKept',
+        expected: 'EXPLAINED_BY_RE_ANCHOR through 2 statements',
+      },
+      throughChain.kind === 'EXPLAINED_BY_RE_ANCHOR'
+        ? `${throughChain.kind} through ${throughChain.chain.length} statements`
+        : throughChain.kind,
+    );
   });
 });

@@ -154,6 +154,7 @@ from .re_anchor import (
     parse_re_anchor_statement,
     re_anchor_statement_hash,
     re_anchored_leaf,
+    verify_re_anchor_chain,
     verify_re_anchor_statement,
 )
 from .receipt import verify_receipt
@@ -271,6 +272,7 @@ __all__ = [
     "parse_re_anchor_statement",
     "re_anchor_statement_hash",
     "re_anchored_leaf",
+    "verify_re_anchor_chain",
     "verify_re_anchor_statement",
     "verify_deployment_anchor",
     "check_kept_deployment_checkpoint",

@@ -33,6 +33,7 @@ from .index import (
 from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
 from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
 from .log import open_checkpoint, parse_checkpoint_body, parse_signed_note
+from .re_anchor import verify_re_anchor_chain
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 
 __all__ = ["ChainEvidence", "DeploymentChainReader"]
@@ -174,8 +175,9 @@ class DeploymentChainReader:
     def compare_kept(self, kept_note: str) -> KeptCheckpointFinding | str:
         """Compares a deployment checkpoint the caller kept with the published one (the TypeScript
         ``DeploymentChainReader.compareKept``, docs/deployment-log.md, "Re-anchor", "What clients
-        see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` or
-        ``FORK`` (:func:`reseal.check_kept_deployment_checkpoint`).
+        see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` (also
+        through the head's chain of earlier re-anchors, "A chain of re-anchors") or ``FORK``
+        (:func:`reseal.check_kept_deployment_checkpoint`).
 
         :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
             anchor that does not verify, a kept note that is not the log's)
@@ -220,7 +222,9 @@ class DeploymentChainReader:
                 consistency = [range_root([bytes.fromhex(str(hashes[ref])) for ref in group]) for group in groups]
             except (ValueError, TypeError):
                 consistency = []  # a hidden node: the proof fails, and nothing is taken for consistent
-        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency)
+        # The earlier re-anchors, each verified with the log key ("A chain of re-anchors").
+        earlier = verify_re_anchor_chain(head.re_anchor_chain, current.origin, keys) if anchored.re_anchor else []
+        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency, earlier)
 
     def _last_leaf(self, head: StoredDeploymentHead, note: str) -> tuple[bytes, list[bytes]]:
         """The index root of the leaf at ``size − 1`` of the size ``note`` claims, and its inclusion

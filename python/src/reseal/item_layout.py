@@ -678,7 +678,9 @@ class StoredDeploymentHead:
     ``[]`` when unreadable), ``index_root`` (hex, ``''`` when missing), ``published`` (the last
     checkpoint that met the policy, with its cosignatures; ``None`` when missing) and
     ``re_anchor`` (the operator's re-anchor statement note of a restored log, docs/deployment-log.md
-    "Re-anchor"; ``None`` when missing)."""
+    "Re-anchor"; ``None`` when missing) and ``re_anchor_chain`` (the earlier statement notes, oldest
+    first, "A chain of re-anchors": the stored JSON list, its entries unchecked; ``None`` when
+    missing or not a list)."""
 
     size: float | int
     checkpoint: str
@@ -686,6 +688,7 @@ class StoredDeploymentHead:
     index_root: str
     published: str | None
     re_anchor: str | None = None
+    re_anchor_chain: list[Any] | None = None
 
 
 def deployment_head_of(item: Item) -> StoredDeploymentHead:
@@ -699,6 +702,7 @@ def deployment_head_of(item: Item) -> StoredDeploymentHead:
         index_root=read_string(item, "indexRoot") or "",
         published=read_string(item, "published"),
         re_anchor=read_string(item, "reAnchor"),
+        re_anchor_chain=chain if isinstance(chain := read_json(item, "reAnchorChain", None), list) else None,
     )
 
 

@@ -27,16 +27,26 @@ class KeptCheckpointFinding:
     kind: Literal["CONSISTENT", "EXPLAINED_BY_RE_ANCHOR", "FORK"]
     reason: str
     re_anchor: ReAnchorNotice | None = None
+    chain: tuple[ReAnchorNotice, ...] = ()
+    """For ``EXPLAINED_BY_RE_ANCHOR``: the statements from ``re_anchor`` to the current history's,
+    oldest first, each linked to the next ("A chain of re-anchors")."""
 
 
 def check_kept_deployment_checkpoint(
-    kept: Checkpoint, current: Checkpoint, re_anchor: ReAnchorNotice | None, consistency: Sequence[bytes]
+    kept: Checkpoint,
+    current: Checkpoint,
+    re_anchor: ReAnchorNotice | None,
+    consistency: Sequence[bytes],
+    earlier: Sequence[ReAnchorNotice] = (),
 ) -> KeptCheckpointFinding:
     """Compares ``kept`` with ``current`` (both verified with the log key): ``CONSISTENT`` when
     ``consistency`` (RFC 9162, smaller to larger; empty for equal sizes) shows one extends the
     other; else ``EXPLAINED_BY_RE_ANCHOR`` when the current history is re-anchored (``re_anchor``,
     from its verified chain) and the kept checkpoint is larger than the restored head, at most the
-    lost one, and that very checkpoint at its size; else ``FORK``. Never raises."""
+    lost one, and that very checkpoint at its size, by that statement or by one of ``earlier`` (the
+    head's ``reAnchorChain``, oldest first, verified with :func:`reseal.verify_re_anchor_chain`)
+    linked statement by statement to it (docs/deployment-log.md, "A chain of re-anchors"); else
+    ``FORK``. Never raises."""
     if kept.origin != current.origin:
         return KeptCheckpointFinding("FORK", f"the kept checkpoint is of {kept.origin}, not {current.origin}")
     older, newer = (kept, current) if kept.size <= current.size else (current, kept)
@@ -45,14 +55,26 @@ def check_kept_deployment_checkpoint(
             "CONSISTENT", f"the kept checkpoint of {kept.size} and the current one of {current.size} are one history"
         )
     if re_anchor is not None:
-        in_lost = re_anchor.restored_size < kept.size <= re_anchor.lost_size
-        at_lost = kept.size == re_anchor.lost_size
-        if in_lost and (not at_lost or base64.b64encode(kept.root_hash).decode() == re_anchor.lost_root_hash):
+        explained = _explain_by_chain(kept, [*earlier, re_anchor])
+        if isinstance(explained, tuple):
+            first = explained[0]
+            via = (
+                f", then {len(explained) - 1} later re-anchor(s) up to the current history"
+                if len(explained) > 1
+                else ""
+            )
             return KeptCheckpointFinding(
                 "EXPLAINED_BY_RE_ANCHOR",
                 f"the kept checkpoint of {kept.size} is of the history the operator re-anchored at "
-                f"{re_anchor.restored_size} (lost up to {re_anchor.lost_size}: {re_anchor.reason})",
-                re_anchor,
+                f"{first.restored_size} (lost up to {first.lost_size}: {first.reason}){via}",
+                first,
+                explained,
+            )
+        if explained == "TWO_ROOTS":
+            return KeptCheckpointFinding(
+                "FORK",
+                f"two roots at size {kept.size} under the log key: the kept one and the lost one the re-anchor "
+                "statement names",
             )
     if kept.size == current.size and kept.root_hash != current.root_hash:
         return KeptCheckpointFinding(
@@ -63,3 +85,31 @@ def check_kept_deployment_checkpoint(
         f"the kept checkpoint of {kept.size} and the current one of {current.size} are two histories, and no "
         "re-anchor accounts for the kept one",
     )
+
+
+def _linked(older: ReAnchorNotice, newer: ReAnchorNotice) -> bool:
+    """Whether ``newer`` re-anchored the history ``older`` began: another statement, made no
+    earlier, whose lost checkpoint lies past ``older``'s re-anchor leaf."""
+    return (
+        older.statement_hash != newer.statement_hash
+        and newer.time_seconds >= older.time_seconds
+        and newer.lost_size > older.restored_size
+    )
+
+
+def _explain_by_chain(kept: Checkpoint, chain: Sequence[ReAnchorNotice]) -> tuple[ReAnchorNotice, ...] | str | None:
+    """The statements from the one whose lost part holds ``kept`` to the newest, when linked from
+    there on; ``"TWO_ROOTS"`` when none does but one names a lost checkpoint of ``kept``'s size with
+    another root; else ``None``. A broken link stops the search."""
+    two_roots = False
+    for j in range(len(chain) - 1, -1, -1):
+        statement = chain[j]
+        if j + 1 < len(chain) and not _linked(statement, chain[j + 1]):
+            break
+        if not statement.restored_size < kept.size <= statement.lost_size:
+            continue
+        if kept.size == statement.lost_size and base64.b64encode(kept.root_hash).decode() != statement.lost_root_hash:
+            two_roots = True
+            continue
+        return tuple(chain[j:])
+    return "TWO_ROOTS" if two_roots else None

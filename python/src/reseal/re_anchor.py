@@ -28,6 +28,7 @@ __all__ = [
     "re_anchor_statement_hash",
     "re_anchored_leaf",
     "re_anchored_leaf_hash",
+    "verify_re_anchor_chain",
     "verify_re_anchor_statement",
 ]
 
@@ -191,3 +192,21 @@ def verify_re_anchor_statement(
         note=note,
     )
     return statement, notice
+
+
+def verify_re_anchor_chain(stored: object, origin: str, log_keys: Sequence[NoteVerifierKey]) -> list[ReAnchorNotice]:
+    """The earlier re-anchors a deployment head names (its ``reAnchorChain``, docs/deployment-log.md,
+    "Re-anchor", "A chain of re-anchors"), oldest first, each verified as a statement of ``origin``
+    signed by one of ``log_keys`` (the TypeScript ``verifyReAnchorChain``). The list is the table's
+    claim: an entry that is not such a note breaks the chain there, and only the entries after the
+    last broken one are returned. Never raises."""
+    if not isinstance(stored, list):
+        return []
+    chain: list[ReAnchorNotice] = []
+    for note in stored:
+        verified = verify_re_anchor_statement(note, origin, log_keys) if isinstance(note, str) else None
+        if verified is None or isinstance(verified, str):
+            chain.clear()
+        else:
+            chain.append(verified[1])
+    return chain

@@ -581,4 +581,56 @@ describe('integrator over a sealer that signs no lineage checkpoint (docs/deploy
     expect(report.evidence.map((e) => e.kind)).toContain('NOTICE_MISMATCH');
     expect((await s.held(A))?.treeSize).toBe(1);
   });
+
+  it('a rollback within the interval, the same seqs sealed again and integrated, then the first seal\'s notice late: NOTICE_MISMATCH recorded (docs/deployment-log.md, "Integration", step 3)', async (context: TestContext) => {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    await s.write(A, 'r-0');
+    await s.integrate();
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    const late = s.notices.splice(0); // SQS delivers these after the next batch (late, or redelivered)
+    restore();
+    s.coldSealer();
+    for (const id of ['r-1b', 'r-2b', 'r-3b']) await s.write(A, id);
+    const onTime = await s.integrate();
+    expect(onTime.evidence).toEqual([]);
+    expect((await s.held(A))?.treeSize).toBe(4);
+    s.notices.push(...late);
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      row(
+        "restore a snapshot within the integration interval; a cold sealer seals the same seqs again, integrated before the first seal's notice arrives",
+        'evidence NOTICE_MISMATCH',
+      ),
+      report.evidence.map((e) => `evidence ${e.kind}`).join(', ') || 'integrated',
+    );
+    expect(report.checkpoint).toBeNull();
+    expect(s.deployment.evidence.map((e) => e.evidence.kind)).toEqual(['NOTICE_MISMATCH']);
+    expect((await s.held(A))?.treeSize).toBe(4);
+  });
+
+  it('a notice delivered again after its run is integrated changes nothing and raises no evidence; a hidden tree node makes it NOTICE_MISMATCH', async () => {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    const first = [...s.notices];
+    await s.integrate();
+    await s.write(A, 'r-2');
+    s.notices.push(...first);
+    const report = await s.integrate();
+    expect(report.evidence).toEqual([]);
+    expect(report.integrated).toEqual([A]);
+    s.notices.push(...first);
+    const again = await s.integrate();
+    expect(again.evidence).toEqual([]);
+    expect(again.unchanged).toEqual([A]);
+    expect(again.checkpoint).toBeNull();
+    // Every stored node of A's tree hidden: the late notice's seqs are not proven, so not taken as integrated.
+    s.store.nodes.set(A, new Map());
+    s.notices.push(...first);
+    const hidden = await s.integrate();
+    expect(hidden.evidence.map((e) => e.kind)).toEqual(['NOTICE_MISMATCH']);
+  });
 });

@@ -233,6 +233,94 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
     expect(await s.reader.compareKept(restoredHead)).toMatchObject({ kind: 'CONSISTENT' });
   });
 
+  it('a client keeping a checkpoint from before two re-anchors is explained by the chain of statements; a link deleted or forged is a FORK ("A chain of re-anchors")', async (context: TestContext) => {
+    const s = await recoveryStack();
+    const warm = s.integrator();
+    await s.write(A, 'r-0');
+    await warm.integrate(s.notices.splice(0));
+    const backup0 = s.snapshot();
+    await s.write(A, 'r-1');
+    await warm.integrate(s.notices.splice(0));
+    await s.write(A, 'r-2');
+    await warm.integrate(s.notices.splice(0));
+    const keptH0 = s.deployment.head?.published ?? '';
+    // Restore 1: the table back at 1 leaf, the witness at 3; re-anchor A (restored 1, lost 3).
+    backup0();
+    await s.write(A, 'r-1b');
+    const firstBatch = s.notices.splice(0);
+    const first = s.integrator();
+    await expect(first.integrate(firstBatch)).rejects.toBeInstanceOf(LogStateError);
+    const statementA = (await first.reAnchor(await s.statement())).reAnchor;
+    await first.integrate(firstBatch);
+    expect(s.deployment.head?.size).toBe(3);
+    const backup1 = s.snapshot();
+    await s.write(A, 'r-2b');
+    await first.integrate(s.notices.splice(0));
+    const keptH1 = s.deployment.head?.published ?? '';
+    // Restore 2: the table back at 3 leaves of the re-anchored history, the witness at 4; re-anchor B.
+    backup1();
+    await s.write(A, 'r-2c');
+    const secondBatch = s.notices.splice(0);
+    const second = s.integrator();
+    await expect(second.integrate(secondBatch)).rejects.toBeInstanceOf(LogStateError);
+    const statementB = (await second.reAnchor(await s.statement())).reAnchor;
+    expect(statementB).toMatchObject({ restoredSize: 3, lostSize: 4 });
+    await second.integrate(secondBatch);
+    await s.write(B, 'r-0');
+    await s.integrator().integrate(s.notices.splice(0));
+    expect(s.deployment.head?.size).toBe(6);
+    expect(s.deployment.head?.reAnchorChain).toEqual([statementA.note]);
+
+    const kept = await s.reader.compareKept(keptH0);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack:
+          'none: a client kept a checkpoint of the history before two successive re-anchors (restore, re-anchor, restore, re-anchor)',
+        reader: 'DeploymentChainReader.compareKept',
+        expected: 'EXPLAINED_BY_RE_ANCHOR through 2 statements',
+      },
+      kept.kind === 'EXPLAINED_BY_RE_ANCHOR' ? `${kept.kind} through ${kept.chain.length} statements` : kept.kind,
+    );
+    expect(kept).toMatchObject({ reAnchor: { statementHash: statementA.statementHash, lostSize: 3 } });
+    // A checkpoint of the middle history, lost by the second restore: explained by the current statement alone.
+    expect(await s.reader.compareKept(keptH1)).toMatchObject({
+      kind: 'EXPLAINED_BY_RE_ANCHOR',
+      reAnchor: { statementHash: statementB.statementHash },
+      chain: [{ statementHash: statementB.statementHash }],
+    });
+    // The table writer deletes the earlier statement, or puts a note the log did not sign in its place: a FORK.
+    const head = s.deployment.head;
+    if (!head) throw new Error('no head');
+    const operatorOnly = statementA.note.split('\n').slice(0, -2).join('\n').concat('\n');
+    for (const [attack, reAnchorChain] of [
+      ['delete the earlier re-anchor statement from the head item of a twice re-anchored log', null],
+      ['replace the earlier re-anchor statement with one the log key did not sign', [operatorOnly]],
+    ] as const) {
+      s.deployment.head = { ...head, reAnchorChain };
+      const found = await s.reader.compareKept(keptH0);
+      expectGuarantee(
+        context,
+        {
+          section: 'tampering',
+          target: 'deployment log',
+          attack,
+          reader: 'DeploymentChainReader.compareKept',
+          expected: 'FORK',
+        },
+        found.kind,
+      );
+    }
+    s.deployment.head = head;
+    // The next integration carries the chain forward.
+    await s.write(B, 'r-1');
+    await s.integrator().integrate(s.notices.splice(0));
+    expect(s.deployment.head?.reAnchorChain).toEqual([statementA.note]);
+    expect((await s.reader.compareKept(keptH0)).kind).toBe('EXPLAINED_BY_RE_ANCHOR');
+  });
+
   it('a format-2 receipt of the re-anchored history carries the statement and verifies; without it, or with another, it is refused', async (context: TestContext) => {
     const s = await restored();
     const cold = s.integrator();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
+import { CachedIndexNodeStore } from '../../../../shared/index/cached-index-node-store';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { emptyIndexHash } from '../../../../shared/index/index-hashing';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
@@ -14,12 +15,14 @@ import {
   integrate,
   type LineageCandidate,
   readHeldLineages,
+  readHeldLineagesApart,
 } from '../../../../shared/integrator/integrate';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
-import { updatesFor } from '../../../helpers/index-factories';
+import type { IndexNodeStore } from '../../../../shared/ports/index-node-store';
+import { hexOf, updatesFor } from '../../../helpers/index-factories';
 import { FakeLineage } from '../../../helpers/integrator-factories';
 
 const ORIGIN = 'reseal/test-stack';
@@ -287,6 +290,47 @@ describe('integrate (docs/deployment-log.md, "Integration")', () => {
     expect(honest.integrated).toEqual(['lin-a']);
   });
 
+  it('a late notice of seqs already integrated past (rolled back, then sealed again) is NOTICE_MISMATCH, never dropped (docs/deployment-log.md, "Integration", step 3)', async () => {
+    const h = new Harness();
+    const first = new FakeLineage('lin-a').seal();
+    await h.run([first], [first.notice(0)]);
+    first.seal().seal();
+    const late = first.notice(1); // seqs 1 and 2, sealed then rolled back before any integration
+    // The same seqs sealed again with other records, and one more run: the stored head is past the late notice's.
+    const resealed = first.forkAt(1, 'b').seal().seal().seal();
+    const onTime = await h.run([resealed], [resealed.notice(1)]);
+    expect(onTime.evidence).toEqual([]);
+    expect((await h.heldHead('lin-a'))?.treeSize).toBe(4);
+    // The first seal's notice arrives after the second history is integrated: its seqs lie below the indexed size.
+    const alone = await h.run([resealed], [late]);
+    expect(kinds(alone)).toEqual(['lin-a:NOTICE_MISMATCH']);
+    expect(alone.evidence[0]?.reason).toContain('seq 1');
+    // With a later run of the lineage in the same batch: still caught, and the lineage waits at its indexed head.
+    resealed.seal();
+    const mixed = await h.run([resealed], [late, resealed.notice(4)]);
+    expect(kinds(mixed)).toEqual(['lin-a:NOTICE_MISMATCH']);
+    expect((await h.heldHead('lin-a'))?.treeSize).toBe(4);
+  });
+
+  it('a late notice that matches what is integrated is a no-op; one whose proof the table hides is NOTICE_MISMATCH', async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal();
+    await h.run([a], [a.notice(0)]);
+    const redelivered = await h.run([a], [a.notice(0)]);
+    expect(redelivered.evidence).toEqual([]);
+    expect(redelivered.unchanged).toEqual(['lin-a']);
+    expect(redelivered.checkpoint).toBeNull();
+    a.seal();
+    const withNext = await h.run([a], [a.notice(0, 2), a.notice(2)]);
+    expect(withNext.evidence).toEqual([]);
+    expect(withNext.integrated).toEqual(['lin-a']);
+    // The table hides a node of the late seq's proof: not proven, so not taken as matching.
+    const held = await h.heldHead('lin-a');
+    const hidden = (await a.candidate(held)) as Extract<LineageCandidate, { head: unknown }>;
+    const result = await h.run([{ ...hidden, noticedInclusion: new Map([[0, []]]) }], [a.notice(0, 2)]);
+    expect(kinds(result)).toEqual(['lin-a:NOTICE_MISMATCH']);
+  });
+
   it('a head that did not authenticate is HEAD_UNAUTHENTICATED and changes nothing', async () => {
     const h = new Harness();
     const result = await h.run([{ lineageId: 'lin-a', unreadable: 'the checkpoint signature does not verify' }]);
@@ -349,3 +393,54 @@ function entriesOf(l: FakeLineage, size = l.records.length): IndexEntry[] {
     ),
   ];
 }
+
+describe('the warm tile cache and a tile deleted from the table (docs/verifiable-index.md, "Consistency and caching")', () => {
+  const ids = ['lin-a', 'lin-b', 'lin-c'];
+  /** One integration of `lineages` over `store`, as the integrator function runs it (steps 2–4). */
+  async function run(store: IndexNodeStore, previous: DeploymentLogState, lineages: readonly FakeLineage[]) {
+    const { held, missing } = await readHeldLineagesApart(store, previous.indexRoot, ids);
+    const candidates = await Promise.all(
+      lineages.filter((l) => held.has(l.lineageId)).map((l) => l.candidate(held.get(l.lineageId) ?? null)),
+    );
+    const result = await integrate({ store, previous, origin: ORIGIN, candidates, notices: [], held });
+    return { ...result, evidence: [...missing, ...result.evidence] };
+  }
+  const leafOf = (l: FakeLineage, size: number) =>
+    hashIndexNode({ kind: 'leaf', entry: { kind: 'lineage', lineageId: l.lineageId, value: l.head(size) } }).hash;
+
+  it('the warm integrator integrates a lineage below a deleted tile it caches, committing the root a cold one commits once the tile is restored; a tile no update replaces stays missing for every reader without the cache', async () => {
+    const table = new MemoryIndexNodeStore();
+    const warm = new CachedIndexNodeStore(table);
+    const [a, b, c] = ids.map((id) => new FakeLineage(id).seal()) as [FakeLineage, FakeLineage, FakeLineage];
+    const first = await run(warm, emptyDeploymentLogState(), [a, b, c]);
+    const state = first.next?.state as DeploymentLogState;
+    const deleted = [leafOf(a, 1), leafOf(c, 1)];
+    const kept = await table.getTiles(deleted);
+    for (const hash of deleted) table.tamper(hash, undefined);
+    a.seal();
+    b.seal();
+
+    // A cold integrator (no cache) leaves out both lineages below the deleted tiles, with evidence.
+    const cold = await run(table, state, [a, b, c]);
+    expect(kinds(cold).sort()).toEqual(['lin-a:INDEX_NODE_MISSING', 'lin-c:INDEX_NODE_MISSING']);
+    expect(cold.integrated).toEqual(['lin-b']);
+
+    // The warm one reads the tiles' true bytes from memory (each re-hashed against its address): no evidence.
+    const warmRun = await run(warm, state, [a, b, c]);
+    expect(warmRun.evidence).toEqual([]);
+    expect([...warmRun.integrated].sort()).toEqual(['lin-a', 'lin-b']);
+    expect(warmRun.unchanged).toEqual(['lin-c']);
+    // Its root no longer names the tile it replaced: every reader proves lin-a from the table alone.
+    const proven = await proveIndexKey(table, warmRun.indexRoot, { kind: 'lineage', lineageId: 'lin-a' });
+    expect(proven.kind === 'presence' && proven.entry.value).toEqual(a.head(2));
+    // The tile nothing replaced is still named and still missing: readers without the cache are refused.
+    const apart = await readHeldLineagesApart(table, warmRun.indexRoot, ['lin-c']);
+    expect(apart.missing.map((e) => e.kind)).toEqual(['INDEX_NODE_MISSING']);
+
+    // With the tiles restored (the index rebuild), a cold integrator commits the very same root.
+    await table.putTiles(deleted.map((root, i) => ({ root, tile: kept[i] as Uint8Array })));
+    const restored = await run(table, state, [a, b, c]);
+    expect(restored.evidence).toEqual([]);
+    expect(hexOf(restored.indexRoot)).toBe(hexOf(warmRun.indexRoot));
+  });
+});
