@@ -15,6 +15,7 @@ import { isEmptyIndexHash } from '../../shared/index/index-hashing';
 import { type IndexKey, indexKeyPath, pathBit } from '../../shared/index/index-key';
 import { IndexNodeReader } from '../../shared/index/index-node-reader';
 import { checkIndexPresence } from '../../shared/index/index-proof-check';
+import { INDEX_TILE_LEVELS } from '../../shared/index/index-tile';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
@@ -263,8 +264,32 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
   it('a deleted INDEX# tile item leaves out only the lineage whose path crosses it; the others integrate', async (context: TestContext) => {
     const notices = new SealedRunNotices();
     const sealer = sealerWith(notices);
-    const [x, y] = ['x', 'y'].map((l) => testLineageId(`lin-int-node-${l}-${randomUUID()}`)) as [string, string];
-    for (const lineageId of [x, y]) expect(await write(sealer, lineageId, 'r-0')).toEqual(['SEALED']);
+    // The ids are chosen by their key paths, not left to chance (the index is shared by every file,
+    // so its depth varies): x2 shares x's first INDEX_TILE_LEVELS + 1 path bits, so x's path always
+    // crosses a tile below the root tile; none of y's keys starts like x's, so none crosses it.
+    const prefix = (key: IndexKey, bits: number) => {
+      const path = indexKeyPath(key);
+      return Array.from({ length: bits }, (_, depth) => pathBit(path, depth)).join('');
+    };
+    const lineageKey = (lineageId: string): IndexKey => ({ kind: 'lineage', lineageId });
+    const pick = (name: string, fits: (lineageId: string) => boolean): string => {
+      for (;;) {
+        const lineageId = testLineageId(`lin-int-node-${name}-${randomUUID()}`);
+        if (fits(lineageId)) return lineageId;
+      }
+    };
+    const x = pick('x', () => true);
+    const xPrefix = prefix(lineageKey(x), INDEX_TILE_LEVELS + 1);
+    const x2 = pick('x2', (id) => prefix(lineageKey(id), INDEX_TILE_LEVELS + 1) === xPrefix);
+    const y = pick('y', (id) =>
+      [
+        lineageKey(id),
+        ...['r-0', 'r-1'].map((residualId): IndexKey => ({ kind: 'residual', lineageId: id, residualId })),
+      ]
+        .map((key) => prefix(key, INDEX_TILE_LEVELS))
+        .every((p) => p !== xPrefix.slice(0, INDEX_TILE_LEVELS)),
+    );
+    for (const lineageId of [x, x2, y]) expect(await write(sealer, lineageId, 'r-0')).toEqual(['SEALED']);
     const service = integrator();
     expect((await service.integrate(notices.take())).evidence).toEqual([]);
     const root = Buffer.from((await deployment.readHead())?.indexRoot ?? '', 'hex');
