@@ -1,13 +1,22 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { DeltaShape } from '../../../client/shapes/delta-shape';
 import { GuardVerdictShape } from '../../../client/shapes/guard-verdict-shape';
+import { LineageIdShape } from '../../../client/shapes/lineage-id-shape';
+import { LogKeyShape } from '../../../client/shapes/log-key-shape';
 import { ManifestShape } from '../../../client/shapes/manifest-shape';
 import { PolicyShape } from '../../../client/shapes/policy-shape';
+import { StackPinShape } from '../../../client/shapes/stack-pin-shape';
+import { WriterKeyShape } from '../../../client/shapes/writer-key-shape';
+import { formatVerifierKey } from '../../../shared/log/note-key';
 import { SealedDependencyManifestSchema } from '../../../shared/triage/sealed-dependency-manifest';
 import { formatCosignerKey } from '../../../shared/witness/cosigner-key';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { testNoteVerifierKey } from '../../helpers/log-factories';
+import { TEST_GUARD_KEY, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { testCosignerKey } from '../../helpers/witness-factories';
 import { runCli } from './run-cli';
 
@@ -118,5 +127,50 @@ describe('policy --json is reseal.policy/1', () => {
     expect(policy).toMatchObject({ witnessing: 'WITNESSED', maxAgeSeconds: 60 });
     expect(policy.windowSeconds).toBe(60 + policy.intervalSeconds);
     expect(policy.policy).toContain(`witness w1 ${vkey} http://127.0.0.1:9/\nquorum w1\n`);
+  });
+});
+
+describe('the key and stack commands: --json is their shape', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reseal-json-shapes-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writer-key new --json is reseal.writer-key/1; lineage-id --json of that key is reseal.lineage-id/1', async () => {
+    const made = await runCli(['writer-key', 'new', '--out', 'agent.pem', '--json'], { cwd: dir });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const key = expectShape(WriterKeyShape, made.stdout);
+    expect(key).toMatchObject({ format: 'reseal.writer-key/1', keyFile: 'agent.pem' });
+    expect(Buffer.from(key.publicKey, 'base64')).toHaveLength(32);
+    expect(readFileSync(join(dir, 'agent.pem'), 'utf8')).toContain('PRIVATE KEY');
+
+    const id = await runCli(['lineage-id', '--label', 'agent-7', '--writer-key', 'agent.pem', '--json'], { cwd: dir });
+    expect(id.exitCode, id.stderr).toBe(0);
+    const lineage = expectShape(LineageIdShape, id.stdout);
+    expect(lineage).toMatchObject({ format: 'reseal.lineage-id/1', keyId: key.keyId });
+    expect(lineage.lineageId).toMatch(/^agent-7\.[0-9a-f]{32}$/);
+  });
+
+  it('pin --json is reseal.stack-pin/1, and log-key --json of the pinned stack reseal.log-key/1', async () => {
+    const client = {
+      outputs: TEST_CLIENT_OUTPUTS,
+      logKey: async () => TEST_LOG_KEY,
+      guardKey: async () => TEST_GUARD_KEY,
+    };
+    const env = { RESEAL_STACK_FILE: join(dir, 'stack.json') };
+    const pinned = await runCli(['pin', '--json'], { cwd: dir, env, connect: async () => client as never });
+    expect(pinned.exitCode, pinned.stderr).toBe(0);
+    expect(expectShape(StackPinShape, pinned.stdout)).toEqual({
+      format: 'reseal.stack-pin/1',
+      path: join(dir, 'stack.json'),
+      stackName: 'ResealStack',
+      logKey: formatVerifierKey(TEST_LOG_KEY),
+      guardKey: formatVerifierKey(TEST_GUARD_KEY),
+    });
+    const logKey = await runCli(['log-key', '--json'], { cwd: dir, env });
+    expect(logKey.exitCode, logKey.stderr).toBe(0);
+    expect(expectShape(LogKeyShape, logKey.stdout)).toEqual({
+      format: 'reseal.log-key/1',
+      logName: TEST_CLIENT_OUTPUTS.logName,
+      logKey: formatVerifierKey(TEST_LOG_KEY),
+    });
   });
 });
