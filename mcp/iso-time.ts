@@ -1,2 +1,5 @@
-/** A time (ms since the Unix epoch) as ISO 8601 UTC, as every tool answers times. */
-export const isoTime = (ms: number): string => new Date(ms).toISOString();
+/**
+ * The one time helper (client/iso-time.ts), re-exported for the MCP modules that still import it
+ * from here: out-of-range times are shown as `(invalid time <ms>)`, never thrown.
+ */
+export { isoTime } from '../client/iso-time';

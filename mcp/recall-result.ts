@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
 import { recallShape } from '../client/shapes/recall-shape';
@@ -11,7 +12,6 @@ import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolator';
 import { headOf } from './head-of';
-import { isoTime } from './iso-time';
 import type { RecallOutput } from './outputs/recall-output';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import { UNTRUSTED_NOTE } from './outputs/untrusted-note';

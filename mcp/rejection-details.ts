@@ -1,5 +1,5 @@
+import { isoTime } from '../client/iso-time';
 import type { RejectionRecord } from '../shared/ports/lineage-store';
-import { isoTime } from './iso-time';
 
 /** What the agent can do about one rejected variable, by the guard's reason (docs/guard.md). */
 const VARIABLE_ACTIONS: Readonly<Record<string, string>> = {

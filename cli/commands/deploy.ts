@@ -2,13 +2,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { deployShape } from '../../client/shapes/deploy-shape';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { deployEstimate } from '../../shared/cost/deploy-estimate';
 import { PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
 import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
-import { estimateJson, estimateText } from '../format/deploy-estimate';
+import { estimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
 import { monthlyResources } from '../monthly-resources';
 import { connect } from '../online';
@@ -44,7 +45,7 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
       'Deploys the Reseal stack to the AWS account and region of the usual SDK configuration (bootstrapping it first when needed) with the CDK of this repository, then prints the stack outputs, the log key to pin (reseal verify --receipt --log-key), and a cost estimate per million writes and recalls from the bench-measured usage and bench/prices.json. --dry-run synthesizes and estimates with no AWS account. Runs in a clone of the repository.',
     )
     .option('--dry-run', 'synthesize the stack and print the estimate; deploy nothing (no AWS account needed)')
-    .option('--json', 'print the result as JSON (snake_case); the CDK output is not shown')
+    .option('--json', 'print the result as JSON (the reseal.deploy/1 shape, docs/cli.md); the CDK output is not shown')
     .option('--stack <name>', 'CloudFormation stack name', DEFAULT_STACK_NAME)
     .option(
       '-c, --context <KEY=VALUE>',
@@ -112,13 +113,7 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
         const estimate = deployEstimate(prices, await monthlyResources(join(out, 'ResealStack.template.json')));
         if (options.json) {
           ctx.io.stdout(
-            jsonText({
-              stack: options.stack,
-              dry_run: options.dryRun === true,
-              outputs,
-              log_key: logKey,
-              estimate: estimateJson(estimate),
-            }),
+            jsonText(deployShape({ stack: options.stack, dryRun: options.dryRun === true, outputs, logKey, estimate })),
           );
           return;
         }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { destroyShape } from '../../client/shapes/destroy-shape';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
@@ -27,7 +28,7 @@ export function registerDestroy(program: Command, ctx: CommandContext): void {
       'Deletes the Reseal stack with the CDK of this repository. The lineage table and its records are deleted with it (unless deployed with -c removalPolicy=retain), and the KMS keys are scheduled for deletion: records sealed under them can no longer be verified. Give --yes to confirm. Runs in a clone of the repository.',
     )
     .option('--yes', 'confirm: delete the stack and what it holds')
-    .option('--json', 'print the result as JSON; the CDK output is not shown')
+    .option('--json', 'print the result as JSON (the reseal.destroy/1 shape, docs/cli.md); the CDK output is not shown')
     .option('--stack <name>', 'CloudFormation stack name', DEFAULT_STACK_NAME)
     .action(async (options: DestroyOptions) => {
       if (!options.yes) {
@@ -44,8 +45,6 @@ export function registerDestroy(program: Command, ctx: CommandContext): void {
         ['destroy', 'ResealStack', '--force', '--no-notices', ...stackContext(options.stack)],
         { quiet, env: { ...ctx.io.env, CDK_DISABLE_VERSION_CHECK: '1' } as NodeJS.ProcessEnv },
       );
-      ctx.io.stdout(
-        options.json ? jsonText({ stack: options.stack, destroyed: true }) : `stack ${options.stack}: destroyed\n`,
-      );
+      ctx.io.stdout(options.json ? jsonText(destroyShape(options.stack)) : `stack ${options.stack}: destroyed\n`);
     });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { guardVerdictShape } from '../../client/shapes/guard-verdict-shape';
 import {
   DEFAULT_MAX_RECEIPT_AGE_SECONDS,
   MAX_RECEIPT_AGE_LIMIT_SECONDS,
@@ -9,7 +10,7 @@ import { parseWriteRequest } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { writeVerdictJson, writeVerdictText } from '../format/write-verdict';
+import { writeVerdictText } from '../format/write-verdict';
 import { integerOption } from '../integer-option';
 import { readJsonFile, validateFileContent } from '../read-input';
 
@@ -33,7 +34,7 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
       'Runs the stale-state guard on a residual write request (the body an agent sends to SQS) and prints the verdict.',
     )
     .requiredOption('--request <REQUEST.json>', 'residual write request (camelCase JSON, formatVersion 1)')
-    .option('--json', 'print the verdict as JSON (snake_case)')
+    .option('--json', 'print the verdict as JSON (the reseal.guard-verdict/1 shape, docs/cli.md)')
     .option('--now-ms <ms>', 'the guard\'s "now", ms since the Unix epoch (default: the clock)', integerOption)
     .option(
       '--max-receipt-age-seconds <s>',
@@ -64,7 +65,7 @@ export function registerGuard(program: Command, ctx: CommandContext): void {
       );
       const { authority } = request;
       ctx.io.stdout(
-        options.json ? jsonText(writeVerdictJson(verdict, authority)) : writeVerdictText(verdict, authority),
+        options.json ? jsonText(guardVerdictShape(verdict, authority)) : writeVerdictText(verdict, authority),
       );
       ctx.exit(verdict.isSafe ? ExitCode.OK : ExitCode.ACTION_NEEDED);
     });

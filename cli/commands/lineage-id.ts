@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { lineageIdShape } from '../../client/shapes/lineage-id-shape';
 import { soleWriterLineageId } from '../../client/sole-writer-policy';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
@@ -23,12 +24,12 @@ export function registerLineageId(program: Command, ctx: CommandContext): void {
     .requiredOption('--label <L>', 'the lineage label (1–167 characters of the identifier alphabet)')
     .option(...WRITER_KEY_OPTION)
     .option(...WRITER_KMS_KEY_OPTION)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option('--json', 'print the result as JSON (the reseal.lineage-id/1 shape, docs/cli.md)')
     .action(async (options: WriterKeyOptions & { readonly label: string; readonly json?: boolean }) => {
       const writer = await writerSignerFrom(ctx.io, options);
       if (!writer) throw new BadInputError('give the writer key: --writer-key, --writer-kms-key or $RESEAL_WRITER_KEY');
       const lineageId = soleWriterLineageId(options.label, writer);
-      ctx.io.stdout(options.json ? jsonText({ lineage_id: lineageId, key_id: writer.keyId }) : `${lineageId}\n`);
+      ctx.io.stdout(options.json ? jsonText(lineageIdShape(lineageId, writer.keyId)) : `${lineageId}\n`);
       ctx.exit(ExitCode.OK);
     });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { logKeyShape } from '../../client/shapes/log-key-shape';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
@@ -14,12 +15,12 @@ export function registerLogKey(program: Command, ctx: CommandContext): void {
   program
     .command('log-key')
     .summary("print the stack's log verifier key (to check receipts and checkpoints offline) (online)")
-    .option('--json', 'print the key as JSON (snake_case)')
+    .option('--json', 'print the key as JSON (the reseal.log-key/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: { json?: boolean; stack: string }) => {
       const client = await connect(ctx.io, options.stack);
       const key = formatVerifierKey(await client.logKey());
-      ctx.io.stdout(options.json ? jsonText({ log_name: client.outputs.logName, log_key: key }) : `${key}\n`);
+      ctx.io.stdout(options.json ? jsonText(logKeyShape(client.outputs.logName, key)) : `${key}\n`);
       ctx.exit(ExitCode.OK);
     });
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { manifestShape } from '../../client/shapes/manifest-shape';
 import { InvalidInputError } from '../../shared/errors';
 import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { buildManifest } from '../../shared/triage/build-manifest';
@@ -22,12 +23,14 @@ interface ManifestOptions {
   readonly structural: string;
   readonly structuralAbsent: string;
   readonly claims: string;
+  readonly json?: boolean;
 }
 
 /**
  * `reseal manifest`: builds the sealed dependency manifest (docs/triage.md, "The four recorded elements") from
  * a baseline environment, the structural keys and each claim's causal keys, and prints it as
- * camelCase JSON (the wire format `triage --manifest` and a write request take). Keys declared
+ * camelCase JSON (the wire format `triage --manifest` and a write request take); `--json` wraps it
+ * in the `reseal.manifest/1` shape every `--json` output is tagged with. Keys declared
  * absent (`--structural-absent`, a claim's `absentKeys`) make it a format-2 manifest
  * (docs/triage.md, "Keys declared absent").
  */
@@ -52,9 +55,10 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
       '--claims <CLAIMS.json>',
       'claim id to causal keys: { "claim-id": ["KEY", ...] | { "causalKeys": [...], "absentKeys": [...] }, ... }',
     )
+    .option('--json', 'print the manifest in the reseal.manifest/1 shape (docs/cli.md): { format, manifest }')
     .action(async (options: ManifestOptions) => {
-      // No --json: the manifest is always JSON on stdout, and the status line only ever on a terminal's stderr.
-      const status = statusLine(ctx.io);
+      // The status line only ever on a terminal's stderr, and never with --json.
+      const status = statusLine(ctx.io, { quiet: options.json });
       const env = await readEnvSnapshotFile(ctx.io, options.env, status);
       const claims = await readSchemaFile(ctx.io, options.claims, ClaimsFile, 'claim dependency map');
       const structuralKeys = commaList(options.structural);
@@ -69,7 +73,7 @@ export function registerManifest(program: Command, ctx: CommandContext): void {
       } finally {
         status.finish();
       }
-      ctx.io.stdout(jsonText(manifest));
+      ctx.io.stdout(jsonText(options.json ? manifestShape(manifest) : manifest));
       ctx.exit(ExitCode.OK);
     });
 }

@@ -1,6 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { stackPinShape } from '../../client/shapes/stack-pin-shape';
 import { STACK_PIN_ENV, stackPinOf } from '../../client/stack-pin';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
@@ -23,7 +24,7 @@ export function registerPin(program: Command, ctx: CommandContext): void {
     .description(
       `Reads the stack's outputs and its log and guard verifier keys once and writes them to ${'$'}${STACK_PIN_ENV}, else .reseal/stack.json. publish, recall, export, log-key, verify --lineage and inspect --lineage then use the file and never call DescribeStacks or GetPublicKey; a checkpoint that does not verify under the pinned key is reported, never re-checked with a fresh key. Run it again after redeploying the stack with new keys.`,
     )
-    .option('--json', 'print what was pinned as JSON (snake_case)')
+    .option('--json', 'print what was pinned as JSON (the reseal.stack-pin/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: { json?: boolean; stack: string }) => {
       const { path } = stackPinPath(ctx.io);
@@ -45,7 +46,7 @@ export function registerPin(program: Command, ctx: CommandContext): void {
       }
       ctx.io.stdout(
         options.json
-          ? jsonText({ path, stack_name: pin.stackName, log_key: pin.logKey, guard_key: pin.guardKey })
+          ? jsonText(stackPinShape(path, pin))
           : `pinned stack ${pin.stackName} in ${path}\nlog key:   ${pin.logKey}\nguard key: ${pin.guardKey}\n`,
       );
       ctx.exit(ExitCode.OK);

@@ -5,6 +5,7 @@ import {
   defaultPolicyText,
   freshnessPolicy,
 } from '../../client/freshness-policy';
+import { policyShape } from '../../client/shapes/policy-shape';
 import { InvalidInputError } from '../../shared/errors';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
@@ -40,7 +41,7 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
       integerOption,
       DEFAULT_MAX_AGE_SECONDS,
     )
-    .option('--json', 'print the policy and its settings as JSON (snake_case)')
+    .option('--json', 'print the policy and its settings as JSON (the reseal.policy/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: PolicyOptions) => {
       if ((options.witnessVkey === undefined) !== (options.witnessUrl === undefined)) {
@@ -60,15 +61,7 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
         throw new BadInputError(`policy: ${error.message}`, { cause: error });
       }
       if (options.json) {
-        ctx.io.stdout(
-          jsonText({
-            policy: policy.text,
-            witnessing: policy.witnessing,
-            max_age_seconds: policy.maxAgeSeconds,
-            interval_seconds: policy.intervalSeconds,
-            window_seconds: policy.windowSeconds,
-          }),
-        );
+        ctx.io.stdout(jsonText(policyShape(policy)));
       } else {
         ctx.io.stdout(policy.text);
         if (policy.witnessing === 'UNWITNESSED') ctx.io.stderr(`${UNWITNESSED_NOTE}\n`);

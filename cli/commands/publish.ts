@@ -17,12 +17,16 @@ import { integerOption } from '../integer-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readSchemaFile } from '../read-input';
+import { formerTimeoutOption, timeoutMs, timeoutSecondsOption } from '../timeout-option';
 import {
   WRITER_KEY_OPTION,
   WRITER_KMS_KEY_OPTION,
   type WriterKeyOptions,
   writerSignerFrom,
 } from '../writer-key-option';
+
+/** `publish --timeout`, seconds: the former name of `--timeout-seconds`. */
+const FORMER_TIMEOUT = { flag: '--timeout', unitMs: 1000 } as const;
 
 /** A request file: signed, or unsigned for the client to sign with the writer key given. */
 const PublishRequestSchema = ResidualWriteRequestSchema.partial({ writer: true });
@@ -33,7 +37,9 @@ interface PublishOptions extends WriterKeyOptions {
   readonly request: string;
   readonly wait?: boolean;
   /** Seconds to wait for the outcome with `--wait`. */
-  readonly timeout: number;
+  readonly timeoutSeconds?: number;
+  /** The former name of `--timeout-seconds` (seconds too). */
+  readonly timeout?: number;
   readonly json?: boolean;
   readonly stack: string;
   readonly policy?: string;
@@ -57,13 +63,16 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
       '--wait',
       'wait until the write is sealed and PROVEN through the deployment log, rejected or in conflict (exit 0, 10, 10; 3 when only sealed, SEALED_AWAITING_INTEGRATION, at the timeout; 20 when the deployment chain refutes it or its seal is proven with its marker hidden; 1 when nothing came)',
     )
-    .option('--timeout <s>', 'with --wait: seconds to wait for the outcome', integerOption, 60)
+    .addOption(timeoutSecondsOption('with --wait: how long to wait for the outcome'))
+    .addOption(formerTimeoutOption(FORMER_TIMEOUT))
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
     .option(...MAX_AGE_OPTION, integerOption)
     .option('--json', 'print the result as JSON (with --wait: the reseal.write-outcome/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
+      // Checked before anything is sent: both names of the timeout is bad input.
+      const waitMs = timeoutMs(ctx.io, options.timeoutSeconds, FORMER_TIMEOUT, options.timeout);
       const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
       const writer = await writerSignerFrom(ctx.io, options);
       const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
@@ -86,7 +95,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
         return;
       }
       if (!options.json) ctx.io.stdout(published);
-      await waitAndReport(ctx, client, request, publish, out, options);
+      await waitAndReport(ctx, client, request, publish, out, { ...options, waitMs });
     });
 }
 
@@ -97,8 +106,9 @@ async function waitAndReport(
   request: ResidualWriteRequest,
   publish: PublishedWrite,
   publishedJson: { readonly messageId: string },
-  options: PublishOptions,
+  options: PublishOptions & { readonly waitMs: number },
 ): Promise<void> {
+  const waitedSeconds = options.waitMs / 1000;
   let outcome: WriteOutcome;
   try {
     // Only this publish's outcome: a seal of this request's content, or a refusal recorded since;
@@ -106,17 +116,17 @@ async function waitAndReport(
     outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
       request,
       sinceMs: publishWaitSince(publish),
-      timeoutMs: options.timeout * 1000,
+      timeoutMs: options.waitMs,
       untilProven: true,
     });
   } catch (error) {
     if (error instanceof TimeoutError) {
       if (options.json) {
-        const timeout = writeTimeoutShape(request.lineageId, request.residualId, options.timeout);
+        const timeout = writeTimeoutShape(request.lineageId, request.residualId, waitedSeconds);
         ctx.io.stdout(jsonText({ ...timeout, messageId: publishedJson.messageId }));
       }
       throw new CliError(
-        `no outcome for ${request.residualId} after ${options.timeout} s: the write may still be in flight, ` +
+        `no outcome for ${request.residualId} after ${waitedSeconds} s: the write may still be in flight, ` +
           'or its outcome may have been deleted from the table (the ResidualSealed or ResidualRejected event ' +
           `on the stack's bus carries it too; see reseal inspect --lineage ${request.lineageId})`,
         ExitCode.UNEXPECTED,
@@ -143,7 +153,7 @@ async function waitAndReport(
         })
       : writeOutcomeText(outcome),
   );
-  const hint = sealedFreshnessHint(outcome, options.timeout);
+  const hint = sealedFreshnessHint(outcome, waitedSeconds);
   if (hint) ctx.io.stderr(`${escapedText(hint)}\n`);
   ctx.exit(writeOutcomeExitCode(outcome));
 }
@@ -152,7 +162,7 @@ export function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: numbe
   if (outcome.kind !== 'SEALED' || !outcome.freshness) return null;
   switch (outcome.freshness.state) {
     case 'SEALED_AWAITING_INTEGRATION':
-      return `sealed, awaiting integration: the write is sealed in its signed lineage checkpoint, but not yet proven through the deployment log after ${timeoutSeconds} s (${outcome.freshness.reason}); wait longer (--timeout), or check the integrator`;
+      return `sealed, awaiting integration: the write is sealed in its signed lineage checkpoint, but not yet proven through the deployment log after ${timeoutSeconds} s (${outcome.freshness.reason}); wait longer (--timeout-seconds), or check the integrator`;
     case 'INCONSISTENT':
     case 'REFUSED':
       return `tamper risk: the deployment log does not prove this write (${outcome.freshness.state}): ${outcome.freshness.reason}; do not rely on it`;

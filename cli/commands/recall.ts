@@ -16,6 +16,7 @@ import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-optio
 import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { recallExitCode, recallRefusalHint } from '../recall-exit';
 import { statusLine } from '../status-line';
+import { formerTimeoutOption, timeoutMs, timeoutSecondsOption } from '../timeout-option';
 
 interface RecallOptions {
   readonly checkpointStore?: string;
@@ -26,12 +27,17 @@ interface RecallOptions {
   readonly checkpoint?: TrustedHead;
   readonly requestId?: string;
   readonly wait: boolean;
-  readonly timeoutMs: number;
+  readonly timeoutSeconds?: number;
+  /** The former name of `--timeout-seconds`, in milliseconds. */
+  readonly timeoutMs?: number;
   readonly json?: boolean;
   readonly stack: string;
   readonly policy?: string;
   readonly maxAge?: number;
 }
+
+/** `recall --timeout-ms`, milliseconds: the former name of `--timeout-seconds`. */
+const FORMER_TIMEOUT = { flag: '--timeout-ms', unitMs: 1 } as const;
 
 /** `reseal recall`: puts a RecallRequested event and (by default) waits for the triage report. */
 export function registerRecall(program: Command, ctx: CommandContext): void {
@@ -39,7 +45,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .command('recall')
     .summary('request a recall (triage) of a stored record and wait for the report (online)')
     .description(
-      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-ms. The deployment log adds freshness (docs/deployment-log.md, "Clients"): PROVEN, SEALED_AWAITING_INTEGRATION, or a NOT_FOUND proven ABSENT; a latest answer older than the head the index holds (not the newest), or a residual id the index maps but the table hides, exits 20.',
+      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-seconds. The deployment log adds freshness (docs/deployment-log.md, "Clients"): PROVEN, SEALED_AWAITING_INTEGRATION, or a NOT_FOUND proven ABSENT; a latest answer older than the head the index holds (not the newest), or a residual id the index maps but the table hides, exits 20.',
     )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
@@ -48,16 +54,21 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
     .option('--request-id <id>', 'request id (default: generated)')
     .option('--no-wait', 'print the request id and return without waiting')
-    .option('--timeout-ms <ms>', 'how long to wait for the report', integerOption, 60_000)
+    .addOption(timeoutSecondsOption('how long to wait for the report'))
+    .addOption(formerTimeoutOption(FORMER_TIMEOUT))
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
     .option(...MAX_AGE_OPTION, integerOption)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option(
+      '--json',
+      'print the result as JSON (the reseal.recall/1 shape, docs/cli.md; with --no-wait: { requestId })',
+    )
     .option(...STACK_OPTION)
     .action(async (options: RecallOptions) => {
       if (options.seq !== undefined && options.residualId !== undefined) {
         throw new BadInputError('recall: give at most one of --seq and --residual-id');
       }
+      const waitMs = timeoutMs(ctx.io, options.timeoutSeconds, FORMER_TIMEOUT, options.timeoutMs);
       const status = statusLine(ctx.io, { quiet: options.json });
       const currentEnv = await readEnvSnapshotFile(ctx.io, options.env, status);
       status.finish();
@@ -81,7 +92,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       };
       if (!options.wait) {
         const requestId = await client.requestRecall(request);
-        ctx.io.stdout(options.json ? jsonText({ request_id: requestId }) : `requested recall ${requestId}\n`);
+        ctx.io.stdout(options.json ? jsonText({ requestId }) : `requested recall ${requestId}\n`);
         ctx.exit(ExitCode.OK);
         return;
       }
@@ -89,8 +100,8 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       // report is never acted on as is (docs/verifiable-log.md, "Recall").
       const recall = await awaitRecallReport(
         request.requestId ?? 'the recall',
-        options.timeoutMs,
-        client.recall(request, { timeoutMs: options.timeoutMs }),
+        waitMs,
+        client.recall(request, { timeoutMs: waitMs }),
       );
       ctx.io.stdout(options.json ? jsonText(recallJson(recall)) : recallText(recall));
       const hint = recallRefusalHint(recall);

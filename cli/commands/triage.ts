@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { deltaShape } from '../../client/shapes/delta-shape';
 import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { parseInput } from '../../shared/schemas/parse';
 import { markValidated } from '../../shared/schemas/validated';
@@ -11,7 +12,7 @@ import {
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { triageReportJson, triageReportText } from '../format/triage-report';
+import { triageReportText } from '../format/triage-report';
 import { megabytes } from '../megabytes';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-input';
@@ -46,7 +47,7 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
     )
     .requiredOption('--manifest <MANIFEST.json>', 'sealed dependency manifest (as `reseal manifest` prints it)')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
-    .option('--json', 'print the report as JSON (snake_case)')
+    .option('--json', 'print the report as JSON (the reseal.delta/1 shape, docs/cli.md)')
     .action(async (options: TriageOptions) => {
       const status = statusLine(ctx.io, { quiet: options.json });
       const rawManifest = await readJsonFile(ctx.io, options.manifest, MANIFEST, {
@@ -67,7 +68,7 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
       // What is left after both files parsed is the manifest's self-consistency (its seal).
       const report = validateFileContent(options.manifest, MANIFEST, () => isolateValidatedDelta(manifest, env));
       status.finish();
-      ctx.io.stdout(options.json ? jsonText(triageReportJson(report)) : triageReportText(report));
+      ctx.io.stdout(options.json ? jsonText(deltaShape(report)) : triageReportText(report));
       ctx.exit(deltaExitCode(report.verdict));
     });
 }

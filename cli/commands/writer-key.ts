@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { writerKeyShape } from '../../client/shapes/writer-key-shape';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
@@ -21,7 +22,7 @@ export function registerWriterKey(program: Command, ctx: CommandContext): void {
     .command('new')
     .summary('make a fresh Ed25519 writer key (PKCS #8 PEM, mode 0600)')
     .requiredOption('--out <FILE>', 'where to write the private key (refused when the file exists)')
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option('--json', 'print the result as JSON (the reseal.writer-key/1 shape, docs/cli.md)')
     .action(async (options: { readonly out: string; readonly json?: boolean }) => {
       const full = resolve(ctx.io.cwd, options.out);
       const { signer, pem } = LocalWriterSigner.generate(keyIdOfFile(full));
@@ -30,10 +31,9 @@ export function registerWriterKey(program: Command, ctx: CommandContext): void {
       } catch (error) {
         throw new BadInputError(`cannot write writer key ${options.out}: ${(error as Error).message}`);
       }
-      const out = { key_file: options.out, key_id: signer.keyId, public_key: signer.publicKey };
       ctx.io.stdout(
         options.json
-          ? jsonText(out)
+          ? jsonText(writerKeyShape(options.out, signer))
           : fieldLines([
               ['writer key', options.out],
               ['key id', signer.keyId],

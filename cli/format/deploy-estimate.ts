@@ -22,21 +22,3 @@ export function estimateText(estimate: DeployEstimate): string {
     `  prices: bench/prices.json (${estimate.priceSources.join(', ')})`,
   ].join('\n');
 }
-
-/** The cost estimate for `--json` (snake_case, dollars). */
-export function estimateJson(estimate: DeployEstimate) {
-  const lines = (cost: CostBreakdown) =>
-    cost.lines.map((l) => ({ dimension: l.dimension, units: l.units, usd: l.usd }));
-  return {
-    region: estimate.region,
-    price_dates: estimate.priceDates,
-    price_sources: estimate.priceSources,
-    usage_source: estimate.usageSource,
-    usd_per_million_writes: estimate.write.usdPerMillion,
-    usd_per_million_recalls: estimate.recall.usdPerMillion,
-    usd_per_month_fixed: estimate.monthly.usdPerMonth,
-    write_lines: lines(estimate.write),
-    recall_lines: lines(estimate.recall),
-    monthly_lines: estimate.monthly.lines.map((l) => ({ dimension: l.dimension, units: l.units, usd: l.usd })),
-  };
-}

@@ -3,24 +3,6 @@ import type { WriteVerdict } from '../../shared/guard/verdict';
 import { Authority } from '../../shared/schemas/primitives';
 import { fieldLines } from './field-lines';
 
-/**
- * The guard's write verdict for `--json`: snake_case keys (`is_safe`,
- * `rejected_variables`, `verdict_digest`), plus `request_violations`, the write's `authority` and
- * `operational_authority` (`false` for `INFORMATIONAL_ONLY` and `HISTORICAL_ATTRIBUTION`: a safe
- * verdict lets such a record be written, never acted on as current truth; docs/guard.md,
- * "HISTORICAL_ATTRIBUTION and operational authority"). Stable: fields are only ever added.
- */
-export function writeVerdictJson(verdict: WriteVerdict, authority: Authority) {
-  return {
-    is_safe: verdict.isSafe,
-    authority,
-    operational_authority: authority === Authority.OPERATIONAL,
-    rejected_variables: verdict.rejectedVariables.map((r) => ({ name: r.name, reason: r.reason, detail: r.detail })),
-    request_violations: verdict.requestViolations.map((v) => ({ field: v.field, reason: v.reason, detail: v.detail })),
-    verdict_digest: verdict.verdictDigest,
-  };
-}
-
 /** What a write of each authority other than `OPERATIONAL` is, for the `authority:` line. */
 const NO_OPERATIONAL_AUTHORITY: Readonly<Record<Exclude<Authority, 'OPERATIONAL'>, string>> = {
   HISTORICAL_ATTRIBUTION:

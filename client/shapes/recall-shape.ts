@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { RefusalCode } from '../../shared/pipeline/messages';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { DeltaVerdict } from '../../shared/triage/delta-isolator';
 import { isoTime } from '../iso-time';
 import { untrustedRecallText } from '../untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../verified-recall';
 import { writtenByProven } from '../written-by';
+import { DeltaShape, deltaShape } from './delta-shape';
 import { FreshnessShape, freshnessShape } from './freshness-shape';
 import { WrittenByOutput, writtenByOutput } from './written-by-shape';
 
@@ -20,20 +20,6 @@ export const RecallVerificationShape = z.object({
   firstFailure: z
     .object({ seq: NonNegativeInt.nullable(), verdict: z.enum(VerificationVerdict), reason: z.string() })
     .nullable(),
-});
-
-/** The delta the client recomputed from the proven record and the environment now (docs/triage.md, "The report"). */
-export const RecallDeltaShape = z.object({
-  verdict: z.enum(DeltaVerdict),
-  sealIntact: z.boolean(),
-  changed: z.array(z.string()),
-  vanished: z.array(z.string()),
-  appeared: z.array(z.string()),
-  structuralDrift: z.array(z.string()),
-  unattributedKeys: z.array(z.string()),
-  retainedClaims: z.array(z.string()),
-  invalidatedClaims: z.array(z.string()),
-  reason: z.string(),
 });
 
 /**
@@ -64,7 +50,8 @@ export const RecallShape = z.object({
   verification: RecallVerificationShape.nullable(),
   /** Who found a record not intact: `client`, `triage` (the client could not prove it either), else `null`. */
   detectedBy: z.enum(['client', 'triage']).nullable(),
-  delta: RecallDeltaShape.nullable(),
+  /** The delta the client recomputed from the proven record and the environment now: the {@link DeltaShape} `reseal triage --json` prints. */
+  delta: DeltaShape.nullable(),
   refusalCode: z.enum(RefusalCode).nullable(),
   refusalReason: z.string().nullable(),
   /** When triage answered (ISO 8601 UTC, from the stored answer: diagnostic). */
@@ -139,7 +126,6 @@ export function recallVerification(recall: VerifiedRecall): z.infer<typeof Recal
 export function recallShape(recall: VerifiedRecall, untrustedNote: string): RecallShape {
   const shown = shownRecallRecord(recall);
   const text = untrustedRecallText(recall);
-  const { delta } = recall;
   return {
     format: RECALL_FORMAT,
     requestId: recall.requestId,
@@ -151,18 +137,7 @@ export function recallShape(recall: VerifiedRecall, untrustedNote: string): Reca
     outcome: recall.end === RecallEnd.TRIAGED ? 'TRIAGED' : 'REFUSED',
     verification: recallVerification(recall),
     detectedBy: recall.detectedBy,
-    delta: delta && {
-      verdict: delta.verdict,
-      sealIntact: delta.sealIntact,
-      changed: delta.driftedKeys.changed,
-      vanished: delta.driftedKeys.vanished,
-      appeared: delta.driftedKeys.appeared,
-      structuralDrift: delta.structuralDrift,
-      unattributedKeys: delta.unattributedKeys,
-      retainedClaims: delta.retainedClaims,
-      invalidatedClaims: delta.invalidatedClaims,
-      reason: delta.reason,
-    },
+    delta: recall.delta && deltaShape(recall.delta),
     refusalCode: recallRefusalCode(recall),
     // The client's reason, with the stored answer's words it quotes redacted when unproven.
     refusalReason: recall.end === RecallEnd.TRIAGED ? null : text.reason,

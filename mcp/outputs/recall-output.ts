@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { DeltaShape } from '../../client/shapes/delta-shape';
 import { HeadOutput } from '../../client/shapes/head-output';
 import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output';
-import { RecallDeltaShape, RecallShape, RecallVerificationShape } from '../../client/shapes/recall-shape';
+import { RecallShape, RecallVerificationShape } from '../../client/shapes/recall-shape';
 import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { WrittenByOutput } from '../../client/shapes/written-by-shape';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
@@ -47,7 +48,7 @@ export const RecallOutput = RecallShape.extend({
     /** The caller's `checkpoint`, checked against the signed log here (`null`: none given). */
     callerCheckpoint: HeadOutput.nullable(),
   }),
-  delta: RecallDeltaShape,
+  delta: DeltaShape,
   keptClaims: z.array(KeptClaimOutput),
   reprobeClaims: z.array(ReprobeClaimOutput),
   /** The record's payload outside its claims (`payload.data`, or the whole payload of another layout). */

@@ -283,8 +283,8 @@ export const recallCli: Reader = {
       '--env',
       'env.json',
       '--json',
-      '--timeout-ms',
-      String(CLI_TIMEOUT_S * 1000),
+      '--timeout-seconds',
+      String(CLI_TIMEOUT_S),
       ...storeArgs(withCheckpoint),
     ];
     return outcome(
@@ -304,7 +304,7 @@ export const publishWaitCli: Reader = {
       '--request',
       'write.json',
       '--wait',
-      '--timeout',
+      '--timeout-seconds',
       String(CLI_TIMEOUT_S),
       '--json',
       ...storeArgs(withCheckpoint),

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeployShape } from '../../client/shapes/deploy-shape';
 import { runCli } from '../unit/cli/run-cli';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -32,14 +33,23 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     const result = await runCli(['deploy', '--dry-run', '--json'], { cwd: ROOT, env });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    const out = JSON.parse(result.stdout);
-    expect(out).toMatchObject({ stack: 'ResealStack', dry_run: true, outputs: null, log_key: null });
-    expect(out.estimate.price_dates).toEqual(['2026-12-05']);
-    expect(out.estimate.usd_per_million_writes).toBeGreaterThan(0);
-    expect(out.estimate.usd_per_million_recalls).toBeGreaterThan(0);
+    // The reseal.deploy/1 shape (docs/cli.md, "One shape per concept"), nothing outside it.
+    const printed = JSON.parse(result.stdout);
+    const out = DeployShape.parse(printed);
+    expect(out).toEqual(printed);
+    expect(out).toMatchObject({
+      format: 'reseal.deploy/1',
+      stack: 'ResealStack',
+      dryRun: true,
+      outputs: null,
+      logKey: null,
+    });
+    expect(out.estimate.priceDates).toEqual(['2026-12-05']);
+    expect(out.estimate.usdPerMillionWrites).toBeGreaterThan(0);
+    expect(out.estimate.usdPerMillionRecalls).toBeGreaterThan(0);
     // Counted in the synthesized template: the MAC key, the log key, the guard key; four alarms
     // (the dead-letter queues of residual-writes, seal-requests and integration, and triage's).
-    expect(out.estimate.monthly_lines).toEqual([
+    expect(out.estimate.monthlyLines).toEqual([
       { dimension: 'kmsKeyMonth', units: 3, usd: 3 },
       { dimension: 'cloudWatchAlarmMonth', units: 4, usd: expect.closeTo(0.4, 6) },
     ]);

@@ -58,7 +58,7 @@ async function recallCli(lineageId: string, recall: RecallTarget): Promise<strin
         ? ['--residual-id', recall.residualId]
         : [];
   const run = await runCli(
-    ['recall', '--lineage', lineageId, ...args, '--env', 'env.json', '--json', '--timeout-ms', '5000'],
+    ['recall', '--lineage', lineageId, ...args, '--env', 'env.json', '--json', '--timeout-seconds', '5'],
     {
       cwd: dir,
       env: { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region },

@@ -72,7 +72,7 @@ async function publishWait(request: ResidualWriteRequest, timeoutSeconds: number
   const dir = mkdtempSync(join(tmpdir(), 'reseal-outcome-fresh-'));
   writeFileSync(join(dir, 'request.json'), JSON.stringify(request));
   const run = await runCli(
-    ['publish', '--request', 'request.json', '--wait', '--timeout', String(timeoutSeconds), '--json'],
+    ['publish', '--request', 'request.json', '--wait', '--timeout-seconds', String(timeoutSeconds), '--json'],
     { cwd: dir, env: cliEnv, connect },
   );
   const json = JSON.parse(run.stdout) as { outcome: string; freshness: { state: string } | null };

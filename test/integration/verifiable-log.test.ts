@@ -266,8 +266,8 @@ describe('docs/verifiable-log.md "Recall" cost on the deployed stack', () => {
         'env.json',
         '--request-id',
         requestId,
-        '--timeout-ms',
-        '30000',
+        '--timeout-seconds',
+        '30',
       ],
       { cwd: writeEnv(), env: cliEnv },
     );

@@ -47,6 +47,12 @@ const offlineCases = (): Case[] => [
     exitCode: 0,
   },
   {
+    name: 'manifest-json',
+    rule: 'docs/cli.md "One shape per concept": --json prints the reseal.manifest/1 shape, the manifest unchanged under `manifest`',
+    argv: ['manifest', '--env', 'baseline-env.json', '--structural', 'ARCH', '--claims', 'claims.json', '--json'],
+    exitCode: 0,
+  },
+  {
     name: 'manifest-structural-key-absent',
     rule: 'a structural key absent from the baseline is bad input naming the option',
     argv: ['manifest', '--env', 'baseline-env.json', '--structural', 'ARCH,KERNEL', '--claims', 'claims.json'],
@@ -127,7 +133,7 @@ const offlineCases = (): Case[] => [
   },
   {
     name: 'triage-partial-json',
-    rule: 'docs/triage.md: --json prints verdict, drifted_keys, retained_claims, invalidated_claims in snake_case',
+    rule: 'docs/cli.md "One shape per concept": --json prints the reseal.delta/1 shape (verdict, changed, retainedClaims, invalidatedClaims, camelCase)',
     argv: ['triage', '--manifest', 'manifest.json', '--env', 'env-partial.json', '--json'],
     exitCode: 10,
   },
@@ -212,7 +218,7 @@ const offlineCases = (): Case[] => [
   },
   {
     name: 'guard-stale-json',
-    rule: 'docs/guard.md: --json prints is_safe, rejected_variables with reasons, verdict_digest',
+    rule: 'docs/cli.md "One shape per concept": --json prints the reseal.guard-verdict/1 shape (isSafe, rejectedVariables with reasons, verdictDigest)',
     argv: ['guard', '--request', 'request-stale.json', '--json', ...NOW],
     exitCode: 10,
   },

@@ -49,7 +49,7 @@ async function publishWait(options: {
       },
     });
   const run = await runCli(
-    ['publish', '--request', 'request.json', '--wait', '--timeout', '5', '--json', ...(options.args ?? [])],
+    ['publish', '--request', 'request.json', '--wait', '--timeout-seconds', '5', '--json', ...(options.args ?? [])],
     {
       cwd: dir,
       connect: async (_stack, _store, _writer, policy) => clientWith(policy),

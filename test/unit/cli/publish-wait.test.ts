@@ -182,14 +182,14 @@ describe('reseal publish --wait', () => {
   });
 
   it('timeout: no outcome within --timeout seconds is exit 1 naming the write; --json still prints the message id', async () => {
-    const { result } = await publishWait(async () => {}, ['--timeout', '3']);
+    const { result } = await publishWait(async () => {}, ['--timeout-seconds', '3']);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/^message id: +msg-1$/m);
     expect(result.stderr).toContain('no outcome for residual-0001 after 3 s');
     // A deleted outcome looks like a slow pipeline: the message says both, and where else it is.
     expect(result.stderr).toContain('may have been deleted from the table');
     expect(result.stderr).toContain('ResidualSealed');
-    const json = await publishWait(async () => {}, ['--timeout', '3', '--json']);
+    const json = await publishWait(async () => {}, ['--timeout-seconds', '3', '--json']);
     expect(json.result.exitCode).toBe(1);
     expect(JSON.parse(json.result.stdout)).toMatchObject({ messageId: 'msg-1', outcome: 'TIMEOUT', waitedSeconds: 3 });
     expect(WriteOutcomeShape.parse(JSON.parse(json.result.stdout)).outcome).toBe('TIMEOUT');

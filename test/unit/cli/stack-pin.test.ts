@@ -41,7 +41,11 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
     writeFileSync(join(cwd, '.reseal', 'stack.json'), JSON.stringify(pin));
     const run = await runCli(['log-key', '--json'], { cwd, env: {} });
     expect(run.exitCode).toBe(ExitCode.OK);
-    expect(JSON.parse(run.stdout)).toEqual({ log_name: TEST_CLIENT_OUTPUTS.logName, log_key: pin.logKey });
+    expect(JSON.parse(run.stdout)).toEqual({
+      format: 'reseal.log-key/1',
+      logName: TEST_CLIENT_OUTPUTS.logName,
+      logKey: pin.logKey,
+    });
   });
 
   it.each([

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recallJson } from '../../../cli/format/recall';
+import { DeltaShape } from '../../../client/shapes/delta-shape';
 import { FreshnessShape } from '../../../client/shapes/freshness-shape';
 import { RecallShape } from '../../../client/shapes/recall-shape';
 import { WriteOutcomeShape, writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
@@ -83,6 +84,33 @@ describe('one shape per concept: the CLI --json and the MCP tools agree', () => 
     expect(fromCli).toMatchObject({ format: 'reseal.recall/1', end: 'TRIAGED', seq: 0, refusalCode: null });
   });
 
+  it("a delta (reseal.delta/1): triage --json of the record's manifest, the delta of recall --json and of reseal_recall are one value", async () => {
+    const lineageId = 'lineage-shapes-delta';
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(1, { lineageId });
+    await appendSealed(store, records);
+    const partialEnv = JSON.parse(readFileSync(join(FIXTURES, 'env-partial.json'), 'utf8')) as EnvSnapshot;
+    const recall = await inProcessRecallClient(store).recall({
+      requestId: 'req-shapes-delta',
+      lineageId,
+      target: { latest: true },
+      currentEnv: partialEnv,
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-shapes-delta-'));
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(recall.record?.manifest));
+    writeFileSync(join(dir, 'env.json'), JSON.stringify(partialEnv));
+    const triage = await runCli(['triage', '--manifest', 'manifest.json', '--env', 'env.json', '--json'], { cwd: dir });
+    expect(triage.exitCode, triage.stderr).toBe(10);
+
+    const fromTriage = DeltaShape.parse(JSON.parse(triage.stdout));
+    const fromRecall = DeltaShape.parse((JSON.parse(JSON.stringify(recallJson(recall))) as { delta: unknown }).delta);
+    const mcp = structured(recallResult({ recall, snapshot: { source: 'caller', env: partialEnv, notes: [] } }));
+    const fromTool = DeltaShape.parse((mcp as { delta: unknown }).delta);
+    expect(fromTriage).toEqual(fromRecall);
+    expect(fromTriage).toEqual(fromTool);
+    expect(fromTriage).toMatchObject({ format: 'reseal.delta/1', verdict: 'FULL_RECONSTRUCTION_REQUIRED' });
+  });
+
   it("a refused write (REJECTED, CONFLICT): what publish --wait --json prints and reseal_write's tool error details parse the same", async () => {
     const s = integratedStack();
     const request = s.request({ lineageId: testLineageId('lin-shapes-refused'), residualId: 'r-1' });
@@ -105,5 +133,6 @@ describe('one shape per concept: the CLI --json and the MCP tools agree', () => 
   it('a schema refuses an output of another format (the tag is checked, not decorative)', () => {
     expect(FreshnessShape.safeParse({ format: 'reseal.freshness/2' }).success).toBe(false);
     expect(WriteOutcomeShape.safeParse({ format: 'reseal.recall/1', outcome: 'TIMEOUT' }).success).toBe(false);
+    expect(DeltaShape.safeParse({ format: 'reseal.freshness/1' }).success).toBe(false);
   });
 });
