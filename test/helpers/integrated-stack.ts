@@ -8,23 +8,22 @@ import { parseCheckpointBody } from '../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import { cosign, formatSignatureLine } from '../../shared/witness/cosignature';
-import { formatCosignerKey } from '../../shared/witness/cosigner-key';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, fakeLogger, sealRequestBody, TEST_CLIENT_OUTPUTS } from './factories';
 import { FACTORY_NOW_MS, validWriteRequest } from './guard-factories';
 import { InMemoryDeploymentLogStore } from './in-memory-deployment-log-store';
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
+import { witnessedStackPolicyText } from './in-process-witness';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, testLogSigner } from './pipeline-keys';
 import { testSealerDeps } from './service-factories';
-import { testCosignerKey, testWitnessSigner } from './witness-factories';
+import { testWitnessSigner } from './witness-factories';
 
 /** The unwitnessed policy of the test stack: its log key, `quorum none`. */
 export const unwitnessedTestPolicy = () => freshnessPolicy(`log ${formatVerifierKey(TEST_LOG_KEY)}\nquorum none\n`);
 
 /** The witnessed policy of the test stack: its log key and the test witness, `quorum w1`. */
 export async function witnessedTestPolicy(maxAgeSeconds?: number) {
-  const text = `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`;
-  return freshnessPolicy(text, maxAgeSeconds);
+  return freshnessPolicy(await witnessedStackPolicyText(), maxAgeSeconds);
 }
 
 /** `note` with a `cosignature/v1` line of the test witness at `timestamp` (POSIX seconds) added. */

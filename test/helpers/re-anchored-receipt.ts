@@ -1,7 +1,8 @@
 import { buildChainReceipt } from '../../client/chain-receipts';
 import type { ChainReceipt } from '../../shared/integrator/chain-receipt';
 import { FACTORY_LINEAGE_ID } from './guard-factories';
-import { RECOVERY_NOW_MS, recoveryStack } from './recovery-stack';
+import { INTEGRATION_NOW_MS } from './in-process-integration';
+import { recoveryStack } from './recovery-stack';
 
 /**
  * A format-2 receipt of a record integrated after a legitimate restore and the operator's
@@ -29,7 +30,7 @@ export async function reAnchoredReceipt(): Promise<{
   const batch = s.notices.splice(0);
   await integrator.reAnchor(await s.statement());
   await integrator.integrate(batch);
-  const nowMs = () => RECOVERY_NOW_MS;
+  const nowMs = () => INTEGRATION_NOW_MS;
   const receipt = await buildChainReceipt({ store: s.store, reader: s.reader, nowMs }, FACTORY_LINEAGE_ID, 2);
-  return { receipt, policyText: s.policyText, nowSeconds: Math.floor(RECOVERY_NOW_MS / 1000) };
+  return { receipt, policyText: s.policyText, nowSeconds: Math.floor(INTEGRATION_NOW_MS / 1000) };
 }

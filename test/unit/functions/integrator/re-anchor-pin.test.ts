@@ -3,9 +3,10 @@ import { prepareReAnchor } from '../../../../scripts/re-anchor';
 import { parseCheckpointBody } from '../../../../shared/log/checkpoint';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import { INTEGRATION_NOW_MS } from '../../../helpers/in-process-integration';
 import { TEST_LOG_KEY } from '../../../helpers/pipeline-keys';
 import { testRecoverySigner } from '../../../helpers/re-anchor-factories';
-import { RECOVERY_NOW_MS, recoveryStack } from '../../../helpers/recovery-stack';
+import { recoveryStack } from '../../../helpers/recovery-stack';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 // docs/deployment-log.md, "Re-anchor": the operator's DEPLOYMENT_MIN_SIZE applies in the
@@ -45,7 +46,7 @@ async function coldIntegrationAfterRollback(reAnchored: boolean): Promise<string
       key: TEST_LOG_KEY,
       lost: { size: lost.size, rootHash: lost.rootHash },
       reason: 'restored from a backup',
-      nowSeconds: Math.floor(RECOVERY_NOW_MS / 1000),
+      nowSeconds: Math.floor(INTEGRATION_NOW_MS / 1000),
       recovery: testRecoverySigner(),
     });
     if (!prepared) throw new Error('nothing to re-anchor');

@@ -9,9 +9,10 @@ import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { FakeMetrics, fakeLogger } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import { INTEGRATION_NOW_MS } from '../../../helpers/in-process-integration';
 import { TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
 import { testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
-import { RECOVERY_NOW_MS, RECOVERY_REASON, recoveryStack } from '../../../helpers/recovery-stack';
+import { RECOVERY_REASON, recoveryStack } from '../../../helpers/recovery-stack';
 import { testAnchor } from '../../../helpers/seal-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
@@ -19,7 +20,7 @@ import { testLineageId } from '../../../helpers/writer-factories';
 // process ({@link recoveryStack}): a restore of the whole table to an earlier snapshot, the
 // refusal, the re-anchor, integration resuming, and a cold client shown the statement.
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
-const NOW_MS = RECOVERY_NOW_MS;
+const NOW_MS = INTEGRATION_NOW_MS;
 const REASON = RECOVERY_REASON;
 
 /** Writes, snapshot at 1 leaf, more writes to 3 leaves (the witness cosigned 3), restore: the state an operator recovers. */
