@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,58 @@ function landsIn(file: string, spec: string): string | null {
   if (!spec.startsWith('.')) return null;
   const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep);
   return target[0] === '..' ? '..' : (target[0] ?? null);
+}
+
+/**
+ * The relative specifiers of `source` that load a module at run time: static imports and
+ * re-exports, except `import type` / `export type` and imports whose every name is `type` (the
+ * compiler erases those). Dynamic `import()` is left out: it loads lazily, so it closes no cycle
+ * at load time.
+ */
+function runtimeSpecifiers(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const specs: string[] = [];
+  for (const node of file.statements) {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((element) => element.isTypeOnly)));
+      if (!typeOnly) specs.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) specs.push(node.moduleSpecifier.text);
+    }
+  }
+  return specs.filter((spec) => spec.startsWith('.'));
+}
+
+/** The file a relative specifier of `file` loads (`.ts`, `.mjs` or `index.ts`), or `null` when none is found. */
+function resolveFile(file: string, spec: string): string | null {
+  const base = resolve(dirname(file), spec.replace(/\.js$/, ''));
+  const found = [base, `${base}.ts`, `${base}.mjs`, join(base, 'index.ts')].find(
+    (candidate) => existsSync(candidate) && statSync(candidate).isFile(),
+  );
+  return found ?? null;
+}
+
+/** The run-time import edges between the files under `dirs` (paths relative to the repository). */
+function runtimeFileEdges(dirs: readonly string[]): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const file of dirs.flatMap((dir) => sourceFiles(join(ROOT, dir)))) {
+    const from = relative(ROOT, file).split(sep).join('/');
+    const targets = runtimeSpecifiers(file, readFileSync(file, 'utf8'))
+      .map((spec) => resolveFile(file, spec))
+      .filter((target): target is string => target !== null)
+      .map((target) => relative(ROOT, target).split(sep).join('/'));
+    edges.set(from, new Set(targets));
+  }
+  return edges;
 }
 
 const show = ({ file, spec }: { file: string; spec: string }) => `${file} → ${spec}`;
@@ -105,6 +157,30 @@ describe('layers: who may import whom', () => {
 
     const edges = directoryEdges(importsUnder(PRODUCTION));
     expect(edges.get('cli')).toContain('mcp');
+    expect(cycleOf(edges)).toBeNull();
+  });
+
+  it('no file of the shipped code loads itself through its imports (no run-time import cycle between files)', () => {
+    // The check itself: a value import each way is a cycle; an `import type` back is erased, no edge.
+    expect(runtimeSpecifiers('a.ts', "import { b } from './b';\nexport { c } from './c';")).toEqual(['./b', './c']);
+    expect(
+      runtimeSpecifiers(
+        'a.ts',
+        "import type { B } from './b';\nimport { type C } from './c';\nexport type { D } from './d';\nimport('./e');",
+      ),
+    ).toEqual([]);
+    expect(runtimeSpecifiers('a.ts', "import { type C, c } from './c';\nimport './side-effect';")).toEqual([
+      './c',
+      './side-effect',
+    ]);
+    const pair = new Map([
+      ['a.ts', new Set(['b.ts'])],
+      ['b.ts', new Set(['a.ts'])],
+    ]);
+    expect(cycleOf(pair)).toBe('a.ts → b.ts → a.ts');
+
+    const edges = runtimeFileEdges(PRODUCTION);
+    expect(edges.get('adapters/kms-note-signer.ts')).toContain('adapters/kms-note-verifier-key.ts');
     expect(cycleOf(edges)).toBeNull();
   });
 
