@@ -1,7 +1,8 @@
 import { type IntegratorDeps, IntegratorService } from '../../functions/integrator/integrator-service';
-import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
+import { type SealerDeps, SealerService, type SealOutcome } from '../../functions/sealer/sealer-service';
 import { MemoryIndexNodeStore } from '../../shared/index/memory-index-node-store';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, fakeLogger, sealRequestBody } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryDeploymentLogStore } from './in-memory-deployment-log-store';
@@ -27,8 +28,9 @@ export interface InProcessIntegrationOptions {
  * The real sealer and integrators in memory over one table (docs/deployment-log.md,
  * "Integration"): the sealer on {@link testSealerDeps}, its notices collected in `notices`, the
  * deployment log and the index in memory.
- * - `write(lineageId, residualId, by?)` seals one write with the current sealer (or `by`);
- *   @throws when it is not `SEALED`
+ * - `seal(fields, by?)` seals the write of `fields` (`validWriteRequest` defaults, signed by the
+ *   test writer) with the current sealer (or `by`), message ids `m-1`, `m-2`, … in order;
+ * - `write(lineageId, residualId, by?)` is `seal` of that write, and throws when it is not `SEALED`;
  * - `coldSealer()` replaces the current sealer by one with no memory (a cold start);
  * - `newSealer()` is another sealer instance over the same table, beside the current one;
  * - `integrator(overrides?)` is a new integrator over the table with the test log key and the
@@ -47,12 +49,10 @@ export function inProcessIntegration(options: InProcessIntegrationOptions = {}) 
   const store = deps.store as InMemoryLineageStore;
   let sealer = new SealerService(deps);
   let n = 0;
+  const seal = (fields: Partial<ResidualWriteRequest>, by?: SealerService): Promise<SealOutcome> =>
+    (by ?? sealer).handle({ messageId: `m-${++n}`, body: sealRequestBody(fields), sentAtMs: FACTORY_NOW_MS + n });
   const write = async (lineageId: string, residualId: string, by?: SealerService): Promise<void> => {
-    const outcome = await (by ?? sealer).handle({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ lineageId, residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
+    const outcome = await seal({ lineageId, residualId }, by);
     if (outcome.kind !== 'SEALED') throw new Error(`${lineageId}/${residualId} not sealed: ${JSON.stringify(outcome)}`);
   };
   const coldSealer = () => {
@@ -72,5 +72,5 @@ export function inProcessIntegration(options: InProcessIntegrationOptions = {}) 
       clock: () => INTEGRATION_NOW_MS,
       ...overrides,
     });
-  return { store, deployment, index, notices, sealerDeps: deps, write, coldSealer, newSealer, integrator };
+  return { store, deployment, index, notices, sealerDeps: deps, seal, write, coldSealer, newSealer, integrator };
 }
