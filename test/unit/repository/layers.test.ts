@@ -11,6 +11,9 @@ const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions
 /** The AWS SDKs and runtimes the pure core must not import (docs/pipeline.md: adapters hold them). */
 const AWS_PACKAGES = /^(@aws-sdk\/|@smithy\/|@aws-lambda-powertools\/|aws-cdk-lib|aws-lambda$|constructs$)/;
 
+/** Handler middleware and network modules, which the pure core has no use for either. */
+const IO_PACKAGES = /^(@middy\/|node:(http|https|net|dgram|tls)$)/;
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -77,12 +80,26 @@ function resolveFile(file: string, spec: string): string | null {
   return found ?? null;
 }
 
-/** The run-time import edges between the files under `dirs` (paths relative to the repository). */
-function runtimeFileEdges(dirs: readonly string[]): Map<string, Set<string>> {
+/** Every relative specifier of `source` (imports, re-exports, `import()`, type-only ones included), by the TypeScript scanner. */
+function allSpecifiers(_fileName: string, source: string): string[] {
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((ref) => ref.fileName)
+    .filter((spec) => spec.startsWith('.'));
+}
+
+/**
+ * The import edges between the files under `dirs` (paths relative to the repository), each file to
+ * the files its `specifiersOf` load.
+ */
+function fileEdges(
+  dirs: readonly string[],
+  specifiersOf: (fileName: string, source: string) => string[],
+): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
   for (const file of dirs.flatMap((dir) => sourceFiles(join(ROOT, dir)))) {
     const from = relative(ROOT, file).split(sep).join('/');
-    const targets = runtimeSpecifiers(file, readFileSync(file, 'utf8'))
+    const targets = specifiersOf(file, readFileSync(file, 'utf8'))
       .map((spec) => resolveFile(file, spec))
       .filter((target): target is string => target !== null)
       .map((target) => relative(ROOT, target).split(sep).join('/'));
@@ -179,7 +196,7 @@ describe('layers: who may import whom', () => {
     ]);
     expect(cycleOf(pair)).toBe('a.ts → b.ts → a.ts');
 
-    const edges = runtimeFileEdges(PRODUCTION);
+    const edges = fileEdges(PRODUCTION, runtimeSpecifiers);
     expect(edges.get('adapters/kms-note-signer.ts')).toContain('adapters/kms-note-verifier-key.ts');
     expect(cycleOf(edges)).toBeNull();
   });
@@ -189,10 +206,48 @@ describe('layers: who may import whom', () => {
     expect(offending.map(show)).toEqual([]);
   });
 
-  it('shared/ (the pure core) imports nothing outside shared/ and no AWS SDK', () => {
+  it('shared/ (the pure core) imports nothing outside shared/, no AWS SDK, no middleware or network module', () => {
     const offending = importsUnder(['shared']).filter(
-      ({ file, spec }) => AWS_PACKAGES.test(spec) || (landsIn(file, spec) ?? 'shared') !== 'shared',
+      ({ file, spec }) =>
+        AWS_PACKAGES.test(spec) || IO_PACKAGES.test(spec) || (landsIn(file, spec) ?? 'shared') !== 'shared',
     );
     expect(offending.map(show)).toEqual([]);
+  });
+});
+
+describe('layers: the import graph of shared/ is layered', () => {
+  // Type-only imports count here: a cycle of types is still a cycle of concepts.
+  const graph = fileEdges(['shared'], allSpecifiers);
+  const area = (file: string) => file.split('/').slice(1, -1)[0] ?? file.slice('shared/'.length);
+  const edgesFrom = (inArea: (file: string) => boolean) =>
+    [...graph]
+      .filter(([file]) => inArea(file))
+      .flatMap(([file, targets]) => [...targets].map((t) => [file, t] as const));
+
+  it('reads the imports it checks (the walk sees real edges, type-only ones included)', () => {
+    expect(graph.get('shared/guard/stale-state-guard.ts')).toContain('shared/guard/policy.ts');
+    expect(allSpecifiers('a.ts', "import type { B } from './b';")).toEqual(['./b']);
+    expect(area('shared/guard/policy.ts')).toBe('guard');
+    expect(area('shared/errors.ts')).toBe('errors.ts');
+  });
+
+  it('has no import cycle', () => {
+    expect(cycleOf(graph)).toBeNull();
+  });
+
+  it('shared/errors.ts is a leaf: every module may import it', () => {
+    expect([...(graph.get('shared/errors.ts') ?? ['(not found)'])]).toEqual([]);
+  });
+
+  it('shared/schemas/ are leaves: they import only canonical/, errors.ts and each other', () => {
+    const outward = edgesFrom((file) => area(file) === 'schemas').filter(
+      ([, to]) => !['schemas', 'canonical', 'errors.ts'].includes(area(to)),
+    );
+    expect(outward.map(([from, to]) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it('the guard does not reach into triage (the manifest comes with the write, shared/write/)', () => {
+    const reach = edgesFrom((file) => area(file) === 'guard').filter(([, to]) => area(to) === 'triage');
+    expect(reach.map(([from, to]) => `${from} → ${to}`)).toEqual([]);
   });
 });
