@@ -7,7 +7,7 @@ import {
   StaleHeadError,
 } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
-import type { NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
@@ -293,8 +293,7 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
-    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
+    const seqs = [...new Set(refs.map(lastLeafOf))].filter((seq) => Number.isSafeInteger(seq));
     const nodesBySeq = new Map<number, unknown>();
     const items = await this.#batchGet(
       seqs.map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) })),
@@ -305,7 +304,7 @@ export class DynamoDBChainStore implements ChainStore {
       nodesBySeq.set(seq, nodesOf(item));
     }
     return refs.map((ref) => {
-      const nodes = nodesBySeq.get(seqOf(ref));
+      const nodes = nodesBySeq.get(lastLeafOf(ref));
       const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
       return typeof hash === 'string' ? hash : null;
     });

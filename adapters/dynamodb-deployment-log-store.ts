@@ -1,7 +1,7 @@
 import { type DynamoDBClient, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
-import type { NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type {
   DeploymentLogStore,
@@ -98,8 +98,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 
   async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const { client, tableName } = this.#table;
-    const leafOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    const leaves = [...new Set(refs.map(leafOf))].filter((i) => Number.isSafeInteger(i));
+    const leaves = [...new Set(refs.map(lastLeafOf))].filter((i) => Number.isSafeInteger(i));
     const keys = leaves.map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
     const leafItems = new Map<number, Item>();
     for (const item of await batchGetItems(client, tableName, keys, { consistentRead: true })) {
@@ -107,7 +106,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       if (Number.isSafeInteger(index)) leafItems.set(index, item);
     }
     return refs.map((ref) => {
-      const item = leafItems.get(leafOf(ref));
+      const item = leafItems.get(lastLeafOf(ref));
       return item ? leafNodeOf(item, ref.level) : null;
     });
   }
