@@ -8,7 +8,7 @@ import { recoveryStack } from './recovery-stack';
  * A format-2 receipt of a record integrated after a legitimate restore and the operator's
  * re-anchor (docs/deployment-log.md, "Re-anchor"; docs/verifiable-log.md, "Receipts"), built in a
  * {@link recoveryStack}: two writes integrated, a snapshot, a third integrated (the witness
- * cosigns 3 leaves), the table restored to the snapshot, a write sealed by a cold sealer, the
+ * cosigns 2 leaves), the table restored to the snapshot, a write sealed by a cold sealer, the
  * re-anchor, its integration; the receipt is of that last record (seq 2), under the witnessed
  * test policy, at `nowSeconds`.
  */
