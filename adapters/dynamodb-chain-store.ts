@@ -1,10 +1,4 @@
-import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  TransactWriteItemsCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import {
   DuplicateResidualError,
@@ -13,9 +7,10 @@ import {
   StaleHeadError,
 } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
-import type { NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
+import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
 import {
   frontierOf,
   headItem,
@@ -55,23 +50,17 @@ export const AppendAction = {
   markerOf: (entry: number) => 2 + 2 * entry,
 } as const;
 
-/** Keys per `BatchGetItem` call (the DynamoDB limit). */
-const BATCH_GET_LIMIT = 100;
-
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
 const MANIFEST_CACHE_LIMIT = 10_000;
 
-/** Waits before retrying unprocessed keys: exponential with full jitter, at most 1 s. */
-function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(1000, 25 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The seq a record sort key names, or `null` for a key that is not `RECORD#` and 16 digits (junk). */
-function recordSeqOf(sk: string | undefined): number | null {
-  const match = sk === undefined ? null : /^RECORD#(\d{16})$/.exec(sk);
-  const seq = match ? Number(match[1]) : Number.NaN;
-  return Number.isSafeInteger(seq) ? seq : null;
+/** The seq the first record sort key of `items` names, skipping keys that are not `RECORD#` and 16 digits (junk); `null` when none does. */
+function firstRecordSeqOf(items: readonly Item[]): number | null {
+  for (const item of items) {
+    const match = /^RECORD#(\d{16})$/.exec(readString(item, 'sk') ?? '');
+    const seq = match ? Number(match[1]) : Number.NaN;
+    if (Number.isSafeInteger(seq)) return seq;
+  }
+  return null;
 }
 
 /**
@@ -105,38 +94,35 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async lastRecordSeq(lineageId: string): Promise<number | null> {
-    const { client, tableName } = this.#table;
     // BETWEEN the first and last well-formed record keys: a junk `RECORD#…` key outside the seq
     // range (`RECORD#~`, 17 digits) is never read. One inside it that is not 16 digits
     // (`RECORD#5x`, `RECORD#2`) sorts among or after the real keys: it is skipped, so it can
     // neither end the scan nor hide the real last record (a head rewound below it stays visible).
-    let start: Record<string, AttributeValue> | undefined;
-    let limit = 1; // the common case: the last key is a real record's, one read of one key
-    do {
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: itemOf({
-            ':pk': Keys.lineage(lineageId),
-            ':first': Keys.record(0),
-            // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
-            ':last': Keys.record(Number.MAX_SAFE_INTEGER),
-          }),
-          ProjectionExpression: 'pk, sk',
-          ScanIndexForward: false,
-          Limit: limit,
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        const seq = recordSeqOf(readString(item, 'sk'));
-        if (seq !== null) return seq;
-      }
-      start = out.LastEvaluatedKey;
-      limit = 100;
-    } while (start);
+    const query = {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: itemOf({
+        ':pk': Keys.lineage(lineageId),
+        ':first': Keys.record(0),
+        // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
+        ':last': Keys.record(Number.MAX_SAFE_INTEGER),
+      }),
+      ProjectionExpression: 'pk, sk',
+      ScanIndexForward: false,
+    };
+    let startingToken: Item | undefined;
+    // The common case: the last key is a real record's, one page of one key.
+    for await (const probe of this.#table.queryPages(query, { pageSize: 1 })) {
+      const seq = firstRecordSeqOf(probe.Items ?? []);
+      if (seq !== null) return seq;
+      startingToken = probe.LastEvaluatedKey;
+      break;
+    }
+    if (startingToken === undefined) return null;
+    // Junk keys at the end of the range: on after them, 100 keys a page.
+    for await (const page of this.#table.queryPages(query, { pageSize: 100, startingToken })) {
+      const seq = firstRecordSeqOf(page.Items ?? []);
+      if (seq !== null) return seq;
+    }
     return null;
   }
 
@@ -300,37 +286,14 @@ export class DynamoDBChainStore implements ChainStore {
     return stored.map((record) => withSharedManifest(record, manifests));
   }
 
-  /** Every item of `keys` present in the table (consistent reads, all batches, unprocessed keys retried). */
-  async #batchGet(allKeys: readonly Item[], projection?: { expression: string; names: Record<string, string> }) {
+  /** Every item of `keys` present in the table (consistent reads, all batches, unprocessed keys retried: {@link batchGetItems}). */
+  #batchGet(keys: readonly Item[], projection?: BatchGetOptions['projection']): Promise<Item[]> {
     const { client, tableName } = this.#table;
-    const found: Item[] = [];
-    for (let i = 0; i < allKeys.length; i += BATCH_GET_LIMIT) {
-      let keys: Item[] = allKeys.slice(i, i + BATCH_GET_LIMIT);
-      for (let attempt = 0; keys.length > 0; attempt++) {
-        const out = await client.send(
-          new BatchGetItemCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: keys,
-                ConsistentRead: true,
-                ...(projection
-                  ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
-                  : {}),
-              },
-            },
-          }),
-        );
-        found.push(...(out.Responses?.[tableName] ?? []));
-        keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
-        if (keys.length > 0) await backoff(attempt);
-      }
-    }
-    return found;
+    return batchGetItems(client, tableName, keys, { consistentRead: true, projection });
   }
 
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
-    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    const seqs = [...new Set(refs.map(seqOf))].filter((seq) => Number.isSafeInteger(seq));
+    const seqs = [...new Set(refs.map(lastLeafOf))].filter((seq) => Number.isSafeInteger(seq));
     const nodesBySeq = new Map<number, unknown>();
     const items = await this.#batchGet(
       seqs.map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) })),
@@ -341,7 +304,7 @@ export class DynamoDBChainStore implements ChainStore {
       nodesBySeq.set(seq, nodesOf(item));
     }
     return refs.map((ref) => {
-      const nodes = nodesBySeq.get(seqOf(ref));
+      const nodes = nodesBySeq.get(lastLeafOf(ref));
       const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
       return typeof hash === 'string' ? hash : null;
     });

@@ -1,19 +1,19 @@
-import { BatchGetItemCommand, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
-import type { NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type {
   DeploymentLogStore,
   StoredDeploymentHead,
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
+import { batchGetItems } from './dynamodb-batch-get';
 import { type Item, itemOf, readJson, readNumber, readString } from './dynamodb-item-codec';
-import { type DynamoDBSend, LineageTable } from './dynamodb-table';
+import { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 
 const HEAD_SK = 'HEAD';
-const BATCH_GET_LIMIT = 100;
 
 /**
  * {@link DeploymentLogStore} in the lineage table (docs/deployment-log.md, "Storage"): the head
@@ -26,7 +26,7 @@ const BATCH_GET_LIMIT = 100;
 export class DynamoDBDeploymentLogStore implements DeploymentLogStore, DeploymentLogReads {
   readonly #table: LineageTable;
 
-  constructor(client: DynamoDBSend, tableName: string) {
+  constructor(client: DynamoDBClient, tableName: string) {
     this.#table = new LineageTable(client, tableName);
   }
 
@@ -98,26 +98,15 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 
   async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const { client, tableName } = this.#table;
-    const leafOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    const leaves = [...new Set(refs.map(leafOf))].filter((i) => Number.isSafeInteger(i));
+    const leaves = [...new Set(refs.map(lastLeafOf))].filter((i) => Number.isSafeInteger(i));
+    const keys = leaves.map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
     const leafItems = new Map<number, Item>();
-    for (let i = 0; i < leaves.length; i += BATCH_GET_LIMIT) {
-      let keys: Item[] = leaves
-        .slice(i, i + BATCH_GET_LIMIT)
-        .map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
-      for (let round = 0; keys.length > 0 && round < 8; round += 1) {
-        const out = await client.send(
-          new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[tableName] ?? []) {
-          const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
-          if (Number.isSafeInteger(index)) leafItems.set(index, item);
-        }
-        keys = (out.UnprocessedKeys?.[tableName]?.Keys as Item[] | undefined) ?? [];
-      }
+    for (const item of await batchGetItems(client, tableName, keys, { consistentRead: true })) {
+      const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
+      if (Number.isSafeInteger(index)) leafItems.set(index, item);
     }
     return refs.map((ref) => {
-      const item = leafItems.get(leafOf(ref));
+      const item = leafItems.get(lastLeafOf(ref));
       return item ? leafNodeOf(item, ref.level) : null;
     });
   }

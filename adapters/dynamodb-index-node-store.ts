@@ -1,19 +1,15 @@
-import { BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
 import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
+import { batchGetItems } from './dynamodb-batch-get';
 import { type Item, itemOf, readBinary, readString } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
+import { retryUnprocessed } from './retry-unprocessed';
 
-/** Keys per `BatchGetItem` and items per `BatchWriteItem` (the DynamoDB limits). */
-const GET_LIMIT = 100;
+/** Items per `BatchWriteItem` (the DynamoDB limit). */
 const WRITE_LIMIT = 25;
-/** Rounds of unprocessed keys or items retried before giving up (the call then fails, and the batch is retried). */
-const MAX_ROUNDS = 8;
-
-const pause = (round: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1000, 25 * 2 ** round)));
 
 /**
  * {@link IndexNodeStore} in the lineage table (docs/deployment-log.md, "Storage"): one item per
@@ -51,22 +47,10 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
   }
 
   async #read(hexes: readonly string[], consistent: boolean, found: Map<string, Uint8Array>): Promise<void> {
-    for (let i = 0; i < hexes.length; i += GET_LIMIT) {
-      let keys: Item[] = hexes
-        .slice(i, i + GET_LIMIT)
-        .map((hex) => itemOf({ pk: Keys.indexNode(hex), sk: Keys.indexNodeSk }));
-      for (let round = 0; keys.length > 0; round += 1) {
-        if (round >= MAX_ROUNDS) throw new Error('index tile reads left unprocessed after retries');
-        if (round > 0) await pause(round);
-        const out = await this.#client.send(
-          new BatchGetItemCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: consistent } } }),
-        );
-        for (const item of out.Responses?.[this.#tableName] ?? []) {
-          const pk = readString(item, 'pk') ?? '';
-          found.set(pk.slice(Keys.indexNode('').length), indexTileOf(item));
-        }
-        keys = (out.UnprocessedKeys?.[this.#tableName]?.Keys as Item[] | undefined) ?? [];
-      }
+    const keys = hexes.map((hex) => itemOf({ pk: Keys.indexNode(hex), sk: Keys.indexNodeSk }));
+    for (const item of await batchGetItems(this.#client, this.#tableName, keys, { consistentRead: consistent })) {
+      const pk = readString(item, 'pk') ?? '';
+      found.set(pk.slice(Keys.indexNode('').length), indexTileOf(item));
     }
   }
 
@@ -74,15 +58,16 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
     const items = tiles.map(({ root, tile }) => indexTileItem(root, tile));
     const unique = [...new Map(items.map((item) => [item.pk?.S, item])).values()];
     for (let i = 0; i < unique.length; i += WRITE_LIMIT) {
-      let requests = unique.slice(i, i + WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } }));
-      for (let round = 0; requests.length > 0; round += 1) {
-        if (round >= MAX_ROUNDS) throw new Error('index tile writes left unprocessed after retries');
-        if (round > 0) await pause(round);
-        const out = await this.#client.send(
-          new BatchWriteItemCommand({ RequestItems: { [this.#tableName]: requests } }),
-        );
-        requests = (out.UnprocessedItems?.[this.#tableName] as typeof requests | undefined) ?? [];
-      }
+      await retryUnprocessed<WriteRequest>(
+        unique.slice(i, i + WRITE_LIMIT).map((Item) => ({ PutRequest: { Item } })),
+        async (requests) => {
+          const out = await this.#client.send(
+            new BatchWriteItemCommand({ RequestItems: { [this.#tableName]: [...requests] } }),
+          );
+          return out.UnprocessedItems?.[this.#tableName] ?? [];
+        },
+        'index tile writes',
+      );
     }
   }
 }

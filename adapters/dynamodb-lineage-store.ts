@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import type { ResidualLocation } from '../shared/errors';
 import type { StoredLogHead } from '../shared/log/log-state';
@@ -13,7 +14,7 @@ import type {
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
-import { type DynamoDBSend, LineageTable } from './dynamodb-table';
+import { LineageTable } from './dynamodb-table';
 
 /**
  * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout"): the chain of
@@ -25,7 +26,7 @@ export class DynamoDBLineageStore implements LineageStore {
   readonly #chain: DynamoDBChainStore;
   readonly #outcomes: DynamoDBOutcomeStore;
 
-  constructor(client: DynamoDBSend, tableName: string) {
+  constructor(client: DynamoDBClient, tableName: string) {
     const table = new LineageTable(client, tableName);
     this.#chain = new DynamoDBChainStore(table);
     this.#outcomes = new DynamoDBOutcomeStore(table);

@@ -2,20 +2,35 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
+  paginateQuery,
   type QueryCommandInput,
+  type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 import { type Item, itemOf } from './dynamodb-item-codec';
 
-/** The part of `DynamoDBClient` the lineage table adapters use (a fake with `send` serves unit tests). */
+/** The part of `DynamoDBClient` the adapters that never page use (a fake with `send` serves unit tests). */
 export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;
+
+/** What a lineage table query says; the table name and `ConsistentRead` are the table's. */
+export type TableQuery = Pick<
+  QueryCommandInput,
+  | 'KeyConditionExpression'
+  | 'FilterExpression'
+  | 'ExpressionAttributeValues'
+  | 'ProjectionExpression'
+  | 'ScanIndexForward'
+>;
 
 /** The reads and writes the chain store and the outcome store share, on one table. */
 export class LineageTable {
-  readonly client: DynamoDBSend;
+  /**
+   * A `DynamoDBClient` itself, not only its `send`: the SDK's paginators (`paginateQuery`) accept
+   * nothing else (unit tests give a client whose `send` they replace).
+   */
+  readonly client: DynamoDBClient;
   readonly tableName: string;
 
-  constructor(client: DynamoDBSend, tableName: string) {
+  constructor(client: DynamoDBClient, tableName: string) {
     this.client = client;
     this.tableName = tableName;
   }
@@ -29,19 +44,26 @@ export class LineageTable {
   }
 
   /** Every item a query matches, all pages, strongly consistent. */
-  async queryAll(
-    query: Pick<QueryCommandInput, 'KeyConditionExpression' | 'FilterExpression' | 'ExpressionAttributeValues'>,
-  ): Promise<Item[]> {
+  async queryAll(query: TableQuery): Promise<Item[]> {
     const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({ TableName: this.tableName, ...query, ConsistentRead: true, ExclusiveStartKey: startKey }),
-      );
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for await (const page of this.queryPages(query)) items.push(...(page.Items ?? []));
     return items;
+  }
+
+  /**
+   * The pages of a query, strongly consistent, in order (the SDK's `paginateQuery`, following
+   * `LastEvaluatedKey`).
+   * @param paging.pageSize - `Limit` of every page (DynamoDB's 1 MB page bound without it)
+   * @param paging.startingToken - the `LastEvaluatedKey` of a page already read, to go on after it
+   */
+  queryPages(
+    query: TableQuery,
+    paging: { readonly pageSize?: number; readonly startingToken?: Item } = {},
+  ): AsyncIterable<QueryCommandOutput> {
+    return paginateQuery(
+      { client: this.client, ...paging },
+      { TableName: this.tableName, ...query, ConsistentRead: true },
+    );
   }
 
   /** Put that never overwrites; an identical key already present means the same fact is recorded. */

@@ -1,5 +1,5 @@
 import { type NoteVerifierKey, noteVerifierKey } from '../shared/log/note-key';
-import { fetchPublicKey, type KMSSend } from './kms-note-signer';
+import { fetchPublicKey, type KMSSend } from './fetch-public-key';
 
 /**
  * The verifier key of a KMS Ed25519 signing key, read once with `GetPublicKey` and kept for the

@@ -1,5 +1,6 @@
 import type { WriterSigner } from '../shared/ports/writer-signer';
-import { fetchPublicKey, KMSNoteSigner, type KMSSend } from './kms-note-signer';
+import { fetchPublicKey, type KMSSend } from './fetch-public-key';
+import { KMSNoteSigner } from './kms-note-signer';
 
 /**
  * {@link WriterSigner} over a KMS `ECC_NIST_EDWARDS25519` / `SIGN_VERIFY` key (docs/authorship.md,

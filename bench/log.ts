@@ -13,7 +13,7 @@
  */
 import { createPublicKey, hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { ED25519_KEY_SPEC, ED25519_SIGNING_ALGORITHM } from '../adapters/kms-note-signer';
+import { ED25519_KEY_SPEC, ED25519_SIGNING_ALGORITHM } from '../adapters/fetch-public-key';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { SealerService } from '../functions/sealer/sealer-service';
 import { TriageService } from '../functions/triage/triage-service';

@@ -71,7 +71,8 @@ export interface ResealClientDeps {
   readonly eventBridge?: Pick<EventBridgeClient, 'send'>;
   /** Reads of the lineage table; default `DynamoDBLineageStore` over `dynamodb`. */
   readonly store?: LineageReader;
-  readonly dynamodb?: Pick<DynamoDBClient, 'send'>;
+  /** The lineage table's client; a `DynamoDBClient` itself, as the SDK's paginators require. */
+  readonly dynamodb?: DynamoDBClient;
   /** Anchor that checks MACs; default `KMSMacAnchor` over `kms` with the stack's key ARN. */
   readonly anchor?: MacAnchor;
   readonly kms?: Pick<KMSClient, 'send'>;

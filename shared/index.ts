@@ -1,6 +1,6 @@
 /**
  * The Reseal domain core: pure functions and schemas, no AWS, no network (checked by
- * test/unit/shared/architecture.test.ts).
+ * test/unit/repository/layers.test.ts).
  *
  * - Canonical form and hashing: RFC 8785 bytes, domain-separated SHA-256 (docs/canonical-form.md).
  * - Stale-state guard (docs/guard.md).

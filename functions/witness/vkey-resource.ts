@@ -1,5 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
-import { fetchPublicKey } from '../../adapters/kms-note-signer';
+import { fetchPublicKey } from '../../adapters/fetch-public-key';
 import { cosignerKey, formatCosignerKey } from '../../shared/witness/cosigner-key';
 
 /** What the CDK provider framework passes to an `onEvent` handler (the fields used here). */

@@ -20,7 +20,7 @@ import { signWriteSync, TEST_WRITER } from './writer-factories';
 /** The deployed stack and SDK clients on its endpoint. */
 export interface SealingSetup {
   readonly stack: StackOutputs;
-  readonly dynamodb: Pick<DynamoDBClient, 'send'>;
+  readonly dynamodb: DynamoDBClient;
   readonly kms: Pick<KMSClient, 'send'>;
 }
 

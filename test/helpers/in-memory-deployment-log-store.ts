@@ -1,6 +1,6 @@
 import type { HexDigest } from '../../shared/canonical/digest';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
-import type { NodeRef } from '../../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
 import type {
   DeploymentLogStore,
   StoredDeploymentHead,
@@ -45,7 +45,7 @@ export class InMemoryDeploymentLogStore implements DeploymentLogStore {
   }
 
   async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
-    return refs.map((ref) => this.leaves.get((ref.index + 1) * 2 ** ref.level - 1)?.nodes[ref.level] ?? null);
+    return refs.map((ref) => this.leaves.get(lastLeafOf(ref))?.nodes[ref.level] ?? null);
   }
 
   /** The index root leaf `index` commits to, as a client reads it (`DeploymentLogReads`). */

@@ -7,7 +7,7 @@ import {
   StaleHeadError,
 } from '../../shared/errors';
 import type { StoredLogHead } from '../../shared/log/log-state';
-import type { NodeRef } from '../../shared/log/node-ref';
+import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import type {
   AppendBatch,
@@ -108,10 +108,9 @@ export class InMemoryLineageStore implements LineageStore {
 
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const stored = this.nodes.get(lineageId);
-    const seqOf = (ref: NodeRef) => (ref.index + 1) * 2 ** ref.level - 1;
-    this.itemReads += new Set(refs.map(seqOf)).size;
+    this.itemReads += new Set(refs.map(lastLeafOf)).size;
     return refs.map((ref) => {
-      const nodes = stored?.get(seqOf(ref));
+      const nodes = stored?.get(lastLeafOf(ref));
       const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
       return typeof hash === 'string' ? hash : null;
     });

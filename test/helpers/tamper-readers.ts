@@ -37,7 +37,7 @@ export interface ReaderSetup {
   readonly stack: StackOutputs;
   readonly endpoint: string;
   readonly region: string;
-  readonly dynamodb: Pick<DynamoDBClient, 'send'>;
+  readonly dynamodb: DynamoDBClient;
   readonly kms: Pick<KMSClient, 'send'>;
   /** The environment recalls are made in. */
   readonly currentEnv: Readonly<Record<string, string>>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
-import { fetchPublicKey, KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { fetchPublicKey } from '../../adapters/fetch-public-key';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { deployWitnessStack, emulatorFunctionUrl } from '../../scripts/emulator/deploy';
 import { proveConsistency } from '../../shared/log/consistency-proof';

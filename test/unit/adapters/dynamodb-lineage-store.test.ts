@@ -17,7 +17,6 @@ import {
   recordOf,
 } from '../../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
-import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import { Keys, MANIFEST_KEY_PREFIX } from '../../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import {
@@ -30,6 +29,7 @@ import type { AppendBatch } from '../../../shared/ports/lineage-store';
 import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { expectGuarantee } from '../../helpers/guarantees';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from '../../helpers/seal-factories';
 
@@ -43,16 +43,14 @@ const isManifestPut = (command: unknown): command is PutItemCommand =>
 function fakeDynamo(respond: (command: unknown) => unknown) {
   const commands: unknown[] = [];
   const manifestPuts: PutItemCommand[] = [];
-  const client = {
-    send: async (command: unknown) => {
-      if (isManifestPut(command)) {
-        manifestPuts.push(command);
-        return {};
-      }
-      commands.push(command);
-      return respond(command);
-    },
-  } as unknown as DynamoDBSend;
+  const client = answeringDynamoDB(async (command: unknown) => {
+    if (isManifestPut(command)) {
+      manifestPuts.push(command);
+      return {};
+    }
+    commands.push(command);
+    return respond(command);
+  });
   return { client, commands, manifestPuts };
 }
 
@@ -65,30 +63,28 @@ function manifestTable() {
   const items = new Map<string, Record<string, AttributeValue>>();
   const puts: PutItemCommand[] = [];
   const commands: unknown[] = [];
-  const client = {
-    send: async (command: unknown) => {
-      commands.push(command);
-      if (isManifestPut(command)) {
-        puts.push(command);
-        const item = command.input.Item as Record<string, AttributeValue>;
-        const pk = item.pk?.S as string;
-        const old = items.get(pk)?.manifest?.B;
-        if (old && Buffer.from(old).equals(Buffer.from(item.manifest?.B as Uint8Array)))
-          throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
-        items.set(pk, item);
-        return {};
-      }
-      if (command instanceof BatchGetItemCommand) {
-        const keys = command.input.RequestItems?.[TABLE]?.Keys ?? [];
-        const found = keys.flatMap((key) => {
-          const item = items.get(key.pk?.S as string);
-          return item ? [item] : [];
-        });
-        return { Responses: { [TABLE]: found } };
-      }
+  const client = answeringDynamoDB(async (command: unknown) => {
+    commands.push(command);
+    if (isManifestPut(command)) {
+      puts.push(command);
+      const item = command.input.Item as Record<string, AttributeValue>;
+      const pk = item.pk?.S as string;
+      const old = items.get(pk)?.manifest?.B;
+      if (old && Buffer.from(old).equals(Buffer.from(item.manifest?.B as Uint8Array)))
+        throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
+      items.set(pk, item);
       return {};
-    },
-  } as unknown as DynamoDBSend;
+    }
+    if (command instanceof BatchGetItemCommand) {
+      const keys = command.input.RequestItems?.[TABLE]?.Keys ?? [];
+      const found = keys.flatMap((key) => {
+        const item = items.get(key.pk?.S as string);
+        return item ? [item] : [];
+      });
+      return { Responses: { [TABLE]: found } };
+    }
+    return {};
+  });
   return { client, items, puts, commands };
 }
 
@@ -459,12 +455,10 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
 
   it('an identical manifest item already stored (condition failed) is no error', async () => {
     const [first] = await twoRecords();
-    const client = {
-      send: async (command: unknown) => {
-        if (isManifestPut(command)) throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
-        return {};
-      },
-    } as unknown as DynamoDBSend;
+    const client = answeringDynamoDB(async (command: unknown) => {
+      if (isManifestPut(command)) throw Object.assign(new Error('same'), { name: 'ConditionalCheckFailedException' });
+      return {};
+    });
     await expect(
       new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null)),
     ).resolves.toBeUndefined();
@@ -474,13 +468,11 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const [first] = await twoRecords();
     const throttled = new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
     const sent: unknown[] = [];
-    const client = {
-      send: async (command: unknown) => {
-        sent.push(command);
-        if (isManifestPut(command)) throw throttled;
-        return {};
-      },
-    } as unknown as DynamoDBSend;
+    const client = answeringDynamoDB(async (command: unknown) => {
+      sent.push(command);
+      if (isManifestPut(command)) throw throttled;
+      return {};
+    });
     await expect(new DynamoDBLineageStore(client, TABLE).appendEntries(batchOf([first], null))).rejects.toBe(throttled);
     expect(sent).toHaveLength(1);
   });

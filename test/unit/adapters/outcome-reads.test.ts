@@ -1,8 +1,8 @@
 import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
-import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import type { LineageStore } from '../../../shared/ports/lineage-store';
+import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { TEST_LINEAGE_ID, TEST_NOW_MS } from '../../helpers/seal-factories';
@@ -17,40 +17,36 @@ type Item = Record<string, AttributeValue>;
 function fakeTable() {
   const items: Item[] = [];
   const queries: QueryCommand[] = [];
-  const client = {
-    send: async (command: unknown) => {
-      if (command instanceof PutItemCommand) {
-        const item = command.input.Item as Item;
-        if (items.some((i) => i.pk?.S === item.pk?.S && i.sk?.S === item.sk?.S)) {
-          throw Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' });
-        }
-        items.push(item);
-        return {};
+  const client = answeringDynamoDB(async (command: unknown) => {
+    if (command instanceof PutItemCommand) {
+      const item = command.input.Item as Item;
+      if (items.some((i) => i.pk?.S === item.pk?.S && i.sk?.S === item.sk?.S)) {
+        throw Object.assign(new Error('exists'), { name: 'ConditionalCheckFailedException' });
       }
-      if (command instanceof QueryCommand) {
-        queries.push(command);
-        const values = command.input.ExpressionAttributeValues ?? {};
-        const matching = items
-          .filter((i) => i.pk?.S === values[':pk']?.S)
-          .filter((i) => values[':prefix'] === undefined || (i.sk?.S ?? '').startsWith(values[':prefix']?.S ?? ''))
-          .sort((a, b) => ((a.sk?.S ?? '') < (b.sk?.S ?? '') ? -1 : 1));
-        const start = command.input.ExclusiveStartKey
-          ? matching.findIndex((i) => i.sk?.S === command.input.ExclusiveStartKey?.sk?.S) + 1
-          : 0;
-        const page = matching.slice(start, start + 2);
-        const last = page.at(-1);
-        const more = start + 2 < matching.length;
-        return {
-          // A filter is applied after the page is read, as DynamoDB does.
-          Items: page.filter(
-            (i) => values[':residualId'] === undefined || i.residualId?.S === values[':residualId']?.S,
-          ),
-          ...(more && last ? { LastEvaluatedKey: { pk: last.pk, sk: last.sk } } : {}),
-        };
-      }
-      throw new Error(`unexpected command ${String(command)}`);
-    },
-  } as unknown as DynamoDBSend;
+      items.push(item);
+      return {};
+    }
+    if (command instanceof QueryCommand) {
+      queries.push(command);
+      const values = command.input.ExpressionAttributeValues ?? {};
+      const matching = items
+        .filter((i) => i.pk?.S === values[':pk']?.S)
+        .filter((i) => values[':prefix'] === undefined || (i.sk?.S ?? '').startsWith(values[':prefix']?.S ?? ''))
+        .sort((a, b) => ((a.sk?.S ?? '') < (b.sk?.S ?? '') ? -1 : 1));
+      const start = command.input.ExclusiveStartKey
+        ? matching.findIndex((i) => i.sk?.S === command.input.ExclusiveStartKey?.sk?.S) + 1
+        : 0;
+      const page = matching.slice(start, start + 2);
+      const last = page.at(-1);
+      const more = start + 2 < matching.length;
+      return {
+        // A filter is applied after the page is read, as DynamoDB does.
+        Items: page.filter((i) => values[':residualId'] === undefined || i.residualId?.S === values[':residualId']?.S),
+        ...(more && last ? { LastEvaluatedKey: { pk: last.pk, sk: last.sk } } : {}),
+      };
+    }
+    throw new Error(`unexpected command ${String(command)}`);
+  });
   return { client, items, queries };
 }
 

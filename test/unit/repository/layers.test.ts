@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,9 @@ const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions
 
 /** The AWS SDKs and runtimes the pure core must not import (docs/pipeline.md: adapters hold them). */
 const AWS_PACKAGES = /^(@aws-sdk\/|@smithy\/|@aws-lambda-powertools\/|aws-cdk-lib|aws-lambda$|constructs$)/;
+
+/** Handler middleware and network modules, which the pure core has no use for either. */
+const IO_PACKAGES = /^(@middy\/|node:(http|https|net|dgram|tls)$)/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -37,6 +40,72 @@ function landsIn(file: string, spec: string): string | null {
   if (!spec.startsWith('.')) return null;
   const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).split(sep);
   return target[0] === '..' ? '..' : (target[0] ?? null);
+}
+
+/**
+ * The relative specifiers of `source` that load a module at run time: static imports and
+ * re-exports, except `import type` / `export type` and imports whose every name is `type` (the
+ * compiler erases those). Dynamic `import()` is left out: it loads lazily, so it closes no cycle
+ * at load time.
+ */
+function runtimeSpecifiers(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const specs: string[] = [];
+  for (const node of file.statements) {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((element) => element.isTypeOnly)));
+      if (!typeOnly) specs.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) specs.push(node.moduleSpecifier.text);
+    }
+  }
+  return specs.filter((spec) => spec.startsWith('.'));
+}
+
+/** The file a relative specifier of `file` loads (`.ts`, `.mjs` or `index.ts`), or `null` when none is found. */
+function resolveFile(file: string, spec: string): string | null {
+  const base = resolve(dirname(file), spec.replace(/\.js$/, ''));
+  const found = [base, `${base}.ts`, `${base}.mjs`, join(base, 'index.ts')].find(
+    (candidate) => existsSync(candidate) && statSync(candidate).isFile(),
+  );
+  return found ?? null;
+}
+
+/** Every relative specifier of `source` (imports, re-exports, `import()`, type-only ones included), by the TypeScript scanner. */
+function allSpecifiers(_fileName: string, source: string): string[] {
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((ref) => ref.fileName)
+    .filter((spec) => spec.startsWith('.'));
+}
+
+/**
+ * The import edges between the files under `dirs` (paths relative to the repository), each file to
+ * the files its `specifiersOf` load.
+ */
+function fileEdges(
+  dirs: readonly string[],
+  specifiersOf: (fileName: string, source: string) => string[],
+): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const file of dirs.flatMap((dir) => sourceFiles(join(ROOT, dir)))) {
+    const from = relative(ROOT, file).split(sep).join('/');
+    const targets = specifiersOf(file, readFileSync(file, 'utf8'))
+      .map((spec) => resolveFile(file, spec))
+      .filter((target): target is string => target !== null)
+      .map((target) => relative(ROOT, target).split(sep).join('/'));
+    edges.set(from, new Set(targets));
+  }
+  return edges;
 }
 
 const show = ({ file, spec }: { file: string; spec: string }) => `${file} → ${spec}`;
@@ -108,15 +177,77 @@ describe('layers: who may import whom', () => {
     expect(cycleOf(edges)).toBeNull();
   });
 
+  it('no file of the shipped code loads itself through its imports (no run-time import cycle between files)', () => {
+    // The check itself: a value import each way is a cycle; an `import type` back is erased, no edge.
+    expect(runtimeSpecifiers('a.ts', "import { b } from './b';\nexport { c } from './c';")).toEqual(['./b', './c']);
+    expect(
+      runtimeSpecifiers(
+        'a.ts',
+        "import type { B } from './b';\nimport { type C } from './c';\nexport type { D } from './d';\nimport('./e');",
+      ),
+    ).toEqual([]);
+    expect(runtimeSpecifiers('a.ts', "import { type C, c } from './c';\nimport './side-effect';")).toEqual([
+      './c',
+      './side-effect',
+    ]);
+    const pair = new Map([
+      ['a.ts', new Set(['b.ts'])],
+      ['b.ts', new Set(['a.ts'])],
+    ]);
+    expect(cycleOf(pair)).toBe('a.ts → b.ts → a.ts');
+
+    const edges = fileEdges(PRODUCTION, runtimeSpecifiers);
+    expect(edges.get('adapters/kms-note-signer.ts')).toContain('adapters/kms-note-verifier-key.ts');
+    expect(cycleOf(edges)).toBeNull();
+  });
+
   it('scripts/ and infra/ import nothing from test/ (bench/ may: it measures with test fixtures)', () => {
     const offending = importsUnder(['scripts', 'infra']).filter(({ file, spec }) => landsIn(file, spec) === 'test');
     expect(offending.map(show)).toEqual([]);
   });
 
-  it('shared/ (the pure core) imports nothing outside shared/ and no AWS SDK', () => {
+  it('shared/ (the pure core) imports nothing outside shared/, no AWS SDK, no middleware or network module', () => {
     const offending = importsUnder(['shared']).filter(
-      ({ file, spec }) => AWS_PACKAGES.test(spec) || (landsIn(file, spec) ?? 'shared') !== 'shared',
+      ({ file, spec }) =>
+        AWS_PACKAGES.test(spec) || IO_PACKAGES.test(spec) || (landsIn(file, spec) ?? 'shared') !== 'shared',
     );
     expect(offending.map(show)).toEqual([]);
+  });
+});
+
+describe('layers: the import graph of shared/ is layered', () => {
+  // Type-only imports count here: a cycle of types is still a cycle of concepts.
+  const graph = fileEdges(['shared'], allSpecifiers);
+  const area = (file: string) => file.split('/').slice(1, -1)[0] ?? file.slice('shared/'.length);
+  const edgesFrom = (inArea: (file: string) => boolean) =>
+    [...graph]
+      .filter(([file]) => inArea(file))
+      .flatMap(([file, targets]) => [...targets].map((t) => [file, t] as const));
+
+  it('reads the imports it checks (the walk sees real edges, type-only ones included)', () => {
+    expect(graph.get('shared/guard/stale-state-guard.ts')).toContain('shared/guard/policy.ts');
+    expect(allSpecifiers('a.ts', "import type { B } from './b';")).toEqual(['./b']);
+    expect(area('shared/guard/policy.ts')).toBe('guard');
+    expect(area('shared/errors.ts')).toBe('errors.ts');
+  });
+
+  it('has no import cycle', () => {
+    expect(cycleOf(graph)).toBeNull();
+  });
+
+  it('shared/errors.ts is a leaf: every module may import it', () => {
+    expect([...(graph.get('shared/errors.ts') ?? ['(not found)'])]).toEqual([]);
+  });
+
+  it('shared/schemas/ are leaves: they import only canonical/, errors.ts and each other', () => {
+    const outward = edgesFrom((file) => area(file) === 'schemas').filter(
+      ([, to]) => !['schemas', 'canonical', 'errors.ts'].includes(area(to)),
+    );
+    expect(outward.map(([from, to]) => `${from} → ${to}`)).toEqual([]);
+  });
+
+  it('the guard does not reach into triage (the manifest comes with the write, shared/write/)', () => {
+    const reach = edgesFrom((file) => area(file) === 'guard').filter(([, to]) => area(to) === 'triage');
+    expect(reach.map(([from, to]) => `${from} → ${to}`)).toEqual([]);
   });
 });

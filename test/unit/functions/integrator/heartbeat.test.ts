@@ -1,30 +1,23 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { DeploymentHeartbeat } from '../../../../functions/integrator/heartbeat';
-import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { WitnessService } from '../../../../functions/witness/witness-service';
+import type { IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { LogStateError } from '../../../../shared/errors';
-import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { heartbeatDue, heartbeatThresholdSeconds } from '../../../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../../../shared/integrator/heartbeat-event';
-import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
-import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy, PolicyRefusal } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
-import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FakeMetrics, fakeLogger } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
-import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import { INTEGRATION_NOW_MS, inProcessIntegration } from '../../../helpers/in-process-integration';
+import { inProcessWitness } from '../../../helpers/in-process-witness';
 import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
-import { testSealerDeps } from '../../../helpers/service-factories';
-import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 const MAX_AGE = 180;
@@ -44,44 +37,22 @@ function counting<S extends NoteSigner>(signer: S): S & { signs: number } {
 
 /** Sealer, integrator, heartbeat and an in-process witness over in-memory stores, on one clock (ms). */
 async function idleLog(witnessClient?: (real: IntegratorWitness['client']) => IntegratorWitness['client']) {
-  let nowMs = FACTORY_NOW_MS + 2000;
+  let nowMs = INTEGRATION_NOW_MS;
   const clock = () => nowMs;
   const logSigner = counting(testLogSigner());
   const witnessSigner = counting(testWitnessSigner());
-  const witnessService = new WitnessService({
-    store: new InMemoryWitnessStore(),
-    signer: witnessSigner,
-    trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
-    logger: fakeLogger(),
-    clock,
-  });
-  const policy = parsePolicy(
-    `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
-  );
+  const { client, policy } = await inProcessWitness({ clock, signer: witnessSigner });
   let calls = 0;
   const real = {
     addCheckpoint: async (body: string) => {
       calls += 1;
-      return witnessService.addCheckpoint(body);
+      return client.addCheckpoint(body);
     },
   };
   const witness: IntegratorWitness = { client: witnessClient?.(real) ?? real, policy, maxAgeSeconds: MAX_AGE };
-  const notices: SealedRunNotice[] = [];
-  const sealerDeps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
-  const sealer = new SealerService(sealerDeps);
-  const deployment = new InMemoryDeploymentLogStore();
+  const { deployment, notices, write, ...table } = inProcessIntegration();
   const metrics = new FakeMetrics();
-  const integrator = new IntegratorService({
-    lineages: sealerDeps.store,
-    deployment,
-    index: new MemoryIndexNodeStore(),
-    signer: logSigner,
-    anchor: sealerDeps.anchor,
-    witness,
-    metrics,
-    logger: fakeLogger(),
-    clock,
-  });
+  const integrator = table.integrator({ signer: logSigner, witness, metrics, clock });
   const heartbeat = (w: IntegratorWitness | null = witness) =>
     new DeploymentHeartbeat({
       deployment,
@@ -95,12 +66,7 @@ async function idleLog(witnessClient?: (real: IntegratorWitness['client']) => In
   let n = 0;
   const writeAndIntegrate = async (lineageId = FACTORY_LINEAGE_ID) => {
     n += 1;
-    const outcome = await sealer.handle({
-      messageId: `m-${n}`,
-      body: sealRequestBody({ lineageId, residualId: `r-${n}` }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
-    expect(outcome.kind).toBe('SEALED');
+    await write(lineageId, `r-${n}`);
     return integrator.integrate(notices.splice(0));
   };
   const check = (note: string | null | undefined, atSeconds: number) =>

@@ -1,88 +1,44 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it, vi } from 'vitest';
 import { rebuildIndexFromTable } from '../../../../functions/integrator/index-rebuild';
-import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { WitnessService } from '../../../../functions/witness/witness-service';
+import type { IntegratorWitness } from '../../../../functions/integrator/integrator-service';
 import { LogStateError, WitnessUnavailableError } from '../../../../shared/errors';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';
-import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
-import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
-import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { verifyInclusion } from '../../../../shared/log/proof-verification';
 import { nodeSourceOf } from '../../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
-import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
-import { parsePolicy } from '../../../../shared/witness/tlog-policy';
-import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FakeMetrics } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
-import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
-import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
-import { testAnchor } from '../../../helpers/seal-factories';
-import { testSealerDeps } from '../../../helpers/service-factories';
-import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { INTEGRATION_NOW_MS, inProcessIntegration } from '../../../helpers/in-process-integration';
+import { inProcessWitness } from '../../../helpers/in-process-witness';
+import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 const [A, B, C] = [FACTORY_LINEAGE_ID, testLineageId('lin-b'), testLineageId('lin-c')];
-const NOW_MS = FACTORY_NOW_MS + 2000;
+const NOW_MS = INTEGRATION_NOW_MS;
 
-/** The real sealer on in-memory stores, its notices collected, and an integrator over the same table. */
+/** The real sealer on in-memory stores ({@link inProcessIntegration}), and the current integrator over the same table. */
 async function stack(witness: IntegratorWitness | null = null, options: { signLineageCheckpoints?: boolean } = {}) {
-  const notices: SealedRunNotice[] = [];
-  const deps = {
-    ...testSealerDeps(),
-    ...options,
-    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
-  };
-  let sealer = new SealerService(deps);
-  const store = deps.store as InMemoryLineageStore;
-  const deployment = new InMemoryDeploymentLogStore();
-  const index = new MemoryIndexNodeStore();
+  const table = inProcessIntegration({ sealer: options });
+  const { store, deployment, index, notices } = table;
   const metrics = new FakeMetrics();
-  const integratorWith = (minSize?: number) =>
-    new IntegratorService({
-      lineages: store,
-      deployment,
-      index,
-      signer: testLogSigner(),
-      anchor: testAnchor(),
-      witness,
-      metrics,
-      logger: fakeLogger(),
-      clock: () => NOW_MS,
-      minSize,
-    });
+  const integratorWith = (minSize?: number) => table.integrator({ witness, metrics, minSize });
   let integrator = integratorWith();
-  let n = 0;
-  const write = async (lineageId: string, residualId: string) => {
-    const outcome = await sealer.handle({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ lineageId, residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
-    expect(outcome.kind).toBe('SEALED');
-  };
   /** Integrates every notice sent since the last call. */
   const integrate = () => integrator.integrate(notices.splice(0));
   const indexRoot = () => Buffer.from(deployment.head?.indexRoot ?? '', 'hex');
   const held = async (lineageId: string): Promise<LineageIndexValue | null> =>
     (await readHeldLineages(index, indexRoot(), [lineageId])).get(lineageId) ?? null;
-  /** A sealer with no memory of what it signed (a cold start). */
-  const coldSealer = () => {
-    sealer = new SealerService(deps);
-  };
   /** An integrator with no memory of what it signed (a cold start), with the operator's minimum size. */
   const coldIntegrator = (minSize?: number) => {
     integrator = integratorWith(minSize);
@@ -93,13 +49,14 @@ async function stack(witness: IntegratorWitness | null = null, options: { signLi
     index,
     metrics,
     notices,
-    write,
+    write: table.write,
     integrate,
     indexRoot,
     held,
-    coldSealer,
+    /** A sealer with no memory of what it signed (a cold start). */
+    coldSealer: table.coldSealer,
     coldIntegrator,
-    sealerSigner: deps.signer,
+    sealerSigner: table.sealerDeps.signer,
   };
 }
 
@@ -356,17 +313,8 @@ describe('a deleted index node, in process (docs/deployment-log.md, "Index rebui
 
 describe('integrator and witness, in process (docs/deployment-log.md, "Integration", step 6)', () => {
   async function witnessed(clientOf?: (real: IntegratorWitness['client']) => IntegratorWitness['client']) {
-    const service = new WitnessService({
-      store: new InMemoryWitnessStore(),
-      signer: testWitnessSigner(),
-      trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
-      logger: fakeLogger(),
-      clock: () => NOW_MS,
-    });
-    const policy = parsePolicy(
-      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
-    );
-    const real = { addCheckpoint: async (body: string) => service.addCheckpoint(body) };
+    const { client, policy } = await inProcessWitness({ clock: () => NOW_MS });
+    const real = { addCheckpoint: client.addCheckpoint };
     return { policy, s: await stack({ client: clientOf?.(real) ?? real, policy, maxAgeSeconds: 180 }) };
   }
 

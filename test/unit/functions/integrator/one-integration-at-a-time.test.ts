@@ -1,34 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { integrateThroughConflicts } from '../../../../functions/integrator/create-handler';
-import {
-  IntegratorService,
-  type IntegratorWitness,
-  LEASE_SIGN_MARGIN_MS,
-} from '../../../../functions/integrator/integrator-service';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { WitnessService } from '../../../../functions/witness/witness-service';
+import { type IntegratorWitness, LEASE_SIGN_MARGIN_MS } from '../../../../functions/integrator/integrator-service';
 import { IntegrationLeaseHeldError } from '../../../../shared/errors';
-import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
-import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
-import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { INTEGRATION_LEASE_MS } from '../../../../shared/ports/integration-lease';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
-import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
-import { parsePolicy } from '../../../../shared/witness/tlog-policy';
-import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { InMemoryIntegrationLease } from '../../../helpers/in-memory-integration-lease';
-import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
-import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
-import { testSealerDeps } from '../../../helpers/service-factories';
-import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
+import { INTEGRATION_NOW_MS, inProcessIntegration } from '../../../helpers/in-process-integration';
+import { inProcessWitness } from '../../../helpers/in-process-witness';
+import { testLogSigner } from '../../../helpers/pipeline-keys';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
-const NOW_MS = FACTORY_NOW_MS + 2000;
+const NOW_MS = INTEGRATION_NOW_MS;
 
 /** The log key, counting its signatures (each one a `kms:Sign` on AWS). */
 function countingSigner(): NoteSigner & { signs: number } {
@@ -45,43 +29,28 @@ function countingSigner(): NoteSigner & { signs: number } {
   return counting;
 }
 
-/** The real sealer on in-memory stores, and integrator instances ("Lambda instances") over one table. */
+/** The real sealer on in-memory stores ({@link inProcessIntegration}), and integrator instances ("Lambda instances") over one table. */
 function table() {
-  const notices: SealedRunNotice[] = [];
-  const deps = { ...testSealerDeps(), notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) } };
-  const sealer = new SealerService(deps);
-  const deployment = new InMemoryDeploymentLogStore();
-  const index = new MemoryIndexNodeStore();
+  const base = inProcessIntegration();
   const signer = countingSigner();
   const lease = new InMemoryIntegrationLease();
   let clockMs = NOW_MS;
   const instance = (options: { lease?: boolean; witness?: IntegratorWitness | null } = {}) =>
-    new IntegratorService({
-      lineages: deps.store as InMemoryLineageStore,
-      deployment,
-      index,
+    base.integrator({
       signer,
-      anchor: deps.anchor,
       witness: options.witness ?? null,
-      metrics: new FakeMetrics(),
-      logger: fakeLogger(),
       clock: () => clockMs,
       ...(options.lease === false ? {} : { lease }),
     });
-  let n = 0;
+  /** Seals one write; the notices it sent. */
   const write = async (lineageId: string, residualId: string) => {
-    const outcome = await sealer.handle({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ lineageId, residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
-    expect(outcome.kind).toBe('SEALED');
-    return notices.splice(0);
+    await base.write(lineageId, residualId);
+    return base.notices.splice(0);
   };
   const setClock = (ms: number) => {
     clockMs = ms;
   };
-  return { deployment, signer, lease, instance, write, setClock };
+  return { deployment: base.deployment, signer, lease, instance, write, setClock };
 }
 
 /** Both batches integrated at once by two instances, each through the handler's retries. */
@@ -170,17 +139,8 @@ describe('one integration at a time (docs/deployment-log.md, "One integration at
 describe('a cold integrator racing a warm one (docs/deployment-log.md, "Cold start")', () => {
   it('a head committed and cosigned while the cold one asks its witness is no rollback: no DEPLOYMENT_ROLLBACK, integrated from the new head', async () => {
     const t = table();
-    const witnessService = new WitnessService({
-      store: new InMemoryWitnessStore(),
-      signer: testWitnessSigner(),
-      trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
-      logger: fakeLogger(),
-      clock: () => NOW_MS,
-    });
-    const policy = parsePolicy(
-      `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`,
-    );
-    const real = { addCheckpoint: (body: string) => witnessService.addCheckpoint(body) };
+    const { client, policy } = await inProcessWitness({ clock: () => NOW_MS });
+    const real = { addCheckpoint: client.addCheckpoint };
     const warm = t.instance({ lease: false, witness: { client: real, policy, maxAgeSeconds: 180 } });
     await warm.integrate(await t.write(A, 'r-0'));
     const later = await t.write(B, 'r-0');

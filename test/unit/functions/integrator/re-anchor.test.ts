@@ -1,161 +1,27 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { buildChainReceipt } from '../../../../client/chain-receipts';
-import { DeploymentChainReader } from '../../../../client/deployment-chain-reader';
-import { freshnessPolicy } from '../../../../client/freshness-policy';
-import { IntegratorService, type IntegratorWitness } from '../../../../functions/integrator/integrator-service';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { WitnessService } from '../../../../functions/witness/witness-service';
-import { prepareReAnchor } from '../../../../scripts/re-anchor';
+import { IntegratorService } from '../../../../functions/integrator/integrator-service';
 import { LogStateError, ReAnchorRefusedError } from '../../../../shared/errors';
-import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { verifyChainReceipt } from '../../../../shared/integrator/chain-receipt';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
-import type { NoteVerifierKey } from '../../../../shared/log/note-key';
-import { formatVerifierKey } from '../../../../shared/log/note-key';
-import type { DeploymentLogReads } from '../../../../shared/ports/deployment-log-reads';
-import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
-import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import { FakeMetrics, fakeLogger } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
-import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
-import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import { INTEGRATION_NOW_MS } from '../../../helpers/in-process-integration';
+import { TEST_LOG_NAME, testLogSigner } from '../../../helpers/pipeline-keys';
 import { testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
+import { RECOVERY_REASON, recoveryStack } from '../../../helpers/recovery-stack';
 import { testAnchor } from '../../../helpers/seal-factories';
-import { testSealerDeps } from '../../../helpers/service-factories';
-import { testCosignerKey, testWitnessSigner } from '../../../helpers/witness-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 // The operator's recovery after a legitimate restore (docs/deployment-log.md, "Re-anchor"), in
-// process: the real sealer, integrator and witness services over in-memory stores, a restore of the
-// whole table to an earlier snapshot, the refusal, the re-anchor, integration resuming, and a cold
-// client shown the statement.
+// process ({@link recoveryStack}): a restore of the whole table to an earlier snapshot, the
+// refusal, the re-anchor, integration resuming, and a cold client shown the statement.
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
-const NOW_MS = FACTORY_NOW_MS + 2000;
-const REASON = 'table restored from a point-in-time backup after an operator error';
-
-async function recoveryStack(options: { witnessRecoveryKeys?: readonly NoteVerifierKey[] } = {}) {
-  const recoveryKey = await testRecoveryKey();
-  const witnessStore = new InMemoryWitnessStore();
-  const witnessService = new WitnessService({
-    store: witnessStore,
-    signer: testWitnessSigner(),
-    trusted: parseTrustedLogs(formatVerifierKey(TEST_LOG_KEY)),
-    logger: fakeLogger(),
-    clock: () => NOW_MS,
-    recoveryKeys: options.witnessRecoveryKeys ?? [recoveryKey],
-  });
-  const policyText = `log ${formatVerifierKey(TEST_LOG_KEY)}\nwitness w1 ${formatCosignerKey(await testCosignerKey())}\nquorum w1\n`;
-  const witness: IntegratorWitness = {
-    client: {
-      addCheckpoint: async (body) => witnessService.addCheckpoint(body),
-      reAnchor: async (body) => witnessService.reAnchor(body),
-    },
-    policy: parsePolicy(policyText),
-    maxAgeSeconds: 180,
-  };
-  const notices: SealedRunNotice[] = [];
-  const deployment = new InMemoryDeploymentLogStore();
-  const index = new MemoryIndexNodeStore();
-  // The sealer reads the index floor under the deployment head (docs/sealing.md, "The index floor").
-  const deps = {
-    ...testSealerDeps(),
-    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
-    index: { deployment, nodes: index, witness: null },
-  };
-  let sealer = new SealerService(deps);
-  const store = deps.store as InMemoryLineageStore;
-  const integrator = () =>
-    new IntegratorService({
-      lineages: store,
-      deployment,
-      index,
-      signer: testLogSigner(),
-      anchor: testAnchor(),
-      witness,
-      metrics: new FakeMetrics(),
-      logger: fakeLogger(),
-      clock: () => NOW_MS,
-      recoveryKeys: [recoveryKey],
-    });
-  let n = 0;
-  const write = async (lineageId: string, residualId: string, by?: SealerService) => {
-    const outcome = await (by ?? sealer).handle({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ lineageId, residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
-    expect(outcome.kind).toBe('SEALED');
-  };
-  /** The whole table as it stands (lineages and the deployment log), to put back: a restore from backup. */
-  const snapshot = () => {
-    const copy = structuredClone({
-      records: store.records,
-      heads: store.heads,
-      logHeads: store.logHeads,
-      nodes: store.nodes,
-      markers: store.markers,
-      head: deployment.head,
-      leaves: deployment.leaves,
-    });
-    return (options: { warmSealer?: boolean } = {}) => {
-      for (const name of ['records', 'heads', 'logHeads', 'nodes', 'markers'] as const) {
-        const map = store[name] as Map<string, unknown>;
-        map.clear();
-        for (const [k, v] of copy[name] as Map<string, unknown>) map.set(k, structuredClone(v));
-      }
-      deployment.head = structuredClone(copy.head);
-      deployment.leaves.clear();
-      for (const [k, v] of copy.leaves) deployment.leaves.set(k, structuredClone(v));
-      if (!options.warmSealer) sealer = new SealerService(deps); // the functions restart cold after a restore
-    };
-  };
-  const reads: DeploymentLogReads = {
-    readHead: () => deployment.readHead(),
-    readNodes: (refs) => deployment.readNodes(refs),
-    readLeafIndexRoot: async (i) => deployment.leaves.get(i)?.indexRoot ?? null,
-  };
-  const reader = new DeploymentChainReader({
-    log: reads,
-    index,
-    policy: async () => freshnessPolicy(policyText),
-    nowMs: () => NOW_MS,
-  });
-  /** The operator's statement for the table's head and the witness's state, signed with `recovery`. */
-  const statement = async (recovery = testRecoverySigner()) => {
-    const lost = await witnessStore.read(TEST_LOG_NAME);
-    if (!lost) throw new Error('the witness holds nothing');
-    const prepared = await prepareReAnchor({
-      head: await deployment.readHead(),
-      key: TEST_LOG_KEY,
-      lost,
-      reason: REASON,
-      nowSeconds: Math.floor(NOW_MS / 1000),
-      recovery,
-    });
-    if (!prepared) throw new Error('nothing to re-anchor');
-    return prepared.note;
-  };
-  const otherSealer = () => new SealerService(deps);
-  return {
-    store,
-    deployment,
-    index,
-    witnessStore,
-    notices,
-    write,
-    otherSealer,
-    integrator,
-    snapshot,
-    reader,
-    statement,
-    policyText,
-  };
-}
+const NOW_MS = INTEGRATION_NOW_MS;
+const REASON = RECOVERY_REASON;
 
 /** Writes, snapshot at 1 leaf, more writes to 3 leaves (the witness cosigned 3), restore: the state an operator recovers. */
 async function restored(options?: Parameters<typeof recoveryStack>[0] & { warmSealer?: boolean }) {
