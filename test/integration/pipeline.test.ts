@@ -18,6 +18,7 @@ import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { sealerKeyName } from '../../shared/log/log-names';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
@@ -292,6 +293,7 @@ describe('pipeline on the deployed stack', () => {
         publisher,
         anchor,
         signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
+        refusalSigner: new KMSNoteSigner(kms, stack.SealerKeyArn, sealerKeyName(stack.LogName)),
         metrics: new FakeMetrics(),
         logger: fakeLogger(),
         clock: Date.now,

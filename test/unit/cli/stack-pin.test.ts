@@ -6,7 +6,7 @@ import { ExitCode } from '../../../cli/exit-codes';
 import { stackPinOf } from '../../../client/stack-pin';
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
-import { TEST_GUARD_KEY, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_SEALER_KEY } from '../../helpers/pipeline-keys';
 import { runCli } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'reseal-stack-pin-'));
@@ -17,6 +17,7 @@ const pin = stackPinOf({
   outputs: TEST_CLIENT_OUTPUTS,
   logKey: TEST_LOG_KEY,
   guardKey: TEST_GUARD_KEY,
+  sealerKey: TEST_SEALER_KEY,
 });
 
 function pinFile(name: string, content: unknown): string {
@@ -49,13 +50,25 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
     ['a missing output', { ...pin, outputs: { ...pin.outputs, tableName: undefined } }, 'outputs.tableName'],
     ['a key that does not parse', { ...pin, logKey: 'not-a-key' }, 'logKey'],
     ['a log key named for another log', { ...pin, logKey: pin.guardKey }, 'logKey'],
-    ['another format version', { ...pin, formatVersion: 2 }, 'formatVersion'],
+    ['a sealer key named as the guard key', { ...pin, sealerKey: pin.guardKey }, 'sealerKey'],
+    ['a guard key named as the sealer key', { ...pin, guardKey: pin.sealerKey }, 'guardKey'],
+    ['no sealer key', { ...pin, sealerKey: undefined }, 'sealerKey'],
+    ['no sealer key output', { ...pin, outputs: { ...pin.outputs, sealerKeyArn: undefined } }, 'outputs.sealerKeyArn'],
+    ['another format version', { ...pin, formatVersion: 3 }, 'formatVersion'],
   ])('refuses %s as bad input (exit 2), naming the field', async (_what, content, field) => {
     const path = pinFile(`bad-${field}.json`, content);
     const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
     expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
     expect(run.stderr).toContain(path);
     expect(run.stderr).toContain(field);
+  });
+
+  it('refuses a format-1 pin (no sealer key), telling to pin again', async () => {
+    const { sealerKey: _, ...v1 } = { ...pin, formatVersion: 1, outputs: { ...pin.outputs } };
+    const path = pinFile('v1.json', v1);
+    const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
+    expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(run.stderr).toContain('format 1 pins no sealer key: run `reseal pin` again');
   });
 
   it('refuses a pin of another stack, and a RESEAL_STACK_FILE that does not exist', async () => {

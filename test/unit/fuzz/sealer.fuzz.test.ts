@@ -43,7 +43,7 @@ import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { refRoot } from '../../helpers/merkle-reference';
-import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
+import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner, testSealerSigner } from '../../helpers/pipeline-keys';
 import { testAnchor } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
 
@@ -223,6 +223,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
     publisher,
     anchor,
     signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => NOW_MS,
@@ -527,6 +528,7 @@ describe('sealer fuzz: SealerService.handleGroup on generated FIFO groups', () =
                 publisher,
                 anchor: testAnchor({ keyId }),
                 signer: testLogSigner(),
+                refusalSigner: testSealerSigner(),
                 metrics: new FakeMetrics(),
                 logger: fakeLogger(),
                 clock: () => NOW_MS,

@@ -26,7 +26,7 @@ import {
   validWriteRequest,
 } from '../../../helpers/guard-factories';
 import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner } from '../../../helpers/pipeline-keys';
+import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps, testSealerService } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -333,6 +333,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
         publisher: rival.publisher,
         anchor,
         signer: testLogSigner(),
+        refusalSigner: testSealerSigner(),
         metrics: rival.metrics,
         logger: fakeLogger(),
         clock: () => FACTORY_NOW_MS,
