@@ -66,6 +66,7 @@ export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
         MacKeyArn: macKeyArn,
         LogKeyArn: 'log-key',
         GuardKeyArn: 'guard-key',
+        SealerKeyArn: 'sealer-key',
         LogName: 'reseal/ResealStack',
       };
       const members = Object.entries(outputs)
