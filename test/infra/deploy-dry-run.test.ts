@@ -37,10 +37,10 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     expect(out.estimate.price_dates).toEqual(['2026-12-05']);
     expect(out.estimate.usd_per_million_writes).toBeGreaterThan(0);
     expect(out.estimate.usd_per_million_recalls).toBeGreaterThan(0);
-    // Counted in the synthesized template: the MAC key, the log key, the guard key; four alarms
+    // Counted in the synthesized template: the MAC key, the log key, the guard key, the sealer key; four alarms
     // (the dead-letter queues of residual-writes, seal-requests and integration, and triage's).
     expect(out.estimate.monthly_lines).toEqual([
-      { dimension: 'kmsKeyMonth', units: 3, usd: 3 },
+      { dimension: 'kmsKeyMonth', units: 4, usd: 4 },
       { dimension: 'cloudWatchAlarmMonth', units: 4, usd: expect.closeTo(0.4, 6) },
     ]);
   });
