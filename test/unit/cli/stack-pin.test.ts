@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
-import { stackPinOf } from '../../../client/stack-pin';
-import { formatVerifierKey } from '../../../shared/log/note-key';
+import { pinnedStackOf, StackPinSchema, stackPinOf } from '../../../client/stack-pin';
+import { guardKeyName, sealerKeyName } from '../../../shared/log/log-names';
+import { formatVerifierKey, noteVerifierKey } from '../../../shared/log/note-key';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_SEALER_KEY } from '../../helpers/pipeline-keys';
+import { startFakeAws } from './fake-aws';
 import { runCli } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'reseal-stack-pin-'));
@@ -61,6 +63,42 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
     expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
     expect(run.stderr).toContain(path);
     expect(run.stderr).toContain(field);
+  });
+
+  it('reseal pin reads the three verifier keys once (GetPublicKey) and writes a format-2 pin a later run reads', async () => {
+    const aws = await startFakeAws({
+      stacks: { ResealStack: 'mac-key' },
+      keys: {},
+      publicKeys: {
+        'log-key': TEST_LOG_KEY.publicKey,
+        'guard-key': TEST_GUARD_KEY.publicKey,
+        'sealer-key': TEST_SEALER_KEY.publicKey,
+      },
+    });
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('AWS_PROFILE', undefined);
+    try {
+      const path = join(dir, 'pinned.json');
+      const env = { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'us-east-1', RESEAL_STACK_FILE: path };
+      const run = await runCli(['pin', '--json'], { cwd: dir, env });
+      expect(run.stderr).toBe('');
+      expect(run.exitCode).toBe(ExitCode.OK);
+      const logName = 'reseal/ResealStack';
+      const pinned = pinnedStackOf(StackPinSchema.parse(JSON.parse(readFileSync(path, 'utf8'))));
+      expect(pinned.outputs.sealerKeyArn).toBe('sealer-key');
+      expect(pinned.logKey).toEqual(noteVerifierKey(logName, TEST_LOG_KEY.publicKey));
+      expect(pinned.guardKey).toEqual(noteVerifierKey(guardKeyName(logName), TEST_GUARD_KEY.publicKey));
+      expect(pinned.sealerKey).toEqual(noteVerifierKey(sealerKeyName(logName), TEST_SEALER_KEY.publicKey));
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        path,
+        stack_name: 'ResealStack',
+        sealer_key: formatVerifierKey(pinned.sealerKey),
+      });
+    } finally {
+      vi.unstubAllEnvs();
+      await aws.close();
+    }
   });
 
   it('refuses a format-1 pin (no sealer key), telling to pin again', async () => {
