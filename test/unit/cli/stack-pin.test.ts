@@ -65,7 +65,7 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
     expect(run.stderr).toContain(field);
   });
 
-  it('reseal pin reads the three verifier keys once (GetPublicKey) and writes a format-2 pin a later run reads', async () => {
+  it('reseal pin reads the three verifier keys once (GetPublicKey) and writes a format-2 pin that StackPinSchema reads back', async () => {
     const aws = await startFakeAws({
       stacks: { ResealStack: 'mac-key' },
       keys: {},
