@@ -20,6 +20,7 @@ import { TriageService } from '../functions/triage/triage-service';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { proveInclusion } from '../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
+import { sealerKeyName } from '../shared/log/log-names';
 import { MemoryMerkleTree } from '../shared/log/memory-tree';
 import { leafHash } from '../shared/log/merkle-hashing';
 import { verifyInclusion } from '../shared/log/proof-verification';
@@ -163,6 +164,7 @@ async function sealerCalls(records: number): Promise<string> {
     publisher: { residualSealed: async () => {}, residualRejected: async () => {}, triageCompleted: async () => {} },
     anchor: countingAnchor,
     signer: countingSigner,
+    refusalSigner: new LocalEd25519Signer(sealerKeyName(signer.keyName), new Uint8Array(32).fill(8)),
     metrics: { count: quiet },
     logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
     clock: () => FACTORY_NOW_MS + 1_000,

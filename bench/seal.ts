@@ -17,6 +17,7 @@ import { SealerService } from '../functions/sealer/sealer-service';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
+import { sealerKeyName } from '../shared/log/log-names';
 import type { SealRequest } from '../shared/pipeline/messages';
 import type { EventPublisher } from '../shared/ports/event-publisher';
 import type { LineageStore } from '../shared/ports/lineage-store';
@@ -150,6 +151,8 @@ async function sealerFigure(): Promise<{ figure: Figure; note: string }> {
       anchor,
       // The log key: one Ed25519 signature per run of writes (here, per write: a run of one).
       signer,
+      // The sealer key signs refusals only: none here.
+      refusalSigner: new LocalEd25519Signer(sealerKeyName('reseal/bench-stack'), new Uint8Array(32).fill(8)),
       metrics: { count: quiet },
       logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
       clock: () => FACTORY_NOW_MS + 1_000,

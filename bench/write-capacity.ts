@@ -22,6 +22,7 @@ import { startEmulator } from '../scripts/emulator/emulator';
 import { signWriteRequest } from '../shared/authorship/write-signature';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
+import { sealerKeyName } from '../shared/log/log-names';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
 import { CallTally, countsSince } from './stack/call-tally';
 import { countCalls } from './stack/counting-middleware';
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
       publisher: { residualSealed: quietly, residualRejected: quietly, triageCompleted: quietly },
       anchor: new LocalHmacAnchor({ keyId: MAC_KEY_ID, key: new Uint8Array(32).fill(3) }),
       signer: new LocalEd25519Signer('reseal/wcu-bench', new Uint8Array(32).fill(7)),
+      refusalSigner: new LocalEd25519Signer(sealerKeyName('reseal/wcu-bench'), new Uint8Array(32).fill(8)),
       metrics: { count: quiet },
       logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
       clock: Date.now,

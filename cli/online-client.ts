@@ -35,7 +35,7 @@ export async function connectStack(
   try {
     const outputs = pin?.outputs ?? (await resolveStackOutputs(stackName, new CloudFormationClient(config)));
     return new ResealClient(outputs, {
-      ...(pin ? { logKey: pin.logKey, guardKey: pin.guardKey } : {}),
+      ...(pin ? { logKey: pin.logKey, guardKey: pin.guardKey, sealerKey: pin.sealerKey } : {}),
       sqs: new SQSClient(config),
       eventBridge: new EventBridgeClient(config),
       dynamodb: new DynamoDBClient(config),

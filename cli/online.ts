@@ -35,11 +35,11 @@ const pinsUsed = new WeakMap<CliIo, string>();
 export function pinNote(io: CliIo): string | null {
   const path = pinsUsed.get(io);
   if (path === undefined) return null;
-  return `note: the log and guard keys came from the stack pin ${path}, not from KMS: a checkpoint or refusal that does not verify under them is reported as such and never checked again with a fresh key. If the stack was redeployed with new keys, find out why, then run \`reseal pin\` again.`;
+  return `note: the log, guard and sealer keys came from the stack pin ${path}, not from KMS: a checkpoint or refusal that does not verify under them is reported as such and never checked again with a fresh key. If the stack was redeployed with new keys, find out why, then run \`reseal pin\` again.`;
 }
 
 /**
- * A {@link ResealClient} for a deployed stack: its resources and the log and guard keys from the
+ * A {@link ResealClient} for a deployed stack: its resources and the log, guard and sealer keys from the
  * stack pin when there is one ({@link readStackPin}: no `DescribeStacks`, no `GetPublicKey`),
  * else from the stack's CloudFormation outputs and KMS.
  *

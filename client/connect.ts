@@ -38,9 +38,10 @@ export interface ConnectOptions {
   readonly nowMs?: () => number;
   /** Where the client keeps the last verified checkpoint per lineage (docs/verifiable-log.md). */
   readonly checkpointStore?: CheckpointStore;
-  /** The log's and the guard's verifier keys, pinned (default: read once with KMS `GetPublicKey`). */
+  /** The log's, the guard's and the sealer's verifier keys, pinned (default: read once with KMS `GetPublicKey`). */
   readonly logKey?: NoteVerifierKey;
   readonly guardKey?: NoteVerifierKey;
+  readonly sealerKey?: NoteVerifierKey;
   /** The writer key that signs every published write (docs/authorship.md, "Signed writes"). */
   readonly writer?: WriterSigner;
   /** The tlog-policy deployment checkpoints must meet (default: the stack's log key alone, docs/deployment-log.md, "Clients"). */
@@ -111,12 +112,13 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     deploymentLog: new DynamoDBDeploymentLogStore(dynamodb, outputs.tableName),
     indexNodes: new DynamoDBIndexNodeStore(dynamodb, outputs.tableName),
     anchor,
-    // The log and guard public keys are read with the same configuration.
+    // The log, guard and sealer public keys are read with the same configuration.
     kms,
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
     ...(options.checkpointStore ? { checkpointStore: options.checkpointStore } : {}),
     ...(options.logKey ? { logKey: options.logKey } : {}),
     ...(options.guardKey ? { guardKey: options.guardKey } : {}),
+    ...(options.sealerKey ? { sealerKey: options.sealerKey } : {}),
     ...(writer ? { writer } : {}),
     ...(options.inceptionPolicy ? { inceptionPolicy: options.inceptionPolicy } : {}),
     ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),

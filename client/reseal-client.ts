@@ -12,7 +12,7 @@ import type { UnsignedWriteRequest } from '../shared/authorship/write-signature'
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import type { ChainReceipt } from '../shared/integrator/chain-receipt';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
-import { guardKeyName } from '../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
@@ -83,6 +83,8 @@ export interface ResealClientDeps {
   readonly logKey?: NoteVerifierKey;
   /** The guard's verifier key, pinned; default: KMS `GetPublicKey` of `GuardKeyArn`. */
   readonly guardKey?: NoteVerifierKey;
+  /** The sealer's verifier key (its refusals), pinned; default: KMS `GetPublicKey` of `SealerKeyArn`. */
+  readonly sealerKey?: NoteVerifierKey;
   /**
    * Where the last verified checkpoint per lineage is kept (e.g. a `FileCheckpointStore`); every
    * read is checked consistent with it. Without one, a rollback of the table cannot be seen.
@@ -185,6 +187,7 @@ export class ResealClient {
   readonly #nowMs: () => number;
   readonly #inceptionPolicy: LineagePolicy | null;
   readonly #guardKey: () => Promise<NoteVerifierKey>;
+  readonly #sealerKey: () => Promise<NoteVerifierKey>;
   readonly #freshness: DeploymentChainReader | null;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
@@ -225,10 +228,12 @@ export class ResealClient {
       ...clock,
     });
     this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
+    this.#sealerKey = pinned(deps.sealerKey, outputs.sealerKeyArn, sealerKeyName(outputs.logName));
     this.#outcomes = new WriteOutcomes({
       store: this.#store,
       log: this.#log,
       guardKey: this.#guardKey,
+      sealerKey: this.#sealerKey,
       logName: outputs.logName,
       freshness: this.#freshness,
       ...clock,
@@ -469,6 +474,11 @@ export class ResealClient {
   /** The guard's verifier key (pinned, or read once from KMS), which checks the guard's signed refusals. */
   guardKey(): Promise<NoteVerifierKey> {
     return this.#guardKey();
+  }
+
+  /** The sealer's verifier key (pinned, or read once from KMS), which checks the sealer's signed refusals. */
+  sealerKey(): Promise<NoteVerifierKey> {
+    return this.#sealerKey();
   }
 
   // --- reads, export and verification ---

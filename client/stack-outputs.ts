@@ -28,10 +28,12 @@ export interface StackOutputs {
   readonly MacKeyArn: string;
   /** `alias/<stack name>-mac`. */
   readonly MacKeyAlias: string;
-  /** KMS Ed25519 key of checkpoints and sealer outcomes. */
+  /** KMS Ed25519 key of checkpoints (and of sealer refusals stored before the sealer key). */
   readonly LogKeyArn: string;
   /** KMS Ed25519 key of guard refusals. */
   readonly GuardKeyArn: string;
+  /** KMS Ed25519 key of sealer refusals (key name `<LogName>/sealer`). */
+  readonly SealerKeyArn: string;
   /** Signed-note key name of the log, `reseal/<stack name>`. */
   readonly LogName: string;
   readonly GuardFunctionName: string;
@@ -60,6 +62,7 @@ export const STACK_OUTPUT_KEYS = [
   'MacKeyAlias',
   'LogKeyArn',
   'GuardKeyArn',
+  'SealerKeyArn',
   'LogName',
   'GuardFunctionName',
   'SealerFunctionName',
@@ -71,7 +74,8 @@ export const STACK_OUTPUT_KEYS = [
 
 /**
  * The resources of a deployed Reseal stack a client needs, from its CloudFormation outputs
- * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`, `LogKeyArn`, `GuardKeyArn`, `LogName`).
+ * (`TableName`, `ResidualWritesQueueUrl`, `EventBusName`, `MacKeyArn`, `LogKeyArn`, `GuardKeyArn`,
+ * `SealerKeyArn`, `LogName`).
  */
 export interface ResealStackOutputs {
   /** DynamoDB lineage table name. */
@@ -82,10 +86,12 @@ export interface ResealStackOutputs {
   readonly eventBusName: string;
   /** ARN of the KMS `HMAC_256` key records are sealed with (the `keyId` in their headers). */
   readonly macKeyArn: string;
-  /** ARN of the KMS Ed25519 log key (checkpoints and the sealer's refusals); its public key verifies them. */
+  /** ARN of the KMS Ed25519 log key (checkpoints, and the sealer's refusals stored before the sealer key); its public key verifies them. */
   readonly logKeyArn: string;
   /** ARN of the KMS Ed25519 guard key (the guard's refusals). */
   readonly guardKeyArn: string;
+  /** ARN of the KMS Ed25519 sealer key (the sealer's refusals; docs/verifiable-log.md, "Keys"). */
+  readonly sealerKeyArn: string;
   /** The log name, `reseal/<stackName>`: key name of the log key and prefix of every checkpoint origin. */
   readonly logName: string;
 }
@@ -97,6 +103,7 @@ const OUTPUT_KEYS: Record<keyof ResealStackOutputs, keyof StackOutputs> = {
   macKeyArn: 'MacKeyArn',
   logKeyArn: 'LogKeyArn',
   guardKeyArn: 'GuardKeyArn',
+  sealerKeyArn: 'SealerKeyArn',
   logName: 'LogName',
 };
 

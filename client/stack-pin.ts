@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { guardKeyName } from '../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../shared/log/note-key';
 import type { ResealStackOutputs } from './stack-outputs';
 
@@ -19,15 +19,23 @@ const VerifierKeyText = z.string().superRefine((text, ctx) => {
   }
 });
 
+/** The stack pin's format: 2 added the sealer key (`sealerKey`, `outputs.sealerKeyArn`). */
+export const STACK_PIN_FORMAT_VERSION = 2;
+
 /**
  * The stack pin file (docs/cli.md, "Pinning the stack"): the stack's outputs a client needs and
- * the log and guard verifier keys, so an online command makes no `DescribeStacks` and no
+ * the log, guard and sealer verifier keys, so an online command makes no `DescribeStacks` and no
  * `GetPublicKey` call. Strict: an unknown field, a missing output or a key that does not parse,
- * or a key named for another log, is refused.
+ * or a key named for another log, is refused; so is a pin of format 1, which has no sealer key.
  */
 export const StackPinSchema = z
   .strictObject({
-    formatVersion: z.literal(1),
+    formatVersion: z.literal(STACK_PIN_FORMAT_VERSION, {
+      error: (issue) =>
+        issue.input === 1
+          ? 'format 1 pins no sealer key: run `reseal pin` again'
+          : `expected ${STACK_PIN_FORMAT_VERSION}`,
+    }),
     stackName: nonEmpty,
     outputs: z.strictObject({
       tableName: nonEmpty,
@@ -36,12 +44,15 @@ export const StackPinSchema = z
       macKeyArn: nonEmpty,
       logKeyArn: nonEmpty,
       guardKeyArn: nonEmpty,
+      sealerKeyArn: nonEmpty,
       logName: nonEmpty,
     }),
     /** The log's verifier key (`reseal log-key`'s form). */
     logKey: VerifierKeyText,
     /** The guard's verifier key. */
     guardKey: VerifierKeyText,
+    /** The sealer's verifier key (its refusals). */
+    sealerKey: VerifierKeyText,
   })
   .superRefine((pin, ctx) => {
     const named = (text: string) => {
@@ -59,25 +70,27 @@ export const StackPinSchema = z
         message: `names ${logName}, not the log ${pin.outputs.logName}`,
       });
     }
-    const guardName = named(pin.guardKey);
-    if (guardName !== null && guardName !== guardKeyName(pin.outputs.logName)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['guardKey'],
-        message: `names ${guardName}, not ${guardKeyName(pin.outputs.logName)}`,
-      });
+    for (const [field, expected] of [
+      ['guardKey', guardKeyName(pin.outputs.logName)],
+      ['sealerKey', sealerKeyName(pin.outputs.logName)],
+    ] as const) {
+      const name = named(pin[field]);
+      if (name !== null && name !== expected) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `names ${name}, not ${expected}` });
+      }
     }
   });
 
 /** Type of {@link StackPinSchema}. */
 export type StackPin = z.infer<typeof StackPinSchema>;
 
-/** A stack pin, read and checked: the outputs and the two keys, ready for `ResealClient`. */
+/** A stack pin, read and checked: the outputs and the three keys, ready for `ResealClient`. */
 export interface PinnedStack {
   readonly stackName: string;
   readonly outputs: ResealStackOutputs;
   readonly logKey: NoteVerifierKey;
   readonly guardKey: NoteVerifierKey;
+  readonly sealerKey: NoteVerifierKey;
 }
 
 /** The pin's keys parsed (call on a value {@link StackPinSchema} accepted). */
@@ -87,16 +100,18 @@ export function pinnedStackOf(pin: StackPin): PinnedStack {
     outputs: { ...pin.outputs },
     logKey: parseVerifierKey(pin.logKey),
     guardKey: parseVerifierKey(pin.guardKey),
+    sealerKey: parseVerifierKey(pin.sealerKey),
   };
 }
 
 /** The pin file's content for a stack, its outputs and keys. */
 export function stackPinOf(stack: PinnedStack): StackPin {
   return {
-    formatVersion: 1,
+    formatVersion: STACK_PIN_FORMAT_VERSION,
     stackName: stack.stackName,
     outputs: { ...stack.outputs },
     logKey: formatVerifierKey(stack.logKey),
     guardKey: formatVerifierKey(stack.guardKey),
+    sealerKey: formatVerifierKey(stack.sealerKey),
   };
 }

@@ -8,8 +8,10 @@ import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
   checkRejection,
+  type OutcomeKeyRole,
   type OutcomeStatement,
-  openOutcome,
+  openOutcomeOfStage,
+  outcomeKeyRoles,
   requestDigest,
 } from '../shared/log/outcome-statement';
 import type { RecordProof } from '../shared/log/record-proof';
@@ -106,6 +108,8 @@ export interface WriteOutcomesDeps extends PollClock {
   readonly log: LogReader;
   /** The guard's verifier key (its refusals are signed by it). */
   readonly guardKey: () => Promise<NoteVerifierKey>;
+  /** The sealer's verifier key (its refusals are signed by it; older ones by the log key, `log.key()`). */
+  readonly sealerKey: () => Promise<NoteVerifierKey>;
   /** The stack's log name, named by every signed outcome. */
   readonly logName: string;
   /** The deployment chain's reader, or `null`: then no freshness is checked (`freshness: null`). */
@@ -404,8 +408,12 @@ export class WriteOutcomes {
   async #openRejection(rejection: RejectionRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
     if (rejection.statement === null) throw new OutcomeVerificationError('unsigned rejection');
     if (rejection.unreadable) throw new OutcomeVerificationError(`rejection item ${rejection.unreadable}`);
-    const key = rejection.stage === RejectionStage.GUARD ? await this.#deps.guardKey() : await this.#deps.log.key();
-    const statement = openOutcome(rejection.statement, key, this.#deps.logName);
+    const statement = openOutcomeOfStage(
+      rejection.statement,
+      rejection.stage,
+      await this.#outcomeKeys(rejection.stage),
+      this.#deps.logName,
+    );
     checkRejection(rejection, statement);
     this.#checkNamesRequest(statement, rejection.bodyDigest, options);
     return statement;
@@ -414,10 +422,26 @@ export class WriteOutcomes {
   async #openConflict(conflict: ConflictRecord, options: WaitForOutcomeOptions): Promise<OutcomeStatement> {
     if (conflict.statement === null) throw new OutcomeVerificationError('unsigned conflict');
     if (conflict.unreadable) throw new OutcomeVerificationError(`conflict item ${conflict.unreadable}`);
-    const statement = openOutcome(conflict.statement, await this.#deps.log.key(), this.#deps.logName);
+    const statement = openOutcomeOfStage(
+      conflict.statement,
+      RejectionStage.SEALER,
+      await this.#outcomeKeys(RejectionStage.SEALER),
+      this.#deps.logName,
+    );
     checkConflict(conflict, statement);
     this.#checkNamesRequest(statement, null, options);
     return statement;
+  }
+
+  /** The verifier keys of the stage's signers (docs/verifiable-log.md, "Signed outcomes"), each read only when the stage has it. */
+  async #outcomeKeys(stage: RejectionStage): Promise<Partial<Record<OutcomeKeyRole, NoteVerifierKey>>> {
+    const read: Record<OutcomeKeyRole, () => Promise<NoteVerifierKey>> = {
+      guard: this.#deps.guardKey,
+      sealer: this.#deps.sealerKey,
+      log: () => this.#deps.log.key(),
+    };
+    const roles = outcomeKeyRoles(stage);
+    return Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await read[role]()] as const)));
   }
 
   /** A refusal of another write under the same id is not this write's outcome. */

@@ -119,16 +119,22 @@ export class ResealStack extends Stack {
       removalPolicy,
       deletionProtection: props.deletionProtection ?? false,
     });
-    // Two Ed25519 keys, one signer each (docs/verifiable-log.md, "Keys"): the sealer signs
-    // checkpoints and its own refusals with the log key, the guard signs its refusals.
+    // Three Ed25519 keys (docs/verifiable-log.md, "Keys"): the log key signs checkpoints (the
+    // integrator's, and transitionally the sealer's lineage checkpoints), the guard key the guard's
+    // refusals, the sealer key the sealer's refusals: one signer each for the refusal keys.
     const logKey = new SigningKey(this, 'LogKey', {
-      purpose: 'lineage log: checkpoints and sealer outcomes',
+      purpose: 'lineage log: checkpoints',
       aliasSuffix: 'log',
       removalPolicy,
     });
     const guardKey = new SigningKey(this, 'GuardKey', {
       purpose: 'stale-state guard refusals',
       aliasSuffix: 'guard',
+      removalPolicy,
+    });
+    const sealerKey = new SigningKey(this, 'SealerKey', {
+      purpose: 'sealer refusals',
+      aliasSuffix: 'sealer',
       removalPolicy,
     });
     // Named after the stack (unique per account and region), not after the construct path: two apps
@@ -161,6 +167,7 @@ export class ResealStack extends Stack {
           ...shared,
           MAC_KEY_ID: store.macKey.keyArn,
           LOG_KEY_ID: logKey.key.keyArn,
+          SEALER_KEY_ID: sealerKey.key.keyArn,
           SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()),
           // Each run is checked against the index under the integrator's witness policy (docs/sealing.md, "The index floor").
           WITNESS_POLICY: props.witness?.policy ?? '',
@@ -176,6 +183,8 @@ export class ResealStack extends Stack {
     // Transitional: the sealer still signs each run's lineage checkpoint until every reader takes
     // lineage heads from the index (docs/deployment-log.md, "What changes for the sealer").
     logKey.grantSign(sealer.consumer.fn, 'Sealer');
+    // Its refusals: the sealer key, whose only signer it is.
+    sealerKey.grantSign(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
@@ -327,12 +336,14 @@ export class ResealStack extends Stack {
         MAC_KEY_ID: store.macKey.keyArn,
         LOG_KEY_ID: logKey.key.keyArn,
         GUARD_KEY_ID: guardKey.key.keyArn,
+        SEALER_KEY_ID: sealerKey.key.keyArn,
         ...mcpFreshness,
       },
     });
     store.grantVerify(mcp.function.fn);
     logKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
     guardKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
+    sealerKey.grantPublicKey(mcp.function.fn, 'RemoteMcp');
     bus.grantPutEventsTo(mcp.function.fn);
 
     // Tenancy (docs/authorship.md, "Tenancy"): without tenants, one tenant and the stack's own
@@ -405,8 +416,9 @@ export class ResealStack extends Stack {
       EventBusArn: [bus.eventBusArn, 'Event bus ARN'],
       MacKeyArn: [store.macKey.keyArn, 'KMS HMAC_256 key (MAC_KEY_ID)'],
       MacKeyAlias: [store.macKeyAlias.aliasName, 'Alias of the MAC key'],
-      LogKeyArn: [logKey.key.keyArn, 'KMS Ed25519 key of checkpoints and sealer outcomes (kms:GetPublicKey)'],
+      LogKeyArn: [logKey.key.keyArn, 'KMS Ed25519 key of checkpoints (kms:GetPublicKey)'],
       GuardKeyArn: [guardKey.key.keyArn, 'KMS Ed25519 key of guard refusals (kms:GetPublicKey)'],
+      SealerKeyArn: [sealerKey.key.keyArn, 'KMS Ed25519 key of sealer refusals (kms:GetPublicKey)'],
       LogName: [
         logNameOf(this.stackName),
         'Signed-note key name of the log; checkpoint origins are <LogName>/<lineageId>',

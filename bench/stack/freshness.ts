@@ -141,6 +141,7 @@ async function main(argv: readonly string[]): Promise<void> {
       logKeyArn: outputs.LogKeyArn,
       logName: outputs.LogName,
       guardKeyArn: outputs.GuardKeyArn,
+      sealerKeyArn: outputs.SealerKeyArn,
       witnessKeyArn: witness.WitnessKeyArn,
     });
     const interval = DEFAULT_INTEGRATION_INTERVAL_SECONDS;

@@ -2,8 +2,9 @@
  * KMS `Sign` calls told apart by signer, from the request bodies the functions' counting proxy
  * sees (bench/stack/counting-proxy.ts, `observe`): the log key's signatures split by what they
  * sign (a deployment checkpoint of origin `reseal/<stack>`: the integrator; a lineage checkpoint,
- * origin `reseal/<stack>/<lineage>`: the sealer; anything else: a sealer refusal), the guard key's
- * (refusals) and the witness key's (cosignatures). docs/deployment-log.md, "Freshness window and
+ * origin `reseal/<stack>/<lineage>`: the sealer; anything else: `log key (other)`, which no
+ * function should sign), the sealer key's and the guard key's (refusals) and the witness key's
+ * (cosignatures). docs/deployment-log.md, "Freshness window and
  * interval", counts these per write.
  */
 
@@ -11,7 +12,8 @@
 export type Signer =
   | 'integrator (deployment checkpoint)'
   | 'sealer (lineage checkpoint)'
-  | 'sealer (other: refusals)'
+  | 'log key (other)'
+  | 'sealer (refusals)'
   | 'guard (refusals)'
   | 'witness (cosignature)'
   | 'other key';
@@ -22,6 +24,8 @@ export interface SignKeys {
   /** The log's key name, `reseal/<stackName>`: the deployment log's origin. */
   readonly logName: string;
   readonly guardKeyArn: string;
+  /** The sealer key (its refusals; docs/verifiable-log.md, "Keys"). */
+  readonly sealerKeyArn: string;
   /** `null` until the witness stack is deployed. */
   witnessKeyArn: string | null;
 }
@@ -54,14 +58,15 @@ export class SignTally {
   /** Which signer a `Sign` of `keyId` over base64 `message` is. */
   classify(keyId: string, message: string): Signer {
     const id = keyIdOf(keyId);
-    const { logKeyArn, logName, guardKeyArn, witnessKeyArn } = this.#keys;
+    const { logKeyArn, logName, guardKeyArn, sealerKeyArn, witnessKeyArn } = this.#keys;
     if (witnessKeyArn !== null && id === keyIdOf(witnessKeyArn)) return 'witness (cosignature)';
     if (id === keyIdOf(guardKeyArn)) return 'guard (refusals)';
+    if (id === keyIdOf(sealerKeyArn)) return 'sealer (refusals)';
     if (id !== keyIdOf(logKeyArn)) return 'other key';
     const origin = Buffer.from(message, 'base64').toString('utf8').split('\n', 1)[0] ?? '';
     if (origin === logName) return 'integrator (deployment checkpoint)';
     if (origin.startsWith(`${logName}/`)) return 'sealer (lineage checkpoint)';
-    return 'sealer (other: refusals)';
+    return 'log key (other)';
   }
 
   #add(signer: Signer): void {

@@ -33,6 +33,7 @@ import { SealerService } from '../../functions/sealer/sealer-service';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { sealerKeyName } from '../../shared/log/log-names';
 import type { RecallTarget } from '../../shared/pipeline/messages';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { type CallCounts, CallTally, countsSince } from './call-tally';
@@ -568,6 +569,7 @@ export async function sealInProcess(
     },
     anchor: new KMSMacAnchor(kms, stack.outputs.MacKeyArn),
     signer: new KMSNoteSigner(kms, stack.outputs.LogKeyArn, stack.outputs.LogName),
+    refusalSigner: new KMSNoteSigner(kms, stack.outputs.SealerKeyArn, sealerKeyName(stack.outputs.LogName)),
     metrics: { count: quiet },
     logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
     clock: Date.now,

@@ -11,7 +11,7 @@ import { connect, STACK_OPTION } from '../online';
 import { stackPinPath } from '../read-stack-pin';
 
 /**
- * `reseal pin`: reads a deployed stack's outputs (`DescribeStacks`) and its log and guard
+ * `reseal pin`: reads a deployed stack's outputs (`DescribeStacks`) and its log, guard and sealer
  * verifier keys (`GetPublicKey`) once, and writes them to the stack pin file
  * (docs/cli.md, "Pinning the stack"), which every later online command reads instead.
  */
@@ -22,7 +22,7 @@ export function registerPin(program: Command, ctx: CommandContext): void {
       "pin the stack's outputs and verifier keys in a file, so reads make no DescribeStacks or GetPublicKey (online)",
     )
     .description(
-      `Reads the stack's outputs and its log and guard verifier keys once and writes them to ${'$'}${STACK_PIN_ENV}, else .reseal/stack.json. publish, recall, export, log-key, verify --lineage and inspect --lineage then use the file and never call DescribeStacks or GetPublicKey; a checkpoint that does not verify under the pinned key is reported, never re-checked with a fresh key. Run it again after redeploying the stack with new keys.`,
+      `Reads the stack's outputs and its log, guard and sealer verifier keys once and writes them to ${'$'}${STACK_PIN_ENV}, else .reseal/stack.json. publish, recall, export, log-key, verify --lineage and inspect --lineage then use the file and never call DescribeStacks or GetPublicKey; a checkpoint that does not verify under the pinned key is reported, never re-checked with a fresh key. Run it again after redeploying the stack with new keys.`,
     )
     .option('--json', 'print what was pinned as JSON (the reseal.stack-pin/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
@@ -34,6 +34,7 @@ export function registerPin(program: Command, ctx: CommandContext): void {
         outputs: client.outputs,
         logKey: await client.logKey(),
         guardKey: await client.guardKey(),
+        sealerKey: await client.sealerKey(),
       });
       try {
         await mkdir(dirname(path), { recursive: true });
@@ -47,7 +48,11 @@ export function registerPin(program: Command, ctx: CommandContext): void {
       ctx.io.stdout(
         options.json
           ? jsonText(stackPinShape(path, pin))
-          : `pinned stack ${pin.stackName} in ${path}\nlog key:   ${pin.logKey}\nguard key: ${pin.guardKey}\n`,
+          : `pinned stack ${pin.stackName} in ${path}
+log key:    ${pin.logKey}
+guard key:  ${pin.guardKey}
+sealer key: ${pin.sealerKey}
+`,
       );
       ctx.exit(ExitCode.OK);
     });

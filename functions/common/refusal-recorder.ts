@@ -9,7 +9,7 @@ import { rejectedDetailOf } from './rejection';
 export interface RefusalRecorderDeps {
   readonly store: Pick<LineageStore, 'recordRejection' | 'recordConflict'>;
   readonly publisher: Pick<EventPublisher, 'residualRejected'>;
-  /** The deciding function's key (guard key, or the sealer's log key). */
+  /** The deciding function's key (the guard key, or the sealer key). */
   readonly signer: NoteSigner;
   /** The stack's log name, named by every statement. */
   readonly logName: string;

@@ -9,7 +9,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
-import { guardKeyName } from '../../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';
 import { createMcpHttpHandler } from './create-handler';
 import { relayTenantsFrom } from './relay-tenants';
@@ -24,6 +24,7 @@ const outputs = {
   macKeyArn: requireEnv('MAC_KEY_ID'),
   logKeyArn: requireEnv('LOG_KEY_ID'),
   guardKeyArn: requireEnv('GUARD_KEY_ID'),
+  sealerKeyArn: requireEnv('SEALER_KEY_ID'),
   logName: requireEnv('LOG_NAME'),
 };
 const tenants = relayTenantsFrom(process.env.TENANTS);
@@ -46,6 +47,7 @@ const sdk = {
 // The stack's own public keys, read from KMS (never from the table) once per cold start.
 const logKey = new KMSNoteVerifierKey(kms, outputs.logKeyArn, outputs.logName);
 const guardKey = new KMSNoteVerifierKey(kms, outputs.guardKeyArn, guardKeyName(outputs.logName));
+const sealerKey = new KMSNoteVerifierKey(kms, outputs.sealerKeyArn, sealerKeyName(outputs.logName));
 
 /**
  * Lambda entry point of the remote MCP server (docs/mcp.md, "Remote MCP"): HTTP API `POST /mcp`
@@ -67,6 +69,7 @@ export const handler = middy(
           ...sdk,
           logKey: await logKey.get(),
           guardKey: await guardKey.get(),
+          sealerKey: await sealerKey.get(),
           checkpointStore: new MemoryCheckpointStore(),
           ...(policy ? { policy } : {}),
           // Its recalls carry the tenant's source, by which triage scopes them (docs/triage.md, "Tenants").

@@ -12,6 +12,7 @@ import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
+import { sealerKeyName } from '../../shared/log/log-names';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
@@ -32,6 +33,8 @@ const service = new SealerService({
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
   anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
   signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
+  // Its refusals are signed with its own key, never the log key (docs/verifiable-log.md, "Keys").
+  refusalSigner: new KMSNoteSigner(kms, requireEnv('SEALER_KEY_ID'), sealerKeyName(requireEnv('LOG_NAME'))),
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,
   clock: Date.now,

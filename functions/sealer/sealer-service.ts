@@ -1,7 +1,8 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import { StrictJsonError, StrictJsonFailure } from '../../shared/errors';
+import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import { sealerKeyName } from '../../shared/log/log-names';
 import { RejectionReason } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
@@ -30,11 +31,18 @@ export interface SealerDeps {
   /** MACs record headers (KMS `HMAC_256`, the records' anchor). */
   readonly anchor: MacAnchor;
   /**
-   * Signs the sealer's refusals (docs/verifiable-log.md, "Signed outcomes"); its key name is the
-   * log name, and its public key reads heads' signed checkpoints and the deployment checkpoint.
-   * A run's head is authenticated by its head-state MAC with `anchor` (docs/verifiable-log.md, "Appending").
+   * The log key: its key name is the log name, its public key reads heads' signed checkpoints
+   * and the deployment checkpoint, and (transitional, {@link signLineageCheckpoints}) it signs
+   * each run's lineage checkpoint. A run's head is authenticated by its head-state MAC with
+   * `anchor` (docs/verifiable-log.md, "Appending").
    */
   readonly signer: NoteSigner;
+  /**
+   * The sealer key (key name `<logName>/sealer`, {@link sealerKeyName}): signs the sealer's
+   * refusals and nothing else (docs/verifiable-log.md, "Keys", "Signed outcomes"), so the log
+   * key's `kms:Sign` need not be the sealer's.
+   */
+  readonly refusalSigner: NoteSigner;
   /**
    * Transitional (docs/deployment-log.md, "What changes for the sealer"): whether the sealer also
    * signs each run's lineage checkpoint with `signer` (one `Sign` per run), for readers that still
@@ -114,10 +122,19 @@ export class SealerService {
   readonly #outcomes: SealOutcomes;
   readonly #runs: RunSealer;
 
-  /** @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed */
+  /**
+   * @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed,
+   *   or `refusalSigner` is not named `<logName>/sealer`
+   */
   constructor(deps: SealerDeps) {
     this.#deps = deps;
-    const refusals = new RefusalRecorder({ ...deps, logName: deps.signer.keyName });
+    const logName = deps.signer.keyName;
+    if (deps.refusalSigner.keyName !== sealerKeyName(logName)) {
+      throw new InvalidInputError('refusalSigner', [
+        { path: 'keyName', message: `names ${deps.refusalSigner.keyName}, not ${sealerKeyName(logName)}` },
+      ]);
+    }
+    const refusals = new RefusalRecorder({ ...deps, signer: deps.refusalSigner, logName });
     this.#outcomes = new SealOutcomes({ ...deps, refusals });
     const index = deps.index ? new SealerIndex(deps.index, deps) : null;
     this.#runs = new RunSealer(

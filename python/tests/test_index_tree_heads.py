@@ -36,7 +36,8 @@ RECORDS: list[dict[str, Any]] = [r["record"] for r in SEAL["records"]]
 LEAVES = [bytes.fromhex(r["recordHash"]) for r in RECORDS]
 STACK = PinnedStack(
     "test-stack",
-    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "reseal/test-stack"),
+    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "sealer", "reseal/test-stack"),
+    fixtures.SIGNER.verifier_key,
     fixtures.SIGNER.verifier_key,
     fixtures.SIGNER.verifier_key,
 )

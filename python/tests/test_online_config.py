@@ -18,8 +18,9 @@ LOG = "reseal/test-stack"
 def pin_document() -> dict[str, Any]:
     log_key = reseal.Ed25519NoteSigner(LOG, bytes(range(32))).verifier_key
     guard_key = reseal.Ed25519NoteSigner(f"{LOG}/guard", bytes(range(1, 33))).verifier_key
+    sealer_key = reseal.Ed25519NoteSigner(f"{LOG}/sealer", bytes(range(2, 34))).verifier_key
     return {
-        "formatVersion": 1,
+        "formatVersion": 2,
         "stackName": "test-stack",
         "outputs": {
             "tableName": "t",
@@ -28,10 +29,12 @@ def pin_document() -> dict[str, Any]:
             "macKeyArn": "arn:mac",
             "logKeyArn": "arn:log",
             "guardKeyArn": "arn:guard",
+            "sealerKeyArn": "arn:sealer",
             "logName": LOG,
         },
         "logKey": reseal.format_verifier_key(log_key),
         "guardKey": reseal.format_verifier_key(guard_key),
+        "sealerKey": reseal.format_verifier_key(sealer_key),
     }
 
 
@@ -41,10 +44,12 @@ def write(tmp_path: Path, document: Any) -> Path:
     return path
 
 
-def test_a_stack_pin_is_read_with_both_keys(tmp_path: Path) -> None:
+def test_a_stack_pin_is_read_with_the_three_keys(tmp_path: Path) -> None:
     pinned = reseal.read_stack_pin(write(tmp_path, pin_document()))
     assert pinned.outputs.log_name == LOG and pinned.outputs.table_name == "t"
+    assert pinned.outputs.sealer_key_arn == "arn:sealer"
     assert pinned.log_key.name == LOG and pinned.guard_key.name == f"{LOG}/guard"
+    assert pinned.sealer_key.name == f"{LOG}/sealer"
 
 
 @pytest.mark.parametrize(
@@ -54,7 +59,11 @@ def test_a_stack_pin_is_read_with_both_keys(tmp_path: Path) -> None:
         (lambda d: d["outputs"].pop("tableName"), "outputs.tableName"),
         (lambda d: d.update(logKey=d["guardKey"]), "logKey"),
         (lambda d: d.update(guardKey="not a key"), "guardKey"),
-        (lambda d: d.update(formatVersion=2), "formatVersion"),
+        (lambda d: d.update(sealerKey=d["guardKey"]), "sealerKey"),
+        (lambda d: d.update(guardKey=d["sealerKey"]), "guardKey"),
+        (lambda d: d.pop("sealerKey"), "sealerKey"),
+        (lambda d: d["outputs"].pop("sealerKeyArn"), "outputs.sealerKeyArn"),
+        (lambda d: d.update(formatVersion=3), "formatVersion"),
     ],
 )
 def test_a_malformed_stack_pin_is_refused_naming_the_field(tmp_path: Path, edit: Any, path: str) -> None:
@@ -63,6 +72,18 @@ def test_a_malformed_stack_pin_is_refused_naming_the_field(tmp_path: Path, edit:
     with pytest.raises(reseal.InvalidInputError) as raised:
         reseal.read_stack_pin(write(tmp_path, document))
     assert path in [issue.path for issue in raised.value.issues]
+
+
+def test_a_format_1_stack_pin_has_no_sealer_key_and_is_refused_telling_to_pin_again(tmp_path: Path) -> None:
+    document = pin_document()
+    document["formatVersion"] = 1
+    document.pop("sealerKey")
+    document["outputs"].pop("sealerKeyArn")
+    with pytest.raises(reseal.InvalidInputError) as raised:
+        reseal.read_stack_pin(write(tmp_path, document))
+    assert ("formatVersion", "format 1 pins no sealer key: run `reseal pin` again") in [
+        (i.path, i.message) for i in raised.value.issues
+    ]
 
 
 def test_a_missing_stack_pin_is_a_clear_error(tmp_path: Path) -> None:

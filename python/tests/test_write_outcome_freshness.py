@@ -20,7 +20,8 @@ from reseal.stack import PinnedStack, StackOutputs
 
 STACK = PinnedStack(
     "test-stack",
-    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "reseal/test-stack"),
+    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "sealer", "reseal/test-stack"),
+    fixtures.SIGNER.verifier_key,
     fixtures.SIGNER.verifier_key,
     fixtures.SIGNER.verifier_key,
 )

@@ -55,3 +55,12 @@ export function checkpointOrigin(logName: string, lineageId: string): string {
 export function guardKeyName(logName: string): string {
   return `${logName}/guard`;
 }
+
+/**
+ * The signed-note key name of a stack's sealer key: `<logName>/sealer`. The sealer key signs the
+ * sealer's refusals only (docs/verifiable-log.md, "Keys"), so the log key's `kms:Sign` can be
+ * the integrator's alone (docs/deployment-log.md, "What changes for the sealer").
+ */
+export function sealerKeyName(logName: string): string {
+  return `${logName}/sealer`;
+}

@@ -7,6 +7,7 @@ import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
 import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
 import type { ResidualWriteRequest } from '../write/write-request';
+import { guardKeyName, sealerKeyName } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { signNote, verifyNote } from './signed-note';
 
@@ -20,7 +21,8 @@ export type OutcomeKind = (typeof OutcomeKind)[keyof typeof OutcomeKind];
 
 /**
  * A refusal, signed by the function that decided it (docs/verifiable-log.md, "Signed outcomes"):
- * the guard's key for stage `GUARD`, the log key for stage `SEALER`. It names the write by
+ * the guard key for stage `GUARD`, the sealer key for stage `SEALER` (the log key for a `SEALER`
+ * refusal stored before the sealer key: {@link outcomeKeyRoles}). It names the write by
  * `requestDigest` (the digest of the request the client published), so a client waiting on one
  * write accepts only a refusal of that write, and binds the stored details by `contentDigest`.
  */
@@ -152,6 +154,64 @@ export function openOutcome(note: string, key: NoteVerifierKey, logName: string)
   if (parsed.data.log !== logName)
     throw new OutcomeVerificationError(`statement of log ${parsed.data.log}, not ${logName}`);
   return parsed.data;
+}
+
+/** A key that signs outcomes: the guard key, the sealer key, or the log key (`SEALER` refusals stored before the sealer key). */
+export type OutcomeKeyRole = 'guard' | 'sealer' | 'log';
+
+/**
+ * The keys whose signature makes an outcome of `stage` (docs/verifiable-log.md, "Signed
+ * outcomes"), in the order tried: `GUARD` the guard key alone; `SEALER` the sealer key, then the
+ * log key, which signed the sealer's refusals stored before the sealer key (migration). No
+ * other key counts: a note of the guard key claiming `SEALER`, or of the sealer key claiming
+ * `GUARD`, is no outcome.
+ */
+export function outcomeKeyRoles(stage: RejectionStage): readonly OutcomeKeyRole[] {
+  return stage === RejectionStage.GUARD ? ['guard'] : ['sealer', 'log'];
+}
+
+/** The signed-note key name of each {@link OutcomeKeyRole} in the log named `logName`. */
+export function outcomeKeyName(role: OutcomeKeyRole, logName: string): string {
+  if (role === 'guard') return guardKeyName(logName);
+  if (role === 'sealer') return sealerKeyName(logName);
+  return logName;
+}
+
+/**
+ * Opens the signed outcome of a refusal of `stage` ({@link openOutcome}) with the keys
+ * {@link outcomeKeyRoles} names for that stage, taken from `keys` (a missing one is not tried),
+ * and requires the statement to name that same stage. A key whose name is not its role's
+ * (`<logName>/guard`, `<logName>/sealer`, `<logName>`) is refused, so a verifier key put in the
+ * wrong slot never widens who may sign.
+ * @throws {OutcomeVerificationError} when no key of the stage verifies the note, or the statement names another stage
+ */
+export function openOutcomeOfStage(
+  note: string,
+  stage: RejectionStage,
+  keys: Readonly<Partial<Record<OutcomeKeyRole, NoteVerifierKey>>>,
+  logName: string,
+): OutcomeStatement {
+  const failures: string[] = [];
+  for (const role of outcomeKeyRoles(stage)) {
+    const key = keys[role];
+    if (key === undefined) continue;
+    if (key.name !== outcomeKeyName(role, logName)) {
+      throw new OutcomeVerificationError(`the ${role} key names ${key.name}, not ${outcomeKeyName(role, logName)}`);
+    }
+    let statement: OutcomeStatement;
+    try {
+      statement = openOutcome(note, key, logName);
+    } catch (error) {
+      if (!(error instanceof OutcomeVerificationError)) throw error;
+      failures.push(`${role} key: ${error.message}`);
+      continue;
+    }
+    if (statement.stage !== stage) {
+      throw new OutcomeVerificationError(`a ${role}-key statement of stage ${statement.stage}, not ${stage}`);
+    }
+    return statement;
+  }
+  throw new OutcomeVerificationError(failures.length > 0 ? failures.join('; ') : `no verifier key for stage ${stage}`);
 }
 
 /**

@@ -11,6 +11,7 @@ import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { sealerKeyName } from '../../shared/log/log-names';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
@@ -45,6 +46,7 @@ export function coldSealer(
     publisher: new FakePublisher(),
     anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
     signer: options.signer ?? new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
+    refusalSigner: new KMSNoteSigner(setup.kms, setup.stack.SealerKeyArn, sealerKeyName(setup.stack.LogName)),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: options.clock ?? Date.now,

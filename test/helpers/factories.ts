@@ -18,7 +18,7 @@ import type { SealedDependencyManifest } from '../../shared/triage/sealed-depend
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
-import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from './pipeline-keys';
+import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner, testSealerSigner } from './pipeline-keys';
 import { TEST_NOW_MS, testAnchor } from './seal-factories';
 
 let sequence = 0;
@@ -193,6 +193,7 @@ export const TEST_CLIENT_OUTPUTS = {
   macKeyArn: 'test-key-1',
   logKeyArn: 'test-log-key',
   guardKeyArn: 'test-guard-key',
+  sealerKeyArn: 'test-sealer-key',
   logName: TEST_LOG_NAME,
 } as const;
 
@@ -212,6 +213,7 @@ export async function lineageSealedBySealer(
     publisher: new FakePublisher(),
     anchor,
     signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS,

@@ -17,7 +17,7 @@ import { FakeMetrics, FakePublisher, fakeLogger, lambdaContext, TEST_CLIENT_OUTP
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
 import { InProcessKms } from './in-process-kms';
-import { TEST_CLIENT_KEYS, TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
+import { TEST_CLIENT_KEYS, TEST_LOG_NAME, testGuardSigner, testLogSigner, testSealerSigner } from './pipeline-keys';
 import { TEST_KEY_ID, testAnchor } from './seal-factories';
 import { SimulatedQueue } from './simulated-queue';
 
@@ -106,6 +106,7 @@ export function faultyPipeline() {
       publisher,
       anchor: new KMSMacAnchor(kms.client, TEST_KEY_ID),
       signer: testLogSigner(),
+      refusalSigner: testSealerSigner(),
       metrics: new FakeMetrics(),
       logger: sealerLog,
       clock: nowMs,

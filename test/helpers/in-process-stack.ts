@@ -11,7 +11,14 @@ import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger, TEST_CLIENT_OUTPUTS } from './factories';
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
-import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
+import {
+  TEST_CLIENT_KEYS,
+  TEST_LOG_KEY,
+  TEST_LOG_NAME,
+  testGuardSigner,
+  testLogSigner,
+  testSealerSigner,
+} from './pipeline-keys';
 import { testAnchor } from './seal-factories';
 import { TEST_POLICY, TEST_WRITER } from './writer-factories';
 
@@ -46,7 +53,13 @@ export function inProcessStack(options: InProcessStackOptions) {
   const nowMs = () => clock.now;
   const common = { store, publisher: new FakePublisher(), metrics: new FakeMetrics(), logger: fakeLogger() };
   const anchor = testAnchor();
-  const sealer = new SealerService({ ...common, anchor, signer: testLogSigner(), clock: nowMs });
+  const sealer = new SealerService({
+    ...common,
+    anchor,
+    signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
+    clock: nowMs,
+  });
   let delivered = 0;
   const guard = new GuardService({
     ...common,

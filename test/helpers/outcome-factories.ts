@@ -1,7 +1,7 @@
 import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
+import { TEST_LOG_NAME, testGuardSigner, testSealerSigner } from './pipeline-keys';
 import { TEST_LINEAGE_ID, TEST_NOW_MS } from './seal-factories';
 
 /** A guard rejection (`STALE_STATE`) of `residualId` on the test lineage, `atMs` after TEST_NOW_MS. */
@@ -45,22 +45,22 @@ export function staleEpochConflict(residualId: string, overrides: Partial<Confli
   };
 }
 
-/** {@link staleRejection}, signed as the deciding function signs it (guard key for GUARD, log key for SEALER). */
+/** {@link staleRejection}, signed as the deciding function signs it (guard key for GUARD, sealer key for SEALER). */
 export async function signedRejection(
   residualId: string,
   overrides: Partial<RejectionRecord> = {},
   signer?: NoteSigner,
 ): Promise<RejectionRecord> {
   const unsigned = staleRejection(residualId, { ...overrides, statement: null });
-  const key = signer ?? (unsigned.stage === 'GUARD' ? testGuardSigner() : testLogSigner());
+  const key = signer ?? (unsigned.stage === 'GUARD' ? testGuardSigner() : testSealerSigner());
   return { ...unsigned, statement: await signOutcome(rejectionStatement(TEST_LOG_NAME, unsigned), key) };
 }
 
-/** {@link staleEpochConflict}, signed by the sealer's log key (or `signer`). */
+/** {@link staleEpochConflict}, signed by the sealer key (or `signer`). */
 export async function signedConflict(
   residualId: string,
   overrides: Partial<ConflictRecord> = {},
-  signer: NoteSigner = testLogSigner(),
+  signer: NoteSigner = testSealerSigner(),
 ): Promise<ConflictRecord> {
   const unsigned = staleEpochConflict(residualId, { ...overrides, statement: null });
   return { ...unsigned, statement: await signOutcome(conflictStatement(TEST_LOG_NAME, unsigned), signer) };

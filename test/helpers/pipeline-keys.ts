@@ -1,6 +1,6 @@
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { extendLog } from '../../shared/log/log-extension';
-import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
+import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { authenticateLogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
@@ -11,11 +11,12 @@ import type { SealedRecord } from '../../shared/seal/sealed-record';
 /** The log name of the test stack (`reseal/<stackName>`). */
 export const TEST_LOG_NAME = 'reseal/test-stack';
 
-/** Seeds of the test keys: the log key 0x40…0x5f, the guard key 0x60…0x7f. */
+/** Seeds of the test keys: the log key 0x40…0x5f, the guard key 0x60…0x7f, the sealer key 0x80…0x9f. */
 const LOG_SEED = Uint8Array.from({ length: 32 }, (_, i) => 0x40 + i);
 const GUARD_SEED = Uint8Array.from({ length: 32 }, (_, i) => 0x60 + i);
+const SEALER_SEED = Uint8Array.from({ length: 32 }, (_, i) => 0x80 + i);
 
-/** The test stack's log key (signs checkpoints and the sealer's refusals). */
+/** The test stack's log key (signs checkpoints; the sealer's refusals stored before the sealer key). */
 export function testLogSigner(): LocalEd25519Signer {
   return new LocalEd25519Signer(TEST_LOG_NAME, LOG_SEED);
 }
@@ -23,6 +24,11 @@ export function testLogSigner(): LocalEd25519Signer {
 /** The test stack's guard key (signs the guard's refusals). */
 export function testGuardSigner(): LocalEd25519Signer {
   return new LocalEd25519Signer(guardKeyName(TEST_LOG_NAME), GUARD_SEED);
+}
+
+/** The test stack's sealer key (signs the sealer's refusals). */
+export function testSealerSigner(): LocalEd25519Signer {
+  return new LocalEd25519Signer(sealerKeyName(TEST_LOG_NAME), SEALER_SEED);
 }
 
 /** The verifier key of a signer. */
@@ -69,5 +75,6 @@ export async function appendSealed(
 /** The verifier keys of the test stack, for clients in tests (pinned: no KMS call). */
 export const TEST_LOG_KEY: NoteVerifierKey = await verifierKeyOf(testLogSigner());
 export const TEST_GUARD_KEY: NoteVerifierKey = await verifierKeyOf(testGuardSigner());
-/** `ResealClientDeps` fragment pinning both test keys. */
-export const TEST_CLIENT_KEYS = { logKey: TEST_LOG_KEY, guardKey: TEST_GUARD_KEY } as const;
+export const TEST_SEALER_KEY: NoteVerifierKey = await verifierKeyOf(testSealerSigner());
+/** `ResealClientDeps` fragment pinning the three test keys. */
+export const TEST_CLIENT_KEYS = { logKey: TEST_LOG_KEY, guardKey: TEST_GUARD_KEY, sealerKey: TEST_SEALER_KEY } as const;

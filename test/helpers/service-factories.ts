@@ -4,7 +4,7 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
-import { TEST_LOG_NAME, testGuardSigner, testLogSigner } from './pipeline-keys';
+import { TEST_LOG_NAME, testGuardSigner, testLogSigner, testSealerSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
 
 /**
@@ -46,6 +46,7 @@ export function testSealerDeps() {
     metrics: new FakeMetrics(),
     anchor: testAnchor(),
     signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS + 1000,
   };

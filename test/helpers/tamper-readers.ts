@@ -25,7 +25,7 @@ import { stackPinOf } from '../../client/stack-pin';
 import { TriageService } from '../../functions/triage/triage-service';
 import { STACK_NAME } from '../../scripts/emulator/deploy';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
-import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
+import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
@@ -504,14 +504,22 @@ const PYTHON_READER = join(REPO, 'python', 'tests', 'online', 'tamper_reader.py'
 const VENV_PYTHON = join(REPO, '.python-venv', 'bin', 'python');
 let pinned: Promise<string> | null = null;
 
-/** The stack pin file (the `reseal pin` format, both verifier keys read once from KMS), written once per process. */
+/** The stack pin file (the `reseal pin` format, the three verifier keys read once from KMS), written once per process. */
 function stackPinFile(setup: ReaderSetup): Promise<string> {
   pinned ??= (async () => {
     const outputs = clientOutputsFrom({ ...setup.stack });
     const logKey = await new KMSNoteVerifierKey(setup.kms, outputs.logKeyArn, outputs.logName).get();
     const guardKey = await new KMSNoteVerifierKey(setup.kms, outputs.guardKeyArn, guardKeyName(outputs.logName)).get();
+    const sealerKey = await new KMSNoteVerifierKey(
+      setup.kms,
+      outputs.sealerKeyArn,
+      sealerKeyName(outputs.logName),
+    ).get();
     const file = join(mkdtempSync(join(tmpdir(), 'reseal-tamper-pin-')), 'stack.json');
-    writeFileSync(file, `${JSON.stringify(stackPinOf({ stackName: STACK_NAME, outputs, logKey, guardKey }))}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(stackPinOf({ stackName: STACK_NAME, outputs, logKey, guardKey, sealerKey }))}\n`,
+    );
     return file;
   })();
   return pinned;

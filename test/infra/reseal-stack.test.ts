@@ -313,19 +313,22 @@ describe('ResealStack template', () => {
     );
   });
 
-  it('each KMS key has exactly one signer: the sealer MACs and signs the log, the guard signs its refusals, triage signs nothing', () => {
+  it('each KMS key has exactly one signer: the sealer MACs and signs the log and its refusals, the guard signs its refusals, triage signs nothing', () => {
     /** `kms:<action>@<key construct>` for every KMS action of a role, resolved to the key it targets. */
     const keyActions = (service: string) =>
       statementsOf(service).flatMap((s) => {
         const kms = actionsOf(s).filter((a) => a.startsWith('kms:'));
         const target = JSON.stringify(s.Resource);
-        const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]*`).test(target)) ?? target;
+        const key =
+          ['MacKey', 'LogKey', 'GuardKey', 'SealerKey'].find((k) => new RegExp(`${k}[0-9A-F]*`).test(target)) ?? target;
         return kms.map((a) => `${a}@${key}`);
       });
     expect(keyActions('reseal-sealer').sort()).toEqual([
       'kms:GenerateMac@MacKey',
       'kms:GetPublicKey@LogKey',
+      'kms:GetPublicKey@SealerKey',
       'kms:Sign@LogKey',
+      'kms:Sign@SealerKey',
       'kms:VerifyMac@MacKey',
     ]);
     expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
@@ -337,12 +340,13 @@ describe('ResealStack template', () => {
     ]);
   });
 
-  it('the log and guard keys are Ed25519 SIGN_VERIFY keys; the record key stays HMAC_256', () => {
+  it('the log, guard and sealer keys are Ed25519 SIGN_VERIFY keys; the record key stays HMAC_256', () => {
     const specs = Object.values(resources)
       .filter((r) => r.Type === 'AWS::KMS::Key')
       .map((r) => `${r.Properties?.KeySpec}/${r.Properties?.KeyUsage}`)
       .sort();
     expect(specs).toEqual([
+      'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
       'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
       'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
       'HMAC_256/GENERATE_VERIFY_MAC',
@@ -474,7 +478,9 @@ describe('ResealStack template', () => {
       const kms = statements
         .flatMap((st) => {
           const target = JSON.stringify(st.Resource);
-          const key = ['MacKey', 'LogKey', 'GuardKey'].find((k) => new RegExp(`${k}[0-9A-F]{8}"`).test(target)) ?? '*';
+          const key =
+            ['MacKey', 'LogKey', 'GuardKey', 'SealerKey'].find((k) => new RegExp(`${k}[0-9A-F]{8}"`).test(target)) ??
+            '*';
           return actionsOf(st)
             .filter((a) => a.startsWith('kms:'))
             .map((a) => `${a}@${key}`);
@@ -485,7 +491,8 @@ describe('ResealStack template', () => {
         {
           ...row,
           attack: 'KMS rights',
-          expected: 'kms:GetPublicKey@GuardKey, kms:GetPublicKey@LogKey, kms:VerifyMac@MacKey',
+          expected:
+            'kms:GetPublicKey@GuardKey, kms:GetPublicKey@LogKey, kms:GetPublicKey@SealerKey, kms:VerifyMac@MacKey',
         },
         kms.join(', '),
       );
@@ -570,7 +577,7 @@ describe('ResealStack template', () => {
 
   describe('posture (docs/guarantees.md "Posture of the synthesized template"): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
     const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator'] as const;
-    const KEYS = ['MacKey', 'LogKey', 'GuardKey'] as const;
+    const KEYS = ['MacKey', 'LogKey', 'GuardKey', 'SealerKey'] as const;
     /** `kms:<action>@<key construct>` for every KMS action of a role (`@*` when not one of the stack's keys). */
     const kmsGrants = (service: string) =>
       statementsOf(service).flatMap((s) => {
@@ -607,7 +614,44 @@ describe('ResealStack template', () => {
       );
     });
 
-    it('only the sealer may MAC or sign the log; only the guard signs its refusals; triage signs nothing', (context) => {
+    it('docs/verifiable-log.md "Keys": the sealer signs refusals with the sealer key alone (SEALER_KEY_ID, output SealerKeyArn); its log-key Sign stays only for lineage checkpoints (transitional)', (context) => {
+      const row = { section: 'posture', target: 'sealer role', reader: 'synthesized template' } as const;
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          attack: 'KMS signing rights',
+          expected: 'kms:Sign@LogKey, kms:Sign@SealerKey',
+        },
+        kmsGrants('reseal-sealer')
+          .filter((grant) => grant.startsWith('kms:Sign@'))
+          .sort()
+          .join(', '),
+      );
+      const keyIdOf = (name: string) =>
+        Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::KMS::Key' && id.startsWith(name));
+      const env = (props(resources[functionId('reseal-sealer')]).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      expect(env.SEALER_KEY_ID).toEqual({ 'Fn::GetAtt': [keyIdOf('SealerKey'), 'Arn'] });
+      expect(env.LOG_KEY_ID).toEqual({ 'Fn::GetAtt': [keyIdOf('LogKey'), 'Arn'] });
+      const mcpEnv = (props(resources[functionId('reseal-mcp')]).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      expect(mcpEnv.SEALER_KEY_ID).toEqual({ 'Fn::GetAtt': [keyIdOf('SealerKey'), 'Arn'] });
+      template.hasOutput('SealerKeyArn', { Value: { 'Fn::GetAtt': [keyIdOf('SealerKey'), 'Arn'] } });
+      template.hasResourceProperties('AWS::KMS::Alias', {
+        AliasName: 'alias/ResealStack-sealer',
+        TargetKeyId: { 'Fn::GetAtt': [keyIdOf('SealerKey'), 'Arn'] },
+      });
+      // No other role signs with the sealer key, and the guard signs with no key but its own.
+      for (const service of ['reseal-guard', 'reseal-triage', 'reseal-integrator', 'reseal-mcp']) {
+        expect(
+          kmsGrants(service).filter((grant) => grant === 'kms:Sign@SealerKey'),
+          service,
+        ).toEqual([]);
+      }
+    });
+
+    it('only the sealer may MAC or sign the log; only the guard signs its refusals and only the sealer its own; triage signs nothing', (context) => {
       const row = { section: 'posture', target: 'every function role', reader: 'synthesized template' } as const;
       for (const [action, key, expected] of [
         ['kms:GenerateMac', 'MacKey', 'reseal-sealer'],
@@ -617,6 +661,8 @@ describe('ResealStack template', () => {
         // later step of docs/deployment-log.md, "What changes for the sealer".
         ['kms:Sign', 'LogKey', 'reseal-sealer, reseal-integrator'],
         ['kms:Sign', 'GuardKey', 'reseal-guard'],
+        // The sealer's refusals (docs/verifiable-log.md, "Keys").
+        ['kms:Sign', 'SealerKey', 'reseal-sealer'],
       ] as const) {
         expectGuarantee(context, { ...row, attack: `who holds ${action} on ${key}`, expected }, holders(action, key));
       }
@@ -720,6 +766,15 @@ describe('ResealStack template', () => {
           expected: 'account: administer, guard: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey',
         },
         grants('GuardKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'sealer key',
+          expected: 'account: administer, mcp: kms:GetPublicKey, sealer: kms:Sign+kms:GetPublicKey',
+        },
+        grants('SealerKey'),
       );
       // The account's administration holds no cryptographic use of any key.
       for (const [, key] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::KMS::Key')) {

@@ -29,7 +29,7 @@ import {
 } from '../helpers/fuzz-arbitraries';
 import { expectGuarantee, type Guarantee } from '../helpers/guarantees';
 import { InMemoryLineageStore } from '../helpers/in-memory-lineage-store';
-import { testGuardSigner, testLogSigner } from '../helpers/pipeline-keys';
+import { testGuardSigner, testLogSigner, testSealerSigner } from '../helpers/pipeline-keys';
 import { testAnchor } from '../helpers/seal-factories';
 import { until } from '../helpers/until';
 import { testLineageId } from '../helpers/writer-factories';
@@ -104,6 +104,7 @@ async function predictWrite(body: string, nowMs: number): Promise<string> {
     ...common,
     anchor: testAnchor(),
     signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
     logger: fakeLogger(),
     clock: () => nowMs,
   });

@@ -12,12 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
-import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KMSNoteSigner, KMSNoteVerifierKey } from '../../adapters/kms-note-signer';
 import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
+import { OutcomeVerificationError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { sealerKeyName } from '../../shared/log/log-names';
+import { openOutcome } from '../../shared/log/outcome-statement';
 import type { SealRequest } from '../../shared/pipeline/messages';
 import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { buildManifest } from '../../shared/triage/build-manifest';
@@ -292,6 +295,7 @@ describe('pipeline on the deployed stack', () => {
         publisher,
         anchor,
         signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
+        refusalSigner: new KMSNoteSigner(kms, stack.SealerKeyArn, sealerKeyName(stack.LogName)),
         metrics: new FakeMetrics(),
         logger: fakeLogger(),
         clock: Date.now,
@@ -474,6 +478,15 @@ describe('pipeline on the deployed stack', () => {
       );
       expect(event?.detail).toMatchObject({ reason: 'RESIDUAL_ID_REUSED', residualId: 'r-1' });
       expect(chain).toHaveLength(1);
+      // docs/verifiable-log.md "Keys": the deployed sealer signs it with the sealer key (SEALER_KEY_ID), not the log key.
+      const note = rejections[0]?.statement?.S as string;
+      const sealerKey = await new KMSNoteVerifierKey(kms, stack.SealerKeyArn, sealerKeyName(stack.LogName)).get();
+      expect(openOutcome(note, sealerKey, stack.LogName)).toMatchObject({
+        stage: 'SEALER',
+        reason: 'RESIDUAL_ID_REUSED',
+      });
+      const logKey = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
+      expect(() => openOutcome(note, logKey, stack.LogName)).toThrow(OutcomeVerificationError);
     });
   });
 

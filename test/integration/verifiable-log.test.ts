@@ -20,7 +20,7 @@ import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin, sealerKeyName } from '../../shared/log/log-names';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { publicKeyFromSpki } from '../../shared/log/public-key-from-spki';
 import { verifyCheckpoint } from '../../shared/log/signed-checkpoint';
@@ -83,6 +83,7 @@ async function sealLineage(count: number): Promise<string> {
     publisher: new EventBridgePublisher(eventBridge, stack.EventBusName),
     anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
     signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
+    refusalSigner: new KMSNoteSigner(kms, stack.SealerKeyArn, sealerKeyName(stack.LogName)),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: Date.now,

@@ -51,7 +51,7 @@ from .log import (
     check_rejection,
     checkpoint_origin,
     open_checkpoint,
-    open_outcome,
+    open_outcome_of_stage,
     request_digest,
     verify_record_proof,
 )
@@ -503,10 +503,15 @@ class ResealClient:
         """The item's signed statement when it checks and names this request, else ``None``."""
         if item.get("statement") is None or "unreadable" in item:
             return None
-        guard = kind == "REJECTED" and item.get("stage") == "GUARD"
-        key = self.stack.guard_key if guard else self.stack.log_key
+        # A conflict is always the sealer's; a rejection names its stage, whose keys alone may sign
+        # it (docs/verifiable-log.md, "Signed outcomes"): the guard key, or the sealer key (the log
+        # key for a sealer refusal stored before the sealer key).
+        stage = item.get("stage") if kind == "REJECTED" else "SEALER"
+        if stage not in ("GUARD", "SEALER"):
+            return None
+        keys = {"guard": self.stack.guard_key, "sealer": self.stack.sealer_key, "log": self.stack.log_key}
         try:
-            statement = open_outcome(item["statement"], key, self.stack.outputs.log_name)
+            statement = open_outcome_of_stage(item["statement"], stage, keys, self.stack.outputs.log_name)
             (check_rejection if kind == "REJECTED" else check_conflict)(item, statement)
         except ResealError:
             return None

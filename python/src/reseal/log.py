@@ -69,6 +69,9 @@ __all__ = [
     "rejection_content_digest",
     "conflict_content_digest",
     "open_outcome",
+    "outcome_key_roles",
+    "outcome_key_name",
+    "open_outcome_of_stage",
     "check_rejection",
     "check_conflict",
 ]
@@ -712,7 +715,8 @@ def conflict_content_digest(conflict: Mapping[str, Any]) -> str:
 def open_outcome(note: str, key: NoteVerifierKey, log_name: str) -> dict[str, Any]:
     """Verifies a signed outcome note (docs/verifiable-log.md, "Signed outcomes") and returns its
     statement ``{ v, kind, log, stage, reason, lineageId, residualId, messageId, requestDigest,
-    atMs, contentDigest }``. Use the guard key for stage ``GUARD``, the log key for ``SEALER``.
+    atMs, contentDigest }``. To read a stored refusal, use :func:`open_outcome_of_stage`, which
+    picks the keys of its stage.
 
     :raises OutcomeVerificationError: a signature, shape or log that does not match
     """
@@ -750,6 +754,49 @@ def open_outcome(note: str, key: NoteVerifierKey, log_name: str) -> dict[str, An
     if statement["log"] != log_name:
         raise OutcomeVerificationError(f"statement of log {statement['log']}, not {log_name}")
     return statement  # type: ignore[no-any-return]
+
+
+def outcome_key_roles(stage: str) -> tuple[str, ...]:
+    """The keys whose signature makes an outcome of ``stage`` (docs/verifiable-log.md, "Signed
+    outcomes"), in the order tried: ``GUARD`` the guard key alone; ``SEALER`` the sealer key, then
+    the log key, which signed the sealer's refusals stored before the sealer key (migration). A
+    note of the guard key claiming ``SEALER``, or of the sealer key claiming ``GUARD``, is no outcome.
+    """
+    return ("guard",) if stage == "GUARD" else ("sealer", "log")
+
+
+def outcome_key_name(role: str, log_name: str) -> str:
+    """The signed-note key name of an outcome key: ``<logName>/guard``, ``<logName>/sealer``, or
+    the log name for the log key."""
+    return {"guard": f"{log_name}/guard", "sealer": f"{log_name}/sealer"}.get(role, log_name)
+
+
+def open_outcome_of_stage(note: str, stage: str, keys: Mapping[str, NoteVerifierKey], log_name: str) -> dict[str, Any]:
+    """Opens the signed outcome of a refusal of ``stage`` (:func:`open_outcome`) with the keys
+    :func:`outcome_key_roles` names for it, taken from ``keys`` (``{"guard", "sealer", "log"}``; a
+    missing one is not tried), and requires the statement to name that same stage. A key whose
+    name is not its role's is refused, so a key in the wrong slot never widens who may sign.
+
+    :raises OutcomeVerificationError: no key of the stage verifies the note, or the statement names
+        another stage
+    """
+    failures: list[str] = []
+    for role in outcome_key_roles(stage):
+        key = keys.get(role)
+        if key is None:
+            continue
+        expected = outcome_key_name(role, log_name)
+        if key.name != expected:
+            raise OutcomeVerificationError(f"the {role} key names {key.name}, not {expected}")
+        try:
+            statement = open_outcome(note, key, log_name)
+        except OutcomeVerificationError as error:
+            failures.append(f"{role} key: {error}")
+            continue
+        if statement["stage"] != stage:
+            raise OutcomeVerificationError(f"a {role}-key statement of stage {statement['stage']}, not {stage}")
+        return statement
+    raise OutcomeVerificationError("; ".join(failures) if failures else f"no verifier key for stage {stage}")
 
 
 def _differing(expected: Mapping[str, Any], statement: Mapping[str, Any], kind: str) -> None:

@@ -1,5 +1,5 @@
-"""Where a deployed Reseal stack is: its outputs and its two verifier keys, from a stack pin file
-(docs/cli.md, "Pinning the stack") or from CloudFormation and KMS."""
+"""Where a deployed Reseal stack is: its outputs and its three verifier keys (log, guard, sealer),
+from a stack pin file (docs/cli.md, "Pinning the stack") or from CloudFormation and KMS."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ __all__ = [
     "STACK_PIN_ENV",
     "PinnedStack",
     "StackOutputs",
+    "STACK_PIN_FORMAT_VERSION",
     "guard_key_name",
+    "sealer_key_name",
     "read_stack_pin",
     "stack_from_cloudformation",
 ]
@@ -29,6 +31,8 @@ DEFAULT_STACK_PIN_PATH: Final = ".reseal/stack.json"
 """Where ``reseal pin`` writes the pin, relative to the working directory."""
 STACK_PIN_ENV: Final = "RESEAL_STACK_FILE"
 """Environment variable naming the pin file instead of :data:`DEFAULT_STACK_PIN_PATH`."""
+STACK_PIN_FORMAT_VERSION: Final = 2
+"""The stack pin's format: 2 added the sealer key (``sealerKey``, ``outputs.sealerKeyArn``)."""
 
 _OUTPUTS: Final = {
     "tableName": "TableName",
@@ -37,6 +41,7 @@ _OUTPUTS: Final = {
     "macKeyArn": "MacKeyArn",
     "logKeyArn": "LogKeyArn",
     "guardKeyArn": "GuardKeyArn",
+    "sealerKeyArn": "SealerKeyArn",
     "logName": "LogName",
 }
 
@@ -51,23 +56,31 @@ class StackOutputs:
     mac_key_arn: str
     log_key_arn: str
     guard_key_arn: str
+    sealer_key_arn: str
+    """The sealer key: its refusals (docs/verifiable-log.md, "Keys")."""
     log_name: str
     """``reseal/<stack name>``: the log key's name and the prefix of every checkpoint origin."""
 
 
 @dataclass(frozen=True)
 class PinnedStack:
-    """A stack's outputs with its log and guard verifier keys."""
+    """A stack's outputs with its log, guard and sealer verifier keys."""
 
     stack_name: str
     outputs: StackOutputs
     log_key: NoteVerifierKey
     guard_key: NoteVerifierKey
+    sealer_key: NoteVerifierKey
 
 
 def guard_key_name(log_name: str) -> str:
     """The guard key's signed-note name: ``<logName>/guard``."""
     return f"{log_name}/guard"
+
+
+def sealer_key_name(log_name: str) -> str:
+    """The sealer key's signed-note name: ``<logName>/sealer`` (it signs the sealer's refusals)."""
+    return f"{log_name}/sealer"
 
 
 def _outputs_of(values: dict[str, str]) -> StackOutputs:
@@ -78,13 +91,15 @@ def _outputs_of(values: dict[str, str]) -> StackOutputs:
         mac_key_arn=values["macKeyArn"],
         log_key_arn=values["logKeyArn"],
         guard_key_arn=values["guardKeyArn"],
+        sealer_key_arn=values["sealerKeyArn"],
         log_name=values["logName"],
     )
 
 
 def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
     """Reads a stack pin file (the TypeScript client's ``reseal pin`` format): strict, every output
-    present, both keys parsed and named for this stack's log.
+    present, the three keys parsed and named for this stack's log. A pin of format 1 (no sealer
+    key) is refused: run ``reseal pin`` again.
 
     :param path: default ``$RESEAL_STACK_FILE``, else ``.reseal/stack.json``
     :raises StackConfigError: the file is missing or unreadable
@@ -97,9 +112,12 @@ def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
         raise StackConfigError(str(file), f"cannot read the stack pin ({error.strerror or error})") from error
     pin = parse_strict_json(text, "stack pin")
     check = Checker()
-    if check.obj(pin, "", ("formatVersion", "stackName", "outputs", "logKey", "guardKey")):
-        if pin.get("formatVersion") != 1 or type(pin.get("formatVersion")) is not int:
-            check.add("formatVersion", "expected 1")
+    if check.obj(pin, "", ("formatVersion", "stackName", "outputs", "logKey", "guardKey", "sealerKey")):
+        version = pin.get("formatVersion")
+        if version == 1 and type(version) is int:
+            check.add("formatVersion", "format 1 pins no sealer key: run `reseal pin` again")
+        elif version != STACK_PIN_FORMAT_VERSION or type(version) is not int:
+            check.add("formatVersion", f"expected {STACK_PIN_FORMAT_VERSION}")
         check.string(pin.get("stackName"), "stackName", 2048, 1)
         outputs = pin.get("outputs")
         if check.obj(outputs, "outputs", tuple(_OUTPUTS)):
@@ -107,7 +125,7 @@ def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
                 check.string(outputs.get(name), f"outputs.{name}", 2048, 1)
     check.raise_if_any("stack pin")
     keys: dict[str, NoteVerifierKey] = {}
-    for field in ("logKey", "guardKey"):
+    for field in ("logKey", "guardKey", "sealerKey"):
         try:
             keys[field] = parse_verifier_key(pin[field])
         except (InvalidInputError, TypeError) as error:
@@ -116,10 +134,13 @@ def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
     log_name = pin["outputs"]["logName"]
     if keys["logKey"].name != log_name:
         check.add("logKey", f"names {keys['logKey'].name}, not the log {log_name}")
-    if keys["guardKey"].name != guard_key_name(log_name):
-        check.add("guardKey", f"names {keys['guardKey'].name}, not {guard_key_name(log_name)}")
+    for field, expected in (("guardKey", guard_key_name(log_name)), ("sealerKey", sealer_key_name(log_name))):
+        if keys[field].name != expected:
+            check.add(field, f"names {keys[field].name}, not {expected}")
     check.raise_if_any("stack pin")
-    return PinnedStack(pin["stackName"], _outputs_of(pin["outputs"]), keys["logKey"], keys["guardKey"])
+    return PinnedStack(
+        pin["stackName"], _outputs_of(pin["outputs"]), keys["logKey"], keys["guardKey"], keys["sealerKey"]
+    )
 
 
 def _kms_verifier_key(kms: Any, key_id: str, name: str) -> NoteVerifierKey:
@@ -137,7 +158,7 @@ def _kms_verifier_key(kms: Any, key_id: str, name: str) -> NoteVerifierKey:
 
 
 def stack_from_cloudformation(stack_name: str, cloudformation: Any, kms: Any) -> PinnedStack:
-    """A stack's outputs (``DescribeStacks``) and its two verifier keys (KMS ``GetPublicKey``).
+    """A stack's outputs (``DescribeStacks``) and its three verifier keys (KMS ``GetPublicKey``).
 
     :raises StackConfigError: the stack is missing, or an output is absent (naming it)
     """
@@ -155,8 +176,9 @@ def stack_from_cloudformation(stack_name: str, cloudformation: Any, kms: Any) ->
     try:
         log_key = _kms_verifier_key(kms, outputs.log_key_arn, outputs.log_name)
         guard_key = _kms_verifier_key(kms, outputs.guard_key_arn, guard_key_name(outputs.log_name))
+        sealer_key = _kms_verifier_key(kms, outputs.sealer_key_arn, sealer_key_name(outputs.log_name))
     except ResealError:
         raise
     except Exception as error:
         raise StackConfigError(stack_name, f"cannot read the verifier keys from KMS ({error})") from error
-    return PinnedStack(stack_name, outputs, log_key, guard_key)
+    return PinnedStack(stack_name, outputs, log_key, guard_key, sealer_key)

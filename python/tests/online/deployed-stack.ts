@@ -1,7 +1,7 @@
 /**
  * The Python package's integration tests' stack (python/tests/online/): starts the emulator (or
  * borrows AWS_ENDPOINT_URL) and deploys the real stack exactly as the TypeScript integration
- * tests do (scripts/emulator/), writes its stack pin (the `reseal pin` format: outputs and both
+ * tests do (scripts/emulator/), writes its stack pin (the `reseal pin` format: outputs and the three
  * verifier keys, read with KMS `GetPublicKey`) to the file named by the first argument, prints
  * one JSON line `{"endpoint": …, "pin": …}` on stdout, and stops the emulator when stdin closes.
  * Progress goes to stderr.
@@ -13,7 +13,7 @@ import { clientOutputsFrom } from '../../../client/stack-outputs';
 import { stackPinOf } from '../../../client/stack-pin';
 import { clientConfig, deployStack, STACK_NAME } from '../../../scripts/emulator/deploy';
 import { startEmulator } from '../../../scripts/emulator/emulator';
-import { guardKeyName } from '../../../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../../../shared/log/log-names';
 
 const pinPath = process.argv[2];
 if (!pinPath) throw new Error('usage: deployed-stack.ts <pin file>');
@@ -28,9 +28,10 @@ try {
   const kms = new KMSClient(clientConfig(emulator.endpoint));
   const logKey = await new KMSNoteVerifierKey(kms, outputs.logKeyArn, outputs.logName).get();
   const guardKey = await new KMSNoteVerifierKey(kms, outputs.guardKeyArn, guardKeyName(outputs.logName)).get();
+  const sealerKey = await new KMSNoteVerifierKey(kms, outputs.sealerKeyArn, sealerKeyName(outputs.logName)).get();
   writeFileSync(
     pinPath,
-    `${JSON.stringify(stackPinOf({ stackName: STACK_NAME, outputs, logKey, guardKey }), null, 2)}\n`,
+    `${JSON.stringify(stackPinOf({ stackName: STACK_NAME, outputs, logKey, guardKey, sealerKey }), null, 2)}\n`,
   );
   process.stdout.write(`${JSON.stringify({ endpoint: emulator.endpoint, pin: pinPath })}\n`);
 } catch (error) {

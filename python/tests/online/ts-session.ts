@@ -28,6 +28,7 @@ const session = await ResealSession.connect({
     outputs: pin.outputs,
     logKey: pin.logKey,
     guardKey: pin.guardKey,
+    sealerKey: pin.sealerKey,
     region: process.env.AWS_REGION ?? 'us-east-1',
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   },

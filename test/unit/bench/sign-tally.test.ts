@@ -6,6 +6,7 @@ const keys = {
   logKeyArn: 'arn:aws:kms:us-east-1:000000000000:key/log-key',
   logName: 'reseal/ResealStack',
   guardKeyArn: 'arn:aws:kms:us-east-1:000000000000:key/guard-key',
+  sealerKeyArn: 'arn:aws:kms:us-east-1:000000000000:key/sealer-key',
   witnessKeyArn: 'arn:aws:kms:us-east-1:000000000000:key/witness-key',
 };
 const sign = (keyId: string, text: string) =>
@@ -13,7 +14,7 @@ const sign = (keyId: string, text: string) =>
 
 // The freshness bench's Sign split (docs/deployment-log.md, "Freshness window and interval").
 describe('SignTally: KMS Sign calls by signer', () => {
-  it('tells the integrator, the sealer, the guard and the witness apart by key and by origin', () => {
+  it('tells the integrator, the sealer (checkpoints and refusals), the guard and the witness apart by key and by origin', () => {
     const tally = new SignTally(keys);
     const before = tally.snapshot();
     tally.observe('KMS', 'Sign', sign(keys.logKeyArn, 'reseal/ResealStack\n7\nroot=\n'));
@@ -21,6 +22,8 @@ describe('SignTally: KMS Sign calls by signer', () => {
     tally.observe('KMS', 'Sign', sign(keys.logKeyArn, 'reseal/ResealStack/lin-2\n1\nroot=\n'));
     tally.observe('KMS', 'Sign', sign(keys.logKeyArn, '{"refusal":1}'));
     tally.observe('KMS', 'Sign', sign(keys.guardKeyArn, 'refusal'));
+    tally.observe('KMS', 'Sign', sign(keys.sealerKeyArn, 'reseal/v1/outcome\n{}\n'));
+    tally.observe('KMS', 'Sign', sign('sealer-key', 'reseal/v1/outcome\n{}\n'));
     tally.observe('KMS', 'Sign', sign(keys.witnessKeyArn, 'cosignature/v1\ntime 1\n'));
     tally.observe('KMS', 'Sign', sign('arn:aws:kms:us-east-1:000000000000:key/other', 'x'));
     tally.observe('KMS', 'GenerateMac', sign(keys.logKeyArn, 'reseal/ResealStack\n'));
@@ -29,7 +32,8 @@ describe('SignTally: KMS Sign calls by signer', () => {
     expect(Object.fromEntries(signsSince(tally.snapshot(), before))).toEqual({
       'integrator (deployment checkpoint)': 1,
       'sealer (lineage checkpoint)': 2,
-      'sealer (other: refusals)': 1,
+      'log key (other)': 1,
+      'sealer (refusals)': 2,
       'guard (refusals)': 1,
       'witness (cosignature)': 1,
       'other key': 2,

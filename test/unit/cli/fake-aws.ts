@@ -8,7 +8,12 @@ export interface FakeAwsOptions {
   readonly stacks: Record<string, string>;
   /** KMS key id → key bytes (`VerifyMac` computes HMAC-SHA256 with them). */
   readonly keys: Record<string, Uint8Array>;
+  /** KMS key id → raw Ed25519 public key (`GetPublicKey` answers it as SPKI DER). */
+  readonly publicKeys?: Record<string, Uint8Array>;
 }
+
+/** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410), before the 32 raw key bytes. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 /** A running fake endpoint: its URL (for `AWS_ENDPOINT_URL`) and how to stop it. */
 export interface FakeAws {
@@ -17,8 +22,8 @@ export interface FakeAws {
 }
 
 /**
- * A local HTTP endpoint that answers the two calls `reseal verify --export` makes: CloudFormation
- * `DescribeStacks` (query protocol, XML) and KMS `VerifyMac` (JSON). Enough to test key pinning
+ * A local HTTP endpoint that answers the calls `reseal verify --export` and `reseal pin` make: CloudFormation
+ * `DescribeStacks` (query protocol, XML), KMS `VerifyMac` and `GetPublicKey` (JSON). Enough to test key pinning
  * in-process, without an emulator.
  */
 export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
@@ -29,6 +34,26 @@ export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
     });
     req.on('end', () => {
       const target = req.headers['x-amz-target'];
+      if (target === 'TrentService.GetPublicKey') {
+        const input = JSON.parse(body) as { KeyId: string };
+        const key = options.publicKeys?.[input.KeyId];
+        res.setHeader('content-type', 'application/x-amz-json-1.1');
+        if (!key) {
+          res.statusCode = 400;
+          res.end(JSON.stringify({ __type: 'NotFoundException', message: `Key '${input.KeyId}' does not exist` }));
+          return;
+        }
+        res.end(
+          JSON.stringify({
+            KeyId: input.KeyId,
+            KeySpec: 'ECC_NIST_EDWARDS25519',
+            KeyUsage: 'SIGN_VERIFY',
+            SigningAlgorithms: ['ED25519_SHA_512'],
+            PublicKey: Buffer.concat([ED25519_SPKI_PREFIX, key]).toString('base64'),
+          }),
+        );
+        return;
+      }
       if (target === 'TrentService.VerifyMac') {
         const input = JSON.parse(body) as { KeyId: string; Message: string; Mac: string; MacAlgorithm: string };
         const key = options.keys[input.KeyId];
@@ -66,6 +91,7 @@ export async function startFakeAws(options: FakeAwsOptions): Promise<FakeAws> {
         MacKeyArn: macKeyArn,
         LogKeyArn: 'log-key',
         GuardKeyArn: 'guard-key',
+        SealerKeyArn: 'sealer-key',
         LogName: 'reseal/ResealStack',
       };
       const members = Object.entries(outputs)

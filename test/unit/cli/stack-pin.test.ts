@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
-import { stackPinOf } from '../../../client/stack-pin';
-import { formatVerifierKey } from '../../../shared/log/note-key';
+import { pinnedStackOf, StackPinSchema, stackPinOf } from '../../../client/stack-pin';
+import { guardKeyName, sealerKeyName } from '../../../shared/log/log-names';
+import { formatVerifierKey, noteVerifierKey } from '../../../shared/log/note-key';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
-import { TEST_GUARD_KEY, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_SEALER_KEY } from '../../helpers/pipeline-keys';
+import { startFakeAws } from './fake-aws';
 import { runCli } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'reseal-stack-pin-'));
@@ -17,6 +19,7 @@ const pin = stackPinOf({
   outputs: TEST_CLIENT_OUTPUTS,
   logKey: TEST_LOG_KEY,
   guardKey: TEST_GUARD_KEY,
+  sealerKey: TEST_SEALER_KEY,
 });
 
 function pinFile(name: string, content: unknown): string {
@@ -53,13 +56,61 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
     ['a missing output', { ...pin, outputs: { ...pin.outputs, tableName: undefined } }, 'outputs.tableName'],
     ['a key that does not parse', { ...pin, logKey: 'not-a-key' }, 'logKey'],
     ['a log key named for another log', { ...pin, logKey: pin.guardKey }, 'logKey'],
-    ['another format version', { ...pin, formatVersion: 2 }, 'formatVersion'],
+    ['a sealer key named as the guard key', { ...pin, sealerKey: pin.guardKey }, 'sealerKey'],
+    ['a guard key named as the sealer key', { ...pin, guardKey: pin.sealerKey }, 'guardKey'],
+    ['no sealer key', { ...pin, sealerKey: undefined }, 'sealerKey'],
+    ['no sealer key output', { ...pin, outputs: { ...pin.outputs, sealerKeyArn: undefined } }, 'outputs.sealerKeyArn'],
+    ['another format version', { ...pin, formatVersion: 3 }, 'formatVersion'],
   ])('refuses %s as bad input (exit 2), naming the field', async (_what, content, field) => {
     const path = pinFile(`bad-${field}.json`, content);
     const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
     expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
     expect(run.stderr).toContain(path);
     expect(run.stderr).toContain(field);
+  });
+
+  it('reseal pin reads the three verifier keys once (GetPublicKey) and writes a format-2 pin that StackPinSchema reads back', async () => {
+    const aws = await startFakeAws({
+      stacks: { ResealStack: 'mac-key' },
+      keys: {},
+      publicKeys: {
+        'log-key': TEST_LOG_KEY.publicKey,
+        'guard-key': TEST_GUARD_KEY.publicKey,
+        'sealer-key': TEST_SEALER_KEY.publicKey,
+      },
+    });
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    vi.stubEnv('AWS_PROFILE', undefined);
+    try {
+      const path = join(dir, 'pinned.json');
+      const env = { AWS_ENDPOINT_URL: aws.url, AWS_REGION: 'us-east-1', RESEAL_STACK_FILE: path };
+      const run = await runCli(['pin', '--json'], { cwd: dir, env });
+      expect(run.stderr).toBe('');
+      expect(run.exitCode).toBe(ExitCode.OK);
+      const logName = 'reseal/ResealStack';
+      const pinned = pinnedStackOf(StackPinSchema.parse(JSON.parse(readFileSync(path, 'utf8'))));
+      expect(pinned.outputs.sealerKeyArn).toBe('sealer-key');
+      expect(pinned.logKey).toEqual(noteVerifierKey(logName, TEST_LOG_KEY.publicKey));
+      expect(pinned.guardKey).toEqual(noteVerifierKey(guardKeyName(logName), TEST_GUARD_KEY.publicKey));
+      expect(pinned.sealerKey).toEqual(noteVerifierKey(sealerKeyName(logName), TEST_SEALER_KEY.publicKey));
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        path,
+        stack_name: 'ResealStack',
+        sealer_key: formatVerifierKey(pinned.sealerKey),
+      });
+    } finally {
+      vi.unstubAllEnvs();
+      await aws.close();
+    }
+  });
+
+  it('refuses a format-1 pin (no sealer key), telling to pin again', async () => {
+    const { sealerKey: _, ...v1 } = { ...pin, formatVersion: 1, outputs: { ...pin.outputs } };
+    const path = pinFile('v1.json', v1);
+    const run = await runCli(['log-key'], { cwd: dir, env: { RESEAL_STACK_FILE: path } });
+    expect(run.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(run.stderr).toContain('format 1 pins no sealer key: run `reseal pin` again');
   });
 
   it('refuses a pin of another stack, and a RESEAL_STACK_FILE that does not exist', async () => {

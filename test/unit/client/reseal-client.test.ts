@@ -320,6 +320,7 @@ describe('resolveStackOutputs', () => {
             { OutputKey: 'MacKeyArn', OutputValue: 'k' },
             { OutputKey: 'LogKeyArn', OutputValue: 'lk' },
             { OutputKey: 'GuardKeyArn', OutputValue: 'gk' },
+            { OutputKey: 'SealerKeyArn', OutputValue: 'sk' },
             { OutputKey: 'LogName', OutputValue: 'reseal/ResealStack' },
             { OutputKey: 'Other', OutputValue: 'x' },
           ],
@@ -333,6 +334,7 @@ describe('resolveStackOutputs', () => {
       macKeyArn: 'k',
       logKeyArn: 'lk',
       guardKeyArn: 'gk',
+      sealerKeyArn: 'sk',
       logName: 'reseal/ResealStack',
     });
     expect((cfn.sent[0] as DescribeStacksCommand).input).toEqual({ StackName: 'ResealStack' });
@@ -343,7 +345,7 @@ describe('resolveStackOutputs', () => {
     const resolved = resolveStackOutputs('ResealStack', cfn);
     await expect(resolved).rejects.toBeInstanceOf(StackOutputsError);
     await expect(resolved).rejects.toThrow(
-      'missing outputs ResidualWritesQueueUrl, EventBusName, MacKeyArn, LogKeyArn, GuardKeyArn, LogName',
+      'missing outputs ResidualWritesQueueUrl, EventBusName, MacKeyArn, LogKeyArn, GuardKeyArn, SealerKeyArn, LogName',
     );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
+import { noteVerifierKey } from '../../../shared/log/note-key';
 import { requestDigest } from '../../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
@@ -22,7 +23,10 @@ import {
   TEST_CLIENT_KEYS,
   TEST_LOG_KEY,
   TEST_LOG_NAME,
+  TEST_SEALER_KEY,
+  testGuardSigner,
   testLogSigner,
+  testSealerSigner,
   verifierKeyOf,
 } from '../../helpers/pipeline-keys';
 import {
@@ -370,6 +374,38 @@ describe('ResealClient.waitForOutcome: refusals count only when signed by the fu
     ]) {
       await expect(timed(store, id), id).rejects.toBeInstanceOf(TimeoutError);
     }
+  });
+
+  it('docs/verifiable-log.md "Signed outcomes": stage SEALER verifies with the sealer key, or the log key for refusals stored before it; never the guard key, and the sealer key never signs GUARD', async () => {
+    const store = new InMemoryLineageStore();
+    const sealerStage = { stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED' } as const;
+    const sealerRejection = await signedRejection('r-sealer', sealerStage);
+    await store.recordRejection(sealerRejection);
+    const legacyRejection = await signedRejection('r-legacy', sealerStage, testLogSigner());
+    await store.recordRejection(legacyRejection);
+    const legacyConflict = await signedConflict('r-legacy-conflict', {}, testLogSigner());
+    await store.recordConflict(legacyConflict);
+    await store.recordRejection(await signedRejection('r-sealer-by-guard', sealerStage, testGuardSigner()));
+    await store.recordConflict(await signedConflict('r-conflict-by-guard', {}, testGuardSigner()));
+    await store.recordRejection(await signedRejection('r-guard-by-sealer', {}, testSealerSigner()));
+    // A sealer-key statement of stage GUARD, its item edited to claim SEALER.
+    const guardStatement = await signedRejection('r-claimed', {}, testSealerSigner());
+    await store.recordRejection({ ...guardStatement, stage: 'SEALER' });
+    expect(await timed(store, 'r-sealer')).toMatchObject({
+      kind: 'REJECTED',
+      rejection: sealerRejection,
+      statement: { stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED' },
+    });
+    expect(await timed(store, 'r-legacy')).toMatchObject({ kind: 'REJECTED', rejection: legacyRejection });
+    expect(await timed(store, 'r-legacy-conflict')).toMatchObject({ kind: 'CONFLICT', conflict: legacyConflict });
+    for (const id of ['r-sealer-by-guard', 'r-conflict-by-guard', 'r-guard-by-sealer', 'r-claimed']) {
+      await expect(timed(store, id), id).rejects.toBeInstanceOf(TimeoutError);
+    }
+    // A client pinned to another sealer key (a forger's, same name) takes no sealer-key refusal.
+    const forged = client(store, { sealerKey: noteVerifierKey(TEST_SEALER_KEY.name, TEST_LOG_KEY.publicKey) });
+    await expect(forged.waitForOutcome(TEST_LINEAGE_ID, 'r-sealer', { timeoutMs: 2_000 })).rejects.toBeInstanceOf(
+      TimeoutError,
+    );
   });
 
   it('a signed rejection of another request under the same id is not this write’s outcome', async () => {

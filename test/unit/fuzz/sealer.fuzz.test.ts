@@ -43,7 +43,13 @@ import { InvariantTracker } from '../../helpers/fuzz-guarantees';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { refRoot } from '../../helpers/merkle-reference';
-import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
+import {
+  TEST_LOG_KEY,
+  TEST_LOG_NAME,
+  TEST_SEALER_KEY,
+  testLogSigner,
+  testSealerSigner,
+} from '../../helpers/pipeline-keys';
 import { testAnchor } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
 
@@ -223,6 +229,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
     publisher,
     anchor,
     signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => NOW_MS,
@@ -323,7 +330,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
           // Anyone can provoke these two, so they cost no Sign (docs/authorship.md, "Two refusals, in order").
           expect(rejection.statement).toBeNull();
         } else {
-          const statement = openOutcome(rejection.statement as string, TEST_LOG_KEY, TEST_LOG_NAME);
+          const statement = openOutcome(rejection.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
           checkRejection(rejection, statement);
           expect(statement).toMatchObject({ kind: 'REJECTED', stage: 'SEALER', reason: outcome.reason });
         }
@@ -410,7 +417,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
           requestDigest: requestDigest(request.request),
           atMs: message.sentAtMs,
         });
-        const statement = openOutcome(conflict.statement as string, TEST_LOG_KEY, TEST_LOG_NAME);
+        const statement = openOutcome(conflict.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
         checkConflict(conflict, statement);
         const newer = [...sealedBy.values()].some(
           (r) =>
@@ -527,6 +534,7 @@ describe('sealer fuzz: SealerService.handleGroup on generated FIFO groups', () =
                 publisher,
                 anchor: testAnchor({ keyId }),
                 signer: testLogSigner(),
+                refusalSigner: testSealerSigner(),
                 metrics: new FakeMetrics(),
                 logger: fakeLogger(),
                 clock: () => NOW_MS,
@@ -558,7 +566,7 @@ describe('sealer fuzz: SealerService.handleGroup on generated FIFO groups', () =
             expect(rejection).toMatchObject({ stage: 'SEALER', reason: RejectionReason.SEAL_REFUSED });
             checkRejection(
               rejection as never,
-              openOutcome(rejection?.statement as string, TEST_LOG_KEY, TEST_LOG_NAME),
+              openOutcome(rejection?.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME),
             );
             expect(publisher.rejected).toHaveLength(1);
           });

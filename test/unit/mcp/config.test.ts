@@ -32,6 +32,7 @@ const OUTPUTS = {
   MacKeyArn: 'arn:k',
   LogKeyArn: 'arn:log',
   GuardKeyArn: 'arn:guard',
+  SealerKeyArn: 'arn:sealer',
   LogName: 'reseal/Stack',
 };
 const CLIENT_OUTPUTS = {
@@ -41,6 +42,7 @@ const CLIENT_OUTPUTS = {
   macKeyArn: 'arn:k',
   logKeyArn: 'arn:log',
   guardKeyArn: 'arn:guard',
+  sealerKeyArn: 'arn:sealer',
   logName: 'reseal/Stack',
 };
 

@@ -20,7 +20,7 @@ import {
   validWriteRequest,
 } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner } from '../../../helpers/pipeline-keys';
+import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
@@ -36,6 +36,7 @@ function setup(options: { readonly signLineageCheckpoints?: boolean } = {}) {
     publisher: new FakePublisher(),
     anchor,
     signer,
+    refusalSigner: testSealerSigner(),
     metrics: new FakeMetrics(),
     logger,
     clock: () => FACTORY_NOW_MS,

@@ -4,12 +4,15 @@ import {
   SEAL_QUEUE_RETENTION_SECONDS,
 } from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { StaleHeadError } from '../../../../shared/errors';
+import { InvalidInputError, OutcomeVerificationError, StaleHeadError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
+import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
+import { openOutcome } from '../../../../shared/log/outcome-statement';
 import type { SealRequest } from '../../../../shared/pipeline/messages';
 import { ConflictReason } from '../../../../shared/ports/lineage-store';
 import type { AnchorSignature } from '../../../../shared/ports/mac-anchor';
+import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
@@ -26,7 +29,14 @@ import {
   validWriteRequest,
 } from '../../../helpers/guard-factories';
 import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner } from '../../../helpers/pipeline-keys';
+import {
+  TEST_LOG_KEY,
+  TEST_LOG_NAME,
+  TEST_SEALER_KEY,
+  testGuardSigner,
+  testLogSigner,
+  testSealerSigner,
+} from '../../../helpers/pipeline-keys';
 import { forgerAnchor, resealRecord, testAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps, testSealerService } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -333,6 +343,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
         publisher: rival.publisher,
         anchor,
         signer: testLogSigner(),
+        refusalSigner: testSealerSigner(),
         metrics: rival.metrics,
         logger: fakeLogger(),
         clock: () => FACTORY_NOW_MS,
@@ -740,6 +751,49 @@ describe('sealer re-runs the guard: a carried verdict is never trusted (guard by
     expect((await service.handle(message(body, FACTORY_NOW_MS + MAX_GUARD_SEND_DELAY_SECONDS * 1000))).kind).toBe(
       'SEALED',
     );
+  });
+
+  it('docs/verifiable-log.md "Keys": the sealer signs its refusals with the sealer key (<LogName>/sealer), never the log key; a refusal signer of another name fails at construction', async () => {
+    const signs: string[] = [];
+    const counting = (signer: NoteSigner): NoteSigner => ({
+      keyName: signer.keyName,
+      publicKey: () => signer.publicKey(),
+      sign: async (message) => {
+        signs.push(signer.keyName);
+        return signer.sign(message);
+      },
+    });
+    const base = deps();
+    const service = new SealerService({
+      ...base,
+      signer: counting(testLogSigner()),
+      refusalSigner: counting(testSealerSigner()),
+      signLineageCheckpoints: false,
+    });
+    const store = base.store;
+    await service.handle(message(sealRequestBody({ residualId: 'r-1', generationEpoch: 9, variablesUsed: [] })));
+    expect(signs).toEqual([]);
+    const reuse = sealRequestBody({
+      residualId: 'r-1',
+      generationEpoch: 9,
+      variablesUsed: [],
+      payload: { conclusion: 'other' },
+    });
+    expect(await service.handle(message(reuse))).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    const fenced = await service.handle(message(sealRequestBody({ residualId: 'r-zombie' })));
+    expect(fenced).toEqual({ kind: 'CONFLICT', reason: ConflictReason.STALE_EPOCH });
+    expect(signs).toEqual([sealerKeyName(TEST_LOG_NAME), sealerKeyName(TEST_LOG_NAME)]);
+    const rejection = openOutcome(store.rejections[0]?.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
+    expect(rejection).toMatchObject({ stage: 'SEALER', reason: 'RESIDUAL_ID_REUSED' });
+    const conflict = openOutcome(store.conflicts[0]?.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
+    expect(conflict).toMatchObject({ stage: 'SEALER', reason: 'STALE_EPOCH' });
+    expect(() => openOutcome(store.conflicts[0]?.statement as string, TEST_LOG_KEY, TEST_LOG_NAME)).toThrow(
+      OutcomeVerificationError,
+    );
+    expect(() => new SealerService({ ...deps(), refusalSigner: testGuardSigner() })).toThrow(
+      `names ${guardKeyName(TEST_LOG_NAME)}, not ${sealerKeyName(TEST_LOG_NAME)}`,
+    );
+    expect(() => new SealerService({ ...deps(), refusalSigner: testLogSigner() })).toThrow(InvalidInputError);
   });
 
   it('a malformed receipt-age policy fails at construction, not per message', () => {
