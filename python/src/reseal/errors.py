@@ -200,3 +200,20 @@ class StackConfigError(ResealError):
         self.source = source
         self.reason = reason
         super().__init__(f"{source}: {reason}")
+
+
+class TenantMismatchError(ResealError):
+    """``TENANT_MISMATCH`` (docs/authorship.md, "Tenancy", "Refused at the caller"): a client acting
+    for tenant ``tenant_id`` named a lineage whose id does not begin ``<tenant_id>/``. Raised before
+    anything is read, signed or sent; the same code the guard files a cross-tenant write under and
+    the TypeScript client throws (``TenantMismatchError``)."""
+
+    code = "TENANT_MISMATCH"
+
+    def __init__(self, lineage_id: str, tenant_id: str) -> None:
+        self.lineage_id = lineage_id
+        self.tenant_id = tenant_id
+        super().__init__(
+            f"TENANT_MISMATCH: lineage {lineage_id} is not of tenant {tenant_id}: a caller of tenant {tenant_id} "
+            f"may write, recall and read only lineages whose id begins {tenant_id}/"
+        )
