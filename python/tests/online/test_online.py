@@ -104,8 +104,9 @@ def test_a_record_the_table_writer_edits_is_never_proven(in_tmp: Path) -> None:
 def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never_proven(
     in_tmp: Path, tamper: str
 ) -> None:
-    """The manifest is stored once, gzipped, in MANIFEST#<manifestDigest> (docs/sealing.md, "Stored
-    items"); the reader puts it back and the record's hash check catches an edited or missing one."""
+    """The manifest is stored once per lineage, gzipped, in MANIFEST#<lineageId>#<manifestDigest>
+    (docs/sealing.md, "Stored items"); the reader puts it back and the record's hash check catches an
+    edited or missing one."""
     client = reseal.connect(writer_key=".reseal/w.pem")
     # A manifest of its own (DB_HOST unique to this test), so no other record shares the item.
     lineage, outcome = sealed_write(client, f"manifest-{tamper}", {"DB_HOST": f"db-{tamper}-{time.time_ns()}"})
@@ -116,7 +117,7 @@ def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never
     stored = record_text(dynamodb.get_item(TableName=table, Key=record_key, ConsistentRead=True)["Item"])
     assert '"manifest"' not in stored  # the record item holds no manifest of its own
     digest = json.loads(stored)["header"]["manifestDigest"]
-    key = {"pk": {"S": LineageKeys.manifest(digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}
+    key = {"pk": {"S": LineageKeys.manifest(lineage, digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}
     item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
     manifest = json.loads(gzip.decompress(item["manifest"]["B"]))
     assert outcome.record is not None and manifest == outcome.record["manifest"]
