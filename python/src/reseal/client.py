@@ -216,6 +216,21 @@ class RecallResult:
     freshness: Freshness | None = None
 
 
+@dataclass(frozen=True)
+class _RecallAsked:
+    """One recall as the client asked and read it before deciding triage's answer: what every step
+    of the decision (:meth:`ResealClient._decide` and the methods it calls) reads, in one value."""
+
+    request_id: str
+    lineage_id: str
+    target: dict[str, Any]
+    current_env: Mapping[str, str]
+    report: dict[str, Any]
+    trusted: Checkpoint | None
+    newest: Checkpoint | LogVerificationError | None
+    chain: DeploymentChain | None = None
+
+
 class ResealClient:
     """The agent-side client of one deployed stack.
 
@@ -681,19 +696,11 @@ class ResealClient:
             return report if ok and report.get("lineageId") == lineage_id else None
 
         report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
-        return self._decide(request_id, lineage_id, target, current_env, report, trusted, newest, chain)
+        return self._decide(_RecallAsked(request_id, lineage_id, target, current_env, report, trusted, newest, chain))
 
-    def _decide(
-        self,
-        request_id: str,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None = None,
-    ) -> RecallResult:
+    def _decide(self, asked: _RecallAsked) -> RecallResult:
+        request_id, lineage_id, report, trusted = asked.request_id, asked.lineage_id, asked.report, asked.trusted
+
         def end(kind: RecallEnd, verdict: str | None, reason: str, **found: Any) -> RecallResult:
             if kind == "NOT_INTACT" and verdict in (None, V.VERIFIED_INTACT):
                 verdict = V.UNVERIFIED_TAMPER_RISK  # fail closed
@@ -711,13 +718,13 @@ class ResealClient:
 
         proof = report.get("proof")
         if proof is None:
-            return self._unproven_refusal(lineage_id, target, report, trusted, newest, end, chain)
+            return self._unproven_refusal(asked, end)
         if not isinstance(proof, dict) or not all(k in proof for k in ("seq", "recordHash")):
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
         if proof.get("checkpoint") is None:
             # No signed lineage checkpoint in the answer: the record is proven here, in the tree head
             # the index holds (read before asking), from the table's nodes.
-            return self._decide_on_index(lineage_id, target, current_env, report, trusted, newest, chain, end)
+            return self._decide_on_index(asked, end)
         if not all(k in proof for k in ("inclusion", "consistency")):
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
         key = self.stack.log_key
@@ -744,25 +751,14 @@ class ResealClient:
         proven = verify_record_proof(record, proof["inclusion"], latest, lineage_id)
         if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
             return end("NOT_INTACT", proven.verdict, proven.reason, checkpoint=latest)
-        return self._decide_record(
-            lineage_id, target, current_env, report, trusted, newest, chain, latest, seq, proven.record, end
-        )
+        return self._decide_record(asked, end, latest, seq, proven.record)
 
-    def _decide_on_index(
-        self,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None,
-        end: Callable[..., RecallResult],
-    ) -> RecallResult:
+    def _decide_on_index(self, asked: _RecallAsked, end: Callable[..., RecallResult]) -> RecallResult:
         """An answer that names no signed lineage checkpoint: its record is proven here by
         inclusion in the lineage head the index holds, read before asking (``newest``, from a head
         item that carries no signed checkpoint); a record past it is sealed, awaiting integration,
         and nothing of it is passed on (docs/deployment-log.md, "Clients")."""
+        lineage_id, report, newest, chain = asked.lineage_id, asked.report, asked.newest, asked.chain
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         if newest is None:
@@ -790,27 +786,21 @@ class ResealClient:
             record = self._included_record(lineage_id, seq, newest)[0]
         except LogVerificationError as error:
             return end("NOT_INTACT", error.verdict, error.reason, checkpoint=newest)
-        return self._decide_record(
-            lineage_id, target, current_env, report, trusted, newest, chain, newest, seq, record, end
-        )
+        return self._decide_record(asked, end, newest, seq, record)
 
     def _decide_record(
         self,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None,
+        asked: _RecallAsked,
+        end: Callable[..., RecallResult],
         latest: Checkpoint,
         seq: int,
         record: dict[str, Any],
-        end: Callable[..., RecallResult],
     ) -> RecallResult:
         """The rest of a recall once record ``seq`` is proven in the tree head ``latest``: the
         answer names it and it is the target, no older than ``newest``, placed against the chain,
         and the delta recomputed from it and ``current_env``."""
+        lineage_id, target, current_env, report = asked.lineage_id, asked.target, asked.current_env, asked.report
+        trusted, newest, chain = asked.trusted, asked.newest, asked.chain
         proof = report["proof"]
         header = record["header"]
         got = header["monotonicSequenceNumber"]
@@ -958,16 +948,9 @@ class ResealClient:
             return LogVerificationError(lineage_id, V.LINEAGE_BROKEN, checked.reason)
         return None
 
-    def _unproven_refusal(
-        self,
-        lineage_id: str,
-        target: dict[str, Any],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        end: Callable[..., RecallResult],
-        chain: DeploymentChain | None = None,
-    ) -> RecallResult:
+    def _unproven_refusal(self, asked: _RecallAsked, end: Callable[..., RecallResult]) -> RecallResult:
+        target, report = asked.target, asked.report
+        trusted, newest, chain = asked.trusted, asked.newest, asked.chain
         code = report.get("refusalCode")
         claim = (
             f"{report.get('refusalReason') or f'triage refused ({code})'} [triage's finding, not proven to this client]"
