@@ -10,9 +10,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
@@ -30,14 +28,6 @@ def online_example() -> str:
     match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert match, "docs/python.md has no python block under 'The online loop'"
     return match.group(1)
-
-
-@pytest.fixture
-def in_tmp(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh working directory (its own writer key and checkpoint store), the pin from the deployment."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield tmp_path
 
 
 def test_the_documented_online_loop_runs_as_written_in_at_most_15_lines(in_tmp: Path) -> None:

@@ -201,7 +201,11 @@ describe('connectMcpDeps and resolveMcpClient: the server starts with no stack r
   it('RESEAL_TENANT (docs/mcp.md, "Tenants"): every tool naming a lineage of another tenant is TENANT_MISMATCH before the stack is reached; a value that is no tenant id is refused', async () => {
     expect(() => mcpConfigFrom({ RESEAL_TENANT: 'Acme Corp' }, {}, dir)).toThrow(/RESEAL_TENANT/);
     const outputsFile = join(dir, 'outputs-tenant.json');
-    const config = { ...configOf(outputsFile), ...mcpConfigFrom({ RESEAL_TENANT: 'acme' }, {}, dir), region: 'eu-west-1' };
+    const config = {
+      ...configOf(outputsFile),
+      ...mcpConfigFrom({ RESEAL_TENANT: 'acme' }, {}, dir),
+      region: 'eu-west-1',
+    };
     expect(config.tenantId).toBe('acme');
     const deps = await connectMcpDeps({ ...config, outputsFile }, { nowMs: () => 42 });
     await expect(deps.client.latestCheckpoint('beta/agent-7')).rejects.toMatchObject({
