@@ -32,7 +32,7 @@ import {
   withSharedManifest,
 } from './dynamodb-item-codec';
 import type { LineageTable } from './dynamodb-table';
-import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
+import { Keys } from './dynamodb-table-keys';
 
 /** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
 export type ChainStore = Pick<
@@ -229,24 +229,24 @@ export class DynamoDBChainStore implements ChainStore {
    */
   async #storeManifests(entries: AppendBatch['entries']): Promise<void> {
     const { client, tableName } = this.#table;
+    // Keyed by partition key: one item per lineage and digest (`MANIFEST#<lineageId>#<digest>`).
     const wanted = new Map<string, Item>();
     for (const { record } of entries) {
-      const digest = record.header.manifestDigest;
-      if (!wanted.has(digest)) wanted.set(digest, manifestItem(record));
+      const item = manifestItem(record);
+      const pk = readString(item, 'pk') ?? '';
+      if (!wanted.has(pk)) wanted.set(pk, item);
     }
-    const remembered = [...wanted.keys()].filter((digest) => this.#manifestsPut.has(digest));
+    const remembered = [...wanted.keys()].filter((pk) => this.#manifestsPut.has(pk));
     if (remembered.length > 0) {
-      const stored = await this.#batchGet(
-        remembered.map((digest) => itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk })),
-      );
+      const stored = await this.#batchGet(remembered.map((pk) => itemOf({ pk, sk: Keys.manifestSk })));
       for (const item of stored) {
-        const digest = (readString(item, 'pk') ?? '').slice(MANIFEST_KEY_PREFIX.length);
-        const expected = wanted.get(digest)?.manifest?.B;
+        const pk = readString(item, 'pk') ?? '';
+        const expected = wanted.get(pk)?.manifest?.B;
         const bytes = readBinary(item, 'manifest');
-        if (expected && bytes && Buffer.from(bytes).equals(Buffer.from(expected))) wanted.delete(digest);
+        if (expected && bytes && Buffer.from(bytes).equals(Buffer.from(expected))) wanted.delete(pk);
       }
     }
-    for (const [digest, item] of wanted) {
+    for (const [pk, item] of wanted) {
       try {
         await client.send(
           new PutItemCommand({
@@ -261,28 +261,35 @@ export class DynamoDBChainStore implements ChainStore {
         if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
       }
       if (this.#manifestsPut.size >= MANIFEST_CACHE_LIMIT) this.#manifestsPut.clear();
-      this.#manifestsPut.add(digest);
+      this.#manifestsPut.add(pk);
     }
   }
 
   /**
-   * `stored` records with the manifests of their shared items put back ({@link withSharedManifest}),
-   * read with `BatchGetItem` (each distinct digest once). Unverified, like the records.
+   * `stored` records of `lineageId` with the manifests of their shared items put back
+   * ({@link withSharedManifest}), read with `BatchGetItem` (each distinct digest once) under the
+   * lineage's keys `MANIFEST#<lineageId>#<digest>`; a digest not found there is read once more
+   * under the earlier layout's `MANIFEST#<digest>` (records sealed before manifests were keyed by
+   * lineage). Unverified, like the records.
    * @throws {ManifestReadBoundError} when their manifests inflate past `MAX_MANIFEST_BYTES_PER_READ` together
    */
-  async #withManifests(stored: readonly unknown[]): Promise<unknown[]> {
+  async #withManifests(lineageId: string, stored: readonly unknown[]): Promise<unknown[]> {
     const digests = [...new Set(stored.map(sharedManifestDigestOf).filter((d): d is string => d !== undefined))];
     if (digests.length === 0) return [...stored];
     const manifests = new Map<string, unknown>();
     const budget = new ManifestReadBudget();
-    const items = await this.#batchGet(
-      digests.map((digest) => itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk })),
-    );
-    for (const item of items) {
-      const pk = readString(item, 'pk') ?? '';
-      const manifest = manifestOf(item, budget);
-      if (manifest !== undefined) manifests.set(pk.slice(MANIFEST_KEY_PREFIX.length), manifest);
-    }
+    const read = async (keys: readonly { digest: string; pk: string }[]) => {
+      const byPk = new Map(keys.map((k) => [k.pk, k.digest]));
+      for (const item of await this.#batchGet(keys.map(({ pk }) => itemOf({ pk, sk: Keys.manifestSk })))) {
+        const digest = byPk.get(readString(item, 'pk') ?? '');
+        if (digest === undefined) continue;
+        const manifest = manifestOf(item, budget);
+        if (manifest !== undefined) manifests.set(digest, manifest);
+      }
+    };
+    await read(digests.map((digest) => ({ digest, pk: Keys.manifest(lineageId, digest) })));
+    const earlier = digests.filter((digest) => !manifests.has(digest));
+    if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: Keys.sharedManifest(digest) })));
     return stored.map((record) => withSharedManifest(record, manifests));
   }
 
@@ -313,7 +320,7 @@ export class DynamoDBChainStore implements ChainStore {
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
     const item = await this.#table.get(Keys.lineage(lineageId), Keys.record(seq));
     if (!item) return null;
-    const [record] = await this.#withManifests([recordOf(item)]);
+    const [record] = await this.#withManifests(lineageId, [recordOf(item)]);
     return record;
   }
 
@@ -331,6 +338,6 @@ export class DynamoDBChainStore implements ChainStore {
         ':to': Keys.record(toSeq),
       }),
     });
-    return this.#withManifests(items.map(recordOf));
+    return this.#withManifests(lineageId, items.map(recordOf));
   }
 }

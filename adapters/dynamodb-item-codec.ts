@@ -9,7 +9,7 @@ import type { LogEntry } from '../shared/log/log-extension';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
-import { Keys, MANIFEST_KEY_PREFIX } from './dynamodb-table-keys';
+import { Keys } from './dynamodb-table-keys';
 
 /**
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
@@ -184,14 +184,16 @@ export function nodesOf(item: Item): unknown[] | null {
 }
 
 /**
- * The content-addressed item of a record's manifest: keyed by the digest its header names, the
- * manifest's canonical JSON gzip-compressed in binary attribute `manifest` (its baseline hashes
- * are hex text, about half of which gzip takes back). Every record naming that digest shares it;
- * the reader reattaches it and the verifier recomputes the digest (docs/sealing.md, "Stored items").
+ * The content-addressed item of a record's manifest: keyed by the record's lineage and the digest
+ * its header names (`MANIFEST#<lineageId>#<manifestDigest>`), the manifest's canonical JSON
+ * gzip-compressed in binary attribute `manifest` (its baseline hashes are hex text, about half of
+ * which gzip takes back). Every record of the lineage naming that digest shares it; the reader
+ * reattaches it and the verifier recomputes the digest (docs/sealing.md, "Stored items"). Keyed
+ * by lineage so that a tenant's manifests are its own partitions (docs/authorship.md, "Tenancy", "Reads").
  */
 export function manifestItem(record: SealedRecord): Item {
   return itemOf({
-    pk: Keys.manifest(record.header.manifestDigest),
+    pk: Keys.manifest(record.header.lineageId, record.header.manifestDigest),
     sk: Keys.manifestSk,
     manifest: gzipSync(canonicalJson(record.manifest)),
   });
@@ -233,10 +235,7 @@ export function manifestOf(item: Item, budget: ManifestReadBudget = new Manifest
   if (!bytes) return null;
   const limit = Math.min(MAX_MANIFEST_BYTES, budget.remaining);
   const overBudget = () =>
-    new ManifestReadBoundError(
-      (readString(item, 'pk') ?? '').slice(MANIFEST_KEY_PREFIX.length),
-      MAX_MANIFEST_BYTES_PER_READ,
-    );
+    new ManifestReadBoundError(Keys.manifestDigestOf(readString(item, 'pk') ?? ''), MAX_MANIFEST_BYTES_PER_READ);
   if (limit < 1) throw overBudget();
   let text: string;
   try {

@@ -11,8 +11,11 @@ export const TRIAGE_REPORT_KEY_PREFIX = 'TRIAGE#';
 /** Partition prefix of the rejection records (`REJECTION#<lineageId>`). */
 export const REJECTION_KEY_PREFIX = 'REJECTION#';
 /**
- * Partition prefix of the content-addressed manifests (`MANIFEST#<manifestDigest>`): one item per
- * distinct manifest, shared by every record (of any lineage) whose header names that digest.
+ * Partition prefix of the content-addressed manifests (`MANIFEST#<lineageId>#<manifestDigest>`):
+ * one item per distinct manifest of a lineage, shared by every record of that lineage whose header
+ * names that digest. The lineage id in the key puts a tenant's manifests under `MANIFEST#<tenant>/`,
+ * so `dynamodb:LeadingKeys` confines them to the tenant (docs/authorship.md, "Tenancy", "Reads").
+ * Items of the earlier layout, `MANIFEST#<manifestDigest>` shared across lineages, are still read.
  */
 export const MANIFEST_KEY_PREFIX = 'MANIFEST#';
 /** Partition prefix of the deployment log's items (`DEPLOYMENT#log`) and evidence (`DEPLOYMENT#evidence`). */
@@ -50,8 +53,12 @@ export const Keys = {
   rejection: (lineageId: string | null) => `${REJECTION_KEY_PREFIX}${lineageId ?? UNPARSED_LINEAGE}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
   triage: (lineageId: string) => `${TRIAGE_REPORT_KEY_PREFIX}${lineageId}`,
-  /** The item of a manifest, keyed by its digest (a record header's `manifestDigest`). */
-  manifest: (digest: string) => `${MANIFEST_KEY_PREFIX}${digest}`,
+  /** The item of a lineage's manifest, keyed by the lineage and its digest (a record header's `manifestDigest`). */
+  manifest: (lineageId: string, digest: string) => `${MANIFEST_KEY_PREFIX}${lineageId}#${digest}`,
+  /** The earlier layout's manifest item, shared across lineages (read only, for records sealed before). */
+  sharedManifest: (digest: string) => `${MANIFEST_KEY_PREFIX}${digest}`,
+  /** The manifest digest a manifest item's partition key ends with (either layout). */
+  manifestDigestOf: (pk: string) => pk.slice(pk.lastIndexOf('#') + 1),
   manifestSk: 'MANIFEST',
   /** The deployment log's head and leaves (docs/deployment-log.md, "Storage"). */
   deploymentLog: `${DEPLOYMENT_KEY_PREFIX}log`,

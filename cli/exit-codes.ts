@@ -9,7 +9,8 @@
  *   (`SEALED_AWAITING_INTEGRATION`, docs/cli.md, `publish --wait`); `export --receipt`: the record
  *   is not integrated yet, so no receipt with the deployment chain can be written.
  * - `BAD_INPUT` (2): missing or unreadable file, invalid JSON, schema failure, bad option; a
- *   recall of a lineage or record that does not exist, or that the triage function found invalid.
+ *   recall of a lineage or record that does not exist, or that the triage function found invalid;
+ *   a publish or recall naming a lineage outside `$RESEAL_TENANT` (`TENANT_MISMATCH`).
  * - `ACTION_NEEDED` (10): drift the agent must act on (`PARTIAL_REPROBE_REQUIRED`,
  *   `FULL_RECONSTRUCTION_REQUIRED`), a guard refusal (`isSafe: false`), or a recalled record that
  *   verified but cannot be triaged, a published write rejected or in conflict (`publish --wait`).
@@ -33,7 +34,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   1   unexpected error; recall: no triage report within --timeout-ms;
       publish --wait: no outcome within --timeout
   2   bad input: missing or unreadable file, invalid JSON, schema failure, bad option;
-      recall: no such lineage or record, or an invalid request
+      recall: no such lineage or record, or an invalid request;
+      publish, recall: a lineage outside $RESEAL_TENANT (TENANT_MISMATCH)
   3   publish --wait: sealed, but SEALED_AWAITING_INTEGRATION when --timeout ran out
       (not yet proven through the deployment log); export --receipt: not integrated yet
   10  action needed: PARTIAL_REPROBE_REQUIRED, FULL_RECONSTRUCTION_REQUIRED, guard refusal;

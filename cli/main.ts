@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
+import { InvalidInputError, LineageNotFoundError, TenantMismatchError } from '../shared/errors';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
@@ -124,6 +124,11 @@ function reportError(error: unknown, io: CliIo): number {
   if (error instanceof CliError) {
     io.stderr(`error: ${terminalLines(error.message)}\n`);
     return error.exitCode;
+  }
+  if (error instanceof TenantMismatchError) {
+    // A lineage outside $RESEAL_TENANT: bad input (exit 2), refused before anything was read or sent (docs/cli.md, "Tenants").
+    io.stderr(`error: ${terminalLines(error.message)}\n`);
+    return ExitCode.BAD_INPUT;
   }
   if (error instanceof LineageNotFoundError) {
     // An unknown lineage id is bad input (exit 2), never an intact empty chain.

@@ -18,7 +18,7 @@ import {
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { recallSourceOf } from '../shared/tenancy/recall-source';
-import { lineageOfTenant } from '../shared/tenancy/tenants';
+import { assertLineageOfTenant } from '../shared/tenancy/tenants';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
@@ -46,7 +46,8 @@ export interface StackPublisherDeps {
   readonly writer?: WriterSigner;
   /**
    * The tenant the client acts for in a stack with tenants: recalls are put with its source
-   * `reseal.tenant.<id>` (docs/triage.md, "Tenants"). @default none: source `reseal`
+   * `reseal.tenant.<id>` (docs/triage.md, "Tenants"), and a write or recall naming a lineage
+   * outside `<tenantId>/` is refused `TENANT_MISMATCH` before it is signed or sent. @default none: source `reseal`
    */
   readonly tenantId?: string;
 }
@@ -78,11 +79,14 @@ export class StackPublisher {
   /**
    * Sends a request {@link signedRequest} returned, as is (no second signature).
    * @throws {InvalidInputError} naming each bad field
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing sent)
    * @throws {PublishError} when SQS returns no message id
    */
   async publishSigned(request: ResidualWriteRequest): Promise<PublishedWrite> {
     const { outputs, sqs, nowMs } = this.#deps;
     const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
+    // The guard would refuse it TENANT_MISMATCH, unsigned, filed where this writer may not read.
+    assertLineageOfTenant(parsed.lineageId, this.#deps.tenantId);
     const publishedAtMs = nowMs();
     const out = await sqs.send(
       new SendMessageCommand({ QueueUrl: outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
@@ -98,9 +102,11 @@ export class StackPublisher {
    *
    * @throws {InvalidInputError} naming each bad field, an unsigned request with no writer key, or
    *   a signature that does not verify or is too old
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing signed)
    */
   async signedRequest(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<ResidualWriteRequest> {
     const { writer, nowMs } = this.#deps;
+    if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#deps.tenantId);
     if (writer) return signWriteRequest(request, writer, nowMs());
     if (!('writer' in request) || request.writer === undefined) {
       throw new InvalidInputError('residual write request', [
@@ -118,8 +124,9 @@ export class StackPublisher {
    * answers with a report stored under `TRIAGE#<lineageId>` / `<requestId>`.
    *
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
-   * @throws {InvalidInputError} naming each bad field of the detail, a lineage outside the client's tenant, or (at
-   *   `currentEnv`) an entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
+   * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an entry
+   *   over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant, before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
@@ -129,15 +136,8 @@ export class StackPublisher {
       'recall request',
     );
     const { tenantId } = this.#deps;
-    if (tenantId !== undefined && !lineageOfTenant(parsed.lineageId, tenantId)) {
-      // Triage would refuse it (docs/triage.md, "Tenants"): said here, before anything is put.
-      throw new InvalidInputError('recall request', [
-        {
-          path: 'lineageId',
-          message: `lineage ${parsed.lineageId} is not of tenant ${tenantId}: this client recalls only lineage ids beginning ${tenantId}/`,
-        },
-      ]);
-    }
+    // Triage would refuse it and store nothing (docs/triage.md, "Tenants"): said here, before anything is put.
+    assertLineageOfTenant(parsed.lineageId, tenantId);
     const source = tenantId === undefined ? EVENT_SOURCE : recallSourceOf(tenantId);
     const detailText = canonicalJson(parsed);
     // EventBridge refuses an entry over 256 KiB only after it is sent, with an opaque error:

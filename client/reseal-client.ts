@@ -29,7 +29,7 @@ import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verifi
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { TenantId } from '../shared/tenancy/tenants';
+import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
@@ -106,7 +106,9 @@ export interface ResealClientDeps {
    * The tenant this client acts for, in a stack with tenants (docs/authorship.md, "Tenancy"):
    * its recalls are put with the tenant's source `reseal.tenant.<id>`, the only one IAM lets the
    * tenant's principals put and the one triage scopes a recall by (docs/triage.md, "Tenants").
-   * Checked as a tenant id. @default none: one tenant, source `reseal`
+   * A write, a wait or a recall naming a lineage outside `<tenantId>/` is refused
+   * `TenantMismatchError` before anything is read, signed or sent (docs/authorship.md, "Tenancy",
+   * "Refused at the caller"). Checked as a tenant id. @default none: one tenant, source `reseal`
    */
   readonly tenantId?: string;
   /**
@@ -189,6 +191,7 @@ export class ResealClient {
   readonly #guardKey: () => Promise<NoteVerifierKey>;
   readonly #sealerKey: () => Promise<NoteVerifierKey>;
   readonly #freshness: DeploymentChainReader | null;
+  readonly #tenantId: string | undefined;
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
@@ -197,6 +200,7 @@ export class ResealClient {
     this.#anchor = deps.anchor ?? new KMSMacAnchor(kms, outputs.macKeyArn);
     this.#nowMs = deps.nowMs ?? Date.now;
     this.#inceptionPolicy = deps.inceptionPolicy ?? (deps.writer ? soleWriterPolicy(deps.writer) : null);
+    this.#tenantId = deps.tenantId === undefined ? undefined : parseInput(TenantId, deps.tenantId, 'tenantId');
     const clock = {
       nowMs: this.#nowMs,
       sleep: deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
@@ -217,7 +221,7 @@ export class ResealClient {
       eventBridge: deps.eventBridge ?? new EventBridgeClient({}),
       nowMs: this.#nowMs,
       ...(deps.writer ? { writer: deps.writer } : {}),
-      ...(deps.tenantId === undefined ? {} : { tenantId: parseInput(TenantId, deps.tenantId, 'tenantId') }),
+      ...(this.#tenantId === undefined ? {} : { tenantId: this.#tenantId }),
     });
     this.#freshness = this.#chainReader(deps);
     this.#recalls = new Recalls({
@@ -277,9 +281,11 @@ export class ResealClient {
    *   {@link ResealClient.waitForOutcome}
    * @throws {InvalidInputError} naming each bad field, an unsigned request without a writer key,
    *   a bad signature, or a writer the lineage's policy visibly does not admit
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read, signed or sent)
    * @throws {PublishError} when SQS returns no message id
    */
   async publishWrite(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<PublishedWrite> {
+    if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
     const prepared = this.#inceptionPolicy
       ? await withInceptionPolicy(this.#store, request, this.#inceptionPolicy)
       : request;
@@ -295,6 +301,7 @@ export class ResealClient {
    * @returns the request id (the one given, or a generated `recall-<uuid>`)
    * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an
    *   entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing put)
    * @throws {PublishError} when EventBridge refuses the entry
    */
   requestRecall(detail: RecallRequest): Promise<string> {
@@ -307,8 +314,14 @@ export class ResealClient {
    * Polls the table until the triage report of a recall appears.
    *
    * @throws {TimeoutError} naming the report when it does not appear within `timeoutMs`
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read)
    */
-  waitForTriageReport(lineageId: string, requestId: string, options: WaitOptions = {}): Promise<TriageCompletedDetail> {
+  async waitForTriageReport(
+    lineageId: string,
+    requestId: string,
+    options: WaitOptions = {},
+  ): Promise<TriageCompletedDetail> {
+    assertLineageOfTenant(lineageId, this.#tenantId);
     return this.#recalls.waitForTriageReport(lineageId, requestId, options);
   }
 
@@ -320,8 +333,10 @@ export class ResealClient {
    *
    * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
    * @throws {LogVerificationError} when the kept checkpoint does not verify
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read or put)
    */
-  recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
+  async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
+    if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
     return this.#recalls.recall(request, options);
   }
 
@@ -340,6 +355,7 @@ export class ResealClient {
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
    * @throws {HiddenSealError} when nothing came but this write's seal is proven without a marker
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read)
    * @example
    * const published = await client.publishWrite(request);
    * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
@@ -349,7 +365,13 @@ export class ResealClient {
    * });
    * if (outcome.kind === 'SEALED') console.log(outcome.head.seq, outcome.checkpoint);
    */
-  waitForOutcome(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
+  async waitForOutcome(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions = {},
+  ): Promise<WriteOutcome> {
+    // Another tenant's partitions are not this client's to read (docs/authorship.md, "Tenancy", "Reads").
+    assertLineageOfTenant(lineageId, this.#tenantId);
     return this.#outcomes.waitFor(lineageId, residualId, options);
   }
 

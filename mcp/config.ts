@@ -19,10 +19,12 @@ import { parseStrictJson } from '../shared/canonical/strict-json';
 import { InvalidInputError } from '../shared/errors';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
+import { TenantId } from '../shared/tenancy/tenants';
 import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
 import type { ResealMcpDeps } from './context';
 import { lazyMcpClient } from './lazy-client';
 import { MissingPart, type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
+import { tenantScopedClient } from './tenant-scoped-client';
 
 const Path = z.string().min(1).max(4096);
 
@@ -43,6 +45,11 @@ export const McpEnvironmentSchema = z.object({
   RESEAL_WRITER_KEY: Path.optional(),
   /** Or a KMS `ECC_NIST_EDWARDS25519` key ARN (`kms:Sign`, `kms:GetPublicKey`). */
   RESEAL_WRITER_KMS_KEY: z.string().min(1).max(2048).optional(),
+  /**
+   * The tenant the server acts for in a stack with tenants (docs/mcp.md, "Tenants"): recalls carry
+   * its source, and a tool naming a lineage outside `<tenant>/` is the tool error `TENANT_MISMATCH`.
+   */
+  RESEAL_TENANT: TenantId.optional(),
   /**
    * A C2SP tlog-policy file the deployment checkpoints must meet (docs/mcp.md, "Freshness"); default
    * the stack's log key alone (`quorum none`, UNWITNESSED).
@@ -75,6 +82,8 @@ export interface McpServerConfig {
   readonly policyFile?: string | null;
   /** Its maximum age, seconds, or `null` (the default, 180). */
   readonly policyMaxAgeSeconds?: number | null;
+  /** The tenant the server acts for (`RESEAL_TENANT`), or `null`: one tenant, nothing scoped. */
+  readonly tenantId?: string | null;
 }
 
 /** Settings given on the command line (`reseal mcp --stack …`), which win over the environment. */
@@ -116,6 +125,7 @@ export function mcpConfigFrom(
     writerKmsKey: vars.RESEAL_WRITER_KMS_KEY ?? null,
     policyFile: path(overrides.policyFile ?? vars.RESEAL_POLICY),
     policyMaxAgeSeconds: vars.RESEAL_POLICY_MAX_AGE === undefined ? null : Number(vars.RESEAL_POLICY_MAX_AGE),
+    tenantId: vars.RESEAL_TENANT ?? null,
   };
 }
 
@@ -243,6 +253,7 @@ export async function resolveMcpClient(
       ...sdkConfig,
       ...(options.nowMs ? { nowMs: options.nowMs } : {}),
       ...(options.policy ? { policy: options.policy } : {}),
+      ...(config.tenantId ? { tenantId: config.tenantId } : {}),
       checkpointStore: options.checkpointStore,
     });
   } catch (error) {
@@ -323,7 +334,7 @@ export async function connectMcpDeps(
   const checkpointStore = config.checkpointsFile
     ? new FileCheckpointStore(config.checkpointsFile)
     : new MemoryCheckpointStore();
-  const client = lazyMcpClient(
+  const lazy = lazyMcpClient(
     () =>
       resolveMcpClient(config, {
         checkpointStore,
@@ -333,6 +344,8 @@ export async function connectMcpDeps(
       }),
     stackPlace(config),
   );
+  // Every tool naming a lineage of another tenant is TENANT_MISMATCH, nothing read or sent (docs/mcp.md, "Tenants").
+  const client = config.tenantId ? tenantScopedClient(lazy, config.tenantId) : lazy;
   const loaded = config.configFile ? await loadResealConfig(config.configFile) : null;
   return {
     client,

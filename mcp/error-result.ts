@@ -7,7 +7,7 @@ import {
   TimeoutError,
   UnverifiedOutcomeError,
 } from '../client/errors';
-import { InvalidInputError, LineageNotFoundError, TenantScopeError } from '../shared/errors';
+import { InvalidInputError, LineageNotFoundError, TenantMismatchError } from '../shared/errors';
 import { ToolErrorCode } from './outputs/tool-error-code';
 import { StackUnavailableError } from './stack-unavailable';
 import { toolError } from './tool-error';
@@ -23,7 +23,7 @@ export interface ErrorContext {
 /**
  * A tool error for what a tool's operation threw (docs/mcp.md, "Errors"): invalid arguments
  * (`INVALID_INPUT` with each issue), an unknown lineage (`NOT_FOUND`), a wait that ran out
- * (`TIMEOUT`), a lineage of another tenant (`FORBIDDEN`), a sealed record or a signed log that does not verify (`TAMPER_DETECTED`), an
+ * (`TIMEOUT`), a lineage of another tenant than the caller's (`TENANT_MISMATCH`), a sealed record or a signed log that does not verify (`TAMPER_DETECTED`), an
  * unreachable stack (`UNAVAILABLE` with `missing`, `stackName`, `outputsFile`, `region`,
  * `endpoint`) or an unreadable checkpoint store (`UNAVAILABLE`), anything else
  * (`UNEXPECTED`). `context` follows the error's own details, and wins over them; an outcome
@@ -91,9 +91,9 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
       { waitedFor: error.waitedFor, timeoutMs: error.timeoutMs },
     );
   }
-  if (error instanceof TenantScopeError) {
+  if (error instanceof TenantMismatchError) {
     return known(
-      ToolErrorCode.FORBIDDEN,
+      ToolErrorCode.TENANT_MISMATCH,
       error,
       `name a lineage of your tenant (an id beginning ${error.tenantId}/); another tenant's lineages are not served to you`,
       { lineageId: error.lineageId, tenantId: error.tenantId },

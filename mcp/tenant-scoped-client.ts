@@ -1,17 +1,16 @@
-import { TenantScopeError } from '../shared/errors';
-import { lineageOfTenant } from '../shared/tenancy/tenants';
+import { assertLineageOfTenant } from '../shared/tenancy/tenants';
 import type { McpClient } from './context';
 
 /**
  * `client` limited to the lineages of one tenant (docs/mcp.md, "Tenants"): every call that names a
  * lineage (a write's `lineageId`, a recall's, a walk's, an export's) first checks that the id
- * begins `<tenantId>/`, else throws {@link TenantScopeError} before anything is read or sent
- * (the tools answer it `FORBIDDEN`). The one place the remote server scopes a caller, so a tool
+ * begins `<tenantId>/`, else throws `TenantMismatchError` before anything is read or sent
+ * (the tools answer it `TENANT_MISMATCH`). The one place the remote server scopes a caller, so a tool
  * added later is scoped too, as long as it reaches the stack through this client.
  */
 export function tenantScopedClient(client: McpClient, tenantId: string): McpClient {
   const own = (lineageId: string): void => {
-    if (!lineageOfTenant(lineageId, tenantId)) throw new TenantScopeError(lineageId, tenantId);
+    assertLineageOfTenant(lineageId, tenantId);
   };
   return {
     publishWrite: async (request) => {

@@ -672,19 +672,24 @@ export class WitnessUnavailableError extends ResealError {
 }
 
 /**
- * A caller of one tenant named a lineage of another (docs/mcp.md, "Tenants"): its lineage id
- * does not begin with `<tenantId>/`. Nothing was read or sent. Not retryable.
+ * `TENANT_MISMATCH` (docs/authorship.md, "Tenancy", "Refused at the caller"): a caller acting for
+ * one tenant named a lineage of another, whose id does not begin `<tenantId>/`. Refused before
+ * anything is read or sent, by the client given its tenant (a write, a wait, a recall), the MCP
+ * servers (the tool error `TENANT_MISMATCH`) and the CLI (exit 2). The same code the guard files
+ * a cross-tenant write under (unsigned) and triage logs a cross-tenant recall under. Not retryable.
  */
-export class TenantScopeError extends ResealError {
+export class TenantMismatchError extends ResealError {
   readonly retryable = false;
+  /** The refusal's code, as the guard's rejection reason and the MCP tool error name it. */
+  readonly code = 'TENANT_MISMATCH';
   readonly lineageId: string;
   readonly tenantId: string;
   constructor(lineageId: string, tenantId: string, options?: ErrorOptions) {
     super(
-      `lineage ${lineageId} is not of tenant ${tenantId}: this caller may read and write only lineages whose id begins ${tenantId}/`,
+      `TENANT_MISMATCH: lineage ${lineageId} is not of tenant ${tenantId}: a caller of tenant ${tenantId} may write, recall and read only lineages whose id begins ${tenantId}/`,
       options,
     );
-    this.name = 'TenantScopeError';
+    this.name = 'TenantMismatchError';
     this.lineageId = lineageId;
     this.tenantId = tenantId;
   }

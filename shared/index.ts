@@ -62,6 +62,7 @@ export {
   StaleWriteError,
   StrictJsonError,
   StrictJsonFailure,
+  TenantMismatchError,
   WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';

@@ -13,6 +13,7 @@ import {
   type RecallRequestedDetail,
   RecallRequestedDetailSchema,
   RefusalCode,
+  RejectionReason,
   type TriageCompletedDetail,
   TriageCompletedDetailSchema,
   TriageOutcome,
@@ -166,18 +167,21 @@ export class TriageService {
    * `TRIAGE#<lineageId>` / `<requestId>` belongs to the lineage's tenant, which this source is not:
    * a refusal stored there would answer that tenant's own recall of the same request id first
    * (and the requester could not read it anyway, `dynamodb:LeadingKeys`). The requester's client
-   * refuses such a recall before putting it; on AWS the bus policy denies a source of no tenant.
+   * refuses such a recall before putting it (`TenantMismatchError`); on AWS the bus policy denies
+   * a source of no tenant. Logged and answered under the code `TENANT_MISMATCH`, as the guard
+   * files a cross-tenant write.
    */
   async #refuseOutsideTenant(detail: unknown, reason: string, source: string): Promise<TriageResult> {
     this.#deps.metrics.count(MetricName.RecallInvalid);
     const lineageId =
       typeof detail === 'object' && detail !== null ? (detail as { lineageId?: unknown }).lineageId : undefined;
     this.#deps.logger.error('RecallRequested outside its tenant; nothing triaged, nothing stored', {
+      refusal: RejectionReason.TENANT_MISMATCH,
       reason,
       source,
       lineageId: typeof lineageId === 'string' ? lineageId : null,
     });
-    return { kind: 'INVALID', issues: reason, detail: null };
+    return { kind: 'INVALID', issues: `${RejectionReason.TENANT_MISMATCH}: ${reason}`, detail: null };
   }
 
   /**

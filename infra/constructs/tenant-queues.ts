@@ -282,10 +282,11 @@ export class TenantQueues extends Construct {
 
 /**
  * The partition keys a tenant's principal may read (`dynamodb:LeadingKeys` patterns,
- * docs/authorship.md, "Tenancy", reads): its own lineages, rejections and triage reports (`<prefix><tenant>/*`),
- * and the shared partitions every client reads: `MANIFEST#*` (content-addressed), `DEPLOYMENT#*`
- * and `INDEX#*` (the deployment log and index, one per stack, which name every tenant's lineage
- * ids and head hashes).
+ * docs/authorship.md, "Tenancy", reads): its own lineages, rejections, triage reports and
+ * manifests (`<prefix><tenant>/*`: a manifest item is keyed by its lineage,
+ * `MANIFEST#<lineageId>#<digest>`, so no tenant reads another's by digest), and the shared
+ * partitions every client reads: `DEPLOYMENT#*` and `INDEX#*` (the deployment log and index, one
+ * per stack, which name every tenant's lineage ids and head hashes).
  */
 export function tenantReadableKeys(tenantId: string): string[] {
   const own = tenantLineagePrefix(tenantId);
@@ -293,7 +294,7 @@ export function tenantReadableKeys(tenantId: string): string[] {
     `${LINEAGE_KEY_PREFIX}${own}*`,
     `${REJECTION_KEY_PREFIX}${own}*`,
     `${TRIAGE_REPORT_KEY_PREFIX}${own}*`,
-    `${MANIFEST_KEY_PREFIX}*`,
+    `${MANIFEST_KEY_PREFIX}${own}*`,
     `${DEPLOYMENT_KEY_PREFIX}*`,
     `${INDEX_NODE_KEY_PREFIX}*`,
   ];

@@ -11,10 +11,11 @@ export const ToolErrorCode = {
   /** The record verified but cannot be triaged (corrupt manifest): rebuild this memory. */
   UNTRIAGEABLE: 'UNTRIAGEABLE',
   /**
-   * The lineage is not of the caller's tenant (`tenantId`; docs/mcp.md, "Tenants"): nothing was
-   * read or sent. The remote server of a stack with tenants answers it.
+   * The lineage is not of the caller's tenant (`lineageId`, `tenantId`; docs/mcp.md, "Tenants"):
+   * nothing was read or sent. The remote server of a stack with tenants answers it, and a local
+   * server given `RESEAL_TENANT`; the guard files a cross-tenant write under the same code.
    */
-  FORBIDDEN: 'FORBIDDEN',
+  TENANT_MISMATCH: 'TENANT_MISMATCH',
   /** The arguments (or the snapshot they were completed with) are invalid: `issues` names each field. */
   INVALID_INPUT: 'INVALID_INPUT',
   /** No outcome or report in time; the write or recall may still complete. */

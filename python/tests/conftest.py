@@ -1,5 +1,6 @@
-"""Shared fixtures: the repository's committed vectors, read in place (never copied), and the
-artifacts the TypeScript core writes (export-artifacts.ts, run once per session with tsx)."""
+"""Shared fixtures: the repository's committed vectors, read in place (never copied), the
+artifacts the TypeScript core writes (export-artifacts.ts, run once per session with tsx), and the
+online tests' set-up (one deployment, a working directory reading its pin, a client there)."""
 
 from __future__ import annotations
 
@@ -86,6 +87,24 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 os.environ[name] = value
         child.stdin.close()
         child.wait(timeout=120)
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An online test's fresh working directory (its own writer keys and checkpoint store), with
+    the deployment's stack pin as ``$RESEAL_STACK_FILE``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
+    yield tmp_path
+
+
+@pytest.fixture
+def client(in_tmp: Path) -> Any:
+    """An online test's client (a ``reseal.ResealClient``) with its own writer key
+    (``.reseal/agent.pem``) and checkpoint store, in ``in_tmp``."""
+    import reseal
+
+    return reseal.connect(writer_key=".reseal/agent.pem")
 
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -74,7 +74,9 @@ def test_keys() -> None:
     assert LineageKeys.rejection(lineage_id) == keys["rejection"]
     assert LineageKeys.triage(lineage_id) == keys["triage"]
     assert [node_seq(n["level"], n["index"]) for n in keys["nodeSeq"]] == [n["seq"] for n in keys["nodeSeq"]]
-    assert LineageKeys.manifest(keys["manifest"]["digest"]) == keys["manifest"]["pk"]
+    assert LineageKeys.manifest(lineage_id, keys["manifest"]["digest"]) == keys["manifest"]["pk"]
+    assert LineageKeys.shared_manifest(keys["manifest"]["digest"]) == keys["manifest"]["sharedPk"]
+    assert LineageKeys.manifest_digest_of(keys["manifest"]["pk"]) == keys["manifest"]["digest"]
     assert keys["manifest"]["sk"] == LineageKeys.MANIFEST_SK
     assert keys["maxManifestBytes"] == MAX_MANIFEST_BYTES
 
@@ -157,6 +159,24 @@ def test_an_edited_missing_or_undecodable_manifest_item_fails_the_records_hash_c
     assert failure.verdict == "HASH_MISMATCH", failure
 
 
+def test_a_manifest_is_read_under_the_records_lineage_and_an_earlier_layouts_shared_item_still_reads() -> None:
+    """docs/sealing.md, "Stored items": a manifest item is keyed by lineage and digest, so a reader
+    of one lineage never reads another lineage's item by the digest; a record sealed before this
+    layout still reads its ``MANIFEST#<digest>`` item."""
+    entry = stored("record and its manifest item")
+    record = record_of(boto(entry["record"]))
+    digest = record["header"]["manifestDigest"]
+    (item,) = (boto(m) for m in entry["manifests"])
+    lineage_id = LAYOUT["lineageId"]
+    assert item["pk"]["S"] == LineageKeys.manifest(lineage_id, digest)
+    other = {**item, "pk": {"S": LineageKeys.manifest("tenant-b/other", digest)}}
+    (alone,) = LineageTableReader(TableOf([other]), "t").with_manifests(lineage_id, [record])
+    assert "manifest" not in alone  # another lineage's item under the same digest is not this record's
+    earlier = {**item, "pk": {"S": LineageKeys.shared_manifest(digest)}}
+    (back,) = LineageTableReader(TableOf([earlier]), "t").with_manifests(lineage_id, [record])
+    assert back == entry["decoded"]
+
+
 def test_manifests_are_read_once_per_digest_in_batches_of_at_most_100() -> None:
     entry = stored("record and its manifest item")
     record = record_of(boto(entry["record"]))
@@ -164,11 +184,16 @@ def test_manifests_are_read_once_per_digest_in_batches_of_at_most_100() -> None:
     others = [f"{i:064x}" for i in range(150)]
     table = TableOf([boto(m) for m in entry["manifests"]])
     named = [record, record] + [{**record, "header": {**record["header"], "manifestDigest": d}} for d in others]
-    back = LineageTableReader(table, "t").with_manifests(named)
+    lineage_id = LAYOUT["lineageId"]
+    back = LineageTableReader(table, "t").with_manifests(lineage_id, named)
     assert back[0] == back[1] == entry["decoded"]
     assert all("manifest" not in r for r in back[2:])  # no item for those digests: left without one
     asked = [k["pk"]["S"] for batch in table.batches for k in batch["Keys"][:1]]
-    assert sorted(asked) == sorted(LineageKeys.manifest(d) for d in [digest, *others])
+    # Under the lineage's keys first; the digests not found there once more under the earlier layout's.
+    assert sorted(asked) == sorted(
+        [LineageKeys.manifest(lineage_id, d) for d in [digest, *others]]
+        + [LineageKeys.shared_manifest(d) for d in others]
+    )
     assert max(len(batch["Keys"]) for batch in table.batches) == 100
 
 
@@ -237,11 +262,15 @@ def test_the_manifests_of_one_read_inflate_to_at_most_the_read_bound() -> None:
     def read(count: int) -> list[Any]:
         digests = [f"{i:064x}" for i in range(count)]
         items = [
-            {"pk": {"S": LineageKeys.manifest(d)}, "sk": {"S": LineageKeys.MANIFEST_SK}, "manifest": {"B": bomb}}
+            {
+                "pk": {"S": LineageKeys.manifest(LAYOUT["lineageId"], d)},
+                "sk": {"S": LineageKeys.MANIFEST_SK},
+                "manifest": {"B": bomb},
+            }
             for d in digests
         ]
         named = [{**record, "header": {**record["header"], "manifestDigest": d}} for d in digests]
-        return LineageTableReader(TableOf(items), "t").with_manifests(named)
+        return LineageTableReader(TableOf(items), "t").with_manifests(LAYOUT["lineageId"], named)
 
     assert all(r["manifest"] == {} for r in read(fits))
     with pytest.raises(ManifestReadBoundError) as raised:

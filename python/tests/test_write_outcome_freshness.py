@@ -12,7 +12,7 @@ import pytest
 import test_deployment_chain_reader as fixtures
 
 import reseal.client as client_module
-from reseal import UnverifiedOutcomeError, WaitTimeoutError
+from reseal import HiddenSealError, LogVerificationError, UnverifiedOutcomeError, WaitTimeoutError
 from reseal.client import PublishedWrite, ResealClient
 from reseal.item_layout import index_node_pk
 from reseal.log import Checkpoint
@@ -143,7 +143,83 @@ def test_a_client_checking_no_freshness_reports_none_and_until_proven_changes_no
 
 def test_a_timeout_with_nothing_sealed_still_raises() -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
-        reseal = client(monkeypatch, fixtures.honest())[0]
+        reseal = client(monkeypatch, unpublished())[0]
         monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual: None)
+        monkeypatch.setattr(reseal, "_latest", lambda _lineage, _trusted, _chain=None: None)
+        monkeypatch.setattr(reseal, "_trusted", lambda _lineage: None)
         with pytest.raises(WaitTimeoutError):
             reseal.wait_for_outcome(PUBLISHED, timeout_s=0, until_proven=True)
+
+
+# docs/cli.md, `publish --wait`: a seal proven where a table writer cannot forge it, whose marker
+# the table hides, ends the wait with HiddenSealError (the CLI's exit 20), never a timeout.
+def hiding(monkeypatch: pytest.MonkeyPatch, items: list[dict[str, Any]]) -> ResealClient:
+    """A client whose table shows no marker for the write (a table writer deleted it)."""
+    reseal = client(monkeypatch, items)[0]
+    monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual: None)
+    monkeypatch.setattr(reseal, "_trusted", lambda _lineage: None)
+    return reseal
+
+
+def test_a_hidden_marker_of_a_residual_id_the_index_maps_raises_hidden_seal() -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = hiding(monkeypatch, fixtures.honest())
+        with pytest.raises(HiddenSealError) as raised:
+            reseal.wait_for_outcome(PUBLISHED, timeout_s=0)
+    assert (raised.value.lineage_id, raised.value.residual_id, raised.value.seq) == ("lineage-a", "r-0", 0)
+    assert raised.value.verdict == "UNVERIFIED_TAMPER_RISK"
+    assert "the index maps residual r-0 to seq 0" in raised.value.reason
+
+
+def logged(seq: int, residual_id: str, sealed_at_ms: int = fixtures.NOW_MS) -> dict[str, Any]:
+    return {"header": {"residualId": residual_id, "monotonicSequenceNumber": seq}, "sealedAtMs": sealed_at_ms}
+
+
+def test_a_hidden_marker_of_a_record_in_the_signed_log_raises_hidden_seal() -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = hiding(monkeypatch, unpublished())  # no deployment checkpoint: the signed log decides
+        records = {0: logged(0, "r-other"), 1: logged(1, "r-0"), 2: logged(2, "r-later")}
+        monkeypatch.setattr(reseal, "_latest", lambda _lineage, _trusted, _chain=None: ANSWERED)
+        monkeypatch.setattr(reseal, "_included_record", lambda _lineage, seq, _latest: (records[seq], {}))
+        with pytest.raises(HiddenSealError) as raised:
+            reseal.wait_for_outcome(PUBLISHED, timeout_s=0)
+    assert (raised.value.seq, raised.value.verdict) == (1, "UNVERIFIED_TAMPER_RISK")
+    assert "sealed at seq 1, proven in the lineage's signed checkpoint of 3 records" in raised.value.reason
+
+
+def test_a_record_sealed_before_the_publish_is_not_its_seal() -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = hiding(monkeypatch, unpublished())
+        old = {2: logged(2, "r-0", sealed_at_ms=fixtures.NOW_MS - 3_600_000)}
+        monkeypatch.setattr(reseal, "_latest", lambda _lineage, _trusted, _chain=None: ANSWERED)
+        monkeypatch.setattr(reseal, "_included_record", lambda _lineage, seq, _latest: (old[seq], {}))
+        with pytest.raises(WaitTimeoutError):
+            reseal.wait_for_outcome(PUBLISHED, timeout_s=0)
+
+
+def test_a_signed_log_that_does_not_verify_at_the_deadline_raises_hidden_seal() -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = hiding(monkeypatch, unpublished())
+
+        def broken(lineage_id: str, _trusted: Any, _chain: Any = None) -> Checkpoint:
+            raise LogVerificationError(lineage_id, "TRUNCATION_DETECTED", "a kept checkpoint saw more")
+
+        monkeypatch.setattr(reseal, "_latest", broken)
+        with pytest.raises(HiddenSealError) as raised:
+            reseal.wait_for_outcome(PUBLISHED, timeout_s=0)
+    assert (raised.value.seq, raised.value.verdict) == (None, "TRUNCATION_DETECTED")
+    assert "the lineage's signed log does not verify: a kept checkpoint saw more" in raised.value.reason
+
+
+def test_a_marker_back_at_the_deadline_is_the_outcome_not_a_finding() -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = hiding(monkeypatch, fixtures.honest())
+        reads: list[str] = []
+
+        def marker(lineage_id: str, _residual: str) -> dict[str, Any] | None:
+            reads.append(lineage_id)
+            return None if len(reads) == 1 else {"lineageId": lineage_id, "seq": 0}
+
+        monkeypatch.setattr(reseal.table, "find_by_residual_id", marker)
+        outcome = reseal.wait_for_outcome(PUBLISHED, timeout_s=0)
+    assert outcome.kind == "SEALED" and len(reads) == 2

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TenantMismatchError } from '../errors';
 import { parseInput } from '../schemas/parse';
 
 /**
@@ -89,6 +90,16 @@ export function tenantLineagePrefix(tenantId: string): string {
 /** Whether `lineageId` belongs to `tenantId` (starts with `<tenantId>/`). */
 export function lineageOfTenant(lineageId: string, tenantId: string): boolean {
   return lineageId.startsWith(tenantLineagePrefix(tenantId));
+}
+
+/**
+ * Refuses a lineage outside the caller's tenant, before anything is read or sent
+ * (docs/authorship.md, "Tenancy", "Refused at the caller"). No tenant (`undefined`): one tenant, nothing to refuse.
+ * @throws {TenantMismatchError} when `lineageId` does not begin `<tenantId>/`
+ */
+export function assertLineageOfTenant(lineageId: string, tenantId: string | undefined): void {
+  if (tenantId !== undefined && !lineageOfTenant(lineageId, tenantId))
+    throw new TenantMismatchError(lineageId, tenantId);
 }
 
 /**

@@ -139,14 +139,14 @@ export async function itemLayoutVectors() {
   });
   const digest = first.header.manifestDigest;
   // A record read from the table: its record item, and the manifest items a reader's BatchGetItem of
-  // `MANIFEST#<digest>` returns (none when missing); `decoded` is the record as the reader hands it
+  // `MANIFEST#<lineageId>#<digest>` returns (none when missing); `decoded` is the record as the reader hands it
   // to the verifier (adapters/dynamodb-chain-store.ts, readRecord / readChain).
   const stored = (name: string, recordIn: Item, manifests: Item[]) => {
     const found = new Map<string, unknown>();
     for (const item of manifests) {
       const value = manifestOf(item);
       const pk = readString(item, 'pk') ?? '';
-      if (value !== undefined) found.set(pk.slice(Keys.manifest('').length), value);
+      if (value !== undefined) found.set(Keys.manifestDigestOf(pk), value);
     }
     return {
       name,
@@ -156,7 +156,7 @@ export async function itemLayoutVectors() {
     };
   };
   const gzipped = (text: string) =>
-    itemOf({ pk: Keys.manifest(digest), sk: Keys.manifestSk, manifest: gzipSync(text) });
+    itemOf({ pk: Keys.manifest(lineageId, digest), sk: Keys.manifestSk, manifest: gzipSync(text) });
   const edit = (item: Item, changes: Record<string, unknown>): Item => {
     const copy: Record<string, unknown> = { ...item };
     for (const [name, value] of Object.entries(changes)) {
@@ -178,7 +178,13 @@ export async function itemLayoutVectors() {
       conflictsOf: { residualId: 'residual-8', prefix: Keys.conflictsOf('residual-8') },
       rejection: Keys.rejection(lineageId),
       triage: Keys.triage(lineageId),
-      manifest: { digest, pk: Keys.manifest(digest), sk: Keys.manifestSk },
+      // A manifest item is keyed by its lineage; `sharedPk` is the earlier layout's key, still read.
+      manifest: {
+        digest,
+        pk: Keys.manifest(lineageId, digest),
+        sharedPk: Keys.sharedManifest(digest),
+        sk: Keys.manifestSk,
+      },
       maxManifestBytes: MAX_MANIFEST_BYTES,
       // readNodes: node (level, index) is stored on the record whose seq is (index + 1) · 2^level − 1.
       nodeSeq: [

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keys } from '../../adapters/dynamodb-table-keys';
 import { ResealStack } from '../../infra/reseal-stack';
 import { InvalidInputError } from '../../shared/errors';
 import type { Tenant } from '../../shared/tenancy/tenants';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
-import { expectGuarantee } from '../helpers/guarantees';
+import { expectGuarantee, expectGuarantees } from '../helpers/guarantees';
 
 // docs/infrastructure.md, "Tenants"; docs/authorship.md, "Tenancy": the `tenants` option, as synthesized.
 const synthContext = { 'aws:cdk:bundling-stacks': [] };
@@ -187,7 +188,14 @@ describe('ResealStack with tenants', () => {
       .Statement;
     const sid = (name: string) => statements.find((st) => st.Sid === name) as Statement & { NotAction?: string[] };
     const reads = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
-    const acmeKeys = ['LINEAGE#acme/*', 'REJECTION#acme/*', 'TRIAGE#acme/*', 'MANIFEST#*', 'DEPLOYMENT#*', 'INDEX#*'];
+    const acmeKeys = [
+      'LINEAGE#acme/*',
+      'REJECTION#acme/*',
+      'TRIAGE#acme/*',
+      'MANIFEST#acme/*',
+      'DEPLOYMENT#*',
+      'INDEX#*',
+    ];
     expect(sid('TheTenantReads-acme')).toMatchObject({
       Effect: 'Allow',
       Principal: { AWS: ACME_READER },
@@ -212,23 +220,39 @@ describe('ResealStack with tenants', () => {
       },
     });
     expect(principalArns(sid('TenantOnlyReads-beta'))).toEqual([BETA_AGENT]);
-    // No pattern of acme's reaches a partition of beta's own.
-    const reachesBeta = acmeKeys.some((pattern) =>
-      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(
-        'LINEAGE#beta/agent-1',
-      ),
-    );
-    expectGuarantee(
-      context,
+    // No pattern of acme's reaches a partition of beta's own: its lineage, nor its manifests,
+    // keyed by lineage (adapters/dynamodb-table-keys.ts), so a digest alone reads nothing of beta's.
+    const reaches = (key: string) =>
+      acmeKeys.some((pattern) =>
+        new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(key),
+      );
+    const betaManifest = Keys.manifest('beta/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32));
+    expect(reaches(Keys.manifest('acme/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32)))).toBe(true);
+    expectGuarantees(context, [
       {
-        section: 'posture',
-        target: 'lineage table (tenants)',
-        attack: "a tenant's principal reads another tenant's lineage partition",
-        reader: 'synthesized template',
-        expected: 'denied by the table policy',
+        guarantee: {
+          section: 'posture',
+          target: 'lineage table (tenants)',
+          attack: "a tenant's principal reads another tenant's lineage partition",
+          reader: 'synthesized template',
+          expected: 'denied by the table policy',
+        },
+        observed: reaches('LINEAGE#beta/agent-1') ? 'allowed' : 'denied by the table policy',
       },
-      reachesBeta ? 'allowed' : 'denied by the table policy',
-    );
+      {
+        guarantee: {
+          section: 'posture',
+          target: 'lineage table (tenants)',
+          attack: "a tenant's principal reads another tenant's manifest by its digest",
+          reader: 'synthesized template',
+          expected: 'denied by the table policy',
+        },
+        observed:
+          reaches(betaManifest) || reaches(Keys.sharedManifest('ab'.repeat(32)))
+            ? 'allowed'
+            : 'denied by the table policy',
+      },
+    ]);
   });
 
   it('the guard consumes every tenant queue and maps each queue ARN to its tenant (TENANT_QUEUES)', () => {

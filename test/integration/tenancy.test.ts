@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -16,9 +19,11 @@ import { clientConfig, deployStack, EMULATOR_REGION } from '../../scripts/emulat
 import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
+import { TenantMismatchError } from '../../shared/errors';
 import { createIamUser, type IamUser } from '../helpers/emulator-iam-user';
 import { expectGuarantee } from '../helpers/guarantees';
 import { until } from '../helpers/until';
+import { runCli } from '../unit/cli/run-cli';
 
 // Tenancy on the emulator (docs/authorship.md, "Tenancy"; docs/mcp.md, "Tenants"): a stack with
 // the `tenants` option, two tenants whose senders are IAM users of the emulator, deployed on an
@@ -152,7 +157,7 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     expect(await store.head(squatLineage)).toBeNull();
   }, 300_000);
 
-  it("the remote MCP server serves a tenant's caller its own lineages (its writes through its own queue) and answers FORBIDDEN for another tenant's; a caller of no tenant is refused", async (context) => {
+  it("the remote MCP server serves a tenant's caller its own lineages (its writes through its own queue) and answers TENANT_MISMATCH for another tenant's; a caller of no tenant is refused", async (context) => {
     const acmeWriter = LocalWriterSigner.generate('acme-remote').signer;
     const lineageId = soleWriterLineageId(`acme/remote-${RUN}`, acmeWriter);
     const now = Date.now();
@@ -197,13 +202,13 @@ describe('tenancy on the deployed stack (two tenants)', () => {
           target: 'remote MCP (another tenant)',
           attack: "tenant beta's IAM user inspects and verifies a lineage of tenant acme",
           reader: 'reseal_inspect, reseal_verify (remote)',
-          expected: 'FORBIDDEN, FORBIDDEN',
+          expected: 'TENANT_MISMATCH, TENANT_MISMATCH',
         },
         [inspect, verify].map((r) => (r.structuredContent as { error?: string }).error ?? 'served').join(', '),
       );
       for (const answer of [inspect, verify]) {
         expect(answer.isError).toBe(true);
-        expect(answer.structuredContent).toMatchObject({ error: 'FORBIDDEN', lineageId, tenantId: 'beta' });
+        expect(answer.structuredContent).toMatchObject({ error: 'TENANT_MISMATCH', lineageId, tenantId: 'beta' });
         expect(JSON.stringify(answer.structuredContent)).not.toContain('npm run build passes');
       }
     } finally {
@@ -280,6 +285,60 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     // The client of acme says so before putting anything.
     await expect(
       acmeClient.requestRecall({ lineageId: betaLineage, target: { latest: true }, currentEnv: MANIFEST.env }),
-    ).rejects.toThrow(/is not of tenant acme/);
+    ).rejects.toBeInstanceOf(TenantMismatchError);
+  }, 300_000);
+
+  it("a tenant's client and CLI are refused TENANT_MISMATCH for a write or recall into another tenant's lineage, before anything is sent; nothing reaches that lineage", async (context) => {
+    const acmeWriter = LocalWriterSigner.generate('acme-owner').signer;
+    const betaWriter = LocalWriterSigner.generate('beta-stranger').signer;
+    const acmeLineage = soleWriterLineageId(`acme/owned-${RUN}`, acmeWriter);
+    const acmeClient = await tenantClient('acme', acmeWriter, 'acme');
+    const first = await acmeClient.publishWrite(unsigned(acmeLineage, 'r-0'));
+    expect(
+      (await acmeClient.waitForOutcome(acmeLineage, 'r-0', { request: first.request, timeoutMs: 120_000 })).kind,
+    ).toBe('SEALED');
+
+    const betaClient = await tenantClient('beta', betaWriter, 'beta');
+    const write = betaClient.publishWrite(unsigned(acmeLineage, 'r-stranger'));
+    const recall = betaClient.recall({ lineageId: acmeLineage, target: { latest: true }, currentEnv: MANIFEST.env });
+    const wait = betaClient.waitForOutcome(acmeLineage, 'r-0', { timeoutMs: 1_000 });
+    const refusals = await Promise.allSettled([write, recall, wait]);
+    const codes = refusals.map((r) =>
+      r.status === 'rejected' && r.reason instanceof TenantMismatchError ? r.reason.code : r.status,
+    );
+
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-tenant-cli-'));
+    writeFileSync(join(dir, 'env.json'), JSON.stringify(MANIFEST.env));
+    process.env.AWS_ACCESS_KEY_ID ??= ROOT.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY ??= ROOT.secretAccessKey;
+    const cli = await runCli(
+      ['recall', '--stack', TENANT_STACK, '--lineage', acmeLineage, '--env', 'env.json', '--timeout-ms', '5000'],
+      {
+        cwd: dir,
+        env: {
+          AWS_ENDPOINT_URL: endpoint,
+          AWS_REGION: EMULATOR_REGION,
+          AWS_ACCESS_KEY_ID: ROOT.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: ROOT.secretAccessKey,
+          RESEAL_TENANT: 'beta',
+        },
+      },
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'write and recall (another tenant)',
+        attack: "tenant beta's agent writes into, waits on and recalls a lineage of tenant acme",
+        reader: 'client publishWrite, recall, waitForOutcome; reseal recall',
+        expected: 'TENANT_MISMATCH ×3; exit 2 TENANT_MISMATCH',
+      },
+      `${codes.join(', ').replace(/^(TENANT_MISMATCH, ){2}TENANT_MISMATCH$/, 'TENANT_MISMATCH ×3')}; exit ${cli.exitCode} ${/TENANT_MISMATCH/.test(cli.stderr) ? 'TENANT_MISMATCH' : cli.stderr.trim()}`,
+    );
+    expect(cli.exitCode, cli.stderr).toBe(2);
+    expect(cli.stderr).toContain(`TENANT_MISMATCH: lineage ${acmeLineage} is not of tenant beta`);
+    // Nothing of beta's reached acme's lineage: no refusal filed under it, the head unmoved.
+    expect(await store.listRejections(acmeLineage)).toEqual([]);
+    expect((await store.head(acmeLineage))?.seq).toBe(0);
   }, 300_000);
 });

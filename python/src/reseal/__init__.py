@@ -77,6 +77,7 @@ from .errors import (
     CheckpointFormatError,
     CheckpointOriginMismatchError,
     HeaderTooLargeError,
+    HiddenSealError,
     IndexProofFormatError,
     InputIssue,
     InvalidInputError,
@@ -90,6 +91,7 @@ from .errors import (
     ResealError,
     StackConfigError,
     StrictJsonError,
+    TenantMismatchError,
     UnverifiedOutcomeError,
     WaitTimeoutError,
 )
@@ -182,6 +184,7 @@ from .records import (
 )
 from .stack import PinnedStack, StackOutputs, read_stack_pin, stack_from_cloudformation
 from .strict_json import parse_strict_json
+from .tenancy import recall_source_of
 from .triage import (
     MANIFEST_FORMATS,
     DeltaVerdict,
@@ -424,4 +427,7 @@ __all__ = [
     "UnverifiedOutcomeError",
     "WaitTimeoutError",
     "StackConfigError",
+    "HiddenSealError",
+    "TenantMismatchError",
+    "recall_source_of",
 ]

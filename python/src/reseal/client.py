@@ -18,7 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
-from .authorship import boundary_digest, lineage_id_matches_policy, policy_digest, write_signature_problem
+from .authorship import (
+    MAX_SIGNATURE_FUTURE_MS,
+    boundary_digest,
+    lineage_id_matches_policy,
+    policy_digest,
+    write_signature_problem,
+)
 from .canonical import canonical_json
 from .chain_receipt import chain_receipt_of, verify_chain_receipt
 from .checkpoint_store import CheckpointStore, FileCheckpointStore
@@ -33,6 +39,7 @@ from .deployment_chain import (
 )
 from .deployment_chain_reader import ChainEvidence, DeploymentChainReader
 from .errors import (
+    HiddenSealError,
     InputIssue,
     InvalidInputError,
     LogVerificationError,
@@ -59,6 +66,7 @@ from .re_anchor import ReAnchorNotice
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .resealed_residual import resealed_residual
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
+from .tenancy import check_lineage_of_tenant, parse_tenant_id, recall_source_of
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 from .triage import isolate_delta, manifest_digest, triage_report_digest
 from .writer_key import WriterKey
@@ -75,6 +83,10 @@ __all__ = [
 
 PUBLISH_CLOCK_SKEW_MS: Final = 5_000
 """The guard's clock skew allowance: a refusal's ``atMs`` may read this much before the publish."""
+
+MAX_HIDDEN_SEAL_SCAN: Final = 256
+"""Most records of a lineage read, newest first, when a wait ends with no marker: the seal is
+looked for among the records sealed since the publish (the TypeScript client's bound)."""
 
 _T = TypeVar("_T")
 
@@ -204,6 +216,21 @@ class RecallResult:
     freshness: Freshness | None = None
 
 
+@dataclass(frozen=True)
+class _RecallAsked:
+    """One recall as the client asked and read it before deciding triage's answer: what every step
+    of the decision (:meth:`ResealClient._decide` and the methods it calls) reads, in one value."""
+
+    request_id: str
+    lineage_id: str
+    target: dict[str, Any]
+    current_env: Mapping[str, str]
+    report: dict[str, Any]
+    trusted: Checkpoint | None
+    newest: Checkpoint | LogVerificationError | None
+    chain: DeploymentChain | None = None
+
+
 class ResealClient:
     """The agent-side client of one deployed stack.
 
@@ -217,6 +244,10 @@ class ResealClient:
         the stack's interval (:func:`reseal.freshness_policy`); default the stack's
         :func:`reseal.default_policy_text` (its log key, ``quorum none``: ``UNWITNESSED``)
     :param freshness: ``False`` checks no freshness (every recall's ``freshness`` is ``None``)
+    :param tenant_id: the tenant the client acts for in a stack with tenants (docs/authorship.md,
+        "Tenancy"): recalls are put with its source ``reseal.tenant.<id>``, and a write, a wait or
+        a recall naming a lineage outside ``<tenant_id>/`` raises :class:`TenantMismatchError`
+        before anything is read, signed or sent; default none (one tenant, source ``reseal``)
     """
 
     def __init__(
@@ -232,8 +263,10 @@ class ResealClient:
         freshness: bool = True,
         now_ms: Callable[[], int] = lambda: int(time.time() * 1000),
         sleep: Callable[[float], None] = time.sleep,
+        tenant_id: str | None = None,
     ) -> None:
         self.stack = stack
+        self.tenant_id = None if tenant_id is None else parse_tenant_id(tenant_id)
         self.table = LineageTableReader(dynamodb, stack.outputs.table_name)
         self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
         self._chains = (
@@ -259,7 +292,9 @@ class ResealClient:
 
         :raises InvalidInputError: naming each bad field; an unsigned request without a writer
             key; a signature that does not verify or is too old
+        :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read, signed or sent)
         """
+        check_lineage_of_tenant(request.get("lineageId"), self.tenant_id)
         prepared = dict(request)
         now = self._now_ms()
         if self.writer is not None:
@@ -318,9 +353,14 @@ class ResealClient:
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
             (``REFUSED``): such a seal is never returned to act on
+        :raises HiddenSealError: when nothing came but this write's seal is proven (the deployment
+            index maps its residual id, or its record is in the lineage's signed log) without a
+            marker: a tamper finding, not "no outcome" (docs/cli.md, ``publish --wait``)
+        :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read)
         """
         request = published.request
         lineage_id, residual_id = request["lineageId"], request["residualId"]
+        check_lineage_of_tenant(lineage_id, self.tenant_id)
         since = published.published_at_ms - PUBLISH_CLOCK_SKEW_MS
         foreign: list[int] = []
         sealed: list[WriteOutcome] = []
@@ -348,7 +388,84 @@ class ResealClient:
         except WaitTimeoutError:
             if sealed:
                 return sealed[-1]
+            # Nothing under the marker at the deadline: a proven seal whose marker is hidden is a
+            # tamper finding, not "no outcome" (docs/cli.md, `publish --wait`).
+            if not foreign:
+                found = self._hidden_seal(request, since, foreign)
+                if found is not None:
+                    return found
             raise
+
+    def _hidden_seal(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
+        """At the deadline with no marker: looks for this write's seal where a table writer cannot
+        forge it, the deployment index (its residual id mapped, as of a verified deployment
+        checkpoint), then the lineage's signed log, newest record first, back to the request's
+        signing time (at most :data:`MAX_HIDDEN_SEAL_SCAN` records). The marker is read once more
+        before a finding (the seal may have landed since the last poll), so an honest table never
+        reads as tampered.
+
+        :returns: the outcome when the marker is back, else ``None`` (no seal found: the timeout stands)
+        :raises HiddenSealError: when a seal is proven but its marker is absent, or the log does not verify
+        """
+        finding = self._indexed_seal(request) or self._logged_seal(request, since)
+        if finding is None:
+            return None
+        again = self._outcome_of(request, since, foreign)
+        if again is not None:
+            return again
+        raise finding
+
+    def _indexed_seal(self, request: dict[str, Any]) -> HiddenSealError | None:
+        """The index maps the residual id (verified chain) though the table shows no marker."""
+        if self._chains is None:
+            return None
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
+        chain = self._chains.read(lineage_id, residual_id)
+        if chain.kind != "PROVEN" or chain.residual is None:
+            return None
+        absence = decide_absence(chain, residual_id=residual_id)
+        if absence is None or absence.verdict is None:
+            return None
+        return HiddenSealError(lineage_id, residual_id, int(chain.residual["seq"]), absence.verdict, absence.reason)
+
+    def _logged_seal(self, request: dict[str, Any], wait_since: int) -> HiddenSealError | None:
+        """This write's record in the lineage's signed log (past the index, or with no deployment
+        log), though no marker names it."""
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
+        # A record sealed before the request could have reached the sealer is not its seal: the
+        # guard takes a signature at most MAX_SIGNATURE_FUTURE_MS ahead of the send
+        # (docs/authorship.md, "Replay"). An earlier publish of the same request counts.
+        writer = request.get("writer")
+        signed_at = writer.get("signedAtMs") if isinstance(writer, Mapping) else None
+        since = wait_since if type(signed_at) is not int else signed_at - MAX_SIGNATURE_FUTURE_MS
+        try:
+            latest = self._latest(lineage_id, self._trusted(lineage_id))
+            if latest is None:
+                return None
+            last = latest.size - 1
+            for seq in range(last, max(-1, last - MAX_HIDDEN_SEAL_SCAN), -1):
+                record, _ = self._included_record(lineage_id, seq, latest)
+                if record["sealedAtMs"] < since:
+                    return None
+                if record["header"]["residualId"] != residual_id or not _binds_request(record, request):
+                    continue
+                return HiddenSealError(
+                    lineage_id,
+                    residual_id,
+                    seq,
+                    V.UNVERIFIED_TAMPER_RISK,
+                    f"its record is sealed at seq {seq}, proven in the lineage's signed checkpoint of "
+                    f"{latest.size} records: the marker was deleted",
+                )
+            return None
+        except LogVerificationError as error:
+            return HiddenSealError(
+                lineage_id,
+                residual_id,
+                None,
+                error.verdict,
+                f"the lineage's signed log does not verify: {error.reason}",
+            )
 
     def _outcome_of(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
@@ -542,7 +659,9 @@ class ResealClient:
         :raises InvalidInputError: naming each bad field of the request
         :raises WaitTimeoutError: when no answer appears within ``timeout_s``
         :raises LogVerificationError: when the kept checkpoint does not verify
+        :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read or put)
         """
+        check_lineage_of_tenant(lineage_id, self.tenant_id)
         target = dict(target) if target is not None else {"latest": True}
         _check_recall(lineage_id, target, current_env)
         trusted = self._trusted(lineage_id)
@@ -565,7 +684,7 @@ class ResealClient:
         out = self._events.put_events(
             Entries=[
                 {
-                    "Source": "reseal",
+                    "Source": recall_source_of(self.tenant_id),
                     "DetailType": "RecallRequested",
                     "EventBusName": self.stack.outputs.event_bus_name,
                     "Detail": canonical_json(detail),
@@ -582,19 +701,11 @@ class ResealClient:
             return report if ok and report.get("lineageId") == lineage_id else None
 
         report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
-        return self._decide(request_id, lineage_id, target, current_env, report, trusted, newest, chain)
+        return self._decide(_RecallAsked(request_id, lineage_id, target, current_env, report, trusted, newest, chain))
 
-    def _decide(
-        self,
-        request_id: str,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None = None,
-    ) -> RecallResult:
+    def _decide(self, asked: _RecallAsked) -> RecallResult:
+        request_id, lineage_id, report, trusted = asked.request_id, asked.lineage_id, asked.report, asked.trusted
+
         def end(kind: RecallEnd, verdict: str | None, reason: str, **found: Any) -> RecallResult:
             if kind == "NOT_INTACT" and verdict in (None, V.VERIFIED_INTACT):
                 verdict = V.UNVERIFIED_TAMPER_RISK  # fail closed
@@ -612,13 +723,13 @@ class ResealClient:
 
         proof = report.get("proof")
         if proof is None:
-            return self._unproven_refusal(lineage_id, target, report, trusted, newest, end, chain)
+            return self._unproven_refusal(asked, end)
         if not isinstance(proof, dict) or not all(k in proof for k in ("seq", "recordHash")):
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
         if proof.get("checkpoint") is None:
             # No signed lineage checkpoint in the answer: the record is proven here, in the tree head
             # the index holds (read before asking), from the table's nodes.
-            return self._decide_on_index(lineage_id, target, current_env, report, trusted, newest, chain, end)
+            return self._decide_on_index(asked, end)
         if not all(k in proof for k in ("inclusion", "consistency")):
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored triage answer is malformed")
         key = self.stack.log_key
@@ -645,25 +756,14 @@ class ResealClient:
         proven = verify_record_proof(record, proof["inclusion"], latest, lineage_id)
         if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
             return end("NOT_INTACT", proven.verdict, proven.reason, checkpoint=latest)
-        return self._decide_record(
-            lineage_id, target, current_env, report, trusted, newest, chain, latest, seq, proven.record, end
-        )
+        return self._decide_record(asked, end, latest, seq, proven.record)
 
-    def _decide_on_index(
-        self,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None,
-        end: Callable[..., RecallResult],
-    ) -> RecallResult:
+    def _decide_on_index(self, asked: _RecallAsked, end: Callable[..., RecallResult]) -> RecallResult:
         """An answer that names no signed lineage checkpoint: its record is proven here by
         inclusion in the lineage head the index holds, read before asking (``newest``, from a head
         item that carries no signed checkpoint); a record past it is sealed, awaiting integration,
         and nothing of it is passed on (docs/deployment-log.md, "Clients")."""
+        lineage_id, report, newest, chain = asked.lineage_id, asked.report, asked.newest, asked.chain
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         if newest is None:
@@ -691,27 +791,21 @@ class ResealClient:
             record = self._included_record(lineage_id, seq, newest)[0]
         except LogVerificationError as error:
             return end("NOT_INTACT", error.verdict, error.reason, checkpoint=newest)
-        return self._decide_record(
-            lineage_id, target, current_env, report, trusted, newest, chain, newest, seq, record, end
-        )
+        return self._decide_record(asked, end, newest, seq, record)
 
     def _decide_record(
         self,
-        lineage_id: str,
-        target: dict[str, Any],
-        current_env: Mapping[str, str],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        chain: DeploymentChain | None,
+        asked: _RecallAsked,
+        end: Callable[..., RecallResult],
         latest: Checkpoint,
         seq: int,
         record: dict[str, Any],
-        end: Callable[..., RecallResult],
     ) -> RecallResult:
         """The rest of a recall once record ``seq`` is proven in the tree head ``latest``: the
         answer names it and it is the target, no older than ``newest``, placed against the chain,
         and the delta recomputed from it and ``current_env``."""
+        lineage_id, target, current_env, report = asked.lineage_id, asked.target, asked.current_env, asked.report
+        trusted, newest, chain = asked.trusted, asked.newest, asked.chain
         proof = report["proof"]
         header = record["header"]
         got = header["monotonicSequenceNumber"]
@@ -859,16 +953,9 @@ class ResealClient:
             return LogVerificationError(lineage_id, V.LINEAGE_BROKEN, checked.reason)
         return None
 
-    def _unproven_refusal(
-        self,
-        lineage_id: str,
-        target: dict[str, Any],
-        report: dict[str, Any],
-        trusted: Checkpoint | None,
-        newest: Checkpoint | LogVerificationError | None,
-        end: Callable[..., RecallResult],
-        chain: DeploymentChain | None = None,
-    ) -> RecallResult:
+    def _unproven_refusal(self, asked: _RecallAsked, end: Callable[..., RecallResult]) -> RecallResult:
+        target, report = asked.target, asked.report
+        trusted, newest, chain = asked.trusted, asked.newest, asked.chain
         code = report.get("refusalCode")
         claim = (
             f"{report.get('refusalReason') or f'triage refused ({code})'} [triage's finding, not proven to this client]"
@@ -1326,6 +1413,7 @@ def connect(
     checkpoints: str | os.PathLike[str] | CheckpointStore | None = ".reseal/checkpoints.json",
     session: Any = None,
     policy: FreshnessPolicy | None = None,
+    tenant_id: str | None = None,
 ) -> ResealClient:
     """A client of a deployed stack: from the stack pin file when there is one (``pin``,
     ``$RESEAL_STACK_FILE`` or ``.reseal/stack.json``: no ``DescribeStacks``, no ``GetPublicKey``),
@@ -1336,6 +1424,7 @@ def connect(
     :param checkpoints: the checkpoint store file (shared with the TypeScript client), a store, or ``None``
     :param policy: the freshness policy (:func:`reseal.freshness_policy`); default the stack's log
         key alone (:func:`reseal.default_policy_text`, ``UNWITNESSED``)
+    :param tenant_id: the tenant the client acts for in a stack with tenants (:class:`ResealClient`)
     :raises StackConfigError: no usable pin and no such stack
     """
     try:
@@ -1358,4 +1447,5 @@ def connect(
         writer=writer,
         checkpoints=store,
         policy=policy,
+        tenant_id=tenant_id,
     )

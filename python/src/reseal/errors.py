@@ -200,3 +200,42 @@ class StackConfigError(ResealError):
         self.source = source
         self.reason = reason
         super().__init__(f"{source}: {reason}")
+
+
+class TenantMismatchError(ResealError):
+    """``TENANT_MISMATCH`` (docs/authorship.md, "Tenancy", "Refused at the caller"): a client acting
+    for tenant ``tenant_id`` named a lineage whose id does not begin ``<tenant_id>/``. Raised before
+    anything is read, signed or sent; the same code the guard files a cross-tenant write under and
+    the TypeScript client throws (``TenantMismatchError``)."""
+
+    code = "TENANT_MISMATCH"
+
+    def __init__(self, lineage_id: str, tenant_id: str) -> None:
+        self.lineage_id = lineage_id
+        self.tenant_id = tenant_id
+        super().__init__(
+            f"TENANT_MISMATCH: lineage {lineage_id} is not of tenant {tenant_id}: a caller of tenant {tenant_id} "
+            f"may write, recall and read only lineages whose id begins {tenant_id}/"
+        )
+
+
+class HiddenSealError(ResealError):
+    """A write's seal is proven, but the table shows no residual-id marker for it (docs/cli.md,
+    ``publish --wait``): the deployment index maps its residual id (``seq`` the index names), or
+    its record is in the lineage's signed log. The sealer writes a record and its marker in one
+    transaction, so only a table writer's deletion leaves a proven seal without a marker; the wait
+    ends with this tamper finding instead of a timeout, as the TypeScript client's
+    ``HiddenSealError`` (the CLI's exit 20).
+
+    ``seq`` is ``None`` when the signed log did not verify; ``verdict`` is
+    ``UNVERIFIED_TAMPER_RISK`` or the signed log's finding."""
+
+    def __init__(self, lineage_id: str, residual_id: str, seq: int | None, verdict: str, reason: str) -> None:
+        self.lineage_id = lineage_id
+        self.residual_id = residual_id
+        self.seq = seq
+        self.verdict = verdict
+        self.reason = reason
+        super().__init__(
+            f"residual {residual_id} (lineage {lineage_id}) has no residual-id marker in the table, but {verdict}: {reason}"
+        )

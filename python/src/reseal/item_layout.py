@@ -6,7 +6,7 @@ client returns), so this module needs no AWS library. The table is not trusted (
 threat model): an attribute of another type than its field needs reads as absent, never coerced;
 numbers read as JavaScript's ``Number`` reads them (a seq that is not a safe integer ≥ 0 is no
 seq); JSON that does not parse reads as the field's fallback. A record item holds the record
-without its manifest, which is stored once, gzipped, in the ``MANIFEST#<manifestDigest>`` item
+without its manifest, which is stored once, gzipped, in the ``MANIFEST#<lineageId>#<manifestDigest>`` item
 (docs/sealing.md, "Stored items"): the reader puts it back before anything is verified, and the
 verifier recomputes the digest, so an edited, missing or undecodable manifest item fails the
 record's hash check (``HASH_MISMATCH``), never another answer. Every decoder is checked against
@@ -131,9 +131,22 @@ class LineageKeys:
         return f"TRIAGE#{lineage_id}"
 
     @staticmethod
-    def manifest(digest: str) -> str:
-        """The partition key of the content-addressed manifest item a header's ``manifestDigest`` names."""
+    def manifest(lineage_id: str, digest: str) -> str:
+        """The partition key of a lineage's content-addressed manifest item a header's
+        ``manifestDigest`` names: ``MANIFEST#<lineageId>#<digest>`` (keyed by lineage, so a
+        tenant's manifests are its own partitions: docs/authorship.md, "Tenancy", "Reads")."""
+        return f"MANIFEST#{lineage_id}#{digest}"
+
+    @staticmethod
+    def shared_manifest(digest: str) -> str:
+        """The earlier layout's manifest key, ``MANIFEST#<digest>``, shared across lineages: read
+        for records sealed before manifests were keyed by lineage."""
         return f"MANIFEST#{digest}"
+
+    @staticmethod
+    def manifest_digest_of(pk: str) -> str:
+        """The digest a manifest item's partition key ends with (either layout)."""
+        return pk[pk.rfind("#") + 1 :]
 
 
 def node_seq(level: int, index: int) -> int:
@@ -296,7 +309,7 @@ def manifest_of(item: Item, budget: list[int] | None = None) -> Any:
     except _PastLimit:
         if limit < MAX_MANIFEST_BYTES:
             # Past the read's budget, maybe within the per-item cap: the read stops, whichever it was.
-            digest = (read_string(item, "pk") or "")[len(LineageKeys.MANIFEST_PREFIX) :]
+            digest = LineageKeys.manifest_digest_of(read_string(item, "pk") or "")
             raise ManifestReadBoundError(digest, MAX_MANIFEST_BYTES_PER_READ) from None
         return None
     if text is None:
@@ -559,35 +572,41 @@ class LineageTableReader:
         """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
         (:meth:`with_manifests`), or ``None`` when there is no item."""
         item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
-        return None if item is None else self.with_manifests([record_of(item)])[0]
+        return None if item is None else self.with_manifests(lineage_id, [record_of(item)])[0]
 
-    def with_manifests(self, stored: Sequence[Any]) -> list[Any]:
-        """``stored`` records with the manifests of their ``MANIFEST#<manifestDigest>`` items put back
-        (:func:`with_shared_manifest`), read in BatchGetItems of at most 100 keys. A missing or
-        undecodable manifest item leaves a record the verifier refuses (``HASH_MISMATCH``).
+    def with_manifests(self, lineage_id: str, stored: Sequence[Any]) -> list[Any]:
+        """``stored`` records of ``lineage_id`` with the manifests of their
+        ``MANIFEST#<lineageId>#<manifestDigest>`` items put back (:func:`with_shared_manifest`), read
+        in BatchGetItems of at most 100 keys; a digest not found there is read once more under the
+        earlier layout's ``MANIFEST#<manifestDigest>``. A missing or undecodable manifest item
+        leaves a record the verifier refuses (``HASH_MISMATCH``).
 
         :raises ManifestReadBoundError: when their manifests inflate past
             :data:`MAX_MANIFEST_BYTES_PER_READ` together"""
         wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
-        digests = sorted(wanted)
         manifests: dict[str, Any] = {}
         budget = [MAX_MANIFEST_BYTES_PER_READ]
-        for i in range(0, len(digests), 100):
-            keys: list[Any] = [
-                {"pk": _s(LineageKeys.manifest(d)), "sk": _s(LineageKeys.MANIFEST_SK)} for d in digests[i : i + 100]
-            ]
+        self._read_manifests({LineageKeys.manifest(lineage_id, d): d for d in sorted(wanted)}, manifests, budget)
+        earlier = sorted(wanted - manifests.keys())
+        if earlier:
+            self._read_manifests({LineageKeys.shared_manifest(d): d for d in earlier}, manifests, budget)
+        return [with_shared_manifest(record, manifests) for record in stored]
+
+    def _read_manifests(self, by_pk: dict[str, str], manifests: dict[str, Any], budget: list[int]) -> None:
+        """Reads the manifest items ``by_pk`` names (partition key → digest) into ``manifests``."""
+        pks = list(by_pk)
+        for i in range(0, len(pks), 100):
+            keys: list[Any] = [{"pk": _s(pk), "sk": _s(LineageKeys.MANIFEST_SK)} for pk in pks[i : i + 100]]
             while keys:
                 out = self._client.batch_get_item(RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}})
                 for item in out.get("Responses", {}).get(self._table, []):
-                    pk = read_string(item, "pk") or ""
-                    digest = pk[len(LineageKeys.MANIFEST_PREFIX) :]
-                    if not pk.startswith(LineageKeys.MANIFEST_PREFIX) or digest not in wanted:
+                    digest = by_pk.get(read_string(item, "pk") or "")
+                    if digest is None:
                         continue
                     manifest = manifest_of(item, budget)
                     if manifest is not NO_MANIFEST:
                         manifests[digest] = manifest
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
-        return [with_shared_manifest(record, manifests) for record in stored]
 
     def read_nodes(self, lineage_id: str, refs: Sequence[tuple[int, int]]) -> list[str | None]:
         """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it."""

@@ -7,7 +7,7 @@ proven carries PROVEN."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +16,6 @@ from table_writer import TableWriter
 
 import reseal
 from reseal.item_layout import LineageKeys
-
-
-@pytest.fixture
-def in_tmp(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield tmp_path
 
 
 def write(client: reseal.ResealClient, lineage: str, residual: str, supersedes: Any = None) -> reseal.WriteOutcome:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,6 @@ from table_writer import TableWriter
 
 import reseal
 from reseal.item_layout import LineageKeys
-
-
-@pytest.fixture
-def in_tmp(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield tmp_path
 
 
 def proven_write(

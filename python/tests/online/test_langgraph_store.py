@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,14 +15,6 @@ from table_writer import TableWriter
 import reseal
 from reseal.adapters import ResealBinding, StaleWriteRefusedError
 from reseal.adapters.langgraph import ProvenItem, ResealStore
-
-
-@pytest.fixture
-def client(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[reseal.ResealClient]:
-    """A client with its own writer key and checkpoint store, from the deployment's pin."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield reseal.connect(writer_key=".reseal/agent.pem")
 
 
 def store(client: reseal.ResealClient, label: str, **options: Any) -> ResealStore:

@@ -10,9 +10,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
@@ -30,14 +28,6 @@ def online_example() -> str:
     match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert match, "docs/python.md has no python block under 'The online loop'"
     return match.group(1)
-
-
-@pytest.fixture
-def in_tmp(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh working directory (its own writer key and checkpoint store), the pin from the deployment."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield tmp_path
 
 
 def test_the_documented_online_loop_runs_as_written_in_at_most_15_lines(in_tmp: Path) -> None:
@@ -104,8 +94,9 @@ def test_a_record_the_table_writer_edits_is_never_proven(in_tmp: Path) -> None:
 def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never_proven(
     in_tmp: Path, tamper: str
 ) -> None:
-    """The manifest is stored once, gzipped, in MANIFEST#<manifestDigest> (docs/sealing.md, "Stored
-    items"); the reader puts it back and the record's hash check catches an edited or missing one."""
+    """The manifest is stored once per lineage, gzipped, in MANIFEST#<lineageId>#<manifestDigest>
+    (docs/sealing.md, "Stored items"); the reader puts it back and the record's hash check catches an
+    edited or missing one."""
     client = reseal.connect(writer_key=".reseal/w.pem")
     # A manifest of its own (DB_HOST unique to this test), so no other record shares the item.
     lineage, outcome = sealed_write(client, f"manifest-{tamper}", {"DB_HOST": f"db-{tamper}-{time.time_ns()}"})
@@ -116,7 +107,7 @@ def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never
     stored = record_text(dynamodb.get_item(TableName=table, Key=record_key, ConsistentRead=True)["Item"])
     assert '"manifest"' not in stored  # the record item holds no manifest of its own
     digest = json.loads(stored)["header"]["manifestDigest"]
-    key = {"pk": {"S": LineageKeys.manifest(digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}
+    key = {"pk": {"S": LineageKeys.manifest(lineage, digest)}, "sk": {"S": LineageKeys.MANIFEST_SK}}
     item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
     manifest = json.loads(gzip.decompress(item["manifest"]["B"]))
     assert outcome.record is not None and manifest == outcome.record["manifest"]

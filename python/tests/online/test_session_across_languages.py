@@ -10,11 +10,9 @@ import json
 import os
 import subprocess
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import REPO
 
 import reseal
@@ -22,13 +20,6 @@ from reseal.adapters import ResealBinding
 from reseal.adapters.openai_agents import ResealSession
 
 SCRIPT = Path(__file__).with_name("ts-session.ts")
-
-
-@pytest.fixture
-def client(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[reseal.ResealClient]:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield reseal.connect(writer_key=".reseal/agent.pem")
 
 
 def typescript(lineage_id: str, ops: list[Any]) -> dict[str, Any]:

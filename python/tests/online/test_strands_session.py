@@ -5,8 +5,6 @@ checks surfacing through Strands' own calls. Each attack test names the check it
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,14 +18,6 @@ from table_writer import TableWriter
 import reseal
 from reseal.adapters import ResealBinding, SealRefusedError, StaleWriteRefusedError
 from reseal.adapters.strands import ResealSessionRepository
-
-
-@pytest.fixture
-def client(tmp_path: Path, deployed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[reseal.ResealClient]:
-    """A client with its own writer key and checkpoint store, from the deployment's pin."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("RESEAL_STACK_FILE", deployed["pin"])
-    yield reseal.connect(writer_key=".reseal/agent.pem")
 
 
 def lineage(client: reseal.ResealClient, label: str) -> str:

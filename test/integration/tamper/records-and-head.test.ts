@@ -65,14 +65,14 @@ const junk = (sk: string) => async (context: AttackContext) => {
 };
 
 /**
- * The content-addressed manifest item every record of both lineages names (docs/sealing.md,
- * "Stored items"): outside the lineages' partitions, so an attack on it saves it and its `undo`
- * puts it back.
+ * The content-addressed manifest item every record of the attacked lineage names (docs/sealing.md,
+ * "Stored items"; keyed by that lineage): outside the lineage's own partition, so an attack on it
+ * saves it and its `undo` puts it back.
  */
-const manifestKey = () => Keys.manifest(manifestDigest(MANIFEST));
+const manifestKey = (context: AttackContext) => Keys.manifest(context.lineageId, manifestDigest(MANIFEST));
 let savedManifest: Item | undefined;
 const saveManifest = async (context: AttackContext) => {
-  savedManifest = await context.table.get(manifestKey(), Keys.manifestSk);
+  savedManifest = await context.table.get(manifestKey(context), Keys.manifestSk);
   return savedManifest;
 };
 const restoreManifest = async (context: AttackContext) => {
@@ -136,7 +136,7 @@ const attacks = {
     attack: 'delete the shared manifest item',
     apply: async (c) => {
       await saveManifest(c);
-      await c.table.delete(manifestKey(), Keys.manifestSk);
+      await c.table.delete(manifestKey(c), Keys.manifestSk);
     },
     undo: restoreManifest,
   },

@@ -300,10 +300,10 @@ describe('dynamodb item codec: content-addressed manifests in a binary attribute
       ),
     );
 
-  it('round trip: record items without the manifest, one binary manifest item keyed by its digest, the chain verifies', async () => {
+  it('round trip: record items without the manifest, one binary manifest item keyed by its lineage and digest, the chain verifies', async () => {
     const { records } = await buildChain(3);
     const item = manifestItem(records[0] as SealedRecord);
-    expect(item.pk).toEqual(S(`MANIFEST#${records[0]?.header.manifestDigest}`));
+    expect(item.pk).toEqual(S(`MANIFEST#${TEST_LINEAGE_ID}#${records[0]?.header.manifestDigest}`));
     expect(item.manifest?.B).toBeInstanceOf(Uint8Array);
     // Binary and compressed: smaller than the manifest's text.
     expect(item.manifest?.B?.length).toBeLessThan(canonicalJson(records[0]?.manifest).length);

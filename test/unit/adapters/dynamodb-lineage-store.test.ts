@@ -416,7 +416,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     await store.appendEntries(batchOf([first, second], null));
     expect(table.puts).toHaveLength(1);
     const put = (table.puts[0] as PutItemCommand).input;
-    expect(put.Item?.pk).toEqual({ S: `${MANIFEST_KEY_PREFIX}${first.header.manifestDigest}` });
+    expect(put.Item?.pk).toEqual({ S: Keys.manifest(first.header.lineageId, first.header.manifestDigest) });
     expect(put.Item?.manifest?.B).toBeInstanceOf(Uint8Array);
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk) OR #manifest <> :manifest');
     expect(table.commands.at(-1)).toBeInstanceOf(TransactWriteItemsCommand);
@@ -429,7 +429,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const [first, second] = await twoRecords();
     const table = manifestTable();
     const store = new DynamoDBLineageStore(table.client, TABLE);
-    const pk = `${MANIFEST_KEY_PREFIX}${first.header.manifestDigest}`;
+    const pk = Keys.manifest(first.header.lineageId, first.header.manifestDigest);
     await store.appendEntries(batchOf([first], null));
     const sealed = table.items.get(pk);
     table.items.delete(pk); // the table writer deletes the shared item
@@ -497,9 +497,41 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const batchGets = commands.filter((c) => c instanceof BatchGetItemCommand) as BatchGetItemCommand[];
     expect(batchGets).toHaveLength(1);
     expect(batchGets[0]?.input.RequestItems?.[TABLE]?.Keys).toEqual([
-      { pk: { S: `${MANIFEST_KEY_PREFIX}${second.header.manifestDigest}` }, sk: { S: Keys.manifestSk } },
+      { pk: { S: Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) }, sk: { S: Keys.manifestSk } },
     ]);
     expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
+  });
+
+  it("docs/sealing.md \"Stored items\": a manifest is read under its lineage's key, never another lineage's item of the same digest; an earlier layout's shared item still reads", async () => {
+    const [first, second] = await twoRecords();
+    const { manifest: _m, ...rest } = second;
+    const table = manifestTable();
+    const own = manifestItem(second);
+    expect(own.pk).toEqual({ S: Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) });
+    const recordItem = { record: { S: canonicalJson(rest) } };
+    const send = table.client.send.bind(table.client) as (command: unknown) => Promise<unknown>;
+    const client = answeringDynamoDB(async (command: unknown) =>
+      command instanceof GetItemCommand ? { Item: recordItem } : send(command),
+    );
+    const store = new DynamoDBLineageStore(client, TABLE);
+    // Another lineage's (another tenant's) item under the same digest: not this record's manifest.
+    table.items.set(Keys.manifest('beta/agent-1', second.header.manifestDigest), {
+      ...own,
+      pk: { S: Keys.manifest('beta/agent-1', second.header.manifestDigest) },
+    });
+    expect(Object.hasOwn((await store.readRecord(TEST_LINEAGE_ID, 1)) as object, 'manifest')).toBe(false);
+    // A record sealed before manifests were keyed by lineage: its item is MANIFEST#<digest>.
+    table.items.set(Keys.sharedManifest(second.header.manifestDigest), {
+      ...own,
+      pk: { S: Keys.sharedManifest(second.header.manifestDigest) },
+    });
+    expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
+    // Under its lineage's key it is read there, with no second read.
+    table.items.set(Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest), own);
+    table.commands.length = 0;
+    expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
+    expect(table.commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
+    expect(first.header.manifestDigest).toBe(second.header.manifestDigest);
   });
 
   it('a missing manifest item leaves the record without one (the strict schema refuses it, never a pass)', async () => {
@@ -553,7 +585,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
         record: { S: JSON.stringify({ header: { manifestDigest: digest } }) },
       }));
       const items = digests.map((digest) => ({
-        pk: { S: `${MANIFEST_KEY_PREFIX}${digest}` },
+        pk: { S: Keys.manifest(TEST_LINEAGE_ID, digest) },
         sk: { S: Keys.manifestSk },
         manifest: { B: bomb },
       }));

@@ -387,3 +387,26 @@ describe('hostile refusal items: shown escaped and marked, never crashing the li
     expect(result.stdout).not.toContain('(not known)');
   });
 });
+
+// docs/cli.md, "Tenants": with $RESEAL_TENANT, a write into a lineage outside the tenant is
+// refused TENANT_MISMATCH (exit 2) before it is signed or sent, never waited on until a timeout.
+describe('reseal publish --wait with a tenant', () => {
+  it("a write into another tenant's lineage: TENANT_MISMATCH, exit 2, nothing sent", async () => {
+    let sent = 0;
+    const client = new ResealClient(OUTPUTS, {
+      ...TEST_CLIENT_KEYS,
+      store: new InMemoryLineageStore(),
+      anchor: testAnchor(),
+      sqs: { send: async () => ({ MessageId: `msg-${++sent}` }) } as never,
+      nowMs: () => TEST_NOW_MS,
+      tenantId: 'beta',
+    });
+    const result = await runCli(['publish', '--request', 'request-safe.json', '--wait'], {
+      cwd: FIXTURES,
+      connect: async () => client,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`error: TENANT_MISMATCH: lineage ${LINEAGE} is not of tenant beta`);
+    expect(sent).toBe(0);
+  });
+});

@@ -3,11 +3,12 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it, vi } from 'vitest';
 import { PublishError, StackOutputsError, TimeoutError } from '../../../client/errors';
+import { StackPublisher } from '../../../client/publisher';
 import { ResealClient } from '../../../client/reseal-client';
 import { resolveStackOutputs } from '../../../client/stack-outputs';
 import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import { InvalidInputError } from '../../../shared/errors';
+import { InvalidInputError, TenantMismatchError } from '../../../shared/errors';
 import { eventEntryBytes, MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
@@ -119,19 +120,73 @@ describe('ResealClient.requestRecall with a tenant (docs/triage.md, "Tenants")',
     });
   });
 
-  it('refuses a lineage outside its tenant before putting anything (triage would refuse it)', async () => {
+  it('refuses a lineage outside its tenant TENANT_MISMATCH before putting anything (triage would refuse it)', async () => {
     const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
     const recall = client({ eventBridge, tenantId: 'acme' }).requestRecall({
       lineageId: 'beta/agent-1',
       target: { latest: true },
       currentEnv: {},
     });
-    await expect(recall).rejects.toThrow(/lineage beta\/agent-1 is not of tenant acme/);
+    await expect(recall).rejects.toBeInstanceOf(TenantMismatchError);
+    await expect(recall).rejects.toMatchObject({
+      code: 'TENANT_MISMATCH',
+      lineageId: 'beta/agent-1',
+      tenantId: 'acme',
+      message: expect.stringMatching(/^TENANT_MISMATCH: lineage beta\/agent-1 is not of tenant acme/),
+    });
+    expect(eventBridge.send).not.toHaveBeenCalled();
+  });
+
+  it('refuses recall and its report wait outside its tenant TENANT_MISMATCH, before reading or putting anything', async () => {
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    const tenantClient = client({ eventBridge, tenantId: 'acme' });
+    const recall = tenantClient.recall({ lineageId: 'beta/agent-1', target: { latest: true }, currentEnv: {} });
+    await expect(recall).rejects.toBeInstanceOf(TenantMismatchError);
+    await expect(tenantClient.waitForTriageReport('beta/agent-1', 'recall-1')).rejects.toBeInstanceOf(
+      TenantMismatchError,
+    );
     expect(eventBridge.send).not.toHaveBeenCalled();
   });
 
   it('refuses a tenant id that is not one', () => {
     expect(() => client({ tenantId: 'Acme Corp' })).toThrow(/tenantId/);
+  });
+});
+
+// docs/authorship.md, "Tenancy", "Refused at the caller": a write the guard would refuse
+// TENANT_MISMATCH (unsigned, filed in a partition the writer may not read) is refused here instead.
+describe('ResealClient writes with a tenant (docs/authorship.md, "Tenancy")', () => {
+  it("refuses a write into another tenant's lineage TENANT_MISMATCH, before anything is read, signed or sent", async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const request = validWriteRequest({ lineageId: 'beta/agent-1' });
+    const tenantClient = client({ sqs, tenantId: 'acme', nowMs: () => FACTORY_NOW_MS });
+    await expect(tenantClient.publishWrite(request)).rejects.toBeInstanceOf(TenantMismatchError);
+    await expect(tenantClient.publishWrite(request)).rejects.toMatchObject({
+      code: 'TENANT_MISMATCH',
+      lineageId: 'beta/agent-1',
+      tenantId: 'acme',
+    });
+    await expect(tenantClient.waitForOutcome('beta/agent-1', request.residualId)).rejects.toBeInstanceOf(
+      TenantMismatchError,
+    );
+    expect(sqs.send).not.toHaveBeenCalled();
+  });
+
+  it("its publisher sends a write into its own tenant's lineage, and refuses another tenant's", async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const publisher = new StackPublisher({
+      outputs: OUTPUTS,
+      sqs,
+      eventBridge: fakeClient(() => ({})),
+      nowMs: () => FACTORY_NOW_MS,
+      tenantId: 'acme',
+    });
+    await publisher.publishSigned(validWriteRequest({ lineageId: 'acme/agent-1' }));
+    expect(sqs.send).toHaveBeenCalledTimes(1);
+    const foreign = validWriteRequest({ lineageId: 'beta/agent-1' });
+    await expect(publisher.publishSigned(foreign)).rejects.toBeInstanceOf(TenantMismatchError);
+    await expect(publisher.signedRequest(foreign)).rejects.toBeInstanceOf(TenantMismatchError);
+    expect(sqs.send).toHaveBeenCalledTimes(1);
   });
 });
 

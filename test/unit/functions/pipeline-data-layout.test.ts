@@ -28,7 +28,7 @@ describe('docs/pipeline.md "Data layout" against adapters/dynamodb-table-keys.ts
       expect(keyCell(item, 1), `${item} pk`).toBe(Keys.lineage('<lineageId>'));
     }
     expect(Keys.record(7)).toBe(`${keyCell('record', 2).replace('<seq, 16 digits>', '')}${'7'.padStart(16, '0')}`);
-    expect(keyCell('manifest', 1)).toBe(Keys.manifest('<manifestDigest>'));
+    expect(keyCell('manifest', 1)).toBe(Keys.manifest('<lineageId>', '<manifestDigest>'));
     expect(keyCell('manifest', 2)).toBe(Keys.manifestSk);
     expect(keyCell('head', 2)).toBe(Keys.head);
     expect(keyCell('residual marker', 2)).toBe(Keys.residualSk('<residualId>'));

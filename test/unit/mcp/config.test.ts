@@ -59,6 +59,7 @@ describe('MCP server configuration from the environment', () => {
       writerKmsKey: null,
       policyFile: null,
       policyMaxAgeSeconds: null,
+      tenantId: null,
     });
   });
 
@@ -82,6 +83,7 @@ describe('MCP server configuration from the environment', () => {
       writerKmsKey: null,
       policyFile: null,
       policyMaxAgeSeconds: null,
+      tenantId: null,
     });
     await rm(join(dir, 'reseal.config.json'));
   });
@@ -196,6 +198,25 @@ describe('connectMcpDeps and resolveMcpClient: the server starts with no stack r
     // Deployed meanwhile: the next call resolves again and gets further (no credentials yet).
     await writeFile(outputsFile, JSON.stringify({ ResealStack: OUTPUTS }));
     await expect(deps.client.latestCheckpoint('agent-7')).rejects.toMatchObject({ missing: MissingPart.CREDENTIALS });
+  });
+
+  it('RESEAL_TENANT (docs/mcp.md, "Tenants"): every tool naming a lineage of another tenant is TENANT_MISMATCH before the stack is reached; a value that is no tenant id is refused', async () => {
+    expect(() => mcpConfigFrom({ RESEAL_TENANT: 'Acme Corp' }, {}, dir)).toThrow(/RESEAL_TENANT/);
+    const outputsFile = join(dir, 'outputs-tenant.json');
+    const config = {
+      ...configOf(outputsFile),
+      ...mcpConfigFrom({ RESEAL_TENANT: 'acme' }, {}, dir),
+      region: 'eu-west-1',
+    };
+    expect(config.tenantId).toBe('acme');
+    const deps = await connectMcpDeps({ ...config, outputsFile }, { nowMs: () => 42 });
+    await expect(deps.client.latestCheckpoint('beta/agent-7')).rejects.toMatchObject({
+      code: 'TENANT_MISMATCH',
+      lineageId: 'beta/agent-7',
+      tenantId: 'acme',
+    });
+    // Its own tenant's lineage goes on to the stack (no outputs file yet: UNAVAILABLE).
+    await expect(deps.client.latestCheckpoint('acme/agent-7')).rejects.toMatchObject({ missing: MissingPart.OUTPUTS });
   });
 
   it('resolveMcpClient: a client of the outputs file, without calling AWS, once region and credentials are there', async () => {

@@ -289,7 +289,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         expect: (out) => expect(out).toMatchObject({ freshness: { state: 'SEALED_AWAITING_INTEGRATION' } }),
       },
     ],
-    FORBIDDEN: [
+    TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
         run: async (h) => (await otherTenant(h))(WRITE_TOOL, FIRST_WRITE),
@@ -473,7 +473,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'nobody-here' }) },
     ],
-    FORBIDDEN: [
+    TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
         run: async (h) => (await otherTenant(h))(RECALL_TOOL, { lineageId: LINEAGE }),
@@ -557,7 +557,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(VERIFY_TOOL, { lineageId: 'nobody-here' }) },
     ],
-    FORBIDDEN: [
+    TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
         run: async (h) => (await otherTenant(h))(VERIFY_TOOL, { lineageId: LINEAGE }),
@@ -650,7 +650,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(INSPECT_TOOL, { lineageId: 'nobody-here' }) },
     ],
-    FORBIDDEN: [
+    TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
         run: async (h) => (await otherTenant(h))(INSPECT_TOOL, { lineageId: LINEAGE }),

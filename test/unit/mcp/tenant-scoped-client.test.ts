@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpClient } from '../../../mcp/context';
 import { tenantScopedClient } from '../../../mcp/tenant-scoped-client';
-import { TenantScopeError } from '../../../shared/errors';
+import { TenantMismatchError } from '../../../shared/errors';
 
 // docs/mcp.md, "Tenants": every client call that names a lineage is checked before it reaches the stack.
 const OWN = 'acme/agent-7.0123456789abcdef0123456789abcdef';
@@ -51,7 +51,7 @@ describe('tenantScopedClient', () => {
     const { calls, client } = recording();
     const scoped = tenantScopedClient(client, 'acme');
     for (const [name, run] of callsFor(scoped, OTHER)) {
-      await expect(run(), name).rejects.toThrow(TenantScopeError);
+      await expect(run(), name).rejects.toThrow(TenantMismatchError);
       await expect(run(), name).rejects.toMatchObject({ lineageId: OTHER, tenantId: 'acme', retryable: false });
     }
     expect(calls).toEqual([]);

@@ -59,7 +59,7 @@ describe('guard tenancy (docs/authorship.md, "Tenancy")', () => {
     expect(store.rejections).toEqual([]);
   });
 
-  it("a validly signed write from one tenant's queue into another tenant's lineage is TENANT_MISMATCH: unsigned, filed where its writer looks, nothing forwarded", async (context) => {
+  it("a validly signed write from one tenant's queue into another tenant's lineage is TENANT_MISMATCH: unsigned, filed under the lineage it names, nothing forwarded", async (context) => {
     const signer = new CountingSigner();
     const { service, queue, store, publisher } = testGuardService({ tenantQueues: TENANT_QUEUES, signer });
     const request = validWriteRequest({ lineageId: BETA_LINEAGE });

@@ -111,7 +111,7 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 describe('remote MCP tenancy (docs/mcp.md, "Tenants")', () => {
-  it("a tenant's caller writes and reads its own lineages; another tenant's caller is FORBIDDEN on every tool, and nothing is read or sent", async (context) => {
+  it("a tenant's caller writes and reads its own lineages; another tenant's caller is refused TENANT_MISMATCH on every tool, and nothing is read or sent", async (context) => {
     const { handler, store, clock, depsFor } = remote();
     const acme = await connectAs(handler, ACME_CALLER);
     const sealed = await call(acme, 'reseal_write', { request: signedFirstWrite(ACME_LINEAGE, clock.now) });
@@ -137,7 +137,7 @@ describe('remote MCP tenancy (docs/mcp.md, "Tenants")', () => {
       answers[tool] = answer.structuredContent;
       expect(answer.isError, tool).toBe(true);
       expect(answer.structuredContent, tool).toMatchObject({
-        error: 'FORBIDDEN',
+        error: 'TENANT_MISMATCH',
         lineageId: ACME_LINEAGE,
         tenantId: 'beta',
         message: expect.stringContaining(`lineage ${ACME_LINEAGE} is not of tenant beta`),
@@ -152,14 +152,14 @@ describe('remote MCP tenancy (docs/mcp.md, "Tenants")', () => {
         target: 'remote MCP',
         attack: "tenant beta's caller calls each tool on tenant acme's lineage",
         reader: 'reseal_inspect, reseal_verify, reseal_recall, reseal_write',
-        expected: 'FORBIDDEN ×4, nothing read or sent',
+        expected: 'TENANT_MISMATCH ×4, nothing read or sent',
       },
       `${Object.values(answers)
         .map((a) => (a as { error?: string }).error ?? 'served')
         .join(' ')
         .replace(
-          /^(FORBIDDEN )*FORBIDDEN$/,
-          'FORBIDDEN ×4',
+          /^(TENANT_MISMATCH )*TENANT_MISMATCH$/,
+          'TENANT_MISMATCH ×4',
         )}, ${store.rejections.length === rejectionsBefore && JSON.stringify(store.heads.get(ACME_LINEAGE)) === headBefore ? 'nothing read or sent' : 'sent'}`,
     );
     expect(store.rejections.length).toBe(rejectionsBefore);

@@ -540,24 +540,30 @@ describe('docs/triage.md "Tenants": a recall names its tenant by its source; tri
         };
       },
     });
+    const logger = fakeLogger();
     const triage = new TriageService({
       store: logged,
       publisher,
       logKey: async () => TEST_LOG_KEY,
       metrics,
-      logger: fakeLogger(),
+      logger,
       clock: () => FACTORY_NOW_MS,
       tenantIds: new Set(['acme', 'beta']),
     });
-    return { store, publisher, metrics, triage, reads };
+    return { store, publisher, metrics, triage, reads, logger };
   }
 
   it("a recall of tenant acme's source naming beta's lineage is refused: counted, nothing stored under beta's lineage, nothing of it read", async () => {
-    const { store, publisher, metrics, triage, reads } = await tenanted();
+    const { store, publisher, metrics, triage, reads, logger } = await tenanted();
     const result = await triage.handle(recall({ lineageId: BETA, requestId: 'req-cross' }), 'reseal.tenant.acme');
+    // Under the code the guard files a cross-tenant write by (docs/triage.md, "Tenants").
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('outside its tenant'),
+      expect.objectContaining({ refusal: 'TENANT_MISMATCH', source: 'reseal.tenant.acme', lineageId: BETA }),
+    );
     expect(result).toEqual({
       kind: 'INVALID',
-      issues: `lineage ${BETA} is not of tenant acme: a recall put with source reseal.tenant.acme must name a lineage id beginning acme/`,
+      issues: `TENANT_MISMATCH: lineage ${BETA} is not of tenant acme: a recall put with source reseal.tenant.acme must name a lineage id beginning acme/`,
       detail: null,
     });
     // beta's slot stays free: a refusal there would answer beta's own recall of this request id first.
