@@ -18,7 +18,8 @@ from reseal.writer_key import WriterKey
 WRITER = WriterKey("acme-writer", Ed25519PrivateKey.generate())
 STACK = PinnedStack(
     "test-stack",
-    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "reseal/test-stack"),
+    StackOutputs("t", "queue", "bus", "mac", "log", "guard", "sealer", "reseal/test-stack"),
+    SIGNER.verifier_key,
     SIGNER.verifier_key,
     SIGNER.verifier_key,
 )
