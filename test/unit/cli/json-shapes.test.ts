@@ -16,7 +16,7 @@ import { SealedDependencyManifestSchema } from '../../../shared/triage/sealed-de
 import { formatCosignerKey } from '../../../shared/witness/cosigner-key';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { testNoteVerifierKey } from '../../helpers/log-factories';
-import { TEST_GUARD_KEY, TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_SEALER_KEY } from '../../helpers/pipeline-keys';
 import { testCosignerKey } from '../../helpers/witness-factories';
 import { runCli } from './run-cli';
 
@@ -154,6 +154,7 @@ describe('the key and stack commands: --json is their shape', () => {
       outputs: TEST_CLIENT_OUTPUTS,
       logKey: async () => TEST_LOG_KEY,
       guardKey: async () => TEST_GUARD_KEY,
+      sealerKey: async () => TEST_SEALER_KEY,
     };
     const env = { RESEAL_STACK_FILE: join(dir, 'stack.json') };
     const pinned = await runCli(['pin', '--json'], { cwd: dir, env, connect: async () => client as never });
@@ -164,6 +165,7 @@ describe('the key and stack commands: --json is their shape', () => {
       stackName: 'ResealStack',
       logKey: formatVerifierKey(TEST_LOG_KEY),
       guardKey: formatVerifierKey(TEST_GUARD_KEY),
+      sealerKey: formatVerifierKey(TEST_SEALER_KEY),
     });
     const logKey = await runCli(['log-key', '--json'], { cwd: dir, env });
     expect(logKey.exitCode, logKey.stderr).toBe(0);

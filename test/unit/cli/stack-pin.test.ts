@@ -96,8 +96,9 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
       expect(pinned.sealerKey).toEqual(noteVerifierKey(sealerKeyName(logName), TEST_SEALER_KEY.publicKey));
       expect(JSON.parse(run.stdout)).toMatchObject({
         path,
-        stack_name: 'ResealStack',
-        sealer_key: formatVerifierKey(pinned.sealerKey),
+        format: 'reseal.stack-pin/1',
+        stackName: 'ResealStack',
+        sealerKey: formatVerifierKey(pinned.sealerKey),
       });
     } finally {
       vi.unstubAllEnvs();
