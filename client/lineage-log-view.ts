@@ -1,19 +1,16 @@
-import { ResealError, SignerUnavailableError } from '../shared/errors';
-import { EMPTY_ROOT } from '../shared/log/merkle-hashing';
-import type { IndexedTreeHead, LineageLogView } from '../shared/log/stored-lineage';
-import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeploymentChainReader } from './deployment-chain-reader';
+import type { LineageLogView, WalkTreeHead } from '../shared/log/stored-lineage';
 import { LogVerificationError } from './errors';
+import type { LineageTreeHeads } from './lineage-tree-heads';
 import type { LogReader } from './log-reader';
 
 /**
  * The log a whole-lineage walk is tied to, as this client reads it (docs/verifiable-log.md,
  * "Verifying a whole lineage"): the signed lineage log and the kept checkpoint from `log`, and
- * the lineage's tree head from `treeHeads` ({@link indexedTreeHeadOf}).
+ * the lineage's tree head from `treeHeads` ({@link walkTreeHeadOf}).
  */
 export function lineageLogView(
   log: Pick<LogReader, 'view' | 'trusted'>,
-  treeHeads: (lineageId: string) => Promise<IndexedTreeHead>,
+  treeHeads: (lineageId: string) => Promise<WalkTreeHead>,
 ): LineageLogView {
   return {
     ...log.view(),
@@ -27,47 +24,22 @@ export function lineageLogView(
         throw error;
       }
     },
-    indexedTreeHead: treeHeads,
+    treeHead: treeHeads,
   };
 }
 
 /**
- * The lineage's tree head the deployment chain holds, read and verified against the client's
- * policy by `chains` (docs/deployment-log.md, "Clients"): its index entry (`treeSize`,
- * `rootHash`); the empty tree when the index proves the lineage absent, or nothing is published
- * under an unwitnessed policy; a finding when the chain is refused (fail closed); `UNAVAILABLE`
- * when `chains` is `null` (a client that reads no deployment log).
+ * The lineage's tree head a walk is tied to (`LineageTreeHeads.read`: the index entry under the
+ * deployment checkpoint verified against the client's policy, docs/deployment-log.md, "Clients"),
+ * or `UNAVAILABLE` when this client reads no deployment log: then nothing but a signed lineage
+ * checkpoint could vouch, and a head without one cannot be authenticated (not "awaiting").
  *
  * @throws what the table reads throw (an outage), never for a forged or hidden item
  */
-export async function indexedTreeHeadOf(
-  chains: Pick<DeploymentChainReader, 'read'> | null,
+export async function walkTreeHeadOf(
+  treeHeads: Pick<LineageTreeHeads, 'read' | 'readsIndex'>,
   lineageId: string,
-): Promise<IndexedTreeHead> {
-  if (chains === null) return { kind: 'UNAVAILABLE', reason: 'this client reads no deployment log' };
-  let chain: Awaited<ReturnType<DeploymentChainReader['read']>>;
-  try {
-    chain = await chains.read({ lineageId });
-  } catch (error) {
-    // A key that cannot be read is an outage; any other refusal of what the table holds fails closed.
-    if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
-    return { kind: 'FINDING', verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason: error.message };
-  }
-  if (chain.kind === 'UNPUBLISHED') {
-    return { kind: 'INDEXED', size: 0, rootHash: EMPTY_ROOT, deploymentCheckpointSize: null };
-  }
-  if (chain.kind === 'REFUSED') {
-    return {
-      kind: 'FINDING',
-      verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
-      reason: `the deployment checkpoint does not verify (${chain.refusal}): ${chain.reason}`,
-    };
-  }
-  const entry = chain.lineage;
-  return {
-    kind: 'INDEXED',
-    size: entry ? entry.treeSize : 0,
-    rootHash: entry ? Uint8Array.from(Buffer.from(entry.rootHash, 'hex')) : EMPTY_ROOT,
-    deploymentCheckpointSize: chain.checkpoint.size,
-  };
+): Promise<WalkTreeHead> {
+  if (!treeHeads.readsIndex) return { kind: 'UNAVAILABLE', reason: 'this client reads no deployment log' };
+  return treeHeads.read(lineageId);
 }

@@ -19,11 +19,11 @@ import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import {
   checkWalkAgainstLog,
-  type IndexedTreeHead,
   type LineageLogView,
   planWalk,
   verifyStoredLineage,
   type WalkAgainstLog,
+  type WalkTreeHead,
   walkedTreeFor,
 } from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
@@ -45,7 +45,8 @@ import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-re
 import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
-import { indexedTreeHeadOf, lineageLogView } from './lineage-log-view';
+import { lineageLogView, walkTreeHeadOf } from './lineage-log-view';
+import { LineageTreeHeads } from './lineage-tree-heads';
 import { checkLocalAdmission } from './local-admission';
 import { type LatestCheckpoint, LogReader } from './log-reader';
 import type { WaitOptions } from './poll';
@@ -425,19 +426,22 @@ export class ResealClient {
   }
 
   /**
-   * The lineage's tree head in the verifiable index, under the deployment checkpoint this client
-   * verifies against its policy (docs/deployment-log.md, "Clients"; `IndexedTreeHead`): the
-   * index entry's size and root, the empty tree when the lineage is not indexed yet, a finding
-   * when the chain does not verify, `UNAVAILABLE` when this client reads no deployment log.
+   * The lineage's tree head a whole-lineage walk is tied to (`LineageTreeHeads.read`: the index
+   * entry under the deployment checkpoint this client verifies against its policy, a signed lineage
+   * checkpoint only where the index does not contradict it; docs/deployment-log.md, "Clients"), or
+   * `UNAVAILABLE` when this client reads no deployment log.
    * @throws what the table reads throw (an outage)
    */
-  indexedTreeHead(lineageId: string): Promise<IndexedTreeHead> {
-    return indexedTreeHeadOf(this.#freshness, lineageId);
+  readLineageTreeHead(lineageId: string): Promise<WalkTreeHead> {
+    return walkTreeHeadOf(
+      new LineageTreeHeads({ store: this.#store, key: () => this.#log.key(), chains: this.#freshness }),
+      lineageId,
+    );
   }
 
   /** The log a walk of this client is tied to: the signed lineage log, the kept checkpoint and the index. */
   #lineageLog(): LineageLogView {
-    return lineageLogView(this.#log, (lineageId) => this.indexedTreeHead(lineageId));
+    return lineageLogView(this.#log, (lineageId) => this.readLineageTreeHead(lineageId));
   }
 
   /**

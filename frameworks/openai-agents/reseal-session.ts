@@ -274,7 +274,7 @@ export class ResealSession implements Session {
     };
     let walked: Awaited<ReturnType<typeof verifyLineageBySignedTree>>;
     try {
-      const log = lineageLogView(this.#log, (id) => this.#client.indexedTreeHead(id));
+      const log = lineageLogView(this.#log, (id) => this.#client.readLineageTreeHead(id));
       walked = await verifyLineageBySignedTree(reads, log, {
         lineageId,
         macKeyId: this.#client.outputs.macKeyArn,

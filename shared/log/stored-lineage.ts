@@ -1,4 +1,5 @@
 import { LogStateError } from '../errors';
+import type { LineageTreeHeadFinding } from '../integrator/lineage-tree-head';
 import { FreshnessState } from '../integrator/record-freshness';
 import type { LineageStore } from '../ports/lineage-store';
 import type { ChainVerification } from '../seal/chain-verification';
@@ -6,7 +7,7 @@ import { type PagedVerificationOptions, verifyLineagePages } from '../seal/paged
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { checkpointOrigin } from './log-names';
 import { authenticateLogState } from './log-state';
-import { hashesEqual } from './merkle-hashing';
+import { EMPTY_ROOT, hashesEqual } from './merkle-hashing';
 import type { NoteVerifierKey } from './note-key';
 import type { VerifiedCheckpoint } from './signed-checkpoint';
 import { proveStoredRecord } from './stored-log';
@@ -20,25 +21,12 @@ export interface LogViewFinding {
 }
 
 /**
- * A lineage's tree head as the verifiable index holds it (docs/deployment-log.md, "What changes
- * for the sealer", "Clients"): the lineage's entry under the deployment checkpoint the reader
- * authenticated against its policy. `INDEXED` with size 0 when the lineage is not indexed yet or
- * nothing is published (unwitnessed policy): every record then awaits integration. `FINDING`
- * when the deployment chain does not verify (fail closed); `UNAVAILABLE` when the reader reads no
- * deployment log.
+ * The tree head a walk of a head item without a signed lineage checkpoint is tied to: the
+ * lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+ * shared/integrator/lineage-tree-head.ts: the index entry under the authenticated deployment
+ * checkpoint), or `UNAVAILABLE` when the reader reads no deployment log (then nothing can vouch).
  */
-export type IndexedTreeHead =
-  | {
-      readonly kind: 'INDEXED';
-      /** Records the index holds for the lineage (its entry's `treeSize`; 0 when not indexed). */
-      readonly size: number;
-      /** RFC 9162 root of those records (the entry's `rootHash`; the empty root at size 0). */
-      readonly rootHash: Uint8Array;
-      /** Size of the deployment checkpoint it was read under, or `null` when none is published. */
-      readonly deploymentCheckpointSize: number | null;
-    }
-  | LogViewFinding
-  | { readonly kind: 'UNAVAILABLE'; readonly reason: string };
+export type WalkTreeHead = LineageTreeHeadFinding | { readonly kind: 'UNAVAILABLE'; readonly reason: string };
 
 /**
  * The signed lineage log as a reader sees it: the log key, and the latest signed lineage
@@ -74,8 +62,8 @@ export interface LineageLogView extends SignedLogView {
   ): Promise<
     { readonly kind: 'KEPT'; readonly checkpoint: VerifiedCheckpoint } | { readonly kind: 'NONE' } | LogViewFinding
   >;
-  /** The lineage's tree head in the verifiable index ({@link IndexedTreeHead}), read before the walk. */
-  indexedTreeHead(lineageId: string): Promise<IndexedTreeHead>;
+  /** The lineage's tree head and what vouches for it ({@link WalkTreeHead}), read before the walk. */
+  treeHead(lineageId: string): Promise<WalkTreeHead>;
 }
 
 /** The table reads a walk tied to the log makes. */
@@ -94,7 +82,7 @@ export type WalkPlan =
   | { readonly by: 'signed-checkpoint' }
   | {
       readonly by: 'index';
-      readonly indexed: IndexedTreeHead;
+      readonly treeHead: WalkTreeHead;
       readonly kept: Awaited<ReturnType<LineageLogView['kept']>>;
     };
 
@@ -113,7 +101,7 @@ export async function planWalk(
   const stored = await store.logHead(lineageId);
   if (stored === null || stored.checkpoint !== null) return { by: 'signed-checkpoint' };
   // Before the walk: a record sealed after the index is read is past its tree head, never behind it.
-  return { by: 'index', indexed: await log.indexedTreeHead(lineageId), kept: await log.kept(lineageId) };
+  return { by: 'index', treeHead: await log.treeHead(lineageId), kept: await log.kept(lineageId) };
 }
 
 /** A walk's plan and the record hashes it read ({@link WalkedTree}), for {@link checkWalkAgainstLog}. */
@@ -126,7 +114,7 @@ export interface WalkedRecords {
 export function walkedTreeFor(plan: WalkPlan): WalkedTree {
   if (plan.by !== 'index') return new WalkedTree();
   return new WalkedTree([
-    ...(plan.indexed.kind === 'INDEXED' ? [plan.indexed.size] : []),
+    ...(plan.treeHead.kind === 'VOUCHED' ? [plan.treeHead.head.size] : []),
     ...(plan.kept.kind === 'KEPT' ? [plan.kept.checkpoint.size] : []),
   ]);
 }
@@ -302,30 +290,42 @@ function checkWalkAgainstIndex(
 ): WalkAgainstLog {
   const V = VerificationVerdict;
   if (verification.verdict !== V.VERIFIED_INTACT) return { verification, log: null, indexed: null };
-  const { indexed, kept } = plan;
+  const { treeHead, kept } = plan;
   const walkedSize = verification.head ? verification.head.seq + 1 : 0;
   const ends = walkedSize === 0 ? 'before seq 0' : `at seq ${walkedSize - 1}`;
-  if (indexed.kind === 'UNAVAILABLE') {
+  if (treeHead.kind === 'UNAVAILABLE') {
     return failedWith(
       verification,
       V.UNVERIFIED_TAMPER_RISK,
-      `the head item carries no signed lineage checkpoint and ${indexed.reason}: no tree head to tie the walk to`,
+      `the head item carries no signed lineage checkpoint and ${treeHead.reason}: no tree head to tie the walk to`,
       null,
     );
   }
-  if (indexed.kind === 'FINDING') {
-    const reason = `the index does not vouch for the lineage's tree head: ${indexed.reason}`;
-    return failedWith(verification, indexed.verdict, reason, null, {
-      state: FreshnessState.REFUSED,
-      reason,
+  if (treeHead.kind === 'REFUSED') {
+    const state = treeHead.verdict === V.UNVERIFIED_TAMPER_RISK ? FreshnessState.REFUSED : FreshnessState.INCONSISTENT;
+    return failedWith(verification, treeHead.verdict, treeHead.reason, null, {
+      state,
+      reason: treeHead.reason,
       deploymentCheckpointSize: null,
       awaitingFromSeq: null,
     });
   }
+  // Nothing vouches for any tree yet (not indexed, none published): the empty tree, every record awaiting.
+  const indexed =
+    treeHead.kind === 'VOUCHED'
+      ? {
+          size: treeHead.head.size,
+          rootHash: treeHead.head.rootHash,
+          deploymentCheckpointSize: treeHead.head.deploymentCheckpointSize,
+          vouchedBy: treeHead.head.vouchedBy === 'INDEX' ? ('index' as const) : ('signed-checkpoint' as const),
+        }
+      : { size: 0, rootHash: EMPTY_ROOT, deploymentCheckpointSize: null, vouchedBy: 'index' as const };
   const at =
-    indexed.deploymentCheckpointSize === null
-      ? 'no deployment checkpoint published'
-      : `deployment checkpoint ${indexed.deploymentCheckpointSize}`;
+    treeHead.kind === 'UNVOUCHED'
+      ? 'the lineage not indexed yet'
+      : indexed.deploymentCheckpointSize === null
+        ? 'no deployment checkpoint published'
+        : `deployment checkpoint ${indexed.deploymentCheckpointSize}`;
   const place = (state: FreshnessState, reason: string, awaitingFromSeq: number | null = null): IndexedWalk => ({
     state,
     reason,
@@ -372,7 +372,7 @@ function checkWalkAgainstIndex(
     size: indexed.size,
     rootHash: indexed.rootHash,
     truncationChecked: kept.kind === 'KEPT',
-    vouchedBy: 'index' as const,
+    vouchedBy: indexed.vouchedBy,
   };
   if (indexed.size === walkedSize) {
     return {

@@ -40,8 +40,9 @@ export async function cosignedByTestWitness(note: string, timestamp: number): Pr
  * sealed with `send`, the sealer's notices collected, and integrated with `integrate`; `client`
  * reads the lineage table, the deployment log and the index with the pinned test keys, a fake
  * clock its sleeps advance, and `onSleep` run at each sleep (to integrate while a client waits).
+ * `signLineageCheckpoints: false`: the sealer stores head-state MACs and no signed lineage checkpoint.
  */
-export function integratedStack() {
+export function integratedStack(options: { readonly signLineageCheckpoints?: boolean } = {}) {
   const notices: SealedRunNotice[] = [];
   const deps = testSealerDeps();
   const store = deps.store as InMemoryLineageStore;
@@ -51,6 +52,7 @@ export function integratedStack() {
     ...deps,
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
     index: { deployment, nodes: index, witness: null },
+    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
   });
   const integrator = new IntegratorService({
     lineages: store,
