@@ -29,6 +29,7 @@ export {
 export {
   CheckpointFileError,
   HiddenSealError,
+  LineageCheckpointUnavailableError,
   LogVerificationError,
   NotIntegratedError,
   PublishError,

@@ -48,7 +48,7 @@ export async function readLineageReport(
     ? {
         label,
         size: log.size,
-        state: verification.verdict,
+        state: indexed?.awaitingFromSeq === null || indexed === null ? verification.verdict : indexed.state,
         detail: byIndex
           ? `the walked records' root checked against the index entry (${indexed?.reason ?? ''}); ${kept}`
           : log.truncationChecked

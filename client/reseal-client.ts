@@ -42,7 +42,7 @@ import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
-import { LogVerificationError } from './errors';
+import { LineageCheckpointUnavailableError, LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
 import { lineageLogView, walkTreeHeadOf } from './lineage-log-view';
@@ -506,10 +506,15 @@ export class ResealClient {
 
   /**
    * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint), which
-   * `verifyReceipt` checks offline with the log's public key.
+   * `verifyReceipt` checks offline with the log's public key (format 1, docs/verifiable-log.md,
+   * "Receipts"). Only for a lineage whose head item carries a signed lineage checkpoint; new
+   * records are proven by {@link ResealClient.chainReceipt} (format 2).
+   * @throws {LineageCheckpointUnavailableError} when the head item carries no signed lineage checkpoint
    * @throws {LogVerificationError} when the record cannot be proven
    */
-  receipt(lineageId: string, seq: number): Promise<Receipt> {
+  async receipt(lineageId: string, seq: number): Promise<Receipt> {
+    const stored = await this.#store.logHead(lineageId);
+    if (stored !== null && stored.checkpoint === null) throw new LineageCheckpointUnavailableError(lineageId);
     return this.#log.receipt(lineageId, seq);
   }
 
