@@ -28,6 +28,9 @@ export type McpClient = Pick<
   | 'exportLineage'
   | 'verifyExport'
   | 'readRefusals'
+  | 'keptCheckpoint'
+  | 'verifyStoredLineage'
+  | 'readVerifiedLineage'
 >;
 
 /**

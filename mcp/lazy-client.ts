@@ -14,6 +14,9 @@ const METHODS = [
   'exportLineage',
   'verifyExport',
   'readRefusals',
+  'keptCheckpoint',
+  'verifyStoredLineage',
+  'readVerifiedLineage',
 ] as const satisfies readonly (keyof McpClient)[];
 type Unlisted = Exclude<keyof McpClient, (typeof METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;

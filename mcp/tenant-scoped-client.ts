@@ -55,5 +55,17 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
       own(lineageId);
       return client.readRefusals(lineageId);
     },
+    keptCheckpoint: async (lineageId) => {
+      own(lineageId);
+      return client.keptCheckpoint(lineageId);
+    },
+    verifyStoredLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.verifyStoredLineage(lineageId, options);
+    },
+    readVerifiedLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.readVerifiedLineage(lineageId, options);
+    },
   };
 }

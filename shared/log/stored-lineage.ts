@@ -146,6 +146,8 @@ export interface WalkAgainstLog {
     readonly rootHash: Uint8Array;
     readonly truncationChecked: boolean;
     readonly vouchedBy: 'signed-checkpoint' | 'index';
+    /** The signed lineage checkpoint (C2SP signed note) of exactly this tree, or `null` (vouched by the index). */
+    readonly note: string | null;
   } | null;
   /** A walk tied to the index: where it stands against it; `null` for a walk tied to a signed checkpoint. */
   readonly indexed: IndexedWalk | null;
@@ -278,6 +280,7 @@ async function checkWalkAgainstSignedCheckpoint(
       rootHash: latest.checkpoint.rootHash,
       truncationChecked: latest.truncationChecked,
       vouchedBy: 'signed-checkpoint',
+      note: latest.checkpoint.note,
     },
     indexed: null,
   };
@@ -373,6 +376,7 @@ function checkWalkAgainstIndex(
     rootHash: indexed.rootHash,
     truncationChecked: kept.kind === 'KEPT',
     vouchedBy: indexed.vouchedBy,
+    note: treeHead.kind === 'VOUCHED' ? treeHead.head.note : null,
   };
   if (indexed.size === walkedSize) {
     return {
