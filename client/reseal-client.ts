@@ -37,8 +37,9 @@ import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-re
 import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
+import type { ReadLineageTreeHead } from './lineage-tree-heads';
 import { checkLocalAdmission } from './local-admission';
-import { type LatestCheckpoint, LogReader } from './log-reader';
+import { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
@@ -202,10 +203,13 @@ export class ResealClient {
       const fromKms = new KMSNoteVerifierKey(kms, keyId, name);
       return () => fromKms.get();
     };
+    // The chain reader reads the log key through #log only when first asked (its default policy).
+    this.#freshness = this.#chainReader(deps);
     this.#log = new LogReader(
       this.#store,
       pinned(deps.logKey, outputs.logKeyArn, outputs.logName),
       deps.checkpointStore ?? null,
+      this.#freshness,
     );
     this.#publisher = new StackPublisher({
       outputs,
@@ -215,7 +219,6 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
       ...(deps.tenantId === undefined ? {} : { tenantId: parseInput(TenantId, deps.tenantId, 'tenantId') }),
     });
-    this.#freshness = this.#chainReader(deps);
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
@@ -434,12 +437,38 @@ export class ResealClient {
   }
 
   /**
-   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint), which
-   * `verifyReceipt` checks offline with the log's public key.
-   * @throws {LogVerificationError} when the record cannot be proven
+   * A format-1 receipt (a signed lineage checkpoint): no longer produced for new records
+   * (docs/verifiable-log.md, "Receipts"): export format 2 ({@link ResealClient.chainReceipt}).
+   * Format-1 receipts already held still verify (`verifyReceipt`).
+   * @throws {InvalidInputError} always, naming format 2
    */
   receipt(lineageId: string, seq: number): Promise<Receipt> {
     return this.#log.receipt(lineageId, seq);
+  }
+
+  /**
+   * The lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+   * shared/integrator/lineage-tree-head.ts; docs/deployment-log.md, "Clients"): the lineage's entry
+   * in the index under the deployment checkpoint verified against the policy, or a signed lineage
+   * checkpoint where the index holds none or it extends the indexed head; `UNVOUCHED` when nothing
+   * does yet (awaiting integration), `REFUSED` when the chain does not verify or the two disagree.
+   * @throws what the table reads throw; never for a forged item
+   */
+  lineageTreeHead(lineageId: string): Promise<ReadLineageTreeHead> {
+    return this.#log.treeHead(lineageId);
+  }
+
+  /**
+   * Record `seq`, read from the table and proven by inclusion in the lineage's head tree, checked
+   * against the kept checkpoint (which a newer signed one then replaces). The tree is a signed
+   * lineage checkpoint, or a head the sealer MAC'd (`checkpoint.note` `null`), which only the
+   * deployment index vouches for ({@link ResealClient.proveFreshness}; docs/deployment-log.md, "Clients").
+   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the head
+   */
+  async provenRecord(lineageId: string, seq: number): Promise<ProvenRecord> {
+    const proven = await this.#log.proveRecord(lineageId, seq);
+    await this.#log.keep(lineageId, proven.checkpoint, proven.trusted);
+    return proven;
   }
 
   /**

@@ -3,7 +3,6 @@ import type { LatestCheckpoint } from '../client/log-reader';
 import { formatVerifierKey } from '../shared/log/note-key';
 import { escapedText } from '../shared/schemas/escaped-text';
 import type { TrustedHead } from '../shared/seal/chain-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
 import { tailCheckpoint } from './tail-checkpoint';
@@ -30,9 +29,9 @@ export interface LogCheck {
   readonly logKey: string;
 }
 
-/** The head of a record the client proved (its receipt's record is the proven one). */
+/** The head of a record the client proved by inclusion in the lineage's head tree. */
 async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<TrustedHead> {
-  const record = (await client.receipt(lineageId, seq)).record as SealedRecord;
+  const { record } = await client.provenRecord(lineageId, seq);
   return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
 }
 

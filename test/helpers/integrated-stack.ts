@@ -40,8 +40,10 @@ export async function cosignedByTestWitness(note: string, timestamp: number): Pr
  * sealed with `send`, the sealer's notices collected, and integrated with `integrate`; `client`
  * reads the lineage table, the deployment log and the index with the pinned test keys, a fake
  * clock its sleeps advance, and `onSleep` run at each sleep (to integrate while a client waits).
+ * `signLineageCheckpoints: false` runs the sealer as it runs once it stops signing lineage
+ * checkpoints (heads carry its head-state MAC alone).
  */
-export function integratedStack() {
+export function integratedStack(options: { readonly signLineageCheckpoints?: boolean } = {}) {
   const notices: SealedRunNotice[] = [];
   const deps = testSealerDeps();
   const store = deps.store as InMemoryLineageStore;
@@ -49,6 +51,7 @@ export function integratedStack() {
   const index = new MemoryIndexNodeStore();
   const sealer = new SealerService({
     ...deps,
+    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
     index: { deployment, nodes: index, witness: null },
   });
