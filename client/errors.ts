@@ -160,22 +160,3 @@ export class NotIntegratedError extends ResealError {
     this.reason = reason;
   }
 }
-
-/**
- * A format-1 receipt was asked for a record of a lineage whose head item carries no signed lineage
- * checkpoint (a sealer that signs none: docs/verifiable-log.md, "Receipts", "Migration"): nothing
- * signs the lineage's tree, so only a format-2 receipt (the deployment chain) can prove the
- * record. Not retryable: the sealer will not sign one later.
- */
-export class LineageCheckpointUnavailableError extends ResealError {
-  readonly retryable = false;
-  readonly lineageId: string;
-  constructor(lineageId: string, options?: ErrorOptions) {
-    super(
-      `lineage ${lineageId} has no signed lineage checkpoint (its sealer signs none), so no format-1 receipt can be made: export a format-2 receipt (--receipt-format 2, the default), which the deployment chain proves`,
-      options,
-    );
-    this.name = 'LineageCheckpointUnavailableError';
-    this.lineageId = lineageId;
-  }
-}

@@ -29,7 +29,6 @@ export {
 export {
   CheckpointFileError,
   HiddenSealError,
-  LineageCheckpointUnavailableError,
   LogVerificationError,
   NotIntegratedError,
   PublishError,

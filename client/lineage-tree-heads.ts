@@ -52,23 +52,39 @@ export class LineageTreeHeads {
    */
   async read(lineageId: string, chain?: ReadDeploymentChain | null): Promise<ReadLineageTreeHead> {
     const key = await this.#deps.key();
-    const origin = checkpointOrigin(key.name, lineageId);
     const stored = await this.#deps.store.logHead(lineageId);
-    const read = chain !== undefined ? chain : this.#deps.chains ? await this.#deps.chains.read({ lineageId }) : null;
     let signed: VerifiedCheckpoint | null = null;
     if (stored?.checkpoint) {
       try {
-        signed = openCheckpoint(stored.checkpoint, key, origin);
+        signed = openCheckpoint(stored.checkpoint, key, checkpointOrigin(key.name, lineageId));
       } catch (error) {
         if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
         return {
           kind: 'REFUSED',
           verdict: V.HASH_MISMATCH,
           reason: `the stored checkpoint does not verify: ${error.message}`,
-          chain: read,
+          chain: chain ?? null,
         };
       }
     }
+    return this.vouch(lineageId, signed, chain);
+  }
+
+  /**
+   * {@link read} for a head item already read: `signed` is its signed lineage checkpoint, verified
+   * by the caller, or `null` (none stored, or a head the sealer MAC'd).
+   *
+   * @param chain - the chain already read for this lineage, else read here when a chain reader is configured
+   * @throws what the table reads throw, and `SignerUnavailableError` when the key cannot be read
+   */
+  async vouch(
+    lineageId: string,
+    signed: VerifiedCheckpoint | null,
+    chain?: ReadDeploymentChain | null,
+  ): Promise<ReadLineageTreeHead> {
+    const key = await this.#deps.key();
+    const origin = checkpointOrigin(key.name, lineageId);
+    const read = chain !== undefined ? chain : this.#deps.chains ? await this.#deps.chains.read({ lineageId }) : null;
     const indexedSize =
       read && read.kind !== 'UNPUBLISHED' && read.kind !== 'REFUSED' && read.lineage ? read.lineage.treeSize : null;
     let consistency: unknown = null;

@@ -42,13 +42,13 @@ import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
-import { LineageCheckpointUnavailableError, LogVerificationError } from './errors';
+import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
-import { lineageLogView, walkTreeHeadOf } from './lineage-log-view';
-import { LineageTreeHeads } from './lineage-tree-heads';
+import { lineageLogView } from './lineage-log-view';
+import type { ReadLineageTreeHead } from './lineage-tree-heads';
 import { checkLocalAdmission } from './local-admission';
-import { type LatestCheckpoint, LogReader } from './log-reader';
+import { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
@@ -212,10 +212,13 @@ export class ResealClient {
       const fromKms = new KMSNoteVerifierKey(kms, keyId, name);
       return () => fromKms.get();
     };
+    // The chain reader reads the log key through #log only when first asked (its default policy).
+    this.#freshness = this.#chainReader(deps);
     this.#log = new LogReader(
       this.#store,
       pinned(deps.logKey, outputs.logKeyArn, outputs.logName),
       deps.checkpointStore ?? null,
+      this.#freshness,
     );
     this.#publisher = new StackPublisher({
       outputs,
@@ -225,7 +228,6 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
       ...(deps.tenantId === undefined ? {} : { tenantId: parseInput(TenantId, deps.tenantId, 'tenantId') }),
     });
-    this.#freshness = this.#chainReader(deps);
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
@@ -432,11 +434,9 @@ export class ResealClient {
    * `UNAVAILABLE` when this client reads no deployment log.
    * @throws what the table reads throw (an outage)
    */
-  readLineageTreeHead(lineageId: string): Promise<WalkTreeHead> {
-    return walkTreeHeadOf(
-      new LineageTreeHeads({ store: this.#store, key: () => this.#log.key(), chains: this.#freshness }),
-      lineageId,
-    );
+  async readLineageTreeHead(lineageId: string): Promise<WalkTreeHead> {
+    if (this.#freshness === null) return { kind: 'UNAVAILABLE', reason: 'this client reads no deployment log' };
+    return this.lineageTreeHead(lineageId);
   }
 
   /** The log a walk of this client is tied to: the signed lineage log, the kept checkpoint and the index. */
@@ -505,17 +505,38 @@ export class ResealClient {
   }
 
   /**
-   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint), which
-   * `verifyReceipt` checks offline with the log's public key (format 1, docs/verifiable-log.md,
-   * "Receipts"). Only for a lineage whose head item carries a signed lineage checkpoint; new
-   * records are proven by {@link ResealClient.chainReceipt} (format 2).
-   * @throws {LineageCheckpointUnavailableError} when the head item carries no signed lineage checkpoint
-   * @throws {LogVerificationError} when the record cannot be proven
+   * A format-1 receipt (a signed lineage checkpoint): no longer produced for new records
+   * (docs/verifiable-log.md, "Receipts"): export format 2 ({@link ResealClient.chainReceipt}).
+   * Format-1 receipts already held still verify (`verifyReceipt`).
+   * @throws {InvalidInputError} always, naming format 2
    */
-  async receipt(lineageId: string, seq: number): Promise<Receipt> {
-    const stored = await this.#store.logHead(lineageId);
-    if (stored !== null && stored.checkpoint === null) throw new LineageCheckpointUnavailableError(lineageId);
+  receipt(lineageId: string, seq: number): Promise<Receipt> {
     return this.#log.receipt(lineageId, seq);
+  }
+
+  /**
+   * The lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+   * shared/integrator/lineage-tree-head.ts; docs/deployment-log.md, "Clients"): the lineage's entry
+   * in the index under the deployment checkpoint verified against the policy, or a signed lineage
+   * checkpoint where the index holds none or it extends the indexed head; `UNVOUCHED` when nothing
+   * does yet (awaiting integration), `REFUSED` when the chain does not verify or the two disagree.
+   * @throws what the table reads throw; never for a forged item
+   */
+  lineageTreeHead(lineageId: string): Promise<ReadLineageTreeHead> {
+    return this.#log.treeHead(lineageId);
+  }
+
+  /**
+   * Record `seq`, read from the table and proven by inclusion in the lineage's head tree, checked
+   * against the kept checkpoint (which a newer signed one then replaces). The tree is a signed
+   * lineage checkpoint, or a head the sealer MAC'd (`checkpoint.note` `null`), which only the
+   * deployment index vouches for ({@link ResealClient.proveFreshness}; docs/deployment-log.md, "Clients").
+   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the head
+   */
+  async provenRecord(lineageId: string, seq: number): Promise<ProvenRecord> {
+    const proven = await this.#log.proveRecord(lineageId, seq);
+    await this.#log.keep(lineageId, proven.checkpoint, proven.trusted);
+    return proven;
   }
 
   /**

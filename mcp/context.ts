@@ -21,7 +21,7 @@ export type McpClient = Pick<
   | 'waitForOutcome'
   | 'recall'
   | 'latestCheckpoint'
-  | 'receipt'
+  | 'provenRecord'
   | 'logKey'
   | 'verifyLineage'
   | 'lineageFreshness'

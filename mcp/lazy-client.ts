@@ -7,7 +7,7 @@ const METHODS = [
   'waitForOutcome',
   'recall',
   'latestCheckpoint',
-  'receipt',
+  'provenRecord',
   'logKey',
   'verifyLineage',
   'lineageFreshness',

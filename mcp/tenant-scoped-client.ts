@@ -30,9 +30,9 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
       own(lineageId);
       return client.latestCheckpoint(lineageId);
     },
-    receipt: async (lineageId, seq) => {
+    provenRecord: async (lineageId, seq) => {
       own(lineageId);
-      return client.receipt(lineageId, seq);
+      return client.provenRecord(lineageId, seq);
     },
     logKey: () => client.logKey(),
     verifyLineage: async (lineageId, options) => {

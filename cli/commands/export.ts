@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { LineageCheckpointUnavailableError, LogVerificationError, NotIntegratedError } from '../../client/errors';
+import { LogVerificationError, NotIntegratedError } from '../../client/errors';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
@@ -41,7 +41,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
     .option('--seq <n>', 'with --receipt: the record', integerOption)
     .option(
       '--receipt-format <1|2>',
-      'with --receipt: 2 (default) carries the deployment chain and is checked with a tlog-policy (exit 3 while the record is not integrated); 1 the signed lineage checkpoint alone (exit 2 for a lineage whose head carries none: use 2)',
+      'with --receipt: 2 (default) carries the deployment chain and is checked with a tlog-policy (exit 3 while the record is not integrated); 1 (a signed lineage checkpoint) is no longer produced for new records: exit 2, export 2',
       integerOption,
       2,
     )
@@ -75,10 +75,6 @@ export function registerExport(program: Command, ctx: CommandContext): void {
         } catch (error) {
           if (error instanceof LogVerificationError) {
             throw new CliError(`no receipt: ${error.message}`, ExitCode.TAMPER, { cause: error });
-          }
-          if (error instanceof LineageCheckpointUnavailableError) {
-            // Not tamper, not a wait: the format asked for cannot be made (docs/cli.md, "Exit codes").
-            throw new CliError(`no receipt: ${error.message}`, ExitCode.BAD_INPUT, { cause: error });
           }
           if (error instanceof NotIntegratedError) {
             throw new CliError(

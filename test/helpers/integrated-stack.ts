@@ -40,7 +40,8 @@ export async function cosignedByTestWitness(note: string, timestamp: number): Pr
  * sealed with `send`, the sealer's notices collected, and integrated with `integrate`; `client`
  * reads the lineage table, the deployment log and the index with the pinned test keys, a fake
  * clock its sleeps advance, and `onSleep` run at each sleep (to integrate while a client waits).
- * `signLineageCheckpoints: false`: the sealer stores head-state MACs and no signed lineage checkpoint.
+ * `signLineageCheckpoints: false` runs the sealer as it runs once it stops signing lineage
+ * checkpoints (heads carry its head-state MAC alone).
  */
 export function integratedStack(options: { readonly signLineageCheckpoints?: boolean } = {}) {
   const notices: SealedRunNotice[] = [];
@@ -50,9 +51,9 @@ export function integratedStack(options: { readonly signLineageCheckpoints?: boo
   const index = new MemoryIndexNodeStore();
   const sealer = new SealerService({
     ...deps,
+    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
     index: { deployment, nodes: index, witness: null },
-    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
   });
   const integrator = new IntegratorService({
     lineages: store,

@@ -59,11 +59,11 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     });
   });
 
-  it('export --receipt --receipt-format 1 refuses a record with no signed lineage checkpoint (exit 2, naming format 2); format 2 works', async () => {
+  it('export --receipt --receipt-format 1 is no longer produced (exit 2, naming format 2); format 2 works', async () => {
     const io = await unsigned(2, 2);
     const one = await runCli(['export', '--lineage', LINEAGE, '--receipt', '--seq', '1', '--receipt-format', '1'], io);
     expect(one.exitCode).toBe(ExitCode.BAD_INPUT);
-    expect(one.stderr).toContain('no format-1 receipt can be made: export a format-2 receipt (--receipt-format 2');
+    expect(one.stderr).toContain('export format 2, the deployment chain (--receipt-format 2, the default)');
     expect(one.stdout).toBe('');
     const two = await runCli(['export', '--lineage', LINEAGE, '--receipt', '--seq', '1'], io);
     expect(two.exitCode).toBe(ExitCode.OK);
