@@ -37,7 +37,8 @@ export const EXIT_CODE_HELP = `Exit codes:
       recall: no such lineage or record, or an invalid request;
       publish, recall: a lineage outside $RESEAL_TENANT (TENANT_MISMATCH)
   3   publish --wait: sealed, but SEALED_AWAITING_INTEGRATION when --timeout ran out
-      (not yet proven through the deployment log); export --receipt: not integrated yet
+      (not yet proven through the deployment log); export --receipt: not integrated yet;
+      recall: sealed, awaiting integration (a head the sealer MAC'd, past the index)
   10  action needed: PARTIAL_REPROBE_REQUIRED, FULL_RECONSTRUCTION_REQUIRED, guard refusal;
       recall: the record verified but its manifest cannot be triaged;
       publish --wait: the write was REJECTED or is in CONFLICT

@@ -10,7 +10,8 @@ import { ExitCode } from './exit-codes';
  * - `TRIAGED` → 0 (`NO_DRIFT`, `AMBIENT_DRIFT_ONLY`) or 10 (re-probe or reconstruct);
  * - `NOT_INTACT` → 20 (tamper or unverifiable);
  * - `NOT_FOUND`, `INVALID_REQUEST` → 2 (bad input: unknown target);
- * - `UNTRIAGEABLE` → 10 (rebuild that memory).
+ * - `UNTRIAGEABLE` → 10 (rebuild that memory);
+ * - `AWAITING_INTEGRATION` → 3 (sealed, not proven yet: recall again after the integration interval).
  */
 export function recallExitCode(recall: Pick<VerifiedRecall, 'end' | 'delta'>): ExitCode {
   switch (recall.end) {
@@ -23,6 +24,8 @@ export function recallExitCode(recall: Pick<VerifiedRecall, 'end' | 'delta'>): E
       return ExitCode.ACTION_NEEDED;
     case RecallEnd.NOT_INTACT:
       return ExitCode.TAMPER;
+    case RecallEnd.AWAITING_INTEGRATION:
+      return ExitCode.AWAITING_INTEGRATION;
   }
 }
 
@@ -56,6 +59,8 @@ export function recallRefusalHint(recall: VerifiedRecall): string | null {
       return `the record or its answer is not proven (${recall.verdict}): no triage; treat this memory as untrusted`;
     case RecallEnd.UNTRIAGEABLE:
       return `the record verified but cannot be triaged (${recall.refusal?.reason ?? recall.reason}): rebuild this memory`;
+    case RecallEnd.AWAITING_INTEGRATION:
+      return `${recall.reason} (exit 3: not proven memory yet, and not tampering)`;
     case RecallEnd.TRIAGED:
       return null;
   }

@@ -53,6 +53,11 @@ export {
   LineageExportEnvelopeSchema,
   LineageExportSchema,
 } from './lineage-export';
+export {
+  LineageTreeHeads,
+  type LineageTreeHeadsDeps,
+  type ReadLineageTreeHead,
+} from './lineage-tree-heads';
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export { MemoryCheckpointStore } from './memory-checkpoint-store';
 export type { WaitOptions } from './poll';

@@ -1,5 +1,8 @@
-import { ResealError, SignerUnavailableError } from '../shared/errors';
+import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
+import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
+import type { Checkpoint } from '../shared/log/checkpoint';
 import { checkHeldRecord } from '../shared/log/held-record-check';
+import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -17,19 +20,26 @@ import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
+import type { DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
+import { LineageTreeHeads, type ReadLineageTreeHead } from './lineage-tree-heads';
 
 /** The reads the log reader makes (the `LineageStore` port, read side). */
 export type LogStoreReader = StoredLogReads;
 
-/** The latest checkpoint, verified and checked against the kept one. */
+/** The head item's tree, verified where signed and checked against the kept one. */
 export interface LatestCheckpoint {
-  readonly checkpoint: VerifiedCheckpoint;
+  /**
+   * The head item's tree: its signed lineage checkpoint (`note`), or the tree a head the sealer
+   * MAC'd claims (`note` `null`): the sealer's word, vouched for only by the deployment index
+   * ({@link LogReader.treeHead}, `decideLineageTreeHead`).
+   */
+  readonly checkpoint: StoredTreeHead;
   /** The kept checkpoint it was checked against, or `null` (truncation could not be checked). */
   readonly trusted: VerifiedCheckpoint | null;
 }
 
-/** A record proven in the latest checkpoint. */
+/** A record proven by inclusion in the head item's tree (see {@link LatestCheckpoint.checkpoint} for what vouches for it). */
 export interface ProvenRecord extends LatestCheckpoint {
   readonly record: SealedRecord;
   readonly inclusion: RecordProof;
@@ -47,15 +57,43 @@ export class LogReader {
   readonly #key: () => Promise<NoteVerifierKey>;
   readonly #checkpoints: CheckpointStore | null;
 
+  readonly #heads: LineageTreeHeads;
+
   /**
    * @param store - the table's reads
    * @param key - the log's verifier key (pinned, or read once from KMS `GetPublicKey`)
    * @param checkpoints - where the last verified checkpoint per lineage is kept, or `null`
+   * @param chains - the deployment chain's reader, or `null`: then only signed lineage checkpoints vouch for a tree head
    */
-  constructor(store: LogStoreReader, key: () => Promise<NoteVerifierKey>, checkpoints: CheckpointStore | null) {
+  constructor(
+    store: LogStoreReader,
+    key: () => Promise<NoteVerifierKey>,
+    checkpoints: CheckpointStore | null,
+    chains: Pick<DeploymentChainReader, 'read'> | null = null,
+  ) {
     this.#store = store;
     this.#key = key;
     this.#checkpoints = checkpoints;
+    this.#heads = new LineageTreeHeads({ store, key, chains });
+  }
+
+  /**
+   * The lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+   * docs/deployment-log.md, "Clients"): the index entry under the verified deployment checkpoint,
+   * or a signed lineage checkpoint where the index does not contradict it.
+   *
+   * @param latest - the head item's tree already read ({@link latest}), else it is read here
+   * @param chain - the deployment chain already read for this lineage, else read here (when configured)
+   * @throws what the table reads throw; never for a forged item (that is a `REFUSED` finding)
+   */
+  async treeHead(
+    lineageId: string,
+    latest?: LatestCheckpoint | null,
+    chain?: ReadDeploymentChain | null,
+  ): Promise<ReadLineageTreeHead> {
+    if (latest === undefined) return this.#heads.read(lineageId, chain);
+    const signed = latest?.checkpoint.note ? (latest.checkpoint as VerifiedCheckpoint) : null;
+    return this.#heads.vouch(lineageId, signed, chain);
   }
 
   /** The log's verifier key. */
@@ -95,8 +133,8 @@ export class LogReader {
   }
 
   /**
-   * The latest signed checkpoint of a lineage (head item), verified, checked against the records
-   * stored past it and against the kept checkpoint.
+   * The head item's tree of a lineage (its signed checkpoint, verified, or the tree a MAC'd head
+   * claims), checked against the records stored past it and against the kept checkpoint.
    *
    * @returns `null` when the lineage has no head and no records and nothing was kept for it
    * @throws {LogVerificationError} when anything does not verify (rollback, fork, forged note)
@@ -132,7 +170,21 @@ export class LogReader {
         try {
           const latest = await this.latestKept(lineageId);
           if (latest === null) return { kind: 'NONE' };
-          return { kind: 'PROVEN', checkpoint: latest.checkpoint, truncationChecked: latest.trusted !== null };
+          const { checkpoint } = latest;
+          if (checkpoint.note === null) {
+            // A walk is tied to a signed lineage checkpoint (docs/verifiable-log.md, "Verifying a whole lineage").
+            return {
+              kind: 'FINDING',
+              verdict: V.UNVERIFIED_TAMPER_RISK,
+              reason:
+                "the head carries no signed checkpoint (a head the sealer MAC'd): the walk cannot be tied to a signed tree",
+            };
+          }
+          return {
+            kind: 'PROVEN',
+            checkpoint: { ...checkpoint, note: checkpoint.note },
+            truncationChecked: latest.trusted !== null,
+          };
         } catch (error) {
           if (error instanceof LogVerificationError)
             return { kind: 'FINDING', verdict: error.verdict, reason: error.reason };
@@ -143,8 +195,8 @@ export class LogReader {
   }
 
   /**
-   * Record `seq`, proven by inclusion in the latest checkpoint.
-   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the checkpoint
+   * Record `seq`, proven by inclusion in the head item's tree (see {@link LatestCheckpoint} for what vouches for it).
+   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the head's tree
    */
   async proveRecord(lineageId: string, seq: number): Promise<ProvenRecord> {
     const latest = await this.latest(lineageId);
@@ -159,7 +211,7 @@ export class LogReader {
       throw new LogVerificationError(
         lineageId,
         V.TRUNCATION_DETECTED,
-        `seq ${seq} is past the signed checkpoint (${checkpoint.size} records)`,
+        `seq ${seq} is past the lineage's head (${checkpoint.size} records)`,
       );
     }
     const proven = await proveStoredRecord(this.#store, lineageId, seq, checkpoint);
@@ -173,7 +225,7 @@ export class LogReader {
    * Checks a `{ seq, recordHash }` the caller holds against a verified checkpoint (`checkHeldRecord`).
    * @returns `null` when the record at `seq` is proven there with that hash, else the finding
    */
-  checkHeld(lineageId: string, held: TrustedHead, checkpoint: VerifiedCheckpoint): Promise<LogFinding | null> {
+  checkHeld(lineageId: string, held: TrustedHead, checkpoint: StoredTreeHead): Promise<LogFinding | null> {
     return checkHeldRecord(this.#store, lineageId, held, checkpoint);
   }
 
@@ -181,20 +233,21 @@ export class LogReader {
    * A consistency proof from `from` to `to` (verified checkpoints of `lineageId`, `from` no
    * larger), built from the table's nodes, for the caller to check; a finding when it cannot be built.
    */
-  consistency(
-    lineageId: string,
-    from: VerifiedCheckpoint,
-    to: VerifiedCheckpoint,
-  ): Promise<ConsistencyProof | LogFinding> {
+  consistency(lineageId: string, from: Checkpoint, to: Checkpoint): Promise<ConsistencyProof | LogFinding> {
     return proveCheckpointConsistency(this.#store, lineageId, from, to);
   }
 
   /**
-   * Keeps `checkpoint` when it is newer than the kept one. The caller has shown it consistent
-   * with the kept one ({@link latest} does).
+   * Keeps `checkpoint` when it is a signed lineage checkpoint newer than the kept one (a tree
+   * without a note, a head the sealer MAC'd, is nobody's signature: nothing to keep). The caller
+   * has shown it consistent with the kept one ({@link latest} does).
    */
-  async keep(lineageId: string, checkpoint: VerifiedCheckpoint, trusted: VerifiedCheckpoint | null): Promise<void> {
-    if (!this.#checkpoints || (trusted && trusted.size >= checkpoint.size)) return;
+  async keep(
+    lineageId: string,
+    checkpoint: Pick<StoredTreeHead, 'size' | 'note'>,
+    trusted: VerifiedCheckpoint | null,
+  ): Promise<void> {
+    if (!this.#checkpoints || checkpoint.note === null || (trusted && trusted.size >= checkpoint.size)) return;
     // Read again just before saving: the store never moves back, even if another reader (another
     // process sharing the file) kept a larger checkpoint meanwhile.
     const current = await this.trusted(lineageId);
@@ -207,18 +260,21 @@ export class LogReader {
     return checkpointOrigin((await this.#key()).name, lineageId);
   }
 
-  /** A portable receipt for record `seq` (docs/verifiable-log.md, "Receipts"). @throws {LogVerificationError} */
+  /**
+   * A format-1 receipt (a signed lineage checkpoint): no longer produced (docs/verifiable-log.md,
+   * "Receipts"; docs/deployment-log.md, "What changes for the sealer", step 2). A lineage's tree
+   * head now comes from the deployment index, so a receipt is format 2 (`buildChainReceipt`,
+   * `ResealClient.chainReceipt`); format-1 receipts already held still verify (`verifyReceipt`).
+   *
+   * @throws {InvalidInputError} always, naming format 2
+   */
   async receipt(lineageId: string, seq: number): Promise<Receipt> {
-    const proven = await this.proveRecord(lineageId, seq);
-    await this.keep(lineageId, proven.checkpoint, proven.trusted);
-    return {
-      formatVersion: 1,
-      type: 'reseal-receipt',
-      lineageId,
-      record: proven.record,
-      inclusion: proven.inclusion,
-      checkpoint: proven.checkpoint.note,
-    };
+    throw new InvalidInputError('receipt', [
+      {
+        path: 'formatVersion',
+        message: `format 1 (a signed lineage checkpoint) is no longer produced for new records (lineage ${lineageId}, seq ${seq}): export format 2, the deployment chain (--receipt-format 2, the default)`,
+      },
+    ]);
   }
 }
 

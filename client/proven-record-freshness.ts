@@ -3,7 +3,7 @@ import {
   type ReadDeploymentChain,
   type RecordFreshness,
 } from '../shared/integrator/record-freshness';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import type { Checkpoint } from '../shared/log/checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { DeploymentChainReader } from './deployment-chain-reader';
 import type { FreshnessPolicy } from './freshness-policy';
@@ -31,7 +31,7 @@ export async function provenRecordFreshness(
   log: Pick<LogReader, 'consistency'>,
   lineageId: string,
   chain: ReadDeploymentChain,
-  answered: VerifiedCheckpoint,
+  answered: Checkpoint,
   record: SealedRecord,
   asked: FreshnessAsked,
   chains: Pick<DeploymentChainReader, 'read'> | null = null,
@@ -55,7 +55,7 @@ async function againstChain(
   log: Pick<LogReader, 'consistency'>,
   lineageId: string,
   chain: ReadDeploymentChain,
-  answered: VerifiedCheckpoint,
+  answered: Checkpoint,
   record: SealedRecord,
   asked: FreshnessAsked,
 ): Promise<RecordFreshness> {
@@ -63,7 +63,7 @@ async function againstChain(
   let consistency: unknown = null;
   if (indexedSize !== null && indexedSize !== answered.size) {
     // Only the sizes choose the nodes; the proof is checked against the two roots.
-    const sized = (size: number): VerifiedCheckpoint => ({ ...answered, size });
+    const sized = (size: number): Checkpoint => ({ ...answered, size });
     const [from, to] = answered.size < indexedSize ? [answered, sized(indexedSize)] : [sized(indexedSize), answered];
     const proof = await log.consistency(lineageId, from, to);
     consistency = 'kind' in proof ? null : proof;

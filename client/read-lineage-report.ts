@@ -20,8 +20,10 @@ export interface ReadLineageReportOptions {
 
 /**
  * Reads a stored lineage and builds its report (docs/cli.md, "reseal report") from what this
- * client verifies: every record walked (hashes, links, MACs) and tied to the latest signed
- * checkpoint (consistent with the kept one), and the refusals with their signed statements checked.
+ * client verifies: every record walked (hashes, links, MACs) and tied to its log
+ * (`ResealClient.readVerifiedLineage`: the latest signed checkpoint, consistent with the kept one,
+ * or the tree head the index holds, records past it awaiting integration), and the refusals with
+ * their signed statements checked.
  *
  * @throws {LineageNotFoundError} for an unknown lineage
  * @throws {LogVerificationError} when the lineage is gone although this client kept a checkpoint of it
@@ -31,22 +33,30 @@ export async function readLineageReport(
   lineageId: string,
   options: ReadLineageReportOptions = {},
 ): Promise<LineageReport> {
-  const exported = await client.exportLineage(lineageId, options.onProgress ? { onProgress: options.onProgress } : {});
-  const checkpoint = options.checkpoint ? { checkpoint: options.checkpoint } : {};
-  const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
+  const { exported, walked } = await client.readVerifiedLineage(lineageId, {
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
+  });
   const { rejections, conflicts } = await client.readRefusals(lineageId);
-  const { verification, log } = walked;
+  const { verification, log, indexed } = walked;
+  const byIndex = log?.vouchedBy === 'index' || indexed !== null;
+  const label = byIndex ? 'tree head the index holds' : 'latest signed checkpoint';
+  const kept = log?.truncationChecked
+    ? 'consistency with the kept checkpoint'
+    : 'no kept checkpoint, so a rollback of the whole lineage cannot be seen';
   const latest: ReportCheckpoint = log
     ? {
-        label: 'latest signed checkpoint',
+        label,
         size: log.size,
-        state: verification.verdict,
-        detail: log.truncationChecked
-          ? 'signature, consistency with the kept checkpoint, and the walk checked'
-          : 'signature and the walk checked; no kept checkpoint, so a rollback of the whole lineage cannot be seen',
+        state: indexed?.awaitingFromSeq === null || indexed === null ? verification.verdict : indexed.state,
+        detail: byIndex
+          ? `the walked records' root checked against the index entry (${indexed?.reason ?? ''}); ${kept}`
+          : log.truncationChecked
+            ? 'signature, consistency with the kept checkpoint, and the walk checked'
+            : 'signature and the walk checked; no kept checkpoint, so a rollback of the whole lineage cannot be seen',
       }
     : {
-        label: 'latest signed checkpoint',
+        label,
         size: null,
         state: verification.verdict === VerificationVerdict.VERIFIED_INTACT ? 'NOT_CHECKED' : verification.verdict,
         detail: verification.firstFailure?.reason ?? 'the lineage has no signed checkpoint to compare',

@@ -1,7 +1,13 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
-import { decideAbsence, type ReadDeploymentChain, type RecordFreshness } from '../shared/integrator/record-freshness';
+import {
+  decideAbsence,
+  FreshnessState,
+  type ReadDeploymentChain,
+  type RecordFreshness,
+} from '../shared/integrator/record-freshness';
 import { checkAnswerFreshness } from '../shared/log/answer-freshness';
-import type { CheckpointFinding } from '../shared/log/latest-checkpoint';
+import type { Checkpoint } from '../shared/log/checkpoint';
+import type { CheckpointFinding, StoredTreeHead } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/messages';
@@ -87,15 +93,18 @@ export class Recalls {
    * (docs/verifiable-log.md, "Recall"), as named steps:
    * 1. the kept checkpoint and the caller's `trustedCheckpoint` (each must verify; the larger
    *    binds the answer, sent to triage for its consistency proof);
-   * 2. the newest signed checkpoint, read by this client from the head item (not from the answer)
-   *    and shown consistent with the kept one, before the request is sent;
+   * 2. the newest head, read by this client from the head item (not from the answer): its signed
+   *    checkpoint, or a MAC'd head's tree, shown consistent with the kept one, and the deployment
+   *    chain, both before the request is sent;
    * 3. the answer (`checkRecallAnswer`): the record proven in the answer's signed checkpoint,
    *    consistent with the trusted one, the target, and the delta recomputed from the proven
    *    record and `currentEnv`;
    * 4. freshness: the answer's checkpoint is no older than the newest of step 2 and extends it
    *    (a replayed older answer is `UNVERIFIED_TAMPER_RISK`);
    * 5. the caller's `checkpoint` `{ seq, recordHash }`: that record proven in the answer's checkpoint;
-   * 6. a refusal triage could not prove, checked where the client can;
+   * 6. the tree vouched for: a signed checkpoint by its signature, a MAC'd head's tree only by the
+   *    deployment index (freshness `PROVEN`); else sealed, awaiting integration (no verdict, no record);
+   * 7. a refusal triage could not prove, checked where the client can;
    * then a proven newer checkpoint is kept, and the recall decided ({@link decideRecall}).
    *
    * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
@@ -136,6 +145,9 @@ export class Recalls {
       check = await this.#checkHeld(lineageId, request.checkpoint, check, check.checkpoint);
     }
     let freshness: RecordFreshness | null = null;
+    if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && !chain) {
+      if (check.checkpoint.note === null) check = awaiting(check, 'this client reads no deployment log');
+    }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
       freshness = await provenRecordFreshness(
         this.#deps.log,
@@ -147,6 +159,10 @@ export class Recalls {
         this.#deps.freshness,
       );
       if (freshness.finding) check = refuted(check, freshness.finding);
+      // Step 6: a tree only the sealer vouches for (a head it MAC'd) is proven memory only where
+      // the index holds it (docs/deployment-log.md, "Clients"); past that, awaiting integration.
+      else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN)
+        check = awaiting(check, freshness.reason);
     }
     if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);
     if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && chain) {
@@ -199,12 +215,7 @@ export class Recalls {
    * Step 4: an answer proven in a checkpoint older than the newest this client read itself is a
    * replayed answer; one newer must extend it (consistency proof from the table's nodes).
    */
-  async #checkFresh(
-    lineageId: string,
-    newest: Newest,
-    check: RecallCheck,
-    answered: VerifiedCheckpoint,
-  ): Promise<RecallCheck> {
+  async #checkFresh(lineageId: string, newest: Newest, check: RecallCheck, answered: Checkpoint): Promise<RecallCheck> {
     if (newest === null) {
       // No head was readable before the request, yet the answer proves a record: read the head
       // again, so a head hidden during step 2 and restored after cannot pass an older answer.
@@ -308,11 +319,27 @@ export class Recalls {
     lineageId: string,
     held: TrustedHead,
     check: RecallCheck,
-    answered: VerifiedCheckpoint,
+    answered: StoredTreeHead,
   ): Promise<RecallCheck> {
     const finding = await this.#deps.log.checkHeld(lineageId, held, answered);
     return finding ? refuted(check, finding) : check;
   }
+}
+
+/**
+ * `check` of a record proven only in a tree the sealer MAC'd, which the index does not hold yet:
+ * sealed, awaiting integration; nothing of the record is passed on, and no verdict is given.
+ */
+function awaiting(check: RecallCheck, why: string): RecallCheck {
+  return {
+    ...check,
+    verdict: null,
+    reason: `sealed, awaiting integration: the record is proven only in the head item's tree (the sealer's word, no signed checkpoint), which no deployment checkpoint vouches for yet (${why}); recall again after the integration interval`,
+    record: null,
+    inclusion: null,
+    delta: null,
+    awaitingIntegration: true,
+  };
 }
 
 /** `check` refuted by a finding: nothing of the record is passed on. */

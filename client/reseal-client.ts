@@ -17,7 +17,15 @@ import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
-import { checkWalkAgainstLog, verifyStoredLineage, type WalkAgainstLog } from '../shared/log/stored-lineage';
+import {
+  checkWalkAgainstLog,
+  type LineageLogView,
+  planWalk,
+  verifyStoredLineage,
+  type WalkAgainstLog,
+  type WalkTreeHead,
+  walkedTreeFor,
+} from '../shared/log/stored-lineage';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
@@ -37,8 +45,10 @@ import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-re
 import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
 import type { LineageExport } from './lineage-export';
+import { lineageLogView } from './lineage-log-view';
+import type { ReadLineageTreeHead } from './lineage-tree-heads';
 import { checkLocalAdmission } from './local-admission';
-import { type LatestCheckpoint, LogReader } from './log-reader';
+import { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
@@ -210,10 +220,13 @@ export class ResealClient {
       const fromKms = new KMSNoteVerifierKey(kms, keyId, name);
       return () => fromKms.get();
     };
+    // The chain reader reads the log key through #log only when first asked (its default policy).
+    this.#freshness = this.#chainReader(deps);
     this.#log = new LogReader(
       this.#store,
       pinned(deps.logKey, outputs.logKeyArn, outputs.logName),
       deps.checkpointStore ?? null,
+      this.#freshness,
     );
     this.#publisher = new StackPublisher({
       outputs,
@@ -223,7 +236,6 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
       ...(this.#tenantId === undefined ? {} : { tenantId: this.#tenantId }),
     });
-    this.#freshness = this.#chainReader(deps);
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
@@ -444,30 +456,115 @@ export class ResealClient {
   }
 
   /**
-   * Ties a walked lineage ({@link ResealClient.verifyLineage}) to the signed log
-   * (`checkWalkAgainstLog`, shared/log/stored-lineage.ts): the latest checkpoint, kept, covering
-   * exactly the walked records, with the walk's last record proven as its last leaf.
-   *
-   * @returns the verification (its verdict and first failure updated when the log disagrees) and
-   *   what the log showed, or `log: null` for a lineage without a signed checkpoint to compare
+   * The lineage's tree head a whole-lineage walk is tied to (`LineageTreeHeads.read`: the index
+   * entry under the deployment checkpoint this client verifies against its policy, a signed lineage
+   * checkpoint only where the index does not contradict it; docs/deployment-log.md, "Clients"), or
+   * `UNAVAILABLE` when this client reads no deployment log.
+   * @throws what the table reads throw (an outage)
    */
-  async checkWalkAgainstLog(lineageId: string, verification: ChainVerification): Promise<FreshWalk> {
-    return this.#fresh(lineageId, await checkWalkAgainstLog(this.#log.view(), this.#store, lineageId, verification));
+  async readLineageTreeHead(lineageId: string): Promise<WalkTreeHead> {
+    if (this.#freshness === null) return { kind: 'UNAVAILABLE', reason: 'this client reads no deployment log' };
+    return this.lineageTreeHead(lineageId);
+  }
+
+  /** The log a walk of this client is tied to: the signed lineage log, the kept checkpoint and the index. */
+  #lineageLog(): LineageLogView {
+    return lineageLogView(this.#log, (lineageId) => this.readLineageTreeHead(lineageId));
+  }
+
+  /**
+   * Ties a walked lineage ({@link ResealClient.verifyLineage}, {@link ResealClient.verifyExport})
+   * to its log (`checkWalkAgainstLog`, shared/log/stored-lineage.ts; docs/verifiable-log.md,
+   * "Verifying a whole lineage"): the head item's signed lineage checkpoint (kept), covering
+   * exactly the walked records; or, for a head without one, the tree head the index holds, whose
+   * root the walked records' must be, the records past it awaiting integration. The tree head is
+   * read now, after the walk: {@link ResealClient.readVerifiedLineage} reads it first.
+   *
+   * @param records - the walked records in seq order (read again from the table when not given)
+   * @returns the verification (its verdict and first failure updated when the log disagrees) and
+   *   what the log showed, or `log: null` when there is nothing to compare
+   */
+  async checkWalkAgainstLog(
+    lineageId: string,
+    verification: ChainVerification,
+    records?: readonly unknown[],
+  ): Promise<FreshWalk> {
+    const view = this.#lineageLog();
+    const plan = await planWalk(view, this.#store, lineageId);
+    const tree = walkedTreeFor(plan);
+    if (plan.by === 'index') tree.add(records ?? (await this.exportLineage(lineageId)).records);
+    return this.#fresh(
+      lineageId,
+      await checkWalkAgainstLog(view, this.#store, lineageId, verification, { plan, tree }),
+    );
+  }
+
+  /**
+   * Reads a whole lineage ({@link ResealClient.exportLineage}), verifies it with this client's
+   * anchor ({@link ResealClient.verifyExport}) and ties it to its log as
+   * {@link ResealClient.checkWalkAgainstLog} does, the tree head read before the records (so a
+   * write integrated meanwhile is never taken for a rollback); its head then placed against the
+   * deployment log. What `reseal inspect --lineage` and `reseal report --lineage` show.
+   *
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
+   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
+   */
+  async readVerifiedLineage(
+    lineageId: string,
+    options: ReadExportOptions & { readonly checkpoint?: TrustedHead } = {},
+  ): Promise<{ readonly exported: LineageExport; readonly walked: FreshWalk }> {
+    const view = this.#lineageLog();
+    const plan = await planWalk(view, this.#store, lineageId);
+    const exported = await this.exportLineage(lineageId, options.onProgress ? { onProgress: options.onProgress } : {});
+    const tree = walkedTreeFor(plan);
+    tree.add(exported.records);
+    const verification = await this.verifyExport(
+      exported,
+      options.checkpoint ? { checkpoint: options.checkpoint } : {},
+    );
+    const walked = await checkWalkAgainstLog(view, this.#store, lineageId, verification, { plan, tree });
+    return { exported, walked: await this.#fresh(lineageId, walked) };
   }
 
   /** A walk tied to the log, its head then placed against the deployment log ({@link ResealClient.lineageFreshness}). */
   async #fresh(lineageId: string, walked: WalkAgainstLog): Promise<FreshWalk> {
-    const verification = await this.lineageFreshness(lineageId, walked.verification);
+    const verification = await this.lineageFreshness(lineageId, walked.verification, walked);
     return { ...walked, verification, freshness: verification.freshness };
   }
 
   /**
-   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint), which
-   * `verifyReceipt` checks offline with the log's public key.
-   * @throws {LogVerificationError} when the record cannot be proven
+   * A format-1 receipt (a signed lineage checkpoint): no longer produced for new records
+   * (docs/verifiable-log.md, "Receipts"): export format 2 ({@link ResealClient.chainReceipt}).
+   * Format-1 receipts already held still verify (`verifyReceipt`).
+   * @throws {InvalidInputError} always, naming format 2
    */
   receipt(lineageId: string, seq: number): Promise<Receipt> {
     return this.#log.receipt(lineageId, seq);
+  }
+
+  /**
+   * The lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+   * shared/integrator/lineage-tree-head.ts; docs/deployment-log.md, "Clients"): the lineage's entry
+   * in the index under the deployment checkpoint verified against the policy, or a signed lineage
+   * checkpoint where the index holds none or it extends the indexed head; `UNVOUCHED` when nothing
+   * does yet (awaiting integration), `REFUSED` when the chain does not verify or the two disagree.
+   * @throws what the table reads throw; never for a forged item
+   */
+  lineageTreeHead(lineageId: string): Promise<ReadLineageTreeHead> {
+    return this.#log.treeHead(lineageId);
+  }
+
+  /**
+   * Record `seq`, read from the table and proven by inclusion in the lineage's head tree, checked
+   * against the kept checkpoint (which a newer signed one then replaces). The tree is a signed
+   * lineage checkpoint, or a head the sealer MAC'd (`checkpoint.note` `null`), which only the
+   * deployment index vouches for ({@link ResealClient.proveFreshness}; docs/deployment-log.md, "Clients").
+   * @throws {LogVerificationError} when the log or the record does not verify, or `seq` is past the head
+   */
+  async provenRecord(lineageId: string, seq: number): Promise<ProvenRecord> {
+    const proven = await this.#log.proveRecord(lineageId, seq);
+    await this.#log.keep(lineageId, proven.checkpoint, proven.trusted);
+    return proven;
   }
 
   /**
@@ -562,10 +659,21 @@ export class ResealClient {
    * Places a walked lineage's verified head against the deployment log (`walkFreshness`,
    * docs/deployment-log.md, "Clients"): a head older than the one the index holds (a rolled-back
    * lineage) is `NOT_NEWEST` and no longer `VERIFIED_INTACT`; `freshness: null` when this client
-   * reads no deployment log or the walk is not intact.
+   * reads no deployment log or the walk is not intact. `tied`: what the walk was tied to
+   * (`checkWalkAgainstLog`): the head is then proven in that tree head, and a walk tied to the
+   * index shows where it stands there (records awaiting integration, `NOT_NEWEST`, refused).
    */
-  lineageFreshness(lineageId: string, verification: ChainVerification): Promise<FreshVerification> {
-    return walkFreshness({ store: this.#store, log: this.#log, freshness: this.#freshness }, lineageId, verification);
+  lineageFreshness(
+    lineageId: string,
+    verification: ChainVerification,
+    tied: Pick<WalkAgainstLog, 'log' | 'indexed'> | null = null,
+  ): Promise<FreshVerification> {
+    return walkFreshness(
+      { store: this.#store, log: this.#log, freshness: this.#freshness },
+      lineageId,
+      verification,
+      tied,
+    );
   }
 
   /**
@@ -584,9 +692,9 @@ export class ResealClient {
       lineageId,
       () =>
         options.authentication === 'signed-tree'
-          ? verifyLineageBySignedTree(this.#store, this.#log.view(), { ...walk, macKeyId: this.outputs.macKeyArn })
-          : verifyStoredLineage(this.#store, this.#log.view(), walk),
-      (verification) => ({ verification, log: null }),
+          ? verifyLineageBySignedTree(this.#store, this.#lineageLog(), { ...walk, macKeyId: this.outputs.macKeyArn })
+          : verifyStoredLineage(this.#store, this.#lineageLog(), walk),
+      (verification) => ({ verification, log: null, indexed: null }),
     );
     return this.#fresh(lineageId, walked);
   }

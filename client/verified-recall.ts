@@ -1,8 +1,8 @@
 import type { ReAnchorNotice } from '../shared/integrator/re-anchor-statement';
 import type { FreshnessState } from '../shared/integrator/record-freshness';
+import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
 import type { RecallCheck } from '../shared/log/recall-check';
 import type { RecordProof } from '../shared/log/record-proof';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
@@ -25,6 +25,12 @@ export const RecallEnd = {
   INVALID_REQUEST: 'INVALID_REQUEST',
   /** The record is proven but its manifest cannot be triaged: rebuild that memory. */
   UNTRIAGEABLE: 'UNTRIAGEABLE',
+  /**
+   * The record is sealed, awaiting integration: the tree it is proven in is the sealer's word
+   * alone (a head it MAC'd, past the head the deployment index holds), so it is not proven memory
+   * yet, and not tampering: recall again after the integration interval.
+   */
+  AWAITING_INTEGRATION: 'AWAITING_INTEGRATION',
 } as const;
 /** One of {@link RecallEnd}. */
 export type RecallEnd = (typeof RecallEnd)[keyof typeof RecallEnd];
@@ -89,7 +95,8 @@ export interface VerifiedRecall {
   readonly end: RecallEnd;
   /**
    * The client's verdict: `VERIFIED_INTACT` for `TRIAGED` and `UNTRIAGEABLE`; the finding for
-   * `NOT_INTACT` (never `VERIFIED_INTACT`); `null` for an unproven `NOT_FOUND` or `INVALID_REQUEST`.
+   * `NOT_INTACT` (never `VERIFIED_INTACT`); `null` for an unproven `NOT_FOUND` or
+   * `INVALID_REQUEST`, and for `AWAITING_INTEGRATION`.
    */
   readonly verdict: VerificationVerdict | null;
   /** Why, in words. */
@@ -102,8 +109,12 @@ export interface VerifiedRecall {
   readonly inclusion: RecordProof | null;
   /** The delta recomputed from the proven record and the caller's environment (`TRIAGED` only). */
   readonly delta: DeltaIsolationReport | null;
-  /** The signed checkpoint the answer proved the record in (also on some findings, for the reader). */
-  readonly checkpoint: VerifiedCheckpoint | null;
+  /**
+   * The lineage tree the answer proved the record in (also on some findings, for the reader): a
+   * signed lineage checkpoint (`note`), or the tree of a head the sealer MAC'd (`note` `null`),
+   * vouched for by the deployment index (`freshness`).
+   */
+  readonly checkpoint: StoredTreeHead | null;
   readonly checks: RecallChecks;
   /** Whether a rollback was checked at all (`checks.truncationCheckedAgainst` is not empty). */
   readonly truncationChecked: boolean;
@@ -135,8 +146,9 @@ export interface RecallDecisionInput {
 
 /**
  * Decides a recall's end from the client's own check: proven and triaged → `TRIAGED`; proven and
- * untriageable → `UNTRIAGEABLE`; an unproven `NOT_FOUND` / `INVALID_REQUEST` the log does not
- * contradict → those; anything else → `NOT_INTACT`, whose verdict is never `VERIFIED_INTACT` nor
+ * untriageable → `UNTRIAGEABLE`; a record only the sealer vouches for yet → `AWAITING_INTEGRATION`
+ * (verdict `null`); an unproven `NOT_FOUND` / `INVALID_REQUEST` the log does not contradict →
+ * those; anything else → `NOT_INTACT`, whose verdict is never `VERIFIED_INTACT` nor
  * `null` (a proven record without a delta, or an unproven refusal of another kind, is
  * `UNVERIFIED_TAMPER_RISK`: fail closed).
  */
@@ -181,6 +193,7 @@ export function decideRecall(input: RecallDecisionInput): VerifiedRecall {
 }
 
 function endOf(check: RecallCheck): RecallEnd {
+  if (check.awaitingIntegration && check.verdict === null) return RecallEnd.AWAITING_INTEGRATION;
   if (check.verdict === V.VERIFIED_INTACT && check.record) {
     if (check.delta) return RecallEnd.TRIAGED;
     if (check.refusal?.code === RefusalCode.MANIFEST_UNTRIAGEABLE && check.refusal.proven) {

@@ -1,4 +1,7 @@
+import { FreshnessState } from '../shared/integrator/record-freshness';
 import { checkpointOrigin } from '../shared/log/log-names';
+import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import type { WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { ChainVerification } from '../shared/seal/chain-verification';
 import { SealedRecordSchema } from '../shared/seal/sealed-record';
@@ -33,9 +36,12 @@ export interface WalkFreshnessDeps {
  * not verify is `REFUSED` (fail closed); a head past the index is `SEALED_AWAITING_INTEGRATION`,
  * intact. A refuted head turns the walk's verdict and first failure.
  *
- * The head is proven in the lineage's latest signed checkpoint when that checkpoint ends at it;
- * otherwise (no signed checkpoint, or one of another size) only its size is known, and a head
- * the index covers cannot be shown consistent with it.
+ * The head is proven in the tree head the walk was tied to when `tied` says so: the index's own
+ * (a walk tied to the index, `tied.indexed`), or the signed checkpoint ending at it. Otherwise it
+ * is proven in the lineage's latest signed checkpoint when that checkpoint ends at it; else only
+ * its size is known, and a head the index covers cannot be shown consistent with it. A walk tied
+ * to the index that is not `PROVEN` there (records awaiting integration, `NOT_NEWEST`, refused)
+ * shows that state, its verdict already set by the walk.
  *
  * @throws what the table reads throw (an outage), never for a forged or hidden item
  */
@@ -43,8 +49,24 @@ export async function walkFreshness(
   deps: WalkFreshnessDeps,
   lineageId: string,
   verification: ChainVerification,
+  tied: Pick<WalkAgainstLog, 'log' | 'indexed'> | null = null,
 ): Promise<FreshVerification> {
   const reader = deps.freshness;
+  const indexed = tied?.indexed ?? null;
+  if (reader && indexed && indexed.state !== FreshnessState.PROVEN) {
+    const policy = await reader.policy();
+    return {
+      ...verification,
+      freshness: {
+        state: indexed.state,
+        checkpointSize: indexed.deploymentCheckpointSize,
+        reason: indexed.reason,
+        witnessing: policy.witnessing,
+        windowSeconds: policy.windowSeconds,
+        reAnchor: null,
+      },
+    };
+  }
   const head = verification.head;
   if (!reader || !head || verification.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return { ...verification, freshness: null };
@@ -60,7 +82,10 @@ export async function walkFreshness(
   }
   const policy = await reader.policy();
   const chain = await reader.read({ lineageId });
-  const answered = await signedAt(deps, lineageId, head.seq + 1);
+  const answered =
+    tied?.log && tied.log.size === head.seq + 1
+      ? await treeHeadAt(deps, lineageId, tied.log)
+      : await signedAt(deps, lineageId, head.seq + 1);
   const decided = await provenRecordFreshness(
     deps.log,
     lineageId,
@@ -79,6 +104,16 @@ export async function walkFreshness(
     firstFailure: { seq: head.seq, verdict, reason: `freshness: ${reason}` },
     freshness,
   };
+}
+
+/** The tree head a walk was tied to, as the checkpoint its head record is proven in (its root checked by the walk). */
+async function treeHeadAt(
+  deps: WalkFreshnessDeps,
+  lineageId: string,
+  head: { readonly size: number; readonly rootHash: Uint8Array },
+): Promise<VerifiedCheckpoint> {
+  const key = await deps.log.key();
+  return { origin: checkpointOrigin(key.name, lineageId), size: head.size, rootHash: head.rootHash, note: '' };
 }
 
 /** The latest signed checkpoint when it has `size` leaves; else one of that size whose root is unknown (never consistent). */

@@ -4,6 +4,7 @@ import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import { decideAbsence } from '../shared/integrator/record-freshness';
+import type { Checkpoint } from '../shared/log/checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
   checkConflict,
@@ -30,13 +31,15 @@ import type { Freshness } from './verified-recall';
 /**
  * What became of a published write ({@link WriteOutcomes.waitFor}), every kind proven with
  * public keys alone (docs/verifiable-log.md, "Signed outcomes"):
- * - `SEALED`: its record is proven by inclusion (`proof`) in the signed checkpoint
- *   `checkpoint` (C2SP signed note, consistent with the kept one); `head` is the record's head;
- *   `freshness` says where it stands against the deployment log (docs/deployment-log.md,
- *   "Clients"): `PROVEN` once the lineage's indexed head covers it and the index maps its residual
- *   id to it under a deployment checkpoint meeting the policy, `SEALED_AWAITING_INTEGRATION`
- *   before, `INCONSISTENT` or `REFUSED` when the chain contradicts it or does not verify (never
- *   act on those); `null` when the client reads no deployment log;
+ * - `SEALED`: its record is proven by inclusion (`proof`) in the lineage's head tree `treeHead`:
+ *   a signed lineage checkpoint (`checkpoint`, the C2SP signed note, consistent with the kept one),
+ *   or a head the sealer MAC'd (`checkpoint` `null`: the sealer's word alone until the index holds
+ *   it); `head` is the record's head; `freshness` says where it stands against the deployment log
+ *   (docs/deployment-log.md, "Clients"): `PROVEN` once the lineage's indexed head covers it and the
+ *   index maps its residual id to it under a deployment checkpoint meeting the policy,
+ *   `SEALED_AWAITING_INTEGRATION` before (the sealer's word: not proven memory yet),
+ *   `INCONSISTENT` or `REFUSED` when the chain contradicts it or does not verify (never act on
+ *   those); `null` when the client reads no deployment log;
  * - `REJECTED`: the guard or the sealer refused it, in a rejection signed by that function;
  * - `CONFLICT`: it could not be appended (`STALE_EPOCH`, `LOST_RACE`, `LINEAGE_INCONSISTENT`),
  *   in a conflict signed by the sealer.
@@ -45,7 +48,10 @@ export type WriteOutcome =
   | {
       readonly kind: 'SEALED';
       readonly head: LineageHead;
-      readonly checkpoint: string;
+      /** The tree the record is proven in: origin, size and RFC 9162 root. */
+      readonly treeHead: Checkpoint;
+      /** Its signed lineage checkpoint (C2SP signed note), or `null`: a head the sealer MAC'd. */
+      readonly checkpoint: string | null;
       readonly proof: RecordProof;
       readonly freshness: Freshness | null;
     }
@@ -253,7 +259,7 @@ export class WriteOutcomes {
           residualId,
           seq,
           'UNVERIFIED_TAMPER_RISK',
-          `its record is sealed at seq ${seq}, proven in the lineage's signed checkpoint of ${latest.checkpoint.size} records: the marker was deleted`,
+          `its record is sealed at seq ${seq}, proven in the lineage's ${latest.checkpoint.note === null ? 'head tree' : 'signed checkpoint'} of ${latest.checkpoint.size} records: the marker was deleted`,
         );
       }
       return null;
@@ -330,6 +336,11 @@ export class WriteOutcomes {
         return {
           kind: 'SEALED',
           head: lineageHeadOf(record),
+          treeHead: {
+            origin: proven.checkpoint.origin,
+            size: proven.checkpoint.size,
+            rootHash: proven.checkpoint.rootHash,
+          },
           checkpoint: proven.checkpoint.note,
           proof: proven.inclusion,
           freshness: await this.#freshnessOf(lineageId, residualId, proven),

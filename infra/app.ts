@@ -24,6 +24,9 @@ import { WitnessStack } from './witness-stack';
  *   `witnessMaxAgeSeconds`: the witness the
  *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
  *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
+ * - `signLineageCheckpoints`: `false` runs the sealer without a signed lineage checkpoint per run
+ *   (the stack's `signLineageCheckpoints` prop; docs/deployment-log.md, "What changes for the
+ *   sealer"); default `true` (transitional).
  * - `mcpPolicyFile` (a file holding a tlog-policy) and `mcpPolicyMaxAgeSeconds`: the policy the
  *   remote MCP server checks freshness under (the stack's `mcpPolicy` prop, docs/mcp.md,
  *   "Freshness"); default the witness's policy, else the stack's log key alone.
@@ -68,6 +71,10 @@ if (witnessUrl !== undefined && witnessPolicyFile === undefined) {
   throw new Error('context witnessUrl needs witnessPolicyFile (the tlog-policy the integrator publishes under)');
 }
 const heartbeatRateMinutes = context('heartbeatRateMinutes');
+const signLineageCheckpoints = context('signLineageCheckpoints');
+if (signLineageCheckpoints !== undefined && signLineageCheckpoints !== 'true' && signLineageCheckpoints !== 'false') {
+  throw new Error(`context signLineageCheckpoints=${signLineageCheckpoints}: expected true or false`);
+}
 const mcpPolicyFile = context('mcpPolicyFile');
 const mcpPolicyMaxAge = context('mcpPolicyMaxAgeSeconds');
 if (mcpPolicyMaxAge !== undefined && mcpPolicyFile === undefined) {
@@ -92,6 +99,7 @@ new ResealStack(app, 'ResealStack', {
           maxAgeSeconds: witnessMaxAge === undefined ? undefined : Number(witnessMaxAge),
         },
   heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),
+  signLineageCheckpoints: signLineageCheckpoints === undefined ? undefined : signLineageCheckpoints !== 'false',
   mcpPolicy:
     mcpPolicyFile === undefined
       ? undefined

@@ -57,6 +57,14 @@ export interface ResealStackProps extends StackProps {
    */
   readonly deploymentMinSize?: number;
   /**
+   * Whether the sealer still signs a lineage checkpoint per run beside its head-state MAC
+   * (`SIGN_LINEAGE_CHECKPOINTS`; docs/deployment-log.md, "What changes for the sealer", the
+   * migration). `false` runs it as it runs once every reader takes lineage heads from the index:
+   * no `Sign` per run, heads carrying the MAC alone (the sealer keeps `kms:Sign` for its refusals
+   * until step 3). @default true (transitional)
+   */
+  readonly signLineageCheckpoints?: boolean;
+  /**
    * The tenants (docs/authorship.md, "Tenancy"; docs/infrastructure.md, "Tenants"): per tenant a
    * `residual-writes` queue only its `senderPrincipals` (and the remote MCP function) may send
    * to, consumed by the guard, which binds the tenant from the queue; and a KMS writer key only its
@@ -173,6 +181,7 @@ export class ResealStack extends Stack {
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
           DEPLOYMENT_MIN_SIZE: String(minSize),
+          SIGN_LINEAGE_CHECKPOINTS: String(props.signLineageCheckpoints ?? true),
         },
         timeout: Duration.seconds(30),
       },

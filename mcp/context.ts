@@ -21,13 +21,16 @@ export type McpClient = Pick<
   | 'waitForOutcome'
   | 'recall'
   | 'latestCheckpoint'
-  | 'receipt'
+  | 'provenRecord'
   | 'logKey'
   | 'verifyLineage'
   | 'lineageFreshness'
   | 'exportLineage'
   | 'verifyExport'
   | 'readRefusals'
+  | 'keptCheckpoint'
+  | 'verifyStoredLineage'
+  | 'readVerifiedLineage'
 >;
 
 /**

@@ -7,13 +7,16 @@ const METHODS = [
   'waitForOutcome',
   'recall',
   'latestCheckpoint',
-  'receipt',
+  'provenRecord',
   'logKey',
   'verifyLineage',
   'lineageFreshness',
   'exportLineage',
   'verifyExport',
   'readRefusals',
+  'keptCheckpoint',
+  'verifyStoredLineage',
+  'readVerifiedLineage',
 ] as const satisfies readonly (keyof McpClient)[];
 type Unlisted = Exclude<keyof McpClient, (typeof METHODS)[number]>;
 const everyMethodListed: [Unlisted] extends [never] ? true : Unlisted = true;

@@ -6,8 +6,9 @@ import { tailCheckpoint } from './tail-checkpoint';
 
 /**
  * The fields `reseal_verify` and `reseal_inspect` answer of the signed log next to their verdict
- * (docs/mcp.md, `reseal_verify`): the latest signed checkpoint, the kept checkpoint's size, what
- * the walk's tail was checked against, whether truncation was checked, and the log's key.
+ * (docs/mcp.md, `reseal_verify`): the signed lineage checkpoint, the kept checkpoint's size, what
+ * the walk's tail was checked against, whether truncation was checked, the log's key, the tree head
+ * the walk was tied to and the first seq awaiting integration.
  */
 export function logCheckFields(log: LogCheck, caller: TrustedHead | undefined) {
   const tail = tailCheckpoint(caller, log);
@@ -18,5 +19,14 @@ export function logCheckFields(log: LogCheck, caller: TrustedHead | undefined) {
     tailCheckedAgainst: tail ? { ...headOf(tail.head), source: tail.source } : null,
     truncationChecked: caller !== undefined || trustedCheckpointSize !== null,
     logKey: log.logKey,
+    treeHead: log.treeHead
+      ? {
+          size: log.treeHead.size,
+          rootHash: Buffer.from(log.treeHead.rootHash).toString('hex'),
+          vouchedBy: log.treeHead.vouchedBy,
+          deploymentCheckpointSize: log.treeHead.deploymentCheckpointSize,
+        }
+      : null,
+    awaitingIntegrationFromSeq: log.awaitingFromSeq ?? null,
   };
 }

@@ -1,12 +1,14 @@
 import { LogVerificationError } from '../client/errors';
 import type { LatestCheckpoint } from '../client/log-reader';
+import type { FreshWalk } from '../client/reseal-client';
+import type { FreshVerification } from '../client/walk-freshness';
+import { parseCheckpointBody } from '../shared/log/checkpoint';
 import { formatVerifierKey } from '../shared/log/note-key';
-import { escapedText } from '../shared/schemas/escaped-text';
+import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { parseSignedNote } from '../shared/log/signed-note';
 import type { TrustedHead } from '../shared/seal/chain-verification';
-import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './context';
-import { tailCheckpoint } from './tail-checkpoint';
 
 /** Why the signed log does not verify: the client's verdict and its reason (e.g. a rollback, a fork). */
 export interface LogFailure {
@@ -15,79 +17,111 @@ export interface LogFailure {
 }
 
 /**
- * What the server learnt of a lineage's signed log before a walk (`reseal_verify`,
- * `reseal_inspect`): the latest signed checkpoint (verified, consistent with the kept one:
- * docs/verifiable-log.md, "Checkpoints the client keeps"), the head of its last record (proven
- * by inclusion), or why the log does not verify.
+ * The tree head a walk was tied to (docs/verifiable-log.md, "Verifying a whole lineage"): its size
+ * and root, what vouches for it, and the deployment checkpoint an index-vouched head was read under.
+ */
+export interface WalkTreeHeadCheck {
+  readonly size: number;
+  readonly rootHash: Uint8Array;
+  readonly vouchedBy: 'signed-checkpoint' | 'index';
+  readonly deploymentCheckpointSize: number | null;
+}
+
+/**
+ * What the server learnt of a lineage's log with a walk (`reseal_verify`, `reseal_inspect`): the
+ * latest signed lineage checkpoint when the walk was tied to one (verified, consistent with the
+ * kept one: docs/verifiable-log.md, "Checkpoints the client keeps"), the tree head it was tied to
+ * (that checkpoint, or the lineage's entry in the index), the last record of that tree (proven by
+ * the walk), and the first seq sealed past an index-vouched tree head (awaiting integration).
  */
 export interface LogCheck {
   readonly latest: LatestCheckpoint | null;
-  /** The last record of `latest`, proven by inclusion; `null` when not needed or not proven. */
+  /** The last record of the tree head, proven by the walk; `null` when not proven. */
   readonly signedHead: TrustedHead | null;
-  /** Why the signed log does not verify (rollback, fork, forged note, unprovable record), or `null`. */
+  /** Why the log does not verify, when that was found apart from the walk (the walk's verdict carries it otherwise). */
   readonly failure: LogFailure | null;
   /** The log's verifier key, C2SP vkey. */
   readonly logKey: string;
+  /** The tree head the walk was tied to, `null` (none) or absent (not read). */
+  readonly treeHead?: WalkTreeHeadCheck | null;
+  /** The first seq sealed past the tree head the index holds (awaiting integration), `null` or absent (none). */
+  readonly awaitingFromSeq?: number | null;
 }
 
-/** The head of a record the client proved (its receipt's record is the proven one). */
-async function provenHead(client: McpClient, lineageId: string, seq: number): Promise<TrustedHead> {
-  const record = (await client.receipt(lineageId, seq)).record as SealedRecord;
-  return { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
-}
-
-/** A signed log that does not verify, as data (its reason escaped: it may quote a stored field); anything else the client threw is thrown again. */
-function logFailure(error: unknown): LogFailure {
-  if (!(error instanceof LogVerificationError)) throw error;
-  return { verdict: error.verdict, reason: escapedText(error.reason) };
-}
-
-/**
- * What the signed log of a lineage says, read by the client with the log's public key: the
- * latest signed checkpoint, verified and shown consistent with the kept one (which it then
- * replaces: `client.latestCheckpoint`), and, with `signedHead`, the head of its last record
- * proven by inclusion, for a walk to check the stored tail against. A log that does not verify
- * is a `failure`, not an exception, so a walk can still name the record at fault.
- *
- * @throws what the client throws for anything but a verification failure (AWS errors)
- */
-async function checkLog(
-  client: McpClient,
-  lineageId: string,
-  options: { readonly signedHead: boolean },
-): Promise<LogCheck> {
-  const logKey = formatVerifierKey(await client.logKey());
-  let latest: LogCheck['latest'];
+/** The kept checkpoint, verified again; `null` when none, or when it does not verify (the walk then fails citing it). */
+async function keptOf(client: McpClient, lineageId: string): Promise<VerifiedCheckpoint | null> {
   try {
-    latest = await client.latestCheckpoint(lineageId);
+    return await client.keptCheckpoint(lineageId);
   } catch (error) {
-    return { latest: null, signedHead: null, failure: logFailure(error), logKey };
-  }
-  if (!latest || !options.signedHead || latest.checkpoint.size === 0) {
-    return { latest, signedHead: null, failure: null, logKey };
-  }
-  try {
-    const signedHead = await provenHead(client, lineageId, latest.checkpoint.size - 1);
-    return { latest, signedHead, failure: null, logKey };
-  } catch (error) {
-    return { latest, signedHead: null, failure: logFailure(error), logKey };
+    if (error instanceof LogVerificationError) return null;
+    throw error;
   }
 }
 
 /**
- * The step `reseal_verify` and `reseal_inspect` take before walking a lineage: its signed log
- * checked ({@link checkLog}; the last record proven only when the caller gives no `checkpoint`),
- * and the walk's options: the stored tail checked against the caller's `checkpoint`, else that
- * proven last record, else nothing (`{}`).
+ * The log part of a walk's answer, from the walk tied to its log ({@link FreshWalk}): the signed
+ * lineage checkpoint it was tied to (with the kept one read before the walk), the tree head, the
+ * proven last record of that tree, and the first seq awaiting integration.
+ */
+function logOf(walked: FreshWalk, kept: VerifiedCheckpoint | null, logKey: string): LogCheck {
+  const { log, indexed, verification } = walked;
+  const head = verification.head;
+  const latest: LatestCheckpoint | null =
+    log?.note != null
+      ? { checkpoint: { ...parseCheckpointBody(parseSignedNote(log.note).text), note: log.note }, trusted: kept }
+      : null;
+  return {
+    latest,
+    signedHead: log && head && head.seq + 1 === log.size ? head : null,
+    failure: null,
+    logKey,
+    treeHead: log && {
+      size: log.size,
+      rootHash: log.rootHash,
+      vouchedBy: log.vouchedBy,
+      deploymentCheckpointSize: indexed?.deploymentCheckpointSize ?? null,
+    },
+    awaitingFromSeq: indexed?.awaitingFromSeq ?? null,
+  };
+}
+
+/**
+ * `reseal_verify`'s walk (docs/mcp.md, `reseal_verify`): every hash, link and MAC through KMS, the
+ * stored head, the tail against the caller's `checkpoint`, all tied to the lineage's tree head
+ * (`client.verifyStoredLineage`, MAC audit): the head item's signed lineage checkpoint (kept), or
+ * the lineage's entry in the index, records past it awaiting integration; the head then placed
+ * against the deployment log.
  *
  * @throws what the client throws for anything but a verification failure (AWS errors)
  */
-export async function checkLogForWalk(
+export async function verifyWithLog(
   client: McpClient,
   lineageId: string,
   caller: TrustedHead | undefined,
-): Promise<{ readonly log: LogCheck; readonly walk: { readonly checkpoint?: TrustedHead } }> {
-  const log = await checkLog(client, lineageId, { signedHead: caller === undefined });
-  const tail = tailCheckpoint(caller, log);
-  return { log, walk: tail ? { checkpoint: tail.head } : {} };
+): Promise<{ readonly verification: FreshVerification; readonly log: LogCheck }> {
+  const logKey = formatVerifierKey(await client.logKey());
+  const kept = await keptOf(client, lineageId);
+  const walked = await client.verifyStoredLineage(lineageId, {
+    authentication: 'macs',
+    ...(caller ? { checkpoint: caller } : {}),
+  });
+  return { verification: walked.verification, log: logOf(walked, kept, logKey) };
+}
+
+/**
+ * `reseal_inspect`'s read (docs/mcp.md, `reseal_inspect`): the whole lineage read, verified with
+ * the client's anchor and tied to its tree head as {@link verifyWithLog} ties it
+ * (`client.readVerifiedLineage`), with the records read.
+ *
+ * @throws what the client throws for anything but a verification failure (AWS errors)
+ */
+export async function inspectWithLog(
+  client: McpClient,
+  lineageId: string,
+  caller: TrustedHead | undefined,
+): Promise<{ readonly records: unknown[]; readonly verification: FreshVerification; readonly log: LogCheck }> {
+  const logKey = formatVerifierKey(await client.logKey());
+  const kept = await keptOf(client, lineageId);
+  const { exported, walked } = await client.readVerifiedLineage(lineageId, caller ? { checkpoint: caller } : {});
+  return { records: exported.records, verification: walked.verification, log: logOf(walked, kept, logKey) };
 }

@@ -153,6 +153,18 @@ export function recallResult(input: {
     }
     case RecallEnd.NOT_INTACT:
       return tamperFromRecall(recall);
+    case RecallEnd.AWAITING_INTEGRATION:
+      return toolError(
+        ToolErrorCode.TIMEOUT,
+        `record of ${recall.lineageId} is sealed, awaiting integration: not proven memory yet (and not tampering)`,
+        'recall again after the integration interval',
+        {
+          requestId: recall.requestId,
+          lineageId: recall.lineageId,
+          proven: false,
+          freshness: freshnessShape(recall.freshness),
+        },
+      );
     case RecallEnd.TRIAGED:
       break;
   }

@@ -3,7 +3,9 @@ import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
 
 /** A checkpoint and its signed note as a tool answers them (root hash in hex). */
-export function signedCheckpointOutput(checkpoint: Checkpoint & { readonly note: string }): SignedCheckpointOutput {
+export function signedCheckpointOutput(
+  checkpoint: Checkpoint & { readonly note: string | null },
+): SignedCheckpointOutput {
   return {
     note: checkpoint.note,
     origin: checkpoint.origin,

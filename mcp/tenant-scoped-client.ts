@@ -29,9 +29,9 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
       own(lineageId);
       return client.latestCheckpoint(lineageId);
     },
-    receipt: async (lineageId, seq) => {
+    provenRecord: async (lineageId, seq) => {
       own(lineageId);
-      return client.receipt(lineageId, seq);
+      return client.provenRecord(lineageId, seq);
     },
     logKey: () => client.logKey(),
     verifyLineage: async (lineageId, options) => {
@@ -53,6 +53,18 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
     readRefusals: async (lineageId) => {
       own(lineageId);
       return client.readRefusals(lineageId);
+    },
+    keptCheckpoint: async (lineageId) => {
+      own(lineageId);
+      return client.keptCheckpoint(lineageId);
+    },
+    verifyStoredLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.verifyStoredLineage(lineageId, options);
+    },
+    readVerifiedLineage: async (lineageId, options) => {
+      own(lineageId);
+      return client.readVerifiedLineage(lineageId, options);
     },
   };
 }

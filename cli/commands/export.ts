@@ -41,7 +41,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
     .option('--seq <n>', 'with --receipt: the record', integerOption)
     .option(
       '--receipt-format <1|2>',
-      'with --receipt: 2 (default) carries the deployment chain and is checked with a tlog-policy (exit 3 while the record is not integrated); 1 the lineage checkpoint alone',
+      'with --receipt: 2 (default) carries the deployment chain and is checked with a tlog-policy (exit 3 while the record is not integrated); 1 (a signed lineage checkpoint) is no longer produced for new records: exit 2, export 2',
       integerOption,
       2,
     )
@@ -78,7 +78,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
           }
           if (error instanceof NotIntegratedError) {
             throw new CliError(
-              `no receipt yet: ${error.message}; export again after the next integration (or --receipt-format 1 for the lineage checkpoint alone)`,
+              `no receipt yet: ${error.message}; export again after the next integration`,
               ExitCode.AWAITING_INTEGRATION,
               { cause: error },
             );

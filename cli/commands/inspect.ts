@@ -9,7 +9,6 @@ import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
@@ -26,7 +25,7 @@ import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readJsonFile, validateFileContent } from '../read-input';
-import { exportHeadOf } from './verify';
+import { awaitingLine, exportHeadOf, walkExitCode } from './verify';
 
 interface InspectOptions extends AnchorOptions {
   readonly checkpointStore?: string;
@@ -64,6 +63,8 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let truncation: { readonly checked: boolean; readonly line: string } | null = null;
       // `--lineage`: where the verified head stands against the deployment log (docs/cli.md, "Freshness").
       let freshness: Freshness | null | undefined;
+      // `--lineage` tied to the index: the first seq sealed past its tree head (awaiting integration).
+      let awaiting: number | null = null;
       if (options.export) {
         const raw = await readJsonFile(ctx.io, options.export, 'lineage export');
         const envelope = validateFileContent(options.export, 'lineage export', () =>
@@ -84,8 +85,8 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
         const bar = progressBar(ctx.io, `reading ${lineageId}`, { quiet: options.json === true });
-        const exported = await client
-          .exportLineage(lineageId, { onProgress: bar.update })
+        const read = await client
+          .readVerifiedLineage(lineageId, { onProgress: bar.update, ...checkpoint })
           .catch((error: unknown) => {
             // A lineage that is gone although a checkpoint saw it was cut, not unknown (as verify and recall say).
             if (error instanceof LogVerificationError) {
@@ -101,11 +102,12 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
             throw error;
           })
           .finally(bar.finish);
-        records = exported.records;
+        records = read.exported.records;
         // The stored head is checked against the records (a claim, not a checkpoint), and the walk
-        // against the signed log.
-        const walked = await client.checkWalkAgainstLog(lineageId, await client.verifyExport(exported, checkpoint));
+        // against its log: the signed lineage checkpoint, or the tree head the index holds.
+        const walked = read.walked;
         verification = walked.verification;
+        awaiting = walked.indexed?.awaitingFromSeq ?? null;
         truncation = truncationLine(walked.log, options.checkpoint);
         freshness = walked.freshness;
         refusals = await client.readRefusals(lineageId); // listed after the timeline
@@ -120,17 +122,19 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
               ...timelineJson(lineageId, rows, verification),
               ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
               ...(freshness === undefined ? {} : { freshness: freshnessShape(freshness) }),
+              ...(options.lineage ? { awaiting_integration_from_seq: awaiting } : {}),
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
               untrusted: untrustedJson(untrusted),
             })
           : timelineText(lineageId, rows, verification) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
               (freshness === undefined ? '' : fieldLines([freshnessRow(freshness)])) +
+              (awaiting === null ? '' : fieldLines([['awaiting', awaitingLine(awaiting)]])) +
               (refusals ? refusalsText(refusals.rejections, refusals.conflicts) : '') +
               untrustedText(untrusted),
       );
       // --- end inspect refusals ---
-      ctx.exit(verification.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
+      ctx.exit(walkExitCode(verification.verdict, awaiting));
     });
 }
 

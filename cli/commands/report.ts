@@ -5,10 +5,11 @@ import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import { readLineageReport } from '../../client/read-lineage-report';
 import { verifyRecords } from '../../client/verify-records';
+import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { lineageReport } from '../../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-model';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import type { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
@@ -18,7 +19,7 @@ import { type AnchorOptions, chooseAnchor, stackKeyPin } from '../mac-anchor-cho
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
-import { exportHeadOf, keyIdNamedBy } from './verify';
+import { exportHeadOf, keyIdNamedBy, walkExitCode } from './verify';
 
 interface ReportOptions extends AnchorOptions {
   readonly lineage?: string;
@@ -75,7 +76,9 @@ export function registerReport(program: Command, ctx: CommandContext): void {
         });
         ctx.io.stderr(`report: wrote ${options.out} (chain ${lineage.verdict})\n`);
       } else ctx.io.stdout(text);
-      ctx.exit(lineage.verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER);
+      // Records sealed past the tree head the index holds are awaiting integration, not tamper (exit 3).
+      const awaiting = lineage.checkpoints.some((c) => c.state === FreshnessState.SEALED_AWAITING_INTEGRATION);
+      ctx.exit(walkExitCode(lineage.verdict as VerificationVerdict, awaiting ? 0 : null));
     });
 }
 

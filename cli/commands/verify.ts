@@ -33,9 +33,19 @@ interface VerifyOptions extends AnchorOptions {
   readonly stack: string;
 }
 
-/** Exit code of a verification verdict: 0 only for `VERIFIED_INTACT`, else 20 (tamper or unverifiable). */
-export function verificationExitCode(verdict: VerificationVerdict): ExitCode {
-  return verdict === VerificationVerdict.VERIFIED_INTACT ? ExitCode.OK : ExitCode.TAMPER;
+/**
+ * Exit code of a whole-lineage walk (docs/cli.md, "Exit codes"): 0 when `VERIFIED_INTACT`; 3 when
+ * the only thing short of it is records sealed past the tree head the index holds (`awaitingFromSeq`,
+ * sealed, awaiting integration: not tampering); else 20.
+ */
+export function walkExitCode(verdict: VerificationVerdict, awaitingFromSeq: number | null): ExitCode {
+  if (verdict === VerificationVerdict.VERIFIED_INTACT) return ExitCode.OK;
+  return awaitingFromSeq === null ? ExitCode.TAMPER : ExitCode.AWAITING_INTEGRATION;
+}
+
+/** The line a walk prints for records sealed past the indexed tree head. */
+export function awaitingLine(fromSeq: number): string {
+  return `seq ${fromSeq} on: sealed, awaiting integration (past the tree head the index holds; not tampering: verify again after the next integration)`;
 }
 
 /**
@@ -47,7 +57,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .command('verify')
     .summary('verify a sealed chain: an export file (offline) or a stored lineage (online)')
     .description(
-      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such. --lineage authenticates the stored records by the signed tree (every record proven a leaf of the newest signed checkpoint, no MAC call) unless --audit-macs asks for one KMS VerifyMac per record.',
+      'Verifies every record of a lineage: hashes, links, sequence and epochs offline; MACs through KMS when an endpoint (AWS_ENDPOINT_URL) or credentials are available, or with --local-key-hex. KMS checks MACs only under a key you pin: --key-id, or the MacKeyArn output of --stack (default ResealStack); a key id named only by the export is never trusted. When no MAC can be checked, or the key is not pinned, the verdict is UNVERIFIED_TAMPER_RISK (fail closed, exit 20), but a broken hash or link is still reported as such. --lineage authenticates the stored records by the signed tree (every record proven a leaf of the tree head: the signed lineage checkpoint on the head item, or the entry of the lineage in the verifiable index under the authenticated deployment checkpoint; no MAC call) unless --audit-macs asks for one KMS VerifyMac per record. Records sealed past the indexed tree head are awaiting integration (exit 3).',
     )
     .option('--export <LINEAGE.json>', 'a lineage export (as `reseal export` writes it)')
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
@@ -106,7 +116,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
           })
         : await verifyStoredLineage(ctx, options.lineage as string, options);
       ctx.io.stdout(options.json ? jsonText(verificationJson(result, context)) : verificationText(result, context));
-      ctx.exit(verificationExitCode(result.verdict));
+      ctx.exit(walkExitCode(result.verdict, context.awaitingFromSeq ?? null));
     });
 }
 
@@ -202,6 +212,8 @@ async function verifyStoredLineage(
       note: logNote(log),
       authenticatedBy: authentication,
       freshness,
+      treeHead: log && { size: log.size, vouchedBy: log.vouchedBy },
+      awaitingFromSeq: walked.indexed?.awaitingFromSeq ?? null,
     },
   };
 }
@@ -223,10 +235,14 @@ export async function keptCheckpointOf(
   }
 }
 
-/** The `note` line of a walk checked against the log. */
-export function logNote(log: { size: number; truncationChecked: boolean } | null): string | null {
+/** The `note` line of a walk checked against its log (the signed lineage checkpoint, or the tree head the index holds). */
+export function logNote(
+  log: { size: number; truncationChecked: boolean; vouchedBy?: 'signed-checkpoint' | 'index' } | null,
+): string | null {
   if (!log) return null;
-  return `the walk is the signed log's ${log.size} records; truncation ${log.truncationChecked ? 'checked against the kept checkpoint' : 'NOT checked: no kept checkpoint (--checkpoint-store)'}`;
+  const tree =
+    log.vouchedBy === 'index' ? `the index's tree head of ${log.size} records` : `the signed log's ${log.size} records`;
+  return `the walk is ${tree}; truncation ${log.truncationChecked ? 'checked against the kept checkpoint' : 'NOT checked: no kept checkpoint (--checkpoint-store)'}`;
 }
 
 /** Key id named by the first record that names one (the records are untrusted; only a hint). */

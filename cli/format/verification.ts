@@ -32,6 +32,14 @@ export interface VerificationContext {
    * deployment log (docs/cli.md, "Freshness"), `null` when not checked.
    */
   readonly freshness?: Freshness | null;
+  /**
+   * `--lineage` only: the tree head the walk was tied to (docs/verifiable-log.md, "Verifying a
+   * whole lineage"): its size and what vouches for it (the head item's signed lineage checkpoint,
+   * or the index entry under the authenticated deployment checkpoint); `null`: none.
+   */
+  readonly treeHead?: { readonly size: number; readonly vouchedBy: 'signed-checkpoint' | 'index' } | null;
+  /** `--lineage` only: the first seq sealed past the indexed tree head (awaiting integration), or `null`. */
+  readonly awaitingFromSeq?: number | null;
 }
 
 /** The `checkpoint` row when no `--checkpoint` was given: what the walk's tail was checked against, if anything. */
@@ -68,6 +76,10 @@ export function verificationJson(result: ChainVerification, context: Verificatio
     verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
     note: context.note,
     ...(context.freshness === undefined ? {} : { freshness: freshnessShape(context.freshness) }),
+    ...(context.treeHead === undefined
+      ? {}
+      : { tree_head: context.treeHead && { size: context.treeHead.size, vouched_by: context.treeHead.vouchedBy } }),
+    ...(context.awaitingFromSeq === undefined ? {} : { awaiting_integration_from_seq: context.awaitingFromSeq }),
     records: result.records.map((r) => ({
       seq: r.seq,
       residual_id: r.residualId,
@@ -85,7 +97,7 @@ const MAC_CHECK_TEXT: Record<MacCheck, string> = {
   unavailable: 'not checked (no key reachable)',
   unpinned: 'not checked (key not pinned: named only by the data)',
   'signed-tree':
-    'not called: each record proven a leaf of the newest signed checkpoint instead (--audit-macs checks every MAC with KMS)',
+    'not called: each record proven a leaf of the tree head instead (--audit-macs checks every MAC with KMS)',
 };
 
 /**
@@ -105,8 +117,8 @@ export function verificationText(result: ChainVerification, context: Verificatio
           [
             'authenticated by',
             context.authenticatedBy === 'signed-tree'
-              ? 'the signed tree (every record a leaf of the newest signed checkpoint; chain walked without MACs)'
-              : 'MAC audit (KMS VerifyMac per record), tied to the signed log',
+              ? 'the signed tree (every record a leaf of the tree head: the signed lineage checkpoint, or the index entry; chain walked without MACs)'
+              : 'MAC audit (KMS VerifyMac per record), tied to the tree head',
           ] as [string, string],
         ]),
     ['MACs', `${MAC_CHECK_TEXT[context.macCheck]}, key ${context.keyId}`],
@@ -126,6 +138,18 @@ export function verificationText(result: ChainVerification, context: Verificatio
           : '(none)',
     ],
   ];
+  if (context.treeHead) {
+    rows.push([
+      'tree head',
+      `${context.treeHead.size} records, ${context.treeHead.vouchedBy === 'index' ? 'the index entry under the authenticated deployment checkpoint' : "the head item's signed lineage checkpoint"}`,
+    ]);
+  }
+  if (context.awaitingFromSeq !== undefined && context.awaitingFromSeq !== null) {
+    rows.push([
+      'awaiting',
+      `seq ${context.awaitingFromSeq} on: sealed, awaiting integration (past the tree head the index holds; not tampering: verify again after the next integration)`,
+    ]);
+  }
   if (context.note) rows.push(['note', context.note]);
   const fresh = context.freshness === undefined ? null : freshnessRow(context.freshness);
   if (fresh) rows.push(fresh);

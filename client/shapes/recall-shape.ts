@@ -94,6 +94,9 @@ export function recallRefusalCode(recall: VerifiedRecall): RefusalCode | null {
       return RefusalCode.INVALID_REQUEST;
     case RecallEnd.NOT_INTACT:
       return RefusalCode.VERIFICATION_FAILED;
+    case RecallEnd.AWAITING_INTEGRATION:
+      // Triage answered; the client holds the record back until the index vouches for its tree.
+      return null;
   }
 }
 

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { HexDigest, NonNegativeInt } from '../../shared/schemas/primitives';
 
 /**
- * A signed checkpoint of a lineage's verifiable log (docs/verifiable-log.md, "Checkpoints"), as
- * the client verified it with the log's public key: the C2SP signed note itself (`note`, to
- * keep or hand to an auditor), and what it signs.
+ * A lineage tree head a record is proven in (docs/verifiable-log.md, "Checkpoints", "Recall"): a
+ * signed checkpoint the client verified with the log's public key, with the C2SP signed note itself
+ * (`note`, to keep or hand to an auditor), or the tree of a head the sealer MAC'd (`note` `null`),
+ * which the deployment index vouches for (the answer's `freshness`).
  */
 export const SignedCheckpointOutput = z.object({
-  /** The C2SP signed note (tlog-checkpoint body, blank line, signature line). */
-  note: z.string(),
+  /** The C2SP signed note (tlog-checkpoint body, blank line, signature line), or `null`: a head the sealer MAC'd, vouched for by the index. */
+  note: z.string().nullable(),
   /** `reseal/<stackName>/<lineageId>`. */
   origin: z.string(),
   /** Number of records the log holds at this checkpoint. */

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { parseCheckpointBody } from '../../shared/log/checkpoint';
-import { parseSignedNote } from '../../shared/log/signed-note';
 import { RejectionStage } from '../../shared/pipeline/messages';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { isoTime } from '../iso-time';
@@ -26,7 +24,7 @@ export const WriteSealedShape = z.object({
   seq: NonNegativeInt,
   recordHash: HexDigest,
   generationEpoch: NonNegativeInt,
-  /** The signed checkpoint the record is proven in (keep `seq:recordHash` for `--checkpoint`). */
+  /** The tree the record is proven in: a signed checkpoint (`note`), or a head the sealer MAC'd (`note` `null`, vouched for by `freshness`); keep `seq:recordHash` for `--checkpoint`. */
   checkpoint: SignedCheckpointOutput,
   /** The record's RFC 9162 inclusion proof in `checkpoint` (leaf `seq`). */
   proof: InclusionProofOutput,
@@ -128,7 +126,7 @@ export function writeSealedShape(
   outcome: Extract<WriteOutcome, { kind: 'SEALED' }>,
 ): WriteSealedShape {
   const { head, proof } = outcome;
-  const body = parseCheckpointBody(parseSignedNote(outcome.checkpoint).text);
+  const body = outcome.treeHead;
   return {
     format: WRITE_OUTCOME_FORMAT,
     lineageId,

@@ -5,6 +5,7 @@ import type { CheckpointStore } from '../../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../../client/connect';
 import { LogVerificationError } from '../../client/errors';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
+import { lineageLogView } from '../../client/lineage-log-view';
 import { LogReader } from '../../client/log-reader';
 import type { LineageReader, ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId } from '../../client/sole-writer-policy';
@@ -273,7 +274,8 @@ export class ResealSession implements Session {
     };
     let walked: Awaited<ReturnType<typeof verifyLineageBySignedTree>>;
     try {
-      walked = await verifyLineageBySignedTree(reads, this.#log.view(), {
+      const log = lineageLogView(this.#log, (id) => this.#client.readLineageTreeHead(id));
+      walked = await verifyLineageBySignedTree(reads, log, {
         lineageId,
         macKeyId: this.#client.outputs.macKeyArn,
       });
@@ -291,7 +293,7 @@ export class ResealSession implements Session {
     // The walked head placed against the deployment log (docs/deployment-log.md, "Clients"): a
     // history rolled back behind the index (NOT_NEWEST), two histories (INCONSISTENT) or a chain
     // that does not verify (REFUSED) is never returned.
-    const verification = await this.#client.lineageFreshness(lineageId, walked.verification);
+    const verification = await this.#client.lineageFreshness(lineageId, walked.verification, walked);
     if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT || log === null) {
       throw new LogVerificationError(
         lineageId,

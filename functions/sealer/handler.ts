@@ -18,6 +18,7 @@ import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
 import { createSealerHandler } from './create-handler';
 import { SealerService } from './sealer-service';
+import { signLineageCheckpoints } from './sign-lineage-checkpoints';
 
 // Built once per cold start, reused by warm invocations.
 const logger = new Logger({ serviceName: 'reseal-sealer' });
@@ -55,6 +56,8 @@ const service = new SealerService({
       : null,
     minSize: deploymentMinSize(process.env.DEPLOYMENT_MIN_SIZE),
   },
+  // Transitional (docs/deployment-log.md, "What changes for the sealer"): signed unless set to `false`.
+  signLineageCheckpoints: signLineageCheckpoints(process.env.SIGN_LINEAGE_CHECKPOINTS),
 });
 
 /** Lambda entry point: SQS FIFO `seal-requests` → seal and append (docs/sealing.md, docs/verifiable-log.md). */

@@ -1,5 +1,6 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import type { Checkpoint } from '../../shared/log/checkpoint';
 import { checkHeldRecord } from '../../shared/log/held-record-check';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
@@ -85,8 +86,10 @@ interface Proven {
  *    naming every bad field is stored and announced.
  * 2. A report already stored for this request id is re-emitted (retries are safe; a client
  *    verifies every answer, so a report planted in the table gains nothing).
- * 3. Open the lineage's latest signed checkpoint (head item): its signature by the log key and
- *    its origin. Records stored past it (a rewound head) → `LINEAGE_BROKEN`; records without a
+ * 3. Read the lineage's head item's tree: its signed checkpoint (signature by the log key, origin)
+ *    where it carries one, else the tree its header and frontier claim (a head the sealer MAC'd:
+ *    triage holds no `kms:VerifyMac`, and the client ties that tree to the deployment index).
+ *    Records stored past it (a rewound head) → `LINEAGE_BROKEN`; records without a
  *    head → `LINEAGE_BROKEN`; no lineage but a trusted checkpoint → `TRUNCATION_DETECTED`.
  * 4. With the caller's `trustedCheckpoint`: it must verify, and the latest checkpoint must extend
  *    it (consistency proof; smaller → `TRUNCATION_DETECTED`, not a prefix → `LINEAGE_BROKEN`).
@@ -94,7 +97,8 @@ interface Proven {
  * 5. Resolve the target (`seq`; `residualId` through its marker; `latest` = checkpoint size − 1),
  *    read the record and prove it: its own hashes, and its inclusion at leaf = seq. A marker that
  *    names no valid seq (not a safe integer ≥ 0) or another record → `LINEAGE_BROKEN`.
- * 6. `isolateDelta(record.manifest, currentEnv)`; store the report with its proof; emit
+ * 6. `isolateDelta(record.manifest, currentEnv)`; store the report with its proof (the tree head,
+ *    size and root, and the signed checkpoint where there is one); emit
  *    `TriageCompleted`.
  * Refusals: `NOT_FOUND`, `VERIFICATION_FAILED` (with the verdict), `MANIFEST_UNTRIAGEABLE`.
  * Rejects only on infrastructure failures (store, bus, KMS), after logging the failure, so
@@ -321,12 +325,19 @@ export class TriageService {
     if (wrong) return this.#unverified(wrong.verdict, wrong.reason, wrong.seq);
     return {
       record,
-      proof: { checkpoint: checkpoint.note, seq, recordHash: record.recordHash, inclusion, consistency },
+      proof: {
+        checkpoint: checkpoint.note,
+        treeHead: { treeSize: checkpoint.size, rootHash: Buffer.from(checkpoint.rootHash).toString('hex') },
+        seq,
+        recordHash: record.recordHash,
+        inclusion,
+        consistency,
+      },
     };
   }
 
   /** The target's seq in `latest`, or the refusal: `NOT_FOUND`, or an edited marker. */
-  async #resolveTarget(recall: RecallRequestedDetail, latest: VerifiedCheckpoint): Promise<number | Refusal> {
+  async #resolveTarget(recall: RecallRequestedDetail, latest: Checkpoint): Promise<number | Refusal> {
     const { target } = recall;
     let seq: number | null;
     if ('seq' in target) seq = target.seq;
@@ -347,7 +358,7 @@ export class TriageService {
     if (seq >= latest.size) {
       return new Refusal(
         RefusalCode.NOT_FOUND,
-        `no record at seq ${seq}: the latest signed checkpoint covers ${latest.size} records (if it was just appended, recall again)`,
+        `no record at seq ${seq}: the lineage's head covers ${latest.size} records (if it was just appended, recall again)`,
         null,
         seq,
       );
@@ -359,13 +370,13 @@ export class TriageService {
   async #proveAt(
     lineageId: string,
     seq: number,
-    latest: VerifiedCheckpoint,
+    latest: Checkpoint,
   ): Promise<{ readonly record: SealedRecord; readonly inclusion: RecordProof } | Refusal> {
     const proven = await proveStoredRecord(this.#deps.store, lineageId, seq, latest);
     if (proven.kind === 'MISSING') {
       return this.#unverified(
         V.LINEAGE_BROKEN,
-        `record ${seq} is covered by the signed checkpoint but missing from the table`,
+        `record ${seq} is covered by the lineage's head but missing from the table`,
         seq,
       );
     }

@@ -6,6 +6,11 @@ export const ToolErrorCode = {
   WRITE_CONFLICT: 'WRITE_CONFLICT',
   /** A record or the chain does not verify (tamper, truncation, or a MAC that cannot be checked). */
   TAMPER_DETECTED: 'TAMPER_DETECTED',
+  /**
+   * Records of the lineage are sealed past the tree head the index holds (`awaitingIntegrationFromSeq`;
+   * docs/mcp.md, `reseal_verify`): not intact yet, not tampering. Ask again after the next integration.
+   */
+  AWAITING_INTEGRATION: 'AWAITING_INTEGRATION',
   /** No such lineage, seq or residual id (a write may not be sealed yet). */
   NOT_FOUND: 'NOT_FOUND',
   /** The record verified but cannot be triaged (corrupt manifest): rebuild this memory. */

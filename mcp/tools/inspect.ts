@@ -4,7 +4,7 @@ import { Identifier } from '../../shared/schemas/primitives';
 import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { inspectResult } from '../inspect-result';
-import { checkLogForWalk } from '../log-check';
+import { inspectWithLog } from '../log-check';
 import { InspectOutput } from '../outputs/inspect-output';
 import { registerResealTool } from '../tool-schema';
 import { WalkCheckpointArg } from './verify';
@@ -23,21 +23,15 @@ export type InspectInput = z.infer<typeof InspectInputSchema>;
 /**
  * `reseal_inspect`: a lineage as a timeline (seq, epoch, authority, session, residual, time,
  * superseded record, each record's own verdict), then its rejected and conflicting writes, as
- * `reseal inspect --lineage` shows them, with the signed log's latest checkpoint checked as
- * `reseal_verify` checks it. A chain or log that is not intact is a `TAMPER_DETECTED` tool error
- * carrying the same timeline (docs/mcp.md, `reseal_inspect`).
+ * `reseal inspect --lineage` shows them, tied to the lineage's tree head as `reseal_verify` ties
+ * it. A chain or log that is not intact is a `TAMPER_DETECTED` tool error carrying the same
+ * timeline; records sealed past the indexed tree head, `AWAITING_INTEGRATION` (docs/mcp.md, `reseal_inspect`).
  */
 export function inspectLineage(deps: ResealMcpDeps, input: InspectInput): Promise<CallToolResult> {
   return withErrorResult({ lineageId: input.lineageId }, async () => {
-    const { log, walk } = await checkLogForWalk(deps.client, input.lineageId, input.checkpoint);
-    const exported = await deps.client.exportLineage(input.lineageId);
-    // The walk's head placed against the deployment log, as reseal_verify places it (docs/mcp.md, "Freshness").
-    const verification = await deps.client.lineageFreshness(
-      input.lineageId,
-      await deps.client.verifyExport(exported, walk),
-    );
+    const { records, verification, log } = await inspectWithLog(deps.client, input.lineageId, input.checkpoint);
     const refusals = await deps.client.readRefusals(input.lineageId);
-    return inspectResult(input.lineageId, exported.records, verification, refusals, log, input.checkpoint);
+    return inspectResult(input.lineageId, records, verification, refusals, log, input.checkpoint);
   });
 }
 

@@ -4,7 +4,7 @@ import { Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
-import { checkLogForWalk } from '../log-check';
+import { verifyWithLog } from '../log-check';
 import { VerifyOutput } from '../outputs/verify-output';
 import { registerResealTool } from '../tool-schema';
 import { verifyResult } from '../verify-result';
@@ -17,7 +17,7 @@ export const VERIFY_TOOL = 'reseal_verify';
  * stored tail is checked against instead of the signed log's last record.
  */
 export const WalkCheckpointArg = SupersedesSchema.optional().describe(
-  'a record you trust, { seq, recordHash }, to check the tail against (default: the last record of the latest signed checkpoint)',
+  'a record you trust, { seq, recordHash }, to check the tail against (default: the last record of the tree head)',
 );
 
 /** Arguments of {@link VERIFY_TOOL}. */
@@ -29,18 +29,16 @@ export const VerifyInputSchema = z.strictObject({
 export type VerifyInput = z.infer<typeof VerifyInputSchema>;
 
 /**
- * `reseal_verify`: the full audit of a lineage. First the signed log: the latest signed
- * checkpoint, verified with the log's public key and shown consistent with the one the client
- * kept (`client.latestCheckpoint`), and its last record proven by inclusion. Then the walk
- * (`client.verifyLineage`): every hash and link, every MAC through KMS, the stored head, and the
- * tail against the caller's `checkpoint`, else that proven last record. Both intact → the
- * verified head and the signed checkpoint; anything else → a `TAMPER_DETECTED` tool error
- * (docs/mcp.md, `reseal_verify`).
+ * `reseal_verify`: the full audit of a lineage (`verifyWithLog`): every hash and link, every MAC
+ * through KMS, the stored head, and the tail against the caller's `checkpoint`, tied to the
+ * lineage's tree head: the head item's signed lineage checkpoint (consistent with the kept one),
+ * or the lineage's entry in the index under the authenticated deployment checkpoint. Intact → the
+ * verified head and the tree head; records sealed past the indexed tree head → an
+ * `AWAITING_INTEGRATION` tool error; anything else → `TAMPER_DETECTED` (docs/mcp.md, `reseal_verify`).
  */
 export function verifyLineage(deps: ResealMcpDeps, input: VerifyInput): Promise<CallToolResult> {
   return withErrorResult({ lineageId: input.lineageId }, async () => {
-    const { log, walk } = await checkLogForWalk(deps.client, input.lineageId, input.checkpoint);
-    const verification = await deps.client.verifyLineage(input.lineageId, walk);
+    const { verification, log } = await verifyWithLog(deps.client, input.lineageId, input.checkpoint);
     return verifyResult(input.lineageId, verification, log, input.checkpoint);
   });
 }
@@ -53,7 +51,7 @@ export function registerVerifyTool(server: McpServer, deps: ResealMcpDeps): void
     {
       title: 'Verify a lineage (full audit against the signed log)',
       description:
-        'Verify every record of a lineage (hashes, links, MACs, stored head) and its tail against the latest signed checkpoint (consistent with the one kept) or a { seq, recordHash } you give. Intact: returns the verified head, the signed checkpoint and whether truncation was checked. Tampered, truncated or unverifiable: isError (TAMPER_DETECTED) with the first failure.',
+        "Verify every record of a lineage (hashes, links, MACs, stored head) against its tree head (the lineage's signed checkpoint, or its entry in the deployment index) and its tail against a { seq, recordHash } you give. Intact: returns the verified head, the tree head and whether truncation was checked. Records sealed but not yet integrated: isError (AWAITING_INTEGRATION), ask again shortly. Tampered, truncated or unverifiable: isError (TAMPER_DETECTED) with the first failure.",
       input: VerifyInputSchema,
       output: VerifyOutput,
       annotations: { readOnlyHint: true, openWorldHint: true },

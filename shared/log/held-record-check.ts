@@ -1,7 +1,7 @@
 import type { LineageStore } from '../ports/lineage-store';
 import type { TrustedHead } from '../seal/chain-verification';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
-import type { VerifiedCheckpoint } from './signed-checkpoint';
+import type { Checkpoint } from './checkpoint';
 import { type LogFinding, proveStoredRecord } from './stored-log';
 
 /**
@@ -19,7 +19,7 @@ export async function checkHeldRecord(
   store: Pick<LineageStore, 'readNodes' | 'readRecord'>,
   lineageId: string,
   held: TrustedHead,
-  checkpoint: VerifiedCheckpoint,
+  checkpoint: Checkpoint,
 ): Promise<LogFinding | null> {
   const { seq } = held;
   if (seq >= checkpoint.size) {

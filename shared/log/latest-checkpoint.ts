@@ -1,8 +1,23 @@
 import { ResealError, SignerUnavailableError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
+import type { Checkpoint } from './checkpoint';
+import { claimedLogState } from './log-state';
 import type { NoteVerifierKey } from './note-key';
-import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+import { openCheckpoint } from './signed-checkpoint';
+
+/**
+ * The tree a lineage's head item holds (docs/verifiable-log.md, "Recall"): with `note`, a signed
+ * lineage checkpoint verified with the log key (heads stored while the sealer signs); with `note`
+ * `null`, the tree the head item claims (its stored header and frontier, well-formed), which the
+ * sealer vouched for with its head-state MAC alone: a reader holding no `kms:VerifyMac` proves
+ * records in it, but a client acts on them only where the deployment index vouches for that tree
+ * (`decideLineageTreeHead`, shared/integrator/lineage-tree-head.ts).
+ */
+export interface StoredTreeHead extends Checkpoint {
+  /** The signed lineage checkpoint (C2SP signed note) of this tree, or `null`: a head the sealer MAC'd. */
+  readonly note: string | null;
+}
 
 /** Why the table and its latest signed checkpoint do not agree. */
 export interface CheckpointFinding {
@@ -14,17 +29,19 @@ export interface CheckpointFinding {
 
 /** What {@link readLatestCheckpoint} found. */
 export type LatestCheckpointRead =
-  | { readonly kind: 'CHECKPOINT'; readonly checkpoint: VerifiedCheckpoint }
+  | { readonly kind: 'CHECKPOINT'; readonly checkpoint: StoredTreeHead }
   /** Neither a head nor records: the lineage does not exist (as far as the table shows). */
   | { readonly kind: 'NONE' }
   | ({ readonly kind: 'FINDING' } & CheckpointFinding);
 
 /**
- * Reads a lineage's latest signed checkpoint (the head item) and checks the table against it
- * (docs/verifiable-log.md, "Recall"): the note's signature by `key` and its origin; records stored
- * past it (`LINEAGE_BROKEN`: a rewound head, or records planted past it); records without a head
- * (`LINEAGE_BROKEN`); records ending before it (`TRUNCATION_DETECTED`); a head with no checkpoint
- * (`UNVERIFIED_TAMPER_RISK`); a gone lineage that `trustedSaw` (`TRUNCATION_DETECTED`).
+ * Reads the tree of a lineage's head item ({@link StoredTreeHead}: its signed checkpoint, else the
+ * tree its header and frontier claim) and checks the table against it (docs/verifiable-log.md,
+ * "Recall"): a note's signature by `key` and its origin (`HASH_MISMATCH`); a head item that is not
+ * a well-formed state (`LINEAGE_BROKEN`); records stored past it (`LINEAGE_BROKEN`: a rewound head,
+ * or records planted past it); records without a head (`LINEAGE_BROKEN`); records ending before it
+ * (`TRUNCATION_DETECTED`); a gone lineage that `trustedSaw` (`TRUNCATION_DETECTED`). A head without
+ * a signed checkpoint is no finding: the sealer MACs heads instead of signing them.
  *
  * The last record key is read before the head, and again after it when the records seem to end
  * early: an append moves records and head together, so a concurrent append never looks like
@@ -56,18 +73,28 @@ export async function readLatestCheckpoint(
       ? finding(V.TRUNCATION_DETECTED, 'truncated: the lineage is gone but a trusted checkpoint saw it')
       : { kind: 'NONE' };
   }
-  if (stored.checkpoint === null) return finding(V.UNVERIFIED_TAMPER_RISK, 'the head carries no signed checkpoint');
-  let checkpoint: VerifiedCheckpoint;
-  try {
-    checkpoint = openCheckpoint(stored.checkpoint, key, origin);
-  } catch (error) {
-    if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
-    return finding(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
+  let checkpoint: StoredTreeHead;
+  if (stored.checkpoint === null) {
+    try {
+      const claimed = claimedLogState(stored, lineageId);
+      checkpoint = { origin, size: claimed.size, rootHash: claimed.rootHash, note: null };
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      return finding(V.LINEAGE_BROKEN, `the head item is not a well-formed state: ${error.message}`);
+    }
+  } else {
+    try {
+      checkpoint = openCheckpoint(stored.checkpoint, key, origin);
+    } catch (error) {
+      if (!(error instanceof ResealError) || error instanceof SignerUnavailableError) throw error;
+      return finding(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
+    }
   }
+  const what = checkpoint.note === null ? 'the head item' : 'the signed checkpoint';
   if (lastStoredSeq !== null && lastStoredSeq >= checkpoint.size) {
     return finding(
       V.LINEAGE_BROKEN,
-      `records are stored up to seq ${lastStoredSeq}, past the signed checkpoint (${checkpoint.size} records): the head is behind the records (rewound, or records planted past it)`,
+      `records are stored up to seq ${lastStoredSeq}, past ${what} (${checkpoint.size} records): the head is behind the records (rewound, or records planted past it)`,
       lastStoredSeq,
     );
   }
@@ -76,7 +103,7 @@ export async function readLatestCheckpoint(
   if ((last ?? -1) < checkpoint.size - 1) {
     return finding(
       V.TRUNCATION_DETECTED,
-      `truncated: the table ends ${last === null ? 'before seq 0' : `at seq ${last}`} but the signed checkpoint covers ${checkpoint.size} records`,
+      `truncated: the table ends ${last === null ? 'before seq 0' : `at seq ${last}`} but ${what} covers ${checkpoint.size} records`,
       (last ?? -1) + 1,
     );
   }

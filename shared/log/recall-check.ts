@@ -9,6 +9,7 @@ import {
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/delta-isolator';
+import type { StoredTreeHead } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { checkRecallTarget } from './recall-target-check';
@@ -48,12 +49,23 @@ export interface RecallCheck {
   readonly inclusion: RecordProof | null;
   /** The delta recomputed from the proven record and `currentEnv` (never the stored one). */
   readonly delta: DeltaIsolationReport | null;
-  /** The latest signed checkpoint the answer proved the record against (to keep when newer). */
-  readonly checkpoint: VerifiedCheckpoint | null;
+  /**
+   * The lineage tree the answer proved the record in: a signed lineage checkpoint (`note`, to keep
+   * when newer), or the tree head triage read from a head the sealer MAC'd (`note` `null`), which
+   * proves nothing until the client ties it to the tree head the index vouches for (`Recalls`,
+   * docs/verifiable-log.md, "Recall", step 4).
+   */
+  readonly checkpoint: StoredTreeHead | null;
   /** Whether a trusted checkpoint was compared (without one, a rollback cannot be seen). */
   readonly truncationChecked: boolean;
   /** Triage's refusal, when it refused; `proven` says whether the client could confirm it. */
   readonly refusal: { readonly code: RefusalCode; readonly reason: string; readonly proven: boolean } | null;
+  /**
+   * The record is sealed, awaiting integration: proven only in a tree no one vouches for yet (a
+   * head the sealer MAC'd, past the head the index holds), so `verdict` is `null` and nothing of
+   * the record is passed on: neither proven memory nor tampering (docs/verifiable-log.md, "Recall").
+   */
+  readonly awaitingIntegration?: boolean;
 }
 
 /**
@@ -61,7 +73,9 @@ export interface RecallCheck {
  * never comes from an item a table writer can forge (docs/verifiable-log.md, "Recall"). A forged,
  * replayed or edited answer yields a tamper or unverified verdict, never another answer.
  *
- * Steps: the report's schema, request and lineage; the signed checkpoint (key, origin); the
+ * Steps: the report's schema, request and lineage; the tree the record is proven in: the signed
+ * checkpoint (key, origin; the tree head it names must be that tree) or, for a head the sealer
+ * MAC'd, the tree head the answer names (unvouched here: the caller ties it to the index); the
  * consistency proof from `trusted` (smaller → `TRUNCATION_DETECTED`, fork → `LINEAGE_BROKEN`);
  * the record's integrity and inclusion at leaf = seq; the record is the target (`latest`: the
  * last leaf); then `isolateDelta(record.manifest, currentEnv)`, whose digest must equal the
@@ -98,12 +112,31 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
     : null;
   if (report.proof === null) return unprovenRefusal(report, refusal, input);
 
-  let latest: VerifiedCheckpoint;
-  try {
-    latest = openCheckpoint(report.proof.checkpoint, key, checkpointOrigin(key.name, lineageId));
-  } catch (error) {
-    if (!(error instanceof ResealError)) throw error;
-    return fail(V.HASH_MISMATCH, `the answer's checkpoint does not verify: ${error.message}`, { refusal });
+  const origin = checkpointOrigin(key.name, lineageId);
+  const { treeHead } = report.proof;
+  let latest: StoredTreeHead;
+  if (report.proof.checkpoint !== null) {
+    try {
+      latest = openCheckpoint(report.proof.checkpoint, key, origin);
+    } catch (error) {
+      if (!(error instanceof ResealError)) throw error;
+      return fail(V.HASH_MISMATCH, `the answer's checkpoint does not verify: ${error.message}`, { refusal });
+    }
+    if (
+      treeHead &&
+      (treeHead.treeSize !== latest.size || treeHead.rootHash !== Buffer.from(latest.rootHash).toString('hex'))
+    ) {
+      return fail(V.HASH_MISMATCH, "the answer's tree head is not the tree its signed checkpoint signs", { refusal });
+    }
+  } else if (treeHead) {
+    latest = {
+      origin,
+      size: treeHead.treeSize,
+      rootHash: Uint8Array.from(Buffer.from(treeHead.rootHash, 'hex')),
+      note: null,
+    };
+  } else {
+    return fail(V.UNVERIFIED_TAMPER_RISK, 'the answer names no tree its record is proven in', { refusal });
   }
   if (trusted) {
     if (report.proof.consistency === null && trusted.size !== latest.size) {
@@ -162,9 +195,11 @@ export function checkRecallAnswer(input: RecallCheckInput): RecallCheck {
   return {
     ...base,
     verdict: V.VERIFIED_INTACT,
-    reason: trusted
-      ? `record proven in the signed checkpoint of ${latest.size} records, consistent with the trusted one of ${trusted.size}`
-      : `record proven in the signed checkpoint of ${latest.size} records (no trusted checkpoint: a rollback could not be checked)`,
+    reason: `record proven in ${latest.note === null ? "the head item's tree" : 'the signed checkpoint'} of ${latest.size} records${
+      trusted
+        ? `, consistent with the trusted one of ${trusted.size}`
+        : ' (no trusted checkpoint: a rollback could not be checked)'
+    }`,
     record,
     inclusion: report.proof.inclusion,
     delta,

@@ -2,13 +2,15 @@ import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
 import type { PagedVerificationOptions } from '../seal/paged-verification';
 import { verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { appendLeaf, frontierRoot } from './compact-range';
-import { hashesEqual, leafHash } from './merkle-hashing';
+import { hashesEqual } from './merkle-hashing';
 import {
   checkWalkAgainstLog,
-  type SignedLogView,
+  type LineageLogView,
+  planWalk,
+  recordingReads,
   type StoredLineageReads,
   type WalkAgainstLog,
+  walkedTreeFor,
 } from './stored-lineage';
 
 /** Options of {@link verifyLineageBySignedTree}: the walk's, with the MAC key id records must name instead of an anchor. */
@@ -23,47 +25,47 @@ export interface SignedTreeWalkOptions extends Omit<PagedVerificationOptions, 'a
  *
  * 1. the whole-lineage walk ({@link verifyLineagePages}) with every key-free check (hashes,
  *    links, seq, epochs, the stored head, `--checkpoint`) but no MAC call;
- * 2. tied to the signed log ({@link checkWalkAgainstLog}): the newest signed checkpoint, verified
- *    with the log key and consistent with the kept one, covers exactly the walked records, and
- *    its last leaf is the walk's last record;
- * 3. every walked record proven by inclusion at once: the RFC 9162 root of their record hashes,
- *    in seq order, must be the signed checkpoint's root, so each record is the leaf the sealer
- *    signed at its seq.
+ * 2. tied to the log ({@link checkWalkAgainstLog}): the head item's signed lineage checkpoint
+ *    (heads stored while the sealer signed), verified with the log key and consistent with the
+ *    kept one, covering exactly the walked records with the walk's last record as its last leaf;
+ *    or, for a head item without one, the tree head the index holds under the authenticated
+ *    deployment checkpoint (read before the walk);
+ * 3. every walked record of that tree proven by inclusion at once: the RFC 9162 root of their
+ *    record hashes, in seq order, must be its root, so each record is the leaf the sealer signed
+ *    (or the index committed to) at its seq. Records past the indexed tree head are sealed,
+ *    awaiting integration: not intact, not tampering.
  *
  * A table writer who cannot sign can change no record without (1) or (3) failing. A lineage
- * without a signed checkpoint cannot be authenticated this way: `UNVERIFIED_TAMPER_RISK` (the
- * MAC walk, `verifyStoredLineage`, still can).
+ * with neither a signed checkpoint nor a tree head the index vouches for cannot be authenticated
+ * this way: `UNVERIFIED_TAMPER_RISK` (the MAC walk, `verifyStoredLineage`, still checks MACs).
  *
  * @throws {LineageNotFoundError} when the lineage has neither records nor a head and no checkpoint is given
  */
 export async function verifyLineageBySignedTree(
   store: StoredLineageReads,
-  log: SignedLogView,
+  log: LineageLogView,
   options: SignedTreeWalkOptions,
 ): Promise<WalkAgainstLog> {
   const { macKeyId, ...walkOptions } = options;
-  const leaves = new WalkedLeaves();
-  const reads = {
-    head: (lineageId: string) => store.head(lineageId),
-    lastRecordSeq: (lineageId: string) => store.lastRecordSeq(lineageId),
-    readChain: async (lineageId: string, fromSeq: number, toSeq: number) => {
-      const page = await store.readChain(lineageId, fromSeq, toSeq);
-      leaves.add(page);
-      return page;
-    },
-  };
+  const plan = await planWalk(log, store, options.lineageId);
+  const tree = walkedTreeFor(plan);
   const walked = await checkWalkAgainstLog(
     log,
     store,
     options.lineageId,
-    await verifyLineagePages(reads, { ...walkOptions, anchor: unmacedAnchor(macKeyId) }),
+    await verifyLineagePages(recordingReads(store, tree), { ...walkOptions, anchor: unmacedAnchor(macKeyId) }),
+    { plan, tree },
   );
+  // Tied to the index, the check above is step 3: the walked prefix's root is the indexed root, and
+  // the records past it await integration (already not intact). Only a walk that proved that prefix keeps it.
+  if (walked.log?.vouchedBy === 'index') return walked;
   const { verification } = walked;
   if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return unauthenticated(walked);
   const failed = (verdict: VerificationVerdict, reason: string): WalkAgainstLog =>
     unauthenticated({
       verification: { ...verification, verdict, firstFailure: { seq: null, verdict, reason: `log: ${reason}` } },
       log: null,
+      indexed: null,
     });
   if (walked.log === null) {
     return failed(
@@ -71,7 +73,7 @@ export async function verifyLineageBySignedTree(
       'the lineage has no signed checkpoint to authenticate its records by; audit their MACs instead',
     );
   }
-  const root = leaves.root(walked.log.size);
+  const root = tree.prefix(walked.log.size)?.rootHash ?? null;
   if (root === null || !hashesEqual(root, walked.log.rootHash)) {
     return failed(
       VerificationVerdict.HASH_MISMATCH,
@@ -117,28 +119,4 @@ function unmacedAnchor(keyId: string): MacAnchor {
     },
     verifyMac: async (_message: Uint8Array, _anchor: AnchorSignature) => true,
   };
-}
-
-/** The record hashes of the pages a walk read, folded into a Merkle frontier as they come. */
-class WalkedLeaves {
-  #frontier: Uint8Array[] = [];
-  #size = 0;
-  #malformed = false;
-
-  add(page: readonly unknown[]): void {
-    for (const raw of page) {
-      const hex = (raw as { recordHash?: unknown } | null)?.recordHash;
-      if (typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex)) {
-        this.#malformed = true;
-        continue;
-      }
-      this.#frontier = appendLeaf(this.#frontier, this.#size, leafHash(Buffer.from(hex, 'hex'))).frontier;
-      this.#size += 1;
-    }
-  }
-
-  /** The root over the leaves read, or `null` when they are not exactly `size` well-formed record hashes. */
-  root(size: number): Uint8Array | null {
-    return this.#malformed || this.#size !== size ? null : frontierRoot(this.#frontier);
-  }
 }

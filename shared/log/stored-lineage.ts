@@ -1,18 +1,37 @@
 import { LogStateError } from '../errors';
+import type { LineageTreeHeadFinding } from '../integrator/lineage-tree-head';
+import { FreshnessState } from '../integrator/record-freshness';
 import type { LineageStore } from '../ports/lineage-store';
 import type { ChainVerification } from '../seal/chain-verification';
 import { type PagedVerificationOptions, verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { checkpointOrigin } from './log-names';
 import { authenticateLogState } from './log-state';
+import { EMPTY_ROOT, hashesEqual } from './merkle-hashing';
 import type { NoteVerifierKey } from './note-key';
 import type { VerifiedCheckpoint } from './signed-checkpoint';
 import { proveStoredRecord } from './stored-log';
+import { WalkedTree } from './walked-tree';
+
+/** A finding of the log a walk is tied to: a verdict (never `VERIFIED_INTACT`) and why. */
+export interface LogViewFinding {
+  readonly kind: 'FINDING';
+  readonly verdict: VerificationVerdict;
+  readonly reason: string;
+}
 
 /**
- * The signed log as a reader sees it: the log key, and the latest checkpoint proven
- * (`proveLatestCheckpoint`, shared/log/stored-log.ts) against the checkpoint the reader keeps,
- * which it then keeps. The client's `LogReader` is one.
+ * The tree head a walk of a head item without a signed lineage checkpoint is tied to: the
+ * lineage's tree head and what vouches for it (`decideLineageTreeHead`,
+ * shared/integrator/lineage-tree-head.ts: the index entry under the authenticated deployment
+ * checkpoint), or `UNAVAILABLE` when the reader reads no deployment log (then nothing can vouch).
+ */
+export type WalkTreeHead = LineageTreeHeadFinding | { readonly kind: 'UNAVAILABLE'; readonly reason: string };
+
+/**
+ * The signed lineage log as a reader sees it: the log key, and the latest signed lineage
+ * checkpoint proven (`proveLatestCheckpoint`, shared/log/stored-log.ts) against the kept one,
+ * which it then keeps. The client's `LogReader.view()` is one.
  */
 export interface SignedLogView {
   /** The log's verifier key. */
@@ -27,8 +46,24 @@ export interface SignedLogView {
   ): Promise<
     | { readonly kind: 'PROVEN'; readonly checkpoint: VerifiedCheckpoint; readonly truncationChecked: boolean }
     | { readonly kind: 'NONE' }
-    | { readonly kind: 'FINDING'; readonly verdict: VerificationVerdict; readonly reason: string }
+    | LogViewFinding
   >;
+}
+
+/**
+ * The log a whole-lineage walk is tied to (docs/verifiable-log.md, "Verifying a whole lineage"):
+ * the signed lineage log ({@link SignedLogView}), the checkpoint the reader kept, and the
+ * lineage's tree head in the verifiable index under the authenticated deployment checkpoint.
+ */
+export interface LineageLogView extends SignedLogView {
+  /** The checkpoint this reader kept for the lineage, verified again; `FINDING` when the kept note does not verify. */
+  kept(
+    lineageId: string,
+  ): Promise<
+    { readonly kind: 'KEPT'; readonly checkpoint: VerifiedCheckpoint } | { readonly kind: 'NONE' } | LogViewFinding
+  >;
+  /** The lineage's tree head and what vouches for it ({@link WalkTreeHead}), read before the walk. */
+  treeHead(lineageId: string): Promise<WalkTreeHead>;
 }
 
 /** The table reads a walk tied to the log makes. */
@@ -37,53 +72,178 @@ export type StoredLineageReads = Pick<
   'head' | 'lastRecordSeq' | 'readChain' | 'logHead' | 'readNodes' | 'readRecord'
 >;
 
+/**
+ * What a walk is tied to, decided before it reads a record (docs/verifiable-log.md, "Verifying a
+ * whole lineage"): the head item's signed lineage checkpoint (heads stored while the sealer
+ * signed), or else the tree head the index holds, read before the records so that a write
+ * integrated during the walk is never taken for a rollback.
+ */
+export type WalkPlan =
+  | { readonly by: 'signed-checkpoint' }
+  | {
+      readonly by: 'index';
+      readonly treeHead: WalkTreeHead;
+      readonly kept: Awaited<ReturnType<LineageLogView['kept']>>;
+    };
+
+/**
+ * Reads what a walk of `lineageId` is tied to ({@link WalkPlan}): a head item carrying a signed
+ * lineage checkpoint (or no head item) keeps the signed-checkpoint walk; a head item without one
+ * takes the lineage's tree head from the index, and the kept checkpoint.
+ *
+ * @throws what the store or the view throw (an outage), never for a forged or hidden item
+ */
+export async function planWalk(
+  log: LineageLogView,
+  store: Pick<LineageStore, 'logHead'>,
+  lineageId: string,
+): Promise<WalkPlan> {
+  const stored = await store.logHead(lineageId);
+  if (stored === null || stored.checkpoint !== null) return { by: 'signed-checkpoint' };
+  // Before the walk: a record sealed after the index is read is past its tree head, never behind it.
+  return { by: 'index', treeHead: await log.treeHead(lineageId), kept: await log.kept(lineageId) };
+}
+
+/** A walk's plan and the record hashes it read ({@link WalkedTree}), for {@link checkWalkAgainstLog}. */
+export interface WalkedRecords {
+  readonly plan: WalkPlan;
+  readonly tree: WalkedTree;
+}
+
+/** A {@link WalkedTree} remembering the prefixes `plan` checks: the indexed tree head and the kept checkpoint. */
+export function walkedTreeFor(plan: WalkPlan): WalkedTree {
+  if (plan.by !== 'index') return new WalkedTree();
+  return new WalkedTree([
+    ...(plan.treeHead.kind === 'VOUCHED' ? [plan.treeHead.head.size] : []),
+    ...(plan.kept.kind === 'KEPT' ? [plan.kept.checkpoint.size] : []),
+  ]);
+}
+
+/** Where a walk tied to the index stands against the tree head the index holds (docs/deployment-log.md, "Clients"). */
+export interface IndexedWalk {
+  /**
+   * `PROVEN`: the index holds exactly the walked records; `SEALED_AWAITING_INTEGRATION`: records
+   * are sealed past its tree head; `NOT_NEWEST`: the table shows fewer records than it holds;
+   * `INCONSISTENT`: the walked records are another history; `REFUSED`: the chain does not verify.
+   */
+  readonly state: FreshnessState;
+  readonly reason: string;
+  /** Size of the deployment checkpoint the tree head was read under (`null`: none published, or refused). */
+  readonly deploymentCheckpointSize: number | null;
+  /** The first seq sealed past the indexed tree head (awaiting integration), or `null`. */
+  readonly awaitingFromSeq: number | null;
+}
+
 /** What {@link checkWalkAgainstLog} found: the verification, and what the log showed (`null`: nothing to compare). */
 export interface WalkAgainstLog {
   readonly verification: ChainVerification;
-  /** The signed checkpoint the walk was tied to: its size and root, and whether it was checked against a kept one. */
-  readonly log: { readonly size: number; readonly rootHash: Uint8Array; readonly truncationChecked: boolean } | null;
+  /**
+   * The tree head the walk was tied to: its size and root, whether it was checked against a kept
+   * checkpoint, and what vouches for it (the head item's signed lineage checkpoint, or the index).
+   */
+  readonly log: {
+    readonly size: number;
+    readonly rootHash: Uint8Array;
+    readonly truncationChecked: boolean;
+    readonly vouchedBy: 'signed-checkpoint' | 'index';
+    /** The signed lineage checkpoint (C2SP signed note) of exactly this tree, or `null` (vouched by the index). */
+    readonly note: string | null;
+  } | null;
+  /** A walk tied to the index: where it stands against it; `null` for a walk tied to a signed checkpoint. */
+  readonly indexed: IndexedWalk | null;
 }
 
 /**
- * Verifies a stored lineage (docs/verifiable-log.md; `reseal verify --lineage`): the one
- * composition of the whole-lineage walk ({@link verifyLineagePages}: every hash, link and MAC,
- * the stored head as a claim) tied to the signed log ({@link checkWalkAgainstLog}).
+ * Verifies a stored lineage (docs/verifiable-log.md, "Verifying a whole lineage"; `reseal verify
+ * --lineage --audit-macs`): the one composition of the whole-lineage walk ({@link verifyLineagePages}:
+ * every hash, link and MAC, the stored head as a claim) tied to the log ({@link checkWalkAgainstLog}).
  *
  * @throws {LineageNotFoundError} when the lineage has neither records nor a head and no checkpoint is given
  */
 export async function verifyStoredLineage(
   store: StoredLineageReads,
-  log: SignedLogView,
+  log: LineageLogView,
   options: PagedVerificationOptions,
 ): Promise<WalkAgainstLog> {
-  return checkWalkAgainstLog(log, store, options.lineageId, await verifyLineagePages(store, options));
+  const plan = await planWalk(log, store, options.lineageId);
+  const tree = walkedTreeFor(plan);
+  const verification = await verifyLineagePages(recordingReads(store, tree), options);
+  return checkWalkAgainstLog(log, store, options.lineageId, verification, { plan, tree });
+}
+
+/** The walk's table reads, each page of records also folded into `tree`. */
+export function recordingReads(
+  store: Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain'>,
+  tree: WalkedTree,
+): Pick<LineageStore, 'head' | 'lastRecordSeq' | 'readChain'> {
+  return {
+    head: (lineageId) => store.head(lineageId),
+    lastRecordSeq: (lineageId) => store.lastRecordSeq(lineageId),
+    readChain: async (lineageId, fromSeq, toSeq) => {
+      const page = await store.readChain(lineageId, fromSeq, toSeq);
+      tree.add(page);
+      return page;
+    },
+  };
 }
 
 /**
- * Ties a walked lineage to the signed log: the latest checkpoint verified and consistent with
- * the kept one (then kept), covering exactly the walked records, with the walk's last record
- * proven as its last leaf. Since every record hash commits to its parent, that binds the whole
- * walked chain to the signed tree. An intact walk over a log that does not verify, or that covers
- * more or fewer records, is not intact; nor is one whose head item's log state does not
- * authenticate (the sealer would refuse every write until it is repaired).
+ * Ties a walked lineage to its log (docs/verifiable-log.md, "Verifying a whole lineage"), as its
+ * plan says:
+ *
+ * - **signed checkpoint** (a head item that carries one): the latest checkpoint verified and
+ *   consistent with the kept one (then kept), covering exactly the walked records, with the walk's
+ *   last record proven as its last leaf; the head item's log state must authenticate as the sealer
+ *   authenticates it. The caller then places it against the index (it never outranks the index).
+ * - **index** (a head item without one): the tree head the index holds, read before the walk. The
+ *   walked records' RFC 9162 root at its size must be its root, so every integrated record is the
+ *   leaf the index committed to at its seq (and a kept checkpoint's root at its size). A table
+ *   showing fewer records than the index holds is `NOT_NEWEST` (`UNVERIFIED_TAMPER_RISK`), fewer
+ *   than the kept checkpoint `TRUNCATION_DETECTED`; a chain that does not verify, or a reader with
+ *   no deployment log, proves nothing (`UNVERIFIED_TAMPER_RISK`). Records past the indexed size
+ *   are **sealed, awaiting integration**: not `VERIFIED_INTACT` (their verdict is
+ *   `UNVERIFIED_TAMPER_RISK` with that reason, and `indexed.state` says it), not tampering.
+ *
+ * Since every record hash commits to its parent, either binds the whole walked chain to the tree.
  *
  * @returns the verification (its verdict and first failure updated when the log disagrees) and
- *   what the log showed, or `log: null` for a lineage without a signed checkpoint to compare
+ *   what the log showed, or `log: null` when there is nothing to compare
  */
 export async function checkWalkAgainstLog(
+  log: LineageLogView,
+  store: Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord'>,
+  lineageId: string,
+  verification: ChainVerification,
+  walked: WalkedRecords,
+): Promise<WalkAgainstLog> {
+  if (walked.plan.by === 'index') return checkWalkAgainstIndex(verification, walked.plan, walked.tree);
+  return checkWalkAgainstSignedCheckpoint(log, store, lineageId, verification);
+}
+
+const failedWith = (
+  verification: ChainVerification,
+  verdict: VerificationVerdict,
+  reason: string,
+  seq: number | null,
+  indexed: IndexedWalk | null = null,
+): WalkAgainstLog => ({
+  verification: { ...verification, verdict, firstFailure: { seq, verdict, reason: `log: ${reason}` } },
+  log: null,
+  indexed,
+});
+
+async function checkWalkAgainstSignedCheckpoint(
   log: SignedLogView,
   store: Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord'>,
   lineageId: string,
   verification: ChainVerification,
 ): Promise<WalkAgainstLog> {
-  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return { verification, log: null };
-  const failed = (verdict: VerificationVerdict, reason: string, seq: number | null = null) => ({
-    verification: { ...verification, verdict, firstFailure: { seq, verdict, reason: `log: ${reason}` } },
-    log: null,
-  });
+  if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return { verification, log: null, indexed: null };
+  const failed = (verdict: VerificationVerdict, reason: string, seq: number | null = null) =>
+    failedWith(verification, verdict, reason, seq);
   const latest = await log.latestKept(lineageId);
   if (latest.kind === 'FINDING') return failed(latest.verdict, latest.reason);
-  if (latest.kind === 'NONE') return { verification, log: null };
+  if (latest.kind === 'NONE') return { verification, log: null, indexed: null };
   const head = verification.head;
   const size = latest.checkpoint.size;
   if (!head || head.seq + 1 !== size) {
@@ -115,6 +275,145 @@ export async function checkWalkAgainstLog(
   }
   return {
     verification,
-    log: { size, rootHash: latest.checkpoint.rootHash, truncationChecked: latest.truncationChecked },
+    log: {
+      size,
+      rootHash: latest.checkpoint.rootHash,
+      truncationChecked: latest.truncationChecked,
+      vouchedBy: 'signed-checkpoint',
+      note: latest.checkpoint.note,
+    },
+    indexed: null,
+  };
+}
+
+function checkWalkAgainstIndex(
+  verification: ChainVerification,
+  plan: Extract<WalkPlan, { by: 'index' }>,
+  tree: WalkedTree,
+): WalkAgainstLog {
+  const V = VerificationVerdict;
+  if (verification.verdict !== V.VERIFIED_INTACT) return { verification, log: null, indexed: null };
+  const { treeHead, kept } = plan;
+  const walkedSize = verification.head ? verification.head.seq + 1 : 0;
+  const ends = walkedSize === 0 ? 'before seq 0' : `at seq ${walkedSize - 1}`;
+  if (treeHead.kind === 'UNAVAILABLE') {
+    return failedWith(
+      verification,
+      V.UNVERIFIED_TAMPER_RISK,
+      `the head item carries no signed lineage checkpoint and ${treeHead.reason}: no tree head to tie the walk to`,
+      null,
+    );
+  }
+  if (treeHead.kind === 'REFUSED') {
+    const state = treeHead.verdict === V.UNVERIFIED_TAMPER_RISK ? FreshnessState.REFUSED : FreshnessState.INCONSISTENT;
+    return failedWith(verification, treeHead.verdict, treeHead.reason, null, {
+      state,
+      reason: treeHead.reason,
+      deploymentCheckpointSize: null,
+      awaitingFromSeq: null,
+    });
+  }
+  // Nothing vouches for any tree yet (not indexed, none published): the empty tree, every record awaiting.
+  const indexed =
+    treeHead.kind === 'VOUCHED'
+      ? {
+          size: treeHead.head.size,
+          rootHash: treeHead.head.rootHash,
+          deploymentCheckpointSize: treeHead.head.deploymentCheckpointSize,
+          vouchedBy: treeHead.head.vouchedBy === 'INDEX' ? ('index' as const) : ('signed-checkpoint' as const),
+        }
+      : { size: 0, rootHash: EMPTY_ROOT, deploymentCheckpointSize: null, vouchedBy: 'index' as const };
+  const at =
+    treeHead.kind === 'UNVOUCHED'
+      ? 'the lineage not indexed yet'
+      : indexed.deploymentCheckpointSize === null
+        ? 'no deployment checkpoint published'
+        : `deployment checkpoint ${indexed.deploymentCheckpointSize}`;
+  const place = (state: FreshnessState, reason: string, awaitingFromSeq: number | null = null): IndexedWalk => ({
+    state,
+    reason,
+    deploymentCheckpointSize: indexed.deploymentCheckpointSize,
+    awaitingFromSeq,
+  });
+  if (kept.kind === 'FINDING') return failedWith(verification, kept.verdict, kept.reason, null);
+  if (kept.kind === 'KEPT') {
+    const keptSize = kept.checkpoint.size;
+    if (keptSize > walkedSize) {
+      return failedWith(
+        verification,
+        V.TRUNCATION_DETECTED,
+        `truncated: the walk ends ${ends} but the kept checkpoint covers ${keptSize} records`,
+        walkedSize,
+      );
+    }
+    const prefix = tree.prefix(keptSize);
+    if (!prefix || !hashesEqual(prefix.rootHash, kept.checkpoint.rootHash)) {
+      return failedWith(
+        verification,
+        V.LINEAGE_BROKEN,
+        `the walked records are another history than the kept checkpoint (${keptSize} records): its root differs`,
+        null,
+      );
+    }
+  }
+  if (indexed.size > walkedSize) {
+    const reason = `NOT_NEWEST: the walk ends ${ends} but the index holds ${indexed.size} records of the lineage as of ${at} (a rollback, or records hidden)`;
+    return failedWith(
+      verification,
+      V.UNVERIFIED_TAMPER_RISK,
+      reason,
+      walkedSize,
+      place(FreshnessState.NOT_NEWEST, reason),
+    );
+  }
+  const prefix = tree.prefix(indexed.size);
+  if (!prefix || !hashesEqual(prefix.rootHash, indexed.rootHash)) {
+    const reason = `the walked records are not the leaves of the tree head the index holds (${indexed.size} records, ${at}): its root differs`;
+    return failedWith(verification, V.HASH_MISMATCH, reason, null, place(FreshnessState.INCONSISTENT, reason));
+  }
+  const log = {
+    size: indexed.size,
+    rootHash: indexed.rootHash,
+    truncationChecked: kept.kind === 'KEPT',
+    vouchedBy: indexed.vouchedBy,
+    note: treeHead.kind === 'VOUCHED' ? treeHead.head.note : null,
+  };
+  if (indexed.size === walkedSize) {
+    return {
+      verification,
+      log,
+      indexed: place(FreshnessState.PROVEN, `the index holds the ${walkedSize} walked records as of ${at}`),
+    };
+  }
+  const reason = `sealed, awaiting integration: past the tree head the index holds (${indexed.size} records, ${at}); verify again after the next integration`;
+  return {
+    verification: awaitingPast(verification, indexed.size, prefix.lastRecordHash, reason),
+    log,
+    indexed: place(FreshnessState.SEALED_AWAITING_INTEGRATION, reason, indexed.size),
+  };
+}
+
+/**
+ * `verification` with every record from seq `size` on awaiting integration: not `VERIFIED_INTACT`
+ * (`UNVERIFIED_TAMPER_RISK` with `reason`, no writer), the first of them the first failure, and
+ * the head the last integrated record (`null` when none is).
+ */
+function awaitingPast(
+  verification: ChainVerification,
+  size: number,
+  lastIntegratedHash: string | null,
+  reason: string,
+): ChainVerification {
+  const verdict = VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+  return {
+    ...verification,
+    verdict,
+    records: verification.records.map(({ writtenBy, ...record }) =>
+      record.seq !== null && record.seq >= size && record.verdict === VerificationVerdict.VERIFIED_INTACT
+        ? { ...record, verdict, reason }
+        : { ...record, ...(writtenBy ? { writtenBy } : {}) },
+    ),
+    firstFailure: { seq: size, verdict, reason },
+    head: size > 0 && lastIntegratedHash ? { seq: size - 1, recordHash: lastIntegratedHash } : null,
   };
 }

@@ -2,7 +2,8 @@ import { ResealError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
-import { type CheckpointFinding, readLatestCheckpoint } from './latest-checkpoint';
+import type { Checkpoint } from './checkpoint';
+import { type CheckpointFinding, readLatestCheckpoint, type StoredTreeHead } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
 import type { NodeSource } from './node-ref';
 import type { NoteVerifierKey } from './note-key';
@@ -15,7 +16,6 @@ import {
   type RecordProof,
   verifyRecordProof,
 } from './record-proof';
-import type { VerifiedCheckpoint } from './signed-checkpoint';
 
 /** The reads a proof of the stored log makes (the `LineageStore` port, read side). */
 export type StoredLogReads = Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord' | 'lastRecordSeq'>;
@@ -31,7 +31,8 @@ export interface LogFinding extends CheckpointFinding {
 export type LatestCheckpointProof =
   | {
       readonly kind: 'PROVEN';
-      readonly checkpoint: VerifiedCheckpoint;
+      /** The head item's tree: signed, or claimed by a head the sealer MAC'd ({@link StoredTreeHead}). */
+      readonly checkpoint: StoredTreeHead;
       /** The consistency proof from the trusted checkpoint, or `null` (none trusted). */
       readonly consistency: ConsistencyProof | null;
     }
@@ -47,10 +48,9 @@ export type StoredRecordProof =
   | LogFinding;
 
 /**
- * The one composition that proves a stored lineage's log (docs/verifiable-log.md, "Recall" and
- * "Checkpoints the client keeps"), shared by triage and the client's log reader: the latest
- * signed checkpoint, read and checked against the table ({@link readLatestCheckpoint}), then
- * shown to extend the caller's trusted checkpoint (RFC 9162 consistency proof built from the
+ * The composition that proves a stored lineage's log for triage (docs/verifiable-log.md, "Recall"):
+ * the head item's tree (signed, or claimed by a MAC'd head), read and checked against the table
+ * ({@link readLatestCheckpoint}), then shown to extend the caller's trusted checkpoint (RFC 9162 consistency proof built from the
  * table's nodes, which either verify against the signed roots or fail). Findings are return
  * values (shared/errors.ts: verdicts are never errors).
  *
@@ -66,7 +66,7 @@ export async function proveLatestCheckpoint(
   store: Pick<LineageStore, 'lastRecordSeq' | 'logHead' | 'readNodes'>,
   lineageId: string,
   key: NoteVerifierKey,
-  trusted: VerifiedCheckpoint | null,
+  trusted: Checkpoint | null,
   options: { readonly trustedSaw: boolean; readonly checkTail: boolean },
 ): Promise<LatestCheckpointProof> {
   const read = await readLatestCheckpoint(
@@ -107,7 +107,7 @@ export async function proveStoredRecord(
   store: Pick<LineageStore, 'readNodes' | 'readRecord'>,
   lineageId: string,
   seq: number,
-  checkpoint: VerifiedCheckpoint,
+  checkpoint: Checkpoint,
 ): Promise<StoredRecordProof> {
   const raw = await store.readRecord(lineageId, seq);
   if (raw === null) return { kind: 'MISSING' };
@@ -130,8 +130,8 @@ export async function proveStoredRecord(
 export async function proveCheckpointConsistency(
   store: Pick<LineageStore, 'readNodes'>,
   lineageId: string,
-  from: VerifiedCheckpoint,
-  to: VerifiedCheckpoint,
+  from: Checkpoint,
+  to: Checkpoint,
 ): Promise<ConsistencyProof | LogFinding> {
   return buildProof(null, () => proveTreeConsistency(from.size, to.size, nodesOf(store, lineageId)));
 }

@@ -59,7 +59,10 @@ export interface ReportCheckpoint {
   readonly label: string;
   /** Tree size it covers, or `null` when it did not verify or there is none. */
   readonly size: number | null;
-  /** `VERIFIED_INTACT`, another verdict, or `NOT_CHECKED`. */
+  /**
+   * `VERIFIED_INTACT`, another verdict, `NOT_CHECKED`, or `SEALED_AWAITING_INTEGRATION` (the tree
+   * head the index holds, with records sealed past it: docs/cli.md, `reseal report`).
+   */
   readonly state: string;
   readonly detail: string;
 }

@@ -33,8 +33,10 @@ export async function cosignedByTestWitness(note: string, timestamp: number): Pr
  * sealed with `send`, the sealer's notices collected, and integrated with `integrate`; `client`
  * reads the lineage table, the deployment log and the index with the pinned test keys, a fake
  * clock its sleeps advance, and `onSleep` run at each sleep (to integrate while a client waits).
+ * `signLineageCheckpoints: false` runs the sealer as it runs once it stops signing lineage
+ * checkpoints (heads carry its head-state MAC alone).
  */
-export function integratedStack() {
+export function integratedStack(stackOptions: { readonly signLineageCheckpoints?: boolean } = {}) {
   const {
     store,
     deployment,
@@ -45,6 +47,9 @@ export function integratedStack() {
     integrator,
   } = inProcessIntegration({
     indexFloor: true,
+    ...(stackOptions.signLineageCheckpoints === undefined
+      ? {}
+      : { sealer: { signLineageCheckpoints: stackOptions.signLineageCheckpoints } }),
   });
   const warm = integrator();
   const clock = { now: FACTORY_NOW_MS + 5000 };

@@ -6,10 +6,14 @@ import { integratedStack } from './integrated-stack';
  * writes sealed and integrated (the index holds 2 records), then a table writer puts back the
  * genuinely signed head, log head and records of the first write alone, leaving the deployment
  * log intact (docs/deployment-log.md, "Clients"). `payloads`: what the two writes carry (default
- * `validWriteRequest`'s).
+ * `validWriteRequest`'s); `options` go to `integratedStack` (`signLineageCheckpoints: false`: heads without one).
  */
-export async function rolledBackLineage(lineageId: string, payloads: readonly [JsonValue, JsonValue] | null = null) {
-  const s = integratedStack();
+export async function rolledBackLineage(
+  lineageId: string,
+  payloads: readonly [JsonValue, JsonValue] | null = null,
+  options: { readonly signLineageCheckpoints?: boolean } = {},
+) {
+  const s = integratedStack(options);
   await s.send({ lineageId, residualId: 'r-0', ...(payloads ? { payload: payloads[0] } : {}) });
   const head = s.store.heads.get(lineageId);
   const logHead = s.store.logHeads.get(lineageId);

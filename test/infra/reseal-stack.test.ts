@@ -289,6 +289,17 @@ describe('ResealStack template', () => {
     expect(documented.sort()).toEqual(synthesized);
   });
 
+  it('docs/deployment-log.md "What changes for the sealer": the sealer signs lineage checkpoints unless signLineageCheckpoints is false', () => {
+    const sealerEnv = (stack: ResealStack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+        .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
+        .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-sealer');
+    const byDefault = new ResealStack(new App({ context: synthContext }), 'SignsByDefault', {});
+    expect(sealerEnv(byDefault)?.SIGN_LINEAGE_CHECKPOINTS).toBe('true');
+    const macOnly = new ResealStack(new App({ context: synthContext }), 'MacOnly', { signLineageCheckpoints: false });
+    expect(sealerEnv(macOnly)?.SIGN_LINEAGE_CHECKPOINTS).toBe('false');
+  });
+
   it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {
     const guardEnv = (stack: ResealStack) =>
       Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))

@@ -22,7 +22,13 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const emulator = await startEmulator();
   try {
-    const stack = await deployStack(emulator.endpoint, { embedded: emulator.embedded });
+    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=false deploys the sealer as it runs once it stops signing
+    // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer").
+    const sign = process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS;
+    const stack = await deployStack(emulator.endpoint, {
+      embedded: emulator.embedded,
+      ...(sign === undefined ? {} : { context: { signLineageCheckpoints: sign } }),
+    });
     project.provide('stack', stack);
     project.provide('endpoint', emulator.endpoint);
     project.provide('embedded', emulator.embedded);

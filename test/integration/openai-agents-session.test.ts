@@ -156,7 +156,8 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
     expect(await session.getItems()).toEqual([user('a'), assistant('b')]);
 
     const { client } = await connectToStack({ ...stackOptions, checkpointStore });
-    const recordAt = async (seq: number) => SealedRecordSchema.parse((await client.receipt(lineageId, seq)).record);
+    const recordAt = async (seq: number) =>
+      SealedRecordSchema.parse((await client.provenRecord(lineageId, seq)).record);
     const tombstone = await recordAt(3);
     const popped = await recordAt(2);
     expect(tombstone.header.supersedes).toEqual({ seq: 2, recordHash: popped.recordHash });

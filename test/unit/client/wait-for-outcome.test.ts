@@ -433,7 +433,7 @@ describe('ResealClient.waitForOutcome: refusals count only when signed by the fu
     const { store, records } = await sealedStore(3);
     const outcome = await timed(store, 'residual-1');
     if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${outcome.kind}`);
-    const checkpoint = verifyCheckpoint(outcome.checkpoint, TEST_LOG_KEY, `${TEST_LOG_NAME}/${TEST_LINEAGE_ID}`);
+    const checkpoint = verifyCheckpoint(outcome.checkpoint ?? '', TEST_LOG_KEY, `${TEST_LOG_NAME}/${TEST_LINEAGE_ID}`);
     expect(checkpoint.size).toBe(3);
     expect(verifyRecordProof(records[1], outcome.proof, checkpoint, TEST_LINEAGE_ID).verdict).toBe('VERIFIED_INTACT');
   });

@@ -282,7 +282,7 @@ async function judge(detail: unknown) {
   });
   const proof = report.proof;
   if (!proof || !report.report) throw new Error('TRIAGED without proof or report');
-  const checkpoint = verifyCheckpoint(proof.checkpoint, TEST_LOG_KEY, ORIGIN);
+  const checkpoint = verifyCheckpoint(proof.checkpoint ?? '', TEST_LOG_KEY, ORIGIN);
   expect(checkpoint.size).toBe(COUNT);
   expect(verifyRecordProof(await store.readRecord(LINEAGE, seq), proof.inclusion, checkpoint, LINEAGE).verdict).toBe(
     'VERIFIED_INTACT',

@@ -24,6 +24,7 @@ import { checkpointOrigin } from '../../../shared/log/log-names';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../../shared/triage/delta-isolator';
 import { inProcessStack } from '../../helpers/in-process-stack';
+import { integratedStack } from '../../helpers/integrated-stack';
 import { expectConforming } from '../../helpers/mcp-conformance';
 import {
   MCP_CLAIMS as CLAIMS,
@@ -32,7 +33,7 @@ import {
   MCP_LINEAGE as LINEAGE,
 } from '../../helpers/mcp-fixtures';
 import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
-import { signWriteSync } from '../../helpers/writer-factories';
+import { signWriteSync, testLineageId } from '../../helpers/writer-factories';
 import { pipeline } from './pipeline';
 
 // The MCP conformance test (docs/mcp.md, "Conformance"): the SDK's own client lists the tools,
@@ -56,10 +57,12 @@ const SUCCESS_KINDS: Readonly<Record<ToolName, readonly string[]>> = {
 /** The tool errors a tool cannot answer, and why; every other {@link ToolErrorCode} needs a scenario. */
 const NOT_ANSWERED: Readonly<Record<ToolName, Partial<Record<ToolErrorCode, string>>>> = {
   [WRITE_TOOL]: {
+    AWAITING_INTEGRATION: 'a sealed write awaiting integration is SEALED, with its freshness state',
     NOT_FOUND: 'a write creates its lineage',
     UNTRIAGEABLE: 'only a recall triages',
   },
   [RECALL_TOOL]: {
+    AWAITING_INTEGRATION: 'a recall shows integration as its freshness state',
     WRITE_REJECTED: 'a recall writes nothing',
     WRITE_CONFLICT: 'a recall writes nothing',
   },
@@ -250,6 +253,18 @@ async function corruptCheckpoints(h: Harness): Promise<Call> {
 }
 
 /** A server whose client is scoped to another tenant than {@link LINEAGE}'s, as the remote server's is (docs/mcp.md, "Tenants"). */
+/** A lineage of a stack whose sealer signs no lineage checkpoint (docs/deployment-log.md, "What changes for the sealer"). */
+const UNSIGNED_LINEAGE = testLineageId('lin-mcp-unsigned');
+
+/** A host on such a stack: one write integrated, a second sealed past the tree head the index holds. */
+async function awaitingIntegration(h: Harness): Promise<Call> {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  await s.send({ lineageId: UNSIGNED_LINEAGE, residualId: 'r-0' });
+  await s.integrate();
+  await s.send({ lineageId: UNSIGNED_LINEAGE, residualId: 'r-1' });
+  return h.connect({ client: s.client(), snapshots: null });
+}
+
 function otherTenant(h: Harness): Promise<Call> {
   return h.connect({ ...h.p.deps(ENV), client: tenantScopedClient(h.p.client, 'other-tenant') });
 }
@@ -557,6 +572,20 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(VERIFY_TOOL, { lineageId: 'nobody-here' }) },
     ],
+    AWAITING_INTEGRATION: [
+      {
+        name: 'a record sealed past the tree head the index holds (a sealer that signs no lineage checkpoint)',
+        run: async (h) => (await awaitingIntegration(h))(VERIFY_TOOL, { lineageId: UNSIGNED_LINEAGE }),
+        expect: (out) =>
+          expect(out).toMatchObject({
+            verdict: 'UNVERIFIED_TAMPER_RISK',
+            awaitingIntegrationFromSeq: 1,
+            treeHead: { size: 1, vouchedBy: 'index', deploymentCheckpointSize: 1 },
+            checkpoint: null,
+            freshness: { state: 'SEALED_AWAITING_INTEGRATION' },
+          }),
+      },
+    ],
     TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
@@ -591,7 +620,7 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         name: 'AWS refuses a read',
         run: async (h) => {
           await sealedFirst(h);
-          const call = await h.connectOverriding({ latestCheckpoint: async () => Promise.reject(awsDenied()) });
+          const call = await h.connectOverriding({ verifyStoredLineage: async () => Promise.reject(awsDenied()) });
           return call(VERIFY_TOOL, { lineageId: LINEAGE });
         },
       },
@@ -649,6 +678,21 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     ],
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(INSPECT_TOOL, { lineageId: 'nobody-here' }) },
+    ],
+    AWAITING_INTEGRATION: [
+      {
+        name: 'a record sealed past the tree head the index holds (a sealer that signs no lineage checkpoint)',
+        run: async (h) => (await awaitingIntegration(h))(INSPECT_TOOL, { lineageId: UNSIGNED_LINEAGE }),
+        expect: (out) =>
+          expect(out).toMatchObject({
+            awaitingIntegrationFromSeq: 1,
+            treeHead: { size: 1, vouchedBy: 'index' },
+            records: [
+              { seq: 0, verification: 'VERIFIED_INTACT' },
+              { seq: 1, verification: 'UNVERIFIED_TAMPER_RISK' },
+            ],
+          }),
+      },
     ],
     TENANT_MISMATCH: [
       {

@@ -64,12 +64,13 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
   it('SEALED → the record place, the signed checkpoint (note, size, root) and the inclusion proof (not an error)', async () => {
     const p = await sealedLineage(3);
     const record = p.records[2] as SealedRecord;
-    const receipt = await p.client.receipt(TEST_LINEAGE_ID, 2);
+    const proven = await p.client.provenRecord(TEST_LINEAGE_ID, 2);
     const outcome: WriteOutcome = {
       kind: 'SEALED',
       head: lineageHeadOf(record),
-      checkpoint: receipt.checkpoint,
-      proof: receipt.inclusion,
+      treeHead: proven.checkpoint,
+      checkpoint: proven.checkpoint.note,
+      proof: proven.inclusion,
       freshness: null,
     };
     const result = writeOutcomeResult(request, outcome, SNAPSHOT);
@@ -80,15 +81,16 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
       seq: 2,
       recordHash: record.recordHash,
       checkpoint: {
-        note: receipt.checkpoint,
+        note: proven.checkpoint.note,
         origin: `${TEST_LOG_NAME}/${TEST_LINEAGE_ID}`,
         size: 3,
         rootHash: Buffer.from(latest?.checkpoint.rootHash ?? []).toString('hex'),
       },
-      proof: { leafIndex: 2, treeSize: 3, inclusionProof: receipt.inclusion.inclusionProof },
+      proof: { leafIndex: 2, treeSize: 3, inclusionProof: proven.inclusion.inclusionProof },
       snapshot: { source: 'providers', keys: 1, notes: ['tool:git: not run'] },
     });
-    expect(receipt.inclusion.inclusionProof).toHaveLength(1);
+    expect(proven.checkpoint.note).toMatch(/^reseal\/test-stack/);
+    expect(proven.inclusion.inclusionProof).toHaveLength(1);
     expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(structured(result));
   });
 

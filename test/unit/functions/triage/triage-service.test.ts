@@ -269,7 +269,7 @@ describe('triage service (docs/triage.md on a proven record, docs/sealing.md)', 
     if (!proof?.consistency) throw new Error('no consistency proof');
     const origin = checkpointOrigin(TEST_LOG_NAME, LINEAGE);
     const from = verifyCheckpoint(older.checkpoint as string, TEST_LOG_KEY, origin);
-    const to = verifyCheckpoint(proof.checkpoint, TEST_LOG_KEY, origin);
+    const to = verifyCheckpoint(proof.checkpoint ?? '', TEST_LOG_KEY, origin);
     expect(checkConsistency(from, to, proof.consistency).verdict).toBe('VERIFIED_INTACT');
     expect(verifyRecordProof(await store.readRecord(LINEAGE, 2), proof.inclusion, to, LINEAGE).verdict).toBe(
       'VERIFIED_INTACT',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LogVerificationError, NotIntegratedError } from '../../../../client/errors';
 import { type ChainReceipt, verifyChainReceipt } from '../../../../shared/integrator/chain-receipt';
+import { formatOneReceipt } from '../../../helpers/format-one-receipt';
 import { markerKey } from '../../../helpers/in-memory-lineage-store';
 import {
   cosignedByTestWitness,
@@ -122,7 +123,7 @@ describe('receipts with the whole deployment chain (formatVersion 2)', () => {
       ),
     ).toMatchObject({ verdict: 'HASH_MISMATCH' });
     // The record's proof in the lineage's own (larger) tree is not a proof in the indexed head.
-    const v1 = await client.receipt(LINEAGE, 1);
+    const v1 = await formatOneReceipt(client, LINEAGE, 1);
     expect(
       check(
         edit(receipt, (r) => {

@@ -1,0 +1,72 @@
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../cli/exit-codes';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { testLineageId } from '../../helpers/writer-factories';
+import { runCli } from './run-cli';
+
+const LINEAGE = testLineageId('lin-index-cli');
+
+/** A stack whose sealer signs no lineage checkpoint, `sealed` writes of which the first `integrated` are integrated. */
+async function unsigned(sealed: number, integrated: number) {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  for (let i = 0; i < sealed; i++) {
+    await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+    if (i === integrated - 1) await s.integrate();
+  }
+  return { cwd: tmpdir(), connect: async () => s.client() };
+}
+
+// docs/cli.md, "Exit codes" and `verify --lineage`: a head item without a signed lineage
+// checkpoint is verified against the tree head the index holds; records past it await integration.
+describe('verify, inspect, report and export --lineage on heads without a signed lineage checkpoint', () => {
+  it('verify --lineage, every record integrated: exit 0, the tree head named as the index entry', async () => {
+    const io = await unsigned(3, 3);
+    const text = await runCli(['verify', '--lineage', LINEAGE], io);
+    expect(text.exitCode).toBe(ExitCode.OK);
+    expect(text.stdout).toMatch(/tree head: +3 records, the index entry under the authenticated deployment checkpoint/);
+    expect(text.stdout).toContain("the walk is the index's tree head of 3 records");
+    const json = JSON.parse((await runCli(['verify', '--lineage', LINEAGE, '--json', '--audit-macs'], io)).stdout);
+    expect(json).toMatchObject({
+      verdict: 'VERIFIED_INTACT',
+      tree_head: { size: 3, vouched_by: 'index' },
+      awaiting_integration_from_seq: null,
+      freshness: { state: 'PROVEN' },
+    });
+  });
+
+  it('verify and inspect --lineage with records past the indexed tree head: exit 3 (awaiting integration), not 20', async () => {
+    const io = await unsigned(3, 2);
+    const text = await runCli(['verify', '--lineage', LINEAGE], io);
+    expect(text.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(text.stdout).toMatch(/awaiting: +seq 2 on: sealed, awaiting integration/);
+    const json = JSON.parse((await runCli(['verify', '--lineage', LINEAGE, '--json'], io)).stdout);
+    expect(json).toMatchObject({
+      awaiting_integration_from_seq: 2,
+      tree_head: { size: 2, vouched_by: 'index' },
+      verified_head: { seq: 1 },
+      freshness: { state: 'SEALED_AWAITING_INTEGRATION' },
+    });
+    const inspect = await runCli(['inspect', '--lineage', LINEAGE, '--json'], io);
+    expect(inspect.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(JSON.parse(inspect.stdout)).toMatchObject({ awaiting_integration_from_seq: 2 });
+    const report = await runCli(['report', '--lineage', LINEAGE, '--json'], io);
+    expect(report.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(JSON.parse(report.stdout).lineages[0].checkpoints[0]).toMatchObject({
+      label: 'tree head the index holds',
+      size: 2,
+      state: 'SEALED_AWAITING_INTEGRATION',
+    });
+  });
+
+  it('export --receipt --receipt-format 1 is no longer produced (exit 2, naming format 2); format 2 works', async () => {
+    const io = await unsigned(2, 2);
+    const one = await runCli(['export', '--lineage', LINEAGE, '--receipt', '--seq', '1', '--receipt-format', '1'], io);
+    expect(one.exitCode).toBe(ExitCode.BAD_INPUT);
+    expect(one.stderr).toContain('export format 2, the deployment chain (--receipt-format 2, the default)');
+    expect(one.stdout).toBe('');
+    const two = await runCli(['export', '--lineage', LINEAGE, '--receipt', '--seq', '1'], io);
+    expect(two.exitCode).toBe(ExitCode.OK);
+    expect(JSON.parse(two.stdout)).toMatchObject({ formatVersion: 2, inclusion: { leafIndex: 1, treeSize: 2 } });
+  });
+});
