@@ -52,6 +52,9 @@ export function coldSealer(
     clock: options.clock ?? Date.now,
     ...(options.notifier ? { notifier: options.notifier } : {}),
     ...(options.index ? { index: options.index } : {}),
+    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=false: as the deployed sealer runs once it stops signing
+    // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer").
+    ...(process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'false' ? { signLineageCheckpoints: false } : {}),
   });
 }
 
