@@ -52,6 +52,13 @@ export function integratedStack() {
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
     index: { deployment, nodes: index, witness: null },
   });
+  // A sealer that reads no deployment index (as before the index floor): it trusts the marker
+  // alone, so a write whose marker was deleted is sealed a second time (docs/sealing.md, "The index floor").
+  const unfloored = new SealerService({
+    ...deps,
+    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    index: null,
+  });
   const integrator = new IntegratorService({
     lineages: store,
     deployment,
@@ -73,6 +80,9 @@ export function integratedStack() {
     /** Seals the write of `fields` (`validWriteRequest` defaults, signed by the test writer). */
     send: async (fields: Partial<ResidualWriteRequest>) =>
       sealer.handle({ messageId: `m-${++n}`, body: sealRequestBody(fields), sentAtMs: FACTORY_NOW_MS + n }),
+    /** Seals like `send`, by a sealer without the index floor (one that can seal a residual id twice). */
+    sendUnfloored: async (fields: Partial<ResidualWriteRequest>) =>
+      unfloored.handle({ messageId: `m-${++n}`, body: sealRequestBody(fields), sentAtMs: FACTORY_NOW_MS + n }),
     request: (fields: Partial<ResidualWriteRequest>) => validWriteRequest(fields),
     integrate: () => integrator.integrate(notices.splice(0)),
     client: (options: { deps?: ResealClientDeps; onSleep?: () => Promise<void> } = {}) =>
