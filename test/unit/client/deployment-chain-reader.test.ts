@@ -144,7 +144,9 @@ describe('DeploymentChainReader with the head published note set to an older not
 // An unreadable or forged note on the head item is an edited item (docs/deployment-log.md,
 // "Clients", item 2): refused under either policy, never answered from the other note.
 describe('DeploymentChainReader with a garbled head checkpoint beside an older published note', () => {
-  async function garbled(policyOf: () => ReturnType<typeof witnessedTestPolicy>) {
+  async function garbled(
+    policyOf: () => Awaited<ReturnType<typeof witnessedTestPolicy>> | ReturnType<typeof witnessedTestPolicy>,
+  ) {
     const stack = integratedStack();
     const notes: string[] = [];
     for (const residualId of ['r-1', 'r-2']) {
