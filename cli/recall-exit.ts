@@ -41,10 +41,8 @@ export function recallRefusalHint(recall: VerifiedRecall): string | null {
   switch (recall.end) {
     case RecallEnd.NOT_FOUND: {
       const missing = missingTarget(recall.target);
-      const proven =
-        recall.freshness?.state === 'ABSENT'
-          ? ` (proven absent from the index as of deployment checkpoint ${recall.freshness.checkpointSize})`
-          : '';
+      // Absent from the index as of its last integration only; the reason says what was searched past it.
+      const proven = recall.freshness?.state === 'ABSENT' ? ` (${recall.freshness.reason})` : '';
       return `no such record: lineage ${recall.lineageId}${missing ? ` has no ${missing}` : ' has no sealed record'}${proven} (check --lineage, --seq, --residual-id)`;
     }
     case RecallEnd.INVALID_REQUEST:

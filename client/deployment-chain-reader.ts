@@ -118,6 +118,8 @@ export class DeploymentChainReader {
     }
     const chosen = await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
     if (chosen.kind === 'FORK') return none({ kind: 'REFUSED', refusal: 'FORK', reason: chosen.reason });
+    if (chosen.kind === 'UNREADABLE')
+      return none({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET', reason: chosen.reason });
     const note = chosen.note;
     if (note === null) {
       // The head item stands, so the log has integrated: a head without a checkpoint the policy can
@@ -190,6 +192,7 @@ export class DeploymentChainReader {
     const head = await this.#deps.log.readHead();
     const chosen = head === null ? null : await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
     if (chosen?.kind === 'FORK') return { kind: 'REFUSED', reason: `FORK: ${chosen.reason}` };
+    if (chosen?.kind === 'UNREADABLE') return { kind: 'REFUSED', reason: `POLICY_NOT_MET: ${chosen.reason}` };
     const note = chosen === null ? null : chosen.note;
     if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
     const anchored = verifyDeploymentAnchor({

@@ -12,12 +12,14 @@ import type { PolicyWitnessing } from './freshness-policy';
 
 /**
  * The note of the deployment head a client checks its policy against (docs/deployment-log.md,
- * "Clients", item 2): `NOTE` (`null` when the head holds none), or `FORK` when the head's two
- * log-signed notes are two histories.
+ * "Clients", item 2): `NOTE` (`null` when the head holds none), `FORK` when the head's two
+ * log-signed notes are two histories, or `UNREADABLE` when a note the head item carries does not
+ * verify with a policy log key (an edited item: tamper evidence, refused, never silently skipped).
  */
 export type HeadNote =
   | { readonly kind: 'NOTE'; readonly note: string | null }
-  | { readonly kind: 'FORK'; readonly reason: string };
+  | { readonly kind: 'FORK'; readonly reason: string }
+  | { readonly kind: 'UNREADABLE'; readonly reason: string };
 
 const present = (note: string | null | undefined): note is string => typeof note === 'string' && note !== '';
 
@@ -34,15 +36,16 @@ function opened(note: string, policy: TlogPolicy): Checkpoint | null {
 }
 
 /**
- * Chooses the head item's note (docs/deployment-log.md, "Clients", item 2). Under a witnessed
- * policy only `published` carries cosignatures, so it is the note. Under an unwitnessed policy
- * (`quorum none`) both `published` and `checkpoint` are notes the log signed, and the policy asks
- * nothing more of either: a table writer who sets one of them to an older note of the log must
- * not roll the answer back, so the larger of those that verify with a policy log key is taken,
- * once the smaller is shown a prefix of it by an RFC 9162 consistency proof from the table's
- * nodes (`FORK` when it is not, or the proof cannot be built: two histories, fail closed). A note
- * that verifies with no policy key is left out; when neither verifies, `published` (else
- * `checkpoint`) is returned for the verifier to refuse with its reason.
+ * Chooses the head item's note (docs/deployment-log.md, "Clients", item 2). Every note the head
+ * item carries (`published`, `checkpoint`) must verify with a policy log key: the integrator
+ * writes only log-signed notes there, so one that does not is a table writer's edit, answered
+ * `UNREADABLE` (the reader refuses the chain, `POLICY_NOT_MET`), never dropped for the other note.
+ * Under a witnessed policy only `published` carries cosignatures, so it is the note. Under an
+ * unwitnessed policy (`quorum none`) both are notes the log signed, and the policy asks nothing
+ * more of either: a table writer who sets one of them to an older note of the log must not roll
+ * the answer back, so the larger is taken, once the smaller is shown a prefix of it by an RFC 9162
+ * consistency proof from the table's nodes (`FORK` when it is not, or the proof cannot be built:
+ * two histories, fail closed).
  *
  * @throws what the table reads throw (an outage), never for a forged or hidden item
  */
@@ -53,14 +56,22 @@ export async function chooseHeadNote(
   log: Pick<DeploymentLogReads, 'readNodes'>,
 ): Promise<HeadNote> {
   const published = present(head.published) ? head.published : null;
-  if (witnessing === 'WITNESSED') return { kind: 'NOTE', note: published };
   const checkpoint = present(head.checkpoint) ? head.checkpoint : null;
-  const verified = [published, checkpoint]
-    .filter(present)
-    .map((note) => ({ note, checkpoint: opened(note, policy) }))
-    .filter((candidate): candidate is { note: string; checkpoint: Checkpoint } => candidate.checkpoint !== null);
+  const candidates = [
+    { field: 'published', note: published },
+    { field: 'checkpoint', note: checkpoint },
+  ].flatMap(({ field, note }) => (note === null ? [] : [{ field, note, checkpoint: opened(note, policy) }]));
+  const unreadable = candidates.find((candidate) => candidate.checkpoint === null);
+  if (unreadable) {
+    return {
+      kind: 'UNREADABLE',
+      reason: `the deployment head's ${unreadable.field} note does not verify with the policy's log key: an edited head item, fail closed`,
+    };
+  }
+  if (witnessing === 'WITNESSED') return { kind: 'NOTE', note: published };
+  const verified = candidates as { note: string; checkpoint: Checkpoint }[];
   const [first, second] = verified;
-  if (!first) return { kind: 'NOTE', note: published ?? checkpoint };
+  if (!first) return { kind: 'NOTE', note: null };
   if (!second) return { kind: 'NOTE', note: first.note };
   const [smaller, larger] =
     first.checkpoint.size <= second.checkpoint.size

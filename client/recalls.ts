@@ -21,6 +21,7 @@ import type { LatestCheckpoint, LogReader } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import type { RecallRequest, StackPublisher } from './publisher';
+import { recallAbsence } from './recall-absence';
 import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
@@ -172,6 +173,19 @@ export class Recalls {
       );
       if (freshness?.finding)
         check = { ...check, verdict: freshness.finding.verdict, reason: freshness.finding.reason };
+    }
+    if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && 'residualId' in target) {
+      // Absent from the index only as of its last integration: the records past it are searched too.
+      const latest = newest && 'checkpoint' in newest ? newest : null;
+      const past = await recallAbsence(
+        this.#deps.log,
+        { lineageId, residualId: target.residualId },
+        latest,
+        chain?.chain ?? null,
+        freshness,
+      );
+      freshness = past.freshness;
+      if (past.finding) check = { ...check, verdict: past.finding.verdict, reason: past.finding.reason };
     }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#deps.log.keep(lineageId, check.checkpoint, trusted);

@@ -23,8 +23,8 @@ export interface UntrustedRecallText {
 /**
  * How a recall's words are shown (docs/mcp.md, "Untrusted data"; docs/cli.md, `reseal recall`):
  * a proven recall (`TRIAGED`, `UNTRIAGEABLE`: the client's own reason) as is; any other end quotes
- * a stored answer the client could not prove (triage's `refusalReason`, the residual id it names,
- * its claimed failure), which a table writer may have written. Its reason is then shown with
+ * a stored answer the client could not prove (triage's `refusalReason`, the residual id it names
+ * when it is not the one asked for, its claimed failure), which a table writer may have written. Its reason is then shown with
  * those quotes redacted, and the stored words only in `untrusted`, escaped.
  */
 export function untrustedRecallText(recall: VerifiedRecall): UntrustedRecallText {
@@ -33,9 +33,14 @@ export function untrustedRecallText(recall: VerifiedRecall): UntrustedRecallText
   }
   const { report } = recall;
   const residualId = recall.record ? null : report.residualId;
-  const quoted = [report.refusalReason, residualId, report.verification?.firstFailure?.reason].filter(
-    (text): text is string => typeof text === 'string',
-  );
+  // The residual id the caller asked for is the caller's own word, not stored text: a reason the
+  // client wrote about it is shown as written, not redacted against an empty untrusted field.
+  const asked = 'residualId' in recall.target ? recall.target.residualId : null;
+  const quoted = [
+    report.refusalReason,
+    residualId === asked ? null : residualId,
+    report.verification?.firstFailure?.reason,
+  ].filter((text): text is string => typeof text === 'string');
   return {
     reason: escapedText(redactedText(recall.reason, quoted)),
     untrusted: {

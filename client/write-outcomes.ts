@@ -24,6 +24,7 @@ import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { DeploymentChainReader } from './deployment-chain-reader';
 import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LogReader, ProvenRecord } from './log-reader';
+import { searchLoggedSeal } from './logged-seal-search';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import type { Freshness } from './verified-recall';
@@ -78,12 +79,8 @@ export interface WaitForOutcomeOptions extends WaitOptions {
   readonly untilProven?: boolean;
 }
 
-/**
- * Most records of a lineage read, newest first, when a wait ends with no marker
- * ({@link WriteOutcomes.waitFor}): the seal is looked for among the records sealed since the
- * publish, a bounded number of reads even on a busy lineage.
- */
-export const MAX_HIDDEN_SEAL_SCAN = 256;
+/** Most records read when a wait ends with no marker ({@link WriteOutcomes.waitFor}); see `searchLoggedSeal`. */
+export { MAX_HIDDEN_SEAL_SCAN } from './logged-seal-search';
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
 class SealedAtDeadline extends Error {
@@ -248,21 +245,22 @@ export class WriteOutcomes {
     try {
       const latest = await log.latest(lineageId);
       if (latest === null) return null;
-      const last = latest.checkpoint.size - 1;
-      for (let seq = last; seq >= 0 && last - seq < MAX_HIDDEN_SEAL_SCAN; seq--) {
-        const { record } = await log.proveIn(lineageId, seq, latest);
-        if (record.sealedAtMs < since) return null;
-        if (record.header.residualId !== residualId) continue;
-        if (options.request && differingWriteContent(options.request, record).length > 0) continue;
-        return new HiddenSealError(
-          lineageId,
-          residualId,
-          seq,
-          'UNVERIFIED_TAMPER_RISK',
-          `its record is sealed at seq ${seq}, proven in the lineage's ${latest.checkpoint.note === null ? 'head tree' : 'signed checkpoint'} of ${latest.checkpoint.size} records: the marker was deleted`,
-        );
-      }
-      return null;
+      const { request } = options;
+      const found = await searchLoggedSeal(log, {
+        lineageId,
+        residualId,
+        latest,
+        sinceMs: since,
+        ...(request ? { matches: (record) => differingWriteContent(request, record).length === 0 } : {}),
+      });
+      if (found.kind !== 'FOUND') return null;
+      return new HiddenSealError(
+        lineageId,
+        residualId,
+        found.seq,
+        'UNVERIFIED_TAMPER_RISK',
+        `its record is sealed at seq ${found.seq}, proven in the lineage's ${latest.checkpoint.note === null ? 'head tree' : 'signed checkpoint'} of ${latest.checkpoint.size} records: the marker was deleted`,
+      );
     } catch (error) {
       if (!(error instanceof LogVerificationError)) throw error;
       return new HiddenSealError(

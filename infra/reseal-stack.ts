@@ -251,6 +251,9 @@ export class ResealStack extends Stack {
       new HeartbeatSchedule(this, 'Heartbeat', { integrator: integrator.consumer.fn, rate: heartbeatRate });
     }
     sealer.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
+    // A batch failed for a held lease is made visible again in seconds (its event source already
+    // grants sqs:ChangeMessageVisibility).
+    integrator.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
     integrator.queue.grantSendMessages(sealer.consumer.fn);
     // Only the sealer may send notices: an explicit deny for every other principal.
     integrator.queue.addToResourcePolicy(

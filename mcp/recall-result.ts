@@ -104,7 +104,8 @@ function callerHead(recall: VerifiedRecall): HeadOutput | null {
  * - `TRIAGED` → the delta verdict, the claims kept with their content (from the proven record's
  *   payload) and the claims to re-probe (with the keys that drifted under them);
  * - `NOT_INTACT` → `TAMPER_DETECTED`;
- * - `NOT_FOUND` → `NOT_FOUND` (unproven: the signed log does not contradict it);
+ * - `NOT_FOUND` → `NOT_FOUND` (unproven: with a deployment log, the freshness reason says as of which
+ *   integration it is absent and how many records not yet integrated were searched);
  * - `INVALID_REQUEST` → `INVALID_INPUT`;
  *   each of these three with the stored answer's words only in `untrusted`, escaped (docs/mcp.md, "Untrusted data");
  * - `UNTRIAGEABLE` → `UNTRIAGEABLE`.
@@ -119,7 +120,7 @@ export function recallResult(input: {
     case RecallEnd.NOT_FOUND:
       return toolError(
         ToolErrorCode.NOT_FOUND,
-        `no such record in lineage ${recall.lineageId}, says triage (unproven: the signed log does not contradict it)`,
+        `no such record in lineage ${recall.lineageId}, says triage (unproven: ${recall.freshness ? recall.freshness.reason : 'neither the signed log nor its marker contradicts it, as far as this client read them'})`,
         'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
         {
           requestId: recall.requestId,

@@ -36,6 +36,7 @@
  * | {@link EventNotAcceptedError}  | yes       | the event bus may accept the event later                   |
  * | {@link StaleHeadError}         | yes       | lost a race: re-read the head and try again                |
  * | {@link DuplicateResidualError} | yes       | lost a race to the same id: re-reading finds it sealed     |
+ * | {@link IntegrationBacklogError} | yes      | the integrator catches up: fewer records to search         |
  */
 
 /**
@@ -655,6 +656,26 @@ export class IntegrationLeaseHeldError extends ResealError {
   constructor(reason: string, options?: ErrorOptions) {
     super(`integration lease: ${reason}`, options);
     this.name = 'IntegrationLeaseHeldError';
+  }
+}
+
+/**
+ * The sealer will not search a lineage's records past its indexed head for a residual id: more
+ * than its bound are not integrated yet (docs/sealing.md, "The index floor"). Nothing was sealed;
+ * the message stays queued and is sealed once the integrator catches up. Retryable.
+ */
+export class IntegrationBacklogError extends ResealError {
+  readonly retryable = true;
+  readonly lineageId: string;
+  readonly unintegrated: number;
+  constructor(lineageId: string, unintegrated: number, bound: number, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId} has ${unintegrated} records past its indexed head, more than the ${bound} the sealer searches for a residual id: retried once the integrator catches up`,
+      options,
+    );
+    this.name = 'IntegrationBacklogError';
+    this.lineageId = lineageId;
+    this.unintegrated = unintegrated;
   }
 }
 

@@ -24,6 +24,11 @@ export const MetricName = {
   /** integrator: a lineage was left out with evidence (dimension `kind`, docs/deployment-log.md "Evidence"). */
   IntegrationEvidence: 'IntegrationEvidence',
   /**
+   * integrator: one try at the integration lease (dimension `outcome`: `TAKEN`, `HELD`,
+   * `OVERRIDDEN`: held too long, integrated without it; docs/deployment-log.md "One integration at a time").
+   */
+  IntegrationLease: 'IntegrationLease',
+  /**
    * sealer: a run was refused against the deployment index (dimension `kind`: the finding, or
    * `INDEX_UNVERIFIABLE`; docs/sealing.md "The index floor").
    */

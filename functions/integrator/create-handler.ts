@@ -26,6 +26,13 @@ export const INTEGRATION_TRIES = 5;
  */
 export const LEASE_WAIT_MS = 30_000;
 
+/**
+ * When a batch fails back to the queue because the lease stayed held, it is made visible again
+ * after this many seconds (not the 6-minute visibility timeout), so the next try (which may
+ * override the lease, `LEASE_OVERRIDE_AFTER_MS`) comes in seconds.
+ */
+export const LEASE_RETRY_VISIBILITY_SECONDS = 5;
+
 /** The first wait for a held lease, ms; each next wait is half as long again, at most {@link LEASE_WAIT_STEP_MAX_MS}. */
 const LEASE_WAIT_STEP_MS = 100;
 const LEASE_WAIT_STEP_MAX_MS = 2_000;
@@ -40,13 +47,14 @@ export async function integrateThroughConflicts(
   notices: readonly SealedRunNotice[],
   logger: Pick<Logger, 'warn'>,
   sleep: (ms: number) => Promise<unknown> = sleepFor,
+  waitingSinceMs?: number,
 ): Promise<void> {
   let conflicts = 0;
   let waitedMs = 0;
   let stepMs = LEASE_WAIT_STEP_MS;
   for (;;) {
     try {
-      await service.integrate(notices);
+      await service.integrate(notices, waitingSinceMs);
       return;
     } catch (error) {
       if (error instanceof IntegrationLeaseHeldError && waitedMs < LEASE_WAIT_MS) {
@@ -62,6 +70,14 @@ export async function integrateThroughConflicts(
   }
 }
 
+/** The earliest `ApproximateFirstReceiveTimestamp` of the batch (SQS's clock, ms), or `undefined`. */
+function firstReceivedMs(event: SQSEvent): number | undefined {
+  const times = event.Records.map((r) => Number(r.attributes?.ApproximateFirstReceiveTimestamp)).filter(
+    (t) => Number.isSafeInteger(t) && t > 0,
+  );
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
 /**
  * The integrator Lambda handler around an {@link IntegratorService}: the integration queue
  * (standard SQS, batching window = the integration interval, docs/deployment-log.md). One batch is
@@ -70,12 +86,21 @@ export async function integrateThroughConflicts(
  * (infrastructure, a deployment head that does not authenticate, or moved in each of
  * {@link INTEGRATION_TRIES} tries) fails the whole batch,
  * so SQS redelivers it; an integration is idempotent (what the index holds already is unchanged).
+ * A batch failed for a lease still held is made visible again after
+ * {@link LEASE_RETRY_VISIBILITY_SECONDS} through `options.retrySoon` (the batch's receipt handles,
+ * seconds), and the service is told when SQS first received it, so a held lease delays it boundedly.
+ * `options.sleep` is the wait between lease tries (ms), injectable for tests.
  */
 export function createIntegratorHandler(
   service: Pick<IntegratorService, 'integrate'>,
   logger: Logger,
   metrics: Metrics,
+  options: {
+    retrySoon?: (receiptHandles: readonly string[], seconds: number) => Promise<void>;
+    sleep?: (ms: number) => Promise<unknown>;
+  } = {},
 ) {
+  const { retrySoon, sleep = sleepFor } = options;
   return middy(async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
     const notices: SealedRunNotice[] = [];
     for (const record of event.Records) {
@@ -87,13 +112,26 @@ export function createIntegratorHandler(
       }
     }
     if (notices.length === 0) return { batchItemFailures: [] };
+    const failed = { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
     try {
       await logInfrastructureFailure(logger, 'the integration failed; the batch will be retried', () =>
-        integrateThroughConflicts(service, notices, logger),
+        integrateThroughConflicts(service, notices, logger, sleep, firstReceivedMs(event)),
       );
       return { batchItemFailures: [] };
-    } catch {
-      return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+    } catch (error) {
+      if (error instanceof IntegrationLeaseHeldError && retrySoon) {
+        try {
+          await retrySoon(
+            event.Records.map((r) => r.receiptHandle),
+            LEASE_RETRY_VISIBILITY_SECONDS,
+          );
+        } catch (visibilityError) {
+          logger.warn('the batch could not be made visible again early; it waits out the visibility timeout', {
+            error: visibilityError,
+          });
+        }
+      }
+      return failed;
     }
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
@@ -10,6 +11,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { sqsBatchRetry } from '../../adapters/sqs-batch-retry';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
@@ -83,7 +85,14 @@ const heartbeat = new DeploymentHeartbeat({
   clock: Date.now,
 });
 
-const integration = createIntegratorHandler(service, logger, metrics);
+// A batch failed for a held lease comes back in seconds (docs/deployment-log.md, "One integration at a time").
+const queueUrl = process.env.INTEGRATION_QUEUE_URL;
+const integration = createIntegratorHandler(
+  service,
+  logger,
+  metrics,
+  queueUrl ? { retrySoon: sqsBatchRetry(new SQSClient({}), queueUrl) } : {},
+);
 const reAnchor = createReAnchorHandler(service, logger);
 const beat = createHeartbeatHandler(heartbeat, logger, metrics);
 

@@ -98,6 +98,16 @@ export interface IntegratorDeps {
  */
 export const LEASE_SIGN_MARGIN_MS = 10_000;
 
+/**
+ * How long, ms, an integrator finds the lease held before it integrates without it: twice the
+ * longest lease an integrator takes (`INTEGRATION_LEASE_MS`), measured by its own clock (and the
+ * queue's first receipt of the batch), never by the expiry the table shows. A table writer who
+ * keeps re-putting a plausible lease delays integrations by at most this (docs/deployment-log.md,
+ * "One integration at a time"); the lease is an efficiency device, the head's conditional commit
+ * keeps integrations safe.
+ */
+export const LEASE_OVERRIDE_AFTER_MS = 2 * INTEGRATION_LEASE_MS;
+
 /** What one integration did. */
 export interface IntegrationReport {
   /** The signed deployment checkpoint, or `null` when the index did not change. */
@@ -131,6 +141,11 @@ export class IntegratorService {
   #floor: number | null = null;
   /** The statement hash (hex) of the history `#floor` belongs to: `null` for a log never re-anchored. */
   #history: string | null = null;
+  /**
+   * When (this instance's clock, ms) it first found the lease held with no integration of its own
+   * since: remembered warm across invocations; `null` once it takes the lease.
+   */
+  #leaseHeldSinceMs: number | null = null;
 
   constructor(deps: IntegratorDeps) {
     const { minSize = 0 } = deps;
@@ -150,21 +165,39 @@ export class IntegratorService {
   /**
    * One integration, under the integration lease when one is configured (docs/deployment-log.md,
    * "One integration at a time"): the lease is taken with one conditional write before the head is
-   * read, and released after the commit.
+   * read, and released after the commit. A lease found held since {@link LEASE_OVERRIDE_AFTER_MS}
+   * or longer (since this instance first found it held, or since `waitingSinceMs`, whichever is
+   * earlier) is overridden: the integration runs without it, logged at warn. Each try counts
+   * metric `IntegrationLease` (`outcome`: `TAKEN`, `HELD`, `OVERRIDDEN`).
    *
-   * @throws {IntegrationLeaseHeldError} when another integration holds the lease, or this one's
-   *   lapsed before the signature: nothing signed, integrate again later
+   * @param waitingSinceMs when the batch was first received (ms since the Unix epoch, the queue's
+   *   `ApproximateFirstReceiveTimestamp`), so a batch passed between instances is not held longer
+   * @throws {IntegrationLeaseHeldError} when another integration holds the lease (not yet long
+   *   enough to override), or this one's lapsed before the signature: nothing signed, integrate again later
    * @throws on an infrastructure failure, an unauthenticated or rolled-back deployment head, or a lost commit
    */
-  async integrate(notices: readonly SealedRunNotice[]): Promise<IntegrationReport> {
-    const { lease, clock, logger } = this.#deps;
+  async integrate(notices: readonly SealedRunNotice[], waitingSinceMs?: number): Promise<IntegrationReport> {
+    const { lease, clock, logger, metrics } = this.#deps;
     if (!lease) return this.#integrate(notices, null);
     const holder = randomUUID();
     const nowMs = clock();
     const untilMs = nowMs + INTEGRATION_LEASE_MS;
     if (!(await lease.take(holder, nowMs, untilMs))) {
-      throw new IntegrationLeaseHeldError('another integration holds it; nothing was signed');
+      this.#leaseHeldSinceMs ??= nowMs;
+      const sinceMs = Math.min(this.#leaseHeldSinceMs, waitingSinceMs ?? nowMs);
+      if (nowMs - sinceMs < LEASE_OVERRIDE_AFTER_MS) {
+        metrics.count(MetricName.IntegrationLease, { outcome: 'HELD' });
+        throw new IntegrationLeaseHeldError('another integration holds it; nothing was signed');
+      }
+      metrics.count(MetricName.IntegrationLease, { outcome: 'OVERRIDDEN' });
+      logger.warn('the integration lease has been held too long; integrating without it', {
+        heldForMs: nowMs - sinceMs,
+        overrideAfterMs: LEASE_OVERRIDE_AFTER_MS,
+      });
+      return this.#integrate(notices, null);
     }
+    this.#leaseHeldSinceMs = null;
+    metrics.count(MetricName.IntegrationLease, { outcome: 'TAKEN' });
     try {
       return await this.#integrate(notices, untilMs);
     } finally {

@@ -2,6 +2,7 @@ import { admitWrite } from '../../shared/authorship/admission';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import {
   DuplicateResidualError,
+  IntegrationBacklogError,
   LineageInconsistentError,
   ResealError,
   type ResidualLocation,
@@ -27,6 +28,14 @@ import type { SealerLog } from './sealer-log';
 
 /** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
 export const MAX_RUN_RECORDS = 40;
+/**
+ * Most records past a lineage's indexed head the sealer reads, per run, to look for the run's
+ * residual ids that have neither an index entry nor a marker (docs/sealing.md, "The index floor",
+ * residual ids): one `readChain`, each record checked against the authenticated hash chain. More
+ * than this (the integrator far behind) refuses the run retryably (`IntegrationBacklogError`).
+ */
+export const MAX_UNINTEGRATED_SEARCH = 256;
+
 /** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
 
@@ -106,8 +115,12 @@ export class RunSealer {
         return outcomes;
       }
       if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor))) return outcomes;
-      const residuals = floor?.kind === 'FLOOR' ? floor.residuals : null;
-      const { sealed, settled } = await this.#sealOnTip(remaining, state, expectedHead, residuals);
+      const { sealed, settled } = await this.#sealOnTip(
+        remaining,
+        state,
+        expectedHead,
+        floor?.kind === 'FLOOR' ? floor : null,
+      );
       for (const { item, record } of sealed) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
       remaining = remaining.filter((item) => !settled.has(item.index));
@@ -236,24 +249,31 @@ export class RunSealer {
   /**
    * Step 3: seals each pending write on the authenticated tip, in order. Settles duplicates,
    * reuses, fenced-out epochs and writes the core refuses; returns the records to append.
-   * A residual id the index maps (`residuals`) is answered from the indexed record, never sealed again.
+   * A residual id the index maps (`floor.residuals`) is answered from the indexed record, one
+   * sealed past the indexed head from that record ({@link RunSealer.#sealedPastIndex}): never sealed again.
    */
   async #sealOnTip(
     items: readonly Pending[],
     state: LogState,
     expectedHead: LineageHead | null,
-    residuals: ReadonlyMap<string, ResidualIndexValue> | null,
+    floor: IndexFloor | null,
   ): Promise<{ sealed: Sealed[]; settled: Map<number, SealOutcome> }> {
     const { store, anchor, clock, logger } = this.#deps;
     const sealed: Sealed[] = [];
     const settled = new Map<number, SealOutcome>();
     let tip: ChainTip | null = state.tip;
     let policy: LineagePolicy | null = state.policy;
+    const residuals = floor?.residuals ?? null;
     // Each write's residual-id marker, read together: the reads do not depend on one another.
     // A write refused admission below never sees its marker's answer.
     const markers = await Promise.all(
       items.map(({ request }) => store.findByResidualId(request.request.lineageId, request.request.residualId)),
     );
+    // Ids with neither an index entry nor a marker: looked for among the records past the indexed head.
+    const unmarked = items.some(
+      ({ request }, position) => !markers[position] && !residuals?.has(request.request.residualId),
+    );
+    const past = floor && unmarked ? await this.#sealedPastIndex(state, floor) : null;
     for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
@@ -286,6 +306,22 @@ export class RunSealer {
       const existing = markers[position];
       if (existing) {
         settled.set(item.index, await this.#duplicate(item, existing, state));
+        continue;
+      }
+      if (typeof past === 'string') {
+        settled.set(
+          item.index,
+          await this.#outcomes.conflict(item, Conflict.LINEAGE_INCONSISTENT, past, {
+            expectedHead,
+            observedHead: null,
+          }),
+        );
+        continue;
+      }
+      const sealedPast = past?.get(residualId);
+      if (sealedPast) {
+        // Sealed, not yet integrated, its marker gone (deleted, then the write replayed): that record's answer.
+        settled.set(item.index, await this.#outcomes.duplicate(item, sealedPast, sealedTreeHeadOf(state), null));
         continue;
       }
       const supersedes = item.request.request.supersedes;
@@ -341,6 +377,41 @@ export class RunSealer {
       }
     }
     return { sealed, settled };
+  }
+
+  /**
+   * The records of the authenticated state past the lineage's indexed head (from its indexed
+   * size, or 0 when the index does not hold it yet), by residual id, each authenticated by the
+   * hash chain from the authenticated tip (`SealerLog.recordsPast`); or why they do not
+   * authenticate (each unmarked write then gets a `LINEAGE_INCONSISTENT` conflict). A residual id
+   * the index maps is never sealed twice; this extends that to ids sealed since the last
+   * integration whose marker is gone (docs/sealing.md, "The index floor").
+   *
+   * @throws {IntegrationBacklogError} (retryable; logged at error, counted `SealBehindIndex` with
+   *   kind `INTEGRATION_BACKLOG`) when more than {@link MAX_UNINTEGRATED_SEARCH} records are past it
+   */
+  async #sealedPastIndex(state: LogState, floor: IndexFloor): Promise<ReadonlyMap<string, SealedRecord> | string> {
+    const fromSeq = floor.lineage?.treeSize ?? 0;
+    const unintegrated = state.size - fromSeq;
+    if (unintegrated > MAX_UNINTEGRATED_SEARCH) {
+      const error = new IntegrationBacklogError(state.lineageId, unintegrated, MAX_UNINTEGRATED_SEARCH);
+      this.#deps.logger.error('run not sealed: too many records past the indexed head to search; retried later', {
+        lineageId: state.lineageId,
+        unintegrated,
+        bound: MAX_UNINTEGRATED_SEARCH,
+      });
+      this.#deps.metrics.count(MetricName.SealBehindIndex, { kind: 'INTEGRATION_BACKLOG' });
+      throw error;
+    }
+    const records = await this.#log.recordsPast(state.lineageId, fromSeq, state);
+    if (typeof records === 'string') {
+      return `the records past the indexed head (seq ${fromSeq} to ${state.size - 1}) do not authenticate: ${records}`;
+    }
+    const byResidualId = new Map<string, SealedRecord>();
+    for (const record of records) {
+      if (!byResidualId.has(record.header.residualId)) byResidualId.set(record.header.residualId, record);
+    }
+    return byResidualId;
   }
 
   /**

@@ -10,6 +10,7 @@ import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
+import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { SealedHeads } from './sealed-heads';
 
@@ -138,6 +139,40 @@ export class SealerLog {
       if (error instanceof ResealError && !error.retryable) return null;
       throw error;
     }
+  }
+
+  /**
+   * The stored records `fromSeq ≤ seq < state.size` (one `readChain`), each authenticated by the
+   * hash chain back from the authenticated tip: its own hashes recompute, its `recordHash` is
+   * the next record's `parentRecordHash` (the tip's for the last), its lineage and seq are its
+   * place. So a record a table writer edited, deleted or put in is never taken for a sealed one
+   * (docs/sealing.md, "The index floor", residual ids past the indexed head).
+   *
+   * @returns the records in seq order, or why they do not authenticate
+   * @throws a retryable error (the store unavailable): the message is retried
+   */
+  async recordsPast(lineageId: string, fromSeq: number, state: LogState): Promise<SealedRecord[] | string> {
+    if (!state.tip || fromSeq >= state.size) return [];
+    const raws = await this.#store.readChain(lineageId, fromSeq, state.size - 1);
+    const records: SealedRecord[] = [];
+    let expected: string = state.tip.recordHash;
+    for (let seq = state.size - 1, i = raws.length - 1; seq >= fromSeq; seq--, i--) {
+      const checked = i >= 0 ? checkRecordIntegrity(raws[i]) : null;
+      if (checked === null || !isIntact(checked)) {
+        return `the record at seq ${seq} is ${checked === null ? 'missing' : `not intact (${checked.reason})`}`;
+      }
+      const { record } = checked;
+      if (
+        record.recordHash !== expected ||
+        record.header.monotonicSequenceNumber !== seq ||
+        record.header.lineageId !== lineageId
+      ) {
+        return `the record stored at seq ${seq} is not the one the authenticated head chains back to`;
+      }
+      records.unshift(record);
+      expected = record.header.parentRecordHash;
+    }
+    return records;
   }
 
   /**

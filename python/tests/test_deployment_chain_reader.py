@@ -237,5 +237,24 @@ def test_an_older_published_note_does_not_roll_the_answer_back_unwitnessed() -> 
     assert (refused.kind, refused.refusal) == ("REFUSED", "FORK")
     stranger = Ed25519NoteSigner("reseal/test-stack", bytes(range(1, 33)))
     head["published"] = s(sign_checkpoint(Checkpoint("reseal/test-stack", 9, b"\x07" * 32), stranger))
+    # A note no policy log key verifies is an edited head item: refused, never skipped for the other.
     unverified = reader(items)[0].read("lineage-a")
-    assert unverified.kind == "PROVEN" and unverified.checkpoint is not None and unverified.checkpoint.size == 3
+    assert (unverified.kind, unverified.refusal) == ("REFUSED", "POLICY_NOT_MET")
+    assert "published note does not verify" in unverified.reason
+
+
+def test_a_garbled_head_checkpoint_beside_an_older_published_note_is_refused() -> None:
+    # docs/deployment-log.md, "Clients", item 2: the same rule as client/head-note.ts, either policy.
+    leaves = [deployment_leaf(r) for r in ROOTS]
+    older = sign_checkpoint(Checkpoint("reseal/test-stack", 2, merkle_tree_hash(leaves[:2])), SIGNER)
+    body = older.split("\n\n")[0] + "\n"
+    items = honest()
+    head = next(i for i in items if i["sk"]["S"] == "HEAD")
+    head["published"] = s(older + WITNESS.cosign(body, NOW_MS // 1000 - 5))
+    control = reader(items, WITNESSED)[0].read("lineage-a")
+    assert control.kind == "PROVEN" and control.checkpoint is not None and control.checkpoint.size == 2
+    head["checkpoint"] = s(head["checkpoint"]["S"][:40] + "garbled\n")
+    for policy in (WITNESSED, UNWITNESSED):
+        refused = reader(items, policy)[0].read("lineage-a")
+        assert (refused.kind, refused.refusal) == ("REFUSED", "POLICY_NOT_MET")
+        assert "checkpoint note does not verify" in refused.reason

@@ -202,7 +202,8 @@ export function authenticateLogState(
  * head-state MAC under the records' HMAC key ({@link verifyHeadStateMac}; what the sealer stores
  * now), its signed lineage checkpoint (heads stored before, still read), or the lineage's entry in
  * the deployment index (`indexed`, read under the authenticated deployment checkpoint) when it is
- * exactly the claimed head. A head none of them vouches for is never extended. Authentication shows
+ * exactly the claimed head. A head none of them vouches for is never extended. The state's
+ * `checkpoint` is the head item's signed checkpoint only when it verifies for this state; else `null`. Authentication shows
  * the state is one the sealer stored, not the latest: the caller checks it against the index
  * (`checkAgainstIndex`), which the head never outranks.
  *
@@ -230,7 +231,13 @@ export async function authenticateHeadState(
   const head = headStateOf(claimed) as HeadState;
   if (stored.headMac !== undefined && stored.headMac !== null && context.anchor !== null) {
     if (await verifyHeadStateMac(head, stored.headMac, context.anchor)) {
-      return { state: claimed, authenticatedBy: HeadAuthentication.HEAD_MAC };
+      // The MAC covers the head state, not the checkpoint string beside it: that is kept only when
+      // it verifies as this state's signed checkpoint, else a table writer's text would be re-sent.
+      const verified = claimed.checkpoint !== null && signedCheckpointMismatch(claimed, context) === null;
+      return {
+        state: verified ? claimed : { ...claimed, checkpoint: null },
+        authenticatedBy: HeadAuthentication.HEAD_MAC,
+      };
     }
   }
   const signed = claimed.checkpoint === null ? 'no signed checkpoint' : signedCheckpointMismatch(claimed, context);

@@ -1,5 +1,6 @@
 import { freshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient, type ResealClientDeps } from '../../client/reseal-client';
+import { SealerService } from '../../functions/sealer/sealer-service';
 import { parseCheckpointBody } from '../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
@@ -52,6 +53,9 @@ export function integratedStack(stackOptions: { readonly signLineageCheckpoints?
       : { sealer: { signLineageCheckpoints: stackOptions.signLineageCheckpoints } }),
   });
   const warm = integrator();
+  // A sealer that reads no deployment index (as before the index floor): it trusts the marker
+  // alone, so a write whose marker was deleted is sealed a second time (docs/sealing.md, "The index floor").
+  const unfloored = new SealerService({ ...deps, index: null });
   const clock = { now: FACTORY_NOW_MS + 5000 };
   return {
     store,
@@ -60,6 +64,8 @@ export function integratedStack(stackOptions: { readonly signLineageCheckpoints?
     clock,
     /** Seals the write of `fields` (`validWriteRequest` defaults, signed by the test writer). */
     send: (fields: Partial<ResidualWriteRequest>) => seal(fields),
+    /** Seals like `send`, by a sealer without the index floor (one that can seal a residual id twice). */
+    sendUnfloored: (fields: Partial<ResidualWriteRequest>) => seal(fields, unfloored),
     request: (fields: Partial<ResidualWriteRequest>) => validWriteRequest(fields),
     integrate: () => warm.integrate(notices.splice(0)),
     client: (options: { deps?: ResealClientDeps; onSleep?: () => Promise<void> } = {}) =>

@@ -165,4 +165,34 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
     expect((await store.logHead(lineageId))?.head.seq).toBe(1);
     expect(await store.readRecord(lineageId, 2)).toBeNull();
   });
+
+  it('a deleted residual-id marker and a replay of a write sealed after the last integration: the duplicate answer, sealed once', async (context: TestContext) => {
+    const notices = new SealedRunNotices();
+    const lineageId = testLineageId(`lin-floor-past-${randomUUID()}`);
+    const sealer = indexedSealer(notices);
+    expect(await seal(sealer, writeOf(lineageId, 'r-0', TEST_POLICY))).toEqual(['SEALED']);
+    expect((await integrator.integrate(notices.take())).integrated).toEqual([lineageId]);
+    const replayed = writeOf(lineageId, 'r-1', TEST_POLICY);
+    expect(await seal(sealer, replayed)).toEqual(['SEALED']);
+    await dynamodb.send(
+      new DeleteItemCommand({
+        TableName: stack.TableName,
+        Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.residualSk('r-1') } },
+      }),
+    );
+    const observed = await seal(indexedSealer(notices), replayed);
+    expectGuarantee(
+      context,
+      row(
+        'residual-id marker',
+        'delete the marker of a residual id sealed after the last integration, then replay the same signed write to a cold sealer (emulator)',
+        'DUPLICATE',
+      ),
+      observed.join(', '),
+    );
+    const other = acceptedWrite(lineageId, 'r-1', manifest, Date.now(), { payload: { other: 'content' } });
+    expect(await seal(indexedSealer(notices), other)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
+    expect((await store.logHead(lineageId))?.head.seq).toBe(1);
+    expect(await store.readRecord(lineageId, 2)).toBeNull();
+  });
 });

@@ -126,6 +126,8 @@ class DeploymentChainReader:
         chosen = choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
         if chosen.kind == "FORK":
             return DeploymentChain("REFUSED", refusal="FORK", reason=chosen.reason), None
+        if chosen.kind == "UNREADABLE":
+            return DeploymentChain("REFUSED", refusal="POLICY_NOT_MET", reason=chosen.reason), None
         note = chosen.note
         if note is None:
             # The head stands, so the log has integrated: a head with no note the policy can check
@@ -190,6 +192,8 @@ class DeploymentChainReader:
         )
         if chosen is not None and chosen.kind == "FORK":
             return f"the deployment head holds two histories: {chosen.reason}"
+        if chosen is not None and chosen.kind == "UNREADABLE":
+            return f"POLICY_NOT_MET: {chosen.reason}"
         note = None if chosen is None else chosen.note
         if head is None or note is None:
             return "no deployment checkpoint is published"

@@ -17,7 +17,8 @@ __all__ = ["HeadNote", "choose_head_note"]
 
 @dataclass(frozen=True)
 class HeadNote:
-    """``kind`` ``NOTE`` with ``note`` (``None`` when the head holds none), or ``FORK`` with ``reason``."""
+    """``kind`` ``NOTE`` with ``note`` (``None`` when the head holds none), ``FORK`` with ``reason``
+    (two histories), or ``UNREADABLE`` with ``reason`` (a note on the head no policy log key verifies)."""
 
     kind: str
     note: str | None = None
@@ -43,27 +44,36 @@ def choose_head_note(
     policy: TlogPolicy,
     read_nodes: Callable[[Sequence[tuple[int, int]]], list[str | None]],
 ) -> HeadNote:
-    """Witnessed: the head's ``published`` note (only it carries cosignatures). Unwitnessed
-    (``quorum none``): ``published`` and ``checkpoint`` are both notes the log signed, so a table
-    writer who sets one to an older note must not roll the answer back: the larger of those a
-    policy log key verifies, once an RFC 9162 consistency proof from the table's nodes shows the
-    smaller its prefix (``FORK`` when not, or when a proof node is hidden: fail closed). A note no
-    policy key verifies is left out; when neither verifies, ``published`` (else ``checkpoint``)
-    is returned for the verifier to refuse with its reason.
+    """Every note the head item carries (``published``, ``checkpoint``) must verify with a policy
+    log key: the integrator writes only log-signed notes there, so one that does not is an edited
+    item, ``UNREADABLE`` (refused ``POLICY_NOT_MET``), never dropped for the other note.
+    Witnessed: the head's ``published`` note (only it carries cosignatures). Unwitnessed
+    (``quorum none``): both are notes the log signed, so a table writer who sets one to an older
+    note must not roll the answer back: the larger, once an RFC 9162 consistency proof from the
+    table's nodes shows the smaller its prefix (``FORK`` when not, or when a proof node is hidden:
+    fail closed).
 
     :raises: what the table reads raise (an outage)
     """
     published = head.published if _present(head.published) else None
+    checkpoint = head.checkpoint if _present(head.checkpoint) else None
+    candidates = [
+        (field, note, _opened(note, policy))
+        for field, note in (("published", published), ("checkpoint", checkpoint))
+        if note is not None
+    ]
+    for field, _, opened in candidates:
+        if opened is None:
+            return HeadNote(
+                "UNREADABLE",
+                reason=f"the deployment head's {field} note does not verify with the policy's log key: "
+                "an edited head item, fail closed",
+            )
     if witnessing == "WITNESSED":
         return HeadNote("NOTE", published)
-    checkpoint = head.checkpoint if _present(head.checkpoint) else None
-    verified = [
-        (note, opened)
-        for note in (published, checkpoint)
-        if note is not None and (opened := _opened(note, policy)) is not None
-    ]
+    verified = [(note, opened) for _, note, opened in candidates if opened is not None]
     if not verified:
-        return HeadNote("NOTE", published if published is not None else checkpoint)
+        return HeadNote("NOTE", None)
     if len(verified) == 1:
         return HeadNote("NOTE", verified[0][0])
     (note1, first), (note2, second) = verified

@@ -349,15 +349,15 @@ const cells: readonly Cell[] = [
   },
   // Residual markers. A deleted marker makes the record unfindable by residual id: at the
   // deadline the wait finds the write's seal in the signed lineage log, a tamper finding, not a
-  // timeout (docs/cli.md, `publish --wait`); triage's NOT_FOUND stands, as triage's unproven
-  // claim (docs/verifiable-log.md, "Recall": a NOT_FOUND the log cannot contradict stands; these
-  // lineages are never integrated, so no index contradicts it).
+  // timeout (docs/cli.md, `publish --wait`); a recall's NOT_FOUND is searched the same way in the
+  // records the index does not hold (these lineages are never integrated: all of them), so the
+  // seal found there contradicts triage's claim (docs/deployment-log.md, "Clients", item 3).
   {
     attack: attacks.deleteMarker,
     target: byResidual('r-2'),
     expect: {
       ...outcome('exit 20 UNVERIFIED_TAMPER_RISK', 'HiddenSealError'),
-      ...recalled(both('exit 2 NOT_FOUND'), both('refused NOT_FOUND (unproven)')),
+      ...recalled(both('exit 20 UNVERIFIED_TAMPER_RISK'), both('UNVERIFIED_TAMPER_RISK')),
     },
   },
   {

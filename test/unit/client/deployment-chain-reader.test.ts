@@ -5,7 +5,12 @@ import { MemoryIndexNodeStore } from '../../../shared/index/memory-index-node-st
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { DeploymentLogReads } from '../../../shared/ports/deployment-log-reads';
-import { integratedStack, unwitnessedTestPolicy, witnessedTestPolicy } from '../../helpers/integrated-stack';
+import {
+  cosignedByTestWitness,
+  integratedStack,
+  unwitnessedTestPolicy,
+  witnessedTestPolicy,
+} from '../../helpers/integrated-stack';
 import { testNoteVerifierKey } from '../../helpers/log-factories';
 import { forgerLogSigner, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
 import { testPolicyText } from '../../helpers/witness-factories';
@@ -126,10 +131,56 @@ describe('DeploymentChainReader with the head published note set to an older not
     expect(await read(await unwitnessedTestPolicy())).toMatchObject({ kind: 'REFUSED', refusal: 'FORK' });
   });
 
-  it('ignores a published note no policy log key verifies (the checkpoint serves)', async () => {
+  it('refuses a published note no policy log key verifies: tamper evidence, never silently skipped for the checkpoint', async () => {
     const read = await stackWithOlderPublished(async () =>
       signCheckpoint({ origin: TEST_LOG_NAME, size: 9, rootHash: new Uint8Array(32).fill(7) }, forgerLogSigner()),
     );
-    expect(await read(await unwitnessedTestPolicy())).toMatchObject({ kind: 'PROVEN', checkpoint: { size: 3 } });
+    const chain = await read(await unwitnessedTestPolicy());
+    expect(chain).toMatchObject({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET' });
+    expect(chain.kind === 'REFUSED' && chain.reason).toMatch(/published note does not verify/);
+  });
+});
+
+// An unreadable or forged note on the head item is an edited item (docs/deployment-log.md,
+// "Clients", item 2): refused under either policy, never answered from the other note.
+describe('DeploymentChainReader with a garbled head checkpoint beside an older published note', () => {
+  async function garbled(
+    policyOf: () => Awaited<ReturnType<typeof witnessedTestPolicy>> | ReturnType<typeof witnessedTestPolicy>,
+  ) {
+    const stack = integratedStack();
+    const notes: string[] = [];
+    for (const residualId of ['r-1', 'r-2']) {
+      await stack.send({ residualId });
+      await stack.integrate();
+      notes.push(stack.deployment.head?.checkpoint ?? '');
+    }
+    const head = stack.deployment.head;
+    if (head === null) throw new Error('the integration stored no head');
+    const published = await cosignedByTestWitness(notes[0] ?? '', Math.floor(stack.clock.now / 1000));
+    const policy = await policyOf();
+    const read = () =>
+      new DeploymentChainReader({
+        log: stack.deployment,
+        index: stack.index,
+        policy: async () => policy,
+        nowMs: () => stack.clock.now,
+      }).read({ lineageId: stack.request({}).lineageId });
+    stack.deployment.head = { ...head, published };
+    const control = await read();
+    stack.deployment.head = { ...head, published, checkpoint: `${head.checkpoint.slice(0, 40)}garbled\n` };
+    return { control, chain: await read() };
+  }
+
+  it('witnessed policy: REFUSED (exit 20), not the older cosigned note', async () => {
+    const { control, chain } = await garbled(witnessedTestPolicy);
+    expect(control).toMatchObject({ kind: 'PROVEN', checkpoint: { size: 1 } });
+    expect(chain).toMatchObject({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET' });
+    expect(chain.kind === 'REFUSED' && chain.reason).toMatch(/checkpoint note does not verify/);
+  });
+
+  it('unwitnessed policy: REFUSED too', async () => {
+    const { control, chain } = await garbled(unwitnessedTestPolicy);
+    expect(control).toMatchObject({ kind: 'PROVEN', checkpoint: { size: 2 } });
+    expect(chain).toMatchObject({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET' });
   });
 });

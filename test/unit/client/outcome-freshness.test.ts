@@ -63,7 +63,9 @@ describe('ResealClient.waitForOutcome: freshness of a sealed write', () => {
     await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
     await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
     s.store.markers.delete(markerKey(LINEAGE, 'r-1'));
-    expect((await s.send({ lineageId: LINEAGE, residualId: 'r-1' })).kind).toBe('SEALED');
+    // Only a sealer without the index floor seals it again (docs/sealing.md, "The index floor").
+    expect((await s.send({ lineageId: LINEAGE, residualId: 'r-1' })).kind).toBe('DUPLICATE');
+    expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-1' })).kind).toBe('SEALED');
     await s.integrate();
     const request = s.request({ lineageId: LINEAGE, residualId: 'r-1' });
     const outcome = await s.client().waitForOutcome(LINEAGE, 'r-1', { request, timeoutMs: 1000, untilProven: true });

@@ -3,7 +3,7 @@ import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { triageReportDigest } from '../../../shared/triage/delta-isolator';
 import { inProcessRecallClient, refusedTriageAnswer } from '../../helpers/factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
 
@@ -136,6 +136,22 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     // A NOT_FOUND the log cannot contradict (an id that was never sealed) stands as triage's claim.
     const unknown = await client.recall({ lineageId: LINEAGE, target: { residualId: 'never' }, currentEnv: ENV });
     expect(unknown).toMatchObject({ verdict: null, refusal: { code: 'NOT_FOUND' } });
+  });
+
+  it('a planted NOT_FOUND by residual id whose marker was deleted: the signed log is searched and contradicts it (docs/deployment-log.md, "Clients")', async () => {
+    const { client, store } = await setup();
+    store.markers.delete(markerKey(LINEAGE, 'residual-1'));
+    await store.putTriageReport(
+      refusedTriageAnswer({ requestId: 'req-nf-hidden', lineageId: LINEAGE, refusalCode: 'NOT_FOUND' }),
+    );
+    const recall = await client.recall({
+      lineageId: LINEAGE,
+      requestId: 'req-nf-hidden',
+      target: { residualId: 'residual-1' },
+      currentEnv: ENV,
+    });
+    expect(recall.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(recall.reason).toMatch(/residual residual-1 is sealed at seq 1/);
   });
 
   it('review: garbage stored under the request id is waited past; triage overwrites it with its answer', async () => {

@@ -16,7 +16,8 @@ describe('provenRecordFreshness: a record whose residual id the index maps to an
     const lineageId = s.request({}).lineageId;
     await s.send({ residualId: 'r-0', payload: { said: 'first' } });
     s.store.markers.clear();
-    await s.send({ residualId: 'r-0', payload: { said: 'second' } });
+    // Only a sealer without the index floor seals it again (docs/sealing.md, "The index floor").
+    await s.sendUnfloored({ residualId: 'r-0', payload: { said: 'second' } });
     const report = await s.integrate();
     expect(report.evidence.map((e) => e.kind)).toEqual(['RESIDUAL_CHANGED']);
     const log = new LogReader(s.store, async () => TEST_LOG_KEY, null);

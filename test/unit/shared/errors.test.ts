@@ -36,6 +36,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.DuplicateResidualError('r-1', { lineageId: 'lin-1', seq: 1 }), true],
   [new errors.DeploymentLogConflictError('the head moved'), true],
   [new errors.WitnessUnavailableError('unreachable'), true],
+  [new errors.IntegrationBacklogError('lin-1', 300, 256), true],
   [new errors.TenantMismatchError('beta/agent-7', 'acme'), false],
   [new errors.ReAnchorFormatError('lost', 'bad'), false],
   [new errors.ReAnchorRefusedError('not signed by a recovery key'), false],

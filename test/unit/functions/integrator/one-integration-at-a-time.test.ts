@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { integrateThroughConflicts } from '../../../../functions/integrator/create-handler';
-import { type IntegratorWitness, LEASE_SIGN_MARGIN_MS } from '../../../../functions/integrator/integrator-service';
+import {
+  type IntegratorWitness,
+  LEASE_OVERRIDE_AFTER_MS,
+  LEASE_SIGN_MARGIN_MS,
+} from '../../../../functions/integrator/integrator-service';
 import { IntegrationLeaseHeldError } from '../../../../shared/errors';
 import { INTEGRATION_LEASE_MS } from '../../../../shared/ports/integration-lease';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
+import { FakeMetrics } from '../../../helpers/factories';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { InMemoryIntegrationLease } from '../../../helpers/in-memory-integration-lease';
 import { INTEGRATION_NOW_MS, inProcessIntegration } from '../../../helpers/in-process-integration';
@@ -35,10 +40,11 @@ function table() {
   const signer = countingSigner();
   const lease = new InMemoryIntegrationLease();
   let clockMs = NOW_MS;
-  const instance = (options: { lease?: boolean; witness?: IntegratorWitness | null } = {}) =>
+  const instance = (options: { lease?: boolean; witness?: IntegratorWitness | null; metrics?: FakeMetrics } = {}) =>
     base.integrator({
       signer,
       witness: options.witness ?? null,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
       clock: () => clockMs,
       ...(options.lease === false ? {} : { lease }),
     });
@@ -116,6 +122,53 @@ describe('one integration at a time (docs/deployment-log.md, "One integration at
     t.lease.item = { holder: 'ahead', expiresAtMs: NOW_MS + 3_000 + INTEGRATION_LEASE_MS };
     await expect(t.instance().integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
     expect(t.signer.signs).toBe(0);
+  });
+
+  it('a lease a table writer keeps re-putting delays integrations by at most LEASE_OVERRIDE_AFTER_MS, measured by the integrator, then is overridden', async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    const metrics = new FakeMetrics();
+    const warm = t.instance({ metrics });
+    let elapsedMs = 0;
+    // The writer re-puts a plausible lease (expiry now + 60 s) every 15 s; the warm instance tries every 15 s.
+    for (; elapsedMs < LEASE_OVERRIDE_AFTER_MS; elapsedMs += 15_000) {
+      t.setClock(NOW_MS + elapsedMs);
+      t.lease.item = { holder: 'attacker', expiresAtMs: NOW_MS + elapsedMs + INTEGRATION_LEASE_MS };
+      await expect(warm.integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
+    }
+    expect(t.signer.signs).toBe(0);
+    t.setClock(NOW_MS + elapsedMs);
+    t.lease.item = { holder: 'attacker', expiresAtMs: NOW_MS + elapsedMs + INTEGRATION_LEASE_MS };
+    expect((await warm.integrate(notices)).integrated).toEqual([A]);
+    expect(t.signer.signs).toBe(1);
+    expect(metrics.get('IntegrationLease:outcome=HELD')).toBe(LEASE_OVERRIDE_AFTER_MS / 15_000);
+    expect(metrics.get('IntegrationLease:outcome=OVERRIDDEN')).toBe(1);
+    // The writer's lease item is left alone (the integration never held it).
+    expect(t.lease.item?.holder).toBe('attacker');
+  });
+
+  it("a batch SQS first received LEASE_OVERRIDE_AFTER_MS ago is not held again by a cold instance's fresh clock", async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    t.lease.item = { holder: 'attacker', expiresAtMs: NOW_MS + INTEGRATION_LEASE_MS };
+    await expect(t.instance().integrate(notices, NOW_MS - LEASE_OVERRIDE_AFTER_MS + 1)).rejects.toThrow(
+      IntegrationLeaseHeldError,
+    );
+    expect((await t.instance().integrate(notices, NOW_MS - LEASE_OVERRIDE_AFTER_MS)).integrated).toEqual([A]);
+  });
+
+  it('a lease taken counts TAKEN and forgets the held time: a later held lease waits the full bound again', async () => {
+    const t = table();
+    const metrics = new FakeMetrics();
+    const warm = t.instance({ metrics });
+    t.lease.item = { holder: 'another', expiresAtMs: NOW_MS + 5_000 };
+    await expect(warm.integrate(await t.write(A, 'r-0'))).rejects.toThrow(IntegrationLeaseHeldError);
+    t.setClock(NOW_MS + LEASE_OVERRIDE_AFTER_MS - 1);
+    expect((await warm.integrate(await t.write(B, 'r-0'))).integrated).toEqual([B]);
+    expect(metrics.get('IntegrationLease:outcome=TAKEN')).toBe(1);
+    t.lease.item = { holder: 'another', expiresAtMs: NOW_MS + LEASE_OVERRIDE_AFTER_MS + 5_000 };
+    t.setClock(NOW_MS + LEASE_OVERRIDE_AFTER_MS + 1);
+    await expect(warm.integrate(await t.write(A, 'r-1'))).rejects.toThrow(IntegrationLeaseHeldError);
   });
 
   it('a lease that lapses before the signature: nothing signed, nothing committed', async () => {

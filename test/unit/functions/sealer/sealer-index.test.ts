@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { IntegratorService } from '../../../../functions/integrator/integrator-service';
+import { MAX_UNINTEGRATED_SEARCH } from '../../../../functions/sealer/seal-run';
 import { SealerIndex, type SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
+import { IntegrationBacklogError } from '../../../../shared/errors';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
@@ -97,6 +99,15 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
       sentAtMs: FACTORY_NOW_MS + n,
     });
   };
+  /** One message group of writes (one run per 40 of them). */
+  const sendRun = (writes: readonly Partial<ResidualWriteRequest>[]) =>
+    sealer.handleGroup(
+      writes.map((fields) => ({
+        messageId: `m-${++n}`,
+        body: sealRequestBody(fields),
+        sentAtMs: FACTORY_NOW_MS + n,
+      })),
+    );
   return {
     store,
     deployment,
@@ -105,6 +116,7 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
     signer,
     metrics,
     send,
+    sendRun,
     integrate: () => integrator.integrate(notices.splice(0)),
     /** A sealer with no memory (a cold start), optionally under the operator's `DEPLOYMENT_MIN_SIZE`. */
     cold: (minSize?: number) => {
@@ -249,6 +261,65 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(await s.send({ lineageId, residualId: 'r-0' })).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
     expect(s.store.rejections.at(-1)?.issues[0]?.message).toContain('deployment index');
     expect(s.store.logHeads.get(lineageId)).toEqual(logHead);
+  });
+
+  it('a deleted marker and a replay of a residual id sealed past the indexed head: that record answers, never a second record', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-past');
+    expect((await s.send({ lineageId, residualId: 'r-0' })).kind).toBe('SEALED');
+    await s.integrate();
+    for (const id of ['r-1', 'r-2']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+    s.store.markers.delete(markerKey(lineageId, 'r-1'));
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-1' })).toMatchObject({ kind: 'DUPLICATE', head: { seq: 1 } });
+    expect(await s.send({ lineageId, residualId: 'r-1', payload: { other: 'content' } })).toEqual({
+      kind: 'REJECTED',
+      reason: 'RESIDUAL_ID_REUSED',
+    });
+    expect(s.store.records.get(lineageId)?.size).toBe(3);
+    // Never integrated at all: the whole lineage is past the index, and searched the same way.
+    const fresh = testLineageId('lin-floor-past-new');
+    expect((await s.send({ lineageId: fresh, residualId: 'r-0' })).kind).toBe('SEALED');
+    s.store.markers.delete(markerKey(fresh, 'r-0'));
+    expect(await s.send({ lineageId: fresh, residualId: 'r-0' })).toMatchObject({
+      kind: 'DUPLICATE',
+      head: { seq: 0 },
+    });
+    expect(s.store.records.get(fresh)?.size).toBe(1);
+  });
+
+  it('a record past the indexed head edited to hide a residual id: LINEAGE_INCONSISTENT, nothing sealed', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-past-edit');
+    for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
+    s.store.markers.delete(markerKey(lineageId, 'r-1'));
+    const chain = s.store.records.get(lineageId) as Map<number, string>;
+    const record = JSON.parse(chain.get(1) as string);
+    record.header.residualId = 'r-hidden';
+    chain.set(1, JSON.stringify(record));
+    expect(await s.send({ lineageId, residualId: 'r-1' })).toEqual({
+      kind: 'CONFLICT',
+      reason: 'LINEAGE_INCONSISTENT',
+    });
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+
+  it(`more than MAX_UNINTEGRATED_SEARCH (${MAX_UNINTEGRATED_SEARCH}) records past the indexed head: refused retryably, counted, nothing sealed`, async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-backlog');
+    const run = Array.from({ length: 40 }, (_, i) => i);
+    for (let batch = 0; batch * 40 <= MAX_UNINTEGRATED_SEARCH; batch++) {
+      const outcomes = await s.sendRun(run.map((i) => ({ lineageId, residualId: `r-${batch * 40 + i}` })));
+      expect(outcomes.every((o) => o.kind === 'SEALED')).toBe(true);
+    }
+    const sealed = s.store.records.get(lineageId)?.size ?? 0;
+    expect(sealed).toBeGreaterThan(MAX_UNINTEGRATED_SEARCH);
+    await expect(s.send({ lineageId, residualId: 'r-next' })).rejects.toThrow(IntegrationBacklogError);
+    expect(s.metrics.get('SealBehindIndex:kind=INTEGRATION_BACKLOG')).toBe(1);
+    expect(s.store.records.get(lineageId)?.size).toBe(sealed);
+    // Once integrated, the same write is sealed.
+    await s.integrate();
+    expect((await s.send({ lineageId, residualId: 'r-next' })).kind).toBe('SEALED');
   });
 
   it('an index node deleted or edited: INDEX_UNVERIFIABLE, unsigned, nothing sealed', async () => {

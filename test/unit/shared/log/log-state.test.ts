@@ -23,9 +23,14 @@ const context = (overrides: { anchor?: ReturnType<typeof testAnchor> | null; ind
 });
 
 /** A head of three records as the sealer stored it before (signed checkpoint), and its head state. */
-async function storedHead(): Promise<{ stored: StoredLogHead; head: HeadState }> {
+function storedHead(): Promise<{ stored: StoredLogHead; head: HeadState }> {
+  return storedHeadOf(3);
+}
+
+/** A head of `size` records as the sealer stored it before (signed checkpoint), and its head state. */
+async function storedHeadOf(size: number): Promise<{ stored: StoredLogHead; head: HeadState }> {
   const store = new InMemoryLineageStore();
-  const { records } = await buildChain(3);
+  const { records } = await buildChain(size);
   await appendSealed(store, records);
   const stored = (await store.logHead(TEST_LINEAGE_ID)) as StoredLogHead;
   return { stored, head: headStateOf(claimedLogState(stored, TEST_LINEAGE_ID)) as HeadState };
@@ -47,6 +52,21 @@ describe('authenticateHeadState (docs/verifiable-log.md, "Appending")', () => {
     expect(authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
     expect(state.size).toBe(3);
     expect(state.checkpoint).toBeNull();
+  });
+
+  it("a head accepted by its MAC keeps the head item's checkpoint only when it verifies for that state", async () => {
+    const { stored, head } = await storedHead();
+    const headMac = await macHeadState(head, testAnchor());
+    const both = await authenticateHeadState({ ...stored, headMac }, context({}));
+    expect(both.authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+    expect(both.state.checkpoint).toBe(stored.checkpoint);
+    // A table writer's text beside a valid MAC: garbled, or a real checkpoint of another size.
+    const older = (await storedHeadOf(2)).stored.checkpoint;
+    for (const checkpoint of ['not a note\n', older]) {
+      const forged = await authenticateHeadState({ ...stored, headMac, checkpoint }, context({}));
+      expect(forged.authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+      expect(forged.state.checkpoint).toBeNull();
+    }
   });
 
   it('an older head authenticates by its signed lineage checkpoint', async () => {
