@@ -95,6 +95,16 @@ export function decideLineageTreeHead(input: LineageTreeHeadInput): LineageTreeH
   }
   const deploymentCheckpointSize = chain && chain.kind !== 'UNPUBLISHED' ? chain.checkpoint.size : null;
   const entry = chain && chain.kind !== 'UNPUBLISHED' ? chain.lineage : null;
+  // The head item's signed checkpoint as the head, its records from `integratedSize` on awaiting integration.
+  const signedHead = (checkpoint: VerifiedCheckpoint, integratedSize: number | null): LineageTreeHead => ({
+    origin,
+    size: checkpoint.size,
+    rootHash: checkpoint.rootHash,
+    vouchedBy: TreeHeadVoucher.SIGNED_CHECKPOINT,
+    note: checkpoint.note,
+    integratedSize,
+    deploymentCheckpointSize,
+  });
   if (entry === null) {
     if (signed === null) {
       const why =
@@ -108,18 +118,7 @@ export function decideLineageTreeHead(input: LineageTreeHeadInput): LineageTreeH
         reason: `no tree head of the lineage is vouched for (${why}, and its head item carries no signed checkpoint): its records are sealed, awaiting integration`,
       };
     }
-    return {
-      kind: 'VOUCHED',
-      head: {
-        origin,
-        size: signed.size,
-        rootHash: signed.rootHash,
-        vouchedBy: TreeHeadVoucher.SIGNED_CHECKPOINT,
-        note: signed.note,
-        integratedSize: null,
-        deploymentCheckpointSize,
-      },
-    };
+    return { kind: 'VOUCHED', head: signedHead(signed, null) };
   }
   const indexed: LineageTreeHead = {
     origin,
@@ -144,18 +143,7 @@ export function decideLineageTreeHead(input: LineageTreeHeadInput): LineageTreeH
   if (signed.size <= indexed.size) {
     return { kind: 'VOUCHED', head: signed.size === indexed.size ? { ...indexed, note: signed.note } : indexed };
   }
-  return {
-    kind: 'VOUCHED',
-    head: {
-      origin,
-      size: signed.size,
-      rootHash: signed.rootHash,
-      vouchedBy: TreeHeadVoucher.SIGNED_CHECKPOINT,
-      note: signed.note,
-      integratedSize: indexed.size,
-      deploymentCheckpointSize,
-    },
-  };
+  return { kind: 'VOUCHED', head: signedHead(signed, indexed.size) };
 }
 
 /** Whether a record at `seq` of a head is integrated (below the indexed size): `PROVEN` fresh, not only proven. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
-import { DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
@@ -95,6 +95,35 @@ async function provenHeads(lineageIds: readonly string[]) {
 }
 
 describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
+  /** The items of lineage `lineageId` as a table writer's snapshot would hold them. */
+  const snapshotOf = async (lineageId: string) =>
+    (
+      await dynamodb.send(
+        new QueryCommand({
+          TableName: stack.TableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) } },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
+  /** The table writer's rollback: the records at `seqs` deleted, the snapshot's items put back. */
+  const restoreSnapshot = async (
+    lineageId: string,
+    snapshot: readonly Record<string, AttributeValue>[],
+    seqs: readonly number[],
+  ) => {
+    for (const seq of seqs) {
+      await dynamodb.send(
+        new DeleteItemCommand({
+          TableName: stack.TableName,
+          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } },
+        }),
+      );
+    }
+    for (const item of snapshot) await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
+  };
+
   it('the integration lease is one conditional write on the emulator: held until it lapses or is released (docs/deployment-log.md, "One integration at a time")', async () => {
     const lease = new DynamoDBIntegrationLease(dynamodb, stack.TableName);
     const key = { pk: { S: Keys.deploymentLease }, sk: { S: 'LEASE' } };
@@ -148,28 +177,12 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
 
     // The table writer keeps lineage a's items at 2 records, lets 2 more be sealed and integrated, then puts them back.
     const [a, b] = lineages as [string, string];
-    const snapshot = await dynamodb.send(
-      new QueryCommand({
-        TableName: stack.TableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: Keys.lineage(a) } },
-        ConsistentRead: true,
-      }),
-    );
+    const snapshot = await snapshotOf(a);
     expect(await write(sealer, a, 'r-2')).toEqual(['SEALED']);
     expect(await write(sealer, a, 'r-3')).toEqual(['SEALED']);
     await service.integrate(notices.take());
     expect((await provenHeads([a])).heads.get(a)).toBe(4);
-    for (const seq of [2, 3]) {
-      await dynamodb.send(
-        new DeleteItemCommand({
-          TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(a) }, sk: { S: Keys.record(seq) } },
-        }),
-      );
-    }
-    for (const item of snapshot.Items ?? [])
-      await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
+    await restoreSnapshot(a, snapshot, [2, 3]);
     // A cold sealer extends the rolled-back state; another lineage goes on as usual.
     const cold = sealerWith(notices);
     expect(await write(cold, a, 'r-2b')).toEqual(['SEALED']);
@@ -209,28 +222,12 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     const a = testLineageId(`lin-late-${randomUUID()}`);
     expect(await write(sealer, a, 'r-0')).toEqual(['SEALED']);
     expect((await notices.integrateRetrying(integrator)).evidence).toEqual([]);
-    const snapshot = await dynamodb.send(
-      new QueryCommand({
-        TableName: stack.TableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: Keys.lineage(a) } },
-        ConsistentRead: true,
-      }),
-    );
+    const snapshot = await snapshotOf(a);
     expect(await write(sealer, a, 'r-1')).toEqual(['SEALED']);
     expect(await write(sealer, a, 'r-2')).toEqual(['SEALED']);
     const late = notices.take(); // the queue delivers these after the next integration
     // The table writer puts lineage a back at 1 record before any integration; a cold sealer seals seqs 1-3 again.
-    for (const seq of [1, 2]) {
-      await dynamodb.send(
-        new DeleteItemCommand({
-          TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(a) }, sk: { S: Keys.record(seq) } },
-        }),
-      );
-    }
-    for (const item of snapshot.Items ?? [])
-      await dynamodb.send(new PutItemCommand({ TableName: stack.TableName, Item: item }));
+    await restoreSnapshot(a, snapshot, [1, 2]);
     const cold = sealerWith(notices);
     for (const id of ['r-1b', 'r-2b', 'r-3b']) expect(await write(cold, a, id)).toEqual(['SEALED']);
     expect((await notices.integrateRetrying(integrator)).evidence).toEqual([]);
