@@ -39,6 +39,11 @@ export async function recallAbsence(
   const indexed = chain && (chain.kind === 'PROVEN' || chain.kind === 'ABSENT') ? chain : null;
   const indexedSize = indexed?.lineage?.treeSize ?? 0;
   const size = latest.checkpoint.size;
+  // A head the sealer MAC'd carries no signature this client can check: its tree is the table's word.
+  const tree =
+    latest.checkpoint.note === null
+      ? `the tree the head item claims (${size} records, not signed: the table's word)`
+      : `the lineage's signed checkpoint of ${size} records`;
   const at = indexed
     ? `the ${indexedSize} records the index holds as of deployment checkpoint ${indexed.checkpoint.size}`
     : 'no deployment index read';
@@ -47,7 +52,7 @@ export async function recallAbsence(
     return {
       freshness: {
         ...absence,
-        reason: `${absence.reason}; the lineage's signed checkpoint holds no record past them (${size} records)`,
+        reason: `${absence.reason}; ${tree} holds no record past them`,
       },
       finding: null,
     };
@@ -70,7 +75,7 @@ export async function recallAbsence(
     return { freshness, finding };
   }
   if (search.kind === 'FOUND') {
-    const reason = `residual ${asked.residualId} is sealed at seq ${search.seq}, proven in the lineage's signed checkpoint of ${size} records, past ${at}: the answer "no such record" is contradicted (its marker was deleted)`;
+    const reason = `residual ${asked.residualId} is sealed at seq ${search.seq}, proven in ${tree}, past ${at}: the answer "no such record" is contradicted (its marker was deleted)`;
     const finding = { verdict: V.UNVERIFIED_TAMPER_RISK, reason };
     const freshness = absence && {
       ...absence,
@@ -81,9 +86,10 @@ export async function recallAbsence(
     return { freshness, finding };
   }
   if (!absence) return unchanged;
+  const since = latest.checkpoint.note === null ? 'the table shows sealed since (unsigned)' : 'sealed since';
   const searched = search.complete
-    ? `the ${search.records} records sealed since (not yet integrated) do not hold it`
-    : `the newest ${search.searched} of the ${search.records} records sealed since (not yet integrated) do not hold it; the older ones were not searched`;
+    ? `the ${search.records} records ${since} (not yet integrated) do not hold it`
+    : `the newest ${search.searched} of the ${search.records} records ${since} (not yet integrated) do not hold it; the older ones were not searched`;
   return {
     freshness: {
       ...absence,

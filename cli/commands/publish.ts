@@ -162,7 +162,7 @@ export function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: numbe
   if (outcome.kind !== 'SEALED' || !outcome.freshness) return null;
   switch (outcome.freshness.state) {
     case 'SEALED_AWAITING_INTEGRATION':
-      return `sealed, awaiting integration: the write is sealed in its signed lineage checkpoint, but not yet proven through the deployment log after ${timeoutSeconds} s (${outcome.freshness.reason}); wait longer (--timeout-seconds), or check the integrator`;
+      return `sealed, awaiting integration: the write is sealed in its ${outcome.checkpoint ? 'signed lineage checkpoint' : "lineage's head tree (the sealer's word)"}, but not yet proven through the deployment log after ${timeoutSeconds} s (${outcome.freshness.reason}); wait longer (--timeout-seconds), or check the integrator`;
     case 'INCONSISTENT':
     case 'REFUSED':
       return `tamper risk: the deployment log does not prove this write (${outcome.freshness.state}): ${outcome.freshness.reason}; do not rely on it`;
