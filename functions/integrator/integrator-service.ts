@@ -146,6 +146,8 @@ export class IntegratorService {
    * since: remembered warm across invocations; `null` once it takes the lease.
    */
   #leaseHeldSinceMs: number | null = null;
+  /** When this instance last found the lease held: a hold is measured only while seen without a gap of a lease's length. */
+  #leaseLastHeldMs: number | null = null;
 
   constructor(deps: IntegratorDeps) {
     const { minSize = 0 } = deps;
@@ -166,8 +168,8 @@ export class IntegratorService {
    * One integration, under the integration lease when one is configured (docs/deployment-log.md,
    * "One integration at a time"): the lease is taken with one conditional write before the head is
    * read, and released after the commit. A lease found held since {@link LEASE_OVERRIDE_AFTER_MS}
-   * or longer (since this instance first found it held, or since `waitingSinceMs`, whichever is
-   * earlier) is overridden: the integration runs without it, logged at warn. Each try counts
+   * or longer (since this instance first found it held, with no gap of a lease's length between two
+   * sightings, or since `waitingSinceMs`, whichever is earlier) is overridden: the integration runs without it, logged at warn. Each try counts
    * metric `IntegrationLease` (`outcome`: `TAKEN`, `HELD`, `OVERRIDDEN`).
    *
    * @param waitingSinceMs when the batch was first received (ms since the Unix epoch, the queue's
@@ -183,7 +185,12 @@ export class IntegratorService {
     const nowMs = clock();
     const untilMs = nowMs + INTEGRATION_LEASE_MS;
     if (!(await lease.take(holder, nowMs, untilMs))) {
+      // A hold last seen a whole lease ago or more has ended since: a new one is measured from now.
+      if (this.#leaseLastHeldMs !== null && nowMs - this.#leaseLastHeldMs >= INTEGRATION_LEASE_MS) {
+        this.#leaseHeldSinceMs = null;
+      }
       this.#leaseHeldSinceMs ??= nowMs;
+      this.#leaseLastHeldMs = nowMs;
       const sinceMs = Math.min(this.#leaseHeldSinceMs, waitingSinceMs ?? nowMs);
       if (nowMs - sinceMs < LEASE_OVERRIDE_AFTER_MS) {
         metrics.count(MetricName.IntegrationLease, { outcome: 'HELD' });
@@ -197,6 +204,7 @@ export class IntegratorService {
       return this.#integrate(notices, null);
     }
     this.#leaseHeldSinceMs = null;
+    this.#leaseLastHeldMs = null;
     metrics.count(MetricName.IntegrationLease, { outcome: 'TAKEN' });
     try {
       return await this.#integrate(notices, untilMs);

@@ -124,6 +124,19 @@ describe('one integration at a time (docs/deployment-log.md, "One integration at
     expect(t.signer.signs).toBe(0);
   });
 
+  it('a hold this instance saw a whole lease ago is over: a lease held anew is measured from now, not overridden at once', async () => {
+    const t = table();
+    const notices = await t.write(A, 'r-0');
+    const warm = t.instance();
+    t.lease.item = { holder: 'first', expiresAtMs: NOW_MS + INTEGRATION_LEASE_MS };
+    await expect(warm.integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
+    const later = NOW_MS + 10 * LEASE_OVERRIDE_AFTER_MS;
+    t.setClock(later);
+    t.lease.item = { holder: 'second', expiresAtMs: later + INTEGRATION_LEASE_MS };
+    await expect(warm.integrate(notices)).rejects.toThrow(IntegrationLeaseHeldError);
+    expect(t.signer.signs).toBe(0);
+  });
+
   it('a lease a table writer keeps re-putting delays integrations by at most LEASE_OVERRIDE_AFTER_MS, measured by the integrator, then is overridden', async () => {
     const t = table();
     const notices = await t.write(A, 'r-0');
