@@ -261,20 +261,35 @@ export class LogReader {
   }
 
   /**
-   * A format-1 receipt (a signed lineage checkpoint): no longer produced (docs/verifiable-log.md,
-   * "Receipts"; docs/deployment-log.md, "What changes for the sealer", step 2). A lineage's tree
-   * head now comes from the deployment index, so a receipt is format 2 (`buildChainReceipt`,
-   * `ResealClient.chainReceipt`); format-1 receipts already held still verify (`verifyReceipt`).
+   * A format-1 receipt for record `seq` (docs/verifiable-log.md, "Receipts"): its inclusion in the
+   * lineage's signed checkpoint. Produced only while the head item carries one (a sealer that still
+   * signs lineage checkpoints, docs/deployment-log.md "What changes for the sealer"); a head the
+   * sealer MAC'd has no signed note to put in it, so the receipt is format 2 (`buildChainReceipt`,
+   * `ResealClient.chainReceipt`). Format-1 receipts already held still verify (`verifyReceipt`).
    *
-   * @throws {InvalidInputError} always, naming format 2
+   * @throws {InvalidInputError} naming format 2 when the head carries no signed lineage checkpoint
+   * @throws {LogVerificationError} when the log or the record does not verify
    */
   async receipt(lineageId: string, seq: number): Promise<Receipt> {
-    throw new InvalidInputError('receipt', [
-      {
-        path: 'formatVersion',
-        message: `format 1 (a signed lineage checkpoint) is no longer produced for new records (lineage ${lineageId}, seq ${seq}): export format 2, the deployment chain (--receipt-format 2, the default)`,
-      },
-    ]);
+    const proven = await this.proveRecord(lineageId, seq);
+    const note = proven.checkpoint.note;
+    if (note === null) {
+      throw new InvalidInputError('receipt', [
+        {
+          path: 'formatVersion',
+          message: `format 1 needs a signed lineage checkpoint, and the head of lineage ${lineageId} carries none (the sealer no longer signs them): export format 2, the deployment chain (--receipt-format 2, the default)`,
+        },
+      ]);
+    }
+    await this.keep(lineageId, proven.checkpoint, proven.trusted);
+    return {
+      formatVersion: 1,
+      type: 'reseal-receipt',
+      lineageId,
+      record: proven.record,
+      inclusion: proven.inclusion,
+      checkpoint: note,
+    };
   }
 }
 
