@@ -11,9 +11,19 @@
  * lineage whose 1 KiB payload is random base64 text: the bench's payload is one repeated letter,
  * which compresses to nothing, a real one does not. `WCU_BENCH_ATTRIBUTES=1` also prints each
  * written attribute's size to stderr.
+ *
+ * Then the candidate layouts of docs/sealing.md, "The append's layout" (bench/append-layouts.ts):
+ * each write's captured record, head and marker items, rearranged as each layout stores them, are
+ * written again, with their conditions, to a table per layout, and the capacity the emulator
+ * reports for each of those writes is printed beside today's.
  */
 import { randomBytes } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  PutItemCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { soleWriterPolicy } from '../client/sole-writer-policy';
 import { SealerService } from '../functions/sealer/sealer-service';
@@ -24,6 +34,7 @@ import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
+import { type AppendStep, appendPlans, type Item as LayoutItem, todayItemsOf } from './append-layouts';
 import { CallTally, countsSince } from './stack/call-tally';
 import { countCalls } from './stack/counting-middleware';
 import { BENCH_PAYLOAD_BYTES, BENCH_WRITER, benchLineageId, benchWrite } from './stack/stack-bench';
@@ -62,26 +73,68 @@ function itemsOf(input: Record<string, unknown>): string[] {
   });
 }
 
+/** Creates an on-demand table with the lineage table's keys (string `pk`, `sk`). */
+async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+}
+
+/**
+ * A put of `item` with the condition its layout writes it under: a record or marker only if
+ * absent, a head only if absent or behind it (the seq the sealer extends).
+ */
+function conditionalPut(tableName: string, item: LayoutItem) {
+  const isHead = item.sk?.S === 'HEAD';
+  return {
+    TableName: tableName,
+    Item: item,
+    ConditionExpression: isHead ? 'attribute_not_exists(pk) OR seq < :seq' : 'attribute_not_exists(pk)',
+    ...(isHead ? { ExpressionAttributeValues: { ':seq': item.seq ?? { N: '0' } } } : {}),
+  };
+}
+
+/** Writes one step of a plan to `tableName`. */
+async function writeStep(client: DynamoDBClient, tableName: string, step: AppendStep): Promise<void> {
+  if (step.kind === 'put') await client.send(new PutItemCommand(conditionalPut(tableName, step.item)));
+  else
+    await client.send(
+      new TransactWriteItemsCommand({
+        TransactItems: step.items.map((item) => ({ Put: conditionalPut(tableName, item) })),
+      }),
+    );
+}
+
+/** A short name of an item by its sort key: `record`, `head`, `marker`, or `record+head` for (a)'s. */
+function itemName(item: LayoutItem): string {
+  const sk = item.sk?.S ?? '';
+  if (sk === 'HEAD') return 'head';
+  if (sk.startsWith('RESIDUAL#')) return 'marker';
+  return item.headMac ? 'record+head' : 'record';
+}
+
 async function main(): Promise<void> {
   const emulator = await startEmulator({ log: (line) => console.error(`[emulator] ${line}`) });
   try {
     const config = clientConfig(emulator.endpoint);
     const tableName = `wcu-bench-${Date.now()}`;
     const raw = new DynamoDBClient(config);
-    await raw.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      }),
-    );
+    await createTable(raw, tableName);
+    const layoutTally = new CallTally();
+    const layoutClient = countCalls(new DynamoDBClient(config), layoutTally);
+    const layoutTables = new Map<string, string>();
+    const layoutRows: string[] = [];
     const tally = new CallTally();
     const writes: { input: Record<string, unknown>; operation: string }[] = [];
     const dynamodb = countCalls(new DynamoDBClient(config), tally);
@@ -139,11 +192,46 @@ async function main(): Promise<void> {
           .join('; ');
         const items = writes.flatMap((w) => itemsOf(w.input)).join(', ');
         rows.push(`| ${name} | ${i} | ${wcu} | ${calls} | ${items} |`);
+        const transaction = writes.find((w) => w.operation.startsWith('TransactWriteItems'));
+        const today = transaction ? todayItemsOf(transaction.input) : null;
+        if (!today) throw new Error(`write ${i} of ${name}: no record, head and marker in one transaction`);
+        for (const plan of appendPlans(today)) {
+          let table = layoutTables.get(plan.layout);
+          if (!table) {
+            table = `${tableName}-layout-${layoutTables.size}`;
+            await createTable(raw, table);
+            layoutTables.set(plan.layout, table);
+          }
+          const stepUnits: string[] = [];
+          let planWcu = 0;
+          for (const step of plan.steps) {
+            const mark = layoutTally.snapshot();
+            await writeStep(layoutClient, table, step);
+            const units = Object.values(countsSince(layoutTally.snapshot(), mark)).reduce(
+              (sum, c) => sum + c.writeUnits,
+              0,
+            );
+            planWcu += units;
+            const stepItems = step.kind === 'put' ? [step.item] : step.items;
+            const described = stepItems
+              .map(
+                (item) =>
+                  `${itemName(item)} ${(itemBytes(item as unknown as Record<string, Record<string, unknown>>) / 1024).toFixed(2)} KB`,
+              )
+              .join(' + ');
+            stepUnits.push(`${step.kind === 'put' ? 'put' : 'transaction'} ${described}: ${units}`);
+          }
+          layoutRows.push(`| ${plan.layout} | ${name} | ${i} | ${planWcu} | ${stepUnits.join('; ')} |`);
+        }
       }
     }
     console.log('| lineage | write | WCU | writes (WCU, request bytes) | items written (DynamoDB size) |');
     console.log('| --- | ---: | ---: | --- | --- |');
     for (const row of rows) console.log(row);
+    console.log('');
+    console.log('| layout | lineage | write | WCU | writes: items (DynamoDB size): WCU |');
+    console.log('| --- | --- | ---: | ---: | --- |');
+    for (const row of layoutRows.sort((a, b) => a.localeCompare(b))) console.log(row);
   } finally {
     await emulator.stop();
   }
