@@ -62,7 +62,9 @@ from .log import (
     request_digest,
     verify_record_proof,
 )
+from .logged_seal_search import search_logged_seal
 from .re_anchor import ReAnchorNotice
+from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .resealed_residual import resealed_residual
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
@@ -83,10 +85,6 @@ __all__ = [
 
 PUBLISH_CLOCK_SKEW_MS: Final = 5_000
 """The guard's clock skew allowance: a refusal's ``atMs`` may read this much before the publish."""
-
-MAX_HIDDEN_SEAL_SCAN: Final = 256
-"""Most records of a lineage read, newest first, when a wait ends with no marker: the seal is
-looked for among the records sealed since the publish (the TypeScript client's bound)."""
 
 _T = TypeVar("_T")
 
@@ -400,7 +398,7 @@ class ResealClient:
         """At the deadline with no marker: looks for this write's seal where a table writer cannot
         forge it, the deployment index (its residual id mapped, as of a verified deployment
         checkpoint), then the lineage's signed log, newest record first, back to the request's
-        signing time (at most :data:`MAX_HIDDEN_SEAL_SCAN` records). The marker is read once more
+        signing time (at most :data:`reseal.logged_seal_search.MAX_HIDDEN_SEAL_SCAN` records). The marker is read once more
         before a finding (the seal may have landed since the last poll), so an honest table never
         reads as tampered.
 
@@ -442,22 +440,23 @@ class ResealClient:
             latest = self._latest(lineage_id, self._trusted(lineage_id))
             if latest is None:
                 return None
-            last = latest.size - 1
-            for seq in range(last, max(-1, last - MAX_HIDDEN_SEAL_SCAN), -1):
-                record, _ = self._included_record(lineage_id, seq, latest)
-                if record["sealedAtMs"] < since:
-                    return None
-                if record["header"]["residualId"] != residual_id or not _binds_request(record, request):
-                    continue
-                return HiddenSealError(
-                    lineage_id,
-                    residual_id,
-                    seq,
-                    V.UNVERIFIED_TAMPER_RISK,
-                    f"its record is sealed at seq {seq}, proven in the lineage's signed checkpoint of "
-                    f"{latest.size} records: the marker was deleted",
-                )
-            return None
+            found = search_logged_seal(
+                self._proven_in(lineage_id),
+                residual_id,
+                latest,
+                since_ms=since,
+                matches=lambda record: _binds_request(record, request),
+            )
+            if found.kind != "FOUND":
+                return None
+            return HiddenSealError(
+                lineage_id,
+                residual_id,
+                found.seq,
+                V.UNVERIFIED_TAMPER_RISK,
+                f"its record is sealed at seq {found.seq}, proven in the lineage's signed checkpoint of "
+                f"{latest.size} records: the marker was deleted",
+            )
         except LogVerificationError as error:
             return HiddenSealError(
                 lineage_id,
@@ -987,20 +986,33 @@ class ResealClient:
                 V.UNVERIFIED_TAMPER_RISK,
                 f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
             )
+        residual_id = target.get("residualId")
+        decided: RecordFreshness | None = None
         if chain is not None:
             # docs/deployment-log.md, "Clients": absence is the index's to prove; a residual id or
             # record the index holds, missing from the table, is tamper, never "no such record".
-            residual_id = target.get("residualId")
             decided = (
                 decide_absence(chain, residual_id=residual_id)
                 if residual_id is not None
                 else decide_absence(chain, seq=int(target.get("seq", 0)))
             )
-            if decided is not None:
-                fresh = self._freshness_of(decided, chain)
-                if decided.verdict is not None:
-                    return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
-                return end("NOT_FOUND", None, f"{decided.reason} [proven by the index]", freshness=fresh)
+            if decided is not None and decided.verdict is not None:
+                return end("NOT_INTACT", decided.verdict, decided.reason, freshness=self._freshness_of(decided, chain))
+        if residual_id is not None:
+            # Absent from the index only as of its last integration: the records past it are
+            # searched too, proven in the newest tree head read before asking (item 3).
+            past = recall_absence(self._proven_in(asked.lineage_id), residual_id, newest, chain, decided)
+            decided = past.freshness
+            fresh = None if decided is None or chain is None else self._freshness_of(decided, chain)
+            if past.verdict is not None:
+                return end("NOT_INTACT", past.verdict, past.reason or "", freshness=fresh)
+        if decided is not None and chain is not None:
+            return end(
+                "NOT_FOUND",
+                None,
+                f"{decided.reason} [proven by the index]",
+                freshness=self._freshness_of(decided, chain),
+            )
         return end("NOT_FOUND", None, claim)
 
     # --- the signed log ----------------------------------------------------------------------
@@ -1308,6 +1320,10 @@ class ResealClient:
             )
         record, inclusion = self._included_record(lineage_id, seq, latest)
         return record, inclusion, latest, trusted
+
+    def _proven_in(self, lineage_id: str) -> Callable[[int, Checkpoint], dict[str, Any]]:
+        """Reads a record of ``lineage_id`` proven in a tree head (:meth:`_included_record`), for a search."""
+        return lambda seq, latest: self._included_record(lineage_id, seq, latest)[0]
 
     def _included_record(self, lineage_id: str, seq: int, latest: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
         """Record ``seq`` read from the table and proven by inclusion in ``latest``, with its proof.
