@@ -162,3 +162,26 @@ def test_an_absence_past_the_bound_says_the_older_records_were_not_searched() ->
 
     unproven = recall_absence(broken, "r-0", head, None, None)
     assert (unproven.freshness, unproven.verdict) == (None, VerificationVerdict.LINEAGE_BROKEN)
+
+
+def test_a_not_found_its_own_marker_contradicts_is_tamper() -> None:
+    # The marker of residual-0 is in place and leads to a record proven in the signed checkpoint:
+    # triage's stored NOT_FOUND is not triage's answer (docs/verifiable-log.md, "Recall").
+    reader, table = heads.client([*heads.lineage_items(2, SIGNED), *heads.deployment(2)])
+    reader._events = heads.Events()
+
+    def answer(lineage_id: str, request_id: str) -> dict[str, Any]:
+        return {"requestId": request_id, "lineageId": lineage_id, "outcome": "REFUSED", "refusalCode": "NOT_FOUND"}
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(reader.table, "triage_report", answer)
+        got = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, target={"residualId": "residual-0"}, timeout_s=0)
+    assert (got.end, got.verdict, got.freshness) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert got.reason == "the stored answer says residual residual-0 does not exist, but it is proven at seq 0"
+    # A marker pointing at another residual's record proves nothing: the index decides.
+    marker = table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.residual("residual-0"))]
+    marker["seq"] = {"N": "1"}
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(reader.table, "triage_report", answer)
+        moved = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, target={"residualId": "residual-0"}, timeout_s=0)
+    assert moved.freshness is not None and moved.freshness.state == "INCONSISTENT", moved.reason

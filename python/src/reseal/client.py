@@ -987,6 +987,13 @@ class ResealClient:
                 f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
             )
         residual_id = target.get("residualId")
+        marked = self._marked_record(asked.lineage_id, residual_id, newest)
+        if marked is not None:
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the stored answer says residual {residual_id} does not exist, but it is proven at seq {marked}",
+            )
         decided: RecordFreshness | None = None
         if chain is not None:
             # docs/deployment-log.md, "Clients": absence is the index's to prove; a residual id or
@@ -1014,6 +1021,23 @@ class ResealClient:
                 freshness=self._freshness_of(decided, chain),
             )
         return end("NOT_FOUND", None, claim)
+
+    def _marked_record(self, lineage_id: str, residual_id: Any, newest: Checkpoint | None) -> int | None:
+        """The seq the residual id's marker names, when that record is proven in ``newest`` and is
+        of that residual id: a ``NOT_FOUND`` its own marker contradicts (docs/verifiable-log.md,
+        "Recall": a refusal the client can check). ``None`` otherwise: a marker that is gone or
+        leads nowhere proves nothing either way."""
+        if type(residual_id) is not str or newest is None:
+            return None
+        location = self.table.find_by_residual_id(lineage_id, residual_id)
+        seq = None if location is None else location.get("seq")
+        if type(seq) is not int or not 0 <= seq < newest.size:
+            return None
+        try:
+            record = self._included_record(lineage_id, seq, newest)[0]
+        except LogVerificationError:
+            return None
+        return seq if record["header"]["residualId"] == residual_id else None
 
     # --- the signed log ----------------------------------------------------------------------
 
