@@ -185,3 +185,24 @@ def test_a_not_found_its_own_marker_contradicts_is_tamper() -> None:
         monkeypatch.setattr(reader.table, "triage_report", answer)
         moved = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, target={"residualId": "residual-0"}, timeout_s=0)
     assert moved.freshness is not None and moved.freshness.state == "INCONSISTENT", moved.reason
+
+
+def test_a_head_the_sealer_macd_is_searched_in_the_tree_it_claims() -> None:
+    # No signed checkpoint: the client's tree head is the index's (1 record); the head item claims
+    # 2 (its frontier: the root of both leaves), the table's word, in which record 1 proves.
+    items = [*heads.lineage_items(2), *heads.deployment(1)]
+    head = next(i for i in items if i["sk"]["S"] == LineageKeys.HEAD)
+    head["frontier"] = fixtures.s(f'["{merkle_tree_hash(heads.LEAVES).hex()}"]')
+    got = not_found(items, "residual-1")
+    assert (got.end, got.verdict) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK), got.reason
+    assert got.freshness is not None and got.freshness.state == "SEALED_AWAITING_INTEGRATION"
+    assert "proven in the tree the head item claims (2 records, not signed: the table's word)" in got.reason
+    never = not_found(items, "residual-never")
+    assert never.end == "NOT_FOUND" and never.freshness is not None, never.reason
+    assert never.freshness.reason.endswith(
+        "the 1 records the table shows sealed since (unsigned) (not yet integrated) do not hold it"
+    )
+    # A frontier that is not one of a tree of that size: the head item is not a well-formed state.
+    head["frontier"] = fixtures.s("[]")
+    broken = not_found(items, "residual-never")
+    assert (broken.end, broken.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), broken.reason

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
+from ._checks import is_hex_digest
 from .authorship import (
     MAX_SIGNATURE_FUTURE_MS,
     boundary_digest,
@@ -987,7 +988,13 @@ class ResealClient:
                 f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
             )
         residual_id = target.get("residualId")
-        marked = self._marked_record(asked.lineage_id, residual_id, newest)
+        # The newest tree head read before asking; for a head that carries no signed checkpoint,
+        # the tree the head item claims (what the TypeScript client proves records in).
+        try:
+            tree = self._claimed_tree(asked.lineage_id, newest)
+        except LogVerificationError as error:
+            return end("NOT_INTACT", error.verdict, error.reason)
+        marked = self._marked_record(asked.lineage_id, residual_id, tree)
         if marked is not None:
             return end(
                 "NOT_INTACT",
@@ -1007,8 +1014,8 @@ class ResealClient:
                 return end("NOT_INTACT", decided.verdict, decided.reason, freshness=self._freshness_of(decided, chain))
         if residual_id is not None:
             # Absent from the index only as of its last integration: the records past it are
-            # searched too, proven in the newest tree head read before asking (item 3).
-            past = recall_absence(self._proven_in(asked.lineage_id), residual_id, newest, chain, decided)
+            # searched too, proven in that tree (item 3).
+            past = recall_absence(self._proven_in(asked.lineage_id), residual_id, tree, chain, decided)
             decided = past.freshness
             fresh = None if decided is None or chain is None else self._freshness_of(decided, chain)
             if past.verdict is not None:
@@ -1021,6 +1028,31 @@ class ResealClient:
                 freshness=self._freshness_of(decided, chain),
             )
         return end("NOT_FOUND", None, claim)
+
+    def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
+        """``newest``, or, when it was taken from the index (its head item carries no signed
+        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier
+        (``note`` ``None``: the table's word, as the TypeScript ``readLatestCheckpoint`` reads it).
+        A claim no larger than ``newest`` is ``newest``.
+
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when the head's frontier is not the
+            frontier of a tree of that size
+        """
+        if newest is None or newest.note is not None:
+            return newest
+        stored = self.table.log_head(lineage_id)
+        if stored is None or stored.checkpoint is not None:
+            return newest
+        size = int(stored.head.get("seq", -1)) + 1
+        frontier = stored.frontier
+        if frontier is None or len(frontier) != bin(size).count("1") or not all(is_hex_digest(h) for h in frontier):
+            raise LogVerificationError(
+                lineage_id, V.LINEAGE_BROKEN, f"the head item's frontier is not that of a tree of {size} records"
+            )
+        if size <= newest.size:
+            return newest
+        root = range_root([bytes.fromhex(h) for h in frontier]) if frontier else EMPTY_ROOT
+        return Checkpoint(newest.origin, size, root)
 
     def _marked_record(self, lineage_id: str, residual_id: Any, newest: Checkpoint | None) -> int | None:
         """The seq the residual id's marker names, when that record is proven in ``newest`` and is

@@ -46,8 +46,8 @@ def recall_absence(
     which integration, and how many records not yet integrated were searched; never a bare "absent".
 
     :param prove_in: record ``seq`` read and proven by inclusion in the tree head given
-    :param latest: the lineage's newest tree head as the client read it (``None``: none); a head
-        taken from the index (``note`` ``None``) holds no record past the index
+    :param latest: the lineage's newest tree head as the client read it (``None``: none): a signed
+        lineage checkpoint, or (``note`` ``None``) the tree a head item the sealer MAC'd claims
     :param chain: the deployment chain read for the residual id, or ``None`` (no freshness checked)
     :param absence: what the index decided (``decide_absence``), or ``None``
     :raises: what ``prove_in`` raises other than :class:`LogVerificationError` (infrastructure)
@@ -58,10 +58,11 @@ def recall_absence(
     indexed = chain if chain is not None and chain.kind in ("PROVEN", "ABSENT") else None
     indexed_size = int(indexed.lineage["treeSize"]) if indexed is not None and indexed.lineage is not None else 0
     size = latest.size
+    # A head the sealer MAC'd carries no signature this client can check: its tree is the table's word.
     tree = (
         f"the lineage's signed checkpoint of {size} records"
         if latest.note is not None
-        else f"the lineage head the index holds ({size} records; the head carries no signed checkpoint)"
+        else f"the tree the head item claims ({size} records, not signed: the table's word)"
     )
     at = (
         f"the {indexed_size} records the index holds as of deployment checkpoint {indexed.checkpoint.size}"
@@ -94,10 +95,11 @@ def recall_absence(
         return RecallAbsence(freshness, verdict, reason)
     if absence is None:
         return unchanged
+    since = "the table shows sealed since (unsigned)" if latest.note is None else "sealed since"
     searched = (
-        f"the {search.records} records sealed since (not yet integrated) do not hold it"
+        f"the {search.records} records {since} (not yet integrated) do not hold it"
         if search.complete
-        else f"the newest {search.searched} of the {search.records} records sealed since (not yet integrated) "
+        else f"the newest {search.searched} of the {search.records} records {since} (not yet integrated) "
         "do not hold it; the older ones were not searched"
     )
     return RecallAbsence(
