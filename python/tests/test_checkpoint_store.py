@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REPO
 
 from reseal import CheckpointFileError, FileCheckpointStore, MemoryCheckpointStore, open_checkpoint, parse_verifier_key
 
@@ -55,3 +58,37 @@ def test_memory_store() -> None:
     store = MemoryCheckpointStore()
     store.save("k", "n")
     assert store.load("k") == "n" and store.load("other") is None
+
+
+TS_STORE = """
+import { FileCheckpointStore } from './client/file-checkpoint-store';
+const [path, read, key, note] = process.argv.slice(-4);
+const store = new FileCheckpointStore(path);
+void store.load(read).then(async (loaded) => {
+  await store.save(key, note);
+  process.stdout.write(JSON.stringify({ loaded }));
+});
+"""
+
+
+def test_a_file_written_by_one_client_is_read_and_extended_by_the_other(tmp_path: Path) -> None:
+    # docs/python.md, "Kept checkpoints": one file, one format, one save rule (read, set one key,
+    # write <path>.<pid>.tmp, rename), whichever client saves. Keys and notes beyond ASCII, with
+    # the newlines every signed note carries.
+    path = tmp_path / "shared" / "checkpoints.json"
+    FileCheckpointStore(path).save("reseal/s/caf\u00e9", "python note\n\u2014 sig\n")
+    done = subprocess.run(
+        [str(REPO / "node_modules" / ".bin" / "tsx"), "--eval", TS_STORE, "--", str(path), "reseal/s/caf\u00e9",
+         "reseal/s/\u00fcber", "typescript note\n\u2014 sig\n"],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"loaded": "python note\n\u2014 sig\n"}
+    store = FileCheckpointStore(path)
+    assert store.load("reseal/s/caf\u00e9") == "python note\n\u2014 sig\n"
+    assert store.load("reseal/s/\u00fcber") == "typescript note\n\u2014 sig\n"
+    typescript_bytes = path.read_bytes()
+    store.save("reseal/s/\u00fcber", "typescript note\n\u2014 sig\n")  # the same content, rewritten here
+    assert path.read_bytes() == typescript_bytes
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert sorted(p.name for p in path.parent.iterdir()) == ["checkpoints.json"]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypeVar
 
+from ._checks import is_hex_digest
 from .authorship import (
     MAX_SIGNATURE_FUTURE_MS,
     boundary_digest,
@@ -62,7 +63,9 @@ from .log import (
     request_digest,
     verify_record_proof,
 )
+from .logged_seal_search import search_logged_seal
 from .re_anchor import ReAnchorNotice
+from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .resealed_residual import resealed_residual
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
@@ -83,10 +86,6 @@ __all__ = [
 
 PUBLISH_CLOCK_SKEW_MS: Final = 5_000
 """The guard's clock skew allowance: a refusal's ``atMs`` may read this much before the publish."""
-
-MAX_HIDDEN_SEAL_SCAN: Final = 256
-"""Most records of a lineage read, newest first, when a wait ends with no marker: the seal is
-looked for among the records sealed since the publish (the TypeScript client's bound)."""
 
 _T = TypeVar("_T")
 
@@ -400,7 +399,7 @@ class ResealClient:
         """At the deadline with no marker: looks for this write's seal where a table writer cannot
         forge it, the deployment index (its residual id mapped, as of a verified deployment
         checkpoint), then the lineage's signed log, newest record first, back to the request's
-        signing time (at most :data:`MAX_HIDDEN_SEAL_SCAN` records). The marker is read once more
+        signing time (at most :data:`reseal.logged_seal_search.MAX_HIDDEN_SEAL_SCAN` records). The marker is read once more
         before a finding (the seal may have landed since the last poll), so an honest table never
         reads as tampered.
 
@@ -442,22 +441,23 @@ class ResealClient:
             latest = self._latest(lineage_id, self._trusted(lineage_id))
             if latest is None:
                 return None
-            last = latest.size - 1
-            for seq in range(last, max(-1, last - MAX_HIDDEN_SEAL_SCAN), -1):
-                record, _ = self._included_record(lineage_id, seq, latest)
-                if record["sealedAtMs"] < since:
-                    return None
-                if record["header"]["residualId"] != residual_id or not _binds_request(record, request):
-                    continue
-                return HiddenSealError(
-                    lineage_id,
-                    residual_id,
-                    seq,
-                    V.UNVERIFIED_TAMPER_RISK,
-                    f"its record is sealed at seq {seq}, proven in the lineage's signed checkpoint of "
-                    f"{latest.size} records: the marker was deleted",
-                )
-            return None
+            found = search_logged_seal(
+                self._proven_in(lineage_id),
+                residual_id,
+                latest,
+                since_ms=since,
+                matches=lambda record: _binds_request(record, request),
+            )
+            if found.kind != "FOUND":
+                return None
+            return HiddenSealError(
+                lineage_id,
+                residual_id,
+                found.seq,
+                V.UNVERIFIED_TAMPER_RISK,
+                f"its record is sealed at seq {found.seq}, proven in the lineage's signed checkpoint of "
+                f"{latest.size} records: the marker was deleted",
+            )
         except LogVerificationError as error:
             return HiddenSealError(
                 lineage_id,
@@ -987,21 +987,89 @@ class ResealClient:
                 V.UNVERIFIED_TAMPER_RISK,
                 f"the stored answer says the record does not exist, but the signed checkpoint covers {size} records",
             )
+        residual_id = target.get("residualId")
+        # The newest tree head read before asking; for a head that carries no signed checkpoint,
+        # the tree the head item claims (what the TypeScript client proves records in).
+        try:
+            tree = self._claimed_tree(asked.lineage_id, newest)
+        except LogVerificationError as error:
+            return end("NOT_INTACT", error.verdict, error.reason)
+        marked = self._marked_record(asked.lineage_id, residual_id, tree)
+        if marked is not None:
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the stored answer says residual {residual_id} does not exist, but it is proven at seq {marked}",
+            )
+        decided: RecordFreshness | None = None
         if chain is not None:
             # docs/deployment-log.md, "Clients": absence is the index's to prove; a residual id or
             # record the index holds, missing from the table, is tamper, never "no such record".
-            residual_id = target.get("residualId")
             decided = (
                 decide_absence(chain, residual_id=residual_id)
                 if residual_id is not None
                 else decide_absence(chain, seq=int(target.get("seq", 0)))
             )
-            if decided is not None:
-                fresh = self._freshness_of(decided, chain)
-                if decided.verdict is not None:
-                    return end("NOT_INTACT", decided.verdict, decided.reason, freshness=fresh)
-                return end("NOT_FOUND", None, f"{decided.reason} [proven by the index]", freshness=fresh)
+            if decided is not None and decided.verdict is not None:
+                return end("NOT_INTACT", decided.verdict, decided.reason, freshness=self._freshness_of(decided, chain))
+        if residual_id is not None:
+            # Absent from the index only as of its last integration: the records past it are
+            # searched too, proven in that tree (item 3).
+            past = recall_absence(self._proven_in(asked.lineage_id), residual_id, tree, chain, decided)
+            decided = past.freshness
+            fresh = None if decided is None or chain is None else self._freshness_of(decided, chain)
+            if past.verdict is not None:
+                return end("NOT_INTACT", past.verdict, past.reason or "", freshness=fresh)
+        if decided is not None and chain is not None:
+            return end(
+                "NOT_FOUND",
+                None,
+                f"{decided.reason} [proven by the index]",
+                freshness=self._freshness_of(decided, chain),
+            )
         return end("NOT_FOUND", None, claim)
+
+    def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
+        """``newest``, or, when it was taken from the index (its head item carries no signed
+        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier
+        (``note`` ``None``: the table's word, as the TypeScript ``readLatestCheckpoint`` reads it).
+        A claim no larger than ``newest`` is ``newest``.
+
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when the head's frontier is not the
+            frontier of a tree of that size
+        """
+        if newest is None or newest.note is not None:
+            return newest
+        stored = self.table.log_head(lineage_id)
+        if stored is None or stored.checkpoint is not None:
+            return newest
+        size = int(stored.head.get("seq", -1)) + 1
+        frontier = stored.frontier
+        if frontier is None or len(frontier) != bin(size).count("1") or not all(is_hex_digest(h) for h in frontier):
+            raise LogVerificationError(
+                lineage_id, V.LINEAGE_BROKEN, f"the head item's frontier is not that of a tree of {size} records"
+            )
+        if size <= newest.size:
+            return newest
+        root = range_root([bytes.fromhex(h) for h in frontier]) if frontier else EMPTY_ROOT
+        return Checkpoint(newest.origin, size, root)
+
+    def _marked_record(self, lineage_id: str, residual_id: Any, newest: Checkpoint | None) -> int | None:
+        """The seq the residual id's marker names, when that record is proven in ``newest`` and is
+        of that residual id: a ``NOT_FOUND`` its own marker contradicts (docs/verifiable-log.md,
+        "Recall": a refusal the client can check). ``None`` otherwise: a marker that is gone or
+        leads nowhere proves nothing either way."""
+        if type(residual_id) is not str or newest is None:
+            return None
+        location = self.table.find_by_residual_id(lineage_id, residual_id)
+        seq = None if location is None else location.get("seq")
+        if type(seq) is not int or not 0 <= seq < newest.size:
+            return None
+        try:
+            record = self._included_record(lineage_id, seq, newest)[0]
+        except LogVerificationError:
+            return None
+        return seq if record["header"]["residualId"] == residual_id else None
 
     # --- the signed log ----------------------------------------------------------------------
 
@@ -1308,6 +1376,10 @@ class ResealClient:
             )
         record, inclusion = self._included_record(lineage_id, seq, latest)
         return record, inclusion, latest, trusted
+
+    def _proven_in(self, lineage_id: str) -> Callable[[int, Checkpoint], dict[str, Any]]:
+        """Reads a record of ``lineage_id`` proven in a tree head (:meth:`_included_record`), for a search."""
+        return lambda seq, latest: self._included_record(lineage_id, seq, latest)[0]
 
     def _included_record(self, lineage_id: str, seq: int, latest: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
         """Record ``seq`` read from the table and proven by inclusion in ``latest``, with its proof.
