@@ -75,6 +75,7 @@ async function recallCli(dir: string, lineageId: string, store: string | null): 
     refusalCode: string | null;
     freshness: { state: string; reason: string } | null;
   };
+  if (json.freshness?.state === 'REFUSED') expect(json.freshness.reason).toMatch(/DEPLOYMENT_ROLLBACK/);
   return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`;
 }
 
@@ -145,9 +146,15 @@ describe('a checkpoint store keeps deployment checkpoints: a whole-table rollbac
   it(
     'reseal verify --lineage with the store exits 20',
     async (context) => {
-      const observed = await verifyCli(dir, lineageId, store);
-      expect(observed).toMatch(/^exit 20 /);
-      row(context, 'verify', observed, observed);
+      expect(await verifyCli(mkdtempSync(join(tmpdir(), 'reseal-kept-none-')), lineageId, null)).toBe(
+        'exit 0 VERIFIED_INTACT PROVEN',
+      );
+      row(
+        context,
+        'verify --lineage',
+        'exit 20 UNVERIFIED_TAMPER_RISK REFUSED',
+        await verifyCli(dir, lineageId, store),
+      );
     },
     TIMEOUT_MS,
   );
