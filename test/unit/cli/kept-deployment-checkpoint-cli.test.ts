@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore } from '../../../client/checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import { integratedStack } from '../../helpers/integrated-stack';
+import type { integratedStack } from '../../helpers/integrated-stack';
+import { rolledBackTable } from '../../helpers/rolled-back-table';
 import { testLineageId } from '../../helpers/writer-factories';
 import { runCli } from './run-cli';
 
@@ -20,27 +21,11 @@ function cliOn(s: ReturnType<typeof integratedStack>, kept: CheckpointStore | nu
 // checkpoint (docs/verifiable-log.md, "Checkpoints the client keeps"), so a table put back whole
 // (lineage, deployment head and index together) behind what the client saw is exit 20.
 describe('reseal verify / inspect --lineage with a store that kept a newer deployment checkpoint', () => {
-  async function rolledBackWhole(kept: CheckpointStore) {
-    const s = integratedStack({ signLineageCheckpoints: false });
-    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
-    await s.integrate();
-    const before = {
-      head: structuredClone(s.store.heads.get(LINEAGE)),
-      logHead: structuredClone(s.store.logHeads.get(LINEAGE)),
-      deployment: s.deployment.head,
-    };
-    await s.send({ lineageId: LINEAGE, residualId: 'r-1' });
-    await s.integrate();
-    const seen = await cliOn(s, kept, ['verify', '--lineage', LINEAGE, '--json']);
-    expect(seen.exitCode, seen.stderr).toBe(0);
-    if (!before.head || !before.logHead) throw new Error('nothing sealed');
-    s.store.heads.set(LINEAGE, before.head);
-    s.store.logHeads.set(LINEAGE, before.logHead);
-    s.store.records.get(LINEAGE)?.delete(1);
-    for (const [key, location] of s.store.markers) if (location.seq === 1) s.store.markers.delete(key);
-    s.deployment.head = before.deployment;
-    return s;
-  }
+  const rolledBackWhole = (kept: CheckpointStore) =>
+    rolledBackTable(LINEAGE, async (s) => {
+      const seen = await cliOn(s, kept, ['verify', '--lineage', LINEAGE, '--json']);
+      expect(seen.exitCode, seen.stderr).toBe(0);
+    });
 
   it('exit 20, the chain refused DEPLOYMENT_ROLLBACK naming both sizes; without the store, exit 0 (the rollback unseen)', async () => {
     const kept = new MemoryCheckpointStore();
