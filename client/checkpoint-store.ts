@@ -1,14 +1,16 @@
 /**
- * Where a client keeps the last signed checkpoint it verified, per lineage (docs/verifiable-log.md,
- * "Checkpoints the client keeps"), as immudb clients keep server state: every later read must be
- * consistent with it, so a rollback or a fork of the table shows. Only verified notes are saved;
+ * Where a client keeps the last signed checkpoint it verified, per lineage, and the newest
+ * deployment checkpoint it authenticated, per deployment log (docs/verifiable-log.md, "Checkpoints
+ * the client keeps"), as immudb clients keep server state: every later read must be consistent
+ * with them, so a rollback or a fork of the table shows. Only verified notes are saved;
  * a loaded note is verified again before use, so a store file edited by someone else can make the
  * client refuse, never accept.
  */
 export interface CheckpointStore {
   /**
    * The kept signed checkpoint (C2SP signed note) under `key`, or `null`. The client keys by
-   * checkpoint origin (`reseal/<stack>/<lineageId>`), so one store serves several stacks.
+   * checkpoint origin: a lineage's `reseal/<stack>/<lineageId>`, the deployment log's
+   * `reseal/<stack>`; so one store serves several stacks.
    */
   load(key: string): Promise<string | null>;
   /** Keeps `note` under `key` (the caller has verified it and its consistency). */

@@ -1,7 +1,13 @@
 import { IndexNodeMissingError, ResealError } from '../shared/errors';
 import type { IndexKey } from '../shared/index/index-key';
 import { type IndexKeyProof, proveIndexKey } from '../shared/index/prove-index-key';
-import { type IndexClaim, verifyDeploymentAnchor, verifyDeploymentChain } from '../shared/integrator/deployment-chain';
+import {
+  DeploymentChainRefusal,
+  type DeploymentChainRefused,
+  type IndexClaim,
+  verifyDeploymentAnchor,
+  verifyDeploymentChain,
+} from '../shared/integrator/deployment-chain';
 import {
   checkKeptDeploymentCheckpoint,
   type KeptCheckpointFinding,
@@ -17,6 +23,7 @@ import { parseSignedNote } from '../shared/log/signed-note';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
+import type { CheckpointStore } from './checkpoint-store';
 import type { FreshnessPolicy } from './freshness-policy';
 import { chooseHeadNote } from './head-note';
 
@@ -49,6 +56,13 @@ export interface DeploymentChainReaderDeps {
   readonly policy: () => Promise<FreshnessPolicy>;
   /** Clock, ms since the Unix epoch. */
   readonly nowMs: () => number;
+  /**
+   * Where the newest deployment checkpoint this client authenticated is kept, keyed by the log's
+   * origin `reseal/<stackName>` (docs/verifiable-log.md, "Checkpoints the client keeps"); every
+   * chain is compared with it first ({@link DeploymentChainReader.compareKept}), so a table rolled
+   * back behind it is refused. Absent or `null`: nothing is kept, each chain stands alone.
+   */
+  readonly kept?: CheckpointStore | null;
 }
 
 /** The size a note claims, read without trusting it (only to choose which leaf and proof to read); `null` when unreadable. */
@@ -104,6 +118,8 @@ export class DeploymentChainReader {
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
     if (head === null) {
+      const keptOnly = await this.#keptWithoutHead(policy);
+      if (keptOnly) return none(keptOnly);
       // A witnessed deployment always publishes a cosigned checkpoint, so its absence is a table
       // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
       // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
@@ -131,6 +147,8 @@ export class DeploymentChainReader {
           'the deployment head holds no checkpoint the policy can check (its published note was removed): fail closed',
       });
     }
+    const keptFinding = await this.#againstKept(head, note);
+    if (keptFinding) return none(keptFinding);
     const { indexRoot, inclusion } = await this.#lastLeaf(head, note);
     const base = {
       note,
@@ -187,10 +205,16 @@ export class DeploymentChainReader {
    */
   async compareKept(
     keptNote: string,
+    read?: { readonly head: StoredDeploymentHead; readonly note: string },
   ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
     const policy = await this.#deps.policy();
-    const head = await this.#deps.log.readHead();
-    const chosen = head === null ? null : await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
+    // `read`: the head item and note a chain is answered from, compared as read (not read again).
+    const head = read ? read.head : await this.#deps.log.readHead();
+    const chosen = read
+      ? ({ kind: 'NOTE', note: read.note } as const)
+      : head === null
+        ? null
+        : await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
     if (chosen?.kind === 'FORK') return { kind: 'REFUSED', reason: `FORK: ${chosen.reason}` };
     if (chosen?.kind === 'UNREADABLE') return { kind: 'REFUSED', reason: `POLICY_NOT_MET: ${chosen.reason}` };
     const note = chosen === null ? null : chosen.note;
@@ -235,6 +259,84 @@ export class DeploymentChainReader {
       earlier,
       consistency,
     });
+  }
+
+  /**
+   * The chain's note against the kept deployment checkpoint of its origin (docs/verifiable-log.md,
+   * "Checkpoints the client keeps"): `null` when nothing is kept, the note does not anchor (the
+   * chain then refuses it), or it is the kept one or extends it (or a re-anchor the chain shows
+   * explains the kept one), and then the newer is kept; else the chain's refusal, `DEPLOYMENT_ROLLBACK`
+   * (the table serves an older checkpoint than one this client authenticated: `NOT_NEWEST`, both
+   * sizes named) or `FORK` (two histories, or a kept note that no longer verifies).
+   */
+  async #againstKept(head: StoredDeploymentHead, note: string): Promise<DeploymentChainRefused | null> {
+    const store = this.#deps.kept;
+    if (!store) return null;
+    const policy = await this.#deps.policy();
+    const anchored = verifyDeploymentAnchor({
+      note,
+      policy: policy.policy,
+      maxAgeSeconds: policy.maxAgeSeconds,
+      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
+      ...(await this.#lastLeaf(head, note)),
+      reAnchor: head.reAnchor ?? null,
+    });
+    if (anchored.kind === 'REFUSED') return null;
+    const origin = anchored.checkpoint.origin;
+    const keptNote = await store.load(origin);
+    if (keptNote === null) {
+      await store.save(origin, note);
+      return null;
+    }
+    const finding = await this.compareKept(keptNote, { head, note });
+    switch (finding.kind) {
+      case 'CONSISTENT':
+      case 'EXPLAINED_BY_RE_ANCHOR':
+        if (
+          keptNote !== note &&
+          (finding.kind === 'EXPLAINED_BY_RE_ANCHOR' || (claimedSize(keptNote) ?? -1) < anchored.checkpoint.size)
+        )
+          await store.save(origin, note);
+        return null;
+      case 'NOT_NEWEST':
+        return {
+          kind: 'REFUSED',
+          refusal: DeploymentChainRefusal.DEPLOYMENT_ROLLBACK,
+          reason: `${finding.reason} (kept in the checkpoint store, key ${origin})`,
+        };
+      case 'FORK':
+        return {
+          kind: 'REFUSED',
+          refusal: DeploymentChainRefusal.FORK,
+          reason: `against the kept checkpoint: ${finding.reason}`,
+        };
+      default:
+        return {
+          kind: 'REFUSED',
+          refusal: DeploymentChainRefusal.FORK,
+          reason: `the kept deployment checkpoint (key ${origin}) cannot be compared: ${finding.reason}`,
+        };
+    }
+  }
+
+  /**
+   * A table that publishes no deployment head while this client kept a checkpoint of the policy's
+   * log: the head item was deleted (docs/verifiable-log.md, "Checkpoints the client keeps"),
+   * `DEPLOYMENT_ROLLBACK`, never "nothing integrated yet"; `null` when nothing is kept.
+   */
+  async #keptWithoutHead(policy: FreshnessPolicy): Promise<DeploymentChainRefused | null> {
+    const store = this.#deps.kept;
+    if (!store) return null;
+    for (const log of policy.policy.logs) {
+      const keptNote = await store.load(log.key.name);
+      if (keptNote === null) continue;
+      return {
+        kind: 'REFUSED',
+        refusal: DeploymentChainRefusal.DEPLOYMENT_ROLLBACK,
+        reason: `the table publishes no deployment checkpoint, but this client kept checkpoint ${claimedSize(keptNote) ?? '(unreadable)'} of ${log.key.name}: the deployment head was deleted or rolled back`,
+      };
+    }
+    return null;
   }
 
   /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */

@@ -5,11 +5,20 @@ import { wellFormedString } from '../shared/schemas/primitives';
 import type { CheckpointStore } from './checkpoint-store';
 import { CheckpointFileError } from './errors';
 
-/** The file a {@link FileCheckpointStore} writes: `{ formatVersion: 1, checkpoints: { <origin>: <note> } }`. */
+/**
+ * The file a {@link FileCheckpointStore} reads: `{ formatVersion, checkpoints: { <origin>: <note> } }`
+ * (docs/verifiable-log.md, "Checkpoints the client keeps"). Format 1 holds signed lineage
+ * checkpoints only; format 2, the one written, also holds deployment checkpoints (origin
+ * `reseal/<stack>`), so a client that knows only format 1 refuses the file rather than rewriting
+ * it without knowing what it keeps. A format-1 file is read as is and written back as format 2.
+ */
 export const CheckpointFileSchema = z.strictObject({
-  formatVersion: z.literal(1),
+  formatVersion: z.union([z.literal(1), z.literal(2)]),
   checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
 });
+
+/** The format {@link FileCheckpointStore} writes. */
+export const CHECKPOINT_FILE_FORMAT = 2;
 
 /**
  * A {@link CheckpointStore} in one JSON file ({@link CheckpointFileSchema}), written atomically
@@ -32,7 +41,9 @@ export class FileCheckpointStore implements CheckpointStore {
     const checkpoints = { ...(await this.#read()), [key]: note };
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify({ formatVersion: 1, checkpoints }, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(temporary, `${JSON.stringify({ formatVersion: CHECKPOINT_FILE_FORMAT, checkpoints }, null, 2)}\n`, {
+      mode: 0o600,
+    });
     await rename(temporary, this.path);
   }
 

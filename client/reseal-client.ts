@@ -96,8 +96,10 @@ export interface ResealClientDeps {
   /** The sealer's verifier key (its refusals), pinned; default: KMS `GetPublicKey` of `SealerKeyArn`. */
   readonly sealerKey?: NoteVerifierKey;
   /**
-   * Where the last verified checkpoint per lineage is kept (e.g. a `FileCheckpointStore`); every
-   * read is checked consistent with it. Without one, a rollback of the table cannot be seen.
+   * Where the last verified checkpoint per lineage, and the newest authenticated deployment
+   * checkpoint, are kept (e.g. a `FileCheckpointStore`); every read is checked consistent with
+   * them (docs/verifiable-log.md, "Checkpoints the client keeps"). Without one, a rollback of the
+   * table cannot be seen.
    */
   readonly checkpointStore?: CheckpointStore;
   /**
@@ -268,6 +270,8 @@ export class ResealClient {
       log,
       index,
       nowMs: this.#nowMs,
+      // The store keeps the newest deployment checkpoint too: a table rolled back behind it is refused.
+      kept: deps.checkpointStore ?? null,
       policy: () => {
         policy ??= this.#log.key().then((key) => freshnessPolicy(defaultPolicyText(key)));
         // A failed key read is retried on the next call rather than remembered.

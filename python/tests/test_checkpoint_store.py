@@ -44,7 +44,7 @@ def test_save_replaces_one_key_atomically_with_mode_0600(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["not json", '{"formatVersion": 2, "checkpoints": {}}', '{"formatVersion": 1, "checkpoints": {"a": 1}}',
+    ["not json", '{"formatVersion": 3, "checkpoints": {}}', '{"formatVersion": 1, "checkpoints": {"a": 1}}',
      '{"formatVersion": 1, "checkpoints": {"a": "x", "a": "y"}}', '{"formatVersion": 1}'],
 )  # fmt: skip
 def test_a_file_that_is_not_a_checkpoint_file_is_refused(tmp_path: Path, text: str) -> None:
@@ -52,6 +52,19 @@ def test_a_file_that_is_not_a_checkpoint_file_is_refused(tmp_path: Path, text: s
     path.write_text(text)
     with pytest.raises(CheckpointFileError):
         FileCheckpointStore(path).load("a")
+
+
+def test_a_format_1_file_is_read_and_written_back_as_format_2(tmp_path: Path) -> None:
+    # docs/verifiable-log.md, "Checkpoints the client keeps": format 2 also keeps deployment checkpoints.
+    path = tmp_path / "store.json"
+    path.write_text('{"formatVersion": 1, "checkpoints": {"reseal/s/lin-1": "note-1"}}')
+    store = FileCheckpointStore(path)
+    assert store.load("reseal/s/lin-1") == "note-1"
+    store.save("reseal/s", "deployment-note")
+    assert json.loads(path.read_text("utf-8")) == {
+        "formatVersion": 2,
+        "checkpoints": {"reseal/s/lin-1": "note-1", "reseal/s": "deployment-note"},
+    }
 
 
 def test_memory_store() -> None:

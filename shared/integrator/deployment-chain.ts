@@ -58,8 +58,16 @@ export const DeploymentChainRefusal = {
   INDEX_PROOF_INVALID: 'INDEX_PROOF_INVALID',
   /** The re-anchor statement the table shows is malformed, of another log, or not signed by the log key. */
   RE_ANCHOR_INVALID: 'RE_ANCHOR_INVALID',
-  /** The head item's two log-signed notes are two histories (the smaller is not a prefix of the larger). */
+  /**
+   * The head item's two log-signed notes are two histories (the smaller is not a prefix of the
+   * larger), or the note and the deployment checkpoint the client kept are.
+   */
   FORK: 'FORK',
+  /**
+   * The table serves a deployment checkpoint older than one the client kept, or none at all
+   * (docs/verifiable-log.md, "Checkpoints the client keeps"): a rolled-back table. The reader adds it.
+   */
+  DEPLOYMENT_ROLLBACK: 'DEPLOYMENT_ROLLBACK',
 } as const;
 /** One of {@link DeploymentChainRefusal}. */
 export type DeploymentChainRefusal = (typeof DeploymentChainRefusal)[keyof typeof DeploymentChainRefusal];

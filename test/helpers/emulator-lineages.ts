@@ -33,10 +33,11 @@ export interface SealingSetup {
  * @param options.signer - the log key's signer (default: the stack's KMS log key)
  * @param options.notifier - where its sealed-run notices go (none sent without one)
  * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
+ * @param options.signLineageCheckpoints - `false`: heads carry the sealer's head-state MAC alone (default: the environment's)
  */
 export function coldSealer(
   setup: SealingSetup,
-  options: Pick<SealerDeps, 'notifier' | 'index'> & {
+  options: Pick<SealerDeps, 'notifier' | 'index' | 'signLineageCheckpoints'> & {
     readonly clock?: () => number;
     readonly signer?: SealerDeps['signer'];
   } = {},
@@ -55,6 +56,8 @@ export function coldSealer(
     // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=false: as the deployed sealer runs once it stops signing
     // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer").
     ...(process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'false' ? { signLineageCheckpoints: false } : {}),
+    // Given, it wins over the environment: a test of the sealer that no longer signs runs so in any run.
+    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
   });
 }
 

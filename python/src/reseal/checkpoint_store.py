@@ -1,8 +1,12 @@
 """Kept checkpoints (docs/verifiable-log.md, "Checkpoints the client keeps").
 
 :class:`FileCheckpointStore` reads and writes the file of the TypeScript client's
-``FileCheckpointStore``, so both clients share one file: ``{"formatVersion": 1, "checkpoints":
-{<key>: <signed note>}}``, two-space indented, a final newline, mode 0600. The concurrency rule is
+``FileCheckpointStore``, so both clients share one file: ``{"formatVersion": 2, "checkpoints":
+{<key>: <signed note>}}``, two-space indented, a final newline, mode 0600. Keys are checkpoint
+origins: a lineage's ``reseal/<stack>/<lineageId>`` (its signed lineage checkpoint) and, from format
+2 on, the deployment log's ``reseal/<stack>`` (the newest deployment checkpoint the client
+authenticated); a format-1 file (lineage checkpoints alone) is read as is and written back as
+format 2, any other format is refused. The concurrency rule is
 the same too: a save reads the file, sets its one key, writes a temporary file beside it
 (``<path>.<pid>.tmp``) and renames it over the file, so a reader never sees a half-written file;
 two concurrent saves do not merge (the last rename wins), and a lost newer checkpoint is kept
@@ -24,10 +28,13 @@ __all__ = ["CheckpointStore", "MemoryCheckpointStore", "FileCheckpointStore"]
 
 MAX_KEY_UNITS: Final = 1024
 MAX_NOTE_UNITS: Final = 16_384
+FORMAT_VERSION: Final = 2
+"""The format written; formats 1 and 2 are read."""
+_READ_FORMATS: Final = (1, 2)
 
 
 class CheckpointStore(Protocol):
-    """Where a client keeps the newest checkpoint it verified, per key (a lineage's origin)."""
+    """Where a client keeps the newest checkpoint it verified, per key (a lineage's or the deployment log's origin)."""
 
     def load(self, key: str) -> str | None: ...
 
@@ -72,7 +79,7 @@ class FileCheckpointStore:
         if directory:
             os.makedirs(directory, exist_ok=True)
         temporary = f"{self.path}.{os.getpid()}.tmp"
-        text = json.dumps({"formatVersion": 1, "checkpoints": checkpoints}, indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps({"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}, indent=2, ensure_ascii=False) + "\n"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -92,8 +99,8 @@ class FileCheckpointStore:
             raise CheckpointFileError(self.path, f"not JSON ({error})") from error
         check = Checker()
         if check.obj(parsed, "", ("formatVersion", "checkpoints")):
-            if parsed.get("formatVersion") != 1 or type(parsed.get("formatVersion")) is not int:
-                check.add("formatVersion", "expected 1")
+            if parsed.get("formatVersion") not in _READ_FORMATS or type(parsed.get("formatVersion")) is not int:
+                check.add("formatVersion", "expected 1 or 2")
             checkpoints = parsed.get("checkpoints")
             if type(checkpoints) is not dict:
                 check.add("checkpoints", "expected an object")
