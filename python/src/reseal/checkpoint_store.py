@@ -79,7 +79,10 @@ class FileCheckpointStore:
         if directory:
             os.makedirs(directory, exist_ok=True)
         temporary = f"{self.path}.{os.getpid()}.tmp"
-        text = json.dumps({"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}, indent=2, ensure_ascii=False) + "\n"
+        text = (
+            json.dumps({"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}, indent=2, ensure_ascii=False)
+            + "\n"
+        )
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
