@@ -162,7 +162,7 @@ async function frontDoors(
     await writeFile(join(dir, 'write.json'), JSON.stringify(request));
     const run = await runCli(
       ['publish', '--stack', STACK_NAME, '--request', 'write.json', '--writer-key', `${key.signer.keyId}.pem`],
-      { cwd: dir, env: cliEnv },
+      { cwd: dir, env: cliEnv, nowMs: Date.now },
     );
     const server = createResealMcpServer({ client: agent.client, snapshots: null });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -216,7 +216,7 @@ async function ownerPublishCli(key: { signer: LocalWriterSigner; pem: string }, 
         '10',
         '--json',
       ],
-      { cwd: dir, env: cliEnv },
+      { cwd: dir, env: cliEnv, nowMs: Date.now },
     );
     let outcome = run.stderr.slice(0, 300);
     try {
@@ -390,6 +390,7 @@ describe('authorship on the deployed stack', () => {
         const run = await runCli(['publish', '--stack', STACK_NAME, '--request', 'write.json'], {
           cwd: dir,
           env: cliEnv,
+          nowMs: Date.now,
         });
         rows.push(
           {

@@ -367,15 +367,18 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     };
     const publish = (file: string) => ['publish', '--stack', TENANT_STACK, '--request', file, '--writer-key', keyFile];
     // With $RESEAL_TENANT the CLI finds its tenant's queue in the stack's outputs (TenantQueueUrls).
-    const own = await runCli(publish('write.json'), { cwd: dir, env: { ...env, RESEAL_TENANT: 'acme' } });
-    console.log('own', own.exitCode, own.stderr, own.stdout);
+    const own = await runCli(publish('write.json'), {
+      cwd: dir,
+      env: { ...env, RESEAL_TENANT: 'acme' },
+      nowMs: Date.now,
+    });
     expect(own.exitCode, own.stderr).toBe(0);
     await until('the tenant write sealed', async () => ((await store.head(lineageId))?.seq === 0 ? true : undefined), {
       timeoutMs: 120_000,
     });
 
     // Without a tenant: refused before anything is signed or sent (the stack would refuse it where the caller cannot read).
-    const cliWrite = await runCli(publish('write-1.json'), { cwd: dir, env });
+    const cliWrite = await runCli(publish('write-1.json'), { cwd: dir, env, nowMs: Date.now });
     const cliRecall = await runCli(
       ['recall', '--stack', TENANT_STACK, '--lineage', lineageId, '--env', 'env.json', '--timeout-seconds', '5'],
       { cwd: dir, env },
@@ -415,7 +418,6 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     ]);
     await mcp.close();
     await server.close();
-    console.log('refusals', JSON.stringify(clientRefusals).slice(0, 500), cliWrite.stderr, cliRecall.stderr);
 
     const required = (text: string) => (/TENANT_REQUIRED/.test(text) ? 'TENANT_REQUIRED' : text.slice(0, 200));
     const observed = [
