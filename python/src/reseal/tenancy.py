@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 import re
-from typing import Final
-
 from collections.abc import Mapping
+from typing import Final
 
 from .errors import InputIssue, InvalidInputError, TenantMismatchError, TenantRequiredError
 
