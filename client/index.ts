@@ -5,7 +5,7 @@
 
 export { KmsWriterSigner } from '../adapters/kms-writer-signer';
 export { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
-export { TenantMismatchError } from '../shared/errors';
+export { TenantMismatchError, TenantRequiredError } from '../shared/errors';
 export type { WriterSigner } from '../shared/ports/writer-signer';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 export { buildManifest } from '../shared/triage/build-manifest';

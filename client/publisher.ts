@@ -22,6 +22,7 @@ import { assertLineageOfTenant } from '../shared/tenancy/tenants';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
+import { writeQueueUrl } from './write-queue-url';
 
 /** A recall to request: {@link RecallRequestedDetail} with `requestId` optional (generated when absent). */
 export type RecallRequest = Omit<RecallRequestedDetail, 'requestId'> & { readonly requestId?: string };
@@ -38,7 +39,7 @@ export interface PublishedWrite {
 
 /** Dependencies of {@link StackPublisher}. */
 export interface StackPublisherDeps {
-  readonly outputs: Pick<ResealStackOutputs, 'residualWritesQueueUrl' | 'eventBusName'>;
+  readonly outputs: Pick<ResealStackOutputs, 'residualWritesQueueUrl' | 'eventBusName' | 'tenantQueueUrls'>;
   readonly sqs: Pick<SQSClient, 'send'>;
   readonly eventBridge: Pick<EventBridgeClient, 'send'>;
   readonly nowMs: () => number;
@@ -64,6 +65,14 @@ export class StackPublisher {
   }
 
   /**
+   * The queue this client's writes go to: residual-writes, or its tenant's queue in a stack with tenants.
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them
+   */
+  writeQueueUrl(): string {
+    return writeQueueUrl(this.#deps.outputs, this.#deps.tenantId);
+  }
+
+  /**
    * Sends a residual write to the `residual-writes` queue (the guard Lambda consumes it), signed
    * by the writer key first ({@link signedRequest}).
    *
@@ -80,17 +89,17 @@ export class StackPublisher {
    * Sends a request {@link signedRequest} returned, as is (no second signature).
    * @throws {InvalidInputError} naming each bad field
    * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing sent)
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them (nothing sent)
    * @throws {PublishError} when SQS returns no message id
    */
   async publishSigned(request: ResidualWriteRequest): Promise<PublishedWrite> {
-    const { outputs, sqs, nowMs } = this.#deps;
+    const { sqs, nowMs } = this.#deps;
     const parsed = parseInput(ResidualWriteRequestSchema, request, 'residual write request');
     // The guard would refuse it TENANT_MISMATCH, unsigned, filed where this writer may not read.
     assertLineageOfTenant(parsed.lineageId, this.#deps.tenantId);
+    const queueUrl = this.writeQueueUrl();
     const publishedAtMs = nowMs();
-    const out = await sqs.send(
-      new SendMessageCommand({ QueueUrl: outputs.residualWritesQueueUrl, MessageBody: canonicalJson(parsed) }),
-    );
+    const out = await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: canonicalJson(parsed) }));
     if (!out.MessageId) throw new PublishError('SQS SendMessage returned no MessageId', null);
     return { messageId: out.MessageId, publishedAtMs, request: parsed };
   }
@@ -103,10 +112,12 @@ export class StackPublisher {
    * @throws {InvalidInputError} naming each bad field, an unsigned request with no writer key, or
    *   a signature that does not verify or is too old
    * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing signed)
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them (nothing signed)
    */
   async signedRequest(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<ResidualWriteRequest> {
     const { writer, nowMs } = this.#deps;
     if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#deps.tenantId);
+    this.writeQueueUrl(); // no tenant of a stack with tenants: nothing signed
     if (writer) return signWriteRequest(request, writer, nowMs());
     if (!('writer' in request) || request.writer === undefined) {
       throw new InvalidInputError('residual write request', [
@@ -128,6 +139,7 @@ export class StackPublisher {
    *   over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {TenantMismatchError} when the lineage is not of the client's tenant, before anything is sent
    * @throws {PublishError} when EventBridge refuses the entry
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them (nothing put)
    */
   async requestRecall(detail: RecallRequest): Promise<string> {
     const parsed = parseInput(
@@ -138,6 +150,8 @@ export class StackPublisher {
     const { tenantId } = this.#deps;
     // Triage would refuse it and store nothing (docs/triage.md, "Tenants"): said here, before anything is put.
     assertLineageOfTenant(parsed.lineageId, tenantId);
+    // A recall of no tenant on a stack with tenants: the bus refuses the source `reseal` (TENANT_REQUIRED here).
+    this.writeQueueUrl();
     const source = tenantId === undefined ? EVENT_SOURCE : recallSourceOf(tenantId);
     const detailText = canonicalJson(parsed);
     // EventBridge refuses an entry over 256 KiB only after it is sent, with an opaque error:

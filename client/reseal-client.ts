@@ -298,10 +298,12 @@ export class ResealClient {
    * @throws {InvalidInputError} naming each bad field, an unsigned request without a writer key,
    *   a bad signature, or a writer the lineage's policy visibly does not admit
    * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read, signed or sent)
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them (nothing read, signed or sent)
    * @throws {PublishError} when SQS returns no message id
    */
   async publishWrite(request: UnsignedWriteRequest | ResidualWriteRequest): Promise<PublishedWrite> {
     if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
+    this.#publisher.writeQueueUrl(); // a caller of no tenant of a stack with tenants: nothing read
     const prepared = this.#inceptionPolicy
       ? await withInceptionPolicy(this.#store, request, this.#inceptionPolicy)
       : request;
@@ -318,6 +320,7 @@ export class ResealClient {
    * @throws {InvalidInputError} naming each bad field of the detail, or (at `currentEnv`) an
    *   entry over EventBridge's PutEvents limit (`MAX_EVENT_ENTRY_BYTES`), before anything is sent
    * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing put)
+   * @throws {TenantRequiredError} on a stack with tenants, when the client names none of them (nothing put)
    * @throws {PublishError} when EventBridge refuses the entry
    */
   requestRecall(detail: RecallRequest): Promise<string> {

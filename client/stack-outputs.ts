@@ -1,4 +1,6 @@
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { z } from 'zod';
+import { TenantId } from '../shared/tenancy/tenants';
 import { StackOutputsError } from './errors';
 
 import { DEFAULT_STACK_NAME } from './stack-name';
@@ -94,9 +96,15 @@ export interface ResealStackOutputs {
   readonly sealerKeyArn: string;
   /** The log name, `reseal/<stackName>`: key name of the log key and prefix of every checkpoint origin. */
   readonly logName: string;
+  /**
+   * In a stack with tenants (docs/authorship.md, "Tenancy"), each tenant's residual-writes queue
+   * URL by tenant id (the `TenantQueueUrls` output): a write goes to its tenant's queue, and a
+   * write or recall of no tenant is refused at the caller (`TenantRequiredError`). Absent: one tenant.
+   */
+  readonly tenantQueueUrls?: Readonly<Record<string, string>>;
 }
 
-const OUTPUT_KEYS: Record<keyof ResealStackOutputs, keyof StackOutputs> = {
+const OUTPUT_KEYS: Record<Exclude<keyof ResealStackOutputs, 'tenantQueueUrls'>, keyof StackOutputs> = {
   tableName: 'TableName',
   residualWritesQueueUrl: 'ResidualWritesQueueUrl',
   eventBusName: 'EventBusName',
@@ -154,7 +162,32 @@ export function clientOutputsFrom(
     else missing.push(key);
   }
   if (missing.length > 0) throw new StackOutputsError(stackName, `missing outputs ${missing.join(', ')}`);
-  return resolved as ResealStackOutputs;
+  const tenants = outputs[TENANT_QUEUE_URLS_OUTPUT];
+  if (!tenants) return resolved as ResealStackOutputs;
+  return { ...(resolved as ResealStackOutputs), tenantQueueUrls: tenantQueueUrlsOf(tenants, stackName) };
+}
+
+/** The output naming each tenant's queue URL (infra/reseal-stack.ts creates it in a stack with tenants). */
+export const TENANT_QUEUE_URLS_OUTPUT = 'TenantQueueUrls';
+
+/** `TenantQueueUrls` as JSON, tenant id → queue URL, at least one tenant. */
+const TenantQueueUrlsSchema = z.record(TenantId, z.string().min(1)).refine((urls) => Object.keys(urls).length > 0, {
+  message: 'names no tenant',
+});
+
+/** @throws {StackOutputsError} when the output is not a JSON object of tenant ids to queue URLs */
+function tenantQueueUrlsOf(text: string, stackName: string): Readonly<Record<string, string>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = TenantQueueUrlsSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new StackOutputsError(stackName, `output ${TENANT_QUEUE_URLS_OUTPUT} is not tenant id → queue URL JSON`);
+  }
+  return parsed.data;
 }
 
 /**

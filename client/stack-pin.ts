@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../shared/log/note-key';
+import { TenantId } from '../shared/tenancy/tenants';
 import type { ResealStackOutputs } from './stack-outputs';
 
 /** Where `reseal pin` writes the pin, relative to the working directory, unless {@link STACK_PIN_ENV} names a file. */
@@ -46,6 +47,8 @@ export const StackPinSchema = z
       guardKeyArn: nonEmpty,
       sealerKeyArn: nonEmpty,
       logName: nonEmpty,
+      /** Each tenant's queue URL, in a stack with tenants (docs/authorship.md, "Tenancy"). */
+      tenantQueueUrls: z.record(TenantId, nonEmpty).optional(),
     }),
     /** The log's verifier key (`reseal log-key`'s form). */
     logKey: VerifierKeyText,

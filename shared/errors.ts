@@ -717,6 +717,41 @@ export class TenantMismatchError extends ResealError {
 }
 
 /**
+ * `TENANT_REQUIRED` (docs/authorship.md, "Tenancy", "Refused at the caller"): a write or a recall
+ * on a stack with tenants by a caller that names no tenant of that stack. The stack would refuse
+ * it where that caller cannot look (IAM on AWS; the guard's unsigned refusal and triage's log
+ * behind it), so its wait could only time out: refused here, before anything is signed or sent.
+ * An {@link InvalidInputError} with one issue at `tenantId` (CLI exit 2, MCP `INVALID_INPUT`). Not retryable.
+ */
+export class TenantRequiredError extends InvalidInputError {
+  /** The refusal's code. */
+  readonly code = 'TENANT_REQUIRED';
+  /** The tenants the stack declares (its `TenantQueueUrls` output), sorted. */
+  readonly stackTenants: readonly string[];
+  /** The tenant the caller named, or `null` for none. */
+  readonly tenantId: string | null;
+  constructor(stackTenants: readonly string[], tenantId: string | null, options?: ErrorOptions) {
+    const named = stackTenants.join(', ');
+    super(
+      'tenant',
+      [
+        {
+          path: 'tenantId',
+          message:
+            tenantId === null
+              ? `TENANT_REQUIRED: the stack has tenants (${named}): name the tenant this caller acts for (tenantId; $RESEAL_TENANT for the CLI and the MCP server); a write or recall of no tenant is refused by the stack where its caller cannot read it`
+              : `TENANT_REQUIRED: ${tenantId} is not a tenant of the stack (its tenants: ${named})`,
+        },
+      ],
+      options,
+    );
+    this.name = 'TenantRequiredError';
+    this.stackTenants = stackTenants;
+    this.tenantId = tenantId;
+  }
+}
+
+/**
  * A re-anchor statement (docs/deployment-log.md, "Re-anchor") is malformed, or cannot be written as
  * one. Extends {@link InvalidInputError} with one issue at the line that is wrong.
  */

@@ -63,6 +63,7 @@ export {
   StrictJsonError,
   StrictJsonFailure,
   TenantMismatchError,
+  TenantRequiredError,
   WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';

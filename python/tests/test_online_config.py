@@ -52,6 +52,15 @@ def test_a_stack_pin_is_read_with_the_three_keys(tmp_path: Path) -> None:
     assert pinned.sealer_key.name == f"{LOG}/sealer"
 
 
+def test_a_stack_pin_of_a_stack_with_tenants_keeps_each_tenants_queue(tmp_path: Path) -> None:
+    # docs/authorship.md, "Tenancy": `reseal pin` of a stack with tenants writes its TenantQueueUrls.
+    document = pin_document()
+    document["outputs"]["tenantQueueUrls"] = {"acme": "https://sqs.example/acme"}
+    pinned = reseal.read_stack_pin(write(tmp_path, document))
+    assert pinned.outputs.tenant_queue_urls == {"acme": "https://sqs.example/acme"}
+    assert reseal.read_stack_pin(write(tmp_path, pin_document())).outputs.tenant_queue_urls is None
+
+
 @pytest.mark.parametrize(
     ("edit", "path"),
     [
@@ -64,6 +73,8 @@ def test_a_stack_pin_is_read_with_the_three_keys(tmp_path: Path) -> None:
         (lambda d: d.pop("sealerKey"), "sealerKey"),
         (lambda d: d["outputs"].pop("sealerKeyArn"), "outputs.sealerKeyArn"),
         (lambda d: d.update(formatVersion=3), "formatVersion"),
+        (lambda d: d["outputs"].update(tenantQueueUrls={}), "outputs.tenantQueueUrls"),
+        (lambda d: d["outputs"].update(tenantQueueUrls={"Acme Corp": "u"}), "outputs.tenantQueueUrls.Acme Corp"),
     ],
 )
 def test_a_malformed_stack_pin_is_refused_naming_the_field(tmp_path: Path, edit: Any, path: str) -> None:

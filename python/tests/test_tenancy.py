@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_deployment_chain_reader import SIGNER
 
-from reseal import InvalidInputError, TenantMismatchError, recall_source_of
+from reseal import InvalidInputError, TenantMismatchError, TenantRequiredError, recall_source_of
 from reseal.client import PublishedWrite, ResealClient
 from reseal.stack import PinnedStack, StackOutputs
 from reseal.writer_key import WriterKey
@@ -118,3 +118,58 @@ def test_without_a_tenant_recalls_go_under_reseal(monkeypatch: pytest.MonkeyPatc
 def test_a_tenant_id_that_is_not_one_is_refused() -> None:
     with pytest.raises(InvalidInputError, match="tenant_id"):
         tenant_client("Acme Corp")
+
+
+# docs/authorship.md, "Tenancy", "A caller of no tenant": a stack with tenants (its TenantQueueUrls
+# output, kept in the stack pin) routes a tenant's writes to its queue and refuses a caller of no tenant.
+TENANTED = PinnedStack(
+    "test-stack",
+    StackOutputs(
+        "t",
+        "queue",
+        "bus",
+        "mac",
+        "log",
+        "guard",
+        "sealer",
+        "reseal/test-stack",
+        {"acme": "acme-queue", "beta": "beta-queue"},
+    ),
+    SIGNER.verifier_key,
+    SIGNER.verifier_key,
+    SIGNER.verifier_key,
+)
+
+
+def tenanted_client(tenant_id: str | None) -> tuple[ResealClient, Refuses, Refuses, Refuses]:
+    table, sqs, events = Refuses(), Refuses(), Refuses()
+    client = ResealClient(
+        TENANTED, dynamodb=table, sqs=sqs, events=events, writer=WRITER, freshness=False, tenant_id=tenant_id
+    )
+    return client, table, sqs, events
+
+
+@pytest.mark.parametrize("tenant_id", [None, "gamma"])
+def test_a_caller_of_no_tenant_of_the_stack_is_refused_tenant_required_and_nothing_is_read_signed_or_sent(
+    tenant_id: str | None,
+) -> None:
+    client, table, sqs, events = tenanted_client(tenant_id)
+    lineage = f"{tenant_id or 'acme'}/agent-1"
+    with pytest.raises(TenantRequiredError) as raised:
+        client.publish({"lineageId": lineage, "residualId": "r-1"})
+    assert (raised.value.code, raised.value.stack_tenants, raised.value.tenant_id) == (
+        "TENANT_REQUIRED",
+        ["acme", "beta"],
+        tenant_id,
+    )
+    assert isinstance(raised.value, InvalidInputError) and "TENANT_REQUIRED" in str(raised.value)
+    with pytest.raises(TenantRequiredError):
+        client.recall(lineage, {})
+    assert table.calls == [] and sqs.calls == [] and events.calls == []
+
+
+def test_a_tenants_write_goes_to_its_tenants_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    client, _, _, _ = tenanted_client("beta")
+    assert client._write_queue_url() == "beta-queue"
+    plain, _, _ = tenant_client(None)
+    assert plain._write_queue_url() == "queue"

@@ -83,6 +83,8 @@ async function outcome(run: () => Promise<unknown>): Promise<string> {
 
 let acme: IamUser;
 let beta: IamUser;
+/** A principal of no tenant, allowed `sqs:SendMessage` on every queue by its own policy. */
+let nobody: IamUser;
 let template: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 
 beforeAll(async () => {
@@ -90,6 +92,7 @@ beforeAll(async () => {
   endpoint = emulator.endpoint;
   acme = await createIamUser(endpoint, `reseal-acme-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
   beta = await createIamUser(endpoint, `reseal-beta-${RUN}`, ['sqs:SendMessage', 'kms:Sign']);
+  nobody = await createIamUser(endpoint, `reseal-nobody-${RUN}`, ['sqs:SendMessage']);
   const stack = new ResealStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ResealStack', {
     tenants: [
       { id: 'acme', senderPrincipals: [acme.arn] },
@@ -149,6 +152,44 @@ describe('tenancy under AUTH=true: IAM refuses a second principal at the API', (
     expect(seen).toEqual({ acme: 'ok', beta: 'AccessDenied' });
     // Without TLS the queue's TLS-only deny refuses even acme: why the stack cannot run on the plain-HTTP emulator under AUTH=true.
     expect(await outcome(send(acme, false))).toBe('AccessDenied');
+  }, 300_000);
+
+  it('docs/authorship.md, "Refused at the caller": with tenants, the residual-writes queue refuses every sender, a principal of no tenant included, at the API', async (context) => {
+    const root = new SQSClient({ ...clientConfig(endpoint), useQueueUrlAsEndpoint: false });
+    const { QueueUrl } = await root.send(new CreateQueueCommand({ QueueName: `residual-writes-${RUN}` }));
+    const { Attributes } = await root.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    const statementsOf = (r: { Properties?: Record<string, unknown> }) =>
+      ((r.Properties?.PolicyDocument as { Statement?: { Sid?: string }[] } | undefined)?.Statement ?? []).map(
+        (statement) => statement.Sid,
+      );
+    const queuePolicy = Object.values(template).find(
+      (r) => r.Type === 'AWS::SQS::QueuePolicy' && statementsOf(r).includes('NoWritesOutsideATenant'),
+    );
+    const queueId = (queuePolicy?.Properties?.Queues as { Ref: string }[] | undefined)?.[0]?.Ref;
+    if (queuePolicy === undefined || queueId === undefined) throw new Error('no residual-writes queue policy');
+    const document = resolved(queuePolicy.Properties?.PolicyDocument, {
+      [`${queueId}.Arn`]: Attributes?.QueueArn ?? '',
+    });
+    await root.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { Policy: JSON.stringify(document) } }));
+    const send = (user: IamUser) => () =>
+      sqsAs(user.keys).send(new SendMessageCommand({ QueueUrl, MessageBody: '{}' }));
+    const seen = { nobody: await outcome(send(nobody)), acme: await outcome(send(acme)) };
+    expectGuarantee(
+      context,
+      {
+        section: 'posture',
+        target: 'residual-writes (with tenants; emulator, AUTH=true)',
+        attack: "a principal of no tenant, or a tenant's, sends a write to residual-writes, its own policy allowing it",
+        reader: 'SQS SendMessage',
+        expected: 'nobody AccessDenied, acme AccessDenied',
+      },
+      `nobody ${seen.nobody}, acme ${seen.acme}`,
+    );
+    // The same user sends to a queue with no policy of its own: the refusal above is the stack's policy.
+    const { QueueUrl: open } = await root.send(new CreateQueueCommand({ QueueName: `open-${RUN}` }));
+    expect(
+      await outcome(() => sqsAs(nobody.keys).send(new SendMessageCommand({ QueueUrl: open, MessageBody: '{}' }))),
+    ).toBe('ok');
   }, 300_000);
 
   it("only acme's signers may sign with acme's writer key: beta's user, allowed kms:Sign by its own policy, is AccessDenied", async (context) => {

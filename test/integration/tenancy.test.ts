@@ -6,7 +6,12 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  type CallToolResult,
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
@@ -14,12 +19,14 @@ import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
+import { writerKeyFile } from '../../client/writer-key-file';
+import { createResealMcpServer } from '../../mcp/server';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { clientConfig, deployStack, EMULATOR_REGION } from '../../scripts/emulator/deploy';
 import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
-import { TenantMismatchError } from '../../shared/errors';
+import { TenantMismatchError, TenantRequiredError } from '../../shared/errors';
 import { createIamUser, type IamUser } from '../helpers/emulator-iam-user';
 import { expectGuarantee } from '../helpers/guarantees';
 import { until } from '../helpers/until';
@@ -340,5 +347,128 @@ describe('tenancy on the deployed stack (two tenants)', () => {
     // Nothing of beta's reached acme's lineage: no refusal filed under it, the head unmoved.
     expect(await store.listRejections(acmeLineage)).toEqual([]);
     expect((await store.head(acmeLineage))?.seq).toBe(0);
+  }, 300_000);
+
+  it("a caller naming no tenant of the stack is refused TENANT_REQUIRED at once by the client, the CLI and the MCP tools, nothing sent; a tenant's CLI writes through its own queue", async (context) => {
+    const dir = mkdtempSync(join(tmpdir(), 'reseal-no-tenant-'));
+    const keyFile = join(dir, 'acme.pem');
+    const writer = await writerKeyFile(keyFile);
+    const lineageId = soleWriterLineageId(`acme/cli-${RUN}`, writer);
+    writeFileSync(join(dir, 'env.json'), JSON.stringify(MANIFEST.env));
+    writeFileSync(join(dir, 'write.json'), JSON.stringify(unsigned(lineageId, 'r-0')));
+    writeFileSync(join(dir, 'write-1.json'), JSON.stringify(unsigned(lineageId, 'r-1')));
+    process.env.AWS_ACCESS_KEY_ID ??= ROOT.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY ??= ROOT.secretAccessKey;
+    const env = {
+      AWS_ENDPOINT_URL: endpoint,
+      AWS_REGION: EMULATOR_REGION,
+      AWS_ACCESS_KEY_ID: ROOT.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: ROOT.secretAccessKey,
+    };
+    const publish = (file: string) => ['publish', '--stack', TENANT_STACK, '--request', file, '--writer-key', keyFile];
+    // With $RESEAL_TENANT the CLI finds its tenant's queue in the stack's outputs (TenantQueueUrls).
+    const own = await runCli(publish('write.json'), {
+      cwd: dir,
+      env: { ...env, RESEAL_TENANT: 'acme' },
+      nowMs: Date.now,
+    });
+    expect(own.exitCode, own.stderr).toBe(0);
+    await until('the tenant write sealed', async () => ((await store.head(lineageId))?.seq === 0 ? true : undefined), {
+      timeoutMs: 120_000,
+    });
+
+    // Without a tenant: refused before anything is signed or sent (the stack would refuse it where the caller cannot read).
+    const cliWrite = await runCli(publish('write-1.json'), { cwd: dir, env, nowMs: Date.now });
+    const cliRecall = await runCli(
+      ['recall', '--stack', TENANT_STACK, '--lineage', lineageId, '--env', 'env.json', '--timeout-seconds', '5'],
+      { cwd: dir, env },
+    );
+    const { client } = await connectToStack({
+      stackName: TENANT_STACK,
+      endpoint,
+      region: EMULATOR_REGION,
+      credentials: ROOT,
+      writer,
+    });
+    const clientRefusals = await Promise.allSettled([
+      client.publishWrite(unsigned(lineageId, 'r-1')),
+      client.recall({ lineageId, target: { latest: true }, currentEnv: MANIFEST.env }, { timeoutMs: 5_000 }),
+    ]);
+    const server = createResealMcpServer({ client, snapshots: null });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const mcp = new Client({ name: 'reseal-no-tenant', version: '1.0.0' });
+    await mcp.connect(clientSide);
+    const tools = await Promise.all([
+      mcp.callTool({
+        name: 'reseal_write',
+        arguments: {
+          lineageId,
+          sessionId: 's-1',
+          generationEpoch: 1,
+          payload: { note: 'r-mcp' },
+          env: MANIFEST.env,
+          timeoutMs: 5_000,
+        },
+      }) as Promise<CallToolResult>,
+      mcp.callTool({
+        name: 'reseal_recall',
+        arguments: { lineageId, target: { latest: true }, env: MANIFEST.env, timeoutMs: 5_000 },
+      }) as Promise<CallToolResult>,
+    ]);
+    await mcp.close();
+    await server.close();
+
+    const required = (text: string) => (/TENANT_REQUIRED/.test(text) ? 'TENANT_REQUIRED' : text.slice(0, 200));
+    const observed = [
+      ...clientRefusals.map((r) =>
+        r.status === 'rejected' && r.reason instanceof TenantRequiredError ? r.reason.code : r.status,
+      ),
+      ...[cliWrite, cliRecall].map((run) => `exit ${run.exitCode} ${required(run.stderr)}`),
+      ...tools.map((t) => {
+        const out = t.structuredContent as { error?: string };
+        return `${out.error ?? 'served'} ${required(JSON.stringify(out))}`;
+      }),
+    ];
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'write and recall (no tenant)',
+        attack: 'a caller naming no tenant writes into and recalls a lineage of a stack with tenants',
+        reader: 'client publishWrite, recall; reseal publish --wait, recall; mcp reseal_write, reseal_recall',
+        expected:
+          'TENANT_REQUIRED, TENANT_REQUIRED; exit 2 TENANT_REQUIRED, exit 2 TENANT_REQUIRED; INVALID_INPUT TENANT_REQUIRED, INVALID_INPUT TENANT_REQUIRED',
+      },
+      `${observed.slice(0, 2).join(', ')}; ${observed.slice(2, 4).join(', ')}; ${observed.slice(4).join(', ')}`,
+    );
+    // Nothing of it reached the stack: no refusal filed, the head unmoved.
+    expect(await store.listRejections(lineageId)).toEqual([]);
+    expect((await store.head(lineageId))?.seq).toBe(0);
+
+    // Past its client, on the emulator (no IAM): the guard refuses a write from the queue of no tenant, unsigned.
+    // On AWS the send itself is AccessDenied (the residual-writes queue policy's NoWritesOutsideATenant).
+    const raw = await signWriteRequest(unsigned(lineageId, 'r-raw'), writer, Date.now());
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: outputs.ResidualWritesQueueUrl, MessageBody: JSON.stringify(raw) }),
+    );
+    const refused = await until(
+      'the refusal of the write of no tenant',
+      async () => (await store.listRejections(lineageId, { residualId: 'r-raw' })).at(-1),
+      { timeoutMs: 120_000 },
+    );
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'write (no tenant)',
+        attack:
+          'a signed write sent past its client to the residual-writes queue of a stack with tenants (emulator: no IAM)',
+        reader: 'the guard (rejection item)',
+        expected: 'refused GUARD TENANT_MISMATCH, unsigned, nothing sealed',
+      },
+      `refused ${refused.stage} ${refused.reason}, ${refused.statement === null ? 'unsigned' : 'signed'}, ${(await store.head(lineageId))?.seq === 0 ? 'nothing sealed' : 'sealed'}`,
+    );
+    expect(refused.issues[0]?.message).toContain('the write came from a queue of no tenant');
   }, 300_000);
 });

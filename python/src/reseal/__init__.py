@@ -92,6 +92,7 @@ from .errors import (
     StackConfigError,
     StrictJsonError,
     TenantMismatchError,
+    TenantRequiredError,
     UnverifiedOutcomeError,
     WaitTimeoutError,
 )
@@ -429,5 +430,6 @@ __all__ = [
     "StackConfigError",
     "HiddenSealError",
     "TenantMismatchError",
+    "TenantRequiredError",
     "recall_source_of",
 ]

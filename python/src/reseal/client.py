@@ -69,7 +69,7 @@ from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .resealed_residual import resealed_residual
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
-from .tenancy import check_lineage_of_tenant, parse_tenant_id, recall_source_of
+from .tenancy import check_lineage_of_tenant, parse_tenant_id, recall_source_of, write_queue_url
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 from .triage import isolate_delta, manifest_digest, triage_report_digest
 from .writer_key import WriterKey
@@ -284,6 +284,13 @@ class ResealClient:
 
     # --- publish -----------------------------------------------------------------------------
 
+    def _write_queue_url(self) -> str:
+        """``residual-writes``, or the client's tenant's queue on a stack with tenants.
+
+        :raises TenantRequiredError: a stack with tenants, none of them the client's"""
+        outputs = self.stack.outputs
+        return write_queue_url(outputs.residual_writes_queue_url, outputs.tenant_queue_urls, self.tenant_id)
+
     def publish(self, request: Mapping[str, Any]) -> PublishedWrite:
         """Signs a write with the client's writer key (adding the sole-writer policy to the first
         write of a lineage whose id certifies it), validates it as the guard will, and sends its
@@ -292,8 +299,10 @@ class ResealClient:
         :raises InvalidInputError: naming each bad field; an unsigned request without a writer
             key; a signature that does not verify or is too old
         :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read, signed or sent)
+        :raises TenantRequiredError: a stack with tenants, none of them the client's (nothing read, signed or sent)
         """
         check_lineage_of_tenant(request.get("lineageId"), self.tenant_id)
+        queue_url = self._write_queue_url()
         prepared = dict(request)
         now = self._now_ms()
         if self.writer is not None:
@@ -316,9 +325,7 @@ class ResealClient:
         if problem is not None:
             raise InvalidInputError("residual write request", [InputIssue("writer", problem)])
         published_at = self._now_ms()
-        out = self._sqs.send_message(
-            QueueUrl=self.stack.outputs.residual_writes_queue_url, MessageBody=canonical_json(parsed)
-        )
+        out = self._sqs.send_message(QueueUrl=queue_url, MessageBody=canonical_json(parsed))
         message_id = out.get("MessageId")
         if not message_id:
             raise ResealError("SQS SendMessage returned no MessageId")
@@ -660,8 +667,10 @@ class ResealClient:
         :raises WaitTimeoutError: when no answer appears within ``timeout_s``
         :raises LogVerificationError: when the kept checkpoint does not verify
         :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read or put)
+        :raises TenantRequiredError: a stack with tenants, none of them the client's (nothing read or put)
         """
         check_lineage_of_tenant(lineage_id, self.tenant_id)
+        self._write_queue_url()  # a recall of no tenant: the bus refuses its source on a stack with tenants
         target = dict(target) if target is not None else {"latest": True}
         _check_recall(lineage_id, target, current_env)
         trusted = self._trusted(lineage_id)

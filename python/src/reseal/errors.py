@@ -219,6 +219,28 @@ class TenantMismatchError(ResealError):
         )
 
 
+class TenantRequiredError(InvalidInputError):
+    """``TENANT_REQUIRED`` (docs/authorship.md, "Tenancy", "A caller of no tenant"): a write or a
+    recall on a stack with tenants by a client that names none of them, or a tenant the stack does
+    not have. The stack would refuse it where that client cannot look (IAM on AWS; the guard's
+    unsigned refusal and triage's log behind it), so it is raised before anything is signed or
+    sent. One issue at ``tenant_id``; never retryable."""
+
+    code = "TENANT_REQUIRED"
+
+    def __init__(self, stack_tenants: list[str], tenant_id: str | None) -> None:
+        self.stack_tenants = list(stack_tenants)
+        self.tenant_id = tenant_id
+        named = ", ".join(self.stack_tenants)
+        message = (
+            f"TENANT_REQUIRED: the stack has tenants ({named}): name the tenant this client acts for "
+            "(tenant_id); a write or recall of no tenant is refused by the stack where its caller cannot read it"
+            if tenant_id is None
+            else f"TENANT_REQUIRED: {tenant_id} is not a tenant of the stack (its tenants: {named})"
+        )
+        super().__init__("tenant", [InputIssue("tenant_id", message)])
+
+
 class HiddenSealError(ResealError):
     """A write's seal is proven, but the table shows no residual-id marker for it (docs/cli.md,
     ``publish --wait``): the deployment index maps its residual id (``seq`` the index names), or

@@ -3,7 +3,9 @@ from a stack pin file (docs/cli.md, "Pinning the stack") or from CloudFormation 
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -12,6 +14,7 @@ from ._checks import Checker
 from .errors import InvalidInputError, ResealError, StackConfigError
 from .log import NoteVerifierKey, note_verifier_key, parse_verifier_key
 from .strict_json import parse_strict_json
+from .tenancy import TENANT_ID_PATTERN
 
 __all__ = [
     "DEFAULT_STACK_NAME",
@@ -60,6 +63,9 @@ class StackOutputs:
     """The sealer key: its refusals (docs/verifiable-log.md, "Keys")."""
     log_name: str
     """``reseal/<stack name>``: the log key's name and the prefix of every checkpoint origin."""
+    tenant_queue_urls: Mapping[str, str] | None = None
+    """In a stack with tenants, each tenant's ``residual-writes`` queue URL by tenant id (the
+    ``TenantQueueUrls`` output; docs/authorship.md, "Tenancy"); ``None``: one tenant."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,22 @@ def sealer_key_name(log_name: str) -> str:
     return f"{log_name}/sealer"
 
 
-def _outputs_of(values: dict[str, str]) -> StackOutputs:
+_TENANT_QUEUE_URLS: Final = "TenantQueueUrls"
+
+
+def _tenant_queue_urls(value: Any, path: str, check: Checker) -> dict[str, str] | None:
+    """``TenantQueueUrls`` as tenant id → queue URL (at least one), else an issue at ``path``."""
+    if type(value) is not dict or not value:
+        check.add(path, "expected an object of tenant id → queue URL, naming at least one tenant")
+        return None
+    for tenant, url in value.items():
+        if not TENANT_ID_PATTERN.fullmatch(tenant):
+            check.add(f"{path}.{tenant}", "not a tenant id")
+        check.string(url, f"{path}.{tenant}", 2048, 1)
+    return dict(value)
+
+
+def _outputs_of(values: dict[str, Any]) -> StackOutputs:
     return StackOutputs(
         table_name=values["tableName"],
         residual_writes_queue_url=values["residualWritesQueueUrl"],
@@ -93,6 +114,7 @@ def _outputs_of(values: dict[str, str]) -> StackOutputs:
         guard_key_arn=values["guardKeyArn"],
         sealer_key_arn=values["sealerKeyArn"],
         log_name=values["logName"],
+        tenant_queue_urls=values.get("tenantQueueUrls"),
     )
 
 
@@ -120,9 +142,11 @@ def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
             check.add("formatVersion", f"expected {STACK_PIN_FORMAT_VERSION}")
         check.string(pin.get("stackName"), "stackName", 2048, 1)
         outputs = pin.get("outputs")
-        if check.obj(outputs, "outputs", tuple(_OUTPUTS)):
+        if check.obj(outputs, "outputs", tuple(_OUTPUTS), ("tenantQueueUrls",)):
             for name in _OUTPUTS:
                 check.string(outputs.get(name), f"outputs.{name}", 2048, 1)
+            if "tenantQueueUrls" in outputs:
+                _tenant_queue_urls(outputs["tenantQueueUrls"], "outputs.tenantQueueUrls", check)
     check.raise_if_any("stack pin")
     keys: dict[str, NoteVerifierKey] = {}
     for field in ("logKey", "guardKey", "sealerKey"):
@@ -172,7 +196,17 @@ def stack_from_cloudformation(stack_name: str, cloudformation: Any, kms: Any) ->
     missing = [key for key in _OUTPUTS.values() if not by_key.get(key)]
     if missing:
         raise StackConfigError(stack_name, f"missing outputs {', '.join(missing)}")
-    outputs = _outputs_of({field: str(by_key[key]) for field, key in _OUTPUTS.items()})
+    values: dict[str, Any] = {field: str(by_key[key]) for field, key in _OUTPUTS.items()}
+    if by_key.get(_TENANT_QUEUE_URLS):
+        check = Checker()
+        try:
+            parsed = json.loads(str(by_key[_TENANT_QUEUE_URLS]))
+        except ValueError:
+            parsed = None
+        values["tenantQueueUrls"] = _tenant_queue_urls(parsed, _TENANT_QUEUE_URLS, check)
+        if check.issues:
+            raise StackConfigError(stack_name, f"output {_TENANT_QUEUE_URLS} is not tenant id → queue URL JSON")
+    outputs = _outputs_of(values)
     try:
         log_key = _kms_verifier_key(kms, outputs.log_key_arn, outputs.log_name)
         guard_key = _kms_verifier_key(kms, outputs.guard_key_arn, guard_key_name(outputs.log_name))

@@ -13,12 +13,20 @@ export const CLI_TEST_NOW_MS = 1_800_000_000_000;
 
 /**
  * Runs the `reseal` CLI in-process with captured output, an empty environment (no endpoint, no
- * credentials: offline) unless `env` is given, a fixed clock, `cwd` for relative paths, and stderr
- * not a terminal unless `stderrIsTty`.
+ * credentials: offline) unless `env` is given, a fixed clock ({@link CLI_TEST_NOW_MS}) unless
+ * `nowMs` is given (a write sent to a deployed stack needs the real one: the guard checks the
+ * signature's age against SQS's clock), `cwd` for relative paths, and stderr not a terminal
+ * unless `stderrIsTty`.
  */
 export async function runCli(
   argv: readonly string[],
-  options: { cwd: string; env?: Record<string, string>; connect?: CliIo['connect']; stderrIsTty?: boolean },
+  options: {
+    cwd: string;
+    env?: Record<string, string>;
+    connect?: CliIo['connect'];
+    stderrIsTty?: boolean;
+    nowMs?: () => number;
+  },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -30,7 +38,7 @@ export async function runCli(
       stderr += text;
     },
     env: options.env ?? {},
-    nowMs: () => CLI_TEST_NOW_MS,
+    nowMs: options.nowMs ?? (() => CLI_TEST_NOW_MS),
     cwd: options.cwd,
     stderrIsTty: options.stderrIsTty ?? false,
     ...(options.connect ? { connect: options.connect } : {}),

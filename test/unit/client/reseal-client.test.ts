@@ -5,10 +5,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { PublishError, StackOutputsError, TimeoutError } from '../../../client/errors';
 import { StackPublisher } from '../../../client/publisher';
 import { ResealClient } from '../../../client/reseal-client';
-import { resolveStackOutputs } from '../../../client/stack-outputs';
+import { clientOutputsFrom, resolveStackOutputs } from '../../../client/stack-outputs';
 import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import { InvalidInputError, TenantMismatchError } from '../../../shared/errors';
+import { InvalidInputError, TenantMismatchError, TenantRequiredError } from '../../../shared/errors';
 import { eventEntryBytes, MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
@@ -187,6 +187,85 @@ describe('ResealClient writes with a tenant (docs/authorship.md, "Tenancy")', ()
     await expect(publisher.publishSigned(foreign)).rejects.toBeInstanceOf(TenantMismatchError);
     await expect(publisher.signedRequest(foreign)).rejects.toBeInstanceOf(TenantMismatchError);
     expect(sqs.send).toHaveBeenCalledTimes(1);
+  });
+});
+
+// docs/authorship.md, "Tenancy", "Refused at the caller": on a stack with tenants (its
+// `TenantQueueUrls` output), a write or recall of no tenant of the stack would be refused where
+// its caller cannot look (IAM, or the guard's unsigned refusal and triage's log behind it).
+describe('ResealClient on a stack with tenants (docs/authorship.md, "Tenancy")', () => {
+  const TENANTED = {
+    ...OUTPUTS,
+    tenantQueueUrls: { acme: 'https://sqs.example/acme-writes', beta: 'https://sqs.example/beta-writes' },
+  };
+  const tenantedClient = (deps: ConstructorParameters<typeof ResealClient>[1]) =>
+    new ResealClient(TENANTED, {
+      ...TEST_CLIENT_KEYS,
+      store: new InMemoryLineageStore(),
+      anchor: testAnchor(),
+      nowMs: () => FACTORY_NOW_MS,
+      ...deps,
+    });
+
+  it('refuses a write and a recall of a caller naming no tenant TENANT_REQUIRED, before anything is signed, sent or put', async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
+    for (const tenantId of [undefined, 'gamma']) {
+      const caller = tenantedClient({ sqs, eventBridge, ...(tenantId ? { tenantId } : {}) });
+      const lineageId = `${tenantId ?? 'acme'}/agent-1`;
+      const write = caller.publishWrite(validWriteRequest({ lineageId }));
+      await expect(write).rejects.toBeInstanceOf(TenantRequiredError);
+      await expect(write).rejects.toMatchObject({
+        code: 'TENANT_REQUIRED',
+        stackTenants: ['acme', 'beta'],
+        tenantId: tenantId ?? null,
+      });
+      const recall = caller.requestRecall({
+        lineageId,
+        target: { latest: true },
+        currentEnv: { A: '1' },
+      });
+      await expect(recall).rejects.toBeInstanceOf(TenantRequiredError);
+    }
+    // An InvalidInputError at tenantId: the CLI's exit 2 and the MCP tools' INVALID_INPUT.
+    await expect(tenantedClient({ sqs }).publishWrite(validWriteRequest())).rejects.toThrow(
+      /invalid tenant at tenantId: TENANT_REQUIRED: the stack has tenants \(acme, beta\)/,
+    );
+    expect(sqs.send).not.toHaveBeenCalled();
+    expect(eventBridge.send).not.toHaveBeenCalled();
+  });
+
+  it("sends a tenant's write to its tenant's queue, not to residual-writes", async () => {
+    const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
+    const publisher = new StackPublisher({
+      outputs: TENANTED,
+      sqs,
+      eventBridge: fakeClient(() => ({})),
+      nowMs: () => FACTORY_NOW_MS,
+      tenantId: 'beta',
+    });
+    await publisher.publishSigned(validWriteRequest({ lineageId: 'beta/agent-1' }));
+    expect((sqs.sent[0] as SendMessageCommand).input.QueueUrl).toBe('https://sqs.example/beta-writes');
+  });
+
+  it('reads the tenants from the TenantQueueUrls output; refuses one that is not tenant id → URL JSON', async () => {
+    const outputsWith = (tenants: string) => ({
+      TableName: 't',
+      ResidualWritesQueueUrl: 'q',
+      EventBusName: 'b',
+      MacKeyArn: 'k',
+      LogKeyArn: 'lk',
+      GuardKeyArn: 'gk',
+      SealerKeyArn: 'sk',
+      LogName: 'reseal/ResealStack',
+      TenantQueueUrls: tenants,
+    });
+    expect(clientOutputsFrom(outputsWith('{"acme":"https://sqs.example/acme"}')).tenantQueueUrls).toEqual({
+      acme: 'https://sqs.example/acme',
+    });
+    for (const bad of ['{}', '{"Acme Corp":"u"}', 'not json', '["acme"]']) {
+      expect(() => clientOutputsFrom(outputsWith(bad))).toThrow(StackOutputsError);
+    }
   });
 });
 

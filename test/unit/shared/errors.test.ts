@@ -38,6 +38,7 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.WitnessUnavailableError('unreachable'), true],
   [new errors.IntegrationBacklogError('lin-1', 300, 256), true],
   [new errors.TenantMismatchError('beta/agent-7', 'acme'), false],
+  [new errors.TenantRequiredError(['acme', 'beta'], null), false],
   [new errors.ReAnchorFormatError('lost', 'bad'), false],
   [new errors.ReAnchorRefusedError('not signed by a recovery key'), false],
 ];
