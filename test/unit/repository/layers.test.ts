@@ -236,7 +236,7 @@ describe('layers: who may import whom', () => {
     expect(cycleOf(edges)).toBeNull();
   });
 
-  it('no file of the shipped code reaches itself through its imports, type-only ones included (docs/pipeline.md: a type lives in the file that owns its concept)', () => {
+  it('no file of the shipped code reaches itself through its imports, type-only ones included (README.md, "Architecture": a type lives in the file that owns its concept)', () => {
     // The check itself: an `import type` back is erased at run time, yet it is still a cycle of concepts.
     const typeBack = new Map([
       ['a.ts', new Set(allSpecifiers('a.ts', "import { b } from './b';").map((spec) => spec.slice(2) + '.ts'))],
