@@ -200,6 +200,9 @@ describe('docs/canonical-form.md "Hostile-string policy" against the code', () =
     expect(policy).toContain('empty keys and keys over 512 UTF-16 units');
     expect(accepts({ ['k'.repeat(512)]: 'v' })).toBe(true);
     expect(accepts({ ['k'.repeat(513)]: 'v' })).toBe(false);
+    // Not printable ASCII: decided by the schema itself, not the hot path's pattern.
+    expect(accepts({ ['\u00e9'.repeat(512)]: 'v' })).toBe(true);
+    expect(accepts({ ['\u00e9'.repeat(513)]: 'v' })).toBe(false);
     expect(accepts({ '': 'v' })).toBe(false);
     expect(accepts({ 'a\u0000b': 'v' })).toBe(false);
     expect(accepts({ 'a\u007fb': 'v' })).toBe(false);
