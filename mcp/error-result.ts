@@ -3,6 +3,7 @@ import {
   CheckpointFileError,
   HiddenSealError,
   LogVerificationError,
+  type SealTamperError,
   StackOutputsError,
   TimeoutError,
   UnverifiedOutcomeError,
@@ -111,7 +112,7 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
  * marker. It carries only the error's own details (lineage, residual id, seq, verdict), never the
  * call's context: the error already names the write it is about.
  */
-function sealTamperError(error: UnverifiedOutcomeError | HiddenSealError, advice: string): CallToolResult {
+function sealTamperError(error: SealTamperError, advice: string): CallToolResult {
   return toolError(ToolErrorCode.TAMPER_DETECTED, error.message, advice, {
     lineageId: error.lineageId,
     residualId: error.residualId,
