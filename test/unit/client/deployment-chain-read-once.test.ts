@@ -58,10 +58,13 @@ describe('a recall reads the deployment head once, whatever its target', () => {
     }
   }
 
-  it('a walk of the lineage (verify) reads it once too, its head record checked by residual id', async () => {
-    const s = await countedStack(true);
-    const walked = await s.client.verifyLineage(LINEAGE);
-    expect(walked.freshness?.state).toBe('PROVEN');
-    expect(s.reads.heads).toBe(1);
-  });
+  for (const signLineageCheckpoints of [true, false]) {
+    it(`a walk of the lineage (verify) reads it once too, its head record checked by residual id (${signLineageCheckpoints ? 'signed' : "MAC'd"} heads)`, async () => {
+      const s = await countedStack(signLineageCheckpoints);
+      const walked = await s.client.verifyLineage(LINEAGE);
+      expect(walked.freshness?.state).toBe('PROVEN');
+      expect(s.reads.heads).toBe(1);
+    });
+  }
+});
 });
