@@ -67,4 +67,3 @@ describe('a recall reads the deployment head once, whatever its target', () => {
     });
   }
 });
-});
