@@ -66,4 +66,3 @@ export class KMSNoteSigner implements NoteSigner {
 }
 
 // python/tests/online/deployed-stack.ts still imports the verifier key from here.
-export { KMSNoteVerifierKey } from './kms-note-verifier-key';

@@ -1,6 +1,12 @@
 /** Rounds of a batch call before the keys or items still unprocessed fail it (the caller's message or batch is then retried whole). */
 export const MAX_UNPROCESSED_ROUNDS = 8;
 
+/** The first retry's backoff bound, ms: round `r` waits below `UNPROCESSED_RETRY_BASE_MS · 2^r` (full jitter). */
+export const UNPROCESSED_RETRY_BASE_MS = 25;
+
+/** The largest backoff bound, ms, whatever the round. */
+export const UNPROCESSED_RETRY_CAP_MS = 1_000;
+
 /** Thrown when a batch call still leaves work unprocessed after {@link MAX_UNPROCESSED_ROUNDS} rounds. */
 export class UnprocessedAfterRetriesError extends Error {
   override readonly name = 'UnprocessedAfterRetriesError';
@@ -45,6 +51,6 @@ export async function retryUnprocessed<T>(
 
 /** Waits a random time in [0, min(1 s, 25 ms · 2^attempt)) (full jitter). */
 function backoff(attempt: number): Promise<void> {
-  const ms = Math.random() * Math.min(1000, 25 * 2 ** attempt);
+  const ms = Math.random() * Math.min(UNPROCESSED_RETRY_CAP_MS, UNPROCESSED_RETRY_BASE_MS * 2 ** attempt);
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

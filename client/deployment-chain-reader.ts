@@ -46,6 +46,18 @@ export interface DeploymentChainEvidence {
   readonly residual: IndexClaim | null;
 }
 
+/**
+ * A deployment chain read once ({@link DeploymentChainReader.open}): the verified finding for the
+ * keys asked, what it was read from (`null` when the index claims were not read), and the same
+ * chain with a residual id's index entry proven under the same deployment checkpoint (the head is
+ * not read again; a chain that was refused or unpublished stays as it was).
+ */
+export interface DeploymentChainRead {
+  readonly chain: ReadDeploymentChain;
+  readonly evidence: DeploymentChainEvidence | null;
+  readonly withResidual: (residualId: string) => Promise<ReadDeploymentChain>;
+}
+
 /** Dependencies of {@link DeploymentChainReader}. */
 export interface DeploymentChainReaderDeps {
   /** The deployment log's items (`DynamoDBDeploymentLogStore`). */
@@ -114,7 +126,25 @@ export class DeploymentChainReader {
   async readWithEvidence(
     keys: FreshnessKeys,
   ): Promise<{ readonly chain: ReadDeploymentChain; readonly evidence: DeploymentChainEvidence | null }> {
-    const none = (chain: ReadDeploymentChain) => ({ chain, evidence: null });
+    const opened = await this.open(keys);
+    return { chain: opened.chain, evidence: opened.evidence };
+  }
+
+  /**
+   * Reads and verifies the chain for `keys` once (docs/deployment-log.md, "Clients"): the
+   * deployment head, its checkpoint and its last leaf are read here and nowhere again, and
+   * {@link DeploymentChainRead.withResidual} proves a residual id's index entry under that same
+   * checkpoint. A recall or a walk that learns the residual id only from the record it proved thus
+   * checks it against the very deployment checkpoint it read before asking.
+   *
+   * @throws what the table reads throw (an outage), never for a forged or hidden item
+   */
+  async open(keys: FreshnessKeys): Promise<DeploymentChainRead> {
+    const settled = (chain: ReadDeploymentChain): DeploymentChainRead => ({
+      chain,
+      evidence: null,
+      withResidual: async () => chain,
+    });
     const policy = await this.#deps.policy();
     const head = await this.#deps.log.readHead();
     if (head === null) {
@@ -124,23 +154,26 @@ export class DeploymentChainReader {
       // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
       // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
       if (policy.witnessing === 'WITNESSED') {
-        return none({
+        return settled({
           kind: 'REFUSED',
           refusal: 'POLICY_NOT_MET',
           reason: 'no deployment checkpoint is published, and the policy asks for cosignatures: fail closed',
         });
       }
-      return none({ kind: 'UNPUBLISHED', reason: 'no deployment checkpoint is published: nothing is integrated yet' });
+      return settled({
+        kind: 'UNPUBLISHED',
+        reason: 'no deployment checkpoint is published: nothing is integrated yet',
+      });
     }
     const chosen = await chooseHeadNote(head, policy.witnessing, policy.policy, this.#deps.log);
-    if (chosen.kind === 'FORK') return none({ kind: 'REFUSED', refusal: 'FORK', reason: chosen.reason });
+    if (chosen.kind === 'FORK') return settled({ kind: 'REFUSED', refusal: 'FORK', reason: chosen.reason });
     if (chosen.kind === 'UNREADABLE')
-      return none({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET', reason: chosen.reason });
+      return settled({ kind: 'REFUSED', refusal: 'POLICY_NOT_MET', reason: chosen.reason });
     const note = chosen.note;
     if (note === null) {
       // The head item stands, so the log has integrated: a head without a checkpoint the policy can
       // check is an edited item, never "nothing integrated yet".
-      return none({
+      return settled({
         kind: 'REFUSED',
         refusal: 'POLICY_NOT_MET',
         reason:
@@ -164,30 +197,38 @@ export class DeploymentChainReader {
     // Check the checkpoint and the leaf first: index nodes are read only under a root that holds.
     const placeholder: IndexClaim = { kind: 'absence', proof: { kind: 'absence', siblings: [], leaf: null } };
     const anchored = verifyDeploymentChain({ ...base, lineage: placeholder });
-    if (anchored.kind === 'REFUSED' && anchored.refusal !== 'INDEX_PROOF_INVALID') return none(anchored);
-    try {
-      const lineage = await this.#claim(indexRoot, { kind: 'lineage', lineageId: keys.lineageId });
-      const residual =
-        keys.residualId === undefined
-          ? undefined
-          : {
-              residualId: keys.residualId,
-              claim: await this.#claim(indexRoot, {
-                kind: 'residual',
-                lineageId: keys.lineageId,
-                residualId: keys.residualId,
-              }),
-            };
-      const chain = verifyDeploymentChain({ ...base, lineage, ...(residual ? { residual } : {}) });
-      return { chain, evidence: { note, indexRoot, inclusion, lineage, residual: residual?.claim ?? null } };
-    } catch (error) {
-      if (!(error instanceof IndexNodeMissingError)) throw error;
-      return none({
-        kind: 'REFUSED',
-        refusal: 'INDEX_PROOF_INVALID',
-        reason: `an index node on the path is ${error.corrupt ? 'edited' : 'missing'} in the table: ${error.message}`,
-      });
-    }
+    if (anchored.kind === 'REFUSED' && anchored.refusal !== 'INDEX_PROOF_INVALID') return settled(anchored);
+    // The lineage's claim is read once, whatever residual ids are asked after it.
+    let lineage: IndexClaim | undefined;
+    /** The chain for the lineage and `residualId` (if any), every index claim proven under `indexRoot`. */
+    const under = async (
+      residualId: string | undefined,
+    ): Promise<{ readonly chain: ReadDeploymentChain; readonly evidence: DeploymentChainEvidence | null }> => {
+      try {
+        lineage ??= await this.#claim(indexRoot, { kind: 'lineage', lineageId: keys.lineageId });
+        const residual =
+          residualId === undefined
+            ? undefined
+            : {
+                residualId,
+                claim: await this.#claim(indexRoot, { kind: 'residual', lineageId: keys.lineageId, residualId }),
+              };
+        const chain = verifyDeploymentChain({ ...base, lineage, ...(residual ? { residual } : {}) });
+        return { chain, evidence: { note, indexRoot, inclusion, lineage, residual: residual?.claim ?? null } };
+      } catch (error) {
+        if (!(error instanceof IndexNodeMissingError)) throw error;
+        return {
+          chain: {
+            kind: 'REFUSED',
+            refusal: 'INDEX_PROOF_INVALID',
+            reason: `an index node on the path is ${error.corrupt ? 'edited' : 'missing'} in the table: ${error.message}`,
+          },
+          evidence: null,
+        };
+      }
+    };
+    const first = await under(keys.residualId);
+    return { ...first, withResidual: async (residualId) => (await under(residualId)).chain };
   }
 
   /**

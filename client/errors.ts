@@ -57,26 +57,28 @@ export class StackOutputsError extends ResealError {
 }
 
 /**
- * A write's seal is proven, but the table shows no residual-id marker for it (docs/cli.md,
- * `publish --wait`): the deployment index maps its residual id (`seq` the index names), or its
- * record is in the lineage's signed log. The sealer writes a record and its marker in one
- * transaction, so only a table writer's deletion leaves a proven seal without a marker; the wait
- * ends with this tamper finding instead of a timeout. Not retryable.
+ * A write whose seal the table cannot be trusted for: the lineage, the residual id, the seq of the
+ * seal in question, the verification verdict and its reason, which a tamper finding names
+ * (`TAMPER_DETECTED` in the MCP tools, exit 20 in the CLI). Not retryable.
  */
-export class HiddenSealError extends ResealError {
+export abstract class SealTamperError extends ResealError {
   readonly retryable = false;
   readonly lineageId: string;
   readonly residualId: string;
-  /** Seq of the seal (the index's or the signed log's), or `null` when the signed log did not verify. */
+  /** Seq of the seal in question, or `null` when none could be named. */
   readonly seq: number | null;
-  /** `UNVERIFIED_TAMPER_RISK`, or the signed log's finding. */
+  /** The verification verdict (`UNVERIFIED_TAMPER_RISK`, or the signed log's finding). */
   readonly verdict: string;
   readonly reason: string;
-  constructor(lineageId: string, residualId: string, seq: number | null, verdict: string, reason: string) {
-    super(
-      `residual ${residualId} (lineage ${lineageId}) has no residual-id marker in the table, but ${verdict}: ${reason}`,
-    );
-    this.name = 'HiddenSealError';
+  protected constructor(
+    message: string,
+    lineageId: string,
+    residualId: string,
+    seq: number | null,
+    verdict: string,
+    reason: string,
+  ) {
+    super(message);
     this.lineageId = lineageId;
     this.residualId = residualId;
     this.seq = seq;
@@ -86,27 +88,45 @@ export class HiddenSealError extends ResealError {
 }
 
 /**
+ * A write's seal is proven, but the table shows no residual-id marker for it (docs/cli.md,
+ * `publish --wait`): the deployment index maps its residual id (`seq` the index names), or its
+ * record is in the lineage's signed log. The sealer writes a record and its marker in one
+ * transaction, so only a table writer's deletion leaves a proven seal without a marker; the wait
+ * ends with this tamper finding instead of a timeout. `seq` is `null` when the signed log did not
+ * verify. Not retryable.
+ */
+export class HiddenSealError extends SealTamperError {
+  constructor(lineageId: string, residualId: string, seq: number | null, verdict: string, reason: string) {
+    super(
+      `residual ${residualId} (lineage ${lineageId}) has no residual-id marker in the table, but ${verdict}: ${reason}`,
+      lineageId,
+      residualId,
+      seq,
+      verdict,
+      reason,
+    );
+    this.name = 'HiddenSealError';
+  }
+}
+
+/**
  * A write's residual-id marker names a record that does not verify as that write's seal (missing,
  * edited, MAC not checkable, or another residual's record): the table cannot be trusted for this
- * outcome, and nothing from it may be kept as a checkpoint. Not retryable.
+ * outcome, and nothing from it may be kept as a checkpoint. `seq` is the one the marker names;
+ * `verdict` is `UNVERIFIED_TAMPER_RISK` when the MAC could not be checked. Not retryable.
  */
-export class UnverifiedOutcomeError extends ResealError {
-  readonly retryable = false;
-  readonly lineageId: string;
-  readonly residualId: string;
-  /** Seq the marker names. */
-  readonly seq: number;
-  /** Verification verdict of the record (`UNVERIFIED_TAMPER_RISK` when the MAC could not be checked). */
-  readonly verdict: string;
-  readonly reason: string;
+export class UnverifiedOutcomeError extends SealTamperError {
+  declare readonly seq: number;
   constructor(lineageId: string, residualId: string, seq: number, verdict: string, reason: string) {
-    super(`residual ${residualId} (lineage ${lineageId}) is marked sealed at seq ${seq}, but ${verdict}: ${reason}`);
+    super(
+      `residual ${residualId} (lineage ${lineageId}) is marked sealed at seq ${seq}, but ${verdict}: ${reason}`,
+      lineageId,
+      residualId,
+      seq,
+      verdict,
+      reason,
+    );
     this.name = 'UnverifiedOutcomeError';
-    this.lineageId = lineageId;
-    this.residualId = residualId;
-    this.seq = seq;
-    this.verdict = verdict;
-    this.reason = reason;
   }
 }
 

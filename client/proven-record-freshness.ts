@@ -5,7 +5,7 @@ import {
 } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import type { DeploymentChainReader } from './deployment-chain-reader';
+import type { DeploymentChainRead } from './deployment-chain-reader';
 import type { FreshnessPolicy } from './freshness-policy';
 import type { LogReader } from './log-reader';
 import type { Freshness } from './verified-recall';
@@ -21,8 +21,9 @@ export interface FreshnessAsked {
  * (`decideRecordFreshness`, docs/deployment-log.md, "Clients"): the consistency proof between
  * the record's lineage checkpoint and the indexed head is built from the table's nodes and checked
  * against the two roots (one that cannot be built leaves them inconsistent). Shared by recalls,
- * walks and write outcomes, so all decide alike. With `chains`, a record asked without its
- * residual id is also checked against the index entry of its residual id (read through `chains`):
+ * walks and write outcomes, so all decide alike. With `residualChain` (the opened chain's
+ * `withResidual`), a record asked without its residual id is also checked against the index entry
+ * of its residual id, under the same deployment checkpoint as `chain` (the head is not read again):
  * one the index maps to another record is `INCONSISTENT` (`RESIDUAL_CHANGED`: a second sealing).
  *
  * @throws what the table reads throw (an outage), never for a forged or hidden item
@@ -34,16 +35,16 @@ export async function provenRecordFreshness(
   answered: Checkpoint,
   record: SealedRecord,
   asked: FreshnessAsked,
-  chains: Pick<DeploymentChainReader, 'read'> | null = null,
+  residualChain: DeploymentChainRead['withResidual'] | null = null,
 ): Promise<RecordFreshness> {
   const decided = await againstChain(log, lineageId, chain, answered, record, asked);
-  if (decided.finding || asked.residualAsked || chains === null) return decided;
+  if (decided.finding || asked.residualAsked || residualChain === null) return decided;
   if (chain.kind === 'UNPUBLISHED' || chain.kind === 'REFUSED') return decided;
   // Asked without its residual id (a latest recall, a walk's head): the index must still map that
   // id to this very record, else it is a second sealing the integrator left out
   // (RESIDUAL_CHANGED), never proven memory (docs/deployment-log.md, "Clients", item 3).
   const residualId = record.header.residualId;
-  const byResidual = await chains.read({ lineageId, residualId });
+  const byResidual = await residualChain(residualId);
   const checked = await againstChain(log, lineageId, byResidual, answered, record, {
     latest: false,
     residualAsked: true,

@@ -14,7 +14,7 @@ import { RefusalCode, type TriageCompletedDetail, TriageCompletedDetailSchema } 
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeploymentChainReader } from './deployment-chain-reader';
+import type { DeploymentChainRead, DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError } from './errors';
 import type { FreshnessPolicy } from './freshness-policy';
 import type { LatestCheckpoint, LogReader } from './log-reader';
@@ -42,9 +42,13 @@ export interface RecallsDeps extends PollClock {
   readonly freshness: DeploymentChainReader | null;
 }
 
-/** The chain read before the request, with the policy it was checked against. */
+/**
+ * The chain read before the request, with the policy it was checked against: read once per
+ * recall, its residual id's entry proven later under the same deployment checkpoint.
+ */
 interface ChainRead {
   readonly chain: ReadDeploymentChain;
+  readonly withResidual: DeploymentChainRead['withResidual'];
   readonly policy: FreshnessPolicy;
 }
 
@@ -157,7 +161,7 @@ export class Recalls {
         check.checkpoint,
         check.record,
         { latest: 'latest' in target, residualAsked: 'residualId' in target },
-        this.#deps.freshness,
+        chain.withResidual,
       );
       if (freshness.finding) check = refuted(check, freshness.finding);
       // Step 6: a tree only the sealer vouches for (a head it MAC'd) is proven memory only where
@@ -212,7 +216,11 @@ export class Recalls {
     const reader = this.#deps.freshness;
     if (!reader) return null;
     const policy = await reader.policy();
-    return { chain: await reader.read({ lineageId, ...(residualId === undefined ? {} : { residualId }) }), policy };
+    const { chain, withResidual } = await reader.open({
+      lineageId,
+      ...(residualId === undefined ? {} : { residualId }),
+    });
+    return { chain, withResidual, policy };
   }
 
   /** Step 2: the newest signed checkpoint from the head item, consistent with the kept one; a finding is a value. */

@@ -81,7 +81,8 @@ export async function walkFreshness(
     return { ...verification, verdict, firstFailure: { seq: head.seq, verdict, reason }, freshness: null };
   }
   const policy = await reader.policy();
-  const chain = await reader.read({ lineageId });
+  // Read once: the head record's residual id is checked under the same deployment checkpoint.
+  const { chain, withResidual } = await reader.open({ lineageId });
   const answered =
     tied?.log && tied.log.size === head.seq + 1
       ? await treeHeadAt(deps, lineageId, tied.log)
@@ -93,7 +94,7 @@ export async function walkFreshness(
     answered,
     record,
     { latest: true, residualAsked: false },
-    reader,
+    withResidual,
   );
   const freshness = freshnessOf(decided, policy);
   if (!decided.finding) return { ...verification, freshness };

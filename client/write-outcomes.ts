@@ -80,7 +80,6 @@ export interface WaitForOutcomeOptions extends WaitOptions {
 }
 
 /** Most records read when a wait ends with no marker ({@link WriteOutcomes.waitFor}); see `searchLoggedSeal`. */
-export { MAX_HIDDEN_SEAL_SCAN } from './logged-seal-search';
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
 class SealedAtDeadline extends Error {

@@ -3,6 +3,7 @@ import {
   CheckpointFileError,
   HiddenSealError,
   LogVerificationError,
+  type SealTamperError,
   StackOutputsError,
   TimeoutError,
   UnverifiedOutcomeError,
@@ -54,33 +55,15 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
     );
   }
   if (error instanceof UnverifiedOutcomeError) {
-    return toolError(
-      ToolErrorCode.TAMPER_DETECTED,
-      error.message,
+    return sealTamperError(
+      error,
       'do not rely on this write: the record marked as its seal cannot be proven in the signed log; call reseal_inspect and report the lineage',
-      {
-        lineageId: error.lineageId,
-        residualId: error.residualId,
-        seq: error.seq,
-        verdict: error.verdict,
-        firstFailure: { seq: error.seq, verdict: error.verdict, reason: error.reason },
-        detectedBy: 'client',
-      },
     );
   }
   if (error instanceof HiddenSealError) {
-    return toolError(
-      ToolErrorCode.TAMPER_DETECTED,
-      error.message,
+    return sealTamperError(
+      error,
       'do not rely on the table for this write: its seal is proven but the table hides its residual-id marker; call reseal_inspect and report the lineage',
-      {
-        lineageId: error.lineageId,
-        residualId: error.residualId,
-        seq: error.seq,
-        verdict: error.verdict,
-        firstFailure: { seq: error.seq, verdict: error.verdict, reason: error.reason },
-        detectedBy: 'client',
-      },
     );
   }
   if (error instanceof TimeoutError) {
@@ -120,6 +103,23 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return toolError(ToolErrorCode.UNEXPECTED, message, 'retry later; if it persists, report it with the message', {
     ...context,
+  });
+}
+
+/**
+ * A `TAMPER_DETECTED` tool error for a write whose seal the client could not trust (docs/mcp.md,
+ * "Errors"): the record marked as its seal is unproven, or proven while the table hides its
+ * marker. It carries only the error's own details (lineage, residual id, seq, verdict), never the
+ * call's context: the error already names the write it is about.
+ */
+function sealTamperError(error: SealTamperError, advice: string): CallToolResult {
+  return toolError(ToolErrorCode.TAMPER_DETECTED, error.message, advice, {
+    lineageId: error.lineageId,
+    residualId: error.residualId,
+    seq: error.seq,
+    verdict: error.verdict,
+    firstFailure: { seq: error.seq, verdict: error.verdict, reason: error.reason },
+    detectedBy: 'client',
   });
 }
 

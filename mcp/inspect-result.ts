@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import { writtenByOutput } from '../client/shapes/written-by-shape';
 import { type TimelineRow, timelineRows } from '../client/timeline-rows';
@@ -9,7 +10,6 @@ import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-st
 import { escapedStrings } from '../shared/schemas/escaped-text';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import { isoTime } from './iso-time';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
 import type { InspectOutput } from './outputs/inspect-output';

@@ -256,7 +256,8 @@ export { type ChainVerification, ChainVerificationSchema } from './seal/chain-ve
 export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
-export { type SealInput, sealRecord } from './seal/residual-sealer';
+export { sealRecord } from './seal/residual-sealer';
+export type { SealInput } from './seal/seal-input';
 export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
 export {

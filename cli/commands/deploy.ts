@@ -9,7 +9,7 @@ import { PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
 import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
-import { estimateText } from '../format/deploy-estimate';
+import { deployEstimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
 import { monthlyResources } from '../monthly-resources';
 import { connect } from '../online';
@@ -125,7 +125,7 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
               ...Object.entries(outputs ?? {}).map(([key, value]) => `  ${key.padEnd(24)} ${value}`),
               `log key (pin it: RESEAL_LOG_KEY, or reseal verify --receipt --log-key): ${logKey}`,
             ];
-        ctx.io.stdout(`${[...lines, estimateText(estimate)].join('\n')}\n`);
+        ctx.io.stdout(`${[...lines, deployEstimateText(estimate)].join('\n')}\n`);
       } finally {
         await rm(out, { recursive: true, force: true });
       }

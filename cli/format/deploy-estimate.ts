@@ -10,7 +10,7 @@ const largest = (cost: CostBreakdown) =>
     .join(', ');
 
 /** The cost estimate as `reseal deploy` prints it: per million writes and recalls, fixed monthly, and where the figures come from. */
-export function estimateText(estimate: DeployEstimate): string {
+export function deployEstimateText(estimate: DeployEstimate): string {
   const monthly = estimate.monthly.lines.map((l) => `${l.units} × ${l.dimension}`).join(', ');
   return [
     `cost estimate (${estimate.region} list prices read ${estimate.priceDates.join(', ')}; usage per operation from ${estimate.usageSource}):`,

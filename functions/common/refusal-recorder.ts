@@ -3,7 +3,7 @@ import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { MetricName, type PipelineMetrics } from './observability';
-import { rejectedDetailOf } from './rejection';
+import { rejectionDetailOf } from './rejection';
 
 /** Dependencies of {@link RefusalRecorder}. */
 export interface RefusalRecorderDeps {
@@ -43,7 +43,7 @@ export class RefusalRecorder {
     const statement = options.sign === false ? null : await signOutcome(rejectionStatement(logName, bare), signer);
     const rejection = { ...bare, statement };
     await store.recordRejection(rejection);
-    await publisher.residualRejected(rejectedDetailOf(rejection, clock()));
+    await publisher.residualRejected(rejectionDetailOf(rejection, clock()));
     metrics.count(MetricName.WriteRejected, { reason: rejection.reason });
     return rejection;
   }
@@ -58,7 +58,7 @@ export class RefusalRecorder {
     const conflict = { ...bare, statement: await signOutcome(conflictStatement(logName, bare), signer) };
     await store.recordConflict(conflict);
     metrics.count(MetricName.SealConflict, { reason: conflict.reason });
-    await publisher.residualRejected(rejectedDetailOf(announcement, clock()));
+    await publisher.residualRejected(rejectionDetailOf(announcement, clock()));
     return conflict;
   }
 }

@@ -4,7 +4,7 @@ import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
 
 /** The `ResidualRejected` detail for a rejection record (strings clipped to the schema's bounds). */
-export function rejectedDetailOf(rejection: RejectionRecord, rejectedAtMs: number): ResidualRejectedDetail {
+export function rejectionDetailOf(rejection: RejectionRecord, rejectedAtMs: number): ResidualRejectedDetail {
   const clip = (s: string) => clipText(s, 4096);
   return {
     formatVersion: FORMAT_VERSION,

@@ -23,7 +23,8 @@ import { createIntegratorHandler } from './create-handler';
 import { createHeartbeatHandler } from './create-heartbeat-handler';
 import { createReAnchorHandler, isReAnchorEvent } from './create-re-anchor-handler';
 import { DeploymentHeartbeat } from './heartbeat';
-import { IntegratorService, type IntegratorWitness } from './integrator-service';
+import { IntegratorService } from './integrator-service';
+import type { IntegratorWitness } from './witness-submission';
 
 // Built once per cold start, reused by warm invocations. A bad policy fails the cold start.
 const logger = new Logger({ serviceName: 'reseal-integrator' });

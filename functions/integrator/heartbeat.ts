@@ -4,8 +4,8 @@ import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
-import type { IntegratorWitness } from './integrator-service';
 import { publishedSize } from './published-size';
+import type { IntegratorWitness } from './witness-submission';
 import { submitToWitness } from './witness-submission';
 
 /** Dependencies of {@link DeploymentHeartbeat}, injected. */

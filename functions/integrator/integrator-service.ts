@@ -35,23 +35,13 @@ import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import type { WitnessClient } from '../../shared/ports/witness-client';
 import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { parseConflictSize } from '../../shared/witness/add-checkpoint-response';
-import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { publishedSize } from './published-size';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';
-import { submitToWitness } from './witness-submission';
-
-/** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
-export interface IntegratorWitness {
-  readonly client: WitnessClient;
-  readonly policy: TlogPolicy;
-  /** The policy's maximum age of cosignatures, seconds (docs/witness.md, "Quorum and maximum age"). */
-  readonly maxAgeSeconds: number;
-}
+import { type IntegratorWitness, submitToWitness } from './witness-submission';
 
 /** Dependencies of {@link IntegratorService}, injected. */
 export interface IntegratorDeps {

@@ -14,12 +14,28 @@ import type { NodeRef } from '../../shared/log/node-ref';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf } from '../../shared/log/record-proof';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
-import type { StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
+import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
+import type { NoteSigner } from '../../shared/ports/note-signer';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { attachCosignatures, parseConflictSize } from '../../shared/witness/add-checkpoint-response';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import { formatReAnchorRequest } from '../../shared/witness/re-anchor-request';
-import type { IntegratorDeps } from './integrator-service';
+import type { ServiceLogger } from '../common/observability';
+import type { IntegratorWitness } from './witness-submission';
+
+/**
+ * What a re-anchor needs of the integrator's dependencies (docs/deployment-log.md, "Re-anchor"):
+ * the deployment log, the log key, the witness (`null`: none configured), the operator's recovery
+ * keys (none: every re-anchor is refused), a logger and a clock (ms since the epoch).
+ */
+export interface ReAnchorDeps {
+  readonly deployment: DeploymentLogStore;
+  readonly signer: NoteSigner;
+  readonly witness: IntegratorWitness | null;
+  readonly recoveryKeys?: readonly NoteVerifierKey[];
+  readonly logger: ServiceLogger;
+  readonly clock: () => number;
+}
 
 /** What a re-anchor did (docs/deployment-log.md, "Re-anchor"). */
 export interface ReAnchorReport {
@@ -73,7 +89,7 @@ function chainAfter(
  * @throws {LogStateError} when the stored head does not authenticate
  */
 export async function reAnchorDeploymentLog(
-  deps: IntegratorDeps,
+  deps: ReAnchorDeps,
   key: NoteVerifierKey,
   operatorNote: string,
 ): Promise<ReAnchorReport> {

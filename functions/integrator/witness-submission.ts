@@ -2,11 +2,20 @@ import type { DeploymentLogState } from '../../shared/integrator/deployment-log-
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { nodeSourceOf } from '../../shared/log/record-proof';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
+import type { WitnessClient } from '../../shared/ports/witness-client';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { attachCosignatures, parseConflictSize } from '../../shared/witness/add-checkpoint-response';
 import { checkPolicy } from '../../shared/witness/policy-check';
+import type { TlogPolicy } from '../../shared/witness/tlog-policy';
 import type { ServiceLogger } from '../common/observability';
-import type { IntegratorWitness } from './integrator-service';
+
+/** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
+export interface IntegratorWitness {
+  readonly client: WitnessClient;
+  readonly policy: TlogPolicy;
+  /** The policy's maximum age of cosignatures, seconds (docs/witness.md, "Quorum and maximum age"). */
+  readonly maxAgeSeconds: number;
+}
 
 /** What one submission of a signed deployment checkpoint to the witness gave. */
 export interface WitnessSubmission {

@@ -18,7 +18,7 @@ export interface BackoffClock {
  * Waits before lost-race attempt `attempt + 1`: full jitter on an exponential ceiling, so
  * concurrent writers to one lineage spread out instead of colliding again.
  */
-export async function backoff(attempt: number, clock: BackoffClock): Promise<void> {
+export async function appendBackoff(attempt: number, clock: BackoffClock): Promise<void> {
   const ceiling = Math.min(APPEND_RETRY_CAP_MS, APPEND_RETRY_BASE_MS * 2 ** (attempt - 1));
   const ms = Math.floor((clock.random ?? Math.random)() * ceiling);
   await (clock.sleep ?? ((delay) => new Promise<void>((resolve) => setTimeout(resolve, delay))))(ms);

@@ -6,7 +6,8 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { beginRecord } from '../common/observability';
-import type { SealerService, SealMessage } from './sealer-service';
+import type { SealMessage } from './seal-outcomes';
+import type { SealerService } from './sealer-service';
 
 /**
  * Most message groups (lineages) of one batch sealed at once (docs/pipeline.md, "Concurrency").

@@ -21,7 +21,7 @@ import type { ChainTip } from '../../shared/seal/chain-tip';
 import { sealValidated } from '../../shared/seal/residual-sealer';
 import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
-import { type BackoffClock, backoff, MAX_APPEND_ATTEMPTS } from './append-backoff';
+import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
 import type { IndexFloor, IndexUnverifiable, SealerIndex } from './sealer-index';
 import type { SealerLog } from './sealer-log';
@@ -149,7 +149,7 @@ export class RunSealer {
           lastRace = error;
           this.#deps.metrics.count(MetricName.SealRetry);
           this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
-          if (attempt < attempts) await backoff(attempt, this.#deps);
+          if (attempt < attempts) await appendBackoff(attempt, this.#deps);
           continue;
         }
         if (error instanceof LineageInconsistentError) {

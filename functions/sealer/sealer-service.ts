@@ -20,10 +20,6 @@ import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
 import { SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
 
-export { APPEND_RETRY_BASE_MS, APPEND_RETRY_CAP_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
-export type { SealMessage, SealOutcome } from './seal-outcomes';
-export { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS } from './seal-run';
-
 /** Dependencies of {@link SealerService}, injected. */
 export interface SealerDeps {
   readonly store: LineageStore;

@@ -5,8 +5,6 @@ import { indexKeyPath } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
 import type { CheckedIndexNode } from './index-tile';
 
-export type { CheckedIndexNode } from './index-tile';
-
 /** The hash a node is stored under, and for a leaf its key path and entry digest. */
 export function hashIndexNode(node: IndexNode): { hash: Uint8Array; checked: CheckedIndexNode } {
   if (node.kind === 'interior') return { hash: indexNodeHash(node.left, node.right), checked: node };

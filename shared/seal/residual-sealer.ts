@@ -18,8 +18,6 @@ import {
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
 
-export { type SealInput, SealInputSchema } from './seal-input';
-
 /**
  * Seals a residual as the next record of its lineage (docs/sealing.md, "Sealing").
  *

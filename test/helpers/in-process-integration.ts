@@ -1,5 +1,6 @@
 import { type IntegratorDeps, IntegratorService } from '../../functions/integrator/integrator-service';
-import { type SealerDeps, SealerService, type SealOutcome } from '../../functions/sealer/sealer-service';
+import type { SealOutcome } from '../../functions/sealer/seal-outcomes';
+import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import { MemoryIndexNodeStore } from '../../shared/index/memory-index-node-store';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';

@@ -12,7 +12,8 @@ import {
   recordHashOf,
   variablesDigest,
 } from '../../shared/seal/record-header';
-import { type SealInput, sealRecord } from '../../shared/seal/residual-sealer';
+import { sealRecord } from '../../shared/seal/residual-sealer';
+import type { SealInput } from '../../shared/seal/seal-input';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

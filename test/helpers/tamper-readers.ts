@@ -205,113 +205,98 @@ export async function memoryStore(setup: ReaderSetup, target: ReadTarget, withCh
   return store;
 }
 
+/**
+ * A reader that runs one CLI command in the target's work directory (`argvOf` its arguments) and
+ * names the outcome `pick` takes from its `--json` output (else from stderr, as {@link outcome}).
+ */
+function cliReader(
+  name: string,
+  argvOf: (target: ReadTarget, withCheckpoint: boolean) => readonly string[],
+  pick: (json: Record<string, unknown>) => unknown = (json) => json.verdict,
+): Reader {
+  return {
+    name,
+    read: async (setup, target, withCheckpoint) => {
+      const dir = await workDir(setup, target, withCheckpoint);
+      return outcome(await cli(setup, target, dir, argvOf(target, withCheckpoint)), pick);
+    },
+  };
+}
+
 /** `reseal verify --lineage L --json`, by the signed tree (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
-export const verifyLineageCli: Reader = {
-  name: 'verify --lineage',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      'verify',
-      '--lineage',
-      target.lineageId,
-      '--json',
-      ...storeArgs(withCheckpoint),
-      ...headArgs(target, withCheckpoint),
-    ];
-    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
-  },
-};
+export const verifyLineageCli: Reader = cliReader('verify --lineage', (target, withCheckpoint) => [
+  'verify',
+  '--lineage',
+  target.lineageId,
+  '--json',
+  ...storeArgs(withCheckpoint),
+  ...headArgs(target, withCheckpoint),
+]);
 
 /** `reseal verify --lineage L --audit-macs --json`: the MAC audit, one KMS `VerifyMac` per record (with a checkpoint: as {@link verifyLineageCli}). */
-export const verifyLineageAuditCli: Reader = {
-  name: 'verify --lineage --audit-macs',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      'verify',
-      '--lineage',
-      target.lineageId,
-      '--audit-macs',
-      '--json',
-      ...storeArgs(withCheckpoint),
-      ...headArgs(target, withCheckpoint),
-    ];
-    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
-  },
-};
+export const verifyLineageAuditCli: Reader = cliReader('verify --lineage --audit-macs', (target, withCheckpoint) => [
+  'verify',
+  '--lineage',
+  target.lineageId,
+  '--audit-macs',
+  '--json',
+  ...storeArgs(withCheckpoint),
+  ...headArgs(target, withCheckpoint),
+]);
 
 /** `reseal verify --lineage L --json` with only the kept checkpoint (`--checkpoint-store`), no `--checkpoint`. */
-export const verifyLineageKeptCli: Reader = {
-  name: 'verify --lineage --checkpoint-store',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = ['verify', '--lineage', target.lineageId, '--json', ...storeArgs(withCheckpoint)];
-    return outcome(await cli(setup, target, dir, argv), (json) => json.verdict);
-  },
-};
+export const verifyLineageKeptCli: Reader = cliReader(
+  'verify --lineage --checkpoint-store',
+  (target, withCheckpoint) => ['verify', '--lineage', target.lineageId, '--json', ...storeArgs(withCheckpoint)],
+);
 
 /** `reseal inspect --lineage L --json` (with a checkpoint: `--checkpoint-store` and `--checkpoint`). */
-export const inspectLineageCli: Reader = {
-  name: 'inspect --lineage',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      'inspect',
-      '--lineage',
-      target.lineageId,
-      '--json',
-      ...storeArgs(withCheckpoint),
-      ...headArgs(target, withCheckpoint),
-    ];
-    return outcome(
-      await cli(setup, target, dir, argv),
-      (json) => json.verdict ?? (json.chain as { verdict?: unknown } | undefined)?.verdict,
-    );
-  },
-};
+export const inspectLineageCli: Reader = cliReader(
+  'inspect --lineage',
+  (target, withCheckpoint) => [
+    'inspect',
+    '--lineage',
+    target.lineageId,
+    '--json',
+    ...storeArgs(withCheckpoint),
+    ...headArgs(target, withCheckpoint),
+  ],
+  (json) => json.verdict ?? (json.chain as { verdict?: unknown } | undefined)?.verdict,
+);
 
 /** `reseal recall --lineage L --env env.json --json` on the target (with a checkpoint: `--checkpoint-store`). */
-export const recallCli: Reader = {
-  name: 'recall',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      'recall',
-      '--lineage',
-      target.lineageId,
-      ...recallArgs(target.recall),
-      '--env',
-      'env.json',
-      '--json',
-      '--timeout-seconds',
-      String(CLI_TIMEOUT_S),
-      ...storeArgs(withCheckpoint),
-    ];
-    return outcome(
-      await cli(setup, target, dir, argv),
-      (json) => (json.verification as { verdict?: unknown } | null)?.verdict ?? json.refusalCode,
-    );
-  },
-};
+export const recallCli: Reader = cliReader(
+  'recall',
+  (target, withCheckpoint) => [
+    'recall',
+    '--lineage',
+    target.lineageId,
+    ...recallArgs(target.recall),
+    '--env',
+    'env.json',
+    '--json',
+    '--timeout-seconds',
+    String(CLI_TIMEOUT_S),
+    ...storeArgs(withCheckpoint),
+  ],
+  (json) => (json.verification as { verdict?: unknown } | null)?.verdict ?? json.refusalCode,
+);
 
 /** `reseal publish --request write.json --wait --json` of a write already in the table (with a checkpoint: `--checkpoint-store`). */
-export const publishWaitCli: Reader = {
-  name: 'publish --wait',
-  read: async (setup, target, withCheckpoint) => {
-    const dir = await workDir(setup, target, withCheckpoint);
-    const argv = [
-      'publish',
-      '--request',
-      'write.json',
-      '--wait',
-      '--timeout-seconds',
-      String(CLI_TIMEOUT_S),
-      '--json',
-      ...storeArgs(withCheckpoint),
-    ];
-    return outcome(await cli(setup, target, dir, argv), (json) => json.outcome);
-  },
-};
+export const publishWaitCli: Reader = cliReader(
+  'publish --wait',
+  (_target, withCheckpoint) => [
+    'publish',
+    '--request',
+    'write.json',
+    '--wait',
+    '--timeout-seconds',
+    String(CLI_TIMEOUT_S),
+    '--json',
+    ...storeArgs(withCheckpoint),
+  ],
+  (json) => json.outcome,
+);
 
 /** `reseal export --lineage L`, then `reseal verify --export` of it with the stack's MAC key pinned. */
 export const exportThenVerifyCli: Reader = {

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { KMSNoteVerifierKey } from '../../../adapters/kms-note-signer';
+import { KMSNoteVerifierKey } from '../../../adapters/kms-note-verifier-key';
 import { clientOutputsFrom } from '../../../client/stack-outputs';
 import { stackPinOf } from '../../../client/stack-pin';
 import { clientConfig, deployStack, STACK_NAME } from '../../../scripts/emulator/deploy';

@@ -31,8 +31,8 @@ describe('provenRecordFreshness: a record whose residual id the index maps to an
     if (!latest) throw new Error('no signed checkpoint');
     const second = SealedRecordSchema.parse(await s.store.readRecord(lineageId, 1));
     expect(second.header.residualId).toBe('r-0');
-    const chain = await chains.read({ lineageId });
-    const decide = (reader: DeploymentChainReader | null) =>
+    const { chain, withResidual } = await chains.open({ lineageId });
+    const decide = (residualChain: typeof withResidual | null) =>
       provenRecordFreshness(
         log,
         lineageId,
@@ -40,14 +40,14 @@ describe('provenRecordFreshness: a record whose residual id the index maps to an
         latest.checkpoint,
         second,
         { latest: true, residualAsked: false },
-        reader,
+        residualChain,
       );
-    return { decide, chains };
+    return { decide, withResidual };
   }
 
   it('a latest recall of the second sealing is INCONSISTENT (LINEAGE_BROKEN), naming RESIDUAL_CHANGED', async () => {
-    const { decide, chains } = await twiceSealed();
-    const decided = await decide(chains);
+    const { decide, withResidual } = await twiceSealed();
+    const decided = await decide(withResidual);
     expect(decided.state).toBe('INCONSISTENT');
     expect(decided.finding?.verdict).toBe('LINEAGE_BROKEN');
     expect(decided.reason).toMatch(/maps residual r-0 to seq 0 .*RESIDUAL_CHANGED/);

@@ -1,6 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import {
+  CONFLICT_SK_PREFIX,
+  LINEAGE_KEY_PREFIX,
+  MANIFEST_KEY_PREFIX,
+  RECORD_SK_PREFIX,
+  REJECTION_KEY_PREFIX,
+  RESIDUAL_SK_PREFIX,
+  TRIAGE_REPORT_KEY_PREFIX,
+  UNPARSED_LINEAGE,
+} from '../../../adapters/dynamodb-table-keys';
+import {
+  MAX_UNPROCESSED_ROUNDS,
+  UNPROCESSED_RETRY_BASE_MS,
+  UNPROCESSED_RETRY_CAP_MS,
+} from '../../../adapters/retry-unprocessed';
 import { MetricName } from '../../../functions/common/observability';
+import { BODY_PREVIEW_BYTES } from '../../../functions/common/rejection-record';
 import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import {
   APPEND_RETRY_BASE_MS,
@@ -11,7 +27,7 @@ import {
   MAX_GUARD_SEND_DELAY_SECONDS,
   SEAL_QUEUE_RETENTION_SECONDS,
 } from '../../../functions/sealer/seal-request-check';
-import { MAX_RUN_RECORDS } from '../../../functions/sealer/seal-run';
+import { MAX_RUN_RECORDS, MAX_UNINTEGRATED_SEARCH } from '../../../functions/sealer/seal-run';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import {
   RecallRequestedDetailSchema,
@@ -132,7 +148,42 @@ describe('docs/pipeline.md, the numbers it states', () => {
     ['clock skew', `now + ${DEFAULT_MAX_CLOCK_SKEW_SECONDS} s (the guard's clock skew)`],
     ['retention', `now − ${SEAL_QUEUE_RETENTION_SECONDS / 86_400} days (the queue's retention)`],
     ['receipt age', `${DEFAULT_MAX_RECEIPT_AGE_SECONDS} s; the stack's \`maxReceiptAgeSeconds\` sets it`],
+    [
+      'unprocessed batch backoff',
+      `${UNPROCESSED_RETRY_BASE_MS} ms · 2^round up to ${UNPROCESSED_RETRY_CAP_MS / 1000} s) and fail the read or write after ${MAX_UNPROCESSED_ROUNDS} rounds`,
+    ],
+    ['unintegrated search', `more than ${MAX_UNINTEGRATED_SEARCH} records past its indexed head`],
+    ['body preview', `\`bodyPreview\` (first ${BODY_PREVIEW_BYTES / 1024} KiB, data)`],
   ])('%s: "%s"', (_what, text) => {
     expect(page.replace(/\n\s*/g, ' ')).toContain(text.replace(/\n\s*/g, ' '));
+  });
+});
+
+describe('docs/pipeline.md, "Data layout"', () => {
+  const layout = section(page, 'Data layout (one table, string keys `pk`, `sk`)');
+  const rows = tableRows(layout);
+  const keysOf = (item: string) => {
+    const row = rows.find((cells) => cells[0] === item);
+    if (!row) throw new Error(`docs/pipeline.md: no ${item} row`);
+    return codeSpans(`${row[1] ?? ''} ${row[2] ?? ''}`).join(' ');
+  };
+
+  it.each([
+    ['record', [LINEAGE_KEY_PREFIX, RECORD_SK_PREFIX]],
+    ['manifest', [MANIFEST_KEY_PREFIX]],
+    ['residual marker', [LINEAGE_KEY_PREFIX, RESIDUAL_SK_PREFIX]],
+    ['conflict', [LINEAGE_KEY_PREFIX, CONFLICT_SK_PREFIX]],
+    ['rejection', [REJECTION_KEY_PREFIX, UNPARSED_LINEAGE]],
+    ['triage report', [TRIAGE_REPORT_KEY_PREFIX]],
+  ])('the %s row names the key prefixes adapters/dynamodb-table-keys.ts uses', (item, prefixes) => {
+    const keys = keysOf(item);
+    expect(prefixes.filter((prefix) => !keys.includes(prefix))).toEqual([]);
+  });
+
+  it('every repository path the page names exists', () => {
+    const paths = [...new Set(codeSpans(page).filter((span) => /^[\w.-]+\/[\w./-]+\.\w+$/.test(span)))];
+    expect(paths.length).toBeGreaterThan(10);
+    const root = new URL('../../../', import.meta.url);
+    expect(paths.filter((path) => !existsSync(new URL(path, root)))).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SealerService, type SealOutcome } from '../../../functions/sealer/sealer-service';
+import type { SealOutcome } from '../../../functions/sealer/seal-outcomes';
+import { SealerService } from '../../../functions/sealer/sealer-service';
 import { writeSignatureProblem } from '../../../shared/authorship/write-signature';
 import { canonicalBytes } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';

@@ -144,6 +144,41 @@ function cycleOf(edges: ReadonlyMap<string, ReadonlySet<string>>): string | null
   return null;
 }
 
+/**
+ * The strongly connected components of `edges` with more than one file (Tarjan's algorithm), each
+ * sorted: every group of files that reach each other through their imports.
+ */
+function cycleGroups(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) ?? 0);
+    stack.push(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) ?? 0, low.get(next) ?? 0));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node) ?? 0, index.get(next) ?? 0));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string | undefined;
+      do {
+        member = stack.pop();
+        if (member !== undefined) group.push(member);
+      } while (member !== undefined && member !== node);
+      if (group.length > 1) groups.push(group.sort());
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return groups;
+}
+
 describe('layers: who may import whom', () => {
   it('finds the imports it checks (the scan sees real specifiers and resolves where they land)', () => {
     const { importedFiles } = ts.preProcessFile("import { x } from '../../test/helpers/y';", true, true);
@@ -197,8 +232,23 @@ describe('layers: who may import whom', () => {
     expect(cycleOf(pair)).toBe('a.ts → b.ts → a.ts');
 
     const edges = fileEdges(PRODUCTION, runtimeSpecifiers);
-    expect(edges.get('adapters/kms-note-signer.ts')).toContain('adapters/kms-note-verifier-key.ts');
+    expect(edges.get('functions/integrator/integrator-service.ts')).toContain(
+      'functions/integrator/witness-submission.ts',
+    );
     expect(cycleOf(edges)).toBeNull();
+  });
+
+  it('no file of the shipped code reaches itself through its imports, type-only ones included (README.md, "Architecture": a type lives in the file that owns its concept)', () => {
+    // The check itself: an `import type` back is erased at run time, yet it is still a cycle of concepts.
+    const typeBack = new Map([
+      ['a.ts', new Set(allSpecifiers('a.ts', "import { b } from './b';").map((spec) => `${spec.slice(2)}.ts`))],
+      ['b.ts', new Set(allSpecifiers('b.ts', "import type { A } from './a';").map((spec) => `${spec.slice(2)}.ts`))],
+    ]);
+    expect(cycleGroups(typeBack)).toEqual([['a.ts', 'b.ts']]);
+
+    const edges = fileEdges(PRODUCTION, allSpecifiers);
+    expect(edges.get('mcp/log-check-fields.ts')).toContain('mcp/log-check.ts');
+    expect(cycleGroups(edges)).toEqual([]);
   });
 
   it('scripts/ and infra/ import nothing from test/ (bench/ may: it measures with test fixtures)', () => {

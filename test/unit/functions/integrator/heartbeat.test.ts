@@ -1,7 +1,7 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { DeploymentHeartbeat } from '../../../../functions/integrator/heartbeat';
-import type { IntegratorWitness } from '../../../../functions/integrator/integrator-service';
+import type { IntegratorWitness } from '../../../../functions/integrator/witness-submission';
 import { LogStateError } from '../../../../shared/errors';
 import { heartbeatDue, heartbeatThresholdSeconds } from '../../../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../../../shared/integrator/heartbeat-event';

@@ -1,7 +1,7 @@
 import type { TestContext } from 'vitest';
 import { describe, expect, it, vi } from 'vitest';
 import { rebuildIndexFromTable } from '../../../../functions/integrator/index-rebuild';
-import type { IntegratorWitness } from '../../../../functions/integrator/integrator-service';
+import type { IntegratorWitness } from '../../../../functions/integrator/witness-submission';
 import { LogStateError, WitnessUnavailableError } from '../../../../shared/errors';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
 import { checkIndexPresence } from '../../../../shared/index/index-proof-check';

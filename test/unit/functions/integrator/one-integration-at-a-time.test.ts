@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { integrateThroughConflicts } from '../../../../functions/integrator/create-handler';
-import {
-  type IntegratorWitness,
-  LEASE_OVERRIDE_AFTER_MS,
-  LEASE_SIGN_MARGIN_MS,
-} from '../../../../functions/integrator/integrator-service';
+import { LEASE_OVERRIDE_AFTER_MS, LEASE_SIGN_MARGIN_MS } from '../../../../functions/integrator/integrator-service';
+import type { IntegratorWitness } from '../../../../functions/integrator/witness-submission';
 import { IntegrationLeaseHeldError } from '../../../../shared/errors';
 import { INTEGRATION_LEASE_MS } from '../../../../shared/ports/integration-lease';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { deduplicationIdOf } from '../../../../adapters/sqs-seal-queue';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/digest';
+import { CanonicalizationError, InvalidInputError } from '../../../../shared/errors';
 import {
   conflictContentDigest,
   OUTCOME_NOTE_TAG,
@@ -12,6 +13,7 @@ import {
   requestDigest,
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
+import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
 import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-header';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
@@ -178,5 +180,46 @@ describe('docs/canonical-form.md "Worked examples" against the code', () => {
       expect(manifestDigest(c.expected.manifest)).toBe(c.expected.manifestDigest);
       expect(c.expected.manifestDigest).toBe(digestAfter('manifest, format 2'));
     }
+  });
+});
+
+describe('docs/canonical-form.md "Hostile-string policy" against the code', () => {
+  const policy = section(docPage('canonical-form.md'), 'Hostile-string policy');
+  /** Whether an environment (a map-shaped wire input) with `key: value` is accepted. */
+  const accepts = (env: Record<string, string>) => {
+    try {
+      parseEnvSnapshot(env, 'env');
+      return true;
+    } catch (error) {
+      if (error instanceof InvalidInputError) return false;
+      throw error;
+    }
+  };
+
+  it('map keys: 1 to 512 UTF-16 units, no control character, never __proto__, no two equal after NFC', () => {
+    expect(policy).toContain('empty keys and keys over 512 UTF-16 units');
+    expect(accepts({ ['k'.repeat(512)]: 'v' })).toBe(true);
+    expect(accepts({ ['k'.repeat(513)]: 'v' })).toBe(false);
+    // Not printable ASCII: decided by the schema itself, not the hot path's pattern.
+    expect(accepts({ ['\u00e9'.repeat(512)]: 'v' })).toBe(true);
+    expect(accepts({ ['\u00e9'.repeat(513)]: 'v' })).toBe(false);
+    expect(accepts({ '': 'v' })).toBe(false);
+    expect(accepts({ 'a\u0000b': 'v' })).toBe(false);
+    expect(accepts({ 'a\u007fb': 'v' })).toBe(false);
+    expect(accepts(JSON.parse('{"__proto__":"v"}') as Record<string, string>)).toBe(false);
+    expect(accepts({ '\u00e9': 'v', e\u0301: 'w' })).toBe(false);
+    expect(accepts({ '\u00e9': 'v' })).toBe(true);
+  });
+
+  it('environment values: any well-formed string up to 65,536 UTF-16 units', () => {
+    expect(policy).toContain('environment values are any well-formed string up to\n  65,536 UTF-16 units');
+    expect(accepts({ K: 'v'.repeat(65_536) })).toBe(true);
+    expect(accepts({ K: 'v'.repeat(65_537) })).toBe(false);
+    expect(accepts({ K: 'a\ud800b' })).toBe(false);
+  });
+
+  it('the canonicalizer refuses a lone surrogate and keeps __proto__ as an ordinary key', () => {
+    expect(() => canonicalJson({ k: 'a\udc00' })).toThrow(CanonicalizationError);
+    expect(canonicalJson(JSON.parse('{"__proto__":1,"a":2}'))).toBe('{"__proto__":1,"a":2}');
   });
 });

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { TriageService } from '../../../functions/triage/triage-service';
+import type { RecallTarget } from '../../../shared/pipeline/messages';
+import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
+import { testLineageId } from '../../helpers/writer-factories';
+
+const LINEAGE = testLineageId('lin-chain-once');
+const ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
+
+/**
+ * An integrated lineage of three records, triage in process, a client reading the deployment log,
+ * and the deployment head reads the client makes, counted through the table fake.
+ */
+async function countedStack(signLineageCheckpoints: boolean) {
+  const s = integratedStack({ signLineageCheckpoints });
+  for (let i = 0; i < 3; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+  await s.integrate();
+  const triage = new TriageService({
+    store: s.store,
+    publisher: new FakePublisher(),
+    logKey: async () => TEST_LOG_KEY,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock: () => s.clock.now,
+  });
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  const client = s.client({ deps: { eventBridge: eventBridge as never } });
+  const reads = { heads: 0 };
+  const readHead = s.deployment.readHead.bind(s.deployment);
+  s.deployment.readHead = () => {
+    reads.heads += 1;
+    return readHead();
+  };
+  const recall = (target: RecallTarget) => client.recall({ lineageId: LINEAGE, target, currentEnv: ENV });
+  return { ...s, client, reads, recall };
+}
+
+// docs/deployment-log.md, "Clients": a recall reads the deployment chain before it asks, and checks
+// the proven record's residual id under that same deployment checkpoint (item 3), never a second one.
+describe('a recall reads the deployment head once, whatever its target', () => {
+  for (const signLineageCheckpoints of [true, false]) {
+    const heads = signLineageCheckpoints ? 'signed lineage checkpoints' : "heads the sealer MAC'd";
+    for (const target of [{ latest: true }, { seq: 1 }, { residualId: 'r-0' }] as const) {
+      it(`${JSON.stringify(target)}, ${heads}: one read of the deployment head, and the record PROVEN`, async () => {
+        const s = await countedStack(signLineageCheckpoints);
+        const recall = await s.recall(target);
+        expect(recall.end, recall.reason).toBe('TRIAGED');
+        expect(recall.freshness?.state).toBe('PROVEN');
+        expect(s.reads.heads).toBe(1);
+      });
+    }
+  }
+
+  for (const signLineageCheckpoints of [true, false]) {
+    it(`a walk of the lineage (verify) reads it once too, its head record checked by residual id (${signLineageCheckpoints ? 'signed' : "MAC'd"} heads)`, async () => {
+      const s = await countedStack(signLineageCheckpoints);
+      const walked = await s.client.verifyLineage(LINEAGE);
+      expect(walked.freshness?.state).toBe('PROVEN');
+      expect(s.reads.heads).toBe(1);
+    });
+  }
+});
