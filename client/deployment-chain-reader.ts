@@ -149,7 +149,7 @@ export class DeploymentChainReader {
     const head = await this.#deps.log.readHead();
     if (head === null) {
       const keptOnly = await this.#keptWithoutHead(policy);
-      if (keptOnly) return none(keptOnly);
+      if (keptOnly) return settled(keptOnly);
       // A witnessed deployment always publishes a cosigned checkpoint, so its absence is a table
       // writer's deletion (or a witness that never cosigned): fail closed, else deleting the head
       // would turn a replayed answer into "awaiting integration" (docs/deployment-log.md, "Clients").
@@ -181,7 +181,7 @@ export class DeploymentChainReader {
       });
     }
     const keptFinding = await this.#againstKept(head, note);
-    if (keptFinding) return none(keptFinding);
+    if (keptFinding) return settled(keptFinding);
     const { indexRoot, inclusion } = await this.#lastLeaf(head, note);
     const base = {
       note,
