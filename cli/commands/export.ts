@@ -7,8 +7,9 @@ import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { integerOption } from '../integer-option';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
-import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
+import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { progressBar } from '../progress';
 
 /** Options of `reseal export`. */
@@ -20,6 +21,8 @@ interface ExportOptions {
   readonly receiptFormat: number;
   readonly checkpointStore?: string;
   readonly policy?: string;
+  readonly maxAgeSeconds?: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
   readonly maxAge?: number;
   readonly stack: string;
 }
@@ -46,7 +49,8 @@ export function registerExport(program: Command, ctx: CommandContext): void {
       2,
     )
     .option(...POLICY_OPTION)
-    .option(...MAX_AGE_OPTION, integerOption)
+    .addOption(maxAgeSecondsOption(MAX_AGE_DESCRIPTION))
+    .addOption(formerMaxAgeOption())
     .option('--out <FILE.json>', 'file to write (default: stdout)')
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...STACK_OPTION)
@@ -56,7 +60,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
       if (options.receiptFormat !== 1 && options.receiptFormat !== 2) {
         throw new BadInputError('export: --receipt-format is 1 or 2');
       }
-      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      const policy = await readPolicyOption(ctx.io, options.policy, maxAgeSeconds(ctx.io, options));
       const client = await connect(ctx.io, options.stack, {
         checkpointStore: options.checkpointStore,
         ...(policy ? { policy } : {}),

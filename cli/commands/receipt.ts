@@ -25,19 +25,20 @@ import { readJsonFile } from '../read-input';
 interface ReceiptOptions {
   readonly logKey?: string;
   readonly policy?: string;
-  readonly maxAge?: number;
+  /** `--max-age-seconds` (or its former name), resolved by the caller. */
+  readonly maxAgeSeconds?: number;
   readonly json?: boolean;
 }
 
 /**
  * Checks a receipt file offline (docs/verifiable-log.md, "Receipts"): no AWS, no endpoint.
  * Format 2 (the deployment chain) with a C2SP tlog-policy (`--policy FILE`, else the log key alone:
- * `quorum none`), its maximum age checked against the cosignature time only with `--max-age`;
+ * `quorum none`), its maximum age checked against the cosignature time only with `--max-age-seconds`;
  * format 1 with the log's verifier key (`--log-key`, `RESEAL_LOG_KEY`, or the policy's one log).
  * Exit 0 when the record is proven, 20 otherwise, 2 for a missing or malformed key, policy or file.
  */
 export async function verifyReceiptFile(ctx: CommandContext, path: string, options: ReceiptOptions): Promise<void> {
-  const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+  const policy = await readPolicyOption(ctx.io, options.policy, options.maxAgeSeconds);
   const keyText = options.logKey ?? ctx.io.env.RESEAL_LOG_KEY;
   const key = keyText === undefined ? null : logKeyOf(keyText);
   const receipt = await readJsonFile(ctx.io, path, 'receipt');
@@ -53,7 +54,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
     const result = verifyChainReceipt(receipt, {
       policy: checked.policy,
       nowSeconds,
-      maxAgeSeconds: options.maxAge ?? null,
+      maxAgeSeconds: options.maxAgeSeconds ?? null,
     });
     reportReceipt(ctx, path, options, {
       format: 2,
@@ -65,7 +66,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
         size: result.deployment.checkpoint.size,
         text: `deployment checkpoint ${result.deployment.checkpoint.origin}, ${result.deployment.checkpoint.size} leaves, meets the policy (${checked.witnessing})`,
       },
-      freshness: receiptFreshness(checked, result, nowSeconds, options.maxAge ?? null),
+      freshness: receiptFreshness(checked, result, nowSeconds, options.maxAgeSeconds ?? null),
     });
     return;
   }
@@ -86,7 +87,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
     reason: unproven ? FORMAT_1_UNDER_QUORUM : result.reason,
     record: unproven ? null : result.record,
     checkpoint,
-    freshness: policy ? formatOneFreshness(policy, options.maxAge ?? null) : null,
+    freshness: policy ? formatOneFreshness(policy, options.maxAgeSeconds ?? null) : null,
   });
 }
 
@@ -120,7 +121,7 @@ function logKeyOf(text: string): NoteVerifierKey {
 
 /** What `verify --receipt` says of a format-2 receipt's freshness (docs/cli.md, `verify --receipt`). */
 interface ReceiptFreshness {
-  /** Whether `--max-age` was checked against the cosignature time. */
+  /** Whether `--max-age-seconds` was checked against the cosignature time. */
   readonly checked: boolean;
   readonly witnessing: PolicyWitnessing;
   /** When the quorum of cosignatures held, POSIX seconds (`null`: unwitnessed, or refused). */
@@ -159,8 +160,8 @@ function freshnessText(freshness: ReceiptFreshness, format: 1 | 2): string {
   }
   const at = `cosigned at ${isoTime((freshness.quorumTime ?? 0) * 1000)}, ${freshness.ageSeconds} s ago`;
   return freshness.checked
-    ? `checked: ${at}, within --max-age ${freshness.maxAgeSeconds} s`
-    : `not checked (no --max-age): ${at}; proves inclusion as of then, not that it is the newest`;
+    ? `checked: ${at}, within --max-age-seconds ${freshness.maxAgeSeconds} s`
+    : `not checked (no --max-age-seconds): ${at}; proves inclusion as of then, not that it is the newest`;
 }
 
 function reportReceipt(

@@ -135,7 +135,7 @@ async function exportedReceipt(agoSeconds: number) {
       'r.json',
       '--policy',
       'policy.txt',
-      '--max-age',
+      '--max-age-seconds',
       '100000',
     ],
     { cwd: dir, connect: async (_stack, _store, _writer, policy) => s.client({ deps: policy ? { policy } : {} }) },
@@ -147,8 +147,8 @@ async function exportedReceipt(agoSeconds: number) {
 const verify = (dir: string, args: string[]) =>
   runCli(['verify', '--receipt', 'r.json', '--json', ...args], { cwd: dir, env: {} });
 
-describe('reseal verify --receipt (format 2) offline with --policy [--max-age]', () => {
-  it('verifies with the policy; --max-age checks the cosignature time; without it only inclusion is proven', async () => {
+describe('reseal verify --receipt (format 2) offline with --policy [--max-age-seconds]', () => {
+  it('verifies with the policy; --max-age-seconds checks the cosignature time; without it only inclusion is proven', async () => {
     const dir = await exportedReceipt(600);
     const receipt = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     expect(receipt.formatVersion).toBe(2);
@@ -160,15 +160,30 @@ describe('reseal verify --receipt (format 2) offline with --policy [--max-age]',
       seq: 1,
       freshness: { checked: false, witnessing: 'WITNESSED', age_seconds: 600, refusal: null },
     });
-    const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age', '900']);
+    const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '900']);
     expect(fresh.exitCode).toBe(0);
     expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, max_age_seconds: 900 });
-    const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180']);
+    const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '180']);
     expect(stale.exitCode).toBe(20);
     expect(JSON.parse(stale.stdout)).toMatchObject({
       verdict: 'UNVERIFIED_TAMPER_RISK',
       freshness: { refusal: 'COSIGNATURES_TOO_OLD' },
     });
+  });
+
+  // docs/cli.md, "Time units": the former name still works, in seconds, with a note; both is bad input.
+  it('the former --max-age still checks the age in seconds, with a one-line note naming --max-age-seconds; both names is exit 2', async () => {
+    const dir = await exportedReceipt(600);
+    const former = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180']);
+    expect(former.exitCode).toBe(20);
+    expect(JSON.parse(former.stdout).freshness).toMatchObject({ refusal: 'COSIGNATURES_TOO_OLD' });
+    expect(former.stderr).toBe('reseal: --max-age is now --max-age-seconds (seconds); --max-age still works for now\n');
+    const both = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180', '--max-age-seconds', '180']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('give --max-age-seconds or --max-age, not both');
+    const help = await runCli(['verify', '--help'], { cwd: dir, env: {} });
+    expect(help.stdout).toContain('--max-age-seconds <s>');
+    expect(help.stdout).not.toMatch(/--max-age </);
   });
 
   it('--log-key alone checks it under quorum none (inclusion, UNWITNESSED); neither a policy nor a key is exit 2', async () => {
@@ -199,7 +214,7 @@ describe('reseal verify --receipt (format 1) with --policy', () => {
 
   it('a witnessed policy: POLICY_NOT_MET, exit 20, never VERIFIED_INTACT with no freshness', async () => {
     const dir = await formatOne();
-    const run = await verify(dir, ['--policy', 'policy.txt', '--max-age', '60']);
+    const run = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '60']);
     expect(run.exitCode).toBe(20);
     const json = JSON.parse(run.stdout);
     expect(json).toMatchObject({
