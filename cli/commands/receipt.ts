@@ -5,6 +5,11 @@ import {
   type PolicyWitnessing,
 } from '../../client/freshness-policy';
 import { isoTime } from '../../client/iso-time';
+import {
+  RECEIPT_VERIFICATION_FORMAT,
+  type ReceiptVerificationShape,
+} from '../../client/shapes/receipt-verification-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-shape';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
@@ -17,7 +22,6 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
-import { writtenByJson } from '../format/written-by-json';
 import { readPolicyOption } from '../policy-option';
 import { readJsonFile } from '../read-input';
 
@@ -170,7 +174,7 @@ function reportReceipt(
   options: ReceiptOptions,
   result: {
     readonly format: 1 | 2;
-    readonly verdict: string;
+    readonly verdict: VerificationVerdict;
     readonly reason: string;
     readonly record: SealedRecord | null;
     readonly checkpoint: { readonly origin: string; readonly size: number; readonly text: string } | null;
@@ -182,27 +186,27 @@ function reportReceipt(
   const writtenBy = result.record ? writtenByProven(result.record) : null;
   const { freshness } = result;
   if (options.json) {
-    ctx.io.stdout(
-      jsonText({
-        verdict: result.verdict,
-        reason: result.reason,
-        format_version: result.format,
-        lineage_id: header?.lineageId ?? null,
-        seq: header?.monotonicSequenceNumber ?? null,
-        residual_id: header?.residualId ?? null,
-        record_hash: result.record?.recordHash ?? null,
-        written_by: writtenByJson(writtenBy),
-        checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
-        freshness: freshness && {
-          checked: freshness.checked,
-          witnessing: freshness.witnessing,
-          quorum_time: freshness.quorumTime,
-          age_seconds: freshness.ageSeconds,
-          max_age_seconds: freshness.maxAgeSeconds,
-          refusal: freshness.refusal,
-        },
-      }),
-    );
+    const shape: ReceiptVerificationShape = {
+      format: RECEIPT_VERIFICATION_FORMAT,
+      verdict: result.verdict,
+      reason: result.reason,
+      receiptFormat: result.format,
+      lineageId: header?.lineageId ?? null,
+      seq: header?.monotonicSequenceNumber ?? null,
+      residualId: header?.residualId ?? null,
+      recordHash: result.record?.recordHash ?? null,
+      writtenBy: writtenByOutput(writtenBy),
+      checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
+      freshness: freshness && {
+        checked: freshness.checked,
+        witnessing: freshness.witnessing,
+        quorumTime: freshness.quorumTime === null ? null : isoTime(freshness.quorumTime * 1000),
+        ageSeconds: freshness.ageSeconds,
+        maxAgeSeconds: freshness.maxAgeSeconds,
+        refusal: freshness.refusal,
+      },
+    };
+    ctx.io.stdout(jsonText(shape));
   } else {
     ctx.io.stdout(
       fieldLines([

@@ -86,7 +86,10 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
       'with --lineage: check every record MAC with KMS VerifyMac (one call per record) instead of proving each record in the signed tree',
     )
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option(
+      '--json',
+      'print the result as JSON (the reseal.verification/1 shape; with --receipt reseal.receipt-verification/1; docs/cli.md)',
+    )
     .option(...CHECKPOINT_STORE_OPTION)
     .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
     .option('--key-id <id>', 'pin the KMS key the records must be sealed with (default: MacKeyArn of --stack)')

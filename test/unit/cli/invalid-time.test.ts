@@ -84,7 +84,9 @@ describe('times read from stored items are printed safely', () => {
     } as never;
     const rows = timelineRows([raw], verification);
     expect(timelineText('l', rows, verification)).toContain(INVALID);
-    expect(timelineJson('l', rows, verification).records[0]?.sealed_at).toBe(INVALID);
+    const items = { rows, rejections: [], conflicts: [] };
+    const json = timelineJson('l', verification, items, { truncation: null, awaitingFromSeq: null });
+    expect(json.records[0]?.sealedAt).toBe(INVALID);
   });
 
   it('publish --wait: a rejection or conflict outcome at an invalid time prints, in text and --json', () => {
