@@ -156,13 +156,13 @@ describe('reseal verify --receipt (format 2) offline with --policy [--max-age-se
     expect(plain.exitCode, plain.stdout).toBe(0);
     expect(JSON.parse(plain.stdout)).toMatchObject({
       verdict: 'VERIFIED_INTACT',
-      format_version: 2,
+      receiptFormat: 2,
       seq: 1,
-      freshness: { checked: false, witnessing: 'WITNESSED', age_seconds: 600, refusal: null },
+      freshness: { checked: false, witnessing: 'WITNESSED', ageSeconds: 600, refusal: null },
     });
     const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '900']);
     expect(fresh.exitCode).toBe(0);
-    expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, max_age_seconds: 900 });
+    expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, maxAgeSeconds: 900 });
     const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '180']);
     expect(stale.exitCode).toBe(20);
     expect(JSON.parse(stale.stdout)).toMatchObject({
@@ -219,7 +219,7 @@ describe('reseal verify --receipt (format 1) with --policy', () => {
     const json = JSON.parse(run.stdout);
     expect(json).toMatchObject({
       verdict: 'UNVERIFIED_TAMPER_RISK',
-      format_version: 1,
+      receiptFormat: 1,
       freshness: { checked: false, witnessing: 'WITNESSED', refusal: 'POLICY_NOT_MET' },
     });
     expect(json.reason).toMatch(/format-1 receipt carries no deployment chain.*export format 2/);
