@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FreshnessPolicy } from '../../../client/freshness-policy';
+import { ReceiptVerificationShape } from '../../../client/shapes/receipt-verification-shape';
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import {
@@ -154,7 +155,11 @@ describe('reseal verify --receipt (format 2) offline with --policy [--max-age-se
     expect(receipt.formatVersion).toBe(2);
     const plain = await verify(dir, ['--policy', 'policy.txt']);
     expect(plain.exitCode, plain.stdout).toBe(0);
+    // The reseal.receipt-verification/1 shape exactly (docs/cli.md, "One shape per concept").
+    expect(ReceiptVerificationShape.parse(JSON.parse(plain.stdout))).toEqual(JSON.parse(plain.stdout));
+    expect(JSON.parse(plain.stdout).freshness.quorumTime).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(JSON.parse(plain.stdout)).toMatchObject({
+      format: 'reseal.receipt-verification/1',
       verdict: 'VERIFIED_INTACT',
       receiptFormat: 2,
       seq: 1,
