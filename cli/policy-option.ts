@@ -12,17 +12,14 @@ export const POLICY_OPTION = [
   "C2SP tlog-policy the deployment checkpoint must meet (default: the stack's log key alone, UNWITNESSED; reseal policy prints it)",
 ] as const;
 
-/** `--max-age` of the online readers: the oldest quorum of cosignatures accepted. */
-export const MAX_AGE_OPTION = [
-  '--max-age <SECONDS>',
-  `oldest quorum of cosignatures accepted, seconds (default ${DEFAULT_MAX_AGE_SECONDS})`,
-] as const;
+/** What `--max-age-seconds` of the online readers means: the oldest quorum of cosignatures accepted. */
+export const MAX_AGE_DESCRIPTION = `with --policy: oldest quorum of cosignatures accepted, seconds (default ${DEFAULT_MAX_AGE_SECONDS})`;
 
 /**
- * The policy of `--policy FILE` with `--max-age`, or `undefined` for the stack's default.
+ * The policy of `--policy FILE` with `--max-age-seconds`, or `undefined` for the stack's default.
  *
  * @throws {BadInputError} (exit 2) when the file cannot be read, is not a valid tlog-policy
- *   (naming the line), or `--max-age` is not a positive whole number of seconds
+ *   (naming the line), or `--max-age-seconds` is not a positive whole number of seconds
  */
 export async function readPolicyOption(
   io: CliIo,
@@ -31,7 +28,7 @@ export async function readPolicyOption(
 ): Promise<FreshnessPolicy | undefined> {
   if (file === undefined) {
     if (maxAgeSeconds !== undefined)
-      throw new BadInputError('--max-age needs --policy (the default policy has no witness)');
+      throw new BadInputError('--max-age-seconds needs --policy (the default policy has no witness)');
     return undefined;
   }
   let text: string;

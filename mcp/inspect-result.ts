@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
-import { writtenByOutput } from '../client/shapes/written-by-shape';
+import { timelineRecordOutput } from '../client/shapes/timeline-record-output';
+import { untrustedRecordOutput } from '../client/shapes/untrusted-record-output';
 import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import type { Freshness } from '../client/verified-recall';
 import type { Signed } from '../client/write-outcomes';
@@ -15,59 +16,10 @@ import { logCheckFields } from './log-check-fields';
 import type { InspectOutput } from './outputs/inspect-output';
 import type { UntrustedConflictOutput } from './outputs/untrusted-conflict-output';
 import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
-import type { UntrustedRecordOutput } from './outputs/untrusted-record-output';
 import type { UntrustedRejectionOutput } from './outputs/untrusted-rejection-output';
 import { rejectionDetails } from './rejection-details';
 import { toolResult } from './tool-result';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
-
-/** A sequence number or epoch as the timeline shows it: a non-negative safe integer, else `null`. */
-const place = (n: number | null) => (n !== null && Number.isSafeInteger(n) && n >= 0 ? n : null);
-
-/**
- * A timeline row as answered: a record that verifies as it is; one that does not keeps only its
- * place and verdict, its text going to `untrusted.records` ({@link untrustedRecord}).
- */
-function timelineRecord(r: TimelineRow) {
-  if (r.verification !== VerificationVerdict.VERIFIED_INTACT) {
-    return {
-      seq: place(r.seq),
-      generationEpoch: place(r.generationEpoch),
-      authority: null,
-      sessionId: null,
-      residualId: null,
-      sealedAt: null,
-      supersedes: null,
-      verification: r.verification,
-      writtenBy: null,
-    };
-  }
-  return {
-    seq: r.seq,
-    generationEpoch: r.generationEpoch,
-    authority: r.authority,
-    sessionId: r.sessionId,
-    residualId: r.residualId,
-    sealedAt: r.sealedAtMs === null ? null : isoTime(r.sealedAtMs),
-    supersedes: r.supersedes,
-    verification: r.verification,
-    writtenBy: writtenByOutput(r.writtenBy),
-  };
-}
-
-/** A record that does not verify, as stored, escaped. */
-const untrustedRecord = (r: TimelineRow): UntrustedRecordOutput =>
-  escapedStrings({
-    seq: r.seq,
-    verification: r.verification,
-    generationEpoch: r.generationEpoch,
-    authority: r.authority,
-    sessionId: r.sessionId,
-    residualId: r.residualId,
-    sealedAtMs: r.sealedAtMs,
-    supersedes: r.supersedes,
-    claimedWriterKeyId: r.claimedWriterKeyId,
-  }) as UntrustedRecordOutput;
 
 /** Who wrote each record that verifies, one `\n  seq N: …` line each (client/written-by.ts). */
 const writtenByLines = (rows: readonly TimelineRow[]): string =>
@@ -130,7 +82,7 @@ export function inspectResult(
     lineageId,
     verdict: found.verdict,
     firstFailure: found.firstFailure,
-    records: rows.map(timelineRecord),
+    records: rows.map(timelineRecordOutput),
     rejections: refusals.rejections.filter(signed).map((r) => {
       const { lineageId: _lineage, ...details } = rejectionDetails(r);
       return { ...details, signatureVerified: true, unreadable: null };
@@ -145,7 +97,7 @@ export function inspectResult(
     })),
     untrusted: {
       note: UNTRUSTED_NOTE,
-      records: rows.filter((r) => r.verification !== VerificationVerdict.VERIFIED_INTACT).map(untrustedRecord),
+      records: rows.filter((r) => r.verification !== VerificationVerdict.VERIFIED_INTACT).map(untrustedRecordOutput),
       rejections: refusals.rejections.filter((r) => !signed(r)).map(untrustedRejection),
       conflicts: refusals.conflicts.filter((c) => !signed(c)).map(untrustedConflict),
     },

@@ -2,13 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { LogVerificationError, NotIntegratedError } from '../../client/errors';
+import { EXPORT_FORMAT, type ExportShape } from '../../client/shapes/export-shape';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { integerOption } from '../integer-option';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
-import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
+import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { progressBar } from '../progress';
 
 /** Options of `reseal export`. */
@@ -20,7 +22,10 @@ interface ExportOptions {
   readonly receiptFormat: number;
   readonly checkpointStore?: string;
   readonly policy?: string;
+  readonly maxAgeSeconds?: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
   readonly maxAge?: number;
+  readonly json?: boolean;
   readonly stack: string;
 }
 
@@ -46,8 +51,13 @@ export function registerExport(program: Command, ctx: CommandContext): void {
       2,
     )
     .option(...POLICY_OPTION)
-    .option(...MAX_AGE_OPTION, integerOption)
+    .addOption(maxAgeSecondsOption(MAX_AGE_DESCRIPTION))
+    .addOption(formerMaxAgeOption())
     .option('--out <FILE.json>', 'file to write (default: stdout)')
+    .option(
+      '--json',
+      'with --out: print what was written as JSON (the reseal.export/1 shape, docs/cli.md); the file keeps its own format',
+    )
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...STACK_OPTION)
     .action(async (options: ExportOptions) => {
@@ -56,13 +66,19 @@ export function registerExport(program: Command, ctx: CommandContext): void {
       if (options.receiptFormat !== 1 && options.receiptFormat !== 2) {
         throw new BadInputError('export: --receipt-format is 1 or 2');
       }
-      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      if (options.json && options.out === undefined) {
+        throw new BadInputError(
+          'export --json: give --out <FILE.json> (the export goes to the file, the summary of what was written to stdout)',
+        );
+      }
+      const policy = await readPolicyOption(ctx.io, options.policy, maxAgeSeconds(ctx.io, options));
       const client = await connect(ctx.io, options.stack, {
         checkpointStore: options.checkpointStore,
         ...(policy ? { policy } : {}),
       });
       let text: string;
       let what: string;
+      let summary: Omit<ExportShape, 'format' | 'file'>;
       if (options.receipt) {
         const seq = options.seq as number;
         try {
@@ -72,6 +88,14 @@ export function registerExport(program: Command, ctx: CommandContext): void {
               : await client.chainReceipt(options.lineage, seq);
           text = jsonText(receipt);
           what = `a receipt (format ${options.receiptFormat}) for seq ${seq} of ${options.lineage}`;
+          summary = {
+            kind: 'receipt',
+            lineageId: options.lineage,
+            fileFormat: 'reseal-receipt',
+            fileFormatVersion: options.receiptFormat,
+            records: 1,
+            seq,
+          };
         } catch (error) {
           if (error instanceof LogVerificationError) {
             throw new CliError(`no receipt: ${error.message}`, ExitCode.TAMPER, { cause: error });
@@ -86,7 +110,7 @@ export function registerExport(program: Command, ctx: CommandContext): void {
           throw error;
         }
       } else {
-        const bar = progressBar(ctx.io, `exporting ${options.lineage}`);
+        const bar = progressBar(ctx.io, `exporting ${options.lineage}`, { quiet: options.json === true });
         const exported = await client
           .exportLineage(options.lineage, { onProgress: bar.update })
           .catch((error: unknown) => {
@@ -98,10 +122,19 @@ export function registerExport(program: Command, ctx: CommandContext): void {
           .finally(bar.finish);
         text = jsonText(exported);
         what = `${exported.records.length} records of ${options.lineage}`;
+        summary = {
+          kind: 'lineage',
+          lineageId: options.lineage,
+          fileFormat: 'LineageExport',
+          fileFormatVersion: exported.formatVersion,
+          records: exported.records.length,
+          seq: null,
+        };
       }
       if (options.out) {
         await writeFile(isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out), text);
-        ctx.io.stderr(`wrote ${what} to ${options.out}\n`);
+        if (options.json) ctx.io.stdout(jsonText({ format: EXPORT_FORMAT, ...summary, file: options.out }));
+        else ctx.io.stderr(`wrote ${what} to ${options.out}\n`);
       } else {
         ctx.io.stdout(text);
       }

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { ResealClient } from '../../client/reseal-client';
-import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { timelineRows } from '../../client/timeline-rows';
 import type { Freshness } from '../../client/verified-recall';
 import { verifyRecords } from '../../client/verify-records';
@@ -15,11 +14,10 @@ import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
-import { refusalsJson } from '../format/refusals-json';
 import { refusalsText } from '../format/refusals-text';
 import { timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
-import { untrustedJson, untrustedText } from '../format/untrusted-section';
+import { untrustedText } from '../format/untrusted-section';
 import { freshnessRow } from '../format/verification';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
@@ -47,7 +45,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
     .option('--local-key-hex <hex>', 'with --export: check MACs with this local HMAC key')
     .option('--offline', 'with --export: never call KMS')
     .option(...CHECKPOINT_STORE_OPTION)
-    .option('--json', 'print the timeline as JSON (snake_case)')
+    .option('--json', 'print the timeline as JSON (the reseal.timeline/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: InspectOptions) => {
       if ((options.export === undefined) === (options.lineage === undefined)) {
@@ -118,14 +116,9 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       const untrusted = { rows, rejections: refusals?.rejections ?? [], conflicts: refusals?.conflicts ?? [] };
       ctx.io.stdout(
         options.json
-          ? jsonText({
-              ...timelineJson(lineageId, rows, verification),
-              ...(truncation ? { truncation_checked: truncation.checked, truncation: truncation.line } : {}),
-              ...(freshness === undefined ? {} : { freshness: freshnessShape(freshness) }),
-              ...(options.lineage ? { awaiting_integration_from_seq: awaiting } : {}),
-              ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
-              untrusted: untrustedJson(untrusted),
-            })
+          ? jsonText(
+              timelineJson(lineageId, verification, untrusted, { truncation, freshness, awaitingFromSeq: awaiting }),
+            )
           : timelineText(lineageId, rows, verification) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
               (freshness === undefined ? '' : fieldLines([freshnessRow(freshness)])) +

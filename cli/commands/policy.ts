@@ -11,13 +11,15 @@ import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { integerOption } from '../integer-option';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { connect, STACK_OPTION } from '../online';
 
 interface PolicyOptions {
   readonly witnessVkey?: string;
   readonly witnessUrl?: string;
-  readonly maxAge: number;
+  readonly maxAgeSeconds: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
+  readonly maxAge?: number;
   readonly json?: boolean;
   readonly stack: string;
 }
@@ -35,15 +37,11 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
     )
     .option('--witness-vkey <VKEY>', "the witness's cosigner vkey (the witness stack's WitnessVkey)")
     .option('--witness-url <URL>', "the witness's submission prefix (the witness stack's WitnessUrl)")
-    .option(
-      '--max-age <SECONDS>',
-      'oldest quorum of cosignatures accepted, seconds',
-      integerOption,
-      DEFAULT_MAX_AGE_SECONDS,
-    )
+    .addOption(maxAgeSecondsOption('oldest quorum of cosignatures accepted, seconds', DEFAULT_MAX_AGE_SECONDS))
+    .addOption(formerMaxAgeOption())
     .option('--json', 'print the policy and its settings as JSON (the reseal.policy/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
-    .action(async (options: PolicyOptions) => {
+    .action(async (options: PolicyOptions, command: Command) => {
       if ((options.witnessVkey === undefined) !== (options.witnessUrl === undefined)) {
         throw new BadInputError('policy: give both --witness-vkey and --witness-url, or neither');
       }
@@ -55,7 +53,12 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
       const text = defaultPolicyText(await client.logKey(), witness);
       let policy: ReturnType<typeof freshnessPolicy>;
       try {
-        policy = freshnessPolicy(text, options.maxAge, DEFAULT_INTEGRATION_INTERVAL_SECONDS);
+        policy = freshnessPolicy(
+          text,
+          maxAgeSeconds(ctx.io, options, command.getOptionValueSource('maxAgeSeconds') === 'cli') ??
+            DEFAULT_MAX_AGE_SECONDS,
+          DEFAULT_INTEGRATION_INTERVAL_SECONDS,
+        );
       } catch (error) {
         if (!(error instanceof InvalidInputError)) throw error;
         throw new BadInputError(`policy: ${error.message}`, { cause: error });

@@ -13,9 +13,9 @@ import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
 import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
 import { writeOutcomeText } from '../format/write-outcome-text';
-import { integerOption } from '../integer-option';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
-import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
+import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readSchemaFile } from '../read-input';
 import { formerTimeoutOption, timeoutMs, timeoutSecondsOption } from '../timeout-option';
 import {
@@ -43,6 +43,8 @@ interface PublishOptions extends WriterKeyOptions {
   readonly json?: boolean;
   readonly stack: string;
   readonly policy?: string;
+  readonly maxAgeSeconds?: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
   readonly maxAge?: number;
 }
 
@@ -67,7 +69,8 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
     .addOption(formerTimeoutOption(FORMER_TIMEOUT))
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
-    .option(...MAX_AGE_OPTION, integerOption)
+    .addOption(maxAgeSecondsOption(MAX_AGE_DESCRIPTION))
+    .addOption(formerMaxAgeOption())
     .option('--json', 'print the result as JSON (with --wait: the reseal.write-outcome/1 shape, docs/cli.md)')
     .option(...STACK_OPTION)
     .action(async (options: PublishOptions) => {
@@ -75,7 +78,7 @@ export function registerPublish(program: Command, ctx: CommandContext): void {
       const waitMs = timeoutMs(ctx.io, options.timeoutSeconds, FORMER_TIMEOUT, options.timeout);
       const unsigned = await readSchemaFile(ctx.io, options.request, PublishRequestSchema, 'residual write request');
       const writer = await writerSignerFrom(ctx.io, options);
-      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      const policy = await readPolicyOption(ctx.io, options.policy, maxAgeSeconds(ctx.io, options));
       const client = await connect(ctx.io, options.stack, {
         checkpointStore: options.checkpointStore,
         ...(writer ? { writer } : {}),

@@ -11,8 +11,9 @@ import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { recallJson, recallText } from '../format/recall';
 import { integerOption } from '../integer-option';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
-import { MAX_AGE_OPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
+import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
 import { recallExitCode, recallRefusalHint } from '../recall-exit';
 import { statusLine } from '../status-line';
@@ -33,6 +34,8 @@ interface RecallOptions {
   readonly json?: boolean;
   readonly stack: string;
   readonly policy?: string;
+  readonly maxAgeSeconds?: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
   readonly maxAge?: number;
 }
 
@@ -58,7 +61,8 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .addOption(formerTimeoutOption(FORMER_TIMEOUT))
     .option(...CHECKPOINT_STORE_OPTION)
     .option(...POLICY_OPTION)
-    .option(...MAX_AGE_OPTION, integerOption)
+    .addOption(maxAgeSecondsOption(MAX_AGE_DESCRIPTION))
+    .addOption(formerMaxAgeOption())
     .option(
       '--json',
       'print the result as JSON (the reseal.recall/1 shape, docs/cli.md; with --no-wait: { requestId })',
@@ -78,7 +82,7 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
           : options.residualId !== undefined
             ? { residualId: parseInput(Identifier, options.residualId, '--residual-id') }
             : { latest: true as const };
-      const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+      const policy = await readPolicyOption(ctx.io, options.policy, maxAgeSeconds(ctx.io, options));
       const client = await connect(ctx.io, options.stack, {
         checkpointStore: options.checkpointStore,
         ...(policy ? { policy } : {}),

@@ -5,6 +5,11 @@ import {
   type PolicyWitnessing,
 } from '../../client/freshness-policy';
 import { isoTime } from '../../client/iso-time';
+import {
+  RECEIPT_VERIFICATION_FORMAT,
+  type ReceiptVerificationShape,
+} from '../../client/shapes/receipt-verification-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-shape';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
@@ -17,7 +22,6 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
-import { writtenByJson } from '../format/written-by-json';
 import { readPolicyOption } from '../policy-option';
 import { readJsonFile } from '../read-input';
 
@@ -25,19 +29,20 @@ import { readJsonFile } from '../read-input';
 interface ReceiptOptions {
   readonly logKey?: string;
   readonly policy?: string;
-  readonly maxAge?: number;
+  /** `--max-age-seconds` (or its former name), resolved by the caller. */
+  readonly maxAgeSeconds?: number;
   readonly json?: boolean;
 }
 
 /**
  * Checks a receipt file offline (docs/verifiable-log.md, "Receipts"): no AWS, no endpoint.
  * Format 2 (the deployment chain) with a C2SP tlog-policy (`--policy FILE`, else the log key alone:
- * `quorum none`), its maximum age checked against the cosignature time only with `--max-age`;
+ * `quorum none`), its maximum age checked against the cosignature time only with `--max-age-seconds`;
  * format 1 with the log's verifier key (`--log-key`, `RESEAL_LOG_KEY`, or the policy's one log).
  * Exit 0 when the record is proven, 20 otherwise, 2 for a missing or malformed key, policy or file.
  */
 export async function verifyReceiptFile(ctx: CommandContext, path: string, options: ReceiptOptions): Promise<void> {
-  const policy = await readPolicyOption(ctx.io, options.policy, options.maxAge);
+  const policy = await readPolicyOption(ctx.io, options.policy, options.maxAgeSeconds);
   const keyText = options.logKey ?? ctx.io.env.RESEAL_LOG_KEY;
   const key = keyText === undefined ? null : logKeyOf(keyText);
   const receipt = await readJsonFile(ctx.io, path, 'receipt');
@@ -53,7 +58,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
     const result = verifyChainReceipt(receipt, {
       policy: checked.policy,
       nowSeconds,
-      maxAgeSeconds: options.maxAge ?? null,
+      maxAgeSeconds: options.maxAgeSeconds ?? null,
     });
     reportReceipt(ctx, path, options, {
       format: 2,
@@ -65,7 +70,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
         size: result.deployment.checkpoint.size,
         text: `deployment checkpoint ${result.deployment.checkpoint.origin}, ${result.deployment.checkpoint.size} leaves, meets the policy (${checked.witnessing})`,
       },
-      freshness: receiptFreshness(checked, result, nowSeconds, options.maxAge ?? null),
+      freshness: receiptFreshness(checked, result, nowSeconds, options.maxAgeSeconds ?? null),
     });
     return;
   }
@@ -86,7 +91,7 @@ export async function verifyReceiptFile(ctx: CommandContext, path: string, optio
     reason: unproven ? FORMAT_1_UNDER_QUORUM : result.reason,
     record: unproven ? null : result.record,
     checkpoint,
-    freshness: policy ? formatOneFreshness(policy, options.maxAge ?? null) : null,
+    freshness: policy ? formatOneFreshness(policy, options.maxAgeSeconds ?? null) : null,
   });
 }
 
@@ -120,7 +125,7 @@ function logKeyOf(text: string): NoteVerifierKey {
 
 /** What `verify --receipt` says of a format-2 receipt's freshness (docs/cli.md, `verify --receipt`). */
 interface ReceiptFreshness {
-  /** Whether `--max-age` was checked against the cosignature time. */
+  /** Whether `--max-age-seconds` was checked against the cosignature time. */
   readonly checked: boolean;
   readonly witnessing: PolicyWitnessing;
   /** When the quorum of cosignatures held, POSIX seconds (`null`: unwitnessed, or refused). */
@@ -159,8 +164,8 @@ function freshnessText(freshness: ReceiptFreshness, format: 1 | 2): string {
   }
   const at = `cosigned at ${isoTime((freshness.quorumTime ?? 0) * 1000)}, ${freshness.ageSeconds} s ago`;
   return freshness.checked
-    ? `checked: ${at}, within --max-age ${freshness.maxAgeSeconds} s`
-    : `not checked (no --max-age): ${at}; proves inclusion as of then, not that it is the newest`;
+    ? `checked: ${at}, within --max-age-seconds ${freshness.maxAgeSeconds} s`
+    : `not checked (no --max-age-seconds): ${at}; proves inclusion as of then, not that it is the newest`;
 }
 
 function reportReceipt(
@@ -169,7 +174,7 @@ function reportReceipt(
   options: ReceiptOptions,
   result: {
     readonly format: 1 | 2;
-    readonly verdict: string;
+    readonly verdict: VerificationVerdict;
     readonly reason: string;
     readonly record: SealedRecord | null;
     readonly checkpoint: { readonly origin: string; readonly size: number; readonly text: string } | null;
@@ -181,27 +186,27 @@ function reportReceipt(
   const writtenBy = result.record ? writtenByProven(result.record) : null;
   const { freshness } = result;
   if (options.json) {
-    ctx.io.stdout(
-      jsonText({
-        verdict: result.verdict,
-        reason: result.reason,
-        format_version: result.format,
-        lineage_id: header?.lineageId ?? null,
-        seq: header?.monotonicSequenceNumber ?? null,
-        residual_id: header?.residualId ?? null,
-        record_hash: result.record?.recordHash ?? null,
-        written_by: writtenByJson(writtenBy),
-        checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
-        freshness: freshness && {
-          checked: freshness.checked,
-          witnessing: freshness.witnessing,
-          quorum_time: freshness.quorumTime,
-          age_seconds: freshness.ageSeconds,
-          max_age_seconds: freshness.maxAgeSeconds,
-          refusal: freshness.refusal,
-        },
-      }),
-    );
+    const shape: ReceiptVerificationShape = {
+      format: RECEIPT_VERIFICATION_FORMAT,
+      verdict: result.verdict,
+      reason: result.reason,
+      receiptFormat: result.format,
+      lineageId: header?.lineageId ?? null,
+      seq: header?.monotonicSequenceNumber ?? null,
+      residualId: header?.residualId ?? null,
+      recordHash: result.record?.recordHash ?? null,
+      writtenBy: writtenByOutput(writtenBy),
+      checkpoint: result.checkpoint && { origin: result.checkpoint.origin, size: result.checkpoint.size },
+      freshness: freshness && {
+        checked: freshness.checked,
+        witnessing: freshness.witnessing,
+        quorumTime: freshness.quorumTime === null ? null : isoTime(freshness.quorumTime * 1000),
+        ageSeconds: freshness.ageSeconds,
+        maxAgeSeconds: freshness.maxAgeSeconds,
+        refusal: freshness.refusal,
+      },
+    };
+    ctx.io.stdout(jsonText(shape));
   } else {
     ctx.io.stdout(
       fieldLines([

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import { readLineageReport } from '../../client/read-lineage-report';
+import { reportShape } from '../../client/shapes/report-shape';
 import { verifyRecords } from '../../client/verify-records';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { lineageReport } from '../../shared/report/lineage-report';
@@ -52,7 +53,7 @@ export function registerReport(program: Command, ctx: CommandContext): void {
     .option('--offline', 'with --export: never call KMS (records read as UNVERIFIED_TAMPER_RISK)')
     .option('--kms', 'with --export: call KMS even when no endpoint or credentials variable is set')
     .option(...CHECKPOINT_STORE_OPTION)
-    .option('--json', "print the report's data (the page's model) as JSON instead of HTML")
+    .option('--json', "print the report's data as JSON instead of HTML (the reseal.report/1 shape, docs/cli.md)")
     .option(...STACK_OPTION)
     .action(async (options: ReportOptions, command: Command) => {
       if ((options.export === undefined) === (options.lineage === undefined)) {
@@ -68,7 +69,9 @@ export function registerReport(program: Command, ctx: CommandContext): void {
         lineages: [lineage],
       };
       // Loaded only here: the page assembly pulls in the Vega-Lite compiler.
-      const text = options.json ? jsonText(page) : (await import('../report/report-html')).reportHtml(page);
+      const text = options.json
+        ? jsonText(reportShape(page))
+        : (await import('../report/report-html')).reportHtml(page);
       if (options.out) {
         const path = isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out);
         await writeFile(path, text).catch((error: NodeJS.ErrnoException) => {

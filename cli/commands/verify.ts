@@ -12,8 +12,8 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
-import { integerOption } from '../integer-option';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
+import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
@@ -26,6 +26,8 @@ interface VerifyOptions extends AnchorOptions {
   readonly receipt?: string;
   readonly logKey?: string;
   readonly policy?: string;
+  readonly maxAgeSeconds?: number;
+  /** The former name of `--max-age-seconds` (seconds too). */
   readonly maxAge?: number;
   readonly lineage?: string;
   readonly checkpoint?: TrustedHead;
@@ -73,17 +75,21 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
       '--policy <FILE>',
       'with --receipt (format 2): the C2SP tlog-policy its deployment checkpoint must meet (reseal policy prints it)',
     )
-    .option(
-      '--max-age <SECONDS>',
-      'with --receipt --policy: also check freshness, the quorum of cosignatures no older than this (default: not checked, inclusion only)',
-      integerOption,
+    .addOption(
+      maxAgeSecondsOption(
+        'with --receipt --policy: also check freshness, the quorum of cosignatures no older than this, seconds (default: not checked, inclusion only)',
+      ),
     )
+    .addOption(formerMaxAgeOption())
     .option(
       '--audit-macs',
       'with --lineage: check every record MAC with KMS VerifyMac (one call per record) instead of proving each record in the signed tree',
     )
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
-    .option('--json', 'print the result as JSON (snake_case)')
+    .option(
+      '--json',
+      'print the result as JSON (the reseal.verification/1 shape; with --receipt reseal.receipt-verification/1; docs/cli.md)',
+    )
     .option(...CHECKPOINT_STORE_OPTION)
     .option('--local-key-hex <hex>', 'check MACs with this local HMAC key (exports sealed with a local key)')
     .option('--key-id <id>', 'pin the KMS key the records must be sealed with (default: MacKeyArn of --stack)')
@@ -102,11 +108,12 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
           'verify: --audit-macs applies to --lineage only (--export checks MACs whenever a key is pinned)',
         );
       }
-      if (options.receipt === undefined && (options.policy !== undefined || options.maxAge !== undefined)) {
-        throw new BadInputError('verify: --policy and --max-age apply to --receipt only');
+      const maxAge = maxAgeSeconds(ctx.io, options);
+      if (options.receipt === undefined && (options.policy !== undefined || maxAge !== undefined)) {
+        throw new BadInputError('verify: --policy and --max-age-seconds apply to --receipt only');
       }
       if (options.receipt !== undefined) {
-        await verifyReceiptFile(ctx, options.receipt, options);
+        await verifyReceiptFile(ctx, options.receipt, { ...options, maxAgeSeconds: maxAge });
         return;
       }
       const { result, context } = options.export

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { writeRequest } from '../../client/builders';
+import { WRITE_REQUEST_FORMAT } from '../../client/shapes/write-request-shape';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { InvalidInputError } from '../../shared/errors';
@@ -36,6 +37,7 @@ interface WriteRequestOptions extends WriterKeyOptions {
   readonly boundaryAtMs?: number;
   readonly sign?: boolean;
   readonly inception?: boolean;
+  readonly json?: boolean;
 }
 
 /** VARIABLES.json: the session variables the conclusion used (docs/guard.md, "Input"). */
@@ -75,6 +77,10 @@ export function registerWriteRequest(program: Command, ctx: CommandContext): voi
     )
     .option('--sign', 'sign it with the writer key now (the guard and a raw SQS send need it; publish signs anew)')
     .option('--inception', "with --sign: add the writer key's own policy, which a lineage's first write carries")
+    .option(
+      '--json',
+      'print it inside the reseal.write-request/1 shape, { format, request } (docs/cli.md); without it the request alone',
+    )
     .action(async (options: WriteRequestOptions) => {
       if (options.inception && !options.sign) throw new BadInputError('--inception needs --sign');
       const writer = options.sign || options.label !== undefined ? await writerSignerFrom(ctx.io, options) : undefined;
@@ -115,12 +121,12 @@ export function registerWriteRequest(program: Command, ctx: CommandContext): voi
         }
         throw error;
       }
+      let built: object = request;
       if (options.sign && writer) {
         const withPolicy = options.inception ? { ...request, policy: soleWriterPolicy(writer) } : request;
-        ctx.io.stdout(jsonText(await signWriteRequest(withPolicy, writer, ctx.io.nowMs())));
-      } else {
-        ctx.io.stdout(jsonText(request));
+        built = await signWriteRequest(withPolicy, writer, ctx.io.nowMs());
       }
+      ctx.io.stdout(jsonText(options.json ? { format: WRITE_REQUEST_FORMAT, request: built } : built));
       ctx.exit(ExitCode.OK);
     });
 }

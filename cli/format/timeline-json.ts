@@ -1,30 +1,45 @@
-import { isoTime } from '../../client/iso-time';
+import { freshnessShape } from '../../client/shapes/freshness-shape';
+import { timelineRecordOutput } from '../../client/shapes/timeline-record-output';
+import { TIMELINE_FORMAT, type TimelineShape } from '../../client/shapes/timeline-shape';
 import type { TimelineRow } from '../../client/timeline-rows';
+import type { Freshness } from '../../client/verified-recall';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
-import { shownRow } from './shown-row';
-import { writtenByJson } from './written-by-json';
+import { refusalsJson } from './refusals-json';
+import { type UntrustedItems, untrustedJson } from './untrusted-section';
 
-/** Timeline for `--json`: snake_case, stable; a record that does not verify shows no stored string (see `untrusted`). */
-export function timelineJson(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification) {
+/** What `reseal inspect` read besides the rows: the stored lineage's checks (`--lineage` only, else absent). */
+export interface TimelineExtras {
+  readonly truncation: { readonly checked: boolean; readonly line: string } | null;
+  readonly freshness?: Freshness | null;
+  readonly awaitingFromSeq: number | null;
+}
+
+/**
+ * `reseal inspect --json`: the `reseal.timeline/1` shape (client/shapes/timeline-shape.ts). A record
+ * that does not verify shows no stored string (see `untrusted`); the signed refusals are listed,
+ * the others only under `untrusted`.
+ */
+export function timelineJson(
+  lineageId: string,
+  verification: ChainVerification,
+  items: UntrustedItems,
+  extras: TimelineExtras,
+): TimelineShape {
   return {
-    lineage_id: lineageId,
+    format: TIMELINE_FORMAT,
+    lineageId,
     verdict: verification.verdict,
-    first_failure: verification.firstFailure && {
+    firstFailure: verification.firstFailure && {
       ...verification.firstFailure,
       reason: t(verification.firstFailure.reason),
     },
-    records: rows.map(shownRow).map((r) => ({
-      seq: r.seq,
-      generation_epoch: r.generationEpoch,
-      authority: r.authority,
-      session_id: r.sessionId,
-      residual_id: r.residualId,
-      sealed_at: r.sealedAtMs === null ? null : isoTime(r.sealedAtMs),
-      supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
-      guard_verdict_digest: r.guardVerdictDigest,
-      verification: r.verification,
-      written_by: writtenByJson(r.writtenBy),
-    })),
+    records: items.rows.map((r: TimelineRow) => timelineRecordOutput(r)),
+    truncationChecked: extras.truncation?.checked ?? null,
+    truncation: extras.truncation?.line ?? null,
+    freshness: freshnessShape(extras.freshness ?? null),
+    awaitingIntegrationFromSeq: extras.awaitingFromSeq,
+    ...refusalsJson(items.rejections, items.conflicts),
+    untrusted: untrustedJson(items),
   };
 }

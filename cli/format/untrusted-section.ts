@@ -1,11 +1,13 @@
+import { type ListedConflictOutput, listedConflictOutput } from '../../client/shapes/listed-conflict-output';
+import { type ListedRejectionOutput, listedRejectionOutput } from '../../client/shapes/listed-rejection-output';
+import type { TimelineShape } from '../../client/shapes/timeline-shape';
+import { untrustedRecordOutput } from '../../client/shapes/untrusted-record-output';
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedStrings, escapedText as t } from '../../shared/schemas/escaped-text';
-import { conflictJson } from './conflict-json';
 import { conflictLine } from './conflict-line';
 import { type MaybeSigned, refusalSigned } from './refusal-signed';
 import { rejectionDetailLines } from './rejection-detail-lines';
-import { rejectionJson } from './rejection-json';
 import { rejectionLine } from './rejection-line';
 import { rowVerified } from './row-verified';
 
@@ -57,34 +59,19 @@ export function untrustedText(items: UntrustedItems): string {
 }
 
 /**
- * The `untrusted` field of `reseal inspect --json`: `note`, then the records that do not verify
- * (their stored header strings), the unsigned or unreadable rejections and conflicts, snake_case
- * as elsewhere, every string escaped.
+ * The `untrusted` field of `reseal inspect --json` (`reseal.timeline/1`): `note`, then the records
+ * that do not verify (their stored header strings), the unsigned or unreadable rejections and
+ * conflicts, camelCase as elsewhere, every string escaped.
  */
-export function untrustedJson(items: UntrustedItems) {
+export function untrustedJson(items: UntrustedItems): TimelineShape['untrusted'] {
   return {
     note: UNTRUSTED_CLI_NOTE,
-    records: items.rows
-      .filter((r) => !rowVerified(r))
-      .map((r) =>
-        escapedStrings({
-          seq: r.seq,
-          verification: r.verification,
-          generation_epoch: r.generationEpoch,
-          authority: r.authority,
-          session_id: r.sessionId,
-          residual_id: r.residualId,
-          sealed_at_ms: r.sealedAtMs,
-          supersedes: r.supersedes && { seq: r.supersedes.seq, record_hash: r.supersedes.recordHash },
-          guard_verdict_digest: r.guardVerdictDigest,
-          claimed_writer_key_id: r.claimedWriterKeyId,
-        }),
-      ),
+    records: items.rows.filter((r) => !rowVerified(r)).map(untrustedRecordOutput),
     rejections: items.rejections
       .filter((r) => !refusalSigned(r))
-      .map((r) => escapedStrings({ ...rejectionJson(r), signature_verified: false, unreadable: r.unreadable ?? null })),
+      .map((r) => escapedStrings(listedRejectionOutput(r, false)) as ListedRejectionOutput),
     conflicts: items.conflicts
       .filter((c) => !refusalSigned(c))
-      .map((c) => escapedStrings({ ...conflictJson(c), signature_verified: false, unreadable: c.unreadable ?? null })),
+      .map((c) => escapedStrings(listedConflictOutput(c, false)) as ListedConflictOutput),
   };
 }

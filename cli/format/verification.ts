@@ -1,4 +1,6 @@
 import { freshnessShape } from '../../client/shapes/freshness-shape';
+import { VERIFICATION_FORMAT, type VerificationShape } from '../../client/shapes/verification-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-shape';
 import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
@@ -6,7 +8,6 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { fieldLines } from './field-lines';
 import { freshnessLine } from './freshness';
-import { writtenByJson } from './written-by-json';
 import { writtenByLines } from './written-by-lines';
 
 /** What was verified, besides the core's result. */
@@ -50,43 +51,42 @@ function noCheckpointGiven(kept: VerificationContext['kept']): string {
 }
 
 /**
- * A chain verification for `--json`: snake_case, stable (fields are only ever added).
+ * A chain verification for `--json`: the `reseal.verification/1` shape (client/shapes/verification-shape.ts).
  * `records` lists every record in input order with its verdict.
  */
-export function verificationJson(result: ChainVerification, context: VerificationContext) {
+export function verificationJson(result: ChainVerification, context: VerificationContext): VerificationShape {
   return {
+    format: VERIFICATION_FORMAT,
     verdict: result.verdict,
-    lineage_id: context.lineageId,
-    records_checked: result.records.length,
-    mac_check: context.macCheck,
-    ...(context.authenticatedBy === undefined ? {} : { authenticated_by: context.authenticatedBy }),
-    key_id: context.keyId,
+    lineageId: context.lineageId,
+    recordsChecked: result.records.length,
+    macCheck: context.macCheck,
+    authenticatedBy: context.authenticatedBy ?? null,
+    keyId: context.keyId,
     checkpoint: context.checkpoint && {
       seq: context.checkpoint.seq,
-      record_hash: context.checkpoint.recordHash,
+      recordHash: context.checkpoint.recordHash,
       source: context.checkpoint.source,
     },
-    first_failure: result.firstFailure && {
+    firstFailure: result.firstFailure && {
       seq: result.firstFailure.seq,
       verdict: result.firstFailure.verdict,
       reason: result.firstFailure.reason,
     },
     // `--lineage` only: the signed checkpoint kept in the checkpoint store.
-    ...(context.kept === undefined ? {} : { kept_checkpoint: context.kept && { size: context.kept.size } }),
-    verified_head: result.head && { seq: result.head.seq, record_hash: result.head.recordHash },
+    keptCheckpoint: context.kept ? { size: context.kept.size } : null,
+    verifiedHead: result.head && { seq: result.head.seq, recordHash: result.head.recordHash },
     note: context.note,
-    ...(context.freshness === undefined ? {} : { freshness: freshnessShape(context.freshness) }),
-    ...(context.treeHead === undefined
-      ? {}
-      : { tree_head: context.treeHead && { size: context.treeHead.size, vouched_by: context.treeHead.vouchedBy } }),
-    ...(context.awaitingFromSeq === undefined ? {} : { awaiting_integration_from_seq: context.awaitingFromSeq }),
+    freshness: freshnessShape(context.freshness ?? null),
+    treeHead: context.treeHead ? { size: context.treeHead.size, vouchedBy: context.treeHead.vouchedBy } : null,
+    awaitingIntegrationFromSeq: context.awaitingFromSeq ?? null,
     records: result.records.map((r) => ({
       seq: r.seq,
-      residual_id: r.residualId,
+      residualId: r.residualId,
       verdict: r.verdict,
       reason: r.reason,
       // Who wrote it: only for a record that verifies (docs/authorship.md, "Who wrote it").
-      written_by: writtenByJson(writtenByOf(r)),
+      writtenBy: writtenByOutput(writtenByOf(r)),
     })),
   };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { FirstFailureOutput } from '../../client/shapes/first-failure-output';
 import { FreshnessShape } from '../../client/shapes/freshness-shape';
-import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { TimelineRecordOutput } from '../../client/shapes/timeline-record-output';
+import { Identifier } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { InspectUntrustedOutput } from './inspect-untrusted-output';
 import { LogCheckOutputFields } from './log-check-output-fields';
-import { TimelineRecordOutput } from './timeline-record-output';
 
 /**
  * `reseal_inspect`: a lineage's timeline, then its rejected and conflicting writes whose signed
@@ -13,7 +14,7 @@ import { TimelineRecordOutput } from './timeline-record-output';
 export const InspectOutput = z.object({
   lineageId: Identifier,
   verdict: z.enum(VerificationVerdict),
-  firstFailure: z.object({ seq: NonNegativeInt.nullable(), verdict: z.string(), reason: z.string() }).nullable(),
+  firstFailure: FirstFailureOutput.nullable(),
   records: z.array(TimelineRecordOutput),
   rejections: z.array(
     z.object({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { UntrustedRecordOutput } from '../../client/shapes/untrusted-record-output';
 import { UntrustedConflictOutput } from './untrusted-conflict-output';
 import { UNTRUSTED_NOTE } from './untrusted-note';
-import { UntrustedRecordOutput } from './untrusted-record-output';
+
 import { UntrustedRejectionOutput } from './untrusted-rejection-output';
 
 /**

@@ -431,9 +431,9 @@ export const inspectRefusalsCli: Reader = {
         .sort((a, b) => a.ms - b.ms)
         .map(({ item }) => item);
     const list = (items: Record<string, unknown>[]) =>
-      `[${items.map((item) => listedRefusal(item.reason, item.signature_verified)).join(', ')}]`;
-    const rejections = merged(json.rejections, json.untrusted?.rejections, 'rejected_at');
-    const conflicts = merged(json.conflicts, json.untrusted?.conflicts, 'conflicted_at');
+      `[${items.map((item) => listedRefusal(item.reason, item.signatureVerified)).join(', ')}]`;
+    const rejections = merged(json.rejections, json.untrusted?.rejections, 'rejectedAt');
+    const conflicts = merged(json.conflicts, json.untrusted?.conflicts, 'conflictedAt');
     return `exit ${run.exitCode} rejections ${list(rejections)} conflicts ${list(conflicts)}`;
   },
 };

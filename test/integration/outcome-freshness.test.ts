@@ -235,15 +235,15 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
     };
     writeFileSync(join(dir, 'old.json'), JSON.stringify(old));
     rows.push([
-      'none: cosignatures 1000 s old, no --max-age (inclusion only)',
+      'none: cosignatures 1000 s old, no --max-age-seconds (inclusion only)',
       'old.json',
       ['--policy', 'witnessed.txt'],
       'exit 0 VERIFIED_INTACT',
     ]);
     rows.push([
-      'cosignatures 1000 s old, --max-age 180',
+      'cosignatures 1000 s old, --max-age-seconds 180',
       'old.json',
-      ['--policy', 'witnessed.txt', '--max-age', '180'],
+      ['--policy', 'witnessed.txt', '--max-age-seconds', '180'],
       'exit 20 UNVERIFIED_TAMPER_RISK COSIGNATURES_TOO_OLD',
     ]);
     const observed: string[] = [];

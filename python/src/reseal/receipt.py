@@ -3,7 +3,7 @@
 Format 2 (the deployment chain, what ``reseal export --receipt`` writes by default) is checked
 with a C2SP tlog-policy (:func:`reseal.verify_chain_receipt`); format 1 (the lineage's signed
 checkpoint) with the log's verifier key (:func:`reseal.verify_checkpoint_receipt`). The same
-choice as ``reseal verify --receipt (--policy FILE [--max-age S] | --log-key KEY)`` (docs/cli.md).
+choice as ``reseal verify --receipt (--policy FILE [--max-age-seconds S] | --log-key KEY)`` (docs/cli.md).
 """
 
 from __future__ import annotations

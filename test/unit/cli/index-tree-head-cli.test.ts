@@ -29,8 +29,8 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     const json = JSON.parse((await runCli(['verify', '--lineage', LINEAGE, '--json', '--audit-macs'], io)).stdout);
     expect(json).toMatchObject({
       verdict: 'VERIFIED_INTACT',
-      tree_head: { size: 3, vouched_by: 'index' },
-      awaiting_integration_from_seq: null,
+      treeHead: { size: 3, vouchedBy: 'index' },
+      awaitingIntegrationFromSeq: null,
       freshness: { state: 'PROVEN' },
     });
   });
@@ -42,14 +42,14 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     expect(text.stdout).toMatch(/awaiting: +seq 2 on: sealed, awaiting integration/);
     const json = JSON.parse((await runCli(['verify', '--lineage', LINEAGE, '--json'], io)).stdout);
     expect(json).toMatchObject({
-      awaiting_integration_from_seq: 2,
-      tree_head: { size: 2, vouched_by: 'index' },
-      verified_head: { seq: 1 },
+      awaitingIntegrationFromSeq: 2,
+      treeHead: { size: 2, vouchedBy: 'index' },
+      verifiedHead: { seq: 1 },
       freshness: { state: 'SEALED_AWAITING_INTEGRATION' },
     });
     const inspect = await runCli(['inspect', '--lineage', LINEAGE, '--json'], io);
     expect(inspect.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
-    expect(JSON.parse(inspect.stdout)).toMatchObject({ awaiting_integration_from_seq: 2 });
+    expect(JSON.parse(inspect.stdout)).toMatchObject({ awaitingIntegrationFromSeq: 2 });
     const report = await runCli(['report', '--lineage', LINEAGE, '--json'], io);
     expect(report.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
     expect(JSON.parse(report.stdout).lineages[0].checkpoints[0]).toMatchObject({

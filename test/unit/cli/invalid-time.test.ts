@@ -58,7 +58,7 @@ describe('times read from stored items are printed safely', () => {
       expect(result.stdout).toContain(`  conflict ${INVALID}  STALE_EPOCH  residual r-fenced: `);
     });
 
-    it('--json: rejected_at and conflicted_at say the time is invalid', async () => {
+    it('--json: rejectedAt and conflictedAt say the time is invalid', async () => {
       const result = await inspect(true);
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
@@ -66,10 +66,10 @@ describe('times read from stored items are printed safely', () => {
       expect(out.records).toHaveLength(2);
       // Unsigned: listed only in untrusted (docs/cli.md, "Untrusted data").
       expect(out.untrusted.rejections).toEqual([
-        expect.objectContaining({ residual_id: 'r-forged', rejected_at: INVALID }),
+        expect.objectContaining({ residualId: 'r-forged', rejectedAt: INVALID }),
       ]);
       expect(out.untrusted.conflicts).toEqual([
-        expect.objectContaining({ residual_id: 'r-fenced', conflicted_at: INVALID }),
+        expect.objectContaining({ residualId: 'r-fenced', conflictedAt: INVALID }),
       ]);
     });
   });
@@ -84,7 +84,9 @@ describe('times read from stored items are printed safely', () => {
     } as never;
     const rows = timelineRows([raw], verification);
     expect(timelineText('l', rows, verification)).toContain(INVALID);
-    expect(timelineJson('l', rows, verification).records[0]?.sealed_at).toBe(INVALID);
+    const items = { rows, rejections: [], conflicts: [] };
+    const json = timelineJson('l', verification, items, { truncation: null, awaitingFromSeq: null });
+    expect(json.records[0]?.sealedAt).toBe(INVALID);
   });
 
   it('publish --wait: a rejection or conflict outcome at an invalid time prints, in text and --json', () => {

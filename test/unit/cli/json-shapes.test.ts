@@ -117,7 +117,7 @@ describe('policy --json is reseal.policy/1', () => {
       vkey,
       '--witness-url',
       'http://127.0.0.1:9/',
-      '--max-age',
+      '--max-age-seconds',
       '60',
       '--json',
     ];

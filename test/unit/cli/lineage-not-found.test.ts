@@ -101,12 +101,12 @@ describe('verify --lineage ties the MAC walk to the signed log (review)', () => 
       /^checkpoint: +\(none given; checked against the kept signed checkpoint of 3 records/m,
     );
     const json = await runCli(['verify', '--lineage', TEST_LINEAGE_ID, '--json'], { cwd: tmpdir(), connect });
-    expect(JSON.parse(json.stdout)).toMatchObject({ checkpoint: null, kept_checkpoint: { size: 3 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ checkpoint: null, keptCheckpoint: { size: 3 } });
   });
 });
 
 describe('inspect --lineage says whether truncation was checked', () => {
-  it('without a kept checkpoint or --checkpoint: "truncation: NOT checked" (text) and truncation_checked false (--json)', async () => {
+  it('without a kept checkpoint or --checkpoint: "truncation: NOT checked" (text) and truncationChecked false (--json)', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(2);
     await appendSealed(store, records);
@@ -114,7 +114,7 @@ describe('inspect --lineage says whether truncation was checked', () => {
     expect(text.exitCode).toBe(ExitCode.OK);
     expect(text.stdout).toMatch(/^truncation: +NOT checked: no kept checkpoint/m);
     const json = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--json'], withStore(store));
-    expect(JSON.parse(json.stdout)).toMatchObject({ truncation_checked: false });
+    expect(JSON.parse(json.stdout)).toMatchObject({ truncationChecked: false });
   });
 
   it('with a kept checkpoint or --checkpoint: checked, and against what', async () => {
@@ -126,7 +126,7 @@ describe('inspect --lineage says whether truncation was checked', () => {
       new ResealClient(OUTPUTS, { ...TEST_CLIENT_KEYS, store, anchor: testAnchor(), checkpointStore: kept });
     await runCli(['inspect', '--lineage', TEST_LINEAGE_ID], { cwd: tmpdir(), connect }); // keeps the checkpoint
     const again = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--json'], { cwd: tmpdir(), connect });
-    expect(JSON.parse(again.stdout)).toMatchObject({ truncation_checked: true });
+    expect(JSON.parse(again.stdout)).toMatchObject({ truncationChecked: true });
     const head = `1:${(records[1] as { recordHash: string }).recordHash}`;
     const given = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--checkpoint', head], withStore(store));
     expect(given.stdout).toMatch(/^truncation: +checked against --checkpoint \(seq 1\)$/m);

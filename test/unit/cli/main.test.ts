@@ -76,7 +76,7 @@ describe('reseal entry point', () => {
     expect(online).toContain('take `--checkpoint-store FILE`');
     const offline = doc.slice(doc.indexOf('## Offline commands'), doc.indexOf('## Online commands'));
     expect(offline).toContain(
-      '### `reseal verify --receipt RECEIPT.json (--policy POLICY [--max-age S] | --log-key KEY)',
+      '### `reseal verify --receipt RECEIPT.json (--policy POLICY [--max-age-seconds S] | --log-key KEY)',
     );
     // Each heading once: nothing documented twice.
     for (const heading of doc.match(/^#+ .*$/gm) ?? []) {

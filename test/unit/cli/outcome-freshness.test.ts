@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FreshnessPolicy } from '../../../client/freshness-policy';
+import { ReceiptVerificationShape } from '../../../client/shapes/receipt-verification-shape';
 import { formatVerifierKey } from '../../../shared/log/note-key';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import {
@@ -135,7 +136,7 @@ async function exportedReceipt(agoSeconds: number) {
       'r.json',
       '--policy',
       'policy.txt',
-      '--max-age',
+      '--max-age-seconds',
       '100000',
     ],
     { cwd: dir, connect: async (_stack, _store, _writer, policy) => s.client({ deps: policy ? { policy } : {} }) },
@@ -147,28 +148,47 @@ async function exportedReceipt(agoSeconds: number) {
 const verify = (dir: string, args: string[]) =>
   runCli(['verify', '--receipt', 'r.json', '--json', ...args], { cwd: dir, env: {} });
 
-describe('reseal verify --receipt (format 2) offline with --policy [--max-age]', () => {
-  it('verifies with the policy; --max-age checks the cosignature time; without it only inclusion is proven', async () => {
+describe('reseal verify --receipt (format 2) offline with --policy [--max-age-seconds]', () => {
+  it('verifies with the policy; --max-age-seconds checks the cosignature time; without it only inclusion is proven', async () => {
     const dir = await exportedReceipt(600);
     const receipt = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     expect(receipt.formatVersion).toBe(2);
     const plain = await verify(dir, ['--policy', 'policy.txt']);
     expect(plain.exitCode, plain.stdout).toBe(0);
+    // The reseal.receipt-verification/1 shape exactly (docs/cli.md, "One shape per concept").
+    expect(ReceiptVerificationShape.parse(JSON.parse(plain.stdout))).toEqual(JSON.parse(plain.stdout));
+    expect(JSON.parse(plain.stdout).freshness.quorumTime).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expect(JSON.parse(plain.stdout)).toMatchObject({
+      format: 'reseal.receipt-verification/1',
       verdict: 'VERIFIED_INTACT',
-      format_version: 2,
+      receiptFormat: 2,
       seq: 1,
-      freshness: { checked: false, witnessing: 'WITNESSED', age_seconds: 600, refusal: null },
+      freshness: { checked: false, witnessing: 'WITNESSED', ageSeconds: 600, refusal: null },
     });
-    const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age', '900']);
+    const fresh = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '900']);
     expect(fresh.exitCode).toBe(0);
-    expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, max_age_seconds: 900 });
-    const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180']);
+    expect(JSON.parse(fresh.stdout).freshness).toMatchObject({ checked: true, maxAgeSeconds: 900 });
+    const stale = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '180']);
     expect(stale.exitCode).toBe(20);
     expect(JSON.parse(stale.stdout)).toMatchObject({
       verdict: 'UNVERIFIED_TAMPER_RISK',
       freshness: { refusal: 'COSIGNATURES_TOO_OLD' },
     });
+  });
+
+  // docs/cli.md, "Time units": the former name still works, in seconds, with a note; both is bad input.
+  it('the former --max-age still checks the age in seconds, with a one-line note naming --max-age-seconds; both names is exit 2', async () => {
+    const dir = await exportedReceipt(600);
+    const former = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180']);
+    expect(former.exitCode).toBe(20);
+    expect(JSON.parse(former.stdout).freshness).toMatchObject({ refusal: 'COSIGNATURES_TOO_OLD' });
+    expect(former.stderr).toBe('reseal: --max-age is now --max-age-seconds (seconds); --max-age still works for now\n');
+    const both = await verify(dir, ['--policy', 'policy.txt', '--max-age', '180', '--max-age-seconds', '180']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('give --max-age-seconds or --max-age, not both');
+    const help = await runCli(['verify', '--help'], { cwd: dir, env: {} });
+    expect(help.stdout).toContain('--max-age-seconds <s>');
+    expect(help.stdout).not.toMatch(/--max-age </);
   });
 
   it('--log-key alone checks it under quorum none (inclusion, UNWITNESSED); neither a policy nor a key is exit 2', async () => {
@@ -199,12 +219,12 @@ describe('reseal verify --receipt (format 1) with --policy', () => {
 
   it('a witnessed policy: POLICY_NOT_MET, exit 20, never VERIFIED_INTACT with no freshness', async () => {
     const dir = await formatOne();
-    const run = await verify(dir, ['--policy', 'policy.txt', '--max-age', '60']);
+    const run = await verify(dir, ['--policy', 'policy.txt', '--max-age-seconds', '60']);
     expect(run.exitCode).toBe(20);
     const json = JSON.parse(run.stdout);
     expect(json).toMatchObject({
       verdict: 'UNVERIFIED_TAMPER_RISK',
-      format_version: 1,
+      receiptFormat: 1,
       freshness: { checked: false, witnessing: 'WITNESSED', refusal: 'POLICY_NOT_MET' },
     });
     expect(json.reason).toMatch(/format-1 receipt carries no deployment chain.*export format 2/);

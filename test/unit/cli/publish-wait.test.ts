@@ -311,26 +311,24 @@ describe('reseal inspect --lineage: rejections and conflicts after the timeline'
     });
     const out = JSON.parse(result.stdout);
     const status = Object.fromEntries(
-      [...out.rejections, ...out.untrusted.rejections].map(
-        (r: { residual_id: string; signature_verified: boolean }) => [r.residual_id, r.signature_verified],
-      ),
+      [...out.rejections, ...out.untrusted.rejections].map((r: { residualId: string; signatureVerified: boolean }) => [
+        r.residualId,
+        r.signatureVerified,
+      ]),
     );
     expect(status).toEqual({ 'r-genuine': true, 'r-copied': false });
-    expect(out.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual(['r-genuine']);
+    expect(out.rejections.map((r: { residualId: string }) => r.residualId)).toEqual(['r-genuine']);
   });
 
-  it('--json: unsigned rejections and conflicts only under untrusted, next to the records, snake_case', async () => {
+  it('--json: unsigned rejections and conflicts only under untrusted, next to the records (reseal.timeline/1)', async () => {
     const result = await inspect(true);
     const out = JSON.parse(result.stdout);
     expect(out.records).toHaveLength(2);
     expect(out.rejections).toEqual([]);
     expect(out.conflicts).toEqual([]);
-    expect(out.untrusted.rejections.map((r: { residual_id: string }) => r.residual_id)).toEqual([
-      'r-stale',
-      'r-schema',
-    ]);
+    expect(out.untrusted.rejections.map((r: { residualId: string }) => r.residualId)).toEqual(['r-stale', 'r-schema']);
     expect(out.untrusted.conflicts).toEqual([
-      expect.objectContaining({ reason: 'STALE_EPOCH', residual_id: 'r-fenced', conflicted_at: expect.any(String) }),
+      expect.objectContaining({ reason: 'STALE_EPOCH', residualId: 'r-fenced', conflictedAt: expect.any(String) }),
     ]);
   });
 });
@@ -373,8 +371,8 @@ describe('hostile refusal items: shown escaped and marked, never crashing the li
     const json = JSON.parse((await inspectWith([junk], true)).stdout);
     expect(json.untrusted.rejections).toEqual([
       expect.objectContaining({
-        residual_id: 'r-junk',
-        signature_verified: false,
+        residualId: 'r-junk',
+        signatureVerified: false,
         unreadable: 'unreadable rejectedVariables',
       }),
     ]);

@@ -70,8 +70,8 @@ describe('reseal inspect --lineage: planted text only in the untrusted section, 
     const result = await inspect(true);
     expect(result.exitCode).toBe(20);
     const out = JSON.parse(result.stdout);
-    expect(out.records[2]).toMatchObject({ seq: 2, session_id: null, residual_id: null });
-    expect(out.untrusted.records).toEqual([expect.objectContaining({ seq: 2, residual_id: HOSTILE_ID })]);
+    expect(out.records[2]).toMatchObject({ seq: 2, sessionId: null, residualId: null });
+    expect(out.untrusted.records).toEqual([expect.objectContaining({ seq: 2, residualId: HOSTILE_ID })]);
     expectGuarantee(
       context,
       {

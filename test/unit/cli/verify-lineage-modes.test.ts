@@ -40,9 +40,9 @@ describe('docs/verifiable-log.md "Verifying a whole lineage": verify --lineage b
     expect(json.exitCode).toBe(ExitCode.OK);
     expect(JSON.parse(json.stdout)).toMatchObject({
       verdict: 'VERIFIED_INTACT',
-      records_checked: 3,
-      authenticated_by: 'signed-tree',
-      mac_check: 'signed-tree',
+      recordsChecked: 3,
+      authenticatedBy: 'signed-tree',
+      macCheck: 'signed-tree',
     });
     const text = await runCli(['verify', '--lineage', LINEAGE], options);
     expect(text.stdout).toMatch(/authenticated by:\s+the signed tree/);
@@ -53,7 +53,7 @@ describe('docs/verifiable-log.md "Verifying a whole lineage": verify --lineage b
     const { verifyMac, options } = await setup();
     const run = await runCli(['verify', '--lineage', LINEAGE, '--audit-macs', '--json'], options);
     expect(run.exitCode).toBe(ExitCode.OK);
-    expect(JSON.parse(run.stdout)).toMatchObject({ authenticated_by: 'macs', mac_check: 'kms' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ authenticatedBy: 'macs', macCheck: 'kms' });
     expect(verifyMac).toHaveBeenCalledTimes(3);
   });
 
@@ -63,11 +63,11 @@ describe('docs/verifiable-log.md "Verifying a whole lineage": verify --lineage b
     const run = await runCli(['verify', '--lineage', LINEAGE, '--json'], options);
     expect(run.exitCode).toBe(ExitCode.TAMPER);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ verdict: 'HASH_MISMATCH', authenticated_by: 'signed-tree' });
+    expect(report).toMatchObject({ verdict: 'HASH_MISMATCH', authenticatedBy: 'signed-tree' });
     // No record is called intact and no head verified: nothing authenticated them (the forged one least of all).
     expect(report.records.length).toBeGreaterThan(0);
     for (const record of report.records) expect(record.verdict).not.toBe('VERIFIED_INTACT');
-    expect(report.verified_head).toBeNull();
+    expect(report.verifiedHead).toBeNull();
     expect(verifyMac).not.toHaveBeenCalled();
     // The MAC audit catches it too, by its MAC.
     const audit = await runCli(['verify', '--lineage', LINEAGE, '--audit-macs', '--json'], options);

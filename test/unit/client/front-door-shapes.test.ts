@@ -6,8 +6,14 @@ import { recallJson } from '../../../cli/format/recall';
 import { DeltaShape } from '../../../client/shapes/delta-shape';
 import { FreshnessShape } from '../../../client/shapes/freshness-shape';
 import { RecallShape } from '../../../client/shapes/recall-shape';
+import { TimelineShape } from '../../../client/shapes/timeline-shape';
+import { VerificationShape } from '../../../client/shapes/verification-shape';
 import { WriteOutcomeShape, writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
+import { InspectOutput } from '../../../mcp/outputs/inspect-output';
+import { VerifyOutput } from '../../../mcp/outputs/verify-output';
 import { recallResult } from '../../../mcp/recall-result';
+import { inspectLineage } from '../../../mcp/tools/inspect';
+import { verifyLineage } from '../../../mcp/tools/verify';
 import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
 import { inProcessRecallClient } from '../../helpers/factories';
@@ -134,5 +140,45 @@ describe('one shape per concept: the CLI --json and the MCP tools agree', () => 
     expect(FreshnessShape.safeParse({ format: 'reseal.freshness/2' }).success).toBe(false);
     expect(WriteOutcomeShape.safeParse({ format: 'reseal.recall/1', outcome: 'TIMEOUT' }).success).toBe(false);
     expect(DeltaShape.safeParse({ format: 'reseal.freshness/1' }).success).toBe(false);
+  });
+
+  it('a lineage walked (reseal.timeline/1, reseal.verification/1): inspect and verify --lineage --json, reseal_inspect and reseal_verify', async () => {
+    const s = integratedStack();
+    const lineageId = testLineageId('lin-shapes-walk');
+    for (const r of ['r-0', 'r-1', 'r-2']) await s.send({ lineageId, residualId: r });
+    await s.integrate();
+    const io = { cwd: tmpdir(), connect: async () => s.client() };
+    const deps = { client: s.client() } as never;
+
+    const inspected = await runCli(['inspect', '--lineage', lineageId, '--json'], io);
+    expect(inspected.exitCode, inspected.stderr).toBe(0);
+    const cliTimeline = TimelineShape.parse(JSON.parse(inspected.stdout));
+    const mcpTimeline = InspectOutput.parse(structured(await inspectLineage(deps, { lineageId })));
+    // The timeline records and the first failure are the same shapes, so the same values.
+    expect(cliTimeline.records).toEqual(mcpTimeline.records);
+    expect(cliTimeline.records.map((r) => r.seq)).toEqual([0, 1, 2]);
+    expect({ ...cliTimeline, format: undefined }).toMatchObject({
+      lineageId: mcpTimeline.lineageId,
+      verdict: mcpTimeline.verdict,
+      firstFailure: mcpTimeline.firstFailure,
+      freshness: mcpTimeline.freshness,
+      awaitingIntegrationFromSeq: mcpTimeline.awaitingIntegrationFromSeq,
+    });
+
+    const verified = await runCli(['verify', '--lineage', lineageId, '--json', '--audit-macs'], io);
+    expect(verified.exitCode, verified.stderr).toBe(0);
+    const cliWalk = VerificationShape.parse(JSON.parse(verified.stdout));
+    const mcpWalk = VerifyOutput.parse(structured(await verifyLineage(deps, { lineageId })));
+    expect(cliWalk).toMatchObject({
+      lineageId: mcpWalk.lineageId,
+      verdict: mcpWalk.verdict,
+      recordsChecked: mcpWalk.records,
+      verifiedHead: mcpWalk.head,
+      freshness: mcpWalk.freshness,
+      awaitingIntegrationFromSeq: mcpWalk.awaitingIntegrationFromSeq,
+      treeHead: { size: mcpWalk.treeHead?.size, vouchedBy: mcpWalk.treeHead?.vouchedBy },
+    });
+    // Who wrote each record: the same WrittenByOutput on both surfaces.
+    expect(cliWalk.records.map((r) => ({ seq: r.seq, writtenBy: r.writtenBy }))).toEqual(mcpWalk.writtenBy);
   });
 });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { escapedStrings } from '../../shared/schemas/escaped-text';
+import type { TimelineRow } from '../timeline-rows';
 
 /**
  * A stored record that does not verify, as the table holds it: the text fields its timeline row
@@ -13,8 +15,24 @@ export const UntrustedRecordOutput = z.object({
   residualId: z.string().nullable(),
   sealedAtMs: z.number().nullable(),
   supersedes: z.object({ seq: z.number(), recordHash: z.string() }).nullable(),
+  guardVerdictDigest: z.string().nullable(),
   /** The writer key id the stored item claims (unverified). */
   claimedWriterKeyId: z.string().nullable(),
 });
 /** Type of {@link UntrustedRecordOutput}. */
 export type UntrustedRecordOutput = z.infer<typeof UntrustedRecordOutput>;
+
+/** A record that does not verify (a timeline row), as stored, every string escaped. */
+export const untrustedRecordOutput = (r: TimelineRow): UntrustedRecordOutput =>
+  escapedStrings({
+    seq: r.seq,
+    verification: r.verification,
+    generationEpoch: r.generationEpoch,
+    authority: r.authority,
+    sessionId: r.sessionId,
+    residualId: r.residualId,
+    sealedAtMs: r.sealedAtMs,
+    supersedes: r.supersedes,
+    guardVerdictDigest: r.guardVerdictDigest,
+    claimedWriterKeyId: r.claimedWriterKeyId,
+  }) as UntrustedRecordOutput;
