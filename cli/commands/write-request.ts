@@ -56,7 +56,7 @@ export function registerWriteRequest(program: Command, ctx: CommandContext): voi
     .command('write-request')
     .summary('build a residual write request for publish and guard, unsigned unless --sign (offline)')
     .description(
-      'Builds a residual write request (offline) and prints it as JSON. Unsigned by default: publish signs it when it sends it (and adds the inception policy to a lineage\'s first write). --sign signs it now with the writer key, for reseal guard and for a sender that puts it on the queue itself; --inception adds the writer key\'s own policy.',
+      "Builds a residual write request (offline) and prints it as JSON. Unsigned by default: publish signs it when it sends it (and adds the inception policy to a lineage's first write). --sign signs it now with the writer key, for reseal guard and for a sender that puts it on the queue itself; --inception adds the writer key's own policy.",
     )
     .option('--lineage <ID>', 'the lineage id (or --label with the writer key)')
     .option('--label <L>', "the lineage label: the id is the label under the writer key's own policy")
