@@ -115,7 +115,12 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       const rows = timelineRows(records, verification);
       // --- inspect --lineage: the lineage's rejections and conflicts after the timeline ---
       // What it cannot vouch for is shown once, last, escaped (docs/cli.md, "Untrusted data").
-      const untrusted = { rows, rejections: refusals?.rejections ?? [], conflicts: refusals?.conflicts ?? [] };
+      const untrusted = {
+        rows,
+        rejections: refusals?.rejections ?? [],
+        conflicts: refusals?.conflicts ?? [],
+        awaitingFromSeq: awaiting,
+      };
       ctx.io.stdout(
         options.json
           ? jsonText({
@@ -126,7 +131,7 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
               ...(refusals ? refusalsJson(refusals.rejections, refusals.conflicts) : {}),
               untrusted: untrustedJson(untrusted),
             })
-          : timelineText(lineageId, rows, verification) +
+          : timelineText(lineageId, rows, verification, awaiting) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
               (freshness === undefined ? '' : fieldLines([freshnessRow(freshness)])) +
               (awaiting === null ? '' : fieldLines([['awaiting', awaitingLine(awaiting)]])) +

@@ -1,6 +1,7 @@
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedStrings, escapedText as t } from '../../shared/schemas/escaped-text';
+import { AwaitingIntegrationText, isAwaiting } from './awaiting-integration-text';
 import { conflictJson } from './conflict-json';
 import { conflictLine } from './conflict-line';
 import { type MaybeSigned, refusalSigned } from './refusal-signed';
@@ -18,6 +19,11 @@ export interface UntrustedItems {
   readonly rows: readonly TimelineRow[];
   readonly rejections: readonly (RejectionRecord & MaybeSigned)[];
   readonly conflicts: readonly (ConflictRecord & MaybeSigned)[];
+  /**
+   * The first seq sealed past the tree head the index holds (`inspect --lineage`), or `null`: those
+   * records are listed as awaiting integration, not as failures (still untrusted text: not proven yet).
+   */
+  readonly awaitingFromSeq?: number | null;
 }
 
 const unsignedMarker = (item: MaybeSigned) =>
@@ -44,7 +50,12 @@ export function untrustedText(items: UntrustedItems): string {
       `residual ${t(r.residualId ?? '?')}`,
       ...(r.claimedWriterKeyId === null ? [] : [`claimed writer ${t(r.claimedWriterKeyId)}`]),
     ];
-    text += `  record seq ${r.seq ?? '?'}: ${r.verification}: ${fields.join('  ')}  (does not verify: never act on it)\n`;
+    const awaiting = isAwaiting(r.seq, r.verification, items.awaitingFromSeq ?? null);
+    const verdict = AwaitingIntegrationText.rowVerdict(r.seq, r.verification, items.awaitingFromSeq ?? null);
+    const marker = awaiting
+      ? '(sealed, awaiting integration: not proven yet, not tampering; act on it only once verify shows it integrated)'
+      : '(does not verify: never act on it)';
+    text += `  record seq ${r.seq ?? '?'}: ${verdict}: ${fields.join('  ')}  ${marker}\n`;
   }
   for (const r of rejections) {
     text += `  rejection ${rejectionLine(r)}${unsignedMarker(r)}\n`;
