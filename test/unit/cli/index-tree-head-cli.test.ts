@@ -59,7 +59,7 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     });
   });
 
-  it('verify and inspect --lineage text name records past the indexed tree head AWAITING_INTEGRATION, never a tamper verdict', async () => {
+  it('verify, inspect and report --lineage text name records past the indexed tree head AWAITING_INTEGRATION, never a tamper verdict', async () => {
     const io = await unsigned(3, 2);
     const inspect = await runCli(['inspect', '--lineage', LINEAGE], io);
     expect(inspect.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
@@ -81,6 +81,13 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     expect(verify.stdout).toMatch(/verdict: +AWAITING_INTEGRATION: seq 0 to 1 VERIFIED_INTACT/);
     expect(verify.stdout).toMatch(/verified head: +seq 1 [0-9a-f]{64} \(the last integrated record\)/);
     expect(verify.stdout).not.toContain('UNVERIFIED_TAMPER_RISK');
+    // docs/cli.md, "reseal report": the page says the same (its chart keeps the walk's verdicts).
+    const page = await runCli(['report', '--lineage', LINEAGE], io);
+    expect(page.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(page.stdout).toContain('Chain: <span class="awaiting">AWAITING_INTEGRATION: seq 0 to 1 VERIFIED_INTACT');
+    expect(page.stdout).toContain('<td><span class="awaiting">AWAITING_INTEGRATION</span></td>');
+    expect(page.stdout).toContain('<span class="awaiting">SEALED_AWAITING_INTEGRATION</span>');
+    expect(page.stdout).not.toContain('<span class="bad">');
     // Nothing integrated yet: every record awaits integration, and the text says so.
     const none = await runCli(['verify', '--lineage', LINEAGE], await unsigned(2, 0));
     expect(none.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
