@@ -8,17 +8,19 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
  * `AWAITING_INTEGRATION`, never a tamper verdict. `--json` keeps the walk's verdicts as they are.
  */
 export const AwaitingIntegrationText = {
-  /** The `chain:` / `verdict:` value: what verified, and from which seq the records await integration. */
-  verdict(fromSeq: number): string {
+  /** The `chain:` / `verdict:` value: one token, as every verdict there (readers take the first word). */
+  verdict: 'AWAITING_INTEGRATION',
+  /** What verified, and from which seq the records await integration (the report's `Chain:` line). */
+  summary(fromSeq: number): string {
     const verified =
       fromSeq === 0
         ? 'no record integrated yet'
         : `seq 0 to ${fromSeq - 1} VERIFIED_INTACT against the tree head the index holds`;
     return `AWAITING_INTEGRATION: ${verified}; seq ${fromSeq} on sealed, awaiting integration (not tampering)`;
   },
-  /** The `first failure:` value: none, since records awaiting integration did not fail. */
+  /** The `first failure:` value: none, since records awaiting integration did not fail; what verified instead. */
   firstFailure(fromSeq: number): string {
-    return `(none: seq ${fromSeq} on sealed, awaiting integration, see awaiting)`;
+    return `(none: ${AwaitingIntegrationText.summary(fromSeq).slice('AWAITING_INTEGRATION: '.length)})`;
   },
   /** The verification shown for a record of seq `seq` in a timeline row. */
   rowVerdict(seq: number | null, verdict: string, fromSeq: number | null): string {

@@ -48,7 +48,7 @@ export function timelineText(
     ['lineage', lineageId],
     ['records', String(rows.length)],
     ['epochs', epochs.length === 0 ? '(none)' : `${Math.min(...epochs)} to ${Math.max(...epochs)}`],
-    ['chain', awaitingFromSeq === null ? verification.verdict : AwaitingIntegrationText.verdict(awaitingFromSeq)],
+    ['chain', awaitingFromSeq === null ? verification.verdict : AwaitingIntegrationText.verdict],
     [
       'first failure',
       awaitingFromSeq !== null

@@ -111,7 +111,7 @@ export function verificationText(result: ChainVerification, context: Verificatio
   // Records sealed past the indexed tree head: awaiting integration, never a tamper verdict in text.
   const awaiting = context.awaitingFromSeq ?? null;
   const rows: [string, string][] = [
-    ['verdict', awaiting === null ? result.verdict : AwaitingIntegrationText.verdict(awaiting)],
+    ['verdict', awaiting === null ? result.verdict : AwaitingIntegrationText.verdict],
     ['lineage', context.lineageId],
     ['records checked', String(result.records.length)],
     ...(context.authenticatedBy === undefined

@@ -127,7 +127,7 @@ function lineageSection(lineage: LineageReport, index: number, charts: { id: str
       ? `<p>Chain: <span class="${verdictClass(lineage.verdict)}">${e(lineage.verdict)}</span>` +
           (lineage.firstFailure ? `; first failure: ${e(lineage.firstFailure)}` : '') +
           '</p>'
-      : `<p>Chain: <span class="awaiting">${e(AwaitingIntegrationText.verdict(awaiting))}</span></p>`,
+      : `<p>Chain: <span class="awaiting">${e(AwaitingIntegrationText.summary(awaiting))}</span></p>`,
   );
   parts.push(
     '<h3>Checkpoints</h3>',
