@@ -108,7 +108,9 @@ function callerHead(recall: VerifiedRecall): HeadOutput | null {
  *   integration it is absent and how many records not yet integrated were searched);
  * - `INVALID_REQUEST` → `INVALID_INPUT`;
  *   each of these three with the stored answer's words only in `untrusted`, escaped (docs/mcp.md, "Untrusted data");
- * - `UNTRIAGEABLE` → `UNTRIAGEABLE`.
+ * - `UNTRIAGEABLE` → `UNTRIAGEABLE`;
+ * - `AWAITING_INTEGRATION` → `AWAITING_INTEGRATION` (sealed past the indexed tree head: not proven
+ *   yet, not tampering; never `TIMEOUT`, which is no answer in `timeoutMs`).
  */
 export function recallResult(input: {
   readonly recall: VerifiedRecall;
@@ -155,14 +157,19 @@ export function recallResult(input: {
     case RecallEnd.NOT_INTACT:
       return tamperFromRecall(recall);
     case RecallEnd.AWAITING_INTEGRATION:
+      // Not a timeout (an answer came, and was checked) and not tampering: the record's tree is the
+      // sealer's word alone until the next integration (docs/mcp.md, `reseal_recall`), as the CLI's exit 3.
       return toolError(
-        ToolErrorCode.TIMEOUT,
-        `record of ${recall.lineageId} is sealed, awaiting integration: not proven memory yet (and not tampering)`,
-        'recall again after the integration interval',
+        ToolErrorCode.AWAITING_INTEGRATION,
+        `record of ${recall.lineageId} is sealed, awaiting integration: proven only in a head the sealer MAC'd, past the tree head the index holds; not proven memory yet, and not tampering`,
+        'do not act on this record yet: recall again after the next integration (seconds); the records the index holds can be recalled now',
         {
           requestId: recall.requestId,
           lineageId: recall.lineageId,
           proven: false,
+          verdict: null,
+          checkpointSize: recall.checks.checkpointSize,
+          truncationChecked: recall.truncationChecked,
           freshness: freshnessShape(recall.freshness),
         },
       );

@@ -37,7 +37,7 @@ const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
     'fenced out: a newer generation owns this lineage; do not retry with this generationEpoch (recall the lineage first)',
   LOST_RACE: 'the head kept moving: call reseal_write again with the same arguments',
   LINEAGE_INCONSISTENT:
-    "the lineage's stored head disagrees with its records: call reseal_verify; writing again cannot help",
+    "the lineage's stored head disagrees with its records, or went back behind what the sealer sealed (the reason says which, and what the operator can do): writing again cannot help until the lineage is repaired; reseal_verify checks the records the index holds, so it can be intact when only records not yet integrated were removed",
 };
 
 /**

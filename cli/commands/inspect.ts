@@ -113,13 +113,18 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       const rows = timelineRows(records, verification);
       // --- inspect --lineage: the lineage's rejections and conflicts after the timeline ---
       // What it cannot vouch for is shown once, last, escaped (docs/cli.md, "Untrusted data").
-      const untrusted = { rows, rejections: refusals?.rejections ?? [], conflicts: refusals?.conflicts ?? [] };
+      const untrusted = {
+        rows,
+        rejections: refusals?.rejections ?? [],
+        conflicts: refusals?.conflicts ?? [],
+        awaitingFromSeq: awaiting,
+      };
       ctx.io.stdout(
         options.json
           ? jsonText(
               timelineJson(lineageId, verification, untrusted, { truncation, freshness, awaitingFromSeq: awaiting }),
             )
-          : timelineText(lineageId, rows, verification) +
+          : timelineText(lineageId, rows, verification, awaiting) +
               (truncation ? fieldLines([['truncation', truncation.line]]) : '') +
               (freshness === undefined ? '' : fieldLines([freshnessRow(freshness)])) +
               (awaiting === null ? '' : fieldLines([['awaiting', awaitingLine(awaiting)]])) +

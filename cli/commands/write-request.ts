@@ -44,7 +44,7 @@ interface WriteRequestOptions extends WriterKeyOptions {
 const VariablesFile = z.array(SessionVariableSchema);
 
 /**
- * `reseal write-request`: builds an unsigned residual write request (docs/guard.md, "Input") from
+ * `reseal write-request`: builds a residual write request (docs/guard.md, "Input"), unsigned unless `--sign`, from
  * a payload, a manifest (`reseal manifest`) and the session's facts, with the builder the client
  * uses (`writeRequest`, client/builders.ts), and prints it as JSON. The lineage is given by id, or
  * by `--label` and the writer key (its self-certifying id, as `reseal lineage-id` prints it), so a
@@ -56,7 +56,10 @@ const VariablesFile = z.array(SessionVariableSchema);
 export function registerWriteRequest(program: Command, ctx: CommandContext): void {
   program
     .command('write-request')
-    .summary('build an unsigned residual write request for publish and guard (offline)')
+    .summary('build a residual write request for publish and guard, unsigned unless --sign (offline)')
+    .description(
+      "Builds a residual write request (offline) and prints it as JSON. Unsigned by default: publish signs it when it sends it (and adds the inception policy to a lineage's first write). --sign signs it now with the writer key, for reseal guard and for a sender that puts it on the queue itself; --inception adds the writer key's own policy.",
+    )
     .option('--lineage <ID>', 'the lineage id (or --label with the writer key)')
     .option('--label <L>', "the lineage label: the id is the label under the writer key's own policy")
     .option(...WRITER_KEY_OPTION)

@@ -2,12 +2,23 @@ import { isoTime } from '../../client/iso-time';
 import type { TimelineRow } from '../../client/timeline-rows';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
+import { AwaitingIntegrationText } from './awaiting-integration-text';
 import { fieldLines } from './field-lines';
 import { shownRow } from './shown-row';
 import { writtenByLines } from './written-by-lines';
 
-/** A readable timeline: one line per record (seq, epoch, authority, session, residual, time, verdicts). */
-export function timelineText(lineageId: string, rows: readonly TimelineRow[], verification: ChainVerification): string {
+/**
+ * A readable timeline: one line per record (seq, epoch, authority, session, residual, time, verdicts).
+ * `awaitingFromSeq` (`inspect --lineage` tied to the index): the first seq sealed past the indexed
+ * tree head; the chain and those rows then read `AWAITING_INTEGRATION`, not a tamper verdict
+ * (docs/cli.md, "Online commands").
+ */
+export function timelineText(
+  lineageId: string,
+  rows: readonly TimelineRow[],
+  verification: ChainVerification,
+  awaitingFromSeq: number | null = null,
+): string {
   const table: string[][] = [
     ['SEQ', 'EPOCH', 'AUTHORITY', 'SESSION', 'RESIDUAL', 'SEALED AT (UTC)', 'SUPERSEDES', 'GUARD', 'VERIFICATION'],
   ];
@@ -22,7 +33,7 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
       r.sealedAtMs === null ? '?' : isoTime(r.sealedAtMs),
       r.supersedes ? `seq ${r.supersedes.seq}` : '-',
       r.guardVerdictDigest ? `${r.guardVerdictDigest.slice(0, 12)}…` : '?',
-      r.verification,
+      AwaitingIntegrationText.rowVerdict(r.seq, r.verification, awaitingFromSeq),
     ]);
   }
   const widths = table[0]?.map((_, col) => Math.max(...table.map((row) => (row[col] ?? '').length))) ?? [];
@@ -37,13 +48,15 @@ export function timelineText(lineageId: string, rows: readonly TimelineRow[], ve
     ['lineage', lineageId],
     ['records', String(rows.length)],
     ['epochs', epochs.length === 0 ? '(none)' : `${Math.min(...epochs)} to ${Math.max(...epochs)}`],
-    ['chain', verification.verdict],
+    ['chain', awaitingFromSeq === null ? verification.verdict : AwaitingIntegrationText.verdict],
     [
       'first failure',
-      verification.firstFailure
-        ? `seq ${verification.firstFailure.seq ?? '?'}: ${verification.firstFailure.verdict}: ${verification.firstFailure.reason}`
-        : '(none)',
+      awaitingFromSeq !== null
+        ? AwaitingIntegrationText.firstFailure(awaitingFromSeq)
+        : verification.firstFailure
+          ? `seq ${verification.firstFailure.seq ?? '?'}: ${verification.firstFailure.verdict}: ${verification.firstFailure.reason}`
+          : '(none)',
     ],
   ]);
-  return `${summary}\n${lines.join('\n')}\n${writtenByLines(rows.map(shownRow))}`;
+  return `${summary}\n${lines.join('\n')}\n${writtenByLines(rows.map(shownRow), awaitingFromSeq)}`;
 }

@@ -5,6 +5,7 @@ import { untrustedRecordOutput } from '../../client/shapes/untrusted-record-outp
 import type { TimelineRow } from '../../client/timeline-rows';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedStrings, escapedText as t } from '../../shared/schemas/escaped-text';
+import { AwaitingIntegrationText, isAwaiting } from './awaiting-integration-text';
 import { conflictLine } from './conflict-line';
 import { type MaybeSigned, refusalSigned } from './refusal-signed';
 import { rejectionDetailLines } from './rejection-detail-lines';
@@ -20,6 +21,11 @@ export interface UntrustedItems {
   readonly rows: readonly TimelineRow[];
   readonly rejections: readonly (RejectionRecord & MaybeSigned)[];
   readonly conflicts: readonly (ConflictRecord & MaybeSigned)[];
+  /**
+   * The first seq sealed past the tree head the index holds (`inspect --lineage`), or `null`: those
+   * records are listed as awaiting integration, not as failures (still untrusted text: not proven yet).
+   */
+  readonly awaitingFromSeq?: number | null;
 }
 
 const unsignedMarker = (item: MaybeSigned) =>
@@ -46,7 +52,12 @@ export function untrustedText(items: UntrustedItems): string {
       `residual ${t(r.residualId ?? '?')}`,
       ...(r.claimedWriterKeyId === null ? [] : [`claimed writer ${t(r.claimedWriterKeyId)}`]),
     ];
-    text += `  record seq ${r.seq ?? '?'}: ${r.verification}: ${fields.join('  ')}  (does not verify: never act on it)\n`;
+    const awaiting = isAwaiting(r.seq, r.verification, items.awaitingFromSeq ?? null);
+    const verdict = AwaitingIntegrationText.rowVerdict(r.seq, r.verification, items.awaitingFromSeq ?? null);
+    const marker = awaiting
+      ? '(sealed, awaiting integration: not proven yet, not tampering; act on it only once verify shows it integrated)'
+      : '(does not verify: never act on it)';
+    text += `  record seq ${r.seq ?? '?'}: ${verdict}: ${fields.join('  ')}  ${marker}\n`;
   }
   for (const r of rejections) {
     text += `  rejection ${rejectionLine(r)}${unsignedMarker(r)}\n`;

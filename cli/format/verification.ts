@@ -6,6 +6,7 @@ import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
+import { AwaitingIntegrationText } from './awaiting-integration-text';
 import { fieldLines } from './field-lines';
 import { freshnessLine } from './freshness';
 import { writtenByLines } from './written-by-lines';
@@ -107,8 +108,10 @@ const MAC_CHECK_TEXT: Record<MacCheck, string> = {
  */
 export function verificationText(result: ChainVerification, context: VerificationContext): string {
   const failure = result.firstFailure;
+  // Records sealed past the indexed tree head: awaiting integration, never a tamper verdict in text.
+  const awaiting = context.awaitingFromSeq ?? null;
   const rows: [string, string][] = [
-    ['verdict', result.verdict],
+    ['verdict', awaiting === null ? result.verdict : AwaitingIntegrationText.verdict],
     ['lineage', context.lineageId],
     ['records checked', String(result.records.length)],
     ...(context.authenticatedBy === undefined
@@ -128,14 +131,23 @@ export function verificationText(result: ChainVerification, context: Verificatio
         ? `seq ${context.checkpoint.seq} ${context.checkpoint.recordHash} (${context.checkpoint.source})`
         : noCheckpointGiven(context.kept),
     ],
-    ['first failure', failure ? `seq ${failure.seq ?? '?'}: ${failure.verdict}: ${failure.reason}` : '(none)'],
+    [
+      'first failure',
+      awaiting !== null
+        ? AwaitingIntegrationText.firstFailure(awaiting)
+        : failure
+          ? `seq ${failure.seq ?? '?'}: ${failure.verdict}: ${failure.reason}`
+          : '(none)',
+    ],
     [
       'verified head',
       result.head && result.verdict === VerificationVerdict.VERIFIED_INTACT
         ? `seq ${result.head.seq} ${result.head.recordHash}`
-        : result.head
-          ? `(intact prefix ends at seq ${result.head.seq})`
-          : '(none)',
+        : result.head && awaiting !== null
+          ? `seq ${result.head.seq} ${result.head.recordHash} (the last integrated record)`
+          : result.head
+            ? `(intact prefix ends at seq ${result.head.seq})`
+            : '(none)',
     ],
   ];
   if (context.treeHead) {
@@ -153,7 +165,13 @@ export function verificationText(result: ChainVerification, context: Verificatio
   if (context.note) rows.push(['note', context.note]);
   const fresh = context.freshness === undefined ? null : freshnessRow(context.freshness);
   if (fresh) rows.push(fresh);
-  return fieldLines(rows) + writtenByLines(result.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })));
+  return (
+    fieldLines(rows) +
+    writtenByLines(
+      result.records.map((r) => ({ seq: r.seq, writtenBy: writtenByOf(r) })),
+      awaiting,
+    )
+  );
 }
 
 /** The `freshness` row of a walk's text (docs/cli.md, "Freshness"): the state and its reason, or `not checked`. */

@@ -3,8 +3,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { chartSpecs } from '../../shared/report/chart-specs';
 import type { LineageReport, ReportPage } from '../../shared/report/report-model';
+import { AwaitingIntegrationText } from '../format/awaiting-integration-text';
 
 /** The id of the JSON data block holding the compiled charts. */
 const CHART_DATA_ID = 'reseal-report-charts';
@@ -25,7 +27,7 @@ const BOOT_SCRIPT = `(function () {
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:1px solid #ddd}.sub{color:#666}
 table{border-collapse:collapse;margin:.5rem 0 1rem}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}
-th{background:#f5f5f5}.ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}
+th{background:#f5f5f5}.ok{color:#2e7d32;font-weight:600}.bad{color:#c62828;font-weight:600}.awaiting{color:#ef6c00;font-weight:600}
 .chart{margin:.5rem 0 1.5rem}code{font-size:13px}`;
 
 /** Escapes text for HTML element content and quoted attribute values. */
@@ -59,7 +61,20 @@ function vegaRuntime(): string {
 }
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
-const verdictClass = (verdict: string) => (verdict === 'VERIFIED_INTACT' ? 'ok' : 'bad');
+const verdictClass = (verdict: string) =>
+  verdict === 'VERIFIED_INTACT'
+    ? 'ok'
+    : verdict === 'AWAITING_INTEGRATION' || verdict === AWAITING
+      ? 'awaiting'
+      : 'bad';
+const AWAITING = FreshnessState.SEALED_AWAITING_INTEGRATION;
+
+/**
+ * The first seq sealed past the tree head the index holds, or `null`: the size of the tree-head row
+ * whose state is `SEALED_AWAITING_INTEGRATION` (the walk is intact up to it; docs/cli.md, "reseal report").
+ */
+const awaitingFromSeq = (lineage: LineageReport): number | null =>
+  lineage.checkpoints.find((c) => c.state === AWAITING && c.size !== null)?.size ?? null;
 const iso = (ms: number | null) => (ms === null ? '?' : new Date(ms).toISOString());
 
 /**
@@ -103,12 +118,16 @@ ${sections.join('\n')}
 function lineageSection(lineage: LineageReport, index: number, charts: { id: string; spec: unknown }[]): string {
   const e = escapeHtml;
   const parts: string[] = [];
+  // Records past the indexed tree head: awaiting integration, never shown as a tamper verdict.
+  const awaiting = awaitingFromSeq(lineage);
   parts.push(
     `<section class="lineage" data-lineage-index="${index}">`,
     `<h2>${e(lineage.lineageId)}</h2>`,
-    `<p>Chain: <span class="${verdictClass(lineage.verdict)}">${e(lineage.verdict)}</span>` +
-      (lineage.firstFailure ? `; first failure: ${e(lineage.firstFailure)}` : '') +
-      '</p>',
+    awaiting === null
+      ? `<p>Chain: <span class="${verdictClass(lineage.verdict)}">${e(lineage.verdict)}</span>` +
+          (lineage.firstFailure ? `; first failure: ${e(lineage.firstFailure)}` : '') +
+          '</p>'
+      : `<p>Chain: <span class="awaiting">${e(AwaitingIntegrationText.summary(awaiting))}</span></p>`,
   );
   parts.push(
     '<h3>Checkpoints</h3>',
@@ -140,7 +159,9 @@ function lineageSection(lineage: LineageReport, index: number, charts: { id: str
         e(r.sessionId ?? '?'),
         iso(r.sealedAtMs),
         r.supersedesSeq === null ? '-' : `seq ${r.supersedesSeq}`,
-        `<span class="${verdictClass(r.verification)}">${e(r.verification)}</span>`,
+        ((shown) => `<span class="${verdictClass(shown)}">${e(shown)}</span>`)(
+          AwaitingIntegrationText.rowVerdict(r.seq, r.verification, awaiting),
+        ),
       ]),
     ),
     `<h3>Refusals and conflicts (${lineage.refusals.length})</h3>`,

@@ -7,8 +7,10 @@ export const ToolErrorCode = {
   /** A record or the chain does not verify (tamper, truncation, or a MAC that cannot be checked). */
   TAMPER_DETECTED: 'TAMPER_DETECTED',
   /**
-   * Records of the lineage are sealed past the tree head the index holds (`awaitingIntegrationFromSeq`;
-   * docs/mcp.md, `reseal_verify`): not intact yet, not tampering. Ask again after the next integration.
+   * Records of the lineage are sealed past the tree head the index holds (`reseal_verify`,
+   * `reseal_inspect`: `awaitingIntegrationFromSeq`), or the recalled record is (`reseal_recall`:
+   * proven only in a head the sealer MAC'd; docs/mcp.md, "Errors"): not proven yet, not tampering.
+   * Ask again after the next integration.
    */
   AWAITING_INTEGRATION: 'AWAITING_INTEGRATION',
   /** No such lineage, seq or residual id (a write may not be sealed yet). */

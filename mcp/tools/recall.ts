@@ -60,7 +60,7 @@ export function registerRecallTool(server: McpServer, deps: ResealMcpDeps): void
     {
       title: 'Recall (triage a memory against the environment now)',
       description:
-        'Recall a sealed record (latest, by seq or by residualId) and learn whether it still holds here: the record is proven in the signed log, the environment now (env, default: the configured snapshot) is compared key by key with the one sealed, and the answer lists the claims kept with their content and the claims to re-probe with the keys that drifted under them. A tampered or unverifiable lineage is an isError result (TAMPER_DETECTED): do not act on it.',
+        'Recall a sealed record (latest, by seq or by residualId) and learn whether it still holds here: the record is proven in the signed log, the environment now (env, default: the configured snapshot) is compared key by key with the one sealed, and the answer lists the claims kept with their content and the claims to re-probe with the keys that drifted under them. A record sealed but not yet integrated is an isError result (AWAITING_INTEGRATION: not proven yet, not tampering): recall again shortly. A tampered or unverifiable lineage is an isError result (TAMPER_DETECTED): do not act on it.',
       input: RecallInputSchema,
       output: RecallOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

@@ -59,6 +59,41 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     });
   });
 
+  it('verify, inspect and report --lineage text name records past the indexed tree head AWAITING_INTEGRATION, never a tamper verdict', async () => {
+    const io = await unsigned(3, 2);
+    const inspect = await runCli(['inspect', '--lineage', LINEAGE], io);
+    expect(inspect.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(inspect.stdout).toMatch(/^chain: +AWAITING_INTEGRATION$/m);
+    expect(inspect.stdout).toMatch(
+      /first failure: +\(none: seq 0 to 1 VERIFIED_INTACT against the tree head the index holds; seq 2 on sealed, awaiting integration \(not tampering\)\)/,
+    );
+    expect(inspect.stdout).toMatch(/^2 .* AWAITING_INTEGRATION$/m);
+    expect(inspect.stdout).toContain(
+      '(1 record(s) sealed, awaiting integration: their writer is shown once integrated)',
+    );
+    expect(inspect.stdout).toMatch(
+      /record seq 2: AWAITING_INTEGRATION: .*\(sealed, awaiting integration: not proven yet, not tampering/,
+    );
+    expect(inspect.stdout).not.toContain('UNVERIFIED_TAMPER_RISK');
+    expect(inspect.stdout).not.toContain('does not verify');
+    const verify = await runCli(['verify', '--lineage', LINEAGE], io);
+    expect(verify.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(verify.stdout).toMatch(/^verdict: +AWAITING_INTEGRATION$/m);
+    expect(verify.stdout).toMatch(/verified head: +seq 1 [0-9a-f]{64} \(the last integrated record\)/);
+    expect(verify.stdout).not.toContain('UNVERIFIED_TAMPER_RISK');
+    // docs/cli.md, "reseal report": the page says the same (its chart keeps the walk's verdicts).
+    const page = await runCli(['report', '--lineage', LINEAGE], io);
+    expect(page.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(page.stdout).toContain('Chain: <span class="awaiting">AWAITING_INTEGRATION: seq 0 to 1 VERIFIED_INTACT');
+    expect(page.stdout).toContain('<td><span class="awaiting">AWAITING_INTEGRATION</span></td>');
+    expect(page.stdout).toContain('<span class="awaiting">SEALED_AWAITING_INTEGRATION</span>');
+    expect(page.stdout).not.toContain('<span class="bad">');
+    // Nothing integrated yet: every record awaits integration, and the text says so.
+    const none = await runCli(['verify', '--lineage', LINEAGE], await unsigned(2, 0));
+    expect(none.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(none.stdout).toMatch(/first failure: +\(none: no record integrated yet; seq 0 on sealed/);
+  });
+
   it('export --receipt --receipt-format 1 is no longer produced (exit 2, naming format 2); format 2 works', async () => {
     const io = await unsigned(2, 2);
     const one = await runCli(['export', '--lineage', LINEAGE, '--receipt', '--seq', '1', '--receipt-format', '1'], io);

@@ -76,6 +76,16 @@ describe('reseal write-request', () => {
     expect((await runCli(['guard', '--request', 'unsigned.json'], { cwd: dir })).exitCode).toBe(2);
   });
 
+  it('--help says the request is unsigned unless --sign (docs/cli.md, "write-request"), never unsigned alone', async () => {
+    const help = await runCli(['write-request', '--help'], { cwd: dir });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Unsigned by default');
+    expect(help.stdout).toMatch(/--sign\s+signs\s+it\s+now\s+with\s+the\s+writer\s+key/);
+    const listing = await runCli(['--help'], { cwd: dir });
+    expect(listing.stdout).toMatch(/write-request\s[^\n]*(\n\s+[^\n]*)?unsigned\s+unless\s+--sign/);
+    expect(listing.stdout).not.toMatch(/build an unsigned residual write request/);
+  });
+
   it.each([
     [
       ['--lineage', 'x.y', '--label', 'agent-7', ...base, '--manifest', 'manifest.json'],

@@ -62,7 +62,6 @@ const NOT_ANSWERED: Readonly<Record<ToolName, Partial<Record<ToolErrorCode, stri
     UNTRIAGEABLE: 'only a recall triages',
   },
   [RECALL_TOOL]: {
-    AWAITING_INTEGRATION: 'a recall shows integration as its freshness state',
     WRITE_REJECTED: 'a recall writes nothing',
     WRITE_CONFLICT: 'a recall writes nothing',
   },
@@ -532,6 +531,38 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
           (await h.connectOverriding({ recall: async () => Promise.reject(awsDenied()) }))(RECALL_TOOL, {
             lineageId: LINEAGE,
           }),
+      },
+    ],
+    AWAITING_INTEGRATION: [
+      {
+        // docs/mcp.md, "Errors": an answer came and was checked, so never TIMEOUT; not tampering either.
+        name: "a record proven only in a head the sealer MAC'd, past the tree head the index holds",
+        run: async (h) => {
+          await (await h.connect())(WRITE_TOOL, FIRST_WRITE);
+          const real = h.p.client;
+          const call = await h.connectOverriding({
+            recall: async (request, options) => ({
+              ...(await real.recall(request, options)),
+              end: 'AWAITING_INTEGRATION',
+              verdict: null,
+              record: null,
+              inclusion: null,
+              delta: null,
+              freshness: freshness('SEALED_AWAITING_INTEGRATION'),
+            }),
+          });
+          return call(RECALL_TOOL, { lineageId: LINEAGE });
+        },
+        expect: (out) => {
+          expect(out).toMatchObject({
+            lineageId: LINEAGE,
+            proven: false,
+            verdict: null,
+            freshness: { state: 'SEALED_AWAITING_INTEGRATION' },
+          });
+          expect(String(out.message)).toMatch(/sealed, awaiting integration/);
+          expect(String(out.message)).toMatch(/not tampering/);
+        },
       },
     ],
     UNTRIAGEABLE: [
