@@ -1,6 +1,6 @@
 import { admitWrite } from '../../shared/authorship/admission';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
-import { MAX_SIGNATURE_FUTURE_MS } from '../../shared/authorship/signed-write';
+import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
 import {
   DuplicateResidualError,
   IntegrationBacklogError,
@@ -10,7 +10,6 @@ import {
   StaleEpochError,
   StaleHeadError,
 } from '../../shared/errors';
-import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../../shared/guard/policy';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
@@ -30,15 +29,6 @@ import type { SealerLog } from './sealer-log';
 
 /** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
 export const MAX_RUN_RECORDS = 40;
-/**
- * How long before a write's signing time (`writer.signedAtMs`) a record of that same signed write
- * can have been sealed, ms: the guard refuses a signature more than `MAX_SIGNATURE_FUTURE_MS`
- * ahead of the queue's receipt, and the sealer seals after that receipt; plus the guard's clock
- * skew for the sealer's own clock. Records sealed earlier are not searched for a replay
- * (docs/sealing.md, "The index floor", residual ids).
- */
-export const REPLAY_SEARCH_MARGIN_MS = MAX_SIGNATURE_FUTURE_MS + DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
-
 /**
  * Most records the sealer reads, per run, past a lineage's indexed head and sealed since the
  * run's oldest signing time minus {@link REPLAY_SEARCH_MARGIN_MS}, to look for the run's residual
