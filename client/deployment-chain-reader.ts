@@ -23,6 +23,7 @@ import { parseSignedNote } from '../shared/log/signed-note';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
+import { quorumCosignedAt } from '../shared/witness/quorum-cosigned-at';
 import type { CheckpointStore } from './checkpoint-store';
 import type { FreshnessPolicy } from './freshness-policy';
 import { chooseHeadNote } from './head-note';
@@ -238,8 +239,9 @@ export class DeploymentChainReader {
    * policy's log key, and the consistency proof from the smaller to the larger is built from the
    * table's nodes when the kept one is the smaller. A kept checkpoint of the history a re-anchor
    * left is `EXPLAINED_BY_RE_ANCHOR`, with the statement, also when an earlier re-anchor left it and
-   * the head's `reAnchorChain` links that statement to the current one ("A chain of re-anchors");
-   * two histories nothing explains are `FORK`.
+   * the head's `reAnchorChain` links that statement to the current one ("A chain of re-anchors"),
+   * when the kept note's cosignatures date it before that statement (or, uncosigned, it is no
+   * larger than the current one); two histories nothing explains are `FORK`.
    *
    * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify
    * @throws what the table reads throw
@@ -299,6 +301,8 @@ export class DeploymentChainReader {
       reAnchor: anchored.reAnchor ?? null,
       earlier,
       consistency,
+      // When the policy's witnesses vouch the kept checkpoint existed by: a statement explains only an older one.
+      keptTimeSeconds: quorumCosignedAt(keptNote, policy.policy),
     });
   }
 

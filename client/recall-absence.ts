@@ -3,6 +3,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../shared/se
 import { LogVerificationError } from './errors';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 import { searchLoggedSeal } from './logged-seal-search';
+import { treeVoucher } from './tree-voucher';
 
 /** A `NOT_FOUND` recall by residual id, checked against the records the index has not integrated yet. */
 export interface RecallAbsence {
@@ -39,11 +40,8 @@ export async function recallAbsence(
   const indexed = chain && (chain.kind === 'PROVEN' || chain.kind === 'ABSENT') ? chain : null;
   const indexedSize = indexed?.lineage?.treeSize ?? 0;
   const size = latest.checkpoint.size;
-  // A head the sealer MAC'd carries no signature this client can check: its tree is the table's word.
-  const tree =
-    latest.checkpoint.note === null
-      ? `the tree the head item claims (${size} records, not signed: the table's word)`
-      : `the lineage's signed checkpoint of ${size} records`;
+  // What vouches for the tree searched: a signed checkpoint, the index entry, or the sealer's head MAC alone.
+  const tree = treeVoucher(latest.checkpoint, chain);
   const at = indexed
     ? `the ${indexedSize} records the index holds as of deployment checkpoint ${indexed.checkpoint.size}`
     : 'no deployment index read';

@@ -22,6 +22,7 @@ import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import type { RecallRequest, StackPublisher } from './publisher';
 import { recallAbsence } from './recall-absence';
+import { treeVoucher } from './tree-voucher';
 import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
@@ -144,7 +145,7 @@ export class Recalls {
       trusted,
     });
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
-      check = await this.#checkFresh(lineageId, newest, check, check.checkpoint);
+      check = await this.#checkFresh(lineageId, newest, check, check.checkpoint, chain?.chain ?? null);
     }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && request.checkpoint) {
       check = await this.#checkHeld(lineageId, request.checkpoint, check, check.checkpoint);
@@ -169,7 +170,8 @@ export class Recalls {
       else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN)
         check = awaiting(check, freshness.reason);
     }
-    if (check.verdict === null && check.refusal) check = await this.#checkRefusal(request, check, newest, trusted);
+    if (check.verdict === null && check.refusal)
+      check = await this.#checkRefusal(request, check, newest, trusted, chain?.chain ?? null);
     if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && chain) {
       freshness = decideAbsence(
         chain.chain,
@@ -237,7 +239,13 @@ export class Recalls {
    * Step 4: an answer proven in a checkpoint older than the newest this client read itself is a
    * replayed answer; one newer must extend it (consistency proof from the table's nodes).
    */
-  async #checkFresh(lineageId: string, newest: Newest, check: RecallCheck, answered: Checkpoint): Promise<RecallCheck> {
+  async #checkFresh(
+    lineageId: string,
+    newest: Newest,
+    check: RecallCheck,
+    answered: Checkpoint,
+    chain: ReadDeploymentChain | null,
+  ): Promise<RecallCheck> {
     if (newest === null) {
       // No head was readable before the request, yet the answer proves a record: read the head
       // again, so a head hidden during step 2 and restored after cannot pass an older answer.
@@ -246,10 +254,10 @@ export class Recalls {
       if (again === null) {
         return refuted(check, {
           verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
-          reason: `the answer proves a record of lineage ${lineageId}, but the table shows no signed checkpoint of it`,
+          reason: `the answer proves a record of lineage ${lineageId}, but the table shows no tree head of it (neither a signed checkpoint nor a head the sealer MAC'd)`,
         });
       }
-      return this.#checkFresh(lineageId, again, check, answered);
+      return this.#checkFresh(lineageId, again, check, answered, chain);
     }
     if ('finding' in newest) return refuted(check, newest.finding);
     const consistency =
@@ -257,7 +265,7 @@ export class Recalls {
         ? await this.#deps.log.consistency(lineageId, newest.checkpoint, answered)
         : null;
     if (consistency && 'kind' in consistency) return refuted(check, consistency);
-    const stale = checkAnswerFreshness(newest.checkpoint, answered, consistency);
+    const stale = checkAnswerFreshness(newest.checkpoint, answered, consistency, treeVoucher(newest.checkpoint, chain));
     return stale ? refuted(check, stale) : check;
   }
 
@@ -286,6 +294,7 @@ export class Recalls {
     check: RecallCheck,
     newest: Newest,
     trusted: VerifiedCheckpoint | null,
+    chain: ReadDeploymentChain | null,
   ): Promise<RecallCheck> {
     const forged = (reason: string): RecallCheck => ({
       ...check,
@@ -308,14 +317,14 @@ export class Recalls {
       return {
         ...check,
         verdict: VerificationVerdict.TRUNCATION_DETECTED,
-        reason: `truncated: the stored answer says the record does not exist and the table's signed checkpoint covers ${tableSize} records, but a trusted checkpoint saw ${sawSize}`,
+        reason: `truncated: the stored answer says the record does not exist and the table shows ${latest ? treeVoucher(latest.checkpoint, chain) : 'no tree head'}, but a trusted checkpoint saw ${sawSize} records`,
       };
     }
     if (latest === null) return check;
     const size = latest.checkpoint.size;
     if (('seq' in target && target.seq < size) || ('latest' in target && size > 0)) {
       return forged(
-        `the stored answer says the record does not exist, but the signed checkpoint covers ${size} records`,
+        `the stored answer says the record does not exist, but the client read ${treeVoucher(latest.checkpoint, chain)}`,
       );
     }
     if ('residualId' in target) {
@@ -324,7 +333,7 @@ export class Recalls {
         const proven = await this.#deps.log.proveIn(lineageId, location.seq, latest).catch(() => null);
         if (proven?.record.header.residualId === target.residualId) {
           return forged(
-            `the stored answer says residual ${target.residualId} does not exist, but it is proven at seq ${location.seq}`,
+            `the stored answer says residual ${target.residualId} does not exist, but it is proven at seq ${location.seq} in ${treeVoucher(latest.checkpoint, chain)}`,
           );
         }
       }

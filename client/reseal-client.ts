@@ -58,6 +58,7 @@ import type { ResealStackOutputs } from './stack-outputs';
 import type { Freshness, VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
 import { type FreshVerification, walkFreshness } from './walk-freshness';
+import { walkReads } from './walk-reads';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
@@ -195,6 +196,9 @@ export class ResealClient {
   readonly #store: LineageReader;
   readonly #anchor: MacAnchor;
   readonly #log: LogReader;
+  /** The log key and checkpoint store `#log` reads with, for a walk's own reader ({@link ResealClient.verifyStoredLineage}). */
+  readonly #logKey: () => Promise<NoteVerifierKey>;
+  readonly #checkpoints: CheckpointStore | null;
   readonly #publisher: StackPublisher;
   readonly #recalls: Recalls;
   readonly #outcomes: WriteOutcomes;
@@ -224,12 +228,9 @@ export class ResealClient {
     };
     // The chain reader reads the log key through #log only when first asked (its default policy).
     this.#freshness = this.#chainReader(deps);
-    this.#log = new LogReader(
-      this.#store,
-      pinned(deps.logKey, outputs.logKeyArn, outputs.logName),
-      deps.checkpointStore ?? null,
-      this.#freshness,
-    );
+    this.#logKey = pinned(deps.logKey, outputs.logKeyArn, outputs.logName);
+    this.#checkpoints = deps.checkpointStore ?? null;
+    this.#log = new LogReader(this.#store, this.#logKey, this.#checkpoints, this.#freshness);
     this.#publisher = new StackPublisher({
       outputs,
       sqs: deps.sqs ?? new SQSClient({}),
@@ -695,15 +696,30 @@ export class ResealClient {
    */
   async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<FreshWalk> {
     const walk = this.#walkOptions(lineageId, options);
+    // One read of the head item (and of each record read by seq) for the whole walk: plan, walk,
+    // tie to the log and freshness (`walkReads`; docs/verifiable-log.md, "Verifying a whole lineage").
+    const store = walkReads(this.#store);
+    const log = new LogReader(store, this.#logKey, this.#checkpoints, this.#freshness);
+    const view = lineageLogView(log, async (id) =>
+      this.#freshness === null
+        ? { kind: 'UNAVAILABLE', reason: 'this client reads no deployment log' }
+        : log.treeHead(id),
+    );
     const walked = await this.#unlessWiped(
       lineageId,
       () =>
         options.authentication === 'signed-tree'
-          ? verifyLineageBySignedTree(this.#store, this.#lineageLog(), { ...walk, macKeyId: this.outputs.macKeyArn })
-          : verifyStoredLineage(this.#store, this.#lineageLog(), walk),
+          ? verifyLineageBySignedTree(store, view, { ...walk, macKeyId: this.outputs.macKeyArn })
+          : verifyStoredLineage(store, view, walk),
       (verification) => ({ verification, log: null, indexed: null }),
     );
-    return this.#fresh(lineageId, walked);
+    const verification = await walkFreshness(
+      { store, log, freshness: this.#freshness },
+      lineageId,
+      walked.verification,
+      walked,
+    );
+    return { ...walked, verification, freshness: verification.freshness };
   }
 
   #walkOptions(lineageId: string, options: VerifyLineageOptions) {

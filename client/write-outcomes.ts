@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_SIGNATURE_FUTURE_MS } from '../shared/authorship/signed-write';
+import { REPLAY_SEARCH_MARGIN_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
@@ -235,11 +235,12 @@ export class WriteOutcomes {
     options: WaitForOutcomeOptions,
   ): Promise<HiddenSealError | null> {
     const { log } = this.#deps;
-    // A record sealed before the request could have reached the sealer is not its seal: the guard
-    // takes a signature at most MAX_SIGNATURE_FUTURE_MS ahead of the send (docs/authorship.md,
+    // A record sealed before the request could have reached the sealer is not its seal: the sealer
+    // seals a signed write no earlier than its signing time less REPLAY_SEARCH_MARGIN_MS, the bound
+    // its own search past the index uses (docs/sealing.md, "The index floor"; docs/authorship.md,
     // "Replay"). An earlier publish of the same request counts, as the marker's seal would.
     const since = options.request
-      ? options.request.writer.signedAtMs - MAX_SIGNATURE_FUTURE_MS
+      ? options.request.writer.signedAtMs - REPLAY_SEARCH_MARGIN_MS
       : (options.sinceMs ?? Number.NEGATIVE_INFINITY);
     try {
       const latest = await log.latest(lineageId);

@@ -4,6 +4,7 @@ import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
 import { recallShape } from '../client/shapes/recall-shape';
 import { writtenByOutput } from '../client/shapes/written-by-shape';
+import { provenTreeText } from '../client/tree-voucher';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
@@ -232,7 +233,7 @@ export function recallResult(input: {
   };
   const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(
-    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in the signed checkpoint of ${checkpoint.size} records (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}${fresh}`,
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in ${provenTreeText(checkpoint, recall.freshness)} (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}${fresh}`,
     out,
   );
 }

@@ -661,8 +661,9 @@ export class IntegrationLeaseHeldError extends ResealError {
 
 /**
  * The sealer will not search a lineage's records past its indexed head for a residual id: more
- * than its bound are not integrated yet (docs/sealing.md, "The index floor"). Nothing was sealed;
- * the message stays queued and is sealed once the integrator catches up. Retryable.
+ * than its bound of them were sealed since the run's writes were signed (a burst the integrator
+ * has not caught up with; docs/sealing.md, "The index floor"). Nothing was sealed; the message
+ * stays queued and is sealed once the integrator catches up. Retryable.
  */
 export class IntegrationBacklogError extends ResealError {
   readonly retryable = true;
@@ -670,7 +671,7 @@ export class IntegrationBacklogError extends ResealError {
   readonly unintegrated: number;
   constructor(lineageId: string, unintegrated: number, bound: number, options?: ErrorOptions) {
     super(
-      `lineage ${lineageId} has ${unintegrated} records past its indexed head, more than the ${bound} the sealer searches for a residual id: retried once the integrator catches up`,
+      `lineage ${lineageId} has ${unintegrated} records past its indexed head, more than the ${bound} the sealer searches for a residual id sealed since its writes were signed: retried once the integrator catches up`,
       options,
     );
     this.name = 'IntegrationBacklogError';

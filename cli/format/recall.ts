@@ -5,6 +5,7 @@ import {
   recallVerification,
   shownRecallRecord,
 } from '../../client/shapes/recall-shape';
+import { provenTreeText } from '../../client/tree-voucher';
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
 import { writtenByProven, writtenByText } from '../../client/written-by';
@@ -41,11 +42,13 @@ function against(reference: TruncationReference): string {
  */
 export function recallProofLine(recall: VerifiedRecall): string {
   const { checkpointSize, newestSize, truncationCheckedAgainst } = recall.checks;
+  // What vouches for the tree (docs/verifiable-log.md, "Recall", step 6): a signature, else the
+  // index entry (freshness PROVEN), else the sealer's head MAC alone, awaiting integration.
   const proven =
     checkpointSize === null
-      ? 'no signed checkpoint proven'
-      : `proven in the signed checkpoint of ${checkpointSize} records`;
-  const newest = newestSize === null ? '' : `; newest signed checkpoint read from the head item: ${newestSize} records`;
+      ? 'no tree head proven'
+      : `proven in ${provenTreeText({ size: checkpointSize, note: recall.checkpoint?.note ?? null }, recall.freshness)}`;
+  const newest = newestSize === null ? '' : `; newest tree head read from the head item: ${newestSize} records`;
   const truncation =
     truncationCheckedAgainst.length > 0
       ? `checked against ${truncationCheckedAgainst.map(against).join(' and ')}`

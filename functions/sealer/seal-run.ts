@@ -1,5 +1,6 @@
 import { admitWrite } from '../../shared/authorship/admission';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
+import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
 import {
   DuplicateResidualError,
   IntegrationBacklogError,
@@ -29,12 +30,14 @@ import type { SealerLog } from './sealer-log';
 /** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
 export const MAX_RUN_RECORDS = 40;
 /**
- * Most records past a lineage's indexed head the sealer reads, per run, to look for the run's
- * residual ids that have neither an index entry nor a marker (docs/sealing.md, "The index floor",
- * residual ids): one `readChain`, each record checked against the authenticated hash chain. More
- * than this (the integrator far behind) refuses the run retryably (`IntegrationBacklogError`).
+ * Most records the sealer reads, per run, past a lineage's indexed head and sealed since the
+ * run's oldest signing time minus {@link REPLAY_SEARCH_MARGIN_MS}, to look for the run's residual
+ * ids that have neither an index entry nor a marker (docs/sealing.md, "The index floor"). A cost
+ * bound, not a backlog bound: only records sealed within that window count, so a backlog of any
+ * size past the index seals on; more than this many within the window (a burst the integrator has
+ * not caught up with) refuses the run retryably (`IntegrationBacklogError`).
  */
-export const MAX_UNINTEGRATED_SEARCH = 256;
+export const MAX_UNINTEGRATED_SEARCH = 4096;
 
 /** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
@@ -49,6 +52,8 @@ export interface RunSealerDeps extends BackoffClock {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /** Override of {@link MAX_UNINTEGRATED_SEARCH}. */
+  readonly maxUnintegratedSearch?: number;
   /** Tells the integrator of each sealed run (docs/deployment-log.md); absent: no integrator. */
   readonly notifier?: IntegrationNotifier | null;
 }
@@ -269,11 +274,16 @@ export class RunSealer {
     const markers = await Promise.all(
       items.map(({ request }) => store.findByResidualId(request.request.lineageId, request.request.residualId)),
     );
-    // Ids with neither an index entry nor a marker: looked for among the records past the indexed head.
-    const unmarked = items.some(
+    // Ids with neither an index entry nor a marker: looked for among the records past the indexed
+    // head sealed since the oldest of their signing times (less the margin).
+    const unmarked = items.filter(
       ({ request }, position) => !markers[position] && !residuals?.has(request.request.residualId),
     );
-    const past = floor && unmarked ? await this.#sealedPastIndex(state, floor) : null;
+    const signedSinceMs = Math.min(...unmarked.map(({ request }) => request.request.writer.signedAtMs));
+    const past =
+      floor && unmarked.length > 0
+        ? await this.#sealedPastIndex(state, floor, signedSinceMs - REPLAY_SEARCH_MARGIN_MS)
+        : null;
     for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
@@ -381,36 +391,42 @@ export class RunSealer {
 
   /**
    * The records of the authenticated state past the lineage's indexed head (from its indexed
-   * size, or 0 when the index does not hold it yet), by residual id, each authenticated by the
-   * hash chain from the authenticated tip (`SealerLog.recordsPast`); or why they do not
-   * authenticate (each unmarked write then gets a `LINEAGE_INCONSISTENT` conflict). A residual id
-   * the index maps is never sealed twice; this extends that to ids sealed since the last
-   * integration whose marker is gone (docs/sealing.md, "The index floor").
+   * size, or 0 when the index does not hold it yet) sealed at or after `sinceMs`, by residual id,
+   * each authenticated by the hash chain from the authenticated tip (`SealerLog.recordsSince`,
+   * newest first, in pages); or why they do not authenticate (each unmarked write then gets a
+   * `LINEAGE_INCONSISTENT` conflict). A residual id the index maps is never sealed twice; this
+   * extends that to a signed write replayed since the last integration with its marker gone: a
+   * record of it is sealed no earlier than its signing time less {@link REPLAY_SEARCH_MARGIN_MS},
+   * which `sinceMs` is at most (docs/sealing.md, "The index floor").
    *
    * @throws {IntegrationBacklogError} (retryable; logged at error, counted `SealBehindIndex` with
-   *   kind `INTEGRATION_BACKLOG`) when more than {@link MAX_UNINTEGRATED_SEARCH} records are past it
+   *   kind `INTEGRATION_BACKLOG`) when more than {@link MAX_UNINTEGRATED_SEARCH} records past it
+   *   were sealed since `sinceMs`
    */
-  async #sealedPastIndex(state: LogState, floor: IndexFloor): Promise<ReadonlyMap<string, SealedRecord> | string> {
+  async #sealedPastIndex(
+    state: LogState,
+    floor: IndexFloor,
+    sinceMs: number,
+  ): Promise<ReadonlyMap<string, SealedRecord> | string> {
     const fromSeq = floor.lineage?.treeSize ?? 0;
-    const unintegrated = state.size - fromSeq;
-    if (unintegrated > MAX_UNINTEGRATED_SEARCH) {
-      const error = new IntegrationBacklogError(state.lineageId, unintegrated, MAX_UNINTEGRATED_SEARCH);
-      this.#deps.logger.error('run not sealed: too many records past the indexed head to search; retried later', {
-        lineageId: state.lineageId,
-        unintegrated,
-        bound: MAX_UNINTEGRATED_SEARCH,
-      });
+    const limit = this.#deps.maxUnintegratedSearch ?? MAX_UNINTEGRATED_SEARCH;
+    const found = await this.#log.recordsSince(state.lineageId, { fromSeq, sinceMs, limit }, state);
+    if (typeof found === 'string') {
+      return `the records past the indexed head (seq ${fromSeq} to ${state.size - 1}) do not authenticate: ${found}`;
+    }
+    if (!found.complete) {
+      const unintegrated = state.size - fromSeq;
+      const error = new IntegrationBacklogError(state.lineageId, unintegrated, limit);
+      this.#deps.logger.error(
+        'run not sealed: too many records past the indexed head sealed since its writes were signed; retried later',
+        { lineageId: state.lineageId, unintegrated, sinceMs, bound: limit },
+      );
       this.#deps.metrics.count(MetricName.SealBehindIndex, { kind: 'INTEGRATION_BACKLOG' });
       throw error;
     }
-    const records = await this.#log.recordsPast(state.lineageId, fromSeq, state);
-    if (typeof records === 'string') {
-      return `the records past the indexed head (seq ${fromSeq} to ${state.size - 1}) do not authenticate: ${records}`;
-    }
     const byResidualId = new Map<string, SealedRecord>();
-    for (const record of records) {
-      if (!byResidualId.has(record.header.residualId)) byResidualId.set(record.header.residualId, record);
-    }
+    // Newest first: the oldest record of a residual id is the one that answers.
+    for (const record of found.records) byResidualId.set(record.header.residualId, record);
     return byResidualId;
   }
 

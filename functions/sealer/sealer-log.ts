@@ -14,6 +14,9 @@ import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integri
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { SealedHeads } from './sealed-heads';
 
+/** Records read per `readChain` by {@link SealerLog.recordsSince}: the newest page first. */
+export const RECORDS_PAGE = 100;
+
 /**
  * The log key as the sealer holds it: its name (the log name) and public key (KMS
  * `GetPublicKey`), to read heads that still carry a signed lineage checkpoint and the deployment
@@ -142,37 +145,51 @@ export class SealerLog {
   }
 
   /**
-   * The stored records `fromSeq ≤ seq < state.size` (one `readChain`), each authenticated by the
-   * hash chain back from the authenticated tip: its own hashes recompute, its `recordHash` is
-   * the next record's `parentRecordHash` (the tip's for the last), its lineage and seq are its
-   * place. So a record a table writer edited, deleted or put in is never taken for a sealed one
-   * (docs/sealing.md, "The index floor", residual ids past the indexed head).
+   * The stored records sealed at or after `sinceMs` among `fromSeq ≤ seq < state.size`, newest
+   * first, read in pages of {@link RECORDS_PAGE} (one `readChain` each) from the tip down, each
+   * authenticated by the hash chain back from the authenticated tip: its own hashes recompute, its
+   * `recordHash` is the next record's `parentRecordHash` (the tip's for the last), its lineage and
+   * seq are its place. So a record a table writer edited, deleted or put in is never taken for a
+   * sealed one, and its `sealedAtMs` (under the record hash) is the sealer's own. The search ends
+   * at `fromSeq`, at the first record sealed before `sinceMs` (records are sealed in seq order),
+   * or, incomplete, before reading more than `limit` records (docs/sealing.md, "The index floor",
+   * residual ids past the indexed head).
    *
-   * @returns the records in seq order, or why they do not authenticate
+   * @returns the records found, newest first, with whether the search reached its end (`fromSeq`
+   *   or a record before `sinceMs`) within `limit`; or why they do not authenticate
    * @throws a retryable error (the store unavailable): the message is retried
    */
-  async recordsPast(lineageId: string, fromSeq: number, state: LogState): Promise<SealedRecord[] | string> {
-    if (!state.tip || fromSeq >= state.size) return [];
-    const raws = await this.#store.readChain(lineageId, fromSeq, state.size - 1);
+  async recordsSince(
+    lineageId: string,
+    search: { readonly fromSeq: number; readonly sinceMs: number; readonly limit: number },
+    state: LogState,
+  ): Promise<{ readonly records: SealedRecord[]; readonly complete: boolean } | string> {
     const records: SealedRecord[] = [];
+    if (!state.tip || search.fromSeq >= state.size) return { records, complete: true };
     let expected: string = state.tip.recordHash;
-    for (let seq = state.size - 1, i = raws.length - 1; seq >= fromSeq; seq--, i--) {
-      const checked = i >= 0 ? checkRecordIntegrity(raws[i]) : null;
-      if (checked === null || !isIntact(checked)) {
-        return `the record at seq ${seq} is ${checked === null ? 'missing' : `not intact (${checked.reason})`}`;
+    for (let hi = state.size - 1; hi >= search.fromSeq; hi -= RECORDS_PAGE) {
+      const lo = Math.max(search.fromSeq, hi - RECORDS_PAGE + 1);
+      if (records.length + (hi - lo + 1) > search.limit) return { records, complete: false };
+      const raws = await this.#store.readChain(lineageId, lo, hi);
+      for (let seq = hi, i = raws.length - 1; seq >= lo; seq--, i--) {
+        const checked = i >= 0 ? checkRecordIntegrity(raws[i]) : null;
+        if (checked === null || !isIntact(checked)) {
+          return `the record at seq ${seq} is ${checked === null ? 'missing' : `not intact (${checked.reason})`}`;
+        }
+        const { record } = checked;
+        if (
+          record.recordHash !== expected ||
+          record.header.monotonicSequenceNumber !== seq ||
+          record.header.lineageId !== lineageId
+        ) {
+          return `the record stored at seq ${seq} is not the one the authenticated head chains back to`;
+        }
+        if (record.sealedAtMs < search.sinceMs) return { records, complete: true };
+        records.push(record);
+        expected = record.header.parentRecordHash;
       }
-      const { record } = checked;
-      if (
-        record.recordHash !== expected ||
-        record.header.monotonicSequenceNumber !== seq ||
-        record.header.lineageId !== lineageId
-      ) {
-        return `the record stored at seq ${seq} is not the one the authenticated head chains back to`;
-      }
-      records.unshift(record);
-      expected = record.header.parentRecordHash;
     }
-    return records;
+    return { records, complete: true };
   }
 
   /**

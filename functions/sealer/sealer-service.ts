@@ -51,6 +51,8 @@ export interface SealerDeps {
   readonly clock: () => number;
   /** Override of {@link MAX_APPEND_ATTEMPTS}. */
   readonly maxAppendAttempts?: number;
+  /** Override of `MAX_UNINTEGRATED_SEARCH` (seal-run.ts). */
+  readonly maxUnintegratedSearch?: number;
   /** Tells the integrator of each sealed run, one notice per run (docs/deployment-log.md); absent: none. */
   readonly notifier?: IntegrationNotifier | null;
   /**

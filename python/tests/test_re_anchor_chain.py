@@ -16,7 +16,13 @@ import test_deployment_chain_reader as fixtures
 import test_index_tree_heads as headless
 from conftest import vectors
 
-from reseal import ReAnchorNotice, re_anchor_statement_hash, re_anchored_leaf, verify_re_anchor_statement
+from reseal import (
+    ReAnchorNotice,
+    check_kept_deployment_checkpoint,
+    re_anchor_statement_hash,
+    re_anchored_leaf,
+    verify_re_anchor_statement,
+)
 from reseal.deployment_chain import IndexClaim, default_policy_text, deployment_leaf, verify_deployment_chain
 from reseal.index import IndexProof
 from reseal.item_layout import deployment_leaf_sk, node_seq
@@ -29,7 +35,7 @@ from reseal.log import (
     sign_checkpoint,
     sign_note,
 )
-from reseal.witness import parse_policy
+from reseal.witness import parse_policy, quorum_cosigned_at
 
 VECTORS: dict[str, Any] = vectors("re-anchor.json")
 LOG_KEY = fixtures.SIGNER.verifier_key
@@ -206,10 +212,12 @@ def test_a_kept_checkpoint_of_the_lost_history_is_explained_by_the_re_anchor() -
     assert explained.re_anchor is not None and explained.re_anchor.lost_size == 4
     assert not isinstance(at_lost := reader.compare_kept(kept(4, bytes(32))), str)
     assert at_lost.kind == "EXPLAINED_BY_RE_ANCHOR"
-    # The lost size with another root than the statement names, or past it: nothing accounts for it.
-    for other in (kept(4, b"\x09" * 32), kept(5, b"\x07" * 32)):
-        forked = reader.compare_kept(other)
-        assert not isinstance(forked, str) and forked.kind == "FORK", forked
+    # The lost size with another root than the statement names: nothing accounts for it.
+    forked = reader.compare_kept(kept(4, b"\x09" * 32))
+    assert not isinstance(forked, str) and forked.kind == "FORK", forked
+    # Past it, and past the current one: the table shows an older state than the log signed.
+    newer = reader.compare_kept(kept(5, b"\x07" * 32))
+    assert not isinstance(newer, str) and newer.kind == "NOT_NEWEST", newer
     # The restored head itself is of the same history: proven from the table's nodes.
     restored = merkle_tree_hash([deployment_leaf(r) for r in fixtures.ROOTS[:2]])
     same = reader.compare_kept(kept(2, restored))
@@ -252,3 +260,66 @@ def test_a_kept_checkpoint_from_before_two_re_anchors_is_explained_through_the_c
             items[-1]["reAnchorChain"] = s(json.dumps(chain))
         forked = fixtures.reader(items)[0].compare_kept(kept(2, b"\x07" * 32))
         assert not isinstance(forked, str) and forked.kind == "FORK", forked
+
+
+STATEMENT_TIME = 1767225600  # the ``time`` of :func:`statement_note`
+
+
+def _notice(restored: int, lost: int) -> ReAnchorNotice:
+    return ReAnchorNotice(
+        restored, b64(bytes(32)), lost, b64(bytes(32)), lost - restored, STATEMENT_TIME, "r", "00", ""
+    )
+
+
+def test_the_size_range_alone_explains_no_kept_checkpoint_larger_than_the_current_one() -> None:
+    # docs/deployment-log.md, "What clients see": restored 5, lost 9, the current history at 6; a
+    # kept checkpoint of 8 is of the lost history only if its witnesses cosigned it before the
+    # statement: a head of the re-anchored history put back under a newer one falls in the range too.
+    notice = _notice(5, 9)
+    current = Checkpoint("reseal/test-stack", 6, b"\x01" * 32)
+    kept8 = Checkpoint("reseal/test-stack", 8, b"\x02" * 32)
+
+    def kind(kept_cp: Checkpoint, time: int | None) -> str:
+        return check_kept_deployment_checkpoint(kept_cp, current, notice, [], (), time).kind
+
+    assert kind(kept8, STATEMENT_TIME - 60) == "EXPLAINED_BY_RE_ANCHOR"
+    for time in (None, STATEMENT_TIME, STATEMENT_TIME + 60):
+        assert kind(kept8, time) == "NOT_NEWEST"
+    # At the lost size with another root: two roots only when dated before the statement.
+    kept9 = Checkpoint("reseal/test-stack", 9, b"\x03" * 32)
+    assert kind(kept9, STATEMENT_TIME - 60) == "FORK"
+    assert kind(kept9, STATEMENT_TIME + 60) == "NOT_NEWEST"
+    # No larger than the current one, and not extended by it: explained uncosigned or dated before, else a fork.
+    wide = Checkpoint("reseal/test-stack", 8, b"\x04" * 32)
+    kept7 = Checkpoint("reseal/test-stack", 7, b"\x05" * 32)
+    for time, expected in ((None, "EXPLAINED_BY_RE_ANCHOR"), (STATEMENT_TIME - 1, "EXPLAINED_BY_RE_ANCHOR")):
+        assert check_kept_deployment_checkpoint(kept7, wide, notice, [], (), time).kind == expected
+    assert check_kept_deployment_checkpoint(kept7, wide, notice, [], (), STATEMENT_TIME + 1).kind == "FORK"
+
+
+def test_the_reader_dates_the_kept_note_by_its_witness_cosignatures() -> None:
+    items = re_anchored_log()
+    head = items[-1]
+    note = head["published"]["S"]
+    body = note.split("\n\n")[0] + "\n"
+    head["published"] = s(note + fixtures.WITNESS.cosign(body, fixtures.NOW_MS // 1000 - 5))
+    reader, _ = fixtures.reader(items, fixtures.WITNESSED)
+    old = kept(3, b"\x07" * 32)
+    old_body = old.split("\n\n")[0] + "\n"
+    before = reader.compare_kept(old + fixtures.WITNESS.cosign(old_body, STATEMENT_TIME - 60))
+    assert not isinstance(before, str) and before.kind == "EXPLAINED_BY_RE_ANCHOR", before
+    after = reader.compare_kept(old + fixtures.WITNESS.cosign(old_body, STATEMENT_TIME + 60))
+    assert not isinstance(after, str) and after.kind == "FORK", after
+
+
+def test_quorum_cosigned_at_is_the_oldest_cosignature_of_the_quorum() -> None:
+    note = kept(3, b"\x07" * 32)
+    body = note.split("\n\n")[0] + "\n"
+    policy = fixtures.WITNESSED.policy
+    twice = note + fixtures.WITNESS.cosign(body, 200) + fixtures.WITNESS.cosign(body, 100)
+    assert quorum_cosigned_at(twice, policy) == 100
+    assert quorum_cosigned_at(note, policy) is None
+    assert quorum_cosigned_at(twice, fixtures.UNWITNESSED.policy) is None
+    forged = note + fixtures.WITNESS.cosign(body, 100).replace("A", "B", 1)
+    assert quorum_cosigned_at(forged, policy) is None
+    assert quorum_cosigned_at("not a note", policy) is None

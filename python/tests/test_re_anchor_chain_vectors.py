@@ -1,8 +1,9 @@
 """test/vectors/re-anchor-chain.json decided by the Python package (docs/deployment-log.md,
 "Re-anchor", "A chain of re-anchors"): a deployment checkpoint kept before two successive
 re-anchors is explained through the head's chain of earlier statements, each verified with the
-log key and linked to the next; a link missing, forged, dated before the one it follows or losing
-nothing of the history it follows is a ``FORK``, as the TypeScript ``checkKeptDeploymentCheckpoint``
+log key and linked to the next, and only when the kept note's witnesses cosigned it before the
+explaining statement (``keptTimeSeconds``); a link missing, forged, dated before the one it follows
+or losing nothing of the history it follows is a ``FORK``, as the TypeScript ``checkKeptDeploymentCheckpoint``
 decides each case (test/unit/shared/integrator/re-anchor-chain-vectors.test.ts)."""
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def test_each_case_is_decided_as_the_typescript_reader_decides_it(case: dict[str
         current,
         [bytes.fromhex(h) for h in case["consistency"]],
         verify_re_anchor_chain(case["reAnchorChain"], ORIGIN, [KEY]),
+        case["keptTimeSeconds"],
     )
     expected = case["expected"]
     assert finding.kind == expected["kind"], finding.reason

@@ -1,5 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import type { RecordRef } from '../schemas/primitives';
 import { type LineagePolicy, policyDigest } from './lineage-policy';
 import type { WriterBlock } from './writer-block';
@@ -8,6 +9,15 @@ import type { WriterBlock } from './writer-block';
 export const MAX_SIGNATURE_AGE_MS = 15 * 60 * 1000;
 /** Furthest `signedAtMs` may lie after the message's SQS `SentTimestamp`, in ms (5 minutes of clock skew). */
 export const MAX_SIGNATURE_FUTURE_MS = 5 * 60 * 1000;
+/**
+ * How long before a write's `signedAtMs` a record of that same signed write can have been sealed,
+ * ms: the sealer refuses a signature more than {@link MAX_SIGNATURE_FUTURE_MS} ahead of the guard's
+ * acceptance and an acceptance more than the guard's 5 s clock skew ahead of its own clock, and
+ * seals after both. A search for a replay of a signed write (the sealer's past the indexed head,
+ * `publish --wait`'s in the signed log) reads back to `signedAtMs` less this, no further
+ * (docs/sealing.md, "The index floor").
+ */
+export const REPLAY_SEARCH_MARGIN_MS = MAX_SIGNATURE_FUTURE_MS + DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
 
 /**
  * What a writer signs (docs/authorship.md, "Signed writes"): the write without its signature,

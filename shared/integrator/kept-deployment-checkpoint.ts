@@ -45,6 +45,14 @@ export interface KeptCheckpointInput {
    * holds no nodes past the current size): that is no evidence of two histories.
    */
   readonly consistency: readonly Uint8Array[];
+  /**
+   * When the policy's witnesses vouch the kept checkpoint existed by, POSIX seconds
+   * (`quorumCosignedAt` of the kept note), or `null` (none: `quorum none`, or a note without a
+   * quorum of cosignatures). A statement explains only a kept checkpoint cosigned before it was
+   * made; without this time, only one no larger than the current one (docs/deployment-log.md,
+   * "What clients see"). @default null
+   */
+  readonly keptTimeSeconds?: number | null;
 }
 
 /**
@@ -53,7 +61,11 @@ export interface KeptCheckpointInput {
  * kept checkpoint is of the old history's lost part (larger than the restored head, at most the
  * lost checkpoint, and that very checkpoint at its size) and not proven consistent, by the
  * current statement or by an earlier one linked to it statement by statement (each next one made
- * no earlier and losing a checkpoint past the previous one's re-anchor leaf). Otherwise, a
+ * no earlier and losing a checkpoint past the previous one's re-anchor leaf), **and** the
+ * explaining statement is younger than the kept checkpoint: its witnesses cosigned it before the
+ * statement's `time` (`keptTimeSeconds`), or, without that time, it is no larger than the current
+ * one. The size range alone never explains a kept checkpoint larger than the current one: a head
+ * of the re-anchored history put back under a newer one falls in it too. Otherwise, a
  * kept checkpoint no larger than the current one is `CONSISTENT` when the proof shows the current
  * extends it, else `FORK`; a larger one is `NOT_NEWEST` (the current is older than what the log
  * signed: a rollback), or `FORK` when a proof given shows the current is no prefix of it, or it
@@ -81,7 +93,9 @@ export function checkKeptDeploymentCheckpoint(input: KeptCheckpointInput): KeptC
   }
   if (reAnchor && !consistent) {
     const chain = [...(input.earlier ?? []), reAnchor];
-    const explained = explainByChain(kept, chain);
+    const explained = explainByChain(kept, chain, (statement) =>
+      input.keptTimeSeconds == null ? !keptLarger : input.keptTimeSeconds < statement.timeSeconds,
+    );
     if (explained !== null && typeof explained === 'object') {
       const via =
         explained.length > 1 ? `, then ${explained.length - 1} later re-anchor(s) up to the current history` : '';
@@ -132,11 +146,13 @@ function linked(older: ReAnchorNotice, newer: ReAnchorNotice): boolean {
  * The statements, from the one whose lost part holds `kept` to the newest, when the chain
  * (oldest first) is linked from there on; `'TWO_ROOTS'` when none does but one names a lost
  * checkpoint of `kept`'s size with another root; else `null`. A broken link stops the search:
- * no statement before it explains anything.
+ * no statement before it explains anything. A statement for which `before` is false (the kept
+ * checkpoint not shown older than it) explains nothing, and its lost root proves no fork either.
  */
 function explainByChain(
   kept: Checkpoint,
   chain: readonly ReAnchorNotice[],
+  before: (statement: ReAnchorNotice) => boolean,
 ): readonly ReAnchorNotice[] | 'TWO_ROOTS' | null {
   let twoRoots = false;
   for (let j = chain.length - 1; j >= 0; j -= 1) {
@@ -144,6 +160,7 @@ function explainByChain(
     const next = chain[j + 1];
     if (next !== undefined && !linked(statement, next)) break;
     if (kept.size <= statement.restoredSize || kept.size > statement.lostSize) continue;
+    if (!before(statement)) continue;
     if (kept.size === statement.lostSize && encodeBase64(kept.rootHash) !== statement.lostRootHash) {
       twoRoots = true;
       continue;

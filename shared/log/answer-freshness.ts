@@ -14,17 +14,25 @@ import { type ConsistencyProof, checkConsistency } from './record-proof';
  * @param newest - the head item's tree the client read itself (signed checkpoint, or MAC'd head's tree)
  * @param answered - the checkpoint the answer proved its record in
  * @param consistency - a consistency proof from `newest` to `answered` (needed only when `answered` is larger)
+ * @param vouchedBy - what vouches for `newest`, in words for the reason (e.g. "the lineage's signed
+ *   checkpoint of 7 records", or the sealer's head MAC awaiting integration); default: by its `note`
  * @returns `null` when the answer is fresh, else the finding
  */
 export function checkAnswerFreshness(
   newest: Checkpoint & { readonly note?: string | null },
   answered: Checkpoint,
   consistency: ConsistencyProof | null,
+  vouchedBy?: string,
 ): CheckpointFinding | null {
   if (answered.size < newest.size) {
+    const read =
+      vouchedBy ??
+      (newest.note
+        ? `the head item's signed checkpoint of ${newest.size} records`
+        : `the head item's tree of ${newest.size} records (not signed)`);
     return {
       verdict: V.UNVERIFIED_TAMPER_RISK,
-      reason: `the answer is older than the newest ${newest.note ? 'signed checkpoint' : 'head'}: it proves the record in a tree of ${answered.size} records, but the head item's ${newest.note ? 'signed checkpoint' : 'tree'} covers ${newest.size} (a replayed answer)`,
+      reason: `the answer is older than the newest tree the client read before asking: it proves the record in a tree of ${answered.size} records, but the client read ${read} (a replayed answer)`,
       seq: null,
     };
   }

@@ -35,8 +35,12 @@ export interface RecoveryStackOptions {
  */
 export async function recoveryStack(options: RecoveryStackOptions = {}) {
   const recoveryKey = await testRecoveryKey();
+  // The witness's, integrators' and reader's clock: each statement moves it on a minute (the
+  // operator makes it after the restore), so checkpoints cosigned before it are dated before it.
+  let nowMs = INTEGRATION_NOW_MS;
+  const clock = () => nowMs;
   const witness = await inProcessWitness({
-    clock: () => INTEGRATION_NOW_MS,
+    clock,
     recoveryKeys: options.witnessRecoveryKeys ?? [recoveryKey],
   });
   const { store, deployment, index, notices, write, coldSealer, newSealer, ...table } = inProcessIntegration({
@@ -45,7 +49,7 @@ export async function recoveryStack(options: RecoveryStackOptions = {}) {
   const integrator = ({ minSize }: { readonly minSize?: number } = {}) =>
     table.integrator({
       witness: options.unwitnessed ? null : { client: witness.client, policy: witness.policy, maxAgeSeconds: 180 },
-      clock: () => INTEGRATION_NOW_MS,
+      clock,
       recoveryKeys: [recoveryKey],
       ...(minSize ? { minSize } : {}),
     });
@@ -81,18 +85,19 @@ export async function recoveryStack(options: RecoveryStackOptions = {}) {
     log: reads,
     index,
     policy: async () => freshnessPolicy(witness.policyText),
-    nowMs: () => INTEGRATION_NOW_MS,
+    nowMs: clock,
   });
   /** The operator's statement for the table's head and the witness's state, signed with `recovery`. */
   const statement = async (recovery = testRecoverySigner()) => {
     const lost = await witness.store.read(TEST_LOG_NAME);
     if (!lost) throw new Error('the witness holds nothing');
+    nowMs += 60_000;
     const prepared = await prepareReAnchor({
       head: await deployment.readHead(),
       key: TEST_LOG_KEY,
       lost,
       reason: RECOVERY_REASON,
-      nowSeconds: Math.floor(INTEGRATION_NOW_MS / 1000),
+      nowSeconds: Math.floor(nowMs / 1000),
       recovery,
     });
     if (!prepared) throw new Error('nothing to re-anchor');

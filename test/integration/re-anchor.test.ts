@@ -159,7 +159,9 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
       key: logKey,
       lost: lost ?? { size: 0, rootHash: new Uint8Array(32) },
       reason: REASON,
-      nowSeconds: Math.floor(Date.now() / 1000),
+      // Made after the restore: later than the old history's cosignatures, which a statement
+      // explains only when they predate it ("What clients see"); the test runs within a second.
+      nowSeconds: Math.floor(Date.now() / 1000) + 1,
       recovery: testRecoverySigner(),
     });
     const answer = await createReAnchorHandler(cold, fakeLogger())({ reAnchor: prepared?.note ?? '' });
@@ -214,7 +216,9 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
       key: logKey,
       lost: (await witnessStore.read(stack.LogName)) ?? { size: 0, rootHash: new Uint8Array(32) },
       reason: 'restored again',
-      nowSeconds: Math.floor(Date.now() / 1000),
+      // Made after the restore: later than the old history's cosignatures, which a statement
+      // explains only when they predate it ("What clients see"); the test runs within a second.
+      nowSeconds: Math.floor(Date.now() / 1000) + 1,
       recovery: testRecoverySigner(),
     });
     expect(await createReAnchorHandler(second, fakeLogger())({ reAnchor: again?.note ?? '' })).toMatchObject({

@@ -213,6 +213,7 @@ from .witness import (
     format_cosigner_key,
     parse_cosigner_key,
     parse_policy,
+    quorum_cosigned_at,
     quorum_met,
     verify_cosignature,
 )
@@ -332,6 +333,7 @@ __all__ = [
     "TlogPolicy",
     "parse_policy",
     "quorum_met",
+    "quorum_cosigned_at",
     "PolicyCheck",
     "check_policy",
     # the stale-state guard (docs/guard.md)

@@ -35,6 +35,7 @@ from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deploy
 from .log import open_checkpoint, parse_checkpoint_body, parse_signed_note
 from .re_anchor import verify_re_anchor_chain
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
+from .witness import quorum_cosigned_at
 
 __all__ = ["ChainEvidence", "DeploymentChainReader"]
 
@@ -178,8 +179,10 @@ class DeploymentChainReader:
         """Compares a deployment checkpoint the caller kept with the published one (the TypeScript
         ``DeploymentChainReader.compareKept``, docs/deployment-log.md, "Re-anchor", "What clients
         see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` (also
-        through the head's chain of earlier re-anchors, "A chain of re-anchors") or ``FORK``
-        (:func:`reseal.check_kept_deployment_checkpoint`).
+        through the head's chain of earlier re-anchors, "A chain of re-anchors"; only when the kept
+        note's cosignatures date it before the statement, or, uncosigned, it is no larger than the
+        current one), ``NOT_NEWEST`` (a larger kept one nothing else explains: a rollback) or
+        ``FORK`` (:func:`reseal.check_kept_deployment_checkpoint`).
 
         :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
             anchor that does not verify, a kept note that is not the log's)
@@ -228,7 +231,9 @@ class DeploymentChainReader:
                 consistency = []  # a hidden node: the proof fails, and nothing is taken for consistent
         # The earlier re-anchors, each verified with the log key ("A chain of re-anchors").
         earlier = verify_re_anchor_chain(head.re_anchor_chain, current.origin, keys) if anchored.re_anchor else []
-        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency, earlier)
+        # When the policy's witnesses vouch the kept checkpoint existed by: a statement explains only an older one.
+        kept_time = quorum_cosigned_at(kept_note, policy.policy)
+        return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency, earlier, kept_time)
 
     def _last_leaf(self, head: StoredDeploymentHead, note: str) -> tuple[bytes, list[bytes]]:
         """The index root of the leaf at ``size − 1`` of the size ``note`` claims, and its inclusion

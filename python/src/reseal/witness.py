@@ -441,6 +441,39 @@ def check_policy(
     )
 
 
+def quorum_cosigned_at(note: str, policy: TlogPolicy) -> int | None:
+    """The earliest time, POSIX seconds, by which a quorum of ``policy``'s witnesses had cosigned
+    ``note`` (``cosignature/v1`` timestamps; docs/deployment-log.md, "What clients see"; the
+    TypeScript ``quorumCosignedAt``): each witness counts from its oldest valid cosignature, and
+    the answer is the timestamp at which those counted so far, oldest first, meet the quorum. It is
+    when the witnesses vouch the checkpoint existed, which a table writer cannot move. ``None`` for
+    ``quorum none``, a quorum not met, a line claiming a policy witness that does not verify, or a
+    note that does not parse. Checks no log signature (the caller verified the note). Never raises
+    for a bad note."""
+    if policy.quorum.kind == "NONE":
+        return None
+    try:
+        text, signatures = parse_signed_note(note)
+    except NoteFormatError:
+        return None
+    oldest: list[tuple[str, int]] = []
+    for witness in policy.witnesses:
+        first: int | None = None
+        for signature in (s for s in signatures if _claims(s, witness.key)):
+            timestamp = verify_cosignature(text, signature, witness.key)
+            if timestamp is None:
+                return None
+            first = timestamp if first is None else min(first, timestamp)
+        if first is not None:
+            oldest.append((witness.name, first))
+    present: set[str] = set()
+    for name, timestamp in sorted(oldest, key=lambda w: w[1]):
+        present.add(name)
+        if quorum_met(policy.quorum, present):
+            return timestamp
+    return None
+
+
 def _log_signed(note: str, key: NoteVerifierKey) -> bool:
     try:
         verify_note(note, key)

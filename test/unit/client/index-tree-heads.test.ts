@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { recallProofLine } from '../../../cli/format/recall';
 import { TriageService } from '../../../functions/triage/triage-service';
 import { InvalidInputError } from '../../../shared/errors';
 import type { RecallTarget } from '../../../shared/pipeline/messages';
@@ -136,6 +137,29 @@ describe('recall of a lineage whose heads carry no signed checkpoint: the tree h
     const replayed = await s.recall({ latest: true }, 'req-replayed');
     expect(replayed.end).toBe('NOT_INTACT');
     expect(replayed.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    // What vouches for the newest tree, in words (docs/verifiable-log.md, "Recall", step 6): the
+    // index entry, never a "signed checkpoint" the head does not carry.
+    expect(replayed.reason).toMatch(
+      /older than the newest tree the client read before asking: .* the lineage's tree of 3 records, its index entry under deployment checkpoint \d+ \(a replayed answer\)/,
+    );
+    expect(replayed.reason).not.toMatch(/signed checkpoint/);
+    // Past the index: the sealer's head MAC alone vouches for the newest tree.
+    await s.send({ lineageId: LINEAGE, residualId: 'r-3' });
+    await s.store.putTriageReport({ ...old.report, requestId: 'req-replayed-past' });
+    const past = await s.recall({ latest: true }, 'req-replayed-past');
+    expect(past.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(past.reason).toMatch(
+      /the client read the head item's tree of 4 records, which only the sealer's head MAC vouches for \(awaiting integration; not signed\)/,
+    );
+  });
+
+  it("the proof line says what vouches for a MAC'd head's tree: its index entry under deployment checkpoint N", async () => {
+    const s = await unsignedStack(3);
+    await s.integrate();
+    const recall = await s.recall({ seq: 1 });
+    expect(recallProofLine(recall)).toMatch(
+      /^proven in the head item's tree of 3 records \(the sealer's head MAC, not signed; its index entry under deployment checkpoint \d+\); newest tree head read from the head item: 3 records/,
+    );
   });
 });
 

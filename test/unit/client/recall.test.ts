@@ -202,7 +202,9 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
         delta: null,
         checks: { checkpointSize: 4, newestSize: 6 },
       });
-      expect(replayed.reason, mode).toMatch(/older than the newest signed checkpoint/);
+      expect(replayed.reason, mode).toMatch(
+        /older than the newest tree the client read before asking: .* but the client read the lineage's signed checkpoint of 6 records/,
+      );
     }
     expect(await kept.load(`${TEST_LOG_NAME}/${LINEAGE}`), 'the replay is never kept').toBe(old.checkpoint?.note);
     // The same answer for the record it names (seq 3), with the newest checkpoint read first, is
@@ -273,7 +275,7 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
       currentEnv: ENV,
     });
     expect(replayed).toMatchObject({ end: 'NOT_INTACT', verdict: 'UNVERIFIED_TAMPER_RISK', detectedBy: 'client' });
-    expect(replayed.reason).toMatch(/older than the newest signed checkpoint/);
+    expect(replayed.reason).toMatch(/older than the newest tree .* the lineage's signed checkpoint of 6 records/);
     // Hidden for good: an answer proving a record of a lineage whose head the table does not show.
     store.logHead = async () => null;
     store.lastRecordSeq = async () => null;
@@ -285,7 +287,9 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
       currentEnv: ENV,
     });
     expect(headless).toMatchObject({ end: 'NOT_INTACT', verdict: 'UNVERIFIED_TAMPER_RISK' });
-    expect(headless.reason).toMatch(/shows no signed checkpoint/);
+    expect(headless.reason).toMatch(
+      /shows no tree head of it \(neither a signed checkpoint nor a head the sealer MAC'd\)/,
+    );
   });
 
   it('a lineage whose first records land during the recall is triaged: the head read again extends to the answer', async () => {

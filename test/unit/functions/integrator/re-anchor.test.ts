@@ -99,6 +99,48 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
     expect(await s.reader.compareKept(restoredHead)).toMatchObject({ kind: 'CONSISTENT' });
   });
 
+  it('a client keeping a checkpoint of the re-anchored history inside the lost range, the table then put back to an older head of it: NOT_NEWEST, never explained by the statement ("What clients see")', async (context: TestContext) => {
+    const s = await recoveryStack();
+    const warm = s.integrator();
+    await s.write(A, 'r-0');
+    await warm.integrate(s.notices.splice(0));
+    const backup = s.snapshot();
+    for (const residual of ['r-1', 'r-2', 'r-3', 'r-4']) {
+      await s.write(A, residual);
+      await warm.integrate(s.notices.splice(0));
+    }
+    const keptOld = s.deployment.head?.published ?? '';
+    backup();
+    await s.write(A, 'r-1b');
+    const batch = s.notices.splice(0);
+    const cold = s.integrator();
+    await expect(cold.integrate(batch)).rejects.toBeInstanceOf(LogStateError);
+    expect((await cold.reAnchor(await s.statement())).reAnchor).toMatchObject({ restoredSize: 1, lostSize: 5 });
+    const reAnchored = s.snapshot();
+    await cold.integrate(batch);
+    await s.write(B, 'r-0');
+    await cold.integrate(s.notices.splice(0));
+    const keptNew = s.deployment.head?.published ?? '';
+    expect(s.deployment.head?.size).toBe(4);
+    // The table writer puts back the re-anchored head of 2 leaves: 4 lies inside the statement's lost range (1, 5].
+    reAnchored({ warmSealer: true });
+    const found = await s.reader.compareKept(keptNew);
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'deployment log',
+        attack:
+          "put back an older head of a re-anchored log under a checkpoint the client kept of that history, inside the statement's lost range",
+        reader: 'DeploymentChainReader.compareKept',
+        expected: 'NOT_NEWEST',
+      },
+      found.kind,
+    );
+    // A checkpoint of the history the restore lost is still explained: its cosignature predates the statement.
+    expect((await s.reader.compareKept(keptOld)).kind).toBe('EXPLAINED_BY_RE_ANCHOR');
+  });
+
   it('a client keeping a checkpoint from before two re-anchors is explained by the chain of statements; a link deleted or forged is a FORK ("A chain of re-anchors")', async (context: TestContext) => {
     const s = await recoveryStack();
     const warm = s.integrator();

@@ -5,6 +5,7 @@ import { SealerIndex, type SealerIndexDeps } from '../../../../functions/sealer/
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
 import { IntegrationBacklogError } from '../../../../shared/errors';
+import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
@@ -15,7 +16,7 @@ import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
-import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
+import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_KEY, testLogSigner } from '../../../helpers/pipeline-keys';
@@ -62,7 +63,7 @@ function countingSigner(): NoteSigner & { signs: number } {
  * The real sealer and integrator on in-memory stores: the sealer checks each run against the
  * index the integrator writes (or does not, with `index: false`), its notices collected.
  */
-function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] } = {}) {
+function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness']; deps?: Partial<SealerDeps> } = {}) {
   const notices: SealedRunNotice[] = [];
   const signer = countingSigner();
   const metrics = new FakeMetrics();
@@ -75,6 +76,7 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
     metrics,
     notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
     index: options.index === false ? null : { deployment, nodes, witness: options.witness ?? null },
+    ...options.deps,
   };
   const store = deps.store as InMemoryLineageStore;
   let sealer = new SealerService(deps);
@@ -117,6 +119,8 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'] 
     metrics,
     send,
     sendRun,
+    /** Messages as given (their bodies built by the test). */
+    handleGroup: (messages: Parameters<SealerService['handleGroup']>[0]) => sealer.handleGroup(messages),
     integrate: () => integrator.integrate(notices.splice(0)),
     /** A sealer with no memory (a cold start), optionally under the operator's `DEPLOYMENT_MIN_SIZE`. */
     cold: (minSize?: number) => {
@@ -304,22 +308,83 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(s.store.records.get(lineageId)?.size).toBe(2);
   });
 
-  it(`more than MAX_UNINTEGRATED_SEARCH (${MAX_UNINTEGRATED_SEARCH}) records past the indexed head: refused retryably, counted, nothing sealed`, async () => {
+  // docs/sealing.md, "The index floor", residual ids: the search is bounded by the writes' signing
+  // time, not by how many records the integrator has not caught up with.
+  it('300 records past the indexed head: the next write seals, and a replay of one of them with its marker deleted is answered, never sealed again', async () => {
     const s = stack();
     const lineageId = testLineageId('lin-floor-backlog');
     const run = Array.from({ length: 40 }, (_, i) => i);
-    for (let batch = 0; batch * 40 <= MAX_UNINTEGRATED_SEARCH; batch++) {
+    for (let batch = 0; batch * 40 < 300; batch++) {
       const outcomes = await s.sendRun(run.map((i) => ({ lineageId, residualId: `r-${batch * 40 + i}` })));
       expect(outcomes.every((o) => o.kind === 'SEALED')).toBe(true);
     }
+    await s.integrate();
+    for (let batch = 0; batch * 40 < 300; batch++) {
+      await s.sendRun(run.map((i) => ({ lineageId, residualId: `p-${batch * 40 + i}` })));
+    }
     const sealed = s.store.records.get(lineageId)?.size ?? 0;
-    expect(sealed).toBeGreaterThan(MAX_UNINTEGRATED_SEARCH);
+    expect(sealed).toBe(640);
+    expect((await s.send({ lineageId, residualId: 'r-next' })).kind).toBe('SEALED');
+    // The oldest record past the index, 300 records back: its marker deleted, the write replayed.
+    s.store.markers.delete(markerKey(lineageId, 'p-0'));
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'p-0' })).toMatchObject({ kind: 'DUPLICATE', head: { seq: 320 } });
+    expect(s.store.records.get(lineageId)?.size).toBe(sealed + 1);
+    expect(s.metrics.get('SealBehindIndex:kind=INTEGRATION_BACKLOG')).toBe(0);
+  });
+
+  it('more records sealed since the writes were signed than the search reads (MAX_UNINTEGRATED_SEARCH, here 50): refused retryably, counted, nothing sealed', async () => {
+    expect(MAX_UNINTEGRATED_SEARCH).toBeGreaterThanOrEqual(1000);
+    const s = stack({ deps: { maxUnintegratedSearch: 50 } });
+    const lineageId = testLineageId('lin-floor-burst');
+    for (let batch = 0; batch < 2; batch++) {
+      await s.sendRun(Array.from({ length: 40 }, (_, i) => ({ lineageId, residualId: `r-${batch * 40 + i}` })));
+    }
+    const sealed = s.store.records.get(lineageId)?.size ?? 0;
+    expect(sealed).toBe(80);
     await expect(s.send({ lineageId, residualId: 'r-next' })).rejects.toThrow(IntegrationBacklogError);
     expect(s.metrics.get('SealBehindIndex:kind=INTEGRATION_BACKLOG')).toBe(1);
     expect(s.store.records.get(lineageId)?.size).toBe(sealed);
     // Once integrated, the same write is sealed.
     await s.integrate();
     expect((await s.send({ lineageId, residualId: 'r-next' })).kind).toBe('SEALED');
+  });
+
+  it('records past the indexed head sealed long before the writes were signed are not read: the newest page, down to the first older record', async () => {
+    const later = FACTORY_NOW_MS + 2 * 3_600_000;
+    let nowMs = NOW_MS;
+    const s = stack({ deps: { clock: () => nowMs } });
+    const lineageId = testLineageId('lin-floor-window');
+    for (let batch = 0; batch < 6; batch++) {
+      await s.sendRun(Array.from({ length: 40 }, (_, i) => ({ lineageId, residualId: `r-${batch * 40 + i}` })));
+    }
+    // Two hours later: writes signed and accepted then, the 240 records still past the indexed head.
+    nowMs = later + 1000;
+    let n = 0;
+    const at = (residualId: string) => {
+      const request = validWriteRequest({ lineageId, residualId }, { nowMs: later });
+      const verdict = evaluateWrite(request, guardPolicy({ nowMs: later }));
+      return {
+        messageId: `late-${++n}`,
+        body: JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: later }),
+        sentAtMs: later + n,
+      };
+    };
+    const readChain = s.store.readChain.bind(s.store);
+    const reads: number[] = [];
+    s.store.readChain = async (id, from, to) => {
+      reads.push(to - from + 1);
+      return readChain(id, from, to);
+    };
+    expect((await s.handleGroup([at('n-0')]))[0]?.kind).toBe('SEALED');
+    // One page of the newest records (100), not the 240 past the index.
+    expect(reads).toEqual([100]);
+    // Sealed within the window since: a replay with its marker deleted is found, never sealed again.
+    s.store.markers.delete(markerKey(lineageId, 'n-0'));
+    s.cold();
+    const replay = (await s.handleGroup([at('n-0')]))[0];
+    expect(replay).toMatchObject({ kind: 'DUPLICATE', head: { seq: 240 } });
+    expect(s.store.records.get(lineageId)?.size).toBe(241);
   });
 
   it('an index node deleted or edited: INDEX_UNVERIFIABLE, unsigned, nothing sealed', async () => {

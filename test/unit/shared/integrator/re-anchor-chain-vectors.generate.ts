@@ -78,6 +78,8 @@ type Case = {
   reAnchor: string;
   reAnchorChain: unknown;
   consistency: string[];
+  /** When a quorum of witnesses had cosigned the kept note (`quorumCosignedAt`), or `null` (uncosigned). */
+  keptTimeSeconds: number | null;
   expected: { kind: string; statement?: 'A' | 'B'; chainLength?: number };
 };
 const cases: Case[] = [
@@ -87,6 +89,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'A', chainLength: 2 },
   },
   {
@@ -95,6 +98,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'A', chainLength: 2 },
   },
   {
@@ -103,6 +107,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'B', chainLength: 1 },
   },
   {
@@ -111,6 +116,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note],
     consistency: await proof(3),
+    keptTimeSeconds: null,
     expected: { kind: 'CONSISTENT' },
   },
   {
@@ -119,6 +125,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: null,
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -127,6 +134,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -135,6 +143,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.operatorNote],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -143,6 +152,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note.replace('first restore', 'first restorE')],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -151,6 +161,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: ['not a note', a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'A', chainLength: 2 },
   },
   {
@@ -159,6 +170,7 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note, 42],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -167,6 +179,7 @@ const cases: Case[] = [
     reAnchor: bEarlier.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -175,6 +188,7 @@ const cases: Case[] = [
     reAnchor: notAfterA.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
     expected: { kind: 'FORK' },
   },
   {
@@ -183,13 +197,52 @@ const cases: Case[] = [
     reAnchor: b.note,
     reAnchorChain: [a.note],
     consistency: [],
+    keptTimeSeconds: null,
+    expected: { kind: 'FORK' },
+  },
+  // docs/deployment-log.md, "What clients see": a statement explains only a kept checkpoint its
+  // witnesses cosigned before the statement was made.
+  {
+    name: 'the first history inside its lost part, cosigned before A: through A then B',
+    kept: cp(h0, 3),
+    reAnchor: b.note,
+    reAnchorChain: [a.note],
+    consistency: [],
+    keptTimeSeconds: TIME - 60,
+    expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'A', chainLength: 2 },
+  },
+  {
+    name: "inside A's lost part, cosigned after A: no statement is younger, a fork",
+    kept: cp(h0, 3),
+    reAnchor: b.note,
+    reAnchorChain: [a.note],
+    consistency: [],
+    keptTimeSeconds: TIME + 60,
+    expected: { kind: 'FORK' },
+  },
+  {
+    name: 'the second history at its lost checkpoint, cosigned after A and before B: B alone',
+    kept: cp(h1, 4),
+    reAnchor: b.note,
+    reAnchorChain: [a.note],
+    consistency: [],
+    keptTimeSeconds: TIME + 60,
+    expected: { kind: 'EXPLAINED_BY_RE_ANCHOR', statement: 'B', chainLength: 1 },
+  },
+  {
+    name: "at B's lost size, cosigned after B: neither statement explains it, a fork",
+    kept: cp(h1, 4),
+    reAnchor: b.note,
+    reAnchorChain: [a.note],
+    consistency: [],
+    keptTimeSeconds: TIME + 3660,
     expected: { kind: 'FORK' },
   },
 ];
 
 const vectors = {
   description:
-    'docs/deployment-log.md, "Re-anchor", "A chain of re-anchors": a kept deployment checkpoint against the current one of a log re-anchored twice (statement A, then B); each case names the head item\'s reAnchor and reAnchorChain as stored and the finding of checkKeptDeploymentCheckpoint',
+    'docs/deployment-log.md, "Re-anchor", "A chain of re-anchors": a kept deployment checkpoint against the current one of a log re-anchored twice (statement A, then B); each case names the head item\'s reAnchor and reAnchorChain as stored the time a quorum of witnesses had cosigned the kept note (keptTimeSeconds, null when uncosigned) and the finding of checkKeptDeploymentCheckpoint',
   logKeyName: TEST_LOG_KEY_NAME,
   logPublicKeyHex: hex(await log.publicKey()),
   statements: { A: a.note, B: b.note },

@@ -26,6 +26,7 @@ describe('kept checkpoints against a log re-anchored twice (test/vectors/re-anch
       reAnchor: current,
       earlier: verifyReAnchorChain(c.reAnchorChain, key, origin),
       consistency: c.consistency.map(bytes),
+      keptTimeSeconds: c.keptTimeSeconds,
     });
     expect(finding.kind).toBe(c.expected.kind);
     if (finding.kind === 'EXPLAINED_BY_RE_ANCHOR') {

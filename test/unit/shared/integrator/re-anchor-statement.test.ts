@@ -13,7 +13,13 @@ import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
 import { formatNoteSignerKey, parseNoteSignerKey } from '../../../../shared/log/note-signer-key';
 import { signNote } from '../../../../shared/log/signed-note';
-import { TEST_LOG_KEY_NAME, testNoteSigner, testNoteVerifierKey, testTree } from '../../../helpers/log-factories';
+import {
+  TEST_LOG_KEY_NAME,
+  testLeaf,
+  testNoteSigner,
+  testNoteVerifierKey,
+  testTree,
+} from '../../../helpers/log-factories';
 import { TEST_RECOVERY_SEED, testRecoveryKey, testRecoverySigner } from '../../../helpers/re-anchor-factories';
 
 const tree = testTree(9);
@@ -106,22 +112,42 @@ describe('kept deployment checkpoint against a re-anchored history', () => {
   };
   const cp = (size: number, t = tree) => ({ origin: TEST_LOG_KEY_NAME, size, rootHash: t.root(size) });
 
-  it('a prefix is consistent; a lost checkpoint is explained; the same size with another root is a fork; past the lost one, a rollback', async () => {
+  const before = { keptTimeSeconds: notice.timeSeconds - 60 };
+  const after = { keptTimeSeconds: notice.timeSeconds + 60 };
+
+  it('a prefix is consistent; a lost checkpoint cosigned before the statement is explained; the same size with another root is a fork; past the lost one, a rollback', async () => {
     const prefix = await proveConsistency(4, 6, current.nodes);
     expect(
       checkKeptDeploymentCheckpoint({ kept: cp(4), current: cp(6, current), reAnchor: notice, consistency: prefix })
         .kind,
     ).toBe('CONSISTENT');
     expect(
-      checkKeptDeploymentCheckpoint({ kept: cp(8), current: cp(6, current), reAnchor: notice, consistency: [] }).kind,
+      checkKeptDeploymentCheckpoint({
+        kept: cp(8),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+        ...before,
+      }).kind,
     ).toBe('EXPLAINED_BY_RE_ANCHOR');
     expect(
-      checkKeptDeploymentCheckpoint({ kept: cp(9), current: cp(6, current), reAnchor: notice, consistency: [] }).kind,
+      checkKeptDeploymentCheckpoint({
+        kept: cp(9),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+        ...before,
+      }).kind,
     ).toBe('EXPLAINED_BY_RE_ANCHOR');
     const other = testTree(9, (i) => Buffer.alloc(32, i + 100));
     expect(
-      checkKeptDeploymentCheckpoint({ kept: cp(9, other), current: cp(6, current), reAnchor: notice, consistency: [] })
-        .kind,
+      checkKeptDeploymentCheckpoint({
+        kept: cp(9, other),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+        ...before,
+      }).kind,
     ).toBe('FORK');
     // Larger than the current one and larger than any lost checkpoint: the statement does not
     // name it, but nothing shows two histories either; the current is older than what the log signed.
@@ -131,11 +157,47 @@ describe('kept deployment checkpoint against a re-anchored history', () => {
         current: cp(6, current),
         reAnchor: notice,
         consistency: [],
+        ...before,
       }).kind,
     ).toBe('NOT_NEWEST');
     expect(
       checkKeptDeploymentCheckpoint({ kept: cp(8), current: cp(6, current), reAnchor: null, consistency: [] }).kind,
     ).toBe('NOT_NEWEST');
+  });
+
+  // docs/deployment-log.md, "What clients see": the size range alone explains nothing larger than
+  // the current checkpoint, since a head of the re-anchored history itself falls in it.
+  it('a kept checkpoint larger than the current one in the lost range, cosigned after the statement or not at all: a rollback, not the re-anchor', () => {
+    const newer = testTree(8, (i) => (i === 5 ? Buffer.alloc(32, 0xaa) : testLeaf(i)));
+    for (const time of [after, {}, { keptTimeSeconds: notice.timeSeconds }]) {
+      const finding = checkKeptDeploymentCheckpoint({
+        kept: cp(8, newer),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+        ...time,
+      });
+      expect(finding.kind).toBe('NOT_NEWEST');
+    }
+    // At the statement's lost size with another root: a checkpoint of the re-anchored history, not two roots.
+    const atLost = testTree(9, (i) => (i === 5 ? Buffer.alloc(32, 0xaa) : testLeaf(i)));
+    expect(
+      checkKeptDeploymentCheckpoint({
+        kept: cp(9, atLost),
+        current: cp(6, current),
+        reAnchor: notice,
+        consistency: [],
+        ...after,
+      }).kind,
+    ).toBe('NOT_NEWEST');
+  });
+
+  it('a kept checkpoint no larger than the current one that it does not extend: explained uncosigned or cosigned before the statement, a fork cosigned after it', () => {
+    const wide = testTree(9, (i) => (i === 5 ? Buffer.alloc(32, 0xaa) : testLeaf(i)));
+    const input = { kept: cp(7), current: cp(8, wide), reAnchor: notice, consistency: [] };
+    expect(checkKeptDeploymentCheckpoint(input).kind).toBe('EXPLAINED_BY_RE_ANCHOR');
+    expect(checkKeptDeploymentCheckpoint({ ...input, ...before }).kind).toBe('EXPLAINED_BY_RE_ANCHOR');
+    expect(checkKeptDeploymentCheckpoint({ ...input, ...after }).kind).toBe('FORK');
   });
 });
 
