@@ -152,7 +152,7 @@ describe('docs/pipeline.md, the numbers it states', () => {
       'unprocessed batch backoff',
       `${UNPROCESSED_RETRY_BASE_MS} ms · 2^round up to ${UNPROCESSED_RETRY_CAP_MS / 1000} s) and fail the read or write after ${MAX_UNPROCESSED_ROUNDS} rounds`,
     ],
-    ['unintegrated search', `more than ${MAX_UNINTEGRATED_SEARCH} records past its indexed head`],
+    ['unintegrated search', `more than ${thousands(MAX_UNINTEGRATED_SEARCH)} records past its indexed head`],
     ['body preview', `\`bodyPreview\` (first ${BODY_PREVIEW_BYTES / 1024} KiB, data)`],
   ])('%s: "%s"', (_what, text) => {
     expect(page.replace(/\n\s*/g, ' ')).toContain(text.replace(/\n\s*/g, ' '));
