@@ -215,6 +215,16 @@ class RecallResult:
     freshness: Freshness | None = None
 
 
+class _NotNewestHead(LogVerificationError):
+    """The table shows fewer records of a lineage than the index holds under the authenticated
+    deployment checkpoint of ``checkpoint_size`` leaves: rolled back (docs/deployment-log.md,
+    "Clients", ``NOT_NEWEST``), so a recall reports that freshness beside its verdict."""
+
+    def __init__(self, lineage_id: str, reason: str, checkpoint_size: int | None) -> None:
+        super().__init__(lineage_id, V.UNVERIFIED_TAMPER_RISK, reason)
+        self.checkpoint_size = checkpoint_size
+
+
 @dataclass(frozen=True)
 class _RecallAsked:
     """One recall as the client asked and read it before deciding triage's answer: what every step
@@ -773,6 +783,10 @@ class ResealClient:
         item that carries no signed checkpoint); a record past it is sealed, awaiting integration,
         and nothing of it is passed on (docs/deployment-log.md, "Clients")."""
         lineage_id, report, newest, chain = asked.lineage_id, asked.report, asked.newest, asked.chain
+        if isinstance(newest, _NotNewestHead) and chain is not None:
+            # A head item rolled back behind the index: the answer is not the newest, whatever it proves.
+            stale = RecordFreshness("NOT_NEWEST", newest.checkpoint_size, newest.reason, newest.verdict)
+            return end("NOT_INTACT", newest.verdict, newest.reason, freshness=self._freshness_of(stale, chain))
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         if newest is None:
@@ -1318,9 +1332,11 @@ class ResealClient:
         shown = max(int(head.get("seq", -1)), -1 if last is None else last) + 1
         if shown < size:
             at = "" if chain.checkpoint is None else f" as of deployment checkpoint {chain.checkpoint.size}"
-            raise fail(
+            raise _NotNewestHead(
+                lineage_id,
                 f"NOT_NEWEST: the table shows {shown} records of the lineage, but the index holds {size}{at} "
-                "(rolled back)"
+                "(rolled back)",
+                None if chain.checkpoint is None else chain.checkpoint.size,
             )
         return Checkpoint(origin, size, bytes.fromhex(chain.lineage["rootHash"]))
 
