@@ -5,7 +5,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
-import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
@@ -38,8 +37,10 @@ const policy = remoteFreshnessPolicy(
   outputs.logName,
 );
 const kms = new KMSClient({});
+// The table through the client's default adapters: the lineage store and the deployment log and
+// index, so a recall reads its tree head from the index (docs/deployment-log.md, "Clients").
 const sdk = {
-  store: new DynamoDBLineageStore(new DynamoDBClient({}), outputs.tableName),
+  dynamodb: new DynamoDBClient({}),
   kms,
   sqs: new SQSClient({}),
   eventBridge: new EventBridgeClient({}),

@@ -112,7 +112,24 @@ describe('remote MCP on the deployed stack (HTTP API, AWS_IAM, SigV4)', () => {
     const proven = verifyRecordProof(await table.readRecord(lineageId, 0), write.out.proof, checkpoint, lineageId);
     expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT' });
 
-    const recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    // The write waited until PROVEN within the server's wait, or ran out first (docs/mcp.md, "Freshness").
+    const writeFreshness = (write.out.freshness as { state: string } | null)?.state;
+    expect(['PROVEN', 'SEALED_AWAITING_INTEGRATION']).toContain(writeFreshness);
+
+    // Recalled as a host would: a record past the tree head the index holds is sealed, awaiting
+    // integration (docs/mcp.md, "Errors": not tampering, nothing of it acted on), and the host
+    // recalls again after the next integration; once the index holds it, the claims come back.
+    let recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    const recallDeadline = Date.now() + 180_000;
+    while (recall.isError && recall.out.error === 'AWAITING_INTEGRATION' && Date.now() < recallDeadline) {
+      expect(writeFreshness, 'a write PROVEN through the deployment log is not awaiting integration').toBe(
+        'SEALED_AWAITING_INTEGRATION',
+      );
+      expect(recall.out).toMatchObject({ proven: false, verdict: null });
+      expect(recall.out).not.toHaveProperty('keptClaims');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    }
     expect(recall.isError, JSON.stringify(recall.out)).toBe(false);
     expect((recall.out.keptClaims as { claimId: string }[]).map((c) => c.claimId).sort()).toEqual([
       'node-builds',
