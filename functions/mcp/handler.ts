@@ -36,8 +36,8 @@ const policy = remoteFreshnessPolicy(
   outputs.logName,
 );
 const kms = new KMSClient({});
-// The table through the client's default adapters: the lineage store and the deployment log and
-// index, so a recall reads its tree head from the index (docs/deployment-log.md, "Clients").
+// The SDK clients each request's client is built on (remoteMcpClient: the lineage store, the
+// deployment log and the index over one DynamoDB client).
 const sdk = {
   dynamodb: new DynamoDBClient({}),
   kms,
