@@ -1071,7 +1071,7 @@ class ResealClient:
         seq = int(stored.head.get("seq", -1))
         size = seq + 1
         frontier = stored.frontier
-        record_hash = stored.head.get("recordHash")
+        record_hash = stored.head["recordHash"]
         # The stored frontier is the tree's before the head record (``seq`` leaves), as the sealer
         # writes it and the TypeScript ``claimedLogState`` reads it; the head record is its last leaf.
         if (
