@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +32,7 @@ import { differingWriteContent } from '../../shared/seal/write-content';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
 import { HOSTILE_ID, HOSTILE_TEXT, hostileLinePlacement, hostileTextPlacement } from '../helpers/untrusted-text';
@@ -539,9 +539,11 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
       snapshot: { source: 'providers', keys: 3, notes: [] },
     });
     // The head carries no signed lineage checkpoint (docs/deployment-log.md, "What changes for the
-    // sealer", step 3), so the server's client keeps none in the RESEAL_CHECKPOINTS file ...
+    // sealer", step 3), so the server's client keeps none in the RESEAL_CHECKPOINTS file: only the
+    // deployment checkpoint it authenticated the outcome with (docs/verifiable-log.md, "Checkpoints
+    // the client keeps") ...
     expect((written.out.checkpoint as { note: string | null }).note).toBeNull();
-    expect(existsSync(join(dir, 'checkpoints.json'))).toBe(false);
+    expect(keptCheckpointOrigins(join(dir, 'checkpoints.json'))).toEqual([stack.LogName]);
     const recalled = await call(stdio, 'reseal_recall', { lineageId, timeoutMs: WAIT_MS });
     expect(recalled.out).toMatchObject({
       delta: { verdict: 'NO_DRIFT' },
@@ -554,6 +556,7 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
         checkpoint: { note: null },
       },
     });
+    expect(keptCheckpointOrigins(join(dir, 'checkpoints.json'))).toEqual([stack.LogName]);
   });
 });
 

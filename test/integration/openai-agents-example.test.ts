@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { connectToStack } from '../../client/connect';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { emulatorEnv, STACK_NAME } from '../../scripts/emulator/deploy';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 
 // The OpenAI Agents SDK example (examples/openai-agents-session/, docs/frameworks.md) as a user
 // runs it: the SDK's run loop with its scripted model (no model call), against the deployed stack.
@@ -63,7 +63,9 @@ describe('examples/openai-agents-session', () => {
     const verified = await client.verifyStoredLineage(lineageId as string);
     expect(verified.verification.verdict).toBe('VERIFIED_INTACT');
     expect(verified.log?.size).toBe(5);
-    // No signed lineage checkpoint to keep (docs/deployment-log.md, "What changes for the sealer", step 3).
-    expect(existsSync(join(state, 'checkpoints.json'))).toBe(false);
+    // No signed lineage checkpoint to keep (docs/deployment-log.md, "What changes for the sealer", step 3):
+    // --state keeps only the deployment checkpoint the example's reads authenticated
+    // (docs/verifiable-log.md, "Checkpoints the client keeps").
+    expect(keptCheckpointOrigins(join(state, 'checkpoints.json'))).toEqual([stack.LogName]);
   });
 });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { emulatorEnv } from '../../scripts/emulator/deploy';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 
 // The package as an agent's project gets it: `npm pack` (which builds dist/ first), installed
 // from the tarball into a fresh project, then used from there with plain `node` only (no tsx,
@@ -160,10 +160,12 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       // The client's own answer: the record proven and the delta recomputed, not triage's report.
       expect(stdout).toContain('recall VERIFIED_INTACT NO_DRIFT keep node-build-works');
       // The head carries no signed lineage checkpoint (docs/deployment-log.md, "What changes for the
-      // sealer", step 3): the record is proven in the tree head the index holds, nothing kept.
+      // sealer", step 3): the record is proven in the tree head the index holds, no lineage note
+      // kept; the store keeps the deployment checkpoint it was read from (docs/verifiable-log.md,
+      // "Checkpoints the client keeps").
       expect(stdout).toMatch(/^proof \d+ records, truncation checked false$/m);
       expect(stdout).toContain('lineage VERIFIED_INTACT');
-      expect(existsSync(join(project, '.reseal', 'checkpoints.json'))).toBe(false);
+      expect(keptCheckpointOrigins(join(project, '.reseal', 'checkpoints.json'))).toEqual([stack.LogName]);
     }
   });
 

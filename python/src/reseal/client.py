@@ -58,6 +58,7 @@ from .log import (
     check_consistency,
     check_rejection,
     checkpoint_origin,
+    leaf_hash,
     open_checkpoint,
     open_outcome_of_stage,
     request_digest,
@@ -1054,7 +1055,8 @@ class ResealClient:
 
     def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
         """``newest``, or, when it was taken from the index (its head item carries no signed
-        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier
+        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier (of ``seq``
+        leaves) extended by the head record's leaf
         (``note`` ``None``: the table's word, as the TypeScript ``readLatestCheckpoint`` reads it).
         A claim no larger than ``newest`` is ``newest``.
 
@@ -1066,15 +1068,25 @@ class ResealClient:
         stored = self.table.log_head(lineage_id)
         if stored is None or stored.checkpoint is not None:
             return newest
-        size = int(stored.head.get("seq", -1)) + 1
+        seq = int(stored.head.get("seq", -1))
+        size = seq + 1
         frontier = stored.frontier
-        if frontier is None or len(frontier) != bin(size).count("1") or not all(is_hex_digest(h) for h in frontier):
+        record_hash = stored.head["recordHash"]
+        # The stored frontier is the tree's before the head record (``seq`` leaves), as the sealer
+        # writes it and the TypeScript ``claimedLogState`` reads it; the head record is its last leaf.
+        if (
+            seq < 0
+            or frontier is None
+            or len(frontier) != bin(seq).count("1")
+            or not all(is_hex_digest(h) for h in frontier)
+            or not is_hex_digest(record_hash)
+        ):
             raise LogVerificationError(
                 lineage_id, V.LINEAGE_BROKEN, f"the head item's frontier is not that of a tree of {size} records"
             )
         if size <= newest.size:
             return newest
-        root = range_root([bytes.fromhex(h) for h in frontier]) if frontier else EMPTY_ROOT
+        root = range_root([*(bytes.fromhex(h) for h in frontier), leaf_hash(bytes.fromhex(record_hash))])
         return Checkpoint(newest.origin, size, root)
 
     def _marked_record(self, lineage_id: str, residual_id: Any, newest: Checkpoint | None) -> int | None:
