@@ -24,9 +24,9 @@ import { WitnessStack } from './witness-stack';
  *   `witnessMaxAgeSeconds`: the witness the
  *   integrator submits to (the stack's `witness` prop, docs/witness.md "Deploy order", step 3),
  *   which also deploys the heartbeat schedule; `heartbeatRateMinutes` its period (default 1).
- * - `signLineageCheckpoints`: `false` runs the sealer without a signed lineage checkpoint per run
- *   (the stack's `signLineageCheckpoints` prop; docs/deployment-log.md, "What changes for the
- *   sealer"); default `true` (transitional).
+ * - `signLineageCheckpoints`: `true` has the sealer also sign a lineage checkpoint per run, with
+ *   `kms:Sign` on the log key (the stack's `signLineageCheckpoints` prop; docs/deployment-log.md,
+ *   "What changes for the sealer"); default `false`.
  * - `mcpPolicyFile` (a file holding a tlog-policy) and `mcpPolicyMaxAgeSeconds`: the policy the
  *   remote MCP server checks freshness under (the stack's `mcpPolicy` prop, docs/mcp.md,
  *   "Freshness"); default the witness's policy, else the stack's log key alone.

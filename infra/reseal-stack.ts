@@ -57,11 +57,11 @@ export interface ResealStackProps extends StackProps {
    */
   readonly deploymentMinSize?: number;
   /**
-   * Whether the sealer still signs a lineage checkpoint per run beside its head-state MAC
+   * Whether the sealer also signs a lineage checkpoint per run beside its head-state MAC
    * (`SIGN_LINEAGE_CHECKPOINTS`; docs/deployment-log.md, "What changes for the sealer", the
-   * migration). `false` runs it as it runs once every reader takes lineage heads from the index:
-   * no `Sign` per run, heads carrying the MAC alone (the sealer keeps `kms:Sign` for its refusals
-   * until step 3). @default true (transitional)
+   * migration). `false` (the default, step 3): no `Sign` per run, heads carrying the MAC alone,
+   * and the sealer holds no `kms:Sign` on the log key. `true` restores the signed checkpoints
+   * and that grant (for readers from before step 2). @default false
    */
   readonly signLineageCheckpoints?: boolean;
   /**
@@ -127,9 +127,9 @@ export class ResealStack extends Stack {
       removalPolicy,
       deletionProtection: props.deletionProtection ?? false,
     });
-    // Three Ed25519 keys (docs/verifiable-log.md, "Keys"): the log key signs checkpoints (the
-    // integrator's, and transitionally the sealer's lineage checkpoints), the guard key the guard's
-    // refusals, the sealer key the sealer's refusals: one signer each for the refusal keys.
+    // Three Ed25519 keys (docs/verifiable-log.md, "Keys"): the log key signs the integrator's
+    // deployment checkpoints, the guard key the guard's refusals, the sealer key the sealer's
+    // refusals: one signer each.
     const logKey = new SigningKey(this, 'LogKey', {
       purpose: 'lineage log: checkpoints',
       aliasSuffix: 'log',
@@ -181,7 +181,7 @@ export class ResealStack extends Stack {
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
           DEPLOYMENT_MIN_SIZE: String(minSize),
-          SIGN_LINEAGE_CHECKPOINTS: String(props.signLineageCheckpoints ?? true),
+          SIGN_LINEAGE_CHECKPOINTS: String(props.signLineageCheckpoints ?? false),
         },
         timeout: Duration.seconds(30),
       },
@@ -189,9 +189,12 @@ export class ResealStack extends Stack {
     store.grantAppend(sealer.consumer.fn, 'Sealer');
     // The sealer authenticates the head it extends by its head-state MAC (docs/verifiable-log.md, "Appending").
     store.macKey.grantVerifyMac(sealer.consumer.fn);
-    // Transitional: the sealer still signs each run's lineage checkpoint until every reader takes
-    // lineage heads from the index (docs/deployment-log.md, "What changes for the sealer").
-    logKey.grantSign(sealer.consumer.fn, 'Sealer');
+    // The log key: the sealer reads the deployment checkpoint and old heads' signed checkpoints with
+    // it, and signs with it only where the operator turns lineage checkpoints back on
+    // (docs/deployment-log.md, "What changes for the sealer", step 3): by default the integrator is
+    // the log key's only signer.
+    if (props.signLineageCheckpoints === true) logKey.grantSign(sealer.consumer.fn, 'Sealer');
+    else logKey.grantPublicKey(sealer.consumer.fn, 'Sealer');
     // Its refusals: the sealer key, whose only signer it is.
     sealerKey.grantSign(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);

@@ -5,15 +5,13 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
-import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
-import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
-import { ResealClient } from '../../client/reseal-client';
 import { guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { requireEnv } from '../common/observability';
 import { createMcpHttpHandler } from './create-handler';
 import { relayTenantsFrom } from './relay-tenants';
 import { remoteFreshnessPolicy } from './remote-freshness-policy';
+import { remoteMcpClient } from './remote-mcp-client';
 
 // Built once per cold start, reused by warm invocations.
 const logger = new Logger({ serviceName: 'reseal-mcp' });
@@ -38,8 +36,10 @@ const policy = remoteFreshnessPolicy(
   outputs.logName,
 );
 const kms = new KMSClient({});
+// The SDK clients each request's client is built on (remoteMcpClient: the lineage store, the
+// deployment log and the index over one DynamoDB client).
 const sdk = {
-  store: new DynamoDBLineageStore(new DynamoDBClient({}), outputs.tableName),
+  dynamodb: new DynamoDBClient({}),
   kms,
   sqs: new SQSClient({}),
   eventBridge: new EventBridgeClient({}),
@@ -63,18 +63,16 @@ export const handler = middy(
     deps: async (_caller, tenant) => {
       // A tenant's caller writes through its tenant's queue (the guard binds the tenant from it);
       // the handler scopes the client to the tenant's lineages (docs/mcp.md, "Tenants").
-      const client = new ResealClient(
-        tenant === null ? outputs : { ...outputs, residualWritesQueueUrl: tenant.queueUrl },
+      const client = remoteMcpClient(
+        outputs,
         {
           ...sdk,
           logKey: await logKey.get(),
           guardKey: await guardKey.get(),
           sealerKey: await sealerKey.get(),
-          checkpointStore: new MemoryCheckpointStore(),
-          ...(policy ? { policy } : {}),
-          // Its recalls carry the tenant's source, by which triage scopes them (docs/triage.md, "Tenants").
-          ...(tenant === null ? {} : { tenantId: tenant.id }),
+          policy,
         },
+        tenant,
       );
       return { client, snapshots: null };
     },

@@ -28,8 +28,8 @@ export interface SealerDeps {
   readonly anchor: MacAnchor;
   /**
    * The log key: its key name is the log name, its public key reads heads' signed checkpoints
-   * and the deployment checkpoint, and (transitional, {@link signLineageCheckpoints}) it signs
-   * each run's lineage checkpoint. A run's head is authenticated by its head-state MAC with
+   * and the deployment checkpoint; it signs a run's lineage checkpoint only with
+   * {@link signLineageCheckpoints} (by default the sealer makes no `Sign` with it). A run's head is authenticated by its head-state MAC with
    * `anchor` (docs/verifiable-log.md, "Appending").
    */
   readonly signer: NoteSigner;
@@ -40,10 +40,10 @@ export interface SealerDeps {
    */
   readonly refusalSigner: NoteSigner;
   /**
-   * Transitional (docs/deployment-log.md, "What changes for the sealer"): whether the sealer also
-   * signs each run's lineage checkpoint with `signer` (one `Sign` per run), for readers that still
-   * take a lineage's tree head from it. `false`: the head-state MAC alone, no `Sign` per run.
-   * @default true
+   * Whether the sealer also signs each run's lineage checkpoint with `signer` (one `Sign` per
+   * run), for readers from before they took a lineage's tree head from the index
+   * (docs/deployment-log.md, "What changes for the sealer", step 3). Off: the head-state MAC
+   * alone, no `Sign` per run. @default false
    */
   readonly signLineageCheckpoints?: boolean;
   readonly metrics: PipelineMetrics;
@@ -137,7 +137,7 @@ export class SealerService {
     const index = deps.index ? new SealerIndex(deps.index, deps) : null;
     this.#runs = new RunSealer(
       deps,
-      new SealerLog(deps.signer, deps.store, deps.anchor, deps.signLineageCheckpoints === false ? null : deps.signer),
+      new SealerLog(deps.signer, deps.store, deps.anchor, deps.signLineageCheckpoints === true ? deps.signer : null),
       this.#outcomes,
       index,
     );

@@ -189,10 +189,11 @@ def test_a_not_found_its_own_marker_contradicts_is_tamper() -> None:
 
 def test_a_head_the_sealer_macd_is_searched_in_the_tree_it_claims() -> None:
     # No signed checkpoint: the client's tree head is the index's (1 record); the head item claims
-    # 2 (its frontier: the root of both leaves), the table's word, in which record 1 proves.
+    # 2 (its frontier: the tree of the records before the head record, extended by the head
+    # record's leaf, as the sealer writes it), the table's word, in which record 1 proves.
     items = [*heads.lineage_items(2), *heads.deployment(1)]
     head = next(i for i in items if i["sk"]["S"] == LineageKeys.HEAD)
-    head["frontier"] = fixtures.s(f'["{merkle_tree_hash(heads.LEAVES).hex()}"]')
+    head["frontier"] = fixtures.s(f'["{merkle_tree_hash(heads.LEAVES[:1]).hex()}"]')
     got = not_found(items, "residual-1")
     assert (got.end, got.verdict) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK), got.reason
     assert got.freshness is not None and got.freshness.state == "SEALED_AWAITING_INTEGRATION"

@@ -14,12 +14,12 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { NotIntegratedError } from '../../client/errors';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { readLineageReport } from '../../client/read-lineage-report';
 import { ResealClient } from '../../client/reseal-client';
 import type { ResealStackOutputs } from '../../client/stack-outputs';
 import { writtenByOf } from '../../client/written-by';
-import { formatVerifierKey } from '../../shared/log/note-key';
 import type { DemoBackend, DemoRecall, LineageItems, RejectionFound, TamperEdit } from './backend';
 import type { LineageReportReader } from './demo-report';
 
@@ -44,10 +44,13 @@ export interface AwsBackendOptions {
   readonly pollIntervalMs?: number;
 }
 
+/** How long a sealed write may wait to be integrated, ms (the stack integrates every few seconds; the emulator box is slow). */
+const INTEGRATION_WAIT_MS = 120_000;
+
 /**
  * {@link DemoBackend} over a deployed stack: writes through `ResealClient.publishWrite` (SQS),
  * recalls through `ResealClient.recall` (EventBridge, then the answer proven by the client against
- * the signed checkpoint it keeps), receipts through `ResealClient.receipt`, rejection records and
+ * the signed checkpoint it keeps), format-2 receipts through `ResealClient.chainReceipt`, rejection records and
  * the tamper edit straight on the DynamoDB table.
  */
 export function awsBackend(options: AwsBackendOptions): DemoBackend {
@@ -125,6 +128,18 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
 
     async publishWrite(request) {
       await client.publishWrite(request);
+    },
+
+    async untilIntegrated(lineageId, residualId) {
+      const outcome = await client.waitForOutcome(lineageId, residualId, {
+        untilProven: true,
+        timeoutMs: INTEGRATION_WAIT_MS,
+      });
+      // No deployment log (`freshness: null`): nothing to wait for.
+      if (outcome.kind === 'SEALED' && (outcome.freshness === null || outcome.freshness.state === 'PROVEN')) return;
+      throw new Error(
+        `write ${residualId} of ${lineageId} is not proven through the deployment log within ${INTEGRATION_WAIT_MS} ms: ${outcome.kind}${outcome.kind === 'SEALED' ? ` ${outcome.freshness?.state}: ${outcome.freshness?.reason}` : ''}`,
+      );
     },
 
     async publishUnchecked(request) {
@@ -206,7 +221,14 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
     },
 
     async receipt(lineageId, seq) {
-      return { receipt: await client.receipt(lineageId, seq), logKey: formatVerifierKey(await client.logKey()) };
+      try {
+        // Format 2, as `reseal export --receipt` writes it: the sealer signs no lineage checkpoint.
+        const receipt = await client.chainReceipt(lineageId, seq);
+        return { receipt, policy: (await client.freshnessPolicy()).text };
+      } catch (error) {
+        if (error instanceof NotIntegratedError) return null;
+        throw error;
+      }
     },
 
     async tamperWithPayload(lineageId, seq): Promise<TamperEdit> {

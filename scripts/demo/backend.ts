@@ -1,5 +1,6 @@
 import type { Freshness, VerifiedRecall } from '../../client/verified-recall';
 import type { WrittenBy } from '../../client/written-by';
+import type { ChainReceipt } from '../../shared/integrator/chain-receipt';
 import type { Receipt } from '../../shared/log/receipt';
 import type { EnvSnapshot } from '../../shared/schemas/primitives';
 import type { LineageHead } from '../../shared/seal/sealed-record';
@@ -81,6 +82,13 @@ export interface DemoBackend {
   writers(lineageId: string): Promise<LineageWriters>;
   /** The lineage head as stored, or `null`. */
   readHead(lineageId: string): Promise<LineageHead | null>;
+  /**
+   * Waits until the sealed write `residualId` is `PROVEN` through the deployment log
+   * (docs/deployment-log.md, "Clients"): the sealer signs no lineage checkpoint, so until the
+   * integrator takes the record a recall of it answers sealed, awaiting integration.
+   * @throws when it is not proven within the backend's wait
+   */
+  untilIntegrated(lineageId: string, residualId: string): Promise<void>;
   /** The rejection record of a residual id, or `null` when there is none (yet). */
   findRejection(lineageId: string, residualId: string): Promise<RejectionFound | null>;
   /**
@@ -94,10 +102,12 @@ export interface DemoBackend {
     checkpoint: { seq: number; recordHash: string } | undefined,
   ): Promise<DemoRecall>;
   /**
-   * A portable receipt for record `seq` (record, inclusion proof, signed checkpoint) and the log's
-   * verifier key as `reseal log-key` prints it, so the demo can check the receipt offline.
+   * A portable receipt for record `seq` as `reseal export --receipt` writes it (format 2, the
+   * deployment chain; docs/verifiable-log.md, "Receipts") and the tlog-policy a third party checks
+   * it with, as `reseal policy` prints it, so the demo can check the receipt offline; `null` while
+   * the record is sealed but not integrated yet (the demo polls).
    */
-  receipt(lineageId: string, seq: number): Promise<{ readonly receipt: Receipt; readonly logKey: string }>;
+  receipt(lineageId: string, seq: number): Promise<DemoReceipt | null>;
   /**
    * Edits the payload of a stored record directly in the table, as someone with table write
    * access and no MAC key would (docs/sealing.md, "What an HMAC anchor can and cannot prove").
@@ -115,4 +125,14 @@ export interface DemoBackend {
    * no checkpoint store and no checkpoint, whose only freshness is the deployment log.
    */
   recallCold?(lineageId: string, currentEnv: EnvSnapshot): Promise<DemoRecall>;
+}
+
+/**
+ * A receipt handed to the demo's offline check: format 2 (the deployment chain, checked with the
+ * policy) or a format-1 receipt already held (checked with the policy's one log key).
+ */
+export interface DemoReceipt {
+  readonly receipt: ChainReceipt | Receipt;
+  /** C2SP tlog-policy text (docs/witness.md, "Policy"). */
+  readonly policy: string;
 }

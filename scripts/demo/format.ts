@@ -103,10 +103,12 @@ export function formatSummary(s: DemoSummary): string {
   );
   const rc = s.receipt;
   out.push(
-    `Receipt: seq ${rc.seq} of ${rc.lineageId} checked offline with the log's public key alone → ${rc.verdict}` +
+    `Receipt: seq ${rc.seq} of ${rc.lineageId} (format ${rc.formatVersion}) checked offline with the tlog-policy alone → ${rc.verdict}` +
       (rc.checkpointSize === null
         ? ` (${rc.reason})`
-        : ` (leaf ${rc.seq} of a signed checkpoint of ${rc.checkpointSize} records)`),
+        : rc.formatVersion === 2
+          ? ` (in the lineage head the index holds, under deployment checkpoint ${rc.checkpointSize})`
+          : ` (leaf ${rc.seq} of a signed checkpoint of ${rc.checkpointSize} records)`),
   );
   const fr = s.freshness;
   if (fr) {

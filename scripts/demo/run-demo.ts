@@ -4,11 +4,12 @@ import { pollUntil } from '../../client/poll';
 import { soleWriterPolicy } from '../../client/sole-writer-policy';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import { parseVerifierKey } from '../../shared/log/note-key';
+import { verifyChainReceipt } from '../../shared/integrator/chain-receipt';
 import { verifyReceipt } from '../../shared/log/receipt';
+import { parsePolicy } from '../../shared/witness/tlog-policy';
 import type { SessionVariable } from '../../shared/write/session-variable';
 import { type AgentDecision, decideAfterTriage } from './agent';
-import type { DemoBackend, DemoRecall } from './backend';
+import type { DemoBackend, DemoRecall, DemoReceipt } from './backend';
 import {
   asPayload,
   buildScenario,
@@ -130,7 +131,11 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
       async () => {
         checkAbort();
         const head = await backend.readHead(lineageId);
-        if (head && head.seq >= seq) return { seq: head.seq, recordHash: head.recordHash };
+        if (head && head.seq >= seq) {
+          // Recalled next: wait until the index holds it (docs/deployment-log.md, "Clients").
+          await backend.untilIntegrated(lineageId, residualId);
+          return { seq: head.seq, recordHash: head.recordHash };
+        }
         const rejection = await backend.findRejection(lineageId, residualId);
         if (rejection) {
           throw new DemoStepError(
@@ -447,19 +452,25 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   }
 
   const receiptLineage = stateOf(scenario.tamperLineageId);
-  // 5. A receipt for one record, checked offline with the log's public key only (no AWS).
+  // 5. A format-2 receipt for one record (docs/verifiable-log.md, "Receipts"), exported once the
+  // record is integrated, then checked offline with the tlog-policy alone (no AWS).
   checkAbort();
-  const { receipt: issued, logKey } = await backend.receipt(receiptLineage.plan.lineageId, 0);
-  const checked = verifyReceipt(issued, parseVerifierKey(logKey));
-  const receipt: ReceiptResult = {
-    lineageId: receiptLineage.plan.lineageId,
-    seq: 0,
-    verdict: checked.verdict,
-    checkpointSize: checked.checkpoint?.size ?? null,
-    reason: checked.reason,
-  };
+  const issued = await pollUntil(
+    () => {
+      checkAbort();
+      return backend.receipt(receiptLineage.plan.lineageId, 0);
+    },
+    clock,
+    {
+      ...wait,
+      timedOut: (ms) => new Error(`seq 0 of ${receiptLineage.plan.lineageId} was not integrated within ${ms} ms`),
+    },
+  );
+  const receipt = checkReceiptOffline(receiptLineage.plan.lineageId, 0, issued, nowMs());
   if (receipt.verdict !== 'VERIFIED_INTACT') problems.push(`the receipt did not verify offline: ${receipt.reason}`);
-  log(`receipt: seq 0 of ${receipt.lineageId} checked offline with ${logKey}: ${receipt.verdict}`);
+  log(
+    `receipt: seq 0 of ${receipt.lineageId} (format ${receipt.formatVersion}) checked offline with the tlog-policy: ${receipt.verdict}`,
+  );
 
   // 6. The deployment checkpoint the lineages are proven under, and a rollback a successor catches.
   const freshness = await provenUnderDeploymentCheckpoint();
@@ -648,4 +659,40 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
+}
+
+/**
+ * Checks a receipt as a third party would with `reseal verify --receipt --policy` (docs/cli.md):
+ * format 2 against the policy (inclusion under a deployment checkpoint that meets it; no maximum
+ * age, the demo's check is of inclusion), format 1 with the policy's one log key.
+ */
+function checkReceiptOffline(lineageId: string, seq: number, issued: DemoReceipt, nowMs: number): ReceiptResult {
+  const policy = parsePolicy(issued.policy);
+  if (issued.receipt.formatVersion === 2) {
+    const checked = verifyChainReceipt(issued.receipt, {
+      policy,
+      nowSeconds: Math.floor(nowMs / 1000),
+      maxAgeSeconds: null,
+    });
+    return {
+      lineageId,
+      seq,
+      formatVersion: 2,
+      verdict: checked.verdict,
+      checkpointSize: checked.deployment?.checkpoint.size ?? null,
+      reason: checked.reason,
+    };
+  }
+  const key = policy.logs.length === 1 ? policy.logs[0]?.key : undefined;
+  const checked = key
+    ? verifyReceipt(issued.receipt, key)
+    : { verdict: 'UNVERIFIED_TAMPER_RISK', checkpoint: null, reason: 'the policy names more than one log' };
+  return {
+    lineageId,
+    seq,
+    formatVersion: 1,
+    verdict: checked.verdict,
+    checkpointSize: checked.checkpoint?.size ?? null,
+    reason: checked.reason,
+  };
 }

@@ -98,12 +98,17 @@ export interface TamperResult {
   readonly firstFailure: { readonly seq: number | null; readonly verdict: string; readonly reason: string } | null;
 }
 
-/** The receipt step: one record's receipt checked offline with the log's public key alone. */
+/** The receipt step: one record's receipt checked offline with the tlog-policy alone (docs/demo.md, step 5). */
 export interface ReceiptResult {
   readonly lineageId: string;
   readonly seq: number;
+  /** 2: the deployment chain (docs/verifiable-log.md, "Receipts"); 1: a signed lineage checkpoint. */
+  readonly formatVersion: 1 | 2;
   readonly verdict: string;
-  /** Size of the signed checkpoint the receipt proves the record in, or `null` when it did not verify. */
+  /**
+   * Size of the checkpoint the receipt proves the record under (format 2: the deployment
+   * checkpoint, in leaves; format 1: the lineage checkpoint, in records), or `null` when it did not verify.
+   */
   readonly checkpointSize: number | null;
   readonly reason: string;
 }

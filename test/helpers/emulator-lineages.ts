@@ -33,7 +33,7 @@ export interface SealingSetup {
  * @param options.signer - the log key's signer (default: the stack's KMS log key)
  * @param options.notifier - where its sealed-run notices go (none sent without one)
  * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
- * @param options.signLineageCheckpoints - `false`: heads carry the sealer's head-state MAC alone (default: the environment's)
+ * @param options.signLineageCheckpoints - also sign a lineage checkpoint per run (heads from before step 3; default: the environment's, else `false`)
  */
 export function coldSealer(
   setup: SealingSetup,
@@ -53,11 +53,11 @@ export function coldSealer(
     clock: options.clock ?? Date.now,
     ...(options.notifier ? { notifier: options.notifier } : {}),
     ...(options.index ? { index: options.index } : {}),
-    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=false: as the deployed sealer runs once it stops signing
-    // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer").
-    ...(process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'false' ? { signLineageCheckpoints: false } : {}),
-    // Given, it wins over the environment: a test of the sealer that no longer signs runs so in any run.
-    ...(options.signLineageCheckpoints === undefined ? {} : { signLineageCheckpoints: options.signLineageCheckpoints }),
+    // By default as the deployed sealer runs (no lineage checkpoint); `signLineageCheckpoints` or
+    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=true: as it ran before step 3 (docs/deployment-log.md,
+    // "What changes for the sealer"), heads a reader still meets after the migration.
+    signLineageCheckpoints:
+      options.signLineageCheckpoints ?? process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'true',
   });
 }
 

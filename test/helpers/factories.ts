@@ -217,6 +217,8 @@ export async function lineageSealedBySealer(
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: () => FACTORY_NOW_MS,
+    // Heads signed as before docs/deployment-log.md, "What changes for the sealer", step 3.
+    signLineageCheckpoints: true,
   });
   for (let i = 0; i < count; i++) {
     await sealer.handle({

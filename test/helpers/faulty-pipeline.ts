@@ -110,6 +110,8 @@ export function faultyPipeline() {
       metrics: new FakeMetrics(),
       logger: sealerLog,
       clock: nowMs,
+      // Heads signed as before docs/deployment-log.md, "What changes for the sealer", step 3.
+      signLineageCheckpoints: true,
       ...overrides,
     });
   const sealer = newSealer();

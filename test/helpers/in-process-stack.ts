@@ -59,6 +59,8 @@ export function inProcessStack(options: InProcessStackOptions) {
     signer: testLogSigner(),
     refusalSigner: testSealerSigner(),
     clock: nowMs,
+    // Heads signed as before docs/deployment-log.md, "What changes for the sealer", step 3.
+    signLineageCheckpoints: true,
   });
   let delivered = 0;
   const guard = new GuardService({

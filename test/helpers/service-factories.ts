@@ -38,9 +38,15 @@ export function testGuardService(
   return { service, store, publisher, queue, metrics, logger };
 }
 
-/** A sealer's dependencies on in-memory fakes and the test keys, its clock 1 s after the factories' "now". */
+/**
+ * A sealer's dependencies on in-memory fakes and the test keys, its clock 1 s after the factories' "now".
+ * `signLineageCheckpoints: true`: heads signed as before docs/deployment-log.md, "What changes for
+ * the sealer", step 3, which readers keep reading; a test of the deployed default spreads these
+ * with `signLineageCheckpoints: false`.
+ */
 export function testSealerDeps() {
   return {
+    signLineageCheckpoints: true,
     store: new InMemoryLineageStore(),
     publisher: new FakePublisher(),
     metrics: new FakeMetrics(),

@@ -289,15 +289,27 @@ describe('ResealStack template', () => {
     expect(documented.sort()).toEqual(synthesized);
   });
 
-  it('docs/deployment-log.md "What changes for the sealer": the sealer signs lineage checkpoints unless signLineageCheckpoints is false', () => {
+  it('docs/deployment-log.md "What changes for the sealer", step 3: the sealer signs no lineage checkpoint and holds no Sign on the log key unless signLineageCheckpoints is true', () => {
     const sealerEnv = (stack: ResealStack) =>
       Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
         .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
         .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-sealer');
-    const byDefault = new ResealStack(new App({ context: synthContext }), 'SignsByDefault', {});
-    expect(sealerEnv(byDefault)?.SIGN_LINEAGE_CHECKPOINTS).toBe('true');
-    const macOnly = new ResealStack(new App({ context: synthContext }), 'MacOnly', { signLineageCheckpoints: false });
-    expect(sealerEnv(macOnly)?.SIGN_LINEAGE_CHECKPOINTS).toBe('false');
+    /** Who the log key's policy lets sign (statement Sids name the function). */
+    const logKeySigners = (stack: ResealStack) => {
+      const keys = Template.fromStack(stack).findResources('AWS::KMS::Key');
+      const id = Object.keys(keys).find((k) => k.startsWith('LogKey'));
+      const statements = (props(keys[id ?? ''] as Resource).KeyPolicy as { Statement: Statement[] }).Statement;
+      return statements
+        .filter((st) => actionsOf(st).includes('kms:Sign'))
+        .map((st) => (st as Statement & { Sid?: string }).Sid)
+        .sort();
+    };
+    const byDefault = new ResealStack(new App({ context: synthContext }), 'MacOnlyByDefault', {});
+    expect(sealerEnv(byDefault)?.SIGN_LINEAGE_CHECKPOINTS).toBe('false');
+    expect(logKeySigners(byDefault)).toEqual(['IntegratorSigns']);
+    const signing = new ResealStack(new App({ context: synthContext }), 'Signs', { signLineageCheckpoints: true });
+    expect(sealerEnv(signing)?.SIGN_LINEAGE_CHECKPOINTS).toBe('true');
+    expect(logKeySigners(signing)).toEqual(['IntegratorSigns', 'SealerSigns']);
   });
 
   it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {
@@ -324,7 +336,7 @@ describe('ResealStack template', () => {
     );
   });
 
-  it('each KMS key has exactly one signer: the sealer MACs and signs the log and its refusals, the guard signs its refusals, triage signs nothing', () => {
+  it('each KMS key has exactly one signer: the sealer MACs records and signs its refusals, the integrator signs the log, the guard signs its refusals, triage signs nothing', () => {
     /** `kms:<action>@<key construct>` for every KMS action of a role, resolved to the key it targets. */
     const keyActions = (service: string) =>
       statementsOf(service).flatMap((s) => {
@@ -338,7 +350,6 @@ describe('ResealStack template', () => {
       'kms:GenerateMac@MacKey',
       'kms:GetPublicKey@LogKey',
       'kms:GetPublicKey@SealerKey',
-      'kms:Sign@LogKey',
       'kms:Sign@SealerKey',
       'kms:VerifyMac@MacKey',
     ]);
@@ -625,14 +636,14 @@ describe('ResealStack template', () => {
       );
     });
 
-    it('docs/verifiable-log.md "Keys": the sealer signs refusals with the sealer key alone (SEALER_KEY_ID, output SealerKeyArn); its log-key Sign stays only for lineage checkpoints (transitional)', (context) => {
+    it('docs/verifiable-log.md "Keys": the sealer signs refusals with the sealer key alone (SEALER_KEY_ID, output SealerKeyArn) and holds no Sign on the log key', (context) => {
       const row = { section: 'posture', target: 'sealer role', reader: 'synthesized template' } as const;
       expectGuarantee(
         context,
         {
           ...row,
           attack: 'KMS signing rights',
-          expected: 'kms:Sign@LogKey, kms:Sign@SealerKey',
+          expected: 'kms:Sign@SealerKey',
         },
         kmsGrants('reseal-sealer')
           .filter((grant) => grant.startsWith('kms:Sign@'))
@@ -662,15 +673,15 @@ describe('ResealStack template', () => {
       }
     });
 
-    it('only the sealer may MAC or sign the log; only the guard signs its refusals and only the sealer its own; triage signs nothing', (context) => {
+    it('only the sealer may MAC records and only the integrator sign the log; only the guard signs its refusals and only the sealer its own; triage signs nothing', (context) => {
       const row = { section: 'posture', target: 'every function role', reader: 'synthesized template' } as const;
       for (const [action, key, expected] of [
         ['kms:GenerateMac', 'MacKey', 'reseal-sealer'],
         // The sealer and the integrator authenticate lineage heads by the sealer's head-state MAC.
         ['kms:VerifyMac', 'MacKey', 'reseal-sealer, reseal-integrator'],
-        // The integrator signs deployment checkpoints; the sealer keeps its own Sign until the
-        // later step of docs/deployment-log.md, "What changes for the sealer".
-        ['kms:Sign', 'LogKey', 'reseal-sealer, reseal-integrator'],
+        // The integrator signs deployment checkpoints; the sealer signs none since
+        // docs/deployment-log.md, "What changes for the sealer", step 3.
+        ['kms:Sign', 'LogKey', 'reseal-integrator'],
         ['kms:Sign', 'GuardKey', 'reseal-guard'],
         // The sealer's refusals (docs/verifiable-log.md, "Keys").
         ['kms:Sign', 'SealerKey', 'reseal-sealer'],
@@ -765,7 +776,7 @@ describe('ResealStack template', () => {
           ...row,
           target: 'log key',
           expected:
-            'account: administer, integrator: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey, sealer: kms:Sign+kms:GetPublicKey, triage: kms:GetPublicKey',
+            'account: administer, integrator: kms:Sign+kms:GetPublicKey, mcp: kms:GetPublicKey, sealer: kms:GetPublicKey, triage: kms:GetPublicKey',
         },
         grants('LogKey'),
       );

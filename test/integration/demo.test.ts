@@ -111,6 +111,12 @@ describe('npm run demo smoke run (snapshots #4–#8 of ubuntu-24.04)', () => {
       /Rollback: .* a successor session with no local state: REFUSED UNVERIFIED_TAMPER_RISK NOT_NEWEST/,
     );
     expect(text).toContain('rollbacks caught      1 of 1');
+    // docs/demo.md step 5, docs/verifiable-log.md "Receipts": a format-2 receipt (the deployment chain), checked offline with the policy.
+    expect(summary.receipt).toMatchObject({ formatVersion: 2, seq: 0, verdict: 'VERIFIED_INTACT' });
+    expect(summary.receipt.checkpointSize).toBeGreaterThan(0);
+    expect(text).toMatch(
+      /Receipt: seq 0 of \S+ \(format 2\) checked offline with the tlog-policy alone → VERIFIED_INTACT/,
+    );
     // docs/sealing.md: the record edited in DynamoDB was refused at recall.
     expect(summary.tamper).toMatchObject({ outcome: 'REFUSED', verification: 'HASH_MISMATCH' });
     expect(summary.tamper.firstFailure?.seq).toBe(summary.tamper.seq);

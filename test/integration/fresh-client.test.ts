@@ -142,14 +142,15 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
     expect(await clientRecall(marked, { latest: true })).toBe('VERIFIED_INTACT PROVEN');
     const awaiting = testLineageId(`fresh-awaiting-${randomUUID()}`);
     await seal(awaiting, ['r-0']);
-    if (process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'false') {
+    if (process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'true') {
+      // A head signed as before step 3 (docs/deployment-log.md, "What changes for the sealer").
+      expect(await clientRecall(awaiting, { latest: true })).toBe('VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
+      expect(await recallCli(awaiting, { latest: true })).toBe('exit 0 VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
+    } else {
       // A head the sealer MAC'd, past the index: the sealer's word, no verdict, exit 3, not
       // tampering (docs/verifiable-log.md, "Recall", step 6).
       expect(await clientRecall(awaiting, { latest: true })).toBe('refused undefined SEALED_AWAITING_INTEGRATION');
       expect(await recallCli(awaiting, { latest: true })).toBe('exit 3 null SEALED_AWAITING_INTEGRATION');
-    } else {
-      expect(await clientRecall(awaiting, { latest: true })).toBe('VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
-      expect(await recallCli(awaiting, { latest: true })).toBe('exit 0 VERIFIED_INTACT SEALED_AWAITING_INTEGRATION');
     }
     notices.take();
   });

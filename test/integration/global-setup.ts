@@ -22,8 +22,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const emulator = await startEmulator();
   try {
-    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=false deploys the sealer as it runs once it stops signing
-    // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer").
+    // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=true deploys the sealer as it ran before it stopped signing
+    // lineage checkpoints (docs/deployment-log.md, "What changes for the sealer", step 3).
     const sign = process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS;
     const stack = await deployStack(emulator.endpoint, {
       embedded: emulator.embedded,

@@ -6,15 +6,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
-import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
-import { clientOutputsFrom } from '../../client/stack-outputs';
-import { connectMcpClient } from '../../mcp/config';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
 import { checkpointOrigin } from '../../shared/log/log-names';
-import type { NoteVerifierKey } from '../../shared/log/note-key';
 import { verifyRecordProof } from '../../shared/log/record-proof';
-import { openCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
@@ -45,17 +40,8 @@ const structured = (result: CallToolResult) => ({
 });
 
 let mcp: Client;
-let logKey: NoteVerifierKey;
 
 beforeAll(async () => {
-  const local = await connectMcpClient({
-    outputs: clientOutputsFrom({ ...stack }),
-    endpoint,
-    region: EMULATOR_REGION,
-    credentials: CREDENTIALS,
-    checkpointStore: new MemoryCheckpointStore(),
-  });
-  logKey = await local.logKey();
   mcp = new Client({ name: 'reseal-remote-integration', version: '1.0.0' });
   await mcp.connect(
     new StreamableHTTPClientTransport(URL_, {
@@ -109,21 +95,41 @@ describe('remote MCP on the deployed stack (HTTP API, AWS_IAM, SigV4)', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES]);
   });
 
-  it('seals a write the caller signed, proven offline with the log key; recall keeps both claims; inspect shows the record', async () => {
+  it('seals a write the caller signed, its record proven offline in the tree head it was sealed in; recall keeps both claims; inspect shows the record', async () => {
     const lineageId = testLineageId(`remote-${randomUUID().slice(0, 8)}`);
     const write = await callPatiently('reseal_write', { request: signedFirstWrite(lineageId) });
     expect(write.isError, JSON.stringify(write.out)).toBe(false);
     expect(write.out).toMatchObject({ outcome: 'SEALED', lineageId, seq: 0 });
-    // What a host checks offline: the signed note and the record's inclusion proof in it.
-    const checkpoint = openCheckpoint(
-      (write.out.checkpoint as { note: string }).note,
-      logKey,
-      checkpointOrigin(stack.LogName, lineageId),
-    );
+    // What a host checks offline: the record's inclusion proof in the tree head the answer gives
+    // (no signed lineage checkpoint: docs/deployment-log.md, "What changes for the sealer", step 3).
+    const sealedIn = write.out.checkpoint as { size: number; rootHash: string; note: string | null };
+    expect(sealedIn.note).toBeNull();
+    const checkpoint = {
+      origin: checkpointOrigin(stack.LogName, lineageId),
+      size: sealedIn.size,
+      rootHash: Buffer.from(sealedIn.rootHash, 'hex'),
+    };
     const proven = verifyRecordProof(await table.readRecord(lineageId, 0), write.out.proof, checkpoint, lineageId);
     expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT' });
 
-    const recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    // The write waited until PROVEN within the server's wait, or ran out first (docs/mcp.md, "Freshness").
+    const writeFreshness = (write.out.freshness as { state: string } | null)?.state;
+    expect(['PROVEN', 'SEALED_AWAITING_INTEGRATION']).toContain(writeFreshness);
+
+    // Recalled as a host would: a record past the tree head the index holds is sealed, awaiting
+    // integration (docs/mcp.md, "Errors": not tampering, nothing of it acted on), and the host
+    // recalls again after the next integration; once the index holds it, the claims come back.
+    let recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    const recallDeadline = Date.now() + 180_000;
+    while (recall.isError && recall.out.error === 'AWAITING_INTEGRATION' && Date.now() < recallDeadline) {
+      expect(writeFreshness, 'a write PROVEN through the deployment log is not awaiting integration').toBe(
+        'SEALED_AWAITING_INTEGRATION',
+      );
+      expect(recall.out).toMatchObject({ proven: false, verdict: null });
+      expect(recall.out).not.toHaveProperty('keptClaims');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      recall = await callPatiently('reseal_recall', { lineageId, env: ENV });
+    }
     expect(recall.isError, JSON.stringify(recall.out)).toBe(false);
     expect((recall.out.keptClaims as { claimId: string }[]).map((c) => c.claimId).sort()).toEqual([
       'node-builds',

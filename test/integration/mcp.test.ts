@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,13 +26,13 @@ import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
 import { rejectionStatement, requestDigest, signOutcome } from '../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../shared/log/record-proof';
-import { openCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { isolateDelta } from '../../shared/triage/delta-isolator';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 import { expectConforming } from '../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../helpers/mcp-fixtures';
 import { HOSTILE_ID, HOSTILE_TEXT, hostileLinePlacement, hostileTextPlacement } from '../helpers/untrusted-text';
@@ -127,7 +127,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
   const lineageId = freshLineage('mcp');
   let sealed: Structured;
 
-  it('reseal_write: a write is sealed, with a signed checkpoint and an inclusion proof that verify with the log key', async () => {
+  it('reseal_write: a write is sealed, with the tree head it is sealed in (no signed lineage checkpoint) and an inclusion proof that verifies in it', async () => {
     const { isError, out } = await call(mcp, 'reseal_write', {
       lineageId,
       ...session(),
@@ -144,14 +144,18 @@ describe('MCP tools on the deployed stack (in process)', () => {
       lineageId,
       seq: 0,
       supersedes: null,
-      checkpoint: { origin, size: 1 },
+      // The sealer signs no lineage checkpoint (docs/deployment-log.md, "What changes for the sealer",
+      // step 3): the tree head is vouched for by the index once integrated (its freshness).
+      checkpoint: { origin, size: 1, note: null },
       proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
     });
     expect(out.claims).toEqual(Object.keys(CLAIMS).sort());
-    // The KMS log key's public half checks the note; the stored record is the leaf the proof names.
-    const note = (out.checkpoint as { note: string }).note;
-    const opened = openCheckpoint(note, await resealClient.logKey(), origin);
-    expect(Buffer.from(opened.rootHash).toString('hex')).toBe((out.checkpoint as { rootHash: string }).rootHash);
+    // The stored record is the leaf the proof names, in the tree head the answer gives.
+    const opened = {
+      origin,
+      size: 1,
+      rootHash: Buffer.from((out.checkpoint as { rootHash: string }).rootHash, 'hex'),
+    };
     const proven = verifyRecordProof(await table.readRecord(lineageId, 0), out.proof as never, opened, lineageId);
     expect(proven).toMatchObject({ verdict: 'VERIFIED_INTACT', record: { recordHash: out.recordHash } });
     sealed = out;
@@ -334,7 +338,9 @@ describe('MCP tools on the deployed stack (in process)', () => {
       verification: {
         verdict: 'VERIFIED_INTACT',
         checkpointSize: 1,
-        truncationChecked: true, // against the checkpoint the client kept from the write
+        // Nothing kept: the write's head carries no signed lineage checkpoint (docs/deployment-log.md,
+        // "What changes for the sealer", step 3); the record is proven in the tree head the index holds.
+        truncationChecked: false,
         checkpoint: sealed.checkpoint,
         proof: sealed.proof,
       },
@@ -401,17 +407,20 @@ describe('MCP tools on the deployed stack (in process)', () => {
         { seq: 0, supersedes: null, verification: 'VERIFIED_INTACT' },
         { seq: 1, supersedes: first, verification: 'VERIFIED_INTACT' },
       ],
-      checkpoint: { size: 2 },
+      // A head tied to the index, not to a signed lineage checkpoint (docs/mcp.md).
+      checkpoint: null,
     });
     const verified = await call(mcp, 'reseal_verify', { lineageId });
     expect(verified.out).toMatchObject({
       verdict: 'VERIFIED_INTACT',
       records: 2,
       head: { seq: 1, recordHash: out.recordHash },
-      checkpoint: { size: 2, note: (out.checkpoint as { note: string }).note },
-      trustedCheckpointSize: 2,
-      tailCheckedAgainst: { seq: 1, recordHash: out.recordHash, source: 'signed-checkpoint' },
-      truncationChecked: true,
+      // The tail is tied to the tree head the index holds, with no signed lineage checkpoint kept or
+      // stored (docs/deployment-log.md, "What changes for the sealer", step 3; docs/mcp.md).
+      checkpoint: null,
+      trustedCheckpointSize: null,
+      tailCheckedAgainst: { seq: 1, recordHash: out.recordHash, source: 'index' },
+      truncationChecked: false,
     });
   });
 
@@ -529,19 +538,25 @@ describe('reseal mcp over stdio: snapshot providers from reseal.config.json, che
       seq: 0,
       snapshot: { source: 'providers', keys: 3, notes: [] },
     });
-    // The server's client kept the write's signed checkpoint in the RESEAL_CHECKPOINTS file ...
-    const note = (written.out.checkpoint as { note: string }).note;
-    expect(JSON.parse(await readFile(join(dir, 'checkpoints.json'), 'utf8'))).toEqual({
-      formatVersion: 1,
-      checkpoints: { [`${stack.LogName}/${lineageId}`]: note }, // keyed by checkpoint origin
-    });
+    // The head carries no signed lineage checkpoint (docs/deployment-log.md, "What changes for the
+    // sealer", step 3), so the server's client keeps none in the RESEAL_CHECKPOINTS file: only the
+    // deployment checkpoint it authenticated the outcome with (docs/verifiable-log.md, "Checkpoints
+    // the client keeps") ...
+    expect((written.out.checkpoint as { note: string | null }).note).toBeNull();
+    expect(keptCheckpointOrigins(join(dir, 'checkpoints.json'))).toEqual([stack.LogName]);
     const recalled = await call(stdio, 'reseal_recall', { lineageId, timeoutMs: WAIT_MS });
     expect(recalled.out).toMatchObject({
       delta: { verdict: 'NO_DRIFT' },
       keptClaims: [{ claimId: 'node-matches-pin', causalKeys: ['file:tool-versions.txt', 'tool:node'] }],
-      // ... and proved the recall consistent with it.
-      verification: { verdict: 'VERIFIED_INTACT', checkpointSize: 1, truncationChecked: true, checkpoint: { note } },
+      // ... and proves the recall in the tree head the index holds, with nothing kept to check truncation against.
+      verification: {
+        verdict: 'VERIFIED_INTACT',
+        checkpointSize: 1,
+        truncationChecked: false,
+        checkpoint: { note: null },
+      },
     });
+    expect(keptCheckpointOrigins(join(dir, 'checkpoints.json'))).toEqual([stack.LogName]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +8,7 @@ import { connectToStack } from '../../client/connect';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { emulatorEnv, STACK_NAME } from '../../scripts/emulator/deploy';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 
 // The OpenAI Agents SDK example (examples/openai-agents-session/, docs/frameworks.md) as a user
 // runs it: the SDK's run loop with its scripted model (no model call), against the deployed stack.
@@ -51,7 +52,7 @@ describe('examples/openai-agents-session', () => {
     expect(stdout).toContain('sealed items: 4 this run, 4 in the history');
     expect(stdout).toContain('history after pop: 3 items, verified');
 
-    // Five records: four items and the tombstone, every one proven; the checkpoint it kept is in --state.
+    // Five records: four items and the tombstone, every one proven; nothing of a lineage checkpoint kept in --state.
     const { client } = await connectToStack({
       outputs: clientOutputsFrom({ ...stack }),
       endpoint,
@@ -62,7 +63,9 @@ describe('examples/openai-agents-session', () => {
     const verified = await client.verifyStoredLineage(lineageId as string);
     expect(verified.verification.verdict).toBe('VERIFIED_INTACT');
     expect(verified.log?.size).toBe(5);
-    const kept = JSON.parse(await readFile(join(state, 'checkpoints.json'), 'utf8')) as { checkpoints: object };
-    expect(Object.keys(kept.checkpoints)).toHaveLength(1);
+    // No signed lineage checkpoint to keep (docs/deployment-log.md, "What changes for the sealer", step 3):
+    // --state keeps only the deployment checkpoint the example's reads authenticated
+    // (docs/verifiable-log.md, "Checkpoints the client keeps").
+    expect(keptCheckpointOrigins(join(state, 'checkpoints.json'))).toEqual([stack.LogName]);
   });
 });

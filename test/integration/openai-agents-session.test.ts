@@ -104,7 +104,9 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
     const rolledBack = await outcomeOf(() => session.getItems());
     expectGuarantee(
       context,
-      row('roll the lineage back to before its last session item', 'TRUNCATION_DETECTED', 'lineage'),
+      // No signed lineage checkpoint to keep (docs/deployment-log.md, "What changes for the sealer",
+      // step 3): the index's larger tree head refuses the rolled-back one (NOT_NEWEST).
+      row('roll the lineage back to before its last session item', 'UNVERIFIED_TAMPER_RISK', 'lineage'),
       rolledBack,
     );
   });

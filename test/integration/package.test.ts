@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { emulatorEnv } from '../../scripts/emulator/deploy';
+import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 
 // The package as an agent's project gets it: `npm pack` (which builds dist/ first), installed
 // from the tarball into a fresh project, then used from there with plain `node` only (no tsx,
@@ -158,13 +159,13 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       expect(stdout).toMatch(/^sealed r-[0-9a-f-]{36} at seq \d+$/m);
       // The client's own answer: the record proven and the delta recomputed, not triage's report.
       expect(stdout).toContain('recall VERIFIED_INTACT NO_DRIFT keep node-build-works');
-      // The write's proven checkpoint was kept (in the file) before the recall: truncation checked.
-      expect(stdout).toMatch(/^proof \d+ records, truncation checked true$/m);
+      // The head carries no signed lineage checkpoint (docs/deployment-log.md, "What changes for the
+      // sealer", step 3): the record is proven in the tree head the index holds, no lineage note
+      // kept; the store keeps the deployment checkpoint it was read from (docs/verifiable-log.md,
+      // "Checkpoints the client keeps").
+      expect(stdout).toMatch(/^proof \d+ records, truncation checked false$/m);
       expect(stdout).toContain('lineage VERIFIED_INTACT');
-      const kept = JSON.parse(await readFile(join(project, '.reseal', 'checkpoints.json'), 'utf8')) as {
-        checkpoints: Record<string, string>;
-      };
-      expect(Object.values(kept.checkpoints).some((note) => /\/agent-7\.[0-9a-f]{32}\n/.test(note))).toBe(true);
+      expect(keptCheckpointOrigins(join(project, '.reseal', 'checkpoints.json'))).toEqual([stack.LogName]);
     }
   });
 
@@ -210,7 +211,8 @@ describe('the installed package (npm pack → npm install → plain node)', () =
         checkpoint: { origin: `${stack.LogName}/${lineageId}`, size: 1 },
         proof: { leafIndex: 0, treeSize: 1, inclusionProof: [] },
       });
-      const { note } = (written.structuredContent as { checkpoint: { note: string } }).checkpoint;
+      // No signed lineage checkpoint (docs/deployment-log.md, "What changes for the sealer", step 3).
+      expect((written.structuredContent as { checkpoint: { note: string | null } }).checkpoint.note).toBeNull();
       const recalled = await client.callTool(
         { name: 'reseal_recall', arguments: { lineageId, env, timeoutMs: 90_000 } },
         { timeout: 120_000 },
@@ -218,8 +220,13 @@ describe('the installed package (npm pack → npm install → plain node)', () =
       expect(recalled.structuredContent).toMatchObject({
         delta: { verdict: 'NO_DRIFT' },
         keptClaims: [{ claimId: 'node-ok', content: 'node runs the agent' }],
-        // No RESEAL_CHECKPOINTS: the server's client kept the write's checkpoint in memory.
-        verification: { verdict: 'VERIFIED_INTACT', checkpointSize: 1, truncationChecked: true, checkpoint: { note } },
+        // Proven in the tree head the index holds: no lineage checkpoint kept to check truncation against.
+        verification: {
+          verdict: 'VERIFIED_INTACT',
+          checkpointSize: 1,
+          truncationChecked: false,
+          checkpoint: { note: null },
+        },
       });
     } finally {
       await client.close();

@@ -197,8 +197,31 @@ describe('tenancy on the deployed stack (two tenants)', () => {
       }
       expect(written.isError, JSON.stringify(written.structuredContent)).not.toBe(true);
       expect(written.structuredContent).toMatchObject({ outcome: 'SEALED', lineageId, seq: 0 });
-      const own = (await asAcme.callTool({ name: 'reseal_inspect', arguments: { lineageId } })) as CallToolResult;
-      expect(own.structuredContent).toMatchObject({ lineageId, verdict: 'VERIFIED_INTACT' });
+      // docs/mcp.md, "Remote MCP": the walk is tied to the tree head the index holds (the head
+      // carries no signed lineage checkpoint); until the record is integrated the answer is
+      // AWAITING_INTEGRATION, never TAMPER_DETECTED, then VERIFIED_INTACT.
+      const interim: string[] = [];
+      const own = await until(
+        'the remote inspect of the integrated lineage',
+        async () => {
+          const answer = (await asAcme.callTool({
+            name: 'reseal_inspect',
+            arguments: { lineageId },
+          })) as CallToolResult;
+          const error = (answer.structuredContent as { error?: string }).error;
+          if (error === undefined) return answer;
+          interim.push(error);
+          expect(error, JSON.stringify(answer.structuredContent)).toBe('AWAITING_INTEGRATION');
+          return undefined;
+        },
+        { timeoutMs: 120_000, pollIntervalMs: 1_000, state: () => `answers so far: ${interim.join(', ')}` },
+      );
+      expect(own.structuredContent).toMatchObject({
+        lineageId,
+        verdict: 'VERIFIED_INTACT',
+        treeHead: { size: 1, vouchedBy: 'index' },
+        awaitingIntegrationFromSeq: null,
+      });
 
       const inspect = (await asBeta.callTool({ name: 'reseal_inspect', arguments: { lineageId } })) as CallToolResult;
       const verify = (await asBeta.callTool({ name: 'reseal_verify', arguments: { lineageId } })) as CallToolResult;

@@ -58,6 +58,7 @@ from .log import (
     check_consistency,
     check_rejection,
     checkpoint_origin,
+    leaf_hash,
     open_checkpoint,
     open_outcome_of_stage,
     request_digest,
@@ -213,6 +214,16 @@ class RecallResult:
     checkpoint: Checkpoint | None
     report: Any
     freshness: Freshness | None = None
+
+
+class _NotNewestHead(LogVerificationError):
+    """The table shows fewer records of a lineage than the index holds under the authenticated
+    deployment checkpoint of ``checkpoint_size`` leaves: rolled back (docs/deployment-log.md,
+    "Clients", ``NOT_NEWEST``), so a recall reports that freshness beside its verdict."""
+
+    def __init__(self, lineage_id: str, reason: str, checkpoint_size: int | None) -> None:
+        super().__init__(lineage_id, V.UNVERIFIED_TAMPER_RISK, reason)
+        self.checkpoint_size = checkpoint_size
 
 
 @dataclass(frozen=True)
@@ -773,6 +784,10 @@ class ResealClient:
         item that carries no signed checkpoint); a record past it is sealed, awaiting integration,
         and nothing of it is passed on (docs/deployment-log.md, "Clients")."""
         lineage_id, report, newest, chain = asked.lineage_id, asked.report, asked.newest, asked.chain
+        if isinstance(newest, _NotNewestHead) and chain is not None:
+            # A head item rolled back behind the index: the answer is not the newest, whatever it proves.
+            stale = RecordFreshness("NOT_NEWEST", newest.checkpoint_size, newest.reason, newest.verdict)
+            return end("NOT_INTACT", newest.verdict, newest.reason, freshness=self._freshness_of(stale, chain))
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         if newest is None:
@@ -1040,7 +1055,8 @@ class ResealClient:
 
     def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
         """``newest``, or, when it was taken from the index (its head item carries no signed
-        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier
+        checkpoint), the tree the head item claims: ``seq + 1`` records, the root of its frontier (of ``seq``
+        leaves) extended by the head record's leaf
         (``note`` ``None``: the table's word, as the TypeScript ``readLatestCheckpoint`` reads it).
         A claim no larger than ``newest`` is ``newest``.
 
@@ -1052,15 +1068,25 @@ class ResealClient:
         stored = self.table.log_head(lineage_id)
         if stored is None or stored.checkpoint is not None:
             return newest
-        size = int(stored.head.get("seq", -1)) + 1
+        seq = int(stored.head.get("seq", -1))
+        size = seq + 1
         frontier = stored.frontier
-        if frontier is None or len(frontier) != bin(size).count("1") or not all(is_hex_digest(h) for h in frontier):
+        record_hash = stored.head["recordHash"]
+        # The stored frontier is the tree's before the head record (``seq`` leaves), as the sealer
+        # writes it and the TypeScript ``claimedLogState`` reads it; the head record is its last leaf.
+        if (
+            seq < 0
+            or frontier is None
+            or len(frontier) != bin(seq).count("1")
+            or not all(is_hex_digest(h) for h in frontier)
+            or not is_hex_digest(record_hash)
+        ):
             raise LogVerificationError(
                 lineage_id, V.LINEAGE_BROKEN, f"the head item's frontier is not that of a tree of {size} records"
             )
         if size <= newest.size:
             return newest
-        root = range_root([bytes.fromhex(h) for h in frontier]) if frontier else EMPTY_ROOT
+        root = range_root([*(bytes.fromhex(h) for h in frontier), leaf_hash(bytes.fromhex(record_hash))])
         return Checkpoint(newest.origin, size, root)
 
     def _marked_record(self, lineage_id: str, residual_id: Any, newest: Checkpoint | None) -> int | None:
@@ -1318,9 +1344,11 @@ class ResealClient:
         shown = max(int(head.get("seq", -1)), -1 if last is None else last) + 1
         if shown < size:
             at = "" if chain.checkpoint is None else f" as of deployment checkpoint {chain.checkpoint.size}"
-            raise fail(
+            raise _NotNewestHead(
+                lineage_id,
                 f"NOT_NEWEST: the table shows {shown} records of the lineage, but the index holds {size}{at} "
-                "(rolled back)"
+                "(rolled back)",
+                None if chain.checkpoint is None else chain.checkpoint.size,
             )
         return Checkpoint(origin, size, bytes.fromhex(chain.lineage["rootHash"]))
 

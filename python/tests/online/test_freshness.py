@@ -89,11 +89,14 @@ def test_an_older_signed_answer_replayed_as_the_latest_is_not_newest(in_tmp: Pat
         client.proven_records(lineage)  # what the framework adapters read as memory
     assert raised.value.verdict == reseal.VerificationVerdict.UNVERIFIED_TAMPER_RISK
     assert "NOT_NEWEST" in raised.value.reason
-    # Without the deployment log the same client takes the rollback for the newest state.
+    # Without the deployment log the same client has no tree head for a head the sealer MAC'd (no
+    # signed lineage checkpoint, docs/deployment-log.md, "What changes for the sealer", step 3): refused.
     blind = reseal.ResealClient(
         client.stack, dynamodb=table.dynamodb, sqs=None, events=None, checkpoints=None, freshness=False
     )
-    assert len(blind.proven_records(lineage)[0]) == 1
+    with pytest.raises(reseal.LogVerificationError) as blinded:
+        blind.proven_records(lineage)
+    assert "reads no deployment log" in blinded.value.reason
 
 
 def test_a_write_awaited_until_proven_is_proven_through_the_deployment_log(in_tmp: Path) -> None:

@@ -65,8 +65,8 @@ def test_a_tampered_item_raises_and_is_never_returned(client: reseal.ResealClien
         asyncio.run(memories.asearch(("acct",)))
 
 
-def test_a_rolled_back_store_raises_against_the_kept_checkpoint(client: reseal.ResealClient) -> None:
-    """Depends on the kept checkpoint and the consistency check (check_consistency)."""
+def test_a_rolled_back_store_raises_against_the_index(client: reseal.ResealClient) -> None:
+    """Depends on the index holding the larger tree head (_indexed_head)."""
     memories = store(client, "rollback")
     writer = TableWriter(client)
     memories.put(("acct",), "limit", {"eur": 100})
@@ -75,7 +75,10 @@ def test_a_rolled_back_store_raises_against_the_kept_checkpoint(client: reseal.R
     writer.roll_back(memories.binding.lineage_id, old_head, 1, 2)
     with pytest.raises(reseal.LogVerificationError) as raised:
         memories.get(("acct",), "limit")
-    assert raised.value.verdict == reseal.VerificationVerdict.TRUNCATION_DETECTED
+    # The head carries no signed checkpoint to keep (docs/deployment-log.md, "What changes for the
+    # sealer", step 3): the index, holding the larger tree head, refuses the rolled-back one (NOT_NEWEST).
+    assert raised.value.verdict == reseal.VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "NOT_NEWEST" in raised.value.reason
 
 
 def test_a_stale_put_is_refused_by_the_guard(client: reseal.ResealClient) -> None:

@@ -40,7 +40,6 @@ def test_the_documented_online_loop_runs_as_written_in_at_most_15_lines(in_tmp: 
     # DB_HOST changed, so the claim resting on it is invalidated by the delta computed here.
     assert out.getvalue().startswith("TRIAGED "), out.getvalue()
     assert (in_tmp / ".reseal" / "agent-7.pem").stat().st_mode & 0o777 == 0o600
-    assert (in_tmp / ".reseal" / "checkpoints.json").is_file()
 
 
 def sealed_write(
@@ -127,8 +126,8 @@ def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never
     assert recall.verdict != reseal.VerificationVerdict.VERIFIED_INTACT
 
 
-def test_a_rolled_back_head_is_refused_against_the_kept_checkpoint(in_tmp: Path) -> None:
-    """Depends on the kept checkpoint and the consistency check (check_consistency)."""
+def test_a_rolled_back_head_is_refused_against_the_index(in_tmp: Path) -> None:
+    """Depends on the index holding the larger tree head (_indexed_head)."""
     client = reseal.connect(writer_key=".reseal/r.pem")
     lineage, first = sealed_write(client, "rollback")
     kept_head = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"]).get_item(
@@ -147,8 +146,9 @@ def test_a_rolled_back_head_is_refused_against_the_kept_checkpoint(in_tmp: Path)
         manifest={"env": {"A": "1"}, "structuralKeys": [], "claimDependencyMap": {"a": ["A"]}},
         supersedes={"seq": 0, "recordHash": first.record["recordHash"]},
     )
-    assert client.wait_for_outcome(client.publish(second)).seq == 1
-    assert client.latest_checkpoint(lineage) is not None  # kept: 2 records
+    # Proven: the index holds the tree head of 2 records before the rollback.
+    assert client.wait_for_outcome(client.publish(second), timeout_s=240, until_proven=True).seq == 1
+    assert client.latest_checkpoint(lineage) is not None
     dynamodb = boto3.client("dynamodb", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
     table = client.stack.outputs.table_name
     dynamodb.delete_item(
@@ -157,4 +157,7 @@ def test_a_rolled_back_head_is_refused_against_the_kept_checkpoint(in_tmp: Path)
     dynamodb.put_item(TableName=table, Item=kept_head)  # the head of one record, validly signed
     with pytest.raises(reseal.LogVerificationError) as raised:
         client.latest_checkpoint(lineage)
-    assert raised.value.verdict == reseal.VerificationVerdict.TRUNCATION_DETECTED
+    # The head carries no signed checkpoint to keep (docs/deployment-log.md, "What changes for the
+    # sealer", step 3): the index, holding the larger tree head, refuses the rolled-back one (NOT_NEWEST).
+    assert raised.value.verdict == reseal.VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "NOT_NEWEST" in raised.value.reason

@@ -63,7 +63,11 @@ def test_a_deleted_marker_is_never_answered_not_found_before_or_after_its_integr
         past = client.recall(lineage, env, target={"residualId": "r-2"})
         assert shown(past) == "NOT_INTACT UNVERIFIED_TAMPER_RISK SEALED_AWAITING_INTEGRATION", past.reason
         assert past.record is None and past.delta is None
-        assert past.reason.startswith("residual r-2 is sealed at seq 1, proven in the lineage's signed checkpoint")
+        # The sealer signs no lineage checkpoint (docs/deployment-log.md, "What changes for the
+        # sealer", step 3): r-2 is proven in the tree its MAC'd head item claims, the table's word.
+        assert past.reason.startswith(
+            "residual r-2 is sealed at seq 1, proven in the tree the head item claims (2 records, not signed: the table's word)"
+        ), past.reason
         assert past.report["refusalCode"] == "NOT_FOUND"  # what triage answered, and the client refuted
     # The integrator runs again: the index now maps r-2, whose marker is still gone.
     deadline = time.monotonic() + 180

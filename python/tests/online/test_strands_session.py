@@ -87,8 +87,8 @@ def test_a_tampered_message_raises_and_is_never_returned(client: reseal.ResealCl
         repository.create_message("chat-1", "support", user(2, "more"))  # nor is a write decided on it
 
 
-def test_a_rolled_back_session_raises_against_the_kept_checkpoint(client: reseal.ResealClient) -> None:
-    """Depends on the kept checkpoint and the consistency check (check_consistency)."""
+def test_a_rolled_back_session_raises_against_the_index(client: reseal.ResealClient) -> None:
+    """Depends on the index holding the larger tree head (_indexed_head)."""
     repository = ResealSessionRepository(binding(client, lineage(client, "rollback")))
     writer = TableWriter(client)
     first, _ = agent(repository, "noted")
@@ -100,7 +100,10 @@ def test_a_rolled_back_session_raises_against_the_kept_checkpoint(client: reseal
     writer.roll_back(repository.binding.lineage_id, old_head, old_size, size)
     with pytest.raises(reseal.LogVerificationError) as raised:
         repository.list_messages("chat-1", "support")
-    assert raised.value.verdict == reseal.VerificationVerdict.TRUNCATION_DETECTED
+    # The head carries no signed checkpoint to keep (docs/deployment-log.md, "What changes for the
+    # sealer", step 3): the index, holding the larger tree head, refuses the rolled-back one (NOT_NEWEST).
+    assert raised.value.verdict == reseal.VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "NOT_NEWEST" in raised.value.reason
 
 
 def test_a_stale_append_is_refused_by_the_guard(client: reseal.ResealClient) -> None:

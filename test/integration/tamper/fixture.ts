@@ -44,6 +44,19 @@ export function emulatorSetup(): SealingSetup &
   };
 }
 
+/**
+ * The sealer the matrix attacks lineages of: a cold sealer ({@link coldSealer}) that still signs a
+ * lineage checkpoint per run, as the sealer did before docs/deployment-log.md, "What changes for
+ * the sealer", step 3. Its heads are the ones readers keep reading after the migration (a signed
+ * checkpoint beside the head-state MAC), and the matrix's trusted state is such a checkpoint.
+ */
+export function tamperSealer(
+  setup: SealingSetup,
+  options: Omit<Parameters<typeof coldSealer>[1] & object, 'signLineageCheckpoints'> = {},
+): ReturnType<typeof coldSealer> {
+  return coldSealer(setup, { ...options, signLineageCheckpoints: true });
+}
+
 /** A lineage sealed write by write in groups, with snapshots after each group and its writes. */
 export interface SealedLineage {
   readonly lineageId: string;
@@ -67,7 +80,7 @@ export async function sealLineage(
     acceptedWrite(l, r, MANIFEST, nowMs),
 ): Promise<SealedLineage> {
   const lineageId = testLineageId(`${prefix}-${randomUUID()}`);
-  const sealer = coldSealer(setup);
+  const sealer = tamperSealer(setup);
   const writes: ResidualWriteRequest[] = [];
   const earlier = new Map<string, Snapshot>();
   for (const size of groups) {
@@ -92,7 +105,7 @@ export function nextAppend(setup: SealingSetup, lineageId: () => string): Reader
     read: async () => {
       const nowMs = Date.now();
       const write = acceptedWrite(lineageId(), `r-next-${randomUUID()}`, MANIFEST, nowMs);
-      const [outcome] = await sealGroup(coldSealer(setup), [write], nowMs);
+      const [outcome] = await sealGroup(tamperSealer(setup), [write], nowMs);
       return outcome as string;
     },
   };

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
-import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { mcpInspect } from '../../helpers/tamper-mcp-readers';
 import {
@@ -17,7 +17,15 @@ import {
 } from '../../helpers/tamper-readers';
 import type { Attack, AttackContext, Item } from '../../helpers/tamper-table';
 import { partitionOf } from '../../helpers/tamper-table';
-import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import {
+  attackContextOf,
+  emulatorSetup,
+  MANIFEST,
+  nextAppend,
+  type SealedLineage,
+  sealLineage,
+  tamperSealer,
+} from './fixture';
 
 // A reviewer's attack as the table writer: items whose attributes are of the wrong kind or out of
 // range (a head seq of 1e100 or stored as text, a frontier that is no list, a refusal whose lists
@@ -187,7 +195,7 @@ describe('hostile items: out-of-range and ill-typed attributes get a verdict, ne
     ]);
     const nowMs = Date.now();
     reused = acceptedWrite(lineage.lineageId, 'r-1', MANIFEST, nowMs, { payload: { conclusion: 'another' } });
-    expect(await sealGroup(coldSealer(setup), [reused], nowMs)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
+    expect(await sealGroup(tamperSealer(setup), [reused], nowMs)).toEqual(['REJECTED RESIDUAL_ID_REUSED']);
   });
 
   itEachCell(cells, {

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { manifestDigest } from '../../../shared/triage/manifest-digest';
-import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
@@ -30,7 +30,15 @@ import {
   wipeLineage,
   withJson,
 } from '../../helpers/tamper-table';
-import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import {
+  attackContextOf,
+  emulatorSetup,
+  MANIFEST,
+  nextAppend,
+  type SealedLineage,
+  sealLineage,
+  tamperSealer,
+} from './fixture';
 
 // docs/guarantees.md "Tampering by the table writer": the table writer (write access to the table, no KMS rights) attacks the records
 // (with the tree nodes stored on them) and the head (header, frontier, signed checkpoint) of a
@@ -251,7 +259,7 @@ const attacks = {
       await replayPartition(c, '3 records');
       const nowMs = Date.now();
       const writes = [3, 4].map((seq) => acceptedWrite(c.lineageId, `r-fork-${seq}`, MANIFEST, nowMs));
-      expect(await sealGroup(coldSealer(setup), writes, nowMs)).toEqual(['SEALED', 'SEALED']);
+      expect(await sealGroup(tamperSealer(setup), writes, nowMs)).toEqual(['SEALED', 'SEALED']);
     },
   },
   wipe: {

@@ -7,7 +7,7 @@ import { GuardService } from '../../../functions/guard/guard-service';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { guardKeyName } from '../../../shared/log/log-names';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
-import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../../helpers/factories';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { mcpInspect } from '../../helpers/tamper-mcp-readers';
@@ -30,7 +30,7 @@ import {
   withJson,
 } from '../../helpers/tamper-table';
 import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
-import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
+import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage, tamperSealer } from './fixture';
 
 // docs/guarantees.md "Tampering by the table writer": the table writer attacks the items around the records: residual markers,
 // triage reports, rejections and conflicts. Their readers are the write's outcome (`publish
@@ -578,7 +578,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
       TEST_WRITER,
       signedAtMs,
     );
-    expect(await sealGroup(coldSealer(setup, { clock: () => ahead }), [reused], ahead)).toEqual([
+    expect(await sealGroup(tamperSealer(setup, { clock: () => ahead }), [reused], ahead)).toEqual([
       'REJECTED RESIDUAL_ID_REUSED',
     ]);
     // A signed conflict: a write sealed on a head rewound to seq 1 (then the head is put back).
@@ -586,7 +586,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
     const record1 = await setup.table.get(Keys.lineage(lineageId), Keys.record(1));
     await setup.table.put({ ...head, seq: { N: '1' }, recordHash: record1.recordHash as Item[string] });
     conflicted = signWriteSync(acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead), TEST_WRITER, signedAtMs);
-    expect(await sealGroup(coldSealer(setup, { clock: () => ahead }), [conflicted], ahead)).toEqual([
+    expect(await sealGroup(tamperSealer(setup, { clock: () => ahead }), [conflicted], ahead)).toEqual([
       'CONFLICT LINEAGE_INCONSISTENT',
     ]);
     await setup.table.put(head);

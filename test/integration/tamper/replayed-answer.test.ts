@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
-import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { clientRecall, type ReadTarget, recallCli, type TrustedState } from '../../helpers/tamper-readers';
 import { type Item, withJson } from '../../helpers/tamper-table';
-import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage } from './fixture';
+import { attackContextOf, emulatorSetup, MANIFEST, type SealedLineage, sealLineage, tamperSealer } from './fixture';
 
 // docs/verifiable-log.md, "Recall": the client reads the newest signed checkpoint itself, from the
 // head item and not from the answer, and refuses an answer older than it. The table writer keeps
@@ -66,7 +66,7 @@ describe('a replayed older triage answer, read with no kept checkpoint and with 
     // Two more records: the head item's signed checkpoint now covers 6.
     const nowMs = Date.now();
     const more = ['r-4', 'r-5'].map((r) => acceptedWrite(lineage.lineageId, r, MANIFEST, nowMs));
-    expect(await sealGroup(coldSealer(setup), more, nowMs)).toEqual(['SEALED', 'SEALED']);
+    expect(await sealGroup(tamperSealer(setup), more, nowMs)).toEqual(['SEALED', 'SEALED']);
     expect((await setup.store.logHead(lineage.lineageId))?.checkpoint).toContain(`\n6\n`);
   });
 

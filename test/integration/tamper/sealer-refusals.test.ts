@@ -1,11 +1,19 @@
 import { beforeAll, describe } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
-import { acceptedWrite, coldSealer, sealGroup } from '../../helpers/emulator-lineages';
+import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { clientRecall, type Reader, type ReadTarget, recallCli, verifyLineageCli } from '../../helpers/tamper-readers';
 import type { Attack } from '../../helpers/tamper-table';
 import { partitionOf } from '../../helpers/tamper-table';
-import { attackContextOf, emulatorSetup, MANIFEST, nextAppend, type SealedLineage, sealLineage } from './fixture';
+import {
+  attackContextOf,
+  emulatorSetup,
+  MANIFEST,
+  nextAppend,
+  type SealedLineage,
+  sealLineage,
+  tamperSealer,
+} from './fixture';
 
 // The review of the honest sealer's and triage's answers (docs/verifiable-log.md, "Signed
 // outcomes": a table writer can delay an answer, a time-out, never change it). The table writer
@@ -31,7 +39,7 @@ function sealerWrite(name: string, residualId: string, fresh: boolean): Reader {
       const nowMs = Date.now();
       const sealed = lineage.writes.find((w) => w.residualId === residualId);
       const write = fresh || !sealed ? acceptedWrite(lineage.lineageId, residualId, MANIFEST, nowMs) : sealed;
-      const [outcome] = await sealGroup(coldSealer(setup), [write], nowMs);
+      const [outcome] = await sealGroup(tamperSealer(setup), [write], nowMs);
       return outcome as string;
     },
   };
@@ -95,7 +103,7 @@ const attacks = {
     apply: async (c) => {
       await c.table.delete(pk(c), Keys.residualSk('r-2'));
       const nowMs = Date.now();
-      await sealGroup(coldSealer(setup), [acceptedWrite(c.lineageId, 'r-2', MANIFEST, nowMs)], nowMs);
+      await sealGroup(tamperSealer(setup), [acceptedWrite(c.lineageId, 'r-2', MANIFEST, nowMs)], nowMs);
     },
   },
 } satisfies Record<string, Attack>;

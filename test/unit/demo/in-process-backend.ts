@@ -1,3 +1,4 @@
+import { defaultPolicyText } from '../../../client/freshness-policy';
 import { writtenByOf } from '../../../client/written-by';
 import { forgeClaim } from '../../../scripts/demo/aws-backend';
 import type { DemoBackend, DemoRecall, RejectionFound } from '../../../scripts/demo/backend';
@@ -7,7 +8,6 @@ import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
-import { formatVerifierKey } from '../../../shared/log/note-key';
 import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
@@ -160,6 +160,9 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
         proven: true,
       } satisfies DemoRecall;
     },
+    async untilIntegrated() {
+      // No deployment log in process: a sealed record is recalled from its signed checkpoint.
+    },
     async receipt(lineageId: string, seq: number) {
       const records = chain(lineageId).map((t) => JSON.parse(t) as SealedRecord);
       const proof = await proofOf(lineageId, records, seq);
@@ -172,7 +175,8 @@ export function inProcessBackend(nowMs: () => number = Date.now): DemoBackend & 
           inclusion: proof.inclusion,
           checkpoint: proof.checkpoint,
         },
-        logKey: formatVerifierKey(TEST_LOG_KEY),
+        // The in-process stack keeps no deployment log: a format-1 receipt, checked with the policy's log key.
+        policy: defaultPolicyText(TEST_LOG_KEY),
       };
     },
     async tamperWithPayload(lineageId: string, seq: number) {

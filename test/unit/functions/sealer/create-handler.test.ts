@@ -66,8 +66,8 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 
-  it('docs/verifiable-log.md "Appending": one head-state MAC per FIFO group per batch and no Sign; a failing group does not fail the others', async () => {
-    const { handler, store, signer, anchor } = setup({ signLineageCheckpoints: false });
+  it('docs/verifiable-log.md "Appending": by default one head-state MAC per FIFO group per batch and no Sign; a failing group does not fail the others', async () => {
+    const { handler, store, signer, anchor } = setup();
     const sign = vi.spyOn(signer, 'sign');
     const generateMac = vi.spyOn(anchor, 'generateMac');
     const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
@@ -99,8 +99,8 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
   });
 
-  it('docs/deployment-log.md "What changes for the sealer" (transitional): with lineage checkpoints still signed, one Sign per group beside the MAC', async () => {
-    const { handler, store, signer, anchor } = setup();
+  it('docs/deployment-log.md "What changes for the sealer": with signLineageCheckpoints: true (as before step 3), one Sign per group beside the MAC', async () => {
+    const { handler, store, signer, anchor } = setup({ signLineageCheckpoints: true });
     const sign = vi.spyOn(signer, 'sign');
     const good = ['r-0', 'r-1'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     const other = ['r-0'].map((id) => sqsRecord(sealRequestBody({ residualId: id, lineageId: OTHER }), OTHER));
