@@ -262,14 +262,7 @@ export class DeploymentChainReader {
     if (chosen?.kind === 'UNREADABLE') return { kind: 'REFUSED', reason: `POLICY_NOT_MET: ${chosen.reason}` };
     const note = chosen === null ? null : chosen.note;
     if (head === null || note === null) return { kind: 'REFUSED', reason: 'no deployment checkpoint is published' };
-    const anchored = verifyDeploymentAnchor({
-      note,
-      policy: policy.policy,
-      maxAgeSeconds: policy.maxAgeSeconds,
-      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
-      ...(await this.#lastLeaf(head, note)),
-      reAnchor: head.reAnchor ?? null,
-    });
+    const anchored = await this.#anchor(head, note, policy);
     if (anchored.kind === 'REFUSED') return { kind: 'REFUSED', reason: `${anchored.refusal}: ${anchored.reason}` };
     const current = anchored.checkpoint;
     const key = policy.policy.logs.find((log) => log.key.name === current.origin)?.key;
@@ -318,14 +311,7 @@ export class DeploymentChainReader {
     const store = this.#deps.kept;
     if (!store) return null;
     const policy = await this.#deps.policy();
-    const anchored = verifyDeploymentAnchor({
-      note,
-      policy: policy.policy,
-      maxAgeSeconds: policy.maxAgeSeconds,
-      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
-      ...(await this.#lastLeaf(head, note)),
-      reAnchor: head.reAnchor ?? null,
-    });
+    const anchored = await this.#anchor(head, note, policy);
     if (anchored.kind === 'REFUSED') return null;
     const origin = anchored.checkpoint.origin;
     const keptNote = await store.load(origin);
@@ -385,6 +371,26 @@ export class DeploymentChainReader {
   }
 
   /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
+  /**
+   * `note` checked as the deployment head's checkpoint under `policy` (`verifyDeploymentAnchor`:
+   * the policy, the re-anchor statement, the last leaf holding the index root), the one check the
+   * chain, the kept-checkpoint comparison and the store's update share.
+   */
+  async #anchor(
+    head: StoredDeploymentHead,
+    note: string,
+    policy: FreshnessPolicy,
+  ): Promise<ReturnType<typeof verifyDeploymentAnchor>> {
+    return verifyDeploymentAnchor({
+      note,
+      policy: policy.policy,
+      maxAgeSeconds: policy.maxAgeSeconds,
+      nowSeconds: Math.floor(this.#deps.nowMs() / 1000),
+      ...(await this.#lastLeaf(head, note)),
+      reAnchor: head.reAnchor ?? null,
+    });
+  }
+
   /**
    * The index root the note's last leaf commits to, as the table claims it (the leaf item, else
    * the head's own root when the head is of the note's size), and that leaf's inclusion proof
