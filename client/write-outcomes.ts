@@ -3,7 +3,7 @@ import { REPLAY_SEARCH_MARGIN_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
-import { decideAbsence } from '../shared/integrator/record-freshness';
+import { decideAbsence, FreshnessState } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
@@ -40,7 +40,9 @@ import type { Freshness } from './verified-recall';
  *   index maps its residual id to it under a deployment checkpoint meeting the policy,
  *   `SEALED_AWAITING_INTEGRATION` before (the sealer's word: not proven memory yet),
  *   `INCONSISTENT` or `REFUSED` when the chain contradicts it or does not verify (never act on
- *   those); `null` when the client reads no deployment log;
+ *   those); `null` when the client reads no deployment log, for a record in a signed lineage
+ *   checkpoint (in a head the sealer MAC'd it is `SEALED_AWAITING_INTEGRATION`: nothing the
+ *   client can check vouches for that tree);
  * - `REJECTED`: the guard or the sealer refused it, in a rejection signed by that function;
  * - `CONFLICT`: it could not be appended (`STALE_EPOCH`, `LOST_RACE`, `LINEAGE_INCONSISTENT`),
  *   in a conflict signed by the sealer.
@@ -79,6 +81,22 @@ export interface WaitForOutcomeOptions extends WaitOptions {
   readonly untilProven?: boolean;
 }
 
+/**
+ * The freshness of a seal proven only in a head the sealer MAC'd, for a client that reads no
+ * deployment log: the head's MAC is checked by the sealer alone (clients hold no `kms:VerifyMac`),
+ * so a table writer could have put the record, its marker and the head there. Such a seal is the
+ * sealer's word, never proven memory (docs/verifiable-log.md, "Signed outcomes"; docs/cli.md,
+ * `publish --wait`, exit 3): the same end as a recall of it (`AWAITING_INTEGRATION`).
+ */
+const UNREAD_MAC_HEAD: Freshness = {
+  state: FreshnessState.SEALED_AWAITING_INTEGRATION,
+  checkpointSize: null,
+  reason:
+    "this client reads no deployment log: the record is proven only in the head item's tree (the sealer's word, no signed checkpoint), which nothing the client can check vouches for",
+  witnessing: 'UNWITNESSED',
+  windowSeconds: null,
+};
+
 /** Most records read when a wait ends with no marker ({@link WriteOutcomes.waitFor}); see `searchLoggedSeal`. */
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
@@ -114,7 +132,10 @@ export interface WriteOutcomesDeps extends PollClock {
   readonly sealerKey: () => Promise<NoteVerifierKey>;
   /** The stack's log name, named by every signed outcome. */
   readonly logName: string;
-  /** The deployment chain's reader, or `null`: then no freshness is checked (`freshness: null`). */
+  /**
+   * The deployment chain's reader, or `null`: then no freshness is checked (`freshness: null`,
+   * or `SEALED_AWAITING_INTEGRATION` for a seal proven only in a head the sealer MAC'd).
+   */
   readonly freshness: DeploymentChainReader | null;
 }
 
@@ -154,8 +175,10 @@ export class WriteOutcomes {
     let sealed: WriteOutcome | null = null;
     const attempt = async (): Promise<WriteOutcome | null> => {
       const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
+      // Without a deployment log nothing can make it PROVEN: waiting on would only time out.
       if (
         options.untilProven &&
+        this.#deps.freshness !== null &&
         outcome?.kind === 'SEALED' &&
         outcome.freshness?.state === 'SEALED_AWAITING_INTEGRATION'
       ) {
@@ -366,11 +389,13 @@ export class WriteOutcomes {
   /**
    * Where a sealed record stands against the deployment log: the chain read for its lineage and
    * residual id, decided as a recall by residual id is (`provenRecordFreshness`), so `PROVEN`
-   * needs the index to map the residual id to this very record.
+   * needs the index to map the residual id to this very record. Without a deployment log: `null`
+   * for a record in a signed lineage checkpoint, {@link UNREAD_MAC_HEAD} for one in a head the
+   * sealer MAC'd (as a recall ends there, docs/verifiable-log.md, "Signed outcomes").
    */
   async #freshnessOf(lineageId: string, residualId: string, proven: ProvenRecord): Promise<Freshness | null> {
     const reader = this.#deps.freshness;
-    if (!reader) return null;
+    if (!reader) return proven.checkpoint.note === null ? UNREAD_MAC_HEAD : null;
     const policy = await reader.policy();
     const chain = await reader.read({ lineageId, residualId });
     const decided = await provenRecordFreshness(this.#deps.log, lineageId, chain, proven.checkpoint, proven.record, {

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../cli/exit-codes';
+import { writeOutcomeExitCode } from '../../../cli/format/write-outcome-exit-code';
+import { ResealClient } from '../../../client/reseal-client';
+import type { WriteOutcome } from '../../../client/write-outcomes';
+import { extendLog } from '../../../shared/log/log-extension';
+import { checkpointOrigin } from '../../../shared/log/log-names';
+import { authenticateLogState } from '../../../shared/log/log-state';
+import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
+import { testLineageId } from '../../helpers/writer-factories';
+
+const LINEAGE = testLineageId('lin-mac-head-outcome');
+
+/** A client reading the table alone: no deployment log, no index (`freshness: null` in its outcomes). */
+function blindClient(store: InMemoryLineageStore): ResealClient {
+  let now = 0;
+  return new ResealClient(TEST_CLIENT_OUTPUTS, {
+    ...TEST_CLIENT_KEYS,
+    store,
+    anchor: forgerAnchor(),
+    nowMs: () => now,
+    sleep: async (ms) => {
+      now += ms;
+    },
+  });
+}
+
+/** The seal, asserted `SEALED` with no signed checkpoint. */
+function sealedOf(outcome: WriteOutcome): Extract<WriteOutcome, { kind: 'SEALED' }> {
+  if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${outcome.kind}`);
+  expect(outcome.checkpoint).toBeNull();
+  return outcome;
+}
+
+// docs/verifiable-log.md, "Signed outcomes": a seal proven only in a head the sealer MAC'd is the
+// sealer's word; a client reading no deployment log cannot check that MAC, so it never reads as
+// proven (docs/cli.md, `publish --wait`: exit 3), as a recall of the same record ends awaiting integration.
+describe('waitForOutcome without a deployment log: a seal in a head the sealer MAC’d is awaiting integration', () => {
+  it('a record, marker and head a table writer put there (no signed checkpoint) are not a proven SEALED', async () => {
+    const store = new InMemoryLineageStore();
+    // The table writer's own chain (its own MAC key), a head with no signed note and a made-up MAC.
+    const { records } = await buildChain(2, { anchor: forgerAnchor() });
+    const origin = checkpointOrigin(TEST_LOG_NAME, TEST_LINEAGE_ID);
+    const extension = extendLog(
+      authenticateLogState(null, { lineageId: TEST_LINEAGE_ID, origin, key: TEST_LOG_KEY }),
+      records,
+      origin,
+    );
+    await store.appendEntries({
+      lineageId: TEST_LINEAGE_ID,
+      entries: extension.entries,
+      expectedHead: null,
+      headMac: { keyId: 'forged', algorithm: 'HMAC_SHA_256', mac: 'AAAA' },
+      checkpoint: null,
+      frontier: extension.storedFrontier,
+    });
+    const residualId = (records[1] as (typeof records)[number]).header.residualId;
+    const outcome = sealedOf(await blindClient(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 1000 }));
+    expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    expect(outcome.freshness?.reason).toMatch(/this client reads no deployment log/);
+    expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.AWAITING_INTEGRATION);
+  });
+
+  it('an honest seal by a sealer that signs no lineage checkpoint reads alike, and untilProven does not wait it out', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.integrate();
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    let sleeps = 0;
+    const client = s.client({
+      deps: { deploymentLog: undefined, indexNodes: undefined },
+      onSleep: async () => {
+        sleeps++;
+      },
+    });
+    const outcome = sealedOf(
+      await client.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 10_000, untilProven: true }),
+    );
+    expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    // Nothing could make it PROVEN without a deployment log: the first proven seal ends the wait.
+    expect(sleeps).toBe(0);
+    // A client that reads the deployment log finds the same seal PROVEN once integrated.
+    const reader = s.client();
+    expect(sealedOf(await reader.waitForOutcome(LINEAGE, 'r-0', { request })).freshness?.state).toBe('PROVEN');
+  });
+});
