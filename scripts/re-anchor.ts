@@ -49,6 +49,7 @@ export interface ReAnchorInput {
   /** The witness's state: the newest checkpoint of the old history it cosigned. */
   readonly lost: TreeHead;
   readonly reason: string;
+  /** The statement's `time`: the operator's clock now, POSIX seconds (never a chosen date; the integrator refuses one ahead of its clock). */
   readonly nowSeconds: number;
   /** The operator's recovery key. */
   readonly recovery: NoteSigner;

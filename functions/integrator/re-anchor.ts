@@ -4,6 +4,7 @@ import { appendReAnchor, deploymentCheckpoint } from '../../shared/integrator/de
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import {
   addNoteSignature,
+  futureReAnchorTime,
   type ReAnchorNotice,
   reAnchorNotice,
   verifyReAnchorStatement,
@@ -75,7 +76,8 @@ function chainAfter(
  * on the operator's statement:
  *
  * 1. the statement is checked **before** the log key signs anything: of this log's origin, signed
- *    by a configured recovery key, and naming the authenticated stored head as `restored`;
+ *    by a configured recovery key, its `time` at most `MAX_RE_ANCHOR_TIME_AHEAD_SECONDS` after
+ *    `clock`, and naming the authenticated stored head as `restored`;
  * 2. the log key adds its signature to the statement, the re-anchor leaf is appended to the stored
  *    head, and the checkpoint of that tree is signed;
  * 3. with a witness, the statement, checkpoint and consistency proof from the restored head are
@@ -99,6 +101,9 @@ export async function reAnchorDeploymentLog(
   if (recoveryKeys.length === 0) throw new ReAnchorRefusedError('no recovery key is configured (RECOVERY_KEYS)');
   const operator = verifyReAnchorStatement(operatorNote, { origin, logKeys: null, recoveryKeys });
   if (operator.kind === 'REFUSED') throw new ReAnchorRefusedError(operator.reason);
+  // A statement dated ahead would explain the re-anchored history's own checkpoints ("The statement").
+  const future = futureReAnchorTime(operator.statement, Math.floor(clock() / 1000));
+  if (future !== null) throw new ReAnchorRefusedError(future);
   const read = await deployment.readHead();
   const previous = authenticateDeploymentHead(read, key, origin);
   const { restored } = operator.statement;

@@ -49,10 +49,10 @@ export async function demoReportPage(
     const proven = recalls.filter((r) => r.proven).length;
     const checkpoints = [
       {
-        label: 'recalls proven against a signed checkpoint',
+        label: 'recalls proven by inclusion in a vouched-for tree',
         size: null,
         state: proven === recalls.length ? 'VERIFIED_INTACT' : 'UNVERIFIED_TAMPER_RISK',
-        detail: `${proven} of ${recalls.length} recalls: signature, consistency and inclusion proof checked by the client`,
+        detail: `${proven} of ${recalls.length} recalls: what vouches for the tree (the index under the deployment checkpoint, or a signed lineage checkpoint), its consistency and the inclusion proof, checked by the client`,
       },
       ...(summary.receipt.lineageId === lineageId
         ? [

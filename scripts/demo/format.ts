@@ -99,7 +99,7 @@ export function formatSummary(s: DemoSummary): string {
       (tp.firstFailure ? ` at seq ${tp.firstFailure.seq} (${tp.firstFailure.reason})` : ''),
   );
   out.push(
-    `Proofs: ${s.provenRecalls} of ${s.recalls.length} recalls proven by the client against a signed checkpoint (Ed25519, RFC 9162 inclusion), consistent with the checkpoint it kept`,
+    `Proofs: ${s.provenRecalls} of ${s.recalls.length} recalls proven by the client (RFC 9162 inclusion in the lineage's tree, vouched for by the verifiable index under the deployment checkpoint, or by a signed lineage checkpoint), consistent with what it kept`,
   );
   const rc = s.receipt;
   out.push(

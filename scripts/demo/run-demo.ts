@@ -585,7 +585,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
   const recalls = recallsByLineage.flat();
   const provenRecalls = recalls.filter((r) => r.proven).length;
   if (provenRecalls !== recalls.length) {
-    problems.push(`${recalls.length - provenRecalls} recalls were not proven against a signed checkpoint`);
+    problems.push(`${recalls.length - provenRecalls} recalls were not proven by inclusion in a vouched-for tree`);
   }
   return {
     runId,

@@ -14,7 +14,7 @@ export interface RecallResult {
   readonly outcome: 'TRIAGED' | 'REFUSED';
   /** Chain verification verdict (docs/sealing.md), `null` when no record was found. */
   readonly verification: string | null;
-  /** Whether the client proved the record against a signed checkpoint (inclusion proof). */
+  /** Whether the client proved the record by inclusion in a vouched-for tree (the index under the deployment checkpoint, or a signed lineage checkpoint). */
   readonly proven: boolean;
   /** Delta verdict (docs/triage.md), `null` when refused. */
   readonly verdict: DeltaVerdict | null;
@@ -171,7 +171,7 @@ export interface DemoSummary {
   readonly freshness: FreshnessResult | null;
   /** One lineage rolled back in the table, recalled by a successor with no local state; `null` when not run. */
   readonly rollback: RollbackResult | null;
-  /** Recalls whose record the client proved against a signed checkpoint, of all drift recalls. */
+  /** Recalls whose record the client proved by inclusion in a vouched-for tree, of all drift recalls. */
   readonly provenRecalls: number;
   readonly totals: DemoTotals;
   /** Expectations that did not hold (the guard let the write through, the tamper went unnoticed, …); empty on success. */

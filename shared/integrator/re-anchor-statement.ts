@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError, NoteFormatError, ReAnchorFormatError } from '../errors';
+import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import { HASH_BYTES } from '../log/merkle-hashing';
 import type { NoteVerifierKey } from '../log/note-key';
 import { formatSignedNote, type NoteSignature, parseSignedNote, signNote } from '../log/signed-note';
@@ -35,6 +36,25 @@ export interface ReAnchorStatement {
   readonly timeSeconds: number;
   /** Why, for people: 1–{@link MAX_RE_ANCHOR_REASON} printable characters, one line. */
   readonly reason: string;
+}
+
+/**
+ * Furthest a statement's `time` may lie after the integrator's clock, in seconds: the guard's
+ * tolerated clock skew (docs/deployment-log.md, "The statement"). The kept-checkpoint rule ("What
+ * clients see") explains a checkpoint only when a quorum cosigned it before `time`, so a statement
+ * dated in the future would explain checkpoints of the re-anchored history itself.
+ */
+export const MAX_RE_ANCHOR_TIME_AHEAD_SECONDS = DEFAULT_MAX_CLOCK_SKEW_SECONDS;
+
+/**
+ * Why a statement's `time` (POSIX seconds) is refused against `nowSeconds` (the checker's clock,
+ * POSIX seconds), or `null` when it lies at most {@link MAX_RE_ANCHOR_TIME_AHEAD_SECONDS} after it
+ * (docs/deployment-log.md, "The statement"). Pure; never throws.
+ */
+export function futureReAnchorTime(statement: ReAnchorStatement, nowSeconds: number): string | null {
+  const aheadSeconds = statement.timeSeconds - nowSeconds;
+  if (aheadSeconds <= MAX_RE_ANCHOR_TIME_AHEAD_SECONDS) return null;
+  return `the statement's time ${statement.timeSeconds} lies ${aheadSeconds} s after now (${nowSeconds}); at most ${MAX_RE_ANCHOR_TIME_AHEAD_SECONDS} s of clock skew is tolerated`;
 }
 
 const bad = (path: string, message: string) => new ReAnchorFormatError(path, message);

@@ -87,8 +87,11 @@ export async function recoveryStack(options: RecoveryStackOptions = {}) {
     policy: async () => freshnessPolicy(witness.policyText),
     nowMs: clock,
   });
-  /** The operator's statement for the table's head and the witness's state, signed with `recovery`. */
-  const statement = async (recovery = testRecoverySigner()) => {
+  /**
+   * The operator's statement for the table's head and the witness's state, signed with `recovery`,
+   * dated `aheadSeconds` after the stack's clock (an operator's clock running ahead).
+   */
+  const statement = async (recovery = testRecoverySigner(), { aheadSeconds = 0 } = {}) => {
     const lost = await witness.store.read(TEST_LOG_NAME);
     if (!lost) throw new Error('the witness holds nothing');
     nowMs += 60_000;
@@ -97,7 +100,7 @@ export async function recoveryStack(options: RecoveryStackOptions = {}) {
       key: TEST_LOG_KEY,
       lost,
       reason: RECOVERY_REASON,
-      nowSeconds: Math.floor(nowMs / 1000),
+      nowSeconds: Math.floor(nowMs / 1000) + aheadSeconds,
       recovery,
     });
     if (!prepared) throw new Error('nothing to re-anchor');

@@ -47,7 +47,7 @@ describe('demoReportPage (docs/demo.md, "The report")', () => {
     for (const lineage of page.lineages) {
       const labels = lineage.checkpoints.map((c) => `${c.label}: ${c.state}`);
       expect(labels).toEqual([
-        'recalls proven against a signed checkpoint: VERIFIED_INTACT',
+        'recalls proven by inclusion in a vouched-for tree: VERIFIED_INTACT',
         ...(lineage.lineageId === summary.receipt.lineageId
           ? ['receipt for seq 0, checked offline: VERIFIED_INTACT']
           : []),

@@ -324,6 +324,23 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
     expect((await w.witnessStore.read(TEST_LOG_NAME))?.size).toBe(3);
   });
 
+  it('a statement dated further ahead of the integrator\'s clock than the tolerated skew is refused before anything is signed or stored ("The statement")', async () => {
+    const s = await restored();
+    const head = structuredClone(s.deployment.head);
+    const ahead = await s.statement(undefined, { aheadSeconds: 6 });
+    const refused = await s
+      .integrator()
+      .reAnchor(ahead)
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ReAnchorRefusedError);
+    expect((refused as Error).message).toMatch(/lies 6 s after now/);
+    expect(s.deployment.head).toEqual(head);
+    expect((await s.witnessStore.read(TEST_LOG_NAME))?.size).toBe(3);
+    // Within the skew, the operator's statement is taken.
+    const report = await s.integrator().reAnchor(await s.statement(undefined, { aheadSeconds: 5 }));
+    expect(report).toMatchObject({ size: 2, witnessStatus: 200 });
+  });
+
   it('a statement made for another head, or replayed after the re-anchor, is refused', async () => {
     const s = await restored();
     const cold = s.integrator();

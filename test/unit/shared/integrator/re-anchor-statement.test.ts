@@ -4,6 +4,8 @@ import { checkKeptDeploymentCheckpoint } from '../../../../shared/integrator/kep
 import {
   addNoteSignature,
   formatReAnchorStatement,
+  futureReAnchorTime,
+  MAX_RE_ANCHOR_TIME_AHEAD_SECONDS,
   parseReAnchorStatement,
   type ReAnchorStatement,
   reAnchorNotice,
@@ -58,6 +60,16 @@ describe('re-anchor statement (docs/deployment-log.md, "Re-anchor")', () => {
   it('refuses the same head as lost and restored (nothing to re-anchor), and a reason over one line', () => {
     expect(() => formatReAnchorStatement({ ...statement, lost: statement.restored })).toThrow(ReAnchorFormatError);
     expect(() => formatReAnchorStatement({ ...statement, reason: 'two\nlines' })).toThrow(ReAnchorFormatError);
+  });
+
+  it('a time at most the tolerated clock skew after now is taken; one further ahead is refused ("The statement")', () => {
+    const t = statement.timeSeconds;
+    expect(MAX_RE_ANCHOR_TIME_AHEAD_SECONDS).toBe(5);
+    expect(futureReAnchorTime(statement, t + 3600)).toBeNull();
+    expect(futureReAnchorTime(statement, t)).toBeNull();
+    expect(futureReAnchorTime(statement, t - MAX_RE_ANCHOR_TIME_AHEAD_SECONDS)).toBeNull();
+    expect(futureReAnchorTime(statement, t - MAX_RE_ANCHOR_TIME_AHEAD_SECONDS - 1)).toMatch(/lies 6 s after now/);
+    expect(futureReAnchorTime(statement, 0)).toMatch(/clock skew/);
   });
 
   it('verifies with the log key and the recovery key; each missing or failing signature refuses', async () => {
