@@ -116,7 +116,7 @@ def test_concurrent_saves_from_threads_keep_valid_json_and_every_key(tmp_path: P
     for round_ in range(50):
         start = threading.Barrier(2)
 
-        def save(key: str, note: str) -> None:
+        def save(key: str, note: str, start: threading.Barrier = start) -> None:
             start.wait()
             store.save(key, note)
 
