@@ -8,8 +8,12 @@ import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { parseCheckpointBody } from '../../../shared/log/checkpoint';
 import { parseSignedNote } from '../../../shared/log/signed-note';
+import { buildManifest } from '../../../shared/triage/build-manifest';
+import { inProcessRecallClient } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack, unwitnessedTestPolicy } from '../../helpers/integrated-stack';
-import { TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
+import { buildChain } from '../../helpers/seal-factories';
 
 const sizeOf = (note: string | null) => (note === null ? null : parseCheckpointBody(parseSignedNote(note).text).size);
 
@@ -93,5 +97,37 @@ describe('DeploymentChainReader saving a deployment checkpoint concurrently with
     stack.deployment.head = heads[1] ?? null;
     await reader(staleLoad).read({ lineageId });
     expect(sizeOf(await store.load(TEST_LOG_NAME))).toBe(3);
+  });
+});
+
+describe('ResealClient keeping a lineage checkpoint concurrently with a newer one', () => {
+  it('does not replace a newer kept checkpoint saved after its own read', async () => {
+    const lineageId = 'lineage-concurrent-keep';
+    const manifest = buildManifest({ env: { ARCH: 'arm64' }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
+    const table = new InMemoryLineageStore();
+    const { records } = await buildChain(3, { lineageId, inputs: () => ({ manifest }) });
+    await appendSealed(table, records.slice(0, 2));
+    const older = table.headSnapshot(lineageId);
+    await appendSealed(table, records.slice(2));
+    const store = new MemoryCheckpointStore();
+    const recall = (checkpointStore: CheckpointStore) =>
+      inProcessRecallClient(table, { checkpointStore }).recall({
+        lineageId,
+        target: { latest: true },
+        currentEnv: { ARCH: 'arm64' },
+      });
+    await recall(store);
+    const keptNewer = await store.load(`${TEST_LOG_NAME}/${lineageId}`);
+    expect(keptNewer).not.toBeNull();
+    if (!older) throw new Error('no head');
+    table.restoreHead(lineageId, older);
+    table.deleteRecord(lineageId, 2);
+    // This client's read saw nothing kept; the newer checkpoint was kept before its save.
+    const staleLoad: CheckpointStore = {
+      load: async () => null,
+      save: (key, note, replaces) => store.save(key, note, replaces),
+    };
+    await recall(staleLoad);
+    expect(await store.load(`${TEST_LOG_NAME}/${lineageId}`)).toBe(keptNewer);
   });
 });
