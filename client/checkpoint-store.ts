@@ -13,6 +13,12 @@ export interface CheckpointStore {
    * `reseal/<stack>`; so one store serves several stacks.
    */
   load(key: string): Promise<string | null>;
-  /** Keeps `note` under `key` (the caller has verified it and its consistency). */
-  save(key: string, note: string): Promise<void>;
+  /**
+   * Keeps `note` under `key` (the caller has verified it and its consistency). With `replaces`,
+   * the store reads the note kept now, right before writing and with no other save of this store
+   * in between, and keeps `note` only when `replaces(current)` is true: so a save decided on an
+   * older read never moves the key back (docs/verifiable-log.md, "Checkpoints the client keeps",
+   * concurrency). A store without that guarantee may ignore `replaces` only if it is never shared.
+   */
+  save(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void>;
 }

@@ -315,8 +315,13 @@ export class DeploymentChainReader {
     if (anchored.kind === 'REFUSED') return null;
     const origin = anchored.checkpoint.origin;
     const keptNote = await store.load(origin);
+    // Keep the note only if the store still holds what was compared, or something smaller: a
+    // concurrent save of a newer checkpoint is never overwritten by this older decision.
+    const size = anchored.checkpoint.size;
+    const replaces = (current: string | null) =>
+      current === null || current === keptNote || (claimedSize(current) ?? -1) < size;
     if (keptNote === null) {
-      await store.save(origin, note);
+      await store.save(origin, note, replaces);
       return null;
     }
     const finding = await this.compareKept(keptNote, { head, note });
@@ -327,7 +332,7 @@ export class DeploymentChainReader {
           keptNote !== note &&
           (finding.kind === 'EXPLAINED_BY_RE_ANCHOR' || (claimedSize(keptNote) ?? -1) < anchored.checkpoint.size)
         )
-          await store.save(origin, note);
+          await store.save(origin, note, replaces);
         return null;
       case 'NOT_NEWEST':
         return {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -22,11 +23,16 @@ export const CHECKPOINT_FILE_FORMAT = 2;
 
 /**
  * A {@link CheckpointStore} in one JSON file ({@link CheckpointFileSchema}), written atomically
- * (a temporary file renamed over it). A missing file is an empty store; a malformed one is an
- * error, never silently reset (that would forget what the client trusted).
+ * (a temporary file of its own, `<path>.<pid>.<uuid>.tmp`, renamed over it). Saves of one store
+ * run one at a time, each reading the file afresh, so concurrent saves in a process keep every
+ * key and never leave a partial file (docs/verifiable-log.md, "Checkpoints the client keeps").
+ * A missing file is an empty store; a malformed one is an error, never silently reset (that would
+ * forget what the client trusted).
  */
 export class FileCheckpointStore implements CheckpointStore {
   readonly path: string;
+  /** The tail of the queue of saves: each save starts once the one before it settled. */
+  #saving: Promise<void> = Promise.resolve();
   constructor(path: string) {
     this.path = path;
   }
@@ -36,11 +42,23 @@ export class FileCheckpointStore implements CheckpointStore {
     return (await this.#read())[key] ?? null;
   }
 
-  /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
-  async save(key: string, note: string): Promise<void> {
-    const checkpoints = { ...(await this.#read()), [key]: note };
+  /**
+   * Serialised with the other saves of this store; `replaces` sees the note in the file right
+   * before the write ({@link CheckpointStore.save}).
+   * @throws {CheckpointFileError} when the file exists but is not a checkpoint file
+   */
+  save(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void> {
+    const run = this.#saving.then(() => this.#write(key, note, replaces));
+    this.#saving = run.catch(() => undefined);
+    return run;
+  }
+
+  async #write(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void> {
+    const kept = await this.#read();
+    if (replaces && !replaces(kept[key] ?? null)) return;
+    const checkpoints = { ...kept, [key]: note };
     await mkdir(dirname(this.path), { recursive: true });
-    const temporary = `${this.path}.${process.pid}.tmp`;
+    const temporary = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
     await writeFile(temporary, `${JSON.stringify({ formatVersion: CHECKPOINT_FILE_FORMAT, checkpoints }, null, 2)}\n`, {
       mode: 0o600,
     });

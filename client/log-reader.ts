@@ -252,7 +252,10 @@ export class LogReader {
     // process sharing the file) kept a larger checkpoint meanwhile.
     const current = await this.trusted(lineageId);
     if (current && current.size >= checkpoint.size) return;
-    await this.#checkpoints.save(await this.#storeKey(lineageId), checkpoint.note);
+    // And keep it only if the store still holds that note when it writes (docs/verifiable-log.md,
+    // "Checkpoints the client keeps", concurrency): a concurrent newer save is never overwritten.
+    const read = current?.note ?? null;
+    await this.#checkpoints.save(await this.#storeKey(lineageId), checkpoint.note, (now) => now === read);
   }
 
   /** The store key of a lineage: its checkpoint origin, so one file can serve several stacks. */

@@ -6,7 +6,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async load(key: string): Promise<string | null> {
     return this.#notes.get(key) ?? null;
   }
-  async save(key: string, note: string): Promise<void> {
+  async save(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void> {
+    if (replaces && !replaces(this.#notes.get(key) ?? null)) return;
     this.#notes.set(key, note);
   }
 }

@@ -105,3 +105,41 @@ def test_a_file_written_by_one_client_is_read_and_extended_by_the_other(tmp_path
     assert path.read_bytes() == typescript_bytes
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert sorted(p.name for p in path.parent.iterdir()) == ["checkpoints.json"]
+
+
+def test_concurrent_saves_from_threads_keep_valid_json_and_every_key(tmp_path: Path) -> None:
+    """docs/python.md, the checkpoint store's concurrency rule: saves of one store run one at a time."""
+    import threading
+
+    path = tmp_path / "checkpoints.json"
+    store = FileCheckpointStore(path)
+    for round_ in range(50):
+        start = threading.Barrier(2)
+
+        def save(key: str, note: str, start: threading.Barrier = start) -> None:
+            start.wait()
+            store.save(key, note)
+
+        threads = [
+            threading.Thread(target=save, args=("reseal/s", f"deployment-{round_}")),
+            threading.Thread(target=save, args=(f"reseal/s/lin-{round_}", "lineage")),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        checkpoints = json.loads(path.read_text())["checkpoints"]
+        assert checkpoints["reseal/s"] == f"deployment-{round_}"
+        assert all(checkpoints[f"reseal/s/lin-{earlier}"] == "lineage" for earlier in range(round_ + 1))
+    assert sorted(os.listdir(tmp_path)) == ["checkpoints.json"]
+
+
+@pytest.mark.parametrize("store_of", [FileCheckpointStore, lambda _path: MemoryCheckpointStore()])
+def test_a_save_refused_by_replaces_keeps_the_note_read_right_before_the_write(tmp_path: Path, store_of: Any) -> None:
+    """docs/python.md: a save decided on an older read never moves a key back."""
+    store = store_of(tmp_path / "checkpoints.json")
+    store.save("reseal/s/lin", "newer")
+    store.save("reseal/s/lin", "older", lambda current: current is None)
+    assert store.load("reseal/s/lin") == "newer"
+    store.save("reseal/s/lin", "newest", lambda current: current == "newer")
+    assert store.load("reseal/s/lin") == "newest"

@@ -7,10 +7,13 @@ origins: a lineage's ``reseal/<stack>/<lineageId>`` (its signed lineage checkpoi
 2 on, the deployment log's ``reseal/<stack>`` (the newest deployment checkpoint the client
 authenticated); a format-1 file (lineage checkpoints alone) is read as is and written back as
 format 2, any other format is refused. The concurrency rule is
-the same too: a save reads the file, sets its one key, writes a temporary file beside it
-(``<path>.<pid>.tmp``) and renames it over the file, so a reader never sees a half-written file;
-two concurrent saves do not merge (the last rename wins), and a lost newer checkpoint is kept
-again at the next read. Kept notes are verified again when loaded by whoever uses them, so an
+the same too: saves of one store run one at a time (a lock held by the store, so threads sharing
+it never lose a key), each reads the file afresh, sets its one key, writes a temporary file of its
+own beside it (``<path>.<pid>.<random>.tmp``) and renames it over the file, so a reader never sees
+a half-written file. ``save(key, note, replaces)`` keeps ``note`` only when ``replaces(current)``
+is true for the note read right before the write, so a save decided on an older read never moves
+a key back. Saves from two processes do not merge (the last rename wins); a lost newer checkpoint
+is kept again at the next read. Kept notes are verified again when loaded by whoever uses them, so an
 edited file makes a client refuse, never accept.
 """
 
@@ -18,6 +21,9 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import threading
+from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from ._checks import Checker
@@ -38,7 +44,7 @@ class CheckpointStore(Protocol):
 
     def load(self, key: str) -> str | None: ...
 
-    def save(self, key: str, note: str) -> None: ...
+    def save(self, key: str, note: str, replaces: Callable[[str | None], bool] | None = None) -> None: ...
 
 
 class MemoryCheckpointStore:
@@ -50,7 +56,9 @@ class MemoryCheckpointStore:
     def load(self, key: str) -> str | None:
         return self._notes.get(key)
 
-    def save(self, key: str, note: str) -> None:
+    def save(self, key: str, note: str, replaces: Callable[[str | None], bool] | None = None) -> None:
+        if replaces is not None and not replaces(self._notes.get(key)):
+            return
         self._notes[key] = note
 
 
@@ -63,22 +71,33 @@ class FileCheckpointStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        self._saving = threading.Lock()
 
     def load(self, key: str) -> str | None:
         """The note kept under ``key``, or ``None``."""
         return self._read().get(key)
 
-    def save(self, key: str, note: str) -> None:
-        """Keeps ``note`` under ``key``, replacing the file atomically."""
+    def save(self, key: str, note: str, replaces: Callable[[str | None], bool] | None = None) -> None:
+        """Keeps ``note`` under ``key``, replacing the file atomically, one save of this store at a time.
+
+        With ``replaces``, keeps it only when ``replaces(current)`` is true for the note in the file
+        right before the write (so a key never moves back on a stale read).
+        """
         check = Checker()
         check.string(key, "key", MAX_KEY_UNITS, 1)
         check.string(note, "note", MAX_NOTE_UNITS)
         check.raise_if_any("kept checkpoint")
-        checkpoints = {**self._read(), key: note}
+        with self._saving:
+            kept = self._read()
+            if replaces is not None and not replaces(kept.get(key)):
+                return
+            self._write({**kept, key: note})
+
+    def _write(self, checkpoints: dict[str, str]) -> None:
         directory = os.path.dirname(self.path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        temporary = f"{self.path}.{os.getpid()}.tmp"
+        temporary = f"{self.path}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
         text = (
             json.dumps({"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}, indent=2, ensure_ascii=False)
             + "\n"

@@ -1443,7 +1443,10 @@ class ResealClient:
         current = self._trusted(lineage_id)  # read again: the store never moves back
         if current is not None and current.size >= checkpoint.size:
             return
-        self._checkpoints.save(self._origin(lineage_id), checkpoint.note)
+        kept_note = None if current is None else current.note
+        # Keep it only if the store still holds what was just read: a concurrent save of a newer
+        # checkpoint is never overwritten (docs/python.md, the checkpoint store's concurrency rule).
+        self._checkpoints.save(self._origin(lineage_id), checkpoint.note, lambda now: now == kept_note)
 
     def _poll(self, attempt: Callable[[], _T | None], what: str, timeout_s: float, interval_s: float) -> _T:
         deadline = time.monotonic() + timeout_s
