@@ -1,3 +1,4 @@
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { vi } from 'vitest';
 import { ResealClient } from '../../client/reseal-client';
@@ -12,6 +13,7 @@ import type {
   TriageCompletedDetail,
 } from '../../shared/pipeline/messages';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
+import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { SealQueue } from '../../shared/ports/seal-queue';
 import type { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
@@ -231,6 +233,29 @@ export async function lineageSealedBySealer(
 }
 
 /**
+ * An EventBridge client (as a client's `eventBridge` dep) that runs the real triage function in
+ * process, over `store` and at `clock` (ms), for each `RecallRequested` entry it is sent, so a
+ * recall goes through triage and back with no bus.
+ */
+export function inProcessTriageBus(store: LineageStore, clock: () => number): EventBridgeClient {
+  const triage = new TriageService({
+    store,
+    publisher: new FakePublisher(),
+    logKey: async () => TEST_LOG_KEY,
+    metrics: new FakeMetrics(),
+    logger: fakeLogger(),
+    clock,
+  });
+  const eventBridge = {
+    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
+      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
+      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
+    },
+  };
+  return eventBridge as never;
+}
+
+/**
  * A client over `store` whose EventBridge runs the real triage function in process for each
  * `RecallRequested` (so `recall` goes through triage and back), with the pinned test keys, a fixed
  * clock and instant sleeps. `deps` adds or overrides client collaborators (e.g. a checkpoint store).
@@ -239,25 +264,11 @@ export function inProcessRecallClient(
   store: InMemoryLineageStore,
   deps: ConstructorParameters<typeof ResealClient>[1] = {},
 ): ResealClient {
-  const triage = new TriageService({
-    store,
-    publisher: new FakePublisher(),
-    logKey: async () => TEST_LOG_KEY,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => TEST_NOW_MS,
-  });
-  const eventBridge = {
-    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
-      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
   return new ResealClient(TEST_CLIENT_OUTPUTS, {
     ...TEST_CLIENT_KEYS,
     store,
     anchor: testAnchor(),
-    eventBridge: eventBridge as never,
+    eventBridge: inProcessTriageBus(store, () => TEST_NOW_MS),
     nowMs: () => TEST_NOW_MS,
     sleep: async () => {},
     ...deps,

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { TriageService } from '../../../functions/triage/triage-service';
 import type { RecallTarget } from '../../../shared/pipeline/messages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
+import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
-import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { testLineageId } from '../../helpers/writer-factories';
 
 const LINEAGE = testLineageId('lin-chain-once');
@@ -17,21 +15,8 @@ async function countedStack(signLineageCheckpoints: boolean) {
   const s = integratedStack({ signLineageCheckpoints });
   for (let i = 0; i < 3; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
   await s.integrate();
-  const triage = new TriageService({
-    store: s.store,
-    publisher: new FakePublisher(),
-    logKey: async () => TEST_LOG_KEY,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => s.clock.now,
-  });
-  const eventBridge = {
-    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
-      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
-  const client = s.client({ deps: { eventBridge: eventBridge as never } });
+  const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+  const client = s.client({ deps: { eventBridge } });
   const reads = { heads: 0 };
   const readHead = s.deployment.readHead.bind(s.deployment);
   s.deployment.readHead = () => {

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { recallProofLine } from '../../../cli/format/recall';
-import { TriageService } from '../../../functions/triage/triage-service';
 import { InvalidInputError } from '../../../shared/errors';
 import type { RecallTarget } from '../../../shared/pipeline/messages';
-import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
+import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
-import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { testLineageId } from '../../helpers/writer-factories';
 
 const LINEAGE = testLineageId('lin-index-heads');
@@ -19,23 +17,10 @@ const ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VE
 async function unsignedStack(writes = 3, options: { readonly freshness?: boolean } = {}) {
   const s = integratedStack({ signLineageCheckpoints: false });
   for (let i = 0; i < writes; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
-  const triage = new TriageService({
-    store: s.store,
-    publisher: new FakePublisher(),
-    logKey: async () => TEST_LOG_KEY,
-    metrics: new FakeMetrics(),
-    logger: fakeLogger(),
-    clock: () => s.clock.now,
-  });
-  const eventBridge = {
-    send: async (command: { input: { Entries: { Detail: string }[] } }) => {
-      for (const entry of command.input.Entries) await triage.handle(JSON.parse(entry.Detail));
-      return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
-    },
-  };
+  const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
   const client = s.client({
     deps: {
-      eventBridge: eventBridge as never,
+      eventBridge,
       ...(options.freshness === false ? { deploymentLog: undefined, indexNodes: undefined } : {}),
     },
   });
