@@ -1,8 +1,7 @@
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore } from '../../../client/checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import { createResealMcpServer } from '../../../mcp/server';
+import { inMemoryMcpCall } from '../../helpers/in-memory-mcp-call';
 import type { integratedStack } from '../../helpers/integrated-stack';
 import { rolledBackTable } from '../../helpers/rolled-back-table';
 import { testLineageId } from '../../helpers/writer-factories';
@@ -11,19 +10,7 @@ const LINEAGE = testLineageId('lin-mcp-kept-deploy');
 
 /** Calls `name` on a server whose client keeps checkpoints in `kept` (as `RESEAL_CHECKPOINTS`). */
 async function callOn(s: ReturnType<typeof integratedStack>, kept: CheckpointStore | null, name: string) {
-  const client = s.client(kept ? { deps: { checkpointStore: kept } } : {});
-  const server = createResealMcpServer({ client, snapshots: null });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const mcp = new Client({ name: 'test', version: '1.0.0' });
-  await mcp.connect(clientSide);
-  try {
-    const result = await mcp.callTool({ name, arguments: { lineageId: LINEAGE } });
-    return { isError: result.isError === true, out: result.structuredContent as Record<string, unknown> };
-  } finally {
-    await mcp.close();
-    await server.close();
-  }
+  return inMemoryMcpCall(s.client(kept ? { deps: { checkpointStore: kept } } : {}), name, { lineageId: LINEAGE });
 }
 
 // The server's checkpoint store keeps the deployment checkpoint its tools read (docs/mcp.md,

@@ -1,6 +1,5 @@
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { createResealMcpServer } from '../../../mcp/server';
+import { inMemoryMcpCall } from '../../helpers/in-memory-mcp-call';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { rolledBackLineage } from '../../helpers/rolled-back-lineage';
 import { testLineageId } from '../../helpers/writer-factories';
@@ -9,18 +8,7 @@ const LINEAGE = testLineageId('lin-mcp-walk-fresh');
 
 /** Calls `name` on a server over `s`'s client; the structured answer and whether it is a tool error. */
 async function callOn(s: ReturnType<typeof integratedStack>, name: string) {
-  const server = createResealMcpServer({ client: s.client(), snapshots: null });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const mcp = new Client({ name: 'test', version: '1.0.0' });
-  await mcp.connect(clientSide);
-  try {
-    const result = await mcp.callTool({ name, arguments: { lineageId: LINEAGE } });
-    return { isError: result.isError === true, out: result.structuredContent as Record<string, unknown> };
-  } finally {
-    await mcp.close();
-    await server.close();
-  }
+  return inMemoryMcpCall(s.client(), name, { lineageId: LINEAGE });
 }
 
 // reseal_verify and reseal_inspect place the verified head against the deployment log
