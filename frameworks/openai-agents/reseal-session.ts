@@ -315,7 +315,7 @@ export class ResealSession implements Session {
     return { items, last: tail ? { seq: tail.header.monotonicSequenceNumber, recordHash: tail.recordHash } : null };
   }
 
-  /** Publishes one session record and waits for its proven outcome; anything but a seal throws. */
+  /** Publishes one session record and waits until it is proven (integrated) or refused; anything but a seal throws. */
   async #seal(payload: JsonValue, supersedes: RecordRef | null): Promise<void> {
     const binding = this.#binding;
     const residualId = `item-${randomUUID()}`;
@@ -334,6 +334,9 @@ export class ResealSession implements Session {
     const outcome = await this.#client.waitForOutcome(binding.lineageId, residualId, {
       request: published.request,
       sinceMs: publishWaitSince(published),
+      // Reads are proven through the deployment log (`history`), so a write returns once it is
+      // proven there too, not while it is only sealed, awaiting integration.
+      untilProven: true,
       ...(binding.timeoutMs ? { timeoutMs: binding.timeoutMs } : {}),
     });
     if (outcome.kind !== 'SEALED') throw new SessionWriteRefusedError(binding.lineageId, residualId, outcome);
