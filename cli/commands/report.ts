@@ -77,11 +77,16 @@ export function registerReport(program: Command, ctx: CommandContext): void {
         await writeFile(path, text).catch((error: NodeJS.ErrnoException) => {
           throw new BadInputError(`--out ${options.out}: cannot write (${error.code ?? error.message})`);
         });
-        ctx.io.stderr(`report: wrote ${options.out} (chain ${lineage.verdict})\n`);
-      } else ctx.io.stdout(text);
+      }
       // Records sealed past the tree head the index holds are awaiting integration, not tamper (exit 3).
       const awaiting = lineage.checkpoints.some((c) => c.state === FreshnessState.SEALED_AWAITING_INTEGRATION);
-      ctx.exit(walkExitCode(lineage.verdict as VerificationVerdict, awaiting ? 0 : null));
+      const exitCode = walkExitCode(lineage.verdict as VerificationVerdict, awaiting ? 0 : null);
+      // The text names no tamper verdict for records only awaiting integration (docs/cli.md, `report`).
+      if (options.out) {
+        const said = exitCode === ExitCode.AWAITING_INTEGRATION ? 'AWAITING_INTEGRATION' : lineage.verdict;
+        ctx.io.stderr(`report: wrote ${options.out} (chain ${said})\n`);
+      } else ctx.io.stdout(text);
+      ctx.exit(exitCode);
     });
 }
 

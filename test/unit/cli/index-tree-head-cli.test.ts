@@ -1,4 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
 import { integratedStack } from '../../helpers/integrated-stack';
@@ -88,6 +90,11 @@ describe('verify, inspect, report and export --lineage on heads without a signed
     expect(page.stdout).toContain('<td><span class="awaiting">AWAITING_INTEGRATION</span></td>');
     expect(page.stdout).toContain('<span class="awaiting">SEALED_AWAITING_INTEGRATION</span>');
     expect(page.stdout).not.toContain('<span class="bad">');
+    const out = join(await mkdtemp(join(tmpdir(), 'reseal-report-')), 'report.html');
+    const written = await runCli(['report', '--lineage', LINEAGE, '--out', out], io);
+    expect(written.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
+    expect(written.stderr).toBe(`report: wrote ${out} (chain AWAITING_INTEGRATION)\n`);
+    await rm(dirname(out), { recursive: true });
     // Nothing integrated yet: every record awaits integration, and the text says so.
     const none = await runCli(['verify', '--lineage', LINEAGE], await unsigned(2, 0));
     expect(none.exitCode).toBe(ExitCode.AWAITING_INTEGRATION);
