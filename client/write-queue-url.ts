@@ -20,7 +20,8 @@ export function writeQueueUrl(
 ): string {
   const tenants = outputs.tenantQueueUrls;
   if (tenants === undefined) return outputs.residualWritesQueueUrl;
-  const url = tenantId === undefined ? undefined : tenants[tenantId];
+  // Own keys only: a tenant id such as `constructor` names no tenant, not Object.prototype's.
+  const url = tenantId !== undefined && Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
   if (url === undefined) throw new TenantRequiredError(Object.keys(tenants).sort(), tenantId ?? null);
   return url;
 }

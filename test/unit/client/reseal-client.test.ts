@@ -210,7 +210,8 @@ describe('ResealClient on a stack with tenants (docs/authorship.md, "Tenancy")',
   it('refuses a write and a recall of a caller naming no tenant TENANT_REQUIRED, before anything is signed, sent or put', async () => {
     const sqs = fakeClient(() => ({ MessageId: 'm-1' }));
     const eventBridge = fakeClient(() => ({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] }));
-    for (const tenantId of [undefined, 'gamma']) {
+    // `constructor` is an own key of no tenant map: Object.prototype's names no tenant.
+    for (const tenantId of [undefined, 'gamma', 'constructor']) {
       const caller = tenantedClient({ sqs, eventBridge, ...(tenantId ? { tenantId } : {}) });
       const lineageId = `${tenantId ?? 'acme'}/agent-1`;
       const write = caller.publishWrite(validWriteRequest({ lineageId }));
