@@ -39,3 +39,33 @@ export class SessionWriteRefusedError extends ResealError {
     this.outcome = outcome;
   }
 }
+
+/**
+ * A session write was sealed but not proven within the session's `timeoutMs` (docs/frameworks.md,
+ * "OpenAI Agents SDK (TypeScript)"): it is stored and stays in the lineage, but the deployment
+ * log did not yet integrate it (`SEALED_AWAITING_INTEGRATION`), or the client reads no deployment
+ * log, so nothing but the sealer vouches for it. It is not a refusal: adding the item again would
+ * seal it twice. `getItems` shows it once it is integrated; retry the read, not the write.
+ */
+export class SessionWriteUnprovenError extends ResealError {
+  readonly retryable = false;
+  readonly lineageId: string;
+  readonly residualId: string;
+  /** The sealed outcome as the deadline found it. */
+  readonly outcome: Extract<WriteOutcome, { kind: 'SEALED' }>;
+  constructor(
+    lineageId: string,
+    residualId: string,
+    outcome: Extract<WriteOutcome, { kind: 'SEALED' }>,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `session write ${residualId} (lineage ${lineageId}) is sealed but not proven: ${outcome.freshness?.reason ?? 'this client reads no deployment log'}; read again later, do not add it again`,
+      options,
+    );
+    this.name = 'SessionWriteUnprovenError';
+    this.lineageId = lineageId;
+    this.residualId = residualId;
+    this.outcome = outcome;
+  }
+}

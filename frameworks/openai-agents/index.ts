@@ -4,7 +4,7 @@
  * peer dependency: this entry point imports only its types.
  */
 
-export { SessionWriteRefusedError } from './errors';
+export { SessionWriteRefusedError, SessionWriteUnprovenError } from './errors';
 export {
   DEFAULT_CHECKPOINT_FILE,
   type ProvenSessionHistory,

@@ -13,6 +13,7 @@ import { publishWaitSince } from '../../client/write-outcomes';
 import { writerKeyFile } from '../../client/writer-key-file';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../../shared/errors';
+import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { verifyLineageBySignedTree } from '../../shared/log/signed-tree-walk';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { RecordRef } from '../../shared/schemas/primitives';
@@ -26,7 +27,7 @@ import {
   sessionRemovalPayload,
 } from '../../shared/session/session-history';
 import type { BuildManifestInput } from '../../shared/triage/build-manifest-input';
-import { SessionWriteRefusedError } from './errors';
+import { SessionWriteRefusedError, SessionWriteUnprovenError } from './errors';
 
 /** Where the checkpoint store is kept unless told (the CLI's and the Python client's default file). */
 export const DEFAULT_CHECKPOINT_FILE = '.reseal/checkpoints.json';
@@ -207,7 +208,9 @@ export class ResealSession implements Session {
    *
    * @throws {InvalidInputError} naming the first item JSON cannot carry (nothing of the batch is written then)
    * @throws {SessionWriteRefusedError} when a write is refused (the items before it stay sealed)
-   * @throws {TimeoutError} when no proven outcome appears within `timeoutMs`
+   * @throws {LogVerificationError} when a write is sealed but the deployment log contradicts it
+   * @throws {SessionWriteUnprovenError} when a write is sealed but not yet proven at `timeoutMs`
+   * @throws {TimeoutError} when no outcome appears within `timeoutMs`
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     const payloads = items.map((item) => sessionAddPayload(item));
@@ -340,5 +343,22 @@ export class ResealSession implements Session {
       ...(binding.timeoutMs ? { timeoutMs: binding.timeoutMs } : {}),
     });
     if (outcome.kind !== 'SEALED') throw new SessionWriteRefusedError(binding.lineageId, residualId, outcome);
+    // A write counts only once proven (docs/frameworks.md): a seal the deployment log contradicts
+    // (a rolled-back or forked log, a refused chain) is a tampered history, and one only awaiting
+    // integration at the deadline is the sealer's word alone.
+    const state = outcome.freshness?.state ?? null;
+    if (state === FreshnessState.PROVEN) return;
+    if (
+      state === FreshnessState.NOT_NEWEST ||
+      state === FreshnessState.INCONSISTENT ||
+      state === FreshnessState.REFUSED
+    ) {
+      throw new LogVerificationError(
+        binding.lineageId,
+        VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+        `write ${residualId} was sealed, but the deployment log says ${state}: ${outcome.freshness?.reason}`,
+      );
+    }
+    throw new SessionWriteUnprovenError(binding.lineageId, residualId, outcome);
   }
 }
