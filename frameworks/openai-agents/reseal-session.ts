@@ -334,6 +334,9 @@ export class ResealSession implements Session {
     const outcome = await this.#client.waitForOutcome(binding.lineageId, residualId, {
       request: published.request,
       sinceMs: publishWaitSince(published),
+      // Until the deployment log's index covers the record: the next read walks up to the tree head
+      // the index holds, so a seal still awaiting integration would make it throw.
+      untilProven: true,
       ...(binding.timeoutMs ? { timeoutMs: binding.timeoutMs } : {}),
     });
     if (outcome.kind !== 'SEALED') throw new SessionWriteRefusedError(binding.lineageId, residualId, outcome);
