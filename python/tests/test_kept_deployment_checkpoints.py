@@ -16,6 +16,7 @@ import pytest
 import test_deployment_chain_reader as fixtures
 import test_index_tree_heads as heads
 
+import reseal
 from reseal import (
     FileCheckpointStore,
     LogVerificationError,
@@ -156,3 +157,23 @@ def test_two_histories_or_a_kept_note_that_does_not_verify_are_a_fork() -> None:
     unverified = reader(NEWER, store).read(heads.LINEAGE)
     assert (unverified.kind, unverified.refusal) == ("REFUSED", "FORK")
     assert "is not one of the log's" in unverified.reason
+
+
+def test_a_write_outcome_on_a_rolled_back_table_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # wait_for_outcome reads the chain as a recall does (docs/deployment-log.md, "Clients").
+    residual_id = heads.RECORDS[0]["header"]["residualId"]
+    published = heads.PublishedWrite("m", fixtures.NOW_MS, {"lineageId": heads.LINEAGE, "residualId": residual_id})
+    monkeypatch.setattr(heads.client_module, "_binds_request", lambda _record, _request: True)
+    store = MemoryCheckpointStore()
+    client(NEWER, store).proven_records(heads.LINEAGE)
+
+    def waiting(kept: Any) -> Any:
+        reader = client(ROLLED_BACK, kept)
+        monkeypatch.setattr(reader.table, "rejections", lambda *_: [])
+        monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+        return reader.wait_for_outcome(published, timeout_s=0)
+
+    cold = waiting(None)
+    assert cold.kind == "SEALED" and cold.freshness is not None and cold.freshness.state == "PROVEN"
+    with pytest.raises(reseal.ResealError, match="DEPLOYMENT_ROLLBACK"):
+        waiting(store)
