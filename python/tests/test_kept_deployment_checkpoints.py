@@ -175,5 +175,5 @@ def test_a_write_outcome_on_a_rolled_back_table_is_refused(monkeypatch: pytest.M
 
     cold = waiting(None)
     assert cold.kind == "SEALED" and cold.freshness is not None and cold.freshness.state == "PROVEN"
-    with pytest.raises(reseal.ResealError, match="DEPLOYMENT_ROLLBACK"):
+    with pytest.raises(reseal.UnverifiedOutcomeError, match="DEPLOYMENT_ROLLBACK"):
         waiting(store)
