@@ -11,7 +11,7 @@ import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineag
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
 import { stackIntegrator } from '../helpers/stack-integrator';
-import { clientOf, type ReadTarget } from '../helpers/tamper-readers';
+import { clientOf, type ReadTarget, runPythonReader } from '../helpers/tamper-readers';
 import { partitionsOf, type Snapshot } from '../helpers/tamper-table';
 import { testLineageId } from '../helpers/writer-factories';
 import { runCli } from '../unit/cli/run-cli';
@@ -89,6 +89,16 @@ async function verifyCli(dir: string, lineageId: string, store: string | null): 
   return `exit ${run.exitCode} ${json.verdict} ${json.freshness?.state ?? 'no freshness'}`;
 }
 
+/**
+ * The Python client (python/tests/online/tamper_reader.py, docs/python.md, "Kept checkpoints"):
+ * `proven_records` of the lineage and its receipt of seq 0, with `store` as its
+ * `FileCheckpointStore` when given: `records <outcome>; receipt <outcome>`.
+ */
+function pythonRead(lineageId: string, store: string | null): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), 'reseal-kept-python-'));
+  return runPythonReader(setup, cwd, [lineageId, 'records', '0', ...(store ? [store] : [])]);
+}
+
 function row(context: TestContext, reader: string, expected: string, observed: string) {
   expectGuarantees(context, [
     {
@@ -109,6 +119,8 @@ describe('a checkpoint store keeps deployment checkpoints: a whole-table rollbac
   const lineageId = testLineageId(`kept-deploy-${randomUUID()}`);
   const dir = mkdtempSync(join(tmpdir(), 'reseal-kept-deploy-'));
   const store = join(dir, 'checkpoints.json');
+  // The Python client's own store: it keeps the deployment checkpoint itself, before the rollback.
+  const pythonStore = join(dir, 'python-checkpoints.json');
   const partitions = [Keys.deploymentLog, ...partitionsOf(lineageId)];
   let newest: Snapshot | null = null;
 
@@ -122,6 +134,8 @@ describe('a checkpoint store keeps deployment checkpoints: a whole-table rollbac
     expect(await recallCli(dir, lineageId, store)).toBe('exit 0 VERIFIED_INTACT PROVEN');
     expect(existsSync(store)).toBe(true);
     expect(JSON.parse(readFileSync(store, 'utf8')).checkpoints).toHaveProperty(setup.stack.LogName);
+    expect(await pythonRead(lineageId, pythonStore)).toBe('records VERIFIED_INTACT 2; receipt VERIFIED_INTACT seq 0');
+    expect(JSON.parse(readFileSync(pythonStore, 'utf8')).checkpoints).toHaveProperty(setup.stack.LogName);
     newest = await setup.table.snapshot(partitions);
     // The table writer puts the deployment log and the lineage back as they were after r-0.
     await setup.table.restore(before);
@@ -155,6 +169,19 @@ describe('a checkpoint store keeps deployment checkpoints: a whole-table rollbac
         'exit 20 UNVERIFIED_TAMPER_RISK REFUSED',
         await verifyCli(dir, lineageId, store),
       );
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'the Python client with its store refuses the rolled-back table (DEPLOYMENT_ROLLBACK); without it, the rolled-back record reads intact',
+    async (context) => {
+      expect(await pythonRead(lineageId, null)).toBe('records VERIFIED_INTACT 1; receipt VERIFIED_INTACT seq 0');
+      const refused =
+        'records LogVerificationError UNVERIFIED_TAMPER_RISK; receipt LogVerificationError UNVERIFIED_TAMPER_RISK';
+      // The store the TypeScript CLI kept is the same file format: the Python client refuses by it too.
+      expect(await pythonRead(lineageId, store)).toBe(refused);
+      row(context, 'python: proven_records + receipt', refused, await pythonRead(lineageId, pythonStore));
     },
     TIMEOUT_MS,
   );

@@ -67,15 +67,15 @@ const outcomeOf = async (read: () => Promise<unknown>): Promise<string> => {
 };
 
 describe('OpenAI Agents SDK session on the deployed stack', () => {
-  it('check "every record a leaf of the signed checkpoint, consistent with the kept one": a table-writer edit of a stored item, or a rollback of the lineage, makes getItems throw', async (context) => {
+  // Both attack tests below also depend on the session's own gate (`ResealSession.history`: a walk
+  // that is not VERIFIED_INTACT, or has no tree head to tie it to, throws): with the whole gate
+  // removed, getItems returns the edited or rolled-back history. Its verdict half alone decides
+  // nothing here: every walk a table writer makes fail also leaves no tree head (`log: null`,
+  // shared/log/stored-lineage.ts); only genuine records sealed past the indexed tree head (awaiting
+  // integration) reach it.
+  it('check "every walked record hashes to its header (record integrity: payloadHash)": a table-writer edit of a stored item makes getItems throw HASH_MISMATCH', async (context) => {
     const { writer, label } = fresh();
-    const session = await ResealSession.connect({
-      stack: stackOptions,
-      writer,
-      label,
-      checkpointStore: new MemoryCheckpointStore(),
-      timeoutMs: 90_000,
-    });
+    const session = await bind({ writer, label });
     const lineageId = await session.getSessionId();
     await session.addItems([user('my order number is 7'), assistant('noted: order 7')]);
     expect(await session.getItems()).toEqual([user('my order number is 7'), assistant('noted: order 7')]);
@@ -96,12 +96,25 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
     );
     await table.restore(before);
     expect(await session.getItems()).toEqual([user('my order number is 7'), assistant('noted: order 7')]);
+  });
 
+  it('check "the walk is tied to the tree head the index holds (NOT_NEWEST)": a rollback of the lineage to before its last item makes getItems throw', async (context) => {
+    const { writer, label } = fresh();
+    const session = await bind({ writer, label });
+    const lineageId = await session.getSessionId();
+    await session.addItems([user('my order number is 7'), assistant('noted: order 7')]);
+    const before = await table.snapshot(partitionsOf(lineageId));
     // A rollback: the table writer puts back the lineage as it was before the last item.
     await session.addItems([user('cancel it')]);
     expect(await session.getItems()).toHaveLength(3);
     await table.restore(before);
-    const rolledBack = await outcomeOf(() => session.getItems());
+    let reason = '';
+    const rolledBack = await outcomeOf(() =>
+      session.getItems().catch((error: unknown) => {
+        if (error instanceof LogVerificationError) reason = error.message;
+        throw error;
+      }),
+    );
     expectGuarantee(
       context,
       // No signed lineage checkpoint to keep (docs/deployment-log.md, "What changes for the sealer",
@@ -109,6 +122,7 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
       row('roll the lineage back to before its last session item', 'UNVERIFIED_TAMPER_RISK', 'lineage'),
       rolledBack,
     );
+    expect(reason).toMatch(/NOT_NEWEST/);
   });
 
   it('check "the sealer fences stale epochs (a signed STALE_EPOCH conflict)": an append from a generation a newer one has taken over from is refused, and nothing is appended', async (context) => {
@@ -147,7 +161,7 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
     expect(await store.lastRecordSeq(lineageId)).toBe(1);
   });
 
-  it('check "the lineage is append-only and a tombstone supersedes by sealed reference": popItem and clearSession seal records, the popped item stays provable, and the history still verifies', async () => {
+  it('check "a removal is a sealed record that supersedes what it removes (popItem seals a tombstone naming the popped record)": popItem and clearSession seal records, the popped item stays provable, and the history still verifies', async () => {
     const { writer, label } = fresh();
     const checkpointStore = new MemoryCheckpointStore();
     const session = await bind({ writer, label, checkpointStore });

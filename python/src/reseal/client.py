@@ -248,8 +248,12 @@ class ResealClient:
         :func:`connect`)
     :param dynamodb, sqs, events: boto3 clients (``boto3.client("dynamodb")``, ...)
     :param writer: signs every published write; without one only signed requests are sent
-    :param checkpoints: where the last verified checkpoint per lineage is kept (the TypeScript
-        client's file format); without one a rollback of the table cannot be seen
+    :param checkpoints: where the last verified checkpoint per lineage, and the newest deployment
+        checkpoint authenticated, are kept (the TypeScript client's file format; docs/verifiable-log.md,
+        "Checkpoints the client keeps"): every deployment chain read (publish waits, recall,
+        ``proven_records``, receipts) is compared with the kept one first, so a table rolled back
+        behind it is refused ``DEPLOYMENT_ROLLBACK`` and two histories ``FORK``; without one a
+        rollback of the whole table cannot be seen under an unwitnessed policy
     :param policy: the C2SP tlog-policy deployment checkpoints must meet, with its maximum age and
         the stack's interval (:func:`reseal.freshness_policy`); default the stack's
         :func:`reseal.default_policy_text` (its log key, ``quorum none``: ``UNWITNESSED``)
@@ -281,7 +285,7 @@ class ResealClient:
         self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
         self._chains = (
             DeploymentChainReader(
-                DeploymentLogTableReader(dynamodb, stack.outputs.table_name), lambda: self.policy, now_ms
+                DeploymentLogTableReader(dynamodb, stack.outputs.table_name), lambda: self.policy, now_ms, checkpoints
             )
             if freshness
             else None
@@ -789,6 +793,16 @@ class ResealClient:
             stale = RecordFreshness("NOT_NEWEST", newest.checkpoint_size, newest.reason, newest.verdict)
             return end("NOT_INTACT", newest.verdict, newest.reason, freshness=self._freshness_of(stale, chain))
         if isinstance(newest, LogVerificationError):
+            if chain is not None and chain.kind == "REFUSED":
+                # The tree head could not be taken from a refused chain: say so in the freshness too
+                # (e.g. DEPLOYMENT_ROLLBACK against the kept deployment checkpoint), as the TypeScript client does.
+                refused = RecordFreshness(
+                    "REFUSED",
+                    None,
+                    f"the deployment checkpoint does not prove freshness ({chain.refusal}): {chain.reason}",
+                    V.UNVERIFIED_TAMPER_RISK,
+                )
+                return end("NOT_INTACT", newest.verdict, newest.reason, freshness=self._freshness_of(refused, chain))
             return end("NOT_INTACT", newest.verdict, newest.reason)
         if newest is None:
             return end(

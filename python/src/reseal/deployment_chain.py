@@ -54,8 +54,18 @@ DEFAULT_INTEGRATION_INTERVAL_SECONDS: Final = 2
 
 ChainKind = Literal["PROVEN", "ABSENT", "REFUSED", "UNPUBLISHED", "ANCHORED"]
 ChainRefusal = Literal[
-    "POLICY_NOT_MET", "COSIGNATURES_TOO_OLD", "LEAF_NOT_LAST", "INDEX_PROOF_INVALID", "RE_ANCHOR_INVALID", "FORK"
+    "POLICY_NOT_MET",
+    "COSIGNATURES_TOO_OLD",
+    "LEAF_NOT_LAST",
+    "INDEX_PROOF_INVALID",
+    "RE_ANCHOR_INVALID",
+    "FORK",
+    "DEPLOYMENT_ROLLBACK",
 ]
+"""Why a chain is refused. ``FORK`` also when the note and the deployment checkpoint the client
+kept are two histories; ``DEPLOYMENT_ROLLBACK`` (added by :class:`reseal.DeploymentChainReader`
+with a checkpoint store) when the table serves an older deployment checkpoint than the kept one,
+or none at all (docs/verifiable-log.md, "Checkpoints the client keeps")."""
 FreshnessState = Literal["PROVEN", "SEALED_AWAITING_INTEGRATION", "ABSENT", "NOT_NEWEST", "INCONSISTENT", "REFUSED"]
 Witnessing = Literal["WITNESSED", "UNWITNESSED"]
 

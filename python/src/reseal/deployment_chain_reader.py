@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .checkpoint_store import CheckpointStore
 from .deployment_chain import (
     DeploymentChain,
     FreshnessPolicy,
@@ -84,14 +85,24 @@ class DeploymentChainReader:
     :param table: the deployment log's and index's reads (:class:`reseal.item_layout.DeploymentLogTableReader`)
     :param policy: the policy chains are checked against (a callable, resolved on each read)
     :param now_ms: the clock, ms since the Unix epoch
+    :param kept: where the newest deployment checkpoint this client authenticated is kept, keyed
+        by the log's origin ``reseal/<stackName>`` (docs/verifiable-log.md, "Checkpoints the client
+        keeps"; the TypeScript reader's ``kept``): every chain's note is compared with it first, so
+        a table rolled back behind it is refused ``DEPLOYMENT_ROLLBACK`` and two histories ``FORK``.
+        ``None``: nothing is kept, each chain stands alone.
     """
 
     def __init__(
-        self, table: DeploymentLogTableReader, policy: Callable[[], FreshnessPolicy], now_ms: Callable[[], int]
+        self,
+        table: DeploymentLogTableReader,
+        policy: Callable[[], FreshnessPolicy],
+        now_ms: Callable[[], int],
+        kept: CheckpointStore | None = None,
     ) -> None:
         self._table = table
         self._policy = policy
         self._now_ms = now_ms
+        self._kept = kept
 
     def policy(self) -> FreshnessPolicy:
         """The policy chains are checked against."""
@@ -109,12 +120,17 @@ class DeploymentChainReader:
         an unwitnessed policy (under a witnessed one that is ``REFUSED``, ``POLICY_NOT_MET``: a
         witnessed deployment always publishes, so its absence is a deletion); with the evidence
         it was verified from, ``None`` when the chain was refused before the index was read.
+        With a checkpoint store, a note older than the kept one (or no head while one is kept) is
+        ``REFUSED``, ``DEPLOYMENT_ROLLBACK``, and two histories ``FORK``, before the index is read.
 
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
         policy = self._policy()
         head = self._table.head()
         if head is None:
+            kept_only = self._kept_without_head(policy)
+            if kept_only is not None:
+                return kept_only, None
             if policy.witnessing == "WITNESSED":
                 return DeploymentChain(
                     "REFUSED",
@@ -139,6 +155,9 @@ class DeploymentChainReader:
                 reason="the deployment head holds no checkpoint the policy can check "
                 "(its published note was removed): fail closed",
             ), None
+        kept_finding = self._against_kept(head, note, policy)
+        if kept_finding is not None:
+            return kept_finding, None
         index_root, inclusion = self._last_leaf(head, note)
         base: dict[str, Any] = {
             "note": note,
@@ -175,7 +194,9 @@ class DeploymentChainReader:
         evidence = ChainEvidence(note, index_root, inclusion, lineage, None if residual is None else residual[1])
         return verify_deployment_chain(**base, lineage=lineage, residual=residual), evidence
 
-    def compare_kept(self, kept_note: str) -> KeptCheckpointFinding | str:
+    def compare_kept(
+        self, kept_note: str, read: tuple[StoredDeploymentHead, str] | None = None
+    ) -> KeptCheckpointFinding | str:
         """Compares a deployment checkpoint the caller kept with the published one (the TypeScript
         ``DeploymentChainReader.compareKept``, docs/deployment-log.md, "Re-anchor", "What clients
         see"): ``CONSISTENT`` (proven from the table's nodes), ``EXPLAINED_BY_RE_ANCHOR`` (also
@@ -184,32 +205,31 @@ class DeploymentChainReader:
         current one), ``NOT_NEWEST`` (a larger kept one nothing else explains: a rollback) or
         ``FORK`` (:func:`reseal.check_kept_deployment_checkpoint`).
 
+        :param read: the head item and the note a chain is answered from, compared as read (not
+            read again); default: the head is read here and its note chosen by the policy
         :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
             anchor that does not verify, a kept note that is not the log's)
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
         policy = self._policy()
-        head = self._table.head()
-        chosen = (
-            None if head is None else choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
-        )
-        if chosen is not None and chosen.kind == "FORK":
-            return f"the deployment head holds two histories: {chosen.reason}"
-        if chosen is not None and chosen.kind == "UNREADABLE":
-            return f"POLICY_NOT_MET: {chosen.reason}"
-        note = None if chosen is None else chosen.note
+        if read is not None:
+            head: StoredDeploymentHead | None = read[0]
+            note: str | None = read[1]
+        else:
+            head = self._table.head()
+            chosen = (
+                None
+                if head is None
+                else choose_head_note(head, policy.witnessing, policy.policy, self._table.read_nodes)
+            )
+            if chosen is not None and chosen.kind == "FORK":
+                return f"the deployment head holds two histories: {chosen.reason}"
+            if chosen is not None and chosen.kind == "UNREADABLE":
+                return f"POLICY_NOT_MET: {chosen.reason}"
+            note = None if chosen is None else chosen.note
         if head is None or note is None:
             return "no deployment checkpoint is published"
-        index_root, inclusion = self._last_leaf(head, note)
-        anchored = verify_deployment_anchor(
-            note=note,
-            policy=policy.policy,
-            max_age_seconds=policy.max_age_seconds,
-            now_seconds=self._now_ms() // 1000,
-            index_root=index_root,
-            inclusion=inclusion,
-            re_anchor=head.re_anchor,
-        )
+        anchored = self._anchor(head, note, policy)
         current = anchored.checkpoint
         if anchored.kind == "REFUSED" or current is None:
             return f"{anchored.refusal}: {anchored.reason}"
@@ -234,6 +254,93 @@ class DeploymentChainReader:
         # When the policy's witnesses vouch the kept checkpoint existed by: a statement explains only an older one.
         kept_time = quorum_cosigned_at(kept_note, policy.policy)
         return check_kept_deployment_checkpoint(kept, current, anchored.re_anchor, consistency, earlier, kept_time)
+
+    def _against_kept(self, head: StoredDeploymentHead, note: str, policy: FreshnessPolicy) -> DeploymentChain | None:
+        """The chain's note against the kept deployment checkpoint of its origin (the TypeScript
+        ``#againstKept``, docs/verifiable-log.md, "Checkpoints the client keeps"): ``None`` when
+        nothing is kept, the note does not anchor (the chain then refuses it), or it is the kept one
+        or extends it (or a re-anchor the chain shows explains the kept one), and then the newer is
+        kept; else the chain's refusal: ``DEPLOYMENT_ROLLBACK`` (the table serves an older
+        checkpoint than one this client authenticated, ``NOT_NEWEST``, both sizes named) or
+        ``FORK`` (two histories, or a kept note that no longer verifies)."""
+        store = self._kept
+        if store is None:
+            return None
+        anchored = self._anchor(head, note, policy)
+        if anchored.kind == "REFUSED" or anchored.checkpoint is None:
+            return None
+        origin = anchored.checkpoint.origin
+        size = anchored.checkpoint.size
+        kept_note = store.load(origin)
+
+        def replaces(current: str | None) -> bool:
+            # Keep the note only if the store still holds what was compared, or something smaller:
+            # a concurrent save of a newer checkpoint is never overwritten by this older decision.
+            if current is None or current == kept_note:
+                return True
+            claimed = _claimed_size(current)
+            return (claimed if claimed is not None else -1) < size
+
+        if kept_note is None:
+            store.save(origin, note, replaces)
+            return None
+        finding = self.compare_kept(kept_note, (head, note))
+        if isinstance(finding, str):
+            return DeploymentChain(
+                "REFUSED",
+                refusal="FORK",
+                reason=f"the kept deployment checkpoint (key {origin}) cannot be compared: {finding}",
+            )
+        if finding.kind in ("CONSISTENT", "EXPLAINED_BY_RE_ANCHOR"):
+            kept_size = _claimed_size(kept_note)
+            if kept_note != note and (
+                finding.kind == "EXPLAINED_BY_RE_ANCHOR" or (kept_size if kept_size is not None else -1) < size
+            ):
+                store.save(origin, note, replaces)
+            return None
+        if finding.kind == "NOT_NEWEST":
+            return DeploymentChain(
+                "REFUSED",
+                refusal="DEPLOYMENT_ROLLBACK",
+                reason=f"{finding.reason} (kept in the checkpoint store, key {origin})",
+            )
+        return DeploymentChain("REFUSED", refusal="FORK", reason=f"against the kept checkpoint: {finding.reason}")
+
+    def _kept_without_head(self, policy: FreshnessPolicy) -> DeploymentChain | None:
+        """A table with no deployment head while this client kept a checkpoint of the policy's log:
+        the head item was deleted (docs/verifiable-log.md, "Checkpoints the client keeps"),
+        ``DEPLOYMENT_ROLLBACK``, never "nothing integrated yet"; ``None`` when nothing is kept."""
+        if self._kept is None:
+            return None
+        for key, _url in policy.policy.logs:
+            kept_note = self._kept.load(key.name)
+            if kept_note is None:
+                continue
+            size = _claimed_size(kept_note)
+            return DeploymentChain(
+                "REFUSED",
+                refusal="DEPLOYMENT_ROLLBACK",
+                reason=f"the table publishes no deployment checkpoint, but this client kept checkpoint "
+                f"{'(unreadable)' if size is None else size} of {key.name}: the deployment head was deleted "
+                "or rolled back",
+            )
+        return None
+
+    def _anchor(self, head: StoredDeploymentHead, note: str, policy: FreshnessPolicy) -> DeploymentChain:
+        """``note`` checked as the deployment head's checkpoint under ``policy``
+        (:func:`verify_deployment_anchor`: the policy, the re-anchor statement, the last leaf
+        holding the index root), the one check the chain, the kept-checkpoint comparison and the
+        store's update share."""
+        index_root, inclusion = self._last_leaf(head, note)
+        return verify_deployment_anchor(
+            note=note,
+            policy=policy.policy,
+            max_age_seconds=policy.max_age_seconds,
+            now_seconds=self._now_ms() // 1000,
+            index_root=index_root,
+            inclusion=inclusion,
+            re_anchor=head.re_anchor,
+        )
 
     def _last_leaf(self, head: StoredDeploymentHead, note: str) -> tuple[bytes, list[bytes]]:
         """The index root of the leaf at ``size − 1`` of the size ``note`` claims, and its inclusion

@@ -24,6 +24,8 @@ def store(client: reseal.ResealClient, label: str, **options: Any) -> ResealStor
 
 
 def test_put_get_search_list_and_a_delete_that_is_a_tombstone(client: reseal.ResealClient) -> None:
+    """Depends on an overwrite or a delete being a sealed record that names the record it
+    supersedes (``ResealBinding.seal``'s ``supersedes``, docs/frameworks.md)."""
     memories = store(client, "store")
     assert isinstance(memories, BaseStore)
     memories.put(("users", "u1"), "diet", {"food": "vegetarian", "since": 2020})
@@ -66,7 +68,9 @@ def test_a_tampered_item_raises_and_is_never_returned(client: reseal.ResealClien
 
 
 def test_a_rolled_back_store_raises_against_the_index(client: reseal.ResealClient) -> None:
-    """Depends on the index holding the larger tree head (_indexed_head)."""
+    """Depends on the index holding the larger tree head (``_indexed_head``: ``NOT_NEWEST``). Without
+    that check the rollback is still refused, by the missing record (``LINEAGE_BROKEN``), so the
+    verdict and the reason are asserted."""
     memories = store(client, "rollback")
     writer = TableWriter(client)
     memories.put(("acct",), "limit", {"eur": 100})

@@ -32,6 +32,8 @@ def user(text: str) -> dict[str, Any]:
 
 
 def test_items_are_sealed_and_pop_and_clear_are_sealed_records_not_erasures(client: reseal.ResealClient) -> None:
+    """Depends on a removal being a sealed record that names the record it supersedes
+    (``ResealBinding.seal``'s ``supersedes``, docs/frameworks.md)."""
     session = ResealSession(binding(client, "history"))
     assert isinstance(session, Session)  # the SDK's runtime-checkable protocol
 
@@ -70,7 +72,9 @@ def test_a_tampered_item_raises_and_is_never_returned(client: reseal.ResealClien
 
 
 def test_a_rolled_back_history_raises_against_the_index(client: reseal.ResealClient) -> None:
-    """Depends on the index holding the larger tree head (_indexed_head)."""
+    """Depends on the index holding the larger tree head (``_indexed_head``: ``NOT_NEWEST``). Without
+    that check the rollback is still refused, by the missing record (``LINEAGE_BROKEN``), so the
+    verdict and the reason are asserted."""
     session = ResealSession(binding(client, "rollback"))
     writer = TableWriter(client)
     asyncio.run(session.add_items([user("one")]))

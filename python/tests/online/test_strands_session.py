@@ -46,6 +46,8 @@ def user(index: int, words: str) -> SessionMessage:
 def test_an_agent_runs_on_a_sealed_session_and_a_redaction_supersedes_without_erasing(
     client: reseal.ResealClient,
 ) -> None:
+    """Depends on a redaction being a sealed record that names the record it supersedes
+    (``ResealBinding.seal``'s ``supersedes``, docs/frameworks.md)."""
     repository = ResealSessionRepository(binding(client, lineage(client, "strands")))
     assert isinstance(repository, SessionRepository)
     first, _ = agent(repository, "Noted: order 1234.")
@@ -88,7 +90,9 @@ def test_a_tampered_message_raises_and_is_never_returned(client: reseal.ResealCl
 
 
 def test_a_rolled_back_session_raises_against_the_index(client: reseal.ResealClient) -> None:
-    """Depends on the index holding the larger tree head (_indexed_head)."""
+    """Depends on the index holding the larger tree head (``_indexed_head``: ``NOT_NEWEST``). Without
+    that check the rollback is still refused, by the missing record (``LINEAGE_BROKEN``), so the
+    verdict and the reason are asserted."""
     repository = ResealSessionRepository(binding(client, lineage(client, "rollback")))
     writer = TableWriter(client)
     first, _ = agent(repository, "noted")
