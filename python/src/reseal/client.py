@@ -1220,9 +1220,14 @@ class ResealClient:
         their history with it (docs/frameworks.md). The tree head is the head item's signed
         checkpoint, or, when the head carries none, the lineage head the index holds (a
         :class:`Checkpoint` without ``note``): records sealed past it are awaiting integration and
-        not returned (``([], None)`` while none is integrated).
+        not returned. A lineage whose head item stands while no record is integrated (no
+        deployment checkpoint published, or the index does not hold the lineage) is never answered
+        empty: it raises, as the TypeScript session's ``history`` does (a table writer deleting the
+        deployment head would otherwise empty the memory without an error).
 
-        :raises LogVerificationError: on a rollback, a fork, a missing or edited record, or a
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK``, reason ``sealed, awaiting
+            integration: …``, when the lineage has records but none is integrated yet; on a
+            rollback, a fork, a missing or edited record, or a
             checkpoint that does not verify; and when the deployment log shows the history is not
             the newest (``NOT_NEWEST``: the index holds a larger head, a rollback a cold client
             sees only there), contradicts it (``INCONSISTENT``) or does not verify (``REFUSED``,
@@ -1238,7 +1243,9 @@ class ResealClient:
                 raise LogVerificationError(lineage_id, absent.verdict, f"{absent.state}: {absent.reason}")
             return [], None
         if latest.size == 0:
-            return [], None  # sealed, none integrated yet: nothing is proven
+            # A head item stands, so the lineage has records: none proven yet is never empty memory
+            # (a deleted deployment head reads the same as one not yet published; docs/frameworks.md).
+            raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, _awaiting_reason(chain))
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
             proven.append(self._included_record(lineage_id, seq, latest)[0])
@@ -1511,6 +1518,19 @@ def _binds_request(record: Mapping[str, Any], request: Mapping[str, Any]) -> boo
         return False
     sealed_policy = header.get("policyDigest") if record.get("policy") is not None else None
     return policy_side == sealed_policy
+
+
+def _awaiting_reason(chain: DeploymentChain | None) -> str:
+    """Why a lineage with a head item proves no record yet: the tree head the index holds is the
+    empty tree (the TypeScript ``checkWalkAgainstIndex`` reason, docs/deployment-log.md, "Clients")."""
+    if chain is None or chain.kind == "UNPUBLISHED" or chain.checkpoint is None:
+        at = "no deployment checkpoint published"
+    else:
+        at = f"the lineage not indexed yet as of deployment checkpoint {chain.checkpoint.size}"
+    return (
+        f"sealed, awaiting integration: past the tree head the index holds (0 records, {at}); "
+        "verify again after the next integration"
+    )
 
 
 def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> None:
