@@ -1551,6 +1551,16 @@ def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> 
     check.raise_if_any("recall request")
 
 
+def _session_region(environ: Mapping[str, str]) -> str | None:
+    """The region :func:`connect` gives its ``boto3.Session``: ``AWS_REGION`` when it is set and
+    ``AWS_DEFAULT_REGION`` is not (boto3 reads only the latter; the Node.js SDK, the CLI and the
+    README set the former), else ``None``, leaving boto3 to read ``AWS_DEFAULT_REGION`` or the
+    profile's region (docs/python.md, "The online loop"). An empty variable counts as unset."""
+    if environ.get("AWS_DEFAULT_REGION"):
+        return None
+    return environ.get("AWS_REGION") or None
+
+
 def connect(
     stack_name: str = DEFAULT_STACK_NAME,
     *,
@@ -1564,7 +1574,9 @@ def connect(
     """A client of a deployed stack: from the stack pin file when there is one (``pin``,
     ``$RESEAL_STACK_FILE`` or ``.reseal/stack.json``: no ``DescribeStacks``, no ``GetPublicKey``),
     else from CloudFormation and KMS. AWS settings come from the environment (or ``session``, a
-    ``boto3.Session``); needs the ``aws`` extra (``pip install 'reseal[aws]'``).
+    ``boto3.Session``, taken as it is); the region from ``AWS_DEFAULT_REGION``, else
+    ``AWS_REGION`` (boto3 reads only the former), else the profile's. Needs the ``aws`` extra
+    (``pip install 'reseal[aws]'``).
 
     :param writer_key: a PKCS #8 PEM file of the writer key (or a :class:`WriterKey`)
     :param checkpoints: the checkpoint store file (shared with the TypeScript client), a store, or ``None``
@@ -1577,7 +1589,7 @@ def connect(
         boto3: Any = importlib.import_module("boto3")
     except ImportError as error:
         raise ResealError("the online client needs boto3: pip install 'reseal[aws]'") from error
-    aws = session if session is not None else boto3.Session()
+    aws = session if session is not None else boto3.Session(region_name=_session_region(os.environ))
     default_pin = os.environ.get("RESEAL_STACK_FILE") or ".reseal/stack.json"
     if pin is not None or os.path.exists(default_pin):
         stack = read_stack_pin(pin)
