@@ -368,3 +368,22 @@ def test_a_recall_answer_without_a_lineage_checkpoint_is_proven_in_the_indexed_h
     # An older record offered as the latest against the indexed head: not the target.
     stale = recall([*lineage_items(2), *deployment(2)], 0, monkeypatch)
     assert (stale.end, stale.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), stale.reason
+
+
+def test_a_not_found_latest_recall_of_a_lineage_with_records_none_integrated_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/verifiable-log.md, "Recall": with the deployment head deleted (or nothing integrated), a
+    # stored NOT_FOUND for the latest record is contradicted by the head item's own tree, never "empty".
+    items = [*lineage_items(1), *deployment(1)]
+    items = [i for i in items if (i["pk"]["S"], i["sk"]["S"]) != ("DEPLOYMENT#log", "HEAD")]
+    reader, _ = client(items)
+    reader._events = Events()
+
+    def answer(lineage_id: str, request_id: str) -> dict[str, Any]:
+        return {"requestId": request_id, "lineageId": lineage_id, "outcome": "REFUSED", "refusalCode": "NOT_FOUND"}
+
+    monkeypatch.setattr(reader.table, "triage_report", answer)
+    got = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, timeout_s=0)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert "head item shows 1 records" in got.reason

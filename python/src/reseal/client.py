@@ -1032,6 +1032,16 @@ class ResealClient:
             tree = self._claimed_tree(asked.lineage_id, newest)
         except LogVerificationError as error:
             return end("NOT_INTACT", error.verdict, error.reason)
+        claimed = 0 if tree is None else tree.size
+        if ("seq" in target and target["seq"] < claimed) or ("latest" in target and claimed > 0):
+            # Records sealed, none past them integrated: the head item shows them, so "no such
+            # record" is not triage's answer (docs/verifiable-log.md, "Recall"), as in TypeScript.
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the stored answer says the record does not exist, but the lineage's head item shows {claimed} "
+                f"records (the lineage head the index holds has {size}; the rest sealed, awaiting integration)",
+            )
         marked = self._marked_record(asked.lineage_id, residual_id, tree)
         if marked is not None:
             return end(
