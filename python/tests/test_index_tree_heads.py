@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import test_deployment_chain_reader as fixtures
 from conftest import run_cli, vectors
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import reseal
 import reseal.client as client_module
@@ -25,10 +26,12 @@ from reseal import (
     VerificationVerdict,
     verify_receipt,
 )
+from reseal.adapters.binding import ResealBinding
 from reseal.client import PublishedWrite
 from reseal.item_layout import LineageKeys, index_node_pk, node_seq
 from reseal.log import Checkpoint, checkpoint_origin, merkle_tree_hash, sign_checkpoint
 from reseal.stack import PinnedStack, StackOutputs
+from reseal.writer_key import WriterKey
 
 SEAL = vectors("seal.json")
 LINEAGE: str = SEAL["lineageId"]
@@ -155,11 +158,55 @@ def test_records_past_the_indexed_head_are_sealed_awaiting_integration() -> None
     assert [r["recordHash"] for r in records] == [RECORDS[0]["recordHash"]] and head is not None and head.size == 1
     with pytest.raises(NotIntegratedError, match="past the lineage head the index holds"):
         reader.receipt(LINEAGE, 1)
-    # Not indexed at all: nothing is proven, nothing is refused.
+    # Not indexed at all: nothing is proven, and a lineage with records is never shown empty.
     reader, _ = client([*lineage_items(2), *deployment(None)])
-    assert reader.proven_records(LINEAGE) == ([], None)
+    with pytest.raises(LogVerificationError) as waiting:
+        reader.proven_records(LINEAGE)
+    assert waiting.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert waiting.value.reason.startswith("sealed, awaiting integration")
+    assert "not indexed yet as of deployment checkpoint" in waiting.value.reason
     with pytest.raises(NotIntegratedError, match="not in the index"):
         reader.receipt(LINEAGE, 0)
+
+
+def test_a_deleted_deployment_head_never_empties_a_lineage_with_records() -> None:
+    # docs/frameworks.md: a table writer deletes the deployment log's HEAD item
+    # (docs/deployment-log.md, "Stored items"); unwitnessed and cold, that reads as "nothing
+    # published", so the records are sealed, awaiting integration: raised, never ([], None).
+    reader, table = client([*lineage_items(2), *deployment(2)])
+    assert len(reader.proven_records(LINEAGE)[0]) == 2
+    del table.items[("DEPLOYMENT#log", "HEAD")]
+    with pytest.raises(LogVerificationError) as raised:
+        reader.proven_records(LINEAGE)
+    assert raised.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert raised.value.reason == (
+        "sealed, awaiting integration: past the tree head the index holds (0 records, no deployment checkpoint "
+        "published); verify again after the next integration"
+    )
+    # The framework adapters read through the binding: empty memory is never shown either.
+    binding = ResealBinding(
+        ResealClient(
+            STACK,
+            dynamodb=table,
+            sqs=None,
+            events=None,
+            writer=WriterKey("writer-1", Ed25519PrivateKey.generate()),
+            policy=fixtures.UNWITNESSED,
+            now_ms=lambda: fixtures.NOW_MS,
+        ),
+        LINEAGE,
+        session_id="session-1",
+        generation_epoch=1,
+    )
+    with pytest.raises(LogVerificationError, match="sealed, awaiting integration"):
+        binding.read()
+
+
+def test_only_a_lineage_with_no_head_and_no_records_is_empty() -> None:
+    reader, _ = client(deployment(None))  # published, another lineage indexed
+    assert reader.proven_records(LINEAGE) == ([], None)
+    reader, _ = client([])  # nothing published either
+    assert reader.proven_records(LINEAGE) == ([], None)
 
 
 def test_a_rollback_below_the_indexed_head_is_not_newest() -> None:
@@ -321,3 +368,22 @@ def test_a_recall_answer_without_a_lineage_checkpoint_is_proven_in_the_indexed_h
     # An older record offered as the latest against the indexed head: not the target.
     stale = recall([*lineage_items(2), *deployment(2)], 0, monkeypatch)
     assert (stale.end, stale.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), stale.reason
+
+
+def test_a_not_found_latest_recall_of_a_lineage_with_records_none_integrated_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/verifiable-log.md, "Recall": with the deployment head deleted (or nothing integrated), a
+    # stored NOT_FOUND for the latest record is contradicted by the head item's own tree, never "empty".
+    items = [*lineage_items(1), *deployment(1)]
+    items = [i for i in items if (i["pk"]["S"], i["sk"]["S"]) != ("DEPLOYMENT#log", "HEAD")]
+    reader, _ = client(items)
+    reader._events = Events()
+
+    def answer(lineage_id: str, request_id: str) -> dict[str, Any]:
+        return {"requestId": request_id, "lineageId": lineage_id, "outcome": "REFUSED", "refusalCode": "NOT_FOUND"}
+
+    monkeypatch.setattr(reader.table, "triage_report", answer)
+    got = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, timeout_s=0)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert "head item shows 1 records" in got.reason

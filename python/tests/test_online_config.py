@@ -131,3 +131,29 @@ def test_a_writer_key_file_that_is_no_ed25519_key_is_refused(tmp_path: Path) -> 
     path.write_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
     with pytest.raises(reseal.InvalidInputError, match="writer key"):
         reseal.WriterKey.from_file(path)
+
+
+def _connect_with(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, env: dict[str, str]) -> reseal.ResealClient:
+    """``reseal.connect`` from a pin file with only ``env`` for the region: no profile, no config file."""
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return reseal.connect(pin=write(tmp_path, pin_document()), checkpoints=None)
+
+
+def test_connect_takes_the_region_from_aws_region_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # docs/python.md, "The online loop": the README's AWS_REGION is enough (boto3 reads only AWS_DEFAULT_REGION).
+    client = _connect_with(monkeypatch, tmp_path, {"AWS_REGION": "eu-west-2"})
+    assert client._sqs.meta.region_name == "eu-west-2"
+    assert client._events.meta.region_name == "eu-west-2"
+    assert client.table._client.meta.region_name == "eu-west-2"
+
+
+def test_connect_prefers_aws_default_region_as_boto3_does(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    both = {"AWS_REGION": "eu-west-2", "AWS_DEFAULT_REGION": "ap-south-1"}
+    assert _connect_with(monkeypatch, tmp_path, both)._sqs.meta.region_name == "ap-south-1"
+    default_only = {"AWS_DEFAULT_REGION": "ap-south-1", "AWS_REGION": ""}
+    assert _connect_with(monkeypatch, tmp_path, default_only)._sqs.meta.region_name == "ap-south-1"

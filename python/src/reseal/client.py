@@ -1032,6 +1032,16 @@ class ResealClient:
             tree = self._claimed_tree(asked.lineage_id, newest)
         except LogVerificationError as error:
             return end("NOT_INTACT", error.verdict, error.reason)
+        claimed = 0 if tree is None else tree.size
+        if ("seq" in target and target["seq"] < claimed) or ("latest" in target and claimed > 0):
+            # Records sealed, none past them integrated: the head item shows them, so "no such
+            # record" is not triage's answer (docs/verifiable-log.md, "Recall"), as in TypeScript.
+            return end(
+                "NOT_INTACT",
+                V.UNVERIFIED_TAMPER_RISK,
+                f"the stored answer says the record does not exist, but the lineage's head item shows {claimed} "
+                f"records (the lineage head the index holds has {size}; the rest sealed, awaiting integration)",
+            )
         marked = self._marked_record(asked.lineage_id, residual_id, tree)
         if marked is not None:
             return end(
@@ -1220,9 +1230,14 @@ class ResealClient:
         their history with it (docs/frameworks.md). The tree head is the head item's signed
         checkpoint, or, when the head carries none, the lineage head the index holds (a
         :class:`Checkpoint` without ``note``): records sealed past it are awaiting integration and
-        not returned (``([], None)`` while none is integrated).
+        not returned. A lineage whose head item stands while no record is integrated (no
+        deployment checkpoint published, or the index does not hold the lineage) is never answered
+        empty: it raises, as the TypeScript session's ``history`` does (a table writer deleting the
+        deployment head would otherwise empty the memory without an error).
 
-        :raises LogVerificationError: on a rollback, a fork, a missing or edited record, or a
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK``, reason ``sealed, awaiting
+            integration: …``, when the lineage has records but none is integrated yet; on a
+            rollback, a fork, a missing or edited record, or a
             checkpoint that does not verify; and when the deployment log shows the history is not
             the newest (``NOT_NEWEST``: the index holds a larger head, a rollback a cold client
             sees only there), contradicts it (``INCONSISTENT``) or does not verify (``REFUSED``,
@@ -1238,7 +1253,9 @@ class ResealClient:
                 raise LogVerificationError(lineage_id, absent.verdict, f"{absent.state}: {absent.reason}")
             return [], None
         if latest.size == 0:
-            return [], None  # sealed, none integrated yet: nothing is proven
+            # A head item stands, so the lineage has records: none proven yet is never empty memory
+            # (a deleted deployment head reads the same as one not yet published; docs/frameworks.md).
+            raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, _awaiting_reason(chain))
         proven: list[dict[str, Any]] = []
         for seq in range(latest.size):
             proven.append(self._included_record(lineage_id, seq, latest)[0])
@@ -1513,6 +1530,19 @@ def _binds_request(record: Mapping[str, Any], request: Mapping[str, Any]) -> boo
     return policy_side == sealed_policy
 
 
+def _awaiting_reason(chain: DeploymentChain | None) -> str:
+    """Why a lineage with a head item proves no record yet: the tree head the index holds is the
+    empty tree (the TypeScript ``checkWalkAgainstIndex`` reason, docs/deployment-log.md, "Clients")."""
+    if chain is None or chain.kind == "UNPUBLISHED" or chain.checkpoint is None:
+        at = "no deployment checkpoint published"
+    else:
+        at = f"the lineage not indexed yet as of deployment checkpoint {chain.checkpoint.size}"
+    return (
+        f"sealed, awaiting integration: past the tree head the index holds (0 records, {at}); "
+        "verify again after the next integration"
+    )
+
+
 def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> None:
     from ._checks import Checker
 
@@ -1531,6 +1561,16 @@ def _check_recall(lineage_id: Any, target: dict[str, Any], current_env: Any) -> 
     check.raise_if_any("recall request")
 
 
+def _session_region(environ: Mapping[str, str]) -> str | None:
+    """The region :func:`connect` gives its ``boto3.Session``: ``AWS_REGION`` when it is set and
+    ``AWS_DEFAULT_REGION`` is not (boto3 reads only the latter; the Node.js SDK, the CLI and the
+    README set the former), else ``None``, leaving boto3 to read ``AWS_DEFAULT_REGION`` or the
+    profile's region (docs/python.md, "The online loop"). An empty variable counts as unset."""
+    if environ.get("AWS_DEFAULT_REGION"):
+        return None
+    return environ.get("AWS_REGION") or None
+
+
 def connect(
     stack_name: str = DEFAULT_STACK_NAME,
     *,
@@ -1544,7 +1584,9 @@ def connect(
     """A client of a deployed stack: from the stack pin file when there is one (``pin``,
     ``$RESEAL_STACK_FILE`` or ``.reseal/stack.json``: no ``DescribeStacks``, no ``GetPublicKey``),
     else from CloudFormation and KMS. AWS settings come from the environment (or ``session``, a
-    ``boto3.Session``); needs the ``aws`` extra (``pip install 'reseal[aws]'``).
+    ``boto3.Session``, taken as it is); the region from ``AWS_DEFAULT_REGION``, else
+    ``AWS_REGION`` (boto3 reads only the former), else the profile's. Needs the ``aws`` extra
+    (``pip install 'reseal[aws]'``).
 
     :param writer_key: a PKCS #8 PEM file of the writer key (or a :class:`WriterKey`)
     :param checkpoints: the checkpoint store file (shared with the TypeScript client), a store, or ``None``
@@ -1557,7 +1599,7 @@ def connect(
         boto3: Any = importlib.import_module("boto3")
     except ImportError as error:
         raise ResealError("the online client needs boto3: pip install 'reseal[aws]'") from error
-    aws = session if session is not None else boto3.Session()
+    aws = session if session is not None else boto3.Session(region_name=_session_region(os.environ))
     default_pin = os.environ.get("RESEAL_STACK_FILE") or ".reseal/stack.json"
     if pin is not None or os.path.exists(default_pin):
         stack = read_stack_pin(pin)

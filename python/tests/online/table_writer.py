@@ -3,6 +3,7 @@ delete it, put an older one back. No KMS rights, so nothing it writes is signed.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import boto3
 
 import reseal
-from reseal.item_layout import LineageKeys
+from reseal.item_layout import DEPLOYMENT_HEAD_SK, DEPLOYMENT_LOG_PK, LineageKeys
 
 
 def record_text(item: dict[str, Any]) -> str:
@@ -55,3 +56,17 @@ class TableWriter:
         for seq in range(records_from, records_to):
             self.dynamodb.delete_item(TableName=self.table, Key=self._key(lineage, LineageKeys.record(seq)))
         self.dynamodb.put_item(TableName=self.table, Item=head)
+
+    def delete_deployment_head(self) -> dict[str, Any]:
+        """Deletes the deployment log's head item, ``DEPLOYMENT#log`` / ``HEAD``
+        (docs/deployment-log.md, "Stored items"), and returns it as it was stored."""
+        key = {"pk": {"S": DEPLOYMENT_LOG_PK}, "sk": {"S": DEPLOYMENT_HEAD_SK}}
+        out = self.dynamodb.delete_item(TableName=self.table, Key=key, ReturnValues="ALL_OLD")
+        item: dict[str, Any] = out["Attributes"]
+        return item
+
+    def put_back_deployment_head(self, item: dict[str, Any]) -> None:
+        """Puts a deleted deployment head back as it was, unless a head has been written since (the
+        integrator's append, conditional on the head it read, cannot have moved past a missing one)."""
+        with contextlib.suppress(self.dynamodb.exceptions.ConditionalCheckFailedException):
+            self.dynamodb.put_item(TableName=self.table, Item=item, ConditionExpression="attribute_not_exists(pk)")

@@ -90,6 +90,35 @@ def test_a_rolled_back_history_raises_against_the_index(client: reseal.ResealCli
     assert "NOT_NEWEST" in raised.value.reason
 
 
+def test_a_deleted_deployment_head_never_reads_as_empty_memory(client: reseal.ResealClient) -> None:
+    """Depends on ``proven_records`` refusing a lineage whose head item stands while no record is
+    integrated (docs/frameworks.md; docs/python.md, "Tree heads from the index"): unwitnessed and
+    cold, a deleted deployment head reads as "nothing published", which without that check empties
+    the history. A reader that kept the deployment checkpoint refuses it as ``DEPLOYMENT_ROLLBACK``."""
+    session = ResealSession(binding(client, "unpublished"))
+    asyncio.run(session.add_items([user("one"), user("two")]))
+    assert asyncio.run(session.get_items()) == [user("one"), user("two")]  # keeps the deployment checkpoint
+    cold = reseal.connect(writer_key=".reseal/agent.pem", checkpoints=None)
+    cold_binding = ResealBinding(cold, session.binding.lineage_id, session_id="s-1", generation_epoch=1)
+    assert [r.payload["item"] for r in cold_binding.read()] == [user("one"), user("two")]
+    writer = TableWriter(client)
+    head = writer.delete_deployment_head()
+    try:
+        with pytest.raises(reseal.LogVerificationError) as raised:
+            cold_binding.read()
+        assert raised.value.verdict == reseal.VerificationVerdict.UNVERIFIED_TAMPER_RISK
+        assert raised.value.reason.startswith("sealed, awaiting integration")
+        assert "no deployment checkpoint published" in raised.value.reason
+        with pytest.raises(reseal.LogVerificationError):
+            asyncio.run(ResealSession(cold_binding).get_items())
+        with pytest.raises(reseal.LogVerificationError) as kept:
+            asyncio.run(session.get_items())
+        assert "DEPLOYMENT_ROLLBACK" in kept.value.reason
+    finally:
+        writer.put_back_deployment_head(head)
+    assert asyncio.run(ResealSession(cold_binding).get_items()) == [user("one"), user("two")]
+
+
 def test_a_stale_append_is_refused_by_the_guard(client: reseal.ResealClient) -> None:
     """Depends on the stale-state guard's rule V4 (docs/guard.md) and its signed refusal."""
     inherited = {
