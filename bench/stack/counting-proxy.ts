@@ -83,6 +83,11 @@ export interface CountingProxyOptions {
   readonly port?: number;
   /** Sees each request's service, operation and body before it is forwarded (e.g. to tell KMS keys apart). @default none */
   readonly observe?: (service: string, operation: string, body: Buffer) => void;
+  /**
+   * Told each call's service, operation and round trip through the emulator, milliseconds (from
+   * the request's last byte to the response's), e.g. to find where a function's time goes. @default none
+   */
+  readonly timed?: (service: string, operation: string, ms: number) => void;
 }
 
 function readAll(stream: IncomingMessage): Promise<Buffer> {
@@ -146,10 +151,12 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
     options.observe?.(service, operation, body);
     const forwarded = withCapacity(service, operation, body);
     const headers = { ...incoming.headers, host: target.host, 'content-length': String(forwarded.length) };
+    const sentAt = performance.now();
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: incoming.method, path, headers },
       async (response) => {
         const answer = await readAll(response);
+        options.timed?.(service, operation, performance.now() - sentAt);
         tally.record({
           service,
           operation,

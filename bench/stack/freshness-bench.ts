@@ -92,6 +92,8 @@ export interface FreshnessMeasured {
   readonly seconds: number;
   /** From the first publish to the last, seconds: the arrival rate reached is `writes / publishSeconds`. */
   readonly publishSeconds: number;
+  /** The plan's arrival rate: lineages × writes per second each. */
+  readonly nominalWritesPerSecond: number;
   /** Writes published but not proven when the time-out ended the run (0 when every write was proven). */
   readonly unproven: number;
   /** Publish → PROVEN of each write, ms (upper bounds: the time the observer's proof completed). */
@@ -178,15 +180,24 @@ export async function measureFreshness(
 
   let publishSeconds = 0;
   let sentCount = 0;
+  // One publisher per lineage, all at once: a lineage's writes are sent in its order, each at its
+  // time or as soon as its previous send returned, so one slow send delays its lineage only and
+  // the arrival rate is the plan's, not one send's round trip.
+  const byLineage = new Map<string, typeof schedule>();
+  for (const write of schedule) byLineage.set(write.lineageId, [...(byLineage.get(write.lineageId) ?? []), write]);
   try {
-    for (const { lineageId, residualId, atMs } of schedule) {
-      if (failed) break;
-      const delay = started + atMs - Date.now();
-      if (delay > 0) await sleep(delay);
-      const sent = await client.publishWrite(benchWrite(lineageId, residualId, Date.now()));
-      pending.set(residualId, { lineageId, residualId, publishedAtMs: sent.publishedAtMs });
-      sentCount += 1;
-    }
+    await Promise.all(
+      [...byLineage.values()].map(async (writes) => {
+        for (const { lineageId, residualId, atMs } of writes) {
+          if (failed) return;
+          const delay = started + atMs - Date.now();
+          if (delay > 0) await sleep(delay);
+          const sent = await client.publishWrite(benchWrite(lineageId, residualId, Date.now()));
+          pending.set(residualId, { lineageId, residualId, publishedAtMs: sent.publishedAtMs });
+          sentCount += 1;
+        }
+      }),
+    );
     publishSeconds = (Date.now() - started) / 1000;
   } finally {
     publishing = false;
@@ -196,6 +207,7 @@ export async function measureFreshness(
     writes: schedule.length,
     seconds: (Date.now() - started) / 1000,
     publishSeconds,
+    nominalWritesPerSecond: (plan.lineages.length * 1000) / periodMs,
     unproven: timedOut ? pending.size + schedule.length - sentCount : 0,
     provenMs,
     signs: signsSince(signs?.snapshot() ?? new Map(), before),
@@ -223,6 +235,11 @@ export function freshnessReport(
   const p99 = quantile(measured.provenMs, 0.99);
   const p50Target = (options.intervalSeconds + FRESHNESS_TARGETS.p50SlackSeconds) * 1000;
   const rows = [...measured.signs.entries()].sort((a, b) => b[1] - a[1]);
+  const sealerSigns = count('sealer (lineage checkpoint)');
+  const integrations = count('integrator (deployment checkpoint)');
+  const writesPerIntegration = measured.writes / Math.max(1, integrations);
+  const signsPerIntegration = total / Math.max(1, integrations);
+  const nominalPerIntegration = measured.nominalWritesPerSecond * options.intervalSeconds;
   return [
     ...(measured.unproven > 0
       ? [
@@ -238,8 +255,9 @@ export function freshnessReport(
     `| **all** | **${total}** | **${per(total).toFixed(3)}** |`,
     `| the integrator alone (its log-key Sign + the witness's) | ${integratorAlone} | ${per(integratorAlone).toFixed(3)} |`,
     '',
-    `- Sign per write, all signers: ${per(total).toFixed(3)} against the target ≤ ${FRESHNESS_TARGETS.signsPerWrite}: ${mark(per(total) <= FRESHNESS_TARGETS.signsPerWrite)} (the sealer still signs one lineage checkpoint per run)`,
-    `- Sign per write, the integrator alone: ${per(integratorAlone).toFixed(3)} against ≤ ${FRESHNESS_TARGETS.signsPerWrite}: ${mark(per(integratorAlone) <= FRESHNESS_TARGETS.signsPerWrite)} (what the target measures once the sealer stops signing)`,
+    `- Sign per write, all signers: ${per(total).toFixed(3)} against the target ≤ ${FRESHNESS_TARGETS.signsPerWrite}: ${mark(per(total) <= FRESHNESS_TARGETS.signsPerWrite)}${sealerSigns > 0 ? ` (the sealer signed ${sealerSigns} lineage checkpoints)` : ' (the sealer signed no lineage checkpoint)'}`,
+    `- Sign per write, the integrator alone: ${per(integratorAlone).toFixed(3)} against ≤ ${FRESHNESS_TARGETS.signsPerWrite}: ${mark(per(integratorAlone) <= FRESHNESS_TARGETS.signsPerWrite)}`,
+    `- integrations: ${integrations} (one log-key Sign each), ${writesPerIntegration.toFixed(1)} writes each, ${signsPerIntegration.toFixed(2)} Sign each (all signers); at the plan's nominal ${measured.nominalWritesPerSecond} writes/s, one integration per ${options.intervalSeconds} s interval gathers ${nominalPerIntegration} writes: ${signsPerIntegration.toFixed(2)} ÷ ${nominalPerIntegration} = ${(signsPerIntegration / nominalPerIntegration).toFixed(3)} Sign per write (${mark(signsPerIntegration / nominalPerIntegration <= FRESHNESS_TARGETS.signsPerWrite)} against ≤ ${FRESHNESS_TARGETS.signsPerWrite}), what these counts imply where the sealer keeps up`,
     `- publish → PROVEN p50 ${(p50 / 1000).toFixed(2)} s, p99 ${(p99 / 1000).toFixed(2)} s; target p50 ≤ interval + 1 s = ${(p50Target / 1000).toFixed(0)} s: ${mark(p50 <= p50Target)}`,
     options.floorP50Ms === null
       ? '- floor: not measured'

@@ -15,7 +15,7 @@
  *
  * Everything it started is stopped on the way out, also on failure.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,12 +31,14 @@ import {
 import type { StackOutputs } from '../../client/stack-outputs';
 import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, deployWitnessStack, emulatorFunctionUrl } from '../../scripts/emulator/deploy';
-import { type Emulator, startEmulator } from '../../scripts/emulator/emulator';
+import { EMULATOR_DIR, type Emulator, startEmulator } from '../../scripts/emulator/emulator';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import { verifyCosignature } from '../../shared/witness/cosignature';
 import { parseCosignerKey } from '../../shared/witness/cosigner-key';
+import { CallTimer, callTimeTable, timesSince } from './call-timer';
 import { type CountingProxy, startCountingProxy } from './counting-proxy';
+import { eventSourceBatches, sealerInvocations, sealerThroughput } from './event-source-batches';
 import { freshnessClient, freshnessReport, measureFreshness } from './freshness-bench';
 import { SignTally, signsSince } from './sign-tally';
 import { benchLineageId, measureWriteFloor } from './stack-bench';
@@ -109,11 +111,13 @@ async function main(argv: readonly string[]): Promise<void> {
     emulator = await startEmulator({ advertisedHost: PROXY_HOST, log });
     const endpoint = emulator.endpoint;
     let tally: SignTally | null = null;
+    const timer = new CallTimer();
     const proxy = await startCountingProxy({
       target: endpoint,
       host: PROXY_HOST,
       port: Number(new URL(endpoint).port),
       observe: (service, operation, body) => tally?.observe(service, operation, body),
+      timed: (service, operation, ms) => timer.record(service, operation, ms),
     });
     proxies.push(proxy);
     process.env.RESEAL_ENDPOINT_OVERRIDE = proxy.endpoint;
@@ -162,11 +166,19 @@ async function main(argv: readonly string[]): Promise<void> {
     const floor = await measureWriteFloor({ endpoint, outputs }, floorWrites, 1);
 
     log(`scenario: ${lineages} lineages × 1 write/s × ${seconds} s (${seconds / interval} intervals of ${interval} s)`);
+    const timesBefore = timer.snapshot();
+    const scenarioFromMs = Date.now();
     const measured = await measureFreshness(client, deployment, tally, {
       lineages: Array.from({ length: lineages }, (_, i) => lineage(`l${i}`)),
       seconds,
       timeoutMs,
     });
+    const sealing = sealingReport(
+      readFileSync(join(EMULATOR_DIR, `ministack-${new URL(endpoint).port}.log`), 'utf8'),
+      scenarioFromMs,
+      Date.now(),
+    );
+    const scenarioTimes = timesSince(timer.snapshot(), timesBefore);
 
     const idle: string[] = [];
     if (idleSeconds > 0) {
@@ -193,6 +205,12 @@ async function main(argv: readonly string[]): Promise<void> {
       '',
       ...freshnessReport(measured, { intervalSeconds: interval, floorP50Ms: quantile(floor.latenciesMs, 0.5) }),
       '',
+      ...sealing,
+      '',
+      'Time in AWS calls during the scenario, every function (the round trip through the counting proxy; summed over overlapping calls):',
+      '',
+      ...callTimeTable(scenarioTimes),
+      '',
       ...idle,
       '',
       `(${((performance.now() - runStarted) / 1000).toFixed(0)} s)`,
@@ -203,6 +221,30 @@ async function main(argv: readonly string[]): Promise<void> {
     await emulator?.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the sealer's rate was made of during the scenario (bench/stack/event-source-batches.ts):
+ * the `seal-requests` batches MiniStack delivered, and the sealer's own `batch handled` lines.
+ */
+function sealingReport(ministackLog: string, fromMs: number, toMs: number): string[] {
+  // MiniStack logs whole seconds: a batch logged in the scenario's first second may be the warm-up's.
+  const batches = eventSourceBatches(ministackLog).filter(
+    (b) => /seal-requests/.test(b.queueName) && b.atMs >= fromMs - 1000 && b.atMs <= toMs,
+  );
+  const sizes = new Map<number, number>();
+  for (const b of batches) sizes.set(b.records, (sizes.get(b.records) ?? 0) + 1);
+  const t = sealerThroughput(sealerInvocations(ministackLog), fromMs, toMs);
+  const ms = (values: number[], q: number) => (values.length > 0 ? `${quantile(values, q).toFixed(0)} ms` : '–');
+  return [
+    `Sealer (one FIFO event source; MiniStack delivers one batch at a time per FIFO queue): ${batches.length} seal-requests batches; records per batch: ${[
+      ...sizes,
+    ]
+      .sort((a, b) => a[0] - b[0])
+      .map(([n, k]) => `${n}×${k}`)
+      .join(', ')}.`,
+    `Sealer invocations (their \`batch handled\` lines): ${t.invocations}, ${t.records} records, ${t.recordsPerInvocation.toFixed(1)} per invocation; duration p50 ${ms(t.durationsMs, 0.5)}, p99 ${ms(t.durationsMs, 0.99)}; wait between one invocation's end and the next one's start p50 ${ms(t.gapsMs, 0.5)}, p99 ${ms(t.gapsMs, 0.99)}; busy ${(100 * t.busy).toFixed(0)}% of the span; ${t.recordsPerSecond.toFixed(2)} records/s sealed.`,
+  ];
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -100,16 +100,24 @@ export class RunSealer {
     // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
     let floor: IndexFloor | IndexUnverifiable | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
-      // Independent reads, overlapped: the head item, and the log's public key (a KMS call on a cold start only).
-      const [stored] = await Promise.all([this.#deps.store.logHead(lineageId), this.#log.verifierKey()]);
+      // Independent reads, overlapped: the head item, and (first attempt) the index floor after the
+      // log's public key (a KMS call on a cold start only). Neither depends on the other: the floor
+      // is decided against the authenticated state below, whichever answered first.
+      const index = this.#index;
+      const [stored, read] = await Promise.all([
+        this.#deps.store.logHead(lineageId),
+        this.#log.verifierKey().then((key) =>
+          index && floor === null
+            ? index.floor(
+                lineageId,
+                run.map((item) => item.request.request.residualId),
+                key,
+              )
+            : floor,
+        ),
+      ]);
+      floor = read;
       expectedHead = stored?.head ?? null;
-      if (this.#index) {
-        floor ??= await this.#index.floor(
-          lineageId,
-          run.map((item) => item.request.request.residualId),
-          await this.#log.verifierKey(),
-        );
-      }
       // The head item is authenticated by its head-state MAC, an older head's signed checkpoint, or
       // by being exactly the head the deployment index holds (docs/verifiable-log.md, "Appending").
       const indexed = floor?.kind === 'FLOOR' ? floor.lineage : null;
@@ -174,13 +182,14 @@ export class RunSealer {
         throw error;
       }
       this.#log.remember(extension.state);
-      await this.#notify(extension.state, sealed);
-      // The records are stored: their `ResidualSealed` events are independent, so they are sent together.
+      // The records are stored: the integrator's notice and their `ResidualSealed` events are
+      // independent of one another, so they are sent together.
       // Sealed, awaiting integration: the tree head is the sealer's word until the index commits to it.
       const treeHead = sealedTreeHeadOf(extension.state) as SealedTreeHead;
-      const announced = await Promise.all(
-        sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt)),
-      );
+      const [, announced] = await Promise.all([
+        this.#notify(extension.state, sealed),
+        Promise.all(sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt))),
+      ]);
       for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.

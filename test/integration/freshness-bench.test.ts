@@ -25,6 +25,7 @@ describe('the freshness bench scenario on the deployed stack (docs/deployment-lo
       timeoutMs: 240_000,
     });
     expect(measured.writes).toBe(4);
+    expect(measured.nominalWritesPerSecond).toBe(2);
     expect(measured.provenMs).toHaveLength(4);
     expect(measured.provenMs.every((ms) => ms > 0)).toBe(true);
     expect(measured.publishedSizes.length).toBeGreaterThan(0);

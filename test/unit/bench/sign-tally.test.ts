@@ -46,6 +46,7 @@ describe('SignTally: KMS Sign calls by signer', () => {
         writes: 100,
         seconds: 3,
         publishSeconds: 2,
+        nominalWritesPerSecond: 50,
         unproven: 0,
         provenMs: [2000, 2500, 4000],
         signs: new Map([
@@ -62,5 +63,30 @@ describe('SignTally: KMS Sign calls by signer', () => {
     expect(lines).toContain('Sign per write, the integrator alone: 0.040 against ≤ 0.05: ✓');
     expect(lines).toContain('p50 2.50 s, p99 4.00 s; target p50 ≤ interval + 1 s = 3 s: ✓');
     expect(lines).toContain('floor + interval = 2.50 s');
+    // Two integrations of 50 writes, 51 Sign each: at 50 writes/s × 2 s, 51 ÷ 100 per write.
+    expect(lines).toContain('integrations: 2 (one log-key Sign each), 50.0 writes each, 51.00 Sign each');
+    expect(lines).toContain('51.00 ÷ 100 = 0.510 Sign per write (✗ against ≤ 0.05)');
+  });
+
+  it('the report implies Sign per write at the nominal rate from the Sign per integration (the sealer signing nothing)', () => {
+    const lines = freshnessReport(
+      {
+        writes: 200,
+        seconds: 60,
+        publishSeconds: 20,
+        nominalWritesPerSecond: 50,
+        unproven: 0,
+        provenMs: [15_000],
+        signs: new Map([
+          ['integrator (deployment checkpoint)', 20],
+          ['witness (cosignature)', 22],
+        ]),
+        publishedSizes: [5, 6],
+      },
+      { intervalSeconds: 2, floorP50Ms: 500 },
+    ).join('\n');
+    expect(lines).toContain('(the sealer signed no lineage checkpoint)');
+    expect(lines).toContain('integrations: 20 (one log-key Sign each), 10.0 writes each, 2.10 Sign each');
+    expect(lines).toContain('2.10 ÷ 100 = 0.021 Sign per write (✓ against ≤ 0.05)');
   });
 });

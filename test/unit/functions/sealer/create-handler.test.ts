@@ -159,6 +159,8 @@ describe('sealer handler (message groups sealed whole)', () => {
       inFlight--;
       return logHead(lineageId);
     });
+    // 10: every group of a full FIFO batch (the event source's most records) at once.
+    expect(MAX_CONCURRENT_LINEAGES).toBe(10);
     const lineages = Array.from({ length: MAX_CONCURRENT_LINEAGES + 2 }, (_, i) => testLineageId(`lineage-${i}`));
     const records = lineages.flatMap((lineageId) =>
       ['r-0', 'r-1'].map((residualId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)),
@@ -170,6 +172,25 @@ describe('sealer handler (message groups sealed whole)', () => {
       const chain = (await store.readChain(lineageId, 0, 10)) as { header: { residualId: string } }[];
       expect(chain.map((record) => record.header.residualId)).toEqual(['r-0', 'r-1']);
     }
+  });
+
+  it('pipeline.md "Concurrency": each invocation ends with one `batch handled` line: records, lineages, failed records, duration', async () => {
+    const { store, service } = setup();
+    const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
+    const info = vi.spyOn(logger, 'info');
+    const logged = createSealerHandler(service, logger, new Metrics({ namespace: 'Reseal', serviceName: 't' }));
+    store.beforeAppend = (batch) => {
+      if (batch.lineageId === LINEAGE_B) throw new Error('DynamoDB unavailable');
+    };
+    const records = [
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: LINEAGE_A }), LINEAGE_A),
+      sqsRecord(sealRequestBody({ residualId: 'r-0', lineageId: LINEAGE_B }), LINEAGE_B),
+      sqsRecord(sealRequestBody({ residualId: 'r-1', lineageId: LINEAGE_B }), LINEAGE_B),
+    ];
+    await logged(sqsEvent(records), lambdaContext());
+    const lines = info.mock.calls.filter(([message]) => message === 'batch handled');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.[1]).toEqual({ records: 3, lineages: 2, failed: 2, durationMs: expect.any(Number) });
   });
 
   it('pipeline.md outcomes: with lineages sealed concurrently, a failing group is still reported whole and in delivery order', async () => {

@@ -220,6 +220,41 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(s.metrics.get('SealBehindIndex')).toBe(0);
   });
 
+  it('pipeline.md "Independent calls of one run": the index floor is read while the head read is in flight, and still decides the run', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-overlap');
+    expect((await s.send({ lineageId, residualId: 'r-0' })).kind).toBe('SEALED');
+    await s.integrate();
+    // The head read yields to the event loop a few times and notes whether the deployment head was
+    // asked for meanwhile: read one after the other, it never is (no timing involved).
+    let headReads = 0;
+    let overlapped = false;
+    const readHead = s.deployment.readHead.bind(s.deployment);
+    s.deployment.readHead = async () => {
+      headReads++;
+      return readHead();
+    };
+    const logHead = s.store.logHead.bind(s.store);
+    s.store.logHead = async (id) => {
+      const before = headReads;
+      for (let tick = 0; tick < 20 && headReads === before; tick++) await new Promise((r) => setImmediate(r));
+      overlapped ||= headReads > before;
+      return logHead(id);
+    };
+    expect((await s.send({ lineageId, residualId: 'r-1' })).kind).toBe('SEALED');
+    expect(overlapped).toBe(true);
+    // The floor read together with the head still refuses a rolled-back lineage.
+    const restore = snapshot(s.store, lineageId);
+    expect((await s.send({ lineageId, residualId: 'r-2' })).kind).toBe('SEALED');
+    await s.integrate();
+    restore();
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-3' })).toMatchObject({
+      kind: 'REJECTED',
+      reason: 'LINEAGE_BEHIND_INDEX',
+    });
+  });
+
   it('a rollback past a revocation: the revoked key is refused, never admitted on the older policy', async () => {
     const s = stack();
     const both: LineagePolicy = {
