@@ -50,16 +50,17 @@ def claimed_head_state(lineage_id: str, stored: StoredLogHead) -> dict[str, Any]
         return InvalidInputError("head item", [InputIssue("", message)])
 
     head = stored.head
-    seq = head.get("seq")
-    if not is_safe_int(seq) or seq < 0:
+    seq: Any = head.get("seq")
+    if not is_safe_int(seq):
         raise fail(f"the head names seq {seq}")
-    record_hash, epoch = head.get("recordHash"), head.get("generationEpoch")
+    record_hash: Any = head.get("recordHash")
+    epoch: Any = head.get("generationEpoch")
     if stored.header is None:
         if stored.checkpoint is not None:
             raise fail("the head item carries a signed checkpoint but no record header")
         if not is_hex_digest(record_hash):
             raise fail(f"the head item claims record hash {record_hash}")
-        if not is_safe_int(epoch) or epoch < 0:
+        if not is_safe_int(epoch):
             raise fail(f"the head item claims generation epoch {epoch}")
         digest = None if stored.policy is None else policy_digest(parse_lineage_policy(stored.policy))
     else:
