@@ -328,3 +328,18 @@ def test_a_recall_answer_without_a_lineage_checkpoint_is_proven_in_the_indexed_h
     # An older record offered as the latest against the indexed head: not the target.
     stale = recall([*lineage_items(2), *deployment(2)], 0, monkeypatch)
     assert (stale.end, stale.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), stale.reason
+
+
+def test_records_without_a_head_item_are_tampering_only_where_the_index_holds_the_lineage() -> None:
+    # docs/sealing.md, "The append's layout": the records land before the head item, so records
+    # with none are a first append in flight (not indexed) or a deleted head (indexed).
+    head_key = (LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)
+    reader, table = client([*lineage_items(2), *deployment(2)])
+    del table.items[head_key]
+    with pytest.raises(LogVerificationError) as deleted:
+        reader.proven_records(LINEAGE)
+    assert deleted.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "without a head item" in deleted.value.reason and "index holds 2" in deleted.value.reason
+    reader, table = client([*lineage_items(2), *deployment(None)])
+    del table.items[head_key]
+    assert reader.proven_records(LINEAGE) == ([], None)
