@@ -244,14 +244,21 @@ def test_a_stale_signed_checkpoint_gives_way_to_the_index_it_agrees_with() -> No
     with pytest.raises(LogVerificationError) as two:
         client([*lineage_items(2, forged), *deployment(2)])[0].proven_records(LINEAGE)
     assert two.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "two histories" in two.value.reason
-    # A head whose own claim matches its signed checkpoint, with a record stored past both: as before.
+    # A head whose own claim matches its signed checkpoint, with a record stored past both: the
+    # record past the head is no finding (docs/sealing.md, "The append's layout"); the head's tree
+    # is behind the index, which holds two records: NOT_NEWEST.
     reader, table = client([*lineage_items(2, stale), *deployment(2)])
     table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)]["seq"] = {"N": "0"}
     with pytest.raises(LogVerificationError) as past:
         reader.proven_records(LINEAGE)
-    assert (
-        past.value.verdict == VerificationVerdict.LINEAGE_BROKEN and "past the signed checkpoint" in past.value.reason
+    assert past.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK and past.value.reason.startswith(
+        "NOT_NEWEST"
     )
+    # At the indexed head, the record past it awaits integration: the head's tree is proven.
+    reader, table = client([*lineage_items(2, stale), *deployment(1)])
+    table.items[(LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)]["seq"] = {"N": "0"}
+    records, head = reader.proven_records(LINEAGE)
+    assert len(records) == 1 and head is not None and head.size == 1
 
 
 def test_an_edited_record_or_a_hidden_index_node_is_refused() -> None:
@@ -387,3 +394,18 @@ def test_a_not_found_latest_recall_of_a_lineage_with_records_none_integrated_is_
     got = reader.recall(LINEAGE, {"DB_HOST": "db-2"}, timeout_s=0)
     assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
     assert "head item shows 1 records" in got.reason
+
+
+def test_records_without_a_head_item_are_tampering_only_where_the_index_holds_the_lineage() -> None:
+    # docs/sealing.md, "The append's layout": the records land before the head item, so records
+    # with none are a first append in flight (not indexed) or a deleted head (indexed).
+    head_key = (LineageKeys.lineage(LINEAGE), LineageKeys.HEAD)
+    reader, table = client([*lineage_items(2), *deployment(2)])
+    del table.items[head_key]
+    with pytest.raises(LogVerificationError) as deleted:
+        reader.proven_records(LINEAGE)
+    assert deleted.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "without a head item" in deleted.value.reason and "index holds 2" in deleted.value.reason
+    reader, table = client([*lineage_items(2), *deployment(None)])
+    del table.items[head_key]
+    assert reader.proven_records(LINEAGE) == ([], None)

@@ -14,7 +14,8 @@ import pytest
 from conftest import vectors
 
 from reseal import item_layout
-from reseal.errors import ManifestReadBoundError
+from reseal.errors import InvalidInputError, ManifestReadBoundError
+from reseal.head_state import claimed_head_state
 from reseal.item_layout import (
     MAX_MANIFEST_BYTES,
     MAX_MANIFEST_BYTES_PER_READ,
@@ -286,3 +287,17 @@ def test_a_missing_manifest_item_is_hash_mismatch_naming_its_digest() -> None:
     assert failure.reason == (
         f"the manifest of manifestDigest {digest} is missing (its stored item deleted, or never written)"
     )
+
+
+@pytest.mark.parametrize("entry", LAYOUT["headStates"], ids=lambda e: e["name"])
+def test_a_head_item_reads_as_the_head_state_the_typescript_reader_takes(entry: dict[str, Any]) -> None:
+    """docs/sealing.md, "The append's layout": a head with its tip header and a small head (its
+    attributes, the policy digest from its policy) read as the same state in both packages."""
+    lineage_id = LAYOUT["lineageId"]
+    stored = log_head_of(lineage_id, boto(entry["item"]))
+    assert stored is not None
+    if entry["state"] is None:
+        with pytest.raises(InvalidInputError):
+            claimed_head_state(lineage_id, stored)
+    else:
+        assert claimed_head_state(lineage_id, stored) == entry["state"]

@@ -84,24 +84,37 @@ export type WalkPlan =
       readonly by: 'index';
       readonly treeHead: WalkTreeHead;
       readonly kept: Awaited<ReturnType<LineageLogView['kept']>>;
+      /**
+       * The head item's claim as read before the walk (its seq and record hash), or `null`: no
+       * head item. What records stored past it are held against ({@link checkWalkAgainstLog}).
+       */
+      readonly storedHead: { readonly seq: number; readonly recordHash: string } | null;
     };
 
 /**
  * Reads what a walk of `lineageId` is tied to ({@link WalkPlan}): a head item carrying a signed
- * lineage checkpoint (or no head item) keeps the signed-checkpoint walk; a head item without one
- * takes the lineage's tree head from the index, and the kept checkpoint.
+ * lineage checkpoint (or neither a head item nor records) keeps the signed-checkpoint walk; a head
+ * item without one, or records without a head item (a first append in flight or crashed, or a
+ * deleted head: docs/sealing.md, "The append's layout"), take the lineage's tree head from the
+ * index, and the kept checkpoint.
  *
  * @throws what the store or the view throw (an outage), never for a forged or hidden item
  */
 export async function planWalk(
   log: LineageLogView,
-  store: Pick<LineageStore, 'logHead'>,
+  store: Pick<LineageStore, 'logHead' | 'lastRecordSeq'>,
   lineageId: string,
 ): Promise<WalkPlan> {
   const stored = await store.logHead(lineageId);
-  if (stored === null || stored.checkpoint !== null) return { by: 'signed-checkpoint' };
+  if (stored !== null && stored.checkpoint !== null) return { by: 'signed-checkpoint' };
+  if (stored === null && (await store.lastRecordSeq(lineageId)) === null) return { by: 'signed-checkpoint' };
   // Before the walk: a record sealed after the index is read is past its tree head, never behind it.
-  return { by: 'index', treeHead: await log.treeHead(lineageId), kept: await log.kept(lineageId) };
+  return {
+    by: 'index',
+    treeHead: await log.treeHead(lineageId),
+    kept: await log.kept(lineageId),
+    storedHead: stored === null ? null : { seq: stored.head.seq, recordHash: stored.head.recordHash },
+  };
 }
 
 /** A walk's plan and the record hashes it read ({@link WalkedTree}), for {@link checkWalkAgainstLog}. */
@@ -113,9 +126,11 @@ export interface WalkedRecords {
 /** A {@link WalkedTree} remembering the prefixes `plan` checks: the indexed tree head and the kept checkpoint. */
 export function walkedTreeFor(plan: WalkPlan): WalkedTree {
   if (plan.by !== 'index') return new WalkedTree();
+  const storedSize = plan.storedHead === null ? null : plan.storedHead.seq + 1;
   return new WalkedTree([
     ...(plan.treeHead.kind === 'VOUCHED' ? [plan.treeHead.head.size] : []),
     ...(plan.kept.kind === 'KEPT' ? [plan.kept.checkpoint.size] : []),
+    ...(storedSize !== null && Number.isSafeInteger(storedSize) ? [storedSize] : []),
   ]);
 }
 
@@ -287,11 +302,12 @@ async function checkWalkAgainstSignedCheckpoint(
 }
 
 function checkWalkAgainstIndex(
-  verification: ChainVerification,
+  walkedVerification: ChainVerification,
   plan: Extract<WalkPlan, { by: 'index' }>,
   tree: WalkedTree,
 ): WalkAgainstLog {
   const V = VerificationVerdict;
+  const verification = withRecordsPastStoredHead(walkedVerification, plan, tree);
   if (verification.verdict !== V.VERIFIED_INTACT) return { verification, log: null, indexed: null };
   const { treeHead, kept } = plan;
   const walkedSize = verification.head ? verification.head.seq + 1 : 0;
@@ -415,5 +431,49 @@ function awaitingPast(
     ),
     firstFailure: { seq: size, verdict, reason },
     head: size > 0 && lastIntegratedHash ? { seq: size - 1, recordHash: lastIntegratedHash } : null,
+  };
+}
+
+/**
+ * `verification` without the stored-head finding a walk folded in for records stored past the
+ * head item, or stored without one (`checkStoredHead`, shared/seal/stored-head.ts), where the
+ * append's layout makes them a write in flight, not tampering (docs/sealing.md, "The append's
+ * layout", "What each reader changes"): the records past a stored head at or past the indexed
+ * head, when every walked record passed the key-free checks from seq 0 on (so they chain from the
+ * head record, whose hash is the head item's), or records with no head item in a lineage the index
+ * does not hold. The caller then reads them as sealed, awaiting integration, like any record past
+ * the indexed tree head. Anything else is returned as it is: records past a head behind the index,
+ * or with no head item in a lineage the index holds, stay `LINEAGE_BROKEN`; records that do not
+ * chain keep their own findings.
+ */
+function withRecordsPastStoredHead(
+  verification: ChainVerification,
+  plan: Extract<WalkPlan, { by: 'index' }>,
+  tree: WalkedTree,
+): ChainVerification {
+  const V = VerificationVerdict;
+  const { firstFailure, records } = verification;
+  if (verification.verdict !== V.LINEAGE_BROKEN || firstFailure === null) return verification;
+  const pending = (verdict: VerificationVerdict) =>
+    verdict === V.VERIFIED_INTACT || verdict === V.UNVERIFIED_TAMPER_RISK;
+  // Every record walked from seq 0, none with a finding of its own: the break is the stored head's alone.
+  if (!records.every((record, seq) => record.seq === seq && pending(record.verdict))) return verification;
+  // Only the index tells a write in flight from tampering: a reader it did not answer keeps the finding.
+  if (plan.treeHead.kind !== 'VOUCHED' && plan.treeHead.kind !== 'UNVOUCHED') return verification;
+  const indexedSize = plan.treeHead.kind === 'VOUCHED' ? plan.treeHead.head.size : null;
+  const { storedHead } = plan;
+  if (storedHead === null) {
+    if (indexedSize !== null) return verification;
+  } else {
+    const size = storedHead.seq + 1;
+    const pastHead = firstFailure.seq === size && records.length > size;
+    if (!pastHead || tree.prefix(size)?.lastRecordHash !== storedHead.recordHash) return verification;
+    if (indexedSize !== null && indexedSize > size) return verification;
+  }
+  const unverified = records.find((record) => record.verdict !== V.VERIFIED_INTACT);
+  return {
+    ...verification,
+    verdict: unverified ? unverified.verdict : V.VERIFIED_INTACT,
+    firstFailure: unverified ? { seq: unverified.seq, verdict: unverified.verdict, reason: unverified.reason } : null,
   };
 }

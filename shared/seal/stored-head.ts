@@ -27,15 +27,17 @@ export interface StoredHeadFinding {
  * claim"): the record at `head.seq` exists and has `head.recordHash`, and no record lies past
  * `head.seq`. Records without a head, or a head without its records, are inconsistent.
  *
- * - records but no head → `LINEAGE_BROKEN` (head deleted);
+ * - records but no head → `LINEAGE_BROKEN` (head deleted, or a first append in flight);
  * - a head whose seq is not a sequence number (a safe integer ≥ 0) → `LINEAGE_BROKEN` (malformed);
- * - records past `head.seq` → `LINEAGE_BROKEN` (head rewound);
- * - no record at `head.seq` (records end before it) → `TRUNCATION_DETECTED`;
- * - the record at `head.seq` has another hash → `LINEAGE_BROKEN` (head rewritten).
+ * - the record at `head.seq` has another hash → `LINEAGE_BROKEN` (head rewritten);
+ * - records past `head.seq` → `LINEAGE_BROKEN` (a rewound head, or an append between its two writes);
+ * - no record at `head.seq` (records end before it) → `TRUNCATION_DETECTED`.
  *
- * A consistent lineage, or an empty one (no head, no records), gives `null`. A reader that reads
- * the last record key before the head never mistakes a concurrent append for a finding: an
- * append puts the record and moves the head in one transaction.
+ * A consistent lineage, or an empty one (no head, no records), gives `null`. The append puts its
+ * records before it moves the head (docs/sealing.md, "The append's layout"), so the records past
+ * the head, or without one, are the state of every append between its two writes: a walk tied to
+ * the index reads them as sealed, awaiting integration where the index allows it
+ * (`checkWalkAgainstLog`, shared/log/stored-lineage.ts); alone, this check cannot tell.
  */
 export function checkStoredHead(
   head: Pick<TrustedHead, 'seq' | 'recordHash'> | null,
@@ -58,6 +60,13 @@ export function checkStoredHead(
         'malformed HEAD: the stored head item has no sequence number (its seq is missing or not a safe integer ≥ 0)',
     };
   }
+  if (recordHashAtHeadSeq !== null && recordHashAtHeadSeq !== head.recordHash) {
+    return {
+      seq: head.seq,
+      verdict: V.LINEAGE_BROKEN,
+      reason: `HEAD mismatch: the stored head's recordHash at seq ${head.seq} is not the record's (head rewritten)`,
+    };
+  }
   if (lastSeq !== null && lastSeq > head.seq) {
     return {
       seq: head.seq + 1,
@@ -71,13 +80,6 @@ export function checkStoredHead(
       seq: lastSeq === null ? 0 : lastSeq + 1,
       verdict: V.TRUNCATION_DETECTED,
       reason: `truncated: the stored HEAD claims seq ${head.seq} but ${end}`,
-    };
-  }
-  if (recordHashAtHeadSeq !== head.recordHash) {
-    return {
-      seq: head.seq,
-      verdict: V.LINEAGE_BROKEN,
-      reason: `HEAD mismatch: the stored head's recordHash at seq ${head.seq} is not the record's (head rewritten)`,
     };
   }
   return null;

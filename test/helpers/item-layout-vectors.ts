@@ -16,6 +16,7 @@ import {
   type Item,
   itemOf,
   locationOf,
+  logHeadOf,
   MAX_MANIFEST_BYTES,
   manifestItem,
   manifestOf,
@@ -32,15 +33,20 @@ import {
   withSharedManifest,
 } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { smallHeadItem } from '../../adapters/small-head-item';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { LogStateError } from '../../shared/errors';
 import { emptyIndexHash } from '../../shared/index/index-hashing';
 import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-tile';
 import { hashIndexNode } from '../../shared/index/read-index-node';
+import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
+import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
-import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
+import { buildChain, TEST_LINEAGE_ID, testAnchor } from './seal-factories';
+import { TEST_POLICY } from './writer-factories';
 
 /** `length` characters of fixed pseudo-random base64 text (compresses to about 3/4 of itself). */
 function randomText(length: number): string {
@@ -95,6 +101,14 @@ export async function itemLayoutVectors() {
     },
     last,
   );
+  // The small head of the same tip (docs/sealing.md, "The append's layout"): no tip header, anchor
+  // or checkpoint; a binary frontier; the head-state MAC (the test key's) over the state it claims.
+  const smallFields = { lineageId, tip: lineageHeadOf(last), frontier: ['c'.repeat(64)], policy: TEST_POLICY };
+  const smallClaim = logHeadOf(lineageId, smallHeadItem({ ...smallFields, headMac: last.anchor })) as StoredLogHead;
+  const smallHead = smallHeadItem({
+    ...smallFields,
+    headMac: await macHeadState(headStateOf(claimedLogState(smallClaim, lineageId)) as HeadState, testAnchor()),
+  });
   const marker = markerItem(lineageId, { record: last, nodes: [] });
   const rejection = rejectionItem(await signedRejection('residual-9'));
   const conflict = conflictItem(await signedConflict('residual-8'));
@@ -197,6 +211,7 @@ export async function itemLayoutVectors() {
     items: [
       entry('record', 'record', record),
       entry('head', 'head', head),
+      entry('head, small (no tip header)', 'head', smallHead),
       entry('marker', 'marker', marker),
       entry('rejection', 'rejection', rejection),
       entry('conflict', 'conflict', conflict),
@@ -234,6 +249,11 @@ export async function itemLayoutVectors() {
       entry('head seq as a string, epoch missing', 'head', edit(head, { seq: { S: '1' }, generationEpoch: undefined })),
       entry('head seq fractional', 'head', edit(head, { seq: { N: '1.5' } })),
       entry('head frontier not a list of strings', 'head', edit(head, { frontier: { S: '[1,2]' } })),
+      entry(
+        'small head frontier binary, not whole hashes',
+        'head',
+        edit(smallHead, { frontier: { B: new Uint8Array(33) } }),
+      ),
       entry('head checkpoint as a map', 'head', edit(head, { checkpoint: { M: { a: { S: 'b' } } } })),
       entry('marker seq too large', 'marker', edit(marker, { seq: { N: '9007199254740993' } })),
       entry(
@@ -310,8 +330,32 @@ export async function itemLayoutVectors() {
         [manifest],
       ),
     ],
+    // The head state (what the head-state MAC covers) each reader must take from a head item
+    // (`claimedLogState`; Python `claimed_head_state`): the head before (its tip header) and the
+    // small head (its attributes, the policy digest from its policy); `null` when it is no
+    // well-formed state (docs/sealing.md, "The append's layout", "What each reader changes").
+    headStates: [
+      headState('head (tip header, JSON frontier)', head),
+      headState('head, small (no tip header, binary frontier)', smallHead),
+      headState('small head carrying a signed checkpoint', edit(smallHead, { checkpoint: head.checkpoint })),
+      headState('small head with a malformed policy', edit(smallHead, { policy: { S: '{"v":1}' } })),
+      headState('head header of another record hash', edit(head, { recordHash: { S: 'ab'.repeat(32) } })),
+    ],
     deploymentLog: deploymentLogVectors(lineageId),
   };
+}
+
+/** A head item with the head state a reader takes from it, or `null` when it is no well-formed state. */
+function headState(name: string, item: Item) {
+  const lineageId = TEST_LINEAGE_ID;
+  let state: HeadState | null;
+  try {
+    state = headStateOf(claimedLogState(logHeadOf(lineageId, item) as StoredLogHead, lineageId));
+  } catch (error) {
+    if (!(error instanceof LogStateError)) throw error;
+    state = null;
+  }
+  return { name, item: wire(item), state };
 }
 
 /**

@@ -1294,7 +1294,7 @@ class ResealClient:
         self, lineage_id: str, trusted: Checkpoint | None, chain: DeploymentChain | None = None
     ) -> Checkpoint | None:
         """The lineage's authenticated tree head, shown to extend ``trusted``: the head item's
-        signed checkpoint when it carries one (checked against the records past it), else the
+        signed checkpoint when it carries one, else the
         lineage head the index holds under the authenticated deployment checkpoint
         (:meth:`_indexed_head`, ``note`` ``None``; ``chain`` is read when not given). ``None``
         when the lineage does not exist and nothing was kept. A signed checkpoint never outranks
@@ -1307,7 +1307,23 @@ class ResealClient:
 
         if stored is None:
             if last is not None:
-                raise fail(V.LINEAGE_BROKEN, f"records up to seq {last} are stored without a head")
+                # Records without a head item: a first append in flight or crashed where the index
+                # does not hold the lineage; a deleted head where it does (docs/sealing.md, "The
+                # append's layout", "What each reader changes").
+                if chain is None and self._chains is not None:
+                    chain = self._chains.read(lineage_id)
+                if chain is not None and chain.kind == "REFUSED":
+                    raise fail(
+                        V.UNVERIFIED_TAMPER_RISK,
+                        f"records up to seq {last} are stored without a head item and the deployment chain "
+                        f"does not verify ({chain.refusal}): {chain.reason}",
+                    )
+                if chain is not None and chain.lineage is not None:
+                    raise fail(
+                        V.UNVERIFIED_TAMPER_RISK,
+                        f"records up to seq {last} are stored without a head item, but the index holds "
+                        f"{chain.lineage['treeSize']} records of the lineage (head deleted)",
+                    )
             if trusted is not None:
                 raise fail(V.TRUNCATION_DETECTED, "truncated: the lineage is gone but a kept checkpoint saw it")
             return None
@@ -1318,12 +1334,9 @@ class ResealClient:
                 checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
             except ResealError as error:
                 raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
-            if last is not None and last >= checkpoint.size:
-                if int(stored.head.get("seq", -1)) + 1 <= checkpoint.size:
-                    raise fail(
-                        V.LINEAGE_BROKEN,
-                        f"records are stored up to seq {last}, past the signed checkpoint ({checkpoint.size} records)",
-                    )
+            # Records stored past the head's tree are no finding: every append stores its records
+            # before it moves the head (docs/sealing.md, "The append's layout").
+            if last is not None and last >= checkpoint.size and int(stored.head.get("seq", -1)) + 1 > checkpoint.size:
                 # The head claims more records than its signed checkpoint: a stale note carried by a
                 # head written without one. The index is the tree head; the note must agree with it.
                 checkpoint = self._stale_signed(

@@ -8,9 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._checks import is_hex_digest, is_safe_int
+from .authorship import parse_lineage_policy, policy_digest
 from .canonical import HashDomain, hash_canonical
+from .errors import InputIssue, InvalidInputError, ResealError
+from .item_layout import StoredLogHead
+from .log import leaf_hash
+from .records import record_hash_of
+from .tree_refs import range_root
 
-__all__ = ["head_state_message"]
+__all__ = ["claimed_head_state", "head_state_message"]
 
 
 def head_state_message(state: Mapping[str, Any]) -> bytes:
@@ -24,3 +31,65 @@ def head_state_message(state: Mapping[str, Any]) -> bytes:
     fields = ("lineageId", "treeSize", "rootHash", "headSeq", "headRecordHash", "generationEpoch", "writerPolicyDigest")
     body = {"v": 1, **{name: state[name] for name in fields}}
     return bytes.fromhex(hash_canonical(HashDomain.HEAD_STATE, body))
+
+
+def claimed_head_state(lineage_id: str, stored: StoredLogHead) -> dict[str, Any]:
+    """The head state a head item claims (the fields :func:`head_state_message` covers), as the
+    TypeScript ``claimedLogState`` (``shared/log/log-state.ts``) reads it (docs/sealing.md, "The
+    append's layout"): a head with its tip ``header`` takes seq, record hash, epoch and policy digest
+    from that header, which must hash to the item's ``recordHash`` and carry its seq, lineage and
+    epoch; a small head (no ``header``) takes seq, record hash and epoch from its attributes and the
+    policy digest from its stored policy (``None`` without one), and may carry no signed checkpoint.
+    The root is the stored frontier (of ``seq`` leaves) extended by the head record's leaf. Unverified:
+    the head-state MAC (or the index) vouches for it.
+
+    :raises InvalidInputError: the head item is not a well-formed state
+    """
+
+    def fail(message: str) -> InvalidInputError:
+        return InvalidInputError("head item", [InputIssue("", message)])
+
+    head = stored.head
+    seq: Any = head.get("seq")
+    if not is_safe_int(seq):
+        raise fail(f"the head names seq {seq}")
+    record_hash: Any = head.get("recordHash")
+    epoch: Any = head.get("generationEpoch")
+    if stored.header is None:
+        if stored.checkpoint is not None:
+            raise fail("the head item carries a signed checkpoint but no record header")
+        if not is_hex_digest(record_hash):
+            raise fail(f"the head item claims record hash {record_hash}")
+        if not is_safe_int(epoch):
+            raise fail(f"the head item claims generation epoch {epoch}")
+        digest = None if stored.policy is None else policy_digest(parse_lineage_policy(stored.policy))
+    else:
+        header = stored.header
+        try:
+            from_header = record_hash_of(header) if isinstance(header, dict) else None
+        except (ResealError, KeyError, TypeError, ValueError):
+            from_header = None
+        if from_header is None or from_header != record_hash:
+            raise fail("the head record header is malformed or does not hash to the head's record hash")
+        if header.get("lineageId") != lineage_id or header.get("monotonicSequenceNumber") != seq:
+            raise fail("the head record header is of another lineage or seq")
+        if header.get("generationEpoch") != epoch:
+            raise fail("the head item claims another generation epoch than its record header")
+        digest = header.get("policyDigest")
+        if digest is not None and (
+            stored.policy is None or policy_digest(parse_lineage_policy(stored.policy)) != digest
+        ):
+            raise fail("the head item's lineage write policy is not the one its record header names")
+    frontier = stored.frontier
+    if frontier is None or len(frontier) != bin(seq).count("1") or not all(is_hex_digest(h) for h in frontier):
+        raise fail(f"the frontier is not that of a tree of {seq} leaves")
+    root = range_root([*(bytes.fromhex(h) for h in frontier), leaf_hash(bytes.fromhex(record_hash))])
+    return {
+        "lineageId": lineage_id,
+        "treeSize": seq + 1,
+        "rootHash": root.hex(),
+        "headSeq": seq,
+        "headRecordHash": record_hash,
+        "generationEpoch": epoch,
+        "writerPolicyDigest": digest,
+    }

@@ -371,11 +371,13 @@ class StoredLogHead:
 
 
 def log_head_of(lineage_id: str, item: Item | None) -> StoredLogHead | None:
-    """A head item as a claim; missing fields read as ``-1`` / ``''`` / ``0`` (``None`` without an item)."""
+    """A head item as a claim; missing fields read as ``-1`` / ``''`` / ``0`` (``None`` without an item).
+    A small head (docs/sealing.md, "The append's layout") has no ``header``, ``mac`` or ``keyId``:
+    they read as ``None`` / ``''``, and :func:`reseal.head_state.claimed_head_state` reads it by its
+    attributes."""
     if item is None:
         return None
     epoch = read_number(item, "generationEpoch")
-    frontier = read_json(item, "frontier", None)
     return StoredLogHead(
         head={
             "lineageId": lineage_id,
@@ -387,9 +389,20 @@ def log_head_of(lineage_id: str, item: Item | None) -> StoredLogHead | None:
         },
         header=read_json(item, "header", None),
         checkpoint=read_string(item, "checkpoint"),
-        frontier=frontier if isinstance(frontier, list) and all(type(h) is str for h in frontier) else None,
+        frontier=frontier_of(item),
         policy=read_json(item, "policy", None),
     )
+
+
+def frontier_of(item: Item) -> list[str] | None:
+    """The stored frontier of a head item, hex, as the TypeScript ``frontierOf`` reads it: binary,
+    32 bytes a hash (the small head, docs/sealing.md, "The append's layout"), or a JSON list of
+    strings (heads stored before); ``None`` when absent or malformed."""
+    data = read_binary(item, "frontier")
+    if data is not None:
+        return None if len(data) % 32 else [data[at : at + 32].hex() for at in range(0, len(data), 32)]
+    frontier = read_json(item, "frontier", None)
+    return frontier if isinstance(frontier, list) and all(type(h) is str for h in frontier) else None
 
 
 def location_of(item: Item) -> dict[str, Any]:
