@@ -41,6 +41,7 @@ import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
+import { HeadLayout } from '../../shared/ports/head-layout';
 
 /** `length` characters of fixed pseudo-random base64 text (compresses to about 3/4 of itself). */
 function randomText(length: number): string {
@@ -94,6 +95,7 @@ export async function itemLayoutVectors() {
       policy: null,
     },
     last,
+    HeadLayout.COMPATIBLE,
   );
   const marker = markerItem(lineageId, { record: last, nodes: [] });
   const rejection = rejectionItem(await signedRejection('residual-9'));

@@ -33,6 +33,7 @@ import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 
 type Item = Record<string, AttributeValue>;
 const S = (value: string): AttributeValue => ({ S: value });
@@ -71,7 +72,7 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
       checkpoint: 'checkpoint note',
       frontier: ['c'.repeat(64)],
     };
-    expect(bytes(headItem(batch, record))).toBe(
+    expect(bytes(headItem(batch, record, HeadLayout.COMPATIBLE))).toBe(
       bytes({
         pk,
         sk: S('HEAD'),

@@ -12,6 +12,7 @@ import { integratedStack } from '../../helpers/integrated-stack';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
+import { appendBatch } from '../../helpers/append-batch';
 
 const LINEAGE = testLineageId('lin-mac-head-outcome');
 
@@ -50,7 +51,7 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
       records,
       origin,
     );
-    await store.appendEntries({
+    await appendBatch(store, {
       lineageId: TEST_LINEAGE_ID,
       entries: extension.entries,
       expectedHead: null,
