@@ -34,7 +34,15 @@ import { Keys } from './dynamodb-table-keys';
 /** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
 export type ChainStore = Pick<
   LineageStore,
-  'head' | 'lastRecordSeq' | 'logHead' | 'putRecords' | 'moveHead' | 'readNodes' | 'readRecord' | 'findByResidualId' | 'readChain'
+  | 'head'
+  | 'lastRecordSeq'
+  | 'logHead'
+  | 'putRecords'
+  | 'moveHead'
+  | 'readNodes'
+  | 'readRecord'
+  | 'findByResidualId'
+  | 'readChain'
 >;
 
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */

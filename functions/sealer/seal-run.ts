@@ -213,7 +213,13 @@ export class RunSealer {
         outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, treeHead, checkpoint));
       return outcomes;
     }
-    this.#refuseNoLandedWrite(lineageId, remaining, landed, new Set(), `the head moved on each of ${attempts} attempts`);
+    this.#refuseNoLandedWrite(
+      lineageId,
+      remaining,
+      landed,
+      new Set(),
+      `the head moved on each of ${attempts} attempts`,
+    );
     for (const item of remaining) {
       // Never STALE_EPOCH here: that is signed only from an authenticated tip (#sealOnTip).
       const race = lastRace as StaleHeadError | RecordSeqTakenError | null;

@@ -1,13 +1,17 @@
+import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { macHeadState } from '../../shared/log/head-state-mac';
-import type { HexDigest } from '../../shared/canonical/digest';
 import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { checkRecordsPastHead, MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';
+import {
+  checkRecordsPastHead,
+  MAX_ROLL_FORWARD_RECORDS,
+  macVerifiedResidualIds,
+} from '../../shared/log/records-past-head';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
@@ -106,7 +110,7 @@ export class SealerLog {
       }));
     } catch (error) {
       if (!(error instanceof LogStateError)) throw error;
-      return { reason: error.message, sealedResidualIds: new Set() };
+      return { reason: error.message, sealedResidualIds: await this.#sealedPastClaimedHead(lineageId, stored) };
     }
     const head = stored?.head ?? null;
     const rolled = await this.#rollForward(lineageId, state, head, indexed);
@@ -162,6 +166,18 @@ export class SealerLog {
     this.remember(rolledState);
     const last = checked.records.at(-1) as SealedRecord;
     return { state: rolledState, head: lineageHeadOf(last), rolledForward: checked.records };
+  }
+
+  /**
+   * Residual ids sealed by the records stored past a head item that does not authenticate (from
+   * its claimed seq on, one run at most), each intact with its MAC verified: a write the sealer
+   * stored there before the head item was edited is retried, never refused ({@link macVerifiedResidualIds}).
+   */
+  async #sealedPastClaimedHead(lineageId: string, stored: StoredLogHead | null): Promise<ReadonlySet<string>> {
+    const seq = stored?.head.seq;
+    if (seq === undefined || !Number.isSafeInteger(seq) || seq < -1) return new Set();
+    const raws = await this.#store.readChain(lineageId, seq + 1, seq + 1 + MAX_ROLL_FORWARD_RECORDS);
+    return macVerifiedResidualIds(lineageId, raws, this.#anchor);
   }
 
   /** The tree nodes stored with each entry's record (hex by level; one `readNodes`). */

@@ -84,3 +84,27 @@ export async function checkRecordsPastHead(
   if (reason !== null) return { reason, sealedResidualIds };
   return { records };
 }
+
+/**
+ * Residual ids of `lineageId` sealed by those of `raws` (records read past a head item that does
+ * not authenticate) that are intact and whose MAC verifies under `anchor`: the sealer made them, so
+ * their writes are retried, never refused (docs/sealing.md, "The write"). No chain is checked:
+ * nothing vouches for a state to chain them from.
+ *
+ * @throws what the anchor throws when a MAC cannot be checked (key unavailable: the run is retried)
+ */
+export async function macVerifiedResidualIds(
+  lineageId: string,
+  raws: readonly unknown[],
+  anchor: MacAnchor,
+): Promise<ReadonlySet<string>> {
+  const sealed = new Set<string>();
+  for (const raw of raws.slice(0, MAX_ROLL_FORWARD_RECORDS + 1)) {
+    const checked = checkRecordIntegrity(raw);
+    if (!isIntact(checked) || checked.record.header.lineageId !== lineageId) continue;
+    if ((await anchor.verifyMac(checked.message, checked.record.anchor)) === true) {
+      sealed.add(checked.record.header.residualId);
+    }
+  }
+  return sealed;
+}

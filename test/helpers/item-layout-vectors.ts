@@ -37,11 +37,11 @@ import { emptyIndexHash } from '../../shared/index/index-hashing';
 import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-tile';
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import { HeadLayout } from '../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID } from './seal-factories';
-import { HeadLayout } from '../../shared/ports/head-layout';
 
 /** `length` characters of fixed pseudo-random base64 text (compresses to about 3/4 of itself). */
 function randomText(length: number): string {

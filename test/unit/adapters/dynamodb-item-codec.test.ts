@@ -28,12 +28,12 @@ import {
 } from '../../../adapters/dynamodb-item-codec';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
-import { HeadLayout } from '../../../shared/ports/head-layout';
 
 type Item = Record<string, AttributeValue>;
 const S = (value: string): AttributeValue => ({ S: value });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { headItem, markerItem, recordItem } from '../../../adapters/dynamodb-item-codec';
 import { appendPlans, todayItemsOf } from '../../../bench/append-layouts';
-import { buildChain } from '../../helpers/seal-factories';
 import { HeadLayout } from '../../../shared/ports/head-layout';
+import { buildChain } from '../../helpers/seal-factories';
 
 // docs/sealing.md, "The append's layout": the bench writes each candidate layout from the items
 // today's encoders make, so its sizes are the encoders' and not guesses.

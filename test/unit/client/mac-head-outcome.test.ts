@@ -6,13 +6,13 @@ import type { WriteOutcome } from '../../../client/write-outcomes';
 import { extendLog } from '../../../shared/log/log-extension';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { authenticateLogState } from '../../../shared/log/log-state';
+import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
-import { appendBatch } from '../../helpers/append-batch';
 
 const LINEAGE = testLineageId('lin-mac-head-outcome');
 
