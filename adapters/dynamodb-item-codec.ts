@@ -127,7 +127,12 @@ export function headItem(batch: AppendBatch, last: SealedRecord, layout: HeadLay
   if (layout === HeadLayout.SMALL) {
     // The tip's header, MAC, key id and residual id are the tip record's own; the head-state MAC
     // covers seq, record hash, epoch, tree and policy digest without them (docs/sealing.md, "The head item").
-    return itemOf({ ...claims, frontier: Buffer.concat(batch.frontier.map((hash) => Buffer.from(hash, 'hex'))) });
+    return itemOf({
+      ...claims,
+      // Only while the operator keeps lineage checkpoints signed (`SIGN_LINEAGE_CHECKPOINTS=true`).
+      ...(batch.checkpoint ? { checkpoint: batch.checkpoint } : {}),
+      frontier: Buffer.concat(batch.frontier.map((hash) => Buffer.from(hash, 'hex'))),
+    });
   }
   return itemOf({
     ...claims,

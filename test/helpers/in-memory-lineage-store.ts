@@ -121,7 +121,7 @@ export class InMemoryLineageStore implements LineageStore {
     const small = this.headLayout === HeadLayout.SMALL;
     this.logHeads.set(lineageId, {
       header: small ? null : structuredClone(last.header),
-      checkpoint: small ? null : (move.checkpoint ?? null),
+      checkpoint: move.checkpoint ?? null,
       frontier: [...move.frontier],
       policy: move.policy ? structuredClone(move.policy) : null,
       headMac: move.headMac ? structuredClone(move.headMac) : null,

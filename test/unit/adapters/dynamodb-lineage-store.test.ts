@@ -167,6 +167,7 @@ describe('DynamoDBLineageStore putRecords, then moveHead (docs/sealing.md, "The 
     await new DynamoDBLineageStore(client, TABLE).moveHead({
       ...batchOf([second], lineageHeadOf(first)),
       headMac: { keyId: 'test-key-1', algorithm: 'HMAC_SHA_256', mac: 'bWFj' },
+      checkpoint: null,
     });
     const [head] = putsOf(commands, 'HEAD').map((c) => c.input);
     const markers = putsOf(commands, 'RESIDUAL#').map((c) => c.input);
