@@ -128,8 +128,9 @@ export class SealerLog {
     indexed: LineageIndexValue | null,
   ): Promise<AuthenticatedLineage | LineageRefusal> {
     const unchanged = { state, head, rolledForward: [] };
-    // Behind the index: refused there as today (a crash never puts a head behind the index).
-    if (indexed !== null && state.size < indexed.treeSize) return unchanged;
+    // Behind the index: refused there as today (a crash never puts a head behind the index), but
+    // for records with no head item at all in a lineage the index holds: the head item was deleted.
+    if (indexed !== null && state.size < indexed.treeSize && head !== null) return unchanged;
     const raws = await this.#store.readChain(lineageId, state.size, state.size + MAX_ROLL_FORWARD_RECORDS);
     if (raws.length === 0) return unchanged;
     if (head === null && indexed !== null) {

@@ -388,6 +388,22 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect(s.store.records.get(lineageId)?.size).toBe(241);
   });
 
+  it('docs/sealing.md "The roll-forward": records with no head item in a lineage the index holds are a deleted head, never rolled forward from genesis: LINEAGE_INCONSISTENT', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-headless');
+    for (const residualId of ['r-0', 'r-1']) await s.send({ lineageId, residualId });
+    await s.integrate();
+    s.store.deleteHead(lineageId);
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-next' })).toEqual({
+      kind: 'CONFLICT',
+      reason: 'LINEAGE_INCONSISTENT',
+    });
+    expect(s.store.conflicts.at(-1)?.detail).toContain('no head item, and the deployment index holds the lineage');
+    expect(await s.store.head(lineageId)).toBeNull();
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+
   it('an index node deleted or edited: INDEX_UNVERIFIABLE, unsigned, nothing sealed', async () => {
     const s = stack();
     const lineageId = testLineageId('lin-floor-node');
