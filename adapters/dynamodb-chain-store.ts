@@ -9,19 +9,18 @@ import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
 import {
-  frontierOf,
   headItem,
   headOf,
   type Item,
   itemOf,
   locationOf,
+  logHeadOf,
   ManifestReadBudget,
   manifestItem,
   manifestOf,
   markerItem,
   nodesOf,
   readBinary,
-  readJson,
   readString,
   recordItem,
   recordOf,
@@ -122,17 +121,7 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async logHead(lineageId: string): Promise<StoredLogHead | null> {
-    const item = await this.#table.get(Keys.lineage(lineageId), Keys.head);
-    const head = headOf(lineageId, item);
-    if (!item || !head) return null;
-    return {
-      head,
-      header: readJson<unknown>(item, 'header', null),
-      checkpoint: readString(item, 'checkpoint') ?? null,
-      frontier: frontierOf(item),
-      policy: readJson<unknown>(item, 'policy', null),
-      headMac: readJson<unknown>(item, 'headMac', null),
-    };
+    return logHeadOf(lineageId, await this.#table.get(Keys.lineage(lineageId), Keys.head));
   }
 
   async putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {

@@ -6,6 +6,7 @@ import { canonicalJson } from '../shared/canonical/canonical-json';
 import { parseStrictJson } from '../shared/canonical/strict-json';
 import { ManifestReadBoundError, type ResidualLocation, StrictJsonError } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
+import type { StoredLogHead } from '../shared/log/log-state';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
 import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
@@ -191,16 +192,17 @@ export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item
  */
 export function nodesOf(item: Item): unknown[] | null {
   const bytes = readBinary(item, 'nodes');
-  if (bytes !== undefined) {
-    if (bytes.byteLength % 32 !== 0) return null;
-    const nodes: string[] = [];
-    for (let at = 0; at < bytes.byteLength; at += 32) {
-      nodes.push(Buffer.from(bytes.subarray(at, at + 32)).toString('hex'));
-    }
-    return nodes;
-  }
+  if (bytes !== undefined) return bytes.byteLength % 32 === 0 ? hashesOf(bytes) : null;
   const text = readJson<unknown>(item, 'nodes', null);
   return Array.isArray(text) ? text : null;
+}
+
+/** `bytes` (a whole number of 32-byte hashes) as hex hashes, in order. */
+function hashesOf(bytes: Uint8Array): string[] {
+  const hashes: string[] = [];
+  for (let at = 0; at < bytes.byteLength; at += 32)
+    hashes.push(Buffer.from(bytes.subarray(at, at + 32)).toString('hex'));
+  return hashes;
 }
 
 /**
@@ -324,10 +326,36 @@ export function headOf(lineageId: string, item: Item | undefined): LineageHead |
   };
 }
 
-/** The stored frontier of a head item: an array of strings (each checked by the log state), else `null` (malformed). */
+/**
+ * The stored frontier of a head item, hex: binary, 32 bytes a hash (the small head,
+ * docs/sealing.md, "The append's layout"), or a JSON array of strings (heads stored before; each
+ * checked by the log state); `null` when absent or malformed (binary not a whole number of hashes,
+ * text that is not a list of strings), as {@link nodesOf} reads a record's nodes.
+ */
 export function frontierOf(item: Item): string[] | null {
+  const bytes = readBinary(item, 'frontier');
+  if (bytes !== undefined) return bytes.byteLength % 32 === 0 ? hashesOf(bytes) : null;
   const frontier = readJson<unknown>(item, 'frontier', null);
   return Array.isArray(frontier) && frontier.every((h) => typeof h === 'string') ? frontier : null;
+}
+
+/**
+ * A head item as the log state it claims (unverified; {@link headOf}, {@link frontierOf}, the
+ * stored JSON of `header`, `policy` and `headMac`, `null` when absent or unreadable): the legacy
+ * head with its tip `header` and the small head without one (docs/sealing.md, "The append's
+ * layout") read alike; `claimedLogState` (shared/log/log-state.ts) tells them apart.
+ */
+export function logHeadOf(lineageId: string, item: Item | undefined): StoredLogHead | null {
+  const head = headOf(lineageId, item);
+  if (!item || !head) return null;
+  return {
+    head,
+    header: readJson<unknown>(item, 'header', null),
+    checkpoint: readString(item, 'checkpoint') ?? null,
+    frontier: frontierOf(item),
+    policy: readJson<unknown>(item, 'policy', null),
+    headMac: readJson<unknown>(item, 'headMac', null),
+  };
 }
 
 /**

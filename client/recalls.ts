@@ -320,7 +320,16 @@ export class Recalls {
         reason: `truncated: the stored answer says the record does not exist and the table shows ${latest ? treeVoucher(latest.checkpoint, chain) : 'no tree head'}, but a trusted checkpoint saw ${sawSize} records`,
       };
     }
-    if (latest === null) return check;
+    if (latest === null) {
+      // No head item (records or none). Not indexed: a first append in flight or crashed, or no
+      // lineage. Indexed: the head was deleted (docs/sealing.md, "The append's layout").
+      if ((chain?.kind === 'PROVEN' || chain?.kind === 'ABSENT') && chain.lineage) {
+        return forged(
+          `the stored answer says the record does not exist and the table shows no head item of the lineage, but the index holds ${chain.lineage.treeSize} records of it as of deployment checkpoint ${chain.checkpoint.size} (head deleted)`,
+        );
+      }
+      return check;
+    }
     const size = latest.checkpoint.size;
     if (('seq' in target && target.seq < size) || ('latest' in target && size > 0)) {
       return forged(

@@ -30,23 +30,29 @@ export interface CheckpointFinding {
 /** What {@link readLatestCheckpoint} found. */
 export type LatestCheckpointRead =
   | { readonly kind: 'CHECKPOINT'; readonly checkpoint: StoredTreeHead }
-  /** Neither a head nor records: the lineage does not exist (as far as the table shows). */
+  /** No head item (records or none): the lineage does not exist as far as the head item shows. */
   | { readonly kind: 'NONE' }
   | ({ readonly kind: 'FINDING' } & CheckpointFinding);
 
 /**
  * Reads the tree of a lineage's head item ({@link StoredTreeHead}: its signed checkpoint, else the
- * tree its header and frontier claim) and checks the table against it (docs/verifiable-log.md,
- * "Recall"): a note's signature by `key` and its origin (`HASH_MISMATCH`); a head item that is not
- * a well-formed state (`LINEAGE_BROKEN`); records stored past it (`LINEAGE_BROKEN`: a rewound head,
- * or records planted past it); records without a head (`LINEAGE_BROKEN`); records ending before it
- * (`TRUNCATION_DETECTED`); a gone lineage that `trustedSaw` (`TRUNCATION_DETECTED`). A head without
- * a signed checkpoint is no finding: the sealer MACs heads instead of signing them.
+ * tree its header, or a small head's attributes, and frontier claim) and checks the table against
+ * it (docs/verifiable-log.md, "Recall"): a note's signature by `key` and its origin
+ * (`HASH_MISMATCH`); a head item that is not a well-formed state (`LINEAGE_BROKEN`); records ending
+ * before it (`TRUNCATION_DETECTED`); a gone lineage, or records without a head item, that
+ * `trustedSaw` (`TRUNCATION_DETECTED`). A head without a signed checkpoint is no finding: the
+ * sealer MACs heads instead of signing them.
+ *
+ * Records stored past the head item's tree are no finding: the append puts its records first and
+ * moves the head after (docs/sealing.md, "The append's layout"), so every append shows them between
+ * its two writes; the tree is the head's, and a client vouches for it through the index. Records
+ * without a head item (a first append in flight or crashed, or a deleted head) read as no lineage
+ * (`NONE`) unless `trustedSaw`: triage reads no index, and the client, which does, takes a lineage
+ * the index holds with no head item as tampering.
  *
  * The last record key is read before the head, and again after it when the records seem to end
- * early: an append moves records and head together, so a concurrent append never looks like
- * tampering. Triage and the client both read the log through this, by `proveLatestCheckpoint`
- * (shared/log/stored-log.ts).
+ * early: a head moved after the first read never looks like a cut. Triage and the client both read
+ * the log through this, by `proveLatestCheckpoint` (shared/log/stored-log.ts).
  *
  * @param trustedSaw - whether the caller holds a checkpoint of this lineage (an empty table is then a cut)
  * @param checkTail - whether records ending before the checkpoint are a finding here (triage); a
@@ -66,12 +72,13 @@ export async function readLatestCheckpoint(
   const lastStoredSeq = await store.lastRecordSeq(lineageId);
   const stored = await store.logHead(lineageId);
   if (stored === null) {
-    if (lastStoredSeq !== null) {
-      return finding(V.LINEAGE_BROKEN, `records up to seq ${lastStoredSeq} are stored without a head`);
-    }
-    return trustedSaw
-      ? finding(V.TRUNCATION_DETECTED, 'truncated: the lineage is gone but a trusted checkpoint saw it')
-      : { kind: 'NONE' };
+    if (!trustedSaw) return { kind: 'NONE' };
+    return finding(
+      V.TRUNCATION_DETECTED,
+      lastStoredSeq === null
+        ? 'truncated: the lineage is gone but a trusted checkpoint saw it'
+        : `truncated: records up to seq ${lastStoredSeq} are stored without a head item, but a trusted checkpoint saw its head (head deleted)`,
+    );
   }
   let checkpoint: StoredTreeHead;
   if (stored.checkpoint === null) {
@@ -90,15 +97,8 @@ export async function readLatestCheckpoint(
       return finding(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
     }
   }
-  const what = checkpoint.note === null ? 'the head item' : 'the signed checkpoint';
-  if (lastStoredSeq !== null && lastStoredSeq >= checkpoint.size) {
-    return finding(
-      V.LINEAGE_BROKEN,
-      `records are stored up to seq ${lastStoredSeq}, past ${what} (${checkpoint.size} records): the head is behind the records (rewound, or records planted past it)`,
-      lastStoredSeq,
-    );
-  }
   if (!checkTail) return { kind: 'CHECKPOINT', checkpoint };
+  const what = checkpoint.note === null ? 'the head item' : 'the signed checkpoint';
   const last = (lastStoredSeq ?? -1) < checkpoint.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
   if ((last ?? -1) < checkpoint.size - 1) {
     return finding(

@@ -1,5 +1,5 @@
 import { type LineagePolicy, LineagePolicySchema, policyDigest } from '../authorship/lineage-policy';
-import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { HEX_DIGEST_PATTERN, type HexDigest } from '../canonical/digest';
 import { LogStateError, ResealError } from '../errors';
 import type { LineageIndexValue } from '../index/index-entry';
 import type { MacAnchor } from '../ports/mac-anchor';
@@ -20,11 +20,14 @@ import { openCheckpoint } from './signed-checkpoint';
 export interface StoredLogHead {
   /** The head item's head fields (seq, record hash, epoch, MAC, key id). */
   readonly head: LineageHead;
-  /** The head record's header, as stored (JSON), or `null` when absent. */
+  /**
+   * The head record's header, as stored (JSON), or `null` when absent: a small head
+   * (docs/sealing.md, "The append's layout"), read by its attributes ({@link claimedLogState}).
+   */
   readonly header: unknown | null;
   /** The signed checkpoint of the tree of `head.seq + 1` records (C2SP signed note; heads stored before the sealer stopped signing), or `null`. */
   readonly checkpoint: string | null;
-  /** Compact range of the first `head.seq` leaves (hex, left to right), or `null`. */
+  /** Compact range of the first `head.seq` leaves (hex, left to right; stored binary or as JSON hex), or `null`. */
   readonly frontier: readonly string[] | null;
   /**
    * The body of the lineage write policy in force at the head (JSON), or `null`/absent: for a
@@ -95,9 +98,12 @@ export type HeadAuthentication = (typeof HeadAuthentication)[keyof typeof HeadAu
  * it, but authenticated by nothing yet: the stored header hashing to the head's record hash and
  * carrying the head's seq, lineage and epoch; the stored frontier of the first `head.seq` leaves
  * extended by that record's leaf giving the root; for a format-2 head the stored policy body
- * hashing to the header's `policyDigest` (docs/authorship.md). `checkpoint` is the head item's
- * signed checkpoint as stored (unverified), or `null`. Only {@link authenticateLogState} or
- * {@link authenticateHeadState} make it a state that may be extended.
+ * hashing to the header's `policyDigest` (docs/authorship.md). A small head (no `header`,
+ * docs/sealing.md, "The append's layout") takes seq, record hash and epoch from its attributes and
+ * the policy digest from its stored policy (`null` without one), all of which the head-state MAC
+ * covers; it may carry no signed checkpoint, which covers neither its epoch nor its policy.
+ * `checkpoint` is the head item's signed checkpoint as stored (unverified), or `null`. Only
+ * {@link authenticateLogState} or {@link authenticateHeadState} make it a state that may be extended.
  *
  * @throws {LogStateError} when the head item is not a well-formed state
  */
@@ -106,24 +112,14 @@ export function claimedLogState(stored: StoredLogHead, lineageId: string): LogSt
     new LogStateError(lineageId, reason, cause === undefined ? undefined : { cause });
   const seq = stored.head.seq;
   if (!Number.isSafeInteger(seq) || seq < 0) throw fail(`the head names seq ${seq}`);
-  const header = RecordHeaderSchema.safeParse(stored.header);
-  if (!header.success) throw fail('the head record header is missing or malformed');
-  const recordHash = recordHashOf(header.data);
-  if (header.data.lineageId !== lineageId || header.data.monotonicSequenceNumber !== seq) {
-    throw fail(`the head record header is seq ${header.data.monotonicSequenceNumber} of ${header.data.lineageId}`);
+  const small = stored.header === null || stored.header === undefined;
+  if (small && typeof stored.checkpoint === 'string') {
+    // A signed checkpoint binds size and root only: beside no header, nothing would bind the
+    // epoch and policy the item claims, so the item's word on them could pass as signed.
+    throw fail('the head item carries a signed checkpoint but no record header');
   }
-  if (stored.head.recordHash !== recordHash) {
-    throw fail(
-      `the head item claims record hash ${stored.head.recordHash} but its record header hashes to ${recordHash}`,
-    );
-  }
-  if (stored.head.generationEpoch !== header.data.generationEpoch) {
-    // The epoch the sealer fences against is the authenticated header's; a head item claiming
-    // another is edited (a newer one would fence honest writers out on the table's word alone).
-    throw fail(
-      `the head item claims generation epoch ${stored.head.generationEpoch} but its record header has ${header.data.generationEpoch}`,
-    );
-  }
+  const tip = small ? smallHeadTip(stored, fail) : headerTip(stored, lineageId, fail);
+  const { recordHash } = tip;
   const frontierHex = stored.frontier ?? [];
   if (!Array.isArray(stored.frontier) || !frontierHex.every((h) => HEX_DIGEST_PATTERN.test(h))) {
     throw fail('the frontier is missing or malformed');
@@ -142,6 +138,53 @@ export function claimedLogState(stored: StoredLogHead, lineageId: string): LogSt
     if (!(error instanceof ResealError)) throw error;
     throw fail(`the frontier does not fit ${seq} leaves: ${error.message}`, error);
   }
+  return {
+    lineageId,
+    size: seq + 1,
+    frontier: extended.frontier,
+    rootHash: frontierRoot(extended.frontier),
+    tip: { lineageId, seq, recordHash, generationEpoch: tip.generationEpoch, policyDigest: tip.policyDigest },
+    checkpoint: typeof stored.checkpoint === 'string' ? stored.checkpoint : null,
+    policy: tip.policy,
+    legacyTip: tip.legacyTip,
+  };
+}
+
+/** What a head item says of its tip record, checked as far as the item can check it. */
+interface ClaimedTip {
+  readonly recordHash: HexDigest;
+  readonly generationEpoch: number;
+  readonly policyDigest: HexDigest | null;
+  readonly policy: LineagePolicy | null;
+  readonly legacyTip: boolean;
+}
+
+/**
+ * The tip of a head item that carries its record's header (every head stored before the small
+ * head, docs/sealing.md, "The append's layout"): the header hashes to the head's record hash and
+ * carries its seq, lineage and epoch; for a format-2 header the stored policy hashes to its
+ * `policyDigest` (docs/authorship.md).
+ */
+function headerTip(stored: StoredLogHead, lineageId: string, fail: (reason: string) => LogStateError): ClaimedTip {
+  const seq = stored.head.seq;
+  const header = RecordHeaderSchema.safeParse(stored.header);
+  if (!header.success) throw fail('the head record header is missing or malformed');
+  const recordHash = recordHashOf(header.data);
+  if (header.data.lineageId !== lineageId || header.data.monotonicSequenceNumber !== seq) {
+    throw fail(`the head record header is seq ${header.data.monotonicSequenceNumber} of ${header.data.lineageId}`);
+  }
+  if (stored.head.recordHash !== recordHash) {
+    throw fail(
+      `the head item claims record hash ${stored.head.recordHash} but its record header hashes to ${recordHash}`,
+    );
+  }
+  if (stored.head.generationEpoch !== header.data.generationEpoch) {
+    // The epoch the sealer fences against is the authenticated header's; a head item claiming
+    // another is edited (a newer one would fence honest writers out on the table's word alone).
+    throw fail(
+      `the head item claims generation epoch ${stored.head.generationEpoch} but its record header has ${header.data.generationEpoch}`,
+    );
+  }
   // The policy in force is the body the header names by digest: no table item decides.
   const legacyTip = header.data.formatVersion !== RECORD_FORMAT_WRITER_BOUND;
   let policy: LineagePolicy | null = null;
@@ -153,20 +196,38 @@ export function claimedLogState(stored: StoredLogHead, lineageId: string): LogSt
     policy = parsed.data;
   }
   return {
-    lineageId,
-    size: seq + 1,
-    frontier: extended.frontier,
-    rootHash: frontierRoot(extended.frontier),
-    tip: {
-      lineageId,
-      seq,
-      recordHash,
-      generationEpoch: header.data.generationEpoch,
-      policyDigest: header.data.policyDigest ?? null,
-    },
-    checkpoint: typeof stored.checkpoint === 'string' ? stored.checkpoint : null,
+    recordHash,
+    generationEpoch: header.data.generationEpoch,
+    policyDigest: header.data.policyDigest ?? null,
     policy,
     legacyTip,
+  };
+}
+
+/**
+ * The tip of a small head item (no `header`: docs/sealing.md, "The append's layout"): seq, record
+ * hash and epoch are the item's own attributes and the writer policy digest is the stored policy's
+ * (`null` without one: a format-1 tip), exactly what the head-state MAC covers, so
+ * {@link authenticateHeadState} checks them all; until then they are the table's word, as any
+ * claimed state is. A stored policy that is not a lineage write policy fails.
+ */
+function smallHeadTip(stored: StoredLogHead, fail: (reason: string) => LogStateError): ClaimedTip {
+  const { recordHash, generationEpoch } = stored.head;
+  if (!HEX_DIGEST_PATTERN.test(recordHash)) throw fail(`the head item claims record hash ${recordHash}`);
+  if (!Number.isSafeInteger(generationEpoch) || generationEpoch < 0) {
+    throw fail(`the head item claims generation epoch ${generationEpoch}`);
+  }
+  if (stored.policy === null || stored.policy === undefined) {
+    return { recordHash, generationEpoch, policyDigest: null, policy: null, legacyTip: true };
+  }
+  const parsed = LineagePolicySchema.safeParse(stored.policy);
+  if (!parsed.success) throw fail("the head item's lineage write policy is malformed");
+  return {
+    recordHash,
+    generationEpoch,
+    policyDigest: policyDigest(parsed.data),
+    policy: parsed.data,
+    legacyTip: false,
   };
 }
 

@@ -5,6 +5,7 @@ import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { appendSealed } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
+import { shrinkHead } from '../../helpers/small-head';
 import authorshipFile from '../../vectors/authorship.json';
 import { runCli } from './run-cli';
 
@@ -43,11 +44,12 @@ describe('reseal recall prints the refusal code', () => {
     });
   });
 
-  it('text: a "refusal code" line; VERIFICATION_FAILED on a headless lineage, exit 20', async () => {
+  it('text: a "refusal code" line; VERIFICATION_FAILED on a head item that is not a well-formed state, exit 20', async () => {
     const store = new InMemoryLineageStore();
     const { records } = await buildChain(2, { lineageId: LINEAGE });
     await appendSealed(store, records);
-    store.deleteHead(LINEAGE);
+    await shrinkHead(store, LINEAGE);
+    store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: [] }));
     const result = await recall(store, ['--seq', '0']);
     expect(result.exitCode).toBe(20);
     expect(result.stdout).toMatch(/^refusal code: +VERIFICATION_FAILED$/m);

@@ -13,6 +13,7 @@ import { absentKeyManifest, FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { appendSealed, forgerLogSigner, TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, resealRecord } from '../../../helpers/seal-factories';
+import { shrinkHead } from '../../../helpers/small-head';
 
 const LINEAGE = FACTORY_LINEAGE_ID;
 /** The environment records are sealed against: ARCH structural, one claim on REGION, one on TOOL_VERSION. */
@@ -239,16 +240,36 @@ describe('triage service (docs/triage.md on a proven record, docs/sealing.md)', 
     expect(result.kind === 'COMPLETED' && result.detail.outcome).toBe('REFUSED');
   });
 
-  it('a latest recall on a rewound HEAD (an older head item put back, records past it) is refused LINEAGE_BROKEN, never triaged on the old record', async () => {
+  it('records stored past the head item are no finding (docs/sealing.md, "The append\'s layout"): a latest recall answers from the head\'s tree', async () => {
+    // Every append's state between its two writes (the records first, then the head), or a head
+    // rewound by a table writer: either way the answer is the head's tree, which the client
+    // vouches for through the index.
     const { triage, store, older } = await rewindable();
     store.restoreHead(LINEAGE, older);
-    const result = await triage().handle(recall());
-    expect(result.kind === 'COMPLETED' && result.detail).toMatchObject({
+    expect(completed(await triage().handle(recall()))).toMatchObject({ outcome: 'TRIAGED', seq: 1 });
+    await shrinkHead(store, LINEAGE);
+    expect(completed(await triage().handle(recall()))).toMatchObject({ outcome: 'TRIAGED', seq: 1 });
+    // A residual id sealed past the head is not in the head's tree: NOT_FOUND, as the index will say until the next run rolls it forward.
+    expect(completed(await triage().handle(recall({ target: { seq: 2 } })))).toMatchObject({
       outcome: 'REFUSED',
-      report: null,
-      verification: { verdict: 'LINEAGE_BROKEN', firstFailure: { seq: 2 } },
+      refusalCode: RefusalCode.NOT_FOUND,
     });
-    expect(result.kind === 'COMPLETED' && result.detail.refusalReason).toContain('past the signed checkpoint');
+  });
+
+  it('records without a head item read as no lineage (a first append in flight or crashed), unless the caller saw its head', async () => {
+    const { triage, store, newer } = await rewindable();
+    store.deleteHead(LINEAGE);
+    expect(completed(await triage().handle(recall({ target: { seq: 0 } })))).toMatchObject({
+      outcome: 'REFUSED',
+      refusalCode: RefusalCode.NOT_FOUND,
+      verification: null,
+    });
+    const saw = completed(await triage().handle(recall({ trustedCheckpoint: newer.checkpoint })));
+    expect(saw).toMatchObject({
+      refusalCode: RefusalCode.VERIFICATION_FAILED,
+      verification: { verdict: 'TRUNCATION_DETECTED' },
+    });
+    expect(saw.refusalReason).toContain('without a head item');
   });
 
   it('a whole rollback (older head item and the later records deleted) is invisible without a trusted checkpoint, TRUNCATION_DETECTED with one', async () => {
@@ -476,17 +497,12 @@ describe('triage refusal codes (machine-readable; refusalReason is for humans)',
     expect(truncated.refusalCode).toBe(RefusalCode.VERIFICATION_FAILED);
   });
 
-  it('VERIFICATION_FAILED: a stored head inconsistent with the records (rewound, or deleted)', async () => {
-    const { triage, store, older } = await rewindable();
-    store.restoreHead(LINEAGE, older);
-    const rewound = completed(await triage().handle(recall()));
-    expect(rewound).toMatchObject({
-      verification: { verdict: 'LINEAGE_BROKEN' },
-      refusalCode: RefusalCode.VERIFICATION_FAILED,
-    });
-    store.deleteHead(LINEAGE);
-    const headless = completed(await triage().handle(recall({ target: { seq: 0 } })));
-    expect(headless).toMatchObject({
+  it('VERIFICATION_FAILED: a stored head that is not a well-formed state (a frontier that does not fit its seq)', async () => {
+    const { triage, store } = await rewindable();
+    await shrinkHead(store, LINEAGE);
+    store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: [] }));
+    const malformed = completed(await triage().handle(recall()));
+    expect(malformed).toMatchObject({
       verification: { verdict: 'LINEAGE_BROKEN' },
       refusalCode: RefusalCode.VERIFICATION_FAILED,
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { policyDigest } from '../../../../shared/authorship/lineage-policy';
 import { LogStateError } from '../../../../shared/errors';
 import type { LineageIndexValue } from '../../../../shared/index/index-entry';
 import { type HeadState, macHeadState } from '../../../../shared/log/head-state-mac';
@@ -10,9 +11,14 @@ import {
   headStateOf,
   type StoredLogHead,
 } from '../../../../shared/log/log-state';
+import { sealRequestBody } from '../../../helpers/factories';
+import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../../helpers/seal-factories';
+import { testSealerService } from '../../../helpers/service-factories';
+import { smallHeadOf } from '../../../helpers/small-head';
+import { STRANGER_WRITER, TEST_POLICY, testLineageId } from '../../../helpers/writer-factories';
 
 const context = (overrides: { anchor?: ReturnType<typeof testAnchor> | null; indexed?: LineageIndexValue | null }) => ({
   lineageId: TEST_LINEAGE_ID,
@@ -110,5 +116,83 @@ describe('authenticateHeadState (docs/verifiable-log.md, "Appending")', () => {
     await expect(authenticateHeadState(otherKey, context({}))).rejects.toThrow(LogStateError);
     const unchecked = { ...stored, checkpoint: null, headMac: mac };
     await expect(authenticateHeadState(unchecked, context({ anchor: null }))).rejects.toThrow(LogStateError);
+  });
+});
+
+/** A format-2 lineage of two records the sealer sealed under the test policy: its head item (with header, policy and head-state MAC). */
+async function writerBoundHead(): Promise<StoredLogHead> {
+  const { store, service } = testSealerService();
+  const lineageId = testLineageId('small-head');
+  for (const residualId of ['r-1', 'r-2']) {
+    const outcome = await service.handle({
+      messageId: residualId,
+      body: sealRequestBody({ lineageId, residualId, policy: TEST_POLICY }),
+      sentAtMs: FACTORY_NOW_MS,
+    });
+    expect(outcome.kind).toBe('SEALED');
+  }
+  return (await store.logHead(lineageId)) as StoredLogHead;
+}
+
+describe('claimedLogState of a small head (docs/sealing.md, "The append\'s layout", "What each reader changes")', () => {
+  it('a head without its tip header takes seq, record hash and epoch from its attributes: the same state as the head it replaces', async () => {
+    const { stored } = await storedHeadOf(5);
+    const small = await smallHeadOf(stored);
+    expect(small.header).toBeNull();
+    expect(small.head.mac).toBe('');
+    const legacy = claimedLogState(stored, TEST_LINEAGE_ID);
+    const read = claimedLogState(small, TEST_LINEAGE_ID);
+    expect(read).toEqual({ ...legacy, checkpoint: null });
+    expect(read.tip?.policyDigest).toBeNull();
+    expect(read.legacyTip).toBe(true);
+    const { state, authenticatedBy } = await authenticateHeadState(small, context({}));
+    expect(authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+    expect(headStateOf(state)).toEqual(headStateOf(legacy));
+  });
+
+  it('a format-2 small head takes the writer policy digest from its stored policy', async () => {
+    const stored = await writerBoundHead();
+    const lineageId = stored.head.lineageId;
+    const small = await smallHeadOf(stored);
+    const legacy = claimedLogState(stored, lineageId);
+    const read = claimedLogState(small, lineageId);
+    expect(read.tip?.policyDigest).toBe(policyDigest(TEST_POLICY));
+    expect(read).toEqual({ ...legacy, checkpoint: null });
+    expect(read.legacyTip).toBe(false);
+    const authenticated = await authenticateHeadState(small, { ...context({}), lineageId });
+    expect(authenticated.authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+  });
+
+  it("a small head's attributes are only the table's word: an edit of any the MAC covers is refused unless indexed", async () => {
+    const stored = await writerBoundHead();
+    const lineageId = stored.head.lineageId;
+    const small = await smallHeadOf(stored);
+    const claimed = claimedLogState(small, lineageId);
+    const otherPolicy = {
+      ...TEST_POLICY,
+      writers: [{ keyId: STRANGER_WRITER.keyId, publicKey: STRANGER_WRITER.publicKey }],
+    };
+    for (const edited of [
+      { ...small, head: { ...small.head, generationEpoch: small.head.generationEpoch + 1 } },
+      { ...small, head: { ...small.head, recordHash: 'ab'.repeat(32) } },
+      { ...small, policy: otherPolicy },
+      { ...small, policy: null },
+    ]) {
+      expect(claimedLogState(edited, lineageId).size).toBe(claimed.size); // well-formed, so only the MAC tells
+      await expect(authenticateHeadState(edited, { ...context({}), lineageId })).rejects.toThrow(/does not verify/);
+    }
+  });
+
+  it('a small head that is not a well-formed state is refused: a planted signed checkpoint, a malformed hash, epoch or policy', async () => {
+    const { stored } = await storedHeadOf(3);
+    const small = await smallHeadOf(stored);
+    for (const [edited, reason] of [
+      [{ ...small, checkpoint: stored.checkpoint }, /signed checkpoint but no record header/],
+      [{ ...small, head: { ...small.head, recordHash: '' } }, /record hash/],
+      [{ ...small, head: { ...small.head, generationEpoch: -1 } }, /generation epoch/],
+      [{ ...small, policy: { writers: 'x' } }, /policy is malformed/],
+    ] as const) {
+      expect(() => claimedLogState(edited, TEST_LINEAGE_ID)).toThrow(reason);
+    }
   });
 });

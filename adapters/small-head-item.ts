@@ -1,0 +1,41 @@
+import type { LineagePolicy } from '../shared/authorship/lineage-policy';
+import { canonicalJson } from '../shared/canonical/canonical-json';
+import type { HexDigest } from '../shared/canonical/digest';
+import type { AnchorSignature } from '../shared/ports/mac-anchor';
+import type { ChainTip } from '../shared/seal/chain-tip';
+import { type Item, itemOf } from './dynamodb-item-codec';
+import { Keys } from './dynamodb-table-keys';
+
+/** What a small head item stores (docs/sealing.md, "The append's layout", "The write"). */
+export interface SmallHead {
+  readonly lineageId: string;
+  /** The head record: its seq, record hash and epoch (the head move's condition attributes). */
+  readonly tip: Pick<ChainTip, 'seq' | 'recordHash' | 'generationEpoch'>;
+  /** The sealer's head-state MAC of the tree ending at `tip` (shared/log/head-state-mac.ts). */
+  readonly headMac: AnchorSignature;
+  /** Compact range of the first `tip.seq` leaves (hex, left to right). */
+  readonly frontier: readonly HexDigest[];
+  /** The lineage write policy in force at the tip (its digest is the MAC's `writerPolicyDigest`), or `null` for a format-1 tip. */
+  readonly policy: LineagePolicy | null;
+}
+
+/**
+ * The small head item (`LINEAGE#<id>` / `HEAD`; docs/sealing.md, "The append's layout"): `seq`,
+ * `recordHash`, `generationEpoch`, `headMac` (canonical JSON), `frontier` (binary, 32 bytes a
+ * hash) and `policy` (canonical JSON, left out for a format-1 tip). No tip `header`, `mac`, `keyId`
+ * or `residualId` and no signed `checkpoint`: the head-state MAC covers every value a reader takes
+ * from it (`claimedLogState`, shared/log/log-state.ts), and the tip record's own fields are read
+ * from the record. About 0.5 KB: one WCU.
+ */
+export function smallHeadItem(head: SmallHead): Item {
+  return itemOf({
+    pk: Keys.lineage(head.lineageId),
+    sk: Keys.head,
+    seq: head.tip.seq,
+    recordHash: head.tip.recordHash,
+    generationEpoch: head.tip.generationEpoch,
+    headMac: canonicalJson(head.headMac),
+    frontier: Buffer.concat(head.frontier.map((hash) => Buffer.from(hash, 'hex'))),
+    ...(head.policy ? { policy: canonicalJson(head.policy) } : {}),
+  });
+}

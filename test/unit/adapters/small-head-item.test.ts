@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { frontierOf, headItem, logHeadOf } from '../../../adapters/dynamodb-item-codec';
+import { smallHeadItem } from '../../../adapters/small-head-item';
+import { canonicalJson } from '../../../shared/canonical/canonical-json';
+import { macHeadState } from '../../../shared/log/head-state-mac';
+import { claimedLogState, headStateOf } from '../../../shared/log/log-state';
+import { lineageHeadOf } from '../../../shared/seal/sealed-record';
+import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { TEST_POLICY } from '../../helpers/writer-factories';
+
+/** Bytes DynamoDB bills for an item: each attribute's name and value (numbers as text, an approximation). */
+function itemBytes(item: Record<string, { S?: string; N?: string; B?: Uint8Array }>): number {
+  return Object.entries(item).reduce(
+    (sum, [name, value]) =>
+      sum + Buffer.byteLength(name) + (value.B?.byteLength ?? Buffer.byteLength(value.S ?? value.N ?? '')),
+    0,
+  );
+}
+
+describe('the small head item (docs/sealing.md, "The append\'s layout", "The write")', () => {
+  it('stores seq, record hash, epoch, head-state MAC, a binary frontier and the policy; no tip header, anchor or checkpoint', async () => {
+    const frontier = ['aa'.repeat(32), 'bb'.repeat(32)];
+    const headMac = await testAnchor().generateMac(new Uint8Array(32));
+    const tip = { seq: 6, recordHash: 'cc'.repeat(32), generationEpoch: 2 };
+    const item = smallHeadItem({ lineageId: TEST_LINEAGE_ID, tip, headMac, frontier, policy: TEST_POLICY });
+    expect(Object.keys(item).sort()).toEqual(
+      ['frontier', 'generationEpoch', 'headMac', 'pk', 'policy', 'recordHash', 'seq', 'sk'].sort(),
+    );
+    expect(item.frontier?.B?.byteLength).toBe(64);
+    expect(item.headMac?.S).toBe(canonicalJson(headMac));
+    expect(frontierOf(item)).toEqual(frontier);
+    const read = logHeadOf(TEST_LINEAGE_ID, item);
+    expect(read).toMatchObject({ header: null, checkpoint: null, frontier, policy: TEST_POLICY, headMac });
+    expect(read?.head).toEqual({ lineageId: TEST_LINEAGE_ID, ...tip, mac: '', keyId: '' });
+    const legacy = smallHeadItem({ lineageId: TEST_LINEAGE_ID, tip, headMac, frontier, policy: null });
+    expect(legacy.policy).toBeUndefined();
+  });
+
+  it('is about half a KB, one WCU, against the head item it replaces', async () => {
+    const { records } = await buildChain(2);
+    const last = records[1] as (typeof records)[0];
+    const anchor = testAnchor();
+    const frontier = Array.from({ length: 9 }, (_, i) => String(i).repeat(64));
+    const legacy = headItem(
+      {
+        lineageId: TEST_LINEAGE_ID,
+        entries: [{ record: last, nodes: [] }],
+        expectedHead: lineageHeadOf(records[0] as (typeof records)[0]),
+        headMac: await anchor.generateMac(new Uint8Array(32)),
+        frontier,
+        policy: TEST_POLICY,
+      },
+      last,
+    );
+    const small = smallHeadItem({
+      lineageId: TEST_LINEAGE_ID,
+      tip: lineageHeadOf(last),
+      headMac: await anchor.generateMac(new Uint8Array(32)),
+      frontier,
+      policy: TEST_POLICY,
+    });
+    expect(itemBytes(small)).toBeLessThan(1024);
+    expect(itemBytes(small)).toBeLessThan(itemBytes(legacy) / 2);
+  });
+
+  it('reads back through the codec as the state the legacy head item of the same tree claims', async () => {
+    const { records } = await buildChain(4);
+    const last = records[3] as (typeof records)[0];
+    const frontier = ['11'.repeat(32), '22'.repeat(32)]; // 3 leaves: a subtree of 2 and one of 1
+    const batch = {
+      lineageId: TEST_LINEAGE_ID,
+      entries: [{ record: last, nodes: [] }],
+      expectedHead: lineageHeadOf(records[2] as (typeof records)[0]),
+      headMac: null,
+      frontier,
+    };
+    const legacy = logHeadOf(TEST_LINEAGE_ID, headItem(batch, last));
+    if (legacy === null) throw new Error('no head');
+    const state = claimedLogState(legacy, TEST_LINEAGE_ID);
+    const headMac = await macHeadState(headStateOf(state) as NonNullable<ReturnType<typeof headStateOf>>, testAnchor());
+    const small = logHeadOf(
+      TEST_LINEAGE_ID,
+      smallHeadItem({ lineageId: TEST_LINEAGE_ID, tip: lineageHeadOf(last), headMac, frontier, policy: null }),
+    );
+    if (small === null) throw new Error('no head');
+    expect(claimedLogState(small, TEST_LINEAGE_ID)).toEqual(state);
+  });
+});
+
+describe('frontierOf: binary or JSON hex, as nodesOf reads nodes (docs/sealing.md, "The append\'s layout")', () => {
+  it('reads 32 bytes a hash, or a JSON list of strings; anything else is malformed', () => {
+    const hashes = ['ab'.repeat(32), 'cd'.repeat(32)];
+    expect(frontierOf({ frontier: { B: Buffer.from(hashes.join(''), 'hex') } })).toEqual(hashes);
+    expect(frontierOf({ frontier: { B: new Uint8Array(0) } })).toEqual([]);
+    expect(frontierOf({ frontier: { S: JSON.stringify(hashes) } })).toEqual(hashes);
+    expect(frontierOf({ frontier: { B: new Uint8Array(33) } })).toBeNull();
+    expect(frontierOf({ frontier: { N: '1' } })).toBeNull();
+    expect(frontierOf({})).toBeNull();
+  });
+});
