@@ -12,6 +12,7 @@ import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import { Keys } from './dynamodb-table-keys';
+import { smallHeadItem } from './small-head-item';
 
 /**
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
@@ -110,8 +111,9 @@ export function readJson<T>(item: Item, name: string, fallback: T): T {
 
 /**
  * The head item of an append: the batch's last record's seq, record hash and epoch, its head-state
- * MAC, the frontier and the policy, in `layout` ({@link HeadLayout}): `small` with the frontier
- * binary (32 bytes a hash, as the record items' `nodes`); `compatible` also with the tip record's
+ * MAC, the frontier and the policy, in `layout` ({@link HeadLayout}): `small` is `smallHeadItem`
+ * (adapters/small-head-item.ts: the frontier binary, no signed checkpoint; a batch without a
+ * head-state MAC, a test's old head, is written compatible); `compatible` also with the tip record's
  * header copy, `mac`, `keyId`, `residualId` (and a signed checkpoint, when the batch carries one)
  * and the frontier as JSON hex, as every head was stored before (docs/sealing.md, "Migration").
  */
@@ -125,14 +127,19 @@ export function headItem(batch: AppendBatch, last: SealedRecord, layout: HeadLay
     ...(batch.headMac ? { headMac: canonicalJson(batch.headMac) } : {}),
     ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
   };
-  if (layout === HeadLayout.SMALL) {
+  if (layout === HeadLayout.SMALL && batch.headMac) {
     // The tip's header, MAC, key id and residual id are the tip record's own; the head-state MAC
     // covers seq, record hash, epoch, tree and policy digest without them (docs/sealing.md, "The head item").
-    return itemOf({
-      ...claims,
-      // Only while the operator keeps lineage checkpoints signed (`SIGN_LINEAGE_CHECKPOINTS=true`).
-      ...(batch.checkpoint ? { checkpoint: batch.checkpoint } : {}),
-      frontier: Buffer.concat(batch.frontier.map((hash) => Buffer.from(hash, 'hex'))),
+    return smallHeadItem({
+      lineageId: batch.lineageId,
+      tip: {
+        seq: last.header.monotonicSequenceNumber,
+        recordHash: last.recordHash,
+        generationEpoch: last.header.generationEpoch,
+      },
+      headMac: batch.headMac,
+      frontier: batch.frontier,
+      policy: batch.policy ?? null,
     });
   }
   return itemOf({

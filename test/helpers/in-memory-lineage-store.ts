@@ -118,10 +118,11 @@ export class InMemoryLineageStore implements LineageStore {
       : head === null;
     if (!headMatches) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
     this.heads.set(lineageId, lineageHeadOf(last));
-    const small = this.headLayout === HeadLayout.SMALL;
+    // As `headItem` writes it: a small head only with a head-state MAC, and then with no signed checkpoint.
+    const small = this.headLayout === HeadLayout.SMALL && move.headMac !== null;
     this.logHeads.set(lineageId, {
       header: small ? null : structuredClone(last.header),
-      checkpoint: move.checkpoint ?? null,
+      checkpoint: small ? null : (move.checkpoint ?? null),
       frontier: [...move.frontier],
       policy: move.policy ? structuredClone(move.policy) : null,
       headMac: move.headMac ? structuredClone(move.headMac) : null,
