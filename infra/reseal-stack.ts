@@ -11,7 +11,7 @@ import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy'
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
-import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
+import { DEFAULT_HEAD_LAYOUT, HeadLayout } from '../shared/ports/head-layout';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
 import { DEFAULT_HEARTBEAT_RATE, HeartbeatSchedule } from './constructs/heartbeat-schedule';
@@ -71,7 +71,9 @@ export interface ResealStackProps extends StackProps {
    * 2: still the tip record's header copy, MAC, key id, residual id and a JSON hex frontier, 5 WCU,
    * so that a sealer of the previous version still running during the deploy authenticates the
    * heads the new one writes). Upgrading from a sealer that appends in one transaction: deploy
-   * `compatible` first, then `small` once no previous sealer runs. @default 'small'
+   * `compatible` first, then `small` once no previous sealer runs. A small head carries no signed
+   * checkpoint: with `signLineageCheckpoints` the default is `compatible`, and `small` is refused.
+   * @default 'small' ('compatible' with signLineageCheckpoints)
    */
   readonly headLayout?: HeadLayout;
   /**
@@ -169,6 +171,17 @@ export class ResealStack extends Stack {
       LOG_NAME: logNameOf(this.stackName),
     };
 
+    // A small head carries no signed checkpoint (docs/sealing.md, "Migration").
+
+    const headLayout =
+      props.headLayout ?? (props.signLineageCheckpoints === true ? HeadLayout.COMPATIBLE : DEFAULT_HEAD_LAYOUT);
+
+    if (props.signLineageCheckpoints === true && headLayout === HeadLayout.SMALL) {
+      throw new Error(
+        'signLineageCheckpoints needs headLayout "compatible": a small head carries no signed checkpoint',
+      );
+    }
+
     const minSize = props.deploymentMinSize ?? 0;
     if (!Number.isSafeInteger(minSize) || minSize < 0) {
       throw new Error('deploymentMinSize: expected a whole number of leaves, 0 or more');
@@ -192,7 +205,7 @@ export class ResealStack extends Stack {
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
           DEPLOYMENT_MIN_SIZE: String(minSize),
           SIGN_LINEAGE_CHECKPOINTS: String(props.signLineageCheckpoints ?? false),
-          HEAD_LAYOUT: props.headLayout ?? DEFAULT_HEAD_LAYOUT,
+          HEAD_LAYOUT: headLayout,
         },
         timeout: Duration.seconds(30),
       },

@@ -323,6 +323,18 @@ describe('ResealStack template', () => {
       headLayout: 'compatible',
     });
     expect(sealerEnv(compatible)?.HEAD_LAYOUT).toBe('compatible');
+    // A small head carries no signed checkpoint: signing sealers write the compatible one.
+    const signing = new ResealStack(new App({ context: synthContext }), 'SigningHead', {
+      signLineageCheckpoints: true,
+    });
+    expect(sealerEnv(signing)?.HEAD_LAYOUT).toBe('compatible');
+    expect(
+      () =>
+        new ResealStack(new App({ context: synthContext }), 'SigningSmallHead', {
+          signLineageCheckpoints: true,
+          headLayout: 'small',
+        }),
+    ).toThrow('signLineageCheckpoints needs headLayout "compatible"');
   });
 
   it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { clientConfig } from '../../../scripts/emulator/deploy';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { deployedStack } from '../../helpers/deployed-stack';
@@ -54,7 +55,8 @@ export function tamperSealer(
   setup: SealingSetup,
   options: Omit<Parameters<typeof coldSealer>[1] & object, 'signLineageCheckpoints'> = {},
 ): ReturnType<typeof coldSealer> {
-  return coldSealer(setup, { ...options, signLineageCheckpoints: true });
+  // The compatible head: a small head carries no signed checkpoint (docs/sealing.md, "Migration").
+  return coldSealer(setup, { ...options, signLineageCheckpoints: true, headLayout: HeadLayout.COMPATIBLE });
 }
 
 /** A lineage sealed write by write in groups, with snapshots after each group and its writes. */
