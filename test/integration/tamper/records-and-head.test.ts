@@ -3,7 +3,7 @@ import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { manifestDigest } from '../../../shared/triage/manifest-digest';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
-import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, type Expected, itEachCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
   clientVerifyExport,
@@ -343,6 +343,35 @@ const intact = (readers: readonly string[]) =>
     ]),
   );
 
+/**
+ * The readers that prove one record (recall, receipts, a write's outcome) on records stored past
+ * the head item (docs/sealing.md, "What each reader changes"): no finding, the answer comes from
+ * the head's tree; a trusted checkpoint of the later state shows a rewound head as truncation.
+ */
+const fromHeadTree = {
+  rewound: {
+    [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+    [CR]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
+    [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+    [P]: both('exit 20 TRUNCATION_DETECTED'),
+  },
+  // No head item: triage answers as for an empty lineage (this one is not integrated: no index to contradict it).
+  headless: {
+    [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
+    [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
+    [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+    [P]: both('exit 20 TRUNCATION_DETECTED'),
+  },
+  // A planted record past an intact head: the head's tree is the answer.
+  planted: {
+    [R]: both('exit 0 VERIFIED_INTACT'),
+    [CR]: both('VERIFIED_INTACT'),
+    [RC]: both('exit 0 VERIFIED_INTACT'),
+    [P]: both('exit 3 SEALED'),
+    [CW]: both('SEALED seq 4'),
+  },
+} satisfies Record<string, Record<string, Expected>>;
+
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
 const at =
   (seq: number): Cell['target'] =>
@@ -432,6 +461,7 @@ const cells: readonly Cell[] = [
     // inspect --lineage reads the lineage as an export does.
     expect: {
       ...caught('LINEAGE_BROKEN'),
+      ...fromHeadTree.planted,
       [E]: both('exit 20 SEQUENCE_REPLAYED'),
       [XV]: both('SEQUENCE_REPLAYED'),
       [I]: both('exit 20 SEQUENCE_REPLAYED'),
@@ -444,6 +474,7 @@ const cells: readonly Cell[] = [
     attack: attacks.plantNext,
     expect: {
       ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'),
+      ...fromHeadTree.planted,
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
       [PY]: pyCaught('LINEAGE_BROKEN'),
     },
@@ -451,27 +482,27 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.rewindHeadJunk,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.rewindHeadJunkOutOfRange,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.deleteHeadJunk,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.replayHead,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.deleteHead,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     // An export carries the records and the head's claims, not the signed checkpoint: not its
