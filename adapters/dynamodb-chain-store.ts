@@ -1,13 +1,10 @@
-import { type AttributeValue, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
-import {
-  DuplicateResidualError,
-  LineageInconsistentError,
-  type ResidualLocation,
-  StaleHeadError,
-} from '../shared/errors';
+import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../shared/errors';
+import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
+import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
@@ -36,18 +33,16 @@ import { Keys } from './dynamodb-table-keys';
 /** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
 export type ChainStore = Pick<
   LineageStore,
-  'head' | 'lastRecordSeq' | 'logHead' | 'appendEntries' | 'readNodes' | 'readRecord' | 'findByResidualId' | 'readChain'
+  | 'head'
+  | 'lastRecordSeq'
+  | 'logHead'
+  | 'putRecords'
+  | 'moveHead'
+  | 'readNodes'
+  | 'readRecord'
+  | 'findByResidualId'
+  | 'readChain'
 >;
-
-/**
- * Positions of the actions in the append transaction; cancellation reasons come back in this
- * order: the head first, then per entry its record and its residual-id marker.
- */
-export const AppendAction = {
-  HEAD: 0,
-  recordOf: (entry: number) => 1 + 2 * entry,
-  markerOf: (entry: number) => 2 + 2 * entry,
-} as const;
 
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
 const MANIFEST_CACHE_LIMIT = 10_000;
@@ -63,29 +58,29 @@ function firstRecordSeqOf(items: readonly Item[]): number | null {
 }
 
 /**
- * The chain of each lineage in the table (docs/pipeline.md, "Data layout", "Append").
- *
- * `appendEntries` first puts each manifest of the batch it has not put since it was made, in its
- * content-addressed item (docs/sealing.md, "Stored items"), then makes one `TransactWriteItems`:
- * the head first, then per record its item and its residual-id marker ({@link AppendAction}):
- * - the head `LINEAGE#<id>` / `HEAD` only if absent (first record) or still the expected one (seq,
- *   record hash and epoch as read; the sealer fenced the epoch against its authenticated tip);
- * - each record `LINEAGE#<id>` / `RECORD#<seq:16>` only if absent, with the tree nodes it completes;
- * - each marker `LINEAGE#<id>` / `RESIDUAL#<residualId>` only if absent (idempotency, per lineage).
- * Each carries `ReturnValuesOnConditionCheckFailure: ALL_OLD`, and the cancellation reasons are
- * read by position: a marker failed → {@link DuplicateResidualError}; the head failed, or a
- * `TransactionConflict` → {@link StaleHeadError} (a newer epoch seen there included: the table's
- * word, not a fencing decision); only a record failed (the head held, so the head is behind the
- * records) → {@link LineageInconsistentError}. Any other failure is rethrown as is (transient:
- * the message is retried).
+ * The chain of each lineage in the table (docs/pipeline.md, "Data layout"; docs/sealing.md, "The
+ * write"). An append is two steps and no transaction:
+ * - `putRecords`: each manifest of the run this store has not put since it was made, in its
+ *   content-addressed item (docs/sealing.md, "Stored items"); then each record `LINEAGE#<id>` /
+ *   `RECORD#<seq:16>` with the tree nodes it completes, one `PutItem` each, only if absent, in seq
+ *   order after the previous one landed ({@link RecordSeqTakenError} names how many did);
+ * - `moveHead`: the head `LINEAGE#<id>` / `HEAD` in the store's {@link HeadLayout}, only if absent
+ *   (first record) or still the one read (seq, record hash and epoch; the sealer fenced the epoch
+ *   against its authenticated tip), {@link StaleHeadError} otherwise; then each residual-id marker
+ *   `LINEAGE#<id>` / `RESIDUAL#<residualId>`, a plain `PutItem`.
+ * Any other failure is rethrown as is (transient: the message is retried).
  */
 export class DynamoDBChainStore implements ChainStore {
   readonly #table: LineageTable;
   /** Digests of the manifest items this store has put (a warm sealer reads them back instead of writing them again). */
   readonly #manifestsPut = new Set<string>();
 
-  constructor(table: LineageTable) {
+  readonly #headLayout: HeadLayout;
+
+  /** @param headLayout - the head item's attributes the store writes (docs/sealing.md, "Migration") */
+  constructor(table: LineageTable, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT) {
     this.#table = table;
+    this.#headLayout = headLayout;
   }
 
   async head(lineageId: string): Promise<LineageHead | null> {
@@ -129,16 +124,37 @@ export class DynamoDBChainStore implements ChainStore {
     return logHeadOf(lineageId, await this.#table.get(Keys.lineage(lineageId), Keys.head));
   }
 
-  async appendEntries(batch: AppendBatch): Promise<void> {
-    const { lineageId, entries, expectedHead } = batch;
-    const last = entries.at(-1)?.record;
-    if (!last) throw new Error('appendEntries: no entries');
+  async putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
+    if (entries.length === 0) throw new Error('putRecords: no entries');
     await this.#storeManifests(entries);
-    const { tableName } = this.#table;
+    const { client, tableName } = this.#table;
+    // One after the other, in seq order: a crash leaves a prefix of the run, never a gap.
+    for (const [landed, entry] of entries.entries()) {
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: recordItem(lineageId, entry),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+        const seq = entry.record.header.monotonicSequenceNumber;
+        throw new RecordSeqTakenError(lineageId, seq, landed, { cause: error });
+      }
+    }
+  }
+
+  async moveHead(move: AppendBatch): Promise<void> {
+    const { lineageId, entries, expectedHead } = move;
+    const last = entries.at(-1)?.record;
+    if (!last) throw new Error('moveHead: no entries');
+    const { client, tableName } = this.#table;
     // The head as read, unchanged (seq, record hash and epoch): any change since is a race. The
-    // epoch is not fenced here: the sealer fences against its authenticated tip (the signed head
-    // record's epoch), never against this attribute, which the table writer can edit.
-    const headCondition = expectedHead
+    // epoch is not fenced here: the sealer fences against its authenticated tip, never against
+    // this attribute, which the table writer can edit.
+    const condition = expectedHead
       ? {
           ConditionExpression: '#seq = :expectedSeq AND #recordHash = :expectedHash AND #epoch = :expectedEpoch',
           ExpressionAttributeNames: { '#seq': 'seq', '#recordHash': 'recordHash', '#epoch': 'generationEpoch' },
@@ -149,61 +165,29 @@ export class DynamoDBChainStore implements ChainStore {
           }),
         }
       : { ConditionExpression: 'attribute_not_exists(pk)' };
-    const ifAbsent = {
-      ConditionExpression: 'attribute_not_exists(pk)',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-    };
-    const headPut = {
-      Put: {
-        TableName: tableName,
-        Item: headItem(batch, last),
-        ...headCondition,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-      },
-    };
-    const entryPuts = entries.flatMap((entry) => [
-      { Put: { TableName: tableName, Item: recordItem(lineageId, entry), ...ifAbsent } },
-      { Put: { TableName: tableName, Item: markerItem(lineageId, entry), ...ifAbsent } },
-    ]);
     try {
-      await this.#table.client.send(new TransactWriteItemsCommand({ TransactItems: [headPut, ...entryPuts] }));
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: headItem(move, last, this.#headLayout),
+          ...condition,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
     } catch (error) {
-      throw await this.#mapCancellation(error, batch);
-    }
-  }
-
-  async #mapCancellation(error: unknown, batch: AppendBatch): Promise<unknown> {
-    if ((error as Error)?.name !== 'TransactionCanceledException') return error;
-    const { lineageId, entries, expectedHead } = batch;
-    const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] }).CancellationReasons ?? [];
-    const failed = (position: number) => reasons[position]?.Code === 'ConditionalCheckFailed';
-    const expectedSeq = expectedHead?.seq ?? null;
-    for (const [i, { record }] of entries.entries()) {
-      if (!failed(AppendAction.markerOf(i))) continue;
-      const { residualId } = record.header;
-      const old = reasons[AppendAction.markerOf(i)]?.Item;
-      const existing = old ? locationOf(old) : await this.findByResidualId(lineageId, residualId);
-      return new DuplicateResidualError(residualId, existing, { cause: error });
-    }
-    if (failed(AppendAction.HEAD)) {
-      const old = reasons[AppendAction.HEAD]?.Item;
-      // Emulators may omit ALL_OLD items; then read the head. Whatever it says (a newer epoch
+      if ((error as Error)?.name !== 'ConditionalCheckFailedException') throw error;
+      // Emulators may omit the old item; then read the head. Whatever it says (a newer epoch
       // included) is the table's claim: the sealer re-reads and re-authenticates.
+      const old = (error as { Item?: Item }).Item;
       const observed = old ? headOf(lineageId, old) : await this.head(lineageId);
-      return new StaleHeadError(lineageId, expectedSeq, observed, { cause: error });
+      throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, observed, { cause: error });
     }
-    if (reasons.some((r) => r.Code === 'TransactionConflict')) {
-      return new StaleHeadError(lineageId, expectedSeq, null, { cause: error });
-    }
-    const taken = entries.find((_, i) => failed(AppendAction.recordOf(i)));
-    if (taken) {
-      // The head condition held (it did not fail), yet a seq after it is taken: the head is
-      // behind the records. Not a race: a racing writer would have moved the head too.
-      return new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead, {
-        cause: error,
-      });
-    }
-    return error;
+    // Plain puts, after the head landed: a marker never names a record past the head's tree.
+    await Promise.all(
+      entries.map((entry) =>
+        client.send(new PutItemCommand({ TableName: tableName, Item: markerItem(lineageId, entry) })),
+      ),
+    );
   }
 
   /**
@@ -216,7 +200,7 @@ export class DynamoDBChainStore implements ChainStore {
    * as reads) and put again only when it is gone or differs, so a deleted item never stays missing
    * behind a warm sealer's memory (docs/sealing.md, "Writing it").
    */
-  async #storeManifests(entries: AppendBatch['entries']): Promise<void> {
+  async #storeManifests(entries: readonly LogEntry[]): Promise<void> {
     const { client, tableName } = this.#table;
     // Keyed by partition key: one item per lineage and digest (`MANIFEST#<lineageId>#<digest>`).
     const wanted = new Map<string, Item>();

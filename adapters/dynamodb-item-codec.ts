@@ -8,9 +8,11 @@ import { ManifestReadBoundError, type ResidualLocation, StrictJsonError } from '
 import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../shared/pipeline/messages';
+import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, ConflictReason, ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import type { LineageHead, SealedRecord } from '../shared/seal/sealed-record';
 import { Keys } from './dynamodb-table-keys';
+import { smallHeadItem } from './small-head-item';
 
 /**
  * The items of the lineage table, to and from DynamoDB's `AttributeValue` form, through the SDK's
@@ -107,22 +109,47 @@ export function readJson<T>(item: Item, name: string, fallback: T): T {
 
 // --- The chain: records, head, residual-id markers ---------------------------------------------
 
-/** The head item of an append: the batch's last record, its head-state MAC (or an older head's signed checkpoint) and the frontier. */
-export function headItem(batch: AppendBatch, last: SealedRecord): Item {
-  return itemOf({
+/**
+ * The head item of an append: the batch's last record's seq, record hash and epoch, its head-state
+ * MAC, the frontier and the policy, in `layout` ({@link HeadLayout}): `small` is `smallHeadItem`
+ * (adapters/small-head-item.ts: the frontier binary, no signed checkpoint; a batch without a
+ * head-state MAC, a test's old head, is written compatible); `compatible` also with the tip record's
+ * header copy, `mac`, `keyId`, `residualId` (and a signed checkpoint, when the batch carries one)
+ * and the frontier as JSON hex, as every head was stored before (docs/sealing.md, "Migration").
+ */
+export function headItem(batch: AppendBatch, last: SealedRecord, layout: HeadLayout): Item {
+  const claims = {
     pk: Keys.lineage(batch.lineageId),
     sk: Keys.head,
     seq: last.header.monotonicSequenceNumber,
     recordHash: last.recordHash,
     generationEpoch: last.header.generationEpoch,
+    ...(batch.headMac ? { headMac: canonicalJson(batch.headMac) } : {}),
+    ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
+  };
+  if (layout === HeadLayout.SMALL && batch.headMac) {
+    // The tip's header, MAC, key id and residual id are the tip record's own; the head-state MAC
+    // covers seq, record hash, epoch, tree and policy digest without them (docs/sealing.md, "The head item").
+    return smallHeadItem({
+      lineageId: batch.lineageId,
+      tip: {
+        seq: last.header.monotonicSequenceNumber,
+        recordHash: last.recordHash,
+        generationEpoch: last.header.generationEpoch,
+      },
+      headMac: batch.headMac,
+      frontier: batch.frontier,
+      policy: batch.policy ?? null,
+    });
+  }
+  return itemOf({
+    ...claims,
     mac: last.anchor.mac,
     keyId: last.anchor.keyId,
     residualId: last.header.residualId,
     header: canonicalJson(last.header),
-    ...(batch.headMac ? { headMac: canonicalJson(batch.headMac) } : {}),
     ...(batch.checkpoint ? { checkpoint: batch.checkpoint } : {}),
     frontier: JSON.stringify(batch.frontier),
-    ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
   });
 }
 

@@ -1,9 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import type { ResidualLocation } from '../shared/errors';
+import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/node-ref';
 import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type {
   AppendBatch,
   ConflictRecord,
@@ -26,9 +28,10 @@ export class DynamoDBLineageStore implements LineageStore {
   readonly #chain: DynamoDBChainStore;
   readonly #outcomes: DynamoDBOutcomeStore;
 
-  constructor(client: DynamoDBClient, tableName: string) {
+  /** @param headLayout - the head item's attributes the sealer writes (docs/sealing.md, "Migration"); readers need none */
+  constructor(client: DynamoDBClient, tableName: string, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT) {
     const table = new LineageTable(client, tableName);
-    this.#chain = new DynamoDBChainStore(table);
+    this.#chain = new DynamoDBChainStore(table, headLayout);
     this.#outcomes = new DynamoDBOutcomeStore(table);
   }
 
@@ -41,8 +44,11 @@ export class DynamoDBLineageStore implements LineageStore {
   logHead(lineageId: string): Promise<StoredLogHead | null> {
     return this.#chain.logHead(lineageId);
   }
-  appendEntries(batch: AppendBatch): Promise<void> {
-    return this.#chain.appendEntries(batch);
+  putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
+    return this.#chain.putRecords(lineageId, entries);
+  }
+  moveHead(move: AppendBatch): Promise<void> {
+    return this.#chain.moveHead(move);
   }
   readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     return this.#chain.readNodes(lineageId, refs);

@@ -77,7 +77,8 @@ const nullStore: LineageStore = {
   head: async () => null,
   lastRecordSeq: async () => null,
   logHead: async () => null,
-  appendEntries: async () => {},
+  putRecords: async () => {},
+  moveHead: async () => {},
   readNodes: unused,
   readRecord: unused,
   findByResidualId: async () => null,
@@ -143,7 +144,7 @@ async function sealerFigure(): Promise<{ figure: Figure; note: string }> {
     new SealerService({
       store: {
         ...nullStore,
-        appendEntries: async (batch) => {
+        moveHead: async (batch) => {
           sealed = batch.entries[0]?.record ?? null;
           checkpointNote = batch.checkpoint ?? '';
         },

@@ -12,10 +12,14 @@
  * which compresses to nothing, a real one does not. `WCU_BENCH_ATTRIBUTES=1` also prints each
  * written attribute's size to stderr.
  *
+ * The sealer writes as docs/sealing.md, "The write" says (the record put, then the head and the
+ * marker), once per head layout (docs/sealing.md, "Migration"): `compatible` (deploy 2, the head
+ * still carrying the tip header copy) and `small` (deploy 3, the default), each on its own lineages.
+ *
  * Then the candidate layouts of docs/sealing.md, "The append's layout" (bench/append-layouts.ts):
- * each write's captured record, head and marker items, rearranged as each layout stores them, are
- * written again, with their conditions, to a table per layout, and the capacity the emulator
- * reports for each of those writes is printed beside today's.
+ * each `compatible` write's captured record, head and marker items (the items the one-transaction
+ * append wrote), rearranged as each layout stores them, are written again, with their conditions,
+ * to a table per layout, and the capacity the emulator reports for each of those writes is printed.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -33,6 +37,7 @@ import { signWriteRequest } from '../shared/authorship/write-signature';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
+import { HeadLayout } from '../shared/ports/head-layout';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
 import { type AppendStep, appendPlans, type Item as LayoutItem, todayItemsOf } from './append-layouts';
 import { CallTally, countsSince } from './stack/call-tally';
@@ -149,23 +154,28 @@ async function main(): Promise<void> {
     );
     const quiet = () => undefined;
     const quietly = async () => undefined;
-    const sealer = new SealerService({
-      store: new DynamoDBLineageStore(dynamodb, tableName),
-      publisher: { residualSealed: quietly, residualRejected: quietly, triageCompleted: quietly },
-      anchor: new LocalHmacAnchor({ keyId: MAC_KEY_ID, key: new Uint8Array(32).fill(3) }),
-      signer: new LocalEd25519Signer('reseal/wcu-bench', new Uint8Array(32).fill(7)),
-      refusalSigner: new LocalEd25519Signer(sealerKeyName('reseal/wcu-bench'), new Uint8Array(32).fill(8)),
-      metrics: { count: quiet },
-      logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
-      clock: Date.now,
-    });
+    const sealerOf = (layout: HeadLayout) =>
+      new SealerService({
+        store: new DynamoDBLineageStore(dynamodb, tableName, layout),
+        publisher: { residualSealed: quietly, residualRejected: quietly, triageCompleted: quietly },
+        anchor: new LocalHmacAnchor({ keyId: MAC_KEY_ID, key: new Uint8Array(32).fill(3) }),
+        signer: new LocalEd25519Signer('reseal/wcu-bench', new Uint8Array(32).fill(7)),
+        refusalSigner: new LocalEd25519Signer(sealerKeyName('reseal/wcu-bench'), new Uint8Array(32).fill(8)),
+        metrics: { count: quiet },
+        logger: { appendKeys: quiet, info: quiet, warn: quiet, error: quiet },
+        clock: Date.now,
+      });
     const lineages = [
       { name: 'bench payload (one letter repeated)', payload: null },
       { name: 'random base64 payload', payload: randomBytes((BENCH_PAYLOAD_BYTES * 3) / 4).toString('base64') },
     ];
     const rows: string[] = [];
-    for (const { name, payload } of lineages) {
-      const lineageId = benchLineageId(`wcu-${payload ? 'random' : 'bench'}-${Date.now()}`);
+    const runs = [HeadLayout.COMPATIBLE, HeadLayout.SMALL].flatMap((layout) =>
+      lineages.map((lineage) => ({ ...lineage, layout })),
+    );
+    for (const { name, payload, layout } of runs) {
+      const sealer = sealerOf(layout);
+      const lineageId = benchLineageId(`wcu-${layout}-${payload ? 'random' : 'bench'}-${Date.now()}`);
       for (let i = 0; i < WRITES_PER_LINEAGE; i++) {
         const nowMs = Date.now();
         const unsigned = benchWrite(lineageId, `${lineageId}-r${i}`, nowMs);
@@ -191,10 +201,12 @@ async function main(): Promise<void> {
           .map(([op, c]) => `${op.replace('DynamoDB.', '')} ${c.writeUnits} WCU, ${c.requestBytes} B`)
           .join('; ');
         const items = writes.flatMap((w) => itemsOf(w.input)).join(', ');
-        rows.push(`| ${name} | ${i} | ${wcu} | ${calls} | ${items} |`);
-        const transaction = writes.find((w) => w.operation.startsWith('TransactWriteItems'));
-        const today = transaction ? todayItemsOf(transaction.input) : null;
-        if (!today) throw new Error(`write ${i} of ${name}: no record, head and marker in one transaction`);
+        rows.push(`| ${layout} | ${name} | ${i} | ${wcu} | ${calls} | ${items} |`);
+        if (layout !== HeadLayout.COMPATIBLE) continue;
+        // The items the one-transaction append wrote (the compatible head is its head item).
+        const puts = writes.filter((w) => w.operation.startsWith('PutItem')).map((w) => ({ Put: w.input }));
+        const today = todayItemsOf({ TransactItems: puts });
+        if (!today) throw new Error(`write ${i} of ${name}: no record, head and marker put`);
         for (const plan of appendPlans(today)) {
           let table = layoutTables.get(plan.layout);
           if (!table) {
@@ -225,8 +237,10 @@ async function main(): Promise<void> {
         }
       }
     }
-    console.log('| lineage | write | WCU | writes (WCU, request bytes) | items written (DynamoDB size) |');
-    console.log('| --- | ---: | ---: | --- | --- |');
+    console.log(
+      '| head layout | lineage | write | WCU | writes (WCU, request bytes) | items written (DynamoDB size) |',
+    );
+    console.log('| --- | --- | ---: | ---: | --- | --- |');
     for (const row of rows) console.log(row);
     console.log('');
     console.log('| layout | lineage | write | WCU | writes: items (DynamoDB size): WCU |');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { headLayoutOf } from '../shared/ports/head-layout';
 import { parseTenants } from '../shared/tenancy/tenants';
 import { ResealStack } from './reseal-stack';
 import { WitnessStack } from './witness-stack';
@@ -27,6 +28,8 @@ import { WitnessStack } from './witness-stack';
  * - `signLineageCheckpoints`: `true` has the sealer also sign a lineage checkpoint per run, with
  *   `kms:Sign` on the log key (the stack's `signLineageCheckpoints` prop; docs/deployment-log.md,
  *   "What changes for the sealer"); default `false`.
+ * - `headLayout`: `compatible` or `small`, the head item the sealer writes (the stack's
+ *   `headLayout` prop; docs/sealing.md, "Migration"); default `small`.
  * - `mcpPolicyFile` (a file holding a tlog-policy) and `mcpPolicyMaxAgeSeconds`: the policy the
  *   remote MCP server checks freshness under (the stack's `mcpPolicy` prop, docs/mcp.md,
  *   "Freshness"); default the witness's policy, else the stack's log key alone.
@@ -75,6 +78,7 @@ const signLineageCheckpoints = context('signLineageCheckpoints');
 if (signLineageCheckpoints !== undefined && signLineageCheckpoints !== 'true' && signLineageCheckpoints !== 'false') {
   throw new Error(`context signLineageCheckpoints=${signLineageCheckpoints}: expected true or false`);
 }
+const headLayout = context('headLayout');
 const mcpPolicyFile = context('mcpPolicyFile');
 const mcpPolicyMaxAge = context('mcpPolicyMaxAgeSeconds');
 if (mcpPolicyMaxAge !== undefined && mcpPolicyFile === undefined) {
@@ -100,6 +104,8 @@ new ResealStack(app, 'ResealStack', {
         },
   heartbeatRate: heartbeatRateMinutes === undefined ? undefined : Duration.minutes(Number(heartbeatRateMinutes)),
   signLineageCheckpoints: signLineageCheckpoints === undefined ? undefined : signLineageCheckpoints !== 'false',
+  // A value that names no layout fails the synth (headLayoutOf throws).
+  headLayout: headLayout === undefined ? undefined : headLayoutOf(headLayout),
   mcpPolicy:
     mcpPolicyFile === undefined
       ? undefined

@@ -11,6 +11,7 @@ import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy'
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
+import { DEFAULT_HEAD_LAYOUT, HeadLayout } from '../shared/ports/head-layout';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
 import { DEFAULT_HEARTBEAT_RATE, HeartbeatSchedule } from './constructs/heartbeat-schedule';
@@ -64,6 +65,17 @@ export interface ResealStackProps extends StackProps {
    * and that grant (for readers from before step 2). @default false
    */
   readonly signLineageCheckpoints?: boolean;
+  /**
+   * The head item's attributes the sealer writes (`HEAD_LAYOUT`; docs/sealing.md, "Migration"):
+   * `small` (the default, deploy 3: about 0.5 KB, 4 WCU a sparse write) or `compatible` (deploy
+   * 2: still the tip record's header copy, MAC, key id, residual id and a JSON hex frontier, 5 WCU,
+   * so that a sealer of the previous version still running during the deploy authenticates the
+   * heads the new one writes). Upgrading from a sealer that appends in one transaction: deploy
+   * `compatible` first, then `small` once no previous sealer runs. A small head carries no signed
+   * checkpoint: with `signLineageCheckpoints` the default is `compatible`, and `small` is refused.
+   * @default 'small' ('compatible' with signLineageCheckpoints)
+   */
+  readonly headLayout?: HeadLayout;
   /**
    * The tenants (docs/authorship.md, "Tenancy"; docs/infrastructure.md, "Tenants"): per tenant a
    * `residual-writes` queue only its `senderPrincipals` (and the remote MCP function) may send
@@ -159,6 +171,17 @@ export class ResealStack extends Stack {
       LOG_NAME: logNameOf(this.stackName),
     };
 
+    // A small head carries no signed checkpoint (docs/sealing.md, "Migration").
+
+    const headLayout =
+      props.headLayout ?? (props.signLineageCheckpoints === true ? HeadLayout.COMPATIBLE : DEFAULT_HEAD_LAYOUT);
+
+    if (props.signLineageCheckpoints === true && headLayout === HeadLayout.SMALL) {
+      throw new Error(
+        'signLineageCheckpoints needs headLayout "compatible": a small head carries no signed checkpoint',
+      );
+    }
+
     const minSize = props.deploymentMinSize ?? 0;
     if (!Number.isSafeInteger(minSize) || minSize < 0) {
       throw new Error('deploymentMinSize: expected a whole number of leaves, 0 or more');
@@ -170,7 +193,7 @@ export class ResealStack extends Stack {
         ...common,
         entry: 'functions/sealer/handler.ts',
         serviceName: 'reseal-sealer',
-        description: 'Seals accepted residuals into their lineage (KMS HMAC, DynamoDB transaction)',
+        description: 'Seals accepted residuals into their lineage (KMS HMAC, record puts then the head move)',
         environment: {
           ...shared,
           MAC_KEY_ID: store.macKey.keyArn,
@@ -182,6 +205,7 @@ export class ResealStack extends Stack {
           WITNESS_MAX_AGE_SECONDS: String(props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS),
           DEPLOYMENT_MIN_SIZE: String(minSize),
           SIGN_LINEAGE_CHECKPOINTS: String(props.signLineageCheckpoints ?? false),
+          HEAD_LAYOUT: headLayout,
         },
         timeout: Duration.seconds(30),
       },

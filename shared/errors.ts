@@ -37,6 +37,8 @@
  * | {@link StaleHeadError}         | yes       | lost a race: re-read the head and try again                |
  * | {@link DuplicateResidualError} | yes       | lost a race to the same id: re-reading finds it sealed     |
  * | {@link IntegrationBacklogError} | yes      | the integrator catches up: fewer records to search         |
+ * | {@link RecordSeqTakenError}    | yes       | lost a race for a record's seq: re-read (and roll forward) |
+ * | {@link HeadNotMovedError}      | yes       | a later run rolls the landed records forward               |
  */
 
 /**
@@ -677,6 +679,55 @@ export class IntegrationBacklogError extends ResealError {
     this.name = 'IntegrationBacklogError';
     this.lineageId = lineageId;
     this.unintegrated = unintegrated;
+  }
+}
+
+/**
+ * A record put of an append found its seq taken (docs/sealing.md, "The write", step 1): another
+ * writer stored a record there first, or one is stored past the head read. `landed` records of
+ * the run (its first ones, in seq order) were stored before it: none means nothing of the run is
+ * stored (a lost race: re-read, re-seal); more stay as records past the head, which the re-read
+ * rolls forward. Retryable.
+ */
+export class RecordSeqTakenError extends ResealError {
+  readonly retryable = true;
+  readonly lineageId: string;
+  /** The seq whose put found a record there. */
+  readonly seq: number;
+  /** How many records of the run were stored before it. */
+  readonly landed: number;
+  constructor(lineageId: string, seq: number, landed: number, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId}: a record is already stored at seq ${seq} (${landed} record${landed === 1 ? '' : 's'} of the run stored before it)`,
+      options,
+    );
+    this.name = 'RecordSeqTakenError';
+    this.lineageId = lineageId;
+    this.seq = seq;
+    this.landed = landed;
+  }
+}
+
+/**
+ * Records of a run are stored but the head could not be moved to them for good (its condition lost
+ * on every try, or the re-read state does not authenticate or does not hold them; docs/sealing.md,
+ * "The write"). Once a run's records landed its writes are never refused: the message group stays
+ * queued and is answered when a later run rolls the records forward (or goes to the dead-letter
+ * queue after its receives, unanswered). Retryable.
+ */
+export class HeadNotMovedError extends ResealError {
+  readonly retryable = true;
+  readonly lineageId: string;
+  /** Residual ids of the run's writes whose records are stored past the head. */
+  readonly residualIds: readonly string[];
+  constructor(lineageId: string, residualIds: readonly string[], reason: string, options?: ErrorOptions) {
+    super(
+      `lineage ${lineageId}: the records of ${residualIds.join(', ')} are stored but the head was not moved to them (${reason}): retried until a run rolls them forward`,
+      options,
+    );
+    this.name = 'HeadNotMovedError';
+    this.lineageId = lineageId;
+    this.residualIds = residualIds;
   }
 }
 

@@ -13,6 +13,7 @@ import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { sealerKeyName } from '../../shared/log/log-names';
+import { headLayoutOf } from '../../shared/ports/head-layout';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
@@ -30,7 +31,8 @@ const tableName = requireEnv('TABLE_NAME');
 // The witness policy the integrator publishes under, when one is configured; a bad policy fails the cold start.
 const witnessPolicy = process.env.WITNESS_POLICY;
 const service = new SealerService({
-  store: new DynamoDBLineageStore(dynamodb, tableName),
+  // The head item it writes (docs/sealing.md, "Migration"); a value naming no layout fails the cold start.
+  store: new DynamoDBLineageStore(dynamodb, tableName, headLayoutOf(process.env.HEAD_LAYOUT)),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
   anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
   signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),

@@ -2,9 +2,9 @@ import { admitWrite } from '../../shared/authorship/admission';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
 import {
-  DuplicateResidualError,
+  HeadNotMovedError,
   IntegrationBacklogError,
-  LineageInconsistentError,
+  RecordSeqTakenError,
   ResealError,
   type ResidualLocation,
   StaleEpochError,
@@ -14,6 +14,7 @@ import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/i
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
+import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { RejectionReason, type SealedTreeHead } from '../../shared/pipeline/messages';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import { ConflictReason as Conflict, type LineageStore } from '../../shared/ports/lineage-store';
@@ -27,8 +28,11 @@ import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
 import type { IndexFloor, IndexUnverifiable, SealerIndex } from './sealer-index';
 import type { SealerLog } from './sealer-log';
 
-/** Most records appended in one transaction: a `TransactWriteItems` holds at most 100 actions (two per record plus the head). */
-export const MAX_RUN_RECORDS = 40;
+/**
+ * Most records appended in one run: also the most the roll-forward takes past a head item
+ * (`MAX_ROLL_FORWARD_RECORDS`), since a crash leaves at most one run (docs/sealing.md, "The roll-forward").
+ */
+export const MAX_RUN_RECORDS = MAX_ROLL_FORWARD_RECORDS;
 /**
  * Most records the sealer reads, per run, past a lineage's indexed head and sealed since the
  * run's oldest signing time minus {@link REPLAY_SEARCH_MARGIN_MS}, to look for the run's residual
@@ -39,7 +43,7 @@ export const MAX_RUN_RECORDS = 40;
  */
 export const MAX_UNINTEGRATED_SEARCH = 4096;
 
-/** Most body bytes of one run, UTF-8: a `TransactWriteItems` carries at most 4 MB. */
+/** Most body bytes of one run, UTF-8 (a bound on what one run holds in memory and writes). */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
 
 /** What {@link RunSealer} needs. */
@@ -67,9 +71,13 @@ interface Sealed {
 /**
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
  * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree's
- * head state MAC'd once (no `Sign`), everything appended in one conditional transaction, each
- * write's outcome announced (sealed, awaiting integration). A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is
- * left, up to {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts. `STALE_EPOCH` is decided
+ * head state MAC'd once (no `Sign`), the records put, then the head moved with the markers
+ * (docs/sealing.md, "The write"), each write's outcome announced (sealed, awaiting integration).
+ * A run of records a crash left past the head is rolled forward first (`SealerLog.authenticatedState`).
+ * A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is left, up to
+ * {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts, but only for writes none of whose
+ * records landed: a run whose records stand but whose head does not move ends retryably
+ * (`HeadNotMovedError`). `STALE_EPOCH` is decided
  * on the authenticated tip only (its epoch is the authenticated head record's), never on a head item's
  * attribute or on what a failed append saw: a table writer can delay a write, not fence it out.
  */
@@ -93,10 +101,20 @@ export class RunSealer {
     const outcomes = new Map<number, SealOutcome>();
     let remaining = [...run];
     const attempts = this.#deps.maxAppendAttempts ?? MAX_APPEND_ATTEMPTS;
-    let lastRace: StaleHeadError | DuplicateResidualError | null = null;
+    let lastRace: StaleHeadError | RecordSeqTakenError | null = null;
     let expectedHead: LineageHead | null = null;
     // The header each write was last sealed with, for the conflict record of a write that never lands.
     const attempted = new Map<number, unknown>();
+    // Residual ids whose records this run stored: their writes are never refused (docs/sealing.md, "The write").
+    const landed = new Set<string>();
+    const lostRace = async (attempt: number, error: StaleHeadError | RecordSeqTakenError) => {
+      // Another writer appended first, or the head item was changed: re-read, re-authenticate (and
+      // roll forward), re-seal what is left. What the failed write saw is the table's word.
+      lastRace = error;
+      this.#deps.metrics.count(MetricName.SealRetry);
+      this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
+      if (attempt < attempts) await appendBackoff(attempt, this.#deps);
+    };
     // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
     let floor: IndexFloor | IndexUnverifiable | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
@@ -119,15 +137,29 @@ export class RunSealer {
       floor = read;
       expectedHead = stored?.head ?? null;
       // The head item is authenticated by its head-state MAC, an older head's signed checkpoint, or
-      // by being exactly the head the deployment index holds (docs/verifiable-log.md, "Appending").
+      // by being exactly the head the deployment index holds (docs/verifiable-log.md, "Appending");
+      // a run of records past it is rolled forward, the head moved first (docs/sealing.md, "The roll-forward").
       const indexed = floor?.kind === 'FLOOR' ? floor.lineage : null;
-      const state = await this.#log.authenticatedState(lineageId, stored, indexed);
-      if (typeof state === 'string') {
+      let authenticated: Awaited<ReturnType<SealerLog['authenticatedState']>>;
+      try {
+        authenticated = await this.#log.authenticatedState(lineageId, stored, indexed);
+      } catch (error) {
+        if (!(error instanceof StaleHeadError)) throw error;
+        await lostRace(attempt, error);
+        continue;
+      }
+      if ('reason' in authenticated) {
+        const { reason, sealedResidualIds } = authenticated;
+        this.#refuseNoLandedWrite(lineageId, remaining, landed, sealedResidualIds, reason);
         const heads = { expectedHead, observedHead: null };
-        await this.#outcomes.conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, state, () => heads);
+        await this.#outcomes.conflictAll(remaining, outcomes, Conflict.LINEAGE_INCONSISTENT, reason, () => heads);
         return outcomes;
       }
-      if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor))) return outcomes;
+      const { state, rolledForward } = authenticated;
+      expectedHead = authenticated.head;
+      // The rolled-forward records' notice: the integrator integrates the head it was moved to.
+      if (rolledForward.length > 0) await this.#notify(state, rolledForward);
+      if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor, landed))) return outcomes;
       const { sealed, settled } = await this.#sealOnTip(
         remaining,
         state,
@@ -144,8 +176,19 @@ export class RunSealer {
         state,
         sealed.map((s) => s.record),
       );
+      // Step 1, the records in seq order; step 2, the head and the markers (docs/sealing.md, "The write").
       try {
-        await this.#deps.store.appendEntries({
+        await this.#deps.store.putRecords(lineageId, extension.entries);
+      } catch (error) {
+        if (!(error instanceof RecordSeqTakenError)) throw error;
+        // The first `landed` records stand past the head: the re-read rolls them forward.
+        for (const { record } of sealed.slice(0, error.landed)) landed.add(record.header.residualId);
+        await lostRace(attempt, error);
+        continue;
+      }
+      for (const { record } of sealed) landed.add(record.header.residualId);
+      try {
+        await this.#deps.store.moveHead({
           lineageId,
           entries: extension.entries,
           expectedHead,
@@ -155,39 +198,21 @@ export class RunSealer {
           policy: extension.state.policy,
         });
       } catch (error) {
-        if (error instanceof StaleHeadError || error instanceof DuplicateResidualError) {
-          // Another writer appended first (or sealed one of these ids), or the head item was changed:
-          // re-read, re-authenticate, re-seal what is left. What the failed append saw is the table's
-          // word: a newer epoch there fences nothing until the re-read state authenticates with it.
-          lastRace = error;
-          this.#deps.metrics.count(MetricName.SealRetry);
-          this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
-          if (attempt < attempts) await appendBackoff(attempt, this.#deps);
-          continue;
-        }
-        if (error instanceof LineageInconsistentError) {
-          await this.#outcomes.conflictAll(
-            remaining,
-            outcomes,
-            Conflict.LINEAGE_INCONSISTENT,
-            error.message,
-            (item) => ({
-              expectedHead,
-              observedHead: expectedHead,
-              attemptedHeader: sealed.find((s) => s.item === item)?.record.header ?? null,
-            }),
-          );
-          return outcomes;
-        }
-        throw error;
+        if (!(error instanceof StaleHeadError)) throw error;
+        await lostRace(attempt, error);
+        continue;
       }
       this.#log.remember(extension.state);
-      // The records are stored: the integrator's notice and their `ResidualSealed` events are
-      // independent of one another, so they are sent together.
+      // Step 3, never before the head landed (docs/sealing.md, "The write"). The records are stored:
+      // the integrator's notice and their `ResidualSealed` events are independent of one another,
+      // so they are sent together.
       // Sealed, awaiting integration: the tree head is the sealer's word until the index commits to it.
       const treeHead = sealedTreeHeadOf(extension.state) as SealedTreeHead;
       const [, announced] = await Promise.all([
-        this.#notify(extension.state, sealed),
+        this.#notify(
+          extension.state,
+          sealed.map((s) => s.record),
+        ),
         Promise.all(sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt))),
       ]);
       for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
@@ -197,18 +222,55 @@ export class RunSealer {
         outcomes.set(item.index, await this.#duplicateOfRun(item, sealed, treeHead, checkpoint));
       return outcomes;
     }
+    this.#refuseNoLandedWrite(
+      lineageId,
+      remaining,
+      landed,
+      new Set(),
+      `the head moved on each of ${attempts} attempts`,
+    );
     for (const item of remaining) {
       // Never STALE_EPOCH here: that is signed only from an authenticated tip (#sealOnTip).
+      const race = lastRace as StaleHeadError | RecordSeqTakenError | null;
       outcomes.set(
         item.index,
         await this.#outcomes.conflict(item, Conflict.LOST_RACE, `head moved on each of ${attempts} attempts`, {
           expectedHead,
-          observedHead: lastRace instanceof StaleHeadError ? lastRace.observedHead : null,
+          observedHead: race instanceof StaleHeadError ? race.observedHead : null,
           attemptedHeader: attempted.get(item.index) ?? null,
         }),
       );
     }
     return outcomes;
+  }
+
+  /**
+   * A conflict or refusal is signed only for writes none of whose records landed (docs/sealing.md,
+   * "The write"): when a write of `items` was stored by this run (`landed`) or is sealed by a
+   * record past the head whose MAC verified (`sealedPastHead`), the run ends retryably instead, so
+   * its writes are answered once a later run rolls the records forward.
+   *
+   * @throws {HeadNotMovedError} when such a write is among `items` (logged at error, counted `SealRetry`)
+   */
+  #refuseNoLandedWrite(
+    lineageId: string,
+    items: readonly Pending[],
+    landed: ReadonlySet<string>,
+    sealedPastHead: ReadonlySet<string>,
+    reason: string,
+  ): void {
+    const held = items
+      .map((item) => item.request.request.residualId)
+      .filter((residualId) => landed.has(residualId) || sealedPastHead.has(residualId));
+    if (held.length === 0) return;
+    const error = new HeadNotMovedError(lineageId, [...new Set(held)], reason);
+    this.#deps.logger.error('records stored but the head not moved to them; the run is retried', {
+      lineageId,
+      residualIds: error.residualIds,
+      reason,
+    });
+    this.#deps.metrics.count(MetricName.SealRetry);
+    throw error;
   }
 
   /**
@@ -225,6 +287,7 @@ export class RunSealer {
     outcomes: Map<number, SealOutcome>,
     state: LogState,
     floor: IndexFloor | IndexUnverifiable,
+    landed: ReadonlySet<string>,
   ): Promise<boolean> {
     let refusal: { kind: string; reason: RejectionReason; detail: string } | null = null;
     if (floor.kind === 'UNVERIFIABLE') {
@@ -246,6 +309,7 @@ export class RunSealer {
       }
     }
     if (refusal === null) return false;
+    this.#refuseNoLandedWrite(state.lineageId, items, landed, new Set(), refusal.detail);
     const { logger, metrics } = this.#deps;
     logger.error('run refused against the deployment index; nothing sealed', {
       lineageId: state.lineageId,
@@ -444,7 +508,7 @@ export class RunSealer {
    * The run is stored whatever happens here: a notice that cannot be sent is logged,
    * and the lineage's next notice makes the integrator read every record since its indexed head.
    */
-  async #notify(state: LogState, sealed: readonly Sealed[]): Promise<void> {
+  async #notify(state: LogState, records: readonly SealedRecord[]): Promise<void> {
     const { notifier, logger, clock } = this.#deps;
     if (!notifier || !state.tip) return;
     const notice: SealedRunNotice = {
@@ -457,7 +521,7 @@ export class RunSealer {
         generationEpoch: state.tip.generationEpoch,
         writerPolicyDigest: state.tip.policyDigest ?? null,
       },
-      residuals: sealed.map(({ record }) => ({
+      residuals: records.map((record) => ({
         residualId: record.header.residualId,
         seq: record.header.monotonicSequenceNumber,
         recordHash: record.recordHash,

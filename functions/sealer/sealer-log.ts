@@ -1,18 +1,43 @@
+import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { macHeadState } from '../../shared/log/head-state-mac';
-import { extendLog, type LogExtension } from '../../shared/log/log-extension';
+import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';
+import {
+  checkRecordsPastHead,
+  MAX_ROLL_FORWARD_RECORDS,
+  macVerifiedResidualIds,
+} from '../../shared/log/records-past-head';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
-import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
 import { SealedHeads } from './sealed-heads';
+
+/**
+ * The state the sealer extends (docs/sealing.md, "The roll-forward"): authenticated, with any run of
+ * records past the head item rolled forward.
+ */
+export interface AuthenticatedLineage {
+  readonly state: LogState;
+  /** The head item the state is stored at now (the next head move's condition); `null`: none yet. */
+  readonly head: LineageHead | null;
+  /** The records rolled forward past the head item read (the head was moved to them), oldest first; normally none. */
+  readonly rolledForward: readonly SealedRecord[];
+}
+
+/** Why the stored lineage is not extended ({@link SealerLog.authenticatedState}). */
+export interface LineageRefusal {
+  readonly reason: string;
+  /** Residual ids sealed by records past the head whose MAC verified: their writes are retried, never refused. */
+  readonly sealedResidualIds: ReadonlySet<string>;
+}
 
 /** Records read per `readChain` by {@link SealerLog.recordsSince}: the newest page first. */
 export const RECORDS_PAGE = 100;
@@ -53,17 +78,27 @@ export class SealerLog {
   }
 
   /**
-   * The lineage state authenticated ({@link authenticateHeadState}: head-state MAC, signed
-   * checkpoint, or `indexed` when the head is exactly the indexed one), and not behind what this
-   * sealer stored while warm; else why not (each write then gets a `LINEAGE_INCONSISTENT`
-   * conflict: a state nothing vouches for is never extended).
-   * @throws a retryable error when the MAC cannot be checked (the message group is retried)
+   * The lineage state the sealer may extend (docs/sealing.md, "The roll-forward"): the head item
+   * authenticated ({@link authenticateHeadState}: head-state MAC, signed checkpoint, or `indexed`
+   * when the head is exactly the indexed one), then the records stored past it (one `readChain`
+   * of at most {@link MAX_ROLL_FORWARD_RECORDS} + 1 records, normally empty) rolled forward when
+   * they are one run the sealer made ({@link checkRecordsPastHead}, and each record's stored tree
+   * nodes the ones {@link extendLog} computes): the head is moved to them first (one
+   * `GenerateMac`, the head put under the head-as-read condition, their markers), and the state is
+   * theirs. Records with no head item roll forward from genesis only when the index does not hold
+   * the lineage. A head behind the indexed head is returned as it is (the index refuses it). The
+   * state must not be behind what this sealer stored while warm. Else why not (each write then gets
+   * a `LINEAGE_INCONSISTENT` conflict, unless a record past the head seals it: a state nothing
+   * vouches for is never extended).
+   *
+   * @throws {StaleHeadError} the head moved while rolling forward (re-read)
+   * @throws a retryable error when a MAC cannot be checked or made (the message group is retried)
    */
   async authenticatedState(
     lineageId: string,
     stored: StoredLogHead | null,
     indexed: LineageIndexValue | null,
-  ): Promise<LogState | string> {
+  ): Promise<AuthenticatedLineage | LineageRefusal> {
     let state: LogState;
     try {
       ({ state } = await authenticateHeadState(stored, {
@@ -75,9 +110,86 @@ export class SealerLog {
       }));
     } catch (error) {
       if (!(error instanceof LogStateError)) throw error;
-      return error.message;
+      return { reason: error.message, sealedResidualIds: await this.#sealedPastClaimedHead(lineageId, stored) };
     }
-    return this.#sealed.rolledBack(state) ?? state;
+    const head = stored?.head ?? null;
+    const rolled = await this.#rollForward(lineageId, state, head, indexed);
+    if ('reason' in rolled) return rolled;
+    const rolledBack = this.#sealed.rolledBack(rolled.state);
+    if (rolledBack !== null) return { reason: rolledBack, sealedResidualIds: new Set() };
+    return rolled;
+  }
+
+  /** The records past `state` rolled forward and the head moved to them ({@link SealerLog.authenticatedState}). */
+  async #rollForward(
+    lineageId: string,
+    state: LogState,
+    head: LineageHead | null,
+    indexed: LineageIndexValue | null,
+  ): Promise<AuthenticatedLineage | LineageRefusal> {
+    const unchanged = { state, head, rolledForward: [] };
+    // Behind the index: refused there as today (a crash never puts a head behind the index), but
+    // for records with no head item at all in a lineage the index holds: the head item was deleted.
+    if (indexed !== null && state.size < indexed.treeSize && head !== null) return unchanged;
+    const raws = await this.#store.readChain(lineageId, state.size, state.size + MAX_ROLL_FORWARD_RECORDS);
+    if (raws.length === 0) return unchanged;
+    if (head === null && indexed !== null) {
+      return {
+        reason: `records are stored but no head item, and the deployment index holds the lineage (${indexed.treeSize} records): the head item was deleted`,
+        sealedResidualIds: new Set(),
+      };
+    }
+    const checked = await checkRecordsPastHead(state, raws, this.#anchor);
+    if ('reason' in checked) return { ...checked, reason: `records past the head item: ${checked.reason}` };
+    const { extension, headMac, checkpoint } = await this.extend(lineageId, state, checked.records);
+    const storedNodes = await this.#storedNodes(lineageId, extension.entries);
+    for (const [i, { record, nodes }] of extension.entries.entries()) {
+      if (nodes.some((hash, level) => storedNodes[i]?.[level] !== hash)) {
+        const seq = record.header.monotonicSequenceNumber;
+        return {
+          reason: `records past the head item: the tree nodes stored with the record at seq ${seq} are not the ones it completes`,
+          sealedResidualIds: new Set(checked.records.map((r) => r.header.residualId)),
+        };
+      }
+    }
+    const rolledState = { ...extension.state, checkpoint };
+    const rolledBack = this.#sealed.rolledBack(rolledState);
+    if (rolledBack !== null) return { reason: rolledBack, sealedResidualIds: new Set() };
+    await this.#store.moveHead({
+      lineageId,
+      entries: extension.entries,
+      expectedHead: head,
+      headMac,
+      checkpoint,
+      frontier: extension.storedFrontier,
+      policy: extension.state.policy,
+    });
+    this.remember(rolledState);
+    const last = checked.records.at(-1) as SealedRecord;
+    return { state: rolledState, head: lineageHeadOf(last), rolledForward: checked.records };
+  }
+
+  /**
+   * Residual ids sealed by the records stored past a head item that does not authenticate (from
+   * its claimed seq on, one run at most), each intact with its MAC verified: a write the sealer
+   * stored there before the head item was edited is retried, never refused ({@link macVerifiedResidualIds}).
+   */
+  async #sealedPastClaimedHead(lineageId: string, stored: StoredLogHead | null): Promise<ReadonlySet<string>> {
+    const seq = stored?.head.seq;
+    if (seq === undefined || !Number.isSafeInteger(seq) || seq < -1) return new Set();
+    const raws = await this.#store.readChain(lineageId, seq + 1, seq + 1 + MAX_ROLL_FORWARD_RECORDS);
+    return macVerifiedResidualIds(lineageId, raws, this.#anchor);
+  }
+
+  /** The tree nodes stored with each entry's record (hex by level; one `readNodes`). */
+  async #storedNodes(lineageId: string, entries: readonly LogEntry[]): Promise<(HexDigest | null)[][]> {
+    const refs = entries.map(({ record, nodes }) => {
+      const seq = record.header.monotonicSequenceNumber;
+      return nodes.map((_, level) => ({ level, index: (seq + 1) / 2 ** level - 1 }));
+    });
+    const hashes = await this.#store.readNodes(lineageId, refs.flat());
+    let at = 0;
+    return refs.map((levels) => levels.map(() => hashes[at++] ?? null));
   }
 
   /**

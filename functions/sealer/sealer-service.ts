@@ -249,7 +249,7 @@ export class SealerService {
 
 /**
  * Consecutive writes to one lineage, sealed and appended together: at most {@link MAX_RUN_RECORDS}
- * records and {@link MAX_RUN_BODY_BYTES} of bodies (one `TransactWriteItems`).
+ * records and {@link MAX_RUN_BODY_BYTES} of bodies (one append: docs/sealing.md, "The write").
  */
 class Run {
   #items: Pending[] = [];

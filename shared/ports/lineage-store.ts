@@ -34,21 +34,31 @@ export interface LineageStore {
    */
   logHead(lineageId: string): Promise<StoredLogHead | null>;
   /**
-   * Appends a batch of records atomically (one transaction): each record is put only if its seq is
-   * new, with the tree nodes it completes; each residual-id marker only if absent; the head moves
-   * to the last record, with the new head-state MAC and frontier, only if it still equals
-   * `expectedHead` (seq, record hash and epoch; `null`: no head yet). The store fences no epoch:
-   * the head item's epoch is the table's claim, so the sealer fences against the epoch of its
-   * authenticated tip (`authenticateHeadState`) before it appends.
+   * Step 1 of an append (docs/sealing.md, "The write"): puts each record with the tree nodes it
+   * completes, in seq order, each only if its seq is new and only after the previous one landed,
+   * so an honest crash never leaves a gap. Stored records are past the head until
+   * {@link LineageStore.moveHead}; the sealer's roll-forward takes a crash's ones. Before them, each
+   * distinct manifest of the records is put in its content-addressed item (docs/sealing.md,
+   * "Writing it").
    *
-   * The errors are in shared/errors.ts; `retryable` says which a re-read and retry can get past.
-   *
-   * @throws {DuplicateResidualError} a residual id of the batch was sealed already in this lineage
-   * @throws {StaleHeadError} the head changed since `expectedHead` was read (lost race: re-read, re-seal)
-   * @throws {LineageInconsistentError} the head still equals `expectedHead` but a record already
-   *   exists at one of the new seqs: the head is behind the records (rewound or deleted; do not retry)
+   * @param entries - at least one, consecutive seqs of `lineageId`
+   * @throws {RecordSeqTakenError} a record is stored at one of the seqs; its `landed` says how
+   *   many of `entries` (the first ones) were stored before it (none: a lost race, nothing stored)
    */
-  appendEntries(batch: AppendBatch): Promise<void>;
+  putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void>;
+  /**
+   * Step 2 of an append (docs/sealing.md, "The write"): moves the head item to the last of
+   * `move.entries` (already stored by {@link LineageStore.putRecords}) with the new head-state MAC,
+   * frontier and policy, only if it still equals `move.expectedHead` (seq, record hash and epoch;
+   * `null`: no head item yet); then puts each entry's residual-id marker, unconditionally (the
+   * record is stored and the sealer found no sealing of that id before it sealed). The store fences
+   * no epoch: the head item's epoch is the table's claim, so the sealer fences against the epoch
+   * of its authenticated tip (`authenticateHeadState`) before it appends.
+   *
+   * @throws {StaleHeadError} the head changed since `expectedHead` was read (nothing moved; the
+   *   records stay past the head: re-read, and roll them forward)
+   */
+  moveHead(move: AppendBatch): Promise<void>;
   /**
    * Hashes (hex) of Merkle tree nodes, in the order of `refs`, from the record items that hold
    * them (node (L, j) with record `(j + 1) · 2^L − 1`), `null` for each one not stored. Unverified:
@@ -90,10 +100,13 @@ export interface LineageStore {
   listRejections(lineageId: string, options?: OutcomeFilter): Promise<RejectionRecord[]>;
 }
 
-/** One atomic append of {@link LineageStore.appendEntries}. */
+/**
+ * One append (docs/sealing.md, "The write"): its records, stored by {@link LineageStore.putRecords},
+ * and the head move to the last of them with their markers ({@link LineageStore.moveHead}).
+ */
 export interface AppendBatch {
   readonly lineageId: string;
-  /** The records, in seq order, each with the tree nodes it completes. */
+  /** The records, in seq order, each with the tree nodes it completes (rolled forward or newly sealed). */
   readonly entries: readonly LogEntry[];
   /** The head read before sealing (the condition), or `null` for a new lineage. */
   readonly expectedHead: LineageHead | null;

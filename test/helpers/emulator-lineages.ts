@@ -12,6 +12,7 @@ import type { StackOutputs } from '../../client/stack-outputs';
 import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { sealerKeyName } from '../../shared/log/log-names';
+import { HeadLayout } from '../../shared/ports/head-layout';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger } from './factories';
@@ -40,10 +41,15 @@ export function coldSealer(
   options: Pick<SealerDeps, 'notifier' | 'index' | 'signLineageCheckpoints'> & {
     readonly clock?: () => number;
     readonly signer?: SealerDeps['signer'];
+    /** The head item it writes (docs/sealing.md, "Migration"); default the deployed sealer's (`small`). */
+    readonly headLayout?: HeadLayout;
   } = {},
 ): SealerService {
+  const sign = options.signLineageCheckpoints ?? process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'true';
+  // A signing sealer writes the compatible head (a small head carries no signed checkpoint), as the stack deploys it.
+  const headLayout = options.headLayout ?? (sign ? HeadLayout.COMPATIBLE : undefined);
   return new SealerService({
-    store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName),
+    store: new DynamoDBLineageStore(setup.dynamodb, setup.stack.TableName, headLayout),
     publisher: new FakePublisher(),
     anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
     signer: options.signer ?? new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
@@ -56,8 +62,7 @@ export function coldSealer(
     // By default as the deployed sealer runs (no lineage checkpoint); `signLineageCheckpoints` or
     // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=true: as it ran before step 3 (docs/deployment-log.md,
     // "What changes for the sealer"), heads a reader still meets after the migration.
-    signLineageCheckpoints:
-      options.signLineageCheckpoints ?? process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'true',
+    signLineageCheckpoints: sign,
   });
 }
 

@@ -1,14 +1,11 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { HexDigest } from '../../shared/canonical/digest';
-import {
-  DuplicateResidualError,
-  LineageInconsistentError,
-  type ResidualLocation,
-  StaleHeadError,
-} from '../../shared/errors';
+import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../../shared/errors';
+import type { LogEntry } from '../../shared/log/log-extension';
 import type { StoredLogHead } from '../../shared/log/log-state';
 import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import { HeadLayout } from '../../shared/ports/head-layout';
 import type {
   AppendBatch,
   ConflictRecord,
@@ -19,10 +16,10 @@ import type {
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
 
 /**
- * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `appendEntries`
- * is all-or-nothing and checks the residual markers first (duplicate, per lineage), then the head
- * (changed since read: seq, record hash or epoch → stale head), then the record seqs (taken while the head
- * held → lineage inconsistent). Records are kept as canonical JSON text, so tests can tamper with them as an attacker
+ * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `putRecords`
+ * puts each record in seq order only if its seq is new (taken → {@link RecordSeqTakenError} with
+ * how many landed), `moveHead` moves the head only as read (seq, record hash and epoch; else stale
+ * head) and then puts the markers. Records are kept as canonical JSON text, so tests can tamper with them as an attacker
  * with table access would ({@link tamperRecord}, {@link deleteRecord}, {@link setHead}).
  */
 export class InMemoryLineageStore implements LineageStore {
@@ -37,10 +34,24 @@ export class InMemoryLineageStore implements LineageStore {
   readonly conflicts: ConflictRecord[] = [];
   readonly rejections: RejectionRecord[] = [];
   readonly triageReports = new Map<string, TriageCompletedDetail>();
-  /** Called inside `appendEntries` just before the conditions are checked (simulate a racing writer). */
+  /**
+   * Called inside `putRecords` just before its conditions are checked (simulate a racing writer);
+   * the batch carries the records only (no head fields).
+   */
   beforeAppend: ((batch: AppendBatch) => Promise<void> | void) | null = null;
-  /** Number of `appendEntries` calls. */
+  /** Called inside `moveHead` just before its condition is checked (a writer racing the head move). */
+  beforeMoveHead: ((move: AppendBatch) => Promise<void> | void) | null = null;
+  /** Number of `putRecords` calls (one per append). */
   appendCalls = 0;
+  /** Number of `moveHead` calls (one per append, one per roll-forward). */
+  headMoves = 0;
+  /**
+   * When set, the next `putRecords` stores this many of its records and then throws (the sealer
+   * crashed between its record puts and its head move: docs/sealing.md, "The write").
+   */
+  crashAfterRecords: number | null = null;
+  /** The head item's attributes `moveHead` writes (docs/sealing.md, "Migration"). */
+  headLayout: HeadLayout = HeadLayout.COMPATIBLE;
   /** Number of item reads served (GetItem, Query pages and BatchGetItem keys), for cost assertions. */
   itemReads = 0;
 
@@ -69,16 +80,35 @@ export class InMemoryLineageStore implements LineageStore {
     });
   }
 
-  async appendEntries(batch: AppendBatch): Promise<void> {
+  async putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
     this.appendCalls++;
-    await this.beforeAppend?.(batch);
-    const { lineageId, entries, expectedHead } = batch;
-    const last = entries.at(-1)?.record;
-    if (!last) throw new Error('appendEntries: no entries');
-    for (const { record } of entries) {
-      const marker = this.markers.get(markerKey(lineageId, record.header.residualId));
-      if (marker) throw new DuplicateResidualError(record.header.residualId, { ...marker });
+    await this.beforeAppend?.({
+      lineageId,
+      entries,
+      expectedHead: null,
+      headMac: null,
+      frontier: [],
+    });
+    if (entries.length === 0) throw new Error('putRecords: no entries');
+    const chain = this.#chain(lineageId);
+    for (const [landed, { record, nodes }] of entries.entries()) {
+      const seq = record.header.monotonicSequenceNumber;
+      if (chain.has(seq)) throw new RecordSeqTakenError(lineageId, seq, landed);
+      chain.set(seq, canonicalJson(record));
+      this.#nodes(lineageId).set(seq, [...nodes]);
+      if (this.crashAfterRecords !== null && landed + 1 >= this.crashAfterRecords) {
+        this.crashAfterRecords = null;
+        throw new Error('the sealer crashed after storing its records (test)');
+      }
     }
+  }
+
+  async moveHead(move: AppendBatch): Promise<void> {
+    this.headMoves++;
+    await this.beforeMoveHead?.(move);
+    const { lineageId, entries, expectedHead } = move;
+    const last = entries.at(-1)?.record;
+    if (!last) throw new Error('moveHead: no entries');
     const head = this.heads.get(lineageId) ?? null;
     const headMatches = expectedHead
       ? head !== null &&
@@ -87,23 +117,20 @@ export class InMemoryLineageStore implements LineageStore {
         head.generationEpoch === expectedHead.generationEpoch
       : head === null;
     if (!headMatches) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
-    const chain = this.#chain(lineageId);
-    const taken = entries.find(({ record }) => chain.has(record.header.monotonicSequenceNumber));
-    if (taken) throw new LineageInconsistentError(lineageId, taken.record.header.monotonicSequenceNumber, expectedHead);
-    for (const { record, nodes } of entries) {
+    this.heads.set(lineageId, lineageHeadOf(last));
+    // As `headItem` writes it: a small head only with a head-state MAC, and then with no signed checkpoint.
+    const small = this.headLayout === HeadLayout.SMALL && move.headMac !== null;
+    this.logHeads.set(lineageId, {
+      header: small ? null : structuredClone(last.header),
+      checkpoint: small ? null : (move.checkpoint ?? null),
+      frontier: [...move.frontier],
+      policy: move.policy ? structuredClone(move.policy) : null,
+      headMac: move.headMac ? structuredClone(move.headMac) : null,
+    });
+    for (const { record } of entries) {
       const { monotonicSequenceNumber: seq, residualId } = record.header;
-      chain.set(seq, canonicalJson(record));
-      this.#nodes(lineageId).set(seq, [...nodes]);
       this.markers.set(markerKey(lineageId, residualId), { lineageId, seq });
     }
-    this.heads.set(lineageId, lineageHeadOf(last));
-    this.logHeads.set(lineageId, {
-      header: structuredClone(last.header),
-      checkpoint: batch.checkpoint ?? null,
-      frontier: [...batch.frontier],
-      policy: batch.policy ? structuredClone(batch.policy) : null,
-      headMac: batch.headMac ? structuredClone(batch.headMac) : null,
-    });
   }
 
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {

@@ -42,6 +42,7 @@ import { hashIndexNode } from '../../shared/index/read-index-node';
 import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import { HeadLayout } from '../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
@@ -100,6 +101,7 @@ export async function itemLayoutVectors() {
       policy: null,
     },
     last,
+    HeadLayout.COMPATIBLE,
   );
   // The small head of the same tip (docs/sealing.md, "The append's layout"): no tip header, anchor
   // or checkpoint; a binary frontier; the head-state MAC (the test key's) over the state it claims.

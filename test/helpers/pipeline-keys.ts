@@ -7,6 +7,7 @@ import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { appendBatch } from './append-batch';
 
 /** The log name of the test stack (`reseal/<stackName>`). */
 export const TEST_LOG_NAME = 'reseal/test-stack';
@@ -61,7 +62,7 @@ export async function appendSealed(
   const state = authenticateLogState(stored, { lineageId, origin, key: await verifierKeyOf(signer) });
   const extension = extendLog(state, records, origin);
   const checkpoint = await signCheckpoint(extension.checkpoint, signer);
-  await store.appendEntries({
+  await appendBatch(store, {
     lineageId,
     entries: extension.entries,
     expectedHead: stored?.head ?? null,

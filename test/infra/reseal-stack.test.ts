@@ -312,6 +312,31 @@ describe('ResealStack template', () => {
     expect(logKeySigners(signing)).toEqual(['IntegratorSigns', 'SealerSigns']);
   });
 
+  it('docs/sealing.md "Migration": the sealer writes the small head by default (HEAD_LAYOUT=small) and the compatible one when headLayout says so', () => {
+    const sealerEnv = (stack: ResealStack) =>
+      Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+        .map((fn) => (props(fn as Resource).Environment as { Variables: Record<string, unknown> }).Variables)
+        .find((vars) => vars.POWERTOOLS_SERVICE_NAME === 'reseal-sealer');
+    const byDefault = new ResealStack(new App({ context: synthContext }), 'SmallHeadByDefault', {});
+    expect(sealerEnv(byDefault)?.HEAD_LAYOUT).toBe('small');
+    const compatible = new ResealStack(new App({ context: synthContext }), 'CompatibleHead', {
+      headLayout: 'compatible',
+    });
+    expect(sealerEnv(compatible)?.HEAD_LAYOUT).toBe('compatible');
+    // A small head carries no signed checkpoint: signing sealers write the compatible one.
+    const signing = new ResealStack(new App({ context: synthContext }), 'SigningHead', {
+      signLineageCheckpoints: true,
+    });
+    expect(sealerEnv(signing)?.HEAD_LAYOUT).toBe('compatible');
+    expect(
+      () =>
+        new ResealStack(new App({ context: synthContext }), 'SigningSmallHead', {
+          signLineageCheckpoints: true,
+          headLayout: 'small',
+        }),
+    ).toThrow('signLineageCheckpoints needs headLayout "compatible"');
+  });
+
   it('docs/guard.md "Default receipt age": the deployed guard defaults to DEFAULT_MAX_RECEIPT_AGE_SECONDS and honours maxReceiptAgeSeconds', () => {
     const guardEnv = (stack: ResealStack) =>
       Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))

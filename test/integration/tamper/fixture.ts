@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { clientConfig } from '../../../scripts/emulator/deploy';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { deployedStack } from '../../helpers/deployed-stack';
@@ -54,7 +55,8 @@ export function tamperSealer(
   setup: SealingSetup,
   options: Omit<Parameters<typeof coldSealer>[1] & object, 'signLineageCheckpoints'> = {},
 ): ReturnType<typeof coldSealer> {
-  return coldSealer(setup, { ...options, signLineageCheckpoints: true });
+  // The compatible head: a small head carries no signed checkpoint (docs/sealing.md, "Migration").
+  return coldSealer(setup, { ...options, signLineageCheckpoints: true, headLayout: HeadLayout.COMPATIBLE });
 }
 
 /** A lineage sealed write by write in groups, with snapshots after each group and its writes. */
@@ -78,9 +80,11 @@ export async function sealLineage(
   groups: readonly number[],
   writeOf: (lineageId: string, residualId: string, nowMs: number) => ResidualWriteRequest = (l, r, nowMs) =>
     acceptedWrite(l, r, MANIFEST, nowMs),
+  options: { readonly macOnly?: boolean } = {},
 ): Promise<SealedLineage> {
   const lineageId = testLineageId(`${prefix}-${randomUUID()}`);
-  const sealer = tamperSealer(setup);
+  // MAC-only: as the deployed sealer seals (the small head, no signed lineage checkpoint).
+  const sealer = options.macOnly ? coldSealer(setup, { signLineageCheckpoints: false }) : tamperSealer(setup);
   const writes: ResidualWriteRequest[] = [];
   const earlier = new Map<string, Snapshot>();
   for (const size of groups) {
@@ -92,20 +96,28 @@ export async function sealLineage(
   }
   const head = await setup.store.head(lineageId);
   const log = await setup.store.logHead(lineageId);
-  if (!head || !log?.checkpoint) throw new Error(`lineage ${lineageId} has no signed head`);
+  if (!head) throw new Error(`lineage ${lineageId} has no head`);
+  // A MAC-only head carries no signed note: only readers that take no trusted checkpoint read it.
+  if (options.macOnly)
+    return { lineageId, writes, earlier, trusted: { note: '', seq: head.seq, recordHash: head.recordHash } };
+  if (!log?.checkpoint) throw new Error(`lineage ${lineageId} has no signed head`);
   return { lineageId, writes, earlier, trusted: { note: log.checkpoint, seq: head.seq, recordHash: head.recordHash } };
 }
 
-/** The sealer's next append to the attacked lineage (a cold sealer, one new write): what the sealer makes of the state. */
-export function nextAppend(setup: SealingSetup, lineageId: () => string): Reader {
+/**
+ * The sealer's next append to the attacked lineage (a cold sealer, one new write): what the sealer
+ * makes of the state. `macOnly`: a sealer that signs no lineage checkpoint (the deployed one).
+ */
+export function nextAppend(setup: SealingSetup, lineageId: () => string, options: { macOnly?: boolean } = {}): Reader {
   return {
-    name: 'sealer (next append)',
+    name: options.macOnly ? 'sealer (next append, MAC-only heads)' : 'sealer (next append)',
     takesCheckpoint: false,
     exclusive: true,
     read: async () => {
       const nowMs = Date.now();
       const write = acceptedWrite(lineageId(), `r-next-${randomUUID()}`, MANIFEST, nowMs);
-      const [outcome] = await sealGroup(tamperSealer(setup), [write], nowMs);
+      const sealer = options.macOnly ? coldSealer(setup, { signLineageCheckpoints: false }) : tamperSealer(setup);
+      const [outcome] = await sealGroup(sealer, [write], nowMs);
       return outcome as string;
     },
   };

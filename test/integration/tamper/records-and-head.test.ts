@@ -3,7 +3,7 @@ import { beforeAll, describe, expect } from 'vitest';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { manifestDigest } from '../../../shared/triage/manifest-digest';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
-import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
+import { both, type Cell, type Expected, itEachCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
   clientVerifyExport,
@@ -214,6 +214,15 @@ const attacks = {
     attack: 'replay the signed head of seq 2 (records 3 and 4 left)',
     apply: (c) => c.table.put(earlierHead(c, '3 records')),
   },
+  crashBeforeHeadMove: {
+    target: 'head',
+    attack:
+      'a crash\'s shape: the head of seq 2 and records 3 and 4 past it without their markers (docs/sealing.md, "The write")',
+    apply: async (c) => {
+      await c.table.put(earlierHead(c, '3 records'));
+      for (const residualId of ['r-3', 'r-4']) await c.table.delete(pk(c), Keys.residualSk(residualId));
+    },
+  },
   deleteHead: { target: 'head', attack: 'delete the head', apply: (c) => c.table.delete(pk(c), Keys.head) },
   editCheckpoint: {
     target: 'head',
@@ -225,13 +234,26 @@ const attacks = {
         return { ...item, checkpoint: { S: [origin, size, edited, ...rest].join('\n') } };
       }),
   },
-  editHeader: {
+  editRecordHash: {
     target: 'head',
-    attack: 'edit the stored header (its payload hash)',
+    attack: "edit the head's recordHash (the condition attribute the head-state MAC covers)",
+    apply: (c) => c.table.update(pk(c), Keys.head, (item) => ({ ...item, recordHash: { S: 'a'.repeat(64) } })),
+  },
+  editHeadMac: {
+    target: 'head',
+    attack: 'edit the head-state MAC',
     apply: (c) =>
       c.table.update(pk(c), Keys.head, (item) =>
-        withJson(item, 'header', (h) => ({ ...h, payloadHash: 'a'.repeat(64) })),
+        withJson(item, 'headMac', (m) => ({ ...m, mac: `${'A'.repeat(43)}=` })),
       ),
+  },
+  copyHeadMac: {
+    target: 'head',
+    attack: "copy another lineage's head-state MAC onto the head",
+    apply: async (c) => {
+      const theirs = await c.table.get(Keys.lineage(c.otherLineageId), Keys.head);
+      await c.table.update(pk(c), Keys.head, (item) => ({ ...item, headMac: theirs.headMac as Item[string] }));
+    },
   },
   editFrontier: {
     target: 'head',
@@ -239,7 +261,11 @@ const attacks = {
     apply: (c) =>
       c.table.update(pk(c), Keys.head, (item) => ({
         ...item,
-        frontier: { S: textOf(item, 'frontier').replace(/[0-9a-f]{64}/, 'e'.repeat(64)) },
+        // Binary, 32 bytes a hash (the small head), or JSON hex (heads stored before): the first hash becomes ee…ee.
+        frontier:
+          item.frontier?.B !== undefined
+            ? { B: Buffer.concat([Buffer.alloc(32, 0xee), Buffer.from(item.frontier.B).subarray(32)]) }
+            : { S: textOf(item, 'frontier').replace(/[0-9a-f]{64}/, 'e'.repeat(64)) },
       })),
   },
   transplantHead: {
@@ -316,6 +342,35 @@ const intact = (readers: readonly string[]) =>
       both(name === CV || name === CR || name === XV ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT'),
     ]),
   );
+
+/**
+ * The readers that prove one record (recall, receipts, a write's outcome) on records stored past
+ * the head item (docs/sealing.md, "What each reader changes"): no finding, the answer comes from
+ * the head's tree; a trusted checkpoint of the later state shows a rewound head as truncation.
+ */
+const fromHeadTree = {
+  rewound: {
+    [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 TRUNCATION_DETECTED'],
+    [CR]: ['VERIFIED_INTACT', 'TRUNCATION_DETECTED'],
+    [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+    [P]: both('exit 20 TRUNCATION_DETECTED'),
+  },
+  // No head item: triage answers as for an empty lineage (this one is not integrated: no index to contradict it).
+  headless: {
+    [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
+    [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
+    [RC]: both('export exit 20 TRUNCATION_DETECTED'),
+    [P]: both('exit 20 TRUNCATION_DETECTED'),
+  },
+  // A planted record past an intact head: the head's tree is the answer.
+  planted: {
+    [R]: both('exit 0 VERIFIED_INTACT'),
+    [CR]: both('VERIFIED_INTACT'),
+    [RC]: both('exit 0 VERIFIED_INTACT'),
+    [P]: both('exit 3 SEALED'),
+    [CW]: both('SEALED seq 4'),
+  },
+} satisfies Record<string, Record<string, Expected>>;
 
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
 const at =
@@ -406,6 +461,7 @@ const cells: readonly Cell[] = [
     // inspect --lineage reads the lineage as an export does.
     expect: {
       ...caught('LINEAGE_BROKEN'),
+      ...fromHeadTree.planted,
       [E]: both('exit 20 SEQUENCE_REPLAYED'),
       [XV]: both('SEQUENCE_REPLAYED'),
       [I]: both('exit 20 SEQUENCE_REPLAYED'),
@@ -418,29 +474,35 @@ const cells: readonly Cell[] = [
     attack: attacks.plantNext,
     expect: {
       ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'),
+      ...fromHeadTree.planted,
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
       [PY]: pyCaught('LINEAGE_BROKEN'),
     },
   },
   {
     attack: attacks.rewindHeadJunk,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+    // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.rewindHeadJunkOutOfRange,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+    // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.deleteHeadJunk,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+    // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.replayHead,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+    // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     attack: attacks.deleteHead,
-    expect: { ...caught('LINEAGE_BROKEN'), [S]: 'CONFLICT LINEAGE_INCONSISTENT', [PY]: pyCaught('LINEAGE_BROKEN') },
+    // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
   },
   {
     // An export carries the records and the head's claims, not the signed checkpoint: not its
@@ -459,10 +521,10 @@ const cells: readonly Cell[] = [
     }))(caught('HASH_MISMATCH')),
   },
   {
-    // Nor does it carry the head's header (the sealer's and the signed log's): the same limit.
-    attack: attacks.editHeader,
+    // The head names a record hash that is not the record's at its seq, and neither the head-state
+    // MAC nor the signed checkpoint vouches for the state it claims.
+    attack: attacks.editRecordHash,
     expect: {
-      [XV]: both('VERIFIED_INTACT'),
       [V]: both('exit 20 LINEAGE_BROKEN'),
       [VA]: both('exit 20 LINEAGE_BROKEN'),
       [I]: both('exit 20 LINEAGE_BROKEN'),
@@ -470,6 +532,15 @@ const cells: readonly Cell[] = [
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
     },
   },
+  {
+    // docs/sealing.md, "The roll-forward": the crash's records chain from the head and their MACs
+    // verify: the sealer moves the head to them, then seals.
+    attack: attacks.crashBeforeHeadMove,
+    expect: { [S]: 'SEALED' },
+  },
+  // A legacy (signed) head: its signed checkpoint still vouches for it when its MAC does not.
+  { attack: attacks.editHeadMac, expect: { [S]: 'SEALED' } },
+  { attack: attacks.copyHeadMac, expect: { [S]: 'SEALED' } },
   // Only the sealer reads the frontier (to extend the tree); an export carries none.
   { attack: attacks.editFrontier, expect: { [XV]: both('VERIFIED_INTACT'), [S]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   {
@@ -593,5 +664,67 @@ describe('tampering with records and heads, through every reader', () => {
       write: lineage.writes[4] as ReadTarget['write'],
     }),
     readers,
+  });
+});
+
+// The same attacks on heads the deployed sealer writes (docs/sealing.md, "The append's layout"):
+// the small head, a head-state MAC and no signed lineage checkpoint, read by that sealer's next
+// append (what the readers make of them: docs/sealing.md, "What each reader changes").
+let macOnly: SealedLineage;
+let macOnlyOther: SealedLineage;
+let longRun: SealedLineage;
+const SM = 'sealer (next append, MAC-only heads)';
+const macOnlyCells: readonly Cell[] = [
+  { attack: attacks.none, expect: { [SM]: 'SEALED' } },
+  { attack: attacks.crashBeforeHeadMove, expect: { [SM]: 'SEALED' } },
+  { attack: attacks.replayHead, expect: { [SM]: 'SEALED' } },
+  { attack: attacks.deleteHead, expect: { [SM]: 'SEALED' } },
+  { attack: attacks.plantNext, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.editRecordHash, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.editHeadMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.copyHeadMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.editFrontier, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.transplantHead, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+];
+const rewindMoreThanOneRun: Attack = {
+  target: 'head',
+  attack: 'rewind the head by more than one run (to seq 0, 41 records left past it)',
+  apply: (c) => c.table.put(earlierHead(c, '1 records')),
+};
+
+describe('tampering with MAC-only heads (the small head), through the sealer', () => {
+  beforeAll(async () => {
+    [macOnly, macOnlyOther, longRun] = await Promise.all([
+      sealLineage(setup, 'tamper-rh-mac', [2, 1, 2], undefined, { macOnly: true }),
+      sealLineage(setup, 'tamper-rh-mac-other', [5], undefined, { macOnly: true }),
+      sealLineage(setup, 'tamper-rh-mac-long', [1, 40, 1], undefined, { macOnly: true }),
+    ]);
+  }, 300_000);
+
+  itEachCell(macOnlyCells, {
+    setup,
+    attackContext: () => attackContextOf(setup, macOnly, macOnlyOther),
+    base: (): ReadTarget => ({
+      lineageId: macOnly.lineageId,
+      trusted: macOnly.trusted,
+      recall: { latest: true },
+      receiptSeq: 4,
+      write: macOnly.writes[4] as ReadTarget['write'],
+    }),
+    readers: [nextAppend(setup, () => macOnly.lineageId, { macOnly: true })],
+  });
+
+  // docs/sealing.md, "The roll-forward": a crash leaves at most one run past the head.
+  itEachCell([{ attack: rewindMoreThanOneRun, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } }], {
+    setup,
+    attackContext: () => attackContextOf(setup, longRun, macOnlyOther),
+    base: (): ReadTarget => ({
+      lineageId: longRun.lineageId,
+      trusted: longRun.trusted,
+      recall: { latest: true },
+      receiptSeq: 41,
+      write: longRun.writes[41] as ReadTarget['write'],
+    }),
+    readers: [nextAppend(setup, () => longRun.lineageId, { macOnly: true })],
   });
 });

@@ -28,6 +28,7 @@ import {
 } from '../../../adapters/dynamodb-item-codec';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
@@ -71,7 +72,7 @@ describe('dynamodb item codec: the items written through marshall are the bytes 
       checkpoint: 'checkpoint note',
       frontier: ['c'.repeat(64)],
     };
-    expect(bytes(headItem(batch, record))).toBe(
+    expect(bytes(headItem(batch, record, HeadLayout.COMPATIBLE))).toBe(
       bytes({
         pk,
         sk: S('HEAD'),

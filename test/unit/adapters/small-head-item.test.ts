@@ -4,6 +4,7 @@ import { smallHeadItem } from '../../../adapters/small-head-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { macHeadState } from '../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf } from '../../../shared/log/log-state';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../../shared/seal/sealed-record';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 import { TEST_POLICY } from '../../helpers/writer-factories';
@@ -51,6 +52,7 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
         policy: TEST_POLICY,
       },
       last,
+      HeadLayout.COMPATIBLE,
     );
     const small = smallHeadItem({
       lineageId: TEST_LINEAGE_ID,
@@ -74,7 +76,7 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
       headMac: null,
       frontier,
     };
-    const legacy = logHeadOf(TEST_LINEAGE_ID, headItem(batch, last));
+    const legacy = logHeadOf(TEST_LINEAGE_ID, headItem(batch, last, HeadLayout.COMPATIBLE));
     if (legacy === null) throw new Error('no head');
     const state = claimedLogState(legacy, TEST_LINEAGE_ID);
     const headMac = await macHeadState(headStateOf(state) as NonNullable<ReturnType<typeof headStateOf>>, testAnchor());

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { headItem, markerItem, recordItem } from '../../../adapters/dynamodb-item-codec';
 import { appendPlans, todayItemsOf } from '../../../bench/append-layouts';
+import { HeadLayout } from '../../../shared/ports/head-layout';
 import { buildChain } from '../../helpers/seal-factories';
 
 // docs/sealing.md, "The append's layout": the bench writes each candidate layout from the items
@@ -20,7 +21,7 @@ async function todayTransaction() {
   };
   const items = {
     record: recordItem(lineageId, entry),
-    head: headItem(batch, last),
+    head: headItem(batch, last, HeadLayout.COMPATIBLE),
     marker: markerItem(lineageId, entry),
   };
   const input = {

@@ -6,6 +6,7 @@ import type { WriteOutcome } from '../../../client/write-outcomes';
 import { extendLog } from '../../../shared/log/log-extension';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { authenticateLogState } from '../../../shared/log/log-state';
+import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
@@ -50,7 +51,7 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
       records,
       origin,
     );
-    await store.appendEntries({
+    await appendBatch(store, {
       lineageId: TEST_LINEAGE_ID,
       entries: extension.entries,
       expectedHead: null,

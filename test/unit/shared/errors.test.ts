@@ -37,6 +37,8 @@ const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.DeploymentLogConflictError('the head moved'), true],
   [new errors.WitnessUnavailableError('unreachable'), true],
   [new errors.IntegrationBacklogError('lin-1', 300, 256), true],
+  [new errors.RecordSeqTakenError('lin-1', 4, 0), true],
+  [new errors.HeadNotMovedError('lin-1', ['r-1'], 'the head moved on every try'), true],
   [new errors.TenantMismatchError('beta/agent-7', 'acme'), false],
   [new errors.TenantRequiredError(['acme', 'beta'], null), false],
   [new errors.ReAnchorFormatError('lost', 'bad'), false],

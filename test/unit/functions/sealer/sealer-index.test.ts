@@ -412,14 +412,31 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
       return readChain(id, from, to);
     };
     expect((await s.handleGroup([at('n-0')]))[0]?.kind).toBe('SEALED');
-    // One page of the newest records (100), not the 240 past the index.
-    expect(reads).toEqual([100]);
+    // The roll-forward's read past the head (41 keys, none there), then one page of the newest
+    // records (100), not the 240 past the index.
+    expect(reads).toEqual([41, 100]);
     // Sealed within the window since: a replay with its marker deleted is found, never sealed again.
     s.store.markers.delete(markerKey(lineageId, 'n-0'));
     s.cold();
     const replay = (await s.handleGroup([at('n-0')]))[0];
     expect(replay).toMatchObject({ kind: 'DUPLICATE', head: { seq: 240 } });
     expect(s.store.records.get(lineageId)?.size).toBe(241);
+  });
+
+  it('docs/sealing.md "The roll-forward": records with no head item in a lineage the index holds are a deleted head, never rolled forward from genesis: LINEAGE_INCONSISTENT', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-headless');
+    for (const residualId of ['r-0', 'r-1']) await s.send({ lineageId, residualId });
+    await s.integrate();
+    s.store.deleteHead(lineageId);
+    s.cold();
+    expect(await s.send({ lineageId, residualId: 'r-next' })).toEqual({
+      kind: 'CONFLICT',
+      reason: 'LINEAGE_INCONSISTENT',
+    });
+    expect(s.store.conflicts.at(-1)?.detail).toContain('no head item, and the deployment index holds the lineage');
+    expect(await s.store.head(lineageId)).toBeNull();
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
   });
 
   it('an index node deleted or edited: INDEX_UNVERIFIABLE, unsigned, nothing sealed', async () => {

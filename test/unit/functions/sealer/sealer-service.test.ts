@@ -4,7 +4,12 @@ import {
   SEAL_QUEUE_RETENTION_SECONDS,
 } from '../../../../functions/sealer/seal-request-check';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
-import { InvalidInputError, OutcomeVerificationError, StaleHeadError } from '../../../../shared/errors';
+import {
+  HeadNotMovedError,
+  InvalidInputError,
+  OutcomeVerificationError,
+  RecordSeqTakenError,
+} from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
@@ -81,17 +86,23 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect(metrics.get('SealDuplicate')).toBe(1);
   });
 
-  it('a duplicate found only by the transaction (marker written between check and append) is still idempotent', async () => {
-    const { service, store } = setup();
-    await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
-    const markers = new Map(store.markers);
-    store.markers.clear();
-    store.beforeAppend = () => {
-      for (const [k, v] of markers) store.markers.set(k, v);
-    };
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
-    expect(outcome.kind).toBe('DUPLICATE');
-    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
+  it('docs/sealing.md "The roll-forward": a redelivery that finds the first delivery\'s record past the head (stored, head not moved) is answered as a duplicate, sealed once', async () => {
+    const { service, store, publisher } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-0' })));
+    store.crashAfterRecords = 1;
+    const body = sealRequestBody({ residualId: 'r-a' });
+    await expect(service.handle(message(body))).rejects.toThrow('crashed after storing its records');
+    expect(await store.findByResidualId(LINEAGE, 'r-a')).toBeNull();
+    expect((await store.head(LINEAGE))?.seq).toBe(0);
+    const outcome = await service.handle(message(body));
+    expect(outcome).toMatchObject({ kind: 'DUPLICATE', head: { seq: 1 } });
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
+    expect((await store.head(LINEAGE))?.seq).toBe(1);
+    expect(await store.findByResidualId(LINEAGE, 'r-a')).toEqual({ lineageId: LINEAGE, seq: 1 });
+    expect(publisher.sealed.map((e) => [e.residualId, e.seq])).toEqual([
+      ['r-0', 0],
+      ['r-a', 1],
+    ]);
   });
 
   it('residual ids are scoped to the lineage: r-1 sealed on lin-A does not swallow r-1 on lin-Z', async () => {
@@ -206,39 +217,40 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     },
   );
 
-  it('a reuse found only by the transaction (marker written between check and append) is rejected as well', async () => {
-    const { service, store } = setup();
-    await service.handle(message(sealRequestBody({ residualId: 'r-a' })));
-    const markers = new Map(store.markers);
-    store.markers.clear();
-    store.beforeAppend = () => {
-      for (const [k, v] of markers) store.markers.set(k, v);
-    };
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-a', payload: { other: true } })));
-    expect(outcome).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
-    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(1);
-  });
-
-  it('a rewound head (an older head item put back, records past it) → one LINEAGE_INCONSISTENT conflict, not retried, not a LOST_RACE', async () => {
+  it('docs/sealing.md "The append\'s layout", (b): a head rewound by one run with its records left reads as a crash: rolled forward, then sealed after them (no effect)', async () => {
     const { service, store, publisher, metrics } = setup();
     for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
     const older = store.headSnapshot(LINEAGE);
     for (const id of ['r-2', 'r-3']) await service.handle(message(sealRequestBody({ residualId: id })));
     if (!older) throw new Error('no head');
     store.restoreHead(LINEAGE, older);
+    // A sealer instance that did not store the later state (a cold start).
+    const cold = new SealerService({ ...deps(), store, publisher, metrics });
+    const outcome = await cold.handle(message(sealRequestBody({ residualId: 'r-next' })));
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: { seq: 4 } });
+    expect(store.conflicts).toEqual([]);
+    const chain = await store.readChain(LINEAGE, 0, 10);
+    expect(chain).toHaveLength(5);
+    expect((await verifyChain(chain, { lineageId: LINEAGE, anchor: testAnchor() })).verdict).toBe('VERIFIED_INTACT');
+    expect((await store.head(LINEAGE))?.seq).toBe(4);
+  });
+
+  it('docs/sealing.md "The roll-forward": a head rewound by more than one run (41 records past it) → one LINEAGE_INCONSISTENT conflict, nothing appended', async () => {
+    const { service, store, publisher, metrics } = setup();
+    await service.handle(message(sealRequestBody({ residualId: 'r-0' })));
+    const older = store.headSnapshot(LINEAGE);
+    for (let i = 1; i <= 41; i++) await service.handle(message(sealRequestBody({ residualId: `r-${i}` })));
+    if (!older) throw new Error('no head');
+    store.restoreHead(LINEAGE, older);
     const appendsBefore = store.appendCalls;
-    // A sealer instance that did not sign the later state (a cold start): the store's conditions catch it.
     const cold = new SealerService({ ...deps(), store, publisher, metrics });
     const outcome = await cold.handle(message(sealRequestBody({ residualId: 'r-next' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
-    expect(store.appendCalls - appendsBefore).toBe(1);
-    expect(metrics.get('SealRetry')).toBe(0);
+    expect(store.appendCalls).toBe(appendsBefore);
     expect(store.conflicts).toHaveLength(1);
-    expect(store.conflicts[0]).toMatchObject({ residualId: 'r-next', reason: 'LINEAGE_INCONSISTENT' });
-    expect(store.conflicts[0]?.detail).toContain('a record already exists at seq 2');
-    expect(publisher.rejected).toEqual([expect.objectContaining({ reason: 'LINEAGE_INCONSISTENT' })]);
-    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(4);
-  });
+    expect(store.conflicts[0]?.detail).toContain('more than 40 records are stored past the head item');
+    expect(await store.readChain(LINEAGE, 0, 100)).toHaveLength(42);
+  }, 120_000);
 
   it('review: a warm sealer refuses to extend a table put back to an earlier signed state (it would sign a fork)', async () => {
     const { service, store } = setup();
@@ -315,18 +327,19 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect(await store.findByResidualId(LINEAGE, 'r-honest')).toBeNull();
   });
 
-  it('a deleted head (records without it) → LINEAGE_INCONSISTENT conflict instead of a second seq 0', async () => {
+  it('docs/sealing.md "The roll-forward": a deleted head (records without it) in a lineage no index holds rolls forward from genesis, never a second seq 0', async () => {
     const { service, store } = setup();
     for (const id of ['r-0', 'r-1']) await service.handle(message(sealRequestBody({ residualId: id })));
     store.deleteHead(LINEAGE);
-    // Cold: the store's record condition catches it. Warm: the sealer remembers what it signed.
     const cold = new SealerService({ ...deps(), store });
     const outcome = await cold.handle(message(sealRequestBody({ residualId: 'r-next' })));
-    expect(outcome).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
-    expect(store.conflicts[0]?.detail).toContain('head item (absent)');
+    expect(outcome).toMatchObject({ kind: 'SEALED', head: { seq: 2 } });
+    const chain = await store.readChain(LINEAGE, 0, 10);
+    expect(chain).toHaveLength(3);
+    expect((await verifyChain(chain, { lineageId: LINEAGE, anchor: testAnchor() })).verdict).toBe('VERIFIED_INTACT');
+    // The warm sealer's remembered state (2 records) is behind the head now, not ahead of it.
     const warm = await service.handle(message(sealRequestBody({ residualId: 'r-next-2' })));
-    expect(warm).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
-    expect(store.conflicts.at(-1)?.detail).toContain('rolled back');
+    expect(warm).toMatchObject({ kind: 'SEALED', head: { seq: 3 } });
   });
 
   it('docs/pipeline.md "Append", lost race: a lost race is retried from the new head and sealed after the winner', async () => {
@@ -359,10 +372,10 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect((await verifyChain(chain, { lineageId: LINEAGE, anchor })).verdict).toBe('VERIFIED_INTACT');
   });
 
-  it('docs/pipeline.md "Append", lost race: a write that keeps losing is retried 5 times, then a visible LOST_RACE conflict', async () => {
+  it('docs/pipeline.md "Append", lost race: a write that keeps losing its record\'s seq is retried 5 times, then a visible LOST_RACE conflict', async () => {
     const { service, store, publisher, metrics } = setup();
     store.beforeAppend = () => {
-      throw new StaleHeadError(LINEAGE, null, null);
+      throw new RecordSeqTakenError(LINEAGE, 0, 0);
     };
     const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-unlucky' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
@@ -386,7 +399,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
       random: () => 0.999,
     });
     d.store.beforeAppend = () => {
-      throw new StaleHeadError(LINEAGE, null, null);
+      throw new RecordSeqTakenError(LINEAGE, 0, 0);
     };
     const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-backoff' })));
     expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
@@ -437,22 +450,30 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect(publisher.rejected.map((r) => r.reason)).toEqual(['LINEAGE_INCONSISTENT']);
   });
 
-  it('review: a head epoch edited between each read and append is a delay (LOST_RACE after 5 attempts), never STALE_EPOCH', async () => {
-    const { service, store } = setup();
+  it('review, docs/sealing.md "The write": a head epoch edited before each head move is a delay (retried, nothing signed), never STALE_EPOCH nor a refusal of the stored write', async () => {
+    const { service, store, publisher } = setup();
     await service.handle(message(sealRequestBody({ residualId: 'r-0' })));
     const head = (await store.head(LINEAGE)) as NonNullable<Awaited<ReturnType<typeof store.head>>>;
-    // The table writer puts the true epoch back for each read and 99 in before each append.
+    // The table writer puts the true epoch back for each read and 99 in before each head move.
     const logHead = store.logHead.bind(store);
     store.logHead = async (lineageId) => {
       store.setHead(head);
       return logHead(lineageId);
     };
-    store.beforeAppend = () => store.setHead({ ...head, generationEpoch: 99 });
-    const outcome = await service.handle(message(sealRequestBody({ residualId: 'r-honest' })));
-    expect(outcome).toEqual({ kind: 'CONFLICT', reason: ConflictReason.LOST_RACE });
-    expect(store.conflicts.map((c) => [c.reason, c.detail])).toEqual([
-      ['LOST_RACE', 'head moved on each of 5 attempts'],
-    ]);
+    store.beforeMoveHead = () => store.setHead({ ...head, generationEpoch: 99 });
+    const body = sealRequestBody({ residualId: 'r-honest' });
+    await expect(service.handle(message(body))).rejects.toBeInstanceOf(HeadNotMovedError);
+    expect(store.conflicts).toEqual([]);
+    expect(publisher.rejected).toEqual([]);
+    // Its record stands past the head; once the head can move, the redelivery rolls it forward.
+    store.beforeMoveHead = null;
+    store.logHead = logHead;
+    // While the head item stays edited, the redelivery is retried too: its record's MAC verifies.
+    await expect(service.handle(message(body))).rejects.toBeInstanceOf(HeadNotMovedError);
+    expect(store.conflicts).toEqual([]);
+    store.setHead(head);
+    expect(await service.handle(message(body))).toMatchObject({ kind: 'DUPLICATE', head: { seq: 1 } });
+    expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
   });
 
   it.each([
