@@ -53,6 +53,7 @@ import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
 import { Recalls } from './recalls';
+import { SeenSeals } from './seen-seals';
 import { soleWriterPolicy, withInceptionPolicy } from './sole-writer-policy';
 import type { ResealStackOutputs } from './stack-outputs';
 import type { Freshness, VerifiedRecall } from './verified-recall';
@@ -239,11 +240,14 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
       ...(this.#tenantId === undefined ? {} : { tenantId: this.#tenantId }),
     });
+    // The seals seen awaiting integration live in the checkpoint store, keyed by lineage origin.
+    const seen = new SeenSeals(this.#checkpoints, async () => (await this.#logKey()).name, this.#nowMs);
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
       publisher: this.#publisher,
       freshness: this.#freshness,
+      seen,
       ...clock,
     });
     this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
@@ -255,6 +259,7 @@ export class ResealClient {
       sealerKey: this.#sealerKey,
       logName: outputs.logName,
       freshness: this.#freshness,
+      seen,
       ...clock,
     });
   }

@@ -27,6 +27,7 @@ import type { LogReader, ProvenRecord } from './log-reader';
 import { searchLoggedSeal } from './logged-seal-search';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
+import type { SeenSeals } from './seen-seals';
 import type { Freshness } from './verified-recall';
 
 /**
@@ -137,6 +138,12 @@ export interface WriteOutcomesDeps extends PollClock {
    * or `SEALED_AWAITING_INTEGRATION` for a seal proven only in a head the sealer MAC'd).
    */
   readonly freshness: DeploymentChainReader | null;
+  /**
+   * The seals this client saw awaiting integration (docs/verifiable-log.md, "Seals seen awaiting
+   * integration"): a seal seen `SEALED_AWAITING_INTEGRATION` is remembered, and forgotten once
+   * `PROVEN`. Absent or `null`: nothing is remembered.
+   */
+  readonly seen?: SeenSeals | null;
 }
 
 /**
@@ -354,6 +361,11 @@ export class WriteOutcomes {
       }
       if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
+        const freshness = await this.#freshnessOf(lineageId, residualId, proven);
+        if (freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
+          await this.#deps.seen?.remember(record, proven.checkpoint);
+        else if (freshness?.state === FreshnessState.PROVEN)
+          await this.#deps.seen?.forget(lineageId, record.header.monotonicSequenceNumber, record.recordHash);
         return {
           kind: 'SEALED',
           head: lineageHeadOf(record),
@@ -364,7 +376,7 @@ export class WriteOutcomes {
           },
           checkpoint: proven.checkpoint.note,
           proof: proven.inclusion,
-          freshness: await this.#freshnessOf(lineageId, residualId, proven),
+          freshness,
         };
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited

@@ -101,21 +101,21 @@ describe('FileCheckpointStore formats', () => {
     return join(directory, 'checkpoints.json');
   };
 
-  it('reads a format-1 file and writes it back as format 2, keeping its lineage notes', async () => {
+  it('reads a format-1 file and writes it back as format 3, keeping its lineage notes', async () => {
     const path = await fileIn();
     await writeFile(path, JSON.stringify({ formatVersion: 1, checkpoints: { 'reseal/s/lin-1': 'note-1' } }));
     const store = new FileCheckpointStore(path);
     expect(await store.load('reseal/s/lin-1')).toBe('note-1');
     await store.save('reseal/s', 'deployment-note');
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
-      formatVersion: 2,
+      formatVersion: 3,
       checkpoints: { 'reseal/s/lin-1': 'note-1', 'reseal/s': 'deployment-note' },
     });
   });
 
   it('refuses a format it does not know, never resetting it', async () => {
     const path = await fileIn();
-    const text = JSON.stringify({ formatVersion: 3, checkpoints: {} });
+    const text = JSON.stringify({ formatVersion: 4, checkpoints: {} });
     await writeFile(path, text);
     await expect(new FileCheckpointStore(path).load('reseal/s')).rejects.toThrow(CheckpointFileError);
     await expect(new FileCheckpointStore(path).save('reseal/s', 'n')).rejects.toThrow(CheckpointFileError);
