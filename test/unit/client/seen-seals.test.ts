@@ -67,6 +67,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     const cold = await s.recall(s.clientWith(new MemoryCheckpointStore()), { residualId: 'r-2' });
     expect(cold.end, cold.reason).toBe('NOT_FOUND');
     expect(cold.freshness?.state).toBe('ABSENT');
+    expect(cold.freshness?.reason).toMatch(/as of deployment checkpoint \d+, the last integration; /);
   });
 
   it('a seal seen by waitForOutcome is remembered too, and another record resealed at its seq is refused', async () => {
