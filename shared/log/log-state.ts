@@ -163,6 +163,7 @@ export function claimedLogState(stored: StoredLogHead, lineageId: string): LogSt
       recordHash,
       generationEpoch: header.data.generationEpoch,
       policyDigest: header.data.policyDigest ?? null,
+      sealedAtMs: header.data.sealedAtMs,
     },
     checkpoint: typeof stored.checkpoint === 'string' ? stored.checkpoint : null,
     policy,
