@@ -97,6 +97,15 @@ function claimedSize(note: string): number | null {
  */
 export class DeploymentChainReader {
   readonly #deps: DeploymentChainReaderDeps;
+  /**
+   * The last leaf read for a head item as read (one object per {@link open}) and a note: the
+   * chain, the kept comparison and the store's update each check the same note against it, so it
+   * is read once per `open`, never again for the same head (a new read of the head is a new key).
+   */
+  readonly #lastLeaves = new WeakMap<
+    StoredDeploymentHead,
+    Map<string, Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }>>
+  >();
   constructor(deps: DeploymentChainReaderDeps) {
     this.#deps = deps;
   }
@@ -375,7 +384,6 @@ export class DeploymentChainReader {
     return null;
   }
 
-  /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
   /**
    * `note` checked as the deployment head's checkpoint under `policy` (`verifyDeploymentAnchor`:
    * the policy, the re-anchor statement, the last leaf holding the index root), the one check the
@@ -402,7 +410,26 @@ export class DeploymentChainReader {
    * from the stored nodes: both checked against the note by `verifyDeploymentAnchor`, never
    * trusted. An empty root and proof when the note names no leaf.
    */
-  async #lastLeaf(
+  #lastLeaf(
+    head: StoredDeploymentHead,
+    note: string,
+  ): Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }> {
+    let notes = this.#lastLeaves.get(head);
+    if (!notes) {
+      notes = new Map();
+      this.#lastLeaves.set(head, notes);
+    }
+    let read = notes.get(note);
+    if (!read) {
+      read = this.#readLastLeaf(head, note);
+      notes.set(note, read);
+      // An outage is not remembered: the next call reads again.
+      read.catch(() => notes.delete(note));
+    }
+    return read;
+  }
+
+  async #readLastLeaf(
     head: StoredDeploymentHead,
     note: string,
   ): Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }> {
@@ -416,6 +443,7 @@ export class DeploymentChainReader {
     };
   }
 
+  /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
   async #inclusion(index: number, size: number): Promise<Uint8Array[]> {
     try {
       return await proveInclusion(
