@@ -13,6 +13,7 @@ import {
   type KeptCheckpointFinding,
 } from '../shared/integrator/kept-deployment-checkpoint';
 import { verifyReAnchorChain } from '../shared/integrator/re-anchor-chain';
+import { reAnchorTimeAfterCosignature } from '../shared/integrator/re-anchor-statement';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
@@ -252,13 +253,18 @@ export class DeploymentChainReader {
    * when the kept note's cosignatures date it before that statement (or, uncosigned, it is no
    * larger than the current one); two histories nothing explains are `FORK`.
    *
-   * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify
+   * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify,
+   *   or (`RE_ANCHOR_INVALID`) when the chain's re-anchor statement is dated after the quorum of the
+   *   policy's witnesses cosigned the checkpoint carrying it (`reAnchorTimeAfterCosignature`)
    * @throws what the table reads throw
    */
   async compareKept(
     keptNote: string,
     read?: { readonly head: StoredDeploymentHead; readonly note: string },
-  ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
+  ): Promise<
+    | KeptCheckpointFinding
+    | { readonly kind: 'REFUSED'; readonly reason: string; readonly refusal?: DeploymentChainRefusal }
+  > {
     const policy = await this.#deps.policy();
     // `read`: the head item and note a chain is answered from, compared as read (not read again).
     const head = read ? read.head : await this.#deps.log.readHead();
@@ -274,6 +280,16 @@ export class DeploymentChainReader {
     const anchored = await this.#anchor(head, note, policy);
     if (anchored.kind === 'REFUSED') return { kind: 'REFUSED', reason: `${anchored.refusal}: ${anchored.reason}` };
     const current = anchored.checkpoint;
+    // The statement is dated no later than the witnesses cosigned the checkpoint carrying it ("What clients see").
+    const lateStatement = anchored.reAnchor
+      ? reAnchorTimeAfterCosignature(anchored.reAnchor.timeSeconds, quorumCosignedAt(note, policy.policy))
+      : null;
+    if (lateStatement)
+      return {
+        kind: 'REFUSED',
+        refusal: DeploymentChainRefusal.RE_ANCHOR_INVALID,
+        reason: `RE_ANCHOR_INVALID: ${lateStatement}`,
+      };
     const key = policy.policy.logs.find((log) => log.key.name === current.origin)?.key;
     if (!key) return { kind: 'REFUSED', reason: `the policy names no log of origin ${current.origin}` };
     let kept: Checkpoint;
@@ -358,7 +374,7 @@ export class DeploymentChainReader {
       default:
         return {
           kind: 'REFUSED',
-          refusal: DeploymentChainRefusal.FORK,
+          refusal: ('refusal' in finding && finding.refusal) || DeploymentChainRefusal.FORK,
           reason: `the kept deployment checkpoint (key ${origin}) cannot be compared: ${finding.reason}`,
         };
     }
