@@ -90,6 +90,16 @@ function claimedSize(note: string): number | null {
 }
 
 /**
+ * What a `DEPLOYMENT_ROLLBACK` under `quorum none` means and what to do (docs/deployment-log.md,
+ * "Clients", the kept checkpoint under an unwitnessed policy): no witness dates either checkpoint,
+ * so the client cannot tell the table rolled back from a head it was shown and kept of a history
+ * since lost (a replayed head shown to it while fresh, or one kept before a restore).
+ */
+function unwitnessedRollbackAdvice(origin: string, keptSize: number | null): string {
+  return `. Under quorum none no witness dates either checkpoint, so this may also be a head this client was shown and kept of a history since lost (a table writer's replayed head while this client was fresh, or a checkpoint kept before a restore): every read of this log is refused until the current history grows past ${keptSize ?? 'the kept size'}. The operator confirms whether the table was restored or re-anchored (the backup's record, CloudTrail); if it was, the user removes the key ${origin} from the checkpoint store (the next read keeps the current checkpoint); if not, treat the table as rolled back`;
+}
+
+/**
  * Reads a freshness chain from the table for a lineage (and a residual id), and verifies it
  * (docs/deployment-log.md, "Clients"): the deployment head's `published` checkpoint, the index
  * root of its last leaf with the leaf's inclusion proof, and the index proofs, each node re-hashed
@@ -363,7 +373,7 @@ export class DeploymentChainReader {
         return {
           kind: 'REFUSED',
           refusal: DeploymentChainRefusal.DEPLOYMENT_ROLLBACK,
-          reason: `${finding.reason} (kept in the checkpoint store, key ${origin})`,
+          reason: `${finding.reason} (kept in the checkpoint store, key ${origin})${policy.witnessing === 'UNWITNESSED' ? unwitnessedRollbackAdvice(origin, claimedSize(keptNote)) : ''}`,
         };
       case 'FORK':
         return {
