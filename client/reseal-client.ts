@@ -169,7 +169,9 @@ export type LineageAuthentication = 'signed-tree' | 'macs';
 export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
   /**
    * `macs`: one KMS `VerifyMac` per record (the audit); `signed-tree`: no MAC call, every record
-   * proven a leaf of the newest signed checkpoint (`verifyLineageBySignedTree`). @default 'macs'
+   * proven a leaf of the lineage's tree head, vouched for by its index entry under the deployment
+   * checkpoint (a head the sealer MAC'd) or by a signed lineage checkpoint (a head stored before the
+   * sealer stopped signing; `verifyLineageBySignedTree`). @default 'macs'
    */
   readonly authentication?: LineageAuthentication;
 }
@@ -182,7 +184,10 @@ export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
  * {@link LogReader} (the signed log), `readLineageExport` and the verifiers.
  *
  * Every answer it returns for action is checked with public keys alone (docs/verifiable-log.md):
- * outcomes and recalls are proven against signed checkpoints kept in `checkpointStore`.
+ * outcomes and recalls are proven in the head item's tree, which the index entry under a deployment
+ * checkpoint meeting the policy vouches for (a head the sealer MAC'd: until then, awaiting
+ * integration) or a signed lineage checkpoint (heads stored before the sealer stopped signing);
+ * the newest of each is kept in `checkpointStore`, with the seals seen awaiting integration.
  *
  * @example
  * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
@@ -352,9 +357,12 @@ export class ResealClient {
 
   /**
    * Requests a recall, waits for triage's answer and checks it with public keys alone
-   * (`checkRecallAnswer`): the record proven in the latest signed checkpoint, consistent with the
-   * kept one (sent as `trustedCheckpoint`), and the delta recomputed from the proven record and
-   * `currentEnv`. A proven newer checkpoint is kept. The stored answer is never acted on as is.
+   * (`checkRecallAnswer`): the record proven in the head item's tree, consistent with the kept
+   * one (sent as `trustedCheckpoint`), and vouched for by the lineage's index entry under the
+   * deployment checkpoint (a head the sealer MAC'd; else the recall ends awaiting integration) or
+   * by its signed lineage checkpoint (heads stored before the sealer stopped signing); and the delta
+   * recomputed from the proven record and `currentEnv`. A proven newer signed checkpoint is kept.
+   * The stored answer is never acted on as is (docs/verifiable-log.md, "Recall").
    *
    * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
    * @throws {LogVerificationError} when the kept checkpoint does not verify
@@ -369,7 +377,8 @@ export class ResealClient {
 
   /**
    * Polls the table until the write `residualId` on `lineageId` has a proven outcome: its record
-   * proven by inclusion in a signed checkpoint consistent with the kept one (and binding
+   * proven by inclusion in the head item's tree (a signed lineage checkpoint, or a head the sealer
+   * MAC'd, which only the index vouches for: `freshness`) consistent with the kept one (and binding
    * `options.request`'s content), or a refusal signed by the function that decided it and naming
    * this write. Unsigned or forged items are ignored. A newer verified checkpoint is kept. A
    * `SEALED` outcome carries `freshness` (docs/deployment-log.md, "Clients"): `PROVEN` once the
@@ -451,8 +460,11 @@ export class ResealClient {
   // --- the signed log (LogReader) ---
 
   /**
-   * The latest signed checkpoint of a lineage, verified and consistent with the kept one (which
-   * it then replaces), or `null` for an unknown lineage.
+   * The head item's tree of a lineage: its signed lineage checkpoint (heads stored before the
+   * sealer stopped signing), verified and consistent with the kept one (which it then replaces), or
+   * the tree a head the sealer MAC'd claims (`note` `null`: the sealer's word, which only the index
+   * entry under the deployment checkpoint vouches for, `lineageTreeHead`; never kept), or `null` for
+   * an unknown lineage.
    * @throws {LogVerificationError} on a rollback, a fork, or a checkpoint that does not verify
    */
   latestCheckpoint(lineageId: string): Promise<LatestCheckpoint | null> {
