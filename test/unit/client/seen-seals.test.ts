@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recallRefusalHint } from '../../../cli/recall-exit';
 import type { CheckpointStore } from '../../../client/checkpoint-store';
 import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
@@ -58,6 +59,9 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
       /^rollback: residual r-2 reads absent, but this client saw residual r-2 sealed at seq 2 .* at \d{4}-\d\d-\d\dT/,
     );
     expect(byId.freshness?.state).toBe('NOT_NEWEST');
+    expect(recallRefusalHint(byId)).toMatch(
+      /^the lineage was rolled back over a write this client saw sealed \(UNVERIFIED_TAMPER_RISK\): residual r-2 reads absent/,
+    );
     const latest = await s.recall(client, { latest: true });
     expect(latest.end, latest.reason).toBe('NOT_INTACT');
     expect(latest.reason).toMatch(
