@@ -11,7 +11,7 @@ import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import type { ChainReceipt } from '../shared/integrator/chain-receipt';
-import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
+import { FreshnessState, type ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -208,6 +208,7 @@ export class ResealClient {
   readonly #publisher: StackPublisher;
   readonly #recalls: Recalls;
   readonly #outcomes: WriteOutcomes;
+  readonly #seen: SeenSeals;
   readonly #nowMs: () => number;
   readonly #inceptionPolicy: LineagePolicy | null;
   readonly #guardKey: () => Promise<NoteVerifierKey>;
@@ -247,6 +248,7 @@ export class ResealClient {
     });
     // The seals seen awaiting integration live in the checkpoint store, keyed by lineage origin.
     const seen = new SeenSeals(this.#checkpoints, async () => (await this.#logKey()).name, this.#nowMs);
+    this.#seen = seen;
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
@@ -553,8 +555,47 @@ export class ResealClient {
 
   /** A walk tied to the log, its head then placed against the deployment log ({@link ResealClient.lineageFreshness}). */
   async #fresh(lineageId: string, walked: WalkAgainstLog): Promise<FreshWalk> {
-    const verification = await this.lineageFreshness(lineageId, walked.verification, walked);
+    const verification = await this.#unlessSeenRolledBack(
+      this.#log,
+      lineageId,
+      await this.lineageFreshness(lineageId, walked.verification, walked),
+    );
     return { ...walked, verification, freshness: verification.freshness };
+  }
+
+  /**
+   * A walk whose lineage no longer holds a seal this client saw awaiting integration (its tree
+   * smaller than the seal's seq, or another record there) is a rollback (docs/verifiable-log.md,
+   * "Seals seen awaiting integration"): `UNVERIFIED_TAMPER_RISK`, freshness `NOT_NEWEST`. A walk
+   * already failed otherwise (other than awaiting integration) is left as is.
+   */
+  async #unlessSeenRolledBack(
+    log: LogReader,
+    lineageId: string,
+    verification: FreshVerification,
+  ): Promise<FreshVerification> {
+    const awaiting = verification.freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION;
+    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT && !awaiting) return verification;
+    let latest: Awaited<ReturnType<LogReader['latest']>>;
+    try {
+      latest = await log.latest(lineageId);
+    } catch (error) {
+      if (error instanceof LogVerificationError) return verification;
+      throw error;
+    }
+    const found = await this.#seen.contradiction(log, lineageId, latest);
+    if (!found) return verification;
+    const verdict = VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+    return {
+      ...verification,
+      verdict,
+      firstFailure: { seq: found.seen.seq, verdict, reason: found.reason },
+      freshness: verification.freshness && {
+        ...verification.freshness,
+        state: FreshnessState.NOT_NEWEST,
+        reason: found.reason,
+      },
+    };
   }
 
   /**
@@ -730,11 +771,10 @@ export class ResealClient {
           : verifyStoredLineage(store, view, walk),
       (verification) => ({ verification, log: null, indexed: null }),
     );
-    const verification = await walkFreshness(
-      { store, log, freshness: this.#freshness },
+    const verification = await this.#unlessSeenRolledBack(
+      log,
       lineageId,
-      walked.verification,
-      walked,
+      await walkFreshness({ store, log, freshness: this.#freshness }, lineageId, walked.verification, walked),
     );
     return { ...walked, verification, freshness: verification.freshness };
   }

@@ -67,6 +67,17 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     expect(latest.reason).toMatch(
       /the lineage's tree now holds 2 records, but this client saw residual r-2 sealed at seq 2/,
     );
+    // A walk of the lineage (verify --lineage, inspect --lineage) is refused the same way.
+    for (const walked of [
+      await client.verifyStoredLineage(LINEAGE),
+      (await client.readVerifiedLineage(LINEAGE)).walked,
+    ]) {
+      expect(walked.verification.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+      expect(walked.verification.firstFailure?.reason).toMatch(
+        /^rollback: the lineage's tree now holds 2 records, but this client saw residual r-2/,
+      );
+      expect(walked.freshness?.state).toBe('NOT_NEWEST');
+    }
     // Without the memory, the rewound table is consistent with every kept checkpoint: absent as of the last integration.
     const cold = await s.recall(s.clientWith(new MemoryCheckpointStore()), { residualId: 'r-2' });
     expect(cold.end, cold.reason).toBe('NOT_FOUND');
