@@ -1,9 +1,10 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { HexDigest } from '../shared/canonical/digest';
 import type { AnchorSignature } from '../shared/ports/mac-anchor';
 import type { ChainTip } from '../shared/seal/chain-tip';
-import { type Item, itemOf } from './dynamodb-item-codec';
 import { Keys } from './dynamodb-table-keys';
 
 /** What a small head item stores (docs/sealing.md, "The append's layout", "The write"). */
@@ -27,8 +28,9 @@ export interface SmallHead {
  * from it (`claimedLogState`, shared/log/log-state.ts), and the tip record's own fields are read
  * from the record. About 0.5 KB: one WCU.
  */
-export function smallHeadItem(head: SmallHead): Item {
-  return itemOf({
+export function smallHeadItem(head: SmallHead): Record<string, AttributeValue> {
+  // Marshalled here, not through the item codec (which writes heads with this): no import cycle.
+  return marshall({
     pk: Keys.lineage(head.lineageId),
     sk: Keys.head,
     seq: head.tip.seq,

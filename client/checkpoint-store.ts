@@ -1,3 +1,5 @@
+import type { SeenSeal } from '../shared/log/seen-seal';
+
 /**
  * Where a client keeps the last signed checkpoint it verified, per lineage, and the newest
  * deployment checkpoint it authenticated, per deployment log (docs/verifiable-log.md, "Checkpoints
@@ -21,4 +23,16 @@ export interface CheckpointStore {
    * concurrency). A store without that guarantee may ignore `replaces` only if it is never shared.
    */
   save(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void>;
+  /**
+   * The seals this client saw awaiting integration in the lineage of checkpoint origin `key`
+   * (docs/verifiable-log.md, "Seals seen awaiting integration"), oldest seq first; `[]` when none.
+   * A store without it remembers none (a tail rewind is then answered as of the last integration).
+   */
+  loadSeenSeals?(key: string): Promise<readonly SeenSeal[]>;
+  /**
+   * Sets the seals seen under `key` to `update(current)`, `current` read right before the write
+   * with no other save of this store in between (the same rule as {@link save}): an update adds or
+   * removes its own entries and never drops another save's.
+   */
+  updateSeenSeals?(key: string, update: (current: readonly SeenSeal[]) => readonly SeenSeal[]): Promise<void>;
 }

@@ -13,6 +13,7 @@ import {
   type KeptCheckpointFinding,
 } from '../shared/integrator/kept-deployment-checkpoint';
 import { verifyReAnchorChain } from '../shared/integrator/re-anchor-chain';
+import { reAnchorTimeAfterCosignature } from '../shared/integrator/re-anchor-statement';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
@@ -89,6 +90,16 @@ function claimedSize(note: string): number | null {
 }
 
 /**
+ * What a `DEPLOYMENT_ROLLBACK` under `quorum none` means and what to do (docs/deployment-log.md,
+ * "Clients", the kept checkpoint under an unwitnessed policy): no witness dates either checkpoint,
+ * so the client cannot tell the table rolled back from a head it was shown and kept of a history
+ * since lost (a replayed head shown to it while fresh, or one kept before a restore).
+ */
+function unwitnessedRollbackAdvice(origin: string, keptSize: number | null): string {
+  return `. Under quorum none no witness dates either checkpoint, so this may also be a head this client was shown and kept of a history since lost (a table writer's replayed head while this client was fresh, or a checkpoint kept before a restore): every read of this log is refused until the current history grows past ${keptSize ?? 'the kept size'}. The operator confirms whether the table was restored or re-anchored (the backup's record, CloudTrail); if it was, the user removes the key ${origin} from the checkpoint store (the next read keeps the current checkpoint); if not, treat the table as rolled back`;
+}
+
+/**
  * Reads a freshness chain from the table for a lineage (and a residual id), and verifies it
  * (docs/deployment-log.md, "Clients"): the deployment head's `published` checkpoint, the index
  * root of its last leaf with the leaf's inclusion proof, and the index proofs, each node re-hashed
@@ -97,6 +108,15 @@ function claimedSize(note: string): number | null {
  */
 export class DeploymentChainReader {
   readonly #deps: DeploymentChainReaderDeps;
+  /**
+   * The last leaf read for a head item as read (one object per {@link open}) and a note: the
+   * chain, the kept comparison and the store's update each check the same note against it, so it
+   * is read once per `open`, never again for the same head (a new read of the head is a new key).
+   */
+  readonly #lastLeaves = new WeakMap<
+    StoredDeploymentHead,
+    Map<string, Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }>>
+  >();
   constructor(deps: DeploymentChainReaderDeps) {
     this.#deps = deps;
   }
@@ -243,13 +263,18 @@ export class DeploymentChainReader {
    * when the kept note's cosignatures date it before that statement (or, uncosigned, it is no
    * larger than the current one); two histories nothing explains are `FORK`.
    *
-   * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify
+   * @returns the finding, or `REFUSED` when the current chain or the kept note does not verify,
+   *   or (`RE_ANCHOR_INVALID`) when the chain's re-anchor statement is dated after the quorum of the
+   *   policy's witnesses cosigned the checkpoint carrying it (`reAnchorTimeAfterCosignature`)
    * @throws what the table reads throw
    */
   async compareKept(
     keptNote: string,
     read?: { readonly head: StoredDeploymentHead; readonly note: string },
-  ): Promise<KeptCheckpointFinding | { readonly kind: 'REFUSED'; readonly reason: string }> {
+  ): Promise<
+    | KeptCheckpointFinding
+    | { readonly kind: 'REFUSED'; readonly reason: string; readonly refusal?: DeploymentChainRefusal }
+  > {
     const policy = await this.#deps.policy();
     // `read`: the head item and note a chain is answered from, compared as read (not read again).
     const head = read ? read.head : await this.#deps.log.readHead();
@@ -265,6 +290,16 @@ export class DeploymentChainReader {
     const anchored = await this.#anchor(head, note, policy);
     if (anchored.kind === 'REFUSED') return { kind: 'REFUSED', reason: `${anchored.refusal}: ${anchored.reason}` };
     const current = anchored.checkpoint;
+    // The statement is dated no later than the witnesses cosigned the checkpoint carrying it ("What clients see").
+    const lateStatement = anchored.reAnchor
+      ? reAnchorTimeAfterCosignature(anchored.reAnchor.timeSeconds, quorumCosignedAt(note, policy.policy))
+      : null;
+    if (lateStatement)
+      return {
+        kind: 'REFUSED',
+        refusal: DeploymentChainRefusal.RE_ANCHOR_INVALID,
+        reason: `RE_ANCHOR_INVALID: ${lateStatement}`,
+      };
     const key = policy.policy.logs.find((log) => log.key.name === current.origin)?.key;
     if (!key) return { kind: 'REFUSED', reason: `the policy names no log of origin ${current.origin}` };
     let kept: Checkpoint;
@@ -338,7 +373,7 @@ export class DeploymentChainReader {
         return {
           kind: 'REFUSED',
           refusal: DeploymentChainRefusal.DEPLOYMENT_ROLLBACK,
-          reason: `${finding.reason} (kept in the checkpoint store, key ${origin})`,
+          reason: `${finding.reason} (kept in the checkpoint store, key ${origin})${policy.witnessing === 'UNWITNESSED' ? unwitnessedRollbackAdvice(origin, claimedSize(keptNote)) : ''}`,
         };
       case 'FORK':
         return {
@@ -349,7 +384,7 @@ export class DeploymentChainReader {
       default:
         return {
           kind: 'REFUSED',
-          refusal: DeploymentChainRefusal.FORK,
+          refusal: ('refusal' in finding && finding.refusal) || DeploymentChainRefusal.FORK,
           reason: `the kept deployment checkpoint (key ${origin}) cannot be compared: ${finding.reason}`,
         };
     }
@@ -375,7 +410,6 @@ export class DeploymentChainReader {
     return null;
   }
 
-  /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
   /**
    * `note` checked as the deployment head's checkpoint under `policy` (`verifyDeploymentAnchor`:
    * the policy, the re-anchor statement, the last leaf holding the index root), the one check the
@@ -402,7 +436,26 @@ export class DeploymentChainReader {
    * from the stored nodes: both checked against the note by `verifyDeploymentAnchor`, never
    * trusted. An empty root and proof when the note names no leaf.
    */
-  async #lastLeaf(
+  #lastLeaf(
+    head: StoredDeploymentHead,
+    note: string,
+  ): Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }> {
+    let notes = this.#lastLeaves.get(head);
+    if (!notes) {
+      notes = new Map();
+      this.#lastLeaves.set(head, notes);
+    }
+    let read = notes.get(note);
+    if (!read) {
+      read = this.#readLastLeaf(head, note);
+      notes.set(note, read);
+      // An outage is not remembered: the next call reads again.
+      read.catch(() => notes.delete(note));
+    }
+    return read;
+  }
+
+  async #readLastLeaf(
     head: StoredDeploymentHead,
     note: string,
   ): Promise<{ readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] }> {
@@ -416,6 +469,7 @@ export class DeploymentChainReader {
     };
   }
 
+  /** The inclusion proof of leaf `index` in a tree of `size` leaves; `[]` when a node is hidden (the verifier then refuses it). */
   async #inclusion(index: number, size: number): Promise<Uint8Array[]> {
     try {
       return await proveInclusion(

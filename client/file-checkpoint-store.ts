@@ -2,24 +2,33 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { type SeenSeal, SeenSealSchema } from '../shared/log/seen-seal';
 import { wellFormedString } from '../shared/schemas/primitives';
 import type { CheckpointStore } from './checkpoint-store';
 import { CheckpointFileError } from './errors';
 
 /**
- * The file a {@link FileCheckpointStore} reads: `{ formatVersion, checkpoints: { <origin>: <note> } }`
- * (docs/verifiable-log.md, "Checkpoints the client keeps"). Format 1 holds signed lineage
- * checkpoints only; format 2, the one written, also holds deployment checkpoints (origin
- * `reseal/<stack>`), so a client that knows only format 1 refuses the file rather than rewriting
- * it without knowing what it keeps. A format-1 file is read as is and written back as format 2.
+ * The file a {@link FileCheckpointStore} reads: `{ formatVersion, checkpoints: { <origin>: <note> },
+ * seenSeals?: { <lineage origin>: [SeenSeal…] } }` (docs/verifiable-log.md, "Checkpoints the client
+ * keeps"). Format 1 holds signed lineage checkpoints only; format 2 also deployment checkpoints
+ * (origin `reseal/<stack>`); format 3, the one written, also the seals the client saw awaiting
+ * integration. A client that knows an older format refuses a newer file rather than rewriting it
+ * without knowing what it keeps; formats 1 and 2 are read as is and written back as format 3.
  */
-export const CheckpointFileSchema = z.strictObject({
-  formatVersion: z.union([z.literal(1), z.literal(2)]),
-  checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
-});
+export const CheckpointFileSchema = z
+  .strictObject({
+    formatVersion: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+    checkpoints: z.record(wellFormedString(1024).min(1), wellFormedString(16_384)),
+    seenSeals: z.record(wellFormedString(1024).min(1), z.array(SeenSealSchema).max(1024)).optional(),
+  })
+  .refine((file) => file.formatVersion === 3 || file.seenSeals === undefined, {
+    message: 'seenSeals is a format-3 field',
+  });
 
 /** The format {@link FileCheckpointStore} writes. */
-export const CHECKPOINT_FILE_FORMAT = 2;
+export const CHECKPOINT_FILE_FORMAT = 3;
+
+type CheckpointFile = { checkpoints: Record<string, string>; seenSeals: Record<string, readonly SeenSeal[]> };
 
 /**
  * A {@link CheckpointStore} in one JSON file ({@link CheckpointFileSchema}), written atomically
@@ -39,7 +48,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
   async load(key: string): Promise<string | null> {
-    return (await this.#read())[key] ?? null;
+    return (await this.#read()).checkpoints[key] ?? null;
   }
 
   /**
@@ -48,29 +57,60 @@ export class FileCheckpointStore implements CheckpointStore {
    * @throws {CheckpointFileError} when the file exists but is not a checkpoint file
    */
   save(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void> {
-    const run = this.#saving.then(() => this.#write(key, note, replaces));
+    return this.#queue((file) => {
+      if (replaces && !replaces(file.checkpoints[key] ?? null)) return null;
+      return { ...file, checkpoints: { ...file.checkpoints, [key]: note } };
+    });
+  }
+
+  /** @throws {CheckpointFileError} when the file exists but is not a checkpoint file */
+  async loadSeenSeals(key: string): Promise<readonly SeenSeal[]> {
+    return (await this.#read()).seenSeals[key] ?? [];
+  }
+
+  /**
+   * Serialised with the other saves of this store ({@link CheckpointStore.updateSeenSeals}); a
+   * lineage left with no seal loses its key.
+   * @throws {CheckpointFileError} when the file exists but is not a checkpoint file
+   */
+  updateSeenSeals(key: string, update: (current: readonly SeenSeal[]) => readonly SeenSeal[]): Promise<void> {
+    return this.#queue((file) => {
+      const current = file.seenSeals[key] ?? [];
+      const next = update(current);
+      if (next.length === current.length && next.every((entry, i) => entry === current[i])) return null;
+      const { [key]: _dropped, ...others } = file.seenSeals;
+      return { ...file, seenSeals: next.length === 0 ? others : { ...others, [key]: next } };
+    });
+  }
+
+  /** Runs `change` on the file read afresh, after every earlier save of this store; `null` writes nothing. */
+  #queue(change: (file: CheckpointFile) => CheckpointFile | null): Promise<void> {
+    const run = this.#saving.then(async () => {
+      const next = change(await this.#read());
+      if (next) await this.#write(next);
+    });
     this.#saving = run.catch(() => undefined);
     return run;
   }
 
-  async #write(key: string, note: string, replaces?: (current: string | null) => boolean): Promise<void> {
-    const kept = await this.#read();
-    if (replaces && !replaces(kept[key] ?? null)) return;
-    const checkpoints = { ...kept, [key]: note };
+  async #write(file: CheckpointFile): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
-    await writeFile(temporary, `${JSON.stringify({ formatVersion: CHECKPOINT_FILE_FORMAT, checkpoints }, null, 2)}\n`, {
-      mode: 0o600,
-    });
+    const body = {
+      formatVersion: CHECKPOINT_FILE_FORMAT,
+      checkpoints: file.checkpoints,
+      ...(Object.keys(file.seenSeals).length > 0 ? { seenSeals: file.seenSeals } : {}),
+    };
+    await writeFile(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
     await rename(temporary, this.path);
   }
 
-  async #read(): Promise<Record<string, string>> {
+  async #read(): Promise<CheckpointFile> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { checkpoints: {}, seenSeals: {} };
       throw new CheckpointFileError(this.path, (error as Error).message, { cause: error });
     }
     let json: unknown;
@@ -82,6 +122,6 @@ export class FileCheckpointStore implements CheckpointStore {
     const parsed = CheckpointFileSchema.safeParse(json);
     if (!parsed.success)
       throw new CheckpointFileError(this.path, `not a checkpoint file (${parsed.error.issues[0]?.message})`);
-    return parsed.data.checkpoints;
+    return { checkpoints: parsed.data.checkpoints, seenSeals: parsed.data.seenSeals ?? {} };
   }
 }

@@ -14,16 +14,19 @@ export interface ReadLineageReportOptions {
   readonly onProgress?: (progress: LineageProgress) => void;
   /** Heatmap columns the caller verified itself (recalls); default: one per verified supersession. */
   readonly recalls?: readonly ReportRecall[];
-  /** More checkpoints to show (receipts checked offline, say), after the latest signed checkpoint. */
+  /** More checkpoints to show (receipts checked offline, say), after the lineage's tree head (signed checkpoint or index entry). */
   readonly checkpoints?: readonly ReportCheckpoint[];
 }
 
 /**
  * Reads a stored lineage and builds its report (docs/cli.md, "reseal report") from what this
  * client verifies: every record walked (hashes, links, MACs) and tied to its log
- * (`ResealClient.readVerifiedLineage`: the latest signed checkpoint, consistent with the kept one,
- * or the tree head the index holds, records past it awaiting integration), and the refusals with
- * their signed statements checked.
+ * (`ResealClient.readVerifiedLineage`) to its tree head and what vouches for it: for a head the
+ * sealer MAC'd, the lineage's entry in the index under the deployment checkpoint the client
+ * verified (records past it awaiting integration; the head's MAC vouches for nothing a client can
+ * check); for a head stored before the sealer stopped signing, its signed lineage checkpoint,
+ * consistent with the kept one (docs/verifiable-log.md, "Verifying a whole lineage"); and the
+ * refusals with their signed statements checked.
  *
  * @throws {LineageNotFoundError} for an unknown lineage
  * @throws {LogVerificationError} when the lineage is gone although this client kept a checkpoint of it

@@ -50,7 +50,7 @@ export async function recallAbsence(
     return {
       freshness: {
         ...absence,
-        reason: `${absence.reason}; ${tree} holds no record past them`,
+        reason: `${absence.reason}, the last integration; ${tree} holds no record past them`,
       },
       finding: null,
     };

@@ -22,6 +22,7 @@ import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import type { RecallRequest, StackPublisher } from './publisher';
 import { recallAbsence } from './recall-absence';
+import type { SeenSeals } from './seen-seals';
 import { treeVoucher } from './tree-voucher';
 import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
@@ -41,6 +42,12 @@ export interface RecallsDeps extends PollClock {
    * freshness is checked and every recall's `freshness` is `null`.
    */
   readonly freshness: DeploymentChainReader | null;
+  /**
+   * The seals this client saw awaiting integration (docs/verifiable-log.md, "Seals seen awaiting
+   * integration"): a recall that sees one remembers it, and one whose lineage no longer holds a
+   * remembered seal is refused as a rollback. Absent or `null`: nothing is remembered.
+   */
+  readonly seen?: SeenSeals | null;
 }
 
 /**
@@ -152,7 +159,10 @@ export class Recalls {
     }
     let freshness: RecordFreshness | null = null;
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && !chain) {
-      if (check.checkpoint.note === null) check = awaiting(check, 'this client reads no deployment log');
+      if (check.checkpoint.note === null) {
+        await this.#deps.seen?.remember(check.record, check.checkpoint);
+        check = awaiting(check, 'this client reads no deployment log');
+      }
     }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
       freshness = await provenRecordFreshness(
@@ -167,8 +177,11 @@ export class Recalls {
       if (freshness.finding) check = refuted(check, freshness.finding);
       // Step 6: a tree only the sealer vouches for (a head it MAC'd) is proven memory only where
       // the index holds it (docs/deployment-log.md, "Clients"); past that, awaiting integration.
-      else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN)
+      else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN) {
+        if (freshness.state === FreshnessState.SEALED_AWAITING_INTEGRATION && check.record)
+          await this.#deps.seen?.remember(check.record, check.checkpoint);
         check = awaiting(check, freshness.reason);
+      }
     }
     if (check.verdict === null && check.refusal)
       check = await this.#checkRefusal(request, check, newest, trusted, chain?.chain ?? null);
@@ -193,6 +206,16 @@ export class Recalls {
       freshness = past.freshness;
       if (past.finding) check = { ...check, verdict: past.finding.verdict, reason: past.finding.reason };
     }
+    const rollback = await this.#seenRollback(lineageId, target, check, newest, chain?.chain ?? null);
+    if (rollback) {
+      check = { ...refuted(check, rollback), awaitingIntegration: false };
+      freshness = freshness && {
+        ...freshness,
+        state: FreshnessState.NOT_NEWEST,
+        reason: rollback.reason,
+        finding: rollback,
+      };
+    }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       await this.#deps.log.keep(lineageId, check.checkpoint, trusted);
     }
@@ -211,6 +234,34 @@ export class Recalls {
       truncationCheckedAgainst: against,
       freshness: chain && freshness ? freshnessOf(freshness, chain.policy) : null,
     });
+  }
+
+  /**
+   * The seals this client saw awaiting integration, held against the lineage as this recall read it
+   * (docs/verifiable-log.md, "Seals seen awaiting integration"): one the head's tree no longer
+   * holds (smaller, another record at its seq) or whose residual id this recall would answer
+   * absent is a rollback of records not yet integrated, `UNVERIFIED_TAMPER_RISK`; `null` otherwise,
+   * and then the seals the index now covers are forgotten. A recall already refused is left as is.
+   */
+  async #seenRollback(
+    lineageId: string,
+    target: RecallRequest['target'],
+    check: RecallCheck,
+    newest: Newest,
+    chain: ReadDeploymentChain | null,
+  ): Promise<Finding | null> {
+    const seen = this.#deps.seen;
+    if (!seen || (newest !== null && 'finding' in newest)) return null;
+    if (check.verdict !== null && check.verdict !== VerificationVerdict.VERIFIED_INTACT) return null;
+    const absent =
+      check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && 'residualId' in target
+        ? target.residualId
+        : undefined;
+    const found = await seen.contradiction(this.#deps.log, lineageId, newest, absent);
+    if (found) return { verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason: found.reason };
+    const indexed = chain && (chain.kind === 'PROVEN' || chain.kind === 'ABSENT') ? chain.lineage?.treeSize : undefined;
+    if (indexed !== undefined) await seen.prune(lineageId, indexed);
+    return null;
   }
 
   /** The deployment chain for the lineage (and residual id), or `null` when this client checks no freshness. */

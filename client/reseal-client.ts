@@ -11,7 +11,7 @@ import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import type { ChainReceipt } from '../shared/integrator/chain-receipt';
-import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
+import { FreshnessState, type ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
@@ -53,6 +53,7 @@ import type { WaitOptions } from './poll';
 import { type PublishedWrite, type RecallRequest, StackPublisher } from './publisher';
 import { type ReadExportOptions, readLineageExport } from './read-export';
 import { Recalls } from './recalls';
+import { SeenSeals } from './seen-seals';
 import { soleWriterPolicy, withInceptionPolicy } from './sole-writer-policy';
 import type { ResealStackOutputs } from './stack-outputs';
 import type { Freshness, VerifiedRecall } from './verified-recall';
@@ -168,7 +169,9 @@ export type LineageAuthentication = 'signed-tree' | 'macs';
 export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
   /**
    * `macs`: one KMS `VerifyMac` per record (the audit); `signed-tree`: no MAC call, every record
-   * proven a leaf of the newest signed checkpoint (`verifyLineageBySignedTree`). @default 'macs'
+   * proven a leaf of the lineage's tree head, vouched for by its index entry under the deployment
+   * checkpoint (a head the sealer MAC'd) or by a signed lineage checkpoint (a head stored before the
+   * sealer stopped signing; `verifyLineageBySignedTree`). @default 'macs'
    */
   readonly authentication?: LineageAuthentication;
 }
@@ -181,7 +184,10 @@ export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
  * {@link LogReader} (the signed log), `readLineageExport` and the verifiers.
  *
  * Every answer it returns for action is checked with public keys alone (docs/verifiable-log.md):
- * outcomes and recalls are proven against signed checkpoints kept in `checkpointStore`.
+ * outcomes and recalls are proven in the head item's tree, which the index entry under a deployment
+ * checkpoint meeting the policy vouches for (a head the sealer MAC'd: until then, awaiting
+ * integration) or a signed lineage checkpoint (heads stored before the sealer stopped signing);
+ * the newest of each is kept in `checkpointStore`, with the seals seen awaiting integration.
  *
  * @example
  * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
@@ -202,6 +208,7 @@ export class ResealClient {
   readonly #publisher: StackPublisher;
   readonly #recalls: Recalls;
   readonly #outcomes: WriteOutcomes;
+  readonly #seen: SeenSeals;
   readonly #nowMs: () => number;
   readonly #inceptionPolicy: LineagePolicy | null;
   readonly #guardKey: () => Promise<NoteVerifierKey>;
@@ -239,11 +246,15 @@ export class ResealClient {
       ...(deps.writer ? { writer: deps.writer } : {}),
       ...(this.#tenantId === undefined ? {} : { tenantId: this.#tenantId }),
     });
+    // The seals seen awaiting integration live in the checkpoint store, keyed by lineage origin.
+    const seen = new SeenSeals(this.#checkpoints, async () => (await this.#logKey()).name, this.#nowMs);
+    this.#seen = seen;
     this.#recalls = new Recalls({
       store: this.#store,
       log: this.#log,
       publisher: this.#publisher,
       freshness: this.#freshness,
+      seen,
       ...clock,
     });
     this.#guardKey = pinned(deps.guardKey, outputs.guardKeyArn, guardKeyName(outputs.logName));
@@ -255,6 +266,7 @@ export class ResealClient {
       sealerKey: this.#sealerKey,
       logName: outputs.logName,
       freshness: this.#freshness,
+      seen,
       ...clock,
     });
   }
@@ -347,9 +359,12 @@ export class ResealClient {
 
   /**
    * Requests a recall, waits for triage's answer and checks it with public keys alone
-   * (`checkRecallAnswer`): the record proven in the latest signed checkpoint, consistent with the
-   * kept one (sent as `trustedCheckpoint`), and the delta recomputed from the proven record and
-   * `currentEnv`. A proven newer checkpoint is kept. The stored answer is never acted on as is.
+   * (`checkRecallAnswer`): the record proven in the head item's tree, consistent with the kept
+   * one (sent as `trustedCheckpoint`), and vouched for by the lineage's index entry under the
+   * deployment checkpoint (a head the sealer MAC'd; else the recall ends awaiting integration) or
+   * by its signed lineage checkpoint (heads stored before the sealer stopped signing); and the delta
+   * recomputed from the proven record and `currentEnv`. A proven newer signed checkpoint is kept.
+   * The stored answer is never acted on as is (docs/verifiable-log.md, "Recall").
    *
    * @throws {TimeoutError} when no answer appears within `timeoutMs` (default 60,000)
    * @throws {LogVerificationError} when the kept checkpoint does not verify
@@ -364,7 +379,8 @@ export class ResealClient {
 
   /**
    * Polls the table until the write `residualId` on `lineageId` has a proven outcome: its record
-   * proven by inclusion in a signed checkpoint consistent with the kept one (and binding
+   * proven by inclusion in the head item's tree (a signed lineage checkpoint, or a head the sealer
+   * MAC'd, which only the index vouches for: `freshness`) consistent with the kept one (and binding
    * `options.request`'s content), or a refusal signed by the function that decided it and naming
    * this write. Unsigned or forged items are ignored. A newer verified checkpoint is kept. A
    * `SEALED` outcome carries `freshness` (docs/deployment-log.md, "Clients"): `PROVEN` once the
@@ -446,8 +462,11 @@ export class ResealClient {
   // --- the signed log (LogReader) ---
 
   /**
-   * The latest signed checkpoint of a lineage, verified and consistent with the kept one (which
-   * it then replaces), or `null` for an unknown lineage.
+   * The head item's tree of a lineage: its signed lineage checkpoint (heads stored before the
+   * sealer stopped signing), verified and consistent with the kept one (which it then replaces), or
+   * the tree a head the sealer MAC'd claims (`note` `null`: the sealer's word, which only the index
+   * entry under the deployment checkpoint vouches for, `lineageTreeHead`; never kept), or `null` for
+   * an unknown lineage.
    * @throws {LogVerificationError} on a rollback, a fork, or a checkpoint that does not verify
    */
   latestCheckpoint(lineageId: string): Promise<LatestCheckpoint | null> {
@@ -536,8 +555,47 @@ export class ResealClient {
 
   /** A walk tied to the log, its head then placed against the deployment log ({@link ResealClient.lineageFreshness}). */
   async #fresh(lineageId: string, walked: WalkAgainstLog): Promise<FreshWalk> {
-    const verification = await this.lineageFreshness(lineageId, walked.verification, walked);
+    const verification = await this.#unlessSeenRolledBack(
+      this.#log,
+      lineageId,
+      await this.lineageFreshness(lineageId, walked.verification, walked),
+    );
     return { ...walked, verification, freshness: verification.freshness };
+  }
+
+  /**
+   * A walk whose lineage no longer holds a seal this client saw awaiting integration (its tree
+   * smaller than the seal's seq, or another record there) is a rollback (docs/verifiable-log.md,
+   * "Seals seen awaiting integration"): `UNVERIFIED_TAMPER_RISK`, freshness `NOT_NEWEST`. A walk
+   * already failed otherwise (other than awaiting integration) is left as is.
+   */
+  async #unlessSeenRolledBack(
+    log: LogReader,
+    lineageId: string,
+    verification: FreshVerification,
+  ): Promise<FreshVerification> {
+    const awaiting = verification.freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION;
+    if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT && !awaiting) return verification;
+    let latest: Awaited<ReturnType<LogReader['latest']>>;
+    try {
+      latest = await log.latest(lineageId);
+    } catch (error) {
+      if (error instanceof LogVerificationError) return verification;
+      throw error;
+    }
+    const found = await this.#seen.contradiction(log, lineageId, latest);
+    if (!found) return verification;
+    const verdict = VerificationVerdict.UNVERIFIED_TAMPER_RISK;
+    return {
+      ...verification,
+      verdict,
+      firstFailure: { seq: found.seen.seq, verdict, reason: found.reason },
+      freshness: verification.freshness && {
+        ...verification.freshness,
+        state: FreshnessState.NOT_NEWEST,
+        reason: found.reason,
+      },
+    };
   }
 
   /**
@@ -713,11 +771,10 @@ export class ResealClient {
           : verifyStoredLineage(store, view, walk),
       (verification) => ({ verification, log: null, indexed: null }),
     );
-    const verification = await walkFreshness(
-      { store, log, freshness: this.#freshness },
+    const verification = await this.#unlessSeenRolledBack(
+      log,
       lineageId,
-      walked.verification,
-      walked,
+      await walkFreshness({ store, log, freshness: this.#freshness }, lineageId, walked.verification, walked),
     );
     return { ...walked, verification, freshness: verification.freshness };
   }

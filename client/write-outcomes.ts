@@ -27,6 +27,7 @@ import type { LogReader, ProvenRecord } from './log-reader';
 import { searchLoggedSeal } from './logged-seal-search';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
+import type { SeenSeals } from './seen-seals';
 import type { Freshness } from './verified-recall';
 
 /**
@@ -137,6 +138,12 @@ export interface WriteOutcomesDeps extends PollClock {
    * or `SEALED_AWAITING_INTEGRATION` for a seal proven only in a head the sealer MAC'd).
    */
   readonly freshness: DeploymentChainReader | null;
+  /**
+   * The seals this client saw awaiting integration (docs/verifiable-log.md, "Seals seen awaiting
+   * integration"): a seal seen `SEALED_AWAITING_INTEGRATION` is remembered, and forgotten once
+   * `PROVEN`. Absent or `null`: nothing is remembered.
+   */
+  readonly seen?: SeenSeals | null;
 }
 
 /**
@@ -158,7 +165,9 @@ export class WriteOutcomes {
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
    * @throws {HiddenSealError} when nothing came but this write's seal is proven (the deployment
-   *   index maps its residual id, or its record is in the signed log) without a marker
+   *   index maps its residual id, or its record is in the signed log) without a marker; a record
+   *   found only in a head the sealer MAC'd, by a client that reads no deployment log, is the
+   *   `SEALED` outcome awaiting integration instead (that tree vouches for nothing here)
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
    */
   async waitFor(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
@@ -231,7 +240,8 @@ export class WriteOutcomes {
     if (finding === null) return null;
     const again = await this.#outcomeOf(lineageId, residualId, options, foreign);
     if (again) return again;
-    throw finding;
+    if (finding instanceof HiddenSealError) throw finding;
+    return finding;
   }
 
   /** The index maps the residual id (verified chain) though the table shows no marker: `INCONSISTENT`. */
@@ -251,12 +261,18 @@ export class WriteOutcomes {
     );
   }
 
-  /** This write's record in the lineage's signed log (past the index, or with no deployment log), though no marker names it. */
+  /**
+   * This write's record in the lineage's signed log (past the index, or with no deployment log),
+   * though no marker names it: a `HiddenSealError`. For a client that reads no deployment log, a
+   * record found only in a head the sealer MAC'd is no finding: that tree vouches for nothing this
+   * client can check (a table writer could have put the head there), so it is the `SEALED` outcome,
+   * `SEALED_AWAITING_INTEGRATION` (docs/verifiable-log.md, "Signed outcomes"), never tampering.
+   */
   async #loggedSeal(
     lineageId: string,
     residualId: string,
     options: WaitForOutcomeOptions,
-  ): Promise<HiddenSealError | null> {
+  ): Promise<HiddenSealError | WriteOutcome | null> {
     const { log } = this.#deps;
     // A record sealed before the request could have reached the sealer is not its seal: the sealer
     // seals a signed write no earlier than its signing time less REPLAY_SEARCH_MARGIN_MS, the bound
@@ -277,6 +293,25 @@ export class WriteOutcomes {
         ...(request ? { matches: (record) => differingWriteContent(request, record).length === 0 } : {}),
       });
       if (found.kind !== 'FOUND') return null;
+      if (latest.checkpoint.note === null && this.#deps.freshness === null) {
+        const proven = await log.proveIn(lineageId, found.seq, latest);
+        await this.#deps.seen?.remember(proven.record, proven.checkpoint);
+        return {
+          kind: 'SEALED',
+          head: lineageHeadOf(proven.record),
+          treeHead: {
+            origin: proven.checkpoint.origin,
+            size: proven.checkpoint.size,
+            rootHash: proven.checkpoint.rootHash,
+          },
+          checkpoint: null,
+          proof: proven.inclusion,
+          freshness: {
+            ...UNREAD_MAC_HEAD,
+            reason: `${UNREAD_MAC_HEAD.reason}; no residual-id marker names it (found at seq ${found.seq} by searching the head item's tree), which that tree cannot show to be tampering`,
+          },
+        };
+      }
       return new HiddenSealError(
         lineageId,
         residualId,
@@ -354,6 +389,11 @@ export class WriteOutcomes {
       }
       if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
+        const freshness = await this.#freshnessOf(lineageId, residualId, proven);
+        if (freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
+          await this.#deps.seen?.remember(record, proven.checkpoint);
+        else if (freshness?.state === FreshnessState.PROVEN)
+          await this.#deps.seen?.forget(lineageId, record.header.monotonicSequenceNumber, record.recordHash);
         return {
           kind: 'SEALED',
           head: lineageHeadOf(record),
@@ -364,7 +404,7 @@ export class WriteOutcomes {
           },
           checkpoint: proven.checkpoint.note,
           proof: proven.inclusion,
-          freshness: await this.#freshnessOf(lineageId, residualId, proven),
+          freshness,
         };
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited

@@ -434,6 +434,7 @@ export class RunSealer {
           recordHash: record.recordHash,
           generationEpoch: record.header.generationEpoch,
           policyDigest: record.header.policyDigest ?? null,
+          sealedAtMs: record.header.sealedAtMs,
         };
         if (record.policy) policy = record.policy;
       } catch (error) {

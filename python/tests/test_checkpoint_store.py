@@ -44,7 +44,9 @@ def test_save_replaces_one_key_atomically_with_mode_0600(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     "text",
-    ["not json", '{"formatVersion": 3, "checkpoints": {}}', '{"formatVersion": 1, "checkpoints": {"a": 1}}',
+    ["not json", '{"formatVersion": 4, "checkpoints": {}}',
+     '{"formatVersion": 2, "checkpoints": {}, "seenSeals": {}}',
+     '{"formatVersion": 3, "checkpoints": {}, "seenSeals": {"k": [{"seq": 1}]}}', '{"formatVersion": 1, "checkpoints": {"a": 1}}',
      '{"formatVersion": 1, "checkpoints": {"a": "x", "a": "y"}}', '{"formatVersion": 1}'],
 )  # fmt: skip
 def test_a_file_that_is_not_a_checkpoint_file_is_refused(tmp_path: Path, text: str) -> None:
@@ -54,7 +56,7 @@ def test_a_file_that_is_not_a_checkpoint_file_is_refused(tmp_path: Path, text: s
         FileCheckpointStore(path).load("a")
 
 
-def test_a_format_1_file_is_read_and_written_back_as_format_2(tmp_path: Path) -> None:
+def test_a_format_1_file_is_read_and_written_back_as_format_3(tmp_path: Path) -> None:
     # docs/verifiable-log.md, "Checkpoints the client keeps": format 2 also keeps deployment checkpoints.
     path = tmp_path / "store.json"
     path.write_text('{"formatVersion": 1, "checkpoints": {"reseal/s/lin-1": "note-1"}}')
@@ -62,9 +64,55 @@ def test_a_format_1_file_is_read_and_written_back_as_format_2(tmp_path: Path) ->
     assert store.load("reseal/s/lin-1") == "note-1"
     store.save("reseal/s", "deployment-note")
     assert json.loads(path.read_text("utf-8")) == {
-        "formatVersion": 2,
+        "formatVersion": 3,
         "checkpoints": {"reseal/s/lin-1": "note-1", "reseal/s": "deployment-note"},
     }
+
+
+SEEN = {
+    "lineageId": "lin-1", "residualId": "r-2", "seq": 2, "recordHash": "ab" * 32, "treeSize": 3,
+    "rootHash": "cd" * 32, "seenAtMs": 1767225600000,
+}  # fmt: skip
+
+
+def test_the_seals_seen_of_a_format_3_file_are_read_and_kept_through_every_save(tmp_path: Path) -> None:
+    # docs/verifiable-log.md, "Seals seen awaiting integration": the TypeScript client's memory of
+    # seals awaiting integration lives in the shared file; a Python save never drops it.
+    path = tmp_path / "store.json"
+    seen = {"reseal/s/lin-1": [SEEN]}
+    path.write_text(json.dumps({"formatVersion": 3, "checkpoints": {"reseal/s": "d"}, "seenSeals": seen}))
+    store = FileCheckpointStore(path)
+    assert store.load_seen_seals("reseal/s/lin-1") == [SEEN]
+    assert store.load_seen_seals("reseal/s/other") == []
+    store.save("reseal/s/lin-1", "lineage-note")
+    assert json.loads(path.read_text("utf-8")) == {
+        "formatVersion": 3,
+        "checkpoints": {"reseal/s": "d", "reseal/s/lin-1": "lineage-note"},
+        "seenSeals": seen,
+    }
+
+
+TS_SEEN = """
+import { FileCheckpointStore } from './client/file-checkpoint-store';
+const [path, key, seal] = process.argv.slice(-3);
+const store = new FileCheckpointStore(path);
+void store.updateSeenSeals(key, (current) => [...current, JSON.parse(seal)]);
+"""
+
+
+def test_a_seal_seen_by_the_typescript_client_survives_a_python_save(tmp_path: Path) -> None:
+    path = tmp_path / "store.json"
+    FileCheckpointStore(path).save("reseal/s", "python note\n")
+    done = subprocess.run(
+        [str(REPO / "node_modules" / ".bin" / "tsx"), "--eval", TS_SEEN, "--", str(path), "reseal/s/lin-1",
+         json.dumps(SEEN)],
+        cwd=REPO, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    store = FileCheckpointStore(path)
+    store.save("reseal/s", "python note 2\n")
+    assert store.load_seen_seals("reseal/s/lin-1") == [SEEN]
+    assert json.loads(path.read_text("utf-8"))["formatVersion"] == 3
 
 
 def test_memory_store() -> None:

@@ -323,3 +323,26 @@ def test_quorum_cosigned_at_is_the_oldest_cosignature_of_the_quorum() -> None:
     forged = note + fixtures.WITNESS.cosign(body, 100).replace("A", "B", 1)
     assert quorum_cosigned_at(forged, policy) is None
     assert quorum_cosigned_at("not a note", policy) is None
+
+
+def test_a_statement_dated_after_the_witnesses_cosigned_its_checkpoint_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/deployment-log.md, "What clients see": the statement's time is held to the witnesses'
+    # clock, not only to the integrator's 5 s; the fixtures' policy is unwitnessed, so a quorum
+    # cosigned the current note 3 s before the statement's time is stood in for here.
+    import reseal.deployment_chain_reader as module
+
+    reader, _ = fixtures.reader(re_anchored_log())
+    statement = reader.read("lineage-a").re_anchor
+    assert statement is not None
+    monkeypatch.setattr(module, "quorum_cosigned_at", lambda _note, _policy: statement.time_seconds - 3)
+    refused = reader.compare_kept(kept(3, b"\x07" * 32))
+    assert isinstance(refused, str) and refused.startswith("RE_ANCHOR_INVALID: the re-anchor statement is dated")
+    assert "3 s after the policy's witnesses had cosigned" in refused
+    # The current note cosigned at the statement's time, the kept one before it: explained as before.
+    kept_note = kept(3, b"\x07" * 32)
+    times = {kept_note: statement.time_seconds - 3}
+    monkeypatch.setattr(module, "quorum_cosigned_at", lambda note, _policy: times.get(note, statement.time_seconds))
+    explained = reader.compare_kept(kept_note)
+    assert not isinstance(explained, str) and explained.kind == "EXPLAINED_BY_RE_ANCHOR", explained

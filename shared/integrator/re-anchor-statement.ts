@@ -57,6 +57,23 @@ export function futureReAnchorTime(statement: ReAnchorStatement, nowSeconds: num
   return `the statement's time ${statement.timeSeconds} lies ${aheadSeconds} s after now (${nowSeconds}); at most ${MAX_RE_ANCHOR_TIME_AHEAD_SECONDS} s of clock skew is tolerated`;
 }
 
+/**
+ * Why a statement dated `timeSeconds` (POSIX seconds) is refused by a client against the time a
+ * quorum of its policy's witnesses had cosigned the deployment checkpoint that carries it
+ * (`carrierCosignedAtSeconds`, `quorumCosignedAt`), or `null` when it is no later
+ * (docs/deployment-log.md, "What clients see"). The integrator tolerates a statement up to
+ * {@link MAX_RE_ANCHOR_TIME_AHEAD_SECONDS} ahead of its clock; a client holds it to the witnesses'
+ * clock instead, so no checkpoint cosigned after the re-anchor can be older than the statement.
+ * `null` too when no quorum time is known (`quorum none`): nothing to hold it to. Pure.
+ */
+export function reAnchorTimeAfterCosignature(
+  timeSeconds: number,
+  carrierCosignedAtSeconds: number | null,
+): string | null {
+  if (carrierCosignedAtSeconds === null || timeSeconds <= carrierCosignedAtSeconds) return null;
+  return `the re-anchor statement is dated ${timeSeconds}, ${timeSeconds - carrierCosignedAtSeconds} s after the policy's witnesses had cosigned the deployment checkpoint that carries it (${carrierCosignedAtSeconds}): a statement dated ahead of the witnesses would explain checkpoints cosigned after the re-anchor`;
+}
+
 const bad = (path: string, message: string) => new ReAnchorFormatError(path, message);
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
 const PRINTABLE = /^[^\p{Cc}\p{Zl}\p{Zp}]+$/u;

@@ -143,7 +143,14 @@ export function claimedLogState(stored: StoredLogHead, lineageId: string): LogSt
     size: seq + 1,
     frontier: extended.frontier,
     rootHash: frontierRoot(extended.frontier),
-    tip: { lineageId, seq, recordHash, generationEpoch: tip.generationEpoch, policyDigest: tip.policyDigest },
+    tip: {
+      lineageId,
+      seq,
+      recordHash,
+      generationEpoch: tip.generationEpoch,
+      policyDigest: tip.policyDigest,
+      ...(tip.sealedAtMs === undefined ? {} : { sealedAtMs: tip.sealedAtMs }),
+    },
     checkpoint: typeof stored.checkpoint === 'string' ? stored.checkpoint : null,
     policy: tip.policy,
     legacyTip: tip.legacyTip,
@@ -157,6 +164,8 @@ interface ClaimedTip {
   readonly policyDigest: HexDigest | null;
   readonly policy: LineagePolicy | null;
   readonly legacyTip: boolean;
+  /** The tip record's sealing time, when the item carries its header (a small head does not). */
+  readonly sealedAtMs?: number;
 }
 
 /**
@@ -199,6 +208,7 @@ function headerTip(stored: StoredLogHead, lineageId: string, fail: (reason: stri
     recordHash,
     generationEpoch: header.data.generationEpoch,
     policyDigest: header.data.policyDigest ?? null,
+    sealedAtMs: header.data.sealedAtMs,
     policy,
     legacyTip,
   };

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
 
 /**
  * The end of a chain: what the next record links to (`parentRecordHash`) and is fenced by
  * (`generationEpoch`). A {@link LineageHead} is one, with its MAC fields besides; the sealer
  * extends only a tip it has authenticated (docs/verifiable-log.md, "Appending").
  *
- * `{ lineageId; seq; recordHash; generationEpoch; policyDigest? }`; extra fields are ignored.
+ * `{ lineageId; seq; recordHash; generationEpoch; policyDigest?; sealedAtMs? }`; extra fields are ignored.
  */
 export const ChainTipSchema = z.object({
   lineageId: Identifier,
@@ -22,6 +22,12 @@ export const ChainTipSchema = z.object({
    * unless they set a policy of their own.
    */
   policyDigest: HexDigest.nullable().optional(),
+  /**
+   * The tip record's `sealedAtMs` (ms since the Unix epoch), when the caller read it from the
+   * authenticated header: the next record is sealed no earlier (docs/sealing.md, "Sealing"), so
+   * seal times never fall along a chain, whatever the sealer's clock.
+   */
+  sealedAtMs: EpochMillis.optional(),
 });
 /** Type of {@link ChainTipSchema}. */
 export type ChainTip = z.infer<typeof ChainTipSchema>;

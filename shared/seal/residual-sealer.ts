@@ -24,7 +24,10 @@ import type { SealedRecord } from './sealed-record';
  * - `monotonicSequenceNumber` = `head.seq + 1`, or 0 without a head;
  * - `parentRecordHash` = `head.recordHash`, or {@link genesisParentHash} without a head;
  * - `payloadHash`, `manifestDigest` and `variablesDigest` computed here from the bodies;
- * - `sealedAtMs` = `nowMs`, in the header and on the record;
+ * - `sealedAtMs` = `max(nowMs, head.sealedAtMs)` (the parent's, when the tip carries it), in the
+ *   header and on the record: seal times never fall along a chain, so a search by seal time (the
+ *   sealer's replay window, `REPLAY_SEARCH_MARGIN_MS`, `recordsSince`) may stop at the first record
+ *   older than its bound even when a sealer's clock runs behind the one that sealed the parent;
  * - `keyId` = `anchor.keyId`; the MAC is `anchor.generateMac(headerBytes(header))`.
  *
  * Pure apart from the anchor call: the caller persists the record with a conditional write on
@@ -34,7 +37,7 @@ import type { SealedRecord } from './sealed-record';
  * @param input - a {@link SealInput}
  * @param head - the chain tip to extend (a verified {@link LineageHead}, or an authenticated log tip), or `null` for a new lineage
  * @param anchor - the MAC anchor (KMS in production, {@link LocalHmacAnchor} in tests)
- * @param nowMs - clock, ms since the Unix epoch, stored as `sealedAtMs`
+ * @param nowMs - clock, ms since the Unix epoch, stored as `sealedAtMs` unless the parent's is later
  * @throws {InvalidInputError} for a malformed input or head, a head of another lineage, a
  *   `supersedes` that names a record the head cannot have, or a sequence past 2^53 − 1
  * @throws {StaleEpochError} when `input.generationEpoch` is older than `head.generationEpoch` (fencing token)
@@ -67,8 +70,10 @@ export async function sealValidated(
   const request = validated.input;
   const current =
     head === null || isChainTip(head) ? head : parseInput(ChainTipSchema.nullable(), head, 'lineage head');
-  const sealedAtMs = isNonNegativeInt(nowMs) ? nowMs : parseInput(EpochMillis, nowMs, 'seal time');
+  const clock = isNonNegativeInt(nowMs) ? nowMs : parseInput(EpochMillis, nowMs, 'seal time');
   checkAgainstHead(request, current);
+  // Never before the parent: a clock behind the parent's sealer would make seal times fall along the chain.
+  const sealedAtMs = Math.max(clock, current?.sealedAtMs ?? 0);
 
   const seq = current ? current.seq + 1 : 0;
   const bound = writerBoundFields(request, current);
@@ -153,7 +158,8 @@ function isChainTip(head: unknown): head is ChainTip {
     isNonNegativeInt(head.seq) &&
     isHexDigest(head.recordHash) &&
     isNonNegativeInt(head.generationEpoch) &&
-    (head.policyDigest === undefined || head.policyDigest === null || isHexDigest(head.policyDigest))
+    (head.policyDigest === undefined || head.policyDigest === null || isHexDigest(head.policyDigest)) &&
+    (head.sealedAtMs === undefined || isNonNegativeInt(head.sealedAtMs))
   );
 }
 

@@ -43,6 +43,13 @@ const tableName = `reseal-re-anchor-${suffix}`;
 const witnessTableName = `reseal-re-anchor-witness-${suffix}`;
 const REASON = 'lineage table restored from a point-in-time backup after an operator error';
 
+/** The POSIX second after the one now, once the clock has reached it (the test runs faster than an operator). */
+async function nextSecond(): Promise<number> {
+  const next = Math.floor(Date.now() / 1000) + 1;
+  await new Promise((resolve) => setTimeout(resolve, next * 1000 - Date.now() + 1));
+  return next;
+}
+
 const logSigner = new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName);
 const logKey = await new KMSNoteVerifierKey(kms, stack.LogKeyArn, stack.LogName).get();
 const recoveryKey = await testRecoveryKey();
@@ -159,9 +166,10 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
       key: logKey,
       lost: lost ?? { size: 0, rootHash: new Uint8Array(32) },
       reason: REASON,
-      // Made after the restore: later than the old history's cosignatures, which a statement
-      // explains only when they predate it ("What clients see"); the test runs within a second.
-      nowSeconds: Math.floor(Date.now() / 1000) + 1,
+      // Made after the restore, in a later second than the old history's cosignatures (a statement
+      // explains only checkpoints that predate it) and no later than the witnesses' cosignature of
+      // the checkpoint carrying it ("What clients see"): the operator's clock, read in a new second.
+      nowSeconds: await nextSecond(),
       recovery: testRecoverySigner(),
     });
     const answer = await createReAnchorHandler(cold, fakeLogger())({ reAnchor: prepared?.note ?? '' });
@@ -216,9 +224,10 @@ describe('re-anchor after a legitimate restore, on the emulator (docs/deployment
       key: logKey,
       lost: (await witnessStore.read(stack.LogName)) ?? { size: 0, rootHash: new Uint8Array(32) },
       reason: 'restored again',
-      // Made after the restore: later than the old history's cosignatures, which a statement
-      // explains only when they predate it ("What clients see"); the test runs within a second.
-      nowSeconds: Math.floor(Date.now() / 1000) + 1,
+      // Made after the restore, in a later second than the old history's cosignatures (a statement
+      // explains only checkpoints that predate it) and no later than the witnesses' cosignature of
+      // the checkpoint carrying it ("What clients see"): the operator's clock, read in a new second.
+      nowSeconds: await nextSecond(),
       recovery: testRecoverySigner(),
     });
     expect(await createReAnchorHandler(second, fakeLogger())({ reAnchor: again?.note ?? '' })).toMatchObject({

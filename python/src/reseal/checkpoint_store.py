@@ -1,12 +1,15 @@
 """Kept checkpoints (docs/verifiable-log.md, "Checkpoints the client keeps").
 
 :class:`FileCheckpointStore` reads and writes the file of the TypeScript client's
-``FileCheckpointStore``, so both clients share one file: ``{"formatVersion": 2, "checkpoints":
-{<key>: <signed note>}}``, two-space indented, a final newline, mode 0600. Keys are checkpoint
-origins: a lineage's ``reseal/<stack>/<lineageId>`` (its signed lineage checkpoint) and, from format
-2 on, the deployment log's ``reseal/<stack>`` (the newest deployment checkpoint the client
-authenticated); a format-1 file (lineage checkpoints alone) is read as is and written back as
-format 2, any other format is refused. The concurrency rule is
+``FileCheckpointStore``, so both clients share one file: ``{"formatVersion": 3, "checkpoints":
+{<key>: <signed note>}, "seenSeals": {<lineage origin>: [<seal seen>, ...]}}``, two-space indented,
+a final newline, mode 0600. Keys are checkpoint origins: a lineage's ``reseal/<stack>/<lineageId>``
+(its signed lineage checkpoint) and, from format 2 on, the deployment log's ``reseal/<stack>`` (the
+newest deployment checkpoint the client authenticated). Format 3 adds ``seenSeals`` (omitted when
+empty): the seals the TypeScript client saw awaiting integration, per lineage (docs/verifiable-log.md,
+"Seals seen awaiting integration"); this store reads them (:meth:`FileCheckpointStore.load_seen_seals`)
+and carries them through every save unchanged. Formats 1 and 2 are read as is and written back as
+format 3; any other format, or ``seenSeals`` in a format-1 or -2 file, is refused. The concurrency rule is
 the same too: saves of one store run one at a time (a lock held by the store, so threads sharing
 it never lose a key), each reads the file afresh, sets its one key, writes a temporary file of its
 own beside it (``<path>.<pid>.<random>.tmp``) and renames it over the file, so a reader never sees
@@ -34,9 +37,11 @@ __all__ = ["CheckpointStore", "MemoryCheckpointStore", "FileCheckpointStore"]
 
 MAX_KEY_UNITS: Final = 1024
 MAX_NOTE_UNITS: Final = 16_384
-FORMAT_VERSION: Final = 2
-"""The format written; formats 1 and 2 are read."""
-_READ_FORMATS: Final = (1, 2)
+FORMAT_VERSION: Final = 3
+"""The format written; formats 1, 2 and 3 are read."""
+_READ_FORMATS: Final = (1, 2, 3)
+MAX_SEEN_SEALS: Final = 1024
+_SEEN_SEAL_FIELDS: Final = ("lineageId", "residualId", "seq", "recordHash", "treeSize", "rootHash", "seenAtMs")
 
 
 class CheckpointStore(Protocol):
@@ -75,7 +80,11 @@ class FileCheckpointStore:
 
     def load(self, key: str) -> str | None:
         """The note kept under ``key``, or ``None``."""
-        return self._read().get(key)
+        return self._read()[0].get(key)
+
+    def load_seen_seals(self, key: str) -> list[dict[str, Any]]:
+        """The seals seen awaiting integration kept under the lineage origin ``key`` (format 3), oldest seq first."""
+        return [dict(seal) for seal in self._read()[1].get(key, [])]
 
     def save(self, key: str, note: str, replaces: Callable[[str | None], bool] | None = None) -> None:
         """Keeps ``note`` under ``key``, replacing the file atomically, one save of this store at a time.
@@ -88,31 +97,31 @@ class FileCheckpointStore:
         check.string(note, "note", MAX_NOTE_UNITS)
         check.raise_if_any("kept checkpoint")
         with self._saving:
-            kept = self._read()
+            kept, seen = self._read()
             if replaces is not None and not replaces(kept.get(key)):
                 return
-            self._write({**kept, key: note})
+            self._write({**kept, key: note}, seen)
 
-    def _write(self, checkpoints: dict[str, str]) -> None:
+    def _write(self, checkpoints: dict[str, str], seen_seals: dict[str, list[Any]]) -> None:
         directory = os.path.dirname(self.path)
         if directory:
             os.makedirs(directory, exist_ok=True)
         temporary = f"{self.path}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
-        text = (
-            json.dumps({"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}, indent=2, ensure_ascii=False)
-            + "\n"
-        )
+        body: dict[str, Any] = {"formatVersion": FORMAT_VERSION, "checkpoints": checkpoints}
+        if seen_seals:
+            body["seenSeals"] = seen_seals
+        text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(temporary, self.path)
 
-    def _read(self) -> dict[str, str]:
+    def _read(self) -> tuple[dict[str, str], dict[str, list[Any]]]:
         try:
             with open(self.path, "rb") as handle:
                 data = handle.read()
         except FileNotFoundError:
-            return {}
+            return {}, {}
         except OSError as error:
             raise CheckpointFileError(self.path, str(error)) from error
         try:
@@ -120,9 +129,12 @@ class FileCheckpointStore:
         except InvalidInputError as error:
             raise CheckpointFileError(self.path, f"not JSON ({error})") from error
         check = Checker()
-        if check.obj(parsed, "", ("formatVersion", "checkpoints")):
+        if check.obj(parsed, "", ("formatVersion", "checkpoints"), ("seenSeals",)):
             if parsed.get("formatVersion") not in _READ_FORMATS or type(parsed.get("formatVersion")) is not int:
-                check.add("formatVersion", "expected 1 or 2")
+                check.add("formatVersion", "expected 1, 2 or 3")
+            elif "seenSeals" in parsed and parsed["formatVersion"] != 3:
+                check.add("seenSeals", "seenSeals is a format-3 field")
+            _check_seen_seals(check, parsed.get("seenSeals", {}))
             checkpoints = parsed.get("checkpoints")
             if type(checkpoints) is not dict:
                 check.add("checkpoints", "expected an object")
@@ -132,4 +144,25 @@ class FileCheckpointStore:
                     check.string(note, f"checkpoints.{key}", MAX_NOTE_UNITS)
         if check.issues:
             raise CheckpointFileError(self.path, f"not a checkpoint file ({check.issues[0].message})")
-        return dict(parsed["checkpoints"])
+        return dict(parsed["checkpoints"]), {key: list(seals) for key, seals in parsed.get("seenSeals", {}).items()}
+
+
+def _check_seen_seals(check: Checker, seen: Any) -> None:
+    """The ``seenSeals`` of a format-3 file: lineage origin -> list of seals, each of the TypeScript shape."""
+    if type(seen) is not dict:
+        check.add("seenSeals", "expected an object")
+        return
+    for key, seals in seen.items():
+        check.string(key, "seenSeals", MAX_KEY_UNITS, 1)
+        if type(seals) is not list or len(seals) > MAX_SEEN_SEALS:
+            check.add(f"seenSeals.{key}", f"expected a list of at most {MAX_SEEN_SEALS} seals")
+            continue
+        for seal in seals:
+            if type(seal) is not dict or set(seal) != set(_SEEN_SEAL_FIELDS):
+                check.add(f"seenSeals.{key}", f"expected seals of exactly {', '.join(_SEEN_SEAL_FIELDS)}")
+                continue
+            for field in ("seq", "treeSize", "seenAtMs"):
+                if type(seal[field]) is not int or seal[field] < 0:
+                    check.add(f"seenSeals.{key}.{field}", "expected a non-negative integer")
+            for field in ("lineageId", "residualId", "recordHash", "rootHash"):
+                check.string(seal[field], f"seenSeals.{key}.{field}", 200, 1)

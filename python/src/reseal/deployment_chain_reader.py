@@ -34,7 +34,7 @@ from .index import (
 from .item_layout import DeploymentLogTableReader, StoredDeploymentHead
 from .kept_deployment_checkpoint import KeptCheckpointFinding, check_kept_deployment_checkpoint
 from .log import open_checkpoint, parse_checkpoint_body, parse_signed_note
-from .re_anchor import verify_re_anchor_chain
+from .re_anchor import re_anchor_time_after_cosignature, verify_re_anchor_chain
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
 from .witness import quorum_cosigned_at
 
@@ -208,7 +208,8 @@ class DeploymentChainReader:
         :param read: the head item and the note a chain is answered from, compared as read (not
             read again); default: the head is read here and its note chosen by the policy
         :returns: the finding, or why nothing can be compared (no published checkpoint, a chain
-            anchor that does not verify, a kept note that is not the log's)
+            anchor that does not verify, a kept note that is not the log's, or ``RE_ANCHOR_INVALID``:
+            the statement dated after the policy's witnesses cosigned the checkpoint carrying it)
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
         policy = self._policy()
@@ -233,6 +234,16 @@ class DeploymentChainReader:
         current = anchored.checkpoint
         if anchored.kind == "REFUSED" or current is None:
             return f"{anchored.refusal}: {anchored.reason}"
+        # The statement is dated no later than the witnesses cosigned the checkpoint carrying it ("What clients see").
+        late = (
+            None
+            if anchored.re_anchor is None
+            else re_anchor_time_after_cosignature(
+                anchored.re_anchor.time_seconds, quorum_cosigned_at(note, policy.policy)
+            )
+        )
+        if late is not None:
+            return f"RE_ANCHOR_INVALID: {late}"
         keys = [key for key, _url in policy.policy.logs if key.name == current.origin]
         if not keys:
             return f"the policy names no log of origin {current.origin}"

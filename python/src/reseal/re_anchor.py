@@ -194,6 +194,23 @@ def verify_re_anchor_statement(
     return statement, notice
 
 
+def re_anchor_time_after_cosignature(time_seconds: int, carrier_cosigned_at_seconds: int | None) -> str | None:
+    """Why a statement dated ``time_seconds`` is refused against the time a quorum of the policy's
+    witnesses had cosigned the deployment checkpoint that carries it (:func:`reseal.quorum_cosigned_at`),
+    or ``None`` when it is no later, or no quorum time is known (``quorum none``). The integrator
+    tolerates a statement up to 5 s ahead of its clock; a client holds it to the witnesses' clock, so
+    no checkpoint cosigned after the re-anchor reads older than the statement (docs/deployment-log.md,
+    "What clients see"; the TypeScript ``reAnchorTimeAfterCosignature``).
+    """
+    if carrier_cosigned_at_seconds is None or time_seconds <= carrier_cosigned_at_seconds:
+        return None
+    return (
+        f"the re-anchor statement is dated {time_seconds}, {time_seconds - carrier_cosigned_at_seconds} s after the "
+        f"policy's witnesses had cosigned the deployment checkpoint that carries it ({carrier_cosigned_at_seconds}): "
+        "a statement dated ahead of the witnesses would explain checkpoints cosigned after the re-anchor"
+    )
+
+
 def verify_re_anchor_chain(stored: object, origin: str, log_keys: Sequence[NoteVerifierKey]) -> list[ReAnchorNotice]:
     """The earlier re-anchors a deployment head names (its ``reAnchorChain``, docs/deployment-log.md,
     "Re-anchor", "A chain of re-anchors"), oldest first, each verified as a statement of ``origin``

@@ -72,7 +72,9 @@ def recall_absence(
     if size <= indexed_size:
         if absence is None:
             return unchanged
-        return RecallAbsence(replace(absence, reason=f"{absence.reason}; {tree} holds no record past them"))
+        return RecallAbsence(
+            replace(absence, reason=f"{absence.reason}, the last integration; {tree} holds no record past them")
+        )
     try:
         search: LoggedSealSearch = search_logged_seal(prove_in, residual_id, latest, from_seq=indexed_size)
     except LogVerificationError as error:

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { RecallTarget } from '../../../shared/pipeline/messages';
 import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
@@ -24,7 +25,7 @@ async function countedStack(signLineageCheckpoints: boolean) {
     return readHead();
   };
   const recall = (target: RecallTarget) => client.recall({ lineageId: LINEAGE, target, currentEnv: ENV });
-  return { ...s, client, reads, recall };
+  return { ...s, client, clientWith: s.client, reads, recall };
 }
 
 // docs/deployment-log.md, "Clients": a recall reads the deployment chain before it asks, and checks
@@ -51,4 +52,31 @@ describe('a recall reads the deployment head once, whatever its target', () => {
       expect(s.reads.heads).toBe(1);
     });
   }
+});
+
+// docs/verifiable-log.md, "Checkpoints the client keeps": the note a chain is answered from is
+// compared with the kept one as read; its last leaf (index root and inclusion proof) is read once
+// per open, whether or not a checkpoint is kept.
+describe('a chain read with a kept deployment checkpoint reads the last leaf once', () => {
+  it('an older kept checkpoint, then the chain: one last-leaf read and one head read per recall', async () => {
+    const s = await countedStack(false);
+    const store = new MemoryCheckpointStore();
+    const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+    const kept = s.clientWith({ deps: { eventBridge, checkpointStore: store } });
+    const recall = (target: RecallTarget) => kept.recall({ lineageId: LINEAGE, target, currentEnv: ENV });
+    expect((await recall({ latest: true })).freshness?.state).toBe('PROVEN');
+    await s.send({ lineageId: LINEAGE, residualId: 'r-3' });
+    await s.integrate();
+    const leaves = { reads: 0 };
+    const readLeafIndexRoot = s.deployment.readLeafIndexRoot.bind(s.deployment);
+    s.deployment.readLeafIndexRoot = (index: number) => {
+      leaves.reads += 1;
+      return readLeafIndexRoot(index);
+    };
+    s.reads.heads = 0;
+    const again = await recall({ latest: true });
+    expect(again.freshness?.state, again.reason).toBe('PROVEN');
+    expect(s.reads.heads).toBe(1);
+    expect(leaves.reads).toBe(1);
+  });
 });

@@ -65,6 +65,23 @@ describe('DeploymentChainReader with a checkpoint store (kept deployment checkpo
     expect(sizeOf(await kept.load(TEST_LOG_NAME))).toBe(3);
   });
 
+  it('under quorum none, a kept head larger than the current one says plainly what may have happened and what to do', async () => {
+    // A fresh client shown a head of 3 (a replayed head of a history since lost, or the newest one),
+    // then the table's head of 1: no witness dates either, so the client refuses until the log passes 3.
+    const { stack, heads, reader, lineageId } = await stackAfter(['r-1', 'r-2', 'r-3']);
+    const kept = new MemoryCheckpointStore();
+    await reader(kept).read({ lineageId });
+    stack.deployment.head = heads[0] ?? null;
+    const chain = await reader(kept).read({ lineageId });
+    expect(chain).toMatchObject({ kind: 'REFUSED', refusal: 'DEPLOYMENT_ROLLBACK' });
+    const reason = chain.kind === 'REFUSED' ? chain.reason : '';
+    expect(reason).toMatch(/Under quorum none no witness dates either checkpoint/);
+    expect(reason).toMatch(/a head this client was shown and kept of a history since lost/);
+    expect(reason).toMatch(/every read of this log is refused until the current history grows past 3/);
+    expect(reason).toContain(`removes the key ${TEST_LOG_NAME} from the checkpoint store`);
+    expect(reason).toMatch(/if not, treat the table as rolled back$/);
+  });
+
   it('refuses a deleted deployment head once a checkpoint was kept (never "nothing integrated yet")', async () => {
     const { stack, reader, lineageId } = await stackAfter(['r-1']);
     const kept = new MemoryCheckpointStore();
@@ -101,21 +118,21 @@ describe('FileCheckpointStore formats', () => {
     return join(directory, 'checkpoints.json');
   };
 
-  it('reads a format-1 file and writes it back as format 2, keeping its lineage notes', async () => {
+  it('reads a format-1 file and writes it back as format 3, keeping its lineage notes', async () => {
     const path = await fileIn();
     await writeFile(path, JSON.stringify({ formatVersion: 1, checkpoints: { 'reseal/s/lin-1': 'note-1' } }));
     const store = new FileCheckpointStore(path);
     expect(await store.load('reseal/s/lin-1')).toBe('note-1');
     await store.save('reseal/s', 'deployment-note');
     expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
-      formatVersion: 2,
+      formatVersion: 3,
       checkpoints: { 'reseal/s/lin-1': 'note-1', 'reseal/s': 'deployment-note' },
     });
   });
 
   it('refuses a format it does not know, never resetting it', async () => {
     const path = await fileIn();
-    const text = JSON.stringify({ formatVersion: 3, checkpoints: {} });
+    const text = JSON.stringify({ formatVersion: 4, checkpoints: {} });
     await writeFile(path, text);
     await expect(new FileCheckpointStore(path).load('reseal/s')).rejects.toThrow(CheckpointFileError);
     await expect(new FileCheckpointStore(path).save('reseal/s', 'n')).rejects.toThrow(CheckpointFileError);

@@ -88,4 +88,31 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
     const reader = s.client();
     expect(sealedOf(await reader.waitForOutcome(LINEAGE, 'r-0', { request })).freshness?.state).toBe('PROVEN');
   });
+
+  it('a record in a MAC’d head with no marker naming it is awaiting integration, never a HiddenSealError (that tree vouches for nothing here)', async () => {
+    const store = new InMemoryLineageStore();
+    // A head a table writer could forge (its own MAC key, no signed note), its records' markers absent.
+    const { records } = await buildChain(2, { anchor: forgerAnchor() });
+    const origin = checkpointOrigin(TEST_LOG_NAME, TEST_LINEAGE_ID);
+    const extension = extendLog(
+      authenticateLogState(null, { lineageId: TEST_LINEAGE_ID, origin, key: TEST_LOG_KEY }),
+      records,
+      origin,
+    );
+    await appendBatch(store, {
+      lineageId: TEST_LINEAGE_ID,
+      entries: extension.entries,
+      expectedHead: null,
+      headMac: { keyId: 'forged', algorithm: 'HMAC_SHA_256', mac: 'AAAA' },
+      checkpoint: null,
+      frontier: extension.storedFrontier,
+    });
+    const residualId = (records[1] as (typeof records)[number]).header.residualId;
+    store.markers.clear();
+    const outcome = sealedOf(await blindClient(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 1000 }));
+    expect(outcome.head.seq).toBe(1);
+    expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    expect(outcome.freshness?.reason).toMatch(/no residual-id marker names it \(found at seq 1/);
+    expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.AWAITING_INTEGRATION);
+  });
 });

@@ -99,6 +99,19 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
     expect(await s.reader.compareKept(restoredHead)).toMatchObject({ kind: 'CONSISTENT' });
   });
 
+  it('a statement dated after the witnesses cosigned the checkpoint carrying it (within the integrator\'s 5 s) is refused by the kept comparison ("What clients see")', async () => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    // 3 s ahead of the integrator's and the witness's clock: the integrator takes it, the client does not.
+    expect((await cold.reAnchor(await s.statement(undefined, { aheadSeconds: 3 }))).witnessStatus).toBe(200);
+    const found = await s.reader.compareKept(s.keptOld);
+    expect(found).toMatchObject({ kind: 'REFUSED', refusal: 'RE_ANCHOR_INVALID' });
+    expect('reason' in found ? found.reason : '').toMatch(
+      /the re-anchor statement is dated \d+, 3 s after the policy's witnesses had cosigned the deployment checkpoint that carries it/,
+    );
+  });
+
   it('a client keeping a checkpoint of the re-anchored history inside the lost range, the table then put back to an older head of it: NOT_NEWEST, never explained by the statement ("What clients see")', async (context: TestContext) => {
     const s = await recoveryStack();
     const warm = s.integrator();

@@ -70,6 +70,20 @@ describe('sealRecord', () => {
     await expect(sealRecord(sealInput(2, { generationEpoch: 6 }), head, anchor, TEST_NOW_MS)).resolves.toBeDefined();
   });
 
+  it('docs/sealing.md "Sealing" (seal time): a sealer clock behind the parent\'s seals at the parent\'s sealedAtMs, never earlier', async () => {
+    const anchor = testAnchor();
+    const parent = await sealRecord(sealInput(0), null, anchor, TEST_NOW_MS);
+    const tip = { ...lineageHeadOf(parent), sealedAtMs: parent.header.sealedAtMs };
+    const behind = await sealRecord(sealInput(1), tip, anchor, TEST_NOW_MS - 60_000);
+    expect(behind.header.sealedAtMs).toBe(TEST_NOW_MS);
+    expect(behind.sealedAtMs).toBe(TEST_NOW_MS);
+    // A clock ahead of the parent's is taken as is; a tip that does not carry the parent's time changes nothing.
+    const ahead = await sealRecord(sealInput(1), tip, anchor, TEST_NOW_MS + 1);
+    expect(ahead.sealedAtMs).toBe(TEST_NOW_MS + 1);
+    const untimed = await sealRecord(sealInput(1), lineageHeadOf(parent), anchor, TEST_NOW_MS - 60_000);
+    expect(untimed.sealedAtMs).toBe(TEST_NOW_MS - 60_000);
+  });
+
   it('docs/sealing.md "Sealing" (two seals from one head): two seals from the same head give two records with the same seq', async () => {
     const { head, anchor } = await buildChain(1);
     const first = await sealRecord(sealInput(1), head, anchor, TEST_NOW_MS);
