@@ -3,7 +3,7 @@ import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
 import { recallShape } from '../client/shapes/recall-shape';
-import { writtenByOutput } from '../client/shapes/written-by-shape';
+import { writtenByOutput } from '../client/shapes/written-by-output';
 import { provenTreeText } from '../client/tree-voucher';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';

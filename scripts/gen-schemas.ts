@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
-import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-size';
+import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-bytes';
 import {
   DetailType,
   RecallRequestedDetailSchema,

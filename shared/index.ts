@@ -78,6 +78,12 @@ export {
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
 export { CachedIndexNodeStore, INDEX_TILE_CACHE_TILES } from './index/cached-index-node-store';
 export {
+  checkIndexAbsence,
+  checkIndexPresence,
+  type IndexProofFinding,
+  IndexProofFindingCode,
+} from './index/check-index';
+export {
   entryDigest,
   entryKey,
   type IndexEntry,
@@ -114,12 +120,6 @@ export {
   indexProofFromJson,
   indexProofToJson,
 } from './index/index-proof';
-export {
-  checkIndexAbsence,
-  checkIndexPresence,
-  type IndexProofFinding,
-  IndexProofFindingCode,
-} from './index/index-proof-check';
 export {
   type CheckedIndexNode,
   type DecodedIndexTile,
@@ -304,16 +304,6 @@ export {
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
 export {
-  attachCosignatures,
-  conflictResponse,
-  cosignedResponse,
-  parseConflictSize,
-  refusalResponse,
-  TLOG_SIZE_CONTENT_TYPE,
-  type WitnessResponse,
-  WitnessStatus,
-} from './witness/add-checkpoint-response';
-export {
   COSIGNATURE_V1_BYTES,
   claimsCosigner,
   cosign,
@@ -329,6 +319,7 @@ export {
   formatCosignerKey,
   parseCosignerKey,
 } from './witness/cosigner-key';
+export { decideReAnchor } from './witness/decide-re-anchor';
 export {
   checkPolicy,
   type PolicyAccepted,
@@ -337,7 +328,6 @@ export {
   type PolicyRefused,
   quorumMet,
 } from './witness/policy-check';
-export { decideReAnchor } from './witness/re-anchor-decision';
 export {
   formatReAnchorRequest,
   parseReAnchorRequest,
@@ -354,6 +344,16 @@ export {
   decideAddCheckpoint,
   type WitnessRefusal,
 } from './witness/witness-decision';
+export {
+  attachCosignatures,
+  conflictResponse,
+  cosignedResponse,
+  parseConflictSize,
+  refusalResponse,
+  TLOG_SIZE_CONTENT_TYPE,
+  type WitnessResponse,
+  WitnessStatus,
+} from './witness/witness-response';
 export type { WitnessState } from './witness/witness-state';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';

@@ -9,7 +9,7 @@ import {
   RECEIPT_VERIFICATION_FORMAT,
   type ReceiptVerificationShape,
 } from '../../client/shapes/receipt-verification-shape';
-import { writtenByOutput } from '../../client/shapes/written-by-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-output';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';

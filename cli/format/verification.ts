@@ -1,6 +1,6 @@
 import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { VERIFICATION_FORMAT, type VerificationShape } from '../../client/shapes/verification-shape';
-import { writtenByOutput } from '../../client/shapes/written-by-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-output';
 import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';

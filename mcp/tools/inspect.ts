@@ -6,7 +6,7 @@ import { withErrorResult } from '../error-result';
 import { inspectResult } from '../inspect-result';
 import { inspectWithLog } from '../log-check';
 import { InspectOutput } from '../outputs/inspect-output';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
 import { WalkCheckpointArg } from './verify';
 
 /** Name of the inspect tool. */

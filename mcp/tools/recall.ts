@@ -7,7 +7,7 @@ import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context'
 import { withErrorResult } from '../error-result';
 import { RecallOutput } from '../outputs/recall-output';
 import { recallResult } from '../recall-result';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
 
 /** Name of the recall tool. */
 export const RECALL_TOOL = 'reseal_recall';

@@ -5,7 +5,7 @@ import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import type { ResealMcpDeps } from '../context';
 import { errorResult } from '../error-result';
 import { WriteSealedOutput } from '../outputs/write-sealed-output';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
 import { writeOutcomeResult } from '../write-outcome-result';
 import { WRITE_TOOL } from './write';
 

@@ -6,7 +6,7 @@ import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { verifyWithLog } from '../log-check';
 import { VerifyOutput } from '../outputs/verify-output';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
 import { verifyResult } from '../verify-result';
 
 /** Name of the verify tool. */

@@ -31,9 +31,9 @@ import { errorResult } from '../error-result';
 import { ToolErrorCode } from '../outputs/tool-error-code';
 import type { ToolError } from '../outputs/tool-error-schema';
 import { WriteSealedOutput } from '../outputs/write-sealed-output';
+import { registerResealTool } from '../register-reseal-tool';
 import type { SnapshotUse } from '../snapshot-use';
 import { toolError } from '../tool-error';
-import { registerResealTool } from '../tool-schema';
 import { type UnprovenWriterRefusals, unprovenWriterRefusals } from '../unproven-writer-refusals';
 import { writeOutcomeResult } from '../write-outcome-result';
 

@@ -11,7 +11,7 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
-import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
+import { type Candidate, type Failure, isDefinite, macFailures } from './mac-failures';
 import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { checkRecordIntegrity, isIntact } from './record-integrity';
 import type { SealedRecord } from './sealed-record';

@@ -4,8 +4,8 @@ import { EMPTY_ROOT, hashesEqual } from '../log/merkle-hashing';
 import { verifyConsistency } from '../log/proof-verification';
 import { parseSignedNote, verifyNote } from '../log/signed-note';
 import type { AddCheckpointRequest } from './add-checkpoint-request';
-import { WitnessStatus } from './add-checkpoint-response';
 import type { TrustedLogs } from './trusted-logs';
+import { WitnessStatus } from './witness-response';
 import type { WitnessState } from './witness-state';
 
 /**

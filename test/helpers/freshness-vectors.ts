@@ -20,9 +20,9 @@ import {
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
-import { cosignedResponse } from '../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../shared/witness/cosignature';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../shared/witness/witness-response';
 import vectors from '../vectors/deployment-log.json';
 import { hexOf, lineageEntry, lineageValue, residualEntry, residualValue, updatesFor } from './index-factories';
 import { TEST_LOG_ORIGIN, testNoteSigner, testNoteVerifierKey, testTree } from './log-factories';

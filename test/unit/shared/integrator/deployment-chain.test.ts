@@ -14,9 +14,9 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
-import { cosignedResponse } from '../../../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../../../shared/witness/cosignature';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../../../shared/witness/witness-response';
 import { lineageEntry, lineageValue, residualEntry, residualValue, updatesFor } from '../../../helpers/index-factories';
 import { testNoteSigner, testNoteVerifierKey } from '../../../helpers/log-factories';
 import { TEST_DEPLOYMENT_ORIGIN, testPolicyText, testWitnessSigner } from '../../../helpers/witness-factories';

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { parseCheckpointBody } from '../../../../shared/log/checkpoint';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import { parseAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
-import { attachCosignatures } from '../../../../shared/witness/add-checkpoint-response';
 import {
   cosign,
   cosignatureMessage,
@@ -15,6 +14,7 @@ import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
 import { admitCheckpoint, decideAddCheckpoint } from '../../../../shared/witness/witness-decision';
+import { attachCosignatures } from '../../../../shared/witness/witness-response';
 import { fromHex, testTree, toHex } from '../../../helpers/log-factories';
 import { testWitnessSigner } from '../../../helpers/witness-factories';
 import vectors from '../../../vectors/witness.json';
