@@ -303,6 +303,7 @@ export {
   MAX_REQUEST_BYTES,
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
+export { type AdmittedCheckpoint, admitCheckpoint } from './witness/admit-checkpoint';
 export {
   COSIGNATURE_V1_BYTES,
   claimsCosigner,
@@ -319,6 +320,7 @@ export {
   formatCosignerKey,
   parseCosignerKey,
 } from './witness/cosigner-key';
+export { type CosignDecision, decideAddCheckpoint } from './witness/decide-add-checkpoint';
 export { decideReAnchor } from './witness/decide-re-anchor';
 export {
   checkPolicy,
@@ -337,13 +339,7 @@ export {
 export { parseRecoveryKeys } from './witness/recovery-keys';
 export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } from './witness/tlog-policy';
 export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
-export {
-  type AdmittedCheckpoint,
-  admitCheckpoint,
-  type CosignDecision,
-  decideAddCheckpoint,
-  type WitnessRefusal,
-} from './witness/witness-decision';
+export type { WitnessRefusal } from './witness/witness-refusal';
 export {
   attachCosignatures,
   conflictResponse,

@@ -43,7 +43,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/seal/lineage-verifier.ts',
   'shared/seal/residual-sealer.ts',
   'shared/triage/delta-isolator.ts',
-  'shared/witness/witness-decision.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
