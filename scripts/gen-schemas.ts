@@ -25,7 +25,7 @@ import {
 } from '../shared/pipeline/messages';
 import { groupedCount } from '../shared/schemas/env-snapshot-limits';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
-import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
+import { DeltaIsolationReportSchema } from '../shared/triage/isolate-delta';
 import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 

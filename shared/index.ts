@@ -100,7 +100,7 @@ export {
   indexLeafHash,
   indexNodeHash,
   isEmptyIndexHash,
-} from './index/index-hashing';
+} from './index/index-hash';
 export {
   type IndexKey,
   IndexKeySchema,
@@ -253,13 +253,13 @@ export type { SealQueue } from './ports/seal-queue';
 export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
-export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
 export { sealRecord } from './seal/residual-sealer';
 export type { SealInput } from './seal/seal-input';
 export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
+export { verifyChain } from './seal/verify-chain';
 export {
   foldSessionHistory,
   isSessionPayload,
@@ -277,14 +277,14 @@ export {
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';
+export { envKeyHash } from './triage/env-key-hash';
 export {
   type DeltaIsolationReport,
   DeltaIsolationReportSchema,
   DeltaVerdict,
   isolateDelta,
   triageReportDigest,
-} from './triage/delta-isolator';
-export { envKeyHash } from './triage/env-key-hash';
+} from './triage/isolate-delta';
 export { manifestDigest } from './triage/manifest-digest';
 export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {

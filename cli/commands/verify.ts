@@ -7,6 +7,7 @@ import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-ver
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
@@ -14,7 +15,6 @@ import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-input';
 import { verifyReceiptFile } from './receipt';

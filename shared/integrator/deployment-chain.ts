@@ -1,7 +1,7 @@
 import { CheckpointFormatError, InvalidInputError, NoteFormatError } from '../errors';
 import { checkIndexAbsence, checkIndexPresence } from '../index/check-index';
 import { entryKey, type IndexEntry, type LineageIndexValue, type ResidualIndexValue } from '../index/index-entry';
-import { INDEX_HASH_BYTES } from '../index/index-hashing';
+import { INDEX_HASH_BYTES } from '../index/index-hash';
 import type { IndexKey } from '../index/index-key';
 import type { IndexProof } from '../index/index-proof';
 import type { Checkpoint } from '../log/checkpoint';

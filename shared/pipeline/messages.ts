@@ -14,7 +14,7 @@ import {
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
+import { DeltaIsolationReportSchema } from '../triage/isolate-delta';
 import { ResidualWriteRequestSchema } from '../write/write-request';
 
 /**

@@ -1,6 +1,6 @@
 import { applyIndexUpdates } from '../../shared/index/apply-index-updates';
 import { type IndexEntry, parseIndexEntry } from '../../shared/index/index-entry';
-import { emptyIndexHash } from '../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../shared/index/index-hash';
 import { encodeIndexProof, type IndexProof } from '../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../shared/index/prove-index-key';

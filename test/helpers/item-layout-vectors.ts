@@ -33,7 +33,7 @@ import {
 } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
-import { emptyIndexHash } from '../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../shared/index/index-hash';
 import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-tile';
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import type { TriageCompletedDetail } from '../../shared/pipeline/messages';

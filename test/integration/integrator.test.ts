@@ -12,7 +12,7 @@ import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier'
 import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { checkIndexPresence } from '../../shared/index/check-index';
-import { isEmptyIndexHash } from '../../shared/index/index-hashing';
+import { isEmptyIndexHash } from '../../shared/index/index-hash';
 import { type IndexKey, indexKeyPath, pathBit } from '../../shared/index/index-key';
 import { IndexNodeReader } from '../../shared/index/index-node-reader';
 import { INDEX_TILE_LEVELS } from '../../shared/index/index-tile';

@@ -30,7 +30,7 @@ import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { buildManifest } from '../../shared/triage/build-manifest';
-import { isolateDelta } from '../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../shared/triage/isolate-delta';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
 import { keptCheckpointOrigins } from '../helpers/kept-checkpoint-origins';
 import { expectConforming } from '../helpers/mcp-conformance';

@@ -21,14 +21,12 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'adapters/dynamodb-table.ts',
   'cli/format/untrusted-section.ts',
   'cli/mac-anchor-choice.ts',
-  'cli/online.ts',
   'cli/read-input.ts',
   'client/builders.ts',
   'functions/common/observability.ts',
   'mcp/context.ts',
   'shared/cost/cost-model.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/index/index-hashing.ts',
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/merkle-hashing.ts',
@@ -40,9 +38,7 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/schemas/primitives.ts',
-  'shared/seal/lineage-verifier.ts',
   'shared/seal/residual-sealer.ts',
-  'shared/triage/delta-isolator.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -124,7 +120,7 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(namedAfter('client/errors.ts', 'LogVerificationError')).toBe(true);
     expect(namedAfter('adapters/dynamodb-chain-store.ts', 'DynamoDBChainStore')).toBe(true);
     expect(namedAfter('adapters/dynamodb-table-keys.ts', 'LINEAGE_KEY_PREFIX')).toBe(false);
-    expect(namedAfter('cli/online.ts', 'connectStack')).toBe(false);
+    expect(namedAfter('cli/read-input.ts', 'readJsonFile')).toBe(false);
     expect(exportsOf('a.ts', "export { b } from './b';\nexport type { C } from './c';")).toEqual({
       names: [],
       forwards: true,

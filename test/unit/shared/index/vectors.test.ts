@@ -4,7 +4,7 @@ import { HashDomain } from '../../../../shared/canonical/digest';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hash';
 import { indexKeyPath, parseIndexKey } from '../../../../shared/index/index-key';
 import { decodeIndexProof, encodeIndexProof, indexProofFromJson } from '../../../../shared/index/index-proof';
 import { parseIndexUpdates } from '../../../../shared/index/index-update';

@@ -9,7 +9,7 @@ import {
   type LineageIndexValue,
   parseIndexEntry,
 } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import type { IndexKey } from '../../../../shared/index/index-key';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
 import type { IndexUpdate } from '../../../../shared/index/index-update';

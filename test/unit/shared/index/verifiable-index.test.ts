@@ -3,7 +3,7 @@ import { IndexNodeMissingError, IndexProofFormatError, InvalidInputError } from 
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import { entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { indexKeyPath, parseIndexKey } from '../../../../shared/index/index-key';
 import {
   decodeIndexProof,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { parseIndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import {

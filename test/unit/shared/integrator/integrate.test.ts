@@ -4,7 +4,7 @@ import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates'
 import { CachedIndexNodeStore } from '../../../../shared/index/cached-index-node-store';
 import { checkIndexPresence } from '../../../../shared/index/check-index';
 import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
