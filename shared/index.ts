@@ -210,12 +210,6 @@ export {
   noteVerifierKey,
   parseVerifierKey,
 } from './log/note-key';
-export {
-  type ConsistencyCheck,
-  type InclusionCheck,
-  verifyConsistency,
-  verifyInclusion,
-} from './log/proof-verification';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
@@ -227,7 +221,9 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
+export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
+export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
 export {
   DetailType,
   EVENT_SOURCE,

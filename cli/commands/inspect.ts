@@ -18,11 +18,11 @@ import { jsonText } from '../format/json-text';
 import { refusalsText } from '../format/refusals-text';
 import { timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
-import { untrustedText } from '../format/untrusted-section';
+import { untrustedText } from '../format/untrusted';
 import { freshnessRow } from '../format/verification';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
-import { readJsonFile, validateFileContent } from '../read-input';
+import { readJsonFile, validateFileContent } from '../read-file';
 import { awaitingLine, exportHeadOf, walkExitCode } from './verify';
 
 interface InspectOptions extends AnchorOptions {

@@ -9,7 +9,7 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { statusLine } from '../status-line';
 
 /**

@@ -16,7 +16,7 @@ import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
 import { writeOutcomeText } from '../format/write-outcome-text';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { formerTimeoutOption, timeoutMs, timeoutSecondsOption } from '../timeout-option';
 import {
   WRITER_KEY_OPTION,

@@ -23,7 +23,7 @@ import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
 import { readPolicyOption } from '../policy-option';
-import { readJsonFile } from '../read-input';
+import { readJsonFile } from '../read-file';
 
 /** Options of `verify --receipt`. */
 interface ReceiptOptions {

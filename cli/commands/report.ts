@@ -19,7 +19,7 @@ import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { type AnchorOptions, chooseAnchor, stackKeyPin } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { exportHeadOf, keyIdNamedBy, walkExitCode } from './verify';
 
 interface ReportOptions extends AnchorOptions {

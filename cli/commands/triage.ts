@@ -15,7 +15,7 @@ import { jsonText } from '../format/json-text';
 import { triageReportText } from '../format/triage-report';
 import { megabytes } from '../megabytes';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-input';
+import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-file';
 import { statusLine } from '../status-line';
 
 const MANIFEST = 'sealed dependency manifest';

@@ -16,7 +16,7 @@ import { type VerificationContext, verificationJson, verificationText } from '..
 import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { progressBar } from '../progress';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {

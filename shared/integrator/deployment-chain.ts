@@ -5,7 +5,7 @@ import { INDEX_HASH_BYTES } from '../index/index-hash';
 import type { IndexKey } from '../index/index-key';
 import type { IndexProof } from '../index/index-proof';
 import type { Checkpoint } from '../log/checkpoint';
-import { verifyInclusion } from '../log/proof-verification';
+import { verifyInclusion } from '../log/verify-inclusion';
 import { checkPolicy, PolicyRefusal } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
 import {

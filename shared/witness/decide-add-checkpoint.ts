@@ -1,5 +1,5 @@
 import { EMPTY_ROOT, hashesEqual } from '../log/merkle-hashing';
-import { verifyConsistency } from '../log/proof-verification';
+import { verifyConsistency } from '../log/verify-consistency';
 import type { AdmittedCheckpoint } from './admit-checkpoint';
 import { witnessRefusal as refuse, type WitnessRefusal } from './witness-refusal';
 import { WitnessStatus } from './witness-response';

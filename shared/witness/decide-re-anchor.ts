@@ -1,7 +1,7 @@
 import { verifyReAnchorStatement } from '../integrator/re-anchor-statement';
 import { hashesEqual } from '../log/merkle-hashing';
 import type { NoteVerifierKey } from '../log/note-key';
-import { verifyConsistency } from '../log/proof-verification';
+import { verifyConsistency } from '../log/verify-consistency';
 import { admitCheckpoint } from './admit-checkpoint';
 import type { CosignDecision } from './decide-add-checkpoint';
 import type { ReAnchorRequest } from './re-anchor-request';

@@ -19,9 +19,7 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'adapters/dynamodb-item-codec.ts',
   'adapters/dynamodb-table-keys.ts',
   'adapters/dynamodb-table.ts',
-  'cli/format/untrusted-section.ts',
   'cli/mac-anchor-choice.ts',
-  'cli/read-input.ts',
   'client/builders.ts',
   'functions/common/observability.ts',
   'mcp/context.ts',
@@ -30,7 +28,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/merkle-hashing.ts',
-  'shared/log/proof-verification.ts',
   'shared/log/signed-checkpoint.ts',
   'shared/log/tree-arithmetic.ts',
   'shared/pipeline/messages.ts',
@@ -60,7 +57,7 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'cli/format/verification.ts',
   'cli/mac-anchor-choice.ts',
   'cli/main.ts',
-  'cli/read-input.ts',
+  'cli/read-file.ts',
   'cli/remote-mcp.ts',
   'cli/report/report-html.ts',
   'cli/writer-key-option.ts',
@@ -107,7 +104,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/merkle-hashing.ts',
   'shared/log/node-ref.ts',
   'shared/log/outcome-statement.ts',
-  'shared/log/proof-verification.ts',
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
@@ -250,7 +246,7 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(namedAfter('client/errors.ts', 'LogVerificationError')).toBe(true);
     expect(namedAfter('adapters/dynamodb-chain-store.ts', 'DynamoDBChainStore')).toBe(true);
     expect(namedAfter('adapters/dynamodb-table-keys.ts', 'LINEAGE_KEY_PREFIX')).toBe(false);
-    expect(namedAfter('cli/read-input.ts', 'readJsonFile')).toBe(false);
+    expect(namedAfter('cli/read-file.ts', 'issueLines')).toBe(false);
     expect(exportsOf('a.ts', "export { b } from './b';\nexport type { C } from './c';")).toEqual({
       names: [],
       values: [],

@@ -11,9 +11,9 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
-import { verifyInclusion } from '../../../../shared/log/proof-verification';
 import { nodeSourceOf } from '../../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { FakeMetrics } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';

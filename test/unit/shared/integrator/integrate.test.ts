@@ -20,7 +20,8 @@ import {
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
+import { verifyConsistency } from '../../../../shared/log/verify-consistency';
+import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import type { IndexNodeStore } from '../../../../shared/ports/index-node-store';
 import { hexOf, updatesFor } from '../../../helpers/index-factories';
 import { FakeLineage } from '../../../helpers/integrator-factories';
