@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
-import type { ResealMcpDeps } from '../../mcp/context';
+import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
 import { createRemoteMcpServer } from '../../mcp/remote-server';
 import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
 import { tenantOfCaller } from '../../shared/tenancy/tenants';

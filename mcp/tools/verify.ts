@@ -2,11 +2,11 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
-import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { verifyWithLog } from '../log-check';
 import { VerifyOutput } from '../outputs/verify-output';
 import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
 import { verifyResult } from '../verify-result';
 
 /** Name of the verify tool. */

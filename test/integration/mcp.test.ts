@@ -15,7 +15,7 @@ import type { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { connectMcpClient } from '../../mcp/config';
-import type { ResealMcpDeps } from '../../mcp/context';
+import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
 import { createResealMcpServer } from '../../mcp/server';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots';
