@@ -17,9 +17,10 @@ import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { type AnchorOptions, chooseAnchor, stackKeyPin } from '../mac-anchor-choice';
+import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-file';
+import { stackKeyPin } from '../stack-key-pin';
 import { exportHeadOf, keyIdNamedBy, walkExitCode } from './verify';
 
 interface ReportOptions extends AnchorOptions {

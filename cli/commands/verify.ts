@@ -13,10 +13,11 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
-import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
+import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-file';
+import { stackKeyPin } from '../stack-key-pin';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
