@@ -161,7 +161,7 @@ async function waitAndReport(
   ctx.exit(writeOutcomeExitCode(outcome));
 }
 /** What a sealed write that is not `PROVEN` means, for stderr (docs/cli.md, `publish --wait`); `null` otherwise. */
-export function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: number): string | null {
+function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: number): string | null {
   if (outcome.kind !== 'SEALED' || !outcome.freshness) return null;
   switch (outcome.freshness.state) {
     case 'SEALED_AWAITING_INTEGRATION':

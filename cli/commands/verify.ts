@@ -230,7 +230,7 @@ async function verifyStoredLineage(
  * The checkpoint kept for `lineageId` (read before the walk, which may replace it): its size,
  * `{ size: null }` when the kept note does not verify (the walk then fails citing it), or `null`.
  */
-export async function keptCheckpointOf(
+async function keptCheckpointOf(
   client: ResealClient,
   lineageId: string,
 ): Promise<{ readonly size: number | null } | null> {
@@ -244,7 +244,7 @@ export async function keptCheckpointOf(
 }
 
 /** The `note` line of a walk checked against its log (the signed lineage checkpoint, or the tree head the index holds). */
-export function logNote(
+function logNote(
   log: { size: number; truncationChecked: boolean; vouchedBy?: 'signed-checkpoint' | 'index' } | null,
 ): string | null {
   if (!log) return null;

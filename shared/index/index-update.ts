@@ -17,7 +17,7 @@ import type { LineageIndexKey, ResidualIndexKey } from './index-key';
  * `verifyConsistency` of shared/log): the update applies only while the index still maps the
  * lineage to exactly this head.
  */
-export const CheckedFromSchema = z.strictObject({
+const CheckedFromSchema = z.strictObject({
   treeSize: LineageIndexValueSchema.shape.treeSize,
   rootHash: z.string().regex(HEX_DIGEST_PATTERN),
 });
