@@ -27,7 +27,7 @@ interface TriageOptions {
 }
 
 /** Exit code of a delta verdict: 0 when every claim stands, 10 when the agent must act. */
-export function deltaExitCode(verdict: DeltaVerdict): ExitCode {
+export function triageExitCode(verdict: DeltaVerdict): ExitCode {
   return verdict === DeltaVerdict.NO_DRIFT || verdict === DeltaVerdict.AMBIENT_DRIFT_ONLY
     ? ExitCode.OK
     : ExitCode.ACTION_NEEDED;
@@ -69,6 +69,6 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
       const report = validateFileContent(options.manifest, MANIFEST, () => isolateValidatedDelta(manifest, env));
       status.finish();
       ctx.io.stdout(options.json ? jsonText(deltaShape(report)) : triageReportText(report));
-      ctx.exit(deltaExitCode(report.verdict));
+      ctx.exit(triageExitCode(report.verdict));
     });
 }
