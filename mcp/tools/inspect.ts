@@ -7,7 +7,7 @@ import { inspectWithLog } from '../log-check';
 import { InspectOutput } from '../outputs/inspect-output';
 import { registerResealTool } from '../register-reseal-tool';
 import type { ResealMcpDeps } from '../reseal-mcp-deps';
-import { WalkCheckpointArg } from './verify';
+import { WalkCheckpointArg } from '../walk-checkpoint-arg';
 
 /** Name of the inspect tool. */
 export const INSPECT_TOOL = 'reseal_inspect';

@@ -63,7 +63,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'mcp/config.ts',
   'mcp/server.ts',
   'mcp/stack-unavailable.ts',
-  'mcp/tools/verify.ts',
   'shared/authorship/admission.ts',
   'shared/authorship/signed-write.ts',
   'shared/authorship/write-signature.ts',
