@@ -27,7 +27,7 @@ import { runInNewContext } from 'node:vm';
 import { indexTileItem } from '../adapters/dynamodb-index-node-store';
 import { applyIndexUpdates } from '../shared/index/apply-index-updates';
 import type { LineageIndexValue } from '../shared/index/index-entry';
-import { emptyIndexHash, isEmptyIndexHash } from '../shared/index/index-hashing';
+import { emptyIndexHash, isEmptyIndexHash } from '../shared/index/index-hash';
 import type { IndexKey } from '../shared/index/index-key';
 import { encodeIndexProof } from '../shared/index/index-proof';
 import { type CheckedIndexNode, decodeIndexTile, hashKey, INDEX_TILE_LEVELS } from '../shared/index/index-tile';

@@ -13,7 +13,7 @@
 import { hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { buildManifest } from '../shared/triage/build-manifest';
-import { isolateDelta } from '../shared/triage/delta-isolator';
+import { isolateDelta } from '../shared/triage/isolate-delta';
 import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
 import { libraryCanonical, monolithicLibraryCheck, triageFloor } from './floors';
 import { interleavedSamples, median, pairedRatio } from './harness';

@@ -9,9 +9,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Authority } from '../shared/schemas/primitives';
-import { verifyChain } from '../shared/seal/lineage-verifier';
 import { sealRecord } from '../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
+import { verifyChain } from '../shared/seal/verify-chain';
 import { buildManifest } from '../shared/triage/build-manifest';
 import { type FloorRecord, libraryCanonical, verifyFloor } from './floors';
 import { interleavedSamples } from './harness';

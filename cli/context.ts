@@ -7,11 +7,3 @@ export interface CommandContext {
   /** Records the run's exit code (the last call wins). */
   readonly exit: (code: ExitCode) => void;
 }
-
-/** Splits a comma-separated option value into trimmed, non-empty items. */
-export function commaList(value: string): string[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}

@@ -21,7 +21,7 @@ export interface CliIo {
   readonly stderrIsTty: boolean;
   /**
    * Makes the online commands' client for a stack. Absent (the real CLI): SDK clients from the
-   * environment, resources from the stack's outputs (`connect` in cli/online.ts). Tests inject a
+   * environment, resources from the stack's outputs (`connect` in cli/connect.ts). Tests inject a
    * client over an in-memory store.
    */
   readonly connect?: (

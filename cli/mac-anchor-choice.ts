@@ -1,12 +1,10 @@
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { StackOutputsError } from '../client/errors';
 import { UnavailableMacAnchor } from '../client/unavailable-mac-anchor';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
-import { BadInputError, CliError } from './errors';
-import { ExitCode } from './exit-codes';
+import { BadInputError } from './errors';
 import type { CliIo } from './io';
-import { sdkConfig } from './sdk-config';
+import { kmsReachable } from './kms-reachable';
 
 /** How MACs are checked, as reported in the verification output. */
 export const MacCheck = {
@@ -43,7 +41,7 @@ export interface KeyPin {
 export const UNPINNED_NOTE = 'MAC key not pinned: pass --key-id or --stack';
 
 /** The anchor chosen and how it was chosen. */
-export interface AnchorChoice {
+export interface MacAnchorChoice {
   readonly anchor: MacAnchor;
   readonly macCheck: MacCheck;
   readonly keyId: string;
@@ -51,22 +49,8 @@ export interface AnchorChoice {
   readonly note: string | null;
 }
 
-const CREDENTIAL_VARIABLES = [
-  'AWS_ACCESS_KEY_ID',
-  'AWS_PROFILE',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-];
-
-/** True when the environment names a KMS endpoint or AWS credentials. */
-export function kmsReachable(env: CliIo['env']): boolean {
-  if (env.AWS_ENDPOINT_URL || env.AWS_ENDPOINT_URL_KMS) return true;
-  return CREDENTIAL_VARIABLES.some((name) => Boolean(env[name]));
-}
-
 /** A KMS client configured from the run's environment (endpoint from `AWS_ENDPOINT_URL`); loads the SDK. */
-export async function kmsClientFor(env: CliIo['env']): Promise<KMSClient> {
+async function kmsClientFor(env: CliIo['env']): Promise<KMSClient> {
   const { KMSClient } = await import('@aws-sdk/client-kms');
   const endpoint = env.AWS_ENDPOINT_URL_KMS ?? env.AWS_ENDPOINT_URL;
   return new KMSClient({
@@ -120,7 +104,7 @@ export function chooseAnchor(
   options: AnchorOptions,
   keyIdFromData: string | null,
   pin: KeyPin | null = null,
-): AnchorChoice {
+): MacAnchorChoice {
   if (options.keyId !== undefined && options.keyId.trim() === '') {
     throw new BadInputError('--key-id: expected a KMS key ARN, key id or alias, not an empty string');
   }
@@ -152,48 +136,4 @@ export function chooseAnchor(
     : 'MACs not checked: no KMS endpoint (AWS_ENDPOINT_URL) or AWS credentials, and no --local-key-hex';
   const reason = options.offline ? 'not checked (--offline)' : 'no KMS endpoint or AWS credentials, and no local key';
   return { anchor: new UnavailableMacAnchor(keyId, reason), macCheck: MacCheck.UNAVAILABLE, keyId, note };
-}
-
-/** Reads a stack's `MacKeyArn` output (injectable for tests). */
-export type StackKeyResolver = (io: CliIo, stackName: string) => Promise<string>;
-
-/** The default {@link StackKeyResolver}: `DescribeStacks` through the run's endpoint and region. */
-export const resolveStackMacKey: StackKeyResolver = async (io, stackName) => {
-  const [{ CloudFormationClient }, { resolveStackOutputs }] = await Promise.all([
-    import('@aws-sdk/client-cloudformation'),
-    import('../client/stack-outputs'),
-  ]);
-  return (await resolveStackOutputs(stackName, new CloudFormationClient(sdkConfig(io.env)))).macKeyArn;
-};
-
-/**
- * The key pin of `reseal verify --export` when neither `--key-id` nor `--local-key-hex` is given
- * and KMS is reachable: the stack's `MacKeyArn` output. When the stack cannot be read, an explicit
- * `--stack` is an error (exit 1); the default stack leaves the key unpinned (`null`, so the
- * verdict fails closed) and says why in `unpinnedWhy`.
- *
- * @throws {CliError} (exit 1) when an explicitly named stack cannot be read
- */
-export async function stackKeyPin(
-  io: CliIo,
-  options: AnchorOptions,
-  stack: { readonly name: string; readonly explicit: boolean },
-  resolve: StackKeyResolver = resolveStackMacKey,
-): Promise<{ pin: KeyPin | null; unpinnedWhy: string | null }> {
-  const needed =
-    options.keyId === undefined &&
-    options.localKeyHex === undefined &&
-    !options.offline &&
-    (options.kms || kmsReachable(io.env));
-  if (!needed) return { pin: null, unpinnedWhy: null };
-  try {
-    const keyId = await resolve(io, stack.name);
-    return { pin: { keyId, source: `stack ${stack.name} output MacKeyArn` }, unpinnedWhy: null };
-  } catch (error) {
-    if (!(error instanceof StackOutputsError)) throw error;
-    if (stack.explicit) {
-      throw new CliError(`cannot pin the MAC key: ${error.message}`, ExitCode.UNEXPECTED, { cause: error });
-    }
-    return { pin: null, unpinnedWhy: error.message };
-  }
 }

@@ -4,7 +4,7 @@ import type { EnvSnapshot } from '../shared/schemas/primitives';
 import type { Validated } from '../shared/schemas/validated';
 import type { CliIo } from './io';
 import { megabytes } from './megabytes';
-import { readJsonFile, validateFileContent } from './read-input';
+import { readJsonFile, validateFileContent } from './read-file';
 import type { StatusLine } from './status-line';
 
 const WHAT = 'environment snapshot';

@@ -9,7 +9,7 @@ import {
 } from '../client/stack-pin';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
-import { readSchemaFile } from './read-input';
+import { readSchemaFile } from './read-file';
 
 /** The stack pin file of this run: `RESEAL_STACK_FILE` when set, else `.reseal/stack.json` (docs/cli.md, "Pinning the stack"). */
 export function stackPinPath(io: CliIo): { readonly path: string; readonly explicit: boolean } {

@@ -1,7 +1,7 @@
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { RefusalCode } from '../shared/pipeline/messages';
-import { deltaExitCode } from './commands/triage';
+import { triageExitCode } from './commands/triage';
 import { ExitCode } from './exit-codes';
 
 /**
@@ -16,7 +16,7 @@ import { ExitCode } from './exit-codes';
 export function recallExitCode(recall: Pick<VerifiedRecall, 'end' | 'delta'>): ExitCode {
   switch (recall.end) {
     case RecallEnd.TRIAGED:
-      return recall.delta ? deltaExitCode(recall.delta.verdict) : ExitCode.TAMPER;
+      return recall.delta ? triageExitCode(recall.delta.verdict) : ExitCode.TAMPER;
     case RecallEnd.NOT_FOUND:
     case RecallEnd.INVALID_REQUEST:
       return ExitCode.BAD_INPUT;

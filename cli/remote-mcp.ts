@@ -28,7 +28,7 @@ export function remoteMcpUrl(raw: string): URL {
  *
  * @throws {BadInputError} when none of them gives one
  */
-export function signingRegion(
+export function remoteSigningRegion(
   url: URL,
   env: Readonly<Record<string, string | undefined>>,
   fromHost: string | null,
@@ -54,7 +54,7 @@ export async function runRemoteBridge(url: URL, env: Readonly<Record<string, str
     import('@aws-sdk/credential-provider-node'),
     import('../mcp/remote-bridge'),
   ]);
-  const region = signingRegion(url, env, regionOfApiUrl(url));
+  const region = remoteSigningRegion(url, env, regionOfApiUrl(url));
   await bridgeToRemote({
     url,
     fetch: sigV4Fetch({ region, credentials: defaultProvider() }),

@@ -40,7 +40,7 @@ export function keyIdOfFile(path: string): string {
  * A local signer for a PKCS #8 PEM key file (docs/cli.md, "Writer keys").
  * @throws {BadInputError} when the file cannot be read or is not an Ed25519 private key
  */
-export async function localSignerOf(io: CliIo, path: string): Promise<LocalWriterSigner> {
+async function localSignerOf(io: CliIo, path: string): Promise<LocalWriterSigner> {
   const full = resolve(io.cwd, path);
   let pem: string;
   try {

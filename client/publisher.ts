@@ -8,7 +8,7 @@ import {
 } from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
-import { recallEntrySizeIssue } from '../shared/pipeline/event-entry-size';
+import { recallEntrySizeIssue } from '../shared/pipeline/event-entry-bytes';
 import {
   DetailType,
   EVENT_SOURCE,

@@ -14,7 +14,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 const TimeoutMs = z.number().int().min(1).max(120_000);
 
 /** A command whose output is one snapshot value (`tool:<name>`), run with `execFile`: no shell. */
-export const SnapshotCommandSchema = z.strictObject({
+const SnapshotCommandSchema = z.strictObject({
   /** Executable, looked up on `PATH` (e.g. `node`, `git`). No shell: pipes and globs do not apply. */
   command: wellFormedString(1024).min(1),
   /** Arguments, passed as they are (e.g. `["--version"]`). */

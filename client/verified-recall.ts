@@ -6,7 +6,7 @@ import type { RecordProof } from '../shared/log/record-proof';
 import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeltaIsolationReport } from '../shared/triage/delta-isolator';
+import type { DeltaIsolationReport } from '../shared/triage/isolate-delta';
 import type { PolicyWitnessing } from './freshness-policy';
 
 /**

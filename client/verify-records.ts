@@ -1,7 +1,7 @@
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainVerification, TrustedHead, TrustedStart } from '../shared/seal/chain-verification';
-import { verifyChain } from '../shared/seal/lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
+import { verifyChain } from '../shared/seal/verify-chain';
 import { UnavailableMacAnchor } from './unavailable-mac-anchor';
 
 /** Options of {@link verifyRecords}. */

@@ -21,8 +21,8 @@ import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { TenantId } from '../shared/tenancy/tenants';
 import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
-import type { ResealMcpDeps } from './context';
 import { lazyMcpClient } from './lazy-client';
+import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { MissingPart, type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
 import { tenantScopedClient } from './tenant-scoped-client';
 

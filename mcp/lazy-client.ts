@@ -1,4 +1,4 @@
-import type { McpClient } from './context';
+import type { McpClient } from './reseal-mcp-deps';
 import { type StackPlace, stackUnavailableFrom } from './stack-unavailable';
 
 /** Every method of {@link McpClient}: a method added there and not here fails the type check. */

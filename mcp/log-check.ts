@@ -8,7 +8,7 @@ import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
 import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { McpClient } from './context';
+import type { McpClient } from './reseal-mcp-deps';
 
 /** Why the signed log does not verify: the client's verdict and its reason (e.g. a rollback, a fork). */
 export interface LogFailure {

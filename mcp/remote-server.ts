@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { ResealMcpDeps } from './context';
+import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { SERVER_INFO } from './server';
 import { registerInspectTool } from './tools/inspect';
 import { registerRecallTool } from './tools/recall';

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import type { ResealMcpDeps } from './context';
+import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { strictJsonLines } from './strict-lines';
 import { registerInspectTool } from './tools/inspect';
 import { registerRecallTool } from './tools/recall';

@@ -1,5 +1,5 @@
 import { assertLineageOfTenant } from '../shared/tenancy/tenants';
-import type { McpClient } from './context';
+import type { McpClient } from './reseal-mcp-deps';
 
 /**
  * `client` limited to the lineages of one tenant (docs/mcp.md, "Tenants"): every call that names a

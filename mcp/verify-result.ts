@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { freshnessShape } from '../client/shapes/freshness-shape';
-import { writtenByOutput } from '../client/shapes/written-by-shape';
+import { writtenByOutput } from '../client/shapes/written-by-output';
 import type { Freshness } from '../client/verified-recall';
 import { writtenByOf, writtenByText } from '../client/written-by';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
-import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-size';
+import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-bytes';
 import {
   DetailType,
   RecallRequestedDetailSchema,
@@ -25,7 +25,7 @@ import {
 } from '../shared/pipeline/messages';
 import { groupedCount } from '../shared/schemas/env-snapshot-limits';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
-import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolator';
+import { DeltaIsolationReportSchema } from '../shared/triage/isolate-delta';
 import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 

@@ -78,6 +78,12 @@ export {
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
 export { CachedIndexNodeStore, INDEX_TILE_CACHE_TILES } from './index/cached-index-node-store';
 export {
+  checkIndexAbsence,
+  checkIndexPresence,
+  type IndexProofFinding,
+  IndexProofFindingCode,
+} from './index/check-index';
+export {
   entryDigest,
   entryKey,
   type IndexEntry,
@@ -94,7 +100,7 @@ export {
   indexLeafHash,
   indexNodeHash,
   isEmptyIndexHash,
-} from './index/index-hashing';
+} from './index/index-hash';
 export {
   type IndexKey,
   IndexKeySchema,
@@ -114,12 +120,6 @@ export {
   indexProofFromJson,
   indexProofToJson,
 } from './index/index-proof';
-export {
-  checkIndexAbsence,
-  checkIndexPresence,
-  type IndexProofFinding,
-  IndexProofFindingCode,
-} from './index/index-proof-check';
 export {
   type CheckedIndexNode,
   type DecodedIndexTile,
@@ -210,12 +210,6 @@ export {
   noteVerifierKey,
   parseVerifierKey,
 } from './log/note-key';
-export {
-  type ConsistencyCheck,
-  type InclusionCheck,
-  verifyConsistency,
-  verifyInclusion,
-} from './log/proof-verification';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
@@ -227,7 +221,9 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
+export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
+export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
 export {
   DetailType,
   EVENT_SOURCE,
@@ -253,13 +249,13 @@ export type { SealQueue } from './ports/seal-queue';
 export { parseInput } from './schemas/parse';
 export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
-export { verifyChain } from './seal/lineage-verifier';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
 export { sealRecord } from './seal/residual-sealer';
 export type { SealInput } from './seal/seal-input';
 export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
+export { verifyChain } from './seal/verify-chain';
 export {
   foldSessionHistory,
   isSessionPayload,
@@ -277,14 +273,14 @@ export {
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';
+export { envKeyHash } from './triage/env-key-hash';
 export {
   type DeltaIsolationReport,
   DeltaIsolationReportSchema,
   DeltaVerdict,
   isolateDelta,
   triageReportDigest,
-} from './triage/delta-isolator';
-export { envKeyHash } from './triage/env-key-hash';
+} from './triage/isolate-delta';
 export { manifestDigest } from './triage/manifest-digest';
 export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {
@@ -303,16 +299,7 @@ export {
   MAX_REQUEST_BYTES,
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
-export {
-  attachCosignatures,
-  conflictResponse,
-  cosignedResponse,
-  parseConflictSize,
-  refusalResponse,
-  TLOG_SIZE_CONTENT_TYPE,
-  type WitnessResponse,
-  WitnessStatus,
-} from './witness/add-checkpoint-response';
+export { type AdmittedCheckpoint, admitCheckpoint } from './witness/admit-checkpoint';
 export {
   COSIGNATURE_V1_BYTES,
   claimsCosigner,
@@ -329,6 +316,8 @@ export {
   formatCosignerKey,
   parseCosignerKey,
 } from './witness/cosigner-key';
+export { type CosignDecision, decideAddCheckpoint } from './witness/decide-add-checkpoint';
+export { decideReAnchor } from './witness/decide-re-anchor';
 export {
   checkPolicy,
   type PolicyAccepted,
@@ -337,7 +326,6 @@ export {
   type PolicyRefused,
   quorumMet,
 } from './witness/policy-check';
-export { decideReAnchor } from './witness/re-anchor-decision';
 export {
   formatReAnchorRequest,
   parseReAnchorRequest,
@@ -347,13 +335,17 @@ export {
 export { parseRecoveryKeys } from './witness/recovery-keys';
 export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } from './witness/tlog-policy';
 export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
+export type { WitnessRefusal } from './witness/witness-refusal';
 export {
-  type AdmittedCheckpoint,
-  admitCheckpoint,
-  type CosignDecision,
-  decideAddCheckpoint,
-  type WitnessRefusal,
-} from './witness/witness-decision';
+  attachCosignatures,
+  conflictResponse,
+  cosignedResponse,
+  parseConflictSize,
+  refusalResponse,
+  TLOG_SIZE_CONTENT_TYPE,
+  type WitnessResponse,
+  WitnessStatus,
+} from './witness/witness-response';
 export type { WitnessState } from './witness/witness-state';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';

@@ -7,13 +7,13 @@ import { DEFAULT_STACK_NAME } from '../../client/stack-name';
 import { deployEstimate } from '../../shared/cost/deploy-estimate';
 import { PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
-import { runCdk } from '../cdk-runner';
+import { connect } from '../connect';
 import type { CommandContext } from '../context';
 import { deployEstimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
 import { monthlyResources } from '../monthly-resources';
-import { connect } from '../online';
 import { repositoryRoot } from '../repository-root';
+import { runCdk } from '../run-cdk';
 import { sdkConfig } from '../sdk-config';
 import { stackContext } from '../stack-context';
 

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { destroyShape } from '../../client/shapes/destroy-shape';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
-import { runCdk } from '../cdk-runner';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { jsonText } from '../format/json-text';
 import { repositoryRoot } from '../repository-root';
+import { runCdk } from '../run-cdk';
 import { stackContext } from '../stack-context';
 
 interface DestroyOptions {

@@ -3,13 +3,13 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { LogVerificationError, NotIntegratedError } from '../../client/errors';
 import { EXPORT_FORMAT, type ExportShape } from '../../client/shapes/export-shape';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { integerOption } from '../integer-option';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
 import { progressBar } from '../progress';
 

@@ -12,7 +12,7 @@ import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { writeVerdictText } from '../format/write-verdict';
 import { integerOption } from '../integer-option';
-import { readJsonFile, validateFileContent } from '../read-input';
+import { readJsonFile, validateFileContent } from '../read-file';
 
 interface GuardOptions {
   readonly request: string;

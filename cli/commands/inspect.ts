@@ -9,20 +9,20 @@ import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { checkpointOption } from '../checkpoint-option';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
+import { freshnessRow } from '../format/freshness';
 import { jsonText } from '../format/json-text';
 import { refusalsText } from '../format/refusals-text';
 import { timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
-import { untrustedText } from '../format/untrusted-section';
-import { freshnessRow } from '../format/verification';
+import { untrustedText } from '../format/untrusted';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
-import { readJsonFile, validateFileContent } from '../read-input';
+import { readJsonFile, validateFileContent } from '../read-file';
 import { awaitingLine, exportHeadOf, walkExitCode } from './verify';
 
 interface InspectOptions extends AnchorOptions {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { logKeyShape } from '../../client/shapes/log-key-shape';
 import { formatVerifierKey } from '../../shared/log/note-key';
+import { connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { connect, STACK_OPTION } from '../online';
 
 /**
  * `reseal log-key`: prints the verifier keys of a deployed stack (C2SP signed-note vkey form,

@@ -4,12 +4,13 @@ import { InvalidInputError } from '../../shared/errors';
 import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { ClaimKeysMapInput } from '../../shared/triage/build-manifest-input';
-import { type CommandContext, commaList } from '../context';
+import { commaList } from '../comma-list';
+import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { statusLine } from '../status-line';
 
 /**

@@ -3,11 +3,11 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { stackPinShape } from '../../client/shapes/stack-pin-shape';
 import { STACK_PIN_ENV, stackPinOf } from '../../client/stack-pin';
+import { connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { connect, STACK_OPTION } from '../online';
 import { stackPinPath } from '../read-stack-pin';
 
 /**

@@ -7,12 +7,12 @@ import {
 } from '../../client/freshness-policy';
 import { policyShape } from '../../client/shapes/policy-shape';
 import { InvalidInputError } from '../../shared/errors';
+import { connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
-import { connect, STACK_OPTION } from '../online';
 
 interface PolicyOptions {
   readonly witnessVkey?: string;

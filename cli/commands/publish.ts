@@ -6,6 +6,7 @@ import { writeOutcomeShape, writeTimeoutShape } from '../../client/shapes/write-
 import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
@@ -14,9 +15,8 @@ import { jsonText } from '../format/json-text';
 import { writeOutcomeExitCode } from '../format/write-outcome-exit-code';
 import { writeOutcomeText } from '../format/write-outcome-text';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { MAX_AGE_DESCRIPTION, POLICY_OPTION, readPolicyOption } from '../policy-option';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
 import { formerTimeoutOption, timeoutMs, timeoutSecondsOption } from '../timeout-option';
 import {
   WRITER_KEY_OPTION,
@@ -161,7 +161,7 @@ async function waitAndReport(
   ctx.exit(writeOutcomeExitCode(outcome));
 }
 /** What a sealed write that is not `PROVEN` means, for stderr (docs/cli.md, `publish --wait`); `null` otherwise. */
-export function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: number): string | null {
+function sealedFreshnessHint(outcome: WriteOutcome, timeoutSeconds: number): string | null {
   if (outcome.kind !== 'SEALED' || !outcome.freshness) return null;
   switch (outcome.freshness.state) {
     case 'SEALED_AWAITING_INTEGRATION':

@@ -9,7 +9,7 @@ import {
   RECEIPT_VERIFICATION_FORMAT,
   type ReceiptVerificationShape,
 } from '../../client/shapes/receipt-verification-shape';
-import { writtenByOutput } from '../../client/shapes/written-by-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-output';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
@@ -23,7 +23,7 @@ import { ExitCode } from '../exit-codes';
 import { fieldLines } from '../format/field-lines';
 import { jsonText } from '../format/json-text';
 import { readPolicyOption } from '../policy-option';
-import { readJsonFile } from '../read-input';
+import { readJsonFile } from '../read-file';
 
 /** Options of `verify --receipt`. */
 interface ReceiptOptions {

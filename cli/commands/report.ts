@@ -12,14 +12,15 @@ import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/r
 import type { TrustedHead } from '../../shared/seal/chain-verification';
 import type { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
-import { type AnchorOptions, chooseAnchor, stackKeyPin } from '../mac-anchor-choice';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
+import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
+import { stackKeyPin } from '../stack-key-pin';
 import { exportHeadOf, keyIdNamedBy, walkExitCode } from './verify';
 
 interface ReportOptions extends AnchorOptions {

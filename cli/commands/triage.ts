@@ -4,7 +4,7 @@ import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { parseInput } from '../../shared/schemas/parse';
 import { markValidated } from '../../shared/schemas/validated';
 import { acceptsManifestV1 } from '../../shared/triage/accepts-manifest-v1';
-import { DeltaVerdict, isolateValidatedDelta } from '../../shared/triage/delta-isolator';
+import { DeltaVerdict, isolateValidatedDelta } from '../../shared/triage/isolate-delta';
 import {
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
@@ -15,7 +15,7 @@ import { jsonText } from '../format/json-text';
 import { triageReportText } from '../format/triage-report';
 import { megabytes } from '../megabytes';
 import { readEnvSnapshotFile } from '../read-env-snapshot';
-import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-input';
+import { INPUT_FILE_LIMIT, readJsonFile, validateFileContent } from '../read-file';
 import { statusLine } from '../status-line';
 
 const MANIFEST = 'sealed dependency manifest';
@@ -27,7 +27,7 @@ interface TriageOptions {
 }
 
 /** Exit code of a delta verdict: 0 when every claim stands, 10 when the agent must act. */
-export function deltaExitCode(verdict: DeltaVerdict): ExitCode {
+export function triageExitCode(verdict: DeltaVerdict): ExitCode {
   return verdict === DeltaVerdict.NO_DRIFT || verdict === DeltaVerdict.AMBIENT_DRIFT_ONLY
     ? ExitCode.OK
     : ExitCode.ACTION_NEEDED;
@@ -69,6 +69,6 @@ export function registerTriage(program: Command, ctx: CommandContext): void {
       const report = validateFileContent(options.manifest, MANIFEST, () => isolateValidatedDelta(manifest, env));
       status.finish();
       ctx.io.stdout(options.json ? jsonText(deltaShape(report)) : triageReportText(report));
-      ctx.exit(deltaExitCode(report.verdict));
+      ctx.exit(triageExitCode(report.verdict));
     });
 }

@@ -7,16 +7,17 @@ import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-ver
 import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
+import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
-import { type AnchorOptions, chooseAnchor, MacCheck, stackKeyPin } from '../mac-anchor-choice';
+import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
-import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../online';
 import { progressBar } from '../progress';
-import { readSchemaFile } from '../read-input';
+import { readSchemaFile } from '../read-file';
+import { stackKeyPin } from '../stack-key-pin';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
@@ -229,7 +230,7 @@ async function verifyStoredLineage(
  * The checkpoint kept for `lineageId` (read before the walk, which may replace it): its size,
  * `{ size: null }` when the kept note does not verify (the walk then fails citing it), or `null`.
  */
-export async function keptCheckpointOf(
+async function keptCheckpointOf(
   client: ResealClient,
   lineageId: string,
 ): Promise<{ readonly size: number | null } | null> {
@@ -243,7 +244,7 @@ export async function keptCheckpointOf(
 }
 
 /** The `note` line of a walk checked against its log (the signed lineage checkpoint, or the tree head the index holds). */
-export function logNote(
+function logNote(
   log: { size: number; truncationChecked: boolean; vouchedBy?: 'signed-checkpoint' | 'index' } | null,
 ): string | null {
   if (!log) return null;

@@ -14,3 +14,9 @@ export function freshnessLine(freshness: Freshness | null): string | null {
     : '';
   return `${freshness.state}${at} (${witnessing})${reAnchored}`;
 }
+
+/** The `freshness` row of a walk's text (docs/cli.md, "Freshness"): the state and its reason, or `not checked`. */
+export function freshnessRow(freshness: Freshness | null): [string, string] {
+  const line = freshnessLine(freshness);
+  return ['freshness', line && freshness ? `${line}: ${freshness.reason}` : 'not checked (no deployment log read)'];
+}

@@ -13,7 +13,7 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
 import { freshnessLine } from './freshness';
 import { triageReportText } from './triage-report';
-import { UNTRUSTED_CLI_NOTE } from './untrusted-section';
+import { UNTRUSTED_CLI_NOTE } from './untrusted';
 
 /**
  * The reason a refused recall shows (`null` when triaged): the client's, with the stored answer's

@@ -3,6 +3,6 @@ export type MaybeSigned = { readonly signatureVerified?: boolean; readonly unrea
 
 /**
  * Whether a listed refusal is shown as the deciding function's: its signed statement checks on
- * an item read whole. Any other is shown only in the untrusted section (cli/format/untrusted-section.ts).
+ * an item read whole. Any other is shown only in the untrusted section (cli/format/untrusted.ts).
  */
 export const refusalSigned = (item: MaybeSigned): boolean => item.signatureVerified === true && !item.unreadable;

@@ -6,7 +6,7 @@ import type { Freshness } from '../../client/verified-recall';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { refusalsJson } from './refusals-json';
-import { type UntrustedItems, untrustedJson } from './untrusted-section';
+import { type UntrustedItems, untrustedJson } from './untrusted';
 
 /** What `reseal inspect` read besides the rows: the stored lineage's checks (`--lineage` only, else absent). */
 export interface TimelineExtras {

@@ -1,4 +1,4 @@
-import type { DeltaIsolationReport } from '../../shared/triage/delta-isolator';
+import type { DeltaIsolationReport } from '../../shared/triage/isolate-delta';
 import { fieldLines } from './field-lines';
 import { nameList } from './name-list';
 

@@ -1,6 +1,6 @@
 import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { VERIFICATION_FORMAT, type VerificationShape } from '../../client/shapes/verification-shape';
-import { writtenByOutput } from '../../client/shapes/written-by-shape';
+import { writtenByOutput } from '../../client/shapes/written-by-output';
 import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
@@ -8,7 +8,7 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { AwaitingIntegrationText } from './awaiting-integration-text';
 import { fieldLines } from './field-lines';
-import { freshnessLine } from './freshness';
+import { freshnessRow } from './freshness';
 import { writtenByLines } from './written-by-lines';
 
 /** What was verified, besides the core's result. */
@@ -172,10 +172,4 @@ export function verificationText(result: ChainVerification, context: Verificatio
       awaiting,
     )
   );
-}
-
-/** The `freshness` row of a walk's text (docs/cli.md, "Freshness"): the state and its reason, or `not checked`. */
-export function freshnessRow(freshness: Freshness | null): [string, string] {
-  const line = freshnessLine(freshness);
-  return ['freshness', line && freshness ? `${line}: ${freshness.reason}` : 'not checked (no deployment log read)'];
 }

@@ -42,7 +42,7 @@ export function escapeHtml(text: string): string {
  * JSON for a `<script type="application/json">` block: `<`, `>`, `&` and the line separators are
  * written as `\u` escapes, so no value can close the block or open a tag.
  */
-export function scriptJson(value: unknown): string {
+export function reportScriptJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
@@ -107,7 +107,7 @@ export function reportHtml(page: ReportPage): string {
 <p class="sub">${escapeHtml(page.subtitle)}; made ${iso(page.generatedAtMs)}. Every record carries its own
 verification verdict; claims and drifted keys are read only from records the client verified.</p>
 ${sections.join('\n')}
-<script type="application/json" id="${CHART_DATA_ID}">${scriptJson(charts)}</script>
+<script type="application/json" id="${CHART_DATA_ID}">${reportScriptJson(charts)}</script>
 <script>${runtime}</script>
 <script>${BOOT_SCRIPT}</script>
 </body>

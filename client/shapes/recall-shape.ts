@@ -8,7 +8,7 @@ import { RecallEnd, type VerifiedRecall } from '../verified-recall';
 import { writtenByProven } from '../written-by';
 import { DeltaShape, deltaShape } from './delta-shape';
 import { FreshnessShape, freshnessShape } from './freshness-shape';
-import { WrittenByOutput, writtenByOutput } from './written-by-shape';
+import { WrittenByOutput, writtenByOutput } from './written-by-output';
 
 /** `format` of a {@link RecallShape}: bumped only when a field changes meaning or goes away. */
 export const RECALL_FORMAT = 'reseal.recall/1';

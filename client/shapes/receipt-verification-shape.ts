@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { WrittenByOutput } from './written-by-shape';
+import { WrittenByOutput } from './written-by-output';
 
 /** `format` of a {@link ReceiptVerificationShape}: bumped only when a field changes meaning or goes away. */
 export const RECEIPT_VERIFICATION_FORMAT = 'reseal.receipt-verification/1';

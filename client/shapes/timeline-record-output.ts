@@ -4,7 +4,7 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { isoTime } from '../iso-time';
 import type { TimelineRow } from '../timeline-rows';
 import { HeadOutput } from './head-output';
-import { WrittenByOutput, writtenByOutput } from './written-by-shape';
+import { WrittenByOutput, writtenByOutput } from './written-by-output';
 
 /**
  * One record of a lineage's timeline, as `reseal inspect --json` and `reseal_inspect` answer it (read from the table; `verification` says whether to believe

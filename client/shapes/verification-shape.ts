@@ -4,7 +4,7 @@ import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { FirstFailureOutput } from './first-failure-output';
 import { FreshnessShape } from './freshness-shape';
 import { HeadOutput } from './head-output';
-import { WrittenByOutput } from './written-by-shape';
+import { WrittenByOutput } from './written-by-output';
 
 /** `format` of a {@link VerificationShape}: bumped only when a field changes meaning or goes away. */
 export const VERIFICATION_FORMAT = 'reseal.verification/1';

@@ -37,7 +37,7 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
-import { parseConflictSize } from '../../shared/witness/add-checkpoint-response';
+import { parseConflictSize } from '../../shared/witness/witness-response';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { publishedSize } from './published-size';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';

@@ -1,8 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
-import type { ResealMcpDeps } from '../../mcp/context';
 import { createRemoteMcpServer } from '../../mcp/remote-server';
+import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
 import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
 import { tenantOfCaller } from '../../shared/tenancy/tenants';
 import type { ServiceLogger } from '../common/observability';

@@ -10,7 +10,7 @@ import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } fr
 import {
   checkRecordsPastHead,
   MAX_ROLL_FORWARD_RECORDS,
-  macVerifiedResidualIds,
+  residualIdsSealedPastHead,
 } from '../../shared/log/records-past-head';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
@@ -172,13 +172,13 @@ export class SealerLog {
   /**
    * Residual ids sealed by the records stored past a head item that does not authenticate (from
    * its claimed seq on, one run at most), each intact with its MAC verified: a write the sealer
-   * stored there before the head item was edited is retried, never refused ({@link macVerifiedResidualIds}).
+   * stored there before the head item was edited is retried, never refused ({@link residualIdsSealedPastHead}).
    */
   async #sealedPastClaimedHead(lineageId: string, stored: StoredLogHead | null): Promise<ReadonlySet<string>> {
     const seq = stored?.head.seq;
     if (seq === undefined || !Number.isSafeInteger(seq) || seq < -1) return new Set();
     const raws = await this.#store.readChain(lineageId, seq + 1, seq + 1 + MAX_ROLL_FORWARD_RECORDS);
-    return macVerifiedResidualIds(lineageId, raws, this.#anchor);
+    return residualIdsSealedPastHead(lineageId, raws, this.#anchor);
   }
 
   /** The tree nodes stored with each entry's record (hex by level; one `readNodes`). */

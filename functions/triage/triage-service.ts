@@ -26,7 +26,7 @@ import { Identifier } from '../../shared/schemas/primitives';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { recallTenantProblem } from '../../shared/tenancy/recall-source';
-import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/delta-isolator';
+import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/isolate-delta';
 import {
   logInfrastructureFailure,
   MetricName,

@@ -5,18 +5,20 @@ import { parseSignedNote } from '../../shared/log/signed-note';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessStore } from '../../shared/ports/witness-store';
 import { parseAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
+import { admitCheckpoint } from '../../shared/witness/admit-checkpoint';
+import { cosign } from '../../shared/witness/cosignature';
+import { decideAddCheckpoint } from '../../shared/witness/decide-add-checkpoint';
+import { decideReAnchor } from '../../shared/witness/decide-re-anchor';
+import { parseReAnchorRequest } from '../../shared/witness/re-anchor-request';
+import type { TrustedLogs } from '../../shared/witness/trusted-logs';
+import type { WitnessRefusal } from '../../shared/witness/witness-refusal';
 import {
   conflictResponse,
   cosignedResponse,
   refusalResponse,
   type WitnessResponse,
   WitnessStatus,
-} from '../../shared/witness/add-checkpoint-response';
-import { cosign } from '../../shared/witness/cosignature';
-import { decideReAnchor } from '../../shared/witness/re-anchor-decision';
-import { parseReAnchorRequest } from '../../shared/witness/re-anchor-request';
-import type { TrustedLogs } from '../../shared/witness/trusted-logs';
-import { admitCheckpoint, decideAddCheckpoint, type WitnessRefusal } from '../../shared/witness/witness-decision';
+} from '../../shared/witness/witness-response';
 import type { ServiceLogger } from '../common/observability';
 
 /** What {@link WitnessService} needs. */

@@ -4,7 +4,7 @@ import { HeadOutput } from '../../client/shapes/head-output';
 import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output';
 import { RecallShape, RecallVerificationShape } from '../../client/shapes/recall-shape';
 import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
-import { WrittenByOutput } from '../../client/shapes/written-by-shape';
+import { WrittenByOutput } from '../../client/shapes/written-by-output';
 import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { JsonPayloadSchema } from '../../shared/write/write-request';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FreshnessShape } from '../../client/shapes/freshness-shape';
 import { HeadOutput } from '../../client/shapes/head-output';
-import { WrittenByOutput } from '../../client/shapes/written-by-shape';
+import { WrittenByOutput } from '../../client/shapes/written-by-output';
 import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { LogCheckOutputFields } from './log-check-output-fields';

@@ -1,13 +1,13 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
-import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { inspectResult } from '../inspect-result';
 import { inspectWithLog } from '../log-check';
 import { InspectOutput } from '../outputs/inspect-output';
-import { registerResealTool } from '../tool-schema';
-import { WalkCheckpointArg } from './verify';
+import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
+import { WalkCheckpointArg } from '../walk-checkpoint-arg';
 
 /** Name of the inspect tool. */
 export const INSPECT_TOOL = 'reseal_inspect';

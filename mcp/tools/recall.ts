@@ -3,11 +3,13 @@ import { z } from 'zod';
 import { RecallTargetSchema } from '../../shared/pipeline/messages';
 import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
 import { SupersedesSchema } from '../../shared/seal/record-header';
-import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { withErrorResult } from '../error-result';
 import { RecallOutput } from '../outputs/recall-output';
 import { recallResult } from '../recall-result';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
+import { snapshotFor } from '../snapshot-for';
+import { waitMs, waitTimeoutArg } from '../wait-ms';
 
 /** Name of the recall tool. */
 export const RECALL_TOOL = 'reseal_recall';
@@ -22,7 +24,7 @@ export const RecallInputSchema = z.strictObject({
   checkpoint: SupersedesSchema.optional().describe(
     'a record you trust, { seq, recordHash }: checked to be in the signed log (the server also checks against the signed checkpoint it kept)',
   ),
-  timeoutMs: timeoutArg('the triage report'),
+  timeoutMs: waitTimeoutArg('the triage report'),
 });
 /** Type of {@link RecallInputSchema}. */
 export type RecallInput = z.infer<typeof RecallInputSchema>;

@@ -2,10 +2,10 @@ import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { publishWaitSince } from '../../client/write-outcomes';
 import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
-import type { ResealMcpDeps } from '../context';
 import { errorResult } from '../error-result';
 import { WriteSealedOutput } from '../outputs/write-sealed-output';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
 import { writeOutcomeResult } from '../write-outcome-result';
 import { WRITE_TOOL } from './write';
 

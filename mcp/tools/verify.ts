@@ -1,24 +1,16 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { Identifier } from '../../shared/schemas/primitives';
-import { SupersedesSchema } from '../../shared/seal/record-header';
-import type { ResealMcpDeps } from '../context';
 import { withErrorResult } from '../error-result';
 import { verifyWithLog } from '../log-check';
 import { VerifyOutput } from '../outputs/verify-output';
-import { registerResealTool } from '../tool-schema';
+import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
 import { verifyResult } from '../verify-result';
+import { WalkCheckpointArg } from '../walk-checkpoint-arg';
 
 /** Name of the verify tool. */
 export const VERIFY_TOOL = 'reseal_verify';
-
-/**
- * The `checkpoint` argument of the walks, `reseal_verify` and `reseal_inspect`: the head the
- * stored tail is checked against instead of the signed log's last record.
- */
-export const WalkCheckpointArg = SupersedesSchema.optional().describe(
-  'a record you trust, { seq, recordHash }, to check the tail against (default: the last record of the tree head)',
-);
 
 /** Arguments of {@link VERIFY_TOOL}. */
 export const VerifyInputSchema = z.strictObject({

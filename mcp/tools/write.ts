@@ -26,15 +26,17 @@ import {
   VariableName,
 } from '../../shared/write/session-variable';
 import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
-import { type ResealMcpDeps, snapshotFor, timeoutArg, waitMs } from '../context';
 import { errorResult } from '../error-result';
 import { ToolErrorCode } from '../outputs/tool-error-code';
 import type { ToolError } from '../outputs/tool-error-schema';
 import { WriteSealedOutput } from '../outputs/write-sealed-output';
+import { registerResealTool } from '../register-reseal-tool';
+import type { ResealMcpDeps } from '../reseal-mcp-deps';
+import { snapshotFor } from '../snapshot-for';
 import type { SnapshotUse } from '../snapshot-use';
 import { toolError } from '../tool-error';
-import { registerResealTool } from '../tool-schema';
 import { type UnprovenWriterRefusals, unprovenWriterRefusals } from '../unproven-writer-refusals';
+import { waitMs, waitTimeoutArg } from '../wait-ms';
 import { writeOutcomeResult } from '../write-outcome-result';
 
 /** Name of the write tool. */
@@ -115,7 +117,7 @@ export const WriteInputSchema = z.strictObject({
     .describe('default: the names of the IMMUTABLE_CONSTANT variables'),
   env: EnvSnapshot.optional().describe('the environment snapshot to seal (default: taken by the configured providers)'),
   supersedes: SupersedesSchema.optional().describe('the record this write re-seals (from reseal_recall)'),
-  timeoutMs: timeoutArg('the outcome'),
+  timeoutMs: waitTimeoutArg('the outcome'),
 });
 /** Type of {@link WriteInputSchema}. */
 export type WriteInput = z.infer<typeof WriteInputSchema>;

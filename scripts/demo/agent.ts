@@ -1,4 +1,4 @@
-import { DeltaVerdict } from '../../shared/triage/delta-isolator';
+import { DeltaVerdict } from '../../shared/triage/isolate-delta';
 import { absentKeysOf, type LineageTemplate, nextClaimMap } from './scenario';
 
 /** The part of a triage report (`DeltaIsolationReport`, docs/triage.md) an agent acts on. */

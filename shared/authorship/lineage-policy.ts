@@ -14,7 +14,7 @@ export const MAX_LINEAGE_LABEL_LENGTH = 167;
 export const LINEAGE_ID_SUFFIX_HEX = 32;
 
 /** A key allowed to write a lineage: `{ keyId, publicKey }` (base64 of the raw 32-byte Ed25519 key). */
-export const WriterKeySchema = z.strictObject({ keyId: WriterKeyIdSchema, publicKey: WriterPublicKeySchema });
+const WriterKeySchema = z.strictObject({ keyId: WriterKeyIdSchema, publicKey: WriterPublicKeySchema });
 /** Type of {@link WriterKeySchema}. */
 export type WriterKey = z.infer<typeof WriterKeySchema>;
 

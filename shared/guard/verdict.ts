@@ -109,7 +109,7 @@ export interface VerdictSubject {
 }
 
 /** Code unit order, the order RFC 8785 uses for object keys. */
-export function compareCodeUnits(a: string, b: string): number {
+function compareCodeUnits(a: string, b: string): number {
   if (a < b) return -1;
   return a > b ? 1 : 0;
 }

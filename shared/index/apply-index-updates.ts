@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors';
 import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
 import { entryDigest } from './index-entry';
-import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hashing';
+import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hash';
 import { indexKeyPath, pathBit } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
 import { hashKey } from './index-tile';

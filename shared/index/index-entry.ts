@@ -71,7 +71,7 @@ export function parseIndexEntry(input: unknown): IndexEntry {
 }
 
 /** Whether two entries hold the same value (their canonical forms are equal). */
-export function sameValue(a: IndexEntry['value'], b: IndexEntry['value']): boolean {
+export function sameEntryValue(a: IndexEntry['value'], b: IndexEntry['value']): boolean {
   const keys = Object.keys(a) as (keyof typeof a)[];
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === (b as typeof a)[k]);
 }

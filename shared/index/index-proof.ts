@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { IndexProofFormatError } from '../errors';
-import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hashing';
+import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hash';
 import { KEY_PATH_BITS } from './index-key';
 
 /**

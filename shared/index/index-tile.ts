@@ -2,7 +2,7 @@ import { canonicalJson } from '../canonical/canonical-json';
 import { InvalidInputError } from '../errors';
 import type { IndexNode } from '../ports/index-node-store';
 import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from './index-entry';
-import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hashing';
+import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hash';
 import { indexKeyPath } from './index-key';
 
 /**

@@ -8,7 +8,7 @@ import {
   LineageIndexValueSchema,
   type ResidualIndexValue,
   ResidualIndexValueSchema,
-  sameValue,
+  sameEntryValue,
 } from './index-entry';
 import type { LineageIndexKey, ResidualIndexKey } from './index-key';
 
@@ -17,7 +17,7 @@ import type { LineageIndexKey, ResidualIndexKey } from './index-key';
  * `verifyConsistency` of shared/log): the update applies only while the index still maps the
  * lineage to exactly this head.
  */
-export const CheckedFromSchema = z.strictObject({
+const CheckedFromSchema = z.strictObject({
   treeSize: LineageIndexValueSchema.shape.treeSize,
   rootHash: z.string().regex(HEX_DIGEST_PATTERN),
 });
@@ -110,7 +110,7 @@ export function updateEntry(update: IndexUpdate): IndexEntry {
 export function admitUpdate(held: IndexEntry | null, update: IndexUpdate): 'UNCHANGED' | 'APPLY' | IndexUpdateFinding {
   if (update.kind === 'residual') {
     if (held === null) return 'APPLY';
-    if (sameValue(held.value, update.value)) return 'UNCHANGED';
+    if (sameEntryValue(held.value, update.value)) return 'UNCHANGED';
     const key = { kind: 'residual', lineageId: update.lineageId, residualId: update.residualId } as const;
     const was = held.value as ResidualIndexValue;
     return {
@@ -159,5 +159,5 @@ export function admitUpdate(held: IndexEntry | null, update: IndexUpdate): 'UNCH
       reason: `lineage ${update.lineageId}: two heads of size ${was.treeSize} (root ${was.rootHash}, then ${offered.rootHash})`,
     };
   }
-  return sameValue(was, offered) ? 'UNCHANGED' : 'APPLY';
+  return sameEntryValue(was, offered) ? 'UNCHANGED' : 'APPLY';
 }

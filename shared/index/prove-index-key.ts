@@ -1,7 +1,7 @@
 import { IndexNodeMissingError, InvalidInputError } from '../errors';
 import type { IndexNodeStore } from '../ports/index-node-store';
 import type { IndexEntry } from './index-entry';
-import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hashing';
+import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hash';
 import { type IndexKey, indexKeyPath, KEY_PATH_BITS, pathBit } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
 import type { IndexProof } from './index-proof';

@@ -1,6 +1,6 @@
 import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
 import { entryDigest, entryKey } from './index-entry';
-import { indexLeafHash, indexNodeHash } from './index-hashing';
+import { indexLeafHash, indexNodeHash } from './index-hash';
 import { indexKeyPath } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
 import type { CheckedIndexNode } from './index-tile';

@@ -1,5 +1,5 @@
 import type { IndexNode, IndexTile } from '../ports/index-node-store';
-import { isEmptyIndexHash } from './index-hashing';
+import { isEmptyIndexHash } from './index-hash';
 import type { IndexNodeReader } from './index-node-reader';
 import { encodeIndexTile, hashKey } from './index-tile';
 

@@ -1,6 +1,6 @@
 import type { LineageIndexValue } from '../index/index-entry';
 import { admitUpdate } from '../index/index-update';
-import { verifyConsistency } from '../log/proof-verification';
+import { verifyConsistency } from '../log/verify-consistency';
 
 /**
  * Why a lineage head may not be extended: it is behind the head the deployment index holds for

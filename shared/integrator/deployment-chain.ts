@@ -1,11 +1,11 @@
 import { CheckpointFormatError, InvalidInputError, NoteFormatError } from '../errors';
+import { checkIndexAbsence, checkIndexPresence } from '../index/check-index';
 import { entryKey, type IndexEntry, type LineageIndexValue, type ResidualIndexValue } from '../index/index-entry';
-import { INDEX_HASH_BYTES } from '../index/index-hashing';
+import { INDEX_HASH_BYTES } from '../index/index-hash';
 import type { IndexKey } from '../index/index-key';
 import type { IndexProof } from '../index/index-proof';
-import { checkIndexAbsence, checkIndexPresence } from '../index/index-proof-check';
 import type { Checkpoint } from '../log/checkpoint';
-import { verifyInclusion } from '../log/proof-verification';
+import { verifyInclusion } from '../log/verify-inclusion';
 import { checkPolicy, PolicyRefusal } from '../witness/policy-check';
 import type { TlogPolicy } from '../witness/tlog-policy';
 import {

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors';
-import { emptyIndexHash } from '../index/index-hashing';
+import { emptyIndexHash } from '../index/index-hash';
 import type { Checkpoint } from '../log/checkpoint';
 import { appendLeaf, frontierRoot } from '../log/compact-range';
 import { EMPTY_ROOT } from '../log/merkle-hashing';

@@ -5,7 +5,8 @@ import { admitUpdate, type IndexUpdate, updateEntry } from '../index/index-updat
 import { proveIndexKey } from '../index/prove-index-key';
 import type { Checkpoint } from '../log/checkpoint';
 import { leafHash } from '../log/merkle-hashing';
-import { verifyConsistency, verifyInclusion } from '../log/proof-verification';
+import { verifyConsistency } from '../log/verify-consistency';
+import { verifyInclusion } from '../log/verify-inclusion';
 import type { IndexNodeStore } from '../ports/index-node-store';
 import {
   appendIndexRoot,

@@ -1,7 +1,7 @@
 import type { Checkpoint } from '../log/checkpoint';
 import { hashesEqual } from '../log/merkle-hashing';
-import { verifyConsistency } from '../log/proof-verification';
 import { encodeBase64 } from '../log/strict-base64';
+import { verifyConsistency } from '../log/verify-consistency';
 import type { ReAnchorNotice } from './re-anchor-statement';
 
 /** How a deployment checkpoint a client kept stands against the current one. */

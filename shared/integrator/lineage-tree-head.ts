@@ -147,6 +147,6 @@ export function decideLineageTreeHead(input: LineageTreeHeadInput): LineageTreeH
 }
 
 /** Whether a record at `seq` of a head is integrated (below the indexed size): `PROVEN` fresh, not only proven. */
-export function isIntegrated(head: LineageTreeHead, seq: number): boolean {
+export function isTreeHeadIntegrated(head: LineageTreeHead, seq: number): boolean {
   return head.integratedSize !== null && seq < head.integratedSize;
 }

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
-import { INDEX_HASH_BYTES } from '../index/index-hashing';
+import { INDEX_HASH_BYTES } from '../index/index-hash';
 import { HASH_BYTES, leafHash } from '../log/merkle-hashing';
 import { deploymentLeafHash } from './deployment-leaf';
 

@@ -1,7 +1,7 @@
 import { IndexNodeMissingError } from '../errors';
 import { applyIndexUpdates } from '../index/apply-index-updates';
 import type { IndexEntry, LineageIndexValue } from '../index/index-entry';
-import { emptyIndexHash, isEmptyIndexHash } from '../index/index-hashing';
+import { emptyIndexHash, isEmptyIndexHash } from '../index/index-hash';
 import { IndexNodeReader } from '../index/index-node-reader';
 import type { IndexUpdate } from '../index/index-update';
 import { MemoryIndexNodeStore } from '../index/memory-index-node-store';

@@ -8,7 +8,7 @@ import {
 } from '../pipeline/messages';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
-import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/delta-isolator';
+import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/isolate-delta';
 import type { StoredTreeHead } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';

@@ -10,7 +10,8 @@ import { proveConsistency } from './consistency-proof';
 import { proveInclusion } from './inclusion-proof';
 import { leafHash } from './merkle-hashing';
 import type { NodeRef, NodeSource } from './node-ref';
-import { verifyConsistency, verifyInclusion } from './proof-verification';
+import { verifyConsistency } from './verify-consistency';
+import { verifyInclusion } from './verify-inclusion';
 
 /** Longest proof accepted: a tree of 2^53 leaves needs at most 53 hashes (consistency: about twice). */
 const MAX_PROOF_HASHES = 128;

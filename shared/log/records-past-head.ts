@@ -93,7 +93,7 @@ export async function checkRecordsPastHead(
  *
  * @throws what the anchor throws when a MAC cannot be checked (key unavailable: the run is retried)
  */
-export async function macVerifiedResidualIds(
+export async function residualIdsSealedPastHead(
   lineageId: string,
   raws: readonly unknown[],
   anchor: MacAnchor,

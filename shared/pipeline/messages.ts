@@ -14,7 +14,7 @@ import {
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { DeltaIsolationReportSchema } from '../triage/delta-isolator';
+import { DeltaIsolationReportSchema } from '../triage/isolate-delta';
 import { ResidualWriteRequestSchema } from '../write/write-request';
 
 /**
@@ -63,14 +63,14 @@ export type SealRequest = z.infer<typeof SealRequestSchema>;
  * A C2SP signed note as text (a signed checkpoint or outcome statement): well-formed, at most
  * 16 KiB. Only its signature makes it worth anything: parse it with `openCheckpoint`.
  */
-export const SignedNoteText = wellFormedString(16_384).min(1);
+const SignedNoteText = wellFormedString(16_384).min(1);
 
 /**
  * The lineage tree head a sealed run stored (RFC 9162 tree size and root hash, hex): sealed,
  * awaiting integration. Nobody signed it: it is the sealer's word until the deployment index
  * commits to the lineage at that size or beyond (docs/deployment-log.md, "What changes for the sealer").
  */
-export const SealedTreeHeadSchema = z.strictObject({
+const SealedTreeHeadSchema = z.strictObject({
   treeSize: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
   rootHash: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex characters (SHA-256)'),
 });

@@ -3,9 +3,9 @@ import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainVerification, TrustedHead, TrustedStart } from './chain-verification';
 import { lineagePages } from './lineage-pages';
-import { verifyChain } from './lineage-verifier';
 import { checkStoredHead, recordsSeen, withStoredHeadFinding } from './stored-head';
 import { VerificationVerdict } from './verification-verdict';
+import { verifyChain } from './verify-chain';
 
 /** Records read and verified per page. */
 export const DEFAULT_PAGE_SIZE = 500;

@@ -141,7 +141,7 @@ function checkDigests(
  * recomputed from the stored bodies, and the writer's signature over the signed-write digest
  * rebuilt from the header. Run on a record the schema accepted (format-2 fields present).
  */
-export function writerBindingProblem(record: SealedRecord): string | null {
+function writerBindingProblem(record: SealedRecord): string | null {
   const { header, writer, boundary, declaredImmutableConstants, policy } = record;
   if (!writer || !boundary || !declaredImmutableConstants || policy === undefined) {
     return 'a format-2 record without its writer, boundary or policy';

@@ -105,7 +105,7 @@ const isIdentifier = (value: unknown): boolean => typeof value === 'string' && I
  * Whether {@link SessionVariableSchema} accepts `value`: by hand for a variable without a
  * receipt (shared/schemas/hot-checks.ts explains why), by the schema otherwise.
  */
-export function isSessionVariable(value: unknown): value is SessionVariable {
+function isSessionVariable(value: unknown): value is SessionVariable {
   if (!isPlainObject(value) || !hasExactKeys(value, VARIABLE_FIELDS))
     return SessionVariableSchema.safeParse(value).success;
   const { name, value: text, freshness, sourceEpoch } = value;

@@ -11,7 +11,7 @@ import { createGuardHandler } from '../../functions/guard/create-handler';
 import { GuardService } from '../../functions/guard/guard-service';
 import { createSealerHandler } from '../../functions/sealer/create-handler';
 import { SealerService } from '../../functions/sealer/sealer-service';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { verifyChain } from '../../shared/seal/verify-chain';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { FakeMetrics, FakePublisher, fakeLogger, lambdaContext, TEST_CLIENT_OUTPUTS } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';

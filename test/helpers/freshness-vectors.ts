@@ -1,6 +1,6 @@
 import { applyIndexUpdates } from '../../shared/index/apply-index-updates';
 import { type IndexEntry, parseIndexEntry } from '../../shared/index/index-entry';
-import { emptyIndexHash } from '../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../shared/index/index-hash';
 import { encodeIndexProof, type IndexProof } from '../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
@@ -20,9 +20,9 @@ import {
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
-import { cosignedResponse } from '../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../shared/witness/cosignature';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../shared/witness/witness-response';
 import vectors from '../vectors/deployment-log.json';
 import { hexOf, lineageEntry, lineageValue, residualEntry, residualValue, updatesFor } from './index-factories';
 import { TEST_LOG_ORIGIN, testNoteSigner, testNoteVerifierKey, testTree } from './log-factories';

@@ -36,7 +36,7 @@ import { Keys } from '../../adapters/dynamodb-table-keys';
 import { smallHeadItem } from '../../adapters/small-head-item';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { LogStateError } from '../../shared/errors';
-import { emptyIndexHash } from '../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../shared/index/index-hash';
 import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-tile';
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';

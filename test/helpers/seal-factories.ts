@@ -3,7 +3,6 @@ import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import {
   headerBytes,
@@ -15,6 +14,7 @@ import {
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import type { SealInput } from '../../shared/seal/seal-input';
 import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';

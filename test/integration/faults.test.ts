@@ -14,7 +14,7 @@ import { TimeoutError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import type { SealRequest } from '../../shared/pipeline/messages';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { expectGuarantee } from '../helpers/guarantees';

@@ -23,7 +23,7 @@ import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { openOutcome } from '../../shared/log/outcome-statement';
 import type { SealRequest } from '../../shared/pipeline/messages';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { deployedStack } from '../helpers/deployed-stack';

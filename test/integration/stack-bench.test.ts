@@ -28,7 +28,7 @@ import { scenarioUsage } from '../../bench/stack/stack-usage';
 import { soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientConfig, STACK_NAME } from '../../scripts/emulator/deploy';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
-import { verifyChain } from '../../shared/seal/lineage-verifier';
+import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';

@@ -5,7 +5,7 @@ import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { applyIndexUpdates } from '../../../shared/index/apply-index-updates';
 import { entryKey, type IndexEntry } from '../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../shared/index/index-hash';
 import { decodeIndexTile, INDEX_TILE_LEVELS } from '../../../shared/index/index-tile';
 import { proveIndexKey } from '../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../shared/index/read-index-node';

@@ -29,9 +29,9 @@ import {
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { HeadLayout } from '../../../shared/ports/head-layout';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import { staleEpochConflict, staleRejection } from '../../helpers/outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 

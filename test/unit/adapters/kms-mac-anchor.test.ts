@@ -8,8 +8,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { KMSMacAnchor, type KMSSend } from '../../../adapters/kms-mac-anchor';
 import { AnchorKeyMismatchError, AnchorUnavailableError } from '../../../shared/errors';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS } from '../../helpers/seal-factories';
 
 const KEY = 'arn:aws:kms:eu-west-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab';

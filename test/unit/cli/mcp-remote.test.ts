@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { sigV4Fetch } from '../../../adapters/sigv4-fetch';
-import { remoteMcpUrl, signingRegion } from '../../../cli/remote-mcp';
+import { remoteMcpUrl, remoteSigningRegion } from '../../../cli/remote-mcp';
 import { createMcpHttpHandler } from '../../../functions/mcp/create-handler';
 import { BRIDGE_DELIVERY_ERROR, bridgeToRemote } from '../../../mcp/remote-bridge';
 import { fakeLogger } from '../../helpers/factories';
@@ -123,9 +123,11 @@ describe('reseal mcp --remote (docs/mcp.md, "Remote MCP")', () => {
     expect(remoteMcpUrl('http://127.0.0.1:4566/_aws/execute-api/abc123/mcp').host).toBe('127.0.0.1:4566');
     expect(() => remoteMcpUrl('http://mcp.example.com/mcp')).toThrow(/https/);
     expect(() => remoteMcpUrl('not a url')).toThrow(/not a URL/);
-    expect(signingRegion(URL_, {}, 'eu-west-1')).toBe('eu-west-1');
-    expect(signingRegion(new URL('https://mcp.example.com/mcp'), { AWS_REGION: 'us-east-2' }, null)).toBe('us-east-2');
-    expect(() => signingRegion(new URL('https://mcp.example.com/mcp'), {}, null)).toThrow(/set AWS_REGION/);
+    expect(remoteSigningRegion(URL_, {}, 'eu-west-1')).toBe('eu-west-1');
+    expect(remoteSigningRegion(new URL('https://mcp.example.com/mcp'), { AWS_REGION: 'us-east-2' }, null)).toBe(
+      'us-east-2',
+    );
+    expect(() => remoteSigningRegion(new URL('https://mcp.example.com/mcp'), {}, null)).toThrow(/set AWS_REGION/);
   });
 
   it('refuses a bad URL and local-server options with exit 2, before reaching anything', async () => {

@@ -8,7 +8,7 @@ import { decideRecall, RecallEnd, type VerifiedRecall } from '../../../client/ve
 import type { RecallCheck } from '../../../shared/log/recall-check';
 import type { RecallTarget, TriageCompletedDetail } from '../../../shared/pipeline/messages';
 import { VerificationVerdict as V } from '../../../shared/seal/verification-verdict';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../shared/triage/isolate-delta';
 import { buildChain, testManifest } from '../../helpers/seal-factories';
 
 const report: TriageCompletedDetail = {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeHtml, scriptJson } from '../../../cli/report/report-html';
+import { escapeHtml, reportScriptJson } from '../../../cli/report/report-html';
 import { chromiumPath } from '../../helpers/chromium';
 import { expectGuarantee } from '../../helpers/guarantees';
 import { PLANTED_SCRIPT, reportLineage } from '../../helpers/report-fixtures';
@@ -48,7 +48,7 @@ describe('reseal report --export: the page (docs/cli.md, "reseal report")', () =
     expect(html).not.toContain(PLANTED_SCRIPT);
     expect(html).not.toContain('<script>window.__planted');
     expect(html).toContain(escapeHtml(PLANTED_SCRIPT));
-    expect(scriptJson({ id: '</script><script>x()</script>' })).toBe(
+    expect(reportScriptJson({ id: '</script><script>x()</script>' })).toBe(
       '{"id":"\\u003c/script\\u003e\\u003cscript\\u003ex()\\u003c/script\\u003e"}',
     );
   });

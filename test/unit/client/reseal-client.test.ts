@@ -9,7 +9,7 @@ import { clientOutputsFrom, resolveStackOutputs } from '../../../client/stack-ou
 import { UnavailableMacAnchor } from '../../../client/unavailable-mac-anchor';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { InvalidInputError, TenantMismatchError, TenantRequiredError } from '../../../shared/errors';
-import { eventEntryBytes, MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
+import { eventEntryBytes, MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-bytes';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { refusedTriageAnswer, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../helpers/guard-factories';

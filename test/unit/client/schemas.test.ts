@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
-import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-size';
+import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-bytes';
 import {
   groupedCount,
   MAX_ENV_SNAPSHOT_BYTES,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { writtenByOf, writtenByProven, writtenByText } from '../../../client/written-by';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import file from '../../vectors/authorship.json';
 
 // biome-ignore lint/suspicious/noExplicitAny: vectors are untyped JSON on purpose

@@ -10,11 +10,11 @@ import { checkpointOrigin } from '../../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
 import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { verifyChain } from '../../../shared/seal/verify-chain';
+import { isolateDelta } from '../../../shared/triage/isolate-delta';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { TEST_LOG_KEY, TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';
 

@@ -15,7 +15,7 @@ import {
 } from '../../../scripts/demo/scenario';
 import { parseSnapshots, type RunnerSnapshot, sliceSnapshots } from '../../../scripts/demo/snapshots';
 import { buildManifest } from '../../../shared/triage/build-manifest';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../shared/triage/isolate-delta';
 import { type ExpectedRecall, expectedRecalls, expectedTotals } from '../../helpers/demo-expected-counts';
 
 const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));

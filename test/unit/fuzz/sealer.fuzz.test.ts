@@ -15,9 +15,9 @@ import {
   type SealRequest,
   SealRequestSchema,
 } from '../../../shared/pipeline/messages';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { MAX_HEADER_BYTES, payloadHash } from '../../../shared/seal/record-header';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import { differingWriteContent } from '../../../shared/seal/write-content';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
 import {

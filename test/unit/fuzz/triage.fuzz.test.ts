@@ -11,10 +11,10 @@ import {
   TriageCompletedDetailSchema,
   TriageOutcome,
 } from '../../../shared/pipeline/messages';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../shared/triage/build-manifest';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../shared/triage/isolate-delta';
 import { FakeMetrics, FakePublisher, fakeLogger, lineageSealedBySealer } from '../../helpers/factories';
 import {
   FUZZ_RUNS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { McpClient } from '../../../mcp/context';
 import { lazyMcpClient } from '../../../mcp/lazy-client';
+import type { McpClient } from '../../../mcp/reseal-mcp-deps';
 import { MissingPart, type StackPlace, StackUnavailableError } from '../../../mcp/stack-unavailable';
 
 const PLACE: StackPlace = { stackName: 'ResealStack', outputsFile: null, region: 'eu-west-1', endpoint: null };

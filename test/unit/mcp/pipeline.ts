@@ -1,6 +1,6 @@
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../../client/reseal-client';
-import type { ResealMcpDeps } from '../../../mcp/context';
+import type { ResealMcpDeps } from '../../../mcp/reseal-mcp-deps';
 import type { WriterSigner } from '../../../shared/ports/writer-signer';
 import type { EnvSnapshot } from '../../../shared/schemas/primitives';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { McpClient } from '../../../mcp/context';
+import type { McpClient } from '../../../mcp/reseal-mcp-deps';
 import { tenantScopedClient } from '../../../mcp/tenant-scoped-client';
 import { TenantMismatchError } from '../../../shared/errors';
 

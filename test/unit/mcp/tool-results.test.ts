@@ -21,10 +21,10 @@ import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors'
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import type { RecallCheck } from '../../../shared/log/recall-check';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../shared/triage/build-manifest';
-import { isolateDelta } from '../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../shared/triage/isolate-delta';
 import { validWriteRequest } from '../../helpers/guard-factories';
 import { signedConflict, signedRejection } from '../../helpers/outcome-factories';
 import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';

@@ -4,8 +4,8 @@ import type { LogCheck } from '../../../mcp/log-check';
 import { InspectOutput } from '../../../mcp/outputs/inspect-output';
 import { VerifyOutput } from '../../../mcp/outputs/verify-output';
 import { verifyResult } from '../../../mcp/verify-result';
-import { verifyChain } from '../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
+import { verifyChain } from '../../../shared/seal/verify-chain';
 import file from '../../vectors/authorship.json';
 
 // biome-ignore lint/suspicious/noExplicitAny: vectors are untyped JSON on purpose

@@ -19,40 +19,100 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'adapters/dynamodb-item-codec.ts',
   'adapters/dynamodb-table-keys.ts',
   'adapters/dynamodb-table.ts',
-  'cli/cdk-runner.ts',
-  'cli/format/untrusted-section.ts',
-  'cli/mac-anchor-choice.ts',
-  'cli/online-client.ts',
-  'cli/online.ts',
-  'cli/read-input.ts',
   'client/builders.ts',
-  'client/shapes/written-by-shape.ts',
   'functions/common/observability.ts',
-  'mcp/context.ts',
-  'mcp/tool-schema.ts',
   'shared/cost/cost-model.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/index/index-hashing.ts',
-  'shared/index/index-proof-check.ts',
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/merkle-hashing.ts',
-  'shared/log/proof-verification.ts',
   'shared/log/signed-checkpoint.ts',
   'shared/log/tree-arithmetic.ts',
-  'shared/pipeline/event-entry-size.ts',
   'shared/pipeline/messages.ts',
   'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/schemas/primitives.ts',
-  'shared/seal/lineage-verifier.ts',
-  'shared/seal/mac-check.ts',
   'shared/seal/residual-sealer.ts',
-  'shared/triage/delta-isolator.ts',
-  'shared/witness/add-checkpoint-response.ts',
-  'shared/witness/re-anchor-decision.ts',
-  'shared/witness/witness-decision.ts',
+]);
+
+/**
+ * Files with a value export of another concept than the file's (see {@link secondConcepts}): each
+ * is still to be split, or the export named in the concept's words. The test below fails for a
+ * file that gains one and is not listed, and for a listed file that no longer has one, so the list
+ * only shrinks.
+ */
+const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
+  'adapters/dynamodb-deployment-log-store.ts',
+  'adapters/dynamodb-item-codec.ts',
+  'adapters/sqs-seal-queue.ts',
+  'cli/commands/verify.ts',
+  'cli/connect.ts',
+  'cli/main.ts',
+  'cli/read-file.ts',
+  'client/builders.ts',
+  'client/snapshot-providers.ts',
+  'client/write-outcomes.ts',
+  'functions/common/observability.ts',
+  'functions/integrator/create-handler.ts',
+  'functions/sealer/create-handler.ts',
+  'infra/constructs/queue-consumer.ts',
+  'infra/constructs/signing-key.ts',
+  'infra/reseal-stack.ts',
+  'mcp/config.ts',
+  'mcp/server.ts',
+  'mcp/stack-unavailable.ts',
+  'shared/authorship/admission.ts',
+  'shared/authorship/signed-write.ts',
+  'shared/authorship/write-signature.ts',
+  'shared/canonical/canonical-json.ts',
+  'shared/canonical/digest.ts',
+  'shared/cost/cost-model.ts',
+  'shared/cost/index-usage.ts',
+  'shared/errors.ts',
+  'shared/guard/stale-state-guard.ts',
+  'shared/guard/verdict.ts',
+  'shared/index/index-key.ts',
+  'shared/index/index-tile.ts',
+  'shared/integrator/deployment-head.ts',
+  'shared/integrator/deployment-log-state.ts',
+  'shared/integrator/integrate.ts',
+  'shared/integrator/re-anchor-statement.ts',
+  'shared/integrator/record-freshness.ts',
+  'shared/log/compact-range.ts',
+  'shared/log/log-names.ts',
+  'shared/log/log-state.ts',
+  'shared/log/merkle-arguments.ts',
+  'shared/log/merkle-hashing.ts',
+  'shared/log/node-ref.ts',
+  'shared/log/outcome-statement.ts',
+  'shared/log/record-proof.ts',
+  'shared/log/stored-lineage.ts',
+  'shared/log/stored-log.ts',
+  'shared/log/tree-arithmetic.ts',
+  'shared/pipeline/messages.ts',
+  'shared/ports/lineage-store.ts',
+  'shared/report/report-model.ts',
+  'shared/schemas/env-snapshot-limits.ts',
+  'shared/schemas/hot-checks.ts',
+  'shared/schemas/primitives.ts',
+  'shared/seal/chain-verification.ts',
+  'shared/seal/paged-verification.ts',
+  'shared/seal/record-header.ts',
+  'shared/seal/record-integrity.ts',
+  'shared/seal/residual-sealer.ts',
+  'shared/seal/seal-input.ts',
+  'shared/seal/sealed-record.ts',
+  'shared/seal/stored-head.ts',
+  'shared/tenancy/tenants.ts',
+  'shared/triage/accepts-manifest-v1.ts',
+  'shared/triage/isolate-delta.ts',
+  'shared/triage/sealed-dependency-manifest.ts',
+  'shared/witness/cosignature.ts',
+  'shared/witness/policy-check.ts',
+  'shared/witness/witness-response.ts',
+  'shared/write/receipts.ts',
+  'shared/write/write-request.ts',
 ]);
 
 function sourceFiles(dir: string): string[] {
@@ -65,23 +125,37 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-/** What a module declares for export: the names it declares itself, and whether it forwards another module's (`export … from`). */
-function exportsOf(fileName: string, source: string): { readonly names: string[]; readonly forwards: boolean } {
+/**
+ * What a module declares for export: the names it declares itself, those of them that are values
+ * (functions, classes, enums, variables: what runs, as against types), and whether it forwards
+ * another module's (`export … from`).
+ */
+function exportsOf(
+  fileName: string,
+  source: string,
+): { readonly names: string[]; readonly values: string[]; readonly forwards: boolean } {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const names: string[] = [];
+  const values = new Set<string>();
   let forwards = false;
   for (const node of file.statements) {
     if (ts.isExportDeclaration(node)) {
       if (node.moduleSpecifier) forwards = true;
       else if (node.exportClause && ts.isNamedExports(node.exportClause))
-        names.push(...node.exportClause.elements.map((element) => element.name.text));
+        for (const element of node.exportClause.elements) {
+          names.push(element.name.text);
+          if (!node.isTypeOnly && !element.isTypeOnly) values.add(element.name.text);
+        }
       continue;
     }
     const modifiers = ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : [];
     if (!modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
     if (ts.isVariableStatement(node)) {
       for (const declaration of node.declarationList.declarations)
-        if (ts.isIdentifier(declaration.name)) names.push(declaration.name.text);
+        if (ts.isIdentifier(declaration.name)) {
+          names.push(declaration.name.text);
+          values.add(declaration.name.text);
+        }
     } else if (
       (ts.isFunctionDeclaration(node) ||
         ts.isClassDeclaration(node) ||
@@ -91,9 +165,10 @@ function exportsOf(fileName: string, source: string): { readonly names: string[]
       node.name
     ) {
       names.push(node.name.text);
+      if (!ts.isInterfaceDeclaration(node) && !ts.isTypeAliasDeclaration(node)) values.add(node.name.text);
     }
   }
-  return { names, forwards };
+  return { names, values: [...values], forwards };
 }
 
 /** The words of a name, lower case, a plural `s` folded: `kebab-case`, `camelCase`, `PascalCase`, `SCREAMING_CASE`. */
@@ -112,6 +187,24 @@ function wordsOf(name: string): string[] {
 function namedAfter(fileName: string, exported: string): boolean {
   const held = exported.replace(/_/g, '').toLowerCase();
   return wordsOf(basename(fileName).replace(/\.(ts|mjs)$/, '')).every((word) => held.includes(word));
+}
+
+/**
+ * The value exports of `fileName` that name another concept than the file's: those that share no
+ * word with the file's name. A file keeps what belongs to its one concept under the concept's
+ * words (`isolateDelta` and `isolateValidatedDelta` in isolate-delta.ts), an error class it throws
+ * (`…Error`) and the constants of its own format (`SCREAMING_CASE`: a limit, a prefix, a domain
+ * tag); a second concept (`readString` in dynamodb-item-codec.ts) goes to a file of its own.
+ */
+function secondConcepts(fileName: string, values: readonly string[]): string[] {
+  const fileWords = new Set(wordsOf(basename(fileName).replace(/\.(ts|mjs)$/, '')));
+  return values.filter(
+    (name) =>
+      name !== 'handler' &&
+      !name.endsWith('Error') &&
+      !/^[A-Z0-9_]+$/.test(name) &&
+      !wordsOf(name).some((word) => fileWords.has(word)),
+  );
 }
 
 /** The production files, relative to the repository, with what each exports. */
@@ -134,9 +227,10 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(namedAfter('client/errors.ts', 'LogVerificationError')).toBe(true);
     expect(namedAfter('adapters/dynamodb-chain-store.ts', 'DynamoDBChainStore')).toBe(true);
     expect(namedAfter('adapters/dynamodb-table-keys.ts', 'LINEAGE_KEY_PREFIX')).toBe(false);
-    expect(namedAfter('cli/online-client.ts', 'connectStack')).toBe(false);
+    expect(namedAfter('cli/read-file.ts', 'issueLines')).toBe(false);
     expect(exportsOf('a.ts', "export { b } from './b';\nexport type { C } from './c';")).toEqual({
       names: [],
+      values: [],
       forwards: true,
     });
     expect(
@@ -145,6 +239,13 @@ describe('architecture: one concept per file, named after its primary export (RE
         'export const A = 1, B = 2;\nexport function f() {}\nexport interface I {}\nconst x = 1;\nexport { x };',
       ).names,
     ).toEqual(['A', 'B', 'f', 'I', 'x']);
+    expect(
+      exportsOf('a.ts', 'export interface I {}\nexport type T = 1;\nexport class K {}\nexport enum E {}').values,
+    ).toEqual(['K', 'E']);
+    expect(secondConcepts('shared/triage/isolate-delta.ts', ['isolateDelta', 'isolateValidatedDelta'])).toEqual([]);
+    expect(secondConcepts('shared/canonical/strict-json.ts', ['parseStrictJson', 'MAX_PARSE_DEPTH'])).toEqual([]);
+    expect(secondConcepts('shared/errors.ts', ['ResealError', 'isRetryable'])).toEqual(['isRetryable']);
+    expect(secondConcepts('adapters/dynamodb-item-codec.ts', ['recordItem', 'readString'])).toEqual(['readString']);
   });
 
   it('each production file exports a concept named after the file (the list of files still to split only shrinks)', () => {
@@ -155,6 +256,15 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(modules.length).toBeGreaterThan(300);
     expect(unnamed.filter((file) => !NOT_YET_ONE_CONCEPT.has(file))).toEqual([]);
     expect([...NOT_YET_ONE_CONCEPT].filter((file) => !unnamed.includes(file))).toEqual([]);
+  });
+
+  it("a file's other value exports belong to its concept: each shares a word with the file's name (the list of files still to split only shrinks)", () => {
+    const mixed = modules
+      .filter(({ file }) => basename(file) !== 'index.ts')
+      .filter(({ file, values }) => secondConcepts(file, values).length > 0)
+      .map(({ file }) => file);
+    expect(mixed.filter((file) => !NOT_YET_ONE_CONCEPT_PER_VALUE.has(file))).toEqual([]);
+    expect([...NOT_YET_ONE_CONCEPT_PER_VALUE].filter((file) => !mixed.includes(file))).toEqual([]);
   });
 
   it('no production file but an index.ts forwards another module (import a concept from the file that owns it)', () => {

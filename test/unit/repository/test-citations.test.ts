@@ -90,7 +90,7 @@ describe('the repository cites docs/ sections only', () => {
     for (const path of [
       'README.md',
       'docs/guard.md',
-      'shared/triage/delta-isolator.ts',
+      'shared/triage/isolate-delta.ts',
       'cli/commands/triage.ts',
       'mcp/tools/write.ts',
       'scripts/gen-schemas.ts',

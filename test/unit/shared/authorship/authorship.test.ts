@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { writeSignatureProblem } from '../../../../shared/authorship/write-signature';
 import { markValidated } from '../../../../shared/schemas/validated';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { payloadHash } from '../../../../shared/seal/record-header';
 import { sealValidated } from '../../../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../../../test/helpers/guard-factories';
 import { testAnchor } from '../../../../test/helpers/seal-factories';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
 import file from '../../../vectors/authorship.json';
 import { authorshipVectors } from './vectors.generate';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
-import { isolateDelta } from '../../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 import { ResidualWriteRequestSchema } from '../../../../shared/write/write-request';
 import { guardPolicy, validWriteRequest } from '../../../helpers/guard-factories';
 

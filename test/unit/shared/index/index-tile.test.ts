@@ -3,7 +3,7 @@ import { IndexNodeMissingError, InvalidInputError } from '../../../../shared/err
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { CachedIndexNodeStore } from '../../../../shared/index/cached-index-node-store';
 import { entryKey, type IndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { IndexNodeReader } from '../../../../shared/index/index-node-reader';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
 import { decodeIndexTile, encodeIndexNodeTile, encodeIndexTile, hashKey } from '../../../../shared/index/index-tile';

@@ -9,7 +9,7 @@ import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain } from '../../../../shared/canonical/digest';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { entryDigest, entryKey, type IndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hash';
 import { type IndexKey, indexKeyPath, keyObject } from '../../../../shared/index/index-key';
 import { encodeIndexProof, indexProofToJson } from '../../../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';

@@ -2,16 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
+import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import {
   entryKey,
   type IndexEntry,
   type LineageIndexValue,
   parseIndexEntry,
 } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import type { IndexKey } from '../../../../shared/index/index-key';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
-import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import type { IndexUpdate } from '../../../../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';

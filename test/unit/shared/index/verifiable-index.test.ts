@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { IndexNodeMissingError, IndexProofFormatError, InvalidInputError } from '../../../../shared/errors';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
+import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import { entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { indexKeyPath, parseIndexKey } from '../../../../shared/index/index-key';
 import {
   decodeIndexProof,
@@ -11,7 +12,6 @@ import {
   indexProofFromJson,
   indexProofToJson,
 } from '../../../../shared/index/index-proof';
-import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/index-proof-check';
 import { parseIndexUpdates } from '../../../../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';

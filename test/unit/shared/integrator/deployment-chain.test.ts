@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { parseIndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import {
@@ -14,9 +14,9 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
-import { cosignedResponse } from '../../../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../../../shared/witness/cosignature';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../../../shared/witness/witness-response';
 import { lineageEntry, lineageValue, residualEntry, residualValue, updatesFor } from '../../../helpers/index-factories';
 import { testNoteSigner, testNoteVerifierKey } from '../../../helpers/log-factories';
 import { TEST_DEPLOYMENT_ORIGIN, testPolicyText, testWitnessSigner } from '../../../helpers/witness-factories';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeploymentChainFinding } from '../../../../shared/integrator/deployment-chain';
 import {
   decideLineageTreeHead,
-  isIntegrated,
+  isTreeHeadIntegrated,
   type LineageTreeHeadInput,
   TreeHeadVoucher,
 } from '../../../../shared/integrator/lineage-tree-head';
@@ -69,8 +69,8 @@ describe('decideLineageTreeHead', () => {
       deploymentCheckpointSize: 9,
     });
     expect(hexOf(found.head.rootHash)).toBe(hexOf(tree.root(5)));
-    expect(isIntegrated(found.head, 4)).toBe(true);
-    expect(isIntegrated(found.head, 5)).toBe(false);
+    expect(isTreeHeadIntegrated(found.head, 4)).toBe(true);
+    expect(isTreeHeadIntegrated(found.head, 5)).toBe(false);
   });
 
   it('keeps the signed note of the very tree the index holds, the index vouching', () => {
@@ -90,8 +90,8 @@ describe('decideLineageTreeHead', () => {
       head: { vouchedBy: 'SIGNED_CHECKPOINT', size: 7, integratedSize: 4, note: 'signed note of 7' },
     });
     if (found.kind === 'VOUCHED') {
-      expect(isIntegrated(found.head, 3)).toBe(true);
-      expect(isIntegrated(found.head, 4)).toBe(false);
+      expect(isTreeHeadIntegrated(found.head, 3)).toBe(true);
+      expect(isTreeHeadIntegrated(found.head, 4)).toBe(false);
     }
   });
 

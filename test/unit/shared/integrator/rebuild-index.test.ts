@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
-import { emptyIndexHash, isEmptyIndexHash } from '../../../../shared/index/index-hashing';
+import { emptyIndexHash, isEmptyIndexHash } from '../../../../shared/index/index-hash';
 import { IndexNodeReader } from '../../../../shared/index/index-node-reader';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { type RebuildLineage, rebuildIndex } from '../../../../shared/integrator/rebuild-index';

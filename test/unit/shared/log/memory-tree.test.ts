@@ -3,7 +3,7 @@ import { InvalidInputError, MerkleNodeMissingError } from '../../../../shared/er
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { EMPTY_ROOT, leafHash } from '../../../../shared/log/merkle-hashing';
-import { verifyInclusion } from '../../../../shared/log/proof-verification';
+import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';
 import { refRoot } from '../../../helpers/merkle-reference';
 

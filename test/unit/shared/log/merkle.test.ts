@@ -6,7 +6,8 @@ import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/c
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { EMPTY_ROOT, HASH_BYTES, leafHash, nodeHash } from '../../../../shared/log/merkle-hashing';
 import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
-import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
+import { verifyConsistency } from '../../../../shared/log/verify-consistency';
+import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';
 
 const MAX = Number.MAX_SAFE_INTEGER;

@@ -7,9 +7,10 @@ import { LocalEd25519Signer } from '../../../../shared/log/local-ed25519-signer'
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { leafHash } from '../../../../shared/log/merkle-hashing';
 import { formatVerifierKey, noteVerifierKey, parseVerifierKey } from '../../../../shared/log/note-key';
-import { verifyConsistency, verifyInclusion } from '../../../../shared/log/proof-verification';
 import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote, verifyNote } from '../../../../shared/log/signed-note';
+import { verifyConsistency } from '../../../../shared/log/verify-consistency';
+import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { fromBase64, fromHex, TEST_NOTE_SEED, testLeaf, toHex } from '../../../helpers/log-factories';
 import { refPath, refProof, refRoot } from '../../../helpers/merkle-reference';
 import vectors from '../../../vectors/log.json';

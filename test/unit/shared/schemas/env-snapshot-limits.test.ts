@@ -4,7 +4,7 @@ import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
 import { MAX_ENV_SNAPSHOT_KEYS } from '../../../../shared/schemas/env-snapshot-limits';
 import { EnvSnapshot } from '../../../../shared/schemas/primitives';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
-import { isolateDelta } from '../../../../shared/triage/delta-isolator';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 
 /** An environment of `keys` printable-ASCII keys (`k0`, `k1`, …), each holding `v`. */
 function envOf(keys: number): Record<string, string> {

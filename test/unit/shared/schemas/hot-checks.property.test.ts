@@ -25,8 +25,8 @@ import { VerificationVerdict as V } from '../../../../shared/seal/verification-v
 import { acceptManifestWithDigests } from '../../../../shared/triage/accepts-manifest-v1';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { compositeSealUnchecked } from '../../../../shared/triage/composite-seal';
-import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/delta-isolator';
 import { envKeyHashUnchecked } from '../../../../shared/triage/env-key-hash';
+import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/isolate-delta';
 import { manifestDigestOf, manifestDigests } from '../../../../shared/triage/manifest-digest';
 import { parseManifest } from '../../../../shared/triage/parse-manifest';
 import { SealedDependencyManifestSchema } from '../../../../shared/triage/sealed-dependency-manifest';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as core from '../../../../shared/index';
 import { Authority } from '../../../../shared/schemas/primitives';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../../helpers/seal-factories';
 
 // docs/sealing.md, "Authority: why no record is read unverified".

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { assertCanonicalizable, type JsonValue } from '../../../../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../../../../shared/canonical/digest';
 import { Authority } from '../../../../shared/schemas/primitives';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import {
   payloadHash,
   RECORD_FORMAT_WRITER_BOUND,
@@ -12,6 +11,7 @@ import {
 } from '../../../../shared/seal/record-header';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
 import {
   buildChain,
   cloneRecord,

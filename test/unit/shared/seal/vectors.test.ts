@@ -1,7 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { genesisParentHash, payloadHash, recordHashOf, variablesDigest } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
@@ -12,6 +11,7 @@ import {
   SealedRecordSchema,
 } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
 import vectors from '../../../vectors/seal.json';
 
 const key = Buffer.from(vectors.keyHex, 'hex');

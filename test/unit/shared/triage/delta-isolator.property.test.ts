@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
-import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
+import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
 
 // Small key alphabet so claims share keys often; values include non-ASCII text.
 const keyArb = fc.stringMatching(/^[A-F][A-F0-9_]{0,3}$/);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { verifyChain } from '../../../../shared/seal/lineage-verifier';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
-import { isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
+import { verifyChain } from '../../../../shared/seal/verify-chain';
+import { isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import vectors from '../../../vectors/seal.json';
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import type { BuildManifestInput } from '../../../../shared/triage/build-manifest-input';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
-import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/delta-isolator';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
+import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import type { SealedDependencyManifest } from '../../../../shared/triage/sealed-dependency-manifest';
 

@@ -6,6 +6,7 @@ import {
   MAX_REQUEST_BYTES,
   parseAddCheckpointRequest,
 } from '../../../../shared/witness/add-checkpoint-request';
+import { cosign } from '../../../../shared/witness/cosignature';
 import {
   attachCosignatures,
   conflictResponse,
@@ -13,8 +14,7 @@ import {
   parseConflictSize,
   refusalResponse,
   TLOG_SIZE_CONTENT_TYPE,
-} from '../../../../shared/witness/add-checkpoint-response';
-import { cosign } from '../../../../shared/witness/cosignature';
+} from '../../../../shared/witness/witness-response';
 import { testLeaf } from '../../../helpers/log-factories';
 import { testDeploymentBody, testDeploymentCheckpoint, testWitnessSigner } from '../../../helpers/witness-factories';
 

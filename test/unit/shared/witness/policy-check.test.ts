@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { formatSignedNote, parseSignedNote } from '../../../../shared/log/signed-note';
-import { cosignedResponse } from '../../../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy, PolicyRefusal } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../../../shared/witness/witness-response';
 import { testNoteSigner, testNoteVerifierKey } from '../../../helpers/log-factories';
 import {
   testCosignerKey,

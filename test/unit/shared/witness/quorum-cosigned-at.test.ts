@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { cosignedResponse } from '../../../../shared/witness/add-checkpoint-response';
 import { cosign } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { quorumCosignedAt } from '../../../../shared/witness/quorum-cosigned-at';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
+import { cosignedResponse } from '../../../../shared/witness/witness-response';
 import { testNoteVerifierKey } from '../../../helpers/log-factories';
 import {
   testCosignerKey,

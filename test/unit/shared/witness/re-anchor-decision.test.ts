@@ -9,7 +9,7 @@ import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
-import { decideReAnchor } from '../../../../shared/witness/re-anchor-decision';
+import { decideReAnchor } from '../../../../shared/witness/decide-re-anchor';
 import { formatReAnchorRequest, parseReAnchorRequest } from '../../../../shared/witness/re-anchor-request';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
 import type { WitnessState } from '../../../../shared/witness/witness-state';

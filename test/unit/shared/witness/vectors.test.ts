@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCheckpointBody } from '../../../../shared/log/checkpoint';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import { parseAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
-import { attachCosignatures } from '../../../../shared/witness/add-checkpoint-response';
+import { admitCheckpoint } from '../../../../shared/witness/admit-checkpoint';
 import {
   cosign,
   cosignatureMessage,
@@ -11,10 +11,11 @@ import {
   verifyCosignature,
 } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey, parseCosignerKey } from '../../../../shared/witness/cosigner-key';
+import { decideAddCheckpoint } from '../../../../shared/witness/decide-add-checkpoint';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { admitCheckpoint, decideAddCheckpoint } from '../../../../shared/witness/witness-decision';
+import { attachCosignatures } from '../../../../shared/witness/witness-response';
 import { fromHex, testTree, toHex } from '../../../helpers/log-factories';
 import { testWitnessSigner } from '../../../helpers/witness-factories';
 import vectors from '../../../vectors/witness.json';

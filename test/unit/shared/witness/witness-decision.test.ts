@@ -7,8 +7,9 @@ import {
   type AddCheckpointRequest,
   parseAddCheckpointRequest,
 } from '../../../../shared/witness/add-checkpoint-request';
+import { admitCheckpoint } from '../../../../shared/witness/admit-checkpoint';
+import { decideAddCheckpoint } from '../../../../shared/witness/decide-add-checkpoint';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { admitCheckpoint, decideAddCheckpoint } from '../../../../shared/witness/witness-decision';
 import type { WitnessState } from '../../../../shared/witness/witness-state';
 import { testLeaf, testNoteSigner, testNoteVerifierKey, testTree } from '../../../helpers/log-factories';
 import { TEST_DEPLOYMENT_ORIGIN, testDeploymentCheckpoint } from '../../../helpers/witness-factories';

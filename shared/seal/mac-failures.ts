@@ -18,7 +18,7 @@ export interface Candidate {
 }
 
 /** A finding that proves tampering (anything but `UNVERIFIED_TAMPER_RISK`, which only means "could not check"). */
-export const isDefinite = (failure: Failure): boolean => failure.verdict !== V.UNVERIFIED_TAMPER_RISK;
+export const isDefiniteFailure = (failure: Failure): boolean => failure.verdict !== V.UNVERIFIED_TAMPER_RISK;
 
 /**
  * Checks the MACs of `candidates` (handed out in input order, `concurrency` at once) and returns
@@ -42,7 +42,7 @@ export async function macFailures(
       const failure = await checkMac(candidate, anchor);
       if (!failure) continue;
       failures.push(failure);
-      if (isDefinite(failure)) firstDefinite = Math.min(firstDefinite, failure.index);
+      if (isDefiniteFailure(failure)) firstDefinite = Math.min(firstDefinite, failure.index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, candidates.length) }, worker));

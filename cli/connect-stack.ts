@@ -16,7 +16,7 @@ import type { CliIo } from './io';
 import { sdkConfig } from './sdk-config';
 
 /**
- * The SDK half of `connect` (cli/online.ts), loaded only by online commands: SDK clients from
+ * The SDK half of `connect` (cli/connect.ts), loaded only by online commands: SDK clients from
  * the run's environment, signing writes with `writer` when given; resources and the log and guard
  * keys from the stack pin when there is one
  * (no `DescribeStacks`, no `GetPublicKey`), else from the stack's outputs and KMS.

@@ -1,11 +1,13 @@
 import { verifyReAnchorStatement } from '../integrator/re-anchor-statement';
 import { hashesEqual } from '../log/merkle-hashing';
 import type { NoteVerifierKey } from '../log/note-key';
-import { verifyConsistency } from '../log/proof-verification';
-import { WitnessStatus } from './add-checkpoint-response';
+import { verifyConsistency } from '../log/verify-consistency';
+import { admitCheckpoint } from './admit-checkpoint';
+import type { CosignDecision } from './decide-add-checkpoint';
 import type { ReAnchorRequest } from './re-anchor-request';
 import type { TrustedLogs } from './trusted-logs';
-import { admitCheckpoint, type CosignDecision, type WitnessRefusal } from './witness-decision';
+import type { WitnessRefusal } from './witness-refusal';
+import { WitnessStatus } from './witness-response';
 import type { WitnessState } from './witness-state';
 
 const refuse = (status: WitnessRefusal['status'], reason: string, currentSize?: number): WitnessRefusal =>

@@ -63,6 +63,6 @@ export async function connect(
   const pin = options.pin === false ? null : await readStackPin(io, stackName);
   if (pin) pinsUsed.set(io, pin.path);
   // The AWS SDK is loaded here, on the first online call, never at start.
-  const { connectStack } = await import('./online-client');
+  const { connectStack } = await import('./connect-stack');
   return connectStack(io, stackName, storePath, pin, options.writer, options.policy);
 }

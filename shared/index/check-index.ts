@@ -1,6 +1,6 @@
 import { ResealError } from '../errors';
 import { entryDigest, entryKey, type IndexEntry } from './index-entry';
-import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash } from './index-hashing';
+import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash } from './index-hash';
 import { type IndexKey, indexKeyPath, pathBit } from './index-key';
 import { decodeIndexProof, type IndexProof } from './index-proof';
 

@@ -11,7 +11,7 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
-import { type Candidate, type Failure, isDefinite, macFailures } from './mac-check';
+import { type Candidate, type Failure, isDefiniteFailure, macFailures } from './mac-failures';
 import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { checkRecordIntegrity, isIntact } from './record-integrity';
 import type { SealedRecord } from './sealed-record';
@@ -122,7 +122,7 @@ export async function verifyChain(records: unknown[], options: VerifyChainOption
 
   const earliest = (list: Failure[]): Failure | null =>
     list.reduce<Failure | null>((first, f) => (first === null || f.index < first.index ? f : first), null);
-  const firstDefinite = earliest(findings.filter(isDefinite));
+  const firstDefinite = earliest(findings.filter(isDefiniteFailure));
   const failure = firstDefinite ?? earliest(findings);
   // Records past the horizon were not (fully) checked: they follow the failure there.
   const horizon = earliest([firstDefinite, stop].filter((f): f is Failure => f !== null));
