@@ -718,11 +718,11 @@ export class RecordSeqTakenError extends ResealError {
 export class HeadNotMovedError extends ResealError {
   readonly retryable = true;
   readonly lineageId: string;
-  /** Residual ids of the run's writes whose records are stored past the head. */
+  /** Residual ids of the run's writes whose records are stored past the head, or may be (redeliveries). */
   readonly residualIds: readonly string[];
   constructor(lineageId: string, residualIds: readonly string[], reason: string, options?: ErrorOptions) {
     super(
-      `lineage ${lineageId}: the records of ${residualIds.join(', ')} are stored but the head was not moved to them (${reason}): retried until a run rolls them forward`,
+      `lineage ${lineageId}: the records of ${residualIds.join(', ')} are or may be stored (a record landed, or the write is a redelivery) but the head was not moved to them (${reason}): retried until a run rolls them forward or the message reaches the dead-letter queue, never refused`,
       options,
     );
     this.name = 'HeadNotMovedError';

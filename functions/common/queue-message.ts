@@ -20,4 +20,10 @@ export interface QueueMessage {
    * and for the sealer.
    */
   readonly eventSourceArn?: string | null;
+  /**
+   * SQS `ApproximateReceiveCount`: 1 on the first delivery, more on a redelivery. Absent in tests
+   * (a first delivery). The sealer signs no conflict for a redelivered write (docs/sealing.md,
+   * "The write"): an earlier delivery may have stored its record where the table writer hides it.
+   */
+  readonly receiveCount?: number;
 }

@@ -84,5 +84,6 @@ function sealMessageOf(record: SQSRecord): SealMessage {
     body: record.body,
     sentAtMs: Number(record.attributes.SentTimestamp) || Date.now(),
     senderId: record.attributes.SenderId || null,
+    receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
   };
 }

@@ -246,9 +246,12 @@ export class RunSealer {
 
   /**
    * A conflict or refusal is signed only for writes none of whose records landed (docs/sealing.md,
-   * "The write"): when a write of `items` was stored by this run (`landed`) or is sealed by a
-   * record past the head whose MAC verified (`sealedPastHead`), the run ends retryably instead, so
-   * its writes are answered once a later run rolls the records forward.
+   * "The write"): when a write of `items` was stored by this run (`landed`), is sealed by a
+   * record past the head whose MAC verified (`sealedPastHead`), or is a redelivery (an earlier
+   * delivery may have stored its record, and the table writer can hide a record from any read:
+   * a forged head seq, a broken record in front of it, a deleted head item), the run ends
+   * retryably instead, so its writes are answered once a later run rolls the records forward, or
+   * reach the dead-letter queue unanswered: a delay, never another answer.
    *
    * @throws {HeadNotMovedError} when such a write is among `items` (logged at error, counted `SealRetry`)
    */
@@ -260,11 +263,16 @@ export class RunSealer {
     reason: string,
   ): void {
     const held = items
-      .map((item) => item.request.request.residualId)
-      .filter((residualId) => landed.has(residualId) || sealedPastHead.has(residualId));
+      .filter(
+        (item) =>
+          (item.message.receiveCount ?? 1) > 1 ||
+          landed.has(item.request.request.residualId) ||
+          sealedPastHead.has(item.request.request.residualId),
+      )
+      .map((item) => item.request.request.residualId);
     if (held.length === 0) return;
     const error = new HeadNotMovedError(lineageId, [...new Set(held)], reason);
-    this.#deps.logger.error('records stored but the head not moved to them; the run is retried', {
+    this.#deps.logger.error('a write whose record landed, or may have (a redelivery), is never refused; the run is retried', {
       lineageId,
       residualIds: error.residualIds,
       reason,

@@ -22,10 +22,11 @@ function setup() {
   };
   deps.store.headLayout = layout;
   let n = 0;
-  const message = (residualId: string) => ({
+  const message = (residualId: string, receiveCount = 1) => ({
     messageId: `m-${++n}`,
     body: sealRequestBody({ residualId }),
     sentAtMs: FACTORY_NOW_MS + n,
+    receiveCount,
   });
   const service = new SealerService(deps);
   return {
@@ -163,6 +164,59 @@ describe.each([HeadLayout.SMALL, HeadLayout.COMPATIBLE])(
       expect(s.conflicts()).toEqual([]);
       expect(await s.cold().handle(s.message('r-other'))).toEqual({ kind: 'CONFLICT', reason: 'LINEAGE_INCONSISTENT' });
       expect(s.conflicts()[0]?.detail).toContain('tree nodes stored with the record at seq 1');
+    });
+
+    // docs/sealing.md, "The write": the table writer can hide a landed record from any read the
+    // sealer makes, so a redelivered write is never refused; it is retried until a run rolls it forward.
+    const hidden: readonly [string, (s: ReturnType<typeof setup>) => () => void][] = [
+      [
+        'a head item claiming a far seq (its MAC fails; the records past it are not read)',
+        (s) => {
+          const genuine = s.store.headSnapshot(LINEAGE);
+          const head = s.store.heads.get(LINEAGE);
+          if (!head || !genuine) throw new Error('no head');
+          s.store.setHead({ ...head, seq: 500 });
+          return () => s.store.restoreHead(LINEAGE, genuine);
+        },
+      ],
+    ];
+    it.each(hidden)(
+      'a redelivered write whose record landed is never refused when the table writer hides it: %s',
+      async (_what, hide) => {
+        const s = setup();
+        await crashedAfter(s, ['r-0'], ['r-1']);
+        const restore = hide(s);
+        const error = await s
+          .cold()
+          .handle(s.message('r-1', 2))
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(HeadNotMovedError);
+        expect(s.conflicts()).toEqual([]);
+        expect(s.publisher.rejected).toEqual([]);
+        restore();
+        expect(await s.cold().handle(s.message('r-1', 3))).toMatchObject({ kind: 'DUPLICATE' });
+        expect(await s.cold().handle(s.message('r-2'))).toMatchObject({ kind: 'SEALED', head: { seq: 2 } });
+        expect(residualIdsOf(await s.store.readChain(LINEAGE, 0, 10))).toEqual(['r-0', 'r-1', 'r-2']);
+      },
+    );
+
+    it('a redelivered write behind a broken record is never refused: the MAC-verified record after it stands', async () => {
+      const s = setup();
+      await crashedAfter(s, ['r-0'], ['r-1', 'r-2']);
+      const saved = s.store.records.get(LINEAGE)?.get(1);
+      if (!saved) throw new Error('no record');
+      s.store.tamperRecord(LINEAGE, 1, (r) => {
+        r.recordHash = '0'.repeat(64);
+      });
+      const error = await s
+        .cold()
+        .handle(s.message('r-2', 2))
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HeadNotMovedError);
+      expect(s.conflicts()).toEqual([]);
+      s.store.records.get(LINEAGE)?.set(1, saved);
+      expect(await s.cold().handle(s.message('r-3'))).toMatchObject({ kind: 'SEALED', head: { seq: 3 } });
+      expect(residualIdsOf(await s.store.readChain(LINEAGE, 0, 10))).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
     });
 
     it('docs/sealing.md "The write": a head move that fails on every try ends the run retryably; no LOST_RACE is signed for a write whose record landed', async () => {
