@@ -136,7 +136,15 @@ describe('pipeline on the deployed stack', () => {
     const [event] = await eventsMatching('ResidualSealed', (e) => e.detail.lineageId === lineageId);
     const head = await store.head(lineageId);
     expect(event?.['detail-type']).toBe('ResidualSealed');
-    expect(event?.detail).toMatchObject({ ...head, residualId: 'r-accepted', seq: 0 });
+    // The small head item stores no tip anchor (docs/sealing.md, "The append's layout"): the
+    // event's `mac` and `keyId` are the record's own.
+    expect(event?.detail).toMatchObject({
+      ...head,
+      mac: (record as { anchor: { mac: string } }).anchor.mac,
+      keyId: (record as { anchor: { keyId: string } }).anchor.keyId,
+      residualId: 'r-accepted',
+      seq: 0,
+    });
   });
 
   it('docs/guard.md: a stale write leaves a rejection record and a ResidualRejected event; nothing is sealed', async () => {

@@ -96,7 +96,7 @@ describe('emulator bench: the counts are real', () => {
     expect(usage.stack.lambdaRequest).toBeGreaterThanOrEqual(1);
   });
 
-  it("a sealed write makes exactly two GenerateMac (the record's seal and the head-state MAC), no Sign, and one TransactWriteItems, whose capacity the emulator reports", async () => {
+  it("a sealed write makes exactly two GenerateMac (the record's seal and the head-state MAC), no Sign, and no transaction: conditional PutItems whose capacity the emulator reports", async () => {
     const { tally, sealer } = countedColdSealer();
     const manifest = buildManifest({ env: { ...BENCH_ENV }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
     const own = testLineageId(`${lineageId}-sealer`);
@@ -106,13 +106,15 @@ describe('emulator bench: the counts are real', () => {
     expect(counts['KMS.GenerateMac']?.calls).toBe(2);
     // No signed lineage checkpoint (docs/deployment-log.md, "What changes for the sealer", step 3).
     expect(counts['KMS.Sign']).toBeUndefined();
-    expect(counts['DynamoDB.TransactWriteItems']?.calls).toBe(1);
-    // A transactional write is billed twice per KB: at least the record and the head, two units each.
-    expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBeGreaterThanOrEqual(4);
-    expect(counts['DynamoDB.TransactWriteItems']?.requestBytes).toBeGreaterThan(1024);
+    // The record, then the head and the marker, each a conditional PutItem (docs/sealing.md, "The
+    // write"), and the manifest item on a sealer's first write naming it: no transaction.
+    expect(counts['DynamoDB.TransactWriteItems']).toBeUndefined();
+    expect(counts['DynamoDB.PutItem']?.calls).toBeGreaterThanOrEqual(3);
+    expect(counts['DynamoDB.PutItem']?.writeUnits).toBeGreaterThanOrEqual(3);
+    expect(counts['DynamoDB.PutItem']?.requestBytes).toBeGreaterThan(1024);
   });
 
-  it('docs/sealing.md "Stored items": a write of 1 KiB with a 100-key manifest is one transaction of 10 WCU; its manifest is put once, by digest', async () => {
+  it('docs/sealing.md "The append\'s layout": a write of 1 KiB with a 100-key manifest is three PutItems of 4 WCU (record 2, head 1, marker 1); its manifest is put once, by digest', async () => {
     const { tally, config, sealer } = countedColdSealer();
     // The bench's own write (benchWrite: 1 KiB payload, a 100-key manifest, signed by the bench
     // writer, its policy at inception), on a lineage of its own.
@@ -133,17 +135,16 @@ describe('emulator bench: the counts are real', () => {
     const manifest = benchWrite(own, 'any', Date.now()).manifest;
     // Before the manifest was content-addressed, the record item carried it: 32–34 WCU a write;
     // before the record was compressed, 14 (a 3 KB record item, 2 × (4 + 2 + 1)).
-    for (const counts of perWrite) {
-      expect(counts['DynamoDB.TransactWriteItems']?.calls).toBe(1);
-      // The head item carries the head-state MAC and no signed checkpoint: under 2 KB, so
-      // 2 × (2 + 2 + 1); 12 while it carried both (docs/deployment-log.md, "What changes for the sealer").
-      expect(counts['DynamoDB.TransactWriteItems']?.writeUnits).toBe(10);
+    // Then one transaction of 10 WCU, 2 × (2 + 2 + 1); now no transaction: the record (2), then the
+    // small head (1) and the marker (1), each a PutItem (docs/sealing.md, "The write").
+    for (const counts of perWrite) expect(counts['DynamoDB.TransactWriteItems']).toBeUndefined();
+    // The first write also puts the manifest item (binary, a few KB, once); the next ones do not.
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.calls).toBe(4);
+    expect(perWrite[0]?.['DynamoDB.PutItem']?.writeUnits).toBeLessThanOrEqual(4 + 6);
+    for (const counts of perWrite.slice(1)) {
+      expect(counts['DynamoDB.PutItem']?.calls).toBe(3);
+      expect(counts['DynamoDB.PutItem']?.writeUnits).toBe(4);
     }
-    // The first write puts the manifest item (binary, a few KB, once); the next ones do not.
-    expect(perWrite[0]?.['DynamoDB.PutItem']?.calls).toBe(1);
-    expect(perWrite[0]?.['DynamoDB.PutItem']?.writeUnits).toBeLessThanOrEqual(6);
-    expect(perWrite[1]?.['DynamoDB.PutItem']).toBeUndefined();
-    expect(perWrite[2]?.['DynamoDB.PutItem']).toBeUndefined();
     // They read it back instead (docs/sealing.md, "Writing it"): one BatchGetItem each.
     expect(perWrite[1]?.['DynamoDB.BatchGetItem']?.calls).toBe(1);
     expect(perWrite[2]?.['DynamoDB.BatchGetItem']?.calls).toBe(1);

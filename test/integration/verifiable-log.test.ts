@@ -25,6 +25,7 @@ import { formatVerifierKey } from '../../shared/log/note-key';
 import { publicKeyFromSpki } from '../../shared/log/public-key-from-spki';
 import { verifyCheckpoint } from '../../shared/log/signed-checkpoint';
 import { verifyNote } from '../../shared/log/signed-note';
+import { HeadLayout } from '../../shared/ports/head-layout';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../helpers/factories';
 import { validWriteRequest } from '../helpers/guard-factories';
@@ -80,7 +81,8 @@ function counted<T extends { middlewareStack: { add: (...args: never[]) => void 
 async function sealLineage(count: number, signed = false): Promise<string> {
   const lineageId = testLineageId(`lin-log-${randomUUID()}`);
   const sealer = new SealerService({
-    store,
+    // A sealer signing lineage checkpoints writes the compatible head (docs/sealing.md, "Migration").
+    store: signed ? new DynamoDBLineageStore(dynamodb, stack.TableName, HeadLayout.COMPATIBLE) : store,
     publisher: new EventBridgePublisher(eventBridge, stack.EventBusName),
     anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
     signer: new KMSNoteSigner(kms, stack.LogKeyArn, stack.LogName),
