@@ -474,8 +474,9 @@ const cells: readonly Cell[] = [
     expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED', [PY]: both(PY_INTACT) },
   },
   {
-    // Records stored past the signed checkpoint: LINEAGE_BROKEN (docs/verifiable-log.md, "Recall");
-    // the export carries the far record, a replay of seq 4. The sealer extends its signed state.
+    // Records stored past the signed checkpoint: LINEAGE_BROKEN in the walks tied to it
+    // (docs/sealing.md, "What each reader changes"); the readers that prove records answer from the
+    // head's tree. The export carries the far record, a replay of seq 4. The sealer extends its signed state.
     // (Before the fix the walks read on towards seq 2^53 − 1 and never answered.)
     attack: attacks.farOutOfRange,
     // inspect --lineage reads the lineage as an export does.
