@@ -272,11 +272,14 @@ export class RunSealer {
       .map((item) => item.request.request.residualId);
     if (held.length === 0) return;
     const error = new HeadNotMovedError(lineageId, [...new Set(held)], reason);
-    this.#deps.logger.error('a write whose record landed, or may have (a redelivery), is never refused; the run is retried', {
-      lineageId,
-      residualIds: error.residualIds,
-      reason,
-    });
+    this.#deps.logger.error(
+      'a write whose record landed, or may have (a redelivery), is never refused; the run is retried',
+      {
+        lineageId,
+        residualIds: error.residualIds,
+        reason,
+      },
+    );
     this.#deps.metrics.count(MetricName.SealRetry);
     throw error;
   }

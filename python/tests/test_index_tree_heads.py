@@ -408,4 +408,7 @@ def test_records_without_a_head_item_are_tampering_only_where_the_index_holds_th
     assert "without a head item" in deleted.value.reason and "index holds 2" in deleted.value.reason
     reader, table = client([*lineage_items(2), *deployment(None)])
     del table.items[head_key]
-    assert reader.proven_records(LINEAGE) == ([], None)
+    with pytest.raises(LogVerificationError) as in_flight:
+        reader.proven_records(LINEAGE)
+    assert in_flight.value.verdict == VerificationVerdict.UNVERIFIED_TAMPER_RISK
+    assert "sealed, awaiting integration" in in_flight.value.reason

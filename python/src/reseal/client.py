@@ -1230,7 +1230,8 @@ class ResealClient:
         their history with it (docs/frameworks.md). The tree head is the head item's signed
         checkpoint, or, when the head carries none, the lineage head the index holds (a
         :class:`Checkpoint` without ``note``): records sealed past it are awaiting integration and
-        not returned. A lineage whose head item stands while no record is integrated (no
+        not returned. A lineage whose head item stands (or whose records stand without one) while no
+        record is integrated (no
         deployment checkpoint published, or the index does not hold the lineage) is never answered
         empty: it raises, as the TypeScript session's ``history`` does (a table writer deleting the
         deployment head would otherwise empty the memory without an error).
@@ -1251,6 +1252,11 @@ class ResealClient:
             absent = None if chain is None else decide_absence(chain, seq=0)
             if absent is not None and absent.verdict is not None:
                 raise LogVerificationError(lineage_id, absent.verdict, f"{absent.state}: {absent.reason}")
+            if self.table.last_record_seq(lineage_id) is not None:
+                # Records without a head item the index does not hold: a first append in flight or
+                # crashed (docs/sealing.md, "The append's layout", "What each reader changes"),
+                # sealed but proven by no tree head yet: never empty memory.
+                raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, _awaiting_reason(chain))
             return [], None
         if latest.size == 0:
             # A head item stands, so the lineage has records: none proven yet is never empty memory

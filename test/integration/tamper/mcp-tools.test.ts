@@ -180,7 +180,17 @@ const cells: readonly Cell[] = [
     },
   },
   { attack: attacks.editPayload, expect: tampered('HASH_MISMATCH') },
-  { attack: attacks.rewindHead, expect: tampered('LINEAGE_BROKEN') },
+  {
+    // docs/sealing.md, "What each reader changes": record 2 past the rewound head is no finding for
+    // the log reads: a recall answers from the head's tree (a kept checkpoint of the later state
+    // shows the rewind as truncation), and the wait for the write of seq 2, past that tree, is cut.
+    attack: attacks.rewindHead,
+    expect: {
+      ...tampered('LINEAGE_BROKEN'),
+      [R]: ['TRIAGED VERIFIED_INTACT', 'TAMPER_DETECTED TRUNCATION_DETECTED'],
+      [W]: both('TAMPER_DETECTED TRUNCATION_DETECTED'),
+    },
+  },
   {
     // docs/mcp.md, `reseal_recall`: an unproven NOT_FOUND the signed log contradicts is not "not
     // found" (docs/cli.md: UNVERIFIED_TAMPER_RISK; with a kept checkpoint covering the seq,

@@ -355,15 +355,26 @@ const fromHeadTree = {
     [RC]: both('export exit 20 TRUNCATION_DETECTED'),
     [P]: both('exit 20 TRUNCATION_DETECTED'),
   },
-  // No head item: triage answers as for an empty lineage (this one is not integrated: no index to contradict it).
+  // No head item: triage answers as for an empty lineage (this one is not integrated: no index to
+  // contradict it), and the walks and the Python memory read a first append in flight: sealed,
+  // awaiting integration (exit 3), never empty memory; a kept checkpoint shows Python the cut.
   headless: {
+    [V]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
+    [VA]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
+    [I]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
+    [CV]: both('UNVERIFIED_TAMPER_RISK'),
     [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
     [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
     [RC]: both('export exit 20 TRUNCATION_DETECTED'),
     [P]: both('exit 20 TRUNCATION_DETECTED'),
+    [PY]: [
+      'records LogVerificationError UNVERIFIED_TAMPER_RISK; receipt LogVerificationError TRUNCATION_DETECTED',
+      'records LogVerificationError TRUNCATION_DETECTED; receipt LogVerificationError TRUNCATION_DETECTED',
+    ],
   },
   // A planted record past an intact head: the head's tree is the answer.
   planted: {
+    [PY]: both(PY_INTACT),
     [R]: both('exit 0 VERIFIED_INTACT'),
     [CR]: both('VERIFIED_INTACT'),
     [RC]: both('exit 0 VERIFIED_INTACT'),
@@ -371,6 +382,15 @@ const fromHeadTree = {
     [CW]: both('SEALED seq 4'),
   },
 } satisfies Record<string, Record<string, Expected>>;
+/**
+ * The Python memory on a head rewound to `records` records with the rest left past it: the head's
+ * tree (docs/sealing.md, "What each reader changes"); the receipt of seq 4 is past it, and a kept
+ * checkpoint of the later state shows the rewind as truncation.
+ */
+const pyRewound = (records: number): Expected => [
+  `records VERIFIED_INTACT ${records}; receipt LogVerificationError TRUNCATION_DETECTED`,
+  'records LogVerificationError TRUNCATION_DETECTED; receipt LogVerificationError TRUNCATION_DETECTED',
+];
 
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
 const at =
@@ -454,8 +474,9 @@ const cells: readonly Cell[] = [
     expect: { ...intact([V, I, E, XV, CV, R, CR]), [S]: 'SEALED', [PY]: both(PY_INTACT) },
   },
   {
-    // Records stored past the signed checkpoint: LINEAGE_BROKEN (docs/verifiable-log.md, "Recall");
-    // the export carries the far record, a replay of seq 4. The sealer extends its signed state.
+    // Records stored past the signed checkpoint: LINEAGE_BROKEN in the walks tied to it
+    // (docs/sealing.md, "What each reader changes"); the readers that prove records answer from the
+    // head's tree. The export carries the far record, a replay of seq 4. The sealer extends its signed state.
     // (Before the fix the walks read on towards seq 2^53 − 1 and never answered.)
     attack: attacks.farOutOfRange,
     // inspect --lineage reads the lineage as an export does.
@@ -466,7 +487,6 @@ const cells: readonly Cell[] = [
       [XV]: both('SEQUENCE_REPLAYED'),
       [I]: both('exit 20 SEQUENCE_REPLAYED'),
       [S]: 'SEALED',
-      [PY]: pyCaught('LINEAGE_BROKEN'),
     },
   },
   {
@@ -476,33 +496,32 @@ const cells: readonly Cell[] = [
       ...caught('SEQUENCE_REPLAYED', 'LINEAGE_BROKEN'),
       ...fromHeadTree.planted,
       [S]: 'CONFLICT LINEAGE_INCONSISTENT',
-      [PY]: pyCaught('LINEAGE_BROKEN'),
     },
   },
   {
     attack: attacks.rewindHeadJunk,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyRewound(2) },
   },
   {
     attack: attacks.rewindHeadJunkOutOfRange,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyRewound(2) },
   },
   {
     attack: attacks.deleteHeadJunk,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED' },
   },
   {
     attack: attacks.replayHead,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.rewound, [S]: 'SEALED', [PY]: pyRewound(3) },
   },
   {
     attack: attacks.deleteHead,
     // docs/sealing.md, "The append's layout", (b): one run past the head reads as a crash: the sealer rolls it forward, then seals.
-    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED', [PY]: pyCaught('LINEAGE_BROKEN') },
+    expect: { ...caught('LINEAGE_BROKEN'), ...fromHeadTree.headless, [S]: 'SEALED' },
   },
   {
     // An export carries the records and the head's claims, not the signed checkpoint: not its
