@@ -460,20 +460,20 @@ function withRecordsPastStoredHead(
     verdict === V.VERIFIED_INTACT || verdict === V.UNVERIFIED_TAMPER_RISK;
   // Every record walked from seq 0, none with a finding of its own: the break is the stored head's alone.
   if (!records.every((record, seq) => record.seq === seq && pending(record.verdict))) return verification;
+  const { storedHead, kept } = plan;
+  // A head the kept checkpoint saw is never taken back by the sealer: records without it are a cut.
+  if (storedHead === null && kept.kind === 'KEPT' && kept.checkpoint.size > 0) {
+    const reason = `log: truncated: records up to seq ${records.length - 1} are stored without a head item, but the kept checkpoint saw its head (${kept.checkpoint.size} records): head deleted`;
+    return {
+      ...verification,
+      verdict: V.TRUNCATION_DETECTED,
+      firstFailure: { seq: firstFailure.seq, verdict: V.TRUNCATION_DETECTED, reason },
+    };
+  }
   // Only the index tells a write in flight from tampering: a reader it did not answer keeps the finding.
   if (plan.treeHead.kind !== 'VOUCHED' && plan.treeHead.kind !== 'UNVOUCHED') return verification;
   const indexedSize = plan.treeHead.kind === 'VOUCHED' ? plan.treeHead.head.size : null;
-  const { storedHead, kept } = plan;
   if (storedHead === null) {
-    // A head the kept checkpoint saw is never taken back by the sealer: records without it are a cut.
-    if (kept.kind === 'KEPT' && kept.checkpoint.size > 0) {
-      const reason = `log: truncated: records up to seq ${records.length - 1} are stored without a head item, but the kept checkpoint saw its head (${kept.checkpoint.size} records): head deleted`;
-      return {
-        ...verification,
-        verdict: V.TRUNCATION_DETECTED,
-        firstFailure: { seq: firstFailure.seq, verdict: V.TRUNCATION_DETECTED, reason },
-      };
-    }
     if (indexedSize !== null) return verification;
   } else {
     const size = storedHead.seq + 1;
