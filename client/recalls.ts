@@ -43,9 +43,10 @@ export interface RecallsDeps extends PollClock {
    */
   readonly freshness: DeploymentChainReader | null;
   /**
-   * The seals this client saw awaiting integration (docs/verifiable-log.md, "Seals seen awaiting
-   * integration"): a recall that sees one remembers it, and one whose lineage no longer holds a
-   * remembered seal is refused as a rollback. Absent or `null`: nothing is remembered.
+   * The seals of this client's own writes it saw awaiting integration (docs/verifiable-log.md,
+   * "Seals seen awaiting integration"): a recall whose lineage no longer holds one is refused as a
+   * rollback. A recall never adds one (what it reads past the index, a table writer can forge).
+   * Absent or `null`: nothing is checked.
    */
   readonly seen?: SeenSeals | null;
 }
@@ -159,10 +160,7 @@ export class Recalls {
     }
     let freshness: RecordFreshness | null = null;
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && !chain) {
-      if (check.checkpoint.note === null) {
-        await this.#deps.seen?.remember(check.record, check.checkpoint);
-        check = awaiting(check, 'this client reads no deployment log');
-      }
+      if (check.checkpoint.note === null) check = awaiting(check, 'this client reads no deployment log');
     }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint && check.record && chain) {
       freshness = await provenRecordFreshness(
@@ -177,11 +175,11 @@ export class Recalls {
       if (freshness.finding) check = refuted(check, freshness.finding);
       // Step 6: a tree only the sealer vouches for (a head it MAC'd) is proven memory only where
       // the index holds it (docs/deployment-log.md, "Clients"); past that, awaiting integration.
-      else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN) {
-        if (freshness.state === FreshnessState.SEALED_AWAITING_INTEGRATION && check.record)
-          await this.#deps.seen?.remember(check.record, check.checkpoint);
+      // Not remembered as a seal seen: a table writer can forge that tree and record, and a forged
+      // seal kept would refuse the honest table later (docs/verifiable-log.md, "Seals seen
+      // awaiting integration"); only a write this client published and waited for is kept.
+      else if (check.checkpoint?.note === null && freshness.state !== FreshnessState.PROVEN)
         check = awaiting(check, freshness.reason);
-      }
     }
     if (check.verdict === null && check.refusal)
       check = await this.#checkRefusal(request, check, newest, trusted, chain?.chain ?? null);

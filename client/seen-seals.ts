@@ -7,11 +7,11 @@ import { LogVerificationError } from './errors';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 
 /**
- * The seals this client saw awaiting integration, kept in its checkpoint store per lineage
- * (docs/verifiable-log.md, "Seals seen awaiting integration"). The index does not vouch for them
- * yet, so a table writer could rewind the head over them and delete them and their markers,
- * leaving a table consistent with every kept checkpoint; what this client saw itself still
- * refuses that state. A store without `loadSeenSeals` / `updateSeenSeals` (or none) remembers
+ * The seals of this client's own writes (waited for with the request it published) it saw
+ * awaiting integration, kept in its checkpoint store per lineage (docs/verifiable-log.md, "Seals
+ * seen awaiting integration"). The index does not vouch for them yet, so a table writer could
+ * rewind the head over them and delete them and their markers, leaving a table consistent with
+ * every kept checkpoint; what this client saw of its own writes still refuses that state. A store without `loadSeenSeals` / `updateSeenSeals` (or none) remembers
  * nothing: every method is then a no-op.
  */
 export class SeenSeals {
@@ -30,7 +30,12 @@ export class SeenSeals {
     this.#nowMs = nowMs;
   }
 
-  /** Remembers `record`, proven by inclusion in `tree` (the head item's, not vouched for by the index yet). */
+  /**
+   * Remembers `record`, proven by inclusion in `tree` (the head item's, not vouched for by the
+   * index yet). Only for the seal of a write this client published and waited for (its content
+   * bound by `record`): a record read on a recall is the table's word, which a table writer can
+   * forge, and remembered it would refuse the honest table later.
+   */
   async remember(record: SealedRecord, tree: Checkpoint): Promise<void> {
     const store = this.#store;
     if (!store?.updateSeenSeals) return;

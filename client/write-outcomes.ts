@@ -140,8 +140,9 @@ export interface WriteOutcomesDeps extends PollClock {
   readonly freshness: DeploymentChainReader | null;
   /**
    * The seals this client saw awaiting integration (docs/verifiable-log.md, "Seals seen awaiting
-   * integration"): a seal seen `SEALED_AWAITING_INTEGRATION` is remembered, and forgotten once
-   * `PROVEN`. Absent or `null`: nothing is remembered.
+   * integration"): the seal of a write waited for with its `request` (the content this client
+   * sent), seen `SEALED_AWAITING_INTEGRATION`, is remembered, and forgotten once `PROVEN`; a wait
+   * without `request` remembers nothing. Absent or `null`: nothing is remembered.
    */
   readonly seen?: SeenSeals | null;
 }
@@ -295,7 +296,8 @@ export class WriteOutcomes {
       if (found.kind !== 'FOUND') return null;
       if (latest.checkpoint.note === null && this.#deps.freshness === null) {
         const proven = await log.proveIn(lineageId, found.seq, latest);
-        await this.#deps.seen?.remember(proven.record, proven.checkpoint);
+        // Found matching the request: this client's own write (see #outcomeOf).
+        if (request) await this.#deps.seen?.remember(proven.record, proven.checkpoint);
         return {
           kind: 'SEALED',
           head: lineageHeadOf(proven.record),
@@ -390,7 +392,10 @@ export class WriteOutcomes {
       if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
         const freshness = await this.#freshnessOf(lineageId, residualId, proven);
-        if (freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
+        // Remembered only as the seal of the request this client published (its content bound by
+        // the record): never a record it did not send, which a table writer could have planted
+        // past the index (docs/verifiable-log.md, "Seals seen awaiting integration").
+        if (options.request && freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
           await this.#deps.seen?.remember(record, proven.checkpoint);
         else if (freshness?.state === FreshnessState.PROVEN)
           await this.#deps.seen?.forget(lineageId, record.header.monotonicSequenceNumber, record.recordHash);

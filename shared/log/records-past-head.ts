@@ -15,8 +15,9 @@ export interface RecordsPastHead {
 export interface RecordsPastHeadRefusal {
   readonly reason: string;
   /**
-   * Residual ids sealed by records among them whose own MAC verified (the sealer made them): a
-   * write of one of these is never refused, only retried (docs/sealing.md, "The write").
+   * Residual ids sealed by records among them naming this lineage whose own MAC verified (the
+   * sealer made them): a write of one of these is never refused, only retried (docs/sealing.md,
+   * "The write"). A record of another lineage never adds its residual id.
    */
   readonly sealedResidualIds: ReadonlySet<string>;
 }
@@ -72,9 +73,12 @@ export async function checkRecordsPastHead(
     }
   }
   // One MAC check per intact record (in order): all of them on a refusal, to know which writes
-  // the sealer made there; up to the first failure otherwise.
+  // the sealer made there; up to the first failure otherwise. A record of another lineage (the
+  // refusal names it already) seals nothing of this one: a table writer can copy there a record
+  // the sealer made for any lineage, so its residual id never counts here.
   const sealedResidualIds = new Set<string>();
   for (const { record, message } of intact) {
+    if (record.header.lineageId !== state.lineageId) continue;
     if ((await anchor.verifyMac(message, record.anchor)) === true) {
       sealedResidualIds.add(record.header.residualId);
     } else if (reason === null) {

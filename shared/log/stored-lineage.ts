@@ -442,9 +442,11 @@ function awaitingPast(
  * head, when every walked record passed the key-free checks from seq 0 on (so they chain from the
  * head record, whose hash is the head item's), or records with no head item in a lineage the index
  * does not hold. The caller then reads them as sealed, awaiting integration, like any record past
- * the indexed tree head. Anything else is returned as it is: records past a head behind the index,
- * or with no head item in a lineage the index holds, stay `LINEAGE_BROKEN`; records that do not
- * chain keep their own findings.
+ * the indexed tree head. Records with no head item where the reader kept a checkpoint of the
+ * lineage are `TRUNCATION_DETECTED` (the head that checkpoint saw was deleted; never a first
+ * append in flight), whatever the index holds. Anything else is returned as it is: records past a
+ * head behind the index, or with no head item in a lineage the index holds, stay
+ * `LINEAGE_BROKEN`; records that do not chain keep their own findings.
  */
 function withRecordsPastStoredHead(
   verification: ChainVerification,
@@ -458,10 +460,19 @@ function withRecordsPastStoredHead(
     verdict === V.VERIFIED_INTACT || verdict === V.UNVERIFIED_TAMPER_RISK;
   // Every record walked from seq 0, none with a finding of its own: the break is the stored head's alone.
   if (!records.every((record, seq) => record.seq === seq && pending(record.verdict))) return verification;
+  const { storedHead, kept } = plan;
+  // A head the kept checkpoint saw is never taken back by the sealer: records without it are a cut.
+  if (storedHead === null && kept.kind === 'KEPT' && kept.checkpoint.size > 0) {
+    const reason = `log: truncated: records up to seq ${records.length - 1} are stored without a head item, but the kept checkpoint saw its head (${kept.checkpoint.size} records): head deleted`;
+    return {
+      ...verification,
+      verdict: V.TRUNCATION_DETECTED,
+      firstFailure: { seq: firstFailure.seq, verdict: V.TRUNCATION_DETECTED, reason },
+    };
+  }
   // Only the index tells a write in flight from tampering: a reader it did not answer keeps the finding.
   if (plan.treeHead.kind !== 'VOUCHED' && plan.treeHead.kind !== 'UNVOUCHED') return verification;
   const indexedSize = plan.treeHead.kind === 'VOUCHED' ? plan.treeHead.head.size : null;
-  const { storedHead } = plan;
   if (storedHead === null) {
     if (indexedSize !== null) return verification;
   } else {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { checkpointOrigin } from '../../shared/log/log-names';
+import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
@@ -16,10 +17,10 @@ import { testLineageId } from '../helpers/writer-factories';
 import { runCli } from '../unit/cli/run-cli';
 import { emulatorSetup, MANIFEST } from './tamper/fixture';
 
-// A client keeps the seals it saw awaiting integration in its checkpoint store
+// A client keeps the seals of its own writes it saw awaiting integration in its checkpoint store
 // (docs/verifiable-log.md, "Seals seen awaiting integration"), so a table writer who rewinds a
 // lineage's head over records not yet integrated, and deletes them and their markers, is caught
-// by the client that saw them. The sealer (signLineageCheckpoints: false) and the integrator run in
+// by the client that waited for them. The sealer (signLineageCheckpoints: false) and the integrator run in
 // process on the deployed stack's table and keys (the integrator is held back by not running it);
 // the reader is the real CLI.
 const setup = emulatorSetup();
@@ -27,9 +28,12 @@ const notices = new SealedRunNotices();
 const sealer = coldSealer(setup, { notifier: notices, signLineageCheckpoints: false });
 const TIMEOUT_MS = 300_000;
 
-async function seal(lineageId: string, residualId: string): Promise<void> {
+/** Seals the write `residualId` on `lineageId`; returns its request, as its writer published it. */
+async function seal(lineageId: string, residualId: string): Promise<ResidualWriteRequest> {
   const nowMs = Date.now();
-  expect(await sealGroup(sealer, [acceptedWrite(lineageId, residualId, MANIFEST, nowMs)], nowMs)).toEqual(['SEALED']);
+  const request = acceptedWrite(lineageId, residualId, MANIFEST, nowMs);
+  expect(await sealGroup(sealer, [request], nowMs)).toEqual(['SEALED']);
+  return request;
 }
 
 const cliEnv = { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region };
@@ -88,7 +92,7 @@ function row(context: TestContext, checkpoint: boolean, expected: string, observ
         section: 'tampering',
         target: 'lineage records past the index (heads MAC’d)',
         attack:
-          'head rewound over a record the client saw sealed, awaiting integration; the record and its marker deleted',
+          'head rewound over a write the client waited for and saw sealed, awaiting integration; the record and its marker deleted',
         reader: 'recall --residual-id',
         checkpoint,
         expected,
@@ -98,7 +102,7 @@ function row(context: TestContext, checkpoint: boolean, expected: string, observ
   ]);
 }
 
-describe('a checkpoint store keeps the seals it saw awaiting integration: a tail rewind over one is caught', () => {
+describe('a checkpoint store keeps the seals of its own writes it saw awaiting integration: a tail rewind over one is caught', () => {
   const lineageId = testLineageId(`seen-seal-${randomUUID()}`);
   const dir = mkdtempSync(join(tmpdir(), 'reseal-seen-'));
   const store = join(dir, 'checkpoints.json');
@@ -110,10 +114,16 @@ describe('a checkpoint store keeps the seals it saw awaiting integration: a tail
     const report = await notices.integrateRetrying(() => stackIntegrator(setup));
     expect(report.evidence).toEqual([]);
     const integrated = await setup.table.snapshot(partitions);
-    // r-1 is sealed and not integrated (the integrator is held back): the store's client sees it awaiting.
-    await seal(lineageId, 'r-1');
+    // r-1 is sealed and not integrated (the integrator is held back). A recall reads it awaiting
+    // and keeps nothing of it (the head item's tree is the table's word); the writer's client,
+    // waiting for the request it published, sees it awaiting and keeps its seal.
+    const request = await seal(lineageId, 'r-1');
     const seen = await recallCli(lineageId, 'r-1', store);
     expect(seen.line, seen.reason).toBe('exit 3 null SEALED_AWAITING_INTEGRATION');
+    expect(existsSync(store) ? JSON.parse(readFileSync(store, 'utf8')).seenSeals : undefined).toBeUndefined();
+    const writer = await connectOf(lineageId)('', store);
+    const outcome = await writer.waitForOutcome(lineageId, 'r-1', { request, timeoutMs: 30_000 });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     const file = JSON.parse(readFileSync(store, 'utf8'));
     expect(file.formatVersion).toBe(3);
     expect(file.seenSeals[checkpointOrigin(setup.stack.LogName, lineageId)]).toMatchObject([

@@ -357,12 +357,13 @@ const fromHeadTree = {
   },
   // No head item: triage answers as for an empty lineage (this one is not integrated: no index to
   // contradict it), and the walks and the Python memory read a first append in flight: sealed,
-  // awaiting integration (exit 3), never empty memory; a kept checkpoint shows Python the cut.
+  // awaiting integration (exit 3), never empty memory; a kept checkpoint shows the cut (its head
+  // existed: docs/verifiable-log.md, "Verifying a whole lineage").
   headless: {
-    [V]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
-    [VA]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
-    [I]: both('exit 3 UNVERIFIED_TAMPER_RISK'),
-    [CV]: both('UNVERIFIED_TAMPER_RISK'),
+    [V]: ['exit 3 UNVERIFIED_TAMPER_RISK', 'exit 20 TRUNCATION_DETECTED'],
+    [VA]: ['exit 3 UNVERIFIED_TAMPER_RISK', 'exit 20 TRUNCATION_DETECTED'],
+    [I]: ['exit 3 UNVERIFIED_TAMPER_RISK', 'exit 20 TRUNCATION_DETECTED'],
+    [CV]: ['UNVERIFIED_TAMPER_RISK', 'TRUNCATION_DETECTED'],
     [R]: ['exit 2 NOT_FOUND', 'exit 20 TRUNCATION_DETECTED'],
     [CR]: ['refused NOT_FOUND (unproven)', 'TRUNCATION_DETECTED'],
     [RC]: both('export exit 20 TRUNCATION_DETECTED'),

@@ -21,7 +21,8 @@ const KEY = checkpointOrigin(TEST_CLIENT_OUTPUTS.logName, LINEAGE);
 /**
  * Two integrated writes, then r-2 sealed past the index (heads MAC'd, no signed lineage
  * checkpoint), and `rewind` to undo r-2 as a table writer can (docs/verifiable-log.md, "Seals seen
- * awaiting integration"): the head put back to the integrated state, record 2 and its marker deleted.
+ * awaiting integration"): the head put back to the integrated state (`integrated`), record 2 and
+ * its marker deleted. `ownWrite` is r-2's request, as its writer published it.
  */
 async function awaitingStack() {
   const s = integratedStack({ signLineageCheckpoints: false });
@@ -40,16 +41,18 @@ async function awaitingStack() {
     s.store.deleteRecord(LINEAGE, 2);
     s.store.markers.delete(markerKey(LINEAGE, 'r-2'));
   };
-  return { ...s, clientWith, recall, rewind };
+  // The request r-2's writer published (what this client sent): its seal is remembered.
+  const ownWrite = s.request({ lineageId: LINEAGE, residualId: 'r-2' });
+  return { ...s, integrated, ownWrite, clientWith, recall, rewind };
 }
 
 describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen awaiting integration")', () => {
-  it('a recall that saw a seal awaiting integration refuses the tail rewound over it; a client without a store reads it absent', async () => {
+  it('a write this client waited for, seen sealed awaiting integration, refuses the tail rewound over it; a client without the memory reads it absent', async () => {
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
     const client = s.clientWith(store);
-    const seen = await s.recall(client, { residualId: 'r-2' });
-    expect(seen.end, seen.reason).toBe('AWAITING_INTEGRATION');
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     expect(await store.loadSeenSeals(KEY)).toMatchObject([{ residualId: 'r-2', seq: 2, treeSize: 3 }]);
     s.rewind();
     const byId = await s.recall(client, { residualId: 'r-2' });
@@ -85,11 +88,55 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     expect(cold.freshness?.reason).toMatch(/as of deployment checkpoint \d+, the last integration; /);
   });
 
-  it('a seal seen by waitForOutcome is remembered too, and another record resealed at its seq is refused', async () => {
+  it('a seal a recall reads past the index is never remembered: a head item and record the table writer planted and then removed leave the honest table readable', async () => {
+    // From the client's side, r-2 past the index is the table writer's word (the head item's tree,
+    // MAC'd by a key the client cannot check): planted items read exactly like these.
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
     const client = s.clientWith(store);
-    const outcome = await client.waitForOutcome(LINEAGE, 'r-2');
+    const seen = await s.recall(client, { residualId: 'r-2' });
+    expect(seen.end, seen.reason).toBe('AWAITING_INTEGRATION');
+    expect((await s.recall(client, { latest: true })).end).toBe('AWAITING_INTEGRATION');
+    // A wait that names no request cannot tell its own write's seal from a planted one either.
+    const unbound = await client.waitForOutcome(LINEAGE, 'r-2');
+    expect(unbound.kind === 'SEALED' && unbound.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    expect(await store.loadSeenSeals(KEY)).toEqual([]);
+    // The table writer takes the planted items away: the honest integrated table is read as it is.
+    s.rewind();
+    const latest = await s.recall(client, { latest: true });
+    expect(latest.end, latest.reason).toBe('TRIAGED');
+    expect(latest.freshness?.state).toBe('PROVEN');
+    const byId = await s.recall(client, { residualId: 'r-2' });
+    expect(byId.end, byId.reason).toBe('NOT_FOUND');
+    expect(byId.freshness?.state).toBe('ABSENT');
+    expect((await client.verifyStoredLineage(LINEAGE)).verification.verdict).toBe('VERIFIED_INTACT');
+  });
+
+  it('the head rewound by one run over a waited write, its record and marker left: a recall of its residual id refuses, never ABSENT', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    // Only the head is put back (docs/sealing.md, "What each reader changes": a rewind by at most one run).
+    s.store.restoreHead(LINEAGE, s.integrated);
+    const cold = await s.recall(s.clientWith(new MemoryCheckpointStore()), { residualId: 'r-2' });
+    expect(cold.end, cold.reason).toBe('NOT_FOUND');
+    expect(cold.freshness?.state).toBe('ABSENT');
+    const byId = await s.recall(client, { residualId: 'r-2' });
+    expect(byId.end, byId.reason).toBe('NOT_INTACT');
+    expect(byId.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(byId.freshness?.state).toBe('NOT_NEWEST');
+    expect(byId.reason).toMatch(
+      /^rollback: residual r-2 reads absent, but this client saw residual r-2 sealed at seq 2/,
+    );
+  });
+
+  it('a seal seen by waitForOutcome is remembered, and another record resealed at its seq is refused', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     s.rewind();
     // A sealer cold since the rewind (the warm one remembers seq 2) seals another write at seq 2.
@@ -105,7 +152,8 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
     const client = s.clientWith(store);
-    expect((await s.recall(client, { residualId: 'r-2' })).end).toBe('AWAITING_INTEGRATION');
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    expect(await store.loadSeenSeals(KEY)).toHaveLength(1);
     await s.integrate();
     const proven = await s.recall(client, { residualId: 'r-2' });
     expect(proven.end, proven.reason).toBe('TRIAGED');
@@ -117,10 +165,10 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
     const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2');
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
     expect(await store.loadSeenSeals(KEY)).toHaveLength(1);
     await s.integrate();
-    const outcome = await client.waitForOutcome(LINEAGE, 'r-2');
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('PROVEN');
     expect(await store.loadSeenSeals(KEY)).toEqual([]);
   });
@@ -141,7 +189,7 @@ describe('the checkpoint file keeps the seals seen (format 3)', () => {
     seenAtMs: 1_767_225_600_000,
   });
 
-  it('a recall with a file store writes format 3 with the seal seen, and a format-2 file is still read', async () => {
+  it('a wait with a file store writes format 3 with the seal seen, and a format-2 file is still read', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seen-'));
     dirs.push(dir);
     const path = join(dir, 'checkpoints.json');
@@ -149,7 +197,7 @@ describe('the checkpoint file keeps the seals seen (format 3)', () => {
     writeFileSync(path, `${JSON.stringify({ formatVersion: 2, checkpoints: { other: 'note' } })}\n`);
     const s = await awaitingStack();
     const store = new FileCheckpointStore(path);
-    expect((await s.recall(s.clientWith(store), { residualId: 'r-2' })).end).toBe('AWAITING_INTEGRATION');
+    await s.clientWith(store).waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
     const file = JSON.parse(readFileSync(path, 'utf8'));
     expect(file.formatVersion).toBe(3);
     expect(file.checkpoints.other).toBe('note');
