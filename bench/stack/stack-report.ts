@@ -124,8 +124,10 @@ export const INDEX_COST_HEADER = [
  * sealer's index read per run, the integrator's work per integration amortized), beside what the
  * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
  * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
- * sealer run come from the run's `TransactWriteItems` per write less the integrator's commits
- * (one per invocation);
+ * sealer run come from the run's `GenerateMac` per write: only the sealer makes them, one per
+ * record and one per run (its head-state MAC, docs/sealing.md, "The write"; the append has no
+ * transaction to count since it puts the record, then the head), so a lost race's re-seal counts
+ * as a run more (fewer writes per run: more index reads, an upper bound);
  * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
  * run's measured rate, over `intervalSeconds`.
  */
@@ -140,11 +142,8 @@ export function indexCostRow(
   },
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
-  // Each sealer run and each integration commits with one TransactWriteItems; one integration per invocation.
-  const integrations = Object.entries(measured.lambda ?? {})
-    .filter(([name]) => /integrat/i.test(name))
-    .reduce((sum, [, activity]) => sum + activity.invocations, 0);
-  const sealerRuns = perWrite('DynamoDB.TransactWriteItems') - integrations / measured.operations;
+  // One GenerateMac per record sealed and one per run (the head-state MAC).
+  const sealerRuns = perWrite('KMS.GenerateMac') - 1;
   const writesPerRun = Math.max(1, 1 / Math.max(sealerRuns, 1e-9));
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
   const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);

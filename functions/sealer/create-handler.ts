@@ -28,7 +28,8 @@ export const MAX_CONCURRENT_LINEAGES = 10;
  * (KMS, DynamoDB or EventBridge failure) is reported failed as a whole, its messages in delivery
  * order, so SQS redelivers it in order; the service's outcomes are idempotent, so the retry
  * re-answers what was already answered. Other groups are unaffected (FIFO order only binds
- * within a group).
+ * within a group). The groups of one invocation share one read of the deployment head
+ * ({@link SealerService.beginInvocation}): their index floors are decided on it.
  *
  * Powertools' `SqsFifoPartialProcessorAsync` hands records over one at a time, which would cost
  * one signature per record; the grouping here is the one thing it does not do.
@@ -42,10 +43,12 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
   return middy(async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
     const startedMs = performance.now();
     const groups = messageGroups(event.Records);
+    // One deployment-head read for the whole batch, shared by its groups' runs.
+    const invocation = service.beginInvocation();
     const failedByGroup = await limit.map(groups, async (group) => {
       beginRecord(logger, group[0]?.messageId ?? '');
       try {
-        await service.handleGroup(group.map(sealMessageOf));
+        await service.handleGroup(group.map(sealMessageOf), invocation);
         return [];
       } catch {
         // Logged by the service; the whole group is retried in order.

@@ -25,7 +25,7 @@ import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record'
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
-import type { IndexFloor, IndexUnverifiable, SealerIndex } from './sealer-index';
+import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
 import type { SealerLog } from './sealer-log';
 
 /**
@@ -85,18 +85,21 @@ export class RunSealer {
   readonly #deps: RunSealerDeps;
   readonly #log: SealerLog;
   readonly #outcomes: SealOutcomes;
-  readonly #index: SealerIndex | null;
 
-  /** @param index - the deployment index each run is checked against (docs/sealing.md, "The index floor"); `null`: none */
-  constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes, index: SealerIndex | null = null) {
+  constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes) {
     this.#deps = deps;
     this.#log = log;
     this.#outcomes = outcomes;
-    this.#index = index;
   }
 
-  /** Seals a run of writes to one lineage; returns each message's outcome by index. */
-  async seal(run: readonly Pending[]): Promise<Map<number, SealOutcome>> {
+  /**
+   * Seals a run of writes to one lineage; returns each message's outcome by index.
+   *
+   * @param index - the floors of this run's invocation (one deployment-head read shared by its
+   *   runs, docs/pipeline.md "Concurrency") the run is checked against (docs/sealing.md, "The
+   *   index floor"); `null`: none
+   */
+  async seal(run: readonly Pending[], index: IndexFloors | null): Promise<Map<number, SealOutcome>> {
     const lineageId = (run[0] as Pending).request.request.lineageId;
     const outcomes = new Map<number, SealOutcome>();
     let remaining = [...run];
@@ -119,9 +122,9 @@ export class RunSealer {
     let floor: IndexFloor | IndexUnverifiable | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       // Independent reads, overlapped: the head item, and (first attempt) the index floor after the
-      // log's public key (a KMS call on a cold start only). Neither depends on the other: the floor
-      // is decided against the authenticated state below, whichever answered first.
-      const index = this.#index;
+      // log's public key (a KMS call on a cold start only) over the invocation's deployment-head
+      // read. Neither depends on the other: the floor is decided against the authenticated state
+      // below, whichever answered first.
       const [stored, read] = await Promise.all([
         this.#deps.store.logHead(lineageId),
         this.#log.verifierKey().then((key) =>

@@ -42,6 +42,30 @@ export interface IndexFloor {
   readonly residuals: ReadonlyMap<string, ResidualIndexValue>;
 }
 
+/** The deployment index a sealer invocation decides its runs on: its size (leaves) and index root. */
+interface IndexAt {
+  readonly kind: 'AT';
+  /** Leaves of the deployment log; 0 when nothing was ever integrated. */
+  readonly size: number;
+  readonly indexRoot: Uint8Array;
+}
+
+/** The index floors of one sealer invocation's runs, over one deployment-head read ({@link SealerIndex.invocation}). */
+export interface IndexFloors {
+  /**
+   * The lineage's entry and those of `residualIds` in the invocation's deployment index.
+   *
+   * @param key - the log key (its name is the deployment log's origin, `reseal/<stackName>`)
+   * @returns the entries, or why the index cannot be read (the run is then refused)
+   * @throws what the stores throw (infrastructure: the message group is retried)
+   */
+  floor(
+    lineageId: string,
+    residualIds: readonly string[],
+    key: NoteVerifierKey,
+  ): Promise<IndexFloor | IndexUnverifiable>;
+}
+
 /** The index could not be read: the deployment head does not authenticate, or a node is missing or edited. */
 export interface IndexUnverifiable {
   readonly kind: 'UNVERIFIABLE';
@@ -49,8 +73,8 @@ export interface IndexUnverifiable {
 }
 
 /**
- * The sealer's reader of the deployment index (docs/sealing.md, "The index floor"): once per run
- * and lineage, the lineage's entry and those of the run's residual ids, as of the newest
+ * The sealer's reader of the deployment index (docs/sealing.md, "The index floor"): per run and
+ * lineage, the lineage's entry and those of the run's residual ids, as of the newest
  * deployment head that authenticates with the log key (`authenticateDeploymentHead`: the signed
  * checkpoint, and its last leaf holding the index root). Every node is read with `proveIndexKey`
  * (checked against its hash); the paths of all keys are walked together, one `getTiles` call
@@ -80,19 +104,55 @@ export class SealerIndex {
   }
 
   /**
-   * The index floor of one run.
+   * The index floor of one run, over a deployment-head read of its own: `invocation().floor`
+   * for a single run.
    *
    * @param key - the log key (its name is the deployment log's origin, `reseal/<stackName>`)
    * @returns the entries, or why the index cannot be read (the run is then refused)
    * @throws what the stores throw (infrastructure: the message group is retried)
    */
-  async floor(
+  floor(
     lineageId: string,
     residualIds: readonly string[],
     key: NoteVerifierKey,
   ): Promise<IndexFloor | IndexUnverifiable> {
-    // What this sealer had read when this read was issued: runs of several lineages read at once,
-    // so a read issued before an integration committed may come back after one issued later.
+    return this.invocation().floor(lineageId, residualIds, key);
+  }
+
+  /**
+   * The index floors of one sealer invocation's runs (docs/pipeline.md, "Concurrency"): the
+   * deployment head is read and authenticated once, when the first floor is asked for, and every
+   * run of the invocation is decided on that read (a read that throws is forgotten, so a later
+   * run reads again). The tiles are read through one store for the invocation: each tile once,
+   * and the walks of runs that ask together merged into one `getTiles` call (one `BatchGetItem`)
+   * per level of tiles.
+   */
+  invocation(): IndexFloors {
+    let read: Promise<IndexAt | IndexUnverifiable> | null = null;
+    const nodes = coalescing(this.#deps.nodes);
+    return {
+      floor: async (lineageId, residualIds, key) => {
+        if (read === null) {
+          const pending = this.#readIndex(key);
+          read = pending;
+          pending.catch(() => {
+            if (read === pending) read = null;
+          });
+        }
+        const at = await read;
+        return at.kind === 'UNVERIFIABLE' ? at : floorAt(at, nodes, lineageId, residualIds);
+      },
+    };
+  }
+
+  /**
+   * The index as of the newest deployment head this sealer read: the head item read once and
+   * authenticated, its published checkpoint checked (with a witness), a head older than one read
+   * before it kept out (the remembered one used), the operator's floor applied.
+   */
+  async #readIndex(key: NoteVerifierKey): Promise<IndexAt | IndexUnverifiable> {
+    // What this sealer had read when this read was issued: reads may overlap (a floor asked for
+    // on its own), so a read issued before an integration committed may come back after one issued later.
     const before = this.#largest;
     const stored = await this.#deps.deployment.readHead();
     let state: ReturnType<typeof authenticateDeploymentHead>;
@@ -120,7 +180,7 @@ export class SealerIndex {
     }
     if (largest && size < largest.size) {
       // Older than a head read before this read was issued: the head went back (a rollback).
-      // Older only than one read meanwhile by a concurrent run: read out of order, no rollback.
+      // Older only than one read meanwhile by a concurrent read: read out of order, no rollback.
       if (before && size < before.size) {
         this.#logger.error('the deployment head is older than one this sealer read; the newer index is used', {
           size,
@@ -140,26 +200,7 @@ export class SealerIndex {
         reason: `the deployment head holds ${size} leaves, below the operator's floor of ${minSize} (DEPLOYMENT_MIN_SIZE): rolled back or deleted`,
       };
     }
-    if (size === 0) return { kind: 'FLOOR', deploymentSize: 0, lineage: null, residuals: new Map() };
-
-    const nodes = coalescing(this.#deps.nodes);
-    const ids = [...new Set(residualIds)];
-    try {
-      const [held, proofs] = await Promise.all([
-        readHeldLineages(nodes, indexRoot, [lineageId]),
-        Promise.all(
-          ids.map((residualId) => proveIndexKey(nodes, indexRoot, { kind: 'residual', lineageId, residualId })),
-        ),
-      ]);
-      const residuals = new Map<string, ResidualIndexValue>();
-      for (const [i, proven] of proofs.entries()) {
-        if (proven.kind === 'presence') residuals.set(ids[i] as string, proven.entry.value as ResidualIndexValue);
-      }
-      return { kind: 'FLOOR', deploymentSize: size, lineage: held.get(lineageId) ?? null, residuals };
-    } catch (error) {
-      if (!(error instanceof IndexNodeMissingError)) throw error;
-      return { kind: 'UNVERIFIABLE', reason: `the deployment index at size ${size}: ${error.message}` };
-    }
+    return { kind: 'AT', size, indexRoot };
   }
 
   /** With a witness: whether the published checkpoint meets the policy now (logged and counted when not). */
@@ -188,9 +229,45 @@ export class SealerIndex {
 }
 
 /**
+ * One run's floor in the index at `at` (docs/sealing.md, "The index floor"): the lineage's entry
+ * and those of its residual ids, every key's path walked together through `nodes`, each node
+ * checked against its hash.
+ *
+ * @throws what the store throws (infrastructure: the message group is retried)
+ */
+async function floorAt(
+  at: IndexAt,
+  nodes: IndexNodeStore,
+  lineageId: string,
+  residualIds: readonly string[],
+): Promise<IndexFloor | IndexUnverifiable> {
+  const { size, indexRoot } = at;
+  if (size === 0) return { kind: 'FLOOR', deploymentSize: 0, lineage: null, residuals: new Map() };
+  const ids = [...new Set(residualIds)];
+  try {
+    const [held, proofs] = await Promise.all([
+      readHeldLineages(nodes, indexRoot, [lineageId]),
+      Promise.all(
+        ids.map((residualId) => proveIndexKey(nodes, indexRoot, { kind: 'residual', lineageId, residualId })),
+      ),
+    ]);
+    const residuals = new Map<string, ResidualIndexValue>();
+    for (const [i, proven] of proofs.entries()) {
+      if (proven.kind === 'presence') residuals.set(ids[i] as string, proven.entry.value as ResidualIndexValue);
+    }
+    return { kind: 'FLOOR', deploymentSize: size, lineage: held.get(lineageId) ?? null, residuals };
+  } catch (error) {
+    if (!(error instanceof IndexNodeMissingError)) throw error;
+    return { kind: 'UNVERIFIABLE', reason: `the deployment index at size ${size}: ${error.message}` };
+  }
+}
+
+/**
  * `store` with every `getTiles` call made in one tick merged into one call (one `BatchGetItem`)
  * and each tile read once, for one run: the walks of a run's keys go down tile by tile
- * together. Read-only.
+ * together, for one invocation: the walks of its runs' keys go down tile by tile together when
+ * they ask together, and each tile (content-addressed, checked against its hash) is read once.
+ * Read-only.
  */
 function coalescing(store: IndexNodeStore): IndexNodeStore {
   const loader = new DataLoader<Uint8Array, Uint8Array | undefined, string>(async (roots) => store.getTiles(roots), {

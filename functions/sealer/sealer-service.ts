@@ -17,7 +17,7 @@ import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOu
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
 import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
-import { SealerIndex, type SealerIndexDeps } from './sealer-index';
+import { type IndexFloors, SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
 
 /** Dependencies of {@link SealerService}, injected. */
@@ -76,6 +76,16 @@ export interface SealerDeps {
   readonly index?: SealerIndexDeps | null;
 }
 
+/**
+ * What the message groups of one sealer invocation share (docs/pipeline.md, "Concurrency"): one
+ * read of the deployment head, made when the first run asks for its index floor. From
+ * {@link SealerService.beginInvocation}.
+ */
+export interface SealerInvocation {
+  /** The invocation's index floors; `null` without an index. */
+  readonly index: IndexFloors | null;
+}
+
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
 type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending };
 
@@ -94,7 +104,8 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    verify is never extended, so a record planted in the table cannot be chained and signed by
  *    the next honest seal. Each message then gets a `LINEAGE_INCONSISTENT` conflict.
  * 2′. With `index` configured (docs/sealing.md, "The index floor"): the state is checked against
- *    the lineage's entry in the deployment index, read once per run; a state behind it refuses
+ *    the lineage's entry in the deployment index, read once per run over the invocation's one
+ *    deployment-head read ({@link SealerService.beginInvocation}); a state behind it refuses
  *    the run (`LINEAGE_BEHIND_INDEX`, or `INDEX_UNVERIFIABLE` when the index cannot be read,
  *    both unsigned), and a residual id the index maps is answered from its indexed record.
  * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
@@ -119,6 +130,7 @@ export class SealerService {
   readonly #deps: SealerDeps;
   readonly #outcomes: SealOutcomes;
   readonly #runs: RunSealer;
+  readonly #index: SealerIndex | null;
 
   /**
    * @throws {InvalidInputError} when `maxReceiptAgeSeconds` or `maxRequestAgeSeconds` is malformed,
@@ -134,17 +146,24 @@ export class SealerService {
     }
     const refusals = new RefusalRecorder({ ...deps, signer: deps.refusalSigner, logName });
     this.#outcomes = new SealOutcomes({ ...deps, refusals });
-    const index = deps.index ? new SealerIndex(deps.index, deps) : null;
+    this.#index = deps.index ? new SealerIndex(deps.index, deps) : null;
     this.#runs = new RunSealer(
       deps,
       new SealerLog(deps.signer, deps.store, deps.anchor, deps.signLineageCheckpoints === true ? deps.signer : null),
       this.#outcomes,
-      index,
     );
     resolveSealRequestPolicy(this.#policyAt(0));
   }
 
-  /** One message on its own (a group of one). */
+  /**
+   * A new invocation's shared reads: every group handed to {@link SealerService.handleGroup} with
+   * it is decided on one read of the deployment head (docs/pipeline.md, "Concurrency").
+   */
+  beginInvocation(): SealerInvocation {
+    return { index: this.#index?.invocation() ?? null };
+  }
+
+  /** One message on its own (a group of one, an invocation of its own). */
   async handle(message: SealMessage): Promise<SealOutcome> {
     const [outcome] = await this.handleGroup([message]);
     if (!outcome) throw new Error('no outcome');
@@ -153,23 +172,28 @@ export class SealerService {
 
   /**
    * The messages of one FIFO message group, in order.
+   * @param invocation - the invocation's shared reads ({@link SealerService.beginInvocation});
+   *   default: an invocation of this group alone
    * @returns one outcome per message, in the same order
    * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
    */
-  async handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
+  async handleGroup(
+    messages: readonly SealMessage[],
+    invocation: SealerInvocation = this.beginInvocation(),
+  ): Promise<SealOutcome[]> {
     return logInfrastructureFailure(
       this.#deps.logger,
       'sealing failed on an infrastructure error; the message group will be retried',
-      () => this.#handleGroup(messages),
+      () => this.#handleGroup(messages, invocation),
     );
   }
 
   /** Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. */
-  async #handleGroup(messages: readonly SealMessage[]): Promise<SealOutcome[]> {
+  async #handleGroup(messages: readonly SealMessage[], invocation: SealerInvocation): Promise<SealOutcome[]> {
     const outcomes: SealOutcome[] = new Array(messages.length);
     const run = new Run();
     const sealRun = async () => {
-      for (const [index, outcome] of await this.#runs.seal(run.take())) outcomes[index] = outcome;
+      for (const [index, outcome] of await this.#runs.seal(run.take(), invocation.index)) outcomes[index] = outcome;
     };
     for (const [index, message] of messages.entries()) {
       const prepared = await this.#prepare(index, message);

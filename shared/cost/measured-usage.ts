@@ -6,17 +6,25 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
  *
- * - `write` (run of 2026-12-06 01:39 UTC, lineage checkpoints unsigned, the default): the sparse
- *   scenario (50 lineages at one write a second, 1 KiB payload, 100-key manifest), the sealer's
- *   path: guard `SendMessageBatch` to the FIFO queue, sealer `GetItem`s and `Query`, two
- *   `GenerateMac` (the record's and the run's head-state MAC) and one `VerifyMac` per run (the
- *   head it extends, docs/verifiable-log.md, "Appending"), no `Sign` (the sealer signs only its
- *   refusals), `TransactWriteItems` (10 WCU: the bench counted 10.7 with the integrator's
- *   commits among them), `PutEvents`; the client's `SendMessage` and its outcome polls; the
- *   queue pollers' `ReceiveMessage` + `DeleteMessageBatch` per invocation; Lambda invocations,
- *   GB-s and log bytes of the guard and the sealer. The integrator's calls (its index tile writes,
- *   its `Sign`, its commits, the sealed-run notice) are left out here: the emulator integrates a
- *   few writes at a time on an index of a few hundred keys, so `index` models them instead.
+ * - `write` (run of 2026-12-06 03:57 UTC, bench/RESULTS.md "One deployment-head read per sealer
+ *   invocation"; the append as built, record then head and marker, small head, lineage
+ *   checkpoints unsigned: the defaults): the sparse scenario (50 lineages at one write a second,
+ *   1 KiB payload, 100-key manifest), the sealer's path: guard `SendMessageBatch` to the FIFO
+ *   queue (0.955 calls a write), two `GenerateMac` (the record's and the run's head-state MAC) and
+ *   one `VerifyMac` per run (the head it extends, docs/verifiable-log.md, "Appending"; the bench
+ *   counted 1.75 with the integrator's), no `Sign` (the sealer signs only its refusals); the
+ *   append's `PutItem`s, **4 WCU** (the record 2, the head 1, the marker 1, docs/sealing.md, "The
+ *   write"; the bench counted 5.41 `PutItem` WCU a write: 4 of them the append, 1.25 the 5-WCU
+ *   manifest item of each lineage's first write, four writes a lineage here, and 0.16 the
+ *   integrator's lease, both left out); the functions' `GetItem` and `Query` (3.29 and 2 a write,
+ *   the deployment head read once per sealer invocation, docs/pipeline.md "Concurrency", and
+ *   the integrator's reads among them) and the client's (8.5 and 4.75: its outcome polls and
+ *   proof reads); `PutEvents`; the client's `SendMessage`; the queue pollers' `ReceiveMessage` +
+ *   `DeleteMessageBatch` per invocation (guard 0.955, sealer 0.13: 7.7 writes an invocation);
+ *   Lambda invocations, GB-s and log bytes of the guard and the sealer. The integrator's calls
+ *   (its index tile writes, its `Sign`, its commits and lease, the sealed-run notice) are left
+ *   out here: the emulator integrates a few writes at a time on an index of a few hundred keys,
+ *   so `index` models them instead.
  * - `recall` (run of 2026-12-05 13:33 UTC): latest record of a 100-record lineage: two events
  *   (`RecallRequested`, `TriageCompleted`), triage's reads and its stored report (2 WCU), the
  *   client's proof reads.
@@ -28,18 +36,18 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
  */
 export const MEASURED_USAGE = {
   source:
-    'bench/RESULTS.md, emulator bench runs of 2026-12-06 01:39 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
+    'bench/RESULTS.md, emulator bench runs of 2026-12-06 03:57 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
   write: {
     kmsSymmetricRequest: 2 + 1,
     kmsAsymmetricRequest: 0,
-    dynamodbWriteRequestUnit: 10,
-    dynamodbReadRequestUnit: 4.115 + 1 + 11.4 + 6.47,
-    sqsStandardRequest: 1 + 2 * 1,
-    sqsFifoRequest: 1 + 2 * 0.19,
+    dynamodbWriteRequestUnit: 4,
+    dynamodbReadRequestUnit: 3.29 + 2 + 8.5 + 4.75,
+    sqsStandardRequest: 1 + 2 * 0.955,
+    sqsFifoRequest: 0.955 + 2 * 0.13,
     eventBridgeCustomEvent: 1,
-    lambdaRequest: 1 + 0.19,
-    lambdaArmGbSecond: 0.1423 + 0.2507,
-    logsIngestedGb: (1217 + 926) / 1e9,
+    lambdaRequest: 0.955 + 0.13,
+    lambdaArmGbSecond: 0.0515 + 0.0709,
+    logsIngestedGb: (1195 + 868) / 1e9,
   },
   recall: {
     dynamodbWriteRequestUnit: 2,

@@ -79,7 +79,8 @@ exports.handler = async (event) => {
 
 // FIFO queue: the sealer's own handler (functions/sealer/create-handler.ts, which splits a batch by
 // message group and reports a group that throws failed whole), bundled into one file around a
-// stand-in for SealerService: `handleGroup` is all the handler calls. The stand-in handles a
+// stand-in for SealerService: `beginInvocation` (once per batch: no index here) and `handleGroup`
+// are all the handler calls. The stand-in handles a
 // group's messages in order, and a body starting with "fail-once" throws on its first receive
 // only, as a KMS or DynamoDB failure would.
 const SEALER_HANDLER = `
@@ -89,6 +90,9 @@ import { createSealerHandler } from './functions/sealer/create-handler';
 ${OBSERVE_SOURCE}
 let current = { byId: new Map(), processed: [] };
 const service = {
+  beginInvocation() {
+    return { index: null };
+  },
   async handleGroup(messages) {
     const outcomes = [];
     for (const message of messages) {

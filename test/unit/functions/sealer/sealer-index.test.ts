@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { describe, expect, it, vi } from 'vitest';
 import { IntegratorService } from '../../../../functions/integrator/integrator-service';
+import { createSealerHandler } from '../../../../functions/sealer/create-handler';
 import { MAX_UNINTEGRATED_SEARCH } from '../../../../functions/sealer/seal-run';
 import { SealerIndex, type SealerIndexDeps } from '../../../../functions/sealer/sealer-index';
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
@@ -15,7 +18,14 @@ import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
-import { FakeMetrics, fakeLogger, sealRequestBody } from '../../../helpers/factories';
+import {
+  FakeMetrics,
+  fakeLogger,
+  lambdaContext,
+  sealRequestBody,
+  sqsEvent,
+  sqsRecord,
+} from '../../../helpers/factories';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../../helpers/guard-factories';
 import { InMemoryDeploymentLogStore } from '../../../helpers/in-memory-deployment-log-store';
 import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
@@ -31,12 +41,15 @@ const SECOND_WRITER = testWriter('test-writer-2', 0x40);
 /** An {@link IndexNodeStore} that counts its `getTiles` calls (one `BatchGetItem` each in DynamoDB). */
 class CountingNodes implements IndexNodeStore {
   calls = 0;
+  /** Every tile root asked for, hex, in order. */
+  readonly asked: string[] = [];
   constructor(readonly inner: MemoryIndexNodeStore) {}
   get tileLevels(): number {
     return this.inner.tileLevels;
   }
   getTiles(roots: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     this.calls += 1;
+    for (const root of roots) this.asked.push(Buffer.from(root).toString('hex'));
     return this.inner.getTiles(roots);
   }
   putTiles(tiles: readonly IndexTile[]): Promise<void> {
@@ -121,6 +134,13 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'];
     sendRun,
     /** Messages as given (their bodies built by the test). */
     handleGroup: (messages: Parameters<SealerService['handleGroup']>[0]) => sealer.handleGroup(messages),
+    /** The Lambda handler around the current sealer (one invocation per event). */
+    handler: () => {
+      const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
+      const lambdaMetrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
+      vi.spyOn(lambdaMetrics, 'publishStoredMetrics').mockReturnValue(lambdaMetrics);
+      return createSealerHandler(sealer, logger, lambdaMetrics);
+    },
     integrate: () => integrator.integrate(notices.splice(0)),
     /** A sealer with no memory (a cold start), optionally under the operator's `DEPLOYMENT_MIN_SIZE`. */
     cold: (minSize?: number) => {
@@ -562,5 +582,78 @@ describe('a warm sealer whose concurrent runs read the deployment head out of or
     reads.push(Promise.resolve(older));
     expect(await index.floor(a, ['r-1'], TEST_LOG_KEY)).toMatchObject({ kind: 'FLOOR', deploymentSize: 2 });
     expect(metrics.get('IndexFloorUnfresh:refusal=ROLLED_BACK')).toBe(1);
+  });
+});
+
+describe('docs/pipeline.md "Concurrency": the runs of one sealer invocation share one deployment-head read', () => {
+  it('a batch of 10 lineages: one readHead, each index tile read once, one getTiles per level; a rolled-back lineage among them is still refused', async () => {
+    const s = stack();
+    const lineages = Array.from({ length: 10 }, (_, i) => testLineageId(`lin-shared-head-${i}`));
+    for (const lineageId of lineages) expect((await s.send({ lineageId, residualId: 'r-0' })).kind).toBe('SEALED');
+    const rolled = lineages[3] as string;
+    const restore = snapshot(s.store, rolled);
+    expect((await s.send({ lineageId: rolled, residualId: 'r-1' })).kind).toBe('SEALED');
+    await s.integrate();
+    restore();
+    s.cold();
+    // The deployment head is answered only once every run has asked for its lineage head (the
+    // event loop turned a bounded number of times, no timing): the runs wait on the read together.
+    let headReads = 0;
+    let logHeads = 0;
+    const readHead = s.deployment.readHead.bind(s.deployment);
+    s.deployment.readHead = async () => {
+      headReads++;
+      for (let tick = 0; tick < 100 && logHeads < lineages.length; tick++) await new Promise((r) => setImmediate(r));
+      return readHead();
+    };
+    const logHead = s.store.logHead.bind(s.store);
+    s.store.logHead = async (id) => {
+      logHeads++;
+      return logHead(id);
+    };
+    s.nodes.calls = 0;
+    s.nodes.asked.length = 0;
+    const records = lineages.map((lineageId) =>
+      sqsRecord(sealRequestBody({ lineageId, residualId: 'r-2' }), lineageId),
+    );
+    const response = await s.handler()(sqsEvent(records), lambdaContext());
+    expect(response.batchItemFailures).toEqual([]);
+    expect(headReads).toBe(1);
+    for (const lineageId of lineages) {
+      const sealed = s.store.records.get(lineageId)?.size;
+      expect(sealed).toBe(lineageId === rolled ? 1 : 2);
+    }
+    expect(s.store.rejections.at(-1)).toMatchObject({ reason: 'LINEAGE_BEHIND_INDEX', residualId: 'r-2' });
+    expect(s.metrics.get('SealBehindIndex:kind=LINEAGE_ROLLBACK')).toBe(1);
+    // Each tile once for the whole batch, the 20 keys' paths walked together level by level.
+    expect(new Set(s.nodes.asked).size).toBe(s.nodes.asked.length);
+    const root = Buffer.from(s.deployment.head?.indexRoot ?? '', 'hex');
+    let depth = 0;
+    for (const lineageId of lineages) {
+      for (const key of [
+        { kind: 'lineage', lineageId },
+        { kind: 'residual', lineageId, residualId: 'r-2' },
+      ] as const) {
+        const start = s.memory.reads;
+        await proveIndexKey(s.memory, root, key);
+        depth = Math.max(depth, s.memory.reads - start);
+      }
+    }
+    expect(s.nodes.calls).toBe(depth);
+  });
+
+  it('groups handled without a shared invocation read the deployment head once each (what the handler saves)', async () => {
+    const s = stack();
+    const lineages = [testLineageId('lin-own-head-a'), testLineageId('lin-own-head-b')];
+    for (const lineageId of lineages) await s.send({ lineageId, residualId: 'r-0' });
+    await s.integrate();
+    let headReads = 0;
+    const readHead = s.deployment.readHead.bind(s.deployment);
+    s.deployment.readHead = async () => {
+      headReads++;
+      return readHead();
+    };
+    for (const lineageId of lineages) expect((await s.send({ lineageId, residualId: 'r-1' })).kind).toBe('SEALED');
+    expect(headReads).toBe(2);
   });
 });
