@@ -6,9 +6,10 @@
 a final newline, mode 0600. Keys are checkpoint origins: a lineage's ``reseal/<stack>/<lineageId>``
 (its signed lineage checkpoint) and, from format 2 on, the deployment log's ``reseal/<stack>`` (the
 newest deployment checkpoint the client authenticated). Format 3 adds ``seenSeals`` (omitted when
-empty): the seals the TypeScript client saw awaiting integration, per lineage (docs/verifiable-log.md,
-"Seals seen awaiting integration"); this store reads them (:meth:`FileCheckpointStore.load_seen_seals`)
-and carries them through every save unchanged. Formats 1 and 2 are read as is and written back as
+empty): the seals of its own waited writes a client (TypeScript or Python) saw awaiting integration,
+per lineage (docs/verifiable-log.md, "Seals seen awaiting integration"); this store reads them
+(:meth:`FileCheckpointStore.load_seen_seals`), changes one lineage's list under the same rule as a
+save (:meth:`FileCheckpointStore.update_seen_seals`) and carries them through every save unchanged. Formats 1 and 2 are read as is and written back as
 format 3; any other format, or ``seenSeals`` in a format-1 or -2 file, is refused. The concurrency rule is
 the same too: saves of one store run one at a time (a lock held by the store, so threads sharing
 it never lose a key), each reads the file afresh, sets its one key, writes a temporary file of its
@@ -33,7 +34,7 @@ from ._checks import Checker
 from .errors import CheckpointFileError, InvalidInputError
 from .strict_json import parse_strict_json
 
-__all__ = ["CheckpointStore", "MemoryCheckpointStore", "FileCheckpointStore"]
+__all__ = ["CheckpointStore", "FileCheckpointStore", "MemoryCheckpointStore", "SeenSealStore"]
 
 MAX_KEY_UNITS: Final = 1024
 MAX_NOTE_UNITS: Final = 16_384
@@ -52,11 +53,36 @@ class CheckpointStore(Protocol):
     def save(self, key: str, note: str, replaces: Callable[[str | None], bool] | None = None) -> None: ...
 
 
+class SeenSealStore(Protocol):
+    """A checkpoint store that also keeps the seals seen awaiting integration (format 3's
+    ``seenSeals``); a store without these methods remembers none (docs/verifiable-log.md, "Seals
+    seen awaiting integration")."""
+
+    def load_seen_seals(self, key: str) -> list[dict[str, Any]]: ...
+
+    def update_seen_seals(self, key: str, update: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None: ...
+
+
 class MemoryCheckpointStore:
-    """Keeps checkpoints for the life of the object."""
+    """Keeps checkpoints, and the seals seen awaiting integration, for the life of the object."""
 
     def __init__(self) -> None:
         self._notes: dict[str, str] = {}
+        self._seen: dict[str, list[dict[str, Any]]] = {}
+        self._updating = threading.Lock()
+
+    def load_seen_seals(self, key: str) -> list[dict[str, Any]]:
+        """The seals seen kept under the lineage origin ``key``, oldest seq first."""
+        return [dict(seal) for seal in self._seen.get(key, [])]
+
+    def update_seen_seals(self, key: str, update: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
+        """Replaces the seals under ``key`` by ``update(current)``, one update at a time; an empty list drops the key."""
+        with self._updating:
+            after = [dict(seal) for seal in update(self.load_seen_seals(key))]
+            if after:
+                self._seen[key] = after
+            else:
+                self._seen.pop(key, None)
 
     def load(self, key: str) -> str | None:
         return self._notes.get(key)
@@ -101,6 +127,30 @@ class FileCheckpointStore:
             if replaces is not None and not replaces(kept.get(key)):
                 return
             self._write({**kept, key: note}, seen)
+
+    def update_seen_seals(self, key: str, update: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
+        """Replaces the seals seen under the lineage origin ``key`` by ``update(current)``, under the
+        rule of :meth:`save` (one change of this store at a time, the file read afresh right before,
+        replaced atomically), as the TypeScript ``updateSeenSeals``: nothing is written when the list
+        is unchanged, and a lineage left with no seal loses its key.
+
+        :raises CheckpointFileError: the file cannot be read or is not a checkpoint file
+        :raises InvalidInputError: ``key`` or a seal ``update`` returns is not of the file's shape
+        """
+        check = Checker()
+        check.string(key, "key", MAX_KEY_UNITS, 1)
+        check.raise_if_any("seen seals")
+        with self._saving:
+            kept, seen = self._read()
+            current = [dict(seal) for seal in seen.get(key, [])]
+            after = [dict(seal) for seal in update([dict(seal) for seal in current])]
+            if after == current:
+                return
+            check = Checker()
+            _check_seen_seals(check, {key: after})
+            check.raise_if_any("seen seals")
+            others = {k: v for k, v in seen.items() if k != key}
+            self._write(kept, {**others, key: after} if after else others)
 
     def _write(self, checkpoints: dict[str, str], seen_seals: dict[str, list[Any]]) -> None:
         directory = os.path.dirname(self.path)

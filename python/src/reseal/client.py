@@ -15,8 +15,8 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal, TypeVar, cast
 
 from ._checks import is_hex_digest
 from .authorship import (
@@ -28,7 +28,7 @@ from .authorship import (
 )
 from .canonical import canonical_json
 from .chain_receipt import chain_receipt_of, verify_chain_receipt
-from .checkpoint_store import CheckpointStore, FileCheckpointStore
+from .checkpoint_store import CheckpointStore, FileCheckpointStore, SeenSealStore
 from .deployment_chain import (
     DeploymentChain,
     FreshnessPolicy,
@@ -69,6 +69,7 @@ from .re_anchor import ReAnchorNotice
 from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
 from .resealed_residual import resealed_residual
+from .seen_seal import SeenSealContradiction, add_seen_seal, prune_seen_seals, seen_seal_contradiction
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
 from .tenancy import check_lineage_of_tenant, parse_tenant_id, recall_source_of, write_queue_url
 from .tree_refs import consistency_proof_refs, inclusion_proof_refs, range_root
@@ -294,6 +295,14 @@ class ResealClient:
         self._events = events
         self.writer = writer
         self._checkpoints = checkpoints
+        # docs/verifiable-log.md, "Seals seen awaiting integration": a store without the seen-seal
+        # methods remembers none.
+        self._seen: SeenSealStore | None = (
+            cast(SeenSealStore, checkpoints)
+            if callable(getattr(checkpoints, "load_seen_seals", None))
+            and callable(getattr(checkpoints, "update_seen_seals", None))
+            else None
+        )
         self._now_ms = now_ms
         self._sleep = sleep
 
@@ -548,6 +557,12 @@ class ResealClient:
                     lineage_id, residual_id, seq, decided.verdict, f"{decided.state}: {decided.reason}"
                 )
             fresh = self._freshness_of(decided, chain)
+            # This request's own seal (its content bound by the record): remembered while awaiting
+            # integration, forgotten once proven (docs/verifiable-log.md, "Seals seen awaiting integration").
+            if decided.state == "SEALED_AWAITING_INTEGRATION":
+                self._remember_seen(record, checkpoint)
+            elif decided.state == "PROVEN":
+                self._forget_seen(lineage_id, seq, record["recordHash"])
             if decided.state == "PROVEN" and evidence is not None:
                 try:
                     receipt = self._chain_receipt(lineage_id, record, inclusion, chain, evidence)
@@ -578,7 +593,25 @@ class ResealClient:
             return None
         size = None if chain is None or chain.checkpoint is None else chain.checkpoint.size
         state = RecordFreshness("SEALED_AWAITING_INTEGRATION", size, waiting.reason)
+        if chain is not None:
+            self._remember_awaiting(request["lineageId"], seq, record, chain)
         return WriteOutcome("SEALED", record=record, freshness=self._freshness_of(state, chain))
+
+    def _remember_awaiting(self, lineage_id: str, seq: int, record: dict[str, Any], chain: DeploymentChain) -> None:
+        """Remembers this request's own seal past the indexed head once it is proven by inclusion in
+        the tree the head item claims (the tree the TypeScript client proves it in); a seal that tree
+        does not prove is not remembered (docs/verifiable-log.md, "Seals seen awaiting integration")."""
+        if self._seen is None:
+            return
+        try:
+            tree = self._claimed_tree(lineage_id, self._latest(lineage_id, self._trusted(lineage_id), chain))
+            if tree is None or seq >= tree.size:
+                return
+            proven = self._included_record(lineage_id, seq, tree)[0]
+        except LogVerificationError:
+            return
+        if proven["recordHash"] == record["recordHash"]:
+            self._remember_seen(proven, tree)
 
     def _chain_receipt(
         self,
@@ -725,7 +758,119 @@ class ResealClient:
             return report if ok and report.get("lineageId") == lineage_id else None
 
         report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
-        return self._decide(_RecallAsked(request_id, lineage_id, target, current_env, report, trusted, newest, chain))
+        asked = _RecallAsked(request_id, lineage_id, target, current_env, report, trusted, newest, chain)
+        return self._unless_seen_rolled_back(asked, self._decide(asked))
+
+    def _unless_seen_rolled_back(self, asked: _RecallAsked, decided: RecallResult) -> RecallResult:
+        """``decided``, unless a seal of this client's own waited writes it saw awaiting integration
+        is contradicted by the lineage as this recall read it (docs/verifiable-log.md, "Seals seen
+        awaiting integration"): the head's tree smaller than its seq, another record at its seq, or
+        its residual id about to be answered absent is a rollback of records not yet integrated,
+        ``NOT_INTACT`` ``UNVERIFIED_TAMPER_RISK`` (freshness ``NOT_NEWEST``), as the TypeScript
+        client refuses it. With none contradicted, the seals the index now covers (under the
+        authenticated deployment checkpoint) are forgotten. A recall refused otherwise (other than
+        awaiting integration) is left as is."""
+        newest, chain, target = asked.newest, asked.chain, asked.target
+        if self._seen is None or isinstance(newest, LogVerificationError):
+            return decided
+        awaiting = decided.freshness is not None and decided.freshness.state == "SEALED_AWAITING_INTEGRATION"
+        if decided.end == "NOT_INTACT" and not awaiting:
+            return decided
+        absent = target.get("residualId") if decided.end == "NOT_FOUND" else None
+        found = self._seen_contradiction(asked.lineage_id, newest, absent)
+        if found is not None:
+            stale = None
+            if chain is not None:
+                at = None if chain.checkpoint is None else chain.checkpoint.size
+                stale = self._freshness_of(RecordFreshness("NOT_NEWEST", at, found.reason), chain)
+            return replace(
+                decided,
+                end="NOT_INTACT",
+                verdict=V.UNVERIFIED_TAMPER_RISK,
+                reason=found.reason,
+                record=None,
+                delta=None,
+                freshness=stale,
+            )
+        if chain is not None and chain.kind in ("PROVEN", "ABSENT") and chain.lineage is not None:
+            self._prune_seen(asked.lineage_id, int(chain.lineage["treeSize"]))
+        return decided
+
+    # --- seals seen awaiting integration (docs/verifiable-log.md, "Seals seen awaiting integration")
+
+    def _remember_seen(self, record: Mapping[str, Any], tree: Checkpoint) -> None:
+        """Remembers ``record``, proven by inclusion in ``tree`` (not vouched for by the index yet).
+        Only for the seal of a write this client published and waited for (its content bound by
+        ``record``): a record read on a recall is the table's word, which a table writer can forge."""
+        if self._seen is None:
+            return
+        header = record["header"]
+        seen = {
+            "lineageId": header["lineageId"],
+            "residualId": header["residualId"],
+            "seq": header["monotonicSequenceNumber"],
+            "recordHash": record["recordHash"],
+            "treeSize": tree.size,
+            "rootHash": tree.root_hash.hex(),
+            "seenAtMs": self._now_ms(),
+        }
+        self._seen.update_seen_seals(self._origin(header["lineageId"]), lambda now: add_seen_seal(now, seen))
+
+    def _forget_seen(self, lineage_id: str, seq: int, record_hash: str) -> None:
+        """Forgets one seal seen (its write is ``PROVEN`` now)."""
+        if self._seen is None:
+            return
+        key = self._origin(lineage_id)
+        if not any(seen["seq"] == seq for seen in self._seen.load_seen_seals(key)):
+            return
+        self._seen.update_seen_seals(
+            key, lambda now: [seen for seen in now if seen["seq"] != seq or seen["recordHash"] != record_hash]
+        )
+
+    def _prune_seen(self, lineage_id: str, indexed_size: int) -> None:
+        """Forgets the seals seen below ``indexed_size``, the lineage's size in the index under the
+        deployment checkpoint just authenticated (and kept): from then on that checkpoint catches their
+        rollback. Called only after :meth:`_seen_contradiction` found none in the same read."""
+        if self._seen is None:
+            return
+        key = self._origin(lineage_id)
+        if all(seen["seq"] >= indexed_size for seen in self._seen.load_seen_seals(key)):
+            return
+        self._seen.update_seen_seals(key, lambda now: prune_seen_seals(now, indexed_size))
+
+    def _seen_contradiction(
+        self, lineage_id: str, newest: Checkpoint | None, absent_residual_id: str | None = None
+    ) -> SeenSealContradiction | None:
+        """The first seal seen that the lineage as read now no longer holds
+        (:func:`reseal.seen_seal.seen_seal_contradiction`), held against the head item's tree
+        (:meth:`_claimed_tree` of ``newest``): each seal below its size is proven in it (a record
+        that does not verify there holds no seal); ``None`` when every seal seen is still there,
+        none is remembered, or the head item's tree cannot be read (a reader that raised already
+        refuses that, as the TypeScript client leaves such a walk as it is).
+
+        :param newest: the lineage's tree head as read now (``None``: no head and no records)
+        :param absent_residual_id: a residual id about to be answered absent
+        """
+        if self._seen is None:
+            return None
+        entries = self._seen.load_seen_seals(self._origin(lineage_id))
+        if not entries:
+            return None
+        try:
+            tree = self._claimed_tree(lineage_id, newest)
+        except LogVerificationError:
+            return None
+        size = 0 if tree is None else tree.size
+        hashes: dict[int, str] = {}
+        for seen in entries:
+            seq = seen["seq"]
+            if tree is None or seq >= size or seq in hashes:
+                continue
+            try:
+                hashes[seq] = self._included_record(lineage_id, seq, tree)[0]["recordHash"]
+            except LogVerificationError:
+                hashes[seq] = "(a record that does not verify)"
+        return seen_seal_contradiction(entries, size, hashes, absent_residual_id)
 
     def _decide(self, asked: _RecallAsked) -> RecallResult:
         request_id, lineage_id, report, trusted = asked.request_id, asked.lineage_id, asked.report, asked.trusted
@@ -1248,6 +1393,9 @@ class ResealClient:
         chain = None if self._chains is None else self._chains.read(lineage_id)
         trusted = self._trusted(lineage_id)
         latest = self._latest(lineage_id, trusted, chain)
+        rolled_back = self._seen_contradiction(lineage_id, latest)
+        if rolled_back is not None:
+            raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, rolled_back.reason)
         if latest is None:
             absent = None if chain is None else decide_absence(chain, seq=0)
             if absent is not None and absent.verdict is not None:
