@@ -4,8 +4,9 @@
 //   1. `npm ci` when node_modules is missing or older than package-lock.json;
 //   2. the emulator's pinned Python virtual environment (.emulator/venv) unless
 //      AWS_ENDPOINT_URL names an endpoint to use instead;
-//   3. the Python package's development environment (.python-venv/, scripts/python-setup.mjs).
-//   4. for `npm test` (and `npm run setup`), Debian's `chromium` package for the report's browser
+//   3. except for `npm run demo`, which does not use it, the Python package's development
+//      environment (.python-venv/, scripts/python-setup.mjs);
+//   4. likewise except for the demo, Debian's `chromium` package for the report's browser
 //      test, with apt-get when run as root; otherwise it says how to install it.
 // Idempotent: a second run with nothing to do finishes in milliseconds.
 import { spawnSync } from 'node:child_process';
@@ -50,12 +51,15 @@ if (process.env.AWS_ENDPOINT_URL) {
   }
 }
 
+// `npm run demo` (predemo) needs only steps 1 and 2; `npm test` (pretest), `npm run setup` and a
+// direct `node scripts/setup.mjs` install for the tests too.
+const forTests = process.env.npm_lifecycle_event !== 'predemo';
+
 // 3. The Python package (python/), tested by `npm test` (docs/python.md).
-setupPython();
+if (forTests) setupPython();
 
 // 4. Chromium for the browser test of `reseal report` (test/unit/cli/report-page.test.ts).
 const chromiumPaths = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const forTests = ['pretest', 'setup'].includes(process.env.npm_lifecycle_event ?? '');
 if (forTests && !process.env.RESEAL_CHROMIUM && !chromiumPaths.some((path) => existsSync(path))) {
   if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
