@@ -120,7 +120,7 @@ export function formatSummary(s: DemoSummary): string {
   const rb = s.rollback;
   if (rb) {
     out.push(
-      `Rollback: a table writer put ${rb.lineage}'s head, records and checkpoint back from seq ${rb.headSeq} to its signed state at seq ${rb.rolledBackToSeq} (deployment log intact)` +
+      `Rollback: a table writer put ${rb.lineage}'s head, records and markers back from seq ${rb.headSeq} to the genuine state the sealer stored at seq ${rb.rolledBackToSeq} (deployment log intact)` +
         ` → a successor session with no local state: ${rb.outcome} ${rb.verification ?? '-'} ${rb.freshnessState ?? '-'}` +
         `${rb.outcome === 'REFUSED' ? ', never the rolled-back memory' : ''}${rb.restored ? '; put back' : ''}`,
     );

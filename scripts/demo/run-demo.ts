@@ -513,7 +513,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoSummary> {
 
   /**
    * A table writer puts one lineage's head, records, markers and checkpoint back to an earlier,
-   * genuinely signed state (the deployment log untouched); a successor session with no local state
+   * genuine state the sealer stored (the deployment log untouched); a successor session with no local state
    * recalls it and must refuse it as `NOT_NEWEST` (docs/deployment-log.md, "Clients"). The lineage
    * is put back afterwards.
    */

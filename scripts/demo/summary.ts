@@ -195,8 +195,8 @@ export interface FreshnessResult {
 }
 
 /**
- * A table writer rolls one lineage back to an earlier, genuinely signed state (head, records,
- * markers and checkpoint) while the deployment log stays intact; a successor session with no
+ * A table writer rolls one lineage back to an earlier, genuine state the sealer stored (head,
+ * records and markers, MAC'd by the sealer) while the deployment log stays intact; a successor session with no
  * local state recalls it (docs/demo.md, "What happens").
  */
 export interface RollbackResult {
