@@ -36,7 +36,7 @@ const service = new SealerService({
   store: new DynamoDBLineageStore(dynamodb, tableName, headLayoutOf(process.env.HEAD_LAYOUT)),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
   // Kept warm across invocations: a head this container stored is checked without `VerifyMac`
-  // (docs/sealing.md, "Warm memory"); every other check still goes to KMS.
+  // (docs/verifiable-log.md, "Appending"); every other check still goes to KMS.
   anchor: new RememberedMacAnchor(new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID'))),
   signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
   // Its refusals are signed with its own key, never the log key (docs/verifiable-log.md, "Keys").

@@ -28,13 +28,12 @@ interface Remembered {
 
 /**
  * A {@link MacAnchor} that remembers the MACs it generated, so that it can answer `verifyMac` for
- * exactly those pairs without asking the wrapped anchor (docs/sealing.md, "Warm memory"; the head
- * check of docs/verifiable-log.md, "Appending"). HMAC is deterministic: KMS `VerifyMac(message,
- * mac)` is true exactly when `mac` is what `GenerateMac(message)` returned under that key, so a
- * pair this process received from `GenerateMac` verifies. A table writer cannot put a pair into
- * this memory: only the wrapped anchor's answers go in. It says nothing about freshness (an older
- * genuine head verifies under KMS too; rollbacks are the index floor's, docs/sealing.md, "The
- * index floor").
+ * exactly those pairs without asking the wrapped anchor (the head check of docs/verifiable-log.md,
+ * "Appending"). HMAC is deterministic: KMS `VerifyMac(message, mac)` is true exactly when `mac` is
+ * what `GenerateMac(message)` returned under that key, so a pair this process received from
+ * `GenerateMac` verifies. A table writer cannot put a pair into this memory: only the wrapped
+ * anchor's `generateMac` answers go in. It says nothing about freshness (an older genuine head
+ * verifies under KMS too; rollbacks are the index floor's, docs/sealing.md, "The index floor").
  *
  * - `generateMac` delegates, then remembers SHA-256(message) → the returned signature.
  * - `verifyMac` answers `true` from memory only when an entry for the message, younger than

@@ -39,7 +39,7 @@ function setup(options: { maxEntries?: number; maxAgeMs?: number } = {}) {
   return { inner, clock, anchor };
 }
 
-describe('RememberedMacAnchor (docs/sealing.md, "Warm memory")', () => {
+describe('RememberedMacAnchor (docs/verifiable-log.md, "Appending")', () => {
   it('generates through the wrapped anchor, under its key id, and answers its own pair without asking it', async () => {
     const { inner, anchor } = setup();
     expect(anchor.keyId).toBe(TEST_KEY_ID);
