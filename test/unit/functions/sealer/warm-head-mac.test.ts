@@ -16,6 +16,7 @@ import {
   sqsEvent,
   sqsRecord,
 } from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
 import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
@@ -56,7 +57,10 @@ function warmSealer(remember = true) {
     Promise.all(
       verifyMac.mock.results.filter((_, i) => verifyMac.mock.calls[i]?.[0].byteLength === 32).map((r) => r.value),
     );
-  return { store, kms, send, headChecks, headResults, verifyMac };
+  // What the run after an edit observed: its conflict, and whether the head's MAC went to KMS.
+  const observed = () =>
+    `${store.conflicts.at(-1)?.reason ?? 'no conflict'}, ${headChecks() > 0 ? 'head MAC asked of KMS' : 'head MAC answered from memory'}`;
+  return { store, kms, send, headChecks, headResults, verifyMac, observed };
 }
 
 describe('a warm sealer does not ask KMS to verify a head-state MAC it generated (docs/verifiable-log.md, "Appending")', () => {
@@ -76,7 +80,7 @@ describe('a warm sealer does not ask KMS to verify a head-state MAC it generated
     expect(cold.headChecks()).toBe(2);
   });
 
-  it('a head item whose MAC the table writer replaced (another state’s genuine MAC) goes to KMS and is refused as before', async () => {
+  it('a head item whose MAC the table writer replaced (another state’s genuine MAC) goes to KMS and is refused as before', async (context) => {
     const s = warmSealer();
     await s.send('r-0', 'r-1');
     const head = s.store.headSnapshot(LINEAGE);
@@ -87,18 +91,40 @@ describe('a warm sealer does not ask KMS to verify a head-state MAC it generated
     const otherMac = await macHeadState({ ...state, treeSize: state.treeSize + 1 }, s.kms);
     s.store.setLogHead(LINEAGE, (log) => ({ ...log, headMac: otherMac }));
     await s.send('r-2');
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'head',
+        attack: 'replace headMac with another state’s genuine MAC',
+        reader: 'warm sealer (next run)',
+        expected: 'LINEAGE_INCONSISTENT, head MAC asked of KMS',
+      },
+      s.observed(),
+    );
     expect(s.headChecks()).toBe(1);
     expect(await s.headResults()).toEqual([false]);
     expect(s.store.conflicts.at(-1)).toMatchObject({ residualId: 'r-2', reason: 'LINEAGE_INCONSISTENT' });
     expect((await s.store.readChain(LINEAGE, 0, 10)).length).toBe(2);
   });
 
-  it('a head item whose state the table writer edited beside the genuine MAC goes to KMS and is refused as before', async () => {
+  it('a head item whose state the table writer edited beside the genuine MAC goes to KMS and is refused as before', async (context) => {
     const s = warmSealer();
     await s.send('r-0', 'r-1');
     // The frontier (the first leaf's hash) replaced: another tree, the MAC the sealer stored kept.
     s.store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
     await s.send('r-2');
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'head',
+        attack: 'edit the frontier, keep the MAC the warm sealer generated',
+        reader: 'warm sealer (next run)',
+        expected: 'LINEAGE_INCONSISTENT, head MAC asked of KMS',
+      },
+      s.observed(),
+    );
     expect(s.headChecks()).toBe(1);
     expect(await s.headResults()).toEqual([false]);
     expect(s.store.conflicts.at(-1)).toMatchObject({ residualId: 'r-2', reason: 'LINEAGE_INCONSISTENT' });
