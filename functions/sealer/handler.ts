@@ -14,6 +14,7 @@ import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier'
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { headLayoutOf } from '../../shared/ports/head-layout';
+import { RememberedMacAnchor } from '../../shared/seal/remembered-mac-anchor';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
 import { PowertoolsPipelineMetrics, requireEnv } from '../common/observability';
@@ -34,7 +35,9 @@ const service = new SealerService({
   // The head item it writes (docs/sealing.md, "Migration"); a value naming no layout fails the cold start.
   store: new DynamoDBLineageStore(dynamodb, tableName, headLayoutOf(process.env.HEAD_LAYOUT)),
   publisher: new EventBridgePublisher(new EventBridgeClient({}), requireEnv('EVENT_BUS_NAME')),
-  anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
+  // Kept warm across invocations: a head this container stored is checked without `VerifyMac`
+  // (docs/verifiable-log.md, "Appending"); every other check still goes to KMS.
+  anchor: new RememberedMacAnchor(new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID'))),
   signer: new KMSNoteSigner(kms, requireEnv('LOG_KEY_ID'), requireEnv('LOG_NAME')),
   // Its refusals are signed with its own key, never the log key (docs/verifiable-log.md, "Keys").
   refusalSigner: new KMSNoteSigner(kms, requireEnv('SEALER_KEY_ID'), sealerKeyName(requireEnv('LOG_NAME'))),

@@ -11,8 +11,12 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
  *   checkpoints unsigned: the defaults): the sparse scenario (50 lineages at one write a second,
  *   1 KiB payload, 100-key manifest), the sealer's path: guard `SendMessageBatch` to the FIFO
  *   queue (0.955 calls a write), two `GenerateMac` (the record's and the run's head-state MAC) and
- *   one `VerifyMac` per run (the head it extends, docs/verifiable-log.md, "Appending"; the bench
- *   counted 1.75 with the integrator's), no `Sign` (the sealer signs only its refusals); the
+ *   no `VerifyMac` (run of 2026-12-06 04:16 UTC, bench/RESULTS.md "A warm sealer remembers the
+ *   head-state MACs it generated": the head a run extends was stored by the same warm sealer, so
+ *   its MAC is checked from memory, docs/verifiable-log.md "Appending"; the bench counted 1.000
+ *   `VerifyMac` a write, all the integrator's, against 1.75 before; on AWS a run that lands on
+ *   another container, a cold start or a head older than 15 minutes still makes one, at most one
+ *   a write, $3.00 per million more), no `Sign` (the sealer signs only its refusals); the
  *   append's `PutItem`s, **4 WCU** (the record 2, the head 1, the marker 1, docs/sealing.md, "The
  *   write"; the bench counted 5.41 `PutItem` WCU a write: 4 of them the append, 1.25 the 5-WCU
  *   manifest item of each lineage's first write, four writes a lineage here, and 0.16 the
@@ -36,9 +40,9 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
  */
 export const MEASURED_USAGE = {
   source:
-    'bench/RESULTS.md, emulator bench runs of 2026-12-06 03:57 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
+    'bench/RESULTS.md, emulator bench runs of 2026-12-06 03:57 UTC (write; its VerifyMac of 04:16 UTC) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
   write: {
-    kmsSymmetricRequest: 2 + 1,
+    kmsSymmetricRequest: 2 + 0,
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
     dynamodbReadRequestUnit: 3.29 + 2 + 8.5 + 4.75,
