@@ -127,7 +127,8 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
- * items; the changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
+ * items, and one `VerifyMac` of its head-state MAC (docs/verifiable-log.md, "Appending"); the
+ * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link tilesPerChangedKey},
  * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
  * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
@@ -147,6 +148,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const perIntegration: Usage = {
     dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
+    kmsSymmetricRequest: lineages,
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: writes / load.writesPerRun + 2,
     lambdaRequest: 1 + witnesses,
