@@ -397,8 +397,8 @@ export class WriteOutcomes {
         // past the index (docs/verifiable-log.md, "Seals seen awaiting integration").
         if (options.request && freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
           await this.#deps.seen?.remember(record, proven.checkpoint);
-        else if (freshness?.state === FreshnessState.PROVEN)
-          await this.#deps.seen?.forget(lineageId, record.header.monotonicSequenceNumber, record.recordHash);
+        // Proven through the index: every seal kept of this residual id is settled, at whatever seq.
+        else if (freshness?.state === FreshnessState.PROVEN) await this.#deps.seen?.forget(lineageId, residualId);
         return {
           kind: 'SEALED',
           head: lineageHeadOf(record),
