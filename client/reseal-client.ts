@@ -60,7 +60,7 @@ import type { ResealStackOutputs } from './stack-outputs';
 import type { Freshness, VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
 import { type FreshVerification, walkFreshness } from './walk-freshness';
-import { noteWalkedPage, type WalkedPages, walkReads } from './walk-reads';
+import { noteWalkPage, type WalkedPages, walkReads } from './walk-reads';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
@@ -899,6 +899,6 @@ interface SealsInWalk {
 /** {@link SealsInWalk} from the raw records a walk read (in seq order) and the head size it read. */
 function walkedSeals(seals: readonly SeenSeal[], headSize: number | null, records: readonly unknown[]): SealsInWalk {
   const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
-  noteWalkedPage(pages, records);
+  noteWalkPage(pages, records);
   return { seals, headSize, walkedSize: pages.size, recordHashes: pages.recordHashes };
 }

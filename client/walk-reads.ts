@@ -41,7 +41,7 @@ export function walkReads<S extends WalkReadable>(store: S, pages?: WalkedPages)
   };
   const readChain: LineageStore['readChain'] = async (lineageId, fromSeq, toSeq) => {
     const page = await (store as unknown as Pick<LineageStore, 'readChain'>).readChain(lineageId, fromSeq, toSeq);
-    if (pages) noteWalkedPage(pages, page);
+    if (pages) noteWalkPage(pages, page);
     return page;
   };
   const own: WalkReadable & Partial<Pick<LineageStore, 'readChain'>> = {
@@ -68,7 +68,7 @@ export function walkReads<S extends WalkReadable>(store: S, pages?: WalkedPages)
 }
 
 /** Notes a page of raw records (each at the seq its header names, which the walk checks) in `pages`. */
-export function noteWalkedPage(pages: WalkedPages, page: readonly unknown[]): void {
+export function noteWalkPage(pages: WalkedPages, page: readonly unknown[]): void {
   for (const raw of page) {
     const record = raw as { recordHash?: unknown; header?: { monotonicSequenceNumber?: unknown } } | null;
     const seq = record?.header?.monotonicSequenceNumber;

@@ -319,17 +319,36 @@ async function checkWalkAgainstSignedCheckpoint(
   };
 }
 
+/**
+ * The walk against the index ({@link checkWalkAgainstLog}); a walk that would pass (intact, or
+ * sealed awaiting integration) under a head item that is not a well-formed state is
+ * `LINEAGE_BROKEN` instead, as recall and the sealer refuse that head. A walk that found something
+ * else keeps its own finding.
+ */
 function checkWalkAgainstIndex(
   walkedVerification: ChainVerification,
   plan: Extract<WalkPlan, { by: 'index' }>,
   tree: WalkedTree,
 ): WalkAgainstLog {
+  const walked = checkWalkAgainstIndexEntry(walkedVerification, plan, tree);
+  const passes =
+    walked.verification.verdict === VerificationVerdict.VERIFIED_INTACT ||
+    walked.indexed?.state === FreshnessState.SEALED_AWAITING_INTEGRATION;
+  if (plan.malformedHead === null || !passes) return walked;
+  return failedWith(
+    walkedVerification,
+    VerificationVerdict.LINEAGE_BROKEN,
+    plan.malformedHead,
+    plan.storedHead?.seq ?? null,
+  );
+}
+
+function checkWalkAgainstIndexEntry(
+  walkedVerification: ChainVerification,
+  plan: Extract<WalkPlan, { by: 'index' }>,
+  tree: WalkedTree,
+): WalkAgainstLog {
   const V = VerificationVerdict;
-  // A head item recall and the sealer refuse (not a well-formed state) is the walk's finding too,
-  // unless the walk found something definite of its own.
-  const pending: VerificationVerdict[] = [V.VERIFIED_INTACT, V.UNVERIFIED_TAMPER_RISK, V.LINEAGE_BROKEN];
-  if (plan.malformedHead !== null && pending.includes(walkedVerification.verdict))
-    return failedWith(walkedVerification, V.LINEAGE_BROKEN, plan.malformedHead, plan.storedHead?.seq ?? null);
   const verification = withRecordsPastStoredHead(walkedVerification, plan, tree);
   if (verification.verdict !== V.VERIFIED_INTACT) return { verification, log: null, indexed: null };
   const { treeHead, kept } = plan;
