@@ -156,6 +156,25 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     );
   });
 
+  it('a wait for a write rewound after this client saw it sealed ends in a tamper error (the seals held against the lineage as read), never a timeout', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    s.rewind();
+    const waited = client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000, untilProven: true });
+    await expect(waited).rejects.toThrow(LogVerificationError);
+    await expect(client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000 })).rejects.toThrow(
+      /UNVERIFIED_TAMPER_RISK: rollback: residual r-2 reads absent, but this client saw residual r-2 sealed at seq 2/,
+    );
+    // A client that kept no seal of it times out, as before.
+    await expect(
+      s
+        .clientWith(new MemoryCheckpointStore())
+        .waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000 }),
+    ).rejects.toThrow(/a proven outcome of residual r-2/);
+  });
+
   it('an honest integration proves the seal and the memory of it is dropped (pruned once the index covers it)', async () => {
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
