@@ -27,7 +27,7 @@ from reseal import (
     isolate_delta,
 )
 from reseal.client import PublishedWrite, ResealClient
-from reseal.errors import InvalidInputError
+from reseal.errors import InvalidInputError, WaitTimeoutError
 from reseal.item_layout import LineageKeys
 from reseal.log import merkle_tree_hash
 from reseal.seen_seal import (
@@ -390,3 +390,19 @@ def test_a_seal_the_index_covers_with_another_record_is_reported_once_then_settl
     ), first.reason
     assert store.load_seen_seals(KEY) == []
     assert shown(recall(client, {"latest": True}, monkeypatch)) == "TRIAGED VERIFIED_INTACT PROVEN"
+
+
+def test_a_wait_for_a_write_rewound_after_it_was_seen_sealed_raises_a_rollback_not_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryCheckpointStore()
+    client, table = reader(awaiting(), store, monkeypatch)
+    client.wait_for_outcome(PUBLISHED, timeout_s=0)
+    rewind(table)
+    with pytest.raises(
+        LogVerificationError, match="UNVERIFIED_TAMPER_RISK: rollback: residual residual-1 reads absent"
+    ):
+        client.wait_for_outcome(PUBLISHED, timeout_s=0)
+    cold, _ = reader(list(table.items.values()), MemoryCheckpointStore(), monkeypatch)
+    with pytest.raises(WaitTimeoutError):
+        cold.wait_for_outcome(PUBLISHED, timeout_s=0)

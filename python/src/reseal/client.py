@@ -383,6 +383,8 @@ class ResealClient:
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
             (``REFUSED``): such a seal is never returned to act on
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` when nothing came and a seal this
+            client kept of the lineage no longer holds (a rollback, as a recall reports it)
         :raises HiddenSealError: when nothing came but this write's seal is proven (the deployment
             index maps its residual id, or its record is in the lineage's signed log) without a
             marker: a tamper finding, not "no outcome" (docs/cli.md, ``publish --wait``)
@@ -424,7 +426,29 @@ class ResealClient:
                 found = self._hidden_seal(request, since, foreign)
                 if found is not None:
                     return found
+                self._unless_seen_rolled_back_at_deadline(lineage_id, residual_id)
             raise
+
+    def _unless_seen_rolled_back_at_deadline(self, lineage_id: str, residual_id: str) -> None:
+        """At a wait's deadline with nothing found for ``residual_id`` (no marker, no hidden seal):
+        the seals this client kept of the lineage held against the lineage as read now, as a recall
+        holds them (docs/verifiable-log.md, "Seals seen awaiting integration"): ``residual_id`` seen
+        sealed but absent now, a tree no larger than a seal's seq, or another record at it is a
+        rollback. Nothing is read when no seal of the lineage is kept; a lineage whose tree head
+        does not read leaves the timeout standing.
+
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` naming the seal
+        """
+        if self._seen is None or not self._seen.load_seen_seals(self._origin(lineage_id)):
+            return
+        chain = None if self._chains is None else self._chains.read(lineage_id)
+        try:
+            latest = self._latest(lineage_id, self._trusted(lineage_id), chain)
+        except LogVerificationError:
+            return
+        found = self._seen_contradiction(lineage_id, latest, residual_id)
+        if found is not None:
+            raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, found.reason)
 
     def _hidden_seal(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
         """At the deadline with no marker: looks for this write's seal where a table writer cannot
