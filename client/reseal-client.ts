@@ -537,8 +537,9 @@ export class ResealClient {
    * write integrated meanwhile is never taken for a rollback); its head then placed against the
    * deployment log. What `reseal inspect --lineage` and `reseal report --lineage` show.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
-   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
+   * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
    */
   async readVerifiedLineage(
     lineageId: string,
@@ -683,8 +684,9 @@ export class ResealClient {
    * head claims, as stored, unverified: verify it with `reseal verify --export`, or
    * {@link ResealClient.verifyExport}.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
-   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
+   * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
    */
   async exportLineage(lineageId: string, options: ReadExportOptions = {}): Promise<LineageExport> {
     try {
@@ -742,7 +744,8 @@ export class ResealClient {
    * An intact walk's head is then placed against the deployment log ({@link ResealClient.lineageFreshness}):
    * a rolled-back lineage behind the index is not intact.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head and nothing knows it (no
+   *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<FreshVerification> {
     const verification = await this.#unlessWiped(
@@ -782,7 +785,8 @@ export class ResealClient {
    * With `authentication: 'signed-tree'`, no MAC call: `verifyLineageBySignedTree`.
    *
    * @returns the verification and what the log showed (`log: null`: nothing to compare)
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head and nothing knows it (no
+   *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<FreshWalk> {
     const walk = this.#walkOptions(lineageId, options);
