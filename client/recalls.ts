@@ -204,6 +204,14 @@ export class Recalls {
       freshness = past.freshness;
       if (past.finding) check = { ...check, verdict: past.finding.verdict, reason: past.finding.reason };
     }
+    // A residual id the index proves settles every seal kept of it, at whatever seq: the index is the authority.
+    if (
+      this.#deps.seen &&
+      'residualId' in target &&
+      check.verdict === VerificationVerdict.VERIFIED_INTACT &&
+      freshness?.state === FreshnessState.PROVEN
+    )
+      await this.#deps.seen.forget(lineageId, target.residualId);
     const rollback = await this.#seenRollback(lineageId, target, check, newest, chain?.chain ?? null);
     if (rollback) {
       check = { ...refuted(check, rollback), awaitingIntegration: false };
@@ -256,9 +264,11 @@ export class Recalls {
         ? target.residualId
         : undefined;
     const found = await seen.contradiction(this.#deps.log, lineageId, newest, absent);
-    if (found) return { verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason: found.reason };
+    // Seals the index now covers are settled by it: forgotten, after a contradiction of one is
+    // reported this once (the kept deployment checkpoint catches any later rollback of them).
     const indexed = chain && (chain.kind === 'PROVEN' || chain.kind === 'ABSENT') ? chain.lineage?.treeSize : undefined;
     if (indexed !== undefined) await seen.prune(lineageId, indexed);
+    if (found) return { verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason: found.reason };
     return null;
   }
 

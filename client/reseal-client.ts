@@ -15,6 +15,7 @@ import { FreshnessState, type ReadDeploymentChain } from '../shared/integrator/r
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
+import type { SeenSeal } from '../shared/log/seen-seal';
 import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import {
@@ -59,7 +60,7 @@ import type { ResealStackOutputs } from './stack-outputs';
 import type { Freshness, VerifiedRecall } from './verified-recall';
 import { verifyRecords } from './verify-records';
 import { type FreshVerification, walkFreshness } from './walk-freshness';
-import { walkReads } from './walk-reads';
+import { noteWalkPage, type WalkedPages, walkReads } from './walk-reads';
 import { type Signed, type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 
 /** The reads the client makes on the lineage table (the `LineageStore` port, read side). */
@@ -517,13 +518,16 @@ export class ResealClient {
     records?: readonly unknown[],
   ): Promise<FreshWalk> {
     const view = this.#lineageLog();
+    const seals = await this.#seen.load(lineageId);
     const plan = await planWalk(view, this.#store, lineageId);
     const tree = walkedTreeFor(plan);
-    if (plan.by === 'index') tree.add(records ?? (await this.exportLineage(lineageId)).records);
-    return this.#fresh(
-      lineageId,
-      await checkWalkAgainstLog(view, this.#store, lineageId, verification, { plan, tree }),
-    );
+    const walkedRecords =
+      plan.by === 'index' || seals.length > 0 ? (records ?? (await this.exportLineage(lineageId)).records) : [];
+    if (plan.by === 'index') tree.add(walkedRecords);
+    const walked = await checkWalkAgainstLog(view, this.#store, lineageId, verification, { plan, tree });
+    const headSize =
+      plan.by === 'index' ? (plan.storedHead === null ? null : plan.storedHead.seq + 1) : (walked.log?.size ?? null);
+    return this.#fresh(lineageId, walked, walkedSeals(seals, headSize, walkedRecords));
   }
 
   /**
@@ -533,14 +537,16 @@ export class ResealClient {
    * write integrated meanwhile is never taken for a rollback); its head then placed against the
    * deployment log. What `reseal inspect --lineage` and `reseal report --lineage` show.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
-   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
+   * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
    */
   async readVerifiedLineage(
     lineageId: string,
     options: ReadExportOptions & { readonly checkpoint?: TrustedHead } = {},
   ): Promise<{ readonly exported: LineageExport; readonly walked: FreshWalk }> {
     const view = this.#lineageLog();
+    const seals = await this.#seen.load(lineageId);
     const plan = await planWalk(view, this.#store, lineageId);
     const exported = await this.exportLineage(lineageId, options.onProgress ? { onProgress: options.onProgress } : {});
     const tree = walkedTreeFor(plan);
@@ -550,15 +556,23 @@ export class ResealClient {
       options.checkpoint ? { checkpoint: options.checkpoint } : {},
     );
     const walked = await checkWalkAgainstLog(view, this.#store, lineageId, verification, { plan, tree });
-    return { exported, walked: await this.#fresh(lineageId, walked) };
+    // The seals are held against the head the export read with the records: no second head read.
+    const headSize = exported.head === null ? null : exported.head.seq + 1;
+    return {
+      exported,
+      walked: await this.#fresh(lineageId, walked, walkedSeals(seals, headSize, exported.records)),
+    };
   }
 
-  /** A walk tied to the log, its head then placed against the deployment log ({@link ResealClient.lineageFreshness}). */
-  async #fresh(lineageId: string, walked: WalkAgainstLog): Promise<FreshWalk> {
-    const verification = await this.#unlessSeenRolledBack(
-      this.#log,
-      lineageId,
+  /**
+   * A walk tied to the log, its head then placed against the deployment log
+   * ({@link ResealClient.lineageFreshness}), and held against the seals this client kept
+   * (`seen`: what the walk itself read of them).
+   */
+  async #fresh(lineageId: string, walked: WalkAgainstLog, seen: SealsInWalk): Promise<FreshWalk> {
+    const verification = this.#unlessSeenRolledBack(
       await this.lineageFreshness(lineageId, walked.verification, walked),
+      seen,
     );
     return { ...walked, verification, freshness: verification.freshness };
   }
@@ -566,24 +580,15 @@ export class ResealClient {
   /**
    * A walk whose lineage no longer holds a seal this client saw awaiting integration (its tree
    * smaller than the seal's seq, or another record there) is a rollback (docs/verifiable-log.md,
-   * "Seals seen awaiting integration"): `UNVERIFIED_TAMPER_RISK`, freshness `NOT_NEWEST`. A walk
-   * already failed otherwise (other than awaiting integration) is left as is.
+   * "Seals seen awaiting integration"): `UNVERIFIED_TAMPER_RISK`, freshness `NOT_NEWEST`. The seals
+   * are held against what the walk read (`seen`: the head item's tree size as the walk read it, the
+   * walked records), never a second read of the head. A walk already failed otherwise (other than
+   * awaiting integration) is left as is.
    */
-  async #unlessSeenRolledBack(
-    log: LogReader,
-    lineageId: string,
-    verification: FreshVerification,
-  ): Promise<FreshVerification> {
+  #unlessSeenRolledBack(verification: FreshVerification, seen: SealsInWalk): FreshVerification {
     const awaiting = verification.freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION;
     if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT && !awaiting) return verification;
-    let latest: Awaited<ReturnType<LogReader['latest']>>;
-    try {
-      latest = await log.latest(lineageId);
-    } catch (error) {
-      if (error instanceof LogVerificationError) return verification;
-      throw error;
-    }
-    const found = await this.#seen.contradiction(log, lineageId, latest);
+    const found = this.#seen.contradictionInWalk(seen.seals, seen);
     if (!found) return verification;
     const verdict = VerificationVerdict.UNVERIFIED_TAMPER_RISK;
     return {
@@ -679,24 +684,53 @@ export class ResealClient {
    * head claims, as stored, unverified: verify it with `reseal verify --export`, or
    * {@link ResealClient.verifyExport}.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head
-   * @throws {LogVerificationError} `TRUNCATION_DETECTED` when it has neither, but this client kept a checkpoint of it
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
+   * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
    */
   async exportLineage(lineageId: string, options: ReadExportOptions = {}): Promise<LineageExport> {
     try {
       return await readLineageExport(this.#store, lineageId, this.#nowMs(), options);
     } catch (error) {
       // Nothing stored, yet this client kept a checkpoint of it: the table was wiped (docs/sealing.md).
-      const reason = error instanceof LineageNotFoundError ? await this.#wipedReason(lineageId) : null;
-      if (reason) throw new LogVerificationError(lineageId, VerificationVerdict.TRUNCATION_DETECTED, reason);
+      const found = error instanceof LineageNotFoundError ? await this.#wipedFinding(lineageId) : null;
+      if (found) throw new LogVerificationError(lineageId, found.verdict, found.reason);
       throw error;
     }
   }
 
-  /** Why a lineage with neither records nor a head was wiped: this client kept a checkpoint of it; else `null`. */
-  async #wipedReason(lineageId: string): Promise<string | null> {
+  /**
+   * Why a lineage with neither records nor a head item was wiped, not unknown (docs/verifiable-log.md,
+   * "Verifying a whole lineage"): this client kept a checkpoint of it (`TRUNCATION_DETECTED`); the
+   * index holds it, as recall says it (`UNVERIFIED_TAMPER_RISK`, `NOT_NEWEST`; or the index's own
+   * finding when its chain does not verify); or this client kept seals of it
+   * (`UNVERIFIED_TAMPER_RISK`, a rollback). `null`: nothing this client reads knows the lineage.
+   * @throws what the table and deployment-log reads throw (an outage)
+   */
+  async #wipedFinding(
+    lineageId: string,
+  ): Promise<{ readonly verdict: Exclude<VerificationVerdict, 'VERIFIED_INTACT'>; readonly reason: string } | null> {
     const kept = await this.#log.trusted(lineageId);
-    return kept ? `the lineage has no records, but the kept checkpoint covers ${kept.size}` : null;
+    if (kept)
+      return {
+        verdict: VerificationVerdict.TRUNCATION_DETECTED,
+        reason: `the lineage has no records, but the kept checkpoint covers ${kept.size}`,
+      };
+    const treeHead = await this.readLineageTreeHead(lineageId);
+    if (treeHead.kind === 'REFUSED') return { verdict: treeHead.verdict, reason: treeHead.reason };
+    if (treeHead.kind === 'VOUCHED' && treeHead.head.size > 0) {
+      const at =
+        treeHead.head.deploymentCheckpointSize === null
+          ? 'no deployment checkpoint published'
+          : `deployment checkpoint ${treeHead.head.deploymentCheckpointSize}`;
+      return {
+        verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+        reason: `NOT_NEWEST: the table shows no head item and no records of the lineage, but the index holds ${treeHead.head.size} records of it as of ${at} (lineage deleted)`,
+      };
+    }
+    const seals = await this.#seen.load(lineageId);
+    const found = this.#seen.contradictionInWalk(seals, { headSize: null, walkedSize: 0, recordHashes: new Map() });
+    return found ? { verdict: VerificationVerdict.UNVERIFIED_TAMPER_RISK, reason: found.reason } : null;
   }
 
   /**
@@ -710,7 +744,8 @@ export class ResealClient {
    * An intact walk's head is then placed against the deployment log ({@link ResealClient.lineageFreshness}):
    * a rolled-back lineage behind the index is not intact.
    *
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head and nothing knows it (no
+   *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<FreshVerification> {
     const verification = await this.#unlessWiped(
@@ -750,13 +785,17 @@ export class ResealClient {
    * With `authentication: 'signed-tree'`, no MAC call: `verifyLineageBySignedTree`.
    *
    * @returns the verification and what the log showed (`log: null`: nothing to compare)
-   * @throws {LineageNotFoundError} when the lineage has neither records nor a head (and no checkpoint is given or kept)
+   * @throws {LineageNotFoundError} when the lineage has neither records nor a head and nothing knows it (no
+   *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<FreshWalk> {
     const walk = this.#walkOptions(lineageId, options);
+    const seals = await this.#seen.load(lineageId);
     // One read of the head item (and of each record read by seq) for the whole walk: plan, walk,
-    // tie to the log and freshness (`walkReads`; docs/verifiable-log.md, "Verifying a whole lineage").
-    const store = walkReads(this.#store);
+    // tie to the log, freshness and the seals kept (`walkReads`; docs/verifiable-log.md, "Verifying
+    // a whole lineage"); the pages of records read are noted for the seals.
+    const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
+    const store = walkReads(this.#store, pages);
     const log = new LogReader(store, this.#logKey, this.#checkpoints, this.#freshness);
     const view = lineageLogView(log, async (id) =>
       this.#freshness === null
@@ -771,10 +810,15 @@ export class ResealClient {
           : verifyStoredLineage(store, view, walk),
       (verification) => ({ verification, log: null, indexed: null }),
     );
-    const verification = await this.#unlessSeenRolledBack(
-      log,
-      lineageId,
+    const head = await store.logHead(lineageId); // the walk's own read (walkReads keeps it)
+    const verification = this.#unlessSeenRolledBack(
       await walkFreshness({ store, log, freshness: this.#freshness }, lineageId, walked.verification, walked),
+      {
+        seals,
+        headSize: head === null ? null : head.head.seq + 1,
+        walkedSize: pages.size,
+        recordHashes: pages.recordHashes,
+      },
     );
     return { ...walked, verification, freshness: verification.freshness };
   }
@@ -798,9 +842,9 @@ export class ResealClient {
     try {
       return await walk();
     } catch (error) {
-      const reason = error instanceof LineageNotFoundError ? await this.#wipedReason(lineageId) : null;
-      if (!reason) throw error;
-      const verdict = VerificationVerdict.TRUNCATION_DETECTED;
+      const found = error instanceof LineageNotFoundError ? await this.#wipedFinding(lineageId) : null;
+      if (!found) throw error;
+      const { verdict, reason } = found;
       return wiped({
         verdict,
         records: [],
@@ -843,4 +887,22 @@ export class ResealClient {
       ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
     });
   }
+}
+
+/** The seals kept for a lineage and what a walk read of them (`SeenSeals.contradictionInWalk`). */
+interface SealsInWalk {
+  readonly seals: readonly SeenSeal[];
+  /** The head item's tree size as the walk read it (`null`: no head item). */
+  readonly headSize: number | null;
+  /** One past the largest seq the walk read. */
+  readonly walkedSize: number;
+  /** The walked record hashes (hex) at the seals' seqs. */
+  readonly recordHashes: ReadonlyMap<number, string>;
+}
+
+/** {@link SealsInWalk} from the raw records a walk read (in seq order) and the head size it read. */
+function walkedSeals(seals: readonly SeenSeal[], headSize: number | null, records: readonly unknown[]): SealsInWalk {
+  const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
+  noteWalkPage(pages, records);
+  return { seals, headSize, walkedSize: pages.size, recordHashes: pages.recordHashes };
 }

@@ -53,8 +53,9 @@ export class SeenSeals {
 
   /**
    * Forgets the seals of `lineageId` below `indexedSize`, the lineage's size in the index under the
-   * deployment checkpoint just kept: from then on that checkpoint catches their rollback. Call it
-   * only after {@link contradiction} found none in the same read.
+   * deployment checkpoint just kept: from then on that checkpoint catches their rollback, and the
+   * index settles what those seqs hold. Call it after {@link contradiction} in the same read: a
+   * contradiction at a seq the index covers is reported that once, then forgotten with the seal.
    */
   async prune(lineageId: string, indexedSize: number): Promise<void> {
     const store = this.#store;
@@ -64,15 +65,26 @@ export class SeenSeals {
     await store.updateSeenSeals(key, (current) => pruneSeenSeals(current, indexedSize));
   }
 
-  /** Forgets one seal (its write is `PROVEN` now). */
-  async forget(lineageId: string, seq: number, recordHash: string): Promise<void> {
+  /**
+   * Forgets every seal of `residualId` in `lineageId`: the index now proves that residual id
+   * (`PROVEN`), and the index is the authority on where it is sealed (docs/verifiable-log.md,
+   * "Seals seen awaiting integration"). A seal of it at another seq was not its seal (a table
+   * writer planted a copy of the request past the index), so it settles nothing but refuses the
+   * honest table; the proven one needs no memory either.
+   */
+  async forget(lineageId: string, residualId: string): Promise<void> {
     const store = this.#store;
     if (!store?.updateSeenSeals || !store.loadSeenSeals) return;
     const key = await this.#key(lineageId);
-    if (!(await store.loadSeenSeals(key)).some((seen) => seen.seq === seq)) return;
-    await store.updateSeenSeals(key, (current) =>
-      current.filter((seen) => seen.seq !== seq || seen.recordHash !== recordHash),
-    );
+    if (!(await store.loadSeenSeals(key)).some((seen) => seen.residualId === residualId)) return;
+    await store.updateSeenSeals(key, (current) => current.filter((seen) => seen.residualId !== residualId));
+  }
+
+  /** The seals kept for `lineageId`, by seq (none without a store that keeps them). */
+  async load(lineageId: string): Promise<readonly SeenSeal[]> {
+    const store = this.#store;
+    if (!store?.loadSeenSeals) return [];
+    return store.loadSeenSeals(await this.#key(lineageId));
   }
 
   /**
@@ -111,6 +123,32 @@ export class SeenSeals {
       recordHashes,
       ...(absentResidualId === undefined ? {} : { absentResidualId }),
     });
+  }
+
+  /**
+   * The first of `seals` a whole-lineage walk no longer holds, held against what the walk itself
+   * read and nothing read again (docs/verifiable-log.md, "Verifying a whole lineage": the head item
+   * is read once): the lineage's tree is the head item's as the walk read it (`headSize`; `null`:
+   * no head item, then the records walked), no larger than the records walked (`walkedSize`), and
+   * a seal below it must be the walked record at its seq (`recordHashes`, hex; a seq the walk read
+   * no record at holds none of it).
+   */
+  contradictionInWalk(
+    seals: readonly SeenSeal[],
+    walked: {
+      readonly headSize: number | null;
+      readonly walkedSize: number;
+      readonly recordHashes: ReadonlyMap<number, string>;
+    },
+  ): { readonly seen: SeenSeal; readonly reason: string } | null {
+    if (seals.length === 0) return null;
+    const treeSize = walked.headSize === null ? walked.walkedSize : Math.min(walked.headSize, walked.walkedSize);
+    const recordHashes = new Map<number, string>();
+    for (const seen of seals) {
+      if (seen.seq < treeSize)
+        recordHashes.set(seen.seq, walked.recordHashes.get(seen.seq) ?? '(no record the walk read)');
+    }
+    return seenSealContradiction(seals, { treeSize, recordHashes });
   }
 
   async #key(lineageId: string): Promise<string> {

@@ -19,6 +19,7 @@ import type { RecordProof } from '../shared/log/record-proof';
 import { RejectionStage } from '../shared/pipeline/messages';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
+import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { DeploymentChainReader } from './deployment-chain-reader';
@@ -170,6 +171,9 @@ export class WriteOutcomes {
    *   found only in a head the sealer MAC'd, by a client that reads no deployment log, is the
    *   `SEALED` outcome awaiting integration instead (that tree vouches for nothing here)
    * @throws {InvalidInputError} when `options.request` names another lineage or residual id
+   * @throws {LogVerificationError} `UNVERIFIED_TAMPER_RISK` when nothing came and a seal this
+   *   client kept of the lineage no longer holds (this residual id absent, a tree smaller than a
+   *   seal's seq, another record there): a rollback, as a recall reports it
    */
   async waitFor(lineageId: string, residualId: string, options: WaitForOutcomeOptions = {}): Promise<WriteOutcome> {
     const { request } = options;
@@ -215,6 +219,7 @@ export class WriteOutcomes {
       if (error instanceof TimeoutError && foreign.seq === null) {
         const found = await this.#hiddenSeal(lineageId, residualId, options, foreign);
         if (found) return found;
+        await this.#unlessSeenRolledBack(lineageId, residualId);
       }
       throw error;
     }
@@ -243,6 +248,23 @@ export class WriteOutcomes {
     if (again) return again;
     if (finding instanceof HiddenSealError) throw finding;
     return finding;
+  }
+
+  /**
+   * At the deadline with nothing found for `residualId` (no marker, no hidden seal): the seals this
+   * client kept of the lineage held against the lineage as read now, as a recall holds them
+   * (docs/verifiable-log.md, "Seals seen awaiting integration"): `residualId` seen sealed but
+   * absent now, a tree no larger than a seal's seq, or another record at it is a rollback.
+   * Nothing is read when no seal of the lineage is kept.
+   *
+   * @throws {LogVerificationError} `UNVERIFIED_TAMPER_RISK` naming the seal, or the log's own finding
+   */
+  async #unlessSeenRolledBack(lineageId: string, residualId: string): Promise<void> {
+    const seen = this.#deps.seen;
+    if (!seen || (await seen.load(lineageId)).length === 0) return;
+    const { log } = this.#deps;
+    const found = await seen.contradiction(log, lineageId, await log.latest(lineageId), residualId);
+    if (found) throw new LogVerificationError(lineageId, VerificationVerdict.UNVERIFIED_TAMPER_RISK, found.reason);
   }
 
   /** The index maps the residual id (verified chain) though the table shows no marker: `INCONSISTENT`. */
@@ -397,8 +419,8 @@ export class WriteOutcomes {
         // past the index (docs/verifiable-log.md, "Seals seen awaiting integration").
         if (options.request && freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION)
           await this.#deps.seen?.remember(record, proven.checkpoint);
-        else if (freshness?.state === FreshnessState.PROVEN)
-          await this.#deps.seen?.forget(lineageId, record.header.monotonicSequenceNumber, record.recordHash);
+        // Proven through the index: every seal kept of this residual id is settled, at whatever seq.
+        else if (freshness?.state === FreshnessState.PROVEN) await this.#deps.seen?.forget(lineageId, residualId);
         return {
           kind: 'SEALED',
           head: lineageHeadOf(record),

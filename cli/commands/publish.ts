@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { HiddenSealError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
 import { writeOutcomeShape, writeTimeoutShape } from '../../client/shapes/write-outcome-shape';
@@ -137,6 +137,10 @@ async function waitAndReport(
       );
     }
     if (error instanceof UnverifiedOutcomeError) {
+      throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
+    }
+    if (error instanceof LogVerificationError) {
+      // A seal this client kept of the lineage no longer holds: a rollback (docs/verifiable-log.md, "Seals seen awaiting integration").
       throw new CliError(`tamper risk: ${error.message}`, ExitCode.TAMPER, { cause: error });
     }
     if (error instanceof HiddenSealError) {

@@ -27,7 +27,7 @@ from reseal import (
     isolate_delta,
 )
 from reseal.client import PublishedWrite, ResealClient
-from reseal.errors import InvalidInputError
+from reseal.errors import InvalidInputError, WaitTimeoutError
 from reseal.item_layout import LineageKeys
 from reseal.log import merkle_tree_hash
 from reseal.seen_seal import (
@@ -357,3 +357,52 @@ def test_a_file_store_keeps_the_seal_for_the_next_client(tmp_path: Path, monkeyp
     assert shown(recall(later, {"residualId": "residual-1"}, monkeypatch)) == (
         "NOT_INTACT UNVERIFIED_TAMPER_RISK NOT_NEWEST"
     )
+
+
+def test_a_planted_seal_of_a_residual_id_is_forgotten_once_the_index_proves_it_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/verifiable-log.md, "Seals seen awaiting integration": a table writer's forged tail once
+    # showed a copy of residual-1's request at seq 5; the index then proves the honest residual-1 at
+    # seq 1, and every seal of residual-1 is settled by it.
+    store = MemoryCheckpointStore()
+    planted = {**seal(5, "ef" * 32), "residualId": "residual-1", "treeSize": 6}
+    store.update_seen_seals(KEY, lambda now: add_seen_seal(now, planted))
+    client, table = reader(awaiting(), store, monkeypatch)
+    integrate(table)
+    proven = client.wait_for_outcome(PUBLISHED, timeout_s=0)
+    assert proven.freshness is not None and proven.freshness.state == "PROVEN"
+    assert store.load_seen_seals(KEY) == []
+    assert shown(recall(client, {"latest": True}, monkeypatch)) == "TRIAGED VERIFIED_INTACT PROVEN"
+
+
+def test_a_seal_the_index_covers_with_another_record_is_reported_once_then_settled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryCheckpointStore()
+    store.update_seen_seals(KEY, lambda now: add_seen_seal(now, {**seal(1, "ef" * 32), "treeSize": 2}))
+    client, table = reader(awaiting(), store, monkeypatch)
+    integrate(table)
+    first = recall(client, {"latest": True}, monkeypatch)
+    assert shown(first) == "NOT_INTACT UNVERIFIED_TAMPER_RISK NOT_NEWEST", first.reason
+    assert first.reason.startswith(
+        f"rollback: seq 1 now holds record {heads.RECORDS[1]['recordHash'][:16]}…, but this client saw residual r-1"
+    ), first.reason
+    assert store.load_seen_seals(KEY) == []
+    assert shown(recall(client, {"latest": True}, monkeypatch)) == "TRIAGED VERIFIED_INTACT PROVEN"
+
+
+def test_a_wait_for_a_write_rewound_after_it_was_seen_sealed_raises_a_rollback_not_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryCheckpointStore()
+    client, table = reader(awaiting(), store, monkeypatch)
+    client.wait_for_outcome(PUBLISHED, timeout_s=0)
+    rewind(table)
+    with pytest.raises(
+        LogVerificationError, match="UNVERIFIED_TAMPER_RISK: rollback: residual residual-1 reads absent"
+    ):
+        client.wait_for_outcome(PUBLISHED, timeout_s=0)
+    cold, _ = reader(list(table.items.values()), MemoryCheckpointStore(), monkeypatch)
+    with pytest.raises(WaitTimeoutError):
+        cold.wait_for_outcome(PUBLISHED, timeout_s=0)

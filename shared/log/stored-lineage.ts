@@ -1,4 +1,4 @@
-import { LogStateError } from '../errors';
+import { LogStateError, ResealError } from '../errors';
 import type { LineageTreeHeadFinding } from '../integrator/lineage-tree-head';
 import { FreshnessState } from '../integrator/record-freshness';
 import type { LineageStore } from '../ports/lineage-store';
@@ -6,7 +6,7 @@ import type { ChainVerification } from '../seal/chain-verification';
 import { type PagedVerificationOptions, verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { checkpointOrigin } from './log-names';
-import { authenticateLogState } from './log-state';
+import { authenticateLogState, claimedLogState } from './log-state';
 import { EMPTY_ROOT, hashesEqual } from './merkle-hashing';
 import type { NoteVerifierKey } from './note-key';
 import type { VerifiedCheckpoint } from './signed-checkpoint';
@@ -89,6 +89,12 @@ export type WalkPlan =
        * head item. What records stored past it are held against ({@link checkWalkAgainstLog}).
        */
       readonly storedHead: { readonly seq: number; readonly recordHash: string } | null;
+      /**
+       * Why the head item is not a well-formed state (`claimedLogState`: its header, frontier or
+       * small-head attributes), or `null`: a finding of the walk (`LINEAGE_BROKEN`), as recall and
+       * the sealer refuse that head.
+       */
+      readonly malformedHead: string | null;
     };
 
 /**
@@ -114,7 +120,19 @@ export async function planWalk(
     treeHead: await log.treeHead(lineageId),
     kept: await log.kept(lineageId),
     storedHead: stored === null ? null : { seq: stored.head.seq, recordHash: stored.head.recordHash },
+    malformedHead: stored === null ? null : malformedHeadOf(stored, lineageId),
   };
+}
+
+/** Why the head item (read once, by the plan) is not a well-formed state, or `null`. */
+function malformedHeadOf(stored: NonNullable<Awaited<ReturnType<LineageStore['logHead']>>>, lineageId: string) {
+  try {
+    claimedLogState(stored, lineageId);
+    return null;
+  } catch (error) {
+    if (!(error instanceof ResealError)) throw error;
+    return `the head item is not a well-formed state: ${error.message}`;
+  }
 }
 
 /** A walk's plan and the record hashes it read ({@link WalkedTree}), for {@link checkWalkAgainstLog}. */
@@ -301,7 +319,31 @@ async function checkWalkAgainstSignedCheckpoint(
   };
 }
 
+/**
+ * The walk against the index ({@link checkWalkAgainstLog}); a walk that would pass (intact, or
+ * sealed awaiting integration) under a head item that is not a well-formed state is
+ * `LINEAGE_BROKEN` instead, as recall and the sealer refuse that head. A walk that found something
+ * else keeps its own finding.
+ */
 function checkWalkAgainstIndex(
+  walkedVerification: ChainVerification,
+  plan: Extract<WalkPlan, { by: 'index' }>,
+  tree: WalkedTree,
+): WalkAgainstLog {
+  const walked = checkWalkAgainstIndexEntry(walkedVerification, plan, tree);
+  const passes =
+    walked.verification.verdict === VerificationVerdict.VERIFIED_INTACT ||
+    walked.indexed?.state === FreshnessState.SEALED_AWAITING_INTEGRATION;
+  if (plan.malformedHead === null || !passes) return walked;
+  return failedWith(
+    walkedVerification,
+    VerificationVerdict.LINEAGE_BROKEN,
+    plan.malformedHead,
+    plan.storedHead?.seq ?? null,
+  );
+}
+
+function checkWalkAgainstIndexEntry(
   walkedVerification: ChainVerification,
   plan: Extract<WalkPlan, { by: 'index' }>,
   tree: WalkedTree,

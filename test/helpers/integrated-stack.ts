@@ -68,6 +68,8 @@ export function integratedStack(stackOptions: { readonly signLineageCheckpoints?
     sendUnfloored: (fields: Partial<ResidualWriteRequest>) => seal(fields, unfloored),
     request: (fields: Partial<ResidualWriteRequest>) => validWriteRequest(fields),
     integrate: () => warm.integrate(notices.splice(0)),
+    /** Drops the sealer's notices not integrated yet (items a table writer wrote: no notice reaches the integrator). */
+    dropNotices: () => void notices.splice(0),
     client: (options: { deps?: ResealClientDeps; onSleep?: () => Promise<void> } = {}) =>
       new ResealClient(TEST_CLIENT_OUTPUTS, {
         ...TEST_CLIENT_KEYS,

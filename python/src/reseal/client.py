@@ -383,6 +383,8 @@ class ResealClient:
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
             (``REFUSED``): such a seal is never returned to act on
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` when nothing came and a seal this
+            client kept of the lineage no longer holds (a rollback, as a recall reports it)
         :raises HiddenSealError: when nothing came but this write's seal is proven (the deployment
             index maps its residual id, or its record is in the lineage's signed log) without a
             marker: a tamper finding, not "no outcome" (docs/cli.md, ``publish --wait``)
@@ -424,7 +426,29 @@ class ResealClient:
                 found = self._hidden_seal(request, since, foreign)
                 if found is not None:
                     return found
+                self._unless_seen_rolled_back_at_deadline(lineage_id, residual_id)
             raise
+
+    def _unless_seen_rolled_back_at_deadline(self, lineage_id: str, residual_id: str) -> None:
+        """At a wait's deadline with nothing found for ``residual_id`` (no marker, no hidden seal):
+        the seals this client kept of the lineage held against the lineage as read now, as a recall
+        holds them (docs/verifiable-log.md, "Seals seen awaiting integration"): ``residual_id`` seen
+        sealed but absent now, a tree no larger than a seal's seq, or another record at it is a
+        rollback. Nothing is read when no seal of the lineage is kept; a lineage whose tree head
+        does not read leaves the timeout standing.
+
+        :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` naming the seal
+        """
+        if self._seen is None or not self._seen.load_seen_seals(self._origin(lineage_id)):
+            return
+        chain = None if self._chains is None else self._chains.read(lineage_id)
+        try:
+            latest = self._latest(lineage_id, self._trusted(lineage_id), chain)
+        except LogVerificationError:
+            return
+        found = self._seen_contradiction(lineage_id, latest, residual_id)
+        if found is not None:
+            raise LogVerificationError(lineage_id, V.UNVERIFIED_TAMPER_RISK, found.reason)
 
     def _hidden_seal(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
         """At the deadline with no marker: looks for this write's seal where a table writer cannot
@@ -558,11 +582,12 @@ class ResealClient:
                 )
             fresh = self._freshness_of(decided, chain)
             # This request's own seal (its content bound by the record): remembered while awaiting
-            # integration, forgotten once proven (docs/verifiable-log.md, "Seals seen awaiting integration").
+            # integration; once proven through the index, every seal of its residual id is forgotten,
+            # at whatever seq (docs/verifiable-log.md, "Seals seen awaiting integration").
             if decided.state == "SEALED_AWAITING_INTEGRATION":
                 self._remember_seen(record, checkpoint)
             elif decided.state == "PROVEN":
-                self._forget_seen(lineage_id, seq, record["recordHash"])
+                self._forget_seen(lineage_id, residual_id)
             if decided.state == "PROVEN" and evidence is not None:
                 try:
                     receipt = self._chain_receipt(lineage_id, record, inclusion, chain, evidence)
@@ -767,17 +792,23 @@ class ResealClient:
         awaiting integration"): the head's tree smaller than its seq, another record at its seq, or
         its residual id about to be answered absent is a rollback of records not yet integrated,
         ``NOT_INTACT`` ``UNVERIFIED_TAMPER_RISK`` (freshness ``NOT_NEWEST``), as the TypeScript
-        client refuses it. With none contradicted, the seals the index now covers (under the
-        authenticated deployment checkpoint) are forgotten. A recall refused otherwise (other than
-        awaiting integration) is left as is."""
+        client refuses it. A residual id this recall proves ``PROVEN`` through the index settles every
+        seal of it first, at whatever seq. The seals the index now covers (under the authenticated
+        deployment checkpoint) are then forgotten, a contradiction at one of them reported this once.
+        A recall refused otherwise (other than awaiting integration) is left as is."""
         newest, chain, target = asked.newest, asked.chain, asked.target
         if self._seen is None or isinstance(newest, LogVerificationError):
             return decided
         awaiting = decided.freshness is not None and decided.freshness.state == "SEALED_AWAITING_INTEGRATION"
         if decided.end == "NOT_INTACT" and not awaiting:
             return decided
+        fresh, residual_id = decided.freshness, target.get("residualId")
+        if decided.verdict == V.VERIFIED_INTACT and fresh is not None and fresh.state == "PROVEN" and residual_id:
+            self._forget_seen(asked.lineage_id, residual_id)
         absent = target.get("residualId") if decided.end == "NOT_FOUND" else None
         found = self._seen_contradiction(asked.lineage_id, newest, absent)
+        if chain is not None and chain.kind in ("PROVEN", "ABSENT") and chain.lineage is not None:
+            self._prune_seen(asked.lineage_id, int(chain.lineage["treeSize"]))
         if found is not None:
             stale = None
             if chain is not None:
@@ -792,8 +823,6 @@ class ResealClient:
                 delta=None,
                 freshness=stale,
             )
-        if chain is not None and chain.kind in ("PROVEN", "ABSENT") and chain.lineage is not None:
-            self._prune_seen(asked.lineage_id, int(chain.lineage["treeSize"]))
         return decided
 
     # --- seals seen awaiting integration (docs/verifiable-log.md, "Seals seen awaiting integration")
@@ -816,21 +845,22 @@ class ResealClient:
         }
         self._seen.update_seen_seals(self._origin(header["lineageId"]), lambda now: add_seen_seal(now, seen))
 
-    def _forget_seen(self, lineage_id: str, seq: int, record_hash: str) -> None:
-        """Forgets one seal seen (its write is ``PROVEN`` now)."""
+    def _forget_seen(self, lineage_id: str, residual_id: str) -> None:
+        """Forgets every seal seen of ``residual_id``: the index now proves it (``PROVEN``), and the
+        index is the authority on where a residual id is sealed (docs/verifiable-log.md, "Seals
+        seen awaiting integration"); a seal of it at another seq was planted."""
         if self._seen is None:
             return
         key = self._origin(lineage_id)
-        if not any(seen["seq"] == seq for seen in self._seen.load_seen_seals(key)):
+        if not any(seen["residualId"] == residual_id for seen in self._seen.load_seen_seals(key)):
             return
-        self._seen.update_seen_seals(
-            key, lambda now: [seen for seen in now if seen["seq"] != seq or seen["recordHash"] != record_hash]
-        )
+        self._seen.update_seen_seals(key, lambda now: [seen for seen in now if seen["residualId"] != residual_id])
 
     def _prune_seen(self, lineage_id: str, indexed_size: int) -> None:
         """Forgets the seals seen below ``indexed_size``, the lineage's size in the index under the
         deployment checkpoint just authenticated (and kept): from then on that checkpoint catches their
-        rollback. Called only after :meth:`_seen_contradiction` found none in the same read."""
+        rollback, and the index settles what those seqs hold. Called after :meth:`_seen_contradiction`
+        in the same read: a contradiction at a seq the index covers is reported that once."""
         if self._seen is None:
             return
         key = self._origin(lineage_id)

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recallRefusalHint } from '../../../cli/recall-exit';
 import type { CheckpointStore } from '../../../client/checkpoint-store';
+import { LogVerificationError } from '../../../client/errors';
 import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { checkpointOrigin } from '../../../shared/log/log-names';
@@ -13,6 +14,7 @@ import { inProcessTriageBus, TEST_CLIENT_OUTPUTS } from '../../helpers/factories
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { testLineageId } from '../../helpers/writer-factories';
+import { runCli } from '../cli/run-cli';
 
 const LINEAGE = testLineageId('lin-seen-seals');
 const ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VERSION: '1.2.3' };
@@ -43,7 +45,13 @@ async function awaitingStack() {
   };
   // The request r-2's writer published (what this client sent): its seal is remembered.
   const ownWrite = s.request({ lineageId: LINEAGE, residualId: 'r-2' });
-  return { ...s, integrated, ownWrite, clientWith, recall, rewind };
+  /** `reseal <args>` in-process, connected to a client with `checkpointStore` (none: `null`). */
+  const cli = (checkpointStore: CheckpointStore | null, args: string[]) =>
+    runCli(args, {
+      cwd: mkdtempSync(join(tmpdir(), 'reseal-seen-')),
+      connect: async () => clientWith(checkpointStore ?? undefined),
+    });
+  return { ...s, integrated, ownWrite, clientWith, recall, rewind, cli };
 }
 
 describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen awaiting integration")', () => {
@@ -148,6 +156,25 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     );
   });
 
+  it('a wait for a write rewound after this client saw it sealed ends in a tamper error (the seals held against the lineage as read), never a timeout', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    s.rewind();
+    const waited = client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000, untilProven: true });
+    await expect(waited).rejects.toThrow(LogVerificationError);
+    await expect(client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000 })).rejects.toThrow(
+      /UNVERIFIED_TAMPER_RISK: rollback: residual r-2 reads absent, but this client saw residual r-2 sealed at seq 2/,
+    );
+    // A client that kept no seal of it times out, as before.
+    await expect(
+      s
+        .clientWith(new MemoryCheckpointStore())
+        .waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000 }),
+    ).rejects.toThrow(/a proven outcome of residual r-2/);
+  });
+
   it('an honest integration proves the seal and the memory of it is dropped (pruned once the index covers it)', async () => {
     const s = await awaitingStack();
     const store = new MemoryCheckpointStore();
@@ -171,6 +198,173 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
     const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('PROVEN');
     expect(await store.loadSeenSeals(KEY)).toEqual([]);
+  });
+});
+
+// docs/verifiable-log.md, "Verifying a whole lineage": the walk reads the head item once, and the
+// seals kept are held against what it read.
+describe('whole-lineage walks and the seals seen (docs/verifiable-log.md, "Verifying a whole lineage")', () => {
+  it("a rewind over a waited write with the head item's headMac or header removed is refused by the walks (exit 20), held against the head the walk read", async () => {
+    for (const remove of ['headMac', 'header'] as const) {
+      const s = await awaitingStack();
+      const store = new MemoryCheckpointStore();
+      const client = s.clientWith(store);
+      await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+      s.rewind();
+      s.store.setLogHead(LINEAGE, (log) => ({ ...log, [remove]: null }));
+      for (const walked of [
+        await client.verifyStoredLineage(LINEAGE),
+        (await client.readVerifiedLineage(LINEAGE)).walked,
+      ]) {
+        expect(walked.verification.verdict, remove).not.toBe('VERIFIED_INTACT');
+        expect(walked.verification.firstFailure?.reason, remove).toMatch(
+          /^(rollback: the lineage's tree now holds 2 records, but this client saw residual r-2|log: the head item is not a well-formed state: )/,
+        );
+      }
+      for (const command of ['verify', 'inspect']) {
+        const run = await s.cli(store, [command, '--lineage', LINEAGE, '--json']);
+        expect(run.exitCode, `${command} (${remove} removed): ${run.stderr}`).toBe(20);
+      }
+    }
+  });
+
+  it("a rewind over a waited write with the head item's frontier removed: the walks find the malformed head LINEAGE_BROKEN, as recall does (exit 20)", async () => {
+    for (const remove of ['frontier'] as const) {
+      const s = await awaitingStack();
+      const store = new MemoryCheckpointStore();
+      const client = s.clientWith(store);
+      await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+      s.rewind();
+      s.store.setLogHead(LINEAGE, (log) => ({ ...log, [remove]: null }));
+      const recall = await s.recall(client, { latest: true });
+      expect(recall.verdict, remove).toBe('LINEAGE_BROKEN');
+      for (const walked of [
+        await client.verifyStoredLineage(LINEAGE),
+        (await client.readVerifiedLineage(LINEAGE)).walked,
+        // A client that kept no seal finds the malformed head all the same.
+        await s.clientWith(new MemoryCheckpointStore()).verifyStoredLineage(LINEAGE),
+      ]) {
+        expect(walked.verification.verdict, remove).toBe('LINEAGE_BROKEN');
+        expect(walked.verification.firstFailure?.reason).toMatch(/^log: the head item is not a well-formed state: /);
+      }
+      for (const command of ['verify', 'inspect']) {
+        const run = await s.cli(store, [command, '--lineage', LINEAGE, '--json']);
+        expect(run.exitCode, `${command} (${remove} removed): ${run.stderr}`).toBe(20);
+      }
+    }
+  });
+
+  it('every item of an indexed lineage deleted: the walks report the index holds it (exit 20), with no checkpoint store at all', async () => {
+    const s = await awaitingStack();
+    s.store.deleteHead(LINEAGE);
+    for (let seq = 0; seq < 3; seq++) s.store.deleteRecord(LINEAGE, seq);
+    for (let i = 0; i < 3; i++) s.store.markers.delete(markerKey(LINEAGE, `r-${i}`));
+    const client = s.clientWith();
+    const walked = await client.verifyStoredLineage(LINEAGE);
+    expect(walked.verification.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(walked.verification.firstFailure?.reason).toMatch(
+      /^NOT_NEWEST: the table shows no head item and no records of the lineage, but the index holds 2 records of it as of deployment checkpoint \d+ \(lineage deleted\)/,
+    );
+    await expect(client.readVerifiedLineage(LINEAGE)).rejects.toThrow(LogVerificationError);
+    for (const command of ['verify', 'inspect']) {
+      const run = await s.cli(null, [command, '--lineage', LINEAGE, '--json']);
+      expect(run.exitCode, `${command}: ${run.stderr}`).toBe(20);
+    }
+    // A lineage nothing knows is still not found (bad input).
+    const unknown = await s.cli(null, ['verify', '--lineage', testLineageId('lin-never-written'), '--json']);
+    expect(unknown.exitCode, unknown.stderr).toBe(2);
+    expect(unknown.stderr).toMatch(/not found/);
+  });
+
+  it('every item of a lineage the index never held deleted after this client waited for a write of it: the walks refuse it as a rollback (exit 20); a client without the seals reads not found', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    const gone = testLineageId('lin-seen-gone');
+    await s.send({ lineageId: gone, residualId: 'r-0' });
+    const store = new MemoryCheckpointStore();
+    const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+    const client = s.client({ deps: { eventBridge, checkpointStore: store } });
+    const outcome = await client.waitForOutcome(gone, 'r-0', {
+      request: s.request({ lineageId: gone, residualId: 'r-0' }),
+    });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    s.store.deleteHead(gone);
+    s.store.deleteRecord(gone, 0);
+    s.store.markers.delete(markerKey(gone, 'r-0'));
+    const walked = await client.verifyStoredLineage(gone);
+    expect(walked.verification.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(walked.verification.firstFailure?.reason).toMatch(
+      /^rollback: the lineage's tree now holds 0 records, but this client saw residual r-0 sealed at seq 0/,
+    );
+    await expect(client.readVerifiedLineage(gone)).rejects.toThrow(/rollback: the lineage's tree now holds 0 records/);
+    const cli = (checkpointStore: CheckpointStore | undefined, args: string[]) =>
+      runCli(args, {
+        cwd: mkdtempSync(join(tmpdir(), 'reseal-seen-')),
+        connect: async () => s.client({ deps: { eventBridge, ...(checkpointStore ? { checkpointStore } : {}) } }),
+      });
+    for (const command of ['verify', 'inspect']) {
+      const run = await cli(store, [command, '--lineage', gone, '--json']);
+      expect(run.exitCode, `${command}: ${run.stderr}`).toBe(20);
+      const cold = await cli(undefined, [command, '--lineage', gone, '--json']);
+      expect(cold.exitCode, `${command}: ${cold.stderr}`).toBe(2);
+    }
+  });
+});
+
+// docs/verifiable-log.md, "Seals seen awaiting integration": the index is the authority on where a
+// residual id is sealed, and on what a seq it covers holds.
+describe('seals a table writer planted through a waited write are settled by the index', () => {
+  it("a forged tail matching this client's request (r-2 at seq 4) is forgotten once the honest r-2 is proven at seq 2: reads of the lineage are no longer refused", async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+    await s.integrate();
+    const integrated = s.store.headSnapshot(LINEAGE);
+    if (!integrated) throw new Error('no head');
+    // The table writer's tail: fillers at seq 2-3, then a copy of r-2's signed request at seq 4 (a
+    // head of 5 consistent with the indexed tree of 2), here written by a sealer as it would be.
+    await s.send({ lineageId: LINEAGE, residualId: 'filler-2' });
+    await s.send({ lineageId: LINEAGE, residualId: 'filler-3' });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-2' });
+    s.dropNotices(); // a table writer's items: no notice of them reaches the integrator
+    const store = new MemoryCheckpointStore();
+    const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+    const client = s.client({ deps: { eventBridge, checkpointStore: store } });
+    const ownWrite = s.request({ lineageId: LINEAGE, residualId: 'r-2' });
+    const seen = await client.waitForOutcome(LINEAGE, 'r-2', { request: ownWrite });
+    expect(seen.kind === 'SEALED' && seen.head.seq).toBe(4);
+    expect(await store.loadSeenSeals(KEY)).toMatchObject([{ residualId: 'r-2', seq: 4, treeSize: 5 }]);
+    // The table writer restores the honest table; the honest r-2 is then sealed at seq 2 and integrated.
+    s.store.restoreHead(LINEAGE, integrated);
+    for (let seq = 2; seq < 5; seq++) s.store.deleteRecord(LINEAGE, seq);
+    for (const residualId of ['filler-2', 'filler-3', 'r-2']) s.store.markers.delete(markerKey(LINEAGE, residualId));
+    expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-2' })).kind).toBe('SEALED');
+    await s.integrate();
+    const proven = await client.waitForOutcome(LINEAGE, 'r-2', { request: ownWrite });
+    expect(proven.kind === 'SEALED' && proven.head.seq).toBe(2);
+    expect(proven.kind === 'SEALED' && proven.freshness?.state).toBe('PROVEN');
+    expect(await store.loadSeenSeals(KEY)).toEqual([]);
+    const latest = await client.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(latest.end, latest.reason).toBe('TRIAGED');
+    expect((await client.verifyStoredLineage(LINEAGE)).verification.verdict).toBe('VERIFIED_INTACT');
+    expect((await client.readVerifiedLineage(LINEAGE)).walked.verification.verdict).toBe('VERIFIED_INTACT');
+  });
+
+  it('a seal whose seq the index now covers with another record is reported once (exit-20 evidence, both hashes), then settled by the index', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    s.rewind();
+    s.dropNotices(); // r-2's notice: the table no longer shows its run
+    expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-other' })).kind).toBe('SEALED');
+    await s.integrate();
+    const first = await s.recall(client, { latest: true });
+    expect(first.end, first.reason).toBe('NOT_INTACT');
+    expect(first.reason).toMatch(
+      /^rollback: seq 2 now holds record [0-9a-f]{16}…, but this client saw residual r-2 sealed at seq 2 \(record [0-9a-f]{16}…/,
+    );
+    expect(await store.loadSeenSeals(KEY)).toEqual([]);
+    const again = await s.recall(client, { latest: true });
+    expect(again.end, again.reason).toBe('TRIAGED');
   });
 });
 
