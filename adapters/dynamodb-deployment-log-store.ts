@@ -9,9 +9,10 @@ import type {
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
 import { batchGetItems } from './dynamodb-batch-get';
-import { type Item, itemOf, readJson, readNumber, readString } from './dynamodb-item-codec';
 import { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
+import { type Item, itemOf } from './item';
+import { readJson, readNumber, readString } from './read-attribute';
 
 const HEAD_SK = 'HEAD';
 

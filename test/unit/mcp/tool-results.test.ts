@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
+import { conflictItem, conflictOf } from '../../../adapters/conflict-item';
+import { rejectionItem, rejectionOf } from '../../../adapters/rejection-item';
 import {
   CheckpointFileError,
   HiddenSealError,

@@ -16,7 +16,6 @@ const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions
  */
 const NOT_YET_ONE_CONCEPT = new Set([
   'adapters/dynamodb-batch-get.ts',
-  'adapters/dynamodb-item-codec.ts',
   'adapters/dynamodb-table-keys.ts',
   'adapters/dynamodb-table.ts',
   'client/builders.ts',
@@ -44,7 +43,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
  */
 const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'adapters/dynamodb-deployment-log-store.ts',
-  'adapters/dynamodb-item-codec.ts',
   'adapters/sqs-seal-queue.ts',
   'cli/commands/verify.ts',
   'cli/connect.ts',
@@ -194,7 +192,7 @@ function namedAfter(fileName: string, exported: string): boolean {
  * word with the file's name. A file keeps what belongs to its one concept under the concept's
  * words (`isolateDelta` and `isolateValidatedDelta` in isolate-delta.ts), an error class it throws
  * (`…Error`) and the constants of its own format (`SCREAMING_CASE`: a limit, a prefix, a domain
- * tag); a second concept (`readString` in dynamodb-item-codec.ts) goes to a file of its own.
+ * tag); a second concept (`readString` in a file of items) goes to a file of its own.
  */
 function secondConcepts(fileName: string, values: readonly string[]): string[] {
   const fileWords = new Set(wordsOf(basename(fileName).replace(/\.(ts|mjs)$/, '')));
@@ -245,7 +243,7 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(secondConcepts('shared/triage/isolate-delta.ts', ['isolateDelta', 'isolateValidatedDelta'])).toEqual([]);
     expect(secondConcepts('shared/canonical/strict-json.ts', ['parseStrictJson', 'MAX_PARSE_DEPTH'])).toEqual([]);
     expect(secondConcepts('shared/errors.ts', ['ResealError', 'isRetryable'])).toEqual(['isRetryable']);
-    expect(secondConcepts('adapters/dynamodb-item-codec.ts', ['recordItem', 'readString'])).toEqual(['readString']);
+    expect(secondConcepts('adapters/record-item.ts', ['recordItem', 'readString'])).toEqual(['readString']);
   });
 
   it('each production file exports a concept named after the file (the list of files still to split only shrinks)', () => {
