@@ -21,7 +21,7 @@ import { sealerKeyName } from '../shared/log/log-names';
 import type { SealRequest } from '../shared/pipeline/messages';
 import type { EventPublisher } from '../shared/ports/event-publisher';
 import type { LineageStore } from '../shared/ports/lineage-store';
-import { Authority } from '../shared/schemas/primitives';
+import { Authority } from '../shared/schemas/authority';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../shared/seal/residual-sealer';
 import type { SealInput } from '../shared/seal/seal-input';

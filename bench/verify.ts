@@ -8,7 +8,7 @@
  * Run: `npx tsx bench/verify.ts`.
  */
 import { pathToFileURL } from 'node:url';
-import { Authority } from '../shared/schemas/primitives';
+import { Authority } from '../shared/schemas/authority';
 import { sealRecord } from '../shared/seal/residual-sealer';
 import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
 import { verifyChain } from '../shared/seal/verify-chain';

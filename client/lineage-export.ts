@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
-import { EpochMillis, Identifier } from '../shared/schemas/primitives';
+import { EpochMillis } from '../shared/schemas/epoch-millis';
+import { Identifier } from '../shared/schemas/identifier';
 import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
 
 /**

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { InvalidInputError } from '../shared/errors';
+import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
 import { envSnapshotKeysIssue } from '../shared/schemas/env-snapshot-limits';
-import type { EnvSnapshot } from '../shared/schemas/primitives';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type SnapshotCommand, type SnapshotConfig } from './reseal-config';
 
 /** Key prefixes of the providers' keys: `env:HTTP_PROXY`, `tool:node`, `file:package-lock.json`. */

@@ -17,7 +17,7 @@ import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealQueue } from '../../shared/ports/seal-queue';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import type { Validated } from '../../shared/schemas/validated';
 import { lineageOfTenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';

@@ -9,7 +9,7 @@ import type { IntegrationNotifier } from '../../shared/ports/integration-notifie
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import { logInfrastructureFailure, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { RefusalRecorder } from '../common/refusal-recorder';
 import { APPEND_RETRY_BASE_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';

@@ -5,7 +5,10 @@ import { InvalidInputError, OutcomeVerificationError, ResealError } from '../err
 import { RejectionStage } from '../pipeline/messages';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
-import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { wellFormedString } from '../schemas/well-formed-string';
 import type { ResidualWriteRequest } from '../write/write-request';
 import { guardKeyName, sealerKeyName } from './log-names';
 import type { NoteVerifierKey } from './note-key';

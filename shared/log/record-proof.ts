@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { HexDigest } from '../canonical/digest';
 import { MerkleNodeMissingError } from '../errors';
-import { HexDigest as HexDigestSchema, NonNegativeInt } from '../schemas/primitives';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { checkRecordIntegrity, isIntact } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';

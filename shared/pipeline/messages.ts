@@ -3,14 +3,12 @@ import { RecordWriterSchema } from '../authorship/writer-block';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { WriteVerdictSchema } from '../guard/verdict';
 import { RecallProofSchema } from '../log/recall-proof';
-import {
-  EnvSnapshot,
-  EpochMillis,
-  HexDigest,
-  Identifier,
-  NonNegativeInt,
-  wellFormedString,
-} from '../schemas/primitives';
+import { EnvSnapshot } from '../schemas/env-snapshot';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
+import { wellFormedString } from '../schemas/well-formed-string';
 import { SupersedesSchema } from '../seal/record-header';
 import { LineageHeadSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';

@@ -43,7 +43,7 @@ export const WireFields = {
   },
   /** `AnchorSignatureSchema` (shared/seal/sealed-record.ts). */
   anchorSignature: { required: ['keyId', 'algorithm', 'mac'], optional: [], leftToSchema: [] },
-  /** `RecordRefSchema` (shared/schemas/primitives.ts), a record's `supersedes`. */
+  /** `RecordRefSchema` (shared/schemas/record-ref.ts), a record's `supersedes`. */
   recordRef: { required: ['seq', 'recordHash'], optional: [], leftToSchema: [] },
   /**
    * `SessionVariableSchema` (shared/write/session-variable.ts): the fast validator and the byte

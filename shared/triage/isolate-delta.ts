@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
+import type { EnvSnapshot } from '../schemas/env-snapshot';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
 import { envSnapshotKeysIssue, ownKeyCount } from '../schemas/env-snapshot-limits';
 import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 import { normalFormOf } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
-import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
+import { wellFormedString } from '../schemas/well-formed-string';
 import { baselineAwaitingDigests } from './accepts-manifest-v1';
 import { compositeSealUnchecked } from './composite-seal';
 import { envKeyHashOfPlainText, envKeyHashUnchecked } from './env-key-hash';

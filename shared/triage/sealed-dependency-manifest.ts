@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HexDigest as HexDigestSchema, safeRecord } from '../schemas/primitives';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
+import { safeRecord } from '../schemas/safe-record';
 import { ManifestFormatVersion } from './manifest-format-version';
 import { presenceConflict, presenceIndex } from './presence-conflict';
 import { SortedUniqueKeys } from './sorted-unique-keys';

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { EpochMillis, HexDigest as HexDigestSchema, Identifier, wellFormedString } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { wellFormedString } from '../schemas/well-formed-string';
 
 /** Longest probe description accepted, in UTF-16 code units. */
 export const MAX_PROBE_LENGTH = 1024;

@@ -4,7 +4,7 @@
  * `guardPolicy()` (both use {@link FACTORY_NOW_MS} as "now" unless told otherwise).
  */
 import type { GuardPolicy } from '../../shared/guard/policy';
-import { Authority } from '../../shared/schemas/primitives';
+import { Authority } from '../../shared/schemas/authority';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import { type FreshnessProbeReceipt, valueDigest } from '../../shared/write/receipts';

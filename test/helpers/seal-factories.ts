@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
-import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
+import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/authority';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import {

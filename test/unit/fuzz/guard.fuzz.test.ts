@@ -8,7 +8,7 @@ import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
 import { RejectionReason, ResidualRejectedDetailSchema } from '../../../shared/pipeline/messages';
-import { Identifier } from '../../../shared/schemas/primitives';
+import { Identifier } from '../../../shared/schemas/identifier';
 import {
   MAX_PAYLOAD_BYTES,
   type ResidualWriteRequest,

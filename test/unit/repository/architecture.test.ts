@@ -31,7 +31,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
-  'shared/schemas/primitives.ts',
   'shared/seal/residual-sealer.ts',
 ]);
 
@@ -93,7 +92,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
-  'shared/schemas/primitives.ts',
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
   'shared/seal/record-header.ts',

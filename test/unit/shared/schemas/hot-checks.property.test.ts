@@ -6,10 +6,15 @@ import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
+import {
+  EnvSnapshot,
+  isEnvValue,
+  isPlainAsciiEnvValue,
+  parseEnvSnapshot,
+} from '../../../../shared/schemas/env-snapshot';
 import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../shared/schemas/hot-checks';
+import { NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/no-control-characters';
 import { parseInput } from '../../../../shared/schemas/parse';
-import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
 import { markValidated } from '../../../../shared/schemas/validated';
 import {
   encodeHeader,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { RecordRefSchema } from '../../../../shared/schemas/primitives';
+import { RecordRefSchema } from '../../../../shared/schemas/record-ref';
 import { WireFields } from '../../../../shared/schemas/wire-fields';
 import { encodeHeader, RecordHeaderSchema } from '../../../../shared/seal/record-header';
 import { SealInputSchema } from '../../../../shared/seal/seal-input';
