@@ -4,7 +4,7 @@ import type { ResidualLocation } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/node-ref';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type {
   AppendBatch,

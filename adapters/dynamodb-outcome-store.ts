@@ -1,5 +1,5 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { ConflictRecord, LineageStore, OutcomeFilter, RejectionRecord } from '../shared/ports/lineage-store';
 import { conflictItem, conflictOf } from './conflict-item';
 import type { LineageTable } from './dynamodb-table';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { RejectionReason, RejectionStage } from '../shared/pipeline/messages';
+import type { RejectionReason } from '../shared/pipeline/rejection-reason';
+import type { RejectionStage } from '../shared/pipeline/rejection-stage';
 import type { RejectionRecord } from '../shared/ports/lineage-store';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';

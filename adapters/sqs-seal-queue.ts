@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { SEAL_DEDUP_TAG } from '../shared/canonical/digest';
-import type { SealRequest } from '../shared/pipeline/messages';
+import type { SealRequest } from '../shared/pipeline/seal-request';
 import type { SealQueue } from '../shared/ports/seal-queue';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 

@@ -1,4 +1,4 @@
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
 import { NOT_JSON, readStoredJson, readString } from './read-attribute';

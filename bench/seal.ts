@@ -18,7 +18,7 @@ import type { JsonValue } from '../shared/canonical/canonical-json';
 import { evaluateWrite } from '../shared/guard/stale-state-guard';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
-import type { SealRequest } from '../shared/pipeline/messages';
+import type { SealRequest } from '../shared/pipeline/seal-request';
 import type { EventPublisher } from '../shared/ports/event-publisher';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { Authority } from '../shared/schemas/authority';

@@ -26,7 +26,7 @@ import {
   type WalkTreeHead,
   walkedTreeFor,
 } from '../shared/log/stored-lineage';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';

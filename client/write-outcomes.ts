@@ -16,7 +16,7 @@ import {
   requestDigest,
 } from '../shared/log/outcome-statement';
 import type { RecordProof } from '../shared/log/record-proof';
-import { RejectionStage } from '../shared/pipeline/messages';
+import { RejectionStage } from '../shared/pipeline/rejection-stage';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
 import { differingWriteContent } from '../shared/seal/write-content';

@@ -224,22 +224,14 @@ export {
 export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
 export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
-export {
-  DetailType,
-  EVENT_SOURCE,
-  type RecallRequestedDetail,
-  RecallRequestedDetailSchema,
-  RefusalCode,
-  RejectionReason,
-  type ResidualRejectedDetail,
-  ResidualRejectedDetailSchema,
-  type ResidualSealedDetail,
-  ResidualSealedDetailSchema,
-  type SealRequest,
-  SealRequestSchema,
-  type TriageCompletedDetail,
-  TriageCompletedDetailSchema,
-} from './pipeline/messages';
+export { DetailType, EVENT_SOURCE } from './pipeline/detail-type';
+export { type RecallRequestedDetail, RecallRequestedDetailSchema } from './pipeline/recall-requested-detail';
+export { RefusalCode } from './pipeline/refusal-code';
+export { RejectionReason } from './pipeline/rejection-reason';
+export { type ResidualRejectedDetail, ResidualRejectedDetailSchema } from './pipeline/residual-rejected-detail';
+export { type ResidualSealedDetail, ResidualSealedDetailSchema } from './pipeline/residual-sealed-detail';
+export { type SealRequest, SealRequestSchema } from './pipeline/seal-request';
+export { type TriageCompletedDetail, TriageCompletedDetailSchema } from './pipeline/triage-completed-detail';
 export type { EventPublisher } from './ports/event-publisher';
 export type { IndexNode, IndexNodeStore, IndexTile } from './ports/index-node-store';
 export type { LineageStore } from './ports/lineage-store';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RefusalCode } from '../../shared/pipeline/messages';
+import { RefusalCode } from '../../shared/pipeline/refusal-code';
 import { HexDigest } from '../../shared/schemas/hex-digest';
 import { Identifier } from '../../shared/schemas/identifier';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RejectionStage } from '../../shared/pipeline/messages';
+import { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import { HexDigest } from '../../shared/schemas/hex-digest';
 import { Identifier } from '../../shared/schemas/identifier';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';

@@ -1,7 +1,10 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { escapeLoneSurrogates } from '../../shared/errors';
 import { requestDigest } from '../../shared/log/outcome-statement';
-import { RejectionReason, RejectionStage, type SealedTreeHead, type SealRequest } from '../../shared/pipeline/messages';
+import { RejectionReason } from '../../shared/pipeline/rejection-reason';
+import { RejectionStage } from '../../shared/pipeline/rejection-stage';
+import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
+import type { SealRequest } from '../../shared/pipeline/seal-request';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictReason, RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';

@@ -3,7 +3,7 @@ import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { sealerKeyName } from '../../shared/log/log-names';
-import { RejectionReason } from '../../shared/pipeline/messages';
+import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import type { LineageStore } from '../../shared/ports/lineage-store';

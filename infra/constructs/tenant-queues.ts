@@ -14,7 +14,7 @@ import {
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
 } from '../../adapters/dynamodb-table-keys';
-import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';

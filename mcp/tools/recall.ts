@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { RecallTargetSchema } from '../../shared/pipeline/messages';
+import { RecallTargetSchema } from '../../shared/pipeline/recall-target';
 import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
 import { Identifier } from '../../shared/schemas/identifier';
 import { SupersedesSchema } from '../../shared/seal/record-header';

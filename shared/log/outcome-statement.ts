@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { InvalidInputError, OutcomeVerificationError, ResealError } from '../errors';
-import { RejectionStage } from '../pipeline/messages';
+import { RejectionStage } from '../pipeline/rejection-stage';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
 import { EpochMillis } from '../schemas/epoch-millis';

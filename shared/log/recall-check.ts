@@ -1,11 +1,8 @@
 import { ResealError } from '../errors';
-import {
-  type RecallTarget,
-  RefusalCode,
-  type TriageCompletedDetail,
-  TriageCompletedDetailSchema,
-  TriageOutcome,
-} from '../pipeline/messages';
+import type { RecallTarget } from '../pipeline/recall-target';
+import { RefusalCode } from '../pipeline/refusal-code';
+import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../pipeline/triage-completed-detail';
+import { TriageOutcome } from '../pipeline/triage-outcome';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/isolate-delta';

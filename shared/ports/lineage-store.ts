@@ -4,7 +4,9 @@ import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/node-ref';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
+import type { RejectionReason } from '../pipeline/rejection-reason';
+import type { RejectionStage } from '../pipeline/rejection-stage';
+import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail';
 import type { LineageHead } from '../seal/sealed-record';
 import type { AnchorSignature } from './mac-anchor';
 

@@ -80,7 +80,7 @@ export const WireFields = {
     optional: [],
     leftToSchema: [],
   },
-  /** `SealRequestSchema` (shared/pipeline/messages.ts), the sealer's boundary. */
+  /** `SealRequestSchema` (shared/pipeline/seal-request.ts), the sealer's boundary. */
   sealRequest: {
     required: ['formatVersion', 'request', 'verdict', 'acceptedAtMs'],
     optional: ['senderId'],

@@ -4,7 +4,7 @@ import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../.
 import type { LogEntry } from '../../shared/log/log-extension';
 import type { StoredLogHead } from '../../shared/log/log-state';
 import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import type {
   AppendBatch,

@@ -25,7 +25,7 @@ import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-t
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../shared/seal/sealed-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import type { RecallTarget } from '../../shared/pipeline/messages';
+import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';

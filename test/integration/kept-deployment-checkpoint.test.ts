@@ -6,7 +6,7 @@ import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
-import type { RecallTarget } from '../../shared/pipeline/messages';
+import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';

@@ -22,7 +22,7 @@ import { OutcomeVerificationError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { openOutcome } from '../../shared/log/outcome-statement';
-import type { SealRequest } from '../../shared/pipeline/messages';
+import type { SealRequest } from '../../shared/pipeline/seal-request';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';

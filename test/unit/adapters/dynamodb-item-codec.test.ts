@@ -17,7 +17,7 @@ import {
 import { rejectionItem, rejectionOf } from '../../../adapters/rejection-item';
 import { triageReportItem } from '../../../adapters/triage-report-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../../shared/ports/head-layout';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';

@@ -6,7 +6,7 @@ import {
   SQSSealQueue,
   type SQSSend,
 } from '../../../adapters/sqs-seal-queue';
-import type { SealRequest } from '../../../shared/pipeline/messages';
+import type { SealRequest } from '../../../shared/pipeline/seal-request';
 import { sealRequestBody } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 

@@ -14,7 +14,7 @@ import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
 import { openOutcome } from '../../../../shared/log/outcome-statement';
-import type { SealRequest } from '../../../../shared/pipeline/messages';
+import type { SealRequest } from '../../../../shared/pipeline/seal-request';
 import { ConflictReason } from '../../../../shared/ports/lineage-store';
 import type { AnchorSignature } from '../../../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';

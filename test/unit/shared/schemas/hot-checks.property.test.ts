@@ -5,7 +5,7 @@ import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shar
 import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { SealRequestSchema } from '../../../../shared/pipeline/messages';
+import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
 import {
   EnvSnapshot,
   isEnvValue,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { SealRequestSchema } from '../../../../shared/pipeline/messages';
+import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
 import { RecordRefSchema } from '../../../../shared/schemas/record-ref';
 import { WireFields } from '../../../../shared/schemas/wire-fields';
 import { encodeHeader, RecordHeaderSchema } from '../../../../shared/seal/record-header';
