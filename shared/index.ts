@@ -191,11 +191,12 @@ export {
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
+export { EMPTY_ROOT } from './log/empty-root';
 export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
-export { EMPTY_ROOT, HASH_BYTES, leafHash, nodeHash } from './log/merkle-hashing';
+export { HASH_BYTES, leafHash, nodeHash } from './log/merkle-hash';
 export type { NodeRef, NodeSource, TreeNode } from './log/node-ref';
 export {
   assertVerifierKey,

@@ -1,4 +1,4 @@
-import { nodeHash } from './merkle-hashing';
+import { nodeHash } from './merkle-hash';
 import { half, isOdd } from './tree-arithmetic';
 
 /** The roots {@link climbProofPath} reached: `root` from every path element, `leftRoot` from the left ones only. */

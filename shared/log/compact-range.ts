@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors';
+import { emptyRoot } from './empty-root';
 import { requireCount, requireHashes } from './merkle-arguments';
-import { emptyRoot, HASH_BYTES, isMerkleHash, nodeHash } from './merkle-hashing';
+import { HASH_BYTES, isMerkleHash, nodeHash } from './merkle-hash';
 import type { NodeRef, TreeNode } from './node-ref';
 import { ceilPowerOfTwo, half, isOdd, popCount } from './tree-arithmetic';
 

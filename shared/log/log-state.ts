@@ -7,8 +7,9 @@ import type { ChainTip } from '../seal/chain-tip';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
 import type { LineageHead } from '../seal/sealed-record';
 import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
+import { EMPTY_ROOT } from './empty-root';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
-import { EMPTY_ROOT, leafHash } from './merkle-hashing';
+import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint } from './signed-checkpoint';
 

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors';
-import { HASH_BYTES, isMerkleHash } from './merkle-hashing';
+import { HASH_BYTES, isMerkleHash } from './merkle-hash';
 import { isCount } from './tree-arithmetic';
 
 /**

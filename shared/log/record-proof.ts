@@ -9,7 +9,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import type { Checkpoint } from './checkpoint';
 import { proveConsistency } from './consistency-proof';
 import { proveInclusion } from './inclusion-proof';
-import { leafHash } from './merkle-hashing';
+import { leafHash } from './merkle-hash';
 import type { NodeRef, NodeSource } from './node-ref';
 import { verifyConsistency } from './verify-consistency';
 import { verifyInclusion } from './verify-inclusion';

@@ -1,5 +1,7 @@
 import { climbProofPath } from './climb-proof-path';
-import { hashesEqual, isEmptyRoot, isMerkleHash } from './merkle-hashing';
+import { isEmptyRoot } from './empty-root';
+import { hashesEqual } from './hashes-equal';
+import { isMerkleHash } from './merkle-hash';
 import { ceilPowerOfTwo, half, isCount, isOdd } from './tree-arithmetic';
 
 /** Arguments of {@link verifyConsistency}. */

@@ -1,5 +1,6 @@
 import { climbProofPath } from './climb-proof-path';
-import { hashesEqual, isMerkleHash } from './merkle-hashing';
+import { hashesEqual } from './hashes-equal';
+import { isMerkleHash } from './merkle-hash';
 import { isCount } from './tree-arithmetic';
 
 /** Arguments of {@link verifyInclusion}. */
