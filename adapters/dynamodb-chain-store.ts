@@ -1,9 +1,10 @@
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../shared/errors';
+import { lastLeafOf } from '../shared/log/last-leaf';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
-import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
+import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';

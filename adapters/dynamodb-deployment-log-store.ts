@@ -1,7 +1,8 @@
 import { type DynamoDBClient, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
-import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf } from '../shared/log/last-leaf';
+import type { NodeRef } from '../shared/log/node-ref';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type {
   DeploymentLogStore,

@@ -1,9 +1,10 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { HexDigest } from '../../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../../shared/errors';
+import { lastLeafOf } from '../../shared/log/last-leaf';
 import type { LogEntry } from '../../shared/log/log-extension';
 import type { StoredLogHead } from '../../shared/log/log-state';
-import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
+import type { NodeRef } from '../../shared/log/node-ref';
 import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import type {

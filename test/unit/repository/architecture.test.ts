@@ -78,7 +78,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/log-names.ts',
   'shared/log/log-state.ts',
   'shared/log/merkle-arguments.ts',
-  'shared/log/node-ref.ts',
   'shared/log/outcome-statement.ts',
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
