@@ -9,7 +9,7 @@ import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-
 import { TriageOutcome } from '../shared/pipeline/triage-outcome';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeltaIsolationReport } from '../shared/triage/isolate-delta';
+import type { DeltaIsolationReport } from '../shared/triage/delta-isolation-report';
 import type { PolicyWitnessing } from './freshness-policy';
 
 /**

@@ -268,14 +268,9 @@ export {
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';
+export { type DeltaIsolationReport, DeltaIsolationReportSchema, DeltaVerdict } from './triage/delta-isolation-report';
 export { envKeyHash } from './triage/env-key-hash';
-export {
-  type DeltaIsolationReport,
-  DeltaIsolationReportSchema,
-  DeltaVerdict,
-  isolateDelta,
-  triageReportDigest,
-} from './triage/isolate-delta';
+export { isolateDelta } from './triage/isolate-delta';
 export { manifestDigest } from './triage/manifest-digest';
 export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {
@@ -287,6 +282,7 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/sealed-dependency-manifest';
+export { triageReportDigest } from './triage/triage-report-digest';
 export {
   type AddCheckpointRequest,
   formatAddCheckpointRequest,

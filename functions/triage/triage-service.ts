@@ -22,7 +22,8 @@ import { Identifier } from '../../shared/schemas/identifier';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { recallTenantProblem } from '../../shared/tenancy/recall-source';
-import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/isolate-delta';
+import type { DeltaIsolationReport } from '../../shared/triage/delta-isolation-report';
+import { isolateDelta } from '../../shared/triage/isolate-delta';
 import {
   logInfrastructureFailure,
   MetricName,

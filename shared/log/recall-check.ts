@@ -5,7 +5,9 @@ import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../pipe
 import { TriageOutcome } from '../pipeline/triage-outcome';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
-import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/isolate-delta';
+import type { DeltaIsolationReport } from '../triage/delta-isolation-report';
+import { isolateDelta } from '../triage/isolate-delta';
+import { triageReportDigest } from '../triage/triage-report-digest';
 import type { StoredTreeHead } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';

@@ -5,7 +5,7 @@ import { EpochMillis } from '../schemas/epoch-millis';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { DeltaIsolationReportSchema } from '../triage/isolate-delta';
+import { DeltaIsolationReportSchema } from '../triage/delta-isolation-report';
 import { RefusalCode } from './refusal-code';
 import { ShortText } from './short-text';
 import { TriageOutcome } from './triage-outcome';

@@ -22,7 +22,7 @@ import { WRITE_TOOL } from '../../../mcp/tools/write';
 import type { FreshnessState } from '../../../shared/integrator/record-freshness';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
-import { DeltaVerdict } from '../../../shared/triage/isolate-delta';
+import { DeltaVerdict } from '../../../shared/triage/delta-isolation-report';
 import { inProcessStack } from '../../helpers/in-process-stack';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { expectConforming } from '../../helpers/mcp-conformance';
