@@ -268,13 +268,13 @@ export {
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';
+export { declaredAbsentKeys } from './triage/declared-absent-keys';
 export { type DeltaIsolationReport, DeltaIsolationReportSchema, DeltaVerdict } from './triage/delta-isolation-report';
 export { envKeyHash } from './triage/env-key-hash';
 export { isolateDelta } from './triage/isolate-delta';
 export { manifestDigest } from './triage/manifest-digest';
 export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {
-  declaredAbsentKeys,
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
   type SealedDependencyManifestV1,

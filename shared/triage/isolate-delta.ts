@@ -8,10 +8,11 @@ import { normalFormOf } from '../schemas/normal-form';
 import type { Validated } from '../schemas/validated';
 import { baselineAwaitingDigests } from './accepts-manifest-v1';
 import { compositeSealUnchecked } from './composite-seal';
+import { declaredAbsentKeys } from './declared-absent-keys';
 import { type DeltaIsolationReport, DeltaVerdict } from './delta-isolation-report';
 import { envKeyHashOfPlainText, envKeyHashUnchecked } from './env-key-hash';
 import { parseManifest } from './parse-manifest';
-import { declaredAbsentKeys, type SealedDependencyManifest } from './sealed-dependency-manifest';
+import type { SealedDependencyManifest } from './sealed-dependency-manifest';
 
 /**
  * Differential seal triage of a recalled record against the current environment, as

@@ -91,8 +91,3 @@ export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifest
  * 1 or 2. Wire format: camelCase JSON, see {@link SealedDependencyManifestSchema}.
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
-
-/** The keys a manifest declares absent: `absentKeys` of format 2, none in format 1. */
-export function declaredAbsentKeys(manifest: SealedDependencyManifest): readonly string[] {
-  return manifest.formatVersion === ManifestFormatVersion.V2 ? manifest.absentKeys : [];
-}

@@ -97,7 +97,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/seal/stored-head.ts',
   'shared/tenancy/tenants.ts',
   'shared/triage/accepts-manifest-v1.ts',
-  'shared/triage/sealed-dependency-manifest.ts',
   'shared/witness/cosignature.ts',
   'shared/witness/policy-check.ts',
   'shared/witness/witness-response.ts',
