@@ -315,8 +315,8 @@ export {
   type PolicyCheckInput,
   PolicyRefusal,
   type PolicyRefused,
-  quorumMet,
 } from './witness/policy-check';
+export { quorumMet } from './witness/quorum-met';
 export {
   formatReAnchorRequest,
   parseReAnchorRequest,
