@@ -7,8 +7,9 @@ import { parseInput } from '../shared/schemas/parse';
 import { buildManifest } from '../shared/triage/build-manifest';
 import type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
-import { type FreshnessProbeReceipt, valueDigest } from '../shared/write/receipts';
+import type { FreshnessProbeReceipt } from '../shared/write/receipts';
 import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
+import { valueDigest } from '../shared/write/value-digest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /**

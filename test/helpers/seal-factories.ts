@@ -18,8 +18,8 @@ import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
-import { valueDigest } from '../../shared/write/receipts';
 import type { SessionVariable } from '../../shared/write/session-variable';
+import { valueDigest } from '../../shared/write/value-digest';
 
 /**
  * In-memory helpers for tests that need sealed records (docs/sealing.md), for reuse by any part.

@@ -99,7 +99,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/triage/accepts-manifest-v1.ts',
   'shared/witness/cosignature.ts',
   'shared/witness/witness-response.ts',
-  'shared/write/receipts.ts',
   'shared/write/write-request.ts',
 ]);
 

@@ -18,7 +18,7 @@ import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-h
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
-import { valueDigest } from '../../../../shared/write/receipts';
+import { valueDigest } from '../../../../shared/write/value-digest';
 import { validWriteRequest } from '../../../helpers/guard-factories';
 import { codeSpans, docPage, section, tableRows } from '../../../helpers/markdown';
 
