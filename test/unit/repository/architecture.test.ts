@@ -55,7 +55,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'infra/constructs/signing-key.ts',
   'infra/reseal-stack.ts',
   'mcp/config.ts',
-  'mcp/stack-unavailable.ts',
   'shared/authorship/admission.ts',
   'shared/authorship/signed-write.ts',
   'shared/authorship/write-signature.ts',
