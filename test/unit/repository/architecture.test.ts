@@ -46,7 +46,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'cli/main.ts',
   'cli/read-file.ts',
   'client/builders.ts',
-  'client/snapshot-providers.ts',
   'client/write-outcomes.ts',
   'functions/common/observability.ts',
   'functions/integrator/create-handler.ts',
