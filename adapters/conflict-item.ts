@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ConflictReason, ConflictRecord } from '../shared/ports/lineage-store';
+import type { ConflictReason } from '../shared/ports/conflict-reason';
+import type { ConflictRecord } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/sealed-record';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';

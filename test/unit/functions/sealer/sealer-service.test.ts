@@ -15,7 +15,7 @@ import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
 import { openOutcome } from '../../../../shared/log/outcome-statement';
 import type { SealRequest } from '../../../../shared/pipeline/seal-request';
-import { ConflictReason } from '../../../../shared/ports/lineage-store';
+import { ConflictReason } from '../../../../shared/ports/conflict-reason';
 import type { AnchorSignature } from '../../../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
