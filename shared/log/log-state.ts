@@ -8,6 +8,7 @@ import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '..
 import type { LineageHead } from '../seal/sealed-record';
 import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
 import { EMPTY_ROOT } from './empty-root';
+import { HeadAuthentication } from './head-authentication';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
 import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
@@ -81,18 +82,6 @@ export function emptyLogState(lineageId: string): LogState {
     legacyTip: false,
   };
 }
-
-/** How a head item's tree was authenticated (docs/verifiable-log.md, "Appending"). */
-export const HeadAuthentication = {
-  /** A lineage checkpoint signed with the log key (heads stored before the sealer stopped signing). */
-  SIGNED_CHECKPOINT: 'SIGNED_CHECKPOINT',
-  /** The sealer's head-state MAC with the records' HMAC key (shared/log/head-state-mac.ts). */
-  HEAD_MAC: 'HEAD_MAC',
-  /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
-  INDEX: 'INDEX',
-} as const;
-/** One of {@link HeadAuthentication}. */
-export type HeadAuthentication = (typeof HeadAuthentication)[keyof typeof HeadAuthentication];
 
 /**
  * The log state a head item claims, checked for everything a state must hold whoever vouches for

@@ -73,7 +73,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/integrator/record-freshness.ts',
   'shared/log/compact-range.ts',
   'shared/log/log-names.ts',
-  'shared/log/log-state.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/outcome-statement.ts',
   'shared/log/record-proof.ts',
