@@ -48,7 +48,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'client/builders.ts',
   'client/write-outcomes.ts',
   'functions/common/observability.ts',
-  'functions/integrator/create-handler.ts',
   'functions/sealer/create-handler.ts',
   'infra/constructs/queue-consumer.ts',
   'infra/constructs/signing-key.ts',
