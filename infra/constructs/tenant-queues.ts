@@ -17,10 +17,10 @@ import {
 import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
+import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
-  deadLetterDepthAlarm,
   MAX_MESSAGE_SIZE_BYTES,
   QUEUE_RETENTION,
   VISIBILITY_TO_TIMEOUT_RATIO,

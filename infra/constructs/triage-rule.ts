@@ -6,7 +6,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
-import { deadLetterDepthAlarm, MAX_MESSAGE_SIZE_BYTES } from './queue-consumer';
+import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
+import { MAX_MESSAGE_SIZE_BYTES } from './queue-consumer';
 
 /** Props of {@link TriageRule}. */
 export interface TriageRuleProps {

@@ -49,7 +49,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'client/write-outcomes.ts',
   'functions/common/observability.ts',
   'functions/sealer/create-handler.ts',
-  'infra/constructs/queue-consumer.ts',
   'infra/constructs/signing-key.ts',
   'infra/reseal-stack.ts',
   'mcp/config.ts',
