@@ -50,7 +50,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'functions/common/observability.ts',
   'functions/sealer/create-handler.ts',
   'infra/constructs/signing-key.ts',
-  'infra/reseal-stack.ts',
   'mcp/config.ts',
   'shared/authorship/admission.ts',
   'shared/authorship/signed-write.ts',
