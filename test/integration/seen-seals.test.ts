@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { checkpointOrigin } from '../../shared/log/log-names';
+import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
 import { stackIntegrator } from '../helpers/stack-integrator';
-import { clientOf, type ReadTarget } from '../helpers/tamper-readers';
+import type { ReadTarget } from '../helpers/tamper-readers';
 import { partitionsOf, type Snapshot } from '../helpers/tamper-table';
 import { testLineageId } from '../helpers/writer-factories';
-import { runCli } from '../unit/cli/run-cli';
 import { emulatorSetup, MANIFEST } from './tamper/fixture';
 
 // A client keeps the seals it saw awaiting integration in its checkpoint store
@@ -32,19 +31,16 @@ async function seal(lineageId: string, residualId: string): Promise<void> {
   expect(await sealGroup(sealer, [acceptedWrite(lineageId, residualId, MANIFEST, nowMs)], nowMs)).toEqual(['SEALED']);
 }
 
-const cliEnv = { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region };
-const connectOf =
-  (lineageId: string) =>
-  async (_stack: string, store: string | null): Promise<ReturnType<typeof clientOf>> => {
-    const target: ReadTarget = {
-      lineageId,
-      trusted: { note: '', seq: 0, recordHash: '' },
-      recall: { latest: true },
-      receiptSeq: 0,
-      write: acceptedWrite(lineageId, 'r-0', MANIFEST, Date.now()),
-    };
-    return clientOf(setup, target, store ? new FileCheckpointStore(store) : null);
+/** What the CLI's client reads for `lineageId` (no trusted checkpoint: the store is the client's own). */
+function targetOf(lineageId: string, recall: ReadTarget['recall']): ReadTarget {
+  return {
+    lineageId,
+    trusted: { note: '', seq: 0, recordHash: '' },
+    recall,
+    receiptSeq: 0,
+    write: acceptedWrite(lineageId, 'r-0', MANIFEST, Date.now()),
   };
+}
 
 /** `reseal recall --residual-id R --json`, with `store` as `--checkpoint-store` when given: `exit <code> <verdict or refusal> <freshness state>`, and the freshness reason. */
 async function recallCli(
@@ -52,33 +48,11 @@ async function recallCli(
   residualId: string,
   store: string | null,
 ): Promise<{ readonly line: string; readonly reason: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'reseal-seen-run-'));
-  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
-  const run = await runCli(
-    [
-      'recall',
-      '--lineage',
-      lineageId,
-      '--residual-id',
-      residualId,
-      '--env',
-      'env.json',
-      '--json',
-      '--timeout-seconds',
-      '30',
-      ...(store ? ['--checkpoint-store', store] : []),
-    ],
-    { cwd: dir, env: cliEnv, connect: connectOf(lineageId) },
-  );
-  const json = JSON.parse(run.stdout) as {
-    verification: { verdict: string } | null;
-    refusalCode: string | null;
-    freshness: { state: string; reason: string } | null;
-  };
-  return {
-    line: `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`,
-    reason: json.freshness?.reason ?? '',
-  };
+  const { line, freshness } = await cliRecall(setup, targetOf(lineageId, { residualId }), {
+    store,
+    timeoutSeconds: 30,
+  });
+  return { line, reason: freshness?.reason ?? '' };
 }
 
 function row(context: TestContext, checkpoint: boolean, expected: string, observed: string) {
