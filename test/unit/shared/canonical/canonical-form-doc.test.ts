@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deduplicationIdOf } from '../../../../adapters/sqs-seal-queue';
+import { deduplicationIdOf } from '../../../../adapters/deduplication-id';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/digest';
 import { CanonicalizationError, InvalidInputError } from '../../../../shared/errors';
