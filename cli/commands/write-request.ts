@@ -14,7 +14,8 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { integerOption } from '../integer-option';
-import { issueLines, readJsonFile, readSchemaFile } from '../read-file';
+import { issueLines } from '../issue-lines';
+import { readJsonFile, readSchemaFile } from '../read-file';
 import {
   WRITER_KEY_OPTION,
   WRITER_KMS_KEY_OPTION,

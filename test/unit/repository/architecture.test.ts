@@ -43,7 +43,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'cli/commands/verify.ts',
   'cli/connect.ts',
   'cli/main.ts',
-  'cli/read-file.ts',
   'client/builders.ts',
   'client/write-outcomes.ts',
   'functions/common/observability.ts',
