@@ -243,8 +243,3 @@ function acceptRecordAwaitingDigests(
     manifest: markValidated(raw.manifest as SealedDependencyManifest),
   };
 }
-
-/** Narrows a {@link checkRecordIntegrity} result. */
-export function isIntact(result: IntactRecord | IntegrityFailure): result is IntactRecord {
-  return 'record' in result;
-}

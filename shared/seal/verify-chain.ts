@@ -11,9 +11,10 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
+import { isIntact } from './is-intact';
 import { type Candidate, type Failure, isDefiniteFailure, macFailures } from './mac-failures';
 import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
-import { checkRecordIntegrity, isIntact } from './record-integrity';
+import { checkRecordIntegrity } from './record-integrity';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 

@@ -80,7 +80,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
   'shared/seal/record-header.ts',
-  'shared/seal/record-integrity.ts',
   'shared/seal/residual-sealer.ts',
   'shared/seal/seal-input.ts',
   'shared/seal/sealed-record.ts',
