@@ -74,7 +74,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
   'shared/log/tree-arithmetic.ts',
-  'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/seal/chain-verification.ts',
