@@ -1,7 +1,7 @@
 import { climbProofPath } from './climb-proof-path';
 import { hashesEqual } from './hashes-equal';
+import { isCount } from './is-count';
 import { isMerkleHash } from './merkle-hash';
-import { isCount } from './tree-arithmetic';
 
 /** Arguments of {@link verifyInclusion}. */
 export interface InclusionCheck {
