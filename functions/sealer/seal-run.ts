@@ -1,4 +1,4 @@
-import { admitWrite } from '../../shared/authorship/admission';
+import { admitWrite } from '../../shared/authorship/admit-write';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
 import {

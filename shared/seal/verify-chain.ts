@@ -1,4 +1,5 @@
-import { type AdmissionKind, admitWrite } from '../authorship/admission';
+import type { AdmissionKind } from '../authorship/admission';
+import { admitWrite } from '../authorship/admit-write';
 import { type LineagePolicy, policyDigest } from '../authorship/lineage-policy';
 import { type RecordAttribution, recordAttribution } from '../authorship/record-attribution';
 import type { HexDigest } from '../canonical/digest';

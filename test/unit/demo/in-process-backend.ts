@@ -2,7 +2,7 @@ import { defaultPolicyText } from '../../../client/freshness-policy';
 import { writtenByOf } from '../../../client/written-by';
 import { forgeClaim } from '../../../scripts/demo/aws-backend';
 import type { DemoBackend, DemoRecall, RejectionFound } from '../../../scripts/demo/backend';
-import { admitWrite } from '../../../shared/authorship/admission';
+import { admitWrite } from '../../../shared/authorship/admit-write';
 import type { LineagePolicy } from '../../../shared/authorship/lineage-policy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';

@@ -8,7 +8,8 @@
  * Everything is fixed: keys from 32-byte seeds, times, ids. Ed25519 and HMAC are deterministic.
  */
 import { pathToFileURL } from 'node:url';
-import { type AdmissionState, admitWrite } from '../../../../shared/authorship/admission';
+import type { AdmissionState } from '../../../../shared/authorship/admission';
+import { admitWrite } from '../../../../shared/authorship/admit-write';
 import { boundaryDigest } from '../../../../shared/authorship/boundary-digest';
 import {
   type LineagePolicy,
