@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ConflictReason } from '../shared/ports/conflict-reason';
 import type { ConflictRecord } from '../shared/ports/lineage-store';
-import type { LineageHead } from '../shared/seal/sealed-record';
+import type { LineageHead } from '../shared/seal/lineage-head';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
 import { readJson, readJsonAs, readNumber, readString } from './read-attribute';

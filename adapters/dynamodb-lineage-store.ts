@@ -13,7 +13,7 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../shared/ports/lineage-store';
-import type { LineageHead } from '../shared/seal/sealed-record';
+import type { LineageHead } from '../shared/seal/lineage-head';
 import { DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
 import { LineageTable } from './dynamodb-table';

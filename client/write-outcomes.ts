@@ -18,7 +18,7 @@ import {
 import type { RecordProof } from '../shared/log/record-proof';
 import { RejectionStage } from '../shared/pipeline/rejection-stage';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
-import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf } from '../shared/seal/lineage-head';
 import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { DeploymentChainReader } from './deployment-chain-reader';

@@ -22,7 +22,8 @@ import { ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-d
 import { SealRequestSchema } from '../shared/pipeline/seal-request';
 import { TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import { groupedCount } from '../shared/schemas/env-snapshot-limits';
-import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
+import { LineageHeadSchema } from '../shared/seal/lineage-head';
+import { SealedRecordSchema } from '../shared/seal/sealed-record';
 import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolation-report';
 import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';

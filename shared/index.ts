@@ -244,11 +244,12 @@ export { EnvSnapshot } from './schemas/env-snapshot';
 export { Identifier } from './schemas/identifier';
 export { parseInput } from './schemas/parse';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
+export { type LineageHead, LineageHeadSchema } from './seal/lineage-head';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
 export { sealRecord } from './seal/residual-sealer';
 export type { SealInput } from './seal/seal-input';
-export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
+export { type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
 export { verifyChain } from './seal/verify-chain';
 export {

@@ -22,8 +22,9 @@ import type { IntegrationNotifier } from '../../shared/ports/integration-notifie
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
+import type { LineageHead } from '../../shared/seal/lineage-head';
 import { sealValidated } from '../../shared/seal/residual-sealer';
-import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';

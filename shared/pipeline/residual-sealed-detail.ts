@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { Identifier } from '../schemas/identifier';
-import { LineageHeadSchema } from '../seal/sealed-record';
+import { LineageHeadSchema } from '../seal/lineage-head';
 import { SignedNoteText } from './signed-note-text';
 
 /**

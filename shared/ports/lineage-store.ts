@@ -7,7 +7,7 @@ import type { NodeRef } from '../log/node-ref';
 import type { RejectionReason } from '../pipeline/rejection-reason';
 import type { RejectionStage } from '../pipeline/rejection-stage';
 import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail';
-import type { LineageHead } from '../seal/sealed-record';
+import type { LineageHead } from '../seal/lineage-head';
 import type { ConflictReason } from './conflict-reason';
 import type { AnchorSignature } from './mac-anchor';
 

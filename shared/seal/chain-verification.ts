@@ -5,7 +5,7 @@ import { HexDigest } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { RecordRefSchema } from '../schemas/record-ref';
-import { type LineageHead, LineageHeadSchema } from './sealed-record';
+import { type LineageHead, LineageHeadSchema } from './lineage-head';
 import { VerificationVerdict } from './verification-verdict';
 
 /**

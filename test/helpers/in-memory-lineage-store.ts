@@ -14,7 +14,7 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../../shared/ports/lineage-store';
-import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 
 /**
  * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `putRecords`

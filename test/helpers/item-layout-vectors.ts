@@ -27,7 +27,7 @@ import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';
 import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
-import { lineageHeadOf } from '../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../shared/seal/lineage-head';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from './seal-factories';

@@ -3,6 +3,7 @@ import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/authority';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import {
   headerBytes,
@@ -13,7 +14,7 @@ import {
 } from '../../shared/seal/record-header';
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import type { SealInput } from '../../shared/seal/seal-input';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

@@ -5,7 +5,7 @@ import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { macHeadState } from '../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf } from '../../../shared/log/log-state';
 import { HeadLayout } from '../../../shared/ports/head-layout';
-import { lineageHeadOf } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 import { TEST_POLICY } from '../../helpers/writer-factories';
 

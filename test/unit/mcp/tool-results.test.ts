@@ -22,7 +22,8 @@ import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors'
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import type { RecallCheck } from '../../../shared/log/recall-check';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
-import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../../shared/seal/lineage-head';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { isolateDelta } from '../../../shared/triage/isolate-delta';
