@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { HexDigest } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
+import { AnchorSignatureSchema } from './anchor-signature';
 import { KeyIdSchema } from './record-header';
-import { AnchorSignatureSchema, type SealedRecord } from './sealed-record';
+import type { SealedRecord } from './sealed-record';
 
 /**
  * The head of a lineage: what the head item holds, what a `ResidualSealed` event carries, and

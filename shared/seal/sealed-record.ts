@@ -1,28 +1,17 @@
 import { z } from 'zod';
 import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
-import { MacAlgorithm } from '../ports/mac-anchor';
-import { BASE64_MAC_PATTERN } from '../schemas/base64-mac-pattern';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { HexDigest } from '../schemas/hex-digest';
 import { SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import { SessionVariableSchema, VariableName } from '../write/session-variable';
 import { JsonPayloadSchema, MAX_DECLARED_CONSTANTS, MAX_VARIABLES } from '../write/write-request';
-import { KeyIdSchema, RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
+import { AnchorSignatureSchema } from './anchor-signature';
+import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
 
 /** The fields a format-2 record stores beside its header (docs/authorship.md, "Record format 2"). */
 export const WRITER_BOUND_RECORD_FIELDS = ['writer', 'boundary', 'declaredImmutableConstants', 'policy'] as const;
-
-/**
- * Schema of an `AnchorSignature` (shared/ports/mac-anchor.ts) as stored with a record: key id,
- * `HMAC_SHA_256`, and the MAC as canonical standard base64 of 32 bytes (44 characters).
- */
-export const AnchorSignatureSchema = z.strictObject({
-  keyId: KeyIdSchema,
-  algorithm: z.enum(MacAlgorithm),
-  mac: z.string().regex(BASE64_MAC_PATTERN, 'expected the base64 of a 32-byte MAC'),
-});
 
 /**
  * A sealed residual as stored (docs/sealing.md, "Record layout"): the MAC'd header, its record
