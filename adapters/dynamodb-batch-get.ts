@@ -1,6 +1,6 @@
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { Item } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
+import type { Item } from './item';
 import { retryUnprocessed } from './retry-unprocessed';
 
 /** Keys per `BatchGetItem` call (the DynamoDB limit). */

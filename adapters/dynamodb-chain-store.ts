@@ -1,34 +1,28 @@
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { HexDigest } from '../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../shared/errors';
+import { lastLeafOf } from '../shared/log/last-leaf';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
-import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
+import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
-import type { LineageHead } from '../shared/seal/sealed-record';
+import type { LineageHead } from '../shared/seal/lineage-head';
 import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
+import type { LineageTable } from './dynamodb-table';
+import { Keys } from './dynamodb-table-keys';
+import { headItem, headOf, logHeadOf } from './head-item';
+import { type Item, itemOf } from './item';
 import {
-  headItem,
-  headOf,
-  type Item,
-  itemOf,
-  locationOf,
-  logHeadOf,
   ManifestReadBudget,
   manifestItem,
   manifestOf,
-  markerItem,
-  nodesOf,
-  readBinary,
-  readString,
-  recordItem,
-  recordOf,
   sharedManifestDigestOf,
   withSharedManifest,
-} from './dynamodb-item-codec';
-import type { LineageTable } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+} from './manifest-item';
+import { markerItem, markerLocationOf } from './marker-item';
+import { readBinary, readString } from './read-attribute';
+import { recordItem, recordNodesOf, recordOf } from './record-item';
 
 /** The chain half of the {@link LineageStore} port: records, head, residual-id markers, tree nodes. */
 export type ChainStore = Pick<
@@ -281,7 +275,7 @@ export class DynamoDBChainStore implements ChainStore {
     );
     for (const item of items) {
       const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
-      nodesBySeq.set(seq, nodesOf(item));
+      nodesBySeq.set(seq, recordNodesOf(item));
     }
     return refs.map((ref) => {
       const nodes = nodesBySeq.get(lastLeafOf(ref));
@@ -299,7 +293,7 @@ export class DynamoDBChainStore implements ChainStore {
 
   async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
     const item = await this.#table.get(Keys.lineage(lineageId), Keys.residualSk(residualId));
-    return item ? locationOf(item) : null;
+    return item ? markerLocationOf(item) : null;
   }
 
   async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {

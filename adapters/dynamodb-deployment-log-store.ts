@@ -1,7 +1,8 @@
 import { type DynamoDBClient, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
-import { lastLeafOf, type NodeRef } from '../shared/log/node-ref';
+import { lastLeafOf } from '../shared/log/last-leaf';
+import type { NodeRef } from '../shared/log/node-ref';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type {
   DeploymentLogStore,
@@ -9,9 +10,10 @@ import type {
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
 import { batchGetItems } from './dynamodb-batch-get';
-import { type Item, itemOf, readJson, readNumber, readString } from './dynamodb-item-codec';
 import { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
+import { type Item, itemOf } from './item';
+import { readJson, readNumber, readString } from './read-attribute';
 
 const HEAD_SK = 'HEAD';
 

@@ -3,9 +3,10 @@ import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
 import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
 import { batchGetItems } from './dynamodb-batch-get';
-import { type Item, itemOf, readBinary, readString } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
+import { type Item, itemOf } from './item';
+import { readBinary, readString } from './read-attribute';
 import { retryUnprocessed } from './retry-unprocessed';
 
 /** Items per `BatchWriteItem` (the DynamoDB limit). */

@@ -1,8 +1,8 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { INTEGRATION_LEASE_MS, type IntegrationLease, LEASE_CLOCK_SKEW_MS } from '../shared/ports/integration-lease';
-import { itemOf } from './dynamodb-item-codec';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
+import { itemOf } from './item';
 
 const LEASE_SK = 'LEASE';
 

@@ -4,7 +4,7 @@ import type { ResidualLocation } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/node-ref';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type {
   AppendBatch,
@@ -13,7 +13,7 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../shared/ports/lineage-store';
-import type { LineageHead } from '../shared/seal/sealed-record';
+import type { LineageHead } from '../shared/seal/lineage-head';
 import { DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
 import { LineageTable } from './dynamodb-table';
@@ -22,7 +22,7 @@ import { LineageTable } from './dynamodb-table';
  * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout"): the chain of
  * each lineage ({@link DynamoDBChainStore}) and the outcomes of its writes and recalls
  * ({@link DynamoDBOutcomeStore}), which share the table, its keys (adapters/dynamodb-table-keys.ts)
- * and its item codec (adapters/dynamodb-item-codec.ts).
+ * and its items (adapters/record-item.ts, head-item.ts, …).
  */
 export class DynamoDBLineageStore implements LineageStore {
   readonly #chain: DynamoDBChainStore;

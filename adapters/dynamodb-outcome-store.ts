@@ -1,17 +1,12 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { ConflictRecord, LineageStore, OutcomeFilter, RejectionRecord } from '../shared/ports/lineage-store';
-import {
-  conflictItem,
-  conflictOf,
-  itemOf,
-  rejectionItem,
-  rejectionOf,
-  triageReportItem,
-  triageReportOf,
-} from './dynamodb-item-codec';
+import { conflictItem, conflictOf } from './conflict-item';
 import type { LineageTable } from './dynamodb-table';
 import { CONFLICT_SK_PREFIX, Keys } from './dynamodb-table-keys';
+import { itemOf } from './item';
+import { rejectionItem, rejectionOf } from './rejection-item';
+import { triageReportItem, triageReportOf } from './triage-report-item';
 
 /** The outcome half of the {@link LineageStore} port: conflicts, rejections and triage reports. */
 export type OutcomeStore = Pick<

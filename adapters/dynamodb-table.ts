@@ -6,7 +6,7 @@ import {
   type QueryCommandInput,
   type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
-import { type Item, itemOf } from './dynamodb-item-codec';
+import { type Item, itemOf } from './item';
 
 /** The part of `DynamoDBClient` the adapters that never page use (a fake with `send` serves unit tests). */
 export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;

@@ -1,12 +1,9 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { EventNotAcceptedError } from '../shared/errors';
-import {
-  DetailType,
-  EVENT_SOURCE,
-  type ResidualRejectedDetail,
-  type ResidualSealedDetail,
-  type TriageCompletedDetail,
-} from '../shared/pipeline/messages';
+import { DetailType, EVENT_SOURCE } from '../shared/pipeline/detail-type';
+import type { ResidualRejectedDetail } from '../shared/pipeline/residual-rejected-detail';
+import type { ResidualSealedDetail } from '../shared/pipeline/residual-sealed-detail';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { EventPublisher } from '../shared/ports/event-publisher';
 
 /** The part of `EventBridgeClient` this adapter uses. */

@@ -1,15 +1,12 @@
-import { createHash } from 'node:crypto';
 import {
   SendMessageBatchCommand,
   type SendMessageBatchRequestEntry,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { canonicalJson } from '../shared/canonical/canonical-json';
-import { SEAL_DEDUP_TAG } from '../shared/canonical/digest';
-import type { SealRequest } from '../shared/pipeline/messages';
+import type { SealRequest } from '../shared/pipeline/seal-request';
 import type { SealQueue } from '../shared/ports/seal-queue';
-import type { ResidualWriteRequest } from '../shared/write/write-request';
+import { deduplicationIdOf } from './deduplication-id';
 
 /** Most entries of one `SendMessageBatch` (an SQS limit). */
 export const MAX_SEND_BATCH_ENTRIES = 10;
@@ -24,23 +21,8 @@ export const MAX_SEND_BATCH_BODY_BYTES = 1_000_000;
 export type SQSSend = Pick<SQSClient, 'send'>;
 
 /**
- * `MessageDeduplicationId` of a write: SHA-256 hex of {@link SEAL_DEDUP_TAG}, a newline and the
- * RFC 8785 canonical write request (docs/canonical-form.md, "Tags and input objects"), so
- * it covers the lineage id, the residual id and the whole content. SQS drops only a true
- * duplicate of the same write; a residual id reused in another lineage, or with other content,
- * reaches the sealer (which seals the former and rejects the latter as `RESIDUAL_ID_REUSED`).
- * 64 characters: SQS allows at most 128 of `[A-Za-z0-9!"#$%&'()*+,-./:;<=>?@[\]^_\`{|}~]`.
- */
-export function deduplicationIdOf(request: ResidualWriteRequest): string {
-  return createHash('sha256')
-    .update(`${SEAL_DEDUP_TAG}\n`, 'utf8')
-    .update(canonicalJson(request), 'utf8')
-    .digest('hex');
-}
-
-/**
  * {@link SealQueue} over the FIFO `seal-requests` queue: `MessageGroupId` = lineage id (one
- * lineage is sealed strictly in order), `MessageDeduplicationId` = {@link deduplicationIdOf}.
+ * lineage is sealed strictly in order), `MessageDeduplicationId` = `deduplicationIdOf`.
  * `enqueueBatch` sends `SendMessageBatch` calls of at most {@link MAX_SEND_BATCH_ENTRIES} entries
  * and {@link MAX_SEND_BATCH_BODY_BYTES}, one after another (a FIFO batch keeps its entries' order
  * within a group, so a lineage's writes stay in order), and maps each entry's failure back to its

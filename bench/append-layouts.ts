@@ -1,7 +1,7 @@
 /**
  * The candidate layouts of an append (docs/sealing.md, "The append's layout"), each built from the
  * items today's append writes: the record item, head item and residual-id marker that
- * `DynamoDBChainStore` puts in its one transaction (adapters/dynamodb-item-codec.ts, `recordItem`,
+ * `DynamoDBChainStore` puts in its one transaction (adapters/record-item.ts, `recordItem`,
  * `headItem`, `markerItem`), so every size is the real encoders' output with attributes moved or
  * left out, never a guessed size. bench/write-capacity.ts writes each plan to a table of its own
  * and prints the capacity the emulator reports.

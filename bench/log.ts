@@ -22,7 +22,7 @@ import { proveInclusion } from '../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
 import { MemoryMerkleTree } from '../shared/log/memory-tree';
-import { leafHash } from '../shared/log/merkle-hashing';
+import { leafHash } from '../shared/log/merkle-hash';
 import { verifyInclusion } from '../shared/log/verify-inclusion';
 import type { AnchorSignature } from '../shared/ports/mac-anchor';
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';

@@ -8,9 +8,10 @@
  * Run: `npx tsx bench/verify.ts`.
  */
 import { pathToFileURL } from 'node:url';
-import { Authority } from '../shared/schemas/primitives';
+import { Authority } from '../shared/schemas/authority';
+import { lineageHeadOf } from '../shared/seal/lineage-head';
 import { sealRecord } from '../shared/seal/residual-sealer';
-import { lineageHeadOf, type SealedRecord } from '../shared/seal/sealed-record';
+import type { SealedRecord } from '../shared/seal/sealed-record';
 import { verifyChain } from '../shared/seal/verify-chain';
 import { buildManifest } from '../shared/triage/build-manifest';
 import { type FloorRecord, libraryCanonical, verifyFloor } from './floors';

@@ -7,7 +7,7 @@ import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { terminalLines } from './format/terminal-lines';
 import { type CliIo, processIo } from './io';
-import { issueLines } from './read-file';
+import { issueLines } from './issue-lines';
 
 const HELP_WIDTH = 100;
 

@@ -2,10 +2,11 @@ import { open } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { parseStrictJson } from '../shared/canonical/strict-json';
-import { InvalidInputError, printable, StrictJsonError, StrictJsonFailure } from '../shared/errors';
+import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../shared/errors';
 import { parseInput } from '../shared/schemas/parse';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
+import { issueLines } from './issue-lines';
 
 /** Largest input file the CLI reads, in bytes (a lineage export of ~100k records fits; docs/cli.md, "Input limits"). */
 export const MAX_INPUT_FILE_BYTES = 256 * 1024 * 1024;
@@ -104,14 +105,6 @@ export function validateFileContent<T>(path: string, what: string, evaluate: () 
  */
 export function fileInputError(path: string, what: string, error: InvalidInputError): BadInputError {
   return new BadInputError(`${path}: invalid ${what}\n${issueLines(error)}`, { cause: error });
-}
-
-/**
- * The issues of an {@link InvalidInputError}, one `  at <field>: <message>` line each (joined by
- * newlines, no trailing one), the field escaped by `printable` when it is not printable ASCII.
- */
-export function issueLines(error: InvalidInputError): string {
-  return error.issues.map((issue) => `  at ${printable(issue.path || '<root>')}: ${issue.message}`).join('\n');
 }
 
 /**

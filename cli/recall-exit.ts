@@ -1,6 +1,6 @@
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
-import { RefusalCode } from '../shared/pipeline/messages';
+import { RefusalCode } from '../shared/pipeline/refusal-code';
 import { triageExitCode } from './commands/triage';
 import { ExitCode } from './exit-codes';
 

@@ -2,13 +2,14 @@ import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { Authority } from '../shared/schemas/authority';
 import { parseInput } from '../shared/schemas/parse';
-import { Authority } from '../shared/schemas/primitives';
 import { buildManifest } from '../shared/triage/build-manifest';
 import type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
-import { type FreshnessProbeReceipt, valueDigest } from '../shared/write/receipts';
+import type { FreshnessProbeReceipt } from '../shared/write/receipts';
 import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
+import { valueDigest } from '../shared/write/value-digest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 
 /**

@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { type SeenSeal, SeenSealSchema } from '../shared/log/seen-seal';
-import { wellFormedString } from '../shared/schemas/primitives';
+import { wellFormedString } from '../shared/schemas/well-formed-string';
 import type { CheckpointStore } from './checkpoint-store';
 import { CheckpointFileError } from './errors';
 

@@ -1,7 +1,7 @@
 import { ResealError } from '../shared/errors';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
-import { hashesEqual } from '../shared/log/merkle-hashing';
+import { hashesEqual } from '../shared/log/hashes-equal';
 import { nodeSourceOf } from '../shared/log/record-proof';
 import { openCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyConsistency } from '../shared/log/verify-consistency';

@@ -37,6 +37,7 @@ export {
   TimeoutError,
   UnverifiedOutcomeError,
 } from './errors';
+export { type CommandRun, type CommandRunner, execFileRunner } from './exec-file-runner';
 export { CheckpointFileSchema, FileCheckpointStore } from './file-checkpoint-store';
 export {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
@@ -82,9 +83,6 @@ export {
   SnapshotConfigSchema,
 } from './reseal-config';
 export {
-  type CommandRun,
-  type CommandRunner,
-  execFileRunner,
   SnapshotKeyPrefix,
   type SnapshotProviderOptions,
   type SnapshotSource,

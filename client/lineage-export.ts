@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
-import { EpochMillis, Identifier } from '../shared/schemas/primitives';
-import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
+import { EpochMillis } from '../shared/schemas/epoch-millis';
+import { Identifier } from '../shared/schemas/identifier';
+import { LineageHeadSchema } from '../shared/seal/lineage-head';
+import { SealedRecordSchema } from '../shared/seal/sealed-record';
 
 /**
  * Schema of a {@link LineageExport}: a whole lineage written to a file, as

@@ -1,4 +1,4 @@
-import { admitWrite } from '../shared/authorship/admission';
+import { admitWrite } from '../shared/authorship/admit-write';
 import { type LineagePolicy, LineagePolicySchema, policyDigest } from '../shared/authorship/lineage-policy';
 import { InvalidInputError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';

@@ -8,13 +8,9 @@ import {
 } from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
+import { DetailType, EVENT_SOURCE } from '../shared/pipeline/detail-type';
 import { recallEntrySizeIssue } from '../shared/pipeline/event-entry-bytes';
-import {
-  DetailType,
-  EVENT_SOURCE,
-  type RecallRequestedDetail,
-  RecallRequestedDetailSchema,
-} from '../shared/pipeline/messages';
+import { type RecallRequestedDetail, RecallRequestedDetailSchema } from '../shared/pipeline/recall-requested-detail';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { recallSourceOf } from '../shared/tenancy/recall-source';

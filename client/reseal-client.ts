@@ -27,7 +27,7 @@ import {
   type WalkTreeHead,
   walkedTreeFor,
 } from '../shared/log/stored-lineage';
-import type { TriageCompletedDetail } from '../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
@@ -35,8 +35,8 @@ import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
+import type { LineageHead } from '../shared/seal/lineage-head';
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
-import type { LineageHead } from '../shared/seal/sealed-record';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest } from '../shared/write/write-request';

@@ -2,8 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseStrictJson } from '../shared/canonical/strict-json';
+import { MapKey } from '../shared/schemas/map-key';
 import { parseInput } from '../shared/schemas/parse';
-import { MapKey, safeRecord, wellFormedString } from '../shared/schemas/primitives';
+import { safeRecord } from '../shared/schemas/safe-record';
+import { wellFormedString } from '../shared/schemas/well-formed-string';
 
 /** File name the client, the CLI and the MCP server look for in the working directory. */
 export const RESEAL_CONFIG_FILE = 'reseal.config.json';

@@ -1,19 +1,17 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { InvalidInputError } from '../shared/errors';
+import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
 import { envSnapshotKeysIssue } from '../shared/schemas/env-snapshot-limits';
-import type { EnvSnapshot } from '../shared/schemas/primitives';
-import { DEFAULT_COMMAND_TIMEOUT_MS, type SnapshotCommand, type SnapshotConfig } from './reseal-config';
+import { type CommandRun, type CommandRunner, execFileRunner } from './exec-file-runner';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type SnapshotConfig } from './reseal-config';
 
 /** Key prefixes of the providers' keys: `env:HTTP_PROXY`, `tool:node`, `file:package-lock.json`. */
 export const SnapshotKeyPrefix = { ENV: 'env:', TOOL: 'tool:', FILE: 'file:' } as const;
 
 /** Largest value a snapshot key may hold (the `EnvSnapshot` bound), in UTF-16 code units. */
 const MAX_VALUE_LENGTH = 65_536;
-/** Most bytes read from a command's standard output or error. */
-const MAX_COMMAND_OUTPUT_BYTES = 1_048_576;
 
 /**
  * An environment snapshot as the providers took it: the flat `key → value` map a manifest seals
@@ -37,17 +35,6 @@ export interface SnapshotSource {
   take(): Promise<TakenSnapshot>;
 }
 
-/** What a command run returned, or why it failed (`execFile` semantics). */
-export type CommandRun =
-  | { readonly ok: true; readonly stdout: string; readonly stderr: string }
-  | { readonly ok: false; readonly reason: string };
-
-/** Runs one command without a shell; injectable for tests. */
-export type CommandRunner = (
-  command: SnapshotCommand,
-  options: { cwd: string; timeoutMs: number },
-) => Promise<CommandRun>;
-
 /** Options of {@link snapshotProviders}. */
 export interface SnapshotProviderOptions {
   /** Folder relative file paths and commands run in (the config file's folder). */
@@ -57,35 +44,6 @@ export interface SnapshotProviderOptions {
   /** Runs commands (default: `execFile`, no shell, with the timeout). */
   readonly run?: CommandRunner;
 }
-
-/** The default {@link CommandRunner}: `execFile` (no shell), killed after `timeoutMs`. */
-export const execFileRunner: CommandRunner = (command, options) =>
-  new Promise((resolve) => {
-    execFile(
-      command.command,
-      [...command.args],
-      {
-        cwd: options.cwd,
-        timeout: options.timeoutMs,
-        maxBuffer: MAX_COMMAND_OUTPUT_BYTES,
-        windowsHide: true,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ ok: true, stdout, stderr });
-          return;
-        }
-        const failed = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: unknown };
-        const reason = failed.killed
-          ? `timed out after ${options.timeoutMs} ms`
-          : typeof failed.code === 'number'
-            ? `exit code ${failed.code}`
-            : failed.message;
-        resolve({ ok: false, reason });
-      },
-    );
-  });
 
 /** The value of a command's run: its trimmed standard output, else its trimmed standard error. */
 function commandValue(run: Extract<CommandRun, { ok: true }>): string {

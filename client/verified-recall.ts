@@ -3,10 +3,13 @@ import type { FreshnessState } from '../shared/integrator/record-freshness';
 import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
 import type { RecallCheck } from '../shared/log/recall-check';
 import type { RecordProof } from '../shared/log/record-proof';
-import { type RecallTarget, RefusalCode, type TriageCompletedDetail, TriageOutcome } from '../shared/pipeline/messages';
+import type { RecallTarget } from '../shared/pipeline/recall-target';
+import { RefusalCode } from '../shared/pipeline/refusal-code';
+import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
+import { TriageOutcome } from '../shared/pipeline/triage-outcome';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeltaIsolationReport } from '../shared/triage/isolate-delta';
+import type { DeltaIsolationReport } from '../shared/triage/delta-isolation-report';
 import type { PolicyWitnessing } from './freshness-policy';
 
 /**

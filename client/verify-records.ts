@@ -1,6 +1,6 @@
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { ChainVerification, TrustedHead, TrustedStart } from '../shared/seal/chain-verification';
-import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
+import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
 import { verifyChain } from '../shared/seal/verify-chain';
 import { UnavailableMacAnchor } from './unavailable-mac-anchor';
 
@@ -43,5 +43,5 @@ export async function verifyRecords(records: unknown[], options: VerifyRecordsOp
   });
   if (options.storedHead === undefined || !Array.isArray(records)) return verification;
   const head = options.storedHead;
-  return withStoredHeadFinding(verification, checkStoredHead(head, recordsSeen(records, head)));
+  return withStoredHeadFinding(verification, checkStoredHead(head, storedRecordsSeen(records, head)));
 }

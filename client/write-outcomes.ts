@@ -16,9 +16,9 @@ import {
   requestDigest,
 } from '../shared/log/outcome-statement';
 import type { RecordProof } from '../shared/log/record-proof';
-import { RejectionStage } from '../shared/pipeline/messages';
+import { RejectionStage } from '../shared/pipeline/rejection-stage';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
-import { type LineageHead, lineageHeadOf } from '../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf } from '../shared/seal/lineage-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { differingWriteContent } from '../shared/seal/write-content';
 import type { ResidualWriteRequest } from '../shared/write/write-request';

@@ -22,6 +22,7 @@ import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
 import { TenantQueues } from './constructs/tenant-queues';
 import { TriageRule } from './constructs/triage-rule';
+import { eventBusNameOf } from './event-bus-name';
 
 /** Props of {@link ResealStack}. */
 export interface ResealStackProps extends StackProps {
@@ -112,8 +113,6 @@ export interface ResealStackProps extends StackProps {
 export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECONDS;
 /** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
-/** The stack's event bus name, `<stack name>-events`: a stack name is unique per account and region, so is the bus's. */
-export const eventBusNameOf = (stackName: string): string => `${stackName}-events`;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 /**

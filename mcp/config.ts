@@ -22,8 +22,9 @@ import { parseInput } from '../shared/schemas/parse';
 import { TenantId } from '../shared/tenancy/tenants';
 import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
 import { lazyMcpClient } from './lazy-client';
+import { MissingPart } from './missing-part';
 import type { ResealMcpDeps } from './reseal-mcp-deps';
-import { MissingPart, type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
+import { type StackPlace, StackUnavailableError, stackUnavailableFrom } from './stack-unavailable';
 import { tenantScopedClient } from './tenant-scoped-client';
 
 const Path = z.string().min(1).max(4096);

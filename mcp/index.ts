@@ -13,6 +13,7 @@ export {
   readStackOutputsFile,
   resolveMcpClient,
 } from './config';
+export { MissingPart } from './missing-part';
 // The shapes of the tools' `structuredContent` (docs/mcp.md, "Tools"), one per file in outputs/,
 // advertised as each tool's `outputSchema`: successes only (a refusal or a tamper verdict is a
 // tool error whose `structuredContent` is a `ToolErrorSchema`); camelCase, fields only ever added.
@@ -23,8 +24,9 @@ export { type ToolError, ToolErrorSchema } from './outputs/tool-error-schema';
 export { VerifyOutput } from './outputs/verify-output';
 export { WriteSealedOutput } from './outputs/write-sealed-output';
 export type { McpClient, ResealMcpDeps } from './reseal-mcp-deps';
-export { createResealMcpServer, SERVER_INFO, serveStdio } from './server';
-export { MissingPart, type StackPlace, StackUnavailableError } from './stack-unavailable';
+export { serveStdio } from './serve-stdio';
+export { createResealMcpServer, SERVER_INFO } from './server';
+export { type StackPlace, StackUnavailableError } from './stack-unavailable';
 export { INSPECT_TOOL, InspectInputSchema } from './tools/inspect';
 export { RECALL_TOOL, RecallInputSchema } from './tools/recall';
 export { VERIFY_TOOL, VerifyInputSchema } from './tools/verify';

@@ -11,7 +11,7 @@ import { writtenByProven, writtenByText } from '../client/written-by';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
-import type { DeltaVerdict } from '../shared/triage/isolate-delta';
+import type { DeltaVerdict } from '../shared/triage/delta-isolation-report';
 import { headOf } from './head-of';
 import type { RecallOutput } from './outputs/recall-output';
 import { ToolErrorCode } from './outputs/tool-error-code';

@@ -1,7 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ResealMcpDeps } from './reseal-mcp-deps';
-import { strictJsonLines } from './strict-lines';
 import { registerInspectTool } from './tools/inspect';
 import { registerRecallTool } from './tools/recall';
 import { registerVerifyTool } from './tools/verify';
@@ -18,7 +16,7 @@ const INSTRUCTIONS =
 /**
  * The Reseal MCP server (docs/mcp.md): the tools `reseal_write`, `reseal_recall`,
  * `reseal_verify` and `reseal_inspect` over one client of the deployed stack. Connect it to any
- * transport (`server.connect(transport)`); {@link serveStdio} connects it to this process's
+ * transport (`server.connect(transport)`); `serveStdio` (mcp/serve-stdio.ts) connects it to this process's
  * standard input and output.
  */
 export function createResealMcpServer(deps: ResealMcpDeps): McpServer {
@@ -29,24 +27,4 @@ export function createResealMcpServer(deps: ResealMcpDeps): McpServer {
   registerVerifyTool(server, resolved);
   registerInspectTool(server, resolved);
   return server;
-}
-
-/**
- * Serves {@link createResealMcpServer} on stdio until the host closes standard input. Nothing else
- * may write to standard output meanwhile (it carries the JSON-RPC messages). A message that
- * repeats a member name is answered with a JSON-RPC error and never reaches a tool
- * ({@link strictJsonLines}).
- *
- * @returns when the transport has closed
- */
-export async function serveStdio(deps: ResealMcpDeps): Promise<void> {
-  const server = createResealMcpServer(deps);
-  const transport = new StdioServerTransport(strictJsonLines(process.stdin, process.stdout), process.stdout);
-  // Set before connect(), which chains it: resolves when the host closes standard input.
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
-  await closed;
-  await server.close();
 }

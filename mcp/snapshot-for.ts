@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../shared/errors';
-import type { EnvSnapshot } from '../shared/schemas/primitives';
+import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
 import type { ResealMcpDeps } from './reseal-mcp-deps';
 import type { SnapshotUse } from './snapshot-use';
 

@@ -1,4 +1,4 @@
-import type { EnvSnapshot } from '../shared/schemas/primitives';
+import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
 import type { SnapshotOutput } from './outputs/snapshot-output';
 
 /** The environment snapshot a write or recall used, and where it came from. */

@@ -14,18 +14,17 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { LineageExportSchema } from '../client/lineage-export';
 import { WriteVerdictSchema } from '../shared/guard/verdict';
+import { DetailType } from '../shared/pipeline/detail-type';
 import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-bytes';
-import {
-  DetailType,
-  RecallRequestedDetailSchema,
-  ResidualRejectedDetailSchema,
-  ResidualSealedDetailSchema,
-  SealRequestSchema,
-  TriageCompletedDetailSchema,
-} from '../shared/pipeline/messages';
+import { RecallRequestedDetailSchema } from '../shared/pipeline/recall-requested-detail';
+import { ResidualRejectedDetailSchema } from '../shared/pipeline/residual-rejected-detail';
+import { ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-detail';
+import { SealRequestSchema } from '../shared/pipeline/seal-request';
+import { TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import { groupedCount } from '../shared/schemas/env-snapshot-limits';
-import { LineageHeadSchema, SealedRecordSchema } from '../shared/seal/sealed-record';
-import { DeltaIsolationReportSchema } from '../shared/triage/isolate-delta';
+import { LineageHeadSchema } from '../shared/seal/lineage-head';
+import { SealedRecordSchema } from '../shared/seal/sealed-record';
+import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolation-report';
 import { SealedDependencyManifestSchema } from '../shared/triage/sealed-dependency-manifest';
 import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 

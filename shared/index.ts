@@ -191,11 +191,12 @@ export {
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
+export { EMPTY_ROOT } from './log/empty-root';
 export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
-export { EMPTY_ROOT, HASH_BYTES, leafHash, nodeHash } from './log/merkle-hashing';
+export { HASH_BYTES, leafHash, nodeHash } from './log/merkle-hash';
 export type { NodeRef, NodeSource, TreeNode } from './log/node-ref';
 export {
   assertVerifierKey,
@@ -224,36 +225,31 @@ export {
 export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
 export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
-export {
-  DetailType,
-  EVENT_SOURCE,
-  type RecallRequestedDetail,
-  RecallRequestedDetailSchema,
-  RefusalCode,
-  RejectionReason,
-  type ResidualRejectedDetail,
-  ResidualRejectedDetailSchema,
-  type ResidualSealedDetail,
-  ResidualSealedDetailSchema,
-  type SealRequest,
-  SealRequestSchema,
-  type TriageCompletedDetail,
-  TriageCompletedDetailSchema,
-} from './pipeline/messages';
+export { DetailType, EVENT_SOURCE } from './pipeline/detail-type';
+export { type RecallRequestedDetail, RecallRequestedDetailSchema } from './pipeline/recall-requested-detail';
+export { RefusalCode } from './pipeline/refusal-code';
+export { RejectionReason } from './pipeline/rejection-reason';
+export { type ResidualRejectedDetail, ResidualRejectedDetailSchema } from './pipeline/residual-rejected-detail';
+export { type ResidualSealedDetail, ResidualSealedDetailSchema } from './pipeline/residual-sealed-detail';
+export { type SealRequest, SealRequestSchema } from './pipeline/seal-request';
+export { type TriageCompletedDetail, TriageCompletedDetailSchema } from './pipeline/triage-completed-detail';
 export type { EventPublisher } from './ports/event-publisher';
 export type { IndexNode, IndexNodeStore, IndexTile } from './ports/index-node-store';
 export type { LineageStore } from './ports/lineage-store';
 export { type AnchorSignature, MacAlgorithm, type MacAnchor } from './ports/mac-anchor';
 export type { NoteSigner } from './ports/note-signer';
 export type { SealQueue } from './ports/seal-queue';
+export { Authority, AuthoritySchema } from './schemas/authority';
+export { EnvSnapshot } from './schemas/env-snapshot';
+export { Identifier } from './schemas/identifier';
 export { parseInput } from './schemas/parse';
-export { Authority, AuthoritySchema, EnvSnapshot, Identifier } from './schemas/primitives';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
+export { type LineageHead, LineageHeadSchema } from './seal/lineage-head';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
 export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
 export { sealRecord } from './seal/residual-sealer';
 export type { SealInput } from './seal/seal-input';
-export { type LineageHead, LineageHeadSchema, type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
+export { type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
 export { verifyChain } from './seal/verify-chain';
 export {
@@ -273,18 +269,13 @@ export {
 export { buildManifest } from './triage/build-manifest';
 export type { BuildManifestInput, ClaimDependency, ClaimKeys } from './triage/build-manifest-input';
 export { compositeSeal } from './triage/composite-seal';
+export { declaredAbsentKeys } from './triage/declared-absent-keys';
+export { type DeltaIsolationReport, DeltaIsolationReportSchema, DeltaVerdict } from './triage/delta-isolation-report';
 export { envKeyHash } from './triage/env-key-hash';
-export {
-  type DeltaIsolationReport,
-  DeltaIsolationReportSchema,
-  DeltaVerdict,
-  isolateDelta,
-  triageReportDigest,
-} from './triage/isolate-delta';
+export { isolateDelta } from './triage/isolate-delta';
 export { manifestDigest } from './triage/manifest-digest';
 export { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from './triage/manifest-format-version';
 export {
-  declaredAbsentKeys,
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,
   type SealedDependencyManifestV1,
@@ -292,6 +283,7 @@ export {
   type SealedDependencyManifestV2,
   SealedDependencyManifestV2Schema,
 } from './triage/sealed-dependency-manifest';
+export { triageReportDigest } from './triage/triage-report-digest';
 export {
   type AddCheckpointRequest,
   formatAddCheckpointRequest,
@@ -324,8 +316,8 @@ export {
   type PolicyCheckInput,
   PolicyRefusal,
   type PolicyRefused,
-  quorumMet,
 } from './witness/policy-check';
+export { quorumMet } from './witness/quorum-met';
 export {
   formatReAnchorRequest,
   parseReAnchorRequest,
@@ -347,7 +339,8 @@ export {
   WitnessStatus,
 } from './witness/witness-response';
 export type { WitnessState } from './witness/witness-state';
-export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema, valueDigest } from './write/receipts';
+export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
+export { valueDigest } from './write/value-digest';
 export { MAX_PAYLOAD_BYTES, type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';

@@ -34,7 +34,7 @@ import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { sealerKeyName } from '../../shared/log/log-names';
-import type { RecallTarget } from '../../shared/pipeline/messages';
+import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { type CallCounts, CallTally, countsSince } from './call-tally';
 import { countCalls } from './counting-middleware';

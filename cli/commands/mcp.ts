@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { connectMcpDeps, mcpConfigFrom } from '../../mcp/config';
-import { serveStdio } from '../../mcp/server';
+import { serveStdio } from '../../mcp/serve-stdio';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { escapedText } from '../../shared/schemas/escaped-text';
+import { Identifier } from '../../shared/schemas/identifier';
 import { parseInput } from '../../shared/schemas/parse';
-import { Identifier } from '../../shared/schemas/primitives';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
 import { awaitRecallReport } from '../await-recall-report';
 import { checkpointOption } from '../checkpoint-option';

@@ -4,7 +4,8 @@ import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
 import { parseInput } from '../../shared/schemas/parse';
 import { markValidated } from '../../shared/schemas/validated';
 import { acceptsManifestV1 } from '../../shared/triage/accepts-manifest-v1';
-import { DeltaVerdict, isolateValidatedDelta } from '../../shared/triage/isolate-delta';
+import { DeltaVerdict } from '../../shared/triage/delta-isolation-report';
+import { isolateValidatedDelta } from '../../shared/triage/isolate-delta';
 import {
   type SealedDependencyManifest,
   SealedDependencyManifestSchema,

@@ -4,7 +4,7 @@ import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../c
 import type { FreshWalk, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
-import { type LineageHead, LineageHeadSchema } from '../../shared/seal/sealed-record';
+import { type LineageHead, LineageHeadSchema } from '../../shared/seal/lineage-head';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';

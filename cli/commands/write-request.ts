@@ -6,7 +6,7 @@ import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-
 import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { InvalidInputError } from '../../shared/errors';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
-import { type Authority, AuthoritySchema } from '../../shared/schemas/primitives';
+import { type Authority, AuthoritySchema } from '../../shared/schemas/authority';
 import { SealedDependencyManifestSchema } from '../../shared/triage/sealed-dependency-manifest';
 import { SessionVariableSchema } from '../../shared/write/session-variable';
 import type { CommandContext } from '../context';
@@ -14,7 +14,8 @@ import { BadInputError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { jsonText } from '../format/json-text';
 import { integerOption } from '../integer-option';
-import { issueLines, readJsonFile, readSchemaFile } from '../read-file';
+import { issueLines } from '../issue-lines';
+import { readJsonFile, readSchemaFile } from '../read-file';
 import {
   WRITER_KEY_OPTION,
   WRITER_KMS_KEY_OPTION,

@@ -1,4 +1,4 @@
-import type { LineageHead } from '../../shared/seal/sealed-record';
+import type { LineageHead } from '../../shared/seal/lineage-head';
 
 /** `SEQ:RECORD_HASH`, as `--checkpoint` takes it. */
 export function checkpointText(head: Pick<LineageHead, 'seq' | 'recordHash'>): string {

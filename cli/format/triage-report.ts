@@ -1,4 +1,4 @@
-import type { DeltaIsolationReport } from '../../shared/triage/isolate-delta';
+import type { DeltaIsolationReport } from '../../shared/triage/delta-isolation-report';
 import { fieldLines } from './field-lines';
 import { nameList } from './name-list';
 

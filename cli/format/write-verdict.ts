@@ -1,6 +1,6 @@
 import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteVerdict } from '../../shared/guard/verdict';
-import { Authority } from '../../shared/schemas/primitives';
+import { Authority } from '../../shared/schemas/authority';
 import { fieldLines } from './field-lines';
 
 /** What a write of each authority other than `OPERATIONAL` is, for the `authority:` line. */

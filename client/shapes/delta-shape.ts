@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type DeltaIsolationReport, DeltaVerdict } from '../../shared/triage/isolate-delta';
+import { type DeltaIsolationReport, DeltaVerdict } from '../../shared/triage/delta-isolation-report';
 
 /** `format` of a {@link DeltaShape}: bumped only when a field changes meaning or goes away. */
 export const DELTA_FORMAT = 'reseal.delta/1';

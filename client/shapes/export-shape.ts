@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /** `format` of an {@link ExportShape}: bumped only when a field changes meaning or goes away. */
 export const EXPORT_FORMAT = 'reseal.export/1';

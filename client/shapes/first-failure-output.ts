@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /**
  * The first failure of a chain walk (docs/sealing.md, "Verification"): the seq it names (`null`

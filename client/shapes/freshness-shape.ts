@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ReAnchorNotice } from '../../shared/integrator/re-anchor-statement';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import type { Freshness } from '../verified-recall';
 
 /** `format` of a {@link FreshnessShape}: bumped only when a field changes meaning or goes away. */

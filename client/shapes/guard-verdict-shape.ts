@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RejectedVariableSchema, RequestViolationSchema, type WriteVerdict } from '../../shared/guard/verdict';
-import { Authority, AuthoritySchema, HexDigest } from '../../shared/schemas/primitives';
+import { Authority, AuthoritySchema } from '../../shared/schemas/authority';
+import { HexDigest } from '../../shared/schemas/hex-digest';
 
 /** `format` of a {@link GuardVerdictShape}: bumped only when a field changes meaning or goes away. */
 export const GUARD_VERDICT_FORMAT = 'reseal.guard-verdict/1';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HexDigest, NonNegativeInt } from '../../shared/schemas/primitives';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /** An RFC 9162 inclusion proof of one record (leaf = its seq) in a signed checkpoint, hashes in hex. */
 export const InclusionProofOutput = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 
 /** `format` of a {@link LineageIdShape}: bumped only when a field changes meaning or goes away. */
 export const LINEAGE_ID_FORMAT = 'reseal.lineage-id/1';

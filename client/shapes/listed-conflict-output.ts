@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConflictRecord } from '../../shared/ports/lineage-store';
-import type { LineageHead } from '../../shared/seal/sealed-record';
+import type { LineageHead } from '../../shared/seal/lineage-head';
 import { isoTime } from '../iso-time';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import type { FreshnessPolicy } from '../freshness-policy';
 
 /** `format` of a {@link PolicyShape}: bumped only when a field changes meaning or goes away. */

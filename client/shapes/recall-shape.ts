@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { RefusalCode } from '../../shared/pipeline/messages';
-import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { RefusalCode } from '../../shared/pipeline/refusal-code';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { Identifier } from '../../shared/schemas/identifier';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { isoTime } from '../iso-time';
 import { untrustedRecallText } from '../untrusted-recall-text';

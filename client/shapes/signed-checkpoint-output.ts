@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HexDigest, NonNegativeInt } from '../../shared/schemas/primitives';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /**
  * A lineage tree head a record is proven in (docs/verifiable-log.md, "Checkpoints", "Recall"): a

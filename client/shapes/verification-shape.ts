@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { FirstFailureOutput } from './first-failure-output';
 import { FreshnessShape } from './freshness-shape';

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { RejectionStage } from '../../shared/pipeline/messages';
-import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { RejectionStage } from '../../shared/pipeline/rejection-stage';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { Identifier } from '../../shared/schemas/identifier';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { isoTime } from '../iso-time';
 import type { WriteOutcome } from '../write-outcomes';
 import { FreshnessShape, freshnessShape } from './freshness-shape';

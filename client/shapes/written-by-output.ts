@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AdmissionKind } from '../../shared/authorship/admission';
-import { HexDigest } from '../../shared/schemas/primitives';
+import { HexDigest } from '../../shared/schemas/hex-digest';
 import { isoTime } from '../iso-time';
 import type { WrittenBy } from '../written-by';
 

@@ -16,7 +16,7 @@ import { InvalidInputError, LineageNotFoundError } from '../../shared/errors';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { verifyLineageBySignedTree } from '../../shared/log/signed-tree-walk';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
-import type { RecordRef } from '../../shared/schemas/primitives';
+import type { RecordRef } from '../../shared/schemas/record-ref';
 import { type SealedRecord, SealedRecordSchema } from '../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import {

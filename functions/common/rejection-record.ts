@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeLoneSurrogates, type InputIssue } from '../../shared/errors';
-import type { RejectionReason, RejectionStage } from '../../shared/pipeline/messages';
+import type { RejectionReason } from '../../shared/pipeline/rejection-reason';
+import type { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
 import type { QueueMessage } from './queue-message';

@@ -1,5 +1,5 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import type { ResidualRejectedDetail } from '../../shared/pipeline/messages';
+import type { ResidualRejectedDetail } from '../../shared/pipeline/residual-rejected-detail';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
 

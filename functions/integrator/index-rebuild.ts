@@ -7,7 +7,8 @@ import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import type { LineageStore } from '../../shared/ports/lineage-store';
-import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
+import { isIntact } from '../../shared/seal/is-intact';
+import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
 
 /** Dependencies of {@link rebuildIndexFromTable}: the stores the integrator reads, and the log's public key. */
 export interface IndexRebuildDeps {

@@ -35,7 +35,8 @@ import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
+import { isIntact } from '../../shared/seal/is-intact';
+import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { parseConflictSize } from '../../shared/witness/witness-response';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';

@@ -10,7 +10,7 @@ import {
   verifyReAnchorStatement,
 } from '../../shared/integrator/re-anchor-statement';
 import { proveConsistency } from '../../shared/log/consistency-proof';
-import { hashesEqual } from '../../shared/log/merkle-hashing';
+import { hashesEqual } from '../../shared/log/hashes-equal';
 import type { NodeRef } from '../../shared/log/node-ref';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf } from '../../shared/log/record-proof';

@@ -1,5 +1,5 @@
 import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
-import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/messages';
+import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/seal-request';
 import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
 import { markValidated, type Validated } from '../../shared/schemas/validated';
 import { WireFields } from '../../shared/schemas/wire-fields';

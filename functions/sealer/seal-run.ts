@@ -1,4 +1,4 @@
-import { admitWrite } from '../../shared/authorship/admission';
+import { admitWrite } from '../../shared/authorship/admit-write';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
 import {
@@ -15,13 +15,16 @@ import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
 import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
-import { RejectionReason, type SealedTreeHead } from '../../shared/pipeline/messages';
+import { RejectionReason } from '../../shared/pipeline/rejection-reason';
+import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
+import { ConflictReason as Conflict } from '../../shared/ports/conflict-reason';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
-import { ConflictReason as Conflict, type LineageStore } from '../../shared/ports/lineage-store';
+import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
+import type { LineageHead } from '../../shared/seal/lineage-head';
 import { sealValidated } from '../../shared/seal/residual-sealer';
-import type { LineageHead, SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';

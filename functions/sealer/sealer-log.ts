@@ -16,8 +16,10 @@ import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { checkRecordIntegrity, isIntact } from '../../shared/seal/record-integrity';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import { isIntact } from '../../shared/seal/is-intact';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
+import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { SealedHeads } from './sealed-heads';
 
 /**

@@ -9,24 +9,21 @@ import { checkRecallTarget } from '../../shared/log/recall-target-check';
 import type { RecordProof } from '../../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../../shared/log/signed-checkpoint';
 import { proveLatestCheckpoint, proveStoredRecord } from '../../shared/log/stored-log';
-import {
-  EVENT_SOURCE,
-  type RecallRequestedDetail,
-  RecallRequestedDetailSchema,
-  RefusalCode,
-  RejectionReason,
-  type TriageCompletedDetail,
-  TriageCompletedDetailSchema,
-  TriageOutcome,
-} from '../../shared/pipeline/messages';
+import { EVENT_SOURCE } from '../../shared/pipeline/detail-type';
+import { type RecallRequestedDetail, RecallRequestedDetailSchema } from '../../shared/pipeline/recall-requested-detail';
+import { RefusalCode } from '../../shared/pipeline/refusal-code';
+import { RejectionReason } from '../../shared/pipeline/rejection-reason';
+import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../../shared/pipeline/triage-completed-detail';
+import { TriageOutcome } from '../../shared/pipeline/triage-outcome';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { recallTenantProblem } from '../../shared/tenancy/recall-source';
-import { type DeltaIsolationReport, isolateDelta } from '../../shared/triage/isolate-delta';
+import type { DeltaIsolationReport } from '../../shared/triage/delta-isolation-report';
+import { isolateDelta } from '../../shared/triage/isolate-delta';
 import {
   logInfrastructureFailure,
   MetricName,

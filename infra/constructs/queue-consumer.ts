@@ -1,8 +1,9 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
 import { ResealFunction, type ResealFunctionProps } from './reseal-function';
 
 /** SQS's largest message, set explicitly: a queue created without it may keep a smaller limit. */
@@ -108,16 +109,4 @@ export class QueueConsumer extends Construct {
 
     this.deadLetterAlarm = deadLetterDepthAlarm(this, this.deadLetterQueue, `${props.name} dead-letter queue`);
   }
-}
-
-/** An alarm that fires when `queue` holds at least one visible message (checked each minute). */
-export function deadLetterDepthAlarm(scope: Construct, queue: sqs.IQueue, what: string): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, 'DeadLetterAlarm', {
-    alarmDescription: `Messages in the ${what}: a message failed all its attempts`,
-    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
 }

@@ -14,13 +14,13 @@ import {
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
 } from '../../adapters/dynamodb-table-keys';
-import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
+import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
-  deadLetterDepthAlarm,
   MAX_MESSAGE_SIZE_BYTES,
   QUEUE_RETENTION,
   VISIBILITY_TO_TIMEOUT_RATIO,

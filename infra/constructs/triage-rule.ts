@@ -5,8 +5,9 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/messages';
-import { deadLetterDepthAlarm, MAX_MESSAGE_SIZE_BYTES } from './queue-consumer';
+import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
+import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
+import { MAX_MESSAGE_SIZE_BYTES } from './queue-consumer';
 
 /** Props of {@link TriageRule}. */
 export interface TriageRuleProps {

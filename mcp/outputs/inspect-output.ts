@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FirstFailureOutput } from '../../client/shapes/first-failure-output';
 import { FreshnessShape } from '../../client/shapes/freshness-shape';
 import { TimelineRecordOutput } from '../../client/shapes/timeline-record-output';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { InspectUntrustedOutput } from './inspect-untrusted-output';
 import { LogCheckOutputFields } from './log-check-output-fields';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { HeadOutput } from '../../client/shapes/head-output';
 import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
-import { HexDigest, NonNegativeInt } from '../../shared/schemas/primitives';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /**
  * What the walk of `reseal_verify` and `reseal_inspect` checked the lineage's tail against, next

@@ -5,7 +5,9 @@ import { InclusionProofOutput } from '../../client/shapes/inclusion-proof-output
 import { RecallShape, RecallVerificationShape } from '../../client/shapes/recall-shape';
 import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { WrittenByOutput } from '../../client/shapes/written-by-output';
-import { HexDigest, Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { HexDigest } from '../../shared/schemas/hex-digest';
+import { Identifier } from '../../shared/schemas/identifier';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { JsonPayloadSchema } from '../../shared/write/write-request';
 import { KeptClaimOutput } from './kept-claim-output';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NonNegativeInt } from '../../shared/schemas/primitives';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 
 /** Where the environment snapshot of a write or recall came from. */
 export const SnapshotOutput = z.object({

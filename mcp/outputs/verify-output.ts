@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { FreshnessShape } from '../../client/shapes/freshness-shape';
 import { HeadOutput } from '../../client/shapes/head-output';
 import { WrittenByOutput } from '../../client/shapes/written-by-output';
-import { Identifier, NonNegativeInt } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { LogCheckOutputFields } from './log-check-output-fields';
 

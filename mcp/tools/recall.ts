@@ -1,7 +1,8 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { RecallTargetSchema } from '../../shared/pipeline/messages';
-import { EnvSnapshot, Identifier } from '../../shared/schemas/primitives';
+import { RecallTargetSchema } from '../../shared/pipeline/recall-target';
+import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
+import { Identifier } from '../../shared/schemas/identifier';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { withErrorResult } from '../error-result';
 import { RecallOutput } from '../outputs/recall-output';

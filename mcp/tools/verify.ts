@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import { withErrorResult } from '../error-result';
 import { verifyWithLog } from '../log-check';
 import { VerifyOutput } from '../outputs/verify-output';

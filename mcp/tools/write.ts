@@ -7,16 +7,14 @@ import type { PublishedWrite } from '../../client/publisher';
 import { publishWaitSince } from '../../client/write-outcomes';
 import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import {
-  AuthoritySchema,
-  EnvSnapshot,
-  EpochMillis,
-  Identifier,
-  MapKey,
-  NonNegativeInt,
-  safeRecord,
-  wellFormedString,
-} from '../../shared/schemas/primitives';
+import { AuthoritySchema } from '../../shared/schemas/authority';
+import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
+import { EpochMillis } from '../../shared/schemas/epoch-millis';
+import { Identifier } from '../../shared/schemas/identifier';
+import { MapKey } from '../../shared/schemas/map-key';
+import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
+import { safeRecord } from '../../shared/schemas/safe-record';
+import { wellFormedString } from '../../shared/schemas/well-formed-string';
 import { SupersedesSchema } from '../../shared/seal/record-header';
 import { MAX_PROBE_LENGTH } from '../../shared/write/receipts';
 import {

@@ -1,4 +1,4 @@
-import { DeltaVerdict } from '../../shared/triage/isolate-delta';
+import { DeltaVerdict } from '../../shared/triage/delta-isolation-report';
 import { absentKeysOf, type LineageTemplate, nextClaimMap } from './scenario';
 
 /** The part of a triage report (`DeltaIsolationReport`, docs/triage.md) an agent acts on. */

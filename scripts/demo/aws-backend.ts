@@ -12,8 +12,8 @@ import {
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { recordOf } from '../../adapters/record-item';
 import { NotIntegratedError } from '../../client/errors';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { readLineageReport } from '../../client/read-lineage-report';

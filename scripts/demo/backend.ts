@@ -2,8 +2,8 @@ import type { Freshness, VerifiedRecall } from '../../client/verified-recall';
 import type { WrittenBy } from '../../client/written-by';
 import type { ChainReceipt } from '../../shared/integrator/chain-receipt';
 import type { Receipt } from '../../shared/log/receipt';
-import type { EnvSnapshot } from '../../shared/schemas/primitives';
-import type { LineageHead } from '../../shared/seal/sealed-record';
+import type { EnvSnapshot } from '../../shared/schemas/env-snapshot';
+import type { LineageHead } from '../../shared/seal/lineage-head';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 
 /**

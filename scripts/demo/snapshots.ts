@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { type InputIssue, InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
-import { EnvSnapshot } from '../../shared/schemas/primitives';
+import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
 
 /**
  * One environment snapshot of a runner-image series (examples/runner-images/README.md,

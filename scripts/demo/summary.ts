@@ -1,5 +1,5 @@
 import type { WrittenBy } from '../../client/written-by';
-import { DeltaVerdict } from '../../shared/triage/isolate-delta';
+import { DeltaVerdict } from '../../shared/triage/delta-isolation-report';
 
 /** One recall of one lineage at one snapshot, as the triage Lambda answered it. */
 export interface RecallResult {

@@ -1,5 +1,6 @@
 import type { SealedRecord } from '../seal/sealed-record';
-import { AdmissionKind, admitWrite } from './admission';
+import { AdmissionKind } from './admission';
+import { admitWrite } from './admit-write';
 import { type RecordAttribution, recordAttribution } from './record-attribution';
 
 /**

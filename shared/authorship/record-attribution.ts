@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HexDigest, NonNegativeInt } from '../schemas/primitives';
+import { HexDigest } from '../schemas/hex-digest';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { AdmissionKind } from './admission';
 import { LINEAGE_ID_SUFFIX_HEX } from './lineage-policy';
 import { WriterKeyIdSchema, WriterPublicKeySchema } from './writer-block';

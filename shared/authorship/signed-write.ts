@@ -1,7 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
-import type { RecordRef } from '../schemas/primitives';
+import type { RecordRef } from '../schemas/record-ref';
 import { type LineagePolicy, policyDigest } from './lineage-policy';
 import type { WriterBlock } from './writer-block';
 

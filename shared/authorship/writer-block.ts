@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { EpochMillis, NO_CONTROL_CHARACTERS, wellFormedString } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
+import { wellFormedString } from '../schemas/well-formed-string';
 
 /** Length of a raw Ed25519 public key (RFC 8032 §5.1.5). */
 export const WRITER_PUBLIC_KEY_BYTES = 32;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { EpochMillis } from '../schemas/epoch-millis';
 import { parseInput } from '../schemas/parse';
-import { EpochMillis } from '../schemas/primitives';
 
 /**
  * The receipt age every Reseal entry point uses when none is configured, in seconds (15 minutes):

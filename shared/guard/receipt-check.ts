@@ -1,5 +1,6 @@
-import { type FreshnessProbeReceipt, valueDigest } from '../write/receipts';
+import type { FreshnessProbeReceipt } from '../write/receipts';
 import type { SessionSnapshotBoundary } from '../write/session-boundary';
+import { valueDigest } from '../write/value-digest';
 import type { ResolvedGuardPolicy } from './policy';
 import type { VariableRejectionReason } from './verdict';
 

@@ -1,6 +1,6 @@
 import { StaleWriteError } from '../errors';
+import { Authority } from '../schemas/authority';
 import { parseInput } from '../schemas/parse';
-import { Authority } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
 import { type SessionVariable, VariableFreshness } from '../write/session-variable';
 import { parseWriteRequest, type ResidualWriteRequest } from '../write/write-request';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { type Authority, HexDigest as HexDigestSchema } from '../schemas/primitives';
+import type { Authority } from '../schemas/authority';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 
 /**
  * Why the guard rejected one variable of a write (docs/guard.md, rules V1–V6,

@@ -2,8 +2,9 @@ import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { HashDomain, HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
-import { Identifier, NonNegativeInt } from '../schemas/primitives';
 import { type IndexKey, keyObject } from './index-key';
 
 const Hex = z.string().regex(HEX_DIGEST_PATTERN, 'expected 64 lowercase hex characters (SHA-256)');

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain } from '../canonical/digest';
+import { Identifier } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
-import { Identifier } from '../schemas/primitives';
 
 /** Bits in a key path: the index is a sparse Merkle tree of 2^256 leaves (docs/verifiable-index.md, "Keys"). */
 export const KEY_PATH_BITS = 256;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { Identifier } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
-import { Identifier } from '../schemas/primitives';
 import {
   type IndexEntry,
   type LineageIndexValue,

@@ -5,7 +5,8 @@ import { LineageIndexValueSchema, ResidualIndexValueSchema } from '../index/inde
 import { type IndexProof, IndexProofJsonSchema, indexProofFromJson } from '../index/index-proof';
 import type { Checkpoint } from '../log/checkpoint';
 import { RecordProofSchema, verifyRecordProof } from '../log/record-proof';
-import { Identifier, wellFormedString } from '../schemas/primitives';
+import { Identifier } from '../schemas/identifier';
+import { wellFormedString } from '../schemas/well-formed-string';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { TlogPolicy } from '../witness/tlog-policy';

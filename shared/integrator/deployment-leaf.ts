@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import { INDEX_HASH_BYTES } from '../index/index-hash';
-import { leafHash } from '../log/merkle-hashing';
+import { leafHash } from '../log/merkle-hash';
 
 const PREFIX = Buffer.from(`${HashDomain.DEPLOYMENT_LEAF}\0`, 'ascii');
 

@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors';
 import { emptyIndexHash } from '../index/index-hash';
 import type { Checkpoint } from '../log/checkpoint';
 import { appendLeaf, frontierRoot } from '../log/compact-range';
-import { EMPTY_ROOT } from '../log/merkle-hashing';
+import { EMPTY_ROOT } from '../log/empty-root';
 import type { TreeNode } from '../log/node-ref';
 import { deploymentLeafHashIn } from './re-anchored-leaf';
 

@@ -4,7 +4,7 @@ import { entryKey, type LineageIndexValue, type ResidualIndexValue } from '../in
 import { admitUpdate, type IndexUpdate, updateEntry } from '../index/index-update';
 import { proveIndexKey } from '../index/prove-index-key';
 import type { Checkpoint } from '../log/checkpoint';
-import { leafHash } from '../log/merkle-hashing';
+import { leafHash } from '../log/merkle-hash';
 import { verifyConsistency } from '../log/verify-consistency';
 import { verifyInclusion } from '../log/verify-inclusion';
 import type { IndexNodeStore } from '../ports/index-node-store';

@@ -1,5 +1,5 @@
 import type { Checkpoint } from '../log/checkpoint';
-import { hashesEqual } from '../log/merkle-hashing';
+import { hashesEqual } from '../log/hashes-equal';
 import { encodeBase64 } from '../log/strict-base64';
 import { verifyConsistency } from '../log/verify-consistency';
 import type { ReAnchorNotice } from './re-anchor-statement';

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError, NoteFormatError, ReAnchorFormatError } from '../errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
-import { HASH_BYTES } from '../log/merkle-hashing';
+import { HASH_BYTES } from '../log/merkle-hash';
 import type { NoteVerifierKey } from '../log/note-key';
 import { formatSignedNote, type NoteSignature, parseSignedNote, signNote } from '../log/signed-note';
 import { decodeStrictBase64, encodeBase64 } from '../log/strict-base64';

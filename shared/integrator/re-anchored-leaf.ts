@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/digest';
 import { InvalidInputError } from '../errors';
 import { INDEX_HASH_BYTES } from '../index/index-hash';
-import { HASH_BYTES, leafHash } from '../log/merkle-hashing';
+import { HASH_BYTES, leafHash } from '../log/merkle-hash';
 import { deploymentLeafHash } from './deployment-leaf';
 
 const PREFIX = Buffer.from(`${HashDomain.DEPLOYMENT_LEAF_RE_ANCHORED}\0`, 'ascii');

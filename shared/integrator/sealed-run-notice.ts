@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { LineageIndexValueSchema } from '../index/index-entry';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
-import { Identifier, NonNegativeInt } from '../schemas/primitives';
 
 /** Most residual ids one notice names: a sealer run appends at most 40 records (functions/sealer/seal-run.ts). */
 export const MAX_NOTICE_RESIDUALS = 40;

@@ -1,5 +1,5 @@
 import { CheckpointFormatError } from '../errors';
-import { HASH_BYTES } from './merkle-hashing';
+import { HASH_BYTES } from './merkle-hash';
 import { decodeStrictBase64, encodeBase64 } from './strict-base64';
 
 /**

@@ -1,5 +1,6 @@
-import { nodeHash } from './merkle-hashing';
-import { half, isOdd } from './tree-arithmetic';
+import { half } from './half';
+import { isOdd } from './is-odd';
+import { nodeHash } from './merkle-hash';
 
 /** The roots {@link climbProofPath} reached: `root` from every path element, `leftRoot` from the left ones only. */
 export interface ClimbResult {

@@ -1,8 +1,12 @@
 import { InvalidInputError } from '../errors';
+import { ceilPowerOfTwo } from './ceil-power-of-two';
+import { emptyRoot } from './empty-root';
+import { half } from './half';
+import { isOdd } from './is-odd';
 import { requireCount, requireHashes } from './merkle-arguments';
-import { emptyRoot, HASH_BYTES, isMerkleHash, nodeHash } from './merkle-hashing';
+import { HASH_BYTES, isMerkleHash, nodeHash } from './merkle-hash';
 import type { NodeRef, TreeNode } from './node-ref';
-import { ceilPowerOfTwo, half, isOdd, popCount } from './tree-arithmetic';
+import { popCount } from './pop-count';
 
 /**
  * Compact ranges of the RFC 9162 §2.1 tree: a leaf range [start, end) as the few perfect

@@ -3,7 +3,7 @@ import { subtreeRefs } from './compact-range';
 import { requireCount } from './merkle-arguments';
 import type { NodeRef, NodeSource } from './node-ref';
 import { resolveProofNodes } from './resolve-proof-nodes';
-import { splitPoint } from './tree-arithmetic';
+import { splitPoint } from './split-point';
 
 /**
  * For each element of the RFC 9162 §2.1.4.1 consistency proof `PROOF(size1, D[size2])`, in proof

@@ -1,6 +1,6 @@
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
 import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
-import { AnchorSignatureSchema } from '../seal/sealed-record';
+import { AnchorSignatureSchema } from '../seal/anchor-signature';
 
 /**
  * What the sealer vouches for when it stores a lineage's head (docs/verifiable-log.md,

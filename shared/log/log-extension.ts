@@ -6,7 +6,7 @@ import type { SealedRecord } from '../seal/sealed-record';
 import type { Checkpoint } from './checkpoint';
 import { appendLeaf, frontierRoot } from './compact-range';
 import type { LogState } from './log-state';
-import { leafHash } from './merkle-hashing';
+import { leafHash } from './merkle-hash';
 
 /** One record to store with the tree nodes it completes. */
 export interface LogEntry {

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors';
+import { Identifier } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
-import { Identifier } from '../schemas/primitives';
 
 /**
  * Names of a stack's logs. One Ed25519 key per stack signs the checkpoints of every lineage, so

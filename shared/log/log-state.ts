@@ -4,11 +4,13 @@ import { LogStateError, ResealError } from '../errors';
 import type { LineageIndexValue } from '../index/index-entry';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainTip } from '../seal/chain-tip';
+import type { LineageHead } from '../seal/lineage-head';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
-import type { LineageHead } from '../seal/sealed-record';
 import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
+import { EMPTY_ROOT } from './empty-root';
+import { HeadAuthentication } from './head-authentication';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
-import { EMPTY_ROOT, leafHash } from './merkle-hashing';
+import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
 import { openCheckpoint } from './signed-checkpoint';
 
@@ -80,18 +82,6 @@ export function emptyLogState(lineageId: string): LogState {
     legacyTip: false,
   };
 }
-
-/** How a head item's tree was authenticated (docs/verifiable-log.md, "Appending"). */
-export const HeadAuthentication = {
-  /** A lineage checkpoint signed with the log key (heads stored before the sealer stopped signing). */
-  SIGNED_CHECKPOINT: 'SIGNED_CHECKPOINT',
-  /** The sealer's head-state MAC with the records' HMAC key (shared/log/head-state-mac.ts). */
-  HEAD_MAC: 'HEAD_MAC',
-  /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
-  INDEX: 'INDEX',
-} as const;
-/** One of {@link HeadAuthentication}. */
-export type HeadAuthentication = (typeof HeadAuthentication)[keyof typeof HeadAuthentication];
 
 /**
  * The log state a head item claims, checked for everything a state must hold whoever vouches for

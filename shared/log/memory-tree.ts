@@ -1,6 +1,6 @@
 import { InvalidInputError, MerkleNodeMissingError } from '../errors';
 import { appendLeaf, rangeRoot, subtreeRefs } from './compact-range';
-import { leafHash } from './merkle-hashing';
+import { leafHash } from './merkle-hash';
 import type { NodeRef, NodeSource } from './node-ref';
 
 /**

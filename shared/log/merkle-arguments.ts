@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors';
-import { HASH_BYTES, isMerkleHash } from './merkle-hashing';
-import { isCount } from './tree-arithmetic';
+import { isCount } from './is-count';
+import { HASH_BYTES, isMerkleHash } from './merkle-hash';
 
 /**
  * Argument checks of the RFC 9162 §2.1 proof builders and compact ranges, which throw

@@ -1,14 +1,13 @@
 import { ResealError } from '../errors';
-import {
-  type RecallTarget,
-  RefusalCode,
-  type TriageCompletedDetail,
-  TriageCompletedDetailSchema,
-  TriageOutcome,
-} from '../pipeline/messages';
+import type { RecallTarget } from '../pipeline/recall-target';
+import { RefusalCode } from '../pipeline/refusal-code';
+import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../pipeline/triage-completed-detail';
+import { TriageOutcome } from '../pipeline/triage-outcome';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
-import { type DeltaIsolationReport, isolateDelta, triageReportDigest } from '../triage/isolate-delta';
+import type { DeltaIsolationReport } from '../triage/delta-isolation-report';
+import { isolateDelta } from '../triage/isolate-delta';
+import { triageReportDigest } from '../triage/triage-report-digest';
 import type { StoredTreeHead } from './latest-checkpoint';
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { HexDigest, NonNegativeInt, wellFormedString } from '../schemas/primitives';
+import { HexDigest } from '../schemas/hex-digest';
+import { NonNegativeInt } from '../schemas/non-negative-int';
+import { wellFormedString } from '../schemas/well-formed-string';
 import { ConsistencyProofSchema, RecordProofSchema } from './record-proof';
 
 /**

@@ -1,4 +1,4 @@
-import type { RecallTarget } from '../pipeline/messages';
+import type { RecallTarget } from '../pipeline/recall-target';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { CheckpointFinding } from './latest-checkpoint';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ResealError } from '../errors';
-import { Identifier, wellFormedString } from '../schemas/primitives';
+import { Identifier } from '../schemas/identifier';
+import { wellFormedString } from '../schemas/well-formed-string';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import { checkpointOrigin } from './log-names';

@@ -1,5 +1,6 @@
 import type { MacAnchor } from '../ports/mac-anchor';
-import { checkRecordIntegrity, isIntact } from '../seal/record-integrity';
+import { isIntact } from '../seal/is-intact';
+import { checkRecordIntegrity } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
 import type { LogState } from './log-state';
 

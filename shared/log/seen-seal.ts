@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 
 /**
  * A write this client saw sealed, awaiting integration (docs/verifiable-log.md, "Checkpoints the

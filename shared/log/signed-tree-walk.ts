@@ -2,7 +2,7 @@ import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
 import type { PagedVerificationOptions } from '../seal/paged-verification';
 import { verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import { hashesEqual } from './merkle-hashing';
+import { hashesEqual } from './hashes-equal';
 import {
   checkWalkAgainstLog,
   type LineageLogView,

@@ -1,6 +1,11 @@
+import { ceilPowerOfTwo } from './ceil-power-of-two';
 import { climbProofPath } from './climb-proof-path';
-import { hashesEqual, isEmptyRoot, isMerkleHash } from './merkle-hashing';
-import { ceilPowerOfTwo, half, isCount, isOdd } from './tree-arithmetic';
+import { isEmptyRoot } from './empty-root';
+import { half } from './half';
+import { hashesEqual } from './hashes-equal';
+import { isCount } from './is-count';
+import { isOdd } from './is-odd';
+import { isMerkleHash } from './merkle-hash';
 
 /** Arguments of {@link verifyConsistency}. */
 export interface ConsistencyCheck {

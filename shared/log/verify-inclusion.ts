@@ -1,6 +1,7 @@
 import { climbProofPath } from './climb-proof-path';
-import { hashesEqual, isMerkleHash } from './merkle-hashing';
-import { isCount } from './tree-arithmetic';
+import { hashesEqual } from './hashes-equal';
+import { isCount } from './is-count';
+import { isMerkleHash } from './merkle-hash';
 
 /** Arguments of {@link verifyInclusion}. */
 export interface InclusionCheck {

@@ -1,4 +1,4 @@
-import { RejectionReason } from './messages';
+import { RejectionReason } from './rejection-reason';
 
 /**
  * The rejection reasons the guard and the sealer record **without** a KMS signature

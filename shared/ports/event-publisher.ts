@@ -1,4 +1,6 @@
-import type { ResidualRejectedDetail, ResidualSealedDetail, TriageCompletedDetail } from '../pipeline/messages';
+import type { ResidualRejectedDetail } from '../pipeline/residual-rejected-detail';
+import type { ResidualSealedDetail } from '../pipeline/residual-sealed-detail';
+import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail';
 
 /**
  * Port for the pipeline's outgoing events (EventBridge source `reseal`). Adapter:

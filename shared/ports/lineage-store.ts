@@ -4,8 +4,11 @@ import type { InputIssue, ResidualLocation } from '../errors';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/node-ref';
-import type { RejectionReason, RejectionStage, TriageCompletedDetail } from '../pipeline/messages';
-import type { LineageHead } from '../seal/sealed-record';
+import type { RejectionReason } from '../pipeline/rejection-reason';
+import type { RejectionStage } from '../pipeline/rejection-stage';
+import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail';
+import type { LineageHead } from '../seal/lineage-head';
+import type { ConflictReason } from './conflict-reason';
 import type { AnchorSignature } from './mac-anchor';
 
 /**
@@ -134,21 +137,6 @@ export interface AppendBatch {
 export interface OutcomeFilter {
   readonly residualId?: string;
 }
-
-/** Why an append could not happen. */
-export const ConflictReason = {
-  /** Lost the race for the head more times than the retry budget allows. */
-  LOST_RACE: 'LOST_RACE',
-  /** The write's generation epoch is older than the head's (fencing). */
-  STALE_EPOCH: 'STALE_EPOCH',
-  /**
-   * The head held its expected value but a record already exists at the next seq: the stored head
-   * is behind the records (rewound or deleted). Not a race; retrying cannot help.
-   */
-  LINEAGE_INCONSISTENT: 'LINEAGE_INCONSISTENT',
-} as const;
-/** One of {@link ConflictReason}. */
-export type ConflictReason = (typeof ConflictReason)[keyof typeof ConflictReason];
 
 /** A write that could not be appended (sk `CONFLICT#<residualId>#<isoTime>`). */
 export interface ConflictRecord {

@@ -1,4 +1,4 @@
-import type { SealRequest } from '../pipeline/messages';
+import type { SealRequest } from '../pipeline/seal-request';
 
 /**
  * Port for the FIFO `seal-requests` queue between the guard and the sealer. Adapter:

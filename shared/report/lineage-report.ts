@@ -1,15 +1,8 @@
 import type { ChainVerification } from '../seal/chain-verification';
 import { type SealedRecord, SealedRecordSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
-import {
-  type ClaimState,
-  ClaimState as ClaimStates,
-  type LineageReport,
-  type ReportCheckpoint,
-  type ReportRecall,
-  type ReportRecord,
-  type ReportRefusal,
-} from './report-model';
+import { type ClaimState, ClaimState as ClaimStates } from './claim-state';
+import type { LineageReport, ReportCheckpoint, ReportRecall, ReportRecord, ReportRefusal } from './report-model';
 
 /** What {@link lineageReport} reads: a lineage's records as stored and the client's verification of them. */
 export interface LineageReportInput {

@@ -1,20 +1,10 @@
+import type { ClaimState } from './claim-state';
+
 /**
  * The data of a drift report page (docs/cli.md, "reseal report"): what `reseal report` and
  * `npm run demo` draw, built only from values the client verified. Strings that come from the
  * table (ids, reasons) are carried as data and escaped where the page shows them.
  */
-
-/** What became of one claim at one recall (or supersession): the heatmap's three states. */
-export const ClaimState = {
-  /** Triage kept the claim: none of its causal keys drifted. */
-  RETAINED: 'retained',
-  /** The claim was invalidated and not stated again (its keys are gone, or it was not re-probed). */
-  INVALIDATED: 'invalidated',
-  /** The claim was invalidated, re-probed and sealed again in the superseding record. */
-  REPROBED: 're-probed',
-} as const;
-/** One of {@link ClaimState}. */
-export type ClaimState = (typeof ClaimState)[keyof typeof ClaimState];
 
 /** One record of the timeline; fields are `null` when a record that failed verification lacks them. */
 export interface ReportRecord {

@@ -1,8 +1,42 @@
-import { envSnapshotKeysIssue, ownKeyCount } from './env-snapshot-limits';
+import { z } from 'zod';
+import {
+  envSnapshotKeysIssue,
+  groupedCount,
+  MAX_ENV_SNAPSHOT_BYTES,
+  MAX_ENV_SNAPSHOT_KEYS,
+  ownKeyCount,
+} from './env-snapshot-limits';
 import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
 import { parseInput } from './parse';
-import { EnvSnapshot } from './primitives';
+import { safeRecord } from './safe-record';
 import { markValidated, type Validated } from './validated';
+import { wellFormedString } from './well-formed-string';
+
+/**
+ * A flat environment snapshot: key → value string (docs/triage.md), at most
+ * `MAX_ENV_SNAPSHOT_KEYS` keys (docs/cli.md, "Input limits"), counted before any key is checked.
+ */
+export const EnvSnapshot = z
+  .preprocess(
+    (raw, ctx) => {
+      const issue = envSnapshotKeysIssue(ownKeyCount(raw));
+      if (issue === null) return raw;
+      ctx.addIssue({ code: 'custom', message: issue, input: raw });
+      return z.NEVER;
+    },
+    safeRecord(wellFormedString(65_536)),
+  )
+  .meta({
+    // What JSON Schema can state of the limits (docs/cli.md, "Input limits"): the key count as
+    // `maxProperties`; the byte limit has no keyword (it bounds the JSON text), so it is said in words.
+    maxProperties: MAX_ENV_SNAPSHOT_KEYS,
+    description:
+      `An environment snapshot: key → value, at most ${groupedCount(MAX_ENV_SNAPSHOT_KEYS)} keys ` +
+      `(MAX_ENV_SNAPSHOT_KEYS) and at most ${groupedCount(MAX_ENV_SNAPSHOT_BYTES)} bytes of JSON text ` +
+      `(MAX_ENV_SNAPSHOT_BYTES), docs/cli.md "Input limits".`,
+  });
+/** Type of {@link EnvSnapshot}. */
+export type EnvSnapshot = z.infer<typeof EnvSnapshot>;
 
 const MAX_ENV_VALUE_LENGTH = 65_536;
 
@@ -25,7 +59,7 @@ export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
 
 /**
  * Validates an untrusted environment snapshot once (key → value string, the hostile-key policy
- * of primitives.ts): the checked entry point of triage and of the clients that triage locally.
+ * of shared/schemas/safe-record.ts): the checked entry point of triage and of the clients that triage locally.
  * Printable-ASCII keys are checked by hand (shared/schemas/hot-checks.ts, one test per key);
  * any other snapshot goes to the {@link EnvSnapshot} schema, which decides and words the error.
  *

@@ -1,9 +1,9 @@
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
-import { RESERVED_KEY } from './primitives';
+import { RESERVED_KEY } from './safe-record';
 
 /**
  * Hand-written acceptance checks for the hot paths (large manifests and environments, long
- * chains), each the fast half of a zod schema in primitives.ts or beside it.
+ * chains), each the fast half of a zod schema in shared/schemas/.
  *
  * Why not zod here: zod stays at every boundary for its error messages, but a zod parse of a
  * `Record<string, string>` runs several closures per key, builds a copy and an issue list, about

@@ -43,7 +43,7 @@ export const WireFields = {
   },
   /** `AnchorSignatureSchema` (shared/seal/sealed-record.ts). */
   anchorSignature: { required: ['keyId', 'algorithm', 'mac'], optional: [], leftToSchema: [] },
-  /** `RecordRefSchema` (shared/schemas/primitives.ts), a record's `supersedes`. */
+  /** `RecordRefSchema` (shared/schemas/record-ref.ts), a record's `supersedes`. */
   recordRef: { required: ['seq', 'recordHash'], optional: [], leftToSchema: [] },
   /**
    * `SessionVariableSchema` (shared/write/session-variable.ts): the fast validator and the byte
@@ -80,7 +80,7 @@ export const WireFields = {
     optional: [],
     leftToSchema: [],
   },
-  /** `SealRequestSchema` (shared/pipeline/messages.ts), the sealer's boundary. */
+  /** `SealRequestSchema` (shared/pipeline/seal-request.ts), the sealer's boundary. */
   sealRequest: {
     required: ['formatVersion', 'request', 'verdict', 'acceptedAtMs'],
     optional: ['senderId'],

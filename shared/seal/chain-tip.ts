@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 
 /**
  * The end of a chain: what the next record links to (`parentRecordHash`) and is fenced by

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { RecordAttributionSchema } from '../authorship/record-attribution';
 import type { MacAnchor } from '../ports/mac-anchor';
-import { HexDigest, Identifier, NonNegativeInt, RecordRefSchema } from '../schemas/primitives';
-import { type LineageHead, LineageHeadSchema } from './sealed-record';
+import { HexDigest } from '../schemas/hex-digest';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
+import { RecordRefSchema } from '../schemas/record-ref';
+import { type LineageHead, LineageHeadSchema } from './lineage-head';
 import { VerificationVerdict } from './verification-verdict';
 
 /**

@@ -3,7 +3,7 @@ import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainVerification, TrustedHead, TrustedStart } from './chain-verification';
 import { lineagePages } from './lineage-pages';
-import { checkStoredHead, recordsSeen, withStoredHeadFinding } from './stored-head';
+import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from './stored-head';
 import { VerificationVerdict } from './verification-verdict';
 import { verifyChain } from './verify-chain';
 
@@ -69,7 +69,7 @@ export async function verifyLineagePages(
   let firstUnverified: ChainVerification | null = null;
   let intactHead: ChainVerification['head'] = null;
   for await (const { from, to, records: page } of lineagePages(store, options.lineageId, lastSeq, pageSize)) {
-    const seen = recordsSeen(page, head, lastSeen);
+    const seen = storedRecordsSeen(page, head, lastSeen);
     lastSeen = seen.lastSeq;
     recordHashAtHeadSeq ??= seen.recordHashAtHeadSeq;
     // Past the last stored record, an empty page ends the walk: the head or the checkpoint may

@@ -3,18 +3,16 @@ import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
+import { AuthoritySchema } from '../schemas/authority';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { hasExactKeys, isPlainObject } from '../schemas/hot-checks';
+import { Identifier } from '../schemas/identifier';
+import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
-import {
-  AuthoritySchema,
-  EpochMillis,
-  HexDigest as HexDigestSchema,
-  Identifier,
-  NO_CONTROL_CHARACTERS,
-  NonNegativeInt,
-  RecordRefSchema,
-  wellFormedString,
-} from '../schemas/primitives';
+import { RecordRefSchema } from '../schemas/record-ref';
+import { wellFormedString } from '../schemas/well-formed-string';
 import { WireFields } from '../schemas/wire-fields';
 import type { SessionVariable } from '../write/session-variable';
 

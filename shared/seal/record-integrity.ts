@@ -5,8 +5,11 @@ import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
+import { Authority } from '../schemas/authority';
+import { BASE64_MAC_PATTERN } from '../schemas/base64-mac-pattern';
 import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainObject } from '../schemas/hot-checks';
-import { Authority, BASE64_MAC_PATTERN, IDENTIFIER_PATTERN, NO_CONTROL_CHARACTERS } from '../schemas/primitives';
+import { IDENTIFIER_PATTERN } from '../schemas/identifier';
+import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';
@@ -239,9 +242,4 @@ function acceptRecordAwaitingDigests(
     payloadText: payload.canonicalText,
     manifest: markValidated(raw.manifest as SealedDependencyManifest),
   };
-}
-
-/** Narrows a {@link checkRecordIntegrity} result. */
-export function isIntact(result: IntactRecord | IntegrityFailure): result is IntactRecord {
-  return 'record' in result;
 }

@@ -4,9 +4,10 @@ import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
+import { EpochMillis } from '../schemas/epoch-millis';
 import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
+import { IDENTIFIER_PATTERN } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
-import { EpochMillis, IDENTIFIER_PATTERN } from '../schemas/primitives';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
 import {
   encodeHeaderWithHash,

@@ -2,17 +2,13 @@ import { z } from 'zod';
 import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
 import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import { Authority, AuthoritySchema } from '../schemas/authority';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainObject, isPlainRecord } from '../schemas/hot-checks';
+import { IDENTIFIER_PATTERN, Identifier } from '../schemas/identifier';
+import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
-import {
-  Authority,
-  AuthoritySchema,
-  HexDigest as HexDigestSchema,
-  IDENTIFIER_PATTERN,
-  Identifier,
-  NO_CONTROL_CHARACTERS,
-  NonNegativeInt,
-} from '../schemas/primitives';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';

@@ -1,26 +1,17 @@
 import { z } from 'zod';
 import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
-import { MacAlgorithm } from '../ports/mac-anchor';
-import { BASE64_MAC_PATTERN, EpochMillis, HexDigest, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { HexDigest } from '../schemas/hex-digest';
 import { SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import { SessionVariableSchema, VariableName } from '../write/session-variable';
 import { JsonPayloadSchema, MAX_DECLARED_CONSTANTS, MAX_VARIABLES } from '../write/write-request';
-import { KeyIdSchema, RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
+import { AnchorSignatureSchema } from './anchor-signature';
+import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
 
 /** The fields a format-2 record stores beside its header (docs/authorship.md, "Record format 2"). */
 export const WRITER_BOUND_RECORD_FIELDS = ['writer', 'boundary', 'declaredImmutableConstants', 'policy'] as const;
-
-/**
- * Schema of an `AnchorSignature` (shared/ports/mac-anchor.ts) as stored with a record: key id,
- * `HMAC_SHA_256`, and the MAC as canonical standard base64 of 32 bytes (44 characters).
- */
-export const AnchorSignatureSchema = z.strictObject({
-  keyId: KeyIdSchema,
-  algorithm: z.enum(MacAlgorithm),
-  mac: z.string().regex(BASE64_MAC_PATTERN, 'expected the base64 of a 32-byte MAC'),
-});
 
 /**
  * A sealed residual as stored (docs/sealing.md, "Record layout"): the MAC'd header, its record
@@ -71,41 +62,3 @@ export const SealedRecordSchema = z
   });
 /** Type of {@link SealedRecordSchema}. */
 export type SealedRecord = z.infer<typeof SealedRecordSchema>;
-
-/**
- * The head of a lineage: what the head item holds, what a `ResidualSealed` event carries, and
- * what a client keeps as a trusted checkpoint (docs/sealing.md, "Checkpoints and trusted
- * starts": the head must also live outside the table).
- *
- * `{ lineageId; seq; recordHash; generationEpoch; mac (base64); keyId }`
- */
-export const LineageHeadSchema = z.strictObject({
-  lineageId: Identifier,
-  /** Sequence number of the latest record. */
-  seq: NonNegativeInt,
-  /** Its record hash. */
-  recordHash: HexDigest,
-  /** Its generation epoch (the fencing token a new write must not go below). */
-  generationEpoch: NonNegativeInt,
-  /** Its anchor MAC, base64. */
-  mac: AnchorSignatureSchema.shape.mac,
-  /** Key of that MAC. */
-  keyId: KeyIdSchema,
-});
-/** Type of {@link LineageHeadSchema}. */
-export type LineageHead = z.infer<typeof LineageHeadSchema>;
-
-/**
- * The lineage head a sealed record makes: `{ lineageId, seq, recordHash, generationEpoch, mac, keyId }`.
- * No validation: pass a record {@link sealRecord} returned or {@link verifyChain} verified.
- */
-export function lineageHeadOf(record: SealedRecord): LineageHead {
-  return {
-    lineageId: record.header.lineageId,
-    seq: record.header.monotonicSequenceNumber,
-    recordHash: record.recordHash,
-    generationEpoch: record.header.generationEpoch,
-    mac: record.anchor.mac,
-    keyId: record.header.keyId,
-  };
-}

@@ -104,7 +104,7 @@ export function withStoredHeadFinding(
  * {@link StoredRecordsSeen} of records read after the head (`lastStoredSeq`: the last record key
  * read before the head, or an earlier page's `lastSeq`).
  */
-export function recordsSeen(
+export function storedRecordsSeen(
   records: readonly unknown[],
   head: Pick<TrustedHead, 'seq'> | null,
   lastStoredSeq: number | null = null,

@@ -1,4 +1,5 @@
-import { type AdmissionKind, admitWrite } from '../authorship/admission';
+import type { AdmissionKind } from '../authorship/admission';
+import { admitWrite } from '../authorship/admit-write';
 import { type LineagePolicy, policyDigest } from '../authorship/lineage-policy';
 import { type RecordAttribution, recordAttribution } from '../authorship/record-attribution';
 import type { HexDigest } from '../canonical/digest';
@@ -11,9 +12,10 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
+import { isIntact } from './is-intact';
 import { type Candidate, type Failure, isDefiniteFailure, macFailures } from './mac-failures';
 import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
-import { checkRecordIntegrity, isIntact } from './record-integrity';
+import { checkRecordIntegrity } from './record-integrity';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../canonical/canonical-json';
 import { type InputIssue, InvalidInputError, SessionHistoryError } from '../errors';
-import type { RecordRef } from '../schemas/primitives';
+import type { RecordRef } from '../schemas/record-ref';
 
 /**
  * A conversation session kept as residuals of one lineage (docs/frameworks.md, "Session items as

@@ -1,4 +1,4 @@
-import { EVENT_SOURCE } from '../pipeline/messages';
+import { EVENT_SOURCE } from '../pipeline/detail-type';
 import { lineageOfTenant } from './tenants';
 
 /** Prefix of a tenant's recall source: `reseal.tenant.<tenantId>` (EventBridge `source`, docs/authorship.md, "Tenancy"). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TenantMismatchError } from '../errors';
 import { parseInput } from '../schemas/parse';
+import { PrincipalArn } from './principal-arn';
 
 /**
  * A tenant id (docs/authorship.md, "Tenancy"): 1–32 characters of `a–z 0–9 -`, starting with a
@@ -12,18 +13,6 @@ export const TenantId = z
   .regex(
     /^[a-z0-9][a-z0-9-]{0,31}$/,
     'tenant id must be 1–32 characters of [a-z0-9-], starting with a letter or digit',
-  );
-
-/**
- * An IAM principal a tenant names: an IAM role (`arn:<partition>:iam::<account>:role/<path/>name`)
- * or IAM user (`…:user/<path/>name`) ARN. Not an account (`:root`) nor a wildcard: the queue
- * policy's deny names principals by `aws:PrincipalArn`, which is a role's or a user's ARN.
- */
-export const PrincipalArn = z
-  .string()
-  .regex(
-    /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/([\w+=,.@-]+\/)*[\w+=,.@-]{1,128}$/,
-    'expected an IAM role or user ARN (arn:aws:iam::<account>:role/<name> or …:user/<name>)',
   );
 
 /** One tenant of a stack: who may send its writes (and call the remote MCP server as it), and who may sign with its writer key. */

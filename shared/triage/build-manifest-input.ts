@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { EnvSnapshot, MapKey, safeRecord } from '../schemas/primitives';
+import { EnvSnapshot } from '../schemas/env-snapshot';
+import { MapKey } from '../schemas/map-key';
+import { safeRecord } from '../schemas/safe-record';
 
 /** One claim and its causal keys, a `(claimId, causalKeys)` pair, with the keys it expects absent. */
 export interface ClaimDependency {

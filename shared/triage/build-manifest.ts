@@ -1,9 +1,9 @@
 import type { HexDigest } from '../canonical/digest';
 import { type InputIssue, InvalidInputError } from '../errors';
+import type { EnvSnapshot } from '../schemas/env-snapshot';
 import { acceptsEnvSnapshot } from '../schemas/env-snapshot';
 import { NormalFormIndex } from '../schemas/normal-form';
 import { parseInput } from '../schemas/parse';
-import type { EnvSnapshot } from '../schemas/primitives';
 import { BuildManifestInput } from './build-manifest-input';
 import { compositeSealUnchecked } from './composite-seal';
 import { envKeyHashUnchecked } from './env-key-hash';

@@ -1,7 +1,8 @@
 import { HashDomain, type HexDigest } from '../canonical/digest';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { acceptsAsciiMap, isHexDigest } from '../schemas/hot-checks';
 import { parseInput } from '../schemas/parse';
-import { HexDigest as HexDigestSchema, safeRecord } from '../schemas/primitives';
+import { safeRecord } from '../schemas/safe-record';
 import { type HashedDigestMap, type HashFrame, hashDigestMap } from './hash-digest-map';
 
 /**

@@ -2,8 +2,9 @@ import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest } from '../canonical/digest';
+import { MapKey } from '../schemas/map-key';
 import { parseInput } from '../schemas/parse';
-import { MapKey, wellFormedString } from '../schemas/primitives';
+import { wellFormedString } from '../schemas/well-formed-string';
 
 /**
  * Hash of one environment key with its value (one `baselineKeyHashes` entry).

@@ -1,64 +1,18 @@
-import { z } from 'zod';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import { FORMAT_VERSION, type HexDigest } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
+import type { EnvSnapshot } from '../schemas/env-snapshot';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
 import { envSnapshotKeysIssue, ownKeyCount } from '../schemas/env-snapshot-limits';
 import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 import { normalFormOf } from '../schemas/normal-form';
-import { parseInput } from '../schemas/parse';
-import { type EnvSnapshot, wellFormedString } from '../schemas/primitives';
 import type { Validated } from '../schemas/validated';
 import { baselineAwaitingDigests } from './accepts-manifest-v1';
 import { compositeSealUnchecked } from './composite-seal';
+import { declaredAbsentKeys } from './declared-absent-keys';
+import { type DeltaIsolationReport, DeltaVerdict } from './delta-isolation-report';
 import { envKeyHashOfPlainText, envKeyHashUnchecked } from './env-key-hash';
 import { parseManifest } from './parse-manifest';
-import { declaredAbsentKeys, type SealedDependencyManifest } from './sealed-dependency-manifest';
-import { SortedUniqueKeys } from './sorted-unique-keys';
-
-/**
- * Outcome of differential seal triage (docs/triage.md, "Verdicts and rules, in the order `isolateDelta` applies them").
- * - `NO_DRIFT`: the composite seal is intact; every claim stands.
- * - `AMBIENT_DRIFT_ONLY`: the seal broke, but no structural or causal key drifted.
- * - `PARTIAL_REPROBE_REQUIRED`: some claims touch drifted keys; re-probe exactly those.
- * - `FULL_RECONSTRUCTION_REQUIRED`: rebuild the whole record from live ground truth.
- */
-export const DeltaVerdict = {
-  NO_DRIFT: 'NO_DRIFT',
-  AMBIENT_DRIFT_ONLY: 'AMBIENT_DRIFT_ONLY',
-  PARTIAL_REPROBE_REQUIRED: 'PARTIAL_REPROBE_REQUIRED',
-  FULL_RECONSTRUCTION_REQUIRED: 'FULL_RECONSTRUCTION_REQUIRED',
-} as const;
-/** One of {@link DeltaVerdict}. */
-export type DeltaVerdict = (typeof DeltaVerdict)[keyof typeof DeltaVerdict];
-
-/**
- * Schema of a {@link DeltaIsolationReport} (strict). Every array is sorted in UTF-16 code-unit
- * order and duplicate-free, so the report's canonical form (and {@link triageReportDigest}) does
- * not depend on the order keys arrived in.
- */
-export const DeltaIsolationReportSchema = z.strictObject({
-  formatVersion: z.literal(FORMAT_VERSION),
-  verdict: z.enum(DeltaVerdict),
-  sealIntact: z.boolean(),
-  driftedKeys: z.strictObject({ changed: SortedUniqueKeys, vanished: SortedUniqueKeys, appeared: SortedUniqueKeys }),
-  structuralDrift: SortedUniqueKeys,
-  unattributedKeys: SortedUniqueKeys,
-  retainedClaims: SortedUniqueKeys,
-  invalidatedClaims: SortedUniqueKeys,
-  reason: wellFormedString(4096).min(1),
-});
-
-/**
- * Result of {@link isolateDelta} (docs/triage.md, "The report").
- * - `driftedKeys.changed` / `vanished` / `appeared`: keys whose hash differs from the baseline,
- *   baseline keys absent now, current keys absent from the baseline.
- * - `structuralDrift`: structural keys that changed or vanished, or were declared absent and appeared.
- * - `unattributedKeys`: structural or causal keys with no entry in `baselineKeyHashes` that the
- *   manifest does not declare absent either.
- * - `invalidatedClaims`: claims to re-probe (all claims on `FULL_RECONSTRUCTION_REQUIRED`);
- *   `retainedClaims`: claims that stand without re-probing.
- */
-export type DeltaIsolationReport = z.infer<typeof DeltaIsolationReportSchema>;
+import type { SealedDependencyManifest } from './sealed-dependency-manifest';
 
 /**
  * Differential seal triage of a recalled record against the current environment, as
@@ -412,16 +366,6 @@ function judge(
     `${invalidatedClaims.length} of ${allClaims.length} claims depend on drifted keys and are quarantined until re-probed; the other ${allClaims.length - invalidatedClaims.length} stand (docs/triage.md rule 10)${arrivedNote}`,
     { driftedKeys, retainedClaims: allClaims.filter((c) => !invalidated.has(c)), invalidatedClaims },
   );
-}
-
-/**
- * Digest of a triage report: `SHA-256("reseal/v1/triage-report" || 0x00 || JCS(report))`.
- * Stable across runs and across the order keys arrived in, since every array is sorted.
- *
- * @throws {InvalidInputError} when `report` does not match {@link DeltaIsolationReportSchema}
- */
-export function triageReportDigest(report: unknown): HexDigest {
-  return hashCanonical(HashDomain.TRIAGE_REPORT, parseInput(DeltaIsolationReportSchema, report, 'triage report'));
 }
 
 /**

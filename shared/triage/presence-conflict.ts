@@ -1,5 +1,5 @@
 import { NormalFormIndex } from '../schemas/normal-form';
-import { RESERVED_KEY } from '../schemas/primitives';
+import { RESERVED_KEY } from '../schemas/safe-record';
 
 /** Present keys by their NFC form, to refuse a declared-absent key that is present in another spelling. */
 export function presenceIndex(keys: readonly string[]): NormalFormIndex<string> {

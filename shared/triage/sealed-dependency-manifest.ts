@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HexDigest as HexDigestSchema, safeRecord } from '../schemas/primitives';
+import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
+import { safeRecord } from '../schemas/safe-record';
 import { ManifestFormatVersion } from './manifest-format-version';
 import { presenceConflict, presenceIndex } from './presence-conflict';
 import { SortedUniqueKeys } from './sorted-unique-keys';
@@ -90,8 +91,3 @@ export type SealedDependencyManifestV2 = z.infer<typeof SealedDependencyManifest
  * 1 or 2. Wire format: camelCase JSON, see {@link SealedDependencyManifestSchema}.
  */
 export type SealedDependencyManifest = z.infer<typeof SealedDependencyManifestSchema>;
-
-/** The keys a manifest declares absent: `absentKeys` of format 2, none in format 1. */
-export function declaredAbsentKeys(manifest: SealedDependencyManifest): readonly string[] {
-  return manifest.formatVersion === ManifestFormatVersion.V2 ? manifest.absentKeys : [];
-}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MapKey } from '../schemas/primitives';
+import { MapKey } from '../schemas/map-key';
 
 /** A list of map keys that must be sorted (UTF-16 code-unit order, as RFC 8785) and unique. */
 export const SortedUniqueKeys = z.array(MapKey).superRefine((keys, ctx) => {

@@ -1,5 +1,5 @@
 import { WitnessRequestFormatError } from '../errors';
-import { HASH_BYTES } from '../log/merkle-hashing';
+import { HASH_BYTES } from '../log/merkle-hash';
 import { MAX_NOTE_BYTES } from '../log/signed-note';
 import { decodeStrictBase64, encodeBase64 } from '../log/strict-base64';
 

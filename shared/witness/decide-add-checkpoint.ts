@@ -1,4 +1,5 @@
-import { EMPTY_ROOT, hashesEqual } from '../log/merkle-hashing';
+import { EMPTY_ROOT } from '../log/empty-root';
+import { hashesEqual } from '../log/hashes-equal';
 import { verifyConsistency } from '../log/verify-consistency';
 import type { AdmittedCheckpoint } from './admit-checkpoint';
 import { witnessRefusal as refuse, type WitnessRefusal } from './witness-refusal';

@@ -1,5 +1,5 @@
 import { verifyReAnchorStatement } from '../integrator/re-anchor-statement';
-import { hashesEqual } from '../log/merkle-hashing';
+import { hashesEqual } from '../log/hashes-equal';
 import type { NoteVerifierKey } from '../log/note-key';
 import { verifyConsistency } from '../log/verify-consistency';
 import { admitCheckpoint } from './admit-checkpoint';

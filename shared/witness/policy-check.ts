@@ -2,7 +2,8 @@ import { InvalidInputError, NoteVerificationError } from '../errors';
 import { type Checkpoint, parseCheckpointBody } from '../log/checkpoint';
 import { parseSignedNote, verifyNote } from '../log/signed-note';
 import { claimsCosigner, verifyCosignature } from './cosignature';
-import type { QuorumRule, TlogPolicy } from './tlog-policy';
+import { quorumMet } from './quorum-met';
+import type { TlogPolicy } from './tlog-policy';
 
 /**
  * Whether a cosigned checkpoint meets a tlog policy **now**: signed by one of the policy's logs,
@@ -70,18 +71,6 @@ function requireSeconds(value: number, path: string, positive: boolean): void {
     throw new InvalidInputError('policy check', [
       { path, message: `expected a safe ${positive ? 'positive' : 'non-negative'} integer of seconds` },
     ]);
-  }
-}
-
-/** Whether `rule` holds when exactly the witnesses in `present` have witnessed. */
-export function quorumMet(rule: QuorumRule, present: ReadonlySet<string>): boolean {
-  switch (rule.kind) {
-    case 'NONE':
-      return true;
-    case 'WITNESS':
-      return present.has(rule.name);
-    case 'GROUP':
-      return rule.members.filter((member) => quorumMet(member, present)).length >= rule.threshold;
   }
 }
 

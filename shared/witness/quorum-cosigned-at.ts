@@ -1,7 +1,7 @@
 import { ResealError } from '../errors';
 import { parseSignedNote } from '../log/signed-note';
 import { claimsCosigner, verifyCosignature } from './cosignature';
-import { quorumMet } from './policy-check';
+import { quorumMet } from './quorum-met';
 import type { TlogPolicy } from './tlog-policy';
 
 /**

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { EpochMillis, Identifier, NonNegativeInt } from '../schemas/primitives';
+import { EpochMillis } from '../schemas/epoch-millis';
+import { Identifier } from '../schemas/identifier';
+import { NonNegativeInt } from '../schemas/non-negative-int';
 
 /**
  * Schema of a {@link SessionSnapshotBoundary}: strict object, unknown fields refused.

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { NO_CONTROL_CHARACTERS, NonNegativeInt, wellFormedString } from '../schemas/primitives';
+import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
+import { NonNegativeInt } from '../schemas/non-negative-int';
+import { wellFormedString } from '../schemas/well-formed-string';
 import { FreshnessProbeReceiptSchema } from './receipts';
 
 /**

@@ -6,12 +6,10 @@ import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
-import type {
-  ResidualRejectedDetail,
-  ResidualSealedDetail,
-  SealRequest,
-  TriageCompletedDetail,
-} from '../../shared/pipeline/messages';
+import type { ResidualRejectedDetail } from '../../shared/pipeline/residual-rejected-detail';
+import type { ResidualSealedDetail } from '../../shared/pipeline/residual-sealed-detail';
+import type { SealRequest } from '../../shared/pipeline/seal-request';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { SealQueue } from '../../shared/ports/seal-queue';

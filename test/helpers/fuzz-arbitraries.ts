@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../shared/errors';
 import { requestDigest } from '../../shared/log/outcome-statement';
-import { Authority } from '../../shared/schemas/primitives';
+import { Authority } from '../../shared/schemas/authority';
 import { payloadHash } from '../../shared/seal/record-header';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { fuzzRuns } from './fuzz-runs';

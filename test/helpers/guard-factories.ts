@@ -4,12 +4,13 @@
  * `guardPolicy()` (both use {@link FACTORY_NOW_MS} as "now" unless told otherwise).
  */
 import type { GuardPolicy } from '../../shared/guard/policy';
-import { Authority } from '../../shared/schemas/primitives';
+import { Authority } from '../../shared/schemas/authority';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
-import { type FreshnessProbeReceipt, valueDigest } from '../../shared/write/receipts';
+import type { FreshnessProbeReceipt } from '../../shared/write/receipts';
 import type { SessionSnapshotBoundary } from '../../shared/write/session-boundary';
 import { type SessionVariable, VariableFreshness } from '../../shared/write/session-variable';
+import { valueDigest } from '../../shared/write/value-digest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { signWriteSync, TEST_POLICY, testLineageId } from './writer-factories';
 

@@ -1,6 +1,7 @@
 import type { HexDigest } from '../../shared/canonical/digest';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
-import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
+import { lastLeafOf } from '../../shared/log/last-leaf';
+import type { NodeRef } from '../../shared/log/node-ref';
 import type {
   DeploymentLogStore,
   StoredDeploymentHead,

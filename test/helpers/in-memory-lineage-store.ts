@@ -1,10 +1,11 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { HexDigest } from '../../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../../shared/errors';
+import { lastLeafOf } from '../../shared/log/last-leaf';
 import type { LogEntry } from '../../shared/log/log-extension';
 import type { StoredLogHead } from '../../shared/log/log-state';
-import { lastLeafOf, type NodeRef } from '../../shared/log/node-ref';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { NodeRef } from '../../shared/log/node-ref';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import type {
   AppendBatch,
@@ -13,7 +14,7 @@ import type {
   OutcomeFilter,
   RejectionRecord,
 } from '../../shared/ports/lineage-store';
-import { type LineageHead, lineageHeadOf } from '../../shared/seal/sealed-record';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 
 /**
  * {@link LineageStore} in memory with the DynamoDB adapter's conditional semantics: `putRecords`

@@ -1,4 +1,4 @@
-import { hashesEqual } from '../../shared/log/merkle-hashing';
+import { hashesEqual } from '../../shared/log/hashes-equal';
 import type { WitnessStore } from '../../shared/ports/witness-store';
 import type { WitnessState } from '../../shared/witness/witness-state';
 

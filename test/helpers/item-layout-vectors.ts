@@ -1,4 +1,5 @@
 import { deflateSync, gzipSync } from 'node:zlib';
+import { conflictItem, conflictOf } from '../../adapters/conflict-item';
 import {
   deploymentHeadItem,
   deploymentHeadOf,
@@ -7,33 +8,16 @@ import {
   leafNodeOf,
 } from '../../adapters/dynamodb-deployment-log-store';
 import { indexTileItem, indexTileOf } from '../../adapters/dynamodb-index-node-store';
-import {
-  conflictItem,
-  conflictOf,
-  frontierOf,
-  headItem,
-  headOf,
-  type Item,
-  itemOf,
-  locationOf,
-  logHeadOf,
-  MAX_MANIFEST_BYTES,
-  manifestItem,
-  manifestOf,
-  markerItem,
-  nodesOf,
-  readJson,
-  readString,
-  recordItem,
-  recordOf,
-  rejectionItem,
-  rejectionOf,
-  triageReportItem,
-  triageReportOf,
-  withSharedManifest,
-} from '../../adapters/dynamodb-item-codec';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { headFrontierOf, headItem, headOf, logHeadOf } from '../../adapters/head-item';
+import { type Item, itemOf } from '../../adapters/item';
+import { MAX_MANIFEST_BYTES, manifestItem, manifestOf, withSharedManifest } from '../../adapters/manifest-item';
+import { markerItem, markerLocationOf } from '../../adapters/marker-item';
+import { readJson, readString } from '../../adapters/read-attribute';
+import { recordItem, recordNodesOf, recordOf } from '../../adapters/record-item';
+import { rejectionItem, rejectionOf } from '../../adapters/rejection-item';
 import { smallHeadItem } from '../../adapters/small-head-item';
+import { triageReportItem, triageReportOf } from '../../adapters/triage-report-item';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { LogStateError } from '../../shared/errors';
 import { emptyIndexHash } from '../../shared/index/index-hash';
@@ -41,9 +25,9 @@ import { encodeIndexNodeTile, encodeIndexTile } from '../../shared/index/index-t
 import { hashIndexNode } from '../../shared/index/read-index-node';
 import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
-import { lineageHeadOf } from '../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../shared/seal/lineage-head';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from './seal-factories';
@@ -71,7 +55,7 @@ function wire(item: Item): Record<string, unknown> {
 
 /**
  * The item-layout vectors (test/vectors/item-layout.json): every item kind a client reads from
- * the lineage table, built by the real codec (adapters/dynamodb-item-codec.ts) in DynamoDB's
+ * the lineage table, built by the real item files (adapters/*-item.ts) in DynamoDB's
  * `AttributeValue` JSON form, with what the codec's readers make of it; and hostile items (wrong
  * attribute types, unreadable JSON) with what the readers make of those. A second reader (the
  * Python package) decodes the same items and must agree, so a storage change breaks both.
@@ -127,15 +111,15 @@ export async function itemLayoutVectors() {
   } as unknown as TriageCompletedDetail;
   const triage = triageReportItem(report);
   const decode = {
-    record: (item: Item) => ({ record: recordOf(item), nodes: nodesOf(item) }),
+    record: (item: Item) => ({ record: recordOf(item), nodes: recordNodesOf(item) }),
     head: (item: Item) => ({
       head: headOf(lineageId, item),
       header: readJson<unknown>(item, 'header', null),
       checkpoint: readString(item, 'checkpoint') ?? null,
-      frontier: frontierOf(item),
+      frontier: headFrontierOf(item),
       policy: readJson<unknown>(item, 'policy', null),
     }),
-    marker: (item: Item) => locationOf(item),
+    marker: (item: Item) => markerLocationOf(item),
     rejection: (item: Item) => rejectionOf(lineageId, item),
     conflict: (item: Item) => conflictOf(lineageId, item),
     triage: (item: Item) => triageReportOf(item),
@@ -184,7 +168,7 @@ export async function itemLayoutVectors() {
   const editedManifest = gzipped(canonicalJson({ ...first.manifest, env: { EDITED: 'yes' } }));
   return {
     description:
-      'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as adapters/dynamodb-item-codec.ts writes them (DynamoDB AttributeValue JSON), with what its readers return (binary attributes as base64, the JSON wire form); hostile items show that junk reads as absent, never coerced; `stored` shows a record item read with the manifest items found for its manifestDigest, as the readers hand it to the verifier. Regenerate with test/unit/adapters/item-layout.generate.ts.',
+      'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as the item files of adapters/ (`record-item.ts`, `head-item.ts`, …) write them (DynamoDB AttributeValue JSON), with what its readers return (binary attributes as base64, the JSON wire form); hostile items show that junk reads as absent, never coerced; `stored` shows a record item read with the manifest items found for its manifestDigest, as the readers hand it to the verifier. Regenerate with test/unit/adapters/item-layout.generate.ts.',
     lineageId,
     keys: {
       lineage: Keys.lineage(lineageId),

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * A reference RFC 9162 Merkle tree written straight from the RFC's recursive definitions, with
  * its own hashing and BigInt range arithmetic, to check the Merkle code of shared/log/
- * (merkle-hashing.ts, compact-range.ts, the proofs, verify-inclusion.ts, verify-consistency.ts)
+ * (merkle-hash.ts, compact-range.ts, the proofs, verify-inclusion.ts, verify-consistency.ts)
  * against something that shares none of its code. Slow (O(n) per hash): for tests only.
  */
 

@@ -7,7 +7,7 @@ import {
   requestDigest,
   signOutcome,
 } from '../../shared/log/outcome-statement';
-import type { RejectionStage } from '../../shared/pipeline/messages';
+import type { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { validWriteRequest } from './guard-factories';

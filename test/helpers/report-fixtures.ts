@@ -1,5 +1,6 @@
+import { lineageHeadOf } from '../../shared/seal/lineage-head';
 import { sealRecord } from '../../shared/seal/residual-sealer';
-import { lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { cloneRecord, sealInput, TEST_LINEAGE_ID, TEST_NOW_MS, testAnchor } from './seal-factories';

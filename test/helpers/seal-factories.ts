@@ -1,8 +1,9 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
-import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/primitives';
+import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/authority';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
+import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import {
   headerBytes,
@@ -13,13 +14,13 @@ import {
 } from '../../shared/seal/record-header';
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import type { SealInput } from '../../shared/seal/seal-input';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
-import { valueDigest } from '../../shared/write/receipts';
 import type { SessionVariable } from '../../shared/write/session-variable';
+import { valueDigest } from '../../shared/write/value-digest';
 
 /**
  * In-memory helpers for tests that need sealed records (docs/sealing.md), for reuse by any part.

@@ -1,4 +1,4 @@
-import { logHeadOf } from '../../adapters/dynamodb-item-codec';
+import { logHeadOf } from '../../adapters/head-item';
 import { smallHeadItem } from '../../adapters/small-head-item';
 import { type HeadState, macHeadState } from '../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/log/log-state';

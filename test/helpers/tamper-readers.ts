@@ -26,7 +26,7 @@ import { TriageService } from '../../functions/triage/triage-service';
 import { STACK_NAME } from '../../scripts/emulator/deploy';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
-import type { RecallRequestedDetail } from '../../shared/pipeline/messages';
+import type { RecallRequestedDetail } from '../../shared/pipeline/recall-requested-detail';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { runCli } from '../unit/cli/run-cli';

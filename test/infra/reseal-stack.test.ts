@@ -13,7 +13,8 @@ import {
   VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
-import { eventBusNameOf, INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
+import { eventBusNameOf } from '../../infra/event-bus-name';
+import { INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { TimeoutError } from '../../client/errors';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import type { SealRequest } from '../../shared/pipeline/messages';
+import type { SealRequest } from '../../shared/pipeline/seal-request';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { deployedStack } from '../helpers/deployed-stack';

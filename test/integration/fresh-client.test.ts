@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
-import type { RecallTarget } from '../../shared/pipeline/messages';
+import type { RecallTarget } from '../../shared/pipeline/recall-target';
+import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees, type Guarantee } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
@@ -49,29 +50,9 @@ function targetOf(lineageId: string, recall: RecallTarget): ReadTarget {
 
 /** `reseal recall --json` with no checkpoint store: `exit <code> <verdict or refusal code> <freshness state>`. */
 async function recallCli(lineageId: string, recall: RecallTarget): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'reseal-fresh-'));
-  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
-  const args =
-    'seq' in recall
-      ? ['--seq', String(recall.seq)]
-      : 'residualId' in recall
-        ? ['--residual-id', recall.residualId]
-        : [];
-  const run = await runCli(
-    ['recall', '--lineage', lineageId, ...args, '--env', 'env.json', '--json', '--timeout-seconds', '5'],
-    {
-      cwd: dir,
-      env: { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region },
-      connect: async () => clientOf(setup, targetOf(lineageId, recall), null),
-    },
-  );
-  const json = JSON.parse(run.stdout) as {
-    verification: { verdict: string } | null;
-    refusalCode: string | null;
-    freshness: { state: string; checkpointSize: number | null; witnessing: string } | null;
-  };
-  expect(json.freshness?.witnessing).toBe('UNWITNESSED');
-  return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`;
+  const { line, freshness } = await cliRecall(setup, targetOf(lineageId, recall));
+  expect(freshness?.witnessing).toBe('UNWITNESSED');
+  return line;
 }
 
 /** `reseal verify|inspect --lineage --json` with no checkpoint store: `exit <code> <verdict> <freshness state>`. */

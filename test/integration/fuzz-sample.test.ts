@@ -10,9 +10,9 @@ import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import type { TriageCompletedDetail } from '../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import type { LineageStore } from '../../shared/ports/lineage-store';
-import { Identifier } from '../../shared/schemas/primitives';
+import { Identifier } from '../../shared/schemas/identifier';
 import { deployedStack } from '../helpers/deployed-stack';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from '../helpers/factories';
 import {

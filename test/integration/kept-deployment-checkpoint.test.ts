@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
-import type { RecallTarget } from '../../shared/pipeline/messages';
+import type { RecallTarget } from '../../shared/pipeline/recall-target';
+import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
@@ -55,28 +56,9 @@ const connectOf =
 
 /** `reseal recall --json` (latest), with `store` as `--checkpoint-store` when given: `exit <code> <verdict or refusal> <freshness state>`. */
 async function recallCli(dir: string, lineageId: string, store: string | null): Promise<string> {
-  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
-  const run = await runCli(
-    [
-      'recall',
-      '--lineage',
-      lineageId,
-      '--env',
-      'env.json',
-      '--json',
-      '--timeout-seconds',
-      '5',
-      ...(store ? ['--checkpoint-store', store] : []),
-    ],
-    { cwd: dir, env: cliEnv, connect: connectOf(lineageId) },
-  );
-  const json = JSON.parse(run.stdout) as {
-    verification: { verdict: string } | null;
-    refusalCode: string | null;
-    freshness: { state: string; reason: string } | null;
-  };
-  if (json.freshness?.state === 'REFUSED') expect(json.freshness.reason).toMatch(/DEPLOYMENT_ROLLBACK/);
-  return `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`;
+  const { line, freshness } = await cliRecall(setup, targetOf(lineageId, { latest: true }), { dir, store });
+  if (freshness?.state === 'REFUSED') expect(freshness.reason).toMatch(/DEPLOYMENT_ROLLBACK/);
+  return line;
 }
 
 /** `reseal verify --lineage --json` with `store`: `exit <code> <verdict> <freshness state>`. */

@@ -7,9 +7,9 @@ import { DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/clie
 import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { recordOf } from '../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
+import { recordOf } from '../../adapters/record-item';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';

@@ -9,12 +9,12 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deduplicationIdOf } from '../../adapters/deduplication-id';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
-import { deduplicationIdOf } from '../../adapters/sqs-seal-queue';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
@@ -22,7 +22,7 @@ import { OutcomeVerificationError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/stale-state-guard';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { openOutcome } from '../../shared/log/outcome-statement';
-import type { SealRequest } from '../../shared/pipeline/messages';
+import type { SealRequest } from '../../shared/pipeline/seal-request';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
@@ -14,7 +15,6 @@ import { stackIntegrator } from '../helpers/stack-integrator';
 import { clientOf, type ReadTarget } from '../helpers/tamper-readers';
 import { partitionsOf, type Snapshot } from '../helpers/tamper-table';
 import { testLineageId } from '../helpers/writer-factories';
-import { runCli } from '../unit/cli/run-cli';
 import { emulatorSetup, MANIFEST } from './tamper/fixture';
 
 // A client keeps the seals of its own writes it saw awaiting integration in its checkpoint store
@@ -36,19 +36,22 @@ async function seal(lineageId: string, residualId: string): Promise<ResidualWrit
   return request;
 }
 
-const cliEnv = { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region };
+/** What the CLI's client reads for `lineageId` (no trusted checkpoint: the store is the client's own). */
+function targetOf(lineageId: string, recall: ReadTarget['recall']): ReadTarget {
+  return {
+    lineageId,
+    trusted: { note: '', seq: 0, recordHash: '' },
+    recall,
+    receiptSeq: 0,
+    write: acceptedWrite(lineageId, 'r-0', MANIFEST, Date.now()),
+  };
+}
+
+/** The client the CLI connects with (the CLI's own store, when given, as its checkpoint store). */
 const connectOf =
   (lineageId: string) =>
-  async (_stack: string, store: string | null): Promise<ReturnType<typeof clientOf>> => {
-    const target: ReadTarget = {
-      lineageId,
-      trusted: { note: '', seq: 0, recordHash: '' },
-      recall: { latest: true },
-      receiptSeq: 0,
-      write: acceptedWrite(lineageId, 'r-0', MANIFEST, Date.now()),
-    };
-    return clientOf(setup, target, store ? new FileCheckpointStore(store) : null);
-  };
+  async (_stack: string, store: string | null): Promise<ReturnType<typeof clientOf>> =>
+    clientOf(setup, targetOf(lineageId, { latest: true }), store ? new FileCheckpointStore(store) : null);
 
 /** `reseal recall --residual-id R --json`, with `store` as `--checkpoint-store` when given: `exit <code> <verdict or refusal> <freshness state>`, and the freshness reason. */
 async function recallCli(
@@ -56,33 +59,11 @@ async function recallCli(
   residualId: string,
   store: string | null,
 ): Promise<{ readonly line: string; readonly reason: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'reseal-seen-run-'));
-  writeFileSync(join(dir, 'env.json'), JSON.stringify(setup.currentEnv));
-  const run = await runCli(
-    [
-      'recall',
-      '--lineage',
-      lineageId,
-      '--residual-id',
-      residualId,
-      '--env',
-      'env.json',
-      '--json',
-      '--timeout-seconds',
-      '30',
-      ...(store ? ['--checkpoint-store', store] : []),
-    ],
-    { cwd: dir, env: cliEnv, connect: connectOf(lineageId) },
-  );
-  const json = JSON.parse(run.stdout) as {
-    verification: { verdict: string } | null;
-    refusalCode: string | null;
-    freshness: { state: string; reason: string } | null;
-  };
-  return {
-    line: `exit ${run.exitCode} ${json.verification?.verdict ?? json.refusalCode} ${json.freshness?.state ?? 'no freshness'}`,
-    reason: json.freshness?.reason ?? '',
-  };
+  const { line, freshness } = await cliRecall(setup, targetOf(lineageId, { residualId }), {
+    store,
+    timeoutSeconds: 30,
+  });
+  return { line, reason: freshness?.reason ?? '' };
 }
 
 function row(context: TestContext, checkpoint: boolean, expected: string, observed: string) {

@@ -2,32 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { conflictItem, conflictOf } from '../../../adapters/conflict-item';
+import { headFrontierOf, headItem, headOf } from '../../../adapters/head-item';
+import { MAX_MANIFEST_BYTES, manifestItem, manifestOf, withSharedManifest } from '../../../adapters/manifest-item';
+import { markerItem, markerLocationOf } from '../../../adapters/marker-item';
+import { readJson, readNumber, readString } from '../../../adapters/read-attribute';
 import {
-  conflictItem,
-  conflictOf,
-  frontierOf,
-  headItem,
-  headOf,
-  locationOf,
-  MAX_MANIFEST_BYTES,
   MAX_RECORD_INFLATION,
-  manifestItem,
-  manifestOf,
-  markerItem,
-  nodesOf,
-  readJson,
-  readNumber,
-  readString,
   recordItem,
+  recordNodesOf,
   recordOf,
-  rejectionItem,
-  rejectionOf,
   storedRecordBytes,
-  triageReportItem,
-  withSharedManifest,
-} from '../../../adapters/dynamodb-item-codec';
+} from '../../../adapters/record-item';
+import { rejectionItem, rejectionOf } from '../../../adapters/rejection-item';
+import { triageReportItem } from '../../../adapters/triage-report-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../../shared/ports/head-layout';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
@@ -185,7 +175,7 @@ describe('dynamodb item codec: junk attribute types from a table writer are refu
       keyId: { B: new Uint8Array([1]) },
     });
     expect(head).toEqual({ lineageId: 'lin-1', seq: -1, recordHash: '', generationEpoch: 0, mac: '', keyId: '' });
-    expect(locationOf({ lineageId: { N: '1' }, seq: { S: '2' } })).toEqual({ lineageId: '', seq: -1 });
+    expect(markerLocationOf({ lineageId: { N: '1' }, seq: { S: '2' } })).toEqual({ lineageId: '', seq: -1 });
   });
 
   it.each([
@@ -194,8 +184,8 @@ describe('dynamodb item codec: junk attribute types from a table writer are refu
     ['negative', '-2'],
     ['fractional', '1.5'],
   ])('a marker seq that is not a safe integer ≥ 0 (%s) is not a seq: it reads as -1', (_, n) => {
-    expect(locationOf({ lineageId: { S: 'lb' }, seq: { N: n } })).toEqual({ lineageId: 'lb', seq: -1 });
-    expect(locationOf({ lineageId: { S: 'lb' }, seq: { N: '2' } })).toEqual({ lineageId: 'lb', seq: 2 });
+    expect(markerLocationOf({ lineageId: { S: 'lb' }, seq: { N: n } })).toEqual({ lineageId: 'lb', seq: -1 });
+    expect(markerLocationOf({ lineageId: { S: 'lb' }, seq: { N: '2' } })).toEqual({ lineageId: 'lb', seq: 2 });
   });
 
   it('a record, conflict or rejection with junk types or broken JSON reads as null / empty, never throws', () => {
@@ -219,9 +209,9 @@ describe('dynamodb item codec: hostile head and refusal items read as malformed,
 
   it('a frontier that is not a list of strings reads as null', () => {
     for (const frontier of ['"x"', '5', '[null]', '{"length":1}', 'not json']) {
-      expect(frontierOf({ frontier: S(frontier) }), frontier).toBeNull();
+      expect(headFrontierOf({ frontier: S(frontier) }), frontier).toBeNull();
     }
-    expect(frontierOf({ frontier: S('["ab"]') })).toEqual(['ab']);
+    expect(headFrontierOf({ frontier: S('["ab"]') })).toEqual(['ab']);
   });
 
   it('a rejection whose lists are junk reads with empty lists and names them unreadable', () => {
@@ -277,10 +267,10 @@ describe('dynamodb item codec: records gzip-compressed when that pays (docs/seal
       nodes: hashes,
     });
     expect(item.nodes?.B?.byteLength).toBe(64);
-    expect(nodesOf(item)).toEqual(hashes);
-    expect(nodesOf({ nodes: { S: JSON.stringify(hashes) } })).toEqual(hashes);
-    expect(nodesOf({ nodes: { B: new Uint8Array(33) } })).toBeNull();
-    expect(nodesOf({ nodes: { N: '1' } })).toBeNull();
+    expect(recordNodesOf(item)).toEqual(hashes);
+    expect(recordNodesOf({ nodes: { S: JSON.stringify(hashes) } })).toEqual(hashes);
+    expect(recordNodesOf({ nodes: { B: new Uint8Array(33) } })).toBeNull();
+    expect(recordNodesOf({ nodes: { N: '1' } })).toBeNull();
   });
 
   it('a planted gzip record inflating past MAX_RECORD_INFLATION times its size reads as null (refused), never inflated', () => {

@@ -8,21 +8,18 @@ import {
   type QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_MANIFEST_BYTES,
-  MAX_MANIFEST_BYTES_PER_READ,
-  manifestItem,
-  recordOf,
-} from '../../../adapters/dynamodb-item-codec';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import { Keys, MANIFEST_KEY_PREFIX } from '../../../adapters/dynamodb-table-keys';
+import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_READ, manifestItem } from '../../../adapters/manifest-item';
+import { recordOf } from '../../../adapters/record-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { ManifestReadBoundError, RecordSeqTakenError, StaleHeadError } from '../../../shared/errors';
 import { HeadLayout } from '../../../shared/ports/head-layout';
 import type { AppendBatch } from '../../../shared/ports/lineage-store';
+import { type LineageHead, lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../shared/seal/residual-sealer';
-import { type LineageHead, lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { appendBatch } from '../../helpers/append-batch';
 import { expectGuarantee } from '../../helpers/guarantees';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBridgePublisher, type EventBridgeSend } from '../../../adapters/eventbridge-publisher';
 import { EventNotAcceptedError, isRetryable, ResealError } from '../../../shared/errors';
-import type { ResidualRejectedDetail } from '../../../shared/pipeline/messages';
+import type { ResidualRejectedDetail } from '../../../shared/pipeline/residual-rejected-detail';
 
 const answering = (out: object): EventBridgeSend => ({ send: async () => out }) as unknown as EventBridgeSend;
 

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { logHeadOf } from '../../../adapters/dynamodb-item-codec';
+import { logHeadOf } from '../../../adapters/head-item';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../shared/log/log-state';
 import { itemLayoutVectors } from '../../helpers/item-layout-vectors';
 import vectors from '../../vectors/item-layout.json';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { frontierOf, headItem, logHeadOf } from '../../../adapters/dynamodb-item-codec';
+import { headFrontierOf, headItem, logHeadOf } from '../../../adapters/head-item';
 import { smallHeadItem } from '../../../adapters/small-head-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { macHeadState } from '../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf } from '../../../shared/log/log-state';
 import { HeadLayout } from '../../../shared/ports/head-layout';
-import { lineageHeadOf } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
 import { TEST_POLICY } from '../../helpers/writer-factories';
 
@@ -29,7 +29,7 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
     );
     expect(item.frontier?.B?.byteLength).toBe(64);
     expect(item.headMac?.S).toBe(canonicalJson(headMac));
-    expect(frontierOf(item)).toEqual(frontier);
+    expect(headFrontierOf(item)).toEqual(frontier);
     const read = logHeadOf(TEST_LINEAGE_ID, item);
     expect(read).toMatchObject({ header: null, checkpoint: null, frontier, policy: TEST_POLICY, headMac });
     expect(read?.head).toEqual({ lineageId: TEST_LINEAGE_ID, ...tip, mac: '', keyId: '' });
@@ -91,14 +91,14 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
   });
 });
 
-describe('frontierOf: binary or JSON hex, as nodesOf reads nodes (docs/sealing.md, "The append\'s layout")', () => {
+describe('headFrontierOf: binary or JSON hex, as recordNodesOf reads nodes (docs/sealing.md, "The append\'s layout")', () => {
   it('reads 32 bytes a hash, or a JSON list of strings; anything else is malformed', () => {
     const hashes = ['ab'.repeat(32), 'cd'.repeat(32)];
-    expect(frontierOf({ frontier: { B: Buffer.from(hashes.join(''), 'hex') } })).toEqual(hashes);
-    expect(frontierOf({ frontier: { B: new Uint8Array(0) } })).toEqual([]);
-    expect(frontierOf({ frontier: { S: JSON.stringify(hashes) } })).toEqual(hashes);
-    expect(frontierOf({ frontier: { B: new Uint8Array(33) } })).toBeNull();
-    expect(frontierOf({ frontier: { N: '1' } })).toBeNull();
-    expect(frontierOf({})).toBeNull();
+    expect(headFrontierOf({ frontier: { B: Buffer.from(hashes.join(''), 'hex') } })).toEqual(hashes);
+    expect(headFrontierOf({ frontier: { B: new Uint8Array(0) } })).toEqual([]);
+    expect(headFrontierOf({ frontier: { S: JSON.stringify(hashes) } })).toEqual(hashes);
+    expect(headFrontierOf({ frontier: { B: new Uint8Array(33) } })).toBeNull();
+    expect(headFrontierOf({ frontier: { N: '1' } })).toBeNull();
+    expect(headFrontierOf({})).toBeNull();
   });
 });

@@ -1,12 +1,8 @@
 import type { SendMessageBatchCommand, SendMessageBatchCommandOutput, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import {
-  deduplicationIdOf,
-  MAX_SEND_BATCH_ENTRIES,
-  SQSSealQueue,
-  type SQSSend,
-} from '../../../adapters/sqs-seal-queue';
-import type { SealRequest } from '../../../shared/pipeline/messages';
+import { deduplicationIdOf } from '../../../adapters/deduplication-id';
+import { MAX_SEND_BATCH_ENTRIES, SQSSealQueue, type SQSSend } from '../../../adapters/sqs-seal-queue';
+import type { SealRequest } from '../../../shared/pipeline/seal-request';
 import { sealRequestBody } from '../../helpers/factories';
 import { validWriteRequest } from '../../helpers/guard-factories';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { headItem, markerItem, recordItem } from '../../../adapters/dynamodb-item-codec';
+import { headItem } from '../../../adapters/head-item';
+import { markerItem } from '../../../adapters/marker-item';
+import { recordItem } from '../../../adapters/record-item';
 import { appendPlans, todayItemsOf } from '../../../bench/append-layouts';
 import { HeadLayout } from '../../../shared/ports/head-layout';
 import { buildChain } from '../../helpers/seal-factories';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore } from '../../../client/checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import type { RecallTarget } from '../../../shared/pipeline/messages';
+import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { testLineageId } from '../../helpers/writer-factories';

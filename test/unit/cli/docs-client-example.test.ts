@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as pkg from '../../../client/index';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/triage-completed-detail';
 import { startInProcessStack } from './in-process-reseal';
 
 // docs/cli.md's client example (`agent.mjs`), which test/integration/package.test.ts runs twice

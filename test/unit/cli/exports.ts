@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LineageExport } from '../../../client/lineage-export';
-import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../../shared/seal/lineage-head';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import {
   buildChain,
   cloneRecord,

@@ -11,7 +11,7 @@ import type { ConnectOptions, StackConnection } from '../../../client/connect';
 import { FileCheckpointStore as PackageFileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { writerKeyFile as packageWriterKeyFile } from '../../../client/writer-key-file';
 import type { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/triage-completed-detail';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { inProcessStack } from '../../helpers/in-process-stack';

@@ -9,7 +9,7 @@ import {
 import { InvalidInputError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { buildManifest } from '../../../shared/triage/build-manifest';
-import { valueDigest } from '../../../shared/write/receipts';
+import { valueDigest } from '../../../shared/write/value-digest';
 import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 import { signWriteSync, TEST_WRITER } from '../../helpers/writer-factories';
 

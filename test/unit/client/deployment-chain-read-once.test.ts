@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import type { RecallTarget } from '../../../shared/pipeline/messages';
+import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { testLineageId } from '../../helpers/writer-factories';

@@ -15,7 +15,7 @@ import { recallResult } from '../../../mcp/recall-result';
 import { inspectLineage } from '../../../mcp/tools/inspect';
 import { verifyLineage } from '../../../mcp/tools/verify';
 import { writeOutcomeResult } from '../../../mcp/write-outcome-result';
-import type { EnvSnapshot } from '../../../shared/schemas/primitives';
+import type { EnvSnapshot } from '../../../shared/schemas/env-snapshot';
 import { inProcessRecallClient } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';

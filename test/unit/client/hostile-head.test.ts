@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LogVerificationError } from '../../../client/errors';
 import { readLineageExport } from '../../../client/read-export';
 import { ResealClient } from '../../../client/reseal-client';
-import type { LineageHead } from '../../../shared/seal/sealed-record';
+import type { LineageHead } from '../../../shared/seal/lineage-head';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';

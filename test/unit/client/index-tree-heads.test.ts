@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recallProofLine } from '../../../cli/format/recall';
 import { InvalidInputError } from '../../../shared/errors';
-import type { RecallTarget } from '../../../shared/pipeline/messages';
+import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { testLineageId } from '../../helpers/writer-factories';

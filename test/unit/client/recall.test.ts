@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { buildManifest } from '../../../shared/triage/build-manifest';
-import { triageReportDigest } from '../../../shared/triage/isolate-delta';
+import { triageReportDigest } from '../../../shared/triage/triage-report-digest';
 import { inProcessRecallClient, refusedTriageAnswer } from '../../helpers/factories';
 import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { appendSealed, TEST_LOG_NAME } from '../../helpers/pipeline-keys';

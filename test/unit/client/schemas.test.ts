@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
 import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-bytes';
+import { EnvSnapshot } from '../../../shared/schemas/env-snapshot';
 import {
   groupedCount,
   MAX_ENV_SNAPSHOT_BYTES,
   MAX_ENV_SNAPSHOT_KEYS,
 } from '../../../shared/schemas/env-snapshot-limits';
-import { EnvSnapshot } from '../../../shared/schemas/primitives';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 

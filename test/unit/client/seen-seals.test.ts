@@ -9,7 +9,7 @@ import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { addSeenSeal, MAX_SEEN_SEALS_PER_LINEAGE, type SeenSeal } from '../../../shared/log/seen-seal';
-import type { RecallTarget } from '../../../shared/pipeline/messages';
+import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecallTarget } from '../../../shared/pipeline/messages';
+import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus } from '../../helpers/factories';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { shrinkHead } from '../../helpers/small-head';

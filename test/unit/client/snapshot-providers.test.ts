@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadResealConfig, ResealConfigSchema } from '../../../client/reseal-config';
 import { snapshotProviders } from '../../../client/snapshot-providers';
 import { InvalidInputError } from '../../../shared/errors';
+import { EnvSnapshot } from '../../../shared/schemas/env-snapshot';
 import { MAX_ENV_SNAPSHOT_KEYS } from '../../../shared/schemas/env-snapshot-limits';
-import { EnvSnapshot } from '../../../shared/schemas/primitives';
 
 let dir = '';
 beforeAll(async () => {

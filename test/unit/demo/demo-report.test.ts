@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { demoReportPage, type LineageReportReader } from '../../../scripts/demo/demo-report';
 import { runDemo } from '../../../scripts/demo/run-demo';
 import { parseSnapshots, sliceSnapshots } from '../../../scripts/demo/snapshots';
+import { ClaimState } from '../../../shared/report/claim-state';
 import { lineageReport } from '../../../shared/report/lineage-report';
-import { ClaimState } from '../../../shared/report/report-model';
 import { inProcessBackend } from './in-process-backend';
 
 const snapshots = parseSnapshots(readFileSync('examples/runner-images/ubuntu-24.04.jsonl', 'utf8'));

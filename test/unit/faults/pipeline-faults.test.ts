@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import type { SealRequest } from '../../../shared/pipeline/messages';
+import type { SealRequest } from '../../../shared/pipeline/seal-request';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { faultyPipeline } from '../../helpers/faulty-pipeline';
 import { expectGuarantee, type Guarantee } from '../../helpers/guarantees';

@@ -29,15 +29,13 @@ import {
 } from '../../../functions/sealer/seal-request-check';
 import { MAX_RUN_RECORDS, MAX_UNINTEGRATED_SEARCH } from '../../../functions/sealer/seal-run';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
-import {
-  RecallRequestedDetailSchema,
-  RefusalCode,
-  RejectionReason,
-  ResidualRejectedDetailSchema,
-  ResidualSealedDetailSchema,
-  SealRequestSchema,
-  TriageCompletedDetailSchema,
-} from '../../../shared/pipeline/messages';
+import { RecallRequestedDetailSchema } from '../../../shared/pipeline/recall-requested-detail';
+import { RefusalCode } from '../../../shared/pipeline/refusal-code';
+import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
+import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
+import { ResidualSealedDetailSchema } from '../../../shared/pipeline/residual-sealed-detail';
+import { SealRequestSchema } from '../../../shared/pipeline/seal-request';
+import { TriageCompletedDetailSchema } from '../../../shared/pipeline/triage-completed-detail';
 import { MAX_HEADER_BYTES } from '../../../shared/seal/record-header';
 import { codeSpans, docPage, section, tableRows } from '../../helpers/markdown';
 
@@ -121,7 +119,7 @@ describe('docs/pipeline.md, "Message shapes"', () => {
   });
 
   it('the rejection reasons and refusal codes listed are exactly the enums', () => {
-    const reasons = section(page, 'Message shapes (`shared/pipeline/messages.ts`, all strict, camelCase JSON)');
+    const reasons = section(page, 'Message shapes (`shared/pipeline/`, all strict, camelCase JSON)');
     const listed = /`reason` ∈ ([^.]+)\./s.exec(reasons)?.[1] ?? '';
     expect(codeSpans(listed).sort()).toEqual(Object.values(RejectionReason).sort());
     const codes = /refusalCode: ([A-Z_|]+)\|null/.exec(page)?.[1]?.split('|') ?? [];

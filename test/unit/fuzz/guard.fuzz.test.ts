@@ -7,8 +7,9 @@ import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
-import { RejectionReason, ResidualRejectedDetailSchema } from '../../../shared/pipeline/messages';
-import { Identifier } from '../../../shared/schemas/primitives';
+import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
+import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
+import { Identifier } from '../../../shared/schemas/identifier';
 import {
   MAX_PAYLOAD_BYTES,
   type ResidualWriteRequest,

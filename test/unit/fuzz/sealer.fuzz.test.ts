@@ -8,13 +8,10 @@ import { canonicalBytes } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkConflict, checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
-import {
-  RejectionReason,
-  ResidualRejectedDetailSchema,
-  ResidualSealedDetailSchema,
-  type SealRequest,
-  SealRequestSchema,
-} from '../../../shared/pipeline/messages';
+import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
+import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
+import { ResidualSealedDetailSchema } from '../../../shared/pipeline/residual-sealed-detail';
+import { type SealRequest, SealRequestSchema } from '../../../shared/pipeline/seal-request';
 import { MAX_HEADER_BYTES, payloadHash } from '../../../shared/seal/record-header';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';

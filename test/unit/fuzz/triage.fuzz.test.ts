@@ -5,12 +5,10 @@ import { checkpointOrigin } from '../../../shared/log/log-names';
 import { checkConsistency, verifyRecordProof } from '../../../shared/log/record-proof';
 import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
 import { signNote } from '../../../shared/log/signed-note';
-import {
-  RecallRequestedDetailSchema,
-  RefusalCode,
-  TriageCompletedDetailSchema,
-  TriageOutcome,
-} from '../../../shared/pipeline/messages';
+import { RecallRequestedDetailSchema } from '../../../shared/pipeline/recall-requested-detail';
+import { RefusalCode } from '../../../shared/pipeline/refusal-code';
+import { TriageCompletedDetailSchema } from '../../../shared/pipeline/triage-completed-detail';
+import { TriageOutcome } from '../../../shared/pipeline/triage-outcome';
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../shared/triage/build-manifest';

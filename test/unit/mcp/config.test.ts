@@ -13,7 +13,8 @@ import {
   readStackOutputsFile,
   resolveMcpClient,
 } from '../../../mcp/config';
-import { MissingPart, StackUnavailableError } from '../../../mcp/stack-unavailable';
+import { MissingPart } from '../../../mcp/missing-part';
+import { StackUnavailableError } from '../../../mcp/stack-unavailable';
 import { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../../../shared/errors';
 import { formatVerifierKey } from '../../../shared/log/note-key';

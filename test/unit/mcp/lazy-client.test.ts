@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lazyMcpClient } from '../../../mcp/lazy-client';
+import { MissingPart } from '../../../mcp/missing-part';
 import type { McpClient } from '../../../mcp/reseal-mcp-deps';
-import { MissingPart, type StackPlace, StackUnavailableError } from '../../../mcp/stack-unavailable';
+import { type StackPlace, StackUnavailableError } from '../../../mcp/stack-unavailable';
 
 const PLACE: StackPlace = { stackName: 'ResealStack', outputsFile: null, region: 'eu-west-1', endpoint: null };
 const noCredentials = () =>

@@ -2,7 +2,7 @@ import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../../client/reseal-client';
 import type { ResealMcpDeps } from '../../../mcp/reseal-mcp-deps';
 import type { WriterSigner } from '../../../shared/ports/writer-signer';
-import type { EnvSnapshot } from '../../../shared/schemas/primitives';
+import type { EnvSnapshot } from '../../../shared/schemas/env-snapshot';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { inProcessStack } from '../../helpers/in-process-stack';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StackOutputsError, TimeoutError } from '../../../client/errors';
-import { MissingPart, type StackPlace, stackUnavailableFrom } from '../../../mcp/stack-unavailable';
+import { MissingPart } from '../../../mcp/missing-part';
+import { type StackPlace, stackUnavailableFrom } from '../../../mcp/stack-unavailable';
 
 const PLACE: StackPlace = { stackName: 'ResealStack', outputsFile: null, region: null, endpoint: null };
 const named = (name: string, message: string, extra: object = {}) => Object.assign(new Error(message), { name }, extra);

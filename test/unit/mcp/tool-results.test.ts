@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conflictItem, conflictOf, rejectionItem, rejectionOf } from '../../../adapters/dynamodb-item-codec';
+import { conflictItem, conflictOf } from '../../../adapters/conflict-item';
+import { rejectionItem, rejectionOf } from '../../../adapters/rejection-item';
 import {
   CheckpointFileError,
   HiddenSealError,
@@ -21,7 +22,8 @@ import { InvalidInputError, LineageNotFoundError } from '../../../shared/errors'
 import { conflictStatement, rejectionStatement } from '../../../shared/log/outcome-statement';
 import type { RecallCheck } from '../../../shared/log/recall-check';
 import type { ChainVerification } from '../../../shared/seal/chain-verification';
-import { lineageHeadOf, type SealedRecord } from '../../../shared/seal/sealed-record';
+import { lineageHeadOf } from '../../../shared/seal/lineage-head';
+import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { isolateDelta } from '../../../shared/triage/isolate-delta';

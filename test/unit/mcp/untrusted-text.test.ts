@@ -2,7 +2,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createResealMcpServer } from '../../../mcp/server';
-import type { TriageCompletedDetail } from '../../../shared/pipeline/messages';
+import type { TriageCompletedDetail } from '../../../shared/pipeline/triage-completed-detail';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { expectGuarantee, type Guarantee } from '../../helpers/guarantees';
 import { expectConforming } from '../../helpers/mcp-conformance';

@@ -185,8 +185,8 @@ describe('layers: who may import whom', () => {
     expect(importedFiles.map((ref) => ref.fileName)).toEqual(['../../test/helpers/y']);
     expect(landsIn('mcp/inspect-result.ts', '../cli/format/timeline-text')).toBe('cli');
     expect(landsIn('cli/commands/recall.ts', '../../client/recalls')).toBe('client');
-    expect(landsIn('shared/log/merkle-hashing.ts', './note-key')).toBe('shared');
-    expect(landsIn('shared/log/merkle-hashing.ts', 'zod')).toBeNull();
+    expect(landsIn('shared/log/merkle-hash.ts', './note-key')).toBe('shared');
+    expect(landsIn('shared/log/merkle-hash.ts', 'zod')).toBeNull();
   });
 
   it('no production file imports test/ or scripts/; only cli/ and bin/ import cli/ (no cli ↔ mcp cycle)', () => {

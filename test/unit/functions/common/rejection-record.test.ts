@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BODY_PREVIEW_BYTES, rejectionRecord } from '../../../../functions/common/rejection-record';
-import { RejectionReason, RejectionStage } from '../../../../shared/pipeline/messages';
+import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
+import { RejectionStage } from '../../../../shared/pipeline/rejection-stage';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { testGuardService, testSealerService } from '../../../helpers/service-factories';
 

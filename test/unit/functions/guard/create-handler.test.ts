@@ -5,7 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { SQSSealQueue, type SQSSend } from '../../../../adapters/sqs-seal-queue';
 import { createGuardHandler } from '../../../../functions/guard/create-handler';
 import { GuardService } from '../../../../functions/guard/guard-service';
-import { RejectionReason, type SealRequest } from '../../../../shared/pipeline/messages';
+import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
+import type { SealRequest } from '../../../../shared/pipeline/seal-request';
 import type { SealQueue } from '../../../../shared/ports/seal-queue';
 import {
   FakeMetrics,

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../../../functions/guard/guard-service';
-import { RejectionReason, RejectionStage, SealRequestSchema } from '../../../../shared/pipeline/messages';
+import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
+import { RejectionStage } from '../../../../shared/pipeline/rejection-stage';
+import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import {

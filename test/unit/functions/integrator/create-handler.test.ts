@@ -3,10 +3,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createIntegratorHandler,
-  INTEGRATION_TRIES,
   LEASE_RETRY_VISIBILITY_SECONDS,
-  LEASE_WAIT_MS,
 } from '../../../../functions/integrator/create-handler';
+import { INTEGRATION_TRIES, LEASE_WAIT_MS } from '../../../../functions/integrator/integrate-through-conflicts';
 import type { IntegrationReport } from '../../../../functions/integrator/integrator-service';
 import { DeploymentLogConflictError, IntegrationLeaseHeldError, LogStateError } from '../../../../shared/errors';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { integrateThroughConflicts } from '../../../../functions/integrator/create-handler';
+import { integrateThroughConflicts } from '../../../../functions/integrator/integrate-through-conflicts';
 import { LEASE_OVERRIDE_AFTER_MS, LEASE_SIGN_MARGIN_MS } from '../../../../functions/integrator/integrator-service';
 import type { IntegratorWitness } from '../../../../functions/integrator/witness-submission';
 import { IntegrationLeaseHeldError } from '../../../../shared/errors';

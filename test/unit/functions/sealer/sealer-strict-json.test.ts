@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RejectionReason } from '../../../../shared/pipeline/messages';
+import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
 import { sealRequestBody } from '../../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import { testSealerService } from '../../../helpers/service-factories';

@@ -8,7 +8,8 @@
  * Everything is fixed: keys from 32-byte seeds, times, ids. Ed25519 and HMAC are deterministic.
  */
 import { pathToFileURL } from 'node:url';
-import { type AdmissionState, admitWrite } from '../../../../shared/authorship/admission';
+import type { AdmissionState } from '../../../../shared/authorship/admission';
+import { admitWrite } from '../../../../shared/authorship/admit-write';
 import { boundaryDigest } from '../../../../shared/authorship/boundary-digest';
 import {
   type LineagePolicy,
@@ -34,11 +35,12 @@ import { writerDigest } from '../../../../shared/authorship/writer-digest';
 import { canonicalJson, type JsonValue } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, hashCanonical } from '../../../../shared/canonical/digest';
 import { InvalidInputError } from '../../../../shared/errors';
+import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { headerBytes, payloadHash, recordHashOf, variablesDigest } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import type { SealInput } from '../../../../shared/seal/seal-input';
-import { lineageHeadOf, type SealedRecord } from '../../../../shared/seal/sealed-record';
+import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { deduplicationIdOf } from '../../../../adapters/sqs-seal-queue';
+import { deduplicationIdOf } from '../../../../adapters/deduplication-id';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/digest';
 import { CanonicalizationError, InvalidInputError } from '../../../../shared/errors';
@@ -18,7 +18,7 @@ import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-h
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
-import { valueDigest } from '../../../../shared/write/receipts';
+import { valueDigest } from '../../../../shared/write/value-digest';
 import { validWriteRequest } from '../../../helpers/guard-factories';
 import { codeSpans, docPage, section, tableRows } from '../../../helpers/markdown';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { Authority } from '../../../../shared/schemas/primitives';
+import { Authority } from '../../../../shared/schemas/authority';
 import type { SessionVariable } from '../../../../shared/write/session-variable';
 import {
   FACTORY_NOW_MS,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { valueDigest } from '../../../../shared/write/receipts';
+import { valueDigest } from '../../../../shared/write/value-digest';
 import {
   BOUNDARY_AGE_MS,
   FACTORY_NOW_MS,

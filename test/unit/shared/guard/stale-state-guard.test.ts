@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, StaleWriteError } from '../../../../shared/errors';
 import { assertWriteSafe, evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { Authority } from '../../../../shared/schemas/primitives';
+import { Authority } from '../../../../shared/schemas/authority';
 import {
   FACTORY_NOW_MS,
   freshVariable,

@@ -12,8 +12,8 @@
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { InvalidInputError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { Authority } from '../../../../shared/schemas/primitives';
-import { valueDigest } from '../../../../shared/write/receipts';
+import { Authority } from '../../../../shared/schemas/authority';
+import { valueDigest } from '../../../../shared/write/value-digest';
 import {
   ACTIVE_SESSION_ID,
   BOUNDARY_AGE_MS,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { RequestViolationReason, VariableRejectionReason } from '../../../../shared/guard/verdict';
-import { valueDigest } from '../../../../shared/write/receipts';
+import { valueDigest } from '../../../../shared/write/value-digest';
 
 interface Expected {
   isSafe: boolean;

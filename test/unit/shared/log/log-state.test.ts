@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { policyDigest } from '../../../../shared/authorship/lineage-policy';
 import { LogStateError } from '../../../../shared/errors';
 import type { LineageIndexValue } from '../../../../shared/index/index-entry';
+import { HeadAuthentication } from '../../../../shared/log/head-authentication';
 import { type HeadState, macHeadState } from '../../../../shared/log/head-state-mac';
 import { checkpointOrigin } from '../../../../shared/log/log-names';
 import {
   authenticateHeadState,
   claimedLogState,
-  HeadAuthentication,
   headStateOf,
   type StoredLogHead,
 } from '../../../../shared/log/log-state';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, MerkleNodeMissingError } from '../../../../shared/errors';
+import { EMPTY_ROOT } from '../../../../shared/log/empty-root';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { EMPTY_ROOT, leafHash } from '../../../../shared/log/merkle-hashing';
+import { leafHash } from '../../../../shared/log/merkle-hash';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';
 import { refRoot } from '../../../helpers/merkle-reference';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { appendLeaf, frontierRoot, subtreeRefs } from '../../../../shared/log/compact-range';
 import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
-import { leafHash } from '../../../../shared/log/merkle-hashing';
+import { leafHash } from '../../../../shared/log/merkle-hash';
 import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
 import { verifyConsistency } from '../../../../shared/log/verify-consistency';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastLeafOf } from '../../../../shared/log/node-ref';
+import { lastLeafOf } from '../../../../shared/log/last-leaf';
 
 describe('lastLeafOf: the leaf whose item stores a node (docs/verifiable-log.md, "Stored state")', () => {
   it('is (index + 1) · 2^level − 1: a leaf stores itself, a subtree is stored with its last leaf', () => {

@@ -13,7 +13,7 @@ import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
-import { leafHash } from '../../../../shared/log/merkle-hashing';
+import { leafHash } from '../../../../shared/log/merkle-hash';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import {

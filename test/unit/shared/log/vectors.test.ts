@@ -5,7 +5,7 @@ import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/c
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../../../../shared/log/local-ed25519-signer';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { leafHash } from '../../../../shared/log/merkle-hashing';
+import { leafHash } from '../../../../shared/log/merkle-hash';
 import { formatVerifierKey, noteVerifierKey, parseVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
 import { signNote, verifyNote } from '../../../../shared/log/signed-note';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chartSpecs } from '../../../../shared/report/chart-specs';
+import { ClaimState } from '../../../../shared/report/claim-state';
 import { lineageReport } from '../../../../shared/report/lineage-report';
-import { ClaimState } from '../../../../shared/report/report-model';
 import { reportRefusals } from '../../../../shared/report/report-refusals';
 import { PLANTED_SCRIPT, reportLineage } from '../../../helpers/report-fixtures';
 import { TEST_LINEAGE_ID } from '../../../helpers/seal-factories';

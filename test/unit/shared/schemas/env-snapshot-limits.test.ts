@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
+import { EnvSnapshot, parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
 import { MAX_ENV_SNAPSHOT_KEYS } from '../../../../shared/schemas/env-snapshot-limits';
-import { EnvSnapshot } from '../../../../shared/schemas/primitives';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 

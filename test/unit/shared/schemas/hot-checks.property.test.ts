@@ -5,11 +5,16 @@ import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shar
 import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
-import { SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
+import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
+import {
+  EnvSnapshot,
+  isEnvValue,
+  isPlainAsciiEnvValue,
+  parseEnvSnapshot,
+} from '../../../../shared/schemas/env-snapshot';
 import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../shared/schemas/hot-checks';
+import { NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/no-control-characters';
 import { parseInput } from '../../../../shared/schemas/parse';
-import { EnvSnapshot, NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/primitives';
 import { markValidated } from '../../../../shared/schemas/validated';
 import {
   encodeHeader,

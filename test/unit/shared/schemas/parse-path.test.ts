@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
+import { EnvSnapshot } from '../../../../shared/schemas/env-snapshot';
 import { MAX_ISSUE_PATH_SEGMENT, parseInput } from '../../../../shared/schemas/parse';
-import { EnvSnapshot } from '../../../../shared/schemas/primitives';
 
 // A refused key is named in the error, but clipped: a 1 MB key must not become 1 MB of error text
 // (docs/cli.md, "Input limits").

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { SealRequestSchema } from '../../../../shared/pipeline/messages';
-import { RecordRefSchema } from '../../../../shared/schemas/primitives';
+import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
+import { RecordRefSchema } from '../../../../shared/schemas/record-ref';
 import { WireFields } from '../../../../shared/schemas/wire-fields';
+import { AnchorSignatureSchema } from '../../../../shared/seal/anchor-signature';
 import { encodeHeader, RecordHeaderSchema } from '../../../../shared/seal/record-header';
 import { SealInputSchema } from '../../../../shared/seal/seal-input';
-import { AnchorSignatureSchema, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { SealedDependencyManifestV1Schema } from '../../../../shared/triage/sealed-dependency-manifest';
 import { SessionVariableSchema } from '../../../../shared/write/session-variable';
 import { buildChain } from '../../../helpers/seal-factories';

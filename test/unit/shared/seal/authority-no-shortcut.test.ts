@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as core from '../../../../shared/index';
-import { Authority } from '../../../../shared/schemas/primitives';
+import { Authority } from '../../../../shared/schemas/authority';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../../helpers/seal-factories';

@@ -7,9 +7,10 @@ import {
   StaleEpochError,
 } from '../../../../shared/errors';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
+import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
 import { genesisParentHash, headerBytes, payloadHash, recordHashOf } from '../../../../shared/seal/record-header';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
-import { lineageHeadOf, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import {
   buildChain,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertCanonicalizable, type JsonValue } from '../../../../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../../../../shared/canonical/digest';
-import { Authority } from '../../../../shared/schemas/primitives';
+import { Authority } from '../../../../shared/schemas/authority';
 import {
   payloadHash,
   RECORD_FORMAT_WRITER_BOUND,

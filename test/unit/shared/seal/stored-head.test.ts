@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChainVerification } from '../../../../shared/seal/chain-verification';
-import { checkStoredHead, recordsSeen, withStoredHeadFinding } from '../../../../shared/seal/stored-head';
+import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from '../../../../shared/seal/stored-head';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -25,9 +25,12 @@ describe('checkStoredHead: the stored head is a claim checked against the record
     expect(finding?.reason).toMatch(/HEAD|head/);
   });
 
-  it('recordsSeen takes the highest seq (records and the last key read before the head) and the hash at the head seq', () => {
-    expect(recordsSeen([record(0), record(1, B), 'garbage'], head(1))).toEqual({ lastSeq: 1, recordHashAtHeadSeq: B });
-    expect(recordsSeen([record(0)], head(1), 4)).toEqual({ lastSeq: 4, recordHashAtHeadSeq: null });
+  it('storedRecordsSeen takes the highest seq (records and the last key read before the head) and the hash at the head seq', () => {
+    expect(storedRecordsSeen([record(0), record(1, B), 'garbage'], head(1))).toEqual({
+      lastSeq: 1,
+      recordHashAtHeadSeq: B,
+    });
+    expect(storedRecordsSeen([record(0)], head(1), 4)).toEqual({ lastSeq: 4, recordHashAtHeadSeq: null });
   });
 
   it('a definite chain finding stays; otherwise the head finding becomes the verdict', () => {

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
-import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
+import { DeltaVerdict } from '../../../../shared/triage/delta-isolation-report';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
+import { triageReportDigest } from '../../../../shared/triage/triage-report-digest';
 
 // Small key alphabet so claims share keys often; values include non-ASCII text.
 const keyArb = fc.stringMatching(/^[A-F][A-F0-9_]{0,3}$/);

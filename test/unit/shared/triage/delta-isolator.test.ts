@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
+import { DeltaIsolationReportSchema, DeltaVerdict } from '../../../../shared/triage/delta-isolation-report';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
-import { DeltaIsolationReportSchema, DeltaVerdict, isolateDelta } from '../../../../shared/triage/isolate-delta';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 
 // A realistic record: architecture and mount root are structural; two claims depend on
 // interface contracts; HOSTNAME and PID are ambient telemetry (docs/triage.md).

@@ -3,8 +3,9 @@ import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
-import { isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
+import { triageReportDigest } from '../../../../shared/triage/triage-report-digest';
 import vectors from '../../../vectors/seal.json';
 
 /**

@@ -3,13 +3,11 @@ import { HashDomain, hashCanonical } from '../../../../shared/canonical/digest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
+import { declaredAbsentKeys } from '../../../../shared/triage/declared-absent-keys';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import { MANIFEST_FORMAT_VERSION, ManifestFormatVersion } from '../../../../shared/triage/manifest-format-version';
-import {
-  declaredAbsentKeys,
-  SealedDependencyManifestSchema,
-} from '../../../../shared/triage/sealed-dependency-manifest';
+import { SealedDependencyManifestSchema } from '../../../../shared/triage/sealed-dependency-manifest';
 import { sortedUnique } from '../../../../shared/triage/sorted-unique-keys';
 
 const issuesOf = (fn: () => unknown): { path: string; message: string }[] => {

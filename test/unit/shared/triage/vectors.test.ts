@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import type { BuildManifestInput } from '../../../../shared/triage/build-manifest-input';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
+import { DeltaVerdict } from '../../../../shared/triage/delta-isolation-report';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
-import { DeltaVerdict, isolateDelta, triageReportDigest } from '../../../../shared/triage/isolate-delta';
+import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import type { SealedDependencyManifest } from '../../../../shared/triage/sealed-dependency-manifest';
+import { triageReportDigest } from '../../../../shared/triage/triage-report-digest';
 
 interface TriageCase {
   name: string;

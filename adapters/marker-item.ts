@@ -1,0 +1,24 @@
+import type { ResidualLocation } from '../shared/errors';
+import type { LogEntry } from '../shared/log/log-extension';
+import { Keys } from './dynamodb-table-keys';
+import { type Item, itemOf } from './item';
+import { readSeq, readString } from './read-attribute';
+
+/** The residual-id marker of a log entry (idempotency, per lineage; docs/pipeline.md, "Data layout"). */
+export function markerItem(lineageId: string, { record }: LogEntry): Item {
+  return itemOf({
+    pk: Keys.lineage(lineageId),
+    sk: Keys.residualSk(record.header.residualId),
+    lineageId,
+    seq: record.header.monotonicSequenceNumber,
+  });
+}
+
+/**
+ * A residual-id marker as a location (unverified). A `seq` that is not a safe integer ≥ 0 (above
+ * 2^53, negative, fractional) is not a seq: it reads as `-1`, like a missing one, so no reader
+ * mistakes its rounded value for a record's.
+ */
+export function markerLocationOf(item: Item): ResidualLocation {
+  return { lineageId: readString(item, 'lineageId') ?? '', seq: readSeq(item, 'seq') ?? -1 };
+}

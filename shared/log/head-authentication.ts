@@ -1,0 +1,12 @@
+/** How a head item's tree was authenticated (docs/verifiable-log.md, "Appending"). */
+export const HeadAuthentication = {
+  /** A lineage checkpoint signed with the log key (heads stored before the sealer stopped signing). */
+  SIGNED_CHECKPOINT: 'SIGNED_CHECKPOINT',
+  /** The sealer's head-state MAC with the records' HMAC key (shared/log/head-state-mac.ts). */
+  HEAD_MAC: 'HEAD_MAC',
+  /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
+  INDEX: 'INDEX',
+} as const;
+
+/** One of {@link HeadAuthentication}. */
+export type HeadAuthentication = (typeof HeadAuthentication)[keyof typeof HeadAuthentication];
