@@ -539,7 +539,7 @@ export class ResealClient {
    *
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
    * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
-   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; {@link ResealClient.wipedLineageFinding})
    */
   async readVerifiedLineage(
     lineageId: string,
@@ -686,14 +686,14 @@ export class ResealClient {
    *
    * @throws {LineageNotFoundError} when the lineage has neither records nor a head, and nothing this client reads knows it
    * @throws {LogVerificationError} when it has neither but this client knows it: `TRUNCATION_DETECTED` (a kept
-   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; `#wipedFinding`)
+   *   checkpoint), `UNVERIFIED_TAMPER_RISK` (the index holds it, or a seal kept of it; {@link ResealClient.wipedLineageFinding})
    */
   async exportLineage(lineageId: string, options: ReadExportOptions = {}): Promise<LineageExport> {
     try {
       return await readLineageExport(this.#store, lineageId, this.#nowMs(), options);
     } catch (error) {
       // Nothing stored, yet this client kept a checkpoint of it: the table was wiped (docs/sealing.md).
-      const found = error instanceof LineageNotFoundError ? await this.#wipedFinding(lineageId) : null;
+      const found = error instanceof LineageNotFoundError ? await this.wipedLineageFinding(lineageId) : null;
       if (found) throw new LogVerificationError(lineageId, found.verdict, found.reason);
       throw error;
     }
@@ -707,7 +707,7 @@ export class ResealClient {
    * (`UNVERIFIED_TAMPER_RISK`, a rollback). `null`: nothing this client reads knows the lineage.
    * @throws what the table and deployment-log reads throw (an outage)
    */
-  async #wipedFinding(
+  async wipedLineageFinding(
     lineageId: string,
   ): Promise<{ readonly verdict: Exclude<VerificationVerdict, 'VERIFIED_INTACT'>; readonly reason: string } | null> {
     const kept = await this.#log.trusted(lineageId);
@@ -748,12 +748,42 @@ export class ResealClient {
    *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<FreshVerification> {
+    const seals = await this.#seen.load(lineageId);
+    // One read of the head item for the walk and the seals kept (`walkReads`), the pages of records
+    // read noted for the seals (docs/verifiable-log.md, "Seals seen awaiting integration").
+    const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
+    const store = walkReads(this.#store, pages);
     const verification = await this.#unlessWiped(
       lineageId,
-      () => verifyLineagePages(this.#store, this.#walkOptions(lineageId, options)),
+      () => verifyLineagePages(store, this.#walkOptions(lineageId, options)),
       (verification) => verification,
     );
-    return this.lineageFreshness(lineageId, verification);
+    const head = await store.logHead(lineageId);
+    return this.#unlessSeenRolledBack(await this.lineageFreshness(lineageId, verification), {
+      seals,
+      headSize: head === null ? null : head.head.seq + 1,
+      walkedSize: pages.size,
+      recordHashes: pages.recordHashes,
+    });
+  }
+
+  /**
+   * Holds a walk another reader made (the OpenAI Agents session's history walk) against the seals
+   * this client kept of its own waited writes (docs/verifiable-log.md, "Seals seen awaiting
+   * integration"): `records`, the raw records the walk read and proved, in seq order; a seal they
+   * contradict is a rollback (`UNVERIFIED_TAMPER_RISK`, `NOT_NEWEST`).
+   *
+   * @param headSize - the head item's tree size as the walk read it (`null`: no head item)
+   * @returns `verification`, or the rollback it hides
+   */
+  async checkWalkAgainstSeals(
+    lineageId: string,
+    verification: FreshVerification,
+    records: readonly unknown[],
+    headSize: number | null,
+  ): Promise<FreshVerification> {
+    const seals = await this.#seen.load(lineageId);
+    return this.#unlessSeenRolledBack(verification, walkedSeals(seals, headSize, records));
   }
 
   /**
@@ -842,7 +872,7 @@ export class ResealClient {
     try {
       return await walk();
     } catch (error) {
-      const found = error instanceof LineageNotFoundError ? await this.#wipedFinding(lineageId) : null;
+      const found = error instanceof LineageNotFoundError ? await this.wipedLineageFinding(lineageId) : null;
       if (!found) throw error;
       const { verdict, reason } = found;
       return wiped({

@@ -284,19 +284,32 @@ export class ResealSession implements Session {
       });
     } catch (error) {
       if (!(error instanceof LineageNotFoundError)) throw error;
+      // Nothing stored: never written, unless this client knows it (a kept checkpoint, the index,
+      // a seal kept of its own write: docs/verifiable-log.md, "Verifying a whole lineage").
       const kept = await this.#log.trusted(lineageId);
-      if (kept === null) return { items: [], last: null };
-      throw new LogVerificationError(
-        lineageId,
-        VerificationVerdict.TRUNCATION_DETECTED,
-        `the lineage has no records, but the kept checkpoint covers ${kept.size}`,
-      );
+      if (kept !== null) {
+        throw new LogVerificationError(
+          lineageId,
+          VerificationVerdict.TRUNCATION_DETECTED,
+          `the lineage has no records, but the kept checkpoint covers ${kept.size}`,
+        );
+      }
+      const found = await this.#client.wipedLineageFinding(lineageId);
+      if (found) throw new LogVerificationError(lineageId, found.verdict, found.reason);
+      return { items: [], last: null };
     }
     const { log } = walked;
     // The walked head placed against the deployment log (docs/deployment-log.md, "Clients"): a
     // history rolled back behind the index (NOT_NEWEST), two histories (INCONSISTENT) or a chain
-    // that does not verify (REFUSED) is never returned.
-    const verification = await this.#client.lineageFreshness(lineageId, walked.verification, walked);
+    // that does not verify (REFUSED) is never returned; nor one a seal this client kept of its own
+    // waited write contradicts (docs/verifiable-log.md, "Seals seen awaiting integration"). The
+    // walk proved exactly the records it read (the signed tree's leaves): the head's size is theirs.
+    const verification = await this.#client.checkWalkAgainstSeals(
+      lineageId,
+      await this.#client.lineageFreshness(lineageId, walked.verification, walked),
+      read,
+      read.length,
+    );
     if (verification.verdict !== VerificationVerdict.VERIFIED_INTACT || log === null) {
       throw new LogVerificationError(
         lineageId,
