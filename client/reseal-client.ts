@@ -574,7 +574,28 @@ export class ResealClient {
       await this.lineageFreshness(lineageId, walked.verification, walked),
       seen,
     );
+    await this.#settleSeals(lineageId, walked, seen);
     return { ...walked, verification, freshness: verification.freshness };
+  }
+
+  /**
+   * Forgets the seals a walk found the index covering, as a recall does (docs/verifiable-log.md,
+   * "Seals seen awaiting integration"): after the walk held them against what it read (a
+   * contradiction of one reported this once), the seals below the index's size for the lineage are
+   * settled by the index, which the kept deployment checkpoint then guards. Only an intact walk the
+   * index vouches for (`PROVEN`: it holds exactly the walked records; `SEALED_AWAITING_INTEGRATION`:
+   * it holds them up to the first seq awaiting) settles anything.
+   */
+  async #settleSeals(lineageId: string, walked: Pick<WalkAgainstLog, 'verification' | 'indexed'>, seen: SealsInWalk) {
+    if (seen.seals.length === 0 || walked.verification.verdict !== VerificationVerdict.VERIFIED_INTACT) return;
+    const indexed = walked.indexed;
+    const size =
+      indexed?.state === FreshnessState.PROVEN
+        ? seen.walkedSize
+        : indexed?.state === FreshnessState.SEALED_AWAITING_INTEGRATION
+          ? indexed.awaitingFromSeq
+          : null;
+    if (size !== null) await this.#seen.prune(lineageId, size);
   }
 
   /**
@@ -841,15 +862,17 @@ export class ResealClient {
       (verification) => ({ verification, log: null, indexed: null }),
     );
     const head = await store.logHead(lineageId); // the walk's own read (walkReads keeps it)
+    const seen: SealsInWalk = {
+      seals,
+      headSize: head === null ? null : head.head.seq + 1,
+      walkedSize: pages.size,
+      recordHashes: pages.recordHashes,
+    };
     const verification = this.#unlessSeenRolledBack(
       await walkFreshness({ store, log, freshness: this.#freshness }, lineageId, walked.verification, walked),
-      {
-        seals,
-        headSize: head === null ? null : head.head.seq + 1,
-        walkedSize: pages.size,
-        recordHashes: pages.recordHashes,
-      },
+      seen,
     );
+    await this.#settleSeals(lineageId, walked, seen);
     return { ...walked, verification, freshness: verification.freshness };
   }
 

@@ -366,6 +366,25 @@ describe('seals a table writer planted through a waited write are settled by the
     const again = await s.recall(client, { latest: true });
     expect(again.end, again.reason).toBe('TRIAGED');
   });
+
+  it('a walk settles such a seal as a recall does: `verify --lineage` reports it once (exit 20), then passes', async () => {
+    const s = await awaitingStack();
+    const store = new MemoryCheckpointStore();
+    const client = s.clientWith(store);
+    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    s.rewind();
+    s.dropNotices();
+    expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-other' })).kind).toBe('SEALED');
+    await s.integrate();
+    const first = await s.cli(store, ['verify', '--lineage', LINEAGE, '--json']);
+    expect(first.exitCode, first.stdout).toBe(20);
+    expect(JSON.parse(first.stdout).firstFailure.reason).toMatch(
+      /^rollback: .*but this client saw residual r-2 sealed at seq 2/,
+    );
+    expect(await store.loadSeenSeals(KEY)).toEqual([]);
+    const again = await s.cli(store, ['verify', '--lineage', LINEAGE, '--json']);
+    expect(again.exitCode, again.stdout).toBe(0);
+  });
 });
 
 describe('the checkpoint file keeps the seals seen (format 3)', () => {
