@@ -21,17 +21,26 @@ const ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VE
 const KEY = checkpointOrigin(TEST_CLIENT_OUTPUTS.logName, LINEAGE);
 
 /**
+ * A stack whose sealer signs no lineage checkpoint, with r-0 and r-1 written and integrated;
+ * `integrated` is the head item as the integration left it.
+ */
+async function twoIntegrated() {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+  await s.integrate();
+  const integrated = s.store.headSnapshot(LINEAGE);
+  if (!integrated) throw new Error('no head');
+  return { s, integrated };
+}
+
+/**
  * Two integrated writes, then r-2 sealed past the index (heads MAC'd, no signed lineage
  * checkpoint), and `rewind` to undo r-2 as a table writer can (docs/verifiable-log.md, "Seals seen
  * awaiting integration"): the head put back to the integrated state (`integrated`), record 2 and
  * its marker deleted. `ownWrite` is r-2's request, as its writer published it.
  */
 async function awaitingStack() {
-  const s = integratedStack({ signLineageCheckpoints: false });
-  for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
-  await s.integrate();
-  const integrated = s.store.headSnapshot(LINEAGE);
-  if (!integrated) throw new Error('no head');
+  const { s, integrated } = await twoIntegrated();
   await s.send({ lineageId: LINEAGE, residualId: 'r-2' });
   const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
   const clientWith = (checkpointStore?: CheckpointStore) =>
@@ -314,11 +323,7 @@ describe('whole-lineage walks and the seals seen (docs/verifiable-log.md, "Verif
 // residual id is sealed, and on what a seq it covers holds.
 describe('seals a table writer planted through a waited write are settled by the index', () => {
   it("a forged tail matching this client's request (r-2 at seq 4) is forgotten once the honest r-2 is proven at seq 2: reads of the lineage are no longer refused", async () => {
-    const s = integratedStack({ signLineageCheckpoints: false });
-    for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
-    await s.integrate();
-    const integrated = s.store.headSnapshot(LINEAGE);
-    if (!integrated) throw new Error('no head');
+    const { s, integrated } = await twoIntegrated();
     // The table writer's tail: fillers at seq 2-3, then a copy of r-2's signed request at seq 4 (a
     // head of 5 consistent with the indexed tree of 2), here written by a sealer as it would be.
     await s.send({ lineageId: LINEAGE, residualId: 'filler-2' });
