@@ -30,6 +30,7 @@ export {
   hashBytes,
   hashCanonical,
 } from './canonical/digest';
+export { StrictJsonError, StrictJsonFailure } from './canonical/strict-json-error';
 export {
   AnchorKeyMismatchError,
   AnchorUnavailableError,
@@ -42,7 +43,6 @@ export {
   IndexProofFormatError,
   type InputIssue,
   InvalidInputError,
-  isRetryable,
   LineageInconsistentError,
   LineageNotFoundError,
   LogStateError,
@@ -60,8 +60,6 @@ export {
   StaleEpochError,
   StaleHeadError,
   StaleWriteError,
-  StrictJsonError,
-  StrictJsonFailure,
   TenantMismatchError,
   TenantRequiredError,
   WitnessRequestFormatError,
@@ -188,6 +186,7 @@ export {
   type RecordFreshness,
   type RecordFreshnessInput,
 } from './integrator/record-freshness';
+export { isRetryable } from './is-retryable';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';

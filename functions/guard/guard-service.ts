@@ -1,13 +1,8 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import {
-  CanonicalizationError,
-  InvalidInputError,
-  ResealError,
-  StrictJsonError,
-  StrictJsonFailure,
-} from '../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
+import { CanonicalizationError, InvalidInputError, ResealError } from '../../shared/errors';
 import { resolveGuardPolicy } from '../../shared/guard/policy';
 import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';

@@ -1,5 +1,4 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { escapeLoneSurrogates } from '../../shared/errors';
 import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
@@ -9,6 +8,7 @@ import type { ConflictReason } from '../../shared/ports/conflict-reason';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
+import { escapeLoneSurrogates } from '../../shared/schemas/escape-lone-surrogates';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import type { SealedRecord } from '../../shared/seal/sealed-record';

@@ -54,7 +54,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/canonical/digest.ts',
   'shared/cost/cost-model.ts',
   'shared/cost/index-usage.ts',
-  'shared/errors.ts',
   'shared/guard/stale-state-guard.ts',
   'shared/guard/verdict.ts',
   'shared/index/index-key.ts',
