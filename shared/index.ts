@@ -211,6 +211,7 @@ export {
   parseVerifierKey,
 } from './log/note-key';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
+export { formatSignatureLine } from './log/signature-line';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,
@@ -291,17 +292,16 @@ export {
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
 export { type AdmittedCheckpoint, admitCheckpoint } from './witness/admit-checkpoint';
+export { cosign } from './witness/cosign';
 export {
   COSIGNATURE_V1_BYTES,
-  claimsCosigner,
-  cosign,
   cosignatureMessage,
-  formatSignatureLine,
   verifyCosignature,
 } from './witness/cosignature';
 export {
   COSIGNATURE_V1_TYPE,
   type CosignerKey,
+  claimsCosigner,
   cosignerKey,
   cosignerKeyHash,
   formatCosignerKey,

@@ -1,6 +1,6 @@
 import { NoteFormatError } from '../errors';
+import { formatSignatureLine } from '../log/signature-line';
 import { type NoteSignature, parseSignedNote } from '../log/signed-note';
-import { formatSignatureLine } from './cosignature';
 
 /**
  * The answers of C2SP tlog-witness `add-checkpoint`, as plain values a handler sends as they are

@@ -6,7 +6,7 @@ import {
   MAX_REQUEST_BYTES,
   parseAddCheckpointRequest,
 } from '../../../../shared/witness/add-checkpoint-request';
-import { cosign } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
 import {
   attachCosignatures,
   conflictResponse,
