@@ -292,6 +292,8 @@ export {
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
 export { type AdmittedCheckpoint, admitCheckpoint } from './witness/admit-checkpoint';
+export { attachCosignatures } from './witness/attach-cosignatures';
+export { parseConflictSize } from './witness/conflict-size';
 export { cosign } from './witness/cosign';
 export {
   COSIGNATURE_V1_BYTES,
@@ -328,10 +330,8 @@ export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } fro
 export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
 export type { WitnessRefusal } from './witness/witness-refusal';
 export {
-  attachCosignatures,
   conflictResponse,
   cosignedResponse,
-  parseConflictSize,
   refusalResponse,
   TLOG_SIZE_CONTENT_TYPE,
   type WitnessResponse,

@@ -78,7 +78,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/seal/residual-sealer.ts',
   'shared/seal/seal-input.ts',
   'shared/triage/accepts-manifest-v1.ts',
-  'shared/witness/witness-response.ts',
   'shared/write/write-request.ts',
 ]);
 

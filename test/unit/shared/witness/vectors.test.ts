@@ -5,6 +5,7 @@ import { formatSignatureLine } from '../../../../shared/log/signature-line';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import { parseAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
 import { admitCheckpoint } from '../../../../shared/witness/admit-checkpoint';
+import { attachCosignatures } from '../../../../shared/witness/attach-cosignatures';
 import { cosign } from '../../../../shared/witness/cosign';
 import { cosignatureMessage, verifyCosignature } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey, parseCosignerKey } from '../../../../shared/witness/cosigner-key';
@@ -12,7 +13,6 @@ import { decideAddCheckpoint } from '../../../../shared/witness/decide-add-check
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { attachCosignatures } from '../../../../shared/witness/witness-response';
 import { fromHex, testTree, toHex } from '../../../helpers/log-factories';
 import { testWitnessSigner } from '../../../helpers/witness-factories';
 import vectors from '../../../vectors/witness.json';
