@@ -65,14 +65,10 @@ export {
   WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
+export { RequestViolationReason } from './guard/request-violation';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
-export {
-  type RejectedVariable,
-  RequestViolationReason,
-  VariableRejectionReason,
-  type WriteVerdict,
-  WriteVerdictSchema,
-} from './guard/verdict';
+export { type RejectedVariable, VariableRejectionReason } from './guard/variable-rejection';
+export { type WriteVerdict, WriteVerdictSchema } from './guard/verdict';
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
 export { CachedIndexNodeStore, INDEX_TILE_CACHE_TILES } from './index/cached-index-node-store';
 export {

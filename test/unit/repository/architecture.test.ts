@@ -55,7 +55,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/cost/cost-model.ts',
   'shared/cost/index-usage.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/guard/verdict.ts',
   'shared/index/index-key.ts',
   'shared/index/index-tile.ts',
   'shared/integrator/deployment-head.ts',
