@@ -1,5 +1,4 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
@@ -13,6 +12,7 @@ import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head'
 import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
+import { requestDigest } from '../../shared/write/request-digest';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import type { QueueMessage } from '../common/queue-message';
 import type { RefusalRecorder } from '../common/refusal-recorder';

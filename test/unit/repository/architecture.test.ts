@@ -65,7 +65,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/compact-range.ts',
   'shared/log/log-names.ts',
   'shared/log/merkle-arguments.ts',
-  'shared/log/outcome-statement.ts',
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
