@@ -1,7 +1,7 @@
 import { convertToNative } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { parseStrictJson } from '../shared/canonical/strict-json';
-import { StrictJsonError } from '../shared/errors';
+import { StrictJsonError } from '../shared/canonical/strict-json-error';
 import type { Item } from './item';
 
 /**

@@ -1,4 +1,4 @@
-import { VariableRejectionReason as R } from '../shared/guard/verdict';
+import { VariableRejectionReason as R } from '../shared/guard/variable-rejection';
 
 /** What the agent can do about each kind of guard refusal (docs/guard.md). */
 const HINTS: ReadonlyArray<readonly [ReadonlySet<string>, string]> = [

@@ -7,13 +7,12 @@ import { decideAbsence, FreshnessState } from '../shared/integrator/record-fresh
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {
-  checkConflict,
-  checkRejection,
+  checkConflictOutcome,
+  checkRejectionOutcome,
   type OutcomeKeyRole,
   type OutcomeStatement,
   openOutcomeOfStage,
   outcomeKeyRoles,
-  requestDigest,
 } from '../shared/log/outcome-statement';
 import type { RecordProof } from '../shared/log/record-proof';
 import { RejectionStage } from '../shared/pipeline/rejection-stage';
@@ -21,6 +20,7 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import { type LineageHead, lineageHeadOf } from '../shared/seal/lineage-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { differingWriteContent } from '../shared/seal/write-content';
+import { requestDigest } from '../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import type { DeploymentChainReader } from './deployment-chain-reader';
 import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
@@ -515,7 +515,7 @@ export class WriteOutcomes {
       await this.#outcomeKeys(rejection.stage),
       this.#deps.logName,
     );
-    checkRejection(rejection, statement);
+    checkRejectionOutcome(rejection, statement);
     this.#checkNamesRequest(statement, rejection.bodyDigest, options);
     return statement;
   }
@@ -529,7 +529,7 @@ export class WriteOutcomes {
       await this.#outcomeKeys(RejectionStage.SEALER),
       this.#deps.logName,
     );
-    checkConflict(conflict, statement);
+    checkConflictOutcome(conflict, statement);
     this.#checkNamesRequest(statement, null, options);
     return statement;
   }

@@ -1,6 +1,6 @@
 import { Transform, type Writable } from 'node:stream';
 import { parseStrictJson } from '../shared/canonical/strict-json';
-import { StrictJsonError, StrictJsonFailure } from '../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../shared/canonical/strict-json-error';
 
 /** JSON-RPC 2.0 "Invalid Request": the answer to a message that repeats a member name. */
 export const INVALID_REQUEST_CODE = -32600;

@@ -1,6 +1,6 @@
 import type { ResealClient } from '../client/reseal-client';
-import { requestDigest } from '../shared/log/outcome-statement';
 import { UNSIGNED_REJECTION_REASONS } from '../shared/pipeline/unsigned-rejection-reasons';
+import { requestDigest } from '../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { UNTRUSTED_NOTE } from './outputs/untrusted-note';
 

@@ -1,6 +1,8 @@
 /**
  * The errors of the Reseal core, all in this one module (it imports nothing, so every other
- * module of the core may import it).
+ * module of the core may import it), but for `StrictJsonError`, which says why a text is not
+ * strict JSON (shared/canonical/strict-json-error.ts). `isRetryable` reads their `retryable`
+ * (shared/is-retryable.ts).
  *
  * Every error sets `name` to a string literal (so it survives minified bundles), accepts
  * `ErrorOptions` so an underlying `cause` is kept, and says in {@link ResealError.retryable}
@@ -59,31 +61,14 @@ export abstract class ResealError extends Error {
   }
 }
 
-/** Whether `error` is a {@link ResealError} that says a retry can help (see {@link ResealError.retryable}). */
-export function isRetryable(error: unknown): boolean {
-  return error instanceof ResealError && error.retryable;
-}
-
 /**
- * Shows a path as is when it is printable ASCII, else as a JSON string literal with every
+ * Shows a path as an error message or an issue line does: as is when it is printable ASCII, else as a JSON string literal with every
  * character outside printable ASCII `\u`-escaped, so hostile keys (lone surrogates, control or
  * bidi characters) stay visible and cannot rewrite a terminal line.
  */
-export function printable(path: string): string {
+export function printableErrorPath(path: string): string {
   if (/^[\x20-\x7e]*$/.test(path)) return path;
   return JSON.stringify(path).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * `text` with every lone UTF-16 surrogate written as the six characters `\uXXXX`: well-formed, so
- * it survives UTF-8 storage (DynamoDB) and a digest over it stays the same after a round trip,
- * while a hostile key stays recognisable in a refusal.
- */
-export function escapeLoneSurrogates(text: string): string {
-  return text.replace(
-    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }
 
 // --- Input -------------------------------------------------------------------------------------
@@ -110,38 +95,12 @@ export class InvalidInputError extends ResealError {
   readonly issues: readonly InputIssue[];
   constructor(what: string, issues: readonly InputIssue[], options?: ErrorOptions) {
     const first = issues[0];
-    const where = first ? ` at ${printable(first.path || '<root>')}: ${first.message}` : '';
+    const where = first ? ` at ${printableErrorPath(first.path || '<root>')}: ${first.message}` : '';
     const more = issues.length > 1 ? ` (+${issues.length - 1} more)` : '';
     super(`invalid ${what}${where}${more}`, options);
     this.name = 'InvalidInputError';
     this.what = what;
     this.issues = issues;
-  }
-}
-
-/** Why `parseStrictJson` (shared/canonical/strict-json.ts) refused a text. */
-export const StrictJsonFailure = {
-  /** Not JSON at all (RFC 8259 grammar), incl. a raw control character in a string. */
-  SYNTAX: 'SYNTAX',
-  /** Valid JSON, but an object repeats a member name (I-JSON RFC 7493 §2.3). */
-  DUPLICATE_KEY: 'DUPLICATE_KEY',
-  /** Valid JSON nested deeper than `MAX_PARSE_DEPTH` (or than the AST parser's stack allows). */
-  TOO_DEEP: 'TOO_DEEP',
-} as const;
-/** One of {@link StrictJsonFailure}. */
-export type StrictJsonFailure = (typeof StrictJsonFailure)[keyof typeof StrictJsonFailure];
-
-/**
- * A JSON text refused by `parseStrictJson`. An {@link InvalidInputError}, so callers that
- * only know "invalid input" need no new branch; `failure` tells syntax errors apart from
- * duplicate names and excessive nesting.
- */
-export class StrictJsonError extends InvalidInputError {
-  readonly failure: StrictJsonFailure;
-  constructor(what: string, failure: StrictJsonFailure, issues: readonly InputIssue[], options?: ErrorOptions) {
-    super(what, issues, options);
-    this.name = 'StrictJsonError';
-    this.failure = failure;
   }
 }
 

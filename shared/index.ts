@@ -30,6 +30,7 @@ export {
   hashBytes,
   hashCanonical,
 } from './canonical/digest';
+export { StrictJsonError, StrictJsonFailure } from './canonical/strict-json-error';
 export {
   AnchorKeyMismatchError,
   AnchorUnavailableError,
@@ -42,7 +43,6 @@ export {
   IndexProofFormatError,
   type InputIssue,
   InvalidInputError,
-  isRetryable,
   LineageInconsistentError,
   LineageNotFoundError,
   LogStateError,
@@ -60,21 +60,15 @@ export {
   StaleEpochError,
   StaleHeadError,
   StaleWriteError,
-  StrictJsonError,
-  StrictJsonFailure,
   TenantMismatchError,
   TenantRequiredError,
   WitnessRequestFormatError,
 } from './errors';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
+export { RequestViolationReason } from './guard/request-violation';
 export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
-export {
-  type RejectedVariable,
-  RequestViolationReason,
-  VariableRejectionReason,
-  type WriteVerdict,
-  WriteVerdictSchema,
-} from './guard/verdict';
+export { type RejectedVariable, VariableRejectionReason } from './guard/variable-rejection';
+export { type WriteVerdict, WriteVerdictSchema } from './guard/verdict';
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';
 export { CachedIndexNodeStore, INDEX_TILE_CACHE_TILES } from './index/cached-index-node-store';
 export {
@@ -188,6 +182,7 @@ export {
   type RecordFreshness,
   type RecordFreshnessInput,
 } from './integrator/record-freshness';
+export { isRetryable } from './is-retryable';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
@@ -212,6 +207,7 @@ export {
   parseVerifierKey,
 } from './log/note-key';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
+export { formatSignatureLine } from './log/signature-line';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,
@@ -292,17 +288,18 @@ export {
   parseAddCheckpointRequest,
 } from './witness/add-checkpoint-request';
 export { type AdmittedCheckpoint, admitCheckpoint } from './witness/admit-checkpoint';
+export { attachCosignatures } from './witness/attach-cosignatures';
+export { parseConflictSize } from './witness/conflict-size';
+export { cosign } from './witness/cosign';
 export {
   COSIGNATURE_V1_BYTES,
-  claimsCosigner,
-  cosign,
   cosignatureMessage,
-  formatSignatureLine,
   verifyCosignature,
 } from './witness/cosignature';
 export {
   COSIGNATURE_V1_TYPE,
   type CosignerKey,
+  claimsCosigner,
   cosignerKey,
   cosignerKeyHash,
   formatCosignerKey,
@@ -329,10 +326,8 @@ export { type PolicyWitness, parsePolicy, type QuorumRule, type TlogPolicy } fro
 export { parseTrustedLogs, type TrustedLogs } from './witness/trusted-logs';
 export type { WitnessRefusal } from './witness/witness-refusal';
 export {
-  attachCosignatures,
   conflictResponse,
   cosignedResponse,
-  parseConflictSize,
   refusalResponse,
   TLOG_SIZE_CONTENT_TYPE,
   type WitnessResponse,

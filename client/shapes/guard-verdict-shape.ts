@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { RejectedVariableSchema, RequestViolationSchema, type WriteVerdict } from '../../shared/guard/verdict';
+import { RequestViolationSchema } from '../../shared/guard/request-violation';
+import { RejectedVariableSchema } from '../../shared/guard/variable-rejection';
+import type { WriteVerdict } from '../../shared/guard/verdict';
 import { Authority, AuthoritySchema } from '../../shared/schemas/authority';
 import { HexDigest } from '../../shared/schemas/hex-digest';
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { escapeLoneSurrogates, type InputIssue } from '../../shared/errors';
+import type { InputIssue } from '../../shared/errors';
 import type { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import type { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
+import { escapeLoneSurrogates } from '../../shared/schemas/escape-lone-surrogates';
 import type { QueueMessage } from './queue-message';
 
 /** Bytes of the raw body kept in a rejection record, as data. */

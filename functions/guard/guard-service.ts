@@ -1,17 +1,11 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import {
-  CanonicalizationError,
-  InvalidInputError,
-  ResealError,
-  StrictJsonError,
-  StrictJsonFailure,
-} from '../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
+import { CanonicalizationError, InvalidInputError, ResealError } from '../../shared/errors';
 import { resolveGuardPolicy } from '../../shared/guard/policy';
 import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { WriteVerdict } from '../../shared/guard/verdict';
-import { requestDigest } from '../../shared/log/outcome-statement';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { SealRequest } from '../../shared/pipeline/seal-request';
@@ -22,6 +16,7 @@ import type { SealQueue } from '../../shared/ports/seal-queue';
 import { Identifier } from '../../shared/schemas/identifier';
 import type { Validated } from '../../shared/schemas/validated';
 import { lineageOfTenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
+import { requestDigest } from '../../shared/write/request-digest';
 import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
 import {
   logInfrastructureFailure,

@@ -38,7 +38,7 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import { isIntact } from '../../shared/seal/is-intact';
 import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
-import { parseConflictSize } from '../../shared/witness/witness-response';
+import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
 import { publishedSize } from './published-size';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';

@@ -18,9 +18,10 @@ import { signCheckpoint } from '../../shared/log/signed-checkpoint';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
+import { attachCosignatures } from '../../shared/witness/attach-cosignatures';
+import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import { formatReAnchorRequest } from '../../shared/witness/re-anchor-request';
-import { attachCosignatures, parseConflictSize } from '../../shared/witness/witness-response';
 import type { ServiceLogger } from '../common/observability';
 import type { IntegratorWitness } from './witness-submission';
 

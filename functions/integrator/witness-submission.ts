@@ -4,9 +4,10 @@ import { nodeSourceOf } from '../../shared/log/record-proof';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
 import type { WitnessClient } from '../../shared/ports/witness-client';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
+import { attachCosignatures } from '../../shared/witness/attach-cosignatures';
+import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
-import { attachCosignatures, parseConflictSize } from '../../shared/witness/witness-response';
 import type { ServiceLogger } from '../common/observability';
 
 /** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */

@@ -1,6 +1,7 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
+import { InvalidInputError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';

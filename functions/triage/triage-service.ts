@@ -1,5 +1,5 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
-import { escapeLoneSurrogates, ResealError } from '../../shared/errors';
+import { ResealError } from '../../shared/errors';
 import type { Checkpoint } from '../../shared/log/checkpoint';
 import { checkHeldRecord } from '../../shared/log/held-record-check';
 import { checkpointOrigin } from '../../shared/log/log-names';
@@ -18,6 +18,7 @@ import { TriageOutcome } from '../../shared/pipeline/triage-outcome';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
+import { escapeLoneSurrogates } from '../../shared/schemas/escape-lone-surrogates';
 import { Identifier } from '../../shared/schemas/identifier';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../../shared/seal/verification-verdict';

@@ -6,7 +6,7 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { WitnessStore } from '../../shared/ports/witness-store';
 import { parseAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { admitCheckpoint } from '../../shared/witness/admit-checkpoint';
-import { cosign } from '../../shared/witness/cosignature';
+import { cosign } from '../../shared/witness/cosign';
 import { decideAddCheckpoint } from '../../shared/witness/decide-add-checkpoint';
 import { decideReAnchor } from '../../shared/witness/decide-re-anchor';
 import { parseReAnchorRequest } from '../../shared/witness/re-anchor-request';

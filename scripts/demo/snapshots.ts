@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
-import { type InputIssue, InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
+import { type InputIssue, InvalidInputError } from '../../shared/errors';
 import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
 
 /**

@@ -1,5 +1,6 @@
 import { type MemberNode, parse as parseAst, type ValueNode } from '@humanwhocodes/momoa';
-import { type InputIssue, StrictJsonError, StrictJsonFailure } from '../errors';
+import type { InputIssue } from '../errors';
+import { StrictJsonError, StrictJsonFailure } from './strict-json-error';
 
 /**
  * Strict JSON text parsing for every untrusted input (queue bodies, CLI files, snapshot lines).

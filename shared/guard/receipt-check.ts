@@ -2,7 +2,7 @@ import type { FreshnessProbeReceipt } from '../write/receipts';
 import type { SessionSnapshotBoundary } from '../write/session-boundary';
 import { valueDigest } from '../write/value-digest';
 import type { ResolvedGuardPolicy } from './policy';
-import type { VariableRejectionReason } from './verdict';
+import type { VariableRejectionReason } from './variable-rejection';
 
 /** One failed receipt check: a machine reason and a human detail (never the value itself). */
 export interface ReceiptFailure {

@@ -6,15 +6,9 @@ import { type SessionVariable, VariableFreshness } from '../write/session-variab
 import { parseWriteRequest, type ResidualWriteRequest } from '../write/write-request';
 import { type GuardPolicy, type ResolvedGuardPolicy, resolveGuardPolicy } from './policy';
 import { checkReceipt } from './receipt-check';
-import {
-  type RejectedVariable,
-  type RequestViolation,
-  sortRejections,
-  sortViolations,
-  verdictDigestOf,
-  type WriteVerdict,
-  WriteVerdictSchema,
-} from './verdict';
+import { type RequestViolation, sortViolations } from './request-violation';
+import { type RejectedVariable, sortRejections } from './variable-rejection';
+import { verdictDigestOf, type WriteVerdict, WriteVerdictSchema } from './verdict';
 
 /** Freshness rules V1–V5 of docs/guard.md for one variable of a write that is not historical attribution. */
 function judgeVariable(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
 import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
-import { InvalidInputError, OutcomeVerificationError, ResealError } from '../errors';
+import { OutcomeVerificationError, ResealError } from '../errors';
 import { RejectionStage } from '../pipeline/rejection-stage';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';
 import type { NoteSigner } from '../ports/note-signer';
@@ -9,7 +9,6 @@ import { EpochMillis } from '../schemas/epoch-millis';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
 import { wellFormedString } from '../schemas/well-formed-string';
-import type { ResidualWriteRequest } from '../write/write-request';
 import { guardKeyName, sealerKeyName } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { signNote, verifyNote } from './signed-note';
@@ -42,22 +41,14 @@ export const OutcomeStatementSchema = z.strictObject({
   /** {@link requestDigest} of the refused write, `null` when its body did not parse. */
   requestDigest: HexDigestSchema.nullable(),
   atMs: EpochMillis,
-  /** {@link rejectionContentDigest} / {@link conflictContentDigest} of the stored item. */
+  /** {@link rejectionOutcomeContentDigest} / {@link conflictOutcomeContentDigest} of the stored item. */
   contentDigest: HexDigestSchema,
 });
 /** Type of {@link OutcomeStatementSchema}. */
 export type OutcomeStatement = z.infer<typeof OutcomeStatementSchema>;
 
-/**
- * Digest of a write request as published: `SHA-256("reseal/v1/write-request" || 0x00 || JCS(request))`.
- * The client computes it from the request it sent; the guard and the sealer from the request they parsed.
- */
-export function requestDigest(request: ResidualWriteRequest): HexDigest {
-  return hashCanonical(HashDomain.WRITE_REQUEST, request);
-}
-
 /** Digest of a rejection's stored details (everything but the fields the statement names itself). */
-export function rejectionContentDigest(rejection: RejectionRecord): HexDigest {
+export function rejectionOutcomeContentDigest(rejection: RejectionRecord): HexDigest {
   const { issues, rejectedVariables, requestViolations, verdictDigest, bodyDigest, bodyPreview } = rejection;
   return hashCanonical(HashDomain.OUTCOME_CONTENT, {
     v: 1,
@@ -72,7 +63,7 @@ export function rejectionContentDigest(rejection: RejectionRecord): HexDigest {
 }
 
 /** Digest of a conflict's stored details. */
-export function conflictContentDigest(conflict: ConflictRecord): HexDigest {
+export function conflictOutcomeContentDigest(conflict: ConflictRecord): HexDigest {
   const { detail, attemptedHeader, expectedHead, observedHead } = conflict;
   return hashCanonical(HashDomain.OUTCOME_CONTENT, {
     v: 1,
@@ -97,7 +88,7 @@ export function rejectionStatement(logName: string, rejection: RejectionRecord):
     messageId: rejection.messageId,
     requestDigest: rejection.requestDigest,
     atMs: rejection.atMs,
-    contentDigest: rejectionContentDigest(rejection),
+    contentDigest: rejectionOutcomeContentDigest(rejection),
   };
 }
 
@@ -114,7 +105,7 @@ export function conflictStatement(logName: string, conflict: ConflictRecord): Ou
     messageId: conflict.messageId,
     requestDigest: conflict.requestDigest,
     atMs: conflict.atMs,
-    contentDigest: conflictContentDigest(conflict),
+    contentDigest: conflictOutcomeContentDigest(conflict),
   };
 }
 
@@ -223,22 +214,15 @@ export function openOutcomeOfStage(
  * forge one.
  * @throws {OutcomeVerificationError} naming the first field that differs
  */
-export function checkRejection(rejection: RejectionRecord, statement: OutcomeStatement): void {
+export function checkRejectionOutcome(rejection: RejectionRecord, statement: OutcomeStatement): void {
   const expected = rejectionStatement(statement.log, rejection);
   const differing = (Object.keys(expected) as (keyof OutcomeStatement)[]).filter((k) => expected[k] !== statement[k]);
   if (differing.length > 0) throw new OutcomeVerificationError(`stored rejection differs in ${differing.join(', ')}`);
 }
 
-/** {@link checkRejection} for a conflict. */
-export function checkConflict(conflict: ConflictRecord, statement: OutcomeStatement): void {
+/** {@link checkRejectionOutcome} for a conflict. */
+export function checkConflictOutcome(conflict: ConflictRecord, statement: OutcomeStatement): void {
   const expected = conflictStatement(statement.log, conflict);
   const differing = (Object.keys(expected) as (keyof OutcomeStatement)[]).filter((k) => expected[k] !== statement[k]);
   if (differing.length > 0) throw new OutcomeVerificationError(`stored conflict differs in ${differing.join(', ')}`);
-}
-
-/** Refuses statements too large for a KMS `Sign` RAW message (4,096 bytes). */
-export function assertSignable(statement: OutcomeStatement): void {
-  const bytes = Buffer.byteLength(outcomeNoteText(statement), 'utf8');
-  if (bytes > 4096)
-    throw new InvalidInputError('outcome statement', [{ path: '', message: `${bytes} bytes; at most 4096` }]);
 }

@@ -1,10 +1,8 @@
-import { InvalidInputError, NoteFormatError, NoteVerificationError } from '../errors';
+import { InvalidInputError, NoteFormatError } from '../errors';
 import { ED25519_SIGNATURE_BYTES } from '../log/note-key';
 import type { NoteSignature } from '../log/signed-note';
-import { encodeBase64 } from '../log/strict-base64';
 import { verifyEd25519 } from '../log/verify-ed25519';
-import type { NoteSigner } from '../ports/note-signer';
-import { type CosignerKey, cosignerKeyHash } from './cosigner-key';
+import { type CosignerKey, claimsCosigner } from './cosigner-key';
 
 /**
  * C2SP tlog-cosignature `cosignature/v1` (Ed25519): a note signature line by a witness over
@@ -18,7 +16,6 @@ import { type CosignerKey, cosignerKeyHash } from './cosigner-key';
 export const COSIGNATURE_V1_BYTES = 8 + ED25519_SIGNATURE_BYTES;
 
 const encoder = new TextEncoder();
-const EM_DASH_SPACE = '\u2014 ';
 
 function requireTimestamp(timestamp: number): void {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
@@ -46,42 +43,6 @@ export function cosignatureMessage(body: string, timestamp: number): Uint8Array 
   requireBody(body);
   requireTimestamp(timestamp);
   return encoder.encode(`cosignature/v1\ntime ${timestamp}\n${body}`);
-}
-
-/**
- * Cosigns a checkpoint body at `timestamp` with `signer` (its `keyName` is the cosigner name)
- * and returns the signature line's parts. The signature is checked under the signer's public key
- * before it is returned, so a misconfigured signer fails here, not at a client.
- *
- * @throws {InvalidInputError} / {@link NoteFormatError} as {@link cosignatureMessage}
- * @throws {NoteVerificationError} when the signer's signature does not verify
- * @throws what the signer throws (e.g. `SignerUnavailableError`)
- */
-export async function cosign(body: string, timestamp: number, signer: NoteSigner): Promise<NoteSignature> {
-  const message = cosignatureMessage(body, timestamp);
-  const publicKey = await signer.publicKey();
-  const keyHash = cosignerKeyHash(signer.keyName, publicKey);
-  const signature = await signer.sign(message);
-  if (!verifyEd25519(publicKey, message, signature)) {
-    throw new NoteVerificationError(signer.keyName, 'the cosigner returned a signature that does not verify');
-  }
-  const bytes = new Uint8Array(COSIGNATURE_V1_BYTES);
-  new DataView(bytes.buffer).setBigUint64(0, BigInt(timestamp), false);
-  bytes.set(signature, 8);
-  return { name: signer.keyName, keyHash, signature: bytes };
-}
-
-/** The note signature line `— <name> <base64(key ID || timestamp || signature)>\n`. */
-export function formatSignatureLine(sig: NoteSignature): string {
-  const blob = new Uint8Array(sig.keyHash.byteLength + sig.signature.byteLength);
-  blob.set(sig.keyHash);
-  blob.set(sig.signature, sig.keyHash.byteLength);
-  return `${EM_DASH_SPACE}${sig.name} ${encodeBase64(blob)}\n`;
-}
-
-/** Whether a signature line claims `key`: the same name and the same cosigner key ID. */
-export function claimsCosigner(sig: NoteSignature, key: CosignerKey): boolean {
-  return sig.name === key.name && Buffer.compare(sig.keyHash, key.keyHash) === 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type VkeyKind,
 } from '../log/ed25519-vkey';
 import { isValidKeyName } from '../log/note-key';
+import type { NoteSignature } from '../log/signed-note';
 
 /**
  * Ed25519 cosigner keys of C2SP tlog-cosignature (`cosignature/v1`): the same Ed25519 public key
@@ -87,4 +88,9 @@ const COSIGNER_VKEY: VkeyKind = {
  */
 export function parseCosignerKey(text: string): CosignerKey {
   return parseEd25519Vkey(text, COSIGNER_VKEY, isValidKeyName, cosignerKeyHash);
+}
+
+/** Whether a signature line claims `key`: the same name and the same cosigner key ID. */
+export function claimsCosigner(sig: NoteSignature, key: CosignerKey): boolean {
+  return sig.name === key.name && Buffer.compare(sig.keyHash, key.keyHash) === 0;
 }

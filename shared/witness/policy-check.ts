@@ -1,7 +1,8 @@
 import { InvalidInputError, NoteVerificationError } from '../errors';
 import { type Checkpoint, parseCheckpointBody } from '../log/checkpoint';
 import { parseSignedNote, verifyNote } from '../log/signed-note';
-import { claimsCosigner, verifyCosignature } from './cosignature';
+import { verifyCosignature } from './cosignature';
+import { claimsCosigner } from './cosigner-key';
 import { quorumMet } from './quorum-met';
 import type { TlogPolicy } from './tlog-policy';
 

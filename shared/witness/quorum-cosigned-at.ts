@@ -1,6 +1,7 @@
 import { ResealError } from '../errors';
 import { parseSignedNote } from '../log/signed-note';
-import { claimsCosigner, verifyCosignature } from './cosignature';
+import { verifyCosignature } from './cosignature';
+import { claimsCosigner } from './cosigner-key';
 import { quorumMet } from './quorum-met';
 import type { TlogPolicy } from './tlog-policy';
 

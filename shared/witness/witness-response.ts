@@ -1,6 +1,5 @@
-import { NoteFormatError } from '../errors';
-import { type NoteSignature, parseSignedNote } from '../log/signed-note';
-import { formatSignatureLine } from './cosignature';
+import { formatSignatureLine } from '../log/signature-line';
+import type { NoteSignature } from '../log/signed-note';
 
 /**
  * The answers of C2SP tlog-witness `add-checkpoint`, as plain values a handler sends as they are
@@ -50,32 +49,4 @@ export function conflictResponse(currentSize: number): WitnessResponse {
 /** 400, 403, 404 or 422 with a one-line reason (no control characters). */
 export function refusalResponse(status: Exclude<WitnessStatus, 200 | 409>, reason: string): WitnessResponse {
   return { status, contentType: TEXT, body: `${reason.replace(/\p{Cc}/gu, ' ')}\n` };
-}
-
-/**
- * The size a 409 body states, or `null` when the body is not `<decimal>\n`. For the log side
- * (the integrator), which retries from that size.
- */
-export function parseConflictSize(body: string): number | null {
-  if (!/^(?:0|[1-9][0-9]{0,15})\n$/.test(body)) return null;
-  const size = Number(body.slice(0, -1));
-  return Number.isSafeInteger(size) ? size : null;
-}
-
-/**
- * The checkpoint note with a 200 body's cosignature lines appended (C2SP tlog-witness: the
- * client "MAY concatenate it to the checkpoint"), read back strictly.
- * @throws {NoteFormatError} when the body is not one or more signature lines, or the note grows
- *   beyond the signed-note bounds
- */
-export function attachCosignatures(note: string, responseBody: string): string {
-  if (typeof responseBody !== 'string' || responseBody.length === 0 || !responseBody.startsWith('\u2014 ')) {
-    throw new NoteFormatError('signatures', 'expected one or more signature lines');
-  }
-  const combined = `${note}${responseBody}`;
-  // A blank line inside the body would move the text/signature split: the text must not change.
-  if (parseSignedNote(combined).text !== parseSignedNote(note).text) {
-    throw new NoteFormatError('signatures', 'the cosignature lines change the signed text');
-  }
-  return combined;
 }

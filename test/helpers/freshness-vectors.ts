@@ -20,7 +20,7 @@ import {
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/signed-checkpoint';
-import { cosign } from '../../shared/witness/cosignature';
+import { cosign } from '../../shared/witness/cosign';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { cosignedResponse } from '../../shared/witness/witness-response';
 import vectors from '../vectors/deployment-log.json';

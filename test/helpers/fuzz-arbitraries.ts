@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../shared/errors';
-import { requestDigest } from '../../shared/log/outcome-statement';
 import { Authority } from '../../shared/schemas/authority';
 import { payloadHash } from '../../shared/seal/record-header';
+import { requestDigest } from '../../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { fuzzRuns } from './fuzz-runs';
 import {

@@ -3,8 +3,9 @@ import { ResealClient, type ResealClientDeps } from '../../client/reseal-client'
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { parseCheckpointBody } from '../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../shared/log/note-key';
+import { formatSignatureLine } from '../../shared/log/signature-line';
 import { parseSignedNote } from '../../shared/log/signed-note';
-import { cosign, formatSignatureLine } from '../../shared/witness/cosignature';
+import { cosign } from '../../shared/witness/cosign';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { TEST_CLIENT_OUTPUTS } from './factories';
 import { FACTORY_NOW_MS, validWriteRequest } from './guard-factories';

@@ -4,12 +4,12 @@ import {
   type OutcomeKeyRole,
   type OutcomeKind,
   rejectionStatement,
-  requestDigest,
   signOutcome,
 } from '../../shared/log/outcome-statement';
 import type { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
+import { requestDigest } from '../../shared/write/request-digest';
 import { validWriteRequest } from './guard-factories';
 import { staleEpochConflict, staleRejection } from './outcome-factories';
 import {

@@ -18,8 +18,10 @@ import reseal
 from reseal.item_layout import LineageKeys
 
 
-def write(client: reseal.ResealClient, lineage: str, residual: str, supersedes: Any = None) -> reseal.WriteOutcome:
-    request = reseal.write_request(
+def note_request(lineage: str, residual: str, supersedes: Any = None) -> dict[str, Any]:
+    """The online tests' write: ``{"note": residual}`` in session s-1, under ``{"DB_HOST": "db-1"}``
+    (one claim on it), its boundary a second ago; unsigned (``publish`` signs it)."""
+    return reseal.write_request(
         residual_id=residual,
         lineage_id=lineage,
         session_id="s-1",
@@ -29,7 +31,11 @@ def write(client: reseal.ResealClient, lineage: str, residual: str, supersedes: 
         manifest={"env": {"DB_HOST": "db-1"}, "structuralKeys": [], "claimDependencyMap": {"db": ["DB_HOST"]}},
         supersedes=supersedes,
     )
-    outcome = client.wait_for_outcome(client.publish(request), timeout_s=120)
+
+
+def write(client: reseal.ResealClient, lineage: str, residual: str, supersedes: Any = None) -> reseal.WriteOutcome:
+    """Publishes :func:`note_request` and waits for it to be sealed (up to 120 s)."""
+    outcome = client.wait_for_outcome(client.publish(note_request(lineage, residual, supersedes)), timeout_s=120)
     assert outcome.kind == "SEALED", outcome.refusal
     return outcome
 
@@ -106,16 +112,7 @@ def test_a_write_awaited_until_proven_is_proven_through_the_deployment_log(in_tm
     client = reseal.connect(writer_key=".reseal/w.pem", checkpoints=None)
     assert client.writer is not None
     lineage = reseal.lineage_id_for("fresh-write", client.writer.policy())
-    request = reseal.write_request(
-        residual_id="r-1",
-        lineage_id=lineage,
-        session_id="s-1",
-        generation_epoch=1,
-        payload={"note": "r-1"},
-        boundary_at_ms=int(time.time() * 1000) - 1000,
-        manifest={"env": {"DB_HOST": "db-1"}, "structuralKeys": [], "claimDependencyMap": {"db": ["DB_HOST"]}},
-    )
-    outcome = client.wait_for_outcome(client.publish(request), timeout_s=240, until_proven=True)
+    outcome = client.wait_for_outcome(client.publish(note_request(lineage, "r-1")), timeout_s=240, until_proven=True)
     assert outcome.kind == "SEALED" and outcome.freshness is not None, outcome.refusal
     assert outcome.freshness.state == "PROVEN", outcome.freshness
     assert type(outcome.freshness.checkpoint_size) is int and outcome.freshness.checkpoint_size >= 1

@@ -7,12 +7,11 @@ as the TypeScript integration test (test/integration/seen-seals.test.ts) expects
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 from table_writer import TableWriter
-from test_freshness import until, write
+from test_freshness import note_request, until, write
 from test_recall_absence_online import integrator_held, shown
 
 import reseal
@@ -34,17 +33,8 @@ def test_a_waited_write_rolled_back_before_its_integration_is_refused_where_a_co
     key = reseal.checkpoint_origin(client.stack.log_key.name, lineage)
     with integrator_held():
         before = table.head(lineage)
-        request = reseal.write_request(
-            residual_id="r-1",
-            lineage_id=lineage,
-            session_id="s-1",
-            generation_epoch=1,
-            payload={"note": "r-1"},
-            boundary_at_ms=int(time.time() * 1000) - 1000,
-            manifest={"env": ENV, "structuralKeys": [], "claimDependencyMap": {"db": ["DB_HOST"]}},
-        )
         # No signed tree proves it before the integration: the wait ends SEALED_AWAITING_INTEGRATION.
-        outcome = client.wait_for_outcome(client.publish(request), timeout_s=20)
+        outcome = client.wait_for_outcome(client.publish(note_request(lineage, "r-1")), timeout_s=20)
         assert outcome.kind == "SEALED" and outcome.record is not None, outcome.refusal
         assert outcome.freshness is not None and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
         [seen] = store.load_seen_seals(key)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventBridgePublisher, type EventBridgeSend } from '../../../adapters/eventbridge-publisher';
-import { EventNotAcceptedError, isRetryable, ResealError } from '../../../shared/errors';
+import { EventNotAcceptedError, ResealError } from '../../../shared/errors';
+import { isRetryable } from '../../../shared/is-retryable';
 import type { ResidualRejectedDetail } from '../../../shared/pipeline/residual-rejected-detail';
 
 const answering = (out: object): EventBridgeSend => ({ send: async () => out }) as unknown as EventBridgeSend;

@@ -6,7 +6,7 @@ import {
   TimeoutError,
   UnverifiedOutcomeError,
 } from '../../../client/errors';
-import { isRetryable } from '../../../shared/errors';
+import { isRetryable } from '../../../shared/is-retryable';
 
 describe('client errors say whether a retry can help', () => {
   it('a wait that ran out can be waited again; a missing output, a failed verification cannot', () => {

@@ -21,17 +21,26 @@ const ENV = { ARCH: 'arm64', HOSTNAME: 'runner-17', REGION: 'eu-west-1', TOOL_VE
 const KEY = checkpointOrigin(TEST_CLIENT_OUTPUTS.logName, LINEAGE);
 
 /**
+ * A stack whose sealer signs no lineage checkpoint, with r-0 and r-1 written and integrated;
+ * `integrated` is the head item as the integration left it.
+ */
+async function twoIntegrated() {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+  await s.integrate();
+  const integrated = s.store.headSnapshot(LINEAGE);
+  if (!integrated) throw new Error('no head');
+  return { s, integrated };
+}
+
+/**
  * Two integrated writes, then r-2 sealed past the index (heads MAC'd, no signed lineage
  * checkpoint), and `rewind` to undo r-2 as a table writer can (docs/verifiable-log.md, "Seals seen
  * awaiting integration"): the head put back to the integrated state (`integrated`), record 2 and
  * its marker deleted. `ownWrite` is r-2's request, as its writer published it.
  */
 async function awaitingStack() {
-  const s = integratedStack({ signLineageCheckpoints: false });
-  for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
-  await s.integrate();
-  const integrated = s.store.headSnapshot(LINEAGE);
-  if (!integrated) throw new Error('no head');
+  const { s, integrated } = await twoIntegrated();
   await s.send({ lineageId: LINEAGE, residualId: 'r-2' });
   const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
   const clientWith = (checkpointStore?: CheckpointStore) =>
@@ -51,15 +60,20 @@ async function awaitingStack() {
       cwd: mkdtempSync(join(tmpdir(), 'reseal-seen-')),
       connect: async () => clientWith(checkpointStore ?? undefined),
     });
-  return { ...s, integrated, ownWrite, clientWith, recall, rewind, cli };
+  /** A client keeping its seals in a fresh store, and its wait for r-2 (sealed awaiting integration: its seal kept). */
+  const waited = async () => {
+    const store = new MemoryCheckpointStore();
+    const client = clientWith(store);
+    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: ownWrite });
+    return { store, client, outcome };
+  };
+  return { ...s, integrated, ownWrite, clientWith, recall, rewind, cli, waited };
 }
 
 describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen awaiting integration")', () => {
   it('a write this client waited for, seen sealed awaiting integration, refuses the tail rewound over it; a client without the memory reads it absent', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { store, client, outcome } = await s.waited();
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     expect(await store.loadSeenSeals(KEY)).toMatchObject([{ residualId: 'r-2', seq: 2, treeSize: 3 }]);
     s.rewind();
@@ -122,9 +136,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
 
   it('the head rewound by one run over a waited write, its record and marker left: a recall of its residual id refuses, never ABSENT', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { client, outcome } = await s.waited();
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     // Only the head is put back (docs/sealing.md, "What each reader changes": a rewind by at most one run).
     s.store.restoreHead(LINEAGE, s.integrated);
@@ -142,9 +154,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
 
   it('a seal seen by waitForOutcome is remembered, and another record resealed at its seq is refused', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { client, outcome } = await s.waited();
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     s.rewind();
     // A sealer cold since the rewind (the warm one remembers seq 2) seals another write at seq 2.
@@ -158,9 +168,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
 
   it('a wait for a write rewound after this client saw it sealed ends in a tamper error (the seals held against the lineage as read), never a timeout', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { client } = await s.waited();
     s.rewind();
     const waited = client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite, timeoutMs: 2000, untilProven: true });
     await expect(waited).rejects.toThrow(LogVerificationError);
@@ -177,9 +185,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
 
   it('an honest integration proves the seal and the memory of it is dropped (pruned once the index covers it)', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { store, client } = await s.waited();
     expect(await store.loadSeenSeals(KEY)).toHaveLength(1);
     await s.integrate();
     const proven = await s.recall(client, { residualId: 'r-2' });
@@ -190,9 +196,7 @@ describe('seals seen awaiting integration (docs/verifiable-log.md, "Seals seen a
 
   it('a write proven by waitForOutcome is forgotten', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { store, client } = await s.waited();
     expect(await store.loadSeenSeals(KEY)).toHaveLength(1);
     await s.integrate();
     const outcome = await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
@@ -207,9 +211,7 @@ describe('whole-lineage walks and the seals seen (docs/verifiable-log.md, "Verif
   it("a rewind over a waited write with the head item's headMac or header removed is refused by the walks (exit 20), held against the head the walk read", async () => {
     for (const remove of ['headMac', 'header'] as const) {
       const s = await awaitingStack();
-      const store = new MemoryCheckpointStore();
-      const client = s.clientWith(store);
-      await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+      const { store, client } = await s.waited();
       s.rewind();
       s.store.setLogHead(LINEAGE, (log) => ({ ...log, [remove]: null }));
       for (const walked of [
@@ -231,9 +233,7 @@ describe('whole-lineage walks and the seals seen (docs/verifiable-log.md, "Verif
   it("a rewind over a waited write with the head item's frontier removed: the walks find the malformed head LINEAGE_BROKEN, as recall does (exit 20)", async () => {
     for (const remove of ['frontier'] as const) {
       const s = await awaitingStack();
-      const store = new MemoryCheckpointStore();
-      const client = s.clientWith(store);
-      await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+      const { store, client } = await s.waited();
       s.rewind();
       s.store.setLogHead(LINEAGE, (log) => ({ ...log, [remove]: null }));
       const recall = await s.recall(client, { latest: true });
@@ -314,11 +314,7 @@ describe('whole-lineage walks and the seals seen (docs/verifiable-log.md, "Verif
 // residual id is sealed, and on what a seq it covers holds.
 describe('seals a table writer planted through a waited write are settled by the index', () => {
   it("a forged tail matching this client's request (r-2 at seq 4) is forgotten once the honest r-2 is proven at seq 2: reads of the lineage are no longer refused", async () => {
-    const s = integratedStack({ signLineageCheckpoints: false });
-    for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
-    await s.integrate();
-    const integrated = s.store.headSnapshot(LINEAGE);
-    if (!integrated) throw new Error('no head');
+    const { s, integrated } = await twoIntegrated();
     // The table writer's tail: fillers at seq 2-3, then a copy of r-2's signed request at seq 4 (a
     // head of 5 consistent with the indexed tree of 2), here written by a sealer as it would be.
     await s.send({ lineageId: LINEAGE, residualId: 'filler-2' });
@@ -350,9 +346,7 @@ describe('seals a table writer planted through a waited write are settled by the
 
   it('a seal whose seq the index now covers with another record is reported once (exit-20 evidence, both hashes), then settled by the index', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { store, client } = await s.waited();
     s.rewind();
     s.dropNotices(); // r-2's notice: the table no longer shows its run
     expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-other' })).kind).toBe('SEALED');
@@ -369,9 +363,7 @@ describe('seals a table writer planted through a waited write are settled by the
 
   it('a walk settles such a seal as a recall does: `verify --lineage` reports it once (exit 20), then passes', async () => {
     const s = await awaitingStack();
-    const store = new MemoryCheckpointStore();
-    const client = s.clientWith(store);
-    await client.waitForOutcome(LINEAGE, 'r-2', { request: s.ownWrite });
+    const { store } = await s.waited();
     s.rewind();
     s.dropNotices();
     expect((await s.sendUnfloored({ lineageId: LINEAGE, residualId: 'r-other' })).kind).toBe('SEALED');

@@ -6,10 +6,11 @@ import { writeSignatureProblem } from '../../../shared/authorship/write-signatur
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import { checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
+import { checkRejectionOutcome, openOutcome } from '../../../shared/log/outcome-statement';
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
 import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
 import { Identifier } from '../../../shared/schemas/identifier';
+import { requestDigest } from '../../../shared/write/request-digest';
 import {
   MAX_PAYLOAD_BYTES,
   type ResidualWriteRequest,
@@ -235,7 +236,7 @@ async function judge(body: string) {
     // The statement is a note signed by the guard key that names this rejection and binds its details.
     expect(typeof rejection.statement).toBe('string');
     const statement = openOutcome(rejection.statement as string, TEST_GUARD_KEY, TEST_LOG_NAME);
-    checkRejection(rejection, statement);
+    checkRejectionOutcome(rejection, statement);
     expect(statement).toMatchObject({ kind: 'REJECTED', stage: 'GUARD', reason: outcome.reason, messageId });
   }
 

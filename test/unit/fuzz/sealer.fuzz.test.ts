@@ -7,7 +7,7 @@ import { writeSignatureProblem } from '../../../shared/authorship/write-signatur
 import { canonicalBytes } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import { checkConflict, checkRejection, openOutcome, requestDigest } from '../../../shared/log/outcome-statement';
+import { checkConflictOutcome, checkRejectionOutcome, openOutcome } from '../../../shared/log/outcome-statement';
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
 import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
 import { ResidualSealedDetailSchema } from '../../../shared/pipeline/residual-sealed-detail';
@@ -16,6 +16,7 @@ import { MAX_HEADER_BYTES, payloadHash } from '../../../shared/seal/record-heade
 import { type SealedRecord, SealedRecordSchema } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { differingWriteContent } from '../../../shared/seal/write-content';
+import { requestDigest } from '../../../shared/write/request-digest';
 import { FakeMetrics, FakePublisher, fakeLogger } from '../../helpers/factories';
 import {
   FUZZ_RUNS,
@@ -323,7 +324,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
           expect(rejection.statement).toBeNull();
         } else {
           const statement = openOutcome(rejection.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
-          checkRejection(rejection, statement);
+          checkRejectionOutcome(rejection, statement);
           expect(statement).toMatchObject({ kind: 'REJECTED', stage: 'SEALER', reason: outcome.reason });
         }
         if (request) {
@@ -410,7 +411,7 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
           atMs: message.sentAtMs,
         });
         const statement = openOutcome(conflict.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME);
-        checkConflict(conflict, statement);
+        checkConflictOutcome(conflict, statement);
         const newer = [...sealedBy.values()].some(
           (r) =>
             r.header.lineageId === request.request.lineageId &&
@@ -558,7 +559,7 @@ describe('sealer fuzz: SealerService.handleGroup on generated FIFO groups', () =
             limits.at(Invariant.REFUSAL_RECORDED);
             const [rejection] = await store.listRejections(request.lineageId, { residualId: request.residualId });
             expect(rejection).toMatchObject({ stage: 'SEALER', reason: RejectionReason.SEAL_REFUSED });
-            checkRejection(
+            checkRejectionOutcome(
               rejection as never,
               openOutcome(rejection?.statement as string, TEST_SEALER_KEY, TEST_LOG_NAME),
             );

@@ -8,11 +8,12 @@ import { createResealMcpServer } from '../../../mcp/server';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { LocalEd25519Signer } from '../../../shared/log/local-ed25519-signer';
 import { guardKeyName } from '../../../shared/log/log-names';
-import { rejectionStatement, requestDigest, signOutcome } from '../../../shared/log/outcome-statement';
+import { rejectionStatement, signOutcome } from '../../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../../shared/log/record-proof';
 import { openCheckpoint } from '../../../shared/log/signed-checkpoint';
 import type { RejectionRecord } from '../../../shared/ports/lineage-store';
 import type { WriterSigner } from '../../../shared/ports/writer-signer';
+import { requestDigest } from '../../../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import {
   MCP_CLAIMS as CLAIMS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { unprovenWriterRefusals } from '../../../mcp/unproven-writer-refusals';
-import { requestDigest } from '../../../shared/log/outcome-statement';
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
+import { requestDigest } from '../../../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { validWriteRequest } from '../../helpers/guard-factories';
 

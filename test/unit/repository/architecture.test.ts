@@ -54,9 +54,7 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/canonical/digest.ts',
   'shared/cost/cost-model.ts',
   'shared/cost/index-usage.ts',
-  'shared/errors.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/guard/verdict.ts',
   'shared/index/index-key.ts',
   'shared/index/index-tile.ts',
   'shared/integrator/deployment-head.ts',
@@ -67,7 +65,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/compact-range.ts',
   'shared/log/log-names.ts',
   'shared/log/merkle-arguments.ts',
-  'shared/log/outcome-statement.ts',
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
@@ -79,8 +76,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/seal/residual-sealer.ts',
   'shared/seal/seal-input.ts',
   'shared/triage/accepts-manifest-v1.ts',
-  'shared/witness/cosignature.ts',
-  'shared/witness/witness-response.ts',
   'shared/write/write-request.ts',
 ]);
 

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { StrictJsonError, StrictJsonFailure } from '../../../shared/canonical/strict-json-error';
 import * as errors from '../../../shared/errors';
+import { isRetryable } from '../../../shared/is-retryable';
 
 const HEAD = { lineageId: 'lin-1', seq: 3, recordHash: 'a'.repeat(64), generationEpoch: 2, mac: 'm', keyId: 'k' };
 
-/** One instance of every error class of shared/errors.ts, with whether a retry can help. */
+/**
+ * One instance of every error class of shared/errors.ts (and of StrictJsonError, beside the strict
+ * JSON parser), with whether a retry can help.
+ */
 const CASES: readonly [errors.ResealError, boolean][] = [
   [new errors.InvalidInputError('request', [{ path: 'a', message: 'bad' }]), false],
-  [new errors.StrictJsonError('request', errors.StrictJsonFailure.SYNTAX, [{ path: '', message: 'bad' }]), false],
+  [new StrictJsonError('request', StrictJsonFailure.SYNTAX, [{ path: '', message: 'bad' }]), false],
   [new errors.CanonicalizationError('/a', 'NaN'), false],
   [new errors.StaleWriteError(['token'], [], 'd'), false],
   [new errors.ManifestSealMismatchError('a', 'b'), false],
@@ -50,23 +55,23 @@ describe('shared/errors: one module, each error saying whether a retry can help'
     const classes = Object.values(errors).filter(
       (value: unknown) => typeof value === 'function' && value.prototype instanceof errors.ResealError,
     );
-    expect(new Set(CASES.map(([error]) => error.constructor))).toEqual(new Set(classes));
+    expect(new Set(CASES.map(([error]) => error.constructor))).toEqual(new Set([...classes, StrictJsonError]));
   });
 
   it.each(CASES.map(([error, retryable]) => [error.name, error, retryable] as const))(
     '%s: retryable is %s, and isRetryable agrees; its name survives minification',
     (name, error, retryable) => {
       expect(error.retryable).toBe(retryable);
-      expect(errors.isRetryable(error)).toBe(retryable);
+      expect(isRetryable(error)).toBe(retryable);
       expect(error.constructor.name).toBe(name);
       expect(error).toBeInstanceOf(errors.ResealError);
     },
   );
 
   it('isRetryable is false for anything that is not a Reseal error', () => {
-    expect(errors.isRetryable(new Error('retry me'))).toBe(false);
-    expect(errors.isRetryable({ retryable: true })).toBe(false);
-    expect(errors.isRetryable(undefined)).toBe(false);
+    expect(isRetryable(new Error('retry me'))).toBe(false);
+    expect(isRetryable({ retryable: true })).toBe(false);
+    expect(isRetryable(undefined)).toBe(false);
   });
 
   it('InvalidInputError carries what was invalid as a field, not only in its message', () => {

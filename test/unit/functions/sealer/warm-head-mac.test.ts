@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { createSealerHandler } from '../../../../functions/sealer/create-handler';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { macHeadState } from '../../../../shared/log/head-state-mac';
@@ -60,7 +60,29 @@ function warmSealer(remember = true) {
   // What the run after an edit observed: its conflict, and whether the head's MAC went to KMS.
   const observed = () =>
     `${store.conflicts.at(-1)?.reason ?? 'no conflict'}, ${headChecks() > 0 ? 'head MAC asked of KMS' : 'head MAC answered from memory'}`;
-  return { store, kms, send, headChecks, headResults, verifyMac, observed };
+  /**
+   * Sends r-2 after the table writer's `attack` on the head of r-0 and r-1, and records its row:
+   * refused LINEAGE_INCONSISTENT, the head's MAC asked of KMS once and found false, nothing appended.
+   */
+  const expectEditRefusedThroughKms = async (context: TestContext, attack: string) => {
+    await send('r-2');
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'head',
+        attack,
+        reader: 'warm sealer (next run)',
+        expected: 'LINEAGE_INCONSISTENT, head MAC asked of KMS',
+      },
+      observed(),
+    );
+    expect(headChecks()).toBe(1);
+    expect(await headResults()).toEqual([false]);
+    expect(store.conflicts.at(-1)).toMatchObject({ residualId: 'r-2', reason: 'LINEAGE_INCONSISTENT' });
+    expect((await store.readChain(LINEAGE, 0, 10)).length).toBe(2);
+  };
+  return { store, kms, send, headChecks, headResults, verifyMac, observed, expectEditRefusedThroughKms };
 }
 
 describe('a warm sealer does not ask KMS to verify a head-state MAC it generated (docs/verifiable-log.md, "Appending")', () => {
@@ -90,22 +112,7 @@ describe('a warm sealer does not ask KMS to verify a head-state MAC it generated
     if (!state) throw new Error('empty head');
     const otherMac = await macHeadState({ ...state, treeSize: state.treeSize + 1 }, s.kms);
     s.store.setLogHead(LINEAGE, (log) => ({ ...log, headMac: otherMac }));
-    await s.send('r-2');
-    expectGuarantee(
-      context,
-      {
-        section: 'tampering',
-        target: 'head',
-        attack: 'replace headMac with another state’s genuine MAC',
-        reader: 'warm sealer (next run)',
-        expected: 'LINEAGE_INCONSISTENT, head MAC asked of KMS',
-      },
-      s.observed(),
-    );
-    expect(s.headChecks()).toBe(1);
-    expect(await s.headResults()).toEqual([false]);
-    expect(s.store.conflicts.at(-1)).toMatchObject({ residualId: 'r-2', reason: 'LINEAGE_INCONSISTENT' });
-    expect((await s.store.readChain(LINEAGE, 0, 10)).length).toBe(2);
+    await s.expectEditRefusedThroughKms(context, 'replace headMac with another state’s genuine MAC');
   });
 
   it('a head item whose state the table writer edited beside the genuine MAC goes to KMS and is refused as before', async (context) => {
@@ -113,22 +120,7 @@ describe('a warm sealer does not ask KMS to verify a head-state MAC it generated
     await s.send('r-0', 'r-1');
     // The frontier (the first leaf's hash) replaced: another tree, the MAC the sealer stored kept.
     s.store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
-    await s.send('r-2');
-    expectGuarantee(
-      context,
-      {
-        section: 'tampering',
-        target: 'head',
-        attack: 'edit the frontier, keep the MAC the warm sealer generated',
-        reader: 'warm sealer (next run)',
-        expected: 'LINEAGE_INCONSISTENT, head MAC asked of KMS',
-      },
-      s.observed(),
-    );
-    expect(s.headChecks()).toBe(1);
-    expect(await s.headResults()).toEqual([false]);
-    expect(s.store.conflicts.at(-1)).toMatchObject({ residualId: 'r-2', reason: 'LINEAGE_INCONSISTENT' });
-    expect((await s.store.readChain(LINEAGE, 0, 10)).length).toBe(2);
+    await s.expectEditRefusedThroughKms(context, 'edit the frontier, keep the MAC the warm sealer generated');
   });
 
   it('functions/sealer/handler.ts keeps the KMS MAC anchor remembered at module scope; no other handler does', () => {

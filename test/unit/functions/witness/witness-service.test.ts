@@ -4,12 +4,12 @@ import { WitnessService } from '../../../../functions/witness/witness-service';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { formatAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
+import { attachCosignatures } from '../../../../shared/witness/attach-cosignatures';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { formatReAnchorRequest, RE_ANCHOR_PATH } from '../../../../shared/witness/re-anchor-request';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { attachCosignatures } from '../../../../shared/witness/witness-response';
 import { InMemoryWitnessStore } from '../../../helpers/in-memory-witness-store';
 import { testNoteVerifierKey, testTree } from '../../../helpers/log-factories';
 import {

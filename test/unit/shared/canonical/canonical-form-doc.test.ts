@@ -7,10 +7,9 @@ import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/digest';
 import { CanonicalizationError, InvalidInputError } from '../../../../shared/errors';
 import {
-  conflictContentDigest,
+  conflictOutcomeContentDigest,
   OUTCOME_NOTE_TAG,
-  rejectionContentDigest,
-  requestDigest,
+  rejectionOutcomeContentDigest,
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
 import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
@@ -18,6 +17,7 @@ import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-h
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
+import { requestDigest } from '../../../../shared/write/request-digest';
 import { valueDigest } from '../../../../shared/write/value-digest';
 import { validWriteRequest } from '../../../helpers/guard-factories';
 import { codeSpans, docPage, section, tableRows } from '../../../helpers/markdown';
@@ -127,8 +127,8 @@ describe('docs/canonical-form.md "Tags and input objects" against the code', () 
     const conflicted = { ...pick(conflict, membersAfter(cell, 'a conflict')), kind: 'CONFLICT' };
     expect(Object.keys(rejected)).toHaveLength(8);
     expect(Object.keys(conflicted)).toHaveLength(6);
-    expect(rejectionContentDigest(rejection)).toBe(documented(HashDomain.OUTCOME_CONTENT, rejected));
-    expect(conflictContentDigest(conflict)).toBe(documented(HashDomain.OUTCOME_CONTENT, conflicted));
+    expect(rejectionOutcomeContentDigest(rejection)).toBe(documented(HashDomain.OUTCOME_CONTENT, rejected));
+    expect(conflictOutcomeContentDigest(conflict)).toBe(documented(HashDomain.OUTCOME_CONTENT, conflicted));
   });
 
   it('seal-dedup: SHA-256(tag || 0x0A || JCS(request)), the other layout, is the MessageDeduplicationId', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PARSE_DEPTH, parseStrictJson } from '../../../../shared/canonical/strict-json';
-import { InvalidInputError, StrictJsonError, StrictJsonFailure } from '../../../../shared/errors';
+import { StrictJsonError, StrictJsonFailure } from '../../../../shared/canonical/strict-json-error';
+import { InvalidInputError } from '../../../../shared/errors';
 
 /** The error `parseStrictJson` throws for `text`, or fails the test when it returns. */
 function refusal(text: string, options?: { maxDepth?: number }): StrictJsonError {

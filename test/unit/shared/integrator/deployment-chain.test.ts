@@ -14,7 +14,7 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
-import { cosign } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { cosignedResponse } from '../../../../shared/witness/witness-response';
 import { lineageEntry, lineageValue, residualEntry, residualValue, updatesFor } from '../../../helpers/index-factories';

@@ -3,15 +3,15 @@ import { OutcomeVerificationError } from '../../../../shared/errors';
 import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
 import { parseVerifierKey } from '../../../../shared/log/note-key';
 import {
-  checkConflict,
-  checkRejection,
+  checkConflictOutcome,
+  checkRejectionOutcome,
   type OutcomeKeyRole,
   openOutcome,
   openOutcomeOfStage,
   outcomeKeyRoles,
-  requestDigest,
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
+import { requestDigest } from '../../../../shared/write/request-digest';
 import { type OutcomeVectorCase, outcomeVectors } from '../../../helpers/outcome-vectors';
 import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_LOG_NAME, TEST_SEALER_KEY } from '../../../helpers/pipeline-keys';
 import vectors from '../../../vectors/outcome.json';
@@ -25,8 +25,8 @@ const noteOf = (c: OutcomeVectorCase) => c.item.statement as string;
 function acceptedBy(c: OutcomeVectorCase): OutcomeKeyRole | null {
   try {
     const statement = openOutcomeOfStage(noteOf(c), c.stage, KEYS, TEST_LOG_NAME);
-    if (c.kind === 'REJECTED') checkRejection(c.item as RejectionRecord, statement);
-    else checkConflict(c.item as ConflictRecord, statement);
+    if (c.kind === 'REJECTED') checkRejectionOutcome(c.item as RejectionRecord, statement);
+    else checkConflictOutcome(c.item as ConflictRecord, statement);
     // The one key that verifies it.
     return (['guard', 'sealer', 'log'] as const).find((role) => {
       try {

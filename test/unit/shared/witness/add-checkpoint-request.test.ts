@@ -6,12 +6,12 @@ import {
   MAX_REQUEST_BYTES,
   parseAddCheckpointRequest,
 } from '../../../../shared/witness/add-checkpoint-request';
-import { cosign } from '../../../../shared/witness/cosignature';
+import { attachCosignatures } from '../../../../shared/witness/attach-cosignatures';
+import { parseConflictSize } from '../../../../shared/witness/conflict-size';
+import { cosign } from '../../../../shared/witness/cosign';
 import {
-  attachCosignatures,
   conflictResponse,
   cosignedResponse,
-  parseConflictSize,
   refusalResponse,
   TLOG_SIZE_CONTENT_TYPE,
 } from '../../../../shared/witness/witness-response';

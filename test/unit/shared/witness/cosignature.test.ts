@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, NoteVerificationError } from '../../../../shared/errors';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
-import { COSIGNATURE_V1_BYTES, cosign, verifyCosignature } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
+import { COSIGNATURE_V1_BYTES, verifyCosignature } from '../../../../shared/witness/cosignature';
 import { cosignerKey, formatCosignerKey, parseCosignerKey } from '../../../../shared/witness/cosigner-key';
 import {
   TEST_WITNESS_NAME,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { formatSignedNote, parseSignedNote } from '../../../../shared/log/signed-note';
-import { cosign } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { checkPolicy, PolicyRefusal } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { cosign } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { quorumCosignedAt } from '../../../../shared/witness/quorum-cosigned-at';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';

@@ -7,9 +7,11 @@
  */
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
+import { formatSignatureLine } from '../../../../shared/log/signature-line';
 import { encodeBase64 } from '../../../../shared/log/strict-base64';
 import { formatAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
-import { cosign, cosignatureMessage, formatSignatureLine } from '../../../../shared/witness/cosignature';
+import { cosign } from '../../../../shared/witness/cosign';
+import { cosignatureMessage } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import {
   TEST_LOG_KEY_NAME,

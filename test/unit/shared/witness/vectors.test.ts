@@ -1,21 +1,18 @@
 import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseCheckpointBody } from '../../../../shared/log/checkpoint';
+import { formatSignatureLine } from '../../../../shared/log/signature-line';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import { parseAddCheckpointRequest } from '../../../../shared/witness/add-checkpoint-request';
 import { admitCheckpoint } from '../../../../shared/witness/admit-checkpoint';
-import {
-  cosign,
-  cosignatureMessage,
-  formatSignatureLine,
-  verifyCosignature,
-} from '../../../../shared/witness/cosignature';
+import { attachCosignatures } from '../../../../shared/witness/attach-cosignatures';
+import { cosign } from '../../../../shared/witness/cosign';
+import { cosignatureMessage, verifyCosignature } from '../../../../shared/witness/cosignature';
 import { formatCosignerKey, parseCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { decideAddCheckpoint } from '../../../../shared/witness/decide-add-checkpoint';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { parsePolicy } from '../../../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../../../shared/witness/trusted-logs';
-import { attachCosignatures } from '../../../../shared/witness/witness-response';
 import { fromHex, testTree, toHex } from '../../../helpers/log-factories';
 import { testWitnessSigner } from '../../../helpers/witness-factories';
 import vectors from '../../../vectors/witness.json';
