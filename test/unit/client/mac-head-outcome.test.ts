@@ -30,6 +30,30 @@ function blindClient(store: InMemoryLineageStore): ResealClient {
   });
 }
 
+/**
+ * Two records of the table writer's own chain (its own MAC key) stored with a head carrying no
+ * signed note and a made-up head-state MAC: what a table writer can put there. Returns the second
+ * record's residual id.
+ */
+async function forgedMacHead(store: InMemoryLineageStore): Promise<{ readonly residualId: string }> {
+  const { records } = await buildChain(2, { anchor: forgerAnchor() });
+  const origin = checkpointOrigin(TEST_LOG_NAME, TEST_LINEAGE_ID);
+  const extension = extendLog(
+    authenticateLogState(null, { lineageId: TEST_LINEAGE_ID, origin, key: TEST_LOG_KEY }),
+    records,
+    origin,
+  );
+  await appendBatch(store, {
+    lineageId: TEST_LINEAGE_ID,
+    entries: extension.entries,
+    expectedHead: null,
+    headMac: { keyId: 'forged', algorithm: 'HMAC_SHA_256', mac: 'AAAA' },
+    checkpoint: null,
+    frontier: extension.storedFrontier,
+  });
+  return { residualId: (records[1] as (typeof records)[number]).header.residualId };
+}
+
 /** The seal, asserted `SEALED` with no signed checkpoint. */
 function sealedOf(outcome: WriteOutcome): Extract<WriteOutcome, { kind: 'SEALED' }> {
   if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${outcome.kind}`);
@@ -44,22 +68,7 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
   it('a record, marker and head a table writer put there (no signed checkpoint) are not a proven SEALED', async () => {
     const store = new InMemoryLineageStore();
     // The table writer's own chain (its own MAC key), a head with no signed note and a made-up MAC.
-    const { records } = await buildChain(2, { anchor: forgerAnchor() });
-    const origin = checkpointOrigin(TEST_LOG_NAME, TEST_LINEAGE_ID);
-    const extension = extendLog(
-      authenticateLogState(null, { lineageId: TEST_LINEAGE_ID, origin, key: TEST_LOG_KEY }),
-      records,
-      origin,
-    );
-    await appendBatch(store, {
-      lineageId: TEST_LINEAGE_ID,
-      entries: extension.entries,
-      expectedHead: null,
-      headMac: { keyId: 'forged', algorithm: 'HMAC_SHA_256', mac: 'AAAA' },
-      checkpoint: null,
-      frontier: extension.storedFrontier,
-    });
-    const residualId = (records[1] as (typeof records)[number]).header.residualId;
+    const { residualId } = await forgedMacHead(store);
     const outcome = sealedOf(await blindClient(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 1000 }));
     expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     expect(outcome.freshness?.reason).toMatch(/this client reads no deployment log/);
@@ -92,22 +101,7 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
   it('a record in a MAC’d head with no marker naming it is awaiting integration, never a HiddenSealError (that tree vouches for nothing here)', async () => {
     const store = new InMemoryLineageStore();
     // A head a table writer could forge (its own MAC key, no signed note), its records' markers absent.
-    const { records } = await buildChain(2, { anchor: forgerAnchor() });
-    const origin = checkpointOrigin(TEST_LOG_NAME, TEST_LINEAGE_ID);
-    const extension = extendLog(
-      authenticateLogState(null, { lineageId: TEST_LINEAGE_ID, origin, key: TEST_LOG_KEY }),
-      records,
-      origin,
-    );
-    await appendBatch(store, {
-      lineageId: TEST_LINEAGE_ID,
-      entries: extension.entries,
-      expectedHead: null,
-      headMac: { keyId: 'forged', algorithm: 'HMAC_SHA_256', mac: 'AAAA' },
-      checkpoint: null,
-      frontier: extension.storedFrontier,
-    });
-    const residualId = (records[1] as (typeof records)[number]).header.residualId;
+    const { residualId } = await forgedMacHead(store);
     store.markers.clear();
     const outcome = sealedOf(await blindClient(store).waitForOutcome(TEST_LINEAGE_ID, residualId, { timeoutMs: 1000 }));
     expect(outcome.head.seq).toBe(1);
