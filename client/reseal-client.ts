@@ -769,23 +769,13 @@ export class ResealClient {
    *   checkpoint given or kept, no index entry, no seal kept); known, the walk reports it instead
    */
   async verifyLineage(lineageId: string, options: VerifyLineageOptions = {}): Promise<FreshVerification> {
-    const seals = await this.#seen.load(lineageId);
-    // One read of the head item for the walk and the seals kept (`walkReads`), the pages of records
-    // read noted for the seals (docs/verifiable-log.md, "Seals seen awaiting integration").
-    const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
-    const store = walkReads(this.#store, pages);
+    const { store, seen } = await this.#walkWithSeals(lineageId);
     const verification = await this.#unlessWiped(
       lineageId,
       () => verifyLineagePages(store, this.#walkOptions(lineageId, options)),
       (verification) => verification,
     );
-    const head = await store.logHead(lineageId);
-    return this.#unlessSeenRolledBack(await this.lineageFreshness(lineageId, verification), {
-      seals,
-      headSize: head === null ? null : head.head.seq + 1,
-      walkedSize: pages.size,
-      recordHashes: pages.recordHashes,
-    });
+    return this.#unlessSeenRolledBack(await this.lineageFreshness(lineageId, verification), await seen());
   }
 
   /**
@@ -841,12 +831,9 @@ export class ResealClient {
    */
   async verifyStoredLineage(lineageId: string, options: VerifyStoredLineageOptions = {}): Promise<FreshWalk> {
     const walk = this.#walkOptions(lineageId, options);
-    const seals = await this.#seen.load(lineageId);
     // One read of the head item (and of each record read by seq) for the whole walk: plan, walk,
-    // tie to the log, freshness and the seals kept (`walkReads`; docs/verifiable-log.md, "Verifying
-    // a whole lineage"); the pages of records read are noted for the seals.
-    const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
-    const store = walkReads(this.#store, pages);
+    // tie to the log, freshness and the seals kept (docs/verifiable-log.md, "Verifying a whole lineage").
+    const { store, seen: walkedSeals } = await this.#walkWithSeals(lineageId);
     const log = new LogReader(store, this.#logKey, this.#checkpoints, this.#freshness);
     const view = lineageLogView(log, async (id) =>
       this.#freshness === null
@@ -861,19 +848,36 @@ export class ResealClient {
           : verifyStoredLineage(store, view, walk),
       (verification) => ({ verification, log: null, indexed: null }),
     );
-    const head = await store.logHead(lineageId); // the walk's own read (walkReads keeps it)
-    const seen: SealsInWalk = {
-      seals,
-      headSize: head === null ? null : head.head.seq + 1,
-      walkedSize: pages.size,
-      recordHashes: pages.recordHashes,
-    };
+    const seen = await walkedSeals();
     const verification = this.#unlessSeenRolledBack(
       await walkFreshness({ store, log, freshness: this.#freshness }, lineageId, walked.verification, walked),
       seen,
     );
     await this.#settleSeals(lineageId, walked, seen);
     return { ...walked, verification, freshness: verification.freshness };
+  }
+
+  /**
+   * The table as one walk reads it (`walkReads`: the head item read once, the pages of records read
+   * noted) and, once the walk is done, the seals this client kept held against those reads
+   * (docs/verifiable-log.md, "Seals seen awaiting integration"): never a second read of the head.
+   */
+  async #walkWithSeals(
+    lineageId: string,
+  ): Promise<{ readonly store: LineageReader; readonly seen: () => Promise<SealsInWalk> }> {
+    const seals = await this.#seen.load(lineageId);
+    const pages: WalkedPages = { seqs: new Set(seals.map((seen) => seen.seq)), recordHashes: new Map(), size: 0 };
+    const store = walkReads(this.#store, pages);
+    const seen = async (): Promise<SealsInWalk> => {
+      const head = await store.logHead(lineageId); // the walk's own read (walkReads keeps it)
+      return {
+        seals,
+        headSize: head === null ? null : head.head.seq + 1,
+        walkedSize: pages.size,
+        recordHashes: pages.recordHashes,
+      };
+    };
+    return { store, seen };
   }
 
   #walkOptions(lineageId: string, options: VerifyLineageOptions) {
