@@ -124,12 +124,16 @@ export class RunSealer {
     // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
     let floor: IndexFloor | IndexUnverifiable | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
-      // Independent reads, overlapped: the head item, and (first attempt) the index floor after the
-      // log's public key (a KMS call on a cold start only) over the invocation's deployment-head
-      // read. Neither depends on the other: the floor is decided against the authenticated state
-      // below, whichever answered first.
-      const [stored, read] = await Promise.all([
-        this.#deps.store.logHead(lineageId),
+      // Independent reads, overlapped: the head item then the records stored past it (the
+      // roll-forward's read, which needs only the head as read), and (first attempt) the index
+      // floor after the log's public key (a KMS call on a cold start only) over the invocation's
+      // deployment-head read. Neither depends on the other: the floor is decided against the
+      // authenticated state below, whichever answered first. Reading the records past the head
+      // beside the floor's tile reads, not after them, takes one round trip off every run.
+      const [{ stored, pastHead }, read] = await Promise.all([
+        this.#deps.store
+          .logHead(lineageId)
+          .then(async (stored) => ({ stored, pastHead: await this.#log.rawsPastHead(lineageId, stored) })),
         this.#log.verifierKey().then((key) =>
           index && floor === null
             ? index.floor(
@@ -148,7 +152,7 @@ export class RunSealer {
       const indexed = floor?.kind === 'FLOOR' ? floor.lineage : null;
       let authenticated: Awaited<ReturnType<SealerLog['authenticatedState']>>;
       try {
-        authenticated = await this.#log.authenticatedState(lineageId, stored, indexed);
+        authenticated = await this.#log.authenticatedState(lineageId, stored, indexed, pastHead);
       } catch (error) {
         if (!(error instanceof StaleHeadError)) throw error;
         await lostRace(attempt, error);

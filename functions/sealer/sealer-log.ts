@@ -41,6 +41,16 @@ export interface LineageRefusal {
   readonly sealedResidualIds: ReadonlySet<string>;
 }
 
+/**
+ * The records stored past a head item as it was read ({@link SealerLog.rawsPastHead}): from its
+ * seq + 1 (0 with no head item), at most {@link MAX_ROLL_FORWARD_RECORDS} + 1 of them, unverified.
+ */
+export interface RawsPastHead {
+  /** The first seq read: the head item's seq + 1, or 0 without one. */
+  readonly fromSeq: number;
+  readonly raws: readonly unknown[];
+}
+
 /** Records read per `readChain` by {@link SealerLog.recordsSince}: the newest page first. */
 export const RECORDS_PAGE = 100;
 
@@ -93,6 +103,9 @@ export class SealerLog {
    * a `LINEAGE_INCONSISTENT` conflict, unless a record past the head seals it: a state nothing
    * vouches for is never extended).
    *
+   * @param pastHead - the records past `stored`, read right after it ({@link SealerLog.rawsPastHead}):
+   *   used when they start where the authenticated state ends; else (absent, or a read that
+   *   failed) they are read here, after the authentication
    * @throws {StaleHeadError} the head moved while rolling forward (re-read)
    * @throws a retryable error when a MAC cannot be checked or made (the message group is retried)
    */
@@ -100,6 +113,7 @@ export class SealerLog {
     lineageId: string,
     stored: StoredLogHead | null,
     indexed: LineageIndexValue | null,
+    pastHead: RawsPastHead | null = null,
   ): Promise<AuthenticatedLineage | LineageRefusal> {
     let state: LogState;
     try {
@@ -112,10 +126,13 @@ export class SealerLog {
       }));
     } catch (error) {
       if (!(error instanceof LogStateError)) throw error;
-      return { reason: error.message, sealedResidualIds: await this.#sealedPastClaimedHead(lineageId, stored) };
+      return {
+        reason: error.message,
+        sealedResidualIds: await this.#sealedPastClaimedHead(lineageId, stored, pastHead),
+      };
     }
     const head = stored?.head ?? null;
-    const rolled = await this.#rollForward(lineageId, state, head, indexed);
+    const rolled = await this.#rollForward(lineageId, state, head, indexed, pastHead);
     if ('reason' in rolled) return rolled;
     const rolledBack = this.#sealed.rolledBack(rolled.state);
     if (rolledBack !== null) return { reason: rolledBack, sealedResidualIds: new Set() };
@@ -128,12 +145,16 @@ export class SealerLog {
     state: LogState,
     head: LineageHead | null,
     indexed: LineageIndexValue | null,
+    pastHead: RawsPastHead | null,
   ): Promise<AuthenticatedLineage | LineageRefusal> {
     const unchanged = { state, head, rolledForward: [] };
     // Behind the index: refused there as today (a crash never puts a head behind the index), but
     // for records with no head item at all in a lineage the index holds: the head item was deleted.
     if (indexed !== null && state.size < indexed.treeSize && head !== null) return unchanged;
-    const raws = await this.#store.readChain(lineageId, state.size, state.size + MAX_ROLL_FORWARD_RECORDS);
+    const raws =
+      pastHead?.fromSeq === state.size
+        ? pastHead.raws
+        : await this.#store.readChain(lineageId, state.size, state.size + MAX_ROLL_FORWARD_RECORDS);
     if (raws.length === 0) return unchanged;
     if (head === null && indexed !== null) {
       return {
@@ -176,11 +197,37 @@ export class SealerLog {
    * its claimed seq on, one run at most), each intact with its MAC verified: a write the sealer
    * stored there before the head item was edited is retried, never refused ({@link residualIdsSealedPastHead}).
    */
-  async #sealedPastClaimedHead(lineageId: string, stored: StoredLogHead | null): Promise<ReadonlySet<string>> {
+  async #sealedPastClaimedHead(
+    lineageId: string,
+    stored: StoredLogHead | null,
+    pastHead: RawsPastHead | null,
+  ): Promise<ReadonlySet<string>> {
     const seq = stored?.head.seq;
     if (seq === undefined || !Number.isSafeInteger(seq) || seq < -1) return new Set();
-    const raws = await this.#store.readChain(lineageId, seq + 1, seq + 1 + MAX_ROLL_FORWARD_RECORDS);
+    const raws =
+      pastHead?.fromSeq === seq + 1
+        ? pastHead.raws
+        : await this.#store.readChain(lineageId, seq + 1, seq + 1 + MAX_ROLL_FORWARD_RECORDS);
     return residualIdsSealedPastHead(lineageId, raws, this.#anchor);
+  }
+
+  /**
+   * The records stored past the head item `stored` as read (the roll-forward's one `readChain`),
+   * for a run to read right after its head, beside its index floor, rather than after both: they
+   * depend on the head read alone, and are still read after it. `null` for a head item whose seq
+   * is no seq (it does not authenticate), and when the read fails: {@link SealerLog.authenticatedState}
+   * then reads them itself, so reading them early adds no failure the run did not have. A run whose
+   * head is behind the index needs none of them (it is refused): that path reads them for nothing.
+   */
+  async rawsPastHead(lineageId: string, stored: StoredLogHead | null): Promise<RawsPastHead | null> {
+    const seq = stored ? stored.head.seq : -1;
+    if (!Number.isSafeInteger(seq) || seq < -1) return null;
+    const fromSeq = seq + 1;
+    try {
+      return { fromSeq, raws: await this.#store.readChain(lineageId, fromSeq, fromSeq + MAX_ROLL_FORWARD_RECORDS) };
+    } catch {
+      return null;
+    }
   }
 
   /** The tree nodes stored with each entry's record (hex by level; one `readNodes`). */

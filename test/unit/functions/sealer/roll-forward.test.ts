@@ -83,6 +83,40 @@ describe.each([HeadLayout.SMALL, HeadLayout.COMPATIBLE])(
       expect(s.conflicts()).toEqual([]);
     });
 
+    it('the records past the head are read once per run, after the head item, and rolled forward from that read', async () => {
+      const s = setup();
+      await crashedAfter(s, ['r-0'], ['r-1', 'r-2']);
+      const reads: string[] = [];
+      const logHead = s.store.logHead.bind(s.store);
+      const readChain = s.store.readChain.bind(s.store);
+      s.store.logHead = async (lineageId) => {
+        const head = await logHead(lineageId);
+        reads.push(`head ${head?.head.seq}`);
+        return head;
+      };
+      s.store.readChain = async (lineageId, fromSeq, toSeq) => {
+        reads.push(`chain from ${fromSeq}`);
+        return readChain(lineageId, fromSeq, toSeq);
+      };
+      expect(await s.cold().handle(s.message('r-3'))).toMatchObject({ kind: 'SEALED', head: { seq: 3 } });
+      expect(reads).toEqual(['head 0', 'chain from 1']);
+      expect(residualIdsOf(await s.store.readChain(LINEAGE, 0, 10))).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
+    });
+
+    it('a failed read of the records past the head beside the index floor fails nothing: they are read again after the authentication, and rolled forward', async () => {
+      const s = setup();
+      await crashedAfter(s, ['r-0'], ['r-1']);
+      const readChain = s.store.readChain.bind(s.store);
+      let failures = 1;
+      s.store.readChain = async (lineageId, fromSeq, toSeq) => {
+        if (failures-- > 0) throw new Error('throttled');
+        return readChain(lineageId, fromSeq, toSeq);
+      };
+      expect(await s.cold().handle(s.message('r-2'))).toMatchObject({ kind: 'SEALED', head: { seq: 2 } });
+      expect(residualIdsOf(await s.store.readChain(LINEAGE, 0, 10))).toEqual(['r-0', 'r-1', 'r-2']);
+      expect(s.conflicts()).toEqual([]);
+    });
+
     it('a crash of the first append (records, no head item): rolled forward from genesis when no index holds the lineage', async () => {
       const s = setup();
       await crashedAfter(s, [], ['r-0']);

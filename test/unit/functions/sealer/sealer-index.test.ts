@@ -554,6 +554,34 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
   });
 });
 
+describe('a run reads the records past its head beside its index floor (docs/pipeline.md, "Concurrency")', () => {
+  it('the tile reads wait for the read of the records past the head, and the run seals: one round trip less than one after the other', async () => {
+    const s = stack();
+    const lineageId = testLineageId('lin-floor-beside');
+    await s.send({ lineageId, residualId: 'r-0' });
+    await s.integrate();
+    let chainAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (chainAsked = resolve));
+    const readChain = s.store.readChain.bind(s.store);
+    s.store.readChain = (id, fromSeq, toSeq) => {
+      chainAsked();
+      return readChain(id, fromSeq, toSeq);
+    };
+    const getTiles = s.nodes.getTiles.bind(s.nodes);
+    s.nodes.getTiles = async (roots) => {
+      // Read after the floor, the records would never be asked for while a tile read waits.
+      await Promise.race([
+        asked,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('tiles read before the records past the head')), 2_000),
+        ),
+      ]);
+      return getTiles(roots);
+    };
+    expect(await s.send({ lineageId, residualId: 'r-1' })).toMatchObject({ kind: 'SEALED', head: { seq: 1 } });
+  });
+});
+
 describe('a warm sealer whose concurrent runs read the deployment head out of order (docs/sealing.md, "The index floor")', () => {
   it('an older head read before a newer one that came back first is no rollback: the newer index is used, nothing counted', async () => {
     const s = stack();
