@@ -25,7 +25,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/signed-checkpoint.ts',
-  'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/seal/residual-sealer.ts',
