@@ -4,7 +4,7 @@ import { parseSealRequest } from '../../../../functions/sealer/seal-request-pars
 import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
 import {
   EnvSnapshot,
