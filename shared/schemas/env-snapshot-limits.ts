@@ -1,3 +1,5 @@
+import { groupedCount } from './grouped-count';
+
 /**
  * The size limits of an environment snapshot (docs/cli.md, "Input limits"), the one definition
  * every entry point applies: the CLI's `--env` files, the client's snapshot providers, the MCP
@@ -15,9 +17,6 @@ export const MAX_ENV_SNAPSHOT_KEYS = 2_000_000;
 
 /** Largest environment snapshot file read, in bytes of JSON text (128 MiB). */
 export const MAX_ENV_SNAPSHOT_BYTES = 128 * 1024 * 1024;
-
-/** `1,500,000`: a count as the limits' messages write it. */
-export const groupedCount = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * The refusal of a snapshot of `keys` keys, or `null` when it is within {@link MAX_ENV_SNAPSHOT_KEYS}.

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import {
   envSnapshotKeysIssue,
-  groupedCount,
   MAX_ENV_SNAPSHOT_BYTES,
   MAX_ENV_SNAPSHOT_KEYS,
   ownKeyCount,
 } from './env-snapshot-limits';
+import { groupedCount } from './grouped-count';
 import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
 import { parseInput } from './parse';
 import { safeRecord } from './safe-record';
