@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import {
-  envSnapshotKeysIssue,
-  MAX_ENV_SNAPSHOT_BYTES,
-  MAX_ENV_SNAPSHOT_KEYS,
-  ownKeyCount,
-} from './env-snapshot-limits';
+import { envSnapshotKeysIssue, MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from './env-snapshot-limits';
 import { groupedCount } from './grouped-count';
 import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
+import { ownKeyCount } from './own-key-count';
 import { parseInput } from './parse';
 import { safeRecord } from './safe-record';
 import { markValidated, type Validated } from './validated';

@@ -65,7 +65,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
-  'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
