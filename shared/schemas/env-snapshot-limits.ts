@@ -22,7 +22,7 @@ export const MAX_ENV_SNAPSHOT_BYTES = 128 * 1024 * 1024;
  * The refusal of a snapshot of `keys` keys, or `null` when it is within {@link MAX_ENV_SNAPSHOT_KEYS}.
  * The message names the limit and the count, so the fix (a smaller snapshot) is plain.
  */
-export function envSnapshotKeysIssue(keys: number): string | null {
+export function envSnapshotKeyLimitIssue(keys: number): string | null {
   if (keys <= MAX_ENV_SNAPSHOT_KEYS) return null;
   return (
     `environment snapshot holds ${groupedCount(keys)} keys, more than the limit of ` +

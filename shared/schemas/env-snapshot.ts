@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSnapshotKeysIssue, MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from './env-snapshot-limits';
+import { envSnapshotKeyLimitIssue, MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from './env-snapshot-limits';
 import { groupedCount } from './grouped-count';
 import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
 import { ownKeyCount } from './own-key-count';
@@ -15,7 +15,7 @@ import { wellFormedString } from './well-formed-string';
 export const EnvSnapshot = z
   .preprocess(
     (raw, ctx) => {
-      const issue = envSnapshotKeysIssue(ownKeyCount(raw));
+      const issue = envSnapshotKeyLimitIssue(ownKeyCount(raw));
       if (issue === null) return raw;
       ctx.addIssue({ code: 'custom', message: issue, input: raw });
       return z.NEVER;
@@ -50,7 +50,7 @@ export const isPlainAsciiEnvValue = (value: unknown): value is string =>
  * keys (docs/cli.md, "Input limits"; a larger one goes to the schema, which refuses it by count).
  */
 export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
-  return envSnapshotKeysIssue(ownKeyCount(raw)) === null && acceptsAsciiMap(raw, isEnvValue);
+  return envSnapshotKeyLimitIssue(ownKeyCount(raw)) === null && acceptsAsciiMap(raw, isEnvValue);
 }
 
 /**

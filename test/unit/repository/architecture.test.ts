@@ -24,7 +24,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/signed-checkpoint.ts',
-  'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/seal/residual-sealer.ts',
 ]);
