@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { envSnapshotKeyLimitIssue, MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from './env-snapshot-limits';
 import { groupedCount } from './grouped-count';
-import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
+import { acceptsAsciiMap, isPlainAsciiText } from './is-ascii-map-key';
 import { ownKeyCount } from './own-key-count';
 import { parseInput } from './parse';
 import { safeRecord } from './safe-record';
@@ -56,7 +56,7 @@ export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
 /**
  * Validates an untrusted environment snapshot once (key → value string, the hostile-key policy
  * of shared/schemas/safe-record.ts): the checked entry point of triage and of the clients that triage locally.
- * Printable-ASCII keys are checked by hand (shared/schemas/hot-checks.ts, one test per key);
+ * Printable-ASCII keys are checked by hand (shared/schemas/is-ascii-map-key.ts, one test per key);
  * any other snapshot goes to the {@link EnvSnapshot} schema, which decides and words the error.
  *
  * @param what - what the snapshot is, for the error message (e.g. `"current environment"`)

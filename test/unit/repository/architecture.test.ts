@@ -24,7 +24,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/log/compact-range.ts',
   'shared/log/merkle-arguments.ts',
   'shared/log/signed-checkpoint.ts',
-  'shared/schemas/hot-checks.ts',
   'shared/seal/residual-sealer.ts',
 ]);
 
@@ -64,7 +63,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',
-  'shared/schemas/hot-checks.ts',
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
   'shared/seal/record-header.ts',
