@@ -17,7 +17,7 @@ import { ED25519_KEY_SPEC, ED25519_SIGNING_ALGORITHM } from '../adapters/fetch-p
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { SealerService } from '../functions/sealer/sealer-service';
 import { TriageService } from '../functions/triage/triage-service';
-import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../shared/guard/evaluate-write';
 import { proveInclusion } from '../shared/log/inclusion-proof';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';

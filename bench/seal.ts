@@ -15,7 +15,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { SealerService } from '../functions/sealer/sealer-service';
 import type { JsonValue } from '../shared/canonical/canonical-json';
-import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../shared/guard/evaluate-write';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
 import type { SealRequest } from '../shared/pipeline/seal-request';

@@ -34,7 +34,7 @@ import { SealerService } from '../functions/sealer/sealer-service';
 import { clientConfig } from '../scripts/emulator/deploy';
 import { startEmulator } from '../scripts/emulator/emulator';
 import { signWriteRequest } from '../shared/authorship/write-signature';
-import { evaluateWrite } from '../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../shared/guard/evaluate-write';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
 import { HeadLayout } from '../shared/ports/head-layout';

@@ -1,6 +1,8 @@
 import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
 import { parseEnvSnapshot } from '../shared/schemas/env-snapshot';
-import { groupedCount, MAX_ENV_SNAPSHOT_BYTES, ownKeyCount } from '../shared/schemas/env-snapshot-limits';
+import { MAX_ENV_SNAPSHOT_BYTES } from '../shared/schemas/env-snapshot-limits';
+import { groupedCount } from '../shared/schemas/grouped-count';
+import { ownKeyCount } from '../shared/schemas/own-key-count';
 import type { Validated } from '../shared/schemas/validated';
 import type { CliIo } from './io';
 import { megabytes } from './megabytes';

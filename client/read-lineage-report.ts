@@ -1,5 +1,5 @@
 import { lineageReport } from '../shared/report/lineage-report';
-import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-model';
+import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-page';
 import { reportRefusals } from '../shared/report/report-refusals';
 import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { LineageProgress } from '../shared/seal/paged-verification';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { InvalidInputError } from '../shared/errors';
 import type { EnvSnapshot } from '../shared/schemas/env-snapshot';
-import { envSnapshotKeysIssue } from '../shared/schemas/env-snapshot-limits';
+import { envSnapshotKeyLimitIssue } from '../shared/schemas/env-snapshot-limits';
 import { type CommandRun, type CommandRunner, execFileRunner } from './exec-file-runner';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type SnapshotConfig } from './reseal-config';
 
@@ -100,7 +100,7 @@ export function snapshotProviders(config: SnapshotConfig, options: SnapshotProvi
       });
       await Promise.all([...commands, ...files]);
       // The same limit as every other entry point (docs/cli.md, "Input limits"): refused whole, not cut.
-      const tooMany = envSnapshotKeysIssue(values.size);
+      const tooMany = envSnapshotKeyLimitIssue(values.size);
       if (tooMany !== null) throw new InvalidInputError('environment snapshot', [{ path: '', message: tooMany }]);
       const env: Record<string, string> = {};
       for (const key of [...values.keys()].sort()) env[key] = values.get(key) as string;

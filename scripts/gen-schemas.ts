@@ -21,7 +21,7 @@ import { ResidualRejectedDetailSchema } from '../shared/pipeline/residual-reject
 import { ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-detail';
 import { SealRequestSchema } from '../shared/pipeline/seal-request';
 import { TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
-import { groupedCount } from '../shared/schemas/env-snapshot-limits';
+import { groupedCount } from '../shared/schemas/grouped-count';
 import { LineageHeadSchema } from '../shared/seal/lineage-head';
 import { SealedRecordSchema } from '../shared/seal/sealed-record';
 import { DeltaIsolationReportSchema } from '../shared/triage/delta-isolation-report';

@@ -64,9 +64,10 @@ export {
   TenantRequiredError,
   WitnessRequestFormatError,
 } from './errors';
+export { assertWriteSafe } from './guard/assert-write-safe';
+export { evaluateWrite } from './guard/evaluate-write';
 export { type GuardPolicy, GuardPolicySchema } from './guard/policy';
 export { RequestViolationReason } from './guard/request-violation';
-export { assertWriteSafe, evaluateWrite } from './guard/stale-state-guard';
 export { type RejectedVariable, VariableRejectionReason } from './guard/variable-rejection';
 export { type WriteVerdict, WriteVerdictSchema } from './guard/verdict';
 export { applyIndexUpdates, type IndexUpdateResult } from './index/apply-index-updates';

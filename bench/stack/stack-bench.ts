@@ -32,7 +32,7 @@ import { publishWaitSince } from '../../client/write-outcomes';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';

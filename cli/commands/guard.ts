@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { guardVerdictShape } from '../../client/shapes/guard-verdict-shape';
+import { evaluateValidatedWrite } from '../../shared/guard/evaluate-write';
 import {
   DEFAULT_MAX_RECEIPT_AGE_SECONDS,
   MAX_RECEIPT_AGE_LIMIT_SECONDS,
   resolveGuardPolicy,
 } from '../../shared/guard/policy';
-import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import { parseWriteRequest } from '../../shared/write/write-request';
 import type { CommandContext } from '../context';
 import { ExitCode } from '../exit-codes';

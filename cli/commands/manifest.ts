@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { manifestShape } from '../../client/shapes/manifest-shape';
 import { InvalidInputError } from '../../shared/errors';
-import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
+import { groupedCount } from '../../shared/schemas/grouped-count';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { ClaimKeysMapInput } from '../../shared/triage/build-manifest-input';
 import { commaList } from '../comma-list';

@@ -8,7 +8,7 @@ import { reportShape } from '../../client/shapes/report-shape';
 import { verifyRecords } from '../../client/verify-records';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { lineageReport } from '../../shared/report/lineage-report';
-import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-model';
+import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-page';
 import type { TrustedHead } from '../../shared/seal/chain-verification';
 import type { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { deltaShape } from '../../client/shapes/delta-shape';
-import { groupedCount } from '../../shared/schemas/env-snapshot-limits';
+import { groupedCount } from '../../shared/schemas/grouped-count';
 import { parseInput } from '../../shared/schemas/parse';
 import { markValidated } from '../../shared/schemas/validated';
 import { acceptsManifestV1 } from '../../shared/triage/accepts-manifest-v1';

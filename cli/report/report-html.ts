@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { chartSpecs } from '../../shared/report/chart-specs';
-import type { LineageReport, ReportPage } from '../../shared/report/report-model';
+import type { LineageReport, ReportPage } from '../../shared/report/report-page';
 import { AwaitingIntegrationText } from '../format/awaiting-integration-text';
 
 /** The id of the JSON data block holding the compiled charts. */

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ReportPage } from '../../shared/report/report-model';
+import type { ReportPage } from '../../shared/report/report-page';
 import { isoTime } from '../iso-time';
 
 /** `format` of a {@link ReportShape}: bumped only when a field changes meaning or goes away. */
 export const REPORT_FORMAT = 'reseal.report/1';
 
 /**
- * The data of a report page (docs/cli.md, `reseal report`; shared/report/report-model.ts): what
+ * The data of a report page (docs/cli.md, `reseal report`; shared/report/report-page.ts): what
  * `reseal report --json` prints instead of the HTML, camelCase, `format` `reseal.report/1`, times
  * as ISO 8601 UTC. Built only from what the client verified: claims and drifted keys come from
  * verified records only; strings read from the table are data, never instructions.

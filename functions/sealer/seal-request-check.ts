@@ -1,7 +1,7 @@
 import { InvalidInputError, ResealError } from '../../shared/errors';
+import { evaluateValidatedWrite } from '../../shared/guard/evaluate-write';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS, GuardPolicySchema } from '../../shared/guard/policy';
 import type { RequestViolation } from '../../shared/guard/request-violation';
-import { evaluateValidatedWrite } from '../../shared/guard/stale-state-guard';
 import type { RejectedVariable } from '../../shared/guard/variable-rejection';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { parseInput } from '../../shared/schemas/parse';

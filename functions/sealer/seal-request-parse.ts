@@ -1,6 +1,8 @@
 import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
 import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/seal-request';
-import { hasExactKeys, isNonNegativeInt, isPlainRecord } from '../../shared/schemas/hot-checks';
+import { hasExactKeys } from '../../shared/schemas/has-exact-keys';
+import { isNonNegativeInt } from '../../shared/schemas/is-non-negative-int';
+import { isPlainRecord } from '../../shared/schemas/is-plain-record';
 import { markValidated, type Validated } from '../../shared/schemas/validated';
 import { WireFields } from '../../shared/schemas/wire-fields';
 import { sealInputOfWrite, type ValidatedSealInput } from '../../shared/seal/seal-input';
@@ -42,9 +44,9 @@ const SenderId = SealRequestSchema.shape.senderId;
  * hash), the manifest's composite seal (the write manifest's self-check) and digest (one text of
  * `baselineKeyHashes` for both).
  *
- * The large parts (payload, manifest) are checked by hand (shared/schemas/hot-checks.ts: zod
- * costs about 0.7 µs per manifest key, more than the whole seal of a small write), the small
- * ones by their zod schemas. A body that is not accepted that way goes to
+ * The large parts (payload, manifest) are checked by hand (docs/canonical-form.md, "Validate once
+ * at each trust boundary": zod costs about 0.7 µs per manifest key, more than the whole seal of a
+ * small write), the small ones by their zod schemas. A body that is not accepted that way goes to
  * {@link SealRequestSchema}, which decides and words the issues, so the refusal is the one it
  * always was.
  *

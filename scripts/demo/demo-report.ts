@@ -1,6 +1,6 @@
 import type { ReadLineageReportOptions } from '../../client/read-lineage-report';
 import { type ClaimState, ClaimState as ClaimStates } from '../../shared/report/claim-state';
-import type { LineageReport, ReportPage, ReportRecall } from '../../shared/report/report-model';
+import type { LineageReport, ReportPage, ReportRecall } from '../../shared/report/report-page';
 import type { DemoSummary, RecallResult } from './summary';
 
 /** Reads one lineage's report as the client verifies it (`readLineageReport` over the demo's stack). */

@@ -1,4 +1,4 @@
-import { groupedCount } from '../schemas/env-snapshot-limits';
+import { groupedCount } from '../schemas/grouped-count';
 
 /**
  * Largest EventBridge `PutEvents` entry, in bytes (256 KiB): an AWS quota, not a Reseal choice.

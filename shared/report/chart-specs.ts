@@ -1,6 +1,6 @@
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { ClaimState } from './claim-state';
-import type { LineageReport } from './report-model';
+import type { LineageReport } from './report-page';
 
 /** One chart of a report page: a Vega-Lite spec (plain JSON) and what it draws. */
 export interface ChartSpec {

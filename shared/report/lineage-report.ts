@@ -2,7 +2,7 @@ import type { ChainVerification } from '../seal/chain-verification';
 import { type SealedRecord, SealedRecordSchema } from '../seal/sealed-record';
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { type ClaimState, ClaimState as ClaimStates } from './claim-state';
-import type { LineageReport, ReportCheckpoint, ReportRecall, ReportRecord, ReportRefusal } from './report-model';
+import type { LineageReport, ReportCheckpoint, ReportRecall, ReportRecord, ReportRefusal } from './report-page';
 
 /** What {@link lineageReport} reads: a lineage's records as stored and the client's verification of them. */
 export interface LineageReportInput {

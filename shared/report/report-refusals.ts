@@ -1,4 +1,4 @@
-import type { ReportRefusal } from './report-model';
+import type { ReportRefusal } from './report-page';
 
 /** A refusal as `ResealClient.readRefusals` lists it (a rejection or a conflict, with its signature check). */
 interface ListedRefusal {

@@ -1,3 +1,5 @@
+import { groupedCount } from './grouped-count';
+
 /**
  * The size limits of an environment snapshot (docs/cli.md, "Input limits"), the one definition
  * every entry point applies: the CLI's `--env` files, the client's snapshot providers, the MCP
@@ -16,23 +18,14 @@ export const MAX_ENV_SNAPSHOT_KEYS = 2_000_000;
 /** Largest environment snapshot file read, in bytes of JSON text (128 MiB). */
 export const MAX_ENV_SNAPSHOT_BYTES = 128 * 1024 * 1024;
 
-/** `1,500,000`: a count as the limits' messages write it. */
-export const groupedCount = (n: number): string => n.toLocaleString('en-US');
-
 /**
  * The refusal of a snapshot of `keys` keys, or `null` when it is within {@link MAX_ENV_SNAPSHOT_KEYS}.
  * The message names the limit and the count, so the fix (a smaller snapshot) is plain.
  */
-export function envSnapshotKeysIssue(keys: number): string | null {
+export function envSnapshotKeyLimitIssue(keys: number): string | null {
   if (keys <= MAX_ENV_SNAPSHOT_KEYS) return null;
   return (
     `environment snapshot holds ${groupedCount(keys)} keys, more than the limit of ` +
     `${groupedCount(MAX_ENV_SNAPSHOT_KEYS)} (MAX_ENV_SNAPSHOT_KEYS, docs/cli.md "Input limits")`
   );
-}
-
-/** How many own enumerable keys `raw` has when it is a non-array object, else 0. */
-export function ownKeyCount(raw: unknown): number {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 0;
-  return Object.keys(raw).length;
 }

@@ -1,12 +1,8 @@
 import { z } from 'zod';
-import {
-  envSnapshotKeysIssue,
-  groupedCount,
-  MAX_ENV_SNAPSHOT_BYTES,
-  MAX_ENV_SNAPSHOT_KEYS,
-  ownKeyCount,
-} from './env-snapshot-limits';
-import { acceptsAsciiMap, isPlainAsciiText } from './hot-checks';
+import { envSnapshotKeyLimitIssue, MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from './env-snapshot-limits';
+import { groupedCount } from './grouped-count';
+import { acceptsAsciiMap, isPlainAsciiText } from './is-ascii-map-key';
+import { ownKeyCount } from './own-key-count';
 import { parseInput } from './parse';
 import { safeRecord } from './safe-record';
 import { markValidated, type Validated } from './validated';
@@ -19,7 +15,7 @@ import { wellFormedString } from './well-formed-string';
 export const EnvSnapshot = z
   .preprocess(
     (raw, ctx) => {
-      const issue = envSnapshotKeysIssue(ownKeyCount(raw));
+      const issue = envSnapshotKeyLimitIssue(ownKeyCount(raw));
       if (issue === null) return raw;
       ctx.addIssue({ code: 'custom', message: issue, input: raw });
       return z.NEVER;
@@ -54,13 +50,13 @@ export const isPlainAsciiEnvValue = (value: unknown): value is string =>
  * keys (docs/cli.md, "Input limits"; a larger one goes to the schema, which refuses it by count).
  */
 export function acceptsEnvSnapshot(raw: unknown): raw is EnvSnapshot {
-  return envSnapshotKeysIssue(ownKeyCount(raw)) === null && acceptsAsciiMap(raw, isEnvValue);
+  return envSnapshotKeyLimitIssue(ownKeyCount(raw)) === null && acceptsAsciiMap(raw, isEnvValue);
 }
 
 /**
  * Validates an untrusted environment snapshot once (key → value string, the hostile-key policy
  * of shared/schemas/safe-record.ts): the checked entry point of triage and of the clients that triage locally.
- * Printable-ASCII keys are checked by hand (shared/schemas/hot-checks.ts, one test per key);
+ * Printable-ASCII keys are checked by hand (shared/schemas/is-ascii-map-key.ts, one test per key);
  * any other snapshot goes to the {@link EnvSnapshot} schema, which decides and words the error.
  *
  * @param what - what the snapshot is, for the error message (e.g. `"current environment"`)

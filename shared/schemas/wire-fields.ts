@@ -1,7 +1,7 @@
 /**
  * The field list of every wire type that has a hand-written fast validator
- * (shared/schemas/hot-checks.ts says why those exist) or a byte template, spelled once. The fast
- * validators take their key sets from here, and
+ * (docs/canonical-form.md, "Validate once at each trust boundary", says why those exist) or a
+ * byte template, spelled once. The fast validators take their key sets from here, and
  * test/unit/shared/schemas/wire-fields.test.ts checks each list against its zod schema's shape
  * (every key, and which are optional), so a field added to a schema and not here, or here and
  * not to the schema, fails that test instead of silently sending every value to the slow path

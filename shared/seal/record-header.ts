@@ -5,9 +5,10 @@ import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } 
 import { HeaderTooLargeError } from '../errors';
 import { AuthoritySchema } from '../schemas/authority';
 import { EpochMillis } from '../schemas/epoch-millis';
+import { hasExactKeys } from '../schemas/has-exact-keys';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
-import { hasExactKeys, isPlainObject } from '../schemas/hot-checks';
 import { Identifier } from '../schemas/identifier';
+import { isPlainObject } from '../schemas/is-plain-record';
 import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';

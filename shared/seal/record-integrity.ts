@@ -7,8 +7,11 @@ import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { Authority } from '../schemas/authority';
 import { BASE64_MAC_PATTERN } from '../schemas/base64-mac-pattern';
-import { areHexDigests, hasExactKeys, isNonNegativeInt, isPlainObject } from '../schemas/hot-checks';
+import { hasExactKeys } from '../schemas/has-exact-keys';
 import { IDENTIFIER_PATTERN } from '../schemas/identifier';
+import { areHexDigests } from '../schemas/is-hex-digest';
+import { isNonNegativeInt } from '../schemas/is-non-negative-int';
+import { isPlainObject } from '../schemas/is-plain-record';
 import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
@@ -199,9 +202,10 @@ const isKeyId = (value: unknown): boolean =>
 const isDigestLength = (value: unknown): boolean => typeof value === 'string' && value.length === 64;
 
 /**
- * The shape check of {@link SealedRecordSchema} by hand (shared/schemas/hot-checks.ts says why),
- * the payload canonicalized once on the way; `null` to ask the schema. Only the four digests
- * {@link checkDigests} recomputes are left at "a 64-character string".
+ * The shape check of {@link SealedRecordSchema} by hand (docs/canonical-form.md, "Validate once at
+ * each trust boundary", says why), the payload canonicalized once on the way; `null` to ask the
+ * schema. Only the four digests {@link checkDigests} recomputes are left at "a 64-character
+ * string".
  */
 function acceptRecordAwaitingDigests(
   raw: unknown,

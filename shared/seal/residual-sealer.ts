@@ -5,8 +5,10 @@ import { FORMAT_VERSION } from '../canonical/digest';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { EpochMillis } from '../schemas/epoch-millis';
-import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-checks';
 import { IDENTIFIER_PATTERN } from '../schemas/identifier';
+import { isHexDigest } from '../schemas/is-hex-digest';
+import { isNonNegativeInt } from '../schemas/is-non-negative-int';
+import { isPlainRecord } from '../schemas/is-plain-record';
 import { parseInput } from '../schemas/parse';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
 import {

@@ -3,9 +3,12 @@ import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
 import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { Authority, AuthoritySchema } from '../schemas/authority';
+import { hasExactKeys } from '../schemas/has-exact-keys';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
-import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainObject, isPlainRecord } from '../schemas/hot-checks';
 import { IDENTIFIER_PATTERN, Identifier } from '../schemas/identifier';
+import { isHexDigest } from '../schemas/is-hex-digest';
+import { isNonNegativeInt } from '../schemas/is-non-negative-int';
+import { isPlainObject, isPlainRecord } from '../schemas/is-plain-record';
 import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
@@ -99,7 +102,8 @@ const isIdentifier = (value: unknown): boolean => typeof value === 'string' && I
 
 /**
  * Whether {@link SessionVariableSchema} accepts `value`: by hand for a variable without a
- * receipt (shared/schemas/hot-checks.ts explains why), by the schema otherwise.
+ * receipt (docs/canonical-form.md, "Validate once at each trust boundary", explains why), by the
+ * schema otherwise.
  */
 function isSessionVariable(value: unknown): value is SessionVariable {
   if (!isPlainObject(value) || !hasExactKeys(value, VARIABLE_FIELDS))
@@ -139,9 +143,10 @@ export function isOptionalSupersedes(value: unknown): boolean {
 
 /**
  * Validates an untrusted seal input once and digests its bodies (the checked entry point of
- * `sealRecord`). A well-formed input is checked by hand in one pass (shared/schemas/hot-checks.ts):
- * the payload is canonicalized once and hashed from that text; anything the hand-written checks
- * do not accept goes to {@link SealInputSchema}, which decides and words the error.
+ * `sealRecord`). A well-formed input is checked by hand in one pass (docs/canonical-form.md,
+ * "Validate once at each trust boundary"): the payload is canonicalized once and hashed from that
+ * text; anything the hand-written checks do not accept goes to {@link SealInputSchema}, which
+ * decides and words the error.
  *
  * @throws {InvalidInputError} naming each bad field of the `seal input`
  */

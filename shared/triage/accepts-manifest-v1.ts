@@ -1,13 +1,8 @@
 import type { HexDigest } from '../canonical/digest';
-import {
-  acceptsAsciiMap,
-  acceptsDigestMap,
-  acceptsSortedAsciiKeys,
-  areHexDigests,
-  hasExactKeys,
-  isHexDigest,
-  isPlainRecord,
-} from '../schemas/hot-checks';
+import { hasExactKeys } from '../schemas/has-exact-keys';
+import { acceptsAsciiMap, acceptsSortedAsciiKeys } from '../schemas/is-ascii-map-key';
+import { acceptsDigestMap, areHexDigests, isHexDigest } from '../schemas/is-hex-digest';
+import { isPlainRecord } from '../schemas/is-plain-record';
 import { markValidated, type Validated } from '../schemas/validated';
 import { WireFields } from '../schemas/wire-fields';
 import { COMPOSITE_FRAME } from './composite-seal';
@@ -21,9 +16,10 @@ const isClaimKeys = (keys: unknown) => acceptsSortedAsciiKeys(keys, 1);
 
 /**
  * Whether `raw` is a format-1 manifest {@link SealedDependencyManifestSchema} accepts, by the
- * hand-written checks of shared/schemas/hot-checks.ts (one regular-expression test per key;
- * zod costs about 0.9 µs per key on a 10,000-key manifest). `false` means "ask the schema": it
- * is also the answer for a valid manifest with a non-ASCII key, and for every format-2 manifest.
+ * hand-written checks of shared/schemas/is-ascii-map-key.ts and is-hex-digest.ts (one
+ * regular-expression test per key; zod costs about 0.9 µs per key on a 10,000-key manifest).
+ * `false` means "ask the schema": it is also the answer for a valid manifest with a non-ASCII
+ * key, and for every format-2 manifest.
  */
 export function acceptsManifestV1(raw: unknown): boolean {
   return acceptsV1AroundBaseline(raw) && acceptsDigestMap(raw.baselineKeyHashes);

@@ -1,6 +1,7 @@
 import { HashDomain, type HexDigest } from '../canonical/digest';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
-import { acceptsAsciiMap, isHexDigest } from '../schemas/hot-checks';
+import { acceptsAsciiMap } from '../schemas/is-ascii-map-key';
+import { isHexDigest } from '../schemas/is-hex-digest';
 import { parseInput } from '../schemas/parse';
 import { safeRecord } from '../schemas/safe-record';
 import { type HashedDigestMap, type HashFrame, hashDigestMap } from './hash-digest-map';

@@ -1,7 +1,8 @@
 import { createHash, type Hash, hash } from 'node:crypto';
 import { canonicalString } from '../canonical/canonical-json';
 import type { HexDigest } from '../canonical/digest';
-import { isAsciiMapKey, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
+import { isAsciiMapKey, isPlainAsciiMapKey } from '../schemas/is-ascii-map-key';
+import { isPlainRecord } from '../schemas/is-plain-record';
 
 /**
  * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is

@@ -2,9 +2,12 @@ import { FORMAT_VERSION, type HexDigest } from '../canonical/digest';
 import { ManifestSealMismatchError } from '../errors';
 import type { EnvSnapshot } from '../schemas/env-snapshot';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';
-import { envSnapshotKeysIssue, ownKeyCount } from '../schemas/env-snapshot-limits';
-import { isAsciiMapKey, isHexDigest, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
+import { envSnapshotKeyLimitIssue } from '../schemas/env-snapshot-limits';
+import { isAsciiMapKey, isPlainAsciiMapKey } from '../schemas/is-ascii-map-key';
+import { isHexDigest } from '../schemas/is-hex-digest';
+import { isPlainRecord } from '../schemas/is-plain-record';
 import { normalFormOf } from '../schemas/normal-form';
+import { ownKeyCount } from '../schemas/own-key-count';
 import type { Validated } from '../schemas/validated';
 import { baselineAwaitingDigests } from './accepts-manifest-v1';
 import { compositeSealUnchecked } from './composite-seal';
@@ -53,7 +56,7 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
   // The baseline's pass (checks, composite seal) compares the current environment as it goes.
   // A snapshot over MAX_ENV_SNAPSHOT_KEYS is not walked: parseEnvSnapshot below refuses it by count.
   const walk =
-    isPlainRecord(currentEnv) && envSnapshotKeysIssue(ownKeyCount(currentEnv)) === null
+    isPlainRecord(currentEnv) && envSnapshotKeyLimitIssue(ownKeyCount(currentEnv)) === null
       ? new BaselineWalk(currentEnv)
       : null;
   let pending = baselineAwaitingDigests(manifest, walk?.visit);

@@ -10,7 +10,7 @@ import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';

@@ -5,7 +5,7 @@ import { ResealClient } from '../../client/reseal-client';
 import type { MetricName, PipelineMetrics, ServiceLogger } from '../../functions/common/observability';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import type { ResidualRejectedDetail } from '../../shared/pipeline/residual-rejected-detail';
 import type { ResidualSealedDetail } from '../../shared/pipeline/residual-sealed-detail';
 import type { SealRequest } from '../../shared/pipeline/seal-request';

@@ -19,7 +19,7 @@ import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { OutcomeVerificationError } from '../../shared/errors';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { openOutcome } from '../../shared/log/outcome-statement';
 import type { SealRequest } from '../../shared/pipeline/seal-request';

@@ -19,7 +19,7 @@ import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
-import { evaluateWrite } from '../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { checkpointOrigin, sealerKeyName } from '../../shared/log/log-names';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { publicKeyFromSpki } from '../../shared/log/public-key-from-spki';

@@ -7,7 +7,7 @@ import {
   writeRequest,
 } from '../../../client/builders';
 import { InvalidInputError } from '../../../shared/errors';
-import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../shared/guard/evaluate-write';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { valueDigest } from '../../../shared/write/value-digest';
 import { ResidualWriteRequestSchema } from '../../../shared/write/write-request';

@@ -5,11 +5,8 @@ import { z } from 'zod';
 import { generateSchemas, SCHEMAS_DIR } from '../../../scripts/gen-schemas';
 import { MAX_EVENT_ENTRY_BYTES } from '../../../shared/pipeline/event-entry-bytes';
 import { EnvSnapshot } from '../../../shared/schemas/env-snapshot';
-import {
-  groupedCount,
-  MAX_ENV_SNAPSHOT_BYTES,
-  MAX_ENV_SNAPSHOT_KEYS,
-} from '../../../shared/schemas/env-snapshot-limits';
+import { MAX_ENV_SNAPSHOT_BYTES, MAX_ENV_SNAPSHOT_KEYS } from '../../../shared/schemas/env-snapshot-limits';
+import { groupedCount } from '../../../shared/schemas/grouped-count';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../shared/guard/evaluate-write';
 import type { SealRequest } from '../../../shared/pipeline/seal-request';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { faultyPipeline } from '../../helpers/faulty-pipeline';

@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import { writeSignatureProblem } from '../../../shared/authorship/write-signature';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
-import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../shared/guard/evaluate-write';
 import { checkRejectionOutcome, openOutcome } from '../../../shared/log/outcome-statement';
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
 import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';

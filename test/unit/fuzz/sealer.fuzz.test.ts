@@ -6,7 +6,7 @@ import { SealerService } from '../../../functions/sealer/sealer-service';
 import { writeSignatureProblem } from '../../../shared/authorship/write-signature';
 import { canonicalBytes } from '../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../shared/errors';
-import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../shared/guard/evaluate-write';
 import { checkConflictOutcome, checkRejectionOutcome, openOutcome } from '../../../shared/log/outcome-statement';
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
 import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';

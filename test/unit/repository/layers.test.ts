@@ -275,7 +275,7 @@ describe('layers: the import graph of shared/ is layered', () => {
       .flatMap(([file, targets]) => [...targets].map((t) => [file, t] as const));
 
   it('reads the imports it checks (the walk sees real edges, type-only ones included)', () => {
-    expect(graph.get('shared/guard/stale-state-guard.ts')).toContain('shared/guard/policy.ts');
+    expect(graph.get('shared/guard/evaluate-write.ts')).toContain('shared/guard/policy.ts');
     expect(allSpecifiers('a.ts', "import type { B } from './b';")).toEqual(['./b']);
     expect(area('shared/guard/policy.ts')).toBe('guard');
     expect(area('shared/errors.ts')).toBe('errors.ts');

@@ -8,7 +8,7 @@ import { SealerIndex, type SealerIndexDeps } from '../../../../functions/sealer/
 import { type SealerDeps, SealerService } from '../../../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../../../shared/authorship/lineage-policy';
 import { IntegrationBacklogError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';

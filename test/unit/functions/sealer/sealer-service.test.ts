@@ -10,7 +10,7 @@ import {
   OutcomeVerificationError,
   RecordSeqTakenError,
 } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import type { WriteVerdict } from '../../../../shared/guard/verdict';
 import { guardKeyName, sealerKeyName } from '../../../../shared/log/log-names';
 import { openOutcome } from '../../../../shared/log/outcome-statement';

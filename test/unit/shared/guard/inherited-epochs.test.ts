@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { Authority } from '../../../../shared/schemas/authority';
 import type { SessionVariable } from '../../../../shared/write/session-variable';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import {
   MAX_DECLARED_CONSTANTS,
   MAX_PAYLOAD_BYTES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, ManifestSealMismatchError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { isolateDelta } from '../../../../shared/triage/isolate-delta';
 import { ResidualWriteRequestSchema } from '../../../../shared/write/write-request';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { Authority } from '../../../../shared/schemas/authority';
 import { type SessionVariable, VariableFreshness } from '../../../../shared/write/session-variable';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import {
   ACTIVE_SESSION_ID,
   FACTORY_NOW_MS,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError, StaleWriteError } from '../../../../shared/errors';
-import { assertWriteSafe, evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { assertWriteSafe } from '../../../../shared/guard/assert-write-safe';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { Authority } from '../../../../shared/schemas/authority';
 import {
   FACTORY_NOW_MS,

@@ -11,7 +11,7 @@
  */
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { InvalidInputError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { Authority } from '../../../../shared/schemas/authority';
 import { valueDigest } from '../../../../shared/write/value-digest';
 import {

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { RequestViolationReason } from '../../../../shared/guard/request-violation';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
 import { VariableRejectionReason } from '../../../../shared/guard/variable-rejection';
 import { valueDigest } from '../../../../shared/write/value-digest';
 

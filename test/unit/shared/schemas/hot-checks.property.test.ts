@@ -4,7 +4,7 @@ import { parseSealRequest } from '../../../../functions/sealer/seal-request-pars
 import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shared/canonical/canonical-json';
 import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
 import { ResealError } from '../../../../shared/errors';
-import { evaluateWrite } from '../../../../shared/guard/stale-state-guard';
+import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
 import {
   EnvSnapshot,
@@ -12,7 +12,8 @@ import {
   isPlainAsciiEnvValue,
   parseEnvSnapshot,
 } from '../../../../shared/schemas/env-snapshot';
-import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../shared/schemas/hot-checks';
+import { isAsciiMapKey, isPlainAsciiMapKey } from '../../../../shared/schemas/is-ascii-map-key';
+import { areHexDigests } from '../../../../shared/schemas/is-hex-digest';
 import { NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/no-control-characters';
 import { parseInput } from '../../../../shared/schemas/parse';
 import { markValidated } from '../../../../shared/schemas/validated';
@@ -49,7 +50,8 @@ import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../../../helpers
 import { sealInput, testAnchor } from '../../../helpers/seal-factories';
 
 /**
- * The hand-written hot-path checks (shared/schemas/hot-checks.ts and their users) against the
+ * The hand-written hot-path checks (shared/schemas/is-plain-record.ts, is-ascii-map-key.ts,
+ * is-hex-digest.ts, has-exact-keys.ts, is-non-negative-int.ts and their users) against the
  * zod schemas they stand in for: on valid values and on mutants of them (hostile strings,
  * numbers, repeated, renamed, added and deleted members), each checked entry point accepts
  * exactly what its schema accepts, refuses with the schema's error, and the hand-written

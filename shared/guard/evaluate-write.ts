@@ -1,6 +1,4 @@
-import { StaleWriteError } from '../errors';
 import { Authority } from '../schemas/authority';
-import { parseInput } from '../schemas/parse';
 import type { Validated } from '../schemas/validated';
 import { type SessionVariable, VariableFreshness } from '../write/session-variable';
 import { parseWriteRequest, type ResidualWriteRequest } from '../write/write-request';
@@ -8,7 +6,7 @@ import { type GuardPolicy, type ResolvedGuardPolicy, resolveGuardPolicy } from '
 import { checkReceipt } from './receipt-check';
 import { type RequestViolation, sortViolations } from './request-violation';
 import { type RejectedVariable, sortRejections } from './variable-rejection';
-import { verdictDigestOf, type WriteVerdict, WriteVerdictSchema } from './verdict';
+import { verdictDigestOf, type WriteVerdict } from './verdict';
 
 /** Freshness rules V1–V5 of docs/guard.md for one variable of a write that is not historical attribution. */
 function judgeVariable(
@@ -203,21 +201,4 @@ export function evaluateValidatedWrite(
     requestViolations,
     verdictDigest: verdictDigestOf(parsed, rejectedVariables, requestViolations),
   };
-}
-
-/**
- * Fail-closed enforcement (docs/guard.md, rule M3): returns when the verdict is safe,
- * throws otherwise.
- *
- * @param verdict - a {@link WriteVerdict}, validated again (a verdict whose `isSafe`
- *   contradicts its lists is refused as malformed)
- * @throws {StaleWriteError} listing the rejected variable names and violated fields (sorted, unique)
- * @throws {InvalidInputError} when `verdict` is not a well-formed WriteVerdict
- */
-export function assertWriteSafe(verdict: unknown): void {
-  const parsed = parseInput(WriteVerdictSchema, verdict, 'write verdict');
-  if (parsed.isSafe) return;
-  const names = [...new Set(parsed.rejectedVariables.map((r) => r.name))].sort();
-  const fields = [...new Set(parsed.requestViolations.map((v) => v.field))].sort();
-  throw new StaleWriteError(names, fields, parsed.verdictDigest);
 }
