@@ -70,7 +70,7 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
 }
 
 /** The records of a batch by `MessageGroupId`, each group in delivery order. */
-export function messageGroups(records: readonly SQSRecord[]): SQSRecord[][] {
+function messageGroups(records: readonly SQSRecord[]): SQSRecord[][] {
   const groups = new Map<string, SQSRecord[]>();
   for (const record of records) {
     const id = record.attributes.MessageGroupId ?? '';
