@@ -11,7 +11,8 @@ import {
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
 } from '../../adapters/dynamodb-table-keys';
-import { accountAdministersPolicy, allowInKeyPolicy } from './signing-key';
+import { accountAdministersPolicy } from './account-administers-policy';
+import { allowInKeyPolicy } from './signing-key';
 
 /** Props of {@link LineageStore}. */
 export interface LineageStoreProps {

@@ -45,7 +45,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'client/builders.ts',
   'client/write-outcomes.ts',
   'functions/common/observability.ts',
-  'infra/constructs/signing-key.ts',
   'mcp/config.ts',
   'shared/authorship/signed-write.ts',
   'shared/authorship/write-signature.ts',
