@@ -62,6 +62,7 @@ export {
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export { MemoryCheckpointStore } from './memory-checkpoint-store';
 export type { WaitOptions } from './poll';
+export { PUBLISH_CLOCK_SKEW_MS, publishWaitSince } from './publish-wait-since';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export {
   type LineageAuthentication,
@@ -107,12 +108,6 @@ export {
   type VerifiedRecall,
 } from './verified-recall';
 export { type VerifyRecordsOptions, verifyRecords } from './verify-records';
-export {
-  PUBLISH_CLOCK_SKEW_MS,
-  publishWaitSince,
-  type WaitForOutcomeOptions,
-  type WriteOutcome,
-  WriteOutcomes,
-} from './write-outcomes';
+export { type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
 export { writerKeyFile, writerKeyIdOfFile } from './writer-key-file';
 export { type AdmittingKeyRole, type WrittenBy, writtenByOf, writtenByProven, writtenByText } from './written-by';

@@ -43,7 +43,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'cli/connect.ts',
   'cli/main.ts',
   'client/builders.ts',
-  'client/write-outcomes.ts',
   'functions/common/observability.ts',
   'mcp/config.ts',
   'shared/authorship/signed-write.ts',
