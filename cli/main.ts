@@ -1,13 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { InvalidInputError, LineageNotFoundError, TenantMismatchError } from '../shared/errors';
-import { pinNote } from './connect';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
 import { EXIT_CODE_HELP, ExitCode } from './exit-codes';
 import { terminalLines } from './format/terminal-lines';
 import { type CliIo, processIo } from './io';
 import { issueLines } from './issue-lines';
+import { pinNote } from './pin-note';
 
 const HELP_WIDTH = 100;
 
