@@ -22,7 +22,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
-import { run as runCli } from '../../cli/main';
+import { run as runCli } from '../../cli/run';
 import { writeRequest } from '../../client/builders';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { publishWaitSince } from '../../client/publish-wait-since';

@@ -40,7 +40,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
 const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'adapters/dynamodb-deployment-log-store.ts',
   'cli/commands/verify.ts',
-  'cli/main.ts',
   'client/builders.ts',
   'functions/common/observability.ts',
   'mcp/config.ts',
