@@ -39,7 +39,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
  */
 const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'adapters/dynamodb-deployment-log-store.ts',
-  'cli/commands/verify.ts',
   'client/builders.ts',
   'functions/common/observability.ts',
   'mcp/config.ts',
