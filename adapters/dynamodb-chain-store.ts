@@ -8,7 +8,7 @@ import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
-import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
+import { type BatchGetOptions, batchGetItems } from './batch-get-items';
 import type { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 import { headItem, headOf, logHeadOf } from './head-item';

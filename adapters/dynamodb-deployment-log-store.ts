@@ -9,7 +9,7 @@ import type {
   StoredDeploymentHead,
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
-import { batchGetItems } from './dynamodb-batch-get';
+import { batchGetItems } from './batch-get-items';
 import { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';

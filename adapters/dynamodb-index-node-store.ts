@@ -2,7 +2,7 @@ import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamo
 import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
 import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
-import { batchGetItems } from './dynamodb-batch-get';
+import { batchGetItems } from './batch-get-items';
 import type { DynamoDBSend } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';

@@ -1,6 +1,6 @@
 import { type AttributeValue, BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_GET_LIMIT, batchGetItems } from '../../../adapters/dynamodb-batch-get';
+import { BATCH_GET_LIMIT, batchGetItems } from '../../../adapters/batch-get-items';
 import { DynamoDBDeploymentLogStore } from '../../../adapters/dynamodb-deployment-log-store';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import {
