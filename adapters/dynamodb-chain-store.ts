@@ -9,10 +9,10 @@ import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layou
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { type BatchGetOptions, batchGetItems } from './batch-get-items';
-import type { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 import { headItem, headOf, logHeadOf } from './head-item';
 import { type Item, itemOf } from './item';
+import type { LineageTable } from './lineage-table';
 import {
   ManifestReadBudget,
   manifestItem,

@@ -10,9 +10,9 @@ import type {
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
 import { batchGetItems } from './batch-get-items';
-import { LineageTable } from './dynamodb-table';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageTable } from './lineage-table';
 import { readJson, readNumber, readString } from './read-attribute';
 
 const HEAD_SK = 'HEAD';

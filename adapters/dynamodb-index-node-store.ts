@@ -3,7 +3,7 @@ import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
 import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
 import { batchGetItems } from './batch-get-items';
-import type { DynamoDBSend } from './dynamodb-table';
+import type { DynamoDBSend } from './dynamodb-send';
 import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
 import { readBinary, readString } from './read-attribute';

@@ -1,6 +1,6 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { INTEGRATION_LEASE_MS, type IntegrationLease, LEASE_CLOCK_SKEW_MS } from '../shared/ports/integration-lease';
-import type { DynamoDBSend } from './dynamodb-table';
+import type { DynamoDBSend } from './dynamodb-send';
 import { Keys } from './dynamodb-table-keys';
 import { itemOf } from './item';
 

@@ -16,7 +16,7 @@ import type {
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
-import { LineageTable } from './dynamodb-table';
+import { LineageTable } from './lineage-table';
 
 /**
  * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout"): the chain of

@@ -2,9 +2,9 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { ConflictRecord, LineageStore, OutcomeFilter, RejectionRecord } from '../shared/ports/lineage-store';
 import { conflictItem, conflictOf } from './conflict-item';
-import type { LineageTable } from './dynamodb-table';
 import { CONFLICT_SK_PREFIX, Keys } from './dynamodb-table-keys';
 import { itemOf } from './item';
+import type { LineageTable } from './lineage-table';
 import { rejectionItem, rejectionOf } from './rejection-item';
 import { triageReportItem, triageReportOf } from './triage-report-item';
 

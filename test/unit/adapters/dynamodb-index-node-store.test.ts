@@ -1,7 +1,7 @@
 import { type AttributeValue, BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIndexNodeStore, indexTileItem, indexTileOf } from '../../../adapters/dynamodb-index-node-store';
-import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
+import type { DynamoDBSend } from '../../../adapters/dynamodb-send';
 import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { applyIndexUpdates } from '../../../shared/index/apply-index-updates';
 import { entryKey, type IndexEntry } from '../../../shared/index/index-entry';

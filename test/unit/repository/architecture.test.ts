@@ -16,7 +16,6 @@ const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions
  */
 const NOT_YET_ONE_CONCEPT = new Set([
   'adapters/dynamodb-table-keys.ts',
-  'adapters/dynamodb-table.ts',
   'client/builders.ts',
   'functions/common/observability.ts',
   'shared/cost/cost-model.ts',
