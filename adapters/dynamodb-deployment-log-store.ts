@@ -10,8 +10,8 @@ import type {
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
 import { batchGetItems } from './batch-get-items';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { LineageTable } from './lineage-table';
 import { readJson, readNumber, readString } from './read-attribute';
 
@@ -33,13 +33,13 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   }
 
   async readHead(): Promise<StoredDeploymentHead | null> {
-    const item = await this.#table.get(Keys.deploymentLog, HEAD_SK);
+    const item = await this.#table.get(LineageKeys.deploymentLog, HEAD_SK);
     return item ? deploymentHeadOf(item) : null;
   }
 
   async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
     if (!Number.isSafeInteger(index) || index < 0) return null;
-    const item = await this.#table.get(Keys.deploymentLog, Keys.deploymentLeaf(index));
+    const item = await this.#table.get(LineageKeys.deploymentLog, LineageKeys.deploymentLeaf(index));
     return item ? leafIndexRootOf(item) : null;
   }
 
@@ -84,7 +84,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       await this.#table.client.send(
         new UpdateItemCommand({
           TableName: this.#table.tableName,
-          Key: itemOf({ pk: Keys.deploymentLog, sk: HEAD_SK }),
+          Key: itemOf({ pk: LineageKeys.deploymentLog, sk: HEAD_SK }),
           UpdateExpression: 'SET published = :published',
           ConditionExpression: '#size = :size AND checkpoint = :checkpoint',
           ExpressionAttributeNames: { '#size': 'size' },
@@ -101,7 +101,9 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const { client, tableName } = this.#table;
     const leaves = [...new Set(refs.map(lastLeafOf))].filter((i) => Number.isSafeInteger(i));
-    const keys = leaves.map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
+    const keys = leaves.map((index) =>
+      itemOf({ pk: LineageKeys.deploymentLog, sk: LineageKeys.deploymentLeaf(index) }),
+    );
     const leafItems = new Map<number, Item>();
     for (const item of await batchGetItems(client, tableName, keys, { consistentRead: true })) {
       const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
@@ -116,7 +118,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   async recordEvidence(evidence: IntegrationEvidence, atMs: number): Promise<void> {
     await this.#table.putIfAbsent(
       itemOf({
-        pk: Keys.deploymentEvidence,
+        pk: LineageKeys.deploymentEvidence,
         sk: `${new Date(atMs).toISOString()}#${evidence.lineageId}#${evidence.kind}`,
         lineageId: evidence.lineageId,
         kind: evidence.kind,
@@ -130,7 +132,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 /** The deployment head item `DEPLOYMENT#log` / `HEAD` (docs/deployment-log.md, "Storage"); `updatedAtMs` is ms since the Unix epoch. */
 export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: number): Item {
   return itemOf({
-    pk: Keys.deploymentLog,
+    pk: LineageKeys.deploymentLog,
     sk: HEAD_SK,
     size: head.size,
     checkpoint: head.checkpoint,
@@ -161,8 +163,8 @@ export function deploymentHeadOf(item: Item): StoredDeploymentHead {
 /** The leaf item `DEPLOYMENT#log` / `LEAF#<16 digits>`: the index root it commits to and the tree nodes it completes. */
 export function deploymentLeafItem(leaf: StoredDeploymentLeaf): Item {
   return itemOf({
-    pk: Keys.deploymentLog,
-    sk: Keys.deploymentLeaf(leaf.index),
+    pk: LineageKeys.deploymentLog,
+    sk: LineageKeys.deploymentLeaf(leaf.index),
     indexRoot: leaf.indexRoot,
     nodes: JSON.stringify(leaf.nodes),
   });

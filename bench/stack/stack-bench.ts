@@ -19,9 +19,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { run as runCli } from '../../cli/run';
 import { writeRequest } from '../../client/builders';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
@@ -513,7 +513,7 @@ export async function measureAuditFloor(
     {
       TableName: stack.outputs.TableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) } },
+      ExpressionAttributeValues: { ':pk': { S: LineageKeys.lineage(lineageId) } },
       ConsistentRead: true,
     },
   );
@@ -536,7 +536,7 @@ export async function headSeq(stack: Pick<BenchStack, 'endpoint' | 'outputs'>, l
   const out = await dynamodb.send(
     new GetItemCommand({
       TableName: stack.outputs.TableName,
-      Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.head } },
+      Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.head } },
       ConsistentRead: true,
     }),
   );

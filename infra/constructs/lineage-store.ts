@@ -10,7 +10,7 @@ import {
   INDEX_NODE_KEY_PREFIX,
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
-} from '../../adapters/dynamodb-table-keys';
+} from '../../adapters/lineage-keys';
 import { accountAdministersPolicy } from './account-administers-policy';
 import { allowInKeyPolicy } from './signing-key';
 
