@@ -1,12 +1,7 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import { conflictItem, conflictOf } from '../../adapters/conflict-item';
-import {
-  deploymentHeadItem,
-  deploymentHeadOf,
-  deploymentLeafItem,
-  leafIndexRootOf,
-  leafNodeOf,
-} from '../../adapters/dynamodb-deployment-log-store';
+import { deploymentLeafItem, leafIndexRootOf, leafNodeOf } from '../../adapters/deployment-leaf-item';
+import { deploymentHeadItem, deploymentHeadOf } from '../../adapters/dynamodb-deployment-log-store';
 import { indexTileItem, indexTileOf } from '../../adapters/dynamodb-index-node-store';
 import { headFrontierOf, headItem, headOf, logHeadOf } from '../../adapters/head-item';
 import { type Item, itemOf } from '../../adapters/item';
