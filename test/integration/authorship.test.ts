@@ -8,10 +8,10 @@ import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextpro
 import { describe, expect, inject, it } from 'vitest';
 import { KmsWriterSigner } from '../../adapters/kms-writer-signer';
 import { LineageKeys } from '../../adapters/lineage-keys';
-import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { writeRequest } from '../../client/write-request';
 import { writerKeyFile } from '../../client/writer-key-file';
 import { writtenByOf } from '../../client/written-by';
 import { createResealMcpServer } from '../../mcp/server';
