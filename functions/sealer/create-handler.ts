@@ -5,7 +5,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { beginRecord } from '../common/observability';
+import { beginRecord } from '../common/begin-record';
 import type { SealMessage } from './seal-outcomes';
 import type { SealerService } from './sealer-service';
 

@@ -15,7 +15,7 @@ import {
   UNPROCESSED_RETRY_BASE_MS,
   UNPROCESSED_RETRY_CAP_MS,
 } from '../../../adapters/retry-unprocessed';
-import { MetricName } from '../../../functions/common/observability';
+import { MetricName } from '../../../functions/common/metric-name';
 import { BODY_PREVIEW_BYTES } from '../../../functions/common/rejection-record';
 import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import {
