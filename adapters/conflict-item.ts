@@ -2,15 +2,15 @@ import { z } from 'zod';
 import type { ConflictReason } from '../shared/ports/conflict-reason';
 import type { ConflictRecord } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { readJson, readJsonAs, readNumber, readString } from './read-attribute';
 
 /** The item of a conflict record (JSON fields as JSON text; docs/pipeline.md, "Data layout"). */
 export function conflictItem(conflict: ConflictRecord): Item {
   return itemOf({
-    pk: Keys.lineage(conflict.lineageId),
-    sk: Keys.conflict(conflict.residualId, conflict.atMs, conflict.messageId),
+    pk: LineageKeys.lineage(conflict.lineageId),
+    sk: LineageKeys.conflict(conflict.residualId, conflict.atMs, conflict.messageId),
     residualId: conflict.residualId,
     reason: conflict.reason,
     detail: conflict.detail,

@@ -8,11 +8,11 @@ import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
-import { type BatchGetOptions, batchGetItems } from './dynamodb-batch-get';
-import type { LineageTable } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+import { type BatchGetOptions, batchGetItems } from './batch-get-items';
 import { headItem, headOf, logHeadOf } from './head-item';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
+import type { LineageTable } from './lineage-table';
 import {
   ManifestReadBudget,
   manifestItem,
@@ -78,7 +78,7 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async head(lineageId: string): Promise<LineageHead | null> {
-    return headOf(lineageId, await this.#table.get(Keys.lineage(lineageId), Keys.head));
+    return headOf(lineageId, await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.head));
   }
 
   async lastRecordSeq(lineageId: string): Promise<number | null> {
@@ -89,10 +89,10 @@ export class DynamoDBChainStore implements ChainStore {
     const query = {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
       ExpressionAttributeValues: itemOf({
-        ':pk': Keys.lineage(lineageId),
-        ':first': Keys.record(0),
+        ':pk': LineageKeys.lineage(lineageId),
+        ':first': LineageKeys.record(0),
         // The largest seq there can be (2^53 − 1): a junk key above it is outside the range.
-        ':last': Keys.record(Number.MAX_SAFE_INTEGER),
+        ':last': LineageKeys.record(Number.MAX_SAFE_INTEGER),
       }),
       ProjectionExpression: 'pk, sk',
       ScanIndexForward: false,
@@ -115,7 +115,7 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async logHead(lineageId: string): Promise<StoredLogHead | null> {
-    return logHeadOf(lineageId, await this.#table.get(Keys.lineage(lineageId), Keys.head));
+    return logHeadOf(lineageId, await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.head));
   }
 
   async putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
@@ -205,7 +205,7 @@ export class DynamoDBChainStore implements ChainStore {
     }
     const remembered = [...wanted.keys()].filter((pk) => this.#manifestsPut.has(pk));
     if (remembered.length > 0) {
-      const stored = await this.#batchGet(remembered.map((pk) => itemOf({ pk, sk: Keys.manifestSk })));
+      const stored = await this.#batchGet(remembered.map((pk) => itemOf({ pk, sk: LineageKeys.manifestSk })));
       for (const item of stored) {
         const pk = readString(item, 'pk') ?? '';
         const expected = wanted.get(pk)?.manifest?.B;
@@ -247,16 +247,16 @@ export class DynamoDBChainStore implements ChainStore {
     const budget = new ManifestReadBudget();
     const read = async (keys: readonly { digest: string; pk: string }[]) => {
       const byPk = new Map(keys.map((k) => [k.pk, k.digest]));
-      for (const item of await this.#batchGet(keys.map(({ pk }) => itemOf({ pk, sk: Keys.manifestSk })))) {
+      for (const item of await this.#batchGet(keys.map(({ pk }) => itemOf({ pk, sk: LineageKeys.manifestSk })))) {
         const digest = byPk.get(readString(item, 'pk') ?? '');
         if (digest === undefined) continue;
         const manifest = manifestOf(item, budget);
         if (manifest !== undefined) manifests.set(digest, manifest);
       }
     };
-    await read(digests.map((digest) => ({ digest, pk: Keys.manifest(lineageId, digest) })));
+    await read(digests.map((digest) => ({ digest, pk: LineageKeys.manifest(lineageId, digest) })));
     const earlier = digests.filter((digest) => !manifests.has(digest));
-    if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: Keys.sharedManifest(digest) })));
+    if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: LineageKeys.sharedManifest(digest) })));
     return stored.map((record) => withSharedManifest(record, manifests));
   }
 
@@ -270,11 +270,11 @@ export class DynamoDBChainStore implements ChainStore {
     const seqs = [...new Set(refs.map(lastLeafOf))].filter((seq) => Number.isSafeInteger(seq));
     const nodesBySeq = new Map<number, unknown>();
     const items = await this.#batchGet(
-      seqs.map((seq) => itemOf({ pk: Keys.lineage(lineageId), sk: Keys.record(seq) })),
+      seqs.map((seq) => itemOf({ pk: LineageKeys.lineage(lineageId), sk: LineageKeys.record(seq) })),
       { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
     );
     for (const item of items) {
-      const seq = Number((readString(item, 'sk') ?? '').slice(Keys.recordPrefix.length));
+      const seq = Number((readString(item, 'sk') ?? '').slice(LineageKeys.recordPrefix.length));
       nodesBySeq.set(seq, recordNodesOf(item));
     }
     return refs.map((ref) => {
@@ -285,14 +285,14 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
-    const item = await this.#table.get(Keys.lineage(lineageId), Keys.record(seq));
+    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
     if (!item) return null;
     const [record] = await this.#withManifests(lineageId, [recordOf(item)]);
     return record;
   }
 
   async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
-    const item = await this.#table.get(Keys.lineage(lineageId), Keys.residualSk(residualId));
+    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.residualSk(residualId));
     return item ? markerLocationOf(item) : null;
   }
 
@@ -300,9 +300,9 @@ export class DynamoDBChainStore implements ChainStore {
     const items = await this.#table.queryAll({
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: itemOf({
-        ':pk': Keys.lineage(lineageId),
-        ':from': Keys.record(fromSeq),
-        ':to': Keys.record(toSeq),
+        ':pk': LineageKeys.lineage(lineageId),
+        ':from': LineageKeys.record(fromSeq),
+        ':to': LineageKeys.record(toSeq),
       }),
     });
     return this.#withManifests(lineageId, items.map(recordOf));

@@ -1,5 +1,5 @@
 import { type DynamoDBClient, TransactWriteItemsCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { HEX_DIGEST_PATTERN, type HexDigest } from '../shared/canonical/digest';
+import type { HexDigest } from '../shared/canonical/digest';
 import type { IntegrationEvidence } from '../shared/integrator/integration-evidence';
 import { lastLeafOf } from '../shared/log/last-leaf';
 import type { NodeRef } from '../shared/log/node-ref';
@@ -9,10 +9,11 @@ import type {
   StoredDeploymentHead,
   StoredDeploymentLeaf,
 } from '../shared/ports/deployment-log-store';
-import { batchGetItems } from './dynamodb-batch-get';
-import { LineageTable } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+import { batchGetItems } from './batch-get-items';
+import { deploymentLeafItem, leafIndexRootOf, leafNodeOf } from './deployment-leaf-item';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
+import { LineageTable } from './lineage-table';
 import { readJson, readNumber, readString } from './read-attribute';
 
 const HEAD_SK = 'HEAD';
@@ -33,13 +34,13 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   }
 
   async readHead(): Promise<StoredDeploymentHead | null> {
-    const item = await this.#table.get(Keys.deploymentLog, HEAD_SK);
+    const item = await this.#table.get(LineageKeys.deploymentLog, HEAD_SK);
     return item ? deploymentHeadOf(item) : null;
   }
 
   async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
     if (!Number.isSafeInteger(index) || index < 0) return null;
-    const item = await this.#table.get(Keys.deploymentLog, Keys.deploymentLeaf(index));
+    const item = await this.#table.get(LineageKeys.deploymentLog, LineageKeys.deploymentLeaf(index));
     return item ? leafIndexRootOf(item) : null;
   }
 
@@ -84,7 +85,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       await this.#table.client.send(
         new UpdateItemCommand({
           TableName: this.#table.tableName,
-          Key: itemOf({ pk: Keys.deploymentLog, sk: HEAD_SK }),
+          Key: itemOf({ pk: LineageKeys.deploymentLog, sk: HEAD_SK }),
           UpdateExpression: 'SET published = :published',
           ConditionExpression: '#size = :size AND checkpoint = :checkpoint',
           ExpressionAttributeNames: { '#size': 'size' },
@@ -101,7 +102,9 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   async readNodes(refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const { client, tableName } = this.#table;
     const leaves = [...new Set(refs.map(lastLeafOf))].filter((i) => Number.isSafeInteger(i));
-    const keys = leaves.map((index) => itemOf({ pk: Keys.deploymentLog, sk: Keys.deploymentLeaf(index) }));
+    const keys = leaves.map((index) =>
+      itemOf({ pk: LineageKeys.deploymentLog, sk: LineageKeys.deploymentLeaf(index) }),
+    );
     const leafItems = new Map<number, Item>();
     for (const item of await batchGetItems(client, tableName, keys, { consistentRead: true })) {
       const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
@@ -116,7 +119,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
   async recordEvidence(evidence: IntegrationEvidence, atMs: number): Promise<void> {
     await this.#table.putIfAbsent(
       itemOf({
-        pk: Keys.deploymentEvidence,
+        pk: LineageKeys.deploymentEvidence,
         sk: `${new Date(atMs).toISOString()}#${evidence.lineageId}#${evidence.kind}`,
         lineageId: evidence.lineageId,
         kind: evidence.kind,
@@ -130,7 +133,7 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 /** The deployment head item `DEPLOYMENT#log` / `HEAD` (docs/deployment-log.md, "Storage"); `updatedAtMs` is ms since the Unix epoch. */
 export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: number): Item {
   return itemOf({
-    pk: Keys.deploymentLog,
+    pk: LineageKeys.deploymentLog,
     sk: HEAD_SK,
     size: head.size,
     checkpoint: head.checkpoint,
@@ -156,27 +159,4 @@ export function deploymentHeadOf(item: Item): StoredDeploymentHead {
     // Each entry is checked by its reader (`verifyReAnchorChain`); only the list's shape is read here.
     ...(Array.isArray(chain) ? { reAnchorChain: chain as string[] } : {}),
   };
-}
-
-/** The leaf item `DEPLOYMENT#log` / `LEAF#<16 digits>`: the index root it commits to and the tree nodes it completes. */
-export function deploymentLeafItem(leaf: StoredDeploymentLeaf): Item {
-  return itemOf({
-    pk: Keys.deploymentLog,
-    sk: Keys.deploymentLeaf(leaf.index),
-    indexRoot: leaf.indexRoot,
-    nodes: JSON.stringify(leaf.nodes),
-  });
-}
-
-/** A leaf item's index root when it is 64 lowercase hex, else `null`. */
-export function leafIndexRootOf(item: Item): HexDigest | null {
-  const root = readString(item, 'indexRoot');
-  return typeof root === 'string' && HEX_DIGEST_PATTERN.test(root) ? root : null;
-}
-
-/** The tree node a leaf item stores at `level` (hex, unverified), or `null` when absent or not a string. */
-export function leafNodeOf(item: Item, level: number): HexDigest | null {
-  const nodes = readJson<unknown>(item, 'nodes', null);
-  const hash = Array.isArray(nodes) ? nodes[level] : undefined;
-  return typeof hash === 'string' ? hash : null;
 }

@@ -2,10 +2,10 @@ import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamo
 import { type IndexEntry, parseIndexEntry } from '../shared/index/index-entry';
 import { encodeIndexNodeTile, INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexNode, IndexNodeStore, IndexTile } from '../shared/ports/index-node-store';
-import { batchGetItems } from './dynamodb-batch-get';
-import type { DynamoDBSend } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+import { batchGetItems } from './batch-get-items';
+import type { DynamoDBSend } from './dynamodb-send';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { readBinary, readString } from './read-attribute';
 import { retryUnprocessed } from './retry-unprocessed';
 
@@ -48,10 +48,10 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
   }
 
   async #read(hexes: readonly string[], consistent: boolean, found: Map<string, Uint8Array>): Promise<void> {
-    const keys = hexes.map((hex) => itemOf({ pk: Keys.indexNode(hex), sk: Keys.indexNodeSk }));
+    const keys = hexes.map((hex) => itemOf({ pk: LineageKeys.indexNode(hex), sk: LineageKeys.indexNodeSk }));
     for (const item of await batchGetItems(this.#client, this.#tableName, keys, { consistentRead: consistent })) {
       const pk = readString(item, 'pk') ?? '';
-      found.set(pk.slice(Keys.indexNode('').length), indexTileOf(item));
+      found.set(pk.slice(LineageKeys.indexNode('').length), indexTileOf(item));
     }
   }
 
@@ -75,7 +75,7 @@ export class DynamoDBIndexNodeStore implements IndexNodeStore {
 
 /** The item of one index tile, `INDEX#<root hash hex>` / `NODE`, `tile` binary (docs/deployment-log.md, "Storage"). */
 export function indexTileItem(root: Uint8Array, tile: Uint8Array): Item {
-  return itemOf({ pk: Keys.indexNode(Buffer.from(root).toString('hex')), sk: Keys.indexNodeSk, tile });
+  return itemOf({ pk: LineageKeys.indexNode(Buffer.from(root).toString('hex')), sk: LineageKeys.indexNodeSk, tile });
 }
 
 /**

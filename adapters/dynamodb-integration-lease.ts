@@ -1,8 +1,8 @@
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { INTEGRATION_LEASE_MS, type IntegrationLease, LEASE_CLOCK_SKEW_MS } from '../shared/ports/integration-lease';
-import type { DynamoDBSend } from './dynamodb-table';
-import { Keys } from './dynamodb-table-keys';
+import type { DynamoDBSend } from './dynamodb-send';
 import { itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 
 const LEASE_SK = 'LEASE';
 
@@ -27,7 +27,7 @@ export class DynamoDBIntegrationLease implements IntegrationLease {
       await this.#client.send(
         new PutItemCommand({
           TableName: this.#tableName,
-          Item: itemOf({ pk: Keys.deploymentLease, sk: LEASE_SK, holder, expiresAtMs: untilMs }),
+          Item: itemOf({ pk: LineageKeys.deploymentLease, sk: LEASE_SK, holder, expiresAtMs: untilMs }),
           // A lease without a numeric expiry in range is no integrator's: taken as lapsed. A string or
           // map expiry compares false with every number, so its type is checked on its own.
           ConditionExpression:
@@ -50,7 +50,7 @@ export class DynamoDBIntegrationLease implements IntegrationLease {
       await this.#client.send(
         new UpdateItemCommand({
           TableName: this.#tableName,
-          Key: itemOf({ pk: Keys.deploymentLease, sk: LEASE_SK }),
+          Key: itemOf({ pk: LineageKeys.deploymentLease, sk: LEASE_SK }),
           UpdateExpression: 'SET expiresAtMs = :zero',
           ConditionExpression: 'holder = :holder',
           ExpressionAttributeValues: itemOf({ ':holder': holder, ':zero': 0 }),

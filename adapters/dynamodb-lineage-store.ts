@@ -16,12 +16,12 @@ import type {
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
-import { LineageTable } from './dynamodb-table';
+import { LineageTable } from './lineage-table';
 
 /**
  * {@link LineageStore} over one DynamoDB table (docs/pipeline.md, "Data layout"): the chain of
  * each lineage ({@link DynamoDBChainStore}) and the outcomes of its writes and recalls
- * ({@link DynamoDBOutcomeStore}), which share the table, its keys (adapters/dynamodb-table-keys.ts)
+ * ({@link DynamoDBOutcomeStore}), which share the table, its keys (adapters/lineage-keys.ts)
  * and its items (adapters/record-item.ts, head-item.ts, …).
  */
 export class DynamoDBLineageStore implements LineageStore {

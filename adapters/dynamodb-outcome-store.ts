@@ -2,9 +2,9 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { ConflictRecord, LineageStore, OutcomeFilter, RejectionRecord } from '../shared/ports/lineage-store';
 import { conflictItem, conflictOf } from './conflict-item';
-import type { LineageTable } from './dynamodb-table';
-import { CONFLICT_SK_PREFIX, Keys } from './dynamodb-table-keys';
 import { itemOf } from './item';
+import { CONFLICT_SK_PREFIX, LineageKeys } from './lineage-keys';
+import type { LineageTable } from './lineage-table';
 import { rejectionItem, rejectionOf } from './rejection-item';
 import { triageReportItem, triageReportOf } from './triage-report-item';
 
@@ -42,20 +42,20 @@ export class DynamoDBOutcomeStore implements OutcomeStore {
   }
 
   async getTriageReport(lineageId: string, requestId: string): Promise<TriageCompletedDetail | null> {
-    return triageReportOf(await this.#table.get(Keys.triage(lineageId), requestId));
+    return triageReportOf(await this.#table.get(LineageKeys.triage(lineageId), requestId));
   }
 
   async listConflicts(lineageId: string, options: OutcomeFilter = {}): Promise<ConflictRecord[]> {
-    const prefix = options.residualId === undefined ? CONFLICT_SK_PREFIX : Keys.conflictsOf(options.residualId);
+    const prefix = options.residualId === undefined ? CONFLICT_SK_PREFIX : LineageKeys.conflictsOf(options.residualId);
     const items = await this.#table.queryAll({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: itemOf({ ':pk': Keys.lineage(lineageId), ':prefix': prefix }),
+      ExpressionAttributeValues: itemOf({ ':pk': LineageKeys.lineage(lineageId), ':prefix': prefix }),
     });
     return items.map((item) => conflictOf(lineageId, item)).sort(byTimeThen((c) => c.residualId));
   }
 
   async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
-    const pk = Keys.rejection(lineageId);
+    const pk = LineageKeys.rejection(lineageId);
     const items = await this.#table.queryAll(
       options.residualId === undefined
         ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: itemOf({ ':pk': pk }) }

@@ -2,7 +2,7 @@ import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { encodeBase64 } from '../shared/log/strict-base64';
 import type { WitnessStore } from '../shared/ports/witness-store';
 import type { WitnessState } from '../shared/witness/witness-state';
-import type { DynamoDBSend } from './dynamodb-table';
+import type { DynamoDBSend } from './dynamodb-send';
 
 /**
  * {@link WitnessStore} over the witness's own DynamoDB table (docs/witness.md, "State"): one item

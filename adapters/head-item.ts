@@ -4,8 +4,8 @@ import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { readHashes, readJson, readNumber, readSeq, readString } from './read-attribute';
 import { smallHeadItem } from './small-head-item';
 
@@ -19,8 +19,8 @@ import { smallHeadItem } from './small-head-item';
  */
 export function headItem(batch: AppendBatch, last: SealedRecord, layout: HeadLayout): Item {
   const claims = {
-    pk: Keys.lineage(batch.lineageId),
-    sk: Keys.head,
+    pk: LineageKeys.lineage(batch.lineageId),
+    sk: LineageKeys.head,
     seq: last.header.monotonicSequenceNumber,
     recordHash: last.recordHash,
     generationEpoch: last.header.generationEpoch,

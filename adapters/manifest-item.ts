@@ -2,8 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { ManifestReadBoundError } from '../shared/errors';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { NOT_JSON, readAttribute, readBinary, readStoredJson, readString } from './read-attribute';
 
 /**
@@ -16,8 +16,8 @@ import { NOT_JSON, readAttribute, readBinary, readStoredJson, readString } from 
  */
 export function manifestItem(record: SealedRecord): Item {
   return itemOf({
-    pk: Keys.manifest(record.header.lineageId, record.header.manifestDigest),
-    sk: Keys.manifestSk,
+    pk: LineageKeys.manifest(record.header.lineageId, record.header.manifestDigest),
+    sk: LineageKeys.manifestSk,
     manifest: gzipSync(canonicalJson(record.manifest)),
   });
 }
@@ -58,7 +58,7 @@ export function manifestOf(item: Item, budget: ManifestReadBudget = new Manifest
   if (!bytes) return null;
   const limit = Math.min(MAX_MANIFEST_BYTES, budget.remaining);
   const overBudget = () =>
-    new ManifestReadBoundError(Keys.manifestDigestOf(readString(item, 'pk') ?? ''), MAX_MANIFEST_BYTES_PER_READ);
+    new ManifestReadBoundError(LineageKeys.manifestDigestOf(readString(item, 'pk') ?? ''), MAX_MANIFEST_BYTES_PER_READ);
   if (limit < 1) throw overBudget();
   let text: string;
   try {

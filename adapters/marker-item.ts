@@ -1,14 +1,14 @@
 import type { ResidualLocation } from '../shared/errors';
 import type { LogEntry } from '../shared/log/log-extension';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { readSeq, readString } from './read-attribute';
 
 /** The residual-id marker of a log entry (idempotency, per lineage; docs/pipeline.md, "Data layout"). */
 export function markerItem(lineageId: string, { record }: LogEntry): Item {
   return itemOf({
-    pk: Keys.lineage(lineageId),
-    sk: Keys.residualSk(record.header.residualId),
+    pk: LineageKeys.lineage(lineageId),
+    sk: LineageKeys.residualSk(record.header.residualId),
     lineageId,
     seq: record.header.monotonicSequenceNumber,
   });

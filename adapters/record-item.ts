@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { LogEntry } from '../shared/log/log-extension';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { NOT_JSON, readAttribute, readHashes, readStoredJson } from './read-attribute';
 
 /**
@@ -36,8 +36,8 @@ export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item
   const seq = record.header.monotonicSequenceNumber;
   const { manifest: _stored, ...withoutManifest } = record;
   return itemOf({
-    pk: Keys.lineage(lineageId),
-    sk: Keys.record(seq),
+    pk: LineageKeys.lineage(lineageId),
+    sk: LineageKeys.record(seq),
     record: storedRecordBytes(canonicalJson(withoutManifest)),
     nodes: Buffer.concat(nodes.map((hash) => Buffer.from(hash, 'hex'))),
   });

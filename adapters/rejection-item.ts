@@ -2,15 +2,15 @@ import { z } from 'zod';
 import type { RejectionReason } from '../shared/pipeline/rejection-reason';
 import type { RejectionStage } from '../shared/pipeline/rejection-stage';
 import type { RejectionRecord } from '../shared/ports/lineage-store';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { readJsonAs, readNumber, readString } from './read-attribute';
 
 /** The item of a rejection record (JSON fields as JSON text; empty optional fields left out; docs/pipeline.md, "Data layout"). */
 export function rejectionItem(rejection: RejectionRecord): Item {
   return itemOf({
-    pk: Keys.rejection(rejection.lineageId),
-    sk: Keys.rejectionSk(rejection.atMs, rejection.messageId),
+    pk: LineageKeys.rejection(rejection.lineageId),
+    sk: LineageKeys.rejectionSk(rejection.atMs, rejection.messageId),
     stage: rejection.stage,
     reason: rejection.reason,
     messageId: rejection.messageId,

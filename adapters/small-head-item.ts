@@ -5,7 +5,7 @@ import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { HexDigest } from '../shared/canonical/digest';
 import type { AnchorSignature } from '../shared/ports/mac-anchor';
 import type { ChainTip } from '../shared/seal/chain-tip';
-import { Keys } from './dynamodb-table-keys';
+import { LineageKeys } from './lineage-keys';
 
 /** What a small head item stores (docs/sealing.md, "The append's layout", "The write"). */
 export interface SmallHead {
@@ -31,8 +31,8 @@ export interface SmallHead {
 export function smallHeadItem(head: SmallHead): Record<string, AttributeValue> {
   // Marshalled here, not through the item codec (which writes heads with this): no import cycle.
   return marshall({
-    pk: Keys.lineage(head.lineageId),
-    sk: Keys.head,
+    pk: LineageKeys.lineage(head.lineageId),
+    sk: LineageKeys.head,
     seq: head.tip.seq,
     recordHash: head.tip.recordHash,
     generationEpoch: head.tip.generationEpoch,

@@ -1,12 +1,12 @@
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
-import { Keys } from './dynamodb-table-keys';
 import { type Item, itemOf } from './item';
+import { LineageKeys } from './lineage-keys';
 import { NOT_JSON, readStoredJson, readString } from './read-attribute';
 
 /** The item of a triage report: the report as JSON text, with its outcome and verdicts beside it (docs/pipeline.md, "Data layout"). */
 export function triageReportItem(report: TriageCompletedDetail): Item {
   return itemOf({
-    pk: Keys.triage(report.lineageId),
+    pk: LineageKeys.triage(report.lineageId),
     sk: report.requestId,
     report: JSON.stringify(report),
     outcome: report.outcome,

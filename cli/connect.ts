@@ -4,6 +4,7 @@ import type { ResealClient } from '../client/reseal-client';
 import { DEFAULT_STACK_NAME } from '../client/stack-name';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CliIo } from './io';
+import { notePinUsed } from './pin-note';
 import { readStackPin } from './read-stack-pin';
 
 /** `--stack` option shared by the online commands. */
@@ -19,23 +20,10 @@ export const CHECKPOINT_STORE_OPTION = [
 ] as const;
 
 /** The checkpoint store file to use: the option, else `RESEAL_CHECKPOINT_STORE`, else none. */
-export function checkpointStorePath(io: CliIo, option: string | undefined): string | null {
+function checkpointStorePath(io: CliIo, option: string | undefined): string | null {
   const path = option ?? io.env.RESEAL_CHECKPOINT_STORE;
   if (!path) return null;
   return isAbsolute(path) ? path : resolve(io.cwd, path);
-}
-
-/** The pin file each run's client was built from, for the note on a failed verification ({@link pinNote}). */
-const pinsUsed = new WeakMap<CliIo, string>();
-
-/**
- * What to tell the user when a verification failed under pinned keys: they were not re-read, and
- * how to re-pin after a redeploy. `null` when the run used no pin.
- */
-export function pinNote(io: CliIo): string | null {
-  const path = pinsUsed.get(io);
-  if (path === undefined) return null;
-  return `note: the log, guard and sealer keys came from the stack pin ${path}, not from KMS: a checkpoint or refusal that does not verify under them is reported as such and never checked again with a fresh key. If the stack was redeployed with new keys, find out why, then run \`reseal pin\` again.`;
 }
 
 /**
@@ -61,7 +49,7 @@ export async function connect(
   const storePath = checkpointStorePath(io, options.checkpointStore);
   if (io.connect) return io.connect(stackName, storePath, options.writer, options.policy);
   const pin = options.pin === false ? null : await readStackPin(io, stackName);
-  if (pin) pinsUsed.set(io, pin.path);
+  if (pin) notePinUsed(io, pin.path);
   // The AWS SDK is loaded here, on the first online call, never at start.
   const { connectStack } = await import('./connect-stack');
   return connectStack(io, stackName, storePath, pin, options.writer, options.policy);

@@ -10,15 +10,6 @@ export type { WriterSigner } from '../shared/ports/writer-signer';
 export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
 export { buildManifest } from '../shared/triage/build-manifest';
 export type { BuildManifestInput } from '../shared/triage/build-manifest-input';
-export {
-  constantVariable,
-  freshVariable,
-  inheritedVariable,
-  type ProbeInfo,
-  reprobedVariable,
-  type WriteRequestInput,
-  writeRequest,
-} from './builders';
 export type { CheckpointStore } from './checkpoint-store';
 export { type ConnectOptions, connectToStack, type StackConnection } from './connect';
 export {
@@ -62,6 +53,7 @@ export {
 export { type LatestCheckpoint, LogReader, type ProvenRecord } from './log-reader';
 export { MemoryCheckpointStore } from './memory-checkpoint-store';
 export type { WaitOptions } from './poll';
+export { PUBLISH_CLOCK_SKEW_MS, publishWaitSince } from './publish-wait-since';
 export type { PublishedWrite, RecallRequest } from './publisher';
 export {
   type LineageAuthentication,
@@ -97,6 +89,7 @@ export {
   resolveStackOutputs,
 } from './stack-outputs';
 export { UnavailableMacAnchor } from './unavailable-mac-anchor';
+export { constantVariable, freshVariable, inheritedVariable, type ProbeInfo, reprobedVariable } from './variables';
 export {
   decideRecall,
   type Freshness,
@@ -107,12 +100,7 @@ export {
   type VerifiedRecall,
 } from './verified-recall';
 export { type VerifyRecordsOptions, verifyRecords } from './verify-records';
-export {
-  PUBLISH_CLOCK_SKEW_MS,
-  publishWaitSince,
-  type WaitForOutcomeOptions,
-  type WriteOutcome,
-  WriteOutcomes,
-} from './write-outcomes';
+export { type WaitForOutcomeOptions, type WriteOutcome, WriteOutcomes } from './write-outcomes';
+export { type WriteRequestInput, writeRequest } from './write-request';
 export { writerKeyFile, writerKeyIdOfFile } from './writer-key-file';
 export { type AdmittingKeyRole, type WrittenBy, writtenByOf, writtenByProven, writtenByText } from './written-by';

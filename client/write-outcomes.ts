@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { REPLAY_SEARCH_MARGIN_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
-import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../shared/guard/policy';
 import { decideAbsence, FreshnessState } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
@@ -106,17 +105,6 @@ class SealedAtDeadline extends Error {
   constructor(readonly outcome: WriteOutcome) {
     super('sealed, awaiting integration at the deadline');
   }
-}
-
-/**
- * The guard's clock skew allowance, ms: a refusal's `atMs` (the SQS `SentTimestamp`) may read up
- * to this much before the client's clock at publish time. {@link publishWaitSince} subtracts it.
- */
-export const PUBLISH_CLOCK_SKEW_MS = DEFAULT_MAX_CLOCK_SKEW_SECONDS * 1000;
-
-/** The `sinceMs` for a publish: its time less {@link PUBLISH_CLOCK_SKEW_MS}. */
-export function publishWaitSince(published: { readonly publishedAtMs: number }): number {
-  return published.publishedAtMs - PUBLISH_CLOCK_SKEW_MS;
 }
 
 /** A stored refusal with whether its statement, signed by the function that decided it, checks. */

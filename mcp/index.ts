@@ -4,15 +4,9 @@
  */
 
 export { SignedCheckpointOutput } from '../client/shapes/signed-checkpoint-output';
-export {
-  connectMcpDeps,
-  type McpConfigOverrides,
-  McpEnvironmentSchema,
-  type McpServerConfig,
-  mcpConfigFrom,
-  readStackOutputsFile,
-  resolveMcpClient,
-} from './config';
+export { type McpConfigOverrides, type McpServerConfig, mcpConfigFrom } from './config';
+export { connectMcpDeps } from './connect-mcp-deps';
+export { McpEnvironmentSchema } from './mcp-environment-schema';
 export { MissingPart } from './missing-part';
 // The shapes of the tools' `structuredContent` (docs/mcp.md, "Tools"), one per file in outputs/,
 // advertised as each tool's `outputSchema`: successes only (a refusal or a tamper verdict is a
@@ -23,7 +17,9 @@ export { ToolErrorCode } from './outputs/tool-error-code';
 export { type ToolError, ToolErrorSchema } from './outputs/tool-error-schema';
 export { VerifyOutput } from './outputs/verify-output';
 export { WriteSealedOutput } from './outputs/write-sealed-output';
+export { readStackOutputsFile } from './read-stack-outputs-file';
 export type { McpClient, ResealMcpDeps } from './reseal-mcp-deps';
+export { resolveMcpClient } from './resolve-mcp-client';
 export { serveStdio } from './serve-stdio';
 export { createResealMcpServer, SERVER_INFO } from './server';
 export { type StackPlace, StackUnavailableError } from './stack-unavailable';

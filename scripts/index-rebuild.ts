@@ -17,8 +17,8 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
-import { Keys, LINEAGE_KEY_PREFIX } from '../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
+import { LINEAGE_KEY_PREFIX, LineageKeys } from '../adapters/lineage-keys';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
 import { type IndexRebuildReport, rebuildIndexFromTable } from '../functions/integrator/index-rebuild';
 
@@ -30,7 +30,7 @@ export async function scanLineageIds(client: DynamoDBClient, tableName: string):
     {
       TableName: tableName,
       FilterExpression: 'begins_with(pk, :prefix) AND sk = :head',
-      ExpressionAttributeValues: { ':prefix': { S: LINEAGE_KEY_PREFIX }, ':head': { S: Keys.head } },
+      ExpressionAttributeValues: { ':prefix': { S: LINEAGE_KEY_PREFIX }, ':head': { S: LineageKeys.head } },
       ProjectionExpression: 'pk',
       ConsistentRead: true,
     },

@@ -19,16 +19,16 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
-import { run as runCli } from '../../cli/main';
-import { writeRequest } from '../../client/builders';
+import { LineageKeys } from '../../adapters/lineage-keys';
+import { run as runCli } from '../../cli/run';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
+import { publishWaitSince } from '../../client/publish-wait-since';
 import { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
-import { publishWaitSince } from '../../client/write-outcomes';
+import { writeRequest } from '../../client/write-request';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
@@ -513,7 +513,7 @@ export async function measureAuditFloor(
     {
       TableName: stack.outputs.TableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) } },
+      ExpressionAttributeValues: { ':pk': { S: LineageKeys.lineage(lineageId) } },
       ConsistentRead: true,
     },
   );
@@ -536,7 +536,7 @@ export async function headSeq(stack: Pick<BenchStack, 'endpoint' | 'outputs'>, l
   const out = await dynamodb.send(
     new GetItemCommand({
       TableName: stack.outputs.TableName,
-      Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.head } },
+      Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.head } },
       ConsistentRead: true,
     }),
   );

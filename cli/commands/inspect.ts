@@ -13,6 +13,8 @@ import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
+import { exportHeadOf } from '../export-head';
+import { awaitingLine } from '../format/awaiting-line';
 import { fieldLines } from '../format/field-lines';
 import { freshnessRow } from '../format/freshness';
 import { jsonText } from '../format/json-text';
@@ -23,7 +25,7 @@ import { untrustedText } from '../format/untrusted';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
 import { readJsonFile, validateFileContent } from '../read-file';
-import { awaitingLine, exportHeadOf, walkExitCode } from './verify';
+import { walkExitCode } from '../walk-exit-code';
 
 interface InspectOptions extends AnchorOptions {
   readonly checkpointStore?: string;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { connectMcpDeps, mcpConfigFrom } from '../../mcp/config';
+import { mcpConfigFrom } from '../../mcp/config';
+import { connectMcpDeps } from '../../mcp/connect-mcp-deps';
 import { serveStdio } from '../../mcp/serve-stdio';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from '../../client/errors';
+import { publishWaitSince } from '../../client/publish-wait-since';
 import type { PublishedWrite } from '../../client/publisher';
 import type { ResealClient } from '../../client/reseal-client';
 import { writeOutcomeShape, writeTimeoutShape } from '../../client/shapes/write-outcome-shape';
-import { publishWaitSince, type WriteOutcome } from '../../client/write-outcomes';
+import type { WriteOutcome } from '../../client/write-outcomes';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';

@@ -16,12 +16,14 @@ import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
+import { exportHeadOf } from '../export-head';
 import { jsonText } from '../format/json-text';
+import { keyIdNamedBy } from '../key-id-named-by';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-file';
 import { stackKeyPin } from '../stack-key-pin';
-import { exportHeadOf, keyIdNamedBy, walkExitCode } from './verify';
+import { walkExitCode } from '../walk-exit-code';
 
 interface ReportOptions extends AnchorOptions {
   readonly lineage?: string;

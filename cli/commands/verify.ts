@@ -4,20 +4,20 @@ import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../c
 import type { FreshWalk, ResealClient } from '../../client/reseal-client';
 import { verifyRecords } from '../../client/verify-records';
 import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
-import { type LineageHead, LineageHeadSchema } from '../../shared/seal/lineage-head';
-import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
-import { ExitCode } from '../exit-codes';
+import { exportHeadOf } from '../export-head';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
+import { keyIdNamedBy } from '../key-id-named-by';
 import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
 import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-file';
 import { stackKeyPin } from '../stack-key-pin';
+import { walkExitCode } from '../walk-exit-code';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
@@ -34,21 +34,6 @@ interface VerifyOptions extends AnchorOptions {
   readonly checkpoint?: TrustedHead;
   readonly json?: boolean;
   readonly stack: string;
-}
-
-/**
- * Exit code of a whole-lineage walk (docs/cli.md, "Exit codes"): 0 when `VERIFIED_INTACT`; 3 when
- * the only thing short of it is records sealed past the tree head the index holds (`awaitingFromSeq`,
- * sealed, awaiting integration: not tampering); else 20.
- */
-export function walkExitCode(verdict: VerificationVerdict, awaitingFromSeq: number | null): ExitCode {
-  if (verdict === VerificationVerdict.VERIFIED_INTACT) return ExitCode.OK;
-  return awaitingFromSeq === null ? ExitCode.TAMPER : ExitCode.AWAITING_INTEGRATION;
-}
-
-/** The line a walk prints for records sealed past the indexed tree head. */
-export function awaitingLine(fromSeq: number): string {
-  return `seq ${fromSeq} on: sealed, awaiting integration (past the tree head the index holds; not tampering: verify again after the next integration)`;
 }
 
 /**
@@ -126,24 +111,6 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
       ctx.io.stdout(options.json ? jsonText(verificationJson(result, context)) : verificationText(result, context));
       ctx.exit(walkExitCode(result.verdict, context.awaitingFromSeq ?? null));
     });
-}
-
-/**
- * The stored head an export carries (the table's claim at export time), or `null` when it has
- * none; checked against the records as `storedHead` by `verify --export` and `inspect --export`.
- *
- * @throws {BadInputError} naming the export and the bad head field
- */
-export function exportHeadOf(path: string, envelope: Pick<LineageExportEnvelope, 'head'>): LineageHead | null {
-  if (envelope.head === null) return null;
-  const head = LineageHeadSchema.safeParse(envelope.head);
-  if (!head.success) {
-    const issue = head.error.issues[0];
-    throw new BadInputError(
-      `${path}: invalid lineage export\n  at head.${issue?.path.join('.') ?? ''}: ${issue?.message}`,
-    );
-  }
-  return head.data;
 }
 
 async function verifyExportFile(
@@ -251,13 +218,4 @@ function logNote(
   const tree =
     log.vouchedBy === 'index' ? `the index's tree head of ${log.size} records` : `the signed log's ${log.size} records`;
   return `the walk is ${tree}; truncation ${log.truncationChecked ? 'checked against the kept checkpoint' : 'NOT checked: no kept checkpoint (--checkpoint-store)'}`;
-}
-
-/** Key id named by the first record that names one (the records are untrusted; only a hint). */
-export function keyIdNamedBy(records: readonly unknown[]): string | null {
-  for (const record of records) {
-    const keyId = (record as { header?: { keyId?: unknown } } | null)?.header?.keyId;
-    if (typeof keyId === 'string' && keyId.length > 0) return keyId;
-  }
-  return null;
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { writeRequest } from '../../client/builders';
 import { WRITE_REQUEST_FORMAT } from '../../client/shapes/write-request-shape';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
+import { writeRequest } from '../../client/write-request';
 import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { InvalidInputError } from '../../shared/errors';
 import type { WriterSigner } from '../../shared/ports/writer-signer';
@@ -47,7 +47,7 @@ const VariablesFile = z.array(SessionVariableSchema);
 /**
  * `reseal write-request`: builds a residual write request (docs/guard.md, "Input"), unsigned unless `--sign`, from
  * a payload, a manifest (`reseal manifest`) and the session's facts, with the builder the client
- * uses (`writeRequest`, client/builders.ts), and prints it as JSON. The lineage is given by id, or
+ * uses (`writeRequest`, client/write-request.ts), and prints it as JSON. The lineage is given by id, or
  * by `--label` and the writer key (its self-certifying id, as `reseal lineage-id` prints it), so a
  * first request needs no hand-edited id. `publish` signs the request and, on a lineage's first
  * write, adds its inception policy (docs/authorship.md, "Self-certifying lineage ids").

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentInputItem, Session } from '@openai/agents-core';
-import { writeRequest } from '../../client/builders';
 import type { CheckpointStore } from '../../client/checkpoint-store';
 import { type ConnectOptions, connectToStack } from '../../client/connect';
 import { LogVerificationError } from '../../client/errors';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import { lineageLogView } from '../../client/lineage-log-view';
 import { LogReader } from '../../client/log-reader';
+import { publishWaitSince } from '../../client/publish-wait-since';
 import type { LineageReader, ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId } from '../../client/sole-writer-policy';
-import { publishWaitSince } from '../../client/write-outcomes';
+import { writeRequest } from '../../client/write-request';
 import { writerKeyFile } from '../../client/writer-key-file';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { InvalidInputError, LineageNotFoundError } from '../../shared/errors';

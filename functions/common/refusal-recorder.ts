@@ -2,7 +2,8 @@ import { conflictStatement, rejectionStatement, signOutcome } from '../../shared
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { MetricName, type PipelineMetrics } from './observability';
+import { MetricName } from './metric-name';
+import type { PipelineMetrics } from './pipeline-metrics';
 import { rejectionDetailOf } from './rejection';
 
 /** Dependencies of {@link RefusalRecorder}. */

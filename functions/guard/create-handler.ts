@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { beginRecord } from '../common/observability';
+import { beginRecord } from '../common/begin-record';
 import type { GuardAccepted, GuardService } from './guard-service';
 
 /**

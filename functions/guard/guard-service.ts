@@ -18,15 +18,13 @@ import type { Validated } from '../../shared/schemas/validated';
 import { lineageOfTenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { requestDigest } from '../../shared/write/request-digest';
 import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
-import {
-  logInfrastructureFailure,
-  MetricName,
-  type PipelineMetrics,
-  type ServiceLogger,
-} from '../common/observability';
+import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
+import { MetricName } from '../common/metric-name';
+import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { QueueMessage } from '../common/queue-message';
 import { RefusalRecorder } from '../common/refusal-recorder';
 import { rejectionRecord } from '../common/rejection-record';
+import type { ServiceLogger } from '../common/service-logger';
 
 /**
  * Largest `residual-writes` body the guard accepts, in UTF-8 bytes. A sealed record is stored as

@@ -8,7 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { IntegrationLeaseHeldError, InvalidInputError } from '../../shared/errors';
 import { parseSealedRunNotice, type SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
-import { logInfrastructureFailure } from '../common/observability';
+import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
 import { integrateThroughConflicts } from './integrate-through-conflicts';
 import type { IntegratorService } from './integrator-service';
 

@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logInfrastructureFailure } from '../common/observability';
+import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
 import type { DeploymentHeartbeat, HeartbeatReport } from './heartbeat';
 
 /**

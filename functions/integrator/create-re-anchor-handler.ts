@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ResealError } from '../../shared/errors';
-import type { ServiceLogger } from '../common/observability';
+import type { ServiceLogger } from '../common/service-logger';
 import type { IntegratorService } from './integrator-service';
 
 /** The operator's direct invocation of the integrator function (docs/deployment-log.md, "Re-anchor"). */

@@ -3,7 +3,9 @@ import { type HeartbeatDecision, heartbeatDue } from '../../shared/integrator/he
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { MetricName } from '../common/metric-name';
+import type { PipelineMetrics } from '../common/pipeline-metrics';
+import type { ServiceLogger } from '../common/service-logger';
 import { publishedSize } from './published-size';
 import type { IntegratorWitness } from './witness-submission';
 import { submitToWitness } from './witness-submission';

@@ -22,7 +22,7 @@ import { attachCosignatures } from '../../shared/witness/attach-cosignatures';
 import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import { formatReAnchorRequest } from '../../shared/witness/re-anchor-request';
-import type { ServiceLogger } from '../common/observability';
+import type { ServiceLogger } from '../common/service-logger';
 import type { IntegratorWitness } from './witness-submission';
 
 /**

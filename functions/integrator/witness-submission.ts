@@ -8,7 +8,7 @@ import { attachCosignatures } from '../../shared/witness/attach-cosignatures';
 import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
-import type { ServiceLogger } from '../common/observability';
+import type { ServiceLogger } from '../common/service-logger';
 
 /** The witness the integrator submits to, and the policy a checkpoint must meet to be published. */
 export interface IntegratorWitness {

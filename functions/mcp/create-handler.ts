@@ -5,7 +5,7 @@ import { createRemoteMcpServer } from '../../mcp/remote-server';
 import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
 import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
 import { tenantOfCaller } from '../../shared/tenancy/tenants';
-import type { ServiceLogger } from '../common/observability';
+import type { ServiceLogger } from '../common/service-logger';
 import { type CallerIdentity, callerIdentityOf } from './caller-identity';
 import type { RelayTenant } from './relay-tenants';
 

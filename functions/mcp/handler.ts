@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { guardKeyName, sealerKeyName } from '../../shared/log/log-names';
-import { requireEnv } from '../common/observability';
+import { requireEnv } from '../common/require-env';
 import { createMcpHttpHandler } from './create-handler';
 import { relayTenantsFrom } from './relay-tenants';
 import { remoteFreshnessPolicy } from './remote-freshness-policy';

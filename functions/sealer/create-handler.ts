@@ -5,7 +5,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import { beginRecord } from '../common/observability';
+import { beginRecord } from '../common/begin-record';
 import type { SealMessage } from './seal-outcomes';
 import type { SealerService } from './sealer-service';
 
@@ -70,7 +70,7 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
 }
 
 /** The records of a batch by `MessageGroupId`, each group in delivery order. */
-export function messageGroups(records: readonly SQSRecord[]): SQSRecord[][] {
+function messageGroups(records: readonly SQSRecord[]): SQSRecord[][] {
   const groups = new Map<string, SQSRecord[]>();
   for (const record of records) {
     const id = record.attributes.MessageGroupId ?? '';

@@ -13,10 +13,12 @@ import type { ValidatedSealInput } from '../../shared/seal/seal-input';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../shared/seal/write-content';
 import { requestDigest } from '../../shared/write/request-digest';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { MetricName } from '../common/metric-name';
+import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { QueueMessage } from '../common/queue-message';
 import type { RefusalRecorder } from '../common/refusal-recorder';
 import { rejectionRecord } from '../common/rejection-record';
+import type { ServiceLogger } from '../common/service-logger';
 import type { SealRequestRefusal } from './seal-request-check';
 
 /** One `seal-requests` message, as the sealer needs it. */

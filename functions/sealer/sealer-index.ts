@@ -9,7 +9,9 @@ import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { checkPolicy } from '../../shared/witness/policy-check';
 import type { TlogPolicy } from '../../shared/witness/tlog-policy';
-import { MetricName, type PipelineMetrics, type ServiceLogger } from '../common/observability';
+import { MetricName } from '../common/metric-name';
+import type { PipelineMetrics } from '../common/pipeline-metrics';
+import type { ServiceLogger } from '../common/service-logger';
 
 /** Where the sealer reads the deployment index from (docs/sealing.md, "The index floor"). */
 export interface SealerIndexDeps {

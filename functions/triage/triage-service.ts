@@ -25,12 +25,10 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../../shared
 import { recallTenantProblem } from '../../shared/tenancy/recall-source';
 import type { DeltaIsolationReport } from '../../shared/triage/delta-isolation-report';
 import { isolateDelta } from '../../shared/triage/isolate-delta';
-import {
-  logInfrastructureFailure,
-  MetricName,
-  type PipelineMetrics,
-  type ServiceLogger,
-} from '../common/observability';
+import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
+import { MetricName } from '../common/metric-name';
+import type { PipelineMetrics } from '../common/pipeline-metrics';
+import type { ServiceLogger } from '../common/service-logger';
 
 /** Dependencies of {@link TriageService}, injected. */
 export interface TriageDeps {

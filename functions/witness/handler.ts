@@ -5,7 +5,7 @@ import { DynamoDBWitnessStore } from '../../adapters/dynamodb-witness-store';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
-import { requireEnv } from '../common/observability';
+import { requireEnv } from '../common/require-env';
 import { createWitnessHandler } from './create-handler';
 import { WitnessService } from './witness-service';
 

@@ -19,7 +19,7 @@ import {
   type WitnessResponse,
   WitnessStatus,
 } from '../../shared/witness/witness-response';
-import type { ServiceLogger } from '../common/observability';
+import type { ServiceLogger } from '../common/service-logger';
 
 /** What {@link WitnessService} needs. */
 export interface WitnessServiceDeps {

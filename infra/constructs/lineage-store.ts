@@ -10,8 +10,9 @@ import {
   INDEX_NODE_KEY_PREFIX,
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
-} from '../../adapters/dynamodb-table-keys';
-import { accountAdministersPolicy, allowInKeyPolicy } from './signing-key';
+} from '../../adapters/lineage-keys';
+import { accountAdministersPolicy } from './account-administers-policy';
+import { allowInKeyPolicy } from './signing-key';
 
 /** Props of {@link LineageStore}. */
 export interface LineageStoreProps {

@@ -2,7 +2,7 @@ import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
+import { accountAdministersPolicy } from './account-administers-policy';
 
 /** Props of {@link SigningKey}. */
 export interface SigningKeyProps {
@@ -60,25 +60,6 @@ export class SigningKey extends Construct {
     iam.Grant.addToPrincipal({ grantee, actions: ['kms:GetPublicKey'], resourceArns: [this.key.keyArn] });
     allowInKeyPolicy(this.key, `${who}ReadsThePublicKey`, grantee, ['kms:GetPublicKey']);
   }
-}
-
-/**
- * A key policy whose only statement lets the account administer the key (AWS requires a
- * principal that can manage it) with {@link KEY_ADMIN_ACTIONS}: no cryptographic use beyond
- * reading a public key, so no identity policy in the account can grant one
- * (docs/infrastructure.md, "Key policies").
- */
-export function accountAdministersPolicy(sid = 'AccountAdministersButDoesNotSign'): iam.PolicyDocument {
-  return new iam.PolicyDocument({
-    statements: [
-      new iam.PolicyStatement({
-        sid,
-        principals: [new iam.AccountRootPrincipal()],
-        actions: [...KEY_ADMIN_ACTIONS],
-        resources: ['*'],
-      }),
-    ],
-  });
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   MANIFEST_KEY_PREFIX,
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
-} from '../../adapters/dynamodb-table-keys';
+} from '../../adapters/lineage-keys';
 import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';

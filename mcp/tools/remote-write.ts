@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { publishWaitSince } from '../../client/write-outcomes';
+import { publishWaitSince } from '../../client/publish-wait-since';
 import { ResidualWriteRequestSchema } from '../../shared/write/write-request';
 import { errorResult } from '../error-result';
 import { WriteSealedOutput } from '../outputs/write-sealed-output';

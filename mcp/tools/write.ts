@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { reprobedVariable, writeRequest } from '../../client/builders';
 import { TimeoutError } from '../../client/errors';
+import { publishWaitSince } from '../../client/publish-wait-since';
 import type { PublishedWrite } from '../../client/publisher';
-import { publishWaitSince } from '../../client/write-outcomes';
+import { reprobedVariable } from '../../client/variables';
+import { writeRequest } from '../../client/write-request';
 import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { AuthoritySchema } from '../../shared/schemas/authority';

@@ -12,7 +12,7 @@ import {
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { recordOf } from '../../adapters/record-item';
 import { NotIntegratedError } from '../../client/errors';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
@@ -172,7 +172,7 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+          ExpressionAttributeValues: { ':pk': { S: LineageKeys.rejection(lineageId) } },
           ConsistentRead: true,
         }),
       );
@@ -194,7 +194,7 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
       const head = await client.readHead(lineageId);
       if (head === null) throw new Error(`no head for ${lineageId} in ${tableName}`);
       const copy: LineageItems = { lineageId, headSeq: head.seq };
-      copies.set(copy, await queryAll(Keys.lineage(lineageId)));
+      copies.set(copy, await queryAll(LineageKeys.lineage(lineageId)));
       return copy;
     },
 
@@ -203,7 +203,7 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
       if (!items) throw new Error(`not a copy this backend made of ${copy.lineageId}`);
       const kept = new Set(items.map((item) => item.sk?.S));
       const writes: WriteRequest[] = [];
-      for (const item of await queryAll(Keys.lineage(copy.lineageId))) {
+      for (const item of await queryAll(LineageKeys.lineage(copy.lineageId))) {
         if (!kept.has(item.sk?.S)) {
           writes.push({ DeleteRequest: { Key: { pk: item.pk as AttributeValue, sk: item.sk as AttributeValue } } });
         }
@@ -232,7 +232,7 @@ export function awsBackend(options: AwsBackendOptions): DemoBackend {
     },
 
     async tamperWithPayload(lineageId, seq): Promise<TamperEdit> {
-      const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } };
+      const key = { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(seq) } };
       const out = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
       // Text or gzip (docs/sealing.md, "Stored items"): the codec reads both; the edit is written back as text.
       const record = out.Item ? recordOf(out.Item) : null;

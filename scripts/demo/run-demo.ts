@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
 import { pollUntil } from '../../client/poll';
 import { soleWriterPolicy } from '../../client/sole-writer-policy';
+import { freshVariable, inheritedVariable, reprobedVariable } from '../../client/variables';
+import { writeRequest } from '../../client/write-request';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { verifyChainReceipt } from '../../shared/integrator/chain-receipt';

@@ -1,16 +1,11 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import { conflictItem, conflictOf } from '../../adapters/conflict-item';
-import {
-  deploymentHeadItem,
-  deploymentHeadOf,
-  deploymentLeafItem,
-  leafIndexRootOf,
-  leafNodeOf,
-} from '../../adapters/dynamodb-deployment-log-store';
+import { deploymentLeafItem, leafIndexRootOf, leafNodeOf } from '../../adapters/deployment-leaf-item';
+import { deploymentHeadItem, deploymentHeadOf } from '../../adapters/dynamodb-deployment-log-store';
 import { indexTileItem, indexTileOf } from '../../adapters/dynamodb-index-node-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { headFrontierOf, headItem, headOf, logHeadOf } from '../../adapters/head-item';
 import { type Item, itemOf } from '../../adapters/item';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { MAX_MANIFEST_BYTES, manifestItem, manifestOf, withSharedManifest } from '../../adapters/manifest-item';
 import { markerItem, markerLocationOf } from '../../adapters/marker-item';
 import { readJson, readString } from '../../adapters/read-attribute';
@@ -69,8 +64,8 @@ export async function itemLayoutVectors() {
   const manifest = manifestItem(first);
   // The earlier layout: the record item embeds its manifest (still read as it stands).
   const inlineRecord = itemOf({
-    pk: Keys.lineage(lineageId),
-    sk: Keys.record(0),
+    pk: LineageKeys.lineage(lineageId),
+    sk: LineageKeys.record(0),
     record: canonicalJson(first),
     nodes: JSON.stringify(nodes(0)),
   });
@@ -146,7 +141,7 @@ export async function itemLayoutVectors() {
     for (const item of manifests) {
       const value = manifestOf(item);
       const pk = readString(item, 'pk') ?? '';
-      if (value !== undefined) found.set(Keys.manifestDigestOf(pk), value);
+      if (value !== undefined) found.set(LineageKeys.manifestDigestOf(pk), value);
     }
     return {
       name,
@@ -156,7 +151,7 @@ export async function itemLayoutVectors() {
     };
   };
   const gzipped = (text: string) =>
-    itemOf({ pk: Keys.manifest(lineageId, digest), sk: Keys.manifestSk, manifest: gzipSync(text) });
+    itemOf({ pk: LineageKeys.manifest(lineageId, digest), sk: LineageKeys.manifestSk, manifest: gzipSync(text) });
   const edit = (item: Item, changes: Record<string, unknown>): Item => {
     const copy: Record<string, unknown> = { ...item };
     for (const [name, value] of Object.entries(changes)) {
@@ -171,19 +166,19 @@ export async function itemLayoutVectors() {
       'The lineage table items a client reads (docs/pipeline.md, "Data layout"), as the item files of adapters/ (`record-item.ts`, `head-item.ts`, …) write them (DynamoDB AttributeValue JSON), with what its readers return (binary attributes as base64, the JSON wire form); hostile items show that junk reads as absent, never coerced; `stored` shows a record item read with the manifest items found for its manifestDigest, as the readers hand it to the verifier. Regenerate with test/unit/adapters/item-layout.generate.ts.',
     lineageId,
     keys: {
-      lineage: Keys.lineage(lineageId),
-      record: [0, 7, 12345].map((seq) => ({ seq, sk: Keys.record(seq) })),
-      head: Keys.head,
-      residual: { residualId: 'residual-1', sk: Keys.residualSk('residual-1') },
-      conflictsOf: { residualId: 'residual-8', prefix: Keys.conflictsOf('residual-8') },
-      rejection: Keys.rejection(lineageId),
-      triage: Keys.triage(lineageId),
+      lineage: LineageKeys.lineage(lineageId),
+      record: [0, 7, 12345].map((seq) => ({ seq, sk: LineageKeys.record(seq) })),
+      head: LineageKeys.head,
+      residual: { residualId: 'residual-1', sk: LineageKeys.residualSk('residual-1') },
+      conflictsOf: { residualId: 'residual-8', prefix: LineageKeys.conflictsOf('residual-8') },
+      rejection: LineageKeys.rejection(lineageId),
+      triage: LineageKeys.triage(lineageId),
       // A manifest item is keyed by its lineage; `sharedPk` is the earlier layout's key, still read.
       manifest: {
         digest,
-        pk: Keys.manifest(lineageId, digest),
-        sharedPk: Keys.sharedManifest(digest),
-        sk: Keys.manifestSk,
+        pk: LineageKeys.manifest(lineageId, digest),
+        sharedPk: LineageKeys.sharedManifest(digest),
+        sk: LineageKeys.manifestSk,
       },
       maxManifestBytes: MAX_MANIFEST_BYTES,
       // readNodes: node (level, index) is stored on the record whose seq is (index + 1) · 2^level − 1.
@@ -402,13 +397,13 @@ function deploymentLogVectors(lineageId: string) {
   };
   // Items of the one-node form, as written before tiles: still read.
   const leafNode = itemOf({
-    pk: Keys.indexNode(hex(lineageHash)),
-    sk: Keys.indexNodeSk,
+    pk: LineageKeys.indexNode(hex(lineageHash)),
+    sk: LineageKeys.indexNodeSk,
     node: `L${JSON.stringify(lineageNode.entry)}`,
   });
   const interiorNode = itemOf({
-    pk: Keys.indexNode(hex(interiorHash)),
-    sk: Keys.indexNodeSk,
+    pk: LineageKeys.indexNode(hex(interiorHash)),
+    sk: LineageKeys.indexNodeSk,
     node: `I${hex(interior.left)}${hex(interior.right)}`,
   });
   // A tile of two levels: the interior node and both its leaves spelled out.
@@ -419,11 +414,15 @@ function deploymentLogVectors(lineageId: string) {
   const cutTile = encodeIndexTile(interiorHash, (h) => known.get(hex(h)), 1);
   return {
     keys: {
-      pk: Keys.deploymentLog,
+      pk: LineageKeys.deploymentLog,
       head: 'HEAD',
-      leaf: [0, 2, 12345].map((index) => ({ index, sk: Keys.deploymentLeaf(index) })),
+      leaf: [0, 2, 12345].map((index) => ({ index, sk: LineageKeys.deploymentLeaf(index) })),
       // readNodes: node (level, index) is stored on the leaf item (index + 1) · 2^level − 1.
-      indexNode: { hashHex: hex(interiorHash), pk: Keys.indexNode(hex(interiorHash)), sk: Keys.indexNodeSk },
+      indexNode: {
+        hashHex: hex(interiorHash),
+        pk: LineageKeys.indexNode(hex(interiorHash)),
+        sk: LineageKeys.indexNodeSk,
+      },
     },
     items: [
       entry('deployment head', 'head', head),

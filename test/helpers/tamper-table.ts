@@ -15,7 +15,7 @@ import {
   paginateQuery,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 
 /** One stored item as DynamoDB returns it. */
 export type Item = Record<string, AttributeValue>;
@@ -25,7 +25,7 @@ export type Snapshot = ReadonlyMap<string, readonly Item[]>;
 
 /** The partitions of one lineage: its records, head, markers and conflicts; its rejections; its triage reports. */
 export function partitionsOf(lineageId: string): string[] {
-  return [Keys.lineage(lineageId), Keys.rejection(lineageId), Keys.triage(lineageId)];
+  return [LineageKeys.lineage(lineageId), LineageKeys.rejection(lineageId), LineageKeys.triage(lineageId)];
 }
 
 /** Raw access to the table, as the table writer has it. */
@@ -148,7 +148,7 @@ export function withJson(item: Item, name: string, change: (value: Record<string
 }
 
 /** The partition key of the attacked lineage. */
-export const partitionOf = (context: AttackContext): string => Keys.lineage(context.lineageId);
+export const partitionOf = (context: AttackContext): string => LineageKeys.lineage(context.lineageId);
 
 /** The attack that deletes every item of the lineage's partition: records, head, markers, refusals. */
 export async function wipeLineage(context: AttackContext): Promise<void> {
@@ -186,8 +186,8 @@ export function forgedTriageAnswer(
  */
 export function forgedRejection(lineageId: string, residualId: string, atMs: number): Item {
   return {
-    pk: { S: Keys.rejection(lineageId) },
-    sk: { S: Keys.rejectionSk(atMs, 'm-forged') },
+    pk: { S: LineageKeys.rejection(lineageId) },
+    sk: { S: LineageKeys.rejectionSk(atMs, 'm-forged') },
     stage: { S: 'GUARD' },
     reason: { S: 'STALE_STATE' },
     residualId: { S: residualId },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { ResealStack } from '../../infra/reseal-stack';
 import { InvalidInputError } from '../../shared/errors';
 import type { Tenant } from '../../shared/tenancy/tenants';
@@ -221,13 +221,13 @@ describe('ResealStack with tenants', () => {
     });
     expect(principalArns(sid('TenantOnlyReads-beta'))).toEqual([BETA_AGENT]);
     // No pattern of acme's reaches a partition of beta's own: its lineage, nor its manifests,
-    // keyed by lineage (adapters/dynamodb-table-keys.ts), so a digest alone reads nothing of beta's.
+    // keyed by lineage (adapters/lineage-keys.ts), so a digest alone reads nothing of beta's.
     const reaches = (key: string) =>
       acmeKeys.some((pattern) =>
         new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(key),
       );
-    const betaManifest = Keys.manifest('beta/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32));
-    expect(reaches(Keys.manifest('acme/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32)))).toBe(true);
+    const betaManifest = LineageKeys.manifest('beta/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32));
+    expect(reaches(LineageKeys.manifest('acme/agent-1.0123456789abcdef0123456789abcdef', 'ab'.repeat(32)))).toBe(true);
     expectGuarantees(context, [
       {
         guarantee: {
@@ -248,7 +248,7 @@ describe('ResealStack with tenants', () => {
           expected: 'denied by the table policy',
         },
         observed:
-          reaches(betaManifest) || reaches(Keys.sharedManifest('ab'.repeat(32)))
+          reaches(betaManifest) || reaches(LineageKeys.sharedManifest('ab'.repeat(32)))
             ? 'allowed'
             : 'denied by the table policy',
       },

@@ -6,12 +6,12 @@ import { CreateKeyCommand } from '@aws-sdk/client-kms';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { describe, expect, inject, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KmsWriterSigner } from '../../adapters/kms-writer-signer';
-import { writeRequest } from '../../client/builders';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { writeRequest } from '../../client/write-request';
 import { writerKeyFile } from '../../client/writer-key-file';
 import { writtenByOf } from '../../client/written-by';
 import { createResealMcpServer } from '../../mcp/server';
@@ -523,7 +523,7 @@ describe('authorship on the deployed stack', () => {
     const rows: { guarantee: Guarantee; observed: string }[] = [];
     for (const { attack, seq, edit } of edits) {
       const snapshot = await table.snapshot(partitionsOf(lineageId));
-      await table.update(Keys.lineage(lineageId), Keys.record(seq), (item) =>
+      await table.update(LineageKeys.lineage(lineageId), LineageKeys.record(seq), (item) =>
         withJson(item, 'record', (record) => {
           edit(record as unknown as Stored);
           return record;

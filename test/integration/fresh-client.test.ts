@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
@@ -187,7 +187,7 @@ describe('freshness from the deployment log, cold readers (docs/deployment-log.m
   });
 
   it('a deleted residual-id marker: recall by residual id is tamper (the index maps it), not "no such record"', async (context) => {
-    await setup.table.delete(Keys.lineage(marked), Keys.residualSk('r-1'));
+    await setup.table.delete(LineageKeys.lineage(marked), LineageKeys.residualSk('r-1'));
     await rowsOf(
       context,
       { section: 'tampering', target: 'residual marker', attack: 'delete the marker of an integrated residual id' },

@@ -4,8 +4,8 @@ import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { GuardService } from '../../functions/guard/guard-service';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { TriageService } from '../../functions/triage/triage-service';
@@ -134,7 +134,7 @@ async function observeWrite(body: string): Promise<string | undefined> {
         TableName: stack.TableName,
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: 'bodyDigest = :d',
-        ExpressionAttributeValues: { ':pk': { S: Keys.rejection(partition) }, ':d': { S: digest } },
+        ExpressionAttributeValues: { ':pk': { S: LineageKeys.rejection(partition) }, ':d': { S: digest } },
         ConsistentRead: true,
       }),
     );

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
@@ -110,7 +110,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
           new QueryCommand({
             TableName: stack.TableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': { S: Keys.deploymentEvidence } },
+            ExpressionAttributeValues: { ':pk': { S: LineageKeys.deploymentEvidence } },
             ConsistentRead: true,
           }),
         )
@@ -125,7 +125,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
         new QueryCommand({
           TableName: stack.TableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) } },
+          ExpressionAttributeValues: { ':pk': { S: LineageKeys.lineage(lineageId) } },
           ConsistentRead: true,
         }),
       )
@@ -140,7 +140,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
       await dynamodb.send(
         new DeleteItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(seq) } },
         }),
       );
     }
@@ -149,7 +149,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
 
   it('the integration lease is one conditional write on the emulator: held until it lapses or is released (docs/deployment-log.md, "One integration at a time")', async () => {
     const lease = new DynamoDBIntegrationLease(dynamodb, stack.TableName);
-    const key = { pk: { S: Keys.deploymentLease }, sk: { S: 'LEASE' } };
+    const key = { pk: { S: LineageKeys.deploymentLease }, sk: { S: 'LEASE' } };
     const now = Date.now();
     const until = now + INTEGRATION_LEASE_MS;
     expect(await lease.take('one', now, until)).toBe(true);
@@ -314,7 +314,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     const onY = new Set(await tilesOnPath({ kind: 'lineage', lineageId: y }));
     const tile = (await tilesOnPath({ kind: 'lineage', lineageId: x })).filter((t) => !onY.has(t)).at(-1);
     if (tile === undefined) throw new Error(`${x} has no tile of its own`);
-    const nodeKey = { pk: { S: Keys.indexNode(tile) }, sk: { S: Keys.indexNodeSk } };
+    const nodeKey = { pk: { S: LineageKeys.indexNode(tile) }, sk: { S: LineageKeys.indexNodeSk } };
     const deleted = await dynamodb.send(
       new DeleteItemCommand({ TableName: stack.TableName, Key: nodeKey, ReturnValues: 'ALL_OLD' }),
     );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
 import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import { cliRecall } from '../helpers/cli-recall';
@@ -103,7 +103,7 @@ describe('a checkpoint store keeps deployment checkpoints: a whole-table rollbac
   const store = join(dir, 'checkpoints.json');
   // The Python client's own store: it keeps the deployment checkpoint itself, before the rollback.
   const pythonStore = join(dir, 'python-checkpoints.json');
-  const partitions = [Keys.deploymentLog, ...partitionsOf(lineageId)];
+  const partitions = [LineageKeys.deploymentLog, ...partitionsOf(lineageId)];
   let newest: Snapshot | null = null;
 
   beforeAll(async () => {

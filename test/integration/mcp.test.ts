@@ -8,14 +8,14 @@ import { type CallToolResult, Client, InMemoryTransport } from '@modelcontextpro
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { recordOf } from '../../adapters/record-item';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import type { ResealClient } from '../../client/reseal-client';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom } from '../../client/stack-outputs';
-import { connectMcpClient } from '../../mcp/config';
 import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
+import { connectMcpClient } from '../../mcp/resolve-mcp-client';
 import { createResealMcpServer } from '../../mcp/server';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots';
@@ -451,7 +451,7 @@ describe('MCP tools on the deployed stack (in process)', () => {
   });
 
   it('a record edited directly in DynamoDB: recall and verify come back as TAMPER_DETECTED errors', async () => {
-    const key = { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(1) } };
+    const key = { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(1) } };
     const item = await dynamodb.send(
       new GetItemCommand({ TableName: stack.TableName, Key: key, ConsistentRead: true }),
     );

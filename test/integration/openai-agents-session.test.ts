@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentInputItem } from '@openai/agents-core';
 import { describe, expect, inject, it } from 'vitest';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { connectToStack } from '../../client/connect';
 import { LogVerificationError } from '../../client/errors';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
@@ -81,9 +81,9 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
     expect(await session.getItems()).toEqual([user('my order number is 7'), assistant('noted: order 7')]);
     expect(await session.getItems(1)).toEqual([assistant('noted: order 7')]);
 
-    const pk = Keys.lineage(lineageId);
+    const pk = LineageKeys.lineage(lineageId);
     const before = await table.snapshot(partitionsOf(lineageId));
-    await table.update(pk, Keys.record(1), (item) =>
+    await table.update(pk, LineageKeys.record(1), (item) =>
       withJson(item, 'record', (r) => ({
         ...r,
         payload: { format: SESSION_ITEM_FORMAT, op: 'add', item: assistant('noted: order 8') },

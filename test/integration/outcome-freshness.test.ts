@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { type FreshnessPolicy, freshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
@@ -172,7 +172,7 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
     const nowMs = Date.now();
     const twice = acceptedWrite(lineageId, 'r-twice', MANIFEST, nowMs);
     await seal([twice]);
-    await setup.table.delete(Keys.lineage(lineageId), Keys.residualSk('r-twice'));
+    await setup.table.delete(LineageKeys.lineage(lineageId), LineageKeys.residualSk('r-twice'));
     await seal([twice]);
     expect(await integrate()).toEqual(['RESIDUAL_CHANGED']);
     row(

@@ -11,10 +11,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deduplicationIdOf } from '../../adapters/deduplication-id';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
 import { SealerService } from '../../functions/sealer/sealer-service';
@@ -91,7 +91,7 @@ async function conflictsOf(lineageId: string) {
     new QueryCommand({
       TableName: stack.TableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
-      ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) }, ':c': { S: 'CONFLICT#' } },
+      ExpressionAttributeValues: { ':pk': { S: LineageKeys.lineage(lineageId) }, ':c': { S: 'CONFLICT#' } },
       ConsistentRead: true,
     }),
   );
@@ -158,7 +158,7 @@ describe('pipeline on the deployed stack', () => {
       new QueryCommand({
         TableName: stack.TableName,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+        ExpressionAttributeValues: { ':pk': { S: LineageKeys.rejection(lineageId) } },
         ConsistentRead: true,
       }),
     );
@@ -208,7 +208,7 @@ describe('pipeline on the deployed stack', () => {
           new QueryCommand({
             TableName: stack.TableName,
             KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+            ExpressionAttributeValues: { ':pk': { S: LineageKeys.rejection(lineageId) } },
             ConsistentRead: true,
           }),
         );
@@ -377,7 +377,7 @@ describe('pipeline on the deployed stack', () => {
         new QueryCommand({
           TableName: stack.TableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: Keys.rejection(lineageId) } },
+          ExpressionAttributeValues: { ':pk': { S: LineageKeys.rejection(lineageId) } },
           ConsistentRead: true,
         }),
       );
@@ -390,7 +390,7 @@ describe('pipeline on the deployed stack', () => {
       await dynamodb.send(
         new DeleteItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(3) } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(3) } },
         }),
       );
       const result = await client.verifyLineage(lineageId);
@@ -405,7 +405,7 @@ describe('pipeline on the deployed stack', () => {
       await dynamodb.send(
         new UpdateItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.head } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.head } },
           UpdateExpression: 'SET #seq = :seq, #hash = :hash',
           ExpressionAttributeNames: { '#seq': 'seq', '#hash': 'recordHash' },
           ExpressionAttributeValues: { ':seq': { N: '1' }, ':hash': { S: record1.recordHash } },
@@ -419,14 +419,14 @@ describe('pipeline on the deployed stack', () => {
       await dynamodb.send(
         new PutItemCommand({
           TableName: stack.TableName,
-          Item: { pk: { S: Keys.lineage(lineageId) }, sk: { S: `${Keys.recordPrefix}~` } },
+          Item: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: `${LineageKeys.recordPrefix}~` } },
         }),
       );
       expect((await client.verifyLineage(lineageId)).verdict).toBe('LINEAGE_BROKEN');
       await dynamodb.send(
         new DeleteItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: `${Keys.recordPrefix}~` } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: `${LineageKeys.recordPrefix}~` } },
         }),
       );
 
@@ -574,7 +574,7 @@ describe('pipeline on the deployed stack', () => {
       await dynamodb.send(
         new UpdateItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(0) } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(0) } },
           UpdateExpression: 'SET #r = :r',
           ExpressionAttributeNames: { '#r': 'record' },
           ExpressionAttributeValues: { ':r': { S: JSON.stringify(forged) } },

@@ -4,7 +4,7 @@ import type { TestContext } from 'vitest';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import type { SealerService } from '../../functions/sealer/sealer-service';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { buildManifest } from '../../shared/triage/build-manifest';
@@ -49,7 +49,7 @@ async function snapshotOf(lineageId: string) {
         new QueryCommand({
           TableName: stack.TableName,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: Keys.lineage(lineageId) } },
+          ExpressionAttributeValues: { ':pk': { S: LineageKeys.lineage(lineageId) } },
           ConsistentRead: true,
         }),
       )
@@ -59,7 +59,7 @@ async function snapshotOf(lineageId: string) {
       await dynamodb.send(
         new DeleteItemCommand({
           TableName: stack.TableName,
-          Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.record(seq) } },
+          Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.record(seq) } },
         }),
       );
     }
@@ -147,7 +147,7 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
     await dynamodb.send(
       new DeleteItemCommand({
         TableName: stack.TableName,
-        Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.residualSk('r-0') } },
+        Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.residualSk('r-0') } },
       }),
     );
     const observed = await seal(indexedSealer(notices), first);
@@ -177,7 +177,7 @@ describe('the sealer against the deployment index on the deployed stack (docs/se
     await dynamodb.send(
       new DeleteItemCommand({
         TableName: stack.TableName,
-        Key: { pk: { S: Keys.lineage(lineageId) }, sk: { S: Keys.residualSk('r-1') } },
+        Key: { pk: { S: LineageKeys.lineage(lineageId) }, sk: { S: LineageKeys.residualSk('r-1') } },
       }),
     );
     const observed = await seal(indexedSealer(notices), replayed);

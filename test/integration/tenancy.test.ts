@@ -15,10 +15,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
-import { writeRequest } from '../../client/builders';
 import { connectToStack } from '../../client/connect';
 import { soleWriterLineageId, soleWriterPolicy } from '../../client/sole-writer-policy';
 import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs';
+import { writeRequest } from '../../client/write-request';
 import { writerKeyFile } from '../../client/writer-key-file';
 import { createResealMcpServer } from '../../mcp/server';
 import { writeRequestFor } from '../../mcp/tools/write';

@@ -8,11 +8,11 @@ import { GetPublicKeyCommand, KMSClient, SignCommand, VerifyCommand } from '@aws
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, inject, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../adapters/dynamodb-table-keys';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
+import { LineageKeys } from '../../adapters/lineage-keys';
 import { MemoryCheckpointStore } from '../../client/memory-checkpoint-store';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
@@ -218,8 +218,8 @@ describe('docs/verifiable-log.md "Recall" cost on the deployed stack', () => {
       new PutItemCommand({
         TableName: stack.TableName,
         Item: {
-          pk: { S: Keys.lineage(lineageId) },
-          sk: { S: Keys.record(1) },
+          pk: { S: LineageKeys.lineage(lineageId) },
+          sk: { S: LineageKeys.record(1) },
           record: { S: JSON.stringify({ ...original, payload: { conclusion: 'forged' } }) },
         },
       }),
@@ -252,7 +252,7 @@ describe('docs/verifiable-log.md "Recall" cost on the deployed stack', () => {
     await dynamodb.send(
       new PutItemCommand({
         TableName: stack.TableName,
-        Item: { pk: { S: Keys.triage(lineageId) }, sk: { S: requestId }, report: { S: JSON.stringify(forged) } },
+        Item: { pk: { S: LineageKeys.triage(lineageId) }, sk: { S: requestId }, report: { S: JSON.stringify(forged) } },
       }),
     );
     const client = new ResealClient(outputs, { sqs, dynamodb, kms, eventBridge });

@@ -97,7 +97,7 @@ NO_MANIFEST: Final = _NoManifest()
 
 
 class LineageKeys:
-    """The table's keys (string ``pk``, ``sk``), as adapters/dynamodb-table-keys.ts builds them."""
+    """The table's keys (string ``pk``, ``sk``), as adapters/lineage-keys.ts builds them."""
 
     HEAD: Final = "HEAD"
     RECORD_PREFIX: Final = "RECORD#"

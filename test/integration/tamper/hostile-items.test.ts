@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
@@ -43,10 +43,10 @@ let reused: ResidualWriteRequest;
 
 const attackContext = () => attackContextOf(setup, lineage, other);
 const pk = partitionOf;
-const editHead = (c: AttackContext, edit: (item: Item) => Item) => c.table.update(pk(c), Keys.head, edit);
+const editHead = (c: AttackContext, edit: (item: Item) => Item) => c.table.update(pk(c), LineageKeys.head, edit);
 /** The genuine signed rejection of `reused`. */
 const genuineRejection = async (c: AttackContext): Promise<Item> => {
-  const items = await c.table.query(Keys.rejection(c.lineageId));
+  const items = await c.table.query(LineageKeys.rejection(c.lineageId));
   expect(items).toHaveLength(1);
   return items[0] as Item;
 };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import { writeRequestFor } from '../../../mcp/tools/write';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
@@ -95,7 +95,7 @@ const forgedAnswer =
     recall: { seq: 2 },
     onRecall: async (detail, triage) => {
       await setup.table.put({
-        pk: { S: Keys.triage(detail.lineageId) },
+        pk: { S: LineageKeys.triage(detail.lineageId) },
         sk: { S: detail.requestId },
         report: {
           S: JSON.stringify(forgedTriageAnswer(detail, { outcome: 'REFUSED', refusalCode, refusalReason: 'forged' })),
@@ -112,7 +112,7 @@ const attacks = {
     target: 'record',
     attack: 'edit the payload of the last record',
     apply: (c) =>
-      c.table.update(pk(c), Keys.record(2), (item) =>
+      c.table.update(pk(c), LineageKeys.record(2), (item) =>
         withJson(item, 'record', (r) => ({ ...r, payload: { claims: { 'claim-region': 'forged' } } })),
       ),
   },
@@ -123,7 +123,7 @@ const attacks = {
       const head = c.earlier
         .get('2 records')
         ?.get(pk(c))
-        ?.find((item: Item) => item.sk?.S === Keys.head);
+        ?.find((item: Item) => item.sk?.S === LineageKeys.head);
       if (!head) throw new Error('no head of 2 records');
       await c.table.put(head);
     },

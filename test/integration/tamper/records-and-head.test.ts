@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import { manifestDigest } from '../../../shared/triage/manifest-digest';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, type Expected, itEachCell } from '../../helpers/tamper-matrix';
@@ -52,7 +52,7 @@ let other: SealedLineage;
 const attackContext = () => attackContextOf(setup, lineage, other);
 
 const pk = partitionOf;
-const record = (seq: number) => Keys.record(seq);
+const record = (seq: number) => LineageKeys.record(seq);
 /** Replaces the lineage's partition with an earlier snapshot of it (records, head, markers). */
 const replayPartition = (context: AttackContext, name: string) => {
   const earlier = context.earlier.get(name);
@@ -64,7 +64,7 @@ const earlierHead = (context: AttackContext, name: string): Item => {
   const item = context.earlier
     .get(name)
     ?.get(pk(context))
-    ?.find((i) => i.sk?.S === Keys.head);
+    ?.find((i) => i.sk?.S === LineageKeys.head);
   if (!item) throw new Error(`no head in ${name}`);
   return item;
 };
@@ -77,10 +77,10 @@ const junk = (sk: string) => async (context: AttackContext) => {
  * "Stored items"; keyed by that lineage): outside the lineage's own partition, so an attack on it
  * saves it and its `undo` puts it back.
  */
-const manifestKey = (context: AttackContext) => Keys.manifest(context.lineageId, manifestDigest(MANIFEST));
+const manifestKey = (context: AttackContext) => LineageKeys.manifest(context.lineageId, manifestDigest(MANIFEST));
 let savedManifest: Item | undefined;
 const saveManifest = async (context: AttackContext) => {
-  savedManifest = await context.table.get(manifestKey(context), Keys.manifestSk);
+  savedManifest = await context.table.get(manifestKey(context), LineageKeys.manifestSk);
   return savedManifest;
 };
 const restoreManifest = async (context: AttackContext) => {
@@ -126,7 +126,8 @@ const attacks = {
   transplantRecord: {
     target: 'record',
     attack: "transplant another lineage's record 4 over seq 4",
-    apply: async (c) => c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), record(4)), pk(c))),
+    apply: async (c) =>
+      c.table.put(movedTo(await c.table.get(LineageKeys.lineage(c.otherLineageId), record(4)), pk(c))),
   },
   editManifest: {
     target: 'manifest',
@@ -144,7 +145,7 @@ const attacks = {
     attack: 'delete the shared manifest item',
     apply: async (c) => {
       await saveManifest(c);
-      await c.table.delete(manifestKey(c), Keys.manifestSk);
+      await c.table.delete(manifestKey(c), LineageKeys.manifestSk);
     },
     undo: restoreManifest,
   },
@@ -167,12 +168,12 @@ const attacks = {
   junkAfterOutOfRange: {
     target: 'record',
     attack: 'insert sk RECORD#~ (sorts after every record, outside the seq range)',
-    apply: junk(`${Keys.recordPrefix}~`),
+    apply: junk(`${LineageKeys.recordPrefix}~`),
   },
   junkAfterInRange: {
     target: 'record',
     attack: 'insert sk RECORD#5x (malformed, sorts after every record, inside the seq range)',
-    apply: junk(`${Keys.recordPrefix}5x`),
+    apply: junk(`${LineageKeys.recordPrefix}5x`),
   },
   farOutOfRange: {
     target: 'record',
@@ -190,7 +191,7 @@ const attacks = {
     attack: 'rewind the head to seq 1 and insert sk RECORD#5x',
     apply: async (c) => {
       await c.table.put(earlierHead(c, '2 records'));
-      await junk(`${Keys.recordPrefix}5x`)(c);
+      await junk(`${LineageKeys.recordPrefix}5x`)(c);
     },
   },
   rewindHeadJunkOutOfRange: {
@@ -198,15 +199,15 @@ const attacks = {
     attack: 'rewind the head to seq 1 and insert sk RECORD#~',
     apply: async (c) => {
       await c.table.put(earlierHead(c, '2 records'));
-      await junk(`${Keys.recordPrefix}~`)(c);
+      await junk(`${LineageKeys.recordPrefix}~`)(c);
     },
   },
   deleteHeadJunk: {
     target: 'head',
     attack: 'delete the head and insert sk RECORD#5x',
     apply: async (c) => {
-      await c.table.delete(pk(c), Keys.head);
-      await junk(`${Keys.recordPrefix}5x`)(c);
+      await c.table.delete(pk(c), LineageKeys.head);
+      await junk(`${LineageKeys.recordPrefix}5x`)(c);
     },
   },
   replayHead: {
@@ -220,15 +221,15 @@ const attacks = {
       'a crash\'s shape: the head of seq 2 and records 3 and 4 past it without their markers (docs/sealing.md, "The write")',
     apply: async (c) => {
       await c.table.put(earlierHead(c, '3 records'));
-      for (const residualId of ['r-3', 'r-4']) await c.table.delete(pk(c), Keys.residualSk(residualId));
+      for (const residualId of ['r-3', 'r-4']) await c.table.delete(pk(c), LineageKeys.residualSk(residualId));
     },
   },
-  deleteHead: { target: 'head', attack: 'delete the head', apply: (c) => c.table.delete(pk(c), Keys.head) },
+  deleteHead: { target: 'head', attack: 'delete the head', apply: (c) => c.table.delete(pk(c), LineageKeys.head) },
   editCheckpoint: {
     target: 'head',
     attack: 'edit the signed checkpoint (its root hash)',
     apply: (c) =>
-      c.table.update(pk(c), Keys.head, (item) => {
+      c.table.update(pk(c), LineageKeys.head, (item) => {
         const [origin, size, root, ...rest] = textOf(item, 'checkpoint').split('\n');
         const edited = `${(root as string).slice(0, -4)}AAA=`;
         return { ...item, checkpoint: { S: [origin, size, edited, ...rest].join('\n') } };
@@ -237,13 +238,13 @@ const attacks = {
   editRecordHash: {
     target: 'head',
     attack: "edit the head's recordHash (the condition attribute the head-state MAC covers)",
-    apply: (c) => c.table.update(pk(c), Keys.head, (item) => ({ ...item, recordHash: { S: 'a'.repeat(64) } })),
+    apply: (c) => c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, recordHash: { S: 'a'.repeat(64) } })),
   },
   editHeadMac: {
     target: 'head',
     attack: 'edit the head-state MAC',
     apply: (c) =>
-      c.table.update(pk(c), Keys.head, (item) =>
+      c.table.update(pk(c), LineageKeys.head, (item) =>
         withJson(item, 'headMac', (m) => ({ ...m, mac: `${'A'.repeat(43)}=` })),
       ),
   },
@@ -251,15 +252,15 @@ const attacks = {
     target: 'head',
     attack: "copy another lineage's head-state MAC onto the head",
     apply: async (c) => {
-      const theirs = await c.table.get(Keys.lineage(c.otherLineageId), Keys.head);
-      await c.table.update(pk(c), Keys.head, (item) => ({ ...item, headMac: theirs.headMac as Item[string] }));
+      const theirs = await c.table.get(LineageKeys.lineage(c.otherLineageId), LineageKeys.head);
+      await c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, headMac: theirs.headMac as Item[string] }));
     },
   },
   editFrontier: {
     target: 'head',
     attack: 'edit the stored frontier',
     apply: (c) =>
-      c.table.update(pk(c), Keys.head, (item) => ({
+      c.table.update(pk(c), LineageKeys.head, (item) => ({
         ...item,
         // Binary, 32 bytes a hash (the small head), or JSON hex (heads stored before): the first hash becomes ee…ee.
         frontier:
@@ -271,7 +272,8 @@ const attacks = {
   transplantHead: {
     target: 'head',
     attack: "transplant another lineage's head (its signed checkpoint names that lineage)",
-    apply: async (c) => c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), Keys.head), pk(c))),
+    apply: async (c) =>
+      c.table.put(movedTo(await c.table.get(LineageKeys.lineage(c.otherLineageId), LineageKeys.head), pk(c))),
   },
   rollback: {
     target: 'lineage',

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
 import { KMSNoteSigner } from '../../../adapters/kms-note-signer';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import { GuardService } from '../../../functions/guard/guard-service';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
 import { guardKeyName } from '../../../shared/log/log-names';
@@ -59,7 +59,7 @@ let otherReport: Item;
  */
 let unparsed: Item;
 /** The unparsed partition (shared with every other test: attacks on it undo only what they wrote). */
-const UNPARSED_PK = Keys.rejection(null);
+const UNPARSED_PK = LineageKeys.rejection(null);
 /** The digest the client compares a refusal without a request digest with: SHA-256 of the write's canonical body. */
 const bodyDigestOf = (write: ResidualWriteRequest) =>
   createHash('sha256').update(canonicalJson(write), 'utf8').digest('hex');
@@ -85,12 +85,12 @@ const onlyItem = async (context: AttackContext, partition: string, prefix = '') 
   expect(items, `one item ${partition} ${prefix}`).toHaveLength(1);
   return items[0] as Item;
 };
-const rejectionOf = (c: AttackContext) => onlyItem(c, Keys.rejection(c.lineageId));
+const rejectionOf = (c: AttackContext) => onlyItem(c, LineageKeys.rejection(c.lineageId));
 const conflictOf = (c: AttackContext) => onlyItem(c, pk(c), 'CONFLICT#');
 
 const putAnswer = (c: AttackContext, answer: Record<string, unknown>) =>
   c.table.put({
-    pk: { S: Keys.triage(c.lineageId) },
+    pk: { S: LineageKeys.triage(c.lineageId) },
     sk: { S: answer.requestId as string },
     report: { S: JSON.stringify(answer) },
   });
@@ -102,24 +102,29 @@ const attacks = {
   deleteMarker: {
     target: 'residual marker',
     attack: 'delete the marker of r-2',
-    apply: (c) => c.table.delete(pk(c), Keys.residualSk('r-2')),
+    apply: (c) => c.table.delete(pk(c), LineageKeys.residualSk('r-2')),
   },
   editMarker: {
     target: 'residual marker',
     attack: 'edit the marker of r-2 to point at seq 1',
-    apply: (c) => c.table.update(pk(c), Keys.residualSk('r-2'), (item) => ({ ...item, seq: { N: '1' } })),
+    apply: (c) => c.table.update(pk(c), LineageKeys.residualSk('r-2'), (item) => ({ ...item, seq: { N: '1' } })),
   },
   insertMarker: {
     target: 'residual marker',
     attack: 'insert a marker for a residual never written (r-9), pointing at seq 2',
     apply: async (c) =>
-      c.table.put({ ...(await c.table.get(pk(c), Keys.residualSk('r-2'))), sk: { S: Keys.residualSk('r-9') } }),
+      c.table.put({
+        ...(await c.table.get(pk(c), LineageKeys.residualSk('r-2'))),
+        sk: { S: LineageKeys.residualSk('r-9') },
+      }),
   },
   transplantMarker: {
     target: 'residual marker',
     attack: "transplant the other lineage's marker of r-2 (seq 2) over this one's",
     apply: async (c) =>
-      c.table.put(movedTo(await c.table.get(Keys.lineage(c.otherLineageId), Keys.residualSk('r-2')), pk(c))),
+      c.table.put(
+        movedTo(await c.table.get(LineageKeys.lineage(c.otherLineageId), LineageKeys.residualSk('r-2')), pk(c)),
+      ),
   },
   editReport: {
     target: 'triage report',
@@ -177,14 +182,14 @@ const attacks = {
     attack: 'replay the signed rejection under a later sort key (a copy, every attribute kept)',
     apply: async (c) => {
       const item = await rejectionOf(c);
-      const sk = Keys.rejectionSk(Date.now() + 2 * AHEAD_MS, item.messageId?.S as string);
+      const sk = LineageKeys.rejectionSk(Date.now() + 2 * AHEAD_MS, item.messageId?.S as string);
       await c.table.put({ ...item, sk: { S: sk } });
     },
   },
   transplantRejection: {
     target: 'rejection',
     attack: "transplant the signed rejection into the other lineage's partition (its r-1 is sealed)",
-    apply: async (c) => c.table.put(movedTo(await rejectionOf(c), Keys.rejection(c.otherLineageId))),
+    apply: async (c) => c.table.put(movedTo(await rejectionOf(c), LineageKeys.rejection(c.otherLineageId))),
   },
   editConflict: {
     target: 'conflict',
@@ -207,7 +212,7 @@ const attacks = {
       const atMs = Date.now() + AHEAD_MS;
       await c.table.put({
         ...conflict,
-        sk: { S: Keys.conflict('r-2', atMs, 'm-forged') },
+        sk: { S: LineageKeys.conflict('r-2', atMs, 'm-forged') },
         residualId: { S: 'r-2' },
         reason: { S: 'STALE_EPOCH' },
         messageId: { S: 'm-forged' },
@@ -219,7 +224,7 @@ const attacks = {
   transplantConflict: {
     target: 'conflict',
     attack: "transplant the signed conflict into the other lineage's partition",
-    apply: async (c) => c.table.put(movedTo(await conflictOf(c), Keys.lineage(c.otherLineageId))),
+    apply: async (c) => c.table.put(movedTo(await conflictOf(c), LineageKeys.lineage(c.otherLineageId))),
   },
   forgeUnparsed: {
     target: 'unparsed rejection',
@@ -228,7 +233,7 @@ const attacks = {
       const atMs = Date.now() + AHEAD_MS;
       await setup.table.put({
         pk: { S: UNPARSED_PK },
-        sk: { S: Keys.rejectionSk(atMs, 'm-forged-unparsed') },
+        sk: { S: LineageKeys.rejectionSk(atMs, 'm-forged-unparsed') },
         stage: { S: 'GUARD' },
         reason: { S: 'MALFORMED_JSON' },
         residualId: { S: 'r-9' },
@@ -260,7 +265,7 @@ const attacks = {
       const atMs = Date.now() + AHEAD_MS;
       await setup.table.put({
         ...unparsedNamingR9(),
-        sk: { S: Keys.rejectionSk(atMs, unparsed.messageId?.S as string) },
+        sk: { S: LineageKeys.rejectionSk(atMs, unparsed.messageId?.S as string) },
         atMs: { N: String(atMs) },
       });
     },
@@ -276,7 +281,7 @@ const attacks = {
     target: 'unparsed rejection',
     attack:
       "transplant the genuine (unsigned) unparsed rejection into the lineage's partition, naming r-9 and its body digest",
-    apply: async (c) => c.table.put(movedTo(unparsedNamingR9(), Keys.rejection(c.lineageId))),
+    apply: async (c) => c.table.put(movedTo(unparsedNamingR9(), LineageKeys.rejection(c.lineageId))),
   },
 } satisfies Record<string, Attack>;
 
@@ -392,7 +397,7 @@ const cells: readonly Cell[] = [
     attack: attacks.editReport,
     target: onAnswer(async (c, detail, when) => {
       if (when === 'before') return;
-      await c.table.update(Keys.triage(c.lineageId), detail.requestId, (item) =>
+      await c.table.update(LineageKeys.triage(c.lineageId), detail.requestId, (item) =>
         withJson(item, 'report', (answer) => ({
           ...answer,
           report: {
@@ -443,7 +448,7 @@ const cells: readonly Cell[] = [
     attack: attacks.transplantReport,
     target: onAnswer(async (c, detail, when) => {
       if (when === 'before') {
-        await c.table.put({ ...movedTo(otherReport, Keys.triage(c.lineageId)), sk: { S: detail.requestId } });
+        await c.table.put({ ...movedTo(otherReport, LineageKeys.triage(c.lineageId)), sk: { S: detail.requestId } });
       }
     }),
     expect: recalled(both('exit 0 VERIFIED_INTACT'), both('VERIFIED_INTACT')),
@@ -451,7 +456,7 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.deleteReport,
     target: onAnswer(async (c, detail, when) => {
-      if (when === 'after') await c.table.delete(Keys.triage(c.lineageId), detail.requestId);
+      if (when === 'after') await c.table.delete(LineageKeys.triage(c.lineageId), detail.requestId);
     }),
     expect: recalled(both('exit 1 TIMEOUT'), both('TimeoutError')),
   },
@@ -582,8 +587,8 @@ describe('tampering with residual markers, triage reports, rejections and confli
       'REJECTED RESIDUAL_ID_REUSED',
     ]);
     // A signed conflict: a write sealed on a head rewound to seq 1 (then the head is put back).
-    const head = await setup.table.get(Keys.lineage(lineageId), Keys.head);
-    const record1 = await setup.table.get(Keys.lineage(lineageId), Keys.record(1));
+    const head = await setup.table.get(LineageKeys.lineage(lineageId), LineageKeys.head);
+    const record1 = await setup.table.get(LineageKeys.lineage(lineageId), LineageKeys.record(1));
     await setup.table.put({ ...head, seq: { N: '1' }, recordHash: record1.recordHash as Item[string] });
     conflicted = signWriteSync(acceptedWrite(lineageId, 'r-conflict', MANIFEST, ahead), TEST_WRITER, signedAtMs);
     expect(await sealGroup(tamperSealer(setup, { clock: () => ahead }), [conflicted], ahead)).toEqual([
@@ -609,7 +614,7 @@ describe('tampering with residual markers, triage reports, rejections and confli
       kind: 'REJECTED',
       reason: 'MALFORMED_JSON',
     });
-    unparsed = await setup.table.get(UNPARSED_PK, Keys.rejectionSk(ahead, messageId));
+    unparsed = await setup.table.get(UNPARSED_PK, LineageKeys.rejectionSk(ahead, messageId));
     expect(unparsed.statement, 'the guard recorded it unsigned').toBeUndefined();
     // Genuine answers of earlier recalls, to replay and transplant.
     for (const [of, keep] of [
@@ -617,13 +622,13 @@ describe('tampering with residual markers, triage reports, rejections and confli
       [other, (item: Item) => (otherReport = item)],
     ] as const) {
       expect(await recallCli.read(setup, { ...baseOf(of), recall: { seq: 0 } }, false)).toBe('exit 0 VERIFIED_INTACT');
-      const reports = await setup.table.query(Keys.triage(of.lineageId));
+      const reports = await setup.table.query(LineageKeys.triage(of.lineageId));
       expect(reports).toHaveLength(1);
       keep(reports[0] as Item);
     }
     // Every cell starts from this state: the lineage with its refusals, no reports.
     for (const of of [lineage, other]) {
-      for (const item of await setup.table.query(Keys.triage(of.lineageId))) {
+      for (const item of await setup.table.query(LineageKeys.triage(of.lineageId))) {
         await setup.table.delete(item.pk?.S as string, item.sk?.S as string);
       }
     }

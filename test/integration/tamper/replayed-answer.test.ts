@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import type { ResidualWriteRequest } from '../../../shared/write/write-request';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
@@ -58,7 +58,7 @@ describe('a replayed older triage answer, read with no kept checkpoint and with 
     // A genuine answer at 4 records, taken from the table, then removed: every cell starts without reports.
     const base = baseOf();
     expect(await clientRecall.read(setup, base, false)).toBe('VERIFIED_INTACT');
-    const reports = await setup.table.query(Keys.triage(lineage.lineageId));
+    const reports = await setup.table.query(LineageKeys.triage(lineage.lineageId));
     expect(reports).toHaveLength(1);
     answerAt4 = reports[0] as Item;
     expect(JSON.parse(answerAt4.report?.S as string)).toMatchObject({ outcome: 'TRIAGED', seq: 3 });

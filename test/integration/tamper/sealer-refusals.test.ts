@@ -1,5 +1,5 @@
 import { beforeAll, describe } from 'vitest';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, itEachCell } from '../../helpers/tamper-matrix';
 import { clientRecall, type Reader, type ReadTarget, recallCli, verifyLineageCli } from '../../helpers/tamper-readers';
@@ -68,15 +68,15 @@ const attacks = {
   editHeadEpoch: {
     target: 'head',
     attack: 'edit the head item generationEpoch attribute (7 → 99)',
-    apply: (c) => c.table.update(pk(c), Keys.head, (item) => ({ ...item, generationEpoch: { N: '99' } })),
+    apply: (c) => c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, generationEpoch: { N: '99' } })),
   },
   plantMarkerElsewhere: {
     target: 'residual marker',
     attack: 'insert a copy of the marker of r-2 (seq 2) as r-new2, its lineageId changed to zz',
     apply: async (c) =>
       c.table.put({
-        ...(await c.table.get(pk(c), Keys.residualSk('r-2'))),
-        sk: { S: Keys.residualSk('r-new2') },
+        ...(await c.table.get(pk(c), LineageKeys.residualSk('r-2'))),
+        sk: { S: LineageKeys.residualSk('r-new2') },
         lineageId: { S: 'zz' },
       }),
   },
@@ -84,24 +84,27 @@ const attacks = {
     target: 'residual marker',
     attack: 'insert a copy of the marker of r-2 (seq 2) as r-new2, naming this lineage',
     apply: async (c) =>
-      c.table.put({ ...(await c.table.get(pk(c), Keys.residualSk('r-2'))), sk: { S: Keys.residualSk('r-new2') } }),
+      c.table.put({
+        ...(await c.table.get(pk(c), LineageKeys.residualSk('r-2'))),
+        sk: { S: LineageKeys.residualSk('r-new2') },
+      }),
   },
   markerSeqAbove2to53: {
     target: 'residual marker',
     attack: 'edit the marker of r-3 to seq 2^53 + 1 (not a safe integer)',
     apply: (c) =>
-      c.table.update(pk(c), Keys.residualSk('r-3'), (item) => ({ ...item, seq: { N: '9007199254740993' } })),
+      c.table.update(pk(c), LineageKeys.residualSk('r-3'), (item) => ({ ...item, seq: { N: '9007199254740993' } })),
   },
   deleteMarker: {
     target: 'residual marker',
     attack: 'delete the marker of r-2',
-    apply: (c) => c.table.delete(pk(c), Keys.residualSk('r-2')),
+    apply: (c) => c.table.delete(pk(c), LineageKeys.residualSk('r-2')),
   },
   deleteMarkerThenReseal: {
     target: 'residual marker',
     attack: 'delete the marker of r-2, then the honest sealer takes a new write of r-2',
     apply: async (c) => {
-      await c.table.delete(pk(c), Keys.residualSk('r-2'));
+      await c.table.delete(pk(c), LineageKeys.residualSk('r-2'));
       const nowMs = Date.now();
       await sealGroup(tamperSealer(setup), [acceptedWrite(c.lineageId, 'r-2', MANIFEST, nowMs)], nowMs);
     },

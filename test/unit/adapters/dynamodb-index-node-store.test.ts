@@ -1,8 +1,8 @@
 import { type AttributeValue, BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBIndexNodeStore, indexTileItem, indexTileOf } from '../../../adapters/dynamodb-index-node-store';
-import type { DynamoDBSend } from '../../../adapters/dynamodb-table';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import type { DynamoDBSend } from '../../../adapters/dynamodb-send';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import { applyIndexUpdates } from '../../../shared/index/apply-index-updates';
 import { entryKey, type IndexEntry } from '../../../shared/index/index-entry';
 import { emptyIndexHash } from '../../../shared/index/index-hash';
@@ -69,7 +69,7 @@ describe('DynamoDBIndexNodeStore (docs/deployment-log.md, "Storage")', () => {
     const { root, tilesWritten, nodesWritten } = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(MAP));
     expect(table.items.size).toBe(tilesWritten);
     expect(tilesWritten).toBeLessThan(nodesWritten / 2);
-    const rootItem = table.items.get(Keys.indexNode(hexOf(root))) as Item;
+    const rootItem = table.items.get(LineageKeys.indexNode(hexOf(root))) as Item;
     expect(Object.keys(rootItem).sort()).toEqual(['pk', 'sk', 'tile']);
     expect(hexOf(decodeIndexTile(rootItem.tile?.B as Uint8Array).root)).toBe(hexOf(root));
     for (const entry of MAP) {
@@ -82,7 +82,7 @@ describe('DynamoDBIndexNodeStore (docs/deployment-log.md, "Storage")', () => {
     const store = new DynamoDBIndexNodeStore(table.client, TABLE);
     const { root } = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(MAP));
     table.reads.length = 0;
-    table.lagging.add(Keys.indexNode(hexOf(root)));
+    table.lagging.add(LineageKeys.indexNode(hexOf(root)));
     const [tile, absent] = await store.getTiles([root, new Uint8Array(32).fill(7)]);
     expect(hexOf(decodeIndexTile(tile as Uint8Array).root)).toBe(hexOf(root));
     expect(absent).toBeUndefined();
@@ -103,11 +103,11 @@ describe('DynamoDBIndexNodeStore (docs/deployment-log.md, "Storage")', () => {
     const first = await applyIndexUpdates(legacy, emptyIndexHash(), updatesFor(MAP.slice(0, 40)));
     for (const [pk, item] of table.items) {
       const node = decodeIndexTile(item.tile?.B as Uint8Array).nodes.get(
-        Buffer.from(pk.slice(Keys.indexNode('').length), 'hex').toString('latin1'),
+        Buffer.from(pk.slice(LineageKeys.indexNode('').length), 'hex').toString('latin1'),
       );
       if (node === undefined) throw new Error('a one-level tile holds its root');
       const text = node.kind === 'leaf' ? `L${JSON.stringify(node.entry)}` : `I${hexOf(node.left)}${hexOf(node.right)}`;
-      table.items.set(pk, { pk: { S: pk }, sk: { S: Keys.indexNodeSk }, node: { S: text } });
+      table.items.set(pk, { pk: { S: pk }, sk: { S: LineageKeys.indexNodeSk }, node: { S: text } });
     }
     const store = new DynamoDBIndexNodeStore(table.client, TABLE);
     for (const entry of MAP.slice(0, 40)) {
@@ -123,8 +123,8 @@ describe('DynamoDBIndexNodeStore (docs/deployment-log.md, "Storage")', () => {
     const entry = MAP[1] as IndexEntry;
     const { hash } = hashIndexNode({ kind: 'leaf', entry });
     const table = fakeTable();
-    const pk = Keys.indexNode(hexOf(hash));
-    table.items.set(pk, { pk: { S: pk }, sk: { S: Keys.indexNodeSk }, node: { S: 'X' } });
+    const pk = LineageKeys.indexNode(hexOf(hash));
+    table.items.set(pk, { pk: { S: pk }, sk: { S: LineageKeys.indexNodeSk }, node: { S: 'X' } });
     expect(indexTileOf(table.items.get(pk) as Item)).toEqual(new Uint8Array(0));
     const store = new DynamoDBIndexNodeStore(table.client, TABLE);
     await expect(proveIndexKey(store, hash, entryKey(entry))).rejects.toMatchObject({ corrupt: true });

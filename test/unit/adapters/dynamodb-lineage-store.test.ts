@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
-import { Keys, MANIFEST_KEY_PREFIX } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys, MANIFEST_KEY_PREFIX } from '../../../adapters/lineage-keys';
 import { MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_PER_READ, manifestItem } from '../../../adapters/manifest-item';
 import { recordOf } from '../../../adapters/record-item';
 import { canonicalJson } from '../../../shared/canonical/canonical-json';
@@ -101,7 +101,7 @@ function batchOf(records: SealedRecord[], expectedHead: LineageHead | null): App
 }
 
 const headItem = (seq: number, epoch: number) => ({
-  pk: { S: Keys.lineage(TEST_LINEAGE_ID) },
+  pk: { S: LineageKeys.lineage(TEST_LINEAGE_ID) },
   sk: { S: 'HEAD' },
   seq: { N: String(seq) },
   recordHash: { S: 'a'.repeat(64) },
@@ -181,7 +181,7 @@ describe('DynamoDBLineageStore putRecords, then moveHead (docs/sealing.md, "The 
     );
     expect(head?.Item?.frontier).toEqual({ B: Buffer.from('d'.repeat(64), 'hex') });
     expect(markers).toHaveLength(1);
-    expect(markers[0]?.Item?.pk).toEqual({ S: Keys.lineage(TEST_LINEAGE_ID) });
+    expect(markers[0]?.Item?.pk).toEqual({ S: LineageKeys.lineage(TEST_LINEAGE_ID) });
     expect(markers[0]?.Item?.sk).toEqual({ S: `RESIDUAL#${second.header.residualId}` });
     expect(markers[0]?.ConditionExpression).toBeUndefined();
   });
@@ -251,7 +251,7 @@ describe('DynamoDBLineageStore putRecords, then moveHead (docs/sealing.md, "The 
 describe('DynamoDBLineageStore reads and side records', () => {
   it('lastRecordSeq queries the last well-formed RECORD# key of the lineage (BETWEEN, descending, limit 1, consistent)', async () => {
     const { client, commands } = fakeDynamo(() => ({
-      Items: [{ pk: { S: Keys.lineage(TEST_LINEAGE_ID) }, sk: { S: 'RECORD#0000000000000042' } }],
+      Items: [{ pk: { S: LineageKeys.lineage(TEST_LINEAGE_ID) }, sk: { S: 'RECORD#0000000000000042' } }],
     }));
     const store = new DynamoDBLineageStore(client, TABLE);
     expect(await store.lastRecordSeq(TEST_LINEAGE_ID)).toBe(42);
@@ -260,7 +260,7 @@ describe('DynamoDBLineageStore reads and side records', () => {
     // neither end the scan nor hide the real last record (a head rewound below them stays visible).
     expect(input.KeyConditionExpression).toBe('pk = :pk AND sk BETWEEN :first AND :last');
     expect(input.ExpressionAttributeValues).toEqual({
-      ':pk': { S: Keys.lineage(TEST_LINEAGE_ID) },
+      ':pk': { S: LineageKeys.lineage(TEST_LINEAGE_ID) },
       ':first': { S: 'RECORD#0000000000000000' },
       ':last': { S: 'RECORD#9007199254740991' },
     });
@@ -274,7 +274,7 @@ describe('DynamoDBLineageStore reads and side records', () => {
   });
 
   it('lastRecordSeq skips junk keys inside the seq range (RECORD#5x, RECORD#2) and pages on to the real last record', async () => {
-    const pk = { S: Keys.lineage(TEST_LINEAGE_ID) };
+    const pk = { S: LineageKeys.lineage(TEST_LINEAGE_ID) };
     const pages = [
       { Items: [{ pk, sk: { S: 'RECORD#5x' } }], LastEvaluatedKey: { pk, sk: { S: 'RECORD#5x' } } },
       {
@@ -384,7 +384,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     await appendBatch(store, batchOf([first, second], null));
     expect(table.puts).toHaveLength(1);
     const put = (table.puts[0] as PutItemCommand).input;
-    expect(put.Item?.pk).toEqual({ S: Keys.manifest(first.header.lineageId, first.header.manifestDigest) });
+    expect(put.Item?.pk).toEqual({ S: LineageKeys.manifest(first.header.lineageId, first.header.manifestDigest) });
     expect(put.Item?.manifest?.B).toBeInstanceOf(Uint8Array);
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk) OR #manifest <> :manifest');
     expect(table.commands.indexOf(table.puts[0])).toBe(0);
@@ -397,7 +397,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const [first, second] = await twoRecords();
     const table = manifestTable();
     const store = new DynamoDBLineageStore(table.client, TABLE);
-    const pk = Keys.manifest(first.header.lineageId, first.header.manifestDigest);
+    const pk = LineageKeys.manifest(first.header.lineageId, first.header.manifestDigest);
     await appendBatch(store, batchOf([first], null));
     const sealed = table.items.get(pk);
     table.items.delete(pk); // the table writer deletes the shared item
@@ -463,7 +463,10 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const batchGets = commands.filter((c) => c instanceof BatchGetItemCommand) as BatchGetItemCommand[];
     expect(batchGets).toHaveLength(1);
     expect(batchGets[0]?.input.RequestItems?.[TABLE]?.Keys).toEqual([
-      { pk: { S: Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) }, sk: { S: Keys.manifestSk } },
+      {
+        pk: { S: LineageKeys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) },
+        sk: { S: LineageKeys.manifestSk },
+      },
     ]);
     expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
   });
@@ -473,7 +476,7 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     const { manifest: _m, ...rest } = second;
     const table = manifestTable();
     const own = manifestItem(second);
-    expect(own.pk).toEqual({ S: Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) });
+    expect(own.pk).toEqual({ S: LineageKeys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest) });
     const recordItem = { record: { S: canonicalJson(rest) } };
     const send = table.client.send.bind(table.client) as (command: unknown) => Promise<unknown>;
     const client = answeringDynamoDB(async (command: unknown) =>
@@ -481,19 +484,19 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     );
     const store = new DynamoDBLineageStore(client, TABLE);
     // Another lineage's (another tenant's) item under the same digest: not this record's manifest.
-    table.items.set(Keys.manifest('beta/agent-1', second.header.manifestDigest), {
+    table.items.set(LineageKeys.manifest('beta/agent-1', second.header.manifestDigest), {
       ...own,
-      pk: { S: Keys.manifest('beta/agent-1', second.header.manifestDigest) },
+      pk: { S: LineageKeys.manifest('beta/agent-1', second.header.manifestDigest) },
     });
     expect(Object.hasOwn((await store.readRecord(TEST_LINEAGE_ID, 1)) as object, 'manifest')).toBe(false);
     // A record sealed before manifests were keyed by lineage: its item is MANIFEST#<digest>.
-    table.items.set(Keys.sharedManifest(second.header.manifestDigest), {
+    table.items.set(LineageKeys.sharedManifest(second.header.manifestDigest), {
       ...own,
-      pk: { S: Keys.sharedManifest(second.header.manifestDigest) },
+      pk: { S: LineageKeys.sharedManifest(second.header.manifestDigest) },
     });
     expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
     // Under its lineage's key it is read there, with no second read.
-    table.items.set(Keys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest), own);
+    table.items.set(LineageKeys.manifest(TEST_LINEAGE_ID, second.header.manifestDigest), own);
     table.commands.length = 0;
     expect(await store.readRecord(TEST_LINEAGE_ID, 1)).toEqual(JSON.parse(canonicalJson(second)));
     expect(table.commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
@@ -551,8 +554,8 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
         record: { S: JSON.stringify({ header: { manifestDigest: digest } }) },
       }));
       const items = digests.map((digest) => ({
-        pk: { S: Keys.manifest(TEST_LINEAGE_ID, digest) },
-        sk: { S: Keys.manifestSk },
+        pk: { S: LineageKeys.manifest(TEST_LINEAGE_ID, digest) },
+        sk: { S: LineageKeys.manifestSk },
         manifest: { B: bomb },
       }));
       const { client } = fakeDynamo((command) =>

@@ -1,5 +1,5 @@
 import type { CliIo } from '../../../cli/io';
-import { run } from '../../../cli/main';
+import { run } from '../../../cli/run';
 
 /** What one in-process CLI run produced. */
 export interface CliRun {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  constantVariable,
-  freshVariable,
-  inheritedVariable,
-  reprobedVariable,
-  writeRequest,
-} from '../../../client/builders';
+import { constantVariable, freshVariable, inheritedVariable, reprobedVariable } from '../../../client/variables';
+import { writeRequest } from '../../../client/write-request';
 import { InvalidInputError } from '../../../shared/errors';
 import { evaluateWrite } from '../../../shared/guard/evaluate-write';
 import { buildManifest } from '../../../shared/triage/build-manifest';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Keys, UNPARSED_LINEAGE } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys, UNPARSED_LINEAGE } from '../../../adapters/lineage-keys';
 import { codeSpans, docPage, section, tableRows } from '../../helpers/markdown';
 
-// docs/pipeline.md "Data layout": the key templates of each item, against adapters/dynamodb-table-keys.ts.
+// docs/pipeline.md "Data layout": the key templates of each item, against adapters/lineage-keys.ts.
 const rows = tableRows(section(docPage('pipeline.md'), 'Data layout (one table, string keys `pk`, `sk`)'));
 /** The first code span of an item's pk or sk cell. */
 const keyCell = (item: string, column: 1 | 2): string => {
@@ -13,7 +13,7 @@ const keyCell = (item: string, column: 1 | 2): string => {
 /** A key with its ISO timestamp written as the page's `<isoTime>` placeholder. */
 const iso = (key: string) => key.replace(new Date(0).toISOString(), '<isoTime>');
 
-describe('docs/pipeline.md "Data layout" against adapters/dynamodb-table-keys.ts', () => {
+describe('docs/pipeline.md "Data layout" against adapters/lineage-keys.ts', () => {
   it('the item keys the page shows are the keys the adapter writes', () => {
     expect(rows.map((r) => r[0])).toEqual([
       'record',
@@ -25,20 +25,22 @@ describe('docs/pipeline.md "Data layout" against adapters/dynamodb-table-keys.ts
       'triage report',
     ]);
     for (const item of ['record', 'head', 'residual marker', 'conflict']) {
-      expect(keyCell(item, 1), `${item} pk`).toBe(Keys.lineage('<lineageId>'));
+      expect(keyCell(item, 1), `${item} pk`).toBe(LineageKeys.lineage('<lineageId>'));
     }
-    expect(Keys.record(7)).toBe(`${keyCell('record', 2).replace('<seq, 16 digits>', '')}${'7'.padStart(16, '0')}`);
-    expect(keyCell('manifest', 1)).toBe(Keys.manifest('<lineageId>', '<manifestDigest>'));
-    expect(keyCell('manifest', 2)).toBe(Keys.manifestSk);
-    expect(keyCell('head', 2)).toBe(Keys.head);
-    expect(keyCell('residual marker', 2)).toBe(Keys.residualSk('<residualId>'));
-    expect(keyCell('conflict', 2)).toBe(iso(Keys.conflict('<residualId>', 0, '<messageId>')));
-    expect(keyCell('rejection', 1)).toBe(
-      `${Keys.rejection('<lineageId>').replace('<lineageId>', '')}<lineageId or "${UNPARSED_LINEAGE}">`,
+    expect(LineageKeys.record(7)).toBe(
+      `${keyCell('record', 2).replace('<seq, 16 digits>', '')}${'7'.padStart(16, '0')}`,
     );
-    expect(Keys.rejection(null)).toBe(Keys.rejection(UNPARSED_LINEAGE));
-    expect(keyCell('rejection', 2)).toBe(iso(Keys.rejectionSk(0, '<sqsMessageId>')));
-    expect(keyCell('triage report', 1)).toBe(Keys.triage('<lineageId>'));
+    expect(keyCell('manifest', 1)).toBe(LineageKeys.manifest('<lineageId>', '<manifestDigest>'));
+    expect(keyCell('manifest', 2)).toBe(LineageKeys.manifestSk);
+    expect(keyCell('head', 2)).toBe(LineageKeys.head);
+    expect(keyCell('residual marker', 2)).toBe(LineageKeys.residualSk('<residualId>'));
+    expect(keyCell('conflict', 2)).toBe(iso(LineageKeys.conflict('<residualId>', 0, '<messageId>')));
+    expect(keyCell('rejection', 1)).toBe(
+      `${LineageKeys.rejection('<lineageId>').replace('<lineageId>', '')}<lineageId or "${UNPARSED_LINEAGE}">`,
+    );
+    expect(LineageKeys.rejection(null)).toBe(LineageKeys.rejection(UNPARSED_LINEAGE));
+    expect(keyCell('rejection', 2)).toBe(iso(LineageKeys.rejectionSk(0, '<sqsMessageId>')));
+    expect(keyCell('triage report', 1)).toBe(LineageKeys.triage('<lineageId>'));
     expect(keyCell('triage report', 2)).toBe('<requestId>');
   });
 });

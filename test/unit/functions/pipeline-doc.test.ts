@@ -9,13 +9,13 @@ import {
   RESIDUAL_SK_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
   UNPARSED_LINEAGE,
-} from '../../../adapters/dynamodb-table-keys';
+} from '../../../adapters/lineage-keys';
 import {
   MAX_UNPROCESSED_ROUNDS,
   UNPROCESSED_RETRY_BASE_MS,
   UNPROCESSED_RETRY_CAP_MS,
 } from '../../../adapters/retry-unprocessed';
-import { MetricName } from '../../../functions/common/observability';
+import { MetricName } from '../../../functions/common/metric-name';
 import { BODY_PREVIEW_BYTES } from '../../../functions/common/rejection-record';
 import { MAX_BODY_BYTES } from '../../../functions/guard/guard-service';
 import {
@@ -173,7 +173,7 @@ describe('docs/pipeline.md, "Data layout"', () => {
     ['conflict', [LINEAGE_KEY_PREFIX, CONFLICT_SK_PREFIX]],
     ['rejection', [REJECTION_KEY_PREFIX, UNPARSED_LINEAGE]],
     ['triage report', [TRIAGE_REPORT_KEY_PREFIX]],
-  ])('the %s row names the key prefixes adapters/dynamodb-table-keys.ts uses', (item, prefixes) => {
+  ])('the %s row names the key prefixes adapters/lineage-keys.ts uses', (item, prefixes) => {
     const keys = keysOf(item);
     expect(prefixes.filter((prefix) => !keys.includes(prefix))).toEqual([]);
   });

@@ -5,15 +5,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { StackOutputsError } from '../../../client/errors';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { ResealClient } from '../../../client/reseal-client';
-import {
-  connectMcpDeps,
-  loadPolicy,
-  loadWriterKey,
-  mcpConfigFrom,
-  readStackOutputsFile,
-  resolveMcpClient,
-} from '../../../mcp/config';
+import { mcpConfigFrom } from '../../../mcp/config';
+import { connectMcpDeps } from '../../../mcp/connect-mcp-deps';
+import { loadPolicy } from '../../../mcp/load-policy';
+import { loadWriterKey } from '../../../mcp/load-writer-key';
 import { MissingPart } from '../../../mcp/missing-part';
+import { readStackOutputsFile } from '../../../mcp/read-stack-outputs-file';
+import { resolveMcpClient } from '../../../mcp/resolve-mcp-client';
 import { StackUnavailableError } from '../../../mcp/stack-unavailable';
 import { LocalWriterSigner } from '../../../shared/authorship/local-writer-signer';
 import { InvalidInputError } from '../../../shared/errors';

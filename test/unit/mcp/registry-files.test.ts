@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { McpEnvironmentSchema } from '../../../mcp/config';
+import { McpEnvironmentSchema } from '../../../mcp/mcp-environment-schema';
 import { SERVER_INFO } from '../../../mcp/server';
 
 // The files the MCP registry reads (docs/mcp.md, "The MCP registry"): server.json, and mcpName in

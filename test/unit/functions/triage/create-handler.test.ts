@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
-import { PowertoolsPipelineMetrics } from '../../../../functions/common/observability';
+import { PowertoolsPipelineMetrics } from '../../../../functions/common/powertools-pipeline-metrics';
 import { createTriageHandler } from '../../../../functions/triage/create-handler';
 import { TriageService } from '../../../../functions/triage/triage-service';
 import { buildManifest } from '../../../../shared/triage/build-manifest';

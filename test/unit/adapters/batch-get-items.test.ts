@@ -1,8 +1,8 @@
 import { type AttributeValue, BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_GET_LIMIT, batchGetItems } from '../../../adapters/dynamodb-batch-get';
+import { BATCH_GET_LIMIT, batchGetItems } from '../../../adapters/batch-get-items';
 import { DynamoDBDeploymentLogStore } from '../../../adapters/dynamodb-deployment-log-store';
-import { Keys } from '../../../adapters/dynamodb-table-keys';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import {
   MAX_UNPROCESSED_ROUNDS,
   retryUnprocessed,
@@ -67,7 +67,7 @@ describe('BatchGetItem UnprocessedKeys are sent again (adapters/retry-unprocesse
 
   it('a deployment-log node read whose keys stay unprocessed fails instead of reading the nodes as missing', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0);
-    const leaf = { pk: { S: Keys.deploymentLog }, sk: { S: Keys.deploymentLeaf(0) }, nodes: { S: '[]' } };
+    const leaf = { pk: { S: LineageKeys.deploymentLog }, sk: { S: LineageKeys.deploymentLeaf(0) }, nodes: { S: '[]' } };
     const { client } = throttledTable([leaf], () => 1);
     const store = new DynamoDBDeploymentLogStore(client, TABLE);
     await expect(store.readNodes([{ level: 0, index: 0 }])).rejects.toBeInstanceOf(UnprocessedAfterRetriesError);

@@ -8,9 +8,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type Item, itemOf } from './item';
 
-/** The part of `DynamoDBClient` the adapters that never page use (a fake with `send` serves unit tests). */
-export type DynamoDBSend = Pick<DynamoDBClient, 'send'>;
-
 /** What a lineage table query says; the table name and `ConsistentRead` are the table's. */
 export type TableQuery = Pick<
   QueryCommandInput,

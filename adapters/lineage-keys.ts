@@ -36,7 +36,7 @@ export const RESIDUAL_SK_PREFIX = 'RESIDUAL#';
 export const UNPARSED_LINEAGE = '~unparsed';
 
 /** The key of every item of the table. */
-export const Keys = {
+export const LineageKeys = {
   lineage: (lineageId: string) => `${LINEAGE_KEY_PREFIX}${lineageId}`,
   /** `RECORD#` and the seq in 16 digits, so the sort order of keys is the order of seqs. */
   record: (seq: number) => `${RECORD_SK_PREFIX}${String(seq).padStart(16, '0')}`,

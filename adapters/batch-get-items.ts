@@ -1,5 +1,5 @@
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBSend } from './dynamodb-table';
+import type { DynamoDBSend } from './dynamodb-send';
 import type { Item } from './item';
 import { retryUnprocessed } from './retry-unprocessed';
 
