@@ -3,10 +3,11 @@ import { ceilPowerOfTwo } from './ceil-power-of-two';
 import { emptyRoot } from './empty-root';
 import { half } from './half';
 import { isOdd } from './is-odd';
-import { requireCount, requireHashes } from './merkle-arguments';
 import { HASH_BYTES, isMerkleHash, nodeHash } from './merkle-hash';
 import type { NodeRef, TreeNode } from './node-ref';
 import { popCount } from './pop-count';
+import { requireCount } from './require-count';
+import { requireHashes } from './require-hashes';
 
 /**
  * Compact ranges of the RFC 9162 §2.1 tree: a leaf range [start, end) as the few perfect

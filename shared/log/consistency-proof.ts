@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors';
 import { subtreeRefs } from './compact-range';
-import { requireCount } from './merkle-arguments';
 import type { NodeRef, NodeSource } from './node-ref';
+import { requireCount } from './require-count';
 import { resolveProofNodes } from './resolve-proof-nodes';
 import { splitPoint } from './split-point';
 
