@@ -183,10 +183,11 @@ export {
   type RecordFreshnessInput,
 } from './integrator/record-freshness';
 export { isRetryable } from './is-retryable';
+export { type AppendResult, appendLeaf } from './log/append-leaf';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
-export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
 export { EMPTY_ROOT } from './log/empty-root';
+export { frontierRoot } from './log/frontier-root';
 export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
 export { lineageOrigin, logKeyName } from './log/log-names';
@@ -207,6 +208,7 @@ export {
   parseVerifierKey,
 } from './log/note-key';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
+export { rangeRoot } from './log/range-root';
 export { formatSignatureLine } from './log/signature-line';
 export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
@@ -218,6 +220,7 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
+export { subtreeRefs } from './log/subtree-refs';
 export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
 export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
