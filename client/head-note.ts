@@ -3,7 +3,7 @@ import type { Checkpoint } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
 import { hashesEqual } from '../shared/log/hashes-equal';
 import { nodeSourceOf } from '../shared/log/record-proof';
-import { openCheckpoint } from '../shared/log/signed-checkpoint';
+import { openCheckpoint } from '../shared/log/verified-checkpoint';
 import { verifyConsistency } from '../shared/log/verify-consistency';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';

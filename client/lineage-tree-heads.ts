@@ -4,7 +4,7 @@ import type { ReadDeploymentChain } from '../shared/integrator/record-freshness'
 import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import { nodeSourceOf, proveTreeConsistency } from '../shared/log/record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { DeploymentChainReader } from './deployment-chain-reader';

@@ -7,7 +7,6 @@ import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { ConsistencyProof, RecordProof } from '../shared/log/record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import type { SignedLogView } from '../shared/log/stored-lineage';
 import {
   type LogFinding,
@@ -16,6 +15,7 @@ import {
   proveStoredRecord,
   type StoredLogReads,
 } from '../shared/log/stored-log';
+import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';

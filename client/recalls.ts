@@ -9,7 +9,7 @@ import { checkAnswerFreshness } from '../shared/log/answer-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { CheckpointFinding, StoredTreeHead } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import { RefusalCode } from '../shared/pipeline/refusal-code';
 import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import type { LineageStore } from '../shared/ports/lineage-store';

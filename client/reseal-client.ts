@@ -16,7 +16,6 @@ import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { SeenSeal } from '../shared/log/seen-seal';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
 import {
   checkWalkAgainstLog,
@@ -27,6 +26,7 @@ import {
   type WalkTreeHead,
   walkedTreeFor,
 } from '../shared/log/stored-lineage';
+import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';

@@ -209,8 +209,8 @@ export {
 } from './log/note-key';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
 export { rangeRoot } from './log/range-root';
+export { signCheckpoint } from './log/sign-checkpoint';
 export { formatSignatureLine } from './log/signature-line';
-export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,
   MAX_NOTE_BYTES,
@@ -221,6 +221,7 @@ export {
   verifyNote,
 } from './log/signed-note';
 export { subtreeRefs } from './log/subtree-refs';
+export { verifyCheckpoint } from './log/verified-checkpoint';
 export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
 export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';

@@ -28,7 +28,7 @@ import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/integration-lease';

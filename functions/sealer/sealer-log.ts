@@ -12,7 +12,7 @@ import {
   MAX_ROLL_FORWARD_RECORDS,
   residualIdsSealedPastHead,
 } from '../../shared/log/records-past-head';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';

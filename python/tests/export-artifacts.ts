@@ -11,7 +11,7 @@ import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import { verifyReceipt } from '../../shared/log/receipt';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { markValidated } from '../../shared/schemas/validated';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';

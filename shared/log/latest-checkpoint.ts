@@ -4,7 +4,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import type { Checkpoint } from './checkpoint';
 import { claimedLogState } from './log-state';
 import type { NoteVerifierKey } from './note-key';
-import { openCheckpoint } from './signed-checkpoint';
+import { openCheckpoint } from './verified-checkpoint';
 
 /**
  * The tree a lineage's head item holds (docs/verifiable-log.md, "Recall"): with `note`, a signed

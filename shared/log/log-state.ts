@@ -13,8 +13,8 @@ import { HeadAuthentication } from './head-authentication';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
 import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
-import { openCheckpoint } from './signed-checkpoint';
 import { subtreeRefs } from './subtree-refs';
+import { openCheckpoint } from './verified-checkpoint';
 
 /**
  * A lineage's log state as the head item stores it. Every field is a claim of the table until

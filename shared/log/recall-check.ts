@@ -13,7 +13,7 @@ import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { checkRecallTarget } from './recall-target-check';
 import { checkConsistency, type RecordProof, verifyRecordProof } from './record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+import { openCheckpoint, type VerifiedCheckpoint } from './verified-checkpoint';
 
 /** What a client checks a triage answer with. Everything but `key`, `trusted` and `currentEnv` is untrusted. */
 export interface RecallCheckInput {

@@ -7,7 +7,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { RecordProofSchema, verifyRecordProof } from './record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+import { openCheckpoint, type VerifiedCheckpoint } from './verified-checkpoint';
 
 /**
  * A portable receipt for one record (docs/verifiable-log.md, "Receipts"; C2SP tlog-proof's

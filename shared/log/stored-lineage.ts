@@ -10,8 +10,8 @@ import { hashesEqual } from './hashes-equal';
 import { checkpointOrigin } from './log-names';
 import { authenticateLogState, claimedLogState } from './log-state';
 import type { NoteVerifierKey } from './note-key';
-import type { VerifiedCheckpoint } from './signed-checkpoint';
 import { proveStoredRecord } from './stored-log';
+import type { VerifiedCheckpoint } from './verified-checkpoint';
 import { WalkedTree } from './walked-tree';
 
 /** A finding of the log a walk is tied to: a verdict (never `VERIFIED_INTACT`) and why. */

@@ -3,7 +3,7 @@ import { extendLog } from '../../shared/log/log-extension';
 import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { authenticateLogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealedRecord } from '../../shared/seal/sealed-record';

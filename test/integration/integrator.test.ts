@@ -21,7 +21,7 @@ import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { nodeSourceOf } from '../../shared/log/record-proof';
-import { openCheckpoint } from '../../shared/log/signed-checkpoint';
+import { openCheckpoint } from '../../shared/log/verified-checkpoint';
 import { verifyInclusion } from '../../shared/log/verify-inclusion';
 import { INTEGRATION_LEASE_MS } from '../../shared/ports/integration-lease';
 import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';

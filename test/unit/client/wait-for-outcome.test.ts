@@ -3,7 +3,7 @@ import { TimeoutError, UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import { noteVerifierKey } from '../../../shared/log/note-key';
 import { verifyRecordProof } from '../../../shared/log/record-proof';
-import { verifyCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { verifyCheckpoint } from '../../../shared/log/verified-checkpoint';
 import { markValidated } from '../../../shared/schemas/validated';
 import type { ChainTip } from '../../../shared/seal/chain-tip';
 import { lineageHeadOf } from '../../../shared/seal/lineage-head';

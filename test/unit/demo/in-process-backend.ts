@@ -9,7 +9,7 @@ import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
 import { checkpointOrigin } from '../../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
 import { proveRecord } from '../../../shared/log/record-proof';
-import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../shared/log/sign-checkpoint';
 import { lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
 import { sealRecord } from '../../../shared/seal/residual-sealer';

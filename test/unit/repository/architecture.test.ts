@@ -22,7 +22,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'functions/common/observability.ts',
   'shared/cost/cost-model.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/log/signed-checkpoint.ts',
   'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',

@@ -16,7 +16,7 @@ import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { hexOf } from '../../../helpers/index-factories';
 import { FakeLineage } from '../../../helpers/integrator-factories';
 import { TEST_LOG_KEY_NAME, testNoteSigner } from '../../../helpers/log-factories';

@@ -7,8 +7,9 @@ import {
 } from '../../../../shared/errors';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
-import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
+import { verifyCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import {
   TEST_LOG_KEY_NAME,
   TEST_LOG_LINEAGE_ID,

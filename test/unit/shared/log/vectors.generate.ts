@@ -15,7 +15,7 @@ import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclu
 import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
 import { leafHash } from '../../../../shared/log/merkle-hash';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import {
   TEST_LOG_LINEAGE_ID,
   TEST_NOTE_SEED,
