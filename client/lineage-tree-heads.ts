@@ -1,7 +1,7 @@
 import { ResealError, SignerUnavailableError } from '../shared/errors';
 import { decideLineageTreeHead, type LineageTreeHeadFinding } from '../shared/integrator/lineage-tree-head';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
-import { checkpointOrigin } from '../shared/log/log-names';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import { nodeSourceOf, proveTreeConsistency } from '../shared/log/record-proof';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';

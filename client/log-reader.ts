@@ -1,9 +1,9 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import { checkHeldRecord } from '../shared/log/held-record-check';
 import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
-import { checkpointOrigin } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { ConsistencyProof, RecordProof } from '../shared/log/record-proof';

@@ -1,5 +1,5 @@
 import { FreshnessState } from '../shared/integrator/record-freshness';
-import { checkpointOrigin } from '../shared/log/log-names';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import type { WalkAgainstLog } from '../shared/log/stored-lineage';
 import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { LineageStore } from '../shared/ports/lineage-store';

@@ -185,12 +185,13 @@ export {
 export { isRetryable } from './is-retryable';
 export { type AppendResult, appendLeaf } from './log/append-leaf';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
+export { lineageOrigin } from './log/checkpoint-origin';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
 export { EMPTY_ROOT } from './log/empty-root';
 export { frontierRoot } from './log/frontier-root';
 export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
-export { lineageOrigin, logKeyName } from './log/log-names';
+export { logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
 export { HASH_BYTES, leafHash, nodeHash } from './log/merkle-hash';
 export type { NodeRef, NodeSource, TreeNode } from './log/node-ref';

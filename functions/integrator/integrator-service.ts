@@ -24,7 +24,7 @@ import type { IntegrationEvidence } from '../../shared/integrator/integration-ev
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';

@@ -1,9 +1,9 @@
 import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { macHeadState } from '../../shared/log/head-state-mac';
 import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
-import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';

@@ -1,8 +1,8 @@
 import { FORMAT_VERSION } from '../../shared/canonical/digest';
 import { ResealError } from '../../shared/errors';
 import type { Checkpoint } from '../../shared/log/checkpoint';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { checkHeldRecord } from '../../shared/log/held-record-check';
-import { checkpointOrigin } from '../../shared/log/log-names';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { RecallProof } from '../../shared/log/recall-proof';
 import { checkRecallTarget } from '../../shared/log/recall-target-check';

@@ -5,8 +5,8 @@
 // of it and of a stranger's record appended to it (docs/authorship.md). Prints one JSON object;
 // takes the store file's path as its only argument.
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
-import { checkpointOrigin } from '../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';

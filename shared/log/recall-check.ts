@@ -8,8 +8,8 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import type { DeltaIsolationReport } from '../triage/delta-isolation-report';
 import { isolateDelta } from '../triage/isolate-delta';
 import { triageReportDigest } from '../triage/triage-report-digest';
+import { checkpointOrigin } from './checkpoint-origin';
 import type { StoredTreeHead } from './latest-checkpoint';
-import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { checkRecallTarget } from './recall-target-check';
 import { checkConsistency, type RecordProof, verifyRecordProof } from './record-proof';

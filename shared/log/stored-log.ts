@@ -3,8 +3,8 @@ import type { LineageStore } from '../ports/lineage-store';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
+import { checkpointOrigin } from './checkpoint-origin';
 import { type CheckpointFinding, readLatestCheckpoint, type StoredTreeHead } from './latest-checkpoint';
-import { checkpointOrigin } from './log-names';
 import type { NodeSource } from './node-ref';
 import type { NoteVerifierKey } from './note-key';
 import {

@@ -1,6 +1,7 @@
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { extendLog } from '../../shared/log/log-extension';
-import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { authenticateLogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/sign-checkpoint';

@@ -6,7 +6,7 @@ import { admitWrite } from '../../../shared/authorship/admit-write';
 import type { LineagePolicy } from '../../../shared/authorship/lineage-policy';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../../shared/guard/policy';
 import { evaluateWrite } from '../../../shared/guard/stale-state-guard';
-import { checkpointOrigin } from '../../../shared/log/log-names';
+import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { MemoryMerkleTree } from '../../../shared/log/memory-tree';
 import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/sign-checkpoint';

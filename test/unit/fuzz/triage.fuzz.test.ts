@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TriageService } from '../../../functions/triage/triage-service';
-import { checkpointOrigin } from '../../../shared/log/log-names';
+import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { checkConsistency, verifyRecordProof } from '../../../shared/log/record-proof';
 import { signNote } from '../../../shared/log/signed-note';
 import { verifyCheckpoint } from '../../../shared/log/verified-checkpoint';

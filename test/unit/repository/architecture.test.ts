@@ -59,7 +59,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/integrator/integrate.ts',
   'shared/integrator/re-anchor-statement.ts',
   'shared/integrator/record-freshness.ts',
-  'shared/log/log-names.ts',
   'shared/log/record-proof.ts',
   'shared/log/stored-lineage.ts',
   'shared/log/stored-log.ts',

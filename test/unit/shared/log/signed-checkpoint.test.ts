@@ -6,7 +6,8 @@ import {
   NoteVerificationError,
 } from '../../../../shared/errors';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
-import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
+import { lineageOrigin } from '../../../../shared/log/checkpoint-origin';
+import { logKeyName } from '../../../../shared/log/log-names';
 import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
 import { verifyCheckpoint } from '../../../../shared/log/verified-checkpoint';
