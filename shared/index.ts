@@ -14,13 +14,8 @@
  * One barrel with named exports; files inside `shared/` import each other directly.
  */
 
-export {
-  assertCanonicalizable,
-  canonicalBytes,
-  canonicalJson,
-  type JsonValue,
-  MAX_JSON_DEPTH,
-} from './canonical/canonical-json';
+export { assertCanonicalizable } from './canonical/assert-canonicalizable';
+export { canonicalBytes, canonicalJson, type JsonValue, MAX_JSON_DEPTH } from './canonical/canonical-json';
 export {
   FORMAT_VERSION,
   HashDomain,
