@@ -1,4 +1,4 @@
-import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { FORMAT_VERSION } from '../shared/canonical/hash-domain';
 import { LineageNotFoundError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { type LineageHead, LineageHeadSchema } from '../shared/seal/lineage-head';

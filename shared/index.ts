@@ -16,15 +16,10 @@
 
 export { assertCanonicalizable } from './canonical/assert-canonicalizable';
 export { canonicalBytes, canonicalJson, type JsonValue, MAX_JSON_DEPTH } from './canonical/canonical-json';
-export {
-  FORMAT_VERSION,
-  HashDomain,
-  type HashDomainTag,
-  HEX_DIGEST_PATTERN,
-  type HexDigest,
-  hashBytes,
-  hashCanonical,
-} from './canonical/digest';
+export { HEX_DIGEST_PATTERN, type HexDigest } from './canonical/digest';
+export { hashBytes } from './canonical/hash-bytes';
+export { hashCanonical } from './canonical/hash-canonical';
+export { FORMAT_VERSION, HashDomain, type HashDomainTag } from './canonical/hash-domain';
 export { StrictJsonError, StrictJsonFailure } from './canonical/strict-json-error';
 export {
   AnchorKeyMismatchError,

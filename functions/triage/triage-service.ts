@@ -1,4 +1,4 @@
-import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import { ResealError } from '../../shared/errors';
 import type { Checkpoint } from '../../shared/log/checkpoint';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';

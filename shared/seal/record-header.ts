@@ -1,7 +1,10 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashBytes } from '../canonical/hash-bytes';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { HeaderTooLargeError } from '../errors';
 import { AuthoritySchema } from '../schemas/authority';
 import { EpochMillis } from '../schemas/epoch-millis';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
-import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashWrittenCanonical } from '../canonical/hash-canonical';
+import { HashDomain } from '../canonical/hash-domain';
 import { Authority, AuthoritySchema } from '../schemas/authority';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { hasExactKeys, isHexDigest, isNonNegativeInt, isPlainObject, isPlainRecord } from '../schemas/hot-checks';

@@ -1,5 +1,6 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
+import { hashCanonical } from '../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../shared/canonical/hash-domain';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/authority';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';

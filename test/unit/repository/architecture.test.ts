@@ -47,7 +47,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'mcp/config.ts',
   'shared/authorship/signed-write.ts',
   'shared/authorship/write-signature.ts',
-  'shared/canonical/digest.ts',
   'shared/cost/cost-model.ts',
   'shared/cost/index-usage.ts',
   'shared/guard/stale-state-guard.ts',

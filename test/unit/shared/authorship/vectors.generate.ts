@@ -33,7 +33,8 @@ import {
 import type { RecordWriter } from '../../../../shared/authorship/writer-block';
 import { writerDigest } from '../../../../shared/authorship/writer-digest';
 import { canonicalJson, type JsonValue } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, hashCanonical } from '../../../../shared/canonical/digest';
+import { hashCanonical } from '../../../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { InvalidInputError } from '../../../../shared/errors';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';

@@ -5,7 +5,7 @@
  * and checks the code against the file, so a change of the deployment-log format shows up as a
  * failing test, never as a silently regenerated file.
  */
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assertCanonicalizable } from '../../../../shared/canonical/assert-canonicalizable';
 import type { JsonValue } from '../../../../shared/canonical/canonical-json';
-import { FORMAT_VERSION } from '../../../../shared/canonical/digest';
+import { FORMAT_VERSION } from '../../../../shared/canonical/hash-domain';
 import { Authority } from '../../../../shared/schemas/authority';
 import {
   payloadHash,
