@@ -15,7 +15,7 @@ import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { markValidated } from '../../shared/schemas/validated';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';
-import { payloadHash } from '../../shared/seal/record-header';
+import { payloadHash } from '../../shared/seal/payload-hash';
 import { sealValidated } from '../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../shared/seal/seal-input';
 import type { SealedRecord } from '../../shared/seal/sealed-record';

@@ -18,9 +18,10 @@ import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
-import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, variablesDigest } from './record-header';
+import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
+import { variablesDigest } from './variables-digest';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 /** A stored record whose own fields agree with its header, with the bytes its hash and MAC cover. */

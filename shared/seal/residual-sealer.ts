@@ -9,15 +9,11 @@ import { isHexDigest, isNonNegativeInt, isPlainRecord } from '../schemas/hot-che
 import { IDENTIFIER_PATTERN } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import {
-  encodeHeaderWithHash,
-  genesisParentHash,
-  RECORD_FORMAT_WRITER_BOUND,
-  type RecordHeader,
-  variablesDigest,
-} from './record-header';
+import { genesisParentHash } from './genesis-parent-hash';
+import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
+import { variablesDigest } from './variables-digest';
 
 /**
  * Seals a residual as the next record of its lineage (docs/sealing.md, "Sealing").

@@ -32,7 +32,7 @@ import {
   MAX_VARIABLES,
   type ResidualWriteRequest,
 } from '../write/write-request';
-import { SupersedesSchema } from './record-header';
+import { SupersedesSchema } from './supersedes';
 
 /**
  * What to seal: an accepted residual write, with the guard's verdict digest.

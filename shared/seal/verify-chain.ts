@@ -12,9 +12,10 @@ import {
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
+import { genesisParentHash } from './genesis-parent-hash';
 import { isIntact } from './is-intact';
 import { type Candidate, type Failure, isDefiniteFailure, macFailures } from './mac-failures';
-import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
+import { RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { checkRecordIntegrity } from './record-integrity';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';

@@ -6,16 +6,12 @@ import { type Authority, Authority as AuthorityValues } from '../../shared/schem
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
-import {
-  headerBytes,
-  payloadHash,
-  type RecordHeader,
-  recordHashOf,
-  variablesDigest,
-} from '../../shared/seal/record-header';
+import { payloadHash } from '../../shared/seal/payload-hash';
+import { headerBytes, type RecordHeader, recordHashOf } from '../../shared/seal/record-header';
 import { sealRecord } from '../../shared/seal/residual-sealer';
 import type { SealInput } from '../../shared/seal/seal-input';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { variablesDigest } from '../../shared/seal/variables-digest';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

@@ -7,7 +7,7 @@ import { verifyCheckpoint } from '../../../shared/log/verified-checkpoint';
 import { markValidated } from '../../../shared/schemas/validated';
 import type { ChainTip } from '../../../shared/seal/chain-tip';
 import { lineageHeadOf } from '../../../shared/seal/lineage-head';
-import { payloadHash } from '../../../shared/seal/record-header';
+import { payloadHash } from '../../../shared/seal/payload-hash';
 import { sealValidated } from '../../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../../shared/seal/seal-input';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';

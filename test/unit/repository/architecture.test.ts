@@ -64,7 +64,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/schemas/hot-checks.ts',
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
-  'shared/seal/record-header.ts',
   'shared/seal/residual-sealer.ts',
   'shared/seal/seal-input.ts',
   'shared/triage/accepts-manifest-v1.ts',

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { writeSignatureProblem } from '../../../../shared/authorship/write-signature';
 import { markValidated } from '../../../../shared/schemas/validated';
-import { payloadHash } from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { sealValidated } from '../../../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
 import { verifyChain } from '../../../../shared/seal/verify-chain';

@@ -13,7 +13,8 @@ import {
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
 import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
-import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-header';
+import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';

@@ -19,16 +19,13 @@ import { areHexDigests, isAsciiMapKey, isPlainAsciiMapKey } from '../../../../sh
 import { NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/no-control-characters';
 import { parseInput } from '../../../../shared/schemas/parse';
 import { markValidated } from '../../../../shared/schemas/validated';
-import {
-  encodeHeader,
-  encodeHeaderWithHash,
-  payloadHash,
-  variablesDigest,
-} from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { encodeHeader, encodeHeaderWithHash } from '../../../../shared/seal/record-header';
 import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { parseSealInput, SealInputSchema } from '../../../../shared/seal/seal-input';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { acceptManifestWithDigests } from '../../../../shared/triage/accepts-manifest-v1';
 import { buildManifest } from '../../../../shared/triage/build-manifest';

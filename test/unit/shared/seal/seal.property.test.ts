@@ -4,12 +4,8 @@ import { assertCanonicalizable } from '../../../../shared/canonical/assert-canon
 import type { JsonValue } from '../../../../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../../../../shared/canonical/hash-domain';
 import { Authority } from '../../../../shared/schemas/authority';
-import {
-  payloadHash,
-  RECORD_FORMAT_WRITER_BOUND,
-  type RecordHeader,
-  recordHashOf,
-} from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { RECORD_FORMAT_WRITER_BOUND, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { markValidated } from '../../../../shared/schemas/validated';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
-import { payloadHash } from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { sealValidated } from '../../../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
