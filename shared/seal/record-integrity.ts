@@ -18,9 +18,10 @@ import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
+import { isVariableList } from './is-variable-list';
 import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND } from './record-header';
-import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
+import { isOptionalSupersedes } from './supersedes';
 import { variablesDigest } from './variables-digest';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 

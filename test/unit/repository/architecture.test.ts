@@ -65,7 +65,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/seal/chain-verification.ts',
   'shared/seal/paged-verification.ts',
   'shared/seal/residual-sealer.ts',
-  'shared/seal/seal-input.ts',
   'shared/triage/accepts-manifest-v1.ts',
   'shared/write/write-request.ts',
 ]);
