@@ -16,8 +16,8 @@ import {
   type StoredLogReads,
 } from '../shared/log/stored-log';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
-import type { TrustedHead } from '../shared/seal/chain-verification';
 import type { SealedRecord } from '../shared/seal/sealed-record';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
 import type { DeploymentChainReader } from './deployment-chain-reader';

@@ -13,7 +13,7 @@ import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import { RefusalCode } from '../shared/pipeline/refusal-code';
 import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import type { LineageStore } from '../shared/ports/lineage-store';
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeploymentChainRead, DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError } from './errors';

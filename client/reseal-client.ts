@@ -34,9 +34,10 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
-import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
+import type { ChainVerification } from '../shared/seal/chain-verification';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest } from '../shared/write/write-request';

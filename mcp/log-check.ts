@@ -6,7 +6,7 @@ import { parseCheckpointBody } from '../shared/log/checkpoint';
 import { formatVerifierKey } from '../shared/log/note-key';
 import { parseSignedNote } from '../shared/log/signed-note';
 import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './reseal-mcp-deps';
 

@@ -1,9 +1,11 @@
 import { LineageNotFoundError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
-import type { ChainVerification, TrustedHead, TrustedStart } from './chain-verification';
+import type { ChainVerification } from './chain-verification';
 import { lineagePages } from './lineage-pages';
 import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from './stored-head';
+import type { TrustedHead } from './trusted-head';
+import type { TrustedStart } from './trusted-start';
 import { VerificationVerdict } from './verification-verdict';
 import { verifyChain } from './verify-chain';
 

@@ -1,4 +1,5 @@
-import type { ChainVerification, TrustedHead } from './chain-verification';
+import type { ChainVerification } from './chain-verification';
+import type { TrustedHead } from './trusted-head';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 /**
