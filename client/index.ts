@@ -7,7 +7,8 @@ export { KmsWriterSigner } from '../adapters/kms-writer-signer';
 export { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 export { TenantMismatchError, TenantRequiredError } from '../shared/errors';
 export type { WriterSigner } from '../shared/ports/writer-signer';
-export { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
+export { DEFAULT_PAGE_SIZE } from '../shared/seal/lineage-pages';
+export type { LineageProgress } from '../shared/seal/lineage-progress';
 export { buildManifest } from '../shared/triage/build-manifest';
 export type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 export {

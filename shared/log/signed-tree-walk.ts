@@ -1,7 +1,7 @@
 import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
-import type { PagedVerificationOptions } from '../seal/paged-verification';
-import { verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
+import type { PagedVerificationOptions } from '../seal/verify-lineage-pages';
+import { verifyLineagePages } from '../seal/verify-lineage-pages';
 import { hashesEqual } from './hashes-equal';
 import {
   checkWalkAgainstLog,

@@ -62,7 +62,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/stored-log.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
-  'shared/seal/paged-verification.ts',
   'shared/seal/residual-sealer.ts',
   'shared/triage/accepts-manifest-v1.ts',
   'shared/write/write-request.ts',
