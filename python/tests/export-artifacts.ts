@@ -16,8 +16,8 @@ import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage
 import { markValidated } from '../../shared/schemas/validated';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';
 import { payloadHash } from '../../shared/seal/payload-hash';
-import { sealValidated } from '../../shared/seal/residual-sealer';
 import { sealInputOfWrite } from '../../shared/seal/seal-input';
+import { sealValidated } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

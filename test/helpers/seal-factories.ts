@@ -8,8 +8,8 @@ import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head'
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
 import { payloadHash } from '../../shared/seal/payload-hash';
 import { headerBytes, type RecordHeader, recordHashOf } from '../../shared/seal/record-header';
-import { sealRecord } from '../../shared/seal/residual-sealer';
 import type { SealInput } from '../../shared/seal/seal-input';
+import { sealRecord } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { variablesDigest } from '../../shared/seal/variables-digest';
 import { verifyChain } from '../../shared/seal/verify-chain';

@@ -12,7 +12,7 @@ import { proveRecord } from '../../../shared/log/record-proof';
 import { signCheckpoint } from '../../../shared/log/sign-checkpoint';
 import { lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../../shared/seal/local-hmac-anchor';
-import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { isolateDelta } from '../../../shared/triage/isolate-delta';

@@ -25,7 +25,6 @@ const NOT_YET_ONE_CONCEPT = new Set([
   'shared/report/report-model.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
-  'shared/seal/residual-sealer.ts',
 ]);
 
 /**
@@ -62,7 +61,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/log/stored-log.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
-  'shared/seal/residual-sealer.ts',
   'shared/triage/accepts-manifest-v1.ts',
   'shared/write/write-request.ts',
 ]);

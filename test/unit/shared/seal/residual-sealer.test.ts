@@ -11,7 +11,7 @@ import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
 import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { headerBytes, recordHashOf } from '../../../../shared/seal/record-header';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import {

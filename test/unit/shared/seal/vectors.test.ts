@@ -6,7 +6,7 @@ import { type LineageHead, lineageHeadOf } from '../../../../shared/seal/lineage
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
 import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { recordHashOf } from '../../../../shared/seal/record-header';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import { type SealedRecord, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
