@@ -2,7 +2,7 @@ import { ResealError } from '../shared/errors';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
 import { hashesEqual } from '../shared/log/hashes-equal';
-import { nodeSourceOf } from '../shared/log/record-proof';
+import { nodeSourceOf } from '../shared/log/node-source';
 import { openCheckpoint } from '../shared/log/verified-checkpoint';
 import { verifyConsistency } from '../shared/log/verify-consistency';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';

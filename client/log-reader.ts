@@ -6,7 +6,7 @@ import { checkHeldRecord } from '../shared/log/held-record-check';
 import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
-import type { ConsistencyProof, RecordProof } from '../shared/log/record-proof';
+import type { RecordProof } from '../shared/log/record-proof';
 import type { SignedLogView } from '../shared/log/stored-lineage';
 import {
   type LogFinding,
@@ -15,6 +15,7 @@ import {
   proveStoredRecord,
   type StoredLogReads,
 } from '../shared/log/stored-log';
+import type { ConsistencyProof } from '../shared/log/tree-consistency';
 import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { TrustedHead } from '../shared/seal/trusted-head';

@@ -26,9 +26,11 @@ import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-stateme
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';
+import { proveRecord } from '../../shared/log/record-proof';
 import { signCheckpoint } from '../../shared/log/sign-checkpoint';
+import { proveTreeConsistency } from '../../shared/log/tree-consistency';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/integration-lease';

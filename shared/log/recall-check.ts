@@ -12,7 +12,8 @@ import { checkpointOrigin } from './checkpoint-origin';
 import type { StoredTreeHead } from './latest-checkpoint';
 import type { NoteVerifierKey } from './note-key';
 import { checkRecallTarget } from './recall-target-check';
-import { checkConsistency, type RecordProof, verifyRecordProof } from './record-proof';
+import { type RecordProof, verifyRecordProof } from './record-proof';
+import { checkConsistency } from './tree-consistency';
 import { openCheckpoint, type VerifiedCheckpoint } from './verified-checkpoint';
 
 /** What a client checks a triage answer with. Everything but `key`, `trusted` and `currentEnv` is untrusted. */

@@ -6,16 +6,10 @@ import type { Checkpoint } from './checkpoint';
 import { checkpointOrigin } from './checkpoint-origin';
 import { type CheckpointFinding, readLatestCheckpoint, type StoredTreeHead } from './latest-checkpoint';
 import type { NodeSource } from './node-ref';
+import { nodeSourceOf } from './node-source';
 import type { NoteVerifierKey } from './note-key';
-import {
-  type ConsistencyProof,
-  checkConsistency,
-  nodeSourceOf,
-  proveRecord,
-  proveTreeConsistency,
-  type RecordProof,
-  verifyRecordProof,
-} from './record-proof';
+import { proveRecord, type RecordProof, verifyRecordProof } from './record-proof';
+import { type ConsistencyProof, checkConsistency, proveTreeConsistency } from './tree-consistency';
 
 /** The reads a proof of the stored log makes (the `LineageStore` port, read side). */
 export type StoredLogReads = Pick<LineageStore, 'logHead' | 'readNodes' | 'readRecord' | 'lastRecordSeq'>;

@@ -20,7 +20,7 @@ import { proveIndexKey } from '../../shared/index/prove-index-key';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
-import { nodeSourceOf } from '../../shared/log/record-proof';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import { openCheckpoint } from '../../shared/log/verified-checkpoint';
 import { verifyInclusion } from '../../shared/log/verify-inclusion';
 import { INTEGRATION_LEASE_MS } from '../../shared/ports/integration-lease';
