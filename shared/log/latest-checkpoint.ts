@@ -52,7 +52,7 @@ export type LatestCheckpointRead =
  *
  * The last record key is read before the head, and again after it when the records seem to end
  * early: a head moved after the first read never looks like a cut. Triage and the client both read
- * the log through this, by `proveLatestCheckpoint` (shared/log/stored-log.ts).
+ * the log through this, by `proveLatestCheckpoint` (shared/log/latest-checkpoint-proof.ts).
  *
  * @param trustedSaw - whether the caller holds a checkpoint of this lineage (an empty table is then a cut)
  * @param checkTail - whether records ending before the checkpoint are a finding here (triage); a

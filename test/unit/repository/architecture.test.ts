@@ -56,7 +56,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/integrator/integrate.ts',
   'shared/integrator/re-anchor-statement.ts',
   'shared/integrator/record-freshness.ts',
-  'shared/log/stored-lineage.ts',
   'shared/schemas/env-snapshot-limits.ts',
   'shared/schemas/hot-checks.ts',
   'shared/triage/accepts-manifest-v1.ts',
