@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical/canonical-json';
-import { SEAL_DEDUP_TAG } from '../shared/canonical/digest';
+import { SEAL_DEDUP_TAG } from '../shared/canonical/hash-domain';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 
 /**

@@ -10,7 +10,7 @@
 import { pathToFileURL } from 'node:url';
 import { Authority } from '../shared/schemas/authority';
 import { lineageHeadOf } from '../shared/seal/lineage-head';
-import { sealRecord } from '../shared/seal/residual-sealer';
+import { sealRecord } from '../shared/seal/seal-record';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { verifyChain } from '../shared/seal/verify-chain';
 import { buildManifest } from '../shared/triage/build-manifest';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 
 /**
  * Parses `--checkpoint SEQ:RECORD_HASH` (a head kept from a `ResidualSealed` event), e.g.

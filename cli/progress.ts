@@ -1,4 +1,4 @@
-import type { LineageProgress } from '../shared/seal/paged-verification';
+import type { LineageProgress } from '../shared/seal/lineage-progress';
 import type { CliIo } from './io';
 
 const BAR_WIDTH = 30;

@@ -18,9 +18,9 @@ import type { ReadDeploymentChain } from '../shared/integrator/record-freshness'
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
 import { proveInclusion } from '../shared/log/inclusion-proof';
-import { nodeSourceOf } from '../shared/log/record-proof';
-import { openCheckpoint } from '../shared/log/signed-checkpoint';
+import { nodeSourceOf } from '../shared/log/node-source';
 import { parseSignedNote } from '../shared/log/signed-note';
+import { openCheckpoint } from '../shared/log/verified-checkpoint';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';

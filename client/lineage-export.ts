@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { FORMAT_VERSION } from '../shared/canonical/hash-domain';
 import { EpochMillis } from '../shared/schemas/epoch-millis';
 import { Identifier } from '../shared/schemas/identifier';
 import { LineageHeadSchema } from '../shared/seal/lineage-head';

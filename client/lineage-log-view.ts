@@ -1,4 +1,4 @@
-import type { LineageLogView, WalkTreeHead } from '../shared/log/stored-lineage';
+import type { LineageLogView, WalkTreeHead } from '../shared/log/lineage-log-view';
 import { LogVerificationError } from './errors';
 import type { LogReader } from './log-reader';
 

@@ -1,10 +1,11 @@
 import { ResealError, SignerUnavailableError } from '../shared/errors';
 import { decideLineageTreeHead, type LineageTreeHeadFinding } from '../shared/integrator/lineage-tree-head';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
-import { checkpointOrigin } from '../shared/log/log-names';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
+import { nodeSourceOf } from '../shared/log/node-source';
 import type { NoteVerifierKey } from '../shared/log/note-key';
-import { nodeSourceOf, proveTreeConsistency } from '../shared/log/record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
+import { proveTreeConsistency } from '../shared/log/tree-consistency';
+import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { DeploymentChainReader } from './deployment-chain-reader';

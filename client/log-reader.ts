@@ -1,23 +1,20 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
+import { proveCheckpointConsistency } from '../shared/log/checkpoint-consistency';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import { checkHeldRecord } from '../shared/log/held-record-check';
 import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
-import { checkpointOrigin } from '../shared/log/log-names';
+import { proveLatestCheckpoint } from '../shared/log/latest-checkpoint-proof';
+import type { SignedLogView } from '../shared/log/lineage-log-view';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
-import type { ConsistencyProof, RecordProof } from '../shared/log/record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
-import type { SignedLogView } from '../shared/log/stored-lineage';
-import {
-  type LogFinding,
-  proveCheckpointConsistency,
-  proveLatestCheckpoint,
-  proveStoredRecord,
-  type StoredLogReads,
-} from '../shared/log/stored-log';
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { RecordProof } from '../shared/log/record-proof';
+import { type LogFinding, proveStoredRecord, type StoredLogReads } from '../shared/log/stored-log';
+import type { ConsistencyProof } from '../shared/log/tree-consistency';
+import { openCheckpoint, type VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict as V } from '../shared/seal/verification-verdict';
 import type { CheckpointStore } from './checkpoint-store';
 import type { DeploymentChainReader } from './deployment-chain-reader';

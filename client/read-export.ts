@@ -1,9 +1,9 @@
-import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { FORMAT_VERSION } from '../shared/canonical/hash-domain';
 import { LineageNotFoundError } from '../shared/errors';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { type LineageHead, LineageHeadSchema } from '../shared/seal/lineage-head';
-import { lineagePages } from '../shared/seal/lineage-pages';
-import { DEFAULT_PAGE_SIZE, type LineageProgress } from '../shared/seal/paged-verification';
+import { DEFAULT_PAGE_SIZE, lineagePages } from '../shared/seal/lineage-pages';
+import type { LineageProgress } from '../shared/seal/lineage-progress';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import { storedSeqAndHash } from '../shared/seal/stored-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';

@@ -1,8 +1,8 @@
 import { lineageReport } from '../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportRecall } from '../shared/report/report-page';
 import { reportRefusals } from '../shared/report/report-refusals';
-import type { TrustedHead } from '../shared/seal/chain-verification';
-import type { LineageProgress } from '../shared/seal/paged-verification';
+import type { LineageProgress } from '../shared/seal/lineage-progress';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { ResealClient } from './reseal-client';
 

@@ -12,21 +12,17 @@ import type { UnsignedWriteRequest } from '../shared/authorship/write-signature'
 import { InvalidInputError, LineageNotFoundError } from '../shared/errors';
 import type { ChainReceipt } from '../shared/integrator/chain-receipt';
 import { FreshnessState, type ReadDeploymentChain } from '../shared/integrator/record-freshness';
+import type { LineageLogView, WalkTreeHead } from '../shared/log/lineage-log-view';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { Receipt } from '../shared/log/receipt';
 import type { SeenSeal } from '../shared/log/seen-seal';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { verifyLineageBySignedTree } from '../shared/log/signed-tree-walk';
-import {
-  checkWalkAgainstLog,
-  type LineageLogView,
-  planWalk,
-  verifyStoredLineage,
-  type WalkAgainstLog,
-  type WalkTreeHead,
-  walkedTreeFor,
-} from '../shared/log/stored-lineage';
+import { verifyStoredLineage } from '../shared/log/stored-lineage';
+import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
+import { checkWalkAgainstLog, type WalkAgainstLog } from '../shared/log/walk-against-log';
+import { planWalk } from '../shared/log/walk-plan';
+import { walkedTreeFor } from '../shared/log/walked-records';
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
@@ -34,10 +30,12 @@ import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/po
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
-import type { ChainVerification, TrustedHead } from '../shared/seal/chain-verification';
+import type { ChainVerification } from '../shared/seal/chain-verification';
 import type { LineageHead } from '../shared/seal/lineage-head';
-import { type LineageProgress, verifyLineagePages } from '../shared/seal/paged-verification';
+import type { LineageProgress } from '../shared/seal/lineage-progress';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
+import { verifyLineagePages } from '../shared/seal/verify-lineage-pages';
 import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
@@ -502,7 +500,7 @@ export class ResealClient {
 
   /**
    * Ties a walked lineage ({@link ResealClient.verifyLineage}, {@link ResealClient.verifyExport})
-   * to its log (`checkWalkAgainstLog`, shared/log/stored-lineage.ts; docs/verifiable-log.md,
+   * to its log (`checkWalkAgainstLog`, shared/log/walk-against-log.ts; docs/verifiable-log.md,
    * "Verifying a whole lineage"): the head item's signed lineage checkpoint (kept), covering
    * exactly the walked records; or, for a head without one, the tree head the index holds, whose
    * root the walked records' must be, the records past it awaiting integration. The tree head is

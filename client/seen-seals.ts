@@ -1,5 +1,5 @@
 import type { Checkpoint } from '../shared/log/checkpoint';
-import { checkpointOrigin } from '../shared/log/log-names';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import { addSeenSeal, pruneSeenSeals, type SeenSeal, seenSealContradiction } from '../shared/log/seen-seal';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { CheckpointStore } from './checkpoint-store';

@@ -1,6 +1,8 @@
 import type { MacAnchor } from '../shared/ports/mac-anchor';
-import type { ChainVerification, TrustedHead, TrustedStart } from '../shared/seal/chain-verification';
+import type { ChainVerification } from '../shared/seal/chain-verification';
 import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from '../shared/seal/stored-head';
+import type { TrustedHead } from '../shared/seal/trusted-head';
+import type { TrustedStart } from '../shared/seal/trusted-start';
 import { verifyChain } from '../shared/seal/verify-chain';
 import { UnavailableMacAnchor } from './unavailable-mac-anchor';
 

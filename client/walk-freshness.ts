@@ -1,7 +1,7 @@
 import { FreshnessState } from '../shared/integrator/record-freshness';
-import { checkpointOrigin } from '../shared/log/log-names';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
-import type { WalkAgainstLog } from '../shared/log/stored-lineage';
+import { checkpointOrigin } from '../shared/log/checkpoint-origin';
+import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
+import type { WalkAgainstLog } from '../shared/log/walk-against-log';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { ChainVerification } from '../shared/seal/chain-verification';
 import { SealedRecordSchema } from '../shared/seal/sealed-record';

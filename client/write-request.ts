@@ -1,7 +1,7 @@
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { JsonValue } from '../shared/canonical/canonical-json';
-import { FORMAT_VERSION } from '../shared/canonical/digest';
+import { FORMAT_VERSION } from '../shared/canonical/hash-domain';
 import { Authority } from '../shared/schemas/authority';
 import { parseInput } from '../shared/schemas/parse';
 import { buildManifest } from '../shared/triage/build-manifest';

@@ -1,4 +1,4 @@
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { signedCheckpointOutput } from './signed-checkpoint-output';

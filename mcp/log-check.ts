@@ -4,9 +4,9 @@ import type { FreshWalk } from '../client/reseal-client';
 import type { FreshVerification } from '../client/walk-freshness';
 import { parseCheckpointBody } from '../shared/log/checkpoint';
 import { formatVerifierKey } from '../shared/log/note-key';
-import type { VerifiedCheckpoint } from '../shared/log/signed-checkpoint';
 import { parseSignedNote } from '../shared/log/signed-note';
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import type { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { McpClient } from './reseal-mcp-deps';
 

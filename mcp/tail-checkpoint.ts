@@ -1,4 +1,4 @@
-import type { TrustedHead } from '../shared/seal/chain-verification';
+import type { TrustedHead } from '../shared/seal/trusted-head';
 import type { LogCheck } from './log-check';
 import type { VerifyOutput } from './outputs/verify-output';
 

@@ -1,4 +1,4 @@
-import { SupersedesSchema } from '../shared/seal/record-header';
+import { SupersedesSchema } from '../shared/seal/supersedes';
 
 /**
  * The `checkpoint` argument of the walks, `reseal_verify` and `reseal_inspect`: the head the

@@ -14,22 +14,12 @@
  * One barrel with named exports; files inside `shared/` import each other directly.
  */
 
-export {
-  assertCanonicalizable,
-  canonicalBytes,
-  canonicalJson,
-  type JsonValue,
-  MAX_JSON_DEPTH,
-} from './canonical/canonical-json';
-export {
-  FORMAT_VERSION,
-  HashDomain,
-  type HashDomainTag,
-  HEX_DIGEST_PATTERN,
-  type HexDigest,
-  hashBytes,
-  hashCanonical,
-} from './canonical/digest';
+export { assertCanonicalizable } from './canonical/assert-canonicalizable';
+export { canonicalBytes, canonicalJson, type JsonValue, MAX_JSON_DEPTH } from './canonical/canonical-json';
+export { HEX_DIGEST_PATTERN, type HexDigest } from './canonical/digest';
+export { hashBytes } from './canonical/hash-bytes';
+export { hashCanonical } from './canonical/hash-canonical';
+export { FORMAT_VERSION, HashDomain, type HashDomainTag } from './canonical/hash-domain';
 export { StrictJsonError, StrictJsonFailure } from './canonical/strict-json-error';
 export {
   AnchorKeyMismatchError,
@@ -184,13 +174,15 @@ export {
   type RecordFreshnessInput,
 } from './integrator/record-freshness';
 export { isRetryable } from './is-retryable';
+export { type AppendResult, appendLeaf } from './log/append-leaf';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
-export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
+export { lineageOrigin } from './log/checkpoint-origin';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';
 export { EMPTY_ROOT } from './log/empty-root';
+export { frontierRoot } from './log/frontier-root';
 export { inclusionProofRefs, proveInclusion } from './log/inclusion-proof';
 export { ED25519_SEED_BYTES, LocalEd25519Signer } from './log/local-ed25519-signer';
-export { lineageOrigin, logKeyName } from './log/log-names';
+export { logKeyName } from './log/log-names';
 export { MemoryMerkleTree } from './log/memory-tree';
 export { HASH_BYTES, leafHash, nodeHash } from './log/merkle-hash';
 export type { NodeRef, NodeSource, TreeNode } from './log/node-ref';
@@ -208,8 +200,9 @@ export {
   parseVerifierKey,
 } from './log/note-key';
 export { publicKeyFromSpki } from './log/public-key-from-spki';
+export { rangeRoot } from './log/range-root';
+export { signCheckpoint } from './log/sign-checkpoint';
 export { formatSignatureLine } from './log/signature-line';
-export { signCheckpoint, verifyCheckpoint } from './log/signed-checkpoint';
 export {
   formatSignedNote,
   MAX_NOTE_BYTES,
@@ -219,6 +212,8 @@ export {
   signNote,
   verifyNote,
 } from './log/signed-note';
+export { subtreeRefs } from './log/subtree-refs';
+export { verifyCheckpoint } from './log/verified-checkpoint';
 export { type ConsistencyCheck, verifyConsistency } from './log/verify-consistency';
 export { verifyEd25519 } from './log/verify-ed25519';
 export { type InclusionCheck, verifyInclusion } from './log/verify-inclusion';
@@ -241,11 +236,13 @@ export { EnvSnapshot } from './schemas/env-snapshot';
 export { Identifier } from './schemas/identifier';
 export { parseInput } from './schemas/parse';
 export { type ChainVerification, ChainVerificationSchema } from './seal/chain-verification';
+export { genesisParentHash } from './seal/genesis-parent-hash';
 export { type LineageHead, LineageHeadSchema } from './seal/lineage-head';
 export { LocalHmacAnchor } from './seal/local-hmac-anchor';
-export { genesisParentHash, headerBytes, payloadHash, type RecordHeader, recordHashOf } from './seal/record-header';
-export { sealRecord } from './seal/residual-sealer';
+export { payloadHash } from './seal/payload-hash';
+export { headerBytes, type RecordHeader, recordHashOf } from './seal/record-header';
 export type { SealInput } from './seal/seal-input';
+export { sealRecord } from './seal/seal-record';
 export { type SealedRecord, SealedRecordSchema } from './seal/sealed-record';
 export { VerificationVerdict } from './seal/verification-verdict';
 export { verifyChain } from './seal/verify-chain';

@@ -7,7 +7,7 @@ import type { Freshness } from '../../client/verified-recall';
 import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
 import { parseInput } from '../../shared/schemas/parse';
-import type { TrustedHead } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/trusted-head';
 import { checkpointOption } from '../checkpoint-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { escapedText } from '../../shared/schemas/escaped-text';
 import { Identifier } from '../../shared/schemas/identifier';
 import { parseInput } from '../../shared/schemas/parse';
-import type { TrustedHead } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/trusted-head';
 import { awaitRecallReport } from '../await-recall-report';
 import { checkpointOption } from '../checkpoint-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';

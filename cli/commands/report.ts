@@ -9,7 +9,7 @@ import { verifyRecords } from '../../client/verify-records';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { lineageReport } from '../../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-page';
-import type { TrustedHead } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/trusted-head';
 import type { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';

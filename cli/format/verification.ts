@@ -3,7 +3,8 @@ import { VERIFICATION_FORMAT, type VerificationShape } from '../../client/shapes
 import { writtenByOutput } from '../../client/shapes/written-by-output';
 import type { Freshness } from '../../client/verified-recall';
 import { writtenByOf } from '../../client/written-by';
-import type { ChainVerification, TrustedHead } from '../../shared/seal/chain-verification';
+import type { ChainVerification } from '../../shared/seal/chain-verification';
+import type { TrustedHead } from '../../shared/seal/trusted-head';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import type { MacCheck } from '../mac-anchor-choice';
 import { AwaitingIntegrationText } from './awaiting-integration-text';

@@ -1,4 +1,4 @@
-import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import type { ResidualRejectedDetail } from '../../shared/pipeline/residual-rejected-detail';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';

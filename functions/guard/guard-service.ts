@@ -1,5 +1,5 @@
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
-import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
 import { CanonicalizationError, InvalidInputError, ResealError } from '../../shared/errors';

@@ -24,11 +24,13 @@ import type { IntegrationEvidence } from '../../shared/integrator/integration-ev
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { nodeSourceOf, proveRecord, proveTreeConsistency } from '../../shared/log/record-proof';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { proveRecord } from '../../shared/log/record-proof';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
+import { proveTreeConsistency } from '../../shared/log/tree-consistency';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../../shared/ports/index-node-store';
 import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/integration-lease';

@@ -12,9 +12,9 @@ import {
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { hashesEqual } from '../../shared/log/hashes-equal';
 import type { NodeRef } from '../../shared/log/node-ref';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
-import { nodeSourceOf } from '../../shared/log/record-proof';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { DeploymentLogStore, StoredDeploymentHead } from '../../shared/ports/deployment-log-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';

@@ -1,6 +1,6 @@
 import type { DeploymentLogState } from '../../shared/integrator/deployment-log-state';
 import { proveConsistency } from '../../shared/log/consistency-proof';
-import { nodeSourceOf } from '../../shared/log/record-proof';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
 import type { WitnessClient } from '../../shared/ports/witness-client';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';

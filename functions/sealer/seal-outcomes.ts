@@ -1,4 +1,4 @@
-import { FORMAT_VERSION } from '../../shared/canonical/digest';
+import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';

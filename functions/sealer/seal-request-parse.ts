@@ -1,4 +1,5 @@
-import { FORMAT_VERSION, HashDomain, hashWrittenCanonical } from '../../shared/canonical/digest';
+import { hashWrittenCanonical } from '../../shared/canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../../shared/canonical/hash-domain';
 import { type SealRequest, SealRequestSchema } from '../../shared/pipeline/seal-request';
 import { hasExactKeys } from '../../shared/schemas/has-exact-keys';
 import { isNonNegativeInt } from '../../shared/schemas/is-non-negative-int';

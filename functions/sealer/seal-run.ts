@@ -23,7 +23,7 @@ import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import type { LineageHead } from '../../shared/seal/lineage-head';
-import { sealValidated } from '../../shared/seal/residual-sealer';
+import { sealValidated } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { MetricName } from '../common/metric-name';
 import type { PipelineMetrics } from '../common/pipeline-metrics';

@@ -1,18 +1,20 @@
 import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { macHeadState } from '../../shared/log/head-state-mac';
 import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
-import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
+import { nodeSourceOf } from '../../shared/log/node-source';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { nodeSourceOf, proveRecord, proveTreeConsistency, verifyRecordProof } from '../../shared/log/record-proof';
+import { proveRecord, verifyRecordProof } from '../../shared/log/record-proof';
 import {
   checkRecordsPastHead,
   MAX_ROLL_FORWARD_RECORDS,
   residualIdsSealedPastHead,
 } from '../../shared/log/records-past-head';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
+import { proveTreeConsistency } from '../../shared/log/tree-consistency';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RecallTargetSchema } from '../../shared/pipeline/recall-target';
 import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
 import { Identifier } from '../../shared/schemas/identifier';
-import { SupersedesSchema } from '../../shared/seal/record-header';
+import { SupersedesSchema } from '../../shared/seal/supersedes';
 import { withErrorResult } from '../error-result';
 import { RecallOutput } from '../outputs/recall-output';
 import { recallResult } from '../recall-result';

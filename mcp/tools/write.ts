@@ -16,7 +16,7 @@ import { MapKey } from '../../shared/schemas/map-key';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { safeRecord } from '../../shared/schemas/safe-record';
 import { wellFormedString } from '../../shared/schemas/well-formed-string';
-import { SupersedesSchema } from '../../shared/seal/record-header';
+import { SupersedesSchema } from '../../shared/seal/supersedes';
 import { MAX_PROBE_LENGTH } from '../../shared/write/receipts';
 import {
   type SessionVariable,

@@ -5,19 +5,19 @@
 // of it and of a stranger's record appended to it (docs/authorship.md). Prints one JSON object;
 // takes the store file's path as its only argument.
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { proveInclusion } from '../../shared/log/inclusion-proof';
-import { checkpointOrigin } from '../../shared/log/log-names';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { conflictStatement, rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import { verifyReceipt } from '../../shared/log/receipt';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { ConflictRecord, RejectionRecord } from '../../shared/ports/lineage-store';
 import { markValidated } from '../../shared/schemas/validated';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';
-import { payloadHash } from '../../shared/seal/record-header';
-import { sealValidated } from '../../shared/seal/residual-sealer';
+import { payloadHash } from '../../shared/seal/payload-hash';
 import { sealInputOfWrite } from '../../shared/seal/seal-input';
+import { sealValidated } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

@@ -1,5 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import type { RecordRef } from '../schemas/record-ref';
 import { type LineagePolicy, policyDigest } from './lineage-policy';

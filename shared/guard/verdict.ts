@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import type { Authority } from '../schemas/authority';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { RequestViolationSchema, sortViolations } from './request-violation';

@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
-import { HashDomain, HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';

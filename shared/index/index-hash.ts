@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { HashDomain } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 
 /**
  * Node hashing of the verifiable index (docs/verifiable-index.md, "Hashing"): Reseal's tagged

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
-import { FORMAT_VERSION, HashDomain } from '../canonical/digest';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { Identifier } from '../schemas/identifier';
 import { parseInput } from '../schemas/parse';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FORMAT_VERSION, HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { IndexProofFormatError } from '../errors';
 import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hash';
 import { KEY_PATH_BITS } from './index-key';

@@ -1,8 +1,10 @@
 import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { LogStateError, ResealError } from '../errors';
-import { appendLeaf, frontierRoot, subtreeRefs } from '../log/compact-range';
+import { appendLeaf } from '../log/append-leaf';
+import { frontierRoot } from '../log/frontier-root';
 import type { NoteVerifierKey } from '../log/note-key';
-import { openCheckpoint } from '../log/signed-checkpoint';
+import { subtreeRefs } from '../log/subtree-refs';
+import { openCheckpoint } from '../log/verified-checkpoint';
 import type { StoredDeploymentHead } from '../ports/deployment-log-store';
 import { type DeploymentLogState, emptyDeploymentLogState } from './deployment-log-state';
 import { type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';

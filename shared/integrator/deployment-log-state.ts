@@ -1,8 +1,9 @@
 import { InvalidInputError } from '../errors';
 import { emptyIndexHash } from '../index/index-hash';
+import { appendLeaf } from '../log/append-leaf';
 import type { Checkpoint } from '../log/checkpoint';
-import { appendLeaf, frontierRoot } from '../log/compact-range';
 import { EMPTY_ROOT } from '../log/empty-root';
+import { frontierRoot } from '../log/frontier-root';
 import type { TreeNode } from '../log/node-ref';
 import { deploymentLeafHashIn } from './re-anchored-leaf';
 

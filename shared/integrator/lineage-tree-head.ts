@@ -1,6 +1,6 @@
 import type { Checkpoint } from '../log/checkpoint';
-import { checkConsistency } from '../log/record-proof';
-import type { VerifiedCheckpoint } from '../log/signed-checkpoint';
+import { checkConsistency } from '../log/tree-consistency';
+import type { VerifiedCheckpoint } from '../log/verified-checkpoint';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { ReadDeploymentChain } from './record-freshness';
 

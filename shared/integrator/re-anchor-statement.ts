@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { HashDomain } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import { InvalidInputError, NoteFormatError, ReAnchorFormatError } from '../errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import { HASH_BYTES } from '../log/merkle-hash';

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { HashDomain } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import { InvalidInputError } from '../errors';
 import { INDEX_HASH_BYTES } from '../index/index-hash';
 import { HASH_BYTES, leafHash } from '../log/merkle-hash';

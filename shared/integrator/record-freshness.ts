@@ -1,5 +1,5 @@
 import type { Checkpoint } from '../log/checkpoint';
-import { checkConsistency } from '../log/record-proof';
+import { checkConsistency } from '../log/tree-consistency';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { DeploymentChainFinding } from './deployment-chain';
 import type { ReAnchorNotice } from './re-anchor-statement';

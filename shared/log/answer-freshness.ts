@@ -1,7 +1,7 @@
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
 import type { CheckpointFinding } from './latest-checkpoint';
-import { type ConsistencyProof, checkConsistency } from './record-proof';
+import { type ConsistencyProof, checkConsistency } from './tree-consistency';
 
 /**
  * Checks that a recall answer is no older than the head item's tree the client read itself

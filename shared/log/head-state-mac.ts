@@ -1,4 +1,6 @@
-import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { HashDomain } from '../canonical/hash-domain';
 import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
 import { AnchorSignatureSchema } from '../seal/anchor-signature';
 

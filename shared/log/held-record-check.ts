@@ -1,5 +1,5 @@
 import type { LineageStore } from '../ports/lineage-store';
-import type { TrustedHead } from '../seal/chain-verification';
+import type { TrustedHead } from '../seal/trusted-head';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
 import { type LogFinding, proveStoredRecord } from './stored-log';

@@ -1,9 +1,9 @@
 import { InvalidInputError } from '../errors';
-import { subtreeRefs } from './compact-range';
-import { requireCount } from './merkle-arguments';
 import type { NodeRef, NodeSource } from './node-ref';
+import { requireCount } from './require-count';
 import { resolveProofNodes } from './resolve-proof-nodes';
 import { splitPoint } from './split-point';
+import { subtreeRefs } from './subtree-refs';
 
 /**
  * For each element of the RFC 9162 §2.1.3.1 inclusion proof `PATH(index, D[size])`, in proof

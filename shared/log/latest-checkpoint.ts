@@ -4,7 +4,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import type { Checkpoint } from './checkpoint';
 import { claimedLogState } from './log-state';
 import type { NoteVerifierKey } from './note-key';
-import { openCheckpoint } from './signed-checkpoint';
+import { openCheckpoint } from './verified-checkpoint';
 
 /**
  * The tree a lineage's head item holds (docs/verifiable-log.md, "Recall"): with `note`, a signed
@@ -52,7 +52,7 @@ export type LatestCheckpointRead =
  *
  * The last record key is read before the head, and again after it when the records seem to end
  * early: a head moved after the first read never looks like a cut. Triage and the client both read
- * the log through this, by `proveLatestCheckpoint` (shared/log/stored-log.ts).
+ * the log through this, by `proveLatestCheckpoint` (shared/log/latest-checkpoint-proof.ts).
  *
  * @param trustedSaw - whether the caller holds a checkpoint of this lineage (an empty table is then a cut)
  * @param checkTail - whether records ending before the checkpoint are a finding here (triage); a

@@ -3,8 +3,9 @@ import { InvalidInputError } from '../errors';
 import type { ChainTip } from '../seal/chain-tip';
 import { RECORD_FORMAT_WRITER_BOUND } from '../seal/record-header';
 import type { SealedRecord } from '../seal/sealed-record';
+import { appendLeaf } from './append-leaf';
 import type { Checkpoint } from './checkpoint';
-import { appendLeaf, frontierRoot } from './compact-range';
+import { frontierRoot } from './frontier-root';
 import type { LogState } from './log-state';
 import { leafHash } from './merkle-hash';
 

@@ -1,6 +1,4 @@
 import { InvalidInputError } from '../errors';
-import { Identifier } from '../schemas/identifier';
-import { parseInput } from '../schemas/parse';
 
 /**
  * Names of a stack's logs. One Ed25519 key per stack signs the checkpoints of every lineage, so
@@ -11,7 +9,11 @@ import { parseInput } from '../schemas/parse';
 /** A CloudFormation stack name: a letter, then letters, digits and hyphens, at most 128 characters. */
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
 
-function requireStackName(stackName: string): void {
+/**
+ * Checks a CloudFormation stack name, which each of a stack's log names starts with.
+ * @throws {InvalidInputError} for an invalid stack name
+ */
+export function requireStackName(stackName: string): void {
   if (typeof stackName !== 'string' || !STACK_NAME.test(stackName)) {
     throw new InvalidInputError('stack name', [
       { path: '', message: 'expected a CloudFormation stack name ([A-Za-z][A-Za-z0-9-]{0,127})' },
@@ -29,27 +31,10 @@ export function logKeyName(stackName: string): string {
 }
 
 /**
- * Checkpoint origin of one lineage's log: `reseal/<stackName>/<lineageId>`.
- * @throws {InvalidInputError} for an invalid stack name or lineage id
- */
-export function lineageOrigin(stackName: string, lineageId: string): string {
-  requireStackName(stackName);
-  return `reseal/${stackName}/${parseInput(Identifier, lineageId, 'lineage id')}`;
-}
-
-/**
  * The log name of a stack (`reseal/<stackName>`): the key name of its checkpoint key, which the
  * functions receive as `LOG_NAME` and a client reads from the stack output `LogName`.
  */
 export const logNameOf = logKeyName;
-
-/**
- * The checkpoint origin of a lineage in the log named `logName`: `<logName>/<lineageId>`
- * (equal to {@link lineageOrigin} of the stack).
- */
-export function checkpointOrigin(logName: string, lineageId: string): string {
-  return `${logName}/${lineageId}`;
-}
 
 /** The signed-note key name of a stack's guard key: `<logName>/guard`. */
 export function guardKeyName(logName: string): string {

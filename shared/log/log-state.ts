@@ -6,13 +6,15 @@ import type { MacAnchor } from '../ports/mac-anchor';
 import type { ChainTip } from '../seal/chain-tip';
 import type { LineageHead } from '../seal/lineage-head';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
-import { appendLeaf, frontierRoot, subtreeRefs } from './compact-range';
+import { appendLeaf } from './append-leaf';
 import { EMPTY_ROOT } from './empty-root';
+import { frontierRoot } from './frontier-root';
 import { HeadAuthentication } from './head-authentication';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
 import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
-import { openCheckpoint } from './signed-checkpoint';
+import { subtreeRefs } from './subtree-refs';
+import { openCheckpoint } from './verified-checkpoint';
 
 /**
  * A lineage's log state as the head item stores it. Every field is a claim of the table until

@@ -1,7 +1,9 @@
 import { InvalidInputError, MerkleNodeMissingError } from '../errors';
-import { appendLeaf, rangeRoot, subtreeRefs } from './compact-range';
+import { appendLeaf } from './append-leaf';
 import { leafHash } from './merkle-hash';
 import type { NodeRef, NodeSource } from './node-ref';
+import { rangeRoot } from './range-root';
+import { subtreeRefs } from './subtree-refs';
 
 /**
  * An RFC 9162 Merkle tree held in memory, for tests, the demo and benchmarks: it keeps every

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { canonicalJson } from '../canonical/canonical-json';
-import { HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { HashDomain } from '../canonical/hash-domain';
 import { OutcomeVerificationError, ResealError } from '../errors';
 import { RejectionStage } from '../pipeline/rejection-stage';
 import type { ConflictRecord, RejectionRecord } from '../ports/lineage-store';

@@ -8,12 +8,13 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../seal/veri
 import type { DeltaIsolationReport } from '../triage/delta-isolation-report';
 import { isolateDelta } from '../triage/isolate-delta';
 import { triageReportDigest } from '../triage/triage-report-digest';
+import { checkpointOrigin } from './checkpoint-origin';
 import type { StoredTreeHead } from './latest-checkpoint';
-import { checkpointOrigin } from './log-names';
 import type { NoteVerifierKey } from './note-key';
 import { checkRecallTarget } from './recall-target-check';
-import { checkConsistency, type RecordProof, verifyRecordProof } from './record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+import { type RecordProof, verifyRecordProof } from './record-proof';
+import { checkConsistency } from './tree-consistency';
+import { openCheckpoint, type VerifiedCheckpoint } from './verified-checkpoint';
 
 /** What a client checks a triage answer with. Everything but `key`, `trusted` and `currentEnv` is untrusted. */
 export interface RecallCheckInput {

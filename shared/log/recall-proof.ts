@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HexDigest } from '../schemas/hex-digest';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { wellFormedString } from '../schemas/well-formed-string';
-import { ConsistencyProofSchema, RecordProofSchema } from './record-proof';
+import { RecordProofSchema } from './record-proof';
+import { ConsistencyProofSchema } from './tree-consistency';
 
 /**
  * The lineage tree a triage answer proves its record in: its size and RFC 9162 root (hex). The

@@ -4,10 +4,10 @@ import { Identifier } from '../schemas/identifier';
 import { wellFormedString } from '../schemas/well-formed-string';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
-import { checkpointOrigin } from './log-names';
+import { checkpointOrigin } from './checkpoint-origin';
 import type { NoteVerifierKey } from './note-key';
 import { RecordProofSchema, verifyRecordProof } from './record-proof';
-import { openCheckpoint, type VerifiedCheckpoint } from './signed-checkpoint';
+import { openCheckpoint, type VerifiedCheckpoint } from './verified-checkpoint';
 
 /**
  * A portable receipt for one record (docs/verifiable-log.md, "Receipts"; C2SP tlog-proof's

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import type { HexDigest } from '../canonical/digest';
-import { MerkleNodeMissingError } from '../errors';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { isIntact } from '../seal/is-intact';
@@ -8,15 +6,13 @@ import { checkRecordIntegrity } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
-import { proveConsistency } from './consistency-proof';
 import { proveInclusion } from './inclusion-proof';
 import { leafHash } from './merkle-hash';
-import type { NodeRef, NodeSource } from './node-ref';
-import { verifyConsistency } from './verify-consistency';
+import type { NodeSource } from './node-ref';
 import { verifyInclusion } from './verify-inclusion';
 
 /** Longest proof accepted: a tree of 2^53 leaves needs at most 53 hashes (consistency: about twice). */
-const MAX_PROOF_HASHES = 128;
+export const MAX_PROOF_HASHES = 128;
 
 /**
  * An RFC 9162 §2.1.3 inclusion proof of one record: leaf `leafIndex` (= the record's seq) in the
@@ -30,45 +26,10 @@ export const RecordProofSchema = z.strictObject({
 /** Type of {@link RecordProofSchema}. */
 export type RecordProof = z.infer<typeof RecordProofSchema>;
 
-/** An RFC 9162 §2.1.4 consistency proof from the tree of `fromSize` records to a later one (hex). */
-export const ConsistencyProofSchema = z.strictObject({
-  fromSize: NonNegativeInt,
-  toSize: NonNegativeInt,
-  proof: z.array(HexDigestSchema).max(MAX_PROOF_HASHES),
-});
-/** Type of {@link ConsistencyProofSchema}. */
-export type ConsistencyProof = z.infer<typeof ConsistencyProofSchema>;
-
-/**
- * A {@link NodeSource} over a store read that returns each node's hex hash or `null`.
- * @throws {MerkleNodeMissingError} (as a rejection) for the first node the store lacks
- */
-export function nodeSourceOf(read: (refs: readonly NodeRef[]) => Promise<readonly (HexDigest | null)[]>): NodeSource {
-  return async (refs) => {
-    const hashes = await read(refs);
-    return refs.map((ref, i) => {
-      const hex = hashes[i];
-      if (typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex))
-        throw new MerkleNodeMissingError(ref.level, ref.index);
-      return Buffer.from(hex, 'hex');
-    });
-  };
-}
-
 /** Builds the inclusion proof of record `seq` in the tree of `treeSize` records from stored nodes. */
 export async function proveRecord(seq: number, treeSize: number, nodes: NodeSource): Promise<RecordProof> {
   const proof = await proveInclusion(seq, treeSize, nodes);
   return { leafIndex: seq, treeSize, inclusionProof: proof.map(hex) };
-}
-
-/** Builds the consistency proof from the tree of `fromSize` records to the tree of `toSize`. */
-export async function proveTreeConsistency(
-  fromSize: number,
-  toSize: number,
-  nodes: NodeSource,
-): Promise<ConsistencyProof> {
-  const proof = fromSize === 0 || fromSize === toSize ? [] : await proveConsistency(fromSize, toSize, nodes);
-  return { fromSize, toSize, proof: proof.map(hex) };
 }
 
 /** Outcome of {@link verifyRecordProof}. */
@@ -134,44 +95,6 @@ export function verifyRecordProof(
     };
   }
   return { verdict: V.VERIFIED_INTACT, record };
-}
-
-/**
- * Checks that `older` is a prefix of `newer` (RFC 9162 §2.1.4.2), both already signature-checked.
- * @returns `VERIFIED_INTACT`; `TRUNCATION_DETECTED` when `newer` is smaller (a rollback);
- *   `LINEAGE_BROKEN` when the proof fails (a fork: two histories were signed or shown)
- */
-export function checkConsistency(
-  older: Checkpoint,
-  newer: Checkpoint,
-  proof: unknown,
-): { readonly verdict: VerificationVerdict; readonly reason: string } {
-  if (newer.size < older.size) {
-    return {
-      verdict: V.TRUNCATION_DETECTED,
-      reason: `rolled back: the log shows ${newer.size} records but a trusted checkpoint saw ${older.size}`,
-    };
-  }
-  const parsed = ConsistencyProofSchema.safeParse(proof);
-  const ok =
-    parsed.success &&
-    parsed.data.fromSize === older.size &&
-    parsed.data.toSize === newer.size &&
-    (older.size === 0
-      ? parsed.data.proof.length === 0
-      : verifyConsistency({
-          size1: older.size,
-          size2: newer.size,
-          root1: older.rootHash,
-          root2: newer.rootHash,
-          proof: parsed.data.proof.map((h) => Buffer.from(h, 'hex')),
-        }));
-  return ok
-    ? { verdict: V.VERIFIED_INTACT, reason: `size ${older.size} is a prefix of size ${newer.size}` }
-    : {
-        verdict: V.LINEAGE_BROKEN,
-        reason: `fork: the checkpoint of size ${newer.size} is not an extension of the trusted one of size ${older.size}`,
-      };
 }
 
 function hex(bytes: Uint8Array): string {

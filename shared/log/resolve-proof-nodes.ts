@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors';
-import { rangeRoot } from './compact-range';
-import { requireHashes } from './merkle-arguments';
 import type { NodeRef, NodeSource } from './node-ref';
+import { rangeRoot } from './range-root';
+import { requireHashes } from './require-hashes';
 
 const refKey = (ref: NodeRef): string => `${ref.level}/${ref.index}`;
 

@@ -1,17 +1,14 @@
 import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
-import type { PagedVerificationOptions } from '../seal/paged-verification';
-import { verifyLineagePages } from '../seal/paged-verification';
 import { VerificationVerdict } from '../seal/verification-verdict';
+import type { PagedVerificationOptions } from '../seal/verify-lineage-pages';
+import { verifyLineagePages } from '../seal/verify-lineage-pages';
 import { hashesEqual } from './hashes-equal';
-import {
-  checkWalkAgainstLog,
-  type LineageLogView,
-  planWalk,
-  recordingReads,
-  type StoredLineageReads,
-  type WalkAgainstLog,
-  walkedTreeFor,
-} from './stored-lineage';
+import type { LineageLogView } from './lineage-log-view';
+import { recordingReads } from './recording-reads';
+import type { StoredLineageReads } from './stored-lineage';
+import { checkWalkAgainstLog, type WalkAgainstLog } from './walk-against-log';
+import { planWalk } from './walk-plan';
+import { walkedTreeFor } from './walked-records';
 
 /** Options of {@link verifyLineageBySignedTree}: the walk's, with the MAC key id records must name instead of an anchor. */
 export interface SignedTreeWalkOptions extends Omit<PagedVerificationOptions, 'anchor'> {

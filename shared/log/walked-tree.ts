@@ -1,4 +1,5 @@
-import { appendLeaf, frontierRoot } from './compact-range';
+import { appendLeaf } from './append-leaf';
+import { frontierRoot } from './frontier-root';
 import { leafHash } from './merkle-hash';
 
 /** The RFC 9162 tree head of the first `size` walked records: its root and its last leaf's record hash. */

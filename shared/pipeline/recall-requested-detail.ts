@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EnvSnapshot } from '../schemas/env-snapshot';
 import { Identifier } from '../schemas/identifier';
-import { SupersedesSchema } from '../seal/record-header';
+import { SupersedesSchema } from '../seal/supersedes';
 import { RecallTargetSchema } from './recall-target';
 import { SignedNoteText } from './signed-note-text';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { HexDigest } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';

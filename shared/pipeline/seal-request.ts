@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RecordWriterSchema } from '../authorship/writer-block';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { WriteVerdictSchema } from '../guard/verdict';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { ResidualWriteRequestSchema } from '../write/write-request';

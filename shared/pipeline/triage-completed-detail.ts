@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { RecallProofSchema } from '../log/recall-proof';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { Identifier } from '../schemas/identifier';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { BASE64_MAC_PATTERN } from '../schemas/base64-mac-pattern';
-import { KeyIdSchema } from './record-header';
+import { KeyIdSchema } from './key-id';
 
 /**
  * Schema of an `AnchorSignature` (shared/ports/mac-anchor.ts) as stored with a record: key id,

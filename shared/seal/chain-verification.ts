@@ -1,38 +1,12 @@
 import { z } from 'zod';
 import { RecordAttributionSchema } from '../authorship/record-attribution';
 import type { MacAnchor } from '../ports/mac-anchor';
-import { HexDigest } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
-import { RecordRefSchema } from '../schemas/record-ref';
 import { type LineageHead, LineageHeadSchema } from './lineage-head';
+import { type TrustedHead, TrustedHeadSchema } from './trusted-head';
+import { type TrustedStart, TrustedStartSchema } from './trusted-start';
 import { VerificationVerdict } from './verification-verdict';
-
-/**
- * A trusted head `{ seq, recordHash }`: a head the caller saw earlier (kept by the client, or
- * carried by a `ResidualSealed` event), passed as the `checkpoint` option or `--checkpoint`. Not
- * the log's signed checkpoint (a C2SP note, shared/log/checkpoint.ts). The table alone cannot
- * prove its own tail (docs/sealing.md, "Checkpoints and trusted starts"); a trusted head can: a
- * chain that ends before `seq` was truncated, and a record at `seq` with another hash means the
- * history was rewritten (a fork).
- */
-export const TrustedHeadSchema = RecordRefSchema;
-/** Type of {@link TrustedHeadSchema}. */
-export type TrustedHead = z.infer<typeof TrustedHeadSchema>;
-
-/**
- * A trusted starting point for verifying a suffix of a chain: the records passed begin at
- * `afterSeq + 1`, and the first one must name `afterRecordHash` as its parent. `generationEpoch`,
- * when given, is the epoch of the record at `afterSeq` (the suffix may not go below it).
- * Trust is the caller's: it comes from an earlier full verification or a checkpoint.
- */
-export const TrustedStartSchema = z.strictObject({
-  afterSeq: NonNegativeInt,
-  afterRecordHash: HexDigest,
-  generationEpoch: NonNegativeInt.optional(),
-});
-/** Type of {@link TrustedStartSchema}. */
-export type TrustedStart = z.infer<typeof TrustedStartSchema>;
 
 /** Options of `verifyChain`. */
 export interface VerifyChainOptions {

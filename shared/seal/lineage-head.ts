@@ -3,7 +3,7 @@ import { HexDigest } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { AnchorSignatureSchema } from './anchor-signature';
-import { KeyIdSchema } from './record-header';
+import { KeyIdSchema } from './key-id';
 import type { SealedRecord } from './sealed-record';
 
 /**

@@ -1,5 +1,8 @@
 import type { LineageStore } from '../ports/lineage-store';
 
+/** Records read and verified per page. */
+export const DEFAULT_PAGE_SIZE = 500;
+
 /** One page of a lineage: the records stored at seqs `from` to `to` (as stored, unverified). */
 export interface LineagePage {
   readonly from: number;

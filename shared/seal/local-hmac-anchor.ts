@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AnchorKeyMismatchError, AnchorUnavailableError, HeaderTooLargeError, InvalidInputError } from '../errors';
 import { type AnchorSignature, MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { parseInput } from '../schemas/parse';
-import { KeyIdSchema, MAX_HEADER_BYTES } from './record-header';
+import { KeyIdSchema } from './key-id';
+import { MAX_HEADER_BYTES } from './record-header';
 
 /** Options of {@link LocalHmacAnchor}. */
 export interface LocalHmacAnchorOptions {

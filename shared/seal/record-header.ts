@@ -1,21 +1,18 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashBytes, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashBytes } from '../canonical/hash-bytes';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { HeaderTooLargeError } from '../errors';
 import { AuthoritySchema } from '../schemas/authority';
 import { EpochMillis } from '../schemas/epoch-millis';
-import { hasExactKeys } from '../schemas/has-exact-keys';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { Identifier } from '../schemas/identifier';
-import { isPlainObject } from '../schemas/is-plain-record';
-import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
-import { RecordRefSchema } from '../schemas/record-ref';
-import { wellFormedString } from '../schemas/well-formed-string';
-import { WireFields } from '../schemas/wire-fields';
-import type { SessionVariable } from '../write/session-variable';
+import { KeyIdSchema } from './key-id';
+import { SupersedesSchema } from './supersedes';
 
 /** Format version of a writer-bound record header (docs/authorship.md, "Record format 2"). */
 export const RECORD_FORMAT_WRITER_BOUND = 2 as const;
@@ -25,19 +22,6 @@ export const WRITER_BOUND_HEADER_FIELDS = ['writerDigest', 'boundaryDigest', 'po
 
 /** Largest MAC message KMS `GenerateMac` / `VerifyMac` accept, in bytes. */
 export const MAX_HEADER_BYTES = 4096;
-
-/**
- * A MAC key id: a KMS key ARN, key id or alias, or a label for a local key. 1–2,048
- * characters, well-formed, no control characters.
- */
-export const KeyIdSchema = wellFormedString(2048)
-  .min(1)
-  .regex(NO_CONTROL_CHARACTERS, 'key id holds a control character');
-
-/** Reference to an earlier record of the same lineage that a re-seal supersedes (docs/triage.md, "The report": the re-seal). */
-export const SupersedesSchema = RecordRefSchema;
-/** Type of {@link SupersedesSchema}. */
-export type Supersedes = z.infer<typeof SupersedesSchema>;
 
 /**
  * The record header: the small canonical structure the anchor MACs and whose hash the next
@@ -95,79 +79,6 @@ export const RecordHeaderSchema = z
   });
 /** Type of {@link RecordHeaderSchema}. */
 export type RecordHeader = z.infer<typeof RecordHeaderSchema>;
-
-/**
- * Parent hash of seq 0 of a lineage: `hashCanonical(HashDomain.GENESIS, { v: 1, lineageId })`.
- * A defined value derived from the lineage id, never `""` (docs/sealing.md, "Byte
- * layouts"), so a record cannot be moved to the start of another lineage.
- *
- * @param lineageId - an {@link Identifier}
- * @returns 64 lowercase hex characters
- * @throws {InvalidInputError} when `lineageId` is not an identifier
- */
-export function genesisParentHash(lineageId: string): HexDigest {
-  const id = parseInput(Identifier, lineageId, 'lineage id');
-  return hashCanonical(HashDomain.GENESIS, { v: FORMAT_VERSION, lineageId: id });
-}
-
-/**
- * The record's payload hash (docs/sealing.md, "Byte layouts"): domain-separated SHA-256 (`HashDomain.PAYLOAD`) of the RFC 8785
- * canonical UTF-8 form of the payload.
- *
- * @param payload - any JSON value
- * @returns 64 lowercase hex characters, independent of key order
- * @throws {CanonicalizationError} when `payload` is not exactly representable as JSON
- */
-export function payloadHash(payload: unknown): HexDigest {
-  return hashCanonical(HashDomain.PAYLOAD, payload);
-}
-
-/**
- * Digest of a record's `variablesUsed` (the guard's session variables with their freshness
- * receipts, docs/guard.md): `hashCanonical(HashDomain.VARIABLES, { v: 1, variablesUsed })`, i.e.
- * SHA-256 over `"reseal/v1/variables" || 0x00 || RFC 8785 bytes`. Order of the array counts.
- *
- * @param variablesUsed - the variables as stored with the record (not validated here)
- * @returns 64 lowercase hex characters
- * @throws {CanonicalizationError} when the variables are not exactly representable as JSON
- */
-export function variablesDigest(variablesUsed: readonly SessionVariable[]): HexDigest {
-  if (!Array.isArray(variablesUsed)) return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
-  let text = VARIABLES_PREFIX;
-  for (let i = 0; i < variablesUsed.length; i++) {
-    const member = plainVariableText(variablesUsed[i]);
-    // Anything else (a receipt, a hole, a value to refuse) takes the generic writer, whose error names the path.
-    if (member === null) return hashCanonical(HashDomain.VARIABLES, { v: FORMAT_VERSION, variablesUsed });
-    text += i === 0 ? member : `,${member}`;
-  }
-  return hash('sha256', `${text}]}`, 'hex');
-}
-
-/** `HashDomain.VARIABLES`, NUL and the canonical text of `{ v: 1, variablesUsed }` up to the list's first member. */
-const VARIABLES_PREFIX = `${HashDomain.VARIABLES}\0{"v":${FORMAT_VERSION},"variablesUsed":[`;
-const PLAIN_VARIABLE_FIELDS = WireFields.sessionVariable.required;
-
-/**
- * RFC 8785 text of a session variable with no receipt (the common case, one per record), written
- * in sorted member order (`freshness` < `name` < `sourceEpoch` < `value`): the bytes the generic
- * writer gives, without its walk. `null` for anything else.
- */
-function plainVariableText(variable: unknown): string | null {
-  if (!isPlainObject(variable) || !hasExactKeys(variable, PLAIN_VARIABLE_FIELDS)) return null;
-  const { name, value, freshness, sourceEpoch } = variable;
-  if (
-    typeof name !== 'string' ||
-    typeof value !== 'string' ||
-    typeof freshness !== 'string' ||
-    !Number.isSafeInteger(sourceEpoch) ||
-    !name.isWellFormed() ||
-    !value.isWellFormed() ||
-    !freshness.isWellFormed()
-  ) {
-    return null;
-  }
-  return `{"freshness":${canonicalString(freshness)},"name":${canonicalString(name)},"sourceEpoch":${String(sourceEpoch)},"value":${canonicalString(value)}}`;
-}
 
 /**
  * Canonical bytes of an already validated header; the MAC message (a `Buffer`, possibly a view

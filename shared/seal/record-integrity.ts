@@ -2,7 +2,9 @@ import { boundaryDigest } from '../authorship/boundary-digest';
 import { policyDigest } from '../authorship/lineage-policy';
 import { policyDigestOrNull, signedWriteDigest, verifyWriterSignature } from '../authorship/signed-write';
 import { writerDigest } from '../authorship/writer-digest';
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashWrittenCanonical } from '../canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { HeaderTooLargeError } from '../errors';
 import { MacAlgorithm } from '../ports/mac-anchor';
 import { Authority } from '../schemas/authority';
@@ -19,9 +21,11 @@ import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/write-request';
-import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, variablesDigest } from './record-header';
-import { isOptionalSupersedes, isVariableList } from './seal-input';
+import { isVariableList } from './is-variable-list';
+import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND } from './record-header';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
+import { isOptionalSupersedes } from './supersedes';
+import { variablesDigest } from './variables-digest';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 /** A stored record whose own fields agree with its header, with the bytes its hash and MAC cover. */

@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { LineagePolicySchema } from '../authorship/lineage-policy';
 import { RecordWriterSchema } from '../authorship/writer-block';
-import { HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashWrittenCanonical } from '../canonical/hash-canonical';
+import { HashDomain } from '../canonical/hash-domain';
 import { Authority, AuthoritySchema } from '../schemas/authority';
 import { hasExactKeys } from '../schemas/has-exact-keys';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { IDENTIFIER_PATTERN, Identifier } from '../schemas/identifier';
 import { isHexDigest } from '../schemas/is-hex-digest';
 import { isNonNegativeInt } from '../schemas/is-non-negative-int';
-import { isPlainObject, isPlainRecord } from '../schemas/is-plain-record';
-import { NO_CONTROL_CHARACTERS } from '../schemas/no-control-characters';
+import { isPlainRecord } from '../schemas/is-plain-record';
 import { NonNegativeInt } from '../schemas/non-negative-int';
 import { parseInput } from '../schemas/parse';
 import { markValidated, type Validated } from '../schemas/validated';
@@ -18,14 +19,7 @@ import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest, parseManifest } from '../triage/parse-manifest';
 import { type SealedDependencyManifest, SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
 import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
-import {
-  MAX_VARIABLE_NAME_LENGTH,
-  MAX_VARIABLE_VALUE_BYTES,
-  type SessionVariable,
-  SessionVariableSchema,
-  VariableFreshness,
-  VariableName,
-} from '../write/session-variable';
+import { SessionVariableSchema, VariableName } from '../write/session-variable';
 import {
   checkPayload,
   JsonPayloadSchema,
@@ -33,7 +27,8 @@ import {
   MAX_VARIABLES,
   type ResidualWriteRequest,
 } from '../write/write-request';
-import { SupersedesSchema } from './record-header';
+import { isVariableList } from './is-variable-list';
+import { isOptionalSupersedes, SupersedesSchema } from './supersedes';
 
 /**
  * What to seal: an accepted residual write, with the guard's verdict digest.
@@ -95,51 +90,7 @@ export interface ValidatedSealInput {
 }
 
 const AUTHORITIES = new Set<unknown>(Object.values(Authority));
-const FRESHNESS = new Set<unknown>(Object.values(VariableFreshness));
-const VARIABLE_FIELDS = WireFields.sessionVariable.required;
-
 const isIdentifier = (value: unknown): boolean => typeof value === 'string' && IDENTIFIER_PATTERN.test(value);
-
-/**
- * Whether {@link SessionVariableSchema} accepts `value`: by hand for a variable without a
- * receipt (docs/canonical-form.md, "Validate once at each trust boundary", explains why), by the
- * schema otherwise.
- */
-function isSessionVariable(value: unknown): value is SessionVariable {
-  if (!isPlainObject(value) || !hasExactKeys(value, VARIABLE_FIELDS))
-    return SessionVariableSchema.safeParse(value).success;
-  const { name, value: text, freshness, sourceEpoch } = value;
-  return (
-    typeof name === 'string' &&
-    name.length <= MAX_VARIABLE_NAME_LENGTH &&
-    NO_CONTROL_CHARACTERS.test(name) &&
-    name.isWellFormed() &&
-    typeof text === 'string' &&
-    text.length <= MAX_VARIABLE_VALUE_BYTES &&
-    text.isWellFormed() &&
-    (text.length * 3 <= MAX_VARIABLE_VALUE_BYTES || Buffer.byteLength(text, 'utf8') <= MAX_VARIABLE_VALUE_BYTES) &&
-    FRESHNESS.has(freshness) &&
-    isNonNegativeInt(sourceEpoch)
-  );
-}
-
-/** Whether `z.array(SessionVariableSchema).max(MAX_VARIABLES)` accepts `list`. */
-export function isVariableList(list: unknown): list is SessionVariable[] {
-  if (!Array.isArray(list) || list.length > MAX_VARIABLES) return false;
-  for (let i = 0; i < list.length; i++) if (!isSessionVariable(list[i])) return false;
-  return true;
-}
-
-/** Whether `SupersedesSchema.optional()` accepts `value` (absent, `undefined`, or `{ seq, recordHash }`). */
-export function isOptionalSupersedes(value: unknown): boolean {
-  if (value === undefined) return true;
-  return (
-    isPlainObject(value) &&
-    hasExactKeys(value, WireFields.recordRef.required) &&
-    isNonNegativeInt(value.seq) &&
-    isHexDigest(value.recordHash)
-  );
-}
 
 /**
  * Validates an untrusted seal input once and digests its bodies (the checked entry point of

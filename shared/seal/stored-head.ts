@@ -1,4 +1,5 @@
-import type { ChainVerification, TrustedHead } from './chain-verification';
+import type { ChainVerification } from './chain-verification';
+import type { TrustedHead } from './trusted-head';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 /**
@@ -37,7 +38,7 @@ export interface StoredHeadFinding {
  * records before it moves the head (docs/sealing.md, "The append's layout"), so the records past
  * the head, or without one, are the state of every append between its two writes: a walk tied to
  * the index reads them as sealed, awaiting integration where the index allows it
- * (`checkWalkAgainstLog`, shared/log/stored-lineage.ts); alone, this check cannot tell.
+ * (`checkWalkAgainstLog`, shared/log/walk-against-log.ts); alone, this check cannot tell.
  */
 export function checkStoredHead(
   head: Pick<TrustedHead, 'seq' | 'recordHash'> | null,

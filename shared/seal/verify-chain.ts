@@ -8,15 +8,16 @@ import { parseInput } from '../schemas/parse';
 import {
   type ChainVerification,
   type RecordVerification,
-  type TrustedHead,
   type VerifyChainOptions,
   VerifyChainOptionsSchema,
 } from './chain-verification';
+import { genesisParentHash } from './genesis-parent-hash';
 import { isIntact } from './is-intact';
 import { type Candidate, type Failure, isDefiniteFailure, macFailures } from './mac-failures';
-import { genesisParentHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
+import { RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { checkRecordIntegrity } from './record-integrity';
 import type { SealedRecord } from './sealed-record';
+import type { TrustedHead } from './trusted-head';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
 
 const DEFAULT_MAC_CONCURRENCY = 8;

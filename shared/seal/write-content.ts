@@ -4,8 +4,9 @@ import { canonicalJson } from '../canonical/canonical-json';
 import { ResealError } from '../errors';
 import { manifestDigest } from '../triage/manifest-digest';
 import type { ResidualWriteRequest } from '../write/write-request';
-import { payloadHash, variablesDigest } from './record-header';
+import { payloadHash } from './payload-hash';
 import type { SealedRecord } from './sealed-record';
+import { variablesDigest } from './variables-digest';
 
 /** The fields of a residual write that its sealed record binds (see {@link differingWriteContent}). */
 export type WriteContent = Pick<

@@ -1,4 +1,5 @@
-import { HashDomain, type HexDigest } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import { HexDigest as HexDigestSchema } from '../schemas/hex-digest';
 import { acceptsAsciiMap } from '../schemas/is-ascii-map-key';
 import { isHexDigest } from '../schemas/is-hex-digest';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { wellFormedString } from '../schemas/well-formed-string';
 import { SortedUniqueKeys } from './sorted-unique-keys';
 

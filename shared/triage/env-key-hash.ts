@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalString } from '../canonical/canonical-json';
-import { HashDomain, type HexDigest } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import { MapKey } from '../schemas/map-key';
 import { parseInput } from '../schemas/parse';
 import { wellFormedString } from '../schemas/well-formed-string';

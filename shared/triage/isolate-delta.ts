@@ -1,4 +1,5 @@
-import { FORMAT_VERSION, type HexDigest } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { ManifestSealMismatchError } from '../errors';
 import type { EnvSnapshot } from '../schemas/env-snapshot';
 import { isEnvValue, isPlainAsciiEnvValue, parseEnvSnapshot } from '../schemas/env-snapshot';

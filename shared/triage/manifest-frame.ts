@@ -1,5 +1,5 @@
 import { canonicalJson } from '../canonical/canonical-json';
-import { HashDomain } from '../canonical/digest';
+import { HashDomain } from '../canonical/hash-domain';
 import type { HashFrame } from './hash-digest-map';
 import { ManifestFormatVersion } from './manifest-format-version';
 import type { SealedDependencyManifest } from './sealed-dependency-manifest';

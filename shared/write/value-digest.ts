@@ -1,4 +1,6 @@
-import { FORMAT_VERSION, HashDomain, type HexDigest, hashCanonical } from '../canonical/digest';
+import type { HexDigest } from '../canonical/digest';
+import { hashCanonical } from '../canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 
 /**
  * Digest of a session variable's value, the one a freshness probe receipt must name

@@ -19,7 +19,7 @@ import {
 } from '../../shared/integrator/record-freshness';
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../shared/log/note-key';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import { cosign } from '../../shared/witness/cosign';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { cosignedResponse } from '../../shared/witness/witness-response';

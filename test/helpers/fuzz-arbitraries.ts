@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../shared/errors';
 import { Authority } from '../../shared/schemas/authority';
-import { payloadHash } from '../../shared/seal/record-header';
+import { payloadHash } from '../../shared/seal/payload-hash';
 import { requestDigest } from '../../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { fuzzRuns } from './fuzz-runs';

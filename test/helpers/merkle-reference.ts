@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 /**
  * A reference RFC 9162 Merkle tree written straight from the RFC's recursive definitions, with
  * its own hashing and BigInt range arithmetic, to check the Merkle code of shared/log/
- * (merkle-hash.ts, compact-range.ts, the proofs, verify-inclusion.ts, verify-consistency.ts)
- * against something that shares none of its code. Slow (O(n) per hash): for tests only.
+ * (merkle-hash.ts, subtree-refs.ts, range-root.ts, append-leaf.ts, the proofs, verify-inclusion.ts,
+ * verify-consistency.ts) against something that shares none of its code. Slow (O(n) per hash): for tests only.
  */
 
 const sha256 = (...parts: Uint8Array[]): Uint8Array => {

@@ -1,9 +1,10 @@
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { extendLog } from '../../shared/log/log-extension';
-import { checkpointOrigin, guardKeyName, sealerKeyName } from '../../shared/log/log-names';
+import { guardKeyName, sealerKeyName } from '../../shared/log/log-names';
 import { authenticateLogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import type { SealedRecord } from '../../shared/seal/sealed-record';

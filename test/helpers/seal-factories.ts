@@ -1,20 +1,17 @@
 import type { JsonValue } from '../../shared/canonical/canonical-json';
-import { HashDomain, hashCanonical } from '../../shared/canonical/digest';
+import { hashCanonical } from '../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../shared/canonical/hash-domain';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { type Authority, Authority as AuthorityValues } from '../../shared/schemas/authority';
 import type { ChainVerification, VerifyChainOptions } from '../../shared/seal/chain-verification';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../shared/seal/local-hmac-anchor';
-import {
-  headerBytes,
-  payloadHash,
-  type RecordHeader,
-  recordHashOf,
-  variablesDigest,
-} from '../../shared/seal/record-header';
-import { sealRecord } from '../../shared/seal/residual-sealer';
+import { payloadHash } from '../../shared/seal/payload-hash';
+import { headerBytes, type RecordHeader, recordHashOf } from '../../shared/seal/record-header';
 import type { SealInput } from '../../shared/seal/seal-input';
+import { sealRecord } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { variablesDigest } from '../../shared/seal/variables-digest';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import { manifestDigest } from '../../shared/triage/manifest-digest';

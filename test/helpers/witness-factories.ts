@@ -1,7 +1,7 @@
 import { checkpointBody } from '../../shared/log/checkpoint';
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
 import { formatVerifierKey } from '../../shared/log/note-key';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import { type CosignerKey, cosignerKey, formatCosignerKey } from '../../shared/witness/cosigner-key';
 import { TEST_LOG_KEY_NAME, testNoteSigner, testNoteVerifierKey, testTree } from './log-factories';
 

@@ -8,7 +8,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { sigV4Fetch } from '../../adapters/sigv4-fetch';
 import { writeRequestFor } from '../../mcp/tools/write';
 import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { verifyRecordProof } from '../../shared/log/record-proof';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { expectConforming } from '../helpers/mcp-conformance';

@@ -22,8 +22,9 @@ import { loadSnapshots, type RunnerSnapshot } from '../../scripts/demo/snapshots
 import { clientConfig, EMULATOR_REGION, emulatorEnv } from '../../scripts/emulator/deploy';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
 import { canonicalJson } from '../../shared/canonical/canonical-json';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { LocalEd25519Signer } from '../../shared/log/local-ed25519-signer';
-import { checkpointOrigin, guardKeyName } from '../../shared/log/log-names';
+import { guardKeyName } from '../../shared/log/log-names';
 import { rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../shared/log/record-proof';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';

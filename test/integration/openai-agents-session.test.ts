@@ -71,7 +71,7 @@ describe('OpenAI Agents SDK session on the deployed stack', () => {
   // that is not VERIFIED_INTACT, or has no tree head to tie it to, throws): with the whole gate
   // removed, getItems returns the edited or rolled-back history. Its verdict half alone decides
   // nothing here: every walk a table writer makes fail also leaves no tree head (`log: null`,
-  // shared/log/stored-lineage.ts); only genuine records sealed past the indexed tree head (awaiting
+  // shared/log/walk-against-log.ts); only genuine records sealed past the indexed tree head (awaiting
   // integration) reach it.
   it('check "every walked record hashes to its header (record integrity: payloadHash)": a table-writer edit of a stored item makes getItems throw HASH_MISMATCH', async (context) => {
     const { writer, label } = fresh();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../client/file-checkpoint-store';
-import { checkpointOrigin } from '../../shared/log/log-names';
+import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { cliRecall } from '../helpers/cli-recall';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';

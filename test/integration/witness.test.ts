@@ -7,7 +7,7 @@ import { deployWitnessStack, emulatorFunctionUrl } from '../../scripts/emulator/
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../shared/log/memory-tree';
 import { formatVerifierKey } from '../../shared/log/note-key';
-import { signCheckpoint } from '../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import { parseSignedNote } from '../../shared/log/signed-note';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { attachCosignatures } from '../../shared/witness/attach-cosignatures';

@@ -18,7 +18,7 @@ import { HeadLayout } from '../../../shared/ports/head-layout';
 import type { AppendBatch } from '../../../shared/ports/lineage-store';
 import { type LineageHead, lineageHeadOf } from '../../../shared/seal/lineage-head';
 import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
-import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { appendBatch } from '../../helpers/append-batch';

@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { KMSMacAnchor, type KMSSend } from '../../../adapters/kms-mac-anchor';
 import { AnchorKeyMismatchError, AnchorUnavailableError } from '../../../shared/errors';
-import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../shared/seal/seal-record';
 import { verifyChain } from '../../../shared/seal/verify-chain';
 import { sealInput, TEST_LINEAGE_ID, TEST_NOW_MS } from '../../helpers/seal-factories';
 

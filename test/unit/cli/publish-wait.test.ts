@@ -5,7 +5,7 @@ import { ResealClient } from '../../../client/reseal-client';
 import { WriteOutcomeShape } from '../../../client/shapes/write-outcome-shape';
 import type { ConflictRecord, RejectionRecord } from '../../../shared/ports/lineage-store';
 import { lineageHeadOf } from '../../../shared/seal/lineage-head';
-import { sealRecord } from '../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../shared/seal/seal-record';
 import { requestDigest } from '../../../shared/write/request-digest';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';

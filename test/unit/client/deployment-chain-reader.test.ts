@@ -3,7 +3,7 @@ import { DeploymentChainReader } from '../../../client/deployment-chain-reader';
 import { freshnessPolicy } from '../../../client/freshness-policy';
 import { MemoryIndexNodeStore } from '../../../shared/index/memory-index-node-store';
 import { formatVerifierKey } from '../../../shared/log/note-key';
-import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../shared/log/sign-checkpoint';
 import type { DeploymentLogReads } from '../../../shared/ports/deployment-log-reads';
 import {
   cosignedByTestWitness,

@@ -8,7 +8,7 @@ import { CheckpointFileError } from '../../../client/errors';
 import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import { parseCheckpointBody } from '../../../shared/log/checkpoint';
-import { signCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../shared/log/sign-checkpoint';
 import { parseSignedNote } from '../../../shared/log/signed-note';
 import { integratedStack, unwitnessedTestPolicy } from '../../helpers/integrated-stack';
 import { TEST_LOG_NAME, testLogSigner } from '../../helpers/pipeline-keys';

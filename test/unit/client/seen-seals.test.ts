@@ -7,7 +7,7 @@ import type { CheckpointStore } from '../../../client/checkpoint-store';
 import { LogVerificationError } from '../../../client/errors';
 import { FileCheckpointStore } from '../../../client/file-checkpoint-store';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import { checkpointOrigin } from '../../../shared/log/log-names';
+import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { addSeenSeal, MAX_SEEN_SEALS_PER_LINEAGE, type SeenSeal } from '../../../shared/log/seen-seal';
 import type { RecallTarget } from '../../../shared/pipeline/recall-target';
 import { inProcessTriageBus, TEST_CLIENT_OUTPUTS } from '../../helpers/factories';

@@ -21,7 +21,7 @@ import { RECALL_TOOL } from '../../../mcp/tools/recall';
 import { VERIFY_TOOL } from '../../../mcp/tools/verify';
 import { WRITE_TOOL } from '../../../mcp/tools/write';
 import type { FreshnessState } from '../../../shared/integrator/record-freshness';
-import { checkpointOrigin } from '../../../shared/log/log-names';
+import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { DeltaVerdict } from '../../../shared/triage/delta-isolation-report';
 import { inProcessStack } from '../../helpers/in-process-stack';

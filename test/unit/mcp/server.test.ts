@@ -10,7 +10,7 @@ import { LocalEd25519Signer } from '../../../shared/log/local-ed25519-signer';
 import { guardKeyName } from '../../../shared/log/log-names';
 import { rejectionStatement, signOutcome } from '../../../shared/log/outcome-statement';
 import { verifyRecordProof } from '../../../shared/log/record-proof';
-import { openCheckpoint } from '../../../shared/log/signed-checkpoint';
+import { openCheckpoint } from '../../../shared/log/verified-checkpoint';
 import type { RejectionRecord } from '../../../shared/ports/lineage-store';
 import type { WriterSigner } from '../../../shared/ports/writer-signer';
 import { requestDigest } from '../../../shared/write/request-digest';

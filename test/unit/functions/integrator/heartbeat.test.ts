@@ -6,7 +6,7 @@ import { LogStateError } from '../../../../shared/errors';
 import { heartbeatDue, heartbeatThresholdSeconds } from '../../../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../../../shared/integrator/heartbeat-event';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { parseSignedNote } from '../../../../shared/log/signed-note';
 import type { NoteSigner } from '../../../../shared/ports/note-signer';
 import { checkPolicy, PolicyRefusal } from '../../../../shared/witness/policy-check';

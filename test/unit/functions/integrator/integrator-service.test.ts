@@ -11,8 +11,8 @@ import { deploymentLeafHash } from '../../../../shared/integrator/deployment-lea
 import { readHeldLineages } from '../../../../shared/integrator/integrate';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
-import { nodeSourceOf } from '../../../../shared/log/record-proof';
-import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { nodeSourceOf } from '../../../../shared/log/node-source';
+import { openCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { FakeMetrics } from '../../../helpers/factories';

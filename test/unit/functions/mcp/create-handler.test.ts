@@ -6,7 +6,7 @@ import { createMcpHttpHandler, MAX_MCP_BODY_BYTES, RemoteRpcError } from '../../
 import { remoteFreshnessPolicy } from '../../../../functions/mcp/remote-freshness-policy';
 import { writeRequestFor } from '../../../../mcp/tools/write';
 import { verifyRecordProof } from '../../../../shared/log/record-proof';
-import { openCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { openCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
 import { fakeLogger } from '../../../helpers/factories';
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';

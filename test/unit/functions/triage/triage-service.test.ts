@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { TriageService } from '../../../../functions/triage/triage-service';
 import { SignerUnavailableError } from '../../../../shared/errors';
-import { checkpointOrigin } from '../../../../shared/log/log-names';
-import { checkConsistency, verifyRecordProof } from '../../../../shared/log/record-proof';
-import { verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { checkpointOrigin } from '../../../../shared/log/checkpoint-origin';
+import { verifyRecordProof } from '../../../../shared/log/record-proof';
 import { signNote } from '../../../../shared/log/signed-note';
+import { checkConsistency } from '../../../../shared/log/tree-consistency';
+import { verifyCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import { RefusalCode } from '../../../../shared/pipeline/refusal-code';
 import { TriageCompletedDetailSchema } from '../../../../shared/pipeline/triage-completed-detail';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';

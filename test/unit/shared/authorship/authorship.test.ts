@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
 import { writeSignatureProblem } from '../../../../shared/authorship/write-signature';
 import { markValidated } from '../../../../shared/schemas/validated';
-import { payloadHash } from '../../../../shared/seal/record-header';
-import { sealValidated } from '../../../../shared/seal/residual-sealer';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
+import { sealValidated } from '../../../../shared/seal/seal-record';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../../../test/helpers/guard-factories';

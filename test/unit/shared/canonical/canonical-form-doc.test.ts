@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deduplicationIdOf } from '../../../../adapters/deduplication-id';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/digest';
+import { HashDomain, SEAL_DEDUP_TAG } from '../../../../shared/canonical/hash-domain';
 import { CanonicalizationError, InvalidInputError } from '../../../../shared/errors';
 import {
   conflictOutcomeContentDigest,
@@ -13,7 +13,8 @@ import {
 } from '../../../../shared/log/outcome-statement';
 import type { ConflictRecord, RejectionRecord } from '../../../../shared/ports/lineage-store';
 import { parseEnvSnapshot } from '../../../../shared/schemas/env-snapshot';
-import { genesisParentHash, payloadHash } from '../../../../shared/seal/record-header';
+import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';
 import { envKeyHash } from '../../../../shared/triage/env-key-hash';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
@@ -69,7 +70,7 @@ function tagLiteralsInProduction(): Map<string, string[]> {
 }
 
 describe('docs/canonical-form.md "Tags and input objects" against the code', () => {
-  it('lists exactly the hash tags the code declares (HashDomain and SEAL_DEDUP_TAG, shared/canonical/digest.ts)', () => {
+  it('lists exactly the hash tags the code declares (HashDomain and SEAL_DEDUP_TAG, shared/canonical/hash-domain.ts)', () => {
     expect(tagRows.map(tagOf).sort()).toEqual([...Object.values(HashDomain), SEAL_DEDUP_TAG].sort());
   });
 

@@ -2,7 +2,9 @@ import canonicalizeJcs from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes, canonicalJson, MAX_JSON_DEPTH } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
+import { hashBytes } from '../../../../shared/canonical/hash-bytes';
+import { hashCanonical } from '../../../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { CanonicalizationError } from '../../../../shared/errors';
 
 /**

@@ -1,12 +1,8 @@
 import canonicalizeJcs from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  assertCanonicalizable,
-  canonicalBytes,
-  canonicalJson,
-  MAX_JSON_DEPTH,
-} from '../../../../shared/canonical/canonical-json';
+import { assertCanonicalizable } from '../../../../shared/canonical/assert-canonicalizable';
+import { canonicalBytes, canonicalJson, MAX_JSON_DEPTH } from '../../../../shared/canonical/canonical-json';
 import { CanonicalizationError } from '../../../../shared/errors';
 
 /** IEEE-754 binary64 given as 16 hex digits, as RFC 8785 Appendix B lists them. */

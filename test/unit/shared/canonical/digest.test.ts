@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes, canonicalJson } from '../../../../shared/canonical/canonical-json';
-import {
-  FORMAT_VERSION,
-  HashDomain,
-  type HashDomainTag,
-  HEX_DIGEST_PATTERN,
-  hashBytes,
-  hashCanonical,
-  hashCanonicalText,
-} from '../../../../shared/canonical/digest';
+import { HEX_DIGEST_PATTERN } from '../../../../shared/canonical/digest';
+import { hashBytes } from '../../../../shared/canonical/hash-bytes';
+import { hashCanonical, hashCanonicalText } from '../../../../shared/canonical/hash-canonical';
+import { FORMAT_VERSION, HashDomain, type HashDomainTag } from '../../../../shared/canonical/hash-domain';
 import { CanonicalizationError } from '../../../../shared/errors';
 
 const tags = Object.values(HashDomain);

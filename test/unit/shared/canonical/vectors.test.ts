@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
+import { hashBytes } from '../../../../shared/canonical/hash-bytes';
+import { hashCanonical } from '../../../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 
 interface CanonicalVector {
   name: string;

@@ -6,7 +6,7 @@
  * a silently regenerated file.
  */
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { entryDigest, entryKey, type IndexEntry } from '../../../../shared/index/index-entry';
 import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hash';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';

@@ -7,7 +7,7 @@ import {
   TreeHeadVoucher,
 } from '../../../../shared/integrator/lineage-tree-head';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
-import type { VerifiedCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import type { VerifiedCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { hexOf } from '../../../helpers/index-factories';
 import { TEST_LOG_ORIGIN, testLeaf, testTree } from '../../../helpers/log-factories';

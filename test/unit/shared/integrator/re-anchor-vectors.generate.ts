@@ -19,7 +19,7 @@ import {
 import { reAnchoredLeaf } from '../../../../shared/integrator/re-anchored-leaf';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
 import { TEST_LOG_KEY_NAME, testNoteSigner } from '../../../helpers/log-factories';
 import { TEST_RECOVERY_NAME, testRecoverySigner } from '../../../helpers/re-anchor-factories';

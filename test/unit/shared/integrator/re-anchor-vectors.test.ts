@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { reAnchorStatementHash, verifyReAnchorStatement } from '../../../../shared/integrator/re-anchor-statement';
 import { reAnchoredLeaf } from '../../../../shared/integrator/re-anchored-leaf';
 import { parseVerifierKey } from '../../../../shared/log/note-key';

@@ -12,8 +12,9 @@
 
 import { freshnessPolicy } from '../../../../client/freshness-policy';
 import { verifyChainReceipt } from '../../../../shared/integrator/chain-receipt';
+import { nodeSourceOf } from '../../../../shared/log/node-source';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { nodeSourceOf, proveRecord } from '../../../../shared/log/record-proof';
+import { proveRecord } from '../../../../shared/log/record-proof';
 import { formatCosignerKey } from '../../../../shared/witness/cosigner-key';
 import { markerKey } from '../../../helpers/in-memory-lineage-store';
 import {

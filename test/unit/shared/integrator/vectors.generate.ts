@@ -5,7 +5,7 @@
  * and checks the code against the file, so a change of the deployment-log format shows up as a
  * failing test, never as a silently regenerated file.
  */
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { encodeIndexProof } from '../../../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
@@ -16,7 +16,7 @@ import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { hexOf } from '../../../helpers/index-factories';
 import { FakeLineage } from '../../../helpers/integrator-factories';
 import { TEST_LOG_KEY_NAME, testNoteSigner } from '../../../helpers/log-factories';

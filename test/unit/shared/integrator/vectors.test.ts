@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { deploymentLeaf, deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { parseSealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { parseCheckpointBody } from '../../../../shared/log/checkpoint';

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HashDomain } from '../../../../shared/canonical/digest';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import {
   type HeadState,
   headStateMessage,

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { policyDigest } from '../../../../shared/authorship/lineage-policy';
 import { LogStateError } from '../../../../shared/errors';
 import type { LineageIndexValue } from '../../../../shared/index/index-entry';
+import { checkpointOrigin } from '../../../../shared/log/checkpoint-origin';
 import { HeadAuthentication } from '../../../../shared/log/head-authentication';
 import { type HeadState, macHeadState } from '../../../../shared/log/head-state-mac';
-import { checkpointOrigin } from '../../../../shared/log/log-names';
 import {
   authenticateHeadState,
   claimedLogState,

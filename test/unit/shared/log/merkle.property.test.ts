@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendLeaf, frontierRoot, subtreeRefs } from '../../../../shared/log/compact-range';
+import { appendLeaf } from '../../../../shared/log/append-leaf';
 import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
+import { frontierRoot } from '../../../../shared/log/frontier-root';
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { leafHash } from '../../../../shared/log/merkle-hash';
 import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
+import { subtreeRefs } from '../../../../shared/log/subtree-refs';
 import { verifyConsistency } from '../../../../shared/log/verify-consistency';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { toHex } from '../../../helpers/log-factories';

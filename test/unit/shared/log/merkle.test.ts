@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
-import { appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from '../../../../shared/log/compact-range';
+import { appendLeaf } from '../../../../shared/log/append-leaf';
 import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
 import { EMPTY_ROOT } from '../../../../shared/log/empty-root';
+import { frontierRoot } from '../../../../shared/log/frontier-root';
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { HASH_BYTES, leafHash, nodeHash } from '../../../../shared/log/merkle-hash';
 import type { NodeRef, NodeSource } from '../../../../shared/log/node-ref';
+import { rangeRoot } from '../../../../shared/log/range-root';
+import { subtreeRefs } from '../../../../shared/log/subtree-refs';
 import { verifyConsistency } from '../../../../shared/log/verify-consistency';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { testLeaf, testTree, toHex } from '../../../helpers/log-factories';

@@ -6,9 +6,11 @@ import {
   NoteVerificationError,
 } from '../../../../shared/errors';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
-import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
-import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { lineageOrigin } from '../../../../shared/log/checkpoint-origin';
+import { logKeyName } from '../../../../shared/log/log-names';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
+import { verifyCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import {
   TEST_LOG_KEY_NAME,
   TEST_LOG_LINEAGE_ID,

@@ -10,12 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
+import { lineageOrigin } from '../../../../shared/log/checkpoint-origin';
 import { consistencyProofRefs, proveConsistency } from '../../../../shared/log/consistency-proof';
 import { inclusionProofRefs, proveInclusion } from '../../../../shared/log/inclusion-proof';
-import { lineageOrigin, logKeyName } from '../../../../shared/log/log-names';
+import { logKeyName } from '../../../../shared/log/log-names';
 import { leafHash } from '../../../../shared/log/merkle-hash';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import {
   TEST_LOG_LINEAGE_ID,
   TEST_NOTE_SEED,

@@ -7,8 +7,9 @@ import { LocalEd25519Signer } from '../../../../shared/log/local-ed25519-signer'
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { leafHash } from '../../../../shared/log/merkle-hash';
 import { formatVerifierKey, noteVerifierKey, parseVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint, verifyCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote, verifyNote } from '../../../../shared/log/signed-note';
+import { verifyCheckpoint } from '../../../../shared/log/verified-checkpoint';
 import { verifyConsistency } from '../../../../shared/log/verify-consistency';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import { fromBase64, fromHex, TEST_NOTE_SEED, testLeaf, toHex } from '../../../helpers/log-factories';

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSealRequest } from '../../../../functions/sealer/seal-request-parse';
 import { canonicalBytes, canonicalJson, canonicalString } from '../../../../shared/canonical/canonical-json';
-import { HashDomain, HEX_DIGEST_PATTERN, hashBytes, hashCanonical } from '../../../../shared/canonical/digest';
+import { HEX_DIGEST_PATTERN } from '../../../../shared/canonical/digest';
+import { hashBytes } from '../../../../shared/canonical/hash-bytes';
+import { hashCanonical } from '../../../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { ResealError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
 import { SealRequestSchema } from '../../../../shared/pipeline/seal-request';
@@ -17,16 +20,13 @@ import { areHexDigests } from '../../../../shared/schemas/is-hex-digest';
 import { NO_CONTROL_CHARACTERS } from '../../../../shared/schemas/no-control-characters';
 import { parseInput } from '../../../../shared/schemas/parse';
 import { markValidated } from '../../../../shared/schemas/validated';
-import {
-  encodeHeader,
-  encodeHeaderWithHash,
-  payloadHash,
-  variablesDigest,
-} from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { encodeHeader, encodeHeaderWithHash } from '../../../../shared/seal/record-header';
 import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
 import { parseSealInput, SealInputSchema } from '../../../../shared/seal/seal-input';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { acceptManifestWithDigests } from '../../../../shared/triage/accepts-manifest-v1';
 import { buildManifest } from '../../../../shared/triage/build-manifest';

@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../../../shared/errors';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
 import { ChainVerificationSchema } from '../../../../shared/seal/chain-verification';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';

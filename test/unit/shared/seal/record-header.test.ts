@@ -4,18 +4,13 @@ import { MAX_LINEAGE_LABEL_LENGTH } from '../../../../shared/authorship/lineage-
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HeaderTooLargeError, InvalidInputError } from '../../../../shared/errors';
 import { markValidated } from '../../../../shared/schemas/validated';
-import {
-  genesisParentHash,
-  headerBytes,
-  MAX_HEADER_BYTES,
-  payloadHash,
-  type RecordHeader,
-  recordHashOf,
-  variablesDigest,
-} from '../../../../shared/seal/record-header';
-import { sealValidated } from '../../../../shared/seal/residual-sealer';
+import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { headerBytes, MAX_HEADER_BYTES, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
+import { sealValidated } from '../../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
+import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factories';
 import { buildChain, testAnchor, testReceiptVariable, testVariable } from '../../../helpers/seal-factories';

@@ -7,9 +7,11 @@ import {
   StaleEpochError,
 } from '../../../../shared/errors';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
+import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
-import { genesisParentHash, headerBytes, payloadHash, recordHashOf } from '../../../../shared/seal/record-header';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { headerBytes, recordHashOf } from '../../../../shared/seal/record-header';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
 import {

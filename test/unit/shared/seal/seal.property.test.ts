@@ -1,14 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assertCanonicalizable, type JsonValue } from '../../../../shared/canonical/canonical-json';
-import { FORMAT_VERSION } from '../../../../shared/canonical/digest';
+import { assertCanonicalizable } from '../../../../shared/canonical/assert-canonicalizable';
+import type { JsonValue } from '../../../../shared/canonical/canonical-json';
+import { FORMAT_VERSION } from '../../../../shared/canonical/hash-domain';
 import { Authority } from '../../../../shared/schemas/authority';
-import {
-  payloadHash,
-  RECORD_FORMAT_WRITER_BOUND,
-  type RecordHeader,
-  recordHashOf,
-} from '../../../../shared/seal/record-header';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { RECORD_FORMAT_WRITER_BOUND, type RecordHeader, recordHashOf } from '../../../../shared/seal/record-header';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';

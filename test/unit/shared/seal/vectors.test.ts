@@ -1,11 +1,14 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
+import { genesisParentHash } from '../../../../shared/seal/genesis-parent-hash';
 import { type LineageHead, lineageHeadOf } from '../../../../shared/seal/lineage-head';
 import { LocalHmacAnchor } from '../../../../shared/seal/local-hmac-anchor';
-import { genesisParentHash, payloadHash, recordHashOf, variablesDigest } from '../../../../shared/seal/record-header';
-import { sealRecord } from '../../../../shared/seal/residual-sealer';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
+import { recordHashOf } from '../../../../shared/seal/record-header';
+import { sealRecord } from '../../../../shared/seal/seal-record';
 import { type SealedRecord, SealedRecordSchema } from '../../../../shared/seal/sealed-record';
+import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { VerificationVerdict } from '../../../../shared/seal/verification-verdict';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import vectors from '../../../vectors/seal.json';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { markValidated } from '../../../../shared/schemas/validated';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
-import { payloadHash } from '../../../../shared/seal/record-header';
-import { sealValidated } from '../../../../shared/seal/residual-sealer';
+import { payloadHash } from '../../../../shared/seal/payload-hash';
 import { sealInputOfWrite } from '../../../../shared/seal/seal-input';
+import { sealValidated } from '../../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { differingWriteContent } from '../../../../shared/seal/write-content';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';

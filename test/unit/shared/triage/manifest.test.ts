@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HashDomain, hashCanonical } from '../../../../shared/canonical/digest';
+import { hashCanonical } from '../../../../shared/canonical/hash-canonical';
+import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { InvalidInputError } from '../../../../shared/errors';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { compositeSeal } from '../../../../shared/triage/composite-seal';

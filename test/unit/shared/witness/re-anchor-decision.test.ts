@@ -7,7 +7,7 @@ import {
 } from '../../../../shared/integrator/re-anchor-statement';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { signNote } from '../../../../shared/log/signed-note';
 import { decideReAnchor } from '../../../../shared/witness/decide-re-anchor';
 import { formatReAnchorRequest, parseReAnchorRequest } from '../../../../shared/witness/re-anchor-request';

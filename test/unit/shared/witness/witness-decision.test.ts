@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
-import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
+import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
 import { formatSignedNote, type NoteSignature, parseSignedNote } from '../../../../shared/log/signed-note';
 import {
   type AddCheckpointRequest,

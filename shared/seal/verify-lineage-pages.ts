@@ -1,22 +1,14 @@
 import { LineageNotFoundError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import type { MacAnchor } from '../ports/mac-anchor';
-import type { ChainVerification, TrustedHead, TrustedStart } from './chain-verification';
-import { lineagePages } from './lineage-pages';
+import type { ChainVerification } from './chain-verification';
+import { DEFAULT_PAGE_SIZE, lineagePages } from './lineage-pages';
+import type { LineageProgress } from './lineage-progress';
 import { checkStoredHead, storedRecordsSeen, withStoredHeadFinding } from './stored-head';
+import type { TrustedHead } from './trusted-head';
+import type { TrustedStart } from './trusted-start';
 import { VerificationVerdict } from './verification-verdict';
 import { verifyChain } from './verify-chain';
-
-/** Records read and verified per page. */
-export const DEFAULT_PAGE_SIZE = 500;
-
-/** Progress of a long read or verification, after each page. */
-export interface LineageProgress {
-  /** Records read (and, for verification, verified) so far. */
-  readonly done: number;
-  /** Records expected in all: up to the last stored record, the head's seq or the checkpoint's, whichever is latest. */
-  readonly total: number;
-}
 
 /** Options of {@link verifyLineagePages}. */
 export interface PagedVerificationOptions {

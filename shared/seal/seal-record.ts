@@ -1,7 +1,7 @@
 import { boundaryDigest } from '../authorship/boundary-digest';
 import { policyDigest } from '../authorship/lineage-policy';
 import { writerDigest } from '../authorship/writer-digest';
-import { FORMAT_VERSION } from '../canonical/digest';
+import { FORMAT_VERSION } from '../canonical/hash-domain';
 import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
 import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
 import { EpochMillis } from '../schemas/epoch-millis';
@@ -11,15 +11,11 @@ import { isNonNegativeInt } from '../schemas/is-non-negative-int';
 import { isPlainRecord } from '../schemas/is-plain-record';
 import { parseInput } from '../schemas/parse';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
-import {
-  encodeHeaderWithHash,
-  genesisParentHash,
-  RECORD_FORMAT_WRITER_BOUND,
-  type RecordHeader,
-  variablesDigest,
-} from './record-header';
+import { genesisParentHash } from './genesis-parent-hash';
+import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
+import { variablesDigest } from './variables-digest';
 
 /**
  * Seals a residual as the next record of its lineage (docs/sealing.md, "Sealing").

@@ -1,18 +1,7 @@
 import { CheckpointOriginMismatchError } from '../errors';
-import type { NoteSigner } from '../ports/note-signer';
-import { type Checkpoint, checkpointBody, parseCheckpointBody } from './checkpoint';
+import { type Checkpoint, parseCheckpointBody } from './checkpoint';
 import type { NoteVerifierKey } from './note-key';
-import { signNote, verifyNote } from './signed-note';
-
-/**
- * A checkpoint as a signed note (C2SP tlog-checkpoint "Signatures"): the body of
- * {@link checkpointBody} signed by the stack's key.
- *
- * @throws {CheckpointFormatError} for an invalid checkpoint; whatever {@link signNote} throws
- */
-export async function signCheckpoint(checkpoint: Checkpoint, signer: NoteSigner): Promise<string> {
-  return signNote(checkpointBody(checkpoint), signer);
-}
+import { verifyNote } from './signed-note';
 
 /**
  * Verifies a signed checkpoint with `key` and returns it, after checking it is the log asked
