@@ -333,6 +333,29 @@ def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatc
     assert checked.verdict == "VERIFIED_INTACT" and checked.format_version == 2, checked.reason
 
 
+def test_a_refusal_signed_for_the_request_outranks_a_seal_awaiting_integration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/pipeline.md, "Polling the table": a seal past the indexed head with no signed checkpoint is
+    # the table's word (a table writer can build it from the refused request); the signed refusal wins.
+    published = PublishedWrite("m", fixtures.NOW_MS, {"lineageId": LINEAGE, "residualId": "residual-1"})
+    monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
+    reader, table = client([*lineage_items(2), *deployment(1)])
+    refusal = {"stage": "GUARD", "reason": "STALE_STATE", "atMs": fixtures.NOW_MS, "statement": "signed"}
+    monkeypatch.setattr(reader.table, "rejections", lambda *_: [refusal])
+    monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    # Its statement checks and names this request (the signature checks have tests of their own).
+    monkeypatch.setattr(reader, "_open_refusal", lambda _kind, _item, _request: {"reason": "STALE_STATE"})
+    for until_proven in (False, True):
+        outcome = reader.wait_for_outcome(published, timeout_s=0, until_proven=until_proven)
+        assert (outcome.kind, outcome.refusal) == ("REJECTED", refusal), until_proven
+    # The same seal once the index holds it is proven: it wins (a duplicate delivery refused after the seal).
+    integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
+    monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
+    proven = reader.wait_for_outcome(published, timeout_s=300)
+    assert proven.kind == "SEALED" and proven.freshness is not None and proven.freshness.state == "PROVEN"
+
+
 class Events:
     def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:
         self.detail = json.loads(Entries[0]["Detail"])

@@ -370,7 +370,13 @@ class ResealClient:
         request's content, with its ``freshness`` against the deployment log (docs/deployment-log.md,
         "Clients"); or a refusal signed by the function that decided it, naming this request.
         Unsigned or forged items are ignored: a table writer can delay an answer, never change it.
-        This write's seal wins over a refusal; between refusals, the latest.
+        A proven seal of this write (in a signed lineage checkpoint, or in the tree head the index
+        holds) wins over a refusal: the guard reads no table, so a duplicate delivery of a write
+        already sealed can be refused honestly. A seal awaiting integration with no signed
+        checkpoint is the table's word alone (a table writer can build its record from the refused
+        request): it never outranks a refusal signed for this very request; the wait goes on for
+        the seal to be integrated, and at the deadline the outcome is that refusal
+        (docs/pipeline.md, "Polling the table"). Between refusals, the latest.
 
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
@@ -396,9 +402,12 @@ class ResealClient:
         since = published.published_at_ms - PUBLISH_CLOCK_SKEW_MS
         foreign: list[int] = []
         sealed: list[WriteOutcome] = []
+        contested: list[WriteOutcome] = []
 
         def attempt() -> WriteOutcome | None:
-            outcome = self._outcome_of(request, since, foreign)
+            outcome = self._outcome_of(request, since, foreign, contested)
+            if contested:
+                return None  # a refusal beside a seal no signed tree proves: wait for the seal to be proven
             if (
                 outcome is not None
                 and outcome.freshness is not None
@@ -418,6 +427,9 @@ class ResealClient:
                 poll_interval_s,
             )
         except WaitTimeoutError:
+            if contested:
+                # A refusal signed for this request outranks a seal that is only the table's word.
+                return contested[-1]
             if sealed:
                 return sealed[-1]
             # Nothing under the marker at the deadline: a proven seal whose marker is hidden is a
@@ -522,13 +534,31 @@ class ResealClient:
                 f"the lineage's signed log does not verify: {error.reason}",
             )
 
-    def _outcome_of(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
+    def _outcome_of(
+        self, request: dict[str, Any], since: int, foreign: list[int], contested: list[WriteOutcome] | None = None
+    ) -> WriteOutcome | None:
+        """This write's outcome as the table shows it now, or ``None``. A seal no signed tree proves
+        (awaiting integration, no ``checkpoint``) beside a refusal signed for this request is
+        returned, but the refusal is put in ``contested`` (emptied first): the caller waits on for
+        the seal to be proven, and else takes the refusal."""
+        if contested is not None:
+            contested.clear()
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             sealed = self._sealed_outcome(request, location["seq"], foreign)
             if sealed is not None:
+                if sealed.checkpoint is None and contested is not None:
+                    refusal = self._refusal_of(request, since)
+                    if refusal is not None:
+                        contested.append(refusal)
                 return sealed
+        return self._refusal_of(request, since)
+
+    def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
+        """The latest refusal of this request signed by the function that decided it, recorded at
+        or after ``since``, or ``None``."""
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
             for r in self.table.rejections(lineage_id, residual_id)
