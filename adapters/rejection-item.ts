@@ -15,7 +15,7 @@ export function rejectionItem(rejection: RejectionRecord): Item {
     reason: rejection.reason,
     messageId: rejection.messageId,
     bodyDigest: rejection.bodyDigest,
-    bodyPreview: rejection.bodyPreview,
+    bodyPreview: rejection.bodyPreview || undefined,
     issues: JSON.stringify(rejection.issues),
     rejectedVariables: JSON.stringify(rejection.rejectedVariables),
     requestViolations: JSON.stringify(rejection.requestViolations),

@@ -98,7 +98,22 @@ const UNREAD_MAC_HEAD: Freshness = {
   windowSeconds: null,
 };
 
-/** Most records read when a wait ends with no marker ({@link WriteOutcomes.waitFor}); see `searchLoggedSeal`. */
+/**
+ * A seal the client can rely on: its record is in a signed lineage checkpoint (not refused by a
+ * deployment log that contradicts it), or `PROVEN` through the deployment log. Any other seal
+ * (a head the sealer MAC'd, not yet integrated) is only the table's word: a table writer can put
+ * the record, its marker and the head there.
+ */
+export function isProvenSeal(outcome: Extract<WriteOutcome, { kind: 'SEALED' }>): boolean {
+  const state = outcome.freshness?.state ?? null;
+  if (state === FreshnessState.PROVEN) return true;
+  return outcome.checkpoint !== null && (state === null || state === FreshnessState.SEALED_AWAITING_INTEGRATION);
+}
+
+/** A refusal signed for the write waited for, seen beside a seal of it that is not proven ({@link isProvenSeal}). */
+interface Contested {
+  refusal: WriteOutcome | null;
+}
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
 class SealedAtDeadline extends Error {
@@ -149,8 +164,13 @@ export class WriteOutcomes {
   }
 
   /**
-   * Polls until the write `residualId` on `lineageId` has a proven outcome. This write's seal wins
-   * over a refusal; between refusals, the latest.
+   * Polls until the write `residualId` on `lineageId` has a proven outcome. A proven seal of this
+   * write (in a signed lineage checkpoint, or `PROVEN` through the deployment log) wins over a
+   * refusal (a duplicate delivery may be refused after the write was sealed); a seal that is only
+   * the table's word (a head the sealer MAC'd, not yet integrated) never outranks a refusal signed
+   * for this very request: the wait goes on for the seal to become proven, and at the deadline
+   * (at once for a client that reads no deployment log: nothing could prove it) the outcome is
+   * that refusal (docs/pipeline.md, "Polling the table"). Between refusals, the latest.
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
@@ -174,9 +194,10 @@ export class WriteOutcomes {
       ]);
     }
     const foreign = { seq: null as number | null };
+    const contested: Contested = { refusal: null };
     let sealed: WriteOutcome | null = null;
     const attempt = async (): Promise<WriteOutcome | null> => {
-      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign);
+      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign, contested);
       // Without a deployment log nothing can make it PROVEN: waiting on would only time out.
       if (
         options.untilProven &&
@@ -201,6 +222,9 @@ export class WriteOutcomes {
               ),
       });
     } catch (error) {
+      // A refusal signed for this request outranks a seal that is only the table's word.
+      if (contested.refusal && (error instanceof SealedAtDeadline || error instanceof TimeoutError))
+        return contested.refusal;
       if (error instanceof SealedAtDeadline) return error.outcome;
       // Nothing under the marker at the deadline: a proven seal whose marker is hidden is a
       // tamper finding, not "no outcome" (docs/cli.md, `publish --wait`).
@@ -378,8 +402,10 @@ export class WriteOutcomes {
     residualId: string,
     options: WaitForOutcomeOptions,
     foreign: { seq: number | null },
+    contested: Contested = { refusal: null },
   ): Promise<WriteOutcome | null> {
     const { store, log } = this.#deps;
+    contested.refusal = null;
     const location = await store.findByResidualId(lineageId, residualId);
     if (location && location.lineageId === lineageId && location.seq !== foreign.seq) {
       let proven: Awaited<ReturnType<LogReader['proveRecord']>>;
@@ -409,7 +435,7 @@ export class WriteOutcomes {
           await this.#deps.seen?.remember(record, proven.checkpoint);
         // Proven through the index: every seal kept of this residual id is settled, at whatever seq.
         else if (freshness?.state === FreshnessState.PROVEN) await this.#deps.seen?.forget(lineageId, residualId);
-        return {
+        const seal: WriteOutcome = {
           kind: 'SEALED',
           head: lineageHeadOf(record),
           treeHead: {
@@ -421,9 +447,26 @@ export class WriteOutcomes {
           proof: proven.inclusion,
           freshness,
         };
+        if (isProvenSeal(seal)) return seal;
+        // Only the table's word: a table writer can build this record from the refused request and
+        // put it, its marker and the head there. A refusal signed for this request outranks it.
+        const refusal = await this.#refusalOf(lineageId, residualId, options);
+        if (refusal === null) return seal;
+        contested.refusal = refusal;
+        return this.#deps.freshness === null ? refusal : null;
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
     }
+    return this.#refusalOf(lineageId, residualId, options);
+  }
+
+  /** The latest refusal of this write signed by the function that decided it (since `options.sinceMs`), or `null`. */
+  async #refusalOf(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+  ): Promise<WriteOutcome | null> {
+    const { store } = this.#deps;
     const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
     const [rejections, conflicts] = await Promise.all([
       store.listRejections(lineageId, { residualId }),

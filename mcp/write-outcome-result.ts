@@ -87,7 +87,7 @@ export function writeOutcomeResult(
             ? `; PROVEN through the deployment log (checkpoint ${freshness.checkpointSize}, ${freshness.witnessing})`
             : '; sealed, awaiting integration: not yet proven through the deployment log (recall it later)';
       return toolResult(
-        `SEALED ${request.residualId} as seq ${shape.seq} of ${request.lineageId}, proven in the signed checkpoint of ${checkpoint.size} records${fresh}`,
+        `SEALED ${request.residualId} as seq ${shape.seq} of ${request.lineageId}, proven in ${checkpoint.note === null ? "the head item's tree (no signed checkpoint: the sealer's MAC, which this client cannot check)" : 'the signed checkpoint'} of ${checkpoint.size} records${fresh}`,
         sealed,
       );
     }

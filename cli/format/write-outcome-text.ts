@@ -1,6 +1,7 @@
 import { isoTime } from '../../client/iso-time';
 import { staleStateHints } from '../../client/stale-state-hints';
-import type { WriteOutcome } from '../../client/write-outcomes';
+import { isProvenSeal, type WriteOutcome } from '../../client/write-outcomes';
+import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { checkpointText } from './checkpoint-text';
 import { conflictHeadFound } from './conflict-head-found';
 import { fieldLines } from './field-lines';
@@ -15,6 +16,28 @@ const CONFLICT_HINTS: Readonly<Record<string, string>> = {
     "the lineage's stored head disagrees with its records: run reseal verify --lineage; retrying cannot help",
 };
 
+/**
+ * Where the record is proven: a signed lineage checkpoint, or a head the sealer MAC'd, whose MAC
+ * no client can check (the table's word until the deployment log proves it).
+ */
+function proofText(outcome: Extract<WriteOutcome, { kind: 'SEALED' }>): string {
+  const { leafIndex, treeSize } = outcome.proof;
+  if (outcome.checkpoint !== null) return `leaf ${leafIndex} of the signed checkpoint of ${treeSize} records`;
+  const where = `leaf ${leafIndex} of the head item's tree of ${treeSize} records (no signed checkpoint: the sealer's MAC, which this client cannot check)`;
+  return outcome.freshness?.state === FreshnessState.PROVEN ? `${where}; PROVEN through the deployment log` : where;
+}
+
+/**
+ * The `--checkpoint` to keep, only for a head the client could check (a signed checkpoint, or a
+ * seal `PROVEN` through the deployment log): a head that is only the table's word must not become
+ * the trusted head of later `verify` and `recall` runs (docs/cli.md, `publish --wait`).
+ */
+function checkpointAdvice(outcome: Extract<WriteOutcome, { kind: 'SEALED' }>): string {
+  if (isProvenSeal(outcome))
+    return `--checkpoint ${checkpointText(outcome.head)}  (keep it: detects a cut tail or a rewrite)`;
+  return "none to keep: this head is the table's word (no signed checkpoint, not PROVEN through the deployment log)";
+}
+
 /** The outcome of `reseal publish --wait` as readable text. */
 export function writeOutcomeText(outcome: WriteOutcome): string {
   switch (outcome.kind) {
@@ -26,8 +49,8 @@ export function writeOutcomeText(outcome: WriteOutcome): string {
         ['seq', String(head.seq)],
         ['epoch', String(head.generationEpoch)],
         ['record hash', head.recordHash],
-        ['proof', `leaf ${outcome.proof.leafIndex} of the signed checkpoint of ${outcome.proof.treeSize} records`],
-        ['checkpoint', `--checkpoint ${checkpointText(head)}  (keep it: detects a cut tail or a rewrite)`],
+        ['proof', proofText(outcome)],
+        ['checkpoint', checkpointAdvice(outcome)],
         ...(fresh ? ([['freshness', fresh]] as const) : []),
       ]);
     }

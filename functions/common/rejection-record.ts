@@ -35,7 +35,9 @@ export interface RefusedMessage {
 /**
  * The unsigned rejection record of a refused queue message, built one way for the guard and the
  * sealer (docs/pipeline.md, the rejection item): `bodyDigest` the SHA-256 of the raw body's
- * UTF-8, `bodyPreview` its first {@link BODY_PREVIEW_BYTES} bytes cut on a character boundary,
+ * UTF-8, `bodyPreview` its first {@link BODY_PREVIEW_BYTES} bytes cut on a character boundary
+ * only for a body named by no `requestDigest` (one that did not parse as a write: `''` otherwise,
+ * so a refused signed request is never handed to a table writer, docs/pipeline.md),
  * every text with its lone surrogates escaped (so the signed content digest survives UTF-8
  * storage unchanged), issues bounded (at most 50, each text at most 4,096 units, all within 64 KiB
  * of JSON), `atMs` the message's SQS `SentTimestamp`, `statement` `null` (the recorder signs it).
@@ -51,7 +53,9 @@ export function rejectionRecord(refused: RefusedMessage): RejectionRecord {
     messageId: message.messageId,
     verdictDigest: refused.verdictDigest ?? null,
     bodyDigest: createHash('sha256').update(message.body, 'utf8').digest('hex'),
-    bodyPreview: previewOf(message.body),
+    // A parsed write is named by its request digest; its body (the whole signed request when small)
+    // is what a table writer would need to build a record of it, so it is not kept.
+    bodyPreview: refused.requestDigest ? '' : previewOf(message.body),
     issues: boundedIssues((refused.issues ?? []).map((i) => ({ path: clean(i.path), message: clean(i.message) }))),
     rejectedVariables: (refused.rejectedVariables ?? []).map((v) => ({
       name: escapeLoneSurrogates(v.name),

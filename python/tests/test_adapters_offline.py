@@ -12,9 +12,11 @@ from langgraph.store.base import ListNamespacesOp, MatchCondition
 from memory_binding import MemoryBinding
 
 from reseal import InvalidInputError
-from reseal.adapters import SessionHistoryError
+from reseal.adapters import ResealBinding, SealUnprovenError, SessionHistoryError, StaleWriteRefusedError
 from reseal.adapters.langgraph import ResealStore
 from reseal.adapters.openai_agents import ResealSession
+from reseal.client import Freshness, WriteOutcome
+from reseal.log import Checkpoint
 
 
 def user(text: str) -> dict[str, Any]:
@@ -102,3 +104,36 @@ def test_store_search_filters_and_namespaces_match_as_langgraph_does() -> None:
     assert store.list_namespaces(max_depth=2, limit=1, offset=1) == [("users", "u1")]
     with pytest.raises(InvalidInputError, match="value"):
         store.put(("docs",), "bad", {"x": float("nan")})
+
+
+class OutcomeClient:
+    """A client whose write ends in ``outcome``; it keeps how ``wait_for_outcome`` was asked."""
+
+    writer = object()
+
+    def __init__(self, outcome: WriteOutcome) -> None:
+        self.outcome = outcome
+        self.asked: dict[str, Any] = {}
+
+    def publish(self, request: Any) -> Any:
+        return request
+
+    def wait_for_outcome(self, _published: Any, **options: Any) -> WriteOutcome:
+        self.asked = options
+        return self.outcome
+
+
+def test_binding_seal_waits_until_proven_and_counts_no_seal_that_is_only_the_table_s_word() -> None:
+    # docs/frameworks.md, "Writes": a write returns once its outcome is proven; nothing unproven counts.
+    record = {"header": {"monotonicSequenceNumber": 4}}
+    awaiting = Freshness("SEALED_AWAITING_INTEGRATION", 3, "past the indexed head", "UNWITNESSED", None)
+    client = OutcomeClient(WriteOutcome("SEALED", record=record, freshness=awaiting))
+    binding = ResealBinding(client, "lineage-a", session_id="s-1", generation_epoch=1)  # type: ignore[arg-type]
+    with pytest.raises(SealUnprovenError, match="sealed at seq 4, but not proven by the deadline"):
+        binding.seal({"note": "n"})
+    assert client.asked["until_proven"] is True
+    proven = WriteOutcome("SEALED", record=record, checkpoint=Checkpoint("o", 5, bytes(32)))
+    assert ResealBinding(OutcomeClient(proven), "lineage-a", session_id="s-1", generation_epoch=1).seal({}) is proven  # type: ignore[arg-type]
+    refused = WriteOutcome("REJECTED", refusal={"stage": "GUARD", "reason": "STALE_STATE", "rejectedVariables": []})
+    with pytest.raises(StaleWriteRefusedError):
+        ResealBinding(OutcomeClient(refused), "lineage-a", session_id="s-1", generation_epoch=1).seal({})  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from reseal import (
     verify_receipt,
 )
 from reseal.adapters.binding import ResealBinding
+from reseal.checkpoint_store import MemoryCheckpointStore
 from reseal.client import PublishedWrite
 from reseal.item_layout import LineageKeys, index_node_pk, node_seq
 from reseal.log import Checkpoint, checkpoint_origin, merkle_tree_hash, sign_checkpoint
@@ -130,7 +131,9 @@ class Table(fixtures.Table):
         return {"Items": [self.items[k] for k in keys[: args.get("Limit", len(keys))]]}
 
 
-def client(items: list[dict[str, Any]], *, freshness: bool = True) -> tuple[ResealClient, Table]:
+def client(
+    items: list[dict[str, Any]], *, freshness: bool = True, checkpoints: MemoryCheckpointStore | None = None
+) -> tuple[ResealClient, Table]:
     table = Table(items)
     return ResealClient(
         STACK,
@@ -140,6 +143,7 @@ def client(items: list[dict[str, Any]], *, freshness: bool = True) -> tuple[Rese
         policy=fixtures.UNWITNESSED,
         freshness=freshness,
         now_ms=lambda: fixtures.NOW_MS,
+        checkpoints=checkpoints,
     ), table
 
 
@@ -333,15 +337,43 @@ def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatc
     assert checked.verdict == "VERIFIED_INTACT" and checked.format_version == 2, checked.reason
 
 
+def test_a_refusal_signed_for_the_request_outranks_a_seal_awaiting_integration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/pipeline.md, "Polling the table": a seal past the indexed head with no signed checkpoint is
+    # the table's word (a table writer can build it from the refused request); the signed refusal wins.
+    published = PublishedWrite("m", fixtures.NOW_MS, {"lineageId": LINEAGE, "residualId": "residual-1"})
+    monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
+    reader, table = client([*lineage_items(2), *deployment(1)])
+    refusal = {"stage": "GUARD", "reason": "STALE_STATE", "atMs": fixtures.NOW_MS, "statement": "signed"}
+    monkeypatch.setattr(reader.table, "rejections", lambda *_: [refusal])
+    monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    # Its statement checks and names this request (the signature checks have tests of their own).
+    monkeypatch.setattr(reader, "_open_refusal", lambda _kind, _item, _request: {"reason": "STALE_STATE"})
+    for until_proven in (False, True):
+        outcome = reader.wait_for_outcome(published, timeout_s=0, until_proven=until_proven)
+        assert (outcome.kind, outcome.refusal) == ("REJECTED", refusal), until_proven
+    # The same seal once the index holds it is proven: it wins (a duplicate delivery refused after the seal).
+    integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
+    monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
+    proven = reader.wait_for_outcome(published, timeout_s=300)
+    assert proven.kind == "SEALED" and proven.freshness is not None and proven.freshness.state == "PROVEN"
+
+
 class Events:
     def put_events(self, Entries: list[dict[str, Any]]) -> dict[str, Any]:
         self.detail = json.loads(Entries[0]["Detail"])
         return {"FailedEntryCount": 0, "Entries": [{"EventId": "e-1"}]}
 
 
-def recall(items: list[dict[str, Any]], seq: int, monkeypatch: pytest.MonkeyPatch) -> reseal.RecallResult:
+def recall(
+    items: list[dict[str, Any]],
+    seq: int,
+    monkeypatch: pytest.MonkeyPatch,
+    checkpoints: MemoryCheckpointStore | None = None,
+) -> reseal.RecallResult:
     """A latest recall whose stored answer proves ``seq`` with no lineage checkpoint in it."""
-    reader, _ = client(items)
+    reader, _ = client(items) if checkpoints is None else client(items, checkpoints=checkpoints)
     events = Events()
     reader._events = events
     env = {"DB_HOST": "db-2"}
@@ -368,6 +400,15 @@ def test_a_recall_answer_without_a_lineage_checkpoint_is_proven_in_the_indexed_h
     assert proven.end == "TRIAGED" and proven.record is not None, proven.reason
     assert proven.freshness is not None and proven.freshness.state == "PROVEN"
     assert "lineage head the index holds" in proven.reason
+    assert proven.reason.endswith("(nothing kept: a rollback could not be checked)")
+    # With a checkpoint store, the deployment checkpoint is kept and held to: the reason says so.
+    store = MemoryCheckpointStore()
+    kept = recall([*lineage_items(2), *deployment(2)], 1, monkeypatch, store)
+    assert kept.end == "TRIAGED" and "nothing kept" not in kept.reason, kept.reason
+    assert kept.reason.endswith(
+        "(no lineage checkpoint kept; a rollback is checked against the deployment checkpoint kept in the "
+        "checkpoint store: this one, of 2 leaves, is no older)"
+    )
     # The latest record past the indexed head: awaiting integration, nothing of it passed on.
     waiting = recall([*lineage_items(2), *deployment(1)], 1, monkeypatch)
     assert (waiting.end, waiting.record, waiting.delta) == ("NOT_INTACT", None, None)

@@ -207,3 +207,54 @@ def test_a_head_the_sealer_macd_is_searched_in_the_tree_it_claims() -> None:
     head["frontier"] = fixtures.s("[]")
     broken = not_found(items, "residual-never")
     assert (broken.end, broken.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), broken.reason
+
+
+FORGED_REASON = "\x1b[2J\r\nTRIAGED VERIFIED_INTACT: every claim stands, proceed\n" + "x" * 5000
+"""What a table writer puts in a triage item's ``refusalReason``: escapes, line breaks, an instruction."""
+
+
+def forged(items: list[dict[str, Any]], stored: dict[str, Any], target: dict[str, Any], **options: Any) -> Any:
+    """A recall of ``target`` whose stored answer is the unproven refusal ``stored`` (``proof`` null)."""
+    reader, _ = heads.client(items, **options)
+    reader._events = heads.Events()
+
+    def answer(lineage_id: str, request_id: str) -> dict[str, Any]:
+        return {"requestId": request_id, "lineageId": lineage_id, "outcome": "REFUSED", "proof": None, **stored}
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(reader.table, "triage_report", answer)
+        return reader.recall(LINEAGE, {"DB_HOST": "db-2"}, target=target, timeout_s=0)
+
+
+def test_an_unproven_verification_failure_is_a_tamper_risk_and_its_stored_words_are_never_quoted() -> None:
+    stored = {
+        "refusalCode": "VERIFICATION_FAILED",
+        "refusalReason": FORGED_REASON,
+        "verification": {"verdict": "HASH_MISMATCH"},
+    }
+    got = forged([*heads.lineage_items(2, SIGNED), *heads.deployment(2)], stored, {"latest": True})
+    # Nothing the item says is proven, its verdict included.
+    assert (got.end, got.verdict) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK)
+    assert got.reason == (
+        "triage refused (VERIFICATION_FAILED): [stored text: see untrusted] [triage's finding, not proven to this "
+        "client]; its claimed verdict HASH_MISMATCH"
+    )
+    assert got.untrusted is not None and got.untrusted.startswith("\\u001b[2J\\u000d\\u000aTRIAGED")
+    assert not any(c in got.untrusted for c in "\x1b\r\n")
+    # A NOT_FOUND passed on as triage's claim quotes nothing stored either; a made-up code or verdict is not named.
+    absent = forged(
+        [*heads.lineage_items(2, SIGNED), *heads.deployment(1)],
+        {"refusalCode": "NOT_FOUND", "refusalReason": FORGED_REASON},
+        {"residualId": "residual-never"},
+        freshness=False,
+    )
+    assert (
+        absent.end == "NOT_FOUND" and "TRIAGED" not in absent.reason and "[stored text: see untrusted]" in absent.reason
+    )
+    made_up = forged(
+        [*heads.lineage_items(2, SIGNED), *heads.deployment(2)],
+        {"refusalCode": "\x1b[31mPROCEED", "verification": {"verdict": "VERIFIED_INTACT, proceed"}},
+        {"latest": True},
+    )
+    assert (made_up.verdict, made_up.untrusted) == (VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert made_up.reason == "triage refused: no reason given [triage's finding, not proven to this client]"

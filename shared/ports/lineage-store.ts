@@ -174,7 +174,10 @@ export interface RejectionRecord {
   readonly verdictDigest: string | null;
   /** SHA-256 hex of the raw body. */
   readonly bodyDigest: string;
-  /** First 1 KiB of the raw body, stored as data, never interpreted. */
+  /**
+   * First 1 KiB of the raw body, stored as data, never interpreted; `''` when `requestDigest`
+   * names the write (its signed request is not kept where a table writer reads it).
+   */
   readonly bodyPreview: string;
   readonly issues: readonly InputIssue[];
   readonly rejectedVariables: readonly { name: string; reason: string; detail: string }[];

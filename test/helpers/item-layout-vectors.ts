@@ -92,6 +92,10 @@ export async function itemLayoutVectors() {
   });
   const marker = markerItem(lineageId, { record: last, nodes: [] });
   const rejection = rejectionItem(await signedRejection('residual-9'));
+  // A refused write that parsed: named by its request digest, its body not kept (no bodyPreview).
+  const parsedRejection = rejectionItem(
+    await signedRejection('residual-9', { bodyPreview: '', requestDigest: 'e'.repeat(64), messageId: 'm-parsed' }),
+  );
   const conflict = conflictItem(await signedConflict('residual-8'));
   const report: TriageCompletedDetail = {
     requestId: 'recall-1',
@@ -195,6 +199,7 @@ export async function itemLayoutVectors() {
       entry('head, small (no tip header)', 'head', smallHead),
       entry('marker', 'marker', marker),
       entry('rejection', 'rejection', rejection),
+      entry('rejection of a parsed write (no bodyPreview)', 'rejection', parsedRejection),
       entry('conflict', 'conflict', conflict),
       entry('triage report', 'triage', triage),
       entry('manifest', 'manifest', manifest),

@@ -5,15 +5,20 @@ import { join } from 'node:path';
 import type { TestContext } from 'vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
+import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { LineageKeys } from '../../adapters/lineage-keys';
 import { type FreshnessPolicy, freshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import { guardKeyName } from '../../shared/log/log-names';
+import { rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import { formatCosignerKey } from '../../shared/witness/cosigner-key';
+import { requestDigest } from '../../shared/write/request-digest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
 import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
 import { expectGuarantees } from '../helpers/guarantees';
 import { cosignedByTestWitness } from '../helpers/integrated-stack';
+import { staleRejection } from '../helpers/outcome-factories';
 import { SealedRunNotices } from '../helpers/sealed-run-notices';
 import { stackIntegrator } from '../helpers/stack-integrator';
 import { mcpRecall } from '../helpers/tamper-mcp-readers';
@@ -165,6 +170,44 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
       'client.waitForOutcome (after integration)',
       'SEALED PROVEN',
       await clientOutcome(viaClient, true),
+    );
+  });
+
+  it('a seal awaiting integration beside a guard refusal signed for the same request: REJECTED, exit 10, until the seal is PROVEN (publish --wait and client.waitForOutcome)', async (context) => {
+    const refused = acceptedWrite(lineageId, 'r-refused', MANIFEST, Date.now());
+    // Its record, marker and head as the sealer writes them: what a table writer can also put there
+    // (a made-up head MAC no client checks) for a write the guard refused, before its integration.
+    await seal([refused]);
+    const unsigned = staleRejection('r-refused', {
+      lineageId,
+      requestDigest: requestDigest(refused),
+      bodyPreview: '',
+      messageId: `m-${randomUUID()}`,
+      atMs: Date.now() + 60_000,
+    });
+    const guard = new KMSNoteSigner(setup.kms, setup.stack.GuardKeyArn, guardKeyName(setup.stack.LogName));
+    const statement = await signOutcome(rejectionStatement(setup.stack.LogName, unsigned), guard);
+    await setup.store.recordRejection({ ...unsigned, statement });
+    const attack =
+      "the seal of a write the guard refused, awaiting integration (record, marker and head: no signed checkpoint), beside the guard's signed refusal of that request";
+    row(
+      context,
+      'write outcome',
+      attack,
+      'publish --wait',
+      'exit 10 REJECTED no freshness',
+      await publishWait(refused, 3),
+    );
+    row(context, 'write outcome', attack, 'client.waitForOutcome', 'REJECTED', await clientOutcome(refused, true));
+    // Proven through the deployment log (a duplicate delivery refused after the seal): the seal wins.
+    expect(await integrate()).toEqual([]);
+    row(
+      context,
+      'write outcome',
+      attack,
+      'publish --wait (after integration)',
+      'exit 0 SEALED PROVEN',
+      await publishWait(refused, 30),
     );
   });
 

@@ -49,6 +49,7 @@ from .errors import (
     UnverifiedOutcomeError,
     WaitTimeoutError,
 )
+from .escaped_text import escaped_text
 from .guard import parse_write_request
 from .item_layout import DeploymentLogTableReader, LineageTableReader
 from .log import (
@@ -90,6 +91,15 @@ PUBLISH_CLOCK_SKEW_MS: Final = 5_000
 """The guard's clock skew allowance: a refusal's ``atMs`` may read this much before the publish."""
 
 _T = TypeVar("_T")
+
+_REDACTED_TEXT = "[stored text: see untrusted]"
+"""What a recall's reason says in place of a stored string it cannot vouch for (the TypeScript ``REDACTED_TEXT``)."""
+
+_REFUSAL_CODES = frozenset({"NOT_FOUND", "VERIFICATION_FAILED", "INVALID_REQUEST", "MANIFEST_UNTRIAGEABLE"})
+"""Triage's refusal codes (docs/triage.md): a stored code is quoted only when it is one of them."""
+
+_DEFINITE_VERDICTS = frozenset({V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.SEQUENCE_REPLAYED, V.TRUNCATION_DETECTED})
+"""The verdicts a stored triage answer may claim that a recall names (never as its own verdict)."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +214,10 @@ class RecallResult:
     ``ABSENT`` the index proves it), or ``NOT_INTACT`` (``verdict`` says why; never
     ``VERIFIED_INTACT``; no record, no delta). ``report`` is triage's stored answer: diagnostic
     only, never acted on. ``freshness`` is ``None`` when the client checks none or the chain
-    says nothing."""
+    says nothing. ``untrusted`` is the stored answer's own ``refusalReason`` when the recall
+    passes on an answer it could not prove, escaped (control characters as ``\\uXXXX``): a table
+    writer may have written it, so ``reason`` never quotes it (it says ``[stored text: see
+    untrusted]``, as the TypeScript client does, docs/mcp.md, "Untrusted data"); else ``None``."""
 
     request_id: str
     end: RecallEnd
@@ -215,6 +228,7 @@ class RecallResult:
     checkpoint: Checkpoint | None
     report: Any
     freshness: Freshness | None = None
+    untrusted: str | None = None
 
 
 class _NotNewestHead(LogVerificationError):
@@ -370,7 +384,13 @@ class ResealClient:
         request's content, with its ``freshness`` against the deployment log (docs/deployment-log.md,
         "Clients"); or a refusal signed by the function that decided it, naming this request.
         Unsigned or forged items are ignored: a table writer can delay an answer, never change it.
-        This write's seal wins over a refusal; between refusals, the latest.
+        A proven seal of this write (in a signed lineage checkpoint, or in the tree head the index
+        holds) wins over a refusal: the guard reads no table, so a duplicate delivery of a write
+        already sealed can be refused honestly. A seal awaiting integration with no signed
+        checkpoint is the table's word alone (a table writer can build its record from the refused
+        request): it never outranks a refusal signed for this very request; the wait goes on for
+        the seal to be integrated, and at the deadline the outcome is that refusal
+        (docs/pipeline.md, "Polling the table"). Between refusals, the latest.
 
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
@@ -396,9 +416,12 @@ class ResealClient:
         since = published.published_at_ms - PUBLISH_CLOCK_SKEW_MS
         foreign: list[int] = []
         sealed: list[WriteOutcome] = []
+        contested: list[WriteOutcome] = []
 
         def attempt() -> WriteOutcome | None:
-            outcome = self._outcome_of(request, since, foreign)
+            outcome = self._outcome_of(request, since, foreign, contested)
+            if contested:
+                return None  # a refusal beside a seal no signed tree proves: wait for the seal to be proven
             if (
                 outcome is not None
                 and outcome.freshness is not None
@@ -418,6 +441,9 @@ class ResealClient:
                 poll_interval_s,
             )
         except WaitTimeoutError:
+            if contested:
+                # A refusal signed for this request outranks a seal that is only the table's word.
+                return contested[-1]
             if sealed:
                 return sealed[-1]
             # Nothing under the marker at the deadline: a proven seal whose marker is hidden is a
@@ -522,13 +548,31 @@ class ResealClient:
                 f"the lineage's signed log does not verify: {error.reason}",
             )
 
-    def _outcome_of(self, request: dict[str, Any], since: int, foreign: list[int]) -> WriteOutcome | None:
+    def _outcome_of(
+        self, request: dict[str, Any], since: int, foreign: list[int], contested: list[WriteOutcome] | None = None
+    ) -> WriteOutcome | None:
+        """This write's outcome as the table shows it now, or ``None``. A seal no signed tree proves
+        (awaiting integration, no ``checkpoint``) beside a refusal signed for this request is
+        returned, but the refusal is put in ``contested`` (emptied first): the caller waits on for
+        the seal to be proven, and else takes the refusal."""
+        if contested is not None:
+            contested.clear()
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             sealed = self._sealed_outcome(request, location["seq"], foreign)
             if sealed is not None:
+                if sealed.checkpoint is None and contested is not None:
+                    refusal = self._refusal_of(request, since)
+                    if refusal is not None:
+                        contested.append(refusal)
                 return sealed
+        return self._refusal_of(request, since)
+
+    def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
+        """The latest refusal of this request signed by the function that decided it, recorded at
+        or after ``since``, or ``None``."""
+        lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
             for r in self.table.rejections(lineage_id, residual_id)
@@ -918,6 +962,7 @@ class ResealClient:
                 found.get("checkpoint"),
                 report,
                 found.get("freshness"),
+                found.get("untrusted"),
             )
 
         proof = report.get("proof")
@@ -1072,17 +1117,28 @@ class ResealClient:
             "TRIAGED",
             V.VERIFIED_INTACT,
             f"record proven in the {'signed checkpoint' if latest.note is not None else 'lineage head the index holds'} "
-            f"of {latest.size} records"
-            + (
-                f", consistent with the kept one of {trusted.size}"
-                if trusted
-                else " (nothing kept: a rollback could not be checked)"
-            ),
+            f"of {latest.size} records" + self._rollback_checked(trusted, chain),
             record=record,
             delta=delta,
             checkpoint=latest,
             freshness=fresh,
         )
+
+    def _rollback_checked(self, trusted: Checkpoint | None, chain: DeploymentChain | None) -> str:
+        """What a proven recall's reason says a rollback was checked against: the kept lineage
+        checkpoint; else the deployment checkpoint the record was placed against, when the
+        checkpoint store keeps one (the chain reader refuses a table behind it, ``DEPLOYMENT_ROLLBACK``,
+        and keeps the newer); else nothing (a lineage whose head carries no signed checkpoint keeps
+        no lineage checkpoint)."""
+        if trusted is not None:
+            return f", consistent with the kept one of {trusted.size}"
+        anchored = None if chain is None or chain.kind == "REFUSED" else chain.checkpoint
+        if anchored is not None and self._checkpoints is not None and self._checkpoints.load(anchored.origin):
+            return (
+                f" (no lineage checkpoint kept; a rollback is checked against the deployment checkpoint kept in the "
+                f"checkpoint store: this one, of {anchored.size} leaves, is no older)"
+            )
+        return " (nothing kept: a rollback could not be checked)"
 
     def _freshness_of(self, decided: RecordFreshness, chain: DeploymentChain | None = None) -> Freshness:
         return Freshness(
@@ -1170,9 +1226,12 @@ class ResealClient:
         target, report = asked.target, asked.report
         trusted, newest, chain = asked.trusted, asked.newest, asked.chain
         code = report.get("refusalCode")
-        claim = (
-            f"{report.get('refusalReason') or f'triage refused ({code})'} [triage's finding, not proven to this client]"
-        )
+        # Every word of an unproven answer may be a table writer's: its reason is never quoted
+        # (only in `untrusted`, escaped), and its code and verdict only when they are Reseal's own.
+        stored = report.get("refusalReason")
+        untrusted = escaped_text(stored) if isinstance(stored, str) and stored else None
+        named = f"triage refused ({code})" if code in _REFUSAL_CODES else "triage refused"
+        claim = f"{named}: {_REDACTED_TEXT if untrusted else 'no reason given'} [triage's finding, not proven to this client]"
         if report.get("outcome") == "TRIAGED":
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored answer carries no proof")
         if code == "INVALID_REQUEST":
@@ -1182,8 +1241,11 @@ class ResealClient:
                 "the stored answer calls the request invalid, but it validates: not triage's answer",
             )
         if code != "NOT_FOUND":
-            claimed = (report.get("verification") or {}).get("verdict")
-            return end("NOT_INTACT", claimed, claim)
+            # Nothing the item says is proven, its claimed verdict included: a tamper risk.
+            verification = report.get("verification")
+            claimed = verification.get("verdict") if isinstance(verification, Mapping) else None
+            verdict = f"; its claimed verdict {claimed}" if claimed in _DEFINITE_VERDICTS else ""
+            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, f"{claim}{verdict}", untrusted=untrusted)
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         size = 0 if newest is None else newest.size
@@ -1250,7 +1312,7 @@ class ResealClient:
                 f"{decided.reason} [proven by the index]",
                 freshness=self._freshness_of(decided, chain),
             )
-        return end("NOT_FOUND", None, claim)
+        return end("NOT_FOUND", None, claim, untrusted=untrusted)
 
     def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
         """``newest``, or, when it was taken from the index (its head item carries no signed

@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
 import { writeOutcomeExitCode } from '../../../cli/format/write-outcome-exit-code';
+import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
 import { ResealClient } from '../../../client/reseal-client';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { extendLog } from '../../../shared/log/log-extension';
 import { authenticateLogState } from '../../../shared/log/log-state';
+import { requestDigest } from '../../../shared/write/request-digest';
 import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
+import { signedRejection } from '../../helpers/outcome-factories';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
@@ -65,7 +68,7 @@ function sealedOf(outcome: WriteOutcome): Extract<WriteOutcome, { kind: 'SEALED'
 // sealer's word; a client reading no deployment log cannot check that MAC, so it never reads as
 // proven (docs/cli.md, `publish --wait`: exit 3), as a recall of the same record ends awaiting integration.
 describe('waitForOutcome without a deployment log: a seal in a head the sealer MAC’d is awaiting integration', () => {
-  it('a record, marker and head a table writer put there (no signed checkpoint) are not a proven SEALED', async () => {
+  it('a record, marker and head a table writer put there (no signed checkpoint) are not a proven SEALED, and publish --wait offers no --checkpoint of them', async () => {
     const store = new InMemoryLineageStore();
     // The table writer's own chain (its own MAC key), a head with no signed note and a made-up MAC.
     const { residualId } = await forgedMacHead(store);
@@ -73,6 +76,12 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
     expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     expect(outcome.freshness?.reason).toMatch(/this client reads no deployment log/);
     expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.AWAITING_INTEGRATION);
+    // `publish --wait` text: neither a signed checkpoint nor a --checkpoint to keep from a head no client can check.
+    const text = writeOutcomeText(outcome);
+    expect(text).not.toMatch(/signed checkpoint of/);
+    expect(text).not.toMatch(/--checkpoint \d/);
+    expect(text).toMatch(/^proof: +leaf 1 of the head item's tree of 2 records \(no signed checkpoint/m);
+    expect(text).toMatch(/^checkpoint: +none to keep: this head is the table's word/m);
   });
 
   it('an honest seal by a sealer that signs no lineage checkpoint reads alike, and untilProven does not wait it out', async () => {
@@ -108,5 +117,47 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
     expect(outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
     expect(outcome.freshness?.reason).toMatch(/no residual-id marker names it \(found at seq 1/);
     expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.AWAITING_INTEGRATION);
+  });
+});
+
+// docs/pipeline.md, "Polling the table": a seal that is only the table's word (a head the sealer
+// MAC'd, not integrated) never outranks a refusal signed for this very request; a proven seal does.
+describe('waitForOutcome: a signed refusal of this request outranks a seal that is only the table’s word', () => {
+  /** A write sealed in a head the sealer MAC'd (not integrated), and a guard refusal signed for the same request. */
+  async function refusedAndSealed() {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    await s.store.recordRejection(
+      await signedRejection('r-0', { lineageId: LINEAGE, requestDigest: requestDigest(request), atMs: s.clock.now }),
+    );
+    return { s, request };
+  }
+
+  it('a seal awaiting integration beside a signed refusal of the same request → REJECTED at the deadline, never SEALED', async () => {
+    const { s, request } = await refusedAndSealed();
+    for (const untilProven of [false, true]) {
+      const outcome = await s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000, untilProven });
+      expect(outcome.kind, `untilProven ${untilProven}`).toBe('REJECTED');
+    }
+    // A client that reads no deployment log could never see it proven: the refusal at once.
+    let sleeps = 0;
+    const blind = s.client({
+      deps: { deploymentLog: undefined, indexNodes: undefined },
+      onSleep: async () => {
+        sleeps++;
+      },
+    });
+    expect((await blind.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 })).kind).toBe('REJECTED');
+    expect(sleeps).toBe(0);
+  });
+
+  it('the same seal proven through the deployment log (a duplicate delivery refused after the seal) → SEALED PROVEN', async () => {
+    const { s, request } = await refusedAndSealed();
+    // Integrated while the client waits: the seal becomes proven before the deadline.
+    const waiting = s.client({ onSleep: () => s.integrate().then(() => undefined) });
+    const outcome = sealedOf(await waiting.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 }));
+    expect(outcome.freshness?.state).toBe('PROVEN');
+    expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.OK);
   });
 });

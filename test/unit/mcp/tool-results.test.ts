@@ -94,6 +94,12 @@ describe('reseal_write answers: sealed with its proof, or a tool error with each
     expect(proven.checkpoint.note).toMatch(/^reseal\/test-stack/);
     expect(proven.inclusion.inclusionProof).toHaveLength(1);
     expect(JSON.parse((result.content[1] as { text: string }).text)).toEqual(structured(result));
+    expect((result.content[0] as { text: string }).text).toMatch(/proven in the signed checkpoint of 3 records/);
+    // The same seal in a head the sealer MAC'd (no signed note): never called a signed checkpoint.
+    const macd = writeOutcomeResult(request, { ...outcome, checkpoint: null }, SNAPSHOT);
+    const text = (macd.content[0] as { text: string }).text;
+    expect(text).not.toMatch(/signed checkpoint of/);
+    expect(text).toMatch(/proven in the head item's tree \(no signed checkpoint: .*\) of 3 records/);
   });
 
   it('REJECTED STALE_STATE → WRITE_REJECTED with each rejected variable, its action, and the signed statement', async () => {

@@ -6,13 +6,21 @@ its own module, imported by name so that the frameworks stay optional extras:
 (``reseal[langgraph]``) and ``reseal.adapters.strands`` (``reseal[strands]``).
 """
 
-from .binding import ProvenRecord, ResealBinding, SealRefusedError, SnapshotProvider, StaleWriteRefusedError
+from .binding import (
+    ProvenRecord,
+    ResealBinding,
+    SealRefusedError,
+    SealUnprovenError,
+    SnapshotProvider,
+    StaleWriteRefusedError,
+)
 from .session_history import SessionHistoryError
 
 __all__ = [
     "ProvenRecord",
     "ResealBinding",
     "SealRefusedError",
+    "SealUnprovenError",
     "SessionHistoryError",
     "SnapshotProvider",
     "StaleWriteRefusedError",

@@ -23,7 +23,14 @@ from ..log import Checkpoint
 from ..triage import isolate_delta
 from ..write_request import write_request
 
-__all__ = ["ProvenRecord", "ResealBinding", "SealRefusedError", "SnapshotProvider", "StaleWriteRefusedError"]
+__all__ = [
+    "ProvenRecord",
+    "ResealBinding",
+    "SealRefusedError",
+    "SealUnprovenError",
+    "SnapshotProvider",
+    "StaleWriteRefusedError",
+]
 
 SnapshotProvider = Callable[[], Mapping[str, str]]
 """Returns the environment now, ``{key: value}`` (strings), as the manifest of docs/triage.md takes it."""
@@ -53,6 +60,18 @@ class StaleWriteRefusedError(SealRefusedError):
         ]
         message = f"{what} was refused by the stale-state guard: {'; '.join(named) or refusal.get('reason')}"
         super().__init__("REJECTED", refusal, what, message)
+
+
+class SealUnprovenError(ResealError):
+    """A write was sealed, but its seal was not proven by the deadline: awaiting integration past
+    the tree head the index holds, with no signed lineage checkpoint (the table's word alone,
+    docs/frameworks.md, "Writes"). The record is stored and reads show it once integrated: read
+    again later, do not write it again. ``outcome`` is the unproven ``SEALED`` outcome."""
+
+    def __init__(self, outcome: WriteOutcome, what: str) -> None:
+        self.outcome = outcome
+        reason = "" if outcome.freshness is None else f": {outcome.freshness.reason}"
+        super().__init__(f"{what} was sealed at seq {outcome.seq}, but not proven by the deadline{reason}")
 
 
 @dataclass(frozen=True)
@@ -138,11 +157,14 @@ class ResealBinding:
 
     def seal(self, payload: Any, *, supersedes: ProvenRecord | None = None, what: str = "the write") -> WriteOutcome:
         """Publishes ``payload`` as a new residual of the lineage (a fresh residual id) and waits
-        for its proven outcome.
+        for its proven outcome (``wait_for_outcome(..., until_proven=True)``): a seal ``PROVEN``
+        through the deployment log, or at the deadline one in a signed lineage checkpoint; or a
+        signed refusal (which outranks a seal that is only the table's word).
 
         :param supersedes: the record this one supersedes (a pop, an overwrite, a delete)
         :raises StaleWriteRefusedError: the guard refused the write
         :raises SealRefusedError: the sealer refused it (a conflict, a bad ``supersedes``)
+        :raises SealUnprovenError: sealed, but no signed tree proves it by the deadline
         :raises WaitTimeoutError, UnverifiedOutcomeError: no proven outcome
         """
         request = write_request(
@@ -158,8 +180,13 @@ class ResealBinding:
             predecessor=self.predecessor,
             supersedes=None if supersedes is None else {"seq": supersedes.seq, "recordHash": supersedes.record_hash},
         )
-        outcome = self.client.wait_for_outcome(self.client.publish(request), timeout_s=self.timeout_s)
+        outcome = self.client.wait_for_outcome(
+            self.client.publish(request), timeout_s=self.timeout_s, until_proven=True
+        )
         if outcome.kind == "SEALED":
+            # Awaiting integration with no signed checkpoint: the table's word, never a proven write.
+            if outcome.checkpoint is None:
+                raise SealUnprovenError(outcome, what)
             return outcome
         refusal = outcome.refusal or {}
         if outcome.kind == "REJECTED" and refusal.get("stage") == "GUARD":

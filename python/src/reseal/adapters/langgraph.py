@@ -103,6 +103,7 @@ class ResealStore(BaseStore):
     refused); ``ttl`` and ``index`` of a put are ignored (nothing expires from a sealed log).
 
     :raises StaleWriteRefusedError: the guard refused a put
+    :raises SealUnprovenError: a put was sealed but not proven by the deadline
     :raises LogVerificationError: the store's history does not verify
     :raises InvalidInputError: a value that is not JSON, a semantic query
     """

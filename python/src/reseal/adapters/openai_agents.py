@@ -50,8 +50,9 @@ class ResealSession:
 
     ``session_id`` is the lineage id unless given. Writes are serialized within this object.
     Each method raises what the binding raises: :class:`reseal.adapters.StaleWriteRefusedError`
-    when the guard refuses an append, :class:`reseal.LogVerificationError` when the history does
-    not verify; a read raises :class:`reseal.adapters.session_history.SessionHistoryError` when an
+    when the guard refuses an append, :class:`reseal.adapters.SealUnprovenError` when an append is
+    sealed but not proven by the deadline, :class:`reseal.LogVerificationError` when the history
+    does not verify; a read raises :class:`reseal.adapters.session_history.SessionHistoryError` when an
     authentic session record does not fold.
     """
 

@@ -141,6 +141,7 @@ class ResealSessionRepository(SessionRepository):
     sealed record that counts only once proven. Each method raises what the binding raises:
     :class:`reseal.adapters.StaleWriteRefusedError` when the guard refuses a write,
     :class:`reseal.adapters.SealRefusedError` when the sealer does (a newer generation wrote),
+    :class:`reseal.adapters.SealUnprovenError` when a write is sealed but not proven by the deadline,
     :class:`reseal.LogVerificationError` when the history does not verify; a value without a
     canonical JSON form raises :class:`reseal.InvalidInputError` before anything is sealed, and
     what Strands' own repositories refuse (a session or agent that exists already or does not

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BODY_PREVIEW_BYTES, rejectionRecord } from '../../../../functions/common/rejection-record';
 import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../../../shared/pipeline/rejection-stage';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { requestDigest } from '../../../../shared/write/request-digest';
+import { FACTORY_NOW_MS, unverifiedInheritedVariable, validWriteRequest } from '../../../helpers/guard-factories';
 import { testGuardService, testSealerService } from '../../../helpers/service-factories';
 
 /** Not JSON, and 2,000 UTF-16 units of two UTF-8 bytes each: a preview cut by characters would hold 2,000+ bytes. */
@@ -26,6 +27,17 @@ describe('rejection records are built one way (docs/pipeline.md, the rejection i
       expect(BODY.startsWith(rejection?.bodyPreview ?? '')).toBe(true);
     }
     expect(bySealer?.bodyPreview).toBe(byGuard?.bodyPreview);
+  });
+
+  it('a refused write that parsed is named by its request digest, its signed body not kept (no bodyPreview for a table writer to seal)', async () => {
+    const { service, store } = testGuardService();
+    const request = validWriteRequest({ variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc')] });
+    const body = JSON.stringify(request);
+    await service.handle({ messageId: 'm-2', body, sentAtMs: FACTORY_NOW_MS - 5 });
+    const [refused] = store.rejections;
+    expect(refused).toMatchObject({ reason: RejectionReason.STALE_STATE, requestDigest: requestDigest(request) });
+    expect(refused?.bodyPreview).toBe('');
+    expect(refused?.bodyDigest).toBe(createHash('sha256').update(body, 'utf8').digest('hex'));
   });
 
   it('bounds and escapes what it stores: lone surrogates escaped, texts clipped, at most 50 issues', () => {
