@@ -1,5 +1,5 @@
 import { INDEX_TILE_LEVELS } from '../index/index-tile';
-import { addUsage, type Usage } from './cost-model';
+import { addUsage, type Usage } from './usage';
 
 /**
  * The deployment index's share of a write (docs/infrastructure.md, "Cost and quotas";

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costPerMillion } from '../../../../shared/cost/cost-model';
+import { costPerMillion } from '../../../../shared/cost/cost-per-million';
 import {
   DEPLOYMENT_COMMIT_WCU,
   type IndexLoad,
