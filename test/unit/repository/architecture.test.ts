@@ -51,7 +51,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/authorship/write-signature.ts',
   'shared/canonical/canonical-json.ts',
   'shared/canonical/digest.ts',
-  'shared/cost/index-usage.ts',
   'shared/guard/stale-state-guard.ts',
   'shared/index/index-key.ts',
   'shared/index/index-tile.ts',
