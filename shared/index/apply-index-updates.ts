@@ -1,10 +1,10 @@
 import { InvalidInputError } from '../errors';
 import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
+import { hashKey } from './hash-key';
 import { entryDigest } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hash';
 import { indexKeyPath, keyPathBit } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
-import { hashKey } from './index-tile';
 import { admitUpdate, type IndexUpdate, type IndexUpdateFinding, updateEntry } from './index-update';
 import { tileIndexNodes } from './tile-index-nodes';
 
