@@ -8,11 +8,8 @@ import {
   WitnessUnavailableError,
 } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
-import {
-  authenticateDeploymentHead,
-  authenticatePublished,
-  storedReAnchor,
-} from '../../shared/integrator/deployment-head';
+import { authenticatePublished } from '../../shared/integrator/authenticate-published';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import {
   type CandidateRecord,
@@ -24,6 +21,7 @@ import type { IntegrationEvidence } from '../../shared/integrator/integration-ev
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import { checkpointOrigin } from '../../shared/log/log-names';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';

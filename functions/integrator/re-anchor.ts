@@ -1,5 +1,5 @@
 import { DeploymentLogConflictError, ReAnchorRefusedError, WitnessUnavailableError } from '../../shared/errors';
-import { authenticateDeploymentHead, storedReAnchor } from '../../shared/integrator/deployment-head';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { appendReAnchor, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import {
@@ -9,6 +9,7 @@ import {
   reAnchorNotice,
   verifyReAnchorStatement,
 } from '../../shared/integrator/re-anchor-statement';
+import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { hashesEqual } from '../../shared/log/hashes-equal';
 import type { NodeRef } from '../../shared/log/node-ref';
