@@ -1,6 +1,7 @@
 import { DeploymentLogConflictError, ReAnchorRefusedError, WitnessUnavailableError } from '../../shared/errors';
+import { appendReAnchor } from '../../shared/integrator/deployment-append';
 import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
-import { appendReAnchor, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
+import { deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import {
   addNoteSignature,

@@ -8,12 +8,8 @@ import { leafHash } from '../log/merkle-hash';
 import { verifyConsistency } from '../log/verify-consistency';
 import { verifyInclusion } from '../log/verify-inclusion';
 import type { IndexNodeStore } from '../ports/index-node-store';
-import {
-  appendIndexRoot,
-  type DeploymentAppend,
-  type DeploymentLogState,
-  deploymentCheckpoint,
-} from './deployment-log-state';
+import { appendIndexRoot, type DeploymentAppend } from './deployment-append';
+import { type DeploymentLogState, deploymentCheckpoint } from './deployment-log-state';
 import type { IntegrationEvidence } from './integration-evidence';
 import type { SealedRunNotice } from './sealed-run-notice';
 import { StagedIndexNodeStore } from './staged-index-node-store';

@@ -5,12 +5,9 @@
  * node:crypto and RFC 9162 from its definitions, and checks the code against the file.
  */
 import { createHash } from 'node:crypto';
+import { appendIndexRoot, appendReAnchor } from '../../../../shared/integrator/deployment-append';
 import { deploymentLeaf } from '../../../../shared/integrator/deployment-leaf';
-import {
-  appendIndexRoot,
-  appendReAnchor,
-  emptyDeploymentLogState,
-} from '../../../../shared/integrator/deployment-log-state';
+import { emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
 import {
   addNoteSignature,
   formatReAnchorStatement,
