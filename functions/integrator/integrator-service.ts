@@ -11,15 +11,11 @@ import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { authenticatePublished } from '../../shared/integrator/authenticate-published';
 import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
-import {
-  type CandidateRecord,
-  integrate,
-  type LineageCandidate,
-  readHeldLineagesApart,
-} from '../../shared/integrator/integrate';
+import { type CandidateRecord, integrate, type LineageCandidate } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
+import { readHeldLineagesApart } from '../../shared/integrator/read-held-lineages';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import { checkpointOrigin } from '../../shared/log/log-names';

@@ -3,7 +3,7 @@ import { IndexNodeMissingError, LogStateError } from '../../shared/errors';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
 import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
-import { readHeldLineages } from '../../shared/integrator/integrate';
+import { readHeldLineages } from '../../shared/integrator/read-held-lineages';
 import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import type { NoteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';
