@@ -159,7 +159,6 @@ export {
   type KeptCheckpointInput,
 } from './integrator/kept-deployment-checkpoint';
 export {
-  addNoteSignature,
   checkReAnchorStatement,
   formatReAnchorStatement,
   parseReAnchorStatement,
@@ -183,6 +182,7 @@ export {
   type RecordFreshnessInput,
 } from './integrator/record-freshness';
 export { isRetryable } from './is-retryable';
+export { addNoteSignature } from './log/add-note-signature';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { type AppendResult, appendLeaf, frontierRoot, rangeRoot, subtreeRefs } from './log/compact-range';
 export { consistencyProofRefs, proveConsistency } from './log/consistency-proof';

@@ -8,12 +8,9 @@ import { createHash } from 'node:crypto';
 import { appendIndexRoot, appendReAnchor } from '../../../../shared/integrator/deployment-append';
 import { deploymentLeaf } from '../../../../shared/integrator/deployment-leaf';
 import { emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
-import {
-  addNoteSignature,
-  formatReAnchorStatement,
-  reAnchorStatementHash,
-} from '../../../../shared/integrator/re-anchor-statement';
+import { formatReAnchorStatement, reAnchorStatementHash } from '../../../../shared/integrator/re-anchor-statement';
 import { reAnchoredLeaf } from '../../../../shared/integrator/re-anchored-leaf';
+import { addNoteSignature } from '../../../../shared/log/add-note-signature';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/signed-checkpoint';
