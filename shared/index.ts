@@ -139,6 +139,8 @@ export {
   type ChainReceiptVerification,
   verifyChainReceipt,
 } from './integrator/chain-receipt';
+export { decideAbsence } from './integrator/decide-absence';
+export { decideRecordFreshness, type RecordFreshnessInput } from './integrator/decide-record-freshness';
 export {
   type AcceptedDeploymentCheckpoint,
   type AnchoredDeploymentCheckpoint,
@@ -173,14 +175,7 @@ export {
   verifyReAnchorStatement,
 } from './integrator/re-anchor-statement';
 export { deploymentLeafHashIn, reAnchoredLeaf } from './integrator/re-anchored-leaf';
-export {
-  decideAbsence,
-  decideRecordFreshness,
-  FreshnessState,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-  type RecordFreshnessInput,
-} from './integrator/record-freshness';
+export { FreshnessState, type ReadDeploymentChain, type RecordFreshness } from './integrator/record-freshness';
 export { isRetryable } from './is-retryable';
 export { addNoteSignature } from './log/add-note-signature';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';

@@ -52,7 +52,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'shared/canonical/canonical-json.ts',
   'shared/canonical/digest.ts',
   'shared/guard/stale-state-guard.ts',
-  'shared/integrator/record-freshness.ts',
   'shared/log/compact-range.ts',
   'shared/log/log-names.ts',
   'shared/log/merkle-arguments.ts',
