@@ -6,7 +6,10 @@ import { payloadHash, variablesDigest } from '../seal/record-header';
 import { manifestDigest } from '../triage/manifest-digest';
 import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../write/write-request';
 import { boundaryDigest } from './boundary-digest';
-import { policyDigestOrNull, signatureAgeProblem, signedWriteDigest, verifyWriterSignature } from './signed-write';
+import { policyDigestOrNull } from './policy-digest-or-null';
+import { signatureAgeProblem } from './signature-age';
+import { signedWriteDigest } from './signed-write';
+import { verifyWriterSignature } from './verify-writer-signature';
 import type { WriterBlock } from './writer-block';
 
 /** A write request before it is signed: everything but the writer block. */

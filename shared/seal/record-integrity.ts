@@ -1,6 +1,8 @@
 import { boundaryDigest } from '../authorship/boundary-digest';
 import { policyDigest } from '../authorship/lineage-policy';
-import { policyDigestOrNull, signedWriteDigest, verifyWriterSignature } from '../authorship/signed-write';
+import { policyDigestOrNull } from '../authorship/policy-digest-or-null';
+import { signedWriteDigest } from '../authorship/signed-write';
+import { verifyWriterSignature } from '../authorship/verify-writer-signature';
 import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION, HashDomain, type HexDigest, hashWrittenCanonical } from '../canonical/digest';
 import { HeaderTooLargeError } from '../errors';

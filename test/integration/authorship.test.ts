@@ -18,7 +18,7 @@ import { createResealMcpServer } from '../../mcp/server';
 import { STACK_NAME } from '../../scripts/emulator/deploy';
 import { type LineagePolicy, lineageIdFor } from '../../shared/authorship/lineage-policy';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
-import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signed-write';
+import { MAX_SIGNATURE_AGE_MS } from '../../shared/authorship/signature-age';
 import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import { InvalidInputError } from '../../shared/errors';
 import type { WriterSigner } from '../../shared/ports/writer-signer';

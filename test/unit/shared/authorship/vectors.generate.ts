@@ -23,8 +23,8 @@ import {
   MAX_SIGNATURE_AGE_MS,
   MAX_SIGNATURE_FUTURE_MS,
   signatureAgeProblem,
-  verifyWriterSignature,
-} from '../../../../shared/authorship/signed-write';
+} from '../../../../shared/authorship/signature-age';
+import { verifyWriterSignature } from '../../../../shared/authorship/verify-writer-signature';
 import {
   requestSigningDigest,
   signWriteRequest,
