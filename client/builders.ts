@@ -1,5 +1,4 @@
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
-import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/digest';
 import { Authority } from '../shared/schemas/authority';
@@ -10,7 +9,7 @@ import type { SealedDependencyManifest } from '../shared/triage/sealed-dependenc
 import type { FreshnessProbeReceipt } from '../shared/write/receipts';
 import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
 import { valueDigest } from '../shared/write/value-digest';
-import { ResidualWriteRequestSchema } from '../shared/write/write-request';
+import { ResidualWriteRequestSchema, type UnsignedWriteRequest } from '../shared/write/write-request';
 
 /**
  * Small helpers that build the pieces of a {@link ResidualWriteRequest} (docs/guard.md,

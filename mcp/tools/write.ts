@@ -5,7 +5,6 @@ import { reprobedVariable, writeRequest } from '../../client/builders';
 import { TimeoutError } from '../../client/errors';
 import type { PublishedWrite } from '../../client/publisher';
 import { publishWaitSince } from '../../client/write-outcomes';
-import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { AuthoritySchema } from '../../shared/schemas/authority';
 import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
@@ -23,7 +22,7 @@ import {
   VariableFreshness,
   VariableName,
 } from '../../shared/write/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
+import { JsonPayloadSchema, MAX_VARIABLES, type UnsignedWriteRequest } from '../../shared/write/write-request';
 import { errorResult } from '../error-result';
 import { ToolErrorCode } from '../outputs/tool-error-code';
 import type { ToolError } from '../outputs/tool-error-schema';

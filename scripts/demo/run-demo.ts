@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { freshVariable, inheritedVariable, reprobedVariable, writeRequest } from '../../client/builders';
 import { pollUntil } from '../../client/poll';
 import { soleWriterPolicy } from '../../client/sole-writer-policy';
-import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { verifyChainReceipt } from '../../shared/integrator/chain-receipt';
 import { verifyReceipt } from '../../shared/log/receipt';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import type { SessionVariable } from '../../shared/write/session-variable';
+import type { UnsignedWriteRequest } from '../../shared/write/write-request';
 import { type AgentDecision, decideAfterTriage } from './agent';
 import type { DemoBackend, DemoRecall, DemoReceipt } from './backend';
 import {

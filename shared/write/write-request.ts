@@ -194,6 +194,9 @@ export const ResidualWriteRequestSchema = z.strictObject({
  */
 export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
 
+/** A write request before it is signed: everything but the writer block. */
+export type UnsignedWriteRequest = Omit<ResidualWriteRequest, 'writer'>;
+
 /**
  * Validates an untrusted write request once, at a trust boundary (the guard's queue, the CLI's
  * file), against {@link ResidualWriteRequestSchema} (its payload canonicalized once there), and

@@ -47,7 +47,6 @@ const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
   'functions/sealer/create-handler.ts',
   'infra/constructs/signing-key.ts',
   'mcp/config.ts',
-  'shared/authorship/write-signature.ts',
   'shared/canonical/canonical-json.ts',
   'shared/canonical/digest.ts',
   'shared/guard/stale-state-guard.ts',
