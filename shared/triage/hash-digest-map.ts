@@ -4,7 +4,7 @@ import type { HexDigest } from '../canonical/digest';
 import { isAsciiMapKey, isPlainAsciiMapKey, isPlainRecord } from '../schemas/hot-checks';
 
 /**
- * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is
+ * Called by {@link acceptManifestAwaitingBaseline} with each member of `baselineKeyHashes` once it is
  * checked (keys in sorted order, each value a 64-character string), so that triage compares the
  * current environment in the same pass; `false` stops the pass (the result is then `null`).
  * `plainKey`: the key passed `isPlainAsciiMapKey` (its JSON text is `"${key}"`), so the visitor
