@@ -329,8 +329,9 @@ export {
   WitnessStatus,
 } from './witness/witness-response';
 export type { WitnessState } from './witness/witness-state';
+export { MAX_PAYLOAD_BYTES } from './write/json-payload';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
 export { valueDigest } from './write/value-digest';
-export { MAX_PAYLOAD_BYTES, type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';
+export { type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';

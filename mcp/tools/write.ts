@@ -15,6 +15,7 @@ import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { safeRecord } from '../../shared/schemas/safe-record';
 import { wellFormedString } from '../../shared/schemas/well-formed-string';
 import { SupersedesSchema } from '../../shared/seal/record-header';
+import { JsonPayloadSchema } from '../../shared/write/json-payload';
 import { MAX_PROBE_LENGTH } from '../../shared/write/receipts';
 import {
   type SessionVariable,
@@ -22,7 +23,7 @@ import {
   VariableFreshness,
   VariableName,
 } from '../../shared/write/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES, type UnsignedWriteRequest } from '../../shared/write/write-request';
+import { MAX_VARIABLES, type UnsignedWriteRequest } from '../../shared/write/write-request';
 import { errorResult } from '../error-result';
 import { ToolErrorCode } from '../outputs/tool-error-code';
 import type { ToolError } from '../outputs/tool-error-schema';

@@ -17,7 +17,7 @@ import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
-import { type CheckedPayload, checkPayload } from '../write/write-request';
+import { type CheckedPayload, checkPayload } from '../write/json-payload';
 import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, variablesDigest } from './record-header';
 import { isOptionalSupersedes, isVariableList } from './seal-input';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
