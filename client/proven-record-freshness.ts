@@ -1,8 +1,5 @@
-import {
-  decideRecordFreshness,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-} from '../shared/integrator/record-freshness';
+import { decideRecordFreshness } from '../shared/integrator/decide-record-freshness';
+import type { ReadDeploymentChain, RecordFreshness } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { DeploymentChainRead } from './deployment-chain-reader';

@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import {
-  signWriteRequest,
-  type UnsignedWriteRequest,
-  writeSignatureProblem,
-} from '../shared/authorship/write-signature';
+import { signWriteRequest, writeSignatureProblem } from '../shared/authorship/write-signature';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError } from '../shared/errors';
 import { DetailType, EVENT_SOURCE } from '../shared/pipeline/detail-type';
@@ -15,7 +11,11 @@ import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import { recallSourceOf } from '../shared/tenancy/recall-source';
 import { assertLineageOfTenant } from '../shared/tenancy/tenants';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../shared/write/write-request';
+import {
+  type ResidualWriteRequest,
+  ResidualWriteRequestSchema,
+  type UnsignedWriteRequest,
+} from '../shared/write/write-request';
 import { PublishError } from './errors';
 import type { ResealStackOutputs } from './stack-outputs';
 import { writeQueueUrl } from './write-queue-url';

@@ -1,10 +1,6 @@
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
-import {
-  decideAbsence,
-  FreshnessState,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-} from '../shared/integrator/record-freshness';
+import { decideAbsence } from '../shared/integrator/decide-absence';
+import { FreshnessState, type ReadDeploymentChain, type RecordFreshness } from '../shared/integrator/record-freshness';
 import { checkAnswerFreshness } from '../shared/log/answer-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { CheckpointFinding, StoredTreeHead } from '../shared/log/latest-checkpoint';

@@ -1,8 +1,7 @@
 import { type LineagePolicy, lineageIdFor, lineageIdMatchesPolicy } from '../shared/authorship/lineage-policy';
-import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import type { WriterSigner } from '../shared/ports/writer-signer';
-import type { ResidualWriteRequest } from '../shared/write/write-request';
+import type { ResidualWriteRequest, UnsignedWriteRequest } from '../shared/write/write-request';
 
 /**
  * The default lineage write policy of one writer key (docs/authorship.md, "Self-certifying

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { REPLAY_SEARCH_MARGIN_MS } from '../shared/authorship/signed-write';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import { InvalidInputError, OutcomeVerificationError, ResealError, SignerUnavailableError } from '../shared/errors';
-import { decideAbsence, FreshnessState } from '../shared/integrator/record-freshness';
+import { decideAbsence } from '../shared/integrator/decide-absence';
+import { FreshnessState } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import {

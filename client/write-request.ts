@@ -1,5 +1,4 @@
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
-import type { UnsignedWriteRequest } from '../shared/authorship/write-signature';
 import type { JsonValue } from '../shared/canonical/canonical-json';
 import { FORMAT_VERSION } from '../shared/canonical/hash-domain';
 import { Authority } from '../shared/schemas/authority';
@@ -8,7 +7,7 @@ import { buildManifest } from '../shared/triage/build-manifest';
 import type { BuildManifestInput } from '../shared/triage/build-manifest-input';
 import type { SealedDependencyManifest } from '../shared/triage/sealed-dependency-manifest';
 import { type SessionVariable, VariableFreshness } from '../shared/write/session-variable';
-import { ResidualWriteRequestSchema } from '../shared/write/write-request';
+import { ResidualWriteRequestSchema, type UnsignedWriteRequest } from '../shared/write/write-request';
 
 /**
  * Builds an unsigned {@link ResidualWriteRequest} (docs/guard.md, "Input"; docs/triage.md, "The

@@ -130,6 +130,8 @@ export {
   type ChainReceiptVerification,
   verifyChainReceipt,
 } from './integrator/chain-receipt';
+export { decideAbsence } from './integrator/decide-absence';
+export { decideRecordFreshness, type RecordFreshnessInput } from './integrator/decide-record-freshness';
 export {
   type AcceptedDeploymentCheckpoint,
   type AnchoredDeploymentCheckpoint,
@@ -150,7 +152,6 @@ export {
   type KeptCheckpointInput,
 } from './integrator/kept-deployment-checkpoint';
 export {
-  addNoteSignature,
   checkReAnchorStatement,
   formatReAnchorStatement,
   parseReAnchorStatement,
@@ -165,15 +166,9 @@ export {
   verifyReAnchorStatement,
 } from './integrator/re-anchor-statement';
 export { deploymentLeafHashIn, reAnchoredLeaf } from './integrator/re-anchored-leaf';
-export {
-  decideAbsence,
-  decideRecordFreshness,
-  FreshnessState,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-  type RecordFreshnessInput,
-} from './integrator/record-freshness';
+export { FreshnessState, type ReadDeploymentChain, type RecordFreshness } from './integrator/record-freshness';
 export { isRetryable } from './is-retryable';
+export { addNoteSignature } from './log/add-note-signature';
 export { type AppendResult, appendLeaf } from './log/append-leaf';
 export { type Checkpoint, checkpointBody, parseCheckpointBody } from './log/checkpoint';
 export { lineageOrigin } from './log/checkpoint-origin';
@@ -332,8 +327,9 @@ export {
   WitnessStatus,
 } from './witness/witness-response';
 export type { WitnessState } from './witness/witness-state';
+export { MAX_PAYLOAD_BYTES } from './write/json-payload';
 export { type FreshnessProbeReceipt, FreshnessProbeReceiptSchema } from './write/receipts';
 export { type SessionSnapshotBoundary, SessionSnapshotBoundarySchema } from './write/session-boundary';
 export { type SessionVariable, SessionVariableSchema, VariableFreshness } from './write/session-variable';
 export { valueDigest } from './write/value-digest';
-export { MAX_PAYLOAD_BYTES, type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';
+export { type ResidualWriteRequest, ResidualWriteRequestSchema } from './write/write-request';

@@ -19,7 +19,7 @@ import type { StackOutputs } from '../../client/stack-outputs';
 import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, STACK_NAME } from '../../scripts/emulator/deploy';
 import { type Emulator, ROOT, startEmulator } from '../../scripts/emulator/emulator';
-import { monthlyCost } from '../../shared/cost/cost-model';
+import { monthlyCost } from '../../shared/cost/monthly-cost';
 import { type PriceTable, PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
 import { type CountingProxy, startCountingProxy } from './counting-proxy';

@@ -31,11 +31,11 @@ import { clientOutputsFrom, type StackOutputs } from '../../client/stack-outputs
 import { writeRequest } from '../../client/write-request';
 import { SealerService } from '../../functions/sealer/sealer-service';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
-import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
 import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import type { RecallTarget } from '../../shared/pipeline/recall-target';
-import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import type { ResidualWriteRequest, UnsignedWriteRequest } from '../../shared/write/write-request';
 import { type CallCounts, CallTally, countsSince } from './call-tally';
 import { countCalls } from './counting-middleware';
 import type { FunctionLogs, FunctionsActivity } from './function-logs';

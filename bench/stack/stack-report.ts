@@ -3,15 +3,11 @@
  * capacity per operation, throughput and latency beside the floor timed in the same run, and the
  * cost model's dollars per million beside the design card's floor.
  */
-import {
-  addUsage,
-  type CostBreakdown,
-  costPerMillion,
-  DESIGN_FLOOR,
-  type MonthlyCost,
-} from '../../shared/cost/cost-model';
+import { type CostBreakdown, costPerMillion, DESIGN_FLOOR } from '../../shared/cost/cost-per-million';
 import { type IndexLoad, indexUsagePerWrite } from '../../shared/cost/index-usage';
+import type { MonthlyCost } from '../../shared/cost/monthly-cost';
 import type { PriceTable } from '../../shared/cost/price-table';
+import { addUsage } from '../../shared/cost/usage';
 import type { CallCounts } from './call-tally';
 import type { Floor, Measured } from './stack-bench';
 import { scenarioUsage } from './stack-usage';

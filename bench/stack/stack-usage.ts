@@ -1,8 +1,8 @@
 /**
  * From a measured scenario (bench/stack/stack-bench.ts) to billable usage per operation, for the
- * cost model (shared/cost/cost-model.ts).
+ * cost model (shared/cost/cost-per-million.ts).
  */
-import { addUsage, perOperation, type Usage } from '../../shared/cost/cost-model';
+import { addUsage, type Usage, usagePerOperation } from '../../shared/cost/usage';
 import { usageOfCalls } from '../../shared/cost/usage-of-calls';
 import { addCounts, type CallCounts } from './call-tally';
 import type { FunctionsActivity } from './function-logs';
@@ -50,8 +50,8 @@ export function scenarioUsage(measured: Measured): ScenarioUsage {
   const functions = usageOfCalls(measured.functions ?? {});
   const stack = addUsage(functions.usage, measured.lambda ? lambdaUsage(measured.lambda) : {});
   return {
-    client: perOperation(client.usage, measured.operations),
-    stack: perOperation(stack, measured.operations),
+    client: usagePerOperation(client.usage, measured.operations),
+    stack: usagePerOperation(stack, measured.operations),
     unpriced: [...new Set([...client.unpriced, ...functions.unpriced])],
   };
 }

@@ -1,4 +1,4 @@
-import type { CostBreakdown } from '../../shared/cost/cost-model';
+import type { CostBreakdown } from '../../shared/cost/cost-per-million';
 import type { DeployEstimate } from '../../shared/cost/deploy-estimate';
 
 const usd = (value: number) => `$${value < 10 ? value.toFixed(2) : value.toFixed(1)}`;

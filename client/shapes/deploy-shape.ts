@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CostLine } from '../../shared/cost/cost-model';
+import type { CostLine } from '../../shared/cost/cost-per-million';
 import type { DeployEstimate } from '../../shared/cost/deploy-estimate';
 
 /** `format` of a {@link DeployShape}: bumped only when a field changes meaning or goes away. */

@@ -1,4 +1,5 @@
-import { authenticateDeploymentHead, authenticatePublished } from '../../shared/integrator/deployment-head';
+import { authenticatePublished } from '../../shared/integrator/authenticate-published';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type HeartbeatDecision, heartbeatDue } from '../../shared/integrator/heartbeat-due';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import type { DeploymentLogStore } from '../../shared/ports/deployment-log-store';

@@ -8,22 +8,16 @@ import {
   WitnessUnavailableError,
 } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
-import {
-  authenticateDeploymentHead,
-  authenticatePublished,
-  storedReAnchor,
-} from '../../shared/integrator/deployment-head';
+import { authenticatePublished } from '../../shared/integrator/authenticate-published';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
-import {
-  type CandidateRecord,
-  integrate,
-  type LineageCandidate,
-  readHeldLineagesApart,
-} from '../../shared/integrator/integrate';
+import { type CandidateRecord, integrate, type LineageCandidate } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
+import { readHeldLineagesApart } from '../../shared/integrator/read-held-lineages';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
+import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
 import { nodeSourceOf } from '../../shared/log/node-source';

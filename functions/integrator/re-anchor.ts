@@ -1,14 +1,16 @@
 import { DeploymentLogConflictError, ReAnchorRefusedError, WitnessUnavailableError } from '../../shared/errors';
-import { authenticateDeploymentHead, storedReAnchor } from '../../shared/integrator/deployment-head';
-import { appendReAnchor, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
+import { appendReAnchor } from '../../shared/integrator/deployment-append';
+import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
+import { deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import {
-  addNoteSignature,
   futureReAnchorTime,
   type ReAnchorNotice,
   reAnchorNotice,
   verifyReAnchorStatement,
 } from '../../shared/integrator/re-anchor-statement';
+import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
+import { addNoteSignature } from '../../shared/log/add-note-signature';
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { hashesEqual } from '../../shared/log/hashes-equal';
 import type { NodeRef } from '../../shared/log/node-ref';

@@ -11,7 +11,8 @@ import { acceptManifestWithDigests } from '../../shared/triage/accepts-manifest-
 import { manifestDigests } from '../../shared/triage/manifest-digest';
 import { isManifest, parseManifest } from '../../shared/triage/parse-manifest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
-import { checkPayload, type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import { checkPayload } from '../../shared/write/json-payload';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
 
 /**
  * A {@link SealRequest} validated at the sealer's boundary, branded down to its write request, so

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonPayloadSchema } from '../../shared/write/write-request';
+import { JsonPayloadSchema } from '../../shared/write/json-payload';
 
 /** A claim that stands: its causal keys did not drift. */
 export const KeptClaimOutput = z.object({

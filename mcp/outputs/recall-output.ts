@@ -9,7 +9,7 @@ import { HexDigest } from '../../shared/schemas/hex-digest';
 import { Identifier } from '../../shared/schemas/identifier';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { JsonPayloadSchema } from '../../shared/write/write-request';
+import { JsonPayloadSchema } from '../../shared/write/json-payload';
 import { KeptClaimOutput } from './kept-claim-output';
 import { ReprobeClaimOutput } from './reprobe-claim-output';
 import { SnapshotOutput } from './snapshot-output';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonPayloadSchema } from '../../shared/write/write-request';
+import { JsonPayloadSchema } from '../../shared/write/json-payload';
 
 /** A claim to re-probe before use: its content may no longer hold here. */
 export const ReprobeClaimOutput = z.object({

@@ -6,7 +6,6 @@ import { publishWaitSince } from '../../client/publish-wait-since';
 import type { PublishedWrite } from '../../client/publisher';
 import { reprobedVariable } from '../../client/variables';
 import { writeRequest } from '../../client/write-request';
-import type { UnsignedWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { AuthoritySchema } from '../../shared/schemas/authority';
 import { EnvSnapshot } from '../../shared/schemas/env-snapshot';
@@ -17,6 +16,7 @@ import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { safeRecord } from '../../shared/schemas/safe-record';
 import { wellFormedString } from '../../shared/schemas/well-formed-string';
 import { SupersedesSchema } from '../../shared/seal/supersedes';
+import { JsonPayloadSchema } from '../../shared/write/json-payload';
 import { MAX_PROBE_LENGTH } from '../../shared/write/receipts';
 import {
   type SessionVariable,
@@ -24,7 +24,7 @@ import {
   VariableFreshness,
   VariableName,
 } from '../../shared/write/session-variable';
-import { JsonPayloadSchema, MAX_VARIABLES } from '../../shared/write/write-request';
+import { MAX_VARIABLES, type UnsignedWriteRequest } from '../../shared/write/write-request';
 import { errorResult } from '../error-result';
 import { ToolErrorCode } from '../outputs/tool-error-code';
 import type { ToolError } from '../outputs/tool-error-schema';

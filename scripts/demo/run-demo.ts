@@ -3,12 +3,13 @@ import { pollUntil } from '../../client/poll';
 import { soleWriterPolicy } from '../../client/sole-writer-policy';
 import { freshVariable, inheritedVariable, reprobedVariable } from '../../client/variables';
 import { writeRequest } from '../../client/write-request';
-import { signWriteRequest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
+import { signWriteRequest } from '../../shared/authorship/write-signature';
 import type { JsonValue } from '../../shared/canonical/canonical-json';
 import { verifyChainReceipt } from '../../shared/integrator/chain-receipt';
 import { verifyReceipt } from '../../shared/log/receipt';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import type { SessionVariable } from '../../shared/write/session-variable';
+import type { UnsignedWriteRequest } from '../../shared/write/write-request';
 import { type AgentDecision, decideAfterTriage } from './agent';
 import type { DemoBackend, DemoRecall, DemoReceipt } from './backend';
 import {

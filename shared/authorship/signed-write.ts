@@ -1,16 +1,10 @@
-import { createPublicKey, verify } from 'node:crypto';
 import type { HexDigest } from '../canonical/digest';
 import { hashCanonical } from '../canonical/hash-canonical';
 import { FORMAT_VERSION, HashDomain } from '../canonical/hash-domain';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import type { RecordRef } from '../schemas/record-ref';
-import { type LineagePolicy, policyDigest } from './lineage-policy';
-import type { WriterBlock } from './writer-block';
+import { MAX_SIGNATURE_FUTURE_MS } from './signature-age';
 
-/** Oldest `signedAtMs` the guard accepts, in ms before the message's SQS `SentTimestamp` (15 minutes). */
-export const MAX_SIGNATURE_AGE_MS = 15 * 60 * 1000;
-/** Furthest `signedAtMs` may lie after the message's SQS `SentTimestamp`, in ms (5 minutes of clock skew). */
-export const MAX_SIGNATURE_FUTURE_MS = 5 * 60 * 1000;
 /**
  * How long before a write's `signedAtMs` a record of that same signed write can have been sealed,
  * ms: the sealer refuses a signature more than {@link MAX_SIGNATURE_FUTURE_MS} ahead of the guard's
@@ -72,41 +66,4 @@ export function signedWriteDigest(fields: SignedWriteFields): Uint8Array {
     signedAtMs: fields.signedAtMs,
   };
   return Uint8Array.from(Buffer.from(hashCanonical(HashDomain.SIGNED_WRITE, message), 'hex'));
-}
-
-/** `policyDigest(policy)`, or `null` for a write that sets no policy. */
-export function policyDigestOrNull(policy: LineagePolicy | null | undefined): HexDigest | null {
-  return policy ? policyDigest(policy) : null;
-}
-
-/**
- * Whether `signature` (base64, 64 bytes) is a valid pure Ed25519 (RFC 8032) signature of
- * `digest` under `publicKey` (base64 of the raw 32-byte key). Never throws: a key that is not
- * a point, or text that is not base64 of the right length, is `false`.
- */
-export function verifyWriterSignature(digest: Uint8Array, publicKey: string, signature: string): boolean {
-  try {
-    const raw = Buffer.from(publicKey, 'base64');
-    const sig = Buffer.from(signature, 'base64');
-    if (raw.byteLength !== 32 || sig.byteLength !== 64) return false;
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
-    return verify(null, digest, key, sig);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Why a signature's time is refused against the time SQS received the message, or `null`:
- * older than {@link MAX_SIGNATURE_AGE_MS}, or more than {@link MAX_SIGNATURE_FUTURE_MS} ahead.
- */
-export function signatureAgeProblem(writer: Pick<WriterBlock, 'signedAtMs'>, receivedAtMs: number): string | null {
-  const ageMs = receivedAtMs - writer.signedAtMs;
-  if (ageMs > MAX_SIGNATURE_AGE_MS) {
-    return `the writer signed ${ageMs} ms before the queue received the message; at most ${MAX_SIGNATURE_AGE_MS} ms (a replayed write)`;
-  }
-  if (-ageMs > MAX_SIGNATURE_FUTURE_MS) {
-    return `signedAtMs lies ${-ageMs} ms after the queue received the message; at most ${MAX_SIGNATURE_FUTURE_MS} ms of clock skew`;
-  }
-  return null;
 }

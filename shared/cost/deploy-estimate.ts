@@ -1,6 +1,8 @@
-import { addUsage, type CostBreakdown, costPerMillion, type MonthlyCost, monthlyCost, type Usage } from './cost-model';
+import { type CostBreakdown, costPerMillion } from './cost-per-million';
 import { MEASURED_USAGE } from './measured-usage';
+import { type MonthlyCost, monthlyCost } from './monthly-cost';
 import type { MonthlyDimension, PriceTable } from './price-table';
+import { addUsage, type Usage } from './usage';
 
 /** What `reseal deploy` prints about cost (docs/infrastructure.md, "What a deployment costs"). */
 export interface DeployEstimate {

@@ -1,5 +1,5 @@
 import { INDEX_TILE_LEVELS } from '../index/index-tile';
-import { addUsage, type Usage } from './cost-model';
+import { addUsage, type Usage } from './usage';
 
 /**
  * The deployment index's share of a write (docs/infrastructure.md, "Cost and quotas";
@@ -57,7 +57,7 @@ export function indexDepth(keys: number): number {
  * `changedKeys` paths share (`depth − log2 K + 1`, which gives bench/index.ts's measured 18.9,
  * 13.5 and 9.2 nodes per key for 1, 50 and 1,000 keys at 10^5). Before tiles, one item each.
  */
-export function nodesPerChangedKey(keys: number, changedKeys: number): number {
+export function indexNodesPerChangedKey(keys: number, changedKeys: number): number {
   return Math.max(1, indexDepth(keys) - Math.log2(Math.max(1, changedKeys)) + 1);
 }
 
@@ -66,7 +66,7 @@ export function nodesPerChangedKey(keys: number, changedKeys: number): number {
  * (docs/verifiable-index.md, "Tiles"): one per `k` levels, and the tile the stretch starts in,
  * `levels / k + (k + 1) / 2k` for a start uniformly placed within a tile.
  */
-export function tilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): number {
+export function indexTilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): number {
   return levels / k + (k + 1) / (2 * k);
 }
 
@@ -74,18 +74,18 @@ export function tilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): number {
  * Tiles one proof reads at `keys` keys: a leaf's path from the root, `depth / k + (k + 1) / 2k`
  * (5.1 at 10^5 keys and 5.9 at 10^6 with 4 levels; bench/index.ts measured 5.14 and 5.97).
  */
-export function tilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
-  return tilesPerLevels(indexDepth(keys), k);
+export function indexTilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
+  return indexTilesPerLevels(indexDepth(keys), k);
 }
 
 /**
  * Tiles one integration writes (and reads) per changed key: those of the levels below the
- * shared ones, `(nodesPerChangedKey − 1) / k + (k + 1) / 2k`; bench/index.ts measured 5.13, 3.44
+ * shared ones, `(indexNodesPerChangedKey − 1) / k + (k + 1) / 2k`; bench/index.ts measured 5.13, 3.44
  * and 2.38 at 10^5 keys and 6.00, 4.36 and 3.23 at 10^6 for 1, 50 and 1,000 keys changed
  * together (this gives 5.10, 3.69, 2.61 and 5.93, 4.52, 3.44: within a tenth).
  */
-export function tilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_TILE_LEVELS): number {
-  return tilesPerLevels(nodesPerChangedKey(keys, changedKeys) - 1, k);
+export function indexTilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_TILE_LEVELS): number {
+  return indexTilesPerLevels(indexNodesPerChangedKey(keys, changedKeys) - 1, k);
 }
 
 /** Read units of one eventually consistent item read under 4 KB (a tile; docs/verifiable-index.md, "Tiles"). */
@@ -111,7 +111,7 @@ function checkLoad(load: IndexLoad): void {
 /**
  * The sealer's index read per write (docs/sealing.md, "The index floor"): per run, one `GetItem`
  * of the deployment head and one read of tree nodes for the consistency proof (1 RCU each), and
- * the tiles of the lineage's path and of each write's residual-id path ({@link tilesPerPath},
+ * the tiles of the lineage's path and of each write's residual-id path ({@link indexTilesPerPath},
  * eventually consistent: {@link TILE_READ_UNITS} each); about 7.9 RCU for a run of one write at
  * 10^6 keys (44 with one consistently read item per node). The warm tile cache's hits are not
  * counted: an upper bound.
@@ -120,7 +120,7 @@ function checkLoad(load: IndexLoad): void {
  */
 export function sealerIndexUsage(load: IndexLoad): Usage {
   checkLoad(load);
-  const perRun = 2 + TILE_READ_UNITS * tilesPerPath(load.indexKeys) * (1 + load.writesPerRun);
+  const perRun = 2 + TILE_READ_UNITS * indexTilesPerPath(load.indexKeys) * (1 + load.writesPerRun);
   return { dynamodbReadRequestUnit: perRun / load.writesPerRun };
 }
 
@@ -129,7 +129,7 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
  * items, and one `VerifyMac` of its head-state MAC (docs/verifiable-log.md, "Appending"); the
  * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
- * warm cache's hits not counted) and their new tiles written ({@link tilesPerChangedKey},
+ * warm cache's hits not counted) and their new tiles written ({@link indexTilesPerChangedKey},
  * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
  * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
  * (`SendMessage`) and the poller's receive and delete; one invocation of
@@ -142,7 +142,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const writes = load.writesPerIntegration;
   const lineages = load.lineagesPerIntegration;
   const changedKeys = lineages + writes;
-  const tiles = changedKeys * tilesPerChangedKey(load.indexKeys, changedKeys);
+  const tiles = changedKeys * indexTilesPerChangedKey(load.indexKeys, changedKeys);
   const witnesses = load.witnesses ?? 1;
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
   const perIntegration: Usage = {

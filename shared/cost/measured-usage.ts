@@ -1,5 +1,5 @@
-import type { Usage } from './cost-model';
 import { indexUsagePerWrite, SPARSE_INDEX_LOAD } from './index-usage';
+import type { Usage } from './usage';
 
 /**
  * Billable units per operation as the emulator bench counted them (docs/infrastructure.md, "Cost

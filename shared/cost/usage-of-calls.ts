@@ -1,5 +1,5 @@
-import type { Usage } from './cost-model';
 import type { PerUseDimension } from './price-table';
+import type { Usage } from './usage';
 
 /** What an AWS operation was counted at (bench/stack/call-tally.ts's figures, summed over a run). */
 export interface CountedCall {

@@ -1,10 +1,10 @@
 import { InvalidInputError } from '../errors';
 import type { IndexNode, IndexNodeStore } from '../ports/index-node-store';
+import { hashKey } from './hash-key';
 import { entryDigest } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hash';
-import { indexKeyPath, pathBit } from './index-key';
+import { indexKeyPath, keyPathBit } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
-import { hashKey } from './index-tile';
 import { admitUpdate, type IndexUpdate, type IndexUpdateFinding, updateEntry } from './index-update';
 import { tileIndexNodes } from './tile-index-nodes';
 
@@ -196,7 +196,7 @@ function split(sorted: readonly { readonly path: Uint8Array }[], depth: number, 
   let hi = to;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (pathBit((sorted[mid] as { path: Uint8Array }).path, depth) === 0) lo = mid + 1;
+    if (keyPathBit((sorted[mid] as { path: Uint8Array }).path, depth) === 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -1,7 +1,7 @@
 import { ResealError } from '../errors';
 import { entryDigest, entryKey, type IndexEntry } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash } from './index-hash';
-import { type IndexKey, indexKeyPath, pathBit } from './index-key';
+import { type IndexKey, indexKeyPath, keyPathBit } from './index-key';
 import { decodeIndexProof, type IndexProof } from './index-proof';
 
 /** Why a proof about a key does not hold (docs/verifiable-index.md, "Verifying a proof"). */
@@ -44,7 +44,7 @@ function rootOf(path: Uint8Array, terminal: Uint8Array, siblings: readonly (Uint
   let h = terminal;
   for (let i = siblings.length - 1; i >= 0; i -= 1) {
     const sibling = siblings[i] ?? empty;
-    h = pathBit(path, i) === 0 ? indexNodeHash(h, sibling) : indexNodeHash(sibling, h);
+    h = keyPathBit(path, i) === 0 ? indexNodeHash(h, sibling) : indexNodeHash(sibling, h);
   }
   return h;
 }
@@ -109,7 +109,7 @@ export function checkIndexAbsence(
     if (matches(other, path))
       return finding('WRONG_KIND', "the leaf that ends the path is the key's own: it is present");
     for (let i = 0; i < depth; i += 1) {
-      if (pathBit(other, i) !== pathBit(path, i)) {
+      if (keyPathBit(other, i) !== keyPathBit(path, i)) {
         return finding('NOT_ON_PATH', `the other leaf leaves the key's path at depth ${i}, above depth ${depth}`);
       }
     }

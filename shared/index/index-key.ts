@@ -54,7 +54,7 @@ export function indexKeyPath(key: IndexKey): Uint8Array {
  * Bit `depth` of a key path (0 = the most significant bit of byte 0).
  * @returns 0 (left) or 1 (right)
  */
-export function pathBit(path: Uint8Array, depth: number): 0 | 1 {
+export function keyPathBit(path: Uint8Array, depth: number): 0 | 1 {
   return (((path[depth >>> 3] as number) >>> (7 - (depth & 7))) & 1) as 0 | 1;
 }
 

@@ -1,6 +1,7 @@
 import { IndexNodeMissingError, InvalidInputError } from '../errors';
 import type { IndexNodeStore } from '../ports/index-node-store';
-import { type CheckedIndexNode, decodeIndexTile, hashKey } from './index-tile';
+import { hashKey } from './hash-key';
+import { type CheckedIndexNode, decodeIndexTile } from './index-tile';
 
 /**
  * The nodes of one walk of the index (docs/verifiable-index.md, "Tiles"), read a tile at a time

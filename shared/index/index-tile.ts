@@ -1,6 +1,7 @@
 import { canonicalJson } from '../canonical/canonical-json';
 import { InvalidInputError } from '../errors';
 import type { IndexNode } from '../ports/index-node-store';
+import { hashKey } from './hash-key';
 import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash, isEmptyIndexHash } from './index-hash';
 import { indexKeyPath } from './index-key';
@@ -56,10 +57,6 @@ export interface DecodedIndexTile {
   /** The nodes the tile spells out (references excluded), keyed by their hash as a latin1 string. */
   readonly nodes: ReadonlyMap<string, CheckedIndexNode>;
 }
-
-/** A hash as a map key: 32 bytes as 32 latin1 characters. */
-export const hashKey = (hash: Uint8Array): string =>
-  Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
 
 /**
  * Encodes a tile rooted at `root`: `content(h)` gives the node stored under `h` when the writer

@@ -2,7 +2,7 @@ import { IndexNodeMissingError, InvalidInputError } from '../errors';
 import type { IndexNodeStore } from '../ports/index-node-store';
 import type { IndexEntry } from './index-entry';
 import { INDEX_HASH_BYTES, isEmptyIndexHash } from './index-hash';
-import { type IndexKey, indexKeyPath, KEY_PATH_BITS, pathBit } from './index-key';
+import { type IndexKey, indexKeyPath, KEY_PATH_BITS, keyPathBit } from './index-key';
 import { IndexNodeReader } from './index-node-reader';
 import type { IndexProof } from './index-proof';
 
@@ -44,7 +44,7 @@ export async function proveIndexKey(store: IndexNodeStore, root: Uint8Array, key
         proof: { kind: 'absence', siblings, leaf: { keyPath: node.keyPath, entryDigest: node.entryDigest } },
       };
     }
-    const right = pathBit(path, siblings.length) === 1;
+    const right = keyPathBit(path, siblings.length) === 1;
     const sibling = right ? node.left : node.right;
     siblings.push(isEmptyIndexHash(sibling) ? null : Uint8Array.from(sibling));
     hash = Uint8Array.from(right ? node.right : node.left);

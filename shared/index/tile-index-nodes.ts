@@ -1,7 +1,8 @@
 import type { IndexNode, IndexTile } from '../ports/index-node-store';
+import { hashKey } from './hash-key';
 import { isEmptyIndexHash } from './index-hash';
 import type { IndexNodeReader } from './index-node-reader';
-import { encodeIndexTile, hashKey } from './index-tile';
+import { encodeIndexTile } from './index-tile';
 
 /**
  * The tiles to store for the nodes an update made (docs/verifiable-index.md, "Tiles"): a tile for

@@ -7,8 +7,8 @@ import { subtreeRefs } from '../log/subtree-refs';
 import { openCheckpoint } from '../log/verified-checkpoint';
 import type { StoredDeploymentHead } from '../ports/deployment-log-store';
 import { type DeploymentLogState, emptyDeploymentLogState } from './deployment-log-state';
-import { type VerifiedReAnchor, verifyReAnchorStatement } from './re-anchor-statement';
 import { deploymentLeafHashIn } from './re-anchored-leaf';
+import { storedReAnchor } from './stored-re-anchor';
 
 /**
  * Authenticates the deployment log's stored head before an integration extends it
@@ -63,51 +63,4 @@ export function authenticateDeploymentHead(
   }
   const state = { size: stored.size, rootHash, frontier, indexRoot: Uint8Array.from(indexRoot) };
   return reAnchor ? { ...state, reAnchor: reAnchor.hash } : state;
-}
-
-/**
- * The head's re-anchor statement, verified with the log key (docs/deployment-log.md, "Re-anchor"):
- * `null` when the head names none, else the statement, whose re-anchor leaf the head must cover
- * (its restored size below the head's); a reason when it does not hold.
- */
-export function storedReAnchor(
-  stored: StoredDeploymentHead,
-  key: NoteVerifierKey,
-  origin: string,
-): VerifiedReAnchor | null | string {
-  const note = stored.reAnchor ?? null;
-  if (note === null) return null;
-  if (typeof note !== 'string') return 'the re-anchor statement is not a note';
-  const verified = verifyReAnchorStatement(note, { origin, logKeys: [key], recoveryKeys: null });
-  if (verified.kind === 'REFUSED') return `the re-anchor statement: ${verified.reason}`;
-  if (verified.statement.restored.size >= stored.size) {
-    return `the re-anchor leaf (index ${verified.statement.restored.size}) is not in the head of ${stored.size}`;
-  }
-  return verified;
-}
-
-/**
- * The head's `published` note, kept only when it is a checkpoint of this log the log key signed,
- * of at most the authenticated head's size (and its very root at that size); else `null`
- * (docs/deployment-log.md, "Storage"). The field is the table's word: an integrator carries it
- * forward, and starts its witness submission from its size, only once it is checked here.
- * Cosignatures are not checked: they are the witness's, and a client checks them against its policy.
- */
-export function authenticatePublished(
-  published: string | null,
-  state: DeploymentLogState,
-  key: NoteVerifierKey,
-  origin: string,
-): string | null {
-  if (published === null) return null;
-  let checkpoint: ReturnType<typeof openCheckpoint>;
-  try {
-    checkpoint = openCheckpoint(published, key, origin);
-  } catch (error) {
-    if (error instanceof ResealError) return null;
-    throw error;
-  }
-  if (checkpoint.size > state.size) return null;
-  if (checkpoint.size === state.size && Buffer.compare(checkpoint.rootHash, state.rootHash) !== 0) return null;
-  return published;
 }

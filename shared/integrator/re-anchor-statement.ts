@@ -1,13 +1,12 @@
 import { hash } from 'node:crypto';
 import { HashDomain } from '../canonical/hash-domain';
-import { InvalidInputError, NoteFormatError, ReAnchorFormatError } from '../errors';
+import { InvalidInputError, ReAnchorFormatError } from '../errors';
 import { DEFAULT_MAX_CLOCK_SKEW_SECONDS } from '../guard/policy';
 import { HASH_BYTES } from '../log/merkle-hash';
 import type { NoteVerifierKey } from '../log/note-key';
-import { formatSignedNote, type NoteSignature, parseSignedNote, signNote } from '../log/signed-note';
+import { type NoteSignature, parseSignedNote } from '../log/signed-note';
 import { decodeStrictBase64, encodeBase64 } from '../log/strict-base64';
 import { verifyEd25519 } from '../log/verify-ed25519';
-import type { NoteSigner } from '../ports/note-signer';
 
 /** First line of every re-anchor statement: names the format (docs/deployment-log.md, "Re-anchor"). */
 export const RE_ANCHOR_HEADER = 'reseal/v1/re-anchor';
@@ -270,22 +269,6 @@ export function verifyReAnchorStatement(note: string, keys: ReAnchorKeys): Verif
     return { kind: 'REFUSED', reason: 'not signed by a recovery key' };
   }
   return { kind: 'VERIFIED', note, text, statement, hash: reAnchorStatementHash(text) };
-}
-
-/**
- * Adds `signer`'s signature line to a signed note, after the ones it holds (the log's signature
- * on the operator's statement). The new signature is checked under the signer's key first.
- *
- * @throws {NoteFormatError} when `note` is not a signed note
- */
-export async function addNoteSignature(note: string, signer: NoteSigner): Promise<string> {
-  const { text, signatures } = parseSignedNote(note);
-  const own = parseSignedNote(await signNote(text, signer)).signatures;
-  const [mine] = own;
-  if (mine && signatures.some((s) => s.name === mine.name && Buffer.compare(s.keyHash, mine.keyHash) === 0)) {
-    throw new NoteFormatError('signatures', `the note is already signed by ${signer.keyName}`);
-  }
-  return formatSignedNote(text, [...signatures, ...own]);
 }
 
 /**

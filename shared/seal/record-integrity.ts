@@ -1,6 +1,8 @@
 import { boundaryDigest } from '../authorship/boundary-digest';
 import { policyDigest } from '../authorship/lineage-policy';
-import { policyDigestOrNull, signedWriteDigest, verifyWriterSignature } from '../authorship/signed-write';
+import { policyDigestOrNull } from '../authorship/policy-digest-or-null';
+import { signedWriteDigest } from '../authorship/signed-write';
+import { verifyWriterSignature } from '../authorship/verify-writer-signature';
 import { writerDigest } from '../authorship/writer-digest';
 import type { HexDigest } from '../canonical/digest';
 import { hashWrittenCanonical } from '../canonical/hash-canonical';
@@ -20,7 +22,7 @@ import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
-import { type CheckedPayload, checkPayload } from '../write/write-request';
+import { type CheckedPayload, checkPayload } from '../write/json-payload';
 import { isVariableList } from './is-variable-list';
 import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND } from './record-header';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';

@@ -18,15 +18,10 @@ import { WireFields } from '../schemas/wire-fields';
 import { manifestDigestOf } from '../triage/manifest-digest';
 import { isManifest, parseManifest } from '../triage/parse-manifest';
 import { type SealedDependencyManifest, SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
+import { checkPayload, JsonPayloadSchema } from '../write/json-payload';
 import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import { SessionVariableSchema, VariableName } from '../write/session-variable';
-import {
-  checkPayload,
-  JsonPayloadSchema,
-  MAX_DECLARED_CONSTANTS,
-  MAX_VARIABLES,
-  type ResidualWriteRequest,
-} from '../write/write-request';
+import { MAX_DECLARED_CONSTANTS, MAX_VARIABLES, type ResidualWriteRequest } from '../write/write-request';
 import { isVariableList } from './is-variable-list';
 import { isOptionalSupersedes, SupersedesSchema } from './supersedes';
 

@@ -4,9 +4,10 @@ import { RecordWriterSchema } from '../authorship/writer-block';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { HexDigest } from '../schemas/hex-digest';
 import { SealedDependencyManifestSchema } from '../triage/sealed-dependency-manifest';
+import { JsonPayloadSchema } from '../write/json-payload';
 import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import { SessionVariableSchema, VariableName } from '../write/session-variable';
-import { JsonPayloadSchema, MAX_DECLARED_CONSTANTS, MAX_VARIABLES } from '../write/write-request';
+import { MAX_DECLARED_CONSTANTS, MAX_VARIABLES } from '../write/write-request';
 import { AnchorSignatureSchema } from './anchor-signature';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
 

@@ -35,7 +35,7 @@ export function acceptsManifestV1(raw: unknown): boolean {
  * error. (With a value that is not hex the seal is still that of the text written, which cannot
  * match a manifest that is valid; triage then calls {@link parseManifest} before reporting.)
  */
-export function baselineAwaitingDigests(
+export function acceptManifestAwaitingBaseline(
   raw: unknown,
   visit?: BaselineVisitor,
 ): { manifest: SealedDependencyManifest; compositeSeal: HexDigest; size: number } | null {

@@ -5,7 +5,7 @@ import { isAsciiMapKey, isPlainAsciiMapKey } from '../schemas/is-ascii-map-key';
 import { isPlainRecord } from '../schemas/is-plain-record';
 
 /**
- * Called by {@link baselineAwaitingDigests} with each member of `baselineKeyHashes` once it is
+ * Called by {@link acceptManifestAwaitingBaseline} with each member of `baselineKeyHashes` once it is
  * checked (keys in sorted order, each value a 64-character string), so that triage compares the
  * current environment in the same pass; `false` stops the pass (the result is then `null`).
  * `plainKey`: the key passed `isPlainAsciiMapKey` (its JSON text is `"${key}"`), so the visitor

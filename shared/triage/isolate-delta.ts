@@ -10,7 +10,7 @@ import { isPlainRecord } from '../schemas/is-plain-record';
 import { normalFormOf } from '../schemas/normal-form';
 import { ownKeyCount } from '../schemas/own-key-count';
 import type { Validated } from '../schemas/validated';
-import { baselineAwaitingDigests } from './accepts-manifest-v1';
+import { acceptManifestAwaitingBaseline } from './accepts-manifest-v1';
 import { compositeSealUnchecked } from './composite-seal';
 import { declaredAbsentKeys } from './declared-absent-keys';
 import { type DeltaIsolationReport, DeltaVerdict } from './delta-isolation-report';
@@ -60,9 +60,9 @@ export function isolateDelta(manifest: unknown, currentEnv: unknown): DeltaIsola
     isPlainRecord(currentEnv) && envSnapshotKeyLimitIssue(ownKeyCount(currentEnv)) === null
       ? new BaselineWalk(currentEnv)
       : null;
-  let pending = baselineAwaitingDigests(manifest, walk?.visit);
+  let pending = acceptManifestAwaitingBaseline(manifest, walk?.visit);
   // The environment stopped the pass: the baseline's pass alone, the environment below.
-  if (pending === null && walk?.refused) pending = baselineAwaitingDigests(manifest);
+  if (pending === null && walk?.refused) pending = acceptManifestAwaitingBaseline(manifest);
   if (pending === null) {
     return isolateValidatedDelta(parseManifest(manifest), parseEnvSnapshot(currentEnv, 'current environment'));
   }
@@ -178,7 +178,7 @@ function diffKeys(
 
 /**
  * {@link diffKeys} of an untrusted environment fused with the baseline's pass of
- * {@link baselineAwaitingDigests}: {@link BaselineWalk.visit} takes each baseline key (checked,
+ * {@link acceptManifestAwaitingBaseline}: {@link BaselineWalk.visit} takes each baseline key (checked,
  * in sorted order) and compares the environment's value there, checking it as
  * {@link diffKeys} does; {@link BaselineWalk.drift} then finds the appeared keys (checking them
  * too) only when the environment has keys the walk did not meet. A key or value the checks do

@@ -4,6 +4,8 @@ import { emptyIndexHash } from '../../shared/index/index-hash';
 import { encodeIndexProof, type IndexProof } from '../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
+import { decideAbsence } from '../../shared/integrator/decide-absence';
+import { decideRecordFreshness } from '../../shared/integrator/decide-record-freshness';
 import {
   type DeploymentChainFinding,
   type DeploymentChainInput,
@@ -11,12 +13,7 @@ import {
   verifyDeploymentChain,
 } from '../../shared/integrator/deployment-chain';
 import { deploymentLeafHash } from '../../shared/integrator/deployment-leaf';
-import {
-  decideAbsence,
-  decideRecordFreshness,
-  type ReadDeploymentChain,
-  type RecordFreshness,
-} from '../../shared/integrator/record-freshness';
+import type { ReadDeploymentChain, RecordFreshness } from '../../shared/integrator/record-freshness';
 import { proveConsistency } from '../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../shared/log/note-key';
 import { signCheckpoint } from '../../shared/log/sign-checkpoint';

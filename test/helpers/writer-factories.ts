@@ -6,8 +6,8 @@
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { type LineagePolicy, lineageIdFor } from '../../shared/authorship/lineage-policy';
 import { LocalWriterSigner } from '../../shared/authorship/local-writer-signer';
-import { requestSigningDigest, type UnsignedWriteRequest } from '../../shared/authorship/write-signature';
-import type { ResidualWriteRequest } from '../../shared/write/write-request';
+import { requestSigningDigest } from '../../shared/authorship/request-signing-digest';
+import type { ResidualWriteRequest, UnsignedWriteRequest } from '../../shared/write/write-request';
 
 /** The private key of a 32-byte seed `first, first + 1, …` (PKCS #8, RFC 8410). */
 const keyOf = (first: number): KeyObject =>

@@ -13,7 +13,7 @@ import type { SealerService } from '../../functions/sealer/sealer-service';
 import { clientConfig } from '../../scripts/emulator/deploy';
 import { checkIndexPresence } from '../../shared/index/check-index';
 import { isEmptyIndexHash } from '../../shared/index/index-hash';
-import { type IndexKey, indexKeyPath, pathBit } from '../../shared/index/index-key';
+import { type IndexKey, indexKeyPath, keyPathBit } from '../../shared/index/index-key';
 import { IndexNodeReader } from '../../shared/index/index-node-reader';
 import { INDEX_TILE_LEVELS } from '../../shared/index/index-tile';
 import { proveIndexKey } from '../../shared/index/prove-index-key';
@@ -273,7 +273,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     // crosses a tile below the root tile; none of y's keys starts like x's, so none crosses it.
     const prefix = (key: IndexKey, bits: number) => {
       const path = indexKeyPath(key);
-      return Array.from({ length: bits }, (_, depth) => pathBit(path, depth)).join('');
+      return Array.from({ length: bits }, (_, depth) => keyPathBit(path, depth)).join('');
     };
     const lineageKey = (lineageId: string): IndexKey => ({ kind: 'lineage', lineageId });
     const pick = (name: string, fits: (lineageId: string) => boolean): string => {
@@ -307,7 +307,7 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
         const node = await reader.read(hash);
         if (reader.isTileRoot(hash)) tiles.push(Buffer.from(hash).toString('hex'));
         if (node.kind === 'leaf') break;
-        hash = pathBit(path, depth) === 1 ? node.right : node.left;
+        hash = keyPathBit(path, depth) === 1 ? node.right : node.left;
       }
       return tiles;
     };

@@ -6,7 +6,8 @@ record in its lineage tree, the lineage's head in the verifiable index, and the 
 :func:`verify_deployment_chain` checks the last two (the first is ``verify_record_proof``);
 :func:`decide_record_freshness` and :func:`decide_absence` place a proven record, or a "no such
 record" answer, against it. The same decisions as the TypeScript core
-(``shared/integrator/deployment-chain.ts``, ``record-freshness.ts``), read from docs/.
+(``shared/integrator/deployment-chain.ts``, ``decide-record-freshness.ts``, ``decide-absence.ts``), read
+from docs/.
 """
 
 from __future__ import annotations

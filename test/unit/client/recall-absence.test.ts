@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DeploymentChainReader } from '../../../client/deployment-chain-reader';
 import { LogReader } from '../../../client/log-reader';
 import { recallAbsence } from '../../../client/recall-absence';
-import { decideAbsence } from '../../../shared/integrator/record-freshness';
+import { decideAbsence } from '../../../shared/integrator/decide-absence';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack, unwitnessedTestPolicy } from '../../helpers/integrated-stack';
 import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';

@@ -10,12 +10,9 @@ import { checkRejectionOutcome, openOutcome } from '../../../shared/log/outcome-
 import { RejectionReason } from '../../../shared/pipeline/rejection-reason';
 import { ResidualRejectedDetailSchema } from '../../../shared/pipeline/residual-rejected-detail';
 import { Identifier } from '../../../shared/schemas/identifier';
+import { MAX_PAYLOAD_BYTES } from '../../../shared/write/json-payload';
 import { requestDigest } from '../../../shared/write/request-digest';
-import {
-  MAX_PAYLOAD_BYTES,
-  type ResidualWriteRequest,
-  ResidualWriteRequestSchema,
-} from '../../../shared/write/write-request';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../../shared/write/write-request';
 import {
   FUZZ_RUNS,
   FUZZ_TIMEOUT_MS,

@@ -8,36 +8,6 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The shipped code: what the package, the Lambda functions and the stack are built from. */
 const PRODUCTION = ['adapters', 'bin', 'cli', 'client', 'frameworks', 'functions', 'infra', 'mcp', 'shared'] as const;
 
-/**
- * Files that hold more than one concept and export none named after the file (README.md,
- * "Architecture": one concept per file, named after its primary export). Each is still to be
- * split or renamed; the test below fails for a file that breaks the rule and is not listed, and
- * for a listed file that no longer breaks it (take it off the list), so the list only shrinks.
- */
-const NOT_YET_ONE_CONCEPT = new Set(['shared/cost/cost-model.ts']);
-
-/**
- * Files with a value export of another concept than the file's (see {@link secondConcepts}): each
- * is still to be split, or the export named in the concept's words. The test below fails for a
- * file that gains one and is not listed, and for a listed file that no longer has one, so the list
- * only shrinks.
- */
-const NOT_YET_ONE_CONCEPT_PER_VALUE = new Set([
-  'shared/authorship/signed-write.ts',
-  'shared/authorship/write-signature.ts',
-  'shared/cost/cost-model.ts',
-  'shared/cost/index-usage.ts',
-  'shared/index/index-key.ts',
-  'shared/index/index-tile.ts',
-  'shared/integrator/deployment-head.ts',
-  'shared/integrator/deployment-log-state.ts',
-  'shared/integrator/integrate.ts',
-  'shared/integrator/re-anchor-statement.ts',
-  'shared/integrator/record-freshness.ts',
-  'shared/triage/accepts-manifest-v1.ts',
-  'shared/write/write-request.ts',
-]);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -171,23 +141,21 @@ describe('architecture: one concept per file, named after its primary export (RE
     expect(secondConcepts('adapters/record-item.ts', ['recordItem', 'readString'])).toEqual(['readString']);
   });
 
-  it('each production file exports a concept named after the file (the list of files still to split only shrinks)', () => {
+  it('each production file exports a concept named after the file', () => {
     const unnamed = modules
       .filter((module) => !isEntry(module))
       .filter(({ file, names }) => !names.some((name) => namedAfter(file, name)))
       .map(({ file }) => file);
     expect(modules.length).toBeGreaterThan(300);
-    expect(unnamed.filter((file) => !NOT_YET_ONE_CONCEPT.has(file))).toEqual([]);
-    expect([...NOT_YET_ONE_CONCEPT].filter((file) => !unnamed.includes(file))).toEqual([]);
+    expect(unnamed).toEqual([]);
   });
 
-  it("a file's other value exports belong to its concept: each shares a word with the file's name (the list of files still to split only shrinks)", () => {
+  it("a file's other value exports belong to its concept: each shares a word with the file's name", () => {
     const mixed = modules
       .filter(({ file }) => basename(file) !== 'index.ts')
       .filter(({ file, values }) => secondConcepts(file, values).length > 0)
       .map(({ file }) => file);
-    expect(mixed.filter((file) => !NOT_YET_ONE_CONCEPT_PER_VALUE.has(file))).toEqual([]);
-    expect([...NOT_YET_ONE_CONCEPT_PER_VALUE].filter((file) => !mixed.includes(file))).toEqual([]);
+    expect(mixed).toEqual([]);
   });
 
   it('no production file but an index.ts forwards another module (import a concept from the file that owns it)', () => {

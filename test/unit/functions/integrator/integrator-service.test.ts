@@ -8,7 +8,7 @@ import type { IndexEntry, LineageIndexValue } from '../../../../shared/index/ind
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
-import { readHeldLineages } from '../../../../shared/integrator/integrate';
+import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';
 import { claimedLogState, type StoredLogHead } from '../../../../shared/log/log-state';
 import { nodeSourceOf } from '../../../../shared/log/node-source';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readHeldLineages } from '../../../../shared/integrator/integrate';
+import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
 import { claimedLogState, headStateOf } from '../../../../shared/log/log-state';
 import { inProcessIntegration } from '../../../helpers/in-process-integration';
 import { shrinkHead } from '../../../helpers/small-head';

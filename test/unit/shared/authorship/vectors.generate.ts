@@ -19,17 +19,14 @@ import {
   policyDigest,
 } from '../../../../shared/authorship/lineage-policy';
 import { LocalWriterSigner } from '../../../../shared/authorship/local-writer-signer';
+import { requestSigningDigest } from '../../../../shared/authorship/request-signing-digest';
 import {
   MAX_SIGNATURE_AGE_MS,
   MAX_SIGNATURE_FUTURE_MS,
   signatureAgeProblem,
-  verifyWriterSignature,
-} from '../../../../shared/authorship/signed-write';
-import {
-  requestSigningDigest,
-  signWriteRequest,
-  type UnsignedWriteRequest,
-} from '../../../../shared/authorship/write-signature';
+} from '../../../../shared/authorship/signature-age';
+import { verifyWriterSignature } from '../../../../shared/authorship/verify-writer-signature';
+import { signWriteRequest } from '../../../../shared/authorship/write-signature';
 import type { RecordWriter } from '../../../../shared/authorship/writer-block';
 import { writerDigest } from '../../../../shared/authorship/writer-digest';
 import { canonicalJson, type JsonValue } from '../../../../shared/canonical/canonical-json';
@@ -47,7 +44,7 @@ import { variablesDigest } from '../../../../shared/seal/variables-digest';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { buildManifest } from '../../../../shared/triage/build-manifest';
 import { manifestDigest } from '../../../../shared/triage/manifest-digest';
-import type { ResidualWriteRequest } from '../../../../shared/write/write-request';
+import type { ResidualWriteRequest, UnsignedWriteRequest } from '../../../../shared/write/write-request';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const seedOf = (first: number): Uint8Array => Uint8Array.from({ length: 32 }, (_, i) => first + i);

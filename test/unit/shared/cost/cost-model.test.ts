@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUsage, costPerMillion, DESIGN_FLOOR, monthlyCost, perOperation } from '../../../../shared/cost/cost-model';
+import { costPerMillion, DESIGN_FLOOR } from '../../../../shared/cost/cost-per-million';
+import { monthlyCost } from '../../../../shared/cost/monthly-cost';
 import {
   MONTHLY_DIMENSIONS,
   PER_USE_DIMENSIONS,
   type PriceTable,
   PriceTableSchema,
 } from '../../../../shared/cost/price-table';
+import { addUsage, usagePerOperation } from '../../../../shared/cost/usage';
 import { usageOfCalls } from '../../../../shared/cost/usage-of-calls';
 import { parseInput } from '../../../../shared/schemas/parse';
 
@@ -110,17 +112,17 @@ describe('monthlyCost', () => {
   });
 });
 
-describe('perOperation', () => {
+describe('usagePerOperation', () => {
   it('divides totals by the number of operations', () => {
-    expect(perOperation({ kmsSymmetricRequest: 10, sqsStandardRequest: 30 }, 10)).toEqual({
+    expect(usagePerOperation({ kmsSymmetricRequest: 10, sqsStandardRequest: 30 }, 10)).toEqual({
       kmsSymmetricRequest: 1,
       sqsStandardRequest: 3,
     });
   });
 
   it('refuses a count that is not a positive integer', () => {
-    expect(() => perOperation({}, 0)).toThrow(/operations must be a positive integer, got 0/);
-    expect(() => perOperation({}, 1.5)).toThrow(RangeError);
+    expect(() => usagePerOperation({}, 0)).toThrow(/operations must be a positive integer, got 0/);
+    expect(() => usagePerOperation({}, 1.5)).toThrow(RangeError);
   });
 });
 

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUsage, costPerMillion } from '../../../../shared/cost/cost-model';
+import { costPerMillion } from '../../../../shared/cost/cost-per-million';
 import { deployEstimate } from '../../../../shared/cost/deploy-estimate';
 import { MEASURED_USAGE } from '../../../../shared/cost/measured-usage';
 import { PriceTableSchema } from '../../../../shared/cost/price-table';
+import { addUsage } from '../../../../shared/cost/usage';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));

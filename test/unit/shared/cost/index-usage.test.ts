@@ -1,20 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costPerMillion } from '../../../../shared/cost/cost-model';
+import { costPerMillion } from '../../../../shared/cost/cost-per-million';
 import {
   DEPLOYMENT_COMMIT_WCU,
   type IndexLoad,
   indexDepth,
+  indexNodesPerChangedKey,
+  indexTilesPerChangedKey,
+  indexTilesPerPath,
   indexUsagePerWrite,
   integratorUsage,
-  nodesPerChangedKey,
   SPARSE_INDEX_LOAD,
   sealerIndexUsage,
   TILE_READ_UNITS,
   TILE_WRITE_UNITS,
-  tilesPerChangedKey,
-  tilesPerPath,
 } from '../../../../shared/cost/index-usage';
 import { PriceTableSchema } from '../../../../shared/cost/price-table';
 
@@ -25,18 +25,18 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
   it('docs/sealing.md "The index floor": about 8 read units for a run of one write at 10^6 keys, tiles read eventually consistent', () => {
     expect(indexDepth(1e6)).toBeCloseTo(21.2, 1);
     // Six tiles of 4 levels per path at 10^6 keys, half a read unit each (docs/verifiable-index.md, "Tiles").
-    expect(tilesPerPath(1e6)).toBeCloseTo(5.93, 2);
+    expect(indexTilesPerPath(1e6)).toBeCloseTo(5.93, 2);
     const reads = sealerIndexUsage(SPARSE_INDEX_LOAD).dynamodbReadRequestUnit ?? 0;
     expect(reads).toBeGreaterThan(7.5);
     expect(reads).toBeLessThan(8.5);
     // A run of ten writes shares the head and the lineage's path: each write reads its own residual path.
     const run = sealerIndexUsage({ ...SPARSE_INDEX_LOAD, writesPerRun: 10 }).dynamodbReadRequestUnit ?? 0;
-    expect(run).toBeCloseTo((2 + TILE_READ_UNITS * tilesPerPath(1e6) * 11) / 10, 6);
+    expect(run).toBeCloseTo((2 + TILE_READ_UNITS * indexTilesPerPath(1e6) * 11) / 10, 6);
   });
 
   it("the tiles per path and per changed key are bench/index.ts's at 10^5 and 10^6 keys, within a tenth", () => {
-    expect(tilesPerPath(1e5)).toBeCloseTo(5.14, 0);
-    expect(tilesPerPath(1e6)).toBeCloseTo(5.97, 0);
+    expect(indexTilesPerPath(1e5)).toBeCloseTo(5.14, 0);
+    expect(indexTilesPerPath(1e6)).toBeCloseTo(5.97, 0);
     for (const [keys, changed, measured] of [
       [1e5, 1, 5.13],
       [1e5, 50, 3.44],
@@ -45,22 +45,22 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
       [1e6, 50, 4.36],
       [1e6, 1000, 3.23],
     ] as const) {
-      expect(Math.abs(tilesPerChangedKey(keys, changed) - measured) / measured).toBeLessThan(0.1);
+      expect(Math.abs(indexTilesPerChangedKey(keys, changed) - measured) / measured).toBeLessThan(0.1);
     }
   });
 
   it("the nodes per changed key are bench/index.ts's measured node writes (18.92, 13.49, 9.16 at 10^5 keys)", () => {
-    expect(nodesPerChangedKey(1e5, 1)).toBeCloseTo(18.92, 0);
-    expect(nodesPerChangedKey(1e5, 50)).toBeCloseTo(13.49, 0);
-    expect(nodesPerChangedKey(1e5, 1000)).toBeCloseTo(9.16, 0);
-    expect(nodesPerChangedKey(10, 1e6)).toBe(1); // never less than the leaf itself
+    expect(indexNodesPerChangedKey(1e5, 1)).toBeCloseTo(18.92, 0);
+    expect(indexNodesPerChangedKey(1e5, 50)).toBeCloseTo(13.49, 0);
+    expect(indexNodesPerChangedKey(1e5, 1000)).toBeCloseTo(9.16, 0);
+    expect(indexNodesPerChangedKey(10, 1e6)).toBe(1); // never less than the leaf itself
   });
 
   it("the integrator's work is one integration's, divided by its writes", () => {
     const load: IndexLoad = { ...SPARSE_INDEX_LOAD, witnesses: 1 };
     const usage = integratorUsage(load);
     const keys = load.writesPerIntegration + load.lineagesPerIntegration;
-    const tiles = keys * tilesPerChangedKey(load.indexKeys, keys);
+    const tiles = keys * indexTilesPerChangedKey(load.indexKeys, keys);
     expect(usage.dynamodbWriteRequestUnit).toBeCloseTo((TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + 1) / 100, 9);
     expect(usage.kmsAsymmetricRequest).toBeCloseTo(2 / 100, 9); // the log key's and the witness's Sign
     expect(usage.sqsStandardRequest).toBeCloseTo(1 + 2 / 100, 9); // one notice per run, the poller's two calls

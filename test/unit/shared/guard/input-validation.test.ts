@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
 import { evaluateWrite } from '../../../../shared/guard/evaluate-write';
+import { MAX_PAYLOAD_BYTES } from '../../../../shared/write/json-payload';
 import {
   MAX_DECLARED_CONSTANTS,
-  MAX_PAYLOAD_BYTES,
   MAX_VARIABLES,
   ResidualWriteRequestSchema,
 } from '../../../../shared/write/write-request';

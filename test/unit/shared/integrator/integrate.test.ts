@@ -10,13 +10,8 @@ import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import { deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { type DeploymentLogState, emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
-import {
-  type IntegrationResult,
-  integrate,
-  type LineageCandidate,
-  readHeldLineages,
-  readHeldLineagesApart,
-} from '../../../../shared/integrator/integrate';
+import { type IntegrationResult, integrate, type LineageCandidate } from '../../../../shared/integrator/integrate';
+import { readHeldLineages, readHeldLineagesApart } from '../../../../shared/integrator/read-held-lineages';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';

@@ -11,11 +11,8 @@
  * roots of those leaves (only sizes and roots matter to the decision).
  */
 import { createHash } from 'node:crypto';
-import {
-  addNoteSignature,
-  formatReAnchorStatement,
-  type ReAnchorStatement,
-} from '../../../../shared/integrator/re-anchor-statement';
+import { formatReAnchorStatement, type ReAnchorStatement } from '../../../../shared/integrator/re-anchor-statement';
+import { addNoteSignature } from '../../../../shared/log/add-note-signature';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
 import { signNote } from '../../../../shared/log/signed-note';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ReAnchorFormatError } from '../../../../shared/errors';
 import { checkKeptDeploymentCheckpoint } from '../../../../shared/integrator/kept-deployment-checkpoint';
 import {
-  addNoteSignature,
   formatReAnchorStatement,
   futureReAnchorTime,
   MAX_RE_ANCHOR_TIME_AHEAD_SECONDS,
@@ -11,6 +10,7 @@ import {
   reAnchorNotice,
   verifyReAnchorStatement,
 } from '../../../../shared/integrator/re-anchor-statement';
+import { addNoteSignature } from '../../../../shared/log/add-note-signature';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
 import { formatNoteSignerKey, parseNoteSignerKey } from '../../../../shared/log/note-signer-key';

@@ -5,18 +5,12 @@
  * node:crypto and RFC 9162 from its definitions, and checks the code against the file.
  */
 import { createHash } from 'node:crypto';
+import { appendIndexRoot, appendReAnchor } from '../../../../shared/integrator/deployment-append';
 import { deploymentLeaf } from '../../../../shared/integrator/deployment-leaf';
-import {
-  appendIndexRoot,
-  appendReAnchor,
-  emptyDeploymentLogState,
-} from '../../../../shared/integrator/deployment-log-state';
-import {
-  addNoteSignature,
-  formatReAnchorStatement,
-  reAnchorStatementHash,
-} from '../../../../shared/integrator/re-anchor-statement';
+import { emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
+import { formatReAnchorStatement, reAnchorStatementHash } from '../../../../shared/integrator/re-anchor-statement';
 import { reAnchoredLeaf } from '../../../../shared/integrator/re-anchored-leaf';
+import { addNoteSignature } from '../../../../shared/log/add-note-signature';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { formatVerifierKey, noteVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { DeploymentChainFinding } from '../../../../shared/integrator/deployment-chain';
+import { decideAbsence } from '../../../../shared/integrator/decide-absence';
 import {
-  decideAbsence,
   decideRecordFreshness,
-  FreshnessState,
   type RecordFreshnessInput,
-} from '../../../../shared/integrator/record-freshness';
+} from '../../../../shared/integrator/decide-record-freshness';
+import type { DeploymentChainFinding } from '../../../../shared/integrator/deployment-chain';
+import { FreshnessState } from '../../../../shared/integrator/record-freshness';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { VerificationVerdict as V } from '../../../../shared/seal/verification-verdict';
 import { hexOf, residualValue } from '../../../helpers/index-factories';

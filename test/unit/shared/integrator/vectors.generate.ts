@@ -11,7 +11,8 @@ import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { deploymentLeaf, deploymentLeafHash } from '../../../../shared/integrator/deployment-leaf';
 import { emptyDeploymentLogState } from '../../../../shared/integrator/deployment-log-state';
-import { integrate, readHeldLineages } from '../../../../shared/integrator/integrate';
+import { integrate } from '../../../../shared/integrator/integrate';
+import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
 import { checkpointBody } from '../../../../shared/log/checkpoint';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { proveInclusion } from '../../../../shared/log/inclusion-proof';

@@ -36,7 +36,7 @@ import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/i
 import { manifestDigestOf, manifestDigests } from '../../../../shared/triage/manifest-digest';
 import { parseManifest } from '../../../../shared/triage/parse-manifest';
 import { SealedDependencyManifestSchema } from '../../../../shared/triage/sealed-dependency-manifest';
-import { checkPayload } from '../../../../shared/write/write-request';
+import { checkPayload } from '../../../../shared/write/json-payload';
 import {
   HOSTILE_STRINGS,
   type Mutation,

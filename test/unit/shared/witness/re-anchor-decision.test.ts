@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WitnessRequestFormatError } from '../../../../shared/errors';
-import {
-  addNoteSignature,
-  formatReAnchorStatement,
-  type ReAnchorStatement,
-} from '../../../../shared/integrator/re-anchor-statement';
+import { formatReAnchorStatement, type ReAnchorStatement } from '../../../../shared/integrator/re-anchor-statement';
+import { addNoteSignature } from '../../../../shared/log/add-note-signature';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { formatVerifierKey } from '../../../../shared/log/note-key';
 import { signCheckpoint } from '../../../../shared/log/sign-checkpoint';
