@@ -28,6 +28,7 @@ import type { LogReader, ProvenRecord } from './log-reader';
 import { searchLoggedSeal } from './logged-seal-search';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
+import { isProvenSeal } from './proven-seal';
 import type { SeenSeals } from './seen-seals';
 import type { Freshness } from './verified-recall';
 
@@ -98,18 +99,6 @@ const UNREAD_MAC_HEAD: Freshness = {
   witnessing: 'UNWITNESSED',
   windowSeconds: null,
 };
-
-/**
- * A seal the client can rely on: its record is in a signed lineage checkpoint (not refused by a
- * deployment log that contradicts it), or `PROVEN` through the deployment log. Any other seal
- * (a head the sealer MAC'd, not yet integrated) is only the table's word: a table writer can put
- * the record, its marker and the head there.
- */
-export function isProvenSeal(outcome: Extract<WriteOutcome, { kind: 'SEALED' }>): boolean {
-  const state = outcome.freshness?.state ?? null;
-  if (state === FreshnessState.PROVEN) return true;
-  return outcome.checkpoint !== null && (state === null || state === FreshnessState.SEALED_AWAITING_INTEGRATION);
-}
 
 /** A refusal signed for the write waited for, seen beside a seal of it that is not proven ({@link isProvenSeal}). */
 interface Contested {

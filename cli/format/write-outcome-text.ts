@@ -1,6 +1,7 @@
 import { isoTime } from '../../client/iso-time';
+import { isProvenSeal } from '../../client/proven-seal';
 import { staleStateHints } from '../../client/stale-state-hints';
-import { isProvenSeal, type WriteOutcome } from '../../client/write-outcomes';
+import type { WriteOutcome } from '../../client/write-outcomes';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { checkpointText } from './checkpoint-text';
 import { conflictHeadFound } from './conflict-head-found';
