@@ -112,10 +112,10 @@ interface Contested {
 
 /**
  * The finding when a seal of this request (not proven) stands beside a refusal the sealer signed
- * for this very request: the sealer reads the residual-id marker and index before it refuses, and
- * answers a request it sealed as a duplicate, never with a refusal (docs/pipeline.md, "Polling
- * the table"). Both cannot be honest: a table writer edited the table (a marker pointed away,
- * then back; a rolled-back head), so neither is an answer to act on.
+ * for this very request: the sealer answers a delivery of a request it sealed as a duplicate,
+ * never with a refusal (docs/pipeline.md, "Polling the table", and its one known exception).
+ * Both cannot be honest: a table writer edited the table (a marker pointed away, then back; a
+ * rolled-back head), so neither is an answer to act on.
  */
 function sealerRefusalFinding(
   lineageId: string,
