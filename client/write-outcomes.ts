@@ -100,9 +100,42 @@ const UNREAD_MAC_HEAD: Freshness = {
   windowSeconds: null,
 };
 
-/** A refusal signed for the write waited for, seen beside a seal of it that is not proven ({@link isProvenSeal}). */
+/**
+ * A refusal signed for the write waited for, seen beside a seal of it that is not proven
+ * ({@link isProvenSeal}); `tamper` when the sealer signed a refusal of this very request (see
+ * {@link sealerRefusalFinding}): a finding, never an outcome.
+ */
 interface Contested {
   refusal: WriteOutcome | null;
+  tamper: UnverifiedOutcomeError | null;
+}
+
+/**
+ * The finding when a seal of this request (not proven) stands beside a refusal the sealer signed
+ * for this very request: the sealer answers a delivery of a request it sealed as a duplicate,
+ * never with a refusal (docs/pipeline.md, "Polling the table", and its one known exception).
+ * Both cannot be honest: a table writer edited the table (a marker pointed away, then back; a
+ * rolled-back head), so neither is an answer to act on.
+ */
+function sealerRefusalFinding(
+  lineageId: string,
+  residualId: string,
+  seal: Extract<WriteOutcome, { kind: 'SEALED' }>,
+  refusal: WriteOutcome,
+): UnverifiedOutcomeError {
+  const signed =
+    refusal.kind === 'CONFLICT'
+      ? `a ${refusal.conflict.reason} conflict (at ${refusal.conflict.atMs} ms)`
+      : refusal.kind === 'REJECTED'
+        ? `a ${refusal.rejection.reason} rejection (at ${refusal.rejection.atMs} ms)`
+        : 'a refusal';
+  return new UnverifiedOutcomeError(
+    lineageId,
+    residualId,
+    seal.head.seq,
+    VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+    `its seal (seq ${seal.head.seq}, record ${seal.head.recordHash}, ${seal.freshness?.state ?? 'not proven'}) stands beside ${signed} the sealer signed for this very request; an honest sealer answers a request it sealed as a duplicate and never refuses it, so the table was edited: act on neither`,
+  );
 }
 
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
@@ -160,10 +193,15 @@ export class WriteOutcomes {
    * the table's word (a head the sealer MAC'd, not yet integrated) never outranks a refusal signed
    * for this very request: the wait goes on for the seal to become proven, and at the deadline
    * (at once for a client that reads no deployment log: nothing could prove it) the outcome is
-   * that refusal (docs/pipeline.md, "Polling the table"). Between refusals, the latest.
+   * that refusal (docs/pipeline.md, "Polling the table"). A refusal the sealer signed for the very
+   * `request` whose seal is also found is no answer at all: the sealer answers a request it sealed
+   * as a duplicate, so both stand only on an edited table; unless the seal becomes proven, the
+   * wait ends in an `UnverifiedOutcomeError` naming both. Between refusals, the latest.
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
-   * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven
+   * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven, or an
+   *   unproven seal of `request` stands beside a refusal the sealer signed for it
+   *   (`UNVERIFIED_TAMPER_RISK`, at the deadline; at once without a deployment log)
    * @throws {HiddenSealError} when nothing came but this write's seal is proven (the deployment
    *   index maps its residual id, or its record is in the signed log) without a marker; a record
    *   found only in a head the sealer MAC'd, by a client that reads no deployment log, is the
@@ -184,7 +222,7 @@ export class WriteOutcomes {
       ]);
     }
     const foreign = { seq: null as number | null };
-    const contested: Contested = { refusal: null };
+    const contested: Contested = { refusal: null, tamper: null };
     let sealed: WriteOutcome | null = null;
     const attempt = async (): Promise<WriteOutcome | null> => {
       const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign, contested);
@@ -212,7 +250,10 @@ export class WriteOutcomes {
               ),
       });
     } catch (error) {
-      // A refusal signed for this request outranks a seal that is only the table's word.
+      // The sealer refused the request it sealed: the table was edited, neither is the outcome.
+      if (contested.tamper && (error instanceof SealedAtDeadline || error instanceof TimeoutError))
+        throw contested.tamper;
+      // A guard refusal signed for this request outranks a seal that is only the table's word.
       if (contested.refusal && (error instanceof SealedAtDeadline || error instanceof TimeoutError))
         return contested.refusal;
       if (error instanceof SealedAtDeadline) return error.outcome;
@@ -392,10 +433,11 @@ export class WriteOutcomes {
     residualId: string,
     options: WaitForOutcomeOptions,
     foreign: { seq: number | null },
-    contested: Contested = { refusal: null },
+    contested: Contested = { refusal: null, tamper: null },
   ): Promise<WriteOutcome | null> {
     const { store, log } = this.#deps;
     contested.refusal = null;
+    contested.tamper = null;
     const location = await store.findByResidualId(lineageId, residualId);
     if (location && location.lineageId === lineageId && location.seq !== foreign.seq) {
       let proven: Awaited<ReturnType<LogReader['proveRecord']>>;
@@ -439,11 +481,15 @@ export class WriteOutcomes {
         };
         if (isProvenSeal(seal)) return seal;
         // Only the table's word: a table writer can build this record from the refused request and
-        // put it, its marker and the head there. A refusal signed for this request outranks it.
-        const refusal = await this.#refusalOf(lineageId, residualId, options);
-        if (refusal === null) return seal;
-        contested.refusal = refusal;
-        return this.#deps.freshness === null ? refusal : null;
+        // put it, its marker and the head there. A guard refusal signed for this request outranks
+        // it; one the sealer signed for this very request contradicts it (sealerRefusalFinding).
+        const { latest, sealer } = await this.#signedRefusals(lineageId, residualId, options);
+        if (latest === null) return seal;
+        contested.refusal = latest;
+        contested.tamper = options.request && sealer ? sealerRefusalFinding(lineageId, residualId, seal, sealer) : null;
+        if (this.#deps.freshness !== null) return null;
+        if (contested.tamper) throw contested.tamper;
+        return latest;
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
     }
@@ -456,22 +502,40 @@ export class WriteOutcomes {
     residualId: string,
     options: WaitForOutcomeOptions,
   ): Promise<WriteOutcome | null> {
+    return (await this.#signedRefusals(lineageId, residualId, options)).latest;
+  }
+
+  /**
+   * The refusals of this write signed by the function that decided each (since `options.sinceMs`):
+   * the latest (`latest`), and the latest the sealer decided (`sealer`: every conflict, and a rejection of `RejectionStage.SEALER`).
+   */
+  async #signedRefusals(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+  ): Promise<{ latest: WriteOutcome | null; sealer: WriteOutcome | null }> {
     const { store } = this.#deps;
     const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
     const [rejections, conflicts] = await Promise.all([
       store.listRejections(lineageId, { residualId }),
       store.listConflicts(lineageId, { residualId }),
     ]);
-    const rejection = (await this.#proven(rejections, (r) => this.#openRejection(r, options)))
-      .filter((r) => r.item.atMs >= since)
-      .at(-1);
+    const signedRejections = (await this.#proven(rejections, (r) => this.#openRejection(r, options))).filter(
+      (r) => r.item.atMs >= since,
+    );
     const conflict = (await this.#proven(conflicts, (c) => this.#openConflict(c, options)))
       .filter((c) => c.item.atMs >= since)
       .at(-1);
-    if (conflict && (!rejection || conflict.item.atMs >= rejection.item.atMs)) {
-      return { kind: 'CONFLICT', conflict: conflict.item, statement: conflict.statement };
-    }
-    return rejection ? { kind: 'REJECTED', rejection: rejection.item, statement: rejection.statement } : null;
+    const latestOf = (rejection: (typeof signedRejections)[number] | undefined): WriteOutcome | null => {
+      if (conflict && (!rejection || conflict.item.atMs >= rejection.item.atMs)) {
+        return { kind: 'CONFLICT', conflict: conflict.item, statement: conflict.statement };
+      }
+      return rejection ? { kind: 'REJECTED', rejection: rejection.item, statement: rejection.statement } : null;
+    };
+    return {
+      latest: latestOf(signedRejections.at(-1)),
+      sealer: latestOf(signedRejections.filter((r) => r.item.stage === RejectionStage.SEALER).at(-1)),
+    };
   }
 
   /**

@@ -57,7 +57,7 @@ export function errorResult(error: unknown, context: ErrorContext = {}): CallToo
   if (error instanceof UnverifiedOutcomeError) {
     return sealTamperError(
       error,
-      'do not rely on this write: the record marked as its seal cannot be proven in the signed log; call reseal_inspect and report the lineage',
+      'do not rely on this write: the table contradicts its seal (the record marked as its seal cannot be proven in the signed log, or the sealer signed a refusal of the request it sealed); call reseal_inspect and report the lineage',
     );
   }
   if (error instanceof HiddenSealError) {

@@ -209,6 +209,8 @@ export class ResealSession implements Session {
    * @throws {InvalidInputError} naming the first item JSON cannot carry (nothing of the batch is written then)
    * @throws {SessionWriteRefusedError} when a write is refused (the items before it stay sealed)
    * @throws {LogVerificationError} when a write is sealed but the deployment log contradicts it
+   * @throws {UnverifiedOutcomeError} when the table contradicts a write's seal (a marked record that
+   *   does not verify, or a refusal the sealer signed beside its unproven seal: docs/pipeline.md)
    * @throws {SessionWriteUnprovenError} when a write is sealed but not yet proven at `timeoutMs`
    * @throws {TimeoutError} when no outcome appears within `timeoutMs`
    */

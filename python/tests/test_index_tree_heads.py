@@ -23,6 +23,7 @@ from reseal import (
     LogVerificationError,
     NotIntegratedError,
     ResealClient,
+    UnverifiedOutcomeError,
     VerificationVerdict,
     verify_receipt,
 )
@@ -354,6 +355,39 @@ def test_a_refusal_signed_for_the_request_outranks_a_seal_awaiting_integration(
         outcome = reader.wait_for_outcome(published, timeout_s=0, until_proven=until_proven)
         assert (outcome.kind, outcome.refusal) == ("REJECTED", refusal), until_proven
     # The same seal once the index holds it is proven: it wins (a duplicate delivery refused after the seal).
+    integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
+    monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
+    proven = reader.wait_for_outcome(published, timeout_s=300)
+    assert proven.kind == "SEALED" and proven.freshness is not None and proven.freshness.state == "PROVEN"
+
+
+@pytest.mark.parametrize("kind", ["CONFLICT", "REJECTED"])
+def test_a_refusal_the_sealer_signed_for_a_sealed_request_is_a_tamper_finding(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # docs/pipeline.md, "Polling the table": the sealer answers a request it sealed as a duplicate, so
+    # its refusal signed for this request beside the seal means the table was edited: neither stands.
+    published = PublishedWrite("m", fixtures.NOW_MS, {"lineageId": LINEAGE, "residualId": "residual-1"})
+    monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
+    reader, table = client([*lineage_items(2), *deployment(1)])
+    if kind == "CONFLICT":
+        refusal = {"reason": "LINEAGE_INCONSISTENT", "atMs": fixtures.NOW_MS, "statement": "signed"}
+        monkeypatch.setattr(reader.table, "rejections", lambda *_: [])
+        monkeypatch.setattr(reader.table, "conflicts", lambda *_: [refusal])
+    else:
+        refusal = {"stage": "SEALER", "reason": "SEAL_REFUSED", "atMs": fixtures.NOW_MS, "statement": "signed"}
+        monkeypatch.setattr(reader.table, "rejections", lambda *_: [refusal])
+        monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    # Its statement checks and names this request (the signature checks have tests of their own).
+    monkeypatch.setattr(reader, "_open_refusal", lambda _kind, _item, _request: {"reason": refusal["reason"]})
+    for until_proven in (False, True):
+        with pytest.raises(UnverifiedOutcomeError) as raised:
+            reader.wait_for_outcome(published, timeout_s=0, until_proven=until_proven)
+        assert raised.value.verdict == "UNVERIFIED_TAMPER_RISK" and raised.value.seq == 1, until_proven
+        assert f"its seal (seq 1, record {RECORDS[1]['recordHash']}, SEALED_AWAITING_INTEGRATION)" in str(raised.value)
+        assert f"beside a {refusal['reason']} {'conflict' if kind == 'CONFLICT' else 'rejection'}" in str(raised.value)
+        assert "the sealer signed for this very request" in str(raised.value)
+    # Integrated while it waits: the proven seal wins over everything.
     integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
     monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
     proven = reader.wait_for_outcome(published, timeout_s=300)

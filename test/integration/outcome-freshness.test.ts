@@ -7,9 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { LineageKeys } from '../../adapters/lineage-keys';
+import { UnverifiedOutcomeError } from '../../client/errors';
 import { type FreshnessPolicy, freshnessPolicy } from '../../client/freshness-policy';
 import { ResealClient } from '../../client/reseal-client';
 import { clientOutputsFrom } from '../../client/stack-outputs';
+import type { WriteOutcome } from '../../client/write-outcomes';
 import { guardKeyName } from '../../shared/log/log-names';
 import { rejectionStatement, signOutcome } from '../../shared/log/outcome-statement';
 import { formatCosignerKey } from '../../shared/witness/cosigner-key';
@@ -72,7 +74,10 @@ const cliEnv = { AWS_ENDPOINT_URL: setup.endpoint, AWS_REGION: setup.region };
 const connect = async (_stack: string, _store: string | null, _writer: unknown, policy?: FreshnessPolicy) =>
   sealingClient(policy);
 
-/** `reseal publish --wait --json` of `request`: `exit <code> <outcome> <freshness state>`. */
+/**
+ * `reseal publish --wait --json` of `request`: `exit <code> <outcome> <freshness state>`, or
+ * `exit <code> tamper risk <verdict>` when it printed no outcome but a tamper finding.
+ */
 async function publishWait(request: ResidualWriteRequest, timeoutSeconds: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'reseal-outcome-fresh-'));
   writeFileSync(join(dir, 'request.json'), JSON.stringify(request));
@@ -80,19 +85,30 @@ async function publishWait(request: ResidualWriteRequest, timeoutSeconds: number
     ['publish', '--request', 'request.json', '--wait', '--timeout-seconds', String(timeoutSeconds), '--json'],
     { cwd: dir, env: cliEnv, connect },
   );
+  const finding = /tamper risk: .*?, but ([A-Z_]+):/.exec(run.stderr);
+  if (run.stdout === '' && finding) return `exit ${run.exitCode} tamper risk ${finding[1]}`;
   const json = JSON.parse(run.stdout) as { outcome: string; freshness: { state: string } | null };
   return `exit ${run.exitCode} ${json.outcome} ${json.freshness?.state ?? 'no freshness'}`;
 }
 
-/** `ResealClient.waitForOutcome` of `request` (published first): `<outcome> <freshness state>`. */
+/**
+ * `ResealClient.waitForOutcome` of `request` (published first): `<outcome> <freshness state>`, or
+ * `UnverifiedOutcomeError <verdict>` when the table contradicts the seal.
+ */
 async function clientOutcome(request: ResidualWriteRequest, untilProven: boolean): Promise<string> {
   const client = sealingClient();
   await client.publishWrite(request);
-  const outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
-    request,
-    timeoutMs: 5000,
-    untilProven,
-  });
+  let outcome: WriteOutcome;
+  try {
+    outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+      request,
+      timeoutMs: 5000,
+      untilProven,
+    });
+  } catch (error) {
+    if (error instanceof UnverifiedOutcomeError) return `UnverifiedOutcomeError ${error.verdict}`;
+    throw error;
+  }
   return `${outcome.kind} ${outcome.kind === 'SEALED' ? (outcome.freshness?.state ?? 'no freshness') : ''}`.trim();
 }
 
@@ -208,6 +224,48 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
       'publish --wait (after integration)',
       'exit 0 SEALED PROVEN',
       await publishWait(refused, 30),
+    );
+  });
+
+  it('a seal awaiting integration beside a conflict the sealer signed for the same request (its marker pointed away for a resend, then back): tamper risk, exit 20, until the seal is PROVEN (publish --wait and client.waitForOutcome)', async (context) => {
+    const contested = acceptedWrite(lineageId, 'r-contested', MANIFEST, Date.now());
+    await seal([contested]);
+    // The table writer points the sealed write's marker at another lineage, resends the very
+    // request (the real sealer signs a LINEAGE_INCONSISTENT conflict naming it), then puts it back.
+    const pk = LineageKeys.lineage(lineageId);
+    const sk = LineageKeys.residualSk('r-contested');
+    const marker = await setup.table.get(pk, sk);
+    await setup.table.update(pk, sk, (item) => ({ ...item, lineageId: { S: testLineageId('elsewhere') } }));
+    // Sent a little ahead (within the sealer's 5 s skew), so the conflict is no earlier attempt's.
+    expect(await sealGroup(sealer, [contested], Date.now() + 3_000)).toEqual(['CONFLICT LINEAGE_INCONSISTENT']);
+    await setup.table.put(marker);
+    const attack =
+      'the seal of a write, awaiting integration, beside a LINEAGE_INCONSISTENT conflict the sealer signed for that request (its marker pointed at another lineage for a resend, then put back)';
+    row(
+      context,
+      'write outcome',
+      attack,
+      'publish --wait',
+      'exit 20 tamper risk UNVERIFIED_TAMPER_RISK',
+      await publishWait(contested, 3),
+    );
+    row(
+      context,
+      'write outcome',
+      attack,
+      'client.waitForOutcome',
+      'UnverifiedOutcomeError UNVERIFIED_TAMPER_RISK',
+      await clientOutcome(contested, true),
+    );
+    // Proven through the deployment log: the seal wins over everything.
+    expect(await integrate()).toEqual([]);
+    row(
+      context,
+      'write outcome',
+      attack,
+      'publish --wait (after integration)',
+      'exit 0 SEALED PROVEN',
+      await publishWait(contested, 30),
     );
   });
 

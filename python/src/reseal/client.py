@@ -390,7 +390,10 @@ class ResealClient:
         checkpoint is the table's word alone (a table writer can build its record from the refused
         request): it never outranks a refusal signed for this very request; the wait goes on for
         the seal to be integrated, and at the deadline the outcome is that refusal
-        (docs/pipeline.md, "Polling the table"). Between refusals, the latest.
+        (docs/pipeline.md, "Polling the table"). A refusal the *sealer* signed for this very request
+        beside its seal is no answer at all: the sealer answers a request it sealed as a duplicate,
+        so both stand only on an edited table; unless the seal is integrated by the deadline, an
+        ``UnverifiedOutcomeError`` naming both is raised. Between refusals, the latest.
 
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
@@ -402,7 +405,9 @@ class ResealClient:
         :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
-            (``REFUSED``): such a seal is never returned to act on
+            (``REFUSED``): such a seal is never returned to act on; ``UNVERIFIED_TAMPER_RISK`` at
+            the deadline when a seal not yet integrated stands beside a refusal the sealer signed
+            for this request
         :raises LogVerificationError: ``UNVERIFIED_TAMPER_RISK`` when nothing came and a seal this
             client kept of the lineage no longer holds (a rollback, as a recall reports it)
         :raises HiddenSealError: when nothing came but this write's seal is proven (the deployment
@@ -417,9 +422,10 @@ class ResealClient:
         foreign: list[int] = []
         sealed: list[WriteOutcome] = []
         contested: list[WriteOutcome] = []
+        tamper: list[UnverifiedOutcomeError] = []
 
         def attempt() -> WriteOutcome | None:
-            outcome = self._outcome_of(request, since, foreign, contested)
+            outcome = self._outcome_of(request, since, foreign, contested, tamper)
             if contested:
                 return None  # a refusal beside a seal no signed tree proves: wait for the seal to be proven
             if (
@@ -441,8 +447,11 @@ class ResealClient:
                 poll_interval_s,
             )
         except WaitTimeoutError:
+            if tamper:
+                # The sealer refused the request it sealed: the table was edited, neither is the outcome.
+                raise tamper[-1] from None
             if contested:
-                # A refusal signed for this request outranks a seal that is only the table's word.
+                # A guard refusal signed for this request outranks a seal that is only the table's word.
                 return contested[-1]
             if sealed:
                 return sealed[-1]
@@ -549,29 +558,46 @@ class ResealClient:
             )
 
     def _outcome_of(
-        self, request: dict[str, Any], since: int, foreign: list[int], contested: list[WriteOutcome] | None = None
+        self,
+        request: dict[str, Any],
+        since: int,
+        foreign: list[int],
+        contested: list[WriteOutcome] | None = None,
+        tamper: list[UnverifiedOutcomeError] | None = None,
     ) -> WriteOutcome | None:
         """This write's outcome as the table shows it now, or ``None``. A seal no signed tree proves
         (awaiting integration, no ``checkpoint``) beside a refusal signed for this request is
         returned, but the refusal is put in ``contested`` (emptied first): the caller waits on for
-        the seal to be proven, and else takes the refusal."""
+        the seal to be proven, and else takes the refusal; when the sealer signed a refusal of this
+        request, the finding (:func:`_sealer_refusal_finding`) is put in ``tamper`` (emptied first)
+        and raised instead."""
         if contested is not None:
             contested.clear()
+        if tamper is not None:
+            tamper.clear()
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             sealed = self._sealed_outcome(request, location["seq"], foreign)
             if sealed is not None:
                 if sealed.checkpoint is None and contested is not None:
-                    refusal = self._refusal_of(request, since)
+                    refusal, by_sealer = self._refusals_of(request, since)
                     if refusal is not None:
                         contested.append(refusal)
+                    if by_sealer is not None and tamper is not None:
+                        tamper.append(_sealer_refusal_finding(request, sealed, by_sealer))
                 return sealed
         return self._refusal_of(request, since)
 
     def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
         """The latest refusal of this request signed by the function that decided it, recorded at
         or after ``since``, or ``None``."""
+        return self._refusals_of(request, since)[0]
+
+    def _refusals_of(self, request: dict[str, Any], since: int) -> tuple[WriteOutcome | None, WriteOutcome | None]:
+        """The refusals of this request signed by the function that decided each, recorded at or
+        after ``since``: the latest, and the latest the sealer decided (every conflict, and a
+        rejection at the ``SEALER`` stage); each ``None`` when there is none."""
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
@@ -583,11 +609,15 @@ class ResealClient:
             for c in self.table.conflicts(lineage_id, residual_id)
             if (s := self._open_refusal("CONFLICT", c, request)) is not None and c["atMs"] >= since
         ]
-        if conflicts and (not rejections or conflicts[-1][0]["atMs"] >= rejections[-1][0]["atMs"]):
-            return WriteOutcome("CONFLICT", refusal=conflicts[-1][0], statement=conflicts[-1][1])
-        if rejections:
-            return WriteOutcome("REJECTED", refusal=rejections[-1][0], statement=rejections[-1][1])
-        return None
+
+        def latest(among: list[tuple[dict[str, Any], dict[str, Any]]]) -> WriteOutcome | None:
+            if conflicts and (not among or conflicts[-1][0]["atMs"] >= among[-1][0]["atMs"]):
+                return WriteOutcome("CONFLICT", refusal=conflicts[-1][0], statement=conflicts[-1][1])
+            if among:
+                return WriteOutcome("REJECTED", refusal=among[-1][0], statement=among[-1][1])
+            return None
+
+        return latest(rejections), latest([(r, s) for r, s in rejections if r.get("stage") == "SEALER"])
 
     def _sealed_outcome(self, request: dict[str, Any], seq: int, foreign: list[int]) -> WriteOutcome | None:
         """The seal at ``seq`` when it is this request's: proven in the lineage's authenticated tree
@@ -1875,4 +1905,28 @@ def connect(
         checkpoints=store,
         policy=policy,
         tenant_id=tenant_id,
+    )
+
+
+def _sealer_refusal_finding(
+    request: dict[str, Any], seal: WriteOutcome, refusal: WriteOutcome
+) -> UnverifiedOutcomeError:
+    """The finding when a seal of ``request`` no signed tree proves stands beside a refusal the
+    sealer signed for this very request: the sealer answers a delivery of a request it sealed as
+    a duplicate, never with a refusal (docs/pipeline.md, "Polling the table", and its one known
+    exception). Both stand only on an edited table (a marker pointed
+    away, then back; a rolled-back head), so neither is an answer to act on."""
+    item = refusal.refusal or {}
+    kind = "conflict" if refusal.kind == "CONFLICT" else "rejection"
+    seq = seal.seq if seal.seq is not None else -1
+    record_hash = (seal.record or {}).get("recordHash")
+    state = seal.freshness.state if seal.freshness is not None else "not proven"
+    return UnverifiedOutcomeError(
+        request["lineageId"],
+        request["residualId"],
+        seq,
+        V.UNVERIFIED_TAMPER_RISK,
+        f"its seal (seq {seq}, record {record_hash}, {state}) stands beside a {item.get('reason')} {kind} "
+        f"(at {item.get('atMs')} ms) the sealer signed for this very request; an honest sealer answers a "
+        "request it sealed as a duplicate and never refuses it, so the table was edited: act on neither",
     )

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { FreshnessPolicy } from '../../../client/freshness-policy';
 import { ReceiptVerificationShape } from '../../../client/shapes/receipt-verification-shape';
 import { formatVerifierKey } from '../../../shared/log/note-key';
+import { requestDigest } from '../../../shared/write/request-digest';
 import { markerKey } from '../../helpers/in-memory-lineage-store';
 import {
   cosignedByTestWitness,
@@ -12,6 +13,7 @@ import {
   unwitnessedTestPolicy,
   witnessedTestPolicy,
 } from '../../helpers/integrated-stack';
+import { signedConflict } from '../../helpers/outcome-factories';
 import { TEST_LOG_KEY } from '../../helpers/pipeline-keys';
 import { testLineageId } from '../../helpers/writer-factories';
 import { CLI_TEST_NOW_MS, runCli } from './run-cli';
@@ -24,9 +26,11 @@ async function publishWait(options: {
   args?: string[];
   setup?: (s: ReturnType<typeof integratedStack>) => Promise<void>;
   /** After the queue seals the write (a table writer's edit). */
-  afterSeal?: (s: ReturnType<typeof integratedStack>) => void;
+  afterSeal?: (s: ReturnType<typeof integratedStack>) => unknown;
+  /** The sealer signs no lineage checkpoint: its seals are in heads it MAC'd until integrated. */
+  macHeads?: boolean;
 }) {
-  const s = integratedStack();
+  const s = integratedStack(options.macHeads ? { signLineageCheckpoints: false } : {});
   await options.setup?.(s);
   const dir = mkdtempSync(join(tmpdir(), 'reseal-publish-fresh-'));
   const fields = { lineageId: LINEAGE, residualId: 'r-9' };
@@ -40,7 +44,7 @@ async function publishWait(options: {
         sqs: {
           send: async () => {
             await s.send(fields);
-            options.afterSeal?.(s);
+            await options.afterSeal?.(s);
             return { MessageId: 'msg-1' };
           },
         } as never,
@@ -107,6 +111,35 @@ describe('reseal publish --wait: freshness of the write', () => {
     const { run } = await publishWait({ afterSeal: (s) => s.store.markers.delete(markerKey(LINEAGE, 'r-9')) });
     expect(run.exitCode, run.stderr).toBe(20);
     expect(run.stderr).toMatch(/tamper risk: .*sealed at seq 0, proven in the lineage's signed checkpoint/);
+  });
+
+  /** A table writer's edit: a LINEAGE_INCONSISTENT conflict the sealer signed for this very request (a marker pointed away for a resend). */
+  const sealerConflict = async (s: ReturnType<typeof integratedStack>) => {
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-9' });
+    await s.store.recordConflict(
+      await signedConflict('r-9', {
+        lineageId: LINEAGE,
+        reason: 'LINEAGE_INCONSISTENT',
+        detail: 'residual id r-9 is marked as sealed in lineage other',
+        requestDigest: requestDigest(request),
+        atMs: s.clock.now,
+      }),
+    );
+  };
+
+  it('sealed in a head the sealer MAC’d beside a conflict the sealer signed for it, never integrated: tamper risk naming both, exit 20 (not 10)', async () => {
+    const { run, json } = await publishWait({ macHeads: true, afterSeal: sealerConflict });
+    expect(run.exitCode, run.stderr).toBe(20);
+    expect(json).toBeNull();
+    expect(run.stderr).toMatch(
+      /tamper risk: residual r-9 .* is marked sealed at seq 0, but UNVERIFIED_TAMPER_RISK: its seal \(seq 0, .*\) stands beside a LINEAGE_INCONSISTENT conflict .* the sealer signed for this very request/,
+    );
+  });
+
+  it('the same, integrated while it waits: SEALED, freshness PROVEN, exit 0', async () => {
+    const { run, json } = await publishWait({ macHeads: true, afterSeal: sealerConflict, integrateAtSleep: 2 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(json).toMatchObject({ outcome: 'SEALED', freshness: { state: 'PROVEN' } });
   });
 });
 

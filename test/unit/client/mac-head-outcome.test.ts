@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
 import { writeOutcomeExitCode } from '../../../cli/format/write-outcome-exit-code';
 import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
+import { UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import type { WriteOutcome } from '../../../client/write-outcomes';
 import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
@@ -12,7 +13,7 @@ import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
-import { signedRejection } from '../../helpers/outcome-factories';
+import { signedConflict, signedRejection } from '../../helpers/outcome-factories';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
@@ -159,5 +160,90 @@ describe('waitForOutcome: a signed refusal of this request outranks a seal that 
     const outcome = sealedOf(await waiting.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 }));
     expect(outcome.freshness?.state).toBe('PROVEN');
     expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.OK);
+  });
+});
+
+// docs/pipeline.md, "Polling the table": the sealer reads the marker before it refuses and answers a
+// request it sealed as a duplicate, so its refusal signed for a request whose seal is also found
+// means the table was edited (a marker pointed away for one delivery, then back): unless the seal is
+// proven, a tamper finding naming both, never the refusal and never SEALED.
+describe('waitForOutcome: a refusal the sealer signed for a sealed request is a tamper finding', () => {
+  /** A write sealed in a head the sealer MAC'd (not integrated), and a sealer refusal signed for the same request. */
+  async function sealedAndSealerRefused(kind: 'conflict' | 'rejection') {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+    const named = { lineageId: LINEAGE, requestDigest: requestDigest(request), atMs: s.clock.now };
+    if (kind === 'conflict') {
+      await s.store.recordConflict(
+        await signedConflict('r-0', {
+          ...named,
+          reason: 'LINEAGE_INCONSISTENT',
+          detail: 'marker names another lineage',
+        }),
+      );
+    } else {
+      await s.store.recordRejection(
+        await signedRejection('r-0', { ...named, stage: 'SEALER', reason: 'SEAL_REFUSED', rejectedVariables: [] }),
+      );
+    }
+    return { s, request };
+  }
+
+  for (const kind of ['conflict', 'rejection'] as const) {
+    it(`a seal awaiting integration beside a sealer-signed ${kind} of the same request → UNVERIFIED_TAMPER_RISK naming both, never the refusal nor SEALED`, async () => {
+      const { s, request } = await sealedAndSealerRefused(kind);
+      for (const untilProven of [false, true]) {
+        const waiting = s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000, untilProven });
+        const error = await waiting.then(
+          (outcome) => outcome,
+          (thrown: unknown) => thrown,
+        );
+        expect(error, `untilProven ${untilProven}`).toBeInstanceOf(UnverifiedOutcomeError);
+        const finding = error as UnverifiedOutcomeError;
+        expect(finding.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+        expect(finding.seq).toBe(0);
+        expect(finding.reason).toMatch(
+          kind === 'conflict'
+            ? /LINEAGE_INCONSISTENT conflict .* the sealer signed/
+            : /SEAL_REFUSED rejection .* the sealer signed/,
+        );
+        expect(finding.reason).toMatch(/its seal \(seq 0, record [0-9a-f]{64}, SEALED_AWAITING_INTEGRATION\)/);
+      }
+      // A client that reads no deployment log could never see it proven: the finding at once.
+      let sleeps = 0;
+      const blind = s.client({
+        deps: { deploymentLog: undefined, indexNodes: undefined },
+        onSleep: async () => {
+          sleeps++;
+        },
+      });
+      await expect(blind.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 })).rejects.toThrow(
+        UnverifiedOutcomeError,
+      );
+      expect(sleeps).toBe(0);
+    });
+  }
+
+  it('the same seal proven through the deployment log while it waits → SEALED PROVEN, exit 0', async () => {
+    const { s, request } = await sealedAndSealerRefused('conflict');
+    const waiting = s.client({ onSleep: () => s.integrate().then(() => undefined) });
+    const outcome = sealedOf(await waiting.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 }));
+    expect(outcome.freshness?.state).toBe('PROVEN');
+    expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.OK);
+  });
+
+  it('a guard refusal and a sealer conflict both signed for it: the sealer’s contradicts the seal, the guard’s does not hide that', async () => {
+    const { s, request } = await sealedAndSealerRefused('conflict');
+    await s.store.recordRejection(
+      await signedRejection('r-0', {
+        lineageId: LINEAGE,
+        requestDigest: requestDigest(request),
+        atMs: s.clock.now + 1,
+      }),
+    );
+    await expect(s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 })).rejects.toThrow(
+      UnverifiedOutcomeError,
+    );
   });
 });

@@ -159,7 +159,8 @@ class ResealBinding:
         """Publishes ``payload`` as a new residual of the lineage (a fresh residual id) and waits
         for its proven outcome (``wait_for_outcome(..., until_proven=True)``): a seal ``PROVEN``
         through the deployment log, or at the deadline one in a signed lineage checkpoint; or a
-        signed refusal (which outranks a seal that is only the table's word).
+        signed refusal (a guard's outranks a seal that is only the table's word; a sealer's beside
+        such a seal is a tamper finding, ``UnverifiedOutcomeError``).
 
         :param supersedes: the record this one supersedes (a pop, an overwrite, a delete)
         :raises StaleWriteRefusedError: the guard refused the write
