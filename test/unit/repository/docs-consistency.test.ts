@@ -97,8 +97,8 @@ function waitsWithoutSince(path: string, text: string): string[] {
 
 describe('waitForOutcome examples show sinceMs', () => {
   it('finds a call given request without sinceMs', () => {
-    expect(waitsWithoutSince('x.md', 'a\n\nclient.waitForOutcome(l, r, { request });')).toEqual(['x.md:3']);
-    expect(waitsWithoutSince('x.md', 'waitForOutcome(l, r, { request, sinceMs });')).toEqual([]);
+    expect(waitsWithoutSince('example', 'a\n\nclient.waitForOutcome(l, r, { request });')).toEqual(['example:3']);
+    expect(waitsWithoutSince('example', 'waitForOutcome(l, r, { request, sinceMs });')).toEqual([]);
   });
 
   it('every waitForOutcome example of README.md, docs/ and the shipped docstrings given request passes sinceMs', () => {
