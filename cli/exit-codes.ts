@@ -31,12 +31,12 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** The exit-code table as printed at the end of `reseal --help`. */
 export const EXIT_CODE_HELP = `Exit codes:
   0   success; chain VERIFIED_INTACT; NO_DRIFT or AMBIENT_DRIFT_ONLY
-  1   unexpected error; recall: no triage report within --timeout-ms;
-      publish --wait: no outcome within --timeout
+  1   unexpected error; recall: no triage report within --timeout-seconds;
+      publish --wait: no outcome within --timeout-seconds
   2   bad input: missing or unreadable file, invalid JSON, schema failure, bad option;
       recall: no such lineage or record, or an invalid request;
       publish, recall: a lineage outside $RESEAL_TENANT (TENANT_MISMATCH)
-  3   publish --wait: sealed, but SEALED_AWAITING_INTEGRATION when --timeout ran out
+  3   publish --wait: sealed, but SEALED_AWAITING_INTEGRATION when --timeout-seconds ran out
       (not yet proven through the deployment log); export --receipt: not integrated yet;
       recall: sealed, awaiting integration (a head the sealer MAC'd, past the index)
   10  action needed: PARTIAL_REPROBE_REQUIRED, FULL_RECONSTRUCTION_REQUIRED, guard refusal;

@@ -191,7 +191,10 @@ export interface VerifyStoredLineageOptions extends VerifyLineageOptions {
  * const outputs = await resolveStackOutputs('ResealStack', new CloudFormationClient({}));
  * const client = new ResealClient(outputs, { checkpointStore: new FileCheckpointStore('.reseal/checkpoints.json') });
  * const published = await client.publishWrite(request);
- * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, { request });
+ * const outcome = await client.waitForOutcome(request.lineageId, request.residualId, {
+ *   request: published.request,
+ *   sinceMs: publishWaitSince(published),
+ * });
  * const recall = await client.recall({ lineageId, target: { latest: true }, currentEnv });
  * if (recall.verdict === 'VERIFIED_INTACT') keep(recall.delta?.retainedClaims);
  */

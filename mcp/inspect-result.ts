@@ -1,5 +1,4 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import { timelineRecordOutput } from '../client/shapes/timeline-record-output';
 import { untrustedRecordOutput } from '../client/shapes/untrusted-record-output';
@@ -7,6 +6,7 @@ import { type TimelineRow, timelineRows } from '../client/timeline-rows';
 import type { Freshness } from '../client/verified-recall';
 import type { Signed } from '../client/write-outcomes';
 import { writtenByText } from '../client/written-by';
+import { isoTime } from '../shared/iso-time';
 import type { ConflictRecord, RejectionRecord } from '../shared/ports/lineage-store';
 import { escapedStrings } from '../shared/schemas/escaped-text';
 import type { ChainVerification } from '../shared/seal/chain-verification';

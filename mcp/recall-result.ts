@@ -1,5 +1,4 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isoTime } from '../client/iso-time';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
 import { recallShape } from '../client/shapes/recall-shape';
@@ -9,6 +8,7 @@ import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
 import type { JsonValue } from '../shared/canonical/canonical-json';
+import { isoTime } from '../shared/iso-time';
 import { normalFormOf } from '../shared/schemas/normal-form';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeltaVerdict } from '../shared/triage/delta-isolation-report';

@@ -1,4 +1,4 @@
-import { isoTime } from '../client/iso-time';
+import { isoTime } from '../shared/iso-time';
 import type { RejectionRecord } from '../shared/ports/lineage-store';
 
 /** What the agent can do about one rejected variable, by the guard's reason (docs/guard.md). */

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { writeOutcomeShape, writeSealedShape } from '../client/shapes/write-outcome-shape';
 import { staleStateHints } from '../client/stale-state-hints';
 import type { WriteOutcome } from '../client/write-outcomes';
+import { escapedStrings, escapedText } from '../shared/schemas/escaped-text';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { headOf } from './head-of';
 import { ToolErrorCode } from './outputs/tool-error-code';
@@ -46,7 +47,9 @@ const CONFLICT_ACTIONS: Readonly<Record<string, string>> = {
  * `SEALED_AWAITING_INTEGRATION`; a seal the deployment log contradicts or cannot prove,
  * `INCONSISTENT` or `REFUSED`, is a `TAMPER_DETECTED` tool error); `REJECTED` (signed by the guard or the
  * sealer) → a `WRITE_REJECTED` tool error with each reason and what to do; `CONFLICT` (signed by
- * the sealer) → a `WRITE_CONFLICT` tool error. `boundaryDefaulted`: the caller named the residual
+ * the sealer) → a `WRITE_CONFLICT` tool error. A refusal's stored text (its detail, quoting what the
+ * sealer read from the table) is shown escaped (docs/mcp.md, "Untrusted data"), its statement as
+ * signed. `boundaryDefaulted`: the caller named the residual
  * id but not `boundaryAtMs`, so `RESIDUAL_ID_REUSED` may be its own retry after a server restart.
  */
 export function writeOutcomeResult(
@@ -103,9 +106,12 @@ export function writeOutcomeResult(
         `the ${r.stage === 'GUARD' ? 'guard' : 'sealer'} refused ${request.residualId}: ${r.reason}`,
         action,
         // The reseal.write-outcome/1 shape (docs/cli.md, "One shape per concept"), each variable with its action.
+        // Stored text escaped (docs/mcp.md, "Untrusted data"); the statement as signed, to be checked.
         {
-          ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
-          ...rejectionDetails(r),
+          ...(escapedStrings({
+            ...writeOutcomeShape(request.lineageId, request.residualId, outcome),
+            ...rejectionDetails(r),
+          }) as Record<string, unknown>),
           statement: r.statement,
         },
       );
@@ -114,9 +120,15 @@ export function writeOutcomeResult(
       const c = outcome.conflict;
       return toolError(
         ToolErrorCode.WRITE_CONFLICT,
-        `${request.residualId} was not appended to ${request.lineageId}: ${c.reason}: ${c.detail}`,
+        `${request.residualId} was not appended to ${request.lineageId}: ${escapedText(c.reason)}: ${escapedText(c.detail)}`,
         CONFLICT_ACTIONS[c.reason] ?? 'call reseal_verify before writing again',
-        { ...writeOutcomeShape(request.lineageId, request.residualId, outcome), statement: c.statement },
+        {
+          ...(escapedStrings(writeOutcomeShape(request.lineageId, request.residualId, outcome)) as Record<
+            string,
+            unknown
+          >),
+          statement: c.statement,
+        },
       );
     }
   }

@@ -4,7 +4,6 @@ import {
   freshnessPolicy,
   type PolicyWitnessing,
 } from '../../client/freshness-policy';
-import { isoTime } from '../../client/iso-time';
 import {
   RECEIPT_VERIFICATION_FORMAT,
   type ReceiptVerificationShape,
@@ -13,6 +12,7 @@ import { writtenByOutput } from '../../client/shapes/written-by-output';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { ResealError } from '../../shared/errors';
 import { type ChainReceiptVerification, verifyChainReceipt } from '../../shared/integrator/chain-receipt';
+import { isoTime } from '../../shared/iso-time';
 import { type NoteVerifierKey, parseVerifierKey } from '../../shared/log/note-key';
 import { verifyReceipt } from '../../shared/log/receipt';
 import type { SealedRecord } from '../../shared/seal/sealed-record';

@@ -1,4 +1,4 @@
-import { isoTime } from '../../client/iso-time';
+import { isoTime } from '../../shared/iso-time';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 

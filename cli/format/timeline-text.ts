@@ -1,5 +1,5 @@
-import { isoTime } from '../../client/iso-time';
 import type { TimelineRow } from '../../client/timeline-rows';
+import { isoTime } from '../../shared/iso-time';
 import { escapedText as t } from '../../shared/schemas/escaped-text';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import { AwaitingIntegrationText } from './awaiting-integration-text';

@@ -1,8 +1,8 @@
-import { isoTime } from '../../client/iso-time';
 import { isProvenSeal } from '../../client/proven-seal';
 import { staleStateHints } from '../../client/stale-state-hints';
 import type { WriteOutcome } from '../../client/write-outcomes';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
+import { isoTime } from '../../shared/iso-time';
 import { checkpointText } from './checkpoint-text';
 import { conflictHeadFound } from './conflict-head-found';
 import { fieldLines } from './field-lines';

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
+import { isoTime } from '../../shared/iso-time';
 import { chartSpecs } from '../../shared/report/chart-specs';
 import type { LineageReport, ReportPage } from '../../shared/report/report-page';
 import { AwaitingIntegrationText } from '../format/awaiting-integration-text';
@@ -75,7 +76,8 @@ const AWAITING = FreshnessState.SEALED_AWAITING_INTEGRATION;
  */
 const awaitingFromSeq = (lineage: LineageReport): number | null =>
   lineage.checkpoints.find((c) => c.state === AWAITING && c.size !== null)?.size ?? null;
-const iso = (ms: number | null) => (ms === null ? '?' : new Date(ms).toISOString());
+/** A stored time as the CLI shows one: a forged one reads `(invalid time <ms>)`, never a throw. */
+const iso = (ms: number | null) => (ms === null ? '?' : isoTime(ms));
 
 /**
  * The whole report as one self-contained HTML page (docs/cli.md, "reseal report"): the Vega

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import type { ConflictRecord } from '../../shared/ports/lineage-store';
 import type { LineageHead } from '../../shared/seal/lineage-head';
-import { isoTime } from '../iso-time';
 
 /**
  * A stored head a conflict names: `{ seq, recordHash, generationEpoch }`, the fields of a write

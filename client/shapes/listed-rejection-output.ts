@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
-import { isoTime } from '../iso-time';
 
 /**
  * A stored guard or sealer rejection as `reseal inspect --lineage --json` lists it (docs/cli.md,

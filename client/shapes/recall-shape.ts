@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import { RefusalCode } from '../../shared/pipeline/refusal-code';
 import { HexDigest } from '../../shared/schemas/hex-digest';
 import { Identifier } from '../../shared/schemas/identifier';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { isoTime } from '../iso-time';
 import { untrustedRecallText } from '../untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../verified-recall';
 import { writtenByProven } from '../written-by';

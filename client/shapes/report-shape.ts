@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import type { ReportPage } from '../../shared/report/report-page';
-import { isoTime } from '../iso-time';
 
 /** `format` of a {@link ReportShape}: bumped only when a field changes meaning or goes away. */
 export const REPORT_FORMAT = 'reseal.report/1';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
-import { isoTime } from '../iso-time';
 import type { TimelineRow } from '../timeline-rows';
 import { HeadOutput } from './head-output';
 import { WrittenByOutput, writtenByOutput } from './written-by-output';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { isoTime } from '../../shared/iso-time';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
 import { HexDigest } from '../../shared/schemas/hex-digest';
 import { Identifier } from '../../shared/schemas/identifier';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
-import { isoTime } from '../iso-time';
 import type { WriteOutcome } from '../write-outcomes';
 import { FreshnessShape, freshnessShape } from './freshness-shape';
 import { HeadOutput } from './head-output';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AdmissionKind } from '../../shared/authorship/admission';
+import { isoTime } from '../../shared/iso-time';
 import { HexDigest } from '../../shared/schemas/hex-digest';
-import { isoTime } from '../iso-time';
 import type { WrittenBy } from '../written-by';
 
 /**

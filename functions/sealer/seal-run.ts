@@ -611,7 +611,9 @@ export class RunSealer {
       this.#outcomes.conflict(
         item,
         Conflict.LINEAGE_INCONSISTENT,
-        `residual id ${residualId} is marked as sealed in lineage ${location.lineageId} at seq ${seq}, but ${why}`,
+        // A marker whose lineage id is no identifier reads as '' (adapters/marker-item.ts): its text
+        // is never quoted in this signed detail.
+        `residual id ${residualId} is marked as sealed in ${location.lineageId === '' ? 'a malformed marker (no lineage id)' : `lineage ${location.lineageId}`} at seq ${seq}, but ${why}`,
         { expectedHead: null, observedHead: null },
       );
     if (location.lineageId !== lineageId) return inconsistent(`the marker is stored under lineage ${lineageId}`);

@@ -1,3 +1,4 @@
+import { isoTime } from '../iso-time';
 import { VerificationVerdict } from '../seal/verification-verdict';
 import { ClaimState } from './claim-state';
 import type { LineageReport } from './report-page';
@@ -60,7 +61,7 @@ export function chartSpecs(lineage: LineageReport): ChartSpec[] {
                 epoch: r.generationEpoch,
                 verification: r.verification,
                 residualId: r.residualId ?? '?',
-                sealedAt: r.sealedAtMs === null ? '?' : new Date(r.sealedAtMs).toISOString(),
+                sealedAt: r.sealedAtMs === null ? '?' : isoTime(r.sealedAtMs),
               })),
             },
             mark: { type: 'point', filled: true, size: 90 },

@@ -137,6 +137,13 @@ class WriteOutcome:
     _chain_receipt: dict[str, Any] | str | None = field(default=None, repr=False, compare=False)
     """The format-2 receipt of a ``PROVEN`` seal, or why none could be made."""
 
+    def __post_init__(self) -> None:
+        # A refusal's detail quotes what the deciding function read from the table (a marker's
+        # lineage, a head): shown escaped, as the CLI and the MCP tools show it (docs/mcp.md,
+        # "Untrusted data"); ``statement`` is what was signed and checked, left as it is.
+        if self.refusal is not None:
+            object.__setattr__(self, "refusal", _escaped_refusal(self.refusal))
+
     @property
     def seq(self) -> int | None:
         """The sealed record's seq (``SEALED`` only)."""
@@ -181,6 +188,23 @@ class WriteOutcome:
             "inclusion": self.inclusion,
             "checkpoint": self.checkpoint.note,
         }
+
+
+def _escaped_refusal(refusal: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a stored refusal with its ``detail`` and its variables' and fields' ``detail``
+    passed through :func:`escaped_text`."""
+    shown = dict(refusal)
+    if isinstance(shown.get("detail"), str):
+        shown["detail"] = escaped_text(shown["detail"])
+    for name in ("rejectedVariables", "requestViolations"):
+        if isinstance(shown.get(name), list):
+            shown[name] = [
+                {**v, "detail": escaped_text(v["detail"])}
+                if isinstance(v, dict) and isinstance(v.get("detail"), str)
+                else v
+                for v in shown[name]
+            ]
+    return shown
 
 
 RecallEnd = Literal["TRIAGED", "NOT_INTACT", "NOT_FOUND", "INVALID_REQUEST", "UNTRIAGEABLE"]

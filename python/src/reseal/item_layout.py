@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._checks import is_safe_int
+from ._checks import is_identifier, is_safe_int
 from .errors import InvalidInputError, ManifestReadBoundError
 from .index import decode_index_tile, encode_index_node_tile
 from .strict_json import parse_strict_json
@@ -406,9 +406,11 @@ def frontier_of(item: Item) -> list[str] | None:
 
 
 def location_of(item: Item) -> dict[str, Any]:
-    """A residual-id marker as ``{lineageId, seq}`` (unverified; a seq that is no seq reads as ``-1``)."""
+    """A residual-id marker as ``{lineageId, seq}`` (unverified; a seq that is no seq reads as ``-1``,
+    a lineage id that is not an identifier as ``""``: a table writer's text is never quoted as one)."""
     seq = read_seq(item, "seq")
-    return {"lineageId": read_string(item, "lineageId") or "", "seq": -1 if seq is None else seq}
+    lineage_id = read_string(item, "lineageId")
+    return {"lineageId": lineage_id if is_identifier(lineage_id) else "", "seq": -1 if seq is None else seq}
 
 
 def _is_str(value: Any) -> bool:

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { timelineJson } from '../../../cli/format/timeline-json';
 import { timelineText } from '../../../cli/format/timeline-text';
 import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
-import { isoTime } from '../../../client/iso-time';
 import { ResealClient } from '../../../client/reseal-client';
 import { writeOutcomeShape } from '../../../client/shapes/write-outcome-shape';
 import { timelineRows } from '../../../client/timeline-rows';
+import { isoTime } from '../../../shared/iso-time';
 import type { OutcomeStatement } from '../../../shared/log/outcome-statement';
 import { VerificationVerdict } from '../../../shared/seal/verification-verdict';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
@@ -72,6 +72,23 @@ describe('times read from stored items are printed safely', () => {
         expect.objectContaining({ residualId: 'r-fenced', conflictedAt: INVALID }),
       ]);
     });
+  });
+
+  it('reseal report --lineage with a forged unsigned rejection at atMs 1e20: the page shows the time as invalid and the rejection as not verified', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2);
+    await appendSealed(store, records);
+    await store.recordRejection(staleRejection('r-forged', { atMs: 1e20 }));
+    const client = new ResealClient(TEST_CLIENT_OUTPUTS, { ...TEST_CLIENT_KEYS, store, anchor: testAnchor() });
+    const result = await runCli(['report', '--lineage', TEST_LINEAGE_ID], {
+      cwd: FIXTURES,
+      connect: async () => client,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const row = result.stdout.split('<tr>').find((r) => r.includes('r-forged'));
+    expect(row).toContain('(invalid time 100000000000000000000)');
+    expect(row).toContain('NOT verified: do not trust');
   });
 
   it('a record whose sealedAtMs is out of range (a verifier that let it pass): the timeline prints it as invalid', () => {

@@ -62,6 +62,44 @@ describe('reseal entry point', () => {
     for (const command of commands) expect(named, command).toContain(command);
   });
 
+  it('--help: every flag its exit-code table names is a listed option, of the command it is named with', async () => {
+    const { stdout } = await runCli(['--help'], { cwd: ROOT });
+    const commands = [...stdout.slice(stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*)\b/gm)]
+      .map((m) => m[1] as string)
+      .filter((name) => name !== 'help');
+    const exitCodes = stdout.slice(stdout.indexOf('Exit codes:')).replace(/\s+/g, ' ');
+    const listed = new Map<string, string>();
+    for (const command of commands) {
+      // Hidden former names (--timeout, --timeout-ms) are not listed: help must not send anyone to them.
+      listed.set(command, (await runCli([command, '--help'], { cwd: ROOT })).stdout);
+    }
+    const isListed = (help: string, flag: string) => new RegExp(`^ +(-[a-zA-Z], )?${flag}\\b`, 'm').test(help);
+    const flags = [...new Set(exitCodes.match(/--[a-z][a-z-]*/g) ?? [])];
+    for (const flag of flags) {
+      expect(
+        [...listed.values()].some((help) => isListed(help, flag)),
+        flag,
+      ).toBe(true);
+    }
+    // "recall: … --timeout-seconds", "publish --wait: …": each flag is one of that command's options.
+    let scoped = 0;
+    const rows = stdout
+      .slice(stdout.indexOf('Exit codes:'))
+      .split(/\n(?= {2}\d)/)
+      .map((row) => row.replace(/\s+/g, ' '));
+    const mentions = rows.flatMap((row) => [...row.matchAll(/\b([a-z][a-z-]*)(?: --[a-z-]+)?: ([^;()]*)/g)]);
+    for (const [, command, text] of mentions) {
+      const help = listed.get(command as string);
+      if (help === undefined) continue;
+      for (const flag of (text as string).match(/--[a-z][a-z-]*/g) ?? []) {
+        scoped += 1;
+        expect(isListed(help, flag), `${command} ${flag}`).toBe(true);
+      }
+    }
+    expect(scoped).toBeGreaterThan(2);
+    expect(flags).toContain('--timeout-seconds');
+  });
+
   it('docs/cli.md documents every command and the options review found missing', async () => {
     const doc = await readFile(join(ROOT, 'docs', 'cli.md'), 'utf8');
     const { stdout } = await runCli(['--help'], { cwd: ROOT });

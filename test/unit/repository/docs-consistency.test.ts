@@ -64,3 +64,45 @@ describe('README.md and docs/: tables render, versions agree', () => {
     expect(stated.filter((entry) => !entry.endsWith(`: ${minimum}`))).toEqual([]);
   });
 });
+
+/** Tracked Markdown and shipped TypeScript (its docstring examples are read as documentation too). */
+function documentedFiles(): string[] {
+  const patterns = ['README.md', 'docs/*.md', 'cli/*.ts', 'client/*.ts', 'frameworks/*.ts', 'mcp/*.ts', 'examples/*'];
+  return execFileSync('git', ['ls-files', '-z', '--', ...patterns], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => /\.(md|ts)$/.test(path));
+}
+
+/**
+ * `file:line` of every `waitForOutcome(…)` call given `request` but no `sinceMs`, and of every
+ * paragraph telling to pass `published.request` to `waitForOutcome` without `sinceMs`: a caller
+ * following it would count an earlier attempt's refusal of the same request (docs/pipeline.md,
+ * "Polling the table").
+ */
+function waitsWithoutSince(path: string, text: string): string[] {
+  const line = (at: number) => `${path}:${text.slice(0, at).split('\n').length}`;
+  const calls = [...text.matchAll(/waitForOutcome\(/g)].flatMap((m) => {
+    const call = text.slice(m.index, text.indexOf(');', m.index));
+    return /\brequest\b/.test(call) && !call.includes('sinceMs') ? [line(m.index)] : [];
+  });
+  let at = 0;
+  const paragraphs = text.split(/\n\s*\n/).flatMap((paragraph) => {
+    const start = text.indexOf(paragraph, at);
+    at = start + paragraph.length;
+    const told = paragraph.includes('published.request') && paragraph.includes('waitForOutcome');
+    return told && !paragraph.includes('sinceMs') ? [line(start)] : [];
+  });
+  return [...calls, ...paragraphs];
+}
+
+describe('waitForOutcome examples show sinceMs', () => {
+  it('finds a call given request without sinceMs', () => {
+    expect(waitsWithoutSince('example', 'a\n\nclient.waitForOutcome(l, r, { request });')).toEqual(['example:3']);
+    expect(waitsWithoutSince('example', 'waitForOutcome(l, r, { request, sinceMs });')).toEqual([]);
+  });
+
+  it('every waitForOutcome example of README.md, docs/ and the shipped docstrings given request passes sinceMs', () => {
+    const found = documentedFiles().flatMap((path) => waitsWithoutSince(path, readFileSync(`${ROOT}${path}`, 'utf8')));
+    expect(found).toEqual([]);
+  });
+});

@@ -102,6 +102,18 @@ describe('chartSpecs', () => {
     expect(values(byKind.drift as Record<string, unknown>)).toBe(3);
   });
 
+  it('a forged sealedAtMs no Date holds is drawn as "(invalid time …)", never a throw', async () => {
+    const { records, verification } = await reportLineage();
+    const report = lineageReport({ lineageId: TEST_LINEAGE_ID, records, verification, refusals: [] });
+    const forged = { ...report, records: report.records.map((r) => ({ ...r, sealedAtMs: 1e20 })) };
+    const timeline = chartSpecs(forged).find((c) => c.kind === 'timeline')?.spec as {
+      layer: { data: { values: { sealedAt?: string }[] } }[];
+    };
+    const times = timeline.layer.flatMap((l) => l.data.values.map((v) => v.sealedAt)).filter(Boolean);
+    expect(times.length).toBeGreaterThan(0);
+    expect(new Set(times)).toEqual(new Set(['(invalid time 100000000000000000000)']));
+  });
+
   it('leaves out the charts that would be empty', () => {
     const charts = chartSpecs({
       lineageId: 'empty',
