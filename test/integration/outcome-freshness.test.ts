@@ -139,6 +139,30 @@ function row(context: TestContext, target: string, attack: string, reader: strin
   ]);
 }
 
+/**
+ * The rows of a seal awaiting integration contested by a refusal signed for the same request:
+ * `publish --wait` and `client.waitForOutcome` answer `before` until the seal is integrated, and
+ * once it is PROVEN the seal wins over everything (docs/pipeline.md, "Polling the table").
+ */
+async function contestedSealRows(
+  context: TestContext,
+  attack: string,
+  request: ResidualWriteRequest,
+  before: { readonly cli: string; readonly client: string },
+): Promise<void> {
+  row(context, 'write outcome', attack, 'publish --wait', before.cli, await publishWait(request, 3));
+  row(context, 'write outcome', attack, 'client.waitForOutcome', before.client, await clientOutcome(request, true));
+  expect(await integrate()).toEqual([]);
+  row(
+    context,
+    'write outcome',
+    attack,
+    'publish --wait (after integration)',
+    'exit 0 SEALED PROVEN',
+    await publishWait(request, 30),
+  );
+}
+
 describe('write outcomes, receipts and MCP answers proven through the deployment log, cold readers', () => {
   let lineageId: string;
 
@@ -206,25 +230,7 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
     await setup.store.recordRejection({ ...unsigned, statement });
     const attack =
       "the seal of a write the guard refused, awaiting integration (record, marker and head: no signed checkpoint), beside the guard's signed refusal of that request";
-    row(
-      context,
-      'write outcome',
-      attack,
-      'publish --wait',
-      'exit 10 REJECTED no freshness',
-      await publishWait(refused, 3),
-    );
-    row(context, 'write outcome', attack, 'client.waitForOutcome', 'REJECTED', await clientOutcome(refused, true));
-    // Proven through the deployment log (a duplicate delivery refused after the seal): the seal wins.
-    expect(await integrate()).toEqual([]);
-    row(
-      context,
-      'write outcome',
-      attack,
-      'publish --wait (after integration)',
-      'exit 0 SEALED PROVEN',
-      await publishWait(refused, 30),
-    );
+    await contestedSealRows(context, attack, refused, { cli: 'exit 10 REJECTED no freshness', client: 'REJECTED' });
   });
 
   it('a seal awaiting integration beside a conflict the sealer signed for the same request (its marker pointed away for a resend, then back): tamper risk, exit 20, until the seal is PROVEN (publish --wait and client.waitForOutcome)', async (context) => {
@@ -241,32 +247,10 @@ describe('write outcomes, receipts and MCP answers proven through the deployment
     await setup.table.put(marker);
     const attack =
       'the seal of a write, awaiting integration, beside a LINEAGE_INCONSISTENT conflict the sealer signed for that request (its marker pointed at another lineage for a resend, then put back)';
-    row(
-      context,
-      'write outcome',
-      attack,
-      'publish --wait',
-      'exit 20 tamper risk UNVERIFIED_TAMPER_RISK',
-      await publishWait(contested, 3),
-    );
-    row(
-      context,
-      'write outcome',
-      attack,
-      'client.waitForOutcome',
-      'UnverifiedOutcomeError UNVERIFIED_TAMPER_RISK',
-      await clientOutcome(contested, true),
-    );
-    // Proven through the deployment log: the seal wins over everything.
-    expect(await integrate()).toEqual([]);
-    row(
-      context,
-      'write outcome',
-      attack,
-      'publish --wait (after integration)',
-      'exit 0 SEALED PROVEN',
-      await publishWait(contested, 30),
-    );
+    await contestedSealRows(context, attack, contested, {
+      cli: 'exit 20 tamper risk UNVERIFIED_TAMPER_RISK',
+      client: 'UnverifiedOutcomeError UNVERIFIED_TAMPER_RISK',
+    });
   });
 
   it('a residual id sealed twice (its marker deleted within the interval): the second seal is INCONSISTENT, exit 20', async (context) => {
