@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { DEFAULT_MAX_AGE_SECONDS, type FreshnessPolicy, freshnessPolicy } from '../client/freshness-policy';
+import { describeError } from '../shared/describe-error';
 import { InvalidInputError, PolicyFormatError } from '../shared/errors';
 import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
 import { BadInputError } from './errors';
@@ -38,7 +39,7 @@ export async function readPolicyOption(
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (error) {
     if (error instanceof BadInputError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     throw new BadInputError(`${file}: cannot read the policy (${reason})`, { cause: error });
   }
   try {

@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { parseStrictJson } from '../shared/canonical/strict-json';
 import { StrictJsonError, StrictJsonFailure } from '../shared/canonical/strict-json-error';
+import { describeError } from '../shared/describe-error';
 import { InvalidInputError } from '../shared/errors';
 import { parseInput } from '../shared/schemas/parse';
 import { BadInputError } from './errors';
@@ -147,5 +148,5 @@ function describeReadError(error: unknown): string {
   if (code === 'EISDIR') return 'is a directory, not a file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (error instanceof TypeError) return 'not UTF-8 text';
-  return `cannot read file (${error instanceof Error ? error.message : String(error)})`;
+  return `cannot read file (${describeError(error)})`;
 }

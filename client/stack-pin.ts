@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeError } from '../shared/describe-error';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../shared/log/note-key';
 import { TenantId } from '../shared/tenancy/tenants';
@@ -16,7 +17,7 @@ const VerifierKeyText = z.string().superRefine((text, ctx) => {
   try {
     parseVerifierKey(text);
   } catch (error) {
-    ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+    ctx.addIssue({ code: 'custom', message: describeError(error) });
   }
 });
 

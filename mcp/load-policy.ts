@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_MAX_AGE_SECONDS, type FreshnessPolicy, freshnessPolicy } from '../client/freshness-policy';
+import { describeError } from '../shared/describe-error';
 import { InvalidInputError } from '../shared/errors';
 import { MAX_POLICY_BYTES } from '../shared/witness/tlog-policy';
 import type { McpServerConfig } from './config';
-import { describeError } from './describe-error';
 
 /**
  * The server's freshness policy (docs/mcp.md, "Freshness"): the tlog-policy of `RESEAL_POLICY`

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
+import { describeError } from '../shared/describe-error';
 import { InvalidInputError } from '../shared/errors';
 import type { McpServerConfig } from './config';
-import { describeError } from './describe-error';
 
 /**
  * The local writer key of `config` (`RESEAL_WRITER_KEY`, docs/mcp.md, "Configuration"), key id

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { FetchLike } from '../adapters/sigv4-fetch';
+import { describeError } from '../shared/describe-error';
 import { strictJsonLines } from './strict-lines';
 
 /** JSON-RPC error code of a request the bridge could not deliver to the remote server. */
@@ -60,7 +61,7 @@ export async function bridgeToRemote(options: RemoteBridgeOptions): Promise<void
     if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
     remote.send(message).catch((error: unknown) => {
       const status = error instanceof SdkHttpError ? `HTTP ${error.status}: ` : '';
-      const reason = `${status}${error instanceof Error ? error.message : String(error)}`;
+      const reason = `${status}${describeError(error)}`;
       log(`reseal mcp --remote: ${options.url.href}: ${reason}`);
       if (!isJSONRPCRequest(message)) return;
       void toHost({

@@ -21,6 +21,7 @@ import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { LINEAGE_KEY_PREFIX, LineageKeys } from '../adapters/lineage-keys';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
 import { type IndexRebuildReport, rebuildIndexFromTable } from '../functions/integrator/index-rebuild';
+import { describeError } from '../shared/describe-error';
 
 /** Every lineage id with a head item in the table (one paginated `Scan`, head items only). */
 export async function scanLineageIds(client: DynamoDBClient, tableName: string): Promise<string[]> {
@@ -113,7 +114,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().then(
     (code) => process.exit(code),
     (error) => {
-      process.stderr.write(`index rebuild failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`index rebuild failed: ${describeError(error)}\n`);
       process.exit(1);
     },
   );

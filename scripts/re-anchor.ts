@@ -27,6 +27,7 @@ import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-
 import { DynamoDBWitnessStore } from '../adapters/dynamodb-witness-store';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import { DEFAULT_STACK_NAME, resolveStackOutputs } from '../client/stack-outputs';
+import { describeError } from '../shared/describe-error';
 import { LogStateError, ReAnchorFormatError } from '../shared/errors';
 import { authenticateDeploymentHead } from '../shared/integrator/deployment-head';
 import {
@@ -205,7 +206,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error) => {
-      process.stderr.write(`re-anchor failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`re-anchor failed: ${describeError(error)}\n`);
       process.exit(1);
     },
   );

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { stackPinShape } from '../../client/shapes/stack-pin-shape';
 import { STACK_PIN_ENV, stackPinOf } from '../../client/stack-pin';
+import { describeError } from '../../shared/describe-error';
 import { connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { CliError } from '../errors';
@@ -42,7 +43,7 @@ export function registerPin(program: Command, ctx: CommandContext): void {
         await writeFile(`${path}.tmp`, `${JSON.stringify(pin, null, 2)}\n`, { mode: 0o644 });
         await rename(`${path}.tmp`, path);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = describeError(error);
         throw new CliError(`cannot write the stack pin ${path}: ${reason}`, ExitCode.UNEXPECTED, { cause: error });
       }
       ctx.io.stdout(

@@ -1,4 +1,5 @@
 import { type MemberNode, parse as parseAst, type ValueNode } from '@humanwhocodes/momoa';
+import { describeError } from '../describe-error';
 import type { InputIssue } from '../errors';
 import { StrictJsonError, StrictJsonFailure } from './strict-json-error';
 
@@ -191,7 +192,7 @@ function astError(error: unknown, what: string): unknown {
 
 /** A `JSON.parse` error as one line, with line and column when the engine gives a position. */
 function describeNativeError(error: unknown, text: string): string {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const message = describeError(error).replace(/\s+/g, ' ').trim();
   const position = /at position (\d+)/.exec(message)?.[1];
   const summary = escapeText(message.replace(/ (in JSON )?at position \d+.*$/, '').split(', "')[0] ?? message);
   return position === undefined ? summary.slice(0, 200) : `${summary} at ${lineColumn(text, Number(position))}`;

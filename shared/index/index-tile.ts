@@ -1,4 +1,5 @@
 import { canonicalJson } from '../canonical/canonical-json';
+import { describeError } from '../describe-error';
 import { InvalidInputError } from '../errors';
 import type { IndexNode } from '../ports/index-node-store';
 import { hashKey } from './hash-key';
@@ -158,7 +159,7 @@ export function decodeIndexTile(bytes: Uint8Array): DecodedIndexTile {
           text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(at, at + length));
           entry = parseIndexEntry(JSON.parse(text));
         } catch (error) {
-          return fail(start, `the leaf is no index entry (${error instanceof Error ? error.message : String(error)})`);
+          return fail(start, `the leaf is no index entry (${describeError(error)})`);
         }
         if (canonicalJson(entry) !== text) fail(start, 'the leaf entry is not in its RFC 8785 form');
         at += length;

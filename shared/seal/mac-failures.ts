@@ -1,3 +1,4 @@
+import { describeError } from '../describe-error';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
@@ -55,7 +56,7 @@ async function checkMac({ index, record, message }: Candidate, anchor: MacAnchor
   try {
     valid = await anchor.verifyMac(message, record.anchor);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = describeError(error);
     return {
       index,
       seq,
