@@ -25,6 +25,7 @@ import type { ChainTip } from '../../shared/seal/chain-tip';
 import type { LineageHead } from '../../shared/seal/lineage-head';
 import { sealValidated } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
+import { sealsSignedRequest } from '../../shared/seal/seals-signed-request';
 import { MetricName } from '../common/metric-name';
 import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { ServiceLogger } from '../common/service-logger';
@@ -383,14 +384,26 @@ export class RunSealer {
     for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
-      // Admission first, on the authenticated state (docs/authorship.md, "Two refusals"): before the
-      // duplicate answer or epoch check, so a stranger neither fences the owner out nor learns the tip.
+      // An exact duplicate, then admission, on the authenticated state (docs/authorship.md, "Two
+      // refusals, in order"), then the duplicate answer and epoch check: a stranger neither fences
+      // the owner out nor learns the tip. Admission is a pure check, so the exact duplicate is looked
+      // for only when it refuses: an admitted one gets the same duplicate answer below.
       const request = item.request.request;
       const admission = admitWrite(
         { lineageId, seq: tip ? tip.seq + 1 : 0, inForce: policy, legacyTip: state.legacyTip },
         { publicKey: request.writer.publicKey, policy: request.policy ?? null },
       );
       if ('refused' in admission) {
+        // A key rotation that dropped its own signing key, delivered again: its record's answer.
+        const exact = await this.#exactDuplicate(item, markers[position] ?? null, residuals, past, sealed, state);
+        if (exact === 'THIS_RUN') continue; // answered after the append
+        if (exact) {
+          settled.set(
+            item.index,
+            await this.#outcomes.duplicate(item, exact.record, sealedTreeHeadOf(state), exact.checkpoint),
+          );
+          continue;
+        }
         settled.set(
           item.index,
           await this.#outcomes.reject(
@@ -581,6 +594,43 @@ export class RunSealer {
       RejectionReason.RESIDUAL_ID_REUSED,
       `residual id ${residualId} is sealed in lineage ${lineageId} at seq ${indexed.seq} (record ${indexed.recordHash}) in the deployment index, and that record does not prove in the lineage's log as the table shows it: the id is never sealed a second time`,
     );
+  }
+
+  /**
+   * The record that seals this very signed request ({@link sealsSignedRequest}), proven as the
+   * duplicate answer would prove it: sealed earlier in this run (`THIS_RUN`, answered after the
+   * append), in the deployment index (proven at its indexed seq with its indexed hash), named by
+   * its marker (proven at that seq of this lineage) or sealed past the indexed head (`past`); with
+   * the checkpoint its answer carries. `null` when none is, or only another write under the id is:
+   * then admission decides, and the table's word (a marker) is never enough.
+   */
+  async #exactDuplicate(
+    item: Pending,
+    marker: ResidualLocation | null,
+    residuals: ReadonlyMap<string, ResidualIndexValue> | null,
+    past: ReadonlyMap<string, SealedRecord> | string | null,
+    sealed: readonly Sealed[],
+    state: LogState,
+  ): Promise<'THIS_RUN' | { readonly record: SealedRecord; readonly checkpoint: string | null } | null> {
+    const { request, verdict } = item.request;
+    const { lineageId, residualId } = request;
+    const exact = (record: SealedRecord | null | undefined): record is SealedRecord =>
+      !!record && sealsSignedRequest(request, verdict.verdictDigest, record);
+    if (sealed.some((s) => exact(s.record))) return 'THIS_RUN';
+    const indexed = residuals?.get(residualId);
+    if (indexed) {
+      const record = await this.#log.provenRecordAt(lineageId, indexed.seq, state);
+      return exact(record) && record.recordHash === indexed.recordHash
+        ? { record, checkpoint: state.checkpoint }
+        : null;
+    }
+    if (marker) {
+      if (marker.lineageId !== lineageId) return null;
+      const record = await this.#log.provenRecordAt(lineageId, marker.seq, state);
+      return exact(record) ? { record, checkpoint: state.checkpoint } : null;
+    }
+    const record = typeof past === 'string' ? null : past?.get(residualId);
+    return exact(record) ? { record, checkpoint: null } : null;
   }
 
   /** A message whose residual id was sealed earlier in the same run. */

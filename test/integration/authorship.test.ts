@@ -555,6 +555,60 @@ describe('authorship on the deployed stack', () => {
     expectGuarantees(context, rows);
   });
 
+  it('a key rotation that dropped its own signing key, its seal request delivered again (a retried forward): the same record answers, no refusal', async () => {
+    const [first, second] = [LocalWriterSigner.generate('rot-1').signer, LocalWriterSigner.generate('rot-2').signer];
+    const keyOf = (signer: WriterSigner) => ({ keyId: signer.keyId, publicKey: signer.publicKey });
+    const inception: LineagePolicy = { v: 1, writers: [keyOf(first), keyOf(second)], recoveryKeys: [] };
+    const lineageId = lineageIdFor(`auth-rot-${randomUUID().slice(0, 8)}`, inception);
+    const owner = await agentOf('rot-1', first);
+    const other = await agentOf('rot-2', second);
+    const sealedBy = async (agent: typeof owner, residualId: string, policy?: LineagePolicy) => {
+      const published = await agent.client.publishWrite({
+        ...unsigned(lineageId, residualId, 's-1', 1),
+        ...(policy ? { policy } : {}),
+      });
+      const outcome = await agent.client.waitForOutcome(lineageId, residualId, {
+        request: published.request,
+        timeoutMs: 90_000,
+      });
+      return { request: published.request, kind: outcome.kind };
+    };
+    expect((await sealedBy(owner, 'r-0', inception)).kind).toBe('SEALED');
+    // The second key rotates itself out (docs/authorship.md, "Two refusals, in order").
+    const rotation = await sealedBy(other, 'r-1', { ...inception, writers: [keyOf(first)] });
+    expect(rotation.kind).toBe('SEALED');
+    const chain = (await store.readChain(lineageId, 0, 10)) as {
+      header: { residualId: string; verdictDigest: string };
+    }[];
+    const sealed = chain.find((record) => record.header.residualId === 'r-1');
+    // The guard's forward again, under another deduplication id, straight to seal-requests (the
+    // emulator enforces no queue policy): the very seal request, its verdict the one the record binds.
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: stack.SealRequestsQueueUrl,
+        MessageBody: JSON.stringify({
+          formatVersion: 1,
+          request: rotation.request,
+          verdict: {
+            isSafe: true,
+            rejectedVariables: [],
+            requestViolations: [],
+            verdictDigest: sealed?.header.verdictDigest,
+          },
+          acceptedAtMs: Date.now(),
+        }),
+        MessageGroupId: lineageId,
+        MessageDeduplicationId: `retried-forward-${randomUUID()}`,
+      }),
+    );
+    // The owner's next write is forwarded after it in the lineage's message group: once it is
+    // sealed, the redelivery was answered.
+    expect((await sealedBy(owner, 'r-2')).kind).toBe('SEALED');
+    expect(await store.listRejections(lineageId, { residualId: 'r-1' })).toEqual([]);
+    expect(await store.listConflicts(lineageId, { residualId: 'r-1' })).toEqual([]);
+    expect((await store.head(lineageId))?.seq).toBe(2);
+  });
+
   it('a KMS writer key (Sign RAW, ED25519_SHA_512) starts and extends its lineage', async () => {
     const created = await kms.send(
       new CreateKeyCommand({ KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY', Description: 'writer' }),

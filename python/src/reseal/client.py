@@ -1937,9 +1937,9 @@ def _sealer_refusal_finding(
 ) -> UnverifiedOutcomeError:
     """The finding when a seal of ``request`` no signed tree proves stands beside a refusal the
     sealer signed for this very request: the sealer answers a delivery of a request it sealed as
-    a duplicate, never with a refusal (docs/pipeline.md, "Polling the table", and its one known
-    exception). Both stand only on an edited table (a marker pointed
-    away, then back; a rolled-back head), so neither is an answer to act on."""
+    a duplicate, never with a refusal (docs/pipeline.md, "Polling the table"; an exact duplicate
+    before admission, docs/authorship.md, "Two refusals, in order"). Both stand only on an edited
+    table (a marker pointed away, then back; a rolled-back head), so neither is an answer to act on."""
     item = refusal.refusal or {}
     kind = "conflict" if refusal.kind == "CONFLICT" else "rejection"
     seq = seal.seq if seal.seq is not None else -1

@@ -5,18 +5,20 @@ import { writeOutcomeText } from '../../../cli/format/write-outcome-text';
 import { UnverifiedOutcomeError } from '../../../client/errors';
 import { ResealClient } from '../../../client/reseal-client';
 import type { WriteOutcome } from '../../../client/write-outcomes';
+import type { LineagePolicy } from '../../../shared/authorship/lineage-policy';
 import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
 import { extendLog } from '../../../shared/log/log-extension';
 import { authenticateLogState } from '../../../shared/log/log-state';
 import { requestDigest } from '../../../shared/write/request-digest';
 import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
+import { FACTORY_NOW_MS } from '../../helpers/guard-factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { signedConflict, signedRejection } from '../../helpers/outcome-factories';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
 import { buildChain, forgerAnchor, TEST_LINEAGE_ID } from '../../helpers/seal-factories';
-import { testLineageId } from '../../helpers/writer-factories';
+import { signWriteSync, TEST_POLICY, testLineageId, testWriter } from '../../helpers/writer-factories';
 
 const LINEAGE = testLineageId('lin-mac-head-outcome');
 
@@ -245,5 +247,31 @@ describe('waitForOutcome: a refusal the sealer signed for a sealed request is a 
     await expect(s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 })).rejects.toThrow(
       UnverifiedOutcomeError,
     );
+  });
+});
+
+// docs/authorship.md, "Two refusals, in order": the sealer answers an exact duplicate before
+// admission, so the redelivery of a key rotation that dropped its own signing key adds no refusal.
+describe('waitForOutcome: a redelivered key rotation that dropped its own key, on an honest table', () => {
+  it('reads as its seal (awaiting integration, then PROVEN), never a tamper finding', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    const second = testWriter('test-writer-2', 0x40);
+    const both: LineagePolicy = {
+      ...TEST_POLICY,
+      writers: [...TEST_POLICY.writers, { keyId: second.keyId, publicKey: second.publicKey }],
+    };
+    const lineageId = testLineageId('lin-rotation-outcome', both);
+    expect((await s.send({ lineageId, residualId: 'r-0', policy: both })).kind).toBe('SEALED');
+    const fields = { lineageId, residualId: 'r-1', policy: TEST_POLICY };
+    const request = s.request({ ...fields, writer: signWriteSync(s.request(fields), second, FACTORY_NOW_MS).writer });
+    expect((await s.send(request)).kind).toBe('SEALED');
+    expect((await s.send(request)).kind).toBe('DUPLICATE');
+    expect(s.store.rejections).toEqual([]);
+    const blind = s.client({ deps: { deploymentLog: undefined, indexNodes: undefined } });
+    const awaiting = sealedOf(await blind.waitForOutcome(lineageId, 'r-1', { request, timeoutMs: 5_000 }));
+    expect(awaiting.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    await s.integrate();
+    const proven = sealedOf(await s.client().waitForOutcome(lineageId, 'r-1', { request, timeoutMs: 5_000 }));
+    expect(proven.freshness?.state).toBe('PROVEN');
   });
 });

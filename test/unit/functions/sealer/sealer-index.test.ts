@@ -685,3 +685,83 @@ describe('docs/pipeline.md "Concurrency": the runs of one sealer invocation shar
     expect(headReads).toBe(2);
   });
 });
+
+describe('an exact duplicate is answered before admission (docs/authorship.md, "Two refusals, in order")', () => {
+  /** The owner's two keys, and a lineage started under both by the first. */
+  const both: LineagePolicy = {
+    ...TEST_POLICY,
+    writers: [...TEST_POLICY.writers, { keyId: SECOND_WRITER.keyId, publicKey: SECOND_WRITER.publicKey }],
+  };
+  /** The body of a seal request signed by `by` at `signedAtMs` (deterministic: Ed25519). */
+  const body = (fields: Partial<ResidualWriteRequest>, by = SECOND_WRITER, signedAtMs = FACTORY_NOW_MS) =>
+    sealRequestBody({ ...fields, writer: signWriteSync(validWriteRequest(fields), by, signedAtMs).writer });
+  let n = 0;
+  /** A delivery of `text`: SQS's redelivery keeps the message id and sent time, the guard's retried forward does not. */
+  const delivery = (text: string, receiveCount = 1, messageId = `rot-${++n}`) => ({
+    messageId,
+    body: text,
+    sentAtMs: FACTORY_NOW_MS + 100,
+    receiveCount,
+  });
+  /** A lineage under `both`, and the second key's rotation to the first key alone (it drops itself). */
+  const rotated = async (s: ReturnType<typeof stack>, label: string) => {
+    const lineageId = testLineageId(label, both);
+    expect((await s.send({ lineageId, residualId: 'r-0', policy: both })).kind).toBe('SEALED');
+    return { lineageId, rotation: body({ lineageId, residualId: 'r-1', policy: TEST_POLICY }) };
+  };
+
+  it('a key rotation that dropped its own key, delivered twice in one run and again later (marker, past the index without its marker, integrated): the same record answers, no refusal item', async () => {
+    const s = stack();
+    const { lineageId, rotation } = await rotated(s, 'lin-rot-dup');
+    const [first, again] = await s.handleGroup([delivery(rotation), delivery(rotation, 1, 'rot-forward')]);
+    expect(first).toMatchObject({ kind: 'SEALED', head: { seq: 1 } });
+    const answer = { kind: 'DUPLICATE', head: (first as { head: unknown }).head };
+    expect(again).toEqual(answer);
+    const redelivered = delivery(rotation, 2, 'rot-redelivered');
+    // A later invocation, warm and cold: the marker names the record.
+    expect(await s.handleGroup([redelivered])).toEqual([answer]);
+    s.cold();
+    expect(await s.handleGroup([redelivered])).toEqual([answer]);
+    // Its marker deleted before integration: found past the indexed head.
+    s.store.markers.delete(markerKey(lineageId, 'r-1'));
+    s.cold();
+    expect(await s.handleGroup([redelivered])).toEqual([answer]);
+    // Integrated: the index maps it.
+    await s.integrate();
+    s.cold();
+    expect(await s.handleGroup([redelivered])).toEqual([answer]);
+    expect(s.store.rejections).toEqual([]);
+    expect(s.store.conflicts).toEqual([]);
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+    expect(s.metrics.get('SealDuplicate')).toBe(5);
+  });
+
+  it("another request under the rotation's residual id signed by the dropped key (other payload, signed later, or not the rotation at all) is WRITER_NOT_ADMITTED, unsigned, naming no tip", async () => {
+    const s = stack();
+    const { lineageId, rotation } = await rotated(s, 'lin-rot-other');
+    const fields = { lineageId, residualId: 'r-1', policy: TEST_POLICY };
+    const others = [
+      body({ ...fields, payload: { other: 'content' } }),
+      body(fields, SECOND_WRITER, FACTORY_NOW_MS + 1000),
+      body({ ...fields, policy: both }),
+    ];
+    const refused = { kind: 'REJECTED', reason: 'WRITER_NOT_ADMITTED' };
+    // In the rotation's own run, then with the marker, then integrated with the marker gone.
+    const run = await s.handleGroup([delivery(rotation), ...others.map((text) => delivery(text))]);
+    expect(run).toEqual([expect.objectContaining({ kind: 'SEALED' }), refused, refused, refused]);
+    expect(await s.handleGroup(others.map((text) => delivery(text, 2)))).toEqual([refused, refused, refused]);
+    await s.integrate();
+    s.store.markers.delete(markerKey(lineageId, 'r-1'));
+    s.cold();
+    expect(await s.handleGroup(others.map((text) => delivery(text, 2)))).toEqual([refused, refused, refused]);
+    // The key the rotation kept is admitted: its own write under that id is a reuse, as before.
+    expect(await s.send(fields)).toEqual({ kind: 'REJECTED', reason: 'RESIDUAL_ID_REUSED' });
+    const notAdmitted = s.store.rejections.filter((r) => r.reason === 'WRITER_NOT_ADMITTED');
+    expect(notAdmitted).toHaveLength(9);
+    for (const rejection of notAdmitted) {
+      expect(rejection).toMatchObject({ stage: 'SEALER', residualId: 'r-1', statement: null });
+      expect(rejection.issues[0]?.message).toBe('the writer key is not admitted to this lineage');
+    }
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+});
