@@ -68,7 +68,7 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
   it('a batch head-state MAC stores its heads binary (32 bytes a head): with 10 heads, a KMS key ARN and a frontier of 6 hashes, still one WCU; read back as stored', async () => {
     const { records } = await buildChain(2);
     const last = records[1] as (typeof records)[0];
-    // 44 bytes a head: a frontier of 7 hashes or more beside 10 heads takes the item past 1 KB (docs/sealing.md).
+    // 32 bytes a head (and 12 of attribute name): a frontier of 7 hashes or more beside 10 heads takes the item past 1 KB (docs/sealing.md).
     const frontier = Array.from({ length: 6 }, (_, i) => String(i).repeat(64));
     const heads = Array.from({ length: 10 }, (_, i) => i.toString(16).repeat(64)).sort();
     const signature = await testAnchor().generateMac(new Uint8Array(32));
