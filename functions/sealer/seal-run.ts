@@ -77,7 +77,8 @@ interface Sealed {
 /**
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
  * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree's
- * head state MAC'd once (no `Sign`), the records put, then the head moved with the markers
+ * head state MAC'd (with the other runs' of the invocation, one `GenerateMac`: head-mac-batcher.ts;
+ * no `Sign`), the records put, then the head moved with the markers
  * (docs/sealing.md, "The write"), each write's outcome announced (sealed, awaiting integration).
  * A run of records a crash left past the head is rolled forward first (`SealerLog.authenticatedState`).
  * A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is left, up to

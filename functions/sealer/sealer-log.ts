@@ -67,7 +67,8 @@ export type LogPublicKey = Pick<NoteSigner, 'keyName' | 'publicKey'>;
  * The sealer's side of the verifiable log (docs/verifiable-log.md, "Appending"): the stored log
  * state authenticated (its head-state MAC with the records' HMAC key, an older head's signed
  * checkpoint, or the lineage's entry in the deployment index) before it is extended, the tree
- * extended and its head state MAC'd (one `GenerateMac`, no `Sign`), and what an earlier record or
+ * extended and its head state MAC'd (one `GenerateMac` of its own, or its share of the
+ * invocation's batch MAC; no `Sign`), and what an earlier record or
  * a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
  * rolled back behind them is refused.
  */

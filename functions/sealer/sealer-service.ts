@@ -120,8 +120,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
- * 4. The new tree is computed (RFC 9162), its checkpoint signed once (one `Sign` per run), and
- *    records, nodes, markers and head written in one conditional transaction. A lost race
+ * 4. The new tree is computed (RFC 9162) and its head state MAC'd with the other runs' of the
+ *    invocation (one `GenerateMac` per invocation, {@link SealerInvocation.heads}; a signed
+ *    checkpoint only with {@link SealerDeps.signLineageCheckpoints}), and records, nodes, markers
+ *    and head written under their conditions (docs/sealing.md, "The write"). A lost race
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
  * 5. `ResidualSealed` per record, carrying the signed checkpoint; one notice per run to the

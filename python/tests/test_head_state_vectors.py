@@ -12,6 +12,7 @@ from conftest import vectors
 
 from reseal.canonical import canonical_json
 from reseal.head_state import head_mac_message, head_state_batch_message, head_state_message
+from reseal.item_layout import head_mac_of
 
 VECTORS = vectors("head-state-mac.json")
 
@@ -72,3 +73,17 @@ def test_a_head_mac_names_the_message_it_verifies_over_or_none() -> None:
     # A batch of one is not the single state's message (another tag).
     own = [head_state_message(state).hex()]
     assert head_state_batch_message(own) != head_state_message(state)
+
+
+def test_a_head_items_head_mac_reads_with_its_heads_attribute() -> None:
+    batch = VECTORS["batches"][0]
+    signature = {"keyId": VECTORS["keyId"], "algorithm": "HMAC_SHA_256", "mac": batch["mac"]}
+    item = {"headMac": {"S": canonical_json(signature)}}
+    assert head_mac_of(item) == signature
+    heads = b"".join(bytes.fromhex(h) for h in batch["heads"])
+    stored = head_mac_of({**item, "headMacHeads": {"B": heads}})
+    assert stored == {**signature, "heads": batch["heads"]}
+    assert head_mac_of({**item, "headMacHeads": {"B": heads[:-1]}}) == {**signature, "heads": None}
+    assert head_mac_of({}) is None
+    for state in batch["states"]:
+        assert head_mac_message(state, stored) == bytes.fromhex(batch["messageHex"])
