@@ -1,5 +1,11 @@
 import { describe, expect, it, type TestContext, vi } from 'vitest';
-import type { HeadStateMac } from '../../../../shared/log/head-state-mac';
+import {
+  type HeadState,
+  type HeadStateMac,
+  headStateDigest,
+  macHeadState,
+} from '../../../../shared/log/head-state-mac';
+import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
 import { sealRequestBody } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
@@ -84,6 +90,33 @@ describe('the integrator verifies each distinct head-state MAC once per integrat
     expect([...report.integrated].sort()).toEqual(LINEAGES.filter((id) => id !== A).sort());
     // The edited list is another message: two VerifyMac, the genuine one once for the other three.
     expect(s.headChecks()).toBe(2);
+  });
+
+  it.for([
+    ['batch headMac: a digest of heads swapped', 'swapped'],
+    ['batch headMac: a digest removed from heads', 'removed'],
+    ['heads naming the state beside its single-form MAC', 'single'],
+  ] as const)('%s: HEAD_UNAUTHENTICATED, the others of its batch integrate', async ([attack, edit], context) => {
+    const s = await sealedInOneInvocation(LINEAGES);
+    const stored = (await s.store.logHead(A)) as StoredLogHead;
+    const state = headStateOf(claimedLogState(stored, A)) as HeadState;
+    const mac = stored.headMac as HeadStateMac;
+    const own = headStateDigest(state);
+    const others = (mac.heads ?? []).filter((h) => h !== own);
+    const headMac =
+      edit === 'swapped'
+        ? { ...mac, heads: [own, ...others.slice(1), 'ee'.repeat(32)].sort() }
+        : edit === 'removed'
+          ? { ...mac, heads: [own, ...others.slice(1)].sort() }
+          : { ...(await macHeadState(state, s.sealerDeps.anchor)), heads: mac.heads };
+    s.store.setLogHead(A, (log) => ({ ...log, headMac }));
+    const report = await s.integrate();
+    expectGuarantee(
+      context,
+      { section: 'tampering', target: 'head', attack, reader: 'integrator', expected: 'HEAD_UNAUTHENTICATED' },
+      report.evidence.map((e) => `${e.kind}${e.lineageId === A ? '' : ` (${e.lineageId})`}`).join(', '),
+    );
+    expect([...report.integrated].sort()).toEqual(LINEAGES.filter((id) => id !== A).sort());
   });
 
   it("a head carrying another invocation's batch MAC (not naming its state) is HEAD_UNAUTHENTICATED", async (context: TestContext) => {
