@@ -4,6 +4,7 @@ import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import type { SealedRecord } from '../shared/seal/sealed-record';
+import { headMacAttributes, headMacOf } from './head-mac-attributes';
 import { type Item, itemOf } from './item';
 import { LineageKeys } from './lineage-keys';
 import { readHashes, readJson, readNumber, readSeq, readString } from './read-attribute';
@@ -24,7 +25,7 @@ export function headItem(batch: AppendBatch, last: SealedRecord, layout: HeadLay
     seq: last.header.monotonicSequenceNumber,
     recordHash: last.recordHash,
     generationEpoch: last.header.generationEpoch,
-    ...(batch.headMac ? { headMac: canonicalJson(batch.headMac) } : {}),
+    ...(batch.headMac ? headMacAttributes(batch.headMac) : {}),
     ...(batch.policy ? { policy: canonicalJson(batch.policy) } : {}),
   };
   if (layout === HeadLayout.SMALL && batch.headMac) {
@@ -83,7 +84,8 @@ export function headFrontierOf(item: Item): string[] | null {
 
 /**
  * A head item as the log state it claims (unverified; {@link headOf}, {@link headFrontierOf}, the
- * stored JSON of `header`, `policy` and `headMac`, `null` when absent or unreadable): the legacy
+ * stored JSON of `header` and `policy`, `null` when absent or unreadable, and the head-state MAC as
+ * `headMacOf` reads it, with a batch MAC's `heads`): the legacy
  * head with its tip `header` and the small head without one (docs/sealing.md, "The append's
  * layout") read alike; `claimedLogState` (shared/log/log-state.ts) tells them apart.
  */
@@ -96,6 +98,6 @@ export function logHeadOf(lineageId: string, item: Item | undefined): StoredLogH
     checkpoint: readString(item, 'checkpoint') ?? null,
     frontier: headFrontierOf(item),
     policy: readJson<unknown>(item, 'policy', null),
-    headMac: readJson<unknown>(item, 'headMac', null),
+    headMac: headMacOf(item),
   };
 }

@@ -120,10 +120,13 @@ export const INDEX_COST_HEADER = [
  * sealer's index read per run, the integrator's work per integration amortized), beside what the
  * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
  * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
- * sealer run come from the run's `GenerateMac` per write: only the sealer makes them, one per
- * record and one per run (its head-state MAC, docs/sealing.md, "The write"; the append has no
- * transaction to count since it puts the record, then the head), so a lost race's re-seal counts
- * as a run more (fewer writes per run: more index reads, an upper bound);
+ * sealer run come from the functions' standard-queue `SendMessage` per write: the sealer's
+ * sealed-run notices, one per run (docs/deployment-log.md, "Sealed-run notices"; a roll-forward's
+ * notice counts as a run more: fewer writes per run, more index reads, an upper bound). Sealer
+ * invocations come from the `GenerateMac` per write: only the sealer makes them, one per record
+ * and one per invocation (its head-state MAC over the heads of all its runs,
+ * docs/verifiable-log.md, "Appending"; a lost race's re-seal counts as an invocation more: more
+ * `VerifyMac` for the integrator, an upper bound);
  * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
  * run's measured rate, over `intervalSeconds`.
  */
@@ -138,9 +141,9 @@ export function indexCostRow(
   },
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
-  // One GenerateMac per record sealed and one per run (the head-state MAC).
-  const sealerRuns = perWrite('KMS.GenerateMac') - 1;
-  const writesPerRun = Math.max(1, 1 / Math.max(sealerRuns, 1e-9));
+  // One sealed-run notice per run; one GenerateMac per record sealed and one per invocation (the head-state MAC).
+  const writesPerRun = Math.max(1, 1 / Math.max(perWrite('SQS.SendMessage'), 1e-9));
+  const sealerInvocations = Math.max(perWrite('KMS.GenerateMac') - 1, 0);
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
   const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);
   const load: IndexLoad = {
@@ -148,6 +151,7 @@ export function indexCostRow(
     writesPerIntegration,
     lineagesPerIntegration: Math.min(shape.lineages, writesPerIntegration),
     writesPerRun,
+    sealerInvocationsPerIntegration: Math.max(1, sealerInvocations * writesPerIntegration),
   };
   const index = indexUsagePerWrite(load);
   const indexCost = costPerMillion(index, prices);

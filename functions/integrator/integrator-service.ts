@@ -33,6 +33,7 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { isIntact } from '../../shared/seal/is-intact';
 import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
+import { VerifyOnceMacAnchor } from '../../shared/seal/verify-once-mac-anchor';
 import { formatAddCheckpointRequest } from '../../shared/witness/add-checkpoint-request';
 import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { MetricName } from '../common/metric-name';
@@ -230,6 +231,9 @@ export class IntegratorService {
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
     const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
     const readable = lineageIds.filter((id) => held.has(id));
+    // One `VerifyMac` per distinct head-state MAC in this integration (a sealer invocation's batch
+    // MAC vouches for several of its heads); remembered for this integration only, never a `false`.
+    const macAnchor = this.#deps.anchor && new VerifyOnceMacAnchor(this.#deps.anchor);
     const candidates = await Promise.all(
       readable.map((id) =>
         this.#candidate(
@@ -237,6 +241,7 @@ export class IntegratorService {
           held.get(id) ?? null,
           key,
           notices.filter((n) => n.lineageId === id),
+          macAnchor,
         ),
       ),
     );
@@ -437,6 +442,7 @@ export class IntegratorService {
     held: LineageIndexValue | null,
     key: NoteVerifierKey,
     notices: readonly SealedRunNotice[],
+    anchor: MacAnchor | null,
   ): Promise<LineageCandidate> {
     const { lineages } = this.#deps;
     const storedHead = await lineages.logHead(lineageId);
@@ -446,7 +452,7 @@ export class IntegratorService {
         lineageId,
         origin: checkpointOrigin(key.name, lineageId),
         key,
-        anchor: this.#deps.anchor,
+        anchor,
         indexed: held,
       }));
     } catch (error) {

@@ -30,6 +30,7 @@ import { MetricName } from '../common/metric-name';
 import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { ServiceLogger } from '../common/service-logger';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
+import type { HeadMacMember } from './head-mac-batcher';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
 import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
 import type { SealerLog } from './sealer-log';
@@ -77,7 +78,8 @@ interface Sealed {
 /**
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
  * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree's
- * head state MAC'd once (no `Sign`), the records put, then the head moved with the markers
+ * head state MAC'd (with the other runs' of the invocation, one `GenerateMac`: head-mac-batcher.ts;
+ * no `Sign`), the records put, then the head moved with the markers
  * (docs/sealing.md, "The write"), each write's outcome announced (sealed, awaiting integration).
  * A run of records a crash left past the head is rolled forward first (`SealerLog.authenticatedState`).
  * A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is left, up to
@@ -104,8 +106,14 @@ export class RunSealer {
    * @param index - the floors of this run's invocation (one deployment-head read shared by its
    *   runs, docs/pipeline.md "Concurrency") the run is checked against (docs/sealing.md, "The
    *   index floor"); `null`: none
+   * @param heads - the run's group in its invocation's head-state MAC batch (head-mac-batcher.ts):
+   *   the run's new head state is MAC'd with the other runs'; absent: a MAC of its own
    */
-  async seal(run: readonly Pending[], index: IndexFloors | null): Promise<Map<number, SealOutcome>> {
+  async seal(
+    run: readonly Pending[],
+    index: IndexFloors | null,
+    heads: HeadMacMember | null = null,
+  ): Promise<Map<number, SealOutcome>> {
     const lineageId = (run[0] as Pending).request.request.lineageId;
     const outcomes = new Map<number, SealOutcome>();
     let remaining = [...run];
@@ -184,10 +192,12 @@ export class RunSealer {
       remaining = remaining.filter((item) => !settled.has(item.index));
       if (sealed.length === 0) return outcomes;
 
+      // The invocation's batch MAC (or, after it fired, one of its own): kept only if the append lands.
       const { extension, headMac, checkpoint } = await this.#log.extend(
         lineageId,
         state,
         sealed.map((s) => s.record),
+        heads ? (head) => heads.mac(head) : undefined,
       );
       // Step 1, the records in seq order; step 2, the head and the markers (docs/sealing.md, "The write").
       try {

@@ -2,7 +2,7 @@ import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
-import { macHeadState } from '../../shared/log/head-state-mac';
+import { type HeadState, type HeadStateMac, macHeadState } from '../../shared/log/head-state-mac';
 import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
 import { nodeSourceOf } from '../../shared/log/node-source';
@@ -16,7 +16,7 @@ import {
 import { signCheckpoint } from '../../shared/log/sign-checkpoint';
 import { proveTreeConsistency } from '../../shared/log/tree-consistency';
 import type { LineageStore } from '../../shared/ports/lineage-store';
-import type { AnchorSignature, MacAnchor } from '../../shared/ports/mac-anchor';
+import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { isIntact } from '../../shared/seal/is-intact';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
@@ -67,7 +67,8 @@ export type LogPublicKey = Pick<NoteSigner, 'keyName' | 'publicKey'>;
  * The sealer's side of the verifiable log (docs/verifiable-log.md, "Appending"): the stored log
  * state authenticated (its head-state MAC with the records' HMAC key, an older head's signed
  * checkpoint, or the lineage's entry in the deployment index) before it is extended, the tree
- * extended and its head state MAC'd (one `GenerateMac`, no `Sign`), and what an earlier record or
+ * extended and its head state MAC'd (one `GenerateMac` of its own, or its share of the
+ * invocation's batch MAC; no `Sign`), and what an earlier record or
  * a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
  * rolled back behind them is refused.
  */
@@ -244,19 +245,21 @@ export class SealerLog {
   }
 
   /**
-   * The tree after `records` (RFC 9162), and the MAC of its head state (one `GenerateMac`); with a
+   * The tree after `records` (RFC 9162), and the MAC of its head state (one `GenerateMac` of its
+   * own, or `mac`'s: the invocation's batch, functions/sealer/head-mac-batcher.ts); with a
    * checkpoint signer (transitional), its lineage checkpoint signed too (one `Sign`), else `null`.
    */
   async extend(
     lineageId: string,
     state: LogState,
     records: readonly SealedRecord[],
-  ): Promise<{ extension: LogExtension; headMac: AnchorSignature; checkpoint: string | null }> {
+    mac: (head: HeadState) => Promise<HeadStateMac> = (head) => macHeadState(head, this.#anchor),
+  ): Promise<{ extension: LogExtension; headMac: HeadStateMac; checkpoint: string | null }> {
     const extension = extendLog(state, records, this.origin(lineageId));
     const head = headStateOf(extension.state);
     if (head === null) throw new Error('extend: an extended log has a head');
     const [headMac, checkpoint] = await Promise.all([
-      macHeadState(head, this.#anchor),
+      mac(head),
       this.#checkpointSigner ? signCheckpoint(extension.checkpoint, this.#checkpointSigner) : null,
     ]);
     return { extension, headMac, checkpoint };

@@ -16,6 +16,7 @@ import type { PipelineMetrics } from '../common/pipeline-metrics';
 import { RefusalRecorder } from '../common/refusal-recorder';
 import type { ServiceLogger } from '../common/service-logger';
 import { APPEND_RETRY_BASE_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
+import { HeadMacBatcher } from './head-mac-batcher';
 import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOutcomes } from './seal-outcomes';
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
@@ -81,12 +82,17 @@ export interface SealerDeps {
 
 /**
  * What the message groups of one sealer invocation share (docs/pipeline.md, "Concurrency"): one
- * read of the deployment head, made when the first run asks for its index floor. From
- * {@link SealerService.beginInvocation}.
+ * read of the deployment head, made when the first run asks for its index floor, and one
+ * `GenerateMac` for the new head states of its runs. From {@link SealerService.beginInvocation}.
  */
 export interface SealerInvocation {
   /** The invocation's index floors; `null` without an index. */
   readonly index: IndexFloors | null;
+  /**
+   * The invocation's head-state MAC batch (docs/verifiable-log.md, "Appending"): each group joins
+   * it while it is handled; absent: each run's head gets a MAC of its own.
+   */
+  readonly heads?: HeadMacBatcher;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -114,8 +120,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
- * 4. The new tree is computed (RFC 9162), its checkpoint signed once (one `Sign` per run), and
- *    records, nodes, markers and head written in one conditional transaction. A lost race
+ * 4. The new tree is computed (RFC 9162) and its head state MAC'd with the other runs' of the
+ *    invocation (one `GenerateMac` per invocation, {@link SealerInvocation.heads}; a signed
+ *    checkpoint only with {@link SealerDeps.signLineageCheckpoints}), and records, nodes, markers
+ *    and head written under their conditions (docs/sealing.md, "The write"). A lost race
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
  * 5. `ResidualSealed` per record, carrying the signed checkpoint; one notice per run to the
@@ -163,7 +171,7 @@ export class SealerService {
    * it is decided on one read of the deployment head (docs/pipeline.md, "Concurrency").
    */
   beginInvocation(): SealerInvocation {
-    return { index: this.#index?.invocation() ?? null };
+    return { index: this.#index?.invocation() ?? null, heads: new HeadMacBatcher(this.#deps.anchor) };
   }
 
   /** One message on its own (a group of one, an invocation of its own). */
@@ -191,24 +199,34 @@ export class SealerService {
     );
   }
 
-  /** Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. */
+  /**
+   * Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. The
+   * group is a member of the invocation's head-state MAC batch until it ends, however it ends: the
+   * batch never waits for a group that threw or was refused.
+   */
   async #handleGroup(messages: readonly SealMessage[], invocation: SealerInvocation): Promise<SealOutcome[]> {
-    const outcomes: SealOutcome[] = new Array(messages.length);
-    const run = new Run();
-    const sealRun = async () => {
-      for (const [index, outcome] of await this.#runs.seal(run.take(), invocation.index)) outcomes[index] = outcome;
-    };
-    for (const [index, message] of messages.entries()) {
-      const prepared = await this.#prepare(index, message);
-      if ('outcome' in prepared) {
-        outcomes[index] = prepared.outcome;
-        continue;
+    const heads = invocation.heads?.join() ?? null;
+    try {
+      const outcomes: SealOutcome[] = new Array(messages.length);
+      const run = new Run();
+      const sealRun = async () => {
+        for (const [index, outcome] of await this.#runs.seal(run.take(), invocation.index, heads))
+          outcomes[index] = outcome;
+      };
+      for (const [index, message] of messages.entries()) {
+        const prepared = await this.#prepare(index, message);
+        if ('outcome' in prepared) {
+          outcomes[index] = prepared.outcome;
+          continue;
+        }
+        if (!run.admits(prepared.pending)) await sealRun();
+        run.add(prepared.pending);
       }
-      if (!run.admits(prepared.pending)) await sealRun();
-      run.add(prepared.pending);
+      if (!run.empty) await sealRun();
+      return outcomes;
+    } finally {
+      heads?.leave();
     }
-    if (!run.empty) await sealRun();
-    return outcomes;
   }
 
   #policyAt(nowMs: number) {

@@ -64,6 +64,11 @@ export const HashDomain = {
   RE_ANCHOR: 'reseal/v1/re-anchor',
   /** A lineage's head state, the message of its head-state MAC (docs/verifiable-log.md, "Appending"). */
   HEAD_STATE: 'reseal/v1/head-state',
+  /**
+   * The head states one sealer invocation MACs together, by their {@link HEAD_STATE} digests: the
+   * message of a batch head-state MAC (docs/verifiable-log.md, "Appending").
+   */
+  HEAD_STATE_BATCH: 'reseal/v1/head-state-batch',
 } as const;
 
 /**

@@ -27,6 +27,14 @@ export interface IndexLoad {
   readonly proofItemsPerLineage?: number;
   /** Witnesses the integrator submits each checkpoint to (one `Sign` and one item write each). */
   readonly witnesses?: number;
+  /**
+   * Sealer invocations whose heads one integration reads: each invocation MACs the new heads of all
+   * its runs with one batch head-state MAC (docs/verifiable-log.md, "Appending"), and the
+   * integrator verifies each distinct MAC once, so its `VerifyMac` per integration is
+   * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Default: one per lineage (a
+   * MAC per head, as before batches).
+   */
+  readonly sealerInvocationsPerIntegration?: number;
 }
 
 /** Mean leaf depth of the index beyond log2 of its keys, as bench/index.ts measured it (17.9 at 10^5 keys). */
@@ -127,7 +135,8 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
- * items, and one `VerifyMac` of its head-state MAC (docs/verifiable-log.md, "Appending"); the
+ * items; one `VerifyMac` per distinct head-state MAC, a sealer invocation's batch MAC covering
+ * all its heads ({@link IndexLoad.sealerInvocationsPerIntegration}; docs/verifiable-log.md, "Appending"); the
  * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link indexTilesPerChangedKey},
  * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
@@ -148,7 +157,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const perIntegration: Usage = {
     dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
-    kmsSymmetricRequest: lineages,
+    kmsSymmetricRequest: Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: writes / load.writesPerRun + 2,
     lambdaRequest: 1 + witnesses,
@@ -163,13 +172,26 @@ export function indexUsagePerWrite(load: IndexLoad): Usage {
 }
 
 /**
+ * Sealer invocations per write in the sparse scenario: 0.175 (5.7 writes an invocation), as the
+ * emulator bench counted them (bench/RESULTS.md, "One head-state MAC per sealer invocation", run
+ * of 2026-12-06 09:54 UTC: 0.175 head-state `GenerateMac` a write, one per invocation). Also the
+ * sealer's head-state MACs per write. An assumption for AWS, whose FIFO event source may hand
+ * the sealer smaller batches when it runs more of them at once: more invocations a write mean more
+ * `GenerateMac` and `VerifyMac`, at most one of each per run and per lineage.
+ */
+export const SPARSE_SEALER_INVOCATIONS_PER_WRITE = 0.175;
+
+/**
  * The bench's sparse scenario at a production index (docs/infrastructure.md, "Cost and quotas"):
  * 50 lineages writing once a second, the default 2 s interval (100 writes, 50 lineages per
- * integration, runs of one write), 10^6 keys, one witness.
+ * integration, runs of one write), 10^6 keys, one witness, and 17.5 sealer invocations an
+ * integration (100 writes at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}): 17.5 distinct
+ * head-state MACs for the integrator to verify, not 50.
  */
 export const SPARSE_INDEX_LOAD: IndexLoad = {
   indexKeys: 1e6,
   writesPerIntegration: 100,
   lineagesPerIntegration: 50,
   writesPerRun: 1,
+  sealerInvocationsPerIntegration: 100 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
 };

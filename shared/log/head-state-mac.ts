@@ -3,6 +3,7 @@ import { hashCanonical } from '../canonical/hash-canonical';
 import { HashDomain } from '../canonical/hash-domain';
 import type { AnchorSignature, MacAnchor } from '../ports/mac-anchor';
 import { AnchorSignatureSchema } from '../seal/anchor-signature';
+import { headStateBatchMessage, isHeadStateBatch } from './head-state-batch';
 
 /**
  * What the sealer vouches for when it stores a lineage's head (docs/verifiable-log.md,
@@ -33,7 +34,12 @@ export interface HeadState {
  * for the other.
  */
 export function headStateMessage(state: HeadState): Uint8Array {
-  const digest = hashCanonical(HashDomain.HEAD_STATE, {
+  return Buffer.from(headStateDigest(state), 'hex');
+}
+
+/** {@link headStateMessage} as 64 lowercase hex: how a batch head-state MAC names the state. */
+export function headStateDigest(state: HeadState): HexDigest {
+  return hashCanonical(HashDomain.HEAD_STATE, {
     v: 1,
     lineageId: state.lineageId,
     treeSize: state.treeSize,
@@ -43,7 +49,16 @@ export function headStateMessage(state: HeadState): Uint8Array {
     generationEpoch: state.generationEpoch,
     writerPolicyDigest: state.writerPolicyDigest,
   });
-  return Buffer.from(digest, 'hex');
+}
+
+/**
+ * A head item's `headMac` (docs/verifiable-log.md, "Stored state"): the MAC of its own head state
+ * alone (no `heads`), or a batch MAC (`heads`: the {@link headStateDigest}s of the head states one
+ * sealer invocation stored, distinct and ascending, this head's among them; the MAC is over
+ * `headStateBatchMessage(heads)`, shared/log/head-state-batch.ts).
+ */
+export interface HeadStateMac extends AnchorSignature {
+  readonly heads?: readonly HexDigest[];
 }
 
 /**
@@ -57,13 +72,23 @@ export function macHeadState(state: HeadState, anchor: MacAnchor): Promise<Ancho
 }
 
 /**
- * Whether `stored` (the head item's `headMac`, unparsed) is the MAC of `state` under the anchor's
- * key: `false` for a missing or malformed MAC, one of another key, or one of another state.
+ * Whether `stored` (the head item's `headMac`, unparsed: {@link HeadStateMac}) vouches for `state`
+ * under the anchor's key. Without `heads`: the MAC of `state`'s own message. With `heads`: a
+ * well-formed batch (shared/log/head-state-batch.ts) naming `state`'s digest, whose batch message
+ * the MAC verifies over. `false` for a missing or malformed MAC or list, one of another key, one
+ * of another state, a batch not naming `state`, or a single-form MAC beside a `heads` list (its
+ * message is another state's, never a batch's). One MAC vouches for every head state of its batch,
+ * each stored apart: a head item may carry another lineage's batch MAC and still only authenticate
+ * a state the batch names, which the sealer stored. Says nothing about freshness, as before.
  * @throws what `anchor.verifyMac` throws when the check cannot be made (key disabled or
  *   unreachable): the caller retries, it never takes the head as authenticated
  */
 export async function verifyHeadStateMac(state: HeadState, stored: unknown, anchor: MacAnchor): Promise<boolean> {
-  const parsed = AnchorSignatureSchema.safeParse(stored);
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return false;
+  const { heads, ...signature } = stored as { heads?: unknown };
+  const parsed = AnchorSignatureSchema.safeParse(signature);
   if (!parsed.success || parsed.data.keyId !== anchor.keyId) return false;
-  return anchor.verifyMac(headStateMessage(state), parsed.data);
+  if (!('heads' in stored)) return anchor.verifyMac(headStateMessage(state), parsed.data);
+  if (!isHeadStateBatch(heads) || !heads.includes(headStateDigest(state))) return false;
+  return anchor.verifyMac(headStateBatchMessage(heads), parsed.data);
 }

@@ -1,6 +1,7 @@
 import type { LineagePolicy } from '../authorship/lineage-policy';
 import type { HexDigest } from '../canonical/digest';
 import type { InputIssue, ResidualLocation } from '../errors';
+import type { HeadStateMac } from '../log/head-state-mac';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
 import type { NodeRef } from '../log/node-ref';
@@ -9,7 +10,6 @@ import type { RejectionStage } from '../pipeline/rejection-stage';
 import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail';
 import type { LineageHead } from '../seal/lineage-head';
 import type { ConflictReason } from './conflict-reason';
-import type { AnchorSignature } from './mac-anchor';
 
 /**
  * Port for the lineage table. Adapters: `DynamoDBLineageStore`
@@ -115,10 +115,10 @@ export interface AppendBatch {
   readonly expectedHead: LineageHead | null;
   /**
    * The sealer's head-state MAC of the tree after the batch (shared/log/head-state-mac.ts), stored
-   * as the head item's `headMac`; `null` only for a head written the way it was before the sealer
-   * stopped signing (tests of old heads).
+   * as the head item's `headMac` (a batch MAC's `heads` beside it); `null` only for a head written
+   * the way it was before the sealer stopped signing (tests of old heads).
    */
-  readonly headMac: AnchorSignature | null;
+  readonly headMac: HeadStateMac | null;
   /**
    * A signed lineage checkpoint of the tree after the batch (C2SP signed note): what heads carried
    * before the sealer stopped signing; the sealer stores none (absent or `null`).

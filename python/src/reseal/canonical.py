@@ -72,6 +72,7 @@ class HashDomain:
     DEPLOYMENT_LEAF_RE_ANCHORED: Final = "reseal/v1/deployment-leaf-re-anchored"
     RE_ANCHOR: Final = "reseal/v1/re-anchor"
     HEAD_STATE: Final = "reseal/v1/head-state"
+    HEAD_STATE_BATCH: Final = "reseal/v1/head-state-batch"
 
 
 HASH_DOMAINS: Final = frozenset(v for k, v in vars(HashDomain).items() if k.isupper())

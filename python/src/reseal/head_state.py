@@ -6,6 +6,7 @@ holding ``kms:VerifyMac`` checks a head item's ``headMac`` against these 32 byte
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from ._checks import is_hex_digest, is_safe_int
@@ -17,7 +18,16 @@ from .log import leaf_hash
 from .records import record_hash_of
 from .tree_refs import range_root
 
-__all__ = ["claimed_head_state", "head_state_message"]
+__all__ = [
+    "MAX_HEAD_STATE_BATCH",
+    "claimed_head_state",
+    "head_mac_message",
+    "head_state_batch_message",
+    "head_state_message",
+]
+
+MAX_HEAD_STATE_BATCH = 64
+"""Most head states one batch head-state MAC names (the TypeScript ``MAX_HEAD_STATE_BATCH``)."""
 
 
 def head_state_message(state: Mapping[str, Any]) -> bytes:
@@ -31,6 +41,51 @@ def head_state_message(state: Mapping[str, Any]) -> bytes:
     fields = ("lineageId", "treeSize", "rootHash", "headSeq", "headRecordHash", "generationEpoch", "writerPolicyDigest")
     body = {"v": 1, **{name: state[name] for name in fields}}
     return bytes.fromhex(hash_canonical(HashDomain.HEAD_STATE, body))
+
+
+def is_head_state_batch(heads: Any) -> bool:
+    """Whether ``heads`` is a well-formed batch: a list of 1 to :data:`MAX_HEAD_STATE_BATCH` lowercase
+    64-hex digests, strictly ascending (so distinct, one spelling per set of heads)."""
+    return (
+        type(heads) is list
+        and 1 <= len(heads) <= MAX_HEAD_STATE_BATCH
+        and all(is_hex_digest(h) for h in heads)
+        and all(a < b for a, b in pairwise(heads))
+    )
+
+
+def head_state_batch_message(heads: list[str]) -> bytes:
+    """``SHA-256("reseal/v1/head-state-batch" || 0x00 || JCS({v: 1, heads}))``, 32 bytes: the message
+    of a batch head-state MAC (one ``GenerateMac`` for the head states of one sealer invocation;
+    docs/verifiable-log.md, "Appending"). ``heads`` are the states' :func:`head_state_message`
+    digests (hex), distinct and ascending. Never a single state's message (another tag) nor a
+    record MAC's input (a record's canonical header, never 32 bytes).
+
+    :raises InvalidInputError: ``heads`` is not a well-formed batch
+    """
+    if not is_head_state_batch(heads):
+        raise InvalidInputError("heads", [InputIssue("", "expected 1 to 64 distinct lowercase hex digests, ascending")])
+    return bytes.fromhex(hash_canonical(HashDomain.HEAD_STATE_BATCH, {"v": 1, "heads": heads}))
+
+
+def head_mac_message(state: Mapping[str, Any], head_mac: Any) -> bytes | None:
+    """The 32 bytes a head item's ``headMac`` must verify over (``kms:VerifyMac`` with its ``mac``)
+    to vouch for ``state``, as the TypeScript ``verifyHeadStateMac`` checks it: without ``heads``,
+    ``state``'s own :func:`head_state_message`; with ``heads`` (a batch MAC), the
+    :func:`head_state_batch_message` of the list, which must be well formed and name ``state``'s
+    digest. ``None`` when the stored MAC cannot vouch for ``state`` (not an object, a malformed or
+    foreign ``heads`` list): the head is not authenticated by it. Says nothing about freshness.
+
+    :raises KeyError: a field of ``state`` is missing
+    """
+    if not isinstance(head_mac, Mapping):
+        return None
+    if "heads" not in head_mac:
+        return head_state_message(state)
+    heads = head_mac["heads"]
+    if not is_head_state_batch(heads) or head_state_message(state).hex() not in heads:
+        return None
+    return head_state_batch_message(heads)
 
 
 def claimed_head_state(lineage_id: str, stored: StoredLogHead) -> dict[str, Any]:

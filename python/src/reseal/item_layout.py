@@ -51,6 +51,7 @@ __all__ = [
     "LineageTableReader",
     "StoredLogHead",
     "conflict_of",
+    "head_mac_of",
     "location_of",
     "log_head_of",
     "manifest_of",
@@ -403,6 +404,21 @@ def frontier_of(item: Item) -> list[str] | None:
         return None if len(data) % 32 else [data[at : at + 32].hex() for at in range(0, len(data), 32)]
     frontier = read_json(item, "frontier", None)
     return frontier if isinstance(frontier, list) and all(type(h) is str for h in frontier) else None
+
+
+def head_mac_of(item: Item) -> Any:
+    """A head item's head-state MAC as stored, unverified, as the TypeScript ``headMacOf`` reads it
+    (docs/verifiable-log.md, "Stored state"): the ``headMac`` JSON (``keyId``, ``algorithm``,
+    ``mac``), with ``heads`` from ``headMacHeads`` when that attribute is there (a batch MAC: hex,
+    32 bytes a head, in order; binary that is not a whole number of digests, or not binary, reads
+    as ``heads: None``, which never verifies); ``None`` without a readable ``headMac``.
+    :func:`reseal.head_state.head_mac_message` gives the message it must verify over."""
+    stored = read_json(item, "headMac", None)
+    if stored is None or "headMacHeads" not in item or not isinstance(stored, dict):
+        return stored
+    data = read_binary(item, "headMacHeads")
+    heads = None if data is None or len(data) % 32 else [data[at : at + 32].hex() for at in range(0, len(data), 32)]
+    return {**stored, "heads": heads}
 
 
 def location_of(item: Item) -> dict[str, Any]:

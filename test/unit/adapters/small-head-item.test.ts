@@ -65,6 +65,39 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
     expect(itemBytes(small)).toBeLessThan(itemBytes(legacy) / 2);
   });
 
+  it('a batch head-state MAC stores its heads binary (32 bytes a head): with 10 heads, a KMS key ARN and a frontier of 6 hashes, still one WCU; read back as stored', async () => {
+    const { records } = await buildChain(2);
+    const last = records[1] as (typeof records)[0];
+    // 32 bytes a head (and 12 of attribute name): a frontier of 7 hashes or more beside 10 heads takes the item past 1 KB (docs/sealing.md).
+    const frontier = Array.from({ length: 6 }, (_, i) => String(i).repeat(64));
+    const heads = Array.from({ length: 10 }, (_, i) => i.toString(16).repeat(64)).sort();
+    const signature = await testAnchor().generateMac(new Uint8Array(32));
+    const headMac = {
+      ...signature,
+      keyId: 'arn:aws:kms:us-east-1:000000000000:key/0f2c3a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+      heads,
+    };
+    const item = smallHeadItem({
+      lineageId: TEST_LINEAGE_ID,
+      tip: lineageHeadOf(last),
+      headMac,
+      frontier,
+      policy: TEST_POLICY,
+    });
+    expect(item.headMacHeads?.B?.byteLength).toBe(320);
+    expect(JSON.parse(item.headMac?.S ?? '')).not.toHaveProperty('heads');
+    expect(itemBytes(item)).toBeLessThan(1024);
+    expect(logHeadOf(TEST_LINEAGE_ID, item)?.headMac).toEqual(headMac);
+    // The compatible head stores it alike; a single-form MAC has no `headMacHeads`.
+    const batch = { lineageId: TEST_LINEAGE_ID, entries: [{ record: last, nodes: [] }], expectedHead: null, frontier };
+    const compatible = headItem({ ...batch, headMac }, last, HeadLayout.COMPATIBLE);
+    expect(logHeadOf(TEST_LINEAGE_ID, compatible)?.headMac).toEqual(headMac);
+    expect(headItem({ ...batch, headMac: signature }, last, HeadLayout.SMALL).headMacHeads).toBeUndefined();
+    // A heads attribute that is not a whole number of digests reads as `heads: null` (never verifies).
+    const cut = { ...item, headMacHeads: { B: new Uint8Array(33) } };
+    expect(logHeadOf(TEST_LINEAGE_ID, cut)?.headMac).toEqual({ ...headMac, heads: null });
+  });
+
   it('reads back through the codec as the state the legacy head item of the same tree claims', async () => {
     const { records } = await buildChain(4);
     const last = records[3] as (typeof records)[0];

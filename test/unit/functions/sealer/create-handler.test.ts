@@ -66,7 +66,7 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 
-  it('docs/verifiable-log.md "Appending": by default one head-state MAC per FIFO group per batch and no Sign; a failing group does not fail the others', async () => {
+  it('docs/verifiable-log.md "Appending": by default one head-state MAC per invocation (all its FIFO groups) and no Sign; a failing group does not fail the others', async () => {
     const { handler, store, signer, anchor } = setup();
     const sign = vi.spyOn(signer, 'sign');
     const generateMac = vi.spyOn(anchor, 'generateMac');
@@ -75,9 +75,9 @@ describe('sealer handler (message groups sealed whole)', () => {
     const response = await handler(sqsEvent([good[0], other[0], good[1], other[1], good[2]] as never), lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
     expect(sign).not.toHaveBeenCalled();
-    // Five record MACs and one head-state MAC (32 bytes) per group.
-    expect(generateMac.mock.calls.filter(([message]) => message.byteLength === 32)).toHaveLength(2);
-    expect(generateMac).toHaveBeenCalledTimes(7);
+    // Five record MACs and one head-state MAC (32 bytes) for both groups' heads.
+    expect(generateMac.mock.calls.filter(([message]) => message.byteLength === 32)).toHaveLength(1);
+    expect(generateMac).toHaveBeenCalledTimes(6);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(3);
     expect(await store.readChain(OTHER, 0, 10)).toHaveLength(2);
     // The head item of each lineage carries the MAC of its whole run's head state, and no signed checkpoint.
@@ -86,6 +86,9 @@ describe('sealer handler (message groups sealed whole)', () => {
     const state = headStateOf(claimedLogState(head, LINEAGE)) as HeadState;
     expect(state.treeSize).toBe(3);
     expect(await verifyHeadStateMac(state, head.headMac, anchor)).toBe(true);
+    const otherHead = store.headSnapshot(OTHER) as StoredLogHead;
+    expect(otherHead.headMac).toEqual(head.headMac);
+    expect((head.headMac as { heads: string[] }).heads).toHaveLength(2);
     // A group whose append fails is reported whole; the other group is sealed.
     store.beforeAppend = (batch) => {
       if (batch.lineageId === OTHER) throw new Error('DynamoDB unavailable');

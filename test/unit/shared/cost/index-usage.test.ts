@@ -70,17 +70,26 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     expect(busier.dynamodbWriteRequestUnit ?? 0).toBeLessThan(usage.dynamodbWriteRequestUnit ?? 0);
   });
 
-  it("the sparse scenario at 10^6 keys: about 6.4 WCU, 16.5 RCU and the integrator's 0.5 VerifyMac, about $8.6 per million writes", () => {
+  it("the integrator's VerifyMac: one per distinct head-state MAC, a sealer invocation's batch covering its heads", () => {
+    const load: IndexLoad = { ...SPARSE_INDEX_LOAD, sealerInvocationsPerIntegration: undefined };
+    expect(integratorUsage(load).kmsSymmetricRequest).toBeCloseTo(50 / 100, 9); // one per lineage, as before batches
+    expect(integratorUsage({ ...load, sealerInvocationsPerIntegration: 13 }).kmsSymmetricRequest).toBeCloseTo(0.13, 9);
+    // Never more than one per lineage, whatever the invocations.
+    expect(integratorUsage({ ...load, sealerInvocationsPerIntegration: 80 }).kmsSymmetricRequest).toBeCloseTo(0.5, 9);
+  });
+
+  it("the sparse scenario at 10^6 keys: about 6.4 WCU, 16.5 RCU and the integrator's 0.175 VerifyMac, about $7.7 per million writes", () => {
     const usage = indexUsagePerWrite(SPARSE_INDEX_LOAD);
     expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(5.5);
     expect(usage.dynamodbWriteRequestUnit).toBeLessThan(7);
     expect(usage.dynamodbReadRequestUnit).toBeGreaterThan(15);
     expect(usage.dynamodbReadRequestUnit).toBeLessThan(18);
-    // One `VerifyMac` of each lineage's head per integration: 50 lineages, 100 writes.
-    expect(usage.kmsSymmetricRequest).toBeCloseTo(0.5, 9);
+    // One `VerifyMac` per sealer invocation's batch MAC: 17.5 invocations (5.7 writes each), 100 writes.
+    expect(SPARSE_INDEX_LOAD.sealerInvocationsPerIntegration).toBeCloseTo(17.5, 9);
+    expect(usage.kmsSymmetricRequest).toBeCloseTo(0.175, 9);
     const cost = costPerMillion(usage, prices);
-    expect(cost.usdPerMillion).toBeGreaterThan(8);
-    expect(cost.usdPerMillion).toBeLessThan(9);
+    expect(cost.usdPerMillion).toBeGreaterThan(7);
+    expect(cost.usdPerMillion).toBeLessThan(8);
   });
 
   it('refuses a load that is not finite and positive', () => {

@@ -1,0 +1,115 @@
+import { describe, expect, it, vi } from 'vitest';
+import { HeadMacBatcher } from '../../../../functions/sealer/head-mac-batcher';
+import { type HeadState, headStateDigest, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
+import { testAnchor } from '../../../helpers/seal-factories';
+
+/** A head state of lineage `lineage-<i>`. */
+function state(i: number): HeadState {
+  return {
+    lineageId: `lineage-${i}`,
+    treeSize: i + 1,
+    rootHash: 'ab'.repeat(32),
+    headSeq: i,
+    headRecordHash: 'cd'.repeat(32),
+    generationEpoch: 0,
+    writerPolicyDigest: null,
+  };
+}
+
+/** Lets every pending callback run (the batcher fires from within a member's call). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup(maxHeads?: number) {
+  const anchor = testAnchor();
+  const generateMac = vi.spyOn(anchor, 'generateMac');
+  return { anchor, generateMac, batcher: new HeadMacBatcher(anchor, maxHeads) };
+}
+
+describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
+  it('fires once every member asked: one GenerateMac, one batch MAC that verifies for each state', async () => {
+    const { anchor, generateMac, batcher } = setup();
+    const members = [0, 1, 2].map(() => batcher.join());
+    const first = members[0]?.mac(state(0));
+    const second = members[1]?.mac(state(1));
+    await settle();
+    expect(generateMac).not.toHaveBeenCalled(); // member 2 has neither asked nor left
+    const third = members[2]?.mac(state(2));
+    const macs = await Promise.all([first, second, third]);
+    expect(generateMac).toHaveBeenCalledTimes(1);
+    expect(new Set(macs.map((m) => JSON.stringify(m))).size).toBe(1);
+    expect(macs[0]?.heads).toEqual([0, 1, 2].map((i) => headStateDigest(state(i))).sort());
+    for (const i of [0, 1, 2]) expect(await verifyHeadStateMac(state(i), macs[i], anchor)).toBe(true);
+    for (const member of members) member.leave();
+  });
+
+  it('a member that leaves without a head state (refused, conflict, error) does not hold the batch back', async () => {
+    const { anchor, generateMac, batcher } = setup();
+    const [a, b, c] = [batcher.join(), batcher.join(), batcher.join()];
+    const macA = a.mac(state(0));
+    b.leave();
+    await settle();
+    expect(generateMac).not.toHaveBeenCalled();
+    // A run that throws leaves in its `finally`: the batch fires without it.
+    const failing = (async () => {
+      try {
+        throw new Error('DynamoDB unavailable');
+      } finally {
+        c.leave();
+      }
+    })();
+    await expect(failing).rejects.toThrow('DynamoDB unavailable');
+    const mac = await macA;
+    expect(generateMac).toHaveBeenCalledTimes(1);
+    // A batch of one head is that head's own MAC: the single form, no `heads`.
+    expect(mac).not.toHaveProperty('heads');
+    expect(Buffer.from(generateMac.mock.calls[0]?.[0] ?? []).toString('hex')).toBe(headStateDigest(state(0)));
+    expect(await verifyHeadStateMac(state(0), mac, anchor)).toBe(true);
+    a.leave();
+  });
+
+  it('every member leaving without a head state makes no MAC at all; leave is idempotent', async () => {
+    const { generateMac, batcher } = setup();
+    const members = [batcher.join(), batcher.join()];
+    for (const member of members) {
+      member.leave();
+      member.leave();
+    }
+    await settle();
+    expect(generateMac).not.toHaveBeenCalled();
+  });
+
+  it('after the batch fired, a retry (lost race), a second run or a late member gets a MAC of its own', async () => {
+    const { anchor, generateMac, batcher } = setup();
+    const [a, b] = [batcher.join(), batcher.join()];
+    const [macA, macB] = await Promise.all([a.mac(state(0)), b.mac(state(1))]);
+    expect(macA.heads).toHaveLength(2);
+    expect(macB).toEqual(macA);
+    // The append failed (lost race): the retry's new head is MAC'd alone, at once, while b is still in.
+    const retry = await a.mac({ ...state(0), treeSize: 9 });
+    expect(retry).not.toHaveProperty('heads');
+    expect(await verifyHeadStateMac({ ...state(0), treeSize: 9 }, retry, anchor)).toBe(true);
+    const late = batcher.join();
+    expect(await late.mac(state(5))).not.toHaveProperty('heads');
+    expect(generateMac).toHaveBeenCalledTimes(3);
+    for (const member of [a, b, late]) member.leave();
+  });
+
+  it('fires when maxHeads heads wait, even with members still to ask; those get their own', async () => {
+    const { generateMac, batcher } = setup(2);
+    const members = [0, 1, 2].map(() => batcher.join());
+    const macs = await Promise.all([members[0]?.mac(state(0)), members[1]?.mac(state(1))]);
+    expect(macs[0]?.heads).toHaveLength(2);
+    expect(await members[2]?.mac(state(2))).not.toHaveProperty('heads');
+    expect(generateMac).toHaveBeenCalledTimes(2);
+    expect(() => new HeadMacBatcher(testAnchor(), 0)).toThrow(RangeError);
+    expect(() => new HeadMacBatcher(testAnchor(), 65)).toThrow(RangeError);
+  });
+
+  it('a GenerateMac that fails fails every member waiting on it (their groups are retried), and nothing hangs', async () => {
+    const { generateMac, batcher } = setup();
+    generateMac.mockRejectedValueOnce(new Error('KMS throttled'));
+    const [a, b] = [batcher.join(), batcher.join()];
+    const results = await Promise.allSettled([a.mac(state(0)), b.mac(state(1))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+});

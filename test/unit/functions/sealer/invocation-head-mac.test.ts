@@ -1,0 +1,206 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { describe, expect, it, type TestContext, vi } from 'vitest';
+import { createSealerHandler } from '../../../../functions/sealer/create-handler';
+import { SealerService } from '../../../../functions/sealer/sealer-service';
+import { StaleHeadError } from '../../../../shared/errors';
+import {
+  type HeadState,
+  type HeadStateMac,
+  headStateDigest,
+  macHeadState,
+  verifyHeadStateMac,
+} from '../../../../shared/log/head-state-mac';
+import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
+import { RememberedMacAnchor } from '../../../../shared/seal/remembered-mac-anchor';
+import {
+  FakeMetrics,
+  FakePublisher,
+  lambdaContext,
+  sealRequestBody,
+  sqsEvent,
+  sqsRecord,
+} from '../../../helpers/factories';
+import { expectGuarantee } from '../../../helpers/guarantees';
+import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
+import { testAnchor } from '../../../helpers/seal-factories';
+import { testLineageId } from '../../../helpers/writer-factories';
+
+const LINEAGES = Array.from({ length: 7 }, (_, i) => testLineageId(`lineage-batch-${i}`));
+const [A, B, C] = LINEAGES as [string, string, string];
+
+/**
+ * The sealer handler as functions/sealer/handler.ts builds it (one service, its KMS anchor
+ * remembered, for every warm invocation), with the KMS calls of head-state messages counted (32
+ * bytes; a record header never is).
+ */
+function warmSealer() {
+  const store = new InMemoryLineageStore();
+  const kms = testAnchor();
+  const generateMac = vi.spyOn(kms, 'generateMac');
+  const verifyMac = vi.spyOn(kms, 'verifyMac');
+  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
+  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
+  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
+  const service = new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor: new RememberedMacAnchor(kms),
+    signer: testLogSigner(),
+    refusalSigner: testSealerSigner(),
+    metrics: new FakeMetrics(),
+    logger,
+    clock: () => FACTORY_NOW_MS,
+    sleep: async () => {},
+  });
+  const handler = createSealerHandler(service, logger, metrics);
+  /** One invocation: residual id `residualId` to each of `lineages` (one FIFO group each). */
+  const invoke = async (lineages: readonly string[], residualId: string) =>
+    send(lineages.map((lineageId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)));
+  const send = (records: ReturnType<typeof sqsRecord>[]) => handler(sqsEvent(records), lambdaContext());
+  const headMacs = () => generateMac.mock.calls.filter(([message]) => message.byteLength === 32).length;
+  const headChecks = () => verifyMac.mock.calls.filter(([message]) => message.byteLength === 32).length;
+  const head = (lineageId: string) => {
+    const stored = store.headSnapshot(lineageId) as StoredLogHead;
+    return { stored, state: headStateOf(claimedLogState(stored, lineageId)) as HeadState };
+  };
+  return { store, kms, invoke, send, headMacs, headChecks, head, generateMac, verifyMac };
+}
+
+describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "Appending"; docs/pipeline.md, "Concurrency")', () => {
+  it('an invocation of 7 lineages makes one GenerateMac for their 7 head states; each head verifies by it', async () => {
+    const s = warmSealer();
+    expect((await s.invoke(LINEAGES, 'r-0')).batchItemFailures).toEqual([]);
+    expect(s.headMacs()).toBe(1);
+    // Seven record MACs and one head-state MAC.
+    expect(s.generateMac).toHaveBeenCalledTimes(8);
+    const heads = LINEAGES.map((lineageId) => s.head(lineageId));
+    const mac = heads[0]?.stored.headMac as HeadStateMac;
+    expect(mac.heads).toEqual(heads.map((h) => headStateDigest(h.state)).sort());
+    for (const { stored, state } of heads) {
+      expect(stored.headMac).toEqual(mac);
+      expect(await verifyHeadStateMac(state, stored.headMac, s.kms)).toBe(true);
+    }
+  });
+
+  it("the warm sealer's next invocation checks its batch MAC from memory: no VerifyMac, and again one GenerateMac", async () => {
+    const s = warmSealer();
+    await s.invoke(LINEAGES, 'r-0');
+    expect((await s.invoke(LINEAGES, 'r-1')).batchItemFailures).toEqual([]);
+    expect(s.headChecks()).toBe(0);
+    expect(s.headMacs()).toBe(2);
+    expect(s.store.conflicts).toEqual([]);
+    for (const lineageId of LINEAGES) expect(s.head(lineageId).state.treeSize).toBe(2);
+  });
+
+  it('never deadlocks: a group refused outright, one whose head does not authenticate and one whose append throws leave the batch to the others', async () => {
+    const s = warmSealer();
+    await s.invoke([A, B, C], 'r-0');
+    s.store.setLogHead(B, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
+    s.store.beforeAppend = (batch) => {
+      if (batch.lineageId === C) throw new Error('DynamoDB unavailable');
+    };
+    const D = LINEAGES[3] as string;
+    const records = [
+      sqsRecord('not json', D), // refused at once: MALFORMED_JSON, no run
+      ...[A, B, C].map((lineageId) => sqsRecord(sealRequestBody({ residualId: 'r-1', lineageId }), lineageId)),
+    ];
+    const response = await s.send(records);
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([records[3]?.messageId]);
+    expect(s.store.conflicts.map((c) => [c.lineageId, c.reason])).toEqual([[B, 'LINEAGE_INCONSISTENT']]);
+    expect(s.head(A).state.treeSize).toBe(2);
+    expect(await verifyHeadStateMac(s.head(A).state, s.head(A).stored.headMac, s.kms)).toBe(true);
+  });
+
+  it('a retry after a lost race gets a MAC of its own; a MAC made for the failed append is never stored', async () => {
+    const s = warmSealer();
+    let raced = false;
+    s.store.beforeMoveHead = (move) => {
+      if (move.lineageId === A && !raced) {
+        raced = true;
+        throw new StaleHeadError(A, null, null);
+      }
+    };
+    expect((await s.invoke([A, B], 'r-0')).batchItemFailures).toEqual([]);
+    const a = s.head(A);
+    const b = s.head(B);
+    expect((b.stored.headMac as HeadStateMac).heads).toHaveLength(2);
+    expect(a.stored.headMac).not.toHaveProperty('heads');
+    expect(await verifyHeadStateMac(a.state, a.stored.headMac, s.kms)).toBe(true);
+    expect(await verifyHeadStateMac(b.state, b.stored.headMac, s.kms)).toBe(true);
+    expect(s.headMacs()).toBe(2);
+  });
+});
+
+describe('tampering with a batch head-state MAC, through the warm sealer (next run)', () => {
+  /** Seals r-0 to A, B and C in one invocation, applies `edit` to A's head, sends r-1 to A and records the row. */
+  const expectRefused = async (
+    context: TestContext,
+    attack: string,
+    edit: (s: ReturnType<typeof warmSealer>, mac: HeadStateMac) => Promise<unknown>,
+  ) => {
+    const s = warmSealer();
+    await s.invoke([A, B, C], 'r-0');
+    const mac = s.head(A).stored.headMac as HeadStateMac;
+    expect(mac.heads).toHaveLength(3);
+    const headMac = await edit(s, mac);
+    s.store.setLogHead(A, (log) => ({ ...log, headMac }));
+    await s.invoke([A], 'r-1');
+    expectGuarantee(
+      context,
+      {
+        section: 'tampering',
+        target: 'head',
+        attack,
+        reader: 'warm sealer (next run)',
+        expected: 'LINEAGE_INCONSISTENT',
+      },
+      s.store.conflicts.at(-1)?.reason ?? 'no conflict',
+    );
+    expect(s.store.conflicts.at(-1)).toMatchObject({ lineageId: A, residualId: 'r-1' });
+    expect(s.head(A).state.treeSize).toBe(1);
+  };
+  const own = (s: ReturnType<typeof warmSealer>) => headStateDigest(s.head(A).state);
+  const other = 'ee'.repeat(32);
+
+  it('a digest of the batch MAC’s heads swapped for another', async (context) => {
+    await expectRefused(context, 'batch headMac: a digest of heads swapped', async (s, mac) => ({
+      ...mac,
+      heads: [...(mac.heads ?? []).filter((h) => h !== own(s)).slice(1), own(s), other].sort(),
+    }));
+  });
+
+  it('a digest added to the batch MAC’s heads', async (context) => {
+    await expectRefused(context, 'batch headMac: a digest added to heads', async (_, mac) => ({
+      ...mac,
+      heads: [...(mac.heads ?? []), other].sort(),
+    }));
+  });
+
+  it('another lineage’s digest removed from the batch MAC’s heads', async (context) => {
+    await expectRefused(context, 'batch headMac: a digest removed from heads', async (s, mac) => ({
+      ...mac,
+      heads: (mac.heads ?? [])
+        .filter((h) => h !== own(s))
+        .slice(1)
+        .concat(own(s))
+        .sort(),
+    }));
+  });
+
+  it('a batch MAC of another invocation, naming other lineages’ heads, moved to the head item', async (context) => {
+    await expectRefused(context, "another invocation's batch headMac moved onto the head", async (s) => {
+      await s.invoke([B, C], 'r-1');
+      return s.head(B).stored.headMac;
+    });
+  });
+
+  it('a heads list naming the state, beside the single-form MAC of that state', async (context) => {
+    await expectRefused(context, 'heads naming the state beside its single-form MAC', async (s, mac) => ({
+      ...(await macHeadState(s.head(A).state, s.kms)),
+      heads: mac.heads,
+    }));
+  });
+});
