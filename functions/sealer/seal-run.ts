@@ -42,7 +42,8 @@ export const MAX_RUN_RECORDS = MAX_ROLL_FORWARD_RECORDS;
 /**
  * Most records the sealer reads, per run, past a lineage's indexed head and sealed since the
  * run's oldest signing time minus {@link REPLAY_SEARCH_MARGIN_MS}, to look for the run's residual
- * ids that have neither an index entry nor a marker (docs/sealing.md, "The index floor"). A cost
+ * ids that have neither an index entry nor a marker, or whose write admission refuses and whose
+ * marker names no record of that very request (docs/sealing.md, "The index floor"). A cost
  * bound, not a backlog bound: only records sealed within that window count, so a backlog of any
  * size past the index seals on; more than this many within the window (a burst the integrator has
  * not caught up with) refuses the run retryably (`IntegrationBacklogError`).
@@ -382,11 +383,13 @@ export class RunSealer {
         ? await this.#sealedPastIndex(state, floor, signedSinceMs - REPLAY_SEARCH_MARGIN_MS)
         : null;
     // The same search for a write refused admission whose marker does not name its exact record
-    // (a marker is the table's word): read only then, once per run, from the run's oldest signing
-    // time, so it covers every write of the run and a marker that matches costs nothing more.
+    // (a marker is the table's word): the one above when it reaches back to the write's signing
+    // time, else read then, once per run, from the run's oldest signing time (it covers every
+    // write of the run). A marker that names the record costs no search.
     let pastForAll: ReadonlyMap<string, SealedRecord> | string | null = null;
     const pastOf = async (item: Pending): Promise<ReadonlyMap<string, SealedRecord> | string | null> => {
       if (!floor || unmarked.includes(item)) return past;
+      if (past !== null && signedSinceMs <= item.request.request.writer.signedAtMs) return past;
       if (pastForAll === null) {
         const sinceMs = Math.min(...items.map(({ request }) => request.request.writer.signedAtMs));
         pastForAll = await this.#sealedPastIndex(state, floor, sinceMs - REPLAY_SEARCH_MARGIN_MS);
@@ -616,8 +619,9 @@ export class RunSealer {
    * chain-authenticated from the tip: also when a marker names another seq, another lineage or
    * nothing valid, since the table writer can edit one); with the checkpoint its answer carries.
    * `null` when none is, or only another write under the id is: then admission decides, and the
-   * table's word (a marker) is never enough. With no index floor there is no search past it, so a
-   * record whose marker was edited or deleted is found only once integrated.
+   * table's word (a marker) is never enough. With no index floor (`floor` null) there is neither
+   * the index nor the search, so only a marker that names the record finds it (docs/authorship.md,
+   * "Two refusals, in order").
    *
    * @throws {IntegrationBacklogError} from the search past the indexed head (retryable)
    */

@@ -777,6 +777,32 @@ describe('an exact duplicate is answered before admission (docs/authorship.md, "
     },
   );
 
+  it("the rotation with its marker edited, in a run with a new write: the search for the new write is reused when it reaches back to the rotation's signing time, else read once more", async () => {
+    for (const [newSignedAtMs, searches] of [
+      [FACTORY_NOW_MS - 1000, 1],
+      [FACTORY_NOW_MS + 1000, 2],
+    ] as const) {
+      const s = stack();
+      const { lineageId, rotation } = await rotated(s, `lin-rot-marker-run-${searches}`);
+      const [first] = await s.handleGroup([delivery(rotation)]);
+      s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 0 });
+      s.cold();
+      let fromIndexedHead = 0;
+      const readChain = s.store.readChain.bind(s.store);
+      s.store.readChain = (id, fromSeq, toSeq) => {
+        if (fromSeq === 0) fromIndexedHead++;
+        return readChain(id, fromSeq, toSeq);
+      };
+      const fresh = body({ lineageId, residualId: 'r-2' }, TEST_WRITER, newSignedAtMs);
+      expect(await s.handleGroup([delivery(fresh), delivery(rotation, 2)])).toEqual([
+        expect.objectContaining({ kind: 'SEALED', head: expect.objectContaining({ seq: 2 }) }),
+        { kind: 'DUPLICATE', head: (first as { head: unknown }).head },
+      ]);
+      expect(fromIndexedHead).toBe(searches);
+      expect(s.store.rejections).toEqual([]);
+    }
+  });
+
   it('the same edited markers before integration: a request that is not the rotation (signed by the dropped key, or by a stranger) stays WRITER_NOT_ADMITTED, unsigned, naming no tip', async () => {
     const s = stack();
     const { lineageId, rotation } = await rotated(s, 'lin-rot-marker-other');
@@ -802,14 +828,18 @@ describe('an exact duplicate is answered before admission (docs/authorship.md, "
     expect(s.store.records.get(lineageId)?.size).toBe(2);
   });
 
-  it('the documented limit: a sealer without the index floor has no search past the indexed head, so the rotation with its marker edited (or deleted) is refused until it is integrated', async () => {
+  it('the documented limit: a sealer without the index floor has neither the index nor the search past it, so the rotation whose marker does not name its record is refused, integrated or not', async () => {
     const s = stack({ index: false });
     const { lineageId, rotation } = await rotated(s, 'lin-rot-marker-noindex');
     const [first] = await s.handleGroup([delivery(rotation)]);
     expect(first).toMatchObject({ kind: 'SEALED', head: { seq: 1 } });
     s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 0 });
     s.cold();
-    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([{ kind: 'REJECTED', reason: 'WRITER_NOT_ADMITTED' }]);
+    const refused = { kind: 'REJECTED', reason: 'WRITER_NOT_ADMITTED' };
+    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([refused]);
+    await s.integrate();
+    s.cold();
+    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([refused]);
     // The marker put back: the record it names answers.
     s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 1 });
     expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([
