@@ -43,7 +43,8 @@ export const MAX_RUN_RECORDS = MAX_ROLL_FORWARD_RECORDS;
 /**
  * Most records the sealer reads, per run, past a lineage's indexed head and sealed since the
  * run's oldest signing time minus {@link REPLAY_SEARCH_MARGIN_MS}, to look for the run's residual
- * ids that have neither an index entry nor a marker (docs/sealing.md, "The index floor"). A cost
+ * ids that have neither an index entry nor a marker, or whose write admission refuses and whose
+ * marker names no record of that very request (docs/sealing.md, "The index floor"). A cost
  * bound, not a backlog bound: only records sealed within that window count, so a backlog of any
  * size past the index seals on; more than this many within the window (a burst the integrator has
  * not caught up with) refuses the run retryably (`IntegrationBacklogError`).
@@ -391,6 +392,20 @@ export class RunSealer {
       floor && unmarked.length > 0
         ? await this.#sealedPastIndex(state, floor, signedSinceMs - REPLAY_SEARCH_MARGIN_MS)
         : null;
+    // The same search for a write refused admission whose marker does not name its exact record
+    // (a marker is the table's word): the one above when it reaches back to the write's signing
+    // time, else read then, once per run, from the run's oldest signing time (it covers every
+    // write of the run). A marker that names the record costs no search.
+    let pastForAll: ReadonlyMap<string, SealedRecord> | string | null = null;
+    const pastOf = async (item: Pending): Promise<ReadonlyMap<string, SealedRecord> | string | null> => {
+      if (!floor || unmarked.includes(item)) return past;
+      if (past !== null && signedSinceMs <= item.request.request.writer.signedAtMs) return past;
+      if (pastForAll === null) {
+        const sinceMs = Math.min(...items.map(({ request }) => request.request.writer.signedAtMs));
+        pastForAll = await this.#sealedPastIndex(state, floor, sinceMs - REPLAY_SEARCH_MARGIN_MS);
+      }
+      return pastForAll;
+    };
     for (const [position, item] of items.entries()) {
       const { lineageId, residualId } = item.request.request;
       logger.appendKeys({ lineageId, residualId, messageId: item.message.messageId });
@@ -405,7 +420,7 @@ export class RunSealer {
       );
       if ('refused' in admission) {
         // A key rotation that dropped its own signing key, delivered again: its record's answer.
-        const exact = await this.#exactDuplicate(item, markers[position] ?? null, residuals, past, sealed, state);
+        const exact = await this.#exactDuplicate(item, markers[position] ?? null, residuals, pastOf, sealed, state);
         if (exact === 'THIS_RUN') continue; // answered after the append
         if (exact) {
           settled.set(
@@ -610,15 +625,21 @@ export class RunSealer {
    * The record that seals this very signed request ({@link sealsSignedRequest}), proven as the
    * duplicate answer would prove it: sealed earlier in this run (`THIS_RUN`, answered after the
    * append), in the deployment index (proven at its indexed seq with its indexed hash), named by
-   * its marker (proven at that seq of this lineage) or sealed past the indexed head (`past`); with
-   * the checkpoint its answer carries. `null` when none is, or only another write under the id is:
-   * then admission decides, and the table's word (a marker) is never enough.
+   * its marker (proven at that seq of this lineage), or else sealed past the indexed head (`pastOf`,
+   * chain-authenticated from the tip: also when a marker names another seq, another lineage or
+   * nothing valid, since the table writer can edit one); with the checkpoint its answer carries.
+   * `null` when none is, or only another write under the id is: then admission decides, and the
+   * table's word (a marker) is never enough. With no index floor (`floor` null) there is neither
+   * the index nor the search, so only a marker that names the record finds it (docs/authorship.md,
+   * "Two refusals, in order").
+   *
+   * @throws {IntegrationBacklogError} from the search past the indexed head (retryable)
    */
   async #exactDuplicate(
     item: Pending,
     marker: ResidualLocation | null,
     residuals: ReadonlyMap<string, ResidualIndexValue> | null,
-    past: ReadonlyMap<string, SealedRecord> | string | null,
+    pastOf: (item: Pending) => Promise<ReadonlyMap<string, SealedRecord> | string | null>,
     sealed: readonly Sealed[],
     state: LogState,
   ): Promise<'THIS_RUN' | { readonly record: SealedRecord; readonly checkpoint: string | null } | null> {
@@ -634,11 +655,11 @@ export class RunSealer {
         ? { record, checkpoint: state.checkpoint }
         : null;
     }
-    if (marker) {
-      if (marker.lineageId !== lineageId) return null;
+    if (marker?.lineageId === lineageId) {
       const record = await this.#log.provenRecordAt(lineageId, marker.seq, state);
-      return exact(record) ? { record, checkpoint: state.checkpoint } : null;
+      if (exact(record)) return { record, checkpoint: state.checkpoint };
     }
+    const past = await pastOf(item);
     const record = typeof past === 'string' ? null : past?.get(residualId);
     return exact(record) ? { record, checkpoint: null } : null;
   }

@@ -736,6 +736,118 @@ describe('an exact duplicate is answered before admission (docs/authorship.md, "
     expect(s.metrics.get('SealDuplicate')).toBe(5);
   });
 
+  /** The table writer's edits of a sealed, unintegrated rotation's marker (it names seq 1 of `lineageId`). */
+  const EDITS = ['seq 0', 'another lineage', 'seq 99', 'malformed'] as const;
+  const editedMarker = (edit: (typeof EDITS)[number], lineageId: string) =>
+    ({
+      'seq 0': { lineageId, seq: 0 },
+      'another lineage': { lineageId: testLineageId('lin-rot-elsewhere', both), seq: 1 },
+      'seq 99': { lineageId, seq: 99 },
+      malformed: { lineageId: '', seq: Number.NaN },
+    })[edit];
+
+  it.each(EDITS)(
+    'a key rotation that dropped its own key, its marker edited before integration (%s), redelivered to a cold sealer: the seq-1 record answers, found past the indexed head (one chain read more than with its genuine marker)',
+    async (edit) => {
+      const s = stack();
+      const { lineageId, rotation } = await rotated(s, 'lin-rot-marker');
+      const [first] = await s.handleGroup([delivery(rotation)]);
+      expect(first).toMatchObject({ kind: 'SEALED', head: { seq: 1 } });
+      const answer = { kind: 'DUPLICATE', head: (first as { head: unknown }).head };
+      let chainReads = 0;
+      const readChain = s.store.readChain.bind(s.store);
+      s.store.readChain = (id, fromSeq, toSeq) => {
+        chainReads++;
+        return readChain(id, fromSeq, toSeq);
+      };
+      // The genuine marker: answered from the record it names, no search past the indexed head.
+      s.cold();
+      expect(await s.handleGroup([delivery(rotation, 2, 'rot-redelivered')])).toEqual([answer]);
+      const genuineReads = chainReads;
+      s.store.markers.set(markerKey(lineageId, 'r-1'), editedMarker(edit, lineageId));
+      s.cold();
+      chainReads = 0;
+      expect(await s.handleGroup([delivery(rotation, 2, 'rot-redelivered')])).toEqual([answer]);
+      // One read more: the search, one page of records.
+      expect(chainReads).toBe(genuineReads + 1);
+      expect(s.store.rejections).toEqual([]);
+      expect(s.store.conflicts).toEqual([]);
+      expect(s.store.records.get(lineageId)?.size).toBe(2);
+      expect(s.metrics.get('SealDuplicate')).toBe(2);
+    },
+  );
+
+  it("the rotation with its marker edited, in a run with a new write: the search for the new write is reused when it reaches back to the rotation's signing time, else read once more", async () => {
+    for (const [newSignedAtMs, searches] of [
+      [FACTORY_NOW_MS - 1000, 1],
+      [FACTORY_NOW_MS + 1000, 2],
+    ] as const) {
+      const s = stack();
+      const { lineageId, rotation } = await rotated(s, `lin-rot-marker-run-${searches}`);
+      const [first] = await s.handleGroup([delivery(rotation)]);
+      s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 0 });
+      s.cold();
+      let fromIndexedHead = 0;
+      const readChain = s.store.readChain.bind(s.store);
+      s.store.readChain = (id, fromSeq, toSeq) => {
+        if (fromSeq === 0) fromIndexedHead++;
+        return readChain(id, fromSeq, toSeq);
+      };
+      const fresh = body({ lineageId, residualId: 'r-2' }, TEST_WRITER, newSignedAtMs);
+      expect(await s.handleGroup([delivery(fresh), delivery(rotation, 2)])).toEqual([
+        expect.objectContaining({ kind: 'SEALED', head: expect.objectContaining({ seq: 2 }) }),
+        { kind: 'DUPLICATE', head: (first as { head: unknown }).head },
+      ]);
+      expect(fromIndexedHead).toBe(searches);
+      expect(s.store.rejections).toEqual([]);
+    }
+  });
+
+  it('the same edited markers before integration: a request that is not the rotation (signed by the dropped key, or by a stranger) stays WRITER_NOT_ADMITTED, unsigned, naming no tip', async () => {
+    const s = stack();
+    const { lineageId, rotation } = await rotated(s, 'lin-rot-marker-other');
+    expect(await s.handleGroup([delivery(rotation)])).toEqual([expect.objectContaining({ kind: 'SEALED' })]);
+    const fields = { lineageId, residualId: 'r-1', policy: TEST_POLICY };
+    const others = [
+      body({ ...fields, payload: { other: 'content' } }),
+      body(fields, SECOND_WRITER, FACTORY_NOW_MS + 1000),
+      body(fields, testWriter('test-stranger', 0x60)),
+    ];
+    const refused = { kind: 'REJECTED', reason: 'WRITER_NOT_ADMITTED' };
+    for (const edit of EDITS) {
+      s.store.markers.set(markerKey(lineageId, 'r-1'), editedMarker(edit, lineageId));
+      s.cold();
+      expect(await s.handleGroup(others.map((text) => delivery(text, 2))), edit).toEqual([refused, refused, refused]);
+    }
+    expect(s.store.rejections).toHaveLength(12);
+    for (const rejection of s.store.rejections) {
+      expect(rejection).toMatchObject({ reason: 'WRITER_NOT_ADMITTED', stage: 'SEALER', statement: null });
+      expect(rejection.issues[0]?.message).toBe('the writer key is not admitted to this lineage');
+    }
+    expect(s.store.conflicts).toEqual([]);
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+
+  it('the documented limit: a sealer without the index floor has neither the index nor the search past it, so the rotation whose marker does not name its record is refused, integrated or not', async () => {
+    const s = stack({ index: false });
+    const { lineageId, rotation } = await rotated(s, 'lin-rot-marker-noindex');
+    const [first] = await s.handleGroup([delivery(rotation)]);
+    expect(first).toMatchObject({ kind: 'SEALED', head: { seq: 1 } });
+    s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 0 });
+    s.cold();
+    const refused = { kind: 'REJECTED', reason: 'WRITER_NOT_ADMITTED' };
+    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([refused]);
+    await s.integrate();
+    s.cold();
+    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([refused]);
+    // The marker put back: the record it names answers.
+    s.store.markers.set(markerKey(lineageId, 'r-1'), { lineageId, seq: 1 });
+    expect(await s.handleGroup([delivery(rotation, 2)])).toEqual([
+      { kind: 'DUPLICATE', head: (first as { head: unknown }).head },
+    ]);
+    expect(s.store.records.get(lineageId)?.size).toBe(2);
+  });
+
   it("another request under the rotation's residual id signed by the dropped key (other payload, signed later, or not the rotation at all) is WRITER_NOT_ADMITTED, unsigned, naming no tip", async () => {
     const s = stack();
     const { lineageId, rotation } = await rotated(s, 'lin-rot-other');
