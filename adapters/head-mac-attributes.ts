@@ -21,12 +21,16 @@ export function headMacAttributes(mac: HeadStateMac): { headMac: string; headMac
  * A head item's head-state MAC as stored, unverified (`verifyHeadStateMac` checks it): the
  * `headMac` JSON, with `heads` from `headMacHeads` when that attribute is there (hex, in order; a
  * binary that is not a whole number of digests, or not binary, reads as `heads: null`, which never
- * verifies); `null` without a readable `headMac`.
+ * verifies); `null` without a readable `headMac`. A batch's list is stored one way only, the
+ * binary attribute {@link headMacAttributes} writes: a `heads` inside the `headMac` JSON (with or
+ * without `headMacHeads`) reads as `heads: null` too, so a second spelling of a batch never
+ * authenticates a head.
  */
 export function headMacOf(item: Item): unknown | null {
   const stored = readJson<unknown>(item, 'headMac', null);
-  if (stored === null || item.headMacHeads === undefined) return stored;
-  if (typeof stored !== 'object' || Array.isArray(stored)) return stored;
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return stored;
+  if ('heads' in stored) return { ...stored, heads: null };
+  if (item.headMacHeads === undefined) return stored;
   const bytes = readBinary(item, 'headMacHeads');
   const heads =
     bytes === undefined || bytes.byteLength % 32 !== 0

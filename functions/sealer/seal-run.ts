@@ -78,9 +78,9 @@ interface Sealed {
 
 /**
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
- * "Appending"): the lineage state authenticated, each write sealed on its tip, the new tree's
- * head state MAC'd (with the other runs' of the invocation, one `GenerateMac`: head-mac-batcher.ts;
- * no `Sign`), the records put, then the head moved with the markers
+ * "Appending"): the lineage state authenticated, each write sealed on its tip, the records put,
+ * then (only once they landed) the new tree's head state MAC'd (with the other runs' of the
+ * invocation, one `GenerateMac`: head-mac-batcher.ts; no `Sign`), then the head moved with the markers
  * (docs/sealing.md, "The write"), each write's outcome announced (sealed, awaiting integration).
  * A run of records a crash left past the head is rolled forward first (`SealerLog.authenticatedState`).
  * A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is left, up to
@@ -193,24 +193,29 @@ export class RunSealer {
       remaining = remaining.filter((item) => !settled.has(item.index));
       if (sealed.length === 0) return outcomes;
 
-      // The invocation's batch MAC (or, after it fired, one of its own): kept only if the append lands.
-      const { extension, headMac, checkpoint } = await this.#log.extend(
+      // Step 1, the records in seq order; only then their head state MAC'd, step 2, the head and the
+      // markers (docs/sealing.md, "The write"): no head-state MAC ever names a state whose records
+      // did not land, so a table writer cannot rebuild a failed attempt's head and pass it off.
+      const extension = this.#log.extension(
         lineageId,
         state,
         sealed.map((s) => s.record),
-        heads ? (head) => heads.mac(head) : undefined,
       );
-      // Step 1, the records in seq order; step 2, the head and the markers (docs/sealing.md, "The write").
       try {
         await this.#deps.store.putRecords(lineageId, extension.entries);
       } catch (error) {
         if (!(error instanceof RecordSeqTakenError)) throw error;
-        // The first `landed` records stand past the head: the re-read rolls them forward.
+        // The first `landed` records stand past the head: the re-read rolls them forward. The run
+        // leaves the invocation's batch (which then waits for it no longer): its retry, after a
+        // backoff and a re-read, gets a MAC of its own.
+        heads?.leave();
         for (const { record } of sealed.slice(0, error.landed)) landed.add(record.header.residualId);
         await lostRace(attempt, error);
         continue;
       }
       for (const { record } of sealed) landed.add(record.header.residualId);
+      // The invocation's batch MAC (or, after it fired or the run left it, one of its own).
+      const { headMac, checkpoint } = await this.#log.vouch(extension, heads ? (head) => heads.mac(head) : undefined);
       try {
         await this.#deps.store.moveHead({
           lineageId,

@@ -67,8 +67,8 @@ export type LogPublicKey = Pick<NoteSigner, 'keyName' | 'publicKey'>;
  * The sealer's side of the verifiable log (docs/verifiable-log.md, "Appending"): the stored log
  * state authenticated (its head-state MAC with the records' HMAC key, an older head's signed
  * checkpoint, or the lineage's entry in the deployment index) before it is extended, the tree
- * extended and its head state MAC'd (one `GenerateMac` of its own, or its share of the
- * invocation's batch MAC; no `Sign`), and what an earlier record or
+ * extended and, once its records are stored, its head state MAC'd (one `GenerateMac` of its own,
+ * or its share of the invocation's batch MAC; no `Sign`), and what an earlier record or
  * a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
  * rolled back behind them is refused.
  */
@@ -245,24 +245,43 @@ export class SealerLog {
   }
 
   /**
-   * The tree after `records` (RFC 9162), and the MAC of its head state (one `GenerateMac` of its
-   * own, or `mac`'s: the invocation's batch, functions/sealer/head-mac-batcher.ts); with a
-   * checkpoint signer (transitional), its lineage checkpoint signed too (one `Sign`), else `null`.
+   * The tree after `records` (RFC 9162), and what vouches for its head state ({@link SealerLog.vouch}).
+   * Only for records already stored (the roll-forward): a run's own records are extended
+   * ({@link SealerLog.extension}), put, and only then vouched for.
    */
   async extend(
     lineageId: string,
     state: LogState,
     records: readonly SealedRecord[],
-    mac: (head: HeadState) => Promise<HeadStateMac> = (head) => macHeadState(head, this.#anchor),
   ): Promise<{ extension: LogExtension; headMac: HeadStateMac; checkpoint: string | null }> {
-    const extension = extendLog(state, records, this.origin(lineageId));
+    const extension = this.extension(lineageId, state, records);
+    return { extension, ...(await this.vouch(extension)) };
+  }
+
+  /** The tree after `records` (RFC 9162), not yet vouched for: pure. */
+  extension(lineageId: string, state: LogState, records: readonly SealedRecord[]): LogExtension {
+    return extendLog(state, records, this.origin(lineageId));
+  }
+
+  /**
+   * The MAC of `extension`'s head state (one `GenerateMac` of its own, or `mac`'s: the
+   * invocation's batch, functions/sealer/head-mac-batcher.ts); with a checkpoint signer
+   * (transitional), its lineage checkpoint signed too (one `Sign`), else `null`. Called only once
+   * the extension's records are stored (docs/verifiable-log.md, "Appending"): a state whose records
+   * did not land is never MAC'd nor signed, so no head-state MAC names one.
+   * @throws what the anchor or the signer throws (the run is retried)
+   */
+  async vouch(
+    extension: LogExtension,
+    mac: (head: HeadState) => Promise<HeadStateMac> = (head) => macHeadState(head, this.#anchor),
+  ): Promise<{ headMac: HeadStateMac; checkpoint: string | null }> {
     const head = headStateOf(extension.state);
-    if (head === null) throw new Error('extend: an extended log has a head');
+    if (head === null) throw new Error('vouch: an extended log has a head');
     const [headMac, checkpoint] = await Promise.all([
       mac(head),
       this.#checkpointSigner ? signCheckpoint(extension.checkpoint, this.#checkpointSigner) : null,
     ]);
-    return { extension, headMac, checkpoint };
+    return { headMac, checkpoint };
   }
 
   /** Remembers a state this sealer sealed and stored. */

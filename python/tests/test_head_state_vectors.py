@@ -85,5 +85,11 @@ def test_a_head_items_head_mac_reads_with_its_heads_attribute() -> None:
     assert stored == {**signature, "heads": batch["heads"]}
     assert head_mac_of({**item, "headMacHeads": {"B": heads[:-1]}}) == {**signature, "heads": None}
     assert head_mac_of({}) is None
+    # One stored form: a list inside the headMac JSON (alone, or beside headMacHeads) never verifies.
+    in_json = {"headMac": {"S": canonical_json({**signature, "heads": batch["heads"]})}}
+    assert head_mac_of(in_json) == {**signature, "heads": None}
+    assert head_mac_of({**in_json, "headMacHeads": {"B": heads}}) == {**signature, "heads": None}
+    for state in batch["states"]:
+        assert head_mac_message(state, head_mac_of(in_json)) is None
     for state in batch["states"]:
         assert head_mac_message(state, stored) == bytes.fromhex(batch["messageHex"])

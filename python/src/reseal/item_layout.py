@@ -411,10 +411,16 @@ def head_mac_of(item: Item) -> Any:
     (docs/verifiable-log.md, "Stored state"): the ``headMac`` JSON (``keyId``, ``algorithm``,
     ``mac``), with ``heads`` from ``headMacHeads`` when that attribute is there (a batch MAC: hex,
     32 bytes a head, in order; binary that is not a whole number of digests, or not binary, reads
-    as ``heads: None``, which never verifies); ``None`` without a readable ``headMac``.
+    as ``heads: None``, which never verifies); ``None`` without a readable ``headMac``. A batch's
+    list is stored one way only, the binary attribute: a ``heads`` inside the ``headMac`` JSON
+    (with or without ``headMacHeads``) reads as ``heads: None`` too, never a second spelling.
     :func:`reseal.head_state.head_mac_message` gives the message it must verify over."""
     stored = read_json(item, "headMac", None)
-    if stored is None or "headMacHeads" not in item or not isinstance(stored, dict):
+    if not isinstance(stored, dict):
+        return stored
+    if "heads" in stored:
+        return {**stored, "heads": None}
+    if "headMacHeads" not in item:
         return stored
     data = read_binary(item, "headMacHeads")
     heads = None if data is None or len(data) % 32 else [data[at : at + 32].hex() for at in range(0, len(data), 32)]

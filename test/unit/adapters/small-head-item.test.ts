@@ -96,6 +96,13 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
     // A heads attribute that is not a whole number of digests reads as `heads: null` (never verifies).
     const cut = { ...item, headMacHeads: { B: new Uint8Array(33) } };
     expect(logHeadOf(TEST_LINEAGE_ID, cut)?.headMac).toEqual({ ...headMac, heads: null });
+    // One stored form: the list inside the headMac JSON (no headMacHeads, or beside it) is no
+    // second spelling of the batch; it reads as `heads: null` (never verifies).
+    const { headMacHeads: _, ...noBinary } = item;
+    const inJson = { ...noBinary, headMac: { S: canonicalJson(headMac) } };
+    expect(logHeadOf(TEST_LINEAGE_ID, inJson)?.headMac).toEqual({ ...headMac, heads: null });
+    const both = { ...item, headMac: { S: canonicalJson(headMac) } };
+    expect(logHeadOf(TEST_LINEAGE_ID, both)?.headMac).toEqual({ ...headMac, heads: null });
   });
 
   it('reads back through the codec as the state the legacy head item of the same tree claims', async () => {

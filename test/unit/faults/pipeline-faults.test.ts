@@ -100,7 +100,7 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
     const request = write('r-crash');
     let crashes = 0;
     p.store.beforeAppend = () => {
-      // The record and head-state MACs were made (and the checkpoint signed); the function dies before TransactWriteItems.
+      // The record's MAC was made; the function dies before its put (the head state is MAC'd only after it).
       if (crashes++ === 0) throw new Error('Task timed out after 30.00 seconds');
     };
     const view = await p.publishAndWait(request);
@@ -109,10 +109,11 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
       context,
       fault(
         'sealer',
-        'fails after GenerateMac and Sign, before the write; SQS redelivers',
+        "fails after the record's GenerateMac, before the write; SQS redelivers",
         'publish --wait (client.waitForOutcome)',
-        // Per attempt: the record's MAC and the head-state MAC (docs/verifiable-log.md, "Appending").
-        'SEALED; 1 record; chain VERIFIED_INTACT; 4 GenerateMac calls, 2 receives',
+        // The record's MAC per attempt; the head-state MAC once, after the record is stored
+        // (docs/verifiable-log.md, "Appending").
+        'SEALED; 1 record; chain VERIFIED_INTACT; 3 GenerateMac calls, 2 receives',
       ),
       `${view}; ${records(copies)}; chain ${verdict}; ${p.kms.attempts.get('GenerateMac')} GenerateMac calls, ${p.sealRequests.receives} receives`,
     );

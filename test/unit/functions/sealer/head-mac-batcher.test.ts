@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { HeadMacBatcher } from '../../../../functions/sealer/head-mac-batcher';
+import { HEAD_MAC_BATCH_WAIT_MS, HeadMacBatcher } from '../../../../functions/sealer/head-mac-batcher';
 import { type HeadState, headStateDigest, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { testAnchor } from '../../../helpers/seal-factories';
 
@@ -19,10 +19,10 @@ function state(i: number): HeadState {
 /** Lets every pending callback run (the batcher fires from within a member's call). */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup(maxHeads?: number) {
+function setup(maxHeads?: number, waitMs?: number) {
   const anchor = testAnchor();
   const generateMac = vi.spyOn(anchor, 'generateMac');
-  return { anchor, generateMac, batcher: new HeadMacBatcher(anchor, maxHeads) };
+  return { anchor, generateMac, batcher: new HeadMacBatcher(anchor, maxHeads, waitMs) };
 }
 
 describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
@@ -111,5 +111,34 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     const [a, b] = [batcher.join(), batcher.join()];
     const results = await Promise.allSettled([a.mac(state(0)), b.mac(state(1))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('fires at its deadline after the first ask: a member that hangs holds the others no longer; it gets a MAC of its own', async () => {
+    const { anchor, generateMac, batcher } = setup(undefined, 50);
+    const [a, b, hanging] = [batcher.join(), batcher.join(), batcher.join()];
+    const started = Date.now();
+    const [macA, macB] = await Promise.all([a.mac(state(0)), b.mac(state(1))]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(macA.heads).toEqual([0, 1].map((i) => headStateDigest(state(i))).sort());
+    expect(macB).toEqual(macA);
+    const late = await hanging.mac(state(2));
+    expect(late).not.toHaveProperty('heads');
+    expect(await verifyHeadStateMac(state(2), late, anchor)).toBe(true);
+    expect(generateMac).toHaveBeenCalledTimes(2);
+    expect(() => new HeadMacBatcher(anchor, 64, -1)).toThrow(RangeError);
+  }, 5_000);
+
+  it('a batch that fires before its deadline (every member asked) fires once: the deadline is cleared', async () => {
+    const { generateMac, batcher } = setup(undefined, 20);
+    const [a, b] = [batcher.join(), batcher.join()];
+    const first = a.mac(state(0));
+    await settle();
+    await Promise.all([first, b.mac(state(1))]);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(generateMac).toHaveBeenCalledTimes(1);
+  });
+
+  it(`the deadline is ${HEAD_MAC_BATCH_WAIT_MS} ms by default`, () => {
+    expect(HEAD_MAC_BATCH_WAIT_MS).toBe(1_000);
   });
 });

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { createSealerHandler } from '../../../../functions/sealer/create-handler';
+import { HEAD_MAC_BATCH_WAIT_MS } from '../../../../functions/sealer/head-mac-batcher';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { StaleHeadError } from '../../../../shared/errors';
 import {
@@ -131,6 +132,42 @@ describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "App
     expect(await verifyHeadStateMac(a.state, a.stored.headMac, s.kms)).toBe(true);
     expect(await verifyHeadStateMac(b.state, b.stored.headMac, s.kms)).toBe(true);
     expect(s.headMacs()).toBe(2);
+  });
+});
+
+describe('the batch has a deadline (HEAD_MAC_BATCH_WAIT_MS after the first ask)', () => {
+  it('a group whose head read hangs no longer holds the others: their heads move within the deadline; it gets a MAC of its own', async () => {
+    const s = warmSealer();
+    await s.invoke([A, B, C], 'r-0');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const logHead = s.store.logHead.bind(s.store);
+    s.store.logHead = async (lineageId: string) => {
+      if (lineageId === C) await gate;
+      return logHead(lineageId);
+    };
+    const started = Date.now();
+    const done = s.invoke([A, B, C], 'r-1');
+    const moved = () => s.store.heads.get(A)?.seq === 1 && s.store.heads.get(B)?.seq === 1;
+    while (!moved() && Date.now() - started < HEAD_MAC_BATCH_WAIT_MS + 2_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const movedAfterMs = Date.now() - started;
+    const cBefore = s.store.heads.get(C)?.seq;
+    release();
+    expect((await done).batchItemFailures).toEqual([]);
+    expect(moved()).toBe(true);
+    expect(movedAfterMs).toBeLessThan(HEAD_MAC_BATCH_WAIT_MS + 1_000);
+    expect(cBefore).toBe(0);
+    expect((s.head(A).stored.headMac as HeadStateMac).heads).toHaveLength(2);
+    expect(s.head(C).stored.headMac).not.toHaveProperty('heads');
+    for (const lineageId of [A, B, C]) {
+      const { state, stored } = s.head(lineageId);
+      expect(state.treeSize).toBe(2);
+      expect(await verifyHeadStateMac(state, stored.headMac, s.kms)).toBe(true);
+    }
   });
 });
 

@@ -555,7 +555,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     );
   });
 
-  it('a log key that cannot sign throws (retried, then dead-lettered): no record without a signed checkpoint', async (context) => {
+  it('a log key that cannot sign throws (retried, then dead-lettered): the record stands past the head, never a head without a signed checkpoint; the redelivery rolls it forward', async (context) => {
     const d = deps();
     const service = new SealerService({
       ...d,
@@ -567,23 +567,27 @@ describe('sealer service (docs/sealing.md at the store)', () => {
         },
       },
     });
-    const thrown = await service.handle(message(sealRequestBody({ residualId: 'r-s' }))).catch((error: Error) => error);
-    const stored =
-      (await d.store.readChain(LINEAGE, 0, 10)).length + d.store.rejections.length + d.store.conflicts.length;
+    const body = sealRequestBody({ residualId: 'r-s' });
+    const thrown = await service.handle(message(body)).catch((error: Error) => error);
+    // The lineage checkpoint is signed only once the records landed (docs/verifiable-log.md, "Appending").
+    const records = (await d.store.readChain(LINEAGE, 0, 10)).length;
+    const head = await d.store.logHead(LINEAGE);
+    const redelivered = await new SealerService(d).handle({ ...message(body), receiveCount: 2 });
     expectGuarantee(
       context,
       {
         section: 'faults',
         target: 'KMS (log key)',
-        attack: 'Sign fails (key disabled) after the MAC',
+        attack: 'Sign fails (key disabled) after the records are stored',
         reader: 'SealerService.handle, the table',
-        expected: 'throws DisabledException (the message is retried); nothing stored',
+        expected:
+          'throws DisabledException (the message is retried); 1 record stored, no head; the redelivery DUPLICATE at seq 0',
       },
-      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${records} record${records === 1 ? '' : 's'} stored, ${head === null ? 'no head' : `head at seq ${head.head.seq}`}; the redelivery ${redelivered.kind}${redelivered.kind === 'DUPLICATE' ? ` at seq ${redelivered.head?.seq}` : ''}`,
     );
   });
 
-  it('docs/verifiable-log.md "Appending": a sealer that signs no lineage checkpoint seals with no Sign; a MAC key failing on the head-state MAC throws (retried), nothing stored', async (context) => {
+  it('docs/verifiable-log.md "Appending": a sealer that signs no lineage checkpoint seals with no Sign; a MAC key failing on the head-state MAC throws (retried), its record stored past the head and rolled forward on the redelivery', async (context) => {
     const d = deps();
     const failingSign = {
       keyName: d.signer.keyName,
@@ -613,19 +617,26 @@ describe('sealer service (docs/sealing.md at the store)', () => {
       },
     };
     const service = new SealerService({ ...d, anchor, signer: failingSign, signLineageCheckpoints: false });
-    const thrown = await service.handle(message(sealRequestBody({ residualId: 'r-s' }))).catch((error: Error) => error);
-    const stored =
-      (await d.store.readChain(LINEAGE, 0, 10)).length - 2 + d.store.rejections.length + d.store.conflicts.length;
+    const body = sealRequestBody({ residualId: 'r-s' });
+    const thrown = await service.handle(message(body)).catch((error: Error) => error);
+    // The head state is MAC'd only once its records landed: the record stands past the head.
+    const records = (await d.store.readChain(LINEAGE, 0, 10)).length - 2;
+    const head = await d.store.logHead(LINEAGE);
+    const redelivered = await new SealerService({ ...d, signer: failingSign, signLineageCheckpoints: false }).handle({
+      ...message(body),
+      receiveCount: 2,
+    });
     expectGuarantee(
       context,
       {
         section: 'faults',
         target: 'KMS (MAC key)',
-        attack: 'GenerateMac fails (key disabled) on the head-state MAC, after the record MAC',
+        attack: 'GenerateMac fails (key disabled) on the head-state MAC, after the records are stored',
         reader: 'SealerService.handle, the table',
-        expected: 'throws DisabledException (the message is retried); nothing stored',
+        expected:
+          'throws DisabledException (the message is retried); 1 record stored, the head at seq 1; the redelivery DUPLICATE at seq 2',
       },
-      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${stored === 0 ? 'nothing stored' : `${stored} items stored`}`,
+      `${thrown instanceof Error ? `throws ${/DisabledException/.test(thrown.message) ? 'DisabledException' : thrown.message}` : 'returns'} (the message is retried); ${records} record${records === 1 ? '' : 's'} stored, ${head === null ? 'no head' : `the head at seq ${head.head.seq}`}; the redelivery ${redelivered.kind}${redelivered.kind === 'DUPLICATE' ? ` at seq ${redelivered.head?.seq}` : ''}`,
     );
   });
 
