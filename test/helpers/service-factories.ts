@@ -1,5 +1,9 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { vi } from 'vitest';
 import { GuardService } from '../../functions/guard/guard-service';
-import { SealerService } from '../../functions/sealer/sealer-service';
+import { createSealerHandler } from '../../functions/sealer/create-handler';
+import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
@@ -62,4 +66,31 @@ export function testSealerDeps() {
 export function testSealerService() {
   const deps = testSealerDeps();
   return { ...deps, service: new SealerService(deps) };
+}
+
+/**
+ * The sealer's Lambda handler as functions/sealer/handler.ts builds it (one service for every warm
+ * invocation, Powertools' logger silenced and its metrics never flushed), on an in-memory store,
+ * the test keys and the factories' "now"; `deps` replace any but the store (e.g. an anchor whose KMS
+ * calls a test counts).
+ */
+export function testSealerHandler(deps: Partial<Omit<SealerDeps, 'store'>> = {}) {
+  const store = new InMemoryLineageStore();
+  const anchor = testAnchor();
+  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
+  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
+  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
+  const signer = testLogSigner();
+  const service = new SealerService({
+    store,
+    publisher: new FakePublisher(),
+    anchor,
+    signer,
+    refusalSigner: testSealerSigner(),
+    metrics: new FakeMetrics(),
+    logger,
+    clock: () => FACTORY_NOW_MS,
+    ...deps,
+  });
+  return { store, anchor, signer, logger, service, handler: createSealerHandler(service, logger, metrics) };
 }

@@ -2,47 +2,21 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
-import {
-  FakeMetrics,
-  FakePublisher,
-  lambdaContext,
-  sealRequestBody,
-  sqsEvent,
-  sqsRecord,
-} from '../../../helpers/factories';
+import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import {
   FACTORY_LINEAGE_ID,
   FACTORY_NOW_MS,
   unverifiedInheritedVariable,
   validWriteRequest,
 } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
-import { testAnchor } from '../../../helpers/seal-factories';
+import { testSealerHandler } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 function setup(options: { readonly signLineageCheckpoints?: boolean } = {}) {
-  const store = new InMemoryLineageStore();
-  const anchor = testAnchor();
-  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
-  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
-  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
-  const signer = testLogSigner();
-  const service = new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor,
-    signer,
-    refusalSigner: testSealerSigner(),
-    metrics: new FakeMetrics(),
-    logger,
-    clock: () => FACTORY_NOW_MS,
-    ...options,
-  });
-  return { store, anchor, signer, service, handler: createSealerHandler(service, logger, metrics) };
+  const { store, anchor, signer, service, handler } = testSealerHandler(options);
+  return { store, anchor, signer, service, handler };
 }
 
 const LINEAGE = FACTORY_LINEAGE_ID;

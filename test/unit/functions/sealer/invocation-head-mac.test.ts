@@ -1,9 +1,5 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, type TestContext, vi } from 'vitest';
-import { createSealerHandler } from '../../../../functions/sealer/create-handler';
 import { HEAD_MAC_BATCH_WAIT_MS } from '../../../../functions/sealer/head-mac-batcher';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { StaleHeadError } from '../../../../shared/errors';
 import {
   type HeadState,
@@ -14,19 +10,10 @@ import {
 } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
 import { RememberedMacAnchor } from '../../../../shared/seal/remembered-mac-anchor';
-import {
-  FakeMetrics,
-  FakePublisher,
-  lambdaContext,
-  sealRequestBody,
-  sqsEvent,
-  sqsRecord,
-} from '../../../helpers/factories';
+import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
-import { FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
 import { testAnchor } from '../../../helpers/seal-factories';
+import { testSealerHandler } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 const LINEAGES = Array.from({ length: 7 }, (_, i) => testLineageId(`lineage-batch-${i}`));
@@ -38,25 +25,10 @@ const [A, B, C] = LINEAGES as [string, string, string];
  * bytes; a record header never is).
  */
 function warmSealer() {
-  const store = new InMemoryLineageStore();
   const kms = testAnchor();
   const generateMac = vi.spyOn(kms, 'generateMac');
   const verifyMac = vi.spyOn(kms, 'verifyMac');
-  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
-  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
-  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
-  const service = new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor: new RememberedMacAnchor(kms),
-    signer: testLogSigner(),
-    refusalSigner: testSealerSigner(),
-    metrics: new FakeMetrics(),
-    logger,
-    clock: () => FACTORY_NOW_MS,
-    sleep: async () => {},
-  });
-  const handler = createSealerHandler(service, logger, metrics);
+  const { store, handler } = testSealerHandler({ anchor: new RememberedMacAnchor(kms), sleep: async () => {} });
   /** One invocation: residual id `residualId` to each of `lineages` (one FIFO group each). */
   const invoke = async (lineages: readonly string[], residualId: string) =>
     send(lineages.map((lineageId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)));

@@ -1,26 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it, type TestContext, vi } from 'vitest';
-import { createSealerHandler } from '../../../../functions/sealer/create-handler';
-import { SealerService } from '../../../../functions/sealer/sealer-service';
 import { macHeadState } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf } from '../../../../shared/log/log-state';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
 import { RememberedMacAnchor } from '../../../../shared/seal/remembered-mac-anchor';
-import {
-  FakeMetrics,
-  FakePublisher,
-  lambdaContext,
-  sealRequestBody,
-  sqsEvent,
-  sqsRecord,
-} from '../../../helpers/factories';
+import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { testLogSigner, testSealerSigner } from '../../../helpers/pipeline-keys';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { testAnchor } from '../../../helpers/seal-factories';
+import { testSealerHandler } from '../../../helpers/service-factories';
 
 const LINEAGE = FACTORY_LINEAGE_ID;
 
@@ -29,24 +17,10 @@ const LINEAGE = FACTORY_LINEAGE_ID;
  * warm invocation. `remember: false` gives the KMS anchor alone, as before.
  */
 function warmSealer(remember = true) {
-  const store = new InMemoryLineageStore();
   const kms = testAnchor();
   const verifyMac = vi.spyOn(kms, 'verifyMac');
   const anchor: MacAnchor = remember ? new RememberedMacAnchor(kms) : kms;
-  const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
-  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
-  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
-  const service = new SealerService({
-    store,
-    publisher: new FakePublisher(),
-    anchor,
-    signer: testLogSigner(),
-    refusalSigner: testSealerSigner(),
-    metrics: new FakeMetrics(),
-    logger,
-    clock: () => FACTORY_NOW_MS,
-  });
-  const handler = createSealerHandler(service, logger, metrics);
+  const { store, handler } = testSealerHandler({ anchor });
   const send = async (...ids: string[]) => {
     const records = ids.map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
