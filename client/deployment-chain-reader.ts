@@ -127,6 +127,21 @@ export class DeploymentChainReader {
   }
 
   /**
+   * What the deployment head item holds now, as one string (its size, checkpoint, published note
+   * and re-anchor statement), read eventually consistent where the store can (`peekHead`): a wait
+   * proves a chain again only when this moved (docs/deployment-log.md, "Clients"). Nothing is
+   * verified here; a table writer can change it at will, which costs the waiter a proof, never an
+   * answer. `null` when the table holds no head.
+   *
+   * @throws what the table read throws (an outage)
+   */
+  async headMark(): Promise<string | null> {
+    const { log } = this.#deps;
+    const head = await (log.peekHead ? log.peekHead() : log.readHead());
+    return head === null ? null : JSON.stringify([head.size, head.checkpoint, head.published, head.reAnchor ?? null]);
+  }
+
+  /**
    * Reads and verifies the chain for `keys`.
    *
    * @returns the verified finding (`PROVEN`, `ABSENT`, `REFUSED`), or `UNPUBLISHED` when the
