@@ -376,6 +376,28 @@ export class ResealClient {
     return this.#recalls.recall(request, options);
   }
 
+  /**
+   * A recall the client proves itself, without triage's event round trip (docs/verifiable-log.md,
+   * "Recall", "Without triage"): the record (the latest, a seq, or a residual id's) proven in the
+   * head item's tree, consistent with the kept checkpoint, vouched for by the lineage's index entry
+   * under the deployment checkpoint meeting the policy (else awaiting integration) or by its signed
+   * lineage checkpoint, and the delta computed from the proven record and `currentEnv`: the same
+   * checks and the same {@link VerifiedRecall} as {@link recall}, with no `RecallRequested` put and
+   * no triage report stored (`report` is the client's own answer). For an agent that needs the
+   * record, not triage's event for orchestration.
+   *
+   * @throws {InvalidInputError} naming each bad field of the request, or a `trustedCheckpoint` that does not verify
+   * @throws {LogVerificationError} when the kept checkpoint does not verify
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read)
+   * @example
+   * const recall = await client.recallDirect({ lineageId, target: { latest: true }, currentEnv });
+   * if (recall.verdict === 'VERIFIED_INTACT' && recall.freshness?.state === 'PROVEN') keep(recall.delta);
+   */
+  async recallDirect(request: RecallRequest): Promise<VerifiedRecall> {
+    if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
+    return this.#recalls.recallDirect(request);
+  }
+
   // --- outcomes (WriteOutcomes), proven with public keys alone (docs/verifiable-log.md) ---
 
   /**
