@@ -255,8 +255,9 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
 }
 
 /**
- * Recalls through EventBridge (`ResealClient.recall`: the answer proven by the client), one after
- * another, `count` times, each for `target`, against the environment the records were sealed in.
+ * Recalls, one after another, `count` times, each for `target`, against the environment the
+ * records were sealed in: through EventBridge (`ResealClient.recall`, triage's answer proven by the
+ * client), or with `via` `client` the client's own (`ResealClient.recallDirect`, no event).
  */
 export async function measureRecalls(
   stack: BenchStack,
@@ -265,16 +266,18 @@ export async function measureRecalls(
   lineageId: string,
   target: RecallTarget,
   count: number,
+  via: 'triage' | 'client' = 'triage',
 ): Promise<Measured> {
   const before = mark(stack, bench);
   const started = Date.now();
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
     const at = Date.now();
-    const recall = await bench.client.recall(
-      { lineageId, target, currentEnv: { ...BENCH_ENV } },
-      { timeoutMs: 120_000, pollIntervalMs: 100 },
-    );
+    const request = { lineageId, target, currentEnv: { ...BENCH_ENV } };
+    const recall =
+      via === 'client'
+        ? await bench.client.recallDirect(request)
+        : await bench.client.recall(request, { timeoutMs: 120_000, pollIntervalMs: 100 });
     if (recall.verdict !== 'VERIFIED_INTACT') throw new Error(`bench recall of ${lineageId}: ${recall.verdict}`);
     latencies.push(Date.now() - at);
   }
