@@ -14,13 +14,16 @@ import {
 } from '../shared/integrator/kept-deployment-checkpoint';
 import { verifyReAnchorChain } from '../shared/integrator/re-anchor-chain';
 import { reAnchorTimeAfterCosignature } from '../shared/integrator/re-anchor-statement';
+import { deploymentLeafHashIn } from '../shared/integrator/re-anchored-leaf';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
 import { proveInclusion } from '../shared/log/inclusion-proof';
 import { nodeSourceOf } from '../shared/log/node-source';
+import { popCount } from '../shared/log/pop-count';
 import { parseSignedNote } from '../shared/log/signed-note';
 import { openCheckpoint } from '../shared/log/verified-checkpoint';
+import { verifyInclusion } from '../shared/log/verify-inclusion';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
@@ -87,6 +90,42 @@ function claimedSize(note: string): number | null {
     if (error instanceof ResealError) return null;
     throw error;
   }
+}
+
+/**
+ * The last leaf of the note's tree from the head item alone, when the note is of the head's size
+ * (docs/deployment-log.md, "Storage"): the head's `indexRoot` and, as the leaf's inclusion proof,
+ * its `frontier` (the compact range of the first `size − 1` leaves: read right to left, the path
+ * of leaf `size − 1`), so no leaf item and no node is read. Taken only when that proof leads to
+ * the root the note claims (its signature is checked after, with the chain) and the head names no
+ * re-anchor (whose leaf hash differs); else `null`, and the leaf and nodes are read as stored, so
+ * an edited head field costs reads, never a refusal the stored items would not give.
+ */
+function lastLeafFromHead(
+  head: StoredDeploymentHead,
+  note: string,
+): { readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] } | null {
+  if (head.reAnchor) return null;
+  let claimed: Checkpoint;
+  try {
+    claimed = parseCheckpointBody(parseSignedNote(note).text);
+  } catch (error) {
+    if (error instanceof ResealError) return null;
+    throw error;
+  }
+  const hex = /^[0-9a-f]{64}$/;
+  if (claimed.size !== head.size || claimed.size < 1 || !hex.test(head.indexRoot)) return null;
+  if (head.frontier.length !== popCount(claimed.size - 1) || !head.frontier.every((h) => hex.test(h))) return null;
+  const indexRoot = Uint8Array.from(Buffer.from(head.indexRoot, 'hex'));
+  const inclusion = head.frontier.map((h) => Uint8Array.from(Buffer.from(h, 'hex'))).reverse();
+  const holds = verifyInclusion({
+    leafIndex: claimed.size - 1,
+    treeSize: claimed.size,
+    leafHash: deploymentLeafHashIn(indexRoot, null),
+    proof: inclusion,
+    rootHash: claimed.rootHash,
+  });
+  return holds ? { indexRoot, inclusion } : null;
 }
 
 /**
@@ -477,6 +516,8 @@ export class DeploymentChainReader {
     const size = claimedSize(note);
     const last = size !== null && size > 0 ? size - 1 : null;
     if (last === null) return { indexRoot: new Uint8Array(0), inclusion: [] };
+    const fromHead = lastLeafFromHead(head, note);
+    if (fromHead) return fromHead;
     const rootHex = (await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null);
     return {
       indexRoot: rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0),

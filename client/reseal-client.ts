@@ -3,7 +3,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
-import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
@@ -39,6 +38,7 @@ import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest, UnsignedWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
+import { clientTileCache } from './client-tile-cache';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
@@ -129,7 +129,10 @@ export interface ResealClientDeps {
    * `store` but no `deploymentLog` checks no freshness (`freshness: null`).
    */
   readonly deploymentLog?: DeploymentLogReads;
-  /** The verifiable index's nodes; default `DynamoDBIndexNodeStore` over `dynamodb`, as `deploymentLog`. */
+  /**
+   * The verifiable index's nodes; default `DynamoDBIndexNodeStore` over `dynamodb`, as
+   * `deploymentLog`, behind a cache of the tiles read ({@link clientTileCache}).
+   */
   readonly indexNodes?: IndexNodeStore;
   /**
    * The C2SP tlog-policy deployment checkpoints must meet, with its maximum age and the stack's
@@ -277,7 +280,7 @@ export class ResealClient {
     const dynamodb = deps.dynamodb ?? new DynamoDBClient({});
     const log =
       deps.deploymentLog ?? (deps.store ? null : new DynamoDBDeploymentLogStore(dynamodb, this.outputs.tableName));
-    const index = deps.indexNodes ?? (deps.store ? null : new DynamoDBIndexNodeStore(dynamodb, this.outputs.tableName));
+    const index = deps.indexNodes ?? (deps.store ? null : clientTileCache(dynamodb, this.outputs.tableName));
     if (!log || !index) return null;
     let policy: Promise<FreshnessPolicy> | null = deps.policy ? Promise.resolve(deps.policy) : null;
     return new DeploymentChainReader({
