@@ -125,3 +125,41 @@ describe("ResealClient.recallDirect: freshness through the deployment log (a hea
     expect(recall.record).toBeNull();
   });
 });
+
+// docs/verifiable-log.md, "Without triage", "Stored state": the latest record's inclusion path is
+// the head item's frontier read right to left, and a client that proves each record it reads needs
+// no last record key while the head stands.
+describe('ResealClient.recallDirect: what a latest recall reads', () => {
+  /** The store's node and last-record-key reads, counted. */
+  function counted(store: InMemoryLineageStore) {
+    const reads = { nodes: 0, lastKeys: 0 };
+    const { readNodes, lastRecordSeq } = store;
+    store.readNodes = (lineageId, refs) => {
+      reads.nodes += 1;
+      return readNodes.call(store, lineageId, refs);
+    };
+    store.lastRecordSeq = (lineageId) => {
+      reads.lastKeys += 1;
+      return lastRecordSeq.call(store, lineageId);
+    };
+    return reads;
+  }
+
+  it('an honest head: no node and no last record key read, VERIFIED_INTACT', async () => {
+    const { store, direct } = await signedLineage();
+    const reads = counted(store);
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(reads).toEqual({ nodes: 0, lastKeys: 0 });
+  });
+
+  it("a head whose frontier was edited: the record's path is read from the nodes, and the recall is the same", async () => {
+    const { store, direct } = await signedLineage();
+    const honest = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: (log.frontier ?? []).map(() => 'ab'.repeat(32)) }));
+    const reads = counted(store);
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(actedOn(recall)).toEqual(actedOn(honest));
+    expect(reads.nodes).toBeGreaterThan(0);
+  });
+});
