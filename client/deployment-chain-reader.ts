@@ -63,6 +63,18 @@ export interface DeploymentChainRead {
   readonly withResidual: (residualId: string) => Promise<ReadDeploymentChain>;
 }
 
+/** Options of {@link DeploymentChainReader.open}. */
+export interface OpenOptions {
+  /**
+   * Read the deployment head eventually consistent (half a read unit; it may lag by about a
+   * second): its `published` note is authenticated by its signature and its age judged by the
+   * policy, so a stale copy can only make a record read as awaiting integration a moment longer;
+   * a copy that is absent or refused is read again strongly before anything is refused
+   * (docs/deployment-log.md, "Clients"). For recalls; a wait's proofs read strongly. @default false
+   */
+  readonly eventual?: boolean;
+}
+
 /** Dependencies of {@link DeploymentChainReader}. */
 export interface DeploymentChainReaderDeps {
   /** The deployment log's items (`DynamoDBDeploymentLogStore`). */
@@ -214,14 +226,28 @@ export class DeploymentChainReader {
    *
    * @throws what the table reads throw (an outage), never for a forged or hidden item
    */
-  async open(keys: FreshnessKeys): Promise<DeploymentChainRead> {
+  async open(keys: FreshnessKeys, options: OpenOptions = {}): Promise<DeploymentChainRead> {
+    const { log } = this.#deps;
+    if (options.eventual && log.peekHead) {
+      const copy = await log.peekHead();
+      // A copy a second old can be absent, or older than the kept checkpoint or the policy's
+      // window: only a strongly consistent read may refuse, so any refusal is read again.
+      if (copy !== null) {
+        const read = await this.#openAt(keys, copy);
+        if (read.chain.kind !== 'REFUSED') return read;
+      }
+    }
+    return this.#openAt(keys, await log.readHead());
+  }
+
+  /** {@link open} on the head item as read (`null`: none). */
+  async #openAt(keys: FreshnessKeys, head: StoredDeploymentHead | null): Promise<DeploymentChainRead> {
     const settled = (chain: ReadDeploymentChain): DeploymentChainRead => ({
       chain,
       evidence: null,
       withResidual: async () => chain,
     });
     const policy = await this.#deps.policy();
-    const head = await this.#deps.log.readHead();
     if (head === null) {
       const keptOnly = await this.#keptWithoutHead(policy);
       if (keptOnly) return settled(keptOnly);

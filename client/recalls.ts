@@ -316,10 +316,11 @@ export class Recalls {
     const reader = this.#deps.freshness;
     if (!reader) return null;
     const policy = await reader.policy();
-    const { chain, withResidual } = await reader.open({
-      lineageId,
-      ...(residualId === undefined ? {} : { residualId }),
-    });
+    // Eventually consistent: the note is signed and its age judged by the policy (OpenOptions.eventual).
+    const { chain, withResidual } = await reader.open(
+      { lineageId, ...(residualId === undefined ? {} : { residualId }) },
+      { eventual: true },
+    );
     return { chain, withResidual, policy };
   }
 

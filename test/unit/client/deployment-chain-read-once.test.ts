@@ -126,3 +126,37 @@ describe("the last leaf from the deployment head's own fields", () => {
     });
   }
 });
+
+// docs/deployment-log.md, "Clients": a recall reads the deployment head eventually consistent; a
+// copy older than the kept deployment checkpoint is read again strongly, never refused as a rollback.
+describe('a recall reads the deployment head eventually consistent', () => {
+  it('the copy serves when it stands: no strongly consistent head read', async () => {
+    const s = await countedStack(false);
+    let strong = 0;
+    const { readHead } = s.deployment;
+    s.deployment.peekHead = () => readHead.call(s.deployment);
+    s.deployment.readHead = () => {
+      strong += 1;
+      return readHead.call(s.deployment);
+    };
+    const recall = await s.recall({ latest: true });
+    expect(recall.freshness?.state, recall.reason).toBe('PROVEN');
+    expect(strong).toBe(0);
+  });
+
+  it('a stale copy older than the kept checkpoint: read again strongly, PROVEN, no DEPLOYMENT_ROLLBACK', async () => {
+    const s = await countedStack(false);
+    const store = new MemoryCheckpointStore();
+    const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+    const kept = s.clientWith({ deps: { eventBridge, checkpointStore: store } });
+    const stale = structuredClone(s.deployment.head);
+    await s.send({ lineageId: LINEAGE, residualId: 'r-3' });
+    await s.integrate();
+    const recall = () => kept.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect((await recall()).freshness?.state).toBe('PROVEN'); // keeps the newer deployment checkpoint
+    s.deployment.peekHead = async () => structuredClone(stale);
+    const again = await recall();
+    expect(again.freshness?.state, again.reason).toBe('PROVEN');
+    expect(again.record?.header.residualId).toBe('r-3');
+  });
+});
