@@ -236,6 +236,23 @@ async function main(argv: readonly string[]): Promise<void> {
       }),
     );
 
+    // An agent that waits until its write is proven (publish --wait, the MCP write tool): the
+    // client's polls while the seal awaits integration (docs/pipeline.md, "Polling the table").
+    const provenLineages = Array.from({ length: Math.min(10, options.sparseLineages) }, (_, i) =>
+      lineage(`proven-${i}`),
+    );
+    log(`sparse until proven: ${provenLineages.length} lineages × 1 write/s × ${options.sparseSeconds} s`);
+    writes.push(
+      await measureWrites(stack, bench, {
+        name: `sparse until proven, ${provenLineages.length} lineages × 1 write/s`,
+        lineages: provenLineages,
+        perLineage: options.sparseSeconds,
+        intervalMs: 1_000,
+        waiters: provenLineages.length * options.sparseSeconds,
+        untilProven: true,
+      }),
+    );
+
     // The CLI's stack pin (docs/cli.md, "Pinning the stack"), written once through the counting proxy.
     const pinDir = mkdtempSync(join(tmpdir(), 'reseal-bench-pin-'));
     started.dirs.push(pinDir);

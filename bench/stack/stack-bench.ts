@@ -196,6 +196,11 @@ export interface WritePlan {
   readonly waiters?: number;
   /** Per write. @default 600_000 */
   readonly timeoutMs?: number;
+  /**
+   * Wait past the seal until the write is `PROVEN` through the deployment log, as `reseal publish
+   * --wait` and the MCP write tool do (`untilProven`); every write must then be proven. @default false
+   */
+  readonly untilProven?: boolean;
 }
 
 /**
@@ -228,9 +233,13 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
         sinceMs: publishWaitSince(published),
         // The client's own poll interval (500 ms): what an agent waiting for its outcome costs.
         timeoutMs: plan.timeoutMs ?? 600_000,
+        ...(plan.untilProven ? { untilProven: true } : {}),
       });
       if (outcome.kind !== 'SEALED') {
         throw new Error(`bench write ${request.residualId} was not sealed: ${outcome.kind}`);
+      }
+      if (plan.untilProven && outcome.freshness?.state !== 'PROVEN') {
+        throw new Error(`bench write ${request.residualId} was not proven: ${outcome.freshness?.state}`);
       }
       latencies.push(Date.now() - published.publishedAtMs);
     } finally {
