@@ -8,6 +8,7 @@ import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-
 import { TriageOutcome } from '../shared/pipeline/triage-outcome';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { clipText } from '../shared/schemas/clip-text';
+import { escapeLoneSurrogates } from '../shared/schemas/escape-lone-surrogates';
 import { VerificationVerdict as V, type VerificationVerdict } from '../shared/seal/verification-verdict';
 import { isolateDelta } from '../shared/triage/isolate-delta';
 import { LogVerificationError } from './errors';
@@ -51,6 +52,8 @@ export async function localRecallAnswer(
     residualId: 'residualId' in target ? target.residualId : null,
     completedAtMs: reads.nowMs(),
   };
+  // Well-formed and within the schema's bound, as triage words it: a reason may quote a hostile stored string.
+  const text = (reason: string) => clipText(escapeLoneSurrogates(reason), 4000);
   const refused = (
     code: RefusalCode,
     reason: string,
@@ -65,12 +68,12 @@ export async function localRecallAnswer(
       verification: verdict
         ? {
             verdict,
-            firstFailure: verdict === V.VERIFIED_INTACT ? null : { seq, verdict, reason: clipText(reason, 4000) },
+            firstFailure: verdict === V.VERIFIED_INTACT ? null : { seq, verdict, reason: text(reason) },
           }
         : null,
       report: null,
       proof,
-      refusalReason: clipText(reason, 4000),
+      refusalReason: text(reason),
       refusalCode: code,
     },
     record: null,
