@@ -235,8 +235,10 @@ export class DynamoDBChainStore implements ChainStore {
   /**
    * `stored` records of `lineageId` with the manifests of their shared items put back
    * ({@link withSharedManifest}), read with `BatchGetItem` (each distinct digest once) under the
-   * lineage's keys `MANIFEST#<lineageId>#<digest>`; a digest not found there is read once more
-   * under the earlier layout's `MANIFEST#<digest>` (records sealed before manifests were keyed by
+   * lineage's keys `MANIFEST#<lineageId>#<digest>`, eventually consistent first (strongly again for
+   * a digest missed: an item is content-addressed, so a copy is the item or nothing; a repaired
+   * item read in its first second may show the edit, which the record's digest check refuses); a
+   * digest not found there is read once more under the earlier layout's `MANIFEST#<digest>` (records sealed before manifests were keyed by
    * lineage). Unverified, like the records.
    * @throws {ManifestReadBoundError} when their manifests inflate past `MAX_MANIFEST_BYTES_PER_READ` together
    */
@@ -245,25 +247,35 @@ export class DynamoDBChainStore implements ChainStore {
     if (digests.length === 0) return [...stored];
     const manifests = new Map<string, unknown>();
     const budget = new ManifestReadBudget();
-    const read = async (keys: readonly { digest: string; pk: string }[]) => {
+    const read = async (keys: readonly { digest: string; pk: string }[], consistent = true) => {
       const byPk = new Map(keys.map((k) => [k.pk, k.digest]));
-      for (const item of await this.#batchGet(keys.map(({ pk }) => itemOf({ pk, sk: LineageKeys.manifestSk })))) {
+      const items = await this.#batchGet(
+        keys.map(({ pk }) => itemOf({ pk, sk: LineageKeys.manifestSk })),
+        undefined,
+        consistent,
+      );
+      for (const item of items) {
         const digest = byPk.get(readString(item, 'pk') ?? '');
         if (digest === undefined) continue;
         const manifest = manifestOf(item, budget);
         if (manifest !== undefined) manifests.set(digest, manifest);
       }
     };
-    await read(digests.map((digest) => ({ digest, pk: LineageKeys.manifest(lineageId, digest) })));
+    // Content-addressed: an eventually consistent copy (half the read units) is the item or nothing,
+    // and one just written or missed is read again strongly before the earlier layout is tried.
+    const keyed = digests.map((digest) => ({ digest, pk: LineageKeys.manifest(lineageId, digest) }));
+    await read(keyed, false);
+    const missed = keyed.filter(({ digest }) => !manifests.has(digest));
+    if (missed.length > 0) await read(missed);
     const earlier = digests.filter((digest) => !manifests.has(digest));
     if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: LineageKeys.sharedManifest(digest) })));
     return stored.map((record) => withSharedManifest(record, manifests));
   }
 
-  /** Every item of `keys` present in the table (consistent reads, all batches, unprocessed keys retried: {@link batchGetItems}). */
-  #batchGet(keys: readonly Item[], projection?: BatchGetOptions['projection']): Promise<Item[]> {
+  /** Every item of `keys` present in the table (consistent reads unless `consistent` is `false`, all batches, unprocessed keys retried: {@link batchGetItems}). */
+  #batchGet(keys: readonly Item[], projection?: BatchGetOptions['projection'], consistent = true): Promise<Item[]> {
     const { client, tableName } = this.#table;
-    return batchGetItems(client, tableName, keys, { consistentRead: true, projection });
+    return batchGetItems(client, tableName, keys, { consistentRead: consistent, projection });
   }
 
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {

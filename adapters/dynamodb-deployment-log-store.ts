@@ -38,6 +38,11 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
     return item ? deploymentHeadOf(item) : null;
   }
 
+  async peekHead(): Promise<StoredDeploymentHead | null> {
+    const item = await this.#table.get(LineageKeys.deploymentLog, HEAD_SK, { consistent: false });
+    return item ? deploymentHeadOf(item) : null;
+  }
+
   async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
     if (!Number.isSafeInteger(index) || index < 0) return null;
     const item = await this.#table.get(LineageKeys.deploymentLog, LineageKeys.deploymentLeaf(index));

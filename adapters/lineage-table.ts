@@ -32,10 +32,17 @@ export class LineageTable {
     this.tableName = tableName;
   }
 
-  /** The item at (`pk`, `sk`), strongly consistent, or `undefined`. */
-  async get(pk: string, sk: string): Promise<Item | undefined> {
+  /**
+   * The item at (`pk`, `sk`), or `undefined`: strongly consistent unless `consistent` is `false`
+   * (half the read units, possibly a second stale: only for a value nothing is decided on).
+   */
+  async get(
+    pk: string,
+    sk: string,
+    { consistent = true }: { readonly consistent?: boolean } = {},
+  ): Promise<Item | undefined> {
     const out = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: itemOf({ pk, sk }), ConsistentRead: true }),
+      new GetItemCommand({ TableName: this.tableName, Key: itemOf({ pk, sk }), ConsistentRead: consistent }),
     );
     return out.Item;
   }

@@ -4,7 +4,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
-import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
@@ -13,6 +12,7 @@ import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
+import { clientTileCache } from './client-tile-cache';
 import type { FreshnessPolicy } from './freshness-policy';
 import { type LineageReader, ResealClient } from './reseal-client';
 import { DEFAULT_STACK_NAME, type ResealStackOutputs, resolveStackOutputs } from './stack-outputs';
@@ -110,7 +110,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     eventBridge: new EventBridgeClient(config),
     store,
     deploymentLog: new DynamoDBDeploymentLogStore(dynamodb, outputs.tableName),
-    indexNodes: new DynamoDBIndexNodeStore(dynamodb, outputs.tableName),
+    indexNodes: clientTileCache(dynamodb, outputs.tableName),
     anchor,
     // The log, guard and sealer public keys are read with the same configuration.
     kms,

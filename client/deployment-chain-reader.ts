@@ -14,13 +14,16 @@ import {
 } from '../shared/integrator/kept-deployment-checkpoint';
 import { verifyReAnchorChain } from '../shared/integrator/re-anchor-chain';
 import { reAnchorTimeAfterCosignature } from '../shared/integrator/re-anchor-statement';
+import { deploymentLeafHashIn } from '../shared/integrator/re-anchored-leaf';
 import type { ReadDeploymentChain } from '../shared/integrator/record-freshness';
 import { type Checkpoint, parseCheckpointBody } from '../shared/log/checkpoint';
 import { proveConsistency } from '../shared/log/consistency-proof';
 import { proveInclusion } from '../shared/log/inclusion-proof';
 import { nodeSourceOf } from '../shared/log/node-source';
+import { popCount } from '../shared/log/pop-count';
 import { parseSignedNote } from '../shared/log/signed-note';
 import { openCheckpoint } from '../shared/log/verified-checkpoint';
+import { verifyInclusion } from '../shared/log/verify-inclusion';
 import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { StoredDeploymentHead } from '../shared/ports/deployment-log-store';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
@@ -60,6 +63,18 @@ export interface DeploymentChainRead {
   readonly withResidual: (residualId: string) => Promise<ReadDeploymentChain>;
 }
 
+/** Options of {@link DeploymentChainReader.open}. */
+export interface OpenOptions {
+  /**
+   * Read the deployment head eventually consistent (half a read unit; it may lag by about a
+   * second): its `published` note is authenticated by its signature and its age judged by the
+   * policy, so a stale copy can only make a record read as awaiting integration a moment longer;
+   * a copy that is absent or refused is read again strongly before anything is refused
+   * (docs/deployment-log.md, "Clients"). For recalls; a wait's proofs read strongly. @default false
+   */
+  readonly eventual?: boolean;
+}
+
 /** Dependencies of {@link DeploymentChainReader}. */
 export interface DeploymentChainReaderDeps {
   /** The deployment log's items (`DynamoDBDeploymentLogStore`). */
@@ -87,6 +102,42 @@ function claimedSize(note: string): number | null {
     if (error instanceof ResealError) return null;
     throw error;
   }
+}
+
+/**
+ * The last leaf of the note's tree from the head item alone, when the note is of the head's size
+ * (docs/deployment-log.md, "Storage"): the head's `indexRoot` and, as the leaf's inclusion proof,
+ * its `frontier` (the compact range of the first `size − 1` leaves: read right to left, the path
+ * of leaf `size − 1`), so no leaf item and no node is read. Taken only when that proof leads to
+ * the root the note claims (its signature is checked after, with the chain) and the head names no
+ * re-anchor (whose leaf hash differs); else `null`, and the leaf and nodes are read as stored, so
+ * an edited head field costs reads, never a refusal the stored items would not give.
+ */
+function lastLeafFromHead(
+  head: StoredDeploymentHead,
+  note: string,
+): { readonly indexRoot: Uint8Array; readonly inclusion: Uint8Array[] } | null {
+  if (head.reAnchor) return null;
+  let claimed: Checkpoint;
+  try {
+    claimed = parseCheckpointBody(parseSignedNote(note).text);
+  } catch (error) {
+    if (error instanceof ResealError) return null;
+    throw error;
+  }
+  const hex = /^[0-9a-f]{64}$/;
+  if (claimed.size !== head.size || claimed.size < 1 || !hex.test(head.indexRoot)) return null;
+  if (head.frontier.length !== popCount(claimed.size - 1) || !head.frontier.every((h) => hex.test(h))) return null;
+  const indexRoot = Uint8Array.from(Buffer.from(head.indexRoot, 'hex'));
+  const inclusion = head.frontier.map((h) => Uint8Array.from(Buffer.from(h, 'hex'))).reverse();
+  const holds = verifyInclusion({
+    leafIndex: claimed.size - 1,
+    treeSize: claimed.size,
+    leafHash: deploymentLeafHashIn(indexRoot, null),
+    proof: inclusion,
+    rootHash: claimed.rootHash,
+  });
+  return holds ? { indexRoot, inclusion } : null;
 }
 
 /**
@@ -127,6 +178,21 @@ export class DeploymentChainReader {
   }
 
   /**
+   * What the deployment head item holds now, as one string (its size, checkpoint, published note
+   * and re-anchor statement), read eventually consistent where the store can (`peekHead`): a wait
+   * proves a chain again only when this moved (docs/deployment-log.md, "Clients"). Nothing is
+   * verified here; a table writer can change it at will, which costs the waiter a proof, never an
+   * answer. `null` when the table holds no head.
+   *
+   * @throws what the table read throws (an outage)
+   */
+  async headMark(): Promise<string | null> {
+    const { log } = this.#deps;
+    const head = await (log.peekHead ? log.peekHead() : log.readHead());
+    return head === null ? null : JSON.stringify([head.size, head.checkpoint, head.published, head.reAnchor ?? null]);
+  }
+
+  /**
    * Reads and verifies the chain for `keys`.
    *
    * @returns the verified finding (`PROVEN`, `ABSENT`, `REFUSED`), or `UNPUBLISHED` when the
@@ -160,14 +226,28 @@ export class DeploymentChainReader {
    *
    * @throws what the table reads throw (an outage), never for a forged or hidden item
    */
-  async open(keys: FreshnessKeys): Promise<DeploymentChainRead> {
+  async open(keys: FreshnessKeys, options: OpenOptions = {}): Promise<DeploymentChainRead> {
+    const { log } = this.#deps;
+    if (options.eventual && log.peekHead) {
+      const copy = await log.peekHead();
+      // A copy a second old can be absent, or older than the kept checkpoint or the policy's
+      // window: only a strongly consistent read may refuse, so any refusal is read again.
+      if (copy !== null) {
+        const read = await this.#openAt(keys, copy);
+        if (read.chain.kind !== 'REFUSED') return read;
+      }
+    }
+    return this.#openAt(keys, await log.readHead());
+  }
+
+  /** {@link open} on the head item as read (`null`: none). */
+  async #openAt(keys: FreshnessKeys, head: StoredDeploymentHead | null): Promise<DeploymentChainRead> {
     const settled = (chain: ReadDeploymentChain): DeploymentChainRead => ({
       chain,
       evidence: null,
       withResidual: async () => chain,
     });
     const policy = await this.#deps.policy();
-    const head = await this.#deps.log.readHead();
     if (head === null) {
       const keptOnly = await this.#keptWithoutHead(policy);
       if (keptOnly) return settled(keptOnly);
@@ -462,6 +542,8 @@ export class DeploymentChainReader {
     const size = claimedSize(note);
     const last = size !== null && size > 0 ? size - 1 : null;
     if (last === null) return { indexRoot: new Uint8Array(0), inclusion: [] };
+    const fromHead = lastLeafFromHead(head, note);
+    if (fromHead) return fromHead;
     const rootHex = (await this.#deps.log.readLeafIndexRoot(last)) ?? (size === head.size ? head.indexRoot : null);
     return {
       indexRoot: rootHex ? Uint8Array.from(Buffer.from(rootHex, 'hex')) : new Uint8Array(0),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { InvalidInputError, ResealError, SignerUnavailableError } from '../shared/errors';
 import { decideAbsence } from '../shared/integrator/decide-absence';
 import { FreshnessState, type ReadDeploymentChain, type RecordFreshness } from '../shared/integrator/record-freshness';
@@ -6,14 +7,17 @@ import type { Checkpoint } from '../shared/log/checkpoint';
 import type { CheckpointFinding, StoredTreeHead } from '../shared/log/latest-checkpoint';
 import { checkRecallAnswer, type RecallCheck } from '../shared/log/recall-check';
 import type { VerifiedCheckpoint } from '../shared/log/verified-checkpoint';
+import { RecallRequestedDetailSchema } from '../shared/pipeline/recall-requested-detail';
 import { RefusalCode } from '../shared/pipeline/refusal-code';
 import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import type { LineageStore } from '../shared/ports/lineage-store';
+import { parseInput } from '../shared/schemas/parse';
 import type { TrustedHead } from '../shared/seal/trusted-head';
 import { VerificationVerdict } from '../shared/seal/verification-verdict';
 import type { DeploymentChainRead, DeploymentChainReader } from './deployment-chain-reader';
 import { LogVerificationError, TimeoutError } from './errors';
 import type { FreshnessPolicy } from './freshness-policy';
+import { localRecallAnswer } from './local-recall-answer';
 import type { LatestCheckpoint, LogReader } from './log-reader';
 import { type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
@@ -123,6 +127,50 @@ export class Recalls {
    * @throws {InvalidInputError} when the caller's `trustedCheckpoint` does not verify
    */
   async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
+    return this.#recall(request, async ({ trusted }) => {
+      const requestId = await this.#deps.publisher.requestRecall({
+        ...request,
+        ...(trusted ? { trustedCheckpoint: trusted.note } : {}),
+      });
+      const answer = await this.waitForTriageReport(request.lineageId, requestId, options);
+      const seq = answer.proof?.seq;
+      const record = seq === undefined ? null : await this.#deps.store.readRecord(request.lineageId, seq);
+      return { requestId, answer, record };
+    });
+  }
+
+  /**
+   * A recall the client answers itself, without triage's event round trip (`RecallRequested`,
+   * `TriageCompleted`; docs/verifiable-log.md, "Recall", "Without triage"): the answer triage would
+   * give is built from the reads steps 1 and 2 already made (the head item's tree, its consistency
+   * with the kept checkpoint) and the target record with its inclusion proof
+   * ({@link localRecallAnswer}), then decided by the very steps 3–7 of {@link recall}: a table
+   * writer's items are no more trusted here than in triage's answer. Triage stays for
+   * orchestration (its event); nothing is put on the bus and no report is stored.
+   *
+   * @throws {InvalidInputError} naming each bad field of the request, or a `trustedCheckpoint` that does not verify
+   * @throws {LogVerificationError} when the kept checkpoint does not verify
+   */
+  async recallDirect(request: RecallRequest): Promise<VerifiedRecall> {
+    const parsed = parseInput(
+      RecallRequestedDetailSchema,
+      { ...request, requestId: request.requestId ?? `direct-${randomUUID()}` },
+      'recall request',
+    );
+    return this.#recall(parsed, async ({ trusted, newest }) => ({
+      requestId: parsed.requestId,
+      ...(await localRecallAnswer(this.#deps, parsed, newest, trusted)),
+    }));
+  }
+
+  /** Steps 1–7 of {@link recall}, the answer and its record from `answerOf` (triage's, or the client's own). */
+  async #recall(
+    request: RecallRequest,
+    answerOf: (asked: {
+      readonly trusted: VerifiedCheckpoint | null;
+      readonly newest: Newest;
+    }) => Promise<{ readonly requestId: string; readonly answer: TriageCompletedDetail; readonly record: unknown }>,
+  ): Promise<VerifiedRecall> {
     const { lineageId, target } = request;
     const kept = await this.#deps.log.trusted(lineageId);
     const given = request.trustedCheckpoint ? await this.#openGiven(lineageId, request.trustedCheckpoint) : null;
@@ -132,13 +180,7 @@ export class Recalls {
     // Read before asking: an index head larger than the answer then shows a replayed answer, never
     // a write that landed while triage worked.
     const chain = await this.#chain(lineageId, 'residualId' in target ? target.residualId : undefined);
-    const requestId = await this.#deps.publisher.requestRecall({
-      ...request,
-      ...(trusted ? { trustedCheckpoint: trusted.note } : {}),
-    });
-    const answer = await this.waitForTriageReport(lineageId, requestId, options);
-    const seq = answer.proof?.seq;
-    const record = seq === undefined ? null : await this.#deps.store.readRecord(lineageId, seq);
+    const { requestId, answer, record } = await answerOf({ trusted, newest });
     let check = checkRecallAnswer({
       report: answer,
       record,
@@ -274,10 +316,11 @@ export class Recalls {
     const reader = this.#deps.freshness;
     if (!reader) return null;
     const policy = await reader.policy();
-    const { chain, withResidual } = await reader.open({
-      lineageId,
-      ...(residualId === undefined ? {} : { residualId }),
-    });
+    // Eventually consistent: the note is signed and its age judged by the policy (OpenOptions.eventual).
+    const { chain, withResidual } = await reader.open(
+      { lineageId, ...(residualId === undefined ? {} : { residualId }) },
+      { eventual: true },
+    );
     return { chain, withResidual, policy };
   }
 

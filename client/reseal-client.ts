@@ -3,7 +3,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
-import { DynamoDBIndexNodeStore } from '../adapters/dynamodb-index-node-store';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
@@ -39,6 +38,7 @@ import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest, UnsignedWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
+import { clientTileCache } from './client-tile-cache';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
 import { defaultPolicyText, type FreshnessPolicy, freshnessPolicy } from './freshness-policy';
@@ -129,7 +129,10 @@ export interface ResealClientDeps {
    * `store` but no `deploymentLog` checks no freshness (`freshness: null`).
    */
   readonly deploymentLog?: DeploymentLogReads;
-  /** The verifiable index's nodes; default `DynamoDBIndexNodeStore` over `dynamodb`, as `deploymentLog`. */
+  /**
+   * The verifiable index's nodes; default `DynamoDBIndexNodeStore` over `dynamodb`, as
+   * `deploymentLog`, behind a cache of the tiles read ({@link clientTileCache}).
+   */
   readonly indexNodes?: IndexNodeStore;
   /**
    * The C2SP tlog-policy deployment checkpoints must meet, with its maximum age and the stack's
@@ -277,7 +280,7 @@ export class ResealClient {
     const dynamodb = deps.dynamodb ?? new DynamoDBClient({});
     const log =
       deps.deploymentLog ?? (deps.store ? null : new DynamoDBDeploymentLogStore(dynamodb, this.outputs.tableName));
-    const index = deps.indexNodes ?? (deps.store ? null : new DynamoDBIndexNodeStore(dynamodb, this.outputs.tableName));
+    const index = deps.indexNodes ?? (deps.store ? null : clientTileCache(dynamodb, this.outputs.tableName));
     if (!log || !index) return null;
     let policy: Promise<FreshnessPolicy> | null = deps.policy ? Promise.resolve(deps.policy) : null;
     return new DeploymentChainReader({
@@ -374,6 +377,28 @@ export class ResealClient {
   async recall(request: RecallRequest, options: WaitOptions = {}): Promise<VerifiedRecall> {
     if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
     return this.#recalls.recall(request, options);
+  }
+
+  /**
+   * A recall the client proves itself, without triage's event round trip (docs/verifiable-log.md,
+   * "Recall", "Without triage"): the record (the latest, a seq, or a residual id's) proven in the
+   * head item's tree, consistent with the kept checkpoint, vouched for by the lineage's index entry
+   * under the deployment checkpoint meeting the policy (else awaiting integration) or by its signed
+   * lineage checkpoint, and the delta computed from the proven record and `currentEnv`: the same
+   * checks and the same {@link VerifiedRecall} as {@link recall}, with no `RecallRequested` put and
+   * no triage report stored (`report` is the client's own answer). For an agent that needs the
+   * record, not triage's event for orchestration.
+   *
+   * @throws {InvalidInputError} naming each bad field of the request, or a `trustedCheckpoint` that does not verify
+   * @throws {LogVerificationError} when the kept checkpoint does not verify
+   * @throws {TenantMismatchError} when the lineage is not of the client's tenant (nothing read)
+   * @example
+   * const recall = await client.recallDirect({ lineageId, target: { latest: true }, currentEnv });
+   * if (recall.verdict === 'VERIFIED_INTACT' && recall.freshness?.state === 'PROVEN') keep(recall.delta);
+   */
+  async recallDirect(request: RecallRequest): Promise<VerifiedRecall> {
+    if (typeof request.lineageId === 'string') assertLineageOfTenant(request.lineageId, this.#tenantId);
+    return this.#recalls.recallDirect(request);
   }
 
   // --- outcomes (WriteOutcomes), proven with public keys alone (docs/verifiable-log.md) ---

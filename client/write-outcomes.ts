@@ -26,7 +26,7 @@ import type { DeploymentChainReader } from './deployment-chain-reader';
 import { HiddenSealError, LogVerificationError, TimeoutError, UnverifiedOutcomeError } from './errors';
 import type { LogReader, ProvenRecord } from './log-reader';
 import { searchLoggedSeal } from './logged-seal-search';
-import { type PollClock, pollUntil, type WaitOptions } from './poll';
+import { DEFAULT_POLL_INTERVAL_MS, type PollAttempt, type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import { isProvenSeal } from './proven-seal';
 import type { SeenSeals } from './seen-seals';
@@ -138,6 +138,58 @@ function sealerRefusalFinding(
   );
 }
 
+/** The longest a parked wait goes without a full proof, ms (the backoff's cap). */
+export const MAX_PARKED_PROOF_INTERVAL_MS = 8_000;
+
+/**
+ * When a wait whose seal awaits integration proves it again (docs/pipeline.md, "Polling the
+ * table"): the seal can become `PROVEN`, or its chain refused, only through the deployment head,
+ * so between full proofs a poll reads that head's mark alone (`DeploymentChainReader.headMark`,
+ * eventually consistent). The proof runs again when the mark differs from the one seen at
+ * parking, and in any case after a backoff (twice the poll interval, doubling to
+ * {@link MAX_PARKED_PROOF_INTERVAL_MS}: a checkpoint aging past the policy's window moves no
+ * mark). The mark is a trigger only: a forged one costs a proof, and the deadline's attempt is
+ * always a full one.
+ */
+class ProofParking {
+  #mark: string | null = null;
+  #parked = false;
+  #dueAtMs = 0;
+  #everyMs: number;
+  readonly #firstEveryMs: number;
+
+  constructor(pollIntervalMs: number) {
+    this.#firstEveryMs = Math.min(2 * pollIntervalMs, MAX_PARKED_PROOF_INTERVAL_MS);
+    this.#everyMs = this.#firstEveryMs;
+  }
+
+  get parked(): boolean {
+    return this.#parked;
+  }
+
+  /** Whether a poll that read `mark` at `nowMs` skips the proof: the head unmoved and no proof due. */
+  skips(mark: string | null, nowMs: number): boolean {
+    if (mark !== this.#mark) {
+      this.#everyMs = this.#firstEveryMs;
+      return false;
+    }
+    return nowMs < this.#dueAtMs;
+  }
+
+  /** A proof found the seal still waiting; `mark` was read before it (or just after, at the first parking). */
+  park(mark: string | null, nowMs: number): void {
+    if (this.#parked && mark === this.#mark) this.#everyMs = Math.min(2 * this.#everyMs, MAX_PARKED_PROOF_INTERVAL_MS);
+    this.#mark = mark;
+    this.#parked = true;
+    this.#dueAtMs = nowMs + this.#everyMs;
+  }
+
+  unpark(): void {
+    this.#parked = false;
+    this.#everyMs = this.#firstEveryMs;
+  }
+}
+
 /** A wait for `PROVEN` that ran out while the write was sealed: it ends with that outcome, not a timeout. */
 class SealedAtDeadline extends Error {
   constructor(readonly outcome: WriteOutcome) {
@@ -224,19 +276,27 @@ export class WriteOutcomes {
     const foreign = { seq: null as number | null };
     const contested: Contested = { refusal: null, tamper: null };
     let sealed: WriteOutcome | null = null;
-    const attempt = async (): Promise<WriteOutcome | null> => {
+    const reader = this.#deps.freshness;
+    const parking = new ProofParking(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    const attempt = async ({ final }: PollAttempt): Promise<WriteOutcome | null> => {
+      // A seal waiting on the deployment log: the full proof is run again only when the head moved,
+      // the backoff is due, or at the deadline (never skipped there: the answer rests on a proof).
+      const mark = reader && parking.parked && !final ? await reader.headMark() : undefined;
+      if (mark !== undefined && parking.skips(mark, this.#deps.nowMs())) return null;
       const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign, contested);
       // Without a deployment log nothing can make it PROVEN: waiting on would only time out.
-      if (
+      const awaiting =
         options.untilProven &&
-        this.#deps.freshness !== null &&
+        reader !== null &&
         outcome?.kind === 'SEALED' &&
-        outcome.freshness?.state === 'SEALED_AWAITING_INTEGRATION'
-      ) {
-        sealed = outcome;
-        return null;
-      }
-      return outcome;
+        outcome.freshness?.state === 'SEALED_AWAITING_INTEGRATION';
+      if (awaiting) sealed = outcome;
+      // Waiting only for the seal to become proven (awaiting integration, or contested by a signed
+      // refusal that answers only at the deadline): what can change that is the deployment head.
+      if (!final && reader && (awaiting || (outcome === null && contested.refusal !== null)))
+        parking.park(mark === undefined ? await reader.headMark() : mark, this.#deps.nowMs());
+      else parking.unpark();
+      return awaiting ? null : outcome;
     };
     try {
       return await pollUntil(attempt, this.#deps, {

@@ -37,6 +37,13 @@ export interface CallStats {
    * a batch): per call, the larger of its entries and its body's 64 KiB chunks.
    */
   readonly billedUnits: number;
+  /**
+   * Read units of the items a `BatchGetItem` returned, by DynamoDB's rule (each item's size rounded
+   * up to 4 KB, half for an eventually consistent read), for calls whose capacity the emulator does
+   * not report ({@link itemReadUnits}); absent or 0 otherwise. An estimate: item sizes are taken
+   * from the attributes returned.
+   */
+  readonly estimatedReadUnits?: number;
 }
 
 /** Counts by operation name. */
@@ -52,6 +59,42 @@ export interface CallSample {
   readonly consumedCapacity?: unknown;
   /** Entries of a batch call (`PutEvents`, `SendMessageBatch`, …); 1 otherwise. */
   readonly entries?: number;
+  /** {@link CallStats.estimatedReadUnits} of this call. */
+  readonly estimatedReadUnits?: number;
+}
+
+/** Bytes of a DynamoDB attribute value as its item-size rule counts them (strings UTF-8, binary raw, numbers about half their digits). */
+function attributeBytes(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const [type, inner] = Object.entries(value as Record<string, unknown>)[0] ?? [];
+  if (type === 'S' && typeof inner === 'string') return Buffer.byteLength(inner);
+  if (type === 'B' && inner instanceof Uint8Array) return inner.byteLength;
+  if (type === 'N' && typeof inner === 'string') return Math.ceil(inner.length / 2) + 1;
+  if (type === 'BOOL' || type === 'NULL') return 1;
+  if (type === 'M' && typeof inner === 'object' && inner !== null)
+    return 3 + itemBytes(inner as Record<string, unknown>);
+  if (type === 'L' && Array.isArray(inner)) return 3 + inner.reduce((sum: number, v) => sum + 1 + attributeBytes(v), 0);
+  return Buffer.byteLength(JSON.stringify(inner ?? null));
+}
+
+/** An item's size by DynamoDB's rule: its attribute names and values. */
+function itemBytes(item: Record<string, unknown>): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeBytes(value), 0);
+}
+
+/**
+ * The read units the items of a `BatchGetItem` output would cost (`Responses`, as the low-level
+ * client returns them): each item's size rounded up to 4 KB, one unit each, half when `consistent`
+ * is `false`. For an emulator that reports no `ConsumedCapacity` for this operation.
+ */
+export function itemReadUnits(responses: unknown, consistent: boolean): number {
+  if (typeof responses !== 'object' || responses === null) return 0;
+  let units = 0;
+  for (const items of Object.values(responses as Record<string, unknown>)) {
+    if (!Array.isArray(items)) continue;
+    for (const item of items) units += Math.max(1, Math.ceil(itemBytes(item as Record<string, unknown>) / 4096));
+  }
+  return consistent ? units : units / 2;
 }
 
 /** The 64 KiB chunk SQS and EventBridge bill by. */
@@ -123,6 +166,7 @@ export class CallTally {
       maxRequestBytes: Math.max(before.maxRequestBytes, sample.requestBytes),
       billedUnits:
         before.billedUnits + Math.max(sample.entries ?? 1, Math.ceil(sample.requestBytes / BILLING_CHUNK_BYTES)),
+      estimatedReadUnits: (before.estimatedReadUnits ?? 0) + (sample.estimatedReadUnits ?? 0),
     });
   }
 
@@ -150,6 +194,7 @@ export function countsSince(after: CallCounts, before: CallCounts): CallCounts {
       writeUnits: stats.writeUnits - base.writeUnits,
       maxRequestBytes: stats.maxRequestBytes,
       billedUnits: stats.billedUnits - base.billedUnits,
+      estimatedReadUnits: (stats.estimatedReadUnits ?? 0) - (base.estimatedReadUnits ?? 0),
     };
   }
   return out;
@@ -168,6 +213,7 @@ export function addCounts(a: CallCounts, b: CallCounts): CallCounts {
       writeUnits: base.writeUnits + stats.writeUnits,
       maxRequestBytes: Math.max(base.maxRequestBytes, stats.maxRequestBytes),
       billedUnits: base.billedUnits + stats.billedUnits,
+      estimatedReadUnits: (base.estimatedReadUnits ?? 0) + (stats.estimatedReadUnits ?? 0),
     };
   }
   return out;

@@ -3,7 +3,7 @@
  * documented extension point: `client.middlewareStack.add(middleware, { step, name })`, AWS SDK
  * for JavaScript v3 Developer Guide, "Logging AWS SDK for JavaScript calls", "Using middleware").
  */
-import { CAPACITY_OPERATIONS, type CallTally, serviceOf } from './call-tally';
+import { CAPACITY_OPERATIONS, type CallTally, capacityOf, itemReadUnits, serviceOf } from './call-tally';
 
 /** The part of an SDK client this module uses (every `@aws-sdk/client-*` client has it). */
 export interface MiddlewareClient {
@@ -47,6 +47,13 @@ function contentLength(message: unknown): number {
   return Number.isFinite(length) ? length : 0;
 }
 
+/** Whether a `BatchGetItem` input asks for strongly consistent reads (any of its tables does). */
+function batchConsistent(input: Record<string, unknown>): boolean {
+  const tables = input.RequestItems;
+  if (typeof tables !== 'object' || tables === null) return true;
+  return Object.values(tables as Record<string, { ConsistentRead?: boolean }>).some((t) => t?.ConsistentRead === true);
+}
+
 /**
  * Adds two middlewares to `client`: one (step `initialize`) that asks DynamoDB for
  * `ReturnConsumedCapacity: TOTAL` when the caller did not ask for capacity, so the capacity the
@@ -81,13 +88,18 @@ export function countCalls<C extends MiddlewareClient>(client: C, tally: CallTal
       const requestBytes = bodyBytes((args.request as { body?: unknown } | undefined)?.body);
       try {
         const result = await next(args);
+        const consumedCapacity = result.output?.ConsumedCapacity;
         tally.record({
           service,
           operation,
           requestBytes,
           responseBytes: contentLength(result.response),
-          consumedCapacity: result.output?.ConsumedCapacity,
+          consumedCapacity,
           entries,
+          // The emulator reports no capacity for BatchGetItem: its items are priced by their size instead.
+          ...(operation === 'BatchGetItem' && capacityOf(operation, consumedCapacity).readUnits === 0
+            ? { estimatedReadUnits: itemReadUnits(result.output?.Responses, batchConsistent(args.input)) }
+            : {}),
         });
         return result;
       } catch (error) {

@@ -2,7 +2,8 @@
  * `npm run bench:stack`: the emulator bench (docs/infrastructure.md, "Cost and quotas"). Starts
  * MiniStack (or uses `AWS_ENDPOINT_URL`), deploys the stack as the integration tests do, with the
  * functions' endpoint set to a counting proxy, then measures writes (one busy lineage; sparse
- * lineages at one write per second each), recalls (latest and by seq) and audits
+ * lineages at one write per second each), recalls (latest and by seq; through triage, and the
+ * client's own without triage) and audits
  * (`reseal verify --lineage`) at each lineage size, and prints the figures as markdown with the
  * floors measured in the same run and the cost model's dollars per million. Everything it
  * started is stopped on the way out, also on failure or Ctrl-C.
@@ -44,6 +45,9 @@ import {
   COST_HEADER,
   callsTable,
   costRow,
+  DIRECT_RECALL_TARGET_HEADER,
+  DIRECT_RECALL_TARGET_USD_PER_MILLION,
+  directRecallTargetRow,
   floorCosts,
   INDEX_COST_HEADER,
   indexCostRow,
@@ -232,12 +236,30 @@ async function main(argv: readonly string[]): Promise<void> {
       }),
     );
 
+    // An agent that waits until its write is proven (publish --wait, the MCP write tool): the
+    // client's polls while the seal awaits integration (docs/pipeline.md, "Polling the table").
+    const provenLineages = Array.from({ length: Math.min(10, options.sparseLineages) }, (_, i) =>
+      lineage(`proven-${i}`),
+    );
+    log(`sparse until proven: ${provenLineages.length} lineages × 1 write/s × ${options.sparseSeconds} s`);
+    writes.push(
+      await measureWrites(stack, bench, {
+        name: `sparse until proven, ${provenLineages.length} lineages × 1 write/s`,
+        lineages: provenLineages,
+        perLineage: options.sparseSeconds,
+        intervalMs: 1_000,
+        waiters: provenLineages.length * options.sparseSeconds,
+        untilProven: true,
+      }),
+    );
+
     // The CLI's stack pin (docs/cli.md, "Pinning the stack"), written once through the counting proxy.
     const pinDir = mkdtempSync(join(tmpdir(), 'reseal-bench-pin-'));
     started.dirs.push(pinDir);
     const pinFile = join(pinDir, 'stack.json');
     await pinBenchStack(stack, pinFile);
     const recalls: Measured[] = [];
+    const directRecalls: Measured[] = [];
     const audits: Measured[] = [];
     const auditFloors: Floor[] = [];
     for (const n of options.records) {
@@ -248,6 +270,27 @@ async function main(argv: readonly string[]): Promise<void> {
       );
       const seq = Math.floor((await headSeq(stack, id)) / 2);
       recalls.push(await measureRecalls(stack, bench, `recall by seq, ${n} records`, id, { seq }, options.recalls));
+      log(`recalls of a ${n}-record lineage without triage (the client's own proof, no event)`);
+      directRecalls.push(
+        await measureRecalls(
+          stack,
+          bench,
+          `recall latest, no triage, ${n} records`,
+          id,
+          { latest: true },
+          options.recalls,
+          'client',
+        ),
+        await measureRecalls(
+          stack,
+          bench,
+          `recall by seq, no triage, ${n} records`,
+          id,
+          { seq },
+          options.recalls,
+          'client',
+        ),
+      );
       log(`audits of a ${n}-record lineage (reseal verify --lineage: signed tree, pinned; then --audit-macs)`);
       const floor = await measureAuditFloor(stack, id);
       audits.push(await measureAudit(stack, `verify --lineage, ${n} records`, id, n, { pinFile }));
@@ -274,6 +317,7 @@ async function main(argv: readonly string[]): Promise<void> {
       ...SPEED_HEADER,
       ...writes.map((m) => speedRow(m, writeFloorSpeed)),
       ...recalls.map((m) => speedRow(m, recallFloor)),
+      ...directRecalls.map((m) => speedRow(m, recallFloor)),
       ...audits.map((m, i) => speedRow(m, auditFloors[i] as Floor)),
       '',
       `Write floor: the design card's calls (two SQS hops, GenerateMac, PutEvents) made directly: p50 ${quantile(writeFloor.latenciesMs, 0.5)} ms one at a time, ${(writeFloorParallel.operations / writeFloorParallel.seconds).toFixed(1)}/s four at a time. Recall floor: two PutEvents. Audit floor: the lineage's records read with consistent Query pages, nothing checked.`,
@@ -285,7 +329,15 @@ async function main(argv: readonly string[]): Promise<void> {
       ...COST_HEADER,
       ...writes.map((m) => costRow(m, prices, 'write')),
       ...recalls.map((m) => costRow(m, prices, 'recall')),
+      ...directRecalls.map((m) => costRow(m, prices, 'direct-recall')),
       ...audits.map((m) => costRow(m, prices, 'audit')),
+      '',
+      "## Recall without triage against its target (the client's own path)",
+      '',
+      ...DIRECT_RECALL_TARGET_HEADER,
+      ...directRecalls.map((m) => directRecallTargetRow(m, prices)),
+      '',
+      `The issue's target: ≤ $${DIRECT_RECALL_TARGET_USD_PER_MILLION.toFixed(2)} per million recalls on the client's own path (ResealClient.recallDirect, reseal recall --no-triage: no RecallRequested or TriageCompleted, no triage report). The emulator reports no capacity for BatchGetItem; its items are priced here by their size (4 KB a unit, half for an eventually consistent read), an estimate.`,
       '',
       `Design card's floor: $${floors.write.usdPerMillion.toFixed(2)} per million writes (${floors.write.lines.map((l) => `${l.units} ${l.dimension}`).join(', ')}), $${floors.recall.usdPerMillion.toFixed(2)} per million recalls (two events). Audits: per audit of the whole lineage.`,
       '',
@@ -310,7 +362,7 @@ async function main(argv: readonly string[]): Promise<void> {
       '',
       '## Calls per operation',
       '',
-      ...[...writes, ...recalls, ...audits].flatMap((m) => [callsTable(m), '']),
+      ...[...writes, ...recalls, ...directRecalls, ...audits].flatMap((m) => [callsTable(m), '']),
       `(${((performance.now() - runStarted) / 1000).toFixed(0)} s)`,
     ];
     console.log(out.join('\n'));

@@ -196,6 +196,11 @@ export interface WritePlan {
   readonly waiters?: number;
   /** Per write. @default 600_000 */
   readonly timeoutMs?: number;
+  /**
+   * Wait past the seal until the write is `PROVEN` through the deployment log, as `reseal publish
+   * --wait` and the MCP write tool do (`untilProven`); every write must then be proven. @default false
+   */
+  readonly untilProven?: boolean;
 }
 
 /**
@@ -228,9 +233,13 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
         sinceMs: publishWaitSince(published),
         // The client's own poll interval (500 ms): what an agent waiting for its outcome costs.
         timeoutMs: plan.timeoutMs ?? 600_000,
+        ...(plan.untilProven ? { untilProven: true } : {}),
       });
       if (outcome.kind !== 'SEALED') {
         throw new Error(`bench write ${request.residualId} was not sealed: ${outcome.kind}`);
+      }
+      if (plan.untilProven && outcome.freshness?.state !== 'PROVEN') {
+        throw new Error(`bench write ${request.residualId} was not proven: ${outcome.freshness?.state}`);
       }
       latencies.push(Date.now() - published.publishedAtMs);
     } finally {
@@ -255,8 +264,9 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
 }
 
 /**
- * Recalls through EventBridge (`ResealClient.recall`: the answer proven by the client), one after
- * another, `count` times, each for `target`, against the environment the records were sealed in.
+ * Recalls, one after another, `count` times, each for `target`, against the environment the
+ * records were sealed in: through EventBridge (`ResealClient.recall`, triage's answer proven by the
+ * client), or with `via` `client` the client's own (`ResealClient.recallDirect`, no event).
  */
 export async function measureRecalls(
   stack: BenchStack,
@@ -265,16 +275,18 @@ export async function measureRecalls(
   lineageId: string,
   target: RecallTarget,
   count: number,
+  via: 'triage' | 'client' = 'triage',
 ): Promise<Measured> {
   const before = mark(stack, bench);
   const started = Date.now();
   const latencies: number[] = [];
   for (let i = 0; i < count; i++) {
     const at = Date.now();
-    const recall = await bench.client.recall(
-      { lineageId, target, currentEnv: { ...BENCH_ENV } },
-      { timeoutMs: 120_000, pollIntervalMs: 100 },
-    );
+    const request = { lineageId, target, currentEnv: { ...BENCH_ENV } };
+    const recall =
+      via === 'client'
+        ? await bench.client.recallDirect(request)
+        : await bench.client.recall(request, { timeoutMs: 120_000, pollIntervalMs: 100 });
     if (recall.verdict !== 'VERIFIED_INTACT') throw new Error(`bench recall of ${lineageId}: ${recall.verdict}`);
     latencies.push(Date.now() - at);
   }

@@ -28,10 +28,12 @@ function callRows(party: string, counts: CallCounts, operations: number): string
   return Object.entries(counts)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, s]) => {
-      // The emulator reports no capacity for some reads (BatchGetItem): say so rather than print 0.
+      // The emulator reports no capacity for some reads (BatchGetItem): say so rather than print 0,
+      // with the read units of the items returned where the bench's own client saw them.
       const unreported = name.startsWith('DynamoDB.') && s.readUnits === 0 && s.writeUnits === 0;
+      const estimated = s.estimatedReadUnits ?? 0;
       const units = unreported
-        ? 'not reported | not reported'
+        ? `${estimated > 0 ? `not reported (≈${fmt(estimated / operations, 2)} by item size)` : 'not reported'} | not reported`
         : `${fmt(s.readUnits / operations, 2)} | ${fmt(s.writeUnits / operations, 2)}`;
       return `| ${party} | ${name} | ${fmt(s.calls / operations, 3)} | ${fmt(s.requestBytes / s.calls, 0)} | ${fmt(s.responseBytes / s.calls, 0)} | ${units} |`;
     });
@@ -81,13 +83,50 @@ export const COST_HEADER = [
   '|---|---:|---:|---:|---:|---:|---|',
 ] as const;
 
+/**
+ * The issue's target for a recall on the client's own path, without triage's events (docs/infrastructure.md,
+ * "Cost and quotas"), dollars per million recalls.
+ */
+export const DIRECT_RECALL_TARGET_USD_PER_MILLION = 0.5;
+
+/** The client's `BatchGetItem` read units per operation, estimated by item size (the emulator reports none). */
+export function estimatedBatchReadUnits(measured: Measured): number {
+  const batch = measured.client['DynamoDB.BatchGetItem'];
+  return batch && batch.readUnits === 0 ? (batch.estimatedReadUnits ?? 0) / measured.operations : 0;
+}
+
+/**
+ * A recall without triage against {@link DIRECT_RECALL_TARGET_USD_PER_MILLION}: the client's dollars
+ * per million as the emulator reports its capacity, plus its `BatchGetItem` items priced by their
+ * size ({@link estimatedBatchReadUnits}), and whether the sum meets the target.
+ */
+export function directRecallTargetRow(measured: Measured, prices: PriceTable): string {
+  const reported = costPerMillion(scenarioUsage(measured).client, prices).usdPerMillion;
+  const batchUnits = estimatedBatchReadUnits(measured);
+  const batch = costPerMillion({ dynamodbReadRequestUnit: batchUnits }, prices).usdPerMillion;
+  const total = reported + batch;
+  const met = total <= DIRECT_RECALL_TARGET_USD_PER_MILLION ? '✓' : '✗';
+  return `| ${measured.name} | ${fmt(reported)} | ${fmt(batchUnits)} | ${fmt(batch)} | ${fmt(total)} | ${fmt(DIRECT_RECALL_TARGET_USD_PER_MILLION)} | ${met} |`;
+}
+
+/** Header of {@link directRecallTargetRow}'s table. */
+export const DIRECT_RECALL_TARGET_HEADER = [
+  '| scenario | client $/M (reported capacity) | BatchGetItem RCU / recall (by item size) | its $/M | client $/M | target $/M | met |',
+  '|---|---:|---:|---:|---:|---:|:-:|',
+] as const;
+
 /** The cost model's output for a scenario: dollars per million operations, beside the design card's floor. */
-export function costRow(measured: Measured, prices: PriceTable, kind: 'write' | 'recall' | 'audit'): string {
+export function costRow(
+  measured: Measured,
+  prices: PriceTable,
+  kind: 'write' | 'recall' | 'direct-recall' | 'audit',
+): string {
   const usage = scenarioUsage(measured);
   const stack = costPerMillion(usage.stack, prices);
   const client = costPerMillion(usage.client, prices);
   const total = costPerMillion(addUsage(usage.stack, usage.client), prices);
-  const floor = kind === 'audit' ? null : costPerMillion(DESIGN_FLOOR[kind], prices);
+  // A recall without triage has no design-card floor (the card's is two events): its target is apart.
+  const floor = kind === 'audit' || kind === 'direct-recall' ? null : costPerMillion(DESIGN_FLOOR[kind], prices);
   const largest = [...total.lines]
     .sort((a, b) => b.usd - a.usd)
     .slice(0, 4)

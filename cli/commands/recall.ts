@@ -28,6 +28,8 @@ interface RecallOptions {
   readonly checkpoint?: TrustedHead;
   readonly requestId?: string;
   readonly wait: boolean;
+  /** `--no-triage`: `false`, the client answers the recall itself (`ResealClient.recallDirect`). */
+  readonly triage: boolean;
   readonly timeoutSeconds?: number;
   /** The former name of `--timeout-seconds`, in milliseconds. */
   readonly timeoutMs?: number;
@@ -57,6 +59,10 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
     .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (detects truncation)', checkpointOption)
     .option('--request-id <id>', 'request id (default: generated)')
     .option('--no-wait', 'print the request id and return without waiting')
+    .option(
+      '--no-triage',
+      'prove the record here from the table, with no RecallRequested/TriageCompleted round trip (no event put, no report stored; the same checks and exit codes)',
+    )
     .addOption(timeoutSecondsOption('how long to wait for the report'))
     .addOption(formerTimeoutOption(FORMER_TIMEOUT))
     .option(...CHECKPOINT_STORE_OPTION)
@@ -94,19 +100,23 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
         ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
         ...(options.requestId ? { requestId: options.requestId } : {}),
       };
+      if (!options.triage && !options.wait)
+        throw new BadInputError('recall: --no-triage answers at once; --no-wait has no request to leave');
       if (!options.wait) {
         const requestId = await client.requestRecall(request);
         ctx.io.stdout(options.json ? jsonText({ requestId }) : `requested recall ${requestId}\n`);
         ctx.exit(ExitCode.OK);
         return;
       }
-      // The answer is checked with the log's public key and the delta recomputed here: the stored
-      // report is never acted on as is (docs/verifiable-log.md, "Recall").
-      const recall = await awaitRecallReport(
-        request.requestId ?? 'the recall',
-        waitMs,
-        client.recall(request, { timeoutMs: waitMs }),
-      );
+      // The answer (triage's, or with --no-triage the client's own) is checked with the log's public
+      // key and the delta recomputed here: no stored report is acted on as is (docs/verifiable-log.md, "Recall").
+      const recall = options.triage
+        ? await awaitRecallReport(
+            request.requestId ?? 'the recall',
+            waitMs,
+            client.recall(request, { timeoutMs: waitMs }),
+          )
+        : await client.recallDirect(request);
       ctx.io.stdout(options.json ? jsonText(recallJson(recall)) : recallText(recall));
       const hint = recallRefusalHint(recall);
       // A hint may quote a stored reason: shown escaped, as every stored string is (shared/schemas/escaped-text.ts).

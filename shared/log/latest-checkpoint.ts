@@ -1,9 +1,11 @@
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
 import { ResealError, SignerUnavailableError } from '../errors';
 import type { LineageStore } from '../ports/lineage-store';
 import { VerificationVerdict as V, type VerificationVerdict } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
-import { claimedLogState } from './log-state';
+import { claimedLogState, type StoredLogHead } from './log-state';
 import type { NoteVerifierKey } from './note-key';
+import { popCount } from './pop-count';
 import { openCheckpoint } from './verified-checkpoint';
 
 /**
@@ -17,6 +19,14 @@ import { openCheckpoint } from './verified-checkpoint';
 export interface StoredTreeHead extends Checkpoint {
   /** The signed lineage checkpoint (C2SP signed note) of this tree, or `null`: a head the sealer MAC'd. */
   readonly note: string | null;
+  /**
+   * The inclusion path (hex, leaf side first) of the tree's last leaf, `size − 1`, as the head item
+   * stores it: its frontier of the first `size − 1` leaves read right to left (docs/verifiable-log.md,
+   * "Stored state"), so the latest record is proven without reading nodes. A claim of the table,
+   * checked like a path built from nodes (`proveStoredRecord` reads the nodes when it does not hold);
+   * absent when the head's frontier does not fit the tree.
+   */
+  readonly lastLeafPath?: readonly string[];
 }
 
 /** Why the table and its latest signed checkpoint do not agree. */
@@ -51,7 +61,8 @@ export type LatestCheckpointRead =
  * the index holds with no head item as tampering.
  *
  * The last record key is read before the head, and again after it when the records seem to end
- * early: a head moved after the first read never looks like a cut. Triage and the client both read
+ * early: a head moved after the first read never looks like a cut. Without `checkTail` it is read
+ * only to word a missing head (one `Query` less for every client read of a head that stands). Triage and the client both read
  * the log through this, by `proveLatestCheckpoint` (shared/log/latest-checkpoint-proof.ts).
  *
  * @param trustedSaw - whether the caller holds a checkpoint of this lineage (an empty table is then a cut)
@@ -69,10 +80,12 @@ export async function readLatestCheckpoint(
 ): Promise<LatestCheckpointRead> {
   const finding = (verdict: CheckpointFinding['verdict'], reason: string, seq: number | null = null) =>
     ({ kind: 'FINDING', verdict, reason, seq }) as const;
-  const lastStoredSeq = await store.lastRecordSeq(lineageId);
+  // Without the tail check the last record key only words a missing head: read then, not before.
+  const lastRead = checkTail ? await store.lastRecordSeq(lineageId) : undefined;
   const stored = await store.logHead(lineageId);
   if (stored === null) {
     if (!trustedSaw) return { kind: 'NONE' };
+    const lastStoredSeq = lastRead === undefined ? await store.lastRecordSeq(lineageId) : lastRead;
     return finding(
       V.TRUNCATION_DETECTED,
       lastStoredSeq === null
@@ -97,8 +110,11 @@ export async function readLatestCheckpoint(
       return finding(V.HASH_MISMATCH, `the stored checkpoint does not verify: ${error.message}`);
     }
   }
+  const path = lastLeafPathOf(stored, checkpoint.size);
+  if (path) checkpoint = { ...checkpoint, lastLeafPath: path };
   if (!checkTail) return { kind: 'CHECKPOINT', checkpoint };
   const what = checkpoint.note === null ? 'the head item' : 'the signed checkpoint';
+  const lastStoredSeq = lastRead ?? null;
   const last = (lastStoredSeq ?? -1) < checkpoint.size - 1 ? await store.lastRecordSeq(lineageId) : lastStoredSeq;
   if ((last ?? -1) < checkpoint.size - 1) {
     return finding(
@@ -108,4 +124,12 @@ export async function readLatestCheckpoint(
     );
   }
   return { kind: 'CHECKPOINT', checkpoint };
+}
+
+/** The last leaf's inclusion path from a head item's frontier (see {@link StoredTreeHead.lastLeafPath}), or `undefined` when it does not fit a tree of `size`. */
+function lastLeafPathOf(stored: StoredLogHead, size: number): string[] | undefined {
+  const frontier = stored.frontier;
+  if (!Array.isArray(frontier) || stored.head.seq + 1 !== size || size < 1) return undefined;
+  if (frontier.length !== popCount(size - 1) || !frontier.every((h) => HEX_DIGEST_PATTERN.test(h))) return undefined;
+  return [...frontier].reverse();
 }

@@ -37,10 +37,20 @@ export async function proveStoredRecord(
   store: Pick<LineageStore, 'readNodes' | 'readRecord'>,
   lineageId: string,
   seq: number,
-  checkpoint: Checkpoint,
+  checkpoint: Checkpoint & { readonly lastLeafPath?: readonly string[] },
 ): Promise<StoredRecordProof> {
   const raw = await store.readRecord(lineageId, seq);
   if (raw === null) return { kind: 'MISSING' };
+  // The last leaf's path from the head item's frontier: no node read when it holds; else the nodes are.
+  if (checkpoint.lastLeafPath && seq === checkpoint.size - 1) {
+    const inclusion: RecordProof = {
+      leafIndex: seq,
+      treeSize: checkpoint.size,
+      inclusionProof: [...checkpoint.lastLeafPath],
+    };
+    const proven = verifyRecordProof(raw, inclusion, checkpoint, lineageId);
+    if (proven.verdict === V.VERIFIED_INTACT) return { kind: 'PROVEN', record: proven.record, inclusion };
+  }
   const inclusion = await buildLogProof(seq, () => proveRecord(seq, checkpoint.size, storedLogNodes(store, lineageId)));
   if ('kind' in inclusion) return inclusion;
   const proven = verifyRecordProof(raw, inclusion, checkpoint, lineageId);

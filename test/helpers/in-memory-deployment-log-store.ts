@@ -23,6 +23,11 @@ export class InMemoryDeploymentLogStore implements DeploymentLogStore {
     return this.head === null ? null : structuredClone(this.head);
   }
 
+  /** The head as an eventually consistent read shows it (here: as stored). */
+  async peekHead(): Promise<StoredDeploymentHead | null> {
+    return this.readHead();
+  }
+
   async append(
     expected: StoredDeploymentHead | null,
     next: StoredDeploymentHead,

@@ -443,6 +443,27 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     expect(sent).toHaveLength(1);
   });
 
+  it('readRecord reads the manifest item eventually consistent, and strongly again only when that copy misses it', async () => {
+    const [first, second] = await twoRecords();
+    const { manifest: _m, ...rest } = second;
+    const stripped = { record: { S: canonicalJson(rest) } };
+    for (const staleMiss of [false, true]) {
+      const reads: boolean[] = [];
+      const { client } = fakeDynamo((command) => {
+        if (command instanceof BatchGetItemCommand) {
+          const consistent = command.input.RequestItems?.[TABLE]?.ConsistentRead === true;
+          reads.push(consistent);
+          // A copy a moment old may not hold an item just written: only the strong read is sure to.
+          return { Responses: { [TABLE]: staleMiss && !consistent ? [] : [manifestItem(first)] } };
+        }
+        return { Item: stripped };
+      });
+      const read = await new DynamoDBLineageStore(client, TABLE).readRecord(TEST_LINEAGE_ID, 1);
+      expect(read).toEqual(JSON.parse(canonicalJson(second)));
+      expect(reads).toEqual(staleMiss ? [false, true] : [false]);
+    }
+  });
+
   it('readChain and readRecord put each shared manifest back (one BatchGetItem of the distinct digests); a format-1 item keeps its own', async () => {
     const [first, second] = await twoRecords();
     const stripped = (record: SealedRecord) => {

@@ -4,11 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCounts, CallTally, capacityOf, countsSince, serviceOf } from '../../../bench/stack/call-tally';
+import pricesFile from '../../../bench/prices.json';
+import {
+  addCounts,
+  CallTally,
+  capacityOf,
+  countsSince,
+  itemReadUnits,
+  serviceOf,
+} from '../../../bench/stack/call-tally';
 import { countCalls } from '../../../bench/stack/counting-middleware';
 import { type CountingProxy, callName, startCountingProxy } from '../../../bench/stack/counting-proxy';
 import { activityOf, functionLabel } from '../../../bench/stack/function-logs';
-import { quantile } from '../../../bench/stack/stack-report';
+import { directRecallTargetRow, quantile } from '../../../bench/stack/stack-report';
+import { PriceTableSchema } from '../../../shared/cost/price-table';
 
 describe('call tally', () => {
   it('reads DynamoDB capacity as the service reports it: split units, else by the kind of operation', () => {
@@ -31,6 +40,56 @@ describe('call tally', () => {
     expect(since['SQS.SendMessage']).toMatchObject({ calls: 1, requestBytes: 70_000, billedUnits: 2 });
     expect(since['EventBridge.PutEvents']).toMatchObject({ calls: 1, billedUnits: 3 });
     expect(addCounts(since, before)['SQS.SendMessage']).toMatchObject({ calls: 2, billedUnits: 3 });
+  });
+
+  it('prices the items of a BatchGetItem by their size when the emulator reports no capacity: 4 KB a unit, half when eventually consistent', () => {
+    const small = { pk: { S: 'LINEAGE#a' }, sk: { S: 'RECORD#1' }, n: { N: '12' } };
+    const large = { pk: { S: 'x' }, body: { B: new Uint8Array(5000) } };
+    expect(itemReadUnits({ t: [small, small, large] }, true)).toBe(1 + 1 + 2);
+    expect(itemReadUnits({ t: [small, large] }, false)).toBe(1.5);
+    expect(itemReadUnits(undefined, true)).toBe(0);
+    const tally = new CallTally();
+    tally.record({
+      service: 'DynamoDB',
+      operation: 'BatchGetItem',
+      requestBytes: 1,
+      responseBytes: 1,
+      estimatedReadUnits: 4,
+    });
+    const before = tally.snapshot();
+    tally.record({
+      service: 'DynamoDB',
+      operation: 'BatchGetItem',
+      requestBytes: 1,
+      responseBytes: 1,
+      estimatedReadUnits: 3,
+    });
+    expect(countsSince(tally.snapshot(), before)['DynamoDB.BatchGetItem']).toMatchObject({ estimatedReadUnits: 3 });
+  });
+
+  it('a recall without triage is held to $0.50 a million with its BatchGetItem items priced: 3 RCU reported and 1 estimated meet it, 1 more does not', () => {
+    const stats = (readUnits: number, estimatedReadUnits = 0) => ({
+      calls: 1,
+      requestBytes: 1,
+      responseBytes: 1,
+      readUnits,
+      writeUnits: 0,
+      maxRequestBytes: 1,
+      billedUnits: 1,
+      estimatedReadUnits,
+    });
+    const measured = (estimated: number) => ({
+      name: 'recall latest, no triage',
+      operations: 1,
+      client: { 'DynamoDB.GetItem': stats(3), 'DynamoDB.BatchGetItem': stats(0, estimated) },
+      functions: null,
+      lambda: null,
+      seconds: 1,
+      latenciesMs: [1],
+    });
+    const prices = PriceTableSchema.parse(pricesFile);
+    expect(directRecallTargetRow(measured(1), prices)).toMatch(/\| 0\.50 \| 0\.50 \| ✓ \|$/);
+    expect(directRecallTargetRow(measured(2), prices)).toMatch(/\| 0\.63 \| 0\.50 \| ✗ \|$/);
   });
 
   it('tells a FIFO queue from a standard one by its URL', () => {

@@ -220,3 +220,32 @@ describe('reseal recall says who wrote the record (docs/cli.md, "Who wrote it")'
     expect(JSON.parse(none.stdout).writtenBy).toBeNull();
   });
 });
+
+// docs/cli.md, `recall --no-triage`: the client answers the recall itself, with the same output and exit codes.
+describe('reseal recall --no-triage', () => {
+  it('proves the latest record with no event put: the same JSON as through triage, but the request id', async () => {
+    const store = new InMemoryLineageStore();
+    const { records } = await buildChain(2, { lineageId: LINEAGE });
+    await appendSealed(store, records);
+    const viaTriage = await recall(store, ['--json']);
+    const noEvent = {
+      send: async () => {
+        throw new Error('--no-triage puts no event');
+      },
+    };
+    const direct = await runCli(
+      ['recall', '--lineage', LINEAGE, '--env', 'baseline-env.json', '--request-id', 'req-1', '--no-triage', '--json'],
+      { cwd: FIXTURES, connect: async () => inProcessRecallClient(store, { eventBridge: noEvent as never }) },
+    );
+    expect(direct.exitCode).toBe(viaTriage.exitCode);
+    const { completedAtMs: _t, ...own } = JSON.parse(direct.stdout);
+    const { completedAtMs: _u, ...triaged } = JSON.parse(viaTriage.stdout);
+    expect(own).toEqual(triaged);
+  });
+
+  it('with --no-wait is bad input (nothing to leave waiting)', async () => {
+    const result = await recall(new InMemoryLineageStore(), ['--no-triage', '--no-wait']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/--no-triage answers at once/);
+  });
+});

@@ -77,6 +77,86 @@ describe('a chain read with a kept deployment checkpoint reads the last leaf onc
     const again = await recall({ latest: true });
     expect(again.freshness?.state, again.reason).toBe('PROVEN');
     expect(s.reads.heads).toBe(1);
-    expect(leaves.reads).toBe(1);
+    // The note is of the head's size: the head's own index root and frontier prove its last leaf.
+    expect(leaves.reads).toBe(0);
+  });
+});
+
+// docs/deployment-log.md, "Storage": a note of the head's size has its last leaf in the head item
+// (its index root and frontier); a head whose fields do not lead to the note's root has the leaf
+// and nodes read as stored, so an edited field costs reads, never a refusal.
+describe("the last leaf from the deployment head's own fields", () => {
+  it('an honest head: no leaf item and no node read, the record PROVEN', async () => {
+    const s = await countedStack(false);
+    let leafReads = 0;
+    let nodeReads = 0;
+    const { readLeafIndexRoot, readNodes } = s.deployment;
+    s.deployment.readLeafIndexRoot = (index: number) => {
+      leafReads += 1;
+      return readLeafIndexRoot.call(s.deployment, index);
+    };
+    s.deployment.readNodes = (refs) => {
+      nodeReads += 1;
+      return readNodes.call(s.deployment, refs);
+    };
+    const recall = await s.recall({ latest: true });
+    expect(recall.freshness?.state, recall.reason).toBe('PROVEN');
+    expect([leafReads, nodeReads]).toEqual([0, 0]);
+  });
+
+  for (const edit of ['frontier', 'indexRoot'] as const) {
+    it(`a head whose ${edit} was edited: the leaf item and nodes are read, and the record is PROVEN as before`, async () => {
+      const s = await countedStack(false);
+      await s.send({ lineageId: LINEAGE, residualId: 'r-3' });
+      await s.integrate();
+      const head = s.deployment.head;
+      if (!head || head.frontier.length === 0) throw new Error('no head with a frontier');
+      const other = 'ab'.repeat(32);
+      s.deployment.head =
+        edit === 'frontier' ? { ...head, frontier: [other, ...head.frontier.slice(1)] } : { ...head, indexRoot: other };
+      let leafReads = 0;
+      const { readLeafIndexRoot } = s.deployment;
+      s.deployment.readLeafIndexRoot = (index: number) => {
+        leafReads += 1;
+        return readLeafIndexRoot.call(s.deployment, index);
+      };
+      const recall = await s.recall({ latest: true });
+      expect(recall.freshness?.state, recall.reason).toBe('PROVEN');
+      expect(leafReads).toBe(1);
+    });
+  }
+});
+
+// docs/deployment-log.md, "Clients": a recall reads the deployment head eventually consistent; a
+// copy older than the kept deployment checkpoint is read again strongly, never refused as a rollback.
+describe('a recall reads the deployment head eventually consistent', () => {
+  it('the copy serves when it stands: no strongly consistent head read', async () => {
+    const s = await countedStack(false);
+    let strong = 0;
+    const { readHead } = s.deployment;
+    s.deployment.peekHead = () => readHead.call(s.deployment);
+    s.deployment.readHead = () => {
+      strong += 1;
+      return readHead.call(s.deployment);
+    };
+    const recall = await s.recall({ latest: true });
+    expect(recall.freshness?.state, recall.reason).toBe('PROVEN');
+    expect(strong).toBe(0);
+  });
+
+  it('a stale copy older than the kept checkpoint: read again strongly, PROVEN, no DEPLOYMENT_ROLLBACK', async () => {
+    const s = await countedStack(false);
+    const store = new MemoryCheckpointStore();
+    const eventBridge = inProcessTriageBus(s.store, () => s.clock.now);
+    const kept = s.clientWith({ deps: { eventBridge, checkpointStore: store } });
+    const stale = structuredClone(s.deployment.head);
+    await s.send({ lineageId: LINEAGE, residualId: 'r-3' });
+    await s.integrate();
+    const recall = () => kept.recall({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect((await recall()).freshness?.state).toBe('PROVEN'); // keeps the newer deployment checkpoint
+    s.deployment.peekHead = async () => structuredClone(stale);
+    const again = await recall();
+    expect(again.freshness?.state, again.reason).toBe('PROVEN');
+    expect(again.record?.header.residualId).toBe('r-3');
   });
 });

@@ -259,15 +259,16 @@ describe('ResealClient.recall: the client proves the answer and recomputes the d
     });
     await appendSealed(store, records.slice(4));
     await store.putTriageReport({ ...old.report, requestId: 'req-hidden' });
-    // The table writer hides the head item and the records while the client reads, then restores them.
+    // The table writer hides the head item and the records while the client reads the head, then
+    // restores them (the client reads the last record key only to word a missing head it was shown).
     const [realHead, realLast] = [store.logHead.bind(store), store.lastRecordSeq.bind(store)];
     let hidden = true;
-    store.logHead = async (lineageId) => (hidden ? null : realHead(lineageId));
-    store.lastRecordSeq = async (lineageId) => {
-      const last = hidden ? null : await realLast(lineageId);
+    store.logHead = async (lineageId) => {
+      if (!hidden) return realHead(lineageId);
       hidden = false;
-      return last;
+      return null;
     };
+    store.lastRecordSeq = async (lineageId) => (hidden ? null : realLast(lineageId));
     const replayed = await inProcessRecallClient(store).recall({
       lineageId: LINEAGE,
       requestId: 'req-hidden',

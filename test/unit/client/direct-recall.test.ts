@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
+import type { VerifiedRecall } from '../../../client/verified-recall';
+import { buildManifest } from '../../../shared/triage/build-manifest';
+import { triageReportDigest } from '../../../shared/triage/triage-report-digest';
+import { inProcessRecallClient } from '../../helpers/factories';
+import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { appendSealed } from '../../helpers/pipeline-keys';
+import { buildChain } from '../../helpers/seal-factories';
+import { testLineageId } from '../../helpers/writer-factories';
+
+const LINEAGE = 'lineage-direct-recall';
+const ENV = { ARCH: 'arm64', REGION: 'eu-west-1' };
+const manifest = buildManifest({
+  env: ENV,
+  structuralKeys: ['ARCH'],
+  claimDependencyMap: { 'claim-region': ['REGION'] },
+});
+
+/** What a recall's caller acts on: the verdict, the record and the delta (never the stored report). */
+const actedOn = (recall: VerifiedRecall) => ({
+  verdict: recall.verdict,
+  end: recall.end,
+  seq: recall.record?.header.monotonicSequenceNumber ?? null,
+  recordHash: recall.record?.recordHash ?? null,
+  delta: recall.delta ? triageReportDigest(recall.delta) : null,
+  checkpointSize: recall.checkpoint?.size ?? null,
+});
+
+/** A lineage of three records with signed lineage checkpoints, and a client whose bus runs triage in process, its puts counted. */
+async function signedLineage() {
+  const store = new InMemoryLineageStore();
+  const { records } = await buildChain(3, { lineageId: LINEAGE, inputs: (i) => ({ manifest, residualId: `r-${i}` }) });
+  await appendSealed(store, records);
+  const puts = { count: 0 };
+  const triage = inProcessRecallClient(store, { checkpointStore: new MemoryCheckpointStore() });
+  const bus = {
+    send: async () => {
+      puts.count++;
+      throw new Error('no event is put by a direct recall');
+    },
+  };
+  const direct = inProcessRecallClient(store, {
+    checkpointStore: new MemoryCheckpointStore(),
+    eventBridge: bus as never,
+  });
+  return { store, triage, direct, puts, records };
+}
+
+// docs/verifiable-log.md, "Recall", "Without triage": the client answers the recall itself and
+// decides that answer with the very steps that decide triage's.
+describe('ResealClient.recallDirect: a recall proven by the client alone, no event', () => {
+  it('latest, by seq and by residual id: what the caller acts on is what the recall through triage gives; nothing is put on the bus', async () => {
+    const { triage, direct, puts } = await signedLineage();
+    const drifted = { ...ENV, REGION: 'us-east-1' };
+    for (const target of [{ latest: true as const }, { seq: 1 }, { residualId: 'r-0' }]) {
+      const viaTriage = await triage.recall({ lineageId: LINEAGE, target, currentEnv: drifted });
+      const own = await direct.recallDirect({ lineageId: LINEAGE, target, currentEnv: drifted });
+      expect(own.verdict).toBe('VERIFIED_INTACT');
+      expect(actedOn(own)).toEqual(actedOn(viaTriage));
+    }
+    expect(puts.count).toBe(0);
+  });
+
+  it('a record the table writer edited is not VERIFIED_INTACT, and nothing of it is passed on', async () => {
+    const { store, direct } = await signedLineage();
+    const stored = store.records.get(LINEAGE);
+    const text = stored?.get(2);
+    if (!stored || !text) throw new Error('no record 2');
+    expect(text).toContain('finding 2');
+    stored.set(2, text.replace('finding 2', 'finding X'));
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(recall.verdict).not.toBe('VERIFIED_INTACT');
+    expect(recall.verdict).not.toBeNull();
+    expect(recall.record).toBeNull();
+    expect(recall.delta).toBeNull();
+  });
+
+  it('a seq past the head and an unknown residual id are NOT_FOUND, as the log shows', async () => {
+    const { direct } = await signedLineage();
+    const past = await direct.recallDirect({ lineageId: LINEAGE, target: { seq: 3 }, currentEnv: ENV });
+    expect(past.verdict).toBeNull();
+    expect(past.refusal?.code).toBe('NOT_FOUND');
+    const unknown = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect(unknown.refusal?.code).toBe('NOT_FOUND');
+    expect(unknown.record).toBeNull();
+  });
+
+  it('an invalid request is refused before anything is read', async () => {
+    const { direct } = await signedLineage();
+    await expect(
+      direct.recallDirect({ lineageId: LINEAGE, target: { seq: -1 }, currentEnv: ENV } as never),
+    ).rejects.toMatchObject({ name: 'InvalidInputError' });
+  });
+});
+
+describe("ResealClient.recallDirect: freshness through the deployment log (a head the sealer MAC'd)", () => {
+  const MACD = testLineageId('lin-direct-recall');
+
+  it('sealed, not integrated: awaiting integration, nothing passed on; integrated: VERIFIED_INTACT and PROVEN', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: MACD, residualId: 'r-0' });
+    const client = s.client();
+    const before = await client.recallDirect({ lineageId: MACD, target: { latest: true }, currentEnv: ENV });
+    expect(before.verdict).toBeNull();
+    expect(before.record).toBeNull();
+    expect(before.end).toBe('AWAITING_INTEGRATION');
+    await s.integrate();
+    for (const target of [{ latest: true as const }, { seq: 0 }, { residualId: 'r-0' }]) {
+      const after = await client.recallDirect({ lineageId: MACD, target, currentEnv: ENV });
+      expect(after.verdict).toBe('VERIFIED_INTACT');
+      expect(after.freshness?.state).toBe('PROVEN');
+      expect(after.record?.header.residualId).toBe('r-0');
+    }
+  });
+
+  it('a record sealed past the indexed head is awaiting integration, never passed on as proven', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: MACD, residualId: 'r-0' });
+    await s.integrate();
+    await s.send({ lineageId: MACD, residualId: 'r-1' });
+    const recall = await s.client().recallDirect({ lineageId: MACD, target: { latest: true }, currentEnv: ENV });
+    expect(recall.end).toBe('AWAITING_INTEGRATION');
+    expect(recall.record).toBeNull();
+  });
+});
+
+// docs/verifiable-log.md, "Without triage", "Stored state": the latest record's inclusion path is
+// the head item's frontier read right to left, and a client that proves each record it reads needs
+// no last record key while the head stands.
+describe('ResealClient.recallDirect: what a latest recall reads', () => {
+  /** The store's node and last-record-key reads, counted. */
+  function counted(store: InMemoryLineageStore) {
+    const reads = { nodes: 0, lastKeys: 0 };
+    const { readNodes, lastRecordSeq } = store;
+    store.readNodes = (lineageId, refs) => {
+      reads.nodes += 1;
+      return readNodes.call(store, lineageId, refs);
+    };
+    store.lastRecordSeq = (lineageId) => {
+      reads.lastKeys += 1;
+      return lastRecordSeq.call(store, lineageId);
+    };
+    return reads;
+  }
+
+  it('an honest head: no node and no last record key read, VERIFIED_INTACT', async () => {
+    const { store, direct } = await signedLineage();
+    const reads = counted(store);
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(reads).toEqual({ nodes: 0, lastKeys: 0 });
+  });
+
+  it("a head whose frontier was edited: the record's path is read from the nodes, and the recall is the same", async () => {
+    const { store, direct } = await signedLineage();
+    const honest = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    store.setLogHead(LINEAGE, (log) => ({ ...log, frontier: (log.frontier ?? []).map(() => 'ab'.repeat(32)) }));
+    const reads = counted(store);
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { latest: true }, currentEnv: ENV });
+    expect(actedOn(recall)).toEqual(actedOn(honest));
+    expect(reads.nodes).toBeGreaterThan(0);
+  });
+});
