@@ -154,10 +154,14 @@ export function deploymentHeadItem(head: StoredDeploymentHead, updatedAtMs: numb
 /** A deployment head item as a claim: a missing or mistyped field reads as `-1` / `''` / `[]` / `null`, never coerced. */
 export function deploymentHeadOf(item: Item): StoredDeploymentHead {
   const chain = readJson<unknown>(item, 'reAnchorChain', null);
+  // A frontier that is not a JSON list of strings (`null`, an object with a `length`) reads as
+  // none: every reader then takes the leaf from the log's nodes, as with a frontier that does not
+  // verify, and none throws on the table writer's text.
+  const frontier = readJson<unknown>(item, 'frontier', []);
   return {
     size: readNumber(item, 'size') ?? -1,
     checkpoint: readString(item, 'checkpoint') ?? '',
-    frontier: readJson<string[]>(item, 'frontier', []),
+    frontier: Array.isArray(frontier) && frontier.every((h) => typeof h === 'string') ? frontier : [],
     indexRoot: readString(item, 'indexRoot') ?? '',
     published: readString(item, 'published') ?? null,
     reAnchor: readString(item, 'reAnchor') ?? null,

@@ -30,3 +30,13 @@ describe('the deployment head item\'s re-anchor chain (docs/deployment-log.md, "
     expect(deploymentHeadOf(item).reAnchorChain).toBeUndefined();
   });
 });
+
+describe('the deployment head item\'s frontier (docs/deployment-log.md, "Storage")', () => {
+  it("a frontier that is not a JSON list of strings reads as none, never as the table writer's value", () => {
+    expect(deploymentHeadOf(deploymentHeadItem(head, 0)).frontier).toEqual(head.frontier);
+    for (const S of ['null', '{"length":1,"every":1}', '"ab"', '[1,2]', '["ab",null]', 'not json']) {
+      const item = { ...deploymentHeadItem(head, 0), frontier: { S } };
+      expect(deploymentHeadOf(item).frontier).toEqual([]);
+    }
+  });
+});
