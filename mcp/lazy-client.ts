@@ -6,6 +6,7 @@ const METHODS = [
   'publishWrite',
   'waitForOutcome',
   'recall',
+  'recallDirect',
   'latestCheckpoint',
   'provenRecord',
   'logKey',

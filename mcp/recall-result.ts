@@ -55,9 +55,10 @@ function untrustedFields(recall: VerifiedRecall): Record<string, unknown> {
 
 /**
  * A recall the client could not prove (`NOT_INTACT`): `TAMPER_DETECTED`, nothing of the record's
- * content, and the stored answer's words only in `untrusted`.
+ * content, and the stored answer's words only in `untrusted`. Without triage (`triaged` false)
+ * every finding is the client's own reading of the table, so `detectedBy` is `client`.
  */
-function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
+function tamperFromRecall(recall: VerifiedRecall, triaged: boolean): CallToolResult {
   const verdict = recall.verdict ?? VerificationVerdict.UNVERIFIED_TAMPER_RISK;
   const seq =
     recall.record?.header.monotonicSequenceNumber ??
@@ -82,7 +83,7 @@ function tamperFromRecall(recall: VerifiedRecall): CallToolResult {
       checkpointSize: recall.checks.checkpointSize,
       newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
-      detectedBy: recall.detectedBy ?? 'client',
+      detectedBy: triaged ? (recall.detectedBy ?? 'client') : 'client',
       freshness: freshnessShape(recall.freshness),
       ...untrustedFields(recall),
     },
@@ -112,18 +113,24 @@ function callerHead(recall: VerifiedRecall): HeadOutput | null {
  * - `UNTRIAGEABLE` → `UNTRIAGEABLE`;
  * - `AWAITING_INTEGRATION` → `AWAITING_INTEGRATION` (sealed past the indexed tree head: not proven
  *   yet, not tampering; never `TIMEOUT`, which is no answer in `timeoutMs`).
+ *
+ * `triaged` (default `true`) says whose answer the client decided: triage's (`client.recall`) or
+ * its own reading of the table (`client.recallDirect`); only the words naming who answered differ.
  */
 export function recallResult(input: {
   readonly recall: VerifiedRecall;
   readonly snapshot: SnapshotUse;
+  readonly triaged?: boolean;
 }): CallToolResult {
   const { recall, snapshot } = input;
+  const triaged = input.triaged !== false;
+  const answerer = triaged ? 'triage' : "the server's own reading of the table";
   const { record, checkpoint, inclusion, delta } = recall;
   switch (recall.end) {
     case RecallEnd.NOT_FOUND:
       return toolError(
         ToolErrorCode.NOT_FOUND,
-        `no such record in lineage ${recall.lineageId}, says triage (unproven: ${recall.freshness ? recall.freshness.reason : 'neither the signed log nor its marker contradicts it, as far as this client read them'})`,
+        `no such record in lineage ${recall.lineageId}, says ${answerer} (unproven: ${recall.freshness ? recall.freshness.reason : 'neither the signed log nor its marker contradicts it, as far as this client read them'})`,
         'check lineageId and target; a write is recallable only once reseal_write has returned SEALED',
         {
           requestId: recall.requestId,
@@ -136,7 +143,7 @@ export function recallResult(input: {
     case RecallEnd.INVALID_REQUEST:
       return toolError(
         ToolErrorCode.INVALID_INPUT,
-        `triage refused the request as invalid (unproven): ${untrustedRecallText(recall).reason}`,
+        `${answerer} refused the request as invalid (unproven): ${untrustedRecallText(recall).reason}`,
         'fix the arguments, then call again',
         { requestId: recall.requestId, lineageId: recall.lineageId, proven: false, ...untrustedFields(recall) },
       );
@@ -156,7 +163,7 @@ export function recallResult(input: {
       );
     }
     case RecallEnd.NOT_INTACT:
-      return tamperFromRecall(recall);
+      return tamperFromRecall(recall, triaged);
     case RecallEnd.AWAITING_INTEGRATION:
       // Not a timeout (an answer came, and was checked) and not tampering: the record's tree is the
       // sealer's word alone until the next integration (docs/mcp.md, `reseal_recall`), as the CLI's exit 3.
@@ -177,7 +184,7 @@ export function recallResult(input: {
     case RecallEnd.TRIAGED:
       break;
   }
-  if (!record || !checkpoint || !inclusion || !delta) return tamperFromRecall(recall);
+  if (!record || !checkpoint || !inclusion || !delta) return tamperFromRecall(recall, triaged);
   const recordHead: HeadOutput = { seq: record.header.monotonicSequenceNumber, recordHash: record.recordHash };
   const claimKeys = record.manifest.claimDependencyMap;
   const contents = payloadClaims(record.payload);
@@ -191,7 +198,7 @@ export function recallResult(input: {
   // The record is proven (in the signed log, its writer signature checked): who wrote it is signed data.
   const writtenBy = writtenByProven(record);
   const shape = recallShape(recall, UNTRUSTED_NOTE);
-  if (!shape.delta) return tamperFromRecall(recall);
+  if (!shape.delta) return tamperFromRecall(recall, triaged);
   const out: RecallOutput = {
     ...shape,
     outcome: 'TRIAGED',

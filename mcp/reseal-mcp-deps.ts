@@ -11,6 +11,7 @@ export type McpClient = Pick<
   | 'publishWrite'
   | 'waitForOutcome'
   | 'recall'
+  | 'recallDirect'
   | 'latestCheckpoint'
   | 'provenRecord'
   | 'logKey'

@@ -25,6 +25,10 @@ export function tenantScopedClient(client: McpClient, tenantId: string): McpClie
       own(request.lineageId);
       return client.recall(request, options);
     },
+    recallDirect: async (request) => {
+      own(request.lineageId);
+      return client.recallDirect(request);
+    },
     latestCheckpoint: async (lineageId) => {
       own(lineageId);
       return client.latestCheckpoint(lineageId);

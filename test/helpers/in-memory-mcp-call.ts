@@ -1,14 +1,15 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import type { ResealClient } from '../../client/reseal-client';
+import type { McpClient } from '../../mcp/reseal-mcp-deps';
 import { createResealMcpServer } from '../../mcp/server';
 
 /**
- * Calls tool `name` with `args` on a Reseal MCP server over `client` (no snapshot providers),
+ * Calls tool `name` with `args` on a Reseal MCP server over `client` (a `ResealClient`, or one
+ * wrapped as the servers wrap it; no snapshot providers),
  * through the official MCP client on an in-memory transport; both ends are closed after the call.
  * Returns the structured answer and whether the tool answered an error (docs/mcp.md).
  */
 export async function inMemoryMcpCall(
-  client: ResealClient,
+  client: McpClient,
   name: string,
   args: Record<string, unknown>,
 ): Promise<{ readonly isError: boolean; readonly out: Record<string, unknown> }> {

@@ -321,9 +321,14 @@ describe('MCP tools on the deployed stack (in process)', () => {
     }
   });
 
-  it('reseal_recall after real drift: the claims on drifted keys are to re-probe, the others kept with their content', async () => {
+  it('reseal_recall after real drift (through triage, and with triage: false): the claims on drifted keys are to re-probe, the others kept with their content', async () => {
     const { isError, out } = await call(mcp, 'reseal_recall', { lineageId, env: after.env, timeoutMs: WAIT_MS });
     expect(isError).toBe(false);
+    // The server's client answers it itself (no RecallRequested): the same proven answer.
+    const direct = await call(mcp, 'reseal_recall', { lineageId, env: after.env, triage: false });
+    expect(direct.isError).toBe(false);
+    const { requestId: _r, completedAt: _c, ...directAnswer } = direct.out;
+    expect(out).toMatchObject(directAnswer);
     const expected = isolateDelta(
       buildManifest({
         env: before.env,
@@ -471,6 +476,12 @@ describe('MCP tools on the deployed stack (in process)', () => {
     expect(recall.isError).toBe(true);
     expect(recall.out).toMatchObject({ error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH', firstFailure: { seq: 1 } });
     expect(JSON.stringify(recall.out)).not.toContain('nothing went wrong');
+    const direct = await call(mcp, 'reseal_recall', { lineageId, env: after.env, triage: false });
+    expect(direct).toMatchObject({
+      isError: true,
+      out: { error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH', firstFailure: { seq: 1 }, detectedBy: 'client' },
+    });
+    expect(JSON.stringify(direct.out)).not.toContain('nothing went wrong');
     const verify = await call(mcp, 'reseal_verify', { lineageId });
     expect(verify).toMatchObject({ isError: true, out: { error: 'TAMPER_DETECTED', verdict: 'HASH_MISMATCH' } });
   });

@@ -441,6 +441,11 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     NO_DRIFT: [
       { name: 'the same environment', run: async (h) => (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE }) },
       {
+        name: 'the same environment, without triage',
+        run: async (h) => (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE, triage: false }),
+        expect: (out) => expect(out).toMatchObject({ verification: { verdict: 'VERIFIED_INTACT' } }),
+      },
+      {
         name: 'the same environment, PROVEN through the deployment log',
         run: async (h) => (await recallsShowing(h, 'PROVEN'))(RECALL_TOOL, { lineageId: LINEAGE }),
         expect: (out) => expect(out).toMatchObject({ freshness: { state: 'PROVEN', witnessing: 'UNWITNESSED' } }),
@@ -465,6 +470,16 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
           (await sealedFirst(h))(RECALL_TOOL, { lineageId: LINEAGE, env: { ...ENV, 'tool:npm': '11.0.0' } }),
         expect: (out) => expect(out).toMatchObject({ reprobeClaims: [{ claimId: 'npm-ci-works' }] }),
       },
+      {
+        name: "one claim's key drifted, without triage",
+        run: async (h) =>
+          (await sealedFirst(h))(RECALL_TOOL, {
+            lineageId: LINEAGE,
+            env: { ...ENV, 'tool:npm': '11.0.0' },
+            triage: false,
+          }),
+        expect: (out) => expect(out).toMatchObject({ reprobeClaims: [{ claimId: 'npm-ci-works' }] }),
+      },
     ],
     FULL_RECONSTRUCTION_REQUIRED: [
       {
@@ -480,6 +495,16 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
         expect: (out) => expect(out).toMatchObject({ verdict: 'HASH_MISMATCH' }),
       },
       {
+        name: 'a record edited in the table, without triage',
+        run: async (h) => (await edited(h))(RECALL_TOOL, { lineageId: LINEAGE, triage: false }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'HASH_MISMATCH', detectedBy: 'client' }),
+      },
+      {
+        name: 'a table rolled back to an earlier signed state, without triage',
+        run: async (h) => (await rolledBack(h))(RECALL_TOOL, { lineageId: LINEAGE, triage: false }),
+        expect: (out) => expect(out).toMatchObject({ verdict: 'TRUNCATION_DETECTED' }),
+      },
+      {
         name: 'a table rolled back to an earlier signed state',
         run: async (h) => (await rolledBack(h))(RECALL_TOOL, { lineageId: LINEAGE }),
         expect: (out) => expect(out).toMatchObject({ verdict: 'TRUNCATION_DETECTED' }),
@@ -487,11 +512,21 @@ const SCENARIOS: Readonly<Record<ToolName, Readonly<Record<string, readonly Scen
     ],
     NOT_FOUND: [
       { name: 'an unknown lineage', run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'nobody-here' }) },
+      {
+        name: 'an unknown lineage, without triage',
+        run: async (h) => (await h.connect())(RECALL_TOOL, { lineageId: 'nobody-here', triage: false }),
+        expect: (out) => expect(String(out.message)).toMatch(/says the server's own reading of the table/),
+      },
     ],
     TENANT_MISMATCH: [
       {
         name: "a lineage of another tenant than the caller's",
         run: async (h) => (await otherTenant(h))(RECALL_TOOL, { lineageId: LINEAGE }),
+        expect: forbidden,
+      },
+      {
+        name: "a lineage of another tenant than the caller's, without triage",
+        run: async (h) => (await otherTenant(h))(RECALL_TOOL, { lineageId: LINEAGE, triage: false }),
         expect: forbidden,
       },
     ],
