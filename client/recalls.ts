@@ -157,10 +157,14 @@ export class Recalls {
       { ...request, requestId: request.requestId ?? `direct-${randomUUID()}` },
       'recall request',
     );
-    return this.#recall(parsed, async ({ trusted, newest }) => ({
-      requestId: parsed.requestId,
-      ...(await localRecallAnswer(this.#deps, parsed, newest, trusted)),
-    }));
+    return this.#recall(
+      parsed,
+      async ({ trusted, newest }) => ({
+        requestId: parsed.requestId,
+        ...(await localRecallAnswer(this.#deps, parsed, newest, trusted)),
+      }),
+      'client',
+    );
   }
 
   /** Steps 1–7 of {@link recall}, the answer and its record from `answerOf` (triage's, or the client's own). */
@@ -170,6 +174,7 @@ export class Recalls {
       readonly trusted: VerifiedCheckpoint | null;
       readonly newest: Newest;
     }) => Promise<{ readonly requestId: string; readonly answer: TriageCompletedDetail; readonly record: unknown }>,
+    answeredBy: 'triage' | 'client' = 'triage',
   ): Promise<VerifiedRecall> {
     const { lineageId, target } = request;
     const kept = await this.#deps.log.trusted(lineageId);
@@ -190,6 +195,7 @@ export class Recalls {
       target,
       currentEnv: request.currentEnv,
       trusted,
+      answeredBy,
     });
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       check = await this.#checkFresh(lineageId, newest, check, check.checkpoint, chain?.chain ?? null);

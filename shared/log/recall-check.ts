@@ -32,6 +32,12 @@ export interface RecallCheckInput {
   readonly currentEnv: Readonly<Record<string, string>>;
   /** The last checkpoint the client verified for this lineage, or `null`. */
   readonly trusted: VerifiedCheckpoint | null;
+  /**
+   * Who built the answer: `triage` (its stored report; the default) or `client` (the client's own
+   * reading of the table, a recall without triage): named in the reason of a refusal the client
+   * could not confirm, so the message says whose unproven claim it passes on.
+   */
+  readonly answeredBy?: 'triage' | 'client';
 }
 
 /** The client's own answer to a recall (docs/verifiable-log.md, "Recall"). */
@@ -239,6 +245,9 @@ function unprovenRefusal(
   return {
     ...base,
     verdict: claimed === V.VERIFIED_INTACT ? V.UNVERIFIED_TAMPER_RISK : claimed,
-    reason: `${report.refusalReason ?? `triage refused (${report.refusalCode})`} [triage's finding, not proven to this client]`,
+    reason:
+      input.answeredBy === 'client'
+        ? `${report.refusalReason ?? `refused (${report.refusalCode})`} [this client's reading of the table, not proven]`
+        : `${report.refusalReason ?? `triage refused (${report.refusalCode})`} [triage's finding, not proven to this client]`,
   };
 }

@@ -82,6 +82,9 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     const past = await direct.recallDirect({ lineageId: LINEAGE, target: { seq: 3 }, currentEnv: ENV });
     expect(past.verdict).toBeNull();
     expect(past.refusal?.code).toBe('NOT_FOUND');
+    // Passed on as the client's own unproven reading, never as triage's (no triage ran).
+    expect(past.reason).toContain("[this client's reading of the table, not proven]");
+    expect(past.reason).not.toContain('triage');
     const unknown = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
     expect(unknown.refusal?.code).toBe('NOT_FOUND');
     expect(unknown.record).toBeNull();

@@ -88,10 +88,22 @@ describe('reseal_recall with triage: false', () => {
     expect(own.isError).toBe(true);
     expect(own.out).toMatchObject({ error: 'TAMPER_DETECTED', lineageId: LINEAGE, verdict: 'HASH_MISMATCH' });
     expect(JSON.stringify(own.out)).not.toContain('nothing went wrong');
-    // Who found it, and the unproven words quoted (the answerer's own), are all that differ.
-    const { detectedBy, untrusted, ...own_ } = answered(own.out);
-    const { detectedBy: _d, untrusted: _u, ...triaged_ } = answered(triaged.out);
+    // Who found it, the unproven words quoted (the answerer's own) and whose claim the reason says
+    // it passes on are all that differ.
+    const whose = (text: unknown) =>
+      String(text)
+        .replace("[this client's reading of the table, not proven]", '[ANSWERER]')
+        .replace("[triage's finding, not proven to this client]", '[ANSWERER]');
+    const { detectedBy, untrusted, message, firstFailure, ...own_ } = answered(own.out);
+    const { detectedBy: _d, untrusted: _u, message: m, firstFailure: f, ...triaged_ } = answered(triaged.out);
     expect(own_).toEqual(triaged_);
+    expect(whose(message)).toBe(whose(m));
+    expect(String(message)).toContain("[this client's reading of the table, not proven]");
+    const failure = firstFailure as { reason: string };
+    expect({ ...failure, reason: whose(failure.reason) }).toEqual({
+      ...(f as { reason: string }),
+      reason: whose((f as { reason: string }).reason),
+    });
     expect(detectedBy).toBe('client');
     expect(untrusted).toMatchObject({
       note: expect.any(String),
