@@ -78,6 +78,9 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       if (options.seq !== undefined && options.residualId !== undefined) {
         throw new BadInputError('recall: give at most one of --seq and --residual-id');
       }
+      // Checked before the env file is read or the stack reached: bad input makes no AWS call.
+      if (!options.triage && !options.wait)
+        throw new BadInputError('recall: --no-triage answers at once; --no-wait has no request to leave');
       const waitMs = timeoutMs(ctx.io, options.timeoutSeconds, FORMER_TIMEOUT, options.timeoutMs);
       const status = statusLine(ctx.io, { quiet: options.json });
       const currentEnv = await readEnvSnapshotFile(ctx.io, options.env, status);
@@ -100,8 +103,6 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
         ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
         ...(options.requestId ? { requestId: options.requestId } : {}),
       };
-      if (!options.triage && !options.wait)
-        throw new BadInputError('recall: --no-triage answers at once; --no-wait has no request to leave');
       if (!options.wait) {
         const requestId = await client.requestRecall(request);
         ctx.io.stdout(options.json ? jsonText({ requestId }) : `requested recall ${requestId}\n`);
