@@ -48,9 +48,11 @@ const FORMER_TIMEOUT = { flag: '--timeout-ms', unitMs: 1 } as const;
 export function registerRecall(program: Command, ctx: CommandContext): void {
   program
     .command('recall')
-    .summary('request a recall (triage) of a stored record and wait for the report (online)')
+    .summary(
+      'request a recall (triage) of a stored record and wait for the report, or with --no-triage prove it here (online)',
+    )
     .description(
-      'Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the latest signed checkpoint (consistent with --checkpoint-store), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-seconds. The deployment log adds freshness (docs/deployment-log.md, "Clients"): PROVEN, SEALED_AWAITING_INTEGRATION, or a NOT_FOUND proven ABSENT; a latest answer older than the head the index holds (not the newest), or a residual id the index maps but the table hides, exits 20.',
+      "Puts a RecallRequested event, waits for the triage answer and checks it itself: the record proven in the lineage's latest tree head (consistent with --checkpoint-store): by default a head the sealer MAC'd, which the lineage's entry in the deployment index vouches for (lineage checkpoints are unsigned unless signLineageCheckpoints is on), the delta recomputed from it and --env. Exit 0 or 10 when proven (by the delta verdict); 20 when the record or the answer does not verify, or a refusal the log contradicts; 2 NOT_FOUND (the lineage or record does not exist, as far as the log can tell); 10 MANIFEST_UNTRIAGEABLE (the record is proven but its manifest cannot be triaged); 1 when no answer arrives within --timeout-seconds. The deployment log adds freshness (docs/deployment-log.md, \"Clients\"): PROVEN, SEALED_AWAITING_INTEGRATION, or a NOT_FOUND proven ABSENT; a latest answer older than the head the index holds (not the newest), or a residual id the index maps but the table hides, exits 20.",
     )
     .requiredOption('--lineage <id>', 'lineage to recall from')
     .requiredOption('--env <CURRENT.json>', 'environment now: { "KEY": "value", ... }')
@@ -78,6 +80,9 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
       if (options.seq !== undefined && options.residualId !== undefined) {
         throw new BadInputError('recall: give at most one of --seq and --residual-id');
       }
+      // Checked before the env file is read or the stack reached: bad input makes no AWS call.
+      if (!options.triage && !options.wait)
+        throw new BadInputError('recall: --no-triage answers at once; --no-wait has no request to leave');
       const waitMs = timeoutMs(ctx.io, options.timeoutSeconds, FORMER_TIMEOUT, options.timeoutMs);
       const status = statusLine(ctx.io, { quiet: options.json });
       const currentEnv = await readEnvSnapshotFile(ctx.io, options.env, status);
@@ -100,8 +105,6 @@ export function registerRecall(program: Command, ctx: CommandContext): void {
         ...(options.checkpoint ? { checkpoint: options.checkpoint } : {}),
         ...(options.requestId ? { requestId: options.requestId } : {}),
       };
-      if (!options.triage && !options.wait)
-        throw new BadInputError('recall: --no-triage answers at once; --no-wait has no request to leave');
       if (!options.wait) {
         const requestId = await client.requestRecall(request);
         ctx.io.stdout(options.json ? jsonText({ requestId }) : `requested recall ${requestId}\n`);

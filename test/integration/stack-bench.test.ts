@@ -102,7 +102,7 @@ describe('emulator bench: the counts are real', () => {
     const own = testLineageId(`${lineageId}-sealer`);
     expect(await sealGroup(sealer, [acceptedWrite(own, `${own}-r0`, manifest, Date.now())])).toEqual(['SEALED']);
     const counts = tally.snapshot();
-    // One seal per record, one head-state MAC per run (docs/verifiable-log.md, "Appending").
+    // One seal per record, one head-state MAC per sealer invocation (docs/verifiable-log.md, "Appending").
     expect(counts['KMS.GenerateMac']?.calls).toBe(2);
     // No signed lineage checkpoint (docs/deployment-log.md, "What changes for the sealer", step 3).
     expect(counts['KMS.Sign']).toBeUndefined();
