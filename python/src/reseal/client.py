@@ -66,6 +66,7 @@ from .log import (
     verify_record_proof,
 )
 from .logged_seal_search import search_logged_seal
+from .proof_parking import ProofParking
 from .re_anchor import ReAnchorNotice
 from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
@@ -343,6 +344,8 @@ class ResealClient:
         )
         self._now_ms = now_ms
         self._sleep = sleep
+        # The waits' deadlines and backoffs: monotonic, seconds (a wall clock can step).
+        self._clock: Callable[[], float] = time.monotonic
 
     # --- publish -----------------------------------------------------------------------------
 
@@ -417,7 +420,11 @@ class ResealClient:
         (docs/pipeline.md, "Polling the table"). A refusal the *sealer* signed for this very request
         beside its seal is no answer at all: the sealer answers a request it sealed as a duplicate,
         so both stand only on an edited table; unless the seal is integrated by the deadline, an
-        ``UnverifiedOutcomeError`` naming both is raised. Between refusals, the latest.
+        ``UnverifiedOutcomeError`` naming both is raised. Between refusals, the latest. While the
+        seal awaits integration, a poll between full proofs reads only the deployment head item
+        (eventually consistent: a trigger, never an answer) and proves the outcome again when it
+        changed, when a backoff is due (twice ``poll_interval_s``, doubling to 8 s), and always at
+        the deadline (docs/pipeline.md, "Polling the table"; :class:`reseal.proof_parking.ProofParking`).
 
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
@@ -447,21 +454,34 @@ class ResealClient:
         sealed: list[WriteOutcome] = []
         contested: list[WriteOutcome] = []
         tamper: list[UnverifiedOutcomeError] = []
+        chains = self._chains
+        parking = ProofParking(poll_interval_s)
 
-        def attempt() -> WriteOutcome | None:
+        def attempt(final: bool) -> WriteOutcome | None:
+            # A seal waiting on the deployment log: the full proof is run again only when the head
+            # moved, the backoff is due, or at the deadline (never skipped there: the answer rests
+            # on a proof; the mark is a trigger, never an answer).
+            peeked = chains is not None and parking.parked and not final
+            mark = chains.head_mark() if chains is not None and peeked else None
+            if peeked and parking.skips(mark, self._clock()):
+                return None
             outcome = self._outcome_of(request, since, foreign, contested, tamper)
-            if contested:
-                return None  # a refusal beside a seal no signed tree proves: wait for the seal to be proven
-            if (
+            # A refusal beside a seal no signed tree proves: wait for the seal to be proven.
+            awaiting = not contested and (
                 outcome is not None
                 and outcome.freshness is not None
                 and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
                 # A seal no signed tree proves yet is waited past too: the index will.
                 and (until_proven or outcome.checkpoint is None)
-            ):
+            )
+            if awaiting and outcome is not None:
                 sealed[:] = [outcome]
-                return None
-            return outcome
+            # Waiting only for the seal to be proven: what can change that is the deployment head.
+            if chains is not None and not final and (awaiting or contested):
+                parking.park(mark if peeked else chains.head_mark(), self._clock())
+            else:
+                parking.unpark()
+            return None if awaiting or contested else outcome
 
         try:
             return self._poll(
@@ -875,7 +895,7 @@ class ResealClient:
         if out.get("FailedEntryCount") or not entry.get("EventId"):
             raise ResealError(f"EventBridge refused RecallRequested {request_id}: {entry.get('ErrorMessage')}")
 
-        def answered() -> Any:
+        def answered(_final: bool) -> Any:
             report = self.table.triage_report(lineage_id, request_id)
             ok = isinstance(report, dict) and report.get("requestId") == request_id
             return report if ok and report.get("lineageId") == lineage_id else None
@@ -1792,15 +1812,29 @@ class ResealClient:
         # checkpoint is never overwritten (docs/python.md, the checkpoint store's concurrency rule).
         self._checkpoints.save(self._origin(lineage_id), checkpoint.note, lambda now: now == kept_note)
 
-    def _poll(self, attempt: Callable[[], _T | None], what: str, timeout_s: float, interval_s: float) -> _T:
-        deadline = time.monotonic() + timeout_s
+    def _poll(self, attempt: Callable[[bool], _T | None], what: str, timeout_s: float, interval_s: float) -> _T:
+        """Calls ``attempt(final)`` until it returns something other than ``None``, sleeping
+        ``interval_s`` between calls (never past the deadline); ``final`` tells the attempt it is
+        the last, at the deadline (the wait never ends on one that was not): a wait that skips
+        work between attempts on a cheap trigger does all of it there (the TypeScript ``pollUntil``).
+
+        :raises WaitTimeoutError: the final attempt found nothing
+        """
+        deadline = self._clock() + timeout_s
+        # The first attempt is the last when there is no time; after a sleep that reached the deadline, the next is.
+        final = timeout_s <= 0
         while True:
-            found = attempt()
+            found = attempt(final)
             if found is not None:
                 return found
-            left = deadline - time.monotonic()
+            left = deadline - self._clock()
             if left <= 0:
-                raise WaitTimeoutError(what, timeout_s)
+                if final:
+                    raise WaitTimeoutError(what, timeout_s)
+                # The deadline passed during an attempt not told it was the last (a slow read): one more that is.
+                final = True
+                continue
+            final = left <= interval_s
             self._sleep(min(interval_s, left))
 
 

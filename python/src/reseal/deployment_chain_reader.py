@@ -8,6 +8,7 @@ policy) but not forge one: everything read is a claim :func:`verify_deployment_c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -107,6 +108,19 @@ class DeploymentChainReader:
     def policy(self) -> FreshnessPolicy:
         """The policy chains are checked against."""
         return self._policy()
+
+    def head_mark(self) -> str | None:
+        """What the deployment head item holds now, as one string (its size, checkpoint, published
+        note and re-anchor statement), read eventually consistent
+        (:meth:`reseal.item_layout.DeploymentLogTableReader.peek_head`): a wait proves a chain again
+        only when this moved (docs/pipeline.md, "Polling the table"). Nothing is verified here; a
+        table writer can change it at will, which costs the waiter a proof, never an answer.
+        ``None`` when the table holds no head.
+
+        :raises: what the table read raises (an outage)
+        """
+        head = self._table.peek_head()
+        return None if head is None else json.dumps([head.size, head.checkpoint, head.published, head.re_anchor])
 
     def read(self, lineage_id: str, residual_id: str | None = None) -> DeploymentChain:
         """The verified chain for ``lineage_id`` (and ``residual_id``); see :meth:`read_with_evidence`."""

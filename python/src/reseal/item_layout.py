@@ -833,10 +833,20 @@ class DeploymentLogTableReader:
 
     def head(self) -> StoredDeploymentHead | None:
         """The head item, or ``None`` when there is none."""
+        return self._head(consistent=True)
+
+    def peek_head(self) -> StoredDeploymentHead | None:
+        """The head item read eventually consistent (half the read units of :meth:`head`; it may
+        lag the table by about a second), or ``None``: a trigger only, telling a waiting client the
+        head may have moved (:meth:`reseal.deployment_chain_reader.DeploymentChainReader.head_mark`),
+        never a value a chain is verified from."""
+        return self._head(consistent=False)
+
+    def _head(self, *, consistent: bool) -> StoredDeploymentHead | None:
         out = self._client.get_item(
             TableName=self._table,
             Key={"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(DEPLOYMENT_HEAD_SK)},
-            ConsistentRead=True,
+            ConsistentRead=consistent,
         )
         item = out.get("Item")
         return deployment_head_of(item) if isinstance(item, Mapping) else None
