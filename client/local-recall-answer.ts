@@ -6,6 +6,7 @@ import type { RecallRequestedDetail } from '../shared/pipeline/recall-requested-
 import { RefusalCode } from '../shared/pipeline/refusal-code';
 import type { TriageCompletedDetail } from '../shared/pipeline/triage-completed-detail';
 import { TriageOutcome } from '../shared/pipeline/triage-outcome';
+import { triagedDetail } from '../shared/pipeline/triaged-detail';
 import type { LineageStore } from '../shared/ports/lineage-store';
 import { clipText } from '../shared/schemas/clip-text';
 import { escapeLoneSurrogates } from '../shared/schemas/escape-lone-surrogates';
@@ -119,21 +120,9 @@ export async function localRecallAnswer(
     inclusion: proven.inclusion,
     consistency,
   };
-  const named = { ...base, seq, residualId: record.header.residualId };
   try {
     const report = isolateDelta(record.manifest, request.currentEnv);
-    return {
-      answer: {
-        ...named,
-        outcome: TriageOutcome.TRIAGED,
-        verification: { verdict: V.VERIFIED_INTACT, firstFailure: null },
-        report,
-        proof,
-        refusalReason: null,
-        refusalCode: null,
-      },
-      record,
-    };
+    return { answer: triagedDetail(base, record.header, report, proof), record };
   } catch (error) {
     if (!(error instanceof ResealError)) throw error;
     const untriageable = refused(

@@ -16,6 +16,7 @@ import { RefusalCode } from '../../shared/pipeline/refusal-code';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { type TriageCompletedDetail, TriageCompletedDetailSchema } from '../../shared/pipeline/triage-completed-detail';
 import { TriageOutcome } from '../../shared/pipeline/triage-outcome';
+import { triagedDetail } from '../../shared/pipeline/triaged-detail';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
@@ -273,20 +274,7 @@ export class TriageService {
     { record, proof }: Proven,
     report: DeltaIsolationReport,
   ): TriageCompletedDetail {
-    return {
-      formatVersion: FORMAT_VERSION,
-      requestId: recall.requestId,
-      lineageId: recall.lineageId,
-      seq: record.header.monotonicSequenceNumber,
-      residualId: record.header.residualId,
-      outcome: TriageOutcome.TRIAGED,
-      verification: { verdict: V.VERIFIED_INTACT, firstFailure: null },
-      report,
-      proof,
-      refusalReason: null,
-      refusalCode: null,
-      completedAtMs: this.#deps.clock(),
-    };
+    return triagedDetail({ ...recall, completedAtMs: this.#deps.clock() }, record.header, report, proof);
   }
 
   /**
