@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import test_deployment_chain_reader as fixtures
 import test_index_tree_heads as heads
+import test_tenancy as tenancy
 from conftest import REPO
 
 import reseal
@@ -259,3 +260,10 @@ def test_the_client_s_answers_are_triage_completed_details_to_the_typescript_sch
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [None] * len(answers)
+
+
+def test_a_recall_without_triage_of_another_tenant_s_lineage_reads_nothing() -> None:
+    client, table, _ = tenancy.tenant_client("acme")
+    with pytest.raises(reseal.TenantMismatchError):
+        client.recall("beta/agent-1", {}, triage=False)
+    assert table.calls == []
