@@ -196,6 +196,7 @@ from .triage import (
     manifest_digest,
     parse_manifest,
     triage_report_digest,
+    triaged_detail,
 )
 from .witness import (
     COSIGNATURE_V1_BYTES,
@@ -352,6 +353,7 @@ __all__ = [
     "build_manifest",
     "isolate_delta",
     "triage_report_digest",
+    "triaged_detail",
     # kept checkpoints
     "CheckpointStore",
     "FileCheckpointStore",

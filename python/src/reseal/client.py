@@ -52,6 +52,7 @@ from .errors import (
 from .escaped_text import escaped_text
 from .guard import parse_write_request
 from .item_layout import DeploymentLogTableReader, LineageTableReader
+from .local_recall_answer import LocalRecallReads, local_recall_answer
 from .log import (
     EMPTY_ROOT,
     Checkpoint,
@@ -95,6 +96,9 @@ _T = TypeVar("_T")
 
 _REDACTED_TEXT = "[stored text: see untrusted]"
 """What a recall's reason says in place of a stored string it cannot vouch for (the TypeScript ``REDACTED_TEXT``)."""
+
+_TRIAGE_CLAIM = "[triage's finding, not proven to this client]"
+"""How a recall's reason marks a refusal triage stored that the client could not prove."""
 
 _REFUSAL_CODES = frozenset({"NOT_FOUND", "VERIFICATION_FAILED", "INVALID_REQUEST", "MANIFEST_UNTRIAGEABLE"})
 """Triage's refusal codes (docs/triage.md): a stored code is quoted only when it is one of them."""
@@ -237,7 +241,8 @@ class RecallResult:
     ``TRIAGED`` (act on ``delta``), ``UNTRIAGEABLE`` (record proven, manifest cannot be triaged),
     ``NOT_FOUND`` (triage's claim, not contradicted by the signed log; with ``freshness.state``
     ``ABSENT`` the index proves it), or ``NOT_INTACT`` (``verdict`` says why; never
-    ``VERIFIED_INTACT``; no record, no delta). ``report`` is triage's stored answer: diagnostic
+    ``VERIFIED_INTACT``; no record, no delta). ``report`` is triage's stored answer (with
+    ``recall(..., triage=False)``, the answer this client built from its own reads): diagnostic
     only, never acted on. ``freshness`` is ``None`` when the client checks none or the chain
     says nothing. ``untrusted`` is the stored answer's own ``refusalReason`` when the recall
     passes on an answer it could not prove, escaped (control characters as ``\\uXXXX``): a table
@@ -268,8 +273,9 @@ class _NotNewestHead(LogVerificationError):
 
 @dataclass(frozen=True)
 class _RecallAsked:
-    """One recall as the client asked and read it before deciding triage's answer: what every step
-    of the decision (:meth:`ResealClient._decide` and the methods it calls) reads, in one value."""
+    """One recall as the client asked and read it before deciding the answer (triage's, or its
+    own): what every step of the decision (:meth:`ResealClient._decide` and the methods it calls)
+    reads, in one value."""
 
     request_id: str
     lineage_id: str
@@ -279,6 +285,10 @@ class _RecallAsked:
     trusted: Checkpoint | None
     newest: Checkpoint | LogVerificationError | None
     chain: DeploymentChain | None = None
+    answered_by: Literal["triage", "client"] = "triage"
+    """Who built ``report``: triage (its stored answer) or this client (``recall(..., triage=False)``)."""
+    records: Mapping[int, Any] = field(default_factory=dict)
+    """Records the client read for its own answer, by seq, as stored: proven again from memory."""
 
 
 class ResealClient:
@@ -846,6 +856,7 @@ class ResealClient:
         target: Mapping[str, Any] | None = None,
         timeout_s: float = 60.0,
         poll_interval_s: float = 0.5,
+        triage: bool = True,
     ) -> RecallResult:
         """Requests a recall, waits for triage's answer and decides it with public keys alone:
         the record proven in the answer's signed checkpoint, consistent with the kept one and no
@@ -853,15 +864,26 @@ class ResealClient:
         the delta recomputed from the proven record and ``current_env``. A proven newer
         checkpoint is kept.
 
+        With ``triage=False`` the client answers the recall itself (docs/verifiable-log.md,
+        "Recall", "Without triage"; the TypeScript ``recallDirect``, ``reseal recall
+        --no-triage``): no ``RecallRequested`` is put and no report waited for; the answer triage
+        would give is built from this client's reads (:func:`reseal.local_recall_answer.local_recall_answer`)
+        and decided by the same steps, so ``report`` is the client's own answer and a refusal it
+        cannot prove reads ``[this client's reading of the table, not proven]``. ``timeout_s`` and
+        ``poll_interval_s`` are then unused.
+
         :param target: ``{"latest": True}`` (default), ``{"seq": n}`` or ``{"residualId": id}``
+        :param triage: ``False``: answered by this client, without triage's events
         :raises InvalidInputError: naming each bad field of the request
         :raises WaitTimeoutError: when no answer appears within ``timeout_s``
         :raises LogVerificationError: when the kept checkpoint does not verify
         :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read or put)
-        :raises TenantRequiredError: a stack with tenants, none of them the client's (nothing read or put)
+        :raises TenantRequiredError: a stack with tenants, none of them the client's, recalling
+            through triage (nothing read or put)
         """
         check_lineage_of_tenant(lineage_id, self.tenant_id)
-        self._write_queue_url()  # a recall of no tenant: the bus refuses its source on a stack with tenants
+        if triage:
+            self._write_queue_url()  # a recall of no tenant: the bus refuses its source on a stack with tenants
         target = dict(target) if target is not None else {"latest": True}
         _check_recall(lineage_id, target, current_env)
         trusted = self._trusted(lineage_id)
@@ -873,6 +895,8 @@ class ResealClient:
             newest: Checkpoint | LogVerificationError | None = self._latest(lineage_id, trusted, chain)
         except LogVerificationError as error:
             newest = error
+        if not triage:
+            return self._recall_direct(lineage_id, target, current_env, trusted, newest, chain)
         request_id = f"recall-{uuid.uuid4()}"
         detail: dict[str, Any] = {
             "requestId": request_id,
@@ -903,6 +927,58 @@ class ResealClient:
         report = self._poll(answered, f"triage report of recall {request_id}", timeout_s, poll_interval_s)
         asked = _RecallAsked(request_id, lineage_id, target, current_env, report, trusted, newest, chain)
         return self._unless_seen_rolled_back(asked, self._decide(asked))
+
+    def _recall_direct(
+        self,
+        lineage_id: str,
+        target: dict[str, Any],
+        current_env: Mapping[str, str],
+        trusted: Checkpoint | None,
+        newest: Checkpoint | LogVerificationError | None,
+        chain: DeploymentChain | None,
+    ) -> RecallResult:
+        """A recall answered by this client (``recall(..., triage=False)``): the answer built from
+        the head item's tree (:meth:`_answer_tree`) and the target record proven in it, then decided
+        by the very steps of a triage answer. The records read for the answer are read once: the
+        decision proves the same items again, from memory."""
+        request_id = f"direct-{uuid.uuid4()}"
+        read: dict[int, Any] = {}
+
+        def prove_in(seq: int, tree: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
+            read[seq] = self.table.read_record(lineage_id, seq)
+            return self._included_record(lineage_id, seq, tree, read[seq])
+
+        reads = LocalRecallReads(
+            prove_in,
+            lambda size1, size2: self._consistency(lineage_id, size1, size2),
+            lambda residual_id: self.table.find_by_residual_id(lineage_id, residual_id),
+            self._now_ms,
+        )
+        request = {"requestId": request_id, "lineageId": lineage_id, "target": target, "currentEnv": current_env}
+        answer = local_recall_answer(reads, request, self._answer_tree(lineage_id, newest), trusted)
+        asked = _RecallAsked(
+            request_id, lineage_id, target, current_env, answer, trusted, newest, chain, "client", read
+        )
+        return self._unless_seen_rolled_back(asked, self._decide(asked))
+
+    def _answer_tree(
+        self, lineage_id: str, newest: Checkpoint | LogVerificationError | None
+    ) -> Checkpoint | LogVerificationError | None:
+        """The tree triage answers from, as this client read it: the head item's signed checkpoint,
+        else the tree a head without one claims (:meth:`_claimed_tree`, which triage proves records
+        in, holding no deployment log). A head whose claim this client's index check refused
+        (rolled back behind the index, or no verified deployment chain) is still answered from its
+        claim, as triage would: the decision then refuses it against the index, with its freshness.
+        ``None`` or the finding when there is no tree to answer from."""
+        if isinstance(newest, LogVerificationError):
+            stored = self.table.log_head(lineage_id)
+            if stored is None or stored.checkpoint is not None:
+                return newest
+            newest = Checkpoint(self._origin(lineage_id), 0, EMPTY_ROOT)
+        try:
+            return self._claimed_tree(lineage_id, newest)
+        except LogVerificationError as error:
+            return error
 
     def _unless_seen_rolled_back(self, asked: _RecallAsked, decided: RecallResult) -> RecallResult:
         """``decided``, unless a seal of this client's own waited writes it saw awaiting integration
@@ -1070,7 +1146,7 @@ class ResealClient:
             if checked.verdict != V.VERIFIED_INTACT:
                 return end("NOT_INTACT", checked.verdict, checked.reason)
         seq = proof["seq"]
-        record = self.table.read_record(lineage_id, seq) if type(seq) is int and seq >= 0 else None
+        record = self._record_read(asked, seq) if type(seq) is int and seq >= 0 else None
         proven = verify_record_proof(record, proof["inclusion"], latest, lineage_id)
         if proven.verdict != V.VERIFIED_INTACT or proven.record is None:
             return end("NOT_INTACT", proven.verdict, proven.reason, checkpoint=latest)
@@ -1120,10 +1196,15 @@ class ResealClient:
             waiting = self._freshness_of(RecordFreshness("SEALED_AWAITING_INTEGRATION", size, reason), chain)
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, reason, freshness=waiting)
         try:
-            record = self._included_record(lineage_id, seq, newest)[0]
+            record = self._included_record(lineage_id, seq, newest, asked.records.get(seq))[0]
         except LogVerificationError as error:
             return end("NOT_INTACT", error.verdict, error.reason, checkpoint=newest)
         return self._decide_record(asked, end, newest, seq, record)
+
+    def _record_read(self, asked: _RecallAsked, seq: int) -> Any:
+        """Record ``seq`` as stored: as read for the client's own answer, else from the table."""
+        read = asked.records.get(seq)
+        return read if read is not None else self.table.read_record(asked.lineage_id, seq)
 
     def _decide_record(
         self,
@@ -1304,8 +1385,13 @@ class ResealClient:
         # (only in `untrusted`, escaped), and its code and verdict only when they are Reseal's own.
         stored = report.get("refusalReason")
         untrusted = escaped_text(stored) if isinstance(stored, str) and stored else None
-        named = f"triage refused ({code})" if code in _REFUSAL_CODES else "triage refused"
-        claim = f"{named}: {_REDACTED_TEXT if untrusted else 'no reason given'} [triage's finding, not proven to this client]"
+        # docs/verifiable-log.md, "Recall": a refusal is never passed on as a finding, and one this
+        # client built from its own reads is never passed on as triage's either.
+        by_client = asked.answered_by == "client"
+        named = "refused" if by_client else "triage refused"
+        named = f"{named} ({code})" if code in _REFUSAL_CODES else named
+        whose = "[this client's reading of the table, not proven]" if by_client else _TRIAGE_CLAIM
+        claim = f"{named}: {_REDACTED_TEXT if untrusted else 'no reason given'} {whose}"
         if report.get("outcome") == "TRIAGED":
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored answer carries no proof")
         if code == "INVALID_REQUEST":
@@ -1782,12 +1868,16 @@ class ResealClient:
         """Reads a record of ``lineage_id`` proven in a tree head (:meth:`_included_record`), for a search."""
         return lambda seq, latest: self._included_record(lineage_id, seq, latest)[0]
 
-    def _included_record(self, lineage_id: str, seq: int, latest: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Record ``seq`` read from the table and proven by inclusion in ``latest``, with its proof.
+    def _included_record(
+        self, lineage_id: str, seq: int, latest: Checkpoint, raw: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Record ``seq`` read from the table (``raw``: as already read) and proven by inclusion in
+        ``latest``, with its proof.
 
         :raises LogVerificationError: when the record is missing or does not prove
         """
-        raw = self.table.read_record(lineage_id, seq)
+        if raw is None:
+            raw = self.table.read_record(lineage_id, seq)
         if raw is None:
             raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
         inclusion = {

@@ -25,6 +25,7 @@ __all__ = [
     "build_manifest",
     "isolate_delta",
     "triage_report_digest",
+    "triaged_detail",
 ]
 
 _COMMON: Final = ("formatVersion", "preconditionSeal", "baselineKeyHashes", "structuralKeys", "claimDependencyMap")
@@ -495,3 +496,34 @@ def triage_report_digest(report: Any) -> str:
         check.string(report.get("reason"), "reason", 4096, 1)
     check.raise_if_any("triage report")
     return hash_canonical(HashDomain.TRIAGE_REPORT, report)
+
+
+def triaged_detail(
+    answer: Mapping[str, Any], header: Mapping[str, Any], report: Mapping[str, Any], proof: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The ``TRIAGED`` answer to a recall (docs/pipeline.md, "Message shapes"; the TypeScript
+    ``triagedDetail``): the proven record's seq and residual id, ``VERIFIED_INTACT``, the delta
+    isolated against the caller's environment, and the proof a client checks it with. Triage stores
+    it as its report; a client recalling without triage builds the same answer from its own reads
+    (docs/verifiable-log.md, "Recall", "Without triage"), so both are decided by the same steps.
+
+    :param answer: the recall it answers and when: ``requestId``, ``lineageId``, ``completedAtMs``
+        (ms since the Unix epoch)
+    :param header: the proven record's header (its ``monotonicSequenceNumber`` and ``residualId``)
+    :param report: the delta isolation report (:func:`isolate_delta`)
+    :param proof: ``{ checkpoint, treeHead, seq, recordHash, inclusion, consistency }``
+    """
+    return {
+        "formatVersion": 1,
+        "requestId": answer["requestId"],
+        "lineageId": answer["lineageId"],
+        "seq": header["monotonicSequenceNumber"],
+        "residualId": header["residualId"],
+        "outcome": "TRIAGED",
+        "verification": {"verdict": "VERIFIED_INTACT", "firstFailure": None},
+        "report": dict(report),
+        "proof": dict(proof),
+        "refusalReason": None,
+        "refusalCode": None,
+        "completedAtMs": answer["completedAtMs"],
+    }

@@ -1,0 +1,269 @@
+"""A recall answered by the client itself, ``recall(..., triage=False)`` (docs/verifiable-log.md,
+"Recall", "Without triage"): no ``RecallRequested`` is put, the answer triage would give is built
+from the client's own reads and decided by the same steps as triage's. Over the sealed records of
+test/vectors/seal.json with their tree nodes and the index built over them (test_index_tree_heads'
+fixtures); each case is recalled both ways over the same table and environment, triage's stored
+answer written as the triage function writes it (functions/triage/triage-service.ts)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+import test_deployment_chain_reader as fixtures
+import test_index_tree_heads as heads
+import test_tenancy as tenancy
+from conftest import REPO
+
+import reseal
+from reseal import VerificationVerdict
+from reseal.checkpoint_store import MemoryCheckpointStore
+from reseal.item_layout import LineageKeys
+from reseal.log import Checkpoint, merkle_tree_hash, sign_checkpoint
+
+LINEAGE = heads.LINEAGE
+ENV = {"DB_HOST": "db-2"}
+SIGNED = sign_checkpoint(Checkpoint(heads.ORIGIN, 2, merkle_tree_hash(heads.LEAVES)), fixtures.SIGNER)
+"""The lineage's signed checkpoint of both records of the vectors."""
+CLIENT_CLAIM = "[this client's reading of the table, not proven]"
+
+
+class NoBus:
+    """An EventBridge client that fails the test if anything is put on the bus."""
+
+    def put_events(self, **_: Any) -> dict[str, Any]:
+        raise AssertionError("a recall without triage put an event")
+
+
+def lineage(stored: int = 2, checkpoint: str | None = None) -> list[dict[str, Any]]:
+    """Records 0…stored−1 and a head item whose frontier is that of the tree before its record (as
+    the sealer writes it), with ``checkpoint`` or none (a head the sealer MAC'd)."""
+    items = heads.lineage_items(stored, checkpoint)
+    head = next(i for i in items if i["sk"]["S"] == LineageKeys.HEAD)
+    head["frontier"] = fixtures.s(json.dumps([merkle_tree_hash(heads.LEAVES[:1]).hex()] if stored == 2 else []))
+    return items
+
+
+def edited(items: list[dict[str, Any]], seq: int = 1) -> list[dict[str, Any]]:
+    """``items`` with record ``seq``'s payload rewritten by a table writer."""
+    record = json.loads(json.dumps(heads.RECORDS[seq]))
+    record["payload"] = {"note": "rewritten"}
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.record(seq))
+    return [
+        {**i, "record": fixtures.s(json.dumps(record))} if (i["pk"]["S"], i["sk"]["S"]) == key else i for i in items
+    ]
+
+
+def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
+    """What triage stores for ``case`` over the same table."""
+    base = {"formatVersion": 1, "requestId": request_id, "lineageId": LINEAGE, "completedAtMs": fixtures.NOW_MS}
+    if case == "edited":
+        reason = f"record {seq}: the record's hash does not match"
+        return {
+            **base,
+            "seq": seq,
+            "residualId": None,
+            "outcome": "REFUSED",
+            "verification": {
+                "verdict": "HASH_MISMATCH",
+                "firstFailure": {"seq": seq, "verdict": "HASH_MISMATCH", "reason": reason},
+            },
+            "report": None,
+            "proof": None,
+            "refusalReason": f"record not verified (HASH_MISMATCH at seq {seq}: {reason}); triage refused",
+            "refusalCode": "VERIFICATION_FAILED",
+        }
+    if case == "not found":
+        return {
+            **base,
+            "seq": seq,
+            "residualId": None,
+            "outcome": "REFUSED",
+            "verification": None,
+            "report": None,
+            "proof": None,
+            "refusalReason": f"no record at seq {seq}: the lineage's head covers 2 records",
+            "refusalCode": "NOT_FOUND",
+        }
+    record = heads.RECORDS[seq]
+    signed = case == "signed"
+    proof = {
+        "checkpoint": SIGNED if signed else None,
+        "treeHead": {"treeSize": 2, "rootHash": merkle_tree_hash(heads.LEAVES).hex()},
+        "seq": seq,
+        "recordHash": record["recordHash"],
+        "inclusion": {"leafIndex": seq, "treeSize": 2, "inclusionProof": [merkle_tree_hash(heads.LEAVES[:1]).hex()]},
+        "consistency": None,
+    }
+    return reseal.triaged_detail(base, record["header"], reseal.isolate_delta(record["manifest"], ENV), proof)
+
+
+def recall_both(
+    items: list[dict[str, Any]], case: str, target: dict[str, Any], *, freshness: bool = True
+) -> tuple[reseal.RecallResult, reseal.RecallResult]:
+    """The recall of ``target`` through triage (its answer for ``case``) and without triage, each
+    by a fresh client over its own copy of ``items``."""
+    seq = target.get("seq", 1)
+    through, _ = heads.client(json.loads(json.dumps(items)), freshness=freshness)
+    through._events = heads.Events()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(through.table, "triage_report", lambda _l, r: triage_answer(r, case, seq))
+        triaged = through.recall(LINEAGE, ENV, target=target, timeout_s=0)
+    return triaged, direct(items, target, freshness=freshness)
+
+
+def direct(
+    items: list[dict[str, Any]],
+    target: dict[str, Any] | None = None,
+    *,
+    freshness: bool = True,
+    checkpoints: MemoryCheckpointStore | None = None,
+) -> reseal.RecallResult:
+    """A recall without triage over ``items``; any event put, or triage report read, fails the test."""
+    client, _ = heads.client(json.loads(json.dumps(items)), freshness=freshness, checkpoints=checkpoints)
+    client._events = NoBus()
+
+    def no_report(*_: Any) -> Any:
+        raise AssertionError("a recall without triage read a triage report")
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(client.table, "triage_report", no_report)
+        return client.recall(LINEAGE, ENV, target=target, triage=False)
+
+
+def decided(result: reseal.RecallResult) -> tuple[Any, ...]:
+    fresh = result.freshness
+    return result.end, result.verdict, None if fresh is None else fresh.state, result.delta, result.record
+
+
+CASES = [
+    # (what, the table, triage's answer, target, freshness checked)
+    ("signed head, latest", [*lineage(2, SIGNED), *heads.deployment(2)], "signed", {"latest": True}, True),
+    ("signed head, seq 1", [*lineage(2, SIGNED), *heads.deployment(2)], "signed", {"seq": 1}, True),
+    ("MAC'd head, integrated", [*lineage(2), *heads.deployment(2)], "indexed", {"latest": True}, True),
+    ("MAC'd head, by residual id", [*lineage(2), *heads.deployment(2)], "indexed", {"residualId": "residual-1"}, True),
+    ("MAC'd head, awaiting integration", [*lineage(2), *heads.deployment(1)], "indexed", {"latest": True}, True),
+    ("MAC'd head, rolled back", [*lineage(1), *heads.deployment(2)], "indexed", {"latest": True}, True),
+    ("edited record, signed head", edited(lineage(2, SIGNED)), "edited", {"latest": True}, False),
+    ("edited record, MAC'd head", edited([*lineage(2), *heads.deployment(2)]), "edited", {"latest": True}, True),
+    ("no such seq", [*lineage(2, SIGNED), *heads.deployment(2)], "not found", {"seq": 5}, True),
+]
+
+
+@pytest.mark.parametrize(("what", "items", "case", "target", "freshness"), CASES, ids=[c[0] for c in CASES])
+def test_the_recall_without_triage_decides_as_the_recall_through_triage(
+    what: str, items: list[dict[str, Any]], case: str, target: dict[str, Any], freshness: bool
+) -> None:
+    triaged, answered = recall_both(items, case, target, freshness=freshness)
+    assert decided(answered) == decided(triaged), (answered.reason, triaged.reason)
+    assert answered.request_id.startswith("direct-")
+    assert "triage" not in answered.reason, answered.reason
+    if answered.end == "TRIAGED":
+        assert answered.reason == triaged.reason
+        assert answered.report["outcome"] == "TRIAGED" and answered.report["requestId"] == answered.request_id
+
+
+def test_a_proven_recall_without_triage_carries_the_record_and_the_delta_of_this_environment() -> None:
+    got = direct([*lineage(2, SIGNED), *heads.deployment(2)])
+    assert (got.end, got.verdict) == ("TRIAGED", VerificationVerdict.VERIFIED_INTACT), got.reason
+    assert got.record is not None and got.record["recordHash"] == heads.RECORDS[1]["recordHash"]
+    assert got.delta == reseal.isolate_delta(heads.RECORDS[1]["manifest"], ENV)
+    assert got.freshness is not None and got.freshness.state == "PROVEN"
+    assert got.checkpoint is not None and got.checkpoint.note == SIGNED
+
+
+def test_the_client_s_answer_proves_the_record_from_the_kept_checkpoint_and_keeps_the_newer() -> None:
+    store = MemoryCheckpointStore()
+    store.save(
+        heads.ORIGIN, sign_checkpoint(Checkpoint(heads.ORIGIN, 1, merkle_tree_hash(heads.LEAVES[:1])), fixtures.SIGNER)
+    )
+    got = direct([*lineage(2, SIGNED), *heads.deployment(2)], checkpoints=store)
+    assert got.end == "TRIAGED" and "consistent with the kept one of 1" in got.reason, got.reason
+    assert got.report["proof"]["consistency"] == {
+        "fromSize": 1,
+        "toSize": 2,
+        "proof": [merkle_tree_hash(heads.LEAVES[1:]).hex()],
+    }
+    assert store.load(heads.ORIGIN) == SIGNED
+
+
+def test_an_edited_record_is_a_tamper_finding_worded_as_the_client_s_reading() -> None:
+    got = direct(edited(lineage(2, SIGNED)), freshness=False)
+    assert (got.end, got.verdict, got.record, got.delta) == (
+        "NOT_INTACT",
+        VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+        None,
+        None,
+    )
+    assert got.reason == (
+        f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}; its claimed verdict HASH_MISMATCH"
+    )
+    # The words read from the table stay out of the reason, escaped in `untrusted`.
+    assert got.untrusted is not None and got.untrusted.startswith("record 1: ")
+    assert got.report["refusalCode"] == "VERIFICATION_FAILED" and got.report["proof"] is None
+
+
+def test_a_refusal_the_log_cannot_contradict_is_passed_on_as_the_client_s_reading() -> None:
+    got = direct(lineage(2, SIGNED), {"seq": 5}, freshness=False)
+    assert (got.end, got.verdict) == ("NOT_FOUND", None)
+    assert got.reason == f"refused (NOT_FOUND): [stored text: see untrusted] {CLIENT_CLAIM}"
+    assert got.untrusted == (
+        "no record at seq 5: the lineage's head covers 2 records (if it was just appended, recall again)"
+    )
+    # A seq past the indexed head: the index says nothing of it either, so it stays the client's reading.
+    assert direct([*lineage(2, SIGNED), *heads.deployment(2)], {"seq": 5}).reason == got.reason
+    # A residual id the index proves absent: the reason says so instead.
+    absent = direct([*lineage(2, SIGNED), *heads.deployment(2)], {"residualId": "residual-never"})
+    assert absent.end == "NOT_FOUND" and absent.reason.endswith("[proven by the index]"), absent.reason
+    assert absent.freshness is not None and absent.freshness.state == "ABSENT"
+
+
+def test_an_untriageable_manifest_is_refused_with_the_proof_and_decided_untriageable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def untriageable(*_: Any) -> Any:
+        raise reseal.InvalidInputError("manifest", [reseal.InputIssue("formatVersion", "expected 1 or 2")])
+
+    monkeypatch.setattr("reseal.local_recall_answer.isolate_delta", untriageable)
+    monkeypatch.setattr("reseal.client.isolate_delta", untriageable)
+    got = direct([*lineage(2, SIGNED), *heads.deployment(2)])
+    assert (got.end, got.verdict, got.delta) == ("UNTRIAGEABLE", VerificationVerdict.VERIFIED_INTACT, None)
+    assert got.record is not None and got.report["refusalCode"] == "MANIFEST_UNTRIAGEABLE"
+    assert got.report["residualId"] == "residual-1" and got.report["proof"]["seq"] == 1
+
+
+_TS_SCHEMA = """
+import { TriageCompletedDetailSchema } from './shared/pipeline/triage-completed-detail';
+import { readFileSync } from 'node:fs';
+const answers = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(answers.map((a: unknown) => TriageCompletedDetailSchema.safeParse(a).error?.issues ?? null)));
+"""
+
+
+def test_the_client_s_answers_are_triage_completed_details_to_the_typescript_schema() -> None:
+    answers = [
+        direct([*lineage(2, SIGNED), *heads.deployment(2)]).report,
+        direct([*lineage(2), *heads.deployment(2)]).report,
+        direct(edited(lineage(2, SIGNED)), freshness=False).report,
+        direct(lineage(2, SIGNED), {"seq": 5}, freshness=False).report,
+        direct(lineage(2, SIGNED), {"residualId": "residual-never"}, freshness=False).report,
+    ]
+    done = subprocess.run(
+        [str(REPO / "node_modules" / ".bin" / "tsx"), "--eval", _TS_SCHEMA],
+        cwd=REPO,
+        input=json.dumps(answers),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [None] * len(answers)
+
+
+def test_a_recall_without_triage_of_another_tenant_s_lineage_reads_nothing() -> None:
+    client, table, _ = tenancy.tenant_client("acme")
+    with pytest.raises(reseal.TenantMismatchError):
+        client.recall("beta/agent-1", {}, triage=False)
+    assert table.calls == []
