@@ -106,6 +106,11 @@ const editNodesOfRecords0To3 = async (c: AttackContext) => {
 // --- attacks, as data ---
 const attacks = {
   none: { target: 'lineage', attack: 'none (control)', apply: async () => {} },
+  noneKeptOlder: {
+    target: 'lineage',
+    attack: 'none (control), read with the checkpoint of 3 records trusted',
+    apply: async () => {},
+  },
   editPayload: {
     target: 'record',
     attack: 'edit the payload of the last record',
@@ -172,6 +177,12 @@ const attacks = {
   editNodesReadOlder: {
     target: 'tree nodes',
     attack: 'edit the tree nodes stored on records 0 to 3, then read record 2 (its inclusion proof reads them)',
+    apply: editNodesOfRecords0To3,
+  },
+  editNodesKeptOlder: {
+    target: 'tree nodes',
+    attack:
+      'edit the tree nodes stored on records 0 to 3, then read with the checkpoint of 3 records trusted (the consistency proof to 5 reads them)',
     apply: editNodesOfRecords0To3,
   },
   junkAfterOutOfRange: {
@@ -404,6 +415,17 @@ const pyRewound = (records: number): Expected => [
 ];
 
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
+/** The lineage as a reader trusted it when it held `records` records: its signed checkpoint and head then. */
+const trustedAt =
+  (records: number): Cell['target'] =>
+  () => {
+    const head = lineage.earlier
+      .get(`${records} records`)
+      ?.get(LineageKeys.lineage(lineage.lineageId))
+      ?.find((i) => i.sk?.S === LineageKeys.head);
+    if (!head?.recordHash?.S) throw new Error(`no head of ${records} records`);
+    return { trusted: { note: textOf(head, 'checkpoint'), seq: records - 1, recordHash: head.recordHash.S } };
+  };
 const at =
   (seq: number): Cell['target'] =>
   () => ({ recall: { seq }, receiptSeq: seq, write: lineage.writes[seq] as ReadTarget['write'] });
@@ -495,6 +517,43 @@ const cells: readonly Cell[] = [
       [PY]: pyCaught('HASH_MISMATCH'),
       // The Python client takes no refusal on triage's word: triage's finding, unproven to it, is a tamper risk.
       [PR]: 'NOT_INTACT UNVERIFIED_TAMPER_RISK no freshness',
+    },
+  },
+  {
+    // A reader that trusts an older checkpoint (3 records) proves the head's tree (5) consistent
+    // with it, from the nodes stored on the records (docs/verifiable-log.md, "Checkpoints the
+    // client keeps"): the edited nodes fail that proof, so every reader tied to the signed log
+    // refuses the lineage (without the checkpoint, each reads as after the first node edit). An
+    // export carries no nodes: not its reader. The control below shows the older checkpoint alone
+    // changes nothing.
+    attack: attacks.editNodesKeptOlder,
+    target: trustedAt(3),
+    expect: {
+      [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VA]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CR]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [CD]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [RC]: ['exit 0 VERIFIED_INTACT', 'export exit 20 LINEAGE_BROKEN'],
+      [P]: ['exit 3 SEALED', 'exit 20 LINEAGE_BROKEN'],
+      [CW]: ['SEALED seq 4', 'UnverifiedOutcomeError'],
+      [PY]: [
+        'records LogVerificationError HASH_MISMATCH; receipt LogVerificationError HASH_MISMATCH',
+        'records LogVerificationError LINEAGE_BROKEN; receipt LogVerificationError LINEAGE_BROKEN',
+      ],
+    },
+  },
+  {
+    attack: attacks.noneKeptOlder,
+    target: trustedAt(3),
+    expect: {
+      ...intact([V, VA, VK, I, CV, R, CR, CD, RC]),
+      [P]: both('exit 3 SEALED'),
+      [CW]: both('SEALED seq 4'),
+      [PY]: both(PY_INTACT),
     },
   },
   // A junk key is not a record: it hides nothing, so the intact lineage reads intact (and the
