@@ -15,8 +15,11 @@ export type Expected = readonly [withoutCheckpoint: string, withCheckpoint: stri
 /** An attack and what each reader must report on it (a reader not listed does not read the item). */
 export interface Cell {
   readonly attack: Attack;
-  /** What the readers look at, when not the base target: the recall target, the receipt's seq, the awaited write (called when the cell runs). */
-  readonly target?: () => Partial<Pick<ReadTarget, 'recall' | 'receiptSeq' | 'write' | 'onRecall'>>;
+  /**
+   * What the readers look at, when not the base target: the recall target, the receipt's seq, the
+   * awaited write, the state a reader with a checkpoint trusts (called when the cell runs).
+   */
+  readonly target?: () => Partial<Pick<ReadTarget, 'recall' | 'receiptSeq' | 'write' | 'onRecall' | 'trusted'>>;
   readonly expect: Readonly<Record<string, Expected>>;
 }
 

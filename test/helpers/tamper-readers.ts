@@ -371,6 +371,25 @@ export const clientRecall: Reader = {
 };
 
 /**
+ * `ResealClient.recallDirect` of the target (with a checkpoint: a seeded checkpoint store): the
+ * client's own answer, built from its reads of the table with no triage round trip
+ * (docs/verifiable-log.md, "Recall", "Without triage"), decided as `client.recall` decides triage's.
+ */
+export const clientRecallDirect: Reader = {
+  name: 'client.recallDirect',
+  read: (setup, target, withCheckpoint) =>
+    settled(async () => {
+      const client = clientOf(setup, target, await memoryStore(setup, target, withCheckpoint));
+      const recall = await client.recallDirect({
+        lineageId: target.lineageId,
+        target: target.recall,
+        currentEnv: setup.currentEnv,
+      });
+      return recall.verdict ?? `refused ${recall.refusal?.code ?? '?'} (unproven)`;
+    }),
+};
+
+/**
  * `ResealClient.verifyLineage` tied to the signed log by `checkWalkAgainstLog`, the client's
  * lineage verification as `reseal verify --lineage` composes it (with a checkpoint: a seeded
  * checkpoint store and the head as `checkpoint`).
@@ -552,6 +571,26 @@ export const pythonClient: Reader = {
       'records',
       String(target.receiptSeq),
       ...(withCheckpoint ? [join(dir, 'checkpoints.json')] : []),
+    ]);
+  },
+};
+
+/**
+ * The Python package's `recall` of the target (docs/python.md) in a subprocess, through EventBridge
+ * and the deployed triage function, cold (it takes no checkpoint), with the stack's default
+ * freshness policy: `<end> <verdict or -> <freshness state or "no freshness">`
+ * (python/tests/online/tamper_reader.py).
+ */
+export const pythonRecall: Reader = {
+  name: 'python: recall',
+  takesCheckpoint: false,
+  read: async (setup, target) => {
+    const dir = await workDir(setup, target, false);
+    return runPythonReader(setup, dir, [
+      target.lineageId,
+      'recall',
+      JSON.stringify(target.recall),
+      JSON.stringify(setup.currentEnv),
     ]);
   },
 };

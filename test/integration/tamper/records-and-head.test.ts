@@ -6,6 +6,7 @@ import { acceptedWrite, sealGroup } from '../../helpers/emulator-lineages';
 import { both, type Cell, type Expected, itEachCell } from '../../helpers/tamper-matrix';
 import {
   clientRecall,
+  clientRecallDirect,
   clientVerifyExport,
   clientVerifyLineage,
   clientWaitForOutcome,
@@ -13,6 +14,7 @@ import {
   inspectLineageCli,
   publishWaitCli,
   pythonClient,
+  pythonRecall,
   type ReadTarget,
   recallCli,
   receiptCli,
@@ -88,9 +90,27 @@ const restoreManifest = async (context: AttackContext) => {
   savedManifest = undefined;
 };
 
+/** Every tree node stored on records 0 to 3 becomes ff…ff (binary, 32 bytes a node; or hex text: docs/verifiable-log.md, "Stored state"). */
+const editNodesOfRecords0To3 = async (c: AttackContext) => {
+  for (const seq of [0, 1, 2, 3]) {
+    await c.table.update(pk(c), record(seq), (item) => ({
+      ...item,
+      nodes:
+        item.nodes?.B !== undefined
+          ? { B: new Uint8Array(item.nodes.B.byteLength).fill(0xff) }
+          : { S: textOf(item, 'nodes').replace(/[0-9a-f]{64}/g, 'f'.repeat(64)) },
+    }));
+  }
+};
+
 // --- attacks, as data ---
 const attacks = {
   none: { target: 'lineage', attack: 'none (control)', apply: async () => {} },
+  noneKeptOlder: {
+    target: 'lineage',
+    attack: 'none (control), read with the checkpoint of 3 records trusted',
+    apply: async () => {},
+  },
   editPayload: {
     target: 'record',
     attack: 'edit the payload of the last record',
@@ -152,18 +172,18 @@ const attacks = {
   editNodes: {
     target: 'tree nodes',
     attack: 'edit the tree nodes stored on records 0 to 3',
-    apply: async (c) => {
-      for (const seq of [0, 1, 2, 3]) {
-        // Binary, 32 bytes a node (docs/verifiable-log.md, "Stored state"): every hash becomes ff…ff.
-        await c.table.update(pk(c), record(seq), (item) => ({
-          ...item,
-          nodes:
-            item.nodes?.B !== undefined
-              ? { B: new Uint8Array(item.nodes.B.byteLength).fill(0xff) }
-              : { S: textOf(item, 'nodes').replace(/[0-9a-f]{64}/g, 'f'.repeat(64)) },
-        }));
-      }
-    },
+    apply: editNodesOfRecords0To3,
+  },
+  editNodesReadOlder: {
+    target: 'tree nodes',
+    attack: 'edit the tree nodes stored on records 0 to 3, then read record 2 (its inclusion proof reads them)',
+    apply: editNodesOfRecords0To3,
+  },
+  editNodesKeptOlder: {
+    target: 'tree nodes',
+    attack:
+      'edit the tree nodes stored on records 0 to 3, then read with the checkpoint of 3 records trusted (the consistency proof to 5 reads them)',
+    apply: editNodesOfRecords0To3,
   },
   junkAfterOutOfRange: {
     target: 'record',
@@ -306,11 +326,13 @@ const P = publishWaitCli.name;
 const E = exportThenVerifyCli.name;
 const RC = receiptCli.name;
 const CR = clientRecall.name;
+const CD = clientRecallDirect.name;
 const CV = clientVerifyLineage.name;
 const CW = clientWaitForOutcome.name;
 const XV = clientVerifyExport.name;
 const S = 'sealer (next append)';
 const PY = pythonClient.name;
+const PR = pythonRecall.name;
 
 /**
  * The readers' expected outcomes when the tamper is caught everywhere the item is read: `verdict`
@@ -339,10 +361,7 @@ const pyCaught = (records: string, receipt = records) =>
 const PY_INTACT = 'records VERIFIED_INTACT 5; receipt VERIFIED_INTACT seq 4';
 const intact = (readers: readonly string[]) =>
   Object.fromEntries(
-    readers.map((name) => [
-      name,
-      both(name === CV || name === CR || name === XV ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT'),
-    ]),
+    readers.map((name) => [name, both([CV, CR, CD, XV].includes(name) ? 'VERIFIED_INTACT' : 'exit 0 VERIFIED_INTACT')]),
   );
 
 /**
@@ -396,6 +415,17 @@ const pyRewound = (records: number): Expected => [
 ];
 
 // --- the matrix: expected outcome per reader, [without a trusted checkpoint, with one] ---
+/** The lineage as a reader trusted it when it held `records` records: its signed checkpoint and head then. */
+const trustedAt =
+  (records: number): Cell['target'] =>
+  () => {
+    const head = lineage.earlier
+      .get(`${records} records`)
+      ?.get(LineageKeys.lineage(lineage.lineageId))
+      ?.find((i) => i.sk?.S === LineageKeys.head);
+    if (!head?.recordHash?.S) throw new Error(`no head of ${records} records`);
+    return { trusted: { note: textOf(head, 'checkpoint'), seq: records - 1, recordHash: head.recordHash.S } };
+  };
 const at =
   (seq: number): Cell['target'] =>
   () => ({ recall: { seq }, receiptSeq: seq, write: lineage.writes[seq] as ReadTarget['write'] });
@@ -403,12 +433,14 @@ const cells: readonly Cell[] = [
   {
     attack: attacks.none,
     expect: {
-      ...intact([V, VA, I, E, XV, CV, R, CR, RC]),
+      ...intact([V, VA, I, E, XV, CV, R, CR, CD, RC]),
       // Sealed, never integrated here (no notices): SEALED_AWAITING_INTEGRATION, exit 3 (docs/cli.md, `publish --wait`).
       [P]: both('exit 3 SEALED'),
       [CW]: both('SEALED seq 4'),
       [S]: 'SEALED',
       [PY]: both(PY_INTACT),
+      // Recalled through the deployed triage function: this lineage is never integrated here.
+      [PR]: 'TRIAGED VERIFIED_INTACT SEALED_AWAITING_INTEGRATION',
     },
   },
   { attack: attacks.editPayload, expect: { ...caught('HASH_MISMATCH'), [PY]: pyCaught('HASH_MISMATCH') } },
@@ -466,6 +498,62 @@ const cells: readonly Cell[] = [
       [P]: both('exit 3 SEALED'),
       [CW]: both('SEALED seq 4'),
       [PY]: pyCaught('HASH_MISMATCH'),
+    },
+  },
+  {
+    // An older record is proven by inclusion with a path built from the nodes stored on the
+    // records (docs/verifiable-log.md, "Proving a record"; only the last leaf's comes from the
+    // head's frontier): every reader that proves record 2, through triage or on its own, finds
+    // the path does not lead to the signed root, and never answers from the record.
+    attack: attacks.editNodesReadOlder,
+    target: at(2),
+    expect: {
+      [R]: both('exit 20 HASH_MISMATCH'),
+      [CR]: both('HASH_MISMATCH'),
+      [CD]: both('HASH_MISMATCH'),
+      [RC]: both('export exit 20 HASH_MISMATCH'),
+      [P]: both('exit 20 HASH_MISMATCH'),
+      [CW]: both('UnverifiedOutcomeError'),
+      [PY]: pyCaught('HASH_MISMATCH'),
+      // The Python client takes no refusal on triage's word: triage's finding, unproven to it, is a tamper risk.
+      [PR]: 'NOT_INTACT UNVERIFIED_TAMPER_RISK no freshness',
+    },
+  },
+  {
+    // A reader that trusts an older checkpoint (3 records) proves the head's tree (5) consistent
+    // with it, from the nodes stored on the records (docs/verifiable-log.md, "Checkpoints the
+    // client keeps"): the edited nodes fail that proof, so every reader tied to the signed log
+    // refuses the lineage (without the checkpoint, each reads as after the first node edit). An
+    // export carries no nodes: not its reader. The control below shows the older checkpoint alone
+    // changes nothing.
+    attack: attacks.editNodesKeptOlder,
+    target: trustedAt(3),
+    expect: {
+      [V]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VA]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [VK]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [I]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CV]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [R]: ['exit 0 VERIFIED_INTACT', 'exit 20 LINEAGE_BROKEN'],
+      [CR]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [CD]: ['VERIFIED_INTACT', 'LINEAGE_BROKEN'],
+      [RC]: ['exit 0 VERIFIED_INTACT', 'export exit 20 LINEAGE_BROKEN'],
+      [P]: ['exit 3 SEALED', 'exit 20 LINEAGE_BROKEN'],
+      [CW]: ['SEALED seq 4', 'UnverifiedOutcomeError'],
+      [PY]: [
+        'records LogVerificationError HASH_MISMATCH; receipt LogVerificationError HASH_MISMATCH',
+        'records LogVerificationError LINEAGE_BROKEN; receipt LogVerificationError LINEAGE_BROKEN',
+      ],
+    },
+  },
+  {
+    attack: attacks.noneKeptOlder,
+    target: trustedAt(3),
+    expect: {
+      ...intact([V, VA, VK, I, CV, R, CR, CD, RC]),
+      [P]: both('exit 3 SEALED'),
+      [CW]: both('SEALED seq 4'),
+      [PY]: both(PY_INTACT),
     },
   },
   // A junk key is not a record: it hides nothing, so the intact lineage reads intact (and the
@@ -662,11 +750,13 @@ const readers = [
   exportThenVerifyCli,
   receiptCli,
   clientRecall,
+  clientRecallDirect,
   clientVerifyExport,
   clientVerifyLineage,
   clientWaitForOutcome,
   nextAppend(setup, () => lineage.lineageId),
   pythonClient,
+  pythonRecall,
 ];
 
 describe('tampering with records and heads, through every reader', () => {
