@@ -29,7 +29,8 @@ export const MAX_CONCURRENT_LINEAGES = 10;
  * order, so SQS redelivers it in order; the service's outcomes are idempotent, so the retry
  * re-answers what was already answered. Other groups are unaffected (FIFO order only binds
  * within a group). The groups of one invocation share one read of the deployment head
- * ({@link SealerService.beginInvocation}): their index floors are decided on it.
+ * ({@link SealerService.beginInvocation}): their index floors are decided on it; their runs'
+ * sealed-run notices are sent together once all of them are done ({@link SealerService.endInvocation}).
  *
  * Powertools' `SqsFifoPartialProcessorAsync` hands records over one at a time, which would cost
  * one signature per record; the grouping here is the one thing it does not do.
@@ -56,6 +57,8 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
       }
     });
     const batchItemFailures = failedByGroup.flat();
+    // The runs' sealed-run notices, together, once every group is done (never rejects).
+    await service.endInvocation(invocation);
     logger.removeKeys(['residualId', 'lineageId', 'messageId', 'requestId']);
     logger.info('batch handled', {
       records: event.Records.length,

@@ -79,8 +79,8 @@ exports.handler = async (event) => {
 
 // FIFO queue: the sealer's own handler (functions/sealer/create-handler.ts, which splits a batch by
 // message group and reports a group that throws failed whole), bundled into one file around a
-// stand-in for SealerService: `beginInvocation` (once per batch: no index here) and `handleGroup`
-// are all the handler calls. The stand-in handles a
+// stand-in for SealerService: `beginInvocation` (once per batch: no index here), `handleGroup` and
+// `endInvocation` (no notices here) are all the handler calls. The stand-in handles a
 // group's messages in order, and a body starting with "fail-once" throws on its first receive
 // only, as a KMS or DynamoDB failure would.
 const SEALER_HANDLER = `
@@ -103,6 +103,7 @@ const service = {
     }
     return outcomes;
   },
+  async endInvocation() {},
 };
 const logger = new Logger({ serviceName: 'reseal-partial-batch', logLevel: 'SILENT' });
 const metrics = new Metrics({ namespace: 'ResealPartialBatchTest', serviceName: 'reseal-partial-batch' });
