@@ -36,8 +36,11 @@ export const MAX_CONCURRENT_LINEAGES = 10;
  * one signature per record; the grouping here is the one thing it does not do.
  *
  * Each invocation ends with one `batch handled` log line (records, lineages, failed records,
- * `durationMs` from the handler's start): what the sealer's throughput is made of, beside the
- * event source's batch sizes (docs/pipeline.md, "Concurrency").
+ * `durationMs` from the handler's start, and `sealed`: `[lineageId, residualId]` of each record
+ * sealed): what the sealer's throughput is made of, beside the event source's batch sizes
+ * (docs/pipeline.md, "Concurrency"), and the success path's only line: a sealed record has no line
+ * of its own, while every refusal, conflict, redelivery, lost race and failure keeps one
+ * (docs/pipeline.md, "Logs and metrics").
  */
 export function createSealerHandler(service: SealerService, logger: Logger, metrics: Metrics) {
   const limit = pLimit(MAX_CONCURRENT_LINEAGES);
@@ -46,10 +49,13 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
     const groups = messageGroups(event.Records);
     // One deployment-head read for the whole batch, shared by its groups' runs.
     const invocation = service.beginInvocation();
+    const sealed: [lineageId: string, residualId: string][] = [];
     const failedByGroup = await limit.map(groups, async (group) => {
       beginRecord(logger, group[0]?.messageId ?? '');
       try {
-        await service.handleGroup(group.map(sealMessageOf), invocation);
+        for (const outcome of await service.handleGroup(group.map(sealMessageOf), invocation)) {
+          if (outcome.kind === 'SEALED') sealed.push([outcome.head.lineageId, outcome.residualId]);
+        }
         return [];
       } catch {
         // Logged by the service; the whole group is retried in order.
@@ -65,6 +71,7 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
       lineages: groups.length,
       failed: batchItemFailures.length,
       durationMs: Math.round(performance.now() - startedMs),
+      sealed,
     });
     return { batchItemFailures };
   })
