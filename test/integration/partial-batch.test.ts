@@ -99,7 +99,8 @@ const service = {
       const record = view(current.byId.get(message.messageId));
       if (message.body.startsWith('fail-once') && record.receiveCount === 1) throw new Error('transient failure of ' + message.body);
       current.processed.push(record);
-      outcomes.push({ kind: 'SEALED' });
+      // Shaped as the service's: the handler's \`batch handled\` line names each sealed write.
+      outcomes.push({ kind: 'SEALED', residualId: message.body, head: { lineageId: 'stand-in' } });
     }
     return outcomes;
   },
