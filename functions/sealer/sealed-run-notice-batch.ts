@@ -20,11 +20,6 @@ export class SealedRunNoticeBatch {
     this.#logger = logger;
   }
 
-  /** Notices added and not yet sent. */
-  get size(): number {
-    return this.#pending.length;
-  }
-
   /** A run's notice, kept until {@link SealedRunNoticeBatch.send}. */
   add(notice: SealedRunNotice): void {
     this.#pending.push(notice);
