@@ -159,9 +159,11 @@ export const INDEX_COST_HEADER = [
  * sealer's index read per run, the integrator's work per integration amortized), beside what the
  * run measured of it at the bench's index size and rate (the integrator's `BatchWriteItem` of
  * index nodes; the `BatchGetItem` calls, whose capacity the emulator does not report). Writes per
- * sealer run come from the functions' standard-queue `SendMessage` per write: the sealer's
- * sealed-run notices, one per run (docs/deployment-log.md, "Sealed-run notices"; a roll-forward's
- * notice counts as a run more: fewer writes per run, more index reads, an upper bound). Sealer
+ * sealer run come from the sealer's sealed-run notices per write, one per run
+ * (docs/deployment-log.md, "Sealed-run notices"; a roll-forward's notice counts as a run more:
+ * fewer writes per run, more index reads, an upper bound): the entries of the functions'
+ * standard-queue `SendMessageBatch` (its billed units as bench/stack/call-tally.ts counts them,
+ * one per entry), and the `SendMessage` of a sealer from before notices were batched. Sealer
  * invocations come from the `GenerateMac` per write: only the sealer makes them, one per record
  * and one per invocation (its head-state MAC over the heads of all its runs,
  * docs/verifiable-log.md, "Appending"; a lost race's re-seal counts as an invocation more: more
@@ -181,7 +183,8 @@ export function indexCostRow(
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
   // One sealed-run notice per run; one GenerateMac per record sealed and one per invocation (the head-state MAC).
-  const writesPerRun = Math.max(1, 1 / Math.max(perWrite('SQS.SendMessage'), 1e-9));
+  const batchEntries = (measured.functions?.['SQS.SendMessageBatch']?.billedUnits ?? 0) / measured.operations;
+  const writesPerRun = Math.max(1, 1 / Math.max(perWrite('SQS.SendMessage') + batchEntries, 1e-9));
   const sealerInvocations = Math.max(perWrite('KMS.GenerateMac') - 1, 0);
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
   const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);

@@ -15,11 +15,18 @@ import type { GuardAccepted, GuardService } from './guard-service';
  * only on an infrastructure failure: its screening threw, or the queue did not take its write
  * (a per-entry failure of the batch send is mapped back to that record). Permanent refusals
  * resolve and are deleted.
+ *
+ * Each invocation ends with one `batch handled` log line (records, `accepted`: `[lineageId,
+ * residualId]` of each write forwarded, rejected and failed counts, `durationMs` from the
+ * handler's start): the success path's only line, while each refusal and failure keeps its own
+ * (docs/pipeline.md, "Logs and metrics").
  */
 export function createGuardHandler(service: GuardService, logger: Logger, metrics: Metrics) {
   return middy(async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
+    const startedMs = performance.now();
     const failures: { itemIdentifier: string }[] = [];
     const accepted: GuardAccepted[] = [];
+    let rejected = 0;
     for (const record of event.Records) {
       beginRecord(logger, record.messageId);
       try {
@@ -31,6 +38,7 @@ export function createGuardHandler(service: GuardService, logger: Logger, metric
           eventSourceArn: record.eventSourceARN || null,
         });
         if ('accepted' in screening) accepted.push(screening.accepted);
+        else if (screening.outcome.kind === 'REJECTED') rejected++;
       } catch {
         // Logged by the service; this record alone is retried.
         failures.push({ itemIdentifier: record.messageId });
@@ -39,13 +47,22 @@ export function createGuardHandler(service: GuardService, logger: Logger, metric
     // The forward's lines name their own message, lineage and residual.
     logger.removeKeys(['residualId', 'lineageId', 'messageId']);
     const forwarded = await service.forward(accepted);
+    const sent: [lineageId: string, residualId: string][] = [];
     for (const [i, result] of forwarded.entries()) {
-      if (result.status === 'rejected')
-        failures.push({ itemIdentifier: (accepted[i] as GuardAccepted).message.messageId });
+      const { message, sealRequest } = accepted[i] as GuardAccepted;
+      if (result.status === 'rejected') failures.push({ itemIdentifier: message.messageId });
+      else sent.push([sealRequest.request.lineageId, sealRequest.request.residualId]);
     }
     // In the batch's order, as Powertools' processor reported them.
     const order = new Map(event.Records.map((record, i) => [record.messageId, i]));
     failures.sort((a, b) => (order.get(a.itemIdentifier) ?? 0) - (order.get(b.itemIdentifier) ?? 0));
+    logger.info('batch handled', {
+      records: event.Records.length,
+      accepted: sent,
+      rejected,
+      failed: failures.length,
+      durationMs: Math.round(performance.now() - startedMs),
+    });
     return { batchItemFailures: failures };
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))

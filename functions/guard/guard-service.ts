@@ -138,7 +138,8 @@ export class GuardService {
   /**
    * Forwards accepted writes to `seal-requests` together (`SendMessageBatch`). Never rejects: one
    * result per write, in order; a write the queue did not take is logged at error and `rejected`
-   * (its message is retried), the others are `ACCEPTED`.
+   * (its message is retried), the others are `ACCEPTED`, with no line of their own: the handler's
+   * one `batch handled` line names them (docs/pipeline.md, "Logs and metrics").
    */
   async forward(accepted: readonly GuardAccepted[]): Promise<PromiseSettledResult<GuardOutcome>[]> {
     const { logger, metrics, queue } = this.#deps;
@@ -157,7 +158,6 @@ export class GuardService {
         return { status: 'rejected', reason: error };
       }
       metrics.count(MetricName.WriteAccepted);
-      logger.info('write accepted, forwarded to seal-requests', { ...ids, verdictDigest: verdict.verdictDigest });
       return { status: 'fulfilled', value: { kind: 'ACCEPTED', verdict } };
     });
   }

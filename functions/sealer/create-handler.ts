@@ -29,14 +29,18 @@ export const MAX_CONCURRENT_LINEAGES = 10;
  * order, so SQS redelivers it in order; the service's outcomes are idempotent, so the retry
  * re-answers what was already answered. Other groups are unaffected (FIFO order only binds
  * within a group). The groups of one invocation share one read of the deployment head
- * ({@link SealerService.beginInvocation}): their index floors are decided on it.
+ * ({@link SealerService.beginInvocation}): their index floors are decided on it; their runs'
+ * sealed-run notices are sent together once all of them are done ({@link SealerService.endInvocation}).
  *
  * Powertools' `SqsFifoPartialProcessorAsync` hands records over one at a time, which would cost
  * one signature per record; the grouping here is the one thing it does not do.
  *
  * Each invocation ends with one `batch handled` log line (records, lineages, failed records,
- * `durationMs` from the handler's start): what the sealer's throughput is made of, beside the
- * event source's batch sizes (docs/pipeline.md, "Concurrency").
+ * `durationMs` from the handler's start, and `sealed`: `[lineageId, residualId]` of each record
+ * sealed): what the sealer's throughput is made of, beside the event source's batch sizes
+ * (docs/pipeline.md, "Concurrency"), and the success path's only line: a sealed record has no line
+ * of its own, while every refusal, conflict, redelivery, lost race and failure keeps one
+ * (docs/pipeline.md, "Logs and metrics").
  */
 export function createSealerHandler(service: SealerService, logger: Logger, metrics: Metrics) {
   const limit = pLimit(MAX_CONCURRENT_LINEAGES);
@@ -45,10 +49,13 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
     const groups = messageGroups(event.Records);
     // One deployment-head read for the whole batch, shared by its groups' runs.
     const invocation = service.beginInvocation();
+    const sealed: [lineageId: string, residualId: string][] = [];
     const failedByGroup = await limit.map(groups, async (group) => {
       beginRecord(logger, group[0]?.messageId ?? '');
       try {
-        await service.handleGroup(group.map(sealMessageOf), invocation);
+        for (const outcome of await service.handleGroup(group.map(sealMessageOf), invocation)) {
+          if (outcome.kind === 'SEALED') sealed.push([outcome.head.lineageId, outcome.residualId]);
+        }
         return [];
       } catch {
         // Logged by the service; the whole group is retried in order.
@@ -56,12 +63,15 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
       }
     });
     const batchItemFailures = failedByGroup.flat();
+    // The runs' sealed-run notices, together, once every group is done (never rejects).
+    await service.endInvocation(invocation);
     logger.removeKeys(['residualId', 'lineageId', 'messageId', 'requestId']);
     logger.info('batch handled', {
       records: event.Records.length,
       lineages: groups.length,
       failed: batchItemFailures.length,
       durationMs: Math.round(performance.now() - startedMs),
+      sealed,
     });
     return { batchItemFailures };
   })

@@ -48,7 +48,8 @@ const service = new SealerService({
   // The sealer re-runs the guard before sealing, with the guard's receipt-age policy.
   maxReceiptAgeSeconds: Number(requireEnv('MAX_RECEIPT_AGE_SECONDS')),
   maxRequestAgeSeconds: Number(requireEnv('SEAL_QUEUE_RETENTION_SECONDS')),
-  // One notice per sealed run to the integrator (docs/deployment-log.md, "Sealed-run notices").
+  // One notice per sealed run to the integrator, an invocation's sent together in `SendMessageBatch`
+  // calls (docs/deployment-log.md, "Sealed-run notices").
   notifier: process.env.INTEGRATION_QUEUE_URL
     ? new SqsIntegrationNotifier(new SQSClient({}), process.env.INTEGRATION_QUEUE_URL)
     : null,

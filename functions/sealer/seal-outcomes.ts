@@ -28,6 +28,8 @@ export type SealMessage = QueueMessage;
 export type SealOutcome =
   | {
       readonly kind: 'SEALED';
+      /** The residual id sealed (the invocation's `batch handled` line names it, docs/pipeline.md "Logs and metrics"). */
+      readonly residualId: string;
       readonly head: LineageHead;
       readonly attempts: number;
       /** The tree head the run stored: sealed, awaiting integration. */
@@ -90,7 +92,11 @@ export class SealOutcomes {
     this.#deps = deps;
   }
 
-  /** A record appended: `ResidualSealed` with the tree head the run stored (sealed, awaiting integration). */
+  /**
+   * A record appended: `ResidualSealed` with the tree head the run stored (sealed, awaiting
+   * integration). No log line of its own: the invocation's `batch handled` line names it
+   * (docs/pipeline.md, "Logs and metrics"); its seq and hash are in the event and the table.
+   */
   async sealed(
     record: SealedRecord,
     sealedTreeHead: SealedTreeHead,
@@ -107,10 +113,7 @@ export class SealOutcomes {
       checkpoint,
     });
     this.#deps.metrics.count(MetricName.RecordSealed);
-    // Lineage and residual on the line itself: lineages of a batch are sealed concurrently (docs/pipeline.md).
-    const ids = { lineageId: head.lineageId, residualId: record.header.residualId };
-    this.#deps.logger.info('record sealed', { ...ids, seq: head.seq, recordHash: head.recordHash, attempts });
-    return { kind: 'SEALED', head, attempts, sealedTreeHead, checkpoint };
+    return { kind: 'SEALED', residualId: record.header.residualId, head, attempts, sealedTreeHead, checkpoint };
   }
 
   /**

@@ -12,13 +12,11 @@ import {
 } from '../../shared/errors';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
-import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
 import type { LogState } from '../../shared/log/log-state';
 import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
 import { ConflictReason as Conflict } from '../../shared/ports/conflict-reason';
-import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
@@ -32,6 +30,7 @@ import type { ServiceLogger } from '../common/service-logger';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { HeadMacMember } from './head-mac-batcher';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
+import type { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
 import type { SealerLog } from './sealer-log';
 
@@ -66,8 +65,6 @@ export interface RunSealerDeps extends BackoffClock {
   readonly maxAppendAttempts?: number;
   /** Override of {@link MAX_UNINTEGRATED_SEARCH}. */
   readonly maxUnintegratedSearch?: number;
-  /** Tells the integrator of each sealed run (docs/deployment-log.md); absent: no integrator. */
-  readonly notifier?: IntegrationNotifier | null;
 }
 
 /** A write sealed on the tip, waiting for the append. */
@@ -109,11 +106,14 @@ export class RunSealer {
    *   index floor"); `null`: none
    * @param heads - the run's group in its invocation's head-state MAC batch (head-mac-batcher.ts):
    *   the run's new head state is MAC'd with the other runs'; absent: a MAC of its own
+   * @param notices - the invocation's sealed-run notices (sealed-run-notice-batch.ts), sent once
+   *   its runs are done; `null`: no integrator, no notice
    */
   async seal(
     run: readonly Pending[],
     index: IndexFloors | null,
     heads: HeadMacMember | null = null,
+    notices: SealedRunNoticeBatch | null = null,
   ): Promise<Map<number, SealOutcome>> {
     const lineageId = (run[0] as Pending).request.request.lineageId;
     const outcomes = new Map<number, SealOutcome>();
@@ -180,7 +180,7 @@ export class RunSealer {
       const { state, rolledForward } = authenticated;
       expectedHead = authenticated.head;
       // The rolled-forward records' notice: the integrator integrates the head it was moved to.
-      if (rolledForward.length > 0) await this.#notify(state, rolledForward);
+      if (rolledForward.length > 0) this.#notify(notices, state, rolledForward);
       if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor, landed))) return outcomes;
       const { sealed, settled } = await this.#sealOnTip(
         remaining,
@@ -233,17 +233,18 @@ export class RunSealer {
       }
       this.#log.remember(extension.state);
       // Step 3, never before the head landed (docs/sealing.md, "The write"). The records are stored:
-      // the integrator's notice and their `ResidualSealed` events are independent of one another,
-      // so they are sent together.
+      // the integrator's notice joins the invocation's (sent once its runs are done), and their
+      // `ResidualSealed` events go out now, waiting for nothing else.
       // Sealed, awaiting integration: the tree head is the sealer's word until the index commits to it.
       const treeHead = sealedTreeHeadOf(extension.state) as SealedTreeHead;
-      const [, announced] = await Promise.all([
-        this.#notify(
-          extension.state,
-          sealed.map((s) => s.record),
-        ),
-        Promise.all(sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt))),
-      ]);
+      this.#notify(
+        notices,
+        extension.state,
+        sealed.map((s) => s.record),
+      );
+      const announced = await Promise.all(
+        sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt)),
+      );
       for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.
@@ -571,14 +572,14 @@ export class RunSealer {
   }
 
   /**
-   * One notice per sealed run to the integrator (docs/deployment-log.md, "Sealed-run notices").
-   * The run is stored whatever happens here: a notice that cannot be sent is logged,
-   * and the lineage's next notice makes the integrator read every record since its indexed head.
+   * One notice per sealed run to the integrator (docs/deployment-log.md, "Sealed-run notices"),
+   * added to the invocation's `notices`, which sends them once its runs are done: the run waits
+   * for no send, and a notice that cannot be sent is logged there (the lineage's next notice makes
+   * the integrator read every record since its indexed head).
    */
-  async #notify(state: LogState, records: readonly SealedRecord[]): Promise<void> {
-    const { notifier, logger, clock } = this.#deps;
-    if (!notifier || !state.tip) return;
-    const notice: SealedRunNotice = {
+  #notify(notices: SealedRunNoticeBatch | null, state: LogState, records: readonly SealedRecord[]): void {
+    if (!notices || !state.tip) return;
+    notices.add({
       v: 1,
       lineageId: state.lineageId,
       head: {
@@ -593,17 +594,8 @@ export class RunSealer {
         seq: record.header.monotonicSequenceNumber,
         recordHash: record.recordHash,
       })),
-      sealedAtMs: clock(),
-    };
-    try {
-      await notifier.notify(notice);
-    } catch (error) {
-      logger.error('the sealed-run notice could not be sent; the lineage is integrated at its next run', {
-        error,
-        lineageId: state.lineageId,
-        treeSize: state.size,
-      });
-    }
+      sealedAtMs: this.#deps.clock(),
+    });
   }
 
   /**

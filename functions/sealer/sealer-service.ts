@@ -21,6 +21,7 @@ import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOu
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
 import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
+import { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import { type IndexFloors, SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
 
@@ -57,7 +58,10 @@ export interface SealerDeps {
   readonly maxAppendAttempts?: number;
   /** Override of `MAX_UNINTEGRATED_SEARCH` (seal-run.ts). */
   readonly maxUnintegratedSearch?: number;
-  /** Tells the integrator of each sealed run, one notice per run (docs/deployment-log.md); absent: none. */
+  /**
+   * Tells the integrator of each sealed run, one notice per run, an invocation's notices sent
+   * together once its runs are done (docs/deployment-log.md, "Sealed-run notices"); absent: none.
+   */
   readonly notifier?: IntegrationNotifier | null;
   /**
    * Waits between lost-race attempts (backoff with full jitter, {@link APPEND_RETRY_BASE_MS}), so
@@ -93,6 +97,11 @@ export interface SealerInvocation {
    * it while it is handled; absent: each run's head gets a MAC of its own.
    */
   readonly heads?: HeadMacBatcher;
+  /**
+   * The invocation's sealed-run notices, sent by {@link SealerService.endInvocation} once its runs
+   * are done (docs/deployment-log.md, "Sealed-run notices"); absent: no notifier, no notice.
+   */
+  readonly notices?: SealedRunNoticeBatch;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -127,7 +136,8 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
  * 5. `ResidualSealed` per record, carrying the signed checkpoint; one notice per run to the
- *    integrator when a notifier is configured (docs/deployment-log.md).
+ *    integrator when a notifier is configured, the invocation's notices sent together by
+ *    {@link SealerService.endInvocation} (docs/deployment-log.md, "Sealed-run notices").
  *
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
  * failure, so the group's messages are retried in order and finally dead-lettered.
@@ -168,10 +178,25 @@ export class SealerService {
 
   /**
    * A new invocation's shared reads: every group handed to {@link SealerService.handleGroup} with
-   * it is decided on one read of the deployment head (docs/pipeline.md, "Concurrency").
+   * it is decided on one read of the deployment head (docs/pipeline.md, "Concurrency"). End it with
+   * {@link SealerService.endInvocation} once its groups are done.
    */
   beginInvocation(): SealerInvocation {
-    return { index: this.#index?.invocation() ?? null, heads: new HeadMacBatcher(this.#deps.anchor) };
+    const { notifier, logger, anchor } = this.#deps;
+    return {
+      index: this.#index?.invocation() ?? null,
+      heads: new HeadMacBatcher(anchor),
+      ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger) } : {}),
+    };
+  }
+
+  /**
+   * Sends the invocation's sealed-run notices (one `SendMessageBatch` per ten over SQS), once its
+   * groups are done, failed ones included (their sealed runs were noticed). Never rejects: a
+   * notice not sent is logged, its lineage integrated at its next notice.
+   */
+  async endInvocation(invocation: SealerInvocation): Promise<void> {
+    await invocation.notices?.send();
   }
 
   /** One message on its own (a group of one, an invocation of its own). */
@@ -183,20 +208,23 @@ export class SealerService {
 
   /**
    * The messages of one FIFO message group, in order.
-   * @param invocation - the invocation's shared reads ({@link SealerService.beginInvocation});
-   *   default: an invocation of this group alone
+   * @param invocation - the invocation's shared reads ({@link SealerService.beginInvocation}),
+   *   which the caller ends; default: an invocation of this group alone, ended here (its notices
+   *   sent before this resolves or rejects)
    * @returns one outcome per message, in the same order
    * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
    */
-  async handleGroup(
-    messages: readonly SealMessage[],
-    invocation: SealerInvocation = this.beginInvocation(),
-  ): Promise<SealOutcome[]> {
-    return logInfrastructureFailure(
-      this.#deps.logger,
-      'sealing failed on an infrastructure error; the message group will be retried',
-      () => this.#handleGroup(messages, invocation),
-    );
+  async handleGroup(messages: readonly SealMessage[], invocation?: SealerInvocation): Promise<SealOutcome[]> {
+    const own = invocation ?? this.beginInvocation();
+    try {
+      return await logInfrastructureFailure(
+        this.#deps.logger,
+        'sealing failed on an infrastructure error; the message group will be retried',
+        () => this.#handleGroup(messages, own),
+      );
+    } finally {
+      if (invocation === undefined) await this.endInvocation(own);
+    }
   }
 
   /**
@@ -210,7 +238,12 @@ export class SealerService {
       const outcomes: SealOutcome[] = new Array(messages.length);
       const run = new Run();
       const sealRun = async () => {
-        for (const [index, outcome] of await this.#runs.seal(run.take(), invocation.index, heads))
+        for (const [index, outcome] of await this.#runs.seal(
+          run.take(),
+          invocation.index,
+          heads,
+          invocation.notices ?? null,
+        ))
           outcomes[index] = outcome;
       };
       for (const [index, message] of messages.entries()) {

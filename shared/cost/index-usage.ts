@@ -31,8 +31,10 @@ export interface IndexLoad {
    * Sealer invocations whose heads one integration reads: each invocation MACs the new heads of all
    * its runs with one batch head-state MAC (docs/verifiable-log.md, "Appending"), and the
    * integrator verifies each distinct MAC once, so its `VerifyMac` per integration is
-   * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Default: one per lineage (a
-   * MAC per head, as before batches).
+   * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Each invocation also sends its
+   * runs' sealed-run notices in one `SendMessageBatch` (docs/deployment-log.md, "Sealed-run
+   * notices"), so the notices cost `min(runs, sealerInvocationsPerIntegration)` requests. Default:
+   * one per lineage for the MACs and one per run for the notices (as before batches).
    */
   readonly sealerInvocationsPerIntegration?: number;
 }
@@ -140,8 +142,11 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
  * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link indexTilesPerChangedKey},
  * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
- * `Sign`, and per witness one `Sign` and one item write; one sealed-run notice per run
- * (`SendMessage`) and the poller's receive and delete; one invocation of
+ * `Sign`, and per witness one `Sign` and one item write; the sealed-run notices, one
+ * `SendMessageBatch` per sealer invocation ({@link IndexLoad.sealerInvocationsPerIntegration}:
+ * an invocation holds at most 10 FIFO messages, so its runs' notices fit one call, and ten
+ * notices of a few records are one billed 64 KB request), never more than one request per run,
+ * and the poller's receive and delete; one invocation of
  * {@link INTEGRATION_GB_SECONDS} (and one per witness call).
  *
  * @throws {RangeError} for a load that is not finite and positive
@@ -154,12 +159,13 @@ export function integratorUsage(load: IndexLoad): Usage {
   const tiles = changedKeys * indexTilesPerChangedKey(load.indexKeys, changedKeys);
   const witnesses = load.witnesses ?? 1;
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
+  const runs = writes / load.writesPerRun;
   const perIntegration: Usage = {
     dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsSymmetricRequest: Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
     kmsAsymmetricRequest: 1 + witnesses,
-    sqsStandardRequest: writes / load.writesPerRun + 2,
+    sqsStandardRequest: Math.min(runs, load.sealerInvocationsPerIntegration ?? runs) + 2,
     lambdaRequest: 1 + witnesses,
     lambdaArmGbSecond: INTEGRATION_GB_SECONDS,
   };

@@ -44,7 +44,12 @@ export function inProcessIntegration(options: InProcessIntegrationOptions = {}) 
   const deps = {
     ...testSealerDeps(),
     ...options.sealer,
-    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    notifier: {
+      notify: async (sent: readonly SealedRunNotice[]) => {
+        notices.push(...sent);
+        return [];
+      },
+    },
     ...(options.indexFloor ? { index: { deployment, nodes: index, witness: null } } : {}),
   };
   const store = deps.store as InMemoryLineageStore;

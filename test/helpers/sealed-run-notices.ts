@@ -1,6 +1,6 @@
 import type { IntegrationReport, IntegratorService } from '../../functions/integrator/integrator-service';
 import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice';
-import type { IntegrationNotifier } from '../../shared/ports/integration-notifier';
+import type { IntegrationNotifier, NoticeFailure } from '../../shared/ports/integration-notifier';
 
 /**
  * The notifier of in-process sealers (docs/deployment-log.md, "Sealed-run notices"): it keeps
@@ -10,8 +10,9 @@ export class SealedRunNotices implements IntegrationNotifier {
   /** The notices sent and not yet taken, oldest first. */
   readonly pending: SealedRunNotice[] = [];
 
-  async notify(notice: SealedRunNotice): Promise<void> {
-    this.pending.push(notice);
+  async notify(notices: readonly SealedRunNotice[]): Promise<readonly NoticeFailure[]> {
+    this.pending.push(...notices);
+    return [];
   }
 
   /** Every pending notice, removed (the batch one integration receives). */

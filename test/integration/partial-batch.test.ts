@@ -79,8 +79,8 @@ exports.handler = async (event) => {
 
 // FIFO queue: the sealer's own handler (functions/sealer/create-handler.ts, which splits a batch by
 // message group and reports a group that throws failed whole), bundled into one file around a
-// stand-in for SealerService: `beginInvocation` (once per batch: no index here) and `handleGroup`
-// are all the handler calls. The stand-in handles a
+// stand-in for SealerService: `beginInvocation` (once per batch: no index here), `handleGroup` and
+// `endInvocation` (no notices here) are all the handler calls. The stand-in handles a
 // group's messages in order, and a body starting with "fail-once" throws on its first receive
 // only, as a KMS or DynamoDB failure would.
 const SEALER_HANDLER = `
@@ -99,10 +99,12 @@ const service = {
       const record = view(current.byId.get(message.messageId));
       if (message.body.startsWith('fail-once') && record.receiveCount === 1) throw new Error('transient failure of ' + message.body);
       current.processed.push(record);
-      outcomes.push({ kind: 'SEALED' });
+      // Shaped as the service's: the handler's \`batch handled\` line names each sealed write.
+      outcomes.push({ kind: 'SEALED', residualId: message.body, head: { lineageId: 'stand-in' } });
     }
     return outcomes;
   },
+  async endInvocation() {},
 };
 const logger = new Logger({ serviceName: 'reseal-partial-batch', logLevel: 'SILENT' });
 const metrics = new Metrics({ namespace: 'ResealPartialBatchTest', serviceName: 'reseal-partial-batch' });

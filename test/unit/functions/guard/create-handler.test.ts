@@ -8,6 +8,7 @@ import { GuardService } from '../../../../functions/guard/guard-service';
 import { RejectionReason } from '../../../../shared/pipeline/rejection-reason';
 import type { SealRequest } from '../../../../shared/pipeline/seal-request';
 import type { SealQueue } from '../../../../shared/ports/seal-queue';
+import { capturedLogger } from '../../../helpers/captured-logger';
 import {
   FakeMetrics,
   FakePublisher,
@@ -20,10 +21,12 @@ import { FACTORY_NOW_MS, validWriteRequest } from '../../../helpers/guard-factor
 import { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { TEST_LOG_NAME, testGuardSigner } from '../../../helpers/pipeline-keys';
 
-function setup<Q extends SealQueue = FakeSealQueue>(queue: Q = new FakeSealQueue() as unknown as Q) {
+function setup<Q extends SealQueue = FakeSealQueue>(
+  queue: Q = new FakeSealQueue() as unknown as Q,
+  logger = new Logger({ serviceName: 'reseal-guard-test', logLevel: 'SILENT' }),
+) {
   const store = new InMemoryLineageStore();
   const publisher = new FakePublisher();
-  const logger = new Logger({ serviceName: 'reseal-guard-test', logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-guard-test' });
   vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
   const service = new GuardService({
@@ -119,5 +122,33 @@ describe('guard handler (BatchProcessor, partial batch response)', () => {
     ).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[3]?.messageId }]);
     expect(store.rejections).toHaveLength(1);
+  });
+
+  it('pipeline.md "Logs and metrics": the success path logs one `batch handled` line per invocation naming every write; a refused message keeps its own line', async () => {
+    const log = capturedLogger('reseal-guard-test');
+    const { handler } = setup(new FakeSealQueue(), log.logger);
+    const accepted = Array.from({ length: 9 }, (_, i) => `r-${i}`);
+    const refused = sqsRecord('{"residualId": ');
+    const records = [...accepted.slice(0, 4).map((id) => sqsRecord(writeBody(id))), refused];
+    records.push(...accepted.slice(4).map((id) => sqsRecord(writeBody(id))));
+    expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
+    const lines = log.lines();
+    // Ten messages, two lines: the refusal's own and the invocation's summary.
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      ['WARN', 'write rejected'],
+      ['INFO', 'batch handled'],
+    ]);
+    expect(lines[0]).toMatchObject({ messageId: refused.messageId, reason: RejectionReason.MALFORMED_JSON });
+    const lineageId = validWriteRequest().lineageId;
+    expect(lines[1]).toMatchObject({
+      records: 10,
+      accepted: accepted.map((residualId) => [lineageId, residualId]),
+      rejected: 1,
+      failed: 0,
+      durationMs: expect.any(Number),
+    });
+    // The summary names no message of its own, and no payload is logged.
+    expect(lines[1]).not.toHaveProperty('messageId');
+    expect(JSON.stringify(lines)).not.toContain(JSON.stringify(validWriteRequest().payload));
   });
 });

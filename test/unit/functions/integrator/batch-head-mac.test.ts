@@ -38,6 +38,7 @@ async function sealedInOneInvocation(lineages: readonly string[], residualId = '
         ),
       ),
     );
+    await sealer.endInvocation(invocation);
   };
   await invoke(lineages, residualId);
   const verifyMac = vi.spyOn(table.sealerDeps.anchor, 'verifyMac');

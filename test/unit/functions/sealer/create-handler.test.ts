@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
 import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
+import { capturedLogger } from '../../../helpers/captured-logger';
 import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import {
   FACTORY_LINEAGE_ID,
@@ -167,7 +168,64 @@ describe('sealer handler (message groups sealed whole)', () => {
     await logged(sqsEvent(records), lambdaContext());
     const lines = info.mock.calls.filter(([message]) => message === 'batch handled');
     expect(lines).toHaveLength(1);
-    expect(lines[0]?.[1]).toEqual({ records: 3, lineages: 2, failed: 2, durationMs: expect.any(Number) });
+    expect(lines[0]?.[1]).toEqual({
+      records: 3,
+      lineages: 2,
+      failed: 2,
+      durationMs: expect.any(Number),
+      sealed: [[LINEAGE_A, 'r-0']],
+    });
+  });
+
+  it('pipeline.md "Logs and metrics": the success path logs one `batch handled` line per invocation naming every sealed write; a refused message keeps its own line', async () => {
+    const log = capturedLogger('reseal-sealer-test');
+    const { service } = testSealerHandler({ logger: log.logger });
+    const handler = createSealerHandler(service, log.logger, new Metrics({ namespace: 'Reseal', serviceName: 't' }));
+    const lineages = [LINEAGE_A, LINEAGE_B, OTHER];
+    const writes = Array.from({ length: 9 }, (_, i) => [lineages[i % 3] as string, `r-${i}`] as const);
+    const request = validWriteRequest({
+      lineageId: LINEAGE,
+      residualId: 'r-forged',
+      variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
+    });
+    const verdict = { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) };
+    const forged = sqsRecord(
+      JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: FACTORY_NOW_MS }),
+      LINEAGE,
+    );
+    const records = writes.map(([lineageId, residualId]) =>
+      sqsRecord(sealRequestBody({ lineageId, residualId }), lineageId),
+    );
+    records.splice(4, 0, forged);
+    expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
+    const lines = log.lines();
+    // Ten messages, two lines: the refusal's own and the invocation's summary; no line per sealed record.
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      ['ERROR', 'seal request refused'],
+      ['INFO', 'batch handled'],
+    ]);
+    expect(lines[0]).toMatchObject({ messageId: forged.messageId, residualId: 'r-forged', reason: 'VERDICT_MISMATCH' });
+    const summary = lines[1] as unknown as { sealed: [string, string][] };
+    expect(summary).toMatchObject({ records: 10, lineages: 4, failed: 0, durationMs: expect.any(Number) });
+    // Groups end in any order; each lineage's writes in order.
+    expect([...summary.sealed].sort()).toEqual(writes.map(([l, r]) => [l, r]).sort());
+    for (const lineageId of lineages) {
+      expect(summary.sealed.filter(([l]) => l === lineageId).map(([, r]) => r)).toEqual(
+        writes.filter(([l]) => l === lineageId).map(([, r]) => r),
+      );
+    }
+    expect(summary).not.toHaveProperty('messageId');
+  });
+
+  it('pipeline.md "Logs and metrics": ten sparse writes (one per lineage) log under 120 bytes a write, not a line of some 600 bytes each', async () => {
+    const log = capturedLogger('reseal-sealer-test');
+    const { service } = testSealerHandler({ logger: log.logger });
+    const handler = createSealerHandler(service, log.logger, new Metrics({ namespace: 'Reseal', serviceName: 't' }));
+    const lineages = Array.from({ length: 10 }, (_, i) => testLineageId(`log-bytes-${i}`));
+    const records = lineages.map((l) => sqsRecord(sealRequestBody({ lineageId: l, residualId: 'r-0' }), l));
+    expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
+    expect(log.lines()).toHaveLength(1);
+    expect(log.bytes() / records.length).toBeLessThan(120);
   });
 
   it('pipeline.md outcomes: with lineages sealed concurrently, a failing group is still reported whole and in delivery order', async () => {

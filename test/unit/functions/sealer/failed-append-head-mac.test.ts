@@ -38,7 +38,9 @@ async function failedAppendRebuilt(how: 'race' | 'planted') {
   });
   const invoke = async (residualId: string) => {
     const invocation = sealer.beginInvocation();
-    return Promise.all(LINEAGES.map((l) => sealer.handleGroup([message(l, residualId)], invocation)));
+    const outcomes = await Promise.all(LINEAGES.map((l) => sealer.handleGroup([message(l, residualId)], invocation)));
+    await sealer.endInvocation(invocation);
+    return outcomes;
   };
   await invoke('r-0');
   await t.integrator().integrate(t.notices.splice(0));

@@ -17,7 +17,12 @@ function setup() {
   const notices: SealedRunNotice[] = [];
   const deps = {
     ...testSealerDeps(),
-    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    notifier: {
+      notify: async (sent: readonly SealedRunNotice[]) => {
+        notices.push(...sent);
+        return [];
+      },
+    },
     signLineageCheckpoints: layout === HeadLayout.COMPATIBLE,
   };
   deps.store.headLayout = layout;

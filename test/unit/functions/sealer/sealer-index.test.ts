@@ -87,7 +87,12 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'];
     ...testSealerDeps(),
     signer,
     metrics,
-    notifier: { notify: async (n: SealedRunNotice) => void notices.push(n) },
+    notifier: {
+      notify: async (sent: readonly SealedRunNotice[]) => {
+        notices.push(...sent);
+        return [];
+      },
+    },
     index: options.index === false ? null : { deployment, nodes, witness: options.witness ?? null },
     ...options.deps,
   };

@@ -63,11 +63,21 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     const tiles = keys * indexTilesPerChangedKey(load.indexKeys, keys);
     expect(usage.dynamodbWriteRequestUnit).toBeCloseTo((TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + 1) / 100, 9);
     expect(usage.kmsAsymmetricRequest).toBeCloseTo(2 / 100, 9); // the log key's and the witness's Sign
-    expect(usage.sqsStandardRequest).toBeCloseTo(1 + 2 / 100, 9); // one notice per run, the poller's two calls
+    // One SendMessageBatch of notices per sealer invocation (17.5), the poller's two calls.
+    expect(usage.sqsStandardRequest).toBeCloseTo((17.5 + 2) / 100, 9);
     // Twice the writes per interval: the fixed part halves, the shared path levels grow.
     const busier = integratorUsage({ ...load, writesPerIntegration: 200, lineagesPerIntegration: 100 });
     expect(busier.kmsAsymmetricRequest).toBeCloseTo(1 / 100, 9);
     expect(busier.dynamodbWriteRequestUnit ?? 0).toBeLessThan(usage.dynamodbWriteRequestUnit ?? 0);
+  });
+
+  it('the sealed-run notices: one SendMessageBatch per sealer invocation, never more than one request per run', () => {
+    const load: IndexLoad = { ...SPARSE_INDEX_LOAD, sealerInvocationsPerIntegration: undefined };
+    expect(integratorUsage(load).sqsStandardRequest).toBeCloseTo((100 + 2) / 100, 9); // one per run, as before batches
+    expect(integratorUsage({ ...load, sealerInvocationsPerIntegration: 13 }).sqsStandardRequest).toBeCloseTo(0.15, 9);
+    expect(
+      integratorUsage({ ...load, writesPerRun: 4, sealerInvocationsPerIntegration: 80 }).sqsStandardRequest,
+    ).toBeCloseTo((25 + 2) / 100, 9);
   });
 
   it("the integrator's VerifyMac: one per distinct head-state MAC, a sealer invocation's batch covering its heads", () => {
