@@ -32,11 +32,10 @@ export interface CallStats {
   readonly writeUnits: number;
   /** The largest request body, bytes. */
   readonly maxRequestBytes: number;
-  /**
-   * Billing units of the requests (SQS and EventBridge bill each 64 KiB chunk, and each entry of
-   * a batch): per call, the larger of its entries and its body's 64 KiB chunks.
-   */
+  /** Billing units of the requests, by {@link billedUnitsOf}. */
   readonly billedUnits: number;
+  /** Entries of the calls (a batch call's messages or events; 1 for any other call); absent: one a call. */
+  readonly entries?: number;
   /**
    * Read units of the items a `BatchGetItem` returned, by DynamoDB's rule (each item's size rounded
    * up to 4 KB, half for an eventually consistent read), for calls whose capacity the emulator does
@@ -101,6 +100,19 @@ export function itemReadUnits(responses: unknown, consistent: boolean): number {
 export const BILLING_CHUNK_BYTES = 64 * 1024;
 
 /**
+ * Billing units of one call: SQS bills a request, batch or not, by its payload's 64 KiB chunks (a
+ * `SendMessageBatch` of ten small messages is one request); EventBridge bills each entry of a
+ * `PutEvents` as an event (and each 64 KiB chunk of one): the larger of its entries and its body's
+ * chunks. Other services: one a call (their units are counted apart).
+ */
+export function billedUnitsOf(sample: Pick<CallSample, 'service' | 'requestBytes' | 'entries'>): number {
+  const chunks = Math.max(1, Math.ceil(sample.requestBytes / BILLING_CHUNK_BYTES));
+  if (sample.service === 'SQS' || sample.service === 'SQS-FIFO') return chunks;
+  if (sample.service === 'EventBridge') return Math.max(sample.entries ?? 1, chunks);
+  return 1;
+}
+
+/**
  * Service name of a call: `SQS-FIFO` for an SQS call on a FIFO queue (its URL ends in `.fifo`),
  * priced apart from the standard queue's.
  */
@@ -116,6 +128,7 @@ const EMPTY: CallStats = {
   writeUnits: 0,
   maxRequestBytes: 0,
   billedUnits: 0,
+  entries: 0,
 };
 
 // DynamoDB operations whose `CapacityUnits` are write units when the response does not split them.
@@ -164,8 +177,8 @@ export class CallTally {
       readUnits: before.readUnits + readUnits,
       writeUnits: before.writeUnits + writeUnits,
       maxRequestBytes: Math.max(before.maxRequestBytes, sample.requestBytes),
-      billedUnits:
-        before.billedUnits + Math.max(sample.entries ?? 1, Math.ceil(sample.requestBytes / BILLING_CHUNK_BYTES)),
+      billedUnits: before.billedUnits + billedUnitsOf(sample),
+      entries: (before.entries ?? before.calls) + (sample.entries ?? 1),
       estimatedReadUnits: (before.estimatedReadUnits ?? 0) + (sample.estimatedReadUnits ?? 0),
     });
   }
@@ -195,6 +208,7 @@ export function countsSince(after: CallCounts, before: CallCounts): CallCounts {
       maxRequestBytes: stats.maxRequestBytes,
       billedUnits: stats.billedUnits - base.billedUnits,
       estimatedReadUnits: (stats.estimatedReadUnits ?? 0) - (base.estimatedReadUnits ?? 0),
+      entries: (stats.entries ?? stats.calls) - (base.entries ?? base.calls),
     };
   }
   return out;
@@ -214,6 +228,7 @@ export function addCounts(a: CallCounts, b: CallCounts): CallCounts {
       maxRequestBytes: Math.max(base.maxRequestBytes, stats.maxRequestBytes),
       billedUnits: base.billedUnits + stats.billedUnits,
       estimatedReadUnits: (base.estimatedReadUnits ?? 0) + (stats.estimatedReadUnits ?? 0),
+      entries: (base.entries ?? base.calls) + (stats.entries ?? stats.calls),
     };
   }
   return out;

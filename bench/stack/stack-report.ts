@@ -183,7 +183,7 @@ export function indexCostRow(
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
   // One sealed-run notice per run; one GenerateMac per record sealed and one per invocation (the head-state MAC).
-  const batchEntries = (measured.functions?.['SQS.SendMessageBatch']?.billedUnits ?? 0) / measured.operations;
+  const batchEntries = (measured.functions?.['SQS.SendMessageBatch']?.entries ?? 0) / measured.operations;
   const writesPerRun = Math.max(1, 1 / Math.max(perWrite('SQS.SendMessage') + batchEntries, 1e-9));
   const sealerInvocations = Math.max(perWrite('KMS.GenerateMac') - 1, 0);
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);

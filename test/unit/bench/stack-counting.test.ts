@@ -39,7 +39,16 @@ describe('call tally', () => {
     const since = countsSince(tally.snapshot(), before);
     expect(since['SQS.SendMessage']).toMatchObject({ calls: 1, requestBytes: 70_000, billedUnits: 2 });
     expect(since['EventBridge.PutEvents']).toMatchObject({ calls: 1, billedUnits: 3 });
-    expect(addCounts(since, before)['SQS.SendMessage']).toMatchObject({ calls: 2, billedUnits: 3 });
+    expect(addCounts(since, before)['SQS.SendMessage']).toMatchObject({ calls: 2, billedUnits: 3, entries: 2 });
+    // SQS bills a batch of small messages as one request; EventBridge bills each entry.
+    tally.record({
+      service: 'SQS-FIFO',
+      operation: 'SendMessageBatch',
+      requestBytes: 9_000,
+      responseBytes: 5,
+      entries: 10,
+    });
+    expect(tally.snapshot()['SQS-FIFO.SendMessageBatch']).toMatchObject({ calls: 1, billedUnits: 1, entries: 10 });
   });
 
   it('prices the items of a BatchGetItem by their size when the emulator reports no capacity: 4 KB a unit, half when eventually consistent', () => {
