@@ -4,7 +4,7 @@ import type { VerifiedRecall } from '../../../client/verified-recall';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { triageReportDigest } from '../../../shared/triage/triage-report-digest';
 import { inProcessRecallClient } from '../../helpers/factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { appendSealed } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
@@ -90,6 +90,25 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(unknown.record).toBeNull();
   });
 
+  it('a residual-id marker edited to another seq is looked past: the record proven to seal the residual id is answered', async () => {
+    const { store, direct } = await signedLineage();
+    store.markers.set(markerKey(LINEAGE, 'r-1'), { lineageId: LINEAGE, seq: 0 });
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-1' }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(recall.record?.header.residualId).toBe('r-1');
+    expect(recall.record?.header.monotonicSequenceNumber).toBe(1);
+  });
+
+  it("an edited marker whose residual id no proven record seals is the client's unproven reading, never LINEAGE_BROKEN", async () => {
+    const { store, direct } = await signedLineage();
+    store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: 0 });
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(recall.reason).toContain("[this client's reading of the table, not proven]");
+    expect(recall.record).toBeNull();
+  });
+
   it('an invalid request is refused before anything is read', async () => {
     const { direct } = await signedLineage();
     await expect(
@@ -116,6 +135,18 @@ describe("ResealClient.recallDirect: freshness through the deployment log (a hea
       expect(after.freshness?.state).toBe('PROVEN');
       expect(after.record?.header.residualId).toBe('r-0');
     }
+  });
+
+  it('a residual-id marker edited to another seq: the record the index holds is answered, PROVEN', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: MACD, residualId: 'r-0' });
+    await s.send({ lineageId: MACD, residualId: 'r-1' });
+    await s.integrate();
+    s.store.markers.set(markerKey(MACD, 'r-1'), { lineageId: MACD, seq: 0 });
+    const recall = await s.client().recallDirect({ lineageId: MACD, target: { residualId: 'r-1' }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(recall.freshness?.state).toBe('PROVEN');
+    expect(recall.record?.header.monotonicSequenceNumber).toBe(1);
   });
 
   it('a record sealed past the indexed head is awaiting integration, never passed on as proven', async () => {
