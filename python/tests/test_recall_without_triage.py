@@ -267,3 +267,40 @@ def test_a_recall_without_triage_of_another_tenant_s_lineage_reads_nothing() -> 
     with pytest.raises(reseal.TenantMismatchError):
         client.recall("beta/agent-1", {}, triage=False)
     assert table.calls == []
+
+
+def marked(items: list[dict[str, Any]], residual_id: str, seq: int) -> list[dict[str, Any]]:
+    """``items`` with the residual-id marker of ``residual_id`` put by a table writer at ``seq``."""
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.residual(residual_id))
+    marker = {
+        "pk": fixtures.s(key[0]),
+        "sk": fixtures.s(key[1]),
+        "lineageId": fixtures.s(LINEAGE),
+        "seq": {"N": str(seq)},
+    }
+    return [*(i for i in items if (i["pk"]["S"], i["sk"]["S"]) != key), marker]
+
+
+@pytest.mark.parametrize(
+    ("what", "items", "freshness"),
+    [
+        ("signed head", lineage(2, SIGNED), False),
+        ("MAC'd head, integrated", [*lineage(2), *heads.deployment(2)], True),
+    ],
+    ids=["signed head", "MAC'd head, integrated"],
+)
+def test_a_marker_edited_to_another_seq_is_looked_past_and_the_record_of_the_residual_id_answered(
+    what: str, items: list[dict[str, Any]], freshness: bool
+) -> None:
+    got = direct(marked(items, "residual-1", 0), {"residualId": "residual-1"}, freshness=freshness)
+    assert (got.end, got.verdict) == ("TRIAGED", VerificationVerdict.VERIFIED_INTACT), got.reason
+    assert got.record is not None and got.record["header"]["monotonicSequenceNumber"] == 1
+    if freshness:
+        assert got.freshness is not None and got.freshness.state == "PROVEN"
+
+
+def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_client_s_reading() -> None:
+    got = direct(marked(lineage(2, SIGNED), "residual-9", 0), {"residualId": "residual-9"}, freshness=False)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert CLIENT_CLAIM in got.reason and "LINEAGE_BROKEN" not in got.reason, got.reason
+    assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
