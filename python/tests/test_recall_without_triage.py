@@ -304,3 +304,33 @@ def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_cl
     assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
     assert CLIENT_CLAIM in got.reason and "LINEAGE_BROKEN" not in got.reason, got.reason
     assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
+
+
+def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:
+    """``items`` with node ``level`` stored with record ``seq`` rewritten by a table writer."""
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.record(seq))
+    out = []
+    for i in items:
+        if (i["pk"]["S"], i["sk"]["S"]) == key:
+            nodes = json.loads(i["nodes"]["S"])
+            nodes[level] = "ab" * 32
+            i = {**i, "nodes": fixtures.s(json.dumps(nodes))}
+        out.append(i)
+    return out
+
+
+def kept(size: int) -> MemoryCheckpointStore:
+    """A checkpoint store keeping the lineage's signed checkpoint of ``size`` records."""
+    store = MemoryCheckpointStore()
+    store.save(
+        heads.ORIGIN,
+        sign_checkpoint(Checkpoint(heads.ORIGIN, size, merkle_tree_hash(heads.LEAVES[:size])), fixtures.SIGNER),
+    )
+    return store
+
+
+def test_a_forged_node_under_a_mac_d_head_is_the_client_s_reading_never_a_proven_fork() -> None:
+    got = direct(forged_node([*lineage(2), *heads.deployment(2)], 1), checkpoints=kept(1))
+    assert (got.end, got.record, got.delta) == ("NOT_INTACT", None, None)
+    assert got.verdict != VerificationVerdict.VERIFIED_INTACT
+    assert CLIENT_CLAIM in got.reason, got.reason

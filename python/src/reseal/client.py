@@ -271,6 +271,12 @@ class _NotNewestHead(LogVerificationError):
         self.checkpoint_size = checkpoint_size
 
 
+class _TrustedNotExtended(LogVerificationError):
+    """The head item's tree is not shown to extend the kept lineage checkpoint by this client's own
+    check (its consistency proof, from the table's nodes, is missing or does not verify): a recall
+    answers nothing from that tree (docs/verifiable-log.md, "Recall", "Without triage")."""
+
+
 @dataclass(frozen=True)
 class _RecallAsked:
     """One recall as the client asked and read it before deciding the answer (triage's, or its
@@ -969,7 +975,11 @@ class ResealClient:
         in, holding no deployment log). A head whose claim this client's index check refused
         (rolled back behind the index, or no verified deployment chain) is still answered from its
         claim, as triage would: the decision then refuses it against the index, with its freshness.
+        A head whose tree this client could not show to extend its kept checkpoint is not: that
+        finding is the answer, an unproven refusal (the nodes it rests on are the table's).
         ``None`` or the finding when there is no tree to answer from."""
+        if isinstance(newest, _TrustedNotExtended):
+            return newest
         if isinstance(newest, LogVerificationError):
             stored = self.table.log_head(lineage_id)
             if stored is None or stored.checkpoint is not None:
@@ -1749,12 +1759,17 @@ class ResealClient:
                     lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
                 )
         if trusted is not None:
-            proof = (
-                [] if trusted.size > checkpoint.size else self._consistency(lineage_id, trusted.size, checkpoint.size)
-            )
+            try:
+                proof = (
+                    []
+                    if trusted.size > checkpoint.size
+                    else self._consistency(lineage_id, trusted.size, checkpoint.size)
+                )
+            except LogVerificationError as error:
+                raise _TrustedNotExtended(lineage_id, error.verdict, error.reason) from error
             checked = check_consistency(trusted, checkpoint, proof)
             if checked.verdict != V.VERIFIED_INTACT:
-                raise fail(checked.verdict, checked.reason)
+                raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason)
         return checkpoint
 
     def _indexed_head(
