@@ -334,3 +334,10 @@ def test_a_forged_node_under_a_mac_d_head_is_the_client_s_reading_never_a_proven
     assert (got.end, got.record, got.delta) == ("NOT_INTACT", None, None)
     assert got.verdict != VerificationVerdict.VERIFIED_INTACT
     assert CLIENT_CLAIM in got.reason, got.reason
+
+
+def test_a_rollback_to_an_older_signed_checkpoint_is_a_proven_truncation() -> None:
+    older = sign_checkpoint(Checkpoint(heads.ORIGIN, 1, merkle_tree_hash(heads.LEAVES[:1])), fixtures.SIGNER)
+    got = direct(lineage(1, older), freshness=False, checkpoints=kept(2))
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.TRUNCATION_DETECTED, None)
+    assert got.reason == "the log shrank from 2 to 1 records (rolled back)", got.reason

@@ -274,7 +274,13 @@ class _NotNewestHead(LogVerificationError):
 class _TrustedNotExtended(LogVerificationError):
     """The head item's tree is not shown to extend the kept lineage checkpoint by this client's own
     check (its consistency proof, from the table's nodes, is missing or does not verify): a recall
-    answers nothing from that tree (docs/verifiable-log.md, "Recall", "Without triage")."""
+    answers nothing from that tree (docs/verifiable-log.md, "Recall", "Without triage").
+    ``proven``: shown by two signed checkpoints alone, no table node (the head's signed checkpoint
+    smaller than the kept one: a rollback), so the finding is stated as proven."""
+
+    def __init__(self, lineage_id: str, verdict: str, reason: str, *, proven: bool = False) -> None:
+        super().__init__(lineage_id, verdict, reason)
+        self.proven = proven
 
 
 @dataclass(frozen=True)
@@ -1401,6 +1407,9 @@ class ResealClient:
         named = "refused" if by_client else "triage refused"
         named = f"{named} ({code})" if code in _REFUSAL_CODES else named
         whose = "[this client's reading of the table, not proven]" if by_client else _TRIAGE_CLAIM
+        if by_client and isinstance(newest, _TrustedNotExtended) and newest.proven:
+            # The client's own refusal, from two signed checkpoints it checked: a proven finding.
+            return end("NOT_INTACT", newest.verdict, newest.reason)
         claim = f"{named}: {_REDACTED_TEXT if untrusted else 'no reason given'} {whose}"
         if report.get("outcome") == "TRIAGED":
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored answer carries no proof")
@@ -1769,7 +1778,9 @@ class ResealClient:
                 raise _TrustedNotExtended(lineage_id, error.verdict, error.reason) from error
             checked = check_consistency(trusted, checkpoint, proof)
             if checked.verdict != V.VERIFIED_INTACT:
-                raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason)
+                # A signed head smaller than the kept one: two signed checkpoints, no table node.
+                signed_rollback = checkpoint.note is not None and trusted.size > checkpoint.size
+                raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason, proven=signed_rollback)
         return checkpoint
 
     def _indexed_head(
