@@ -341,3 +341,10 @@ def test_a_rollback_to_an_older_signed_checkpoint_is_a_proven_truncation() -> No
     got = direct(lineage(1, older), freshness=False, checkpoints=kept(2))
     assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.TRUNCATION_DETECTED, None)
     assert got.reason == "the log shrank from 2 to 1 records (rolled back)", got.reason
+
+
+def test_a_forged_consistency_node_between_two_signed_checkpoints_is_not_called_a_fork() -> None:
+    got = direct(forged_node(lineage(2, SIGNED), 1), freshness=False, checkpoints=kept(1))
+    assert (got.end, got.record) == ("NOT_INTACT", None)
+    assert CLIENT_CLAIM in got.reason and "fork" not in got.reason, got.reason
+    assert got.untrusted is not None and "is not shown to extend the one of 1" in got.untrusted, got.untrusted

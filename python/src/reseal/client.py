@@ -1832,7 +1832,7 @@ class ResealClient:
         """The index's tree head in place of a stale signed checkpoint (docs/python.md, "Tree heads
         from the index"), once the two are shown one history (RFC 9162, from the table's nodes).
 
-        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are two histories
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are not shown to be one history
         """
         older, newer = (signed, indexed) if signed.size <= indexed.size else (indexed, signed)
         proof = [] if older.size in (0, newer.size) else self._consistency(lineage_id, older.size, newer.size)
@@ -1842,7 +1842,7 @@ class ResealClient:
                 lineage_id,
                 V.LINEAGE_BROKEN,
                 f"the head's stale signed checkpoint ({signed.size} records) and the head the index holds "
-                f"({indexed.size} records) are two histories: {checked.reason}",
+                f"({indexed.size} records) are not shown to be one history: {checked.reason}",
             )
         return indexed
 

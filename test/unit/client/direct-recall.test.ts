@@ -131,6 +131,29 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(recall.record).toBeNull();
   });
 
+  it('a consistency proof from the kept checkpoint that fails on a forged node is not called a fork', async () => {
+    const { records } = await buildChain(3, {
+      lineageId: LINEAGE,
+      inputs: (i) => ({ manifest, residualId: `r-${i}` }),
+    });
+    const store = new InMemoryLineageStore();
+    await appendSealed(store, records.slice(0, 2));
+    const checkpointStore = new MemoryCheckpointStore();
+    const request = { lineageId: LINEAGE, target: { latest: true as const }, currentEnv: ENV };
+    expect((await inProcessRecallClient(store, { checkpointStore }).recallDirect(request)).verdict).toBe(
+      'VERIFIED_INTACT',
+    );
+    await appendSealed(store, records.slice(2));
+    const nodes = store.nodes.get(LINEAGE)?.get(2) as string[] | undefined;
+    if (!nodes) throw new Error('no nodes of record 2');
+    store.nodes.get(LINEAGE)?.set(2, ['ab'.repeat(32), ...nodes.slice(1)]);
+    const recall = await inProcessRecallClient(store, { checkpointStore }).recallDirect(request);
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.record).toBeNull();
+    expect(recall.reason).toContain('is not shown to extend the trusted one of size 2');
+    expect(recall.reason).not.toContain('fork:');
+  });
+
   it('an invalid request is refused before anything is read', async () => {
     const { direct } = await signedLineage();
     await expect(
