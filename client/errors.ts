@@ -136,12 +136,20 @@ export class LogVerificationError extends ResealError {
   readonly lineageId: string;
   readonly verdict: VerificationVerdict;
   readonly reason: string;
-  constructor(lineageId: string, verdict: VerificationVerdict, reason: string, options?: ErrorOptions) {
+  /** Shown by signed checkpoints alone (a signed head smaller than the kept one), not by the table's items. */
+  readonly proven: boolean;
+  constructor(
+    lineageId: string,
+    verdict: VerificationVerdict,
+    reason: string,
+    options?: ErrorOptions & { readonly proven?: boolean },
+  ) {
     super(`lineage ${lineageId}: ${verdict}: ${reason}`, options);
     this.name = 'LogVerificationError';
     this.lineageId = lineageId;
     this.verdict = verdict;
     this.reason = reason;
+    this.proven = options?.proven ?? false;
   }
 }
 

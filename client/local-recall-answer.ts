@@ -14,6 +14,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from '../shared/se
 import { isolateDelta } from '../shared/triage/isolate-delta';
 import { LogVerificationError } from './errors';
 import type { LatestCheckpoint, LogReader } from './log-reader';
+import { searchLoggedSeal } from './logged-seal-search';
 
 /** What {@link localRecallAnswer} reads with: the log reader, and the marker of a residual id. */
 export interface LocalRecallReads {
@@ -29,6 +30,9 @@ export interface LocalRecallReads {
  * read and shown consistent with the kept checkpoint by `LogReader.latest`), the target's seq (the
  * last leaf, the seq asked, or the residual id's marker), the record with its inclusion proof in
  * that tree, the consistency proof from `trusted`, and the delta against `request.currentEnv`.
+ * A marker that leads to a record of another residual id only locates: the record of the residual
+ * id is searched for in that tree, and none found is a `VERIFICATION_FAILED` refusal
+ * (`UNVERIFIED_TAMPER_RISK`), never a finding against the lineage.
  * Refusals are triage's (`NOT_FOUND`, `VERIFICATION_FAILED`, `MANIFEST_UNTRIAGEABLE`). It is an
  * answer like triage's, not a verdict: `Recalls` decides it with the same steps, so nothing read
  * here is acted on before it is proven.
@@ -111,6 +115,24 @@ export async function localRecallAnswer(
     if ('kind' in built) return refused(RefusalCode.VERIFICATION_FAILED, built.reason, null, built.verdict);
     consistency = built;
   }
+  if ('residualId' in target && proven.record.header.residualId !== target.residualId) {
+    // The marker is an item a table writer can edit: it locates, never proves. A record of another
+    // residual id under it is looked past, as a marker naming another lineage is.
+    const marked = `the residual-id marker of ${target.residualId} points at seq ${seq}, which seals ${proven.record.header.residualId}`;
+    const found = await searchPastMarker(reads, lineageId, target.residualId, newest);
+    if (found === null || 'reason' in found) {
+      return refused(
+        RefusalCode.VERIFICATION_FAILED,
+        found === null
+          ? `${marked}, and no record proven in the head's tree of ${checkpoint.size} seals it`
+          : `${marked}, and the search for it stopped: ${found.reason}`,
+        null,
+        V.UNVERIFIED_TAMPER_RISK,
+      );
+    }
+    seq = found.seq;
+    proven = found.proven;
+  }
   const { record } = proven;
   const proof: RecallProof = {
     checkpoint: checkpoint.note,
@@ -133,5 +155,31 @@ export async function localRecallAnswer(
       proof,
     );
     return { answer: { ...untriageable.answer, residualId: record.header.residualId }, record };
+  }
+}
+
+/**
+ * The record of `residualId` among the lineage's records proven in `newest`, newest first, at
+ * most `MAX_HIDDEN_SEAL_SCAN` (`searchLoggedSeal`, the search `publish --wait` runs), with its inclusion proof;
+ * `null` when none of them seals it, or the finding that stopped the search (a record that does
+ * not prove).
+ */
+async function searchPastMarker(
+  reads: LocalRecallReads,
+  lineageId: string,
+  residualId: string,
+  newest: LatestCheckpoint,
+): Promise<
+  | { readonly seq: number; readonly proven: Awaited<ReturnType<LogReader['proveIn']>> }
+  | { readonly reason: string }
+  | null
+> {
+  try {
+    const search = await searchLoggedSeal(reads.log, { lineageId, residualId, latest: newest });
+    if (search.kind !== 'FOUND') return null;
+    return { seq: search.seq, proven: await reads.log.proveIn(lineageId, search.seq, newest) };
+  } catch (error) {
+    if (!(error instanceof LogVerificationError)) throw error;
+    return { reason: error.reason };
   }
 }

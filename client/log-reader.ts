@@ -299,6 +299,8 @@ function findingError(lineageId: string, finding: LogFinding): LogVerificationEr
     lineageId,
     finding.verdict,
     finding.reason,
-    finding.cause ? { cause: finding.cause } : undefined,
+    finding.cause || finding.proven
+      ? { ...(finding.cause && { cause: finding.cause }), ...(finding.proven && { proven: true }) }
+      : undefined,
   );
 }

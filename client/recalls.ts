@@ -28,10 +28,13 @@ import { treeVoucher } from './tree-voucher';
 import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
-type Newest = LatestCheckpoint | null | { readonly finding: Finding };
+type Newest = LatestCheckpoint | null | { readonly finding: HeadFinding };
 
 /** Why something does not verify: a verdict and its reason. */
 type Finding = Pick<CheckpointFinding, 'reason'> & { readonly verdict: VerificationVerdict };
+
+/** The client's own finding on the head it read; `proven`: shown by signed checkpoints alone. */
+type HeadFinding = Finding & { readonly proven?: boolean };
 
 /** Dependencies of {@link Recalls}. */
 export interface RecallsDeps extends PollClock {
@@ -197,6 +200,11 @@ export class Recalls {
       trusted,
       answeredBy,
     });
+    if (answeredBy === 'client' && newest && 'finding' in newest && newest.finding.proven) {
+      // The client's own refusal from two signed checkpoints it checked (a rollback): proven, so
+      // not worded as its reading of the table (docs/verifiable-log.md, "Without triage").
+      check = { ...check, verdict: newest.finding.verdict, reason: newest.finding.reason };
+    }
     if (check.verdict === VerificationVerdict.VERIFIED_INTACT && check.checkpoint) {
       check = await this.#checkFresh(lineageId, newest, check, check.checkpoint, chain?.chain ?? null);
     }
@@ -336,7 +344,7 @@ export class Recalls {
       return await this.#deps.log.latest(lineageId);
     } catch (error) {
       if (!(error instanceof LogVerificationError)) throw error;
-      return { finding: { verdict: error.verdict, reason: error.reason } };
+      return { finding: { verdict: error.verdict, reason: error.reason, proven: error.proven } };
     }
   }
 

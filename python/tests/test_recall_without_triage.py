@@ -267,3 +267,84 @@ def test_a_recall_without_triage_of_another_tenant_s_lineage_reads_nothing() -> 
     with pytest.raises(reseal.TenantMismatchError):
         client.recall("beta/agent-1", {}, triage=False)
     assert table.calls == []
+
+
+def marked(items: list[dict[str, Any]], residual_id: str, seq: int) -> list[dict[str, Any]]:
+    """``items`` with the residual-id marker of ``residual_id`` put by a table writer at ``seq``."""
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.residual(residual_id))
+    marker = {
+        "pk": fixtures.s(key[0]),
+        "sk": fixtures.s(key[1]),
+        "lineageId": fixtures.s(LINEAGE),
+        "seq": {"N": str(seq)},
+    }
+    return [*(i for i in items if (i["pk"]["S"], i["sk"]["S"]) != key), marker]
+
+
+@pytest.mark.parametrize(
+    ("what", "items", "freshness"),
+    [
+        ("signed head", lineage(2, SIGNED), False),
+        ("MAC'd head, integrated", [*lineage(2), *heads.deployment(2)], True),
+    ],
+    ids=["signed head", "MAC'd head, integrated"],
+)
+def test_a_marker_edited_to_another_seq_is_looked_past_and_the_record_of_the_residual_id_answered(
+    what: str, items: list[dict[str, Any]], freshness: bool
+) -> None:
+    got = direct(marked(items, "residual-1", 0), {"residualId": "residual-1"}, freshness=freshness)
+    assert (got.end, got.verdict) == ("TRIAGED", VerificationVerdict.VERIFIED_INTACT), got.reason
+    assert got.record is not None and got.record["header"]["monotonicSequenceNumber"] == 1
+    if freshness:
+        assert got.freshness is not None and got.freshness.state == "PROVEN"
+
+
+def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_client_s_reading() -> None:
+    got = direct(marked(lineage(2, SIGNED), "residual-9", 0), {"residualId": "residual-9"}, freshness=False)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert CLIENT_CLAIM in got.reason and "LINEAGE_BROKEN" not in got.reason, got.reason
+    assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
+
+
+def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:
+    """``items`` with node ``level`` stored with record ``seq`` rewritten by a table writer."""
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.record(seq))
+    out = []
+    for i in items:
+        if (i["pk"]["S"], i["sk"]["S"]) == key:
+            nodes = json.loads(i["nodes"]["S"])
+            nodes[level] = "ab" * 32
+            i = {**i, "nodes": fixtures.s(json.dumps(nodes))}
+        out.append(i)
+    return out
+
+
+def kept(size: int) -> MemoryCheckpointStore:
+    """A checkpoint store keeping the lineage's signed checkpoint of ``size`` records."""
+    store = MemoryCheckpointStore()
+    store.save(
+        heads.ORIGIN,
+        sign_checkpoint(Checkpoint(heads.ORIGIN, size, merkle_tree_hash(heads.LEAVES[:size])), fixtures.SIGNER),
+    )
+    return store
+
+
+def test_a_forged_node_under_a_mac_d_head_is_the_client_s_reading_never_a_proven_fork() -> None:
+    got = direct(forged_node([*lineage(2), *heads.deployment(2)], 1), checkpoints=kept(1))
+    assert (got.end, got.record, got.delta) == ("NOT_INTACT", None, None)
+    assert got.verdict != VerificationVerdict.VERIFIED_INTACT
+    assert CLIENT_CLAIM in got.reason, got.reason
+
+
+def test_a_rollback_to_an_older_signed_checkpoint_is_a_proven_truncation() -> None:
+    older = sign_checkpoint(Checkpoint(heads.ORIGIN, 1, merkle_tree_hash(heads.LEAVES[:1])), fixtures.SIGNER)
+    got = direct(lineage(1, older), freshness=False, checkpoints=kept(2))
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.TRUNCATION_DETECTED, None)
+    assert got.reason == "the log shrank from 2 to 1 records (rolled back)", got.reason
+
+
+def test_a_forged_consistency_node_between_two_signed_checkpoints_is_not_called_a_fork() -> None:
+    got = direct(forged_node(lineage(2, SIGNED), 1), freshness=False, checkpoints=kept(1))
+    assert (got.end, got.record) == ("NOT_INTACT", None)
+    assert CLIENT_CLAIM in got.reason and "fork" not in got.reason, got.reason
+    assert got.untrusted is not None and "is not shown to extend the one of 1" in got.untrusted, got.untrusted

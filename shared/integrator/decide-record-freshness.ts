@@ -85,7 +85,7 @@ function decideAgainstChain(input: RecordFreshnessInput): RecordFreshness {
       FreshnessState.INCONSISTENT,
       size,
       V.LINEAGE_BROKEN,
-      `the record's lineage checkpoint (${answered.size} records) and the head the index holds (${indexed.size} records, ${at}) are two histories: ${consistent.reason}`,
+      `the record's lineage checkpoint (${answered.size} records) and the head the index holds (${indexed.size} records, ${at}) are not shown to be one history: ${consistent.reason}`,
     );
   }
   const covered = record.seq < indexed.size;

@@ -137,7 +137,7 @@ export function decideLineageTreeHead(input: LineageTreeHeadInput): LineageTreeH
     return {
       kind: 'REFUSED',
       verdict: V.LINEAGE_BROKEN,
-      reason: `the head item's signed checkpoint (${signed.size} records) and the head the index holds (${indexed.size} records, deployment checkpoint ${deploymentCheckpointSize}) are two histories: ${consistent.reason}`,
+      reason: `the head item's signed checkpoint (${signed.size} records) and the head the index holds (${indexed.size} records, deployment checkpoint ${deploymentCheckpointSize}) are not shown to be one history: ${consistent.reason}`,
     };
   }
   if (signed.size <= indexed.size) {

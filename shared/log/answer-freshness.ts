@@ -7,7 +7,8 @@ import { type ConsistencyProof, checkConsistency } from './tree-consistency';
  * Checks that a recall answer is no older than the head item's tree the client read itself
  * before asking (docs/verifiable-log.md, "Recall"): an answer proven in an older tree is a
  * replayed answer (`UNVERIFIED_TAMPER_RISK`), whatever its proof; one of the same size must carry
- * the same root, and a newer one must extend it (a fork: `LINEAGE_BROKEN`). Signed trees are
+ * the same root (else a fork), and a newer one must be shown to extend it by the table's nodes
+ * (else not proven consistent: a fork or edited nodes); either is `LINEAGE_BROKEN`. Signed trees are
  * already signature-checked; an unsigned one (a head the sealer MAC'd) is vouched for afterwards
  * by the deployment index, never by this check.
  *
@@ -41,7 +42,7 @@ export function checkAnswerFreshness(
   if (checked.verdict === V.VERIFIED_INTACT) return null;
   return {
     verdict: V.LINEAGE_BROKEN,
-    reason: `the answer's tree (${answered.size} records) does not extend the newest head the client read (${newest.size} records): ${checked.reason}`,
+    reason: `the answer's tree (${answered.size} records) is not shown to extend the newest head the client read (${newest.size} records): ${checked.reason}`,
     seq: null,
   };
 }

@@ -63,7 +63,9 @@ export async function proveLatestCheckpoint(
   if (consistency !== null && 'kind' in consistency) return consistency;
   const checked = checkConsistency(trusted, checkpoint, consistency);
   if (checked.verdict !== V.VERIFIED_INTACT) {
-    return { kind: 'FINDING', verdict: checked.verdict, reason: checked.reason, seq: null };
+    // A signed head smaller than the trusted checkpoint: two signed checkpoints, no table node.
+    const proven = checkpoint.note !== null && trusted.size > checkpoint.size;
+    return { kind: 'FINDING', verdict: checked.verdict, reason: checked.reason, seq: null, ...(proven && { proven }) };
   }
   return { kind: 'PROVEN', checkpoint, consistency };
 }

@@ -16,6 +16,11 @@ export interface LogFinding extends CheckpointFinding {
   readonly kind: 'FINDING';
   /** The error a proof could not be built for (a tree node missing or unreadable), when that is the reason. */
   readonly cause?: ResealError;
+  /**
+   * Shown by signed checkpoints alone, no table item otherwise (a signed head smaller than the
+   * trusted checkpoint): a finding the reader may state as proven, not as the table's reading.
+   */
+  readonly proven?: boolean;
 }
 
 /** What {@link proveStoredRecord} found. */

@@ -35,7 +35,9 @@ export async function proveTreeConsistency(
 /**
  * Checks that `older` is a prefix of `newer` (RFC 9162 §2.1.4.2), both already signature-checked.
  * @returns `VERIFIED_INTACT`; `TRUNCATION_DETECTED` when `newer` is smaller (a rollback);
- *   `LINEAGE_BROKEN` when the proof fails (a fork: two histories were signed or shown)
+ *   `LINEAGE_BROKEN` when the proof fails: at one size two roots are a fork; between sizes the proof
+ *   comes from the table's nodes, so its failure proves only "not shown consistent" (a fork, or
+ *   nodes a table writer edited), and the reason says no more
  */
 export function checkConsistency(
   older: Checkpoint,
@@ -66,7 +68,10 @@ export function checkConsistency(
     ? { verdict: V.VERIFIED_INTACT, reason: `size ${older.size} is a prefix of size ${newer.size}` }
     : {
         verdict: V.LINEAGE_BROKEN,
-        reason: `fork: the checkpoint of size ${newer.size} is not an extension of the trusted one of size ${older.size}`,
+        reason:
+          older.size === newer.size
+            ? `fork: the checkpoint of size ${newer.size} has another root than the trusted one of that size`
+            : `not proven consistent: the checkpoint of size ${newer.size} is not shown to extend the trusted one of size ${older.size} (its consistency proof, from the table's tree nodes, does not verify: a fork, or edited nodes)`,
       };
 }
 

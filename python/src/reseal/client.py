@@ -271,6 +271,18 @@ class _NotNewestHead(LogVerificationError):
         self.checkpoint_size = checkpoint_size
 
 
+class _TrustedNotExtended(LogVerificationError):
+    """The head item's tree is not shown to extend the kept lineage checkpoint by this client's own
+    check (its consistency proof, from the table's nodes, is missing or does not verify): a recall
+    answers nothing from that tree (docs/verifiable-log.md, "Recall", "Without triage").
+    ``proven``: shown by two signed checkpoints alone, no table node (the head's signed checkpoint
+    smaller than the kept one: a rollback), so the finding is stated as proven."""
+
+    def __init__(self, lineage_id: str, verdict: str, reason: str, *, proven: bool = False) -> None:
+        super().__init__(lineage_id, verdict, reason)
+        self.proven = proven
+
+
 @dataclass(frozen=True)
 class _RecallAsked:
     """One recall as the client asked and read it before deciding the answer (triage's, or its
@@ -969,7 +981,11 @@ class ResealClient:
         in, holding no deployment log). A head whose claim this client's index check refused
         (rolled back behind the index, or no verified deployment chain) is still answered from its
         claim, as triage would: the decision then refuses it against the index, with its freshness.
+        A head whose tree this client could not show to extend its kept checkpoint is not: that
+        finding is the answer, an unproven refusal (the nodes it rests on are the table's).
         ``None`` or the finding when there is no tree to answer from."""
+        if isinstance(newest, _TrustedNotExtended):
+            return newest
         if isinstance(newest, LogVerificationError):
             stored = self.table.log_head(lineage_id)
             if stored is None or stored.checkpoint is not None:
@@ -1391,6 +1407,9 @@ class ResealClient:
         named = "refused" if by_client else "triage refused"
         named = f"{named} ({code})" if code in _REFUSAL_CODES else named
         whose = "[this client's reading of the table, not proven]" if by_client else _TRIAGE_CLAIM
+        if by_client and isinstance(newest, _TrustedNotExtended) and newest.proven:
+            # The client's own refusal, from two signed checkpoints it checked: a proven finding.
+            return end("NOT_INTACT", newest.verdict, newest.reason)
         claim = f"{named}: {_REDACTED_TEXT if untrusted else 'no reason given'} {whose}"
         if report.get("outcome") == "TRIAGED":
             return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, "the stored answer carries no proof")
@@ -1749,12 +1768,19 @@ class ResealClient:
                     lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
                 )
         if trusted is not None:
-            proof = (
-                [] if trusted.size > checkpoint.size else self._consistency(lineage_id, trusted.size, checkpoint.size)
-            )
+            try:
+                proof = (
+                    []
+                    if trusted.size > checkpoint.size
+                    else self._consistency(lineage_id, trusted.size, checkpoint.size)
+                )
+            except LogVerificationError as error:
+                raise _TrustedNotExtended(lineage_id, error.verdict, error.reason) from error
             checked = check_consistency(trusted, checkpoint, proof)
             if checked.verdict != V.VERIFIED_INTACT:
-                raise fail(checked.verdict, checked.reason)
+                # A signed head smaller than the kept one: two signed checkpoints, no table node.
+                signed_rollback = checkpoint.note is not None and trusted.size > checkpoint.size
+                raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason, proven=signed_rollback)
         return checkpoint
 
     def _indexed_head(
@@ -1806,7 +1832,7 @@ class ResealClient:
         """The index's tree head in place of a stale signed checkpoint (docs/python.md, "Tree heads
         from the index"), once the two are shown one history (RFC 9162, from the table's nodes).
 
-        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are two histories
+        :raises LogVerificationError: ``LINEAGE_BROKEN`` when they are not shown to be one history
         """
         older, newer = (signed, indexed) if signed.size <= indexed.size else (indexed, signed)
         proof = [] if older.size in (0, newer.size) else self._consistency(lineage_id, older.size, newer.size)
@@ -1816,7 +1842,7 @@ class ResealClient:
                 lineage_id,
                 V.LINEAGE_BROKEN,
                 f"the head's stale signed checkpoint ({signed.size} records) and the head the index holds "
-                f"({indexed.size} records) are two histories: {checked.reason}",
+                f"({indexed.size} records) are not shown to be one history: {checked.reason}",
             )
         return indexed
 

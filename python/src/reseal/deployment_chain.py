@@ -416,7 +416,7 @@ def decide_record_freshness(
             size,
             V.LINEAGE_BROKEN,
             f"the record's lineage checkpoint ({answered.size} records) and the head the index holds "
-            f"({indexed.size} records, {at}) are two histories: {checked.reason}",
+            f"({indexed.size} records, {at}) are not shown to be one history: {checked.reason}",
         )
     seq = int(record["seq"])
     covered = seq < indexed.size

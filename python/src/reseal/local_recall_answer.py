@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from .errors import LogVerificationError, ResealError
 from .log import Checkpoint
+from .logged_seal_search import search_logged_seal
 from .records import V
 from .triage import isolate_delta, triaged_detail
 
@@ -56,7 +57,9 @@ def local_recall_answer(
 ) -> dict[str, Any]:
     """The ``TriageCompleted`` detail triage would store for ``request``, from the client's reads:
     the target's seq (the tree's last leaf, the seq asked, or the residual id's marker), that record
-    with its inclusion proof in ``tree``, the consistency proof from ``trusted`` (for a signed
+    with its inclusion proof in ``tree`` (a marker that leads to a record of another residual id only
+    locates: the residual id's record is searched for in ``tree``, newest first, at most 256; none
+    found is a ``VERIFICATION_FAILED`` refusal, ``UNVERIFIED_TAMPER_RISK``, never a finding), the consistency proof from ``trusted`` (for a signed
     ``tree``), and the delta against ``request["currentEnv"]`` (:func:`reseal.triage.triaged_detail`).
     Refusals are triage's: ``NOT_FOUND``, ``VERIFICATION_FAILED`` (with the verdict read),
     ``MANIFEST_UNTRIAGEABLE`` (with the proof). It is an answer, not a verdict: the client decides it
@@ -128,6 +131,24 @@ def local_recall_answer(
         record, inclusion = reads.prove_in(seq, tree)
     except LogVerificationError as error:
         return refused("VERIFICATION_FAILED", error.reason, seq, error.verdict)
+    if "residualId" in target and record["header"]["residualId"] != target["residualId"]:
+        # The marker is an item a table writer can edit: it locates, never proves. A record of
+        # another residual id under it is looked past, as a marker naming another lineage is.
+        marked = (
+            f"the residual-id marker of {target['residualId']} points at seq {seq}, "
+            f"which seals {record['header']['residualId']}"
+        )
+        try:
+            found = search_logged_seal(lambda at, t: reads.prove_in(at, t)[0], target["residualId"], tree).seq
+            if found is not None:
+                seq = found
+                record, inclusion = reads.prove_in(seq, tree)
+        except LogVerificationError as error:
+            reason = f"{marked}, and the search for it stopped: {error.reason}"
+            return refused("VERIFICATION_FAILED", reason, None, V.UNVERIFIED_TAMPER_RISK)
+        if found is None:
+            reason = f"{marked}, and no record proven in the head's tree of {tree.size} seals it"
+            return refused("VERIFICATION_FAILED", reason, None, V.UNVERIFIED_TAMPER_RISK)
     consistency = None
     if trusted is not None and tree.note is not None and trusted.size != tree.size:
         try:

@@ -595,7 +595,9 @@ def verify_record_proof(record: Any, inclusion: Any, checkpoint: Checkpoint, lin
 def check_consistency(older: Checkpoint, newer: Checkpoint, proof: Sequence[str]) -> RecordProofResult:
     """Whether ``newer`` extends ``older`` (both signature-checked): ``VERIFIED_INTACT``;
     ``TRUNCATION_DETECTED`` when ``newer`` is smaller (a rollback); ``LINEAGE_BROKEN`` when the
-    hex ``proof`` fails (a fork)."""
+    hex ``proof`` fails: at one size two roots are a fork; between sizes the proof comes from the
+    table's nodes, so its failure proves only "not shown consistent" (a fork, or nodes a table
+    writer edited), and the reason says no more (as the TypeScript ``checkConsistency``)."""
     if newer.size < older.size:
         return RecordProofResult(
             V.TRUNCATION_DETECTED, f"the log shrank from {older.size} to {newer.size} records (rolled back)"
@@ -605,8 +607,15 @@ def check_consistency(older: Checkpoint, newer: Checkpoint, proof: Sequence[str]
     if not verify_consistency(
         older.size, newer.size, older.root_hash, newer.root_hash, [bytes.fromhex(h) for h in proof]
     ):
+        if older.size == newer.size:
+            return RecordProofResult(
+                V.LINEAGE_BROKEN,
+                f"the checkpoint of {newer.size} records has another root than the one of that size (a fork)",
+            )
         return RecordProofResult(
-            V.LINEAGE_BROKEN, f"the checkpoint of {newer.size} records does not extend the one of {older.size} (a fork)"
+            V.LINEAGE_BROKEN,
+            f"the checkpoint of {newer.size} records is not shown to extend the one of {older.size}: its consistency "
+            "proof, from the table's tree nodes, does not verify (a fork, or edited nodes)",
         )
     return RecordProofResult(
         V.VERIFIED_INTACT, f"the checkpoint of {newer.size} records extends the one of {older.size}"

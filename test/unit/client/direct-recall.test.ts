@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { VerifiedRecall } from '../../../client/verified-recall';
+import { checkpointOrigin } from '../../../shared/log/checkpoint-origin';
+import { signCheckpoint } from '../../../shared/log/sign-checkpoint';
 import { buildManifest } from '../../../shared/triage/build-manifest';
 import { triageReportDigest } from '../../../shared/triage/triage-report-digest';
 import { inProcessRecallClient } from '../../helpers/factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
-import { appendSealed } from '../../helpers/pipeline-keys';
+import { appendSealed, TEST_LOG_KEY, testLogSigner } from '../../helpers/pipeline-keys';
 import { buildChain } from '../../helpers/seal-factories';
 import { testLineageId } from '../../helpers/writer-factories';
 
@@ -90,6 +92,68 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(unknown.record).toBeNull();
   });
 
+  it('a residual-id marker edited to another seq is looked past: the record proven to seal the residual id is answered', async () => {
+    const { store, direct } = await signedLineage();
+    store.markers.set(markerKey(LINEAGE, 'r-1'), { lineageId: LINEAGE, seq: 0 });
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-1' }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(recall.record?.header.residualId).toBe('r-1');
+    expect(recall.record?.header.monotonicSequenceNumber).toBe(1);
+  });
+
+  it("an edited marker whose residual id no proven record seals is the client's unproven reading, never LINEAGE_BROKEN", async () => {
+    const { store, direct } = await signedLineage();
+    store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: 0 });
+    const recall = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.verdict).toBe('UNVERIFIED_TAMPER_RISK');
+    expect(recall.reason).toContain("[this client's reading of the table, not proven]");
+    expect(recall.record).toBeNull();
+  });
+
+  it('a table rolled back to an older signed checkpoint than the kept one is a proven TRUNCATION_DETECTED', async () => {
+    const { records } = await buildChain(3, {
+      lineageId: LINEAGE,
+      inputs: (i) => ({ manifest, residualId: `r-${i}` }),
+    });
+    const [now, older] = [new InMemoryLineageStore(), new InMemoryLineageStore()];
+    await appendSealed(now, records);
+    await appendSealed(older, records.slice(0, 2));
+    const checkpointStore = new MemoryCheckpointStore();
+    const request = { lineageId: LINEAGE, target: { latest: true as const }, currentEnv: ENV };
+    expect((await inProcessRecallClient(now, { checkpointStore }).recallDirect(request)).verdict).toBe(
+      'VERIFIED_INTACT',
+    );
+    const recall = await inProcessRecallClient(older, { checkpointStore }).recallDirect(request);
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.verdict).toBe('TRUNCATION_DETECTED');
+    expect(recall.reason).toBe('rolled back: the log shows 2 records but a trusted checkpoint saw 3');
+    expect(recall.record).toBeNull();
+  });
+
+  it('a consistency proof from the kept checkpoint that fails on a forged node is not called a fork', async () => {
+    const { records } = await buildChain(3, {
+      lineageId: LINEAGE,
+      inputs: (i) => ({ manifest, residualId: `r-${i}` }),
+    });
+    const store = new InMemoryLineageStore();
+    await appendSealed(store, records.slice(0, 2));
+    const checkpointStore = new MemoryCheckpointStore();
+    const request = { lineageId: LINEAGE, target: { latest: true as const }, currentEnv: ENV };
+    expect((await inProcessRecallClient(store, { checkpointStore }).recallDirect(request)).verdict).toBe(
+      'VERIFIED_INTACT',
+    );
+    await appendSealed(store, records.slice(2));
+    const nodes = store.nodes.get(LINEAGE)?.get(2) as string[] | undefined;
+    if (!nodes) throw new Error('no nodes of record 2');
+    store.nodes.get(LINEAGE)?.set(2, ['ab'.repeat(32), ...nodes.slice(1)]);
+    const recall = await inProcessRecallClient(store, { checkpointStore }).recallDirect(request);
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.record).toBeNull();
+    expect(recall.reason).toContain('is not shown to extend the trusted one of size 2');
+    expect(recall.reason).not.toContain('fork:');
+  });
+
   it('an invalid request is refused before anything is read', async () => {
     const { direct } = await signedLineage();
     await expect(
@@ -116,6 +180,42 @@ describe("ResealClient.recallDirect: freshness through the deployment log (a hea
       expect(after.freshness?.state).toBe('PROVEN');
       expect(after.record?.header.residualId).toBe('r-0');
     }
+  });
+
+  it('a residual-id marker edited to another seq: the record the index holds is answered, PROVEN', async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: MACD, residualId: 'r-0' });
+    await s.send({ lineageId: MACD, residualId: 'r-1' });
+    await s.integrate();
+    s.store.markers.set(markerKey(MACD, 'r-1'), { lineageId: MACD, seq: 0 });
+    const recall = await s.client().recallDirect({ lineageId: MACD, target: { residualId: 'r-1' }, currentEnv: ENV });
+    expect(recall.verdict).toBe('VERIFIED_INTACT');
+    expect(recall.freshness?.state).toBe('PROVEN');
+    expect(recall.record?.header.monotonicSequenceNumber).toBe(1);
+  });
+
+  it("a forged tree node between the kept signed checkpoint and a MAC'd head is the client's unproven reading, never a proven fork", async () => {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    await s.send({ lineageId: MACD, residualId: 'r-0' });
+    await s.integrate();
+    const first = await s.client().recallDirect({ lineageId: MACD, target: { latest: true }, currentEnv: ENV });
+    if (!first.checkpoint) throw new Error('no tree of 1');
+    // The client kept a signed checkpoint of that tree of 1 (as signed before the sealer stopped signing).
+    const origin = checkpointOrigin(TEST_LOG_KEY.name, MACD);
+    const checkpointStore = new MemoryCheckpointStore();
+    const { size, rootHash } = first.checkpoint;
+    await checkpointStore.save(origin, await signCheckpoint({ origin, size, rootHash }, testLogSigner()));
+    await s.send({ lineageId: MACD, residualId: 'r-1' });
+    await s.integrate();
+    const nodes = s.store.nodes.get(MACD)?.get(1) as string[] | undefined;
+    if (!nodes) throw new Error('no nodes of record 1');
+    s.store.nodes.get(MACD)?.set(1, ['ab'.repeat(32), ...nodes.slice(1)]);
+    const recall = await s
+      .client({ deps: { checkpointStore } })
+      .recallDirect({ lineageId: MACD, target: { latest: true }, currentEnv: ENV });
+    expect(recall.end).toBe('NOT_INTACT');
+    expect(recall.record).toBeNull();
+    expect(recall.reason).toContain("[this client's reading of the table, not proven]");
   });
 
   it('a record sealed past the indexed head is awaiting integration, never passed on as proven', async () => {
