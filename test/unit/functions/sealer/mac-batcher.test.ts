@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { HEAD_MAC_BATCH_WAIT_MS, HeadMacBatcher } from '../../../../functions/sealer/head-mac-batcher';
+import { MAC_BATCH_WAIT_MS as HEAD_MAC_BATCH_WAIT_MS, headMacBatcher } from '../../../../functions/sealer/mac-batcher';
 import { type HeadState, headStateDigest, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { testAnchor } from '../../../helpers/seal-factories';
 
@@ -22,10 +22,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 function setup(maxHeads?: number, waitMs?: number) {
   const anchor = testAnchor();
   const generateMac = vi.spyOn(anchor, 'generateMac');
-  return { anchor, generateMac, batcher: new HeadMacBatcher(anchor, maxHeads, waitMs) };
+  return { anchor, generateMac, batcher: headMacBatcher(anchor, maxHeads, waitMs) };
 }
 
-describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
+describe('headMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
   it('fires once every member asked: one GenerateMac, one batch MAC that verifies for each state', async () => {
     const { anchor, generateMac, batcher } = setup();
     const members = [0, 1, 2].map(() => batcher.join());
@@ -101,8 +101,8 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(macs[0]?.heads).toHaveLength(2);
     expect(await members[2]?.mac(state(2))).not.toHaveProperty('heads');
     expect(generateMac).toHaveBeenCalledTimes(2);
-    expect(() => new HeadMacBatcher(testAnchor(), 0)).toThrow(RangeError);
-    expect(() => new HeadMacBatcher(testAnchor(), 65)).toThrow(RangeError);
+    expect(() => headMacBatcher(testAnchor(), 0)).toThrow(RangeError);
+    expect(() => headMacBatcher(testAnchor(), 65)).toThrow(RangeError);
   });
 
   it('a GenerateMac that fails fails every member waiting on it (their groups are retried), and nothing hangs', async () => {
@@ -125,7 +125,7 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(late).not.toHaveProperty('heads');
     expect(await verifyHeadStateMac(state(2), late, anchor)).toBe(true);
     expect(generateMac).toHaveBeenCalledTimes(2);
-    expect(() => new HeadMacBatcher(anchor, 64, -1)).toThrow(RangeError);
+    expect(() => headMacBatcher(anchor, 64, -1)).toThrow(RangeError);
   }, 5_000);
 
   it('a batch that fires before its deadline (every member asked) fires once: the deadline is cleared', async () => {
