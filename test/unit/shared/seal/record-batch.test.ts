@@ -7,7 +7,12 @@ import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { isIntact } from '../../../../shared/seal/is-intact';
 import { macFailures } from '../../../../shared/seal/mac-failures';
 import { macRecords } from '../../../../shared/seal/mac-records';
-import { recordBatchMessage, recordBatchOf, recordBatchRoot } from '../../../../shared/seal/record-batch';
+import {
+  type RecordBatchPlace,
+  recordBatchMessage,
+  recordBatchOf,
+  recordBatchRoot,
+} from '../../../../shared/seal/record-batch';
 import { headerBytes } from '../../../../shared/seal/record-header';
 import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
 import { type UnmacdRecord, withMac } from '../../../../shared/seal/seal-record';
@@ -20,6 +25,7 @@ import { buildChain, cloneRecord, TEST_LINEAGE_ID, testAnchor } from '../../../h
 import vectors from '../../../vectors/record-batch-mac.json';
 
 const key = Buffer.from(vectors.keyHex, 'hex');
+type Batch = (typeof vectors.batches)[number];
 
 /** A chain of `length` records whose MAC is one batch MAC over all of them (as one sealer invocation makes it). */
 async function batchedChain(length: number) {
@@ -59,7 +65,7 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
       }
     }
     expect(vectors.batches.map((b) => b.recordHashes.length)).toEqual([1, 3, 10]);
-    expect(Math.max(...vectors.batches[2]!.places.map((p) => p.path.length))).toBe(4);
+    expect(Math.max(...(vectors.batches[2] as Batch).places.map((p) => p.path.length))).toBe(4);
   });
 
   it('recordBatchOf, recordBatchMessage and recordBatchRoot give the vectors; the item attribute is storedHex', async () => {
@@ -67,9 +73,11 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
       const { root, places } = await recordBatchOf(batch.recordHashes);
       expect(Buffer.from(recordBatchMessage(root)).toString('hex')).toBe(batch.messageHex);
       for (const [i, place] of places.entries()) {
-        const { storedHex, ...expected } = batch.places[i]!;
+        const { storedHex, ...expected } = batch.places[i] as Batch['places'][number];
         expect(place).toEqual(expected);
-        expect(Buffer.from(recordBatchRoot(batch.recordHashes[i]!, place) ?? []).toString('hex')).toBe(batch.rootHex);
+        expect(Buffer.from(recordBatchRoot(batch.recordHashes[i] as string, place) ?? []).toString('hex')).toBe(
+          batch.rootHex,
+        );
         expect(Buffer.from(macBatchBytes(place)).toString('hex')).toBe(storedHex);
         expect(macBatchOf(itemOf({ macBatch: Buffer.from(storedHex, 'hex') }))).toEqual(expected);
       }
@@ -79,7 +87,7 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
   it('macRecords under the vector key: several records share the batch MAC; one record is the single form', async () => {
     const anchor = testAnchor({ key });
     const generateMac = vi.spyOn(anchor, 'generateMac');
-    const batch = vectors.batches[2]!;
+    const batch = vectors.batches[2] as Batch;
     const macs = await macRecords(
       batch.recordHashes.map((recordHash) => ({ recordHash, message: Buffer.from('header bytes') })),
       anchor,
@@ -87,7 +95,10 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
     expect(generateMac).toHaveBeenCalledTimes(1);
     expect(macs.map((m) => m.anchor.mac)).toEqual(batch.recordHashes.map(() => batch.mac));
     expect(macs.map((m) => m.macBatch)).toEqual(batch.places.map(({ storedHex: _, ...place }) => place));
-    const [single] = await macRecords([{ recordHash: batch.recordHashes[0]!, message: Buffer.from('header') }], anchor);
+    const [single] = await macRecords(
+      [{ recordHash: batch.recordHashes[0] as string, message: Buffer.from('header') }],
+      anchor,
+    );
     expect(single).not.toHaveProperty('macBatch');
     expect(single?.anchor.mac).toBe(createHmac('sha256', key).update('header').digest('base64'));
   });
@@ -113,24 +124,71 @@ describe('a batch-MAC\'d record is checkable on its own (docs/sealing.md, "The r
 
   const MAC_FAILURE = 'HASH_MISMATCH: anchor invalid: tampered or forged';
   const tampers: [string, (record: SealedRecord, others: SealedRecord[]) => void][] = [
-    ['a path hash edited', (r) => void (r.macBatch!.path[0] = 'ab'.repeat(32))],
-    ['the leaf index edited', (r) => void (r.macBatch!.index = (r.macBatch!.index + 1) % 3)],
+    [
+      'a path hash edited',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).path[0] = 'ab'.repeat(32);
+      },
+    ],
+    [
+      'the leaf index edited',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).index = ((r.macBatch as RecordBatchPlace).index + 1) % 3;
+      },
+    ],
     // The root is MAC'd, not the size: a size that gives the leaf another path shape folds elsewhere.
-    ['the batch size edited', (r) => void (r.macBatch!.size = 5)],
+    [
+      'the batch size edited',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).size = 5;
+      },
+    ],
     [
       'the batch fields moved from another record of the batch',
-      (r, o) => void (r.macBatch = cloneRecord(o[1]!.macBatch)),
+      (r, o) => {
+        r.macBatch = cloneRecord((o[1] as SealedRecord).macBatch);
+      },
     ],
-    ['the batch fields stripped (claiming the single form)', (r) => void delete r.macBatch],
-    ['an index not below the size', (r) => void (r.macBatch = { ...r.macBatch!, index: 3, size: 3 })],
-    ['a path one hash too long', (r) => void r.macBatch!.path.push('cd'.repeat(32))],
-    ['a path one hash short', (r) => void r.macBatch!.path.pop()],
-    ['a path element that is not 32 bytes', (r) => void (r.macBatch!.path[0] = 'ab'.repeat(31))],
-    ['a path element that is not hex', (r) => void (r.macBatch!.path[0] = 'zz'.repeat(32))],
+    [
+      'the batch fields stripped (claiming the single form)',
+      (r) => {
+        delete r.macBatch;
+      },
+    ],
+    [
+      'an index not below the size',
+      (r) => {
+        r.macBatch = { ...(r.macBatch as RecordBatchPlace), index: 3, size: 3 };
+      },
+    ],
+    [
+      'a path one hash too long',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).path.push('cd'.repeat(32));
+      },
+    ],
+    [
+      'a path one hash short',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).path.pop();
+      },
+    ],
+    [
+      'a path element that is not 32 bytes',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).path[0] = 'ab'.repeat(31);
+      },
+    ],
+    [
+      'a path element that is not hex',
+      (r) => {
+        (r.macBatch as RecordBatchPlace).path[0] = 'zz'.repeat(32);
+      },
+    ],
   ];
   it.each(tampers)('%s: the MAC failure every reader reports, never an exception', async (_name, tamper) => {
     const { records, anchor } = await batchedChain(3);
-    const record = cloneRecord(records[0]!);
+    const record = cloneRecord(records[0] as SealedRecord);
     tamper(record, records);
     expect(await findings(record, anchor)).toEqual([MAC_FAILURE]);
     const verification = await verifyChain([record, ...cloneRecord(records.slice(1))], {
@@ -143,7 +201,7 @@ describe('a batch-MAC\'d record is checkable on its own (docs/sealing.md, "The r
 
   it('a malformed place is refused without asking the anchor', async () => {
     const { records, anchor } = await batchedChain(3);
-    const record = cloneRecord(records[1]!);
+    const record = cloneRecord(records[1] as SealedRecord);
     record.macBatch = { index: 5, size: 3, path: [] };
     const verifyMac = vi.spyOn(anchor, 'verifyMac');
     expect(recordMacMessage(record, headerBytes(record.header))).toBeNull();
@@ -155,9 +213,9 @@ describe('a batch-MAC\'d record is checkable on its own (docs/sealing.md, "The r
 describe('the record item stores the place binary, once (adapters/record-item.ts)', () => {
   it('round trip: the place leaves the JSON for the binary macBatch attribute and comes back', async () => {
     const { records } = await batchedChain(3);
-    const record = records[2]!;
+    const record = records[2] as SealedRecord;
     const item = recordItem(TEST_LINEAGE_ID, { record, nodes: [] });
-    expect(readBinary(item, 'macBatch')?.byteLength).toBe(8 + 32 * record.macBatch!.path.length);
+    expect(readBinary(item, 'macBatch')?.byteLength).toBe(8 + 32 * (record.macBatch as RecordBatchPlace).path.length);
     const { macBatch: _place, ...jsonOnly } = item;
     expect(recordOf(jsonOnly)).not.toHaveProperty('macBatch');
     const { manifest: _, ...stored } = record;
@@ -166,7 +224,7 @@ describe('the record item stores the place binary, once (adapters/record-item.ts
 
   it('a place spelled inside the JSON, or a binary cut short, reads as a place no MAC check accepts', async () => {
     const { records, anchor } = await batchedChain(3);
-    const record = records[0]!;
+    const record = records[0] as SealedRecord;
     const item = recordItem(TEST_LINEAGE_ID, { record, nodes: [] });
     const { macBatch, manifest: _, ...single } = record;
     const injected = recordOf(itemOf({ record: JSON.stringify({ ...single, macBatch }) }));
