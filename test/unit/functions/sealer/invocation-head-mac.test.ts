@@ -1,5 +1,5 @@
 import { describe, expect, it, type TestContext, vi } from 'vitest';
-import { MAC_BATCH_WAIT_MS as HEAD_MAC_BATCH_WAIT_MS } from '../../../../functions/sealer/mac-batcher';
+import { MAC_BATCH_WAIT_MS } from '../../../../functions/sealer/mac-batcher';
 import { StaleHeadError } from '../../../../shared/errors';
 import {
   type HeadState,
@@ -125,7 +125,7 @@ describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "App
   });
 });
 
-describe('the batch has a deadline (HEAD_MAC_BATCH_WAIT_MS after the first ask)', () => {
+describe('the batch has a deadline (MAC_BATCH_WAIT_MS after the first ask)', () => {
   it('a group whose head read hangs no longer holds the others: their heads move within the deadline; it gets a MAC of its own', async () => {
     const s = warmSealer();
     await s.invoke([A, B, C], 'r-0');
@@ -141,7 +141,7 @@ describe('the batch has a deadline (HEAD_MAC_BATCH_WAIT_MS after the first ask)'
     const started = Date.now();
     const done = s.invoke([A, B, C], 'r-1');
     const moved = () => s.store.heads.get(A)?.seq === 1 && s.store.heads.get(B)?.seq === 1;
-    while (!moved() && Date.now() - started < HEAD_MAC_BATCH_WAIT_MS + 2_000) {
+    while (!moved() && Date.now() - started < MAC_BATCH_WAIT_MS + 2_000) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const movedAfterMs = Date.now() - started;
@@ -149,7 +149,7 @@ describe('the batch has a deadline (HEAD_MAC_BATCH_WAIT_MS after the first ask)'
     release();
     expect((await done).batchItemFailures).toEqual([]);
     expect(moved()).toBe(true);
-    expect(movedAfterMs).toBeLessThan(HEAD_MAC_BATCH_WAIT_MS + 1_000);
+    expect(movedAfterMs).toBeLessThan(MAC_BATCH_WAIT_MS + 1_000);
     expect(cBefore).toBe(0);
     expect((s.head(A).stored.headMac as HeadStateMac).heads).toHaveLength(2);
     expect(s.head(C).stored.headMac).not.toHaveProperty('heads');

@@ -1,9 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  MAC_BATCH_WAIT_MS as HEAD_MAC_BATCH_WAIT_MS,
-  headMacBatcher,
-  recordMacBatcher,
-} from '../../../../functions/sealer/mac-batcher';
+import { headMacBatcher, MAC_BATCH_WAIT_MS, recordMacBatcher } from '../../../../functions/sealer/mac-batcher';
 import { type HeadState, headStateDigest, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { testAnchor } from '../../../helpers/seal-factories';
 
@@ -175,7 +171,7 @@ describe('headMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(generateMac).toHaveBeenCalledTimes(1);
   });
 
-  it(`the deadline is ${HEAD_MAC_BATCH_WAIT_MS} ms by default`, () => {
-    expect(HEAD_MAC_BATCH_WAIT_MS).toBe(1_000);
+  it(`the deadline is ${MAC_BATCH_WAIT_MS} ms by default`, () => {
+    expect(MAC_BATCH_WAIT_MS).toBe(1_000);
   });
 });
