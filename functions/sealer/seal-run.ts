@@ -59,7 +59,7 @@ export const MAX_RUN_BODY_BYTES = 3_000_000;
 /** What {@link RunSealer} needs. */
 export interface RunSealerDeps extends BackoffClock {
   readonly store: LineageStore;
-  /** MACs record headers (KMS `HMAC_256`, the records' anchor). */
+  /** MACs records (alone, or a batch of them) and head states (KMS `HMAC_256`, the records' anchor). */
   readonly anchor: MacAnchor;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
